@@ -1,0 +1,1 @@
+"""kexplain: why didn't my pod schedule?"""

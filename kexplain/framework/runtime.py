@@ -1,0 +1,277 @@
+"""The framework runner: instantiates a profile's plugins and runs each extension point.
+
+Mirrors kube-scheduler's frameworkImpl (run order, Skip bookkeeping, how statuses
+merge) and records what every call returned, which is what the trace is made of.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from .cycle_state import CycleState
+from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
+from .status import Code, Status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..config import Profile
+    from ..model.nodeinfo import NodeInfo
+    from ..model.pod import PodInfo
+    from ..model.snapshot import Snapshot
+
+
+class FrameworkError(Exception):
+    """A plugin returned Error: the scheduling attempt ends with result status Error."""
+
+
+@dataclass
+class PluginCall:
+    """One recorded plugin call, as the trace lists it."""
+
+    plugin: str
+    status: Status
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"plugin": self.plugin, **self.status.to_json()}
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class PluginScoreDetail:
+    raw: int
+    normalized: int
+    weight: int
+
+    @property
+    def weighted(self) -> int:
+        return self.normalized * self.weight
+
+
+@dataclass
+class PreFilterOutcome:
+    result: PreFilterResult | None
+    status: Status
+    plugins_with_nodes: frozenset[str]
+    calls: list[PluginCall]
+
+
+@dataclass
+class PostFilterOutcome:
+    result: PostFilterResult | None
+    status: Status
+    calls: list[PluginCall]
+    results: dict[str, PostFilterResult | None]
+
+
+class Framework:
+    """One profile's plugins, bound to a snapshot. Also the `Handle` plugins receive."""
+
+    def __init__(self, profile: "Profile", registry: Mapping[str, type[Plugin]], snapshot: "Snapshot",
+                 nominated_pods: Callable[[str], list["PodInfo"]] | None = None) -> None:
+        self.profile = profile
+        self.profile_name = profile.scheduler_name
+        self.snapshot = snapshot
+        self._nominated = nominated_pods or (lambda node: [])
+        needed = {name for names in profile.plugins.values() for name in names}
+        self.plugins: dict[str, Plugin] = {
+            name: registry[name](profile.args.get(name), self) for name in sorted(needed)}
+        self.weights = dict(profile.score_weights)
+
+        def at(point: str) -> list[Plugin]:
+            return [self.plugins[n] for n in profile.plugins.get(point, ())]
+
+        self.pre_enqueue_plugins = at("preEnqueue")
+        self.queue_sort_plugins = at("queueSort")
+        self.pre_filter_plugins = at("preFilter")
+        self.filter_plugins = at("filter")
+        self.post_filter_plugins = at("postFilter")
+        self.pre_score_plugins = at("preScore")
+        self.score_plugins = at("score")
+
+    # -- queue ---------------------------------------------------------------------------
+    def run_pre_enqueue(self, pod: "PodInfo") -> tuple[Status, list[PluginCall]]:
+        calls = []
+        for pl in self.pre_enqueue_plugins:
+            s = pl.pre_enqueue(pod)  # type: ignore[attr-defined]
+            calls.append(PluginCall(pl.name, s))
+            if not s.is_success:
+                return s.with_plugin(pl.name), calls
+        return Status(), calls
+
+    def less(self, a: "PodInfo", b: "PodInfo") -> bool:
+        return self.queue_sort_plugins[0].less(a, b)  # type: ignore[attr-defined]
+
+    # -- filtering -----------------------------------------------------------------------
+    @property
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    @property
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    @property
+    def percentage_of_nodes_to_score(self) -> int | None:
+        return self.profile.percentage_of_nodes_to_score
+
+    def run_pre_filter(self, state: CycleState, pod: "PodInfo") -> PreFilterOutcome:
+        nodes = self.snapshot.node_infos
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        skip: set[str] = set()
+        calls: list[PluginCall] = []
+        return_status = Status()
+
+        def done(res, status, plugins=frozenset()):
+            state.skip_filter_plugins = frozenset(skip)
+            return PreFilterOutcome(res, status, frozenset(plugins), calls)
+
+        for pl in self.pre_filter_plugins:
+            r, s = pl.pre_filter(state, pod, nodes)  # type: ignore[attr-defined]
+            calls.append(PluginCall(pl.name, s))
+            if s.is_skip:
+                skip.add(pl.name)
+                continue
+            if not s.is_success:
+                s = s.with_plugin(pl.name)
+                if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    return done(None, s)
+                if s.code is Code.UNSCHEDULABLE:
+                    return_status = s
+                    continue
+                return done(None, Status(Code.ERROR, (f'running PreFilter plugin "{pl.name}": {s.message()}',),
+                                         pl.name))
+            if r is not None and not r.all_nodes:
+                with_nodes.add(pl.name)
+            result = (result or PreFilterResult()).merge(r) if r is not None else result
+            if result is not None and not result.all_nodes and not result.node_names:
+                names = sorted(with_nodes)
+                msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else
+                       f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously")
+                return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes)
+        return done(result, return_status, with_nodes)
+
+    def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status:
+        """Filter plugins in order, stopping at the first that does not succeed."""
+        for pl in self.filter_plugins:
+            if pl.name in state.skip_filter_plugins:
+                continue
+            s = pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
+            if not s.is_success:
+                if not s.is_rejected:
+                    s = Status(Code.ERROR, (f'running "{pl.name}" filter plugin: {s.message()}',))
+                return s.with_plugin(pl.name)
+        return Status()
+
+    def run_filter_all(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Status]:
+        """Every Filter plugin on its own (Skip for those whose PreFilter skipped)."""
+        out: dict[str, Status] = {}
+        for pl in self.filter_plugins:
+            if pl.name in state.skip_filter_plugins:
+                out[pl.name] = Status(Code.SKIP)
+            else:
+                out[pl.name] = pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
+        return out
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
+                                         node_info: "NodeInfo") -> Status:
+        for pl in self.pre_filter_plugins:
+            if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
+                continue
+            s = pl.add_pod(state, pod, other, node_info)  # type: ignore[attr-defined]
+            if not s.is_success:
+                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}',))
+        return Status()
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
+                                            node_info: "NodeInfo") -> Status:
+        for pl in self.pre_filter_plugins:
+            if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
+                continue
+            s = pl.remove_pod(state, pod, other, node_info)  # type: ignore[attr-defined]
+            if not s.is_success:
+                return Status(Code.ERROR, (f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}',))
+        return Status()
+
+    def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
+        return self._nominated(node_name)
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo",
+                                               node_info: "NodeInfo") -> Status:
+        """Filters with higher-or-equal priority pods nominated to the node counted in, then
+        (if any were added and that passed) once more without them."""
+        nominated = [p for p in self.nominated_pods_for_node(node_info.name)
+                     if p.priority >= pod.priority and p.uid != pod.uid]
+        if not nominated:
+            return self.run_filter_plugins(state, pod, node_info)
+        state_out, info_out = state.clone(), node_info.clone()
+        for p in nominated:
+            info_out.add_pod(p)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
+            if not s.is_success:
+                return s
+        status = self.run_filter_plugins(state_out, pod, info_out)
+        if not status.is_success:
+            return status
+        return self.run_filter_plugins(state, pod, node_info)
+
+    def run_post_filter(self, state: CycleState, pod: "PodInfo", statuses: NodeToStatus) -> PostFilterOutcome:
+        calls: list[PluginCall] = []
+        results: dict[str, PostFilterResult | None] = {}
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.post_filter_plugins:
+            r, s = pl.post_filter(state, pod, statuses)  # type: ignore[attr-defined]
+            results[pl.name] = r
+            calls.append(PluginCall(pl.name, s))
+            if s.is_success:
+                return PostFilterOutcome(r, s.with_plugin(pl.name), calls, results)
+            if s.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return PostFilterOutcome(r, s.with_plugin(pl.name), calls, results)
+            if not s.is_rejected:
+                return PostFilterOutcome(None, Status(Code.ERROR, (s.message(),), pl.name), calls, results)
+            if r is not None and r.mode != "Noop":
+                result = r
+            reasons.extend(s.reasons)
+            rejector = rejector or pl.name
+        return PostFilterOutcome(result, Status(Code.UNSCHEDULABLE, tuple(reasons), rejector), calls, results)
+
+    # -- scoring -------------------------------------------------------------------------
+    def run_pre_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> Status:
+        skip: set[str] = set()
+        try:
+            for pl in self.pre_score_plugins:
+                s = pl.pre_score(state, pod, nodes)  # type: ignore[attr-defined]
+                if s.is_skip:
+                    skip.add(pl.name)
+                    continue
+                if not s.is_success:
+                    return Status(Code.ERROR, (f'running PreScore plugin "{pl.name}": {s.message()}',))
+            return Status()
+        finally:
+            state.skip_score_plugins = frozenset(skip)
+
+    def run_score(self, state: CycleState, pod: "PodInfo",
+                  nodes: list["NodeInfo"]) -> list[dict[str, PluginScoreDetail]]:
+        """Per node (in the given order): plugin -> raw, normalized and weight."""
+        plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
+        out: list[dict[str, PluginScoreDetail]] = [{} for _ in nodes]
+        for pl in plugins:
+            scores = [NodeScore(ni.name, int(pl.score(state, pod, ni))) for ni in nodes]  # type: ignore[attr-defined]
+            raw = [s.score for s in scores]
+            if pl.has_normalize_score:
+                s = pl.normalize_score(state, pod, scores)  # type: ignore[attr-defined]
+                if s is not None and not s.is_success:
+                    raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
+                                         f'{s.message()}')
+            weight = self.weights.get(pl.name, 1)
+            for i, ns in enumerate(scores):
+                if not MIN_NODE_SCORE <= ns.score <= MAX_NODE_SCORE:
+                    raise FrameworkError(
+                        f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                        f'score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
+                        f'after normalizing')
+                out[i][pl.name] = PluginScoreDetail(raw[i], ns.score, weight)
+        return out

@@ -1,0 +1,72 @@
+"""Status: a framework code plus the user-facing reason strings, as kube-scheduler's `fwk.Status`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+
+class Code(str, Enum):
+    SUCCESS = "Success"
+    ERROR = "Error"
+    UNSCHEDULABLE = "Unschedulable"
+    UNSCHEDULABLE_AND_UNRESOLVABLE = "UnschedulableAndUnresolvable"
+    WAIT = "Wait"
+    SKIP = "Skip"
+    PENDING = "Pending"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Status:
+    code: Code = Code.SUCCESS
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+
+    @classmethod
+    def new(cls, code: Code, *reasons: str) -> "Status":
+        return cls(code, tuple(reasons))
+
+    @classmethod
+    def error(cls, message: str) -> "Status":
+        return cls(Code.ERROR, (message,))
+
+    def with_plugin(self, plugin: str) -> "Status":
+        return replace(self, plugin=plugin)
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    @property
+    def is_success(self) -> bool:
+        return self.code is Code.SUCCESS
+
+    @property
+    def is_skip(self) -> bool:
+        return self.code is Code.SKIP
+
+    @property
+    def is_rejected(self) -> bool:
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+
+    def to_json(self, with_plugin: bool = False) -> dict:
+        out: dict = {}
+        if with_plugin and self.plugin:
+            out["plugin"] = self.plugin
+        out["code"] = self.code.value
+        if self.reasons:
+            out["reasons"] = list(self.reasons)
+        return out
+
+
+SUCCESS = Status()
+SKIP = Status(Code.SKIP)
+
+
+def unschedulable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE, tuple(reasons))
+
+
+def unresolvable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, tuple(reasons))

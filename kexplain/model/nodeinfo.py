@@ -1,0 +1,138 @@
+"""NodeInfo: one node with the pods bound to it and what they add up to.
+
+Built once per snapshot; preemption works on `clone()`s, so the shared
+snapshot is never changed by a what-if.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .pod import HostPort, PodInfo
+from .quantity import parse_quantity
+from .resources import Resource, resource_list
+
+WILDCARD_IP = "0.0.0.0"
+
+
+@dataclass(frozen=True)
+class Node:
+    """The parts of a Node object the plugins read, parsed once."""
+
+    obj: dict[str, Any]
+    name: str
+    labels: dict[str, str]
+    taints: tuple[dict[str, Any], ...]
+    unschedulable: bool
+    allocatable: Resource
+
+    @classmethod
+    def from_obj(cls, obj: dict[str, Any]) -> "Node":
+        meta = obj.get("metadata") or {}
+        spec = obj.get("spec") or {}
+        status = obj.get("status") or {}
+        labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+        return cls(obj, meta.get("name") or "", labels, tuple(spec.get("taints") or ()),
+                   bool(spec.get("unschedulable")), Resource.from_list(resource_list(status.get("allocatable"))))
+
+    @property
+    def images(self) -> list[dict[str, Any]]:
+        return (self.obj.get("status") or {}).get("images") or []
+
+
+class HostPortInfo:
+    """Used host ports per IP, with the 0.0.0.0 wildcard rule of the scheduler."""
+
+    __slots__ = ("_by_ip",)
+
+    def __init__(self) -> None:
+        self._by_ip: dict[str, dict[tuple[str, int], int]] = {}
+
+    def clone(self) -> "HostPortInfo":
+        c = HostPortInfo()
+        c._by_ip = {ip: dict(m) for ip, m in self._by_ip.items()}
+        return c
+
+    def add(self, p: HostPort, sign: int = 1) -> None:
+        # A set, as in the scheduler: removing one of two pods on the same port frees it.
+        m = self._by_ip.setdefault(p.ip or WILDCARD_IP, {})
+        key = (p.protocol or "TCP", p.port)
+        if sign > 0:
+            m[key] = 1
+        else:
+            m.pop(key, None)
+            if not m:
+                self._by_ip.pop(p.ip or WILDCARD_IP, None)
+
+    def conflicts(self, p: HostPort) -> bool:
+        key = (p.protocol or "TCP", p.port)
+        ip = p.ip or WILDCARD_IP
+        if ip == WILDCARD_IP:
+            return any(key in m for m in self._by_ip.values())
+        return any(key in self._by_ip.get(k, {}) for k in (WILDCARD_IP, ip))
+
+    def __len__(self) -> int:
+        return sum(len(m) for m in self._by_ip.values())
+
+
+@dataclass
+class NodeInfo:
+    """A node and its bound pods, as the scheduler's cache aggregates them."""
+
+    node: Node
+    pods: list[PodInfo] = field(default_factory=list)
+    pods_with_affinity: list[PodInfo] = field(default_factory=list)
+    pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
+    requested: Resource = field(default_factory=Resource)
+    non_zero_requested: Resource = field(default_factory=Resource)
+    used_ports: HostPortInfo = field(default_factory=HostPortInfo)
+    pvc_ref_counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def allocatable(self) -> Resource:
+        return self.node.allocatable
+
+    def add_pod(self, pod: PodInfo) -> None:
+        self.pods.append(pod)
+        if pod.has_affinity:
+            self.pods_with_affinity.append(pod)
+        if pod.has_required_anti_affinity:
+            self.pods_with_required_anti_affinity.append(pod)
+        self._update(pod, 1)
+
+    def remove_pod(self, pod: PodInfo) -> None:
+        for lst in (self.pods, self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, p in enumerate(lst):
+                if p.key == pod.key:
+                    # The scheduler swaps the last pod into the hole; keep its order.
+                    lst[i] = lst[-1]
+                    lst.pop()
+                    break
+        self._update(pod, -1)
+
+    def _update(self, pod: PodInfo, sign: int) -> None:
+        res = pod.resource
+        self.requested.add(res.resource, sign)
+        self.non_zero_requested.milli_cpu += sign * res.non0_cpu
+        self.non_zero_requested.memory += sign * res.non0_mem
+        for hp in pod.host_ports:
+            self.used_ports.add(hp, sign)
+        for claim in pod.pvc_names:
+            key = f"{pod.namespace}/{claim}"
+            n = self.pvc_ref_counts.get(key, 0) + sign
+            if n > 0:
+                self.pvc_ref_counts[key] = n
+            else:
+                self.pvc_ref_counts.pop(key, None)
+
+    def clone(self) -> "NodeInfo":
+        return NodeInfo(self.node, list(self.pods), list(self.pods_with_affinity),
+                        list(self.pods_with_required_anti_affinity), self.requested.clone(),
+                        self.non_zero_requested.clone(), self.used_ports.clone(), dict(self.pvc_ref_counts))
+
+
+__all__ = ["Node", "NodeInfo", "HostPortInfo", "parse_quantity"]

@@ -1,0 +1,156 @@
+"""A pod as the scheduler holds it (`PodInfo`): the admitted object plus what is read often.
+
+Parsed once per pod: labels, priority, requests, host ports and the pod
+(anti-)affinity terms with their selectors, so per-node work never re-parses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping
+
+from .labels import LabelSelector, parse_selector
+from .resources import PodResource, pod_resource
+
+
+@dataclass(frozen=True)
+class AffinityTerm:
+    """A processed PodAffinityTerm: which namespaces, which labels, which topology key."""
+
+    namespaces: frozenset[str]
+    selector: LabelSelector
+    topology_key: str
+    namespace_selector: LabelSelector
+    weight: int = 0
+
+    def matches(self, pod: "PodInfo", ns_labels: Mapping[str, str]) -> bool:
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(ns_labels):
+            return self.selector.matches(pod.labels)
+        return False
+
+
+def _term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
+    ns_sel_raw = raw.get("namespaceSelector")
+    namespaces = raw.get("namespaces") or []
+    if not namespaces and ns_sel_raw is None:
+        nss = frozenset([pod_ns])
+    else:
+        nss = frozenset(namespaces)
+    return AffinityTerm(nss, parse_selector(raw.get("labelSelector")), raw.get("topologyKey", ""),
+                        parse_selector(ns_sel_raw), weight)
+
+
+@dataclass(frozen=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+class PodInfo:
+    """Read-only view of one admitted pod; `obj` is the full object for rarely read fields."""
+
+    __slots__ = ("obj", "namespace", "name", "uid", "labels", "node_name", "spec", "status",
+                 "priority", "__dict__")
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        self.obj = obj
+        self.namespace: str = meta.get("namespace") or "default"
+        self.name: str = meta.get("name") or ""
+        self.uid: str = meta.get("uid") or f"{self.namespace}/{self.name}"
+        self.labels: dict[str, str] = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+        self.spec: dict[str, Any] = obj.get("spec") or {}
+        self.status: dict[str, Any] = obj.get("status") or {}
+        self.node_name: str = self.spec.get("nodeName") or ""
+        prio = self.spec.get("priority")
+        self.priority: int = int(prio) if isinstance(prio, int) else 0
+
+    def __repr__(self) -> str:
+        return f"PodInfo({self.key})"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.obj.get("metadata") or {}
+
+    @cached_property
+    def resource(self) -> PodResource:
+        return pod_resource(self.obj)
+
+    @cached_property
+    def affinity(self) -> Mapping[str, Any]:
+        return self.spec.get("affinity") or {}
+
+    def _terms(self, kind: str, required: bool) -> tuple[AffinityTerm, ...]:
+        block = self.affinity.get(kind) or {}
+        if required:
+            return tuple(_term(self.namespace, t)
+                         for t in block.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
+        return tuple(_term(self.namespace, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0))
+                     for t in block.get("preferredDuringSchedulingIgnoredDuringExecution") or ())
+
+    @cached_property
+    def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAffinity", True)
+
+    @cached_property
+    def required_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAntiAffinity", True)
+
+    @cached_property
+    def preferred_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAffinity", False)
+
+    @cached_property
+    def preferred_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self._terms("podAntiAffinity", False)
+
+    @property
+    def has_affinity(self) -> bool:
+        """Pod affinity or anti-affinity of any kind (NodeInfo.PodsWithAffinity)."""
+        a = self.affinity
+        return a.get("podAffinity") is not None or a.get("podAntiAffinity") is not None
+
+    @property
+    def has_required_anti_affinity(self) -> bool:
+        anti = self.affinity.get("podAntiAffinity") or {}
+        return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+    @cached_property
+    def host_ports(self) -> tuple[HostPort, ...]:
+        """Ports with a hostPort: restartable (sidecar) init containers, then containers."""
+        out = []
+        sidecars = [c for c in self.spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+        for c in [*sidecars, *(self.spec.get("containers") or ())]:
+            for p in c.get("ports") or ():
+                hp = p.get("hostPort") or 0
+                if hp <= 0:
+                    continue
+                out.append(HostPort(p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", int(hp)))
+        return tuple(out)
+
+    @cached_property
+    def tolerations(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(self.spec.get("tolerations") or ())
+
+    @cached_property
+    def pvc_names(self) -> tuple[str, ...]:
+        return tuple(v["persistentVolumeClaim"].get("claimName", "")
+                     for v in self.spec.get("volumes") or ()
+                     if isinstance(v.get("persistentVolumeClaim"), dict))
+
+    @property
+    def deletion_timestamp(self) -> str | None:
+        return self.metadata.get("deletionTimestamp")
+
+    @property
+    def nominated_node_name(self) -> str:
+        return self.status.get("nominatedNodeName") or ""
+
+    @property
+    def preemption_policy(self) -> str:
+        return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"

@@ -1,0 +1,123 @@
+"""The cluster snapshot: NodeInfos in the scheduler's node-tree order, plus indexes built once.
+
+Everything a plugin needs cluster-wide comes from here. Plugins that need an index
+of their own (images, volumes, owners) build it through `cached`, once per snapshot,
+instead of scanning all pods per node.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, TypeVar
+
+from ..errors import InputError, Source
+from .nodeinfo import Node, NodeInfo
+from .pod import PodInfo
+
+T = TypeVar("T")
+
+ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
+REGION_LABELS = ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
+
+
+def zone_key(labels: dict[str, str]) -> str:
+    """The node tree's zone key: region and zone (beta labels first), "" when neither is set."""
+    zone = labels.get(ZONE_LABELS[0], labels.get(ZONE_LABELS[1], ""))
+    region = labels.get(REGION_LABELS[0], labels.get(REGION_LABELS[1], ""))
+    if not region and not zone:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def node_tree_order(nodes: Iterable[Node]) -> list[Node]:
+    """Interleave the nodes across zones, zones in order of first appearance: one node of
+    each zone in turn, skipping exhausted zones (the scheduler's nodeTree.list)."""
+    zones: dict[str, list[Node]] = {}
+    for n in nodes:
+        zones.setdefault(zone_key(n.labels), []).append(n)
+    out: list[Node] = []
+    depth = max((len(v) for v in zones.values()), default=0)
+    for i in range(depth):
+        for members in zones.values():
+            if i < len(members):
+                out.append(members[i])
+    return out
+
+
+@dataclass
+class Snapshot:
+    """Nodes with their pods, and the other objects the plugins read."""
+
+    node_infos: list[NodeInfo]
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> labels
+    objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # kind -> objects
+    _by_name: dict[str, NodeInfo] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_name = {ni.name: ni for ni in self.node_infos}
+
+    @classmethod
+    def build(cls, nodes: list[tuple[dict[str, Any], Source]], pods: list[dict[str, Any]],
+              others: Iterable[dict[str, Any]] = ()) -> "Snapshot":
+        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored)."""
+        parsed: list[Node] = []
+        seen: dict[str, Source] = {}
+        for obj, src in nodes:
+            node = Node.from_obj(obj)
+            if node.name in seen:
+                raise InputError(f"duplicate node name (first defined in {seen[node.name]})",
+                                 source=src, obj=obj, field="metadata.name")
+            seen[node.name] = src
+            parsed.append(node)
+        infos = [NodeInfo(n) for n in node_tree_order(parsed)]
+        by_name = {ni.name: ni for ni in infos}
+        for obj in pods:
+            pod = PodInfo(obj)
+            phase = pod.status.get("phase")
+            if not pod.node_name or phase in ("Succeeded", "Failed"):
+                continue
+            ni = by_name.get(pod.node_name)
+            if ni is not None:
+                ni.add_pod(pod)
+        objects: dict[str, list[dict[str, Any]]] = {}
+        namespaces: dict[str, dict[str, str]] = {}
+        for obj in others:
+            kind = obj.get("kind", "")
+            objects.setdefault(kind, []).append(obj)
+            if kind == "Namespace":
+                meta = obj.get("metadata") or {}
+                namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+        return cls(infos, namespaces, objects)
+
+    # -- lookups -----------------------------------------------------------------------
+    def get(self, name: str) -> NodeInfo | None:
+        return self._by_name.get(name)
+
+    def __len__(self) -> int:
+        return len(self.node_infos)
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return self.objects.get(kind, [])
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        return self.namespaces.get(name, {})
+
+    def cached(self, key: str, build: Callable[[], T]) -> T:
+        """An index computed once per snapshot (plugins name their keys after themselves)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    @property
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return self.cached("snapshot/affinity",
+                           lambda: [ni for ni in self.node_infos if ni.pods_with_affinity])
+
+    @property
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return self.cached("snapshot/anti-affinity",
+                           lambda: [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity])
+
+    def all_pods(self) -> Iterable[PodInfo]:
+        for ni in self.node_infos:
+            yield from ni.pods

@@ -1,0 +1,87 @@
+"""The scheduling trace (../shared/trace-format.md): what every plugin call returned.
+
+This is the contract renderers and scripts read; the engine fills it and never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+API_VERSION = "kexplain/v1"
+
+SCHEDULED, UNSCHEDULABLE, GATED, ERROR = "Scheduled", "Unschedulable", "Gated", "Error"
+
+
+@dataclass
+class Search:
+    num_all_nodes: int
+    num_feasible_nodes_to_find: int
+    start_index: int
+    order: list[str] = field(default_factory=list)
+    next_start_index: int = 0
+    num_nodes_searched: int = 0
+    num_filter_success: int = 0
+    order_deterministic: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"numAllNodes": self.num_all_nodes, "numFeasibleNodesToFind": self.num_feasible_nodes_to_find,
+               "startIndex": self.start_index, "order": self.order, "nextStartIndex": self.next_start_index,
+               "numNodesSearched": self.num_nodes_searched, "numFilterSuccess": self.num_filter_success}
+        if not self.order_deterministic:
+            out["orderDeterministic"] = False
+        return out
+
+
+@dataclass
+class Result:
+    status: str
+    selected_nodes: list[str] = field(default_factory=list)
+    message: str = ""
+    suggested_host: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "selectedNodes": self.selected_nodes,
+                               "message": self.message}
+        if self.suggested_host is not None:
+            out["suggestedHost"] = self.suggested_host
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+@dataclass
+class Trace:
+    """One scheduling attempt. JSON-ready parts are plain dicts and lists."""
+
+    pod: dict[str, str]
+    profile: str
+    pre_enqueue: list[dict[str, Any]] = field(default_factory=list)
+    pre_filter: list[dict[str, Any]] | None = None
+    pre_filter_node_names: list[str] | None = None
+    search: Search | None = None
+    filter: dict[str, dict[str, Any]] | None = None
+    filter_all: dict[str, dict[str, dict[str, Any]]] | None = None
+    score: dict[str, dict[str, Any]] | None = None
+    post_filter: dict[str, Any] | None = None
+    result: Result = field(default_factory=lambda: Result(ERROR))
+    extra: dict[str, Any] = field(default_factory=dict)   # kexplain's own additions (ignored by conformance)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "apiVersion": API_VERSION,
+            "kind": "SchedulingTrace",
+            "pod": self.pod,
+            "profile": self.profile,
+            "preEnqueue": self.pre_enqueue,
+            "preFilter": self.pre_filter,
+            "preFilterNodeNames": self.pre_filter_node_names,
+            "search": self.search.to_json() if self.search else None,
+            "filter": self.filter,
+            "filterAll": self.filter_all,
+            "score": self.score,
+            "postFilter": self.post_filter,
+            "result": self.result.to_json(),
+        }
+        out.update(self.extra)
+        return out

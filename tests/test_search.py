@@ -1,0 +1,71 @@
+"""The node tree's zone interleaving, numFeasibleNodesToFind, and the heap's pick among ties."""
+import pytest
+
+from kexplain.framework.search import heap_top, num_feasible_nodes_to_find
+from kexplain.model.nodeinfo import Node
+from kexplain.model.snapshot import node_tree_order, zone_key
+
+
+def node(name, zone=None, region=None, beta=False):
+    labels = {}
+    if zone is not None:
+        labels["failure-domain.beta.kubernetes.io/zone" if beta else "topology.kubernetes.io/zone"] = zone
+    if region is not None:
+        labels["topology.kubernetes.io/region"] = region
+    return Node.from_obj({"metadata": {"name": name, "labels": labels}})
+
+
+def test_documented_six_node_two_zone_example():
+    """Kubernetes docs: nodes 1-4 in zone X, 5-6 in zone Y -> 1, 5, 2, 6, 3, 4."""
+    nodes = [node("node-1", "x"), node("node-2", "x"), node("node-3", "x"), node("node-4", "x"),
+             node("node-5", "y"), node("node-6", "y")]
+    assert [n.name for n in node_tree_order(nodes)] == ["node-1", "node-5", "node-2", "node-6", "node-3", "node-4"]
+
+
+def test_zones_in_order_of_first_appearance_and_unzoned_nodes_form_a_zone():
+    nodes = [node("a1"), node("b1", "b"), node("a2"), node("c1", "c"), node("b2", "b")]
+    assert [n.name for n in node_tree_order(nodes)] == ["a1", "b1", "c1", "a2", "b2"]
+
+
+def test_zone_key_prefers_beta_labels_and_includes_region():
+    assert zone_key({}) == ""
+    assert zone_key({"topology.kubernetes.io/zone": "z"}) == ":\x00:z"
+    assert zone_key({"topology.kubernetes.io/zone": "z", "failure-domain.beta.kubernetes.io/zone": "old"}) \
+        == ":\x00:old"
+    assert zone_key({"topology.kubernetes.io/region": "r", "topology.kubernetes.io/zone": "z"}) == "r:\x00:z"
+
+
+@pytest.mark.parametrize("n, expected", [
+    (50, 50),        # below 100 nodes: every node
+    (99, 99),
+    (100, 100),      # 50 - 0 = 50% of 100 = 50 -> at least 100
+    (101, 100),      # 50% of 101 = 50 -> 100
+    (1000, 420),     # 50 - 8 = 42%
+    (5000, 500),     # 50 - 40 = 10%
+    (6000, 300),     # 50 - 48 = 2% -> at least 5% = 300
+])
+def test_adaptive_percentage(n, expected):
+    assert num_feasible_nodes_to_find(n, None, None) == expected
+
+
+@pytest.mark.parametrize("n, profile, global_, expected", [
+    (1000, 100, None, 1000),
+    (1000, 30, 70, 300),      # the profile's wins
+    (1000, None, 70, 700),    # else the global one
+    (1000, 5, None, 100),     # never fewer than 100
+    (1000, 0, 70, 420),       # 0 in the profile means adaptive, not "use global"
+    (50, 10, None, 50),       # below 100 nodes the percentage is not read
+    (5000, 1, None, 100),
+])
+def test_configured_percentage(n, profile, global_, expected):
+    assert num_feasible_nodes_to_find(n, profile, global_) == expected
+
+
+def test_heap_top_is_the_max_and_ties_follow_go_heap_order():
+    assert heap_top(["a", "b", "c"], [1, 3, 2]) == "b"
+    # All tied: heap.Init leaves index 0 on top.
+    assert heap_top(["a", "b", "c", "d"], [5, 5, 5, 5]) == "a"
+    # Tie between index 2 and 3: sift-down from index 1 lifts n3 there, then the root takes it
+    # (its left child), not n2: the pick is not the first of the tied nodes.
+    assert heap_top(["n0", "n1", "n2", "n3"], [1, 1, 4, 4]) == "n3"
+    assert heap_top(["n0", "n1", "n2", "n3"], [1, 2, 1, 4]) == "n3"
