@@ -1,0 +1,199 @@
+"""Plugin sets: v1 defaults, merging a profile's `plugins` into them, and the framework's
+expansion into per-extension-point run order (NewFramework / expandMultiPointPlugins).
+
+The order matters: it is the order kube-scheduler calls plugins in, which decides the
+first failing Filter plugin and every trace we print.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from . import _decode as d
+from ._args import Gates
+from ._fields import child, index
+
+EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
+                    "score", "reserve", "permit", "preBind", "bind", "postBind")
+MULTI_POINT = "multiPoint"
+V1_PLUGIN_FIELDS = EXTENSION_POINTS + (MULTI_POINT,)
+# frameworkImpl.getExtensionPoints: the order lists are built, checked and expanded in,
+# which decides which error a broken profile reports first.
+FRAMEWORK_ORDER = ("preFilter", "filter", "postFilter", "reserve", "preScore", "score",
+                   "preBind", "bind", "postBind", "permit", "preEnqueue", "queueSort")
+
+
+def interface(point: str) -> str:
+    """The Go interface name kube-scheduler's messages use, e.g. `ScorePlugin`."""
+    return point[0].upper() + point[1:] + "Plugin"
+
+
+@dataclass(frozen=True)
+class PluginRef:
+    name: str
+    weight: int | None = None  # None: unset (Go nil)
+
+
+@dataclass(frozen=True)
+class PluginSet:
+    enabled: tuple[PluginRef, ...] = ()
+    disabled: tuple[str, ...] = ()
+
+
+class FrameworkError(Exception):
+    """What frameworkruntime.NewFramework would return for a profile."""
+
+
+def default_multipoint(gates: Gates) -> tuple[PluginRef, ...]:
+    """getDefaultPlugins + applyFeatureGates."""
+    plugins = [PluginRef("SchedulingGates"), PluginRef("PrioritySort"), PluginRef("NodeUnschedulable"),
+               PluginRef("NodeName"), PluginRef("TaintToleration", 3), PluginRef("NodeAffinity", 2),
+               PluginRef("NodePorts"), PluginRef("NodeResourcesFit", 1), PluginRef("VolumeRestrictions"),
+               PluginRef("NodeVolumeLimits"), PluginRef("VolumeBinding"), PluginRef("VolumeZone"),
+               PluginRef("PodTopologySpread", 2), PluginRef("InterPodAffinity", 2),
+               PluginRef("DefaultPreemption"), PluginRef("NodeResourcesBalancedAllocation", 1),
+               PluginRef("ImageLocality", 1), PluginRef("DefaultBinder")]
+    if gates.node_declared_features:
+        plugins.append(PluginRef("NodeDeclaredFeatures"))
+    if gates.dynamic_resource_allocation:
+        # Before DefaultPreemption: freeing an idle claim beats evicting a working pod.
+        at = next(i for i, p in enumerate(plugins) if p.name == "DefaultPreemption")
+        plugins.insert(at, PluginRef("DynamicResources", 2))
+    if gates.gang_scheduling:
+        plugins.append(PluginRef("GangScheduling"))
+    return tuple(plugins)
+
+
+def decode_plugins(raw: object, path: str) -> dict[str, PluginSet] | None:
+    """A profile's v1 `plugins` (None when absent, which keeps the defaults untouched)."""
+    if raw is None:
+        return None
+    doc = d.obj(raw, path, V1_PLUGIN_FIELDS)
+    out = {}
+    for point in V1_PLUGIN_FIELDS:
+        pp = child(path, point)
+        ps = d.obj(doc.get(point), pp, ("enabled", "disabled"))
+        out[point] = PluginSet(_refs(ps.get("enabled"), child(pp, "enabled")),
+                               tuple(r.name for r in _refs(ps.get("disabled"), child(pp, "disabled"))))
+    return out
+
+
+def _refs(raw: object, path: str) -> tuple[PluginRef, ...]:
+    refs = []
+    for i, item in enumerate(d.array(raw, path) or []):
+        p = index(path, i)
+        doc = d.obj(item, p, ("name", "weight"))
+        refs.append(PluginRef(d.string(doc.get("name"), child(p, "name")) or "",
+                              d.integer(doc.get("weight"), child(p, "weight"))))
+    return tuple(refs)
+
+
+def merge_set(default: PluginSet, custom: PluginSet) -> PluginSet:
+    """mergePluginSet: custom re-configurations replace defaults in place, the rest append."""
+    disabled = custom.disabled + default.disabled
+    custom_index = {p.name: i for i, p in enumerate(custom.enabled)}
+    replaced: set[int] = set()
+    enabled: list[PluginRef] = []
+    if "*" not in disabled:
+        for p in default.enabled:
+            if p.name in disabled:
+                continue
+            if p.name in custom_index:
+                replaced.add(custom_index[p.name])
+                p = custom.enabled[custom_index[p.name]]
+            enabled.append(p)
+    enabled += [p for i, p in enumerate(custom.enabled) if i not in replaced]
+    return PluginSet(tuple(enabled), disabled)
+
+
+def merge_plugins(custom: Mapping[str, PluginSet] | None, gates: Gates) -> dict[str, PluginSet]:
+    """mergePlugins(getDefaultPlugins(), custom): every key of V1_PLUGIN_FIELDS present."""
+    defaults = {p: PluginSet() for p in V1_PLUGIN_FIELDS}
+    defaults[MULTI_POINT] = PluginSet(default_multipoint(gates))
+    if custom is None:
+        return defaults
+    return {p: merge_set(defaults[p], custom.get(p, PluginSet())) for p in V1_PLUGIN_FIELDS}
+
+
+def needed(plugins: Mapping[str, PluginSet]) -> list[str]:
+    """pluginsNeeded: every name enabled anywhere (multiPoint included), first-seen order."""
+    seen: dict[str, None] = {}
+    for point in FRAMEWORK_ORDER + (MULTI_POINT,):
+        for p in plugins[point].enabled:
+            seen.setdefault(p.name)
+    return list(seen)
+
+
+Implements = Callable[[str, str], bool]
+Known = Callable[[str], bool]
+
+
+def expand(plugins: Mapping[str, PluginSet], scheduler_name: str, implements: Implements,
+           known: Known) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """Per-point run order and score weights, as NewFramework builds them.
+
+    Raises FrameworkError with kube-scheduler's message on the first problem.
+    """
+    lists: dict[str, list[str]] = {}
+    for point in FRAMEWORK_ORDER:  # updatePluginList
+        names: list[str] = []
+        for p in plugins[point].enabled:
+            if not known(p.name):
+                raise FrameworkError(f'{interface(point)} "{p.name}" does not exist')
+            if not implements(p.name, point):
+                raise FrameworkError(f'plugin "{p.name}" does not extend {interface(point)} plugin')
+            if p.name in names:
+                raise FrameworkError(f'plugin "{p.name}" already registered as "{interface(point)}"')
+            names.append(p.name)
+        lists[point] = names
+    if plugins[MULTI_POINT].enabled:
+        for point in FRAMEWORK_ORDER:
+            _expand_point(plugins, point, lists, implements, known)
+    if len(lists["queueSort"]) != 1:
+        raise FrameworkError(f'only one queue sort plugin required for profile with scheduler name '
+                             f'"{scheduler_name}", but got {len(lists["queueSort"])}')
+    if not lists["bind"]:
+        raise FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{scheduler_name}"')
+    weights = _score_weights(plugins, implements, known)
+    ordered = {point: tuple(lists[point]) for point in EXTENSION_POINTS}
+    return ordered, {name: weights[name] for name in ordered["score"]}
+
+
+def _expand_point(plugins: Mapping[str, PluginSet], point: str, lists: dict[str, list[str]],
+                  implements: Implements, known: Known) -> None:
+    """expandMultiPointPlugins for one point: overrides, then multiPoint, then the rest."""
+    disabled = set(plugins[point].disabled)
+    if "*" in disabled:
+        return
+    enabled = lists[point]
+    overrides: set[str] = set()
+    multi: list[str] = []
+    for p in plugins[MULTI_POINT].enabled:
+        if not known(p.name):
+            raise FrameworkError(f'{interface(point)} "{p.name}" does not exist')
+        if not implements(p.name, point) or p.name in disabled:
+            continue
+        if p.name in enabled:
+            overrides.add(p.name)  # the specific extension point's setting wins
+            continue
+        if p.name in multi:
+            raise FrameworkError(f'plugin "{p.name}" already registered as "{interface(point)}"')
+        multi.append(p.name)
+    lists[point] = ([n for n in enabled if n in overrides] + multi
+                    + [n for n in enabled if n not in overrides])
+
+
+def _score_weights(plugins: Mapping[str, PluginSet], implements: Implements, known: Known) -> dict[str, int]:
+    """getScoreWeights: a score-point weight beats multiPoint's; unset or 0 means 1."""
+    weights: dict[str, int] = {}
+    for p in plugins["score"].enabled + plugins[MULTI_POINT].enabled:
+        if not known(p.name) or not implements(p.name, "score") or p.name in weights:
+            continue
+        weights[p.name] = p.weight or 1
+    return weights
+
+
+def internal_set_json(ps: PluginSet) -> dict[str, Any]:
+    """An internal config.PluginSet as Go's json.Marshal prints it in validation messages."""
+    return {"Enabled": [{"Name": p.name, "Weight": p.weight or 0} for p in ps.enabled] or None,
+            "Disabled": [{"Name": n, "Weight": 0} for n in ps.disabled] or None}
