@@ -1,0 +1,121 @@
+"""The engine's front door: from paths and options to a scheduling trace.
+
+Loading, admission, the snapshot, the profile and the scheduling cycle, in the order
+kube-scheduler meets them. The CLI and the tests call this; it never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, BinaryIO
+
+from .config import SchedulerConfig, load_config
+from .errors import InputError, KexplainError, Source
+from .framework.runtime import Framework
+from .framework.schedule import Options, schedule_pod
+from .load.manifests import load_objects
+from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .load.yaml_io import DEFAULT_MAX_BYTES
+from .model.pod import PodInfo
+from .model.snapshot import Snapshot
+from .plugins import implements, known, plugin_class
+from .trace import Trace
+
+CLUSTER_KINDS = frozenset({
+    "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+    "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
+    "StatefulSet", "ReplicationController"})
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to explain, as the command line gives it."""
+
+    pod_path: str
+    node_paths: tuple[str, ...] = ()
+    config_path: str | None = None
+    start_index: int = 0
+    stored: bool = False          # objects were already stored by an API server: no admission
+    max_bytes: int = DEFAULT_MAX_BYTES
+    preemption_offset: int = 0
+    preemption: bool = True
+
+
+@dataclass
+class Inputs:
+    pod: PodInfo
+    pod_source: Source
+    snapshot: Snapshot
+    config: SchedulerConfig
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> SchedulerConfig:
+    if path is None:
+        return load_config(None, implements=implements, known=known)
+    objs = load_objects([path], max_bytes)
+    if len(objs) != 1:
+        raise InputError(f"expected one KubeSchedulerConfiguration, found {len(objs)} objects",
+                         source=Source(path))
+    doc, src = objs[0]
+    return load_config(doc, source=src, implements=implements, known=known)
+
+
+def pending_pod(objs: list[tuple[dict[str, Any], Source]], path: str) -> tuple[dict[str, Any], Source]:
+    """The one Pod (or workload template) the positional argument names."""
+    candidates = [(o, s) for o, s in objs if o.get("kind") == "Pod" or o.get("kind") in WORKLOAD_KINDS]
+    if not candidates:
+        kinds = sorted({str(o.get("kind")) for o, _ in objs})
+        found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
+        raise InputError(f"no Pod or workload to explain{found}", source=Source(path))
+    if len(candidates) > 1:
+        raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
+                         "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
+    obj, src = candidates[0]
+    if obj.get("kind") != "Pod":
+        obj = pod_from_workload(obj, src)
+    elif not isinstance(obj.get("spec"), dict):
+        raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
+    return obj, src
+
+
+def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
+    config = read_config(req.config_path, req.max_bytes)
+    pod_obj, pod_src = pending_pod(load_objects([req.pod_path], req.max_bytes, stdin), req.pod_path)
+    cluster = [(o, s) for o, s in load_objects(req.node_paths, req.max_bytes, stdin)
+               if o.get("kind") in CLUSTER_KINDS]
+    warnings: list[str] = []
+    if not req.stored:
+        from .admission import admit
+        admitted = admit(cluster, (pod_obj, pod_src))
+        cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+    nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
+    pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
+    others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
+    snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
+    nominated: dict[str, list[PodInfo]] = {}
+    for p in pods:
+        info = PodInfo(p)
+        if not info.node_name and info.nominated_node_name:
+            nominated.setdefault(info.nominated_node_name, []).append(info)
+    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
+
+
+def explain(inputs: Inputs, req: Request) -> Trace:
+    scheduler_name = inputs.pod.spec.get("schedulerName") or "default-scheduler"
+    try:
+        profile = inputs.config.profile_for(scheduler_name)
+    except KexplainError as err:
+        err.source = err.source or inputs.pod_source
+        raise
+    args = dict(profile.args)
+    args["DefaultPreemption"] = {**args.get("DefaultPreemption", {}), "_offset": req.preemption_offset}
+    plugins = dict(profile.plugins)
+    if not req.preemption:
+        plugins["postFilter"] = tuple(n for n in plugins.get("postFilter", ()) if n != "DefaultPreemption")
+    profile = replace(profile, args=args, plugins=plugins)
+    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
+    fw = Framework(profile, registry, inputs.snapshot, lambda node: inputs.nominated.get(node, []))
+    options = Options(start_index=req.start_index,
+                      global_percentage=inputs.config.percentage_of_nodes_to_score)
+    return schedule_pod(fw, inputs.pod, options)

@@ -1,0 +1,1 @@
+"""Reading manifests: files, directories, stdin, multi-document YAML, Lists, workload templates."""

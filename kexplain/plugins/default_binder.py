@@ -1,0 +1,10 @@
+"""DefaultBinder: binds the pod to the chosen node. kexplain stops before binding, so it
+only has to exist for configurations to validate."""
+from __future__ import annotations
+
+from ..framework.interface import Plugin, points
+
+
+class DefaultBinder(Plugin):
+    name = "DefaultBinder"
+    extension_points = points("bind")

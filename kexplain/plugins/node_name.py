@@ -1,0 +1,17 @@
+"""NodeName: a pod that names its node (spec.nodeName) fits only there."""
+from __future__ import annotations
+
+from ..framework.interface import Plugin, points
+from ..framework.status import SUCCESS, Status, unresolvable
+
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+class NodeName(Plugin):
+    name = "NodeName"
+    extension_points = points("filter")
+
+    def filter(self, state, pod, node_info) -> Status:
+        if not pod.node_name or pod.node_name == node_info.name:
+            return SUCCESS
+        return unresolvable(ERR_REASON)

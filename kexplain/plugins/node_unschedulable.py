@@ -1,0 +1,21 @@
+"""NodeUnschedulable: a cordoned node (spec.unschedulable) takes only pods that tolerate
+the `node.kubernetes.io/unschedulable:NoSchedule` taint."""
+from __future__ import annotations
+
+from ..framework.interface import Plugin, points
+from ..framework.status import SUCCESS, Status, unresolvable
+from ..model.taints import UNSCHEDULABLE_TAINT, tolerations_tolerate
+
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+
+
+class NodeUnschedulable(Plugin):
+    name = "NodeUnschedulable"
+    extension_points = points("filter")
+
+    def filter(self, state, pod, node_info) -> Status:
+        if not node_info.node.unschedulable:
+            return SUCCESS
+        if tolerations_tolerate(pod.tolerations, UNSCHEDULABLE_TAINT):
+            return SUCCESS
+        return unresolvable(ERR_REASON_UNSCHEDULABLE)

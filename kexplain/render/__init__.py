@@ -1,0 +1,1 @@
+"""Renderers: functions from a trace to text. They read the trace only, never plugin internals."""
