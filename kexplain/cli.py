@@ -47,7 +47,7 @@ def explain_cmd(
     start_index: int = typer.Option(0, "--start-index", min=0,
                                     help="The scheduler's round-robin position before this pod."),
     output: Output = typer.Option(Output.table, "-o", "--output", help="table, wide, json or yaml."),
-    stored: bool = typer.Option(False, "--stored",
+    stored: bool = typer.Option(False, "--stored", "--no-admission",
                                 help="Objects were read from an API server: skip the admission steps."),
     preemption: bool = typer.Option(True, "--preemption/--no-preemption",
                                     help="Run the DefaultPreemption dry run when no node fits."),

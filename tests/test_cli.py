@@ -1,0 +1,179 @@
+"""The command line end to end: exit codes, output formats, and one clear line for bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.cli import main
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
+"""
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
+"""
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    code = exc.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_fixture_fits_and_json_trace(capsys):
+    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "--nodes", str(FIXTURES / "cluster.yaml"), "-o", "json")
+    trace = json.loads(out)
+    assert code == 0
+    assert trace["kind"] == "SchedulingTrace"
+    assert trace["result"]["status"] == "Scheduled"
+    assert trace["result"]["suggestedHost"] in {"node-2", "node-5", "node-1"}
+
+
+def test_fixture_unschedulable_exit_1_and_message(capsys):
+    code, out, _ = run(capsys, str(FIXTURES / "pod-too-big.yaml"), "--nodes", str(FIXTURES / "cluster.yaml"),
+                       "-o", "json")
+    trace = json.loads(out)
+    assert code == 1
+    assert trace["result"]["message"].startswith(
+        "0/6 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+
+
+def test_table_output_names_the_rejections(capsys):
+    code, out, _ = run(capsys, str(FIXTURES / "pod-too-big.yaml"), "--nodes", str(FIXTURES / "cluster.yaml"))
+    assert code == 1
+    assert "Insufficient cpu" in out and "node(s) were unschedulable" in out
+
+
+def test_yaml_output(capsys, tmp_path):
+    code, out, _ = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", write(tmp_path, "n.yaml", NODE),
+                       "-o", "yaml")
+    assert code == 0
+    assert "kind: SchedulingTrace" in out
+
+
+def test_stdin_for_the_pod(capsys, tmp_path, monkeypatch):
+    import io
+    import sys
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(POD.encode())))
+    code, out, _ = run(capsys, "-", "--nodes", write(tmp_path, "n.yaml", NODE), "-o", "json")
+    assert code == 0 and json.loads(out)["pod"] == {"namespace": "default", "name": "p"}
+
+
+def test_directory_and_list_inputs(capsys, tmp_path):
+    d = tmp_path / "cluster"
+    (d / "sub").mkdir(parents=True)
+    (d / "sub" / "nodes.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2"},
+         "status": {"capacity": {"cpu": "1", "memory": "1Gi", "pods": "10"}}}]}))
+    (d / "a.yaml").write_text(NODE)
+    (d / "ignored.txt").write_text("not yaml: [")
+    code, out, _ = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", str(d), "-o", "json")
+    assert code == 0
+    assert json.loads(out)["search"]["order"] == ["n1", "n2"]
+
+
+def test_workload_template_is_explained(capsys, tmp_path):
+    deploy = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "4"}}}]
+"""
+    code, out, _ = run(capsys, write(tmp_path, "d.yaml", deploy), "--nodes", write(tmp_path, "n.yaml", NODE),
+                       "-o", "json")
+    trace = json.loads(out)
+    assert code == 1
+    assert trace["pod"]["namespace"] == "shop"
+    assert "Insufficient cpu" in trace["result"]["message"]
+
+
+BAD = [
+    ("yaml syntax", "p.yaml", "kind: Pod\nmetadata: {name: [\n", "invalid YAML: line"),
+    ("not a mapping", "p.yaml", "- a\n- b\n", "not a Kubernetes object"),
+    ("missing kind", "p.yaml", "apiVersion: v1\nmetadata: {name: x}\n", "object has no kind"),
+    ("no pod", "p.yaml", NODE, "no Pod or workload to explain (found Node)"),
+    ("two pods", "p.yaml", POD + "---\n" + POD.replace("name: p}", "name: q}"), "expected one Pod or workload, found 2"),
+    ("empty", "p.yaml", "", "the input is empty"),
+    ("binary", "p.yaml", "\x00\x01\x02", "not a text file"),
+]
+
+
+@pytest.mark.parametrize("what, name, text, expected", BAD, ids=[b[0] for b in BAD])
+def test_bad_pod_input_is_one_clear_line(capsys, tmp_path, what, name, text, expected):
+    path = write(tmp_path, name, text)
+    code, out, err = run(capsys, path, "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"error: {path}")
+    assert expected in lines[0]
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run(capsys, str(tmp_path / "nope.yaml"), "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2 and "no such file or directory" in err
+
+
+def test_duplicate_node_names(capsys, tmp_path):
+    nodes = write(tmp_path, "n.yaml", NODE + "---\n" + NODE)
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes)
+    assert code == 2
+    assert "document 2" in err and "Node n1" in err and "metadata.name" in err and "duplicate node name" in err
+
+
+def test_invalid_quantity_names_the_field(capsys, tmp_path):
+    bad = POD.replace("cpu: 500m", "cpu: lots")
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", bad), "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2
+    assert "spec.containers[0].resources.requests" in err
+
+
+def test_size_limit(capsys, tmp_path):
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", write(tmp_path, "n.yaml", NODE),
+                       "--max-input-size", "10")
+    assert code == 2 and "over the limit" in err
+
+
+def test_alias_bomb_is_refused(capsys, tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i-1}"] * 10) + "]")
+    bomb = "apiVersion: v1\nkind: Pod\nmetadata: {name: b}\n" + "\n".join(lines) + "\nspec: {containers: []}\n"
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", bomb), "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2 and "alias" in err
+
+
+def test_unknown_profile(capsys, tmp_path):
+    pod = POD.replace("spec:\n", "spec:\n  schedulerName: my-scheduler\n")
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", pod), "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2 and 'profile not found for scheduler name "my-scheduler"' in err
+
+
+def test_bad_config(capsys, tmp_path):
+    cfg = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n" \
+          "- schedulerName: default-scheduler\n  plugins:\n    score:\n      enabled: [{name: NoSuchPlugin}]\n"
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", write(tmp_path, "n.yaml", NODE),
+                       "--config", write(tmp_path, "c.yaml", cfg))
+    assert code == 2 and "NoSuchPlugin" in err

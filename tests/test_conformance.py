@@ -1,0 +1,39 @@
+"""kexplain against the real scheduler's traces.
+
+The bundled subset (tests/conformance: a few cases per family) always runs; the full set
+in ../shared/conformance runs when that folder is present.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance_support import cases_under, differing_keys
+
+HERE = Path(__file__).parent
+BUNDLED = HERE / "conformance"
+SHARED = HERE.parent.parent / "shared" / "conformance"
+
+
+def _check(case: Path) -> None:
+    bad, want, got = differing_keys(case)
+    if bad:
+        detail = "; ".join(f"{k}: want {json.dumps(want.get(k))[:300]} got {json.dumps(got.get(k))[:300]}"
+                           for k in bad[:3])
+        pytest.fail(f"{case.name}: trace keys differ: {', '.join(bad)} -- {detail}", pytrace=False)
+
+
+@pytest.mark.parametrize("case", cases_under(BUNDLED), ids=lambda p: p.name)
+def test_bundled_case(case: Path) -> None:
+    _check(case)
+
+
+SHARED_CASES = cases_under(SHARED) if SHARED.is_dir() else []
+
+
+@pytest.mark.skipif(not SHARED_CASES, reason="../shared/conformance is not present: only the bundled subset ran")
+@pytest.mark.parametrize("case", SHARED_CASES or [None], ids=lambda p: p.name if p else "none")
+def test_shared_case(case: Path) -> None:
+    _check(case)
