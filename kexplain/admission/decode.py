@@ -1,0 +1,224 @@
+"""Decoding strictness: does a known kind decode into its Go type at all?
+
+The API server decodes JSON into typed structs; a string where an int belongs,
+a list where a mapping belongs, or a quantity that does not parse makes the
+whole request fail before admission. This walks the fields the scheduler and
+admission read with a small schema; fields it does not know are left alone
+(the server drops unknown fields with a warning, which changes nothing here).
+"""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from kexplain.errors import InputError, Source
+
+from . import quantity
+
+STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
+
+
+def m(schema: Any) -> tuple[str, Any]:
+    """map[string]schema."""
+    return ("map", schema)
+
+
+LABEL_SELECTOR = {
+    "matchLabels": m(STR),
+    "matchExpressions": [{"key": STR, "operator": STR, "values": [STR]}],
+}
+NODE_SELECTOR_REQ = {"key": STR, "operator": STR, "values": [STR]}
+NODE_SELECTOR = {"nodeSelectorTerms": [{"matchExpressions": [NODE_SELECTOR_REQ],
+                                        "matchFields": [NODE_SELECTOR_REQ]}]}
+POD_AFFINITY_TERM = {
+    "labelSelector": LABEL_SELECTOR, "namespaceSelector": LABEL_SELECTOR, "namespaces": [STR],
+    "topologyKey": STR, "matchLabelKeys": [STR], "mismatchLabelKeys": [STR],
+}
+POD_AFFINITY = {
+    "requiredDuringSchedulingIgnoredDuringExecution": [POD_AFFINITY_TERM],
+    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": INT, "podAffinityTerm": POD_AFFINITY_TERM}],
+}
+AFFINITY = {
+    "nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": NODE_SELECTOR,
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": INT, "preference": {"matchExpressions": [NODE_SELECTOR_REQ],
+                                           "matchFields": [NODE_SELECTOR_REQ]}}],
+    },
+    "podAffinity": POD_AFFINITY,
+    "podAntiAffinity": POD_AFFINITY,
+}
+TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
+TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": TIME}
+RESOURCES = {"requests": m(QTY), "limits": m(QTY), "claims": [{"name": STR, "request": STR}]}
+CONTAINER = {
+    "name": STR, "image": STR, "imagePullPolicy": STR, "command": [STR], "args": [STR],
+    "ports": [{"name": STR, "containerPort": INT, "hostPort": INT, "hostIP": STR, "protocol": STR}],
+    "resources": RESOURCES, "restartPolicy": STR,
+    "volumeMounts": [{"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}],
+    "volumeDevices": [{"name": STR, "devicePath": STR}],
+    "terminationMessagePath": STR, "terminationMessagePolicy": STR,
+}
+PVC_SPEC = {
+    "accessModes": [STR], "selector": LABEL_SELECTOR, "resources": RESOURCES, "volumeName": STR,
+    "storageClassName": STR, "volumeMode": STR, "volumeAttributesClassName": STR,
+}
+VOLUME = {
+    "name": STR,
+    "persistentVolumeClaim": {"claimName": STR, "readOnly": BOOL},
+    "emptyDir": {"medium": STR, "sizeLimit": QTY},
+    "hostPath": {"path": STR, "type": STR},
+    "ephemeral": {"volumeClaimTemplate": {"metadata": ANY, "spec": PVC_SPEC}},
+    "csi": {"driver": STR, "readOnly": BOOL},
+}
+METADATA = {
+    "name": STR, "generateName": STR, "namespace": STR, "uid": STR, "resourceVersion": STR,
+    "labels": m(STR), "annotations": m(STR), "creationTimestamp": TIME, "deletionTimestamp": TIME,
+    "finalizers": [STR], "generation": INT,
+    "ownerReferences": [{"apiVersion": STR, "kind": STR, "name": STR, "uid": STR, "controller": BOOL,
+                         "blockOwnerDeletion": BOOL}],
+}
+POD = {
+    "metadata": METADATA,
+    "spec": {
+        "containers": [CONTAINER], "initContainers": [CONTAINER], "ephemeralContainers": [ANY],
+        "volumes": [VOLUME], "nodeName": STR, "nodeSelector": m(STR), "affinity": AFFINITY,
+        "tolerations": [TOLERATION], "schedulerName": STR, "priorityClassName": STR, "priority": INT,
+        "preemptionPolicy": STR, "runtimeClassName": STR, "overhead": m(QTY), "hostNetwork": BOOL,
+        "topologySpreadConstraints": [{
+            "maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR, "labelSelector": LABEL_SELECTOR,
+            "minDomains": INT, "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR, "matchLabelKeys": [STR]}],
+        "schedulingGates": [{"name": STR}], "resources": RESOURCES, "restartPolicy": STR,
+        "dnsPolicy": STR, "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT,
+        "enableServiceLinks": BOOL, "serviceAccountName": STR, "hostname": STR, "subdomain": STR,
+        "securityContext": ANY, "os": {"name": STR}, "resourceClaims": [{"name": STR}],
+    },
+    "status": {"phase": STR, "nominatedNodeName": STR, "startTime": TIME},
+}
+NODE = {
+    "metadata": METADATA,
+    "spec": {"taints": [TAINT], "unschedulable": BOOL, "podCIDR": STR, "podCIDRs": [STR], "providerID": STR},
+    "status": {
+        "capacity": m(QTY), "allocatable": m(QTY),
+        "images": [{"names": [STR], "sizeBytes": INT}],
+        "conditions": [{"type": STR, "status": STR}],
+        "declaredFeatures": [STR],
+    },
+}
+PVC = {"metadata": METADATA, "spec": PVC_SPEC,
+       "status": {"phase": STR, "capacity": m(QTY), "accessModes": [STR]}}
+PV = {
+    "metadata": METADATA,
+    "spec": {
+        "capacity": m(QTY), "accessModes": [STR], "storageClassName": STR, "volumeMode": STR,
+        "persistentVolumeReclaimPolicy": STR, "nodeAffinity": {"required": NODE_SELECTOR},
+        "claimRef": {"kind": STR, "namespace": STR, "name": STR, "uid": STR, "apiVersion": STR},
+        "csi": {"driver": STR, "volumeHandle": STR, "fsType": STR, "readOnly": BOOL},
+        "local": {"path": STR, "fsType": STR}, "hostPath": {"path": STR, "type": STR},
+    },
+    "status": {"phase": STR},
+}
+STORAGE_CLASS = {
+    "metadata": METADATA, "provisioner": STR, "parameters": m(STR), "reclaimPolicy": STR,
+    "volumeBindingMode": STR, "allowVolumeExpansion": BOOL,
+    "allowedTopologies": [{"matchLabelExpressions": [{"key": STR, "values": [STR]}]}],
+}
+PRIORITY_CLASS = {"metadata": METADATA, "value": INT, "globalDefault": BOOL, "preemptionPolicy": STR,
+                  "description": STR}
+NAMESPACE = {"metadata": METADATA, "spec": {"finalizers": [STR]}, "status": {"phase": STR}}
+RUNTIME_CLASS = {"metadata": METADATA, "handler": STR, "overhead": {"podFixed": m(QTY)},
+                 "scheduling": {"nodeSelector": m(STR), "tolerations": [TOLERATION]}}
+PDB = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "minAvailable": INTSTR,
+                                       "maxUnavailable": INTSTR},
+       "status": {"disruptionsAllowed": INT, "currentHealthy": INT, "desiredHealthy": INT,
+                  "expectedPods": INT}}
+CSI_NODE = {"metadata": METADATA, "spec": {"drivers": [{"name": STR, "nodeID": STR, "topologyKeys": [STR],
+                                                        "allocatable": {"count": INT}}]}}
+SERVICE = {"metadata": METADATA, "spec": {"selector": m(STR), "type": STR}}
+WORKLOAD = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "replicas": INT}}
+RC = {"metadata": METADATA, "spec": {"selector": m(STR), "replicas": INT}}
+
+SCHEMAS: dict[str, dict] = {
+    "Pod": POD, "Node": NODE, "PersistentVolumeClaim": PVC, "PersistentVolume": PV,
+    "StorageClass": STORAGE_CLASS, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
+    "RuntimeClass": RUNTIME_CLASS, "PodDisruptionBudget": PDB, "CSINode": CSI_NODE, "Service": SERVICE,
+    "ReplicaSet": WORKLOAD, "StatefulSet": WORKLOAD, "ReplicationController": RC,
+}
+
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               list: "a list", dict: "a mapping"}
+
+
+def _got(value: Any) -> str:
+    for typ, name in _TYPE_NAMES.items():
+        if isinstance(value, typ):
+            return name
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return "a timestamp"
+    return type(value).__name__
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any:
+    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`)."""
+    if value is None or schema == ANY:
+        return value
+
+    def fail(what: str) -> None:
+        raise InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
+
+    if schema == STR:
+        if not isinstance(value, str):
+            fail("a string")
+    elif schema in (INT, INTSTR):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, (int, str) if schema == INTSTR else int):
+            fail("an integer or a string" if schema == INTSTR else "an integer")
+    elif schema == BOOL:
+        if not isinstance(value, bool):
+            fail("a boolean")
+    elif schema == TIME:
+        if not isinstance(value, (str, datetime.date, datetime.datetime)):
+            fail("a timestamp string")
+        if isinstance(value, str) and value:
+            try:
+                datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                raise InputError(f"invalid timestamp {value!r}: expected RFC 3339 (e.g. 2024-01-01T00:00:00Z)",
+                                 source=source, obj=obj, field=path) from None
+    elif schema == QTY:
+        try:
+            quantity.parse(value)
+        except quantity.QuantityError as exc:
+            raise InputError(f"invalid quantity {value!r}: {exc}", source=source, obj=obj, field=path) from None
+    elif isinstance(schema, tuple):
+        if not isinstance(value, dict):
+            fail("a mapping")
+        for key in list(value):
+            if not isinstance(key, str):
+                raise InputError(f"expected string keys, got {_got(key)}", source=source, obj=obj, field=path)
+            value[key] = _check(value[key], schema[1], _join(path, key), obj, source)
+    elif isinstance(schema, list):
+        if not isinstance(value, list):
+            fail("a list")
+        for i, item in enumerate(value):
+            value[i] = _check(item, schema[0], f"{path}[{i}]", obj, source)
+    elif isinstance(schema, dict):
+        if not isinstance(value, dict):
+            fail("a mapping")
+        for name, sub in schema.items():
+            if name in value:
+                value[name] = _check(value[name], sub, _join(path, name), obj, source)
+    return value
+
+
+def check_decodes(obj: dict, source: Source) -> None:
+    """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type.
+
+    Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does.
+    """
+    _check(obj, SCHEMAS[obj["kind"]], "", obj, source)

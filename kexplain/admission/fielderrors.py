@@ -1,0 +1,200 @@
+"""field.Error and field.ErrorList as apimachinery prints them.
+
+A rejection must read exactly like the API server's, so each error keeps the
+same parts (type, field path, bad value, detail) and renders the bad value the
+way Go does: plain strings with %q, typed values (enums, quantities,
+structs) through encoding/json, numbers and booleans bare.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+REQUIRED = "Required value"
+INVALID = "Invalid value"
+NOT_SUPPORTED = "Unsupported value"
+FORBIDDEN = "Forbidden"
+DUPLICATE = "Duplicate value"
+NOT_FOUND = "Not found"
+TOO_LONG = "Too long"
+
+_BARE_VALUE_TYPES = {INVALID, NOT_SUPPORTED, NOT_FOUND, DUPLICATE}
+
+
+@dataclass(frozen=True)
+class GoString:
+    """A value Go holds in a plain `string` (printed with %q, not JSON)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A value already rendered (e.g. a json.Marshal of a struct with Go field names)."""
+
+    text: str
+
+
+def go_quote(s: str) -> str:
+    """strconv.Quote for the characters a manifest can hold."""
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\a":
+            out.append("\\a")
+        elif ch == "\b":
+            out.append("\\b")
+        elif ch == "\f":
+            out.append("\\f")
+        elif ch == "\v":
+            out.append("\\v")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        elif not ch.isprintable():
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def go_json(value: Any) -> str:
+    """encoding/json.Marshal output (HTML-escaped, compact)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_value(value: Any) -> str:
+    """How ErrorBody prints a bad value."""
+    if isinstance(value, GoString):
+        return go_quote(value.text)
+    if isinstance(value, Raw):
+        return value.text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return go_json(value)
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One field.Error: `path: Type[: value][: detail]`."""
+
+    kind: str
+    path: str
+    value: Any = None
+    detail: str = ""
+
+    def body(self) -> str:
+        if self.kind in _BARE_VALUE_TYPES:
+            text = f"{self.kind}: {render_value(self.value)}"
+        else:
+            text = self.kind
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.body()}"
+
+
+def required(path: str, detail: str = "") -> FieldError:
+    return FieldError(REQUIRED, path, None, detail)
+
+
+def invalid(path: str, value: Any, detail: str) -> FieldError:
+    """field.Invalid; pass a plain Python str for Go `string` values (printed with %q)."""
+    if isinstance(value, str):
+        value = GoString(value)
+    return FieldError(INVALID, path, value, detail)
+
+
+def invalid_typed(path: str, value: Any, detail: str) -> FieldError:
+    """field.Invalid with a typed Go value (enum string, quantity, pointer): printed as JSON."""
+    return FieldError(INVALID, path, value, detail)
+
+
+def not_supported(path: str, value: Any, valid: list[str], *, typed: bool = True) -> FieldError:
+    """field.NotSupported; `typed` False when Go passes a plain `string`."""
+    detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
+    if not typed and isinstance(value, str):
+        value = GoString(value)
+    return FieldError(NOT_SUPPORTED, path, value, detail)
+
+
+def forbidden(path: str, detail: str) -> FieldError:
+    return FieldError(FORBIDDEN, path, None, detail)
+
+
+def duplicate(path: str, value: Any, *, typed: bool = False, detail: str = "") -> FieldError:
+    if not typed and isinstance(value, str):
+        value = GoString(value)
+    return FieldError(DUPLICATE, path, value, detail)
+
+
+def not_found(path: str, value: Any, detail: str = "") -> FieldError:
+    if isinstance(value, str):
+        value = GoString(value)
+    return FieldError(NOT_FOUND, path, value, detail)
+
+
+def too_long(path: str, max_length: int) -> FieldError:
+    unit = "byte" if max_length == 1 else "bytes"
+    return FieldError(TOO_LONG, path, None, f"may not be more than {max_length} {unit}")
+
+
+def aggregate(errs: list[FieldError]) -> str:
+    """ErrorList.ToAggregate().Error(): one error bare, several as `[e1, e2]`, duplicates once."""
+    seen: list[str] = []
+    for err in errs:
+        text = str(err)
+        if text not in seen:
+            seen.append(text)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
+
+
+def invalid_message(kind: str, name: str, errs: list[FieldError]) -> str:
+    """apierrors.NewInvalid's message: `Kind "name" is invalid: ...`."""
+    return f"{kind} {go_quote(name)} is invalid: {aggregate(errs)}"
+
+
+def forbidden_message(resource: str, name: str, reason: str) -> str:
+    """admission.NewForbidden's message: `resource "name" is forbidden: reason`."""
+    return f"{resource} {go_quote(name)} is forbidden: {reason}"
+
+
+class Path:
+    """field.Path: `a.b[0][key]`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+
+    def child(self, *names: str) -> "Path":
+        text = self.text
+        for name in names:
+            text = f"{text}.{name}" if text else name
+        return Path(text)
+
+    def index(self, i: int) -> "Path":
+        return Path(f"{self.text}[{i}]")
+
+    def key(self, k: str) -> "Path":
+        return Path(f"{self.text}[{k}]")
+
+    def __str__(self) -> str:
+        return self.text

@@ -1,0 +1,287 @@
+"""admit(): run every object read from files through what kube-apiserver v1.35.4 does on create.
+
+Order matters twice: objects are admitted in the order admission.md gives
+(PriorityClasses and PVs, PVCs, Nodes, Pods, Namespaces) so the first rejection
+reported is the API server's; and per pod, the mutating plugins run in the
+server's fixed order before validation.
+"""
+from __future__ import annotations
+
+import copy
+import datetime
+import uuid
+from dataclasses import dataclass, field
+
+from kexplain.errors import AdmissionRejected, InputError, Source
+
+from . import defaults, labelkeys, priority, runtimeclass, tolerations
+from .decode import SCHEMAS, check_decodes
+from .fielderrors import FieldError, go_quote, invalid_message
+from .validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
+from .validate_pod import validate_pod_create
+
+KNOWN_KINDS = frozenset(SCHEMAS)
+BUILTIN = Source("<built-in>")
+CLUSTER_SCOPED = frozenset({"Node", "PersistentVolume", "Namespace", "StorageClass", "PriorityClass",
+                            "RuntimeClass", "CSINode"})
+NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
+                                  "StatefulSet", "ReplicationController"})
+DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
+                             "storageclass.beta.kubernetes.io/is-default-class")
+BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
+TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
+_UID_NAMESPACE = uuid.UUID("6f1c3a52-7e0b-4d55-9a43-2f7a1c9e8b10")
+
+
+@dataclass
+class Admitted:
+    """What the scheduler would find stored: admitted copies in file order, plus built-ins."""
+
+    objects: list[tuple[dict, Source]] = field(default_factory=list)
+    pending: dict | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _kind(obj: object) -> str:
+    return obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else ""
+
+
+def _name(obj: dict) -> str:
+    meta = obj.get("metadata")
+    return (meta.get("name") or "") if isinstance(meta, dict) else ""
+
+
+def copy_json(value: object) -> object:
+    """Deep copy of YAML/JSON data (dicts, lists, scalars); much faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
+def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str]) -> list[tuple[dict, Source]]:
+    """Unwrap `kind: List`, drop (with a warning) kinds the scheduler does not read; deep copies."""
+    out: list[tuple[dict, Source]] = []
+    for obj, src in cluster:
+        kind = _kind(obj)
+        if kind == "List":
+            items = obj.get("items") or []
+            if not isinstance(items, list):
+                raise InputError("items of a List must be a list", source=src, obj=obj, field="items")
+            out.extend(_flatten([(item, src) for item in items], warnings))
+        elif kind in KNOWN_KINDS:
+            out.append((copy_json(obj), src))
+        elif kind == "LimitRange":
+            warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
+                            "(kexplain does not emulate the LimitRanger admission plugin)")
+        else:
+            warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+    return out
+
+
+def _reject(message: str, src: Source, obj: dict) -> AdmissionRejected:
+    return AdmissionRejected(message, source=src, obj=obj)
+
+
+def _check_invalid(kind: str, obj: dict, src: Source, errs: list[FieldError]) -> None:
+    if errs:
+        raise _reject(invalid_message(kind, _name(obj), errs), src, obj)
+
+
+def _already_exists(resource: str, name: str) -> str:
+    return f"{resource} {go_quote(name)} already exists"
+
+
+def _timestamp(value: object) -> datetime.datetime | None:
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, datetime.date):
+        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=datetime.timezone.utc)
+    return None
+
+
+def default_storage_class_name(classes: list[dict]) -> str | None:
+    """The default StorageClass: newest creationTimestamp (absent = oldest), ties -> smallest name."""
+    oldest = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+    candidates = []
+    for sc in classes:
+        annotations = (sc.get("metadata") or {}).get("annotations") or {}
+        if any(annotations.get(a) == "true" for a in DEFAULT_CLASS_ANNOTATIONS):
+            created = _timestamp((sc.get("metadata") or {}).get("creationTimestamp")) or oldest
+            candidates.append((created, _name(sc)))
+    if not candidates:
+        return None
+    newest = max(c[0] for c in candidates)
+    return min(name for created, name in candidates if created == newest)
+
+
+class _Admission:
+    """One admission run; holds the cluster state the plugins look up."""
+
+    def __init__(self, objects: list[tuple[dict, Source]]) -> None:
+        self.objects = objects
+        self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
+        self.default_priority: priority.PriorityClassInfo | None = None
+        self.runtime_classes: dict[str, dict] = {}
+        self.nodes: dict[str, dict] = {}
+        self.pod_keys: set[tuple[str, str]] = set()
+        self.namespaces: dict[str, dict] = {}
+        self.pod_namespaces: list[str] = []
+
+    def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
+        return [(o, s) for o, s in self.objects if o["kind"] in kinds]
+
+    def run_cluster_objects(self) -> None:
+        for obj, src in self.objects:
+            meta = defaults.meta_of(obj)
+            if obj["kind"] in CLUSTER_SCOPED:
+                meta.pop("namespace", None)
+            elif obj["kind"] in NAMESPACED_DEFAULTED and not meta.get("namespace"):
+                meta["namespace"] = "default"
+        seen: dict[str, set[str]] = {}
+        for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
+            resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
+            self._unique(resource, "", obj, src, seen)
+            if obj["kind"] == "PriorityClass":
+                self._admit_priority_class(obj, src)
+            else:
+                defaults.default_pv(obj)
+                _check_invalid("PersistentVolume", obj, src, validate_pv(obj))
+        for obj, _src in self.of_kind("StorageClass"):
+            defaults.default_storage_class(obj)
+        default_class = default_storage_class_name([o for o, _ in self.of_kind("StorageClass")])
+        for obj, src in self.of_kind("PersistentVolumeClaim"):
+            self._unique("persistentvolumeclaims", obj["metadata"]["namespace"], obj, src, seen)
+            defaults.default_pvc(obj)
+            spec = defaults.spec_of(obj)
+            annotations = obj["metadata"].get("annotations") or {}
+            if default_class is not None and BETA_STORAGE_CLASS_ANNOTATION not in annotations \
+                    and spec.get("storageClassName") is None:
+                spec["storageClassName"] = default_class
+            _check_invalid("PersistentVolumeClaim", obj, src, validate_pvc(obj))
+        for obj, src in self.of_kind("Node"):
+            self._unique("nodes", "", obj, src, seen)
+            defaults.default_node(obj)
+            _check_invalid("Node", obj, src, validate_node(obj))
+            self.nodes[_name(obj)] = obj
+        for obj, _src in self.of_kind("RuntimeClass"):
+            self.runtime_classes.setdefault(_name(obj), obj)
+
+    def _unique(self, resource: str, namespace: str, obj: dict, src: Source, seen: dict[str, set[str]]) -> None:
+        key = f"{namespace}/{_name(obj)}"
+        if _name(obj) and key in seen.setdefault(resource, set()):
+            raise _reject(_already_exists(resource, _name(obj)), src, obj)
+        seen[resource].add(key)
+
+    def _admit_priority_class(self, obj: dict, src: Source) -> None:
+        defaults.default_priority_class(obj)
+        try:
+            priority.check_global_default(obj, self.default_priority)
+        except priority.PriorityRejected as exc:
+            raise _reject(str(exc), src, obj) from None
+        info = priority.class_info(obj)
+        self.priority_classes[info.name] = info
+        if info.global_default:
+            self.default_priority = info
+
+    def add_builtin_priority_classes(self) -> None:
+        for name, value in priority.SYSTEM_CLASSES:
+            if name not in self.priority_classes:
+                obj = priority.builtin_class(name, value)
+                self.priority_classes[name] = priority.class_info(obj)
+                self.objects.append((obj, BUILTIN))
+
+    def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> None:
+        meta = defaults.meta_of(pod)
+        spec = defaults.spec_of(pod)
+        if not meta.get("namespace"):
+            meta["namespace"] = "default"
+        key = (meta["namespace"], meta.get("name") or "")
+        if meta.get("name") and key in self.pod_keys:
+            raise _reject(_already_exists("pods", meta["name"]), src, pod)
+        self.pod_keys.add(key)
+        if not meta.get("uid"):
+            meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{key[0]}/{key[1]}"))
+        defaults.default_pod(pod)
+        try:
+            priority.admit_pod(pod, self.priority_classes, self.default_priority)
+        except priority.PriorityRejected as exc:
+            raise _reject(str(exc), src, pod) from None
+        tolerations.add_default_tolerations(spec)
+        try:
+            runtimeclass.admit_pod(pod, self.runtime_classes)
+        except runtimeclass.RuntimeClassRejected as exc:
+            raise _reject(str(exc), src, pod) from None
+        labelkeys.merge_label_keys(pod)
+        _check_invalid("Pod", pod, src, validate_pod_create(pod))
+        try:
+            runtimeclass.validate_pod(pod, self.runtime_classes)
+        except runtimeclass.RuntimeClassRejected as exc:
+            raise _reject(str(exc), src, pod) from None
+        if bound and spec.get("nodeName") in self.nodes:
+            node_labels = (self.nodes[spec["nodeName"]].get("metadata") or {}).get("labels") or {}
+            copied = {k: node_labels[k] for k in TOPOLOGY_LABELS if k in node_labels}
+            if copied:
+                if not isinstance(meta.get("labels"), dict):
+                    meta["labels"] = {}
+                meta["labels"].update(copied)
+        if meta["namespace"] not in self.pod_namespaces:
+            self.pod_namespaces.append(meta["namespace"])
+
+    def run_namespaces(self) -> None:
+        seen: dict[str, set[str]] = {}
+        for obj, src in self.of_kind("Namespace"):
+            self._unique("namespaces", "", obj, src, seen)
+            defaults.default_namespace(obj)
+            _check_invalid("Namespace", obj, src, validate_namespace(obj))
+            self.namespaces[_name(obj)] = obj
+        for name in self.pod_namespaces:
+            if name not in self.namespaces:
+                ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+                defaults.default_namespace(ns)
+                self.namespaces[name] = ns
+                self.objects.append((ns, BUILTIN))
+
+
+def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
+          stored: bool = False) -> Admitted:
+    """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
+
+    Raises AdmissionRejected (the API server's message) for the first object it refuses, and
+    InputError for a known kind that does not decode. `stored` objects (live cluster, snapshot)
+    are returned as copies without any mutation or validation.
+    """
+    result = Admitted()
+    objects = _flatten(cluster, result.warnings)
+    pending_pod = copy_json(pending[0]) if pending is not None else None
+    if stored:
+        result.objects = objects
+        result.pending = pending_pod
+        return result
+    for obj, src in objects:
+        check_decodes(obj, src)
+    if pending is not None:
+        if _kind(pending_pod) != "Pod":
+            raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",
+                             source=pending[1], obj=pending_pod)
+        check_decodes(pending_pod, pending[1])
+    run = _Admission(objects)
+    run.run_cluster_objects()
+    run.add_builtin_priority_classes()
+    for obj, src in run.of_kind("Pod"):
+        run.admit_pod(obj, src, bound=True)
+    if pending_pod is not None:
+        run.admit_pod(pending_pod, pending[1], bound=False)
+    run.run_namespaces()
+    result.objects = run.objects
+    result.pending = pending_pod
+    return result
