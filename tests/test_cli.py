@@ -140,7 +140,10 @@ def test_duplicate_node_names(capsys, tmp_path):
     nodes = write(tmp_path, "n.yaml", NODE + "---\n" + NODE)
     code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes)
     assert code == 2
-    assert "document 2" in err and "Node n1" in err and "metadata.name" in err and "duplicate node name" in err
+    assert "document 2" in err and "Node n1" in err and 'nodes "n1" already exists' in err
+    # Stored objects skip admission; the snapshot still refuses the duplicate.
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes, "--stored")
+    assert code == 2 and "metadata.name" in err and "duplicate node name" in err
 
 
 def test_invalid_quantity_names_the_field(capsys, tmp_path):

@@ -188,9 +188,9 @@ def _post_filter_json(post) -> dict:
     plugins = []
     for c in post.calls:
         entry = c.to_json()
-        if c.plugin == main_name:
-            r = post.results.get(main_name)
-            entry["nominatedNodeName"] = r.nominated_node_name if r is not None else ""
+        r = post.results.get(c.plugin)
+        if c.plugin == main_name and r is not None:  # a plugin that returned no result names no node
+            entry["nominatedNodeName"] = r.nominated_node_name
         plugins.append(entry)
     return {**head, "nominatedNodeName": nominated, "victims": victims,
             "framework": post.status.to_json(with_plugin=True), "plugins": plugins}
