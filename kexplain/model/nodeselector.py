@@ -1,0 +1,317 @@
+"""Node selectors as the scheduler evaluates them (component-helpers `nodeaffinity`).
+
+A v1.NodeSelector is an OR of terms; a term ANDs its matchExpressions (on node
+labels) and matchFields (only `metadata.name` exists on a node). The rules that
+matter for verdicts, all kept here:
+
+* an empty term (no expressions, no fields) selects nothing and is dropped;
+* a term whose requirements do not parse (unknown operator, bad key or value,
+  wrong number of values, a Gt/Lt value that is not a 64-bit integer) matches
+  nothing, while the other terms of the selector still count;
+* `Gt`/`Lt` compare integers (Go `strconv.ParseInt(s, 10, 64)`): a node label that
+  is absent or not such an integer never matches;
+* matchFields support only `In`/`NotIn` with exactly one value; an unknown field
+  key reads as the empty string.
+
+Everything is parsed once (`from_raw`, `from_pod`) so that `matches` is a cheap
+loop per node.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .nodeinfo import Node
+    from .pod import PodInfo
+
+IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
+LABEL_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT)
+FIELD_OPERATORS = (IN, NOT_IN)
+NODE_NAME_FIELD = "metadata.name"
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_INT_RE = re.compile(r"[+-]?[0-9]+\Z")
+_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+
+
+def parse_int64(s: str) -> int | None:
+    """Go's strconv.ParseInt(s, 10, 64): optional sign, decimal digits only, int64 range."""
+    if not isinstance(s, str) or not _INT_RE.match(s):
+        return None
+    v = int(s)
+    return v if _INT64_MIN <= v <= _INT64_MAX else None
+
+
+def label_key_errors(key: str) -> list[str]:
+    """Why `key` is not a qualified name (`validation.IsQualifiedName`); [] when it is."""
+    parts = key.split("/")
+    if len(parts) == 1:
+        prefix, name = "", parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            return ["prefix part must be non-empty"]
+        if len(prefix) > 253:
+            return ["prefix part must be no more than 253 bytes"]
+        if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+            return ["prefix part must be a lowercase RFC 1123 subdomain"]
+    else:
+        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', "
+                "with an optional DNS subdomain prefix and '/'"]
+    if not name:
+        return ["name part must be non-empty"]
+    errs = []
+    if len(name) > 63:
+        errs.append("name part must be no more than 63 bytes")
+    if not _NAME_RE.match(name):
+        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', "
+                    "and must start and end with an alphanumeric character")
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """Why `value` is not a valid label value (`validation.IsValidLabelValue`); [] when it is."""
+    if not isinstance(value, str):
+        return ["must be a string"]
+    errs = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 bytes")
+    if value and not _NAME_RE.match(value):
+        errs.append("a valid label must be an empty string or consist of alphanumeric characters, "
+                    "'-', '_' or '.', and must start and end with an alphanumeric character")
+    return errs
+
+
+class SelectorParseError(ValueError):
+    """A node selector requirement the scheduler could not parse."""
+
+
+# A compiled requirement: labels (or fields) -> bool.
+Matcher = Callable[[Mapping[str, str]], bool]
+
+
+def _label_matcher(key: str, op: str, values: frozenset[str], number: int) -> Matcher:
+    if op == IN:
+        return lambda ls: ls.get(key) in values if key in ls else False
+    if op == NOT_IN:
+        return lambda ls: key not in ls or ls[key] not in values
+    if op == EXISTS:
+        return lambda ls: key in ls
+    if op == DOES_NOT_EXIST:
+        return lambda ls: key not in ls
+
+    def compare(ls: Mapping[str, str]) -> bool:
+        v = ls.get(key)
+        if v is None:
+            return False
+        n = parse_int64(v)
+        if n is None:
+            return False
+        return n > number if op == GT else n < number
+    return compare
+
+
+def _parse_label_requirement(i: int, expr: Mapping[str, Any]) -> tuple[Matcher | None, list[str]]:
+    """One matchExpressions entry: its matcher, or the parse errors (labels.NewRequirement)."""
+    path = f"matchExpressions[{i}]"
+    op = expr.get("operator")
+    if op not in LABEL_OPERATORS:
+        supported = ", ".join(f'"{o}"' for o in LABEL_OPERATORS)
+        return None, [f'{path}.operator: Unsupported value: "{op}": supported values: {supported}']
+    key = expr.get("key")
+    key = key if isinstance(key, str) else ""
+    raw_values = expr.get("values") or []
+    values = [v if isinstance(v, str) else str(v) for v in raw_values]
+    errs = [f"{path}.key: Invalid value: \"{key}\": {e}" for e in label_key_errors(key)]
+    number = 0
+    if op in (IN, NOT_IN):
+        if not values:
+            errs.append(f"{path}.values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty")
+    elif op in (EXISTS, DOES_NOT_EXIST):
+        if values:
+            errs.append(f"{path}.values: Invalid value: {values}: values set must be empty for exists and does not exist")
+    else:  # Gt, Lt
+        if len(values) != 1:
+            errs.append(f"{path}.values: Invalid value: {values}: for 'Gt', 'Lt' operators, exactly one value is required")
+        for j, v in enumerate(values):
+            n = parse_int64(v)
+            if n is None:
+                errs.append(f"{path}.values[{j}]: Invalid value: \"{v}\": for 'Gt', 'Lt' operators, the value must be an integer")
+            elif j == 0:
+                number = n
+    for v in values:
+        errs.extend(f"{path}.values[{key}]: Invalid value: \"{v}\": {e}" for e in label_value_errors(v))
+    if errs:
+        return None, errs
+    return _label_matcher(key, op, frozenset(values), number), []
+
+
+def _parse_field_requirement(i: int, expr: Mapping[str, Any]) -> tuple[Matcher | None, list[str]]:
+    path = f"matchFields[{i}]"
+    op = expr.get("operator")
+    if op not in FIELD_OPERATORS:
+        return None, [f'{path}.operator: Unsupported value: "{op}": supported values: "In", "NotIn"']
+    values = expr.get("values") or []
+    if len(values) != 1:
+        return None, [f"{path}.values: Invalid value: {list(values)}: must have one element"]
+    key = expr.get("key") if isinstance(expr.get("key"), str) else ""
+    value = str(values[0])
+    if op == IN:
+        return (lambda fs: fs.get(key, "") == value), []
+    return (lambda fs: fs.get(key, "") != value), []
+
+
+def is_empty_term(term: Mapping[str, Any] | None) -> bool:
+    return not term or (not term.get("matchExpressions") and not term.get("matchFields"))
+
+
+@dataclass(frozen=True)
+class ParsedTerm:
+    """One non-empty NodeSelectorTerm, compiled. `errors` non-empty: it matches nothing."""
+
+    label_matchers: tuple[Matcher, ...]
+    field_matchers: tuple[Matcher, ...]
+    errors: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, term: Mapping[str, Any]) -> "ParsedTerm":
+        labels: list[Matcher] = []
+        fields: list[Matcher] = []
+        errs: list[str] = []
+        for i, expr in enumerate(term.get("matchExpressions") or ()):
+            m, e = _parse_label_requirement(i, expr if isinstance(expr, Mapping) else {})
+            errs.extend(e)
+            if m is not None:
+                labels.append(m)
+        for i, expr in enumerate(term.get("matchFields") or ()):
+            m, e = _parse_field_requirement(i, expr if isinstance(expr, Mapping) else {})
+            errs.extend(e)
+            if m is not None:
+                fields.append(m)
+        if errs:
+            return cls((), (), tuple(errs))
+        return cls(tuple(labels), tuple(fields))
+
+    def matches(self, node: "Node") -> bool:
+        if self.errors:
+            return False
+        labels = node.labels
+        for m in self.label_matchers:
+            if not m(labels):
+                return False
+        if self.field_matchers and node.name:
+            fields = {NODE_NAME_FIELD: node.name}
+            for m in self.field_matchers:
+                if not m(fields):
+                    return False
+        return True
+
+
+def match_term(term: Mapping[str, Any], node: "Node") -> bool:
+    """Whether one NodeSelectorTerm selects the node (empty or unparsable: never)."""
+    if is_empty_term(term):
+        return False
+    return ParsedTerm.parse(term).matches(node)
+
+
+class NodeSelector:
+    """A parsed v1.NodeSelector: the node must match at least one term."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: Sequence[ParsedTerm]) -> None:
+        self.terms: tuple[ParsedTerm, ...] = tuple(terms)
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any] | None) -> "NodeSelector":
+        terms = (raw or {}).get("nodeSelectorTerms") or ()
+        return cls([ParsedTerm.parse(t) for t in terms if not is_empty_term(t)])
+
+    @property
+    def errors(self) -> list[str]:
+        """Parse errors of all terms (NewNodeSelector refuses a selector that has any)."""
+        return [e for t in self.terms for e in t.errors]
+
+    def matches(self, node: "Node") -> bool:
+        for t in self.terms:
+            if t.matches(node):
+                return True
+        return False
+
+
+class PreferredSchedulingTerms:
+    """Weighted preferences: a node scores the sum of the weights of the terms it matches.
+    Terms with weight 0 or no requirements are ignored; any parse error refuses them all."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: Sequence[tuple[int, ParsedTerm]]) -> None:
+        self.terms = tuple(terms)
+
+    @classmethod
+    def from_raw(cls, raw: Sequence[Mapping[str, Any]] | None) -> "PreferredSchedulingTerms":
+        """Raises SelectorParseError when a counted term does not parse."""
+        parsed: list[tuple[int, ParsedTerm]] = []
+        errs: list[str] = []
+        for i, t in enumerate(raw or ()):
+            weight = int(t.get("weight") or 0)
+            pref = t.get("preference") or {}
+            if weight == 0 or is_empty_term(pref):
+                continue
+            term = ParsedTerm.parse(pref)
+            if term.errors:
+                errs.extend(f"[{i}].{e}" for e in term.errors)
+            else:
+                parsed.append((weight, term))
+        if errs:
+            raise SelectorParseError(_aggregate(errs))
+        return cls(parsed)
+
+    def score(self, node: "Node") -> int:
+        return sum(w for w, t in self.terms if t.matches(node))
+
+
+def _aggregate(errs: list[str]) -> str:
+    """utilerrors.NewAggregate's message: one error as is, several in brackets."""
+    if len(errs) == 1:
+        return errs[0]
+    return "[" + ", ".join(errs) + "]"
+
+
+class RequiredNodeAffinity:
+    """The pod's hard node constraints: spec.nodeSelector AND the required node affinity terms."""
+
+    __slots__ = ("node_selector_labels", "affinity")
+
+    def __init__(self, node_selector_labels: Mapping[str, str] | None,
+                 affinity: NodeSelector | None) -> None:
+        self.node_selector_labels = dict(node_selector_labels) if node_selector_labels else None
+        self.affinity = affinity
+
+    @classmethod
+    def from_pod(cls, pod: "PodInfo") -> "RequiredNodeAffinity":
+        spec = pod.spec
+        ns = spec.get("nodeSelector") or None
+        required = None
+        node_aff = (spec.get("affinity") or {}).get("nodeAffinity") or {}
+        raw = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if raw is not None:
+            required = NodeSelector.from_raw(raw)
+        return cls({str(k): str(v) for k, v in ns.items()} if ns else None, required)
+
+    def matches(self, node: "Node") -> bool:
+        if self.node_selector_labels:
+            labels = node.labels
+            for k, v in self.node_selector_labels.items():
+                if labels.get(k) != v:
+                    return False
+        if self.affinity is not None:
+            return self.affinity.matches(node)
+        return True
+
+
+__all__ = ["NodeSelector", "RequiredNodeAffinity", "PreferredSchedulingTerms", "ParsedTerm",
+           "SelectorParseError", "match_term", "parse_int64", "label_key_errors", "label_value_errors"]

@@ -1,0 +1,97 @@
+"""ImageLocality: prefer nodes that already hold the pod's container images, so the pod
+starts without a long pull. Large images count more, but an image present on many
+nodes counts less (its size is scaled by the share of nodes having it), so that pods
+do not all pile onto the few nodes that happen to have an image."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..framework.interface import MAX_NODE_SCORE, Plugin, points
+from ..model.snapshot import Snapshot
+
+NAME = "ImageLocality"
+CACHE_KEY = NAME + "/imageStates"
+STATE_KEY = NAME
+
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+@dataclass(frozen=True)
+class ImageState:
+    """What the scheduler cache keeps per image name: a size and the nodes having it."""
+
+    size: int
+    nodes: frozenset[str]
+
+
+def normalized_image_name(name: str) -> str:
+    """A name without a tag (no ':' after the last '/') gets ':latest'; nothing else changes."""
+    if name.rfind(":") <= name.rfind("/"):
+        return name + ":latest"
+    return name
+
+
+def build_image_states(snapshot: Snapshot) -> dict[str, ImageState]:
+    """Every name in the nodes' status.images, exactly as reported (not normalised). The size
+    is the first one recorded for the name, as the cache keeps it; nodes are counted once."""
+    sizes: dict[str, int] = {}
+    nodes: dict[str, set[str]] = {}
+    for ni in snapshot.node_infos:
+        for image in ni.node.images:
+            size = int(image.get("sizeBytes") or 0)
+            for name in image.get("names") or ():
+                sizes.setdefault(name, size)
+                nodes.setdefault(name, set()).add(ni.name)
+    return {name: ImageState(sizes[name], frozenset(nodes[name])) for name in sizes}
+
+
+def scaled_image_score(state: ImageState, total_nodes: int) -> int:
+    """The image's size times the fraction of nodes that have it (float math, truncated)."""
+    spread = float(len(state.nodes)) / float(total_nodes)
+    return int(float(state.size) * spread)
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    clamped = min(max(sum_scores, MIN_THRESHOLD), max_threshold)
+    return MAX_NODE_SCORE * (clamped - MIN_THRESHOLD) // (max_threshold - MIN_THRESHOLD)
+
+
+@dataclass(frozen=True)
+class _PodImages:
+    """Per pod: for each init and regular container whose image some node has, its scaled
+    score and the nodes having it; and how many containers the pod has."""
+
+    uid: str
+    scored: tuple[tuple[int, frozenset[str]], ...]
+    num_containers: int
+
+
+class ImageLocality(Plugin):
+    name = NAME
+    extension_points = points("score")
+
+    def _pod_images(self, state, pod) -> _PodImages:
+        cached = state.get(STATE_KEY)
+        if cached is not None and cached.uid == pod.uid:
+            return cached
+        snapshot = self.handle.snapshot
+        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot))
+        total = len(snapshot.node_infos)
+        containers = [*(pod.spec.get("initContainers") or ()), *(pod.spec.get("containers") or ())]
+        scored = []
+        for c in containers:
+            image_state = images.get(normalized_image_name(c.get("image") or ""))
+            if image_state is not None:
+                scored.append((scaled_image_score(image_state, total), image_state.nodes))
+        out = _PodImages(pod.uid, tuple(scored), len(containers))
+        state.write(STATE_KEY, out)
+        return out
+
+    def score(self, state, pod, node_info) -> int:
+        images = self._pod_images(state, pod)
+        name = node_info.name
+        total = sum(score for score, nodes in images.scored if name in nodes)
+        return calculate_priority(total, images.num_containers)

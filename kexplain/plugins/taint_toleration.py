@@ -1,0 +1,57 @@
+"""TaintToleration: a node's NoSchedule/NoExecute taints keep off every pod that does not
+tolerate them, and its PreferNoSchedule taints make it less attractive in proportion
+to how many of them the pod does not tolerate."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..framework.interface import MAX_NODE_SCORE, Plugin, points
+from ..framework.runtime import FrameworkError
+from ..framework.status import SUCCESS, Status, unresolvable
+from ..model.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, tolerations_tolerate
+from .normalize import default_normalize_score
+
+NAME = "TaintToleration"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+# v1.35.4 names no taint in the reason (older releases did).
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+
+def _blocks_scheduling(taint: Mapping[str, Any]) -> bool:
+    return taint.get("effect") in (NO_SCHEDULE, NO_EXECUTE)
+
+
+def prefer_no_schedule_tolerations(tolerations) -> tuple[Mapping[str, Any], ...]:
+    """The tolerations that can tolerate a PreferNoSchedule taint (that effect, or any)."""
+    return tuple(t for t in tolerations if (t.get("effect") or "") in ("", PREFER_NO_SCHEDULE))
+
+
+def count_intolerable_prefer_no_schedule(taints, tolerations) -> int:
+    return sum(1 for taint in taints
+               if taint.get("effect") == PREFER_NO_SCHEDULE and not tolerations_tolerate(tolerations, taint))
+
+
+class TaintToleration(Plugin):
+    name = NAME
+    extension_points = points("filter", "preScore", "score")
+    has_normalize_score = True
+
+    def filter(self, state, pod, node_info) -> Status:
+        if find_untolerated(node_info.node.taints, pod.tolerations, _blocks_scheduling) is None:
+            return SUCCESS
+        return unresolvable(ERR_REASON_UNTOLERATED)
+
+    def pre_score(self, state, pod, nodes) -> Status:
+        state.write(PRE_SCORE_STATE_KEY, prefer_no_schedule_tolerations(pod.tolerations))
+        return SUCCESS
+
+    def score(self, state, pod, node_info) -> int:
+        tolerations = state.get(PRE_SCORE_STATE_KEY)
+        if tolerations is None:
+            raise FrameworkError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return count_intolerable_prefer_no_schedule(node_info.node.taints, tolerations)
+
+    def normalize_score(self, state, pod, scores) -> Status:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return SUCCESS
