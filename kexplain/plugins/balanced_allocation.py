@@ -1,0 +1,47 @@
+"""NodeResourcesBalancedAllocation: prefer nodes whose resources would be used evenly
+after placing the pod (cpu and memory by default), so no node ends up with one
+resource exhausted while the others sit idle.
+
+The score is (1 - standard deviation of the used fractions) x 100 over the
+configured resources the node offers, with real (not defaulted) requests. A pod
+that requests none of the configured resources is not scored at all (PreScore
+Skip): otherwise every best-effort pod would chase the same balanced node.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..framework.cycle_state import CycleState
+from ..framework.interface import Plugin, points
+from ..framework.status import SKIP, SUCCESS, Status
+from ..model.nodeinfo import NodeInfo
+from ..model.pod import PodInfo
+from .resource_allocation import ResourceAllocationScorer, balanced_resource_score, is_best_effort, resource_specs
+
+NAME = "NodeResourcesBalancedAllocation"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+class NodeResourcesBalancedAllocation(Plugin):
+    name = NAME
+    extension_points = points("preScore", "score")
+
+    def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
+        super().__init__(args, handle)
+        specs = resource_specs(self.args.get("resources"))
+        self.scorer = ResourceAllocationScorer(specs, balanced_resource_score, use_requested=True)
+
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes) -> Status:
+        requests = self.scorer.pod_requests(pod)
+        if is_best_effort(requests):
+            return SKIP
+        state.write(PRE_SCORE_STATE_KEY, requests)
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> int:
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self.scorer.pod_requests(pod)
+            if is_best_effort(requests):
+                return 0
+        return self.scorer.score(node_info, requests)

@@ -1,0 +1,134 @@
+"""NodeResourcesFit: a pod goes only where the node's allocatable still has room for its
+requests, and among those nodes the configured strategy prefers emptier
+(LeastAllocated), fuller (MostAllocated) or shape-chosen (RequestedToCapacityRatio) ones.
+
+Filter compares the pod's effective request (containers, sidecars, init containers,
+pod-level requests, overhead) with what the node's pods already request, one
+resource at a time, plus the node's pod-count limit. A rejection is
+UnschedulableAndUnresolvable when some resource is bigger than the node's whole
+allocatable (evicting pods cannot help), Unschedulable when other pods hold the room
+(preemption might). Extended resources named in ignoredResources, or whose prefix is
+in ignoredResourceGroups, are not checked.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..framework.cycle_state import CycleState
+from ..framework.interface import PreFilterResult, Plugin, points
+from ..framework.status import SUCCESS, Code, Status
+from ..model.nodeinfo import NodeInfo
+from ..model.pod import PodInfo
+from ..model.resources import Resource, is_extended_resource, pod_requests
+from .resource_allocation import ResourceAllocationScorer, fit_scorer
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+ERR_REASON_TOO_MANY_PODS = "Too many pods"
+ERR_REASON_INSUFFICIENT_CPU = "Insufficient cpu"
+ERR_REASON_INSUFFICIENT_MEMORY = "Insufficient memory"
+ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE = "Insufficient ephemeral-storage"
+ERR_REASON_INSUFFICIENT_FORMAT = "Insufficient {}"   # scalar resources: "Insufficient example.com/gpu"
+ERR_STATE_NOT_FOUND = 'error reading "{}" from cycleState: not found'
+
+
+@dataclass(frozen=True)
+class InsufficientResource:
+    """One resource the node lacks; `unresolvable` when the pod asks for more than the node has at all."""
+
+    name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def pod_request_for_fit(pod: PodInfo) -> Resource:
+    """The pod's requests as PreFilter sees them: from the spec only (a pending pod has no
+    resized status to honour), pod-level requests and overhead included."""
+    return Resource.from_list(pod_requests({"spec": pod.spec}))
+
+
+def insufficient_resources(request: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
+                           ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """Every resource the node cannot fit, in the scheduler's order: pod count, cpu, memory,
+    ephemeral-storage, then scalar resources (sorted by name; Go visits them in map order)."""
+    alloc, used = node_info.allocatable, node_info.requested
+    out: list[InsufficientResource] = []
+    pods = len(node_info.pods)
+    if pods + 1 > alloc.allowed_pod_number:
+        out.append(InsufficientResource("pods", ERR_REASON_TOO_MANY_PODS, 1, pods, alloc.allowed_pod_number))
+
+    if (request.milli_cpu == 0 and request.memory == 0 and request.ephemeral_storage == 0
+            and not request.scalar):
+        return out
+
+    for name, reason, want, have, cap in (
+            ("cpu", ERR_REASON_INSUFFICIENT_CPU, request.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+            ("memory", ERR_REASON_INSUFFICIENT_MEMORY, request.memory, used.memory, alloc.memory),
+            ("ephemeral-storage", ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE, request.ephemeral_storage,
+             used.ephemeral_storage, alloc.ephemeral_storage)):
+        if want > 0 and want > cap - have:
+            out.append(InsufficientResource(name, reason, want, have, cap, want > cap))
+
+    for name in sorted(request.scalar):
+        want = request.scalar[name]
+        if want == 0:
+            continue
+        if is_extended_resource(name) and (name in ignored or name.split("/")[0] in ignored_groups):
+            continue
+        cap, have = alloc.scalar.get(name, 0), used.scalar.get(name, 0)
+        if want > cap - have:
+            out.append(InsufficientResource(name, ERR_REASON_INSUFFICIENT_FORMAT.format(name), want, have, cap,
+                                            want > cap))
+    return out
+
+
+def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
+    """What the node lacks for the pod, without ignored resources (the scheduler's Fits)."""
+    return insufficient_resources(pod_request_for_fit(pod), node_info)
+
+
+class NodeResourcesFit(Plugin):
+    name = NAME
+    # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
+    extension_points = points("preFilter", "filter", "preScore", "score")
+
+    def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
+        super().__init__(args, handle)
+        self.ignored_resources = frozenset(self.args.get("ignoredResources") or ())
+        self.ignored_resource_groups = frozenset(self.args.get("ignoredResourceGroups") or ())
+        specs, scorer = fit_scorer(self.args.get("scoringStrategy"))
+        self.scorer = ResourceAllocationScorer(specs, scorer, use_requested=False)
+
+    # -- filtering -----------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: PodInfo, nodes) -> tuple[PreFilterResult | None, Status]:
+        state.write(PRE_FILTER_STATE_KEY, pod_request_for_fit(pod))
+        return None, SUCCESS
+
+    def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        request = state.get(PRE_FILTER_STATE_KEY)
+        if request is None:
+            return Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))
+        lacking = insufficient_resources(request, node_info, self.ignored_resources,
+                                         self.ignored_resource_groups)
+        if not lacking:
+            return SUCCESS
+        code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in lacking)
+                else Code.UNSCHEDULABLE)
+        return Status(code, tuple(r.reason for r in lacking))
+
+    # -- scoring -------------------------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes) -> Status:
+        state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_requests(pod))
+        return SUCCESS
+
+    def score(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> int:
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self.scorer.pod_requests(pod)
+        return self.scorer.score(node_info, requests)
