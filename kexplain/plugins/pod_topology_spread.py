@@ -1,0 +1,510 @@
+"""PodTopologySpread: keeps a workload's pods evenly spread over topology domains (zones,
+hosts, ...).
+
+Hard constraints (`whenUnsatisfiable: DoNotSchedule`) reject a node when placing the pod
+there would make its domain exceed the constraint's `maxSkew` over the least-loaded
+eligible domain; soft ones (`ScheduleAnyway`) prefer nodes in domains holding fewer
+matching pods. A pod without constraints of its own gets the default constraints
+(the system's hostname/zone pair, or the configured list), applied to the pods of
+its Services and controller (see `spread_defaults`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from ..framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from ..model.labels import IN, LabelSelector, Requirement, SelectorError, parse_selector
+from ..model.nodeinfo import Node, NodeInfo
+from ..model.nodeselector import RequiredNodeAffinity
+from ..model.pod import PodInfo
+from ..model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
+from .spread_defaults import default_selector, owner_index
+
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
+PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
+POD_INDEX_KEY = "PodTopologySpread/pods-by-namespace"
+
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
+DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
+HONOR, IGNORE = "Honor", "Ignore"
+SYSTEM_DEFAULTING, LIST_DEFAULTING = "System", "List"
+MAX_INT32 = 2**31 - 1
+INVALID_SCORE = -1
+
+# Feature gates with their v1.35.4 defaults (both on; NodeInclusionPolicy is GA and locked).
+ENABLE_NODE_INCLUSION_POLICY = True
+ENABLE_MATCH_LABEL_KEYS = True
+
+SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
+    {"maxSkew": 3, "topologyKey": LABEL_HOSTNAME, "whenUnsatisfiable": SCHEDULE_ANYWAY},
+    {"maxSkew": 5, "topologyKey": LABEL_TOPOLOGY_ZONE, "whenUnsatisfiable": SCHEDULE_ANYWAY},
+)
+
+
+# --- constraints -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Constraint:
+    """A spread constraint with its selector parsed and its optional fields defaulted."""
+
+    max_skew: int
+    topology_key: str
+    selector: LabelSelector
+    min_domains: int = 1
+    node_affinity_policy: str = HONOR
+    node_taints_policy: str = IGNORE
+
+    def includes_node(self, pod: PodInfo, node: Node, affinity_match: "_AffinityCache") -> bool:
+        """Whether the node's pods take part in this constraint's counting (node inclusion policies)."""
+        if self.node_affinity_policy == HONOR and not affinity_match(node):
+            return False
+        if self.node_taints_policy == HONOR:
+            if find_untolerated(node.taints, pod.tolerations, _do_not_schedule_taint) is not None:
+                return False
+        return True
+
+
+def _do_not_schedule_taint(taint: Mapping[str, Any]) -> bool:
+    return taint.get("effect") in (NO_SCHEDULE, NO_EXECUTE)
+
+
+class _AffinityCache:
+    """The pod's required node affinity (nodeSelector + required terms), evaluated once per node."""
+
+    def __init__(self, pod: PodInfo) -> None:
+        self._required = RequiredNodeAffinity.from_pod(pod)
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, node: Node) -> bool:
+        hit = self._seen.get(node.name)
+        if hit is None:
+            hit = self._seen[node.name] = bool(self._required.matches(node))
+        return hit
+
+
+def _merge_match_label_keys(selector: LabelSelector, keys: Iterable[str],
+                            pod_labels: Mapping[str, str]) -> LabelSelector:
+    """AND `key in (value)` for each matchLabelKeys key the pod carries (a null selector stays null)."""
+    extra = [Requirement(k, IN, frozenset([pod_labels[k]])) for k in keys if k in pod_labels]
+    if not extra or selector.nothing:
+        return selector
+    return LabelSelector(tuple(sorted(selector.requirements + tuple(extra), key=lambda r: r.key)))
+
+
+def parse_constraints(raw: Iterable[Mapping[str, Any]], pod_labels: Mapping[str, str],
+                      action: str) -> list[Constraint]:
+    """The constraints whose whenUnsatisfiable is `action`; SelectorError on a bad selector."""
+    out: list[Constraint] = []
+    for c in raw:
+        if c.get("whenUnsatisfiable") != action:
+            continue
+        selector = parse_selector(c.get("labelSelector"))
+        if ENABLE_MATCH_LABEL_KEYS and c.get("matchLabelKeys"):
+            selector = _merge_match_label_keys(selector, c["matchLabelKeys"], pod_labels)
+        min_domains = c.get("minDomains")
+        affinity_policy, taints_policy = HONOR, IGNORE
+        if ENABLE_NODE_INCLUSION_POLICY:
+            affinity_policy = c.get("nodeAffinityPolicy") or HONOR
+            taints_policy = c.get("nodeTaintsPolicy") or IGNORE
+        out.append(Constraint(int(c.get("maxSkew") or 0), str(c.get("topologyKey") or ""), selector,
+                              1 if min_domains is None else int(min_domains), affinity_policy, taints_policy))
+    return out
+
+
+def node_has_all_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
+    return all(c.topology_key in labels for c in constraints)
+
+
+def count_matching(pods: Iterable[PodInfo], selector: LabelSelector, namespace: str) -> int:
+    """Pods of `namespace` that the selector matches; terminating pods and an empty selector count 0."""
+    if selector.everything:
+        return 0
+    return sum(1 for p in pods
+               if p.deletion_timestamp is None and p.namespace == namespace and selector.matches(p.labels))
+
+
+# --- pod counting at scale ---------------------------------------------------------------
+
+def _pods_by_namespace(nodes: Sequence[NodeInfo]) -> dict[str, list[tuple[str, PodInfo]]]:
+    """(node name, pod) of every non-terminating pod, per namespace."""
+    out: dict[str, list[tuple[str, PodInfo]]] = {}
+    for ni in nodes:
+        name = ni.name
+        for p in ni.pods:
+            if (p.obj.get("metadata") or {}).get("deletionTimestamp") is None:
+                out.setdefault(p.namespace, []).append((name, p))
+    return out
+
+
+class _Counter:
+    """Matching pods per node for (selector, namespace), from one pass over the namespace's pods."""
+
+    def __init__(self, nodes: Sequence[NodeInfo], snapshot: Any) -> None:
+        if snapshot is not None and nodes is snapshot.node_infos:
+            self._index = snapshot.cached(POD_INDEX_KEY, lambda: _pods_by_namespace(nodes))
+        else:
+            self._index = _pods_by_namespace(nodes)
+        self._memo: dict[tuple[LabelSelector, str], dict[str, int]] = {}
+
+    def per_node(self, selector: LabelSelector, namespace: str) -> dict[str, int]:
+        key = (selector, namespace)
+        counts = self._memo.get(key)
+        if counts is None:
+            counts = {}
+            if not selector.everything:
+                for node_name, p in self._index.get(namespace, ()):
+                    if selector.matches(p.labels):
+                        counts[node_name] = counts.get(node_name, 0) + 1
+            self._memo[key] = counts
+        return counts
+
+
+# --- PreFilter / Filter state --------------------------------------------------------------
+
+class CriticalPaths:
+    """The two least-loaded domains of a constraint; `paths[0]` always holds the minimum count."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self, paths: list[list[Any]] | None = None) -> None:
+        self.paths = paths or [["", MAX_INT32], ["", MAX_INT32]]
+
+    def clone(self) -> "CriticalPaths":
+        return CriticalPaths([list(self.paths[0]), list(self.paths[1])])
+
+    @property
+    def min_match(self) -> int:
+        return self.paths[0][1]
+
+    def update(self, value: str, num: int) -> None:
+        p = self.paths
+        i = 0 if value == p[0][0] else 1 if value == p[1][0] else -1
+        if i >= 0:
+            p[i][1] = num
+            if p[0][1] > p[1][1]:
+                p[0], p[1] = p[1], p[0]
+        elif num < p[0][1]:
+            p[1] = p[0]
+            p[0] = [value, num]
+        elif num < p[1][1]:
+            p[1] = [value, num]
+
+
+@dataclass
+class PreFilterState:
+    """Per hard constraint: matching pods per domain, and the least-loaded domains."""
+
+    constraints: list[Constraint]
+    critical_paths: list[CriticalPaths]
+    tp_value_to_match_num: list[dict[str, int]]
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
+                              [dict(m) for m in self.tp_value_to_match_num])
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0  # too few eligible domains: the global minimum counts as 0
+        return self.critical_paths[i].min_match
+
+
+# --- PreScore / Score state ------------------------------------------------------------------
+
+@dataclass
+class PreScoreState:
+    constraints: list[Constraint]
+    ignored_nodes: set[str]
+    # per constraint: domain value -> matching pods (hostname constraints are counted at Score)
+    topology_value_to_pod_counts: list[dict[str, int]]
+    topology_normalizing_weight: list[float]
+    # per hostname constraint: matching pods per node of the snapshot (a shortcut for Score)
+    host_counts: dict[int, dict[str, int]] = field(default_factory=dict)
+
+
+# Go's math.Log on amd64 (the fdlibm algorithm) differs from the C library's log in the last
+# bit for some arguments (ln 3 among them); the weights must be Go's to round scores as it does.
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_LG = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+       2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+       1.479819860511658591e-01)
+_HALF_SQRT2 = 7.07106781186547524401e-01
+
+
+def go_log(x: float) -> float:
+    """Natural logarithm of a positive finite x, bit for bit as Go computes it."""
+    mantissa, exp = math.frexp(x)
+    if mantissa < _HALF_SQRT2:
+        mantissa, exp = mantissa * 2, exp - 1
+    f, k = mantissa - 1, float(exp)
+    s = f / (2 + f)
+    s2 = s * s
+    s4 = s2 * s2
+    lg1, lg2, lg3, lg4, lg5, lg6, lg7 = _LG
+    t1 = s2 * (lg1 + s4 * (lg3 + s4 * (lg5 + s4 * lg7)))
+    t2 = s4 * (lg2 + s4 * (lg4 + s4 * lg6))
+    hfsq = 0.5 * f * f
+    return k * _LN2_HI - ((hfsq - (s * (hfsq + (t1 + t2)) + k * _LN2_LO)) - f)
+
+
+def topology_normalizing_weight(size: int) -> float:
+    """Weight of a topology with `size` domains: smaller topologies are not watered down."""
+    return go_log(float(size + 2))
+
+
+def score_for_count(count: int, max_skew: int, weight: float) -> float:
+    return float(count) * weight + float(max_skew - 1)
+
+
+def round_half_away(x: float) -> int:
+    """Go's math.Round: halves go away from zero (exact: the fraction of a double is exact)."""
+    whole = math.floor(abs(x))
+    rounded = int(whole) + (1 if abs(x) - whole >= 0.5 else 0)
+    return rounded if x >= 0 else -rounded
+
+
+# --- the plugin ------------------------------------------------------------------------------
+
+class PodTopologySpread(Plugin):
+    name = "PodTopologySpread"
+    extension_points = points("preFilter", "filter", "preScore", "score")
+    has_pre_filter_extensions = True
+    has_normalize_score = True
+
+    def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
+        super().__init__(args, handle)
+        defaulting = self.args.get("defaultingType") or SYSTEM_DEFAULTING
+        self.system_defaulted = defaulting == SYSTEM_DEFAULTING
+        self.default_constraints: tuple[Mapping[str, Any], ...] = (
+            SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted
+            else tuple(self.args.get("defaultConstraints") or ()))
+
+    @property
+    def _snapshot(self) -> Any:
+        return getattr(self.handle, "snapshot", None)
+
+    # -- constraints ---------------------------------------------------------------------
+    def _default_constraints(self, pod: PodInfo, action: str) -> list[Constraint]:
+        constraints = parse_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        snapshot = self._snapshot
+        if snapshot is None:
+            return []
+        selector = default_selector(pod, owner_index(snapshot))
+        if selector.everything:
+            return []
+        return [Constraint(c.max_skew, c.topology_key, selector, c.min_domains,
+                           c.node_affinity_policy, c.node_taints_policy) for c in constraints]
+
+    def constraints(self, pod: PodInfo, action: str) -> list[Constraint]:
+        own = pod.spec.get("topologySpreadConstraints") or ()
+        if own:
+            return parse_constraints(own, pod.labels, action)
+        return self._default_constraints(pod, action)
+
+    # -- PreFilter ----------------------------------------------------------------------
+    def pre_filter(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]):
+        try:
+            constraints = self.constraints(pod, DO_NOT_SCHEDULE)
+        except SelectorError as e:
+            what = ("obtaining pod's hard topology spread constraints"
+                    if pod.spec.get("topologySpreadConstraints") else
+                    "setting default hard topology spread constraints")
+            return None, Status.error(f"get constraints from pod: {what}: {e}")
+        if not constraints:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, self._pre_filter_state(pod, nodes, constraints))
+        return None, SUCCESS
+
+    def _pre_filter_state(self, pod: PodInfo, nodes: Sequence[NodeInfo],
+                          constraints: list[Constraint]) -> PreFilterState:
+        affinity = _AffinityCache(pod)
+        counter = _Counter(nodes, self._snapshot)
+        per_node = [counter.per_node(c.selector, pod.namespace) for c in constraints]
+        match_num: list[dict[str, int]] = [{} for _ in constraints]
+        for ni in nodes:
+            node = ni.node
+            if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
+                continue
+            if not node_has_all_keys(node.labels, constraints):
+                continue
+            for i, c in enumerate(constraints):
+                if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+                    continue
+                value = node.labels[c.topology_key]
+                match_num[i][value] = match_num[i].get(value, 0) + per_node[i].get(ni.name, 0)
+        paths = []
+        for m in match_num:
+            cp = CriticalPaths()
+            for value, num in m.items():
+                cp.update(value, num)
+            paths.append(cp)
+        return PreFilterState(constraints, paths, match_num)
+
+    # -- PreFilter extensions (preemption's what-ifs) -----------------------------------------
+    def add_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update_with_pod(state, pod, other, node_info, 1)
+
+    def remove_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update_with_pod(state, pod, other, node_info, -1)
+
+    def _update_with_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo,
+                         delta: int) -> Status:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        node = node_info.node if node_info is not None else None
+        if other.namespace != pod.namespace or node is None:
+            return SUCCESS
+        if not node_has_all_keys(node.labels, s.constraints):
+            return SUCCESS
+        affinity = _AffinityCache(pod)
+        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
+            return SUCCESS
+        for i, c in enumerate(s.constraints):
+            if not c.selector.matches(other.labels):
+                continue
+            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+                continue
+            value = node.labels[c.topology_key]
+            num = s.tp_value_to_match_num[i].get(value, 0) + delta
+            s.tp_value_to_match_num[i][value] = num
+            s.critical_paths[i].update(value, num)
+        return SUCCESS
+
+    # -- Filter ---------------------------------------------------------------------------
+    def filter(self, state, pod: PodInfo, node_info: NodeInfo) -> Status:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        labels = node_info.node.labels
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+            min_match = s.min_match_num(i, c.min_domains)
+            self_match = 1 if c.selector.matches(pod.labels) else 0
+            skew = s.tp_value_to_match_num[i].get(value, 0) + self_match - min_match
+            if skew > c.max_skew:
+                return unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+        return SUCCESS
+
+    # -- PreScore -------------------------------------------------------------------------
+    def pre_score(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
+        snapshot = self._snapshot
+        all_nodes: Sequence[NodeInfo] = snapshot.node_infos if snapshot is not None else nodes
+        if not all_nodes:
+            return SKIP
+        has_own = bool(pod.spec.get("topologySpreadConstraints"))
+        require_all = has_own or not self.system_defaulted
+        try:
+            constraints = self.constraints(pod, SCHEDULE_ANYWAY)
+        except SelectorError as e:
+            what = ("obtaining pod's soft topology spread constraints" if has_own else
+                    "setting default soft topology spread constraints")
+            return Status.error(f"calculating preScoreState: {what}: {e}")
+        if not constraints:
+            return SKIP
+        s = self._init_pre_score_state(constraints, nodes, require_all)
+        counter = _Counter(all_nodes, snapshot)
+        self._count_domains(s, pod, all_nodes, require_all, counter)
+        if snapshot is not None and all_nodes is snapshot.node_infos:
+            s.host_counts = {i: counter.per_node(c.selector, pod.namespace)
+                             for i, c in enumerate(constraints) if c.topology_key == LABEL_HOSTNAME}
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return SUCCESS
+
+    @staticmethod
+    def _init_pre_score_state(constraints: list[Constraint], nodes: Sequence[NodeInfo],
+                              require_all: bool) -> PreScoreState:
+        """Domains present among the feasible nodes (count 0 for now), ignored nodes, weights."""
+        s = PreScoreState(constraints, set(), [{} for _ in constraints], [])
+        for ni in nodes:
+            labels = ni.node.labels
+            if require_all and not node_has_all_keys(labels, constraints):
+                s.ignored_nodes.add(ni.name)
+                continue
+            for i, c in enumerate(constraints):
+                if c.topology_key == LABEL_HOSTNAME:
+                    continue  # per-node counts are taken at Score
+                s.topology_value_to_pod_counts[i].setdefault(labels.get(c.topology_key, ""), 0)
+        for i, c in enumerate(constraints):
+            size = len(s.topology_value_to_pod_counts[i])
+            if c.topology_key == LABEL_HOSTNAME:
+                size = len(nodes) - len(s.ignored_nodes)
+            s.topology_normalizing_weight.append(topology_normalizing_weight(size))
+        return s
+
+    @staticmethod
+    def _count_domains(s: PreScoreState, pod: PodInfo, all_nodes: Sequence[NodeInfo],
+                       require_all: bool, counter: _Counter) -> None:
+        """Matching pods per domain, over every node of the cluster the constraint includes."""
+        active = [i for i, c in enumerate(s.constraints) if s.topology_value_to_pod_counts[i]]
+        if not active:
+            return
+        affinity = _AffinityCache(pod)
+        per_node = {i: counter.per_node(s.constraints[i].selector, pod.namespace) for i in active}
+        for ni in all_nodes:
+            node = ni.node
+            if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
+                continue
+            if require_all and not node_has_all_keys(node.labels, s.constraints):
+                continue
+            for i in active:
+                c = s.constraints[i]
+                if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+                    continue
+                counts = s.topology_value_to_pod_counts[i]
+                value = node.labels.get(c.topology_key, "")
+                if value in counts:
+                    counts[value] += per_node[i].get(ni.name, 0)
+
+    # -- Score ----------------------------------------------------------------------------
+    def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
+        s: PreScoreState = state.read(PRE_SCORE_STATE_KEY)
+        if node_info.name in s.ignored_nodes:
+            return 0
+        labels = node_info.node.labels
+        snapshot = self._snapshot
+        from_snapshot = snapshot is not None and snapshot.get(node_info.name) is node_info
+        total = 0.0
+        for i, c in enumerate(s.constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                continue
+            if c.topology_key == LABEL_HOSTNAME:
+                if from_snapshot and i in s.host_counts:
+                    count = s.host_counts[i].get(node_info.name, 0)
+                else:
+                    count = count_matching(node_info.pods, c.selector, pod.namespace)
+            else:
+                count = s.topology_value_to_pod_counts[i][value]
+            total += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])
+        return round_half_away(total)
+
+    def normalize_score(self, state, pod: PodInfo, scores: list[NodeScore]) -> Status:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        min_score, max_score = None, 0
+        for ns in scores:
+            if ns.name in s.ignored_nodes:
+                ns.score = INVALID_SCORE
+                continue
+            min_score = ns.score if min_score is None else min(min_score, ns.score)
+            max_score = max(max_score, ns.score)
+        for ns in scores:
+            if ns.score == INVALID_SCORE:
+                ns.score = 0
+            elif max_score == 0:
+                ns.score = MAX_NODE_SCORE
+            else:
+                ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+        return SUCCESS
