@@ -1,0 +1,424 @@
+"""InterPodAffinity: where a pod may and would rather go, judged by the pods already placed.
+
+Filter enforces required pod affinity (some pod matching every term must run in the
+node's topology domain), required pod anti-affinity (no pod matching a term may run in
+it) and, symmetrically, the required anti-affinity of existing pods against the incoming
+one. Score ranks nodes by the preferred terms of the incoming pod and of existing pods,
+plus existing pods' required affinity terms weighted by `hardPodAffinityWeight`.
+
+Everything cluster-wide is counted once per cycle (PreFilter / PreScore), keyed by
+topology pair (label key, label value); Filter and Score only look up a node's labels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from ..framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from ..framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from ..model.labels import IN, NOTHING, LabelSelector, SelectorError
+from ..model.nodeinfo import Node, NodeInfo
+from ..model.pod import AffinityTerm, PodInfo
+from ..model.snapshot import Snapshot
+
+NAME = "InterPodAffinity"
+
+ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+POD_INDEX_KEY = NAME + "/pods-by-namespace"
+
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+
+TopologyPair = tuple[str, str]
+PodOnNode = tuple[PodInfo, NodeInfo]
+# The incoming pod's namespace selectors are resolved, so its terms are matched without labels.
+NO_LABELS: Mapping[str, str] = {}
+
+
+# -- topology counts --------------------------------------------------------------------------
+
+class TopologyCounts(dict):
+    """Matching pods per topology pair; a pair whose count returns to zero is dropped."""
+
+    def add(self, node_labels: Mapping[str, str], key: str, delta: int) -> None:
+        value = node_labels.get(key)
+        if value is None:
+            return
+        pair = (key, value)
+        count = self.get(pair, 0) + delta
+        if count == 0:
+            self.pop(pair, None)
+        else:
+            self[pair] = count
+
+    def positive(self, pair: TopologyPair) -> bool:
+        return self.get(pair, 0) > 0
+
+    def clone(self) -> "TopologyCounts":
+        return TopologyCounts(self)
+
+
+def matches_all(terms: tuple[AffinityTerm, ...], pod: PodInfo) -> bool:
+    """True iff there are terms and `pod` matches every one (resolved terms: no labels needed)."""
+    return bool(terms) and all(t.matches(pod, NO_LABELS) for t in terms)
+
+
+def count_affinity(counts: TopologyCounts, terms: tuple[AffinityTerm, ...], pod: PodInfo,
+                   node_labels: Mapping[str, str], delta: int) -> None:
+    """A pod matching all affinity terms counts once per term, in that term's topology."""
+    if matches_all(terms, pod):
+        for t in terms:
+            counts.add(node_labels, t.topology_key, delta)
+
+
+def count_anti_affinity(counts: TopologyCounts, terms: Iterable[AffinityTerm], pod: PodInfo,
+                        ns_labels: Mapping[str, str], node_labels: Mapping[str, str], delta: int) -> None:
+    """Each anti-affinity term that `pod` matches counts in that term's topology."""
+    for t in terms:
+        if t.matches(pod, ns_labels):
+            counts.add(node_labels, t.topology_key, delta)
+
+
+# -- namespace resolution -----------------------------------------------------------------------
+
+def resolve_namespaces(term: AffinityTerm, namespaces: Mapping[str, Mapping[str, str]]) -> AffinityTerm:
+    """The incoming pod's term with its namespaceSelector turned into namespace names, as the
+    scheduler does against the Namespace objects it knows. An empty selector (all namespaces)
+    stays as it is; any other becomes "nothing" after its matches join `namespaces`."""
+    sel = term.namespace_selector
+    if sel.everything:
+        return term
+    selected = {name for name, labels in namespaces.items() if sel.matches(labels)}
+    return AffinityTerm(term.namespaces | selected, term.selector, term.topology_key, NOTHING, term.weight)
+
+
+def resolve_all(terms: Iterable[AffinityTerm], snapshot: Snapshot) -> tuple[AffinityTerm, ...]:
+    return tuple(resolve_namespaces(t, snapshot.namespaces) for t in terms)
+
+
+# -- pod index ----------------------------------------------------------------------------------
+
+class PodGroup:
+    """Bound pods sharing a namespace (and maybe a label value), with their count per node."""
+
+    __slots__ = ("entries", "_per_node")
+
+    def __init__(self) -> None:
+        self.entries: list[PodOnNode] = []
+        self._per_node: list[tuple[NodeInfo, int]] | None = None
+
+    def per_node(self) -> list[tuple[NodeInfo, int]]:
+        if self._per_node is None:
+            counts: dict[int, list] = {}
+            for _, ni in self.entries:
+                _bump(counts, ni, 1)
+            self._per_node = [(ni, n) for ni, n in counts.values()]
+        return self._per_node
+
+
+def _bump(counts: dict[int, list], ni: NodeInfo, n: int) -> None:
+    entry = counts.get(id(ni))
+    if entry is None:
+        counts[id(ni)] = [ni, n]
+    else:
+        entry[1] += n
+
+
+class PodIndex:
+    """The snapshot's bound pods by namespace, with per-label sub-indexes built on demand, so
+    the incoming pod's terms are matched against candidate pods instead of every pod."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.by_namespace: dict[str, PodGroup] = {}
+        for ni in snapshot.node_infos:
+            for pod in ni.pods:
+                group = self.by_namespace.get(pod.namespace)
+                if group is None:
+                    group = self.by_namespace[pod.namespace] = PodGroup()
+                group.entries.append((pod, ni))
+        self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
+
+    def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
+        idx = self._by_label.get((namespace, key))
+        if idx is None:
+            idx = {}
+            group = self.by_namespace.get(namespace)
+            for entry in group.entries if group else ():
+                value = entry[0].labels.get(key)
+                if value is not None:
+                    idx.setdefault(value, PodGroup()).entries.append(entry)
+            self._by_label[(namespace, key)] = idx
+        return idx
+
+    def _groups(self, namespace: str, selector: LabelSelector) -> tuple[list[PodGroup], bool]:
+        """Groups holding every pod of `namespace` the selector may match, and whether all of
+        their pods do match it (no need to check each pod)."""
+        if selector.nothing:
+            return [], True
+        narrowing = [r for r in selector.requirements if r.op == IN]
+        if not narrowing:
+            group = self.by_namespace.get(namespace)
+            return ([group] if group else []), selector.everything
+        req = min(narrowing, key=lambda r: len(r.values))
+        idx = self._label_index(namespace, req.key)
+        # a pod has one value per key: the groups are disjoint
+        return [idx[v] for v in req.values if v in idx], len(selector.requirements) == 1
+
+    def matches_per_node(self, terms: tuple[AffinityTerm, ...]) -> list[tuple[NodeInfo, int]]:
+        """Per node, how many bound pods match every one of the resolved `terms` (when any).
+        Pods are drawn from the first term's namespaces and label index; the other terms
+        are matched in full."""
+        first, rest = terms[0], terms[1:]
+        namespaces: Iterable[str] = self.by_namespace if first.namespace_selector.everything else first.namespaces
+        counts: dict[int, list] = {}
+        for ns in namespaces:
+            groups, exact = self._groups(ns, first.selector)
+            for group in groups:
+                if exact and not rest:
+                    for ni, n in group.per_node():
+                        _bump(counts, ni, n)
+                    continue
+                for existing, ni in group.entries:
+                    if (exact or first.selector.matches(existing.labels)) and \
+                            all(t.matches(existing, NO_LABELS) for t in rest):
+                        _bump(counts, ni, 1)
+        return [(ni, n) for ni, n in counts.values()]
+
+
+def pod_index(snapshot: Snapshot) -> PodIndex:
+    return snapshot.cached(POD_INDEX_KEY, lambda: PodIndex(snapshot))
+
+
+# -- cycle state --------------------------------------------------------------------------------
+
+@dataclass
+class PreFilterState:
+    """What Filter needs: the incoming pod's resolved required terms and three count maps."""
+
+    pod: PodInfo
+    affinity_terms: tuple[AffinityTerm, ...]
+    anti_affinity_terms: tuple[AffinityTerm, ...]
+    namespace_labels: Mapping[str, str]
+    # existing pods whose required anti-affinity terms match the incoming pod
+    existing_anti_affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+    # existing pods matching all the incoming pod's required affinity terms
+    affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+    # existing pods matching one of the incoming pod's required anti-affinity terms
+    anti_affinity_counts: TopologyCounts = field(default_factory=TopologyCounts)
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.pod, self.affinity_terms, self.anti_affinity_terms, self.namespace_labels,
+                              self.existing_anti_affinity_counts.clone(), self.affinity_counts.clone(),
+                              self.anti_affinity_counts.clone())
+
+    def update_with_pod(self, other: PodInfo, node: Node, delta: int) -> None:
+        """Count `other` in (delta 1) or out (delta -1) as if it ran on `node`."""
+        labels = node.labels
+        count_anti_affinity(self.existing_anti_affinity_counts, other.required_anti_affinity_terms,
+                            self.pod, self.namespace_labels, labels, delta)
+        count_affinity(self.affinity_counts, self.affinity_terms, other, labels, delta)
+        count_anti_affinity(self.anti_affinity_counts, self.anti_affinity_terms, other, NO_LABELS, labels, delta)
+
+    # Filter checks, in the scheduler's order.
+    def satisfies_pod_affinity(self, node_labels: Mapping[str, str]) -> bool:
+        pods_exist = True
+        for t in self.affinity_terms:
+            value = node_labels.get(t.topology_key)
+            if value is None:
+                return False  # every topology key must be on the node
+            if not self.affinity_counts.positive((t.topology_key, value)):
+                pods_exist = False
+        if pods_exist:
+            return True
+        # The first pod of a group with affinity to itself: nothing anywhere matches yet.
+        return not self.affinity_counts and matches_all(self.affinity_terms, self.pod)
+
+    def satisfies_pod_anti_affinity(self, node_labels: Mapping[str, str]) -> bool:
+        if not self.anti_affinity_counts:
+            return True
+        for t in self.anti_affinity_terms:
+            value = node_labels.get(t.topology_key)
+            if value is not None and self.anti_affinity_counts.positive((t.topology_key, value)):
+                return False
+        return True
+
+    def satisfies_existing_pods_anti_affinity(self, node_labels: Mapping[str, str]) -> bool:
+        counts = self.existing_anti_affinity_counts
+        if not counts:
+            return True
+        if len(node_labels) <= len(counts):
+            return not any(counts.positive(pair) for pair in node_labels.items())
+        return not any(n > 0 and node_labels.get(k) == v for (k, v), n in counts.items())
+
+
+@dataclass
+class PreScoreState:
+    """Score per topology key and value; read-only once built, so clones share it."""
+
+    topology_score: dict[str, dict[str, int]]
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+    def add(self, node_labels: Mapping[str, str], key: str, amount: int) -> None:
+        value = node_labels.get(key)
+        if value is not None:
+            by_value = self.topology_score.setdefault(key, {})
+            by_value[value] = by_value.get(value, 0) + amount
+
+    def node_score(self, node_labels: Mapping[str, str]) -> int:
+        total = 0
+        for key, by_value in self.topology_score.items():
+            value = node_labels.get(key)
+            if value is not None:
+                total += by_value.get(value, 0)
+        return total
+
+
+# -- the plugin ---------------------------------------------------------------------------------
+
+class InterPodAffinity(Plugin):
+    name = NAME
+    extension_points = points("preFilter", "filter", "preScore", "score")
+    has_pre_filter_extensions = True
+    has_normalize_score = True
+
+    @property
+    def hard_pod_affinity_weight(self) -> int:
+        w = self.args.get("hardPodAffinityWeight")
+        return DEFAULT_HARD_POD_AFFINITY_WEIGHT if w is None else int(w)
+
+    @property
+    def ignore_preferred_terms_of_existing_pods(self) -> bool:
+        return bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
+
+    # PreFilter ----------------------------------------------------------------------------
+    def pre_filter(self, state, pod: PodInfo, nodes: list[NodeInfo]):
+        snapshot: Snapshot = self.handle.snapshot
+        try:
+            affinity = resolve_all(pod.required_affinity_terms, snapshot)
+            anti = resolve_all(pod.required_anti_affinity_terms, snapshot)
+        except SelectorError as err:
+            return None, unresolvable(f"parsing pod: {err}")
+        s = PreFilterState(pod, affinity, anti, snapshot.namespace_labels(pod.namespace))
+        self._count_existing_anti_affinity(s, snapshot)
+        self._count_incoming_terms(s, snapshot)
+        if not s.existing_anti_affinity_counts and not affinity and not anti:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, SUCCESS
+
+    @staticmethod
+    def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
+        for ni in snapshot.have_pods_with_required_anti_affinity:
+            labels = ni.node.labels
+            for existing in ni.pods_with_required_anti_affinity:
+                count_anti_affinity(s.existing_anti_affinity_counts, existing.required_anti_affinity_terms,
+                                    s.pod, s.namespace_labels, labels, 1)
+
+    @staticmethod
+    def _count_incoming_terms(s: PreFilterState, snapshot: Snapshot) -> None:
+        if not s.affinity_terms and not s.anti_affinity_terms:
+            return
+        index = pod_index(snapshot)
+        if s.affinity_terms:
+            # A pod counts (once per term) only when it matches all the terms.
+            for ni, n in index.matches_per_node(s.affinity_terms):
+                for t in s.affinity_terms:
+                    s.affinity_counts.add(ni.node.labels, t.topology_key, n)
+        for t in s.anti_affinity_terms:
+            for ni, n in index.matches_per_node((t,)):
+                s.anti_affinity_counts.add(ni.node.labels, t.topology_key, n)
+
+    # PreFilter extensions (preemption's what-ifs) --------------------------------------------
+    def add_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update(state, other, node_info, 1)
+
+    def remove_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
+        return self._update(state, other, node_info, -1)
+
+    @staticmethod
+    def _update(state, other: PodInfo, node_info: NodeInfo, delta: int) -> Status:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        s.update_with_pod(other, node_info.node, delta)
+        return SUCCESS
+
+    # Filter -------------------------------------------------------------------------------
+    def filter(self, state, pod: PodInfo, node_info: NodeInfo) -> Status:
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        labels = node_info.node.labels
+        if not s.satisfies_pod_affinity(labels):
+            return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if not s.satisfies_pod_anti_affinity(labels):
+            return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if not s.satisfies_existing_pods_anti_affinity(labels):
+            return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return SUCCESS
+
+    # PreScore / Score -----------------------------------------------------------------------
+    def pre_score(self, state, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+        has_constraints = bool(pod.preferred_affinity_terms or pod.preferred_anti_affinity_terms)
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return SKIP
+        snapshot: Snapshot = self.handle.snapshot
+        s = PreScoreState({})
+        if has_constraints:
+            self._score_incoming_terms(s, pod, snapshot)
+        self._score_existing_terms(s, pod, snapshot)
+        if not s.topology_score:
+            return SKIP
+        state.write(PRE_SCORE_STATE_KEY, s)
+        return SUCCESS
+
+    @staticmethod
+    def _score_incoming_terms(s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
+        """The incoming pod's preferred terms, against every bound pod of the cluster."""
+        index = pod_index(snapshot)
+        for terms, sign in ((pod.preferred_affinity_terms, 1), (pod.preferred_anti_affinity_terms, -1)):
+            for t in resolve_all(terms, snapshot):
+                for ni, n in index.matches_per_node((t,)):
+                    s.add(ni.node.labels, t.topology_key, t.weight * sign * n)
+
+    def _score_existing_terms(self, s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
+        """Existing pods' terms against the incoming pod (symmetry)."""
+        ns_labels = snapshot.namespace_labels(pod.namespace)
+        hard_weight = self.hard_pod_affinity_weight
+        for ni in snapshot.have_pods_with_affinity:
+            labels = ni.node.labels
+            if not labels:
+                continue
+            for existing in ni.pods_with_affinity:
+                if hard_weight > 0:
+                    for t in existing.required_affinity_terms:
+                        if t.matches(pod, ns_labels):
+                            s.add(labels, t.topology_key, hard_weight)
+                for t in existing.preferred_affinity_terms:
+                    if t.matches(pod, ns_labels):
+                        s.add(labels, t.topology_key, t.weight)
+                for t in existing.preferred_anti_affinity_terms:
+                    if t.matches(pod, ns_labels):
+                        s.add(labels, t.topology_key, -t.weight)
+
+    def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
+        return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)
+
+    def normalize_score(self, state, pod: PodInfo, scores: list[NodeScore]) -> Status:
+        """Min-max onto 0..MAX_NODE_SCORE, truncated as the scheduler's float arithmetic does."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        if not s.topology_score or not scores:
+            return SUCCESS
+        lo = min(ns.score for ns in scores)
+        diff = max(ns.score for ns in scores) - lo
+        for ns in scores:
+            ns.score = int(float(MAX_NODE_SCORE) * (float(ns.score - lo) / float(diff))) if diff > 0 else 0
+        return SUCCESS
