@@ -1,0 +1,169 @@
+"""VolumeRestrictions: some volumes cannot be shared, so a pod must not land where a
+pod already uses them.
+
+Inline GCE persistent disks, AWS EBS volumes, RBD images and iSCSI targets attach to
+one node at a time for writing: a node whose pods already use the same disk (unless
+both sides mount it read-only; EBS not even then) cannot take the pod. A claim with the
+ReadWriteOncePod access mode may be used by one pod in the whole cluster: while any
+scheduled pod uses it, no node can take the pod (preemption may free it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..framework.interface import Plugin, points
+from ..framework.status import SKIP, SUCCESS, Code, Status
+from .volumes import PVC_RESOURCE, READ_WRITE_ONCE_POD, access_modes, not_found, pod_volumes, volume_index
+
+ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
+ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
+    "already in-use by another pod")
+
+PRE_FILTER_STATE_KEY = "PreFilterVolumeRestrictions"
+USED_PVCS_KEY = "VolumeRestrictions/usedPVCs"
+RESTRICTED_KEY = "VolumeRestrictions/restrictedVolumes"
+
+# Volume sources that cannot be shared between nodes.
+RESTRICTED_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
+DEFAULT_RBD_POOL = "rbd"
+
+
+@dataclass
+class VolumeRestrictionsState:
+    """The pod's ReadWriteOncePod claim names and how many scheduled pods use them."""
+
+    rwop_claims: frozenset[str]
+    conflicting_refs: int
+
+    def clone(self) -> "VolumeRestrictionsState":
+        return VolumeRestrictionsState(self.rwop_claims, self.conflicting_refs)
+
+    def update_with_pod(self, other, sign: int) -> None:
+        # Claims are matched by name only, whatever the other pod's namespace.
+        n = sum(1 for v in pod_volumes(other)
+                if isinstance(v.get("persistentVolumeClaim"), dict)
+                and (v["persistentVolumeClaim"].get("claimName") or "") in self.rwop_claims)
+        self.conflicting_refs += sign * n
+
+
+def needs_restrictions_check(vol: Mapping[str, Any]) -> bool:
+    return any(isinstance(vol.get(s), dict) for s in RESTRICTED_SOURCES)
+
+
+def _overlap(a: list, b: list) -> bool:
+    return bool(set(a or ()) & set(b or ()))
+
+
+def volumes_conflict(vol: Mapping[str, Any], existing: Mapping[str, Any]) -> bool:
+    """Whether two pod volumes name the same unshareable disk."""
+    gce, egce = vol.get("gcePersistentDisk"), existing.get("gcePersistentDisk")
+    if isinstance(gce, dict) and isinstance(egce, dict):
+        if (gce.get("pdName") or "") == (egce.get("pdName") or "") and not (
+                gce.get("readOnly") and egce.get("readOnly")):
+            return True
+    ebs, eebs = vol.get("awsElasticBlockStore"), existing.get("awsElasticBlockStore")
+    if isinstance(ebs, dict) and isinstance(eebs, dict):
+        if (ebs.get("volumeID") or "") == (eebs.get("volumeID") or ""):
+            return True
+    iscsi, eiscsi = vol.get("iscsi"), existing.get("iscsi")
+    if isinstance(iscsi, dict) and isinstance(eiscsi, dict):
+        if (iscsi.get("iqn") or "") == (eiscsi.get("iqn") or "") and not (
+                iscsi.get("readOnly") and eiscsi.get("readOnly")):
+            return True
+    rbd, erbd = vol.get("rbd"), existing.get("rbd")
+    if isinstance(rbd, dict) and isinstance(erbd, dict):
+        if (_overlap(rbd.get("monitors"), erbd.get("monitors"))
+                and (rbd.get("pool") or DEFAULT_RBD_POOL) == (erbd.get("pool") or DEFAULT_RBD_POOL)
+                and (rbd.get("image") or "") == (erbd.get("image") or "")
+                and not (rbd.get("readOnly") and erbd.get("readOnly"))):
+            return True
+    return False
+
+
+_IDENTITY = {"gcePersistentDisk": "pdName", "awsElasticBlockStore": "volumeID", "iscsi": "iqn", "rbd": "image"}
+
+Keyed = tuple[tuple[str, str], Mapping[str, Any]]
+
+
+def restricted_volumes(pod) -> tuple[Keyed, ...]:
+    """The pod's volumes that could conflict with another pod's, each with the (source,
+    disk) pair two volumes must share to conflict at all."""
+    out = []
+    for v in pod_volumes(pod):
+        for source in RESTRICTED_SOURCES:
+            src = v.get(source)
+            if isinstance(src, dict):
+                out.append(((source, str(src.get(_IDENTITY[source]) or "")), v))
+    return tuple(out)
+
+
+class VolumeRestrictions(Plugin):
+    name = "VolumeRestrictions"
+    extension_points = points("preFilter", "filter")
+    has_pre_filter_extensions = True
+
+    def _used_pvcs(self) -> frozenset[str]:
+        """`namespace/claim` of every claim some scheduled pod uses (the snapshot's usedPVCSet)."""
+        snap = self.handle.snapshot
+        return snap.cached(USED_PVCS_KEY, lambda: frozenset(
+            key for ni in snap.node_infos for key in ni.pvc_ref_counts))
+
+    def _restricted(self, pod) -> tuple[Keyed, ...]:
+        """restricted_volumes, computed once per scheduled pod."""
+        cache: dict = self.handle.snapshot.cached(RESTRICTED_KEY, dict)
+        key = (pod.uid, pod.namespace, pod.name)
+        if key not in cache:
+            cache[key] = restricted_volumes(pod)
+        return cache[key]
+
+    def pre_filter(self, state, pod, nodes):
+        needs_check = any(needs_restrictions_check(v) for v in pod_volumes(pod))
+        idx = volume_index(self.handle.snapshot)
+        rwop: set[str] = set()
+        for vol in pod_volumes(pod):
+            ref = vol.get("persistentVolumeClaim")
+            if not isinstance(ref, dict):
+                continue
+            claim = ref.get("claimName") or ""
+            pvc = idx.pvc(pod.namespace, claim)
+            if pvc is None:
+                return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (not_found(PVC_RESOURCE, claim),))
+            if READ_WRITE_ONCE_POD in access_modes(pvc):
+                rwop.add(claim)
+        used = self._used_pvcs()
+        conflicts = sum(1 for c in rwop if f"{pod.namespace}/{c}" in used)
+        if not needs_check and conflicts == 0:
+            return None, SKIP
+        state.write(PRE_FILTER_STATE_KEY, VolumeRestrictionsState(frozenset(rwop), conflicts))
+        return None, SUCCESS
+
+    def add_pod(self, state, pod, other, node_info) -> Status:
+        st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
+        if st is None:
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        st.update_with_pod(other, 1)
+        return SUCCESS
+
+    def remove_pod(self, state, pod, other, node_info) -> Status:
+        st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
+        if st is None:
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        st.update_with_pod(other, -1)
+        return SUCCESS
+
+    def filter(self, state, pod, node_info) -> Status:
+        mine = restricted_volumes(pod)
+        if mine:
+            keys = {k for k, _ in mine}
+            for other in node_info.pods:
+                for key, ev in self._restricted(other):
+                    if key in keys and any(volumes_conflict(v, ev) for k, v in mine if k == key):
+                        return Status(Code.UNSCHEDULABLE, (ERR_REASON_DISK_CONFLICT,))
+        st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
+        if st is None:
+            return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
+        if st.conflicting_refs > 0:
+            return Status(Code.UNSCHEDULABLE, (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))
+        return SUCCESS
