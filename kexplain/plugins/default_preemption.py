@@ -1,0 +1,97 @@
+"""DefaultPreemption: when a pod fits on no node, decides whether evicting pods of lower
+priority would make room for it, on which node (the nomination) and at the cost of which
+pods (the victims). kexplain runs it as a dry run: nothing is evicted.
+
+PostFilter first asks whether the pod may preempt at all (preemptionPolicy Never may not;
+a pod whose earlier preemption is still terminating its victims on the nominated node
+waits), then hands the search to `kexplain.preemption`. Every message it returns carries
+the "preemption: " prefix. PreEnqueue only holds back a pod whose asynchronous preemption
+is still running, which never happens in a dry run.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from ..framework.interface import NodeToStatus, Plugin, PostFilterResult, points
+from ..framework.status import SUCCESS, Code, Status
+from ..preemption import DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE, DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE, \
+    is_preemption_allowed, preempt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..framework.cycle_state import CycleState
+    from ..model.pod import PodInfo
+
+NAME = "DefaultPreemption"
+
+MESSAGE_PREFIX = "preemption: "
+ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+# PreEnqueue's reason while an asynchronous preemption for the pod is under way (never in a dry run).
+ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+
+PREEMPT_NEVER = "Never"
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+# kexplain's own arg: where the candidate search starts (the scheduler picks it at random).
+OFFSET_ARG = "_offset"
+
+
+def terminating_by_preemption(pod: "PodInfo") -> bool:
+    """Being deleted (deletionTimestamp) because the scheduler preempted it: its first
+    DisruptionTarget condition is True with reason PreemptionByScheduler."""
+    if not pod.deletion_timestamp:
+        return False
+    for cond in pod.status.get("conditions") or ():
+        if cond.get("type") == DISRUPTION_TARGET:
+            return cond.get("status") == "True" and cond.get("reason") == REASON_PREEMPTION_BY_SCHEDULER
+    return False
+
+
+def _int_arg(args: Mapping[str, Any], key: str, default: int) -> int:
+    value = args.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+class DefaultPreemption(Plugin):
+    name = NAME
+    extension_points = points("preEnqueue", "postFilter")
+
+    @property
+    def offset(self) -> int:
+        return max(0, _int_arg(self.args, OFFSET_ARG, 0))
+
+    def pre_enqueue(self, pod: "PodInfo") -> Status:
+        # No preemption is ever in flight in a dry run, so no pod waits for one.
+        return SUCCESS
+
+    def pod_eligible_to_preempt_others(self, pod: "PodInfo", nominated_status: Status) -> tuple[bool, str]:
+        """(True, "") when the pod may preempt, else (False, why)."""
+        if pod.preemption_policy == PREEMPT_NEVER:
+            return False, ERR_NOT_ELIGIBLE_NEVER
+        nominated = pod.nominated_node_name
+        if nominated:
+            # A nominated node the filters now reject for good frees the pod to preempt again.
+            if nominated_status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return True, ""
+            node_info = self.handle.snapshot.get(nominated)
+            if node_info is not None:
+                for p in node_info.pods:
+                    if is_preemption_allowed(p, pod) and terminating_by_preemption(p):
+                        return False, ERR_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def post_filter(self, state: "CycleState", pod: "PodInfo",
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]:
+        ok, why = self.pod_eligible_to_preempt_others(pod, statuses.get(pod.nominated_node_name))
+        if not ok:
+            result, status = None, Status(Code.UNSCHEDULABLE, (why,))
+        else:
+            result, status = preempt(
+                self.handle, state, pod, statuses, offset=self.offset,
+                percentage=_int_arg(self.args, "minCandidateNodesPercentage", DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE),
+                absolute=_int_arg(self.args, "minCandidateNodesAbsolute", DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE))
+        message = status.message()
+        if message:
+            return result, Status(status.code, (MESSAGE_PREFIX + message,))
+        return result, status

@@ -1,0 +1,651 @@
+"""The preemption evaluator: for a pod that fits on no node, would evicting lower-priority
+pods make room, where, and which pods would have to go?
+
+This is the engine behind DefaultPreemption's PostFilter (kube-scheduler's
+framework/preemption plus DefaultPreemption's victim selection), run as a dry run:
+nothing is evicted and no API call is made. It answers with the node the pod would be
+nominated to and the victims on it, or with the FitError-style message explaining why
+preemption cannot help. Rendering is left to the caller.
+
+What the scheduler does, and so what this module reproduces:
+
+* only nodes rejected with plain `Unschedulable` are worth a look (UnschedulableAndUnresolvable
+  ones cannot be fixed by removing pods);
+* the nodes are visited from an offset (random in the scheduler, 0 here unless given) until
+  enough candidates are found (`minCandidateNodesPercentage`/`minCandidateNodesAbsolute`);
+* on each node every lower-priority pod is removed from a copy of the node and of the cycle
+  state; if the pod then fits, victims are reprieved one by one, PDB-protected pods first,
+  most important first, keeping each one whose return still lets the pod fit;
+* among the candidates, the node with the fewest PDB violations wins, then the lowest
+  highest-victim priority, the smallest priority sum, the fewest victims, the latest start of
+  the highest-priority victims, then the first.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+
+from .framework.cycle_state import CycleState
+from .framework.fit_error import fit_error_message
+from .framework.interface import NodeToStatus, PostFilterResult
+from .framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
+from .model.labels import LabelSelector, SelectorError, parse_selector
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .framework.interface import Handle
+    from .model.nodeinfo import NodeInfo
+    from .model.pod import PodInfo
+    from .model.snapshot import Snapshot
+
+# Status messages of the evaluator (framework/preemption/preemption.go and
+# DefaultPreemption.SelectVictimsOnNode), byte-exact.
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+ERR_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+ERR_NO_CANDIDATE = "no candidate node for preemption"
+ERR_NO_NODES = "no nodes available"
+ERR_EXPECTED_VICTIM = 'expected at least one victim pod on node "{node}"'
+
+DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE = 10
+DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE = 100
+
+# Added to every priority before summing, so that all terms are >= 0.
+_PRIORITY_SHIFT = 2**31
+
+PDB_CACHE_KEY = "DefaultPreemption/pdbs"
+
+
+# --- start times -------------------------------------------------------------------------
+
+_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+@lru_cache(maxsize=65536)
+def parse_timestamp(text: str) -> int | None:
+    """An RFC 3339 timestamp as nanoseconds since the epoch; None when it does not parse."""
+    m = _RFC3339.match(text.strip())
+    if not m:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    try:
+        secs = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    frac = (m.group(7) or "")[:9].ljust(9, "0")
+    zone = m.group(8)
+    if zone not in ("Z", "z"):
+        sign = 1 if zone[0] == "+" else -1
+        secs -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return secs * 1_000_000_000 + int(frac)
+
+
+class StartTimes:
+    """A pod's start time (`status.startTime`) in nanoseconds.
+
+    A pod that has not started counts as starting "now", read afresh on every call as the
+    scheduler's clock is: each reading is later than the previous one and than any recorded
+    start. One instance serves one preemption attempt."""
+
+    def __init__(self) -> None:
+        self._now = time.time_ns()
+
+    def now(self) -> int:
+        self._now = max(self._now + 1, time.time_ns())
+        return self._now
+
+    def of(self, pod: "PodInfo") -> int:
+        raw = pod.status.get("startTime")
+        if isinstance(raw, str):
+            ns = parse_timestamp(raw)
+            if ns is not None:
+                return ns
+        return self.now()
+
+
+def more_important_pod(a: "PodInfo", b: "PodInfo", times: StartTimes) -> bool:
+    """Higher priority first; at equal priority the pod that started earlier."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return times.of(a) < times.of(b)
+
+
+def earliest_start_of_highest_priority(pods: Sequence["PodInfo"], times: StartTimes) -> int:
+    """The earliest start among the victims that share the highest priority."""
+    earliest = times.of(pods[0])
+    top = pods[0].priority
+    for p in pods:
+        if p.priority == top:
+            start = times.of(p)
+            if start < earliest:
+                earliest = start
+        elif p.priority > top:
+            top = p.priority
+            earliest = times.of(p)
+    return earliest
+
+
+# --- Go's sort.Slice ---------------------------------------------------------------------
+# The scheduler orders victims with Go's unstable sort.Slice (pattern-defeating quicksort,
+# insertion sort up to 12 elements). Pods that tie on priority and start time keep the
+# relative order that algorithm leaves them in, and that order decides which of them is
+# reprieved first, so the same algorithm is used here.
+
+T = TypeVar("T")
+
+
+class _GoSlice:
+    """A list with Go's sort.Slice, driven by a `less(x, y)` on elements."""
+
+    _MAX_INSERTION = 12
+
+    def __init__(self, items: list, less: Callable[[Any, Any], bool]) -> None:
+        self.d = items
+        self.lt = less
+
+    def less(self, i: int, j: int) -> bool:
+        return self.lt(self.d[i], self.d[j])
+
+    def swap(self, i: int, j: int) -> None:
+        d = self.d
+        d[i], d[j] = d[j], d[i]
+
+    def sort(self) -> None:
+        n = len(self.d)
+        self._pdq(0, n, n.bit_length())
+
+    def _insertion(self, a: int, b: int) -> None:
+        for i in range(a + 1, b):
+            j = i
+            while j > a and self.less(j, j - 1):
+                self.swap(j, j - 1)
+                j -= 1
+
+    def _sift_down(self, lo: int, hi: int, first: int) -> None:
+        root = lo
+        while True:
+            child = 2 * root + 1
+            if child >= hi:
+                return
+            if child + 1 < hi and self.less(first + child, first + child + 1):
+                child += 1
+            if not self.less(first + root, first + child):
+                return
+            self.swap(first + root, first + child)
+            root = child
+
+    def _heap_sort(self, a: int, b: int) -> None:
+        hi = b - a
+        for i in range((hi - 1) // 2, -1, -1):
+            self._sift_down(i, hi, a)
+        for i in range(hi - 1, -1, -1):
+            self.swap(a, a + i)
+            self._sift_down(0, i, a)
+
+    def _pdq(self, a: int, b: int, limit: int) -> None:
+        was_balanced, was_partitioned = True, True
+        while True:
+            length = b - a
+            if length <= self._MAX_INSERTION:
+                self._insertion(a, b)
+                return
+            if limit == 0:
+                self._heap_sort(a, b)
+                return
+            if not was_balanced:
+                self._break_patterns(a, b)
+                limit -= 1
+            pivot, hint = self._choose_pivot(a, b)
+            if hint == "decreasing":
+                self._reverse(a, b)
+                pivot = (b - 1) - (pivot - a)
+                hint = "increasing"
+            if was_balanced and was_partitioned and hint == "increasing":
+                if self._partial_insertion(a, b):
+                    return
+            if a > 0 and not self.less(a - 1, pivot):
+                a = self._partition_equal(a, b, pivot)
+                continue
+            mid, was_partitioned = self._partition(a, b, pivot)
+            left, right = mid - a, b - mid
+            threshold = length // 8
+            if left < right:
+                was_balanced = left >= threshold
+                self._pdq(a, mid, limit)
+                a = mid + 1
+            else:
+                was_balanced = right >= threshold
+                self._pdq(mid + 1, b, limit)
+                b = mid
+
+    def _partition(self, a: int, b: int, pivot: int) -> tuple[int, bool]:
+        self.swap(a, pivot)
+        i, j = a + 1, b - 1
+        while i <= j and self.less(i, a):
+            i += 1
+        while i <= j and not self.less(j, a):
+            j -= 1
+        if i > j:
+            self.swap(j, a)
+            return j, True
+        self.swap(i, j)
+        i, j = i + 1, j - 1
+        while True:
+            while i <= j and self.less(i, a):
+                i += 1
+            while i <= j and not self.less(j, a):
+                j -= 1
+            if i > j:
+                break
+            self.swap(i, j)
+            i, j = i + 1, j - 1
+        self.swap(j, a)
+        return j, False
+
+    def _partition_equal(self, a: int, b: int, pivot: int) -> int:
+        self.swap(a, pivot)
+        i, j = a + 1, b - 1
+        while True:
+            while i <= j and not self.less(a, i):
+                i += 1
+            while i <= j and self.less(a, j):
+                j -= 1
+            if i > j:
+                return i
+            self.swap(i, j)
+            i, j = i + 1, j - 1
+
+    def _partial_insertion(self, a: int, b: int) -> bool:
+        max_steps, shortest_shifting = 5, 50
+        i = a + 1
+        for _ in range(max_steps):
+            while i < b and not self.less(i, i - 1):
+                i += 1
+            if i == b:
+                return True
+            if b - a < shortest_shifting:
+                return False
+            self.swap(i, i - 1)
+            if i - a >= 2:
+                for j in range(i - 1, 0, -1):
+                    if not self.less(j, j - 1):
+                        break
+                    self.swap(j, j - 1)
+            if b - i >= 2:
+                for j in range(i + 1, b):
+                    if not self.less(j, j - 1):
+                        break
+                    self.swap(j, j - 1)
+        return False
+
+    def _break_patterns(self, a: int, b: int) -> None:
+        length = b - a
+        if length < 8:
+            return
+        mask64 = (1 << 64) - 1
+        rnd = length
+        modulus = 1 << length.bit_length()
+        base = a + (length // 4) * 2
+        for idx in range(base - 1, base + 2):
+            rnd ^= (rnd << 13) & mask64
+            rnd ^= rnd >> 17
+            rnd ^= (rnd << 5) & mask64
+            other = rnd & (modulus - 1)
+            if other >= length:
+                other -= length
+            self.swap(idx, a + other)
+
+    def _choose_pivot(self, a: int, b: int) -> tuple[int, str]:
+        shortest_ninther, max_swaps = 50, 12
+        n = b - a
+        swaps = [0]
+        i, j, k = a + n // 4, a + n // 4 * 2, a + n // 4 * 3
+        if n >= 8:
+            if n >= shortest_ninther:
+                i = self._median(i - 1, i, i + 1, swaps)
+                j = self._median(j - 1, j, j + 1, swaps)
+                k = self._median(k - 1, k, k + 1, swaps)
+            j = self._median(i, j, k, swaps)
+        if swaps[0] == 0:
+            return j, "increasing"
+        if swaps[0] == max_swaps:
+            return j, "decreasing"
+        return j, "unknown"
+
+    def _order2(self, a: int, b: int, swaps: list[int]) -> tuple[int, int]:
+        if self.less(b, a):
+            swaps[0] += 1
+            return b, a
+        return a, b
+
+    def _median(self, a: int, b: int, c: int, swaps: list[int]) -> int:
+        a, b = self._order2(a, b, swaps)
+        b, c = self._order2(b, c, swaps)
+        a, b = self._order2(a, b, swaps)
+        return b
+
+    def _reverse(self, a: int, b: int) -> None:
+        i, j = a, b - 1
+        while i < j:
+            self.swap(i, j)
+            i, j = i + 1, j - 1
+
+
+def go_sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
+    """Sort `items` in place exactly as Go's sort.Slice would (unstable, same tie order)."""
+    if len(items) > 1:
+        _GoSlice(items, less).sort()
+
+
+# --- PodDisruptionBudgets ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DisruptionBudget:
+    """The parts of a policy/v1 PodDisruptionBudget preemption reads."""
+
+    namespace: str
+    name: str
+    selector: LabelSelector | None  # None: selects nothing (null, empty or invalid selector)
+    disruptions_allowed: int
+    disrupted_pods: frozenset[str]
+
+    @classmethod
+    def from_obj(cls, obj: dict[str, Any]) -> "DisruptionBudget":
+        meta = obj.get("metadata") or {}
+        spec = obj.get("spec") or {}
+        status = obj.get("status") or {}
+        try:
+            sel: LabelSelector | None = parse_selector(spec.get("selector"))
+        except SelectorError:
+            sel = None
+        if sel is not None and (sel.nothing or sel.everything):
+            sel = None  # a null or empty selector matches no pod here
+        allowed = status.get("disruptionsAllowed")
+        return cls(meta.get("namespace") or "default", meta.get("name") or "", sel,
+                   int(allowed) if isinstance(allowed, int) else 0,
+                   frozenset((status.get("disruptedPods") or {}).keys()))
+
+    def selects(self, pod: "PodInfo") -> bool:
+        return self.namespace == pod.namespace and self.selector is not None and self.selector.matches(pod.labels)
+
+
+def disruption_budgets(snapshot: "Snapshot") -> list[DisruptionBudget]:
+    """Every PodDisruptionBudget of the cluster, parsed once per snapshot."""
+    return snapshot.cached(PDB_CACHE_KEY, lambda: [DisruptionBudget.from_obj(o)
+                                                  for o in snapshot.of_kind("PodDisruptionBudget")])
+
+
+def filter_pods_with_pdb_violation(pods: Iterable["PodInfo"], pdbs: Sequence[DisruptionBudget]
+                                   ) -> tuple[list["PodInfo"], list["PodInfo"]]:
+    """Split `pods` (order kept) into those whose eviction, counted in this order, would take
+    some matching budget below zero, and the rest. A pod already listed in a budget's
+    disruptedPods does not use up that budget."""
+    allowed = [b.disruptions_allowed for b in pdbs]
+    by_namespace: dict[str, list[int]] = {}
+    for i, b in enumerate(pdbs):
+        by_namespace.setdefault(b.namespace, []).append(i)
+    violating: list["PodInfo"] = []
+    non_violating: list["PodInfo"] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:  # a pod without labels matches no budget
+            for i in by_namespace.get(pod.namespace, ()):
+                budget = pdbs[i]
+                if not budget.selects(pod) or pod.name in budget.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+# --- victims on one node -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Victims:
+    """The pods to evict on one node, most important first, and how many break a PDB."""
+
+    pods: tuple["PodInfo", ...]
+    num_pdb_violations: int = 0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    node_name: str
+    victims: Victims
+
+
+class _Abort(Exception):
+    """A PreFilter extension failed during the what-if: the node's status is this Error."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message())
+        self.status = status
+
+
+def _as_error(status: Status) -> Status:
+    return Status(Code.ERROR, (status.message(),))
+
+
+def is_preemption_allowed(victim: "PodInfo", preemptor: "PodInfo") -> bool:
+    """Only pods of strictly lower priority may be evicted."""
+    return victim.priority < preemptor.priority
+
+
+def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
+                           pdbs: Sequence[DisruptionBudget], times: StartTimes) -> tuple[Victims | None, Status]:
+    """The fewest lower-priority pods to evict from `node_info` for `pod` to fit.
+
+    `state` and `node_info` must be copies: both are changed. Returns the victims and
+    Success, or None and the status saying why this node cannot help."""
+
+    def remove(victim: "PodInfo") -> None:
+        node_info.remove_pod(victim)
+        s = handle.run_pre_filter_extension_remove_pod(state, pod, victim, node_info)
+        if not s.is_success:
+            raise _Abort(_as_error(s))
+
+    def add(victim: "PodInfo") -> None:
+        node_info.add_pod(victim)
+        s = handle.run_pre_filter_extension_add_pod(state, pod, victim, node_info)
+        if not s.is_success:
+            raise _Abort(_as_error(s))
+
+    try:
+        potential = [p for p in list(node_info.pods) if is_preemption_allowed(p, pod)]
+        for p in potential:
+            remove(p)
+        if not potential:
+            return None, unresolvable(ERR_NO_VICTIMS)
+
+        # Not fitting even with every lower-priority pod gone: this node cannot help.
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if not status.is_success:
+            return None, status
+
+        def less(a: "PodInfo", b: "PodInfo") -> bool:
+            return more_important_pod(a, b, times)
+
+        go_sort_slice(potential, less)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list["PodInfo"] = []
+
+        def reprieve(p: "PodInfo") -> bool:
+            """Put `p` back; keep it if the pod still fits, else it is a victim."""
+            add(p)
+            fits = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success
+            if not fits:
+                remove(p)
+                victims.append(p)
+            return fits
+
+        num_violating = sum(1 for p in violating if not reprieve(p))
+        for p in non_violating:
+            reprieve(p)
+        if violating and non_violating:
+            go_sort_slice(victims, less)
+        return Victims(tuple(victims), num_violating), SUCCESS
+    except _Abort as abort:
+        return None, abort.status
+
+
+# --- candidates --------------------------------------------------------------------------
+
+def calculate_num_candidates(num_nodes: int, percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
+                             absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE) -> int:
+    """How many candidates the dry run looks for: `percentage` of the nodes, at least
+    `absolute`, at most all of them."""
+    n = num_nodes * percentage // 100
+    return min(max(n, absolute), num_nodes)
+
+
+def nodes_where_preemption_might_help(nodes: Sequence["NodeInfo"], statuses: NodeToStatus) -> list["NodeInfo"]:
+    """The nodes rejected with plain Unschedulable (absent nodes share the absent status),
+    in node order. UnschedulableAndUnresolvable nodes cannot be fixed by evicting pods."""
+    return [ni for ni in nodes if statuses.get(ni.name).code is Code.UNSCHEDULABLE]
+
+
+@dataclass
+class DryRun:
+    """What the dry run found: candidates (PDB-respecting ones first), the statuses of the
+    nodes that are no candidate, and the errors met."""
+
+    candidates: list[Candidate]
+    statuses: NodeToStatus
+    errors: list[str] = field(default_factory=list)
+    visited: list[str] = field(default_factory=list)
+
+
+def dry_run_preemption(handle: "Handle", state: CycleState, pod: "PodInfo", potential: Sequence["NodeInfo"],
+                       pdbs: Sequence[DisruptionBudget], offset: int, num_candidates: int,
+                       times: StartTimes) -> DryRun:
+    """Visit `potential` round-robin from `offset` and stop once at least one PDB-respecting
+    candidate is known and `num_candidates` candidates in all (each kind keeps at most
+    `num_candidates`)."""
+    non_violating: list[Candidate] = []
+    violating: list[Candidate] = []
+    out = DryRun([], NodeToStatus())
+    n = len(potential)
+    for i in range(n):
+        ni = potential[(offset + i) % n]
+        out.visited.append(ni.name)
+        victims, status = select_victims_on_node(handle, state.clone(), pod, ni.clone(), pdbs, times)
+        if status.is_success and victims is not None and victims.pods:
+            kept = non_violating if victims.num_pdb_violations == 0 else violating
+            if len(kept) < num_candidates:
+                kept.append(Candidate(ni.name, victims))
+            if non_violating and len(non_violating) + len(violating) >= num_candidates:
+                break
+            continue
+        if status.is_success:
+            status = Status.error(ERR_EXPECTED_VICTIM.format(node=ni.name))
+        if status.code is Code.ERROR:
+            out.errors.append(status.message())
+        out.statuses.set(ni.name, status)
+    out.candidates = non_violating + violating
+    return out
+
+
+def pick_one_node_for_preemption(candidates: Sequence[Candidate], times: StartTimes) -> str:
+    """The best candidate's node: each criterion in turn narrows the tied candidates; the
+    first of the remaining ones wins."""
+    if not candidates:
+        return ""
+    criteria: list[Callable[[Victims], int]] = [
+        lambda v: -v.num_pdb_violations,
+        lambda v: -v.pods[0].priority,
+        lambda v: -sum(p.priority + _PRIORITY_SHIFT for p in v.pods),
+        lambda v: -len(v.pods),
+        lambda v: earliest_start_of_highest_priority(v.pods, times),
+    ]
+    remaining = list(candidates)
+    for score in criteria:
+        best: int | None = None
+        tied: list[Candidate] = []
+        for c in remaining:
+            s = score(c.victims)
+            if best is None or s > best:
+                best, tied = s, []
+            if s == best:
+                tied.append(c)
+        if len(tied) == 1:
+            return tied[0].node_name
+        remaining = tied
+    return remaining[0].node_name
+
+
+def select_candidate(candidates: Sequence[Candidate], times: StartTimes) -> Candidate | None:
+    if not candidates:
+        return None
+    if len(candidates) == 1:
+        return candidates[0]
+    by_node = {c.node_name: c for c in candidates}
+    return by_node.get(pick_one_node_for_preemption(candidates, times), candidates[0])
+
+
+def _aggregate(errors: Sequence[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one message as is, several deduplicated in brackets."""
+    unique = list(dict.fromkeys(errors))
+    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
+
+
+# --- the whole attempt -------------------------------------------------------------------
+
+def victim_key(pod: "PodInfo") -> str:
+    return f"{pod.namespace}/{pod.name}"
+
+
+def _details(offset: int, num_candidates: int, potential: Sequence["NodeInfo"], run: DryRun | None,
+             chosen: Candidate | None) -> dict[str, Any]:
+    return {
+        "potentialNodes": [ni.name for ni in potential],
+        "offset": offset,
+        "numCandidates": num_candidates,
+        "visited": list(run.visited) if run else [],
+        "candidates": [{"node": c.node_name, "victims": [victim_key(p) for p in c.victims.pods],
+                        "numPDBViolations": c.victims.num_pdb_violations}
+                       for c in (run.candidates if run else ())],
+        "nodeStatuses": {name: s.to_json(with_plugin=True) for name, s in (run.statuses.statuses.items()
+                                                                         if run else ())},
+        "selected": chosen.node_name if chosen else "",
+    }
+
+
+def preempt(handle: "Handle", state: CycleState, pod: "PodInfo", statuses: NodeToStatus, *,
+            offset: int = 0, percentage: int = DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
+            absolute: int = DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE) -> tuple[PostFilterResult | None, Status]:
+    """Find candidates, pick one: (result naming the node and victims, Success); or (result
+    with no node, Unschedulable with the FitError-style message); or (None, Error).
+    The pod's eligibility to preempt is the caller's check."""
+    all_nodes = handle.snapshot.node_infos
+    if not all_nodes:
+        return None, Status.error(ERR_NO_NODES)
+    times = StartTimes()
+    potential = nodes_where_preemption_might_help(all_nodes, statuses)
+    run: DryRun | None = None
+    num = 0
+    if potential:
+        offset = offset % len(potential)
+        num = calculate_num_candidates(len(potential), percentage, absolute)
+        run = dry_run_preemption(handle, state, pod, potential, disruption_budgets(handle.snapshot),
+                                 offset, num, times)
+        candidates, node_statuses = run.candidates, run.statuses
+        if run.errors and not candidates:
+            return None, Status.error(_aggregate(run.errors))
+    else:
+        candidates, node_statuses = [], NodeToStatus()
+
+    if not candidates:
+        node_statuses.absent = unresolvable(ERR_NOT_HELPFUL)
+        message = fit_error_message(len(all_nodes), node_statuses)
+        return (PostFilterResult("", "Override", (), _details(offset, num, potential, run, None)),
+                unschedulable(message))
+
+    best = select_candidate(candidates, times)
+    if best is None or not best.node_name:
+        return None, unschedulable(ERR_NO_CANDIDATE)
+    victims = tuple(victim_key(p) for p in best.victims.pods)
+    return PostFilterResult(best.node_name, "Override", victims, _details(offset, num, potential, run, best)), SUCCESS
