@@ -1,0 +1,1 @@
+"""One module per command; each defines the typer function `cli.py` registers."""

@@ -1,0 +1,44 @@
+"""The command's environment: streams, terminal or not, colour, width.
+
+Commands take an `Environment` instead of touching `sys` or creating consoles, so a
+test can run any command end to end, pretend to be a terminal or a pipe, and read
+what it printed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import BinaryIO, TextIO
+
+from rich.console import Console
+
+
+@dataclass
+class Environment:
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    stdin: BinaryIO | None = None
+    is_terminal: bool | None = None     # None: ask the stream
+    color: bool | None = None           # None: rich decides (NO_COLOR honoured)
+    width: int | None = None            # None: terminal width, 80 when not a terminal
+
+    def __post_init__(self) -> None:
+        if self.stdin is None:
+            self.stdin = getattr(sys.stdin, "buffer", None)
+        if self.is_terminal is None:
+            self.is_terminal = bool(getattr(self.stdout, "isatty", lambda: False)())
+        if self.color is None:
+            self.color = self.is_terminal and not os.environ.get("NO_COLOR")
+
+    def console(self, stderr: bool = False) -> Console:
+        """A rich console on stdout (or stderr): plain text, 80 columns, when not a terminal."""
+        stream = self.stderr if stderr else self.stdout
+        width = self.width or (None if self.is_terminal else 80)
+        return Console(file=stream, force_terminal=self.is_terminal, no_color=not self.color,
+                       color_system="auto" if self.color else None, width=width,
+                       highlight=False, soft_wrap=False)
+
+    def error(self, message: str) -> None:
+        """One line on stderr, never wrapped."""
+        self.stderr.write(message.rstrip("\n") + "\n")
