@@ -14,6 +14,8 @@ import sys
 import typer
 
 from .commands import explain as explain_cmd
+from .commands import live as live_cmd
+from .commands import lint as lint_cmd
 from .commands.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_SCHEDULED
 
 HELP = """Why didn't my pod schedule? Runs kube-scheduler v1.35.4's filter and score plugins over
@@ -27,6 +29,9 @@ app = typer.Typer(add_completion=True, help=HELP, no_args_is_help=True, rich_mar
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 app.command("explain")(explain_cmd.command)
+app.command("pod")(live_cmd.pod_command)
+app.command("snapshot")(live_cmd.snapshot_command)
+app.command("lint")(lint_cmd.command)
 
 
 @app.command("version")
@@ -65,5 +70,40 @@ def main(argv: list[str] | None = None, prog_name: str = "kexplain") -> None:
 
 
 def kubectl_main() -> None:
-    """`kubectl kexplain ...` (kubectl runs kubectl-kexplain from PATH)."""
-    main(prog_name="kubectl kexplain")
+    """`kubectl kexplain ...` (kubectl runs kubectl-kexplain from PATH): `kubectl kexplain NAME`
+    explains the live pod NAME; a subcommand or a manifest file works as for `kexplain`."""
+    main(kubectl_args(sys.argv[1:]), prog_name="kubectl kexplain")
+
+
+def kubectl_args(args: list[str]) -> list[str]:
+    """`pod` put in front unless the first argument that is not an option (or an option's
+    value) is a subcommand or an existing file; options alone (`-A`, `--pending`) mean `pod`."""
+    if not args or args[0] in ("-h", "--help", "--install-completion", "--show-completion"):
+        return args
+    takes_value = _options_with_values()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        if arg.startswith("-") and arg != "-":
+            if "=" not in arg and arg in takes_value:
+                i += 1
+            i += 1
+            continue
+        if arg in _subcommands() or arg == "-" or os.path.exists(arg):
+            return args
+        break
+    return ["pod", *args]
+
+
+def _options_with_values() -> set[str]:
+    """Every option name of every command that takes a value (not a flag)."""
+    group = typer.main.get_command(app)
+    out: set[str] = set()
+    for cmd in getattr(group, "commands", {}).values():
+        for param in cmd.params:
+            if (getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False)
+                    and not getattr(param, "count", False)):
+                out.update(param.opts)
+    return out

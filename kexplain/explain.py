@@ -38,6 +38,7 @@ class Request:
     max_bytes: int = DEFAULT_MAX_BYTES
     preemption_offset: int = 0
     preemption: bool = True
+    filter_all: bool = True       # record every Filter plugin per node (trace key filterAll)
 
 
 @dataclass
@@ -82,13 +83,28 @@ def pending_pod(objs: list[tuple[dict[str, Any], Source]], path: str) -> tuple[d
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
     config = read_config(req.config_path, req.max_bytes)
     pod_obj, pod_src = pending_pod(load_objects([req.pod_path], req.max_bytes, stdin), req.pod_path)
-    cluster = [(o, s) for o, s in load_objects(req.node_paths, req.max_bytes, stdin)
-               if o.get("kind") in CLUSTER_KINDS]
+    cluster = load_objects(req.node_paths, req.max_bytes, stdin)
+    return inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored)
+
+
+def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
+                        cluster: list[tuple[dict[str, Any], Source]], config: SchedulerConfig,
+                        stored: bool = False) -> Inputs:
+    """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
+    of other kinds are ignored; admission runs unless the objects were stored."""
+    cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
-    if not req.stored:
+    if not stored:
         from .admission import admit
         admitted = admit(cluster, (pod_obj, pod_src))
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+    snapshot, nominated = build_cluster(cluster)
+    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
+
+
+def build_cluster(cluster: list[tuple[dict[str, Any], Source]]) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+    """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
+    by node, from admitted or stored cluster objects. Several pods can share one cluster."""
     nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
     pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
     others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
@@ -98,7 +114,7 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
         info = PodInfo(p)
         if not info.node_name and info.nominated_node_name:
             nominated.setdefault(info.nominated_node_name, []).append(info)
-    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
+    return snapshot, nominated
 
 
 def explain(inputs: Inputs, req: Request) -> Trace:
@@ -117,5 +133,87 @@ def explain(inputs: Inputs, req: Request) -> Trace:
     registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
     fw = Framework(profile, registry, inputs.snapshot, lambda node: inputs.nominated.get(node, []))
     options = Options(start_index=req.start_index,
-                      global_percentage=inputs.config.percentage_of_nodes_to_score)
+                      global_percentage=inputs.config.percentage_of_nodes_to_score,
+                      filter_all=req.filter_all)
     return schedule_pod(fw, inputs.pod, options)
+
+
+# -- many pods against one cluster (lint, replicas) ---------------------------------------
+ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
+
+
+@dataclass
+class Pool:
+    """A cluster loaded, admitted and snapshotted once, to explain many pods against it.
+
+    `load_pool` builds it; `inputs_for` admits one pending pod against it and returns the
+    `Inputs` that `explain` takes. The snapshot is shared by every pod and never changed.
+    """
+
+    snapshot: Snapshot
+    config: SchedulerConfig
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    admission_context: list[tuple[dict[str, Any], Source]] = field(default_factory=list)
+    pod_keys: frozenset[tuple[str, str]] = frozenset()
+    warnings: list[str] = field(default_factory=list)
+    _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
+
+    def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
+        """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
+        what the API server would have created for a pod in a new namespace."""
+        name = (namespace.get("metadata") or {}).get("name") or ""
+        if name in self.snapshot.namespaces:
+            return self.snapshot
+        if name not in self._with_namespace:
+            snap = self.snapshot
+            labels = dict((namespace.get("metadata") or {}).get("labels") or {})
+            objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
+            self._with_namespace[name] = Snapshot(snap.node_infos, {**snap.namespaces, name: labels}, objects)
+        return self._with_namespace[name]
+
+
+def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
+              max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> Pool:
+    """The cluster of `--nodes`, admitted (unless `stored`) and snapshotted once."""
+    config = read_config(config_path, max_bytes)
+    cluster = [(o, s) for o, s in load_objects(node_paths, max_bytes, stdin) if o.get("kind") in CLUSTER_KINDS]
+    from .admission import admit
+    admitted = admit(cluster, None, stored=stored)
+    cluster = admitted.objects
+    nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
+    pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
+    others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
+    snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
+    nominated: dict[str, list[PodInfo]] = {}
+    keys: set[tuple[str, str]] = set()
+    for p in pods:
+        info = PodInfo(p)
+        keys.add((info.namespace, info.name))
+        if not info.node_name and info.nominated_node_name:
+            nominated.setdefault(info.nominated_node_name, []).append(info)
+    context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+    return Pool(snapshot, config, nominated, context, frozenset(keys), list(admitted.warnings))
+
+
+def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False) -> Inputs:
+    """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
+    `load_inputs` would (against the pool's PriorityClasses and RuntimeClasses, refused when a
+    pod of that name exists in the pool); `pod_obj` itself is not changed."""
+    if stored:
+        from .admission.pipeline import copy_json
+        return Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config, pool.nominated)
+    from .admission import admit
+    from .admission.fielderrors import go_quote
+    from .errors import AdmissionRejected
+    meta = pod_obj.get("metadata") if isinstance(pod_obj.get("metadata"), dict) else {}
+    key = (meta.get("namespace") or "default", meta.get("name") or "")
+    if key[1] and key in pool.pod_keys:
+        raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source))
+    pod = admitted.pending
+    snapshot = pool.snapshot
+    namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+    for obj, _ in admitted.objects:
+        if obj.get("kind") == "Namespace" and (obj.get("metadata") or {}).get("name") == namespace:
+            snapshot = pool.snapshot_with_namespace(obj)
+    return Inputs(PodInfo(pod), pod_source, snapshot, pool.config, pool.nominated, list(admitted.warnings))

@@ -1,0 +1,464 @@
+"""Reading a live cluster: the pod to explain and every object the scheduler's plugins read.
+
+Through the official `kubernetes` client, with `get` and `list` only (the RBAC in
+deploy/rbac.yaml grants exactly these). Lists are paged with limit/continue, and a list
+whose continue token expired (410) is read again from the start, as kubectl does. Bodies
+are parsed from the raw JSON (never through the client's models), so objects keep the API's
+own field names; list items get back the `kind` and `apiVersion` the API server leaves out, and
+`metadata.managedFields`, which nothing reads and which can be half of an object, is
+dropped. These objects were stored by the API server: the admission steps must not run on
+them again (`stored=True`).
+
+Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
+TLS) become one `LiveError` line naming what is wrong, never a credential.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from ..errors import KexplainError, Source
+
+DEFAULT_CHUNK_SIZE = 500          # kubectl's --chunk-size
+DEFAULT_TIMEOUT = 30.0            # seconds per request
+MAX_RELISTS = 3                   # a list whose continue token keeps expiring
+POD_FIELD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"   # as kube-scheduler's informer
+SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount"
+SERVICE_HOST_ENV = "KUBERNETES_SERVICE_HOST"
+
+Obj = dict[str, Any]
+Progress = Callable[[str, int, "int | None"], None]   # (resource, items read, total when known)
+
+
+class _Expired(Exception):
+    """A continue token the API server no longer honours (410): list again from the start."""
+
+
+class LiveError(KexplainError):
+    """The cluster could not be read: no kubeconfig, refused credentials, no permission,
+    unreachable, too slow. One line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One kind kexplain reads, how the client lists it, and what RBAC must allow."""
+
+    kind: str
+    plural: str        # the RBAC resource name
+    group: str         # the API group ("" = core)
+    version: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def path(self) -> str:
+        """The cluster-wide collection (every namespace for namespaced kinds)."""
+        root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        return f"{root}/{self.plural}"
+
+    @property
+    def group_label(self) -> str:
+        return f'API group "{self.group}"'
+
+
+# Everything the pipeline reads, in the order it is read and written to a snapshot.
+RESOURCES: tuple[Resource, ...] = (
+    Resource("Namespace", "namespaces", "", "v1"),
+    Resource("PriorityClass", "priorityclasses", "scheduling.k8s.io", "v1"),
+    Resource("RuntimeClass", "runtimeclasses", "node.k8s.io", "v1"),
+    Resource("Node", "nodes", "", "v1"),
+    Resource("CSINode", "csinodes", "storage.k8s.io", "v1"),
+    Resource("StorageClass", "storageclasses", "storage.k8s.io", "v1"),
+    Resource("PersistentVolume", "persistentvolumes", "", "v1"),
+    Resource("PersistentVolumeClaim", "persistentvolumeclaims", "", "v1"),
+    Resource("Pod", "pods", "", "v1"),
+    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", "v1"),
+    Resource("Service", "services", "", "v1"),
+    Resource("ReplicaSet", "replicasets", "apps", "v1"),
+    Resource("StatefulSet", "statefulsets", "apps", "v1"),
+    Resource("ReplicationController", "replicationcontrollers", "", "v1"),
+)
+PODS = next(r for r in RESOURCES if r.plural == "pods")
+
+
+# --- connecting -----------------------------------------------------------------------------
+
+@dataclass
+class Connection:
+    """An API client and where it points; `namespace` is the context's (or the pod's own
+    service account namespace in a cluster), `default` when neither says."""
+
+    api_client: Any
+    server: str
+    namespace: str
+    context: str | None = None     # None: in-cluster configuration
+
+    @property
+    def where(self) -> str:
+        who = f'context "{self.context}"' if self.context is not None else "in-cluster configuration"
+        return f"{self.server} ({who})"
+
+
+def safe_url(url: str) -> str:
+    """The server URL without any user:password part."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the API server"
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def kubeconfig_paths(explicit: str | None) -> tuple[list[str], str]:
+    """The kubeconfig files to read (existing ones) and how they were chosen, for messages."""
+    if explicit:
+        return ([explicit] if os.path.exists(os.path.expanduser(explicit)) else []), f"--kubeconfig {explicit}"
+    env = os.environ.get("KUBECONFIG")
+    if env:
+        paths = [p for p in env.split(os.pathsep) if p]
+        return [p for p in paths if os.path.exists(os.path.expanduser(p))], f"KUBECONFIG={env}"
+    default = os.path.join(os.path.expanduser("~"), ".kube", "config")
+    return ([default] if os.path.exists(default) else []), default
+
+
+def in_cluster() -> bool:
+    return bool(os.environ.get(SERVICE_HOST_ENV)) and os.path.exists(os.path.join(SA_DIR, "token"))
+
+
+def _new_configuration() -> Any:
+    import urllib3
+    from kubernetes.client.configuration import Configuration
+
+    cfg = Configuration()
+    # No silent retries: they would multiply the timeout and log warnings on stderr.
+    cfg.retries = urllib3.Retry(total=0, read=0, redirect=0, raise_on_redirect=False)
+    return cfg
+
+
+def connect(kubeconfig: str | None = None, context: str | None = None) -> Connection:
+    """A client from the kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) or, when there
+    is none and kexplain runs in a pod, from the pod's service account."""
+    from kubernetes.client.api_client import ApiClient
+
+    cfg = _new_configuration()
+    paths, chosen = kubeconfig_paths(kubeconfig)
+    if paths:
+        context, namespace = _load_kubeconfig(cfg, paths, chosen, context)
+    elif kubeconfig or os.environ.get("KUBECONFIG"):
+        raise LiveError(f"kubeconfig not found: {chosen} does not exist")
+    elif context is None and in_cluster():
+        namespace = _load_in_cluster(cfg)
+    else:
+        extra = f' (asked for context "{context}")' if context else ""
+        raise LiveError(f"no kubeconfig: {chosen} does not exist, KUBECONFIG is not set{extra} and "
+                        "kexplain is not running in a cluster; pass --kubeconfig FILE")
+    if not cfg.verify_ssl:
+        import urllib3
+        warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
+    return Connection(ApiClient(cfg), safe_url(cfg.host), namespace or "default", context)
+
+
+def _load_kubeconfig(cfg: Any, paths: list[str], chosen: str,
+                     context: str | None) -> tuple[str, str]:
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    joined = os.pathsep.join(paths)
+    try:
+        contexts, current = kube_config.list_kube_config_contexts(joined)
+    except (ConfigException, OSError, ValueError, AttributeError, TypeError) as err:
+        raise LiveError(f"cannot read the kubeconfig {chosen}: {_first_line(err)}") from None
+    names = [c.get("name") for c in contexts or []]
+    name = context or (current or {}).get("name")
+    if not name:
+        raise LiveError(f"the kubeconfig {chosen} has no current context; pass --context "
+                        f"(one of: {', '.join(map(str, names)) or 'none'})")
+    if name not in names:
+        raise LiveError(f'context "{name}" not found in the kubeconfig {chosen} '
+                        f"(it has: {', '.join(map(str, names)) or 'none'})")
+    entry = next(c for c in contexts if c.get("name") == name)
+    namespace = ((entry.get("context") or {}).get("namespace")) or "default"
+    try:
+        kube_config.load_kube_config(config_file=joined, context=name, client_configuration=cfg,
+                                     persist_config=False)
+    except (ConfigException, OSError, ValueError, TypeError, KeyError) as err:
+        raise LiveError(f'cannot use context "{name}" of the kubeconfig {chosen}: {_first_line(err)}') from None
+    return name, namespace
+
+
+def _load_in_cluster(cfg: Any) -> str:
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.incluster_config import InClusterConfigLoader
+
+    try:
+        InClusterConfigLoader(token_filename=os.path.join(SA_DIR, "token"),
+                              cert_filename=os.path.join(SA_DIR, "ca.crt")).load_and_set(cfg)
+    except (ConfigException, OSError) as err:
+        raise LiveError(f"cannot use the in-cluster configuration: {_first_line(err)}") from None
+    try:
+        with open(os.path.join(SA_DIR, "namespace"), encoding="utf-8") as fh:
+            return fh.read().strip() or "default"
+    except OSError:
+        return "default"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0]
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+class ClusterReader:
+    """get and list against one API server, paged, with errors turned into one line."""
+
+    def __init__(self, conn: Connection, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                 timeout: float = DEFAULT_TIMEOUT, progress: Progress | None = None) -> None:
+        self.conn = conn
+        self.chunk_size = max(1, chunk_size)
+        self.timeout = timeout
+        self.progress = progress
+
+    def get_pod(self, namespace: str, name: str) -> Obj:
+        """The pod as stored, with its kind and apiVersion."""
+        path = f"/api/v1/namespaces/{quote(namespace, safe='')}/pods/{quote(name, safe='')}"
+        with self._errors("get", PODS, namespace=namespace, name=name):
+            obj = self._get(path)
+        return _stored(obj, PODS)
+
+    def list(self, res: Resource) -> list[Obj]:
+        """Every object of a kind, cluster-wide, in the API server's order."""
+        for _ in range(MAX_RELISTS + 1):
+            items = self._list_once(res)
+            if items is not None:
+                return items
+        raise LiveError(f"the list of {res.plural} kept expiring (410 Gone) in all {MAX_RELISTS + 1} "
+                        "attempts to page through it; retry, or raise --chunk-size")
+
+    def _list_once(self, res: Resource) -> list[Obj] | None:
+        """None when a continue token expired: the caller lists again from the start."""
+        items: list[Obj] = []
+        token: str | None = None
+        while True:
+            query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
+            if res is PODS:
+                query.append(("fieldSelector", POD_FIELD_SELECTOR))
+            if token:
+                query.append(("continue", token))
+            try:
+                with self._errors("list", res, expirable=True):
+                    body = self._get(res.path, query)
+            except _Expired:
+                return None
+            meta = body.get("metadata") or {}
+            items.extend(_stored(item, res) for item in body.get("items") or [])
+            token = meta.get("continue") or None
+            if self.progress is not None:
+                remaining = meta.get("remainingItemCount")
+                total = len(items) + remaining if isinstance(remaining, int) and token else (
+                    None if token else len(items))
+                self.progress(res.plural, len(items), total)
+            if not token:
+                return items
+
+    def read_cluster(self) -> list[tuple[Obj, Source]]:
+        """Every object of every kind in RESOURCES, kinds in that order."""
+        out: list[tuple[Obj, Source]] = []
+        for res in RESOURCES:
+            src = Source(f"{self.conn.server}{res.path}")
+            out.extend((obj, src) for obj in self.list(res))
+        return out
+
+    def server_version(self) -> str | None:
+        """The API server's gitVersion (GET /version, readable by anyone), None when unknown."""
+        try:
+            with self._errors("get", None, path="/version"):
+                version = self._get("/version").get("gitVersion")
+        except LiveError:
+            return None
+        return version if isinstance(version, str) else None
+
+    def _get(self, path: str, query: list[tuple[str, Any]] | None = None) -> Obj:
+        """GET through the client's ApiClient (its auth, TLS and proxy settings), the body
+        parsed from the raw JSON. The typed API classes are not used: importing them and
+        their models costs seconds, and they would only build these same paths."""
+        from kubernetes.client.exceptions import ApiException
+
+        client = self.conn.api_client
+        headers = {"Accept": "application/json"}
+        if hasattr(client, "param_serialize"):          # clients generated by openapi-generator 7
+            request = client.param_serialize("GET", path, query_params=query or [], header_params=headers,
+                                             auth_settings=["BearerToken"])
+            resp = client.call_api(*request, _request_timeout=self.timeout)
+            data = resp.read()
+            if not 200 <= resp.status <= 299:
+                raise ApiException(status=resp.status, reason=resp.reason,
+                                   body=data.decode("utf-8", "replace") if data else None)
+        else:                                           # the older generator: raises on errors itself
+            resp = client.call_api(path, "GET", query_params=query or [], header_params=headers,
+                                   auth_settings=["BearerToken"], _preload_content=False,
+                                   _return_http_data_only=True, _request_timeout=self.timeout)
+            data = resp.data
+        try:
+            body = json.loads(data)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise LiveError(f"the API server at {self.conn.where} answered GET {path} with something "
+                            "that is not a JSON object")
+        return body
+
+    @contextmanager
+    def _errors(self, verb: str, res: Resource | None, namespace: str | None = None,
+                name: str | None = None, path: str | None = None,
+                expirable: bool = False) -> Iterator[None]:
+        """The client's exceptions as one line each; with `expirable`, a 410 raises _Expired."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.config.config_exception import ConfigException
+
+        what = path or (f"{verb} {res.plural}" if res else verb)
+        try:
+            yield
+        except ApiException as err:
+            if expirable and err.status == 410:
+                raise _Expired() from None
+            raise self._api_error(err, verb, res, namespace, name, what) from None
+        except urllib3.exceptions.MaxRetryError as err:
+            raise self._transport_error(err.reason or err, what) from None
+        except (urllib3.exceptions.HTTPError, OSError) as err:
+            raise self._transport_error(err, what) from None
+        except ConfigException as err:   # e.g. an exec credential plugin that failed
+            raise LiveError(f"cannot get credentials for {self.conn.where}: {_first_line(err)}") from None
+
+    def _api_error(self, err: Any, verb: str, res: Resource | None, namespace: str | None,
+                   name: str | None, what: str) -> LiveError:
+        server = self.conn.where
+        status = err.status or 0
+        said = _status_message(err.body)
+        if status == 0:   # the client reports TLS failures this way
+            reason = (str(err.reason or "").splitlines() or ["TLS error"])[-1]
+            return LiveError(f"TLS error talking to the API server at {server}: {reason}")
+        if status == 401:
+            return LiveError(f"unauthorized (401): the API server at {server} refused the credentials "
+                             "(expired or revoked?); log in again, e.g. check that `kubectl get nodes` works")
+        if status == 403 and res is not None:
+            scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+            detail = f" (the API server said: {said})" if said else ""
+            return LiveError(f'forbidden (403): kexplain needs "{verb}" on resource "{res.plural}" in '
+                             f"{res.group_label} {scope}{detail}; grant the read-only ClusterRole of "
+                             "deploy/rbac.yaml")
+        if status == 404 and res is PODS and name:
+            return LiveError(f'pod "{name}" not found in namespace "{namespace}" ({server})')
+        if status == 404 and res is not None:
+            return LiveError(f"the API server at {server} does not serve {res.plural} "
+                             f"({res.api_version}, 404); kexplain needs Kubernetes v1.21 or newer")
+        detail = f": {said}" if said else ""
+        return LiveError(f"the API server at {server} answered {status} {err.reason or ''} to "
+                         f"{what}{detail}".replace("  ", " "))
+
+    def _transport_error(self, err: BaseException, what: str) -> LiveError:
+        import urllib3
+
+        server = self.conn.where
+        if isinstance(err, urllib3.exceptions.NewConnectionError):   # a ConnectTimeoutError subclass
+            return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err)}")
+        if isinstance(err, (urllib3.exceptions.TimeoutError, TimeoutError)):
+            return LiveError(f"timed out after {self.timeout:g}s waiting for the API server at {server} "
+                             f"({what}); is it overloaded? raise --request-timeout")
+        if isinstance(err, urllib3.exceptions.SSLError):
+            return LiveError(f"TLS error talking to the API server at {server}: {_first_line(err)}")
+        return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err)}")
+
+
+def _connection_reason(err: BaseException) -> str:
+    """"connection refused", "name or service not known", ... without urllib3's object reprs."""
+    seen: set[int] = set()
+    cur: BaseException | None = err
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.strerror:
+            return cur.strerror.lower()
+        cur = cur.__cause__ or cur.__context__
+    text = re.sub(r"^<[^>]*>: ", "", _first_line(err))      # "<...HTTPConnection object at 0x..>: "
+    text = re.sub(r"\[Errno -?\d+\] ", "", text)
+    return text.rstrip(".") or type(err).__name__
+
+
+def _status_message(body: Any) -> str:
+    """The message of a metav1.Status body, on one line."""
+    if not body:
+        return ""
+    try:
+        status = json.loads(body)
+    except (TypeError, ValueError):
+        return ""
+    msg = status.get("message") if isinstance(status, dict) else None
+    return " ".join(str(msg).split()) if msg else ""
+
+
+def _stored(item: Obj, res: Resource) -> Obj:
+    """A list item as a standalone object: kind and apiVersion first, no managedFields."""
+    out = {"apiVersion": res.api_version, "kind": res.kind}
+    out.update((k, v) for k, v in item.items() if k not in ("apiVersion", "kind"))
+    meta = out.get("metadata")
+    if isinstance(meta, dict) and "managedFields" in meta:
+        out["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+    return out
+
+
+# --- what was read ----------------------------------------------------------------------------
+
+def is_pending_unschedulable(pod: Obj) -> bool:
+    """Pending, not bound, and the scheduler reported PodScheduled=False."""
+    if (pod.get("status") or {}).get("phase", "Pending") != "Pending":
+        return False
+    if (pod.get("spec") or {}).get("nodeName"):
+        return False
+    cond = pod_scheduled_condition(pod)
+    return cond is not None and cond.get("status") == "False"
+
+
+def pod_scheduled_condition(pod: Obj) -> Obj | None:
+    for cond in (pod.get("status") or {}).get("conditions") or []:
+        if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
+            return cond
+    return None
+
+
+def same_pod(a: Obj, b: Obj) -> bool:
+    ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
+    if ma.get("uid") and mb.get("uid"):
+        return ma["uid"] == mb["uid"]
+    return (ma.get("namespace"), ma.get("name")) == (mb.get("namespace"), mb.get("name"))
+
+
+def as_pending(pod: Obj, cluster: list[tuple[Obj, Source]]) -> tuple[Obj, list[tuple[Obj, Source]], str | None]:
+    """The pod to explain and the cluster to explain it against.
+
+    A pending pod is explained as it is, against everything read (its own unbound copy in
+    the pod list changes nothing: the scheduler ignores the pod itself among nominated pods).
+    A pod that is already bound is explained as if it were pending now: without its binding,
+    and without itself on its node. The note says so."""
+    node = (pod.get("spec") or {}).get("nodeName")
+    if not node:
+        return pod, cluster, None
+    spec = {k: v for k, v in pod["spec"].items() if k != "nodeName"}
+    status = {k: v for k, v in (pod.get("status") or {}).items() if k != "nominatedNodeName"}
+    unbound = {**pod, "spec": spec, "status": status}
+    rest = [(o, s) for o, s in cluster if not (o.get("kind") == "Pod" and same_pod(o, pod))]
+    meta = pod.get("metadata") or {}
+    note = (f"pod {meta.get('namespace')}/{meta.get('name')} is already bound to node {node}; "
+            "explaining where the scheduler would place it now, without it")
+    return unbound, rest, note
