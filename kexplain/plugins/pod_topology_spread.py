@@ -34,7 +34,7 @@ LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"
-SYSTEM_DEFAULTING, LIST_DEFAULTING = "System", "List"
+SYSTEM_DEFAULTING = "System"  # the other defaultingType, "List", takes args.defaultConstraints
 MAX_INT32 = 2**31 - 1
 INVALID_SCORE = -1
 

@@ -34,11 +34,11 @@ def _ns_name(obj: Mapping[str, Any]) -> tuple[str, str]:
 
 @dataclass
 class OwnerIndex:
-    """Services per namespace, and controllers by (namespace, name), as the listers see them."""
+    """Services per namespace, and controllers by (kind, namespace, name), as the listers see them."""
 
     # namespace -> selectors (label maps) of the Services with a non-null selector, in file order
     services: dict[str, list[dict[str, str]]] = field(default_factory=dict)
-    # (namespace, name) -> the controller object's spec.selector (raw, may be None)
+    # (kind, namespace, name) -> the controller object's spec.selector (raw, may be None)
     controllers: dict[tuple[str, str, str], Any] = field(default_factory=dict)
 
     @classmethod
