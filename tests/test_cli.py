@@ -180,3 +180,21 @@ def test_bad_config(capsys, tmp_path):
     code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", write(tmp_path, "n.yaml", NODE),
                        "--config", write(tmp_path, "c.yaml", cfg))
     assert code == 2 and "NoSuchPlugin" in err
+
+
+def test_statefulset_without_uid_is_explained(capsys, tmp_path):
+    """Owner references need a uid; a manifest without one gets a stable derived uid."""
+    sts = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: pg}
+spec:
+  selector: {matchLabels: {app: pg}}
+  template:
+    metadata: {labels: {app: pg}}
+    spec:
+      containers: [{name: c, image: postgres, resources: {requests: {cpu: 100m}}}]
+"""
+    code, out, err = run(capsys, write(tmp_path, "s.yaml", sts), "--nodes", write(tmp_path, "n.yaml", NODE),
+                         "-o", "json")
+    assert code == 0, err
+    assert json.loads(out)["pod"]["name"] == "pg-0"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import uuid
 from typing import Any
 
 from ..errors import InputError, Source
@@ -17,6 +18,12 @@ TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
     "CronJob": ("spec", "jobTemplate", "spec", "template"),
 }
 WORKLOAD_KINDS = frozenset(TEMPLATE_PATHS)
+
+
+def _derived_uid(kind: str, namespace: str, name: str) -> str:
+    """A stable uid for a manifest that has none (the API server would assign one; owner
+    references must carry one to pass validation)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"kexplain:{kind}/{namespace}/{name}"))
 
 
 def pod_from_workload(obj: dict[str, Any], source: Source) -> dict[str, Any]:
@@ -47,5 +54,6 @@ def pod_from_workload(obj: dict[str, Any], source: Source) -> dict[str, Any]:
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
         pod_meta["ownerReferences"] = [{
             "apiVersion": obj.get("apiVersion", ""), "kind": kind, "name": name,
-            "uid": meta.get("uid", ""), "controller": True}]
+            "uid": meta.get("uid") or _derived_uid(kind, meta.get("namespace") or "default", name),
+            "controller": True}]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": template.get("spec") or {}}
