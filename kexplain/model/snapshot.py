@@ -108,6 +108,22 @@ class Snapshot:
             self._cache[key] = build()
         return self._cache[key]
 
+    # -- changes: a snapshot is never edited in place ----------------------------------
+    def with_pod_bound(self, pod: PodInfo) -> "Snapshot":
+        """A new snapshot in which `pod` is bound to `pod.node_name`, as after a binding.
+
+        Only that node's NodeInfo is cloned; the other NodeInfos, the namespaces and the
+        other objects are shared. The new snapshot starts with an empty `cached` store, so
+        no index built over this one (by the snapshot or by a plugin) is ever reused for it.
+        """
+        target = self._by_name.get(pod.node_name)
+        if target is None:
+            raise KeyError(f"no node {pod.node_name!r} in the snapshot")
+        bound = target.clone()
+        bound.add_pod(pod)
+        infos = [bound if ni is target else ni for ni in self.node_infos]
+        return Snapshot(infos, self.namespaces, self.objects)
+
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/affinity",

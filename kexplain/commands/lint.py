@@ -1,0 +1,119 @@
+"""`kexplain lint PATH... [--nodes POOL...]`: schema-valid and schedulable manifests, for CI."""
+from __future__ import annotations
+
+import os
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from ..env import Environment
+from ..errors import KexplainError
+from ..load.yaml_io import DEFAULT_MAX_BYTES
+from ..schemas import DEFAULT_K8S_VERSION
+from .exit_codes import EXIT_BAD_INPUT, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE
+
+EXIT_CLEAN = EXIT_SCHEDULED          # 0: nothing at or above --fail-on
+EXIT_FINDINGS = EXIT_UNSCHEDULABLE   # 1: findings at or above --fail-on
+EXIT_USAGE = EXIT_BAD_INPUT          # 2: bad usage, or an input that cannot be read
+
+HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
+--nodes, run every Pod and workload pod template through the scheduler against the pool
+(each replica placed in turn).
+
+PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' for stdin,
+e.g. `helm template . | kexplain lint - --nodes pool.yaml`.
+
+Formats: text (default), json, junit, sarif, github (workflow annotations; the default when
+GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
+--format, and a format without an --output goes to stdout.
+
+Exit codes: {EXIT_CLEAN} no finding at or above --fail-on; {EXIT_FINDINGS} findings at or above
+--fail-on (default: error); {EXIT_USAGE} bad usage or unreadable input (a manifest, the pool,
+the config or the schemas)."""
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+    sarif = "sarif"
+    github = "github"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    never = "never"
+
+
+def command(
+    paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
+    nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
+                                    help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
+    k8s_version: str = typer.Option(DEFAULT_K8S_VERSION, "--k8s-version", metavar="X.Y",
+                                    help="Kubernetes version whose schemas are used."),
+    strict: bool = typer.Option(False, "--strict", help="Reject fields the schemas do not define."),
+    schemas: List[str] = typer.Option([], "--schemas", metavar="DIR",
+                                      help="Schemas of custom resources: CRD manifests or JSON schemas "
+                                           "(repeatable)."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE",
+                                         help="KubeSchedulerConfiguration for the scheduling check."),
+    stored: bool = typer.Option(False, "--stored",
+                                help="The pool was read from an API server: skip its admission steps."),
+    preemption: bool = typer.Option(True, "--preemption/--no-preemption",
+                                    help="Run the DefaultPreemption dry run for pods that do not fit."),
+    formats: List[Format] = typer.Option([], "--format", "-f", metavar="FORMAT", help="text, json, junit, sarif or github "
+                                                                    "(repeatable)."),
+    outputs: List[str] = typer.Option([], "--output", metavar="FILE",
+                                      help="File for the matching --format ('-': stdout; repeatable)."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", metavar="SEVERITY",
+                                   help="Exit 1 when a finding is at least this severe: error, warning, "
+                                        "info or never."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also show info findings (objects that fit, kinds without schema)."),
+    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
+                                       help="Refuse inputs larger than this."),
+) -> None:
+    from ..lint import FAIL_ON, LintOptions, default_suggester, lint
+    from ..lint_formats import RenderOptions, formats_for, print_text, render
+
+    env = Environment()
+    chosen = formats_for([f.value for f in formats], dict(os.environ))
+    if len(outputs) > len(chosen):
+        env.error("error: more --output files than --format options (each --output belongs to one --format)")
+        raise typer.Exit(EXIT_USAGE)
+    targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
+    if targets.count("-") > 1:
+        env.error("error: only one format can go to stdout: give the others an --output FILE")
+        raise typer.Exit(EXIT_USAGE)
+    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, strict=strict,
+                          schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
+                          max_bytes=max_input_size)
+    try:
+        report = lint(options, env.stdin, suggester=default_suggester())
+    except KexplainError as err:
+        env.error(f"error: {err}")
+        raise typer.Exit(EXIT_USAGE)
+    render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
+    for fmt, target in zip(chosen, targets):
+        if target == "-" and fmt == "text":
+            print_text(report, env.console(), render_options)
+            continue
+        text = render(fmt, report, render_options)
+        if target == "-":
+            env.stdout.write(text)
+            continue
+        try:
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as err:
+            env.error(f"error: {target}: cannot write: {err.strerror or err}")
+            raise typer.Exit(EXIT_USAGE)
+    if report.unreadable:
+        raise typer.Exit(EXIT_USAGE)
+    raise typer.Exit(EXIT_FINDINGS if report.failed(render_options.fail_on) else EXIT_CLEAN)
+
+
+command.__doc__ = HELP

@@ -1,0 +1,693 @@
+"""`kexplain lint`: are these manifests valid, and will their pods schedule on this pool?
+
+Every object of the given files, directories or stdin is checked against the Kubernetes JSON
+schemas of the chosen version (`kexplain.schemas`). With a node pool (`--nodes`), every Pod
+and every workload's pod template then goes through admission and the full scheduling
+pipeline against that pool; a workload with replicas is placed copy by copy
+(`kexplain.place`). The result is a `Report` of `Finding`s, each naming the file, the
+document, the object and the reason; renderers (`kexplain.lint_formats`) print it. Nothing
+here prints.
+
+Each object is judged against the pool alone: the objects being linted do not take room from
+each other, and supporting objects they create (PriorityClasses, PVCs, ...) must be in the pool.
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass, field, replace
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, Sequence
+
+import yaml
+
+from .errors import InputError, KexplainError, Source
+from .load.manifests import expand_paths, read_text
+from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
+from .schemas import DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path
+from .trace import GATED, UNSCHEDULABLE, Trace
+
+if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
+    from .explain import Inputs, Pool
+
+
+class Severity(IntEnum):
+    INFO = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: Severity
+    summary: str
+
+
+RULES: dict[str, Rule] = {r.id: r for r in (
+    Rule("unreadable", Severity.ERROR, "The file or stream cannot be read or parsed."),
+    Rule("invalid-document", Severity.ERROR, "The document is not a Kubernetes object."),
+    Rule("schema", Severity.ERROR, "The object does not match the Kubernetes schema of its kind."),
+    Rule("unknown-field", Severity.ERROR, "The object has a field its schema does not define (strict mode)."),
+    Rule("unknown-api-version", Severity.ERROR,
+         "A built-in API group at a version the chosen Kubernetes version does not serve."),
+    Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
+    Rule("admission", Severity.ERROR, "The API server would refuse the pod (or the workload has no pod template)."),
+    Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
+    Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
+    Rule("replicas", Severity.ERROR, "Only some of the workload's replicas fit on the pool."),
+    Rule("gated", Severity.WARNING, "The pod has scheduling gates: the scheduler will not consider it yet."),
+    Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
+    Rule("fits", Severity.INFO, "The pod (every replica) fits on the pool."),
+    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+)}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an object is: the path ('-' for stdin), the 1-based document (0: the whole file),
+    the item of a List, the line (1-based, when known) and Helm's `# Source:` template."""
+
+    path: str
+    doc: int = 0
+    item: int | None = None
+    line: int | None = None
+    template: str | None = None
+
+    def __str__(self) -> str:
+        out = self.path if self.path != "-" else "<stdin>"
+        if self.doc:
+            out += f": document {self.doc}"
+        if self.item is not None:
+            out += f", item {self.item}"
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.path, "document": self.doc}
+        if self.item is not None:
+            out["item"] = self.item
+        if self.line is not None:
+            out["line"] = self.line
+        if self.template:
+            out["template"] = self.template
+        return out
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+
+    @classmethod
+    def of(cls, obj: Any) -> "ObjectRef":
+        if not isinstance(obj, dict):
+            return cls("", "", "", "")
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        text = [obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"), meta.get("name")]
+        return cls(*(v if isinstance(v, str) else "" for v in text))
+
+    def __str__(self) -> str:
+        if not self.kind:
+            return "object"
+        if not self.name:
+            return self.kind
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    location: Location
+    obj: ObjectRef | None
+    message: str
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
+    suggestions: tuple[str, ...] = ()
+    severity: Severity | None = None       # None: the rule's
+    field: str | None = None               # the field at fault, dotted (`spec.replicas`)
+
+    @property
+    def level(self) -> Severity:
+        return self.severity if self.severity is not None else RULES[self.rule].severity
+
+    def headline(self) -> str:
+        """`Kind ns/name: field: message` (the location is the renderer's business)."""
+        parts = [str(self.obj)] if self.obj is not None else []
+        if self.field:
+            parts.append(self.field)
+        parts.append(self.message)
+        return ": ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rule": self.rule, "severity": self.level.label, **self.location.to_json(),
+                               "object": self.obj.to_json() if self.obj else None, "message": self.message}
+        if self.field:
+            out["field"] = self.field
+        out["suggestions"] = list(self.suggestions)
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
+SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
+                              "fits", "not-scheduled"})
+
+
+@dataclass
+class LintedObject:
+    """One object lint looked at, and which checks ran on it (`schema`, `scheduling`)."""
+
+    location: Location
+    ref: ObjectRef
+    checks: list[str] = field(default_factory=lambda: ["schema"])
+
+    @property
+    def key(self) -> tuple[str, int, int | None]:
+        return (self.location.path, self.location.doc, self.location.item)
+
+
+@dataclass
+class Report:
+    """Everything lint found, in input order."""
+
+    findings: list[Finding] = field(default_factory=list)
+    linted: list[LintedObject] = field(default_factory=list)
+    files: int = 0
+    k8s_version: str = DEFAULT_K8S_VERSION
+    strict: bool = False
+    pool: bool = False
+    warnings: list[str] = field(default_factory=list)      # about the pool, not findings
+
+    @property
+    def objects(self) -> int:
+        return len(self.linted)
+
+    @property
+    def scheduled_objects(self) -> int:
+        return sum(1 for o in self.linted if "scheduling" in o.checks)
+
+    @property
+    def unreadable(self) -> bool:
+        return any(f.rule == "unreadable" for f in self.findings)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.level == severity)
+
+    def failed(self, fail_on: Severity | None) -> bool:
+        return fail_on is not None and any(f.level >= fail_on for f in self.findings)
+
+    def summary(self) -> dict[str, int]:
+        return {"files": self.files, "objects": self.objects, "scheduled": self.scheduled_objects,
+                "errors": self.count(Severity.ERROR), "warnings": self.count(Severity.WARNING),
+                "info": self.count(Severity.INFO),
+                "skipped": sum(1 for f in self.findings if f.rule == "unknown-kind")}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version,
+                "strict": self.strict, "scheduling": self.pool, "summary": self.summary(),
+                "warnings": self.warnings, "findings": [f.to_json() for f in self.findings]}
+
+
+# -- suggestions (hook) -----------------------------------------------------------------------
+Suggester = Callable[["Inputs", Trace], Sequence[str]]
+
+
+SUGGEST_FUNCTION = "verified_suggestions"
+
+
+def default_suggester() -> Suggester | None:
+    """Verified fix suggestions from `kexplain.suggest` when that module is there; None otherwise.
+
+    This is the one place lint is wired to it: lint calls `suggester(inputs, trace)` for the pod
+    (or the replica) that did not fit, with the inputs it was scheduled with, and shows each item
+    returned (its `text` attribute, or the item itself as a string).
+    """
+    try:
+        from . import suggest  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    fn = getattr(suggest, SUGGEST_FUNCTION, None)
+    return fn if callable(fn) else None
+
+
+# -- reading ---------------------------------------------------------------------------------
+class _Loader(SafeLoader):  # type: ignore[misc, valid-type]
+    """Safe loading that keeps timestamps as the strings they were written as, as kubectl's YAML
+    to JSON conversion does (a JSON schema wants a string, not a datetime). The tag of a plain
+    scalar depends on its text alone, so it is remembered (manifests repeat the same keys)."""
+
+    _plain_tags: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = self._plain_tags.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(self._plain_tags) < 50_000 and len(value) < 200:
+                    self._plain_tags[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()}
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class _Unusual(Exception):
+    """A node the fast builder leaves to PyYAML's constructor (merge keys, tags, recursion)."""
+
+
+def _build(loader: Any, root: yaml.Node) -> Any:
+    """The Python value of a composed document, as the safe constructor would make it (shared
+    for aliases), built without the constructor's per-node overhead; raises _Unusual for what
+    only the constructor handles."""
+    memo: dict[int, Any] = {}
+    scalars = loader.yaml_constructors
+
+    def build(node: yaml.Node) -> Any:
+        key = id(node)
+        if key in memo:
+            value = memo[key]
+            if value is _IN_PROGRESS:
+                raise _Unusual("recursive")
+            return value
+        if isinstance(node, yaml.ScalarNode):
+            value = node.value if node.tag == _STR_TAG else scalars[node.tag](loader, node) \
+                if node.tag in scalars and node.tag.startswith("tag:yaml.org,2002:") else _unusual()
+        elif isinstance(node, yaml.MappingNode):
+            if node.tag != _MAP_TAG:
+                raise _Unusual(node.tag)
+            memo[key] = _IN_PROGRESS
+            value = {}
+            for k, v in node.value:
+                if k.tag == _MERGE_TAG or not isinstance(k, yaml.ScalarNode):
+                    raise _Unusual("merge or complex key")
+                value[build(k)] = build(v)
+        elif isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ_TAG:
+                raise _Unusual(node.tag)
+            memo[key] = _IN_PROGRESS
+            value = [build(x) for x in node.value]
+        else:  # pragma: no cover
+            raise _Unusual("node")
+        memo[key] = value
+        return value
+
+    return build(root)
+
+
+_IN_PROGRESS = object()
+
+
+def _unusual() -> Any:
+    raise _Unusual("tag")
+
+
+def _construct(loader: Any, node: yaml.Node) -> Any:
+    try:
+        return _build(loader, node)
+    except (_Unusual, TypeError):      # TypeError: an unhashable key
+        return loader.construct_document(node)
+
+
+@dataclass
+class Document:
+    obj: Any
+    location: Location
+    node: yaml.Node | None = None
+
+
+def _helm_source(lines: list[str], start_line: int) -> str | None:
+    """The `# Source: chart/templates/x.yaml` comment `helm template` writes above a document."""
+    for i in range(min(start_line, len(lines)) - 1, -1, -1):
+        text = lines[i].strip()
+        if text.startswith("# Source:"):
+            return text[len("# Source:"):].strip() or None
+        if text.startswith("---"):
+            return None
+    return None
+
+
+def read_documents(text: str, path: str) -> tuple[list[Document], InputError | None]:
+    """The documents of one file or stream, with their lines; a YAML error ends the file (the
+    documents before it are kept) and is returned."""
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            return [Document(json.loads(text), Location(path, 1, line=1))], None
+        except json.JSONDecodeError:
+            pass
+    docs: list[Document] = []
+    lines = text.splitlines() if "# Source:" in text else []
+    may_alias = "*" in text
+    loader = _Loader(text)
+    index = 0
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            index += 1
+            obj = _construct(loader, node) if node is not None else None
+            if obj is None:
+                continue
+            line = node.start_mark.line + 1
+            if may_alias and isinstance(obj, (dict, list)) and expanded_size(obj, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+                return docs, InputError(f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} values",
+                                        source=Source(path, index))
+            docs.append(Document(obj, Location(path, index, line=line,
+                                               template=_helm_source(lines, line) if lines else None), node))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        error = InputError(f"invalid YAML: {where}{problem}", source=Source(path, index + 1))
+        error.line = mark.line + 1 if mark is not None else None  # type: ignore[attr-defined]
+        return docs, error
+    except RecursionError:
+        return docs, InputError("document is nested too deeply", source=Source(path, index + 1))
+    finally:
+        loader.dispose()
+    return docs, None
+
+
+def line_of(node: yaml.Node | None, path: Iterable[str | int]) -> int | None:
+    """The line of the deepest part of `path` found under `node` (the key's line for a field)."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in path:
+        nxt = None
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            for key, value in node.value:
+                if getattr(key, "value", None) == part:
+                    line, nxt = key.start_mark.line + 1, value
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            nxt = node.value[part]
+            line = nxt.start_mark.line + 1
+        if nxt is None:
+            break
+        node = nxt
+    return line
+
+
+def _unwrap(doc: Document) -> Iterator[Document]:
+    """A `kind: List` (or PodList, ...) becomes its items, each with its own item number and line."""
+    obj = doc.obj
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    if not (isinstance(kind, str) and kind.endswith("List") and isinstance(obj.get("items"), list)):
+        yield doc
+        return
+    items_node = None
+    if isinstance(doc.node, yaml.MappingNode):
+        items_node = next((v for k, v in doc.node.value if getattr(k, "value", None) == "items"), None)
+    for i, item in enumerate(obj["items"]):
+        node = items_node.value[i] if isinstance(items_node, yaml.SequenceNode) and i < len(items_node.value) else None
+        if isinstance(item, dict) and not item.get("kind") and kind != "List":
+            item = {**item, "kind": kind[:-4]}
+        line = node.start_mark.line + 1 if node is not None else doc.location.line
+        yield Document(item, replace(doc.location, item=i, line=line), node)
+
+
+# -- the engine --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LintOptions:
+    paths: tuple[str, ...]
+    node_paths: tuple[str, ...] = ()
+    k8s_version: str = DEFAULT_K8S_VERSION
+    strict: bool = False
+    schema_dirs: tuple[str, ...] = ()
+    config_path: str | None = None
+    stored: bool = False              # the pool was read from an API server: no admission for it
+    preemption: bool = True
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+def replica_count(obj: dict[str, Any]) -> int:
+    """How many pods of the template run at once: spec.replicas (default 1) for Deployments,
+    ReplicaSets, StatefulSets and ReplicationControllers; a Job's parallelism (default 1, at most
+    its completions); a CronJob's job template likewise; 1 for a DaemonSet (its template is
+    checked once, not per node)."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    kind = obj.get("kind")
+    if kind == "CronJob":
+        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        spec, kind = (job.get("spec") if isinstance(job.get("spec"), dict) else {}), "Job"
+    if kind == "Job":
+        parallelism = _int(spec.get("parallelism"), 1)
+        completions = spec.get("completions")
+        return min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
+    if kind == "DaemonSet":
+        return 1
+    return _int(spec.get("replicas"), 1)
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+class Linter:
+    """Lints objects against one schema store and (optionally) one pool."""
+
+    def __init__(self, options: LintOptions, stdin: BinaryIO | None = None,
+                 suggester: Suggester | None = None, store: SchemaStore | None = None,
+                 pool: "Pool | None" = None) -> None:
+        self.options = options
+        self.stdin = stdin
+        self.suggester = suggester
+        self.store = store or SchemaStore(options.k8s_version, options.strict, options.schema_dirs)
+        if pool is None and options.node_paths:
+            from .explain import load_pool
+            pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
+                             max_bytes=options.max_bytes, stdin=stdin)
+        self.pool = pool
+        self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
+                             warnings=list(pool.warnings) if pool is not None else [])
+
+    # -- files ------------------------------------------------------------------------------
+    def run(self) -> Report:
+        for path in self.options.paths:
+            try:
+                files = expand_paths([path])
+            except InputError as err:
+                self._unreadable(path, err)
+                continue
+            for file in files:
+                self.lint_file(file)
+        return self.report
+
+    def lint_file(self, path: str) -> None:
+        self.report.files += 1
+        try:
+            text = read_text(path, self.options.max_bytes, self.stdin)
+        except InputError as err:
+            self._unreadable(path, err)
+            return
+        self.lint_text(text, path)
+
+    def lint_text(self, text: str, path: str) -> None:
+        docs, error = read_documents(text, path)
+        for doc in docs:
+            for item in _unwrap(doc):
+                self.lint_document(item)
+        if error is not None:
+            self._unreadable(path, error)
+
+    def _unreadable(self, path: str, err: InputError) -> None:
+        src = err.source or Source(path)
+        self._add(Finding("unreadable", Location(src.path, src.doc, line=getattr(err, "line", None)), None,
+                          err.message))
+
+    def _add(self, finding: Finding) -> None:
+        self.report.findings.append(finding)
+
+    # -- objects ----------------------------------------------------------------------------
+    def lint_document(self, doc: Document) -> None:
+        obj, loc = doc.obj, doc.location
+        ref = ObjectRef.of(obj)
+        linted = LintedObject(loc, ref)
+        self.report.linted.append(linted)
+        if not isinstance(obj, dict):
+            self._add(Finding("invalid-document", loc, None,
+                              f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)"))
+            return
+        for key in ("apiVersion", "kind"):
+            if not isinstance(obj.get(key), str) or not obj[key]:
+                self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
+                return
+        valid = self.check_schema(obj, ref, doc)
+        if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
+                and ref.api_version in ("v1", "apps/v1", "batch/v1"):
+            linted.checks.append("scheduling")
+            for finding in self._scheduling_findings(obj, ref, loc):
+                self._add(finding)
+
+    def _scheduling_findings(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
+        """check_scheduling; a failure of kexplain itself on one object is a finding of that
+        object (KEXPLAIN_DEBUG=1 raises it instead), so one bug does not hide every other result."""
+        try:
+            return self.check_scheduling(obj, ref, loc)
+        except Exception as err:  # noqa: BLE001 - reported, not swallowed
+            if os.environ.get("KEXPLAIN_DEBUG"):
+                raise
+            return [Finding("scheduler-error", loc, ref, f"kexplain internal error: {type(err).__name__}: {err} "
+                                                         "(set KEXPLAIN_DEBUG=1 for a traceback, and please report it)")]
+
+    def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
+        """Adds the schema findings; True when the object is fit to be scheduled (no errors but
+        unknown fields)."""
+        validator = self.store.validator(ref.api_version, ref.kind)
+        if validator is None:
+            served = self.store.served_versions(ref.kind)
+            if self.store.is_builtin_group(ref.api_version) and served:
+                self._add(Finding("unknown-api-version",
+                                  replace(doc.location, line=line_of(doc.node, ("apiVersion",))), ref,
+                                  f"{ref.api_version} {ref.kind} is not served by Kubernetes {self.store.version} "
+                                  f"(use {' or '.join(served)})", field="apiVersion",
+                                  details={"served": served}))
+                return False
+            self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
+                              f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
+                              " or --schemas: skipped"))
+            return False
+        errors = validator.errors(obj)
+        for err in errors:
+            self._add(self._schema_finding(err, ref, doc, validator.origin))
+        return all(e.unknown_field for e in errors)
+
+    @staticmethod
+    def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str) -> Finding:
+        loc = replace(doc.location, line=line_of(doc.node, err.path) or doc.location.line)
+        rule = "unknown-field" if err.unknown_field else "schema"
+        return Finding(rule, loc, ref, err.message, field=dotted_path(err.path) or None,
+                       details={"schema": origin})
+
+    # -- scheduling -------------------------------------------------------------------------
+    def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
+        from .explain import Request, explain, inputs_for
+        from .place import chosen_node, iter_placements
+
+        assert self.pool is not None
+        source = Source(loc.path, loc.doc)
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        workload = ref.kind != "Pod"
+        if not workload and spec.get("nodeName"):
+            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {spec['nodeName']}: the scheduler "
+                                                       "does not place this pod")]
+        copies = replica_count(obj) if workload else 1
+        if copies == 0:
+            return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
+        try:
+            pod_obj = pod_from_workload(_with_uid(obj), source) if workload else obj
+            if workload:
+                pod_obj["metadata"]["name"] = ref.name or "workload"
+            inputs = inputs_for(pod_obj, source, self.pool, stored=False)
+        except KexplainError as err:
+            return [Finding("admission", loc, ref, err.message, field=err.field)]
+        req = Request(pod_path=loc.path, node_paths=self.options.node_paths, config_path=self.options.config_path,
+                      max_bytes=self.options.max_bytes, preemption=self.options.preemption,
+                      filter_all=self.suggester is not None)
+        if workload:
+            placements = list(iter_placements(inputs, req, copies))
+            placed = [p.node for p in placements if p.node is not None]
+            last_inputs, last = placements[-1].inputs, placements[-1].trace
+        else:
+            last_inputs, last = inputs, explain(inputs, req)
+            node = chosen_node(last)
+            placed = [node] if node is not None else []
+        return [self._verdict(ref, loc, workload, copies, placed, last_inputs, last)]
+
+    def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
+                 inputs: "Inputs", trace: Trace) -> Finding:
+        details: dict[str, Any] = {"replicas": copies, "fit": len(placed), "nodes": placed,
+                                   "status": trace.result.status}
+        if len(placed) == copies:
+            where = _nodes_text(placed)
+            text = (f"fits: {where}" if copies == 1 else f"all {copies} replicas fit: {where}")
+            if ref.kind == "DaemonSet":
+                text += " (the template was placed once; per-node placement is not checked)"
+            return Finding("fits", loc, ref, text, details=details)
+        name = inputs.pod.name
+        replica = f"replica {name}" if workload else "the pod"
+        result = trace.result
+        suggestions = self._suggest(inputs, trace)
+        if result.status == GATED:
+            gates = [g.get("name", "") for g in inputs.pod.spec.get("schedulingGates") or ()]
+            return Finding("gated", loc, ref, f"waits for its scheduling gates ({', '.join(gates)})",
+                           details=details)
+        if result.status != UNSCHEDULABLE:
+            details["error"] = result.error
+            return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
+        details["message"] = result.message
+        post = trace.post_filter or {}
+        nominated = post.get("nominatedNodeName") or ""
+        prefix = f"{len(placed)} of {copies} replicas fit ({_nodes_text(placed)}); " if placed else ""
+        if nominated:
+            victims = post.get("victims") or []
+            details.update(nominatedNode=nominated, victims=victims)
+            evict = f"evicting {', '.join(victims)}" if victims else "evicting no pod"
+            text = (f"{prefix}{replica} is schedulable only through preemption: on node {nominated}, "
+                    f"{evict}. {result.message}")
+            if placed or copies > 1:
+                text += " (later replicas not checked)" if copies - len(placed) > 1 else ""
+            return Finding("preemption", loc, ref, text.strip(), suggestions=suggestions, details=details)
+        if placed:
+            return Finding("replicas", loc, ref, f"fits only {len(placed)} of {copies} replicas "
+                                                 f"({_nodes_text(placed)}); {replica}: {result.message}",
+                           suggestions=suggestions, details=details)
+        text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
+        return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
+
+    def _suggest(self, inputs: "Inputs", trace: Trace) -> tuple[str, ...]:
+        if self.suggester is None:
+            return ()
+        return tuple(str(getattr(s, "text", None) or s) for s in self.suggester(inputs, trace))
+
+
+def _with_uid(workload: dict[str, Any]) -> dict[str, Any]:
+    """The workload with a uid (derived from its kind, namespace and name) when it has none:
+    its pods' owner reference needs one, or the API server refuses them."""
+    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
+    if meta.get("uid"):
+        return workload
+    key = f"{workload.get('kind')}/{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+    return {**workload, "metadata": {**meta, "uid": str(uuid.uuid5(_WORKLOAD_UID_NAMESPACE, key))}}
+
+
+_WORKLOAD_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
+
+
+def _nodes_text(nodes: list[str]) -> str:
+    """`n1, n2 ×2` in order of first placement."""
+    counts: dict[str, int] = {}
+    for n in nodes:
+        counts[n] = counts.get(n, 0) + 1
+    return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in counts.items())
+
+
+def lint(options: LintOptions, stdin: BinaryIO | None = None,
+         suggester: Suggester | None = None) -> Report:
+    """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
+    or schemas); unreadable manifests are findings (rule `unreadable`)."""
+    if "-" in options.paths and "-" in options.node_paths:
+        raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
+    return Linter(options, stdin, suggester).run()

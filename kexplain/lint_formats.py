@@ -1,0 +1,275 @@
+"""How a lint `Report` is written: text (rich), json, junit, sarif and github annotations.
+
+Each renderer returns the whole output as a string (text writes to a rich console), so the
+command can send any format to stdout or to a file. Info findings (objects that fit, kinds
+without a schema) appear in text, github and sarif output only with `verbose`; json and junit
+always carry everything.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+from urllib.parse import quote
+from xml.etree import ElementTree as ET
+
+from rich.console import Console
+from rich.markup import escape
+
+from .lint import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
+
+FORMATS = ("text", "json", "junit", "sarif", "github")
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    verbose: bool = False
+    fail_on: Severity | None = Severity.ERROR
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("kexplain")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0"
+
+
+def _shown(report: Report, options: RenderOptions) -> list[Finding]:
+    return [f for f in report.findings if options.verbose or f.level > Severity.INFO]
+
+
+def summary_line(report: Report) -> str:
+    s = report.summary()
+    files = f"{s['files']} file{'s' if s['files'] != 1 else ''}"
+    objects = f"{s['objects']} object{'s' if s['objects'] != 1 else ''}"
+    sched = f", {s['scheduled']} scheduled against the pool" if report.pool else ""
+    skipped = f", {s['skipped']} skipped (no schema)" if s["skipped"] else ""
+    return (f"{objects} in {files}{sched}: {s['errors']} error{'s' if s['errors'] != 1 else ''}, "
+            f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}{skipped}")
+
+
+# -- text ------------------------------------------------------------------------------------
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
+
+
+def _where(f: Finding) -> str:
+    path = f.location.path if f.location.path != "-" else "<stdin>"
+    if f.location.line:
+        return f"{path}:{f.location.line}"
+    return path
+
+
+def print_text(report: Report, console: Console, options: RenderOptions = RenderOptions()) -> None:
+    """`path:line: severity [rule] Kind ns/name: field: message`, then the template, the
+    document and any suggestions indented below; a summary line at the end."""
+    for f in _shown(report, options):
+        level = f.level
+        console.print(f"{escape(_where(f))}: [{_STYLE[level]}]{level.label}[/] "
+                      f"[dim]\\[{f.rule}][/] {escape(f.headline())}", soft_wrap=True)
+        context = [str(f.location).split(": ", 1)[1]] if f.location.doc else []
+        if f.location.template:
+            context.append(f"template {f.location.template}")
+        if context:
+            console.print(f"    [dim]{escape(', '.join(context))}[/]", soft_wrap=True)
+        for s in f.suggestions:
+            console.print(f"    [green]suggestion:[/] {escape(s)}", soft_wrap=True)
+    for w in report.warnings:
+        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
+    style = "bold red" if report.count(Severity.ERROR) else ("yellow" if report.count(Severity.WARNING) else "green")
+    console.print(f"[{style}]{escape(summary_line(report))}[/]", soft_wrap=True)
+
+
+def render_text(report: Report, options: RenderOptions = RenderOptions(), *, width: int = 100) -> str:
+    """Plain text (no colour), for a file."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None, force_terminal=False, highlight=False,
+                      soft_wrap=True)
+    print_text(report, console, options)
+    return out.getvalue()
+
+
+# -- json ------------------------------------------------------------------------------------
+def render_json(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n"
+
+
+# -- junit -----------------------------------------------------------------------------------
+def _testcase_name(obj: LintedObject, check: str) -> str:
+    """`Deployment web (document 2) schema`."""
+    where = f" ({str(obj.location).split(': ', 1)[1]})" if obj.location.doc else ""
+    return f"{obj.ref}{where} {check}"
+
+
+def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    """One testsuite per file, one testcase per object and check (schema, scheduling): a
+    failure for each finding at or above --fail-on, skipped for kinds without a schema, an
+    error for an unreadable file; lesser findings go to the testcase's system-out."""
+    by_key: dict[tuple[str, int, int | None], list[Finding]] = {}
+    for f in report.findings:
+        by_key.setdefault((f.location.path, f.location.doc, f.location.item), []).append(f)
+    files: dict[str, list[ET.Element]] = {}
+    for obj in report.linted:
+        found = by_key.get(obj.key, [])
+        for check in obj.checks:
+            mine = [f for f in found if (f.rule in SCHEDULING_RULES) == (check == "scheduling")]
+            files.setdefault(obj.location.path, []).append(_testcase(obj, check, mine, options))
+    for f in report.findings:
+        if f.rule == "unreadable":
+            case = ET.Element("testcase", name=f"read {f.location}", classname=_classname(f.location.path), time="0")
+            err = ET.SubElement(case, "error", message=f.message, type="unreadable")
+            err.text = f"{f.location}: {f.message}"
+            files.setdefault(f.location.path, []).append(case)
+    root = ET.Element("testsuites", name="kexplain lint")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for path, cases in files.items():
+        counts = {"tests": len(cases),
+                  "failures": sum(1 for c in cases if c.find("failure") is not None),
+                  "errors": sum(1 for c in cases if c.find("error") is not None),
+                  "skipped": sum(1 for c in cases if c.find("skipped") is not None)}
+        suite = ET.SubElement(root, "testsuite", name=path if path != "-" else "<stdin>",
+                              **{k: str(v) for k, v in counts.items()}, time="0")
+        suite.extend(cases)
+        for k in totals:
+            totals[k] += counts[k]
+    for k, v in totals.items():
+        root.set(k, str(v))
+    root.set("time", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _classname(path: str) -> str:
+    return "stdin" if path == "-" else path
+
+
+def _testcase(obj: LintedObject, check: str, findings: list[Finding], options: RenderOptions) -> ET.Element:
+    case = ET.Element("testcase", name=_testcase_name(obj, check), classname=_classname(obj.location.path),
+                      time="0")
+    failing = [f for f in findings if options.fail_on is not None and f.level >= options.fail_on]
+    skipped = [f for f in findings if f.rule == "unknown-kind"]
+    if failing:
+        first = failing[0]
+        el = ET.SubElement(case, "failure", message=first.headline(), type=first.rule)
+        el.text = "\n".join(_detail(f) for f in failing)
+    elif skipped:
+        ET.SubElement(case, "skipped", message=skipped[0].message)
+    rest = [f for f in findings if f not in failing and f not in skipped]
+    if rest:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join(_detail(f) for f in rest)
+    return case
+
+
+def _detail(f: Finding) -> str:
+    """`path:line: error [rule] Kind ns/name: message (document 2)`."""
+    doc = f" ({str(f.location).split(': ', 1)[1]})" if f.location.doc else ""
+    text = f"{_where(f)}: {f.level.label} [{f.rule}] {f.headline()}{doc}"
+    return text + "".join(f"\n  suggestion: {s}" for s in f.suggestions)
+
+
+# -- sarif -----------------------------------------------------------------------------------
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def artifact_uri(path: str) -> str:
+    """A relative URI reference for a path under the working directory (as code scanning wants),
+    `stdin` for '-', else a file URI."""
+    if path == "-":
+        return "stdin"
+    p = Path(path)
+    absolute = p if p.is_absolute() else Path.cwd() / p
+    try:
+        rel = absolute.resolve().relative_to(Path.cwd().resolve())
+        return quote(rel.as_posix(), safe="/")
+    except ValueError:
+        return absolute.resolve().as_uri()
+
+
+def render_sarif(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    rule_ids = list(RULES)
+    rules = [{"id": r.id, "name": "".join(w.capitalize() for w in r.id.split("-")),
+              "shortDescription": {"text": r.summary},
+              "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]}} for r in RULES.values()]
+    results = []
+    for f in _shown(report, options):
+        location: dict = {"physicalLocation": {"artifactLocation": {"uri": artifact_uri(f.location.path)}}}
+        if f.location.line:
+            location["physicalLocation"]["region"] = {"startLine": f.location.line}
+        if f.obj is not None and f.obj.kind:
+            name = "/".join(x for x in (f.obj.kind, f.obj.namespace, f.obj.name) if x)
+            location["logicalLocations"] = [{"name": f.obj.name or f.obj.kind, "fullyQualifiedName": name,
+                                             "kind": "resource"}]
+        text = f.headline() + "".join(f"\nSuggestion: {s}" for s in f.suggestions)
+        result = {"ruleId": f.rule, "ruleIndex": rule_ids.index(f.rule), "level": _SARIF_LEVEL[f.level],
+                  "message": {"text": text}, "locations": [location],
+                  "properties": {"document": f.location.doc}}
+        if f.location.item is not None:
+            result["properties"]["item"] = f.location.item
+        if f.location.template:
+            result["properties"]["template"] = f.location.template
+        if f.field:
+            result["properties"]["field"] = f.field
+        if f.suggestions:
+            result["properties"]["suggestions"] = list(f.suggestions)
+        results.append(result)
+    log = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "kexplain", "version": _version(), "rules": rules}},
+        "results": results,
+        "properties": {"kubernetesVersion": report.k8s_version, "strict": report.strict,
+                       "summary": report.summary()}}]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- github ----------------------------------------------------------------------------------
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report, options: RenderOptions = RenderOptions()) -> str:
+    """Workflow commands (`::error file=...,line=...,title=...::message`), one per finding, and a
+    plain summary line."""
+    lines = []
+    for f in _shown(report, options):
+        props = []
+        if f.location.path != "-":
+            props.append(f"file={_escape_property(f.location.path)}")
+            if f.location.line:
+                props.append(f"line={f.location.line}")
+        props.append(f"title={_escape_property(f'kexplain lint: {f.rule}')}")
+        where = str(f.location) + (f" ({f.location.template})" if f.location.template else "")
+        message = f"{where}: {f.headline()}" + "".join(f"\nsuggestion: {s}" for s in f.suggestions)
+        lines.append(f"::{_GITHUB_COMMAND[f.level]} {','.join(props)}::{_escape_data(message)}")
+    for w in report.warnings:
+        lines.append(f"::warning title={_escape_property('kexplain lint: pool')}::{_escape_data(w)}")
+    lines.append(summary_line(report))
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS: dict[str, Callable[[Report, RenderOptions], str]] = {
+    "text": render_text, "json": render_json, "junit": render_junit, "sarif": render_sarif,
+    "github": render_github}
+
+
+def render(fmt: str, report: Report, options: RenderOptions = RenderOptions()) -> str:
+    return RENDERERS[fmt](report, options)
+
+
+def formats_for(requested: Iterable[str], environ: dict[str, str] | None = None) -> list[str]:
+    """The formats asked for; none asked: github under GitHub Actions, else text."""
+    chosen = list(requested)
+    if chosen:
+        return chosen
+    env = os.environ if environ is None else environ
+    return ["github"] if env.get("GITHUB_ACTIONS") == "true" else ["text"]

@@ -1,0 +1,201 @@
+"""Lint output formats: JUnit (validated against tests/data/lint/junit.xsd), SARIF (validated
+against the minimal SARIF 2.1.0 schema in tests/data/lint/), github annotations, json, text,
+and several formats at once."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+import xmlschema
+
+from kexplain.lint import RULES, Finding, LintOptions, Location, ObjectRef, Report, lint
+from kexplain.lint_formats import (RenderOptions, artifact_uri, formats_for, render_github, render_json,
+                                   render_junit, render_sarif, render_text)
+from kexplain.lint import Severity
+from lint_helpers import deployment, pod, pool, run, write
+
+DATA = Path(__file__).parent / "data" / "lint"
+
+
+@pytest.fixture(scope="module")
+def junit_schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(str(DATA / "junit.xsd"))
+
+
+@pytest.fixture(scope="module")
+def sarif_validator() -> jsonschema.Draft7Validator:
+    schema = json.loads((DATA / "sarif-2.1.0-minimal.schema.json").read_text())
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+@pytest.fixture
+def report(tmp_path, monkeypatch):
+    """Every kind of finding: schema error, unknown field, unknown kind, unschedulable, replicas,
+    gated (warning), fits (info), and an unreadable file."""
+    monkeypatch.chdir(tmp_path)
+    bad = deployment("bad", replicas="x")
+    extra = pod("extra")
+    extra["spec"]["containers"][0]["colour"] = "red"
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    manifests = write(tmp_path, "app/manifests.yaml", bad, extra, widget, pod("huge", cpu="64"),
+                      deployment("web", replicas=5, cpu="1"), pod("gated", schedulingGates=[{"name": "x/y"}]))
+    broken = tmp_path / "app" / "broken.yaml"
+    broken.write_text("a: [\n")
+    return lint(LintOptions(("app/manifests.yaml", "app/broken.yaml"), (pool(tmp_path),), strict=True))
+
+
+def test_the_report_has_every_kind_of_finding(report):
+    assert [f.rule for f in report.findings] == ["schema", "unknown-field", "fits", "unknown-kind",
+                                                 "unschedulable", "replicas", "gated", "unreadable"]
+
+
+def test_junit_is_valid_and_counts(report, junit_schema):
+    xml = render_junit(report)
+    junit_schema.validate(xml)
+    root = ET.fromstring(xml)
+    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("11", "4", "1", "1")
+    cases = {c.get("name"): c for c in root.iter("testcase")}
+    assert cases["Deployment bad (document 1) schema"].find("failure").get("type") == "schema"
+    assert cases["Pod extra (document 2) schema"].find("failure").get("type") == "unknown-field"
+    assert cases["Pod extra (document 2) scheduling"].find("failure") is None
+    assert cases["Widget w (document 3) schema"].find("skipped") is not None
+    assert cases["Deployment web (document 5) scheduling"].find("failure").get("type") == "replicas"
+    gated = cases["Pod gated (document 6) scheduling"]
+    assert gated.find("failure") is None and "[gated]" in gated.find("system-out").text
+    suites = [s.get("name") for s in root.iter("testsuite")]
+    assert suites == ["app/manifests.yaml", "app/broken.yaml"]
+
+
+def test_junit_failures_follow_fail_on(report, junit_schema):
+    xml = render_junit(report, RenderOptions(fail_on=Severity.WARNING))
+    junit_schema.validate(xml)
+    assert ET.fromstring(xml).get("failures") == "5"
+    assert ET.fromstring(render_junit(report, RenderOptions(fail_on=None))).get("failures") == "0"
+
+
+def test_junit_schema_rejects_what_ci_servers_reject(junit_schema):
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        junit_schema.validate('<testsuites><testsuite name="x" tests="1" failures="0" errors="0">'
+                              '<testcase name="a"/></testsuite></testsuites>')       # no classname
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        junit_schema.validate('<testsuites><testsuite name="x" tests="1" failures="1" errors="0">'
+                              '<testcase name="a" classname="c"><failure/><error/></testcase>'
+                              '</testsuite></testsuites>')
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_sarif_is_valid(report, sarif_validator, verbose):
+    log = json.loads(render_sarif(report, RenderOptions(verbose=verbose)))
+    errors = sorted(sarif_validator.iter_errors(log), key=str)
+    assert not errors, errors[0].message
+    run_ = log["runs"][0]
+    rules = run_["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(RULES)
+    results = run_["results"]
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+    levels = [(r["ruleId"], r["level"]) for r in results]
+    expected = [("schema", "error"), ("unknown-field", "error"), ("unschedulable", "error"), ("replicas", "error"),
+                ("gated", "warning"), ("unreadable", "error")]
+    if verbose:
+        expected[2:2] = [("fits", "note"), ("unknown-kind", "note")]
+    assert levels == expected
+    first = results[0]["locations"][0]
+    assert first["physicalLocation"]["artifactLocation"]["uri"] == "app/manifests.yaml"
+    assert first["physicalLocation"]["region"]["startLine"] > 1
+    assert first["logicalLocations"][0]["fullyQualifiedName"] == "Deployment/bad"
+    assert results[0]["properties"]["field"] == "spec.replicas"
+
+
+def test_sarif_schema_catches_a_broken_log(sarif_validator):
+    assert not sarif_validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]})
+    assert not sarif_validator.is_valid({"version": "2.0.0", "runs": []})
+    assert not sarif_validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
+                                                                       "results": [{"level": "fatal",
+                                                                                    "message": {"text": "m"}}]}]})
+
+
+@pytest.mark.parametrize("path, expected", [("-", "stdin"), ("a b/c.yaml", "a%20b/c.yaml")])
+def test_artifact_uri(tmp_path, monkeypatch, path, expected):
+    monkeypatch.chdir(tmp_path)
+    assert artifact_uri(path) == expected
+    assert artifact_uri("/elsewhere/x.yaml") == "file:///elsewhere/x.yaml"
+
+
+def test_github_annotations(report):
+    lines = render_github(report).splitlines()
+    assert lines[0] == ("::error file=app/manifests.yaml,line=20,title=kexplain lint%3A schema::"
+                        "app/manifests.yaml: document 1: Deployment bad: spec.replicas: "
+                        "'x' is not of type 'integer', 'null'")
+    assert lines[4].startswith("::warning file=app/manifests.yaml,line=")
+    assert "title=kexplain lint%3A gated::" in lines[4]
+    assert lines[5] == ("::error file=app/broken.yaml,line=2,title=kexplain lint%3A unreadable::app/broken.yaml: "
+                        "document 1: invalid YAML: line 2, column 1: did not find expected node content")
+    assert lines[-1].startswith("6 objects in 2 files")
+    assert not any(line.startswith("::notice") for line in lines)
+    assert sum(line.startswith("::notice") for line in render_github(report, RenderOptions(verbose=True))
+               .splitlines()) == 2
+
+
+def test_github_escaping():
+    finding = Finding("schema", Location("a,b:c.yaml", 1, line=3), ObjectRef("v1", "Pod", "", "p"),
+                      "50% done\nnext line", suggestions=("raise it: 2",))
+    line = render_github(Report(findings=[finding])).splitlines()[0]
+    assert line == ("::error file=a%2Cb%3Ac.yaml,line=3,title=kexplain lint%3A schema::a,b:c.yaml: document 1: "
+                    "Pod p: 50%25 done%0Anext line%0Asuggestion: raise it: 2")
+
+
+def test_github_is_the_default_under_github_actions(tmp_path, capsys, monkeypatch):
+    assert formats_for([], {"GITHUB_ACTIONS": "true"}) == ["github"]
+    assert formats_for([], {}) == ["text"]
+    assert formats_for(["json"], {"GITHUB_ACTIONS": "true"}) == ["json"]
+    path = write(tmp_path, "p.yaml", pod(cpu="64"))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    with pytest.raises(SystemExit) as exc:
+        from kexplain.cli import main
+        main(["lint", path, "--nodes", pool(tmp_path)])
+    out = capsys.readouterr().out
+    assert exc.value.code == 1
+    assert out.startswith("::error file=")
+
+
+def test_json_report(report):
+    data = json.loads(render_json(report))
+    assert data["kind"] == "LintReport" and data["kubernetesVersion"] == "1.35" and data["strict"] is True
+    assert data["summary"] == {"files": 2, "objects": 6, "scheduled": 4, "errors": 5, "warnings": 1, "info": 2,
+                               "skipped": 1}
+    replicas = next(f for f in data["findings"] if f["rule"] == "replicas")
+    assert replicas["details"]["fit"] == 4 and replicas["details"]["replicas"] == 5
+    assert replicas["object"] == {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "", "name": "web"}
+
+
+def test_text_report(report):
+    text = render_text(report)
+    assert "app/manifests.yaml:20: error [schema] Deployment bad: spec.replicas: 'x' is not of type" in text
+    assert "[fits]" not in text and "[fits]" in render_text(report, RenderOptions(verbose=True))
+    assert text.rstrip().endswith("6 objects in 2 files, 4 scheduled against the pool: 5 errors, 1 warning, "
+                                  "1 skipped (no schema)")
+
+
+def test_several_formats_with_output_files(tmp_path, capsys, monkeypatch, junit_schema, sarif_validator):
+    path = write(tmp_path, "d.yaml", deployment(replicas=5, cpu="1"))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    code, out, _ = run(capsys, monkeypatch, path, "--nodes", pool(tmp_path),
+                       "--format", "junit", "--output", str(out_dir / "lint.xml"),
+                       "--format", "sarif", "--output", str(out_dir / "lint.sarif"),
+                       "--format", "text")
+    assert code == 1
+    assert "error [replicas] Deployment web: fits only 4 of 5 replicas" in out
+    junit_schema.validate(str(out_dir / "lint.xml"))
+    assert sarif_validator.is_valid(json.loads((out_dir / "lint.sarif").read_text()))
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path, capsys, monkeypatch):
+    code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "-f", "json",
+                       "--output", str(tmp_path / "missing" / "x.json"))
+    assert code == 2 and "cannot write" in err

@@ -1,0 +1,202 @@
+"""Schemas: versions, compiled validators, strict mode, the fast check agreeing with jsonschema,
+and custom resource schemas from --schemas directories."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from kexplain.errors import KexplainError
+from kexplain.schemas import (FastCompiler, SchemaStore, Unsupported, available_versions, normalize_version,
+                              openapi_to_jsonschema)
+
+DEPLOYMENT = {
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}},
+    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+             "template": {"metadata": {"labels": {"app": "web"}},
+                          "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}],
+                                                   "resources": {"requests": {"cpu": "100m", "memory": 128}}}],
+                                   "tolerations": [{"key": "a", "operator": "Exists"}]}}}}
+
+
+@pytest.fixture(scope="module")
+def store() -> SchemaStore:
+    return SchemaStore("1.35")
+
+
+@pytest.fixture(scope="module")
+def strict_store() -> SchemaStore:
+    return SchemaStore("1.35", strict=True)
+
+
+def mutate(obj: dict, path: str, value: object) -> dict:
+    out = copy.deepcopy(obj)
+    node = out
+    parts = [int(p) if p.isdigit() else p for p in path.split(".")]
+    for p in parts[:-1]:
+        node = node[p]
+    node[parts[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize("text, expected", [("1.35", "1.35"), ("v1.35", "1.35"), ("1.35.4", "1.35"),
+                                            (" 1.30 ", "1.30")])
+def test_normalize_version(text, expected):
+    assert normalize_version(text) == expected
+
+
+@pytest.mark.parametrize("text", ["latest", "1", "1.x"])
+def test_bad_versions_are_usage_errors(text):
+    with pytest.raises(KexplainError):
+        normalize_version(text)
+
+
+def test_installed_versions_include_the_scheduler_s_and_refuse_others():
+    versions = available_versions()
+    assert "1.35" in versions
+    with pytest.raises(KexplainError, match="no schemas for Kubernetes 1.99"):
+        SchemaStore("1.99")
+
+
+def test_validators_are_compiled_once_per_kind(store):
+    assert store.validator("apps/v1", "Deployment") is store.validator("apps/v1", "Deployment")
+    assert store.validator("apps/v1", "Deployment").fast is not None
+
+
+def test_valid_deployment(store):
+    assert store.validator("apps/v1", "Deployment").errors(DEPLOYMENT) == []
+
+
+@pytest.mark.parametrize("path, value, where, message", [
+    ("spec.replicas", "two", "spec.replicas", "'two' is not of type 'integer', 'null'"),
+    ("spec.replicas", True, "spec.replicas", "True is not of type 'integer', 'null'"),
+    ("metadata.labels", ["a"], "metadata.labels", "['a'] is not of type 'object', 'null'"),
+    ("spec.template.spec.containers.0.resources.requests.cpu", {"x": 1},
+     "spec.template.spec.containers[0].resources.requests.cpu", '{"x": 1} is not of type string or number'),
+    ("spec.template.spec.containers.0.ports.0.containerPort", "80",
+     "spec.template.spec.containers[0].ports[0].containerPort", "'80' is not of type 'integer'"),
+    ("spec.template.spec.containers.0", {"image": "x"}, "spec.template.spec.containers[0]",
+     "'name' is a required property"),
+])
+def test_schema_errors_name_the_field(store, path, value, where, message):
+    errors = store.validator("apps/v1", "Deployment").errors(mutate(DEPLOYMENT, path, value))
+    assert [(e.dotted, e.message) for e in errors] == [(where, message)]
+    assert not errors[0].unknown_field
+
+
+def test_strict_mode_reports_each_unknown_field(store, strict_store):
+    obj = mutate(DEPLOYMENT, "spec.template.spec.containers.0.imagePullPolicyy", "Always")
+    obj["spec"]["paused2"] = True
+    assert store.validator("apps/v1", "Deployment").errors(obj) == []
+    errors = strict_store.validator("apps/v1", "Deployment").errors(obj)
+    assert [(e.dotted, e.message, e.unknown_field) for e in errors] == [
+        ("spec.paused2", 'unknown field "paused2"', True),
+        ("spec.template.spec.containers[0].imagePullPolicyy", 'unknown field "imagePullPolicyy"', True)]
+
+
+@pytest.mark.parametrize("path, value", [
+    ("spec.replicas", 1.0), ("spec.replicas", 1.5), ("spec.replicas", None), ("spec.replicas", False),
+    ("spec.template.spec.containers.0.resources.requests.cpu", 1.5),
+    ("spec.template.spec.containers.0.resources.requests.cpu", None),
+    ("spec.template.spec.containers.0.resources.requests.cpu", True),
+    ("spec.template.spec.containers.0.ports.0.protocol", "TCP"),
+    ("spec.template.spec.containers.0.ports.0.protocol", "tcp"),
+    ("spec.template.spec.containers.0.name", 5),
+    ("spec.template.spec.containers", {"name": "c"}),
+    ("spec.template.spec.tolerations.0.tolerationSeconds", "5"),
+    ("spec.strategy", {"type": "Recreate"}),
+    ("spec.strategy", {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 1}}),
+    ("spec.strategy", {"rollingUpdate": {"maxSurge": 1.5}}),
+    ("metadata.annotations", {"a": None}),
+    ("metadata.annotations", {"a": 1}),
+    ("spec.template.spec.affinity", {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {}}}),
+])
+@pytest.mark.parametrize("strict", [False, True])
+def test_fast_check_agrees_with_jsonschema(store, strict_store, path, value, strict):
+    validator = (strict_store if strict else store).validator("apps/v1", "Deployment")
+    obj = mutate(DEPLOYMENT, path, value)
+    assert validator.fast(obj) == validator.validator.is_valid(obj)
+
+
+def test_fast_compiler_refuses_keywords_it_does_not_implement():
+    with pytest.raises(Unsupported):
+        FastCompiler({}).compile({"type": "string", "pattern": "^a"})
+    with pytest.raises(Unsupported):
+        FastCompiler({}).compile({"$ref": "#/definitions/x"})
+    assert FastCompiler({}, float_integers=False).compile({"type": "integer"})(1.0) is False
+    assert FastCompiler({}).compile({"type": "integer"})(1.0) is True
+
+
+def test_unknown_kinds_and_versions(store):
+    assert store.validator("cert-manager.io/v1", "Certificate") is None
+    assert store.validator("extensions/v1beta1", "Deployment") is None
+    assert store.is_builtin_group("extensions/v1beta1")      # a built-in group: the version is what is wrong
+    assert store.served_versions("Deployment") == ["apps/v1"]
+    assert store.is_builtin_group("apps/v1beta2") and not store.is_builtin_group("example.com/v1")
+
+
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object",
+                 "properties": {"spec": {"type": "object", "required": ["size"], "properties": {
+                     "size": {"type": "integer", "minimum": 1},
+                     "port": {"x-kubernetes-int-or-string": True},
+                     "note": {"type": "string", "nullable": True},
+                     "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}}}]}}
+
+
+def widget(**spec) -> dict:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec}
+
+
+@pytest.mark.parametrize("spec, strict, expected", [
+    ({"size": 2, "port": "http", "note": None, "extra": {"anything": 1}}, True, []),
+    ({"size": 0}, False, ["spec.size: 0 is less than the minimum of 1"]),
+    ({"port": 8080}, False, ["spec: 'size' is a required property"]),
+    ({"size": 1, "port": 1.5}, False, ["spec.port: 1.5 is not valid under any of the given schemas"]),
+    ({"size": 1, "colour": "red"}, False, []),
+    ({"size": 1, "colour": "red"}, True, ['spec.colour: unknown field "colour"']),
+])
+def test_crd_schemas_from_a_directory(tmp_path, spec, strict, expected):
+    (tmp_path / "widgets.yaml").write_text(yaml.safe_dump(CRD))
+    store = SchemaStore("1.35", strict=strict, schema_dirs=(str(tmp_path),))
+    errors = store.validator("example.com/v1", "Widget").errors(widget(**spec))
+    assert [f"{e.dotted}: {e.message}" for e in errors] == expected
+
+
+def test_catalog_layout_and_gvk_schemas(tmp_path):
+    (tmp_path / "example.com").mkdir()
+    (tmp_path / "example.com" / "gadget_v1alpha1.json").write_text(json.dumps(
+        {"type": "object", "properties": {"spec": {"type": "object", "required": ["model"]}}}))
+    (tmp_path / "thing.json").write_text(json.dumps(
+        {"x-kubernetes-group-version-kind": [{"group": "example.org", "version": "v2", "kind": "Thing"}],
+         "type": "object", "required": ["spec"]}))
+    store = SchemaStore("1.35", schema_dirs=(str(tmp_path),))
+    gadget = store.validator("example.com/v1alpha1", "Gadget")
+    assert [e.message for e in gadget.errors({"kind": "Gadget", "spec": {}})] == ["'model' is a required property"]
+    thing = store.validator("example.org/v2", "Thing")
+    assert [e.message for e in thing.errors({"kind": "Thing"})] == ["'spec' is a required property"]
+    assert store.validator("example.org/v1", "Thing") is None
+
+
+def test_openapi_conversion():
+    converted = openapi_to_jsonschema({"type": "object", "properties": {
+        "a": {"type": "string", "nullable": True}, "b": {"x-kubernetes-int-or-string": True},
+        "c": {"type": "object", "properties": {"d": {"type": "string"}}}}}, strict=True, top=True)
+    assert converted["properties"]["a"]["type"] == ["string", "null"]
+    assert converted["properties"]["b"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
+    assert converted["properties"]["c"]["additionalProperties"] is False
+    assert converted["additionalProperties"] is False and "metadata" in converted["properties"]
+
+
+def test_bad_schema_dir_is_a_usage_error(tmp_path):
+    with pytest.raises(KexplainError, match="not a directory"):
+        SchemaStore("1.35", schema_dirs=(str(tmp_path / "missing"),))
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(KexplainError, match="cannot read schema"):
+        SchemaStore("1.35", schema_dirs=(str(tmp_path),))
