@@ -21,7 +21,7 @@ import yaml
 from ..env import Environment
 from ..errors import KexplainError, Source
 from .exit_codes import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE, exit_code_for
-from .explain import Output, write_trace
+from .explain import Output, explain_one, write_trace
 
 FOLLOWS = "v1.35"          # the kube-scheduler minor version kexplain reproduces
 STALE_HINT = ("the scheduler retries a pod when the cluster changes in a way that may help it, "
@@ -318,7 +318,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     req = _request(args, pod)
     try:
         inputs = inputs_from_objects(pod, Source(f"{live.server} {req.pod_path}"), cluster, config, stored=True)
-        trace = explain(inputs, req).to_json()
+        trace = explain_one(inputs, req, True)
     except KexplainError as err:
         if "profile not found" in err.message:
             env.error(f"error: pod {_pod_key(pod)}: {_skip_reason(pod, err)}")
@@ -389,7 +389,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         res = PendingResult(pod)
         try:
             inputs = Inputs(PodInfo(pod), Source(f"{live.server} {req.pod_path}"), snapshot, config, nominated)
-            res.trace = explain(inputs, req).to_json()
+            res.trace = explain_one(inputs, req, True)
         except KexplainError as err:
             res.skipped = _skip_reason(pod, err)
         else:

@@ -1,0 +1,270 @@
+"""Several pods, and a workload's replicas: explained one after another, as the scheduler's
+queue would meet them.
+
+A POD file with several Pods (or workloads) is one batch. Every pod goes through admission
+first (that gives its priority); then the pods are taken in PrioritySort order (priority
+descending, then order of appearance in the file, which is the order they would have been
+created in) and each is scheduled against the cluster as the previous ones left it: a pod
+that fits is bound to the node the scheduler picks (`place.chosen_node`) before the next pod
+is scheduled, and the round-robin position is carried over. A workload with more than one
+replica (`spec.replicas`; a Job's parallelism, at most its completions; or `--replicas N` for
+every object of the file) is placed copy by copy with `kexplain.place`, copies named
+`<name>-<i>`, until one does not fit: how many fit, where, and the trace of the first copy
+that does not fit, with its reasons.
+
+A file with one Pod or workload of one replica is not a batch: it is explained exactly as
+`load_inputs` and `explain` always did (one trace).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, BinaryIO, Callable
+
+from .errors import InputError, Source
+from .explain import Inputs, Pool, Request, explain, inputs_for, inputs_from_objects, load_pool, pending_pod, \
+    read_config
+from .load.manifests import load_objects
+from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .model.snapshot import Snapshot
+from .place import bound_copy, chosen_node, iter_placements
+from .trace import ERROR, SCHEDULED, UNSCHEDULABLE, Trace
+
+Suggester = Callable[[Inputs, Trace, Request], list[Any]]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One object of the POD file: a Pod, or a workload and how many copies of its pod to place."""
+
+    kind: str
+    namespace: str
+    name: str
+    pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
+    source: Source
+    copies: int                  # how many copies to place; 1 without replicas
+    replicated: bool             # placed copy by copy, copies named `<name>-<i>`
+    position: int                # order of appearance in the file
+
+
+@dataclass
+class Attempt:
+    """One pod (or copy) scheduled: its inputs, its trace, the node it was bound to (None: it did not fit)."""
+
+    inputs: Inputs
+    trace: Trace
+    node: str | None
+
+
+@dataclass
+class Outcome:
+    entry: Entry
+    priority: int
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def placed(self) -> list[str]:
+        return [a.node for a in self.attempts if a.node is not None]
+
+    @property
+    def fits(self) -> bool:
+        return len(self.placed) == self.entry.copies
+
+    def to_json(self) -> dict[str, Any]:
+        nodes: dict[str, int] = {}
+        for n in self.placed:
+            nodes[n] = nodes.get(n, 0) + 1
+        e = self.entry
+        return {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name}, "priority": self.priority,
+                "replicas": e.copies, "fit": len(self.placed), "nodes": nodes,
+                "pods": [{"name": a.inputs.pod.name, "node": a.node, "status": a.trace.result.status}
+                         for a in self.attempts]}
+
+
+# --- reading the POD file --------------------------------------------------------------------------
+
+def replica_count(obj: dict[str, Any]) -> int:
+    """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
+    (default 1), at most its completions; a CronJob's job template likewise; 1 for a DaemonSet
+    (its template is explained once) and for a Pod."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    kind = obj.get("kind")
+    if kind == "CronJob":
+        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        spec, kind = (job.get("spec") if isinstance(job.get("spec"), dict) else {}), "Job"
+    if kind == "Job":
+        parallelism = _count(spec.get("parallelism"), 1)
+        completions = spec.get("completions")
+        return min(parallelism, _count(completions, parallelism)) if completions is not None else parallelism
+    if kind in ("Pod", "DaemonSet"):
+        return 1
+    return _count(spec.get("replicas"), 1)
+
+
+def _count(raw: Any, default: int) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
+
+
+def entries(objs: list[tuple[dict[str, Any], Source]], path: str, replicas: int | None = None) -> list[Entry]:
+    """The Pods and workloads of the POD file, in order; `replicas` overrides every count."""
+    out: list[Entry] = []
+    for obj, src in objs:
+        kind = obj.get("kind")
+        if kind != "Pod" and kind not in WORKLOAD_KINDS:
+            continue
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        name = str(meta.get("name") or ("workload" if kind != "Pod" else ""))
+        copies = replicas if replicas is not None else replica_count(obj)
+        copies = max(1, copies)     # a workload scaled to zero: its template is still explained once
+        if kind == "Pod":
+            if not isinstance(obj.get("spec"), dict):
+                raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
+            pod = obj
+        else:
+            pod = pod_from_workload(obj, src)
+            if copies > 1:
+                pod["metadata"]["name"] = name
+        out.append(Entry(str(kind), str(meta.get("namespace") or "default"), name, pod, src, copies,
+                         copies > 1, len(out)))
+    if not out:
+        pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
+    return out
+
+
+@dataclass
+class Loaded:
+    """What the POD file holds: `single` inputs (one pod, one trace: as `load_inputs`), or a batch."""
+
+    single: Inputs | None = None
+    batch: list[Entry] = field(default_factory=list)
+    pool: Pool | None = None
+
+
+def load(req: Request, stdin: BinaryIO | None = None, replicas: int | None = None) -> Loaded:
+    """Read the POD file once; one pod of one copy takes the same path as `load_inputs`."""
+    config = read_config(req.config_path, req.max_bytes)
+    objs = load_objects([req.pod_path], req.max_bytes, stdin)
+    found = entries(objs, req.pod_path, replicas)
+    if len(found) == 1 and found[0].copies == 1:
+        pod_obj, pod_src = pending_pod(objs, req.pod_path)
+        cluster = load_objects(req.node_paths, req.max_bytes, stdin)
+        return Loaded(single=inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored))
+    pool = load_pool(req.node_paths, None, stored=req.stored, max_bytes=req.max_bytes, stdin=stdin)
+    pool.config = config
+    return Loaded(batch=found, pool=pool)
+
+
+# --- scheduling them in turn ----------------------------------------------------------------------
+
+def _onto(carried: Snapshot, inputs: Inputs, pool: Pool) -> tuple[Inputs, Snapshot]:
+    """The pod's inputs on the snapshot the earlier pods left, with any Namespace its admission
+    created (inputs_for adds it to the pool's snapshot) added to it as well."""
+    extra = {ns: labels for ns, labels in inputs.snapshot.namespaces.items() if ns not in carried.namespaces}
+    if extra:
+        added = [o for o in inputs.snapshot.of_kind("Namespace") if (o.get("metadata") or {}).get("name") in extra]
+        objects = {**carried.objects, "Namespace": [*carried.of_kind("Namespace"), *added]}
+        carried = Snapshot(carried.node_infos, {**carried.namespaces, **extra}, objects)
+    return replace(inputs, snapshot=carried), carried
+
+
+def _bind(snapshot: Snapshot, inputs: Inputs, node: str) -> Snapshot:
+    info = snapshot.get(node)
+    labels = info.node.labels if info is not None else {}
+    return snapshot.with_pod_bound(bound_copy(inputs.pod.obj, node, labels))
+
+
+def explain_batch(batch: list[Entry], pool: Pool, req: Request, suggester: Suggester | None = None) -> list[Outcome]:
+    """Every entry in PrioritySort order, each against the cluster the earlier ones left; an
+    Unschedulable attempt gets `suggestions` in its trace's extra keys when a suggester is given."""
+    admitted = [(e, inputs_for(e.pod, e.source, pool, stored=req.stored)) for e in batch]
+    admitted.sort(key=lambda ei: (-ei[1].pod.priority, ei[0].position))
+    carried, start = pool.snapshot, req.start_index
+    outcomes: list[Outcome] = []
+    for entry, inputs in admitted:
+        inputs, carried = _onto(carried, inputs, pool)
+        run_req = replace(req, start_index=start)
+        outcome = Outcome(entry, inputs.pod.priority)
+        if entry.replicated:
+            for p in iter_placements(inputs, run_req, entry.copies):
+                outcome.attempts.append(Attempt(p.inputs, p.trace, p.node))
+        else:
+            trace = explain(inputs, run_req)
+            outcome.attempts.append(Attempt(inputs, trace, chosen_node(trace)))
+        last = outcome.attempts[-1]
+        carried = last.inputs.snapshot if last.node is None else _bind(last.inputs.snapshot, last.inputs, last.node)
+        if last.trace.search is not None:
+            start = last.trace.search.next_start_index
+        if suggester is not None and last.trace.result.status == UNSCHEDULABLE:
+            start_req = replace(req, start_index=last.trace.search.start_index if last.trace.search else start)
+            last.trace.extra["suggestions"] = [s.to_json() for s in suggester(last.inputs, last.trace, start_req)]
+        outcomes.append(outcome)
+    return outcomes
+
+
+# --- output ------------------------------------------------------------------------------------------
+
+def to_json(outcomes: list[Outcome]) -> dict[str, Any]:
+    """A `SchedulingTraceList`: every attempt's trace in the order they were scheduled, and
+    per object how many copies fit and where."""
+    return {"apiVersion": "kexplain/v1", "kind": "SchedulingTraceList",
+            "items": [a.trace.to_json() for o in outcomes for a in o.attempts],
+            "placements": [o.to_json() for o in outcomes]}
+
+
+def exit_code(outcomes: list[Outcome]) -> int:
+    """0 when every pod (every copy) is scheduled; 3 when the scheduler would fail with an error
+    on one; 1 otherwise."""
+    if any(a.trace.result.status == ERROR for o in outcomes for a in o.attempts):
+        return 3
+    if all(o.fits and all(a.trace.result.status == SCHEDULED for a in o.attempts) for o in outcomes):
+        return 0
+    return 1
+
+
+def nodes_text(nodes: list[str]) -> str:
+    """`n1 ×2, n2` in order of first placement."""
+    counts: dict[str, int] = {}
+    for n in nodes:
+        counts[n] = counts.get(n, 0) + 1
+    return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in counts.items())
+
+
+def headline(outcome: Outcome) -> str:
+    e = outcome.entry
+    what = f"{e.kind} {e.namespace}/{e.name} (priority {outcome.priority})"
+    if not e.replicated:
+        return what
+    placed = outcome.placed
+    where = f": {nodes_text(placed)}" if placed else ""
+    return f"{what}: {len(placed)} of {e.copies} replicas fit{where}"
+
+
+def print_batch(outcomes: list[Outcome], console: Any, wide: bool = False) -> None:
+    """Each object in scheduling order: a heading with its name, then its explanation (for
+    replicas: where each copy went, and the first copy that did not fit explained in full).
+    Plain text, without box-drawing characters, when not on a terminal."""
+    from rich import box
+    from rich.table import Table
+
+    from .render.table import print_trace
+
+    fancy = bool(console.is_terminal)
+    for i, o in enumerate(outcomes):
+        if fancy:
+            console.rule(headline(o))
+        else:
+            console.print(("\n" if i else "") + f"=== {headline(o)}", soft_wrap=True, highlight=False)
+        if not o.entry.replicated:
+            print_trace(o.attempts[0].trace.to_json(), console, wide=wide)
+            continue
+        table = Table(title="Copies, in the order they were placed", title_justify="left",
+                      box=box.SIMPLE_HEAD if fancy else None)
+        table.add_column("#", justify="right")
+        table.add_column("pod")
+        table.add_column("node")
+        for j, a in enumerate(o.attempts):
+            table.add_row(str(j), a.inputs.pod.name, a.node or f"(does not fit: {a.trace.result.status})")
+        console.print(table)
+        last = o.attempts[-1]
+        if last.node is None:
+            console.print(f"Why {last.inputs.pod.name} does not fit:")
+            print_trace(last.trace.to_json(), console, wide=wide)
