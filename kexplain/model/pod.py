@@ -5,6 +5,7 @@ Parsed once per pod: labels, priority, requests, host ports and the pod
 """
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Mapping
@@ -29,7 +30,25 @@ class AffinityTerm:
         return False
 
 
+_TERM_CACHE: dict[tuple[str, int, bytes], AffinityTerm] = {}
+_TERM_CACHE_MAX = 65536
+
+
 def _term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
+    """The processed term; pods of one workload carry equal terms, so they share one (frozen)."""
+    try:
+        key = (pod_ns, weight, marshal.dumps(raw, 2))
+    except ValueError:
+        return _new_term(pod_ns, raw, weight)
+    term = _TERM_CACHE.get(key)
+    if term is None:
+        term = _new_term(pod_ns, raw, weight)
+        if len(_TERM_CACHE) < _TERM_CACHE_MAX:
+            _TERM_CACHE[key] = term
+    return term
+
+
+def _new_term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
     ns_sel_raw = raw.get("namespaceSelector")
     namespaces = raw.get("namespaces") or []
     if not namespaces and ns_sel_raw is None:

@@ -211,8 +211,53 @@ def pod_requests(pod: Mapping, non_missing: Mapping[str, Fraction] | None = None
     return reqs
 
 
+_PLAIN_CACHE: dict[tuple, PodResource] = {}
+_PLAIN_CACHE_MAX = 65536
+
+
+def _plain_key(pod: Mapping) -> tuple | None:
+    """For the common pod (containers only, no init containers, pod-level resources,
+    overhead or status resources), a hashable key of everything `pod_resource` reads; else None."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict) or spec.get("initContainers") or spec.get("resources") or spec.get("overhead"):
+        return None
+    status = pod.get("status")
+    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
+        return None
+    key = []
+    for c in spec.get("containers") or ():
+        res = c.get("resources") if isinstance(c, dict) else None
+        reqs = res.get("requests") if isinstance(res, dict) else None
+        if reqs is None:
+            key.append(())
+        elif isinstance(reqs, dict):
+            key.append(tuple((k, type(v), v) for k, v in reqs.items()))
+        else:
+            return None
+    return tuple(key)
+
+
 def pod_resource(pod: Mapping) -> PodResource:
-    """What NodeInfo adds for the pod (CalculateResource)."""
+    """What NodeInfo adds for the pod (CalculateResource); pods of the same plain shape share
+    one computation (each gets its own Resource)."""
+    try:
+        key = _plain_key(pod)
+    except TypeError:               # an unhashable quantity: let the slow path decide
+        key = None
+    if key is None:
+        return _pod_resource(pod)
+    try:
+        cached = _PLAIN_CACHE.get(key)
+    except TypeError:
+        return _pod_resource(pod)
+    if cached is None:
+        cached = _pod_resource(pod)
+        if len(_PLAIN_CACHE) < _PLAIN_CACHE_MAX:
+            _PLAIN_CACHE[key] = cached
+    return PodResource(cached.resource.clone(), cached.non0_cpu, cached.non0_mem)
+
+
+def _pod_resource(pod: Mapping) -> PodResource:
     reqs = pod_requests(pod)
     spec = pod.get("spec") or {}
     if pod_level_requests_set(spec):

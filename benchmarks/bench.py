@@ -1,0 +1,165 @@
+"""Benchmark kexplain at cluster scale: load, explain, and the whole command.
+
+For each cluster size (1,000 / 2,500 / 5,000 nodes by default, about 30 pods per node) the
+snapshot of `generate.py` is generated once (kept under --dir) and measured, each measurement
+in a fresh subprocess so that its peak RSS (`resource.getrusage`) is its own:
+
+- load: reading the snapshot (YAML and JSON), admission, and the snapshot's NodeInfos: the
+  `Inputs` an explanation starts from;
+- explain: one full scheduling cycle of the pending pod, every stage and filterAll included,
+  with the default percentageOfNodesToScore and with 100, and the unschedulable variant
+  with 100 (the DefaultPreemption dry run included); each on a snapshot with nothing cached;
+- cli: `kexplain pod.yaml --nodes cluster.json -o json` (to /dev/null), against `json.load`
+  of the same file in another subprocess of the same run.
+
+Wall times on a shared machine are noisy: CPU time (user + system, or `time.process_time`
+inside the process) is reported beside each.
+
+    .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+KEXPLAIN = Path(sys.executable).parent / "kexplain"
+
+
+# -- measurements, each run in its own subprocess (`bench.py --worker ...`) ---------------------
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # KiB on Linux
+
+
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def worker_load(cluster: str, pod: str) -> dict[str, Any]:
+    from kexplain.explain import Request, load_inputs
+    inputs, wall, cpu = _timed(lambda: load_inputs(Request(pod, (cluster,))))
+    return {"wall": wall, "cpu": cpu, "peak_mb": _peak_mb(),
+            "nodes": len(inputs.snapshot.node_infos), "pods": sum(len(ni.pods) for ni in inputs.snapshot.node_infos)}
+
+
+def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[str, Any]:
+    from kexplain.explain import Request, explain, load_inputs
+    from kexplain.model.snapshot import Snapshot
+    req = Request(pod, (cluster,), config_path=config)
+    inputs = load_inputs(req)
+    snap = inputs.snapshot
+    results = []
+    for _ in range(2):                          # cold: nothing cached on the snapshot, each time
+        fresh = replace(inputs, snapshot=Snapshot(snap.node_infos, snap.namespaces, snap.objects))
+        trace, wall, cpu = _timed(lambda: explain(fresh, req).to_json())
+        results.append({"wall": wall, "cpu": cpu})
+    best = min(results, key=lambda r: r["cpu"])
+    return {**best, "status": trace["result"]["status"], "peak_mb": _peak_mb()}
+
+
+def worker_json(cluster: str) -> dict[str, Any]:
+    def parse() -> Any:
+        with open(cluster, "rb") as fh:
+            return json.load(fh)
+    _, wall, cpu = _timed(parse)
+    return {"wall": wall, "cpu": cpu, "peak_mb": _peak_mb()}
+
+
+def run_worker(*args: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, __file__, "--worker", *args], check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def run_cli(pod: Path, cluster: Path) -> dict[str, Any]:
+    """The whole command in a subprocess: wall time, and its CPU time and peak RSS from wait4."""
+    start = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        proc = subprocess.Popen([str(KEXPLAIN), str(pod), "--nodes", str(cluster), "-o", "json"],
+                                stdout=null, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        raise SystemExit(f"kexplain failed ({code}): {proc.stderr.read().decode() if proc.stderr else ''}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
+
+
+# -- the table -----------------------------------------------------------------------------------
+def ensure_generated(base: Path, nodes: int, yaml_too: bool) -> dict[str, Path]:
+    import generate
+    out = base / f"n{nodes}"
+    roles = ("json", "yaml", "pod", "pod-unschedulable", "config-100")
+    paths = {r: out / (f"cluster.{r}" if r in ("json", "yaml") else f"{r}.yaml") for r in roles}
+    missing = [r for r, p in paths.items() if not p.exists() and (yaml_too or r != "yaml")]
+    if missing:
+        print(f"generating {nodes} nodes in {out} ...", file=sys.stderr)
+        generate.write(out, nodes, formats=("yaml", "json") if yaml_too else ("json",))
+    return paths
+
+
+def fmt(r: dict[str, Any]) -> str:
+    return f"{r['wall']:7.2f} s ({r['cpu']:6.2f} s CPU)"
+
+
+def bench(sizes: list[int], base: Path, yaml_too: bool) -> None:
+    print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    header = ("| nodes | pods | measurement | wall (CPU) | peak RSS |", "| ---: | ---: | --- | --- | ---: |")
+    print("\n".join(header))
+    for nodes in sizes:
+        paths = ensure_generated(base, nodes, yaml_too)
+        rows: list[tuple[str, dict[str, Any]]] = []
+        pods = 0
+        for fmt_name in ("json", "yaml") if yaml_too else ("json",):
+            size = paths[fmt_name].stat().st_size / 1e6
+            r = run_worker("load", str(paths[fmt_name]), str(paths["pod"]))
+            pods = r["pods"]
+            rows.append((f"load {fmt_name.upper()} ({size:.0f} MB)", r))
+        for label, pod, config in (("explain, default percentage", "pod", None),
+                                   ("explain, percentageOfNodesToScore 100", "pod", "config-100"),
+                                   ("explain unschedulable + preemption, 100", "pod-unschedulable", "config-100")):
+            args = ["explain", str(paths["json"]), str(paths[pod])] + ([str(paths[config])] if config else [])
+            r = run_worker(*args)
+            rows.append((f"{label} ({r['status']})", r))
+        rows.append(("json.load of cluster.json", run_worker("json", str(paths["json"]))))
+        rows.append(("`kexplain pod.yaml --nodes cluster.json -o json`", run_cli(paths["pod"], paths["json"])))
+        ratio = rows[-1][1]["wall"] / rows[-2][1]["wall"]
+        cpu_ratio = rows[-1][1]["cpu"] / rows[-2][1]["cpu"]
+        for label, r in rows:
+            print(f"| {nodes} | {pods} | {label} | {fmt(r)} | {r['peak_mb']:.0f} MB |", flush=True)
+        print(f"| {nodes} | {pods} | CLI / json.load | {ratio:.2f}x ({cpu_ratio:.2f}x CPU) | |", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        what, *rest = argv[1:]
+        fn = {"load": worker_load, "explain": worker_explain, "json": worker_json}[what]
+        print(json.dumps(fn(*rest)))
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,2500,5000")
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
+    parser.add_argument("--no-yaml", action="store_true", help="skip the YAML snapshot (slow to load)")
+    args = parser.parse_args(argv)
+    bench([int(s) for s in args.sizes.split(",")], args.dir, not args.no_yaml)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Generate a realistic large cluster snapshot and pending pods to explain against it.
+
+The cluster looks like a big production one: N nodes (5,000 by default) in 3 zones of one
+region, about 30 bound pods per node (two DaemonSet pods per node, the rest from a few hundred
+Deployments in 20 namespaces; some apps with required or preferred pod anti-affinity, some with
+a zone spread constraint), 8% of the nodes tainted (dedicated=batch, or gpu), 1% cordoned, plus
+the ReplicaSets, Services, Namespaces and PriorityClasses that go with them. The same seed gives
+the same files.
+
+Written to OUT (a directory):
+
+- `cluster.yaml` and `cluster.json`: the snapshot, one `kind: List` (the same objects);
+- `pod.yaml`: a pending pod with required and preferred pod anti-affinity, two topology spread
+  constraints, required node affinity and a toleration; it fits;
+- `pod-unschedulable.yaml`: the same pod asking for more CPU (34 cores) than any node has left, with a
+  high priority: Unschedulable, and DefaultPreemption looks for victims on every node;
+- `config-100.yaml`: a KubeSchedulerConfiguration with percentageOfNodesToScore: 100.
+
+    .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--pods-per-node 30] [--seed 1]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+REGION = "us-east-1"
+INSTANCE_TYPES = (("m5.4xlarge", "16", "64Gi"), ("m5.8xlarge", "32", "128Gi"), ("c5.9xlarge", "36", "72Gi"))
+NAMESPACES = tuple(f"team-{i:02d}" for i in range(20))
+DAEMONSETS = ("kube-proxy", "node-exporter")
+BENCH_APP = "bench-web"           # the pending pod's app; it already runs on some nodes
+BENCH_NAMESPACE = "team-00"
+CREATED = "2026-01-01T00:00:00Z"
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+Obj = dict[str, Any]
+
+
+def _uid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+class App:
+    """One Deployment: its pod template's traits, shared by all its pods."""
+
+    def __init__(self, rng: random.Random, index: int) -> None:
+        self.name = BENCH_APP if index == 0 else f"app-{index:03d}"
+        self.namespace = BENCH_NAMESPACE if index == 0 else NAMESPACES[index % len(NAMESPACES)]
+        self.hash = f"{rng.getrandbits(40):010x}"[:10]
+        self.rs_uid = _uid(rng)
+        self.cpu = rng.choice(("50m", "100m", "200m", "250m", "500m"))
+        self.memory = rng.choice(("64Mi", "128Mi", "256Mi", "512Mi", "1Gi"))
+        self.image = f"registry.example/{self.name}:1.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
+        self.port = rng.choice((8080, 8443, 9090, 3000))
+        roll = rng.random()
+        self.required_anti = index == 0 or roll < 0.08          # one per node
+        self.preferred_anti = 0.08 <= roll < 0.20               # rather in other zones
+        self.zone_spread = index == 0 or 0.15 <= roll < 0.30    # even over zones
+        self.tolerates_batch = rng.random() < 0.10
+        self.priority_class = "high-priority" if rng.random() < 0.05 else None
+        self.replicas = 0
+
+    def labels(self) -> dict[str, str]:
+        return {"app": self.name, "tier": "backend" if len(self.name) % 2 else "frontend",
+                "pod-template-hash": self.hash}
+
+    def spec(self) -> Obj:
+        spec: Obj = {"containers": [{
+            "name": self.name, "image": self.image,
+            "ports": [{"containerPort": self.port, "name": "http", "protocol": "TCP"}],
+            "resources": {"requests": {"cpu": self.cpu, "memory": self.memory},
+                          "limits": {"memory": self.memory}}}]}
+        selector = {"matchLabels": {"app": self.name}}
+        affinity: Obj = {}
+        if self.required_anti:
+            affinity["requiredDuringSchedulingIgnoredDuringExecution"] = [
+                {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}]
+        if self.preferred_anti:
+            affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": 50, "podAffinityTerm": {"labelSelector": selector,
+                                                   "topologyKey": "topology.kubernetes.io/zone"}}]
+        if affinity:
+            spec["affinity"] = {"podAntiAffinity": affinity}
+        if self.zone_spread:
+            spec["topologySpreadConstraints"] = [{
+                "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": selector}]
+        if self.tolerates_batch:
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "batch",
+                                    "effect": "NoSchedule"}]
+        if self.priority_class:
+            spec["priorityClassName"] = self.priority_class
+        return spec
+
+    def replica_set(self) -> Obj:
+        return {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": f"{self.name}-{self.hash}", "namespace": self.namespace,
+                             "uid": self.rs_uid, "labels": self.labels()},
+                "spec": {"replicas": self.replicas,
+                         "selector": {"matchLabels": {"app": self.name, "pod-template-hash": self.hash}},
+                         "template": {"metadata": {"labels": self.labels()}, "spec": self.spec()}}}
+
+    def service(self) -> Obj:
+        return {"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": self.name, "namespace": self.namespace},
+                "spec": {"selector": {"app": self.name},
+                         "ports": [{"port": 80, "targetPort": self.port, "protocol": "TCP"}]}}
+
+
+def node(rng: random.Random, i: int) -> Obj:
+    name = f"node-{i:05d}"
+    zone = ZONES[i % len(ZONES)]
+    itype, cpu, memory = rng.choice(INSTANCE_TYPES)
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+              "topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": REGION,
+              "node.kubernetes.io/instance-type": itype, "pool": rng.choice(("general", "general", "compute"))}
+    spec: Obj = {"providerID": f"aws:///{zone}/i-{rng.getrandbits(64):016x}"}
+    roll = rng.random()
+    if roll < 0.06:
+        spec["taints"] = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+        labels["dedicated"] = "batch"
+    elif roll < 0.08:
+        spec["taints"] = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    if rng.random() < 0.01:
+        spec["unschedulable"] = True
+        spec.setdefault("taints", []).append({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"})
+    capacity = {"cpu": cpu, "memory": memory, "pods": "110", "ephemeral-storage": "100Gi"}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": _uid(rng), "labels": labels, "creationTimestamp": CREATED},
+            "spec": spec,
+            "status": {"capacity": capacity,
+                       "allocatable": {**capacity, "cpu": f"{int(cpu) * 1000 - 100}m"},
+                       "conditions": [{"type": "Ready", "status": "True"}],
+                       "images": [{"names": [f"registry.example/app-{rng.randint(1, 300):03d}:1.0.0"],
+                                   "sizeBytes": rng.randint(10, 500) * 1_000_000}]}}
+
+
+def bound_pod(rng: random.Random, app: App, node_name: str) -> Obj:
+    app.replicas += 1
+    meta = {"name": f"{app.name}-{app.hash}-{rng.getrandbits(25):07x}", "namespace": app.namespace,
+            "uid": _uid(rng), "labels": app.labels(), "creationTimestamp": CREATED,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app.name}-{app.hash}",
+                                 "uid": app.rs_uid, "controller": True}]}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {**app.spec(), "nodeName": node_name},
+            "status": {"phase": "Running"}}
+
+
+def daemon_pod(rng: random.Random, ds: str, node_name: str) -> Obj:
+    meta = {"name": f"{ds}-{rng.getrandbits(25):07x}", "namespace": "kube-system", "uid": _uid(rng),
+            "labels": {"app": ds}, "creationTimestamp": CREATED,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds,
+                                 "uid": f"00000000-0000-4000-8000-{len(ds):012d}", "controller": True}]}
+    spec = {"containers": [{"name": ds, "image": f"registry.k8s.io/{ds}:v1.35.4",
+                            "resources": {"requests": {"cpu": "100m", "memory": "100Mi"}}}],
+            "tolerations": [{"operator": "Exists"}], "priorityClassName": "system-node-critical",
+            "nodeName": node_name}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": "Running"}}
+
+
+def cluster(nodes: int, pods_per_node: int, apps: int, seed: int) -> list[Obj]:
+    rng = random.Random(seed)
+    app_list = [App(rng, i) for i in range(apps)]
+    objects: list[Obj] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+                          for ns in ("kube-system", *NAMESPACES)]
+    objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                    "metadata": {"name": "high-priority"}, "value": 100000})
+    node_objs = [node(rng, i) for i in range(nodes)]
+    pods: list[Obj] = []
+    for n in node_objs:
+        name = n["metadata"]["name"]
+        pods += [daemon_pod(rng, ds, name) for ds in DAEMONSETS]
+        count = max(0, pods_per_node - len(DAEMONSETS) + rng.randint(-3, 3))
+        chosen = rng.sample(app_list[1:], count)                       # distinct apps per node
+        if int(name[5:]) % 25 == 0:                                    # bench-web runs on 4% of nodes
+            chosen[0] = app_list[0]
+        pods += [bound_pod(rng, app, name) for app in chosen]
+    objects += node_objs
+    objects += [a.replica_set() for a in app_list]
+    objects += [a.service() for a in app_list[::2]]
+    objects += pods
+    return objects
+
+
+def pending_pod(unschedulable: bool = False) -> Obj:
+    selector = {"matchLabels": {"app": BENCH_APP}}
+    spec: Obj = {
+        "containers": [{"name": "web", "image": "registry.example/bench-web:2.0.0",
+                        "ports": [{"containerPort": 8080, "name": "http"}],
+                        "resources": {"requests": {"cpu": "34" if unschedulable else "500m", "memory": "1Gi"}}}],
+        "affinity": {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
+                "matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": list(ZONES)},
+                    {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}]}},
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}],
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 100, "podAffinityTerm": {
+                        "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In",
+                                                                "values": ["app-001", "app-002", "app-003"]}]},
+                        "topologyKey": "kubernetes.io/hostname"}}]}},
+        "topologySpreadConstraints": [
+            {"maxSkew": 3, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": selector},
+            {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": selector}],
+        "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}],
+    }
+    if unschedulable:
+        spec["priorityClassName"] = "high-priority"
+    name = "bench-web-unschedulable" if unschedulable else "bench-web-pending"
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": BENCH_NAMESPACE, "labels": {"app": BENCH_APP}},
+            "spec": spec}
+
+
+CONFIG_100 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+              "percentageOfNodesToScore": 100}
+
+
+def write(out: Path, nodes: int, pods_per_node: int = 30, apps: int = 300, seed: int = 1,
+          formats: tuple[str, ...] = ("yaml", "json")) -> dict[str, Path]:
+    """Write the snapshot, the pods and the config under `out`; returns the paths by role."""
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {"apiVersion": "v1", "kind": "List", "items": cluster(nodes, pods_per_node, apps, seed)}
+    paths: dict[str, Path] = {}
+    if "json" in formats:
+        paths["json"] = out / "cluster.json"
+        with open(paths["json"], "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, separators=(",", ":"))
+    if "yaml" in formats:
+        paths["yaml"] = out / "cluster.yaml"
+        with open(paths["yaml"], "w", encoding="utf-8") as fh:
+            yaml.dump(doc, fh, Dumper=DUMPER, sort_keys=False)
+    for role, obj in (("pod", pending_pod()), ("pod-unschedulable", pending_pod(True)), ("config-100", CONFIG_100)):
+        paths[role] = out / f"{role}.yaml"
+        paths[role].write_text(yaml.dump(obj, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pods-per-node", type=int, default=30)
+    parser.add_argument("--apps", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--format", choices=("both", "yaml", "json"), default="both")
+    args = parser.parse_args(argv)
+    if args.pods_per_node > args.apps:
+        parser.error("--pods-per-node must not exceed --apps")
+    formats = ("yaml", "json") if args.format == "both" else (args.format,)
+    for role, path in write(args.out, args.nodes, args.pods_per_node, args.apps, args.seed, formats).items():
+        print(f"{role}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The benchmark generator writes a valid snapshot that kexplain explains (no timings here)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import generate  # noqa: E402
+
+from kexplain.explain import Request, explain, load_inputs  # noqa: E402
+
+NODES = 50
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return generate.write(tmp_path_factory.mktemp("bench"), NODES, seed=7)
+
+
+def _items(path: Path) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    assert doc["kind"] == "List"
+    return doc["items"]
+
+
+def test_yaml_and_json_hold_the_same_objects(generated: dict[str, Path]) -> None:
+    assert _items(generated["yaml"]) == _items(generated["json"])
+
+
+def test_deterministic_for_a_seed(generated: dict[str, Path], tmp_path: Path) -> None:
+    again = generate.write(tmp_path, NODES, seed=7, formats=("json",))
+    assert again["json"].read_bytes() == generated["json"].read_bytes()
+    other = generate.write(tmp_path / "other", NODES, seed=8, formats=("json",))
+    assert other["json"].read_bytes() != generated["json"].read_bytes()
+
+
+def test_cluster_shape(generated: dict[str, Path]) -> None:
+    items = _items(generated["json"])
+    nodes = [o for o in items if o["kind"] == "Node"]
+    pods = [o for o in items if o["kind"] == "Pod"]
+    assert len(nodes) == NODES
+    zones = {n["metadata"]["labels"]["topology.kubernetes.io/zone"] for n in nodes}
+    assert zones == set(generate.ZONES)
+    assert 25 * NODES <= len(pods) <= 35 * NODES
+    assert all(p["spec"]["nodeName"] for p in pods)
+    assert any(n["spec"].get("taints") for n in nodes)
+    anti = [p for p in pods if "podAntiAffinity" in p["spec"].get("affinity", {})]
+    spread = [p for p in pods if p["spec"].get("topologySpreadConstraints")]
+    assert anti and spread
+    assert len({p["metadata"]["labels"]["app"] for p in pods}) > 100
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+@pytest.mark.parametrize("pod, config, status", [
+    ("pod", None, "Scheduled"),
+    ("pod", "config-100", "Scheduled"),
+    ("pod-unschedulable", None, "Unschedulable"),
+])
+def test_kexplain_explains_it(generated: dict[str, Path], fmt: str, pod: str, config: str | None,
+                              status: str) -> None:
+    req = Request(str(generated[pod]), (str(generated[fmt]),),
+                  config_path=str(generated[config]) if config else None)
+    inputs = load_inputs(req)
+    assert len(inputs.snapshot.node_infos) == NODES
+    assert inputs.warnings == []
+    trace = explain(inputs, req).to_json()
+    assert trace["result"]["status"] == status
+    if status == "Scheduled":
+        host = trace["result"]["selectedNodes"][0]
+        assert not any(p.labels.get("app") == generate.BENCH_APP for p in inputs.snapshot.get(host).pods)
+    else:
+        assert trace["postFilter"]["nominatedNodeName"]
+        assert trace["postFilter"]["victims"]
