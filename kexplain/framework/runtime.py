@@ -2,6 +2,18 @@
 
 Mirrors kube-scheduler's frameworkImpl (run order, Skip bookkeeping, how statuses
 merge) and records what every call returned, which is what the trace is made of.
+
+Besides the extension points, a plugin may offer kexplain's own optional method
+
+    explain(state, pod, node_info) -> dict | None
+
+the facts behind its verdict on one node, as JSON-ready values (what it compared: requested
+against allocatable, the taints not tolerated, the skew per domain, the conflicting pods...),
+read from what its PreFilter/PreScore stored in the cycle state. It must not change the
+state, and returns None when it has nothing to say about the node (skipped, not enabled).
+The framework calls it only when asked to (`run_explain`), after the scheduling decision,
+so it never slows down or changes a plain run; renderers read its output from the trace
+(extra key `details`) and never look at plugin internals.
 """
 from __future__ import annotations
 
@@ -274,4 +286,27 @@ class Framework:
                         f'score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
                         f'after normalizing')
                 out[i][pl.name] = PluginScoreDetail(raw[i], ns.score, weight)
+        return out
+
+    # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
+    def explaining_plugins(self) -> list[Plugin]:
+        """Plugins with an `explain` method: the Filter plugins in order, then the Score plugins."""
+        out: list[Plugin] = []
+        for pl in [*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins]:
+            if callable(getattr(pl, "explain", None)) and pl not in out:
+                out.append(pl)
+        return out
+
+    def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any]:
+        """plugin -> the facts its `explain` gives for the node (plugins with nothing to say
+        are left out). A plugin whose explain fails is listed with `{"error": ...}`: a broken
+        explanation must not hide the verdict it would have explained."""
+        out: dict[str, Any] = {}
+        for pl in self.explaining_plugins():
+            try:
+                facts = pl.explain(state, pod, node_info)  # type: ignore[attr-defined]
+            except Exception as err:  # noqa: BLE001 - reported in the facts, see above
+                facts = {"error": f"{type(err).__name__}: {err}"}
+            if facts is not None:
+                out[pl.name] = facts
         return out

@@ -4,13 +4,22 @@ Follows schedule_one.go: PreEnqueue, PreFilter (with node narrowing), the nomina
 node first, the round-robin search that stops once enough feasible nodes are found,
 scoring (skipped for a single feasible node), the pick, and for a failure the
 PostFilter run and the FailedScheduling message.
+
+After the decision, and only when asked (`Options`, or `recording(Extras(...))` around a
+call that builds its own options), kexplain adds what people need to read it, under extra
+trace keys that never touch the scheduler's own: `details` (per node: zone, allocatable and
+requested resources; for the nodes named, every plugin's `explain` facts), `unexamined`
+(the nodes the search never reached, filtered and scored against the same cycle state: would
+one of them have beaten the winner?) and `preemption` (DefaultPreemption's candidates).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Iterator
 
-from ..trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace
+from ..trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace, format_quantity, zone_of
 from .cycle_state import CycleState
 from .fit_error import fit_error_message, truncate_message
 from .interface import NodeToStatus
@@ -28,18 +37,66 @@ class Options:
     start_index: int = 0
     global_percentage: int | None = None
     filter_all: bool = True
+    details: bool = False                        # extra key `details`: node facts
+    explain_nodes: frozenset[str] = frozenset()  # ... and plugin facts (`explain`) for these nodes
+    unexamined: bool = False                     # extra key `unexamined`
+
+
+@dataclass(frozen=True)
+class Extras:
+    """The extra keys to record for every `schedule_pod` call made inside `recording(...)`
+    (for callers that do not build the `Options` themselves)."""
+
+    details: bool = False
+    explain_nodes: frozenset[str] = frozenset()
+    unexamined: bool = False
+
+
+_EXTRAS: ContextVar[Extras] = ContextVar("kexplain_extras", default=Extras())
+
+
+@contextmanager
+def recording(extras: Extras) -> Iterator[None]:
+    """Record `extras` in the traces of the scheduling cycles run inside the block
+    (`recording(Extras())` turns them off again, e.g. for suggestion re-runs)."""
+    token = _EXTRAS.set(extras)
+    try:
+        yield
+    finally:
+        _EXTRAS.reset(token)
+
+
+@dataclass
+class _Cycle:
+    """What the extra keys need to know about the cycle that just ran."""
+
+    state: CycleState | None = None
+    nodes: list["NodeInfo"] = field(default_factory=list)     # the list the search went round
+    feasible: list["NodeInfo"] = field(default_factory=list)  # scored (or the single one)
+    dropped: "NodeInfo | None" = None                         # found feasible one too many
+    searched: bool = False
 
 
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
+    extras = _EXTRAS.get()
+    options = replace(options, details=options.details or extras.details,
+                      explain_nodes=options.explain_nodes | extras.explain_nodes,
+                      unexamined=options.unexamined or extras.unexamined)
     trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name)
+    cycle = _Cycle()
     try:
-        _schedule(fw, pod, options, trace)
+        _schedule(fw, pod, options, trace, cycle)
     except FrameworkError as err:
         trace.result = Result(ERROR, [], "", error=str(err))
+        return trace
+    if options.unexamined and cycle.searched and trace.result.status == SCHEDULED:
+        _evaluate_unexamined(fw, pod, trace, cycle)
+    if options.details:
+        _record_details(fw, pod, trace, cycle, options.explain_nodes)
     return trace
 
 
-def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> None:
+def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: _Cycle) -> None:
     status, calls = fw.run_pre_enqueue(pod)
     trace.pre_enqueue = [c.to_json() for c in calls]
     if not status.is_success:
@@ -53,7 +110,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
         trace.result = Result(UNSCHEDULABLE, [], "no nodes available to schedule pods")
         return
 
-    state = CycleState()
+    state = cycle.state = CycleState()
     statuses = NodeToStatus()
     pre = fw.run_pre_filter(state, pod)
     trace.pre_filter = [c.to_json() for c in pre.calls]
@@ -69,6 +126,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
         return
 
     search = Search(num_all_nodes=num_all, num_feasible_nodes_to_find=0, start_index=options.start_index)
+    cycle.searched, cycle.nodes = True, all_nodes
     trace.search, trace.filter = search, {}
     if options.filter_all:
         trace.filter_all = {}
@@ -96,6 +154,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage)
             search.next_start_index = options.start_index
+            cycle.feasible = [ni]
             _decide(fw, state, pod, [ni], trace)
             return
         statuses.set(ni.name, s)
@@ -104,6 +163,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
     if pre.result is not None and not pre.result.all_nodes:
         allowed = pre.result.node_names or frozenset()
         nodes = [ni for ni in all_nodes if ni.name in allowed]
+        cycle.nodes = nodes
         search.order_deterministic = False
         plugins = " ".join(sorted(pre.plugins_with_nodes))
         statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -126,6 +186,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
             s = check(ni)
             if s.is_success:
                 if len(feasible) == to_find:
+                    cycle.dropped = ni
                     break  # one more than needed: found, dropped, visited first next time
                 feasible.append(ni)
             else:
@@ -136,6 +197,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace) -> 
     if not feasible:
         _fail(fw, state, pod, statuses, trace, num_all)
         return
+    cycle.feasible = feasible
     _decide(fw, state, pod, feasible, trace)
 
 
@@ -169,6 +231,9 @@ def _fail(fw: Framework, state: CycleState, pod: "PodInfo", statuses: NodeToStat
     if post is not None:
         post_msg = post.status.message()
         trace.post_filter = _post_filter_json(post)
+        preemption = post.results.get("DefaultPreemption")
+        if preemption is not None and preemption.details:
+            trace.extra["preemption"] = dict(preemption.details)
     message = fit_error_message(num_all, statuses, pre_filter_msg, post_msg)
     trace.result = Result(UNSCHEDULABLE, [], truncate_message(message))
 
@@ -194,3 +259,111 @@ def _post_filter_json(post) -> dict:
         plugins.append(entry)
     return {**head, "nominatedNodeName": nominated, "victims": victims,
             "framework": post.status.to_json(with_plugin=True), "plugins": plugins}
+
+
+# -- extra keys: what people need to read the decision ---------------------------------------
+
+def node_facts(ni: "NodeInfo") -> dict[str, Any]:
+    """A node's zone and, per resource it offers or its pods request, allocatable and
+    requested (the bound pods' requests, as the scheduler's cache adds them up)."""
+    alloc, used = ni.allocatable, ni.requested
+    resources: dict[str, dict[str, str]] = {}
+    for name in ("cpu", "memory", "ephemeral-storage"):
+        if alloc.get(name) or used.get(name):
+            resources[name] = {"allocatable": format_quantity(name, alloc.get(name)),
+                               "requested": format_quantity(name, used.get(name))}
+    for name in sorted(n for n in set(alloc.scalar) | set(used.scalar) if alloc.get(n) or used.get(n)):
+        resources[name] = {"allocatable": format_quantity(name, alloc.scalar.get(name, 0)),
+                           "requested": format_quantity(name, used.scalar.get(name, 0))}
+    resources["pods"] = {"allocatable": str(alloc.allowed_pod_number), "requested": str(len(ni.pods))}
+    out: dict[str, Any] = {"zone": zone_of(ni.node.labels), "resources": resources}
+    if ni.node.unschedulable:
+        out["unschedulable"] = True
+    return out
+
+
+def _pod_facts(pod: "PodInfo") -> dict[str, Any]:
+    res = pod.resource.resource
+    requests = {name: format_quantity(name, res.get(name)) for name in ("cpu", "memory", "ephemeral-storage")
+                if res.get(name)}
+    requests.update({name: format_quantity(name, q) for name, q in sorted(res.scalar.items()) if q})
+    return {"priority": pod.priority, "requests": requests}
+
+
+def _record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cycle,
+                    explain_nodes: frozenset[str]) -> None:
+    """Extra key `details`: the pod's requests; facts for every node the search visited; for
+    the nodes of `explain_nodes`, every plugin's `explain` facts, and for such a node the
+    search never visited, every Filter plugin's verdict on it (`filterAll`, `examined: false`)."""
+    snapshot = fw.snapshot
+    visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
+    nodes: dict[str, Any] = {}
+    for name in visited:
+        ni = snapshot.get(name)
+        if ni is not None:
+            nodes[name] = node_facts(ni)
+    for name in sorted(explain_nodes):
+        ni = snapshot.get(name)
+        if ni is None:
+            nodes[name] = {"exists": False}
+            continue
+        entry = nodes.setdefault(name, node_facts(ni))
+        entry["examined"] = name in visited
+        if cycle.state is None:
+            continue  # gated: no cycle ran
+        state = cycle.state.clone()
+        if cycle.searched and name not in visited and fw.has_filter_plugins:
+            entry["filterAll"] = {pl: s.to_json() for pl, s in fw.run_filter_all(state, pod, ni).items()}
+        entry["plugins"] = fw.run_explain(state, pod, ni)
+    trace.extra["details"] = {"pod": _pod_facts(pod), "nodes": nodes}
+
+
+def _evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cycle) -> None:
+    """Extra key `unexamined`: the nodes of the search list the round-robin never reached
+    (and the feasible one it found too many and dropped), filtered against a copy of the
+    cycle state, then scored together with the nodes that were scored, as if the scheduler
+    had looked at all of them. `higher` names the ones that would have beaten the winner."""
+    visited = set(trace.search.order) if trace.search is not None else set()
+    never = [ni for ni in _round_robin_rest(cycle.nodes, trace) if ni.name not in visited]
+    out: dict[str, Any] = {"nodes": [ni.name for ni in never],
+                           "dropped": cycle.dropped.name if cycle.dropped is not None else None,
+                           "filter": {}, "feasible": [], "totals": {}, "higher": []}
+    trace.extra["unexamined"] = out
+    if not never and cycle.dropped is None:
+        return
+    state = cycle.state.clone() if cycle.state is not None else CycleState()
+    extra: list["NodeInfo"] = [cycle.dropped] if cycle.dropped is not None else []
+    try:
+        for ni in never:
+            s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+            if s.code is Code.ERROR:
+                raise FrameworkError(s.message())
+            out["filter"][ni.name] = s.to_json(with_plugin=True)
+            if s.is_success:
+                extra.append(ni)
+        out["feasible"] = [ni.name for ni in extra]
+        if not extra or not fw.has_score_plugins:
+            return
+        everyone = [*cycle.feasible, *extra]
+        s = fw.run_pre_score(state, pod, everyone)
+        if not s.is_success:
+            raise FrameworkError(s.message())
+        per_node = fw.run_score(state, pod, everyone)
+    except FrameworkError as err:
+        out["error"] = str(err)
+        return
+    totals = {ni.name: sum(d.weighted for d in per.values()) for ni, per in zip(everyone, per_node)}
+    out["totals"] = totals
+    winner = trace.result.suggested_host or ""
+    best = totals.get(winner, 0)
+    out["winner"] = {"node": winner, "total": best}
+    out["higher"] = sorted((ni.name for ni in extra if totals[ni.name] > best),
+                           key=lambda n: (-totals[n], n))
+
+
+def _round_robin_rest(nodes: list["NodeInfo"], trace: Trace) -> list["NodeInfo"]:
+    """The search list in round-robin order from where the search started."""
+    if not nodes or trace.search is None:
+        return []
+    start = trace.search.start_index % len(nodes)
+    return nodes[start:] + nodes[:start]

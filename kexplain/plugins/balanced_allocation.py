@@ -45,3 +45,11 @@ class NodeResourcesBalancedAllocation(Plugin):
             if is_best_effort(requests):
                 return 0
         return self.scorer.score(node_info, requests)
+
+    def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict | None:
+        """When the node was scored: each configured resource's share of allocatable with the
+        pod (real requests); the closer the shares, the higher the score."""
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            return None
+        return {"resources": self.scorer.usage(node_info, requests)}

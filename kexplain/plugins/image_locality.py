@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..framework.interface import MAX_NODE_SCORE, Plugin, points
 from ..model.snapshot import Snapshot
+from ..trace import format_quantity
 
 NAME = "ImageLocality"
 CACHE_KEY = NAME + "/imageStates"
@@ -95,3 +96,17 @@ class ImageLocality(Plugin):
         name = node_info.name
         total = sum(score for score, nodes in images.scored if name in nodes)
         return calculate_priority(total, images.num_containers)
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Each container image of the pod: on the node or not, its size and how many nodes
+        have it (the score counts size times that share)."""
+        snapshot = self.handle.snapshot
+        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot))
+        out = []
+        for c in [*(pod.spec.get("initContainers") or ()), *(pod.spec.get("containers") or ())]:
+            name = normalized_image_name(c.get("image") or "")
+            known = images.get(name)
+            out.append({"image": name, "onNode": known is not None and node_info.name in known.nodes,
+                        "size": format_quantity("memory", known.size) if known is not None else None,
+                        "nodesWithImage": len(known.nodes) if known is not None else 0})
+        return {"images": out} if out else None

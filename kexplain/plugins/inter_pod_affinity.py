@@ -20,6 +20,7 @@ from ..model.labels import IN, NOTHING, LabelSelector, SelectorError
 from ..model.nodeinfo import Node, NodeInfo
 from ..model.pod import AffinityTerm, PodInfo
 from ..model.snapshot import Snapshot
+from ..trace import format_parsed_selector
 
 NAME = "InterPodAffinity"
 
@@ -422,3 +423,63 @@ class InterPodAffinity(Plugin):
         for ns in scores:
             ns.score = int(float(MAX_NODE_SCORE) * (float(ns.score - lo) / float(diff))) if diff > 0 else 0
         return SUCCESS
+
+    # Explanation (kexplain) ------------------------------------------------------------------
+    def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
+        """For the node's topology domains: per required affinity term, how many pods matching
+        every term run there; per required anti-affinity term, the pods there that it matches;
+        and the existing pods there whose own required anti-affinity matches the pod."""
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return None
+        labels = node_info.node.labels
+        snapshot: Snapshot = self.handle.snapshot
+        facts: dict[str, list] = {}
+        if s.affinity_terms:
+            facts["affinity"] = [{**_term_facts(t, labels),
+                                  "matchingPods": s.affinity_counts.get((t.topology_key, labels[t.topology_key]), 0)
+                                  if t.topology_key in labels else 0}
+                                 for t in s.affinity_terms]
+        if s.anti_affinity_terms:
+            facts["antiAffinity"] = [{**_term_facts(t, labels), "conflictingPods": _pods_in_domain(
+                snapshot, t.topology_key, labels, lambda p, t=t: t.matches(p, NO_LABELS))}
+                for t in s.anti_affinity_terms]
+        existing = []
+        for ni in snapshot.have_pods_with_required_anti_affinity:
+            for other in ni.pods_with_required_anti_affinity:
+                for t in other.required_anti_affinity_terms:
+                    value = labels.get(t.topology_key)
+                    if value is not None and ni.node.labels.get(t.topology_key) == value \
+                            and t.matches(pod, s.namespace_labels):
+                        existing.append({"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
+                                         "selector": format_parsed_selector(t.selector)})
+        if existing:
+            facts["existingAntiAffinity"] = existing
+        return facts or None
+
+
+MAX_PODS_NAMED = 10
+
+
+def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
+    return {"topologyKey": t.topology_key, "selector": format_parsed_selector(t.selector),
+            "namespaces": ["<all>"] if t.namespace_selector.everything else sorted(t.namespaces),
+            "nodeDomain": node_labels.get(t.topology_key)}
+
+
+def _pods_in_domain(snapshot: Snapshot, key: str, node_labels: Mapping[str, str], match) -> list[str]:
+    """Up to MAX_PODS_NAMED pods `match` accepts on the nodes sharing the node's `key` label
+    value (none when the node lacks the label)."""
+    value = node_labels.get(key)
+    if value is None:
+        return []
+    out: list[str] = []
+    for ni in snapshot.node_infos:
+        if ni.node.labels.get(key) != value:
+            continue
+        for p in ni.pods:
+            if match(p):
+                out.append(f"{p.key} (on {ni.name})")
+                if len(out) == MAX_PODS_NAMED:
+                    return out
+    return out

@@ -10,7 +10,8 @@ from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, point
 from ..framework.runtime import FrameworkError
 from ..framework.status import SKIP, SUCCESS, Status, unresolvable
 from ..model.nodeselector import (NODE_NAME_FIELD, NodeSelector, PreferredSchedulingTerms,
-                                  RequiredNodeAffinity, SelectorParseError)
+                                  RequiredNodeAffinity, SelectorParseError, match_term)
+from ..trace import format_expression
 from .normalize import default_normalize_score
 
 NAME = "NodeAffinity"
@@ -133,6 +134,39 @@ class NodeAffinity(Plugin):
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """The node's labels against each nodeSelector entry and each expression of the
+        required and preferred terms (a required term matches when all its expressions do;
+        the pod needs one matching term), and the profile's enforced affinity."""
+        node = node_info.node
+        facts: dict[str, Any] = {}
+        if self.added_node_selector is not None:
+            facts["enforced"] = {"match": self.added_node_selector.matches(node)}
+        selector = pod.spec.get("nodeSelector") or {}
+        if selector:
+            facts["nodeSelector"] = [{"key": str(k), "want": str(v), "node": node.labels.get(str(k)),
+                                      "match": node.labels.get(str(k)) == str(v)} for k, v in selector.items()]
+        required = required_node_selector(pod)
+        if required is not None:
+            facts["required"] = [_term_facts(t, node) for t in required.get("nodeSelectorTerms") or ()]
+        preferred = _node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution") or ()
+        if preferred:
+            facts["preferred"] = [{"weight": int(p.get("weight") or 0), **_term_facts(p.get("preference") or {}, node)}
+                                  for p in preferred]
+        return facts or None
+
+
+def _term_facts(term: Mapping[str, Any], node) -> dict[str, Any]:
+    """Each requirement of a NodeSelectorTerm, with the node's value and whether it matches."""
+    exprs = []
+    for kind in ("matchExpressions", "matchFields"):
+        for expr in term.get(kind) or ():
+            key = str(expr.get("key") or "")
+            value = node.name if kind == "matchFields" else node.labels.get(key)
+            exprs.append({"expression": format_expression(dict(expr)), "node": value,
+                          "match": match_term({kind: [expr]}, node)})
+    return {"match": match_term(term, node), "expressions": exprs}
 
 
 __all__ = ["NodeAffinity", "ERR_REASON_POD", "ERR_REASON_ENFORCED", "ERR_REASON_CONFLICT"]

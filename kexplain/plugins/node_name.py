@@ -15,3 +15,9 @@ class NodeName(Plugin):
         if not pod.node_name or pod.node_name == node_info.name:
             return SUCCESS
         return unresolvable(ERR_REASON)
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """The node the pod names (spec.nodeName), when it names one."""
+        if not pod.node_name:
+            return None
+        return {"nodeName": pod.node_name, "match": pod.node_name == node_info.name}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..framework.interface import Plugin, PreFilterResult, points
 from ..framework.status import SKIP, SUCCESS, Status, unschedulable
+from ..model.nodeinfo import WILDCARD_IP, HostPortInfo
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -33,3 +34,22 @@ class NodePorts(Plugin):
         if fits_ports(wanted, node_info.used_ports):
             return SUCCESS
         return unschedulable(ERR_REASON)
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Each host port the pod asks for: free on the node, or which of its pods hold it."""
+        wanted = pod.host_ports
+        if not wanted:
+            return None
+        holders = []
+        for other in node_info.pods:
+            if other.host_ports:
+                used = HostPortInfo()
+                for hp in other.host_ports:
+                    used.add(hp)
+                holders.append((other, used))
+        ports = []
+        for p in wanted:
+            by = [f"{o.namespace}/{o.name}" for o, used in holders if used.conflicts(p)]
+            ports.append({"port": f"{p.protocol or 'TCP'} {p.ip or WILDCARD_IP}:{p.port}", "free": not by,
+                          "usedBy": by})
+        return {"ports": ports}

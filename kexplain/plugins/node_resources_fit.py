@@ -21,6 +21,7 @@ from ..framework.status import SUCCESS, Code, Status
 from ..model.nodeinfo import NodeInfo
 from ..model.pod import PodInfo
 from ..model.resources import Resource, is_extended_resource, pod_requests
+from ..trace import format_quantity
 from .resource_allocation import ResourceAllocationScorer, fit_scorer
 
 NAME = "NodeResourcesFit"
@@ -132,3 +133,34 @@ class NodeResourcesFit(Plugin):
         if requests is None:
             requests = self.scorer.pod_requests(pod)
         return self.scorer.score(node_info, requests)
+
+    # -- explanation (kexplain) ----------------------------------------------------------
+    def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict:
+        """Per resource the pod requests, then the pod count: the pod's request, what the
+        node's pods already request, the node's allocatable, what is free, and whether it
+        fits (or even exceeds the whole allocatable); when the node was scored, each scored
+        resource's share of allocatable with the pod (non-zero requests, as the score counts)."""
+        request: Resource = state.get(PRE_FILTER_STATE_KEY) or pod_request_for_fit(pod)
+        lacking = {r.name: r for r in insufficient_resources(request, node_info, self.ignored_resources,
+                                                             self.ignored_resource_groups)}
+        alloc, used = node_info.allocatable, node_info.requested
+        rows = []
+        for name in ("cpu", "memory", "ephemeral-storage", *sorted(request.scalar)):
+            want = request.get(name)
+            if not want:
+                continue
+            have, cap = used.get(name), alloc.get(name)
+            short = lacking.get(name)
+            rows.append({"name": name, "podRequest": format_quantity(name, want),
+                         "nodeRequested": format_quantity(name, have), "allocatable": format_quantity(name, cap),
+                         "free": format_quantity(name, max(0, cap - have)), "fits": short is None,
+                         "exceedsAllocatable": bool(short and short.unresolvable)})
+        pods, limit = len(node_info.pods), alloc.allowed_pod_number
+        rows.append({"name": "pods", "podRequest": "1", "nodeRequested": str(pods), "allocatable": str(limit),
+                     "free": str(max(0, limit - pods)), "fits": "pods" not in lacking, "exceedsAllocatable": False})
+        facts: dict[str, Any] = {"resources": rows}
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is not None:
+            strategy = (self.args.get("scoringStrategy") or {}).get("type") or "LeastAllocated"
+            facts["score"] = {"strategy": strategy, "resources": self.scorer.usage(node_info, requests)}
+        return facts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..framework.interface import Plugin, points
 from ..framework.status import SUCCESS, Status, unresolvable
-from ..model.taints import UNSCHEDULABLE_TAINT, tolerations_tolerate
+from ..model.taints import UNSCHEDULABLE_TAINT, taint_to_string, tolerations_tolerate
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
@@ -19,3 +19,9 @@ class NodeUnschedulable(Plugin):
         if tolerations_tolerate(pod.tolerations, UNSCHEDULABLE_TAINT):
             return SUCCESS
         return unresolvable(ERR_REASON_UNSCHEDULABLE)
+
+    def explain(self, state, pod, node_info) -> dict:
+        """Whether the node is cordoned, and whether the pod tolerates the cordon's taint."""
+        cordoned = node_info.node.unschedulable
+        return {"unschedulable": cordoned, "taint": taint_to_string(UNSCHEDULABLE_TAINT),
+                "tolerated": cordoned and tolerations_tolerate(pod.tolerations, UNSCHEDULABLE_TAINT)}

@@ -190,3 +190,26 @@ class NodeVolumeLimits(Plugin):
                 return "", ""
             return plugin.driver, handle
         return provisioner, handle
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Per CSI driver of the pod's volumes: the node's attach limit (CSINode), the volumes
+        its pods already attach and the new ones the pod would add."""
+        if not pod_volumes(pod):
+            return None
+        csinode = self.index.csinode(node_info.name)
+        try:
+            new = self._attachable(pod, csinode, new_pod=True)
+            attached: dict[str, str] = {}
+            for other in node_info.pods:
+                attached.update(self._existing(other, csinode))
+        except VolumeError as err:
+            return {"error": str(err)}
+        limits = volume_limits(csinode)
+        drivers = []
+        for driver in sorted(set(new.values())):
+            adds = sum(1 for u, d in new.items() if d == driver and u not in attached)
+            used = sum(1 for d in attached.values() if d == driver)
+            limit = limits.get(driver)
+            drivers.append({"driver": driver, "limit": limit, "attached": used, "new": adds,
+                            "exceeded": limit is not None and used + adds > limit})
+        return {"csiNode": csinode is not None, "drivers": drivers} if drivers or csinode is None else None

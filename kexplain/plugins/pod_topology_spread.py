@@ -21,6 +21,7 @@ from ..model.nodeinfo import Node, NodeInfo
 from ..model.nodeselector import RequiredNodeAffinity
 from ..model.pod import PodInfo
 from ..model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
+from ..trace import format_parsed_selector
 from .spread_defaults import default_selector, owner_index
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -508,3 +509,50 @@ class PodTopologySpread(Plugin):
             else:
                 ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return SUCCESS
+
+    # -- explanation (kexplain) ---------------------------------------------------------------
+    def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
+        """Per hard constraint: matching pods per eligible domain, the global minimum, the skew
+        each domain would have with the pod in it, and this node's domain; per soft constraint
+        (when the node was scored): the matching pods counted for the node's domain."""
+        facts: dict[str, Any] = {}
+        labels = node_info.node.labels
+        pre: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
+        if pre is not None:
+            hard = []
+            for i, c in enumerate(pre.constraints):
+                min_match = pre.min_match_num(i, c.min_domains)
+                self_match = 1 if c.selector.matches(pod.labels) else 0
+                counts = pre.tp_value_to_match_num[i]
+                value = labels.get(c.topology_key)
+                entry = {**_constraint_facts(c, DO_NOT_SCHEDULE), "nodeDomain": value,
+                         "eligibleDomains": len(counts), "globalMinimum": min_match, "selfMatch": bool(self_match),
+                         "domains": [{"domain": d, "matchingPods": n, "skew": n + self_match - min_match}
+                                     for d, n in sorted(counts.items())]}
+                if value is not None:
+                    skew = counts.get(value, 0) + self_match - min_match
+                    entry.update(skew=skew, satisfied=skew <= c.max_skew)
+                else:
+                    entry["satisfied"] = False
+                hard.append(entry)
+            facts["hard"] = hard
+        score: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if score is not None:
+            soft = []
+            for i, c in enumerate(score.constraints):
+                value = labels.get(c.topology_key)
+                entry = {**_constraint_facts(c, SCHEDULE_ANYWAY), "nodeDomain": value,
+                         "ignored": node_info.name in score.ignored_nodes}
+                if value is not None and not entry["ignored"]:
+                    if c.topology_key == LABEL_HOSTNAME:
+                        entry["matchingPods"] = count_matching(node_info.pods, c.selector, pod.namespace)
+                    else:
+                        entry["matchingPods"] = score.topology_value_to_pod_counts[i].get(value, 0)
+                soft.append(entry)
+            facts["soft"] = soft
+        return facts or None
+
+
+def _constraint_facts(c: Constraint, action: str) -> dict[str, Any]:
+    return {"topologyKey": c.topology_key, "maxSkew": c.max_skew, "whenUnsatisfiable": action,
+            "selector": format_parsed_selector(c.selector), "minDomains": c.min_domains}

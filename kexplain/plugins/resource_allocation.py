@@ -31,6 +31,7 @@ from ..model.pod import PodInfo
 from ..model.quantity import milli_value, value
 from ..model.resources import (CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, EPHEMERAL_STORAGE,
                                MEMORY, Resource, is_scalar_resource, pod_requests)
+from ..trace import format_quantity
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"
@@ -259,6 +260,19 @@ class ResourceAllocationScorer:
             allocatable[i] = alloc
             requested[i] = req
         return self.scorer(requested, allocatable)
+
+    def usage(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[dict[str, Any]]:
+        """What the score is computed from, per configured resource the node offers: requested
+        with the pod (as this scorer counts requests), allocatable, and the percentage in use
+        (kexplain's explanations; JSON-ready)."""
+        out: list[dict[str, Any]] = []
+        for i, spec in enumerate(self.specs):
+            alloc, req = self.allocatable_and_requested(node_info, spec.name, pod_requests[i])
+            if alloc == 0:
+                continue
+            out.append({"name": spec.name, "weight": spec.weight, "requested": format_quantity(spec.name, req),
+                        "allocatable": format_quantity(spec.name, alloc), "percent": req * 100 // alloc})
+        return out
 
 
 def is_best_effort(pod_requests: Sequence[int]) -> bool:

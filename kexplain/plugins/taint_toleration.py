@@ -8,7 +8,9 @@ from typing import Any, Mapping
 from ..framework.interface import MAX_NODE_SCORE, Plugin, points
 from ..framework.runtime import FrameworkError
 from ..framework.status import SUCCESS, Status, unresolvable
-from ..model.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, tolerations_tolerate
+from ..model.taints import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, taint_to_string,
+                            tolerates, tolerations_tolerate)
+from ..trace import format_toleration
 from .normalize import default_normalize_score
 
 NAME = "TaintToleration"
@@ -55,3 +57,30 @@ class TaintToleration(Plugin):
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return SUCCESS
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Each taint of the node: tolerated (by which toleration) or not, and for a
+        NoSchedule/NoExecute taint nothing tolerates, the toleration that would."""
+        taints = []
+        for taint in node_info.node.taints:
+            toleration = next((t for t in pod.tolerations if tolerates(t, taint)), None)
+            entry: dict[str, Any] = {"taint": taint_to_string(taint), "effect": taint.get("effect") or "",
+                                     "tolerated": toleration is not None}
+            if toleration is not None:
+                entry["toleration"] = format_toleration(dict(toleration))
+            elif _blocks_scheduling(taint):
+                entry["missingToleration"] = _toleration_for(taint)
+            taints.append(entry)
+        return {"taints": taints, "untoleratedPreferNoSchedule": count_intolerable_prefer_no_schedule(
+            node_info.node.taints, prefer_no_schedule_tolerations(pod.tolerations))}
+
+
+def _toleration_for(taint: Mapping[str, Any]) -> dict[str, str]:
+    """The narrowest toleration of exactly this taint."""
+    out = {"key": taint.get("key") or ""}
+    if taint.get("value"):
+        out.update(operator="Equal", value=taint["value"])
+    else:
+        out["operator"] = "Exists"
+    out["effect"] = taint.get("effect") or ""
+    return out

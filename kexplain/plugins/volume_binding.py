@@ -20,6 +20,7 @@ from typing import Mapping
 from ..framework.interface import Plugin, points
 from ..framework.status import SKIP, SUCCESS, Code, Status
 from ..model.labels import SelectorError, parse_selector
+from ..trace import format_expression, format_quantity
 from .normalize import go_div
 from .volumes import (
     ANN_SELECTED_NODE, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER, PVC_RESOURCE,
@@ -436,6 +437,59 @@ class VolumeBinding(Plugin):
                 pu, ps = shape[i - 1]
                 return ps + go_div((score - ps) * (p - pu), util - pu)
         return shape[-1][1]
+
+    # -- explanation (kexplain) ----------------------------------------------------
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Per claim of the pod: whether it exists and its phase, class and binding mode; a
+        bound claim's volume and whether that volume's node affinity admits the node; a claim
+        waiting for its first consumer: the free volumes that could take it (those admitting
+        the node named), and whether its class may provision a volume there."""
+        idx = self.index
+        labels = node_info.node.labels
+        st: VolumeBindingState | None = state.get(self.name)
+        waiting = {id(dc.pvc): dc for dc in st.delayed_claims} if st is not None else {}
+        claims = []
+        for vol in pod_volumes(pod):
+            ref = claim_of_volume(pod, vol)
+            if ref is None:
+                continue
+            entry: dict = {"volume": vol.get("name") or "", "claim": f"{pod.namespace}/{ref[0]}"}
+            claims.append(entry)
+            pvc = idx.pvc(pod.namespace, ref[0])
+            if pvc is None:
+                entry["found"] = False
+                continue
+            cls_name = claim_class(pvc)
+            sc = idx.storage_class(cls_name) if cls_name else None
+            entry.update(found=True, phase=(pvc.get("status") or {}).get("phase") or "Pending",
+                         storageClass=cls_name or None, bindingMode=binding_mode(sc) if sc is not None else None,
+                         request=format_quantity("storage", _ceil(storage_request(pvc))))
+            pv_name = spec(pvc).get("volumeName") or ""
+            if pv_name:
+                pv = idx.pv(pv_name)
+                entry.update(boundVolume=pv_name, volumeExists=pv is not None)
+                if pv is not None:
+                    entry.update(volumeNodeAffinity=node_affinity_text(pv),
+                                 volumeAdmitsNode=idx.pv_admits(pv, labels))
+                continue
+            dc = waiting.get(id(pvc))
+            if dc is not None:
+                here = [name_of(c.pv) for c in dc.candidates_for(labels) if idx.pv_admits(c.pv, labels)]
+                entry.update(availableVolumes=len(dc.candidates), volumesForNode=here)
+            if sc is not None:
+                entry.update(provisioner=sc.get("provisioner") or "",
+                             classAllowsNode=match_topology_terms(sc.get("allowedTopologies"), labels))
+        return {"claims": claims} if claims else None
+
+
+def node_affinity_text(pv: Obj) -> str | None:
+    """A volume's required node affinity in one line (terms joined by "or"), None without one."""
+    required = (spec(pv).get("nodeAffinity") or {}).get("required")
+    if not isinstance(required, dict):
+        return None
+    terms = [", ".join(format_expression(dict(e)) for e in t.get("matchExpressions") or ())
+             for t in required.get("nodeSelectorTerms") or ()]
+    return " or ".join(f"({t})" if len(terms) > 1 else t for t in terms if t) or None
 
 
 class _ProvisionError(Exception):

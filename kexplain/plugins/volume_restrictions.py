@@ -167,3 +167,30 @@ class VolumeRestrictions(Plugin):
         if st.conflicting_refs > 0:
             return Status(Code.UNSCHEDULABLE, (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))
         return SUCCESS
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """The pod's ReadWriteOncePod claims and the scheduled pods using them; the pods on the
+        node using one of the pod's unshareable disks."""
+        facts: dict[str, Any] = {}
+        st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
+        if st is not None and st.rwop_claims:
+            users: dict[str, list[str]] = {c: [] for c in sorted(st.rwop_claims)}
+            for ni in self.handle.snapshot.node_infos:
+                for other in ni.pods:
+                    if other.namespace != pod.namespace:
+                        continue
+                    for claim in other.pvc_names:
+                        if claim in users:
+                            users[claim].append(f"{other.key} (on {ni.name})")
+            facts["readWriteOncePod"] = [{"claim": f"{pod.namespace}/{c}", "usedBy": by} for c, by in users.items()]
+        mine = restricted_volumes(pod)
+        if mine:
+            conflicts = []
+            for other in node_info.pods:
+                for key, ev in self._restricted(other):
+                    for k, v in mine:
+                        if k == key and volumes_conflict(v, ev):
+                            conflicts.append({"volume": v.get("name") or "", "source": key[0], "disk": key[1],
+                                              "pod": other.key})
+            facts["diskConflicts"] = conflicts
+        return facts or None

@@ -128,3 +128,20 @@ class VolumeZone(Plugin):
             if value is None or value not in topo.values:
                 return unresolvable(ERR_REASON_CONFLICT)
         return SUCCESS
+
+    def explain(self, state, pod, node_info) -> dict | None:
+        """Each zone/region label of the pod's bound volumes against the node's label (a node
+        without any topology label is not constrained)."""
+        st: VolumeZoneState | None = state.get(PRE_FILTER_STATE_KEY)
+        topologies = list(st.topologies) if st is not None else self._topologies(pod)[0]
+        if not topologies:
+            return None
+        node_labels = node_info.node.labels
+        volumes = []
+        for topo in topologies:
+            value = node_labels.get(topo.key)
+            if value is None:
+                value = node_labels.get(_TO_GA.get(topo.key, topo.key))
+            volumes.append({"volume": topo.pv_name, "label": topo.key, "values": sorted(topo.values),
+                            "node": value, "match": value is not None and value in topo.values})
+        return {"nodeHasTopologyLabels": any(k in node_labels for k in TOPOLOGY_LABELS), "volumes": volumes}

@@ -1,86 +1,329 @@
-"""The human view of a trace: verdict, ranked feasible nodes, rejected nodes with reasons."""
+"""The human view of a trace (`-o table`, `-o wide`): the verdict, ranked feasible nodes,
+rejected nodes grouped by reason, the search, preemption and fix suggestions.
+
+Everything shown comes from the trace (see `views` for the figures); a renderer only lays
+them out. Output is a list of blocks printed one after another, so that the one line that
+must not be wrapped (the FailedScheduling message, as `kubectl describe pod` prints it) can
+be printed whole while tables fit the width (80 columns when not a terminal).
+"""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
 
-from rich.console import Console, Group
-from rich.table import Table
+from rich.console import Console, RenderableType
 from rich.text import Text
 
+from .style import Look, short
+from .views import (Ranked, gate, prefilter_rejection, ranking, rejection_groups, search_figures, shorten)
 
-def _rejections(trace: dict[str, Any]) -> dict[str, list[tuple[str, str, bool]]]:
-    """node -> [(plugin, reason, is the scheduler's own first reason)], every plugin that said no."""
-    out: dict[str, list[tuple[str, str, bool]]] = {}
-    first = trace.get("filter") or {}
-    for node, plugins in (trace.get("filterAll") or {}).items():
-        own = (first.get(node) or {}).get("plugin")
-        for plugin, st in plugins.items():
-            if st.get("code") in ("Unschedulable", "UnschedulableAndUnresolvable"):
-                for reason in st.get("reasons") or [st["code"]]:
-                    out.setdefault(node, []).append((plugin, reason, plugin == own))
-    for node, st in first.items():
-        if node not in out and st.get("code") not in ("Success", None):
-            out[node] = [(st.get("plugin", ""), r, True) for r in st.get("reasons") or [st["code"]]]
-    return out
+TOP_NODES = 10          # feasible nodes listed in the default view
+NODES_PER_REASON = 8    # node names listed per reason in the default view
 
 
-def render(trace: dict[str, Any], wide: bool = False) -> Group:
+@dataclass(frozen=True)
+class Block:
+    """One thing to print. `whole`: print without wrapping (a long line the reader greps for)."""
+
+    renderable: RenderableType
+    whole: bool = False
+    gap: bool = True        # a blank line before it
+
+
+def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, width: int = 80) -> list[Block]:
+    """The blocks of the default (or wide) view of one trace."""
+    look = Look(plain=plain, wide=wide, width=width)
+    from .preemption import preemption_blocks
+    from .suggestions import suggestion_blocks
+
+    blocks = [*_summary(trace, look), *_feasible(trace, look), *_rejected(trace, look)]
+    if wide:
+        blocks += _resources(trace, look)
+    blocks += _search(trace, look)
+    blocks += preemption_blocks(trace, look)
+    blocks += suggestion_blocks(trace, look)
+    return blocks
+
+
+def print_blocks(blocks: Iterable[Block], console: Console) -> None:
+    """Print blocks. On a recording console (an export of a fixed width) every line is
+    wrapped; as plain text (not a terminal) trailing blanks are trimmed."""
+    whole_lines = not console.record
+    if console.is_terminal or console.record:
+        _print(blocks, console, whole_lines)
+        return
+    with console.capture() as captured:
+        _print(blocks, console, whole_lines)
+    text = "\n".join(line.rstrip() for line in captured.get().splitlines())
+    console.file.write(text + "\n")
+    console.file.flush()
+
+
+def _print(blocks: Iterable[Block], console: Console, whole_lines: bool) -> None:
+    for i, b in enumerate(blocks):
+        if i and b.gap:
+            console.print()
+        whole = b.whole and whole_lines
+        console.print(b.renderable, soft_wrap=whole, crop=not whole)
+
+
+def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
+                node: str | None = None) -> None:
+    """Print the explanation of one trace: the default or wide view, or with `node` that
+    node's full verdict. Plain text (no box-drawing characters) when not on a terminal."""
+    plain = not console.is_terminal
+    if node is not None:
+        from .node import render_node
+        print_blocks(render_node(trace, node, plain=plain, width=console.width), console)
+    else:
+        print_blocks(render(trace, wide=wide, plain=plain, width=console.width), console)
+
+
+# -- the summary -----------------------------------------------------------------------------------
+
+VERDICT_STYLE = {"Scheduled": "bold green", "Unschedulable": "bold red", "Gated": "bold yellow",
+                 "Error": "bold red"}
+
+
+def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     result = trace["result"]
     pod = trace["pod"]
-    parts: list[Any] = []
     status = result["status"]
-    style = {"Scheduled": "bold green", "Unschedulable": "bold red", "Gated": "bold yellow"}.get(status, "bold")
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
-                         (f"  profile {trace['profile']}  ", "dim"), (status, style))
-    parts.append(head)
+                         (f" (profile {trace['profile']}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
+    lines: list[Block] = [Block(head, gap=False)]
+    facts = (trace.get("details") or {}).get("pod")
+    if facts:
+        requests = ", ".join(f"{k} {v}" for k, v in facts.get("requests", {}).items()) or "nothing"
+        lines.append(Block(Text(f"Requests {requests}; priority {facts.get('priority', 0)}", style="dim"),
+                           gap=False))
     if status == "Scheduled":
-        parts.append(Text(f"Would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"))
+        lines.append(Block(Text(_scheduled_line(trace)), gap=False))
     elif status == "Gated":
-        gate = next((e for e in trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
-        parts.append(Text(f"Not scheduled: {gate.get('plugin', '')}: {'; '.join(gate.get('reasons') or [])}"))
-    elif result.get("message"):
-        parts.append(Text(f"FailedScheduling: {result['message']}"))
-    if result.get("error"):
-        parts.append(Text(f"Error: {result['error']}", style="red"))
+        g = gate(trace) or {}
+        lines.append(Block(Text(f"Not scheduled: held back by {g.get('plugin', '?')}: "
+                                f"{'; '.join(g.get('reasons') or []) or g.get('code', '')}"), gap=False))
+    elif status == "Error":
+        lines.append(Block(Text(f"The scheduler would fail with an error: {result.get('error', '')}",
+                                style="red"), gap=False))
+    pre = prefilter_rejection(trace)
+    if pre is not None and status != "Error":
+        lines.append(Block(Text(f"PreFilter stopped the cycle before any node was examined: {pre['plugin']} "
+                                f"({pre['code']}): {'; '.join(pre.get('reasons') or [])}"), gap=False))
+    if status == "Unschedulable" and result.get("message"):
+        lines += _event(trace)
+    return lines
 
+
+def _scheduled_line(trace: Mapping[str, Any]) -> str:
+    result = trace["result"]
+    host = result.get("suggestedHost") or ", ".join(result.get("selectedNodes") or ())
     score = trace.get("score") or {}
-    if score:
-        table = Table(title="Feasible nodes, best first", title_justify="left")
-        table.add_column("#", justify="right")
-        table.add_column("node")
-        table.add_column("score", justify="right")
-        plugins = sorted({p for s in score.values() for p in s["plugins"]})
-        if wide:
-            for p in plugins:
-                table.add_column(p, justify="right")
-        ranked = sorted(score.items(), key=lambda kv: (-kv[1]["total"], kv[0]))
-        for i, (node, s) in enumerate(ranked, 1):
-            row = [str(i), node, str(s["total"])]
-            if wide:
-                row += [str(s["plugins"].get(p, {}).get("weighted", "")) for p in plugins]
-            table.add_row(*row)
-        parts.append(table)
-
-    rejected = _rejections(trace)
-    if rejected:
-        table = Table(title="Rejected nodes (* = the scheduler's first reason)", title_justify="left")
-        table.add_column("node")
-        table.add_column("plugin")
-        table.add_column("reason")
-        for node, reasons in rejected.items():
-            for j, (plugin, reason, own) in enumerate(reasons):
-                table.add_row(node if j == 0 else "", plugin + (" *" if own else ""), reason)
-        parts.append(table)
-
-    search = trace.get("search")
-    if search:
-        parts.append(Text(
-            f"Search: {search['numNodesSearched']} of {search['numAllNodes']} nodes examined from index "
-            f"{search['startIndex']}, looking for {search['numFeasibleNodesToFind']} feasible; "
-            f"{search['numFilterSuccess']} passed; the next pod starts at {search['nextStartIndex']}.",
-            style="dim"))
-    return Group(*parts)
+    if not score:
+        return f"Would be bound to {host}: the only feasible node found (scoring skipped)"
+    selected = result.get("selectedNodes") or []
+    total = score.get(host, {}).get("total")
+    line = f"Would be bound to {host} (score {total}, best of {len(score)} scored nodes)"
+    if len(selected) > 1:
+        others = [n for n in selected if n != host]
+        line += (f"; tied with {others[0]}: the scheduler's pick of the two" if len(others) == 1 else
+                 f"; tied with {len(others)} other nodes: the scheduler's pick among them")
+    return line
 
 
-def print_trace(trace: dict[str, Any], console: Console, wide: bool = False) -> None:
-    console.print(render(trace, wide))
+def _event(trace: Mapping[str, Any]) -> list[Block]:
+    """The FailedScheduling event as `kubectl describe pod` lists it, the message unwrapped."""
+    source = trace["profile"]
+    header = Text.assemble(("Events:", "bold"))
+    rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
+            ("Warning", "FailedScheduling", source, trace["result"]["message"])]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+    return [Block(header), Block(Text("\n".join(lines[:2])), gap=False), Block(Text(lines[2]), whole=True, gap=False)]
+
+
+# -- feasible nodes ----------------------------------------------------------------------------------
+
+def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    ranked = ranking(trace)
+    if not ranked:
+        return []
+    scored = ranked[0].total is not None
+    shown = ranked if look.wide else ranked[:TOP_NODES]
+    table = look.table("Feasible nodes, best first")
+    zones = any(r.zone for r in ranked)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("node", no_wrap=not look.wide, overflow="fold")
+    if zones:
+        table.add_column("zone", overflow="fold")
+    if scored:
+        table.add_column("score", justify="right", no_wrap=True)
+    plugins: list[str] = []
+    if look.wide and scored:
+        plugins = list(dict.fromkeys(p for r in ranked for p in r.plugins))
+        for p in plugins:
+            table.add_column(short(p), justify="right", no_wrap=True)
+    else:
+        table.add_column("why this rank", overflow="fold")
+    for r in shown:
+        mark = "*" if r.chosen else ""
+        row = [f"{r.rank}{mark}", r.node] + ([r.zone or "-"] if zones else [])
+        if scored:
+            row.append(str(r.total))
+        if plugins:
+            row += [str((r.plugins.get(p) or {}).get("weighted", "-")) for p in plugins]
+        else:
+            row.append(_why(r, ranked) if scored else "the only feasible node: not scored")
+        table.add_row(*row)
+    blocks = [Block(table)]
+    notes = []
+    if len(shown) < len(ranked):
+        notes.append(f"... and {len(ranked) - len(shown)} more (-o wide lists every node)")
+    notes.append("* = the node the scheduler picks" + ("; score = the sum of the plugins' weighted scores"
+                                                       if scored else ""))
+    if plugins:
+        notes.append("Columns: " + ", ".join(f"{short(p)} = {p} (weight {_weight(ranked, p)})" for p in plugins))
+    elif scored and any(r.deciding for r in shown):
+        used = list(dict.fromkeys(p for r in shown for p, _ in r.deciding))
+        notes.append("Plugins: " + ", ".join(f"{short(p)} = {p}" for p in used if short(p) != p))
+    blocks.append(Block(Text("\n".join(n for n in notes if not n.endswith(": ")), style="dim"), gap=False))
+    return blocks
+
+
+def _weight(ranked: list[Ranked], plugin: str) -> Any:
+    return next(((r.plugins.get(plugin) or {}).get("weight") for r in ranked if plugin in r.plugins), "?")
+
+
+def _why(r: Ranked, ranked: list[Ranked]) -> str:
+    if r.against is None:
+        return "the only scored node"
+    other = next(x for x in ranked if x.node == r.against)
+    if r.total == other.total:
+        lead = f"tied with #{other.rank}"
+        return lead + (": " + _diffs(r.deciding) if r.deciding else "")
+    if not r.deciding:
+        return f"vs #{other.rank}: no plugin differs"
+    word = "over" if r.rank == 1 else "behind"
+    return f"{_diffs(r.deciding)} ({word} #{other.rank})"
+
+
+def _diffs(deciding: Iterable[tuple[str, int]]) -> str:
+    return ", ".join(f"{short(p)} {d:+d}" for p, d in deciding)
+
+
+# -- rejected nodes ----------------------------------------------------------------------------------
+
+def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    groups = rejection_groups(trace)
+    if not groups:
+        return []
+    table = look.table("Rejected nodes, by reason")
+    # Reasons and plugin names are read whole; node names wrap first.
+    table.add_column("reason", overflow="fold", width=look.fixed(36, max(len(g.reason) for g in groups), 44))
+    table.add_column("plugin", overflow="fold", width=look.fixed(17, max(len(g.plugin) for g in groups), 62))
+    table.add_column("nodes", justify="right", no_wrap=True)
+    table.add_column("node names", overflow="fold")
+    limit = None if look.wide else NODES_PER_REASON
+    for g in groups:
+        if g.named:
+            names = [n + ("*" if n in g.reported else "") for n in g.nodes]
+            which = shorten(names, limit)
+        else:
+            which = "(every node)" if trace.get("search") is None else "(not named)"
+        table.add_row(g.reason, g.plugin, str(g.count), which)
+    note = ("* = the reason the scheduler itself reported for the node (its first failing plugin, what the "
+            "FailedScheduling message counts); every plugin's reasons are listed")
+    return [Block(table), Block(Text(note, style="dim"), gap=False)]
+
+
+# -- resources (wide) --------------------------------------------------------------------------------
+
+def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    details = trace.get("details") or {}
+    nodes: Mapping[str, Any] = details.get("nodes") or {}
+    if not nodes:
+        return []
+    names = [r.node for r in ranking(trace)]
+    names += [n for n in nodes if n not in names and "resources" in nodes[n]]
+    names = [n for n in names if "resources" in nodes.get(n, {})]
+    resources = list(dict.fromkeys(k for n in names for k in nodes[n]["resources"]))
+    table = look.table("Resources")
+    table.add_column("node", overflow="fold")
+    for r in resources:
+        table.add_column(r, justify="right", overflow="fold")
+    for n in names:
+        res = nodes[n]["resources"]
+        table.add_row(n, *[f"{res[r]['requested']}/{res[r]['allocatable']}" if r in res else "-"
+                           for r in resources])
+    pod = (details.get("pod") or {}).get("requests") or {}
+    note = ("Each cell: requested by the node's pods / allocatable. The pod requests "
+            + (", ".join(f"{k} {v}" for k, v in pod.items()) or "nothing") + ".")
+    return [Block(table), Block(Text(note, style="dim"), gap=False)]
+
+
+# -- the search --------------------------------------------------------------------------------------
+
+def _search(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    fig = search_figures(trace)
+    if fig is None:
+        return []
+    grid = look.grid()
+    grid.add_row("nodes in the cluster", str(fig.num_all_nodes))
+    if fig.outside_prefilter:
+        grid.add_row("left out by PreFilter", f"{fig.outside_prefilter} (the search covered only the nodes "
+                                               "PreFilter allowed, in an unspecified order)")
+    grid.add_row("feasible nodes to find", f"{fig.num_feasible_nodes_to_find} (numFeasibleNodesToFind: "
+                                          f"{_to_find_why(fig)})")
+    start = f"index {fig.start_index}" + (f" ({fig.start_node})" if fig.start_node and fig.deterministic else "")
+    grid.add_row("round-robin started at", start)
+    stopped = f"{fig.stop_node}, after {fig.examined} node(s)" if fig.stop_node else "no node examined"
+    grid.add_row("stopped at", stopped)
+    grid.add_row("passed Filter", str(fig.feasible_found) + (
+        f" ({fig.dropped} was one too many: dropped, not scored, first in line next time)" if fig.dropped else ""))
+    grid.add_row("next pod starts at", f"index {fig.next_start_index}")
+    grid.add_row("never examined", _never(fig))
+    for label, text in _unexamined_rows(fig):
+        grid.add_row(label, text)
+    return [Block(Text("The search", style="bold")), Block(grid, gap=False)]
+
+
+def _to_find_why(fig) -> str:
+    if fig.num_feasible_nodes_to_find == 1 and fig.num_all_nodes > 1:
+        return "1, the profile has no Score plugins"
+    if fig.num_all_nodes - fig.outside_prefilter < 100:
+        return "every node, below 100 nodes"
+    return "from percentageOfNodesToScore, at least 100"
+
+
+def _never(fig) -> str:
+    if not fig.never_examined:
+        return "0: every node was looked at"
+    if fig.stop_node is None:
+        return str(fig.never_examined)
+    return f"{fig.never_examined}: the search stopped once it had found enough feasible nodes"
+
+
+def _unexamined_rows(fig) -> list[tuple[str, str]]:
+    """Would a node the search left out have won? (the extra key `unexamined`)"""
+    if not fig.never_examined and not fig.dropped:
+        return []
+    if not fig.evaluated:
+        return [("could they win?", "not evaluated")]
+    if fig.evaluation_error:
+        return [("could they win?", f"could not be evaluated: {fig.evaluation_error}")]
+    rows = []
+    if fig.never_examined:
+        rows.append(("would pass Filter", f"{fig.unexamined_feasible} of the {fig.never_examined}"))
+    if fig.best_unexamined is None:
+        return rows + [("could they win?", "no: none of them is feasible")]
+    left_out = [f"the dropped {fig.dropped}"] if fig.dropped else []
+    if fig.unexamined_feasible:
+        left_out.append(f"{fig.unexamined_feasible} never examined")
+    together = (f"scored together with the nodes that were scored, the best of them, {fig.best_unexamined}, "
+                f"gets {fig.best_unexamined_total} against the winner's {fig.winner_total} ({fig.winner})")
+    if fig.higher:
+        answer = (f"yes: {len(fig.higher)} of the nodes left out ({' and '.join(left_out)}) would have scored "
+                  f"higher than the winner; {together}")
+    else:
+        answer = f"no: {together}"
+    return rows + [("could they win?", answer)]

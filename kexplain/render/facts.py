@@ -1,0 +1,282 @@
+"""The facts behind a plugin's verdict, in plain words.
+
+Each plugin's `explain` method records JSON facts in the trace (`details.nodes.<node>.plugins`);
+this module turns each plugin's facts into sentences a person reads beside the scheduler's
+terse reason ("Insufficient cpu" becomes "cpu: the pod requests 6; the node has 4
+allocatable, 3 already requested by its pods: 1 free"). It knows the shape of the facts,
+which is part of the trace, and nothing of how the plugins compute them. Plugins it does
+not know are shown as `key: value` lines.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+Facts = Mapping[str, Any]
+
+
+def describe(plugin: str, facts: Facts | None) -> list[str]:
+    """Sentences for one plugin's facts on one node ([] when there are none)."""
+    if not facts:
+        return []
+    if "error" in facts and len(facts) == 1:
+        return [f"(could not be explained: {facts['error']})"]
+    words = _BY_PLUGIN.get(plugin, _generic)
+    return words(facts)
+
+
+def _generic(facts: Facts) -> list[str]:
+    return [f"{k}: {v}" for k, v in facts.items()]
+
+
+# -- per plugin -------------------------------------------------------------------------------------
+
+def _node_unschedulable(f: Facts) -> list[str]:
+    if not f.get("unschedulable"):
+        return ["not cordoned"]
+    if f.get("tolerated"):
+        return [f"cordoned (spec.unschedulable), but the pod tolerates {f.get('taint')}"]
+    return [f"cordoned (spec.unschedulable: true, kubectl cordon); the pod does not tolerate {f.get('taint')}"]
+
+
+def _node_name(f: Facts) -> list[str]:
+    if f.get("match"):
+        return [f"the pod names this node (spec.nodeName: {f.get('nodeName')})"]
+    return [f"the pod names another node (spec.nodeName: {f.get('nodeName')})"]
+
+
+def _taint_toleration(f: Facts) -> list[str]:
+    out = []
+    for t in f.get("taints") or ():
+        if t.get("tolerated"):
+            out.append(f"taint {t['taint']}: tolerated ({t.get('toleration')})")
+        elif t.get("missingToleration"):
+            m = t["missingToleration"]
+            tol = ", ".join(f"{k}: {v}" for k, v in m.items())
+            out.append(f"taint {t['taint']}: not tolerated; the pod would need the toleration {{{tol}}}")
+        else:
+            out.append(f"taint {t['taint']}: not tolerated (PreferNoSchedule: lowers the score only)")
+    return out or ["no taints"]
+
+
+def _node_affinity(f: Facts) -> list[str]:
+    out = []
+    if "enforced" in f:
+        out.append("the profile's enforced node affinity " + ("matches" if f["enforced"].get("match")
+                                                              else "does not match this node"))
+    for e in f.get("nodeSelector") or ():
+        have = "has no such label" if e.get("node") is None else f"has {e['key']}={e['node']}"
+        out.append(f"nodeSelector {e['key']}={e['want']}: " + ("matches" if e.get("match") else f"the node {have}"))
+    terms = f.get("required") or []
+    for i, term in enumerate(terms, 1):
+        which = f"required term {i} of {len(terms)}" if len(terms) > 1 else "required node affinity"
+        out.append(f"{which}: " + ("matches" if term.get("match") else "does not match") +
+                   _expressions(term.get("expressions") or ()))
+    for term in f.get("preferred") or ():
+        out.append(f"preferred (weight {term.get('weight')}): " + ("matches" if term.get("match") else "does not match")
+                   + _expressions(term.get("expressions") or ()))
+    return out
+
+
+def _expressions(exprs: Any) -> str:
+    failing = [e for e in exprs if not e.get("match")]
+    if not failing:
+        return ""
+    parts = []
+    for e in failing:
+        have = "no such label" if e.get("node") is None else e["node"]
+        parts.append(f"{e['expression']} (node: {have})")
+    return ": " + "; ".join(parts)
+
+
+def _node_ports(f: Facts) -> list[str]:
+    out = []
+    for p in f.get("ports") or ():
+        if p.get("free"):
+            out.append(f"host port {p['port']}: free")
+        else:
+            out.append(f"host port {p['port']}: already used by {', '.join(p.get('usedBy') or ())}")
+    return out
+
+
+def _node_resources_fit(f: Facts) -> list[str]:
+    out = []
+    for r in f.get("resources") or ():
+        name = r.get("name")
+        what = (f"{name}: the pod requests {r.get('podRequest')}; the node has {r.get('allocatable')} allocatable, "
+                f"{r.get('nodeRequested')} requested by its pods: {r.get('free')} free")
+        if name == "pods":
+            what = (f"pods: the node runs {r.get('nodeRequested')} of at most {r.get('allocatable')} pods")
+        if r.get("fits"):
+            out.append(what)
+        elif r.get("exceedsAllocatable"):
+            out.append(what + " - more than the node's whole allocatable: evicting pods cannot help")
+        else:
+            out.append(what + " - not enough")
+    score = f.get("score")
+    if score:
+        used = ", ".join(f"{r['name']} {r['percent']}%" for r in score.get("resources") or () if "percent" in r)
+        if used:
+            how = _STRATEGY.get(score.get("strategy"), "")
+            out.append(f"score ({score.get('strategy')}{how}): with the pod, {used} of allocatable requested")
+    return out
+
+
+_STRATEGY = {"LeastAllocated": ": the emptier, the higher", "MostAllocated": ": the fuller, the higher",
+             "RequestedToCapacityRatio": ": by the configured shape"}
+
+
+def _balanced_allocation(f: Facts) -> list[str]:
+    used = ", ".join(f"{r['name']} {r['percent']}%" for r in f.get("resources") or () if "percent" in r)
+    if not used:
+        return []
+    return [f"with the pod, {used} of allocatable requested; the closer together, the higher the score"]
+
+
+def _pod_topology_spread(f: Facts) -> list[str]:
+    out = []
+    for c in f.get("hard") or ():
+        head = f"spread over {c['topologyKey']} (maxSkew {c['maxSkew']}, pods {c['selector']})"
+        if c.get("nodeDomain") is None:
+            out.append(f"{head}: the node has no {c['topologyKey']} label")
+            continue
+        domains = ", ".join(f"{d['domain']} {d['matchingPods']}" for d in c.get("domains") or ())
+        out.append(f"{head}: matching pods per domain: {domains or 'none'}; global minimum "
+                   f"{c.get('globalMinimum')}" + (f" (fewer than minDomains {c['minDomains']} domains)"
+                                                  if c.get("eligibleDomains", 0) < c.get("minDomains", 1) else ""))
+        verdict = "within" if c.get("satisfied") else "over"
+        out[-1] += (f"; placing the pod in {c['nodeDomain']} makes the skew {c.get('skew')}: {verdict} maxSkew "
+                    f"{c['maxSkew']}")
+    for c in f.get("soft") or ():
+        if c.get("ignored"):
+            out.append(f"preferred spread over {c['topologyKey']}: the node lacks a topology label: not scored")
+        elif "matchingPods" in c:
+            out.append(f"preferred spread over {c['topologyKey']} (pods {c['selector']}): {c['matchingPods']} "
+                       f"matching pod(s) in {c.get('nodeDomain')}; fewer score higher")
+    return out
+
+
+def _inter_pod_affinity(f: Facts) -> list[str]:
+    out = []
+    for t in f.get("affinity") or ():
+        where = _domain(t)
+        if t.get("nodeDomain") is None:
+            out.append(f"required affinity to pods {t['selector']}: the node has no {t['topologyKey']} label")
+        elif t.get("matchingPods"):
+            out.append(f"required affinity to pods {t['selector']}: {t['matchingPods']} matching pod(s) {where}")
+        else:
+            out.append(f"required affinity to pods {t['selector']}: no matching pod runs {where}")
+    for t in f.get("antiAffinity") or ():
+        pods = t.get("conflictingPods") or []
+        if pods:
+            out.append(f"anti-affinity to pods {t['selector']}: {', '.join(pods)} already run {_domain(t)}")
+        else:
+            out.append(f"anti-affinity to pods {t['selector']}: none runs {_domain(t)}")
+    for e in f.get("existingAntiAffinity") or ():
+        out.append(f"{e['pod']} (on {e['node']}) has required anti-affinity to pods {e['selector']} "
+                   f"over {e['topologyKey']}, and this pod matches it")
+    return out
+
+
+def _domain(t: Facts) -> str:
+    return f"in {t['topologyKey']}={t.get('nodeDomain')}"
+
+
+def _volume_binding(f: Facts) -> list[str]:
+    out = []
+    for c in f.get("claims") or ():
+        claim = f"claim {c['claim']}"
+        if not c.get("found"):
+            out.append(f"{claim}: does not exist")
+            continue
+        if c.get("boundVolume"):
+            if not c.get("volumeExists"):
+                out.append(f"{claim}: bound to PersistentVolume {c['boundVolume']}, which does not exist")
+            elif c.get("volumeAdmitsNode"):
+                out.append(f"{claim}: bound to {c['boundVolume']}, usable on this node")
+            else:
+                out.append(f"{claim}: bound to {c['boundVolume']}, whose node affinity "
+                           f"({c.get('volumeNodeAffinity')}) excludes this node")
+            continue
+        cls = c.get("storageClass")
+        if c.get("bindingMode") != "WaitForFirstConsumer":
+            why = f"class {cls} binds immediately" if cls else "it names no storage class"
+            out.append(f"{claim}: not bound yet ({c.get('phase')}) and {why}: the PersistentVolume controller "
+                       "must bind it before the pod can be scheduled")
+            continue
+        line = f"{claim} ({c.get('request')}, class {cls}, WaitForFirstConsumer):"
+        if "availableVolumes" in c:
+            here = c.get("volumesForNode") or []
+            line += (f" {c['availableVolumes']} free volume(s) of the class, "
+                     + (f"usable here: {', '.join(here)}" if here else "none usable on this node"))
+        if "provisioner" in c:
+            prov = c["provisioner"]
+            if prov == "kubernetes.io/no-provisioner" or not prov:
+                line += "; the class cannot provision new volumes"
+            elif c.get("classAllowsNode"):
+                line += f"; {prov} may provision one here"
+            else:
+                line += "; the class's allowedTopologies exclude this node"
+        out.append(line)
+    return out
+
+
+def _volume_zone(f: Facts) -> list[str]:
+    out = []
+    if not f.get("nodeHasTopologyLabels"):
+        out.append("the node has no zone or region label: volumes do not constrain it")
+    for v in f.get("volumes") or ():
+        have = "no such label" if v.get("node") is None else v["node"]
+        verdict = "matches" if v.get("match") else "does not match"
+        out.append(f"PersistentVolume {v['volume']} is in {v['label']}={'/'.join(v.get('values') or ())}; "
+                   f"the node: {have} ({verdict})")
+    return out
+
+
+def _volume_restrictions(f: Facts) -> list[str]:
+    out = []
+    for c in f.get("readWriteOncePod") or ():
+        users = c.get("usedBy") or []
+        out.append(f"claim {c['claim']} is ReadWriteOncePod: " +
+                   (f"already used by {', '.join(users)}" if users else "not in use"))
+    for d in f.get("diskConflicts") or ():
+        out.append(f"volume {d['volume']} ({d['source']} {d['disk']}) is already used by {d['pod']} on this node")
+    return out
+
+
+def _node_volume_limits(f: Facts) -> list[str]:
+    if not f.get("csiNode"):
+        return ["no CSINode for this node: no attach limits known"]
+    out = []
+    for d in f.get("drivers") or ():
+        limit = "no limit" if d.get("limit") is None else f"limit {d['limit']}"
+        verdict = ": over the limit" if d.get("exceeded") else ""
+        out.append(f"{d['driver']}: {d['attached']} volume(s) attached, the pod adds {d['new']}, {limit}{verdict}")
+    return out
+
+
+def _image_locality(f: Facts) -> list[str]:
+    out = []
+    for i in f.get("images") or ():
+        if i.get("onNode"):
+            out.append(f"image {i['image']} is on this node ({i.get('size')}, on {i.get('nodesWithImage')} node(s))")
+        else:
+            out.append(f"image {i['image']} is not on this node")
+    return out
+
+
+_BY_PLUGIN: dict[str, Callable[[Facts], list[str]]] = {
+    "NodeUnschedulable": _node_unschedulable,
+    "NodeName": _node_name,
+    "TaintToleration": _taint_toleration,
+    "NodeAffinity": _node_affinity,
+    "NodePorts": _node_ports,
+    "NodeResourcesFit": _node_resources_fit,
+    "NodeResourcesBalancedAllocation": _balanced_allocation,
+    "PodTopologySpread": _pod_topology_spread,
+    "InterPodAffinity": _inter_pod_affinity,
+    "VolumeBinding": _volume_binding,
+    "VolumeZone": _volume_zone,
+    "VolumeRestrictions": _volume_restrictions,
+    "NodeVolumeLimits": _node_volume_limits,
+    "ImageLocality": _image_locality,
+}

@@ -1,0 +1,63 @@
+"""Verified fix suggestions (the trace's `suggestions` key): what to change, and how many
+nodes each change opens, as the re-run found."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.text import Text
+
+from .style import Look
+from .views import shorten
+
+NODES_NAMED = 5
+
+
+def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(heading or number, text) rows, changes to the pod first, then to the cluster, each
+    with the nodes it opens: ("1.", "lower the cpu request ...: opens 2 nodes (node-4, node-6)")."""
+    found = list(trace.get("suggestions") or ())
+    on_pod = [s for s in found if str(s.get("target", "")).startswith("pod")]
+    on_cluster = [s for s in found if s not in on_pod]
+    rows: list[tuple[str, str]] = []
+    number = 0
+    for title, group in (("On the pod:", on_pod), ("On the cluster:", on_cluster)):
+        if not group:
+            continue
+        rows.append((title, ""))
+        for s in group:
+            number += 1
+            opened = list(s.get("openedNodes") or ())
+            count = s.get("nodesOpened", len(opened))
+            at_least = "" if s.get("nodesOpenedExact", True) else "at least "
+            names = f" ({shorten(opened, NODES_NAMED)})" if opened else ""
+            rows.append((f"{number}.", f"{s.get('description', '')}: opens {at_least}{count} "
+                                       f"node{'' if count == 1 else 's'}{names}"))
+    return rows
+
+
+def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list:
+    from rich.table import Table
+
+    from .table import Block
+
+    rows = suggestion_rows(trace)
+    if not rows:
+        return []
+    head = Text("What would make it schedule (each change verified by scheduling the changed input again)",
+                style="bold")
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column()
+    blocks = [Block(head)]
+    for label, text in rows:
+        if not text:
+            if grid.row_count:
+                blocks.append(Block(grid, gap=False))
+                grid = Table.grid(padding=(0, 1))
+                grid.add_column(justify="right", no_wrap=True)
+                grid.add_column()
+            blocks.append(Block(Text(label), gap=False))
+        else:
+            grid.add_row("  " + label, text)
+    blocks.append(Block(grid, gap=False))
+    return blocks

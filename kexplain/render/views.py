@@ -1,0 +1,241 @@
+"""What the human views show, computed from a trace alone: ranks, grouped reasons, the search.
+
+Plain data, no rich: the renderers lay these out, and the tests assert them. Everything
+here reads the trace's documented keys (../shared/trace-format.md) and kexplain's extra
+keys (`details`, `unexamined`, `preemption`, `suggestions`); nothing reads plugin internals.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
+Trace = Mapping[str, Any]
+
+
+# -- feasible nodes, ranked -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ranked:
+    """One scored node. `deciding`: (plugin, weighted difference) for the plugins that set it
+    apart from `against` (the runner-up for the winner, the winner for every other node),
+    largest difference first; positive means ahead."""
+
+    rank: int
+    node: str
+    zone: str
+    total: int | None
+    plugins: Mapping[str, Mapping[str, int]]
+    against: str | None = None
+    deciding: tuple[tuple[str, int], ...] = ()
+    selected: bool = False      # among the nodes tied at the top (result.selectedNodes)
+    chosen: bool = False        # the node the scheduler picks (result.suggestedHost)
+
+
+def zone_of(trace: Trace, node: str) -> str:
+    """The node's zone, from the trace's `details` (empty when unknown)."""
+    facts = ((trace.get("details") or {}).get("nodes") or {}).get(node) or {}
+    return facts.get("zone") or ""
+
+
+def deciding_plugins(mine: Mapping[str, Mapping[str, int]], other: Mapping[str, Mapping[str, int]],
+                     limit: int = 3) -> tuple[tuple[str, int], ...]:
+    """The plugins whose weighted scores differ most between two nodes (mine minus other)."""
+    diffs = [(pl, (mine.get(pl) or {}).get("weighted", 0) - (other.get(pl) or {}).get("weighted", 0))
+             for pl in dict.fromkeys([*mine, *other])]
+    diffs = [d for d in diffs if d[1] != 0]
+    diffs.sort(key=lambda d: (-abs(d[1]), d[0]))
+    return tuple(diffs[:limit])
+
+
+def ranking(trace: Trace) -> list[Ranked]:
+    """Feasible nodes best first (total descending, then name): the scored nodes, or the
+    single feasible node when scoring was skipped."""
+    result = trace.get("result") or {}
+    selected = set(result.get("selectedNodes") or ())
+    chosen = result.get("suggestedHost")
+    score = trace.get("score") or {}
+    if not score:
+        if result.get("status") != "Scheduled":
+            return []
+        return [Ranked(1, n, zone_of(trace, n), None, {}, selected=True, chosen=n == chosen)
+                for n in result.get("selectedNodes") or ()]
+    order = sorted(score, key=lambda n: (-score[n]["total"], n != chosen, n))
+    out: list[Ranked] = []
+    for i, node in enumerate(order):
+        against = order[1] if i == 0 and len(order) > 1 else (order[0] if i else None)
+        deciding = deciding_plugins(score[node]["plugins"], score[against]["plugins"]) if against else ()
+        out.append(Ranked(i + 1, node, zone_of(trace, node), score[node]["total"], score[node]["plugins"],
+                          against, deciding, node in selected, node == chosen))
+    return out
+
+
+# -- rejected nodes, grouped by reason --------------------------------------------------------------
+
+@dataclass
+class RejectionGroup:
+    """Nodes one plugin rejected with one reason. `reported`: the nodes for which this is (one
+    of) the reason(s) the scheduler itself reported (its first failing plugin), which is
+    what the FailedScheduling message counts."""
+
+    plugin: str
+    reason: str
+    code: str
+    nodes: list[str] = field(default_factory=list)
+    reported: list[str] = field(default_factory=list)
+    named: bool = True           # False: `size` nodes the trace does not name
+    size: int = 0
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes) if self.named else self.size
+
+
+def rejection_groups(trace: Trace) -> list[RejectionGroup]:
+    """Every (plugin, reason) that rejected a node, with its nodes in visiting order; a node
+    rejected by three plugins is in three groups. Most nodes first. Uses `filterAll` when the
+    trace has it, else the scheduler's first reasons only (`filter`); nodes a PreFilter
+    narrowing left out, or that PreFilter rejected as a whole, form one group each."""
+    groups: dict[tuple[str, str], RejectionGroup] = {}
+
+    def add(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
+        g = groups.get((plugin, reason))
+        if g is None:
+            g = groups[(plugin, reason)] = RejectionGroup(plugin, reason, code)
+        if node not in g.nodes:
+            g.nodes.append(node)
+        if code == "UnschedulableAndUnresolvable":
+            g.code = code
+        if reported and node not in g.reported:
+            g.reported.append(node)
+
+    first = trace.get("filter") or {}
+    every = trace.get("filterAll")
+    for node, st in first.items():
+        own = st.get("plugin", "") if st.get("code") in REJECTED else None
+        if every is not None and node in every:
+            for plugin, pst in every[node].items():
+                if pst.get("code") in REJECTED:
+                    for reason in pst.get("reasons") or [pst["code"]]:
+                        add(plugin, reason, pst["code"], node, plugin == own)
+        if own is not None:  # the scheduler's own verdict, even if filterAll missed it
+            for reason in st.get("reasons") or [st["code"]]:
+                add(own, reason, st["code"], node, True)
+    out = sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
+    out += _unnamed_groups(trace)
+    return out
+
+
+def _unnamed_groups(trace: Trace) -> list[RejectionGroup]:
+    search = trace.get("search")
+    result = trace.get("result") or {}
+    if search is None:
+        pre = next((p for p in trace.get("preFilter") or () if p.get("code") in REJECTED), None)
+        if pre is None or result.get("status") != "Unschedulable":
+            return []
+        n = _node_count(trace)
+        return [RejectionGroup(pre["plugin"], "; ".join(pre.get("reasons") or [pre["code"]]), pre["code"],
+                               named=False, size=n)]
+    narrowed = trace.get("preFilterNodeNames")
+    if narrowed is None:
+        return []
+    outside = search["numAllNodes"] - len(set(search.get("order") or ()))
+    if outside <= 0:
+        return []
+    return [RejectionGroup("PreFilter", f"not among the {len(narrowed)} node name(s) PreFilter narrowed the "
+                           "search to", "UnschedulableAndUnresolvable", named=False, size=outside)]
+
+
+def _node_count(trace: Trace) -> int:
+    msg = (trace.get("result") or {}).get("message") or ""
+    head = msg.split(" nodes are available", 1)[0]
+    if "/" in head:
+        try:
+            return int(head.split("/", 1)[1])
+        except ValueError:
+            return 0
+    return 0
+
+
+# -- the search ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SearchFigures:
+    """How far the round-robin search went, and what it left out."""
+
+    num_all_nodes: int
+    num_feasible_nodes_to_find: int
+    start_index: int
+    start_node: str | None
+    stop_node: str | None
+    next_start_index: int
+    examined: int
+    never_examined: int
+    outside_prefilter: int
+    feasible_found: int
+    dropped: str | None
+    deterministic: bool
+    # the never-examined nodes, evaluated after the decision (extra key `unexamined`)
+    evaluated: bool = False
+    unexamined_feasible: int = 0
+    winner: str | None = None
+    winner_total: int | None = None
+    best_unexamined: str | None = None
+    best_unexamined_total: int | None = None
+    higher: tuple[str, ...] = ()
+    evaluation_error: str | None = None
+
+
+def search_figures(trace: Trace) -> SearchFigures | None:
+    search = trace.get("search")
+    if search is None:
+        return None
+    order = search.get("order") or []
+    visited = len(set(order))
+    narrowed = trace.get("preFilterNodeNames")
+    in_scope = search["numAllNodes"]
+    outside = 0
+    if narrowed is not None:
+        in_scope = min(in_scope, len(narrowed))
+        outside = search["numAllNodes"] - in_scope
+    to_find = search["numFeasibleNodesToFind"]
+    found = search.get("numFilterSuccess", 0)
+    dropped = order[-1] if found > to_find and order else None
+    fig = dict(num_all_nodes=search["numAllNodes"], num_feasible_nodes_to_find=to_find,
+               start_index=search["startIndex"], start_node=order[0] if order else None,
+               stop_node=order[-1] if order else None, next_start_index=search.get("nextStartIndex", 0),
+               examined=visited, never_examined=max(0, in_scope - visited), outside_prefilter=outside,
+               feasible_found=found, dropped=dropped, deterministic=search.get("orderDeterministic", True))
+    extra = trace.get("unexamined")
+    if isinstance(extra, dict):
+        totals: Mapping[str, int] = extra.get("totals") or {}
+        candidates = [n for n in extra.get("feasible") or () if n in totals]
+        best = max(candidates, key=lambda n: (totals[n], n == extra.get("dropped")), default=None)
+        winner = extra.get("winner") or {}
+        fig.update(evaluated=True, unexamined_feasible=len([n for n in extra.get("feasible") or ()
+                                                            if n != extra.get("dropped")]),
+                   winner=winner.get("node"), winner_total=winner.get("total"),
+                   best_unexamined=best, best_unexamined_total=totals.get(best) if best else None,
+                   higher=tuple(extra.get("higher") or ()), evaluation_error=extra.get("error"))
+    return SearchFigures(**fig)
+
+
+# -- verdict --------------------------------------------------------------------------------------------
+
+def gate(trace: Trace) -> Mapping[str, Any] | None:
+    """The PreEnqueue plugin that held the pod back, if any."""
+    return next((e for e in trace.get("preEnqueue") or () if e.get("code") != "Success"), None)
+
+
+def prefilter_rejection(trace: Trace) -> Mapping[str, Any] | None:
+    """The PreFilter call that stopped the cycle before any node was examined, if any."""
+    if trace.get("search") is not None or trace.get("preFilter") is None:
+        return None
+    return next((p for p in trace["preFilter"] if p.get("code") in (*REJECTED, "Error")), None)
+
+
+def shorten(names: list[str], limit: int | None) -> str:
+    """`a, b, c` or `a, b, ... (+40 more)`."""
+    if limit is None or len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", ... (+{len(names) - limit} more)"
