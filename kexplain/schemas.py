@@ -29,7 +29,7 @@ import yaml
 
 from .errors import InputError, KexplainError, Source
 
-DEFAULT_K8S_VERSION = "1.35"          # the version of kube-scheduler kexplain follows
+from .versions import DEFAULT_K8S_VERSION  # noqa: E402  (re-exported)
 SCHEMA_PACKAGE = "kubernetes_validate"
 SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS_PER_OBJECT = 20

@@ -10,7 +10,7 @@ import typer
 from ..env import Environment
 from ..errors import KexplainError
 from ..load.yaml_io import DEFAULT_MAX_BYTES
-from ..schemas import DEFAULT_K8S_VERSION
+from ..versions import DEFAULT_K8S_VERSION
 from .exit_codes import EXIT_BAD_INPUT, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE
 
 EXIT_CLEAN = EXIT_SCHEDULED          # 0: nothing at or above --fail-on
