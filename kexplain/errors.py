@@ -5,7 +5,20 @@ exit code 2; nothing below the CLI prints.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+MAX_MESSAGE = 4000   # characters of one error line; longer ones are cut in the middle
+# What would end the line (or ring, or move the cursor) if printed: shown escaped, as repr does.
+_BREAKS = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def clip(text: str, limit: int = 200) -> str:
+    """`text` cut to about `limit` characters, saying how much was left out: a 100 MB value
+    quoted whole would make an error line nobody can read (or print quickly)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...({len(text) - limit:,} more characters)"
 
 
 @dataclass(frozen=True)
@@ -23,10 +36,10 @@ def describe(obj: object) -> str:
     """`Kind ns/name` (or `Kind name`) for messages; tolerant of malformed objects."""
     if not isinstance(obj, dict):
         return "object"
-    kind = obj.get("kind") if isinstance(obj.get("kind"), str) else "object"
+    kind = clip(obj.get("kind"), 60) if isinstance(obj.get("kind"), str) else "object"
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    ns = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    name = clip(meta.get("name")) if isinstance(meta.get("name"), str) else ""
+    ns = clip(meta.get("namespace")) if isinstance(meta.get("namespace"), str) else ""
     if not name:
         return kind
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
@@ -52,9 +65,13 @@ class KexplainError(Exception):
         if self.obj is not None:
             parts.append(describe(self.obj))
         if self.field:
-            parts.append(self.field)
+            parts.append(clip(self.field))
         parts.append(self.message)
-        return ": ".join(parts)
+        text = _BREAKS.sub(lambda m: repr(m.group())[1:-1], ": ".join(parts))   # one line, always
+        if len(text) > MAX_MESSAGE:
+            half = MAX_MESSAGE // 2
+            text = f"{text[:half]} ...({len(text) - MAX_MESSAGE:,} characters left out)... {text[-half:]}"
+        return text
 
 
 class InputError(KexplainError):

@@ -599,19 +599,68 @@ def victim_key(pod: "PodInfo") -> str:
 
 
 def _details(offset: int, num_candidates: int, potential: Sequence["NodeInfo"], run: DryRun | None,
-             chosen: Candidate | None) -> dict[str, Any]:
+             chosen: Candidate | None, pdbs: Sequence[DisruptionBudget] = ()) -> dict[str, Any]:
+    candidates = list(run.candidates) if run else []
+    lost = _lost_on(candidates, chosen)
     return {
         "potentialNodes": [ni.name for ni in potential],
         "offset": offset,
         "numCandidates": num_candidates,
         "visited": list(run.visited) if run else [],
         "candidates": [{"node": c.node_name, "victims": [victim_key(p) for p in c.victims.pods],
-                        "numPDBViolations": c.victims.num_pdb_violations}
-                       for c in (run.candidates if run else ())],
+                        "numPDBViolations": c.victims.num_pdb_violations,
+                        "victimDetails": _victim_details(c.victims.pods, pdbs),
+                        **({"lostOn": lost[c.node_name]} if c.node_name in lost else {})}
+                       for c in candidates],
         "nodeStatuses": {name: s.to_json(with_plugin=True) for name, s in (run.statuses.statuses.items()
                                                                          if run else ())},
         "selected": chosen.node_name if chosen else "",
     }
+
+
+# -- what the explanation shows of the candidates (kexplain) ---------------------------------
+
+def _victim_details(victims: Sequence["PodInfo"], pdbs: Sequence[DisruptionBudget]) -> list[dict[str, Any]]:
+    """Each victim's priority and the PodDisruptionBudgets its eviction would violate: those
+    selecting it once the victims before it have used up their disruptionsAllowed."""
+    violating, _ = filter_pods_with_pdb_violation(victims, pdbs)
+    breaking = {victim_key(p) for p in violating}
+    out = []
+    for p in victims:
+        names = [f"{b.namespace}/{b.name}" for b in pdbs
+                 if victim_key(p) in breaking and b.selects(p) and p.name not in b.disrupted_pods]
+        out.append({"pod": victim_key(p), "priority": p.priority, "pdbs": names})
+    return out
+
+
+# The selection criteria in the order the scheduler applies them (pick_one_node_for_preemption).
+_CRITERIA: tuple[tuple[str, Callable[[Victims], int]], ...] = (
+    ("fewer PodDisruptionBudget violations", lambda v: -v.num_pdb_violations),
+    ("a lower highest victim priority", lambda v: -v.pods[0].priority),
+    ("a lower sum of victim priorities", lambda v: -sum(p.priority + _PRIORITY_SHIFT for p in v.pods)),
+    ("fewer victims", lambda v: -len(v.pods)),
+)
+_LAST_CRITERIA = "the later start of its highest-priority victims, then the candidates' order"
+
+
+def _lost_on(candidates: Sequence[Candidate], chosen: Candidate | None) -> dict[str, str]:
+    """Node -> the criterion on which the chosen candidate beat it. The start-time criterion
+    reads the clock for pods that have not started, so it is not replayed: candidates still
+    tied with the chosen one after the first four criteria lost on start time or order."""
+    if chosen is None or len(candidates) < 2:
+        return {}
+    out: dict[str, str] = {}
+    remaining = list(candidates)
+    for name, score in _CRITERIA:
+        best = max(score(c.victims) for c in remaining)
+        for c in remaining:
+            if score(c.victims) < best:
+                out[c.node_name] = name
+        remaining = [c for c in remaining if score(c.victims) == best]
+    for c in remaining:
+        if c.node_name != chosen.node_name:
+            out[c.node_name] = _LAST_CRITERIA
+    return out
 
 
 def preempt(handle: "Handle", state: CycleState, pod: "PodInfo", statuses: NodeToStatus, *,
@@ -641,11 +690,13 @@ def preempt(handle: "Handle", state: CycleState, pod: "PodInfo", statuses: NodeT
     if not candidates:
         node_statuses.absent = unresolvable(ERR_NOT_HELPFUL)
         message = fit_error_message(len(all_nodes), node_statuses)
-        return (PostFilterResult("", "Override", (), _details(offset, num, potential, run, None)),
+        return (PostFilterResult("", "Override", (), _details(offset, num, potential, run, None,
+                                                              disruption_budgets(handle.snapshot))),
                 unschedulable(message))
 
     best = select_candidate(candidates, times)
     if best is None or not best.node_name:
         return None, unschedulable(ERR_NO_CANDIDATE)
     victims = tuple(victim_key(p) for p in best.victims.pods)
-    return PostFilterResult(best.node_name, "Override", victims, _details(offset, num, potential, run, best)), SUCCESS
+    details = _details(offset, num, potential, run, best, disruption_budgets(handle.snapshot))
+    return PostFilterResult(best.node_name, "Override", victims, details), SUCCESS

@@ -242,3 +242,23 @@ def test_facts_are_in_the_json_trace():
     fit = trace_of("pod-too-big", "node-5")["details"]["nodes"]["node-5"]["plugins"]["NodeResourcesFit"]
     assert fit["resources"][0] == {"name": "cpu", "podRequest": "6", "nodeRequested": "1500m", "allocatable": "2",
                                    "free": "500m", "fits": False, "exceedsAllocatable": True}
+
+
+def test_scored_node_when_prescore_skipped_every_score_plugin():
+    trace = {
+        "apiVersion": "kexplain/v1", "kind": "SchedulingTrace", "pod": {"namespace": "default", "name": "p"},
+        "profile": "default-scheduler", "preEnqueue": [], "preFilter": [], "preFilterNodeNames": None,
+        "search": {"numAllNodes": 2, "numFeasibleNodesToFind": 2, "startIndex": 0, "order": ["n1", "n2"],
+                   "nextStartIndex": 0, "numNodesSearched": 2, "numFilterSuccess": 2},
+        "filter": {"n1": {"code": "Success"}, "n2": {"code": "Success"}},
+        "filterAll": {"n1": {"NodeUnschedulable": {"code": "Success"}},
+                      "n2": {"NodeUnschedulable": {"code": "Success"}}},
+        "score": {"n1": {"total": 0, "plugins": {}}, "n2": {"total": 0, "plugins": {}}},
+        "postFilter": None,
+        "result": {"status": "Scheduled", "selectedNodes": ["n1", "n2"], "message": "", "suggestedHost": "n1"},
+    }
+    text = " ".join(squeeze(text_of(trace, node="n2")))
+    assert "Feasible: rank 2 of 2, score 0 - tied at the top." in text
+    assert "none: PreScore skipped every Score plugin, so every node scores 0" in text
+    assert "tied with 1 other" not in text_of(trace)
+    assert "tied with n2: the scheduler's pick of the two" in " ".join(squeeze(text_of(trace)))

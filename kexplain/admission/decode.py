@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from kexplain.errors import InputError, Source
+from kexplain.errors import InputError, Source, clip
 
 from . import quantity
 
@@ -158,6 +158,14 @@ def _got(value: Any) -> str:
     return type(value).__name__
 
 
+def _zero(schema: Any) -> Any:
+    """What Go's JSON decoding makes of a `null` list item or map value: the element type's
+    zero value (an empty struct, "", 0, false, a zero quantity); None for nested lists and maps."""
+    if isinstance(schema, dict):
+        return {}
+    return {STR: "", INT: 0, BOOL: False, NUM: 0, QTY: "0"}.get(schema) if isinstance(schema, str) else None
+
+
 def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
@@ -188,24 +196,29 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             try:
                 datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
             except ValueError:
-                raise InputError(f"invalid timestamp {value!r}: expected RFC 3339 (e.g. 2024-01-01T00:00:00Z)",
+                raise InputError(f"invalid timestamp {clip(value)!r}: expected RFC 3339 (e.g. 2024-01-01T00:00:00Z)",
                                  source=source, obj=obj, field=path) from None
     elif schema == QTY:
         try:
             quantity.parse(value)
         except quantity.QuantityError as exc:
-            raise InputError(f"invalid quantity {value!r}: {exc}", source=source, obj=obj, field=path) from None
+            shown = clip(value) if isinstance(value, str) else value
+            raise InputError(f"invalid quantity {shown!r}: {exc}", source=source, obj=obj, field=path) from None
     elif isinstance(schema, tuple):
         if not isinstance(value, dict):
             fail("a mapping")
         for key in list(value):
             if not isinstance(key, str):
                 raise InputError(f"expected string keys, got {_got(key)}", source=source, obj=obj, field=path)
+            if value[key] is None:
+                value[key] = _zero(schema[1])
             value[key] = _check(value[key], schema[1], _join(path, key), obj, source)
     elif isinstance(schema, list):
         if not isinstance(value, list):
             fail("a list")
         for i, item in enumerate(value):
+            if item is None:
+                item = _zero(schema[0])
             value[i] = _check(item, schema[0], f"{path}[{i}]", obj, source)
     elif isinstance(schema, dict):
         if not isinstance(value, dict):

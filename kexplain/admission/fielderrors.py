@@ -8,8 +8,14 @@ structs) through encoding/json, numbers and booleans bare.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
+
+from kexplain.errors import clip
+
+MAX_VALUE = 1000   # characters of a bad value shown in a message (Go prints it whole)
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')   # printable ASCII but '"' and '\\': quoted as it is
 
 REQUIRED = "Required value"
 INVALID = "Invalid value"
@@ -38,6 +44,8 @@ class Raw:
 
 def go_quote(s: str) -> str:
     """strconv.Quote for the characters a manifest can hold."""
+    if _PLAIN.fullmatch(s):
+        return f'"{s}"'
     out = ['"']
     for ch in s:
         if ch == '"':
@@ -77,14 +85,16 @@ def go_json(value: Any) -> str:
 def render_value(value: Any) -> str:
     """How ErrorBody prints a bad value."""
     if isinstance(value, GoString):
+        if len(value.text) > MAX_VALUE:   # a value no API server would take whole: a shorter line
+            return f"{go_quote(value.text[:MAX_VALUE])}...({len(value.text) - MAX_VALUE:,} more characters)"
         return go_quote(value.text)
     if isinstance(value, Raw):
-        return value.text
+        return clip(value.text, MAX_VALUE)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return str(value)
-    return go_json(value)
+        return clip(str(value), MAX_VALUE)
+    return clip(go_json(value), MAX_VALUE)
 
 
 @dataclass(frozen=True)

@@ -73,13 +73,21 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str]) -> list[tu
                 raise InputError("items of a List must be a list", source=src, obj=obj, field="items")
             out.extend(_flatten([(item, src) for item in items], warnings))
         elif kind in KNOWN_KINDS:
-            out.append((copy_json(obj), src))
+            out.append((_copy(obj, src), src))
         elif kind == "LimitRange":
             warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
                             "(kexplain does not emulate the LimitRanger admission plugin)")
         else:
             warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
     return out
+
+
+def _copy(obj: dict, src: Source) -> dict:
+    """A deep copy of one object; an object nested too deeply to copy is refused, not a crash."""
+    try:
+        return copy_json(obj)  # type: ignore[return-value]
+    except RecursionError:
+        raise InputError("object is nested too deeply", source=src, obj=obj) from None
 
 
 def _reject(message: str, src: Source, obj: dict) -> AdmissionRejected:
@@ -178,9 +186,10 @@ class _Admission:
 
     def _unique(self, resource: str, namespace: str, obj: dict, src: Source, seen: dict[str, set[str]]) -> None:
         key = f"{namespace}/{_name(obj)}"
-        if _name(obj) and key in seen.setdefault(resource, set()):
+        names = seen.setdefault(resource, set())
+        if _name(obj) and key in names:
             raise _reject(_already_exists(resource, _name(obj)), src, obj)
-        seen[resource].add(key)
+        names.add(key)
 
     def _admit_priority_class(self, obj: dict, src: Source) -> None:
         defaults.default_priority_class(obj)
@@ -262,13 +271,15 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     """
     result = Admitted()
     objects = _flatten(cluster, result.warnings)
-    pending_pod = copy_json(pending[0]) if pending is not None else None
+    pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
+    for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
+        check_decodes(obj, src)
     if stored:
+        if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
+            check_decodes(pending_pod, pending[1])
         result.objects = objects
         result.pending = pending_pod
         return result
-    for obj, src in objects:
-        check_decodes(obj, src)
     if pending is not None:
         if _kind(pending_pod) != "Pod":
             raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",

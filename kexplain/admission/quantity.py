@@ -25,6 +25,8 @@ _BINARY_BY_EXP = {v: k for k, v in _BINARY.items()}
 _SUFFIX_CHARS = set("eEinumkKMGTP")
 _MAX_BINARY = Fraction(2**63 - 1)
 _NANO = Fraction(1, 10**9)
+MAX_DIGITS = 1000   # Go takes any length (the request size limits it); Python's int() stops at 4,300
+MAX_EXPONENT = 1000  # as the scheduler side (model.quantity): values stay printable (str() of an int)
 
 
 class QuantityError(ValueError):
@@ -82,6 +84,8 @@ def parse_text(text: str) -> Quantity:
     if text == "0":
         return Quantity(Fraction(0))
     positive, num, denom, suffix = _split(text)
+    if len(num.lstrip("0")) + len(denom) > MAX_DIGITS:
+        raise QuantityError(f"quantities of more than {MAX_DIGITS:,} digits are not supported")
     if suffix in _DECIMAL:
         fmt, factor = DECIMAL_SI, Fraction(10) ** _DECIMAL[suffix]
     elif suffix in _BINARY:
@@ -91,7 +95,7 @@ def parse_text(text: str) -> Quantity:
             exp = int(suffix[1:], 10)
         except ValueError:
             raise QuantityError("unable to parse quantity's suffix") from None
-        if abs(exp) > 10000:
+        if abs(exp) > MAX_EXPONENT:
             raise QuantityError("unable to parse quantity's suffix")
         fmt, factor = DECIMAL_EXPONENT, Fraction(10) ** exp
     else:

@@ -3,100 +3,197 @@ multi-document YAML and `kind: List`. Each object keeps its Source for error mes
 from __future__ import annotations
 
 import os
+import stat
 import sys
-from pathlib import Path
-from typing import Any, BinaryIO, Iterable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from ..errors import InputError, Source
 from .yaml_io import DEFAULT_MAX_BYTES, parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+DEFAULT_MAX_OBJECTS = 500_000   # per load: a 5,000-node cluster with 150,000 pods is about 160,000
+FIRST_CHUNK = 1 << 16           # read first: binary data is refused before the rest is read
+
+# The object-count cap of `load_objects`; a command sets it for its run with `object_limit`.
+MAX_OBJECTS: ContextVar[int] = ContextVar("kexplain_max_objects", default=DEFAULT_MAX_OBJECTS)
+
+
+@contextmanager
+def object_limit(limit: int) -> Iterator[None]:
+    """Loads inside this block refuse inputs of more than `limit` objects."""
+    token = MAX_OBJECTS.set(limit)
+    try:
+        yield
+    finally:
+        MAX_OBJECTS.reset(token)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given; directories walked recursively (sorted, manifest suffixes only)."""
+    """Files as given; directories walked recursively (sorted, manifest suffixes only), each
+    directory once however many symlinks lead to it; an unreadable directory is an error."""
     out: list[str] = []
     for p in paths:
         if p == "-":
             out.append(p)
             continue
-        path = Path(p)
-        if path.is_dir():
-            seen: set[tuple[int, int]] = set()
-            for root, dirs, files in os.walk(path, followlinks=True):
-                st = os.stat(root)
-                if (st.st_dev, st.st_ino) in seen:  # a symlink loop
-                    dirs[:] = []
-                    continue
-                seen.add((st.st_dev, st.st_ino))
-                dirs.sort()
-                out.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(MANIFEST_SUFFIXES))
-        elif path.exists():
-            out.append(p)
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            what = "broken symbolic link" if os.path.islink(p) else "no such file or directory"
+            raise InputError(what, source=Source(p)) from None
+        except (OSError, ValueError) as err:   # a link loop, no permission, a NUL in the name
+            raise InputError(f"cannot read: {getattr(err, 'strerror', None) or err}", source=Source(p)) from None
+        if stat.S_ISDIR(st.st_mode):
+            out.extend(_walk(p))
         else:
-            raise InputError("no such file or directory", source=Source(p))
+            out.append(p)
     return out
 
 
+def _walk(top: str) -> list[str]:
+    out: list[str] = []
+    seen: set[tuple[int, int]] = set()
+
+    def refuse(err: OSError) -> None:
+        raise InputError(f"cannot read directory: {err.strerror or err}", source=Source(err.filename or top))
+
+    for root, dirs, files in os.walk(top, followlinks=True, onerror=refuse):
+        try:
+            st = os.stat(root)
+        except OSError as err:
+            refuse(err)
+        if (st.st_dev, st.st_ino) in seen:  # a symlink loop, or a second way to the same directory
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirs.sort()
+        out.extend(path for path in (os.path.join(root, f) for f in sorted(files) if f.endswith(MANIFEST_SUFFIXES))
+                   if not _special(path))
+    return out
+
+
+def _special(path: str) -> bool:
+    """A FIFO, socket or device (opening a FIFO nobody writes to would wait forever): skipped in
+    directories. A broken link is not skipped: reading it says what is wrong."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> str:
+    """The text of a file (or stdin), refused when larger than `max_bytes`, binary or not UTF-8.
+    A device or a pipe is read no further than the limit (or the first chunk, when binary)."""
+    over = f"over the limit of {max_bytes:,} bytes (raise it with --max-input-size)"
     try:
         if path == "-":
             stream = stdin if stdin is not None else sys.stdin.buffer
-            data = stream.read(max_bytes + 1)
+            data = _read_bounded(stream, max_bytes, path)
         else:
+            if os.path.isdir(path):
+                raise InputError("is a directory, not a file", source=Source(path))
             size = os.path.getsize(path)
             if size > max_bytes:
-                raise InputError(f"file is {size:,} bytes, over the limit of {max_bytes:,} "
-                                 "(raise it with --max-input-size)", source=Source(path))
+                raise InputError(f"file is {size:,} bytes, {over}", source=Source(path))
             with open(path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
+                data = _read_bounded(fh, max_bytes, path)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", source=Source(path)) from None
     if len(data) > max_bytes:
-        raise InputError(f"input is over the limit of {max_bytes:,} bytes (raise it with --max-input-size)",
-                         source=Source(path))
-    if b"\x00" in data[:8192]:
-        raise InputError("not a text file (binary data)", source=Source(path))
+        raise InputError(f"input is {over}", source=Source(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"not UTF-8 text (byte {err.start})", source=Source(path)) from None
 
 
-def objects_from_text(text: str, path: str) -> list[tuple[dict[str, Any], Source]]:
-    """The objects of one file, `kind: List` unwrapped; empty documents skipped."""
+def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
+    """At most `max_bytes + 1` bytes; binary data (a NUL in the first 8 KiB) stops the read early."""
+    start = stream.tell() if stream.seekable() else None
+    first = stream.read(min(FIRST_CHUNK, max_bytes + 1)) or b""
+    if first.startswith((b"\xff\xfe", b"\xfe\xff")):   # what PowerShell's `>` writes
+        raise InputError("UTF-16 text: save it as UTF-8", source=Source(path))
+    if b"\x00" in first[:8192]:
+        raise InputError("not a text file (binary data)", source=Source(path))
+    if len(first) > max_bytes:
+        return first
+    if start is not None:   # a regular file: read it whole at once rather than copy two parts
+        stream.seek(start)
+        return stream.read(max_bytes + 1) or b""
+    return first + (stream.read(max_bytes + 1 - len(first)) or b"")
+
+
+def objects_from_text(text: str, path: str, limit: int | None = None,
+                      before: int = 0) -> list[tuple[dict[str, Any], Source]]:
+    """The objects of one file, `kind: List` unwrapped (also inside a List); empty documents
+    skipped. More than `limit` objects (default: the `object_limit`), counting `before` read
+    from other files, are refused."""
+    limit = MAX_OBJECTS.get() if limit is None else limit
     out: list[tuple[dict[str, Any], Source]] = []
     for doc, src in parse_documents(text, path):
         if doc is None:
             continue
         if not isinstance(doc, dict):
-            raise InputError(f"document is a {type(doc).__name__}, not a Kubernetes object (a mapping)",
+            raise InputError(f"document is a {_type_name(doc)}, not a Kubernetes object (a mapping)",
                              source=src)
-        kind = doc.get("kind")
-        if not isinstance(kind, str) or not kind:
-            raise InputError("object has no kind", source=src, obj=doc, field="kind")
-        if kind == "List" or (kind.endswith("List") and isinstance(doc.get("items"), list)):
-            items = doc.get("items")
-            if not isinstance(items, list):
-                raise InputError("a List needs an items array", source=src, obj=doc, field="items")
-            for i, item in enumerate(items):
-                if not isinstance(item, dict):
-                    raise InputError("list item is not a Kubernetes object (a mapping)", source=src,
-                                     field=f"items[{i}]")
-                if not isinstance(item.get("kind"), str) or not item.get("kind"):
-                    if kind != "List":  # PodList etc.: the item kind follows from the list kind
-                        item = {**item, "kind": kind[:-4]}
-                    else:
-                        raise InputError("object has no kind", source=src, obj=item, field=f"items[{i}].kind")
-                out.append((item, src))
-            continue
-        out.append((doc, src))
+        _check_kind(doc, src, "kind")
+        _unwrap(doc, src, out, limit - before, limit)
     return out
 
 
+def _type_name(value: Any) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def _check_kind(obj: dict[str, Any], src: Source, field: str) -> None:
+    kind = obj.get("kind")
+    if kind is None or kind == "":
+        raise InputError("object has no kind", source=src, obj=obj, field=field)
+    if not isinstance(kind, str):
+        raise InputError(f"must be a string, not a {_type_name(kind)}", source=src, obj=obj, field=field)
+
+
+def _is_list(obj: dict[str, Any]) -> bool:
+    kind = obj["kind"]
+    return kind == "List" or (kind.endswith("List") and isinstance(obj.get("items"), list))
+
+
+def _unwrap(doc: dict[str, Any], src: Source, out: list[tuple[dict[str, Any], Source]], room: int,
+            limit: int) -> None:
+    """`doc`, or the items of `doc` and of the Lists among them (without recursion), onto `out`."""
+    stack: list[tuple[dict[str, Any], str]] = [(doc, "")]
+    while stack:
+        obj, where = stack.pop()
+        if not _is_list(obj):
+            if len(out) >= room:
+                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)",
+                                 source=src)
+            out.append((obj, src))
+            continue
+        kind, items = obj["kind"], obj.get("items")
+        if not isinstance(items, list):
+            raise InputError("a List needs an items array", source=src, obj=obj, field=f"{where}items")
+        unwrapped = []
+        for i, item in enumerate(items):
+            field = f"{where}items[{i}]"
+            if not isinstance(item, dict):
+                raise InputError("list item is not a Kubernetes object (a mapping)", source=src, field=field)
+            if not item.get("kind") and kind != "List":   # PodList etc.: the kind follows from the list
+                item = {**item, "kind": kind[:-4]}
+            _check_kind(item, src, f"{field}.kind")
+            unwrapped.append((item, f"{field}."))
+        stack.extend(reversed(unwrapped))
+
+
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES,
-                 stdin: BinaryIO | None = None) -> list[tuple[dict[str, Any], Source]]:
+                 stdin: BinaryIO | None = None, max_objects: int | None = None) -> list[tuple[dict[str, Any], Source]]:
+    """Every object of `paths`, in order; more than `max_objects` in all (default: the
+    `object_limit`) are refused."""
+    limit = MAX_OBJECTS.get() if max_objects is None else max_objects
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
-        out.extend(objects_from_text(read_text(path, max_bytes, stdin), path))
+        out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, limit, len(out)))
     return out

@@ -15,6 +15,8 @@ _NUMBER = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(.*)$")
 _BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _EXPONENT = re.compile(r"^[eE]([+-]?\d+)$")
+MAX_DIGITS = 1000
+_MAX_BINARY = (1 << 63) - 1
 
 
 class QuantityError(ValueError):
@@ -24,22 +26,21 @@ class QuantityError(ValueError):
 @lru_cache(maxsize=65536)
 def _parse_text(text: str) -> Fraction:
     match = _NUMBER.match(text)
-    if not match:
+    if not match or not text:
         raise QuantityError(f"quantities must match the regular expression "
                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
     sign, whole, frac, suffix = match.groups()
-    if not whole and not frac:
-        raise QuantityError("quantities must match the regular expression "
-                            "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-    digits = whole + (frac or "")
+    digits = whole + (frac or "")   # none at all ("." "+" "Ki"): zero, as the API server reads it
+    if len(digits.lstrip("0")) > MAX_DIGITS:   # int() refuses 4,300 digits, and slows down long before
+        raise QuantityError(f"quantities of more than {MAX_DIGITS:,} digits are not supported")
     value = Fraction(int(digits or "0"), 10 ** len(frac or ""))
     if suffix in _BINARY:
-        value *= _BINARY[suffix]
+        value = min(value * _BINARY[suffix], _MAX_BINARY)   # Go caps binary-suffixed quantities there
     elif suffix in _DECIMAL:
         value *= Fraction(10) ** _DECIMAL[suffix]
     else:
         exp = _EXPONENT.match(suffix)
-        if not exp or abs(int(exp.group(1))) > 1000:
+        if not exp or len(exp.group(1)) > 6 or abs(int(exp.group(1))) > 1000:
             raise QuantityError("unable to parse quantity's suffix")
         value *= Fraction(10) ** int(exp.group(1))
     return -value if sign == "-" else value

@@ -142,7 +142,10 @@ def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look:
     plugins: Mapping[str, Mapping[str, int]] = entry["plugins"]
     lines: list[RenderableType] = [Text(f"Score plugins: raw score -> normalized x weight = weighted "
                                         f"(total {entry['total']})", style="bold")]
-    width = max((len(p) for p in plugins), default=0) + 2
+    if not plugins:
+        lines.append(Text("none: PreScore skipped every Score plugin, so every node scores 0"))
+        return [Block(Group(*lines))]
+    width = max(len(p) for p in plugins) + 2
     digits = {k: max(len(str(s[k])) for s in plugins.values()) for k in ("raw", "normalized", "weight", "weighted")}
     for plugin, sc in plugins.items():
         numbers = (f"{sc['raw']:>{digits['raw']}} -> {sc['normalized']:>{digits['normalized']}} x "
