@@ -3,10 +3,10 @@
 Every object of the given files, directories or stdin is checked against the Kubernetes JSON
 schemas of the chosen version (`kexplain.schemas`). With a node pool (`--nodes`), every Pod
 and every workload's pod template then goes through admission and the full scheduling
-pipeline against that pool; a workload with replicas is placed copy by copy
-(`kexplain.place`). The result is a `Report` of `Finding`s, each naming the file, the
-document, the object and the reason; renderers (`kexplain.lint_formats`) print it. Nothing
-here prints.
+pipeline against that pool; a workload with replicas is placed copy by copy, and a DaemonSet
+gets one pod pinned to each node its controller would run it on (`kexplain.place`). The
+result is a `Report` of `Finding`s, each naming the file, the document, the object and the
+reason; renderers (`kexplain.lint_formats`) print it. Nothing here prints.
 
 Each object is judged against the pool alone: the objects being linted do not take room from
 each other, and supporting objects they create (PriorityClasses, PVCs, ...) must be in the pool.
@@ -17,6 +17,7 @@ import json
 import os
 import uuid
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
@@ -30,7 +31,7 @@ from .schemas import DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path
 from .trace import GATED, UNSCHEDULABLE, Trace
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
-    from .explain import Inputs, Pool
+    from .explain import Inputs, Pool, Request
 
 
 class Severity(IntEnum):
@@ -64,10 +65,13 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("admission", Severity.ERROR, "The API server would refuse the pod (or the workload has no pod template)."),
     Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
     Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
-    Rule("replicas", Severity.ERROR, "Only some of the workload's replicas fit on the pool."),
+    Rule("replicas", Severity.ERROR,
+         "Only some of the workload's replicas fit on the pool (a DaemonSet: only on some of its eligible nodes)."),
+    Rule("no-eligible-nodes", Severity.WARNING,
+         "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no pod."),
     Rule("gated", Severity.WARNING, "The pod has scheduling gates: the scheduler will not consider it yet."),
     Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
-    Rule("fits", Severity.INFO, "The pod (every replica) fits on the pool."),
+    Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
 )}
 
@@ -164,7 +168,7 @@ class Finding:
 
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled"})
+                              "fits", "not-scheduled", "no-eligible-nodes"})
 
 
 @dataclass
@@ -191,6 +195,7 @@ class Report:
     strict: bool = False
     pool: bool = False
     warnings: list[str] = field(default_factory=list)      # about the pool, not findings
+    started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     @property
     def objects(self) -> int:
@@ -445,8 +450,8 @@ class LintOptions:
 def replica_count(obj: dict[str, Any]) -> int:
     """How many pods of the template run at once: spec.replicas (default 1) for Deployments,
     ReplicaSets, StatefulSets and ReplicationControllers; a Job's parallelism (default 1, at most
-    its completions); a CronJob's job template likewise; 1 for a DaemonSet (its template is
-    checked once, not per node)."""
+    its completions); a CronJob's job template likewise; 1 for a DaemonSet (whose pods are
+    counted per node: see `kexplain.place.daemon_nodes`)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     kind = obj.get("kind")
     if kind == "CronJob":
@@ -593,6 +598,7 @@ class Linter:
         if not workload and spec.get("nodeName"):
             return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {spec['nodeName']}: the scheduler "
                                                        "does not place this pod")]
+        daemon = ref.kind == "DaemonSet"
         copies = replica_count(obj) if workload else 1
         if copies == 0:
             return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
@@ -603,9 +609,14 @@ class Linter:
             inputs = inputs_for(pod_obj, source, self.pool, stored=False)
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        if workload and inputs.pod.node_name and not daemon:
+            return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {inputs.pod.node_name}: "
+                                                       "the scheduler does not place its pods")]
         req = Request(pod_path=loc.path, node_paths=self.options.node_paths, config_path=self.options.config_path,
                       max_bytes=self.options.max_bytes, preemption=self.options.preemption,
                       filter_all=self.suggester is not None)
+        if daemon:
+            return self._daemon_findings(ref, loc, inputs, req)
         if workload:
             placements = list(iter_placements(inputs, req, copies))
             placed = [p.node for p in placements if p.node is not None]
@@ -623,8 +634,6 @@ class Linter:
         if len(placed) == copies:
             where = _nodes_text(placed)
             text = (f"fits: {where}" if copies == 1 else f"all {copies} replicas fit: {where}")
-            if ref.kind == "DaemonSet":
-                text += " (the template was placed once; per-node placement is not checked)"
             return Finding("fits", loc, ref, text, details=details)
         name = inputs.pod.name
         replica = f"replica {name}" if workload else "the pod"
@@ -657,6 +666,80 @@ class Linter:
         text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
         return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
 
+    def _daemon_findings(self, ref: ObjectRef, loc: Location, inputs: "Inputs", req: "Request") -> list[Finding]:
+        """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
+        nodes), each scheduled through the whole pipeline. Nodes that are not eligible are no
+        finding; eligible nodes where the pod does not fit are, with the reason per node."""
+        from .place import daemon_nodes, iter_daemon_placements
+
+        nodes = daemon_nodes(inputs.pod, inputs.snapshot)
+        total = len(nodes.eligible) + len(nodes.excluded)
+        details: dict[str, Any] = {"nodesInPool": total, "eligible": list(nodes.eligible),
+                                   "notEligible": nodes.excluded}
+        if inputs.pod.node_name and nodes.eligible:   # the one node it names
+            return [Finding("not-scheduled", loc, ref,
+                            f"spec.template.spec.nodeName is {inputs.pod.node_name}: the scheduler does not "
+                            "place its pod", details=details)]
+        if not nodes.eligible:
+            why = f": {_grouped(nodes.excluded)}" if nodes.excluded else ": the pool has no node"
+            return [Finding("no-eligible-nodes", loc, ref,
+                            f"no node of the pool is eligible, the DaemonSet would run no pod{why}",
+                            details={**details, "replicas": 0, "fit": 0, "nodes": []})]
+        fit: list[str] = []
+        failed: dict[str, dict[str, Any]] = {}
+        preempting: dict[str, dict[str, Any]] = {}
+        first_failed = first_preempting = None
+        for placement in iter_daemon_placements(inputs, req, nodes.eligible):
+            name = nodes.eligible[placement.index]
+            if placement.node is not None:
+                fit.append(placement.node)
+                continue
+            trace = placement.trace
+            result = trace.result
+            if result.status == GATED:
+                gates = [g.get("name", "") for g in inputs.pod.spec.get("schedulingGates") or ()]
+                return [Finding("gated", loc, ref, f"waits for its scheduling gates ({', '.join(gates)})",
+                                details={**details, "status": result.status})]
+            if result.status != UNSCHEDULABLE:
+                return [Finding("scheduler-error", loc, ref, f"the scheduler would fail (node {name}): {result.error}",
+                                details={**details, "status": result.status, "error": result.error})]
+            post = trace.post_filter or {}
+            if post.get("nominatedNodeName"):
+                preempting[name] = {"victims": list(post.get("victims") or []), "message": result.message}
+                first_preempting = first_preempting or placement
+            else:
+                failed[name] = {"reason": _node_reason(trace, name), "message": result.message}
+                first_failed = first_failed or placement
+        eligible = len(nodes.eligible)
+        details.update(replicas=eligible, fit=len(fit), nodes=fit)
+        not_eligible = (f"; {len(nodes.excluded)} of {total} nodes not eligible" if nodes.excluded else "")
+        if not failed and not preempting:
+            text = (f"fits on the eligible node {fit[0]}" if eligible == 1
+                    else f"fits on all {eligible} eligible nodes: {_name_list(fit)}")
+            if nodes.excluded:
+                text += f"; {len(nodes.excluded)} of {total} nodes not eligible: {_grouped(nodes.excluded)}"
+            return [Finding("fits", loc, ref, text, details=details)]
+        findings: list[Finding] = []
+        where = f" ({_name_list(fit)})" if fit else ""
+        if failed:
+            reasons = {n: f["reason"] for n, f in failed.items()}
+            text = (f"fits on {len(fit)} of {eligible} eligible nodes{where}; does not fit on "
+                    f"{_grouped(reasons)}{not_eligible}")
+            rule = "replicas" if fit or preempting else "unschedulable"
+            assert first_failed is not None
+            findings.append(Finding(rule, loc, ref, text, details={**details, "notFit": failed},
+                                    suggestions=self._suggest(first_failed.inputs, first_failed.trace)))
+        if preempting:
+            shown = list(preempting.items())[:_LIST_LIMIT]
+            parts = [f"on {n}, evicting {', '.join(p['victims']) if p['victims'] else 'no pod'}" for n, p in shown]
+            more = f"; and {len(preempting) - len(shown)} more nodes" if len(preempting) > len(shown) else ""
+            text = (f"schedulable only through preemption on {len(preempting)} of {eligible} eligible nodes: "
+                    f"{'; '.join(parts)}{more}{not_eligible}")
+            assert first_preempting is not None
+            findings.append(Finding("preemption", loc, ref, text, details={**details, "preemption": preempting},
+                                    suggestions=self._suggest(first_preempting.inputs, first_preempting.trace)))
+        return findings
+
     def _suggest(self, inputs: "Inputs", trace: Trace) -> tuple[str, ...]:
         if self.suggester is None:
             return ()
@@ -674,6 +757,34 @@ def _with_uid(workload: dict[str, Any]) -> dict[str, Any]:
 
 
 _WORKLOAD_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
+
+
+_LIST_LIMIT = 10
+
+
+def _name_list(names: Iterable[str], limit: int = _LIST_LIMIT) -> str:
+    """`a, b, c` with at most `limit` names, then `and N more`."""
+    names = list(names)
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
+def _grouped(reasons: dict[str, str]) -> str:
+    """Nodes grouped by reason, in order of first appearance: `n1, n2 (reason); n3 (other)`."""
+    groups: dict[str, list[str]] = {}
+    for node, reason in reasons.items():
+        groups.setdefault(reason, []).append(node)
+    return "; ".join(f"{_name_list(nodes)} ({reason})" for reason, nodes in groups.items())
+
+
+def _node_reason(trace: Trace, node: str) -> str:
+    """Why the pod pinned to `node` does not fit there: the reasons of the Filter plugin that
+    rejected the node, else (PreFilter rejected the pod) the FailedScheduling message."""
+    status = (trace.filter or {}).get(node) or {}
+    reasons = [r for r in status.get("reasons") or () if r]
+    if reasons:
+        return ", ".join(reasons)
+    return status.get("message") or trace.result.message
 
 
 def _nodes_text(nodes: list[str]) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from dataclasses import dataclass
+from datetime import timezone
 from pathlib import Path
 from typing import Callable, Iterable
 from urllib.parse import quote
@@ -22,7 +24,8 @@ from rich.markup import escape
 from .lint import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
-SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+# The OASIS SARIF 2.1.0 schema (errata 01, the standard's current text): what the log is valid against.
+SARIF_SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 
 @dataclass(frozen=True)
@@ -105,49 +108,89 @@ def _testcase_name(obj: LintedObject, check: str) -> str:
     return f"{obj.ref}{where} {check}"
 
 
+def _hostname() -> str:
+    import socket
+    try:
+        return socket.gethostname() or "localhost"
+    except OSError:  # pragma: no cover
+        return "localhost"
+
+
 def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> str:
-    """One testsuite per file, one testcase per object and check (schema, scheduling): a
-    failure for each finding at or above --fail-on, skipped for kinds without a schema, an
-    error for an unreadable file; lesser findings go to the testcase's system-out."""
+    """JUnit XML valid against both widely used JUnit schemas (Apache Ant's, as published by
+    Windy Road, and the Jenkins xUnit plugin's `junit-10.xsd`): a `testsuites` root (which takes
+    no attributes there) with one `testsuite` per file, one `testcase` per object and check
+    (schema, scheduling): a `failure` for the findings at or above --fail-on, `skipped` for kinds
+    without a schema, an `error` for an unreadable file. Lesser findings, which a testcase
+    cannot hold, go to the suite's `system-out`, one line each naming its object."""
     by_key: dict[tuple[str, int, int | None], list[Finding]] = {}
     for f in report.findings:
         by_key.setdefault((f.location.path, f.location.doc, f.location.item), []).append(f)
     files: dict[str, list[ET.Element]] = {}
+    notes: dict[str, list[Finding]] = {}
     for obj in report.linted:
         found = by_key.get(obj.key, [])
         for check in obj.checks:
             mine = [f for f in found if (f.rule in SCHEDULING_RULES) == (check == "scheduling")]
-            files.setdefault(obj.location.path, []).append(_testcase(obj, check, mine, options))
+            case, rest = _testcase(obj, check, mine, options)
+            files.setdefault(obj.location.path, []).append(case)
+            if rest:
+                notes.setdefault(obj.location.path, []).extend(rest)
     for f in report.findings:
         if f.rule == "unreadable":
             case = ET.Element("testcase", name=f"read {f.location}", classname=_classname(f.location.path), time="0")
             err = ET.SubElement(case, "error", message=f.message, type="unreadable")
             err.text = f"{f.location}: {f.message}"
             files.setdefault(f.location.path, []).append(case)
-    root = ET.Element("testsuites", name="kexplain lint")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for path, cases in files.items():
+    root = ET.Element("testsuites")
+    timestamp = report.started.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    hostname = _hostname()
+    for index, (path, cases) in enumerate(files.items()):
+        name = path if path != "-" else "<stdin>"
         counts = {"tests": len(cases),
                   "failures": sum(1 for c in cases if c.find("failure") is not None),
                   "errors": sum(1 for c in cases if c.find("error") is not None),
                   "skipped": sum(1 for c in cases if c.find("skipped") is not None)}
-        suite = ET.SubElement(root, "testsuite", name=path if path != "-" else "<stdin>",
-                              **{k: str(v) for k, v in counts.items()}, time="0")
+        suite = ET.SubElement(root, "testsuite", name=name, package=name, id=str(index), timestamp=timestamp,
+                              hostname=hostname, **{k: str(v) for k, v in counts.items()}, time="0")
+        props = ET.SubElement(suite, "properties")
+        for key, value in (("kubernetesVersion", report.k8s_version), ("strict", str(report.strict).lower()),
+                           ("scheduling", str(report.pool).lower())):
+            ET.SubElement(props, "property", name=key, value=value)
         suite.extend(cases)
-        for k in totals:
-            totals[k] += counts[k]
-    for k, v in totals.items():
-        root.set(k, str(v))
-    root.set("time", "0")
+        out = ET.SubElement(suite, "system-out")
+        out.text = "\n".join(_detail(f) for f in notes.get(path, ())) or None
+        ET.SubElement(suite, "system-err")
+    _xml_safe(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# Characters XML 1.0 cannot carry at all, not even escaped (control characters but tab, newline
+# and carriage return; lone surrogates; U+FFFE and U+FFFF).
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(root: ET.Element) -> None:
+    """Replaces (in place) what XML cannot carry, in every text and attribute, by `\\xNN`."""
+    def clean(text: str) -> str:
+        return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", text)
+    for el in root.iter():
+        if el.text and _NOT_XML.search(el.text):
+            el.text = clean(el.text)
+        for key, value in el.attrib.items():
+            if _NOT_XML.search(value):
+                el.set(key, clean(value))
 
 
 def _classname(path: str) -> str:
     return "stdin" if path == "-" else path
 
 
-def _testcase(obj: LintedObject, check: str, findings: list[Finding], options: RenderOptions) -> ET.Element:
+def _testcase(obj: LintedObject, check: str, findings: list[Finding],
+              options: RenderOptions) -> tuple[ET.Element, list[Finding]]:
+    """The testcase, and the findings it does not hold (neither failing nor a skip)."""
     case = ET.Element("testcase", name=_testcase_name(obj, check), classname=_classname(obj.location.path),
                       time="0")
     failing = [f for f in findings if options.fail_on is not None and f.level >= options.fail_on]
@@ -158,11 +201,7 @@ def _testcase(obj: LintedObject, check: str, findings: list[Finding], options: R
         el.text = "\n".join(_detail(f) for f in failing)
     elif skipped:
         ET.SubElement(case, "skipped", message=skipped[0].message)
-    rest = [f for f in findings if f not in failing and f not in skipped]
-    if rest:
-        out = ET.SubElement(case, "system-out")
-        out.text = "\n".join(_detail(f) for f in rest)
-    return case
+    return case, [f for f in findings if f not in failing and f not in skipped]
 
 
 def _detail(f: Finding) -> str:

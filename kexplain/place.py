@@ -17,6 +17,19 @@ Binding a copy adds it to the node as a bound pod in a new snapshot
 (`Snapshot.with_pod_bound`), with the zone and region labels the PodTopologyLabels admission
 plugin copies onto bound pods; the snapshot the caller passed in is never changed, and every
 index cached on it (by the snapshot or by a plugin) stays valid for it.
+
+A DaemonSet is placed differently: its controller creates one pod for every node on which the
+pod "should run" (`daemon_nodes`: the template's spec.nodeName, node selector and required node
+affinity match the node, and the pod, with the tolerations the controller adds, tolerates the
+node's NoSchedule and NoExecute taints; the scheduler's other filters are not consulted), each
+pinned to its node by a required node affinity on `metadata.name`, which the scheduler then
+schedules like any other pod. `iter_daemon_placements` schedules one such pinned copy per
+eligible node through the whole pipeline. Copies do not compete for a node, so they are all
+judged against the snapshot passed in, which keeps every index cached on it, unless a copy could
+be affected by its copies on other nodes (required pod affinity or anti-affinity, or topology
+spread constraints, that select its own labels; volume claims; resource claims:
+`siblings_matter`); then each copy is bound before the next, in node name order, as
+`iter_placements` binds replicas.
 """
 from __future__ import annotations
 
@@ -26,7 +39,13 @@ from typing import Any, Iterator
 
 from .admission.pipeline import copy_json
 from .explain import Inputs, Request, explain
+from .load.workloads import pin_to_node
+from .model.labels import SelectorError, parse_selector
+from .model.nodeinfo import Node
+from .model.nodeselector import RequiredNodeAffinity
 from .model.pod import PodInfo
+from .model.snapshot import Snapshot
+from .model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated, taint_to_string
 from .trace import SCHEDULED, Trace
 
 TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
@@ -101,3 +120,122 @@ def iter_placements(inputs: Inputs, request: Request, copies: int) -> Iterator[P
 def place_copies(inputs: Inputs, request: Request, copies: int) -> list[Trace]:
     """The traces of the copies placed (every one Scheduled) and of the first that did not fit."""
     return [p.trace for p in iter_placements(inputs, request, copies)]
+
+
+# -- DaemonSets -----------------------------------------------------------------------------------
+NOT_SELECTED = "node selector or affinity does not match"
+
+
+@dataclass(frozen=True)
+class DaemonNodes:
+    """Which nodes of a snapshot a DaemonSet's controller would create a pod for (`eligible`, in
+    node name order), and why not for the others (`excluded`: node name -> reason)."""
+
+    eligible: tuple[str, ...]
+    excluded: dict[str, str]
+
+
+def _evicting_or_blocking(taint: dict[str, Any]) -> bool:
+    return taint.get("effect") in (NO_SCHEDULE, NO_EXECUTE)
+
+
+def should_run_daemon_pod(pod: PodInfo, node: Node, required: RequiredNodeAffinity | None = None) -> str | None:
+    """None when the DaemonSet controller would create its pod (`pod`: the template as a pod, with
+    the controller's tolerations) on `node`, else why not. As the controller's own predicates:
+    the template's spec.nodeName, when set, must be the node; the node selector and required node
+    affinity must match; no NoSchedule or NoExecute taint may go untolerated. Nothing else (room,
+    ports, volumes, pod affinity) decides where a DaemonSet pod is created."""
+    if pod.node_name and pod.node_name != node.name:
+        return f"spec.nodeName is {pod.node_name}"
+    if not (required or RequiredNodeAffinity.from_pod(pod)).matches(node):
+        return NOT_SELECTED
+    tolerations = [t for t in pod.spec.get("tolerations") or () if isinstance(t, dict)]
+    taint = find_untolerated(node.taints, tolerations, _evicting_or_blocking)
+    if taint is not None:
+        return f"untolerated taint {taint_to_string(taint)}"
+    return None
+
+
+def daemon_nodes(pod: PodInfo, snapshot: Snapshot) -> DaemonNodes:
+    """The nodes of `snapshot` the DaemonSet whose pod is `pod` runs on, and why not the others."""
+    required = RequiredNodeAffinity.from_pod(pod)
+    eligible: list[str] = []
+    excluded: dict[str, str] = {}
+    for info in sorted(snapshot.node_infos, key=lambda ni: ni.node.name):
+        why = should_run_daemon_pod(pod, info.node, required)
+        if why is None:
+            eligible.append(info.node.name)
+        else:
+            excluded[info.node.name] = why
+    return DaemonNodes(tuple(eligible), excluded)
+
+
+def _selects(raw: Any, labels: dict[str, str]) -> bool:
+    """Whether a label selector selects `labels`; True when it does not parse (to be safe)."""
+    try:
+        return parse_selector(raw).matches(labels)
+    except (SelectorError, AttributeError, TypeError):
+        return True
+
+
+def siblings_matter(pod: PodInfo, inputs: Inputs) -> bool:
+    """Whether a DaemonSet pod's verdict on one node can depend on its copies on other nodes.
+
+    Only through what the pod requires of the pods around it and selects its own copies by: a
+    required pod affinity or anti-affinity term, or a DoNotSchedule topology spread constraint,
+    whose label selector selects the pod's own labels (its copies have the same), or a profile's
+    default DoNotSchedule constraints; and, to be safe, through volume claims and resource
+    claims. Preferences only score, and a pinned pod has one node to score."""
+    spec = pod.spec
+    labels = pod.labels
+    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = (affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or ()
+        if any(isinstance(t, dict) and _selects(t.get("labelSelector"), labels) for t in terms):
+            return True
+    for constraint in spec.get("topologySpreadConstraints") or ():
+        if isinstance(constraint, dict) and constraint.get("whenUnsatisfiable") != "ScheduleAnyway" \
+                and _selects(constraint.get("labelSelector"), labels):
+            return True
+    if spec.get("resourceClaims"):
+        return True
+    for volume in spec.get("volumes") or ():
+        if isinstance(volume, dict) and (volume.get("persistentVolumeClaim") or volume.get("ephemeral")):
+            return True
+    if spec.get("topologySpreadConstraints"):
+        return False          # its own constraints replace the profile's default ones
+    try:
+        profile = inputs.config.profile_for(spec.get("schedulerName") or "default-scheduler")
+    except Exception:  # noqa: BLE001 - explain reports an unknown scheduler name itself
+        return False
+    args = profile.args.get("PodTopologySpread") or {}
+    if args.get("defaultingType") == "List":
+        return any(isinstance(c, dict) and c.get("whenUnsatisfiable") != "ScheduleAnyway"
+                   for c in args.get("defaultConstraints") or ())
+    return False
+
+
+def daemon_copy(pod: PodInfo, index: int, node_name: str) -> dict[str, Any]:
+    """The pod the DaemonSet controller creates for `node_name` (copy `index`): pinned to it."""
+    obj = pending_copy(pod, index)
+    pin_to_node(obj.setdefault("spec", {}), node_name)
+    return obj
+
+
+def iter_daemon_placements(inputs: Inputs, request: Request, nodes: tuple[str, ...] | list[str],
+                           bind: bool | None = None) -> Iterator[Placement]:
+    """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order;
+    every node is tried (a copy that does not fit has `node` None). With `bind` (by default:
+    when `siblings_matter`), each copy that fits is bound before the next is scheduled."""
+    if bind is None:
+        bind = siblings_matter(inputs.pod, inputs)
+    snapshot = inputs.snapshot
+    for i, name in enumerate(nodes):
+        obj = daemon_copy(inputs.pod, i, name)
+        copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
+        trace = explain(copy_inputs, request)
+        node = chosen_node(trace)
+        yield Placement(i, copy_inputs, trace, node)
+        if bind and node is not None:
+            info = snapshot.get(node)
+            snapshot = snapshot.with_pod_bound(bound_copy(obj, node, info.node.labels if info is not None else {}))

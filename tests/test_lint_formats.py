@@ -1,35 +1,60 @@
-"""Lint output formats: JUnit (validated against tests/data/lint/junit.xsd), SARIF (validated
-against the minimal SARIF 2.1.0 schema in tests/data/lint/), github annotations, json, text,
-and several formats at once."""
+"""Lint output formats: JUnit (validated against the published JUnit schemas: Apache Ant's as
+Windy Road publishes it, and the Jenkins xUnit plugin's junit-10.xsd), SARIF (validated against
+the official OASIS SARIF 2.1.0 schema, formats checked), github annotations, json, text, and
+several formats at once. The schemas are in tests/data/schemas/ (see its README.md)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
 import xmlschema
+import yaml
 
 from kexplain.lint import RULES, Finding, LintOptions, Location, ObjectRef, Report, lint
-from kexplain.lint_formats import (RenderOptions, artifact_uri, formats_for, render_github, render_json,
-                                   render_junit, render_sarif, render_text)
+from kexplain.lint_formats import (SARIF_SCHEMA_URI, RenderOptions, artifact_uri, formats_for, render_github,
+                                   render_json, render_junit, render_sarif, render_text)
 from kexplain.lint import Severity
 from lint_helpers import deployment, pod, pool, run, write
 
-DATA = Path(__file__).parent / "data" / "lint"
+SCHEMAS = Path(__file__).parent / "data" / "schemas"
+JUNIT_SCHEMAS = ("JUnit.xsd", "junit-10.xsd")
+
+
+class JUnitSchemas:
+    """Both published JUnit schemas: `validate` checks a document (text or path) against each."""
+
+    def __init__(self) -> None:
+        self.schemas = [xmlschema.XMLSchema(str(SCHEMAS / name)) for name in JUNIT_SCHEMAS]
+
+    def validate(self, source: str) -> None:
+        for schema in self.schemas:
+            schema.validate(source)
 
 
 @pytest.fixture(scope="module")
-def junit_schema() -> xmlschema.XMLSchema:
-    return xmlschema.XMLSchema(str(DATA / "junit.xsd"))
+def junit_schema() -> JUnitSchemas:
+    return JUnitSchemas()
 
 
 @pytest.fixture(scope="module")
-def sarif_validator() -> jsonschema.Draft7Validator:
-    schema = json.loads((DATA / "sarif-2.1.0-minimal.schema.json").read_text())
-    jsonschema.Draft7Validator.check_schema(schema)
-    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+def sarif_schema() -> dict:
+    return json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def sarif_validator(sarif_schema) -> jsonschema.protocols.Validator:
+    """The official schema's own draft (draft-04), every `$ref` local; formats checked with every
+    checker jsonschema has (draft-04's own has no `uri-reference`, which the schema uses)."""
+    cls = jsonschema.validators.validator_for(sarif_schema)
+    assert cls is jsonschema.Draft4Validator
+    cls.check_schema(sarif_schema)
+    checker = jsonschema.FormatChecker()
+    assert {"uri", "uri-reference"} <= set(checker.checkers)     # rfc3986-validator is installed
+    return cls(sarif_schema, format_checker=checker)
 
 
 @pytest.fixture
@@ -53,11 +78,16 @@ def test_the_report_has_every_kind_of_finding(report):
                                                  "unschedulable", "replicas", "gated", "unreadable"]
 
 
+def _totals(root: ET.Element) -> tuple[int, ...]:
+    return tuple(sum(int(s.get(k)) for s in root.iter("testsuite")) for k in ("tests", "failures", "errors", "skipped"))
+
+
 def test_junit_is_valid_and_counts(report, junit_schema):
     xml = render_junit(report)
     junit_schema.validate(xml)
     root = ET.fromstring(xml)
-    assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == ("11", "4", "1", "1")
+    assert root.tag == "testsuites" and not root.attrib     # the Ant schema allows no attribute there
+    assert _totals(root) == (11, 4, 1, 1)
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert cases["Deployment bad (document 1) schema"].find("failure").get("type") == "schema"
     assert cases["Pod extra (document 2) schema"].find("failure").get("type") == "unknown-field"
@@ -65,26 +95,64 @@ def test_junit_is_valid_and_counts(report, junit_schema):
     assert cases["Widget w (document 3) schema"].find("skipped") is not None
     assert cases["Deployment web (document 5) scheduling"].find("failure").get("type") == "replicas"
     gated = cases["Pod gated (document 6) scheduling"]
-    assert gated.find("failure") is None and "[gated]" in gated.find("system-out").text
-    suites = [s.get("name") for s in root.iter("testsuite")]
-    assert suites == ["app/manifests.yaml", "app/broken.yaml"]
+    assert gated.find("failure") is None and list(gated) == []
+    suites = list(root.iter("testsuite"))
+    assert [(s.get("name"), s.get("package"), s.get("id")) for s in suites] == [
+        ("app/manifests.yaml", "app/manifests.yaml", "0"), ("app/broken.yaml", "app/broken.yaml", "1")]
+    # lesser findings, which a testcase cannot hold, are the suite's output, each naming its object
+    out = suites[0].find("system-out").text
+    assert "warning [gated] Pod gated: waits for its scheduling gates (x/y) (document 6)" in out
+    assert suites[1].find("system-out").text is None
+    props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
+    assert props == {"kubernetesVersion": "1.35", "strict": "true", "scheduling": "true"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suites[0].get("timestamp"))
+    assert suites[0].get("hostname")
 
 
 def test_junit_failures_follow_fail_on(report, junit_schema):
     xml = render_junit(report, RenderOptions(fail_on=Severity.WARNING))
     junit_schema.validate(xml)
-    assert ET.fromstring(xml).get("failures") == "5"
-    assert ET.fromstring(render_junit(report, RenderOptions(fail_on=None))).get("failures") == "0"
+    assert _totals(ET.fromstring(xml))[1] == 5
+    xml = render_junit(report, RenderOptions(fail_on=None))
+    junit_schema.validate(xml)
+    assert _totals(ET.fromstring(xml))[1] == 0
 
 
-def test_junit_schema_rejects_what_ci_servers_reject(junit_schema):
+def test_junit_schemas_reject_what_we_used_to_write(junit_schema):
+    """The published schemas are strict where kexplain once was not: totals on the root
+    (neither schema allows `skipped` there), output inside a testcase, a suite without its
+    timestamp, hostname, properties and outputs."""
+    ant, jenkins = junit_schema.schemas
+    suite = ('<testsuite name="x" package="x" id="0" timestamp="2026-01-01T00:00:00" hostname="h" tests="1" '
+             'failures="0" errors="0" time="0"><properties/>{case}<system-out/><system-err/></testsuite>')
+    ok = '<testsuites>' + suite.format(case='<testcase name="a" classname="c" time="0"/>') + '</testsuites>'
+    ant.validate(ok)
+    jenkins.validate(ok)
     with pytest.raises(xmlschema.XMLSchemaValidationError):
-        junit_schema.validate('<testsuites><testsuite name="x" tests="1" failures="0" errors="0">'
-                              '<testcase name="a"/></testsuite></testsuites>')       # no classname
+        jenkins.validate(ok.replace("<testsuites>", '<testsuites skipped="0">'))
     with pytest.raises(xmlschema.XMLSchemaValidationError):
-        junit_schema.validate('<testsuites><testsuite name="x" tests="1" failures="1" errors="0">'
-                              '<testcase name="a" classname="c"><failure/><error/></testcase>'
-                              '</testsuite></testsuites>')
+        ant.validate(ok.replace("<testsuites>", '<testsuites tests="1">'))
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        ant.validate('<testsuites>' + suite.format(case='<testcase name="a" classname="c" time="0">'
+                                                        '<system-out>x</system-out></testcase>') + '</testsuites>')
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        ant.validate('<testsuites>' + suite.format(case='<testcase name="a" classname="c" time="0">'
+                                                        '<failure type="t"/><error type="t"/></testcase>')
+                     + '</testsuites>')
+    with pytest.raises(xmlschema.XMLSchemaValidationError):
+        ant.validate(ok.replace(' timestamp="2026-01-01T00:00:00"', ""))
+
+
+def test_junit_carries_no_character_xml_cannot(tmp_path, monkeypatch, junit_schema):
+    """A control character in a manifest (YAML allows it escaped) would make the XML malformed."""
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "d.yaml", deployment("bad\x07name", replicas="x"))
+    report = lint(LintOptions(("d.yaml",)))
+    assert [f.headline() for f in report.findings] == [
+        "Deployment bad\x07name: spec.replicas: 'x' is not of type 'integer', 'null'"]
+    xml = render_junit(report)
+    junit_schema.validate(xml)
+    assert 'message="Deployment bad\\x07name: spec.replicas' in xml and "\x07" not in xml
 
 
 @pytest.mark.parametrize("verbose", [False, True])
@@ -111,12 +179,23 @@ def test_sarif_is_valid(report, sarif_validator, verbose):
     assert results[0]["properties"]["field"] == "spec.replicas"
 
 
+def test_sarif_names_the_schema_it_is_valid_against(report, sarif_schema):
+    assert json.loads(render_sarif(report))["$schema"] == SARIF_SCHEMA_URI == sarif_schema["id"]
+
+
 def test_sarif_schema_catches_a_broken_log(sarif_validator):
     assert not sarif_validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {}}}]})
     assert not sarif_validator.is_valid({"version": "2.0.0", "runs": []})
     assert not sarif_validator.is_valid({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
                                                                        "results": [{"level": "fatal",
                                                                                     "message": {"text": "m"}}]}]})
+    # the region needs a start, and URIs are checked (the format checker has its URI validator)
+    region = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"},
+              "locations": [{"physicalLocation": {"artifactLocation": {"uri": "a.yaml"}, "region": {"endLine": 2}}}]}]}]}
+    assert not sarif_validator.is_valid(region)
+    bad_uri = json.loads(json.dumps(region).replace('"endLine"', '"startLine"').replace("a.yaml", "a b:/\\\\x"))
+    assert not sarif_validator.is_valid(bad_uri)
+    assert sarif_validator.is_valid(json.loads(json.dumps(bad_uri).replace("a b:/\\\\x", "a%20b.yaml")))
 
 
 @pytest.mark.parametrize("path, expected", [("-", "stdin"), ("a b/c.yaml", "a%20b/c.yaml")])
@@ -199,3 +278,22 @@ def test_unwritable_output_is_a_usage_error(tmp_path, capsys, monkeypatch):
     code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "-f", "json",
                        "--output", str(tmp_path / "missing" / "x.json"))
     assert code == 2 and "cannot write" in err
+
+
+def test_sarif_is_valid_for_stdin_and_files_outside_the_working_directory(tmp_path, capsys, monkeypatch,
+                                                                         sarif_validator, junit_schema):
+    outside = write(tmp_path, "outside dir/p.yaml", pod("huge", cpu="64"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    stream = yaml.safe_dump(deployment("bad", replicas="x"))
+    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-f", "sarif", stdin=stream)
+    assert code == 1
+    log = json.loads(out)
+    errors = list(sarif_validator.iter_errors(log))
+    assert not errors, errors[0].message
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
+    assert uris == ["stdin", (tmp_path / "outside dir" / "p.yaml").as_uri()]
+    code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-f", "junit", stdin=stream)
+    junit_schema.validate(out)
+    assert [s.get("name") for s in ET.fromstring(out).iter("testsuite")] == ["<stdin>", outside]

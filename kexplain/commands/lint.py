@@ -19,7 +19,7 @@ EXIT_USAGE = EXIT_BAD_INPUT          # 2: bad usage, or an input that cannot be 
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
 --nodes, run every Pod and workload pod template through the scheduler against the pool
-(each replica placed in turn).
+(each replica placed in turn; a DaemonSet's pod on each node it is eligible for).
 
 PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' for stdin,
 e.g. `helm template . | kexplain lint - --nodes pool.yaml`.
