@@ -12,6 +12,7 @@ from .config import SchedulerConfig, load_config
 from .errors import InputError, KexplainError, Source
 from .framework.runtime import Framework
 from .framework.schedule import Options, schedule_pod
+from .gcpolicy import bulk_load
 from .load.manifests import load_objects
 from .load.workloads import WORKLOAD_KINDS, pod_from_workload
 from .load.yaml_io import DEFAULT_MAX_BYTES
@@ -81,10 +82,11 @@ def pending_pod(objs: list[tuple[dict[str, Any], Source]], path: str) -> tuple[d
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
-    config = read_config(req.config_path, req.max_bytes)
-    pod_obj, pod_src = pending_pod(load_objects([req.pod_path], req.max_bytes, stdin), req.pod_path)
-    cluster = load_objects(req.node_paths, req.max_bytes, stdin)
-    return inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored)
+    with bulk_load():
+        config = read_config(req.config_path, req.max_bytes)
+        pod_obj, pod_src = pending_pod(load_objects([req.pod_path], req.max_bytes, stdin), req.pod_path)
+        cluster = load_objects(req.node_paths, req.max_bytes, stdin)
+        return inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored)
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
@@ -105,16 +107,43 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
 def build_cluster(cluster: list[tuple[dict[str, Any], Source]]) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
     by node, from admitted or stored cluster objects. Several pods can share one cluster."""
+    try:
+        return _build_cluster(cluster)
+    except KexplainError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
+        raise _unreadable(cluster, exc) from None
+
+
+def _build_cluster(cluster: list[tuple[dict[str, Any], Source]]) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
     pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
     others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
     snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
     nominated: dict[str, list[PodInfo]] = {}
     for p in pods:
-        info = PodInfo(p)
-        if not info.node_name and info.nominated_node_name:
+        if not (p.get("spec") or {}).get("nodeName") and (p.get("status") or {}).get("nominatedNodeName"):
+            info = PodInfo(p)
             nominated.setdefault(info.nominated_node_name, []).append(info)
     return snapshot, nominated
+
+
+def _unreadable(cluster: list[tuple[dict[str, Any], Source]], exc: Exception) -> KexplainError:
+    """The error for a cluster the model could not read. Admitted objects were type-checked;
+    stored ones are trusted until then (checking 150k pods up front costs seconds), so find
+    the first object that would not decode and name its field."""
+    from .admission.decode import SCHEMAS, check_decodes
+    from .admission.pipeline import copy_json
+    for obj, src in cluster:
+        if obj.get("kind") in SCHEMAS:
+            try:
+                check_decodes(copy_json(obj), src)
+            except KexplainError as err:
+                return err
+            except RecursionError:
+                return InputError("object is nested too deeply", source=src, obj=obj)
+    return InputError(f"cannot read the cluster: {type(exc).__name__}: {exc}",
+                      source=cluster[0][1] if cluster else None)
 
 
 def explain(inputs: Inputs, req: Request) -> Trace:
@@ -168,29 +197,30 @@ class Pool:
             snap = self.snapshot
             labels = dict((namespace.get("metadata") or {}).get("labels") or {})
             objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
-            self._with_namespace[name] = Snapshot(snap.node_infos, {**snap.namespaces, name: labels}, objects)
+            self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
         return self._with_namespace[name]
 
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
               max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> Pool:
     """The cluster of `--nodes`, admitted (unless `stored`) and snapshotted once."""
+    with bulk_load():
+        return _load_pool(node_paths, config_path, stored, max_bytes, stdin)
+
+
+def _load_pool(node_paths: tuple[str, ...], config_path: str | None, stored: bool, max_bytes: int,
+               stdin: BinaryIO | None) -> Pool:
     config = read_config(config_path, max_bytes)
     cluster = [(o, s) for o, s in load_objects(node_paths, max_bytes, stdin) if o.get("kind") in CLUSTER_KINDS]
     from .admission import admit
     admitted = admit(cluster, None, stored=stored)
     cluster = admitted.objects
-    nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
-    pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
-    others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
-    snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
-    nominated: dict[str, list[PodInfo]] = {}
+    snapshot, nominated = build_cluster(cluster)
     keys: set[tuple[str, str]] = set()
-    for p in pods:
-        info = PodInfo(p)
-        keys.add((info.namespace, info.name))
-        if not info.node_name and info.nominated_node_name:
-            nominated.setdefault(info.nominated_node_name, []).append(info)
+    for o, _ in cluster:
+        if o.get("kind") == "Pod":
+            meta = o.get("metadata") or {}
+            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
     context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), list(admitted.warnings))
 

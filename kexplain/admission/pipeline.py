@@ -46,6 +46,14 @@ def _kind(obj: object) -> str:
     return obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else ""
 
 
+def is_stored(obj: object) -> bool:
+    """An object an API server has stored: it carries a resourceVersion, which no create
+    request may (the server refuses one that does), so it was read from a cluster or from a
+    dump of one. Admission already ran on it; running it again would change it (admission.md)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    return isinstance(meta, dict) and bool(meta.get("resourceVersion"))
+
+
 def _name(obj: dict) -> str:
     meta = obj.get("metadata")
     return (meta.get("name") or "") if isinstance(meta, dict) else ""
@@ -73,7 +81,7 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str]) -> list[tu
                 raise InputError("items of a List must be a list", source=src, obj=obj, field="items")
             out.extend(_flatten([(item, src) for item in items], warnings))
         elif kind in KNOWN_KINDS:
-            out.append((_copy(obj, src), src))
+            out.append((obj if is_stored(obj) else _copy(obj, src), src))   # stored: never mutated
         elif kind == "LimitRange":
             warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
                             "(kexplain does not emulate the LimitRanger admission plugin)")
@@ -144,12 +152,15 @@ class _Admission:
         self.pod_keys: set[tuple[str, str]] = set()
         self.namespaces: dict[str, dict] = {}
         self.pod_namespaces: list[str] = []
+        self._pod_namespace_set: set[str] = set()
 
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
         return [(o, s) for o, s in self.objects if o["kind"] in kinds]
 
     def run_cluster_objects(self) -> None:
         for obj, src in self.objects:
+            if is_stored(obj):
+                continue
             meta = defaults.meta_of(obj)
             if obj["kind"] in CLUSTER_SCOPED:
                 meta.pop("namespace", None)
@@ -159,16 +170,23 @@ class _Admission:
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
             self._unique(resource, "", obj, src, seen)
-            if obj["kind"] == "PriorityClass":
+            if is_stored(obj):
+                if obj["kind"] == "PriorityClass":
+                    self._register_priority_class(obj)
+            elif obj["kind"] == "PriorityClass":
                 self._admit_priority_class(obj, src)
             else:
                 defaults.default_pv(obj)
                 _check_invalid("PersistentVolume", obj, src, validate_pv(obj))
         for obj, _src in self.of_kind("StorageClass"):
-            defaults.default_storage_class(obj)
+            if not is_stored(obj):
+                defaults.default_storage_class(obj)
         default_class = default_storage_class_name([o for o, _ in self.of_kind("StorageClass")])
         for obj, src in self.of_kind("PersistentVolumeClaim"):
-            self._unique("persistentvolumeclaims", obj["metadata"]["namespace"], obj, src, seen)
+            self._unique("persistentvolumeclaims", (obj.get("metadata") or {}).get("namespace") or "default",
+                         obj, src, seen)
+            if is_stored(obj):
+                continue
             defaults.default_pvc(obj)
             spec = defaults.spec_of(obj)
             annotations = obj["metadata"].get("annotations") or {}
@@ -178,8 +196,9 @@ class _Admission:
             _check_invalid("PersistentVolumeClaim", obj, src, validate_pvc(obj))
         for obj, src in self.of_kind("Node"):
             self._unique("nodes", "", obj, src, seen)
-            defaults.default_node(obj)
-            _check_invalid("Node", obj, src, validate_node(obj))
+            if not is_stored(obj):
+                defaults.default_node(obj)
+                _check_invalid("Node", obj, src, validate_node(obj))
             self.nodes[_name(obj)] = obj
         for obj, _src in self.of_kind("RuntimeClass"):
             self.runtime_classes.setdefault(_name(obj), obj)
@@ -197,6 +216,9 @@ class _Admission:
             priority.check_global_default(obj, self.default_priority)
         except priority.PriorityRejected as exc:
             raise _reject(str(exc), src, obj) from None
+        self._register_priority_class(obj)
+
+    def _register_priority_class(self, obj: dict) -> None:
         info = priority.class_info(obj)
         self.priority_classes[info.name] = info
         if info.global_default:
@@ -210,6 +232,9 @@ class _Admission:
                 self.objects.append((obj, BUILTIN))
 
     def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> None:
+        if is_stored(pod):
+            self._register_stored_pod(pod, src)
+            return
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
         if not meta.get("namespace"):
@@ -243,13 +268,30 @@ class _Admission:
                 if not isinstance(meta.get("labels"), dict):
                     meta["labels"] = {}
                 meta["labels"].update(copied)
-        if meta["namespace"] not in self.pod_namespaces:
-            self.pod_namespaces.append(meta["namespace"])
+        self._pod_namespace_seen(meta["namespace"])
+
+    def _register_stored_pod(self, pod: dict, src: Source) -> None:
+        """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
+        meta = pod.get("metadata") or {}
+        namespace = meta.get("namespace") or "default"
+        key = (namespace, meta.get("name") or "")
+        if key[1] and key in self.pod_keys:
+            raise _reject(_already_exists("pods", key[1]), src, pod)
+        self.pod_keys.add(key)
+        self._pod_namespace_seen(namespace)
+
+    def _pod_namespace_seen(self, namespace: str) -> None:
+        if namespace not in self._pod_namespace_set:
+            self._pod_namespace_set.add(namespace)
+            self.pod_namespaces.append(namespace)
 
     def run_namespaces(self) -> None:
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind("Namespace"):
             self._unique("namespaces", "", obj, src, seen)
+            if is_stored(obj):
+                self.namespaces[_name(obj)] = obj
+                continue
             defaults.default_namespace(obj)
             _check_invalid("Namespace", obj, src, validate_namespace(obj))
             self.namespaces[_name(obj)] = obj
@@ -273,7 +315,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     objects = _flatten(cluster, result.warnings)
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
-        check_decodes(obj, src)
+        if not is_stored(obj):
+            check_decodes(obj, src)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
             check_decodes(pending_pod, pending[1])
@@ -284,7 +327,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         if _kind(pending_pod) != "Pod":
             raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",
                              source=pending[1], obj=pending_pod)
-        check_decodes(pending_pod, pending[1])
+        if not is_stored(pending_pod):
+            check_decodes(pending_pod, pending[1])
     run = _Admission(objects)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
