@@ -38,6 +38,7 @@ DAEMONSETS = ("kube-proxy", "node-exporter")
 BENCH_APP = "bench-web"           # the pending pod's app; it already runs on some nodes
 BENCH_NAMESPACE = "team-00"
 CREATED = "2026-01-01T00:00:00Z"
+TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 Obj = dict[str, Any]
@@ -185,6 +186,35 @@ def cluster(nodes: int, pods_per_node: int, apps: int, seed: int) -> list[Obj]:
     objects += [a.replica_set() for a in app_list]
     objects += [a.service() for a in app_list[::2]]
     objects += pods
+    return stored(objects, {n["metadata"]["name"]: n for n in node_objs})
+
+
+SYSTEM_PRIORITIES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000,
+                     "high-priority": 100000}
+DEFAULT_TOLERATIONS = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                        "tolerationSeconds": 300},
+                       {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                        "tolerationSeconds": 300}]
+
+
+def stored(objects: list[Obj], nodes: dict[str, Obj]) -> list[Obj]:
+    """The objects as a live cluster's API server holds them, which is what a snapshot is: each
+    with a resourceVersion, and bound pods with what admission and binding gave them (resolved
+    priority, default tolerations, their node's zone and region labels). kexplain takes objects
+    with a resourceVersion as they are (admission.md)."""
+    for version, obj in enumerate(objects, start=1000):
+        obj["metadata"]["resourceVersion"] = str(version)
+        if obj["kind"] != "Pod":
+            continue
+        spec = obj["spec"]
+        spec["priority"] = SYSTEM_PRIORITIES.get(spec.get("priorityClassName", ""), 0)
+        spec["preemptionPolicy"] = "PreemptLowerPriority"
+        tolerations = spec.get("tolerations", [])
+        spec["tolerations"] = tolerations + [t for t in DEFAULT_TOLERATIONS
+                                             if not any(have.get("operator") == "Exists" and not have.get("key")
+                                                        for have in tolerations)]
+        node_labels = nodes[spec["nodeName"]]["metadata"]["labels"]
+        obj["metadata"]["labels"].update({k: node_labels[k] for k in TOPOLOGY_LABELS})
     return objects
 
 

@@ -23,6 +23,7 @@ from typing import Any, BinaryIO, Callable
 from .errors import InputError, Source
 from .explain import Inputs, Pool, Request, explain, inputs_for, inputs_from_objects, load_pool, pending_pod, \
     read_config
+from .gcpolicy import bulk_load
 from .load.manifests import load_objects
 from .load.workloads import WORKLOAD_KINDS, pod_from_workload
 from .model.snapshot import Snapshot
@@ -141,6 +142,11 @@ class Loaded:
 
 def load(req: Request, stdin: BinaryIO | None = None, replicas: int | None = None) -> Loaded:
     """Read the POD file once; one pod of one copy takes the same path as `load_inputs`."""
+    with bulk_load():
+        return _load(req, stdin, replicas)
+
+
+def _load(req: Request, stdin: BinaryIO | None, replicas: int | None) -> Loaded:
     config = read_config(req.config_path, req.max_bytes)
     objs = load_objects([req.pod_path], req.max_bytes, stdin)
     found = entries(objs, req.pod_path, replicas)
@@ -162,7 +168,7 @@ def _onto(carried: Snapshot, inputs: Inputs, pool: Pool) -> tuple[Inputs, Snapsh
     if extra:
         added = [o for o in inputs.snapshot.of_kind("Namespace") if (o.get("metadata") or {}).get("name") in extra]
         objects = {**carried.objects, "Namespace": [*carried.of_kind("Namespace"), *added]}
-        carried = Snapshot(carried.node_infos, {**carried.namespaces, **extra}, objects)
+        carried = carried.with_objects({**carried.namespaces, **extra}, objects)
     return replace(inputs, snapshot=carried), carried
 
 

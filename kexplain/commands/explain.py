@@ -102,8 +102,9 @@ def command(
                   stored=stored, max_bytes=max_input_size, preemption=preemption,
                   preemption_offset=preemption_offset)
     from ..framework.schedule import recording
+    from ..gcpolicy import bulk_load
     try:
-        with object_limit(max_objects):
+        with object_limit(max_objects), bulk_load(freeze=True):
             loaded = load(req, env.stdin, replicas)
         with recording(extras_for(output, node, loaded if loaded.single is None else None)):
             if loaded.single is None:

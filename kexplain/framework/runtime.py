@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .cycle_state import CycleState
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
-from .status import Code, Status
+from .status import SKIP, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import Profile
@@ -164,8 +164,20 @@ class Framework:
                 return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes)
         return done(result, return_status, with_nodes)
 
-    def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status:
-        """Filter plugins in order, stopping at the first that does not succeed."""
+    def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
+                           each: dict[str, Status] | None = None) -> Status:
+        """Filter plugins in order, stopping at the first that does not succeed. With `each`
+        (run_filter_all's statuses for this very state and node) nothing is run again: Filter
+        has no side effects, so the verdict is the first status that is not a success."""
+        if each is not None:
+            skip = state.skip_filter_plugins
+            for name, s in each.items():
+                if s.is_success or name in skip:
+                    continue
+                if not s.is_rejected:
+                    s = Status(Code.ERROR, (f'running "{name}" filter plugin: {s.message()}',))
+                return s.with_plugin(name)
+            return Status()
         for pl in self.filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
@@ -179,11 +191,10 @@ class Framework:
     def run_filter_all(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Status]:
         """Every Filter plugin on its own (Skip for those whose PreFilter skipped)."""
         out: dict[str, Status] = {}
+        skip = state.skip_filter_plugins
         for pl in self.filter_plugins:
-            if pl.name in state.skip_filter_plugins:
-                out[pl.name] = Status(Code.SKIP)
-            else:
-                out[pl.name] = pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
+            name = pl.name
+            out[name] = SKIP if name in skip else pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
         return out
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
@@ -210,13 +221,14 @@ class Framework:
         return self._nominated(node_name)
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo",
-                                               node_info: "NodeInfo") -> Status:
+                                               node_info: "NodeInfo", each: dict[str, Status] | None = None) -> Status:
         """Filters with higher-or-equal priority pods nominated to the node counted in, then
-        (if any were added and that passed) once more without them."""
+        (if any were added and that passed) once more without them. `each`: as in
+        run_filter_plugins, for the run without nominated pods."""
         nominated = [p for p in self.nominated_pods_for_node(node_info.name)
                      if p.priority >= pod.priority and p.uid != pod.uid]
         if not nominated:
-            return self.run_filter_plugins(state, pod, node_info)
+            return self.run_filter_plugins(state, pod, node_info, each)
         state_out, info_out = state.clone(), node_info.clone()
         for p in nominated:
             info_out.add_pod(p)
@@ -226,7 +238,7 @@ class Framework:
         status = self.run_filter_plugins(state_out, pod, info_out)
         if not status.is_success:
             return status
-        return self.run_filter_plugins(state, pod, node_info)
+        return self.run_filter_plugins(state, pod, node_info, each)
 
     def run_post_filter(self, state: CycleState, pod: "PodInfo", statuses: NodeToStatus) -> PostFilterOutcome:
         calls: list[PluginCall] = []

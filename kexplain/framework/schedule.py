@@ -134,10 +134,11 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
     def check(ni: "NodeInfo") -> Status:
         search.order.append(ni.name)
         search.num_nodes_searched += 1
+        each = None
         if options.filter_all:
             each = fw.run_filter_all(state, pod, ni)
             trace.filter_all[ni.name] = {name: s.to_json() for name, s in each.items()}
-        s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+        s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni, each)
         if s.code is Code.ERROR:
             raise FrameworkError(s.message())
         trace.filter[ni.name] = s.to_json(with_plugin=True)

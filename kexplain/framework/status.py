@@ -18,6 +18,12 @@ class Code(str, Enum):
         return self.value
 
 
+# Plain module globals: `Code.X` and `.value` go through Enum's slow descriptors, and
+# statuses are read once per plugin per node.
+_SUCCESS, _SKIP = Code.SUCCESS, Code.SKIP
+_REJECTED = frozenset({Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING})
+
+
 @dataclass(frozen=True)
 class Status:
     code: Code = Code.SUCCESS
@@ -40,21 +46,21 @@ class Status:
 
     @property
     def is_success(self) -> bool:
-        return self.code is Code.SUCCESS
+        return self.code is _SUCCESS
 
     @property
     def is_skip(self) -> bool:
-        return self.code is Code.SKIP
+        return self.code is _SKIP
 
     @property
     def is_rejected(self) -> bool:
-        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+        return self.code in _REJECTED
 
     def to_json(self, with_plugin: bool = False) -> dict:
         out: dict = {}
         if with_plugin and self.plugin:
             out["plugin"] = self.plugin
-        out["code"] = self.code.value
+        out["code"] = self.code._value_
         if self.reasons:
             out["reasons"] = list(self.reasons)
         return out

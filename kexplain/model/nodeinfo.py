@@ -87,10 +87,10 @@ class NodeInfo:
     non_zero_requested: Resource = field(default_factory=Resource)
     used_ports: HostPortInfo = field(default_factory=HostPortInfo)
     pvc_ref_counts: dict[str, int] = field(default_factory=dict)
+    name: str = field(init=False, repr=False)       # the node's; read per plugin per node
 
-    @property
-    def name(self) -> str:
-        return self.node.name
+    def __post_init__(self) -> None:
+        self.name = self.node.name
 
     @property
     def allocatable(self) -> Resource:
@@ -99,6 +99,7 @@ class NodeInfo:
     def add_pod(self, pod: PodInfo) -> None:
         self.pods.append(pod)
         if pod.has_affinity:
+            pod.index_terms()
             self.pods_with_affinity.append(pod)
         if pod.has_required_anti_affinity:
             self.pods_with_required_anti_affinity.append(pod)

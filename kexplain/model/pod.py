@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Mapping
 
 from .labels import LabelSelector, parse_selector
@@ -59,6 +58,22 @@ def _new_term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
                         parse_selector(ns_sel_raw), weight)
 
 
+class lazy:
+    """`functools.cached_property` without the lock Python 3.11 takes on every first read
+    (dropped in 3.12): computed once, then an ordinary instance attribute."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 @dataclass(frozen=True)
 class HostPort:
     ip: str
@@ -78,7 +93,11 @@ class PodInfo:
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
         self.uid: str = meta.get("uid") or f"{self.namespace}/{self.name}"
-        self.labels: dict[str, str] = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+        labels = meta.get("labels") or {}
+        # Admission (or the API server) made every label a string; anything else is copied as text.
+        if not all(type(v) is str for v in labels.values()) or not all(type(k) is str for k in labels):
+            labels = {str(k): str(v) for k, v in labels.items()}
+        self.labels: dict[str, str] = labels
         self.spec: dict[str, Any] = obj.get("spec") or {}
         self.status: dict[str, Any] = obj.get("status") or {}
         self.node_name: str = self.spec.get("nodeName") or ""
@@ -96,11 +115,11 @@ class PodInfo:
     def metadata(self) -> dict[str, Any]:
         return self.obj.get("metadata") or {}
 
-    @cached_property
+    @lazy
     def resource(self) -> PodResource:
         return pod_resource(self.obj)
 
-    @cached_property
+    @lazy
     def affinity(self) -> Mapping[str, Any]:
         return self.spec.get("affinity") or {}
 
@@ -112,19 +131,19 @@ class PodInfo:
         return tuple(_term(self.namespace, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0))
                      for t in block.get("preferredDuringSchedulingIgnoredDuringExecution") or ())
 
-    @cached_property
+    @lazy
     def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:
         return self._terms("podAffinity", True)
 
-    @cached_property
+    @lazy
     def required_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
         return self._terms("podAntiAffinity", True)
 
-    @cached_property
+    @lazy
     def preferred_affinity_terms(self) -> tuple[AffinityTerm, ...]:
         return self._terms("podAffinity", False)
 
-    @cached_property
+    @lazy
     def preferred_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
         return self._terms("podAntiAffinity", False)
 
@@ -134,12 +153,18 @@ class PodInfo:
         a = self.affinity
         return a.get("podAffinity") is not None or a.get("podAntiAffinity") is not None
 
+    def index_terms(self) -> None:
+        """Parse every (anti-)affinity term now, while the pod is indexed, not mid-explanation."""
+        for terms in (self.required_affinity_terms, self.required_anti_affinity_terms,
+                      self.preferred_affinity_terms, self.preferred_anti_affinity_terms):
+            del terms
+
     @property
     def has_required_anti_affinity(self) -> bool:
         anti = self.affinity.get("podAntiAffinity") or {}
         return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
 
-    @cached_property
+    @lazy
     def host_ports(self) -> tuple[HostPort, ...]:
         """Ports with a hostPort: restartable (sidecar) init containers, then containers."""
         out = []
@@ -152,11 +177,11 @@ class PodInfo:
                 out.append(HostPort(p.get("hostIP") or "0.0.0.0", p.get("protocol") or "TCP", int(hp)))
         return tuple(out)
 
-    @cached_property
+    @lazy
     def tolerations(self) -> tuple[Mapping[str, Any], ...]:
         return tuple(self.spec.get("tolerations") or ())
 
-    @cached_property
+    @lazy
     def pvc_names(self) -> tuple[str, ...]:
         return tuple(v["persistentVolumeClaim"].get("claimName", "")
                      for v in self.spec.get("volumes") or ()

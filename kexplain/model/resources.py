@@ -8,6 +8,7 @@ it is what scoring sees so that request-less pods do not pile onto one node.
 """
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
@@ -211,50 +212,43 @@ def pod_requests(pod: Mapping, non_missing: Mapping[str, Fraction] | None = None
     return reqs
 
 
-_PLAIN_CACHE: dict[tuple, PodResource] = {}
-_PLAIN_CACHE_MAX = 65536
+_SHAPE_CACHE: dict[bytes, PodResource] = {}
+_SHAPE_CACHE_MAX = 65536
 
 
-def _plain_key(pod: Mapping) -> tuple | None:
-    """For the common pod (containers only, no init containers, pod-level resources,
-    overhead or status resources), a hashable key of everything `pod_resource` reads; else None."""
+def _shape_key(pod: Mapping) -> bytes | None:
+    """Everything `pod_resource` reads, as bytes: pods of one template share it. None when a
+    value is not plain data (the slow path then decides, and reports)."""
     spec = pod.get("spec")
-    if not isinstance(spec, dict) or spec.get("initContainers") or spec.get("resources") or spec.get("overhead"):
-        return None
-    status = pod.get("status")
-    if status and (status.get("containerStatuses") or status.get("initContainerStatuses")):
-        return None
-    key = []
-    for c in spec.get("containers") or ():
-        res = c.get("resources") if isinstance(c, dict) else None
-        reqs = res.get("requests") if isinstance(res, dict) else None
-        if reqs is None:
-            key.append(())
-        elif isinstance(reqs, dict):
-            key.append(tuple((k, type(v), v) for k, v in reqs.items()))
-        else:
-            return None
-    return tuple(key)
+    status = pod.get("status") or {}
+    parts: list[object] = [spec.get("resources"), spec.get("overhead")]
+    for key in ("initContainers", "containers"):
+        for c in spec.get(key) or ():
+            parts.append((c.get("name"), c.get("restartPolicy"), c.get("resources")))
+    resized = False
+    for key in ("containerStatuses", "initContainerStatuses"):
+        for cs in status.get(key) or ():
+            if cs.get("resources") is not None or cs.get("allocatedResources") is not None:
+                parts.append((key, cs.get("name"), cs.get("resources"), cs.get("allocatedResources")))
+                resized = True
+    if resized:
+        parts.append(status.get("conditions"))
+    return marshal.dumps(parts)
 
 
 def pod_resource(pod: Mapping) -> PodResource:
-    """What NodeInfo adds for the pod (CalculateResource); pods of the same plain shape share
-    one computation (each gets its own Resource)."""
+    """What NodeInfo adds for the pod (CalculateResource). Pods of one shape share one
+    (immutable by convention) result: a cluster of 150k pods has a few hundred shapes."""
     try:
-        key = _plain_key(pod)
-    except TypeError:               # an unhashable quantity: let the slow path decide
-        key = None
-    if key is None:
+        key = _shape_key(pod)
+    except (AttributeError, TypeError, ValueError):     # not plain data: the slow path decides
         return _pod_resource(pod)
-    try:
-        cached = _PLAIN_CACHE.get(key)
-    except TypeError:
-        return _pod_resource(pod)
+    cached = _SHAPE_CACHE.get(key)
     if cached is None:
         cached = _pod_resource(pod)
-        if len(_PLAIN_CACHE) < _PLAIN_CACHE_MAX:
-            _PLAIN_CACHE[key] = cached
-    return PodResource(cached.resource.clone(), cached.non0_cpu, cached.non0_mem)
+        if len(_SHAPE_CACHE) < _SHAPE_CACHE_MAX:
+            _SHAPE_CACHE[key] = cached
+    return cached
 
 
 def _pod_resource(pod: Mapping) -> PodResource:

@@ -14,6 +14,7 @@ from .nodeinfo import Node, NodeInfo
 from .pod import PodInfo
 
 T = TypeVar("T")
+PodsByNamespace = dict[str, list[tuple[PodInfo, Node]]]
 
 ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
 REGION_LABELS = ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
@@ -50,6 +51,7 @@ class Snapshot:
     node_infos: list[NodeInfo]
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> labels
     objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # kind -> objects
+    _by_namespace: PodsByNamespace | None = field(default=None, repr=False)   # of these node_infos
     _by_name: dict[str, NodeInfo] = field(default_factory=dict, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -71,6 +73,7 @@ class Snapshot:
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         by_name = {ni.name: ni for ni in infos}
+        by_namespace: PodsByNamespace = {}
         for obj in pods:
             pod = PodInfo(obj)
             phase = pod.status.get("phase")
@@ -79,6 +82,10 @@ class Snapshot:
             ni = by_name.get(pod.node_name)
             if ni is not None:
                 ni.add_pod(pod)
+                members = by_namespace.get(pod.namespace)
+                if members is None:
+                    members = by_namespace[pod.namespace] = []
+                members.append((pod, ni.node))
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}
         for obj in others:
@@ -87,7 +94,7 @@ class Snapshot:
             if kind == "Namespace":
                 meta = obj.get("metadata") or {}
                 namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
-        return cls(infos, namespaces, objects)
+        return cls(infos, namespaces, objects, by_namespace)
 
     # -- lookups -----------------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
@@ -101,6 +108,27 @@ class Snapshot:
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         return self.namespaces.get(name, {})
+
+    @property
+    def pods_by_namespace(self) -> PodsByNamespace:
+        """Every bound pod with its node, per namespace: what pod (anti-)affinity and spread
+        count from. Built with the snapshot (or on first use for one made from NodeInfos)."""
+        if self._by_namespace is None:
+            index: PodsByNamespace = {}
+            for ni in self.node_infos:
+                for pod in ni.pods:
+                    index.setdefault(pod.namespace, []).append((pod, ni.node))
+            self._by_namespace = index
+        return self._by_namespace
+
+    def with_objects(self, namespaces: dict[str, dict[str, str]],
+                     objects: dict[str, list[dict[str, Any]]]) -> "Snapshot":
+        """The same nodes and pods (and their index) with other namespaces and objects."""
+        return Snapshot(self.node_infos, namespaces, objects, self._by_namespace)
+
+    def fresh(self) -> "Snapshot":
+        """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""
+        return self.with_objects(self.namespaces, self.objects)
 
     def cached(self, key: str, build: Callable[[], T]) -> T:
         """An index computed once per snapshot (plugins name their keys after themselves)."""
@@ -122,7 +150,11 @@ class Snapshot:
         bound = target.clone()
         bound.add_pod(pod)
         infos = [bound if ni is target else ni for ni in self.node_infos]
-        return Snapshot(infos, self.namespaces, self.objects)
+        index = None
+        if self._by_namespace is not None:
+            index = dict(self._by_namespace)
+            index[pod.namespace] = [*index.get(pod.namespace, ()), (pod, bound.node)]
+        return Snapshot(infos, self.namespaces, self.objects, index)
 
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:

@@ -35,7 +35,7 @@ POD_INDEX_KEY = NAME + "/pods-by-namespace"
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
 TopologyPair = tuple[str, str]
-PodOnNode = tuple[PodInfo, NodeInfo]
+PodOnNode = tuple[PodInfo, Node]
 # The incoming pod's namespace selectors are resolved, so its terms are matched without labels.
 NO_LABELS: Mapping[str, str] = {}
 
@@ -110,21 +110,21 @@ class PodGroup:
 
     def __init__(self) -> None:
         self.entries: list[PodOnNode] = []
-        self._per_node: list[tuple[NodeInfo, int]] | None = None
+        self._per_node: list[tuple[Node, int]] | None = None
 
-    def per_node(self) -> list[tuple[NodeInfo, int]]:
+    def per_node(self) -> list[tuple[Node, int]]:
         if self._per_node is None:
             counts: dict[int, list] = {}
-            for _, ni in self.entries:
-                _bump(counts, ni, 1)
-            self._per_node = [(ni, n) for ni, n in counts.values()]
+            for _, node in self.entries:
+                _bump(counts, node, 1)
+            self._per_node = [(node, n) for node, n in counts.values()]
         return self._per_node
 
 
-def _bump(counts: dict[int, list], ni: NodeInfo, n: int) -> None:
-    entry = counts.get(id(ni))
+def _bump(counts: dict[int, list], node: Node, n: int) -> None:
+    entry = counts.get(id(node))
     if entry is None:
-        counts[id(ni)] = [ni, n]
+        counts[id(node)] = [node, n]
     else:
         entry[1] += n
 
@@ -135,12 +135,9 @@ class PodIndex:
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.by_namespace: dict[str, PodGroup] = {}
-        for ni in snapshot.node_infos:
-            for pod in ni.pods:
-                group = self.by_namespace.get(pod.namespace)
-                if group is None:
-                    group = self.by_namespace[pod.namespace] = PodGroup()
-                group.entries.append((pod, ni))
+        for namespace, entries in snapshot.pods_by_namespace.items():
+            group = self.by_namespace[namespace] = PodGroup()
+            group.entries = entries        # shared with the snapshot's index: never appended to
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
 
     def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
@@ -169,7 +166,7 @@ class PodIndex:
         # a pod has one value per key: the groups are disjoint
         return [idx[v] for v in req.values if v in idx], len(selector.requirements) == 1
 
-    def matches_per_node(self, terms: tuple[AffinityTerm, ...]) -> list[tuple[NodeInfo, int]]:
+    def matches_per_node(self, terms: tuple[AffinityTerm, ...]) -> list[tuple[Node, int]]:
         """Per node, how many bound pods match every one of the resolved `terms` (when any).
         Pods are drawn from the first term's namespaces and label index; the other terms
         are matched in full."""
@@ -180,14 +177,14 @@ class PodIndex:
             groups, exact = self._groups(ns, first.selector)
             for group in groups:
                 if exact and not rest:
-                    for ni, n in group.per_node():
-                        _bump(counts, ni, n)
+                    for node, n in group.per_node():
+                        _bump(counts, node, n)
                     continue
-                for existing, ni in group.entries:
+                for existing, node in group.entries:
                     if (exact or first.selector.matches(existing.labels)) and \
                             all(t.matches(existing, NO_LABELS) for t in rest):
-                        _bump(counts, ni, 1)
-        return [(ni, n) for ni, n in counts.values()]
+                        _bump(counts, node, 1)
+        return [(node, n) for node, n in counts.values()]
 
 
 def pod_index(snapshot: Snapshot) -> PodIndex:
@@ -328,12 +325,12 @@ class InterPodAffinity(Plugin):
         index = pod_index(snapshot)
         if s.affinity_terms:
             # A pod counts (once per term) only when it matches all the terms.
-            for ni, n in index.matches_per_node(s.affinity_terms):
+            for node, n in index.matches_per_node(s.affinity_terms):
                 for t in s.affinity_terms:
-                    s.affinity_counts.add(ni.node.labels, t.topology_key, n)
+                    s.affinity_counts.add(node.labels, t.topology_key, n)
         for t in s.anti_affinity_terms:
-            for ni, n in index.matches_per_node((t,)):
-                s.anti_affinity_counts.add(ni.node.labels, t.topology_key, n)
+            for node, n in index.matches_per_node((t,)):
+                s.anti_affinity_counts.add(node.labels, t.topology_key, n)
 
     # PreFilter extensions (preemption's what-ifs) --------------------------------------------
     def add_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
@@ -385,8 +382,8 @@ class InterPodAffinity(Plugin):
         index = pod_index(snapshot)
         for terms, sign in ((pod.preferred_affinity_terms, 1), (pod.preferred_anti_affinity_terms, -1)):
             for t in resolve_all(terms, snapshot):
-                for ni, n in index.matches_per_node((t,)):
-                    s.add(ni.node.labels, t.topology_key, t.weight * sign * n)
+                for node, n in index.matches_per_node((t,)):
+                    s.add(node.labels, t.topology_key, t.weight * sign * n)
 
     def _score_existing_terms(self, s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
         """Existing pods' terms against the incoming pod (symmetry)."""

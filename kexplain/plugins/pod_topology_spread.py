@@ -29,7 +29,6 @@ ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing 
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
-POD_INDEX_KEY = "PodTopologySpread/pods-by-namespace"
 
 LABEL_HOSTNAME = "kubernetes.io/hostname"
 LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
@@ -133,14 +132,13 @@ def count_matching(pods: Iterable[PodInfo], selector: LabelSelector, namespace: 
 
 # --- pod counting at scale ---------------------------------------------------------------
 
-def _pods_by_namespace(nodes: Sequence[NodeInfo]) -> dict[str, list[tuple[str, PodInfo]]]:
-    """(node name, pod) of every non-terminating pod, per namespace."""
-    out: dict[str, list[tuple[str, PodInfo]]] = {}
+def _pods_by_namespace(nodes: Sequence[NodeInfo]) -> dict[str, list[tuple[PodInfo, Node]]]:
+    """Every bound pod of `nodes` with its node, per namespace (the snapshot's index, for a
+    node list that is not the snapshot's)."""
+    out: dict[str, list[tuple[PodInfo, Node]]] = {}
     for ni in nodes:
-        name = ni.name
         for p in ni.pods:
-            if (p.obj.get("metadata") or {}).get("deletionTimestamp") is None:
-                out.setdefault(p.namespace, []).append((name, p))
+            out.setdefault(p.namespace, []).append((p, ni.node))
     return out
 
 
@@ -149,7 +147,7 @@ class _Counter:
 
     def __init__(self, nodes: Sequence[NodeInfo], snapshot: Any) -> None:
         if snapshot is not None and nodes is snapshot.node_infos:
-            self._index = snapshot.cached(POD_INDEX_KEY, lambda: _pods_by_namespace(nodes))
+            self._index = snapshot.pods_by_namespace
         else:
             self._index = _pods_by_namespace(nodes)
         self._memo: dict[tuple[LabelSelector, str], dict[str, int]] = {}
@@ -160,9 +158,9 @@ class _Counter:
         if counts is None:
             counts = {}
             if not selector.everything:
-                for node_name, p in self._index.get(namespace, ()):
-                    if selector.matches(p.labels):
-                        counts[node_name] = counts.get(node_name, 0) + 1
+                for p, node in self._index.get(namespace, ()):     # terminating pods do not count
+                    if selector.matches(p.labels) and p.deletion_timestamp is None:
+                        counts[node.name] = counts.get(node.name, 0) + 1
             self._memo[key] = counts
         return counts
 
