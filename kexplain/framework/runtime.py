@@ -50,17 +50,6 @@ class PluginCall:
 
 
 @dataclass
-class PluginScoreDetail:
-    raw: int
-    normalized: int
-    weight: int
-
-    @property
-    def weighted(self) -> int:
-        return self.normalized * self.weight
-
-
-@dataclass
 class PreFilterOutcome:
     result: PreFilterResult | None
     status: Status
@@ -278,26 +267,34 @@ class Framework:
             state.skip_score_plugins = frozenset(skip)
 
     def run_score(self, state: CycleState, pod: "PodInfo",
-                  nodes: list["NodeInfo"]) -> list[dict[str, PluginScoreDetail]]:
-        """Per node (in the given order): plugin -> raw, normalized and weight."""
+                  nodes: list["NodeInfo"]) -> list[dict[str, dict[str, int]]]:
+        """Per node (in the given order): plugin -> its trace entry (raw, normalized, weight,
+        weighted), built here once: a cluster has thousands of nodes."""
         plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
-        out: list[dict[str, PluginScoreDetail]] = [{} for _ in nodes]
+        out: list[dict[str, dict[str, int]]] = [{} for _ in nodes]
         for pl in plugins:
-            scores = [NodeScore(ni.name, int(pl.score(state, pod, ni))) for ni in nodes]  # type: ignore[attr-defined]
-            raw = [s.score for s in scores]
+            many = getattr(pl, "score_nodes", None)    # a plugin may score a whole node list at once
+            if many is not None:
+                raw = many(state, pod, nodes)
+            else:
+                raw = [int(pl.score(state, pod, ni)) for ni in nodes]  # type: ignore[attr-defined]
+            final = raw
             if pl.has_normalize_score:
+                scores = [NodeScore(ni.name, r) for ni, r in zip(nodes, raw)]
                 s = pl.normalize_score(state, pod, scores)  # type: ignore[attr-defined]
                 if s is not None and not s.is_success:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                                          f'{s.message()}')
+                final = [ns.score for ns in scores]
             weight = self.weights.get(pl.name, 1)
-            for i, ns in enumerate(scores):
-                if not MIN_NODE_SCORE <= ns.score <= MAX_NODE_SCORE:
+            name = pl.name
+            for i, score in enumerate(final):
+                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
                     raise FrameworkError(
                         f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
-                        f'score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
+                        f'score {score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
                         f'after normalizing')
-                out[i][pl.name] = PluginScoreDetail(raw[i], ns.score, weight)
+                out[i][name] = {"raw": raw[i], "normalized": score, "weight": weight, "weighted": score * weight}
         return out
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------

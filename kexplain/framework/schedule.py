@@ -137,7 +137,8 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         each = None
         if options.filter_all:
             each = fw.run_filter_all(state, pod, ni)
-            trace.filter_all[ni.name] = {name: s.to_json() for name, s in each.items()}
+            trace.filter_all[ni.name] = {name: {"code": "Success"} if s.code is Code.SUCCESS else s.to_json()
+                                         for name, s in each.items()}
         s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni, each)
         if s.code is Code.ERROR:
             raise FrameworkError(s.message())
@@ -214,12 +215,8 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
         if not s.is_success:
             raise FrameworkError(s.message())
         details = fw.run_score(state, pod, feasible)
-        totals = [sum(d.weighted for d in per.values()) for per in details]
-        trace.score = {
-            name: {"total": total,
-                   "plugins": {pl: {"raw": d.raw, "normalized": d.normalized, "weight": d.weight,
-                                    "weighted": d.weighted} for pl, d in per.items()}}
-            for name, total, per in zip(names, totals, details)}
+        totals = [sum(d["weighted"] for d in per.values()) for per in details]
+        trace.score = {name: {"total": total, "plugins": per} for name, total, per in zip(names, totals, details)}
     best = max(totals)
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     trace.result = Result(SCHEDULED, selected, "", suggested_host=heap_top(names, totals))
@@ -353,7 +350,7 @@ def _evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cy
     except FrameworkError as err:
         out["error"] = str(err)
         return
-    totals = {ni.name: sum(d.weighted for d in per.values()) for ni, per in zip(everyone, per_node)}
+    totals = {ni.name: sum(d["weighted"] for d in per.values()) for ni, per in zip(everyone, per_node)}
     out["totals"] = totals
     winner = trace.result.suggested_host or ""
     best = totals.get(winner, 0)

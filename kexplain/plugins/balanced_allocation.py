@@ -46,6 +46,14 @@ class NodeResourcesBalancedAllocation(Plugin):
                 return 0
         return self.scorer.score(node_info, requests)
 
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[int]:
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self.scorer.pod_requests(pod)
+            if is_best_effort(requests):
+                return [0] * len(nodes)
+        return self.scorer.score_nodes(nodes, requests)
+
     def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict | None:
         """When the node was scored: each configured resource's share of allocatable with the
         pod (real requests); the closer the shares, the higher the score."""

@@ -134,6 +134,12 @@ class NodeResourcesFit(Plugin):
             requests = self.scorer.pod_requests(pod)
         return self.scorer.score(node_info, requests)
 
+    def score_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[int]:
+        requests = state.get(PRE_SCORE_STATE_KEY)
+        if requests is None:
+            requests = self.scorer.pod_requests(pod)
+        return self.scorer.score_nodes(nodes, requests)
+
     # -- explanation (kexplain) ----------------------------------------------------------
     def explain(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> dict:
         """Per resource the pod requests, then the pod count: the pod's request, what the

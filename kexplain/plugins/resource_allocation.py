@@ -261,6 +261,26 @@ class ResourceAllocationScorer:
             requested[i] = req
         return self.scorer(requested, allocatable)
 
+    def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
+        """`score` for many nodes; for cpu and memory (the default resources) without a call per
+        node and resource."""
+        if any(spec.name not in (CPU, MEMORY) for spec in self.specs):
+            return [self.score(ni, pod_requests) for ni in nodes]
+        plan = [(spec.name == CPU, pod_requests[i]) for i, spec in enumerate(self.specs)]
+        n, scorer, use_requested = len(plan), self.scorer, self.use_requested
+        out = []
+        for ni in nodes:
+            alloc = ni.node.allocatable
+            used = ni.requested if use_requested else ni.non_zero_requested
+            requested, allocatable = [0] * n, [0] * n
+            for i, (is_cpu, req) in enumerate(plan):
+                a = alloc.milli_cpu if is_cpu else alloc.memory
+                if a:
+                    allocatable[i] = a
+                    requested[i] = (used.milli_cpu if is_cpu else used.memory) + req
+            out.append(scorer(requested, allocatable))
+        return out
+
     def usage(self, node_info: NodeInfo, pod_requests: Sequence[int]) -> list[dict[str, Any]]:
         """What the score is computed from, per configured resource the node offers: requested
         with the pod (as this scorer counts requests), allocatable, and the percentage in use
