@@ -67,6 +67,7 @@ class App:
         self.tolerates_batch = rng.random() < 0.10
         self.priority_class = "high-priority" if rng.random() < 0.05 else None
         self.replicas = 0
+        self.suffixes: set[int] = set()
 
     def labels(self) -> dict[str, str]:
         return {"app": self.name, "tier": "backend" if len(self.name) % 2 else "frontend",
@@ -145,7 +146,11 @@ def node(rng: random.Random, i: int) -> Obj:
 
 def bound_pod(rng: random.Random, app: App, node_name: str) -> Obj:
     app.replicas += 1
-    meta = {"name": f"{app.name}-{app.hash}-{rng.getrandbits(25):07x}", "namespace": app.namespace,
+    suffix = rng.getrandbits(25)
+    while suffix in app.suffixes:          # pod names are unique: the API server refuses a second one
+        suffix = rng.getrandbits(25)
+    app.suffixes.add(suffix)
+    meta = {"name": f"{app.name}-{app.hash}-{suffix:07x}", "namespace": app.namespace,
             "uid": _uid(rng), "labels": app.labels(), "creationTimestamp": CREATED,
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app.name}-{app.hash}",
                                  "uid": app.rs_uid, "controller": True}]}
@@ -153,8 +158,12 @@ def bound_pod(rng: random.Random, app: App, node_name: str) -> Obj:
             "status": {"phase": "Running"}}
 
 
-def daemon_pod(rng: random.Random, ds: str, node_name: str) -> Obj:
-    meta = {"name": f"{ds}-{rng.getrandbits(25):07x}", "namespace": "kube-system", "uid": _uid(rng),
+def daemon_pod(rng: random.Random, ds: str, node_name: str, taken: set[str]) -> Obj:
+    name = f"{ds}-{rng.getrandbits(25):07x}"
+    while name in taken:                   # pod names are unique: the API server refuses a second one
+        name = f"{ds}-{rng.getrandbits(25):07x}"
+    taken.add(name)
+    meta = {"name": name, "namespace": "kube-system", "uid": _uid(rng),
             "labels": {"app": ds}, "creationTimestamp": CREATED,
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds,
                                  "uid": f"00000000-0000-4000-8000-{len(ds):012d}", "controller": True}]}
@@ -174,9 +183,10 @@ def cluster(nodes: int, pods_per_node: int, apps: int, seed: int) -> list[Obj]:
                     "metadata": {"name": "high-priority"}, "value": 100000})
     node_objs = [node(rng, i) for i in range(nodes)]
     pods: list[Obj] = []
+    daemon_names: set[str] = set()
     for n in node_objs:
         name = n["metadata"]["name"]
-        pods += [daemon_pod(rng, ds, name) for ds in DAEMONSETS]
+        pods += [daemon_pod(rng, ds, name, daemon_names) for ds in DAEMONSETS]
         count = max(0, pods_per_node - len(DAEMONSETS) + rng.randint(-3, 3))
         chosen = rng.sample(app_list[1:], count)                       # distinct apps per node
         if int(name[5:]) % 25 == 0:                                    # bench-web runs on 4% of nodes

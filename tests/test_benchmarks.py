@@ -101,3 +101,11 @@ def test_the_snapshot_is_what_an_api_server_stores(generated: dict[str, Path], t
         stored_trace, admitted_trace = traces
         for key in ("result", "filter", "score", "postFilter"):
             assert stored_trace.get(key) == admitted_trace.get(key), key
+
+
+def test_names_are_unique_at_full_size() -> None:
+    """Random name suffixes collide at 150,000 pods unless redrawn (the API server would refuse
+    the second pod of a name, and so does kexplain)."""
+    items = generate.cluster(5000, 30, 300, 1)
+    keys = [(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in items]
+    assert len(keys) == len(set(keys))
