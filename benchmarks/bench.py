@@ -84,12 +84,11 @@ def run_worker(*args: str) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
-def run_cli(pod: Path, cluster: Path) -> dict[str, Any]:
-    """The whole command in a subprocess: wall time, and its CPU time and peak RSS from wait4."""
+def run_cli(*args: str) -> dict[str, Any]:
+    """A whole kexplain command in a subprocess: wall time, and its CPU time and peak RSS from wait4."""
     start = time.perf_counter()
     with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen([str(KEXPLAIN), str(pod), "--nodes", str(cluster), "-o", "json"],
-                                stdout=null, stderr=subprocess.PIPE)
+        proc = subprocess.Popen([str(KEXPLAIN), *args], stdout=null, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -136,9 +135,13 @@ def bench(sizes: list[int], base: Path, yaml_too: bool) -> None:
             r = run_worker(*args)
             rows.append((f"{label} ({r['status']})", r))
         rows.append(("json.load of cluster.json", run_worker("json", str(paths["json"]))))
-        rows.append(("`kexplain pod.yaml --nodes cluster.json -o json`", run_cli(paths["pod"], paths["json"])))
+        rows.append(("`kexplain pod.yaml --nodes cluster.json -o json`",
+                     run_cli(str(paths["pod"]), "--nodes", str(paths["json"]), "-o", "json")))
         ratio = rows[-1][1]["wall"] / rows[-2][1]["wall"]
         cpu_ratio = rows[-1][1]["cpu"] / rows[-2][1]["cpu"]
+        rows.append(("`kexplain lint pod.yaml pod-unschedulable.yaml --nodes cluster.json`",
+                     run_cli("lint", str(paths["pod"]), str(paths["pod-unschedulable"]), "--nodes", str(paths["json"]),
+                             "--format", "json")))
         for label, r in rows:
             print(f"| {nodes} | {pods} | {label} | {fmt(r)} | {r['peak_mb']:.0f} MB |", flush=True)
         print(f"| {nodes} | {pods} | CLI / json.load | {ratio:.2f}x ({cpu_ratio:.2f}x CPU) | |", flush=True)
