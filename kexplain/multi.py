@@ -262,8 +262,8 @@ def print_batch(outcomes: list[Outcome], console: Any, wide: bool = False) -> No
         if not o.entry.replicated:
             print_trace(o.attempts[0].trace.to_json(), console, wide=wide)
             continue
-        table = Table(title="Copies, in the order they were placed", title_justify="left",
-                      box=box.SIMPLE_HEAD if fancy else None)
+        console.print("Copies, in the order they were placed:", highlight=False)   # not a title:
+        table = Table(box=box.SIMPLE_HEAD if fancy else None)                         # it wraps to the table
         table.add_column("#", justify="right")
         table.add_column("pod")
         table.add_column("node")
