@@ -722,3 +722,24 @@ def test_a_kind_the_server_does_not_serve(capsys, api):
     del api.collections["/apis/node.k8s.io/v1/runtimeclasses"]
     err = one_line_error(capsys, "pod", CHECKOUT, "--kubeconfig", api.kubeconfig)
     assert "does not serve runtimeclasses (node.k8s.io/v1, 404)" in err
+
+
+def test_node_option_gives_the_offline_details(capsys, api, tmp_path):
+    """`kexplain pod NAME --node N` records the same details (zones, requests, the node's
+    plugin facts) as the offline command on the snapshot."""
+    _, plain = live_json(capsys, api, "pod", CHECKOUT, "-n", "shop")
+    node = sorted(plain["filter"])[0]
+    code, live = live_json(capsys, api, "pod", CHECKOUT, "-n", "shop", "--node", node)
+    assert "details" in live and "details" not in plain
+    cluster, _ = snapshot(capsys, api, tmp_path, CHECKOUT, "-n", "shop")
+    off_code, out, _ = run(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(cluster), "--stored",
+                           "--node", node, "-o", "json")
+    assert off_code == code
+    assert json.loads(out) == without_live(live)
+    code, out, _ = run(capsys, "pod", CHECKOUT, "-n", "shop", "--node", node, "--kubeconfig", api.kubeconfig)
+    assert node in out
+
+
+def test_node_option_needs_a_pod_name(capsys, api):
+    code, _, err = run(capsys, "pod", "--pending", "--node", "n1", "--kubeconfig", api.kubeconfig)
+    assert code == 2 and "--node needs a pod NAME" in err

@@ -21,7 +21,8 @@ import yaml
 from ..env import Environment
 from ..errors import KexplainError, Source
 from .exit_codes import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE, exit_code_for
-from .explain import Output, explain_one, write_trace
+from ..framework.schedule import recording
+from .explain import Output, explain_one, extras_for, write_trace
 
 FOLLOWS = "v1.35"          # the kube-scheduler minor version kexplain reproduces
 STALE_HINT = ("the scheduler retries a pod when the cluster changes in a way that may help it, "
@@ -240,6 +241,7 @@ class PodArgs:
     start_index: int = 0
     preemption: bool = True
     preemption_offset: int = 0
+    node: Optional[str] = None
 
 
 def pod_command(
@@ -261,6 +263,9 @@ def pod_command(
                                     help="Run the DefaultPreemption dry run when no node fits."),
     preemption_offset: int = typer.Option(0, "--preemption-offset", min=0,
                                           help="Where the preemption candidate search starts."),
+    node: Optional[str] = typer.Option(None, "--node", metavar="NAME",
+                                       help="With a pod NAME: one node's full verdict, plugin by plugin, with "
+                                            "the facts behind each (-o json/yaml: under `details`)."),
     request_timeout: float = _timeout(),
     chunk_size: int = _chunk_size(),
 ) -> None:
@@ -272,7 +277,7 @@ def pod_command(
     be read."""
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
-                   preemption_offset)
+                   preemption_offset, node)
     raise typer.Exit(run_pod(Environment(), args))
 
 
@@ -280,6 +285,9 @@ def run_pod(env: Environment, args: PodArgs) -> int:
     many = args.pending or args.all_namespaces
     if args.name and many:
         env.error("error: give a pod NAME or --pending/-A, not both")
+        return EXIT_BAD_INPUT
+    if args.node and not args.name:
+        env.error("error: --node needs a pod NAME")
         return EXIT_BAD_INPUT
     if not args.name and not many:
         env.error("error: name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
@@ -318,7 +326,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     req = _request(args, pod)
     try:
         inputs = inputs_from_objects(pod, Source(f"{live.server} {req.pod_path}"), cluster, config, stored=True)
-        trace = explain_one(inputs, req, True)
+        with recording(extras_for(args.output, args.node)):   # zones, requests, --node: as offline
+            trace = explain_one(inputs, req, True)
     except KexplainError as err:
         if "profile not found" in err.message:
             env.error(f"error: pod {_pod_key(pod)}: {_skip_reason(pod, err)}")
@@ -333,7 +342,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.output in (Output.json, Output.yaml):
         write_trace(env, {**trace, "live": _live_key(live, comparison)}, args.output)
     else:
-        write_trace(env, trace, args.output)
+        write_trace(env, trace, args.output, node=args.node)
         print_comparison(env, comparison)
     return exit_code_for(trace)
 
