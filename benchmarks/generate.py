@@ -39,7 +39,14 @@ BENCH_APP = "bench-web"           # the pending pod's app; it already runs on so
 BENCH_NAMESPACE = "team-00"
 CREATED = "2026-01-01T00:00:00Z"
 TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class DUMPER(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Writes shared objects out in full, as kubectl does: anchors and aliases for them would
+    make most of a big snapshot aliases, which go-yaml (and kexplain) refuse as excessive."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 Obj = dict[str, Any]
 

@@ -109,3 +109,9 @@ def test_names_are_unique_at_full_size() -> None:
     items = generate.cluster(5000, 30, 300, 1)
     keys = [(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in items]
     assert len(keys) == len(set(keys))
+
+
+def test_yaml_has_no_anchors_or_aliases(generated: dict[str, Path]) -> None:
+    """kubectl writes none; a dump full of them would be refused as excessive aliasing."""
+    events = list(yaml.parse(generated["yaml"].read_text(encoding="utf-8"), Loader=yaml.CSafeLoader))
+    assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events)

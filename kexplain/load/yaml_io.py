@@ -203,6 +203,443 @@ def nesting_error(text: str, depth: int = MAX_DEPTH) -> NestingError | None:
     return None
 
 
+# -- the fast path for large texts -------------------------------------------------------------
+# PyYAML's constructor runs in Python, a few microseconds a value: a 5,000-node dump takes it
+# a minute or more. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts and lists several
+# times faster, but it resolves plain scalars by YAML 1.2 (`yes`, `0777`, `1e3`, dates) and
+# turns aliases into copies. So its result is used only when it is shown to be what CSafeLoader
+# would build; else the text is read by CSafeLoader as before (so errors are the same as ever):
+#
+# - libyaml itself parses the whole text without building anything (`raw_parse`, C speed): a
+#   text it rejects goes to CSafeLoader, and its event count must be the result's;
+# - no tags, directives, tabs, other line breaks than \n and \r\n, duplicate keys, merge keys;
+#   anchors unique and each alias after its anchor (found in the text, over-approximated: a
+#   string that looks like one also sends the text to CSafeLoader);
+# - every value is a str, int, float, bool, None, dict or list, and every key a str;
+# - a string that YAML 1.1 reads as something else when plain (`'16'`, `'True'`, a date) was
+#   quoted: yaml-rs types it when plain (so a string means it was quoted), or the text has no
+#   plain-looking occurrence of it (dates, `yes`);
+# - an int comes from a spelling both read alike (no `0777`, `0o17`, `0X1F`, `_1` in the text);
+# - each float is put back to what CSafeLoader makes of the plain tokens yaml-rs reads as it
+#   (`7541229e14` is a string to YAML 1.1), which must be one value;
+# - with aliases, the values they add (bounded from above by the counts) are within what
+#   `excessive_aliasing` allows (so the fast path never takes what it would refuse), and no
+#   null (yaml-rs's reading of an alias inside its own anchor, a cycle to PyYAML).
+try:  # pragma: no cover - depends on the platform having a wheel
+    import yaml_rs as _yaml_rs
+except ImportError:  # pragma: no cover
+    _yaml_rs = None
+
+FAST_MIN_CHARS = 512 * 1024          # smaller texts: CSafeLoader is quick enough
+_HUGE = 10 ** 4000                  # ints from here on: left to CSafeLoader (int()'s digit limit)
+# Events yaml-rs may copy for aliases, beyond one per alias: a document's aliases may add at
+# most 2,000,000 values (10% of MAX_EXPANDED_NODES), so past that CSafeLoader judges it.
+_FAST_REPLAY_LIMIT = 2_000_000
+_STR = "tag:yaml.org,2002:str"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_RESOLVERS = SafeLoader.yaml_implicit_resolvers
+# The longest string PyYAML may resolve to something else, by its first character (words like
+# `false` and `null` are short; numbers and dates are not): longer ones are strings.
+_RESOLVABLE_LEN = {first: (5 if first.isalpha() else 1 << 62) for first in _RESOLVERS}
+# Characters after which a node may start (besides the start of the text) ...
+_NODE_BEFORE = frozenset(" \n\r[{,\ufeff")
+_LB = "[ \\n\\r\\[{,\\ufeff]"          # ... the same in a regex, and after a JSON-like key: `"a":1`
+_LBQ = "[\"'\\]}]:"
+_DELIM = r"(?=[\s,\]}:]|\Z)"         # ... and what may follow a plain scalar
+_NAME = re.compile(r"[0-9A-Za-z_-]+")     # libyaml's anchor names
+# Plain-looking tokens that yaml-rs and PyYAML read differently as ints (`0777` 777 or 511).
+_RISKY_INT = re.compile(
+    rf"0(?<=[ \n\r\[{{,\ufeff:+-]0)(?:(?<={_LB}0)|(?<={_LB}[-+]0)|(?<={_LBQ}0)|(?<={_LBQ}[-+]0))"
+    rf"(?:[0-9_]+|[oOXB][0-9a-fA-F_]*){_DELIM}"
+    rf"|_(?<=[ \n\r\[{{,\ufeff:+-]_)(?:(?<={_LB}_)|(?<={_LB}[-+]_)|(?<={_LBQ}_)|(?<={_LBQ}[-+]_))"
+    rf"[0-9a-fA-FoOxXbB_]*{_DELIM}")
+_RISKY_INT_START = re.compile(rf"[-+]?(?:0(?:[0-9_]+|[oOXB][0-9a-fA-F_]*)|_[0-9a-fA-FoOxXbB_]*){_DELIM}")
+# A plain-looking date (a timestamp to PyYAML, a string to yaml-rs): its start, and its end.
+_PLAIN_DATE = re.compile(rf"-(?:(?<={_LB}[0-9][0-9][0-9][0-9]-)|(?<={_LBQ}[0-9][0-9][0-9][0-9]-))[0-9]")
+_DATE_START = re.compile("[0-9][0-9][0-9][0-9]-[0-9]")
+_TOKEN_REST = re.compile(r"[^\s,\[\]{}]*")
+
+
+def _fast_unsafe_text(text: str) -> bool:
+    """Whether `text` has what the fast path leaves to CSafeLoader outright: tabs, line breaks
+    YAML 1.1 and 1.2 disagree on, a byte order mark past the start, a directive, or a tag."""
+    if "\t" in text or "\ufeff" in text or "%" in text[:1] or "\n%" in text:
+        return True
+    if any(brk in text for brk in _OTHER_BREAKS) or _LONE_CR.search(text):
+        return True
+    return any(_node_start(text, i) for i in _occurrences(text, "!"))
+
+
+def _occurrences(text: str, char: str) -> Iterator[int]:
+    i = text.find(char)
+    while i != -1:
+        yield i
+        i = text.find(char, i + 1)
+
+
+def _node_start(text: str, i: int) -> bool:
+    """Whether a node (or its anchor, alias or tag) could start at `text[i]`: an over-approximation
+    (inside a quoted string too), never missing one."""
+    if i == 0 or text[i - 1] in _NODE_BEFORE:
+        return True
+    return text[i - 1] == ":" and i >= 2 and text[i - 2] in "\"']}"
+
+
+def _risky_int(text: str) -> bool:
+    """Whether `text` may hold a plain int yaml-rs and PyYAML read differently (`0777`, `_1`)."""
+    if (m := _RISKY_INT_START.match(text)) and _whole_plain(text, 0, m.end()):
+        return True
+    for m in _RISKY_INT.finditer(text):
+        start = m.start() - (text[m.start() - 1] in "+-")
+        if _whole_plain(text, start, m.end()):
+            return True
+    return False
+
+
+def _plain_date(text: str) -> bool:
+    """Whether `text` may hold a plain date or timestamp (without spaces)."""
+    starts = [m.start() - 4 for m in _PLAIN_DATE.finditer(text)]
+    if _DATE_START.match(text):
+        starts.append(0)
+    for start in starts:
+        end = _TOKEN_REST.match(text, start).end()
+        while end > start and text[end - 1] == ":":
+            end -= 1
+        if _whole_plain(text, start, end):
+            return True
+    return False
+
+
+def _whole_plain(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` could be a whole plain scalar (an over-approximation): before it
+    on its line only indentation, indicators (`- `, `? `, `key: `, `--- `), flow punctuation or
+    an anchor; after it the end of the line, a comment, `:` or flow punctuation."""
+    n = len(text)
+    j = end
+    while j < n and text[j] == " ":
+        j += 1
+    if j < n and text[j] not in "\r\n#,]}:":
+        return False
+    i = start
+    while i > 0 and text[i - 1] == " ":
+        i -= 1
+    if i == 0 or text[i - 1] in "\n[{,\ufeff":
+        return True
+    if i < start:                          # `- x`, `? x`, `key: x`, `&anchor x`
+        if text[i - 1] in ":-?":
+            return True
+        k = text.rfind(" ", 0, i) + 1
+        nl = text.rfind("\n", 0, i) + 1
+        return text[max(k, nl)] == "&"
+    return text[i - 1] == ":" and i >= 2 and text[i - 2] in "\"']}"   # `"key":x`
+
+
+def _plain_occurrence(text: str, value: str) -> bool:
+    """Whether `value` (no whitespace in it) may be written plain somewhere in `text`."""
+    first = re.escape(value[0])
+    pattern = re.compile(rf"{first}(?:(?<={_LB}{first})|(?<={_LBQ}{first})){re.escape(value[1:])}{_DELIM}")
+    if text.startswith(value) and _whole_plain(text, 0, len(value)):
+        return True
+    return any(_whole_plain(text, m.start(), m.end()) for m in pattern.finditer(text))
+
+
+def _aliases(text: str) -> int | None:
+    """The number of alias-like tokens in `text`, or None when an anchor-like token repeats a
+    name or an alias-like token names no anchor before it (CSafeLoader refuses those)."""
+    props = sorted((i, ch) for ch in "&*" for i in _occurrences(text, ch) if _node_start(text, i))
+    anchors: set[str] = set()
+    count = 0
+    for i, ch in props:
+        m = _NAME.match(text, i + 1)
+        if m is None:        # not a property (libyaml accepted the text): inside a string
+            continue
+        if ch == "&":
+            if m.group() in anchors:
+                return None
+            anchors.add(m.group())
+        else:
+            if m.group() not in anchors:
+                return None
+            count += 1
+    return count
+
+
+class _NotShown(Exception):
+    """The fast path cannot show that its result is CSafeLoader's."""
+
+
+class _Check:
+    """Walks yaml-rs's documents: counts their values and events, and collects what the text
+    must then be checked for; raises _NotShown at the first doubt."""
+
+    def __init__(self) -> None:
+        self._good: set[str] = set()        # strings found to be strings to CSafeLoader too
+        self._good_keys: set[str] = set()   # keys found to be (kept apart: a small set is quick)
+        self.ints = False
+        self.dates = False
+        self.nulls = False    # yaml-rs reads an alias inside its own anchor's node as null
+        self.ambiguous: set[str] = set()    # strings to look for written plain in the text
+        self.seen: set[str] = set()         # the strings above and dates, once found
+        self.floats: list[tuple[Any, Any, float]] = []   # (container, key, value): yaml-rs's floats
+
+    def document(self, root: Any) -> tuple[int, int]:
+        """(values the way `expanded_size` counts them, libyaml events) of one document."""
+        kind = type(root)
+        if kind is not dict and kind is not list:
+            if kind is float or not self.scalar(root):
+                raise _NotShown
+            return 1, 1
+        first = limit = _RESOLVABLE_LEN
+        good, string, floats, good_keys = self._good, self.string, self.floats, self._good_keys.issuperset
+        ints = nulls = False
+        containers = keys = children = 0
+        stack = [root]
+        pop, push = stack.pop, stack.append
+        while stack:
+            obj = pop()
+            containers += 1
+            children += len(obj)
+            with_float = False
+            if type(obj) is dict:
+                keys += len(obj)
+                if not good_keys(obj):
+                    self.keys(obj)
+                values = obj.values()
+            else:
+                values = obj
+            for value in values:
+                kind = type(value)
+                if kind is str:
+                    if (value[:1] in first and len(value) <= limit[value[:1]]
+                            and value not in good and not string(value)):
+                        raise _NotShown
+                elif kind is dict or kind is list:
+                    push(value)
+                elif kind is int:
+                    if not -_HUGE < value < _HUGE:
+                        raise _NotShown      # past int()'s 4,300 digits: CSafeLoader refuses it
+                    ints = True
+                elif value is None:
+                    nulls = True
+                elif kind is float:
+                    with_float = True
+                elif kind is not bool:
+                    raise _NotShown          # a datetime, bytes ...: leave it to CSafeLoader
+            if with_float:
+                pairs = obj.items() if type(obj) is dict else enumerate(obj)
+                floats.extend((obj, k, v) for k, v in pairs if type(v) is float)
+        self.ints |= ints
+        self.nulls |= nulls
+        scalars = children - (containers - 1)
+        return containers + scalars, 2 * containers + keys + scalars
+
+    def keys(self, obj: dict[Any, Any]) -> None:
+        """Checks the keys of a mapping; remembers those that are strings to CSafeLoader too."""
+        for key in obj:
+            if type(key) is not str or not self.string(key):
+                raise _NotShown
+        if len(self._good_keys) < 1_000:
+            self._good_keys.update(key for key in obj if key in self._good
+                                   or not (key[:1] in _RESOLVABLE_LEN and len(key) <= _RESOLVABLE_LEN[key[:1]]))
+
+    def scalar(self, value: Any) -> bool:
+        kind = type(value)
+        if kind is str:
+            return self.string(value)
+        if kind is int:
+            self.ints = True
+            return -_HUGE < value < _HUGE
+        if value is None:
+            self.nulls = True
+        return kind is bool or value is None
+
+    def string(self, value: str) -> bool:
+        """Whether the string is what CSafeLoader reads too (or may be, once the text is checked)."""
+        if value in self.seen:
+            return True
+        if value.isdigit() and value.isascii():
+            self._good.add(value)           # yaml-rs reads all digits as an int: this was quoted
+            return True
+        tag = _STR
+        for t, regexp in _RESOLVERS.get(value[:1], ()):
+            if regexp.match(value):
+                tag = t
+                break
+        if tag == _STR or self._rs_types(value):
+            self._good.add(value)           # a string either way, or quoted (yaml-rs types it plain)
+            return True
+        if any(c.isspace() for c in value):
+            return False      # could be a folded plain scalar: not searchable in the text
+        if tag == _TIMESTAMP:
+            self.dates = True
+        elif tag == "tag:yaml.org,2002:yaml":
+            pass              # `!`, `&`, `*`: indicators, never plain scalars: quoted
+        elif tag != "tag:yaml.org,2002:float" and len(self.ambiguous) < 16:
+            self.ambiguous.add(value)   # `yes`, `1:20`, `<<`, `=`: looked for in the text
+        else:
+            return False      # a float yaml-rs keeps a string (`1:20.5`)
+        self.seen.add(value)
+        return True
+
+    def _rs_types(self, value: str) -> bool:
+        got = _rs_plain(value)
+        return got is None or type(got) in (bool, int, float)
+
+
+# Where yaml-rs may read a float: a plain-looking number with a `.` or an exponent.
+_FLOATISH = (re.compile(r"\.(?:(?<=[0-9_]\.)[0-9_]*|(?=[0-9_])[0-9_]+|(?:inf|Inf|INF|nan|NaN|NAN))"
+                        rf"(?:[eE][-+]?[0-9_]+)?{_DELIM}"),
+             re.compile(rf"e(?<=[0-9_.]e)[-+]?[0-9_]+{_DELIM}"), re.compile(rf"E(?<=[0-9_.]E)[-+]?[0-9_]+{_DELIM}"))
+_FLOAT_CHARS = frozenset("0123456789_.eE+-")
+_INF_NAN = tuple(f".{w}" for w in ("inf", "Inf", "INF", "nan", "NaN", "NAN"))
+_TOKEN_END = frozenset(" \n\r[]{},:")
+_PYYAML_PLAIN: dict[str, Any] = {}
+_RS_PLAIN: dict[str, Any] = {}
+
+
+def _rs_plain(token: str) -> Any:
+    """What yaml-rs makes of `token` written plain (the token itself when it cannot read it)."""
+    if token not in _RS_PLAIN:
+        try:
+            value = _yaml_rs.loads(token, parse_datetime=False)  # type: ignore[union-attr]
+        except Exception:
+            value = token
+        if len(_RS_PLAIN) < 100_000:
+            _RS_PLAIN[token] = value
+        return value
+    return _RS_PLAIN[token]
+
+
+def _pyyaml_plain(token: str) -> Any:
+    """What CSafeLoader makes of `token` written plain (raises what its constructor raises)."""
+    if token not in _PYYAML_PLAIN:
+        tag = _STR
+        for t, regexp in _RESOLVERS.get(token[:1], ()):
+            if regexp.match(token):
+                tag = t
+                break
+        loader = SafeLoader("")
+        value = token if tag == _STR else loader.yaml_constructors[tag](loader, yaml.ScalarNode(tag, token))
+        if len(_PYYAML_PLAIN) < 100_000:
+            _PYYAML_PLAIN[token] = value
+        return value
+    return _PYYAML_PLAIN[token]
+
+
+def _fix_floats(text: str, floats: list[tuple[Any, Any, float]]) -> bool:
+    """Puts CSafeLoader's value in place of each float of yaml-rs (`7541229e14` is a string to YAML
+    1.1): every plain-looking token of `text` that yaml-rs reads as a float is found, and each
+    float must come from tokens CSafeLoader reads alike (one value); False when not so."""
+    readings: dict[str, set[tuple[type, Any]]] = {}
+    seen: set[int] = set()
+    n = len(text)
+    for regexp in _FLOATISH:
+        for m in regexp.finditer(text):
+            a = b = m.start()
+            while a > 0 and text[a - 1] in _FLOAT_CHARS:
+                a -= 1
+            while b < n and text[b] in _FLOAT_CHARS:
+                b += 1
+            if text.startswith(_INF_NAN, b - 1):
+                b += 3
+            if (b < n and text[b] not in _TOKEN_END) or a in seen or not _whole_plain(text, a, b):
+                continue
+            seen.add(a)
+            token = text[a:b]
+            got = _rs_plain(token)
+            if type(got) is not float:
+                continue
+            if got != got:
+                return False        # NaN: equal to nothing, not worth the trouble
+            try:
+                value = _pyyaml_plain(token)
+            except Exception:
+                return False
+            readings.setdefault(got.hex(), set()).add((type(value), value))
+    for container, key, value in floats:
+        if value != value:
+            return False
+        found = readings.get(value.hex())
+        if found is None or len(found) != 1:
+            return False
+        kind, replacement = next(iter(found))
+        if kind is not float or replacement != value:
+            container[key] = replacement
+    return True
+
+
+def _allowed_aliased(values: int) -> float:
+    """The most values aliases may add to a document of `values` that `excessive_aliasing` lets by."""
+    if values <= 1000:
+        return float("inf")
+    return max(100, _allowed_alias_ratio(values) * values)
+
+
+def fast_documents(text: str) -> list[Any] | None:
+    """The documents of `text` exactly as CSafeLoader (with SafeLoader's checks) would give them,
+    read by yaml-rs; None when that is not shown (then read the text with CSafeLoader)."""
+    if _yaml_rs is None or not hasattr(_BaseLoader, "raw_parse"):
+        return None
+    if _fast_unsafe_text(text) or may_nest_deeper(text):
+        return None
+    aliases = _aliases(text) if ("*" in text or "&" in text) else 0
+    if aliases is None:
+        return None
+    try:
+        result = _yaml_rs.loads(text, parse_datetime=False,
+                                alias_limits=_yaml_rs.AliasLimits(max_total_replayed_events=_FAST_REPLAY_LIMIT + aliases),
+                                duplicate_key_policy=_yaml_rs.DuplicateKeyPolicy.Error)
+    except Exception:   # its errors are not ours; CSafeLoader says what is wrong
+        return None
+    if type(result) is not dict and type(result) is not list:
+        return None      # an empty text, or a scalar document: small, CSafeLoader reads it
+    check = _Check()
+    try:
+        if type(result) is dict:
+            values, events = check.document(result)
+            readings = [(4 + events, [result], [values])]          # stream, document, the mapping
+        elif aliases:
+            return None      # one list document, or several documents? the counts cannot tell
+        else:
+            per_doc = [check.document(doc) for doc in result]
+            as_one = 6 + sum(e for _, e in per_doc)
+            as_many = 2 + sum(2 + e for _, e in per_doc)
+            readings = [(as_one, [result], [1 + sum(v for v, _ in per_doc)]),
+                        (as_many, result, [v for v, _ in per_doc])]
+    except _NotShown:
+        return None
+    if check.floats and not _fix_floats(text, check.floats):
+        return None
+    if check.ints and _risky_int(text):
+        return None
+    if check.dates and _plain_date(text):
+        return None
+    if any(_plain_occurrence(text, value) for value in check.ambiguous):
+        return None
+    try:
+        written = _BaseLoader(text).raw_parse()     # libyaml's events, as written
+    except yaml.YAMLError:
+        return None
+    if aliases:
+        if check.nulls:
+            return None   # maybe a recursive alias, which yaml-rs makes null and PyYAML a cycle
+        expanded, docs, sizes = readings[0]
+        # Each alias adds the events of its node less its own one, and a node has fewer values
+        # than events (a collection: two events, one value): the events past those written
+        # bound the values the aliases add.
+        aliased = expanded - written
+        if expanded < written or any(aliased > _allowed_aliased(size) for size in sizes):
+            return None
+    else:
+        matching = [(docs, sizes) for expanded, docs, sizes in readings if expanded == written]
+        if len(matching) != 1:
+            return None
+        docs, sizes = matching[0]
+    if any(size > MAX_EXPANDED_NODES for size in sizes):
+        return None
+    return docs
+
+
 def _yaml_error(err: yaml.YAMLError, source_path: str) -> InputError:
     mark = getattr(err, "problem_mark", None)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
@@ -233,6 +670,12 @@ def parse_documents(text: str, source_path: str) -> Iterator[tuple[Any, Source]]
             yield docs[0], Source(source_path, 1)
             return
         json_error = docs
+    if len(text) >= FAST_MIN_CHARS:
+        fast = fast_documents(text)
+        if fast is not None:
+            for i, doc in enumerate(fast, start=1):
+                yield doc, Source(source_path, i)
+            return
     may_alias = "*" in text
     try:
         for i, doc in enumerate(yaml.load_all(text, Loader=SafeLoader), start=1):
