@@ -428,3 +428,15 @@ def test_alias_ratio_of_large_documents_is_ten_percent(copies: int, refused: boo
     assert (problem is not None) is refused
     if refused:
         assert problem.startswith("YAML aliases make 401,000 of its 4,002,002 values (excessive aliasing")
+
+
+def test_event_count_beside_matches_the_count_here():
+    """libyaml's pass runs in a forked child for large texts: same count, None for a text it
+    rejects, and the child is reaped (calling the waiter twice gives the same answer)."""
+    from kexplain.load.yaml_io import FAST_MIN_CHARS, _event_count_aside, _raw_event_count
+    big = "items:\n" + "".join(f"- {{name: n{i}, value: '{i}'}}\n" for i in range(FAST_MIN_CHARS // 20))
+    assert len(big) >= FAST_MIN_CHARS
+    wait = _event_count_aside(big)
+    assert wait() == _raw_event_count(big) == wait()
+    broken = big + "- [unclosed\n"
+    assert _event_count_aside(broken)() is None
