@@ -23,6 +23,7 @@ inside the process) is reported beside each.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -63,6 +64,7 @@ def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[st
     from kexplain.explain import Request, explain, load_inputs
     req = Request(pod, (cluster,), config_path=config)
     inputs = load_inputs(req)
+    gc.freeze()                                 # what the CLI does once loaded (kexplain.gcpolicy)
     snap = inputs.snapshot
     results = []
     for _ in range(2):                          # cold: nothing cached on the snapshot, each time

@@ -796,9 +796,13 @@ def _nodes_text(nodes: list[str]) -> str:
 
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None,
-         suggester: Suggester | None = None) -> Report:
+         suggester: Suggester | None = None, *, freeze_pool: bool = False) -> Report:
     """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
-    or schemas); unreadable manifests are findings (rule `unreadable`)."""
+    or schemas); unreadable manifests are findings (rule `unreadable`). `freeze_pool`: the CLI's
+    garbage-collector policy (kexplain.gcpolicy) for the pool, a short-lived process's."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
-    return Linter(options, stdin, suggester).run()
+    from .gcpolicy import bulk_load
+    with bulk_load(freeze=freeze_pool):
+        linter = Linter(options, stdin, suggester)
+    return linter.run()

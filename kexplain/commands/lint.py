@@ -92,7 +92,7 @@ def command(
                           schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
                           max_bytes=max_input_size)
     try:
-        report = lint(options, env.stdin, suggester=default_suggester())
+        report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True)
     except KexplainError as err:
         env.error(f"error: {err}")
         raise typer.Exit(EXIT_USAGE)
