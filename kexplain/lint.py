@@ -25,7 +25,7 @@ import yaml
 
 from .errors import InputError, KexplainError, Source
 from .load.manifests import expand_paths, read_text
-from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .load.workloads import WORKLOAD_KINDS, pod_from_workload, replica_count
 from .load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
 from .schemas import DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path
 from .trace import GATED, UNSCHEDULABLE, Trace
@@ -445,29 +445,6 @@ class LintOptions:
     stored: bool = False              # the pool was read from an API server: no admission for it
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
-
-
-def replica_count(obj: dict[str, Any]) -> int:
-    """How many pods of the template run at once: spec.replicas (default 1) for Deployments,
-    ReplicaSets, StatefulSets and ReplicationControllers; a Job's parallelism (default 1, at most
-    its completions); a CronJob's job template likewise; 1 for a DaemonSet (whose pods are
-    counted per node: see `kexplain.place.daemon_nodes`)."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    kind = obj.get("kind")
-    if kind == "CronJob":
-        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
-        spec, kind = (job.get("spec") if isinstance(job.get("spec"), dict) else {}), "Job"
-    if kind == "Job":
-        parallelism = _int(spec.get("parallelism"), 1)
-        completions = spec.get("completions")
-        return min(parallelism, _int(completions, parallelism)) if completions is not None else parallelism
-    if kind == "DaemonSet":
-        return 1
-    return _int(spec.get("replicas"), 1)
-
-
-def _int(value: Any, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
 
 
 class Linter:

@@ -25,7 +25,7 @@ from .explain import Inputs, Pool, Request, explain, inputs_for, inputs_from_obj
     read_config
 from .gcpolicy import bulk_load
 from .load.manifests import load_objects
-from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .load.workloads import WORKLOAD_KINDS, pod_from_workload, replica_count
 from .model.snapshot import Snapshot
 from .place import bound_copy, chosen_node, iter_placements
 from .trace import ERROR, SCHEDULED, UNSCHEDULABLE, Trace
@@ -82,28 +82,6 @@ class Outcome:
 
 
 # --- reading the POD file --------------------------------------------------------------------------
-
-def replica_count(obj: dict[str, Any]) -> int:
-    """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
-    (default 1), at most its completions; a CronJob's job template likewise; 1 for a DaemonSet
-    (its template is explained once) and for a Pod."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    kind = obj.get("kind")
-    if kind == "CronJob":
-        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
-        spec, kind = (job.get("spec") if isinstance(job.get("spec"), dict) else {}), "Job"
-    if kind == "Job":
-        parallelism = _count(spec.get("parallelism"), 1)
-        completions = spec.get("completions")
-        return min(parallelism, _count(completions, parallelism)) if completions is not None else parallelism
-    if kind in ("Pod", "DaemonSet"):
-        return 1
-    return _count(spec.get("replicas"), 1)
-
-
-def _count(raw: Any, default: int) -> int:
-    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
-
 
 def entries(objs: list[tuple[dict[str, Any], Source]], path: str, replicas: int | None = None) -> list[Entry]:
     """The Pods and workloads of the POD file, in order; `replicas` overrides every count."""

@@ -24,6 +24,28 @@ TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
 WORKLOAD_KINDS = frozenset(TEMPLATE_PATHS)
 
 
+def _count(raw: Any, default: int) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0 else default
+
+
+def replica_count(obj: dict[str, Any]) -> int:
+    """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
+    (default 1), at most its completions; a CronJob's job template likewise; 1 for a Pod and
+    for a DaemonSet (whose pods are counted per node: see `kexplain.place.daemon_nodes`)."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    kind = obj.get("kind")
+    if kind == "CronJob":
+        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        spec, kind = (job.get("spec") if isinstance(job.get("spec"), dict) else {}), "Job"
+    if kind == "Job":
+        parallelism = _count(spec.get("parallelism"), 1)
+        completions = spec.get("completions")
+        return min(parallelism, _count(completions, parallelism)) if completions is not None else parallelism
+    if kind in ("Pod", "DaemonSet"):
+        return 1
+    return _count(spec.get("replicas"), 1)
+
+
 def _derived_uid(kind: str, namespace: str, name: str) -> str:
     """A stable uid for a manifest that has none (the API server would assign one; owner
     references must carry one to pass validation)."""
