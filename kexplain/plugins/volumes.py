@@ -326,6 +326,11 @@ def inline_volume_handle(plugin: InTreePlugin, vol: Obj) -> str:
     src = vol.get(plugin.source) or {}
     if plugin is GCE_PD:
         return f"projects/UNSPECIFIED/zones/UNSPECIFIED/disks/{src.get('pdName') or ''}"
+    return _source_handle(plugin, src)
+
+
+def _source_handle(plugin: InTreePlugin, src: Obj) -> str:
+    """The handle of a non-GCE in-tree source: the same whether inline or in a PV."""
     if plugin is AWS_EBS:
         try:
             return ebs_volume_id(src.get("volumeID") or "")
@@ -358,19 +363,7 @@ def pv_volume_handle(plugin: InTreePlugin, pv: Obj) -> str:
                 raise TranslationError(f"failed to get region from zones: {err}") from None
             return f"projects/UNSPECIFIED/regions/{region}/disks/{pd}"
         return f"projects/UNSPECIFIED/zones/UNSPECIFIED/disks/{pd}"
-    if plugin is AWS_EBS:
-        try:
-            return ebs_volume_id(src.get("volumeID") or "")
-        except TranslationError as err:
-            raise TranslationError(f"failed to translate Kubernetes ID to EBS Volume ID {err}") from None
-    if plugin is AZURE_DISK:
-        _azure_disk_check(src)
-        return src.get("diskURI") or ""
-    if plugin is CINDER or plugin is PORTWORX:
-        return src.get("volumeID") or ""
-    if plugin is VSPHERE:
-        return src.get("volumePath") or ""
-    return src.get("shareName") or ""
+    return _source_handle(plugin, src)
 
 
 # -- PV topology rewrite (translateTopologyFromInTreeToCSI) --
