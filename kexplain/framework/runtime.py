@@ -188,22 +188,22 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
-        for pl in self.pre_filter_plugins:
-            if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
-                continue
-            s = pl.add_pod(state, pod, other, node_info)  # type: ignore[attr-defined]
-            if not s.is_success:
-                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}',))
-        return Status()
+        return self._run_pre_filter_extension("AddPod", state, pod, other, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                             node_info: "NodeInfo") -> Status:
+        return self._run_pre_filter_extension("RemovePod", state, pod, other, node_info)
+
+    def _run_pre_filter_extension(self, which: str, state: CycleState, pod: "PodInfo", other: "PodInfo",
+                                  node_info: "NodeInfo") -> Status:
+        """AddPod or RemovePod of every PreFilter plugin that has extensions and did not skip."""
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
                 continue
-            s = pl.remove_pod(state, pod, other, node_info)  # type: ignore[attr-defined]
+            call = pl.add_pod if which == "AddPod" else pl.remove_pod  # type: ignore[attr-defined]
+            s = call(state, pod, other, node_info)
             if not s.is_success:
-                return Status(Code.ERROR, (f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}',))
+                return Status(Code.ERROR, (f'running {which} on PreFilter plugin "{pl.name}": {s.message()}',))
         return Status()
 
     def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
