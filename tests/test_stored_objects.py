@@ -128,3 +128,11 @@ def test_cli_reports_an_unreadable_stored_pod_in_one_line(tmp_path: Path, capsys
     assert exc.value.code == 2 and not out
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and "spec.containers" in lines[0] and "expected a list" in lines[0]
+
+
+def test_a_stored_pending_pod_is_still_type_checked() -> None:
+    """Its admission is skipped, but one object costs nothing to check: a wrong type is named."""
+    pending = pod("pending", stored=True)
+    pending["spec"]["containers"][0]["resources"]["requests"]["cpu"] = ["1"]
+    with pytest.raises(InputError, match="spec.containers\\[0\\].resources.requests.cpu"):
+        admit([(node("n1"), SRC)], (pending, POD_SRC))

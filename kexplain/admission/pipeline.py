@@ -327,8 +327,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         if _kind(pending_pod) != "Pod":
             raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",
                              source=pending[1], obj=pending_pod)
-        if not is_stored(pending_pod):
-            check_decodes(pending_pod, pending[1])
+        check_decodes(pending_pod, pending[1])     # a copy, stored or not: one object, always checked
     run = _Admission(objects)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()

@@ -188,20 +188,19 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
-        return self._run_pre_filter_extension("AddPod", state, pod, other, node_info)
+        return self._run_pre_filter_extension("add_pod", "AddPod", state, pod, other, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                             node_info: "NodeInfo") -> Status:
-        return self._run_pre_filter_extension("RemovePod", state, pod, other, node_info)
+        return self._run_pre_filter_extension("remove_pod", "RemovePod", state, pod, other, node_info)
 
-    def _run_pre_filter_extension(self, which: str, state: CycleState, pod: "PodInfo", other: "PodInfo",
-                                  node_info: "NodeInfo") -> Status:
+    def _run_pre_filter_extension(self, method: str, which: str, state: CycleState, pod: "PodInfo",
+                                  other: "PodInfo", node_info: "NodeInfo") -> Status:
         """AddPod or RemovePod of every PreFilter plugin that has extensions and did not skip."""
         for pl in self.pre_filter_plugins:
             if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
                 continue
-            call = pl.add_pod if which == "AddPod" else pl.remove_pod  # type: ignore[attr-defined]
-            s = call(state, pod, other, node_info)
+            s = getattr(pl, method)(state, pod, other, node_info)
             if not s.is_success:
                 return Status(Code.ERROR, (f'running {which} on PreFilter plugin "{pl.name}": {s.message()}',))
         return Status()

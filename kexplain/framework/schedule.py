@@ -137,7 +137,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         each = None
         if options.filter_all:
             each = fw.run_filter_all(state, pod, ni)
-            trace.filter_all[ni.name] = {name: {"code": "Success"} if s.code is Code.SUCCESS else s.to_json()
+            trace.filter_all[ni.name] = {name: {"code": "Success"} if s.is_success else s.to_json()
                                          for name, s in each.items()}
         s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni, each)
         if s.code is Code.ERROR:

@@ -95,7 +95,7 @@ class PodInfo:
         self.uid: str = meta.get("uid") or f"{self.namespace}/{self.name}"
         labels = meta.get("labels") or {}
         # Admission (or the API server) made every label a string; anything else is copied as text.
-        if not all(type(v) is str for v in labels.values()) or not all(type(k) is str for k in labels):
+        if not all(type(k) is str and type(v) is str for k, v in labels.items()):
             labels = {str(k): str(v) for k, v in labels.items()}
         self.labels: dict[str, str] = labels
         self.spec: dict[str, Any] = obj.get("spec") or {}
@@ -155,9 +155,8 @@ class PodInfo:
 
     def index_terms(self) -> None:
         """Parse every (anti-)affinity term now, while the pod is indexed, not mid-explanation."""
-        for terms in (self.required_affinity_terms, self.required_anti_affinity_terms,
-                      self.preferred_affinity_terms, self.preferred_anti_affinity_terms):
-            del terms
+        _ = (self.required_affinity_terms, self.required_anti_affinity_terms,
+             self.preferred_affinity_terms, self.preferred_anti_affinity_terms)
 
     @property
     def has_required_anti_affinity(self) -> bool:
