@@ -147,6 +147,15 @@ def _unreadable(cluster: list[tuple[dict[str, Any], Source]], exc: Exception) ->
 
 
 def explain(inputs: Inputs, req: Request) -> Trace:
+    fw = framework_for(inputs, req)
+    options = Options(start_index=req.start_index,
+                      global_percentage=inputs.config.percentage_of_nodes_to_score,
+                      filter_all=req.filter_all)
+    return schedule_pod(fw, inputs.pod, options)
+
+
+def framework_for(inputs: Inputs, req: Request) -> Framework:
+    """The pod's profile (by schedulerName) with its plugins, bound to the snapshot."""
     scheduler_name = inputs.pod.spec.get("schedulerName") or "default-scheduler"
     try:
         profile = inputs.config.profile_for(scheduler_name)
@@ -160,11 +169,7 @@ def explain(inputs: Inputs, req: Request) -> Trace:
         plugins["postFilter"] = tuple(n for n in plugins.get("postFilter", ()) if n != "DefaultPreemption")
     profile = replace(profile, args=args, plugins=plugins)
     registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
-    fw = Framework(profile, registry, inputs.snapshot, lambda node: inputs.nominated.get(node, []))
-    options = Options(start_index=req.start_index,
-                      global_percentage=inputs.config.percentage_of_nodes_to_score,
-                      filter_all=req.filter_all)
-    return schedule_pod(fw, inputs.pod, options)
+    return Framework(profile, registry, inputs.snapshot, inputs.nominated)
 
 
 # -- many pods against one cluster (lint, replicas) ---------------------------------------

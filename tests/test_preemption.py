@@ -153,7 +153,7 @@ def framework(nodes: list[NodeInfo], pdbs: tuple[dict, ...] = (), args: dict | N
                       {}, {"DefaultPreemption": args or {}})
     registry = {"FakeCPU": FakeCPU, "FakeBlocker": FakeBlocker, "DefaultPreemption": DefaultPreemption}
     nominated = nominated or {}
-    return Framework(profile, registry, snapshot, lambda n: nominated.get(n, []))
+    return Framework(profile, registry, snapshot, nominated)
 
 
 def filtered(fw: Framework, pod: PodInfo) -> tuple[CycleState, NodeToStatus]:

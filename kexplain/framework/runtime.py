@@ -18,17 +18,20 @@ so it never slows down or changes a plain run; renderers read its output from th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .cycle_state import CycleState
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
-from .status import SKIP, Code, Status
+from .status import SKIP, SUCCESS, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import Profile
     from ..model.nodeinfo import NodeInfo
     from ..model.pod import PodInfo
     from ..model.snapshot import Snapshot
+
+
+_SUCCESS_CODE = Code.SUCCESS
 
 
 class FrameworkError(Exception):
@@ -65,15 +68,41 @@ class PostFilterOutcome:
     results: dict[str, PostFilterResult | None]
 
 
+@dataclass
+class FilterBatch:
+    """run_filter_nodes' answer: the verdict per node and, when every plugin ran on every
+    node, each plugin's statuses in node order (None for a plugin its PreFilter skipped)."""
+
+    verdicts: list[Status]
+    columns: list[tuple[str, list[Status] | None]] | None = None
+
+
+@dataclass
+class ScoreBatch:
+    """run_score's answer, in node order: each node's trace entries (plugin -> raw,
+    normalized, weight, weighted) and its total."""
+
+    details: list[dict[str, dict[str, int]]]
+    totals: list[int]
+
+
+def _filter_failure(plugin: str, s: Status) -> Status:
+    """A node's verdict from the first Filter plugin that did not succeed: its status, or
+    an Error naming the plugin when it returned neither success nor a rejection."""
+    if not s.is_rejected:
+        s = Status(Code.ERROR, (f'running "{plugin}" filter plugin: {s.message()}',))
+    return s.with_plugin(plugin)
+
+
 class Framework:
     """One profile's plugins, bound to a snapshot. Also the `Handle` plugins receive."""
 
     def __init__(self, profile: "Profile", registry: Mapping[str, type[Plugin]], snapshot: "Snapshot",
-                 nominated_pods: Callable[[str], list["PodInfo"]] | None = None) -> None:
+                 nominated_pods: Mapping[str, Sequence["PodInfo"]] | None = None) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.snapshot = snapshot
-        self._nominated = nominated_pods or (lambda node: [])
+        self._nominated = {node: pods for node, pods in (nominated_pods or {}).items() if pods}
         needed = {name for names in profile.plugins.values() for name in names}
         self.plugins: dict[str, Plugin] = {
             name: registry[name](profile.args.get(name), self) for name in sorted(needed)}
@@ -153,29 +182,15 @@ class Framework:
                 return done(result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,)), with_nodes)
         return done(result, return_status, with_nodes)
 
-    def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
-                           each: dict[str, Status] | None = None) -> Status:
-        """Filter plugins in order, stopping at the first that does not succeed. With `each`
-        (run_filter_all's statuses for this very state and node) nothing is run again: Filter
-        has no side effects, so the verdict is the first status that is not a success."""
-        if each is not None:
-            skip = state.skip_filter_plugins
-            for name, s in each.items():
-                if s.is_success or name in skip:
-                    continue
-                if not s.is_rejected:
-                    s = Status(Code.ERROR, (f'running "{name}" filter plugin: {s.message()}',))
-                return s.with_plugin(name)
-            return Status()
+    def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status:
+        """Filter plugins in order, stopping at the first that does not succeed."""
         for pl in self.filter_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
             s = pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
             if not s.is_success:
-                if not s.is_rejected:
-                    s = Status(Code.ERROR, (f'running "{pl.name}" filter plugin: {s.message()}',))
-                return s.with_plugin(pl.name)
-        return Status()
+                return _filter_failure(pl.name, s)
+        return SUCCESS
 
     def run_filter_all(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Status]:
         """Every Filter plugin on its own (Skip for those whose PreFilter skipped)."""
@@ -185,6 +200,48 @@ class Framework:
             name = pl.name
             out[name] = SKIP if name in skip else pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
         return out
+
+    def run_filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
+                         every: bool = False) -> FilterBatch:
+        """The verdict of run_filter_plugins_with_nominated_pods on each of `nodes`, reached
+        plugin by plugin over the list rather than node by node, so that a plugin with a
+        `filter_nodes(state, pod, nodes) -> list[Status]` method does its per-pod work once.
+        A plugin runs only on the nodes every plugin before it passed, as the scheduler stops
+        at a node's first failure; with `every` it runs on all of them and its statuses are
+        kept (filterAll). Filter has no side effects, so the order makes no difference."""
+        n = len(nodes)
+        verdicts: list[Status] = [SUCCESS] * n
+        columns: list[tuple[str, list[Status] | None]] = []
+        skip = state.skip_filter_plugins
+        alive = list(range(n))              # nodes no plugin has failed yet
+        for pl in self.filter_plugins:
+            name = pl.name
+            if name in skip:
+                columns.append((name, None))
+                continue
+            if not alive and not every:
+                continue
+            targets = nodes if every or len(alive) == n else [nodes[i] for i in alive]
+            many = getattr(pl, "filter_nodes", None)
+            col = (many(state, pod, targets) if many is not None
+                   else [pl.filter(state, pod, ni) for ni in targets])  # type: ignore[attr-defined]
+            if every:
+                columns.append((name, col))
+                pairs = [(i, col[i]) for i in alive]
+            else:
+                pairs = list(zip(alive, col))
+            failed = [(i, s) for i, s in pairs if s.code is not _SUCCESS_CODE]
+            if failed:
+                for i, s in failed:
+                    verdicts[i] = _filter_failure(name, s)
+                out = {i for i, _ in failed}
+                alive = [i for i in alive if i not in out]
+        nominated = self._nominated
+        if nominated:
+            for i, ni in enumerate(nodes):
+                if ni.name in nominated:
+                    verdicts[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni, verdicts[i])
+        return FilterBatch(verdicts, columns if every else None)
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
@@ -206,27 +263,26 @@ class Framework:
         return Status()
 
     def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
-        return self._nominated(node_name)
+        return list(self._nominated.get(node_name, ()))
 
-    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo",
-                                               node_info: "NodeInfo", each: dict[str, Status] | None = None) -> Status:
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
+                                               plain: Status | None = None) -> Status:
         """Filters with higher-or-equal priority pods nominated to the node counted in, then
-        (if any were added and that passed) once more without them. `each`: as in
-        run_filter_plugins, for the run without nominated pods."""
-        nominated = [p for p in self.nominated_pods_for_node(node_info.name)
+        (if any were added and that passed) once more without them. `plain`: the verdict of
+        that second run when the caller has it already."""
+        nominated = [p for p in self._nominated.get(node_info.name, ())
                      if p.priority >= pod.priority and p.uid != pod.uid]
-        if not nominated:
-            return self.run_filter_plugins(state, pod, node_info, each)
-        state_out, info_out = state.clone(), node_info.clone()
-        for p in nominated:
-            info_out.add_pod(p)
-            s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
-            if not s.is_success:
-                return s
-        status = self.run_filter_plugins(state_out, pod, info_out)
-        if not status.is_success:
-            return status
-        return self.run_filter_plugins(state, pod, node_info, each)
+        if nominated:
+            state_out, info_out = state.clone(), node_info.clone()
+            for p in nominated:
+                info_out.add_pod(p)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
+                if not s.is_success:
+                    return s
+            status = self.run_filter_plugins(state_out, pod, info_out)
+            if not status.is_success:
+                return status
+        return plain if plain is not None else self.run_filter_plugins(state, pod, node_info)
 
     def run_post_filter(self, state: CycleState, pod: "PodInfo", statuses: NodeToStatus) -> PostFilterOutcome:
         calls: list[PluginCall] = []
@@ -265,13 +321,15 @@ class Framework:
         finally:
             state.skip_score_plugins = frozenset(skip)
 
-    def run_score(self, state: CycleState, pod: "PodInfo",
-                  nodes: list["NodeInfo"]) -> list[dict[str, dict[str, int]]]:
+    def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> ScoreBatch:
         """Per node (in the given order): plugin -> its trace entry (raw, normalized, weight,
-        weighted), built here once: a cluster has thousands of nodes."""
-        plugins = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
-        out: list[dict[str, dict[str, int]]] = [{} for _ in nodes]
-        for pl in plugins:
+        weighted), built here once, plugin by plugin: a cluster has thousands of nodes."""
+        names: list[str] = []
+        entries: list[list[dict[str, int]]] = []
+        weighted: list[list[int]] = []
+        for pl in self.score_plugins:
+            if pl.name in state.skip_score_plugins:
+                continue
             many = getattr(pl, "score_nodes", None)    # a plugin may score a whole node list at once
             if many is not None:
                 raw = many(state, pod, nodes)
@@ -285,16 +343,21 @@ class Framework:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                                          f'{s.message()}')
                 final = [ns.score for ns in scores]
+            if final and (min(final) < MIN_NODE_SCORE or max(final) > MAX_NODE_SCORE):
+                bad = next(f for f in final if not MIN_NODE_SCORE <= f <= MAX_NODE_SCORE)
+                raise FrameworkError(
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
+                    f'score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
+                    f'after normalizing')
             weight = self.weights.get(pl.name, 1)
-            name = pl.name
-            for i, score in enumerate(final):
-                if not MIN_NODE_SCORE <= score <= MAX_NODE_SCORE:
-                    raise FrameworkError(
-                        f'applying score defaultWeights on Score plugins: plugin "{pl.name}" returns an invalid '
-                        f'score {score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] '
-                        f'after normalizing')
-                out[i][name] = {"raw": raw[i], "normalized": score, "weight": weight, "weighted": score * weight}
-        return out
+            names.append(pl.name)
+            weighted.append([f * weight for f in final])
+            entries.append([{"raw": r, "normalized": f, "weight": weight, "weighted": w}
+                            for r, f, w in zip(raw, final, weighted[-1])])
+        if not names:
+            return ScoreBatch([{} for _ in nodes], [0] * len(nodes))
+        return ScoreBatch([dict(zip(names, row)) for row in zip(*entries)],
+                          [sum(row) for row in zip(*weighted)])
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     def explaining_plugins(self) -> list[Plugin]:

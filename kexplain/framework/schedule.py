@@ -25,7 +25,7 @@ from .fit_error import fit_error_message, truncate_message
 from .interface import NodeToStatus
 from .runtime import Framework, FrameworkError
 from .search import heap_top, num_feasible_nodes_to_find
-from .status import Code, Status
+from .status import Code, Status, SKIP_JSON, SUCCESS_JSON
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.nodeinfo import NodeInfo
@@ -131,27 +131,29 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
     if options.filter_all:
         trace.filter_all = {}
 
-    def check(ni: "NodeInfo") -> Status:
-        search.order.append(ni.name)
-        search.num_nodes_searched += 1
-        each = None
-        if options.filter_all:
-            each = fw.run_filter_all(state, pod, ni)
-            trace.filter_all[ni.name] = {name: {"code": "Success"} if s.is_success else s.to_json()
-                                         for name, s in each.items()}
-        s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni, each)
-        if s.code is Code.ERROR:
-            raise FrameworkError(s.message())
-        trace.filter[ni.name] = s.to_json(with_plugin=True)
-        if s.is_success:
-            search.num_filter_success += 1
-        return s
+    def check(nodes: list["NodeInfo"]) -> Iterator[tuple["NodeInfo", Status]]:
+        """Filter `nodes` as one batch, then hand them out in order, each recorded in the
+        trace only when taken: the search may stop before the end of the batch."""
+        batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
+        rows = _filter_all_rows(batch.columns, len(nodes)) if batch.columns is not None else None
+        for k, ni in enumerate(nodes):
+            s = batch.verdicts[k]
+            search.order.append(ni.name)
+            search.num_nodes_searched += 1
+            if rows is not None:
+                trace.filter_all[ni.name] = rows[k]
+            if s.code is Code.ERROR:
+                raise FrameworkError(s.message())
+            trace.filter[ni.name] = s.json_view(with_plugin=True)
+            if s.is_success:
+                search.num_filter_success += 1
+            yield ni, s
 
     # The nominated node (set by an earlier preemption) is tried first, alone.
     nominated = pod.nominated_node_name
     if nominated and snapshot.get(nominated) is not None:
         ni = snapshot.get(nominated)
-        s = check(ni)
+        _, s = next(check([ni]))
         if s.is_success:
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage)
@@ -178,21 +180,25 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 
     feasible: list["NodeInfo"] = []
     if nodes:
-        for i in range(len(nodes)):
-            ni = nodes[(options.start_index + i) % len(nodes)]
-            if not fw.has_filter_plugins:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-                continue
-            s = check(ni)
-            if s.is_success:
-                if len(feasible) == to_find:
-                    cycle.dropped = ni
-                    break  # one more than needed: found, dropped, visited first next time
-                feasible.append(ni)
-            else:
-                statuses.set(ni.name, s)
+        start = options.start_index % len(nodes)
+        order = nodes[start:] + nodes[:start]
+        if not fw.has_filter_plugins:
+            feasible = order[:to_find]
+        pos = len(order) if not fw.has_filter_plugins else 0
+        while pos < len(order):
+            # At least as many nodes as must still be looked at, so no batch filters nodes
+            # the search will not reach by more than MIN_FILTER_BATCH.
+            size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
+            batch, pos = order[pos:pos + size], pos + size
+            for ni, s in check(batch):
+                if s.is_success:
+                    if len(feasible) == to_find:
+                        cycle.dropped = ni
+                        pos = len(order)
+                        break  # one more than needed: found, dropped, visited first next time
+                    feasible.append(ni)
+                else:
+                    statuses.set(ni.name, s)
     processed = len(feasible) + len(statuses)
     search.next_start_index = (options.start_index + processed) % num_all
 
@@ -201,6 +207,19 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         return
     cycle.feasible = feasible
     _decide(fw, state, pod, feasible, trace)
+
+
+MIN_FILTER_BATCH = 32
+
+
+def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], n: int) -> list[dict[str, Any]]:
+    """filterAll's entry per node, from run_filter_nodes' plugin columns: plugin -> status
+    JSON, the JSON objects shared between nodes with the same status (they are only read)."""
+    names = [name for name, _ in columns]
+    json_columns = [[SKIP_JSON] * n if col is None else
+                    [SUCCESS_JSON if st.code is Code.SUCCESS else st.json_view() for st in col]
+                    for _, col in columns]
+    return [dict(zip(names, row)) for row in zip(*json_columns)]
 
 
 def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["NodeInfo"], trace: Trace) -> None:
@@ -214,9 +233,10 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
         s = fw.run_pre_score(state, pod, feasible)
         if not s.is_success:
             raise FrameworkError(s.message())
-        details = fw.run_score(state, pod, feasible)
-        totals = [sum(d["weighted"] for d in per.values()) for per in details]
-        trace.score = {name: {"total": total, "plugins": per} for name, total, per in zip(names, totals, details)}
+        scored = fw.run_score(state, pod, feasible)
+        totals = scored.totals
+        trace.score = {name: {"total": total, "plugins": per}
+                       for name, total, per in zip(names, totals, scored.details)}
     best = max(totals)
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     trace.result = Result(SCHEDULED, selected, "", suggested_host=heap_top(names, totals))
@@ -346,11 +366,11 @@ def _evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cy
         s = fw.run_pre_score(state, pod, everyone)
         if not s.is_success:
             raise FrameworkError(s.message())
-        per_node = fw.run_score(state, pod, everyone)
+        scored = fw.run_score(state, pod, everyone)
     except FrameworkError as err:
         out["error"] = str(err)
         return
-    totals = {ni.name: sum(d["weighted"] for d in per.values()) for ni, per in zip(everyone, per_node)}
+    totals = {ni.name: total for ni, total in zip(everyone, scored.totals)}
     out["totals"] = totals
     winner = trace.result.suggested_host or ""
     best = totals.get(winner, 0)

@@ -65,9 +65,22 @@ class Status:
             out["reasons"] = list(self.reasons)
         return out
 
+    def json_view(self, with_plugin: bool = False) -> dict:
+        """to_json(), built once per status and shared by every caller, who must only read
+        it: a trace holds the same status for many nodes."""
+        key = "_json_plugin" if with_plugin else "_json"
+        try:
+            return self.__dict__[key]
+        except KeyError:
+            out = self.to_json(with_plugin)
+            object.__setattr__(self, key, out)
+            return out
+
 
 SUCCESS = Status()
 SKIP = Status(Code.SKIP)
+SUCCESS_JSON = SUCCESS.json_view()
+SKIP_JSON = SKIP.json_view()
 
 
 def unschedulable(*reasons: str) -> Status:

@@ -97,6 +97,17 @@ class ImageLocality(Plugin):
         total = sum(score for score, nodes in images.scored if name in nodes)
         return calculate_priority(total, images.num_containers)
 
+    def score_nodes(self, state, pod, nodes) -> list[int]:
+        """score() for each node: the sums gathered image by image, over the nodes having it."""
+        images = self._pod_images(state, pod)
+        totals: dict[str, int] = {}
+        for score, having in images.scored:
+            for name in having:
+                totals[name] = totals.get(name, 0) + score
+        n = images.num_containers
+        nothing = calculate_priority(0, n)
+        return [calculate_priority(totals[ni.name], n) if ni.name in totals else nothing for ni in nodes]
+
     def explain(self, state, pod, node_info) -> dict | None:
         """Each container image of the pod: on the node or not, its size and how many nodes
         have it (the score counts size times that share)."""
