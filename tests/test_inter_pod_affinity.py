@@ -384,7 +384,8 @@ INDEX_PODS = [pod("w1", {"app": "web", "tier": "fe"}, "a1"), pod("w2", {"app": "
                        namespaces=["team-x", "default"])], {"a1": 2, "b1": 2, "a2": 1}, id="in-two-values"),
 ])
 def test_matches_per_node(terms, want):
-    from kexplain.plugins.inter_pod_affinity import pod_index, resolve_all
+    from kexplain.model.pod_index import pod_index
+    from kexplain.plugins.inter_pod_affinity import resolve_all
     snap = cluster(INDEX_PODS)
     resolved = resolve_all(pod("p", {}, aff=affinity(req=terms)).required_affinity_terms, snap)
     got = {ni.name: n for ni, n in pod_index(snap).matches_per_node(resolved)}
@@ -393,7 +394,8 @@ def test_matches_per_node(terms, want):
 
 def test_matches_per_node_agrees_with_a_scan_of_every_pod():
     import random
-    from kexplain.plugins.inter_pod_affinity import pod_index, resolve_all
+    from kexplain.model.pod_index import pod_index
+    from kexplain.plugins.inter_pod_affinity import resolve_all
     rnd = random.Random(7)
     values = ["a", "b", "c"]
     pods = [pod(f"p{i}", {k: rnd.choice(values) for k in ("k1", "k2") if rnd.random() < 0.8},

@@ -29,7 +29,6 @@ from kexplain.plugins.pod_topology_spread import (
     go_log,
     parse_constraints,
     round_half_away,
-    score_for_count,
     topology_normalizing_weight,
 )
 from kexplain.plugins.spread_defaults import OwnerIndex, default_selector, parse_group_version
@@ -357,9 +356,8 @@ def test_round_half_away(x, want):
     assert round_half_away(x) == want
 
 
-def test_weight_and_count_formula():
+def test_weight_formula():
     assert topology_normalizing_weight(2) == pytest.approx(1.3862943611198906)   # ln 4
-    assert score_for_count(3, 2, 1.5) == 5.5                                     # 3*1.5 + (2-1)
 
 
 @pytest.mark.parametrize("constraints,want", [

@@ -101,7 +101,12 @@ class Handle(Protocol):
 
 
 class Plugin:
-    """Base class: names the plugin and the extension points it implements."""
+    """Base class: names the plugin and the extension points it implements.
+
+    Besides `filter(state, pod, node_info)` and `score(state, pod, node_info)`, a plugin may
+    offer `filter_nodes(state, pod, nodes) -> list[Status]` and `score_nodes(state, pod,
+    nodes) -> list[int]`: the same answers for a whole node list, with the per-pod work done
+    once. The runner prefers them; tests/test_batch_plugins.py holds each to its per-node twin."""
 
     name: ClassVar[str] = ""
     extension_points: ClassVar[frozenset[str]] = frozenset()

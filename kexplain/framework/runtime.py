@@ -75,6 +75,7 @@ class FilterBatch:
 
     verdicts: list[Status]
     columns: list[tuple[str, list[Status] | None]] | None = None
+    passed: frozenset[int] = frozenset()   # the nodes every plugin that ran passed (by index)
 
 
 @dataclass
@@ -241,7 +242,7 @@ class Framework:
             for i, ni in enumerate(nodes):
                 if ni.name in nominated:
                     verdicts[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni, verdicts[i])
-        return FilterBatch(verdicts, columns if every else None)
+        return FilterBatch(verdicts, columns if every else None, frozenset(alive))
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
@@ -352,12 +353,14 @@ class Framework:
             weight = self.weights.get(pl.name, 1)
             names.append(pl.name)
             weighted.append([f * weight for f in final])
-            entries.append([{"raw": r, "normalized": f, "weight": weight, "weighted": w}
-                            for r, f, w in zip(raw, final, weighted[-1])])
+            # one entry per distinct (raw, normalized), shared by the nodes that scored it
+            keys = list(zip(raw, final))
+            distinct = {k: {"raw": k[0], "normalized": k[1], "weight": weight, "weighted": k[1] * weight}
+                        for k in dict.fromkeys(keys)}
+            entries.append(list(map(distinct.__getitem__, keys)))
         if not names:
             return ScoreBatch([{} for _ in nodes], [0] * len(nodes))
-        return ScoreBatch([dict(zip(names, row)) for row in zip(*entries)],
-                          [sum(row) for row in zip(*weighted)])
+        return ScoreBatch([dict(zip(names, row)) for row in zip(*entries)], list(map(sum, zip(*weighted))))
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     def explaining_plugins(self) -> list[Plugin]:

@@ -135,7 +135,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         """Filter `nodes` as one batch, then hand them out in order, each recorded in the
         trace only when taken: the search may stop before the end of the batch."""
         batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
-        rows = _filter_all_rows(batch.columns, len(nodes)) if batch.columns is not None else None
+        rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None
         for k, ni in enumerate(nodes):
             s = batch.verdicts[k]
             search.order.append(ni.name)
@@ -212,14 +212,20 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 MIN_FILTER_BATCH = 32
 
 
-def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], n: int) -> list[dict[str, Any]]:
+def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: frozenset[int],
+                     n: int) -> list[dict[str, Any]]:
     """filterAll's entry per node, from run_filter_nodes' plugin columns: plugin -> status
-    JSON, the JSON objects shared between nodes with the same status (they are only read)."""
+    JSON. The JSON objects are shared between nodes with the same statuses (they are only
+    read): the nodes that passed every plugin have one entry between them."""
     names = [name for name, _ in columns]
-    json_columns = [[SKIP_JSON] * n if col is None else
-                    [SUCCESS_JSON if st.code is Code.SUCCESS else st.json_view() for st in col]
-                    for _, col in columns]
-    return [dict(zip(names, row)) for row in zip(*json_columns)]
+    clean = dict(zip(names, [SKIP_JSON if col is None else SUCCESS_JSON for _, col in columns]))
+    out = [clean] * n
+    for k in range(n):
+        if k not in passed:
+            out[k] = {name: SKIP_JSON if col is None else
+                      SUCCESS_JSON if col[k].code is Code.SUCCESS else col[k].json_view()
+                      for name, col in columns}
+    return out
 
 
 def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["NodeInfo"], trace: Trace) -> None:

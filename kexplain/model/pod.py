@@ -30,7 +30,30 @@ class AffinityTerm:
 
 
 _TERM_CACHE: dict[tuple[str, int, bytes], AffinityTerm] = {}
+_TERMS_CACHE: dict[tuple[str, bool, bytes], tuple[AffinityTerm, ...]] = {}
 _TERM_CACHE_MAX = 65536
+
+
+def _terms(pod_ns: str, raw: Any, required: bool) -> tuple[AffinityTerm, ...]:
+    """A pod's required or preferred terms of one kind. The tuple too is shared by the pods
+    of a workload, so that work done per term list (the symmetric checks against existing
+    pods) can be done once per workload, keyed by the tuple's identity."""
+    try:
+        key = (pod_ns, required, marshal.dumps(raw, 2))
+    except ValueError:
+        return _new_terms(pod_ns, raw, required)
+    terms = _TERMS_CACHE.get(key)
+    if terms is None:
+        terms = _new_terms(pod_ns, raw, required)
+        if len(_TERMS_CACHE) < _TERM_CACHE_MAX:
+            _TERMS_CACHE[key] = terms
+    return terms
+
+
+def _new_terms(pod_ns: str, raw: Any, required: bool) -> tuple[AffinityTerm, ...]:
+    if required:
+        return tuple(_term(pod_ns, t) for t in raw)
+    return tuple(_term(pod_ns, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0)) for t in raw)
 
 
 def _term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
@@ -125,11 +148,9 @@ class PodInfo:
 
     def _terms(self, kind: str, required: bool) -> tuple[AffinityTerm, ...]:
         block = self.affinity.get(kind) or {}
-        if required:
-            return tuple(_term(self.namespace, t)
-                         for t in block.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
-        return tuple(_term(self.namespace, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0))
-                     for t in block.get("preferredDuringSchedulingIgnoredDuringExecution") or ())
+        raw = block.get("requiredDuringSchedulingIgnoredDuringExecution" if required else
+                        "preferredDuringSchedulingIgnoredDuringExecution") or ()
+        return _terms(self.namespace, raw, required) if raw else ()
 
     @lazy
     def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:

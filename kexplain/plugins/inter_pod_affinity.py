@@ -19,6 +19,7 @@ from ..framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulabl
 from ..model.labels import IN, NOTHING, LabelSelector, SelectorError
 from ..model.nodeinfo import Node, NodeInfo
 from ..model.pod import AffinityTerm, PodInfo
+from ..model.pod_index import NO_LABELS, pod_index
 from ..model.snapshot import Snapshot
 from ..trace import format_parsed_selector
 
@@ -27,17 +28,16 @@ NAME = "InterPodAffinity"
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+_AFFINITY_FAILED = unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+_EXISTING_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-POD_INDEX_KEY = NAME + "/pods-by-namespace"
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
 TopologyPair = tuple[str, str]
-PodOnNode = tuple[PodInfo, Node]
-# The incoming pod's namespace selectors are resolved, so its terms are matched without labels.
-NO_LABELS: Mapping[str, str] = {}
 
 
 # -- topology counts --------------------------------------------------------------------------
@@ -101,96 +101,6 @@ def resolve_all(terms: Iterable[AffinityTerm], snapshot: Snapshot) -> tuple[Affi
     return tuple(resolve_namespaces(t, snapshot.namespaces) for t in terms)
 
 
-# -- pod index ----------------------------------------------------------------------------------
-
-class PodGroup:
-    """Bound pods sharing a namespace (and maybe a label value), with their count per node."""
-
-    __slots__ = ("entries", "_per_node")
-
-    def __init__(self) -> None:
-        self.entries: list[PodOnNode] = []
-        self._per_node: list[tuple[Node, int]] | None = None
-
-    def per_node(self) -> list[tuple[Node, int]]:
-        if self._per_node is None:
-            counts: dict[int, list] = {}
-            for _, node in self.entries:
-                _bump(counts, node, 1)
-            self._per_node = [(node, n) for node, n in counts.values()]
-        return self._per_node
-
-
-def _bump(counts: dict[int, list], node: Node, n: int) -> None:
-    entry = counts.get(id(node))
-    if entry is None:
-        counts[id(node)] = [node, n]
-    else:
-        entry[1] += n
-
-
-class PodIndex:
-    """The snapshot's bound pods by namespace, with per-label sub-indexes built on demand, so
-    the incoming pod's terms are matched against candidate pods instead of every pod."""
-
-    def __init__(self, snapshot: Snapshot) -> None:
-        self.by_namespace: dict[str, PodGroup] = {}
-        for namespace, entries in snapshot.pods_by_namespace.items():
-            group = self.by_namespace[namespace] = PodGroup()
-            group.entries = entries        # shared with the snapshot's index: never appended to
-        self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
-
-    def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
-        idx = self._by_label.get((namespace, key))
-        if idx is None:
-            idx = {}
-            group = self.by_namespace.get(namespace)
-            for entry in group.entries if group else ():
-                value = entry[0].labels.get(key)
-                if value is not None:
-                    idx.setdefault(value, PodGroup()).entries.append(entry)
-            self._by_label[(namespace, key)] = idx
-        return idx
-
-    def _groups(self, namespace: str, selector: LabelSelector) -> tuple[list[PodGroup], bool]:
-        """Groups holding every pod of `namespace` the selector may match, and whether all of
-        their pods do match it (no need to check each pod)."""
-        if selector.nothing:
-            return [], True
-        narrowing = [r for r in selector.requirements if r.op == IN]
-        if not narrowing:
-            group = self.by_namespace.get(namespace)
-            return ([group] if group else []), selector.everything
-        req = min(narrowing, key=lambda r: len(r.values))
-        idx = self._label_index(namespace, req.key)
-        # a pod has one value per key: the groups are disjoint
-        return [idx[v] for v in req.values if v in idx], len(selector.requirements) == 1
-
-    def matches_per_node(self, terms: tuple[AffinityTerm, ...]) -> list[tuple[Node, int]]:
-        """Per node, how many bound pods match every one of the resolved `terms` (when any).
-        Pods are drawn from the first term's namespaces and label index; the other terms
-        are matched in full."""
-        first, rest = terms[0], terms[1:]
-        namespaces: Iterable[str] = self.by_namespace if first.namespace_selector.everything else first.namespaces
-        counts: dict[int, list] = {}
-        for ns in namespaces:
-            groups, exact = self._groups(ns, first.selector)
-            for group in groups:
-                if exact and not rest:
-                    for node, n in group.per_node():
-                        _bump(counts, node, n)
-                    continue
-                for existing, node in group.entries:
-                    if (exact or first.selector.matches(existing.labels)) and \
-                            all(t.matches(existing, NO_LABELS) for t in rest):
-                        _bump(counts, node, 1)
-        return [(node, n) for node, n in counts.values()]
-
-
-def pod_index(snapshot: Snapshot) -> PodIndex:
-    return snapshot.cached(POD_INDEX_KEY, lambda: PodIndex(snapshot))
-
-
 # -- cycle state --------------------------------------------------------------------------------
 
 @dataclass
@@ -221,7 +131,7 @@ class PreFilterState:
         count_affinity(self.affinity_counts, self.affinity_terms, other, labels, delta)
         count_anti_affinity(self.anti_affinity_counts, self.anti_affinity_terms, other, NO_LABELS, labels, delta)
 
-    # Filter checks, in the scheduler's order.
+    # Filter's first check (the anti-affinity ones are set lookups in the plugin's filter_nodes).
     def satisfies_pod_affinity(self, node_labels: Mapping[str, str]) -> bool:
         pods_exist = True
         for t in self.affinity_terms:
@@ -234,22 +144,6 @@ class PreFilterState:
             return True
         # The first pod of a group with affinity to itself: nothing anywhere matches yet.
         return not self.affinity_counts and matches_all(self.affinity_terms, self.pod)
-
-    def satisfies_pod_anti_affinity(self, node_labels: Mapping[str, str]) -> bool:
-        if not self.anti_affinity_counts:
-            return True
-        for t in self.anti_affinity_terms:
-            value = node_labels.get(t.topology_key)
-            if value is not None and self.anti_affinity_counts.positive((t.topology_key, value)):
-                return False
-        return True
-
-    def satisfies_existing_pods_anti_affinity(self, node_labels: Mapping[str, str]) -> bool:
-        counts = self.existing_anti_affinity_counts
-        if not counts:
-            return True
-        # the node's (key, value) pairs that have a count: a set intersection, in C
-        return not any(counts[pair] > 0 for pair in counts.keys() & node_labels.items())
 
 
 @dataclass
@@ -311,11 +205,21 @@ class InterPodAffinity(Plugin):
 
     @staticmethod
     def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
+        """Each existing pod's required anti-affinity terms that match the incoming pod count
+        in their topology. Pods of a workload share one term tuple (PodInfo interns them):
+        which of its terms match is worked out once per tuple."""
+        counts = s.existing_anti_affinity_counts
+        matching: dict[int, list[str]] = {}
         for ni in snapshot.have_pods_with_required_anti_affinity:
             labels = ni.node.labels
             for existing in ni.pods_with_required_anti_affinity:
-                count_anti_affinity(s.existing_anti_affinity_counts, existing.required_anti_affinity_terms,
-                                    s.pod, s.namespace_labels, labels, 1)
+                terms = existing.required_anti_affinity_terms
+                keys = matching.get(id(terms))
+                if keys is None:
+                    keys = matching[id(terms)] = [t.topology_key for t in terms
+                                                  if t.matches(s.pod, s.namespace_labels)]
+                for key in keys:
+                    counts.add(labels, key, 1)
 
     @staticmethod
     def _count_incoming_terms(s: PreFilterState, snapshot: Snapshot) -> None:
@@ -348,17 +252,31 @@ class InterPodAffinity(Plugin):
 
     # Filter -------------------------------------------------------------------------------
     def filter(self, state, pod: PodInfo, node_info: NodeInfo) -> Status:
+        return self.filter_nodes(state, pod, (node_info,))[0]
+
+    def filter_nodes(self, state, pod: PodInfo, nodes) -> list[Status]:
+        """The three checks in the scheduler's order: the pod's affinity, then its
+        anti-affinity and the existing pods' anti-affinity, each a lookup of the node's
+        (topology key, value) pairs in the set of pairs with a positive count."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        labels = node_info.node.labels
-        if not s.satisfies_pod_affinity(labels):
-            return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-        if not s.satisfies_pod_anti_affinity(labels):
-            return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-        if not s.satisfies_existing_pods_anti_affinity(labels):
-            return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
-        return SUCCESS
+            return [Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
+        affinity = s.satisfies_pod_affinity if s.affinity_terms else None
+        anti = {pair for pair, n in s.anti_affinity_counts.items() if n > 0}
+        anti_keys = list(dict.fromkeys(t.topology_key for t in s.anti_affinity_terms)) if anti else []
+        existing = {pair for pair, n in s.existing_anti_affinity_counts.items() if n > 0}
+        out: list[Status] = []
+        for ni in nodes:
+            labels = ni.node.labels
+            if affinity is not None and not affinity(labels):
+                out.append(_AFFINITY_FAILED)
+            elif anti_keys and any((key, labels.get(key)) in anti for key in anti_keys):
+                out.append(_ANTI_AFFINITY_FAILED)
+            elif existing and not existing.isdisjoint(labels.items()):
+                out.append(_EXISTING_ANTI_AFFINITY_FAILED)
+            else:
+                out.append(SUCCESS)
+        return out
 
     # PreScore / Score -----------------------------------------------------------------------
     def pre_score(self, state, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
@@ -385,24 +303,30 @@ class InterPodAffinity(Plugin):
                     s.add(node.labels, t.topology_key, t.weight * sign * n)
 
     def _score_existing_terms(self, s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
-        """Existing pods' terms against the incoming pod (symmetry)."""
+        """Existing pods' terms against the incoming pod (symmetry): what each matching term
+        adds to its topology, worked out once per workload's term tuples (see
+        _count_existing_anti_affinity)."""
         ns_labels = snapshot.namespace_labels(pod.namespace)
         hard_weight = self.hard_pod_affinity_weight
+        adding: dict[tuple[int, int, int], list[tuple[str, int]]] = {}
         for ni in snapshot.have_pods_with_affinity:
             labels = ni.node.labels
             if not labels:
                 continue
             for existing in ni.pods_with_affinity:
-                if hard_weight > 0:
-                    for t in existing.required_affinity_terms:
-                        if t.matches(pod, ns_labels):
-                            s.add(labels, t.topology_key, hard_weight)
-                for t in existing.preferred_affinity_terms:
-                    if t.matches(pod, ns_labels):
-                        s.add(labels, t.topology_key, t.weight)
-                for t in existing.preferred_anti_affinity_terms:
-                    if t.matches(pod, ns_labels):
-                        s.add(labels, t.topology_key, -t.weight)
+                required = existing.required_affinity_terms
+                preferred = existing.preferred_affinity_terms
+                anti = existing.preferred_anti_affinity_terms
+                key = (id(required), id(preferred), id(anti))
+                adds = adding.get(key)
+                if adds is None:
+                    adds = adding[key] = [
+                        *((t.topology_key, hard_weight) for t in (required if hard_weight > 0 else ())
+                          if t.matches(pod, ns_labels)),
+                        *((t.topology_key, t.weight) for t in preferred if t.matches(pod, ns_labels)),
+                        *((t.topology_key, -t.weight) for t in anti if t.matches(pod, ns_labels))]
+                for topology_key, amount in adds:
+                    s.add(labels, topology_key, amount)
 
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
         return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)

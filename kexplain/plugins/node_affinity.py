@@ -21,6 +21,8 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
+_POD_AFFINITY = unresolvable(ERR_REASON_POD)
+_ENFORCED = unresolvable(ERR_REASON_ENFORCED)
 
 
 def _node_affinity(pod) -> Mapping[str, Any]:
@@ -96,15 +98,15 @@ class NodeAffinity(Plugin):
         return PreFilterResult(names), SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
-        node = node_info.node
-        if self.added_node_selector is not None and not self.added_node_selector.matches(node):
-            return unresolvable(ERR_REASON_ENFORCED)
+        return self.filter_nodes(state, pod, (node_info,))[0]
+
+    def filter_nodes(self, state, pod, nodes) -> list[Status]:
+        added = self.added_node_selector
         required = state.get(PRE_FILTER_STATE_KEY)
         if required is None:  # PreFilter disabled: compute it here
             required = RequiredNodeAffinity.from_pod(pod)
-        if not required.matches(node):
-            return unresolvable(ERR_REASON_POD)
-        return SUCCESS
+        return [_ENFORCED if added is not None and not added.matches(ni.node) else
+                _POD_AFFINITY if not required.matches(ni.node) else SUCCESS for ni in nodes]
 
     # -- scoring ---------------------------------------------------------------------------
     def pre_score(self, state, pod, nodes) -> Status:

@@ -112,16 +112,34 @@ class NodeResourcesFit(Plugin):
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: PodInfo, node_info: NodeInfo) -> Status:
+        return self.filter_nodes(state, pod, (node_info,))[0]
+
+    def filter_nodes(self, state: CycleState, pod: PodInfo, nodes) -> list[Status]:
+        """A node with room for one more pod and for each of cpu, memory and ephemeral
+        storage the pod requests passes at once; any other goes through the full check
+        (scalar resources, the reasons in the scheduler's order)."""
         request = state.get(PRE_FILTER_STATE_KEY)
         if request is None:
-            return Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))
-        lacking = insufficient_resources(request, node_info, self.ignored_resources,
-                                         self.ignored_resource_groups)
-        if not lacking:
-            return SUCCESS
-        code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in lacking)
-                else Code.UNSCHEDULABLE)
-        return Status(code, tuple(r.reason for r in lacking))
+            return [Status.error(ERR_STATE_NOT_FOUND.format(PRE_FILTER_STATE_KEY))] * len(nodes)
+        cpu, memory, storage = request.milli_cpu, request.memory, request.ephemeral_storage
+        quick = not request.scalar
+        out: list[Status] = []
+        for ni in nodes:
+            alloc, used = ni.allocatable, ni.requested
+            if (quick and len(ni.pods) < alloc.allowed_pod_number
+                    and (not cpu or cpu <= alloc.milli_cpu - used.milli_cpu)
+                    and (not memory or memory <= alloc.memory - used.memory)
+                    and (not storage or storage <= alloc.ephemeral_storage - used.ephemeral_storage)):
+                out.append(SUCCESS)
+                continue
+            lacking = insufficient_resources(request, ni, self.ignored_resources, self.ignored_resource_groups)
+            if not lacking:
+                out.append(SUCCESS)
+                continue
+            code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in lacking)
+                    else Code.UNSCHEDULABLE)
+            out.append(Status(code, tuple(r.reason for r in lacking)))
+        return out
 
     # -- scoring -------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodInfo, nodes) -> Status:

@@ -20,12 +20,15 @@ from ..model.labels import IN, LabelSelector, Requirement, SelectorError, parse_
 from ..model.nodeinfo import Node, NodeInfo
 from ..model.nodeselector import RequiredNodeAffinity
 from ..model.pod import PodInfo
+from ..model.pod_index import pod_index
 from ..model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
 from ..trace import format_parsed_selector
 from .spread_defaults import default_selector, owner_index
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+_MISSING_LABEL = unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+_SKEWED = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
@@ -143,13 +146,12 @@ def _pods_by_namespace(nodes: Sequence[NodeInfo]) -> dict[str, list[tuple[PodInf
 
 
 class _Counter:
-    """Matching pods per node for (selector, namespace), from one pass over the namespace's pods."""
+    """Matching pods per node for (selector, namespace): from the snapshot's label index when
+    the nodes are the snapshot's, else from one pass over the namespace's pods."""
 
     def __init__(self, nodes: Sequence[NodeInfo], snapshot: Any) -> None:
-        if snapshot is not None and nodes is snapshot.node_infos:
-            self._index = snapshot.pods_by_namespace
-        else:
-            self._index = _pods_by_namespace(nodes)
+        self._index = pod_index(snapshot) if snapshot is not None and nodes is snapshot.node_infos else None
+        self._pods = _pods_by_namespace(nodes) if self._index is None else {}
         self._memo: dict[tuple[LabelSelector, str], dict[str, int]] = {}
 
     def per_node(self, selector: LabelSelector, namespace: str) -> dict[str, int]:
@@ -157,8 +159,12 @@ class _Counter:
         counts = self._memo.get(key)
         if counts is None:
             counts = {}
-            if not selector.everything:
-                for p, node in self._index.get(namespace, ()):     # terminating pods do not count
+            if selector.everything:
+                pass
+            elif self._index is not None:
+                counts = self._index.count_per_node(namespace, selector)
+            else:
+                for p, node in self._pods.get(namespace, ()):     # terminating pods do not count
                     if selector.matches(p.labels) and p.deletion_timestamp is None:
                         counts[node.name] = counts.get(node.name, 0) + 1
             self._memo[key] = counts
@@ -255,10 +261,6 @@ def go_log(x: float) -> float:
 def topology_normalizing_weight(size: int) -> float:
     """Weight of a topology with `size` domains: smaller topologies are not watered down."""
     return go_log(float(size + 2))
-
-
-def score_for_count(count: int, max_skew: int, weight: float) -> float:
-    return float(count) * weight + float(max_skew - 1)
 
 
 def round_half_away(x: float) -> int:
@@ -380,20 +382,32 @@ class PodTopologySpread(Plugin):
 
     # -- Filter ---------------------------------------------------------------------------
     def filter(self, state, pod: PodInfo, node_info: NodeInfo) -> Status:
+        return self.filter_nodes(state, pod, (node_info,))[0]
+
+    def filter_nodes(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[Status]:
+        """Per constraint, a node fails when it lacks the topology key or when its domain's
+        count would exceed the allowed skew: count + selfMatch - globalMin > maxSkew, i.e.
+        count > maxSkew - selfMatch + globalMin, a limit worked out once for every node."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
-            return Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        labels = node_info.node.labels
-        for i, c in enumerate(s.constraints):
-            value = labels.get(c.topology_key)
-            if value is None:
-                return unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-            min_match = s.min_match_num(i, c.min_domains)
-            self_match = 1 if c.selector.matches(pod.labels) else 0
-            skew = s.tp_value_to_match_num[i].get(value, 0) + self_match - min_match
-            if skew > c.max_skew:
-                return unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
-        return SUCCESS
+            return [Status.error(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
+        checks = [(c.topology_key, s.tp_value_to_match_num[i],
+                   c.max_skew - (1 if c.selector.matches(pod.labels) else 0) + s.min_match_num(i, c.min_domains))
+                  for i, c in enumerate(s.constraints)]
+        out: list[Status] = []
+        for ni in nodes:
+            labels = ni.node.labels
+            verdict = SUCCESS
+            for key, counts, limit in checks:
+                value = labels.get(key)
+                if value is None:
+                    verdict = _MISSING_LABEL
+                    break
+                if counts.get(value, 0) > limit:
+                    verdict = _SKEWED
+                    break
+            out.append(verdict)
+        return out
 
     # -- PreScore -------------------------------------------------------------------------
     def pre_score(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
@@ -467,26 +481,39 @@ class PodTopologySpread(Plugin):
 
     # -- Score ----------------------------------------------------------------------------
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
+        return self.score_nodes(state, pod, (node_info,))[0]
+
+    def score_nodes(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> list[int]:
+        """Per node, the sum over constraints whose key the node has of count * weight +
+        maxSkew - 1, rounded; a hostname constraint counts the node's own matching pods."""
         s: PreScoreState = state.read(PRE_SCORE_STATE_KEY)
-        if node_info.name in s.ignored_nodes:
-            return 0
-        labels = node_info.node.labels
         snapshot = self._snapshot
-        from_snapshot = snapshot is not None and snapshot.get(node_info.name) is node_info
-        total = 0.0
-        for i, c in enumerate(s.constraints):
-            value = labels.get(c.topology_key)
-            if value is None:
+        # per constraint: key, counts by domain (None: count on the node), weight, maxSkew - 1
+        plan = [(c.topology_key, None if c.topology_key == LABEL_HOSTNAME else s.topology_value_to_pod_counts[i],
+                 s.host_counts.get(i), c.selector, s.topology_normalizing_weight[i], float(c.max_skew - 1))
+                for i, c in enumerate(s.constraints)]
+        ignored = s.ignored_nodes
+        out: list[int] = []
+        for ni in nodes:
+            if ni.name in ignored:
+                out.append(0)
                 continue
-            if c.topology_key == LABEL_HOSTNAME:
-                if from_snapshot and i in s.host_counts:
-                    count = s.host_counts[i].get(node_info.name, 0)
+            labels = ni.node.labels
+            from_snapshot = snapshot is not None and snapshot.get(ni.name) is ni
+            total = 0.0
+            for key, by_domain, host_counts, selector, weight, skew in plan:
+                value = labels.get(key)
+                if value is None:
+                    continue
+                if by_domain is not None:
+                    count = by_domain[value]
+                elif from_snapshot and host_counts is not None:
+                    count = host_counts.get(ni.name, 0)
                 else:
-                    count = count_matching(node_info.pods, c.selector, pod.namespace)
-            else:
-                count = s.topology_value_to_pod_counts[i][value]
-            total += score_for_count(count, c.max_skew, s.topology_normalizing_weight[i])
-        return round_half_away(total)
+                    count = count_matching(ni.pods, selector, pod.namespace)
+                total += float(count) * weight + skew
+            out.append(round_half_away(total))
+        return out
 
     def normalize_score(self, state, pod: PodInfo, scores: list[NodeScore]) -> Status:
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)

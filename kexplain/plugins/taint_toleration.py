@@ -18,6 +18,7 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 # v1.35.4 names no taint in the reason (older releases did).
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+_UNTOLERATED = unresolvable(ERR_REASON_UNTOLERATED)
 
 
 def _blocks_scheduling(taint: Mapping[str, Any]) -> bool:
@@ -40,19 +41,27 @@ class TaintToleration(Plugin):
     has_normalize_score = True
 
     def filter(self, state, pod, node_info) -> Status:
-        if find_untolerated(node_info.node.taints, pod.tolerations, _blocks_scheduling) is None:
-            return SUCCESS
-        return unresolvable(ERR_REASON_UNTOLERATED)
+        return self.filter_nodes(state, pod, (node_info,))[0]
+
+    def filter_nodes(self, state, pod, nodes) -> list[Status]:
+        tolerations = pod.tolerations
+        return [SUCCESS if not (taints := ni.node.taints)
+                or find_untolerated(taints, tolerations, _blocks_scheduling) is None else _UNTOLERATED
+                for ni in nodes]
 
     def pre_score(self, state, pod, nodes) -> Status:
         state.write(PRE_SCORE_STATE_KEY, prefer_no_schedule_tolerations(pod.tolerations))
         return SUCCESS
 
     def score(self, state, pod, node_info) -> int:
+        return self.score_nodes(state, pod, (node_info,))[0]
+
+    def score_nodes(self, state, pod, nodes) -> list[int]:
         tolerations = state.get(PRE_SCORE_STATE_KEY)
         if tolerations is None:
             raise FrameworkError(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        return count_intolerable_prefer_no_schedule(node_info.node.taints, tolerations)
+        return [count_intolerable_prefer_no_schedule(taints, tolerations) if (taints := ni.node.taints) else 0
+                for ni in nodes]
 
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
