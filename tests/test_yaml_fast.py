@@ -430,13 +430,19 @@ def test_alias_ratio_of_large_documents_is_ten_percent(copies: int, refused: boo
         assert problem.startswith("YAML aliases make 401,000 of its 4,002,002 values (excessive aliasing")
 
 
-def test_event_count_beside_matches_the_count_here():
-    """libyaml's pass runs in a forked child for large texts: same count, None for a text it
+def test_text_facts_beside_match_the_facts_here():
+    """The text-only checks (libyaml's pass, tabs and tags, risky ints, plain dates) run in a
+    forked child for large texts: the same answers as here, None events for a text libyaml
     rejects, and the child is reaped (calling the waiter twice gives the same answer)."""
-    from kexplain.load.yaml_io import FAST_MIN_CHARS, _event_count_aside, _raw_event_count
+    from kexplain.load.yaml_io import FAST_MIN_CHARS, _text_facts, _text_facts_aside
     big = "items:\n" + "".join(f"- {{name: n{i}, value: '{i}'}}\n" for i in range(FAST_MIN_CHARS // 20))
     assert len(big) >= FAST_MIN_CHARS
-    wait = _event_count_aside(big)
-    assert wait() == _raw_event_count(big) == wait()
+    wait = _text_facts_aside(big)
+    facts = wait()
+    assert facts == _text_facts(big) == wait()
+    assert facts.events and not (facts.unsafe or facts.risky_int or facts.plain_date)
     broken = big + "- [unclosed\n"
-    assert _event_count_aside(broken)() is None
+    assert _text_facts_aside(broken)().events is None
+    odd = big + "- {when: 2024-01-02, mode: 0777, tab: !!str x}\n"
+    assert _text_facts_aside(odd)() == _text_facts(odd)
+    assert _text_facts(odd).unsafe and _text_facts(odd).risky_int and _text_facts(odd).plain_date

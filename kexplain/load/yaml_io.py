@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 import yaml
@@ -527,10 +529,9 @@ def _pyyaml_plain(token: str) -> Any:
     return _PYYAML_PLAIN[token]
 
 
-def _fix_floats(text: str, floats: list[tuple[Any, Any, float]]) -> bool:
-    """Puts CSafeLoader's value in place of each float of yaml-rs (`7541229e14` is a string to YAML
-    1.1): every plain-looking token of `text` that yaml-rs reads as a float is found, and each
-    float must come from tokens CSafeLoader reads alike (one value); False when not so."""
+def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
+    """For each float yaml-rs reads from some plain-looking token of `text` (by its hex), what
+    CSafeLoader makes of those tokens; None when one is NaN or CSafeLoader cannot read it."""
     readings: dict[str, set[tuple[type, Any]]] = {}
     seen: set[int] = set()
     n = len(text)
@@ -551,12 +552,22 @@ def _fix_floats(text: str, floats: list[tuple[Any, Any, float]]) -> bool:
             if type(got) is not float:
                 continue
             if got != got:
-                return False        # NaN: equal to nothing, not worth the trouble
+                return None         # NaN: equal to nothing, not worth the trouble
             try:
                 value = _pyyaml_plain(token)
             except Exception:
-                return False
+                return None
             readings.setdefault(got.hex(), set()).add((type(value), value))
+    return {key: frozenset(found) for key, found in readings.items()}
+
+
+def _fix_floats(readings: dict[str, frozenset[tuple[type, Any]]] | None,
+                floats: list[tuple[Any, Any, float]]) -> bool:
+    """Puts CSafeLoader's value in place of each float of yaml-rs (`7541229e14` is a string to YAML
+    1.1): each float must come from tokens CSafeLoader reads alike (one value, `readings`);
+    False when not so."""
+    if readings is None:
+        return False
     for container, key, value in floats:
         if value != value:
             return False
@@ -584,42 +595,64 @@ def _raw_event_count(text: str) -> int | None:
         return None
 
 
-def _event_count_aside(text: str) -> Callable[[], int | None]:
-    """`_raw_event_count` started beside the rest of the fast path: in a forked child, on the
-    other core (a pure C pass, about a quarter of the fast path's time), where fork exists.
-    Returns the function that waits for it; the caller must call it (it reaps the child)."""
+@dataclass(frozen=True)
+class _TextFacts:
+    """What the fast path needs to know of the text alone (none of it from yaml-rs's result)."""
+
+    events: int | None       # libyaml's events as written; None when libyaml rejects the text
+    unsafe: bool             # _fast_unsafe_text
+    risky_int: bool          # _risky_int
+    plain_date: bool         # _plain_date
+    floats: dict[str, frozenset[tuple[type, Any]]] | None   # _float_readings
+
+    def encode(self) -> bytes:
+        return pickle.dumps(self)
+
+    @classmethod
+    def decode(cls, data: bytes) -> "_TextFacts":
+        facts = pickle.loads(data)    # our own child's answer, through a pipe only we hold
+        if type(facts) is not cls:
+            raise ValueError("not text facts")
+        return facts
+
+
+def _text_facts(text: str) -> _TextFacts:
+    return _TextFacts(_raw_event_count(text), _fast_unsafe_text(text), _risky_int(text), _plain_date(text),
+                      _float_readings(text))
+
+
+def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
+    """`_text_facts` worked out beside yaml-rs's parse: in a forked child, on the other core
+    (libyaml's pass in C and regular expression scans, about the parse's time), where fork
+    exists. Returns the function that waits for them; the caller must call it (it reaps
+    the child)."""
     if not hasattr(os, "fork") or len(text) < FAST_MIN_CHARS:
-        return lambda: _raw_event_count(text)
+        return lambda: _text_facts(text)
     read_end, write_end = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(read_end)
         os.close(write_end)
-        return lambda: _raw_event_count(text)
-    if pid == 0:                                       # the child: count, answer, leave at once
+        return lambda: _text_facts(text)
+    if pid == 0:                                       # the child: work out, answer, leave at once
         code = 0
         try:
             os.close(read_end)
-            os.write(write_end, str(_raw_event_count(text)).encode())
+            os.write(write_end, _text_facts(text).encode())
         except BaseException:
             code = 1
         finally:
             os._exit(code)
     os.close(write_end)
-    result: list[int | None] = []
+    result: list[_TextFacts] = []
 
-    def wait() -> int | None:
+    def wait() -> _TextFacts:
         if not result:
             with os.fdopen(read_end, "rb") as answer:
                 data = answer.read()
             os.waitpid(pid, 0)
-            if data == b"None":
-                result.append(None)
-            elif data:
-                result.append(int(data))
-            else:                                      # the child died: count here
-                result.append(_raw_event_count(text))
+            result.append(_TextFacts.decode(data) if data else _text_facts(text))   # empty: the child died
         return result[0]
     return wait
 
@@ -629,20 +662,20 @@ def fast_documents(text: str) -> list[Any] | None:
     read by yaml-rs; None when that is not shown (then read the text with CSafeLoader)."""
     if _yaml_rs is None or not hasattr(_BaseLoader, "raw_parse"):
         return None
-    if _fast_unsafe_text(text) or may_nest_deeper(text):
+    if may_nest_deeper(text):      # before yaml-rs ever sees it: a parser's recursion has limits
         return None
     aliases = _aliases(text) if ("*" in text or "&" in text) else 0
     if aliases is None:
         return None
-    written = _event_count_aside(text)
+    facts = _text_facts_aside(text)
     try:
-        docs = _fast_checked(text, aliases, written)
+        docs = _fast_checked(text, aliases, facts)
     finally:
-        written()                                      # reaped, whatever happened (cached: no second pass)
+        facts()                                        # reaped, whatever happened (cached: no second pass)
     return docs
 
 
-def _fast_checked(text: str, aliases: int, event_count: Callable[[], int | None]) -> list[Any] | None:
+def _fast_checked(text: str, aliases: int, text_facts: Callable[[], _TextFacts]) -> list[Any] | None:
     try:
         result = _yaml_rs.loads(text, parse_datetime=False,
                                 alias_limits=_yaml_rs.AliasLimits(max_total_replayed_events=_FAST_REPLAY_LIMIT + aliases),
@@ -666,15 +699,14 @@ def _fast_checked(text: str, aliases: int, event_count: Callable[[], int | None]
                         (as_many, result, [v for v, _ in per_doc])]
     except _NotShown:
         return None
-    if check.floats and not _fix_floats(text, check.floats):
-        return None
-    if check.ints and _risky_int(text):
-        return None
-    if check.dates and _plain_date(text):
-        return None
     if any(_plain_occurrence(text, value) for value in check.ambiguous):
         return None
-    written = event_count()                           # libyaml's events, as written
+    facts = text_facts()
+    if facts.unsafe or (check.ints and facts.risky_int) or (check.dates and facts.plain_date):
+        return None
+    if check.floats and not _fix_floats(facts.floats, check.floats):
+        return None
+    written = facts.events                           # libyaml's events, as written
     if written is None:
         return None
     if aliases:

@@ -262,17 +262,18 @@ class InterPodAffinity(Plugin):
         if s is None:
             return [Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
         affinity = s.satisfies_pod_affinity if s.affinity_terms else None
-        anti = {pair for pair, n in s.anti_affinity_counts.items() if n > 0}
+        anti = s.anti_affinity_counts
         anti_keys = list(dict.fromkeys(t.topology_key for t in s.anti_affinity_terms)) if anti else []
-        existing = {pair for pair, n in s.existing_anti_affinity_counts.items() if n > 0}
+        existing = s.existing_anti_affinity_counts
         out: list[Status] = []
         for ni in nodes:
             labels = ni.node.labels
             if affinity is not None and not affinity(labels):
                 out.append(_AFFINITY_FAILED)
-            elif anti_keys and any((key, labels.get(key)) in anti for key in anti_keys):
+            elif anti_keys and any(anti.get((key, labels.get(key)), 0) > 0 for key in anti_keys):
                 out.append(_ANTI_AFFINITY_FAILED)
-            elif existing and not existing.isdisjoint(labels.items()):
+            # the node's pairs that have a count: a set intersection over the smaller side, in C
+            elif existing and any(existing[pair] > 0 for pair in existing.keys() & labels.items()):
                 out.append(_EXISTING_ANTI_AFFINITY_FAILED)
             else:
                 out.append(SUCCESS)
