@@ -10,13 +10,17 @@ in a fresh subprocess so that its peak RSS (`resource.getrusage`) is its own:
 - explain: one full scheduling cycle of the pending pod, every stage and filterAll included,
   with the default percentageOfNodesToScore and with 100, and the unschedulable variant
   with 100 (the DefaultPreemption dry run included); each on the loaded snapshot with nothing
-  cached by plugins (the indexes built while loading are kept: that is what they are for);
+  cached by plugins (the indexes built while loading are kept: that is what they are for),
+  the fastest of EXPLAIN_RUNS;
 - cli: `kexplain pod.yaml --nodes cluster.json -o json` (to /dev/null), against `json.load`
-  of the same file in another subprocess of the same run;
+  of the same file in another subprocess of the same run, the fastest of REPEAT runs each;
+  and the same command on cluster.yaml;
 - lint: `kexplain lint` of the two generated pods against the snapshot as the pool.
 
-Wall times on a shared machine are noisy: CPU time (user + system, or `time.process_time`
-inside the process) is reported beside each.
+Wall times on a shared machine are noisy (on the 2-core VM these figures come from, the same
+pure-Python loop varies by up to 1.6x from one second to the next): CPU time (user + system,
+or `time.process_time` inside the process) is reported beside each, and the repeated
+measurements keep their fastest run.
 
     .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
 """
@@ -40,6 +44,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 KEXPLAIN = Path(sys.executable).parent / "kexplain"
+EXPLAIN_RUNS = 5     # explanations per size; the table shows the fastest (by CPU time)
+REPEAT = 3           # runs of the whole command and of json.load; the table shows the fastest
 
 
 # -- measurements, each run in its own subprocess (`bench.py --worker ...`) ---------------------
@@ -67,7 +73,7 @@ def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[st
     gc.freeze()                                 # what the CLI does once loaded (kexplain.gcpolicy)
     snap = inputs.snapshot
     results = []
-    for _ in range(2):                          # cold: nothing cached on the snapshot, each time
+    for _ in range(EXPLAIN_RUNS):               # cold: nothing cached on the snapshot, each time
         fresh = replace(inputs, snapshot=snap.fresh())    # load's indexes kept, plugin caches not
         trace, wall, cpu = _timed(lambda: explain(fresh, req).to_json())
         results.append({"wall": wall, "cpu": cpu})
@@ -97,6 +103,12 @@ def run_worker(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, __file__, "--worker", *args], check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def best_of(runs: int, measure: Any) -> dict[str, Any]:
+    """The fastest of `runs` measurements (by wall time): what the code costs, with as little
+    as possible of what else the machine was doing."""
+    return min((measure() for _ in range(runs)), key=lambda r: r["wall"])
 
 
 def run_cli(*args: str) -> dict[str, Any]:
@@ -151,11 +163,15 @@ def bench(sizes: list[int], base: Path, yaml_too: bool) -> None:
             args = ["explain", str(paths["json"]), str(paths[pod])] + ([str(paths[config])] if config else [])
             r = run_worker(*args)
             rows.append((f"{label} ({r['status']})", r))
-        rows.append(("json.load of cluster.json", run_worker("json", str(paths["json"]))))
-        rows.append(("`kexplain pod.yaml --nodes cluster.json -o json`",
-                     run_cli(str(paths["pod"]), "--nodes", str(paths["json"]), "-o", "json")))
-        ratio = rows[-1][1]["wall"] / rows[-2][1]["wall"]
-        cpu_ratio = rows[-1][1]["cpu"] / rows[-2][1]["cpu"]
+        json_load = best_of(REPEAT, lambda: run_worker("json", str(paths["json"])))
+        whole = best_of(REPEAT, lambda: run_cli(str(paths["pod"]), "--nodes", str(paths["json"]), "-o", "json"))
+        rows.append((f"json.load of cluster.json (best of {REPEAT})", json_load))
+        rows.append((f"`kexplain pod.yaml --nodes cluster.json -o json` (best of {REPEAT})", whole))
+        ratio = whole["wall"] / json_load["wall"]
+        cpu_ratio = whole["cpu"] / json_load["cpu"]
+        if yaml_too:
+            rows.append(("`kexplain pod.yaml --nodes cluster.yaml -o json`",
+                         run_cli(str(paths["pod"]), "--nodes", str(paths["yaml"]), "-o", "json")))
         rows.append(("`kexplain lint pod.yaml pod-unschedulable.yaml --nodes cluster.json`",
                      run_cli("lint", str(paths["pod"]), str(paths["pod-unschedulable"]), "--nodes", str(paths["json"]),
                              "--format", "json")))

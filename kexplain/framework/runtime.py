@@ -233,8 +233,12 @@ class Framework:
                 pairs = list(zip(alive, col))
             failed = [(i, s) for i, s in pairs if s.code is not _SUCCESS_CODE]
             if failed:
+                made: dict[int, Status] = {}       # a status shared by many nodes: one verdict
                 for i, s in failed:
-                    verdicts[i] = _filter_failure(name, s)
+                    verdict = made.get(id(s))
+                    if verdict is None:
+                        verdict = made[id(s)] = _filter_failure(name, s)
+                    verdicts[i] = verdict
                 out = {i for i, _ in failed}
                 alive = [i for i in alive if i not in out]
         nominated = self._nominated

@@ -25,7 +25,7 @@ from .fit_error import fit_error_message, truncate_message
 from .interface import NodeToStatus
 from .runtime import Framework, FrameworkError
 from .search import heap_top, num_feasible_nodes_to_find
-from .status import Code, Status, SKIP_JSON, SUCCESS_JSON
+from .status import SKIP_JSON, SUCCESS_JSON, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..model.nodeinfo import NodeInfo

@@ -178,9 +178,11 @@ def excessive_aliasing(doc: Any) -> str | None:
 def may_nest_deeper(text: str, depth: int = MAX_DEPTH) -> bool:
     """False when no document of `text` can be nested `depth` levels deep (cheap and sound:
     flow nesting needs an opening bracket per level, block nesting a wider line prefix)."""
-    flow = text.count("[") + text.count("{") - text.count("[]") - text.count("{}") + 1
-    if flow > depth // 2:
-        return True
+    flow = text.count("[") + text.count("{") + 1
+    if flow > depth // 2:             # only then are the empty pairs worth counting
+        flow -= text.count("[]") + text.count("{}")
+        if flow > depth // 2:
+            return True
     if any(brk in text for brk in _OTHER_BREAKS) or _LONE_CR.search(text):
         return True   # lines that do not end in "\n": not worth a slower search
     prefix = "%s{%d}" % (_PREFIX_CHARS, depth // 4)

@@ -158,12 +158,12 @@ class _Counter:
         key = (selector, namespace)
         counts = self._memo.get(key)
         if counts is None:
-            counts = {}
-            if selector.everything:
-                pass
+            if selector.everything:                    # an empty selector counts no pod
+                counts = {}
             elif self._index is not None:
                 counts = self._index.count_per_node(namespace, selector)
             else:
+                counts = {}
                 for p, node in self._pods.get(namespace, ()):     # terminating pods do not count
                     if selector.matches(p.labels) and p.deletion_timestamp is None:
                         counts[node.name] = counts.get(node.name, 0) + 1
