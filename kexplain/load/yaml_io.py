@@ -654,7 +654,11 @@ def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
             with os.fdopen(read_end, "rb") as answer:
                 data = answer.read()
             os.waitpid(pid, 0)
-            result.append(_TextFacts.decode(data) if data else _text_facts(text))   # empty: the child died
+            try:
+                facts = _TextFacts.decode(data) if data else None
+            except Exception:     # noqa: BLE001 - a cut-off answer: the child died midway
+                facts = None
+            result.append(facts if facts is not None else _text_facts(text))   # worked out here then
         return result[0]
     return wait
 

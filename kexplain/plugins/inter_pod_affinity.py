@@ -131,7 +131,7 @@ class PreFilterState:
         count_affinity(self.affinity_counts, self.affinity_terms, other, labels, delta)
         count_anti_affinity(self.anti_affinity_counts, self.anti_affinity_terms, other, NO_LABELS, labels, delta)
 
-    # Filter's first check (the anti-affinity ones are set lookups in the plugin's filter_nodes).
+    # Filter's first check (the anti-affinity ones are lookups in the plugin's filter_nodes).
     def satisfies_pod_affinity(self, node_labels: Mapping[str, str]) -> bool:
         pods_exist = True
         for t in self.affinity_terms:
@@ -256,8 +256,8 @@ class InterPodAffinity(Plugin):
 
     def filter_nodes(self, state, pod: PodInfo, nodes) -> list[Status]:
         """The three checks in the scheduler's order: the pod's affinity, then its
-        anti-affinity and the existing pods' anti-affinity, each a lookup of the node's
-        (topology key, value) pairs in the set of pairs with a positive count."""
+        anti-affinity and the existing pods' anti-affinity, the last two lookups of the
+        node's (topology key, value) pairs among the counted ones."""
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return [Status.error(f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')] * len(nodes)
