@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from .labels import LabelSelector, parse_selector
 from .resources import PodResource, pod_resource
@@ -29,45 +29,40 @@ class AffinityTerm:
         return False
 
 
-_TERM_CACHE: dict[tuple[str, int, bytes], AffinityTerm] = {}
-_TERMS_CACHE: dict[tuple[str, bool, bytes], tuple[AffinityTerm, ...]] = {}
+_TERM_CACHE: dict[tuple[Any, ...], AffinityTerm] = {}
+_TERMS_CACHE: dict[tuple[Any, ...], tuple[AffinityTerm, ...]] = {}
 _TERM_CACHE_MAX = 65536
+T = TypeVar("T")
+
+
+def _interned(cache: dict[tuple[Any, ...], T], context: tuple[Any, ...], raw: Any, build: Callable[[], T]) -> T:
+    """build()'s value, shared by every call with the same context and equal `raw` (the pods of
+    a workload carry equal terms): one frozen object, compared by identity where it is used."""
+    try:
+        key = (*context, marshal.dumps(raw, 2))
+    except ValueError:
+        return build()
+    got = cache.get(key)
+    if got is None:
+        got = build()
+        if len(cache) < _TERM_CACHE_MAX:
+            cache[key] = got
+    return got
 
 
 def _terms(pod_ns: str, raw: Any, required: bool) -> tuple[AffinityTerm, ...]:
     """A pod's required or preferred terms of one kind. The tuple too is shared by the pods
     of a workload, so that work done per term list (the symmetric checks against existing
     pods) can be done once per workload, keyed by the tuple's identity."""
-    try:
-        key = (pod_ns, required, marshal.dumps(raw, 2))
-    except ValueError:
-        return _new_terms(pod_ns, raw, required)
-    terms = _TERMS_CACHE.get(key)
-    if terms is None:
-        terms = _new_terms(pod_ns, raw, required)
-        if len(_TERMS_CACHE) < _TERM_CACHE_MAX:
-            _TERMS_CACHE[key] = terms
-    return terms
-
-
-def _new_terms(pod_ns: str, raw: Any, required: bool) -> tuple[AffinityTerm, ...]:
     if required:
-        return tuple(_term(pod_ns, t) for t in raw)
-    return tuple(_term(pod_ns, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0)) for t in raw)
+        return _interned(_TERMS_CACHE, (pod_ns, True), raw, lambda: tuple(_term(pod_ns, t) for t in raw))
+    return _interned(_TERMS_CACHE, (pod_ns, False), raw, lambda: tuple(
+        _term(pod_ns, t.get("podAffinityTerm") or {}, int(t.get("weight") or 0)) for t in raw))
 
 
 def _term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
-    """The processed term; pods of one workload carry equal terms, so they share one (frozen)."""
-    try:
-        key = (pod_ns, weight, marshal.dumps(raw, 2))
-    except ValueError:
-        return _new_term(pod_ns, raw, weight)
-    term = _TERM_CACHE.get(key)
-    if term is None:
-        term = _new_term(pod_ns, raw, weight)
-        if len(_TERM_CACHE) < _TERM_CACHE_MAX:
-            _TERM_CACHE[key] = term
-    return term
+    """The processed term."""
+    return _interned(_TERM_CACHE, (pod_ns, weight), raw, lambda: _new_term(pod_ns, raw, weight))
 
 
 def _new_term(pod_ns: str, raw: Mapping, weight: int = 0) -> AffinityTerm:
