@@ -70,8 +70,11 @@ def copy_json(value: object) -> object:
     return copy.deepcopy(value)
 
 
-def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str]) -> list[tuple[dict, Source]]:
-    """Unwrap `kind: List`, drop (with a warning) kinds the scheduler does not read; deep copies."""
+def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
+             stored: set[int]) -> list[tuple[dict, Source]]:
+    """Unwrap `kind: List`, drop (with a warning) kinds the scheduler does not read; deep copies
+    of the objects admission will change, the stored ones (never changed) noted in `stored`
+    by identity."""
     out: list[tuple[dict, Source]] = []
     for obj, src in cluster:
         kind = _kind(obj)
@@ -79,9 +82,13 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str]) -> list[tu
             items = obj.get("items") or []
             if not isinstance(items, list):
                 raise InputError("items of a List must be a list", source=src, obj=obj, field="items")
-            out.extend(_flatten([(item, src) for item in items], warnings))
+            out.extend(_flatten([(item, src) for item in items], warnings, stored))
         elif kind in KNOWN_KINDS:
-            out.append((obj if is_stored(obj) else _copy(obj, src), src))   # stored: never mutated
+            if is_stored(obj):
+                stored.add(id(obj))
+                out.append((obj, src))
+            else:
+                out.append((_copy(obj, src), src))
         elif kind == "LimitRange":
             warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
                             "(kexplain does not emulate the LimitRanger admission plugin)")
@@ -141,10 +148,18 @@ def default_storage_class_name(classes: list[dict]) -> str | None:
 
 
 class _Admission:
-    """One admission run; holds the cluster state the plugins look up."""
+    """One admission run; holds the cluster state the plugins look up.
 
-    def __init__(self, objects: list[tuple[dict, Source]]) -> None:
-        self.objects = objects
+    Every object goes through the same steps in admission.md's order (so the first rejection is
+    the API server's); a stored one (its id in `stored`, see `is_stored`) only takes
+    its name and registers what later steps look up, and is never changed."""
+
+    def __init__(self, objects: list[tuple[dict, Source]], stored: set[int]) -> None:
+        self.objects: list[tuple[dict, Source]] = []
+        self._stored = stored
+        self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
+        for obj, src in objects:
+            self.add(obj, src)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
         self.runtime_classes: dict[str, dict] = {}
@@ -154,12 +169,23 @@ class _Admission:
         self.pod_namespaces: list[str] = []
         self._pod_namespace_set: set[str] = set()
 
+    def add(self, obj: dict, src: Source) -> None:
+        self._by_kind.setdefault(obj["kind"], []).append((len(self.objects), (obj, src)))
+        self.objects.append((obj, src))
+
+    def stored(self, obj: dict) -> bool:
+        return id(obj) in self._stored
+
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
-        return [(o, s) for o, s in self.objects if o["kind"] in kinds]
+        """The objects of these kinds, in file order."""
+        found = [entry for kind in kinds for entry in self._by_kind.get(kind, ())]
+        if len(kinds) > 1:
+            found.sort(key=lambda entry: entry[0])
+        return [obj_src for _, obj_src in found]
 
     def run_cluster_objects(self) -> None:
         for obj, src in self.objects:
-            if is_stored(obj):
+            if self.stored(obj):
                 continue
             meta = defaults.meta_of(obj)
             if obj["kind"] in CLUSTER_SCOPED:
@@ -170,7 +196,7 @@ class _Admission:
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
             self._unique(resource, "", obj, src, seen)
-            if is_stored(obj):
+            if self.stored(obj):
                 if obj["kind"] == "PriorityClass":
                     self._register_priority_class(obj)
             elif obj["kind"] == "PriorityClass":
@@ -179,13 +205,13 @@ class _Admission:
                 defaults.default_pv(obj)
                 _check_invalid("PersistentVolume", obj, src, validate_pv(obj))
         for obj, _src in self.of_kind("StorageClass"):
-            if not is_stored(obj):
+            if not self.stored(obj):
                 defaults.default_storage_class(obj)
         default_class = default_storage_class_name([o for o, _ in self.of_kind("StorageClass")])
         for obj, src in self.of_kind("PersistentVolumeClaim"):
             self._unique("persistentvolumeclaims", (obj.get("metadata") or {}).get("namespace") or "default",
                          obj, src, seen)
-            if is_stored(obj):
+            if self.stored(obj):
                 continue
             defaults.default_pvc(obj)
             spec = defaults.spec_of(obj)
@@ -196,7 +222,7 @@ class _Admission:
             _check_invalid("PersistentVolumeClaim", obj, src, validate_pvc(obj))
         for obj, src in self.of_kind("Node"):
             self._unique("nodes", "", obj, src, seen)
-            if not is_stored(obj):
+            if not self.stored(obj):
                 defaults.default_node(obj)
                 _check_invalid("Node", obj, src, validate_node(obj))
             self.nodes[_name(obj)] = obj
@@ -229,10 +255,10 @@ class _Admission:
             if name not in self.priority_classes:
                 obj = priority.builtin_class(name, value)
                 self.priority_classes[name] = priority.class_info(obj)
-                self.objects.append((obj, BUILTIN))
+                self.add(obj, BUILTIN)
 
     def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> None:
-        if is_stored(pod):
+        if self.stored(pod):
             self._register_stored_pod(pod, src)
             return
         meta = defaults.meta_of(pod)
@@ -289,7 +315,7 @@ class _Admission:
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind("Namespace"):
             self._unique("namespaces", "", obj, src, seen)
-            if is_stored(obj):
+            if self.stored(obj):
                 self.namespaces[_name(obj)] = obj
                 continue
             defaults.default_namespace(obj)
@@ -300,7 +326,7 @@ class _Admission:
                 ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
                 defaults.default_namespace(ns)
                 self.namespaces[name] = ns
-                self.objects.append((ns, BUILTIN))
+                self.add(ns, BUILTIN)
 
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
@@ -312,10 +338,11 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     are returned as copies without any mutation or validation.
     """
     result = Admitted()
-    objects = _flatten(cluster, result.warnings)
+    stored_ids: set[int] = set()
+    objects = _flatten(cluster, result.warnings, stored_ids)
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
-        if not is_stored(obj):
+        if id(obj) not in stored_ids:
             check_decodes(obj, src)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
@@ -328,7 +355,9 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
             raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",
                              source=pending[1], obj=pending_pod)
         check_decodes(pending_pod, pending[1])     # a copy, stored or not: one object, always checked
-    run = _Admission(objects)
+    if pending_pod is not None and is_stored(pending_pod):
+        stored_ids.add(id(pending_pod))
+    run = _Admission(objects, stored_ids)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     for obj, src in run.of_kind("Pod"):
