@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .cycle_state import CycleState
 from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
-from .status import SKIP, SUCCESS, Code, Status
+from .status import SUCCESS, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..config import Profile
@@ -192,15 +192,6 @@ class Framework:
             if not s.is_success:
                 return _filter_failure(pl.name, s)
         return SUCCESS
-
-    def run_filter_all(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Status]:
-        """Every Filter plugin on its own (Skip for those whose PreFilter skipped)."""
-        out: dict[str, Status] = {}
-        skip = state.skip_filter_plugins
-        for pl in self.filter_plugins:
-            name = pl.name
-            out[name] = SKIP if name in skip else pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
-        return out
 
     def run_filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                          every: bool = False) -> FilterBatch:

@@ -180,8 +180,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 
     feasible: list["NodeInfo"] = []
     if nodes:
-        start = options.start_index % len(nodes)
-        order = nodes[start:] + nodes[:start]
+        order = _rotated(nodes, options.start_index)
         if not fw.has_filter_plugins:
             feasible = order[:to_find]
         pos = len(order) if not fw.has_filter_plugins else 0
@@ -337,7 +336,8 @@ def _record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cycle,
             continue  # gated: no cycle ran
         state = cycle.state.clone()
         if cycle.searched and name not in visited and fw.has_filter_plugins:
-            entry["filterAll"] = {pl: s.to_json() for pl, s in fw.run_filter_all(state, pod, ni).items()}
+            batch = fw.run_filter_nodes(state, pod, [ni], every=True)
+            entry["filterAll"] = _filter_all_rows(batch.columns or [], batch.passed, 1)[0]
         entry["plugins"] = fw.run_explain(state, pod, ni)
     trace.extra["details"] = {"pod": _pod_facts(pod), "nodes": nodes}
 
@@ -358,11 +358,10 @@ def _evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cy
     state = cycle.state.clone() if cycle.state is not None else CycleState()
     extra: list["NodeInfo"] = [cycle.dropped] if cycle.dropped is not None else []
     try:
-        for ni in never:
-            s = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+        for ni, s in zip(never, fw.run_filter_nodes(state, pod, never).verdicts):
             if s.code is Code.ERROR:
                 raise FrameworkError(s.message())
-            out["filter"][ni.name] = s.to_json(with_plugin=True)
+            out["filter"][ni.name] = s.json_view(with_plugin=True)
             if s.is_success:
                 extra.append(ni)
         out["feasible"] = [ni.name for ni in extra]
@@ -389,5 +388,10 @@ def _round_robin_rest(nodes: list["NodeInfo"], trace: Trace) -> list["NodeInfo"]
     """The search list in round-robin order from where the search started."""
     if not nodes or trace.search is None:
         return []
-    start = trace.search.start_index % len(nodes)
+    return _rotated(nodes, trace.search.start_index)
+
+
+def _rotated(nodes: list["NodeInfo"], start: int) -> list["NodeInfo"]:
+    """`nodes` in the order the round-robin visits them from `start`."""
+    start %= len(nodes)
     return nodes[start:] + nodes[:start]

@@ -92,13 +92,11 @@ class ImageLocality(Plugin):
         return out
 
     def score(self, state, pod, node_info) -> int:
-        images = self._pod_images(state, pod)
-        name = node_info.name
-        total = sum(score for score, nodes in images.scored if name in nodes)
-        return calculate_priority(total, images.num_containers)
+        return self.score_nodes(state, pod, (node_info,))[0]
 
     def score_nodes(self, state, pod, nodes) -> list[int]:
-        """score() for each node: the sums gathered image by image, over the nodes having it."""
+        """Per node, the scaled scores of the pod's images it has, summed image by image over
+        the nodes having each (one pass per image, not per node and image)."""
         images = self._pod_images(state, pod)
         totals: dict[str, int] = {}
         for score, having in images.scored:
