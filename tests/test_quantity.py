@@ -40,3 +40,12 @@ def test_formatting():
     assert format_bytes(512 * 2**20) == "512Mi"
     assert format_bytes(3 * 2**30) == "3Gi"
     assert format_bytes(1000) == "1000"
+
+
+def test_leading_zeros_beyond_python_int_digit_limit():
+    """Found by the fuzzer: 5,000 leading zeros are a small number, and int() of the whole digit
+    string stops at 4,300 digits; both parsers read the number without them."""
+    from kexplain.admission.quantity import parse_text
+    from kexplain.model.quantity import parse_quantity
+    assert parse_quantity("0" * 5000 + "5") == 5
+    assert parse_text("0" * 5000 + "5").value == 5

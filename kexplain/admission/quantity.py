@@ -100,7 +100,7 @@ def parse_text(text: str) -> Quantity:
         fmt, factor = DECIMAL_EXPONENT, Fraction(10) ** exp
     else:
         raise QuantityError("unable to parse quantity's suffix")
-    magnitude = Fraction(int(num or "0") * 10 ** len(denom) + int(denom or "0"), 10 ** len(denom)) * factor
+    magnitude = Fraction(int(num.lstrip("0") or "0") * 10 ** len(denom) + int(denom or "0"), 10 ** len(denom)) * factor
     if magnitude and magnitude.denominator != 1:
         magnitude = Fraction(math.ceil(magnitude / _NANO)) * _NANO
     if fmt == BINARY_SI and magnitude > _MAX_BINARY:

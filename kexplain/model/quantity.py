@@ -33,7 +33,7 @@ def _parse_text(text: str) -> Fraction:
     digits = whole + (frac or "")   # none at all ("." "+" "Ki"): zero, as the API server reads it
     if len(digits.lstrip("0")) > MAX_DIGITS:   # int() refuses 4,300 digits, and slows down long before
         raise QuantityError(f"quantities of more than {MAX_DIGITS:,} digits are not supported")
-    value = Fraction(int(digits or "0"), 10 ** len(frac or ""))
+    value = Fraction(int(digits.lstrip("0") or "0"), 10 ** len(frac or ""))
     if suffix in _BINARY:
         value = min(value * _BINARY[suffix], _MAX_BINARY)   # Go caps binary-suffixed quantities there
     elif suffix in _DECIMAL:
