@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from kexplain.errors import KexplainError
@@ -53,9 +55,40 @@ def run_case(case: Path) -> dict:
         return {"error": str(err)}
 
 
+def _unordered(raw: dict) -> bool:
+    return isinstance(raw.get("search"), dict) and raw["search"].get("orderDeterministic") is False
+
+
+def run_sequence(case: Path) -> dict:
+    """A sequence case through the command line, as the shared conformance tool runs it
+    (`kexplain CASE/pods.yaml --nodes CASE/cluster.yaml ... -o json`)."""
+    args = [sys.executable, "-m", "kexplain", str(case / "pods.yaml"), "--nodes", str(case / "cluster.yaml"),
+            "-o", "json", "--start-index", str(request_for(case).start_index)]
+    if (case / "scheduler-config.yaml").exists():
+        args += ["--config", str(case / "scheduler-config.yaml")]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return {"error": proc.stderr.strip()[-500:]}
+
+
 def differing_keys(case: Path) -> tuple[list[str], dict, dict]:
+    """The trace keys that differ; for a sequence (pods.yaml), item by item in order: `items[i].key`,
+    or `items` when an item is missing or extra, or stands for another pod."""
     raw = json.loads((case / "expected.json").read_text())
-    unordered = isinstance(raw.get("search"), dict) and raw["search"].get("orderDeterministic") is False
+    if (case / "pods.yaml").exists():
+        got_list = run_sequence(case)
+        want_items, got_items = raw.get("items") or [], got_list.get("items") or []
+        if len(want_items) != len(got_items):
+            return ["items"], raw, got_list
+        for i, (w, g) in enumerate(zip(want_items, got_items)):
+            want, got = normalise(w, _unordered(w)), normalise(g, _unordered(w))
+            bad = [f"items[{i}].{k}" for k in ("pod", *KEYS) if want.get(k) != got.get(k)]
+            if bad:
+                return bad, {b: want.get(b.split(".", 1)[1]) for b in bad}, {b: got.get(b.split(".", 1)[1]) for b in bad}
+        return [], raw, got_list
+    unordered = _unordered(raw)
     want = normalise(raw, unordered)
     got = normalise(run_case(case), unordered)
     return [k for k in KEYS if want.get(k) != got.get(k)], want, got

@@ -13,7 +13,7 @@ from kexplain.config._plugins import default_multipoint
 from kexplain.errors import ConfigError, Source
 
 DATA = Path(__file__).parent / "data" / "config"
-CONFORMANCE = Path("/work/shared/conformance")
+CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 
 # The v1.35.4 in-tree plugins and the extension points each implements, read from
 # pkg/scheduler/framework/plugins/<name>/*.go (interface assertions and methods).
@@ -455,8 +455,14 @@ def _is_subsequence(sub: list[str], seq: tuple[str, ...]) -> bool:
 @pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance cases not available")
 @pytest.mark.parametrize("case", _conformance_cases(), ids=lambda p: p.name)
 def test_conformance_plugin_order_and_weights(case: Path) -> None:
-    expected = json.loads((case / "expected.json").read_text())
+    raw = json.loads((case / "expected.json").read_text())
     c = load(yaml.safe_load((case / "scheduler-config.yaml").read_text()))
+    # A sequence case holds a SchedulingTraceList: every item was scheduled by its profile.
+    for expected in raw["items"] if raw.get("kind") == "SchedulingTraceList" else [raw]:
+        _check_profile(c, expected)
+
+
+def _check_profile(c, expected: dict) -> None:
     prof = c.profile_for(expected["profile"])
     pre_enqueue = [e["plugin"] for e in expected["preEnqueue"] or []]
     assert tuple(pre_enqueue) == prof.plugins["preEnqueue"][:len(pre_enqueue)]
@@ -479,11 +485,12 @@ def test_conformance_default_cases_match_defaults() -> None:
     for exp_path in sorted(CONFORMANCE.glob("*/expected.json"))[:400]:
         if (exp_path.parent / "scheduler-config.yaml").exists():
             continue
-        expected = json.loads(exp_path.read_text())
-        pre_filter = tuple(e["plugin"] for e in expected.get("preFilter") or [])
-        assert pre_filter == prof.plugins["preFilter"][:len(pre_filter)], exp_path.parent.name
-        for node in (expected.get("score") or {}).values():
-            for name, s in node["plugins"].items():
-                assert prof.score_weights[name] == s["weight"]
-        checked += 1
+        raw = json.loads(exp_path.read_text())
+        for expected in raw["items"] if raw.get("kind") == "SchedulingTraceList" else [raw]:
+            pre_filter = tuple(e["plugin"] for e in expected.get("preFilter") or [])
+            assert pre_filter == prof.plugins["preFilter"][:len(pre_filter)], exp_path.parent.name
+            for node in (expected.get("score") or {}).values():
+                for name, s in node["plugins"].items():
+                    assert prof.score_weights[name] == s["weight"]
+            checked += 1
     assert checked

@@ -30,10 +30,25 @@ def test_bundled_case(case: Path) -> None:
     _check(case)
 
 
-SHARED_CASES = cases_under(SHARED) if SHARED.is_dir() else []
+# Families whose issues are still open: expected failures by family, never case by case. A case
+# of these families that passes is fine (not strict); the mark goes when its issue is resolved.
+OPEN_FAMILIES = {
+    "dra-": "issue 17 (Dynamic Resource Allocation) is open",
+    "sequence-": "issue 18 (several pods as v1.35.4 schedules them) is open",
+}
+
+
+def _shared_param(case: Path):
+    for prefix, reason in OPEN_FAMILIES.items():
+        if case.name.startswith(prefix):
+            return pytest.param(case, id=case.name, marks=pytest.mark.xfail(reason=reason, strict=False))
+    return pytest.param(case, id=case.name)
+
+
+SHARED_CASES = [_shared_param(c) for c in cases_under(SHARED)] if SHARED.is_dir() else []
 
 
 @pytest.mark.skipif(not SHARED_CASES, reason="../shared/conformance is not present: only the bundled subset ran")
-@pytest.mark.parametrize("case", SHARED_CASES or [None], ids=lambda p: p.name if p else "none")
+@pytest.mark.parametrize("case", SHARED_CASES or [None])
 def test_shared_case(case: Path) -> None:
     _check(case)
