@@ -214,6 +214,10 @@ TRICKY = {
     "plain exponent in flow": "a: [7541229e14, '7541229e14']\n",
     "plain float after anchor": "a: &f 1e3\nb: '1e3'\n",
     "quoted yes in prose": "a: 'yes'\nb: 'say yes or no'\nc: |\n  turn it on\n",
+    # go-yaml's (kubectl's) `\'` in double quotes, refused by libyaml: read by SafeLoader alone
+    "go-yaml quote escape": "a: \"it\\'s\"\nb: ['C:\\', \"\\\\'\", don\\'t]\nc: |\n  x\\'\n",
+    "go-yaml quote escape bad": "a: \"it\\'s\"\nb: \"\\q\"\n",
+    "backslash quote outside double quotes": "a: 'C:\\'\nb: don\\'t\n# it\\'s\n",
 }
 
 
@@ -256,6 +260,7 @@ def test_the_fast_path_takes_what_it_can_show(name: str, text: str, monkeypatch:
     ("NaN", "a: .nan\n"),
     ("same float two ways", "a: 1e3\nb: 1000.0\n"),
     ("tab", "a: 'x\tb'\n"),
+    ("go-yaml quote escape", "a: \"it\\'s\"\n"),
 ])
 def test_the_fast_path_steps_aside(name: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert fast_documents(text) is None

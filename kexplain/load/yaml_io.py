@@ -7,7 +7,8 @@ Documents nested deeper than MAX_DEPTH are refused before the C loader composes 
 (its composer recurses once per level and would overflow the C stack at some tens of
 thousands: a segfault) by SafeLoader itself, so that every reader using it is safe; and a
 value YAML's own constructors cannot build (`2024-13-45`, an integer of more than 4,300
-digits, `!!int abc`) is a YAML error with its line, not a crash.
+digits, `!!int abc`) is a YAML error with its line, not a crash. A double-quoted `\\'` is read
+as kubectl reads it (a `'`: see `kubectl_escapes`), by SafeLoader itself too.
 """
 from __future__ import annotations
 
@@ -66,6 +67,76 @@ def _reason(err: Exception, tag: str) -> str:
     return f"not a valid {tag.rsplit(':', 1)[-1]}"
 
 
+# -- double-quoted escapes as kubectl reads them ----------------------------------------------
+# kubectl reads YAML with sigs.k8s.io/yaml, that is go-yaml v2 (go.yaml.in/yaml/v2, formerly
+# gopkg.in/yaml.v2: scannerc.go, yaml_parser_scan_flow_scalar). Its double-quoted escapes are
+# libyaml's (scanner.c, yaml_parser_scan_flow_scalar: what CSafeLoader reads) and PyYAML's
+# (scanner.py, ESCAPE_REPLACEMENTS and ESCAPE_CODES) but for two:
+#
+#   both:         \0 \a \b \t \<TAB> \n \v \f \r \e \<SPACE> \" \\ \N (U+0085) \_ (U+00A0)
+#                 \L (U+2028) \P (U+2029) \xXX \uXXXX \UXXXXXXXX (the code point; surrogates
+#                 and past U+10FFFF refused by go-yaml and libyaml), and \ before a line break;
+#   go-yaml only: \' (a `'`), refused by libyaml and PyYAML ("found unknown escape character");
+#   libyaml only: \/ (a `/`, YAML 1.2), refused by go-yaml: left accepted (kubectl refuses it).
+#
+# So `\'` is made to read as kubectl reads it, without rewriting the text's lengths (lines and
+# columns in errors stay as written): the backslash of each `\'` that ends an odd run of
+# backslashes (an escape, were it in a double-quoted scalar) becomes a character the text does
+# not have, from Unicode's private use area, which every YAML context reads the way it reads a
+# backslash except that it starts no escape. The composed nodes get it back: dropped from a
+# double-quoted scalar (where it was the escape's backslash: the `'` stays), a backslash again
+# in any other (a single-quoted `'C:\'`, a plain `don\'t`). Texts without `\'` are untouched.
+_ESCAPED_QUOTE = re.compile(r"\\+'")
+_STAND_INS = tuple(chr(code) for code in range(0xE000, 0xE010))
+
+
+def kubectl_escapes(text: str) -> tuple[str, str | None]:
+    """(`text` read for go-yaml's `\\'`, the stand-in used for its backslashes), or (`text`, None)
+    when it has no such escape (or, absurdly, has every stand-in: then libyaml refuses it)."""
+    if "\\'" not in text:
+        return text, None
+    stand_in = next((c for c in _STAND_INS if c not in text), None)
+    if stand_in is None:
+        return text, None
+    found = False
+
+    def replace(m: re.Match[str]) -> str:
+        nonlocal found
+        run = m.group()
+        if len(run) % 2:                  # an even run of backslashes: `\\` escapes, then a quote
+            return run
+        found = True
+        return run[:-2] + stand_in + "'"
+    text = _ESCAPED_QUOTE.sub(replace, text)
+    return text, (stand_in if found else None)
+
+
+def _restore_node(root: Any, stand_in: str) -> None:
+    """Puts back what `kubectl_escapes` replaced, in every scalar of a composed document."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            if stand_in in node.value:
+                node.value = node.value.replace(stand_in, "" if node.style == '"' else "\\")
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
+def _restore_event(event: Any, stand_in: str) -> Any:
+    if type(event) is yaml.ScalarEvent and stand_in in event.value:
+        event.value = event.value.replace(stand_in, "" if event.style == '"' else "\\")
+    return event
+
+
 class NestingError(yaml.MarkedYAMLError):
     """A document nested deeper than MAX_DEPTH: refused before the C loader composes it."""
 
@@ -75,10 +146,14 @@ class NestingError(yaml.MarkedYAMLError):
 
 
 class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader: scalar constructors that fail as YAML errors, and a text nested deeper
-    than MAX_DEPTH refused (NestingError) before parsing, for every reader that uses it."""
+    """The safe loader: scalar constructors that fail as YAML errors, a text nested deeper
+    than MAX_DEPTH refused (NestingError) before parsing, and go-yaml's double-quoted `\\'` read
+    as kubectl reads it (in a text given as a str), for every reader that uses it."""
 
     def __init__(self, stream: Any) -> None:
+        self._stand_in: str | None = None
+        if isinstance(stream, str):
+            stream, self._stand_in = kubectl_escapes(stream)
         super().__init__(stream)
         self._unchecked = stream if isinstance(stream, str) else None
 
@@ -108,7 +183,24 @@ class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def get_single_node(self) -> Any:
         self._check_nesting()
-        return super().get_single_node()
+        node = super().get_single_node()
+        if self._stand_in is not None and node is not None:
+            _restore_node(node, self._stand_in)
+        return node
+
+    def get_node(self) -> Any:
+        node = super().get_node()
+        if self._stand_in is not None and node is not None:
+            _restore_node(node, self._stand_in)
+        return node
+
+    def peek_event(self) -> Any:
+        event = super().peek_event()
+        return event if self._stand_in is None else _restore_event(event, self._stand_in)
+
+    def get_event(self) -> Any:
+        event = super().get_event()
+        return event if self._stand_in is None else _restore_event(event, self._stand_in)
 
 
 for _tag in ("int", "float", "bool", "timestamp", "binary", "null"):
