@@ -17,8 +17,9 @@ from .commands import explain as explain_cmd
 from .commands import live as live_cmd
 from .commands import lint as lint_cmd
 from .commands.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_SCHEDULED
+from .versions import KUBE_SCHEDULER_VERSION
 
-HELP = """Why didn't my pod schedule? Runs kube-scheduler v1.35.4's filter and score plugins over
+HELP = f"""Why didn't my pod schedule? Runs kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score plugins over
 manifests and explains every verdict.
 
 Exit codes: 0 schedulable, 1 unschedulable or gated, 2 bad usage or bad input,
@@ -34,11 +35,33 @@ app.command("snapshot")(live_cmd.snapshot_command)
 app.command("lint")(lint_cmd.command)
 
 
+def version_text() -> str:
+    from importlib.metadata import version
+    return f"kexplain {version('kexplain')} (kube-scheduler {KUBE_SCHEDULER_VERSION})"
+
+
 @app.command("version")
 def version_cmd() -> None:
     """Print kexplain's version and the kube-scheduler version it follows."""
-    from importlib.metadata import version
-    typer.echo(f"kexplain {version('kexplain')} (kube-scheduler v1.35.4)")
+    typer.echo(version_text())
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print the version (as `kexplain version`) and exit."),
+) -> None:
+    """Options of kexplain itself (before any command)."""
+
+
+# Options of kexplain itself: `kexplain --version` is not `kexplain explain --version`.
+ROOT_OPTIONS = ("-h", "--help", "--install-completion", "--show-completion", "--version")
 
 
 def _subcommands() -> set[str]:
@@ -48,8 +71,7 @@ def _subcommands() -> set[str]:
 def main(argv: list[str] | None = None, prog_name: str = "kexplain") -> None:
     """`kexplain POD ...` is `kexplain explain POD ...`: the default command needs no name."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] not in _subcommands() and args[0] not in (
-            "-h", "--help", "--install-completion", "--show-completion"):
+    if args and args[0] not in _subcommands() and args[0] not in ROOT_OPTIONS:
         args.insert(0, "explain")
     try:
         app(args=args, prog_name=prog_name)
@@ -78,7 +100,7 @@ def kubectl_main() -> None:
 def kubectl_args(args: list[str]) -> list[str]:
     """`pod` put in front unless the first argument that is not an option (or an option's
     value) is a subcommand or an existing file; options alone (`-A`, `--pending`) mean `pod`."""
-    if not args or args[0] in ("-h", "--help", "--install-completion", "--show-completion"):
+    if not args or args[0] in ROOT_OPTIONS:
         return args
     takes_value = _options_with_values()
     i = 0

@@ -169,8 +169,73 @@ def test_alias_bomb_is_refused(capsys, tmp_path):
 
 def test_unknown_profile(capsys, tmp_path):
     pod = POD.replace("spec:\n", "spec:\n  schedulerName: my-scheduler\n")
-    code, _, err = run(capsys, write(tmp_path, "p.yaml", pod), "--nodes", write(tmp_path, "n.yaml", NODE))
-    assert code == 2 and 'profile not found for scheduler name "my-scheduler"' in err
+    code, out, err = run(capsys, write(tmp_path, "p.yaml", pod), "--nodes", write(tmp_path, "n.yaml", NODE))
+    assert code == 2 and out == ""
+    assert err == (f"error: {tmp_path / 'p.yaml'}: document 1: profile not found for scheduler name "
+                   '"my-scheduler": the pod\'s spec.schedulerName is not a profile of the scheduler configuration '
+                   '(profiles: "default-scheduler"); pass a KubeSchedulerConfiguration with a profile for '
+                   '"my-scheduler" with --config\n')
+
+
+def test_unknown_profile_names_the_profiles_of_the_config(capsys, tmp_path):
+    pod = POD.replace("spec:\n", "spec:\n  schedulerName: my-scheduler\n")
+    cfg = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+           "- schedulerName: default-scheduler\n- schedulerName: gpu-scheduler\n")
+    code, _, err = run(capsys, write(tmp_path, "p.yaml", pod), "--nodes", write(tmp_path, "n.yaml", NODE),
+                       "--config", write(tmp_path, "c.yaml", cfg))
+    assert code == 2 and len(err.splitlines()) == 1
+    assert '(profiles: "default-scheduler", "gpu-scheduler")' in err and "with --config" in err
+
+
+# -- version ----------------------------------------------------------------------------------------
+
+def test_version_option_prints_what_the_version_command_prints(capsys):
+    from kexplain.versions import KUBE_SCHEDULER_VERSION
+
+    code, by_command, _ = run(capsys, "version")
+    assert code == 0 and by_command.startswith("kexplain ") and by_command.endswith(
+        f" (kube-scheduler {KUBE_SCHEDULER_VERSION})\n")
+    assert run(capsys, "--version") == (0, by_command, "")
+
+
+def test_kubectl_plugin_version_option(capsys, monkeypatch):
+    from kexplain.cli import kubectl_args, kubectl_main
+
+    assert kubectl_args(["--version"]) == ["--version"]
+    monkeypatch.setattr("sys.argv", ["kubectl-kexplain", "--version"])
+    with pytest.raises(SystemExit) as exc:
+        kubectl_main()
+    assert exc.value.code in (0, None)
+    assert capsys.readouterr().out.startswith("kexplain ")
+
+
+# -- a cluster without nodes --------------------------------------------------------------------------
+
+def test_without_nodes_the_table_says_why(capsys):
+    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"))
+    assert code == 1
+    lines = out.splitlines()
+    assert "  Warning  FailedScheduling  default-scheduler  no nodes available to schedule pods" in lines
+    assert " ".join(out.split("no nodes available to schedule pods\n", 1)[1].split()) == (
+        "The cluster has no nodes: --nodes was not given. Pass the cluster's Nodes (and its bound Pods, PVCs, "
+        "...) with --nodes FILE|DIR, for example the output of kubectl get nodes -o yaml.")
+
+
+def test_nodes_without_a_node_object(capsys, tmp_path):
+    empty = write(tmp_path, "pvc.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n")
+    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "--nodes", empty)
+    assert code == 1
+    assert f"The cluster has no nodes: the --nodes input ({empty}) holds no Node object." in " ".join(out.split())
+    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "--node", "node-1")
+    assert code == 1 and "There is no node named node-1 in the cluster." in out
+    assert "--nodes was not given" in out
+
+
+def test_without_nodes_the_trace_is_the_scheduler_s(capsys):
+    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "-o", "json")
+    assert code == 1
+    assert json.loads(out)["result"]["message"] == "no nodes available to schedule pods"
+    assert "--nodes" not in out
 
 
 def test_bad_config(capsys, tmp_path):

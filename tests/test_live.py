@@ -192,14 +192,18 @@ def test_pending_lists_pods_of_the_namespace_one_line_each(capsys, api):
     assert "preemption would nominate node-a1; victims: shop/web-5f6d8c7b9-2xkqp" in vip
 
 
+# What `kexplain pod --pending` lists for a pod of another scheduler: what `kexplain POD` says of it.
+OTHER_SCHEDULER = ('profile not found for scheduler name "gpu-scheduler": the pod\'s spec.schedulerName is not a '
+                   'profile of the scheduler configuration (profiles: "default-scheduler"); pass a '
+                   'KubeSchedulerConfiguration with a profile for "gpu-scheduler" with --config')
+
+
 def test_all_namespaces_skips_pods_of_another_scheduler(capsys, api):
     code, out, _ = run(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--chunk-size", "3")
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert set(rows) == {f"shop/{CHECKOUT}", "shop/gated-report", f"shop/{VIP}", f"shop/{WEB_PENDING}",
                          "default/upload-0", "batch/train-0"}
-    assert rows["batch/train-0"].split(None, 3)[1:] == [
-        "skipped", "-", 'scheduler "gpu-scheduler" is not a profile kexplain was given (pass its '
-                        "KubeSchedulerConfiguration with --config)"]
+    assert rows["batch/train-0"].split(None, 3)[1:] == ["skipped", "-", OTHER_SCHEDULER]
     assert rows["default/upload-0"].split(None, 3)[1:] == ["Scheduled", "differs",
                                                            "fits now: would be bound to node-c1"]
     # Running, Succeeded and bound pods are not listed; only pending ones with PodScheduled=False.
@@ -210,8 +214,7 @@ def test_pending_json_items_match_offline_runs(capsys, api, tmp_path):
     code, doc = live_json(capsys, api, "pod", "-A")
     assert code == 1
     assert doc["kind"] == "SchedulingTraceList"
-    assert doc["skipped"] == [{"pod": "batch/train-0", "reason": 'scheduler "gpu-scheduler" is not a profile '
-                               "kexplain was given (pass its KubeSchedulerConfiguration with --config)"}]
+    assert doc["skipped"] == [{"pod": "batch/train-0", "reason": OTHER_SCHEDULER}]
     cluster, _ = snapshot(capsys, api, tmp_path)
     pods = {(p["metadata"]["namespace"], p["metadata"]["name"]): p
             for p in json.loads(cluster.read_text())["items"] if p["kind"] == "Pod"}

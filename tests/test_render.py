@@ -10,6 +10,8 @@ import pytest
 from kexplain.cli import main
 from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.views import deciding_plugins, ranking, rejection_groups, search_figures
+from kexplain.explain import Request, explain, load_inputs
+from kexplain.framework.schedule import Extras, recording
 from render_helpers import FIXTURES, fixture_paths, section, squeeze, table_rows, text_of, trace_of
 
 ANSI = re.compile(r"\x1b\[")
@@ -298,3 +300,179 @@ def test_suggestions_pod_changes_first_then_the_cluster():
         ("On the cluster:", ""),
         ("2.", "uncordon node n3: opens 1 node (n3)"),
     ]
+
+
+# -- reading the output: long node names, quantities, the scheduler's own words ------------------------------------
+
+LONG = "gke-prod-pool-1-abcdef-0"      # + a digit: 25 characters, as cloud node names are
+
+
+def long_named(tmp_path, name: str, prefix: str = "node-") -> tuple[str, str, list[str]]:
+    """The fixture with its nodes renamed to 25-character names: (pod, cluster, the names)."""
+    pod, cluster = fixture_paths(name)
+    text = re.sub(rf"\b{prefix}([0-9])\b", rf"{LONG}\1", cluster.read_text())
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text)
+    return str(pod), str(path), sorted(set(re.findall(rf"{LONG}[0-9]", text)))
+
+
+def node_names_in(text: str) -> list[str]:
+    """Every word of the text that starts like a long node name, as printed."""
+    return re.findall(rf"(?<![\w-]){LONG[:8]}[\w.-]*", text)
+
+
+@pytest.mark.parametrize("name, prefix", [("pod-too-big", "node-"), ("pod-web", "node-"), ("preemption", "pr-"),
+                                          ("taints", "db-")])
+@pytest.mark.parametrize("wide", [False, True], ids=["table", "wide"])
+def test_long_node_names_are_never_broken_at_80_columns(capsys, tmp_path, name, prefix, wide):
+    pod, cluster, names = long_named(tmp_path, name, prefix)
+    assert names and all(len(n) == 25 for n in names)
+    code, out, _ = run(capsys, pod, "--nodes", cluster, *(["-o", "wide"] if wide else []))
+    assert code in (0, 1)
+    for line in out.splitlines():
+        assert len(line) <= 80 or line.startswith("  Warning  FailedScheduling"), line
+    printed = node_names_in(out)
+    assert printed and {p.rstrip("*,") for p in printed} <= {*names, *(f"{n}-new" for n in names)}, printed
+
+
+def test_rejected_node_names_wrap_between_names(capsys, tmp_path):
+    pod, cluster, _ = long_named(tmp_path, "pod-too-big")
+    _, out, _ = run(capsys, pod, "--nodes", cluster, "--no-suggestions")
+    lines = section(out, "Rejected nodes, by reason")
+    assert lines[3:6] == [f"Insufficient cpu NodeResourcesFit 3 {LONG}1*,", f"{LONG}2*,", f"{LONG}5*"]
+    assert lines[6:8] == [f"node(s) had TaintToleration 2 {LONG}4*,", f"untolerated taint(s) {LONG}6*"]
+
+
+@pytest.mark.parametrize("width", [60, 100, 160])
+def test_long_node_names_on_a_terminal(tmp_path, width):
+    pod, cluster, names = long_named(tmp_path, "pod-too-big")
+    req = Request(pod_path=pod, node_paths=(cluster,))
+    with recording(Extras(details=True, unexamined=True)):
+        trace = explain(load_inputs(req), req).to_json()
+    text = text_of(trace, terminal=True, width=width, color=False)
+    assert all(p.rstrip("*,") in names for p in node_names_in(text))
+    rejected = text.split("Rejected nodes, by reason", 1)[1].split("The search", 1)[0]
+    assert sorted(p.rstrip("*,") for p in node_names_in(rejected)) == sorted(names)
+
+
+def test_names_too_long_for_a_column_go_under_the_reason(capsys, tmp_path):
+    pod, cluster = fixture_paths("pod-too-big")
+    text = re.sub(r"\bnode-([0-9])\b", r"ip-10-0-1-2\1.eu-west-1.compute.internal", cluster.read_text())
+    (tmp_path / "c.yaml").write_text(text)
+    _, out, _ = run(capsys, str(pod), "--nodes", str(tmp_path / "c.yaml"), "--no-suggestions")
+    lines = section(out, "Rejected nodes, by reason")
+    assert lines[1] == "reason (node names below) plugin nodes"
+    assert lines[3:7] == ["Insufficient cpu NodeResourcesFit 3", "ip-10-0-1-21.eu-west-1.compute.internal*,",
+                          "ip-10-0-1-22.eu-west-1.compute.internal*,", "ip-10-0-1-25.eu-west-1.compute.internal*"]
+
+
+def test_wide_view_puts_plugin_scores_apart_when_names_need_the_room(capsys, tmp_path):
+    pod, cluster, _ = long_named(tmp_path, "pod-web")
+    _, out, _ = run(capsys, pod, "--nodes", cluster, "-o", "wide")
+    assert section(out, "Feasible nodes, best first")[1:5] == [
+        "# node zone score", "-" * 47, f"1* {LONG}2 zone-a 461", f"2 {LONG}1 zone-a 399"]
+    assert section(out, "Weighted scores per plugin, by rank")[1:5] == [
+        "# Taint Fit DRA Balanced Image", "-" * 41, "1* 300 71 0 90 0", "2 300 21 0 78 0"]
+
+
+@pytest.mark.parametrize("resource, amount, shown", [
+    ("memory", "95551679853", "88.99Gi"), ("ephemeral-storage", "95551679853", "88.99Gi"),
+    ("memory", "16Gi", "16Gi"), ("memory", "1536Mi", "1536Mi"), ("memory", "30208Mi", "29.5Gi"),
+    ("memory", "13137412Ki", "12.53Gi"), ("memory", "1G", "953.67Mi"), ("memory", "1073741823", "1.00Gi"),
+    ("memory", "0", "0"), ("memory", "512", "512"), ("hugepages-2Mi", "4194304", "4Mi"),
+    ("storage", "10737418240", "10Gi"), ("cpu", "3500m", "3500m"), ("pods", "110", "110"),
+    ("nvidia.com/gpu", "2", "2"), ("memory", None, "-"),
+])
+def test_quantities_as_people_read_them(resource, amount, shown):
+    from kexplain.render.style import quantity
+    assert quantity(resource, amount) == shown
+
+
+RAW_CLUSTER = """apiVersion: v1
+kind: Node
+metadata: {name: raw-1, labels: {kubernetes.io/hostname: raw-1}}
+status:
+  capacity: {cpu: "4", memory: 16393220Ki, ephemeral-storage: "95551679853", pods: "110"}
+  allocatable: {cpu: 3920m, memory: 13137412Ki, ephemeral-storage: "95551679853", pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: used, namespace: default}
+spec:
+  nodeName: raw-1
+  containers: [{name: c, image: x, resources: {requests: {memory: 1000M, ephemeral-storage: 10G}}}]
+"""
+RAW_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: big}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {memory: "12345678901", ephemeral-storage: 90Gi}}}]
+"""
+
+
+def test_no_raw_byte_counts_in_the_human_views(capsys, tmp_path):
+    pod, cluster = tmp_path / "pod.yaml", tmp_path / "cluster.yaml"
+    pod.write_text(RAW_POD)
+    cluster.write_text(RAW_CLUSTER)
+    outputs = [run(capsys, str(pod), "--nodes", str(cluster), *extra)[1]
+               for extra in ([], ["-o", "wide"], ["--node", "raw-1"])]
+    for out in outputs:
+        assert not re.search(r"\d{6,}", out.replace("Ki", "")), out
+    table, wide, node = outputs
+    assert "Requests memory 11.50Gi, ephemeral-storage 90Gi; priority 0" in table
+    assert "raw-1 0/3920m 953.67Mi/12.53Gi 9.31Gi/88.99Gi 1/110" in squeeze(wide)
+    words = " ".join(node.split())
+    assert ("ephemeral-storage: the pod requests 90Gi; the node has 88.99Gi allocatable, 9.31Gi requested by its "
+            "pods: 79.68Gi free") in words
+    assert "ephemeral-storage 90Gi 9.31Gi 88.99Gi" in squeeze(node)
+
+
+def test_amounts_that_round_alike_are_shown_exactly():
+    from kexplain.render.facts import describe
+    facts = {"resources": [{"name": "memory", "podRequest": "1073741825", "nodeRequested": "0",
+                            "allocatable": "1073741824", "free": "1073741824", "fits": False}]}
+    assert describe("NodeResourcesFit", facts) == [
+        "memory: the pod requests 1073741825; the node has 1Gi allocatable, 0 requested by its pods: 1073741824 "
+        "free - not enough"]
+
+
+def test_unknown_plugin_facts_are_words_not_python():
+    from kexplain.render.facts import describe
+    assert describe("Example", {"ok": True, "missing": None, "items": ["a", "b"], "m": {"k": False}}) == [
+        "ok: yes", "missing: -", "items: [a, b]", "m: {k: no}"]
+
+
+def test_brackets_are_printed_not_taken_for_markup(capsys):
+    pod, cluster = fixture_paths("node-affinity")
+    _, text, _ = run(capsys, str(pod), "--nodes", str(cluster))
+    assert "in the node affinity expression topology.kubernetes.io/zone In [zone-b]: opens 3 nodes" in " ".join(
+        text.split())
+
+
+MISSING_CLAIM = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: x}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: missing}}]
+"""
+
+
+def test_the_trailing_not_found_is_explained(capsys, tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(MISSING_CLAIM)
+    code, out, _ = run(capsys, str(pod), "--nodes", str(FIXTURES / "cluster.yaml"))
+    assert code == 1
+    lines = out.splitlines()
+    event = next(i for i, line in enumerate(lines) if line.startswith("  Warning  FailedScheduling"))
+    assert lines[event].endswith('0/6 nodes are available: persistentvolumeclaim "missing" not found. not found')
+    note = " ".join(" ".join(lines[event + 1:lines.index("", event)]).split())
+    assert note == ('The trailing "not found" is the scheduler\'s own: its DynamicResources PostFilter found no '
+                    "state because PreFilter stopped at VolumeRestrictions before DynamicResources' PreFilter ran; "
+                    "it is not a missing object of yours.")
+    _, out, _ = run(capsys, str(pod), "--nodes", str(FIXTURES / "cluster.yaml"), "-o", "json")
+    assert json.loads(out)["result"]["message"].endswith(". not found")
+
+
+def test_no_not_found_note_without_it():
+    assert "The trailing" not in text_of(trace_of("pod-too-big"))

@@ -1,8 +1,16 @@
-"""VolumeBinding: PreFilter's claim checks, Filter's bound/unbound claim rules, PreScore."""
+"""VolumeBinding: PreFilter's claim checks, Filter's bound/unbound claim rules, PreScore, and what
+every view says of a claim written by hand as bound."""
 from __future__ import annotations
 
-import pytest
+import json
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
+import yaml
+
+from kexplain.cli import main
 from kexplain.framework.cycle_state import CycleState
 from kexplain.model.pod import PodInfo
 from kexplain.plugins.volume_binding import (
@@ -265,3 +273,218 @@ def test_candidates_indexed_by_affinity_labels_keep_their_meaning():
     chosen = {n: pv_["metadata"]["name"] for n, vols in state.get("VolumeBinding").pod_volumes_by_node.items()
               for _, pv_ in vols.static_bindings}
     assert chosen == {"n1": "two", "n2": "two", "n3": "notin"}
+
+
+# -- a claim written by hand as bound (issue 15) ----------------------------------------------------------
+#
+# The binder's isPVCFullyBound (volumebinding/binder.go) is the only test of "bound": spec.volumeName
+# and the annotation pv.kubernetes.io/bind-completed (any value). status.phase and the volume's claimRef
+# are never read; a claim naming a volume without the annotation is pre-bound and GetPodVolumeClaims
+# puts it among the unbound Immediate claims, whatever its class. Every view must say the same.
+
+BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+HAND_NODES = [node("n1", {ZONE: "a"})]
+
+
+def hand_claim(annotated: bool, phase: str = "Bound", value: str = "yes", uid: str | None = None,
+               volume_name: str = "pv-1", cls: str = "standard") -> dict:
+    """A claim as people write one for a test cluster: volumeName and phase Bound, the
+    bind-completed annotation only when `annotated`."""
+    ann = {BIND_COMPLETED: value} if annotated else {}
+    return pvc("data", storage_class=cls, volume_name=volume_name, bound=False, annotations=ann,
+               phase=phase, uid=uid)
+
+
+def hand_volume(ref: tuple[str, str] | None = ("default", "data"), uid: str | None = None, **kw) -> dict:
+    kw.setdefault("source", {"hostPath": {"path": "/srv/pv-1"}})   # validation wants a volume type
+    vol = pv("pv-1", claim_ref=ref, phase="Bound", **kw)
+    if uid is not None:
+        vol["spec"]["claimRef"]["uid"] = uid
+    return vol
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, _ = capsys.readouterr()
+    code = exc.value.code
+    return (code if isinstance(code, int) else 0), out
+
+
+def write_case(tmp_path: Path, others: list[dict], config: str | None = None) -> list[str]:
+    """pod.yaml (one claim volume), cluster.yaml (a node and `others`): the CLI's arguments."""
+    (tmp_path / "pod.yaml").write_text(yaml.safe_dump(pod("app", [claim_volume("data", "data")])))
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all([*HAND_NODES, *others]))
+    args = [str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "cluster.yaml")]
+    if config is not None:
+        (tmp_path / "config.yaml").write_text(config)
+        args += ["--config", str(tmp_path / "config.yaml")]
+    return args
+
+
+NO_VOLUME_ZONE = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      disabled: [{name: VolumeZone}]
+"""
+
+UNBOUND_IMMEDIATE = ("VolumeBinding", UU, [ERR_UNBOUND_IMMEDIATE])
+NOT_USABLE = "claim default/data: bound to pv-1, usable on this node"
+WRITTEN_BOUND = ("claim default/data is written as bound to pv-1 (spec.volumeName, status.phase Bound) but lacks "
+                 f"the annotation {BIND_COMPLETED} that the PersistentVolume controller adds when it completes a "
+                 "binding")
+TREATED = ("the scheduler counts a claim as bound only with spec.volumeName and that annotation (any value); "
+           "without it the claim is pre-bound, not yet bound, and treated like an unbound Immediate claim: "
+           "PreFilter rejects the pod for every node (pod has unbound immediate PersistentVolumeClaims)")
+ADD_ANNOTATION = f'to write it as bound by hand, add the annotation {BIND_COMPLETED}: "yes" to the claim'
+
+# (case, cluster objects besides the node, config, the first rejection (plugin, code, reasons) or None
+#  when the pod is scheduled, phrases `--node n1` prints, phrases it must not print)
+HAND_BOUND = [
+    ("no-annotation, claimRef names the claim", [hand_claim(False), hand_volume()], None, UNBOUND_IMMEDIATE,
+     [WRITTEN_BOUND, TREATED, ADD_ANNOTATION + " (pv-1's claimRef already names it)",
+      "with the annotation, Filter would check pv-1 against this node and pass: it has no node affinity"],
+     [NOT_USABLE]),
+    ("no-annotation, no claimRef", [hand_claim(False), hand_volume(ref=None)], None, UNBOUND_IMMEDIATE,
+     [WRITTEN_BOUND, TREATED,
+      ADD_ANNOTATION + "; pv-1's claimRef is missing: the scheduler does not read it, but a bound volume names its "
+      "claim: set spec.claimRef to {namespace: default, name: data} on pv-1"], [NOT_USABLE]),
+    ("no-annotation, claimRef names another claim", [hand_claim(False), hand_volume(ref=("default", "other"))],
+     None, UNBOUND_IMMEDIATE, [WRITTEN_BOUND, "pv-1's claimRef names default/other, not this claim"], [NOT_USABLE]),
+    ("no-annotation, claimRef of an older claim's uid",
+     [hand_claim(False, uid="uid-now"), hand_volume(uid="uid-before")], None, UNBOUND_IMMEDIATE,
+     [WRITTEN_BOUND, "pv-1's claimRef has uid uid-before, not the claim's"], [NOT_USABLE]),
+    ("no-annotation, volume missing", [hand_claim(False)], None, UNBOUND_IMMEDIATE,
+     [WRITTEN_BOUND, TREATED,
+      ADD_ANNOTATION + "; PersistentVolume pv-1 does not exist either: create it too, or with the annotation alone "
+      'the pod is still rejected for the missing volume (VolumeZone: persistentvolume "pv-1" not found; '
+      "VolumeBinding: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s))"], [NOT_USABLE]),
+    # The class does not matter: a pre-bound claim is never waiting for its first consumer.
+    ("no-annotation, WaitForFirstConsumer class, phase Pending",
+     [hand_claim(False, phase="Pending"), hand_volume(), storage_class("standard", mode=WFFC)], None,
+     UNBOUND_IMMEDIATE,
+     ["claim default/data names volume pv-1 (spec.volumeName, status.phase Pending) but lacks the annotation",
+      TREATED], [NOT_USABLE, "is written as bound"]),
+    ("no-annotation, volume affinity excludes the node", [hand_claim(False), hand_volume(affinity={ZONE: ["b"]})],
+     None, UNBOUND_IMMEDIATE,
+     [WRITTEN_BOUND, "with the annotation, Filter would still reject this node: pv-1's node affinity "
+      "(topology.kubernetes.io/zone In [b]) excludes it"], [NOT_USABLE]),
+    # With the annotation the claim is bound: phase and claimRef are not read.
+    ("annotated, claimRef names the claim", [hand_claim(True), hand_volume()], None, None, [NOT_USABLE],
+     ["claimRef", "lacks the annotation"]),
+    ("annotated, no claimRef", [hand_claim(True), hand_volume(ref=None)], None, None,
+     [NOT_USABLE, "pv-1's claimRef is missing: the scheduler does not read it (a claim is bound for it by "
+      f"spec.volumeName and the annotation {BIND_COMPLETED})"], ["lacks the annotation"]),
+    ("annotated, claimRef names another claim", [hand_claim(True), hand_volume(ref=("default", "other"))], None,
+     None, [NOT_USABLE, "pv-1's claimRef names default/other, not this claim: the scheduler does not read it"], []),
+    ("annotated with an empty value, phase Pending", [hand_claim(True, phase="Pending", value=""), hand_volume()],
+     None, None, [NOT_USABLE], []),
+    ("annotated, affinity excludes the node", [hand_claim(True), hand_volume(affinity={ZONE: ["b"]})], None,
+     ("VolumeBinding", UU, [ERR_REASON_NODE_CONFLICT]),
+     ["claim default/data: bound to pv-1, whose node affinity (topology.kubernetes.io/zone In [b]) excludes this "
+      "node"], [NOT_USABLE]),
+    # A bound claim whose volume is missing: VolumeZone's PreFilter (after VolumeBinding's) stops the
+    # cycle; without VolumeZone, VolumeBinding's Filter rejects every node.
+    ("annotated, volume missing", [hand_claim(True)], None,
+     ("VolumeZone", UU, ['persistentvolume "pv-1" not found']),
+     ["claim default/data: bound to PersistentVolume pv-1, which does not exist"], [NOT_USABLE]),
+    ("annotated, volume missing, no VolumeZone", [hand_claim(True)], NO_VOLUME_ZONE,
+     ("VolumeBinding", UU, [ERR_REASON_PV_NOT_EXIST]),
+     ["claim default/data: bound to PersistentVolume pv-1, which does not exist"], [NOT_USABLE]),
+]
+
+
+def first_rejection(trace: dict) -> tuple[str, str, list[str]] | None:
+    for st in trace["preFilter"]:
+        if st["code"] not in ("Success", "Skip"):
+            return st["plugin"], st["code"], st.get("reasons", [])
+    st = (trace.get("filter") or {}).get("n1")
+    if st and st["code"] != "Success":
+        return st["plugin"], st["code"], st.get("reasons", [])
+    return None
+
+
+@pytest.mark.parametrize("others,config,want,says,never", [c[1:] for c in HAND_BOUND],
+                         ids=[c[0] for c in HAND_BOUND])
+def test_hand_written_bound_claim(capsys, tmp_path, others, config, want, says, never):
+    args = write_case(tmp_path, others, config)
+    code, out = run_cli(capsys, *args, "-o", "json")
+    trace = json.loads(out)
+    assert first_rejection(trace) == want
+    assert trace["result"]["status"] == ("Scheduled" if want is None else "Unschedulable")
+    assert code == (0 if want is None else 1)
+    # The default view reports the scheduler's verdict and never calls the claim usable.
+    code, table = run_cli(capsys, *args)
+    assert code == (0 if want is None else 1)
+    assert "usable" not in table
+    if want is not None:
+        assert want[2][0] in " ".join(table.split())
+    # --node: the same verdict, and the claim's facts in plain words.
+    code, view = run_cli(capsys, *args, "--node", "n1")
+    assert code == (0 if want is None else 1)
+    text = " ".join(view.split())
+    if want is not None and trace["search"] is None:   # PreFilter stopped the cycle
+        assert f"Not examined: PreFilter plugin {want[0]} rejected the pod for every node: {want[2][0]}" in text
+    elif want is not None:
+        assert f"Rejected by {want[0]} ({want[1]}): {want[2][0]}" in text
+    for phrase in says:
+        assert phrase in text, phrase
+    for phrase in never:
+        assert phrase not in text, phrase
+    assert all(len(line) <= 80 for line in view.splitlines())
+
+
+def test_hand_written_bound_claim_facts_in_the_json_trace(capsys, tmp_path):
+    args = write_case(tmp_path, [hand_claim(False, uid="uid-now"), hand_volume(uid="uid-before")])
+    _, out = run_cli(capsys, *args, "--node", "n1", "-o", "json")
+    facts = json.loads(out)["details"]["nodes"]["n1"]["plugins"]["VolumeBinding"]
+    assert facts == {"claims": [{
+        "volume": "data", "claim": "default/data", "found": True, "phase": "Bound", "storageClass": "standard",
+        "bindingMode": None, "classExists": False, "request": "1Gi", "volumeName": "pv-1", "bindCompleted": False,
+        "volumeExists": True, "volumeClaimRef": {"namespace": "default", "name": "data", "uid": "uid-before"},
+        "claimRefMatches": False, "volumeNodeAffinity": None, "volumeAdmitsNode": True}]}
+    assert "boundVolume" not in facts["claims"][0]
+
+
+def test_hand_written_bound_claim_through_the_command(tmp_path):
+    """The installed command, end to end: exit code 1 and the note under VolumeBinding."""
+    args = write_case(tmp_path, [hand_claim(False), hand_volume(ref=None)])
+    proc = subprocess.run([sys.executable, "-m", "kexplain", *args, "--node", "n1"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "VolumeBinding - " + WRITTEN_BOUND in text
+    assert "usable" not in text
+
+
+@pytest.mark.parametrize("claim,want", [
+    # Phase is not read: Pending with the annotation is bound, Bound without it is not.
+    (hand_claim(True, phase="Pending"), OK),
+    (hand_claim(True, phase="Lost"), uu('persistentvolumeclaim "data" bound to non-existent persistentvolume '
+                                        '"pv-1"')),
+    (hand_claim(False, phase="Bound"), uu(ERR_UNBOUND_IMMEDIATE)),
+    # The annotation without a volume name is not bound either.
+    (hand_claim(True, volume_name=""), uu(ERR_UNBOUND_IMMEDIATE)),
+])
+def test_bound_means_volume_name_and_annotation(claim, want):
+    h = cluster(HAND_NODES, others=[claim, hand_volume(ref=None)])
+    pre, _, _ = run_filters(VolumeBinding, h, pod("p", [claim_volume("data")]))
+    assert pre == want
+
+
+def test_explain_agrees_with_filter_on_a_migrated_in_tree_volume():
+    """A GCE PD migrated on the node is checked with its zone key rewritten to the CSI driver's:
+    the node lacks that label, so Filter rejects it and the facts must not call the volume usable."""
+    vol = hand_volume(affinity={ZONE: ["a"]}, source={"gcePersistentDisk": {"pdName": "d1"}})
+    h = cluster(HAND_NODES, others=[hand_claim(True), vol, csinode("n1", migrated="kubernetes.io/gce-pd")])
+    plugin = VolumeBinding({}, h)
+    state = CycleState()
+    info = PodInfo(pod("p", [claim_volume("data")]))
+    plugin.pre_filter(state, info, h.snapshot.node_infos)
+    ni = h.snapshot.node_infos[0]
+    assert plugin.filter(state, info, ni).reasons == (ERR_REASON_NODE_CONFLICT,)
+    facts = plugin.explain(state, info, ni)["claims"][0]
+    assert facts["boundVolume"] == "pv-1" and facts["volumeAdmitsNode"] is False

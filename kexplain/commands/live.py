@@ -317,6 +317,9 @@ def _live_key(live: Live, comparison: dict) -> dict:
             **comparison}
 
 
+LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
+
+
 def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> int:
     from ..explain import explain, inputs_from_objects
     from ..load.live import as_pending
@@ -342,7 +345,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.output in (Output.json, Output.yaml):
         write_trace(env, {**trace, "live": _live_key(live, comparison)}, args.output)
     else:
-        write_trace(env, trace, args.output, node=args.node)
+        write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(env, comparison)
     return exit_code_for(trace)
 
@@ -411,10 +414,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
 
 
 def _skip_reason(pod: Obj, err: KexplainError) -> str:
-    if "profile not found" in err.message:
-        name = (pod.get("spec") or {}).get("schedulerName")
-        return (f'scheduler "{name}" is not a profile kexplain was given '
-                "(pass its KubeSchedulerConfiguration with --config)")
+    """Why a pending pod was not explained: the error's own words (for a pod of another
+    scheduler, the same as `kexplain POD` and `kexplain pod NAME` print)."""
     return err.message
 
 
@@ -475,7 +476,7 @@ def _write_pending(env: Environment, args: PodArgs, live: Live, results: list[Pe
                 continue
             env.stdout.write("\n")
             env.console().rule(_pod_key(res.pod))
-            write_trace(env, res.trace, args.output)
+            write_trace(env, res.trace, args.output, no_nodes_hint=LIVE_NO_NODES)
             print_comparison(env, res.comparison or {"podScheduled": None, "agrees": None, "notes": []})
     elif _stderr_is_terminal(env):
         env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")

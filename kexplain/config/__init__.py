@@ -59,7 +59,11 @@ class SchedulerConfig:
         for p in self.profiles:
             if p.scheduler_name == scheduler_name:
                 return p
-        raise ConfigError(f"profile not found for scheduler name {go_quote(scheduler_name)}")
+        profiles = ", ".join(go_quote(p.scheduler_name) for p in self.profiles)
+        raise ConfigError(f"profile not found for scheduler name {go_quote(scheduler_name)}: the pod's "
+                          f"spec.schedulerName is not a profile of the scheduler configuration (profiles: "
+                          f"{profiles}); pass a KubeSchedulerConfiguration with a profile for "
+                          f"{go_quote(scheduler_name)} with --config")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,14 @@ a storage class able to provision one there. A claim that should have been bound
 already (Immediate binding, a pre-bound volume name, a missing class) keeps the pod out
 of every node until the PV controller binds it.
 
+"Bound" is the binder's isPVCFullyBound: spec.volumeName set and the annotation
+pv.kubernetes.io/bind-completed present (any value), which the PV controller adds when it
+completes a binding. status.phase and the volume's claimRef are not read: a hand-written
+claim with volumeName and phase Bound but no annotation is pre-bound, counted as an
+unbound Immediate claim (PreFilter: "pod has unbound immediate PersistentVolumeClaims"),
+even when its volume's claimRef names it; with the annotation it is bound even when its
+volume has no claimRef, and Filter only checks that the volume exists and admits the node.
+
 Scoring by volume utilisation exists only behind the alpha StorageCapacityScoring gate
 (off in v1.35.4): without it PreScore skips the plugin.
 """
@@ -23,8 +31,8 @@ from ..model.labels import SelectorError, parse_selector
 from ..trace import format_expression, format_quantity
 from .normalize import go_div
 from .volumes import (
-    ANN_SELECTED_NODE, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER, PVC_RESOURCE,
-    VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER, Obj, TranslationError, VolumeIndex,
+    ANN_BIND_COMPLETED, ANN_SELECTED_NODE, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER,
+    PVC_RESOURCE, VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER, Obj, TranslationError, VolumeIndex,
     access_modes, affinity_selector, annotations, attributes_class, binding_mode, claim_class,
     claim_of_volume, ephemeral_owner_error, is_fully_bound, match_topology_terms,
     migrated_plugins, meta, name_of, namespace_of, not_found, pod_volumes, pv_plugin,
@@ -303,7 +311,9 @@ class VolumeBinding(Plugin):
         return SUCCESS
 
     def _check_bound(self, claims: list[Obj], node) -> tuple[bool, bool]:
-        """(node affinity satisfied, every bound volume exists), stopping at the first miss."""
+        """checkBoundClaims: (node affinity satisfied, every bound volume exists), stopping
+        at the first miss. Only the claim's volumeName is read: neither its phase nor the
+        volume's claimRef."""
         if not claims:
             return True, True
         idx = self.index
@@ -312,18 +322,21 @@ class VolumeBinding(Plugin):
             pv = idx.pv(spec(pvc).get("volumeName") or "")
             if pv is None:
                 return True, False
-            plugin = pv_plugin(pv)
-            if plugin is not None and plugin.plugin in MIGRATION_ON and plugin.plugin in migrated:
-                try:
-                    translated = translate_pv(plugin, pv)
-                except TranslationError as err:
-                    raise TranslationError(f"could not translate pv: {err}") from None
-                ok = selector_admits(affinity_selector(translated), node.labels)
-            else:
-                ok = idx.pv_admits(pv, node.labels)
-            if not ok:
+            if not self._bound_volume_admits(pv, node, migrated):
                 return False, True
         return True, True
+
+    def _bound_volume_admits(self, pv: Obj, node, migrated: frozenset[str]) -> bool:
+        """CheckNodeAffinity of a bound claim's volume, seen through CSI migration when its
+        in-tree plugin is migrated on the node (tryTranslatePVToCSI)."""
+        plugin = pv_plugin(pv)
+        if plugin is not None and plugin.plugin in MIGRATION_ON and plugin.plugin in migrated:
+            try:
+                translated = translate_pv(plugin, pv)
+            except TranslationError as err:
+                raise TranslationError(f"could not translate pv: {err}") from None
+            return selector_admits(affinity_selector(translated), node.labels)
+        return self.index.pv_admits(pv, node.labels)
 
     def _check_unbound(self, claims: list[DelayedClaim], node, out: PodVolumes) -> bool:
         """Whether every waiting claim finds a volume on, or can be provisioned for, the node."""
@@ -441,9 +454,11 @@ class VolumeBinding(Plugin):
     # -- explanation (kexplain) ----------------------------------------------------
     def explain(self, state, pod, node_info) -> dict | None:
         """Per claim of the pod: whether it exists and its phase, class and binding mode; a
-        bound claim's volume and whether that volume's node affinity admits the node; a claim
-        waiting for its first consumer: the free volumes that could take it (those admitting
-        the node named), and whether its class may provision a volume there."""
+        claim naming a volume: whether it is bound for the scheduler (the bind-completed
+        annotation), the volume's claimRef and whether its node affinity admits the node (as
+        Filter checks it, through CSI migration); a claim waiting for its first consumer: the
+        free volumes that could take it (those admitting the node named), and whether its
+        class may provision a volume there."""
         idx = self.index
         labels = node_info.node.labels
         st: VolumeBindingState | None = state.get(self.name)
@@ -464,13 +479,11 @@ class VolumeBinding(Plugin):
             entry.update(found=True, phase=(pvc.get("status") or {}).get("phase") or "Pending",
                          storageClass=cls_name or None, bindingMode=binding_mode(sc) if sc is not None else None,
                          request=format_quantity("storage", _ceil(storage_request(pvc))))
+            if cls_name and sc is None:
+                entry["classExists"] = False
             pv_name = spec(pvc).get("volumeName") or ""
             if pv_name:
-                pv = idx.pv(pv_name)
-                entry.update(boundVolume=pv_name, volumeExists=pv is not None)
-                if pv is not None:
-                    entry.update(volumeNodeAffinity=node_affinity_text(pv),
-                                 volumeAdmitsNode=idx.pv_admits(pv, labels))
+                entry.update(self._named_volume_facts(pvc, pv_name, node_info.node))
                 continue
             dc = waiting.get(id(pvc))
             if dc is not None:
@@ -480,6 +493,35 @@ class VolumeBinding(Plugin):
                 entry.update(provisioner=sc.get("provisioner") or "",
                              classAllowsNode=match_topology_terms(sc.get("allowedTopologies"), labels))
         return {"claims": claims} if claims else None
+
+    def _named_volume_facts(self, pvc: Obj, pv_name: str, node) -> dict:
+        """A claim naming a volume (spec.volumeName). `bindCompleted`: whether it carries
+        the annotation that makes it bound for the scheduler (isPVCFullyBound); only then
+        `boundVolume` is set and Filter checks the volume. Without it the claim is pre-bound
+        and PreFilter counts it as an unbound Immediate claim, whatever its phase and the
+        volume's claimRef; the volume's claimRef (which the scheduler does not read) and
+        its node affinity are recorded to say what a hand-written binding lacks."""
+        idx = self.index
+        pv = idx.pv(pv_name)
+        completed = ANN_BIND_COMPLETED in annotations(pvc)
+        out: dict = {"volumeName": pv_name, "bindCompleted": completed, "volumeExists": pv is not None}
+        if completed:
+            out["boundVolume"] = pv_name
+        if pv is None:
+            return out
+        ref = spec(pv).get("claimRef")
+        if isinstance(ref, dict):
+            out["volumeClaimRef"] = {k: str(ref[k]) for k in ("namespace", "name", "uid") if ref.get(k)}
+        else:
+            out["volumeClaimRef"] = None
+        out["claimRefMatches"] = claim_is_prebound_to(pv, pvc)
+        out["volumeNodeAffinity"] = node_affinity_text(pv)
+        try:
+            out["volumeAdmitsNode"] = self._bound_volume_admits(
+                pv, node, migrated_plugins(idx.csinode(node.name)))
+        except TranslationError as err:
+            out["volumeError"] = str(err)
+        return out
 
 
 def node_affinity_text(pv: Obj) -> str | None:

@@ -134,7 +134,8 @@ def attributes_class(obj: Obj) -> str:
 
 
 def is_fully_bound(pvc: Obj) -> bool:
-    """Bound by the PV controller: a volume name and the bind-completed annotation."""
+    """isPVCFullyBound (volumebinding/binder.go): a volume name and the bind-completed
+    annotation, whatever its value; the claim's phase and the volume's claimRef are not read."""
     return bool(spec(pvc).get("volumeName")) and ANN_BIND_COMPLETED in annotations(pvc)
 
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from ..model.quantity import QuantityError, parse_quantity
+from .style import quantity
+
 Facts = Mapping[str, Any]
 
 
@@ -25,7 +28,21 @@ def describe(plugin: str, facts: Facts | None) -> list[str]:
 
 
 def _generic(facts: Facts) -> list[str]:
-    return [f"{k}: {v}" for k, v in facts.items()]
+    return [f"{k}: {_plain(v)}" for k, v in facts.items()]
+
+
+def _plain(value: Any) -> str:
+    """A fact's value in words, as YAML would write it, not as Python's repr: `yes`, `-`, lists
+    as `a, b`, mappings as `{k: v}`."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 # -- per plugin -------------------------------------------------------------------------------------
@@ -101,9 +118,13 @@ def _node_ports(f: Facts) -> list[str]:
 def _node_resources_fit(f: Facts) -> list[str]:
     out = []
     for r in f.get("resources") or ():
-        name = r.get("name")
-        what = (f"{name}: the pod requests {r.get('podRequest')}; the node has {r.get('allocatable')} allocatable, "
-                f"{r.get('nodeRequested')} requested by its pods: {r.get('free')} free")
+        name = str(r.get("name"))
+        want, cap, have, free = (quantity(name, r.get(k)) for k in ("podRequest", "allocatable", "nodeRequested",
+                                                                     "free"))
+        if not r.get("fits") and _not_less(want, free):    # rounded alike: the exact amounts tell them apart
+            want, free = str(r.get("podRequest")), str(r.get("free"))
+        what = (f"{name}: the pod requests {want}; the node has {cap} allocatable, "
+                f"{have} requested by its pods: {free} free")
         if name == "pods":
             what = (f"pods: the node runs {r.get('nodeRequested')} of at most {r.get('allocatable')} pods")
         if r.get("fits"):
@@ -119,6 +140,14 @@ def _node_resources_fit(f: Facts) -> list[str]:
             how = _STRATEGY.get(score.get("strategy"), "")
             out.append(f"score ({score.get('strategy')}{how}): with the pod, {used} of allocatable requested")
     return out
+
+
+def _not_less(want: str, free: str) -> bool:
+    """Would the rounded amounts read as if the request fitted?"""
+    try:
+        return parse_quantity(want) <= parse_quantity(free)
+    except QuantityError:
+        return want == free
 
 
 _STRATEGY = {"LeastAllocated": ": the emptier, the higher", "MostAllocated": ": the fuller, the higher",
@@ -188,22 +217,37 @@ def _volume_binding(f: Facts) -> list[str]:
         if not c.get("found"):
             out.append(f"{claim}: does not exist")
             continue
+        if c.get("volumeName") and c.get("bindCompleted") is False:
+            out += _prebound_claim(claim, c)
+            continue
         if c.get("boundVolume"):
+            vol = c["boundVolume"]
             if not c.get("volumeExists"):
-                out.append(f"{claim}: bound to PersistentVolume {c['boundVolume']}, which does not exist")
+                out.append(f"{claim}: bound to PersistentVolume {vol}, which does not exist")
+                continue
+            if c.get("volumeError"):
+                out.append(f"{claim}: bound to {vol}, which cannot be seen through CSI migration: {c['volumeError']}")
             elif c.get("volumeAdmitsNode"):
-                out.append(f"{claim}: bound to {c['boundVolume']}, usable on this node")
+                out.append(f"{claim}: bound to {vol}, usable on this node")
             else:
-                out.append(f"{claim}: bound to {c['boundVolume']}, whose node affinity "
+                out.append(f"{claim}: bound to {vol}, whose node affinity "
                            f"({c.get('volumeNodeAffinity')}) excludes this node")
+            if "claimRefMatches" in c and not c["claimRefMatches"]:
+                out.append(f"{vol}'s claimRef {_claim_ref_gap(c)}: the scheduler does not read it (a claim is "
+                           "bound for it by spec.volumeName and the annotation pv.kubernetes.io/bind-completed)")
             continue
         cls = c.get("storageClass")
         if c.get("bindingMode") != "WaitForFirstConsumer":
-            why = f"class {cls} binds immediately" if cls else "it names no storage class"
+            if not cls:
+                why = "it names no storage class"
+            elif c.get("classExists") is False:
+                why = f"its class {cls} does not exist (so it does not wait for a consumer)"
+            else:
+                why = f"class {cls} binds immediately"
             out.append(f"{claim}: not bound yet ({c.get('phase')}) and {why}: the PersistentVolume controller "
                        "must bind it before the pod can be scheduled")
             continue
-        line = f"{claim} ({c.get('request')}, class {cls}, WaitForFirstConsumer):"
+        line = f"{claim} ({quantity('storage', c.get('request'))}, class {cls}, WaitForFirstConsumer):"
         if "availableVolumes" in c:
             here = c.get("volumesForNode") or []
             line += (f" {c['availableVolumes']} free volume(s) of the class, "
@@ -218,6 +262,63 @@ def _volume_binding(f: Facts) -> list[str]:
                 line += "; the class's allowedTopologies exclude this node"
         out.append(line)
     return out
+
+
+_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+
+
+def _prebound_claim(claim: str, c: Facts) -> list[str]:
+    """A claim naming a volume without the bind-completed annotation: often a claim written
+    by hand as bound. What the scheduler makes of it and what it lacks."""
+    vol = c["volumeName"]
+    phase = c.get("phase")
+    written = (f"is written as bound to {vol} (spec.volumeName, status.phase Bound)" if phase == "Bound"
+               else f"names volume {vol} (spec.volumeName, status.phase {phase})")
+    out = [f"{claim} {written} but lacks the annotation {_BIND_COMPLETED} that the PersistentVolume controller "
+           "adds when it completes a binding",
+           "the scheduler counts a claim as bound only with spec.volumeName and that annotation (any value); "
+           "without it the claim is pre-bound, not yet bound, and treated like an unbound Immediate claim: "
+           "PreFilter rejects the pod for every node (pod has unbound immediate PersistentVolumeClaims)"]
+    fix = f'to write it as bound by hand, add the annotation {_BIND_COMPLETED}: "yes" to the claim'
+    if not c.get("volumeExists"):
+        fix += (f"; PersistentVolume {vol} does not exist either: create it too, or with the annotation alone the "
+                f'pod is still rejected for the missing volume (VolumeZone: persistentvolume "{vol}" not found; '
+                "VolumeBinding: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s))")
+        return out + [fix]
+    if c.get("claimRefMatches"):
+        fix += f" ({vol}'s claimRef already names it)"
+    else:
+        fix += (f"; {vol}'s claimRef {_claim_ref_gap(c)}: the scheduler does not read it, but a bound volume names "
+                f"its claim: set spec.claimRef to {_claim_ref_wanted(c)} on {vol}")
+    out.append(fix)
+    if c.get("volumeError"):
+        out.append(f"with the annotation, {vol} could not be seen through CSI migration on this node: "
+                   f"{c['volumeError']}")
+    elif "volumeAdmitsNode" in c:
+        affinity = c.get("volumeNodeAffinity")
+        if c["volumeAdmitsNode"]:
+            out.append(f"with the annotation, Filter would check {vol} against this node and pass: " +
+                       (f"its node affinity ({affinity}) admits it" if affinity else "it has no node affinity"))
+        else:
+            out.append(f"with the annotation, Filter would still reject this node: {vol}'s node affinity "
+                       f"({affinity}) excludes it")
+    return out
+
+
+def _claim_ref_gap(c: Facts) -> str:
+    """How a volume's claimRef fails to name the claim."""
+    ref = c.get("volumeClaimRef")
+    if not ref:
+        return "is missing"
+    ns, _, name = str(c.get("claim") or "").partition("/")
+    if ref.get("namespace") == ns and ref.get("name") == name and ref.get("uid"):
+        return f"has uid {ref['uid']}, not the claim's"
+    return f"names {ref.get('namespace') or '(no namespace)'}/{ref.get('name') or '(no name)'}, not this claim"
+
+
+def _claim_ref_wanted(c: Facts) -> str:
+    ns, _, name = str(c.get("claim") or "").partition("/")
+    return f"{{namespace: {ns}, name: {name}}}"
 
 
 def _volume_zone(f: Facts) -> list[str]:
@@ -258,7 +359,8 @@ def _image_locality(f: Facts) -> list[str]:
     out = []
     for i in f.get("images") or ():
         if i.get("onNode"):
-            out.append(f"image {i['image']} is on this node ({i.get('size')}, on {i.get('nodesWithImage')} node(s))")
+            size = "size unknown" if i.get("size") is None else quantity("storage", i["size"])
+            out.append(f"image {i['image']} is on this node ({size}, on {i.get('nodesWithImage')} node(s))")
         else:
             out.append(f"image {i['image']} is not on this node")
     return out

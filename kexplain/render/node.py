@@ -16,7 +16,7 @@ from rich.text import Text
 
 from .facts import describe
 from .preemption import preemption_view
-from .style import Look
+from .style import Look, quantity
 from .table import VERDICT_STYLE, Block
 from .views import REJECTED, ranking, search_figures
 
@@ -193,11 +193,11 @@ def _resources(trace: Mapping[str, Any], facts: Mapping[str, Any], look: Look) -
     table.add_column("the node's pods request", justify="right", overflow="fold")
     table.add_column("allocatable", justify="right", overflow="fold")
     for name, r in res.items():
-        want = "1" if name == "pods" else pod.get(name, "-")
-        table.add_row(name, want, r.get("requested", "-"), r.get("allocatable", "-"))
+        want = "1" if name == "pods" else quantity(name, pod.get(name))
+        table.add_row(name, want, quantity(name, r.get("requested")), quantity(name, r.get("allocatable")))
     for name, q in pod.items():
         if name not in res:
-            table.add_row(name, q, "-", "0 (the node does not offer it)")
+            table.add_row(name, quantity(name, q), "-", "0 (the node does not offer it)")
     return [Block(table)]
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 
-from .style import Look
+from .style import GAP, Look, names_layout
 from .views import REJECTED, shorten
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -98,13 +100,19 @@ def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list:
     if view.nominated:
         blocks.append(Block(Text(f"Would nominate {view.nominated} and evict {len(view.victims)} pod(s); the pod "
                                  "is scheduled there once they are gone."), gap=False))
+        rows = [(v.pod, "-" if v.priority is None else str(v.priority), v.node, ", ".join(v.pdbs) or "-")
+                for v in view.victims]
+        # Every victim is on the nominated node, named above: its column goes when it leaves no room.
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(("victim", "priority", "node"))]
+        with_node = sum(widths) + 3 * GAP + len("PodDisruptionBudget") <= look.width
         table = look.table()
         table.add_column("victim", overflow="fold")
         table.add_column("priority", justify="right", no_wrap=True)
-        table.add_column("node", overflow="fold")
+        if with_node:
+            table.add_column("node", no_wrap=True)
         table.add_column("PodDisruptionBudget violated", overflow="fold")
-        for v in view.victims:
-            table.add_row(v.pod, "?" if v.priority is None else str(v.priority), v.node, ", ".join(v.pdbs) or "-")
+        for pod, priority, node, pdbs in rows:
+            table.add_row(pod, priority, *([node] if with_node else []), pdbs)
         blocks.append(Block(table, gap=False))
     else:
         blocks.append(Block(Text(f"Would not help: {_without_prefix(view.message)}"), gap=False))
@@ -113,12 +121,20 @@ def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list:
         blocks.append(Block(Text("Every node was rejected for a reason evicting pods cannot fix "
                                  "(UnschedulableAndUnresolvable): see the rejected nodes above."), gap=False))
     elif view.why_not:
-        table = look.table("Why not the other nodes")
-        table.add_column("reason", overflow="fold", ratio=3)
-        table.add_column("nodes", overflow="fold", ratio=2)
         limit = None if look.wide else 8
-        for reason, nodes in view.why_not.items():
-            table.add_row(reason, shorten(nodes, limit))
+        rows = [(reason, shorten(nodes, limit)) for reason, nodes in view.why_not.items()]
+        # The reasons take the room the node names leave, and wrap first: names are never broken.
+        layout = names_layout(look.width, [("reason", "nodes"), *rows])
+        table = look.table("Why not the other nodes")
+        if layout.stacked:
+            table.add_column("reason (nodes below)", overflow="fold", width=layout.text)
+            for reason, nodes in rows:
+                table.add_row(Group(Text(reason), Padding(Text(nodes), (0, 0, 0, 2))))
+        else:
+            table.add_column("reason", overflow="fold", width=layout.text)
+            table.add_column("nodes", overflow="fold", width=layout.names)
+            for reason, nodes in rows:
+                table.add_row(reason, nodes)
         blocks.append(Block(table))
     return blocks
 

@@ -1,10 +1,15 @@
-"""Shared looks: tables that read well on a terminal and as plain text, short plugin names."""
+"""Shared looks: tables that read well on a terminal and as plain text, short plugin names,
+quantities as people read them, and column widths that never break a node name."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 from rich import box
 from rich.table import Table
+from rich.text import Text
+
+from ..model.quantity import QuantityError, format_bytes, parse_quantity, value
 
 # SIMPLE_HEAD drawn with ASCII: what a pipe, a file or `less` shows without surprises.
 ASCII_HEAD = box.Box(
@@ -37,6 +42,115 @@ def short(plugin: str) -> str:
     return SHORT_NAMES.get(plugin, plugin)
 
 
+# -- quantities --------------------------------------------------------------------------------------
+
+_BINARY_UNITS = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def is_bytes(resource: str) -> bool:
+    """Resources counted in bytes: memory, storage, hugepages."""
+    return resource in ("memory", "ephemeral-storage", "storage") or resource.startswith("hugepages-")
+
+
+def quantity(resource: str, amount: Any) -> str:
+    """A quantity of the trace (a quantity string: "3500m", "16Gi", "1G", "95551679853") as
+    people read it. Bytes in binary units: exact when a whole number of a unit up to four
+    digits long ("16Gi", "1536Mi"), else in the largest unit rounded to two decimals ("88.99Gi"
+    for 95551679853, "953.67Mi" for 1G, "29.5Gi" for 30208Mi). Anything else as given."""
+    if amount is None:
+        return "-"
+    text = str(amount)
+    if not is_bytes(resource):
+        return text
+    try:
+        n = value(parse_quantity(text))
+    except QuantityError:
+        return text
+    exact = format_bytes(n)
+    if n < 1024 or len(exact.rstrip("KMGTPEi")) <= 4:
+        return exact
+    i = max(k for k in range(1, len(_BINARY_UNITS) + 1) if n >= 1 << (10 * k))
+    size = 1 << (10 * i)
+    if n / size >= 1023.995 and i < len(_BINARY_UNITS):     # 1023.999Mi: 1.00Gi
+        i, size = i + 1, size << 10
+    shown = f"{n / size:.2f}"
+    if (n * 100) % size == 0:               # exact with two decimals: 29.5Gi
+        shown = shown.rstrip("0").rstrip(".")
+    return f"{shown}{_BINARY_UNITS[i - 1]}"
+
+
+def quantities(amounts: Any) -> str:
+    """`cpu 1, memory 1Gi` for a {resource: quantity} mapping ("nothing" when empty)."""
+    return ", ".join(f"{k} {quantity(k, v)}" for k, v in (amounts or {}).items()) or "nothing"
+
+
+# -- columns of node names ----------------------------------------------------------------------------
+
+GAP = 3     # between two columns of a Look.table: a blank each side of the (invisible) rule
+
+
+def longest_word(texts: Sequence[str]) -> int:
+    return max((len(w) for t in texts for w in t.split()), default=0)
+
+
+def wrap_widths(text: str, width: int) -> list[int]:
+    """The widths of the lines `text` takes wrapped between words at `width`, as rich wraps
+    it (a word longer than `width` is folded)."""
+    width = max(width, 1)
+    lines: list[int] = []
+    for word in text.split():
+        if lines and lines[-1] + 1 + len(word) <= width:
+            lines[-1] += 1 + len(word)
+            continue
+        while len(word) > width:
+            lines.append(width)
+            word = word[width:]
+        lines.append(len(word))
+    return lines or [0]
+
+
+@dataclass(frozen=True)
+class NamesLayout:
+    """Widths for a table whose last column lists node names. `text`: the width of the
+    column before the names (a reason), `names`: the names column's. `stacked`: no room for
+    the names beside the text (long names, a narrow terminal): they go under it, in its cell."""
+
+    text: int
+    names: int
+    stacked: bool = False
+
+
+def names_layout(room: int, rows: Sequence[tuple[str, str]], *, least: int = 12) -> NamesLayout:
+    """Split `room` columns (the table's width less its other columns and their gaps) between
+    a column of texts, wrapped between words, and a column of node names (comma-separated
+    lists), wrapped between names, never inside one. `rows`: (text, names), the headers
+    first. The names column is at least as wide as its longest "name*,"; the text column
+    gives way down to its longest word (and `least`). Of those widths, the one that takes the
+    fewest lines; then the one that wraps the texts least (a reason is the scheduler's words,
+    read and searched whole), then the names; then the widest."""
+    texts, names = [t for t, _ in rows], [n for _, n in rows]
+    text_full = max((len(t) for t in texts), default=0)
+    names_full = max((len(n) for n in names), default=0)
+    widest = min(text_full, room - GAP - longest_word(names))
+    narrowest = max(longest_word(texts), min(least, text_full))
+    if widest < narrowest:      # the names go under the texts, indented by 2
+        lines = [w for n in names for w in wrap_widths(n, room - 2)]
+        stacked = max(1, min(room, max(text_full, 2 + max(lines, default=0))))
+        return NamesLayout(stacked, stacked, stacked=True)
+    best: tuple[int, int, int, int] | None = None
+    for text_w in range(widest, narrowest - 1, -1):
+        names_w = min(names_full, room - GAP - text_w)
+        text_lines = [len(wrap_widths(t, text_w)) for t in texts]
+        name_lines = [len(wrap_widths(n, names_w)) for n in names]
+        lines = sum(map(max, text_lines, name_lines))
+        if best is None or (lines, sum(text_lines), sum(name_lines)) < best[:3]:
+            best = (lines, sum(text_lines), sum(name_lines), text_w)
+    assert best is not None
+    names_w = min(names_full, room - GAP - best[3])
+    text_w = max(w for t in texts for w in wrap_widths(t, best[3]))   # no wider than its lines
+    return NamesLayout(text_w, max(1, names_w))
+
+
 @dataclass(frozen=True)
 class Look:
     """How to draw: `plain` for text without box-drawing characters (not a terminal)."""
@@ -45,19 +159,22 @@ class Look:
     wide: bool = False
     width: int = 80          # the console's width
 
-    def fixed(self, wanted: int, longest: int, room_left: int) -> int | None:
-        """A fixed column width (rich wraps inside it) of at most `wanted`, or None (let rich
-        decide) when the console is too narrow to leave `room_left` columns for the rest."""
-        width = min(wanted, longest)
-        return width if self.width - width >= room_left else None
-
     def table(self, title: str | None = None, **kwargs) -> Table:
-        return Table(title=title, title_justify="left", title_style="bold",
-                     box=ASCII_HEAD if self.plain
-                     else box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", **kwargs)
+        return TextTable(title=title, title_justify="left", title_style="bold",
+                         box=ASCII_HEAD if self.plain
+                         else box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold", **kwargs)
 
     def grid(self) -> Table:
-        t = Table.grid(padding=(0, 2))
+        """Two columns: a bold label and its text."""
+        t = TextTable.grid(padding=(0, 2))
         t.add_column(style="bold", no_wrap=True)
         t.add_column()
         return t
+
+
+class TextTable(Table):
+    """A table whose string cells are text, never rich markup: node names, reasons and
+    expressions such as `zone In [zone-b]` are printed as they are."""
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        super().add_row(*(Text(r) if isinstance(r, str) else r for r in renderables), **kwargs)

@@ -36,8 +36,7 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list:
-    from rich.table import Table
-
+    from .style import TextTable
     from .table import Block
 
     rows = suggestion_rows(trace)
@@ -45,17 +44,20 @@ def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list:
         return []
     head = Text("What would make it schedule (each change verified by scheduling the changed input again)",
                 style="bold")
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column()
+
+    def numbered() -> TextTable:
+        grid = TextTable.grid(padding=(0, 1))
+        grid.add_column(justify="right", no_wrap=True)
+        grid.add_column()
+        return grid
+
+    grid = numbered()
     blocks = [Block(head)]
     for label, text in rows:
         if not text:
             if grid.row_count:
                 blocks.append(Block(grid, gap=False))
-                grid = Table.grid(padding=(0, 1))
-                grid.add_column(justify="right", no_wrap=True)
-                grid.add_column()
+                grid = numbered()
             blocks.append(Block(Text(label), gap=False))
         else:
             grid.add_row("  " + label, text)

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.text import Text
 
-from .style import Look, short
-from .views import (Ranked, gate, prefilter_rejection, ranking, rejection_groups, search_figures, shorten)
+from .style import GAP, Look, names_layout, quantities, quantity, short
+from .views import (Ranked, gate, missing_prefilter_state, no_nodes, prefilter_rejection, ranking, rejection_groups,
+                    search_figures, shorten)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -30,13 +32,22 @@ class Block:
     gap: bool = True        # a blank line before it
 
 
-def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, width: int = 80) -> list[Block]:
-    """The blocks of the default (or wide) view of one trace."""
+# Why the cluster has no nodes, for a cluster read from files (`explain` names the case).
+NO_NODES_HINT = ("The cluster has no nodes: --nodes was not given, or its files hold no Node object. Pass the "
+                 "cluster's Nodes (and its bound Pods, PVCs, ...) with --nodes FILE|DIR, for example the output "
+                 "of kubectl get nodes -o yaml.")
+
+
+def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, width: int = 80, *,
+           no_nodes_hint: str | None = None) -> list[Block]:
+    """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
+    the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
     from .preemption import preemption_blocks
     from .suggestions import suggestion_blocks
 
-    blocks = [*_summary(trace, look), *_feasible(trace, look), *_rejected(trace, look)]
+    blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint), *_feasible(trace, look),
+              *_rejected(trace, look)]
     if wide:
         blocks += _resources(trace, look)
     blocks += _search(trace, look)
@@ -68,15 +79,25 @@ def _print(blocks: Iterable[Block], console: Console, whole_lines: bool) -> None
 
 
 def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
-                node: str | None = None) -> None:
+                node: str | None = None, no_nodes_hint: str | None = None) -> None:
     """Print the explanation of one trace: the default or wide view, or with `node` that
-    node's full verdict. Plain text (no box-drawing characters) when not on a terminal."""
+    node's full verdict. Plain text (no box-drawing characters) when not on a terminal.
+    `no_nodes_hint`: what to say when the cluster has no nodes (default NO_NODES_HINT)."""
     plain = not console.is_terminal
     if node is not None:
         from .node import render_node
-        print_blocks(render_node(trace, node, plain=plain, width=console.width), console)
+        blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint)
+        print_blocks(blocks, console)
     else:
-        print_blocks(render(trace, wide=wide, plain=plain, width=console.width), console)
+        print_blocks(render(trace, wide=wide, plain=plain, width=console.width, no_nodes_hint=no_nodes_hint),
+                     console)
+
+
+def _no_nodes(trace: Mapping[str, Any], hint: str | None) -> list[Block]:
+    """The hint when the cluster has no nodes (the scheduler only says "no nodes available")."""
+    if not no_nodes(trace):
+        return []
+    return [Block(Text(hint or NO_NODES_HINT, style="yellow"))]
 
 
 # -- the summary -----------------------------------------------------------------------------------
@@ -94,7 +115,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     lines: list[Block] = [Block(head, gap=False)]
     facts = (trace.get("details") or {}).get("pod")
     if facts:
-        requests = ", ".join(f"{k} {v}" for k, v in facts.get("requests", {}).items()) or "nothing"
+        requests = quantities(facts.get("requests"))
         lines.append(Block(Text(f"Requests {requests}; priority {facts.get('priority', 0)}", style="dim"),
                            gap=False))
     if status == "Scheduled":
@@ -112,7 +133,18 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
                                 f"({pre['code']}): {'; '.join(pre.get('reasons') or [])}"), gap=False))
     if status == "Unschedulable" and result.get("message"):
         lines += _event(trace)
+        lines += _not_found(trace, pre)
     return lines
+
+
+def _not_found(trace: Mapping[str, Any], pre: Mapping[str, Any] | None) -> list[Block]:
+    """One line on the ". not found" v1.35.4 appends when PreFilter stopped early."""
+    if missing_prefilter_state(trace) is None or not trace["result"]["message"].endswith("not found"):
+        return []
+    where = f" at {pre['plugin']}" if pre is not None else ""
+    return [Block(Text(f'The trailing "not found" is the scheduler\'s own: its DynamicResources PostFilter found '
+                       f"no state because PreFilter stopped{where} before DynamicResources' PreFilter ran; it is "
+                       "not a missing object of yours.", style="dim"), gap=False)]
 
 
 def _scheduled_line(trace: Mapping[str, Any]) -> str:
@@ -150,32 +182,46 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
         return []
     scored = ranked[0].total is not None
     shown = ranked if look.wide else ranked[:TOP_NODES]
-    table = look.table("Feasible nodes, best first")
     zones = any(r.zone for r in ranked)
+    plugins: list[str] = []
+    if look.wide and scored:
+        plugins = list(dict.fromkeys(p for r in ranked for p in r.plugins))
+    rows = []
+    for r in shown:
+        row = [f"{r.rank}{'*' if r.chosen else ''}", r.node] + ([r.zone or "-"] if zones else [])
+        if scored:
+            row.append(str(r.total))
+        if not plugins:
+            row.append(_why(r, ranked) if scored else "the only feasible node: not scored")
+        rows.append(row)
+    scores = [[str((r.plugins.get(p) or {}).get("weighted", "-")) for p in plugins] for r in shown]
+    headers = ["#", "node"] + (["zone"] if zones else []) + (["score"] if scored else [])
+    # Node names are never broken: in the wide view, when the plugins' columns leave no room
+    # for them, the plugins' scores get a table of their own, row by row the same nodes.
+    apart = bool(plugins) and _width([*headers, *map(short, plugins)],
+                                     [row + sc for row, sc in zip(rows, scores)]) > look.width
+    table = look.table("Feasible nodes, best first")
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("node", no_wrap=not look.wide, overflow="fold")
+    table.add_column("node", no_wrap=True)
     if zones:
         table.add_column("zone", overflow="fold")
     if scored:
         table.add_column("score", justify="right", no_wrap=True)
-    plugins: list[str] = []
-    if look.wide and scored:
-        plugins = list(dict.fromkeys(p for r in ranked for p in r.plugins))
+    if not plugins:
+        table.add_column("why this rank", overflow="fold")
+    elif not apart:
         for p in plugins:
             table.add_column(short(p), justify="right", no_wrap=True)
-    else:
-        table.add_column("why this rank", overflow="fold")
-    for r in shown:
-        mark = "*" if r.chosen else ""
-        row = [f"{r.rank}{mark}", r.node] + ([r.zone or "-"] if zones else [])
-        if scored:
-            row.append(str(r.total))
-        if plugins:
-            row += [str((r.plugins.get(p) or {}).get("weighted", "-")) for p in plugins]
-        else:
-            row.append(_why(r, ranked) if scored else "the only feasible node: not scored")
-        table.add_row(*row)
+    for row, sc in zip(rows, scores):
+        table.add_row(*row, *([] if apart else sc))
     blocks = [Block(table)]
+    if apart:
+        by_plugin = look.table("Weighted scores per plugin, by rank")
+        by_plugin.add_column("#", justify="right", no_wrap=True)
+        for p in plugins:
+            by_plugin.add_column(short(p), justify="right", no_wrap=True)
+        for row, sc in zip(rows, scores):
+            by_plugin.add_row(row[0], *sc)
     notes = []
     if len(shown) < len(ranked):
         notes.append(f"... and {len(ranked) - len(shown)} more (-o wide lists every node)")
@@ -186,8 +232,18 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
     elif scored and any(r.deciding for r in shown):
         used = list(dict.fromkeys(p for r in shown for p, _ in r.deciding))
         notes.append("Plugins: " + ", ".join(f"{short(p)} = {p}" for p in used if short(p) != p))
+    if apart:
+        blocks.append(Block(Text("\n".join(notes[:-1]), style="dim"), gap=False))
+        blocks += [Block(by_plugin), Block(Text(notes[-1], style="dim"), gap=False)]
+        return blocks
     blocks.append(Block(Text("\n".join(n for n in notes if not n.endswith(": ")), style="dim"), gap=False))
     return blocks
+
+
+def _width(headers: list[str], rows: list[list[str]]) -> int:
+    """The width of a table of these cells, none of them wrapped."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    return sum(widths) + GAP * (len(widths) - 1)
 
 
 def _weight(ranked: list[Ranked], plugin: str) -> Any:
@@ -217,23 +273,39 @@ def _rejected(trace: Mapping[str, Any], look: Look) -> list[Block]:
     groups = rejection_groups(trace)
     if not groups:
         return []
-    table = look.table("Rejected nodes, by reason")
-    # Reasons and plugin names are read whole; node names wrap first.
-    table.add_column("reason", overflow="fold", width=look.fixed(36, max(len(g.reason) for g in groups), 44))
-    table.add_column("plugin", overflow="fold", width=look.fixed(17, max(len(g.plugin) for g in groups), 62))
-    table.add_column("nodes", justify="right", no_wrap=True)
-    table.add_column("node names", overflow="fold")
     limit = None if look.wide else NODES_PER_REASON
+    rows = []
     for g in groups:
         if g.named:
-            names = [n + ("*" if n in g.reported else "") for n in g.nodes]
-            which = shorten(names, limit)
+            which = shorten([n + ("*" if n in g.reported else "") for n in g.nodes], limit)
         else:
             which = "(every node)" if trace.get("search") is None else "(not named)"
-        table.add_row(g.reason, g.plugin, str(g.count), which)
-    note = ("* = the reason the scheduler itself reported for the node (its first failing plugin, what the "
-            "FailedScheduling message counts); every plugin's reasons are listed")
-    return [Block(table), Block(Text(note, style="dim"), gap=False)]
+        rows.append((g.reason, g.plugin, str(g.count), which))
+    # Plugin names are read whole, node names too: the reasons wrap (between words) first.
+    plugin_w = max(len("plugin"), *(len(r[1]) for r in rows))
+    count_w = max(len("nodes"), *(len(r[2]) for r in rows))
+    room = look.width - plugin_w - count_w - 2 * GAP
+    layout = names_layout(room, [("reason", "node names"), *((r[0], r[3]) for r in rows)])
+    table = look.table("Rejected nodes, by reason")
+    if layout.stacked:      # no room for the names beside the reasons: under them
+        table.add_column("reason (node names below)", overflow="fold", width=layout.text)
+    else:
+        table.add_column("reason", overflow="fold", width=layout.text)
+    table.add_column("plugin", overflow="fold", width=plugin_w)
+    table.add_column("nodes", justify="right", no_wrap=True)
+    if not layout.stacked:
+        table.add_column("node names", overflow="fold", width=layout.names)
+    for reason, plugin, count, which in rows:
+        if layout.stacked:
+            table.add_row(Group(Text(reason), Padding(Text(which), (0, 0, 0, 2))), plugin, count)
+        else:
+            table.add_row(reason, plugin, count, which)
+    blocks = [Block(table)]
+    if any(g.reported for g in groups if g.named):
+        note = ("* = the reason the scheduler itself reported for the node (its first failing plugin, what the "
+                "FailedScheduling message counts); every plugin's reasons are listed")
+        blocks.append(Block(Text(note, style="dim"), gap=False))
+    return blocks
 
 
 # -- resources (wide) --------------------------------------------------------------------------------
@@ -248,16 +320,16 @@ def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
     names = [n for n in names if "resources" in nodes.get(n, {})]
     resources = list(dict.fromkeys(k for n in names for k in nodes[n]["resources"]))
     table = look.table("Resources")
-    table.add_column("node", overflow="fold")
+    table.add_column("node", no_wrap=True)
     for r in resources:
         table.add_column(r, justify="right", overflow="fold")
     for n in names:
         res = nodes[n]["resources"]
-        table.add_row(n, *[f"{res[r]['requested']}/{res[r]['allocatable']}" if r in res else "-"
-                           for r in resources])
+        table.add_row(n, *[f"{quantity(r, res[r]['requested'])}/{quantity(r, res[r]['allocatable'])}"
+                           if r in res else "-" for r in resources])
     pod = (details.get("pod") or {}).get("requests") or {}
     note = ("Each cell: requested by the node's pods / allocatable. The pod requests "
-            + (", ".join(f"{k} {v}" for k, v in pod.items()) or "nothing") + ".")
+            + quantities(pod) + ".")
     return [Block(table), Block(Text(note, style="dim"), gap=False)]
 
 

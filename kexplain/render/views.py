@@ -222,6 +222,30 @@ def search_figures(trace: Trace) -> SearchFigures | None:
 
 # -- verdict --------------------------------------------------------------------------------------------
 
+NO_NODES = "no nodes available to schedule pods"     # the scheduler's ErrNoNodesAvailable
+
+
+def no_nodes(trace: Trace) -> bool:
+    """The cluster has no nodes: the scheduler stopped before PreFilter with ErrNoNodesAvailable."""
+    result = trace.get("result") or {}
+    return (trace.get("search") is None and result.get("status") == "Unschedulable"
+            and result.get("message") == NO_NODES)
+
+
+def missing_prefilter_state(trace: Trace) -> Mapping[str, Any] | None:
+    """DynamicResources' PostFilter failing with "not found" (v1.35.4): it reads the cycle state
+    its PreFilter writes, and PreFilter stopped at an earlier plugin before that one ran. The
+    scheduler appends the error to the FailedScheduling message (". not found")."""
+    post = trace.get("postFilter")
+    if not isinstance(post, dict):
+        return None
+    for p in post.get("plugins") or ():
+        if p.get("plugin") == "DynamicResources" and p.get("code") == "Error" and "not found" in (
+                p.get("reasons") or ()):
+            return p
+    return None
+
+
 def gate(trace: Trace) -> Mapping[str, Any] | None:
     """The PreEnqueue plugin that held the pod back, if any."""
     return next((e for e in trace.get("preEnqueue") or () if e.get("code") != "Success"), None)
