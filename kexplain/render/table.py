@@ -8,6 +8,7 @@ be printed whole while tables fit the width (80 columns when not a terminal).
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -46,7 +47,7 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     from .preemption import preemption_blocks
     from .suggestions import suggestion_blocks
 
-    blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint), *_feasible(trace, look),
+    blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
               *_rejected(trace, look)]
     if wide:
         blocks += _resources(trace, look)
@@ -86,18 +87,21 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     plain = not console.is_terminal
     if node is not None:
         from .node import render_node
-        blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint)
+        blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
+                                                                                        console.width)
         print_blocks(blocks, console)
     else:
         print_blocks(render(trace, wide=wide, plain=plain, width=console.width, no_nodes_hint=no_nodes_hint),
                      console)
 
 
-def _no_nodes(trace: Mapping[str, Any], hint: str | None) -> list[Block]:
-    """The hint when the cluster has no nodes (the scheduler only says "no nodes available")."""
+def _no_nodes(trace: Mapping[str, Any], hint: str | None, width: int) -> list[Block]:
+    """The hint when the cluster has no nodes (the scheduler only says "no nodes available"),
+    broken between words only: a path longer than the line stays whole, to be copied."""
     if not no_nodes(trace):
         return []
-    return [Block(Text(hint or NO_NODES_HINT, style="yellow"))]
+    lines = textwrap.wrap(hint or NO_NODES_HINT, width, break_long_words=False, break_on_hyphens=False)
+    return [Block(Text("\n".join(lines), style="yellow"), whole=True)]
 
 
 # -- the summary -----------------------------------------------------------------------------------
