@@ -1,0 +1,75 @@
+"""Function declarations: what the checker resolves and what the evaluator calls.
+
+An `Overload` is one signature of a function as cel-go declares it (its id, whether it is a
+member function, argument and result types) plus kexplain's implementation and cost. Costs
+follow cel-go's runtime tracker: 1 per call unless the library says otherwise; `precost`
+is charged before the call runs (for calls whose work grows with their input, so the cost
+limit stops them before they build a huge value), `cost` after it (from args and result).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .types import Type, sig
+
+
+@dataclass(frozen=True, slots=True)
+class Overload:
+    id: str
+    args: tuple[Type, ...]      # the receiver first for member overloads
+    result: Type
+    member: bool
+    impl: Callable[..., Any] | None
+    precost: Callable[[tuple[Any, ...]], int] | None = None
+    cost: Callable[[tuple[Any, ...], Any], int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    name: str
+    overloads: tuple[Overload, ...]
+    doc: str = field(default="")
+
+
+def ov(oid: str, args: str, result: str, impl: Callable[..., Any] | None = None, *,
+       member: bool = False, precost: Callable[[tuple[Any, ...]], int] | None = None,
+       cost: Callable[[tuple[Any, ...], Any], int] | None = None) -> Overload:
+    """An overload from short signatures: `ov("size_string", "string", "int", len)`."""
+    arg_types = tuple(sig(a) for a in _split_args(args)) if args else ()
+    return Overload(oid, arg_types, sig(result), member, impl, precost, cost)
+
+
+def mov(oid: str, args: str, result: str, impl: Callable[..., Any] | None = None, **kw: Any) -> Overload:
+    return ov(oid, args, result, impl, member=True, **kw)
+
+
+def fn(name: str, *overloads: Overload) -> Function:
+    return Function(name, tuple(overloads))
+
+
+def _split_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        cur += c
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+STRING_TRAVERSAL = 0.1
+REGEX_FACTOR = 0.25
+LIST_CREATE = 10
+MAP_CREATE = 30
+
+
+def traversal(n: int, factor: float = STRING_TRAVERSAL) -> int:
+    """ceil(n * factor), cel-go's cost of walking n characters."""
+    return int(math.ceil(n * factor))
