@@ -12,22 +12,36 @@ Validation is `jsonschema`'s. Since nearly every manifest is valid and jsonschem
 deep schema slowly, each validator also has a fast yes/no check compiled from the same schema
 (only for schemas made of the keywords it implements exactly: type, enum, properties,
 required, additionalProperties, items, oneOf, $ref); when it says valid, the object is valid
-for jsonschema too; otherwise jsonschema runs and its errors are the ones reported.
+for jsonschema too; otherwise jsonschema runs and its errors are the ones reported, in the
+API server's words (`spec.containers: Invalid value: "object": spec.containers in body must be
+of type array: "object"`, `Required value`, `Unsupported value`: the texts of
+k8s.io/kube-openapi's validation errors as k8s.io/apiextensions-apiserver turns them into field
+errors; `strict decoding error: unknown field "spec.x"` for a field the schema does not define).
+
+Field validation follows kubectl's `--validate` (`VALIDATE_MODES`): `strict` (kubectl's
+default: the API server refuses unknown fields), `warn` (it accepts the object, drops them and
+warns) or `ignore`. `kexplain POD` asks the same of the objects it reads through
+`builtin_index()`: the same definitions, read without jsonschema (a few milliseconds), with
+the API versions each built-in kind is served at and a walk that lists unknown fields.
 """
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-import jsonschema
 import yaml
 
-from .errors import InputError, KexplainError, Source
+from .errors import InputError, KexplainError, Source, clip
+
+if TYPE_CHECKING:  # pragma: no cover - imported where validators are built (68 ms: not for `kexplain POD`)
+    import jsonschema
 
 from .versions import DEFAULT_K8S_VERSION  # noqa: E402  (re-exported)
 SCHEMA_PACKAGE = "kubernetes_validate"
@@ -41,11 +55,20 @@ Check = Callable[[Any], bool]
 
 # -- versions ------------------------------------------------------------------------------
 def _schema_root() -> Any:
+    """The package's schema folder, found without importing the package (which imports
+    jsonschema: `kexplain POD` reads the definitions and has no use for it)."""
     try:
-        return resources.files(SCHEMA_PACKAGE) / SCHEMA_ROOT
-    except ModuleNotFoundError:
+        spec = importlib.util.find_spec(SCHEMA_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
         raise KexplainError("the Kubernetes schemas are missing: install the kubernetes-validate package "
-                            "(pip install kubernetes-validate)") from None
+                            "(pip install kubernetes-validate)")
+    for location in spec.submodule_search_locations or ():
+        folder = Path(location) / SCHEMA_ROOT
+        if folder.is_dir():
+            return folder
+    return resources.files(SCHEMA_PACKAGE) / SCHEMA_ROOT     # pragma: no cover - a zipped install
 
 
 def available_versions() -> list[str]:
@@ -67,13 +90,16 @@ def normalize_version(text: str) -> str:
 
 
 def _definitions(version: str, strict: bool) -> dict[str, Any]:
-    versions = available_versions()
-    if version not in versions:
+    """The definitions document of a version; `strict`: the flavour with `additionalProperties:
+    false` on every object with properties (a Go struct), which refuses unknown fields."""
+    folder = _schema_root() / (f"v{version}.0-local" + ("-strict" if strict else ""))
+    try:
+        text = (folder / "_definitions.json").read_text(encoding="utf-8")
+    except OSError:
+        versions = available_versions()
         raise KexplainError(f"--k8s-version: no schemas for Kubernetes {version} "
                             f"(installed: {versions[0]} to {versions[-1]})" if versions else
-                            "no Kubernetes schemas are installed")
-    folder = f"v{version}.0-local" + ("-strict" if strict else "")
-    text = (_schema_root() / folder / "_definitions.json").read_text(encoding="utf-8")
+                            "no Kubernetes schemas are installed") from None
     return json.loads(text)
 
 
@@ -88,6 +114,60 @@ def gvk_key(api_version: str, kind: str) -> tuple[str, str]:
 
 def _api_version(group: str, version: str) -> str:
     return f"{group}/{version}" if group else version
+
+
+def builtin_kinds(defs: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(apiVersion, kind) -> the name of its definition, for every built-in kind of a version."""
+    out: dict[tuple[str, str], str] = {}
+    for name, schema in defs.items():
+        for gvk in schema.get("x-kubernetes-group-version-kind") or ():
+            key = gvk_key(_api_version(gvk.get("group", ""), gvk.get("version", "")), gvk.get("kind", ""))
+            out.setdefault(key, name)
+    return out
+
+
+NO_API_VERSION = "object has no apiVersion"
+
+
+def not_served(api_version: str, kind: str, served: Iterable[str], version: str) -> str:
+    """What lint (rule unknown-api-version) and `kexplain POD` say of a built-in kind at an API
+    version the Kubernetes version does not serve (`batch/v1beta1 CronJob`)."""
+    return f"{api_version} {kind} is not served by Kubernetes {version} (use {' or '.join(served)})"
+
+
+# -- field validation (kubectl --validate) ---------------------------------------------------
+VALIDATE_MODES = ("strict", "warn", "ignore")
+_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})       # Go's strconv.ParseBool
+_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def parse_validate(text: str) -> str:
+    """kubectl's `--validate` value: strict (or true), warn, ignore (or false)."""
+    if text in VALIDATE_MODES:
+        return text
+    if text in _TRUE:
+        return "strict"
+    if text in _FALSE:
+        return "ignore"
+    raise KexplainError(f"invalid - validate option {json.dumps(text, ensure_ascii=False)}; "
+                        "must be one of: strict (or true), warn, ignore (or false)")
+
+
+def _quoted(text: str) -> str:
+    """Go's %q, near enough (JSON string syntax)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def unknown_field_warning(path: str) -> str:
+    """The API server's warning for an unknown field (fieldValidation=Warn)."""
+    return f"unknown field {_quoted(path)}"
+
+
+def unknown_fields_error(paths: Iterable[str]) -> str:
+    """The API server's refusal (fieldValidation=Strict, kubectl's default): every unknown field
+    of the object, in document order, as `Pod in version "v1" cannot be handled as a Pod:
+    strict decoding error: unknown field "spec.x", unknown field "spec.y"` ends."""
+    return "strict decoding error: " + ", ".join(unknown_field_warning(p) for p in paths)
 
 
 # -- the fast check --------------------------------------------------------------------------
@@ -274,51 +354,154 @@ class KindValidator:
         return out[:limit]
 
 
-def _describe(err: jsonschema.ValidationError) -> list[SchemaError]:
+def _describe(err: "jsonschema.ValidationError") -> list[SchemaError]:
+    """One jsonschema error as the API server words it (`_MESSAGES`), never with a Python repr."""
     path = tuple(err.absolute_path)
-    if err.validator == "additionalProperties" and err.validator_value is False and isinstance(err.instance, dict):
+    kind = err.validator
+    if kind == "additionalProperties" and err.validator_value is False and isinstance(err.instance, dict):
         known = set((err.schema or {}).get("properties") or {})
-        extras = [k for k in err.instance if k not in known]
-        return [SchemaError(path + (k,), f"unknown field {json.dumps(k)}", unknown_field=True) for k in extras]
-    if err.validator == "required":
-        return [SchemaError(path, err.message)]
-    if err.validator == "oneOf" and err.context:
-        # oneOf over types (IntOrString, Quantity): say which types were expected
-        types = []
+        return [SchemaError(path + (k,), unknown_field_warning(dotted_path(path + (k,))), unknown_field=True)
+                for k in err.instance if k not in known]
+    if kind == "required" and isinstance(err.instance, dict):
+        # one error per missing property; its name is only in the message (`'x' is a required property`)
+        missing = [k for k in err.validator_value or () if k not in err.instance and err.message.startswith(repr(k))]
+        return [SchemaError(path + (k,), "Required value") for k in missing[:1]] or [SchemaError(path, "Required value")]
+    name = dotted_path(path) or "body"
+    if kind == "type":
+        return [SchemaError(path, _type_invalid(name, _types(err.validator_value), err.instance))]
+    if kind in ("oneOf", "anyOf") and err.context:
+        types = []      # oneOf over types (IntOrString, Quantity): say which types were expected
         for sub in err.validator_value:
             t = sub.get("type") if isinstance(sub, dict) else None
             types.extend([t] if isinstance(t, str) else (t or []))
-        wanted = [t for t in dict.fromkeys(types) if t != "null"]
-        if wanted:
-            return [SchemaError(path, f"{json.dumps(err.instance)} is not of type {' or '.join(wanted)}")]
-    return [SchemaError(path, err.message)]
+        if types and all(isinstance(sub, dict) and set(sub) <= {"type", "format", "description"}
+                         for sub in err.validator_value):
+            return [SchemaError(path, _type_invalid(name, _types(types), err.instance))]
+    if kind == "enum":
+        allowed = ", ".join(_quoted(v if isinstance(v, str) else json.dumps(v)) for v in err.validator_value or ())
+        return [SchemaError(path, f"Unsupported value: {_go_value(err.instance)}: supported values: {allowed}")]
+    if kind == "maxLength":
+        unit = "byte" if err.validator_value == 1 else "bytes"
+        return [SchemaError(path, f"Too long: may not be more than {err.validator_value} {unit}")]
+    if kind == "maxItems" and isinstance(err.instance, list):
+        return [SchemaError(path, f"Too many: {len(err.instance)}: must have at most {err.validator_value} items")]
+    if kind == "maxProperties" and isinstance(err.instance, dict):
+        return [SchemaError(path, f"Too many: {len(err.instance)}: must have at most {err.validator_value} items")]
+    bound = err.validator_value
+    if kind in ("minimum", "maximum") and (err.schema or {}).get("exclusive" + kind.capitalize()) is True:
+        kind = "exclusive" + kind.capitalize()          # draft 4: a boolean beside the bound
+    template = _MESSAGES.get(kind)
+    if template is not None:
+        detail = template.replace("{name}", name).replace("{bound}", _go_number(bound))
+    else:       # a keyword kube-openapi has no message of its own for: what it asks, as JSON
+        detail = f"{name} in body does not satisfy {_quoted(str(kind))}: {_go_value(bound)}"
+    value: Any = err.instance
+    if kind in ("minItems", "minProperties") and isinstance(value, (list, dict)):
+        value = len(value)
+    return [SchemaError(path, f"Invalid value: {_go_value(value)}: {detail}")]
+
+
+# kube-openapi's messages (k8s.io/kube-openapi/pkg/validation/errors), `in` being "body"
+_MESSAGES = {
+    "pattern": "{name} in body should match '{bound}'",
+    "minLength": "{name} in body should be at least {bound} chars long",
+    "minimum": "{name} in body should be greater than or equal to {bound}",
+    "maximum": "{name} in body should be less than or equal to {bound}",
+    "exclusiveMinimum": "{name} in body should be greater than {bound}",
+    "exclusiveMaximum": "{name} in body should be less than {bound}",
+    "multipleOf": "{name} in body should be a multiple of {bound}",
+    "minItems": "{name} in body should have at least {bound} items",
+    "uniqueItems": "{name} in body shouldn't contain duplicates",
+    "minProperties": "{name} in body should have at least {bound} properties",
+    "format": "{name} in body must be of type {bound}",
+    "oneOf": "{name} must validate one and only one schema (oneOf)",
+    "anyOf": "{name} must validate at least one schema (anyOf)",
+    "allOf": "{name} must validate all the schemas (allOf)",
+    "not": "{name} must not validate the schema (not)",
+}
+
+
+def _types(spec: Any) -> list[str]:
+    names = [spec] if isinstance(spec, str) else [t for t in spec or () if isinstance(t, str)]
+    return [t for t in dict.fromkeys(names) if t != "null"] or names
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value, as kube-openapi names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _type_invalid(name: str, types: list[str], value: Any) -> str:
+    """`Invalid value: "object": spec.containers in body must be of type array: "object"`."""
+    got = _quoted(_json_type(value))
+    return f"Invalid value: {got}: {name} in body must be of type {','.join(types)}: {got}"
+
+
+def _go_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _go_value(value: Any) -> str:
+    """A bad value as field.Error prints it: strings quoted, numbers and booleans bare, null,
+    anything else as (clipped) JSON."""
+    if isinstance(value, str):
+        return _quoted(clip(value, 100))
+    if value is None:
+        return "null"
+    if isinstance(value, (bool, int, float)):
+        return _go_number(value)
+    try:
+        return clip(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str), 100)
+    except (TypeError, ValueError):   # pragma: no cover - YAML values are JSON values
+        return clip(str(value), 100)
 
 
 class SchemaStore:
-    """The validators of one Kubernetes version (plain or strict), compiled on first use.
+    """The validators of one Kubernetes version, compiled on first use.
 
-    `validator(api_version, kind)` returns None for a kind without a schema; `is_builtin_group`
-    tells a removed or misspelt version of a built-in API from a custom resource.
+    `validate` is kubectl's `--validate` (`VALIDATE_MODES`; True is strict, False ignore, as
+    kubectl reads a boolean): unless it is `ignore`, the strict schemas are used and unknown
+    fields are errors of their own (`SchemaError.unknown_field`), which the caller reports as
+    errors (strict) or warnings (warn). `validator(api_version, kind)` returns None for a kind
+    without a schema; `is_builtin_group` tells a removed or misspelt version of a built-in API
+    from a custom resource.
     """
 
-    def __init__(self, version: str = DEFAULT_K8S_VERSION, strict: bool = False,
-                 schema_dirs: tuple[str, ...] = ()) -> None:
+    def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str | bool = "ignore",
+                 schema_dirs: tuple[str, ...] = (), *, strict: bool | None = None) -> None:
         self.version = normalize_version(version)
-        self.strict = strict
-        document = _definitions(self.version, strict)
+        if strict is not None:          # the keyword of old: strict=True is --validate=strict
+            validate = strict
+        if isinstance(validate, bool):
+            validate = "strict" if validate else "ignore"
+        self.validate = parse_validate(validate)
+        self.strict = self.validate != "ignore"     # the strict schemas: unknown fields are found
+        document = _definitions(self.version, self.strict)
         self._document = document
         self._defs: dict[str, Any] = document.get("$defs") or {}
-        self._builtin: dict[tuple[str, str], str] = {}
-        for name, schema in self._defs.items():
-            for gvk in schema.get("x-kubernetes-group-version-kind") or ():
-                key = gvk_key(_api_version(gvk.get("group", ""), gvk.get("version", "")), gvk.get("kind", ""))
-                self._builtin.setdefault(key, name)
+        self._builtin = builtin_kinds(self._defs)
         self._builtin_groups = {group_of(a) for a, _ in self._builtin}
         self._builtin_kinds: dict[str, list[str]] = {}
         for api_version, kind in self._builtin:
             self._builtin_kinds.setdefault(kind, []).append(api_version)
         self._fast = FastCompiler(self._defs)
-        self._custom = CustomSchemas(strict)
+        self._custom = CustomSchemas(self.strict)
         for d in schema_dirs:
             self._custom.load_dir(d)
         self._validators: dict[tuple[str, str], KindValidator | None] = {}
@@ -347,6 +530,8 @@ class SchemaStore:
         name = self._builtin.get(gvk_key(api_version, kind))
         if name is None:
             return None
+        import jsonschema
+
         schema = {**self._document, "$ref": _DEFS_PREFIX + name}
         validator = jsonschema.Draft202012Validator(schema)
         try:
@@ -445,8 +630,7 @@ class CustomSchemas:
             if not isinstance(schema, dict) or not version.get("name"):
                 continue
             converted = openapi_to_jsonschema(schema, self.strict, top=True)
-            self._schemas[(f"{group}/{version['name']}", kind)] = (
-                converted, origin, jsonschema.Draft4Validator)
+            self._schemas[(f"{group}/{version['name']}", kind)] = (converted, origin, "draft4")
 
     def _add_catalog(self, schema: dict[str, Any], path: Path, root: Path) -> None:
         """`<group>/<kind>_<version>.json`: the kind in lower case."""
@@ -464,7 +648,11 @@ class CustomSchemas:
         entry = self._schemas.get(key) or self._by_lower.get((api_version, kind.lower()))
         if entry is None:
             return None
+        import jsonschema
+
         schema, origin, cls = entry
+        if cls == "draft4":
+            cls = jsonschema.Draft4Validator
         cls = cls or jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             cls.check_schema(schema)
@@ -484,3 +672,134 @@ class CustomSchemas:
 def iter_kinds(store: SchemaStore) -> Iterator[tuple[str, str]]:
     """Every built-in (apiVersion, kind) of the store's version (for tests and docs)."""
     yield from sorted(store._builtin)
+
+
+# -- the built-in kinds, for `kexplain POD` -----------------------------------------------------
+FieldCheck = Callable[[Any], bool]
+
+
+class ApiIndex:
+    """What the API server of one Kubernetes version knows of its built-in kinds, from the
+    strict definitions lint validates against, without jsonschema: the API versions each kind
+    is served at, and the fields each kind defines (`unknown_fields`: the fields strict
+    decoding refuses, in document order, with the same paths lint reports)."""
+
+    def __init__(self, version: str = DEFAULT_K8S_VERSION) -> None:
+        self.version = normalize_version(version)
+        self._defs: dict[str, Any] = _definitions(self.version, True).get("$defs") or {}
+        self._kinds = builtin_kinds(self._defs)
+        self._groups = {group_of(a) for a, _ in self._kinds}
+        self._served: dict[str, list[str]] = {}
+        for api_version, kind in self._kinds:
+            self._served.setdefault(kind, []).append(api_version)
+        self._checks: dict[str, FieldCheck | None] = {}
+
+    def served_versions(self, kind: str) -> list[str]:
+        return sorted(self._served.get(kind, ()))
+
+    def api_version_problem(self, api_version: Any, kind: str) -> str | None:
+        """Why the API server would not take a `kind` object at `api_version` (no apiVersion, or
+        a built-in group at a version it does not serve); None when it would, and for a group of
+        its own (a custom resource: not known here)."""
+        if not isinstance(api_version, str) or not api_version:
+            return NO_API_VERSION
+        if (api_version, kind) in self._kinds:
+            return None
+        served = self.served_versions(kind)
+        if served and group_of(api_version) in self._groups:
+            return not_served(api_version, kind, served, self.version)
+        return None
+
+    def knows(self, api_version: str, kind: str) -> bool:
+        return (api_version, kind) in self._kinds
+
+    def unknown_fields(self, api_version: str, kind: str, obj: Any) -> list[str]:
+        """The dotted paths of the fields of `obj` its schema does not define ([] for a kind
+        without one). A compiled yes/no walk first: objects without unknown fields (nearly all)
+        cost one pass over their keys."""
+        name = self._kinds.get((api_version, kind))
+        if name is None:
+            return []
+        check = self._ref(name)
+        if check is None or check(obj):
+            return []
+        out: list[str] = []
+        self._collect(self._defs[name], obj, (), out)
+        return out
+
+    # the yes/no walk: None where nothing below can be unknown (scalars, free-form objects)
+    def _ref(self, name: str) -> FieldCheck | None:
+        if name in self._checks:
+            return self._checks[name]
+        cell: list[FieldCheck | None] = [None]
+
+        def recursive(v: Any) -> bool:
+            return cell[0] is None or cell[0](v)
+        self._checks[name] = recursive          # a definition that contains itself sees this
+        check = self._compile(self._defs.get(name) or {})
+        cell[0] = check
+        self._checks[name] = check
+        return check
+
+    def _compile(self, schema: Any) -> FieldCheck | None:
+        if not isinstance(schema, dict):
+            return None
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_DEFS_PREFIX):
+            return self._ref(ref[len(_DEFS_PREFIX):])
+        items = schema.get("items")
+        if isinstance(items, dict):
+            each = self._compile(items)
+            if each is None:
+                return None
+            return lambda v: type(v) is not list or all(each(x) for x in v)
+        props = schema.get("properties")
+        extra = schema.get("additionalProperties", True)
+        if props is None and not isinstance(extra, dict) and extra is not False:
+            return None
+        names = frozenset(props or ())
+        below = {k: c for k, c in ((k, self._compile(s)) for k, s in (props or {}).items()) if c is not None}
+        closed = extra is False
+        other = self._compile(extra) if isinstance(extra, dict) else None
+        if not closed and not below and other is None:
+            return None
+
+        def check(v: Any) -> bool:
+            if type(v) is not dict:
+                return True         # a type error: decoding says so, not this
+            for key, value in v.items():
+                c = below.get(key)
+                if c is not None:
+                    if not c(value):
+                        return False
+                elif key not in names:
+                    if closed or (other is not None and not other(value)):
+                        return False
+            return True
+        return check
+
+    # the walk that names them, for the objects that have some
+    def _collect(self, schema: Any, value: Any, path: tuple[str | int, ...], out: list[str]) -> None:
+        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+            schema = self._defs.get(schema["$ref"][len(_DEFS_PREFIX):]) or {}
+        if not isinstance(schema, dict):
+            return
+        if isinstance(value, list) and isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                self._collect(schema["items"], item, path + (i,), out)
+        elif isinstance(value, dict):
+            props = schema.get("properties") or {}
+            extra = schema.get("additionalProperties", True)
+            for key, item in value.items():
+                if key in props:
+                    self._collect(props[key], item, path + (key,), out)
+                elif extra is False:
+                    out.append(dotted_path(path + (key,)))
+                elif isinstance(extra, dict):
+                    self._collect(extra, item, path + (key,), out)
+
+
+@functools.lru_cache(maxsize=4)
+def builtin_index(version: str = DEFAULT_K8S_VERSION) -> ApiIndex:
+    """The `ApiIndex` of a Kubernetes version, read once per process."""
+    return ApiIndex(version)

@@ -70,7 +70,7 @@ def report(tmp_path, monkeypatch):
                       deployment("web", replicas=5, cpu="1"), pod("gated", schedulingGates=[{"name": "x/y"}]))
     broken = tmp_path / "app" / "broken.yaml"
     broken.write_text("a: [\n")
-    return lint(LintOptions(("app/manifests.yaml", "app/broken.yaml"), (pool(tmp_path),), strict=True))
+    return lint(LintOptions(("app/manifests.yaml", "app/broken.yaml"), (pool(tmp_path),)))
 
 
 def test_the_report_has_every_kind_of_finding(report):
@@ -149,7 +149,8 @@ def test_junit_carries_no_character_xml_cannot(tmp_path, monkeypatch, junit_sche
     write(tmp_path, "d.yaml", deployment("bad\x07name", replicas="x"))
     report = lint(LintOptions(("d.yaml",)))
     assert [f.headline() for f in report.findings] == [
-        "Deployment bad\x07name: spec.replicas: 'x' is not of type 'integer', 'null'"]
+        'Deployment bad\x07name: spec.replicas: Invalid value: "string": spec.replicas in body must be of type '
+        'integer: "string"']
     xml = render_junit(report)
     junit_schema.validate(xml)
     assert 'message="Deployment bad\\x07name: spec.replicas' in xml and "\x07" not in xml
@@ -209,7 +210,7 @@ def test_github_annotations(report):
     lines = render_github(report).splitlines()
     assert lines[0] == ("::error file=app/manifests.yaml,line=20,title=kexplain lint%3A schema::"
                         "app/manifests.yaml: document 1: Deployment bad: spec.replicas: "
-                        "'x' is not of type 'integer', 'null'")
+                        'Invalid value: "string": spec.replicas in body must be of type integer: "string"')
     assert lines[4].startswith("::warning file=app/manifests.yaml,line=")
     assert "title=kexplain lint%3A gated::" in lines[4]
     assert lines[5] == ("::error file=app/broken.yaml,line=2,title=kexplain lint%3A unreadable::app/broken.yaml: "
@@ -254,7 +255,8 @@ def test_json_report(report):
 
 def test_text_report(report):
     text = render_text(report)
-    assert "app/manifests.yaml:20: error [schema] Deployment bad: spec.replicas: 'x' is not of type" in text
+    assert ('app/manifests.yaml:20: error [schema] Deployment bad: spec.replicas: Invalid value: "string": '
+            'spec.replicas in body must be of type integer: "string"') in text
     assert "[fits]" not in text and "[fits]" in render_text(report, RenderOptions(verbose=True))
     assert text.rstrip().endswith("6 objects in 2 files, 4 scheduled against the pool: 5 errors, 1 warning, "
                                   "1 skipped (no schema)")
@@ -297,3 +299,66 @@ def test_sarif_is_valid_for_stdin_and_files_outside_the_working_directory(tmp_pa
     code, out, _ = run(capsys, monkeypatch, "-", outside, "--nodes", pool(tmp_path), "-f", "junit", stdin=stream)
     junit_schema.validate(out)
     assert [s.get("name") for s in ET.fromstring(out).iter("testsuite")] == ["<stdin>", outside]
+
+
+# -- schema errors read as the API server words them, in every format ---------------------------------
+def _malformed() -> list[tuple[dict, str, str]]:
+    """(object, field, message): each malformed in one way, with the API server's words for it."""
+    containers_map = pod("containers-map")
+    containers_map["spec"]["containers"] = {"name": "c", "image": "nginx"}
+    cpu_map = pod("cpu-map")
+    cpu_map["spec"]["containers"][0]["resources"]["requests"]["cpu"] = {"cores": 2}
+    no_name = pod("no-name")
+    del no_name["spec"]["containers"][0]["name"]
+    labels_list = pod("labels-list")
+    labels_list["metadata"]["labels"] = ["app", "web"]
+    port_text = pod("port-text")
+    port_text["spec"]["containers"][0]["ports"] = [{"containerPort": "80"}]
+    grpc = pod("grpc")
+    grpc["spec"]["containers"][0]["livenessProbe"] = {"gRPC": {"port": 8080}}
+    return [
+        (containers_map, "spec.containers",
+         'Invalid value: "object": spec.containers in body must be of type array: "object"'),
+        (cpu_map, "spec.containers[0].resources.requests.cpu",
+         'Invalid value: "object": spec.containers[0].resources.requests.cpu in body must be of type string,number: '
+         '"object"'),
+        (no_name, "spec.containers[0].name", "Required value"),
+        (labels_list, "metadata.labels", 'Invalid value: "array": metadata.labels in body must be of type object: "array"'),
+        (deployment("replicas-flag", replicas=True), "spec.replicas",
+         'Invalid value: "boolean": spec.replicas in body must be of type integer: "boolean"'),
+        (port_text, "spec.containers[0].ports[0].containerPort",
+         'Invalid value: "string": spec.containers[0].ports[0].containerPort in body must be of type integer: '
+         '"string"'),
+        (grpc, "spec.containers[0].livenessProbe.gRPC",
+         'strict decoding error: unknown field "spec.containers[0].livenessProbe.gRPC"'),
+    ]
+
+
+# what a Python repr of a dict, a list, a string or a boolean looks like in a message
+PYTHON_REPR = re.compile(r"\{'|\['|'\]|': |is not of type|is a required property|\bTrue\b|\bFalse\b")
+
+
+def test_schema_errors_in_every_format_read_as_the_api_server_says_them(tmp_path, monkeypatch, junit_schema,
+                                                                        sarif_validator):
+    monkeypatch.chdir(tmp_path)
+    cases = _malformed()
+    write(tmp_path, "bad.yaml", *(obj for obj, _, _ in cases))
+    report = lint(LintOptions(("bad.yaml",)))
+    assert [(f.rule, f.field, f.message) for f in report.findings] == [
+        ("unknown-field" if "unknown field" in m else "schema", field, m) for _, field, m in cases]
+    text, github = render_text(report), render_github(report)
+    for (obj, field, message), doc in zip(cases, range(1, len(cases) + 1)):
+        name = obj["metadata"]["name"]
+        assert f"{obj['kind']} {name}: {field}: {message}" in text
+        assert f"bad.yaml: document {doc}: {obj['kind']} {name}: {field}: {message}" in github
+    data = json.loads(render_json(report))
+    assert [f["message"] for f in data["findings"]] == [m for _, _, m in cases]
+    junit = render_junit(report)
+    junit_schema.validate(junit)
+    failures = [el.get("message") for el in ET.fromstring(junit).iter("failure")]
+    assert failures == [f"{o['kind']} {o['metadata']['name']}: {f}: {m}" for o, f, m in cases]
+    sarif = json.loads(render_sarif(report))
+    sarif_validator.validate(sarif)
+    assert [r["message"]["text"] for r in sarif["runs"][0]["results"]] == failures
+    for output in (text, github, json.dumps(data), junit, json.dumps(sarif)):
+        assert not PYTHON_REPR.search(output), PYTHON_REPR.search(output)

@@ -70,15 +70,23 @@ def test_valid_deployment(store):
 
 
 @pytest.mark.parametrize("path, value, where, message", [
-    ("spec.replicas", "two", "spec.replicas", "'two' is not of type 'integer', 'null'"),
-    ("spec.replicas", True, "spec.replicas", "True is not of type 'integer', 'null'"),
-    ("metadata.labels", ["a"], "metadata.labels", "['a'] is not of type 'object', 'null'"),
+    ("spec.replicas", "two", "spec.replicas",
+     'Invalid value: "string": spec.replicas in body must be of type integer: "string"'),
+    ("spec.replicas", True, "spec.replicas",
+     'Invalid value: "boolean": spec.replicas in body must be of type integer: "boolean"'),
+    ("metadata.labels", ["a"], "metadata.labels",
+     'Invalid value: "array": metadata.labels in body must be of type object: "array"'),
+    ("spec.template.spec.containers", {"name": "c", "image": "x"}, "spec.template.spec.containers",
+     'Invalid value: "object": spec.template.spec.containers in body must be of type array: "object"'),
     ("spec.template.spec.containers.0.resources.requests.cpu", {"x": 1},
-     "spec.template.spec.containers[0].resources.requests.cpu", '{"x": 1} is not of type string or number'),
+     "spec.template.spec.containers[0].resources.requests.cpu",
+     'Invalid value: "object": spec.template.spec.containers[0].resources.requests.cpu in body must be of type '
+     'string,number: "object"'),
     ("spec.template.spec.containers.0.ports.0.containerPort", "80",
-     "spec.template.spec.containers[0].ports[0].containerPort", "'80' is not of type 'integer'"),
-    ("spec.template.spec.containers.0", {"image": "x"}, "spec.template.spec.containers[0]",
-     "'name' is a required property"),
+     "spec.template.spec.containers[0].ports[0].containerPort",
+     'Invalid value: "string": spec.template.spec.containers[0].ports[0].containerPort in body must be of type '
+     'integer: "string"'),
+    ("spec.template.spec.containers.0", {"image": "x"}, "spec.template.spec.containers[0].name", "Required value"),
 ])
 def test_schema_errors_name_the_field(store, path, value, where, message):
     errors = store.validator("apps/v1", "Deployment").errors(mutate(DEPLOYMENT, path, value))
@@ -92,8 +100,9 @@ def test_strict_mode_reports_each_unknown_field(store, strict_store):
     assert store.validator("apps/v1", "Deployment").errors(obj) == []
     errors = strict_store.validator("apps/v1", "Deployment").errors(obj)
     assert [(e.dotted, e.message, e.unknown_field) for e in errors] == [
-        ("spec.paused2", 'unknown field "paused2"', True),
-        ("spec.template.spec.containers[0].imagePullPolicyy", 'unknown field "imagePullPolicyy"', True)]
+        ("spec.paused2", 'unknown field "spec.paused2"', True),
+        ("spec.template.spec.containers[0].imagePullPolicyy",
+         'unknown field "spec.template.spec.containers[0].imagePullPolicyy"', True)]
 
 
 @pytest.mark.parametrize("path, value", [
@@ -147,6 +156,9 @@ CRD = {
                      "size": {"type": "integer", "minimum": 1},
                      "port": {"x-kubernetes-int-or-string": True},
                      "note": {"type": "string", "nullable": True},
+                     "mode": {"type": "string", "enum": ["fast", "slow"]},
+                     "name": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"},
+                     "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 1, "minItems": 1},
                      "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}}}]}}
 
 
@@ -156,11 +168,21 @@ def widget(**spec) -> dict:
 
 @pytest.mark.parametrize("spec, strict, expected", [
     ({"size": 2, "port": "http", "note": None, "extra": {"anything": 1}}, True, []),
-    ({"size": 0}, False, ["spec.size: 0 is less than the minimum of 1"]),
-    ({"port": 8080}, False, ["spec: 'size' is a required property"]),
-    ({"size": 1, "port": 1.5}, False, ["spec.port: 1.5 is not valid under any of the given schemas"]),
+    ({"size": 0}, False, ["spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"]),
+    ({"port": 8080}, False, ["spec.size: Required value"]),
+    ({"size": 1, "port": 1.5},
+     False, ['spec.port: Invalid value: "number": spec.port in body must be of type integer,string: "number"']),
+    ({"size": "big"}, False, ['spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"']),
+    ({"size": 1, "mode": "medium"}, False, ['spec.mode: Unsupported value: "medium": supported values: "fast", "slow"']),
+    ({"size": 1, "mode": {"a": [1]}}, False, [
+        'spec.mode: Unsupported value: {"a": [1]}: supported values: "fast", "slow"',
+        'spec.mode: Invalid value: "object": spec.mode in body must be of type string: "object"']),
+    ({"size": 1, "name": "abcd"}, False, ["spec.name: Too long: may not be more than 3 bytes"]),
+    ({"size": 1, "name": "A"}, False, ["spec.name: Invalid value: \"A\": spec.name in body should match '^[a-z]+$'"]),
+    ({"size": 1, "tags": ["a", "b"]}, False, ["spec.tags: Too many: 2: must have at most 1 items"]),
+    ({"size": 1, "tags": []}, False, ["spec.tags: Invalid value: 0: spec.tags in body should have at least 1 items"]),
     ({"size": 1, "colour": "red"}, False, []),
-    ({"size": 1, "colour": "red"}, True, ['spec.colour: unknown field "colour"']),
+    ({"size": 1, "colour": "red"}, True, ['spec.colour: unknown field "spec.colour"']),
 ])
 def test_crd_schemas_from_a_directory(tmp_path, spec, strict, expected):
     (tmp_path / "widgets.yaml").write_text(yaml.safe_dump(CRD))
@@ -178,9 +200,10 @@ def test_catalog_layout_and_gvk_schemas(tmp_path):
          "type": "object", "required": ["spec"]}))
     store = SchemaStore("1.35", schema_dirs=(str(tmp_path),))
     gadget = store.validator("example.com/v1alpha1", "Gadget")
-    assert [e.message for e in gadget.errors({"kind": "Gadget", "spec": {}})] == ["'model' is a required property"]
+    assert [(e.dotted, e.message) for e in gadget.errors({"kind": "Gadget", "spec": {}})] == [
+        ("spec.model", "Required value")]
     thing = store.validator("example.org/v2", "Thing")
-    assert [e.message for e in thing.errors({"kind": "Thing"})] == ["'spec' is a required property"]
+    assert [(e.dotted, e.message) for e in thing.errors({"kind": "Thing"})] == [("spec", "Required value")]
     assert store.validator("example.org/v1", "Thing") is None
 
 

@@ -96,7 +96,7 @@ def test_an_unreadable_stored_object_is_named_with_its_field() -> None:
         build_cluster([(node("n1"), SRC), (broken, Source("cluster.json", 2))])
     message = str(info.value)
     assert "cluster.json" in message and "spec.containers[0].resources.requests.cpu" in message
-    assert "invalid quantity 'lots'" in message
+    assert 'invalid quantity "lots"' in message
 
 
 def test_a_dump_of_stored_objects_explains_like_the_stored_flag(tmp_path: Path) -> None:

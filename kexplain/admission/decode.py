@@ -3,17 +3,24 @@
 The API server decodes JSON into typed structs; a string where an int belongs,
 a list where a mapping belongs, or a quantity that does not parse makes the
 whole request fail before admission. This walks the fields the scheduler and
-admission read with a small schema; fields it does not know are left alone
-(the server drops unknown fields with a warning, which changes nothing here).
+admission read with a small schema; fields it does not know are left alone here.
+
+Unknown fields are `check_fields`' business: kubectl asks for strict field validation
+by default (`--validate=strict`), and the API server then refuses an object with a
+field its schema does not define (`strict decoding error: unknown field "spec.x"`);
+with `--validate=warn` it drops them with a warning, with `ignore` silently. The
+fields each kind defines come from the schemas lint validates against
+(`kexplain.schemas.builtin_index`), so lint and `kexplain POD` name the same fields.
 """
 from __future__ import annotations
 
 import datetime
 from typing import Any
 
-from kexplain.errors import InputError, Source, clip
+from kexplain.errors import InputError, Source, clip, describe
 
 from . import quantity
+from .fielderrors import go_quote
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -196,14 +203,16 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             try:
                 datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
             except ValueError:
-                raise InputError(f"invalid timestamp {clip(value)!r}: expected RFC 3339 (e.g. 2024-01-01T00:00:00Z)",
-                                 source=source, obj=obj, field=path) from None
+                raise InputError(f"invalid timestamp {go_quote(clip(value))}: expected RFC 3339 "
+                                 "(e.g. 2024-01-01T00:00:00Z)", source=source, obj=obj, field=path) from None
     elif schema == QTY:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            fail("a quantity (a string or a number)")
         try:
             quantity.parse(value)
         except quantity.QuantityError as exc:
-            shown = clip(value) if isinstance(value, str) else value
-            raise InputError(f"invalid quantity {shown!r}: {exc}", source=source, obj=obj, field=path) from None
+            shown = go_quote(clip(value)) if isinstance(value, str) else value
+            raise InputError(f"invalid quantity {shown}: {exc}", source=source, obj=obj, field=path) from None
     elif isinstance(schema, tuple):
         if not isinstance(value, dict):
             fail("a mapping")
@@ -235,3 +244,27 @@ def check_decodes(obj: dict, source: Source) -> None:
     Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does.
     """
     _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
+
+
+def check_fields(obj: dict, source: Source, validate: str) -> list[str]:
+    """kube-apiserver's field validation of `obj` (a create request) as kubectl asks for it:
+    `validate` strict raises InputError naming every unknown field (the API server's message;
+    the field too when there is one); warn returns one warning per unknown field (its
+    warning's text, after the file and the object); ignore returns []."""
+    from kexplain.schemas import builtin_index, unknown_field_warning, unknown_fields_error
+
+    if validate == "ignore":
+        return []
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return []
+    try:
+        paths = builtin_index().unknown_fields(api_version, kind, obj)
+    except RecursionError:
+        raise InputError("object is nested too deeply", source=source, obj=obj) from None
+    if not paths:
+        return []
+    if validate == "strict":
+        raise InputError(unknown_fields_error(paths), source=source, obj=obj,
+                         field=paths[0] if len(paths) == 1 else None)
+    return [f"{source}: {describe(obj)}: {p}: {unknown_field_warning(p)}" for p in paths]

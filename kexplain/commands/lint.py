@@ -24,6 +24,10 @@ HELP = f"""Lint manifests: validate every object against the Kubernetes JSON sch
 PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' for stdin,
 e.g. `helm template . | kexplain lint - --nodes pool.yaml`.
 
+Fields a schema does not define are errors, as kubectl's default strict field validation
+makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
+warnings, --validate=ignore does not look for them.
+
 Formats: text (default), json, junit, sarif, github (workflow annotations; the default when
 GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
 --format, and a format without an --output goes to stdout.
@@ -41,6 +45,23 @@ class Format(str, Enum):
     github = "github"
 
 
+VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a schema does not define are "
+                 "errors, as the API server refuses them; warn: warnings; ignore (or false): not looked for.")
+
+
+def _validate_value(value: str) -> str:
+    from ..schemas import parse_validate
+
+    try:
+        return parse_validate(value)
+    except KexplainError as err:
+        raise typer.BadParameter(err.message) from None
+
+
+# Shared with `kexplain POD` (kexplain.commands.explain): one option, one story.
+VALIDATE_OPTION = typer.Option("strict", "--validate", metavar="MODE", callback=_validate_value, help=VALIDATE_HELP)
+
+
 class FailOn(str, Enum):
     error = "error"
     warning = "warning"
@@ -54,7 +75,8 @@ def command(
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
     k8s_version: str = typer.Option(DEFAULT_K8S_VERSION, "--k8s-version", metavar="X.Y",
                                     help="Kubernetes version whose schemas are used."),
-    strict: bool = typer.Option(False, "--strict", help="Reject fields the schemas do not define."),
+    validate: str = VALIDATE_OPTION,
+    strict: bool = typer.Option(False, "--strict", help="Deprecated: --validate=strict, the default."),
     schemas: List[str] = typer.Option([], "--schemas", metavar="DIR",
                                       help="Schemas of custom resources: CRD manifests or JSON schemas "
                                            "(repeatable)."),
@@ -80,6 +102,11 @@ def command(
     from ..lint_formats import RenderOptions, formats_for, print_text, render
 
     env = Environment()
+    if strict:
+        if validate != "strict":
+            env.error(f"error: --strict (deprecated: --validate=strict) contradicts --validate={validate}")
+            raise typer.Exit(EXIT_USAGE)
+        env.error("warning: --strict is deprecated: unknown fields are errors by default (--validate=strict)")
     chosen = formats_for([f.value for f in formats], dict(os.environ))
     if len(outputs) > len(chosen):
         env.error("error: more --output files than --format options (each --output belongs to one --format)")
@@ -88,7 +115,7 @@ def command(
     if targets.count("-") > 1:
         env.error("error: only one format can go to stdout: give the others an --output FILE")
         raise typer.Exit(EXIT_USAGE)
-    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, strict=strict,
+    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, validate=validate,
                           schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
                           max_bytes=max_input_size)
     try:

@@ -1,5 +1,9 @@
 """From paths to Kubernetes objects: files, directories (recursively), `-` for stdin,
-multi-document YAML and `kind: List`. Each object keeps its Source for error messages."""
+multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
+
+`check_objects` then asks of the objects of the kinds a command reads what the API server's
+decoding asks of a create request: an apiVersion it serves, and (kubectl's `--validate`) no
+field its schema does not define."""
 from __future__ import annotations
 
 import os
@@ -7,7 +11,7 @@ import stat
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO, Collection, Iterable, Iterator
 
 from ..errors import InputError, Source
 from .yaml_io import DEFAULT_MAX_BYTES, parse_documents
@@ -183,6 +187,8 @@ def _unwrap(doc: dict[str, Any], src: Source, out: list[tuple[dict[str, Any], So
                 raise InputError("list item is not a Kubernetes object (a mapping)", source=src, field=field)
             if not item.get("kind") and kind != "List":   # PodList etc.: the kind follows from the list
                 item = {**item, "kind": kind[:-4]}
+                if not item.get("apiVersion") and obj.get("apiVersion"):   # and its apiVersion
+                    item["apiVersion"] = obj["apiVersion"]
             _check_kind(item, src, f"{field}.kind")
             unwrapped.append((item, f"{field}."))
         stack.extend(reversed(unwrapped))
@@ -197,3 +203,46 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES,
     for path in expand_paths(paths):
         out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, limit, len(out)))
     return out
+
+
+def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
+                  validate: str = "strict", stored: bool = False) -> list[str]:
+    """Refuse (InputError: file, object, field) an object of `kinds` the API server would not
+    decode: one without an apiVersion or at a version of a built-in group that Kubernetes 1.35
+    does not serve (the words of lint's rules invalid-document and unknown-api-version), or,
+    with `validate` strict (kubectl's default), with a field its schema does not define
+    (`strict decoding error: unknown field "spec.x"`, as lint says it). Objects of other kinds
+    are left alone. With `validate` warn, unknown fields are returned as warnings instead; with
+    ignore they are not looked for, nor in objects an API server already stored (`stored`, or
+    a resourceVersion: it took them).
+
+    Cheap on a 150,000-pod cluster: one look-up per object, the fields walked only for objects
+    not stored (`kexplain.schemas.builtin_index`)."""
+    from ..schemas import builtin_index
+
+    index = None
+    seen: set[tuple[Any, str]] = set()
+    fields = validate != "ignore" and not stored
+    warnings: list[str] = []
+    for obj, src in objs:
+        kind = obj.get("kind")
+        if kind not in kinds:
+            continue
+        api_version = obj.get("apiVersion")
+        key = (api_version if isinstance(api_version, str) else None, kind)
+        if key not in seen:
+            index = index or builtin_index()
+            problem = index.api_version_problem(api_version, kind)
+            if problem is not None:
+                raise InputError(problem, source=src, obj=obj, field="apiVersion")
+            seen.add(key)
+        if fields and not _stored(obj):
+            from ..admission.decode import check_fields
+            warnings.extend(check_fields(obj, src, validate))
+    return warnings
+
+
+def _stored(obj: dict[str, Any]) -> bool:
+    """An object an API server stored: it has a resourceVersion (`admission.pipeline.is_stored`)."""
+    meta = obj.get("metadata")
+    return isinstance(meta, dict) and bool(meta.get("resourceVersion"))
