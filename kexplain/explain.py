@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from .config import SchedulerConfig, load_config
-from .errors import InputError, KexplainError, Source
+from .errors import InputError, KexplainError, Source, describe
 from .framework.runtime import Framework
 from .framework.schedule import Options, schedule_pod
 from .gcpolicy import bulk_load
-from .load.manifests import load_objects
-from .load.workloads import WORKLOAD_KINDS, pod_from_workload
+from .load.manifests import check_objects, load_objects
+from .load.workloads import WORKLOAD_KINDS, statefulset_claims, workload_pod
 from .load.yaml_io import DEFAULT_MAX_BYTES
 from .model.pod import PodInfo
 from .model.snapshot import Snapshot
@@ -25,6 +25,7 @@ CLUSTER_KINDS = frozenset({
     "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
     "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
     "StatefulSet", "ReplicationController"})
+POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Request:
     preemption_offset: int = 0
     preemption: bool = True
     filter_all: bool = True       # record every Filter plugin per node (trace key filterAll)
+    validate: str = "strict"      # kubectl's --validate: unknown fields refused, warned of (warn) or not (ignore)
 
 
 @dataclass
@@ -63,9 +65,107 @@ def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> Schedul
     return load_config(doc, source=src, implements=implements, known=known)
 
 
-def pending_pod(objs: list[tuple[dict[str, Any], Source]], path: str) -> tuple[dict[str, Any], Source]:
-    """The one Pod (or workload template) the positional argument names."""
-    candidates = [(o, s) for o, s in objs if o.get("kind") == "Pod" or o.get("kind") in WORKLOAD_KINDS]
+# -- the POD file -------------------------------------------------------------------------------
+# Kinds without a namespace: an object of one is the same object whatever namespace it names.
+_CLUSTER_SCOPED = frozenset({"Node", "PersistentVolume", "Namespace", "StorageClass", "PriorityClass",
+                             "RuntimeClass", "CSINode", "DeviceClass", "ResourceSlice"})
+
+Objects = list[tuple[dict[str, Any], Source]]
+
+
+def object_key(obj: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(kind, namespace, name): what names one object in a cluster (the namespace `default`
+    when empty, none for cluster-scoped kinds); None for an object without a name."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    kind = str(obj.get("kind") or "")
+    namespace = "" if kind in _CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+    return kind, namespace, name
+
+
+def is_bound_pod(obj: dict[str, Any]) -> bool:
+    """A Pod with spec.nodeName: bound already, the scheduler never sees it."""
+    spec = obj.get("spec")
+    return obj.get("kind") == "Pod" and isinstance(spec, dict) and bool(spec.get("nodeName"))
+
+
+@dataclass
+class PodFile:
+    """The POD file split as a user applies it: what is explained, and what joins the cluster.
+
+    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
+    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
+    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
+    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
+    is bound already: it joins the cluster (taking room on its node) when the file has anything
+    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
+    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
+    is in the cluster when they are scheduled (default topology spreading reads its selector).
+    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
+    ignored, as in --nodes."""
+
+    path: str
+    explained: Objects = field(default_factory=list)
+    cluster: Objects = field(default_factory=list)
+
+    @classmethod
+    def of(cls, objs: Objects, path: str) -> "PodFile":
+        pending = [(o, s) for o, s in objs
+                   if o.get("kind") in WORKLOAD_KINDS or (o.get("kind") == "Pod" and not is_bound_pod(o))]
+        if not pending:
+            pending = [(o, s) for o, s in objs if is_bound_pod(o)]
+        explained_ids = {id(o) for o, _ in pending}
+        cluster = [(o, s) for o, s in objs if o.get("kind") in CLUSTER_KINDS
+                   and not (o.get("kind") == "Pod" and id(o) in explained_ids)]
+        return cls(path, pending, cluster)
+
+
+def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ()) -> Objects:
+    """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
+
+    An object of the file that the cluster has already (same kind, namespace and name) is
+    replaced by the file's version, which is what `kubectl apply` sends, in the cluster's
+    place (so Nodes keep their order); the file's other objects come after the cluster's, in
+    file order. `created` are objects a controller creates unless they exist (a StatefulSet's
+    claims): each is added only if neither the cluster nor the file has it, so a claim that
+    exists is used as it is. No object is listed twice."""
+    file_objects = [(o, s) for o, s in file_objects if o.get("kind") in CLUSTER_KINDS]
+    if not file_objects and not created:
+        return cluster
+    by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is not None:
+            by_key.setdefault(k, (o, s))
+    out: Objects = []
+    placed: set[tuple[str, str, str]] = set()
+    for o, s in cluster:
+        k = object_key(o) if by_key and o.get("kind") in CLUSTER_KINDS else None
+        if k is not None and k in by_key:
+            if k not in placed:
+                out.append(by_key[k])
+                placed.add(k)
+            continue
+        out.append((o, s))
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is None or k not in placed:
+            out.append((o, s))
+    if created:
+        known = {object_key(o) for o, _ in out}
+        for o, s in created:
+            k = object_key(o)
+            if k is None or k not in known:
+                out.append((o, s))
+                known.add(k)
+    return out
+
+
+def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
+    """The one Pod or workload the positional argument names."""
+    candidates = PodFile.of(objs, path).explained
     if not candidates:
         kinds = sorted({str(o.get("kind")) for o, _ in objs})
         found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
@@ -73,20 +173,67 @@ def pending_pod(objs: list[tuple[dict[str, Any], Source]], path: str) -> tuple[d
     if len(candidates) > 1:
         raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
                          "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
-    obj, src = candidates[0]
+    return candidates[0]
+
+
+def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False) -> dict[str, Any]:
+    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
+    first pod (`workload_pod`: refused with the API server's message when it would refuse the
+    workload, unless `stored`)."""
     if obj.get("kind") != "Pod":
-        obj = pod_from_workload(obj, src)
-    elif not isinstance(obj.get("spec"), dict):
+        return workload_pod(obj, src, 0, stored=stored)
+    if not isinstance(obj.get("spec"), dict):
         raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
-    return obj, src
+    return obj
+
+
+def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict[str, Any], Source]:
+    """The one Pod (or workload's first pod) the positional argument names."""
+    obj, src = explained_object(objs, path)
+    return pod_of(obj, src, stored=stored), src
+
+
+def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
+    """What a workload's controller creates besides its pods, for its first `copies` pods: a
+    StatefulSet's claims (`statefulset_claims`)."""
+    return [(c, src) for c in statefulset_claims(obj, copies)]
+
+
+def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
+    """A warning for each Pod whose spec.nodeName names a node the cluster does not have: the
+    scheduler never sees such a pod, and no kubelet will run it."""
+    out = []
+    for obj, src in pods:
+        if is_bound_pod(obj) and snapshot.get(str(obj["spec"]["nodeName"])) is None:
+            out.append(f"{src}: {describe(obj)}: spec.nodeName is {obj['spec']['nodeName']}, which is not a node "
+                       "of the cluster: no kubelet will run the pod")
+    return out
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
+    """One pod (the POD file's one Pod, or its workload's first pod) against the cluster of
+    --nodes as the POD file leaves it (`PodFile`, `cluster_with`)."""
     with bulk_load():
         config = read_config(req.config_path, req.max_bytes)
-        pod_obj, pod_src = pending_pod(load_objects([req.pod_path], req.max_bytes, stdin), req.pod_path)
+        objs = load_objects([req.pod_path], req.max_bytes, stdin)
+        warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+        obj, src = explained_object(objs, req.pod_path)
+        pod_obj = pod_of(obj, src, stored=req.stored)
         cluster = load_objects(req.node_paths, req.max_bytes, stdin)
-        return inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored)
+        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+        inputs = single_inputs(PodFile.of(objs, req.pod_path), obj, pod_obj, src, cluster, config, stored=req.stored)
+        inputs.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
+        return inputs
+
+
+def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
+                  config: SchedulerConfig, *, stored: bool = False) -> Inputs:
+    """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
+    pod), against `cluster` with the file's cluster objects and the workload's created objects."""
+    cluster = cluster_with(cluster, pod_file.cluster, created_objects(obj, src, 1))
+    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored)
+    inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
+    return inputs
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
@@ -182,6 +329,7 @@ class Pool:
 
     `load_pool` builds it; `inputs_for` admits one pending pod against it and returns the
     `Inputs` that `explain` takes. The snapshot is shared by every pod and never changed.
+    `extended` makes the pool a file's objects leave (`PodFile`, `cluster_with`).
     """
 
     snapshot: Snapshot
@@ -191,6 +339,69 @@ class Pool:
     pod_keys: frozenset[tuple[str, str]] = frozenset()
     warnings: list[str] = field(default_factory=list)
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
+    objects: list[tuple[dict[str, Any], Source]] = field(default_factory=list, repr=False)  # admitted, in order
+
+    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False) -> "Pool":
+        """This pool with the cluster objects of a POD file (or of a linted file) applied to
+        it, as `cluster_with` says: the file's version of an object the pool has replaces it,
+        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
+        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
+        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
+        This pool is not changed; without new objects it is returned as it is."""
+        if not created and not any(o.get("kind") in CLUSTER_KINDS for o, _ in file_objects):
+            return self
+        merged = cluster_with(self.objects, file_objects, created)
+        old = {id(o) for o, _ in self.objects}
+        new = [(o, s) for o, s in merged if id(o) not in old]
+        if not new:
+            return self
+        new_keys = {object_key(o) for o, _ in new} - {None}
+        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
+        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace")
+            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
+        from .admission import admit
+        from .admission.pipeline import BUILTIN
+        admitted = admit(context + new, None, stored=stored)
+        sources = {id(s) for _, s in new}
+        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
+        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
+                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
+        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
+            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
+            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
+        else:                               # (a List unwrapped) the pool's objects, then the new ones
+            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        added = admitted_new + namespaces_created
+        objects += namespaces_created
+        pods = [o for o, _ in added if o.get("kind") == "Pod"]
+        replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
+        if any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50:
+            snapshot, nominated = build_cluster(objects)
+        else:                      # the same nodes: the other objects, then the file's bound pods
+            others: dict[str, list[dict[str, Any]]] = {}
+            namespaces: dict[str, dict[str, str]] = {}
+            for o, _ in objects:
+                kind = o.get("kind", "")
+                if kind in ("Node", "Pod"):
+                    continue
+                others.setdefault(kind, []).append(o)
+                if kind == "Namespace":
+                    meta = o.get("metadata") or {}
+                    namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+            snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
+            for pod in map(PodInfo, pods):
+                if pod.node_name and snapshot.get(pod.node_name) is not None \
+                        and pod.status.get("phase") not in ("Succeeded", "Failed"):
+                    snapshot = snapshot.with_pod_bound(pod)
+        keys = set(self.pod_keys)
+        for o, _ in added:
+            if o.get("kind") == "Pod":
+                meta = o.get("metadata") or {}
+                keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+        context = [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+        return Pool(snapshot, self.config, nominated, context, frozenset(keys),
+                    [*self.warnings, *admitted.warnings], objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -207,16 +418,18 @@ class Pool:
 
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
-              max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> Pool:
-    """The cluster of `--nodes`, admitted (unless `stored`) and snapshotted once."""
+              max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None, validate: str = "strict") -> Pool:
+    """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
+    (unless `stored`) and snapshotted once."""
     with bulk_load():
-        return _load_pool(node_paths, config_path, stored, max_bytes, stdin)
+        return _load_pool(node_paths, config_path, stored, max_bytes, stdin, validate)
 
 
 def _load_pool(node_paths: tuple[str, ...], config_path: str | None, stored: bool, max_bytes: int,
-               stdin: BinaryIO | None) -> Pool:
+               stdin: BinaryIO | None, validate: str = "strict") -> Pool:
     config = read_config(config_path, max_bytes)
     cluster = [(o, s) for o, s in load_objects(node_paths, max_bytes, stdin) if o.get("kind") in CLUSTER_KINDS]
+    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored)
     from .admission import admit
     admitted = admit(cluster, None, stored=stored)
     cluster = admitted.objects
@@ -227,13 +440,16 @@ def _load_pool(node_paths: tuple[str, ...], config_path: str | None, stored: boo
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
     context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
-    return Pool(snapshot, config, nominated, context, frozenset(keys), list(admitted.warnings))
+    return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
+                objects=cluster)
 
 
-def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False) -> Inputs:
+def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
+               itself: bool = False) -> Inputs:
     """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
     `load_inputs` would (against the pool's PriorityClasses and RuntimeClasses, refused when a
-    pod of that name exists in the pool); `pod_obj` itself is not changed."""
+    pod of that name exists in the pool, unless `itself`: the pool's pod of that name is this
+    very pod, bound already, joined from its file); `pod_obj` itself is not changed."""
     if stored:
         from .admission.pipeline import copy_json
         return Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config, pool.nominated)
@@ -242,7 +458,7 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     from .errors import AdmissionRejected
     meta = pod_obj.get("metadata") if isinstance(pod_obj.get("metadata"), dict) else {}
     key = (meta.get("namespace") or "default", meta.get("name") or "")
-    if key[1] and key in pool.pod_keys:
+    if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
     admitted = admit(pool.admission_context, (pod_obj, pod_source))
     pod = admitted.pending

@@ -8,14 +8,18 @@ gets one pod pinned to each node its controller would run it on (`kexplain.place
 result is a `Report` of `Finding`s, each naming the file, the document, the object and the
 reason; renderers (`kexplain.lint_formats`) print it. Nothing here prints.
 
-Each object is judged against the pool alone: the objects being linted do not take room from
-each other, and supporting objects they create (PriorityClasses, PVCs, ...) must be in the pool.
+Each object is judged against the pool as its own file leaves it: the file's objects of the
+kinds the scheduler reads (PVCs, PriorityClasses, StorageClasses, Services, bound Pods, ...)
+join the pool for the file's Pods and workloads, as `kubectl apply -f FILE` would create them,
+with the claims of its StatefulSets (`kexplain.explain.PodFile`, `Pool.extended`: the same
+as `kexplain POD`); a file's object the API server would refuse is an `admission` finding of
+its own. The Pods and workloads being linted do not take room from each other, and other
+files' objects are not in the pool.
 """
 from __future__ import annotations
 
 import json
 import os
-import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
@@ -23,11 +27,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, S
 
 import yaml
 
-from .errors import InputError, KexplainError, Source
+from .errors import ConfigError, InputError, KexplainError, Source, describe
 from .load.manifests import expand_paths, read_text
-from .load.workloads import WORKLOAD_KINDS, pod_from_workload, replica_count
+from .load.workloads import WORKLOAD_KINDS, Copies, copies_of, replica_count, workload_pod
 from .load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
-from .schemas import DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path
+from .schemas import (DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path, not_served, unknown_field_warning,
+                      unknown_fields_error)
 from .trace import GATED, UNSCHEDULABLE, Trace
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
@@ -62,7 +67,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("unknown-api-version", Severity.ERROR,
          "A built-in API group at a version the chosen Kubernetes version does not serve."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
-    Rule("admission", Severity.ERROR, "The API server would refuse the pod (or the workload has no pod template)."),
+    Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
+                                      "has no pod template), or an object of the file the pods need."),
     Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
     Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
     Rule("replicas", Severity.ERROR,
@@ -71,6 +77,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no pod."),
     Rule("gated", Severity.WARNING, "The pod has scheduling gates: the scheduler will not consider it yet."),
     Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
+    Rule("other-scheduler", Severity.WARNING,
+         "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
+         "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
 )}
@@ -168,7 +177,7 @@ class Finding:
 
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled", "no-eligible-nodes"})
+                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
 
 
 @dataclass
@@ -439,12 +448,17 @@ class LintOptions:
     paths: tuple[str, ...]
     node_paths: tuple[str, ...] = ()
     k8s_version: str = DEFAULT_K8S_VERSION
-    strict: bool = False
+    validate: str = "strict"          # kubectl's --validate: unknown fields are errors, warnings (warn) or ignored
     schema_dirs: tuple[str, ...] = ()
     config_path: str | None = None
     stored: bool = False              # the pool was read from an API server: no admission for it
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
+
+    @property
+    def strict(self) -> bool:
+        """Unknown fields are errors (kubectl's default, --validate=strict)."""
+        return self.validate == "strict"
 
 
 class Linter:
@@ -456,14 +470,15 @@ class Linter:
         self.options = options
         self.stdin = stdin
         self.suggester = suggester
-        self.store = store or SchemaStore(options.k8s_version, options.strict, options.schema_dirs)
+        self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
             from .explain import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
-                             max_bytes=options.max_bytes, stdin=stdin)
+                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate)
         self.pool = pool
         self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
+        self._file: _FileCluster | None = None     # the file being linted: its pool, its refused objects
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -488,11 +503,57 @@ class Linter:
 
     def lint_text(self, text: str, path: str) -> None:
         docs, error = read_documents(text, path)
-        for doc in docs:
-            for item in _unwrap(doc):
+        items = [item for doc in docs for item in _unwrap(doc)]
+        self._file = self._file_cluster(items, path) if self.pool is not None else None
+        try:
+            for item in items:
                 self.lint_document(item)
+        finally:
+            self._file = None
         if error is not None:
             self._unreadable(path, error)
+
+    def _file_cluster(self, items: list[Document], path: str) -> "_FileCluster | None":
+        """The pool as the file leaves it (`Pool.extended`): its objects of the kinds the
+        scheduler reads, and its StatefulSets' claims. An object the API server would refuse
+        is left out and becomes an `admission` finding of its document (a StatefulSet whose
+        claims are refused: of the StatefulSet, which is then not scheduled). None when the
+        file has no Pod or workload to schedule."""
+        from .explain import PodFile, created_objects
+
+        assert self.pool is not None
+        objs: list[tuple[dict[str, Any], Source]] = []
+        where: dict[int, Document] = {}
+        for doc in items:
+            if isinstance(doc.obj, dict) and isinstance(doc.obj.get("kind"), str):
+                src = Source(doc.location.path, doc.location.doc)
+                objs.append((doc.obj, src))
+                where[id(src)] = doc
+        pod_file = PodFile.of(objs, path)
+        if not pod_file.explained:
+            return None
+        file_objects = list(pod_file.cluster)
+        created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
+                   for c in created_objects(o, s, replica_count(o))]
+        refused: dict[tuple[str, int, int | None], Finding] = {}
+        while True:
+            try:
+                pool = self.pool.extended(file_objects, created)
+                break
+            except KexplainError as err:
+                doc = where.get(id(err.source)) if err.source is not None else None
+                if doc is None:           # not one of the file's objects: the file adds nothing
+                    pool = self.pool
+                    break
+                ref = ObjectRef.of(doc.obj)
+                message = err.message
+                if isinstance(err.obj, dict) and (ObjectRef.of(err.obj).kind, ObjectRef.of(err.obj).name) != \
+                        (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
+                    message = f"{describe(err.obj)}: {message}"
+                refused[_key(doc.location)] = Finding("admission", doc.location, ref, message, field=err.field)
+                file_objects = [(o, s) for o, s in file_objects if s is not err.source]
+                created = [(o, s) for o, s in created if s is not err.source]
+        return _FileCluster(pool, refused)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -517,6 +578,11 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
+        refused = self._file.refused.get(_key(loc)) if self._file is not None else None
+        if refused is not None:       # an object of the file the API server would refuse
+            if valid:                 # (its schema findings say why already, if any)
+                self._add(refused)
+            return
         if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
                 and ref.api_version in ("v1", "apps/v1", "batch/v1"):
             linted.checks.append("scheduling")
@@ -536,16 +602,15 @@ class Linter:
 
     def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
         """Adds the schema findings; True when the object is fit to be scheduled (no errors but
-        unknown fields)."""
+        unknown fields: the API server drops them when it does not refuse them)."""
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
             served = self.store.served_versions(ref.kind)
             if self.store.is_builtin_group(ref.api_version) and served:
                 self._add(Finding("unknown-api-version",
                                   replace(doc.location, line=line_of(doc.node, ("apiVersion",))), ref,
-                                  f"{ref.api_version} {ref.kind} is not served by Kubernetes {self.store.version} "
-                                  f"(use {' or '.join(served)})", field="apiVersion",
-                                  details={"served": served}))
+                                  not_served(ref.api_version, ref.kind, served, self.store.version),
+                                  field="apiVersion", details={"served": served}))
                 return False
             self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
                               f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
@@ -553,56 +618,89 @@ class Linter:
             return False
         errors = validator.errors(obj)
         for err in errors:
-            self._add(self._schema_finding(err, ref, doc, validator.origin))
+            self._add(self._schema_finding(err, ref, doc, validator.origin, self.store.validate))
         return all(e.unknown_field for e in errors)
 
     @staticmethod
-    def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str) -> Finding:
+    def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
+                        validate: str = "strict") -> Finding:
+        """A schema error as a finding, in the API server's words: an unknown field is its
+        strict decoding error (`--validate=strict`), or its warning, a warning (`warn`)."""
         loc = replace(doc.location, line=line_of(doc.node, err.path) or doc.location.line)
-        rule = "unknown-field" if err.unknown_field else "schema"
-        return Finding(rule, loc, ref, err.message, field=dotted_path(err.path) or None,
-                       details={"schema": origin})
+        field = dotted_path(err.path) or None
+        details = {"schema": origin}
+        if not err.unknown_field:
+            return Finding("schema", loc, ref, err.message, field=field, details=details)
+        if validate == "warn":
+            return Finding("unknown-field", loc, ref, unknown_field_warning(err.dotted), field=field,
+                           details=details, severity=Severity.WARNING)
+        return Finding("unknown-field", loc, ref, unknown_fields_error([err.dotted]), field=field, details=details)
 
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
+        """The scheduling findings of a Pod or workload, against the pool as its file leaves it."""
         from .explain import Request, explain, inputs_for
         from .place import chosen_node, iter_placements
 
         assert self.pool is not None
+        pool = self._file.pool if self._file is not None else self.pool
         source = Source(loc.path, loc.doc)
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         workload = ref.kind != "Pod"
-        if not workload and spec.get("nodeName"):
-            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {spec['nodeName']}: the scheduler "
-                                                       "does not place this pod")]
         daemon = ref.kind == "DaemonSet"
+        pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
+        if pinned is not None and pool.snapshot.get(pinned) is not None:
+            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {pinned}: the scheduler does not place "
+                                                       "this pod")]
         copies = replica_count(obj) if workload else 1
-        if copies == 0:
-            return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
         try:
-            pod_obj = pod_from_workload(_with_uid(obj), source) if workload else obj
-            if workload:
-                pod_obj["metadata"]["name"] = ref.name or "workload"
-            inputs = inputs_for(pod_obj, source, self.pool, stored=False)
+            pod_obj = workload_pod(obj, source, 0) if workload else obj     # the API server's workload checks
+            if copies == 0:
+                return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
+            # a Pod bound to a node the pool lacks may be in the pool, from its own file
+            inputs = inputs_for(pod_obj, source, pool, stored=False, itself=pinned is not None)
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
+        try:
+            pool.config.profile_for(scheduler)
+        except ConfigError:
+            return [self._other_scheduler(ref, loc, scheduler)]
+        field_name = "spec.nodeName"
         if workload and inputs.pod.node_name and not daemon:
-            return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {inputs.pod.node_name}: "
-                                                       "the scheduler does not place its pods")]
+            pinned, field_name = inputs.pod.node_name, "spec.template.spec.nodeName"
+            if pool.snapshot.get(pinned) is not None:
+                return [Finding("not-scheduled", loc, ref, f"{field_name} is {pinned}: the scheduler does not place "
+                                                           "its pods")]
         req = Request(pod_path=loc.path, node_paths=self.options.node_paths, config_path=self.options.config_path,
                       max_bytes=self.options.max_bytes, preemption=self.options.preemption,
                       filter_all=self.suggester is not None)
-        if daemon:
-            return self._daemon_findings(ref, loc, inputs, req)
-        if workload:
-            placements = list(iter_placements(inputs, req, copies))
-            placed = [p.node for p in placements if p.node is not None]
-            last_inputs, last = placements[-1].inputs, placements[-1].trace
-        else:
-            last_inputs, last = inputs, explain(inputs, req)
-            node = chosen_node(last)
-            placed = [node] if node is not None else []
-        return [self._verdict(ref, loc, workload, copies, placed, last_inputs, last)]
+        try:
+            if daemon:
+                return self._daemon_findings(ref, loc, inputs, req, copies_of(obj))
+            if workload:
+                placements = list(iter_placements(inputs, req, copies, copies_of(obj)))
+                placed = [p.node for p in placements if p.node is not None]
+                last_inputs, last = placements[-1].inputs, placements[-1].trace
+            else:
+                last_inputs, last = inputs, explain(inputs, req)
+                node = chosen_node(last)
+                placed = [node] if node is not None else []
+        except ConfigError:
+            return [self._other_scheduler(ref, loc, scheduler)]
+        finding = self._verdict(ref, loc, workload, copies, placed, last_inputs, last)
+        if pinned is not None:       # bound to a node the pool does not have: it never runs
+            text = finding.message if finding.rule in ("unschedulable", "replicas") else "no kubelet will run it"
+            finding = replace(finding, rule="unschedulable", severity=None,
+                              message=f"{field_name} is {pinned}, which is not a node of the pool: {text}")
+        return [finding]
+
+    @staticmethod
+    def _other_scheduler(ref: ObjectRef, loc: Location, scheduler: str) -> Finding:
+        return Finding("other-scheduler", loc, ref,
+                       f"the pod is for scheduler {scheduler}, which is not a profile of the scheduler configuration: "
+                       "not checked; --config can add the profile", field="spec.schedulerName",
+                       details={"schedulerName": scheduler})
 
     def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
                  inputs: "Inputs", trace: Trace) -> Finding:
@@ -643,7 +741,8 @@ class Linter:
         text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
         return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
 
-    def _daemon_findings(self, ref: ObjectRef, loc: Location, inputs: "Inputs", req: "Request") -> list[Finding]:
+    def _daemon_findings(self, ref: ObjectRef, loc: Location, inputs: "Inputs", req: "Request",
+                         naming: Copies | None = None) -> list[Finding]:
         """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
         nodes), each scheduled through the whole pipeline. Nodes that are not eligible are no
         finding; eligible nodes where the pod does not fit are, with the reason per node."""
@@ -666,7 +765,7 @@ class Linter:
         failed: dict[str, dict[str, Any]] = {}
         preempting: dict[str, dict[str, Any]] = {}
         first_failed = first_preempting = None
-        for placement in iter_daemon_placements(inputs, req, nodes.eligible):
+        for placement in iter_daemon_placements(inputs, req, nodes.eligible, naming=naming):
             name = nodes.eligible[placement.index]
             if placement.node is not None:
                 fit.append(placement.node)
@@ -723,17 +822,17 @@ class Linter:
         return tuple(str(getattr(s, "text", None) or s) for s in self.suggester(inputs, trace))
 
 
-def _with_uid(workload: dict[str, Any]) -> dict[str, Any]:
-    """The workload with a uid (derived from its kind, namespace and name) when it has none:
-    its pods' owner reference needs one, or the API server refuses them."""
-    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
-    if meta.get("uid"):
-        return workload
-    key = f"{workload.get('kind')}/{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
-    return {**workload, "metadata": {**meta, "uid": str(uuid.uuid5(_WORKLOAD_UID_NAMESPACE, key))}}
+def _key(loc: Location) -> tuple[str, int, int | None]:
+    return (loc.path, loc.doc, loc.item)
 
 
-_WORKLOAD_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
+@dataclass
+class _FileCluster:
+    """The pool as one linted file leaves it, and the file's objects the API server would refuse
+    (their `admission` findings, by location)."""
+
+    pool: "Pool"
+    refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
 
 
 _LIST_LIMIT = 10

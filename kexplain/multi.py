@@ -9,25 +9,30 @@ that fits is bound to the node the scheduler picks (`place.chosen_node`) before 
 is scheduled, and the round-robin position is carried over. A workload with more than one
 replica (`spec.replicas`; a Job's parallelism, at most its completions; or `--replicas N` for
 every object of the file) is placed copy by copy with `kexplain.place`, copies named
-`<name>-<i>`, until one does not fit: how many fit, where, and the trace of the first copy
-that does not fit, with its reasons.
+`<name>-<i>` (a StatefulSet's: its pods of each ordinal, each with its own claims), until one
+does not fit: how many fit, where, and the trace of the first copy that does not fit, with its
+reasons.
+
+The file's other objects that the scheduler reads (claims, Services, PriorityClasses, bound
+Pods, ...) join the cluster of --nodes first, as applying the file would create them
+(`explain.PodFile`, `Pool.extended`), with the claims of its StatefulSets.
 
 A file with one Pod or workload of one replica is not a batch: it is explained exactly as
-`load_inputs` and `explain` always did (one trace).
+`load_inputs` explains it (one trace).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
-from .errors import InputError, Source
-from .explain import Inputs, Pool, Request, explain, inputs_for, inputs_from_objects, load_pool, pending_pod, \
-    read_config
+from .errors import Source
+from .explain import CLUSTER_KINDS, POD_KINDS, Inputs, PodFile, Pool, Request, created_objects, explain, inputs_for, \
+    load_pool, missing_node_warnings, pending_pod, pod_of, read_config, single_inputs
 from .gcpolicy import bulk_load
-from .load.manifests import load_objects
-from .load.workloads import WORKLOAD_KINDS, pod_from_workload, replica_count
+from .load.manifests import check_objects, load_objects
+from .load.workloads import Copies, copies_of, replica_count, workload_name
 from .model.snapshot import Snapshot
-from .place import bound_copy, chosen_node, iter_placements
+from .place import bind, chosen_node, iter_placements
 from .trace import ERROR, SCHEDULED, UNSCHEDULABLE, Trace
 
 Suggester = Callable[[Inputs, Trace, Request], list[Any]]
@@ -45,6 +50,8 @@ class Entry:
     copies: int                  # how many copies to place; 1 without replicas
     replicated: bool             # placed copy by copy, copies named `<name>-<i>`
     position: int                # order of appearance in the file
+    naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
+    workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
 
 
 @dataclass
@@ -83,27 +90,21 @@ class Outcome:
 
 # --- reading the POD file --------------------------------------------------------------------------
 
-def entries(objs: list[tuple[dict[str, Any], Source]], path: str, replicas: int | None = None) -> list[Entry]:
-    """The Pods and workloads of the POD file, in order; `replicas` overrides every count."""
+def entries(objs: list[tuple[dict[str, Any], Source]], path: str, replicas: int | None = None, *,
+            stored: bool = False) -> list[Entry]:
+    """The Pods and workloads of the POD file that are explained (`PodFile`), in order;
+    `replicas` overrides every count. A workload's pod is its first copy, `<name>-0` (a
+    StatefulSet's, its first ordinal's); a workload the API server would refuse is refused
+    with its message (`kexplain.admission.workloads`), unless `stored`."""
     out: list[Entry] = []
-    for obj, src in objs:
-        kind = obj.get("kind")
-        if kind != "Pod" and kind not in WORKLOAD_KINDS:
-            continue
+    for obj, src in PodFile.of(objs, path).explained:
+        kind = str(obj.get("kind"))
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-        name = str(meta.get("name") or ("workload" if kind != "Pod" else ""))
         copies = replicas if replicas is not None else replica_count(obj)
         copies = max(1, copies)     # a workload scaled to zero: its template is still explained once
-        if kind == "Pod":
-            if not isinstance(obj.get("spec"), dict):
-                raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
-            pod = obj
-        else:
-            pod = pod_from_workload(obj, src)
-            if copies > 1:
-                pod["metadata"]["name"] = name
-        out.append(Entry(str(kind), str(meta.get("namespace") or "default"), name, pod, src, copies,
-                         copies > 1, len(out)))
+        pod = pod_of(obj, src, stored=stored)
+        out.append(Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod, src, copies,
+                         copies > 1, len(out), copies_of(obj), obj))
     if not out:
         pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
     return out
@@ -127,13 +128,25 @@ def load(req: Request, stdin: BinaryIO | None = None, replicas: int | None = Non
 def _load(req: Request, stdin: BinaryIO | None, replicas: int | None) -> Loaded:
     config = read_config(req.config_path, req.max_bytes)
     objs = load_objects([req.pod_path], req.max_bytes, stdin)
-    found = entries(objs, req.pod_path, replicas)
+    # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
+    warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+    pod_file = PodFile.of(objs, req.pod_path)
+    found = entries(objs, req.pod_path, replicas, stored=req.stored)
     if len(found) == 1 and found[0].copies == 1:
-        pod_obj, pod_src = pending_pod(objs, req.pod_path)
+        entry = found[0]
         cluster = load_objects(req.node_paths, req.max_bytes, stdin)
-        return Loaded(single=inputs_from_objects(pod_obj, pod_src, cluster, config, stored=req.stored))
-    pool = load_pool(req.node_paths, None, stored=req.stored, max_bytes=req.max_bytes, stdin=stdin)
+        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+        assert entry.workload is not None
+        single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config, stored=req.stored)
+        single.warnings[:0] = warnings
+        return Loaded(single=single)
+    pool = load_pool(req.node_paths, None, stored=req.stored, max_bytes=req.max_bytes, stdin=stdin,
+                     validate=req.validate)
+    created = [c for e in found if e.workload is not None for c in created_objects(e.workload, e.source, e.copies)]
+    pool = pool.extended(pod_file.cluster, created, stored=req.stored)
     pool.config = config
+    pool.warnings[:0] = warnings
+    pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool)
 
 
@@ -150,12 +163,6 @@ def _onto(carried: Snapshot, inputs: Inputs, pool: Pool) -> tuple[Inputs, Snapsh
     return replace(inputs, snapshot=carried), carried
 
 
-def _bind(snapshot: Snapshot, inputs: Inputs, node: str) -> Snapshot:
-    info = snapshot.get(node)
-    labels = info.node.labels if info is not None else {}
-    return snapshot.with_pod_bound(bound_copy(inputs.pod.obj, node, labels))
-
-
 def explain_batch(batch: list[Entry], pool: Pool, req: Request, suggester: Suggester | None = None) -> list[Outcome]:
     """Every entry in PrioritySort order, each against the cluster the earlier ones left; an
     Unschedulable attempt gets `suggestions` in its trace's extra keys when a suggester is given."""
@@ -168,13 +175,14 @@ def explain_batch(batch: list[Entry], pool: Pool, req: Request, suggester: Sugge
         run_req = replace(req, start_index=start)
         outcome = Outcome(entry, inputs.pod.priority)
         if entry.replicated:
-            for p in iter_placements(inputs, run_req, entry.copies):
+            for p in iter_placements(inputs, run_req, entry.copies, entry.naming):
                 outcome.attempts.append(Attempt(p.inputs, p.trace, p.node))
         else:
             trace = explain(inputs, run_req)
             outcome.attempts.append(Attempt(inputs, trace, chosen_node(trace)))
         last = outcome.attempts[-1]
-        carried = last.inputs.snapshot if last.node is None else _bind(last.inputs.snapshot, last.inputs, last.node)
+        carried = last.inputs.snapshot if last.node is None else \
+            bind(last.inputs.snapshot, last.inputs, run_req, last.inputs.pod.obj, last.node)
         if last.trace.search is not None:
             start = last.trace.search.next_start_index
         if suggester is not None and last.trace.result.status == UNSCHEDULABLE:

@@ -15,8 +15,13 @@ reproducible.
 
 Binding a copy adds it to the node as a bound pod in a new snapshot
 (`Snapshot.with_pod_bound`), with the zone and region labels the PodTopologyLabels admission
-plugin copies onto bound pods; the snapshot the caller passed in is never changed, and every
-index cached on it (by the snapshot or by a plugin) stays valid for it.
+plugin copies onto bound pods, and binds its claims for that node as VolumeBinding's Reserve and
+PreBind do (a free volume it was matched to is taken, a claim to provision gets the selected
+node: `bind`); the snapshot the caller passed in is never changed, and every index cached on it
+(by the snapshot or by a plugin) stays valid for it.
+
+Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): `<name>-<i>`,
+or a StatefulSet's pod of ordinal i, with that ordinal's claims.
 
 A DaemonSet is placed differently: its controller creates one pod for every node on which the
 pod "should run" (`daemon_nodes`: the template's spec.nodeName, node selector and required node
@@ -39,7 +44,7 @@ from typing import Any, Iterator
 
 from .admission.pipeline import copy_json
 from .explain import Inputs, Request, explain
-from .load.workloads import pin_to_node
+from .load.workloads import Copies, pin_to_node
 from .model.labels import SelectorError, parse_selector
 from .model.nodeinfo import Node
 from .model.nodeselector import RequiredNodeAffinity
@@ -64,6 +69,7 @@ class Placement:
 
 
 def copy_name(name: str, index: int) -> str:
+    """`<name>-<index>` (kept for callers; `Copies` names the copies)."""
     return f"{name}-{index}"
 
 
@@ -77,11 +83,12 @@ def chosen_node(trace: Trace) -> str | None:
     return result.suggested_host or (min(result.selected_nodes) if result.selected_nodes else None)
 
 
-def pending_copy(pod: PodInfo, index: int) -> dict[str, Any]:
-    """The pending pod object of copy `index`: the pod with the name `<name>-<index>` and its own uid."""
+def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict[str, Any]:
+    """The pending pod object of copy `index`: the pod named as `naming` names it (by default
+    `<name>-<index>`; a StatefulSet's pod of that ordinal, with its own claims), with its own uid."""
     obj = copy_json(pod.obj)
     meta = obj.setdefault("metadata", {})
-    meta["name"] = copy_name(pod.name, index)
+    (naming or Copies.of_pod(pod.name)).apply(obj, index)
     meta["uid"] = str(uuid.uuid5(_COPY_UID_NAMESPACE, f"{pod.namespace}/{meta['name']}"))
     return obj
 
@@ -97,22 +104,92 @@ def bound_copy(obj: dict[str, Any], node_name: str, node_labels: dict[str, str])
     return PodInfo(bound)
 
 
-def iter_placements(inputs: Inputs, request: Request, copies: int) -> Iterator[Placement]:
-    """Schedule up to `copies` copies of `inputs.pod` one after another; stops after the first
-    copy that does not fit (that placement has `node` None)."""
+# Annotations of the storage binding (k8s.io/component-helpers storage/volume, PV controller).
+_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+
+
+def _uses_claims(pod: PodInfo) -> bool:
+    return any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral"))
+               for v in pod.spec.get("volumes") or ())
+
+
+def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, node: str) -> Snapshot:
+    """The snapshot after the pod's claims are bound for `node`, as the scheduler's VolumeBinding
+    assumes them at Reserve and binds them at PreBind: each waiting claim matched to a free
+    volume on the node is bound to it (the volume's claimRef, the claim's volumeName), and each
+    claim to provision is annotated with the selected node. The next pod then finds those
+    volumes taken, as the next replica of a StatefulSet with local volumes does."""
+    if not _uses_claims(inputs.pod):
+        return snapshot
+    from .explain import framework_for
+    from .framework.cycle_state import CycleState
+    fw = framework_for(replace(inputs, snapshot=snapshot), request)
+    plugin = fw.plugins.get("VolumeBinding")
+    info = snapshot.get(node)
+    if plugin is None or info is None:
+        return snapshot
+    state = CycleState()
+    try:
+        _, status = plugin.pre_filter(state, inputs.pod, snapshot.node_infos)
+        if not status.is_success or not plugin.filter(state, inputs.pod, info).is_success:
+            return snapshot
+        found = state.get("VolumeBinding").pod_volumes_by_node.get(node)
+    except Exception:  # noqa: BLE001 - the binding decides nothing the trace has not said
+        return snapshot
+    if found is None or not (found.static_bindings or found.dynamic_provisions):
+        return snapshot
+    volumes: dict[int, dict[str, Any]] = {}
+    claims: dict[int, dict[str, Any]] = {}
+    for pvc, pv in found.static_bindings:
+        bound_pv = copy_json(pv)
+        pvc_meta = pvc.get("metadata") or {}
+        bound_pv.setdefault("spec", {})["claimRef"] = {
+            "kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": pvc_meta.get("namespace") or "default",
+            "name": pvc_meta.get("name") or "", "uid": pvc_meta.get("uid") or ""}
+        bound_pv.setdefault("metadata", {}).setdefault("annotations", {})[_BOUND_BY_CONTROLLER] = "yes"
+        bound_pv["status"] = {**(bound_pv.get("status") or {}), "phase": "Bound"}
+        volumes[id(pv)] = bound_pv
+        bound_pvc = copy_json(pvc)
+        bound_pvc.setdefault("spec", {})["volumeName"] = (pv.get("metadata") or {}).get("name") or ""
+        bound_pvc.setdefault("metadata", {}).setdefault("annotations", {})[_BIND_COMPLETED] = "yes"
+        bound_pvc["status"] = {**(bound_pvc.get("status") or {}), "phase": "Bound"}
+        claims[id(pvc)] = bound_pvc
+    for pvc in found.dynamic_provisions:
+        selected = copy_json(pvc)
+        selected.setdefault("metadata", {}).setdefault("annotations", {})[_SELECTED_NODE] = node
+        claims[id(pvc)] = selected
+    objects = dict(snapshot.objects)
+    objects["PersistentVolume"] = [volumes.get(id(o), o) for o in snapshot.of_kind("PersistentVolume")]
+    objects["PersistentVolumeClaim"] = [claims.get(id(o), o) for o in snapshot.of_kind("PersistentVolumeClaim")]
+    return snapshot.with_objects(snapshot.namespaces, objects)
+
+
+def bind(snapshot: Snapshot, inputs: Inputs, request: Request, obj: dict[str, Any], node: str) -> Snapshot:
+    """The snapshot after the pod `obj` (scheduled with `inputs`) is bound to `node`: the pod on
+    the node (`bound_copy`), and its claims bound for the node (`_with_volumes_bound`)."""
+    info = snapshot.get(node)
+    labels = info.node.labels if info is not None else {}
+    snapshot = _with_volumes_bound(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), request, node)
+    return snapshot.with_pod_bound(bound_copy(obj, node, labels))
+
+
+def iter_placements(inputs: Inputs, request: Request, copies: int, naming: Copies | None = None) -> Iterator[Placement]:
+    """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
+    names it (by default `<name>-<i>`); stops after the first copy that does not fit (that
+    placement has `node` None)."""
     snapshot = inputs.snapshot
     start = request.start_index
     for i in range(copies):
-        obj = pending_copy(inputs.pod, i)
+        obj = pending_copy(inputs.pod, i, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
         trace = explain(copy_inputs, replace(request, start_index=start))
         node = chosen_node(trace)
         yield Placement(i, copy_inputs, trace, node)
         if node is None:
             return
-        info = snapshot.get(node)
-        labels = info.node.labels if info is not None else {}
-        snapshot = snapshot.with_pod_bound(bound_copy(obj, node, labels))
+        snapshot = bind(snapshot, copy_inputs, request, obj, node)
         if trace.search is not None:
             start = trace.search.next_start_index
 
@@ -215,27 +292,28 @@ def siblings_matter(pod: PodInfo, inputs: Inputs) -> bool:
     return False
 
 
-def daemon_copy(pod: PodInfo, index: int, node_name: str) -> dict[str, Any]:
-    """The pod the DaemonSet controller creates for `node_name` (copy `index`): pinned to it."""
-    obj = pending_copy(pod, index)
+def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None = None) -> dict[str, Any]:
+    """The pod the DaemonSet controller creates for `node_name` (copy `index`, named as `naming`
+    names it): pinned to it."""
+    obj = pending_copy(pod, index, naming)
     pin_to_node(obj.setdefault("spec", {}), node_name)
     return obj
 
 
 def iter_daemon_placements(inputs: Inputs, request: Request, nodes: tuple[str, ...] | list[str],
-                           bind: bool | None = None) -> Iterator[Placement]:
-    """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order;
-    every node is tried (a copy that does not fit has `node` None). With `bind` (by default:
-    when `siblings_matter`), each copy that fits is bound before the next is scheduled."""
-    if bind is None:
-        bind = siblings_matter(inputs.pod, inputs)
+                           bind_each: bool | None = None, naming: Copies | None = None) -> Iterator[Placement]:
+    """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order,
+    copy i named as `naming` names it; every node is tried (a copy that does not fit has `node`
+    None). With `bind_each` (by default: when `siblings_matter`), each copy that fits is bound
+    before the next is scheduled."""
+    if bind_each is None:
+        bind_each = siblings_matter(inputs.pod, inputs)
     snapshot = inputs.snapshot
     for i, name in enumerate(nodes):
-        obj = daemon_copy(inputs.pod, i, name)
+        obj = daemon_copy(inputs.pod, i, name, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
         trace = explain(copy_inputs, request)
         node = chosen_node(trace)
         yield Placement(i, copy_inputs, trace, node)
-        if bind and node is not None:
-            info = snapshot.get(node)
-            snapshot = snapshot.with_pod_bound(bound_copy(obj, node, info.node.labels if info is not None else {}))
+        if bind_each and node is not None:
+            snapshot = bind(snapshot, copy_inputs, request, obj, node)

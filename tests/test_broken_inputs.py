@@ -93,11 +93,13 @@ CORPUS: dict[str, tuple[str, ...]] = {
         "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: "
         "expected a mapping, got a string",),
     "pod--priority-is-a-string.yaml": ("Pod web: spec.priority: expected an integer, got a string",),
-    "pod--bad-timestamp.yaml": ("Pod web: metadata.creationTimestamp: invalid timestamp 'yesterday'",),
+    "pod--bad-timestamp.yaml": ('Pod web: metadata.creationTimestamp: invalid timestamp "yesterday"',),
     # invalid quantities
-    "pod--invalid-cpu-quantity.yaml": ("Pod web: spec.containers[0].resources.requests.cpu: invalid quantity 'lots'", QTY),
-    "pod--cpu-quantity-two-dots.yaml": ("spec.containers[0].resources.requests.cpu: invalid quantity '1.5.5'", QTY),
-    "pod--cpu-quantity-boolean.yaml": ("requests.cpu: invalid quantity True: quantities must be a string or a number",),
+    "pod--invalid-cpu-quantity.yaml": ('Pod web: spec.containers[0].resources.requests.cpu: invalid quantity "lots"', QTY),
+    "pod--cpu-quantity-two-dots.yaml": ('spec.containers[0].resources.requests.cpu: invalid quantity "1.5.5"', QTY),
+    "pod--cpu-quantity-boolean.yaml": ("requests.cpu: expected a quantity (a string or a number), got a boolean",),
+    "pod--cpu-quantity-mapping.yaml": ("Pod web: spec.containers[0].resources.requests.cpu: expected a quantity "
+                                       "(a string or a number), got a mapping",),
     "pod--cpu-quantity-too-many-digits.yaml": ("requests.cpu: invalid quantity", "(4,800 more characters)",
                                                "quantities of more than 1,000 digits are not supported"),
     # what the API server would refuse (its own messages)
@@ -129,7 +131,7 @@ CORPUS: dict[str, tuple[str, ...]] = {
     # Nodes and the other cluster objects (--nodes)
     "nodes--node-without-name.yaml": ('Node: Node "" is invalid: metadata.name: Required value',),
     "nodes--node-metadata-is-null.yaml": ('Node: Node "" is invalid: metadata.name: Required value',),
-    "nodes--invalid-capacity.yaml": ("Node node-1: status.capacity.cpu: invalid quantity 'four'", QTY),
+    "nodes--invalid-capacity.yaml": ('Node node-1: status.capacity.cpu: invalid quantity "four"', QTY),
     "nodes--allocatable-is-a-list.yaml": ("Node node-1: status.allocatable: expected a mapping, got a list",),
     "nodes--status-is-a-number.yaml": ("Node node-1: status: expected a mapping, got an integer",),
     "nodes--taint-bad-effect.yaml": ('Node "node-1" is invalid: metadata.taints[0].effect: Unsupported value: "Sometimes"',),
@@ -140,8 +142,20 @@ CORPUS: dict[str, tuple[str, ...]] = {
     "nodes--duplicate-node.yaml": ('document 2: Node node-1: nodes "node-1" already exists',),
     "nodes--image-size-is-a-string.yaml": ("Node node-1: status.images[0].sizeBytes: expected an integer, got a string",),
     "nodes--bound-pod-bad-quantity.yaml": ("document 2: Pod web: spec.containers[0].resources.requests.memory: "
-                                           "invalid quantity '1Gb'",),
-    "nodes--pvc-bad-storage.yaml": ("PersistentVolumeClaim data: spec.resources.requests.storage: invalid quantity 'lots'",),
+                                           'invalid quantity "1Gb"',),
+    "nodes--pvc-bad-storage.yaml": ('PersistentVolumeClaim data: spec.resources.requests.storage: invalid quantity "lots"',),
+    # what the API server's decoding refuses before admission: kubectl's default strict field
+    # validation, an apiVersion it does not serve (the words lint uses: see test_explain_and_lint_agree)
+    "pod--unknown-field-grpc.yaml": ('Pod web: spec.containers[0].livenessProbe.gRPC: strict decoding error: '
+                                     'unknown field "spec.containers[0].livenessProbe.gRPC"',),
+    "pod--deployment-unknown-fields.yaml": ('Deployment web: strict decoding error: unknown field "spec.replica", '
+                                            'unknown field "spec.template.spec.containers[0].imagePullPolicyy"',),
+    "pod--no-api-version.yaml": ("document 1: Pod web: apiVersion: object has no apiVersion",),
+    "pod--cronjob-batch-v1beta1.yaml": ("CronJob nightly: apiVersion: batch/v1beta1 CronJob is not served by "
+                                        "Kubernetes 1.35 (use batch/v1)",),
+    "nodes--pdb-policy-v1beta1.yaml": ("document 2: PodDisruptionBudget web: apiVersion: policy/v1beta1 "
+                                       "PodDisruptionBudget is not served by Kubernetes 1.35 (use policy/v1)",),
+    "nodes--unknown-field.yaml": ('Node node-1: spec.taint: strict decoding error: unknown field "spec.taint"',),
     "nodes--priority-class-value-is-a-string.yaml": ("PriorityClass high: value: expected an integer, got a string",),
     "nodes--two-default-priority-classes.yaml": ('document 2: PriorityClass lower: priorityclasses "lower" is forbidden: '
                                                  "PriorityClass low is already marked as default",),
@@ -363,10 +377,11 @@ def deep_flow_mappings(tmp: Path) -> Path:
 
 
 def deep_but_parsable(tmp: Path) -> Path:
-    """Deep enough to exhaust Python's recursion while copying, not deep enough to be refused."""
+    """Deep enough to exhaust Python's recursion while copying, not deep enough to be refused
+    (under a field the Pod has: an unknown one is refused first, as kubectl's strict validation does)."""
     path = tmp / "deep.yaml"
-    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n"
-                    "x: " + "[" * 2000 + "]" * 2000 + "\n")
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {x: " + "[" * 2000 + "]" * 2000
+                    + "}}\nspec: {containers: [{name: c, image: i}]}\n")
     return path
 
 

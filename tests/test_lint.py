@@ -1,4 +1,4 @@
-"""`kexplain lint`: findings, exit codes, strict mode, unknown kinds, Helm streams on stdin,
+"""`kexplain lint`: findings, exit codes, field validation (--validate), unknown kinds, Helm streams on stdin,
 replica counting, preemption, admission, and the reading of files."""
 from __future__ import annotations
 
@@ -108,27 +108,63 @@ def test_help_documents_the_exit_codes(capsys, monkeypatch):
     assert "2 bad usage or unreadable input" in " ".join(out.split())
 
 
-# -- schema, strict mode, unknown kinds ---------------------------------------------------------
-def test_strict_mode_rejects_unknown_fields(tmp_path, capsys, monkeypatch):
+# -- schema, field validation (--validate), unknown kinds ------------------------------------------
+UNKNOWN = "spec.template.spec.containers[0].imagePullPolicyy"
+
+
+@pytest.mark.parametrize("args, code, severity, message", [
+    ((), 1, "error", f'strict decoding error: unknown field "{UNKNOWN}"'),          # kubectl's default
+    (("--validate", "strict"), 1, "error", f'strict decoding error: unknown field "{UNKNOWN}"'),
+    (("--validate", "true"), 1, "error", f'strict decoding error: unknown field "{UNKNOWN}"'),
+    (("--strict",), 1, "error", f'strict decoding error: unknown field "{UNKNOWN}"'),  # deprecated alias
+    (("--validate", "warn"), 0, "warning", f'unknown field "{UNKNOWN}"'),           # the API server's warning
+    (("--validate", "ignore"), 0, None, None),
+    (("--validate", "false"), 0, None, None),
+])
+def test_unknown_fields_follow_kubectl_validate(tmp_path, capsys, monkeypatch, args, code, severity, message):
     obj = deployment()
     obj["spec"]["template"]["spec"]["containers"][0]["imagePullPolicyy"] = "Always"
     path = write(tmp_path, "d.yaml", obj)
-    code, _, _ = run(capsys, monkeypatch, path)
-    assert code == 0
-    code, out, _ = run(capsys, monkeypatch, path, "--strict", "-f", "json")
+    got, out, err = run(capsys, monkeypatch, path, *args, "-f", "json")
     report = json.loads(out)
-    assert code == 1
+    assert got == code
+    assert report["strict"] is (severity == "error")
+    if severity is None:
+        assert report["findings"] == []
+        return
     (f,) = report["findings"]
-    assert (f["rule"], f["field"], f["message"], f["line"]) == (
-        "unknown-field", "spec.template.spec.containers[0].imagePullPolicyy", 'unknown field "imagePullPolicyy"', 20)
-    assert report["strict"] is True
+    assert (f["rule"], f["severity"], f["field"], f["message"], f["line"]) == ("unknown-field", severity, UNKNOWN,
+                                                                              message, 20)
+    assert ("--strict is deprecated" in err) is ("--strict" in args)
+
+
+def test_unknown_field_text_is_kubectls(tmp_path, capsys, monkeypatch):
+    obj = pod("web")
+    obj["spec"]["containers"][0]["livenessProbe"] = {"gRPC": {"port": 8080}}
+    code, out, _ = run(capsys, monkeypatch, write(tmp_path, "p.yaml", obj))
+    assert code == 1
+    assert out.splitlines()[0].endswith(
+        'error [unknown-field] Pod web: spec.containers[0].livenessProbe.gRPC: strict decoding error: unknown field '
+        '"spec.containers[0].livenessProbe.gRPC"')
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--validate", "foo"), 'invalid - validate option "foo"; must be one of: strict (or true), warn, ignore (or false)'),
+    (("--validate", "warn", "--strict"), "--strict (deprecated: --validate=strict) contradicts --validate=warn"),
+])
+def test_bad_validate_values_are_usage_errors(tmp_path, capsys, monkeypatch, args, message):
+    code, out, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), *args)
+    assert code == 2
+    assert message in " ".join((out + err).split())
 
 
 def test_unknown_field_still_gets_scheduled(tmp_path):
     obj = pod()
     obj["spec"]["containers"][0]["colour"] = "red"
-    report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), (pool(tmp_path),), strict=True))
-    assert [f.rule for f in report.findings] == ["unknown-field", "fits"]
+    report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), (pool(tmp_path),), validate="warn"))
+    assert [(f.rule, f.level.label) for f in report.findings] == [("unknown-field", "warning"), ("fits", "info")]
+    report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), (pool(tmp_path),)))
+    assert [(f.rule, f.level.label) for f in report.findings] == [("unknown-field", "error"), ("fits", "info")]
 
 
 def test_schema_errors_skip_scheduling(tmp_path):
@@ -157,7 +193,7 @@ def test_unknown_kinds_are_skipped_unless_schemas_are_given(tmp_path, capsys, mo
     report = json.loads(out)
     assert code == 1
     assert [(f["rule"], f["field"], f["message"]) for f in report["findings"]] == [
-        ("schema", "spec.size", "'big' is not of type 'integer'")]
+        ("schema", "spec.size", 'Invalid value: "string": spec.size in body must be of type integer: "string"')]
 
 
 def test_unknown_version_of_a_builtin_group_is_an_error(tmp_path):
@@ -174,7 +210,7 @@ def test_k8s_version_selects_the_schemas(tmp_path, version, findings_expected):
     """Pod resizePolicy appeared in Kubernetes 1.27: strict 1.25 schemas do not know it."""
     obj = pod()
     obj["spec"]["containers"][0]["resizePolicy"] = [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]
-    report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), k8s_version=version, strict=True))
+    report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), k8s_version=version))
     assert len(report.findings) == findings_expected
     assert report.k8s_version == version
 
@@ -450,7 +486,8 @@ def test_an_internal_error_is_a_finding_of_its_object(tmp_path, monkeypatch):
     path = write(tmp_path, "p.yaml", pod("a"), deployment(replicas="x"))
     report = lint(LintOptions((path,), (pool(tmp_path),)))
     assert [(f.rule, f.message.split(" (")[0]) for f in report.findings] == [
-        ("scheduler-error", "kexplain internal error: RuntimeError: boom"), ("schema", "'x' is not of type 'integer', 'null'")]
+        ("scheduler-error", "kexplain internal error: RuntimeError: boom"),
+        ("schema", 'Invalid value: "string": spec.replicas in body must be of type integer: "string"')]
     monkeypatch.setenv("KEXPLAIN_DEBUG", "1")
     with pytest.raises(RuntimeError):
         lint(LintOptions((path,), (pool(tmp_path),)))

@@ -135,7 +135,7 @@ def test_entries_name_copies_after_the_workload():
     found = entries([(deployment("web", 3), Source("f", 1)), (deployment("one", 1), Source("f", 2)),
                      (deployment("zero", 0), Source("f", 3))], "f")
     assert [(e.name, e.copies, e.replicated, e.pod["metadata"]["name"]) for e in found] == [
-        ("web", 3, True, "web"), ("one", 1, False, "one-kexplain"), ("zero", 1, False, "zero-kexplain")]
+        ("web", 3, True, "web-0"), ("one", 1, False, "one-0"), ("zero", 1, False, "zero-0")]
 
 
 # --- several pods ---------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from ..errors import KexplainError
 from ..load.manifests import DEFAULT_MAX_OBJECTS, object_limit
 from ..load.yaml_io import DEFAULT_MAX_BYTES
 from .exit_codes import EXIT_BAD_INPUT, exit_code_for
+from .lint import VALIDATE_OPTION
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..explain import Inputs, Request
@@ -27,14 +28,26 @@ class Output(str, Enum):
     yaml = "yaml"
 
 
-def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional[str] = None) -> None:
+def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional[str] = None,
+                no_nodes_hint: Optional[str] = None) -> None:
+    """The trace (json, yaml) or its explanation; `no_nodes_hint`: why the cluster has no nodes,
+    shown with the explanation when it has none."""
     if output is Output.json:
         env.stdout.write(json.dumps(trace, indent=2) + "\n")
     elif output is Output.yaml:
         env.stdout.write(yaml.safe_dump(trace, sort_keys=False))
     else:
         from ..render.table import print_trace
-        print_trace(trace, env.console(), wide=output is Output.wide, node=node)
+        print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint)
+
+
+def no_nodes_hint(node_paths: List[str]) -> str:
+    """Why the cluster of `kexplain POD` has no nodes, and how to give it some."""
+    how = ("Pass the cluster's Nodes (and its bound Pods, PVCs, ...) with --nodes FILE|DIR, for example the output "
+           "of kubectl get nodes -o yaml.")
+    if not node_paths:
+        return f"The cluster has no nodes: --nodes was not given. {how}"
+    return f"The cluster has no nodes: the --nodes input ({', '.join(node_paths)}) holds no Node object. {how}"
 
 
 def extras_for(output: Output, node: Optional[str], batch: "Loaded | None" = None) -> "Extras":
@@ -91,6 +104,7 @@ def command(
                                       help="Also save the rendered explanation as SVG."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also save the rendered explanation as HTML."),
+    validate: str = VALIDATE_OPTION,
 ) -> None:
     """Explain where (and whether) the scheduler would place POD."""
     from ..explain import Request
@@ -100,7 +114,7 @@ def command(
     env = Environment()
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, start_index=start_index,
                   stored=stored, max_bytes=max_input_size, preemption=preemption,
-                  preemption_offset=preemption_offset)
+                  preemption_offset=preemption_offset, validate=validate)
     from ..framework.schedule import recording
     from ..gcpolicy import bulk_load
     try:
@@ -118,10 +132,12 @@ def command(
         raise typer.Exit(write_batch(env, loaded, outcomes, output, node=node, svg=svg, html=html))
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
-    write_trace(env, trace, output, node=node)
+    hint = no_nodes_hint(nodes)
+    write_trace(env, trace, output, node=node, no_nodes_hint=hint)
     if svg or html:
         from ..render.table import print_trace
-        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node), svg, html)
+        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
+                    svg, html)
     raise typer.Exit(exit_code_for(trace))
 
 
@@ -168,8 +184,12 @@ def write_batch(env: Environment, loaded: "Loaded", outcomes: list, output: Outp
             return
         from ..multi import headline
         from ..render.table import print_trace
-        for o in outcomes:  # each object's last attempt (the copy that did not fit), on that node
-            console.rule(headline(o))
+        for i, o in enumerate(outcomes):  # each object's last attempt (the copy that did not fit), on that node
+            if console.is_terminal:
+                console.rule(headline(o))
+            else:       # plain text, as print_batch heads each object
+                console.print(("\n" if i else "") + f"=== {headline(o)}", soft_wrap=True, highlight=False,
+                              markup=False)
             print_trace(o.attempts[-1].trace.to_json(), console, node=node)
     draw(env.console())
     export_view(env, draw, svg, html)

@@ -1,12 +1,14 @@
 """The pod a workload would create: its template, made into a Pod as its controller would.
 
-A DaemonSet's pods get what its controller (v1.35 pkg/controller/daemon) gives every pod it
-creates: the tolerations of `add_daemon_tolerations`, and, per node, a required node affinity
-pinning the pod to that node (`pin_to_node`)."""
+Copy i of a workload's pods is named `<name>-<i>`; a StatefulSet's are its pods of each ordinal,
+with their identity and their own claims, as its controller makes them (`Copies`,
+`statefulset_claims`). A DaemonSet's pods get what its controller (v1.35 pkg/controller/daemon)
+gives every pod it creates: the tolerations of `add_daemon_tolerations`, and, per node, a
+required node affinity pinning the pod to that node (`pin_to_node`)."""
 from __future__ import annotations
 
 import copy
-import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InputError, Source
@@ -46,17 +48,26 @@ def replica_count(obj: dict[str, Any]) -> int:
     return _count(spec.get("replicas"), 1)
 
 
-def _derived_uid(kind: str, namespace: str, name: str) -> str:
-    """A stable uid for a manifest that has none (the API server would assign one; owner
-    references must carry one to pass validation)."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"kexplain:{kind}/{namespace}/{name}"))
+def workload_name(obj: dict[str, Any]) -> str:
+    """The name the manifest gives the workload, or the one the API server makes from its
+    generateName; "" when it gives neither (the API server refuses it)."""
+    from ..admission.workloads import generated_name
+    return generated_name(obj)
 
 
-def pod_from_workload(obj: dict[str, Any], source: Source) -> dict[str, Any]:
-    """A Pod built from the workload's template: its labels, annotations and spec, the
-    workload's namespace, a name like the controller's, and an owner reference (ReplicaSet,
-    StatefulSet and ReplicationController pods are owned by the object itself, which
-    default topology spreading reads)."""
+def copy_name(base: str, index: int) -> str:
+    """Copy `index` of a pod named after `base`: `<base>-<index>` (no name: none)."""
+    return f"{base}-{index}" if base else ""
+
+
+def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> dict[str, Any]:
+    """Copy `index` of the workload's pods, as its controller would create it: the template's
+    labels, annotations and spec, the workload's namespace, the name `<name>-<index>` (for a
+    StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with that ordinal's claims: see
+    `Copies`), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
+    owned by the object itself, which default topology spreading reads). A Job's pods carry the
+    job-name and controller-uid labels the API server adds to its template. The workload is not
+    validated here: `workload_pod` does that first."""
     kind = obj["kind"]
     node: Any = obj
     walked = []
@@ -65,27 +76,163 @@ def pod_from_workload(obj: dict[str, Any], source: Source) -> dict[str, Any]:
         node = node.get(key) if isinstance(node, dict) else None
         if not isinstance(node, dict):
             raise InputError("workload has no pod template", source=source, obj=obj, field=".".join(walked))
+    if kind == "Job":
+        from ..admission.workloads import generate_job_selector
+        job = {**obj, "spec": copy.deepcopy(obj["spec"])}
+        generate_job_selector(job)
+        node = job["spec"]["template"]
     template = copy.deepcopy(node)
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
-    name = meta.get("name") or "workload"
-    pod_meta: dict[str, Any] = {
-        "name": f"{name}-0" if kind == "StatefulSet" else f"{name}-kexplain",
-        "labels": dict(tmeta.get("labels") or {}),
-    }
+    name = workload_name(obj)
+    pod_meta: dict[str, Any] = {"name": copy_name(name, index), "labels": dict(tmeta.get("labels") or {})}
     if meta.get("namespace"):
         pod_meta["namespace"] = meta["namespace"]
     if tmeta.get("annotations"):
         pod_meta["annotations"] = dict(tmeta["annotations"])
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
+        from ..admission.workloads import workload_uid
         pod_meta["ownerReferences"] = [{
             "apiVersion": obj.get("apiVersion", ""), "kind": kind, "name": name,
-            "uid": meta.get("uid") or _derived_uid(kind, meta.get("namespace") or "default", name),
-            "controller": True}]
+            "uid": workload_uid(obj), "controller": True}]
     spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
     if kind == "DaemonSet":
         add_daemon_tolerations(spec)
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec}
+    copies_of(obj).apply(pod, index)
+    return pod
+
+
+def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored: bool = False) -> dict[str, Any]:
+    """`pod_from_workload`, after the API server's validation of the workload
+    (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
+    workload already stored (`stored`, or its resourceVersion) is taken as valid."""
+    from ..admission.pipeline import is_stored
+    from ..admission.workloads import check_workload
+    pod = pod_from_workload(obj, source, index)      # a workload without a pod template: said first
+    if not stored and not is_stored(obj):
+        check_workload(obj, source)
+    return pod
+
+
+# -- copies: names, and a StatefulSet's identity and claims -------------------------------------
+STATEFULSET_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
+POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
+
+
+def _claim_templates(sts: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
+    return [t for t in spec.get("volumeClaimTemplates") or () if isinstance(t, dict)]
+
+
+def _template_name(template: dict[str, Any]) -> str:
+    meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+    return meta.get("name") if isinstance(meta.get("name"), str) else ""
+
+
+def _start_ordinal(sts: dict[str, Any]) -> int:
+    spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
+    ordinals = spec.get("ordinals") if isinstance(spec.get("ordinals"), dict) else {}
+    start = ordinals.get("start")
+    return start if isinstance(start, int) and not isinstance(start, bool) and start >= 0 else 0
+
+
+@dataclass(frozen=True)
+class Copies:
+    """How the copies of one pod are told apart, as their controller names them.
+
+    Copy i of a workload is `<name>-<i>`; of a Pod placed several times (`--replicas`),
+    `<pod name>-<i>`. A StatefulSet's copy i is its pod of ordinal `start + i` (`spec.ordinals.start`,
+    0 by default), as the StatefulSet controller makes it (stateful_set_utils.go): named
+    `<set>-<ordinal>`, labelled with its pod name and index, with hostname `<set>-<ordinal>` and
+    subdomain `spec.serviceName`, and one volume per `volumeClaimTemplates` entry, named after the
+    template, using the claim `<template>-<set>-<ordinal>` (the template's volumes come first, in
+    template order; a volume of the pod template with the same name is replaced)."""
+
+    base: str
+    statefulset: dict[str, Any] | None = field(default=None, compare=False)
+
+    @classmethod
+    def of_pod(cls, name: str) -> "Copies":
+        return cls(name)
+
+    def ordinal(self, index: int) -> int:
+        return index + (_start_ordinal(self.statefulset) if self.statefulset is not None else 0)
+
+    def name(self, index: int) -> str:
+        return copy_name(self.base, self.ordinal(index))
+
+    def claim_name(self, template: str, index: int) -> str:
+        """getPersistentVolumeClaimName: `<template>-<set>-<ordinal>`."""
+        return f"{template}-{self.base}-{self.ordinal(index)}"
+
+    def apply(self, pod: dict[str, Any], index: int) -> dict[str, Any]:
+        """Makes (in place) `pod`, a copy of this pod, copy `index`; returns it."""
+        meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+        pod["metadata"] = meta
+        meta["name"] = self.name(index)
+        if self.statefulset is None:
+            return pod
+        name = meta["name"]
+        if not isinstance(meta.get("labels"), dict):
+            meta["labels"] = {}
+        meta["labels"][STATEFULSET_POD_NAME_LABEL] = name
+        meta["labels"][POD_INDEX_LABEL] = str(self.ordinal(index))
+        spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+        pod["spec"] = spec
+        spec["hostname"] = name
+        sts_spec = self.statefulset.get("spec") if isinstance(self.statefulset.get("spec"), dict) else {}
+        if isinstance(sts_spec.get("serviceName"), str) and sts_spec["serviceName"]:
+            spec["subdomain"] = sts_spec["serviceName"]
+        templates = [_template_name(t) for t in _claim_templates(self.statefulset)]
+        if templates:
+            claims = [{"name": t, "persistentVolumeClaim": {"claimName": self.claim_name(t, index)}}
+                      for t in templates]
+            others = [v for v in spec.get("volumes") or ()
+                      if not (isinstance(v, dict) and v.get("name") in set(templates))]
+            spec["volumes"] = claims + others
+        return pod
+
+
+def copies_of(obj: dict[str, Any]) -> Copies:
+    """How the copies of a Pod or a workload's pods are named (see `Copies`)."""
+    if obj.get("kind") == "Pod":
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        return Copies.of_pod(meta.get("name") if isinstance(meta.get("name"), str) else "")
+    return Copies(workload_name(obj), obj if obj.get("kind") == "StatefulSet" else None)
+
+
+def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:
+    """The claims the StatefulSet controller creates for its first `copies` pods
+    (getPersistentVolumeClaims), ordinal by ordinal in template order: each template's labels,
+    annotations and spec, named `<template>-<set>-<ordinal>`, in the set's namespace, with the
+    labels of the set's `selector.matchLabels` added. As any new claim, they go through
+    admission (DefaultStorageClass gives a claim without a class the default one)."""
+    templates = _claim_templates(sts)
+    if not templates or sts.get("kind") != "StatefulSet":
+        return []
+    naming = copies_of(sts)
+    meta = sts.get("metadata") if isinstance(sts.get("metadata"), dict) else {}
+    spec = sts.get("spec") if isinstance(sts.get("spec"), dict) else {}
+    selector = spec.get("selector") if isinstance(spec.get("selector"), dict) else {}
+    selector_labels = selector.get("matchLabels") if isinstance(selector.get("matchLabels"), dict) else {}
+    out: list[dict[str, Any]] = []
+    for index in range(copies):
+        for template in templates:
+            tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
+            claim_meta: dict[str, Any] = {"name": naming.claim_name(_template_name(template), index),
+                                          "namespace": meta.get("namespace") or "default"}
+            labels = {**(tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}), **selector_labels}
+            if labels:
+                claim_meta["labels"] = labels
+            for key in ("annotations", "finalizers"):
+                if tmeta.get(key):
+                    claim_meta[key] = copy.deepcopy(tmeta[key])
+            claim: dict[str, Any] = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta}
+            if "spec" in template:
+                claim["spec"] = copy.deepcopy(template["spec"])
+            out.append(claim)
+    return out
 
 
 # -- DaemonSet pods ---------------------------------------------------------------------------

@@ -1,0 +1,443 @@
+"""What kube-apiserver v1.35.4 checks on a workload before storing it: its validation of
+Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs and ReplicationControllers
+(k8s.io/kubernetes pkg/apis/apps/validation, pkg/apis/batch/validation, and core's
+ValidateReplicationController), with the API server's messages.
+
+A workload the API server refuses never makes a pod, so kexplain refuses it too: `kexplain POD`
+exits 2 with the message, `kexplain lint` reports it as an `admission` finding. Both call
+`check_workload`, where a workload is made into its pods (`kexplain.load.workloads`).
+
+What is checked, in the order Go appends the errors (after the defaulting that precedes
+validation: namespace `default`, restartPolicy `Always`, replicas 1, a Job's generated
+selector and labels):
+
+- metadata: the name is required and must be a DNS subdomain (a DNS label for a StatefulSet;
+  a CronJob's at most 52 characters), labels and annotations valid;
+- spec.replicas (minReadySeconds, revisionHistoryLimit, parallelism, completions, ...) >= 0;
+- the selector: required for Deployments, ReplicaSets and StatefulSets, not empty, valid, and
+  matching the template's labels (`selector` does not match template `labels`); a Job's selector
+  is generated unless `manualSelector` is true, a CronJob's job template may not have one;
+- the template's restartPolicy: `Always` for Deployments, ReplicaSets, StatefulSets, DaemonSets
+  and ReplicationControllers, `OnFailure` or `Never` for Jobs and CronJobs; activeDeadlineSeconds
+  is forbidden in the former;
+- a CronJob's schedule is required.
+
+Not checked here: the pod spec of the template (the pod made from it goes through the Pod
+validation of admission next, and is refused with `Pod "NAME" is invalid: ...`), update
+strategies, a CronJob's schedule syntax and time zone, pod failure and success policies.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any, Callable, Sequence
+
+from kexplain.errors import AdmissionRejected, Source
+
+from .fielderrors import FieldError, forbidden, invalid, invalid_typed, invalid_message, not_supported, required
+from .names import is_dns1123_label, is_dns1123_subdomain, validate_labels
+from .validate_common import validate_annotations, validate_label_selector, validate_object_meta
+
+NameFn = Callable[[str], Sequence[str]]
+
+# kind -> API group, for the API server's `Kind.group "name" is invalid` (core: no group)
+GROUPS = {"Deployment": "apps", "ReplicaSet": "apps", "StatefulSet": "apps", "DaemonSet": "apps",
+          "Job": "batch", "CronJob": "batch", "ReplicationController": ""}
+NEGATIVE = "must be greater than or equal to 0"
+SELECTOR_MISMATCH = "`selector` does not match template `labels`"
+JOB_RESTART_POLICIES = ["OnFailure", "Never"]
+CRONJOB_NAME_MAX = 52      # 63 minus the 11 characters of the `-<minutes>` suffix of its Jobs
+
+# The labels the API server puts on a Job's pod template (batch/v1 generateSelector): the new
+# prefixed ones, which its generated selector selects, and the legacy ones.
+JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
+CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
+LEGACY_JOB_NAME_LABEL = "job-name"
+LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
+
+_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def qualified_kind(kind: str) -> str:
+    """`Deployment.apps`, `Job.batch`, `ReplicationController`: how apierrors names the kind."""
+    group = GROUPS.get(kind, "")
+    return f"{kind}.{group}" if group else kind
+
+
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # apimachinery utilrand: no vowels, no 0/1/3
+_NAME_SUFFIX_LENGTH = 5
+
+
+def generated_name(obj: dict) -> str:
+    """metadata.name; without one, the name the API server makes from metadata.generateName
+    before validating the object (the prefix and 5 random characters: kexplain derives them
+    from the object, so that a run repeats); "" without either."""
+    meta = _dict(obj.get("metadata"))
+    name = meta.get("name")
+    if isinstance(name, str) and name:
+        return name
+    prefix = meta.get("generateName")
+    if not isinstance(prefix, str) or not prefix:
+        return ""
+    digest = hashlib.sha256(f"{obj.get('kind')}/{meta.get('namespace') or ''}/{prefix}".encode()).digest()
+    return prefix + "".join(_NAME_SUFFIX_ALPHABET[b % len(_NAME_SUFFIX_ALPHABET)]
+                            for b in digest[:_NAME_SUFFIX_LENGTH])
+
+
+def workload_uid(obj: dict) -> str:
+    """The workload's uid: its own, or one derived from its kind, namespace and name (the API
+    server would assign one; owner references and a Job's selector carry it)."""
+    meta = _dict(obj.get("metadata"))
+    if isinstance(meta.get("uid"), str) and meta["uid"]:
+        return meta["uid"]
+    key = f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{generated_name(obj)}"
+    return str(uuid.uuid5(_UID_NAMESPACE, key))
+
+
+def _child(parent: dict, key: str) -> dict:
+    """parent[key] as a mapping, created (or replacing a value of another type) when needed."""
+    if not isinstance(parent.get(key), dict):
+        parent[key] = {}
+    return parent[key]
+
+
+def generate_job_selector(job: dict) -> None:
+    """What the Job registry does before validating a Job whose selector is not manual (in place):
+    the job-name and controller-uid labels (prefixed and legacy) are added to the pod template
+    where absent, and the selector gets `batch.kubernetes.io/controller-uid: <uid>`."""
+    spec = _child(job, "spec")
+    if spec.get("manualSelector") is True:
+        return
+    labels = _child(_child(_child(spec, "template"), "metadata"), "labels")
+    name = generated_name(job)
+    uid = workload_uid(job)
+    for key in (LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL):
+        labels.setdefault(key, name)
+    for key in (LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL):
+        labels.setdefault(key, uid)
+    _child(_child(spec, "selector"), "matchLabels").setdefault(CONTROLLER_UID_LABEL, uid)
+
+
+# -- values as Go prints them -------------------------------------------------------------------
+def _labels_value(labels: Any) -> Any:
+    """A map[string]string as json.Marshal writes it: keys sorted; nil is null."""
+    if not isinstance(labels, dict):
+        return None
+    return {str(k): labels[k] for k in sorted(labels, key=str)}
+
+
+def _selector_value(selector: Any) -> Any:
+    """A *metav1.LabelSelector as json.Marshal writes it (empty fields omitted)."""
+    if not isinstance(selector, dict):
+        return None
+    out: dict[str, Any] = {}
+    if selector.get("matchLabels"):
+        out["matchLabels"] = _labels_value(selector["matchLabels"])
+    if selector.get("matchExpressions"):
+        exprs = []
+        for e in selector["matchExpressions"]:
+            e = _dict(e)
+            item: dict[str, Any] = {"key": e.get("key") or "", "operator": e.get("operator") or ""}
+            if e.get("values"):
+                item["values"] = list(e["values"])
+            exprs.append(item)
+        out["matchExpressions"] = exprs
+    return out
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _nonnegative(spec: dict, key: str, path: str) -> list[FieldError]:
+    value = _int(spec.get(key))
+    return [invalid_typed(path, value, NEGATIVE)] if value is not None and value < 0 else []
+
+
+# -- selectors ------------------------------------------------------------------------------------
+class _Selector:
+    """metav1.LabelSelectorAsSelector of a raw selector: None is nothing, {} is everything;
+    `ok` False when it does not convert (a bad operator, key or value)."""
+
+    def __init__(self, raw: Any) -> None:
+        from ..model.labels import SelectorError, parse_selector
+        self.raw = raw
+        self.ok = True
+        self.parsed = None
+        if raw is not None and not isinstance(raw, dict):
+            self.ok = False
+            return
+        if raw is not None and validate_label_selector(raw, ""):
+            self.ok = False
+            return
+        try:
+            self.parsed = parse_selector(raw)
+        except (SelectorError, AttributeError, TypeError):
+            self.ok = False
+
+    @property
+    def empty(self) -> bool:
+        """labels.Selector.Empty(): selects everything (the null selector selects nothing)."""
+        return self.parsed is not None and not self.parsed.nothing and not self.parsed.requirements
+
+    def matches(self, labels: Any) -> bool:
+        assert self.parsed is not None
+        return self.parsed.matches({str(k): str(v) for k, v in _dict(labels).items()})
+
+
+def _selector_errors(spec: dict, path: str, what: str, required_: bool) -> list[FieldError]:
+    """The selector itself: required (apps/v1 Deployments, ReplicaSets, StatefulSets), valid, not empty."""
+    selector = spec.get("selector")
+    if selector is None:
+        return [required(path)] if required_ else []
+    if not isinstance(selector, dict):
+        return []
+    errs = validate_label_selector(selector, path)
+    if not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        errs.append(invalid_typed(path, _selector_value(selector), f"empty selector is invalid for {what}"))
+    return errs
+
+
+def _template_meta_errors(template: dict, path: str) -> list[FieldError]:
+    """ValidatePodTemplateSpec's metadata part: the template's labels and annotations."""
+    tmeta = _dict(template.get("metadata"))
+    return validate_labels(tmeta.get("labels"), f"{path}.labels") + \
+        validate_annotations(tmeta.get("annotations"), f"{path}.annotations")
+
+
+def _mismatch(selector: _Selector, template: dict, path: str) -> list[FieldError]:
+    labels = _dict(template.get("metadata")).get("labels")
+    if selector.matches(labels):
+        return []
+    return [invalid_typed(f"{path}.metadata.labels", _labels_value(labels), SELECTOR_MISMATCH)]
+
+
+def _restart_always(template: dict, path: str, what: str) -> list[FieldError]:
+    spec = _dict(template.get("spec"))
+    errs: list[FieldError] = []
+    policy = spec.get("restartPolicy") or "Always"
+    if policy != "Always":
+        errs.append(not_supported(f"{path}.spec.restartPolicy", policy, ["Always"]))
+    if spec.get("activeDeadlineSeconds") is not None:
+        errs.append(forbidden(f"{path}.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {what} is not Supported"))
+    return errs
+
+
+# -- the kinds ------------------------------------------------------------------------------------
+def _replicaset_template(selector: _Selector, template: dict, path: str) -> list[FieldError]:
+    """ValidatePodTemplateSpecForReplicaSet (Deployments use it too, message included)."""
+    errs: list[FieldError] = []
+    if not selector.empty:
+        errs += _mismatch(selector, template, path)
+    errs += _template_meta_errors(template, path)
+    errs += _restart_always(template, path, "ReplicaSet")
+    return errs
+
+
+def _deployment_or_replicaset(spec: dict, deployment: bool) -> list[FieldError]:
+    errs = _nonnegative(spec, "replicas", "spec.replicas")
+    if not deployment:
+        errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
+    errs += _selector_errors(spec, "spec.selector", "deployment", True)   # sic: ReplicaSets too
+    selector = _Selector(spec.get("selector"))
+    if not selector.ok:
+        errs.append(invalid_typed("spec.selector", _selector_value(spec.get("selector")), "invalid label selector"))
+    else:
+        errs += _replicaset_template(selector, _dict(spec.get("template")), "spec.template")
+    if deployment:
+        errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
+        errs += _nonnegative(spec, "revisionHistoryLimit", "spec.revisionHistoryLimit")
+        deadline = _int(spec.get("progressDeadlineSeconds"))
+        deadline = 600 if spec.get("progressDeadlineSeconds") is None else deadline
+        if deadline is not None:
+            if deadline < 0:
+                errs.append(invalid_typed("spec.progressDeadlineSeconds", deadline, NEGATIVE))
+            if deadline <= (_int(spec.get("minReadySeconds")) or 0):
+                errs.append(invalid_typed("spec.progressDeadlineSeconds", deadline,
+                                          "must be greater than minReadySeconds"))
+    return errs
+
+
+def _statefulset(spec: dict) -> list[FieldError]:
+    errs: list[FieldError] = []
+    policy = spec.get("podManagementPolicy") or "OrderedReady"
+    if policy not in ("OrderedReady", "Parallel"):
+        errs.append(invalid_typed("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    if isinstance(retention, dict):
+        for key in ("whenDeleted", "whenScaled"):
+            value = retention.get(key) or "Retain"
+            if value not in ("Retain", "Delete"):
+                errs.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", value,
+                                          ["Retain", "Delete"]))
+    errs += _nonnegative(spec, "replicas", "spec.replicas")
+    errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
+    errs += _nonnegative(_dict(spec.get("ordinals")), "start", "spec.ordinals.start")
+    errs += _selector_errors(spec, "spec.selector", "statefulset", True)
+    selector = _Selector(spec.get("selector"))
+    template = _dict(spec.get("template"))
+    if not selector.ok:
+        errs.append(invalid_typed("spec.selector", _selector_value(spec.get("selector")), ""))
+    else:
+        if not selector.empty:
+            errs += _mismatch(selector, template, "spec.template")
+        errs += _template_meta_errors(template, "spec.template")
+    errs += _restart_always(template, "spec.template", "StatefulSet")
+    return errs
+
+
+def _daemonset(spec: dict) -> list[FieldError]:
+    selector_raw = spec.get("selector")
+    errs = validate_label_selector(selector_raw, "spec.selector") if isinstance(selector_raw, dict) else []
+    selector = _Selector(selector_raw)
+    template = _dict(spec.get("template"))
+    if selector.ok:
+        errs += _mismatch(selector, template, "spec.template")
+    if isinstance(selector_raw, dict) and not (selector_raw.get("matchLabels") or selector_raw.get("matchExpressions")):
+        errs.append(invalid_typed("spec.selector", _selector_value(selector_raw), "empty selector is invalid for daemonset"))
+    errs += _template_meta_errors(template, "spec.template")
+    errs += _restart_always(template, "spec.template", "DaemonSet")
+    errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
+    errs += _nonnegative(spec, "templateGeneration", "spec.templateGeneration")
+    errs += _nonnegative(spec, "revisionHistoryLimit", "spec.revisionHistoryLimit")
+    return errs
+
+
+def _job_spec(spec: dict, path: str) -> list[FieldError]:
+    """validateJobSpec: the counts, then the pod template and its restartPolicy."""
+    errs: list[FieldError] = []
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+        errs += _nonnegative(spec, key, f"{path}.{key}")
+    template = _dict(spec.get("template"))
+    tpath = f"{path}.template"
+    errs += _template_meta_errors(template, tpath)
+    policy = _dict(template.get("spec")).get("restartPolicy") or "Always"
+    if policy not in JOB_RESTART_POLICIES:
+        errs.append(not_supported(f"{tpath}.spec.restartPolicy", policy, JOB_RESTART_POLICIES))
+    elif policy == "OnFailure" and spec.get("podFailurePolicy") is not None:
+        errs.append(invalid_typed(f"{tpath}.spec.restartPolicy", policy,
+                                  'only "Never" is supported when podFailurePolicy is specified'))
+    return errs
+
+
+def _has_label(template: dict, key: str, expected: str) -> list[FieldError]:
+    """ValidateHasLabel on the template's metadata."""
+    labels = _dict(_dict(template.get("metadata")).get("labels"))
+    path = f"spec.template.metadata.labels[{key}]"
+    if key not in labels:
+        return [required(path, f"must be '{expected}'")]
+    if labels[key] != expected:
+        return [invalid_typed(path, _labels_value(labels), f"must be '{expected}'")]
+    return []
+
+
+def _job(job: dict) -> list[FieldError]:
+    spec = _dict(job.get("spec"))
+    name = _dict(job.get("metadata")).get("name") or ""
+    errs: list[FieldError] = []
+    template = _dict(spec.get("template"))
+    if spec.get("manualSelector") is not True and isinstance(spec.get("selector"), dict):
+        uid = workload_uid(job)
+        errs += _has_label(template, CONTROLLER_UID_LABEL, uid)
+        errs += _has_label(template, JOB_NAME_LABEL, str(name))
+        generated = _Selector(spec["selector"])
+        if generated.ok and not generated.matches({CONTROLLER_UID_LABEL: uid, JOB_NAME_LABEL: str(name)}):
+            errs.append(invalid_typed("spec.selector", _selector_value(spec["selector"]), "`selector` not auto-generated"))
+    errs += _job_spec(spec, "spec")
+    selector_raw = spec.get("selector")
+    if selector_raw is None:
+        errs.append(required("spec.selector"))
+    elif isinstance(selector_raw, dict):
+        errs += validate_label_selector(selector_raw, "spec.selector")
+    selector = _Selector(selector_raw)
+    if selector.ok:
+        errs += _mismatch(selector, template, "spec.template")
+    return errs
+
+
+def _cronjob(cronjob: dict) -> list[FieldError]:
+    spec = _dict(cronjob.get("spec"))
+    errs: list[FieldError] = []
+    if not spec.get("schedule"):
+        errs.append(required("spec.schedule"))
+    errs += _nonnegative(spec, "startingDeadlineSeconds", "spec.startingDeadlineSeconds")
+    policy = spec.get("concurrencyPolicy") or "Allow"
+    if policy not in ("Allow", "Forbid", "Replace"):
+        errs.append(not_supported("spec.concurrencyPolicy", policy, ["Allow", "Forbid", "Replace"]))
+    job_spec = _dict(_dict(spec.get("jobTemplate")).get("spec"))
+    errs += _job_spec(job_spec, "spec.jobTemplate.spec")
+    if job_spec.get("selector") is not None:
+        errs.append(invalid_typed("spec.jobTemplate.spec.selector", _selector_value(job_spec["selector"]),
+                                  "`selector` will be auto-generated"))
+    if job_spec.get("manualSelector") is True:
+        errs.append(not_supported("spec.jobTemplate.spec.manualSelector", True, ["nil", "false"]))
+    errs += _nonnegative(spec, "successfulJobsHistoryLimit", "spec.successfulJobsHistoryLimit")
+    errs += _nonnegative(spec, "failedJobsHistoryLimit", "spec.failedJobsHistoryLimit")
+    return errs
+
+
+def _replication_controller(spec: dict) -> list[FieldError]:
+    errs = _nonnegative(spec, "replicas", "spec.replicas")
+    errs += _nonnegative(spec, "minReadySeconds", "spec.minReadySeconds")
+    template = _dict(spec.get("template"))
+    selector = spec.get("selector")
+    if not isinstance(selector, dict) or not selector:   # defaulted to the template's labels
+        selector = _dict(_dict(template.get("metadata")).get("labels"))
+    if not selector:
+        errs.append(required("spec.selector"))
+    elif any(_dict(_dict(template.get("metadata")).get("labels")).get(k) != v for k, v in selector.items()):
+        errs.append(invalid_typed("spec.template.metadata.labels",
+                                  _labels_value(_dict(template.get("metadata")).get("labels")), SELECTOR_MISMATCH))
+    errs += _template_meta_errors(template, "spec.template")
+    errs += _restart_always(template, "spec.template", "ReplicationController")
+    return errs
+
+
+_NAME_FNS: dict[str, NameFn] = {"StatefulSet": is_dns1123_label}
+
+
+def validate_workload(obj: dict) -> list[FieldError]:
+    """The API server's field errors for a workload as written (after the defaulting that
+    precedes validation); [] when it would store it. `obj` is not changed."""
+    kind = obj.get("kind") or ""
+    from .pipeline import copy_json
+    work = copy_json(obj)
+    assert isinstance(work, dict)
+    meta = work.get("metadata") if isinstance(work.get("metadata"), dict) else {}
+    work["metadata"] = meta
+    if not meta.get("namespace"):
+        meta["namespace"] = "default"
+    if not meta.get("name") and generated_name(work):
+        meta["name"] = generated_name(work)
+    if kind == "Job":
+        generate_job_selector(work)
+    errs = validate_object_meta(meta, True, _NAME_FNS.get(kind, is_dns1123_subdomain))
+    spec = _dict(work.get("spec"))
+    if kind in ("Deployment", "ReplicaSet"):
+        errs += _deployment_or_replicaset(spec, kind == "Deployment")
+    elif kind == "StatefulSet":
+        errs += _statefulset(spec)
+    elif kind == "DaemonSet":
+        errs += _daemonset(spec)
+    elif kind == "Job":
+        errs += _job(work)
+    elif kind == "CronJob":
+        errs += _cronjob(work)
+        name = meta.get("name") or ""
+        if isinstance(name, str) and len(name) > CRONJOB_NAME_MAX:
+            errs.append(invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
+    elif kind == "ReplicationController":
+        errs += _replication_controller(spec)
+    return errs
+
+
+def check_workload(obj: dict, source: Source | None) -> None:
+    """Raise AdmissionRejected with the API server's message when it would refuse `obj`."""
+    errs = validate_workload(obj)
+    if errs:
+        raise AdmissionRejected(invalid_message(qualified_kind(obj.get("kind") or ""), generated_name(obj), errs),
+                                source=source, obj=obj)
