@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import yaml
 
 from .errors import InputError, KexplainError, Source, clip
+from .load.yaml_io import SafeLoader
 
 if TYPE_CHECKING:  # pragma: no cover - imported where validators are built (68 ms: not for `kexplain POD`)
     import jsonschema
@@ -604,7 +605,7 @@ class CustomSchemas:
     def _load_file(self, path: Path, root: Path) -> None:
         try:
             text = path.read_text(encoding="utf-8-sig")
-            docs = [json.loads(text)] if path.suffix == ".json" else list(yaml.safe_load_all(text))
+            docs = [json.loads(text)] if path.suffix == ".json" else list(yaml.load_all(text, Loader=SafeLoader))
         except (OSError, ValueError, yaml.YAMLError) as err:
             raise InputError(f"--schemas: cannot read schema: {err}", source=Source(str(path))) from None
         for doc in docs:

@@ -223,3 +223,11 @@ def test_bad_schema_dir_is_a_usage_error(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(KexplainError, match="cannot read schema"):
         SchemaStore("1.35", schema_dirs=(str(tmp_path),))
+
+
+def test_crd_files_are_read_as_kubectl_reads_yaml(tmp_path):
+    """A CRD whose description holds a double-quoted `\\'` (go-yaml reads it as a quote) loads."""
+    text = yaml.safe_dump(CRD) + 'x-note: "it\\\'s a widget"\n'
+    (tmp_path / "widgets.yaml").write_text(text)
+    store = SchemaStore("1.35", schema_dirs=(str(tmp_path),))
+    assert store.validator("example.com/v1", "Widget").errors(widget(size=1)) == []
