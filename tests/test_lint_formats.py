@@ -89,19 +89,19 @@ def test_junit_is_valid_and_counts(report, junit_schema):
     assert root.tag == "testsuites" and not root.attrib     # the Ant schema allows no attribute there
     assert _totals(root) == (11, 4, 1, 1)
     cases = {c.get("name"): c for c in root.iter("testcase")}
-    assert cases["Deployment bad (document 1) schema"].find("failure").get("type") == "schema"
-    assert cases["Pod extra (document 2) schema"].find("failure").get("type") == "unknown-field"
-    assert cases["Pod extra (document 2) scheduling"].find("failure") is None
+    assert cases["Deployment default/bad (document 1) schema"].find("failure").get("type") == "schema"
+    assert cases["Pod default/extra (document 2) schema"].find("failure").get("type") == "unknown-field"
+    assert cases["Pod default/extra (document 2) scheduling"].find("failure") is None
     assert cases["Widget w (document 3) schema"].find("skipped") is not None
-    assert cases["Deployment web (document 5) scheduling"].find("failure").get("type") == "replicas"
-    gated = cases["Pod gated (document 6) scheduling"]
+    assert cases["Deployment default/web (document 5) scheduling"].find("failure").get("type") == "replicas"
+    gated = cases["Pod default/gated (document 6) scheduling"]
     assert gated.find("failure") is None and list(gated) == []
     suites = list(root.iter("testsuite"))
     assert [(s.get("name"), s.get("package"), s.get("id")) for s in suites] == [
         ("app/manifests.yaml", "app/manifests.yaml", "0"), ("app/broken.yaml", "app/broken.yaml", "1")]
     # lesser findings, which a testcase cannot hold, are the suite's output, each naming its object
     out = suites[0].find("system-out").text
-    assert "warning [gated] Pod gated: waits for its scheduling gates (x/y) (document 6)" in out
+    assert "warning [gated] Pod default/gated: waits for its scheduling gates (x/y) (document 6)" in out
     assert suites[1].find("system-out").text is None
     props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
     assert props == {"kubernetesVersion": "1.35", "strict": "true", "scheduling": "true"}
@@ -149,11 +149,11 @@ def test_junit_carries_no_character_xml_cannot(tmp_path, monkeypatch, junit_sche
     write(tmp_path, "d.yaml", deployment("bad\x07name", replicas="x"))
     report = lint(LintOptions(("d.yaml",)))
     assert [f.headline() for f in report.findings] == [
-        'Deployment bad\x07name: spec.replicas: Invalid value: "string": spec.replicas in body must be of type '
-        'integer: "string"']
+        "Deployment default/bad\x07name: spec.replicas: json: cannot unmarshal string into Go struct field "
+        "DeploymentSpec.spec.replicas of type int32"]
     xml = render_junit(report)
     junit_schema.validate(xml)
-    assert 'message="Deployment bad\\x07name: spec.replicas' in xml and "\x07" not in xml
+    assert 'message="Deployment default/bad\\x07name: spec.replicas' in xml and "\x07" not in xml
 
 
 @pytest.mark.parametrize("verbose", [False, True])
@@ -176,7 +176,7 @@ def test_sarif_is_valid(report, sarif_validator, verbose):
     first = results[0]["locations"][0]
     assert first["physicalLocation"]["artifactLocation"]["uri"] == "app/manifests.yaml"
     assert first["physicalLocation"]["region"]["startLine"] > 1
-    assert first["logicalLocations"][0]["fullyQualifiedName"] == "Deployment/bad"
+    assert first["logicalLocations"][0]["fullyQualifiedName"] == "Deployment/default/bad"
     assert results[0]["properties"]["field"] == "spec.replicas"
 
 
@@ -209,8 +209,8 @@ def test_artifact_uri(tmp_path, monkeypatch, path, expected):
 def test_github_annotations(report):
     lines = render_github(report).splitlines()
     assert lines[0] == ("::error file=app/manifests.yaml,line=20,title=kexplain lint%3A schema::"
-                        "app/manifests.yaml: document 1: Deployment bad: spec.replicas: "
-                        'Invalid value: "string": spec.replicas in body must be of type integer: "string"')
+                        "app/manifests.yaml: document 1: Deployment default/bad: spec.replicas: "
+                        "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32")
     assert lines[4].startswith("::warning file=app/manifests.yaml,line=")
     assert "title=kexplain lint%3A gated::" in lines[4]
     assert lines[5] == ("::error file=app/broken.yaml,line=2,title=kexplain lint%3A unreadable::app/broken.yaml: "
@@ -250,13 +250,13 @@ def test_json_report(report):
                                "skipped": 1}
     replicas = next(f for f in data["findings"] if f["rule"] == "replicas")
     assert replicas["details"]["fit"] == 4 and replicas["details"]["replicas"] == 5
-    assert replicas["object"] == {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "", "name": "web"}
+    assert replicas["object"] == {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web"}
 
 
 def test_text_report(report):
     text = render_text(report)
-    assert ('app/manifests.yaml:20: error [schema] Deployment bad: spec.replicas: Invalid value: "string": '
-            'spec.replicas in body must be of type integer: "string"') in text
+    assert ("app/manifests.yaml:20: error [schema] Deployment default/bad: spec.replicas: json: cannot unmarshal "
+            "string into Go struct field DeploymentSpec.spec.replicas of type int32") in text
     assert "[fits]" not in text and "[fits]" in render_text(report, RenderOptions(verbose=True))
     assert text.rstrip().endswith("6 objects in 2 files, 4 scheduled against the pool: 5 errors, 1 warning, "
                                   "1 skipped (no schema)")
@@ -271,7 +271,7 @@ def test_several_formats_with_output_files(tmp_path, capsys, monkeypatch, junit_
                        "--format", "sarif", "--output", str(out_dir / "lint.sarif"),
                        "--format", "text")
     assert code == 1
-    assert "error [replicas] Deployment web: fits only 4 of 5 replicas" in out
+    assert "error [replicas] Deployment default/web: fits only 4 of 5 replicas" in out
     junit_schema.validate(str(out_dir / "lint.xml"))
     assert sarif_validator.is_valid(json.loads((out_dir / "lint.sarif").read_text()))
 
@@ -303,7 +303,8 @@ def test_sarif_is_valid_for_stdin_and_files_outside_the_working_directory(tmp_pa
 
 # -- schema errors read as the API server words them, in every format ---------------------------------
 def _malformed() -> list[tuple[dict, str, str]]:
-    """(object, field, message): each malformed in one way, with the API server's words for it."""
+    """(object, field, message): each malformed in one way, with the API server's words for it (for
+    these built-in kinds, its decoding errors: it runs no OpenAPI validation for them)."""
     containers_map = pod("containers-map")
     containers_map["spec"]["containers"] = {"name": "c", "image": "nginx"}
     cpu_map = pod("cpu-map")
@@ -318,17 +319,17 @@ def _malformed() -> list[tuple[dict, str, str]]:
     grpc["spec"]["containers"][0]["livenessProbe"] = {"gRPC": {"port": 8080}}
     return [
         (containers_map, "spec.containers",
-         'Invalid value: "object": spec.containers in body must be of type array: "object"'),
+         "json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container"),
         (cpu_map, "spec.containers[0].resources.requests.cpu",
-         'Invalid value: "object": spec.containers[0].resources.requests.cpu in body must be of type string,number: '
-         '"object"'),
+         "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
         (no_name, "spec.containers[0].name", "Required value"),
-        (labels_list, "metadata.labels", 'Invalid value: "array": metadata.labels in body must be of type object: "array"'),
+        (labels_list, "metadata.labels",
+         "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string"),
         (deployment("replicas-flag", replicas=True), "spec.replicas",
-         'Invalid value: "boolean": spec.replicas in body must be of type integer: "boolean"'),
+         "json: cannot unmarshal bool into Go struct field DeploymentSpec.spec.replicas of type int32"),
         (port_text, "spec.containers[0].ports[0].containerPort",
-         'Invalid value: "string": spec.containers[0].ports[0].containerPort in body must be of type integer: '
-         '"string"'),
+         "json: cannot unmarshal string into Go struct field ContainerPort.spec.containers.ports.containerPort of "
+         "type int32"),
         (grpc, "spec.containers[0].livenessProbe.gRPC",
          'strict decoding error: unknown field "spec.containers[0].livenessProbe.gRPC"'),
     ]
@@ -349,14 +350,14 @@ def test_schema_errors_in_every_format_read_as_the_api_server_says_them(tmp_path
     text, github = render_text(report), render_github(report)
     for (obj, field, message), doc in zip(cases, range(1, len(cases) + 1)):
         name = obj["metadata"]["name"]
-        assert f"{obj['kind']} {name}: {field}: {message}" in text
-        assert f"bad.yaml: document {doc}: {obj['kind']} {name}: {field}: {message}" in github
+        assert f"{obj['kind']} default/{name}: {field}: {message}" in text
+        assert f"bad.yaml: document {doc}: {obj['kind']} default/{name}: {field}: {message}" in github
     data = json.loads(render_json(report))
     assert [f["message"] for f in data["findings"]] == [m for _, _, m in cases]
     junit = render_junit(report)
     junit_schema.validate(junit)
     failures = [el.get("message") for el in ET.fromstring(junit).iter("failure")]
-    assert failures == [f"{o['kind']} {o['metadata']['name']}: {f}: {m}" for o, f, m in cases]
+    assert failures == [f"{o['kind']} default/{o['metadata']['name']}: {f}: {m}" for o, f, m in cases]
     sarif = json.loads(render_sarif(report))
     sarif_validator.validate(sarif)
     assert [r["message"]["text"] for r in sarif["runs"][0]["results"]] == failures

@@ -1,16 +1,21 @@
 """Decoding strictness: does a known kind decode into its Go type at all?
 
-The API server decodes JSON into typed structs; a string where an int belongs,
-a list where a mapping belongs, or a quantity that does not parse makes the
-whole request fail before admission. This walks the fields the scheduler and
-admission read with a small schema; fields it does not know are left alone here.
+The API server decodes JSON into typed structs; a string where an int belongs, a list where a
+mapping belongs, or a quantity that does not parse makes the whole request fail before
+admission, with the decoder's error (`json: cannot unmarshal string into Go struct field
+DeploymentSpec.spec.replicas of type int32`). `check_fields` asks that of every object a command
+reads that the API server has not stored already, with the walk lint's schema check uses
+(`kexplain.schemas.ApiIndex.decode_problems`): explain and lint refuse the same objects with
+the same words. `check_decodes` then walks the fields the scheduler and admission read with a
+small schema, making the values what the model reads (YAML's `1.0` an int, a null list item
+the zero value); an object that does not decode there (one already stored, not checked before)
+is refused with the API server's words too.
 
-Unknown fields are `check_fields`' business: kubectl asks for strict field validation
-by default (`--validate=strict`), and the API server then refuses an object with a
-field its schema does not define (`strict decoding error: unknown field "spec.x"`);
-with `--validate=warn` it drops them with a warning, with `ignore` silently. The
-fields each kind defines come from the schemas lint validates against
-(`kexplain.schemas.builtin_index`), so lint and `kexplain POD` name the same fields.
+Unknown fields are `check_fields`' business as well: kubectl asks for strict field validation
+by default (`--validate=strict`), and the API server then refuses an object with a field its
+schema does not define (`strict decoding error: unknown field "spec.x"`); with
+`--validate=warn` it drops them with a warning, with `ignore` silently. A decoding error comes
+first: the API server reports it, not the unknown fields.
 """
 from __future__ import annotations
 
@@ -187,10 +192,14 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
 
     if schema == STR:
         if not isinstance(value, str):
+            if isinstance(value, (datetime.date, datetime.datetime)):     # kubectl sends it as written
+                return _timestamp_text(value)
             fail("a string")
     elif schema in (INT, INTSTR):
         if isinstance(value, float) and value.is_integer():
             return int(value)
+        if schema == INTSTR and isinstance(value, (datetime.date, datetime.datetime)):
+            return _timestamp_text(value)
         if isinstance(value, bool) or not isinstance(value, (int, str) if schema == INTSTR else int):
             fail("an integer or a string" if schema == INTSTR else "an integer")
     elif schema == BOOL:
@@ -199,12 +208,11 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
             fail("a timestamp string")
-        if isinstance(value, str) and value:
-            try:
-                datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                raise InputError(f"invalid timestamp {go_quote(clip(value))}: expected RFC 3339 "
-                                 "(e.g. 2024-01-01T00:00:00Z)", source=source, obj=obj, field=path) from None
+        from kexplain.schemas import RFC3339, go_time_parse_error
+
+        problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
+        if problem is not None:
+            raise InputError(problem, source=source, obj=obj, field=path)
     elif schema == QTY:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             fail("a quantity (a string or a number)")
@@ -216,9 +224,12 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif isinstance(schema, tuple):
         if not isinstance(value, dict):
             fail("a mapping")
+        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
+            from kexplain.schemas import _key_text
+            keyed = {_key_text(key): item for key, item in value.items()}
+            value.clear()
+            value.update(keyed)
         for key in list(value):
-            if not isinstance(key, str):
-                raise InputError(f"expected string keys, got {_got(key)}", source=source, obj=obj, field=path)
             if value[key] is None:
                 value[key] = _zero(schema[1])
             value[key] = _check(value[key], schema[1], _join(path, key), obj, source)
@@ -238,30 +249,57 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     return value
 
 
-def check_decodes(obj: dict, source: Source) -> None:
-    """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type.
+def _timestamp_text(value: Any) -> str:
+    from kexplain.schemas import _timestamp_text as text
+    return text(value)
 
-    Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does.
+
+def check_decodes(obj: dict, source: Source) -> None:
+    """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type:
+    the API server's decoding error (`decode_error`), or what the model cannot read.
+
+    Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does, and
+    YAML timestamps in string fields into the strings kubectl sends.
     """
-    _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
+    try:
+        _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
+    except InputError as err:
+        raise decode_error(obj, source) or err from None
+
+
+def decode_error(obj: dict, source: Source) -> InputError | None:
+    """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
+    field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
+    first served one."""
+    from kexplain.schemas import builtin_index
+
+    try:
+        refused = builtin_index().decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
+    except RecursionError:
+        return InputError("object is nested too deeply", source=source, obj=obj)
+    if refused is None:
+        return None
+    return InputError(refused.message, source=source, obj=obj, field=refused.dotted or None)
 
 
 def check_fields(obj: dict, source: Source, validate: str) -> list[str]:
-    """kube-apiserver's field validation of `obj` (a create request) as kubectl asks for it:
-    `validate` strict raises InputError naming every unknown field (the API server's message;
-    the field too when there is one); warn returns one warning per unknown field (its
-    warning's text, after the file and the object); ignore returns []."""
+    """kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
+    asks for: an object that does not decode into its Go type raises InputError (the decoder's
+    error, naming the field), whatever `validate` says. Then `validate` strict raises InputError
+    naming every unknown field (the API server's message; the field too when there is one);
+    warn returns one warning per unknown field (its warning's text, after the file and the
+    object); ignore returns []."""
     from kexplain.schemas import builtin_index, unknown_field_warning, unknown_fields_error
 
-    if validate == "ignore":
-        return []
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
     try:
-        paths = builtin_index().unknown_fields(api_version, kind, obj)
+        refused, paths = builtin_index().decode_problems(api_version, kind, obj, unknown=validate != "ignore")
     except RecursionError:
         raise InputError("object is nested too deeply", source=source, obj=obj) from None
+    if refused is not None:
+        raise InputError(refused.message, source=source, obj=obj, field=refused.dotted or None)
     if not paths:
         return []
     if validate == "strict":

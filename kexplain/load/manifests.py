@@ -2,8 +2,8 @@
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
 `check_objects` then asks of the objects of the kinds a command reads what the API server's
-decoding asks of a create request: an apiVersion it serves, and (kubectl's `--validate`) no
-field its schema does not define."""
+decoding asks of a create request: an apiVersion it serves, values of the types its Go structs
+hold, and (kubectl's `--validate`) no field its schema does not define."""
 from __future__ import annotations
 
 import os
@@ -209,20 +209,22 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                   validate: str = "strict", stored: bool = False) -> list[str]:
     """Refuse (InputError: file, object, field) an object of `kinds` the API server would not
     decode: one without an apiVersion or at a version of a built-in group that Kubernetes 1.35
-    does not serve (the words of lint's rules invalid-document and unknown-api-version), or,
+    does not serve (the words of lint's rules invalid-document and unknown-api-version), one
+    with a value its Go struct cannot hold (the decoder's error, `json: cannot unmarshal string
+    into Go struct field DeploymentSpec.spec.replicas of type int32`, as lint says it), or,
     with `validate` strict (kubectl's default), with a field its schema does not define
     (`strict decoding error: unknown field "spec.x"`, as lint says it). Objects of other kinds
     are left alone. With `validate` warn, unknown fields are returned as warnings instead; with
-    ignore they are not looked for, nor in objects an API server already stored (`stored`, or
-    a resourceVersion: it took them).
+    ignore they are not looked for. Objects an API server already stored (`stored`, or a
+    resourceVersion: it took them) are not decoded again.
 
-    Cheap on a 150,000-pod cluster: one look-up per object, the fields walked only for objects
-    not stored (`kexplain.schemas.builtin_index`)."""
+    Cheap on a 150,000-pod cluster: one look-up per object, the fields walked (once, for types
+    and unknown fields together) only for objects not stored (`kexplain.schemas.builtin_index`)."""
     from ..schemas import builtin_index
 
     index = None
     seen: set[tuple[Any, str]] = set()
-    fields = validate != "ignore" and not stored
+    fields = not stored
     warnings: list[str] = []
     for obj, src in objs:
         kind = obj.get("kind")
