@@ -26,6 +26,7 @@ CLUSTER_KINDS = frozenset({
     "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
     "StatefulSet", "ReplicationController"})
 POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
+VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
 
 
 @dataclass(frozen=True)
@@ -230,23 +231,30 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
                   config: SchedulerConfig, *, stored: bool = False) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
     pod), against `cluster` with the file's cluster objects and the workload's created objects."""
-    cluster = cluster_with(cluster, pod_file.cluster, created_objects(obj, src, 1))
-    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored)
+    created = created_objects(obj, src, 1)
+    cluster = cluster_with(cluster, pod_file.cluster, created)
+    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
+    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     return inputs
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
                         cluster: list[tuple[dict[str, Any], Source]], config: SchedulerConfig,
-                        stored: bool = False) -> Inputs:
+                        stored: bool = False, applied: frozenset[int] = frozenset()) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
-    of other kinds are ignored; admission runs unless the objects were stored."""
+    of other kinds are ignored; admission runs unless the objects were stored. `applied`: the
+    ids of the Sources of the POD file's objects, which the PersistentVolume controller then
+    binds (`load.pv_controller`); the rest is the cluster as it is."""
     cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
     if not stored:
         from .admission import admit
         admitted = admit(cluster, (pod_obj, pod_src))
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+        if applied:
+            from .load.pv_controller import settle
+            cluster = settle(cluster, lambda o, s: id(s) in applied).objects
     snapshot, nominated = build_cluster(cluster)
     return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
 
@@ -372,6 +380,9 @@ class Pool:
             objects = [by_id.get(id(o), (o, s)) for o, s in merged]
         else:                               # (a List unwrapped) the pool's objects, then the new ones
             objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
+            from .load.pv_controller import settle
+            objects = settle(objects, lambda o, s: id(s) in sources).objects
         added = admitted_new + namespaces_created
         objects += namespaces_created
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
