@@ -32,8 +32,44 @@ class Source:
         return f"{self.path}: document {self.doc}" if self.doc else self.path
 
 
+# The built-in kinds without a namespace (kube-apiserver v1.35): an object of one is named by its
+# name alone, whatever namespace it gives (the API server clears it).
+CLUSTER_SCOPED_KINDS = frozenset({
+    "Namespace", "Node", "PersistentVolume", "ComponentStatus",
+    "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
+    "PriorityClass", "RuntimeClass", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
+    "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
+    "CertificateSigningRequest", "ClusterTrustBundle", "IngressClass", "IPAddress", "ServiceCIDR",
+    "FlowSchema", "PriorityLevelConfiguration", "DeviceClass", "ResourceSlice", "DeviceTaintRule",
+    "TokenReview", "SelfSubjectReview", "SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview",
+    "StorageVersion", "StorageVersionMigration", "PodSecurityPolicy",
+})
+
+
+def is_builtin_api(api_version: object) -> bool:
+    """A built-in API group (core, `apps`, `*.k8s.io`), not a custom resource's (whose group
+    has a dot); a missing apiVersion counts as built-in."""
+    group = api_version.rsplit("/", 1)[0] if isinstance(api_version, str) and "/" in api_version else ""
+    return "." not in group or group.endswith(".k8s.io")
+
+
+def object_namespace(kind: str, namespace: str, *, namespaced: bool | None = None) -> str:
+    """The namespace an object is in, as the API server stores it: none for a cluster-scoped
+    kind, `default` for a namespaced kind that gives none. `namespaced`: whether the kind is
+    known to be namespaced (None: every kind but the cluster-scoped ones); False (a custom
+    resource of unknown scope) keeps the namespace as written."""
+    if kind in CLUSTER_SCOPED_KINDS:
+        return ""
+    if namespaced is False:
+        return namespace
+    return namespace or "default"
+
+
 def describe(obj: object) -> str:
-    """`Kind ns/name` (or `Kind name`) for messages; tolerant of malformed objects."""
+    """`Kind ns/name` for messages, the namespace as the API server would default it
+    (`object_namespace`: `default` when none is given; `Kind name` for a cluster-scoped kind);
+    tolerant of malformed objects."""
     if not isinstance(obj, dict):
         return "object"
     kind = clip(obj.get("kind"), 60) if isinstance(obj.get("kind"), str) else "object"
@@ -42,6 +78,8 @@ def describe(obj: object) -> str:
     ns = clip(meta.get("namespace")) if isinstance(meta.get("namespace"), str) else ""
     if not name:
         return kind
+    known = isinstance(obj.get("kind"), str) and is_builtin_api(obj.get("apiVersion"))
+    ns = object_namespace(kind, ns, namespaced=None if known else False)
     return f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
 
 

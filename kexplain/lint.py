@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, S
 
 import yaml
 
-from .errors import ConfigError, InputError, KexplainError, Source, describe
+from .errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from .load.manifests import expand_paths, read_text
 from .load.workloads import WORKLOAD_KINDS, Copies, copies_of, replica_count, workload_pod
 from .load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
@@ -75,7 +75,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "Only some of the workload's replicas fit on the pool (a DaemonSet: only on some of its eligible nodes)."),
     Rule("no-eligible-nodes", Severity.WARNING,
          "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no pod."),
-    Rule("gated", Severity.WARNING, "The pod has scheduling gates: the scheduler will not consider it yet."),
+    Rule("gated", Severity.WARNING, "The pod is held back before scheduling (its scheduling gates, or a PreEnqueue "
+                                    "plugin such as DynamicResources for a missing ResourceClaim): the scheduler will "
+                                    "not consider it yet."),
     Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
     Rule("other-scheduler", Severity.WARNING,
          "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
@@ -124,11 +126,18 @@ class ObjectRef:
 
     @classmethod
     def of(cls, obj: Any) -> "ObjectRef":
+        """The object's reference, its namespace as the API server would store it (as explain's
+        errors name it: `errors.describe`): `default` for a namespaced kind that gives none,
+        none for a cluster-scoped kind; a custom resource's as written (its scope is unknown)."""
         if not isinstance(obj, dict):
             return cls("", "", "", "")
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-        text = [obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"), meta.get("name")]
-        return cls(*(v if isinstance(v, str) else "" for v in text))
+        api_version, kind, namespace, name = (v if isinstance(v, str) else "" for v in
+                                              (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"),
+                                               meta.get("name")))
+        if kind:
+            namespace = object_namespace(kind, namespace, namespaced=None if is_builtin_api(api_version) else False)
+        return cls(api_version, kind, namespace, name)
 
     def __str__(self) -> str:
         if not self.kind:
@@ -176,6 +185,8 @@ class Finding:
 
 
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
+# Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
+NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
 SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
                               "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
 
@@ -187,6 +198,7 @@ class LintedObject:
     location: Location
     ref: ObjectRef
     checks: list[str] = field(default_factory=lambda: ["schema"])
+    scheduled: bool = False     # its pod went through the scheduler against the pool (not refused before)
 
     @property
     def key(self) -> tuple[str, int, int | None]:
@@ -212,7 +224,10 @@ class Report:
 
     @property
     def scheduled_objects(self) -> int:
-        return sum(1 for o in self.linted if "scheduling" in o.checks)
+        """The objects whose pods the scheduler actually ran against the pool: not those the API
+        server would refuse, those bound by spec.nodeName, for another scheduler, or that kexplain
+        failed on."""
+        return sum(1 for o in self.linted if o.scheduled)
 
     @property
     def unreadable(self) -> bool:
@@ -586,7 +601,10 @@ class Linter:
         if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
                 and ref.api_version in ("v1", "apps/v1", "batch/v1"):
             linted.checks.append("scheduling")
-            for finding in self._scheduling_findings(obj, ref, loc):
+            findings = self._scheduling_findings(obj, ref, loc)
+            linted.scheduled = any(f.rule not in NOT_SCHEDULED_RULES and not f.details.get("internalError")
+                                   for f in findings)
+            for finding in findings:
                 self._add(finding)
 
     def _scheduling_findings(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
@@ -598,7 +616,8 @@ class Linter:
             if os.environ.get("KEXPLAIN_DEBUG"):
                 raise
             return [Finding("scheduler-error", loc, ref, f"kexplain internal error: {type(err).__name__}: {err} "
-                                                         "(set KEXPLAIN_DEBUG=1 for a traceback, and please report it)")]
+                                                         "(set KEXPLAIN_DEBUG=1 for a traceback, and please report it)",
+                            details={"internalError": type(err).__name__})]
 
     def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
         """Adds the schema findings; True when the object is fit to be scheduled (no errors but
@@ -624,8 +643,11 @@ class Linter:
     @staticmethod
     def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
                         validate: str = "strict") -> Finding:
-        """A schema error as a finding, in the API server's words: an unknown field is its
-        strict decoding error (`--validate=strict`), or its warning, a warning (`warn`)."""
+        """A schema error as a finding, in the API server's words: for a built-in kind that does
+        not decode, its decoding error (`json: cannot unmarshal string into Go struct field
+        DeploymentSpec.spec.replicas of type int32`, what `kexplain POD` says too); for a custom
+        resource, kube-openapi's; an unknown field is its strict decoding error
+        (`--validate=strict`), or its warning, a warning (`warn`)."""
         loc = replace(doc.location, line=line_of(doc.node, err.path) or doc.location.line)
         field = dotted_path(err.path) or None
         details = {"schema": origin}
@@ -639,6 +661,7 @@ class Linter:
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
         """The scheduling findings of a Pod or workload, against the pool as its file leaves it."""
+        from .admission.workloads import refused_pods
         from .explain import Request, explain, inputs_for
         from .place import chosen_node, iter_placements
 
@@ -659,7 +682,8 @@ class Linter:
                 return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
             # a Pod bound to a node the pool lacks may be in the pool, from its own file
             inputs = inputs_for(pod_obj, source, pool, stored=False, itself=pinned is not None)
-        except KexplainError as err:
+        except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
+            err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
@@ -715,9 +739,7 @@ class Linter:
         result = trace.result
         suggestions = self._suggest(inputs, trace)
         if result.status == GATED:
-            gates = [g.get("name", "") for g in inputs.pod.spec.get("schedulingGates") or ()]
-            return Finding("gated", loc, ref, f"waits for its scheduling gates ({', '.join(gates)})",
-                           details=details)
+            return Finding("gated", loc, ref, _gated_text(inputs, trace), details={**details, **_gate_details(trace)})
         if result.status != UNSCHEDULABLE:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
@@ -773,9 +795,8 @@ class Linter:
             trace = placement.trace
             result = trace.result
             if result.status == GATED:
-                gates = [g.get("name", "") for g in inputs.pod.spec.get("schedulingGates") or ()]
-                return [Finding("gated", loc, ref, f"waits for its scheduling gates ({', '.join(gates)})",
-                                details={**details, "status": result.status})]
+                return [Finding("gated", loc, ref, _gated_text(placement.inputs, trace),
+                                details={**details, "status": result.status, **_gate_details(trace)})]
             if result.status != UNSCHEDULABLE:
                 return [Finding("scheduler-error", loc, ref, f"the scheduler would fail (node {name}): {result.error}",
                                 details={**details, "status": result.status, "error": result.error})]
@@ -851,6 +872,31 @@ def _grouped(reasons: dict[str, str]) -> str:
     for node, reason in reasons.items():
         groups.setdefault(reason, []).append(node)
     return "; ".join(f"{_name_list(nodes)} ({reason})" for reason, nodes in groups.items())
+
+
+def _gate(trace: Trace) -> dict[str, Any]:
+    """The PreEnqueue plugin that held the pod back (`render.views.gate`, as explain shows it)."""
+    from .render.views import gate
+    return dict(gate({"preEnqueue": trace.pre_enqueue}) or {})
+
+
+def _gate_details(trace: Trace) -> dict[str, Any]:
+    g = _gate(trace)
+    return {"plugin": g.get("plugin", ""), "reasons": list(g.get("reasons") or ())} if g else {}
+
+
+def _gated_text(inputs: "Inputs", trace: Trace) -> str:
+    """What holds the pod back before the scheduler considers it: its scheduling gates (by
+    name), or another PreEnqueue plugin with its reason, in explain's words (`held back by
+    DynamicResources: could not find ResourceClaim "default/gpu-claim"`)."""
+    g = _gate(trace)
+    plugin = g.get("plugin") or "SchedulingGates"
+    if plugin == "SchedulingGates":
+        gates = [str(x.get("name", "")) for x in inputs.pod.spec.get("schedulingGates") or () if isinstance(x, dict)]
+        if gates:
+            return f"waits for its scheduling gates ({', '.join(gates)})"
+    reasons = "; ".join(g.get("reasons") or ()) or str(g.get("code") or "")
+    return f"held back by {plugin}: {reasons}" if reasons else f"held back by {plugin}"
 
 
 def _node_reason(trace: Trace, node: str) -> str:

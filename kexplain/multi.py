@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
+from .admission.workloads import pods_of
 from .errors import Source
 from .explain import CLUSTER_KINDS, POD_KINDS, Inputs, PodFile, Pool, Request, created_objects, explain, inputs_for, \
     load_pool, missing_node_warnings, pending_pod, pod_of, read_config, single_inputs
@@ -137,7 +138,9 @@ def _load(req: Request, stdin: BinaryIO | None, replicas: int | None) -> Loaded:
         cluster = load_objects(req.node_paths, req.max_bytes, stdin)
         warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored)
         assert entry.workload is not None
-        single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config, stored=req.stored)
+        with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
+            single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
+                                   stored=req.stored)
         single.warnings[:0] = warnings
         return Loaded(single=single)
     pool = load_pool(req.node_paths, None, stored=req.stored, max_bytes=req.max_bytes, stdin=stdin,
@@ -163,10 +166,17 @@ def _onto(carried: Snapshot, inputs: Inputs, pool: Pool) -> tuple[Inputs, Snapsh
     return replace(inputs, snapshot=carried), carried
 
 
+def _admitted(entry: Entry, pool: Pool, req: Request) -> Inputs:
+    """The entry's pod admitted against the pool; a workload's pod refused is said of the
+    workload (`admission.workloads.pods_of`)."""
+    with pods_of(entry.workload):
+        return inputs_for(entry.pod, entry.source, pool, stored=req.stored)
+
+
 def explain_batch(batch: list[Entry], pool: Pool, req: Request, suggester: Suggester | None = None) -> list[Outcome]:
     """Every entry in PrioritySort order, each against the cluster the earlier ones left; an
     Unschedulable attempt gets `suggestions` in its trace's extra keys when a suggester is given."""
-    admitted = [(e, inputs_for(e.pod, e.source, pool, stored=req.stored)) for e in batch]
+    admitted = [(e, _admitted(e, pool, req)) for e in batch]
     admitted.sort(key=lambda ei: (-ei[1].pod.priority, ei[0].position))
     carried, start = pool.snapshot, req.start_index
     outcomes: list[Outcome] = []
@@ -212,51 +222,184 @@ def exit_code(outcomes: list[Outcome]) -> int:
     return 1
 
 
-def nodes_text(nodes: list[str]) -> str:
-    """`n1 ×2, n2` in order of first placement."""
+NODES_LISTED = 10       # nodes named under a heading; the others are counted
+COPIES_HEAD = 5         # copies listed first in a long table of copies
+COPIES_TAIL = 5         # and last (the copy that does not fit is the last one)
+
+
+def node_counts(nodes: list[str]) -> dict[str, int]:
+    """How many copies went to each node, in order of first placement."""
     counts: dict[str, int] = {}
     for n in nodes:
         counts[n] = counts.get(n, 0) + 1
-    return ", ".join(n if c == 1 else f"{n} ×{c}" for n, c in counts.items())
+    return counts
+
+
+def _counted(name: str, count: int) -> str:
+    return name if count == 1 else f"{name} ×{count}"
+
+
+def nodes_text(nodes: list[str]) -> str:
+    """`n1 ×2, n2` in order of first placement."""
+    return ", ".join(_counted(n, c) for n, c in node_counts(nodes).items())
+
+
+def heading_parts(outcome: Outcome) -> list[str]:
+    """The parts of the heading a line may break between: `Kind`, `ns/name`, `(priority P)`
+    and, for replicas, `(priority P):` `N of M replicas fit`."""
+    e = outcome.entry
+    parts = [e.kind, f"{e.namespace}/{e.name}", f"(priority {outcome.priority})"]
+    if e.replicated:
+        parts[-1] += ":"
+        parts.append(f"{len(outcome.placed)} of {e.copies} replicas fit")
+    return parts
 
 
 def headline(outcome: Outcome) -> str:
-    e = outcome.entry
-    what = f"{e.kind} {e.namespace}/{e.name} (priority {outcome.priority})"
-    if not e.replicated:
-        return what
-    placed = outcome.placed
-    where = f": {nodes_text(placed)}" if placed else ""
-    return f"{what}: {len(placed)} of {e.copies} replicas fit{where}"
+    """`Kind ns/name (priority P)`, and for replicas `: N of M replicas fit` (where they went
+    is said below it: `where_lines`)."""
+    return " ".join(heading_parts(outcome))
+
+
+def wrap_entries(label: str, entries: list[str], width: int, indent: int = 2, sep: str = ",") -> list[str]:
+    """`label e1, e2, ...` wrapped at `width` between entries, never inside one (a node name
+    longer than the line stays whole); continuation lines indented by `indent`."""
+    from rich.cells import cell_len
+
+    lines: list[str] = []
+    line, empty = label, True
+    for i, entry in enumerate(entries):
+        piece = entry + (sep if i < len(entries) - 1 else "")
+        candidate = f"{line} {piece}" if line.strip() else f"{line}{piece}"
+        if empty or cell_len(candidate) <= width:
+            line, empty = candidate, False
+            continue
+        lines.append(line)
+        line = " " * indent + piece
+    lines.append(line)
+    return lines
+
+
+def _zone(attempt: Attempt, node: str) -> str:
+    """The node's zone: from the trace's details when recorded, else from the node's labels."""
+    facts = ((attempt.trace.extra.get("details") or {}).get("nodes") or {}).get(node) or {}
+    if facts.get("zone"):
+        return str(facts["zone"])
+    from .trace import zone_of
+    info = attempt.inputs.snapshot.get(node)
+    return zone_of(info.node.labels) if info is not None else ""
+
+
+def _limited(counts: dict[str, int], what: str) -> list[str]:
+    shown = [_counted(n, c) for n, c in list(counts.items())[:NODES_LISTED]]
+    if len(counts) > NODES_LISTED:
+        shown.append(f"... and {len(counts) - NODES_LISTED} more {what}")
+    return shown
+
+
+def where_lines(outcome: Outcome, width: int = 80) -> list[str]:
+    """Where the copies that fit went, grouped by node with counts in order of first placement
+    (the first NODES_LISTED nodes, then how many more), and per zone when the nodes have one;
+    wrapped at `width` between nodes."""
+    placed = [(a, a.node) for a in outcome.attempts if a.node is not None]
+    if not placed:
+        return []
+    counts = node_counts([n for _, n in placed])
+    lines = wrap_entries(f"On {len(counts)} node{'s' if len(counts) != 1 else ''}:", _limited(counts, "nodes"),
+                         width)
+    zones: dict[str, int] = {}
+    known: dict[str, str] = {}
+    for attempt, node in placed:
+        if node not in known:
+            known[node] = _zone(attempt, node)
+        zone = known[node] or "(no zone)"
+        zones[zone] = zones.get(zone, 0) + 1
+    if set(zones) != {"(no zone)"}:
+        lines += wrap_entries("By zone:", _limited(zones, "zones"), width)
+    return lines
+
+
+def copies_shown(attempts: list[Attempt]) -> tuple[list[tuple[int, Attempt]], int]:
+    """The copies a table lists: all of a few; of many, the first COPIES_HEAD and the last
+    COPIES_TAIL (the last one is the first that does not fit, when one does not), and how many
+    are left out between them."""
+    numbered = list(enumerate(attempts))
+    if len(numbered) <= COPIES_HEAD + COPIES_TAIL + 1:
+        return numbered, 0
+    return numbered[:COPIES_HEAD] + numbered[-COPIES_TAIL:], len(numbered) - COPIES_HEAD - COPIES_TAIL
+
+
+def copies_lines(outcome: Outcome, width: int = 80) -> list[tuple[str, str]]:
+    """The table of copies as (text, style) lines, without trailing blanks: `#`, pod, node; a
+    copy that does not fit says its status. When a row would pass `width`, every node goes on
+    a line of its own under its pod (names are never cut)."""
+    from rich.cells import cell_len
+
+    shown, left_out = copies_shown(outcome.attempts)
+    rows = [(str(j), a.inputs.pod.name, a.node or f"(does not fit: {a.trace.result.status})") for j, a in shown]
+    num_w = max(1, *(len(r[0]) for r in rows))
+    pod_w = max(3, *(cell_len(r[1]) for r in rows))
+
+    def cell(text: str, w: int) -> str:
+        return text + " " * (w - cell_len(text))
+
+    side = max(cell_len(f" {cell(r[0], num_w)}  {cell(r[1], pod_w)}  {r[2]}") for r in rows) <= width
+    out: list[tuple[str, str]] = [((f" {cell('#', num_w)}  {cell('pod', pod_w)}  node" if side
+                                    else f" {cell('#', num_w)}  pod / node"), "bold")]
+    for k, (num, pod, node) in enumerate(rows):
+        if left_out and k == COPIES_HEAD:
+            out.append((f" {cell('...', num_w)}  ({left_out} more copies)".rstrip(), "dim"))
+        if side:
+            out.append((f" {num.rjust(num_w)}  {cell(pod, pod_w)}  {node}".rstrip(), ""))
+        else:
+            out.append((f" {num.rjust(num_w)}  {pod}".rstrip(), ""))
+            out.append((f" {' ' * num_w}    {node}".rstrip(), ""))
+    return out
 
 
 def print_batch(outcomes: list[Outcome], console: Any, wide: bool = False) -> None:
-    """Each object in scheduling order: a heading with its name, then its explanation (for
-    replicas: where each copy went, and the first copy that did not fit explained in full).
-    Plain text, without box-drawing characters, when not on a terminal."""
-    from rich import box
-    from rich.table import Table
+    """Each object in scheduling order: a short heading with its name (and for replicas how
+    many fit), then its explanation (for replicas: where the copies went, grouped by node, the
+    copies in the order they were placed, and the first copy that did not fit explained in
+    full). Plain text, without box-drawing characters and trailing blanks, when not on a
+    terminal; every name is printed as it is (never read as markup) and never cut."""
+    from rich.cells import cell_len
+    from rich.text import Text
 
     from .render.table import print_trace
 
     fancy = bool(console.is_terminal)
+
+    def line(text: str, style: str = "") -> None:
+        console.print(Text(text, style=style if fancy else ""), soft_wrap=True, highlight=False)
+
     for i, o in enumerate(outcomes):
-        if fancy:
-            console.rule(headline(o))
+        heading, parts = headline(o), heading_parts(o)
+        if fancy and cell_len(heading) + 6 <= console.width:
+            console.rule(Text(heading))
+        elif fancy:          # too long for a rule: a rule, then the heading wrapped between its parts
+            console.rule()
+            for text in wrap_entries(parts[0], parts[1:], console.width, sep=""):
+                line(text, "bold")
         else:
-            console.print(("\n" if i else "") + f"=== {headline(o)}", soft_wrap=True, highlight=False)
+            if i:
+                console.print()
+            for text in wrap_entries(f"=== {parts[0]}", parts[1:], console.width, indent=4, sep=""):
+                line(text)
         if not o.entry.replicated:
             print_trace(o.attempts[0].trace.to_json(), console, wide=wide)
             continue
-        console.print("Copies, in the order they were placed:", highlight=False)   # not a title:
-        table = Table(box=box.SIMPLE_HEAD if fancy else None)                         # it wraps to the table
-        table.add_column("#", justify="right")
-        table.add_column("pod")
-        table.add_column("node")
-        for j, a in enumerate(o.attempts):
-            table.add_row(str(j), a.inputs.pod.name, a.node or f"(does not fit: {a.trace.result.status})")
-        console.print(table)
+        width = console.width
+        for text in where_lines(o, width):
+            line(text)
+        shown, left_out = copies_shown(o.attempts)
+        title = "Copies, in the order they were placed"
+        if left_out:
+            title += f" (the first {COPIES_HEAD} and the last {COPIES_TAIL} of {len(o.attempts)})"
+        line(f"{title}:")
+        for text, style in copies_lines(o, width):
+            line(text, style)
         last = o.attempts[-1]
         if last.node is None:
-            console.print(f"Why {last.inputs.pod.name} does not fit:")
+            line(f"Why {last.inputs.pod.name} does not fit:")
             print_trace(last.trace.to_json(), console, wide=wide)

@@ -17,7 +17,7 @@ A change is a list of JSON-patch-like operations, each naming the object it appl
 
     {"op": "add" | "replace" | "remove", "object": {"kind": "Pod", "namespace": "default",
      "name": "web"}, "path": "/spec/tolerations/-", "value": {...}}
-    {"op": "create", "object": {"kind": "Node", "name": "n1-new"}, "value": {<the Node>}}
+    {"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"}, "value": {<the Node>}}
     {"op": "delete", "object": {"kind": "Pod", "namespace": "default", "name": "cache-0"}}
 
 Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its pod template,
@@ -996,6 +996,23 @@ def _fresh_fixable(ctx: _Context, node: str) -> bool:
     return nrf is None or nrf.get("code") != UNRESOLVABLE
 
 
+NEW_NODE_PREFIX = "new-node-like-"
+MAX_NODE_NAME = 253     # a Node's name is a DNS subdomain
+
+
+def new_node_name(like: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """The name of a suggested new node like `like`: `new-node-like-<like>` (then `-2`, `-3`, ...
+    when taken), a valid DNS subdomain of at most 253 characters (the end of a long name cut,
+    without a trailing `-` or `.`)."""
+    for i in range(1, 1000):
+        suffix = "" if i == 1 else f"-{i}"
+        base = (NEW_NODE_PREFIX + like)[:MAX_NODE_NAME - len(suffix)].rstrip("-.")
+        name = base + suffix
+        if name not in taken:
+            return name
+    return name  # pragma: no cover - a thousand suggested nodes like one
+
+
 def _add_node(ctx: _Context) -> list[_Candidate]:
     """A new node like an existing one, without the taints or with the labels the pod needs."""
     allowed = FRESH_NODE_FIXES | {TAINT_TOLERATION, NODE_AFFINITY, NODE_UNSCHEDULABLE}
@@ -1026,7 +1043,7 @@ def _add_node(ctx: _Context) -> list[_Candidate]:
             continue
         _, node, drop, labels = shapes[group]
         info = ctx.info(node)
-        name = next(n for n in (f"{node}-new", *(f"{node}-new-{i}" for i in range(2, 1000))) if n not in taken)
+        name = new_node_name(node, taken)
         obj = _new_node(info, name, drop, labels)
         words = [f"add a node like {node} ({_shape(info)})"]
         if drop:

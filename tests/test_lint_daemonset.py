@@ -91,7 +91,7 @@ def test_a_daemonset_that_does_not_fit_on_a_small_node(tmp_path, capsys, monkeyp
     code, out, _ = run(capsys, monkeypatch, write(tmp_path, "ds.yaml", daemonset(cpu="1500m")), "--nodes",
                        write(tmp_path, "pool.yaml", *pool_objs))
     assert code == 1
-    assert "error [replicas] DaemonSet agent: fits on 2 of 4 eligible nodes (n1, n2); does not fit on small" in out
+    assert "error [replicas] DaemonSet default/agent: fits on 2 of 4 eligible nodes (n1, n2); does not fit on small" in out
 
 
 def test_bound_pods_and_host_ports_of_the_pool_count_per_node(tmp_path):

@@ -332,7 +332,7 @@ def test_long_node_names_are_never_broken_at_80_columns(capsys, tmp_path, name, 
     for line in out.splitlines():
         assert len(line) <= 80 or line.startswith("  Warning  FailedScheduling"), line
     printed = node_names_in(out)
-    assert printed and {p.rstrip("*,") for p in printed} <= {*names, *(f"{n}-new" for n in names)}, printed
+    assert printed and {p.rstrip("*,") for p in printed} <= {*names, *(f"new-node-like-{n}" for n in names)}, printed
 
 
 def test_rejected_node_names_wrap_between_names(capsys, tmp_path):

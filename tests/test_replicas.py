@@ -109,7 +109,8 @@ def test_one_pod_or_one_replica_is_still_one_trace(capsys, tmp_path):
 def test_table_says_how_many_fit_and_why_the_next_does_not(capsys, tmp_path):
     code, out = run(capsys, tmp_path, [deployment("web", 5)], [node("n1", "2"), node("n2", "1")])
     assert code == 1
-    assert "Deployment shop/web (priority 0): 3 of 5 replicas fit: n1 ×2, n2" in out
+    assert "=== Deployment shop/web (priority 0): 3 of 5 replicas fit" in out.splitlines()
+    assert "On 2 nodes: n1 ×2, n2" in out.splitlines()
     assert "Why web-3 does not fit:" in out and "Insufficient cpu" in out
     assert "Copies, in the order they were placed:" in out.splitlines()      # one line, not wrapped
     assert "add a node like n1 (cpu 2, memory 16Gi)" in " ".join(out.split())     # its suggestions

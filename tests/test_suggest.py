@@ -150,7 +150,7 @@ GUARD_ANTI_WEB = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExec
 PORT_8080 = [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "100m"}},
               "ports": [{"containerPort": 80, "hostPort": 8080}]}]
 NEW_N1 = {"apiVersion": "v1", "kind": "Node",
-          "metadata": {"name": "n1-new", "labels": {"kubernetes.io/hostname": "n1-new"}},
+          "metadata": {"name": "new-node-like-n1", "labels": {"kubernetes.io/hostname": "new-node-like-n1"}},
           "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}
 
 
@@ -271,24 +271,24 @@ CASES = [
      "to go (moved elsewhere or deleted)", delete_pod("guard"), {"a1", "a2"}),
     ("add-node-without-taint", [node("n1", taints=[GPU])],
      pod(), suggest.ADD_NODE,
-     [{"op": "create", "object": {"kind": "Node", "name": "n1-new"},
+     [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**NEW_N1, "spec": {}, "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
                                                   "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}}],
-     "add a node like n1 (cpu 4, memory 16Gi) without the taint gpu=yes:NoSchedule", add_node(NEW_N1), {"n1-new"}),
+     "add a node like n1 (cpu 4, memory 16Gi) without the taint gpu=yes:NoSchedule", add_node(NEW_N1), {"new-node-like-n1"}),
     ("add-node-with-label", [node("n1")],
      pod(nodeSelector={"disk": "ssd"}), suggest.ADD_NODE,
-     [{"op": "create", "object": {"kind": "Node", "name": "n1-new"},
+     [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**with_labels(NEW_N1, disk="ssd"), "spec": {},
                  "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
                             "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}}],
      "add a node like n1 (cpu 4, memory 16Gi) labelled disk=ssd", add_node(with_labels(NEW_N1, disk="ssd")),
-     {"n1-new"}),
+     {"new-node-like-n1"}),
     ("add-node-for-room", [node("n1"), pod("a", "3500m", on="n1")],
      pod(cpu="1"), suggest.ADD_NODE,
-     [{"op": "create", "object": {"kind": "Node", "name": "n1-new"},
+     [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**NEW_N1, "spec": {}, "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
                                                   "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}}],
-     "add a node like n1 (cpu 4, memory 16Gi)", add_node(NEW_N1), {"n1-new"}),
+     "add a node like n1 (cpu 4, memory 16Gi)", add_node(NEW_N1), {"new-node-like-n1"}),
 ]
 
 
@@ -321,7 +321,7 @@ def test_the_fixture_gets_one_suggestion_per_reason(tmp_path):
         (suggest.LOWER_REQUEST, ("node-2",)),                 # 4 cpu, 500m used: 3500m
         (suggest.ADD_TOLERATION, ("node-4", "node-6")),
         (suggest.UNCORDON_NODE, ("node-3",)),
-        (suggest.ADD_NODE, ("node-4-new",)),
+        (suggest.ADD_NODE, ("new-node-like-node-4",)),
     ]
     assert found[0].description == "lower the cpu request from 6 to 3500m (container spark)"
     assert found[0].text == "lower the cpu request from 6 to 3500m (container spark) (opens 1 node: node-2)"

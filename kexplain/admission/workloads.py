@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
-from kexplain.errors import AdmissionRejected, Source
+from kexplain.errors import AdmissionRejected, KexplainError, Source
 
-from .fielderrors import FieldError, forbidden, invalid, invalid_typed, invalid_message, not_supported, required
+from .fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
+                          required)
 from .names import is_dns1123_label, is_dns1123_subdomain, validate_labels
 from .validate_common import validate_annotations, validate_label_selector, validate_object_meta
 
@@ -441,3 +443,94 @@ def check_workload(obj: dict, source: Source | None) -> None:
     if errs:
         raise AdmissionRejected(invalid_message(qualified_kind(obj.get("kind") or ""), generated_name(obj), errs),
                                 source=source, obj=obj)
+
+
+# -- a workload's pods refused ------------------------------------------------------------------
+REFUSED_PODS = "the API server would refuse its pods"
+
+
+def _template_path(kind: str) -> str:
+    from ..load.workloads import TEMPLATE_PATHS
+    return ".".join(TEMPLATE_PATHS.get(kind, ("spec", "template")))
+
+
+def refused_pods(err: KexplainError, workload: Any) -> KexplainError:
+    """`err`, raised for the pod kexplain made from `workload`'s template, as what would happen:
+    the API server stores the workload, and refuses the pods its controller then asks it to
+    create. The error names the workload; the API server's text follows the colon, without the
+    name kexplain gave the pod (`<name>-0`: the controller's pods have generated names), except
+    a StatefulSet's, whose pod names are the ones its controller uses:
+
+        Deployment default/web: the API server would refuse its pods: no PriorityClass with name X was found
+
+    A pod refused as invalid: `... would refuse its pods as invalid: <the field errors>`. A
+    template the API server cannot decode refuses the workload itself: the field is made the
+    template's (`spec.template.spec...`). Any other error is returned as it is."""
+    pod = err.obj
+    if not (isinstance(workload, dict) and workload.get("kind") not in (None, "Pod") and isinstance(pod, dict)
+            and pod.get("kind") == "Pod"):
+        return err
+    kind = str(workload.get("kind"))
+    field = f"{_template_path(kind)}.{err.field}" if err.field else None
+    if not isinstance(err, AdmissionRejected):
+        out: KexplainError = type(err)(err.message, source=err.source, obj=workload, field=field)
+    else:
+        meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+        name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+        message = err.message
+        forbidden_prefix = f"pods {go_quote(name)} is forbidden: "
+        invalid_prefix = f"Pod {go_quote(name)} is invalid: "
+        if kind == "StatefulSet":          # its pods' real names
+            message = f"{REFUSED_PODS}: {message}"
+        elif message.startswith(forbidden_prefix):
+            message = f"{REFUSED_PODS}: {message[len(forbidden_prefix):]}"
+        elif message.startswith(invalid_prefix):
+            template = _template_refused(pod, name, message, workload)
+            if template is not None:     # the API server validates the template with the workload
+                out = AdmissionRejected(template, source=err.source, obj=workload, field=field)
+                out.__cause__ = err
+                return out
+            message = f"{REFUSED_PODS} as invalid: {message[len(invalid_prefix):]}"
+        elif name and name in message:
+            message = (f"{REFUSED_PODS} ({name}: kexplain's name for its first pod, after the controller's "
+                       f"pattern): {message}")
+        else:
+            message = f"{REFUSED_PODS}: {message}"
+        out = AdmissionRejected(message, source=err.source, obj=workload, field=field)
+    out.__cause__ = err
+    return out
+
+
+_POD_ONLY_PATHS = ("metadata.name", "metadata.generateName", "metadata.namespace")
+
+
+def _template_refused(pod: dict, name: str, message: str, workload: dict) -> str | None:
+    """The API server's message refusing `workload` for its pod template, when the pod made
+    from it was refused as invalid (`message`) for its spec or labels: the workload's create
+    validates the template as a pod (ValidatePodTemplateSpec), with the field paths under the
+    template (`Deployment.apps "web" is invalid: spec.template.spec.tolerations[0]...`). None
+    when the pod's errors are not all the template's (its name, kexplain's, is among them)."""
+    from dataclasses import replace as with_path
+
+    from .validate_pod import validate_pod_create
+    errs = validate_pod_create(pod)
+    if not errs or invalid_message("Pod", name, errs) != message:
+        return None
+    if any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
+        return None
+    prefix = _template_path(str(workload.get("kind")))
+    moved = [with_path(e, path=f"{prefix}.{e.path}") for e in errs]
+    return invalid_message(qualified_kind(str(workload.get("kind"))), generated_name(workload), moved)
+
+
+@contextmanager
+def pods_of(workload: Any) -> Iterator[None]:
+    """Errors raised within for the pod made from `workload` become the workload's
+    (`refused_pods`); a Pod's pass unchanged."""
+    try:
+        yield
+    except KexplainError as err:
+        converted = refused_pods(err, workload)
+        if converted is err:
+            raise
+        raise converted from err
