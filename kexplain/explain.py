@@ -252,9 +252,10 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
         from .admission import admit
         admitted = admit(cluster, (pod_obj, pod_src))
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+        from .load.pv_controller import half_bound_notes, settle
         if applied:
-            from .load.pv_controller import settle
             cluster = settle(cluster, lambda o, s: id(s) in applied).objects
+        warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
 
@@ -444,6 +445,9 @@ def _load_pool(node_paths: tuple[str, ...], config_path: str | None, stored: boo
     from .admission import admit
     admitted = admit(cluster, None, stored=stored)
     cluster = admitted.objects
+    if not stored:
+        from .load.pv_controller import half_bound_notes
+        warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     keys: set[tuple[str, str]] = set()
     for o, _ in cluster:

@@ -488,3 +488,17 @@ def test_explain_agrees_with_filter_on_a_migrated_in_tree_volume():
     assert plugin.filter(state, info, ni).reasons == (ERR_REASON_NODE_CONFLICT,)
     facts = plugin.explain(state, info, ni)["claims"][0]
     assert facts["boundVolume"] == "pv-1" and facts["volumeAdmitsNode"] is False
+
+
+@pytest.mark.parametrize("annotated", [False, True])
+def test_hand_written_bound_claim_is_noted_in_every_view(tmp_path, annotated):
+    """The default view too: a claim written as bound without the annotation gets a warning
+    naming what is missing (on stderr, beside every view); an annotated one gets none."""
+    args = write_case(tmp_path, [hand_claim(annotated), hand_volume()])
+    proc = subprocess.run([sys.executable, "-m", "kexplain", *args], capture_output=True, text=True, timeout=120)
+    err = " ".join(proc.stderr.split())
+    note = (f"PersistentVolumeClaim default/data names volume pv-1 (spec.volumeName) but lacks the annotation "
+            f"{BIND_COMPLETED}")
+    assert (note in err) is not annotated, err
+    if not annotated:
+        assert f'add {BIND_COMPLETED}: "yes" to write it as bound' in err

@@ -384,3 +384,22 @@ def _storage(capacity: object) -> Fraction | None:
 
 def _key(claim: dict[str, Any]) -> str:
     return f"{namespace_of(claim)}/{name_of(claim)}"
+
+
+def half_bound_notes(objects: Objects) -> list[str]:
+    """A note per claim written as bound by hand (spec.volumeName set) that still lacks the
+    pv.kubernetes.io/bind-completed annotation: the scheduler's VolumeBinding counts only such
+    annotated claims as bound and treats this one as an unbound claim that binds immediately
+    ("pod has unbound immediate PersistentVolumeClaims"). Claims of the POD file were settled
+    by the controller first; stored claims carry what the controller wrote."""
+    notes = []
+    for obj, src in objects:
+        if obj.get("kind") != "PersistentVolumeClaim" or is_stored(obj):
+            continue
+        volume = spec(obj).get("volumeName")
+        if volume and ANN_BIND_COMPLETED not in annotations(obj):
+            notes.append(f"{src}: PersistentVolumeClaim {namespace_of(obj)}/{name_of(obj)} names volume {volume} "
+                         f"(spec.volumeName) but lacks the annotation {ANN_BIND_COMPLETED} that the "
+                         "PersistentVolume controller adds when it binds: the scheduler treats the claim as "
+                         f'unbound; add {ANN_BIND_COMPLETED}: "yes" to write it as bound')
+    return notes
