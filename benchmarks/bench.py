@@ -60,17 +60,17 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
 
 
 def worker_load(cluster: str, pod: str) -> dict[str, Any]:
-    from kexplain.explain import Request, load_inputs
+    from kexplain.explain.run import Request, load_inputs
     inputs, wall, cpu = _timed(lambda: load_inputs(Request(pod, (cluster,))))
     return {"wall": wall, "cpu": cpu, "peak_mb": _peak_mb(),
             "nodes": len(inputs.snapshot.node_infos), "pods": sum(len(ni.pods) for ni in inputs.snapshot.node_infos)}
 
 
 def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[str, Any]:
-    from kexplain.explain import Request, explain, load_inputs
+    from kexplain.explain.run import Request, explain, load_inputs
     req = Request(pod, (cluster,), config_path=config)
     inputs = load_inputs(req)
-    gc.freeze()                                 # what the CLI does once loaded (kexplain.gcpolicy)
+    gc.freeze()                                 # what the CLI does once loaded (kexplain.load.gcpolicy)
     snap = inputs.snapshot
     results = []
     for _ in range(EXPLAIN_RUNS):               # cold: nothing cached on the snapshot, each time

@@ -23,7 +23,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kexplain.lint import LintOptions, Linter  # noqa: E402
+from kexplain.lint.linter import LintOptions, Linter  # noqa: E402
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -1,3 +1,3 @@
-from .cli import main
+from kexplain.cli.app import main
 
 main()

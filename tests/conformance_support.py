@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kexplain.errors import KexplainError
-from kexplain.explain import Request, explain, load_inputs
+from kexplain.explain.run import Request, explain, load_inputs
 
 KEYS = ("preEnqueue", "preFilter", "preFilterNodeNames", "search", "filter", "filterAll", "score",
         "postFilter", "result")

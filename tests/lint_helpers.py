@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 
 
 def node(name: str, cpu: str = "2", zone: str | None = None, taints: list | None = None) -> dict:

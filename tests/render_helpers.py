@@ -5,8 +5,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from kexplain.env import Environment
-from kexplain.explain import Request, explain, load_inputs
+from kexplain.cli.env import Environment
+from kexplain.explain.run import Request, explain, load_inputs
 from kexplain.framework.schedule import Extras, recording
 from kexplain.render.table import print_trace
 

@@ -12,12 +12,12 @@ import pytest
 import yaml
 
 from kexplain.admission.workloads import check_workload, generated_name, validate_workload
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected, Source
-from kexplain.explain import PodFile, Request, cluster_with, explain, load_inputs, object_key
-from kexplain.lint import LintOptions, lint
+from kexplain.explain.run import PodFile, Request, cluster_with, explain, load_inputs, object_key
+from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.workloads import copies_of, pod_from_workload, statefulset_claims
-from kexplain.multi import load
+from kexplain.explain.batch import load
 
 DATA = Path(__file__).parent / "data" / "as-written"
 CLUSTER = str(DATA / "cluster.yaml")

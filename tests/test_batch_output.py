@@ -14,10 +14,10 @@ import pytest
 import yaml
 from rich.console import Console
 
-from kexplain.cli import main
-from kexplain.lint import LintOptions, ObjectRef, lint
-from kexplain.lint_formats import render_text, summary_line
-from kexplain.suggest import new_node_name
+from kexplain.cli.app import main
+from kexplain.lint.linter import LintOptions, ObjectRef, lint
+from kexplain.render.lint_formats import render_text, summary_line
+from kexplain.suggest.engine import new_node_name
 
 Obj = dict[str, Any]
 LONG = "ip-10-0-12-141.ec2.internal"        # a node name as EKS gives them
@@ -161,8 +161,8 @@ def test_long_names_go_under_their_pods_never_cut(capsys, tmp_path):
 
 
 def test_on_a_terminal_the_heading_is_a_rule_and_names_stay_text(tmp_path):
-    from kexplain.explain import Request
-    from kexplain.multi import explain_batch, load, print_batch
+    from kexplain.explain.run import Request
+    from kexplain.explain.batch import explain_batch, load, print_batch
 
     pods = write(tmp_path, "job.yaml", workload("Job", "job", 4))
     req = Request(pod_path=pods, node_paths=(write(tmp_path, "pool.yaml", *eks_nodes(3)),))

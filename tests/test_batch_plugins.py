@@ -9,7 +9,7 @@ import pytest
 
 from conformance_support import cases_under, request_for
 from kexplain.errors import KexplainError
-from kexplain.explain import framework_for, load_inputs
+from kexplain.explain.run import framework_for, load_inputs
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.status import Code
 

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import generate  # noqa: E402
 
-from kexplain.explain import Request, explain, load_inputs  # noqa: E402
+from kexplain.explain.run import Request, explain, load_inputs  # noqa: E402
 
 NODES = 50
 

@@ -22,7 +22,7 @@ from typing import Callable
 
 import pytest
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 
 ROOT = Path(__file__).parent.parent
 BROKEN = Path(__file__).parent / "data" / "broken"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 NODE = """apiVersion: v1
@@ -190,7 +190,7 @@ def test_unknown_profile_names_the_profiles_of_the_config(capsys, tmp_path):
 # -- version ----------------------------------------------------------------------------------------
 
 def test_version_option_prints_what_the_version_command_prints(capsys):
-    from kexplain.versions import KUBE_SCHEDULER_VERSION
+    from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 
     code, by_command, _ = run(capsys, "version")
     assert code == 0 and by_command.startswith("kexplain ") and by_command.endswith(
@@ -199,7 +199,7 @@ def test_version_option_prints_what_the_version_command_prints(capsys):
 
 
 def test_kubectl_plugin_version_option(capsys, monkeypatch):
-    from kexplain.cli import kubectl_args, kubectl_main
+    from kexplain.cli.app import kubectl_args, kubectl_main
 
     assert kubectl_args(["--version"]) == ["--version"]
     monkeypatch.setattr("sys.argv", ["kubectl-kexplain", "--version"])

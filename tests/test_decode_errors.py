@@ -12,10 +12,10 @@ import datetime
 import pytest
 
 from kexplain.errors import InputError, Source
-from kexplain.gotypes import FIELD_TYPES, NAMED_CONTAINERS
-from kexplain.lint import LintOptions, lint
+from kexplain.apimachinery.gotypes import FIELD_TYPES, NAMED_CONTAINERS
+from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects
-from kexplain.schemas import (RFC3339, RFC3339_MICRO, _base64_problem, _definitions, builtin_index, go_time_parse_error,
+from kexplain.admission.openapi import (RFC3339, RFC3339_MICRO, _base64_problem, _definitions, builtin_index, go_time_parse_error,
                               go_type_of, json_number)
 from lint_helpers import deployment, node, pod, write
 from test_field_validation import explain

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import InputError, Source
-from kexplain.lint import LintOptions, lint
+from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects, objects_from_text
-from kexplain.schemas import SchemaStore, builtin_index, parse_validate
+from kexplain.admission.openapi import SchemaStore, builtin_index, parse_validate
 from lint_helpers import deployment, node, pod, write
 
 ROOT = Path(__file__).parent.parent

@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from render_helpers import FIXTURES, ROOT, fixture_paths
 
 README = (ROOT / "README.md").read_text()

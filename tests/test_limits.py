@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.load.manifests import DEFAULT_MAX_OBJECTS, load_objects, object_limit
 from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
 

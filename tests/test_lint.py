@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kexplain.lint import LintOptions, Linter, lint, read_documents, replica_count
+from kexplain.lint.linter import LintOptions, Linter, lint, read_documents, replica_count
 from lint_helpers import deployment, node, pod, pool, run, write
 
 
@@ -481,7 +481,7 @@ def test_an_internal_error_is_a_finding_of_its_object(tmp_path, monkeypatch):
     def broken(inputs, req):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("kexplain.explain.explain", broken)
+    monkeypatch.setattr("kexplain.explain.run.explain", broken)
     monkeypatch.delenv("KEXPLAIN_DEBUG", raising=False)
     path = write(tmp_path, "p.yaml", pod("a"), deployment(replicas="x"))
     report = lint(LintOptions((path,), (pool(tmp_path),)))

@@ -10,13 +10,13 @@ import time
 import pytest
 
 from kexplain.errors import Source
-from kexplain.explain import inputs_for, load_pool
-from kexplain.lint import LintOptions, Linter, lint
-from kexplain.lint_formats import RenderOptions, render_text
+from kexplain.explain.run import inputs_for, load_pool
+from kexplain.lint.linter import LintOptions, Linter, lint
+from kexplain.render.lint_formats import RenderOptions, render_text
 from kexplain.load.workloads import add_daemon_tolerations, pin_to_node, pod_from_workload
 from kexplain.model.nodeinfo import Node
 from kexplain.model.pod import PodInfo
-from kexplain import place
+from kexplain.explain import placement as place
 from lint_helpers import deployment, node, pod, run, write
 
 

@@ -14,10 +14,10 @@ import pytest
 import xmlschema
 import yaml
 
-from kexplain.lint import RULES, Finding, LintOptions, Location, ObjectRef, Report, lint
-from kexplain.lint_formats import (SARIF_SCHEMA_URI, RenderOptions, artifact_uri, formats_for, render_github,
+from kexplain.lint.linter import RULES, Finding, LintOptions, Location, ObjectRef, Report, lint
+from kexplain.render.lint_formats import (SARIF_SCHEMA_URI, RenderOptions, artifact_uri, formats_for, render_github,
                                    render_json, render_junit, render_sarif, render_text)
-from kexplain.lint import Severity
+from kexplain.lint.linter import Severity
 from lint_helpers import deployment, pod, pool, run, write
 
 SCHEMAS = Path(__file__).parent / "data" / "schemas"
@@ -236,7 +236,7 @@ def test_github_is_the_default_under_github_actions(tmp_path, capsys, monkeypatc
     path = write(tmp_path, "p.yaml", pod(cpu="64"))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     with pytest.raises(SystemExit) as exc:
-        from kexplain.cli import main
+        from kexplain.cli.app import main
         main(["lint", path, "--nodes", pool(tmp_path)])
     out = capsys.readouterr().out
     assert exc.value.code == 1

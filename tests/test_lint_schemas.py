@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kexplain.errors import KexplainError
-from kexplain.schemas import (FastCompiler, SchemaStore, Unsupported, available_versions, normalize_version,
+from kexplain.admission.openapi import (FastCompiler, SchemaStore, Unsupported, available_versions, normalize_version,
                               openapi_to_jsonschema)
 
 DEPLOYMENT = {

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain import cli
-from kexplain.cli import kubectl_args, main
-from kexplain.commands.explain import Output
-from kexplain.commands.live import Connect, PodArgs, compare, run_pod
-from kexplain.env import Environment
+from kexplain.cli import app as cli
+from kexplain.cli.app import kubectl_args, main
+from kexplain.cli.explain import Output
+from kexplain.cli.live import Connect, PodArgs, compare, run_pod
+from kexplain.cli.env import Environment
 from kexplain.load import live as live_mod
 from kexplain.load.live import RESOURCES
 from live_server import DATA, RecordedApiServer, write_kubeconfig

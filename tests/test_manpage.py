@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from kexplain.cli import app, main
+from kexplain.cli.app import app, main
 
 MAN = Path(__file__).parent.parent / "man" / "kexplain.1"
 

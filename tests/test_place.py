@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from kexplain.errors import Source
-from kexplain.explain import Request, inputs_for, load_pool
+from kexplain.explain.run import Request, inputs_for, load_pool
 from kexplain.model.pod import PodInfo
-from kexplain.place import bound_copy, chosen_node, iter_placements, place_copies
-from kexplain.trace import SCHEDULED, UNSCHEDULABLE
+from kexplain.explain.placement import bound_copy, chosen_node, iter_placements, place_copies
+from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 
 
 def node(name: str, cpu: str = "4", zone: str | None = None, **labels: str) -> dict:

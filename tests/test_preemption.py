@@ -25,7 +25,7 @@ from kexplain.model.snapshot import Snapshot
 from kexplain.plugins.default_preemption import (
     ERR_NOT_ELIGIBLE_NEVER, ERR_NOT_ELIGIBLE_TERMINATING, MESSAGE_PREFIX, DefaultPreemption,
     terminating_by_preemption)
-from kexplain.preemption import (
+from kexplain.framework.preemption import (
     ERR_NO_VICTIMS, ERR_NOT_HELPFUL, Candidate, DisruptionBudget, StartTimes, Victims, calculate_num_candidates,
     disruption_budgets, earliest_start_of_highest_priority, filter_pods_with_pdb_violation, go_sort_slice,
     more_important_pod, nodes_where_preemption_might_help, parse_timestamp, pick_one_node_for_preemption,

@@ -35,11 +35,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kexplain.commands.explain import Output, write_trace
+from kexplain.cli.explain import Output, write_trace
 from kexplain.config import load_config
-from kexplain.env import Environment
+from kexplain.cli.env import Environment
 from kexplain.errors import Source
-from kexplain.explain import Request, explain, inputs_from_objects
+from kexplain.explain.run import Request, explain, inputs_from_objects
 from kexplain.plugins import implements, known
 
 PASSING = ("Success", "Skip")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import Source
 from kexplain.load.pv_controller import ANN_BOUND_BY_CONTROLLER, settle
 from kexplain.plugins.volume_binding import ERR_UNBOUND_IMMEDIATE

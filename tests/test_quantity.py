@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from kexplain.model.quantity import QuantityError, format_bytes, format_milli, milli_value, parse_quantity, value
+from kexplain.apimachinery.quantity import QuantityError, format_bytes, format_milli, milli_value, parse_quantity, value
 
 
 @pytest.mark.parametrize("raw, exact", [
@@ -45,7 +45,7 @@ def test_formatting():
 def test_leading_zeros_beyond_python_int_digit_limit():
     """Found by the fuzzer: 5,000 leading zeros are a small number, and int() of the whole digit
     string stops at 4,300 digits; both parsers read the number without them."""
-    from kexplain.admission.quantity import parse_text
-    from kexplain.model.quantity import parse_quantity
+    from kexplain.apimachinery.quantity_format import parse_text
+    from kexplain.apimachinery.quantity import parse_quantity
     assert parse_quantity("0" * 5000 + "5") == 5
     assert parse_text("0" * 5000 + "5").value == 5

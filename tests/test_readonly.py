@@ -32,8 +32,8 @@ import pytest
 import urllib3
 import yaml
 
-from kexplain import cli
-from kexplain.cli import main
+from kexplain.cli import app as cli
+from kexplain.cli.app import main
 from kexplain.load.live import RESOURCES
 from live_server import RecordedApiServer
 
@@ -42,7 +42,7 @@ CHECKOUT = "checkout-6b8d9f7c4-lm3np"
 DB_BOUND = "db-0"
 TOKEN = "t0ken-SECRET-4f9a2c"
 PASSWORD = "pa55word-SECRET-77d1"
-LIVE_SOURCES = [ROOT / "kexplain" / "load" / "live.py", ROOT / "kexplain" / "commands" / "live.py",
+LIVE_SOURCES = [ROOT / "kexplain" / "load" / "live.py", ROOT / "kexplain" / "cli" / "live.py",
                 ROOT / "kexplain" / "load" / "redact.py"]
 
 

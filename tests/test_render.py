@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.views import deciding_plugins, ranking, rejection_groups, search_figures
-from kexplain.explain import Request, explain, load_inputs
+from kexplain.explain.run import Request, explain, load_inputs
 from kexplain.framework.schedule import Extras, recording
 from render_helpers import FIXTURES, fixture_paths, section, squeeze, table_rows, text_of, trace_of
 
@@ -131,7 +131,7 @@ def test_volume_zone_node_is_under_both_volume_plugins():
 
 def test_prefilter_rejection_is_one_unnamed_group():
     from render_helpers import ROOT
-    from kexplain.explain import Request, explain, load_inputs
+    from kexplain.explain.run import Request, explain, load_inputs
     case = ROOT / "tests" / "conformance" / "hand-f-pvc-immediate-unbound"
     req = Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),))
     trace = explain(load_inputs(req), req).to_json()
@@ -197,7 +197,7 @@ def test_failed_scheduling_event_as_kubectl_describe_shows_it():
 
 def test_gated_pod():
     from render_helpers import ROOT
-    from kexplain.explain import Request, explain, load_inputs
+    from kexplain.explain.run import Request, explain, load_inputs
     case = ROOT / "tests" / "conformance" / "hand-e-gated"
     req = Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),))
     text = text_of(explain(load_inputs(req), req).to_json())

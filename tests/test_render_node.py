@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.explain import Request, explain, load_inputs
+from kexplain.explain.run import Request, explain, load_inputs
 from kexplain.framework.schedule import Extras, recording
 from kexplain.render.preemption import Victim, preemption_view
 from render_helpers import fixture_paths, section, squeeze, text_of, trace_of

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import Source
-from kexplain.multi import entries, replica_count
+from kexplain.explain.batch import entries, replica_count
 
 Obj = dict[str, Any]
 

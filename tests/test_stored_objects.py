@@ -10,9 +10,9 @@ import pytest
 
 from kexplain.admission import admit
 from kexplain.admission.pipeline import is_stored
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected, InputError, Source
-from kexplain.explain import Request, build_cluster, load_inputs
+from kexplain.explain.run import Request, build_cluster, load_inputs
 
 SRC = Source("cluster.json", 1)
 POD_SRC = Source("pod.yaml", 1)

@@ -10,11 +10,11 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from kexplain import suggest
-from kexplain.cli import main
-from kexplain.explain import Request, explain, load_inputs
-from kexplain.suggest import apply_ops, changed_inputs, suggestions
-from kexplain.trace import SCHEDULED, UNSCHEDULABLE
+from kexplain.suggest import engine as suggest
+from kexplain.cli.app import main
+from kexplain.explain.run import Request, explain, load_inputs
+from kexplain.suggest.engine import apply_ops, changed_inputs, suggestions
+from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 
 Obj = dict[str, Any]
 
@@ -501,7 +501,7 @@ def container(name: str, cpu: str, **extra: Any) -> Obj:
 def test_lowering_a_request_reaches_the_target(spec, changes):
     from kexplain.model.pod import PodInfo
     from kexplain.model.resources import pod_requests
-    from kexplain.model.quantity import milli_value
+    from kexplain.apimachinery.quantity import milli_value
 
     p = PodInfo({"metadata": {"name": "web", "namespace": "default"}, "spec": spec})
     ops, _ = suggest._lower_ops(p, "cpu", 1500)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.framework.cycle_state import CycleState
 from kexplain.model.pod import PodInfo
 from kexplain.plugins.volume_binding import (

@@ -11,9 +11,9 @@ import json
 import pytest
 import yaml
 
-from kexplain.cli import main
+from kexplain.cli.app import main
 from kexplain.errors import InputError
-from kexplain.lint import read_documents
+from kexplain.lint.linter import read_documents
 from kexplain.load import yaml_io
 from kexplain.load.yaml_io import SafeLoader, fast_documents, kubectl_escapes, parse_documents
 

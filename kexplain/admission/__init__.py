@@ -6,6 +6,6 @@ DefaultStorageClass, RuntimeClass and PodTopologyLabels plugins, the
 matchLabelKeys merge and validation, in the server's order (see
 shared/admission.md). Objects already stored (live cluster, snapshot) skip it all.
 """
-from .pipeline import Admitted, admit
+from kexplain.admission.pipeline import Admitted, admit
 
 __all__ = ["Admitted", "admit"]

@@ -5,7 +5,7 @@ mapping belongs, or a quantity that does not parse makes the whole request fail 
 admission, with the decoder's error (`json: cannot unmarshal string into Go struct field
 DeploymentSpec.spec.replicas of type int32`). `check_fields` asks that of every object a command
 reads that the API server has not stored already, with the walk lint's schema check uses
-(`kexplain.schemas.ApiIndex.decode_problems`): explain and lint refuse the same objects with
+(`kexplain.admission.openapi.ApiIndex.decode_problems`): explain and lint refuse the same objects with
 the same words. `check_decodes` then walks the fields the scheduler and admission read with a
 small schema, making the values what the model reads (YAML's `1.0` an int, a null list item
 the zero value); an object that does not decode there (one already stored, not checked before)
@@ -24,8 +24,8 @@ from typing import Any
 
 from kexplain.errors import InputError, Source, clip, describe
 
-from . import quantity
-from .fielderrors import go_quote
+from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery.fielderrors import go_quote
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -208,7 +208,7 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
             fail("a timestamp string")
-        from kexplain.schemas import RFC3339, go_time_parse_error
+        from kexplain.admission.openapi import RFC3339, go_time_parse_error
 
         problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
         if problem is not None:
@@ -225,7 +225,7 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
         if not isinstance(value, dict):
             fail("a mapping")
         if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
-            from kexplain.schemas import _key_text
+            from kexplain.admission.openapi import _key_text
             keyed = {_key_text(key): item for key, item in value.items()}
             value.clear()
             value.update(keyed)
@@ -250,7 +250,7 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
 
 
 def _timestamp_text(value: Any) -> str:
-    from kexplain.schemas import _timestamp_text as text
+    from kexplain.admission.openapi import _timestamp_text as text
     return text(value)
 
 
@@ -271,7 +271,7 @@ def decode_error(obj: dict, source: Source) -> InputError | None:
     """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
     field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
     first served one."""
-    from kexplain.schemas import builtin_index
+    from kexplain.admission.openapi import builtin_index
 
     try:
         refused = builtin_index().decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
@@ -289,7 +289,7 @@ def check_fields(obj: dict, source: Source, validate: str) -> list[str]:
     naming every unknown field (the API server's message; the field too when there is one);
     warn returns one warning per unknown field (its warning's text, after the file and the
     object); ignore returns []."""
-    from kexplain.schemas import builtin_index, unknown_field_warning, unknown_fields_error
+    from kexplain.admission.openapi import builtin_index, unknown_field_warning, unknown_fields_error
 
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import quantity
-from .quantity import Quantity
+from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery.quantity_format import Quantity
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 HUGEPAGES_PREFIX = "hugepages-"

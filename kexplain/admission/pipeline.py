@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from kexplain.errors import AdmissionRejected, InputError, Source
 
-from . import defaults, labelkeys, priority, runtimeclass, tolerations
-from .decode import SCHEMAS, check_decodes
-from .fielderrors import FieldError, go_quote, invalid_message
-from .validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
-from .validate_pod import validate_pod_create
+from kexplain.admission import defaults, priority, runtimeclass, tolerations
+
+from kexplain.apimachinery import labelkeys as labelkeys
+from kexplain.admission.decode import SCHEMAS, check_decodes
+from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
+from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
+from kexplain.admission.validate_pod import validate_pod_create
 
 KNOWN_KINDS = frozenset(SCHEMAS)
 BUILTIN = Source("<built-in>")

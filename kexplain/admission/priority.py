@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .fielderrors import forbidden_message
+from kexplain.apimachinery.fielderrors import forbidden_message
 
 PREEMPT_LOWER = "PreemptLowerPriority"
 SYSTEM_CLASSES = (("system-node-critical", 2000001000), ("system-cluster-critical", 2000000000))

@@ -6,9 +6,9 @@ schedules differently from the same pod without its class.
 """
 from __future__ import annotations
 
-from . import quantity
-from .fielderrors import forbidden_message
-from .tolerations import merge_tolerations
+from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery.fielderrors import forbidden_message
+from kexplain.admission.tolerations import merge_tolerations
 
 
 class RuntimeClassRejected(Exception):

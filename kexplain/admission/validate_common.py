@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from . import quantity
-from .fielderrors import (FieldError, Raw, duplicate, go_json, forbidden, invalid, invalid_typed, not_found,
+from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, go_json, forbidden, invalid, invalid_typed, not_found,
                           not_supported, required, too_long)
-from .names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value,
+from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value,
                     validate_label_name, validate_labels)
 
 ANNOTATIONS_SIZE_LIMIT = 256 * 1024

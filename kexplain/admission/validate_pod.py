@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from . import quantity
-from .defaults import aggregate_containers
-from .fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found, not_supported,
+from kexplain.apimachinery import quantity_format as quantity
+from kexplain.admission.defaults import aggregate_containers
+from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found, not_supported,
                           required)
-from .names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, validate_dns1123_label,
+from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, validate_dns1123_label,
                     validate_label_name, validate_labels)
-from .validate_common import (is_hugepages, validate_container_resource_name, validate_label_selector,
+from kexplain.admission.validate_common import (is_hugepages, validate_container_resource_name, validate_label_selector,
                               validate_node_selector, validate_node_selector_term, validate_object_meta,
                               validate_pod_resource_name, validate_resource_requirements, validate_tolerations)
 

@@ -35,10 +35,10 @@ from typing import Any, Callable, Iterator, Sequence
 
 from kexplain.errors import AdmissionRejected, KexplainError, Source
 
-from .fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
+from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
                           required)
-from .names import is_dns1123_label, is_dns1123_subdomain, validate_labels
-from .validate_common import validate_annotations, validate_label_selector, validate_object_meta
+from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, validate_labels
+from kexplain.admission.validate_common import validate_annotations, validate_label_selector, validate_object_meta
 
 NameFn = Callable[[str], Sequence[str]]
 
@@ -166,7 +166,7 @@ class _Selector:
     `ok` False when it does not convert (a bad operator, key or value)."""
 
     def __init__(self, raw: Any) -> None:
-        from ..model.labels import SelectorError, parse_selector
+        from kexplain.model.labels import SelectorError, parse_selector
         self.raw = raw
         self.ok = True
         self.parsed = None
@@ -406,7 +406,7 @@ def validate_workload(obj: dict) -> list[FieldError]:
     """The API server's field errors for a workload as written (after the defaulting that
     precedes validation); [] when it would store it. `obj` is not changed."""
     kind = obj.get("kind") or ""
-    from .pipeline import copy_json
+    from kexplain.admission.pipeline import copy_json
     work = copy_json(obj)
     assert isinstance(work, dict)
     meta = work.get("metadata") if isinstance(work.get("metadata"), dict) else {}
@@ -450,7 +450,7 @@ REFUSED_PODS = "the API server would refuse its pods"
 
 
 def _template_path(kind: str) -> str:
-    from ..load.workloads import TEMPLATE_PATHS
+    from kexplain.load.workloads import TEMPLATE_PATHS
     return ".".join(TEMPLATE_PATHS.get(kind, ("spec", "template")))
 
 
@@ -512,7 +512,7 @@ def _template_refused(pod: dict, name: str, message: str, workload: dict) -> str
     when the pod's errors are not all the template's (its name, kexplain's, is among them)."""
     from dataclasses import replace as with_path
 
-    from .validate_pod import validate_pod_create
+    from kexplain.admission.validate_pod import validate_pod_create
     errs = validate_pod_create(pod)
     if not errs or invalid_message("Pod", name, errs) != message:
         return None

@@ -26,18 +26,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator, Mapping
 
-from . import ast as A
-from . import quantity as Q
-from . import semver as SV
-from . import types as T
-from .checker import Checked, check
-from .errors import (CelCompileError, CelCostError, CelError, CelEvalError,
+from kexplain.cel import ast as A
+from kexplain.cel import quantity as Q
+from kexplain.cel import semver as SV
+from kexplain.cel import types as T
+from kexplain.cel.checker import Checked, check
+from kexplain.cel.errors import (CelCompileError, CelCostError, CelError, CelEvalError,
                      CelUnsupported)
-from .evaluator import Compiler, ConstantError, Ctx
-from .library import UNSUPPORTED_GLOBAL, UNSUPPORTED_MEMBER
-from .library import re2
-from .parser import ParseFailed, parse
-from .values import DefaultMap, DeviceObject
+from kexplain.cel.evaluator import Compiler, ConstantError, Ctx
+from kexplain.cel.library import UNSUPPORTED_GLOBAL, UNSUPPORTED_MEMBER
+from kexplain.cel.library import re2
+from kexplain.cel.parser import ParseFailed, parse
+from kexplain.cel.values import DefaultMap, DeviceObject
 
 __all__ = [
     "COST_LIMIT", "MAX_EXPRESSION_LENGTH", "CelCompileError", "CelCostError", "CelError",
@@ -138,7 +138,7 @@ class Program:
 
     def explain(self, device: DeviceObject | "DeviceInput", cost_limit: int = COST_LIMIT):
         """Why the selector was false (or failed) for this device: see explain.Explanation."""
-        from .explain import explain
+        from kexplain.cel.explain import explain
         with _deep_stack():
             return explain(self, device, cost_limit)
 
@@ -146,7 +146,7 @@ class Program:
 def _not_bool(v: Any) -> str:
     """DeviceMatches' text for a result that is not a bool (possible when the expression's
     type is an attribute's unknown type)."""
-    from .values import type_name
+    from kexplain.cel.values import type_name
     t = type_name(v)
     native = {
         "string": "unsupported native conversion from string to 'bool'",

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import ast as A
-from . import types as T
-from .functions import Function, Overload
-from .library import functions
-from .library.re2 import RegexError, RegexUnsupported, compile_regex
-from .types import Type
+from kexplain.cel import ast as A
+from kexplain.cel import types as T
+from kexplain.cel.functions import Function, Overload
+from kexplain.cel.library import functions
+from kexplain.cel.library.re2 import RegexError, RegexUnsupported, compile_regex
+from kexplain.cel.types import Type
 
 DEVICE_FIELDS: dict[str, Type] = {
     "driver": T.STRING,
@@ -333,7 +333,7 @@ class Checker:
 
 
 def _literal_type(v: object) -> Type:
-    from .values import UInt
+    from kexplain.cel.values import UInt
     t = type(v)
     if t is bool:
         return T.BOOL

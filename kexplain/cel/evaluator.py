@@ -20,16 +20,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import ast as A
-from . import types as T
-from .checker import Checked
-from .errors import CelCostError, CelEvalError, CelUnsupported
-from .functions import Overload, traversal
-from .library.stdlib import (TYPE_IDENTS, add, contains_in, div, ge, go_format_g, gt,
+from kexplain.cel import ast as A
+from kexplain.cel import types as T
+from kexplain.cel.checker import Checked
+from kexplain.cel.errors import CelCostError, CelEvalError, CelUnsupported
+from kexplain.cel.functions import Overload, traversal
+from kexplain.cel.library.stdlib import (TYPE_IDENTS, add, contains_in, div, ge, go_format_g, gt,
                              le, lt, mod, mul, neg, sub)
-from .quantity import Quantity
-from .semver import Semver
-from .values import (NONE, DefaultMap, DeviceObject, Optional, TypeValue, UInt, equals, format_value,
+from kexplain.cel.quantity import Quantity
+from kexplain.cel.semver import Semver
+from kexplain.cel.values import (NONE, DefaultMap, DeviceObject, Optional, TypeValue, UInt, equals, format_value,
                      map_find, no_such_overload, size, type_name)
 
 MAX_VALUE_SIZE = 10_000_000   # elements or characters kexplain will hold in one value

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import ast as A
-from .errors import CelError
-from .values import format_value
+from kexplain.cel import ast as A
+from kexplain.cel.errors import CelError
+from kexplain.cel.values import format_value
 
 if TYPE_CHECKING:  # pragma: no cover
-    from . import Program, Result
+    from kexplain.cel import Program, Result
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .types import Type, sig
+from kexplain.cel.types import Type, sig
 
 
 @dataclass(frozen=True, slots=True)

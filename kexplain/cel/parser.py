@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ast as A
-from .lexer import BYTES, EOF, ERROR, ESC_IDENT, FLOAT, IDENT, INT, OP, STRING, UINT, Token, tokenize
+from kexplain.cel import ast as A
+from kexplain.cel.lexer import BYTES, EOF, ERROR, ESC_IDENT, FLOAT, IDENT, INT, OP, STRING, UINT, Token, tokenize
 
 MAX_RECURSION = 250
 MAX_CODE_POINTS = 100_000
@@ -455,7 +455,7 @@ class Parser:
                 self._error(start, "invalid int literal")
             return A.Literal(self._id(), start, start, t.end, v)
         if t.kind == UINT:
-            from .values import UInt
+            from kexplain.cel.values import UInt
             body = text[:-1]
             v = int(body[2:], 16) if body.startswith("0x") else int(body)
             if v >= 1 << 64:

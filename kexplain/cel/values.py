@@ -15,9 +15,9 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
-from .errors import CelEvalError
-from .quantity import Quantity
-from .semver import Semver
+from kexplain.cel.errors import CelEvalError
+from kexplain.cel.quantity import Quantity
+from kexplain.cel.semver import Semver
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1

@@ -17,11 +17,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from ..errors import ConfigError, Source
-from . import _args, _decode as d, _plugins
-from ._args import API_VERSION, DEFAULT_GATES, Gates
-from ._fields import FieldError, aggregate, child, duplicate, go_quote, index, invalid, required
-from ._plugins import EXTENSION_POINTS, FrameworkError, PluginSet
+from kexplain.errors import ConfigError, Source
+from kexplain.config import _args, _decode as d, _plugins
+from kexplain.config._args import API_VERSION, DEFAULT_GATES, Gates
+from kexplain.config._fields import FieldError, aggregate, child, duplicate, go_quote, index, invalid, required
+from kexplain.config._plugins import EXTENSION_POINTS, FrameworkError, PluginSet
 
 __all__ = ["EXTENSION_POINTS", "Profile", "SchedulerConfig", "load_config", "DEFAULT_SCHEDULER_NAME"]
 

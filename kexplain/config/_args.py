@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from . import _decode as d
-from ._fields import (FieldError, child, duplicate, forbidden, go_quote, index, invalid, is_label_key,
+from kexplain.config import _decode as d
+from kexplain.config._fields import (FieldError, child, duplicate, forbidden, go_quote, index, invalid, is_label_key,
                       is_label_value, not_supported, required, validate_label_name)
 
 GROUP = "kubescheduler.config.k8s.io"

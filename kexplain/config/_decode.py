@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Collection
 
-from ._fields import child, go_quote, index
+from kexplain.config._fields import child, go_quote, index
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)

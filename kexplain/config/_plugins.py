@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from . import _decode as d
-from ._args import Gates
-from ._fields import child, index
+from kexplain.config import _decode as d
+from kexplain.config._args import Gates
+from kexplain.config._fields import child, index
 
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
                     "score", "reserve", "permit", "preBind", "bind", "postBind")

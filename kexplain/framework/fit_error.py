@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .interface import NodeToStatus
+from kexplain.framework.interface import NodeToStatus
 
 NOTE_LENGTH_LIMIT = 1024
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol
 
-from .status import Code, Status
+from kexplain.framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.nodeinfo import NodeInfo
-    from ..model.pod import PodInfo
-    from ..model.snapshot import Snapshot
+    from kexplain.model.nodeinfo import NodeInfo
+    from kexplain.model.pod import PodInfo
+    from kexplain.model.snapshot import Snapshot
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0

@@ -20,15 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .cycle_state import CycleState
-from .interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
-from .status import SUCCESS, Code, Status
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
+from kexplain.framework.status import SUCCESS, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..config import Profile
-    from ..model.nodeinfo import NodeInfo
-    from ..model.pod import PodInfo
-    from ..model.snapshot import Snapshot
+    from kexplain.config import Profile
+    from kexplain.model.nodeinfo import NodeInfo
+    from kexplain.model.pod import PodInfo
+    from kexplain.model.snapshot import Snapshot
 
 
 _SUCCESS_CODE = Code.SUCCESS

@@ -19,17 +19,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ..trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace, format_quantity, zone_of
-from .cycle_state import CycleState
-from .fit_error import fit_error_message, truncate_message
-from .interface import NodeToStatus
-from .runtime import Framework, FrameworkError
-from .search import heap_top, num_feasible_nodes_to_find
-from .status import SKIP_JSON, SUCCESS_JSON, Code, Status
+from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace, format_quantity, zone_of
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.fit_error import fit_error_message, truncate_message
+from kexplain.framework.interface import NodeToStatus
+from kexplain.framework.runtime import Framework, FrameworkError
+from kexplain.framework.search import heap_top, num_feasible_nodes_to_find
+from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.nodeinfo import NodeInfo
-    from ..model.pod import PodInfo
+    from kexplain.model.nodeinfo import NodeInfo
+    from kexplain.model.pod import PodInfo
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..errors import KexplainError, Source
+from kexplain.errors import KexplainError, Source
 
 DEFAULT_CHUNK_SIZE = 500          # kubectl's --chunk-size
 DEFAULT_TIMEOUT = 30.0            # seconds per request

@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, BinaryIO, Collection, Iterable, Iterator
 
-from ..errors import InputError, Source
-from .yaml_io import DEFAULT_MAX_BYTES, parse_documents
+from kexplain.errors import InputError, Source
+from kexplain.load.yaml_io import DEFAULT_MAX_BYTES, parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_MAX_OBJECTS = 500_000   # per load: a 5,000-node cluster with 150,000 pods is about 160,000
@@ -219,8 +219,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     resourceVersion: it took them) are not decoded again.
 
     Cheap on a 150,000-pod cluster: one look-up per object, the fields walked (once, for types
-    and unknown fields together) only for objects not stored (`kexplain.schemas.builtin_index`)."""
-    from ..schemas import builtin_index
+    and unknown fields together) only for objects not stored (`kexplain.admission.openapi.builtin_index`)."""
+    from kexplain.admission.openapi import builtin_index
 
     index = None
     seen: set[tuple[Any, str]] = set()
@@ -239,7 +239,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 raise InputError(problem, source=src, obj=obj, field="apiVersion")
             seen.add(key)
         if fields and not _stored(obj):
-            from ..admission.decode import check_fields
+            from kexplain.admission.decode import check_fields
             warnings.extend(check_fields(obj, src, validate))
     return warnings
 

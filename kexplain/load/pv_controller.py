@@ -59,12 +59,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable
 
-from ..admission.pipeline import copy_json, is_stored
-from ..errors import Source
-from ..model.labels import SelectorError, parse_selector
-from ..model.quantity import QuantityError, parse_quantity, value
-from ..plugins.volume_binding import claim_is_prebound_to as bound_to_claim
-from ..plugins.volumes import (
+from kexplain.admission.pipeline import copy_json, is_stored
+from kexplain.errors import Source
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
+from kexplain.plugins.volume_binding import claim_is_prebound_to as bound_to_claim
+from kexplain.plugins.volumes import (
     ANN_BIND_COMPLETED, NOT_SUPPORTED_PROVISIONER, VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER,
     access_modes, annotations, attributes_class, claim_class, labels, meta, name_of, namespace_of,
     spec, storage_request, volume_capacity, volume_class, volume_mode,

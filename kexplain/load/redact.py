@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from ..plugins.image_locality import normalized_image_name
+from kexplain.plugins.image_locality import normalized_image_name
 
 Obj = dict[str, Any]
 

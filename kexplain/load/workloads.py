@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InputError, Source
+from kexplain.errors import InputError, Source
 
 # kind -> path to the pod template
 TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
@@ -33,7 +33,7 @@ def _count(raw: Any, default: int) -> int:
 def replica_count(obj: dict[str, Any]) -> int:
     """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
     (default 1), at most its completions; a CronJob's job template likewise; 1 for a Pod and
-    for a DaemonSet (whose pods are counted per node: see `kexplain.place.daemon_nodes`)."""
+    for a DaemonSet (whose pods are counted per node: see `kexplain.explain.placement.daemon_nodes`)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     kind = obj.get("kind")
     if kind == "CronJob":
@@ -51,7 +51,7 @@ def replica_count(obj: dict[str, Any]) -> int:
 def workload_name(obj: dict[str, Any]) -> str:
     """The name the manifest gives the workload, or the one the API server makes from its
     generateName; "" when it gives neither (the API server refuses it)."""
-    from ..admission.workloads import generated_name
+    from kexplain.admission.workloads import generated_name
     return generated_name(obj)
 
 
@@ -77,7 +77,7 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> di
         if not isinstance(node, dict):
             raise InputError("workload has no pod template", source=source, obj=obj, field=".".join(walked))
     if kind == "Job":
-        from ..admission.workloads import generate_job_selector
+        from kexplain.admission.workloads import generate_job_selector
         job = {**obj, "spec": copy.deepcopy(obj["spec"])}
         generate_job_selector(job)
         node = job["spec"]["template"]
@@ -91,7 +91,7 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> di
     if tmeta.get("annotations"):
         pod_meta["annotations"] = dict(tmeta["annotations"])
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
-        from ..admission.workloads import workload_uid
+        from kexplain.admission.workloads import workload_uid
         pod_meta["ownerReferences"] = [{
             "apiVersion": obj.get("apiVersion", ""), "kind": kind, "name": name,
             "uid": workload_uid(obj), "controller": True}]
@@ -107,8 +107,8 @@ def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored:
     """`pod_from_workload`, after the API server's validation of the workload
     (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
     workload already stored (`stored`, or its resourceVersion) is taken as valid."""
-    from ..admission.pipeline import is_stored
-    from ..admission.workloads import check_workload
+    from kexplain.admission.pipeline import is_stored
+    from kexplain.admission.workloads import check_workload
     pod = pod_from_workload(obj, source, index)      # a workload without a pod template: said first
     if not stored and not is_stored(obj):
         check_workload(obj, source)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 import yaml
 from yaml.constructor import ConstructorError
 
-from ..errors import InputError, Source, clip
+from kexplain.errors import InputError, Source, clip
 
 try:  # pragma: no cover - depends on how PyYAML was built
     _BaseLoader: type = yaml.CSafeLoader

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pod import HostPort, PodInfo
-from .quantity import parse_quantity
-from .resources import Resource, resource_list
+from kexplain.model.pod import HostPort, PodInfo
+from kexplain.apimachinery.quantity import parse_quantity
+from kexplain.model.resources import Resource, resource_list
 
 WILDCARD_IP = "0.0.0.0"
 

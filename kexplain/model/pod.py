@@ -9,8 +9,8 @@ import marshal
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
-from .labels import LabelSelector, parse_selector
-from .resources import PodResource, pod_resource
+from kexplain.model.labels import LabelSelector, parse_selector
+from kexplain.model.resources import PodResource, pod_resource
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from .labels import IN, LabelSelector
-from .nodeinfo import Node
-from .pod import AffinityTerm, PodInfo
+from kexplain.model.labels import IN, LabelSelector
+from kexplain.model.nodeinfo import Node
+from kexplain.model.pod import AffinityTerm, PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .snapshot import Snapshot
+    from kexplain.model.snapshot import Snapshot
 
 POD_INDEX_KEY = "pods-by-label"
 PodOnNode = tuple[PodInfo, Node]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from .quantity import milli_value, parse_quantity, value
+from kexplain.apimachinery.quantity import milli_value, parse_quantity, value
 
 CPU = "cpu"
 MEMORY = "memory"

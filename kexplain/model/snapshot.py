@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, TypeVar
 
-from ..errors import InputError, Source
-from .nodeinfo import Node, NodeInfo
-from .pod import PodInfo
+from kexplain.errors import InputError, Source
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.pod import PodInfo
 
 T = TypeVar("T")
 PodsByNamespace = dict[str, list[tuple[PodInfo, Node]]]

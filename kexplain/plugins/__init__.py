@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
-from ..framework.interface import Plugin
+from kexplain.framework.interface import Plugin
 
 # name -> module under kexplain.plugins (kube-scheduler's plugins/names/names.go)
 MODULES: dict[str, str] = {

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..framework.cycle_state import CycleState
-from ..framework.interface import Plugin, points
-from ..framework.status import SKIP, SUCCESS, Status
-from ..model.nodeinfo import NodeInfo
-from ..model.pod import PodInfo
-from .resource_allocation import ResourceAllocationScorer, balanced_resource_score, is_best_effort, resource_specs
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Status
+from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.plugins.resource_allocation import ResourceAllocationScorer, balanced_resource_score, is_best_effort, resource_specs
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME

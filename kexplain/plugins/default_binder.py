@@ -2,7 +2,7 @@
 only has to exist for configurations to validate."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, points
+from kexplain.framework.interface import Plugin, points
 
 
 class DefaultBinder(Plugin):

@@ -4,7 +4,7 @@ pods (the victims). kexplain runs it as a dry run: nothing is evicted.
 
 PostFilter first asks whether the pod may preempt at all (preemptionPolicy Never may not;
 a pod whose earlier preemption is still terminating its victims on the nominated node
-waits), then hands the search to `kexplain.preemption`. Every message it returns carries
+waits), then hands the search to `kexplain.framework.preemption`. Every message it returns carries
 the "preemption: " prefix. PreEnqueue only holds back a pod whose asynchronous preemption
 is still running, which never happens in a dry run.
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..framework.interface import NodeToStatus, Plugin, PostFilterResult, points
-from ..framework.status import SUCCESS, Code, Status
-from ..preemption import DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE, DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE, \
+from kexplain.framework.interface import NodeToStatus, Plugin, PostFilterResult, points
+from kexplain.framework.status import SUCCESS, Code, Status
+from kexplain.framework.preemption import DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE, DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE, \
     is_preemption_allowed, preempt
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..framework.cycle_state import CycleState
-    from ..model.pod import PodInfo
+    from kexplain.framework.cycle_state import CycleState
+    from kexplain.model.pod import PodInfo
 
 NAME = "DefaultPreemption"
 

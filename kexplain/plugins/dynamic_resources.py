@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
-from ..framework.status import SKIP, SUCCESS, Code, Status, unresolvable
-from .normalize import default_normalize_score
+from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
+from kexplain.framework.status import SKIP, SUCCESS, Code, Status, unresolvable
+from kexplain.plugins.normalize import default_normalize_score
 
 NAME = "DynamicResources"
 STATE_KEY = NAME

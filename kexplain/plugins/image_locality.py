@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin, points
-from ..model.snapshot import Snapshot
-from ..trace import format_quantity
+from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, points
+from kexplain.model.snapshot import Snapshot
+from kexplain.framework.trace import format_quantity
 
 NAME = "ImageLocality"
 CACHE_KEY = NAME + "/imageStates"

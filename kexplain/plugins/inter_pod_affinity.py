@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
-from ..framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
-from ..framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
-from ..model.labels import IN, NOTHING, LabelSelector, SelectorError
-from ..model.nodeinfo import Node, NodeInfo
-from ..model.pod import AffinityTerm, PodInfo
-from ..model.pod_index import NO_LABELS, pod_index
-from ..model.snapshot import Snapshot
-from ..trace import format_parsed_selector
+from kexplain.framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from kexplain.model.labels import IN, NOTHING, LabelSelector, SelectorError
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.pod import AffinityTerm, PodInfo
+from kexplain.model.pod_index import NO_LABELS, pod_index
+from kexplain.model.snapshot import Snapshot
+from kexplain.framework.trace import format_parsed_selector
 
 NAME = "InterPodAffinity"
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
-from ..framework.runtime import FrameworkError
-from ..framework.status import SKIP, SUCCESS, Status, unresolvable
-from ..model.nodeselector import (NODE_NAME_FIELD, NodeSelector, PreferredSchedulingTerms,
+from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
+from kexplain.framework.runtime import FrameworkError
+from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable
+from kexplain.model.nodeselector import (NODE_NAME_FIELD, NodeSelector, PreferredSchedulingTerms,
                                   RequiredNodeAffinity, SelectorParseError, match_term)
-from ..trace import format_expression
-from .normalize import default_normalize_score
+from kexplain.framework.trace import format_expression
+from kexplain.plugins.normalize import default_normalize_score
 
 NAME = "NodeAffinity"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -1,8 +1,8 @@
 """NodeName: a pod that names its node (spec.nodeName) fits only there."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SUCCESS, Status, unresolvable
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SUCCESS, Status, unresolvable
 
 ERR_REASON = "node(s) didn't match the requested node name"
 

@@ -2,9 +2,9 @@
 same protocol and port on an overlapping host IP (0.0.0.0 overlaps every IP)."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, PreFilterResult, points
-from ..framework.status import SKIP, SUCCESS, Status, unschedulable
-from ..model.nodeinfo import WILDCARD_IP, HostPortInfo
+from kexplain.framework.interface import Plugin, PreFilterResult, points
+from kexplain.framework.status import SKIP, SUCCESS, Status, unschedulable
+from kexplain.model.nodeinfo import WILDCARD_IP, HostPortInfo
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

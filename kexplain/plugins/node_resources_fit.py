@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..framework.cycle_state import CycleState
-from ..framework.interface import PreFilterResult, Plugin, points
-from ..framework.status import SUCCESS, Code, Status
-from ..model.nodeinfo import NodeInfo
-from ..model.pod import PodInfo
-from ..model.resources import Resource, is_extended_resource, pod_requests
-from ..trace import format_quantity
-from .resource_allocation import ResourceAllocationScorer, fit_scorer
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import PreFilterResult, Plugin, points
+from kexplain.framework.status import SUCCESS, Code, Status
+from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.model.resources import Resource, is_extended_resource, pod_requests
+from kexplain.framework.trace import format_quantity
+from kexplain.plugins.resource_allocation import ResourceAllocationScorer, fit_scorer
 
 NAME = "NodeResourcesFit"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -2,9 +2,9 @@
 the `node.kubernetes.io/unschedulable:NoSchedule` taint."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SUCCESS, Status, unresolvable
-from ..model.taints import UNSCHEDULABLE_TAINT, taint_to_string, tolerations_tolerate
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SUCCESS, Status, unresolvable
+from kexplain.model.taints import UNSCHEDULABLE_TAINT, taint_to_string, tolerations_tolerate
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 

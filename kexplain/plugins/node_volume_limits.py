@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SKIP, SUCCESS, Code, Status
-from .volumes import (
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.plugins.volumes import (
     PORTWORX, PVC_RESOURCE, InTreePlugin, Obj, TranslationError, VolumeIndex, claim_class,
     claim_of_volume, ephemeral_owner_error, inline_plugin, inline_volume_handle,
     migrated_plugins, name_of, namespace_of, not_found, plugin_by_name, pod_volumes, pv_plugin,

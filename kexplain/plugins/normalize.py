@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..framework.interface import NodeScore
+from kexplain.framework.interface import NodeScore
 
 
 def go_div(a: int, b: int) -> int:

@@ -14,16 +14,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
-from ..framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
-from ..model.labels import IN, LabelSelector, Requirement, SelectorError, parse_selector
-from ..model.nodeinfo import Node, NodeInfo
-from ..model.nodeselector import RequiredNodeAffinity
-from ..model.pod import PodInfo
-from ..model.pod_index import pod_index
-from ..model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
-from ..trace import format_parsed_selector
-from .spread_defaults import default_selector, owner_index
+from kexplain.framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from kexplain.model.labels import IN, LabelSelector, Requirement, SelectorError, parse_selector
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.nodeselector import RequiredNodeAffinity
+from kexplain.model.pod import PodInfo
+from kexplain.model.pod_index import pod_index
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
+from kexplain.framework.trace import format_parsed_selector
+from kexplain.plugins.spread_defaults import default_selector, owner_index
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"

@@ -1,7 +1,7 @@
 """PrioritySort: the queue order, higher priority first, then earlier arrival."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, points
+from kexplain.framework.interface import Plugin, points
 
 
 class PrioritySort(Plugin):

@@ -1,8 +1,8 @@
 """SchedulingGates: a pod with spec.schedulingGates waits in the queue; nothing else runs."""
 from __future__ import annotations
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SUCCESS, Status, unresolvable
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SUCCESS, Status, unresolvable
 
 
 class SchedulingGates(Plugin):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..model.labels import LabelSelector, SelectorError, parse_selector, selector_from_set
-from ..model.pod import PodInfo
-from ..model.snapshot import Snapshot
+from kexplain.model.labels import LabelSelector, SelectorError, parse_selector, selector_from_set
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
 
 CACHE_KEY = "PodTopologySpread/owners"
 

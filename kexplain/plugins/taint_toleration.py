@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..framework.interface import MAX_NODE_SCORE, Plugin, points
-from ..framework.runtime import FrameworkError
-from ..framework.status import SUCCESS, Status, unresolvable
-from ..model.taints import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, taint_to_string,
+from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, points
+from kexplain.framework.runtime import FrameworkError
+from kexplain.framework.status import SUCCESS, Status, unresolvable
+from kexplain.model.taints import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, taint_to_string,
                             tolerates, tolerations_tolerate)
-from ..trace import format_toleration
-from .normalize import default_normalize_score
+from kexplain.framework.trace import format_toleration
+from kexplain.plugins.normalize import default_normalize_score
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SKIP, SUCCESS, Code, Status
-from ..model.labels import SelectorError, parse_selector
-from ..trace import format_expression, format_quantity
-from .normalize import go_div
-from .volumes import (
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.framework.trace import format_expression, format_quantity
+from kexplain.plugins.normalize import go_div
+from kexplain.plugins.volumes import (
     ANN_BIND_COMPLETED, ANN_SELECTED_NODE, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER,
     PVC_RESOURCE, VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER, Obj, TranslationError, VolumeIndex,
     access_modes, affinity_selector, annotations, attributes_class, binding_mode, claim_class,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..framework.interface import Plugin, points
-from ..framework.status import SKIP, SUCCESS, Code, Status
-from .volumes import (
+from kexplain.framework.interface import Plugin, points
+from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.plugins.volumes import (
     LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA, PV_RESOURCE, PVC_RESOURCE,
     SC_RESOURCE, WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, label_zones, labels,
     name_of, not_found, pod_volumes, spec, volume_index,

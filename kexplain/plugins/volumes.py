@@ -19,12 +19,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
-from ..model.nodeselector import NodeSelector
-from ..model.quantity import QuantityError, parse_quantity
+from kexplain.model.nodeselector import NodeSelector
+from kexplain.apimachinery.quantity import QuantityError, parse_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..model.pod import PodInfo
-    from ..model.snapshot import Snapshot
+    from kexplain.model.pod import PodInfo
+    from kexplain.model.snapshot import Snapshot
 
 Obj = Mapping[str, Any]
 

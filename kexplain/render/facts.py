@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..model.quantity import QuantityError, parse_quantity
-from .style import quantity
+from kexplain.apimachinery.quantity import QuantityError, parse_quantity
+from kexplain.render.style import quantity
 
 Facts = Mapping[str, Any]
 

@@ -14,11 +14,11 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .facts import describe
-from .preemption import preemption_view
-from .style import Look, quantity
-from .table import VERDICT_STYLE, Block
-from .views import REJECTED, ranking, search_figures
+from kexplain.render.facts import describe
+from kexplain.render.preemption import preemption_view
+from kexplain.render.style import Look, quantity
+from kexplain.render.table import VERDICT_STYLE, Block
+from kexplain.render.views import REJECTED, ranking, search_figures
 
 
 def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width: int = 80) -> list[Block]:

@@ -11,8 +11,8 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
-from .style import GAP, Look, names_layout
-from .views import REJECTED, shorten
+from kexplain.render.style import GAP, Look, names_layout
+from kexplain.render.views import REJECTED, shorten
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 
@@ -91,7 +91,7 @@ def _lost(candidate: Mapping[str, Any], chosen: Mapping[str, Any]) -> str:
 
 
 def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list:
-    from .table import Block
+    from kexplain.render.table import Block
 
     view = preemption_view(trace)
     if view is None:

@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from ..model.quantity import QuantityError, format_bytes, parse_quantity, value
+from kexplain.apimachinery.quantity import QuantityError, format_bytes, parse_quantity, value
 
 # SIMPLE_HEAD drawn with ASCII: what a pipe, a file or `less` shows without surprises.
 ASCII_HEAD = box.Box(

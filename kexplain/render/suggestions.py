@@ -6,8 +6,8 @@ from typing import Any, Mapping
 
 from rich.text import Text
 
-from .style import Look
-from .views import shorten
+from kexplain.render.style import Look
+from kexplain.render.views import shorten
 
 NODES_NAMED = 5
 
@@ -36,8 +36,8 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list:
-    from .style import TextTable
-    from .table import Block
+    from kexplain.render.style import TextTable
+    from kexplain.render.table import Block
 
     rows = suggestion_rows(trace)
     if not rows:

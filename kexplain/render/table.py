@@ -16,8 +16,8 @@ from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from .style import GAP, Look, names_layout, quantities, quantity, short
-from .views import (Ranked, gate, missing_prefilter_state, no_nodes, prefilter_rejection, ranking, rejection_groups,
+from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
+from kexplain.render.views import (Ranked, gate, missing_prefilter_state, no_nodes, prefilter_rejection, ranking, rejection_groups,
                     search_figures, shorten)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
@@ -44,8 +44,8 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
-    from .preemption import preemption_blocks
-    from .suggestions import suggestion_blocks
+    from kexplain.render.preemption import preemption_blocks
+    from kexplain.render.suggestions import suggestion_blocks
 
     blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
               *_rejected(trace, look)]
@@ -86,7 +86,7 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     `no_nodes_hint`: what to say when the cluster has no nodes (default NO_NODES_HINT)."""
     plain = not console.is_terminal
     if node is not None:
-        from .node import render_node
+        from kexplain.render.node import render_node
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)
         print_blocks(blocks, console)

@@ -44,10 +44,10 @@ def _imports() -> dict[str, Any]:
     for mod in pkgutil.walk_packages(kexplain.__path__, "kexplain."):   # all of them, so atheris
         if not mod.name.endswith("__main__"):                           # instruments the plugins too
             importlib.import_module(mod.name)
-    from kexplain.commands.explain import Output, write_trace
-    from kexplain.env import Environment
+    from kexplain.cli.explain import Output, write_trace
+    from kexplain.cli.env import Environment
     from kexplain.errors import KexplainError
-    from kexplain.explain import Request, explain, inputs_from_objects, pending_pod, read_config
+    from kexplain.explain.run import Request, explain, inputs_from_objects, pending_pod, read_config
     from kexplain.load.manifests import load_objects, objects_from_text, read_text
     return dict(locals())
 

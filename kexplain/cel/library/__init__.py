@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..functions import Function
-from . import k8s, lists, optional, sets, stdlib, strings
+from kexplain.cel.functions import Function
+from kexplain.cel.library import k8s, lists, optional, sets, stdlib, strings
 
 # Functions of the environment kexplain does not implement. A selector using one is reported
 # as kexplain's limitation instead of being evaluated wrongly. Global names, and member names

@@ -12,13 +12,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .. import quantity as Q
-from .. import semver as SV
-from ..errors import CelEvalError
-from ..functions import fn, mov, ov, traversal
-from ..values import INT64_MAX, INT64_MIN
-from . import re2
-from .stdlib import compile_pattern
+from kexplain.cel import quantity as Q
+from kexplain.cel import semver as SV
+from kexplain.cel.errors import CelEvalError
+from kexplain.cel.functions import fn, mov, ov, traversal
+from kexplain.cel.values import INT64_MAX, INT64_MIN
+from kexplain.cel.library import re2
+from kexplain.cel.library.stdlib import compile_pattern
 
 
 def to_quantity(s: str) -> Q.Quantity:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..errors import CelEvalError
-from ..functions import fn, mov, ov
-from ..values import UInt, compare, equals
-from .stdlib import add
+from kexplain.cel.errors import CelEvalError
+from kexplain.cel.functions import fn, mov, ov
+from kexplain.cel.values import UInt, compare, equals
+from kexplain.cel.library.stdlib import add
 
 
 def _cmp(a: Any, b: Any) -> int:

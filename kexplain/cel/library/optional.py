@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import CelEvalError
-from ..functions import fn, mov, ov
-from ..values import NONE, Optional, format_value, is_zero
+from kexplain.cel.errors import CelEvalError
+from kexplain.cel.functions import fn, mov, ov
+from kexplain.cel.values import NONE, Optional, format_value, is_zero
 
 
 def of(v: Any) -> Optional:

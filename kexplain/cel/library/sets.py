@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import CelEvalError
-from ..functions import fn, ov
-from ..values import equals
+from kexplain.cel.errors import CelEvalError
+from kexplain.cel.functions import fn, ov
+from kexplain.cel.values import equals
 
 
 def _has(items: Any, x: Any) -> bool:

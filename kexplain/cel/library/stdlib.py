@@ -8,11 +8,11 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from ..errors import CelEvalError, CelUnsupported
-from ..functions import fn, mov, ov, traversal
-from ..values import (INT64_MAX, INT64_MIN, UINT64_MAX, TypeValue, UInt, compare,
+from kexplain.cel.errors import CelEvalError, CelUnsupported
+from kexplain.cel.functions import fn, mov, ov, traversal
+from kexplain.cel.values import (INT64_MAX, INT64_MIN, UINT64_MAX, TypeValue, UInt, compare,
                       equals, map_contains, no_such_overload, size, type_name)
-from . import re2
+from kexplain.cel.library import re2
 
 OVERFLOW = "integer overflow"
 UOVERFLOW = "unsigned integer overflow"
@@ -464,7 +464,7 @@ def map_insert(m: Any, k: Any, v: Any = None) -> Any:
     out = dict(m)
     for key, val in entries:
         if map_contains(out, key):
-            from ..values import format_value
+            from kexplain.cel.values import format_value
             raise CelEvalError(f"insert failed: key {format_value(key)} already exists")
         out[key] = val
     return out

@@ -22,7 +22,7 @@ Those type errors are a custom resource's: the API server validates it against i
 schema. A built-in kind it decodes into Go structs instead, and an object that does not decode
 is refused with the decoder's error, which stops there (`json: cannot unmarshal object into Go
 struct field PodSpec.spec.containers of type []v1.Container`; `ApiIndex.decode_error`, the
-Go types from `kexplain.gotypes`): for a built-in kind, that is the object's one error, and
+Go types from `kexplain.apimachinery.gotypes`): for a built-in kind, that is the object's one error, and
 the schema's type checks are not reported.
 
 Field validation follows kubectl's `--validate` (`VALIDATE_MODES`): `strict` (kubectl's
@@ -47,13 +47,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import yaml
 
-from .errors import InputError, KexplainError, Source, clip
-from .load.yaml_io import SafeLoader
+from kexplain.errors import InputError, KexplainError, Source, clip
+from kexplain.load.yaml_io import SafeLoader
 
 if TYPE_CHECKING:  # pragma: no cover - imported where validators are built (68 ms: not for `kexplain POD`)
     import jsonschema
 
-from .versions import DEFAULT_K8S_VERSION  # noqa: E402  (re-exported)
+from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION  # noqa: E402  (re-exported)
 SCHEMA_PACKAGE = "kubernetes_validate"
 SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS_PER_OBJECT = 20
@@ -995,7 +995,7 @@ def _quantity_problem(v: Any) -> str | None:
         return None
     if t is str and v in _QUANTITY_PROBLEMS:
         return _QUANTITY_PROBLEMS[v]
-    from .admission import quantity
+    from kexplain.apimachinery import quantity_format as quantity
 
     if t is not str:
         return quantity.GRAMMAR          # true, {...}, [...], a timestamp: not a number
@@ -1061,7 +1061,7 @@ def _timestamp_text(v: Any) -> str:
 def go_type_of(schema: Any) -> str:
     """The Go type (as reflect prints it, pointers left out) the OpenAPI schema implies:
     `int32`, `[]v1.Container`, `map[string]string`, `resource.Quantity`. Fields declared with
-    another (a named string type, ...) are in `kexplain.gotypes.FIELD_TYPES`."""
+    another (a named string type, ...) are in `kexplain.apimachinery.gotypes.FIELD_TYPES`."""
     if not isinstance(schema, dict):
         return "interface {}"
     ref = schema.get("$ref")
@@ -1087,7 +1087,7 @@ def go_type_of(schema: Any) -> str:
 
 def _element_type(go_type: str) -> str:
     """The element type of a Go slice or map type (`[]v1.Container`, `v1.ResourceList`)."""
-    from .gotypes import NAMED_CONTAINERS
+    from kexplain.apimachinery.gotypes import NAMED_CONTAINERS
 
     go_type = NAMED_CONTAINERS.get(go_type, go_type)
     if go_type.startswith("[]"):
@@ -1183,7 +1183,7 @@ class _Decoding:
             if type(value) is not dict:
                 mismatch(_json_word(value))
                 return
-            from .gotypes import FIELD_TYPES
+            from kexplain.apimachinery.gotypes import FIELD_TYPES
 
             props = self.index._defs[detail].get("properties") or {}
             declared = FIELD_TYPES.get(detail, {})

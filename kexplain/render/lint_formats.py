@@ -21,7 +21,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.markup import escape
 
-from .lint import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
+from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 # The OASIS SARIF 2.1.0 schema (errata 01, the standard's current text): what the log is valid against.

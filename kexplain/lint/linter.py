@@ -1,17 +1,17 @@
 """`kexplain lint`: are these manifests valid, and will their pods schedule on this pool?
 
 Every object of the given files, directories or stdin is checked against the Kubernetes JSON
-schemas of the chosen version (`kexplain.schemas`). With a node pool (`--nodes`), every Pod
+schemas of the chosen version (`kexplain.admission.openapi`). With a node pool (`--nodes`), every Pod
 and every workload's pod template then goes through admission and the full scheduling
 pipeline against that pool; a workload with replicas is placed copy by copy, and a DaemonSet
-gets one pod pinned to each node its controller would run it on (`kexplain.place`). The
+gets one pod pinned to each node its controller would run it on (`kexplain.explain.placement`). The
 result is a `Report` of `Finding`s, each naming the file, the document, the object and the
-reason; renderers (`kexplain.lint_formats`) print it. Nothing here prints.
+reason; renderers (`kexplain.render.lint_formats`) print it. Nothing here prints.
 
 Each object is judged against the pool as its own file leaves it: the file's objects of the
 kinds the scheduler reads (PVCs, PriorityClasses, StorageClasses, Services, bound Pods, ...)
 join the pool for the file's Pods and workloads, as `kubectl apply -f FILE` would create them,
-with the claims of its StatefulSets (`kexplain.explain.PodFile`, `Pool.extended`: the same
+with the claims of its StatefulSets (`kexplain.explain.run.PodFile`, `Pool.extended`: the same
 as `kexplain POD`); a file's object the API server would refuse is an `admission` finding of
 its own. The Pods and workloads being linted do not take room from each other, and other
 files' objects are not in the pool.
@@ -27,16 +27,16 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, S
 
 import yaml
 
-from .errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
-from .load.manifests import expand_paths, read_text
-from .load.workloads import WORKLOAD_KINDS, Copies, copies_of, replica_count, workload_pod
-from .load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
-from .schemas import (DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path, not_served, unknown_field_warning,
+from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
+from kexplain.load.manifests import expand_paths, read_text
+from kexplain.load.workloads import WORKLOAD_KINDS, Copies, copies_of, replica_count, workload_pod
+from kexplain.load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
+from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path, not_served, unknown_field_warning,
                       unknown_fields_error)
-from .trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
-    from .explain import Inputs, Pool, Request
+    from kexplain.explain.run import Inputs, Pool, Request
 
 
 class Severity(IntEnum):
@@ -259,14 +259,14 @@ SUGGEST_FUNCTION = "verified_suggestions"
 
 
 def default_suggester() -> Suggester | None:
-    """Verified fix suggestions from `kexplain.suggest` when that module is there; None otherwise.
+    """Verified fix suggestions from `kexplain.suggest.engine` when that module is there; None otherwise.
 
     This is the one place lint is wired to it: lint calls `suggester(inputs, trace)` for the pod
     (or the replica) that did not fit, with the inputs it was scheduled with, and shows each item
     returned (its `text` attribute, or the item itself as a string).
     """
     try:
-        from . import suggest  # type: ignore[attr-defined]
+        from kexplain import suggest  # type: ignore[attr-defined]
     except ImportError:
         return None
     fn = getattr(suggest, SUGGEST_FUNCTION, None)
@@ -487,7 +487,7 @@ class Linter:
         self.suggester = suggester
         self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
-            from .explain import load_pool
+            from kexplain.explain.run import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
                              max_bytes=options.max_bytes, stdin=stdin, validate=options.validate)
         self.pool = pool
@@ -534,7 +534,7 @@ class Linter:
         is left out and becomes an `admission` finding of its document (a StatefulSet whose
         claims are refused: of the StatefulSet, which is then not scheduled). None when the
         file has no Pod or workload to schedule."""
-        from .explain import PodFile, created_objects
+        from kexplain.explain.run import PodFile, created_objects
 
         assert self.pool is not None
         objs: list[tuple[dict[str, Any], Source]] = []
@@ -661,9 +661,9 @@ class Linter:
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
         """The scheduling findings of a Pod or workload, against the pool as its file leaves it."""
-        from .admission.workloads import refused_pods
-        from .explain import Request, explain, inputs_for
-        from .place import chosen_node, iter_placements
+        from kexplain.admission.workloads import refused_pods
+        from kexplain.explain.run import Request, explain, inputs_for
+        from kexplain.explain.placement import chosen_node, iter_placements
 
         assert self.pool is not None
         pool = self._file.pool if self._file is not None else self.pool
@@ -768,7 +768,7 @@ class Linter:
         """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
         nodes), each scheduled through the whole pipeline. Nodes that are not eligible are no
         finding; eligible nodes where the pod does not fit are, with the reason per node."""
-        from .place import daemon_nodes, iter_daemon_placements
+        from kexplain.explain.placement import daemon_nodes, iter_daemon_placements
 
         nodes = daemon_nodes(inputs.pod, inputs.snapshot)
         total = len(nodes.eligible) + len(nodes.excluded)
@@ -876,7 +876,7 @@ def _grouped(reasons: dict[str, str]) -> str:
 
 def _gate(trace: Trace) -> dict[str, Any]:
     """The PreEnqueue plugin that held the pod back (`render.views.gate`, as explain shows it)."""
-    from .render.views import gate
+    from kexplain.render.views import gate
     return dict(gate({"preEnqueue": trace.pre_enqueue}) or {})
 
 
@@ -921,10 +921,10 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None,
          suggester: Suggester | None = None, *, freeze_pool: bool = False) -> Report:
     """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
     or schemas); unreadable manifests are findings (rule `unreadable`). `freeze_pool`: the CLI's
-    garbage-collector policy (kexplain.gcpolicy) for the pool, a short-lived process's."""
+    garbage-collector policy (kexplain.load.gcpolicy) for the pool, a short-lived process's."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
-    from .gcpolicy import bulk_load
+    from kexplain.load.gcpolicy import bulk_load
     with bulk_load(freeze=freeze_pool):
         linter = Linter(options, stdin, suggester)
     return linter.run()

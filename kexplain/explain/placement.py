@@ -42,16 +42,16 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
-from .admission.pipeline import copy_json
-from .explain import Inputs, Request, explain
-from .load.workloads import Copies, pin_to_node
-from .model.labels import SelectorError, parse_selector
-from .model.nodeinfo import Node
-from .model.nodeselector import RequiredNodeAffinity
-from .model.pod import PodInfo
-from .model.snapshot import Snapshot
-from .model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated, taint_to_string
-from .trace import SCHEDULED, Trace
+from kexplain.admission.pipeline import copy_json
+from kexplain.explain.run import Inputs, Request, explain
+from kexplain.load.workloads import Copies, pin_to_node
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.model.nodeinfo import Node
+from kexplain.model.nodeselector import RequiredNodeAffinity
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated, taint_to_string
+from kexplain.framework.trace import SCHEDULED, Trace
 
 TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 _COPY_UID_NAMESPACE = uuid.UUID("0b3c6f0e-5c2d-4a8e-9f61-7d2a4c1e9b35")
@@ -123,8 +123,8 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, no
     volumes taken, as the next replica of a StatefulSet with local volumes does."""
     if not _uses_claims(inputs.pod):
         return snapshot
-    from .explain import framework_for
-    from .framework.cycle_state import CycleState
+    from kexplain.explain.run import framework_for
+    from kexplain.framework.cycle_state import CycleState
     fw = framework_for(replace(inputs, snapshot=snapshot), request)
     plugin = fw.plugins.get("VolumeBinding")
     info = snapshot.get(node)

@@ -8,7 +8,7 @@ created in) and each is scheduled against the cluster as the previous ones left 
 that fits is bound to the node the scheduler picks (`place.chosen_node`) before the next pod
 is scheduled, and the round-robin position is carried over. A workload with more than one
 replica (`spec.replicas`; a Job's parallelism, at most its completions; or `--replicas N` for
-every object of the file) is placed copy by copy with `kexplain.place`, copies named
+every object of the file) is placed copy by copy with `kexplain.explain.placement`, copies named
 `<name>-<i>` (a StatefulSet's: its pods of each ordinal, each with its own claims), until one
 does not fit: how many fit, where, and the trace of the first copy that does not fit, with its
 reasons.
@@ -25,16 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
-from .admission.workloads import pods_of
-from .errors import Source
-from .explain import CLUSTER_KINDS, POD_KINDS, Inputs, PodFile, Pool, Request, created_objects, explain, inputs_for, \
+from kexplain.admission.workloads import pods_of
+from kexplain.errors import Source
+from kexplain.explain.run import CLUSTER_KINDS, POD_KINDS, Inputs, PodFile, Pool, Request, created_objects, explain, inputs_for, \
     load_pool, missing_node_warnings, pending_pod, pod_of, read_config, single_inputs
-from .gcpolicy import bulk_load
-from .load.manifests import check_objects, load_objects
-from .load.workloads import Copies, copies_of, replica_count, workload_name
-from .model.snapshot import Snapshot
-from .place import bind, chosen_node, iter_placements
-from .trace import ERROR, SCHEDULED, UNSCHEDULABLE, Trace
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.workloads import Copies, copies_of, replica_count, workload_name
+from kexplain.model.snapshot import Snapshot
+from kexplain.explain.placement import bind, chosen_node, iter_placements
+from kexplain.framework.trace import ERROR, SCHEDULED, UNSCHEDULABLE, Trace
 
 Suggester = Callable[[Inputs, Trace, Request], list[Any]]
 
@@ -285,7 +285,7 @@ def _zone(attempt: Attempt, node: str) -> str:
     facts = ((attempt.trace.extra.get("details") or {}).get("nodes") or {}).get(node) or {}
     if facts.get("zone"):
         return str(facts["zone"])
-    from .trace import zone_of
+    from kexplain.framework.trace import zone_of
     info = attempt.inputs.snapshot.get(node)
     return zone_of(info.node.labels) if info is not None else ""
 
@@ -366,7 +366,7 @@ def print_batch(outcomes: list[Outcome], console: Any, wide: bool = False) -> No
     from rich.cells import cell_len
     from rich.text import Text
 
-    from .render.table import print_trace
+    from kexplain.render.table import print_trace
 
     fancy = bool(console.is_terminal)
 

@@ -8,7 +8,7 @@ remove or move a host port, drop a required pod (anti-)affinity term) or to the 
 pods whose anti-affinity keeps the pod off a node, add a node of an existing shape without a
 taint or with a label). An idea is only an idea until it is
 verified: the change is applied to the inputs and the whole scheduling cycle is run again
-(`kexplain.explain`); only changes after which the pod is scheduled are kept, and the number
+(`kexplain.explain.run`); only changes after which the pod is scheduled are kept, and the number
 of nodes each opens is the number the re-run found feasible. A changed pod is re-run over the
 same snapshot (its cached indexes are reused); a cluster change gets a new snapshot. At most
 `MAX_VERIFIED` candidates are verified per explanation.
@@ -31,18 +31,18 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .explain import Inputs, Request, explain
-from .model.labels import parse_selector
-from .model.nodeinfo import Node, NodeInfo
-from .model.nodeselector import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, ParsedTerm, RequiredNodeAffinity, \
+from kexplain.explain.run import Inputs, Request, explain
+from kexplain.model.labels import parse_selector
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.nodeselector import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, ParsedTerm, RequiredNodeAffinity, \
     is_empty_term, parse_int64
-from .model.pod import HostPort, PodInfo
-from .model.quantity import format_bytes, format_milli, milli_value, value
-from .model.resources import CPU, MEMORY, PODS, Resource, is_hugepage, pod_level_requests_set, pod_requests, \
+from kexplain.model.pod import HostPort, PodInfo
+from kexplain.apimachinery.quantity import format_bytes, format_milli, milli_value, value
+from kexplain.model.resources import CPU, MEMORY, PODS, Resource, is_hugepage, pod_level_requests_set, pod_requests, \
     resource_list
-from .model.snapshot import Snapshot, node_tree_order
-from .model.taints import NO_EXECUTE, NO_SCHEDULE, taint_to_string, tolerations_tolerate
-from .trace import SCHEDULED, UNSCHEDULABLE, Trace
+from kexplain.model.snapshot import Snapshot, node_tree_order
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, taint_to_string, tolerations_tolerate
+from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE, Trace
 
 MAX_VERIFIED = 10          # candidates verified (pipeline re-runs) per explanation, at most
 MAX_PER_REASON = 2         # alternatives offered for one reason

@@ -7,11 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from ..env import Environment
-from ..errors import KexplainError
-from ..load.yaml_io import DEFAULT_MAX_BYTES
-from ..versions import DEFAULT_K8S_VERSION
-from .exit_codes import EXIT_BAD_INPUT, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE
+from kexplain.cli.env import Environment
+from kexplain.errors import KexplainError
+from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
+from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
+from kexplain.cli.exit_codes import EXIT_BAD_INPUT, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE
 
 EXIT_CLEAN = EXIT_SCHEDULED          # 0: nothing at or above --fail-on
 EXIT_FINDINGS = EXIT_UNSCHEDULABLE   # 1: findings at or above --fail-on
@@ -50,7 +50,7 @@ VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a 
 
 
 def _validate_value(value: str) -> str:
-    from ..schemas import parse_validate
+    from kexplain.admission.openapi import parse_validate
 
     try:
         return parse_validate(value)
@@ -58,7 +58,7 @@ def _validate_value(value: str) -> str:
         raise typer.BadParameter(err.message) from None
 
 
-# Shared with `kexplain POD` (kexplain.commands.explain): one option, one story.
+# Shared with `kexplain POD` (kexplain.cli.explain): one option, one story.
 VALIDATE_OPTION = typer.Option("strict", "--validate", metavar="MODE", callback=_validate_value, help=VALIDATE_HELP)
 
 
@@ -98,8 +98,8 @@ def command(
     max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
                                        help="Refuse inputs larger than this."),
 ) -> None:
-    from ..lint import FAIL_ON, LintOptions, default_suggester, lint
-    from ..lint_formats import RenderOptions, formats_for, print_text, render
+    from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
+    from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
 
     env = Environment()
     if strict:

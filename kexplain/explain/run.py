@@ -8,18 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
-from .config import SchedulerConfig, load_config
-from .errors import InputError, KexplainError, Source, describe
-from .framework.runtime import Framework
-from .framework.schedule import Options, schedule_pod
-from .gcpolicy import bulk_load
-from .load.manifests import check_objects, load_objects
-from .load.workloads import WORKLOAD_KINDS, statefulset_claims, workload_pod
-from .load.yaml_io import DEFAULT_MAX_BYTES
-from .model.pod import PodInfo
-from .model.snapshot import Snapshot
-from .plugins import implements, known, plugin_class
-from .trace import Trace
+from kexplain.config import SchedulerConfig, load_config
+from kexplain.errors import InputError, KexplainError, Source, describe
+from kexplain.framework.runtime import Framework
+from kexplain.framework.schedule import Options, schedule_pod
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.workloads import WORKLOAD_KINDS, statefulset_claims, workload_pod
+from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.plugins import implements, known, plugin_class
+from kexplain.framework.trace import Trace
 
 CLUSTER_KINDS = frozenset({
     "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
@@ -249,10 +249,10 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source,
     cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
     if not stored:
-        from .admission import admit
+        from kexplain.admission import admit
         admitted = admit(cluster, (pod_obj, pod_src))
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
-        from .load.pv_controller import half_bound_notes, settle
+        from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
             cluster = settle(cluster, lambda o, s: id(s) in applied).objects
         warnings += half_bound_notes(cluster)
@@ -288,8 +288,8 @@ def _unreadable(cluster: list[tuple[dict[str, Any], Source]], exc: Exception) ->
     """The error for a cluster the model could not read. Admitted objects were type-checked;
     stored ones are trusted until then (checking 150k pods up front costs seconds), so find
     the first object that would not decode and name its field."""
-    from .admission.decode import SCHEMAS, check_decodes
-    from .admission.pipeline import copy_json
+    from kexplain.admission.decode import SCHEMAS, check_decodes
+    from kexplain.admission.pipeline import copy_json
     for obj, src in cluster:
         if obj.get("kind") in SCHEMAS:
             try:
@@ -369,8 +369,8 @@ class Pool:
         context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
             o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace")
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
-        from .admission import admit
-        from .admission.pipeline import BUILTIN
+        from kexplain.admission import admit
+        from kexplain.admission.pipeline import BUILTIN
         admitted = admit(context + new, None, stored=stored)
         sources = {id(s) for _, s in new}
         admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
@@ -382,7 +382,7 @@ class Pool:
         else:                               # (a List unwrapped) the pool's objects, then the new ones
             objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
         if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
-            from .load.pv_controller import settle
+            from kexplain.load.pv_controller import settle
             objects = settle(objects, lambda o, s: id(s) in sources).objects
         added = admitted_new + namespaces_created
         objects += namespaces_created
@@ -442,11 +442,11 @@ def _load_pool(node_paths: tuple[str, ...], config_path: str | None, stored: boo
     config = read_config(config_path, max_bytes)
     cluster = [(o, s) for o, s in load_objects(node_paths, max_bytes, stdin) if o.get("kind") in CLUSTER_KINDS]
     warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored)
-    from .admission import admit
+    from kexplain.admission import admit
     admitted = admit(cluster, None, stored=stored)
     cluster = admitted.objects
     if not stored:
-        from .load.pv_controller import half_bound_notes
+        from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     keys: set[tuple[str, str]] = set()
@@ -466,11 +466,11 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     pod of that name exists in the pool, unless `itself`: the pool's pod of that name is this
     very pod, bound already, joined from its file); `pod_obj` itself is not changed."""
     if stored:
-        from .admission.pipeline import copy_json
+        from kexplain.admission.pipeline import copy_json
         return Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config, pool.nominated)
-    from .admission import admit
-    from .admission.fielderrors import go_quote
-    from .errors import AdmissionRejected
+    from kexplain.admission import admit
+    from kexplain.apimachinery.fielderrors import go_quote
+    from kexplain.errors import AdmissionRejected
     meta = pod_obj.get("metadata") if isinstance(pod_obj.get("metadata"), dict) else {}
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:

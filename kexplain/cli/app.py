@@ -13,11 +13,11 @@ import sys
 
 import typer
 
-from .commands import explain as explain_cmd
-from .commands import live as live_cmd
-from .commands import lint as lint_cmd
-from .commands.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_SCHEDULED
-from .versions import KUBE_SCHEDULER_VERSION
+from kexplain.cli import explain as explain_cmd
+from kexplain.cli import live as live_cmd
+from kexplain.cli import lint as lint_cmd
+from kexplain.cli.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_SCHEDULED
+from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 
 HELP = f"""Why didn't my pod schedule? Runs kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score plugins over
 manifests and explains every verdict.

@@ -29,17 +29,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
-from .framework.cycle_state import CycleState
-from .framework.fit_error import fit_error_message
-from .framework.interface import NodeToStatus, PostFilterResult
-from .framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
-from .model.labels import LabelSelector, SelectorError, parse_selector
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.fit_error import fit_error_message
+from kexplain.framework.interface import NodeToStatus, PostFilterResult
+from kexplain.framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
+from kexplain.model.labels import LabelSelector, SelectorError, parse_selector
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .framework.interface import Handle
-    from .model.nodeinfo import NodeInfo
-    from .model.pod import PodInfo
-    from .model.snapshot import Snapshot
+    from kexplain.framework.interface import Handle
+    from kexplain.model.nodeinfo import NodeInfo
+    from kexplain.model.pod import PodInfo
+    from kexplain.model.snapshot import Snapshot
 
 # Status messages of the evaluator (framework/preemption/preemption.go and
 # DefaultPreemption.SelectVictimsOnNode), byte-exact.

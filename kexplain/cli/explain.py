@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 import yaml
 
-from ..env import Environment
-from ..errors import KexplainError
-from ..load.manifests import DEFAULT_MAX_OBJECTS, object_limit
-from ..load.yaml_io import DEFAULT_MAX_BYTES
-from .exit_codes import EXIT_BAD_INPUT, exit_code_for
-from .lint import VALIDATE_OPTION
+from kexplain.cli.env import Environment
+from kexplain.errors import KexplainError
+from kexplain.load.manifests import DEFAULT_MAX_OBJECTS, object_limit
+from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
+from kexplain.cli.exit_codes import EXIT_BAD_INPUT, exit_code_for
+from kexplain.cli.lint import VALIDATE_OPTION
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..explain import Inputs, Request
-    from ..framework.schedule import Extras
-    from ..multi import Loaded
+    from kexplain.explain.run import Inputs, Request
+    from kexplain.framework.schedule import Extras
+    from kexplain.explain.batch import Loaded
 
 
 class Output(str, Enum):
@@ -37,7 +37,7 @@ def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional
     elif output is Output.yaml:
         env.stdout.write(yaml.safe_dump(trace, sort_keys=False))
     else:
-        from ..render.table import print_trace
+        from kexplain.render.table import print_trace
         print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint)
 
 
@@ -54,7 +54,7 @@ def extras_for(output: Output, node: Optional[str], batch: "Loaded | None" = Non
     """What to record beyond the scheduler's trace: node facts for the human views (and the
     facts of every plugin for `--node`); the never-examined nodes evaluated for the search
     section, except for replicas (only their last copy is shown in full)."""
-    from ..framework.schedule import Extras
+    from kexplain.framework.schedule import Extras
 
     human = output in (Output.table, Output.wide)
     replicated = batch is not None and any(e.replicated for e in batch.batch)
@@ -64,7 +64,7 @@ def extras_for(output: Output, node: Optional[str], batch: "Loaded | None" = Non
 
 def export_view(env: Environment, draw, svg: Optional[str], html: Optional[str]) -> None:
     """`--svg`/`--html`: the human view, drawn again on a recording console and saved."""
-    from ..render.export import export
+    from kexplain.render.export import export
 
     try:
         export(draw, env.console().width, svg=svg, html=html)
@@ -107,16 +107,16 @@ def command(
     validate: str = VALIDATE_OPTION,
 ) -> None:
     """Explain where (and whether) the scheduler would place POD."""
-    from ..explain import Request
-    from ..multi import explain_batch, load
-    from ..suggest import suggestions as suggest
+    from kexplain.explain.run import Request
+    from kexplain.explain.batch import explain_batch, load
+    from kexplain.suggest.engine import suggestions as suggest
 
     env = Environment()
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, start_index=start_index,
                   stored=stored, max_bytes=max_input_size, preemption=preemption,
                   preemption_offset=preemption_offset, validate=validate)
-    from ..framework.schedule import recording
-    from ..gcpolicy import bulk_load
+    from kexplain.framework.schedule import recording
+    from kexplain.load.gcpolicy import bulk_load
     try:
         with object_limit(max_objects), bulk_load(freeze=True):
             loaded = load(req, env.stdin, replicas)
@@ -135,7 +135,7 @@ def command(
     hint = no_nodes_hint(nodes)
     write_trace(env, trace, output, node=node, no_nodes_hint=hint)
     if svg or html:
-        from ..render.table import print_trace
+        from kexplain.render.table import print_trace
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
                     svg, html)
     raise typer.Exit(exit_code_for(trace))
@@ -143,7 +143,7 @@ def command(
 
 def _plain_runs(suggest):
     """The suggester, run without the extra trace keys (its re-runs are never shown)."""
-    from ..framework.schedule import Extras, recording
+    from kexplain.framework.schedule import Extras, recording
 
     def run(*args):
         with recording(Extras()):
@@ -154,10 +154,10 @@ def _plain_runs(suggest):
 def explain_one(inputs: "Inputs", req: "Request", suggestions: bool) -> dict:
     """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`)
     unless they are turned off."""
-    from ..explain import explain
-    from ..suggest import suggestions as suggest
+    from kexplain.explain.run import explain
+    from kexplain.suggest.engine import suggestions as suggest
 
-    from ..trace import UNSCHEDULABLE
+    from kexplain.framework.trace import UNSCHEDULABLE
 
     result = explain(inputs, req)
     if suggestions and result.result.status == UNSCHEDULABLE:
@@ -168,7 +168,7 @@ def explain_one(inputs: "Inputs", req: "Request", suggestions: bool) -> dict:
 def write_batch(env: Environment, loaded: "Loaded", outcomes: list, output: Output, *, node: Optional[str] = None,
                 svg: Optional[str] = None, html: Optional[str] = None) -> int:
     """Several pods or replicas: a SchedulingTraceList (json, yaml) or one section per object; the exit code."""
-    from ..multi import exit_code, print_batch, to_json
+    from kexplain.explain.batch import exit_code, print_batch, to_json
 
     warnings = list(loaded.pool.warnings if loaded.pool else [])
     warnings += [w for o in outcomes for w in o.attempts[0].inputs.warnings]
@@ -182,8 +182,8 @@ def write_batch(env: Environment, loaded: "Loaded", outcomes: list, output: Outp
         if node is None:
             print_batch(outcomes, console, wide=output is Output.wide)
             return
-        from ..multi import headline
-        from ..render.table import print_trace
+        from kexplain.explain.batch import headline
+        from kexplain.render.table import print_trace
         for i, o in enumerate(outcomes):  # each object's last attempt (the copy that did not fit), on that node
             if console.is_terminal:
                 console.rule(headline(o))

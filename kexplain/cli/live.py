@@ -18,11 +18,11 @@ from typing import Any, Iterator, Optional
 import typer
 import yaml
 
-from ..env import Environment
-from ..errors import KexplainError, Source
-from .exit_codes import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE, exit_code_for
-from ..framework.schedule import recording
-from .explain import Output, explain_one, extras_for, write_trace
+from kexplain.cli.env import Environment
+from kexplain.errors import KexplainError, Source
+from kexplain.cli.exit_codes import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE, exit_code_for
+from kexplain.framework.schedule import recording
+from kexplain.cli.explain import Output, explain_one, extras_for, write_trace
 
 FOLLOWS = "v1.35"          # the kube-scheduler minor version kexplain reproduces
 STALE_HINT = ("the scheduler retries a pod when the cluster changes in a way that may help it, "
@@ -105,7 +105,7 @@ def progress_bar(env: Environment) -> Iterator[Any]:
 
 def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None) -> Live:
     """The named pod (get), then every kind the pipeline reads (list), then /version."""
-    from ..load.live import ClusterReader, connect
+    from kexplain.load.live import ClusterReader, connect
 
     conn = connect(opts.kubeconfig, opts.context)
     namespace = opts.namespace or conn.namespace
@@ -130,8 +130,8 @@ _NODE_COUNT = re.compile(r"^0/(\d+) nodes are available")
 def compare(trace: dict, pod: Obj, *, config_given: bool, server_version: Optional[str]) -> dict:
     """kexplain's verdict next to the pod's PodScheduled condition: do they agree, and if not,
     the likely reasons, most specific first."""
-    from ..framework.fit_error import truncate_message
-    from ..load.live import pod_scheduled_condition
+    from kexplain.framework.fit_error import truncate_message
+    from kexplain.load.live import pod_scheduled_condition
 
     cond = pod_scheduled_condition(pod)
     result = trace["result"]
@@ -292,7 +292,7 @@ def run_pod(env: Environment, args: PodArgs) -> int:
     if not args.name and not many:
         env.error("error: name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
         return EXIT_BAD_INPUT
-    from ..explain import read_config
+    from kexplain.explain.run import read_config
     try:
         config = read_config(args.config)
         live = read_live(env, args.connect, args.name)
@@ -305,7 +305,7 @@ def run_pod(env: Environment, args: PodArgs) -> int:
 
 
 def _request(args: PodArgs, pod: Obj):
-    from ..explain import Request
+    from kexplain.explain.run import Request
     meta = pod.get("metadata") or {}
     return Request(pod_path=f"pods/{meta.get('namespace')}/{meta.get('name')}", stored=True,
                    start_index=args.start_index, preemption=args.preemption,
@@ -321,8 +321,8 @@ LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object.
 
 
 def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> int:
-    from ..explain import explain, inputs_from_objects
-    from ..load.live import as_pending
+    from kexplain.explain.run import explain, inputs_from_objects
+    from kexplain.load.live import as_pending
 
     assert live.pod is not None
     pod, cluster, note = as_pending(live.pod, live.cluster)
@@ -380,9 +380,9 @@ class PendingResult:
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> int:
-    from ..explain import Inputs, build_cluster, explain
-    from ..load.live import is_pending_unschedulable
-    from ..model.pod import PodInfo
+    from kexplain.explain.run import Inputs, build_cluster, explain
+    from kexplain.load.live import is_pending_unschedulable
+    from kexplain.model.pod import PodInfo
 
     pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
             and (args.all_namespaces or (o.get("metadata") or {}).get("namespace") == live.namespace)]
@@ -524,8 +524,8 @@ def default_pod_output(output: str) -> str:
 
 
 def run_snapshot(env: Environment, args: SnapshotArgs) -> int:
-    from ..load.live import as_pending
-    from ..load.redact import Redactor
+    from kexplain.load.live import as_pending
+    from kexplain.load.redact import Redactor
 
     if args.redact_map and not args.redact:
         env.error("error: --redact-map needs --redact")
@@ -574,7 +574,7 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> int:
 
 
 def _counts(objects: list[Obj]) -> str:
-    from ..load.live import RESOURCES
+    from kexplain.load.live import RESOURCES
     parts = []
     for res in RESOURCES:
         n = sum(1 for o in objects if o.get("kind") == res.kind)

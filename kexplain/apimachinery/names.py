@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .fielderrors import FieldError, invalid
+from kexplain.apimachinery.fielderrors import FieldError, invalid
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _SUBDOMAIN = _LABEL + "(\\." + _LABEL + ")*"

@@ -1,1 +1,0 @@
-"""One module per command; each defines the typer function `cli.py` registers."""

@@ -1,0 +1,1 @@
+"""kexplain lint: the report model, the linter, schemas."""
