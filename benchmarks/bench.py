@@ -60,16 +60,22 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
 
 
 def worker_load(cluster: str, pod: str) -> dict[str, Any]:
-    from kexplain.explain.run import Request, load_inputs
-    inputs, wall, cpu = _timed(lambda: load_inputs(Request(pod, (cluster,))))
+    from kexplain.explain.inputs import load
+    from kexplain.explain.request import Request
+    loaded, wall, cpu = _timed(lambda: load(Request(pod, (cluster,))))     # as the CLI loads
+    inputs = loaded.single
+    assert inputs is not None
     return {"wall": wall, "cpu": cpu, "peak_mb": _peak_mb(),
             "nodes": len(inputs.snapshot.node_infos), "pods": sum(len(ni.pods) for ni in inputs.snapshot.node_infos)}
 
 
 def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[str, Any]:
-    from kexplain.explain.run import Request, explain, load_inputs
+    from kexplain.explain.inputs import load
+    from kexplain.explain.request import Request
+    from kexplain.explain.run import explain
     req = Request(pod, (cluster,), config_path=config)
-    inputs = load_inputs(req)
+    inputs = load(req).single                   # as the CLI loads (one pod: one explanation)
+    assert inputs is not None
     gc.freeze()                                 # what the CLI does once loaded (kexplain.load.gcpolicy)
     snap = inputs.snapshot
     results = []

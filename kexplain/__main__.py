@@ -1,3 +1,6 @@
-from kexplain.cli.app import main
+"""`python -m kexplain`: the `kexplain` command."""
+import sys
 
-main()
+from kexplain.cli import main
+
+sys.exit(main())

@@ -122,3 +122,10 @@ class AdmissionRejected(KexplainError):
 
 class ConfigError(KexplainError):
     """An invalid KubeSchedulerConfiguration or a pod naming a profile that does not exist."""
+
+
+class FrameworkError(Exception):
+    """What kube-scheduler's framework returns as an error: building a profile (NewFramework:
+    a plugin that does not exist or does not extend its point) or running one (a plugin's Error
+    status). Not a user's error by itself: config wraps it in a ConfigError, the scheduling
+    cycle records it as the attempt's Error result."""

@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 
 from kexplain.errors import KexplainError
-from kexplain.explain.run import Request, explain, load_inputs
+from kexplain.explain.batch import explain_batch, to_json
+from kexplain.explain.inputs import load
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 
 KEYS = ("preEnqueue", "preFilter", "preFilterNodeNames", "search", "filter", "filterAll", "score",
         "postFilter", "result")
@@ -27,7 +30,7 @@ def request_for(case: Path) -> Request:
                 start = int(value.strip())
     config = case / "scheduler-config.yaml"
     return Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),),
-                   config_path=str(config) if config.exists() else None, start_index=start)
+                   config_path=str(config) if config.exists() else None, run=RunOptions(start_index=start))
 
 
 def normalise(trace: dict, unordered: bool) -> dict:
@@ -48,9 +51,15 @@ def normalise(trace: dict, unordered: bool) -> dict:
 
 
 def run_case(case: Path) -> dict:
+    """The case's trace, loaded and explained as `kexplain POD -o json` does (`load`: one pod,
+    one trace; a file that makes a batch, its SchedulingTraceList)."""
     req = request_for(case)
     try:
-        return explain(load_inputs(req), req).to_json()
+        loaded = load(req)
+        if loaded.single is not None:
+            return explain(loaded.single, req.run).to_json()
+        assert loaded.pool is not None
+        return to_json(explain_batch(loaded.batch, loaded.pool, req.run, stored=req.stored))
     except KexplainError as err:
         return {"error": str(err)}
 
@@ -63,7 +72,7 @@ def run_sequence(case: Path) -> dict:
     """A sequence case through the command line, as the shared conformance tool runs it
     (`kexplain CASE/pods.yaml --nodes CASE/cluster.yaml ... -o json`)."""
     args = [sys.executable, "-m", "kexplain", str(case / "pods.yaml"), "--nodes", str(case / "cluster.yaml"),
-            "-o", "json", "--start-index", str(request_for(case).start_index)]
+            "-o", "json", "--start-index", str(request_for(case).run.start_index)]
     if (case / "scheduler-config.yaml").exists():
         args += ["--config", str(case / "scheduler-config.yaml")]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=300)

@@ -63,8 +63,6 @@ def run(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, *args: s
     if stdin is not None:
         fake = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
         monkeypatch.setattr("sys.stdin", fake)
-    with pytest.raises(SystemExit) as exc:
-        main(["lint", *args])
+    code = main(["lint", *args])
     out, err = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 0), out, err
+    return code, out, err

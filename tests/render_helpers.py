@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from kexplain.cli.env import Environment
-from kexplain.explain.run import Request, explain, load_inputs
-from kexplain.framework.schedule import Extras, recording
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 from kexplain.render.table import print_trace
 
 ROOT = Path(__file__).parent.parent
@@ -26,8 +27,8 @@ def trace_of(name: str, *nodes: str, unexamined: bool = True) -> dict[str, Any]:
     """The fixture's trace with `details` (plugin facts for `nodes`) and `unexamined`."""
     pod, cluster = fixture_paths(name)
     req = Request(pod_path=str(pod), node_paths=(str(cluster),))
-    with recording(Extras(details=True, explain_nodes=frozenset(nodes), unexamined=unexamined)):
-        return explain(load_inputs(req), req).to_json()
+    options = RunOptions(details=True, explain_nodes=frozenset(nodes), unexamined=unexamined)
+    return explain(load_inputs(req), options).to_json()
 
 
 def text_of(trace: dict[str, Any], *, wide: bool = False, node: str | None = None, width: int | None = None,

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeScore
+from kexplain.framework.interface import NodeScore, ScoreExtensions
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -60,6 +60,6 @@ def score_all(plugin, state: CycleState, p: PodInfo, infos: list[NodeInfo]) -> t
     """Raw scores and, when the plugin normalises, the normalised ones, by node name."""
     scores = [NodeScore(ni.name, plugin.score(state, p, ni)) for ni in infos]
     raw = {s.name: s.score for s in scores}
-    if plugin.has_normalize_score:
+    if isinstance(plugin, ScoreExtensions):
         plugin.normalize_score(state, p, scores)
     return raw, {s.name: s.score for s in scores}

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kexplain.admission import Admitted, admit
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
 from kexplain.admission.tolerations import merge_tolerations
 from kexplain.errors import AdmissionRejected, InputError, Source
 

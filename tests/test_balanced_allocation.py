@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import PreFilterExtensions, ScoreExtensions
 from kexplain.framework.status import Code
 from kexplain.plugins import plugin_class
 from kexplain.plugins.balanced_allocation import NodeResourcesBalancedAllocation
@@ -20,8 +21,8 @@ CPU_MEM_EPH = {"resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "w
 def test_registry_and_extension_points():
     assert plugin_class("NodeResourcesBalancedAllocation") is NodeResourcesBalancedAllocation
     assert NodeResourcesBalancedAllocation.extension_points == {"preScore", "score"}
-    assert not NodeResourcesBalancedAllocation.has_pre_filter_extensions
-    assert not NodeResourcesBalancedAllocation.has_normalize_score
+    assert not issubclass(NodeResourcesBalancedAllocation, PreFilterExtensions)
+    assert not issubclass(NodeResourcesBalancedAllocation, ScoreExtensions)
 
 
 PRE_SCORE_CASES = [

@@ -17,7 +17,7 @@ from rich.console import Console
 from kexplain.cli.app import main
 from kexplain.lint.linter import LintOptions, ObjectRef, lint
 from kexplain.render.lint_formats import render_text, summary_line
-from kexplain.suggest.engine import new_node_name
+from kexplain.suggest.add_node import new_node_name
 
 Obj = dict[str, Any]
 LONG = "ip-10-0-12-141.ec2.internal"        # a node name as EKS gives them
@@ -61,10 +61,9 @@ def write(tmp_path: Path, name: str, *objs: Obj) -> str:
 
 
 def kexplain(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
+    code = main(list(args))
     out, err = capsys.readouterr()
-    return exc.value.code or 0, out, err
+    return code, out, err
 
 
 def assert_readable(out: str, width: int = 80) -> None:
@@ -161,13 +160,15 @@ def test_long_names_go_under_their_pods_never_cut(capsys, tmp_path):
 
 
 def test_on_a_terminal_the_heading_is_a_rule_and_names_stay_text(tmp_path):
-    from kexplain.explain.run import Request
-    from kexplain.explain.batch import explain_batch, load, print_batch
+    from kexplain.explain.batch import explain_batch
+    from kexplain.explain.inputs import load
+    from kexplain.explain.request import Request
+    from kexplain.render.batch import print_batch
 
     pods = write(tmp_path, "job.yaml", workload("Job", "job", 4))
     req = Request(pod_path=pods, node_paths=(write(tmp_path, "pool.yaml", *eks_nodes(3)),))
     loaded = load(req)
-    outcomes = explain_batch(loaded.batch, loaded.pool, req)
+    outcomes = explain_batch(loaded.batch, loaded.pool, req.run)
     out = io.StringIO()
     console = Console(file=out, force_terminal=True, width=70, color_system=None)
     print_batch(outcomes, console)

@@ -1,5 +1,5 @@
-"""A plugin's batch methods (`filter_nodes`, `score_nodes`) must say exactly what its
-per-node `filter`/`score` says, node for node: the runner uses the batch when there is one.
+"""A plugin's own batch methods (`filter_nodes`, `score_nodes`) must say exactly what its
+per-node `filter`/`score` says, node for node: the runner always calls the batch.
 The conformance cases serve as the corpus (every plugin, many shapes of cluster and pod)."""
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import pytest
 
 from conformance_support import cases_under, request_for
 from kexplain.errors import KexplainError
-from kexplain.explain.run import framework_for, load_inputs
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.run import framework_for
 from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import FilterPlugin, ScorePlugin
 from kexplain.framework.status import Code
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance"
@@ -41,7 +43,7 @@ def _check_case(case: Path) -> int:
         if pl.name in state.skip_filter_plugins:
             continue
         one = [_as_tuple(pl.filter(state, pod, ni)) for ni in nodes]
-        if hasattr(pl, "filter_nodes"):
+        if type(pl).filter_nodes is not FilterPlugin.filter_nodes:     # the plugin has its own batch
             assert [_as_tuple(s) for s in pl.filter_nodes(state, pod, nodes)] == one, (case.name, pl.name)
             compared += 1
         feasible = [ni for ni, (code, _) in zip(nodes, one) if code is Code.SUCCESS and ni in feasible]
@@ -56,7 +58,7 @@ def _check_case(case: Path) -> int:
     if not fw.run_pre_score(state, pod, feasible).is_success:
         return compared
     for pl in fw.score_plugins:
-        if pl.name in state.skip_score_plugins or not hasattr(pl, "score_nodes"):
+        if pl.name in state.skip_score_plugins or type(pl).score_nodes is ScorePlugin.score_nodes:
             continue
         assert pl.score_nodes(state, pod, feasible) == [int(pl.score(state, pod, ni)) for ni in feasible], \
             (case.name, pl.name)

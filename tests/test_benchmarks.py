@@ -12,7 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import generate  # noqa: E402
 
-from kexplain.explain.run import Request, explain, load_inputs  # noqa: E402
+from kexplain.explain.inputs import load_inputs  # noqa: E402
+from kexplain.explain.request import Request  # noqa: E402
+from kexplain.explain.run import explain  # noqa: E402
 
 NODES = 50
 

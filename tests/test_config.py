@@ -494,3 +494,20 @@ def test_conformance_default_cases_match_defaults() -> None:
                     assert prof.score_weights[name] == s["weight"]
             checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("name, quoted", [
+    ("a\u200bb", '"a\\u200bb"'),     # zero-width space: not printable to Go, escaped
+    ("a\x01b", '"a\\x01b"'),         # control characters: \xNN, not JSON's \u0001
+    ("a\x7fb", '"a\\x7fb"'),         # DEL: escaped (JSON keeps it raw)
+    ("a\ab", '"a\\ab"'),             # Go's one-letter escapes
+    ("é\u2028", '"é\\u2028"'),       # printable non-ASCII kept, a line separator escaped
+])
+def test_quoted_values_are_go_exact(name: str, quoted: str) -> None:
+    """A config error quotes strings with Go's %q (strconv.Quote), byte for byte, as kube-scheduler prints them."""
+    with pytest.raises(ConfigError) as info:
+        load(cfg(profile(schedulerName=name), profile(schedulerName=name)))
+    assert info.value.message == f"Duplicate value: {quoted}"
+    with pytest.raises(ConfigError) as info:
+        load({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": name})
+    assert info.value.message.startswith(f"no kind {quoted} is registered for version")

@@ -15,8 +15,8 @@ from kexplain.errors import InputError, Source
 from kexplain.apimachinery.gotypes import FIELD_TYPES, NAMED_CONTAINERS
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects
-from kexplain.admission.openapi import (RFC3339, RFC3339_MICRO, _base64_problem, _definitions, builtin_index, go_time_parse_error,
-                              go_type_of, json_number)
+from kexplain.admission.openapi import (RFC3339, RFC3339_MICRO, _base64_problem, builtin_index, definitions,
+                                        go_time_parse_error, go_type_of, json_number)
 from lint_helpers import deployment, node, pod, write
 from test_field_validation import explain
 
@@ -182,7 +182,7 @@ def test_valid_objects_decode():
 
 
 def test_the_field_types_are_those_of_the_definitions():
-    defs = _definitions("1.35", True)["$defs"]
+    defs = definitions("1.35", True)["$defs"]
     for name, fields in FIELD_TYPES.items():
         assert set(fields) <= set(defs[name]["properties"]), name
         for field, go_type in fields.items():

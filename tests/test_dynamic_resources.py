@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeToStatus
+from kexplain.framework.interface import NodeToStatus, PreFilterExtensions, ScoreExtensions
 from kexplain.plugins.dynamic_resources import DynamicResources
 from selection_helpers import handle, node_info, pod, score_all, status_tuple
 
@@ -20,8 +20,8 @@ def plugin():
 def test_extension_points():
     assert DynamicResources.extension_points == {"preEnqueue", "preFilter", "filter", "postFilter", "score",
                                                  "reserve", "preBind"}
-    assert DynamicResources.has_normalize_score
-    assert not DynamicResources.has_pre_filter_extensions
+    assert issubclass(DynamicResources, ScoreExtensions)
+    assert not issubclass(DynamicResources, PreFilterExtensions)
 
 
 def test_pod_without_claims():

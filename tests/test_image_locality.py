@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.plugins.image_locality import (ImageLocality, build_image_states, calculate_priority,
-                                             normalized_image_name)
+from kexplain.model.images import normalized_image_name
+from kexplain.plugins.image_locality import ImageLocality, build_image_states, calculate_priority
 from selection_helpers import handle, node_info, pod, score_all
 
 MB = 1024 * 1024

@@ -6,6 +6,9 @@ import json
 
 import pytest
 
+from kexplain.explain.batch import explain_batch, to_json
+from kexplain.explain.inputs import load
+from kexplain.explain.request import Request
 from kexplain.lint.linter import LintOptions, Linter, lint, read_documents, replica_count
 from lint_helpers import deployment, node, pod, pool, run, write
 
@@ -158,13 +161,17 @@ def test_bad_validate_values_are_usage_errors(tmp_path, capsys, monkeypatch, arg
     assert message in " ".join((out + err).split())
 
 
-def test_unknown_field_still_gets_scheduled(tmp_path):
+def test_unknown_field_gets_scheduled_only_when_the_api_server_would_take_the_object(tmp_path):
+    """--validate=warn: the API server drops the field and creates the pod, which is scheduled;
+    strict (kubectl's default): it refuses the pod, which is then never created nor scheduled
+    (as `kexplain POD` refuses it)."""
     obj = pod()
     obj["spec"]["containers"][0]["colour"] = "red"
     report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), (pool(tmp_path),), validate="warn"))
     assert [(f.rule, f.level.label) for f in report.findings] == [("unknown-field", "warning"), ("fits", "info")]
     report = lint(LintOptions((write(tmp_path, "p.yaml", obj),), (pool(tmp_path),)))
-    assert [(f.rule, f.level.label) for f in report.findings] == [("unknown-field", "error"), ("fits", "info")]
+    assert [(f.rule, f.level.label) for f in report.findings] == [("unknown-field", "error")]
+    assert report.scheduled_objects == 0
 
 
 def test_schema_errors_skip_scheduling(tmp_path):
@@ -387,7 +394,8 @@ def test_statefulset_and_job_replicas(tmp_path):
     sts = deployment("db", replicas=3, cpu="1500m", kind="StatefulSet")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "batch"},
            "spec": {"parallelism": 2, "template": {"spec": {**pod(cpu="1")["spec"], "restartPolicy": "Never"}}}}
-    report = lint(LintOptions((write(tmp_path, "w.yaml", sts, job),), (pool(tmp_path),)))
+    # two files: the objects of one file are scheduled together (the Job would not find room after the StatefulSet)
+    report = lint(LintOptions((write(tmp_path, "w.yaml", sts), write(tmp_path, "j.yaml", job)), (pool(tmp_path),)))
     by_kind = {f.obj.kind: f for f in report.findings}
     assert by_kind["StatefulSet"].rule == "replicas"
     assert "replica db-2:" in by_kind["StatefulSet"].message
@@ -402,9 +410,33 @@ def test_bound_pods_of_the_pool_take_room(tmp_path):
     assert f.rule == "replicas" and f.details["nodes"] == ["n2", "n2"]
 
 
-def test_objects_do_not_take_room_from_each_other(tmp_path):
-    path = write(tmp_path, "d.yaml", deployment("a", replicas=2, cpu="2"), deployment("b", replicas=2, cpu="2"))
+def test_the_objects_of_one_file_take_room_from_each_other_as_explain_places_them(tmp_path):
+    """One file is one batch, as `kexplain POD` schedules it: each pod bound before the next."""
+    path = write(tmp_path, "d.yaml", deployment("a", replicas=2, cpu="1500m"), deployment("b", replicas=2, cpu="1"))
     report = lint(LintOptions((path,), (pool(tmp_path),)))
+    assert [(f.rule, f.details["fit"]) for f in report.findings] == [("fits", 2), ("unschedulable", 0)]
+    assert report.findings[1].message.startswith("none of the 2 replicas fits: 0/2 nodes are available: "
+                                                 "2 Insufficient cpu.")
+    req = Request(path, (pool(tmp_path),))
+    loaded = load(req)
+    placements = to_json(explain_batch(loaded.batch, loaded.pool, req.run))["placements"]
+    assert [(p["object"]["name"], p["fit"]) for p in placements] == [("a", 2), ("b", 0)]
+
+
+def test_a_file_s_pods_are_scheduled_in_priority_order(tmp_path):
+    """Listed last but of higher priority, `vip` is placed first and takes the room."""
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+            "value": 1000}
+    path = write(tmp_path, "p.yaml", pod("first", cpu="1500m"), pod("vip", cpu="1500m", priorityClassName="high"))
+    report = lint(LintOptions((path,), (pool(tmp_path, high, cpus=("2",)),), preemption=False))
+    assert [(f.obj.name, f.rule) for f in report.findings] == [("first", "unschedulable"), ("vip", "fits")]
+    assert report.summary()["scheduled"] == 2
+
+
+def test_objects_of_different_files_do_not_take_room_from_each_other(tmp_path):
+    paths = (write(tmp_path, "a.yaml", deployment("a", replicas=2, cpu="2")),
+             write(tmp_path, "b.yaml", deployment("b", replicas=2, cpu="2")))
+    report = lint(LintOptions(paths, (pool(tmp_path),)))
     assert [f.rule for f in report.findings] == ["fits", "fits"]
 
 
@@ -470,7 +502,8 @@ def test_suggestion_hook_is_called_for_failures_only(tmp_path):
         return ["lower the cpu request to 1"]
 
     path = write(tmp_path, "d.yaml", deployment(replicas=5, cpu="1"), pod("small"))
-    report = Linter(LintOptions((path,), (pool(tmp_path),)), suggester=suggester).run()
+    # a third node with room for `small` only: the Deployment's copies take the room of the other two
+    report = Linter(LintOptions((path,), (pool(tmp_path, cpus=("2", "2", "500m")),)), suggester=suggester).run()
     assert calls == [("web-4", "Unschedulable")]
     assert report.findings[0].suggestions == ("lower the cpu request to 1",)
     assert report.findings[1].suggestions == ()
@@ -481,7 +514,7 @@ def test_an_internal_error_is_a_finding_of_its_object(tmp_path, monkeypatch):
     def broken(inputs, req):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("kexplain.explain.run.explain", broken)
+    monkeypatch.setattr("kexplain.explain.placement.explain", broken)     # what the batch runs
     monkeypatch.delenv("KEXPLAIN_DEBUG", raising=False)
     path = write(tmp_path, "p.yaml", pod("a"), deployment(replicas="x"))
     report = lint(LintOptions((path,), (pool(tmp_path),)))

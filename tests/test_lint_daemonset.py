@@ -10,7 +10,7 @@ import time
 import pytest
 
 from kexplain.errors import Source
-from kexplain.explain.run import inputs_for, load_pool
+from kexplain.explain.inputs import inputs_for, load_pool
 from kexplain.lint.linter import LintOptions, Linter, lint
 from kexplain.render.lint_formats import RenderOptions, render_text
 from kexplain.load.workloads import add_daemon_tolerations, pin_to_node, pod_from_workload

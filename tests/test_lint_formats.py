@@ -66,11 +66,12 @@ def report(tmp_path, monkeypatch):
     extra = pod("extra")
     extra["spec"]["containers"][0]["colour"] = "red"
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
-    manifests = write(tmp_path, "app/manifests.yaml", bad, extra, widget, pod("huge", cpu="64"),
+    manifests = write(tmp_path, "app/manifests.yaml", bad, extra, pod("small"), widget, pod("huge", cpu="64"),
                       deployment("web", replicas=5, cpu="1"), pod("gated", schedulingGates=[{"name": "x/y"}]))
     broken = tmp_path / "app" / "broken.yaml"
     broken.write_text("a: [\n")
-    return lint(LintOptions(("app/manifests.yaml", "app/broken.yaml"), (pool(tmp_path),)))
+    # n2 has room for "small" beside two "web" replicas: one file is one batch, in file order
+    return lint(LintOptions(("app/manifests.yaml", "app/broken.yaml"), (pool(tmp_path, cpus=("2", "2.5")),)))
 
 
 def test_the_report_has_every_kind_of_finding(report):
@@ -87,21 +88,22 @@ def test_junit_is_valid_and_counts(report, junit_schema):
     junit_schema.validate(xml)
     root = ET.fromstring(xml)
     assert root.tag == "testsuites" and not root.attrib     # the Ant schema allows no attribute there
-    assert _totals(root) == (11, 4, 1, 1)
+    assert _totals(root) == (12, 4, 1, 1)
     cases = {c.get("name"): c for c in root.iter("testcase")}
     assert cases["Deployment default/bad (document 1) schema"].find("failure").get("type") == "schema"
     assert cases["Pod default/extra (document 2) schema"].find("failure").get("type") == "unknown-field"
-    assert cases["Pod default/extra (document 2) scheduling"].find("failure") is None
-    assert cases["Widget w (document 3) schema"].find("skipped") is not None
-    assert cases["Deployment default/web (document 5) scheduling"].find("failure").get("type") == "replicas"
-    gated = cases["Pod default/gated (document 6) scheduling"]
+    assert "Pod default/extra (document 2) scheduling" not in cases       # refused: never created
+    assert cases["Pod default/small (document 3) scheduling"].find("failure") is None
+    assert cases["Widget w (document 4) schema"].find("skipped") is not None
+    assert cases["Deployment default/web (document 6) scheduling"].find("failure").get("type") == "replicas"
+    gated = cases["Pod default/gated (document 7) scheduling"]
     assert gated.find("failure") is None and list(gated) == []
     suites = list(root.iter("testsuite"))
     assert [(s.get("name"), s.get("package"), s.get("id")) for s in suites] == [
         ("app/manifests.yaml", "app/manifests.yaml", "0"), ("app/broken.yaml", "app/broken.yaml", "1")]
     # lesser findings, which a testcase cannot hold, are the suite's output, each naming its object
     out = suites[0].find("system-out").text
-    assert "warning [gated] Pod default/gated: waits for its scheduling gates (x/y) (document 6)" in out
+    assert "warning [gated] Pod default/gated: waits for its scheduling gates (x/y) (document 7)" in out
     assert suites[1].find("system-out").text is None
     props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
     assert props == {"kubernetesVersion": "1.35", "strict": "true", "scheduling": "true"}
@@ -215,7 +217,7 @@ def test_github_annotations(report):
     assert "title=kexplain lint%3A gated::" in lines[4]
     assert lines[5] == ("::error file=app/broken.yaml,line=2,title=kexplain lint%3A unreadable::app/broken.yaml: "
                         "document 1: invalid YAML: line 2, column 1: did not find expected node content")
-    assert lines[-1].startswith("6 objects in 2 files")
+    assert lines[-1].startswith("7 objects in 2 files")
     assert not any(line.startswith("::notice") for line in lines)
     assert sum(line.startswith("::notice") for line in render_github(report, RenderOptions(verbose=True))
                .splitlines()) == 2
@@ -235,18 +237,17 @@ def test_github_is_the_default_under_github_actions(tmp_path, capsys, monkeypatc
     assert formats_for(["json"], {"GITHUB_ACTIONS": "true"}) == ["json"]
     path = write(tmp_path, "p.yaml", pod(cpu="64"))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    with pytest.raises(SystemExit) as exc:
-        from kexplain.cli.app import main
-        main(["lint", path, "--nodes", pool(tmp_path)])
+    from kexplain.cli.app import main
+    code = main(["lint", path, "--nodes", pool(tmp_path)])
     out = capsys.readouterr().out
-    assert exc.value.code == 1
+    assert code == 1
     assert out.startswith("::error file=")
 
 
 def test_json_report(report):
     data = json.loads(render_json(report))
     assert data["kind"] == "LintReport" and data["kubernetesVersion"] == "1.35" and data["strict"] is True
-    assert data["summary"] == {"files": 2, "objects": 6, "scheduled": 4, "errors": 5, "warnings": 1, "info": 2,
+    assert data["summary"] == {"files": 2, "objects": 7, "scheduled": 4, "errors": 5, "warnings": 1, "info": 2,
                                "skipped": 1}
     replicas = next(f for f in data["findings"] if f["rule"] == "replicas")
     assert replicas["details"]["fit"] == 4 and replicas["details"]["replicas"] == 5
@@ -258,7 +259,7 @@ def test_text_report(report):
     assert ("app/manifests.yaml:20: error [schema] Deployment default/bad: spec.replicas: json: cannot unmarshal "
             "string into Go struct field DeploymentSpec.spec.replicas of type int32") in text
     assert "[fits]" not in text and "[fits]" in render_text(report, RenderOptions(verbose=True))
-    assert text.rstrip().endswith("6 objects in 2 files, 4 scheduled against the pool: 5 errors, 1 warning, "
+    assert text.rstrip().endswith("7 objects in 2 files, 4 scheduled against the pool: 5 errors, 1 warning, "
                                   "1 skipped (no schema)")
 
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from kexplain.errors import KexplainError
-from kexplain.admission.openapi import (FastCompiler, SchemaStore, Unsupported, available_versions, normalize_version,
-                              openapi_to_jsonschema)
+from kexplain.admission.openapi import available_versions, normalize_version
+from kexplain.lint.schemas import FastCompiler, SchemaStore, Unsupported, openapi_to_jsonschema
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}},

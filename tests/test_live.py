@@ -23,8 +23,9 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import kubectl_args, main
 from kexplain.cli.explain import Output
-from kexplain.cli.live import Connect, PodArgs, compare, run_pod
+from kexplain.cli.live import Connect, PodArgs, run_pod
 from kexplain.cli.env import Environment
+from kexplain.explain.compare import compare
 from kexplain.load import live as live_mod
 from kexplain.load.live import RESOURCES
 from live_server import DATA, RecordedApiServer, write_kubeconfig
@@ -67,12 +68,10 @@ def api(tmp_path):
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
+    code = main(list(args))
     out, err = capsys.readouterr()
     assert TOKEN not in out and TOKEN not in err
-    code = exc.value.code
-    return (code if isinstance(code, int) else 0), out, err
+    return code, out, err
 
 
 def live_json(capsys, api, *args: str) -> tuple[int, dict]:
@@ -125,18 +124,16 @@ def test_kubectl_plugin_entry_point_is_the_pod_command(capsys, api, monkeypatch,
     _, direct = live_json(capsys, api, "pod", CHECKOUT, "-n", "shop")
     monkeypatch.setattr(sys, "argv", ["kubectl-kexplain", CHECKOUT, "-n", "shop", "--kubeconfig",
                                       api.kubeconfig, "-o", "json"])
-    with pytest.raises(SystemExit) as exc:
-        cli.kubectl_main()
+    code = cli.kubectl_main()
     out, err = capsys.readouterr()
-    assert exc.value.code == 1
+    assert code == 1
     plugin = json.loads(out)
     assert plugin == direct
     monkeypatch.setattr(sys, "argv", ["kubectl-kexplain", "snapshot", CHECKOUT, "-o", str(tmp_path / "c.json"),
                                       "--kubeconfig", api.kubeconfig])
-    with pytest.raises(SystemExit) as exc:
-        cli.kubectl_main()
+    code = cli.kubectl_main()
     capsys.readouterr()
-    assert exc.value.code == 0
+    assert code == 0
     _, offline = offline_json(capsys, str(tmp_path / "c.pod.json"), str(tmp_path / "c.json"))
     assert offline == without_live(plugin)
 
@@ -144,10 +141,9 @@ def test_kubectl_plugin_entry_point_is_the_pod_command(capsys, api, monkeypatch,
 def test_kubectl_plugin_options_first(capsys, api, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["kubectl-kexplain", "-n", "shop", "--kubeconfig", api.kubeconfig,
                                       "--pending"])
-    with pytest.raises(SystemExit) as exc:
-        cli.kubectl_main()
+    code = cli.kubectl_main()
     out, _ = capsys.readouterr()
-    assert exc.value.code == 1
+    assert code == 1
     assert out.splitlines()[0].split() == ["POD", "KEXPLAIN", "SCHEDULER", "WHY"]
 
 
@@ -335,9 +331,9 @@ COMPARE = [
                          ids=[c[0] for c in COMPARE])
 def test_compare(what, trace, pod, version, config_given, agrees, notes):
     out = compare(trace, pod, config_given=config_given, server_version=version)
-    assert out["agrees"] is agrees
-    assert len(out["notes"]) == len(notes)
-    for got, want in zip(out["notes"], notes):
+    assert out.agrees is agrees
+    assert len(out.notes) == len(notes)
+    for got, want in zip(out.notes, notes):
         assert got.startswith(want), (got, want)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.interface import PreFilterExtensions, ScoreExtensions
 from kexplain.framework.status import Code
 from kexplain.plugins import plugin_class
 from kexplain.plugins.node_resources_fit import NodeResourcesFit
@@ -43,8 +44,8 @@ def strategy(kind, resources=None, shape=None):
 def test_registry_and_extension_points():
     assert plugin_class("NodeResourcesFit") is NodeResourcesFit
     assert NodeResourcesFit.extension_points == {"preFilter", "filter", "preScore", "score"}
-    assert not NodeResourcesFit.has_pre_filter_extensions
-    assert not NodeResourcesFit.has_normalize_score
+    assert not issubclass(NodeResourcesFit, PreFilterExtensions)
+    assert not issubclass(NodeResourcesFit, ScoreExtensions)
 
 
 NODE = {"cpu": "2", "memory": "4Gi", "ephemeral-storage": "10Gi", "pods": "3",

@@ -8,9 +8,10 @@ import pytest
 import yaml
 
 from kexplain.errors import Source
-from kexplain.explain.run import Request, inputs_for, load_pool
+from kexplain.explain.inputs import inputs_for, load_pool
+from kexplain.explain.placement import bound_copy, chosen_node, iter_placements
+from kexplain.explain.request import RunOptions
 from kexplain.model.pod import PodInfo
-from kexplain.explain.placement import bound_copy, chosen_node, iter_placements, place_copies
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
 
 
@@ -32,7 +33,12 @@ def setup(tmp_path: Path, objs: list[dict], pending: dict):
     path = tmp_path / "pool.yaml"
     path.write_text(yaml.safe_dump_all(objs))
     pool = load_pool((str(path),))
-    return inputs_for(pending, Source("pod.yaml", 1), pool), Request(pod_path="pod.yaml", node_paths=(str(path),))
+    return inputs_for(pending, Source("pod.yaml", 1), pool), RunOptions()
+
+
+def place_copies(inputs, options: RunOptions, copies: int) -> list:
+    """The traces of the copies placed (every one Scheduled) and of the first that did not fit."""
+    return [p.trace for p in iter_placements(inputs, options, copies)]
 
 
 def test_copies_are_bound_in_turn_until_one_does_not_fit(tmp_path):
@@ -56,7 +62,7 @@ def test_round_robin_position_is_carried_over(tmp_path):
 
 def test_start_index_of_the_request_is_the_first_copy_s(tmp_path):
     inputs, req = setup(tmp_path, [node(f"n{i}") for i in range(1, 4)], pod(cpu="100m"))
-    traces = place_copies(inputs, Request(pod_path="p", start_index=2), 2)
+    traces = place_copies(inputs, RunOptions(start_index=2), 2)
     assert traces[0].search.start_index == 2
 
 

@@ -31,7 +31,7 @@ from kexplain.plugins.pod_topology_spread import (
     round_half_away,
     topology_normalizing_weight,
 )
-from kexplain.plugins.spread_defaults import OwnerIndex, default_selector, parse_group_version
+from kexplain.plugins.helper.spread import OwnerIndex, default_selector, parse_group_version
 
 HOST = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"

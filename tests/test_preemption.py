@@ -16,7 +16,8 @@ import pytest
 
 from kexplain.config import Profile
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeToStatus, Plugin, PostFilterResult, points
+from kexplain.framework.interface import (FilterPlugin, NodeToStatus, PostFilterResult, PreFilterExtensions,
+                                          PreFilterPlugin)
 from kexplain.framework.runtime import Framework
 from kexplain.framework.status import SUCCESS, Code, Status, unresolvable, unschedulable
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -37,9 +38,8 @@ BLOCKED = "node(s) had a blocker pod"
 
 # --- fake plugins --------------------------------------------------------------------------
 
-class FakeCPU(Plugin):
+class FakeCPU(FilterPlugin):
     name = "FakeCPU"
-    extension_points = points("filter")
 
     def filter(self, state, pod, node_info) -> Status:
         want = pod.resource.resource.milli_cpu
@@ -60,10 +60,8 @@ def _is_blocker(pod: PodInfo) -> bool:
     return pod.labels.get("blocker") == "yes"
 
 
-class FakeBlocker(Plugin):
+class FakeBlocker(PreFilterPlugin, PreFilterExtensions, FilterPlugin):
     name = "FakeBlocker"
-    extension_points = points("preFilter", "filter")
-    has_pre_filter_extensions = True
     calls: list[tuple[str, str]] = []
 
     def pre_filter(self, state, pod, nodes):
@@ -145,7 +143,7 @@ def pdb(name: str, selector: Any, allowed: int, ns: str = "default", disrupted: 
 
 
 def framework(nodes: list[NodeInfo], pdbs: tuple[dict, ...] = (), args: dict | None = None,
-              nominated: dict[str, list[PodInfo]] | None = None) -> Framework:
+              nominated: dict[str, list[PodInfo]] | None = None, offset: int = 0) -> Framework:
     snapshot = Snapshot(nodes, objects={"PodDisruptionBudget": list(pdbs)} if pdbs else {})
     profile = Profile("default-scheduler", None,
                       {"preFilter": ("FakeBlocker",), "filter": ("FakeBlocker", "FakeCPU"),
@@ -153,7 +151,7 @@ def framework(nodes: list[NodeInfo], pdbs: tuple[dict, ...] = (), args: dict | N
                       {}, {"DefaultPreemption": args or {}})
     registry = {"FakeCPU": FakeCPU, "FakeBlocker": FakeBlocker, "DefaultPreemption": DefaultPreemption}
     nominated = nominated or {}
-    return Framework(profile, registry, snapshot, nominated)
+    return Framework(profile, registry, snapshot, nominated, preemption_offset=offset)
 
 
 def filtered(fw: Framework, pod: PodInfo) -> tuple[CycleState, NodeToStatus]:
@@ -527,7 +525,7 @@ def test_post_filter_sorted_histogram_compares_strings():
 def test_post_filter_offset_and_candidate_count(offset, want):
     # Only one candidate wanted (0% / at least 1): the first node visited from the offset wins.
     fw = framework([full("n1"), full("n2"), full("n3")],
-                   args={"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1, "_offset": offset})
+                   args={"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 1}, offset=offset)
     result, status = post_filter(fw, mkpod("in", 10, "1"))
     assert status.is_success and result.nominated_node_name == want
     assert result.details["visited"] == [want]

@@ -39,7 +39,9 @@ from kexplain.cli.explain import Output, write_trace
 from kexplain.config import load_config
 from kexplain.cli.env import Environment
 from kexplain.errors import Source
-from kexplain.explain.run import Request, explain, inputs_from_objects
+from kexplain.explain.inputs import inputs_from_objects
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain
 from kexplain.plugins import implements, known
 
 PASSING = ("Success", "Skip")
@@ -254,9 +256,9 @@ def schedule(scenario: dict[str, Any]) -> dict[str, Any]:
     """The trace of the pending pod against the cluster, through admission as from files."""
     cluster = [(o, Source("cluster.yaml", i)) for i, o in
                enumerate([*PRIORITY_CLASSES, *scenario["nodes"], *scenario["bound"]], 1)]
-    req = Request(pod_path="pod.yaml", start_index=scenario["start_index"], preemption=scenario["preemption"])
+    options = RunOptions(start_index=scenario["start_index"], preemption=scenario["preemption"])
     inputs = inputs_from_objects(scenario["pending"], Source("pod.yaml", 1), cluster, PARSED_CONFIGS[scenario["config"]])
-    return explain(inputs, req).to_json()
+    return explain(inputs, options).to_json()
 
 
 EXAMPLES = int(os.environ.get("KEXPLAIN_PROPERTY_EXAMPLES", "50"))   # CI: 50; raise it for a longer hunt

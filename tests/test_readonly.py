@@ -43,7 +43,7 @@ DB_BOUND = "db-0"
 TOKEN = "t0ken-SECRET-4f9a2c"
 PASSWORD = "pa55word-SECRET-77d1"
 LIVE_SOURCES = [ROOT / "kexplain" / "load" / "live.py", ROOT / "kexplain" / "cli" / "live.py",
-                ROOT / "kexplain" / "load" / "redact.py"]
+                ROOT / "kexplain" / "cli" / "snapshot.py", ROOT / "kexplain" / "load" / "redact.py"]
 
 
 # --- credentials -----------------------------------------------------------------------------------
@@ -195,15 +195,13 @@ SCENARIOS: dict[str, tuple[Scenario, int]] = {
 
 
 def run(capsys, args: list[str], *, kubectl: bool = False, monkeypatch=None) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        if kubectl:
-            monkeypatch.setattr(sys, "argv", ["kubectl-kexplain", *args])
-            cli.kubectl_main()
-        else:
-            main(args)
+    if kubectl:
+        monkeypatch.setattr(sys, "argv", ["kubectl-kexplain", *args])
+        code = cli.kubectl_main()
+    else:
+        code = main(args)
     out, err = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 0), out, err
+    return code, out, err
 
 
 def check_read_only(api: RecordedApiServer, sent: list[tuple[str, str]]) -> None:

@@ -10,18 +10,18 @@ import pytest
 from kexplain.cli.app import main
 from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.views import deciding_plugins, ranking, rejection_groups, search_figures
-from kexplain.explain.run import Request, explain, load_inputs
-from kexplain.framework.schedule import Extras, recording
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 from render_helpers import FIXTURES, fixture_paths, section, squeeze, table_rows, text_of, trace_of
 
 ANSI = re.compile(r"\x1b\[")
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
+    code = main(list(args))
     out, err = capsys.readouterr()
-    return exc.value.code or 0, out, err
+    return code, out, err
 
 
 # -- ranks ----------------------------------------------------------------------------------------------
@@ -131,7 +131,9 @@ def test_volume_zone_node_is_under_both_volume_plugins():
 
 def test_prefilter_rejection_is_one_unnamed_group():
     from render_helpers import ROOT
-    from kexplain.explain.run import Request, explain, load_inputs
+    from kexplain.explain.inputs import load_inputs
+    from kexplain.explain.request import Request
+    from kexplain.explain.run import explain
     case = ROOT / "tests" / "conformance" / "hand-f-pvc-immediate-unbound"
     req = Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),))
     trace = explain(load_inputs(req), req).to_json()
@@ -197,7 +199,9 @@ def test_failed_scheduling_event_as_kubectl_describe_shows_it():
 
 def test_gated_pod():
     from render_helpers import ROOT
-    from kexplain.explain.run import Request, explain, load_inputs
+    from kexplain.explain.inputs import load_inputs
+    from kexplain.explain.request import Request
+    from kexplain.explain.run import explain
     case = ROOT / "tests" / "conformance" / "hand-e-gated"
     req = Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),))
     text = text_of(explain(load_inputs(req), req).to_json())
@@ -347,8 +351,7 @@ def test_rejected_node_names_wrap_between_names(capsys, tmp_path):
 def test_long_node_names_on_a_terminal(tmp_path, width):
     pod, cluster, names = long_named(tmp_path, "pod-too-big")
     req = Request(pod_path=pod, node_paths=(cluster,))
-    with recording(Extras(details=True, unexamined=True)):
-        trace = explain(load_inputs(req), req).to_json()
+    trace = explain(load_inputs(req), RunOptions(details=True, unexamined=True)).to_json()
     text = text_of(trace, terminal=True, width=width, color=False)
     assert all(p.rstrip("*,") in names for p in node_names_in(text))
     rejected = text.split("Rejected nodes, by reason", 1)[1].split("The search", 1)[0]

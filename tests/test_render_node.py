@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.explain.run import Request, explain, load_inputs
-from kexplain.framework.schedule import Extras, recording
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 from kexplain.render.preemption import Victim, preemption_view
 from render_helpers import fixture_paths, section, squeeze, text_of, trace_of
 
@@ -153,8 +154,7 @@ def test_node_outside_the_prefilter_narrowing(tmp_path):
     inputs = load_inputs(req)
     plain = explain(inputs, req).to_json()
     outside = next(ni.name for ni in inputs.snapshot.node_infos if ni.name not in plain["preFilterNodeNames"])
-    with recording(Extras(details=True, explain_nodes=frozenset([outside]))):
-        trace = explain(inputs, req).to_json()
+    trace = explain(inputs, RunOptions(details=True, explain_nodes=frozenset([outside]))).to_json()
     facts = trace["details"]["nodes"][outside]
     assert facts["examined"] is False
     assert facts["filterAll"]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
@@ -222,7 +222,7 @@ def test_preemption_policy_never(tmp_path):
 
 def test_no_preemption_section_when_it_did_not_run(tmp_path):
     pod, cluster = fixture_paths("pod-too-big")
-    req = Request(pod_path=str(pod), node_paths=(str(cluster),), preemption=False)
+    req = Request(pod_path=str(pod), node_paths=(str(cluster),), run=RunOptions(preemption=False))
     trace = explain(load_inputs(req), req).to_json()
     assert preemption_view(trace) is None and "Preemption" not in text_of(trace)
 

@@ -11,7 +11,8 @@ import yaml
 
 from kexplain.cli.app import main
 from kexplain.errors import Source
-from kexplain.explain.batch import entries, replica_count
+from kexplain.explain.inputs import entries
+from kexplain.load.workloads import replica_count
 
 Obj = dict[str, Any]
 
@@ -50,10 +51,9 @@ def priority_class(name: str, value: int) -> Obj:
 def run(capsys, tmp_path: Path, pods: list[Obj], cluster: list[Obj], *args: str) -> tuple[int, str]:
     (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(pods))
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(cluster))
-    with pytest.raises(SystemExit) as exc:
-        main([str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), *args])
+    code = main([str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), *args])
     out, _ = capsys.readouterr()
-    return exc.value.code or 0, out
+    return code, out
 
 
 def as_json(capsys, tmp_path: Path, pods: list[Obj], cluster: list[Obj], *args: str) -> tuple[int, dict]:
@@ -195,8 +195,66 @@ def test_several_pods_table_and_yaml(capsys, tmp_path):
 def test_a_bad_pod_among_several_is_one_clear_line(capsys, tmp_path):
     (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all([pod("a"), pod("b", "-1")]))
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(node("n1")))
-    with pytest.raises(SystemExit) as exc:
-        main([str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml")])
+    code = main([str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml")])
     _, err = capsys.readouterr()
-    assert exc.value.code == 2
+    assert code == 2
     assert err.startswith("error: ") and "document 2" in err and err.count("\n") == 1
+
+
+# --- DaemonSets: one pod per eligible node, as lint places them -----------------------------------
+
+def daemonset(name: str = "agent", cpu: str = "500m", **spec: Any) -> Obj:
+    obj = deployment(name, None, cpu, kind="DaemonSet")
+    obj["spec"]["template"]["spec"].update(spec)
+    return obj
+
+
+def tainted(name: str, cpu: str = "4") -> Obj:
+    obj = node(name, cpu)
+    obj["spec"] = {"taints": [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]}
+    return obj
+
+
+def test_a_daemonset_runs_a_pod_on_every_eligible_node(capsys, tmp_path):
+    code, doc = as_json(capsys, tmp_path, [daemonset()], [node("n2"), node("n1"), tainted("gpu1")])
+    assert code == 0
+    assert [t["pod"]["name"] for t in doc["items"]] == ["agent-0", "agent-1"]   # node name order
+    (placement,) = doc["placements"]
+    assert (placement["replicas"], placement["fit"], placement["nodes"]) == (2, 2, {"n1": 1, "n2": 1})
+    assert placement["notEligible"] == {"gpu1": "untolerated taint dedicated=gpu:NoSchedule"}
+    # each copy is pinned to its node: PreFilter narrowed the nodes to it
+    assert [t["preFilterNodeNames"] for t in doc["items"]] == [["n1"], ["n2"]]
+    # the round-robin position carries over from copy to copy
+    assert doc["items"][1]["search"]["startIndex"] == doc["items"][0]["search"]["nextStartIndex"]
+
+
+def test_a_daemonset_that_does_not_fit_on_a_node_and_lint_agrees(capsys, tmp_path):
+    from kexplain.lint.linter import LintOptions, lint
+
+    code, doc = as_json(capsys, tmp_path, [daemonset(cpu="1500m")], [node("n1", "2"), node("small", "1")],
+                        "--no-suggestions")
+    assert code == 1
+    assert [(p["name"], p["node"], p["status"]) for p in doc["placements"][0]["pods"]] == [
+        ("agent-0", "n1", "Scheduled"), ("agent-1", None, "Unschedulable")]
+    (finding,) = lint(LintOptions((str(tmp_path / "pods.yaml"),), (str(tmp_path / "cluster.yaml"),))).findings
+    assert (finding.rule, finding.details["fit"], finding.details["replicas"]) == ("replicas", 1, 2)
+
+
+def test_a_daemonset_with_no_eligible_node_runs_no_pod_nothing_to_schedule(capsys, tmp_path):
+    code, doc = as_json(capsys, tmp_path, [daemonset(nodeSelector={"gpu": "true"})], [node("n1"), tainted("gpu1")])
+    assert code == 0 and doc["items"] == []
+    (placement,) = doc["placements"]
+    assert (placement["replicas"], placement["fit"], placement["pods"]) == (0, 0, [])
+    assert placement["notEligible"] == {"gpu1": "node selector or affinity does not match",
+                                        "n1": "node selector or affinity does not match"}
+    assert "FailedScheduling" not in json.dumps(doc)
+    code, out = run(capsys, tmp_path, [daemonset(nodeSelector={"gpu": "true"})], [node("n1"), tainted("gpu1")])
+    assert code == 0 and "would run no pod" in out and "FailedScheduling" not in out
+
+
+def test_a_daemonset_among_other_pods_takes_its_room_first_when_it_comes_first(capsys, tmp_path):
+    code, doc = as_json(capsys, tmp_path, [daemonset(cpu="3"), pod("web", "2")], [node("n1"), node("n2")],
+                        "--no-suggestions", "--no-preemption")
+    assert code == 1
+    assert [(t["pod"]["name"], t["result"]["status"]) for t in doc["items"]] == [
+        ("agent-0", "Scheduled"), ("agent-1", "Scheduled"), ("web", "Unschedulable")]

@@ -12,7 +12,8 @@ from kexplain.admission import admit
 from kexplain.admission.pipeline import is_stored
 from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected, InputError, Source
-from kexplain.explain.run import Request, build_cluster, load_inputs
+from kexplain.explain.inputs import build_cluster, load_inputs
+from kexplain.explain.request import Request
 
 SRC = Source("cluster.json", 1)
 POD_SRC = Source("pod.yaml", 1)
@@ -122,10 +123,9 @@ def test_cli_reports_an_unreadable_stored_pod_in_one_line(tmp_path: Path, capsys
     cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node("n1"), broken]}))
     pending = tmp_path / "pod.json"
     pending.write_text(json.dumps(pod("pending", stored=False)))
-    with pytest.raises(SystemExit) as exc:
-        main([str(pending), "--nodes", str(cluster)])
+    code = main([str(pending), "--nodes", str(cluster)])
     out, err = capsys.readouterr()
-    assert exc.value.code == 2 and not out
+    assert code == 2 and not out
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].endswith(
         "spec.containers: json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type "

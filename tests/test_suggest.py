@@ -5,16 +5,33 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable
 
 import pytest
 import yaml
 
-from kexplain.suggest import engine as suggest
+import kexplain.suggest as suggest
 from kexplain.cli.app import main
-from kexplain.explain.run import Request, explain, load_inputs
-from kexplain.suggest.engine import apply_ops, changed_inputs, suggestions
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request
+from kexplain.explain.run import explain
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE
+from kexplain.suggest import suggestions, verify
+from kexplain.suggest.add_node import ADD_NODE
+from kexplain.suggest.change import Candidate, apply_ops, changed_inputs
+from kexplain.suggest.combined import COMBINED
+from kexplain.suggest.conflicting_pods import REMOVE_CONFLICTING_PODS
+from kexplain.suggest.context import Context, blocked_nodes
+from kexplain.suggest.free_room import FREE_RESOURCES
+from kexplain.suggest.node_selection import RELAX_NODE_AFFINITY, REMOVE_NODE_SELECTOR
+from kexplain.suggest.pod_affinity import DROP_POD_AFFINITY_TERM, DROP_POD_ANTI_AFFINITY_TERM
+from kexplain.suggest.pod_affinity import candidates as pod_affinity_candidates
+from kexplain.suggest.ports import CHANGE_HOST_PORT, REMOVE_HOST_PORT
+from kexplain.suggest.resources import LOWER_REQUEST, lower_ops
+from kexplain.suggest.spread import RAISE_MAX_SKEW, SCHEDULE_ANYWAY
+from kexplain.suggest.tolerations import ADD_TOLERATION
+from kexplain.suggest.uncordon import UNCORDON_NODE
 
 Obj = dict[str, Any]
 
@@ -163,26 +180,26 @@ def with_labels(obj: Obj, **labels: str) -> Obj:
 CASES = [
     # id, cluster, pod, kind, change (operations), description, edit by hand, opened nodes
     ("lower-request", [node("n1", "2"), pod("a", "1500m", on="n1"), node("n2", "4"), pod("b", "2500m", on="n2")],
-     pod(cpu="2"), suggest.LOWER_REQUEST,
+     pod(cpu="2"), LOWER_REQUEST,
      [{"op": "add", "object": pod_ref(), "path": "/spec/containers/0/resources/requests/cpu", "value": "1500m"}],
      "lower the cpu request from 2 to 1500m (container c)", set_request("1500m"), {"n2"}),
     ("lower-memory", [node("n1", memory="8Gi"), pod("a", "100m", memory="5Gi", on="n1")],
-     pod(cpu="100m", memory="4Gi"), suggest.LOWER_REQUEST,
+     pod(cpu="100m", memory="4Gi"), LOWER_REQUEST,
      [{"op": "add", "object": pod_ref(), "path": "/spec/containers/0/resources/requests/memory", "value": "3Gi"}],
      "lower the memory request from 4Gi to 3Gi (container c)", set_request("3Gi", "memory"), {"n1"}),
     ("add-toleration", [node("n1", taints=[GPU]), node("n2", taints=[taint("team", "a", "NoExecute")]),
                         node("n3", taints=[GPU])],
-     pod(), suggest.ADD_TOLERATION,
+     pod(), ADD_TOLERATION,
      [{"op": "add", "object": pod_ref(), "path": "/spec/tolerations/-",
        "value": {"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}}],
      "add a toleration for the taint gpu=yes:NoSchedule",
      add_toleration({"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}), {"n1", "n3"}),
     ("remove-node-selector", [node("n1", disk="hdd"), node("n2")],
-     pod(nodeSelector={"disk": "ssd"}), suggest.REMOVE_NODE_SELECTOR,
+     pod(nodeSelector={"disk": "ssd"}), REMOVE_NODE_SELECTOR,
      [{"op": "remove", "object": pod_ref(), "path": "/spec/nodeSelector/disk"}],
      "remove the nodeSelector entry disk=ssd", edit_pod(lambda p: p["spec"].pop("nodeSelector")), {"n1", "n2"}),
     ("relax-node-affinity", [node("b1", zone="b"), node("b2", zone="b"), node("c1", zone="c")],
-     pod(affinity=ZONE_IN_A), suggest.RELAX_NODE_AFFINITY,
+     pod(affinity=ZONE_IN_A), RELAX_NODE_AFFINITY,
      [{"op": "add", "object": pod_ref(), "value": "b",
        "path": "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0"
                "/matchExpressions/0/values/-"}],
@@ -190,7 +207,7 @@ CASES = [
      edit_pod(lambda p: p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
               ["nodeSelectorTerms"][0]["matchExpressions"][0]["values"].append("b")), {"b1", "b2"}),
     ("remove-affinity-expression", [node("a1", zone="a"), node("b1", zone="b"), node("c1", zone="c")],
-     pod(affinity=ZONE_A_AND_GPU), suggest.RELAX_NODE_AFFINITY,
+     pod(affinity=ZONE_A_AND_GPU), RELAX_NODE_AFFINITY,
      [{"op": "remove", "object": pod_ref(),
        "path": "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/0"
                "/matchExpressions/1"}],
@@ -199,13 +216,13 @@ CASES = [
               ["nodeSelectorTerms"][0]["matchExpressions"].pop(1)), {"a1", "b1"}),
     ("raise-max-skew", [node("n1"), pod("w1", "100m", labels={"app": "web"}, on="n1"), pod("w2", "100m", labels={"app": "web"}, on="n1"),
                         node("n2"), pod("w3", "100m", labels={"app": "web"}, on="n2"), node("n3", unschedulable=True)],
-     pod(cpu="100m", labels={"app": "web"}, topologySpreadConstraints=HOSTNAME_SPREAD), suggest.RAISE_MAX_SKEW,
+     pod(cpu="100m", labels={"app": "web"}, topologySpreadConstraints=HOSTNAME_SPREAD), RAISE_MAX_SKEW,
      [{"op": "replace", "object": pod_ref(), "path": "/spec/topologySpreadConstraints/0/maxSkew", "value": 2}],
      "raise maxSkew of topology spread constraint #1 (kubernetes.io/hostname, maxSkew 1) to 2",
      edit_pod(lambda p: p["spec"]["topologySpreadConstraints"][0].update(maxSkew=2)), {"n2"}),
     ("schedule-anyway", [node("n1"), pod("w1", "100m", labels={"app": "web"}, on="n1"), pod("w2", "100m", labels={"app": "web"}, on="n1"),
                          node("n2"), pod("w3", "100m", labels={"app": "web"}, on="n2"), node("n3", unschedulable=True)],
-     pod(cpu="100m", labels={"app": "web"}, topologySpreadConstraints=HOSTNAME_SPREAD), suggest.SCHEDULE_ANYWAY,
+     pod(cpu="100m", labels={"app": "web"}, topologySpreadConstraints=HOSTNAME_SPREAD), SCHEDULE_ANYWAY,
      [{"op": "replace", "object": pod_ref(), "path": "/spec/topologySpreadConstraints/0/whenUnsatisfiable",
        "value": "ScheduleAnyway"}],
      "make topology spread constraint #1 (kubernetes.io/hostname, maxSkew 1) a preference: "
@@ -214,18 +231,18 @@ CASES = [
      {"n1", "n2"}),
     ("remove-host-port", [node("n1"), pod("a", "100m", on="n1", containers=PORT_8080), node("n2"),
                           pod("b", "100m", on="n2", containers=PORT_8080)],
-     pod(containers=PORT_8080), suggest.REMOVE_HOST_PORT,
+     pod(containers=PORT_8080), REMOVE_HOST_PORT,
      [{"op": "remove", "object": pod_ref(), "path": "/spec/containers/0/ports/0/hostPort"}],
      "remove hostPort 8080/TCP of container c",
      edit_pod(lambda p: p["spec"]["containers"][0]["ports"][0].pop("hostPort")), {"n1", "n2"}),
     ("change-host-port", [node("n1"), pod("a", "100m", on="n1", containers=PORT_8080), node("n2"),
                           pod("b", "100m", on="n2", containers=PORT_8080)],
-     pod(containers=PORT_8080), suggest.CHANGE_HOST_PORT,
+     pod(containers=PORT_8080), CHANGE_HOST_PORT,
      [{"op": "replace", "object": pod_ref(), "path": "/spec/containers/0/ports/0/hostPort", "value": 8081}],
      "change hostPort 8080/TCP of container c to 8081",
      edit_pod(lambda p: p["spec"]["containers"][0]["ports"][0].update(hostPort=8081)), {"n1", "n2"}),
     ("drop-pod-affinity-term", [node("n1"), node("n2")],
-     pod(affinity=AFFINITY_TO_DB), suggest.DROP_POD_AFFINITY_TERM,
+     pod(affinity=AFFINITY_TO_DB), DROP_POD_AFFINITY_TERM,
      [{"op": "remove", "object": pod_ref(),
        "path": "/spec/affinity/podAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}],
      "drop the required pod affinity term #1 (app=db, topologyKey kubernetes.io/hostname)",
@@ -233,7 +250,7 @@ CASES = [
      {"n1", "n2"}),
     ("drop-pod-anti-affinity-term", [node("a1", zone="a"), pod("c1", "100m", labels={"app": "cache"}, on="a1"),
                                      node("b1", zone="b"), pod("c2", "100m", labels={"app": "cache"}, on="b1")],
-     pod(affinity=ANTI_WEB_ZONE), suggest.DROP_POD_ANTI_AFFINITY_TERM,
+     pod(affinity=ANTI_WEB_ZONE), DROP_POD_ANTI_AFFINITY_TERM,
      [{"op": "remove", "object": pod_ref(),
        "path": "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution/0"}],
      "drop the required pod anti-affinity term #1 (app=cache, topologyKey topology.kubernetes.io/zone)",
@@ -241,7 +258,7 @@ CASES = [
               .pop(0)), {"a1", "b1"}),
     ("combined", [node("n1", "2", taints=[GPU]), pod("a", "1", on="n1"), node("n2", "2", taints=[GPU]),
                   pod("b", "1500m", on="n2")],
-     pod(cpu="2"), suggest.COMBINED,
+     pod(cpu="2"), COMBINED,
      [{"op": "add", "object": pod_ref(), "path": "/spec/containers/0/resources/requests/cpu", "value": "1"},
       {"op": "add", "object": pod_ref(), "path": "/spec/tolerations/-",
        "value": {"key": "gpu", "operator": "Equal", "value": "yes", "effect": "NoSchedule"}}],
@@ -250,14 +267,14 @@ CASES = [
                                              "effect": "NoSchedule"})), {"n1"}),
     ("uncordon-node", [node("n1", "8", unschedulable=True, taints=[taint("node.kubernetes.io/unschedulable")]),
                        node("n2", "1")],
-     pod(cpu="2"), suggest.UNCORDON_NODE,
+     pod(cpu="2"), UNCORDON_NODE,
      [{"op": "remove", "object": {"kind": "Node", "name": "n1"}, "path": "/spec/unschedulable"},
       {"op": "remove", "object": {"kind": "Node", "name": "n1"}, "path": "/spec/taints/0"}],
      "uncordon node n1 (kubectl uncordon n1)", edit_node("n1", uncordon), {"n1"}),
     ("free-resources", [priority_class("high", 1000), node("n1"), pod("a", "2", on="n1"),
                         pod("b", "1500m", on="n1", priority_class="high"),
                         pod("ds", "400m", on="n1", owner="DaemonSet")],
-     pod(cpu="2"), suggest.FREE_RESOURCES,
+     pod(cpu="2"), FREE_RESOURCES,
      [{"op": "delete", "object": pod_ref("a")}],
      "free 1900m cpu on node n1: pod default/a would have to go (moved elsewhere or deleted)",
      delete_pod("a"), {"n1"}),
@@ -265,18 +282,18 @@ CASES = [
                                  node("a2", zone="a"), node("b1", zone="b"),
                                  pod("guard2", "100m", on="b1", affinity=GUARD_ANTI_WEB),
                                  pod("guard3", "100m", on="b1", affinity=GUARD_ANTI_WEB)],
-     pod(cpu="100m"), suggest.REMOVE_CONFLICTING_PODS,
+     pod(cpu="100m"), REMOVE_CONFLICTING_PODS,
      [{"op": "delete", "object": pod_ref("guard")}],
      "make room on node a1: pod default/guard, whose required anti-affinity excludes this pod there, would have "
      "to go (moved elsewhere or deleted)", delete_pod("guard"), {"a1", "a2"}),
     ("add-node-without-taint", [node("n1", taints=[GPU])],
-     pod(), suggest.ADD_NODE,
+     pod(), ADD_NODE,
      [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**NEW_N1, "spec": {}, "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
                                                   "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}}],
      "add a node like n1 (cpu 4, memory 16Gi) without the taint gpu=yes:NoSchedule", add_node(NEW_N1), {"new-node-like-n1"}),
     ("add-node-with-label", [node("n1")],
-     pod(nodeSelector={"disk": "ssd"}), suggest.ADD_NODE,
+     pod(nodeSelector={"disk": "ssd"}), ADD_NODE,
      [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**with_labels(NEW_N1, disk="ssd"), "spec": {},
                  "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
@@ -284,7 +301,7 @@ CASES = [
      "add a node like n1 (cpu 4, memory 16Gi) labelled disk=ssd", add_node(with_labels(NEW_N1, disk="ssd")),
      {"new-node-like-n1"}),
     ("add-node-for-room", [node("n1"), pod("a", "3500m", on="n1")],
-     pod(cpu="1"), suggest.ADD_NODE,
+     pod(cpu="1"), ADD_NODE,
      [{"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"},
        "value": {**NEW_N1, "spec": {}, "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
                                                   "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}}],
@@ -318,10 +335,10 @@ def test_the_fixture_gets_one_suggestion_per_reason(tmp_path):
     inputs = load_inputs(req)
     found = suggestions(inputs, explain(inputs, req), req)
     assert [(s.kind, s.opened) for s in found] == [
-        (suggest.LOWER_REQUEST, ("node-2",)),                 # 4 cpu, 500m used: 3500m
-        (suggest.ADD_TOLERATION, ("node-4", "node-6")),
-        (suggest.UNCORDON_NODE, ("node-3",)),
-        (suggest.ADD_NODE, ("new-node-like-node-4",)),
+        (LOWER_REQUEST, ("node-2",)),                 # 4 cpu, 500m used: 3500m
+        (ADD_TOLERATION, ("node-4", "node-6")),
+        (UNCORDON_NODE, ("node-3",)),
+        (ADD_NODE, ("new-node-like-node-4",)),
     ]
     assert found[0].description == "lower the cpu request from 6 to 3500m (container spark)"
     assert found[0].text == "lower the cpu request from 6 to 3500m (container spark) (opens 1 node: node-2)"
@@ -337,21 +354,22 @@ def test_unverifiable_ideas_are_dropped(tmp_path):
                              pod(affinity={"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": terms}}))
     assert trace.result.status == UNSCHEDULABLE
     found = suggestions(inputs, trace, req)
-    assert not any(s.kind == suggest.DROP_POD_AFFINITY_TERM for s in found)
+    assert not any(s.kind == DROP_POD_AFFINITY_TERM for s in found)
     # the candidates were there, and each was refuted by its re-run
-    ctx = suggest._Context(inputs, req, trace, suggest._blocked(trace.filter_all))
-    candidates = suggest._pod_affinity_terms(ctx)
-    assert [c.kind for c in candidates] == [suggest.DROP_POD_AFFINITY_TERM] * 2
-    assert all(suggest.verify(inputs, req, c.change) is None for c in candidates)
+    ctx = Context(inputs, req.run, trace, blocked_nodes(trace.filter_all))
+    candidates = pod_affinity_candidates(ctx)
+    assert [c.kind for c in candidates] == [DROP_POD_AFFINITY_TERM] * 2
+    assert all(verify.verify(inputs, req.run, c.change) is None for c in candidates)
 
 
 def test_a_candidate_that_does_not_schedule_the_pod_is_never_shown(tmp_path, monkeypatch):
     inputs, req, trace = run(tmp_path, [node("n1", taints=[GPU])], pod())
-    wrong = suggest._Candidate(suggest.ADD_TOLERATION, "pod default/web", "tolerate the wrong taint",
-                               [{"op": "add", "object": pod_ref(), "path": "/spec/tolerations/-",
-                                 "value": {"key": "other", "operator": "Exists", "effect": "NoSchedule"}}])
-    monkeypatch.setattr(suggest, "POD_GENERATORS", (lambda ctx: [wrong],))
-    monkeypatch.setattr(suggest, "CLUSTER_GENERATORS", ())
+    wrong = Candidate(ADD_TOLERATION, "pod default/web", "tolerate the wrong taint",
+                      ({"op": "add", "object": pod_ref(), "path": "/spec/tolerations/-",
+                        "value": {"key": "other", "operator": "Exists", "effect": "NoSchedule"}},))
+    monkeypatch.setitem(suggest.FAMILIES, "wrong", SimpleNamespace(ID="wrong", candidates=lambda ctx: [wrong]))
+    monkeypatch.setattr(suggest, "POD_CHANGES", ("wrong",))
+    monkeypatch.setattr(suggest, "CLUSTER_CHANGES", ())
     assert suggestions(inputs, trace, req) == []
 
 
@@ -360,8 +378,8 @@ def test_node_condition_and_cordon_taints_are_not_tolerated(tmp_path):
                node("n2", unschedulable=True, taints=[taint("node.kubernetes.io/unschedulable")])]
     inputs, req, trace = run(tmp_path, cluster, pod())
     found = suggestions(inputs, trace, req)
-    assert all(s.kind != suggest.ADD_TOLERATION for s in found)
-    assert [s.kind for s in found] == [suggest.UNCORDON_NODE, suggest.ADD_NODE]
+    assert all(s.kind != ADD_TOLERATION for s in found)
+    assert [s.kind for s in found] == [UNCORDON_NODE, ADD_NODE]
     assert found[0].opened == ("n2",)
 
 
@@ -376,7 +394,7 @@ def test_free_resources_prefers_the_lowest_priority_and_skips_daemonset_pods(tmp
     cluster = [priority_class("high", 1000), node("n1", "2"), pod("ds", "1", on="n1", owner="DaemonSet"),
                pod("vip", "1", on="n1", priority_class="high")]
     inputs, req, trace = run(tmp_path, cluster, pod(cpu="1"))
-    s = find(suggestions(inputs, trace, req), suggest.FREE_RESOURCES)
+    s = find(suggestions(inputs, trace, req), FREE_RESOURCES)
     assert s.change == ({"op": "delete", "object": pod_ref("vip")},)   # the DaemonSet pod would come back
 
 
@@ -389,8 +407,8 @@ def test_at_most_max_verified_reruns(tmp_path, monkeypatch):
         "nodeSelectorTerms": [{"matchExpressions": [{"key": "x", "operator": "DoesNotExist"}]}]}}})
     inputs, req, trace = run(tmp_path, cluster, pending)
     calls = []
-    real = suggest.explain
-    monkeypatch.setattr(suggest, "explain", lambda i, r: calls.append(r) or real(i, r))
+    real = verify.explain
+    monkeypatch.setattr(verify, "explain", lambda i, r: calls.append(r) or real(i, r))
     found = suggestions(inputs, trace, req, budget=3)
     assert len(calls) == 3 and len(found) <= 3
     calls.clear()
@@ -415,9 +433,9 @@ def test_a_pod_change_keeps_the_snapshot_a_cluster_change_makes_a_new_one(tmp_pa
 def test_suggestions_come_from_filter_all_even_when_the_trace_lacks_it(tmp_path):
     from dataclasses import replace
     inputs, req, _ = run(tmp_path, [node("n1", taints=[GPU])], pod())
-    bare = explain(inputs, replace(req, filter_all=False))
+    bare = explain(inputs, replace(req.run, filter_all=False))
     assert bare.filter_all is None
-    assert [s.kind for s in suggestions(inputs, bare)] == [suggest.ADD_TOLERATION, suggest.ADD_NODE]
+    assert [s.kind for s in suggestions(inputs, bare)] == [ADD_TOLERATION, ADD_NODE]
 
 
 # --- operations ---------------------------------------------------------------------------------------
@@ -442,10 +460,9 @@ def test_apply_ops(obj, ops, expected):
 # --- the command line -----------------------------------------------------------------------------------
 
 def cli(capsys, *args: str) -> tuple[int, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
+    code = main(list(args))
     out, _ = capsys.readouterr()
-    return exc.value.code or 0, out
+    return code, out
 
 
 def test_cli_json_table_and_no_suggestions(capsys, tmp_path):
@@ -455,7 +472,7 @@ def test_cli_json_table_and_no_suggestions(capsys, tmp_path):
     code, out = cli(capsys, *args, "-o", "json")
     trace = json.loads(out)
     assert code == 1 and trace["kind"] == "SchedulingTrace"
-    assert [s["kind"] for s in trace["suggestions"]] == [suggest.ADD_TOLERATION, suggest.ADD_NODE]
+    assert [s["kind"] for s in trace["suggestions"]] == [ADD_TOLERATION, ADD_NODE]
     first = trace["suggestions"][0]
     assert first["nodesOpened"] == 1 and first["openedNodes"] == ["n1"] and first["nodesOpenedExact"] is True
     assert first["verified"]["status"] == SCHEDULED and first["target"] == "pod default/web"
@@ -504,6 +521,22 @@ def test_lowering_a_request_reaches_the_target(spec, changes):
     from kexplain.apimachinery.quantity import milli_value
 
     p = PodInfo({"metadata": {"name": "web", "namespace": "default"}, "spec": spec})
-    ops, _ = suggest._lower_ops(p, "cpu", 1500)
+    ops, _ = lower_ops(p, "cpu", 1500)
     assert {op["path"]: op["value"] for op in ops} == changes
     assert milli_value(pod_requests(apply_ops(p.obj, ops))["cpu"]) == 1500
+
+
+# --- the registry ------------------------------------------------------------------------------------------
+
+def test_every_family_has_the_same_face_and_runs_once():
+    kinds = []
+    for family_id, family in suggest.FAMILIES.items():
+        assert family.ID == family_id and suggest.get(family_id) is family
+        assert family.__doc__ and family.__doc__.strip()
+        assert callable(family.candidates) and family.KINDS
+        kinds += family.KINDS
+    assert len(kinds) == len(set(kinds))
+    order = suggest.POD_CHANGES + suggest.WHEN_NONE + suggest.CLUSTER_CHANGES
+    assert sorted(order) == sorted(suggest.FAMILIES)
+    with pytest.raises(KeyError):
+        suggest.get("no-such-family")

@@ -5,7 +5,7 @@ import pytest
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import NodeScore
-from kexplain.plugins.normalize import default_normalize_score
+from kexplain.plugins.helper.normalize_score import default_normalize_score
 from kexplain.plugins.taint_toleration import ERR_REASON_UNTOLERATED, TaintToleration
 from selection_helpers import handle, node_info, pod, score_all, status_tuple, taint
 

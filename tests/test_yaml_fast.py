@@ -67,7 +67,7 @@ def reference(text: str) -> list[Any] | None:
 def read(text: str, monkeypatch: pytest.MonkeyPatch, fast: bool) -> tuple[str, Any]:
     monkeypatch.setattr(yaml_io, "FAST_MIN_CHARS", 0 if fast else 1 << 62)
     try:
-        return "docs", [doc for doc, _ in parse_documents(text, "in.yaml")]
+        return "docs", [doc.value for doc in parse_documents(text, "in.yaml")]
     except InputError as err:
         return "error", (str(err), err.source)
 
@@ -388,6 +388,92 @@ def test_deep_documents_read_alike(text: str, monkeypatch: pytest.MonkeyPatch) -
     check(text, monkeypatch)
 
 
+# -- the builder: what PyYAML's constructor builds, without its overhead -------------------------
+BUILDER_CASES = {
+    "the first bad value in the constructor's order": "a: {b: !!int x}\nc: !!int y\n",   # breadth first: y
+    "merge keys": "a: &x {b: 1}\nc:\n  <<: *x\n  d: 2\n",
+    "a recursive alias": "a: &x [1, *x]\n",
+    "a shared subtree": "a: &x {b: [1, 2]}\nc: *x\nd: *x\n",
+    "tagged scalars": "a: !!str 1\nb: !!float '2'\nc: !!binary aGk=\nd: !!null ''\ne: !!bool 'yes'\n",
+    "a mapping tag on a scalar": "a: !!map x\n",
+    "a sequence tag on a mapping": "a: !!seq {b: 1}\n",
+    "a set": "a: !!set {x, y}\n",
+    "an ordered map": "a: !!omap [{x: 1}, {y: 2}]\n",
+    "a complex key": "? [a, b]\n: c\n",
+    "a mapping key": "? {a: 1}\n: c\n",
+    "a value key": "=: x\n",
+    "typed keys": "!!binary aGk=: 1\n~: 2\n1: 3\n2026-01-01: 4\ntrue: 5\n",
+    "empty documents": "---\n---\na: 1\n---\n",
+    "timestamps": "a: 2026-01-01\nb: 2026-01-01T10:00:00+02:00\nc: '2026-01-01'\n",
+    "duplicate keys": "a: 1\nb: 2\na: 3\n",
+    "an unknown tag": "a: !secret x\n",
+}
+
+
+def constructed(text: str) -> tuple[str, Any]:
+    """PyYAML's own constructor over SafeLoader's nodes: the documents, or the problem it names."""
+    try:
+        return "docs", list(yaml.load_all(text, Loader=yaml_io.SafeLoader))
+    except yaml.YAMLError as err:
+        return "error", (getattr(err, "problem", None) or str(err)).splitlines()[0]
+
+
+def _dated(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (datetime.date, datetime.datetime)):
+            return True
+        if isinstance(x, dict):
+            stack.extend(x)
+            stack.extend(x.values())
+        elif isinstance(x, list) and not any(y is x for y in x):
+            stack.extend(x)
+    return False
+
+
+def check_builder(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader's documents are the constructor's (or its error is the constructor's); lint's
+    reading (nodes, dates as written) gives the same values when there is no date."""
+    monkeypatch.setattr(yaml_io, "FAST_MIN_CHARS", 1 << 62)
+    expected = constructed(text)
+    got = read(text, monkeypatch, False)
+    assert got[0] == expected[0], (text, got, expected)
+    if got[0] == "docs":
+        assert same(got[1], expected[1]), (text, got[1], expected[1])
+        for_lint = list(parse_documents(text, "in.yaml", nodes=True, dates=False))
+        assert all(d.node is not None for d in for_lint) or text.lstrip().startswith(("{", "["))
+        if not _dated(got[1]):
+            assert same([d.value for d in for_lint], got[1])
+    else:
+        assert expected[1] in got[1][0], (text, got, expected)
+
+
+@pytest.mark.parametrize("name", sorted(BUILDER_CASES))
+def test_the_builder_builds_what_the_constructor_builds(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_builder(BUILDER_CASES[name], monkeypatch)
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_the_builder_reads_tricky_documents_as_the_constructor(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_builder(TRICKY[name], monkeypatch)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_builder_reads_random_documents_as_the_constructor(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    text = "---\n".join("root:" + _node(rng, 0, 2) for _ in range(rng.randint(1, 3)))
+    check_builder(text, monkeypatch)
+
+
+def test_lint_s_reading_keeps_timestamps_as_written() -> None:
+    (doc,) = parse_documents(BUILDER_CASES["timestamps"], "in.yaml", nodes=True, dates=False)
+    assert doc.value == {"a": "2026-01-01", "b": "2026-01-01T10:00:00+02:00", "c": "2026-01-01"}
+    assert doc.line == 1 and doc.node.value[1][0].start_mark.line == 1
+    (default,) = parse_documents(BUILDER_CASES["timestamps"], "in.yaml")
+    assert default.value["a"] == datetime.date(2026, 1, 1) and default.node is None
+
+
 # -- go-yaml's alias ratio ---------------------------------------------------------------------
 def _aliased_yaml(aliases: int) -> str:
     """A mapping holding a 99-item list (100 values) and `aliases` aliases of it."""
@@ -396,7 +482,7 @@ def _aliased_yaml(aliases: int) -> str:
 
 def test_alias_ratio_just_under_the_limit_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     # 9,900 of 10,001 values come from aliases: 98.99%, under go-yaml's 99% for small documents
-    docs = [doc for doc, _ in parse_documents(_aliased_yaml(99), "in.yaml")]
+    docs = [doc.value for doc in parse_documents(_aliased_yaml(99), "in.yaml")]
     assert len(docs[0]) == 100 and excessive_aliasing(docs[0]) is None
 
 

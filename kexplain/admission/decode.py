@@ -24,7 +24,7 @@ from typing import Any
 
 from kexplain.errors import InputError, Source, clip, describe
 
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"

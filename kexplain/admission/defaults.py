@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.apimachinery import quantity_format as quantity
-from kexplain.apimachinery.quantity_format import Quantity
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.labels import LABEL_METADATA_NAME
+from kexplain.apimachinery.quantity import Quantity
+from kexplain.model.resources import HUGEPAGES_PREFIX, is_native_resource
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
-HUGEPAGES_PREFIX = "hugepages-"
 
 
 def spec_of(obj: dict) -> dict:
@@ -122,10 +123,6 @@ def is_pod_level_resource(name: str) -> bool:
     return name in POD_LEVEL_RESOURCES or name.startswith(HUGEPAGES_PREFIX)
 
 
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
 def _default_pod_level_resources(spec: dict) -> None:
     """defaultHugePagePodLimits then defaultPodRequests (PodLevelResources is on in v1.35)."""
     res = spec.get("resources")
@@ -149,7 +146,7 @@ def _default_pod_level_resources(spec: dict) -> None:
         return
     pod_reqs = dict(res.get("requests") or {})
     for name, q in aggregate_containers(spec, "requests").items():
-        if name not in pod_reqs and is_pod_level_resource(name) and _is_native(name) \
+        if name not in pod_reqs and is_pod_level_resource(name) and is_native_resource(name) \
                 and not name.startswith(HUGEPAGES_PREFIX):
             pod_reqs[name] = quantity.canonical(q)
     for name, value in limits.items():
@@ -271,7 +268,7 @@ def default_namespace(ns: dict) -> None:
     if name:
         if not isinstance(meta.get("labels"), dict):
             meta["labels"] = {}
-        meta["labels"]["kubernetes.io/metadata.name"] = name
+        meta["labels"][LABEL_METADATA_NAME] = name
     status = ns.get("status") if isinstance(ns.get("status"), dict) else {}
     ns["status"] = status
     if not status.get("phase"):

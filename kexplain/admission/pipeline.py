@@ -9,30 +9,26 @@ from __future__ import annotations
 
 import copy
 import datetime
-import uuid
 from dataclasses import dataclass, field
 
-from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
 from kexplain.admission import defaults, priority, runtimeclass, tolerations
 
-from kexplain.apimachinery import labelkeys as labelkeys
+from kexplain.admission.match_label_keys import merge_label_keys
+from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
+from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION, TOPOLOGY_LABELS,
+                                          DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create
+from kexplain.admission.workloads import object_uid
 
 KNOWN_KINDS = frozenset(SCHEMAS)
 BUILTIN = Source("<built-in>")
-CLUSTER_SCOPED = frozenset({"Node", "PersistentVolume", "Namespace", "StorageClass", "PriorityClass",
-                            "RuntimeClass", "CSINode"})
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
                                   "StatefulSet", "ReplicationController"})
-DEFAULT_CLASS_ANNOTATIONS = ("storageclass.kubernetes.io/is-default-class",
-                             "storageclass.beta.kubernetes.io/is-default-class")
-BETA_STORAGE_CLASS_ANNOTATION = "volume.beta.kubernetes.io/storage-class"
-TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
-_UID_NAMESPACE = uuid.UUID("6f1c3a52-7e0b-4d55-9a43-2f7a1c9e8b10")
 
 
 @dataclass
@@ -74,28 +70,24 @@ def copy_json(value: object) -> object:
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
              stored: set[int]) -> list[tuple[dict, Source]]:
-    """Unwrap `kind: List`, drop (with a warning) kinds the scheduler does not read; deep copies
-    of the objects admission will change, the stored ones (never changed) noted in `stored`
-    by identity."""
+    """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
+    scheduler does not read; deep copies of the objects admission will change, the stored ones
+    (never changed) noted in `stored` by identity."""
     out: list[tuple[dict, Source]] = []
-    for obj, src in cluster:
-        kind = _kind(obj)
-        if kind == "List":
-            items = obj.get("items") or []
-            if not isinstance(items, list):
-                raise InputError("items of a List must be a list", source=src, obj=obj, field="items")
-            out.extend(_flatten([(item, src) for item in items], warnings, stored))
-        elif kind in KNOWN_KINDS:
-            if is_stored(obj):
-                stored.add(id(obj))
-                out.append((obj, src))
+    for listed, src in cluster:
+        for obj, _ in flatten_lists(listed, src) if is_list(listed) else ((listed, ""),):
+            kind = _kind(obj)
+            if kind in KNOWN_KINDS:
+                if is_stored(obj):
+                    stored.add(id(obj))
+                    out.append((obj, src))
+                else:
+                    out.append((_copy(obj, src), src))
+            elif kind == "LimitRange":
+                warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
+                                "(kexplain does not emulate the LimitRanger admission plugin)")
             else:
-                out.append((_copy(obj, src), src))
-        elif kind == "LimitRange":
-            warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
-                            "(kexplain does not emulate the LimitRanger admission plugin)")
-        else:
-            warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+                warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
     return out
 
 
@@ -190,7 +182,7 @@ class _Admission:
             if self.stored(obj):
                 continue
             meta = defaults.meta_of(obj)
-            if obj["kind"] in CLUSTER_SCOPED:
+            if obj["kind"] in CLUSTER_SCOPED_KINDS:
                 meta.pop("namespace", None)
             elif obj["kind"] in NAMESPACED_DEFAULTED and not meta.get("namespace"):
                 meta["namespace"] = "default"
@@ -272,7 +264,7 @@ class _Admission:
             raise _reject(_already_exists("pods", meta["name"]), src, pod)
         self.pod_keys.add(key)
         if not meta.get("uid"):
-            meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{key[0]}/{key[1]}"))
+            meta["uid"] = object_uid(pod)
         defaults.default_pod(pod)
         try:
             priority.admit_pod(pod, self.priority_classes, self.default_priority)
@@ -283,7 +275,7 @@ class _Admission:
             runtimeclass.admit_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
             raise _reject(str(exc), src, pod) from None
-        labelkeys.merge_label_keys(pod)
+        merge_label_keys(pod)
         _check_invalid("Pod", pod, src, validate_pod_create(pod))
         try:
             runtimeclass.validate_pod(pod, self.runtime_classes)

@@ -6,7 +6,7 @@ schedules differently from the same pod without its class.
 """
 from __future__ import annotations
 
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import forbidden_message
 from kexplain.admission.tolerations import merge_tolerations
 

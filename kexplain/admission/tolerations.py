@@ -6,8 +6,8 @@ merge) are kept as kube-apiserver has them.
 """
 from __future__ import annotations
 
-NOT_READY = "node.kubernetes.io/not-ready"
-UNREACHABLE = "node.kubernetes.io/unreachable"
+from kexplain.apimachinery.labels import TAINT_NODE_NOT_READY as NOT_READY, TAINT_NODE_UNREACHABLE as UNREACHABLE
+
 DEFAULT_SECONDS = 300
 
 

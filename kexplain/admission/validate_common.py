@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
+from kexplain.model.resources import (is_extended_resource as is_extended, is_hugepage as is_hugepages,
+                                      is_native_resource as is_native)
 from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, go_json, forbidden, invalid, invalid_typed, not_found,
                           not_supported, required, too_long)
 from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value,
@@ -242,20 +244,6 @@ STANDARD_RESOURCES = {
 INTEGER_RESOURCES = {"pods", "quotas", "services", "replicationcontrollers", "secrets", "configmaps",
                      "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"}
 STANDARD_CONTAINER_RESOURCES = {"cpu", "memory", "ephemeral-storage"}
-
-
-def is_hugepages(name: str) -> bool:
-    return name.startswith("hugepages-")
-
-
-def is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def is_extended(name: str) -> bool:
-    if is_native(name) or name.startswith("requests."):
-        return False
-    return not is_label_key("requests." + name)
 
 
 def is_overcommit_allowed(name: str) -> bool:

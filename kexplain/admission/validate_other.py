@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import posixpath
 
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
 from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value, validate_label_name
 from kexplain.admission.validate_common import (kube_finalizer_errors, taint_repr, validate_label_selector, validate_node_selector,

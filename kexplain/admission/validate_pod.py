@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-from kexplain.apimachinery import quantity_format as quantity
+from kexplain.apimachinery import quantity
 from kexplain.admission.defaults import aggregate_containers
+from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD as MIRROR_ANNOTATION
 from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found, not_supported,
                           required)
 from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, validate_dns1123_label,
@@ -19,7 +20,6 @@ from kexplain.admission.validate_common import (is_hugepages, validate_container
                               validate_node_selector, validate_node_selector_term, validate_object_meta,
                               validate_pod_resource_name, validate_resource_requirements, validate_tolerations)
 
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _VOLUME_TYPES = (
     "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",

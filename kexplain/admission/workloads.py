@@ -49,6 +49,17 @@ NEGATIVE = "must be greater than or equal to 0"
 SELECTOR_MISMATCH = "`selector` does not match template `labels`"
 JOB_RESTART_POLICIES = ["OnFailure", "Never"]
 CRONJOB_NAME_MAX = 52      # 63 minus the 11 characters of the `-<minutes>` suffix of its Jobs
+# kind -> the path to its pod template
+TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
+    "Deployment": ("spec", "template"),
+    "ReplicaSet": ("spec", "template"),
+    "ReplicationController": ("spec", "template"),
+    "StatefulSet": ("spec", "template"),
+    "DaemonSet": ("spec", "template"),
+    "Job": ("spec", "template"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template"),
+}
+WORKLOAD_KINDS = frozenset(TEMPLATE_PATHS)
 
 # The labels the API server puts on a Job's pod template (batch/v1 generateSelector): the new
 # prefixed ones, which its generated selector selects, and the legacy ones.
@@ -90,9 +101,10 @@ def generated_name(obj: dict) -> str:
                             for b in digest[:_NAME_SUFFIX_LENGTH])
 
 
-def workload_uid(obj: dict) -> str:
-    """The workload's uid: its own, or one derived from its kind, namespace and name (the API
-    server would assign one; owner references and a Job's selector carry it)."""
+def object_uid(obj: dict) -> str:
+    """The object's uid: its own, or, in place of the random one the API server assigns on
+    create, one derived from its kind, namespace and name, so that a run repeats (a workload's
+    is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
     meta = _dict(obj.get("metadata"))
     if isinstance(meta.get("uid"), str) and meta["uid"]:
         return meta["uid"]
@@ -116,7 +128,7 @@ def generate_job_selector(job: dict) -> None:
         return
     labels = _child(_child(_child(spec, "template"), "metadata"), "labels")
     name = generated_name(job)
-    uid = workload_uid(job)
+    uid = object_uid(job)
     for key in (LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL):
         labels.setdefault(key, name)
     for key in (LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL):
@@ -343,7 +355,7 @@ def _job(job: dict) -> list[FieldError]:
     errs: list[FieldError] = []
     template = _dict(spec.get("template"))
     if spec.get("manualSelector") is not True and isinstance(spec.get("selector"), dict):
-        uid = workload_uid(job)
+        uid = object_uid(job)
         errs += _has_label(template, CONTROLLER_UID_LABEL, uid)
         errs += _has_label(template, JOB_NAME_LABEL, str(name))
         generated = _Selector(spec["selector"])
@@ -450,7 +462,6 @@ REFUSED_PODS = "the API server would refuse its pods"
 
 
 def _template_path(kind: str) -> str:
-    from kexplain.load.workloads import TEMPLATE_PATHS
     return ".".join(TEMPLATE_PATHS.get(kind, ("spec", "template")))
 
 

@@ -1,2 +1,3 @@
-"""Kubernetes API machinery every layer shares: quantities, field errors with Go-exact quoting,
-name and label validation, well-known labels, versions."""
+"""Kubernetes API machinery every layer shares, each rule once: quantities (one parser and
+printer), field errors with Go-exact quoting, name and label validation, selector requirements,
+strconv.ParseInt, well-known labels and annotations, unstructured helpers, versions."""

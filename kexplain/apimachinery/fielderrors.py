@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from kexplain.errors import clip
 
@@ -42,38 +42,26 @@ class Raw:
     text: str
 
 
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r",
+            "\t": "\\t", "\v": "\\v"}
+
+
+def _quoted_char(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    code = ord(ch)
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if not ch.isprintable():    # strconv.IsPrint: zero-width, separators, C1 controls are escaped
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return ch
+
+
 def go_quote(s: str) -> str:
-    """strconv.Quote for the characters a manifest can hold."""
+    """strconv.Quote (Go's %q) for the characters a manifest can hold."""
     if _PLAIN.fullmatch(s):
         return f'"{s}"'
-    out = ['"']
-    for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\a":
-            out.append("\\a")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif ch == "\v":
-            out.append("\\v")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        elif not ch.isprintable():
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + "".join(map(_quoted_char, s)) + '"'
 
 
 def go_json(value: Any) -> str:
@@ -135,7 +123,7 @@ def invalid_typed(path: str, value: Any, detail: str) -> FieldError:
     return FieldError(INVALID, path, value, detail)
 
 
-def not_supported(path: str, value: Any, valid: list[str], *, typed: bool = True) -> FieldError:
+def not_supported(path: str, value: Any, valid: Sequence[str], *, typed: bool = True) -> FieldError:
     """field.NotSupported; `typed` False when Go passes a plain `string`."""
     detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
     if not typed and isinstance(value, str):
@@ -164,8 +152,9 @@ def too_long(path: str, max_length: int) -> FieldError:
     return FieldError(TOO_LONG, path, None, f"may not be more than {max_length} {unit}")
 
 
-def aggregate(errs: list[FieldError]) -> str:
-    """ErrorList.ToAggregate().Error(): one error bare, several as `[e1, e2]`, duplicates once."""
+def aggregate(errs: Sequence[object]) -> str:
+    """utilerrors.NewAggregate(errs).Error() (and ErrorList.ToAggregate's): one error bare,
+    several as `[e1, e2]`, duplicates once."""
     seen: list[str] = []
     for err in errs:
         text = str(err)
@@ -186,25 +175,14 @@ def forbidden_message(resource: str, name: str, reason: str) -> str:
     return f"{resource} {go_quote(name)} is forbidden: {reason}"
 
 
-class Path:
-    """field.Path: `a.b[0][key]`."""
+# A field.Path is kept as the text it prints (`a.b[0][key]`); an empty base is Go's nil path.
+def child(base: str, *names: str) -> str:
+    """field.Path.Child."""
+    for name in names:
+        base = f"{base}.{name}" if base else name
+    return base
 
-    __slots__ = ("text",)
 
-    def __init__(self, text: str = "") -> None:
-        self.text = text
-
-    def child(self, *names: str) -> "Path":
-        text = self.text
-        for name in names:
-            text = f"{text}.{name}" if text else name
-        return Path(text)
-
-    def index(self, i: int) -> "Path":
-        return Path(f"{self.text}[{i}]")
-
-    def key(self, k: str) -> "Path":
-        return Path(f"{self.text}[{k}]")
-
-    def __str__(self) -> str:
-        return self.text
+def index(base: str, i: int | str) -> str:
+    """field.Path.Index (and .Key, which Go renders the same way, unquoted)."""
+    return f"{base}[{i}]"

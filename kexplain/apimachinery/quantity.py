@@ -1,64 +1,223 @@
-"""Exact resource quantities, as the API's `resource.Quantity`.
+"""resource.Quantity as k8s.io/apimachinery v1.35 parses, rounds and prints it: one parser and one
+printer for every layer.
 
-Quantities are kept as `Fraction`s so that fitting never meets a float; the
-scheduler reads them through `Value()` (bytes, counts: rounded up) and
-`MilliValue()` (cpu: rounded up), which `value` and `milli_value` mirror.
+A parsed quantity keeps its exact value, a `Fraction` rounded up to nano precision as ParseQuantity
+rounds it (fitting never meets a float), and its format (decimal SI, binary SI or decimal
+exponent), because the canonical text the API server stores and prints depends on it (`0.5` is
+`500m`, `1024Mi` is `1Gi`). Admission prints that text in its messages and rounds resource lists
+with it; the scheduler reads values through `value` (Value(): rounded up) and `milli_value`
+(MilliValue()). The CEL library's quantity (kexplain.cel.quantity) adds Go's int64-or-inf.Dec
+representation on top of `split`, `interpret` and `canonical_parts`.
 """
 from __future__ import annotations
 
 import math
-import re
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-_NUMBER = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(.*)$")
-_BINARY = {"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
-_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_EXPONENT = re.compile(r"^[eE]([+-]?\d+)$")
-MAX_DIGITS = 1000
-_MAX_BINARY = (1 << 63) - 1
+from kexplain.apimachinery.strconv import parse_int64
+
+GRAMMAR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+ERR_NUMERIC = "unable to parse numeric part of quantity"
+ERR_SUFFIX = "unable to parse quantity's suffix"
+
+DECIMAL_SI = "DecimalSI"
+BINARY_SI = "BinarySI"
+DECIMAL_EXPONENT = "DecimalExponent"
+
+DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}   # powers of two
+_DECIMAL_BY_EXP = {v: k for k, v in DECIMAL_SUFFIXES.items()}
+_BINARY_BY_EXP = {v // 10: k for k, v in BINARY_SUFFIXES.items()}   # by power of 1024
+_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
+INT64_MAX = (1 << 63) - 1
+_MAX_BINARY = Fraction(INT64_MAX)
+_NANO = Fraction(1, 10**9)
+MAX_DIGITS = 1000   # Go takes any length (the request size limits it); Python's int() stops at 4,300
+MAX_EXPONENT = 1000  # a quantity's decimal exponent: values stay printable (str() of an int)
 
 
 class QuantityError(ValueError):
-    """The text is not a valid quantity (the API server would refuse to decode it)."""
+    """The text does not decode as a quantity; the API server refuses the object. The message is Go's."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An exact quantity value and the format it prints in."""
+
+    value: Fraction
+    fmt: str = DECIMAL_SI
+
+    def __str__(self) -> str:
+        return canonical(self)
+
+
+def _digits_end(text: str, pos: int) -> int:
+    while pos < len(text) and "0" <= text[pos] <= "9":
+        pos += 1
+    return pos
+
+
+def split(text: str) -> tuple[bool, str, str, str, str]:
+    """parseQuantityString: (positive, value, num, denom, suffix); `num` without leading zeros
+    ("0" when none is left), `value` the signed number as written (what inf.Dec parses)."""
+    positive, pos, end = True, 0, len(text)
+    if text[:1] in ("+", "-"):
+        positive = text[0] == "+"
+        pos = 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    i = _digits_end(text, pos)
+    if i >= end:
+        return positive, text, text[pos:], "", ""
+    num, pos = text[pos:i] or "0", i
+    denom = ""
+    if text[pos] == ".":
+        i = _digits_end(text, pos + 1)
+        denom = text[pos + 1:i]
+        if i >= end:
+            return positive, text, num, denom, ""
+        pos = i
+    number, start = text[:pos], pos
+    while pos < end and text[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    if _digits_end(text, pos) < end:
+        raise QuantityError(GRAMMAR)
+    return positive, number, num, denom, text[start:]
+
+
+def interpret(suffix: str) -> tuple[int, int, str]:
+    """quantitySuffixer.interpret: (base, exponent, format). An exponent suffix's exponent is
+    returned as written (an int64; Go narrows it to int32 afterwards)."""
+    if suffix in DECIMAL_SUFFIXES:
+        return 10, DECIMAL_SUFFIXES[suffix], DECIMAL_SI
+    if suffix in BINARY_SUFFIXES:
+        return 2, BINARY_SUFFIXES[suffix], BINARY_SI
+    if len(suffix) > 1 and suffix[0] in "eE":
+        exp = parse_int64(suffix[1:])
+        if exp is not None:
+            return 10, exp, DECIMAL_EXPONENT
+    raise QuantityError(ERR_SUFFIX)
 
 
 @lru_cache(maxsize=65536)
-def _parse_text(text: str) -> Fraction:
-    match = _NUMBER.match(text)
-    if not match or not text:
-        raise QuantityError(f"quantities must match the regular expression "
-                            f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-    sign, whole, frac, suffix = match.groups()
-    digits = whole + (frac or "")   # none at all ("." "+" "Ki"): zero, as the API server reads it
-    if len(digits.lstrip("0")) > MAX_DIGITS:   # int() refuses 4,300 digits, and slows down long before
+def parse_text(text: str) -> Quantity:
+    """ParseQuantity (after the JSON decoder's TrimSpace): exact value, rounded up to nano
+    precision, and format."""
+    text = text.strip()
+    if not text:
+        raise QuantityError(GRAMMAR)
+    if text == "0":
+        return Quantity(Fraction(0))
+    positive, _, num, denom, suffix = split(text)
+    if len(num.lstrip("0")) + len(denom) > MAX_DIGITS:
         raise QuantityError(f"quantities of more than {MAX_DIGITS:,} digits are not supported")
-    value = Fraction(int(digits.lstrip("0") or "0"), 10 ** len(frac or ""))
-    if suffix in _BINARY:
-        value = min(value * _BINARY[suffix], _MAX_BINARY)   # Go caps binary-suffixed quantities there
-    elif suffix in _DECIMAL:
-        value *= Fraction(10) ** _DECIMAL[suffix]
-    else:
-        exp = _EXPONENT.match(suffix)
-        if not exp or len(exp.group(1)) > 6 or abs(int(exp.group(1))) > 1000:
-            raise QuantityError("unable to parse quantity's suffix")
-        value *= Fraction(10) ** int(exp.group(1))
-    return -value if sign == "-" else value
+    base, exponent, fmt = interpret(suffix)
+    if abs(exponent) > MAX_EXPONENT:
+        raise QuantityError(ERR_SUFFIX)
+    magnitude = Fraction(int(num) * 10 ** len(denom) + int(denom or "0"), 10 ** len(denom)) \
+        * Fraction(base) ** exponent
+    if magnitude.denominator != 1:
+        magnitude = Fraction(math.ceil(magnitude / _NANO)) * _NANO
+    if fmt == BINARY_SI and magnitude > _MAX_BINARY:
+        magnitude = _MAX_BINARY
+    if fmt == BINARY_SI and 0 < magnitude < 1:
+        fmt = DECIMAL_SI
+    return Quantity(magnitude if positive else -magnitude, fmt)
+
+
+def parse(raw: object) -> Quantity:
+    """Decode a quantity as YAML gives it: a string, an int, a float or null (zero)."""
+    if raw is None:
+        return Quantity(Fraction(0))
+    if isinstance(raw, bool):
+        raise QuantityError("quantities must be a string or a number, not a boolean")
+    if isinstance(raw, int):
+        return parse_text(str(raw))
+    if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise QuantityError(GRAMMAR)
+        return parse_text(repr(raw).replace("e+", "e"))
+    if isinstance(raw, str):
+        return parse_text(raw)
+    raise QuantityError(f"quantities must be a string or a number, not a {type(raw).__name__}")
 
 
 def parse_quantity(raw: object) -> Fraction:
-    """Parse a quantity written as YAML gives it: a string, an int or a float."""
-    if isinstance(raw, bool) or raw is None:
+    """The exact value of a quantity the scheduler reads (a string, an int or a float; a null
+    quantity is no quantity here)."""
+    if raw is None:
         raise QuantityError("quantities must be a string or a number")
-    if isinstance(raw, int):
-        return Fraction(raw)
-    if isinstance(raw, float):
-        if not math.isfinite(raw):
-            raise QuantityError("quantities must be finite")
-        raw = repr(raw)
-    if not isinstance(raw, str):
-        raise QuantityError("quantities must be a string or a number")
-    return _parse_text(raw.strip())
+    return parse(raw).value
+
+
+def is_valid(raw: object) -> bool:
+    """True when `raw` decodes as a quantity."""
+    try:
+        parse(raw)
+    except QuantityError:
+        return False
+    return True
+
+
+def round_up_milli(q: Quantity) -> Quantity:
+    """SetDefaults_ResourceList: every value is rounded up (away from zero) to milli precision."""
+    scaled = q.value * 1000
+    if scaled.denominator == 1:
+        return q
+    rounded = math.ceil(abs(scaled)) * (1 if scaled > 0 else -1)
+    return Quantity(Fraction(rounded, 1000), q.fmt)
+
+
+def _remove_factors(n: int, base: int) -> tuple[int, int]:
+    times = 0
+    while n >= base and n % base == 0:
+        n //= base
+        times += 1
+    return n, times
+
+
+def canonical_parts(exact: Fraction, fmt: str) -> tuple[str, str]:
+    """CanonicalizeBytes: the number and the suffix that String() prints. Binary values that are
+    small or not whole print as decimal SI. v1.35 prints a decimal SI value beyond exa with its
+    mantissa alone (`1000E` as `1`), which later releases fix; kexplain prints what v1.35 stores."""
+    if exact == 0:
+        return "0", ""
+    sign = "-" if exact < 0 else ""
+    magnitude = abs(exact)
+    if fmt == BINARY_SI and (magnitude < 1024 or magnitude.denominator != 1):
+        fmt = DECIMAL_SI
+    if fmt == BINARY_SI:
+        amount, times = _remove_factors(int(magnitude), 1024)
+        return f"{sign}{amount}", _BINARY_BY_EXP.get(times, "")
+    exponent = 0
+    while magnitude.denominator != 1:
+        magnitude *= 10
+        exponent -= 1
+    amount, times = _remove_factors(int(magnitude), 10)
+    exponent += times
+    while exponent % 3:
+        amount *= 10
+        exponent -= 1
+    if fmt == DECIMAL_EXPONENT:
+        return f"{sign}{amount}", f"e{exponent}" if exponent else ""
+    return f"{sign}{amount}", _DECIMAL_BY_EXP.get(exponent, "")
+
+
+def canonical(q: Quantity) -> str:
+    """Quantity.String(): the canonical text the API server prints and stores."""
+    number, suffix = canonical_parts(q.value, q.fmt)
+    return number + suffix
+
+
+def text_of(raw: object) -> str:
+    """Canonical text of a raw YAML quantity (assumed decodable)."""
+    return canonical(parse(raw))
 
 
 def value(q: Fraction) -> int:
@@ -78,7 +237,8 @@ def format_milli(milli: int) -> str:
 
 def format_bytes(n: int) -> str:
     """Bytes in the largest exact binary unit (`512Mi`, `3Gi`)."""
-    for suffix, size in reversed(_BINARY.items()):
+    for suffix, exponent in reversed(BINARY_SUFFIXES.items()):
+        size = 1 << exponent
         if n and n % size == 0:
             return f"{n // size}{suffix}"
     return str(n)

@@ -1,12 +1,13 @@
 """`resource.Quantity` as the Kubernetes CEL quantity library sees it.
 
-kexplain/model/quantity.py keeps a quantity as an exact `Fraction`, which is all the
-scheduler's resource fitting needs. CEL needs more of Go's `resource.Quantity`: the
-representation it chose while parsing (an int64 mantissa with a decimal scale, or an
-arbitrary-precision `inf.Dec`), because `isInteger()`/`asInteger()` answer from it (`1000m`
-is not an integer to Go, `1.5Mi` is not either), the format (`Gi` versus `G` versus `e3`)
-for printing, Go's rounding of sub-nano values and its cap on binary-suffixed ones, and the
-exact parse errors. This module is that adapter; comparisons stay exact either way.
+kexplain.apimachinery.quantity keeps a quantity as an exact `Fraction` and its format, which is
+all admission and the scheduler's resource fitting need. CEL needs more of Go's
+`resource.Quantity`: the representation it chose while parsing (an int64 mantissa with a
+decimal scale, or an arbitrary-precision `inf.Dec`), because `isInteger()`/`asInteger()` answer
+from it (`1000m` is not an integer to Go, `1.5Mi` is not either), Go's int32 narrowing of an
+exponent and its own limits rather than kexplain's, and arithmetic that switches representation
+on int64 overflow. This module is that adapter, on the shared grammar (`split`, `interpret`), errors
+and canonical printing; comparisons stay exact either way.
 """
 from __future__ import annotations
 
@@ -14,24 +15,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-ERR_FORMAT = ("quantities must match the regular expression "
-              "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-ERR_NUMERIC = "unable to parse numeric part of quantity"
-ERR_SUFFIX = "unable to parse quantity's suffix"
+from kexplain.apimachinery.quantity import (BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, ERR_NUMERIC, GRAMMAR as ERR_FORMAT,
+                                            INT64_MAX as _INT64_MAX, QuantityError, canonical_parts, interpret, split)
 
-DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT = "DecimalSI", "BinarySI", "DecimalExponent"
-_DEC = {"": 0, "n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_DEC_BY_EXP = {v: k for k, v in _DEC.items()}
-_BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_BIN_BY_EXP = {v // 10: k for k, v in _BIN.items()}
-_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_MAX_EXPONENT_DIGITS = 400   # Go parses e<int64>; more than this is no quantity anyone stores
+QuantityParseError = QuantityError   # the CEL library's name for it: ParseQuantity refused the text
+_INT64_MIN = -(1 << 63)
 _MAX_SCALE = 100_000   # decimal digits kexplain will materialise for one quantity
-
-
-class QuantityParseError(ValueError):
-    """ParseQuantity refused the text; the message is Go's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,44 +94,7 @@ class Quantity:
 
     def canonical_parts(self) -> tuple[str, str]:
         """Go's `CanonicalizeBytes`: the number and suffix that `String()` prints."""
-        if self.unscaled == 0:
-            return "0", ""
-        fmt = self.fmt
-        rounded = None
-        if fmt == BINARY_SI:
-            if -1024 < self.value < 1024:
-                fmt = DECIMAL_SI
-            else:
-                rounded = _round_up(self.value)
-                if rounded != self.value:
-                    fmt = DECIMAL_SI
-        if fmt in (DECIMAL_SI, DECIMAL_EXPONENT):
-            mantissa, exponent = self.unscaled, self.scale
-            neg = mantissa < 0
-            mantissa = abs(mantissa)
-            while mantissa >= 10 and mantissa % 10 == 0:
-                mantissa //= 10
-                exponent += 1
-            while exponent % 3:
-                mantissa *= 10
-                exponent -= 1
-            number = ("-" if neg else "") + str(mantissa)
-            if fmt == DECIMAL_EXPONENT:
-                return number, "" if exponent == 0 else f"e{exponent}"
-            return number, _DEC_BY_EXP.get(exponent, "")
-        amount = int(rounded)
-        neg = amount < 0
-        amount = abs(amount)
-        times = 0
-        while amount >= 1024 and amount % 1024 == 0:
-            amount //= 1024
-            times += 1
-        return ("-" if neg else "") + str(amount), _BIN_BY_EXP.get(times, "")
-
-
-def _round_up(v: Fraction) -> Fraction:
-    """Round to an integer away from zero (inf.RoundUp)."""
-    return Fraction(math.ceil(v) if v >= 0 else math.floor(v))
+        return canonical_parts(self.value, self.fmt)
 
 
 def _int64_add(av: int, ascale: int, bv: int, bscale: int) -> tuple[int, int] | None:
@@ -180,64 +132,10 @@ def _pow10(n: int) -> float:
     return math.inf if n > 0 else 0.0
 
 
-def _split(text: str) -> tuple[bool, str, str, str, str]:
-    """Go's `parseQuantityString`: (positive, value, num, denom, suffix)."""
-    positive, pos, end = True, 0, len(text)
-    if pos < end and text[0] in "+-":
-        positive = text[0] != "-"
-        pos += 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return positive, "0", "0", "", ""
-    i = pos
-    while i < end and text[i].isascii() and text[i].isdigit():
-        i += 1
-    if i >= end:
-        return positive, text, text[pos:], "", ""
-    num = text[pos:i] or "0"
-    pos = i
-    denom = ""
-    if text[pos] == ".":
-        pos += 1
-        i = pos
-        while i < end and text[i].isascii() and text[i].isdigit():
-            i += 1
-        denom = text[pos:i]
-        if i >= end:
-            return positive, text, num, denom, ""
-        pos = i
-    value = text[:pos]
-    start = pos
-    i = pos
-    while i < end and text[i] in _SUFFIX_CHARS:
-        i += 1
-    if i >= end:
-        return positive, value, num, denom, text[start:]
-    pos = i
-    if text[pos] in "+-":
-        pos += 1
-    i = pos
-    while i < end and text[i].isascii() and text[i].isdigit():
-        i += 1
-    if i >= end:
-        return positive, value, num, denom, text[start:]
-    raise QuantityParseError(ERR_FORMAT)
-
-
 def _interpret(suffix: str) -> tuple[int, int, str]:
-    if suffix in _DEC:
-        return 10, _DEC[suffix], DECIMAL_SI
-    if suffix in _BIN:
-        return 2, _BIN[suffix], BINARY_SI
-    if len(suffix) > 1 and suffix[0] in "eE":
-        digits = suffix[1:]
-        body = digits[1:] if digits[:1] in ("+", "-") else digits
-        if body.isascii() and body.isdigit() and len(body) <= _MAX_EXPONENT_DIGITS:
-            exp = int(digits)
-            if _INT64_MIN <= exp <= _INT64_MAX:
-                return 10, (exp + (1 << 31)) % (1 << 32) - (1 << 31), DECIMAL_EXPONENT  # int32(parsed)
-    raise QuantityParseError(ERR_SUFFIX)
+    """The suffix's base, exponent and format, the exponent narrowed to int32 as Go does."""
+    base, exponent, fmt = interpret(suffix)
+    return base, (exponent + (1 << 31)) % (1 << 32) - (1 << 31), fmt
 
 
 def parse(text: str) -> Quantity:
@@ -246,7 +144,7 @@ def parse(text: str) -> Quantity:
         raise QuantityParseError(ERR_FORMAT)
     if text == "0":
         return Quantity(0, 0, False, DECIMAL_SI)
-    positive, value, num, denom, suffix = _split(text)
+    positive, value, num, denom, suffix = split(text)
     base, exponent, fmt = _interpret(suffix)
     precision, scale, mantissa = 0, 0, 1
     if fmt in (DECIMAL_EXPONENT, DECIMAL_SI):

@@ -1,37 +1,47 @@
-"""The command line: the typer app, its commands, and how the process ends.
+"""The command line: the typer app, its commands, and `main`, the one place that runs them.
 
-Commands live in `kexplain.commands`; this module only registers them and turns
-interrupts, closed pipes and unexpected failures into exit codes without tracebacks.
-
-Exit codes: 0 the pod would be scheduled; 1 it would not (unschedulable or gated);
-2 bad usage or bad input; 3 the scheduler itself would fail with an error; 130 interrupted.
+A command parses its arguments, calls explain/lint/render with the `Environment` it is
+handed (typer's context object), and returns its `ExitStatus`; it raises a `KexplainError`
+for bad usage or bad input. `main` turns every ending into an exit code, without a
+traceback: an error's one line, an interrupt, a closed pipe, or a kexplain bug.
 """
 from __future__ import annotations
 
 import os
 import sys
+from contextlib import ExitStack, redirect_stderr, redirect_stdout
 
 import typer
 
-from kexplain.cli import explain as explain_cmd
-from kexplain.cli import live as live_cmd
-from kexplain.cli import lint as lint_cmd
-from kexplain.cli.exit_codes import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_SCHEDULED
+try:
+    from typer._click import ClickException   # typer 0.2x carries its own click
+except ImportError:                           # pragma: no cover - older typer, on click
+    from click import ClickException  # type: ignore[no-redef]
+
 from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+from kexplain.cli import explain as explain_cmd
+from kexplain.cli import lint as lint_cmd
+from kexplain.cli import live as live_cmd
+from kexplain.cli import snapshot as snapshot_cmd
+from kexplain.cli.env import Environment, env_of
+from kexplain.cli.exit_codes import HELP as EXIT_HELP
+from kexplain.cli.exit_codes import ExitStatus
+from kexplain.errors import KexplainError
 
 HELP = f"""Why didn't my pod schedule? Runs kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score plugins over
 manifests and explains every verdict.
 
-Exit codes: 0 schedulable, 1 unschedulable or gated, 2 bad usage or bad input,
-3 the scheduler would fail with an error, 130 interrupted."""
+{EXIT_HELP}"""
+
+BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 
 app = typer.Typer(add_completion=True, help=HELP, no_args_is_help=True, rich_markup_mode=None,
                   pretty_exceptions_enable=False,
                   context_settings={"help_option_names": ["-h", "--help"]})
 
 app.command("explain")(explain_cmd.command)
-app.command("pod")(live_cmd.pod_command)
-app.command("snapshot")(live_cmd.snapshot_command)
+app.command("pod")(live_cmd.command)
+app.command("snapshot")(snapshot_cmd.command)
 app.command("lint")(lint_cmd.command)
 
 
@@ -41,14 +51,15 @@ def version_text() -> str:
 
 
 @app.command("version")
-def version_cmd() -> None:
+def version_cmd(ctx: typer.Context) -> ExitStatus:
     """Print kexplain's version and the kube-scheduler version it follows."""
-    typer.echo(version_text())
+    env_of(ctx).stdout.write(version_text() + "\n")
+    return ExitStatus.SUCCESS
 
 
-def _print_version(value: bool) -> None:
+def _print_version(ctx: typer.Context, value: bool) -> None:
     if value:
-        typer.echo(version_text())
+        env_of(ctx).stdout.write(version_text() + "\n")
         raise typer.Exit()
 
 
@@ -68,33 +79,73 @@ def _subcommands() -> set[str]:
     return {c.name or c.callback.__name__ for c in app.registered_commands}
 
 
-def main(argv: list[str] | None = None, prog_name: str = "kexplain") -> None:
-    """`kexplain POD ...` is `kexplain explain POD ...`: the default command needs no name."""
+def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_name: str = "kexplain") -> int:
+    """Run kexplain with `argv` (default: the process's arguments) in `env` (default: the
+    process's streams) and return its exit code. `kexplain POD ...` is `kexplain explain POD ...`:
+    the default command needs no name."""
+    env = Environment() if env is None else env
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] not in _subcommands() and args[0] not in ROOT_OPTIONS:
         args.insert(0, "explain")
     try:
-        app(args=args, prog_name=prog_name)
+        with _streams(env):
+            return _run(args, env, prog_name)
+    except KexplainError as err:
+        env.error(f"error: {err}")
+        return err.exit_code
     except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
+        return ExitStatus.INTERRUPTED
     except BrokenPipeError:
         # `kexplain ... | head`: the reader left; say nothing more.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(EXIT_SCHEDULED)
-    except SystemExit:
-        raise
+        _discard(env.stdout)
+        return ExitStatus.SUCCESS
     except Exception as err:  # a bug of ours: one line, not a traceback (KEXPLAIN_DEBUG=1 shows it)
         if os.environ.get("KEXPLAIN_DEBUG"):
             raise
-        sys.stderr.write(f"kexplain: internal error: {type(err).__name__}: {err} "
-                         "(set KEXPLAIN_DEBUG=1 for a traceback, and please report it)\n")
-        sys.exit(EXIT_ERROR)
+        env.error(f"kexplain: internal error: {type(err).__name__}: {err} ({BUG})")
+        return ExitStatus.INTERNAL_ERROR
 
 
-def kubectl_main() -> None:
+def _run(args: list[str], env: Environment, prog_name: str) -> int:
+    """The app's own endings: a command's status, a usage error, help, --version, completion."""
+    try:
+        status = app(args=args, prog_name=prog_name, obj=env, standalone_mode=False)
+    except ClickException as err:
+        err.show(file=env.stderr)
+        return err.exit_code
+    except typer.Abort:             # an aborted prompt (kexplain asks none): click's own ending
+        env.error("Aborted!")
+        return 1
+    except SystemExit as end:       # shell completion; a closed pipe (typer's own handling)
+        if end.code is None or isinstance(end.code, int):
+            return end.code or 0
+        env.error(str(end.code))
+        return 1
+    return int(status or 0)
+
+
+def _streams(env: Environment) -> ExitStack:
+    """What typer itself prints (help, usage errors, completion scripts) goes to `env`'s streams."""
+    stack = ExitStack()
+    if env.stdout is not sys.stdout:
+        stack.enter_context(redirect_stdout(env.stdout))
+    if env.stderr is not sys.stderr:
+        stack.enter_context(redirect_stderr(env.stderr))
+    return stack
+
+
+def _discard(stream: object) -> None:
+    """Later writes to a closed pipe (and the flush at exit) go nowhere instead of failing."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
+def kubectl_main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     """`kubectl kexplain ...` (kubectl runs kubectl-kexplain from PATH): `kubectl kexplain NAME`
     explains the live pod NAME; a subcommand or a manifest file works as for `kexplain`."""
-    main(kubectl_args(sys.argv[1:]), prog_name="kubectl kexplain")
+    return main(kubectl_args(list(sys.argv[1:] if argv is None else argv)), env, prog_name="kubectl kexplain")
 
 
 def kubectl_args(args: list[str]) -> list[str]:

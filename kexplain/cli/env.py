@@ -1,8 +1,9 @@
 """The command's environment: streams, terminal or not, colour, width.
 
-Commands take an `Environment` instead of touching `sys` or creating consoles, so a
-test can run any command end to end, pretend to be a terminal or a pipe, and read
-what it printed.
+`kexplain.cli.main` makes one (or a test passes its own) and hands it to every command
+through typer's context object: commands never touch `sys` or create consoles, so a test
+can run any command end to end, pretend to be a terminal or a pipe, and read what it
+printed (httpie's model).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
+import typer
 from rich.console import Console
 
 
@@ -19,15 +21,18 @@ class Environment:
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     stdin: BinaryIO | None = None
-    is_terminal: bool | None = None     # None: ask the stream
+    is_terminal: bool | None = None     # stdout; None: ask the stream
     color: bool | None = None           # None: rich decides (NO_COLOR honoured)
     width: int | None = None            # None: terminal width, 80 when not a terminal
+    stderr_is_terminal: bool | None = None   # None: ask the stream (progress bars, hints)
 
     def __post_init__(self) -> None:
         if self.stdin is None:
             self.stdin = getattr(sys.stdin, "buffer", None)
         if self.is_terminal is None:
-            self.is_terminal = bool(getattr(self.stdout, "isatty", lambda: False)())
+            self.is_terminal = _isatty(self.stdout)
+        if self.stderr_is_terminal is None:
+            self.stderr_is_terminal = _isatty(self.stderr)
         if self.color is None:
             self.color = self.is_terminal and not os.environ.get("NO_COLOR")
 
@@ -42,3 +47,15 @@ class Environment:
     def error(self, message: str) -> None:
         """One line on stderr, never wrapped."""
         self.stderr.write(message.rstrip("\n") + "\n")
+
+
+def env_of(ctx: typer.Context) -> Environment:
+    """The environment `kexplain.cli.main` handed to the command (typer's context object)."""
+    env = ctx.find_object(Environment)
+    if env is None:
+        raise RuntimeError("a kexplain command runs through kexplain.cli.main, which gives it an Environment")
+    return env
+
+
+def _isatty(stream: object) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)())

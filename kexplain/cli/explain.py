@@ -1,24 +1,22 @@
 """`kexplain POD --nodes ...`: explain one pod (or several, or a workload's replicas) against manifests."""
 from __future__ import annotations
 
-import json
 from enum import Enum
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
-import yaml
 
-from kexplain.cli.env import Environment
-from kexplain.errors import KexplainError
-from kexplain.load.manifests import DEFAULT_MAX_OBJECTS, object_limit
-from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
-from kexplain.cli.exit_codes import EXIT_BAD_INPUT, exit_code_for
+from kexplain.cli.env import Environment, env_of
+from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.errors import KexplainError
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.render import structured
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.explain.run import Inputs, Request
-    from kexplain.framework.schedule import Extras
-    from kexplain.explain.batch import Loaded
+    from kexplain.explain.batch import Outcome
+    from kexplain.explain.inputs import Inputs, Loaded
+    from kexplain.explain.request import RunOptions
 
 
 class Output(str, Enum):
@@ -32,10 +30,8 @@ def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional
                 no_nodes_hint: Optional[str] = None) -> None:
     """The trace (json, yaml) or its explanation; `no_nodes_hint`: why the cluster has no nodes,
     shown with the explanation when it has none."""
-    if output is Output.json:
-        env.stdout.write(json.dumps(trace, indent=2) + "\n")
-    elif output is Output.yaml:
-        env.stdout.write(yaml.safe_dump(trace, sort_keys=False))
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, trace, output.value)
     else:
         from kexplain.render.table import print_trace
         print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint)
@@ -50,16 +46,17 @@ def no_nodes_hint(node_paths: List[str]) -> str:
     return f"The cluster has no nodes: the --nodes input ({', '.join(node_paths)}) holds no Node object. {how}"
 
 
-def extras_for(output: Output, node: Optional[str], batch: "Loaded | None" = None) -> "Extras":
-    """What to record beyond the scheduler's trace: node facts for the human views (and the
-    facts of every plugin for `--node`); the never-examined nodes evaluated for the search
-    section, except for replicas (only their last copy is shown in full)."""
-    from kexplain.framework.schedule import Extras
+def run_options(output: Output, node: Optional[str], *, start_index: int = 0, preemption: bool = True,
+                preemption_offset: int = 0, replicated: bool = False) -> "RunOptions":
+    """How to run the cycle, and what to record beyond the scheduler's trace: node facts for
+    the human views (and the facts of every plugin for `--node`); the never-examined nodes
+    evaluated for the search section, except for replicas (only their last copy is shown in full)."""
+    from kexplain.explain.request import RunOptions
 
     human = output in (Output.table, Output.wide)
-    replicated = batch is not None and any(e.replicated for e in batch.batch)
-    return Extras(details=human or node is not None, explain_nodes=frozenset([node] if node else []),
-                  unexamined=human and not replicated)
+    return RunOptions(start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
+                      details=human or node is not None, explain_nodes=frozenset([node] if node else []),
+                      unexamined=human and not replicated)
 
 
 def export_view(env: Environment, draw, svg: Optional[str], html: Optional[str]) -> None:
@@ -69,11 +66,11 @@ def export_view(env: Environment, draw, svg: Optional[str], html: Optional[str])
     try:
         export(draw, env.console().width, svg=svg, html=html)
     except OSError as err:
-        env.error(f"error: {err.filename or svg or html}: {err.strerror or err}")
-        raise typer.Exit(EXIT_BAD_INPUT)
+        raise KexplainError(f"{err.filename or svg or html}: {err.strerror or err}") from None
 
 
 def command(
+    ctx: typer.Context,
     pod: str = typer.Argument(..., metavar="POD", help="Pod or workload manifest (file, directory or '-')."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
                                     help="Cluster objects: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
@@ -105,31 +102,26 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also save the rendered explanation as HTML."),
     validate: str = VALIDATE_OPTION,
-) -> None:
+) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
-    from kexplain.explain.run import Request
-    from kexplain.explain.batch import explain_batch, load
-    from kexplain.suggest.engine import suggestions as suggest
-
-    env = Environment()
-    req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, start_index=start_index,
-                  stored=stored, max_bytes=max_input_size, preemption=preemption,
-                  preemption_offset=preemption_offset, validate=validate)
-    from kexplain.framework.schedule import recording
+    from kexplain.explain.batch import explain_batch
+    from kexplain.explain.inputs import load
+    from kexplain.explain.request import Request
     from kexplain.load.gcpolicy import bulk_load
-    try:
-        with object_limit(max_objects), bulk_load(freeze=True):
-            loaded = load(req, env.stdin, replicas)
-        with recording(extras_for(output, node, loaded if loaded.single is None else None)):
-            if loaded.single is None:
-                outcomes = explain_batch(loaded.batch, loaded.pool, req, _plain_runs(suggest) if suggestions else None)
-            else:
-                trace = explain_one(loaded.single, req, suggestions)
-    except KexplainError as err:
-        env.error(f"error: {err}")
-        raise typer.Exit(EXIT_BAD_INPUT)
+    from kexplain.suggest import suggestions as suggest
+
+    env = env_of(ctx)
+    req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
+                  max_objects=max_objects, validate=validate, replicas=replicas)
+    with bulk_load(freeze=True):
+        loaded = load(req, env.stdin)
+    options = run_options(output, node, start_index=start_index, preemption=preemption,
+                          preemption_offset=preemption_offset,
+                          replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
-        raise typer.Exit(write_batch(env, loaded, outcomes, output, node=node, svg=svg, html=html))
+        outcomes = explain_batch(loaded.batch, loaded.pool, options, suggest if suggestions else None, stored=stored)
+        return write_batch(env, loaded, outcomes, output, node=node, svg=svg, html=html)
+    trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     hint = no_nodes_hint(nodes)
@@ -138,59 +130,47 @@ def command(
         from kexplain.render.table import print_trace
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
                     svg, html)
-    raise typer.Exit(exit_code_for(trace))
+    return for_trace(trace)
 
 
-def _plain_runs(suggest):
-    """The suggester, run without the extra trace keys (its re-runs are never shown)."""
-    from kexplain.framework.schedule import Extras, recording
-
-    def run(*args):
-        with recording(Extras()):
-            return suggest(*args)
-    return run
-
-
-def explain_one(inputs: "Inputs", req: "Request", suggestions: bool) -> dict:
-    """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`)
-    unless they are turned off."""
+def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> dict:
+    """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`,
+    each proven by a re-run without the extra trace keys) unless they are turned off."""
     from kexplain.explain.run import explain
-    from kexplain.suggest.engine import suggestions as suggest
-
     from kexplain.framework.trace import UNSCHEDULABLE
+    from kexplain.suggest import suggestions as suggest
 
-    result = explain(inputs, req)
+    result = explain(inputs, options)
     if suggestions and result.result.status == UNSCHEDULABLE:
-        result.extra["suggestions"] = [s.to_json() for s in _plain_runs(suggest)(inputs, result, req)]
+        result.extra["suggestions"] = [s.to_json() for s in suggest(inputs, result, options)]
     return result.to_json()
 
 
 def write_batch(env: Environment, loaded: "Loaded", outcomes: list, output: Output, *, node: Optional[str] = None,
-                svg: Optional[str] = None, html: Optional[str] = None) -> int:
+                svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
     """Several pods or replicas: a SchedulingTraceList (json, yaml) or one section per object; the exit code."""
-    from kexplain.explain.batch import exit_code, print_batch, to_json
+    from kexplain.explain.batch import to_json
+    from kexplain.render.batch import print_batch, print_batch_node
 
     warnings = list(loaded.pool.warnings if loaded.pool else [])
-    warnings += [w for o in outcomes for w in o.attempts[0].inputs.warnings]
+    warnings += [w for o in outcomes for w in o.inputs.warnings]
     for warning in warnings:
         env.error(f"warning: {warning}")
     if output in (Output.json, Output.yaml):
         write_trace(env, to_json(outcomes), output)
-        return exit_code(outcomes)
+        return batch_status(outcomes)
 
     def draw(console) -> None:
         if node is None:
             print_batch(outcomes, console, wide=output is Output.wide)
-            return
-        from kexplain.explain.batch import headline
-        from kexplain.render.table import print_trace
-        for i, o in enumerate(outcomes):  # each object's last attempt (the copy that did not fit), on that node
-            if console.is_terminal:
-                console.rule(headline(o))
-            else:       # plain text, as print_batch heads each object
-                console.print(("\n" if i else "") + f"=== {headline(o)}", soft_wrap=True, highlight=False,
-                              markup=False)
-            print_trace(o.attempts[-1].trace.to_json(), console, node=node)
+        else:       # each object's last attempt (the copy that did not fit), on that node
+            print_batch_node(outcomes, console, node)
     draw(env.console())
     export_view(env, draw, svg, html)
-    return exit_code(outcomes)
+    return batch_status(outcomes)
+
+
+def batch_status(outcomes: "list[Outcome]") -> ExitStatus:
+    """Every attempt's verdict, and 1 for an object whose copies did not all fit."""
+    return aggregate([for_result(a.trace.result.status) for o in outcomes for a in o.attempts]
+                     + [ExitStatus.UNSCHEDULABLE for o in outcomes if not o.fits])

@@ -7,15 +7,11 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.cli.env import Environment
-from kexplain.errors import KexplainError
-from kexplain.load.yaml_io import DEFAULT_MAX_BYTES
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
-from kexplain.cli.exit_codes import EXIT_BAD_INPUT, EXIT_SCHEDULED, EXIT_UNSCHEDULABLE
-
-EXIT_CLEAN = EXIT_SCHEDULED          # 0: nothing at or above --fail-on
-EXIT_FINDINGS = EXIT_UNSCHEDULABLE   # 1: findings at or above --fail-on
-EXIT_USAGE = EXIT_BAD_INPUT          # 2: bad usage, or an input that cannot be read
+from kexplain.cli.env import env_of
+from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.errors import KexplainError
+from kexplain.load.limits import DEFAULT_MAX_BYTES
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
 --nodes, run every Pod and workload pod template through the scheduler against the pool
@@ -32,9 +28,9 @@ Formats: text (default), json, junit, sarif, github (workflow annotations; the d
 GITHUB_ACTIONS=true). --format may be repeated; the n-th --output FILE receives the n-th
 --format, and a format without an --output goes to stdout.
 
-Exit codes: {EXIT_CLEAN} no finding at or above --fail-on; {EXIT_FINDINGS} findings at or above
---fail-on (default: error); {EXIT_USAGE} bad usage or unreadable input (a manifest, the pool,
-the config or the schemas)."""
+Exit codes: {ExitStatus.SUCCESS:d} no finding at or above --fail-on; {ExitStatus.FINDINGS:d} findings at or above
+--fail-on (default: error); {ExitStatus.BAD_INPUT:d} bad usage or unreadable input (a manifest, the pool,
+the config or the schemas); {ExitStatus.INTERNAL_ERROR:d} internal error (a kexplain bug: please report it)."""
 
 
 class Format(str, Enum):
@@ -70,6 +66,7 @@ class FailOn(str, Enum):
 
 
 def command(
+    ctx: typer.Context,
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
@@ -97,32 +94,25 @@ def command(
                                  help="Also show info findings (objects that fit, kinds without schema)."),
     max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
                                        help="Refuse inputs larger than this."),
-) -> None:
+) -> ExitStatus:
     from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
     from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
 
-    env = Environment()
+    env = env_of(ctx)
     if strict:
         if validate != "strict":
-            env.error(f"error: --strict (deprecated: --validate=strict) contradicts --validate={validate}")
-            raise typer.Exit(EXIT_USAGE)
+            raise KexplainError(f"--strict (deprecated: --validate=strict) contradicts --validate={validate}")
         env.error("warning: --strict is deprecated: unknown fields are errors by default (--validate=strict)")
     chosen = formats_for([f.value for f in formats], dict(os.environ))
     if len(outputs) > len(chosen):
-        env.error("error: more --output files than --format options (each --output belongs to one --format)")
-        raise typer.Exit(EXIT_USAGE)
+        raise KexplainError("more --output files than --format options (each --output belongs to one --format)")
     targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
     if targets.count("-") > 1:
-        env.error("error: only one format can go to stdout: give the others an --output FILE")
-        raise typer.Exit(EXIT_USAGE)
+        raise KexplainError("only one format can go to stdout: give the others an --output FILE")
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, validate=validate,
                           schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
                           max_bytes=max_input_size)
-    try:
-        report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True)
-    except KexplainError as err:
-        env.error(f"error: {err}")
-        raise typer.Exit(EXIT_USAGE)
+    report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
     for fmt, target in zip(chosen, targets):
         if target == "-" and fmt == "text":
@@ -136,11 +126,11 @@ def command(
             with open(target, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as err:
-            env.error(f"error: {target}: cannot write: {err.strerror or err}")
-            raise typer.Exit(EXIT_USAGE)
-    if report.unreadable:
-        raise typer.Exit(EXIT_USAGE)
-    raise typer.Exit(EXIT_FINDINGS if report.failed(render_options.fail_on) else EXIT_CLEAN)
+            raise KexplainError(f"{target}: cannot write: {err.strerror or err}") from None
+    outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
+    if report.failed(render_options.fail_on):
+        outcomes.append(ExitStatus.FINDINGS)
+    return aggregate(outcomes)
 
 
 command.__doc__ = HELP

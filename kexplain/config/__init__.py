@@ -17,11 +17,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from kexplain.errors import ConfigError, Source
+from kexplain.apimachinery.fielderrors import (FieldError, aggregate, child, duplicate, go_quote, index, invalid,
+                                               required)
+from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 from kexplain.config import _args, _decode as d, _plugins
 from kexplain.config._args import API_VERSION, DEFAULT_GATES, Gates
-from kexplain.config._fields import FieldError, aggregate, child, duplicate, go_quote, index, invalid, required
-from kexplain.config._plugins import EXTENSION_POINTS, FrameworkError, PluginSet
+from kexplain.config._plugins import EXTENSION_POINTS, PluginSet
+from kexplain.errors import ConfigError, FrameworkError, Source
 
 __all__ = ["EXTENSION_POINTS", "Profile", "SchedulerConfig", "load_config", "DEFAULT_SCHEDULER_NAME"]
 
@@ -127,7 +129,7 @@ def _decode_config(doc: dict | None, gates: Gates) -> tuple[dict[str, Any], list
         raise d.DecodeError(f"Object 'Kind' is missing (expected kind: {KIND}, apiVersion: {API_VERSION})")
     if api_version != API_VERSION or kind != KIND:
         raise d.DecodeError(f"no kind {go_quote(str(kind))} is registered for version "
-                            f"{go_quote(str(api_version or ''))} (kube-scheduler v1.35.4 reads "
+                            f"{go_quote(str(api_version or ''))} (kube-scheduler {KUBE_SCHEDULER_VERSION} reads "
                             f"kind {KIND}, apiVersion {API_VERSION})")
     top = d.obj(doc, "", _TOP_FIELDS)
     d.obj(top.get("leaderElection"), "leaderElection", _LEADER_FIELDS)
@@ -275,9 +277,9 @@ def _build_profile(prof: _RawProfile, implements: Callable[[str, str], bool], kn
 def _validate_at_init(name: str, args: Mapping[str, Any], gates: Gates) -> None:
     errs = _args.validate(name, args, "", gates)
     if errs:
-        raise FrameworkError(f'initializing plugin "{name}": {aggregate(errs)}')
+        raise FrameworkError(f'initializing plugin {go_quote(name)}: {aggregate(errs)}')
     strategy = args.get("scoringStrategy") or {}
     if strategy.get("type") == "RequestedToCapacityRatio" and strategy.get("requestedToCapacityRatio") is None:
         # kube-scheduler v1.35.4 dereferences the missing shape and crashes; say why instead.
-        raise FrameworkError(f'initializing plugin "{name}": scoringStrategy.requestedToCapacityRatio: '
+        raise FrameworkError(f'initializing plugin {go_quote(name)}: scoringStrategy.requestedToCapacityRatio: '
                              f'Required value: the RequestedToCapacityRatio strategy needs a shape')

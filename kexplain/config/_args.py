@@ -14,8 +14,10 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from kexplain.config import _decode as d
-from kexplain.config._fields import (FieldError, child, duplicate, forbidden, go_quote, index, invalid, is_label_key,
-                      is_label_value, not_supported, required, validate_label_name)
+from kexplain.apimachinery.fielderrors import (FieldError, child, duplicate, forbidden, go_quote, index, invalid,
+                                               invalid_typed, not_supported, required)
+from kexplain.apimachinery.names import validate_label_name
+from kexplain.apimachinery.selectors import IN, NODE_SELECTOR_OPERATORS, NOT_IN, requirement_errors
 
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = GROUP + "/v1"
@@ -249,7 +251,7 @@ def _pts_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
     if dt not in ("System", "List"):
         errs.append(not_supported(dtp, dt, ["System", "List"]))
     elif dt == "System" and constraints:
-        errs.append(invalid(dtp, dt, "when .defaultConstraints are not empty"))
+        errs.append(invalid_typed(dtp, dt, "when .defaultConstraints are not empty"))   # a typed string: JSON
     cp = child(base, "defaultConstraints")
     for i, c in enumerate(constraints):
         p = index(cp, i)
@@ -319,55 +321,21 @@ def _na_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
     return {"addedAffinity": out}
 
 
-_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-
-
-def _validate_label_requirement(r: Mapping[str, Any], p: str) -> list[FieldError]:
-    """`labels.NewRequirement` checks, with node-affinity operators."""
-    errs = []
-    key_msgs = is_label_key(r["key"])
-    if key_msgs:
-        errs.append(invalid(child(p, "key"), r["key"], "; ".join(key_msgs)))
-    op, vals = r["operator"], r["values"] or []
-    vp = child(p, "values")
-    if op in ("In", "NotIn") and not vals:
-        errs.append(invalid(vp, r["values"], "for 'in', 'notin' operators, values set can't be empty"))
-    elif op in ("Exists", "DoesNotExist") and vals:
-        errs.append(invalid(vp, r["values"], "values set must be empty for exists and does not exist"))
-    elif op in ("Gt", "Lt"):
-        if len(vals) != 1:
-            errs.append(invalid(vp, r["values"], "for 'Gt', 'Lt' operators, exactly one value is required"))
-        for i, v in enumerate(vals):
-            if not _is_go_int64(v):
-                errs.append(invalid(index(vp, i), v, "for 'Gt', 'Lt' operators, the value must be an integer"))
-    for i, v in enumerate(vals):
-        msgs = is_label_value(v)
-        if msgs:
-            errs.append(invalid(index(index(vp, i), r["key"]), v, "; ".join(msgs)))
-    return errs
-
-
-def _is_go_int64(s: str) -> bool:
-    """strconv.ParseInt(s, 10, 64) succeeds."""
-    body = s[1:] if s[:1] in "+-" else s
-    return body.isascii() and body.isdigit() and d.INT64[0] <= int(s) <= d.INT64[1]
-
-
 def _validate_term(term: Mapping[str, Any], path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, r in enumerate(term["matchExpressions"]):
         p = index(child(path, "matchExpressions"), i)
-        if r["operator"] not in _SELECTOR_OPS:
-            errs.append(not_supported(child(p, "operator"), r["operator"], _SELECTOR_OPS))
+        if r["operator"] not in NODE_SELECTOR_OPERATORS:
+            errs.append(not_supported(child(p, "operator"), r["operator"], NODE_SELECTOR_OPERATORS))
         else:
-            errs += _validate_label_requirement(r, p)
+            errs += requirement_errors(r["key"], r["operator"], r["values"], p)
     for i, r in enumerate(term["matchFields"]):
         p = index(child(path, "matchFields"), i)
-        if r["operator"] in ("In", "NotIn"):
+        if r["operator"] in (IN, NOT_IN):
             if len(r["values"] or []) != 1:
                 errs.append(invalid(child(p, "values"), r["values"], "must have one element"))
         else:
-            errs.append(not_supported(child(p, "operator"), r["operator"], ("In", "NotIn")))
+            errs.append(not_supported(child(p, "operator"), r["operator"], (IN, NOT_IN)))
     return errs
 
 

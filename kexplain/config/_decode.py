@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Collection
 
-from kexplain.config._fields import child, go_quote, index
+from kexplain.apimachinery.fielderrors import child, go_quote, index
 
 INT32 = (-(2**31), 2**31 - 1)
 INT64 = (-(2**63), 2**63 - 1)
@@ -47,7 +47,7 @@ def obj(v: object, path: str, fields: Collection[str]) -> dict[str, Any]:
     unknown = [str(k) for k in v if k not in fields]
     if unknown:
         raise DecodeError("strict decoding error: "
-                          + ", ".join(f'unknown field "{child(path, k)}"' for k in unknown))
+                          + ", ".join(f'unknown field {go_quote(child(path, k))}' for k in unknown))
     return v
 
 

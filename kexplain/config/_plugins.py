@@ -11,7 +11,8 @@ from typing import Any, Callable, Mapping
 
 from kexplain.config import _decode as d
 from kexplain.config._args import Gates
-from kexplain.config._fields import child, index
+from kexplain.apimachinery.fielderrors import child, go_quote, index
+from kexplain.errors import FrameworkError
 
 EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
                     "score", "reserve", "permit", "preBind", "bind", "postBind")
@@ -38,10 +39,6 @@ class PluginRef:
 class PluginSet:
     enabled: tuple[PluginRef, ...] = ()
     disabled: tuple[str, ...] = ()
-
-
-class FrameworkError(Exception):
-    """What frameworkruntime.NewFramework would return for a profile."""
 
 
 def default_multipoint(gates: Gates) -> tuple[PluginRef, ...]:
@@ -139,11 +136,11 @@ def expand(plugins: Mapping[str, PluginSet], scheduler_name: str, implements: Im
         names: list[str] = []
         for p in plugins[point].enabled:
             if not known(p.name):
-                raise FrameworkError(f'{interface(point)} "{p.name}" does not exist')
+                raise FrameworkError(f'{interface(point)} {go_quote(p.name)} does not exist')
             if not implements(p.name, point):
-                raise FrameworkError(f'plugin "{p.name}" does not extend {interface(point)} plugin')
+                raise FrameworkError(f'plugin {go_quote(p.name)} does not extend {interface(point)} plugin')
             if p.name in names:
-                raise FrameworkError(f'plugin "{p.name}" already registered as "{interface(point)}"')
+                raise FrameworkError(f'plugin {go_quote(p.name)} already registered as {go_quote(interface(point))}')
             names.append(p.name)
         lists[point] = names
     if plugins[MULTI_POINT].enabled:
@@ -151,9 +148,10 @@ def expand(plugins: Mapping[str, PluginSet], scheduler_name: str, implements: Im
             _expand_point(plugins, point, lists, implements, known)
     if len(lists["queueSort"]) != 1:
         raise FrameworkError(f'only one queue sort plugin required for profile with scheduler name '
-                             f'"{scheduler_name}", but got {len(lists["queueSort"])}')
+                             f'{go_quote(scheduler_name)}, but got {len(lists["queueSort"])}')
     if not lists["bind"]:
-        raise FrameworkError(f'at least one bind plugin is needed for profile with scheduler name "{scheduler_name}"')
+        raise FrameworkError(f'at least one bind plugin is needed for profile with scheduler name '
+                             f'{go_quote(scheduler_name)}')
     weights = _score_weights(plugins, implements, known)
     ordered = {point: tuple(lists[point]) for point in EXTENSION_POINTS}
     return ordered, {name: weights[name] for name in ordered["score"]}
@@ -170,14 +168,14 @@ def _expand_point(plugins: Mapping[str, PluginSet], point: str, lists: dict[str,
     multi: list[str] = []
     for p in plugins[MULTI_POINT].enabled:
         if not known(p.name):
-            raise FrameworkError(f'{interface(point)} "{p.name}" does not exist')
+            raise FrameworkError(f'{interface(point)} {go_quote(p.name)} does not exist')
         if not implements(p.name, point) or p.name in disabled:
             continue
         if p.name in enabled:
             overrides.add(p.name)  # the specific extension point's setting wins
             continue
         if p.name in multi:
-            raise FrameworkError(f'plugin "{p.name}" already registered as "{interface(point)}"')
+            raise FrameworkError(f'plugin {go_quote(p.name)} already registered as {go_quote(interface(point))}')
         multi.append(p.name)
     lists[point] = ([n for n in enabled if n in overrides] + multi
                     + [n for n in enabled if n not in overrides])

@@ -21,7 +21,8 @@ node: `bind`); the snapshot the caller passed in is never changed, and every ind
 (by the snapshot or by a plugin) stays valid for it.
 
 Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): `<name>-<i>`,
-or a StatefulSet's pod of ordinal i, with that ordinal's claims.
+or a StatefulSet's pod of ordinal i, with that ordinal's claims. Each copy is a `Placement`:
+the one record of a pod scheduled in turn, which `kexplain.explain.batch` and lint read.
 
 A DaemonSet is placed differently: its controller creates one pod for every node on which the
 pod "should run" (`daemon_nodes`: the template's spec.nodeName, node selector and required node
@@ -29,21 +30,27 @@ affinity match the node, and the pod, with the tolerations the controller adds, 
 node's NoSchedule and NoExecute taints; the scheduler's other filters are not consulted), each
 pinned to its node by a required node affinity on `metadata.name`, which the scheduler then
 schedules like any other pod. `iter_daemon_placements` schedules one such pinned copy per
-eligible node through the whole pipeline. Copies do not compete for a node, so they are all
-judged against the snapshot passed in, which keeps every index cached on it, unless a copy could
-be affected by its copies on other nodes (required pod affinity or anti-affinity, or topology
-spread constraints, that select its own labels; volume claims; resource claims:
-`siblings_matter`); then each copy is bound before the next, in node name order, as
-`iter_placements` binds replicas.
+eligible node through the whole pipeline, in node name order, the round-robin position carried
+over as for replicas. Copies do not compete for a node, so they are all judged against the
+snapshot passed in, which keeps every index cached on it, unless a copy could be affected by its
+copies on other nodes (required pod affinity or anti-affinity, or topology spread constraints,
+that select its own labels; volume claims; resource claims: `siblings_matter`); then each copy
+is bound before the next, as `iter_placements` binds replicas. `bound_after` gives the cluster
+with every copy that fit bound, for the pods scheduled after them.
 """
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from kexplain.admission.pipeline import copy_json
-from kexplain.explain.run import Inputs, Request, explain
+from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
+                                          ANN_SELECTED_NODE as _SELECTED_NODE, TOPOLOGY_LABELS)
+from kexplain.explain.inputs import Inputs
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain, framework_for
+from kexplain.framework.cycle_state import CycleState
 from kexplain.load.workloads import Copies, pin_to_node
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.nodeinfo import Node
@@ -52,25 +59,27 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated, taint_to_string
 from kexplain.framework.trace import SCHEDULED, Trace
+from kexplain.plugins.names import VOLUME_BINDING
 
-TOPOLOGY_LABELS = ("topology.kubernetes.io/zone", "topology.kubernetes.io/region")
 _COPY_UID_NAMESPACE = uuid.UUID("0b3c6f0e-5c2d-4a8e-9f61-7d2a4c1e9b35")
 
 
 @dataclass(frozen=True)
 class Placement:
-    """One copy's attempt: the inputs it was scheduled with, its trace, and where it was bound
-    (None when it did not fit: the last placement of a run)."""
+    """One pod (or copy) scheduled in turn: the inputs it was scheduled with (its cluster as
+    the pods before it left it), the round-robin position it started from, its trace, and the
+    node it was bound to (None: it did not fit)."""
 
     index: int
     inputs: Inputs
     trace: Trace
     node: str | None
+    start_index: int = 0
 
-
-def copy_name(name: str, index: int) -> str:
-    """`<name>-<index>` (kept for callers; `Copies` names the copies)."""
-    return f"{name}-{index}"
+    @property
+    def next_start_index(self) -> int:
+        """The round-robin position after this attempt: where the next pod's search starts."""
+        return self.trace.search.next_start_index if self.trace.search is not None else self.start_index
 
 
 def chosen_node(trace: Trace) -> str | None:
@@ -104,18 +113,12 @@ def bound_copy(obj: dict[str, Any], node_name: str, node_labels: dict[str, str])
     return PodInfo(bound)
 
 
-# Annotations of the storage binding (k8s.io/component-helpers storage/volume, PV controller).
-_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
-_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-
-
 def _uses_claims(pod: PodInfo) -> bool:
     return any(isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral"))
                for v in pod.spec.get("volumes") or ())
 
 
-def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, node: str) -> Snapshot:
+def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, options: RunOptions, node: str) -> Snapshot:
     """The snapshot after the pod's claims are bound for `node`, as the scheduler's VolumeBinding
     assumes them at Reserve and binds them at PreBind: each waiting claim matched to a free
     volume on the node is bound to it (the volume's claimRef, the claim's volumeName), and each
@@ -123,10 +126,8 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, no
     volumes taken, as the next replica of a StatefulSet with local volumes does."""
     if not _uses_claims(inputs.pod):
         return snapshot
-    from kexplain.explain.run import framework_for
-    from kexplain.framework.cycle_state import CycleState
-    fw = framework_for(replace(inputs, snapshot=snapshot), request)
-    plugin = fw.plugins.get("VolumeBinding")
+    fw = framework_for(replace(inputs, snapshot=snapshot), options)
+    plugin = fw.plugins.get(VOLUME_BINDING)
     info = snapshot.get(node)
     if plugin is None or info is None:
         return snapshot
@@ -135,7 +136,7 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, no
         _, status = plugin.pre_filter(state, inputs.pod, snapshot.node_infos)
         if not status.is_success or not plugin.filter(state, inputs.pod, info).is_success:
             return snapshot
-        found = state.get("VolumeBinding").pod_volumes_by_node.get(node)
+        found = state.get(VOLUME_BINDING).pod_volumes_by_node.get(node)
     except Exception:  # noqa: BLE001 - the binding decides nothing the trace has not said
         return snapshot
     if found is None or not (found.static_bindings or found.dynamic_provisions):
@@ -166,37 +167,58 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, request: Request, no
     return snapshot.with_objects(snapshot.namespaces, objects)
 
 
-def bind(snapshot: Snapshot, inputs: Inputs, request: Request, obj: dict[str, Any], node: str) -> Snapshot:
+def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str, Any], node: str) -> Snapshot:
     """The snapshot after the pod `obj` (scheduled with `inputs`) is bound to `node`: the pod on
     the node (`bound_copy`), and its claims bound for the node (`_with_volumes_bound`)."""
     info = snapshot.get(node)
     labels = info.node.labels if info is not None else {}
-    snapshot = _with_volumes_bound(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), request, node)
+    snapshot = _with_volumes_bound(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), options, node)
     return snapshot.with_pod_bound(bound_copy(obj, node, labels))
 
 
-def iter_placements(inputs: Inputs, request: Request, copies: int, naming: Copies | None = None) -> Iterator[Placement]:
+def place(inputs: Inputs, options: RunOptions) -> Placement:
+    """`inputs.pod` itself (not a copy) scheduled from `options.start_index`."""
+    trace = explain(inputs, options)
+    return Placement(0, inputs, trace, chosen_node(trace), options.start_index)
+
+
+def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
+                    naming: Copies | None = None) -> Iterator[Placement]:
     """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
-    names it (by default `<name>-<i>`); stops after the first copy that does not fit (that
-    placement has `node` None)."""
+    names it (by default `<name>-<i>`), each bound before the next; stops after the first copy
+    that does not fit (that placement has `node` None)."""
     snapshot = inputs.snapshot
-    start = request.start_index
+    start = options.start_index
     for i in range(copies):
         obj = pending_copy(inputs.pod, i, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
-        trace = explain(copy_inputs, replace(request, start_index=start))
-        node = chosen_node(trace)
-        yield Placement(i, copy_inputs, trace, node)
-        if node is None:
+        trace = explain(copy_inputs, options.at(start))
+        placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
+        yield placement
+        if placement.node is None:
             return
-        snapshot = bind(snapshot, copy_inputs, request, obj, node)
-        if trace.search is not None:
-            start = trace.search.next_start_index
+        snapshot = bind(snapshot, copy_inputs, options, obj, placement.node)
+        start = placement.next_start_index
 
 
-def place_copies(inputs: Inputs, request: Request, copies: int) -> list[Trace]:
-    """The traces of the copies placed (every one Scheduled) and of the first that did not fit."""
-    return [p.trace for p in iter_placements(inputs, request, copies)]
+def bound_after(placements: Sequence[Placement], base: Snapshot, options: RunOptions, *,
+                bound_each: bool = True) -> Snapshot:
+    """The cluster after `placements` (of one Pod or workload, in order): every copy that fit
+    bound to its node. `bound_each`: each placement was scheduled against the cluster the one
+    before it left (replicas, a DaemonSet whose copies select each other), so only the last
+    one is still to bind; otherwise all were scheduled against `base`, and are bound onto it."""
+    if not placements:
+        return base
+    if bound_each:
+        last = placements[-1]
+        if last.node is None:
+            return last.inputs.snapshot
+        return bind(last.inputs.snapshot, last.inputs, options, last.inputs.pod.obj, last.node)
+    snapshot = base
+    for p in placements:
+        if p.node is not None:
+            snapshot = bind(snapshot, p.inputs, options, p.inputs.pod.obj, p.node)
+    return snapshot
 
 
 # -- DaemonSets -----------------------------------------------------------------------------------
@@ -300,20 +322,22 @@ def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None 
     return obj
 
 
-def iter_daemon_placements(inputs: Inputs, request: Request, nodes: tuple[str, ...] | list[str],
+def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[str],
                            bind_each: bool | None = None, naming: Copies | None = None) -> Iterator[Placement]:
     """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order,
-    copy i named as `naming` names it; every node is tried (a copy that does not fit has `node`
-    None). With `bind_each` (by default: when `siblings_matter`), each copy that fits is bound
-    before the next is scheduled."""
+    copy i named as `naming` names it, the round-robin position carried over; every node is
+    tried (a copy that does not fit has `node` None). With `bind_each` (by default: when
+    `siblings_matter`), each copy that fits is bound before the next is scheduled."""
     if bind_each is None:
         bind_each = siblings_matter(inputs.pod, inputs)
     snapshot = inputs.snapshot
+    start = options.start_index
     for i, name in enumerate(nodes):
         obj = daemon_copy(inputs.pod, i, name, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
-        trace = explain(copy_inputs, request)
-        node = chosen_node(trace)
-        yield Placement(i, copy_inputs, trace, node)
-        if bind_each and node is not None:
-            snapshot = bind(snapshot, copy_inputs, request, obj, node)
+        trace = explain(copy_inputs, options.at(start))
+        placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
+        yield placement
+        if bind_each and placement.node is not None:
+            snapshot = bind(snapshot, copy_inputs, options, obj, placement.node)
+        start = placement.next_start_index

@@ -1,26 +1,42 @@
-"""Plugin protocols: the extension points a plugin may implement, with kube-scheduler's names.
+"""The plugin contract: one interface per extension point, with kube-scheduler's names.
 
-A plugin is a class with a `name`, the set of `extension_points` it implements, a
-constructor taking `(args, handle)`, and the methods of those extension points:
+A plugin is a `Plugin` subclass that names itself and declares the extension points it
+implements by inheriting their interfaces, as kube-scheduler's plugins assert
+`var _ fwk.FilterPlugin = &NodeName{}`:
 
-    preEnqueue   pre_enqueue(pod) -> Status
-    queueSort    less(a, b) -> bool
-    preFilter    pre_filter(state, pod, nodes) -> (PreFilterResult | None, Status)
-                 and, when `has_pre_filter_extensions`, add_pod/remove_pod(state, pod, other, node_info) -> Status
-    filter       filter(state, pod, node_info) -> Status
-    postFilter   post_filter(state, pod, statuses: NodeToStatus) -> (PostFilterResult | None, Status)
-    preScore     pre_score(state, pod, nodes) -> Status
-    score        score(state, pod, node_info) -> int, and normalize_score(state, pod, scores) when
-                 `has_normalize_score` (scores: list[NodeScore], changed in place)
+    class NodeName(FilterPlugin, Explainer): ...
 
-Other extension points (reserve, permit, preBind, bind, postBind) are named so that
-configuration can be validated, but never run: kexplain stops before binding.
+    PreEnqueuePlugin   pre_enqueue(pod) -> Status
+    QueueSortPlugin    less(a, b) -> bool
+    PreFilterPlugin    pre_filter(state, pod, nodes) -> (PreFilterResult | None, Status)
+    PreFilterExtensions  add_pod / remove_pod(state, pod, other, node_info) -> Status
+    FilterPlugin       filter(state, pod, node_info) -> Status, and filter_nodes(state, pod, nodes)
+    PostFilterPlugin   post_filter(state, pod, statuses: NodeToStatus) -> (PostFilterResult | None, Status)
+    PreScorePlugin     pre_score(state, pod, nodes) -> Status
+    ScorePlugin        score(state, pod, node_info) -> int, and score_nodes(state, pod, nodes)
+    ScoreExtensions    normalize_score(state, pod, scores: list[NodeScore]) -> Status (in place)
+    Explainer          explain(state, pod, node_info) -> dict | None (kexplain's own: the facts)
+
+ReservePlugin, PermitPlugin, PreBindPlugin, BindPlugin and PostBindPlugin have no methods
+here: they are declared so that configuration can be validated, and never run (kexplain
+stops before binding). The declared points are the class's `extension_points`, by the names
+KubeSchedulerConfiguration gives them (`ExtensionPoint`); `check_plugin` holds a class to its
+declaration both ways, and the registry applies it to every plugin it hands out.
+
+The interfaces are plain classes with abstract methods rather than `typing.Protocol`s: a
+plugin declares them explicitly anyway, and the framework checks every plugin at each of its
+points whenever it is built (once per pod), where an isinstance against a runtime-checkable
+Protocol costs microseconds on Python 3.11.
 """
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol
+from enum import Enum
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol, Self, Sequence
 
+from kexplain.errors import FrameworkError
+from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,6 +46,27 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_NODE_SCORE = 100
 MIN_NODE_SCORE = 0
+
+
+class ExtensionPoint(str, Enum):
+    """The extension points, by their KubeSchedulerConfiguration field names (in the v1 API's
+    order: kexplain.config.EXTENSION_POINTS lists the same names for the decoder)."""
+
+    PRE_ENQUEUE = "preEnqueue"
+    QUEUE_SORT = "queueSort"
+    PRE_FILTER = "preFilter"
+    FILTER = "filter"
+    POST_FILTER = "postFilter"
+    PRE_SCORE = "preScore"
+    SCORE = "score"
+    RESERVE = "reserve"
+    PERMIT = "permit"
+    PRE_BIND = "preBind"
+    BIND = "bind"
+    POST_BIND = "postBind"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -43,9 +80,9 @@ class PreFilterResult:
         return self.node_names is None
 
     def merge(self, other: "PreFilterResult | None") -> "PreFilterResult":
-        if other is None or other.all_nodes:
+        if other is None or other.node_names is None:
             return self
-        if self.all_nodes:
+        if self.node_names is None:
             return other
         return PreFilterResult(self.node_names & other.node_names)
 
@@ -85,38 +122,205 @@ class PostFilterResult:
 
 
 class Handle(Protocol):
-    """What the framework offers plugins (kube-scheduler's framework.Handle, the parts we need)."""
+    """What the framework offers plugins (kube-scheduler's framework.Handle, the parts we need),
+    and kexplain's own `preemption_offset`: where DefaultPreemption's candidate search starts
+    (the scheduler picks it at random)."""
 
     snapshot: "Snapshot"
     profile_name: str
+    preemption_offset: int
 
-    def run_filter_plugins_with_nominated_pods(self, state, pod: "PodInfo",
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo",
                                                node_info: "NodeInfo") -> Status: ...
 
-    def run_pre_filter_extension_add_pod(self, state, pod: "PodInfo", other: "PodInfo",
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status: ...
 
-    def run_pre_filter_extension_remove_pod(self, state, pod: "PodInfo", other: "PodInfo",
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                             node_info: "NodeInfo") -> Status: ...
 
 
 class Plugin:
-    """Base class: names the plugin and the extension points it implements.
-
-    Besides `filter(state, pod, node_info)` and `score(state, pod, node_info)`, a plugin may
-    offer `filter_nodes(state, pod, nodes) -> list[Status]` and `score_nodes(state, pod,
-    nodes) -> list[int]`: the same answers for a whole node list, with the per-pod work done
-    once. The runner prefers them; tests/test_batch_plugins.py holds each to its per-node twin."""
+    """What every interface below builds on (kube-scheduler's fwk.Plugin): a name, the args
+    of its profile and the framework's handle. `extension_points` is derived from the
+    interfaces the class inherits: the declaration."""
 
     name: ClassVar[str] = ""
-    extension_points: ClassVar[frozenset[str]] = frozenset()
-    has_pre_filter_extensions: ClassVar[bool] = False
-    has_normalize_score: ClassVar[bool] = False
+    extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
+    _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
+    __abstractmethods__: ClassVar[frozenset[str]]    # set for each subclass, below
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.extension_points = frozenset(p for p in (vars(b).get("_point") for b in cls.__mro__) if p is not None)
+        # What ABCMeta does (a class that leaves an interface method unimplemented cannot be
+        # instantiated), without its metaclass: its isinstance costs several times a plain
+        # class's, and the framework checks every plugin at each of its points.
+        cls.__abstractmethods__ = frozenset(
+            n for n in dir(cls) if getattr(getattr(cls, n, None), "__isabstractmethod__", False))
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
 
+    @classmethod
+    def listed(cls, plugins: Mapping[str, "Plugin"], names: Iterable[str]) -> list[Self]:
+        """The plugins `names`, in order, as this interface; FrameworkError for one that does not
+        declare it (the configuration refuses such profiles; a profile built by hand may not)."""
+        out: list[Self] = []
+        for name in names:
+            pl = plugins[name]
+            if not isinstance(pl, cls):
+                raise FrameworkError(f'plugin "{name}" does not extend {cls.__name__} plugin')
+            out.append(pl)
+        return out
 
-def points(*names: str) -> frozenset[str]:
-    return frozenset(names)
+
+class PreEnqueuePlugin(Plugin):
+    _point = ExtensionPoint.PRE_ENQUEUE
+
+    @abstractmethod
+    def pre_enqueue(self, pod: "PodInfo") -> Status: ...
+
+
+class QueueSortPlugin(Plugin):
+    _point = ExtensionPoint.QUEUE_SORT
+
+    @abstractmethod
+    def less(self, a: "PodInfo", b: "PodInfo") -> bool: ...
+
+
+class PreFilterPlugin(Plugin):
+    _point = ExtensionPoint.PRE_FILTER
+
+    @abstractmethod
+    def pre_filter(self, state: CycleState, pod: "PodInfo",
+                   nodes: Sequence["NodeInfo"]) -> tuple[PreFilterResult | None, Status]: ...
+
+
+class PreFilterExtensions(Plugin):
+    """A PreFilter plugin whose state follows pods added to or removed from a node (the
+    nominated pods, preemption's victims): kube-scheduler's PreFilterExtensions()."""
+
+    @abstractmethod
+    def add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo", node_info: "NodeInfo") -> Status: ...
+
+    @abstractmethod
+    def remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo", node_info: "NodeInfo") -> Status: ...
+
+
+class FilterPlugin(Plugin):
+    _point = ExtensionPoint.FILTER
+
+    @abstractmethod
+    def filter(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status: ...
+
+    def filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: Sequence["NodeInfo"]) -> list[Status]:
+        """`filter` on each of `nodes`, in order: the runner's call. A plugin overrides it to do
+        its per-pod work once for the whole list (tests/test_batch_plugins.py holds every
+        override to `filter`, node for node)."""
+        filter_one = self.filter
+        return [filter_one(state, pod, ni) for ni in nodes]
+
+
+class PostFilterPlugin(Plugin):
+    _point = ExtensionPoint.POST_FILTER
+
+    @abstractmethod
+    def post_filter(self, state: CycleState, pod: "PodInfo",
+                    statuses: NodeToStatus) -> tuple[PostFilterResult | None, Status]: ...
+
+
+class PreScorePlugin(Plugin):
+    _point = ExtensionPoint.PRE_SCORE
+
+    @abstractmethod
+    def pre_score(self, state: CycleState, pod: "PodInfo", nodes: Sequence["NodeInfo"]) -> Status: ...
+
+
+class ScorePlugin(Plugin):
+    _point = ExtensionPoint.SCORE
+
+    @abstractmethod
+    def score(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> int: ...
+
+    def score_nodes(self, state: CycleState, pod: "PodInfo", nodes: Sequence["NodeInfo"]) -> list[int]:
+        """`score` on each of `nodes`, in order: the runner's call, overridden as `filter_nodes` is."""
+        score_one = self.score
+        return [int(score_one(state, pod, ni)) for ni in nodes]
+
+
+class ScoreExtensions(Plugin):
+    """A Score plugin that rescales its raw scores (kube-scheduler's ScoreExtensions())."""
+
+    @abstractmethod
+    def normalize_score(self, state: CycleState, pod: "PodInfo", scores: list[NodeScore]) -> Status: ...
+
+
+class ReservePlugin(Plugin):
+    _point = ExtensionPoint.RESERVE
+
+
+class PermitPlugin(Plugin):
+    _point = ExtensionPoint.PERMIT
+
+
+class PreBindPlugin(Plugin):
+    _point = ExtensionPoint.PRE_BIND
+
+
+class BindPlugin(Plugin):
+    _point = ExtensionPoint.BIND
+
+
+class PostBindPlugin(Plugin):
+    _point = ExtensionPoint.POST_BIND
+
+
+class Explainer(Plugin):
+    """kexplain's own: the facts behind a plugin's verdict on one node, as JSON-ready values
+    (what it compared: requested against allocatable, the taints not tolerated, the skew per
+    domain...), read from what its PreFilter/PreScore stored in the cycle state. It must not
+    change the state, and returns None when it has nothing to say about the node. The
+    framework asks only after the scheduling decision (Framework.run_explain)."""
+
+    @abstractmethod
+    def explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any] | None: ...
+
+
+INTERFACES: dict[ExtensionPoint, type[Plugin]] = {
+    cls._point: cls for cls in (PreEnqueuePlugin, QueueSortPlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
+                                PreScorePlugin, ScorePlugin, ReservePlugin, PermitPlugin, PreBindPlugin, BindPlugin,
+                                PostBindPlugin) if cls._point is not None}
+# The optional interfaces, and the points a plugin must declare to have them asked.
+OPTIONAL: dict[type[Plugin], frozenset[ExtensionPoint]] = {
+    PreFilterExtensions: frozenset({ExtensionPoint.PRE_FILTER}),
+    ScoreExtensions: frozenset({ExtensionPoint.SCORE}),
+    Explainer: frozenset({ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE,
+                          ExtensionPoint.SCORE}),
+}
+
+
+def _methods(interface: type[Plugin]) -> frozenset[str]:
+    return frozenset(n for n, v in vars(interface).items() if callable(v) and not n.startswith("_"))
+
+
+def check_plugin(cls: type[Plugin]) -> None:
+    """Raise TypeError unless `cls` has a name, implements every method of the interfaces it
+    declares, declares every interface whose methods it has, and declares the extension point
+    each of its optional interfaces belongs to."""
+    if not cls.name:
+        raise TypeError(f"plugin class {cls.__qualname__} has no name")
+    missing = sorted(cls.__abstractmethods__)
+    if missing:
+        raise TypeError(f'plugin "{cls.name}" does not implement {", ".join(missing)}')
+    for interface in (*INTERFACES.values(), *OPTIONAL):
+        if not issubclass(cls, interface):
+            found = sorted(m for m in _methods(interface) if hasattr(cls, m))
+            if found:
+                raise TypeError(f'plugin "{cls.name}" has {", ".join(found)} but does not declare '
+                                f'{interface.__name__}')
+    for interface, points in OPTIONAL.items():
+        if issubclass(cls, interface) and not points & cls.extension_points:
+            raise TypeError(f'plugin "{cls.name}" declares {interface.__name__} without '
+                            f'{" or ".join(sorted(INTERFACES[p].__name__ for p in points))}')

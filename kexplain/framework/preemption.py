@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
+from kexplain.apimachinery.fielderrors import aggregate as _aggregate
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.fit_error import fit_error_message
 from kexplain.framework.interface import NodeToStatus, PostFilterResult
@@ -584,12 +585,6 @@ def select_candidate(candidates: Sequence[Candidate], times: StartTimes) -> Cand
         return candidates[0]
     by_node = {c.node_name: c for c in candidates}
     return by_node.get(pick_one_node_for_preemption(candidates, times), candidates[0])
-
-
-def _aggregate(errors: Sequence[str]) -> str:
-    """utilerrors.NewAggregate(...).Error(): one message as is, several deduplicated in brackets."""
-    unique = list(dict.fromkeys(errors))
-    return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
 
 
 # --- the whole attempt -------------------------------------------------------------------

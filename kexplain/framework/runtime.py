@@ -3,25 +3,26 @@
 Mirrors kube-scheduler's frameworkImpl (run order, Skip bookkeeping, how statuses
 merge) and records what every call returned, which is what the trace is made of.
 
-Besides the extension points, a plugin may offer kexplain's own optional method
-
-    explain(state, pod, node_info) -> dict | None
-
-the facts behind its verdict on one node, as JSON-ready values (what it compared: requested
-against allocatable, the taints not tolerated, the skew per domain, the conflicting pods...),
-read from what its PreFilter/PreScore stored in the cycle state. It must not change the
-state, and returns None when it has nothing to say about the node (skipped, not enabled).
-The framework calls it only when asked to (`run_explain`), after the scheduling decision,
-so it never slows down or changes a plain run; renderers read its output from the trace
+Plugins are called through the interfaces of kexplain.framework.interface: each point's
+list is typed by its interface when the framework is built (a plugin listed at a point it
+does not declare is refused there, as NewFramework does), so the runs below call methods
+directly. Besides the scheduling decision, `run_explain` asks the plugins that are
+`Explainer`s for the facts behind their verdicts, after the decision and only when asked,
+so it never slows down or changes a plain run; renderers read those facts from the trace
 (extra key `details`) and never look at plugin internals.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore, NodeToStatus, Plugin, PostFilterResult, PreFilterResult
+from kexplain.framework.interface import (
+    MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScore, NodeToStatus, Plugin,
+    PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
+    PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin)
 from kexplain.framework.status import SUCCESS, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,9 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _SUCCESS_CODE = Code.SUCCESS
 
-
-class FrameworkError(Exception):
-    """A plugin returned Error: the scheduling attempt ends with result status Error."""
+FilterFn = Callable[[CycleState, "PodInfo", "NodeInfo"], Status]
+NormalizeFn = Callable[[CycleState, "PodInfo", list[NodeScore]], Status]
 
 
 @dataclass
@@ -99,39 +99,53 @@ class Framework:
     """One profile's plugins, bound to a snapshot. Also the `Handle` plugins receive."""
 
     def __init__(self, profile: "Profile", registry: Mapping[str, type[Plugin]], snapshot: "Snapshot",
-                 nominated_pods: Mapping[str, Sequence["PodInfo"]] | None = None) -> None:
+                 nominated_pods: Mapping[str, Sequence["PodInfo"]] | None = None, *,
+                 preemption_offset: int = 0) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.snapshot = snapshot
+        self.preemption_offset = preemption_offset
         self._nominated = {node: pods for node, pods in (nominated_pods or {}).items() if pods}
         needed = {name for names in profile.plugins.values() for name in names}
         self.plugins: dict[str, Plugin] = {
             name: registry[name](profile.args.get(name), self) for name in sorted(needed)}
         self.weights = dict(profile.score_weights)
 
-        def at(point: str) -> list[Plugin]:
-            return [self.plugins[n] for n in profile.plugins.get(point, ())]
+        listed, plugins = profile.plugins, self.plugins
+        self.pre_enqueue_plugins = PreEnqueuePlugin.listed(plugins, listed.get(ExtensionPoint.PRE_ENQUEUE, ()))
+        self.queue_sort_plugins = QueueSortPlugin.listed(plugins, listed.get(ExtensionPoint.QUEUE_SORT, ()))
+        self.pre_filter_plugins = PreFilterPlugin.listed(plugins, listed.get(ExtensionPoint.PRE_FILTER, ()))
+        self.filter_plugins = FilterPlugin.listed(plugins, listed.get(ExtensionPoint.FILTER, ()))
+        self.post_filter_plugins = PostFilterPlugin.listed(plugins, listed.get(ExtensionPoint.POST_FILTER, ()))
+        self.pre_score_plugins = PreScorePlugin.listed(plugins, listed.get(ExtensionPoint.PRE_SCORE, ()))
+        self.score_plugins = ScorePlugin.listed(plugins, listed.get(ExtensionPoint.SCORE, ()))
 
-        self.pre_enqueue_plugins = at("preEnqueue")
-        self.queue_sort_plugins = at("queueSort")
-        self.pre_filter_plugins = at("preFilter")
-        self.filter_plugins = at("filter")
-        self.post_filter_plugins = at("postFilter")
-        self.pre_score_plugins = at("preScore")
-        self.score_plugins = at("score")
+    # The optional interfaces' plugins, and the Filter methods bound once: found when first
+    # needed (most frameworks run one cycle, many never need some of them).
+    @cached_property
+    def _filters(self) -> list[tuple[str, FilterFn]]:
+        return [(pl.name, pl.filter) for pl in self.filter_plugins]
+
+    @cached_property
+    def _pre_filter_extensions(self) -> list[PreFilterExtensions]:
+        return [pl for pl in self.pre_filter_plugins if isinstance(pl, PreFilterExtensions)]
+
+    @cached_property
+    def _normalizers(self) -> dict[str, NormalizeFn]:
+        return {pl.name: pl.normalize_score for pl in self.score_plugins if isinstance(pl, ScoreExtensions)}
 
     # -- queue ---------------------------------------------------------------------------
     def run_pre_enqueue(self, pod: "PodInfo") -> tuple[Status, list[PluginCall]]:
         calls = []
         for pl in self.pre_enqueue_plugins:
-            s = pl.pre_enqueue(pod)  # type: ignore[attr-defined]
+            s = pl.pre_enqueue(pod)
             calls.append(PluginCall(pl.name, s))
             if not s.is_success:
                 return s.with_plugin(pl.name), calls
         return Status(), calls
 
     def less(self, a: "PodInfo", b: "PodInfo") -> bool:
-        return self.queue_sort_plugins[0].less(a, b)  # type: ignore[attr-defined]
+        return self.queue_sort_plugins[0].less(a, b)
 
     # -- filtering -----------------------------------------------------------------------
     @property
@@ -154,12 +168,13 @@ class Framework:
         calls: list[PluginCall] = []
         return_status = Status()
 
-        def done(res, status, plugins=frozenset()):
+        def done(res: PreFilterResult | None, status: Status,
+                 plugins: Sequence[str] | set[str] = ()) -> PreFilterOutcome:
             state.skip_filter_plugins = frozenset(skip)
             return PreFilterOutcome(res, status, frozenset(plugins), calls)
 
         for pl in self.pre_filter_plugins:
-            r, s = pl.pre_filter(state, pod, nodes)  # type: ignore[attr-defined]
+            r, s = pl.pre_filter(state, pod, nodes)
             calls.append(PluginCall(pl.name, s))
             if s.is_skip:
                 skip.add(pl.name)
@@ -176,7 +191,7 @@ class Framework:
             if r is not None and not r.all_nodes:
                 with_nodes.add(pl.name)
             result = (result or PreFilterResult()).merge(r) if r is not None else result
-            if result is not None and not result.all_nodes and not result.node_names:
+            if result is not None and result.node_names is not None and not result.node_names:
                 names = sorted(with_nodes)
                 msg = (f"node(s) didn't satisfy plugin {names[0]}" if len(names) == 1 else
                        f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously")
@@ -185,22 +200,23 @@ class Framework:
 
     def run_filter_plugins(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> Status:
         """Filter plugins in order, stopping at the first that does not succeed."""
-        for pl in self.filter_plugins:
-            if pl.name in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for name, filter_one in self._filters:
+            if name in skip:
                 continue
-            s = pl.filter(state, pod, node_info)  # type: ignore[attr-defined]
+            s = filter_one(state, pod, node_info)
             if not s.is_success:
-                return _filter_failure(pl.name, s)
+                return _filter_failure(name, s)
         return SUCCESS
 
     def run_filter_nodes(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
                          every: bool = False) -> FilterBatch:
         """The verdict of run_filter_plugins_with_nominated_pods on each of `nodes`, reached
-        plugin by plugin over the list rather than node by node, so that a plugin with a
-        `filter_nodes(state, pod, nodes) -> list[Status]` method does its per-pod work once.
-        A plugin runs only on the nodes every plugin before it passed, as the scheduler stops
-        at a node's first failure; with `every` it runs on all of them and its statuses are
-        kept (filterAll). Filter has no side effects, so the order makes no difference."""
+        plugin by plugin over the list rather than node by node, through each plugin's
+        `filter_nodes` (which does its per-pod work once). A plugin runs only on the nodes
+        every plugin before it passed, as the scheduler stops at a node's first failure; with
+        `every` it runs on all of them and its statuses are kept (filterAll). Filter has no
+        side effects, so the order makes no difference."""
         n = len(nodes)
         verdicts: list[Status] = [SUCCESS] * n
         columns: list[tuple[str, list[Status] | None]] = []
@@ -214,9 +230,7 @@ class Framework:
             if not alive and not every:
                 continue
             targets = nodes if every or len(alive) == n else [nodes[i] for i in alive]
-            many = getattr(pl, "filter_nodes", None)
-            col = (many(state, pod, targets) if many is not None
-                   else [pl.filter(state, pod, ni) for ni in targets])  # type: ignore[attr-defined]
+            col = pl.filter_nodes(state, pod, targets)
             if every:
                 columns.append((name, col))
                 pairs = [(i, col[i]) for i in alive]
@@ -241,20 +255,21 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
-        return self._run_pre_filter_extension("add_pod", "AddPod", state, pod, other, node_info)
+        return self._run_pre_filter_extension(True, state, pod, other, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                             node_info: "NodeInfo") -> Status:
-        return self._run_pre_filter_extension("remove_pod", "RemovePod", state, pod, other, node_info)
+        return self._run_pre_filter_extension(False, state, pod, other, node_info)
 
-    def _run_pre_filter_extension(self, method: str, which: str, state: CycleState, pod: "PodInfo",
-                                  other: "PodInfo", node_info: "NodeInfo") -> Status:
-        """AddPod or RemovePod of every PreFilter plugin that has extensions and did not skip."""
-        for pl in self.pre_filter_plugins:
-            if pl.name in state.skip_filter_plugins or not pl.has_pre_filter_extensions:
+    def _run_pre_filter_extension(self, adding: bool, state: CycleState, pod: "PodInfo", other: "PodInfo",
+                                  node_info: "NodeInfo") -> Status:
+        """AddPod (or RemovePod) of every PreFilter plugin that has extensions and did not skip."""
+        for pl in self._pre_filter_extensions:
+            if pl.name in state.skip_filter_plugins:
                 continue
-            s = getattr(pl, method)(state, pod, other, node_info)
+            s = (pl.add_pod if adding else pl.remove_pod)(state, pod, other, node_info)
             if not s.is_success:
+                which = "AddPod" if adding else "RemovePod"
                 return Status(Code.ERROR, (f'running {which} on PreFilter plugin "{pl.name}": {s.message()}',))
         return Status()
 
@@ -287,7 +302,7 @@ class Framework:
         reasons: list[str] = []
         rejector = ""
         for pl in self.post_filter_plugins:
-            r, s = pl.post_filter(state, pod, statuses)  # type: ignore[attr-defined]
+            r, s = pl.post_filter(state, pod, statuses)
             results[pl.name] = r
             calls.append(PluginCall(pl.name, s))
             if s.is_success:
@@ -307,7 +322,7 @@ class Framework:
         skip: set[str] = set()
         try:
             for pl in self.pre_score_plugins:
-                s = pl.pre_score(state, pod, nodes)  # type: ignore[attr-defined]
+                s = pl.pre_score(state, pod, nodes)
                 if s.is_skip:
                     skip.add(pl.name)
                     continue
@@ -326,16 +341,13 @@ class Framework:
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
-            many = getattr(pl, "score_nodes", None)    # a plugin may score a whole node list at once
-            if many is not None:
-                raw = many(state, pod, nodes)
-            else:
-                raw = [int(pl.score(state, pod, ni)) for ni in nodes]  # type: ignore[attr-defined]
+            raw = pl.score_nodes(state, pod, nodes)
             final = raw
-            if pl.has_normalize_score:
+            normalize = self._normalizers.get(pl.name)
+            if normalize is not None:
                 scores = [NodeScore(ni.name, r) for ni, r in zip(nodes, raw)]
-                s = pl.normalize_score(state, pod, scores)  # type: ignore[attr-defined]
-                if s is not None and not s.is_success:
+                s = normalize(state, pod, scores)
+                if not s.is_success:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                                          f'{s.message()}')
                 final = [ns.score for ns in scores]
@@ -358,22 +370,21 @@ class Framework:
         return ScoreBatch([dict(zip(names, row)) for row in zip(*entries)], list(map(sum, zip(*weighted))))
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
-    def explaining_plugins(self) -> list[Plugin]:
-        """Plugins with an `explain` method: the Filter plugins in order, then the Score plugins."""
-        out: list[Plugin] = []
-        for pl in [*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins]:
-            if callable(getattr(pl, "explain", None)) and pl not in out:
-                out.append(pl)
-        return out
+    @cached_property
+    def explaining_plugins(self) -> list[Explainer]:
+        """The Explainers among the plugins: the Filter plugins in order, then the Score plugins."""
+        ordered: list[Plugin] = [*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins,
+                                 *self.score_plugins]
+        return [pl for pl in dict.fromkeys(ordered) if isinstance(pl, Explainer)]
 
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any]:
         """plugin -> the facts its `explain` gives for the node (plugins with nothing to say
         are left out). A plugin whose explain fails is listed with `{"error": ...}`: a broken
         explanation must not hide the verdict it would have explained."""
         out: dict[str, Any] = {}
-        for pl in self.explaining_plugins():
+        for pl in self.explaining_plugins:
             try:
-                facts = pl.explain(state, pod, node_info)  # type: ignore[attr-defined]
+                facts = pl.explain(state, pod, node_info)
             except Exception as err:  # noqa: BLE001 - reported in the facts, see above
                 facts = {"error": f"{type(err).__name__}: {err}"}
             if facts is not None:

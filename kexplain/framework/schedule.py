@@ -3,29 +3,27 @@
 Follows schedule_one.go: PreEnqueue, PreFilter (with node narrowing), the nominated
 node first, the round-robin search that stops once enough feasible nodes are found,
 scoring (skipped for a single feasible node), the pick, and for a failure the
-PostFilter run and the FailedScheduling message.
+PostFilter run and the FailedScheduling message (with DefaultPreemption's candidates under
+the extra key `preemption`).
 
-After the decision, and only when asked (`Options`, or `recording(Extras(...))` around a
-call that builds its own options), kexplain adds what people need to read it, under extra
-trace keys that never touch the scheduler's own: `details` (per node: zone, allocatable and
-requested resources; for the nodes named, every plugin's `explain` facts), `unexamined`
-(the nodes the search never reached, filtered and scored against the same cycle state: would
-one of them have beaten the winner?) and `preemption` (DefaultPreemption's candidates).
+After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
+what people need to read it (`details`, `unexamined`). Everything that decides the trace is
+an argument: there is no ambient setting.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
-from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace, format_quantity, zone_of
+from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.extras import Cycle, evaluate_unexamined, plugin_verdicts, record_details
 from kexplain.framework.fit_error import fit_error_message, truncate_message
 from kexplain.framework.interface import NodeToStatus
-from kexplain.framework.runtime import Framework, FrameworkError
+from kexplain.framework.runtime import Framework
 from kexplain.framework.search import heap_top, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
+from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import NodeInfo
@@ -34,6 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @dataclass(frozen=True)
 class Options:
+    """How to run one cycle (`start_index`, the configuration's `global_percentage`, whether
+    to record every Filter plugin per node: `filter_all`) and which extra keys to record."""
+
     start_index: int = 0
     global_percentage: int | None = None
     filter_all: bool = True
@@ -42,61 +43,23 @@ class Options:
     unexamined: bool = False                     # extra key `unexamined`
 
 
-@dataclass(frozen=True)
-class Extras:
-    """The extra keys to record for every `schedule_pod` call made inside `recording(...)`
-    (for callers that do not build the `Options` themselves)."""
-
-    details: bool = False
-    explain_nodes: frozenset[str] = frozenset()
-    unexamined: bool = False
-
-
-_EXTRAS: ContextVar[Extras] = ContextVar("kexplain_extras", default=Extras())
-
-
-@contextmanager
-def recording(extras: Extras) -> Iterator[None]:
-    """Record `extras` in the traces of the scheduling cycles run inside the block
-    (`recording(Extras())` turns them off again, e.g. for suggestion re-runs)."""
-    token = _EXTRAS.set(extras)
-    try:
-        yield
-    finally:
-        _EXTRAS.reset(token)
-
-
-@dataclass
-class _Cycle:
-    """What the extra keys need to know about the cycle that just ran."""
-
-    state: CycleState | None = None
-    nodes: list["NodeInfo"] = field(default_factory=list)     # the list the search went round
-    feasible: list["NodeInfo"] = field(default_factory=list)  # scored (or the single one)
-    dropped: "NodeInfo | None" = None                         # found feasible one too many
-    searched: bool = False
-
-
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
-    extras = _EXTRAS.get()
-    options = replace(options, details=options.details or extras.details,
-                      explain_nodes=options.explain_nodes | extras.explain_nodes,
-                      unexamined=options.unexamined or extras.unexamined)
+    """The trace of one scheduling cycle of `pod`, with the extra keys `options` ask for."""
     trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name)
-    cycle = _Cycle()
+    cycle = Cycle()
     try:
         _schedule(fw, pod, options, trace, cycle)
     except FrameworkError as err:
         trace.result = Result(ERROR, [], "", error=str(err))
         return trace
     if options.unexamined and cycle.searched and trace.result.status == SCHEDULED:
-        _evaluate_unexamined(fw, pod, trace, cycle)
+        evaluate_unexamined(fw, pod, trace, cycle)
     if options.details:
-        _record_details(fw, pod, trace, cycle, options.explain_nodes)
+        record_details(fw, pod, trace, cycle, options.explain_nodes)
     return trace
 
 
-def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: _Cycle) -> None:
+def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
     status, calls = fw.run_pre_enqueue(pod)
     trace.pre_enqueue = [c.to_json() for c in calls]
     if not status.is_success:
@@ -126,7 +89,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         return
 
     search = Search(num_all_nodes=num_all, num_feasible_nodes_to_find=0, start_index=options.start_index)
-    cycle.searched, cycle.nodes = True, all_nodes
+    cycle.searched = True
     trace.search, trace.filter = search, {}
     if options.filter_all:
         trace.filter_all = {}
@@ -158,7 +121,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage)
             search.next_start_index = options.start_index
-            cycle.feasible = [ni]
+            cycle.feasible, cycle.order = [ni], _rotated(all_nodes, options.start_index)
             _decide(fw, state, pod, [ni], trace)
             return
         statuses.set(ni.name, s)
@@ -167,7 +130,6 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
     if pre.result is not None and not pre.result.all_nodes:
         allowed = pre.result.node_names or frozenset()
         nodes = [ni for ni in all_nodes if ni.name in allowed]
-        cycle.nodes = nodes
         search.order_deterministic = False
         plugins = " ".join(sorted(pre.plugins_with_nodes))
         statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -180,7 +142,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
 
     feasible: list["NodeInfo"] = []
     if nodes:
-        order = _rotated(nodes, options.start_index)
+        order = cycle.order = _rotated(nodes, options.start_index)
         if not fw.has_filter_plugins:
             feasible = order[:to_find]
         pos = len(order) if not fw.has_filter_plugins else 0
@@ -221,9 +183,7 @@ def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: fro
     out = [clean] * n
     for k in range(n):
         if k not in passed:
-            out[k] = {name: SKIP_JSON if col is None else
-                      SUCCESS_JSON if col[k].code is Code.SUCCESS else col[k].json_view()
-                      for name, col in columns}
+            out[k] = plugin_verdicts(columns, k)
     return out
 
 
@@ -282,113 +242,6 @@ def _post_filter_json(post) -> dict:
         plugins.append(entry)
     return {**head, "nominatedNodeName": nominated, "victims": victims,
             "framework": post.status.to_json(with_plugin=True), "plugins": plugins}
-
-
-# -- extra keys: what people need to read the decision ---------------------------------------
-
-def node_facts(ni: "NodeInfo") -> dict[str, Any]:
-    """A node's zone and, per resource it offers or its pods request, allocatable and
-    requested (the bound pods' requests, as the scheduler's cache adds them up)."""
-    alloc, used = ni.allocatable, ni.requested
-    resources: dict[str, dict[str, str]] = {}
-    for name in ("cpu", "memory", "ephemeral-storage"):
-        if alloc.get(name) or used.get(name):
-            resources[name] = {"allocatable": format_quantity(name, alloc.get(name)),
-                               "requested": format_quantity(name, used.get(name))}
-    for name in sorted(n for n in set(alloc.scalar) | set(used.scalar) if alloc.get(n) or used.get(n)):
-        resources[name] = {"allocatable": format_quantity(name, alloc.scalar.get(name, 0)),
-                           "requested": format_quantity(name, used.scalar.get(name, 0))}
-    resources["pods"] = {"allocatable": str(alloc.allowed_pod_number), "requested": str(len(ni.pods))}
-    out: dict[str, Any] = {"zone": zone_of(ni.node.labels), "resources": resources}
-    if ni.node.unschedulable:
-        out["unschedulable"] = True
-    return out
-
-
-def _pod_facts(pod: "PodInfo") -> dict[str, Any]:
-    res = pod.resource.resource
-    requests = {name: format_quantity(name, res.get(name)) for name in ("cpu", "memory", "ephemeral-storage")
-                if res.get(name)}
-    requests.update({name: format_quantity(name, q) for name, q in sorted(res.scalar.items()) if q})
-    return {"priority": pod.priority, "requests": requests}
-
-
-def _record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cycle,
-                    explain_nodes: frozenset[str]) -> None:
-    """Extra key `details`: the pod's requests; facts for every node the search visited; for
-    the nodes of `explain_nodes`, every plugin's `explain` facts, and for such a node the
-    search never visited, every Filter plugin's verdict on it (`filterAll`, `examined: false`)."""
-    snapshot = fw.snapshot
-    visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
-    nodes: dict[str, Any] = {}
-    for name in visited:
-        ni = snapshot.get(name)
-        if ni is not None:
-            nodes[name] = node_facts(ni)
-    for name in sorted(explain_nodes):
-        ni = snapshot.get(name)
-        if ni is None:
-            nodes[name] = {"exists": False}
-            continue
-        entry = nodes.setdefault(name, node_facts(ni))
-        entry["examined"] = name in visited
-        if cycle.state is None:
-            continue  # gated: no cycle ran
-        state = cycle.state.clone()
-        if cycle.searched and name not in visited and fw.has_filter_plugins:
-            batch = fw.run_filter_nodes(state, pod, [ni], every=True)
-            entry["filterAll"] = _filter_all_rows(batch.columns or [], batch.passed, 1)[0]
-        entry["plugins"] = fw.run_explain(state, pod, ni)
-    trace.extra["details"] = {"pod": _pod_facts(pod), "nodes": nodes}
-
-
-def _evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: _Cycle) -> None:
-    """Extra key `unexamined`: the nodes of the search list the round-robin never reached
-    (and the feasible one it found too many and dropped), filtered against a copy of the
-    cycle state, then scored together with the nodes that were scored, as if the scheduler
-    had looked at all of them. `higher` names the ones that would have beaten the winner."""
-    visited = set(trace.search.order) if trace.search is not None else set()
-    never = [ni for ni in _round_robin_rest(cycle.nodes, trace) if ni.name not in visited]
-    out: dict[str, Any] = {"nodes": [ni.name for ni in never],
-                           "dropped": cycle.dropped.name if cycle.dropped is not None else None,
-                           "filter": {}, "feasible": [], "totals": {}, "higher": []}
-    trace.extra["unexamined"] = out
-    if not never and cycle.dropped is None:
-        return
-    state = cycle.state.clone() if cycle.state is not None else CycleState()
-    extra: list["NodeInfo"] = [cycle.dropped] if cycle.dropped is not None else []
-    try:
-        for ni, s in zip(never, fw.run_filter_nodes(state, pod, never).verdicts):
-            if s.code is Code.ERROR:
-                raise FrameworkError(s.message())
-            out["filter"][ni.name] = s.json_view(with_plugin=True)
-            if s.is_success:
-                extra.append(ni)
-        out["feasible"] = [ni.name for ni in extra]
-        if not extra or not fw.has_score_plugins:
-            return
-        everyone = [*cycle.feasible, *extra]
-        s = fw.run_pre_score(state, pod, everyone)
-        if not s.is_success:
-            raise FrameworkError(s.message())
-        scored = fw.run_score(state, pod, everyone)
-    except FrameworkError as err:
-        out["error"] = str(err)
-        return
-    totals = {ni.name: total for ni, total in zip(everyone, scored.totals)}
-    out["totals"] = totals
-    winner = trace.result.suggested_host or ""
-    best = totals.get(winner, 0)
-    out["winner"] = {"node": winner, "total": best}
-    out["higher"] = sorted((ni.name for ni in extra if totals[ni.name] > best),
-                           key=lambda n: (-totals[n], n))
-
-
-def _round_robin_rest(nodes: list["NodeInfo"], trace: Trace) -> list["NodeInfo"]:
-    """The search list in round-robin order from where the search started."""
-    if not nodes or trace.search is None:
-        return []
-    return _rotated(nodes, trace.search.start_index)
 
 
 def _rotated(nodes: list["NodeInfo"], start: int) -> list["NodeInfo"]:

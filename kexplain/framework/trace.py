@@ -1,11 +1,15 @@
 """The scheduling trace (../shared/trace-format.md): what every plugin call returned.
 
-This is the contract renderers and scripts read; the engine fills it and never prints.
+This is the contract renderers and scripts read; the engine fills it and never prints. Facts
+behind the verdicts (extra keys `details`, `unexamined`) carry quantities and selectors as
+strings (kexplain.apimachinery.display writes them), so that readers need not know a unit.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+# Not the trace's: framework/extras.py still imports it from here (it belongs to apimachinery).
 
 API_VERSION = "kexplain/v1"
 
@@ -85,72 +89,3 @@ class Trace:
         }
         out.update(self.extra)
         return out
-
-
-# -- facts behind the verdicts (extra keys `details` and `unexamined`) --------------------------
-#
-# Renderers show quantities as Kubernetes writes them; facts carry them as quantity strings
-# ("3500m", "16Gi", "110") so that neither JSON readers nor renderers need to know a unit.
-
-_BINARY_SUFFIXES = (("Ei", 1 << 60), ("Pi", 1 << 50), ("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20),
-                    ("Ki", 1 << 10))
-_DECIMAL_SUFFIXES = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
-
-
-def format_quantity(name: str, amount: int) -> str:
-    """An integer amount of resource `name` as a quantity string: cpu is given in millicores
-    ("500m", "4"), memory, storage and hugepages in bytes ("16Gi", "1536Mi", "1G"), anything
-    else as a plain count."""
-    if name == "cpu":
-        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
-    if amount and (name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")):
-        for suffix, size in (*_BINARY_SUFFIXES, *_DECIMAL_SUFFIXES):
-            if amount % size == 0:
-                return f"{amount // size}{suffix}"
-    return str(amount)
-
-
-def zone_of(labels: dict[str, str]) -> str:
-    """The node's zone label (GA, else beta), "" when it has none."""
-    return labels.get("topology.kubernetes.io/zone") or labels.get("failure-domain.beta.kubernetes.io/zone") or ""
-
-
-def format_expression(expr: dict[str, Any]) -> str:
-    """A selector requirement (`{key, operator, values}`: label selector, node selector or
-    matchFields) as kubectl would write it: `disktype In [ssd]`, `gpu Exists`."""
-    key, op = str(expr.get("key") or ""), str(expr.get("operator") or "")
-    values = expr.get("values") or []
-    if op in ("Exists", "DoesNotExist") or not values:
-        return f"{key} {op}".strip()
-    return f"{key} {op} [{', '.join(str(v) for v in values)}]"
-
-
-def format_label_selector(raw: Any) -> str:
-    """A LabelSelector (matchLabels and matchExpressions) as one line: `app=web, tier In [db]`;
-    `<none>` for a null selector (matches nothing), `<all>` for an empty one."""
-    if not isinstance(raw, dict):
-        return "<none>"
-    parts = [f"{k}={v}" for k, v in sorted((raw.get("matchLabels") or {}).items())]
-    parts += [format_expression(e) for e in raw.get("matchExpressions") or () if isinstance(e, dict)]
-    return ", ".join(parts) if parts else "<all>"
-
-
-def format_toleration(tol: dict[str, Any]) -> str:
-    """A toleration as one line: `key=value:NoSchedule`, `key:Exists`, `Exists` (every taint)."""
-    key, value = str(tol.get("key") or ""), str(tol.get("value") or "")
-    effect = f":{tol['effect']}" if tol.get("effect") else ""
-    if (tol.get("operator") or "Equal") == "Exists":
-        return f"{key}:Exists{effect}" if key else f"Exists{effect}"
-    return f"{key}={value}{effect}"
-
-
-def format_parsed_selector(selector: Any) -> str:
-    """A parsed label selector (`kexplain.model.labels.LabelSelector`) as one line, as
-    `format_label_selector` writes a raw one."""
-    if selector.nothing:
-        return "<none>"
-    if not selector.requirements:
-        return "<all>"
-    return ", ".join(f"{r.key}={next(iter(r.values))}" if r.op == "In" and len(r.values) == 1 else
-                     format_expression({"key": r.key, "operator": r.op, "values": sorted(r.values)})
-                     for r in selector.requirements)

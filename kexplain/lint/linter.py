@@ -8,35 +8,38 @@ gets one pod pinned to each node its controller would run it on (`kexplain.expla
 result is a `Report` of `Finding`s, each naming the file, the document, the object and the
 reason; renderers (`kexplain.render.lint_formats`) print it. Nothing here prints.
 
-Each object is judged against the pool as its own file leaves it: the file's objects of the
-kinds the scheduler reads (PVCs, PriorityClasses, StorageClasses, Services, bound Pods, ...)
-join the pool for the file's Pods and workloads, as `kubectl apply -f FILE` would create them,
-with the claims of its StatefulSets (`kexplain.explain.run.PodFile`, `Pool.extended`: the same
-as `kexplain POD`); a file's object the API server would refuse is an `admission` finding of
-its own. The Pods and workloads being linted do not take room from each other, and other
-files' objects are not in the pool.
+A file's Pods and workloads are scheduled as `kexplain POD` schedules that file: against the
+pool as the file leaves it (the file's objects of the kinds the scheduler reads: PVCs,
+PriorityClasses, StorageClasses, Services, bound Pods, ..., join the pool as `kubectl apply -f
+FILE` would create them, with the claims of its StatefulSets: `kexplain.explain.inputs.PodFile`,
+`Pool.extended`), as one batch (`kexplain.explain.batch.Queue`): in PrioritySort order, each pod
+or copy bound to its node before the next is scheduled, so they take room from each other. A
+file's object the API server would refuse is an `admission` finding of its own and is not
+scheduled. Other files' objects are not in the pool.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator, Sequence
-
-import yaml
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.manifests import expand_paths, read_text
-from kexplain.load.workloads import WORKLOAD_KINDS, Copies, copies_of, replica_count, workload_pod
-from kexplain.load.yaml_io import DEFAULT_MAX_BYTES, MAX_EXPANDED_NODES, SafeLoader, expanded_size
-from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, SchemaError, SchemaStore, dotted_path, not_served, unknown_field_warning,
-                      unknown_fields_error)
+from kexplain.admission.workloads import WORKLOAD_KINDS
+from kexplain.load.workloads import replica_count
+from kexplain.load.limits import DEFAULT_MAX_BYTES
+from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, dotted_path, not_served, unknown_field_warning,
+                                        unknown_fields_error)
+from kexplain.lint.documents import Document, Location, line_of, read_documents, unwrap
+from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
-    from kexplain.explain.run import Inputs, Pool, Request
+    from kexplain.explain.batch import Outcome, Queue
+    from kexplain.explain.request import RunOptions
+    from kexplain.explain.inputs import Entry, Inputs, Pool
 
 
 class Severity(IntEnum):
@@ -85,36 +88,6 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
 )}
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where an object is: the path ('-' for stdin), the 1-based document (0: the whole file),
-    the item of a List, the line (1-based, when known) and Helm's `# Source:` template."""
-
-    path: str
-    doc: int = 0
-    item: int | None = None
-    line: int | None = None
-    template: str | None = None
-
-    def __str__(self) -> str:
-        out = self.path if self.path != "-" else "<stdin>"
-        if self.doc:
-            out += f": document {self.doc}"
-        if self.item is not None:
-            out += f", item {self.item}"
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.path, "document": self.doc}
-        if self.item is not None:
-            out["item"] = self.item
-        if self.line is not None:
-            out["line"] = self.line
-        if self.template:
-            out["template"] = self.template
-        return out
 
 
 @dataclass(frozen=True)
@@ -255,206 +228,12 @@ class Report:
 Suggester = Callable[["Inputs", Trace], Sequence[str]]
 
 
-SUGGEST_FUNCTION = "verified_suggestions"
-
-
-def default_suggester() -> Suggester | None:
-    """Verified fix suggestions from `kexplain.suggest.engine` when that module is there; None otherwise.
-
-    This is the one place lint is wired to it: lint calls `suggester(inputs, trace)` for the pod
-    (or the replica) that did not fit, with the inputs it was scheduled with, and shows each item
-    returned (its `text` attribute, or the item itself as a string).
-    """
-    try:
-        from kexplain import suggest  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    fn = getattr(suggest, SUGGEST_FUNCTION, None)
-    return fn if callable(fn) else None
-
-
-# -- reading ---------------------------------------------------------------------------------
-class _Loader(SafeLoader):  # type: ignore[misc, valid-type]
-    """Safe loading that keeps timestamps as the strings they were written as, as kubectl's YAML
-    to JSON conversion does (a JSON schema wants a string, not a datetime). The tag of a plain
-    scalar depends on its text alone, so it is remembered (manifests repeat the same keys)."""
-
-    _plain_tags: dict[str, str] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode and implicit[0]:
-            tag = self._plain_tags.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if len(self._plain_tags) < 50_000 and len(value) < 200:
-                    self._plain_tags[value] = tag
-            return tag
-        return super().resolve(kind, value, implicit)
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()}
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-class _Unusual(Exception):
-    """A node the fast builder leaves to PyYAML's constructor (merge keys, tags, recursion)."""
-
-
-def _build(loader: Any, root: yaml.Node) -> Any:
-    """The Python value of a composed document, as the safe constructor would make it (shared
-    for aliases), built without the constructor's per-node overhead; raises _Unusual for what
-    only the constructor handles."""
-    memo: dict[int, Any] = {}
-    scalars = loader.yaml_constructors
-
-    def build(node: yaml.Node) -> Any:
-        key = id(node)
-        if key in memo:
-            value = memo[key]
-            if value is _IN_PROGRESS:
-                raise _Unusual("recursive")
-            return value
-        if isinstance(node, yaml.ScalarNode):
-            value = node.value if node.tag == _STR_TAG else scalars[node.tag](loader, node) \
-                if node.tag in scalars and node.tag.startswith("tag:yaml.org,2002:") else _unusual()
-        elif isinstance(node, yaml.MappingNode):
-            if node.tag != _MAP_TAG:
-                raise _Unusual(node.tag)
-            memo[key] = _IN_PROGRESS
-            value = {}
-            for k, v in node.value:
-                if k.tag == _MERGE_TAG or not isinstance(k, yaml.ScalarNode):
-                    raise _Unusual("merge or complex key")
-                value[build(k)] = build(v)
-        elif isinstance(node, yaml.SequenceNode):
-            if node.tag != _SEQ_TAG:
-                raise _Unusual(node.tag)
-            memo[key] = _IN_PROGRESS
-            value = [build(x) for x in node.value]
-        else:  # pragma: no cover
-            raise _Unusual("node")
-        memo[key] = value
-        return value
-
-    return build(root)
-
-
-_IN_PROGRESS = object()
-
-
-def _unusual() -> Any:
-    raise _Unusual("tag")
-
-
-def _construct(loader: Any, node: yaml.Node) -> Any:
-    try:
-        return _build(loader, node)
-    except (_Unusual, TypeError):      # TypeError: an unhashable key
-        return loader.construct_document(node)
-
-
-@dataclass
-class Document:
-    obj: Any
-    location: Location
-    node: yaml.Node | None = None
-
-
-def _helm_source(lines: list[str], start_line: int) -> str | None:
-    """The `# Source: chart/templates/x.yaml` comment `helm template` writes above a document."""
-    for i in range(min(start_line, len(lines)) - 1, -1, -1):
-        text = lines[i].strip()
-        if text.startswith("# Source:"):
-            return text[len("# Source:"):].strip() or None
-        if text.startswith("---"):
-            return None
-    return None
-
-
-def read_documents(text: str, path: str) -> tuple[list[Document], InputError | None]:
-    """The documents of one file or stream, with their lines; a YAML error ends the file (the
-    documents before it are kept) and is returned."""
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            return [Document(json.loads(text), Location(path, 1, line=1))], None
-        except json.JSONDecodeError:
-            pass
-    docs: list[Document] = []
-    lines = text.splitlines() if "# Source:" in text else []
-    may_alias = "*" in text
-    loader = _Loader(text)
-    index = 0
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            index += 1
-            obj = _construct(loader, node) if node is not None else None
-            if obj is None:
-                continue
-            line = node.start_mark.line + 1
-            if may_alias and isinstance(obj, (dict, list)) and expanded_size(obj, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-                return docs, InputError(f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} values",
-                                        source=Source(path, index))
-            docs.append(Document(obj, Location(path, index, line=line,
-                                               template=_helm_source(lines, line) if lines else None), node))
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        error = InputError(f"invalid YAML: {where}{problem}", source=Source(path, index + 1))
-        error.line = mark.line + 1 if mark is not None else None  # type: ignore[attr-defined]
-        return docs, error
-    except RecursionError:
-        return docs, InputError("document is nested too deeply", source=Source(path, index + 1))
-    finally:
-        loader.dispose()
-    return docs, None
-
-
-def line_of(node: yaml.Node | None, path: Iterable[str | int]) -> int | None:
-    """The line of the deepest part of `path` found under `node` (the key's line for a field)."""
-    if node is None:
-        return None
-    line = node.start_mark.line + 1
-    for part in path:
-        nxt = None
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            for key, value in node.value:
-                if getattr(key, "value", None) == part:
-                    line, nxt = key.start_mark.line + 1, value
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-            nxt = node.value[part]
-            line = nxt.start_mark.line + 1
-        if nxt is None:
-            break
-        node = nxt
-    return line
-
-
-def _unwrap(doc: Document) -> Iterator[Document]:
-    """A `kind: List` (or PodList, ...) becomes its items, each with its own item number and line."""
-    obj = doc.obj
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    if not (isinstance(kind, str) and kind.endswith("List") and isinstance(obj.get("items"), list)):
-        yield doc
-        return
-    items_node = None
-    if isinstance(doc.node, yaml.MappingNode):
-        items_node = next((v for k, v in doc.node.value if getattr(k, "value", None) == "items"), None)
-    for i, item in enumerate(obj["items"]):
-        node = items_node.value[i] if isinstance(items_node, yaml.SequenceNode) and i < len(items_node.value) else None
-        if isinstance(item, dict) and not item.get("kind") and kind != "List":
-            item = {**item, "kind": kind[:-4]}
-        line = node.start_mark.line + 1 if node is not None else doc.location.line
-        yield Document(item, replace(doc.location, item=i, line=line), node)
+def default_suggester() -> Suggester:
+    """Verified fix suggestions (`kexplain.suggest.verified_suggestions`): lint calls
+    `suggester(inputs, trace)` for the pod (or the replica) that did not fit, with the inputs it
+    was scheduled with, and shows each item returned (its `text`, or the item as a string)."""
+    from kexplain.suggest import verified_suggestions
+    return verified_suggestions
 
 
 # -- the engine --------------------------------------------------------------------------------
@@ -487,7 +266,7 @@ class Linter:
         self.suggester = suggester
         self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
-            from kexplain.explain.run import load_pool
+            from kexplain.explain.inputs import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
                              max_bytes=options.max_bytes, stdin=stdin, validate=options.validate)
         self.pool = pool
@@ -518,23 +297,23 @@ class Linter:
 
     def lint_text(self, text: str, path: str) -> None:
         docs, error = read_documents(text, path)
-        items = [item for doc in docs for item in _unwrap(doc)]
+        items = [item for doc in docs for item in unwrap(doc)]
         self._file = self._file_cluster(items, path) if self.pool is not None else None
         try:
             for item in items:
                 self.lint_document(item)
+            self._schedule_file()
         finally:
             self._file = None
         if error is not None:
             self._unreadable(path, error)
 
-    def _file_cluster(self, items: list[Document], path: str) -> "_FileCluster | None":
+    def _file_cluster(self, items: list[Document], path: str) -> "_FileCluster":
         """The pool as the file leaves it (`Pool.extended`): its objects of the kinds the
         scheduler reads, and its StatefulSets' claims. An object the API server would refuse
         is left out and becomes an `admission` finding of its document (a StatefulSet whose
-        claims are refused: of the StatefulSet, which is then not scheduled). None when the
-        file has no Pod or workload to schedule."""
-        from kexplain.explain.run import PodFile, created_objects
+        claims are refused: of the StatefulSet, which is then not scheduled)."""
+        from kexplain.explain.inputs import PodFile, created_objects
 
         assert self.pool is not None
         objs: list[tuple[dict[str, Any], Source]] = []
@@ -546,7 +325,7 @@ class Linter:
                 where[id(src)] = doc
         pod_file = PodFile.of(objs, path)
         if not pod_file.explained:
-            return None
+            return _FileCluster(self.pool)
         file_objects = list(pod_file.cluster)
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
@@ -601,17 +380,28 @@ class Linter:
         if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
                 and ref.api_version in ("v1", "apps/v1", "batch/v1"):
             linted.checks.append("scheduling")
-            findings = self._scheduling_findings(obj, ref, loc)
-            linted.scheduled = any(f.rule not in NOT_SCHEDULED_RULES and not f.details.get("internalError")
-                                   for f in findings)
-            for finding in findings:
-                self._add(finding)
+            found = self._guarded(ref, loc, lambda: self.check_scheduling(obj, ref, loc))
+            if isinstance(found, _Queued):      # scheduled with the file's other pods (`_schedule_file`)
+                assert self._file is not None
+                self._file.queued.append(replace(found, at=len(self.report.findings), linted=linted))
+            else:
+                self._scheduled(linted, found)
 
-    def _scheduling_findings(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
-        """check_scheduling; a failure of kexplain itself on one object is a finding of that
-        object (KEXPLAIN_DEBUG=1 raises it instead), so one bug does not hide every other result."""
+    def _scheduled(self, linted: LintedObject, findings: list[Finding], at: int | None = None) -> None:
+        """Add an object's scheduling findings (at index `at` of the report, by default last)."""
+        linted.scheduled = any(f.rule not in NOT_SCHEDULED_RULES and not f.details.get("internalError")
+                               for f in findings)
+        if at is None:
+            self.report.findings.extend(findings)
+        else:
+            self.report.findings[at:at] = findings
+
+    @staticmethod
+    def _guarded(ref: ObjectRef, loc: Location, check: Callable[[], Any]) -> Any:
+        """`check()`; a failure of kexplain itself on one object is a finding of that object
+        (KEXPLAIN_DEBUG=1 raises it instead), so one bug does not hide every other result."""
         try:
-            return self.check_scheduling(obj, ref, loc)
+            return check()
         except Exception as err:  # noqa: BLE001 - reported, not swallowed
             if os.environ.get("KEXPLAIN_DEBUG"):
                 raise
@@ -620,8 +410,9 @@ class Linter:
                             details={"internalError": type(err).__name__})]
 
     def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
-        """Adds the schema findings; True when the object is fit to be scheduled (no errors but
-        unknown fields: the API server drops them when it does not refuse them)."""
+        """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
+        only unknown fields under --validate=warn (the API server then drops them; under strict
+        it refuses the object, which is then never created, let alone scheduled)."""
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
             served = self.store.served_versions(ref.kind)
@@ -638,7 +429,7 @@ class Linter:
         errors = validator.errors(obj)
         for err in errors:
             self._add(self._schema_finding(err, ref, doc, validator.origin, self.store.validate))
-        return all(e.unknown_field for e in errors)
+        return all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
 
     @staticmethod
     def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
@@ -659,14 +450,17 @@ class Linter:
         return Finding("unknown-field", loc, ref, unknown_fields_error([err.dotted]), field=field, details=details)
 
     # -- scheduling -------------------------------------------------------------------------
-    def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> list[Finding]:
-        """The scheduling findings of a Pod or workload, against the pool as its file leaves it."""
+    def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> "list[Finding] | _Queued":
+        """What a Pod or workload is before it meets the scheduler, against the pool as its file
+        leaves it: findings when it never does (refused, bound, zero replicas, another
+        scheduler's, a DaemonSet that runs no pod), else its entry of the file's batch."""
         from kexplain.admission.workloads import refused_pods
-        from kexplain.explain.run import Request, explain, inputs_for
-        from kexplain.explain.placement import chosen_node, iter_placements
+        from kexplain.explain.batch import Queue
+        from kexplain.explain.inputs import entry_of, inputs_for
+        from kexplain.explain.placement import daemon_nodes
 
-        assert self.pool is not None
-        pool = self._file.pool if self._file is not None else self.pool
+        assert self.pool is not None and self._file is not None
+        pool = self._file.pool
         source = Source(loc.path, loc.doc)
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         workload = ref.kind != "Pod"
@@ -677,11 +471,16 @@ class Linter:
                                                        "this pod")]
         copies = replica_count(obj) if workload else 1
         try:
-            pod_obj = workload_pod(obj, source, 0) if workload else obj     # the API server's workload checks
-            if copies == 0:
-                return [Finding("fits", loc, ref, "0 replicas: nothing to place", details={"replicas": 0, "fit": 0})]
-            # a Pod bound to a node the pool lacks may be in the pool, from its own file
-            inputs = inputs_for(pod_obj, source, pool, stored=False, itself=pinned is not None)
+            if workload:
+                entry = entry_of(obj, source, len(self._file.queued))    # the API server's workload checks
+                if copies == 0:
+                    return [Finding("fits", loc, ref, "0 replicas: nothing to place",
+                                    details={"replicas": 0, "fit": 0})]
+                inputs = inputs_for(entry.pod, source, pool, stored=False)
+            else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
+                    # the pool lacks may be in the pool, from its own file: itself)
+                inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
+                entry = entry_of(obj, source, len(self._file.queued))
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
@@ -690,34 +489,75 @@ class Linter:
             pool.config.profile_for(scheduler)
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
-        field_name = "spec.nodeName"
-        if workload and inputs.pod.node_name and not daemon:
-            pinned, field_name = inputs.pod.node_name, "spec.template.spec.nodeName"
-            if pool.snapshot.get(pinned) is not None:
-                return [Finding("not-scheduled", loc, ref, f"{field_name} is {pinned}: the scheduler does not place "
-                                                           "its pods")]
-        req = Request(pod_path=loc.path, node_paths=self.options.node_paths, config_path=self.options.config_path,
-                      max_bytes=self.options.max_bytes, preemption=self.options.preemption,
-                      filter_all=self.suggester is not None)
-        try:
-            if daemon:
-                return self._daemon_findings(ref, loc, inputs, req, copies_of(obj))
-            if workload:
-                placements = list(iter_placements(inputs, req, copies, copies_of(obj)))
-                placed = [p.node for p in placements if p.node is not None]
-                last_inputs, last = placements[-1].inputs, placements[-1].trace
-            else:
-                last_inputs, last = inputs, explain(inputs, req)
-                node = chosen_node(last)
-                placed = [node] if node is not None else []
+        if daemon:
+            nodes = daemon_nodes(inputs.pod, inputs.snapshot)
+            details: dict[str, Any] = {"nodesInPool": len(nodes.eligible) + len(nodes.excluded),
+                                       "eligible": list(nodes.eligible), "notEligible": nodes.excluded}
+            if inputs.pod.node_name and nodes.eligible:   # the one node it names
+                return [Finding("not-scheduled", loc, ref,
+                                f"spec.template.spec.nodeName is {inputs.pod.node_name}: the scheduler does not "
+                                "place its pod", details=details)]
+            if not nodes.eligible:
+                why = f": {_grouped(nodes.excluded)}" if nodes.excluded else ": the pool has no node"
+                return [Finding("no-eligible-nodes", loc, ref,
+                                f"no node of the pool is eligible, the DaemonSet would run no pod{why}",
+                                details={**details, "replicas": 0, "fit": 0, "nodes": []})]
+        elif workload and inputs.pod.node_name:
+            if pool.snapshot.get(inputs.pod.node_name) is not None:
+                return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {inputs.pod.node_name}: "
+                                                           "the scheduler does not place its pods")]
+            pinned = inputs.pod.node_name
+        queued = _Queued(entry, inputs, ref, loc, pinned)
+        if pinned is None:
+            return queued
+        try:        # bound to a node the pool does not have: it never runs, and takes no room
+            return [self._pinned(queued, Queue(pool, self._run_options()).place(entry, inputs))]
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
-        finding = self._verdict(ref, loc, workload, copies, placed, last_inputs, last)
-        if pinned is not None:       # bound to a node the pool does not have: it never runs
-            text = finding.message if finding.rule in ("unschedulable", "replicas") else "no kubelet will run it"
-            finding = replace(finding, rule="unschedulable", severity=None,
-                              message=f"{field_name} is {pinned}, which is not a node of the pool: {text}")
-        return [finding]
+
+    def _run_options(self) -> "RunOptions":
+        from kexplain.explain.request import RunOptions
+        return RunOptions(preemption=self.options.preemption, filter_all=self.suggester is not None)
+
+    def _schedule_file(self) -> None:
+        """Schedule the file's queued Pods and workloads as one batch (`explain.batch.Queue`:
+        PrioritySort order, each pod bound before the next) and add their findings where their
+        documents are."""
+        from kexplain.explain.batch import Queue, queue_order
+
+        if self._file is None or not self._file.queued:
+            return
+        queue = Queue(self._file.pool, self._run_options())
+        found: dict[int, list[Finding]] = {}
+        for q in sorted(self._file.queued, key=lambda q: queue_order(q.entry, q.inputs)):
+            found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
+        for q in reversed(self._file.queued):     # the last first: the earlier indexes stay valid
+            assert q.linted is not None
+            self._scheduled(q.linted, found[id(q)], q.at)
+
+    def _placed(self, q: "_Queued", queue: "Queue") -> list[Finding]:
+        """The findings of a queued object, placed by the file's queue; a profile the pod's
+        scheduler name finds but cannot build is another scheduler's, as before placing."""
+        try:
+            outcome = queue.place(q.entry, q.inputs)
+        except ConfigError:
+            return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        if outcome.daemon is not None:
+            return self._daemon_findings(q.ref, q.loc, outcome)
+        return [self._pinned(q, outcome)]
+
+    def _pinned(self, q: "_Queued", outcome: "Outcome") -> Finding:
+        """The verdict on a Pod or workload's pods (`_verdict`); for one bound to a node the pool
+        does not have, that it never runs."""
+        last = outcome.attempts[-1]
+        copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
+        finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace)
+        if q.pinned is None:
+            return finding
+        field_name = "spec.nodeName" if q.ref.kind == "Pod" else "spec.template.spec.nodeName"
+        text = finding.message if finding.rule in ("unschedulable", "replicas") else "no kubelet will run it"
+        return replace(finding, rule="unschedulable", severity=None,
+                       message=f"{field_name} is {q.pinned}, which is not a node of the pool: {text}")
 
     @staticmethod
     def _other_scheduler(ref: ObjectRef, loc: Location, scheduler: str) -> Finding:
@@ -763,31 +603,20 @@ class Linter:
         text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
         return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
 
-    def _daemon_findings(self, ref: ObjectRef, loc: Location, inputs: "Inputs", req: "Request",
-                         naming: Copies | None = None) -> list[Finding]:
+    def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome") -> list[Finding]:
         """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
         nodes), each scheduled through the whole pipeline. Nodes that are not eligible are no
         finding; eligible nodes where the pod does not fit are, with the reason per node."""
-        from kexplain.explain.placement import daemon_nodes, iter_daemon_placements
-
-        nodes = daemon_nodes(inputs.pod, inputs.snapshot)
+        assert outcome.daemon is not None
+        nodes = outcome.daemon
         total = len(nodes.eligible) + len(nodes.excluded)
         details: dict[str, Any] = {"nodesInPool": total, "eligible": list(nodes.eligible),
                                    "notEligible": nodes.excluded}
-        if inputs.pod.node_name and nodes.eligible:   # the one node it names
-            return [Finding("not-scheduled", loc, ref,
-                            f"spec.template.spec.nodeName is {inputs.pod.node_name}: the scheduler does not "
-                            "place its pod", details=details)]
-        if not nodes.eligible:
-            why = f": {_grouped(nodes.excluded)}" if nodes.excluded else ": the pool has no node"
-            return [Finding("no-eligible-nodes", loc, ref,
-                            f"no node of the pool is eligible, the DaemonSet would run no pod{why}",
-                            details={**details, "replicas": 0, "fit": 0, "nodes": []})]
         fit: list[str] = []
         failed: dict[str, dict[str, Any]] = {}
         preempting: dict[str, dict[str, Any]] = {}
         first_failed = first_preempting = None
-        for placement in iter_daemon_placements(inputs, req, nodes.eligible, naming=naming):
+        for placement in outcome.attempts:
             name = nodes.eligible[placement.index]
             if placement.node is not None:
                 fit.append(placement.node)
@@ -849,11 +678,27 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
 
 @dataclass
 class _FileCluster:
-    """The pool as one linted file leaves it, and the file's objects the API server would refuse
-    (their `admission` findings, by location)."""
+    """The pool as one linted file leaves it, the file's objects the API server would refuse
+    (their `admission` findings, by location), and its Pods and workloads queued to be
+    scheduled as one batch, in document order."""
 
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
+    queued: list["_Queued"] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Queued:
+    """A Pod or workload of the file, admitted, waiting for the file's batch: its findings go
+    at index `at` of the report (after its schema findings)."""
+
+    entry: "Entry"
+    inputs: "Inputs"
+    ref: ObjectRef
+    loc: Location
+    pinned: str | None = None             # the node it is bound to, which the pool does not have
+    at: int = 0
+    linted: LintedObject | None = None
 
 
 _LIST_LIMIT = 10
@@ -875,8 +720,8 @@ def _grouped(reasons: dict[str, str]) -> str:
 
 
 def _gate(trace: Trace) -> dict[str, Any]:
-    """The PreEnqueue plugin that held the pod back (`render.views.gate`, as explain shows it)."""
-    from kexplain.render.views import gate
+    """The PreEnqueue plugin that held the pod back (`explain.describe.gate`, as explain shows it)."""
+    from kexplain.explain.describe import gate
     return dict(gate({"preEnqueue": trace.pre_enqueue}) or {})
 
 

@@ -9,29 +9,15 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Any, BinaryIO, Collection, Iterable, Iterator
+from typing import Any, BinaryIO, Collection, Iterable
 
+from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, type_name
 from kexplain.errors import InputError, Source
-from kexplain.load.yaml_io import DEFAULT_MAX_BYTES, parse_documents
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.yaml_io import parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-DEFAULT_MAX_OBJECTS = 500_000   # per load: a 5,000-node cluster with 150,000 pods is about 160,000
 FIRST_CHUNK = 1 << 16           # read first: binary data is refused before the rest is read
-
-# The object-count cap of `load_objects`; a command sets it for its run with `object_limit`.
-MAX_OBJECTS: ContextVar[int] = ContextVar("kexplain_max_objects", default=DEFAULT_MAX_OBJECTS)
-
-
-@contextmanager
-def object_limit(limit: int) -> Iterator[None]:
-    """Loads inside this block refuse inputs of more than `limit` objects."""
-    token = MAX_OBJECTS.set(limit)
-    try:
-        yield
-    finally:
-        MAX_OBJECTS.reset(token)
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
@@ -129,79 +115,36 @@ def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
     return first + (stream.read(max_bytes + 1 - len(first)) or b"")
 
 
-def objects_from_text(text: str, path: str, limit: int | None = None,
+def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
                       before: int = 0) -> list[tuple[dict[str, Any], Source]]:
     """The objects of one file, `kind: List` unwrapped (also inside a List); empty documents
-    skipped. More than `limit` objects (default: the `object_limit`), counting `before` read
-    from other files, are refused."""
-    limit = MAX_OBJECTS.get() if limit is None else limit
+    skipped. More than `limit` objects, counting `before` read from other files, are refused."""
     out: list[tuple[dict[str, Any], Source]] = []
-    for doc, src in parse_documents(text, path):
-        if doc is None:
+    room = limit - before
+    for doc in parse_documents(text, path):
+        if doc.value is None:
             continue
-        if not isinstance(doc, dict):
-            raise InputError(f"document is a {_type_name(doc)}, not a Kubernetes object (a mapping)",
-                             source=src)
-        _check_kind(doc, src, "kind")
-        _unwrap(doc, src, out, limit - before, limit)
+        src = Source(path, doc.number)
+        obj = doc.value
+        if not isinstance(obj, dict):
+            raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
+        problem = kind_problem(obj)
+        if problem is not None:
+            raise InputError(problem, source=src, obj=obj, field="kind")
+        for item, _ in flatten_lists(obj, src):
+            if len(out) >= room:
+                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
+            out.append((item, src))
     return out
 
 
-def _type_name(value: Any) -> str:
-    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
-        type(value), type(value).__name__)
-
-
-def _check_kind(obj: dict[str, Any], src: Source, field: str) -> None:
-    kind = obj.get("kind")
-    if kind is None or kind == "":
-        raise InputError("object has no kind", source=src, obj=obj, field=field)
-    if not isinstance(kind, str):
-        raise InputError(f"must be a string, not a {_type_name(kind)}", source=src, obj=obj, field=field)
-
-
-def _is_list(obj: dict[str, Any]) -> bool:
-    kind = obj["kind"]
-    return kind == "List" or (kind.endswith("List") and isinstance(obj.get("items"), list))
-
-
-def _unwrap(doc: dict[str, Any], src: Source, out: list[tuple[dict[str, Any], Source]], room: int,
-            limit: int) -> None:
-    """`doc`, or the items of `doc` and of the Lists among them (without recursion), onto `out`."""
-    stack: list[tuple[dict[str, Any], str]] = [(doc, "")]
-    while stack:
-        obj, where = stack.pop()
-        if not _is_list(obj):
-            if len(out) >= room:
-                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)",
-                                 source=src)
-            out.append((obj, src))
-            continue
-        kind, items = obj["kind"], obj.get("items")
-        if not isinstance(items, list):
-            raise InputError("a List needs an items array", source=src, obj=obj, field=f"{where}items")
-        unwrapped = []
-        for i, item in enumerate(items):
-            field = f"{where}items[{i}]"
-            if not isinstance(item, dict):
-                raise InputError("list item is not a Kubernetes object (a mapping)", source=src, field=field)
-            if not item.get("kind") and kind != "List":   # PodList etc.: the kind follows from the list
-                item = {**item, "kind": kind[:-4]}
-                if not item.get("apiVersion") and obj.get("apiVersion"):   # and its apiVersion
-                    item["apiVersion"] = obj["apiVersion"]
-            _check_kind(item, src, f"{field}.kind")
-            unwrapped.append((item, f"{field}."))
-        stack.extend(reversed(unwrapped))
-
-
-def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES,
-                 stdin: BinaryIO | None = None, max_objects: int | None = None) -> list[tuple[dict[str, Any], Source]]:
-    """Every object of `paths`, in order; more than `max_objects` in all (default: the
-    `object_limit`) are refused."""
-    limit = MAX_OBJECTS.get() if max_objects is None else max_objects
+def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
+                 max_objects: int = DEFAULT_MAX_OBJECTS) -> list[tuple[dict[str, Any], Source]]:
+    """Every object of `paths`, in order: a file larger than `max_bytes`, or more than
+    `max_objects` objects in all, are refused (the caller's limits, passed explicitly)."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
-        out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, limit, len(out)))
+        out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, max_objects, len(out)))
     return out
 
 

@@ -61,6 +61,7 @@ from typing import Any, Callable
 
 from kexplain.admission.pipeline import copy_json, is_stored
 from kexplain.errors import Source
+from kexplain.apimachinery.labels import ANN_BOUND_BY_CONTROLLER
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.plugins.volume_binding import claim_is_prebound_to as bound_to_claim
@@ -70,7 +71,6 @@ from kexplain.plugins.volumes import (
     spec, storage_request, volume_capacity, volume_class, volume_mode,
 )
 
-ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_PRE_RESIZE_CAPACITY = "volume.alpha.kubernetes.io/pre-resize-capacity"
 CLAIM_BOUND = "Bound"
 VOLUME_BOUND = "Bound"

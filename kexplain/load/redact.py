@@ -27,7 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from kexplain.plugins.image_locality import normalized_image_name
+from kexplain.apimachinery import labels as well_known
+from kexplain.model.images import normalized_image_name
 
 Obj = dict[str, Any]
 
@@ -38,20 +39,20 @@ KEEP_VALUES = frozenset({
     "system-node-critical", "system-cluster-critical",
 })
 KEEP_VALUE_LABELS = frozenset({
-    "kubernetes.io/os", "kubernetes.io/arch", "beta.kubernetes.io/os", "beta.kubernetes.io/arch",
-    "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type",
+    well_known.LABEL_OS, well_known.LABEL_ARCH, well_known.LABEL_OS_BETA, well_known.LABEL_ARCH_BETA,
+    well_known.LABEL_INSTANCE_TYPE, well_known.LABEL_INSTANCE_TYPE_BETA,
 })
-MULTI_ZONE_DELIMITER = "__"
+MULTI_ZONE_DELIMITER = well_known.LABEL_MULTI_ZONE_DELIMITER
 INTEGER = re.compile(r"^[+-]?\d+$")
 
 KEEP_ANNOTATIONS = frozenset({
-    "storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class",
-    "volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner",
-    "pv.kubernetes.io/bind-completed", "pv.kubernetes.io/bound-by-controller",
-    "pv.kubernetes.io/provisioned-by", "pv.kubernetes.io/migrated-to",
-    "storage.alpha.kubernetes.io/migrated-plugins",
+    *well_known.DEFAULT_STORAGE_CLASS_ANNOTATIONS,
+    well_known.ANN_STORAGE_PROVISIONER, well_known.ANN_BETA_STORAGE_PROVISIONER,
+    well_known.ANN_BIND_COMPLETED, well_known.ANN_BOUND_BY_CONTROLLER,
+    well_known.ANN_PROVISIONED_BY, well_known.ANN_MIGRATED_TO,
+    well_known.ANN_MIGRATED_PLUGINS,
 })
-NAME_ANNOTATIONS = {"volume.beta.kubernetes.io/storage-class": "sc", "volume.kubernetes.io/selected-node": "node"}
+NAME_ANNOTATIONS = {well_known.ANN_BETA_STORAGE_CLASS: "sc", well_known.ANN_SELECTED_NODE: "node"}
 
 # Keys of volume sources whose values are kinds of things, not names: kept.
 KEEP_SOURCE_KEYS = frozenset({

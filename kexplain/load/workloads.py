@@ -11,19 +11,10 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from kexplain.admission.workloads import TEMPLATE_PATHS
+from kexplain.apimachinery import labels as well_known
 from kexplain.errors import InputError, Source
-
-# kind -> path to the pod template
-TEMPLATE_PATHS: dict[str, tuple[str, ...]] = {
-    "Deployment": ("spec", "template"),
-    "ReplicaSet": ("spec", "template"),
-    "ReplicationController": ("spec", "template"),
-    "StatefulSet": ("spec", "template"),
-    "DaemonSet": ("spec", "template"),
-    "Job": ("spec", "template"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template"),
-}
-WORKLOAD_KINDS = frozenset(TEMPLATE_PATHS)
+from kexplain.model.nodeselector import NODE_NAME_FIELD
 
 
 def _count(raw: Any, default: int) -> int:
@@ -91,7 +82,7 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> di
     if tmeta.get("annotations"):
         pod_meta["annotations"] = dict(tmeta["annotations"])
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
-        from kexplain.admission.workloads import workload_uid
+        from kexplain.admission.workloads import object_uid as workload_uid
         pod_meta["ownerReferences"] = [{
             "apiVersion": obj.get("apiVersion", ""), "kind": kind, "name": name,
             "uid": workload_uid(obj), "controller": True}]
@@ -240,16 +231,15 @@ def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]
 # controller adds to its pod template: its pods stay on nodes that are not ready or unreachable,
 # and are placed on nodes under disk, memory or PID pressure and on cordoned nodes.
 DAEMON_TOLERATIONS: tuple[tuple[str, str], ...] = (
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    (well_known.TAINT_NODE_NOT_READY, "NoExecute"),
+    (well_known.TAINT_NODE_UNREACHABLE, "NoExecute"),
+    (well_known.TAINT_NODE_DISK_PRESSURE, "NoSchedule"),
+    (well_known.TAINT_NODE_MEMORY_PRESSURE, "NoSchedule"),
+    (well_known.TAINT_NODE_PID_PRESSURE, "NoSchedule"),
+    (well_known.TAINT_NODE_UNSCHEDULABLE, "NoSchedule"),
 )
 # Added only for pods on the host network.
-HOST_NETWORK_TOLERATION = ("node.kubernetes.io/network-unavailable", "NoSchedule")
-NODE_NAME_FIELD = "metadata.name"
+HOST_NETWORK_TOLERATION = (well_known.TAINT_NODE_NETWORK_UNAVAILABLE, "NoSchedule")
 
 
 def _toleration_key(t: dict[str, Any]) -> tuple[str, str, str, str]:

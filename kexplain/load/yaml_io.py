@@ -1,14 +1,24 @@
-"""Safe, bounded parsing of YAML and JSON text.
+"""The one reader of YAML and JSON text: safe, bounded, and as kubectl reads it.
 
-Only safe loading (the C loader when PyYAML has it). Inputs over a size limit are
-refused before parsing, and documents whose aliases would expand past a node limit
-(a "billion laughs" bomb) are refused after parsing without ever expanding them.
-Documents nested deeper than MAX_DEPTH are refused before the C loader composes them
-(its composer recurses once per level and would overflow the C stack at some tens of
-thousands: a segfault) by SafeLoader itself, so that every reader using it is safe; and a
-value YAML's own constructors cannot build (`2024-13-45`, an integer of more than 4,300
-digits, `!!int abc`) is a YAML error with its line, not a crash. A double-quoted `\\'` is read
-as kubectl reads it (a `'`: see `kubectl_escapes`), by SafeLoader itself too.
+`parse_documents` is what every input goes through (the files of `kexplain POD`, lint's files,
+--schemas directories), with one set of guards (`kexplain.load.limits`; the size cap is applied
+when the text is read, the object cap by the caller that counts objects):
+
+- only safe loading (the C loader when PyYAML has it); a value YAML's own constructors cannot
+  build (`2024-13-45`, an integer of more than 4,300 digits, `!!int abc`) is a YAML error with
+  its line, not a crash;
+- documents nested deeper than MAX_DEPTH are refused before the C loader composes them (its
+  composer recurses once per level and would overflow the C stack at some tens of thousands: a
+  segfault), by SafeLoader itself, so that every use of it is safe;
+- documents whose aliases would expand past MAX_EXPANDED_NODES values, or as go-yaml judges
+  it too large a share of them, are refused after composing, without ever expanding them;
+- a double-quoted `\\'` is read as kubectl reads it (a `'`: see `kubectl_escapes`), by
+  SafeLoader itself too.
+
+It gives each document's value and number, and on request its composed node (where each value
+was written: lint's lines) and timestamps kept as the strings they were written as (what
+kubectl sends; lint validates that). Large texts may be read by a faster parser whose result is
+shown to be CSafeLoader's (`fast_documents`).
 """
 from __future__ import annotations
 
@@ -16,22 +26,20 @@ import json
 import os
 import pickle
 import re
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 import yaml
 from yaml.constructor import ConstructorError
 
 from kexplain.errors import InputError, Source, clip
+from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 try:  # pragma: no cover - depends on how PyYAML was built
     _BaseLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _BaseLoader = yaml.SafeLoader
-
-DEFAULT_MAX_BYTES = 1 << 30          # 1 GiB: a 5,000-node snapshot is about 90 MB
-MAX_EXPANDED_NODES = 20_000_000      # after alias expansion, per document
-MAX_DEPTH = 5_000                    # nesting levels per document (real manifests: under 30)
 
 # A block collection nested in another starts at least one column further right every second
 # level, and its column is made of the line's indentation and indicators (`- `, `? `, `: `):
@@ -148,7 +156,12 @@ class NestingError(yaml.MarkedYAMLError):
 class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """The safe loader: scalar constructors that fail as YAML errors, a text nested deeper
     than MAX_DEPTH refused (NestingError) before parsing, and go-yaml's double-quoted `\\'` read
-    as kubectl reads it (in a text given as a str), for every reader that uses it."""
+    as kubectl reads it (in a text given as a str), for every reader that uses it.
+
+    The tag of a plain scalar depends on its text alone, so it is remembered (manifests repeat
+    the same keys and values): a bounded cache per loader class, of short texts only."""
+
+    _plain_tags: ClassVar[dict[str, str]] = {}
 
     def __init__(self, stream: Any) -> None:
         self._stand_in: str | None = None
@@ -202,16 +215,99 @@ class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         event = super().get_event()
         return event if self._stand_in is None else _restore_event(event, self._stand_in)
 
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tags = self._plain_tags
+            tag = tags.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)
+                if len(tags) < _PLAIN_TAGS_CACHED and len(value) < 200:
+                    tags[value] = tag
+            return tag
+        return super().resolve(kind, value, implicit)
 
+
+_PLAIN_TAGS_CACHED = 50_000
 for _tag in ("int", "float", "bool", "timestamp", "binary", "null"):
     _full = f"tag:yaml.org,2002:{_tag}"
     SafeLoader.add_constructor(_full, _safe_scalar(_BaseLoader.yaml_constructors[_full]))
 
 
-def expanded_size(root: Any, limit: int) -> int:
-    """Number of values the document would have with every alias expanded, computed over
-    shared objects once (so a bomb is measured, not expanded); stops past `limit`."""
-    return _sizes(root, limit)[0]
+class _TextDatesLoader(SafeLoader):
+    """SafeLoader but that a plain timestamp stays the string it was written as, as kubectl's
+    YAML to JSON conversion keeps it (a JSON schema wants a string, not a datetime)."""
+
+    _plain_tags: ClassVar[dict[str, str]] = {}
+
+
+_TextDatesLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()}
+
+
+# -- building documents --------------------------------------------------------------------------
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
+
+
+class _Unusual(Exception):
+    """What the fast builder leaves to PyYAML's constructor (merge keys, tags, complex keys)."""
+
+
+def _build(loader: Any, root: yaml.Node) -> Any:
+    """The value of a composed document as the safe constructor makes it, without its per-node
+    overhead: aliases shared (a recursive one makes a cycle), values built in the constructor's
+    order (breadth first), so a bad value is the error it would be; raises _Unusual for what
+    only the constructor handles."""
+    constructors = loader.yaml_constructors
+    memo: dict[int, Any] = {}
+    pending: deque[tuple[yaml.Node, Any]] = deque()
+
+    def build(node: yaml.Node) -> Any:
+        if type(node) is yaml.ScalarNode:
+            tag = node.tag
+            if tag == _STR_TAG:
+                return node.value
+            if tag in _SCALAR_TAGS:
+                return constructors[tag](loader, node)
+            raise _Unusual(tag)
+        value = memo.get(id(node))
+        if value is not None:
+            return value
+        if type(node) is yaml.MappingNode and node.tag == _MAP_TAG:
+            value = {}
+        elif type(node) is yaml.SequenceNode and node.tag == _SEQ_TAG:
+            value = []
+        else:
+            raise _Unusual(node.tag)
+        memo[id(node)] = value
+        pending.append((node, value))
+        return value
+
+    root_value = build(root)
+    while pending:
+        node, value = pending.popleft()
+        if type(value) is dict:
+            for key_node, value_node in node.value:
+                if type(key_node) is not yaml.ScalarNode or key_node.tag not in _KEY_TAGS:
+                    raise _Unusual("merge or complex key")
+                value[build(key_node)] = build(value_node)
+        else:
+            value.extend(build(item) for item in node.value)
+    return root_value
+
+
+_KEY_TAGS = _SCALAR_TAGS | {_STR_TAG}
+
+
+def _construct(loader: Any, node: yaml.Node) -> Any:
+    """The value of a composed document: `_build`'s, or PyYAML's constructor's where it steps aside."""
+    try:
+        return _build(loader, node)
+    except (_Unusual, TypeError):      # TypeError: an unhashable key
+        return loader.construct_document(node)
 
 
 def _sizes(root: Any, limit: int) -> tuple[int, int]:
@@ -480,7 +576,7 @@ class _Check:
         self.floats: list[tuple[Any, Any, float]] = []   # (container, key, value): yaml-rs's floats
 
     def document(self, root: Any) -> tuple[int, int]:
-        """(values the way `expanded_size` counts them, libyaml events) of one document."""
+        """(values the way `_sizes` counts them, libyaml events) of one document."""
         kind = type(root)
         if kind is not dict and kind is not list:
             if kind is float or not self.scalar(root):
@@ -590,6 +686,7 @@ _FLOATISH = (re.compile(r"\.(?:(?<=[0-9_]\.)[0-9_]*|(?=[0-9_])[0-9_]+|(?:inf|Inf
 _FLOAT_CHARS = frozenset("0123456789_.eE+-")
 _INF_NAN = tuple(f".{w}" for w in ("inf", "Inf", "INF", "nan", "NaN", "NAN"))
 _TOKEN_END = frozenset(" \n\r[]{},:")
+# Bounded caches (100,000 tokens each, then no more entries): plain tokens recur across a snapshot.
 _PYYAML_PLAIN: dict[str, Any] = {}
 _RS_PLAIN: dict[str, Any] = {}
 
@@ -827,11 +924,80 @@ def _fast_checked(text: str, aliases: int, text_facts: Callable[[], _TextFacts])
     return docs
 
 
-def _yaml_error(err: yaml.YAMLError, source_path: str) -> InputError:
-    mark = getattr(err, "problem_mark", None)
-    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    return InputError(f"invalid YAML: {where}{clip(problem, 300)}", source=Source(source_path))
+# -- reading -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedDocument:
+    """One document of a text: its value (None when empty), its 1-based number (empty documents
+    count), and when asked for, its composed node: where each of its values was written."""
+
+    value: Any
+    number: int
+    node: yaml.Node | None = None
+
+    @property
+    def line(self) -> int | None:
+        """The 1-based line the document starts on, when its node is known."""
+        return self.node.start_mark.line + 1 if self.node is not None else None
+
+
+class ReadError(InputError):
+    """A text that cannot be read (past the documents before it): the error explain reports, with
+    the document and line reading stopped at, for lint's findings."""
+
+    def __init__(self, message: str, source: Source, *, document: int, line: int | None = None) -> None:
+        super().__init__(message, source=source)
+        self.document = document
+        self.line = line
+
+
+def parse_documents(text: str, source_path: str, *, nodes: bool = False,
+                    dates: bool = True) -> Iterator[ParsedDocument]:
+    """Each document of a YAML (or JSON) text, read safely within the guards; an error ends the
+    text (ReadError). `nodes`: give each document's composed node too (a JSON text has none);
+    `dates`: plain timestamps as datetimes (PyYAML's reading), else as the strings written."""
+    json_error: json.JSONDecodeError | None = None
+    if text.lstrip().startswith(("{", "[")):
+        docs = _json_documents(text, source_path)
+        if isinstance(docs, list):
+            yield ParsedDocument(docs[0], 1)
+            return
+        json_error = docs
+    if dates and not nodes and len(text) >= FAST_MIN_CHARS:
+        fast = fast_documents(text)
+        if fast is not None:
+            for i, doc in enumerate(fast, start=1):
+                yield ParsedDocument(doc, i)
+            return
+    may_alias = "*" in text
+    loader = SafeLoader(text) if dates else _TextDatesLoader(text)
+    number = 0          # documents read whole: an error is in the next one
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            value = _construct(loader, node)
+            number += 1
+            if may_alias and isinstance(value, (dict, list)):
+                problem = excessive_aliasing(value)
+                if problem:
+                    raise ReadError(problem, Source(source_path, number), document=number)
+            yield ParsedDocument(value, number, node if nodes else None)
+    except NestingError as err:
+        mark = err.problem_mark
+        raise ReadError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
+                        Source(source_path, err.document), document=err.document, line=mark.line + 1) from None
+    except yaml.YAMLError as err:
+        if json_error is not None and source_path.endswith(".json"):
+            raise ReadError(f"invalid JSON: line {json_error.lineno}, column {json_error.colno}: {json_error.msg}",
+                            Source(source_path), document=1, line=json_error.lineno) from None
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}", Source(source_path), document=number + 1,
+                        line=mark.line + 1 if mark is not None else None) from None
+    except RecursionError:
+        raise ReadError("document is nested too deeply", Source(source_path), document=number + 1) from None
+    finally:
+        loader.dispose()
 
 
 def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeError:
@@ -842,43 +1008,6 @@ def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeE
     except json.JSONDecodeError as err:
         return err
     except RecursionError:
-        raise InputError("document is nested too deeply", source=Source(source_path, 1)) from None
+        raise ReadError("document is nested too deeply", Source(source_path, 1), document=1) from None
     except ValueError as err:   # e.g. an integer of more than 4,300 digits
-        raise InputError(f"invalid JSON: {_reason(err, 'number')}", source=Source(source_path, 1)) from None
-
-
-def parse_documents(text: str, source_path: str) -> Iterator[tuple[Any, Source]]:
-    """Each document of a YAML (or JSON) text with its 1-based document number."""
-    stripped = text.lstrip()
-    json_error: json.JSONDecodeError | None = None
-    if stripped.startswith(("{", "[")):
-        docs = _json_documents(text, source_path)
-        if isinstance(docs, list):
-            yield docs[0], Source(source_path, 1)
-            return
-        json_error = docs
-    if len(text) >= FAST_MIN_CHARS:
-        fast = fast_documents(text)
-        if fast is not None:
-            for i, doc in enumerate(fast, start=1):
-                yield doc, Source(source_path, i)
-            return
-    may_alias = "*" in text
-    try:
-        for i, doc in enumerate(yaml.load_all(text, Loader=SafeLoader), start=1):
-            if may_alias and isinstance(doc, (dict, list)):
-                problem = excessive_aliasing(doc)
-                if problem:
-                    raise InputError(problem, source=Source(source_path, i))
-            yield doc, Source(source_path, i)
-    except NestingError as err:
-        mark = err.problem_mark
-        raise InputError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
-                         source=Source(source_path, err.document)) from None
-    except yaml.YAMLError as err:
-        if json_error is not None and source_path.endswith(".json"):
-            raise InputError(f"invalid JSON: line {json_error.lineno}, column {json_error.colno}: "
-                             f"{json_error.msg}", source=Source(source_path)) from None
-        raise _yaml_error(err, source_path) from None
-    except RecursionError:
-        raise InputError("document is nested too deeply", source=Source(source_path)) from None
+        raise ReadError(f"invalid JSON: {_reason(err, 'number')}", Source(source_path, 1), document=1) from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "In", "NotIn", "Exists", "DoesNotExist"
+from kexplain.apimachinery.selectors import DOES_NOT_EXIST, EXISTS, IN, NOT_IN
 
 
 class SelectorError(ValueError):
@@ -80,7 +80,7 @@ def parse_selector(raw: object) -> LabelSelector:
                 raise SelectorError(f"for '{op}', 'NotIn' operators, values set can't be empty")
         elif op in (EXISTS, DOES_NOT_EXIST):
             if values:
-                raise SelectorError(f"values set must be empty for exists and does not exist")
+                raise SelectorError("values set must be empty for exists and does not exist")
         else:
             raise SelectorError(f"{op!r} is not a valid label selector operator")
         reqs.append(Requirement(str(expr.get("key", "")), op, frozenset(values)))

@@ -18,71 +18,20 @@ loop per node.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from kexplain.apimachinery.fielderrors import aggregate
+from kexplain.apimachinery.selectors import (DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, requirement_errors,
+                                             NODE_SELECTOR_OPERATORS as LABEL_OPERATORS)
+from kexplain.apimachinery.strconv import parse_int64
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
     from kexplain.model.pod import PodInfo
 
-IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
-LABEL_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT)
 FIELD_OPERATORS = (IN, NOT_IN)
 NODE_NAME_FIELD = "metadata.name"
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_INT_RE = re.compile(r"[+-]?[0-9]+\Z")
-_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-
-
-def parse_int64(s: str) -> int | None:
-    """Go's strconv.ParseInt(s, 10, 64): optional sign, decimal digits only, int64 range."""
-    if not isinstance(s, str) or not _INT_RE.match(s):
-        return None
-    v = int(s)
-    return v if _INT64_MIN <= v <= _INT64_MAX else None
-
-
-def label_key_errors(key: str) -> list[str]:
-    """Why `key` is not a qualified name (`validation.IsQualifiedName`); [] when it is."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        prefix, name = "", parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return ["prefix part must be non-empty"]
-        if len(prefix) > 253:
-            return ["prefix part must be no more than 253 bytes"]
-        if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            return ["prefix part must be a lowercase RFC 1123 subdomain"]
-    else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', "
-                "with an optional DNS subdomain prefix and '/'"]
-    if not name:
-        return ["name part must be non-empty"]
-    errs = []
-    if len(name) > 63:
-        errs.append("name part must be no more than 63 bytes")
-    if not _NAME_RE.match(name):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', "
-                    "and must start and end with an alphanumeric character")
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """Why `value` is not a valid label value (`validation.IsValidLabelValue`); [] when it is."""
-    if not isinstance(value, str):
-        return ["must be a string"]
-    errs = []
-    if len(value) > 63:
-        errs.append("must be no more than 63 bytes")
-    if value and not _NAME_RE.match(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-    return errs
 
 
 class SelectorParseError(ValueError):
@@ -123,30 +72,13 @@ def _parse_label_requirement(i: int, expr: Mapping[str, Any]) -> tuple[Matcher |
         return None, [f'{path}.operator: Unsupported value: "{op}": supported values: {supported}']
     key = expr.get("key")
     key = key if isinstance(key, str) else ""
-    raw_values = expr.get("values") or []
-    values = [v if isinstance(v, str) else str(v) for v in raw_values]
-    errs = [f"{path}.key: Invalid value: \"{key}\": {e}" for e in label_key_errors(key)]
-    number = 0
-    if op in (IN, NOT_IN):
-        if not values:
-            errs.append(f"{path}.values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty")
-    elif op in (EXISTS, DOES_NOT_EXIST):
-        if values:
-            errs.append(f"{path}.values: Invalid value: {values}: values set must be empty for exists and does not exist")
-    else:  # Gt, Lt
-        if len(values) != 1:
-            errs.append(f"{path}.values: Invalid value: {values}: for 'Gt', 'Lt' operators, exactly one value is required")
-        for j, v in enumerate(values):
-            n = parse_int64(v)
-            if n is None:
-                errs.append(f"{path}.values[{j}]: Invalid value: \"{v}\": for 'Gt', 'Lt' operators, the value must be an integer")
-            elif j == 0:
-                number = n
-    for v in values:
-        errs.extend(f"{path}.values[{key}]: Invalid value: \"{v}\": {e}" for e in label_value_errors(v))
+    raw_values = expr.get("values")
+    values = None if raw_values is None else [v if isinstance(v, str) else str(v) for v in raw_values]
+    errs = [str(e) for e in requirement_errors(key, op, values, path)]
     if errs:
         return None, errs
-    return _label_matcher(key, op, frozenset(values), number), []
+    number = (parse_int64(values[0]) or 0) if op in (GT, LT) else 0   # values: one int64 (checked)
+    return _label_matcher(key, op, frozenset(values or ()), number), []
 
 
 def _parse_field_requirement(i: int, expr: Mapping[str, Any]) -> tuple[Matcher | None, list[str]]:
@@ -267,18 +199,11 @@ class PreferredSchedulingTerms:
             else:
                 parsed.append((weight, term))
         if errs:
-            raise SelectorParseError(_aggregate(errs))
+            raise SelectorParseError(aggregate(errs))
         return cls(parsed)
 
     def score(self, node: "Node") -> int:
         return sum(w for w, t in self.terms if t.matches(node))
-
-
-def _aggregate(errs: list[str]) -> str:
-    """utilerrors.NewAggregate's message: one error as is, several in brackets."""
-    if len(errs) == 1:
-        return errs[0]
-    return "[" + ", ".join(errs) + "]"
 
 
 class RequiredNodeAffinity:
@@ -314,4 +239,4 @@ class RequiredNodeAffinity:
 
 
 __all__ = ["NodeSelector", "RequiredNodeAffinity", "PreferredSchedulingTerms", "ParsedTerm",
-           "SelectorParseError", "match_term", "parse_int64", "label_key_errors", "label_value_errors"]
+           "SelectorParseError", "match_term", "parse_int64"]

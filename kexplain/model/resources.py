@@ -11,8 +11,10 @@ from __future__ import annotations
 import marshal
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Mapping
 
+from kexplain.apimachinery.names import is_label_key
 from kexplain.apimachinery.quantity import milli_value, parse_quantity, value
 
 CPU = "cpu"
@@ -28,11 +30,17 @@ ResourceList = dict[str, Fraction]
 
 
 def is_native_resource(name: str) -> bool:
+    """v1helper.IsNativeResource: unprefixed, or prefixed with a kubernetes.io domain."""
     return "/" not in name or "kubernetes.io/" in name
 
 
+@lru_cache(maxsize=4096)   # resource names are few; the check runs for every request
 def is_extended_resource(name: str) -> bool:
-    return not is_native_resource(name) and not name.startswith("requests.")
+    """v1helper.IsExtendedResourceName: not native, not a quota name (`requests.`), and a
+    qualified name once prefixed with `requests.`."""
+    if is_native_resource(name) or name.startswith("requests."):
+        return False
+    return not is_label_key("requests." + name)
 
 
 def is_hugepage(name: str) -> bool:

@@ -9,15 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, TypeVar
 
+from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
 T = TypeVar("T")
 PodsByNamespace = dict[str, list[tuple[PodInfo, Node]]]
-
-ZONE_LABELS = ("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
-REGION_LABELS = ("failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
 
 
 def zone_key(labels: dict[str, str]) -> str:

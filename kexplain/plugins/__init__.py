@@ -1,45 +1,50 @@
-"""The plugin registry: every in-tree plugin name, once, mapped to the module that implements it.
+"""The plugin registry: every in-tree plugin name (kexplain.plugins.names) mapped to the module
+that implements it.
 
-Nothing outside this registry imports a plugin module directly; a profile in the
-configuration picks plugins by name. Modules are imported on first use.
+Nothing outside this registry imports a plugin module to run it; a profile in the
+configuration picks plugins by name. Modules are imported on first use, and every class is
+held to the interfaces it declares (`check_plugin`) before it is handed out.
 """
 from __future__ import annotations
 
 import importlib
 from functools import lru_cache
 
-from kexplain.framework.interface import Plugin
+from kexplain.framework.interface import Plugin, check_plugin
+from kexplain.plugins import names
 
-# name -> module under kexplain.plugins (kube-scheduler's plugins/names/names.go)
+# name -> module under kexplain.plugins (kube-scheduler's plugins/registry.go)
 MODULES: dict[str, str] = {
-    "PrioritySort": "priority_sort",
-    "DefaultBinder": "default_binder",
-    "DefaultPreemption": "default_preemption",
-    "DynamicResources": "dynamic_resources",
-    "ImageLocality": "image_locality",
-    "InterPodAffinity": "inter_pod_affinity",
-    "NodeAffinity": "node_affinity",
-    "NodeName": "node_name",
-    "NodePorts": "node_ports",
-    "NodeResourcesBalancedAllocation": "balanced_allocation",
-    "NodeResourcesFit": "node_resources_fit",
-    "NodeUnschedulable": "node_unschedulable",
-    "NodeVolumeLimits": "node_volume_limits",
-    "PodTopologySpread": "pod_topology_spread",
-    "SchedulingGates": "scheduling_gates",
-    "TaintToleration": "taint_toleration",
-    "VolumeBinding": "volume_binding",
-    "VolumeRestrictions": "volume_restrictions",
-    "VolumeZone": "volume_zone",
+    names.PRIORITY_SORT: "priority_sort",
+    names.DEFAULT_BINDER: "default_binder",
+    names.DEFAULT_PREEMPTION: "default_preemption",
+    names.DYNAMIC_RESOURCES: "dynamic_resources",
+    names.IMAGE_LOCALITY: "image_locality",
+    names.INTER_POD_AFFINITY: "inter_pod_affinity",
+    names.NODE_AFFINITY: "node_affinity",
+    names.NODE_NAME: "node_name",
+    names.NODE_PORTS: "node_ports",
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: "balanced_allocation",
+    names.NODE_RESOURCES_FIT: "node_resources_fit",
+    names.NODE_UNSCHEDULABLE: "node_unschedulable",
+    names.NODE_VOLUME_LIMITS: "node_volume_limits",
+    names.POD_TOPOLOGY_SPREAD: "pod_topology_spread",
+    names.SCHEDULING_GATES: "scheduling_gates",
+    names.TAINT_TOLERATION: "taint_toleration",
+    names.VOLUME_BINDING: "volume_binding",
+    names.VOLUME_RESTRICTIONS: "volume_restrictions",
+    names.VOLUME_ZONE: "volume_zone",
 }
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)   # bounded: one entry per name in MODULES
 def plugin_class(name: str) -> type[Plugin]:
-    """The class implementing `name`; KeyError for a name no plugin has."""
+    """The class implementing `name`, checked against its declaration; KeyError for a name no
+    plugin has."""
     module = importlib.import_module(f"{__name__}.{MODULES[name]}")
     for obj in vars(module).values():
-        if isinstance(obj, type) and issubclass(obj, Plugin) and obj is not Plugin and obj.name == name:
+        if isinstance(obj, type) and issubclass(obj, Plugin) and obj.name == name:
+            check_plugin(obj)
             return obj
     raise KeyError(name)
 
@@ -49,6 +54,8 @@ def known(name: str) -> bool:
 
 
 def implements(name: str, extension_point: str) -> bool:
+    """Whether plugin `name` declares the extension point named `extension_point` (the
+    KubeSchedulerConfiguration field name, e.g. "filter")."""
     return extension_point in plugin_class(name).extension_points
 
 

@@ -12,19 +12,19 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, PreScorePlugin, ScorePlugin
 from kexplain.framework.status import SKIP, SUCCESS, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.plugins import names
 from kexplain.plugins.resource_allocation import ResourceAllocationScorer, balanced_resource_score, is_best_effort, resource_specs
 
-NAME = "NodeResourcesBalancedAllocation"
+NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-class NodeResourcesBalancedAllocation(Plugin):
+class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer):
     name = NAME
-    extension_points = points("preScore", "score")
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

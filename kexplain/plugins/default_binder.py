@@ -2,9 +2,9 @@
 only has to exist for configurations to validate."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import BindPlugin
+from kexplain.plugins import names
 
 
-class DefaultBinder(Plugin):
-    name = "DefaultBinder"
-    extension_points = points("bind")
+class DefaultBinder(BindPlugin):
+    name = names.DEFAULT_BINDER

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kexplain.framework.interface import NodeToStatus, Plugin, PostFilterResult, points
+from kexplain.framework.interface import NodeToStatus, PostFilterPlugin, PostFilterResult, PreEnqueuePlugin
+from kexplain.framework.preemption import (DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE, DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE,
+                                           is_preemption_allowed, preempt)
 from kexplain.framework.status import SUCCESS, Code, Status
-from kexplain.framework.preemption import DEFAULT_MIN_CANDIDATE_NODES_ABSOLUTE, DEFAULT_MIN_CANDIDATE_NODES_PERCENTAGE, \
-    is_preemption_allowed, preempt
+from kexplain.plugins import names
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.framework.cycle_state import CycleState
     from kexplain.model.pod import PodInfo
 
-NAME = "DefaultPreemption"
+NAME = names.DEFAULT_PREEMPTION
 
 MESSAGE_PREFIX = "preemption: "
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -32,9 +33,6 @@ ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be fini
 PREEMPT_NEVER = "Never"
 DISRUPTION_TARGET = "DisruptionTarget"
 REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
-
-# kexplain's own arg: where the candidate search starts (the scheduler picks it at random).
-OFFSET_ARG = "_offset"
 
 
 def terminating_by_preemption(pod: "PodInfo") -> bool:
@@ -53,13 +51,14 @@ def _int_arg(args: Mapping[str, Any], key: str, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-class DefaultPreemption(Plugin):
+class DefaultPreemption(PreEnqueuePlugin, PostFilterPlugin):
     name = NAME
-    extension_points = points("preEnqueue", "postFilter")
 
     @property
     def offset(self) -> int:
-        return max(0, _int_arg(self.args, OFFSET_ARG, 0))
+        """Where the candidate search starts: the framework's preemption_offset (random in the
+        scheduler, 0 unless kexplain is given one)."""
+        return max(0, self.handle.preemption_offset)
 
     def pre_enqueue(self, pod: "PodInfo") -> Status:
         # No preemption is ever in flight in a dry run, so no pod waits for one.

@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
+from kexplain.framework.interface import (MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, PreBindPlugin,
+                                          PreEnqueuePlugin, PreFilterPlugin, PreFilterResult, ReservePlugin,
+                                          ScoreExtensions, ScorePlugin)
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status, unresolvable
-from kexplain.plugins.normalize import default_normalize_score
+from kexplain.plugins import names
+from kexplain.plugins.helper.normalize_score import default_normalize_score
 
-NAME = "DynamicResources"
+NAME = names.DYNAMIC_RESOURCES
 STATE_KEY = NAME
 
 REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
@@ -65,11 +68,9 @@ def pod_resource_claims(pod, known_claims: Mapping[str, Mapping[str, Any]]) -> l
     return out
 
 
-class DynamicResources(Plugin):
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
+                       ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin):
     name = NAME
-    extension_points = points("preEnqueue", "preFilter", "filter", "postFilter", "score",
-                              "reserve", "preBind")
-    has_normalize_score = True
 
     def _known_claims(self) -> Mapping[str, Mapping[str, Any]]:
         snapshot = self.handle.snapshot

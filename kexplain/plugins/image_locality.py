@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, points
+from kexplain.apimachinery.display import format_quantity
+from kexplain.framework.interface import MAX_NODE_SCORE, Explainer, ScorePlugin
+from kexplain.model.images import normalized_image_name
 from kexplain.model.snapshot import Snapshot
-from kexplain.framework.trace import format_quantity
+from kexplain.plugins import names
 
-NAME = "ImageLocality"
+NAME = names.IMAGE_LOCALITY
 CACHE_KEY = NAME + "/imageStates"
 STATE_KEY = NAME
 
@@ -25,13 +27,6 @@ class ImageState:
 
     size: int
     nodes: frozenset[str]
-
-
-def normalized_image_name(name: str) -> str:
-    """A name without a tag (no ':' after the last '/') gets ':latest'; nothing else changes."""
-    if name.rfind(":") <= name.rfind("/"):
-        return name + ":latest"
-    return name
 
 
 def build_image_states(snapshot: Snapshot) -> dict[str, ImageState]:
@@ -70,9 +65,8 @@ class _PodImages:
     num_containers: int
 
 
-class ImageLocality(Plugin):
+class ImageLocality(ScorePlugin, Explainer):
     name = NAME
-    extension_points = points("score")
 
     def _pod_images(self, state, pod) -> _PodImages:
         cached = state.get(STATE_KEY)

@@ -12,18 +12,20 @@ topology pair (label key, label value); Filter and Score only look up a node's l
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
-from kexplain.framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from kexplain.apimachinery.display import format_parsed_selector
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
+                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin)
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
-from kexplain.model.labels import IN, NOTHING, LabelSelector, SelectorError
+from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
 from kexplain.model.pod_index import NO_LABELS, pod_index
 from kexplain.model.snapshot import Snapshot
-from kexplain.framework.trace import format_parsed_selector
+from kexplain.plugins import names
 
-NAME = "InterPodAffinity"
+NAME = names.INTER_POD_AFFINITY
 
 ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
@@ -172,11 +174,9 @@ class PreScoreState:
 
 # -- the plugin ---------------------------------------------------------------------------------
 
-class InterPodAffinity(Plugin):
+class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
+                       ScorePlugin, ScoreExtensions, Explainer):
     name = NAME
-    extension_points = points("preFilter", "filter", "preScore", "score")
-    has_pre_filter_extensions = True
-    has_normalize_score = True
 
     @property
     def hard_pod_affinity_weight(self) -> int:
@@ -188,7 +188,7 @@ class InterPodAffinity(Plugin):
         return bool(self.args.get("ignorePreferredTermsOfExistingPods", False))
 
     # PreFilter ----------------------------------------------------------------------------
-    def pre_filter(self, state, pod: PodInfo, nodes: list[NodeInfo]):
+    def pre_filter(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]):
         snapshot: Snapshot = self.handle.snapshot
         try:
             affinity = resolve_all(pod.required_affinity_terms, snapshot)
@@ -280,7 +280,7 @@ class InterPodAffinity(Plugin):
         return out
 
     # PreScore / Score -----------------------------------------------------------------------
-    def pre_score(self, state, pod: PodInfo, nodes: list[NodeInfo]) -> Status:
+    def pre_score(self, state, pod: PodInfo, nodes: Sequence[NodeInfo]) -> Status:
         has_constraints = bool(pod.preferred_affinity_terms or pod.preferred_anti_affinity_terms)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return SKIP

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, PreFilterResult, points
-from kexplain.framework.runtime import FrameworkError
+from kexplain.apimachinery.display import format_expression
+from kexplain.errors import FrameworkError
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult,
+                                          PreScorePlugin, ScoreExtensions, ScorePlugin)
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable
 from kexplain.model.nodeselector import (NODE_NAME_FIELD, NodeSelector, PreferredSchedulingTerms,
                                   RequiredNodeAffinity, SelectorParseError, match_term)
-from kexplain.framework.trace import format_expression
-from kexplain.plugins.normalize import default_normalize_score
+from kexplain.plugins import names
+from kexplain.plugins.helper.normalize_score import default_normalize_score
 
-NAME = "NodeAffinity"
+NAME = names.NODE_AFFINITY
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
@@ -58,10 +60,8 @@ def preferred_terms(pod) -> PreferredSchedulingTerms | None:
     return PreferredSchedulingTerms.from_raw(raw)
 
 
-class NodeAffinity(Plugin):
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer):
     name = NAME
-    extension_points = points("preFilter", "filter", "preScore", "score")
-    has_normalize_score = True
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)

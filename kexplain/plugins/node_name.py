@@ -1,15 +1,15 @@
 """NodeName: a pod that names its node (spec.nodeName) fits only there."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, FilterPlugin
 from kexplain.framework.status import SUCCESS, Status, unresolvable
+from kexplain.plugins import names
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-class NodeName(Plugin):
-    name = "NodeName"
-    extension_points = points("filter")
+class NodeName(FilterPlugin, Explainer):
+    name = names.NODE_NAME
 
     def filter(self, state, pod, node_info) -> Status:
         if not pod.node_name or pod.node_name == node_info.name:

@@ -2,11 +2,12 @@
 same protocol and port on an overlapping host IP (0.0.0.0 overlaps every IP)."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, PreFilterResult, points
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult
 from kexplain.framework.status import SKIP, SUCCESS, Status, unschedulable
 from kexplain.model.nodeinfo import WILDCARD_IP, HostPortInfo
+from kexplain.plugins import names
 
-NAME = "NodePorts"
+NAME = names.NODE_PORTS
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -16,9 +17,8 @@ def fits_ports(wanted, used_ports) -> bool:
     return not any(used_ports.conflicts(p) for p in wanted)
 
 
-class NodePorts(Plugin):
+class NodePorts(PreFilterPlugin, FilterPlugin, Explainer):
     name = NAME
-    extension_points = points("preFilter", "filter")
 
     def pre_filter(self, state, pod, nodes) -> tuple[PreFilterResult | None, Status]:
         wanted = pod.host_ports

@@ -15,16 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from kexplain.apimachinery.display import format_quantity
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import PreFilterResult, Plugin, points
+from kexplain.framework.interface import (Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult, PreScorePlugin,
+                                          ScorePlugin)
 from kexplain.framework.status import SUCCESS, Code, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import Resource, is_extended_resource, pod_requests
-from kexplain.framework.trace import format_quantity
+from kexplain.plugins import names
 from kexplain.plugins.resource_allocation import ResourceAllocationScorer, fit_scorer
 
-NAME = "NodeResourcesFit"
+NAME = names.NODE_RESOURCES_FIT
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
@@ -94,10 +96,9 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
     return insufficient_resources(pod_request_for_fit(pod), node_info)
 
 
-class NodeResourcesFit(Plugin):
+class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer):
     name = NAME
     # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
-    extension_points = points("preFilter", "filter", "preScore", "score")
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

@@ -2,16 +2,16 @@
 the `node.kubernetes.io/unschedulable:NoSchedule` taint."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, FilterPlugin
 from kexplain.framework.status import SUCCESS, Status, unresolvable
 from kexplain.model.taints import UNSCHEDULABLE_TAINT, taint_to_string, tolerations_tolerate
+from kexplain.plugins import names
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 
-class NodeUnschedulable(Plugin):
-    name = "NodeUnschedulable"
-    extension_points = points("filter")
+class NodeUnschedulable(FilterPlugin, Explainer):
+    name = names.NODE_UNSCHEDULABLE
 
     def filter(self, state, pod, node_info) -> Status:
         if not node_info.node.unschedulable:

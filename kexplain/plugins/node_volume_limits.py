@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.plugins import names
 from kexplain.plugins.volumes import (
     PORTWORX, PVC_RESOURCE, InTreePlugin, Obj, TranslationError, VolumeIndex, claim_class,
     claim_of_volume, ephemeral_owner_error, inline_plugin, inline_volume_handle,
@@ -63,9 +64,8 @@ def volume_limits(csinode: Obj | None) -> dict[str, int]:
     return out
 
 
-class NodeVolumeLimits(Plugin):
-    name = "NodeVolumeLimits"
-    extension_points = points("preFilter", "filter")
+class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, Explainer):
+    name = names.NODE_VOLUME_LIMITS
 
     @property
     def index(self) -> VolumeIndex:

@@ -6,7 +6,7 @@ there would make its domain exceed the constraint's `maxSkew` over the least-loa
 eligible domain; soft ones (`ScheduleAnyway`) prefer nodes in domains holding fewer
 matching pods. A pod without constraints of its own gets the default constraints
 (the system's hostname/zone pair, or the configured list), applied to the pods of
-its Services and controller (see `spread_defaults`).
+its Services and controller (see `helper.spread`).
 """
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from kexplain.framework.interface import MAX_NODE_SCORE, NodeScore, Plugin, points
+from kexplain.apimachinery.display import format_parsed_selector
+from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
+                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin)
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from kexplain.model.labels import IN, LabelSelector, Requirement, SelectorError, parse_selector
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -22,8 +25,8 @@ from kexplain.model.nodeselector import RequiredNodeAffinity
 from kexplain.model.pod import PodInfo
 from kexplain.model.pod_index import pod_index
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
-from kexplain.framework.trace import format_parsed_selector
-from kexplain.plugins.spread_defaults import default_selector, owner_index
+from kexplain.plugins import names
+from kexplain.plugins.helper.spread import default_selector, owner_index
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
@@ -33,8 +36,6 @@ _SKEWED = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
 
-LABEL_HOSTNAME = "kubernetes.io/hostname"
-LABEL_TOPOLOGY_ZONE = "topology.kubernetes.io/zone"
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"
 SYSTEM_DEFAULTING = "System"  # the other defaultingType, "List", takes args.defaultConstraints
@@ -272,11 +273,9 @@ def round_half_away(x: float) -> int:
 
 # --- the plugin ------------------------------------------------------------------------------
 
-class PodTopologySpread(Plugin):
-    name = "PodTopologySpread"
-    extension_points = points("preFilter", "filter", "preScore", "score")
-    has_pre_filter_extensions = True
-    has_normalize_score = True
+class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
+                        ScorePlugin, ScoreExtensions, Explainer):
+    name = names.POD_TOPOLOGY_SPREAD
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
         super().__init__(args, handle)
@@ -288,7 +287,7 @@ class PodTopologySpread(Plugin):
 
     @property
     def _snapshot(self) -> Any:
-        return getattr(self.handle, "snapshot", None)
+        return self.handle.snapshot
 
     # -- constraints ---------------------------------------------------------------------
     def _default_constraints(self, pod: PodInfo, action: str) -> list[Constraint]:

@@ -1,12 +1,12 @@
 """PrioritySort: the queue order, higher priority first, then earlier arrival."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import QueueSortPlugin
+from kexplain.plugins import names
 
 
-class PrioritySort(Plugin):
-    name = "PrioritySort"
-    extension_points = points("queueSort")
+class PrioritySort(QueueSortPlugin):
+    name = names.PRIORITY_SORT
 
     def less(self, a, b) -> bool:
         """`a` before `b`. Arrival is the order the pods were given in (their queue timestamps)."""

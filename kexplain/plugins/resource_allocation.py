@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
+from kexplain.apimachinery.display import format_quantity
+from kexplain.apimachinery.quantity import milli_value, value
 from kexplain.framework.interface import MAX_NODE_SCORE
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
-from kexplain.apimachinery.quantity import milli_value, value
 from kexplain.model.resources import (CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, EPHEMERAL_STORAGE,
                                MEMORY, Resource, is_scalar_resource, pod_requests)
-from kexplain.framework.trace import format_quantity
 
 LEAST_ALLOCATED = "LeastAllocated"
 MOST_ALLOCATED = "MostAllocated"

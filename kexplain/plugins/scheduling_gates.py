@@ -1,13 +1,13 @@
 """SchedulingGates: a pod with spec.schedulingGates waits in the queue; nothing else runs."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import PreEnqueuePlugin
 from kexplain.framework.status import SUCCESS, Status, unresolvable
+from kexplain.plugins import names
 
 
-class SchedulingGates(Plugin):
-    name = "SchedulingGates"
-    extension_points = points("preEnqueue")
+class SchedulingGates(PreEnqueuePlugin):
+    name = names.SCHEDULING_GATES
 
     def pre_enqueue(self, pod) -> Status:
         gates = [g.get("name", "") for g in pod.spec.get("schedulingGates") or ()]

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.framework.interface import MAX_NODE_SCORE, Plugin, points
-from kexplain.framework.runtime import FrameworkError
+from kexplain.apimachinery.display import format_toleration
+from kexplain.errors import FrameworkError
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PreScorePlugin, ScoreExtensions,
+                                          ScorePlugin)
 from kexplain.framework.status import SUCCESS, Status, unresolvable
 from kexplain.model.taints import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, taint_to_string,
                             tolerates, tolerations_tolerate)
-from kexplain.framework.trace import format_toleration
-from kexplain.plugins.normalize import default_normalize_score
+from kexplain.plugins import names
+from kexplain.plugins.helper.normalize_score import default_normalize_score
 
-NAME = "TaintToleration"
+NAME = names.TAINT_TOLERATION
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 # v1.35.4 names no taint in the reason (older releases did).
@@ -35,10 +37,8 @@ def count_intolerable_prefer_no_schedule(taints, tolerations) -> int:
                if taint.get("effect") == PREFER_NO_SCHEDULE and not tolerations_tolerate(tolerations, taint))
 
 
-class TaintToleration(Plugin):
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer):
     name = NAME
-    extension_points = points("filter", "preScore", "score")
-    has_normalize_score = True
 
     def filter(self, state, pod, node_info) -> Status:
         return self.filter_nodes(state, pod, (node_info,))[0]

@@ -25,13 +25,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.apimachinery.display import format_expression, format_quantity
+from kexplain.framework.interface import (Explainer, FilterPlugin, PreBindPlugin, PreFilterPlugin, PreScorePlugin,
+                                          ReservePlugin, ScorePlugin)
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.model.labels import SelectorError, parse_selector
-from kexplain.framework.trace import format_expression, format_quantity
-from kexplain.plugins.normalize import go_div
+from kexplain.plugins import names
+from kexplain.plugins.helper.normalize_score import go_div
+from kexplain.apimachinery.labels import ANN_SELECTED_NODE
 from kexplain.plugins.volumes import (
-    ANN_BIND_COMPLETED, ANN_SELECTED_NODE, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER,
+    ANN_BIND_COMPLETED, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER,
     PVC_RESOURCE, VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER, Obj, TranslationError, VolumeIndex,
     access_modes, affinity_selector, annotations, attributes_class, binding_mode, claim_class,
     claim_of_volume, ephemeral_owner_error, is_fully_bound, match_topology_terms,
@@ -192,9 +195,9 @@ def candidates_for(pvc: Obj, volumes: list[Obj]) -> list[Candidate]:
     return out
 
 
-class VolumeBinding(Plugin):
-    name = "VolumeBinding"
-    extension_points = points("preFilter", "filter", "preScore", "score", "reserve", "preBind")
+class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
+                    ReservePlugin, PreBindPlugin, Explainer):
+    name = names.VOLUME_BINDING
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)

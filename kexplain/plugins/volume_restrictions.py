@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterExtensions, PreFilterPlugin
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.plugins import names
 from kexplain.plugins.volumes import PVC_RESOURCE, READ_WRITE_ONCE_POD, access_modes, not_found, pod_volumes, volume_index
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -99,10 +100,8 @@ def restricted_volumes(pod) -> tuple[Keyed, ...]:
     return tuple(out)
 
 
-class VolumeRestrictions(Plugin):
-    name = "VolumeRestrictions"
-    extension_points = points("preFilter", "filter")
-    has_pre_filter_extensions = True
+class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Explainer):
+    name = names.VOLUME_RESTRICTIONS
 
     def _used_pvcs(self) -> frozenset[str]:
         """`namespace/claim` of every claim some scheduled pod uses (the snapshot's usedPVCSet)."""

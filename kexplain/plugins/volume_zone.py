@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kexplain.framework.interface import Plugin, points
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
+from kexplain.plugins import names
 from kexplain.plugins.volumes import (
     LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA, PV_RESOURCE, PVC_RESOURCE,
     SC_RESOURCE, WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, label_zones, labels,
@@ -62,9 +63,8 @@ def unresolvable(msg: str) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,))
 
 
-class VolumeZone(Plugin):
-    name = "VolumeZone"
-    extension_points = points("preFilter", "filter")
+class VolumeZone(PreFilterPlugin, FilterPlugin, Explainer):
+    name = names.VOLUME_ZONE
 
     def _topologies(self, pod) -> tuple[list[PVTopology], Status]:
         idx = volume_index(self.handle.snapshot)

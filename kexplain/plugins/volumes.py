@@ -20,6 +20,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from kexplain.model.nodeselector import NodeSelector
+from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS, ANN_BIND_COMPLETED, ANN_MIGRATED_PLUGINS,
+                                          LABEL_FAILURE_DOMAIN_BETA_REGION as LABEL_REGION_BETA,
+                                          LABEL_FAILURE_DOMAIN_BETA_ZONE as LABEL_ZONE_BETA,
+                                          LABEL_MULTI_ZONE_DELIMITER as MULTI_ZONE_DELIMITER,
+                                          LABEL_TOPOLOGY_REGION as LABEL_REGION, LABEL_TOPOLOGY_ZONE as LABEL_ZONE)
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,10 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 Obj = Mapping[str, Any]
 
 # Annotations and well-known names (k8s.io/api core/v1, component-helpers storage/volume).
-ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
-ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
-ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
-ANN_MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
@@ -41,11 +42,6 @@ FILESYSTEM = "Filesystem"
 CLAIM_LOST = "Lost"
 VOLUME_AVAILABLE = "Available"
 
-LABEL_ZONE_BETA = "failure-domain.beta.kubernetes.io/zone"
-LABEL_REGION_BETA = "failure-domain.beta.kubernetes.io/region"
-LABEL_ZONE = "topology.kubernetes.io/zone"
-LABEL_REGION = "topology.kubernetes.io/region"
-MULTI_ZONE_DELIMITER = "__"
 
 INDEX_KEY = "volumes/index"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from kexplain.apimachinery.labels import ANN_BIND_COMPLETED as _BIND_COMPLETED
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity
 from kexplain.render.style import quantity
 
@@ -262,9 +263,6 @@ def _volume_binding(f: Facts) -> list[str]:
                 line += "; the class's allowedTopologies exclude this node"
         out.append(line)
     return out
-
-
-_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 
 
 def _prebound_claim(claim: str, c: Facts) -> list[str]:

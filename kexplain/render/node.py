@@ -14,10 +14,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from kexplain.render.blocks import VERDICT_STYLE, Block
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import Look, quantity
-from kexplain.render.table import VERDICT_STYLE, Block
 from kexplain.render.views import REJECTED, ranking, search_figures
 
 

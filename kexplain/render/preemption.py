@@ -11,6 +11,7 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
 
+from kexplain.render.blocks import Block
 from kexplain.render.style import GAP, Look, names_layout
 from kexplain.render.views import REJECTED, shorten
 
@@ -90,9 +91,7 @@ def _lost(candidate: Mapping[str, Any], chosen: Mapping[str, Any]) -> str:
     return what + ", not the one selected"
 
 
-def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list:
-    from kexplain.render.table import Block
-
+def preemption_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     view = preemption_view(trace)
     if view is None:
         return []

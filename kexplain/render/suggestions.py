@@ -6,7 +6,8 @@ from typing import Any, Mapping
 
 from rich.text import Text
 
-from kexplain.render.style import Look
+from kexplain.render.blocks import Block
+from kexplain.render.style import Look, TextTable
 from kexplain.render.views import shorten
 
 NODES_NAMED = 5
@@ -35,10 +36,7 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list:
-    from kexplain.render.style import TextTable
-    from kexplain.render.table import Block
-
+def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     rows = suggestion_rows(trace)
     if not rows:
         return []

@@ -1,36 +1,30 @@
 """The human view of a trace (`-o table`, `-o wide`): the verdict, ranked feasible nodes,
-rejected nodes grouped by reason, the search, preemption and fix suggestions.
+rejected nodes grouped by reason, the search, preemption and fix suggestions; and
+`print_trace`, which prints it, or with `--node` one node's verdict (`node`).
 
 Everything shown comes from the trace (see `views` for the figures); a renderer only lays
-them out. Output is a list of blocks printed one after another, so that the one line that
-must not be wrapped (the FailedScheduling message, as `kubectl describe pod` prints it) can
-be printed whole while tables fit the width (80 columns when not a terminal).
+them out, as blocks (`blocks`).
 """
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, Group
 from rich.padding import Padding
 from rich.text import Text
 
+from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
+from kexplain.render.node import render_node
+from kexplain.render.preemption import preemption_blocks
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
-from kexplain.render.views import (Ranked, gate, missing_prefilter_state, no_nodes, prefilter_rejection, ranking, rejection_groups,
-                    search_figures, shorten)
+from kexplain.render.suggestions import suggestion_blocks
+from kexplain.explain.describe import gate
+from kexplain.render.views import (Ranked, SearchFigures, missing_prefilter_state, no_nodes, prefilter_rejection,
+                                   ranking, rejection_groups, search_figures, shorten)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
-
-
-@dataclass(frozen=True)
-class Block:
-    """One thing to print. `whole`: print without wrapping (a long line the reader greps for)."""
-
-    renderable: RenderableType
-    whole: bool = False
-    gap: bool = True        # a blank line before it
 
 
 # Why the cluster has no nodes, for a cluster read from files (`explain` names the case).
@@ -44,9 +38,6 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
-    from kexplain.render.preemption import preemption_blocks
-    from kexplain.render.suggestions import suggestion_blocks
-
     blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
               *_rejected(trace, look)]
     if wide:
@@ -57,28 +48,6 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     return blocks
 
 
-def print_blocks(blocks: Iterable[Block], console: Console) -> None:
-    """Print blocks. On a recording console (an export of a fixed width) every line is
-    wrapped; as plain text (not a terminal) trailing blanks are trimmed."""
-    whole_lines = not console.record
-    if console.is_terminal or console.record:
-        _print(blocks, console, whole_lines)
-        return
-    with console.capture() as captured:
-        _print(blocks, console, whole_lines)
-    text = "\n".join(line.rstrip() for line in captured.get().splitlines())
-    console.file.write(text + "\n")
-    console.file.flush()
-
-
-def _print(blocks: Iterable[Block], console: Console, whole_lines: bool) -> None:
-    for i, b in enumerate(blocks):
-        if i and b.gap:
-            console.print()
-        whole = b.whole and whole_lines
-        console.print(b.renderable, soft_wrap=whole, crop=not whole)
-
-
 def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
                 node: str | None = None, no_nodes_hint: str | None = None) -> None:
     """Print the explanation of one trace: the default or wide view, or with `node` that
@@ -86,7 +55,6 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     `no_nodes_hint`: what to say when the cluster has no nodes (default NO_NODES_HINT)."""
     plain = not console.is_terminal
     if node is not None:
-        from kexplain.render.node import render_node
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)
         print_blocks(blocks, console)
@@ -105,10 +73,6 @@ def _no_nodes(trace: Mapping[str, Any], hint: str | None, width: int) -> list[Bl
 
 
 # -- the summary -----------------------------------------------------------------------------------
-
-VERDICT_STYLE = {"Scheduled": "bold green", "Unschedulable": "bold red", "Gated": "bold yellow",
-                 "Error": "bold red"}
-
 
 def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     result = trace["result"]
@@ -363,7 +327,7 @@ def _search(trace: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(Text("The search", style="bold")), Block(grid, gap=False)]
 
 
-def _to_find_why(fig) -> str:
+def _to_find_why(fig: SearchFigures) -> str:
     if fig.num_feasible_nodes_to_find == 1 and fig.num_all_nodes > 1:
         return "1, the profile has no Score plugins"
     if fig.num_all_nodes - fig.outside_prefilter < 100:
@@ -371,7 +335,7 @@ def _to_find_why(fig) -> str:
     return "from percentageOfNodesToScore, at least 100"
 
 
-def _never(fig) -> str:
+def _never(fig: SearchFigures) -> str:
     if not fig.never_examined:
         return "0: every node was looked at"
     if fig.stop_node is None:
@@ -379,7 +343,7 @@ def _never(fig) -> str:
     return f"{fig.never_examined}: the search stopped once it had found enough feasible nodes"
 
 
-def _unexamined_rows(fig) -> list[tuple[str, str]]:
+def _unexamined_rows(fig: SearchFigures) -> list[tuple[str, str]]:
     """Would a node the search left out have won? (the extra key `unexamined`)"""
     if not fig.never_examined and not fig.dropped:
         return []

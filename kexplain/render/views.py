@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+
 REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
 Trace = Mapping[str, Any]
 
@@ -244,11 +245,6 @@ def missing_prefilter_state(trace: Trace) -> Mapping[str, Any] | None:
                 p.get("reasons") or ()):
             return p
     return None
-
-
-def gate(trace: Trace) -> Mapping[str, Any] | None:
-    """The PreEnqueue plugin that held the pod back, if any."""
-    return next((e for e in trace.get("preEnqueue") or () if e.get("code") != "Success"), None)
 
 
 def prefilter_rejection(trace: Trace) -> Mapping[str, Any] | None:

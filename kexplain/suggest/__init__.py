@@ -1,1 +1,120 @@
-"""Fix suggestions: each family proposes changes, every one verified by re-running the cycle."""
+"""Fix suggestions: the smallest changes that would let an unschedulable pod schedule, each proven.
+
+The trace's `filterAll` names every reason on every node. From those reasons and the pod and
+node objects, each fix family (one module here, with an `ID`, the `KINDS` of suggestion it makes,
+a docstring saying what it proposes and when, and `candidates(ctx)`) proposes changes, either to
+the pod or to the cluster. An idea is only an idea until it is verified (`verify.py`): the change
+is applied to the inputs and the whole scheduling cycle is run again; only changes after which
+the pod is scheduled are kept, and the number of nodes each opens is the number the re-run found
+feasible. At most `MAX_VERIFIED` candidates are verified per explanation.
+
+The families run in a fixed order: the pod changes first (one candidate of each family in turn),
+all of one node's pod changes together only when no single one worked, then the cluster changes.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from types import ModuleType
+from typing import Callable, Iterable, Iterator, Sequence
+
+from kexplain.explain.inputs import Inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
+from kexplain.framework.trace import UNSCHEDULABLE, Trace
+from kexplain.suggest import add_node, combined, conflicting_pods, free_room, node_selection, pod_affinity, ports, \
+    resources, spread, tolerations, uncordon, verify
+from kexplain.suggest.change import Candidate
+from kexplain.suggest.context import Context, blocked_nodes
+from kexplain.suggest.verify import Suggestion, Verification
+
+__all__ = ["FAMILIES", "MAX_VERIFIED", "Suggestion", "Verification", "get", "suggestions", "verified_suggestions"]
+
+MAX_VERIFIED = 10          # candidates verified (pipeline re-runs) per explanation, at most
+
+# The fix families by ID.
+FAMILIES: dict[str, ModuleType] = {family.ID: family for family in (
+    resources, tolerations, node_selection, spread, ports, pod_affinity, combined,
+    uncordon, free_room, conflicting_pods, add_node)}
+
+# The order they are tried in: changes to the pod, interleaved; all of one node's pod changes at
+# once, only when no single one was verified; changes to the cluster, interleaved.
+POD_CHANGES = (resources.ID, tolerations.ID, node_selection.ID, spread.ID, ports.ID, pod_affinity.ID)
+WHEN_NONE = (combined.ID,)
+CLUSTER_CHANGES = (uncordon.ID, free_room.ID, conflicting_pods.ID, add_node.ID)
+
+
+def get(family_id: str) -> ModuleType:
+    """The fix family with this ID (KeyError when there is none)."""
+    return FAMILIES[family_id]
+
+
+def suggestions(inputs: Inputs, trace: Trace, request: Request | RunOptions | None = None,
+                budget: int = MAX_VERIFIED) -> list[Suggestion]:
+    """Verified fix suggestions for a pod the trace says is Unschedulable ([] otherwise):
+    pod changes first, then cluster changes, each proven by re-running the scheduling cycle as
+    `request` (its run options) says, without extra trace keys; by default from where the
+    trace's search started."""
+    if trace.result.status != UNSCHEDULABLE or trace.search is None:
+        return []
+    if request is None:
+        options = RunOptions(start_index=trace.search.start_index)
+    else:
+        options = (request.run if isinstance(request, Request) else request).plain()
+    filter_all = trace.filter_all
+    if filter_all is None:
+        filter_all = explain(inputs, replace(options, filter_all=True, preemption=False)).filter_all or {}
+    ctx = Context(inputs, options, trace, blocked_nodes(filter_all))
+    if not ctx.blocked:
+        return []
+    before = verify.feasible(trace)
+    out: list[Suggestion] = []
+    seen: set[str] = set()
+    attempts = 0
+
+    def attempt(candidates: Iterable[Candidate]) -> None:
+        nonlocal attempts
+        for cand in candidates:
+            key = repr(cand.change)
+            if attempts >= budget:
+                return
+            if key in seen or not cand.change:
+                continue
+            seen.add(key)
+            attempts += 1
+            try:
+                proven = verify.verify(inputs, options, cand.change, before)
+            except Exception:       # noqa: BLE001 - a change that cannot be run is not verified
+                proven = None
+            if proven is not None:
+                verification, opened = proven
+                out.append(Suggestion(cand.kind, cand.target, cand.description, tuple(cand.change),
+                                      len(opened), opened, verification))
+
+    attempt(_round_robin([_ideas(get(f).candidates, ctx) for f in POD_CHANGES]))
+    if not out:
+        attempt(_round_robin([_ideas(get(f).candidates, ctx) for f in WHEN_NONE]))
+    attempt(_round_robin([_ideas(get(f).candidates, ctx) for f in CLUSTER_CHANGES]))
+    return out
+
+
+def verified_suggestions(inputs: Inputs, trace: Trace,
+                         request: Request | RunOptions | None = None) -> list[Suggestion]:
+    """`suggestions` under the name lint looks for (each item has `.text`)."""
+    return suggestions(inputs, trace, request)
+
+
+def _round_robin(lists: Sequence[list[Candidate]]) -> Iterator[Candidate]:
+    depth = max((len(xs) for xs in lists), default=0)
+    for i in range(depth):
+        for xs in lists:
+            if i < len(xs):
+                yield xs[i]
+
+
+def _ideas(family: Callable[[Context], list[Candidate]], ctx: Context) -> list[Candidate]:
+    """A family's candidates; one that fails on an input it did not foresee offers none
+    (suggestions never stop an explanation)."""
+    try:
+        return family(ctx)
+    except Exception:           # noqa: BLE001
+        return []

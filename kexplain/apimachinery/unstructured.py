@@ -1,0 +1,79 @@
+"""Unstructured objects (mappings decoded from YAML or JSON) as k8s.io/apimachinery reads them:
+what a list object is and which objects it holds.
+
+A list is `kind: List` or a typed list (`PodList`, ...) with an items array. The API server
+leaves the kind (and kubectl the apiVersion) out of a typed list's items, so an item naming
+none takes them from the list, as unstructured.UnstructuredList's decoding does. The file
+loader, lint and admission all unwrap lists here, so they agree on what a list holds.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from kexplain.errors import InputError, Source
+
+
+def type_name(value: Any) -> str:
+    """A decoded value's JSON type, in the words of an error message."""
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def kind_problem(obj: dict[str, Any]) -> str | None:
+    """Why `obj` has no kind an object can have (none, or not a string); None when it has one."""
+    kind = obj.get("kind")
+    if kind is None or kind == "":
+        return "object has no kind"
+    if not isinstance(kind, str):
+        return f"must be a string, not a {type_name(kind)}"
+    return None
+
+
+def is_list(obj: Any) -> bool:
+    """Whether `obj` is a list object: `kind: List`, or a typed list with an items array."""
+    if not isinstance(obj, dict):
+        return False
+    kind = obj.get("kind")
+    return kind == "List" or (isinstance(kind, str) and kind.endswith("List") and isinstance(obj.get("items"), list))
+
+
+def list_items(obj: dict[str, Any], source: Source, where: str = "") -> list[Any]:
+    """The items of the list object `obj`, as written but that an item of a typed list naming no
+    kind gets the list's kind (and, naming no apiVersion, the list's): a copy, the list is not
+    changed. A List without an items array is refused (`where`: the list's field path)."""
+    kind, items = obj["kind"], obj.get("items")
+    if not isinstance(items, list):
+        raise InputError("a List needs an items array", source=source, obj=obj, field=f"{where}items")
+    if kind == "List":
+        return items
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, dict) and not item.get("kind"):
+            item = {**item, "kind": kind[:-4]}
+            if not item.get("apiVersion") and obj.get("apiVersion"):
+                item["apiVersion"] = obj["apiVersion"]
+        out.append(item)
+    return out
+
+
+def flatten_lists(obj: dict[str, Any], source: Source) -> Iterator[tuple[dict[str, Any], str]]:
+    """`obj` when it is not a list; else the objects its items hold, lists among them unwrapped
+    too (without recursion: no nesting exhausts the stack), in order. Each comes with its field
+    path in the document as a prefix (`""`, `"items[2]."`). An item that is not a mapping, or
+    names no kind, is refused (InputError naming its field)."""
+    stack: list[tuple[dict[str, Any], str]] = [(obj, "")]
+    while stack:
+        current, where = stack.pop()
+        if not is_list(current):
+            yield current, where
+            continue
+        unwrapped = []
+        for i, item in enumerate(list_items(current, source, where)):
+            field = f"{where}items[{i}]"
+            if not isinstance(item, dict):
+                raise InputError("list item is not a Kubernetes object (a mapping)", source=source, field=field)
+            problem = kind_problem(item)
+            if problem is not None:
+                raise InputError(problem, source=source, obj=item, field=f"{field}.kind")
+            unwrapped.append((item, f"{field}."))
+        stack.extend(reversed(unwrapped))

@@ -1,0 +1,140 @@
+"""`kexplain snapshot [NAME] -o FILE`: save what `kexplain pod` reads from the cluster, to
+replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import typer
+
+from kexplain.cli.env import Environment, env_of
+from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.live import (Connect, chunk_size_option, context_option, kubeconfig_option, namespace_option,
+                               read_live, timeout_option)
+from kexplain.errors import KexplainError
+from kexplain.render.structured import objects_text
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SnapshotArgs:
+    name: Optional[str]
+    output: str
+    pod_output: Optional[str]
+    redact: bool
+    redact_map: Optional[str]
+    connect: Connect
+
+
+def command(
+    ctx: typer.Context,
+    name: Optional[str] = typer.Argument(None, metavar="[NAME]",
+                                         help="A pod to save on its own too, ready to replay."),
+    output: str = typer.Option(..., "-o", "--output", metavar="FILE",
+                               help="Where to write: .json (default) or .yaml/.yml; '-' for stdout."),
+    pod_output: Optional[str] = typer.Option(None, "--pod-output", metavar="FILE",
+                                             help="Where to write the named pod (default: <output>.pod.<ext>)."),
+    redact: bool = typer.Option(False, "--redact",
+                                help="Replace names, label values and images by consistent tokens."),
+    redact_map: Optional[str] = typer.Option(None, "--redact-map", metavar="FILE",
+                                             help="With --redact: write the key back (token -> original) here."),
+    namespace: Optional[str] = namespace_option(),
+    kubeconfig: Optional[str] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    request_timeout: float = timeout_option(),
+    chunk_size: int = chunk_size_option(),
+) -> ExitStatus:
+    """Save what kexplain reads from the cluster as one `kind: List`, to replay offline:
+    kexplain POD.yaml --nodes FILE --stored."""
+    args = SnapshotArgs(name, output, pod_output, redact, redact_map,
+                        Connect(kubeconfig, context, namespace, request_timeout, chunk_size))
+    return run_snapshot(env_of(ctx), args)
+
+
+def default_pod_output(output: str) -> str:
+    root, ext = os.path.splitext(output)
+    return f"{root}.pod{ext or '.json'}"
+
+
+def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
+    from kexplain.load.live import as_pending
+    from kexplain.load.redact import Redactor
+
+    if args.redact_map and not args.redact:
+        raise KexplainError("--redact-map needs --redact")
+    if args.pod_output and not args.name:
+        raise KexplainError("--pod-output needs a pod NAME")
+    pod_path = (args.pod_output or default_pod_output(args.output)) if args.name else None
+    if pod_path == "-" or (args.name and args.output == "-" and not args.pod_output):
+        raise KexplainError("with a pod NAME, write the snapshot to a file (-o FILE) or give --pod-output FILE")
+    live = read_live(env, args.connect, args.name)
+    cluster = live.cluster
+    pod, note = None, None
+    if live.pod is not None:
+        pod, cluster, note = as_pending(live.pod, cluster)
+    objects = [o for o, _ in cluster]
+    redactor = None
+    if args.redact:
+        redactor = Redactor()
+        redactor.prepare(objects + ([pod] if pod else []))
+        objects = [r for r in (redactor.redact(o) for o in objects) if r is not None]
+        pod = redactor.redact(pod) if pod else None
+    try:
+        _write(env, args.output, objects_text(objects, as_yaml=_is_yaml(args.output)))
+        if pod is not None and pod_path:
+            _write(env, pod_path, objects_text([pod], as_yaml=_is_yaml(pod_path), single=True))
+        if redactor is not None and args.redact_map:
+            write_file(args.redact_map, json.dumps(redactor.mapping, indent=1) + "\n", private=True)
+    except OSError as err:
+        raise KexplainError(f"cannot write {err.filename or args.output}: {err.strerror or err}") from None
+    if note:
+        env.error(f"note: {note}")
+    where = "stdout" if args.output == "-" else args.output
+    env.error(f"wrote {len(objects)} objects ({_counts(objects)}) read from {live.server} to {where}"
+              + (", redacted" if args.redact else ""))
+    if pod_path:
+        env.error(f"replay offline: kexplain {pod_path} --nodes {args.output} --stored")
+    return ExitStatus.SUCCESS
+
+
+def _is_yaml(path: str) -> bool:
+    return path.endswith((".yaml", ".yml"))
+
+
+def _counts(objects: list[Obj]) -> str:
+    from kexplain.load.live import RESOURCES
+    parts = []
+    for res in RESOURCES:
+        n = sum(1 for o in objects if o.get("kind") == res.kind)
+        if n:
+            parts.append(f"{n} {res.plural}")
+    return ", ".join(parts)
+
+
+def _write(env: Environment, path: str, text: str) -> None:
+    if path == "-":
+        env.stdout.write(text)
+    else:
+        write_file(path, text)
+
+
+def write_file(path: str, text: str, private: bool = False) -> None:
+    """Written whole or not at all (a temporary file renamed into place); `private`: mode 0600."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".kexplain-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if not private:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,150 @@
+"""kexplain's verdict next to the scheduler's own last word, a live pod's PodScheduled condition.
+
+Whether the two agree, and when they differ the likely reasons, most specific first (a
+stale message, another scheduler version, a nominated node, a profile kexplain was not
+given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live` key holds it.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+from kexplain.framework.fit_error import truncate_message
+from kexplain.load.live import pod_scheduled_condition
+
+Obj = dict[str, Any]
+
+FOLLOWS = KUBE_SCHEDULER_VERSION.rsplit(".", 1)[0]      # the minor version kexplain reproduces: v1.35
+STALE_HINT = ("the scheduler retries a pod when the cluster changes in a way that may help it, "
+              "and at least every 5 minutes")
+_NODE_COUNT = re.compile(r"^0/(\d+) nodes are available")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The pod's PodScheduled condition (its documented keys), whether kexplain agrees (None:
+    nothing to compare with), why they may differ (`notes`) and what else to know (`hints`)."""
+
+    pod_scheduled: Optional[Obj] = None
+    agrees: Optional[bool] = None
+    notes: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+
+    def to_json(self) -> Obj:
+        return {"podScheduled": self.pod_scheduled, "agrees": self.agrees, "notes": list(self.notes),
+                "hints": list(self.hints)}
+
+
+@dataclass(frozen=True)
+class LivePod:
+    """A pod of the live cluster, explained (its trace and comparison) or skipped (why)."""
+
+    pod: Obj
+    trace: Optional[Obj] = None
+    comparison: Optional[Comparison] = None
+    skipped: str = ""
+
+    @property
+    def key(self) -> str:
+        return pod_key(self.pod)
+
+
+def pod_key(pod: Obj) -> str:
+    meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace')}/{meta.get('name')}"
+
+
+def compare(trace: Obj, pod: Obj, *, config_given: bool, server_version: Optional[str],
+            hints: tuple[str, ...] = ()) -> Comparison:
+    """kexplain's verdict (`trace`) next to the pod's PodScheduled condition."""
+    cond = pod_scheduled_condition(pod)
+    result = trace["result"]
+    status = result["status"]
+    node = (pod.get("spec") or {}).get("nodeName")
+    shown = _condition(cond)
+    if cond is None:
+        if node:
+            return Comparison(shown, status == "Scheduled", (f"the pod is bound to {node}",), hints)
+        name = (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
+        return Comparison(shown, None, ("the scheduler has not reported on this pod yet (no PodScheduled "
+                                        "condition): it may not have reached it, or no scheduler named "
+                                        f'"{name}" runs',), hints)
+    reason, message = cond.get("reason") or "", cond.get("message") or ""
+    if cond.get("status") == "True" or node:
+        where = f" to {node}" if node else ""
+        notes: tuple[str, ...] = ()
+        if status == "Scheduled" and node and result.get("suggestedHost") not in (None, node):
+            notes = (f"the scheduler bound it{where}; now kexplain would pick "
+                     f"{result.get('suggestedHost')}: scores change as pods come and go",)
+        elif status != "Scheduled":
+            notes = (f"the scheduler bound it{where} when it ran; the cluster has changed since",)
+        return Comparison(shown, status == "Scheduled", notes, hints)
+    agrees: Optional[bool] = None
+    if reason == "SchedulingGated":
+        agrees = status == "Gated"
+    elif reason == "Unschedulable":
+        agrees = status == "Unschedulable" and (result.get("message") or "") == truncate_message(message)
+    elif reason == "SchedulerError":
+        agrees = status == "Error"
+    notes = tuple(_why_different(trace, pod, message, config_given, server_version)) if agrees is False else ()
+    return Comparison(shown, agrees, notes, hints)
+
+
+def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
+    """Nodes that reject the pod only because of pods nominated there (every Filter plugin
+    passes on the node as it is): the scheduler counts nominated pods of at least this pod's
+    priority as if they were running."""
+    pod = inputs.pod
+    notes = []
+    every = trace.get("filterAll") or {}
+    for node, status in (trace.get("filter") or {}).items():
+        if (status or {}).get("code") == "Success" or node not in every:
+            continue
+        if any(s.get("code") not in ("Success", "Skip") for s in every[node].values()):
+            continue
+        others = [p for p in inputs.nominated.get(node, []) if p.priority >= pod.priority and p.uid != pod.uid]
+        if others:
+            names = ", ".join(f"{p.namespace}/{p.name}" for p in others)
+            notes.append(f"{node} would take this pod but for {names}, nominated there by preemption with a "
+                         "priority at least this pod's: the scheduler counts it as running")
+    return notes
+
+
+def _condition(cond: Optional[Obj]) -> Optional[Obj]:
+    if cond is None:
+        return None
+    return {k: cond[k] for k in ("status", "reason", "message", "lastTransitionTime") if k in cond}
+
+
+def _why_different(trace: Obj, pod: Obj, message: str, config_given: bool,
+                   server_version: Optional[str]) -> list[str]:
+    notes: list[str] = []
+    cond_time = next((c.get("lastTransitionTime") for c in (pod.get("status") or {}).get("conditions") or []
+                      if isinstance(c, dict) and c.get("type") == "PodScheduled"), None)
+    since = f" (PodScheduled=False since {cond_time})" if cond_time else ""
+    seen = _NODE_COUNT.match(message)
+    now = (trace.get("search") or {}).get("numAllNodes")
+    if seen and now is not None and int(seen.group(1)) != now:
+        notes.append(f"stale: the scheduler saw {seen.group(1)} nodes, the cluster has {now} now; "
+                     f"{STALE_HINT}")
+    else:
+        notes.append(f"stale: the cluster may have changed since the scheduler's last attempt{since}; "
+                     f"{STALE_HINT}")
+    nominated = (pod.get("status") or {}).get("nominatedNodeName")
+    if nominated:
+        notes.append(f"the scheduler nominated node {nominated} for this pod after preempting others; "
+                     "their termination may still be under way")
+    if server_version and not server_version.startswith(FOLLOWS + ".") and server_version != FOLLOWS:
+        notes.append(f"another scheduler version: the cluster runs Kubernetes {server_version}; "
+                     f"kexplain reproduces kube-scheduler {KUBE_SCHEDULER_VERSION}, whose plugins and messages "
+                     "may differ")
+    elif not server_version:
+        notes.append(f"another scheduler version: kexplain reproduces kube-scheduler {KUBE_SCHEDULER_VERSION} "
+                     "(the cluster's version is unknown)")
+    if not config_given:
+        notes.append("a profile kexplain was not given: the cluster's scheduler may run with its own "
+                     "KubeSchedulerConfiguration (plugins, plugin arguments, percentageOfNodesToScore); "
+                     "pass it with --config")
+    return notes

@@ -1,0 +1,537 @@
+"""Loading: from a `Request` to what the scheduler's cycle starts from.
+
+The scheduler configuration, the POD file (the Pods and workloads to explain, and the objects
+that join the cluster with them: `PodFile`, `cluster_with`), the cluster of --nodes, admission,
+and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance runner,
+the benchmarks): one pod of one copy gives the `Inputs` of one explanation, anything else a
+batch (`Entry`s) against a `Pool`, which `kexplain.explain.batch` schedules. `Pool` and
+`inputs_for` are also lint's: a cluster loaded once, and pods admitted against it one by one.
+Never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, BinaryIO
+
+from kexplain.admission.workloads import pods_of
+from kexplain.config import SchedulerConfig, load_config
+from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
+from kexplain.explain.request import Request
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.manifests import check_objects, load_objects
+from kexplain.admission.workloads import WORKLOAD_KINDS
+from kexplain.load.workloads import Copies, copies_of, replica_count, statefulset_claims, \
+    workload_name, workload_pod
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.plugins import implements, known
+
+CLUSTER_KINDS = frozenset({
+    "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
+    "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
+    "StatefulSet", "ReplicationController"})
+POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
+VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
+ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
+
+Objects = list[tuple[dict[str, Any], Source]]
+
+
+@dataclass
+class Inputs:
+    """One pending pod, admitted, and the cluster it is scheduled against."""
+
+    pod: PodInfo
+    pod_source: Source
+    snapshot: Snapshot
+    config: SchedulerConfig
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
+                max_objects: int = DEFAULT_MAX_OBJECTS) -> SchedulerConfig:
+    if path is None:
+        return load_config(None, implements=implements, known=known)
+    objs = load_objects([path], max_bytes, max_objects=max_objects)
+    if len(objs) != 1:
+        raise InputError(f"expected one KubeSchedulerConfiguration, found {len(objs)} objects",
+                         source=Source(path))
+    doc, src = objs[0]
+    return load_config(doc, source=src, implements=implements, known=known)
+
+
+# -- the POD file -------------------------------------------------------------------------------
+
+
+def object_key(obj: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(kind, namespace, name): what names one object in a cluster (the namespace `default`
+    when empty, none for cluster-scoped kinds); None for an object without a name."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return None
+    kind = str(obj.get("kind") or "")
+    namespace = "" if kind in _CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+    return kind, namespace, name
+
+
+def is_bound_pod(obj: dict[str, Any]) -> bool:
+    """A Pod with spec.nodeName: bound already, the scheduler never sees it."""
+    spec = obj.get("spec")
+    return obj.get("kind") == "Pod" and isinstance(spec, dict) and bool(spec.get("nodeName"))
+
+
+@dataclass
+class PodFile:
+    """The POD file split as a user applies it: what is explained, and what joins the cluster.
+
+    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
+    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
+    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
+    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
+    is bound already: it joins the cluster (taking room on its node) when the file has anything
+    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
+    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
+    is in the cluster when they are scheduled (default topology spreading reads its selector).
+    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
+    ignored, as in --nodes."""
+
+    path: str
+    explained: Objects = field(default_factory=list)
+    cluster: Objects = field(default_factory=list)
+
+    @classmethod
+    def of(cls, objs: Objects, path: str) -> "PodFile":
+        pending = [(o, s) for o, s in objs
+                   if o.get("kind") in WORKLOAD_KINDS or (o.get("kind") == "Pod" and not is_bound_pod(o))]
+        if not pending:
+            pending = [(o, s) for o, s in objs if is_bound_pod(o)]
+        explained_ids = {id(o) for o, _ in pending}
+        cluster = [(o, s) for o, s in objs if o.get("kind") in CLUSTER_KINDS
+                   and not (o.get("kind") == "Pod" and id(o) in explained_ids)]
+        return cls(path, pending, cluster)
+
+
+def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ()) -> Objects:
+    """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
+
+    An object of the file that the cluster has already (same kind, namespace and name) is
+    replaced by the file's version, which is what `kubectl apply` sends, in the cluster's
+    place (so Nodes keep their order); the file's other objects come after the cluster's, in
+    file order. `created` are objects a controller creates unless they exist (a StatefulSet's
+    claims): each is added only if neither the cluster nor the file has it, so a claim that
+    exists is used as it is. No object is listed twice."""
+    file_objects = [(o, s) for o, s in file_objects if o.get("kind") in CLUSTER_KINDS]
+    if not file_objects and not created:
+        return cluster
+    by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is not None:
+            by_key.setdefault(k, (o, s))
+    out: Objects = []
+    placed: set[tuple[str, str, str]] = set()
+    for o, s in cluster:
+        k = object_key(o) if by_key and o.get("kind") in CLUSTER_KINDS else None
+        if k is not None and k in by_key:
+            if k not in placed:
+                out.append(by_key[k])
+                placed.add(k)
+            continue
+        out.append((o, s))
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is None or k not in placed:
+            out.append((o, s))
+    if created:
+        known = {object_key(o) for o, _ in out}
+        for o, s in created:
+            k = object_key(o)
+            if k is None or k not in known:
+                out.append((o, s))
+                known.add(k)
+    return out
+
+
+def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
+    """The one Pod or workload the positional argument names."""
+    candidates = PodFile.of(objs, path).explained
+    if not candidates:
+        kinds = sorted({str(o.get("kind")) for o, _ in objs})
+        found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
+        raise InputError(f"no Pod or workload to explain{found}", source=Source(path))
+    if len(candidates) > 1:
+        raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
+                         "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
+    return candidates[0]
+
+
+def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False) -> dict[str, Any]:
+    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
+    first pod (`workload_pod`: refused with the API server's message when it would refuse the
+    workload, unless `stored`)."""
+    if obj.get("kind") != "Pod":
+        return workload_pod(obj, src, 0, stored=stored)
+    if not isinstance(obj.get("spec"), dict):
+        raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
+    return obj
+
+
+def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict[str, Any], Source]:
+    """The one Pod (or workload's first pod) the positional argument names."""
+    obj, src = explained_object(objs, path)
+    return pod_of(obj, src, stored=stored), src
+
+
+def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
+    """What a workload's controller creates besides its pods, for its first `copies` pods: a
+    StatefulSet's claims (`statefulset_claims`)."""
+    return [(c, src) for c in statefulset_claims(obj, copies)]
+
+
+def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
+    """A warning for each Pod whose spec.nodeName names a node the cluster does not have: the
+    scheduler never sees such a pod, and no kubelet will run it."""
+    out = []
+    for obj, src in pods:
+        if is_bound_pod(obj) and snapshot.get(str(obj["spec"]["nodeName"])) is None:
+            out.append(f"{src}: {describe(obj)}: spec.nodeName is {obj['spec']['nodeName']}, which is not a node "
+                       "of the cluster: no kubelet will run the pod")
+    return out
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One object of the POD file: a Pod, or a workload and how many copies of its pod to place."""
+
+    kind: str
+    namespace: str
+    name: str
+    pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
+    source: Source
+    copies: int                  # how many copies to place; 1 without replicas (a DaemonSet's: see `daemon`)
+    replicated: bool             # placed copy by copy, copies named `<name>-<i>`
+    position: int                # order of appearance in the file
+    naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
+    workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
+
+    @property
+    def daemon(self) -> bool:
+        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
+        (`kexplain.explain.placement.daemon_nodes`)."""
+        return self.kind == "DaemonSet"
+
+
+def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
+             stored: bool = False) -> Entry:
+    """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
+    count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
+    its first ordinal's); a workload the API server would refuse is refused with its message
+    (`kexplain.admission.workloads`), unless `stored`."""
+    kind = str(obj.get("kind"))
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
+    copies = max(1, copies)     # a workload scaled to zero: its template is still explained once
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored),
+                 src, copies, copies > 1 or kind == "DaemonSet", position, copies_of(obj), obj)
+
+
+def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False) -> list[Entry]:
+    """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
+    order (`entry_of`)."""
+    out = [entry_of(obj, src, i, replicas, stored=stored)
+           for i, (obj, src) in enumerate(PodFile.of(objs, path).explained)]
+    if not out:
+        pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
+    return out
+
+
+@dataclass
+class Loaded:
+    """What the POD file holds: `single` inputs (one pod, one trace), or a `batch` of entries
+    against a `pool` (several pods, replicas, a DaemonSet)."""
+
+    single: Inputs | None = None
+    batch: list[Entry] = field(default_factory=list)
+    pool: Pool | None = None
+
+
+def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
+    """Read the configuration, the POD file and the cluster once. One Pod or workload of one
+    copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
+    created against it; anything else is a batch against a `Pool`."""
+    with bulk_load():
+        return _load(req, stdin)
+
+
+def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
+    config = read_config(req.config_path, req.max_bytes, req.max_objects)
+    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
+    # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
+    warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+    pod_file = PodFile.of(objs, req.pod_path)
+    found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
+    if len(found) == 1 and not found[0].replicated:
+        entry = found[0]
+        cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
+        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+        assert entry.workload is not None
+        with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
+            single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
+                                   stored=req.stored)
+        single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
+        return Loaded(single=single)
+    pool = _load_pool(req.node_paths, config, req.stored, req.max_bytes, req.max_objects, stdin, req.validate)
+    created = [c for e in found if e.workload is not None for c in created_objects(e.workload, e.source, e.copies)]
+    pool = pool.extended(pod_file.cluster, created, stored=req.stored)
+    pool.warnings[:0] = warnings
+    pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
+    return Loaded(batch=found, pool=pool)
+
+
+def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
+    """The inputs of the POD file's one pod (a workload's first copy), read by `load`: for
+    callers that explain one pod. A file of several Pods or workloads is refused, and so is a
+    DaemonSet (its pods are placed one per node: a batch)."""
+    loaded = load(replace(req, replicas=1), stdin)
+    if loaded.single is not None:
+        return loaded.single
+    if len(loaded.batch) > 1:
+        extra = loaded.batch[1]
+        raise InputError(f"expected one Pod or workload, found {len(loaded.batch)}; put the others in --nodes",
+                         source=extra.source, obj=extra.workload)
+    raise InputError("a DaemonSet places one pod per node: explain it as a batch (`load`)",
+                     source=loaded.batch[0].source, obj=loaded.batch[0].workload)
+
+
+def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
+                  config: SchedulerConfig, *, stored: bool = False) -> Inputs:
+    """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
+    pod), against `cluster` with the file's cluster objects and the workload's created objects."""
+    created = created_objects(obj, src, 1)
+    cluster = cluster_with(cluster, pod_file.cluster, created)
+    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
+    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied)
+    inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
+    return inputs
+
+
+def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
+                        stored: bool = False, applied: frozenset[int] = frozenset()) -> Inputs:
+    """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
+    of other kinds are ignored; admission runs unless the objects were stored. `applied`: the
+    ids of the Sources of the POD file's objects, which the PersistentVolume controller then
+    binds (`load.pv_controller`); the rest is the cluster as it is."""
+    cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
+    warnings: list[str] = []
+    if not stored:
+        from kexplain.admission import admit
+        admitted = admit(cluster, (pod_obj, pod_src))
+        cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+        from kexplain.load.pv_controller import half_bound_notes, settle
+        if applied:
+            cluster = settle(cluster, lambda o, s: id(s) in applied).objects
+        warnings += half_bound_notes(cluster)
+    snapshot, nominated = build_cluster(cluster)
+    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
+
+
+def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+    """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
+    by node, from admitted or stored cluster objects. Several pods can share one cluster."""
+    try:
+        return _build_cluster(cluster)
+    except KexplainError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
+        raise _unreadable(cluster, exc) from None
+
+
+def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+    nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
+    pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
+    others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
+    snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
+    nominated: dict[str, list[PodInfo]] = {}
+    for p in pods:
+        if not (p.get("spec") or {}).get("nodeName") and (p.get("status") or {}).get("nominatedNodeName"):
+            info = PodInfo(p)
+            nominated.setdefault(info.nominated_node_name, []).append(info)
+    return snapshot, nominated
+
+
+def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
+    """The error for a cluster the model could not read. Admitted objects were type-checked;
+    stored ones are trusted until then (checking 150k pods up front costs seconds), so find
+    the first object that would not decode and name its field."""
+    from kexplain.admission.decode import SCHEMAS, check_decodes
+    from kexplain.admission.pipeline import copy_json
+    for obj, src in cluster:
+        if obj.get("kind") in SCHEMAS:
+            try:
+                check_decodes(copy_json(obj), src)
+            except KexplainError as err:
+                return err
+            except RecursionError:
+                return InputError("object is nested too deeply", source=src, obj=obj)
+    return InputError(f"cannot read the cluster: {type(exc).__name__}: {exc}",
+                      source=cluster[0][1] if cluster else None)
+
+
+# -- many pods against one cluster (a batch, lint) ----------------------------------------------
+@dataclass
+class Pool:
+    """A cluster loaded, admitted and snapshotted once, to explain many pods against it.
+
+    `load_pool` builds it; `inputs_for` admits one pending pod against it and returns the
+    `Inputs` that `explain` takes. The snapshot is shared by every pod and never changed.
+    `extended` makes the pool a file's objects leave (`PodFile`, `cluster_with`).
+    """
+
+    snapshot: Snapshot
+    config: SchedulerConfig
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    admission_context: Objects = field(default_factory=list)
+    pod_keys: frozenset[tuple[str, str]] = frozenset()
+    warnings: list[str] = field(default_factory=list)
+    _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
+    objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
+
+    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False) -> "Pool":
+        """This pool with the cluster objects of a POD file (or of a linted file) applied to
+        it, as `cluster_with` says: the file's version of an object the pool has replaces it,
+        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
+        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
+        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
+        This pool is not changed; without new objects it is returned as it is."""
+        if not created and not any(o.get("kind") in CLUSTER_KINDS for o, _ in file_objects):
+            return self
+        merged = cluster_with(self.objects, file_objects, created)
+        old = {id(o) for o, _ in self.objects}
+        new = [(o, s) for o, s in merged if id(o) not in old]
+        if not new:
+            return self
+        new_keys = {object_key(o) for o, _ in new} - {None}
+        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
+        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace")
+            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
+        from kexplain.admission import admit
+        from kexplain.admission.pipeline import BUILTIN
+        admitted = admit(context + new, None, stored=stored)
+        sources = {id(s) for _, s in new}
+        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
+        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
+                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
+        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
+            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
+            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
+        else:                               # (a List unwrapped) the pool's objects, then the new ones
+            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
+            from kexplain.load.pv_controller import settle
+            objects = settle(objects, lambda o, s: id(s) in sources).objects
+        added = admitted_new + namespaces_created
+        objects += namespaces_created
+        pods = [o for o, _ in added if o.get("kind") == "Pod"]
+        replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
+        if any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50:
+            snapshot, nominated = build_cluster(objects)
+        else:                      # the same nodes: the other objects, then the file's bound pods
+            others: dict[str, list[dict[str, Any]]] = {}
+            namespaces: dict[str, dict[str, str]] = {}
+            for o, _ in objects:
+                kind = o.get("kind", "")
+                if kind in ("Node", "Pod"):
+                    continue
+                others.setdefault(kind, []).append(o)
+                if kind == "Namespace":
+                    meta = o.get("metadata") or {}
+                    namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+            snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
+            for pod in map(PodInfo, pods):
+                if pod.node_name and snapshot.get(pod.node_name) is not None \
+                        and pod.status.get("phase") not in ("Succeeded", "Failed"):
+                    snapshot = snapshot.with_pod_bound(pod)
+        keys = set(self.pod_keys)
+        for o, _ in added:
+            if o.get("kind") == "Pod":
+                meta = o.get("metadata") or {}
+                keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+        context = [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+        return Pool(snapshot, self.config, nominated, context, frozenset(keys),
+                    [*self.warnings, *admitted.warnings], objects=objects)
+
+    def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
+        """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
+        what the API server would have created for a pod in a new namespace. (Remembered per
+        namespace name: one per namespace the pods of a run create.)"""
+        name = (namespace.get("metadata") or {}).get("name") or ""
+        if name in self.snapshot.namespaces:
+            return self.snapshot
+        if name not in self._with_namespace:
+            snap = self.snapshot
+            labels = dict((namespace.get("metadata") or {}).get("labels") or {})
+            objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
+            self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
+        return self._with_namespace[name]
+
+
+def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
+              max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
+              stdin: BinaryIO | None = None, validate: str = "strict") -> Pool:
+    """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
+    (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`."""
+    with bulk_load():
+        config = read_config(config_path, max_bytes, max_objects)
+        return _load_pool(node_paths, config, stored, max_bytes, max_objects, stdin, validate)
+
+
+def _load_pool(node_paths: tuple[str, ...], config: SchedulerConfig, stored: bool, max_bytes: int,
+               max_objects: int, stdin: BinaryIO | None, validate: str) -> Pool:
+    loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
+    cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
+    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored)
+    from kexplain.admission import admit
+    admitted = admit(cluster, None, stored=stored)
+    cluster = admitted.objects
+    if not stored:
+        from kexplain.load.pv_controller import half_bound_notes
+        warnings += half_bound_notes(cluster)
+    snapshot, nominated = build_cluster(cluster)
+    keys: set[tuple[str, str]] = set()
+    for o, _ in cluster:
+        if o.get("kind") == "Pod":
+            meta = o.get("metadata") or {}
+            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+    context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+    return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
+                objects=cluster)
+
+
+def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
+               itself: bool = False) -> Inputs:
+    """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
+    `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of
+    that name exists in the pool, unless `itself`: the pool's pod of that name is this very
+    pod, bound already, joined from its file); `pod_obj` itself is not changed."""
+    if stored:
+        from kexplain.admission.pipeline import copy_json
+        return Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config, pool.nominated)
+    from kexplain.admission import admit
+    from kexplain.apimachinery.fielderrors import go_quote
+    from kexplain.errors import AdmissionRejected
+    meta = pod_obj.get("metadata") if isinstance(pod_obj.get("metadata"), dict) else {}
+    key = (meta.get("namespace") or "default", meta.get("name") or "")
+    if key[1] and key in pool.pod_keys and not itself:
+        raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source))
+    pod = admitted.pending
+    snapshot = pool.snapshot
+    namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+    for obj, _ in admitted.objects:
+        if obj.get("kind") == "Namespace" and (obj.get("metadata") or {}).get("name") == namespace:
+            snapshot = pool.snapshot_with_namespace(obj)
+    return Inputs(PodInfo(pod), pod_source, snapshot, pool.config, pool.nominated, list(admitted.warnings))

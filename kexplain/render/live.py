@@ -1,0 +1,117 @@
+"""The output of `kexplain pod`: what the scheduler said next to kexplain's verdict, the
+one-line-per-pod list of `--pending`/`-A`, the trace's `live` key, and the progress bar
+shown on a terminal while the cluster is read."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from kexplain.explain.compare import Comparison, LivePod
+from kexplain.render.table import print_trace
+
+Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
+
+# Why a live cluster has no nodes (the human view says it when it has none).
+LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
+COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
+
+
+@contextmanager
+def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
+    """A callback drawing one bar per resource on `stream` (a terminal), gone when done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn
+
+    console = Console(file=stream, force_terminal=True, no_color=not color, highlight=False)
+    with Bars(TextColumn("reading {task.description:<24}"), BarColumn(), MofNCompleteColumn(),
+              console=console, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(resource: str, done: int, total: Optional[int]) -> None:
+            if resource not in tasks:
+                tasks[resource] = bar.add_task(resource, total=total)
+            bar.update(tasks[resource], completed=done, total=total)   # None: still unknown
+
+        yield update
+
+
+def live_json(server: str, context: Optional[str], server_version: Optional[str],
+              comparison: Optional[Comparison]) -> dict[str, Any]:
+    """The trace's `live` key: where it was read, and the comparison with the scheduler."""
+    return {"server": server, "context": context, "serverVersion": server_version,
+            **(comparison.to_json() if comparison is not None else {})}
+
+
+def pending_json(results: list[LivePod], server: str, context: Optional[str],
+                 server_version: Optional[str]) -> dict[str, Any]:
+    """`--pending -o json`: a SchedulingTraceList of the explained pods, each with its `live`
+    key, and the skipped ones with why."""
+    return {"apiVersion": "kexplain/v1", "kind": "SchedulingTraceList",
+            "items": [{**r.trace, "live": live_json(server, context, server_version, r.comparison)}
+                      for r in results if r.trace is not None],
+            "skipped": [{"pod": r.key, "reason": r.skipped} for r in results if r.trace is None]}
+
+
+def print_comparison(console: Console, comparison: Comparison) -> None:
+    """What the scheduler said (the PodScheduled condition), whether kexplain agrees, and why not."""
+    cond = comparison.pod_scheduled
+    if cond is not None:
+        since = f", since {cond['lastTransitionTime']}" if cond.get("lastTransitionTime") else ""
+        said = f": {cond['message']}" if cond.get("message") else ""
+        console.print(Text(f"The scheduler said (PodScheduled={cond.get('status')}, "
+                           f"{cond.get('reason') or 'no reason'}{since}){said}"))
+    if comparison.agrees is True:
+        console.print(Text("kexplain agrees with the scheduler.", style="green"))
+    elif comparison.agrees is False:
+        console.print(Text("kexplain differs from the scheduler. Possible reasons:", style="yellow"))
+    for note in comparison.notes:
+        console.print(Text(f"  - {note}"))
+    for hint in comparison.hints:
+        console.print(Text(f"Note: {hint}"))
+
+
+def summary(res: LivePod) -> tuple[str, str, str, str]:
+    """(pod, kexplain's verdict, whether the scheduler agrees, the one-line why)."""
+    if res.trace is None:
+        return res.key, "skipped", "-", res.skipped
+    result = res.trace["result"]
+    status = result["status"]
+    if status == "Scheduled":
+        why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
+    elif status == "Gated":
+        gate = next((e for e in res.trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
+        why = "; ".join(gate.get("reasons") or []) or f"gated by {gate.get('plugin', '')}"
+    elif status == "Error":
+        why = result.get("error") or ""
+    else:
+        why = result.get("message") or ""
+        post = res.trace.get("postFilter") or {}
+        if post.get("nominatedNodeName"):
+            victims = ", ".join(post.get("victims") or []) or "none"
+            why += f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
+    agrees = res.comparison.agrees if res.comparison is not None else None
+    return res.key, status, {True: "agrees", False: "differs"}.get(agrees, "-"), why
+
+
+def print_pending(out: TextIO, console: Console, results: list[LivePod], *, where: str, details: bool,
+                  wide: bool = False) -> None:
+    """One line per pod (the why column unpadded, however long); with `details`, each pod's
+    full explanation and comparison after the list. `where`: the namespace(s) looked at."""
+    if not results:
+        out.write(f"No pod in {where} is Pending with PodScheduled=False.\n")
+        return
+    rows = [COLUMNS] + [summary(r) for r in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3] + "\n")
+    if not details:
+        return
+    for res in results:
+        if res.trace is None:
+            continue
+        out.write("\n")
+        console.rule(res.key)
+        print_trace(res.trace, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
+        print_comparison(console, res.comparison or Comparison())

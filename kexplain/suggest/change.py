@@ -1,0 +1,152 @@
+"""The change model: a candidate change as JSON-patch-like operations, and the inputs with it applied.
+
+A change is a list of operations, each naming the object it applies to:
+
+    {"op": "add" | "replace" | "remove", "object": {"kind": "Pod", "namespace": "default",
+     "name": "web"}, "path": "/spec/tolerations/-", "value": {...}}
+    {"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"}, "value": {<the Node>}}
+    {"op": "delete", "object": {"kind": "Pod", "namespace": "default", "name": "cache-0"}}
+
+Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its pod template,
+so prefix `/spec/template` for a Deployment); `add` sets an object member (creating missing
+parents) or appends to a list with `-`. `apply_ops` applies the path operations to one object;
+`changed_inputs` applies a whole change to the scheduling inputs.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.explain.inputs import Inputs
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot, node_tree_order
+
+Op = dict[str, Any]
+# A pod family's fix for one node: the operations and, for each, what it does in plain words.
+Fix = tuple[list[Op], list[str]]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A change a fix family proposes: only an idea until a re-run of the cycle verifies it."""
+
+    kind: str                       # the suggestion kind ("lower-request", ...), the JSON `kind`
+    target: str                     # "pod default/web", "node n3" or "cluster"
+    description: str
+    change: tuple[Op, ...]
+
+
+# --- JSON-pointer operations --------------------------------------------------------------------
+
+def pointer(*tokens: Any) -> str:
+    """A JSON pointer from path tokens (`~` and `/` escaped)."""
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def _tokens(path: str) -> list[str]:
+    if not path.startswith("/"):
+        raise ValueError(f"not a JSON pointer: {path!r}")
+    return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
+
+
+def apply_ops(obj: dict[str, Any], ops: Iterable[Op]) -> dict[str, Any]:
+    """A copy of `obj` with the path operations (`add`, `replace`, `remove`) applied in order."""
+    out = copy.deepcopy(obj)
+    for op in ops:
+        kind = op["op"]
+        *parents, last = _tokens(op["path"])
+        node: Any = out
+        for i, tok in enumerate(parents):
+            if isinstance(node, list):
+                node = node[int(tok)]
+                continue
+            if tok not in node or node[tok] is None:
+                if kind != "add":
+                    raise KeyError(op["path"])
+                following = parents[i + 1] if i + 1 < len(parents) else last
+                node[tok] = [] if following == "-" or following.isdigit() else {}
+            node = node[tok]
+        if isinstance(node, list):
+            if kind == "remove":
+                del node[int(last)]
+            elif last == "-":
+                node.append(copy.deepcopy(op["value"]))
+            elif kind == "add":
+                node.insert(int(last), copy.deepcopy(op["value"]))
+            else:
+                node[int(last)] = copy.deepcopy(op["value"])
+        elif kind == "remove":
+            del node[last]
+        else:
+            node[last] = copy.deepcopy(op["value"])
+    return out
+
+
+def pod_ref(pod: PodInfo) -> dict[str, str]:
+    return {"kind": "Pod", "namespace": pod.namespace, "name": pod.name}
+
+
+def node_ref(name: str) -> dict[str, str]:
+    return {"kind": "Node", "name": name}
+
+
+def pod_op(pod: PodInfo, op: str, path: str, val: Any = None) -> Op:
+    """A path operation on the pending pod (`remove` carries no value)."""
+    out: Op = {"op": op, "object": pod_ref(pod), "path": path}
+    if op != "remove":
+        out["value"] = val
+    return out
+
+
+# --- applying a change to the inputs -------------------------------------------------------------
+
+def changed_inputs(inputs: Inputs, change: Sequence[Op]) -> Inputs:
+    """The inputs with a change applied: the pending pod patched, nodes patched or created,
+    bound pods deleted. A change to the pod alone keeps the snapshot (and its cached indexes)."""
+    pod_key = (inputs.pod.namespace, inputs.pod.name)
+    pod_ops: list[Op] = []
+    node_ops: dict[str, list[Op]] = {}
+    created: list[dict[str, Any]] = []
+    deleted: set[str] = set()
+    for op in change:
+        ref = op["object"]
+        if ref["kind"] == "Pod" and op["op"] == "delete":
+            deleted.add(f"{ref.get('namespace') or 'default'}/{ref['name']}")
+        elif ref["kind"] == "Pod" and (ref.get("namespace") or "default", ref["name"]) == pod_key:
+            pod_ops.append(op)
+        elif ref["kind"] == "Node" and op["op"] == "create":
+            created.append(op["value"])
+        elif ref["kind"] == "Node":
+            node_ops.setdefault(ref["name"], []).append(op)
+        else:
+            raise ValueError(f"cannot apply {op['op']} to {ref}")
+    out = inputs
+    if pod_ops:
+        out = replace(out, pod=PodInfo(apply_ops(inputs.pod.obj, pod_ops)))
+    if node_ops or created or deleted:
+        out = replace(out, snapshot=_changed_snapshot(inputs.snapshot, node_ops, created, deleted))
+    return out
+
+
+def _changed_snapshot(snapshot: Snapshot, node_ops: Mapping[str, list[Op]], created: list[dict[str, Any]],
+                      deleted: set[str]) -> Snapshot:
+    infos: list[NodeInfo] = []
+    for ni in snapshot.node_infos:
+        doomed = [p for p in ni.pods if p.key in deleted]
+        if ni.name in node_ops or doomed:
+            ni = ni.clone()
+            if ni.name in node_ops:
+                ni = replace(ni, node=Node.from_obj(apply_ops(ni.node.obj, node_ops[ni.name])))
+            for p in doomed:
+                ni.remove_pod(p)
+        infos.append(ni)
+    if created:
+        by_name = {ni.name: ni for ni in infos}
+        for obj in created:
+            info = NodeInfo(Node.from_obj(obj))
+            by_name[info.name] = info
+        infos = [by_name[n.name] for n in node_tree_order([*(ni.node for ni in infos),
+                                                             *(by_name[o["metadata"]["name"]].node for o in created)])]
+    return Snapshot(infos, snapshot.namespaces, snapshot.objects)

@@ -1,0 +1,76 @@
+"""What the trace says, as every fix family reads it: which plugins rejected which nodes, and why.
+
+The trace's `filterAll` names every reason on every node; a node that a plugin could not judge
+(an Error) is left out, since no change can be shown to open it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from kexplain.explain.inputs import Inputs
+from kexplain.explain.request import RunOptions
+from kexplain.framework.status import Code
+from kexplain.framework.trace import Trace
+from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+
+REJECTED = (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+# The bounds every family keeps to, so that the candidates stay few and cheap to verify.
+MAX_PER_REASON = 2         # alternatives offered for one reason
+MAX_GROUPS = 5             # distinct per-node fixes compared when choosing the best ones
+
+# node -> rejecting plugin -> its status (`code`, `reasons`)
+Blocked = Mapping[str, Mapping[str, Mapping[str, Any]]]
+
+
+def blocked_nodes(filter_all: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The rejected nodes and, for each, the plugins that rejected it (nodes with an Error left out)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for node, plugins in filter_all.items():
+        if any(st.get("code") == Code.ERROR for st in plugins.values()):
+            continue
+        rejecting = {p: dict(st) for p, st in plugins.items() if st.get("code") in REJECTED}
+        if rejecting:
+            out[node] = rejecting
+    return out
+
+
+@dataclass(frozen=True)
+class Context:
+    """The pod, the cluster and the rejections a fix family proposes changes from."""
+
+    inputs: Inputs
+    options: RunOptions             # how the pod was run (where the round-robin started)
+    trace: Trace
+    blocked: Blocked
+
+    @property
+    def pod(self) -> PodInfo:
+        return self.inputs.pod
+
+    @property
+    def pod_target(self) -> str:
+        """The `target` of a change to the pod."""
+        return f"pod {self.pod.key}"
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self.inputs.snapshot
+
+    def only(self, *plugins: str) -> list[str]:
+        """Nodes rejected by these plugins and no other (each of them rejecting)."""
+        want = set(plugins)
+        return [n for n, b in self.blocked.items() if set(b) == want]
+
+    def within(self, plugins: Iterable[str]) -> list[str]:
+        """Nodes rejected by some of these plugins and no other."""
+        allowed = set(plugins)
+        return [n for n, b in self.blocked.items() if set(b) <= allowed]
+
+    def reasons(self, node: str, plugin: str) -> list[str]:
+        return list((self.blocked.get(node, {}).get(plugin) or {}).get("reasons") or ())
+
+    def info(self, node: str) -> NodeInfo | None:
+        return self.snapshot.get(node)

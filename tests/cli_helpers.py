@@ -1,0 +1,26 @@
+"""Running the command line in-process, as httpie tests its own: `main(argv, env=TestEnvironment())`
+with in-memory streams, a terminal or a pipe as told."""
+from __future__ import annotations
+
+import io
+
+from kexplain.cli.env import Environment
+
+
+class TestEnvironment(Environment):
+    """In-memory stdin, stdout and stderr; not a terminal, no colour, unless told otherwise."""
+
+    __test__ = False     # not a pytest test class
+
+    def __init__(self, *, stdin: bytes = b"", is_terminal: bool = False, stderr_is_terminal: bool = False,
+                 color: bool = False, width: int | None = None) -> None:
+        super().__init__(stdout=io.StringIO(), stderr=io.StringIO(), stdin=io.BytesIO(stdin),
+                         is_terminal=is_terminal, color=color, width=width, stderr_is_terminal=stderr_is_terminal)
+
+    @property
+    def out(self) -> str:
+        return self.stdout.getvalue()   # type: ignore[attr-defined]
+
+    @property
+    def err(self) -> str:
+        return self.stderr.getvalue()   # type: ignore[attr-defined]
