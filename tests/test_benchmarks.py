@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from tests.support.paths import ROOT
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import generate  # noqa: E402
 

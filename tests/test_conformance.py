@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance_support import cases_under, differing_keys
+from tests.support.conformance_support import cases_under, differing_keys
+from tests.support.paths import TESTS
 
-HERE = Path(__file__).parent
+HERE = TESTS
 BUNDLED = HERE / "conformance"
 SHARED = HERE.parent.parent / "shared" / "conformance"
 

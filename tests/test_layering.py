@@ -10,8 +10,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1] / "kexplain"
+ROOT = ROOT / "kexplain"
 
 RANKS = {
     "errors": 0,

@@ -11,7 +11,7 @@ Seeds are the repository's own manifests (fixtures, the bundled conformance case
 broken-input corpus), written with both role bytes into a temporary directory, so a run never
 writes into the repository; libFuzzer writes a crash as `crash-<sha1>` in the working
 directory: once it is fixed, add it to tests/fuzz/regressions/ as it is, and when it is a broken
-input, without its first byte to tests/data/broken/ with its error line (tests/test_broken_inputs.py).
+input, without its first byte to tests/data/broken/ with its error line (tests/load/test_broken_inputs.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,131 @@
+"""The bundled fixtures: each renders in every output format and on an 80-column
+non-terminal, says what the README says it says, and the README's shown outputs are what
+kexplain prints."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from kexplain.cli.app import main
+from tests.support.render_helpers import FIXTURES, ROOT, fixture_paths
+
+README = (ROOT / "README.md").read_text()
+
+# name -> (exit code, what the trace says: the FailedScheduling message's first sentence, or
+# the node the pod goes to)
+EXPECTED = {
+    "pod-web": (0, "node-2"),
+    "pod-too-big": (1, "0/6 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated "
+                       "taint(s), 3 Insufficient cpu."),
+    "resources": (1, "0/3 nodes are available: 1 Too many pods, 2 Insufficient memory."),
+    "taints": (1, "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) had untolerated taint(s)."),
+    "node-affinity": (1, "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't match Pod's "
+                         "node affinity/selector."),
+    "pod-affinity": (1, "0/4 nodes are available: 2 node(s) didn't match pod affinity rules, 2 node(s) didn't "
+                        "match pod anti-affinity rules."),
+    "spread": (1, "0/4 nodes are available: 2 Insufficient cpu, 2 node(s) didn't match pod topology spread "
+                  "constraints."),
+    "ports": (1, "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't have free ports "
+                 "for the requested pod ports."),
+    "volume-zone": (1, "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match "
+                       "PersistentVolume's node affinity."),
+    "volume-binding": (1, "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't find available "
+                          "persistent volumes to bind."),
+    "preemption": (1, "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu."),
+    "large-cluster": (0, "node-001"),
+    # a StatefulSet of three replicas: two fit; what is said is about the third, db-2
+    "statefulset": (1, "0/3 nodes are available: 1 node(s) didn't find available persistent volumes to bind, "
+                       "2 Insufficient cpu."),
+}
+FORMATS = ["table", "wide", "json", "yaml"]
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_fixture_is_listed():
+    dirs = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    files = {p.stem for p in FIXTURES.glob("pod-*.yaml")}
+    assert dirs | files == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fixture_renders(capsys, name, fmt):
+    pod, cluster = fixture_paths(name)
+    code, out, err = run(capsys, str(pod), "--nodes", str(cluster), "-o", fmt)
+    want_code, says = EXPECTED[name]
+    assert code == want_code, err
+    assert err == ""
+    if fmt in ("json", "yaml"):
+        trace = json.loads(out) if fmt == "json" else yaml.safe_load(out)
+        if trace["kind"] == "SchedulingTraceList":     # replicas: the last copy placed says it
+            trace = trace["items"][-1]
+        assert trace["kind"] == "SchedulingTrace"
+        if want_code == 0:
+            assert trace["result"]["suggestedHost"] == says
+        else:
+            assert trace["result"]["message"].startswith(says)
+        return
+    for line in out.splitlines():          # an 80-column non-terminal: plain text that fits
+        assert "\x1b[" not in line
+        if not line.startswith("  Warning  FailedScheduling  "):
+            assert len(line) <= 80, line
+    if want_code == 0:
+        assert f"Would be bound to {says} " in out
+    else:
+        assert f"  Warning  FailedScheduling  default-scheduler  {says}" in out
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_readme_says_what_the_fixture_says(name):
+    """Each fixture has a README line: `fixtures/<name>...`, then in backticks what kexplain says."""
+    pod, _ = fixture_paths(name)
+    path = pod.relative_to(ROOT).as_posix() if pod.name != "pod.yaml" else f"fixtures/{name}/"
+    lines = README.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith(f"- `{path}")), None)
+    assert start is not None, f"no README line for {path}"
+    line = lines[start]
+    for more in lines[start + 1:]:          # the bullet's continuation lines
+        if not more.startswith("  "):
+            break
+        line += " " + more.strip()
+    _, says = EXPECTED[name]
+    quoted = re.findall(r"`([^`]*)`", line)
+    assert any(says in q for q in quoted[1:]), line
+
+
+def readme_examples() -> list[tuple[str, str]]:
+    """(command, output) of the README's shown runs: a `    $ kexplain ...` line, then its
+    output, indented by four blanks, up to the first line that is not."""
+    out = []
+    lines = README.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("    $ kexplain "):
+            body = []
+            for nxt in lines[i + 1:]:
+                if nxt and not nxt.startswith("    "):
+                    break
+                body.append(nxt[4:])
+            while body and not body[-1]:
+                body.pop()
+            out.append((line[len("    $ "):], "\n".join(body)))
+    return out
+
+
+def test_the_readme_shows_two_fixtures():
+    assert len(readme_examples()) >= 2
+
+
+@pytest.mark.parametrize("command, shown", readme_examples(), ids=[c for c, _ in readme_examples()])
+def test_readme_output_is_what_kexplain_prints(capsys, monkeypatch, command, shown):
+    monkeypatch.chdir(ROOT)
+    args = command.split()[1:]
+    _, out, _ = run(capsys, *args)
+    assert out.rstrip("\n") == shown

@@ -1,0 +1,227 @@
+"""A stand-in kube-apiserver for the live-mode tests: `http.server` in a thread on 127.0.0.1
+(random port) serving recorded API responses from tests/data/live/.
+
+It answers as a real API server does, for what kexplain asks: collection lists (paged with
+`limit` and `continue` tokens, `remainingItemCount`, `fieldSelector` on fields such as
+`status.phase`), a get of one pod, and /version; 404 Status bodies for anything else. Tests
+inject the recorded failures: 401 for every request, 403 on one path, 410 Expired on the
+next continue request of a path, a delay. Every request is recorded (method, path, query,
+headers), so a test can assert that only GETs were made and what was sent.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+from tests.support.paths import DATA
+
+DATA = DATA / "live"
+ERRORS = DATA / "errors"
+POD_PATH = "/api/v1/pods"
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+
+
+@dataclass
+class Faults:
+    unauthorized: bool = False
+    forbidden: dict[str, str] = field(default_factory=dict)    # path -> recorded error file
+    expire: dict[str, int] = field(default_factory=dict)       # path -> continue requests to refuse (410)
+    delay: dict[str, float] = field(default_factory=dict)      # path -> seconds before answering
+
+
+class RecordedApiServer:
+    """`with RecordedApiServer() as api:` ... `api.url`, `api.requests`, `api.faults`."""
+
+    def __init__(self, scenario: str = "cluster", token: str | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
+        root = DATA / scenario
+        self.collections: dict[str, dict[str, Any]] = {
+            "/" + str(p.relative_to(root).with_suffix("")): json.loads(p.read_text())
+            for p in root.rglob("*.json") if p.name != "version.json"}
+        self.version = json.loads((root / "version.json").read_text())
+        self.token = token
+        self.faults = Faults()
+        self.requests: list[Seen] = []
+        self._lock = threading.Lock()
+        self._tls = tls
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> "RecordedApiServer":
+        handler = type("Handler", (_Handler,), {"api": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        if self._tls is not None:
+            self._server.socket = self._tls.wrap_socket(self._server.socket, server_side=True)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self._tls else 'http'}://127.0.0.1:{self.port}"
+
+    # -- what was asked ------------------------------------------------------------------
+    def record(self, seen: Seen) -> None:
+        with self._lock:
+            self.requests.append(seen)
+
+    @property
+    def methods(self) -> set[str]:
+        return {r.method for r in self.requests}
+
+    def paths(self) -> list[str]:
+        return [r.path for r in self.requests]
+
+    # -- answers ---------------------------------------------------------------------------
+    def answer(self, seen: Seen) -> tuple[int, dict[str, Any]]:
+        if seen.method != "GET":
+            return 405, _status(405, "MethodNotAllowed",
+                                "the server does not allow this method on the requested resource")
+        auth = seen.headers.get("authorization")
+        if self.faults.unauthorized or (self.token and not _bearer_is(auth, self.token)):
+            return 401, _recorded("unauthorized.json")
+        if seen.path in self.faults.delay:
+            time.sleep(self.faults.delay[seen.path])
+        if seen.path in self.faults.forbidden:
+            return 403, _recorded(self.faults.forbidden[seen.path])
+        if seen.path in ("/version", "/version/"):
+            return 200, self.version
+        if seen.path in self.collections:
+            return self._list(seen)
+        parts = seen.path.strip("/").split("/")
+        if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
+            return self._get_pod(parts[3], parts[5])
+        return 404, _status(404, "NotFound", "the server could not find the requested resource")
+
+    def _list(self, seen: Seen) -> tuple[int, dict[str, Any]]:
+        body = self.collections[seen.path]
+        items = [i for i in body["items"] if _fields_match(i, seen.query.get("fieldSelector", [""])[0])]
+        token = seen.query.get("continue", [""])[0]
+        start = 0
+        if token:
+            with self._lock:
+                left = self.faults.expire.get(seen.path, 0)
+                if left:
+                    self.faults.expire[seen.path] = left - 1
+                    return 410, _recorded("expired.json")
+            after = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))["start"].rstrip("\x00")
+            start = next((n for n, i in enumerate(items) if _key(i) > after), len(items))
+        limit = int(seen.query.get("limit", ["0"])[0] or 0)
+        page = items[start:start + limit] if limit else items[start:]
+        meta: dict[str, Any] = {"resourceVersion": body["metadata"]["resourceVersion"]}
+        rest = len(items) - start - len(page)
+        if rest > 0:
+            start_key = _key(page[-1]) + "\x00"
+            raw = json.dumps({"v": "meta.k8s.io/v1", "rv": int(meta["resourceVersion"]), "start": start_key})
+            meta["continue"] = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+            meta["remainingItemCount"] = rest
+        return 200, {"kind": body["kind"], "apiVersion": body["apiVersion"], "metadata": meta, "items": page}
+
+    def _get_pod(self, namespace: str, name: str) -> tuple[int, dict[str, Any]]:
+        for item in self.collections[POD_PATH]["items"]:
+            meta = item["metadata"]
+            if meta.get("namespace") == namespace and meta.get("name") == name:
+                return 200, {"kind": "Pod", "apiVersion": "v1", **item}
+        status = _status(404, "NotFound", f'pods "{name}" not found')
+        return 404, {**status, "details": {"name": name, "kind": "pods"}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    api: RecordedApiServer
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True     # headers and body leave at once (no 40 ms delayed-ACK stalls)
+
+    def _serve(self) -> None:
+        url = urlsplit(self.path)
+        seen = Seen(self.command, url.path, parse_qs(url.query),
+                    {k.lower(): v for k, v in self.headers.items()})
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        self.api.record(seen)
+        code, body = self.api.answer(seen)
+        data = json.dumps(body).encode()
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Audit-Id", "3f2c1b0a-0000-4000-8000-000000000000")
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):   # the client gave up (timeout tests)
+            pass
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _bearer_is(header: str | None, token: str) -> bool:
+    """`Authorization: Bearer <token>`, the scheme case-insensitive as the API server reads it."""
+    scheme, _, value = (header or "").partition(" ")
+    return scheme.lower() == "bearer" and value.strip() == token
+
+
+def _recorded(name: str) -> dict[str, Any]:
+    return json.loads((ERRORS / name).read_text())
+
+
+def _status(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": message, "reason": reason, "code": code}
+
+
+def _key(item: dict[str, Any]) -> str:
+    meta = item["metadata"]
+    return f"{meta.get('namespace', '')}/{meta['name']}"
+
+
+def _fields_match(item: dict[str, Any], selector: str) -> bool:
+    """`a.b=v`, `a.b==v`, `a.b!=v`, comma-separated, as the API server's field selectors."""
+    for term in filter(None, selector.split(",")):
+        negate = "!=" in term
+        path, value = term.replace("!=", "=").replace("==", "=").split("=", 1)
+        node: Any = item
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if ((node or "") == value) == negate:
+            return False
+    return True
+
+
+def write_kubeconfig(path: Path, server: str, *, token: str = "t0ken-DO-NOT-PRINT", namespace: str = "shop",
+                     context: str = "prod", extra_contexts: tuple[str, ...] = ()) -> Path:
+    """A kubeconfig with one cluster and a bearer-token user, current context `context`."""
+    contexts = [{"name": name, "context": {"cluster": "c", "user": "u", "namespace": namespace}}
+                for name in (context, *extra_contexts)]
+    doc = {"apiVersion": "v1", "kind": "Config", "current-context": context,
+           "clusters": [{"name": "c", "cluster": {"server": server}}],
+           "users": [{"name": "u", "user": {"token": token}}],
+           "contexts": contexts}
+    path.write_text(json.dumps(doc))
+    return path

@@ -1,0 +1,69 @@
+"""Traces of the bundled fixtures with kexplain's extra keys, and their rendered text."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from kexplain.cli.env import Environment
+from kexplain.explain.inputs import load_inputs
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
+from kexplain.render.table import print_trace
+from tests.support.paths import ROOT
+
+FIXTURES = ROOT / "fixtures"
+
+
+def fixture_paths(name: str) -> tuple[Path, Path]:
+    """(pod, cluster) of a fixture: `pod-web` / `pod-too-big` use fixtures/cluster.yaml,
+    the others are directories with pod.yaml and cluster.yaml."""
+    if (FIXTURES / f"{name}.yaml").exists():
+        return FIXTURES / f"{name}.yaml", FIXTURES / "cluster.yaml"
+    return FIXTURES / name / "pod.yaml", FIXTURES / name / "cluster.yaml"
+
+
+def trace_of(name: str, *nodes: str, unexamined: bool = True) -> dict[str, Any]:
+    """The fixture's trace with `details` (plugin facts for `nodes`) and `unexamined`."""
+    pod, cluster = fixture_paths(name)
+    req = Request(pod_path=str(pod), node_paths=(str(cluster),))
+    options = RunOptions(details=True, explain_nodes=frozenset(nodes), unexamined=unexamined)
+    return explain(load_inputs(req), options).to_json()
+
+
+def text_of(trace: dict[str, Any], *, wide: bool = False, node: str | None = None, width: int | None = None,
+            terminal: bool = False, color: bool | None = None) -> str:
+    """What `kexplain` prints for the trace: plain text, 80 columns, unless told otherwise."""
+    out = io.StringIO()
+    env = Environment(stdout=out, is_terminal=terminal, color=color, width=width)
+    print_trace(trace, env.console(), wide=wide, node=node)
+    return out.getvalue()
+
+
+def squeeze(text: str) -> list[str]:
+    """The lines of `text` with runs of blanks reduced to one (table layout aside)."""
+    return [" ".join(line.split()) for line in text.splitlines()]
+
+
+def section(text: str, title: str) -> list[str]:
+    """The squeezed lines from the one starting with `title` to the next blank line."""
+    lines = squeeze(text)
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i]), len(lines))
+    return lines[start:end]
+
+
+def table_rows(text: str, title: str) -> list[str]:
+    """Like `section`, with a table row's wrapped continuation lines (they start with at least
+    four blanks: an empty first column) joined to the row."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    rows: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        if line.startswith("    ") and rows:
+            rows[-1] += " " + " ".join(line.split())
+        else:
+            rows.append(" ".join(line.split()))
+    return rows
