@@ -7,19 +7,9 @@ from pathlib import Path
 import pytest
 
 from kexplain.cli.app import main
+from tests.support.cli_helpers import NODE, POD
 from tests.support.paths import FIXTURES
 
-NODE = """apiVersion: v1
-kind: Node
-metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-status: {capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
-"""
-POD = """apiVersion: v1
-kind: Pod
-metadata: {name: p}
-spec:
-  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
-"""
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

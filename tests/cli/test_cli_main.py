@@ -11,23 +11,13 @@ import pytest
 from tests.support.cli_helpers import TestEnvironment
 from kexplain.cli import kubectl_main, main
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
+from tests.support.cli_helpers import NODE, POD
 from tests.support.paths import FIXTURES
 
 WEB = str(FIXTURES / "pod-web.yaml")
 TOO_BIG = str(FIXTURES / "pod-too-big.yaml")
 CLUSTER = str(FIXTURES / "cluster.yaml")
 
-NODE = """apiVersion: v1
-kind: Node
-metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-status: {capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
-"""
-POD = """apiVersion: v1
-kind: Pod
-metadata: {name: p}
-spec:
-  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
-"""
 # Stored objects skip admission: a StorageClass without volumeBindingMode makes VolumeBinding's
 # PreFilter fail with an error, as kube-scheduler's does.
 CLAIM_POD = """apiVersion: v1

@@ -24,3 +24,17 @@ class TestEnvironment(Environment):
     @property
     def err(self) -> str:
         return self.stderr.getvalue()   # type: ignore[attr-defined]
+
+
+# A one-node cluster and a small pod, written as people write them.
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {capacity: {cpu: "2", memory: 4Gi, pods: "110"}}
+"""
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
+"""
