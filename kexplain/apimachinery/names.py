@@ -110,10 +110,12 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
 
 
 def validate_labels(labels: dict | None, path: str) -> list[FieldError]:
-    """metav1 validation.ValidateLabels: keys then values, per entry."""
+    """metav1 validation.ValidateLabels: keys then values, per entry. A null value is the empty
+    string, as the decoder reads it into a map[string]string (other types never decode)."""
     errs: list[FieldError] = []
     for key, value in (labels or {}).items():
-        errs.extend(validate_label_name(key, path))
+        value = "" if value is None else str(value)
+        errs.extend(validate_label_name(str(key), path))
         errs.extend(invalid(path, value, msg) for msg in is_label_value(value))
     return errs
 
