@@ -315,6 +315,12 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
+    pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
+    if pinned and inputs.snapshot.get(str(pinned)) is not None:
+        # lint's not-scheduled finding, said beside the explanation: the same story in both
+        inputs.warnings.append(f"{src}: {describe(pod_obj)}: spec.nodeName is {pinned}: the scheduler does not "
+                               "place this pod (it bypasses the scheduler); kexplain checks it against that node "
+                               "as the scheduler's filters would")
     return inputs
 
 

@@ -365,3 +365,17 @@ def test_claims_the_api_server_refuses_are_named(capsys, tmp_path):
     (f,) = lint_findings(str(path))
     assert (f.rule, f.obj.kind, f.message) == ("admission", "StatefulSet",
                                                f"PersistentVolumeClaim default/journal-ledger-0: {refusal}")
+
+
+def test_a_pod_pinned_to_an_existing_node_says_the_scheduler_is_bypassed(capsys, tmp_path):
+    """Explain checks it against its node and says, as lint's not-scheduled finding does, that
+    the scheduler never places it."""
+    pinned = yaml.safe_load(Path(data("pinned-pod.yaml")).read_text())
+    pinned["spec"]["nodeName"] = "east-1"
+    path = tmp_path / "pinned.yaml"
+    path.write_text(yaml.safe_dump(pinned))
+    code, doc, err = explain_cli(capsys, str(path))
+    assert code == 0 and doc["result"]["selectedNodes"] == ["east-1"]
+    assert "spec.nodeName is east-1: the scheduler does not place this pod (it bypasses the scheduler)" in err
+    (f,) = lint_findings(str(path))
+    assert f.rule == "not-scheduled" and f.message.startswith("spec.nodeName is east-1: the scheduler does not place")
