@@ -18,7 +18,7 @@ from kexplain.load.manifests import check_objects
 from kexplain.admission.openapi import (RFC3339, RFC3339_MICRO, _base64_problem, builtin_index, definitions,
                                         go_time_parse_error, go_type_of, json_number)
 from tests.support.lint_helpers import deployment, node, pod, write
-from tests.admission.test_field_validation import explain
+from tests.support.cli_helpers import explain_json as explain
 
 QTY = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 U = "json: cannot unmarshal "

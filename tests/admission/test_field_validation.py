@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from pathlib import Path
 
 import pytest
 
-from kexplain.cli.app import main
 from kexplain.errors import InputError, Source
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects, objects_from_text
 from kexplain.admission.openapi import builtin_index, parse_validate
 from kexplain.lint.schemas import SchemaStore
+from tests.support.cli_helpers import explain_json as explain
 from tests.support.lint_helpers import deployment, node, pod, write
 from tests.support.paths import DATA, ROOT
 
@@ -26,11 +25,6 @@ CLUSTER = str(ROOT / "fixtures" / "cluster.yaml")
 GRPC = "spec.containers[0].livenessProbe.gRPC"
 
 
-def explain(capsys, *args: str) -> tuple[int, str, str]:
-    """`kexplain ARGS -o json` in this process: exit code, stdout, stderr."""
-    code = main([*args, "-o", "json"])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def grpc_pod(name: str = "web", **meta) -> dict:

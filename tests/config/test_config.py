@@ -11,36 +11,12 @@ from kexplain.config import EXTENSION_POINTS, Profile, SchedulerConfig, load_con
 from kexplain.config._args import Gates
 from kexplain.config._plugins import default_multipoint
 from kexplain.errors import ConfigError, Source
+from tests.support.extension_points import IN_TREE_EXTENSION_POINTS
 from tests.support.paths import DATA, SHARED_CONFORMANCE
 
 DATA = DATA / "config"
 CONFORMANCE = SHARED_CONFORMANCE
 
-# The v1.35.4 in-tree plugins and the extension points each implements, read from
-# pkg/scheduler/framework/plugins/<name>/*.go (interface assertions and methods).
-IN_TREE_EXTENSION_POINTS = {
-    "PrioritySort": ("queueSort",),
-    "SchedulingGates": ("preEnqueue",),
-    "NodeUnschedulable": ("filter",),
-    "NodeName": ("filter",),
-    "TaintToleration": ("filter", "preScore", "score"),
-    "NodeAffinity": ("preFilter", "filter", "preScore", "score"),
-    "NodePorts": ("preFilter", "filter"),
-    "NodeResourcesFit": ("preFilter", "filter", "preScore", "score"),
-    "VolumeRestrictions": ("preFilter", "filter"),
-    "NodeVolumeLimits": ("preFilter", "filter"),
-    "VolumeBinding": ("preFilter", "filter", "preScore", "score", "reserve", "preBind"),
-    "VolumeZone": ("preFilter", "filter"),
-    "PodTopologySpread": ("preFilter", "filter", "preScore", "score"),
-    "InterPodAffinity": ("preFilter", "filter", "preScore", "score"),
-    "DynamicResources": ("preEnqueue", "preFilter", "filter", "postFilter", "score", "reserve", "preBind"),
-    "DefaultPreemption": ("preEnqueue", "postFilter"),
-    "NodeResourcesBalancedAllocation": ("preScore", "score"),
-    "ImageLocality": ("score",),
-    "DefaultBinder": ("bind",),
-    "NodeDeclaredFeatures": ("preFilter", "filter"),
-    "GangScheduling": ("preEnqueue", "reserve", "permit"),
-}
 
 
 def implements(name: str, point: str) -> bool:

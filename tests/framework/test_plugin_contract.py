@@ -16,7 +16,7 @@ from kexplain.framework.status import SUCCESS, Status
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import MODULES, implements, names, plugin_class, registry
 from kexplain.plugins.default_preemption import DefaultPreemption
-from tests.config.test_config import IN_TREE_EXTENSION_POINTS
+from tests.support.extension_points import IN_TREE_EXTENSION_POINTS
 
 REGISTERED = sorted(MODULES)
 

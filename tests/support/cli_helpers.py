@@ -38,3 +38,11 @@ metadata: {name: p}
 spec:
   containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m}}}]
 """
+
+
+def explain_json(capsys, *args: str) -> tuple[int, str, str]:
+    """`kexplain ARGS -o json` in this process: exit code, stdout, stderr."""
+    from kexplain.cli.app import main
+    code = main([*args, "-o", "json"])
+    out, err = capsys.readouterr()
+    return code, out, err
