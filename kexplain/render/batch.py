@@ -43,7 +43,11 @@ def heading_parts(outcome: Outcome) -> list[str]:
     and, for replicas, `(priority P):` `N of M replicas fit`."""
     e = outcome.entry
     parts = [e.kind, f"{e.namespace}/{e.name}", f"(priority {outcome.priority})"]
-    if e.replicated:
+    if outcome.daemon is not None:          # a DaemonSet: copies are its eligible nodes
+        parts[-1] += ":"
+        parts.append(f"fits on {len(outcome.placed)} of {e.copies} eligible nodes" if e.copies
+                     else "no eligible node, it would run no pod")
+    elif e.replicated:
         parts[-1] += ":"
         parts.append(f"{len(outcome.placed)} of {e.copies} replicas fit")
     return parts
@@ -174,11 +178,13 @@ def print_batch(outcomes: list[Outcome], console: Console, wide: bool = False) -
             continue
         width = console.width
         if o.daemon is not None and o.daemon.excluded:     # a DaemonSet: the nodes it does not run on
-            why = [f"{n} ({reason})" for n, reason in o.daemon.excluded.items()]
-            label = "No node is eligible: the DaemonSet would run no pod. Not eligible:" if not o.attempts \
-                else "Not eligible:"
-            for text in wrap_entries(label, why, width):
-                line(text)
+            line("Nodes that are not eligible (the DaemonSet runs no pod there), by reason:")
+            by_reason: dict[str, list[str]] = {}
+            for n, reason in o.daemon.excluded.items():
+                by_reason.setdefault(reason, []).append(n)
+            for reason, nodes in by_reason.items():
+                for text in wrap_entries(f"  {reason}:", nodes, width, indent=4):
+                    line(text)
         if not o.attempts:
             continue
         for text in where_lines(o, width):

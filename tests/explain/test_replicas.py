@@ -250,6 +250,9 @@ def test_a_daemonset_with_no_eligible_node_runs_no_pod_nothing_to_schedule(capsy
     assert "FailedScheduling" not in json.dumps(doc)
     code, out = run(capsys, tmp_path, [daemonset(nodeSelector={"gpu": "true"})], [node("n1"), tainted("gpu1")])
     assert code == 0 and "would run no pod" in out and "FailedScheduling" not in out
+    assert "DaemonSet shop/agent (priority 0): no eligible node, it would run no pod" in out
+    assert "  node selector or affinity does not match: gpu1, n1" in out.splitlines()
+    assert max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_a_daemonset_among_other_pods_takes_its_room_first_when_it_comes_first(capsys, tmp_path):
