@@ -7,6 +7,7 @@ and the API server report it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from kexplain.apimachinery.fielderrors import go_quote as _quote
 
 _NUMBERS = frozenset("0123456789")
 _ALPHANUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789")
@@ -92,24 +93,6 @@ def _pr_version(s: str) -> PRVersion:
         return PRVersion(s, 0, False)
     raise SemverError(f"Invalid character(s) found in prerelease {_quote(s)}")
 
-
-def _quote(s: str) -> str:
-    """Go's %q, for the ASCII text these messages carry."""
-    out = []
-    for c in s:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif " " <= c <= "~":
-            out.append(c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif ord(c) < 0x20 or ord(c) == 0x7f:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    return '"' + "".join(out) + '"'
 
 
 def parse(s: str) -> Semver:

@@ -18,6 +18,7 @@ from typing import Any, Iterator, Mapping
 from kexplain.cel.errors import CelEvalError
 from kexplain.cel.quantity import Quantity
 from kexplain.cel.semver import Semver
+from kexplain.apimachinery.fielderrors import go_quote as _quote
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -318,21 +319,3 @@ def _fmt(v: Any) -> str:
         return f"device({_quote(v.driver)})"
     return repr(v)
 
-
-def _quote(s: str) -> str:
-    out = ['"']
-    for c in s:
-        if c == '"' or c == "\\":
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        elif ord(c) < 0x20 or ord(c) == 0x7f:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)

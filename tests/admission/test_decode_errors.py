@@ -17,7 +17,7 @@ from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects
 from kexplain.admission.openapi import (RFC3339, RFC3339_MICRO, _base64_problem, builtin_index, definitions,
                                         go_time_parse_error, go_type_of, json_number)
-from tests.support.lint_helpers import deployment, node, pod, write
+from tests.support.lint_helpers import WIDGET_CRD, deployment, node, pod, write
 from tests.support.cli_helpers import explain_json as explain
 
 QTY = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -159,12 +159,7 @@ def test_yaml_timestamps_are_the_strings_kubectl_sends(tmp_path, capsys):
 
 def test_custom_resources_keep_kube_openapis_words(tmp_path):
     """The API server validates a custom resource against its CRD's OpenAPI schema."""
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": "widgets.example.com"},
-           "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
-                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                        "type": "object", "properties": {"spec": {"type": "object", "properties": {
-                            "size": {"type": "integer"}}}}}}}]}}
+    crd = WIDGET_CRD
     schemas = tmp_path / "schemas"
     write(schemas, "crd.yaml", crd)
     path = write(tmp_path, "w.yaml", {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},

@@ -10,7 +10,7 @@ from kexplain.explain.batch import explain_batch, to_json
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
 from kexplain.lint.linter import LintOptions, Linter, lint, read_documents, replica_count
-from tests.support.lint_helpers import deployment, node, pod, pool, run, write
+from tests.support.lint_helpers import WIDGET_CRD, deployment, node, pod, pool, run, write
 
 
 def findings(report, rule: str | None = None) -> list:
@@ -181,12 +181,7 @@ def test_schema_errors_skip_scheduling(tmp_path):
 
 
 def test_unknown_kinds_are_skipped_unless_schemas_are_given(tmp_path, capsys, monkeypatch):
-    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-           "metadata": {"name": "widgets.example.com"},
-           "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"}, "scope": "Namespaced",
-                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
-                        "type": "object", "properties": {"spec": {"type": "object", "properties": {
-                            "size": {"type": "integer"}}}}}}}]}}
+    crd = WIDGET_CRD
     schemas = tmp_path / "schemas"
     write(schemas, "widget-crd.yaml", crd)
     widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": "big"}}

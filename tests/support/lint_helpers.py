@@ -66,3 +66,13 @@ def run(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, *args: s
     code = main(["lint", *args])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+# A CustomResourceDefinition whose Widget has an integer spec.size (for --schemas tests).
+WIDGET_CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+              "metadata": {"name": "widgets.example.com"},
+              "spec": {"group": "example.com", "names": {"kind": "Widget", "plural": "widgets"},
+                       "scope": "Namespaced",
+                       "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                           "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                               "size": {"type": "integer"}}}}}}}]}}
