@@ -149,12 +149,16 @@ CSI_NODE = {"metadata": METADATA, "spec": {"drivers": [{"name": STR, "nodeID": S
 SERVICE = {"metadata": METADATA, "spec": {"selector": m(STR), "type": STR}}
 WORKLOAD = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "replicas": INT}}
 RC = {"metadata": METADATA, "spec": {"selector": m(STR), "replicas": INT}}
+# resource.k8s.io/v1 (DRA): only the envelope is typed here; the specs are checked by their own admission.
+DRA_OBJECT = {"metadata": METADATA, "spec": ANY, "status": ANY}
 
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PersistentVolumeClaim": PVC, "PersistentVolume": PV,
     "StorageClass": STORAGE_CLASS, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
     "RuntimeClass": RUNTIME_CLASS, "PodDisruptionBudget": PDB, "CSINode": CSI_NODE, "Service": SERVICE,
     "ReplicaSet": WORKLOAD, "StatefulSet": WORKLOAD, "ReplicationController": RC,
+    "DeviceClass": DRA_OBJECT, "ResourceSlice": DRA_OBJECT, "ResourceClaim": DRA_OBJECT,
+    "ResourceClaimTemplate": DRA_OBJECT,
 }
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",

@@ -30,7 +30,8 @@ from kexplain.plugins import implements, known
 CLUSTER_KINDS = frozenset({
     "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
     "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
-    "StatefulSet", "ReplicationController"})
+    "StatefulSet", "ReplicationController", "DeviceClass", "ResourceSlice", "ResourceClaim",
+    "ResourceClaimTemplate"})
 POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
 VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
 ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
