@@ -35,7 +35,6 @@ def test_bundled_case(case: Path) -> None:
 # of these families that passes is fine (not strict); the mark goes when its issue is resolved.
 OPEN_FAMILIES = {
     "dra-": "issue 17 (Dynamic Resource Allocation) is open",
-    "sequence-": "issue 18 (several pods as v1.35.4 schedules them) is open",
 }
 
 

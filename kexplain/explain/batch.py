@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from kexplain.admission.workloads import pods_of
+from kexplain.explain.carryover import Carryover, terminating
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bound_after, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
@@ -102,6 +103,7 @@ class Queue:
     def __init__(self, pool: Pool, options: RunOptions) -> None:
         self.options = options
         self.start = options.start_index
+        self.carry = Carryover.seeded(pool.nominated)
         self._snapshot = pool.snapshot
         self._unbound: tuple[Outcome, Snapshot, bool] | None = None   # the last outcome, bound when needed
 
@@ -109,8 +111,11 @@ class Queue:
         """The cluster with every pod placed so far bound to its node."""
         if self._unbound is not None:
             outcome, base, bound_each = self._unbound
-            self._snapshot = bound_after(outcome.attempts, base, self.options, bound_each=bound_each)
-            self._unbound = None
+            snapshot = bound_after(outcome.attempts, base, self.options, bound_each=bound_each)
+            for attempt in outcome.attempts:
+                if attempt.node is None:
+                    snapshot = terminating(snapshot, attempt.trace)
+            self._snapshot, self._unbound = snapshot, None
         return self._snapshot
 
     def place(self, entry: Entry, inputs: Inputs) -> Outcome:
@@ -124,11 +129,11 @@ class Queue:
             bound_each = siblings_matter(inputs.pod, inputs)
             outcome.entry, outcome.daemon = replace(entry, copies=len(nodes.eligible)), nodes
             outcome.attempts = list(iter_daemon_placements(inputs, options, nodes.eligible, bound_each,
-                                                           entry.naming))
+                                                           entry.naming, self.carry))
         elif entry.replicated:
-            outcome.attempts = list(iter_placements(inputs, options, entry.copies, entry.naming))
+            outcome.attempts = list(iter_placements(inputs, options, entry.copies, entry.naming, self.carry))
         else:
-            outcome.attempts = [place(inputs, options)]
+            outcome.attempts = [place(inputs, options, self.carry)]
         if outcome.attempts:
             self.start = outcome.attempts[-1].next_start_index
         self._snapshot, self._unbound = base, (outcome, base, bound_each)

@@ -7,10 +7,13 @@ given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import framework_for
+from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.fit_error import truncate_message
 from kexplain.load.live import pod_scheduled_condition
 
@@ -97,15 +100,23 @@ def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
     passes on the node as it is): the scheduler counts nominated pods of at least this pod's
     priority as if they were running."""
     pod = inputs.pod
-    notes = []
-    every = trace.get("filterAll") or {}
+    suspects: dict[str, list[Any]] = {}
     for node, status in (trace.get("filter") or {}).items():
-        if (status or {}).get("code") == "Success" or node not in every:
-            continue
-        if any(s.get("code") not in ("Success", "Skip") for s in every[node].values()):
+        if (status or {}).get("code") == "Success":
             continue
         others = [p for p in inputs.nominated.get(node, []) if p.priority >= pod.priority and p.uid != pod.uid]
         if others:
+            suspects[node] = others
+    if not suspects:
+        return []
+    fw = framework_for(replace(inputs, nominated={}), RunOptions(preemption=False))
+    state = CycleState()
+    if not fw.run_pre_filter(state, pod).status.is_success:
+        return []
+    notes = []
+    for node, others in suspects.items():
+        info = fw.snapshot.get(node)
+        if info is not None and fw.run_filter_plugins(state, pod, info).is_success:
             names = ", ".join(f"{p.namespace}/{p.name}" for p in others)
             notes.append(f"{node} would take this pod but for {names}, nominated there by preemption with a "
                          "priority at least this pod's: the scheduler counts it as running")

@@ -47,6 +47,7 @@ from typing import Any, Iterator, Sequence
 from kexplain.admission.pipeline import copy_json
 from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
                                           ANN_SELECTED_NODE as _SELECTED_NODE, TOPOLOGY_LABELS)
+from kexplain.explain.carryover import Carryover
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain, framework_for
@@ -176,23 +177,29 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
     return snapshot.with_pod_bound(bound_copy(obj, node, labels))
 
 
-def place(inputs: Inputs, options: RunOptions) -> Placement:
+def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None) -> Trace:
+    """One cycle: after the cycles `carry` remembers, or on its own."""
+    return carry.run(inputs, options) if carry is not None else explain(inputs, options)
+
+
+def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -> Placement:
     """`inputs.pod` itself (not a copy) scheduled from `options.start_index`."""
-    trace = explain(inputs, options)
+    trace = _run(inputs, options, carry)
     return Placement(0, inputs, trace, chosen_node(trace), options.start_index)
 
 
 def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
-                    naming: Copies | None = None) -> Iterator[Placement]:
+                    naming: Copies | None = None, carry: Carryover | None = None) -> Iterator[Placement]:
     """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
-    names it (by default `<name>-<i>`), each bound before the next; stops after the first copy
-    that does not fit (that placement has `node` None)."""
+    names it (by default `<name>-<i>`), each bound before the next (after the cycles `carry`
+    remembers, when given); stops after the first copy that does not fit (that placement has
+    `node` None)."""
     snapshot = inputs.snapshot
     start = options.start_index
     for i in range(copies):
         obj = pending_copy(inputs.pod, i, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
-        trace = explain(copy_inputs, options.at(start))
+        trace = _run(copy_inputs, options.at(start), carry)
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if placement.node is None:
@@ -323,7 +330,8 @@ def daemon_copy(pod: PodInfo, index: int, node_name: str, naming: Copies | None 
 
 
 def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[str],
-                           bind_each: bool | None = None, naming: Copies | None = None) -> Iterator[Placement]:
+                           bind_each: bool | None = None, naming: Copies | None = None,
+                           carry: Carryover | None = None) -> Iterator[Placement]:
     """Schedule one copy of the DaemonSet pod `inputs.pod` pinned to each of `nodes`, in order,
     copy i named as `naming` names it, the round-robin position carried over; every node is
     tried (a copy that does not fit has `node` None). With `bind_each` (by default: when
@@ -335,7 +343,7 @@ def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[
     for i, name in enumerate(nodes):
         obj = daemon_copy(inputs.pod, i, name, naming)
         copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
-        trace = explain(copy_inputs, options.at(start))
+        trace = _run(copy_inputs, options.at(start), carry)
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if bind_each and placement.node is not None:

@@ -23,11 +23,15 @@ def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
     """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options)."""
     if isinstance(options, Request):
         options = options.run
-    fw = framework_for(inputs, options)
-    return schedule_pod(fw, inputs.pod, Options(
+    return schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
+
+
+def schedule_options(inputs: Inputs, options: RunOptions) -> Options:
+    """The framework's options for one cycle run as `options` say."""
+    return Options(
         start_index=options.start_index, global_percentage=inputs.config.percentage_of_nodes_to_score,
         filter_all=options.filter_all, details=options.details, explain_nodes=options.explain_nodes,
-        unexamined=options.unexamined))
+        unexamined=options.unexamined)
 
 
 def framework_for(inputs: Inputs, options: RunOptions | Request) -> Framework:

@@ -15,6 +15,7 @@ implements by inheriting their interfaces, as kube-scheduler's plugins assert
     PreScorePlugin     pre_score(state, pod, nodes) -> Status
     ScorePlugin        score(state, pod, node_info) -> int, and score_nodes(state, pod, nodes)
     ScoreExtensions    normalize_score(state, pod, scores: list[NodeScore]) -> Status (in place)
+    SignPlugin         sign_pod(pod) -> list[(key, value)] | None (OpportunisticBatching's signature)
     Explainer          explain(state, pod, node_info) -> dict | None (kexplain's own: the facts)
 
 ReservePlugin, PermitPlugin, PreBindPlugin, BindPlugin and PostBindPlugin have no methods
@@ -277,6 +278,16 @@ class PostBindPlugin(Plugin):
     _point = ExtensionPoint.POST_BIND
 
 
+class SignPlugin(Plugin):
+    """kube-scheduler's SignPlugin: the parts of a pod this plugin's verdicts and scores depend
+    on, as (key, value) fragments (`kexplain.framework.signers`), or None when the plugin
+    cannot sign the pod (it is then never batched). A profile with a Filter or Score plugin
+    that is no SignPlugin signs no pod."""
+
+    @abstractmethod
+    def sign_pod(self, pod: "PodInfo") -> list[tuple[str, Any]] | None: ...
+
+
 class Explainer(Plugin):
     """kexplain's own: the facts behind a plugin's verdict on one node, as JSON-ready values
     (what it compared: requested against allocatable, the taints not tolerated, the skew per
@@ -296,6 +307,8 @@ INTERFACES: dict[ExtensionPoint, type[Plugin]] = {
 OPTIONAL: dict[type[Plugin], frozenset[ExtensionPoint]] = {
     PreFilterExtensions: frozenset({ExtensionPoint.PRE_FILTER}),
     ScoreExtensions: frozenset({ExtensionPoint.SCORE}),
+    SignPlugin: frozenset({ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE,
+                           ExtensionPoint.SCORE}),
     Explainer: frozenset({ExtensionPoint.PRE_FILTER, ExtensionPoint.FILTER, ExtensionPoint.PRE_SCORE,
                           ExtensionPoint.SCORE}),
 }

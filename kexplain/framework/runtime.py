@@ -22,7 +22,8 @@ from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScore, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
-    PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin)
+    PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework.signers import signature
 from kexplain.framework.status import SUCCESS, Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -133,6 +134,31 @@ class Framework:
     @cached_property
     def _normalizers(self) -> dict[str, NormalizeFn]:
         return {pl.name: pl.normalize_score for pl in self.score_plugins if isinstance(pl, ScoreExtensions)}
+
+    @cached_property
+    def _signers(self) -> list[SignPlugin] | None:
+        """The plugins that sign a pod (those of PreFilter, Filter, PreScore and Score, each
+        once, in that order); None when one of them cannot sign at all."""
+        found: dict[str, Plugin] = {}
+        for pl in (*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins, *self.score_plugins):
+            found.setdefault(pl.name, pl)
+        if not all(isinstance(pl, SignPlugin) for pl in found.values()):
+            return None
+        return [pl for pl in found.values() if isinstance(pl, SignPlugin)]
+
+    def sign_pod(self, pod: "PodInfo") -> str | None:
+        """The pod's OpportunisticBatching signature (frameworkImpl.SignPod): equal for two
+        pods every Filter and Score plugin treats alike; None when some plugin cannot sign it."""
+        plugins = self._signers
+        if plugins is None:
+            return None
+        fragments: list[tuple[str, Any]] = []
+        for pl in plugins:
+            signed = pl.sign_pod(pod)
+            if signed is None:
+                return None
+            fragments.extend(signed)
+        return signature(pod.spec.get("schedulerName") or "", fragments)
 
     # -- queue ---------------------------------------------------------------------------
     def run_pre_enqueue(self, pod: "PodInfo") -> tuple[Status, list[PluginCall]]:
@@ -246,12 +272,52 @@ class Framework:
                     verdicts[i] = verdict
                 out = {i for i, _ in failed}
                 alive = [i for i in alive if i not in out]
-        nominated = self._nominated
-        if nominated:
+        passed = set(alive)
+        if self._nominated:
             for i, ni in enumerate(nodes):
-                if ni.name in nominated:
-                    verdicts[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni, verdicts[i])
-        return FilterBatch(verdicts, columns if every else None, frozenset(alive))
+                if ni.name not in self._nominated:
+                    continue
+                verdicts[i] = self.run_filter_plugins_with_nominated_pods(state, pod, ni, verdicts[i])
+                if not verdicts[i].is_success:
+                    passed.discard(i)
+                if every:
+                    self._nominated_column_entries(state, pod, ni, i, columns, passed)
+        return FilterBatch(verdicts, columns if every else None, frozenset(passed))
+
+    def _nominated_column_entries(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", i: int,
+                                  columns: list[tuple[str, list[Status] | None]], passed: set[int]) -> None:
+        """filterAll on a node with nominated pods: each plugin's status with those pods counted
+        in when it rejects the pod then (what the scheduler's first pass sees), else as it is."""
+        added = self._with_nominated(state, pod, node_info)
+        if added is None or isinstance(added, Status):
+            return
+        state_out, info_out = added
+        for k, (name, col) in enumerate(columns):
+            if col is None:
+                continue
+            with_them = self.plugins[name].filter(state_out, pod, info_out)   # type: ignore[attr-defined]
+            if not with_them.is_success:
+                col = list(col)
+                col[i] = with_them
+                columns[k] = (name, col)
+                passed.discard(i)
+
+    def _with_nominated(self, state: CycleState, pod: "PodInfo",
+                        node_info: "NodeInfo") -> "tuple[CycleState, NodeInfo] | Status | None":
+        """The state and node with the pods nominated to the node at this pod's priority or
+        above added (addGENominatedPods); None when there are none, the Error status when a
+        PreFilter extension fails."""
+        nominated = [p for p in self._nominated.get(node_info.name, ())
+                     if p.priority >= pod.priority and p.uid != pod.uid]
+        if not nominated:
+            return None
+        state_out, info_out = state.clone(), node_info.clone()
+        for p in nominated:
+            info_out.add_pod(p)
+            s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
+            if not s.is_success:
+                return s
+        return state_out, info_out
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "PodInfo", other: "PodInfo",
                                          node_info: "NodeInfo") -> Status:
@@ -281,15 +347,11 @@ class Framework:
         """Filters with higher-or-equal priority pods nominated to the node counted in, then
         (if any were added and that passed) once more without them. `plain`: the verdict of
         that second run when the caller has it already."""
-        nominated = [p for p in self._nominated.get(node_info.name, ())
-                     if p.priority >= pod.priority and p.uid != pod.uid]
-        if nominated:
-            state_out, info_out = state.clone(), node_info.clone()
-            for p in nominated:
-                info_out.add_pod(p)
-                s = self.run_pre_filter_extension_add_pod(state_out, pod, p, info_out)
-                if not s.is_success:
-                    return s
+        added = self._with_nominated(state, pod, node_info)
+        if isinstance(added, Status):
+            return added
+        if added is not None:
+            state_out, info_out = added
             status = self.run_filter_plugins(state_out, pod, info_out)
             if not status.is_success:
                 return status

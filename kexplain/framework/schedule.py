@@ -21,7 +21,8 @@ from kexplain.framework.extras import Cycle, evaluate_unexamined, plugin_verdict
 from kexplain.framework.fit_error import fit_error_message, truncate_message
 from kexplain.framework.interface import NodeToStatus
 from kexplain.framework.runtime import Framework
-from kexplain.framework.search import heap_top, num_feasible_nodes_to_find
+from kexplain.framework.opportunistic_batch import OpportunisticBatch
+from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
 from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace
 
@@ -41,6 +42,10 @@ class Options:
     details: bool = False                        # extra key `details`: node facts
     explain_nodes: frozenset[str] = frozenset()  # ... and plugin facts (`explain`) for these nodes
     unexamined: bool = False                     # extra key `unexamined`
+    # Across the cycles of a sequence: the profile's OpportunisticBatching state and this
+    # cycle's number (None: a cycle on its own, never batched).
+    batch: OpportunisticBatch | None = None
+    cycle: int = 0
 
 
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
@@ -112,17 +117,28 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
                 search.num_filter_success += 1
             yield ni, s
 
-    # The nominated node (set by an earlier preemption) is tried first, alone.
-    nominated = pod.nominated_node_name
+    hint, signature = "", None
+    if options.batch is not None:
+        hint, signature = options.batch.get_node_hint(fw, state, pod, options.cycle)
+        if hint:
+            trace.extra["hint"] = hint
+
+    def placed(rest: SortedScores | None) -> None:
+        if options.batch is not None:
+            options.batch.store_results(signature, hint, trace.result.suggested_host, rest, options.cycle)
+
+    # The nominated node (set by an earlier preemption), else the batch's hint, is tried first, alone.
+    nominated = pod.nominated_node_name or hint
     if nominated and snapshot.get(nominated) is not None:
         ni = snapshot.get(nominated)
         _, s = next(check([ni]))
         if s.is_success:
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
-                num_all, fw.percentage_of_nodes_to_score, options.global_percentage)
+                num_all, fw.percentage_of_nodes_to_score, options.global_percentage) \
+                if pod.nominated_node_name else 1
             search.next_start_index = options.start_index
             cycle.feasible, cycle.order = [ni], _rotated(all_nodes, options.start_index)
-            _decide(fw, state, pod, [ni], trace)
+            placed(_decide(fw, state, pod, [ni], trace))
             return
         statuses.set(ni.name, s)
 
@@ -167,7 +183,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         _fail(fw, state, pod, statuses, trace, num_all)
         return
     cycle.feasible = feasible
-    _decide(fw, state, pod, feasible, trace)
+    placed(_decide(fw, state, pod, feasible, trace))
 
 
 MIN_FILTER_BATCH = 32
@@ -187,10 +203,12 @@ def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: fro
     return out
 
 
-def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["NodeInfo"], trace: Trace) -> None:
+def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["NodeInfo"],
+            trace: Trace) -> SortedScores | None:
+    """Score the feasible nodes and pick one; the rest of the ranking (None: nothing scored)."""
     if len(feasible) == 1:
         trace.result = Result(SCHEDULED, [feasible[0].name], "", suggested_host=feasible[0].name)
-        return
+        return None
     names = [ni.name for ni in feasible]
     if not fw.has_score_plugins:
         totals = [1] * len(feasible)
@@ -204,7 +222,9 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
                        for name, total, per in zip(names, totals, scored.details)}
     best = max(totals)
     selected = sorted(n for n, t in zip(names, totals) if t == best)
-    trace.result = Result(SCHEDULED, selected, "", suggested_host=heap_top(names, totals))
+    ranking = SortedScores(names, totals)
+    trace.result = Result(SCHEDULED, selected, "", suggested_host=ranking.pop())
+    return ranking
 
 
 def _fail(fw: Framework, state: CycleState, pod: "PodInfo", statuses: NodeToStatus, trace: Trace,

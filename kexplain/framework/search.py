@@ -18,25 +18,40 @@ def num_feasible_nodes_to_find(num_all_nodes: int, profile_percentage: int | Non
     return max(num, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-def heap_top(names: list[str], totals: list[int]) -> str:
-    """The node the scheduler pops first from its max-heap of totals (container/heap, with
-    every randomizer 0): ties go to whichever the heap's sift-downs leave on top."""
-    idx = list(range(len(names)))
+class SortedScores:
+    """The scheduler's ranking of scored nodes (sortedNodeScores): a max-heap of totals built
+    with Go's container/heap over the nodes in the order they were scored, every randomizer
+    0, so ties go to whichever node the heap's sift-downs leave on top. `pop` takes the best;
+    OpportunisticBatching keeps the rest and pops them as hints for later pods."""
 
-    def less(i: int, j: int) -> bool:
-        return totals[idx[i]] > totals[idx[j]]
+    def __init__(self, names: list[str], totals: list[int]) -> None:
+        self._heap = list(zip(names, totals))
+        n = len(self._heap)
+        for start in range(n // 2 - 1, -1, -1):
+            self._down(start, n)
 
-    n = len(idx)
-    for start in range(n // 2 - 1, -1, -1):
-        i = start
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def _less(self, i: int, j: int) -> bool:
+        return self._heap[i][1] > self._heap[j][1]
+
+    def _down(self, i: int, n: int) -> None:
+        h = self._heap
         while True:
             j = 2 * i + 1
             if j >= n:
-                break
-            if j + 1 < n and less(j + 1, j):
+                return
+            if j + 1 < n and self._less(j + 1, j):
                 j += 1
-            if not less(j, i):
-                break
-            idx[i], idx[j] = idx[j], idx[i]
+            if not self._less(j, i):
+                return
+            h[i], h[j] = h[j], h[i]
             i = j
-    return names[idx[0]]
+
+    def pop(self) -> str:
+        """The best node left (heap.Pop: the top swapped to the end, the new top sifted down)."""
+        h, n = self._heap, len(self._heap) - 1
+        h[0], h[n] = h[n], h[0]
+        self._down(0, n)
+        return h.pop()[0]

@@ -154,6 +154,26 @@ class Snapshot:
             index[pod.namespace] = [*index.get(pod.namespace, ()), (pod, bound.node)]
         return Snapshot(infos, self.namespaces, self.objects, index)
 
+    def with_pods_replaced(self, node_name: str, replaced: dict[int, PodInfo]) -> "Snapshot":
+        """A new snapshot in which pods of `node_name` are replaced (`replaced`: id of the old
+        PodInfo -> the new one), as after an update of those pods; shares what
+        `with_pod_bound` shares, and starts with an empty `cached` store too."""
+        target = self._by_name.get(node_name)
+        if target is None:
+            raise KeyError(f"no node {node_name!r} in the snapshot")
+        changed = target.clone()
+        for old in list(target.pods):
+            new = replaced.get(id(old))
+            if new is not None:
+                changed.remove_pod(old)
+                changed.add_pod(new)
+        infos = [changed if ni is target else ni for ni in self.node_infos]
+        index = None
+        if self._by_namespace is not None:
+            index = {ns: [(replaced.get(id(p), p), n) for p, n in members]
+                     for ns, members in self._by_namespace.items()}
+        return Snapshot(infos, self.namespaces, self.objects, index)
+
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/affinity",

@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import Explainer, PreScorePlugin, ScorePlugin
+from kexplain.framework.interface import Explainer, PreScorePlugin, ScorePlugin, SignPlugin
+from kexplain.framework import signers
+from kexplain.plugins.node_resources_fit import signed_request
 from kexplain.framework.status import SKIP, SUCCESS, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
@@ -23,8 +25,12 @@ NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer):
+class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
+        """The pod's requests, as NodeResourcesFit signs them."""
+        return [(signers.RESOURCES, signed_request(pod))]
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

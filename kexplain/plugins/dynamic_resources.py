@@ -12,7 +12,8 @@ from typing import Any, Mapping
 
 from kexplain.framework.interface import (MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, PreBindPlugin,
                                           PreEnqueuePlugin, PreFilterPlugin, PreFilterResult, ReservePlugin,
-                                          ScoreExtensions, ScorePlugin)
+                                          ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status, unresolvable
 from kexplain.plugins import names
 from kexplain.plugins.helper.normalize_score import default_normalize_score
@@ -69,8 +70,13 @@ def pod_resource_claims(pod, known_claims: Mapping[str, Mapping[str, Any]]) -> l
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
-                       ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin):
+                       ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """Not signable with resource claims (whether their devices are on one node is not
+        simple to tell, so the scheduler never batches such pods)."""
+        return None if pod.spec.get("resourceClaims") else []
 
     def _known_claims(self) -> Mapping[str, Mapping[str, Any]]:
         snapshot = self.handle.snapshot

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kexplain.apimachinery.display import format_quantity
-from kexplain.framework.interface import MAX_NODE_SCORE, Explainer, ScorePlugin
+from kexplain.framework.interface import MAX_NODE_SCORE, Explainer, ScorePlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.model.images import normalized_image_name
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import names
@@ -65,8 +66,12 @@ class _PodImages:
     num_containers: int
 
 
-class ImageLocality(ScorePlugin, Explainer):
+class ImageLocality(ScorePlugin, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The pod's images, normalised as ImageLocality looks them up."""
+        return [(signers.IMAGE_NAMES, signers.image_names(pod))]
 
     def _pod_images(self, state, pod) -> _PodImages:
         cached = state.get(STATE_KEY)

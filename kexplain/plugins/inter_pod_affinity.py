@@ -16,7 +16,8 @@ from typing import Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.display import format_parsed_selector
 from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
-                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin)
+                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -175,8 +176,19 @@ class PreScoreState:
 # -- the plugin ---------------------------------------------------------------------------------
 
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
-                       ScorePlugin, ScoreExtensions, Explainer):
+                       ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
+        """Not signable with pod (anti-)affinity terms; otherwise its labels, which other pods' terms may
+        select (unless those pods' preferred terms are ignored)."""
+        affinity = pod.spec.get("affinity")
+        if isinstance(affinity, dict) and (affinity.get("podAffinity") is not None
+                                           or affinity.get("podAntiAffinity") is not None):
+            return None
+        if self.ignore_preferred_terms_of_existing_pods:
+            return []
+        return [(signers.LABELS, pod.labels)]
 
     @property
     def hard_pod_affinity_weight(self) -> int:

@@ -9,7 +9,8 @@ from typing import Any, Mapping
 from kexplain.apimachinery.display import format_expression
 from kexplain.errors import FrameworkError
 from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult,
-                                          PreScorePlugin, ScoreExtensions, ScorePlugin)
+                                          PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable
 from kexplain.model.nodeselector import (NODE_NAME_FIELD, NodeSelector, PreferredSchedulingTerms,
                                   RequiredNodeAffinity, SelectorParseError, match_term)
@@ -60,8 +61,13 @@ def preferred_terms(pod) -> PreferredSchedulingTerms | None:
     return PreferredSchedulingTerms.from_raw(raw)
 
 
-class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer):
+class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The node affinity (normalised) and the node selector."""
+        return [(signers.NODE_AFFINITY, signers.node_affinity(pod)),
+                (signers.NODE_SELECTOR, pod.spec.get("nodeSelector"))]
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)

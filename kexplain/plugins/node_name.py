@@ -1,15 +1,20 @@
 """NodeName: a pod that names its node (spec.nodeName) fits only there."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Explainer, FilterPlugin
+from kexplain.framework.interface import Explainer, FilterPlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SUCCESS, Status, unresolvable
 from kexplain.plugins import names
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-class NodeName(FilterPlugin, Explainer):
+class NodeName(FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """Its verdict reads only spec.nodeName."""
+        return [(signers.NODE_NAME, pod.spec.get("nodeName") or "")]
 
     def filter(self, state, pod, node_info) -> Status:
         if not pod.node_name or pod.node_name == node_info.name:

@@ -2,7 +2,8 @@
 same protocol and port on an overlapping host IP (0.0.0.0 overlaps every IP)."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unschedulable
 from kexplain.model.nodeinfo import WILDCARD_IP, HostPortInfo
 from kexplain.plugins import names
@@ -17,8 +18,12 @@ def fits_ports(wanted, used_ports) -> bool:
     return not any(used_ports.conflicts(p) for p in wanted)
 
 
-class NodePorts(PreFilterPlugin, FilterPlugin, Explainer):
+class NodePorts(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The host ports the pod asks for."""
+        return [(signers.HOST_PORTS, signers.host_ports(pod))]
 
     def pre_filter(self, state, pod, nodes) -> tuple[PreFilterResult | None, Status]:
         wanted = pod.host_ports

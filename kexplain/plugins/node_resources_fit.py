@@ -18,7 +18,8 @@ from typing import Any, Mapping
 from kexplain.apimachinery.display import format_quantity
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import (Explainer, FilterPlugin, PreFilterPlugin, PreFilterResult, PreScorePlugin,
-                                          ScorePlugin)
+                                          ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SUCCESS, Code, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
@@ -54,6 +55,12 @@ def pod_request_for_fit(pod: PodInfo) -> Resource:
     """The pod's requests as PreFilter sees them: from the spec only (a pending pod has no
     resized status to honour), pod-level requests and overhead included."""
     return Resource.from_list(pod_requests({"spec": pod.spec}))
+
+
+def signed_request(pod: PodInfo) -> tuple[Any, ...]:
+    """The pod's requests as OpportunisticBatching signs them (computePodResourceRequest)."""
+    r = pod_request_for_fit(pod)
+    return r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number, sorted(r.scalar.items())
 
 
 def insufficient_resources(request: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
@@ -96,9 +103,13 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
     return insufficient_resources(pod_request_for_fit(pod), node_info)
 
 
-class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer):
+class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
     # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
+
+    def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
+        """The pod's requests as PreFilter computes them."""
+        return [(signers.RESOURCES, signed_request(pod))]
 
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)

@@ -2,7 +2,8 @@
 the `node.kubernetes.io/unschedulable:NoSchedule` taint."""
 from __future__ import annotations
 
-from kexplain.framework.interface import Explainer, FilterPlugin
+from kexplain.framework.interface import Explainer, FilterPlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SUCCESS, Status, unresolvable
 from kexplain.model.taints import UNSCHEDULABLE_TAINT, taint_to_string, tolerations_tolerate
 from kexplain.plugins import names
@@ -10,8 +11,12 @@ from kexplain.plugins import names
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 
-class NodeUnschedulable(FilterPlugin, Explainer):
+class NodeUnschedulable(FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_UNSCHEDULABLE
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """Its verdict reads only the tolerations."""
+        return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
     def filter(self, state, pod, node_info) -> Status:
         if not node_info.node.unschedulable:

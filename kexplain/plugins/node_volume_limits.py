@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.plugins import names
 from kexplain.plugins.volumes import (
@@ -64,8 +65,12 @@ def volume_limits(csinode: Obj | None) -> dict[str, int]:
     return out
 
 
-class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, Explainer):
+class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_VOLUME_LIMITS
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The pod's volume sources."""
+        return [(signers.VOLUMES, signers.volumes(pod))]
 
     @property
     def index(self) -> VolumeIndex:

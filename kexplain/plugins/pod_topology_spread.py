@@ -17,7 +17,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from kexplain.apimachinery.display import format_parsed_selector
 from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
 from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
-                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin)
+                                          PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
 from kexplain.model.labels import IN, LabelSelector, Requirement, SelectorError, parse_selector
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -274,8 +275,15 @@ def round_half_away(x: float) -> int:
 # --- the plugin ------------------------------------------------------------------------------
 
 class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
-                        ScorePlugin, ScoreExtensions, Explainer):
+                        ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = names.POD_TOPOLOGY_SPREAD
+
+    def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
+        """Not signable with constraints of its own or the profile's default constraints (the System default
+        has some, so under it no pod is)."""
+        if pod.spec.get("topologySpreadConstraints") or self.default_constraints:
+            return None
+        return []
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Any) -> None:
         super().__init__(args, handle)

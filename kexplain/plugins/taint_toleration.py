@@ -8,7 +8,8 @@ from typing import Any, Mapping
 from kexplain.apimachinery.display import format_toleration
 from kexplain.errors import FrameworkError
 from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PreScorePlugin, ScoreExtensions,
-                                          ScorePlugin)
+                                          ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SUCCESS, Status, unresolvable
 from kexplain.model.taints import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, find_untolerated, taint_to_string,
                             tolerates, tolerations_tolerate)
@@ -37,8 +38,12 @@ def count_intolerable_prefer_no_schedule(taints, tolerations) -> int:
                if taint.get("effect") == PREFER_NO_SCHEDULE and not tolerations_tolerate(tolerations, taint))
 
 
-class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer):
+class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions, Explainer, SignPlugin):
     name = NAME
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """Its verdict and score read only the tolerations."""
+        return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
     def filter(self, state, pod, node_info) -> Status:
         return self.filter_nodes(state, pod, (node_info,))[0]

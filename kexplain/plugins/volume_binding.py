@@ -27,7 +27,8 @@ from typing import Mapping
 
 from kexplain.apimachinery.display import format_expression, format_quantity
 from kexplain.framework.interface import (Explainer, FilterPlugin, PreBindPlugin, PreFilterPlugin, PreScorePlugin,
-                                          ReservePlugin, ScorePlugin)
+                                          ReservePlugin, ScorePlugin, SignPlugin)
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.plugins import names
@@ -196,8 +197,12 @@ def candidates_for(pvc: Obj, volumes: list[Obj]) -> list[Candidate]:
 
 
 class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
-                    ReservePlugin, PreBindPlugin, Explainer):
+                    ReservePlugin, PreBindPlugin, Explainer, SignPlugin):
     name = names.VOLUME_BINDING
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The pod's volume sources."""
+        return [(signers.VOLUMES, signers.volumes(pod))]
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterExtensions, PreFilterPlugin
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterExtensions, PreFilterPlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.plugins import names
 from kexplain.plugins.volumes import PVC_RESOURCE, READ_WRITE_ONCE_POD, access_modes, not_found, pod_volumes, volume_index
@@ -100,8 +101,12 @@ def restricted_volumes(pod) -> tuple[Keyed, ...]:
     return tuple(out)
 
 
-class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Explainer):
+class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Explainer, SignPlugin):
     name = names.VOLUME_RESTRICTIONS
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The pod's volume sources."""
+        return [(signers.VOLUMES, signers.volumes(pod))]
 
     def _used_pvcs(self) -> frozenset[str]:
         """`namespace/claim` of every claim some scheduled pod uses (the snapshot's usedPVCSet)."""

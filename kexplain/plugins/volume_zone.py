@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin
+from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterPlugin, SignPlugin
+from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.plugins import names
 from kexplain.plugins.volumes import (
@@ -63,8 +64,12 @@ def unresolvable(msg: str) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,))
 
 
-class VolumeZone(PreFilterPlugin, FilterPlugin, Explainer):
+class VolumeZone(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin):
     name = names.VOLUME_ZONE
+
+    def sign_pod(self, pod) -> signers.Fragments | None:
+        """The pod's volume sources."""
+        return [(signers.VOLUMES, signers.volumes(pod))]
 
     def _topologies(self, pod) -> tuple[list[PVTopology], Status]:
         idx = volume_index(self.handle.snapshot)

@@ -1,7 +1,7 @@
 """The node tree's zone interleaving, numFeasibleNodesToFind, and the heap's pick among ties."""
 import pytest
 
-from kexplain.framework.search import heap_top, num_feasible_nodes_to_find
+from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.model.nodeinfo import Node
 from kexplain.model.snapshot import node_tree_order, zone_key
 
@@ -61,6 +61,10 @@ def test_configured_percentage(n, profile, global_, expected):
     assert num_feasible_nodes_to_find(n, profile, global_) == expected
 
 
+def heap_top(names, totals):
+    return SortedScores(names, totals).pop()
+
+
 def test_heap_top_is_the_max_and_ties_follow_go_heap_order():
     assert heap_top(["a", "b", "c"], [1, 3, 2]) == "b"
     # All tied: heap.Init leaves index 0 on top.
@@ -69,3 +73,13 @@ def test_heap_top_is_the_max_and_ties_follow_go_heap_order():
     # (its left child), not n2: the pick is not the first of the tied nodes.
     assert heap_top(["n0", "n1", "n2", "n3"], [1, 1, 4, 4]) == "n3"
     assert heap_top(["n0", "n1", "n2", "n3"], [1, 2, 1, 4]) == "n3"
+
+
+def test_later_pops_follow_go_heap_pop():
+    # Worked by hand with container/heap: Init over [a1 b3 c2 d3 e1] gives [b3 d3 c2 a1 e1];
+    # Pop swaps the root with the last, sifts e1 down (d3 up), and returns b; and so on.
+    ranking = SortedScores(["a", "b", "c", "d", "e"], [1, 3, 2, 3, 1])
+    assert [ranking.pop() for _ in range(len(ranking))] == ["b", "d", "c", "a", "e"]
+    # All tied: after the root, Pop moves the last element up, so the order is not the input's.
+    tied = SortedScores(["n0", "n1", "n2", "n3"], [7, 7, 7, 7])
+    assert [tied.pop() for _ in range(4)] == ["n0", "n3", "n2", "n1"]

@@ -506,10 +506,10 @@ def test_suggestion_hook_is_called_for_failures_only(tmp_path):
 
 
 def test_an_internal_error_is_a_finding_of_its_object(tmp_path, monkeypatch):
-    def broken(inputs, req):
+    def broken(fw, pod, options):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("kexplain.explain.placement.explain", broken)     # what the batch runs
+    monkeypatch.setattr("kexplain.explain.carryover.schedule_pod", broken)     # what the batch runs
     monkeypatch.delenv("KEXPLAIN_DEBUG", raising=False)
     path = write(tmp_path, "p.yaml", pod("a"), deployment(replicas="x"))
     report = lint(LintOptions((path,), (pool(tmp_path),)))

@@ -1,0 +1,95 @@
+"""What kube-scheduler carries from one scheduling cycle to the next, besides the bound pods.
+
+A sequence of pods (a file's pods, replicas, a DaemonSet's copies) is scheduled one cycle after
+another, and v1.35.4 remembers three things between them that change later verdicts:
+
+- nominations: a pod that did not fit but for which preemption found room stays nominated to
+  that node (`status.nominatedNodeName`); every later pod of at most its priority is filtered
+  there with it counted in (`Framework.run_filter_plugins_with_nominated_pods`);
+- the victims of that preemption: they are not gone but terminating (deletionTimestamp and the
+  DisruptionTarget condition), so their room stays taken while PodTopologySpread stops counting
+  them, and a later preemptor may pick them again;
+- OpportunisticBatching: per profile, the previous cycle's ranking of nodes, and the cycle
+  count (`kexplain.framework.opportunistic_batch`).
+
+`Carryover.run` schedules one pod with what the cycles before it left; `terminating` gives the
+cluster after a cycle's preemption marked its victims. kexplain schedules the pods back to
+back, so a batch never reaches the scheduler's 500 ms age limit. Never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from kexplain.admission.pipeline import copy_json
+from kexplain.explain.inputs import Inputs
+from kexplain.explain.request import RunOptions
+from kexplain.explain.run import framework_for, schedule_options
+from kexplain.framework.opportunistic_batch import OpportunisticBatch
+from kexplain.framework.schedule import schedule_pod
+from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.plugins.default_preemption import DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER
+
+# What graceful deletion stamps on a victim; only its presence is ever read.
+DELETION_TIMESTAMP = "1970-01-01T00:00:00Z"
+
+
+@dataclass
+class Carryover:
+    """The scheduler's memory across the cycles of one sequence (mutable, one per sequence):
+    the pods nominated per node (seeded with the cluster's), the cycle count, and each
+    profile's OpportunisticBatch."""
+
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    cycle: int = 0
+    batches: dict[str, OpportunisticBatch] = field(default_factory=dict)
+
+    @classmethod
+    def seeded(cls, nominated: dict[str, list[PodInfo]]) -> "Carryover":
+        return cls({node: list(pods) for node, pods in nominated.items()})
+
+    def run(self, inputs: Inputs, options: RunOptions) -> Trace:
+        """One cycle of `inputs.pod` after the cycles before it: with the nominations they left
+        and its profile's batch; then its own nomination is remembered."""
+        inputs = replace(inputs, nominated={n: list(p) for n, p in self.nominated.items() if p})
+        fw = framework_for(inputs, options)
+        batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch())
+        trace = schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
+                                                     cycle=self.cycle + 1))
+        if trace.result.status != GATED:       # a gated pod never leaves the queue: no cycle
+            self.cycle += 1
+        if trace.result.status == UNSCHEDULABLE and trace.post_filter:
+            self._nominate(inputs.pod, trace.post_filter.get("nominatedNodeName") or "")
+        return trace
+
+    def _nominate(self, pod: PodInfo, node: str) -> None:
+        """The pod nominated to `node` (a nomination to no node leaves an earlier one)."""
+        if not node:
+            return
+        for pods in self.nominated.values():
+            pods[:] = [p for p in pods if p.uid != pod.uid]
+        obj = copy_json(pod.obj)
+        obj.setdefault("status", {})["nominatedNodeName"] = node
+        self.nominated.setdefault(node, []).append(PodInfo(obj))
+
+
+def terminating(snapshot: Snapshot, trace: Trace) -> Snapshot:
+    """The cluster after the cycle of `trace`: the victims of its preemption, if any, marked as
+    the scheduler marks them (DisruptionTarget condition, graceful deletion), still on their
+    node."""
+    post = trace.post_filter or {}
+    node, victims = post.get("nominatedNodeName") or "", set(post.get("victims") or ())
+    info = snapshot.get(node) if node else None
+    if info is None or not victims:
+        return snapshot
+    replaced = {}
+    for pod in info.pods:
+        if pod.key in victims and not pod.deletion_timestamp:
+            obj = copy_json(pod.obj)
+            obj.setdefault("metadata", {})["deletionTimestamp"] = DELETION_TIMESTAMP
+            status = obj.setdefault("status", {})
+            status["conditions"] = [*(status.get("conditions") or []), {
+                "type": DISRUPTION_TARGET, "status": "True", "reason": REASON_PREEMPTION_BY_SCHEDULER}]
+            replaced[id(pod)] = PodInfo(obj)
+    return snapshot.with_pods_replaced(node, replaced) if replaced else snapshot

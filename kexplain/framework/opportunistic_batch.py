@@ -1,0 +1,79 @@
+"""OpportunisticBatching (beta, on by default in v1.35): reusing one cycle's ranking for the next pod.
+
+When consecutive pods sign alike (`Framework.sign_pod`), the scheduler keeps the previous
+cycle's score ranking (`SortedScores`, its best node already taken). If the node the previous
+pod went to now rejects the new pod, the next node of that ranking is handed out as a hint:
+the new pod is filtered on it alone, like a nominated node, and when it fits it is taken
+without a search or scoring. Mirrors runtime/batch.go: `get_node_hint` after PreFilter,
+`store_results` after a pod is placed.
+
+The real batch also expires 500 ms after the cycle that scored; kexplain schedules a
+sequence's pods back to back, so it never expires here. One `OpportunisticBatch` per profile,
+kept across the cycles of a sequence; the cycle count is the scheduler's (one per pod taken
+from the queue: a gated pod is never taken).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.search import SortedScores
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.framework.runtime import Framework
+    from kexplain.model.pod import PodInfo
+
+
+@dataclass(frozen=True)
+class _LastCycle:
+    count: int
+    chosen: str
+
+
+class OpportunisticBatch:
+    """One profile's batch state across a sequence of cycles (mutable: it is the scheduler's
+    memory between pods)."""
+
+    def __init__(self) -> None:
+        self._signature: str | None = None
+        self._ranking: SortedScores | None = None
+        self._last: _LastCycle | None = None
+
+    def get_node_hint(self, fw: "Framework", state: CycleState, pod: "PodInfo", cycle: int) -> tuple[str, str | None]:
+        """The hint for `pod` in cycle `cycle` ("" for none) and its signature; a hint is popped
+        from the kept ranking, so it is never handed out twice."""
+        signature = fw.sign_pod(pod)
+        if not self._compatible(fw, state, pod, signature, cycle):
+            return "", signature
+        assert self._ranking is not None
+        return self._ranking.pop(), signature
+
+    def _compatible(self, fw: "Framework", state: CycleState, pod: "PodInfo", signature: str | None,
+                    cycle: int) -> bool:
+        if self._ranking is None or not len(self._ranking):
+            return False
+        last = self._last
+        if last is None or cycle != last.count + 1:
+            return False             # the previous cycle was another profile's, or it failed
+        if signature is None or signature != self._signature:
+            return False
+        # Only when the pod no longer fits where the previous one went is the next node of
+        # the ranking the best one for it: otherwise that node might still rank first.
+        chosen = fw.snapshot.get(last.chosen)
+        if chosen is None:
+            return False
+        return fw.run_filter_plugins(state, pod, chosen).is_rejected
+
+    def store_results(self, signature: str | None, hint: str, chosen: str, rest: SortedScores | None,
+                      cycle: int) -> None:
+        """After a pod of cycle `cycle` was placed on `chosen`: keep the ranking when the hint
+        was taken, else the rest of this cycle's ranking (`rest`: None when it did not score)
+        for the next pods that sign alike."""
+        self._last = _LastCycle(cycle, chosen)
+        if hint and hint == chosen:
+            return
+        if signature is not None and rest is not None and len(rest):
+            self._signature, self._ranking = signature, rest
+        else:
+            self._signature, self._ranking = None, None
