@@ -103,9 +103,11 @@ POD = {
         "schedulingGates": [{"name": STR}], "resources": RESOURCES, "restartPolicy": STR,
         "dnsPolicy": STR, "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT,
         "enableServiceLinks": BOOL, "serviceAccountName": STR, "hostname": STR, "subdomain": STR,
-        "securityContext": ANY, "os": {"name": STR}, "resourceClaims": [{"name": STR}],
+        "securityContext": ANY, "os": {"name": STR},
+        "resourceClaims": [{"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR}],
     },
-    "status": {"phase": STR, "nominatedNodeName": STR, "startTime": TIME},
+    "status": {"phase": STR, "nominatedNodeName": STR, "startTime": TIME,
+               "resourceClaimStatuses": [{"name": STR, "resourceClaimName": STR}]},
 }
 NODE = {
     "metadata": METADATA,
@@ -149,16 +151,63 @@ CSI_NODE = {"metadata": METADATA, "spec": {"drivers": [{"name": STR, "nodeID": S
 SERVICE = {"metadata": METADATA, "spec": {"selector": m(STR), "type": STR}}
 WORKLOAD = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "replicas": INT}}
 RC = {"metadata": METADATA, "spec": {"selector": m(STR), "replicas": INT}}
-# resource.k8s.io/v1 (DRA): only the envelope is typed here; the specs are checked by their own admission.
-DRA_OBJECT = {"metadata": METADATA, "spec": ANY, "status": ANY}
+# resource.k8s.io/v1 (DRA; v1beta2 has the same fields): what admission and the allocator read.
+DRA_SELECTOR = {"cel": {"expression": STR}}
+DRA_OPAQUE = {"opaque": {"driver": STR, "parameters": ANY}}
+DEVICE_TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
+DEVICE_TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": TIME}
+_DEVICE_SUBREQUEST = {"deviceClassName": STR, "selectors": [DRA_SELECTOR], "allocationMode": STR, "count": INT,
+                      "tolerations": [DEVICE_TOLERATION], "capacity": {"requests": m(QTY)}}
+EXACT_DEVICE_REQUEST = {**_DEVICE_SUBREQUEST, "adminAccess": BOOL}
+DEVICE_CLAIM = {
+    "requests": [{"name": STR, "exactly": EXACT_DEVICE_REQUEST,
+                  "firstAvailable": [{"name": STR, **_DEVICE_SUBREQUEST}]}],
+    "constraints": [{"requests": [STR], "matchAttribute": STR, "distinctAttribute": STR}],
+    "config": [{"requests": [STR], **DRA_OPAQUE}],
+}
+RESOURCE_CLAIM_SPEC = {"devices": DEVICE_CLAIM}
+RESOURCE_CLAIM = {
+    "metadata": METADATA, "spec": RESOURCE_CLAIM_SPEC,
+    "status": {
+        "allocation": {
+            "devices": {
+                "results": [{"request": STR, "driver": STR, "pool": STR, "device": STR, "adminAccess": BOOL,
+                             "tolerations": [DEVICE_TOLERATION], "bindingConditions": [STR],
+                             "bindingFailureConditions": [STR], "shareID": STR, "consumedCapacity": m(QTY)}],
+                "config": [{"source": STR, "requests": [STR], **DRA_OPAQUE}],
+            },
+            "nodeSelector": NODE_SELECTOR, "allocationTimestamp": TIME,
+        },
+        "reservedFor": [{"apiGroup": STR, "resource": STR, "name": STR, "uid": STR}],
+        "devices": [ANY],
+    },
+}
+RESOURCE_CLAIM_TEMPLATE = {"metadata": METADATA,
+                           "spec": {"metadata": {"labels": m(STR), "annotations": m(STR)}, "spec": RESOURCE_CLAIM_SPEC}}
+DEVICE = {
+    "name": STR, "attributes": m({"int": INT, "bool": BOOL, "string": STR, "version": STR}),
+    "capacity": m({"value": QTY, "requestPolicy": ANY}), "taints": [DEVICE_TAINT], "consumesCounters": ANY,
+    "nodeName": STR, "nodeSelector": NODE_SELECTOR, "allNodes": BOOL, "bindsToNode": BOOL,
+    "bindingConditions": [STR], "bindingFailureConditions": [STR], "allowMultipleAllocations": BOOL,
+}
+RESOURCE_SLICE = {
+    "metadata": METADATA,
+    "spec": {"driver": STR, "pool": {"name": STR, "generation": INT, "resourceSliceCount": INT},
+             "nodeName": STR, "nodeSelector": NODE_SELECTOR, "allNodes": BOOL, "perDeviceNodeSelection": BOOL,
+             "devices": [DEVICE], "sharedCounters": ANY},
+}
+DEVICE_CLASS = {"metadata": METADATA,
+                "spec": {"selectors": [DRA_SELECTOR], "config": [DRA_OPAQUE], "extendedResourceName": STR}}
+DRA_KINDS = frozenset({"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
+DRA_API_VERSIONS = frozenset({"resource.k8s.io/v1", "resource.k8s.io/v1beta2"})
 
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PersistentVolumeClaim": PVC, "PersistentVolume": PV,
     "StorageClass": STORAGE_CLASS, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
     "RuntimeClass": RUNTIME_CLASS, "PodDisruptionBudget": PDB, "CSINode": CSI_NODE, "Service": SERVICE,
     "ReplicaSet": WORKLOAD, "StatefulSet": WORKLOAD, "ReplicationController": RC,
-    "DeviceClass": DRA_OBJECT, "ResourceSlice": DRA_OBJECT, "ResourceClaim": DRA_OBJECT,
-    "ResourceClaimTemplate": DRA_OBJECT,
+    "DeviceClass": DEVICE_CLASS, "ResourceSlice": RESOURCE_SLICE, "ResourceClaim": RESOURCE_CLAIM,
+    "ResourceClaimTemplate": RESOURCE_CLAIM_TEMPLATE,
 }
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
@@ -265,10 +314,19 @@ def check_decodes(obj: dict, source: Source) -> None:
     Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does, and
     YAML timestamps in string fields into the strings kubectl sends.
     """
+    if obj["kind"] in DRA_KINDS and obj.get("apiVersion") not in DRA_API_VERSIONS:
+        raise InputError(dra_version_error(obj), source=source, obj=obj, field="apiVersion")
     try:
         _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
     except InputError as err:
         raise decode_error(obj, source) or err from None
+
+
+def dra_version_error(obj: dict) -> str:
+    """Why a DRA object at another API version is not read: v1beta1 (and older) put a request's
+    fields where v1 has `exactly`, a schema the scheduler of v1.35 never sees."""
+    return (f"{obj.get('apiVersion') or 'no apiVersion'} {obj['kind']} is not read: write it as resource.k8s.io/v1 "
+            "(resource.k8s.io/v1beta2 has the same fields and is read as v1)")
 
 
 def decode_error(obj: dict, source: Source) -> InputError | None:

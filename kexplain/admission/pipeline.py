@@ -1,9 +1,9 @@
 """admit(): run every object read from files through what kube-apiserver v1.35.4 does on create.
 
 Order matters twice: objects are admitted in the order admission.md gives
-(PriorityClasses and PVs, PVCs, Nodes, Pods, Namespaces) so the first rejection
-reported is the API server's; and per pod, the mutating plugins run in the
-server's fixed order before validation.
+(PriorityClasses and PVs, PVCs, Nodes, Pods, Namespaces, then the DRA objects in file
+order) so the first rejection reported is the API server's; and per pod, the mutating
+plugins run in the server's fixed order before validation.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from kexplain.admission import defaults, priority, runtimeclass, tolerations
 from kexplain.admission.match_label_keys import merge_label_keys
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
+from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, admit_dra, qualified_kind
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
 from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION, TOPOLOGY_LABELS,
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
@@ -28,7 +29,8 @@ from kexplain.admission.workloads import object_uid
 KNOWN_KINDS = frozenset(SCHEMAS)
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
-                                  "StatefulSet", "ReplicationController"})
+                                  "StatefulSet", "ReplicationController", "ResourceClaim",
+                                  "ResourceClaimTemplate"})
 
 
 @dataclass
@@ -305,6 +307,26 @@ class _Admission:
             self._pod_namespace_set.add(namespace)
             self.pod_namespaces.append(namespace)
 
+    def note_claim_namespaces(self) -> None:
+        """A claim's namespace is created like a pod's when the cluster has none (admission.md)."""
+        for obj, _src in self.of_kind("ResourceClaim"):
+            self._pod_namespace_seen((obj.get("metadata") or {}).get("namespace") or "default")
+
+    def run_dra(self) -> None:
+        """The DRA objects in file order, after the Namespaces (whose labels the admin-access rule
+        reads): defaulting, dropped fields, validation; names unique per kind and namespace."""
+        seen: dict[str, set[str]] = {}
+        for obj, src in self.of_kind(*sorted(DRA_KINDS)):
+            kind = obj["kind"]
+            namespace = (obj.get("metadata") or {}).get("namespace") or ""
+            self._unique(DRA_RESOURCES[kind], namespace, obj, src, seen)
+            if self.stored(obj):
+                continue
+            labels = (self.namespaces.get(namespace, {}).get("metadata") or {}).get("labels") if namespace else None
+            spec_errs, status_errs = admit_dra(obj, labels)
+            _check_invalid(qualified_kind(kind), obj, src, spec_errs)
+            _check_invalid(qualified_kind(kind), obj, src, status_errs)
+
     def run_namespaces(self) -> None:
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind("Namespace"):
@@ -358,7 +380,9 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         run.admit_pod(obj, src, bound=True)
     if pending_pod is not None:
         run.admit_pod(pending_pod, pending[1], bound=False)
+    run.note_claim_namespaces()
     run.run_namespaces()
+    run.run_dra()
     result.objects = run.objects
     result.pending = pending_pod
     return result

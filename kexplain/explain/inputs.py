@@ -20,6 +20,7 @@ from kexplain.explain.request import Request
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.load.workloads import Copies, copies_of, replica_count, statefulset_claims, \
     workload_name, workload_pod
@@ -49,6 +50,30 @@ class Inputs:
     config: SchedulerConfig
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    claims_from_templates: bool = False    # kexplain plays the resourceclaim controller for this pod
+
+
+def with_template_claims(inputs: Inputs) -> Inputs:
+    """`inputs` with the pod's template claims made as the resourceclaim controller makes them
+    (`kexplain.load.resourceclaim_controller`), for a pod that had no status as written
+    (`claims_from_templates`): the status entries are the controller's, so any the pod carries
+    (made for the pod it was copied from) are made again for this pod, and its claims join
+    the snapshot (replacing a claim of the same name: the one made for the pod copied from).
+    A note per claim created or template missing joins the warnings. Other pods: unchanged."""
+    if not inputs.claims_from_templates:
+        return inputs
+    snapshot = inputs.snapshot
+    as_written = {k: v for k, v in inputs.pod.obj.items() if k != "status"}
+    made = create_claims(as_written, templates_by_key(snapshot.of_kind("ResourceClaimTemplate")),
+                         snapshot.of_kind("ResourceClaim"))
+    if made.claims:
+        keys = {object_key(c) for c in made.claims}
+        objects = dict(snapshot.objects)
+        objects["ResourceClaim"] = [c for c in snapshot.of_kind("ResourceClaim") if object_key(c) not in keys] \
+            + made.claims
+        snapshot = snapshot.with_objects(snapshot.namespaces, objects)
+    warnings = inputs.warnings + [n for n in made.notes if n not in inputs.warnings]
+    return replace(inputs, pod=PodInfo(made.pod), snapshot=snapshot, warnings=warnings)
 
 
 def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -342,7 +367,8 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
             cluster = settle(cluster, lambda o, s: id(s) in applied).objects
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
-    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings)
+    return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
+                                       writes_claims_for(pod_obj)))
 
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
@@ -526,7 +552,8 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     pod, bound already, joined from its file); `pod_obj` itself is not changed."""
     if stored:
         from kexplain.admission.pipeline import copy_json
-        return Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config, pool.nominated)
+        return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
+                                           pool.nominated, claims_from_templates=writes_claims_for(pod_obj)))
     from kexplain.admission import admit
     from kexplain.apimachinery.fielderrors import go_quote
     from kexplain.errors import AdmissionRejected
@@ -541,4 +568,5 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     for obj, _ in admitted.objects:
         if obj.get("kind") == "Namespace" and (obj.get("metadata") or {}).get("name") == namespace:
             snapshot = pool.snapshot_with_namespace(obj)
-    return Inputs(PodInfo(pod), pod_source, snapshot, pool.config, pool.nominated, list(admitted.warnings))
+    return with_template_claims(Inputs(PodInfo(pod), pod_source, snapshot, pool.config, pool.nominated,
+                                       list(admitted.warnings), writes_claims_for(pod_obj)))

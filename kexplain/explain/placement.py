@@ -48,7 +48,7 @@ from kexplain.admission.pipeline import copy_json
 from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
                                           ANN_SELECTED_NODE as _SELECTED_NODE, TOPOLOGY_LABELS)
 from kexplain.explain.carryover import Carryover
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.inputs import Inputs, with_template_claims
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain, framework_for
 from kexplain.framework.cycle_state import CycleState
@@ -183,7 +183,9 @@ def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None) -> Trace:
 
 
 def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -> Placement:
-    """`inputs.pod` itself (not a copy) scheduled from `options.start_index`."""
+    """`inputs.pod` itself (not a copy) scheduled from `options.start_index` (with its template
+    claims made in the cluster it is scheduled against: `with_template_claims`)."""
+    inputs = with_template_claims(inputs)
     trace = _run(inputs, options, carry)
     return Placement(0, inputs, trace, chosen_node(trace), options.start_index)
 
@@ -197,14 +199,14 @@ def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
     snapshot = inputs.snapshot
     start = options.start_index
     for i in range(copies):
-        obj = pending_copy(inputs.pod, i, naming)
-        copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
+        copy_inputs = with_template_claims(replace(inputs, pod=PodInfo(pending_copy(inputs.pod, i, naming)),
+                                                   snapshot=snapshot))     # each copy: its own claims
         trace = _run(copy_inputs, options.at(start), carry)
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if placement.node is None:
             return
-        snapshot = bind(snapshot, copy_inputs, options, obj, placement.node)
+        snapshot = bind(copy_inputs.snapshot, copy_inputs, options, copy_inputs.pod.obj, placement.node)
         start = placement.next_start_index
 
 
@@ -341,11 +343,11 @@ def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[
     snapshot = inputs.snapshot
     start = options.start_index
     for i, name in enumerate(nodes):
-        obj = daemon_copy(inputs.pod, i, name, naming)
-        copy_inputs = replace(inputs, pod=PodInfo(obj), snapshot=snapshot)
+        copy_inputs = with_template_claims(replace(inputs, pod=PodInfo(daemon_copy(inputs.pod, i, name, naming)),
+                                                   snapshot=snapshot))
         trace = _run(copy_inputs, options.at(start), carry)
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if bind_each and placement.node is not None:
-            snapshot = bind(snapshot, copy_inputs, options, obj, placement.node)
+            snapshot = bind(copy_inputs.snapshot, copy_inputs, options, copy_inputs.pod.obj, placement.node)
         start = placement.next_start_index

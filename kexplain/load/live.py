@@ -9,6 +9,11 @@ own field names; list items get back the `kind` and `apiVersion` the API server 
 dropped. These objects were stored by the API server: the admission steps must not run on
 them again (`stored=True`).
 
+The Dynamic Resource Allocation kinds are read at resource.k8s.io/v1, or, from a cluster that
+does not serve it yet, at v1beta2 (the same fields); a cluster that serves neither has no such
+objects. These are plain paths too, so a `kubernetes` client too old to have ResourceV1Api
+reads them all the same.
+
 Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
 TLS) become one `LiveError` line naming what is wrong, never a credential.
 """
@@ -19,7 +24,7 @@ import os
 import re
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -40,6 +45,10 @@ class _Expired(Exception):
     """A continue token the API server no longer honours (410): list again from the start."""
 
 
+class _NotServed(Exception):
+    """An optional kind at a version the API server does not serve (404): try the next one."""
+
+
 class LiveError(KexplainError):
     """The cluster could not be read: no kubeconfig, refused credentials, no permission,
     unreachable, too slow. One line, exit code 2."""
@@ -53,6 +62,8 @@ class Resource:
     plural: str        # the RBAC resource name
     group: str         # the API group ("" = core)
     version: str
+    fallbacks: tuple[str, ...] = ()    # versions to read when `version` is not served (404)
+    optional: bool = False             # a cluster that serves no version has none of them
 
     @property
     def api_version(self) -> str:
@@ -85,6 +96,10 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ReplicaSet", "replicasets", "apps", "v1"),
     Resource("StatefulSet", "statefulsets", "apps", "v1"),
     Resource("ReplicationController", "replicationcontrollers", "", "v1"),
+    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2",), True),
+    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2",), True),
+    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2",), True),
+    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2",), True),
 )
 PODS = next(r for r in RESOURCES if r.plural == "pods")
 
@@ -246,6 +261,16 @@ class ClusterReader:
         raise LiveError(f"the list of {res.plural} kept expiring (410 Gone) in all {MAX_RELISTS + 1} "
                         "attempts to page through it; retry, or raise --chunk-size")
 
+    def list_served(self, res: Resource) -> list[Obj]:
+        """`list`, at the first of the kind's versions the API server serves; for an optional
+        kind no version served means no objects."""
+        for version in (res.version, *res.fallbacks):
+            try:
+                return self.list(res if version == res.version else replace(res, version=version))
+            except _NotServed:
+                continue
+        return []
+
     def _list_once(self, res: Resource) -> list[Obj] | None:
         """None when a continue token expired: the caller lists again from the start."""
         items: list[Obj] = []
@@ -277,7 +302,7 @@ class ClusterReader:
         out: list[tuple[Obj, Source]] = []
         for res in RESOURCES:
             src = Source(f"{self.conn.server}{res.path}")
-            out.extend((obj, src) for obj in self.list(res))
+            out.extend((obj, src) for obj in self.list_served(res))
         return out
 
     def server_version(self) -> str | None:
@@ -334,6 +359,8 @@ class ClusterReader:
         except ApiException as err:
             if expirable and err.status == 410:
                 raise _Expired() from None
+            if res is not None and res.optional and err.status == 404:
+                raise _NotServed() from None
             raise self._api_error(err, verb, res, namespace, name, what) from None
         except urllib3.exceptions.MaxRetryError as err:
             raise self._transport_error(err.reason or err, what) from None

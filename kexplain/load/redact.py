@@ -21,6 +21,19 @@ and system info, condition messages, Service ports and workload templates are dr
 Strings inside volume sources (paths, volume IDs, servers, secret names) are redacted as
 opaque tokens; in-tree volumes that must be translated keep their format only when their
 IDs were already in the form the translation expects.
+
+Dynamic Resource Allocation: the names of DeviceClasses, ResourceSlices, claims and claim
+templates, pools and devices are tokens too, changed together with every reference to them (a
+pod's `spec.resourceClaims` and `status.resourceClaimStatuses`, a claim's deviceClassName,
+its `pod-claim-name` annotation, owner references, `reservedFor` and allocation results, a
+slice's node). Kept as they are, because device selection reads them: driver names (selectors
+and attribute domains name them), device attributes and capacities with their values, CEL
+selectors, constraints, and request and subrequest names (results, constraints and containers'
+`resources.claims` refer to them; they name roles such as "gpu"). Opaque driver configuration
+(`config`, which may hold credentials) and a claim's `status.devices` are dropped: the
+scheduler copies the first into results and never reads the second. Tokens do not keep the
+alphabetical order of pool and device names, so when several devices fit equally, a replay may
+pick another one; whether a pod fits, and why not, stays the same.
 """
 from __future__ import annotations
 
@@ -52,7 +65,9 @@ KEEP_ANNOTATIONS = frozenset({
     well_known.ANN_PROVISIONED_BY, well_known.ANN_MIGRATED_TO,
     well_known.ANN_MIGRATED_PLUGINS,
 })
-NAME_ANNOTATIONS = {well_known.ANN_BETA_STORAGE_CLASS: "sc", well_known.ANN_SELECTED_NODE: "node"}
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+NAME_ANNOTATIONS = {well_known.ANN_BETA_STORAGE_CLASS: "sc", well_known.ANN_SELECTED_NODE: "node",
+                    POD_CLAIM_NAME_ANNOTATION: "claim"}
 
 # Keys of volume sources whose values are kinds of things, not names: kept.
 KEEP_SOURCE_KEYS = frozenset({
@@ -66,7 +81,8 @@ NAME_PREFIX = {
     "PersistentVolume": "pv", "StorageClass": "sc", "CSINode": "node", "PodDisruptionBudget": "pdb",
     "PriorityClass": "pc", "RuntimeClass": "rc", "Service": "svc", "ReplicaSet": "rs",
     "StatefulSet": "sts", "ReplicationController": "rcon", "Deployment": "deploy", "DaemonSet": "ds",
-    "Job": "job", "CronJob": "cronjob",
+    "Job": "job", "CronJob": "cronjob", "DeviceClass": "dc", "ResourceSlice": "slice", "ResourceClaim": "claim",
+    "ResourceClaimTemplate": "claim",
 }
 
 
@@ -525,6 +541,93 @@ class Redactor:
 
     def _StatefulSet(self, sts: Obj) -> Obj:
         return self._ReplicaSet(sts)
+
+    # -- Dynamic Resource Allocation -----------------------------------------------------------
+    def _DeviceClass(self, cls: Obj) -> Obj:
+        spec = cls.get("spec") or {}
+        return {"spec": {k: spec[k] for k in ("selectors", "extendedResourceName") if k in spec}}
+
+    def device(self, device: Any) -> Any:
+        if not isinstance(device, dict):
+            return device
+        out: Obj = {k: device[k] for k in ("attributes", "capacity", "allNodes", "bindsToNode", "bindingConditions",
+                                           "bindingFailureConditions", "allowMultipleAllocations",
+                                           "consumesCounters") if k in device}
+        out["name"] = self.token(device.get("name"), "dev")
+        if "taints" in device:
+            out["taints"] = self.taints(device["taints"])
+        if device.get("nodeName"):
+            out["nodeName"] = self.token(device["nodeName"], "node")
+        if "nodeSelector" in device:
+            out["nodeSelector"] = self.node_selector(device["nodeSelector"])
+        return out
+
+    def _ResourceSlice(self, slice_: Obj) -> Obj:
+        spec = slice_.get("spec") or {}
+        out: Obj = {k: spec[k] for k in ("driver", "allNodes", "perDeviceNodeSelection", "sharedCounters") if k in spec}
+        if isinstance(spec.get("pool"), dict):
+            out["pool"] = {**spec["pool"], "name": self.token(spec["pool"].get("name"), "pool")}
+        if spec.get("nodeName"):
+            out["nodeName"] = self.token(spec["nodeName"], "node")
+        if "nodeSelector" in spec:
+            out["nodeSelector"] = self.node_selector(spec["nodeSelector"])
+        if isinstance(spec.get("devices"), list):
+            out["devices"] = [self.device(d) for d in spec["devices"]]
+        return {"spec": out}
+
+    def device_request(self, body: Any) -> Any:
+        """An `exactly` request or a subrequest: its class is a token, the rest stays."""
+        if not isinstance(body, dict):
+            return body
+        return {**body, **({"deviceClassName": self.token(body["deviceClassName"], "dc")}
+                           if "deviceClassName" in body else {})}
+
+    def claim_spec(self, spec: Any) -> Obj:
+        devices = spec.get("devices") if isinstance(spec, dict) else None
+        if not isinstance(devices, dict):
+            return {}
+        requests = []
+        for request in devices.get("requests") or []:
+            if not isinstance(request, dict):
+                continue
+            out = dict(request)
+            if "exactly" in request:
+                out["exactly"] = self.device_request(request["exactly"])
+            if isinstance(request.get("firstAvailable"), list):
+                out["firstAvailable"] = [self.device_request(sub) for sub in request["firstAvailable"]]
+            requests.append(out)
+        kept: Obj = {"requests": requests}
+        if "constraints" in devices:
+            kept["constraints"] = devices["constraints"]
+        return {"devices": kept}
+
+    def claim_status(self, status: Any) -> Obj:
+        if not isinstance(status, dict):
+            return {}
+        out: Obj = {}
+        allocation = status.get("allocation")
+        if isinstance(allocation, dict):
+            devices = allocation.get("devices") or {}
+            results = [{**r, "pool": self.token(r.get("pool"), "pool"), "device": self.token(r.get("device"), "dev")}
+                       for r in devices.get("results") or [] if isinstance(r, dict)]
+            out["allocation"] = {"devices": {"results": results},
+                                 **{k: allocation[k] for k in ("allocationTimestamp",) if k in allocation}}
+            if "nodeSelector" in allocation:
+                out["allocation"]["nodeSelector"] = self.node_selector(allocation["nodeSelector"])
+        if isinstance(status.get("reservedFor"), list):
+            out["reservedFor"] = [{**{k: r[k] for k in ("apiGroup", "resource", "uid") if k in r},
+                                   "name": self.token(r.get("name"), "pod" if r.get("resource") == "pods" else "obj")}
+                                  for r in status["reservedFor"] if isinstance(r, dict)]
+        return out
+
+    def _ResourceClaim(self, claim: Obj) -> Obj:
+        return {"spec": self.claim_spec(claim.get("spec")), "status": self.claim_status(claim.get("status"))}
+
+    def _ResourceClaimTemplate(self, template: Obj) -> Obj:
+        spec = template.get("spec") or {}
+        meta = spec.get("metadata") or {}
+        return {"spec": {**({"metadata": {"labels": self.labels(meta["labels"])}} if meta.get("labels") else {}),
+                         "spec": self.claim_spec(spec.get("spec"))}}
 
 
 def is_topology_key(key: str) -> bool:
