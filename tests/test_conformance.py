@@ -31,21 +31,7 @@ def test_bundled_case(case: Path) -> None:
     _check(case)
 
 
-# Families whose issues are still open: expected failures by family, never case by case. A case
-# of these families that passes is fine (not strict); the mark goes when its issue is resolved.
-OPEN_FAMILIES = {
-    "dra-": "issue 17 (Dynamic Resource Allocation) is open",
-}
-
-
-def _shared_param(case: Path):
-    for prefix, reason in OPEN_FAMILIES.items():
-        if case.name.startswith(prefix):
-            return pytest.param(case, id=case.name, marks=pytest.mark.xfail(reason=reason, strict=False))
-    return pytest.param(case, id=case.name)
-
-
-SHARED_CASES = [_shared_param(c) for c in cases_under(SHARED)] if SHARED.is_dir() else []
+SHARED_CASES = [pytest.param(c, id=c.name) for c in cases_under(SHARED)] if SHARED.is_dir() else []
 
 
 @pytest.mark.skipif(not SHARED_CASES, reason="../shared/conformance is not present: only the bundled subset ran")

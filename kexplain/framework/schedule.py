@@ -111,6 +111,10 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
             if rows is not None:
                 trace.filter_all[ni.name] = rows[k]
             if s.code is Code.ERROR:
+                # The cycle ends, but the node is reported, and the round-robin still moves
+                # past the nodes processed before it (the scheduler updates it regardless).
+                trace.filter[ni.name] = s.json_view(with_plugin=True)
+                search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % num_all
                 raise FrameworkError(s.message())
             trace.filter[ni.name] = s.json_view(with_plugin=True)
             if s.is_success:

@@ -1,76 +1,46 @@
-"""DynamicResources: a pod that references ResourceClaims may only run where its devices
-can be allocated. kexplain does not model claims yet: for the (usual) pod without
-claims the plugin does what v1.35.4 does — nothing but its bookkeeping, which still
-shows in the trace (Skip in PreFilter, raw score 0, and the "no new claims to
-deallocate" PostFilter status that ends up in the event message). For a pod with
-claims it reports what the scheduler would find with no ResourceClaim objects in
-the cluster, and an Error where real claim allocation would be needed."""
+"""DynamicResources: a pod that references ResourceClaims may only run where its devices can be
+allocated, as kube-scheduler v1.35.4 decides it with its default feature gates.
+
+PreEnqueue and PreFilter resolve the pod's claims; PreFilter also requires every device class
+a request (or any of its subrequests) names. Filter checks per node that already allocated
+claims may be used there and runs the structured allocator (kexplain.plugins.dra.allocator)
+for the others; Score prefers nodes where earlier `firstAvailable` subrequests fit. Every
+rejection is UnschedulableAndUnresolvable; allocator errors end the cycle as Errors. PostFilter
+would deallocate a claim that keeps the pod off every node; kexplain never writes, it only
+reports what the scheduler would say. The plugin has no PreFilterExtensions, so preemption's
+removal of victims never frees devices.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from kexplain.framework.interface import (MAX_NODE_SCORE, FilterPlugin, PostFilterPlugin, PreBindPlugin,
+from kexplain.errors import FrameworkError
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PostFilterPlugin, PreBindPlugin,
                                           PreEnqueuePlugin, PreFilterPlugin, PreFilterResult, ReservePlugin,
                                           ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status, unresolvable
+from kexplain.model.nodeselector import NodeSelector
+from kexplain.apimachinery.fielderrors import aggregate
 from kexplain.plugins import names
+from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
+from kexplain.plugins.dra.explain import explain_node
+from kexplain.plugins.dra.inventory import Inventory, inventory
+from kexplain.plugins.dra.scoring import ScoreError, compute_score
+from kexplain.plugins.dra.state import NOT_AVAILABLE, DraState
 from kexplain.plugins.helper.normalize_score import default_normalize_score
 
 NAME = names.DYNAMIC_RESOURCES
 STATE_KEY = NAME
 
 REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
+REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
+REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
 ERR_STATE_NOT_FOUND = "not found"  # CycleState.Read's error when PreFilter did not run
-ERR_CLAIMS_UNSUPPORTED = "kexplain: pods with resource claims are not supported yet"
-
-
-@dataclass(frozen=True)
-class _State:
-    """The plugin's per-cycle state; kexplain only ever has the empty claim list."""
-
-    claims: tuple[Mapping[str, Any], ...] = ()
-
-
-class ClaimLookupError(Exception):
-    """A claim of the pod cannot be resolved (message as the scheduler words it)."""
-
-
-def _claim_name(pod, pod_claim: Mapping[str, Any]) -> str | None:
-    """The ResourceClaim's name for one spec.resourceClaims entry (resourceclaim.Name);
-    None when a template's claim was deliberately not generated."""
-    if pod_claim.get("resourceClaimName") is not None:
-        return pod_claim["resourceClaimName"]
-    if pod_claim.get("resourceClaimTemplateName") is not None:
-        for st in pod.status.get("resourceClaimStatuses") or ():
-            if st.get("name") == pod_claim.get("name"):
-                return st.get("resourceClaimName")
-        raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
-    raise ClaimLookupError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim "{pod_claim.get("name", "")}": '
-                           "none of the supported fields are set")
-
-
-def pod_resource_claims(pod, known_claims: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The pod's ResourceClaim objects (foreachPodResourceClaim without the owner check);
-    raises ClaimLookupError for the first that cannot be found."""
-    out = []
-    for pod_claim in pod.spec.get("resourceClaims") or ():
-        name = _claim_name(pod, pod_claim)
-        if name is None:
-            continue
-        key = f"{pod.namespace}/{name}"
-        claim = known_claims.get(key)
-        if claim is None:
-            raise ClaimLookupError(f'could not find ResourceClaim "{key}"')
-        if (claim.get("metadata") or {}).get("deletionTimestamp"):
-            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
-        out.append(claim)
-    return out
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
-                       ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, SignPlugin):
+                       ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, Explainer, SignPlugin):
     name = NAME
 
     def sign_pod(self, pod) -> signers.Fragments | None:
@@ -78,58 +48,117 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         simple to tell, so the scheduler never batches such pods)."""
         return None if pod.spec.get("resourceClaims") else []
 
-    def _known_claims(self) -> Mapping[str, Mapping[str, Any]]:
-        snapshot = self.handle.snapshot
-
-        def build() -> dict[str, Mapping[str, Any]]:
-            out = {}
-            for c in snapshot.of_kind("ResourceClaim"):
-                meta = c.get("metadata") or {}
-                out[f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"] = c
-            return out
-        return snapshot.cached(NAME + "/claims", build)
+    @property
+    def inventory(self) -> Inventory:
+        return inventory(self.handle.snapshot)
 
     def pre_enqueue(self, pod) -> Status:
         if not pod.spec.get("resourceClaims"):
             return SUCCESS
         try:
-            pod_resource_claims(pod, self._known_claims())
+            pod_claims(pod, self.inventory.claims)
         except ClaimLookupError as e:
             return unresolvable(str(e))
         return SUCCESS
 
     def pre_filter(self, state, pod, nodes) -> tuple[PreFilterResult | None, Status]:
-        state.write(STATE_KEY, _State())
+        state.write(STATE_KEY, DraState())
         if not pod.spec.get("resourceClaims"):
             return None, SKIP
+        inv = self.inventory
         try:
-            claims = pod_resource_claims(pod, self._known_claims())
+            claims = pod_claims(pod, inv.claims)
         except ClaimLookupError as e:
             return None, unresolvable(str(e))
         if not claims:
             return None, SKIP
-        return None, Status.error(ERR_CLAIMS_UNSUPPORTED)
+        available_on: list[NodeSelector | None] = []
+        for claim in claims:
+            if claim.allocation is not None:
+                selector = None
+                if claim.allocation.node_selector is not None:
+                    selector = NodeSelector.from_raw(claim.allocation.node_selector)
+                    if selector.errors:
+                        return None, Status.error(aggregate(selector.errors))
+                available_on.append(selector)
+                continue
+            available_on.append(None)
+            for request in claim.requests:
+                if request.exactly is not None:
+                    checks = [(request.exactly.device_class_name, request.name)]
+                elif request.first_available:
+                    checks = [(sub.device_class_name, f"{request.name}/{sub.name}") for sub in request.first_available]
+                else:
+                    return None, unresolvable(f"resource claim {claim.key}, request {request.name}: "
+                                              "unknown request type")
+                for class_name, request_name in checks:
+                    if not class_name:
+                        return None, Status.error(f"request {request_name}: unsupported request type")
+                    if class_name not in inv.classes:
+                        return None, unresolvable(f"request {request_name}: device class {class_name} does not exist")
+        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on)))
+        return None, SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
-        s = state.get(STATE_KEY)
+        s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return SUCCESS
-        return Status.error(ERR_CLAIMS_UNSUPPORTED)
+        outcome = s.outcome(node_info.node)
+        if outcome.error:
+            return Status.error(outcome.error)
+        if outcome.unschedulable:
+            return unresolvable(outcome.unschedulable)
+        return SUCCESS
 
     def post_filter(self, state, pod, statuses):
-        s = state.get(STATE_KEY)
+        s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return None, Status.error(ERR_STATE_NOT_FOUND)
         if not s.claims:
             return None, Status(Code.UNSCHEDULABLE, (REASON_NO_CLAIMS_TO_DEALLOCATE,))
-        return None, Status.error(ERR_CLAIMS_UNSUPPORTED)
+        pod_uid = str(pod.metadata.get("uid") or "")
+        for index in self._unavailable_claims(s, statuses):
+            reserved = s.claims[index].reserved_for
+            if not reserved or reserved == (pod_uid,):
+                # The scheduler clears the claim's allocation here (UpdateStatus); kexplain does not.
+                return None, Status(Code.UNSCHEDULABLE, (REASON_DEALLOCATED,))
+        return None, Status(Code.UNSCHEDULABLE, (REASON_STILL_NOT_SCHEDULABLE,))
+
+    def _unavailable_claims(self, s: DraState, statuses) -> set[int]:
+        """The allocated claims Filter found unusable on some node: those of the nodes this
+        plugin rejected with "resourceclaim not available on the node"."""
+        out: set[int] = set()
+        snapshot = self.handle.snapshot
+        for name, status in statuses.statuses.items():
+            if status.plugin != NAME or NOT_AVAILABLE not in status.reasons:
+                continue
+            ni = snapshot.get(name)
+            if ni is not None:
+                out.update(s.outcome(ni.node).unavailable)
+        return out
 
     def score(self, state, pod, node_info) -> int:
-        # Without claims there is nothing allocated on any node to prefer.
-        return 0
+        s: DraState | None = state.get(STATE_KEY)
+        if s is None:
+            raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {ERR_STATE_NOT_FOUND}')
+        if not s.claims or not s.to_allocate:
+            return 0
+        allocations = s.outcome(node_info.node).allocations
+        if allocations is None:
+            return 0
+        try:
+            return compute_score(s.claims, allocations)
+        except ScoreError as err:
+            raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {err}') from None
 
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def explain(self, state, pod, node_info) -> dict[str, Any] | None:
+        s: DraState | None = state.get(STATE_KEY)
+        if s is None or not s.claims:
+            return None
+        return explain_node(s, node_info.node)

@@ -1,0 +1,274 @@
+"""The facts behind DynamicResources' verdict on one node, as plain JSON-able data.
+
+For each of the pod's claims: an allocated claim's devices and whether its node selector admits
+the node; for a claim to allocate, per request (and `firstAvailable` subrequest) every device
+of the node's pools with why it cannot be taken (pool incomplete or invalid, a selector false
+with the values it read, in use by which claim, ...), each `matchAttribute` constraint with the
+candidates' values, the subrequest chosen and the devices the allocator would give. Per device
+class the pod names: the node's devices of that class, in use and free.
+
+Everything is computed with the allocator's own pieces (pools, selectors, device attributes)
+so that the explanation cannot disagree with the verdict it explains.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from kexplain.cel import CelError
+from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
+from kexplain.plugins.dra.allocator import ClaimAllocation
+from kexplain.plugins.dra.inventory import Inventory
+from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
+from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.model.nodeinfo import Node
+    from kexplain.plugins.dra.state import DraState
+
+MAX_DEVICES = 64   # devices listed per request; the rest are counted
+
+# Why a device cannot serve a request, in the order they are checked for the explanation.
+POOL_INCOMPLETE = "poolIncomplete"
+POOL_INVALID = "poolInvalid"
+BINDING_CONDITIONS = "bindingConditions"
+SELECTOR_FALSE = "selectorFalse"
+SELECTOR_ERROR = "selectorError"
+IN_USE = "inUse"
+CONSUMES_COUNTERS = "consumesCounters"
+FREE = "free"
+
+
+def explain_node(state: "DraState", node: "Node") -> dict[str, Any] | None:
+    """The facts for one node (None for a pod without claims):
+
+        verdict        {code, reason | error}: the plugin's Filter verdict
+        pools          [{pool, slices, devices, incomplete?, invalid?}] the node sees
+        claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
+                       availableOnNode, devices, reservedFor; to allocate: requests
+                       ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
+                       devices: [{device, reason, ...}]}], or {request, chosen, subrequests}
+                       for firstAvailable), constraints ([{index, requests, matchAttribute,
+                       values: [{value, devices}], missing}]) and wouldAllocate
+                       ([{request, device, adminAccess?}], None without a solution)
+        deviceClasses  [{deviceClass, total, inUse, free, inUnusablePools?, selectorErrors?}]
+
+    A device's `reason` is one of poolIncomplete, poolInvalid (`detail`), bindingConditions,
+    selectorFalse (`selector`: owner, index, expression, conjunct, summary, values),
+    selectorError (`error`), inUse (`by`: the claims holding it), consumesCounters, free."""
+    inv = state.inventory
+    if inv is None or not state.claims:
+        return None
+    outcome = state.outcome(node)
+    facts: dict[str, Any] = {"verdict": _verdict(outcome)}
+    try:
+        pools = list(outcome.pools) or gather_pools(inv.slices, node, inv.slices_for(node.name))
+    except PoolError as err:
+        facts["poolsError"] = str(err)
+        pools = []
+    facts["pools"] = [_pool_facts(p) for p in pools]
+    allocations = {a.claim: a for a in outcome.allocations or ()}
+    facts["claims"] = [_claim_facts(inv, pools, claim, i in outcome.unavailable, allocations.get(claim.key))
+                       for i, claim in enumerate(state.claims)]
+    facts["deviceClasses"] = [class_usage(inv, pools, inv.classes[name])
+                              for name in _class_names(state.claims) if name in inv.classes]
+    return facts
+
+
+def _verdict(outcome) -> dict[str, Any]:
+    if outcome.error:
+        return {"code": "Error", "error": outcome.error}
+    if outcome.unschedulable:
+        return {"code": "UnschedulableAndUnresolvable", "reason": outcome.unschedulable}
+    return {"code": "Success"}
+
+
+def _pool_facts(pool: Pool) -> dict[str, Any]:
+    out: dict[str, Any] = {"pool": pool.id, "slices": len(pool.slices),
+                           "devices": sum(len(s.devices) for s in pool.slices)}
+    if pool.incomplete:
+        out["incomplete"] = True
+    if pool.invalid:
+        out["invalid"] = pool.invalid_reason
+    return out
+
+
+def _class_names(claims: Iterable[ResourceClaim]) -> list[str]:
+    names: dict[str, None] = {}
+    for claim in claims:
+        if claim.allocation is not None:
+            continue
+        for r in claim.requests:
+            for req in ((r.exactly,) if r.exactly is not None else r.first_available):
+                if req.device_class_name:
+                    names[req.device_class_name] = None
+    return list(names)
+
+
+def _claim_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, unavailable: bool,
+                 allocation: ClaimAllocation | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"claim": claim.key}
+    if claim.allocation is not None:
+        out.update(allocated=True, availableOnNode=not unavailable,
+                   devices=[device_id_str(r.id) for r in claim.allocation.results],
+                   reservedFor=len(claim.reserved_for))
+        return out
+    out["allocated"] = False
+    requests = []
+    for r in claim.requests:
+        if r.exactly is not None:
+            requests.append(request_facts(inv, pools, claim, r.exactly))
+            continue
+        chosen = _chosen_subrequest(r.name, allocation)
+        requests.append({"request": r.name, "chosen": chosen,
+                         "subrequests": [request_facts(inv, pools, claim, sub, r.name) for sub in r.first_available]})
+    out["requests"] = requests
+    if claim.constraints:
+        out["constraints"] = [constraint_facts(inv, pools, claim, i) for i in range(len(claim.constraints))]
+    out["wouldAllocate"] = None if allocation is None else [
+        {"request": d.request, "device": device_id_str(d.id), **({"adminAccess": True} if d.admin_access else {})}
+        for d in allocation.devices]
+    return out
+
+
+def _chosen_subrequest(name: str, allocation: ClaimAllocation | None) -> str | None:
+    if allocation is None:
+        return None
+    for d in allocation.devices:
+        base, sep, sub = d.request.partition("/")
+        if sep and base == name:
+            return sub
+    return None
+
+
+def _devices(pools: Sequence[Pool]) -> Iterable[tuple[Pool, ResourceSlice, Device]]:
+    for pool in pools:
+        for s in pool.slices:
+            for d in s.devices:
+                yield pool, s, d
+
+
+def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls: DeviceClass | None,
+                   claim: ResourceClaim, req: ExactRequest) -> dict[str, Any]:
+    """Why one device can (FREE) or cannot serve the request, with the details of the first
+    reason found: pool state, binding conditions, the class's and the request's selectors, use
+    by other claims, partitioning."""
+    did = (s.driver, s.pool, d.name)
+    out: dict[str, Any] = {"device": device_id_str(did)}
+    if pool.incomplete:
+        return {**out, "reason": POOL_INCOMPLETE}
+    if pool.invalid:
+        return {**out, "reason": POOL_INVALID, "detail": pool.invalid_reason}
+    if d.binding_conditions:
+        return {**out, "reason": BINDING_CONDITIONS}
+    checks = [(Owner("class", cls.name), cls.selectors)] if cls is not None else []
+    checks.append((Owner("claim", claim.key), req.selectors))
+    for owner, selectors in checks:
+        failed = selector_failure(inv.selectors, owner, selectors, d)
+        if failed is not None:
+            return {**out, **failed}
+    holders = inv.holders.get(did)
+    if holders and not req.uses_admin_access:
+        return {**out, "reason": IN_USE, "by": list(holders)}
+    if d.consumes_counters:
+        return {**out, "reason": CONSUMES_COUNTERS}
+    return {**out, "reason": FREE}
+
+
+def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[str | None],
+                     d: Device) -> dict[str, Any] | None:
+    """The first selector that is false or fails for the device, with what it read; None when
+    all are true."""
+    try:
+        verdict = selectors.match(owner, expressions, d)
+    except SelectorError as err:
+        return {"reason": SELECTOR_ERROR, "error": str(err)}
+    if verdict.matched:
+        return None
+    index = verdict.failed
+    assert index is not None
+    expression = expressions[index] or ""
+    out: dict[str, Any] = {"reason": SELECTOR_FALSE, "selector": {"owner": str(owner), "index": index,
+                                                                  "expression": expression}}
+    try:
+        why = selectors.program(owner, index, expression).explain(selectors.device_input(d))
+    except (SelectorError, CelError):   # explaining is best effort; the verdict stands
+        return out
+    out["selector"].update(conjunct=why.conjunct, summary=why.summary(),
+                           values=[{"expression": st.text, **({"value": st.value} if st.error is None
+                                                              else {"error": st.error})} for st in why.steps])
+    return out
+
+
+def request_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, req: ExactRequest,
+                  parent: str | None = None) -> dict[str, Any]:
+    cls = inv.classes.get(req.device_class_name)
+    out: dict[str, Any] = {"request": req.name if parent is None else f"{parent}/{req.name}",
+                           "deviceClass": req.device_class_name, "allocationMode": req.allocation_mode}
+    if req.allocation_mode != ALL:
+        out["count"] = req.count
+    if req.uses_admin_access:
+        out["adminAccess"] = True
+    if cls is None:
+        out["deviceClassMissing"] = True
+    verdicts = [device_verdict(inv, pool, s, d, cls, claim, req) for pool, s, d in _devices(pools)]
+    out["free"] = sum(1 for v in verdicts if v["reason"] == FREE)
+    out["devices"] = verdicts[:MAX_DEVICES]
+    if len(verdicts) > MAX_DEVICES:
+        out["moreDevices"] = len(verdicts) - MAX_DEVICES
+    return out
+
+
+def constraint_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, index: int) -> dict[str, Any]:
+    """A matchAttribute constraint over the free devices of the requests it covers: which value
+    each has (grouped) and which lack the attribute."""
+    c = claim.constraints[index]
+    out: dict[str, Any] = {"index": index, "requests": list(c.requests), "matchAttribute": c.match_attribute}
+    if c.match_attribute is None:
+        return out
+    by_value: dict[str, list[str]] = {}
+    missing: list[str] = []
+    seen: set[str] = set()
+    for r in claim.requests:
+        for req, name in ((r.exactly, r.name),) if r.exactly is not None else \
+                ((sub, f"{r.name}/{sub.name}") for sub in r.first_available):
+            if c.requests and r.name not in c.requests and name not in c.requests:
+                continue
+            cls = inv.classes.get(req.device_class_name)
+            for pool, s, d in _devices(pools):
+                v = device_verdict(inv, pool, s, d, cls, claim, req)
+                if v["reason"] != FREE or v["device"] in seen:
+                    continue
+                seen.add(v["device"])
+                attr = d.attribute(c.match_attribute)
+                if attr is None:
+                    missing.append(v["device"])
+                else:
+                    by_value.setdefault(f"{attr[0]}:{attr[1]}", []).append(v["device"])
+    out["values"] = [{"value": k, "devices": v} for k, v in by_value.items()]
+    out["missing"] = missing
+    return out
+
+
+def class_usage(inv: Inventory, pools: Sequence[Pool], cls: DeviceClass) -> dict[str, Any]:
+    """The node's devices of a class (its selectors true) in usable pools: total, in use, free."""
+    total = in_use = errors = unusable = 0
+    owner = Owner("class", cls.name)
+    for pool, s, d in _devices(pools):
+        try:
+            if not inv.selectors.match(owner, cls.selectors, d).matched:
+                continue
+        except SelectorError:
+            errors += 1
+            continue
+        if not pool.usable:
+            unusable += 1
+            continue
+        total += 1
+        if (s.driver, s.pool, d.name) in inv.holders:
+            in_use += 1
+    out = {"deviceClass": cls.name, "total": total, "inUse": in_use, "free": total - in_use}
+    if unusable:
+        out["inUnusablePools"] = unusable
+    if errors:
+        out["selectorErrors"] = errors
+    return out

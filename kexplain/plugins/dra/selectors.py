@@ -1,0 +1,82 @@
+"""Device selectors: the CEL expressions of a DeviceClass and of a request, run against a device
+with the texts the allocator wraps their failures in.
+
+`Selectors` holds each device's CEL input once it is built (a ResourceSlice's devices are read
+by every node and request); one instance lives per snapshot, so the cache is bounded by the
+cluster's devices.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from kexplain.cel import CelCompileError, CelError, CelUnsupported, DeviceInput, compile_selector, make_device
+from kexplain.model.dra import Device
+
+
+class SelectorError(Exception):
+    """A selector that cannot be evaluated: the allocator's error, which ends the cycle."""
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Whose selectors these are, as the allocator names them in errors: `class NAME` or
+    `claim NS/NAME`."""
+
+    kind: str     # "class" or "claim"
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.name}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The first selector that did not match (its index), or None when all matched."""
+
+    failed: int | None
+
+    @property
+    def matched(self) -> bool:
+        return self.failed is None
+
+
+MATCHED = Verdict(None)
+
+
+class Selectors:
+    """Evaluates selector lists against devices (selectorsMatch), caching each device's input."""
+
+    def __init__(self) -> None:
+        self._inputs: dict[Device, DeviceInput] = {}
+
+    def device_input(self, device: Device) -> DeviceInput:
+        got = self._inputs.get(device)
+        if got is None:
+            got = self._inputs[device] = make_device(device.driver, device.attributes, device.capacity)
+        return got
+
+    def match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
+        """Whether every selector is true for the device, stopping at the first that is not;
+        SelectorError for an expression that does not compile or fails at run time."""
+        for i, expression in enumerate(selectors):
+            if expression is None:
+                raise SelectorError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
+            program = self.program(owner, i, expression)
+            result = program.evaluate(self.device_input(device))
+            if result.error is not None:
+                if isinstance(result.error, CelUnsupported):
+                    raise SelectorError(f"{owner}: selector #{i}: kexplain cannot evaluate it: {result.error}")
+                raise SelectorError(f"{owner}: selector #{i}: CEL runtime error: {result.error}")
+            if not result.value:
+                return Verdict(i)
+        return MATCHED
+
+    @staticmethod
+    def program(owner: Owner, index: int, expression: str) -> Any:
+        try:
+            return compile_selector(expression)
+        except CelCompileError as err:
+            raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {err}") from None
+        except CelError as err:   # CelUnsupported: part of the environment kexplain lacks
+            raise SelectorError(f"{owner}: selector #{index}: kexplain cannot evaluate it: {err}") from None

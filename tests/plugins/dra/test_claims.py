@@ -1,0 +1,40 @@
+"""Resolving the pod's claims: every message of foreachPodResourceClaim."""
+from __future__ import annotations
+
+import pytest
+
+from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
+from tests.plugins.dra.builders import claim, claims, req
+from tests.support.selection_helpers import pod
+
+TEMPLATE = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+GENERATED = {"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu"}]}
+
+
+def known(*objs):
+    return {c.key: c for c in claims(*objs)}
+
+
+def test_named_and_generated_claims_in_spec_order():
+    p = pod(spec={"resourceClaims": [{"name": "a", "resourceClaimName": "shared"}, *TEMPLATE]}, status=GENERATED)
+    got = pod_claims(p, known(claim("p-gpu", req("gpu"), owner="uid-p"), claim("shared", req("gpu"))))
+    assert [c.name for c in got] == ["shared", "p-gpu"]
+
+
+@pytest.mark.parametrize("claim_obj,want", [
+    (claim("p-gpu", req("gpu"), owner="someone-else"),
+     "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)"),
+    (claim("p-gpu", req("gpu")), "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)"),
+    (claim("p-gpu", req("gpu"), owner="uid-p", deleting=True), 'resourceclaim "p-gpu" is being deleted'),
+    (claim("other", req("gpu")), 'could not find ResourceClaim "default/p-gpu"'),
+])
+def test_lookup_errors(claim_obj, want):
+    p = pod(spec={"resourceClaims": TEMPLATE}, status=GENERATED)
+    with pytest.raises(ClaimLookupError) as err:
+        pod_claims(p, known(claim_obj))
+    assert str(err.value) == want
+
+
+def test_a_named_claim_needs_no_owner():
+    p = pod(spec={"resourceClaims": [{"name": "a", "resourceClaimName": "shared"}]})
+    assert [c.name for c in pod_claims(p, known(claim("shared", req("gpu"), owner="x")))] == ["shared"]
