@@ -170,9 +170,14 @@ def _with_volumes_bound(snapshot: Snapshot, inputs: Inputs, options: RunOptions,
 
 def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str, Any], node: str) -> Snapshot:
     """The snapshot after the pod `obj` (scheduled with `inputs`) is bound to `node`: the pod on
-    the node (`bound_copy`), and its claims bound for the node (`_with_volumes_bound`)."""
+    the node (`bound_copy`), its resource claims allocated and reserved for it as DynamicResources
+    writes them (`with_claims_allocated`), and its volume claims bound for the node
+    (`_with_volumes_bound`)."""
+    from kexplain.explain.dra_binding import with_claims_allocated
+
     info = snapshot.get(node)
     labels = info.node.labels if info is not None else {}
+    snapshot = with_claims_allocated(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), options, node)
     snapshot = _with_volumes_bound(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), options, node)
     return snapshot.with_pod_bound(bound_copy(obj, node, labels))
 

@@ -110,6 +110,30 @@ def line_of(node: yaml.Node | None, path: Iterable[str | int]) -> int | None:
     return line
 
 
+def field_path(dotted: str) -> list[str | int]:
+    """A field path as the API server prints it (`spec.selectors[0].cel.expression`) as the keys
+    and indexes `line_of` walks: ['spec', 'selectors', 0, 'cel', 'expression']. A map key in
+    brackets (`labels[app]`) is a key."""
+    out: list[str | int] = []
+    for part in dotted.split(".") if dotted else ():
+        name, _, rest = part.partition("[")
+        if name:
+            out.append(name)
+        while rest:
+            inner, _, rest = rest.partition("]")
+            out.append(int(inner) if inner.isdigit() else inner)
+            rest = rest[1:] if rest.startswith("[") else ""
+    return out
+
+
+def line_of_field(node: yaml.Node | None, dotted: str | None) -> int | None:
+    """The line of a field named as the API server names it (see `field_path`); None without
+    a node or a field."""
+    if node is None or not dotted:
+        return None
+    return line_of(node, field_path(dotted))
+
+
 def unwrap(doc: Document) -> Iterator[Document]:
     """A list (`kind: List`, PodList, ...) becomes its items, each with its own item number and
     line; any other document, and a List without an items array, is linted as it is."""

@@ -8,7 +8,8 @@ for the others; Score prefers nodes where earlier `firstAvailable` subrequests f
 rejection is UnschedulableAndUnresolvable; allocator errors end the cycle as Errors. PostFilter
 would deallocate a claim that keeps the pod off every node; kexplain never writes, it only
 reports what the scheduler would say. The plugin has no PreFilterExtensions, so preemption's
-removal of victims never frees devices.
+removal of victims never frees devices. Reserve and PreBind (`bindings`) give what binding the
+pod writes into its claims: the allocation Filter found on the chosen node, and the reservation.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from kexplain.framework.status import SKIP, SUCCESS, Code, Status, unresolvable
 from kexplain.model.nodeselector import NodeSelector
 from kexplain.apimachinery.fielderrors import aggregate
 from kexplain.plugins import names
+from kexplain.plugins.dra.binding import ClaimBinding, reserved_for_pod
 from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
 from kexplain.plugins.dra.explain import explain_node
 from kexplain.plugins.dra.inventory import Inventory, inventory
@@ -156,6 +158,26 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def normalize_score(self, state, pod, scores) -> Status:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def bindings(self, state, pod, node_info) -> tuple[ClaimBinding, ...] | None:
+        """Reserve then PreBind, for the pod bound to the node: each claim PreBind updates
+        (those not reserved for the pod yet, in spec order) with the allocation this cycle's
+        Filter computed on that node for a claim that had none, so the claims get exactly the
+        devices the verdict was based on. None when Filter did not accept the node."""
+        s: DraState | None = state.get(STATE_KEY)
+        if s is None or not s.claims:
+            return ()
+        outcome = s.outcome(node_info.node)
+        if outcome.error or outcome.unschedulable:
+            return None
+        allocations = iter(outcome.allocations or ())
+        pod_uid = str(pod.metadata.get("uid") or "")
+        out = []
+        for claim in s.claims:
+            allocation = next(allocations, None) if claim.allocation is None else None
+            if not reserved_for_pod(claim, pod_uid):
+                out.append(ClaimBinding(claim, allocation))
+        return tuple(out)
 
     def explain(self, state, pod, node_info) -> dict[str, Any] | None:
         s: DraState | None = state.get(STATE_KEY)

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 
 from kexplain.apimachinery.labels import ANN_BIND_COMPLETED as _BIND_COMPLETED
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity
+from kexplain.render.devices import node_words as _dynamic_resources
 from kexplain.render.style import quantity
 
 Facts = Mapping[str, Any]
@@ -379,4 +380,5 @@ _BY_PLUGIN: dict[str, Callable[[Facts], list[str]]] = {
     "VolumeRestrictions": _volume_restrictions,
     "NodeVolumeLimits": _node_volume_limits,
     "ImageLocality": _image_locality,
+    "DynamicResources": _dynamic_resources,
 }

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block
+from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import Look, quantity
@@ -33,6 +34,7 @@ def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width:
                          (trace["result"]["status"], VERDICT_STYLE.get(trace["result"]["status"], "bold")),
                          (" overall", ""))
     blocks = [Block(head, gap=False), Block(Text(_verdict(trace, node)), gap=False)]
+    blocks += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     blocks += _filters(trace, node, facts, look)
     blocks += _scores(trace, node, facts, look)
     blocks += _resources(trace, facts, look)
@@ -126,8 +128,8 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
         head.add_column()
         head.add_row(plugin + (" *" if plugin == own else ""), verdict)
         lines.append(head)
-        for w in words:
-            lines.append(Padding(Text(w), (0, 0, 0, 4)))
+        for w in words:     # a line's own leading blanks nest it (kept when it wraps)
+            lines.append(Padding(Text(w.lstrip(" ")), (0, 0, 0, 4 + len(w) - len(w.lstrip(" ")))))
     if skipped:
         lines.append(Text(f"Nothing to check for this pod (PreFilter returned Skip): {', '.join(skipped)}",
                           style="dim"))
@@ -162,7 +164,7 @@ def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look:
 
 # The parts of a plugin's facts that explain its score; the rest explains its Filter verdict.
 _SCORE_PARTS = {"NodeResourcesFit": ("score",), "PodTopologySpread": ("soft",), "NodeAffinity": ("preferred",),
-                "InterPodAffinity": (), "VolumeBinding": ()}
+                "InterPodAffinity": (), "VolumeBinding": (), "DynamicResources": ()}
 
 
 def _score_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:

@@ -11,13 +11,15 @@ from kexplain.render.style import Look, TextTable
 from kexplain.render.views import shorten
 
 NODES_NAMED = 5
+# Targets listed under "On the pod": the pod, and the claims (or templates) it asks for devices with.
+POD_TARGETS = ("pod", "ResourceClaim ", "ResourceClaimTemplate ")
 
 
 def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(heading or number, text) rows, changes to the pod first, then to the cluster, each
     with the nodes it opens: ("1.", "lower the cpu request ...: opens 2 nodes (node-4, node-6)")."""
     found = list(trace.get("suggestions") or ())
-    on_pod = [s for s in found if str(s.get("target", "")).startswith("pod")]
+    on_pod = [s for s in found if str(s.get("target", "")).startswith(POD_TARGETS)]
     on_cluster = [s for s in found if s not in on_pod]
     rows: list[tuple[str, str]] = []
     number = 0

@@ -15,6 +15,8 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
+from kexplain.render.devices_view import device_blocks
+from kexplain.render.dra_notes import dra_notes
 from kexplain.render.node import render_node
 from kexplain.render.preemption import preemption_blocks
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
@@ -39,7 +41,7 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
     blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
-              *_rejected(trace, look)]
+              *_rejected(trace, look), *device_blocks(trace, look)]
     if wide:
         blocks += _resources(trace, look)
     blocks += _search(trace, look)
@@ -102,6 +104,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     if status == "Unschedulable" and result.get("message"):
         lines += _event(trace)
         lines += _not_found(trace, pre)
+    lines += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     return lines
 
 

@@ -8,6 +8,9 @@ is applied to the inputs and the whole scheduling cycle is run again; only chang
 the pod is scheduled are kept, and the number of nodes each opens is the number the re-run found
 feasible. At most `MAX_VERIFIED` candidates are verified per explanation.
 
+Changes to what the pod's ResourceClaims ask for (`device_claims`) count as pod changes: they
+are made in the claim or the template it comes from, which the description names.
+
 The families run in a fixed order: the pod changes first (one candidate of each family in turn),
 all of one node's pod changes together only when no single one worked, then the cluster changes.
 """
@@ -21,8 +24,8 @@ from kexplain.explain.inputs import Inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
-from kexplain.suggest import add_node, combined, conflicting_pods, free_room, node_selection, pod_affinity, ports, \
-    resources, spread, tolerations, uncordon, verify
+from kexplain.suggest import add_node, combined, conflicting_pods, device_claims, free_devices, free_room, \
+    node_selection, pod_affinity, ports, resources, spread, tolerations, uncordon, verify
 from kexplain.suggest.change import Candidate
 from kexplain.suggest.context import Context, blocked_nodes
 from kexplain.suggest.verify import Suggestion, Verification
@@ -33,14 +36,15 @@ MAX_VERIFIED = 10          # candidates verified (pipeline re-runs) per explanat
 
 # The fix families by ID.
 FAMILIES: dict[str, ModuleType] = {family.ID: family for family in (
-    resources, tolerations, node_selection, spread, ports, pod_affinity, combined,
-    uncordon, free_room, conflicting_pods, add_node)}
+    resources, tolerations, node_selection, spread, ports, pod_affinity, device_claims, combined,
+    uncordon, free_room, free_devices, conflicting_pods, add_node)}
 
 # The order they are tried in: changes to the pod, interleaved; all of one node's pod changes at
 # once, only when no single one was verified; changes to the cluster, interleaved.
-POD_CHANGES = (resources.ID, tolerations.ID, node_selection.ID, spread.ID, ports.ID, pod_affinity.ID)
+POD_CHANGES = (resources.ID, tolerations.ID, node_selection.ID, spread.ID, ports.ID, pod_affinity.ID,
+               device_claims.ID)
 WHEN_NONE = (combined.ID,)
-CLUSTER_CHANGES = (uncordon.ID, free_room.ID, conflicting_pods.ID, add_node.ID)
+CLUSTER_CHANGES = (uncordon.ID, free_room.ID, free_devices.ID, conflicting_pods.ID, add_node.ID)
 
 
 def get(family_id: str) -> ModuleType:

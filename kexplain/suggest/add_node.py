@@ -5,7 +5,9 @@ not have (its room, host ports and pods: resources, ports, pod (anti-)affinity, 
 limits), taints (dropped from the copy) or the pod's node selection (labels set on the copy so
 that nodeSelector and a required term select it; never the hostname). One node is offered per
 way ("taint", "label"; a plain copy only when neither applies), nodes with the fewest uncertain
-reasons first; the copy is named `new-node-like-<node>`.
+reasons first; the copy is named `new-node-like-<node>`. The copy comes with copies of the node's
+ResourceSlices (its devices, all free), renamed for it, so that a pod whose devices are all in
+use (DynamicResources) fits there.
 """
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.nodeselector import DOES_NOT_EXIST, EXISTS, GT, IN, LT, NOT_IN, ParsedTerm, is_empty_term, \
     parse_int64
 from kexplain.model.taints import taint_to_string
-from kexplain.plugins.names import INTER_POD_AFFINITY, NODE_AFFINITY, NODE_PORTS, NODE_RESOURCES_FIT, \
+from kexplain.plugins.names import DYNAMIC_RESOURCES, INTER_POD_AFFINITY, NODE_AFFINITY, NODE_PORTS, NODE_RESOURCES_FIT, \
     NODE_UNSCHEDULABLE, NODE_VOLUME_LIMITS, POD_TOPOLOGY_SPREAD, TAINT_TOLERATION
 from kexplain.suggest.change import Candidate, node_ref
 from kexplain.suggest.context import Context
+from kexplain.suggest.dra import node_facts, pending_requests
 from kexplain.suggest.node_selection import REQUIRED_PATH, selection_only
 from kexplain.suggest.tolerations import taint_key, untolerated
 from kexplain.suggest.uncordon import CORDON_TAINT_KEY
@@ -33,9 +36,10 @@ KINDS = (ADD_NODE,)
 
 # Reasons an empty copy of a node does not have: room, ports, pods of its own.
 FRESH_NODE_FIXES = frozenset({NODE_RESOURCES_FIT, NODE_PORTS, INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD,
-                              NODE_VOLUME_LIMITS})
-# Of those, the ones a copy may still meet (other pods' anti-affinity, the spread, the volumes).
-UNCERTAIN = frozenset({INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_VOLUME_LIMITS})
+                              NODE_VOLUME_LIMITS, DYNAMIC_RESOURCES})
+# Of those, the ones a copy may still meet (other pods' anti-affinity, the spread, the volumes,
+# devices that do not match the pod's claims).
+UNCERTAIN = frozenset({INTER_POD_AFFINITY, POD_TOPOLOGY_SPREAD, NODE_VOLUME_LIMITS, DYNAMIC_RESOURCES})
 NEW_NODE_PREFIX = "new-node-like-"
 MAX_NODE_NAME = 253     # a Node's name is a DNS subdomain
 
@@ -127,6 +131,29 @@ def _new_node(info: NodeInfo, name: str, drop_taints: list[dict[str, Any]],
     return obj
 
 
+def _renamed(text: str, old: str, new: str) -> str:
+    """`text` with the node's name replaced by the copy's, or the copy's name appended."""
+    return text.replace(old, new) if old and old in text else f"{text}-{new}"
+
+
+def slice_copies(ctx: Context, node: str, name: str) -> list[dict[str, Any]]:
+    """Copies of the ResourceSlices published for `node` (spec.nodeName), for the new node
+    `name`: renamed, and in a pool of their own (a pool is named per driver; two nodes
+    sharing one would make a single pool of both)."""
+    out = []
+    for s in ctx.snapshot.of_kind("ResourceSlice"):
+        spec = s.get("spec") or {}
+        if spec.get("nodeName") != node:
+            continue
+        meta = s.get("metadata") or {}
+        pool = dict(spec.get("pool") or {})
+        pool["name"] = _renamed(str(pool.get("name") or ""), node, name)
+        new_spec = {**copy.deepcopy(spec), "nodeName": name, "pool": pool}
+        out.append({"apiVersion": s.get("apiVersion", "resource.k8s.io/v1"), "kind": "ResourceSlice",
+                    "metadata": {"name": _renamed(str(meta.get("name") or ""), node, name)}, "spec": new_spec})
+    return out
+
+
 def _shape(info: NodeInfo) -> str:
     alloc = info.allocatable
     return f"cpu {format_milli(alloc.milli_cpu)}, memory {format_bytes(alloc.memory)}"
@@ -137,14 +164,33 @@ def _fresh_fixable(ctx: Context, node: str) -> bool:
     return nrf is None or nrf.get("code") != Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 
 
+def _devices_free_on_copy(facts: Mapping[str, Any] | None) -> bool:
+    """Would the node's devices serve every request of the pod's claims once all are free
+    (a copy's devices are)? Only use by other claims may keep them."""
+    if facts is None:
+        return False
+    for _, req in pending_requests(facts):
+        reasons = req.get("reasons") or {}
+        usable = reasons.get("free", 0) + reasons.get("inUse", 0)
+        if usable == 0 or (req.get("allocationMode") != "All" and usable < int(req.get("count") or 1)):
+            return False
+        if req.get("allocationMode") == "All" and usable < sum(reasons.values()):
+            return False
+    return True
+
+
 def candidates(ctx: Context) -> list[Candidate]:
     """A new node like an existing one, without the taints or with the labels the pod needs."""
     allowed = FRESH_NODE_FIXES | {TAINT_TOLERATION, NODE_AFFINITY, NODE_UNSCHEDULABLE}
     shapes: dict[str, tuple[tuple[int, int], str, list[dict[str, Any]], dict[str, str | None]]] = {}
-    for position, node in enumerate(ctx.within(allowed)):
+    nodes = ctx.within(allowed)
+    devices = node_facts(ctx, [n for n in nodes if DYNAMIC_RESOURCES in ctx.blocked[n]])
+    for position, node in enumerate(nodes):
         plugins = set(ctx.blocked[node])
         info = ctx.info(node)
         if info is None or not _fresh_fixable(ctx, node) or plugins <= {NODE_UNSCHEDULABLE}:
+            continue
+        if DYNAMIC_RESOURCES in plugins and not _devices_free_on_copy(devices.get(node)):
             continue
         drop = untolerated(ctx.pod, info.node) if TAINT_TOLERATION in plugins else []
         labels: dict[str, str | None] = {}
@@ -175,6 +221,12 @@ def candidates(ctx: Context) -> list[Candidate]:
         if labels:
             words.append("labelled " + ", ".join(f"{k}={v}" if v is not None else f"without {k}"
                                                  for k, v in labels.items()))
-        out.append(Candidate(ADD_NODE, "cluster", " ".join(words),
-                             ({"op": "create", "object": node_ref(name), "value": obj},)))
+        slices = slice_copies(ctx, node, name)
+        if slices:
+            words.append(f"with copies of its {len(slices)} ResourceSlice{'s' if len(slices) > 1 else ''} "
+                         f"({', '.join(s['metadata']['name'] for s in slices)}): its devices, all free")
+        ops = [{"op": "create", "object": node_ref(name), "value": obj}]
+        ops += [{"op": "create", "object": {"kind": "ResourceSlice", "name": s["metadata"]["name"]}, "value": s}
+                for s in slices]
+        out.append(Candidate(ADD_NODE, "cluster", " ".join(words), tuple(ops)))
     return out

@@ -7,6 +7,11 @@ A change is a list of operations, each naming the object it applies to:
     {"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"}, "value": {<the Node>}}
     {"op": "delete", "object": {"kind": "Pod", "namespace": "default", "name": "cache-0"}}
 
+The DRA objects (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass) take the same
+operations: paths into one, `create` and `delete`. A changed ResourceClaimTemplate also changes
+the pending pod's unallocated claims made from it, as the resourceclaim controller would make
+them again from the changed template.
+
 Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its pod template,
 so prefix `/spec/template` for a Deployment); `add` sets an object member (creating missing
 parents) or appends to a list with `-`. `apply_ops` applies the path operations to one object;
@@ -22,6 +27,10 @@ from kexplain.explain.inputs import Inputs
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot, node_tree_order
+
+DRA_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass"})
+CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass"})
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 Op = dict[str, Any]
 # A pod family's fix for one node: the operations and, for each, what it does in plain words.
@@ -110,9 +119,12 @@ def changed_inputs(inputs: Inputs, change: Sequence[Op]) -> Inputs:
     node_ops: dict[str, list[Op]] = {}
     created: list[dict[str, Any]] = []
     deleted: set[str] = set()
+    dra_ops: list[Op] = []
     for op in change:
         ref = op["object"]
-        if ref["kind"] == "Pod" and op["op"] == "delete":
+        if ref["kind"] in DRA_KINDS:
+            dra_ops.append(op)
+        elif ref["kind"] == "Pod" and op["op"] == "delete":
             deleted.add(f"{ref.get('namespace') or 'default'}/{ref['name']}")
         elif ref["kind"] == "Pod" and (ref.get("namespace") or "default", ref["name"]) == pod_key:
             pod_ops.append(op)
@@ -127,7 +139,61 @@ def changed_inputs(inputs: Inputs, change: Sequence[Op]) -> Inputs:
         out = replace(out, pod=PodInfo(apply_ops(inputs.pod.obj, pod_ops)))
     if node_ops or created or deleted:
         out = replace(out, snapshot=_changed_snapshot(inputs.snapshot, node_ops, created, deleted))
+    if dra_ops:
+        out = replace(out, snapshot=_changed_dra(out.snapshot, out.pod, dra_ops))
     return out
+
+
+def _ref_key(kind: str, obj_or_ref: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = obj_or_ref.get("metadata") if "metadata" in obj_or_ref else obj_or_ref
+    meta = meta if isinstance(meta, Mapping) else {}
+    namespace = "" if kind in CLUSTER_SCOPED else str(meta.get("namespace") or "default")
+    return kind, namespace, str(meta.get("name") or "")
+
+
+def _changed_dra(snapshot: Snapshot, pod: PodInfo, ops: Sequence[Op]) -> Snapshot:
+    """The snapshot with DRA objects created, deleted or patched (a new snapshot: the plugins'
+    cached indexes are built again)."""
+    objects = {k: list(v) for k, v in snapshot.objects.items()}
+    templates: set[tuple[str, str, str]] = set()
+    for op in ops:
+        kind = op["object"]["kind"]
+        key = _ref_key(kind, op["object"])
+        items = objects.setdefault(kind, [])
+        at = next((i for i, o in enumerate(items) if _ref_key(kind, o) == key), None)
+        if op["op"] == "create":
+            if at is not None:
+                raise ValueError(f"{kind} {key[2]} exists already")
+            items.append(copy.deepcopy(op["value"]))
+        elif at is None:
+            raise ValueError(f"no {kind} {'/'.join(k for k in key[1:] if k)}")
+        elif op["op"] == "delete":
+            del items[at]
+        else:
+            items[at] = apply_ops(items[at], [op])
+            if kind == "ResourceClaimTemplate":
+                templates.add(key)
+    for key in templates:
+        _remake_claims(objects, pod, key)
+    return snapshot.with_objects(snapshot.namespaces, objects)
+
+
+def _remake_claims(objects: dict[str, list[dict[str, Any]]], pod: PodInfo, template: tuple[str, str, str]) -> None:
+    """The pod's unallocated claims made from `template` get its (changed) spec, as the
+    resourceclaim controller would make them again."""
+    tmpl = next(o for o in objects["ResourceClaimTemplate"] if _ref_key("ResourceClaimTemplate", o) == template)
+    entries = {e.get("name") for e in pod.spec.get("resourceClaims") or ()
+               if e.get("resourceClaimTemplateName") == template[2] and pod.namespace == template[1]}
+    names = {st.get("resourceClaimName") for st in pod.status.get("resourceClaimStatuses") or ()
+             if st.get("name") in entries}
+    claims = objects.get("ResourceClaim", [])
+    for i, claim in enumerate(claims):
+        meta = claim.get("metadata") or {}
+        if (meta.get("namespace") or "default") != pod.namespace or meta.get("name") not in names:
+            continue
+        if (claim.get("status") or {}).get("allocation"):
+            continue
+        claims[i] = {**claim, "spec": copy.deepcopy((tmpl.get("spec") or {}).get("spec") or {})}
 
 
 def _changed_snapshot(snapshot: Snapshot, node_ops: Mapping[str, list[Op]], created: list[dict[str, Any]],

@@ -17,6 +17,7 @@ README = (ROOT / "README.md").read_text()
 # name -> (exit code, what the trace says: the FailedScheduling message's first sentence, or
 # the node the pod goes to)
 EXPECTED = {
+    "dra": (1, "0/3 nodes are available: 3 cannot allocate all claims."),
     "pod-web": (0, "node-2"),
     "pod-too-big": (1, "0/6 nodes are available: 1 node(s) were unschedulable, 2 node(s) had untolerated "
                        "taint(s), 3 Insufficient cpu."),

@@ -324,6 +324,8 @@ class _Search:
             return done
         key = (ci, ri, si)
         admin = data.request.uses_admin_access
+        if self._too_few(key, ci, admin, data.num_devices - di):
+            return False
         for pool in self.pools:
             if not pool.usable:
                 continue
@@ -344,6 +346,33 @@ class _Search:
                         return True
                     undo()
         return False
+
+    def _too_few(self, key: tuple[int, int, int], ci: int, admin: bool, need: int) -> bool:
+        """Whether fewer devices are left for the request than the `need` it still has, known
+        without evaluating a selector the search has not evaluated yet: then no order of the
+        remaining devices can succeed, and the search (which would try them all, as the real
+        allocator does) is cut short with the same answer. A device whose selectors were not
+        run yet means "not known": the search runs them in its own order, so that a selector
+        that fails at run time fails exactly when the real allocator would meet it."""
+        found = 0
+        for pool in self.pools:
+            if not pool.usable:
+                continue
+            for s in pool.slices:
+                for d in s.devices:
+                    if d.binding_conditions or d.consumes_counters:
+                        continue
+                    did = (pool.driver, pool.name, d.name)
+                    if self._busy(did, ci, admin):
+                        continue
+                    known = self.selectable_cache.get((did, key))
+                    if known is None:
+                        return False
+                    if known:
+                        found += 1
+                        if found >= need:
+                            return False
+        return True
 
     def _first_available(self, ci: int, ri: int, di: int) -> bool:
         """The subrequests in order; the first that leads to a complete solution wins."""

@@ -12,17 +12,19 @@ so that the explanation cannot disagree with the verdict it explains.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.cel import CelError
 from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
 from kexplain.plugins.dra.allocator import ClaimAllocation
+from kexplain.plugins.dra.claims import ClaimLookupError, claim_name
 from kexplain.plugins.dra.inventory import Inventory
 from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
 from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
+    from kexplain.model.pod import PodInfo
     from kexplain.plugins.dra.state import DraState
 
 MAX_DEVICES = 64   # devices listed per request; the rest are counted
@@ -38,7 +40,7 @@ CONSUMES_COUNTERS = "consumesCounters"
 FREE = "free"
 
 
-def explain_node(state: "DraState", node: "Node") -> dict[str, Any] | None:
+def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()) -> dict[str, Any] | None:
     """The facts for one node (None for a pod without claims):
 
         verdict        {code, reason | error}: the plugin's Filter verdict
@@ -46,7 +48,9 @@ def explain_node(state: "DraState", node: "Node") -> dict[str, Any] | None:
         claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
                        availableOnNode, devices, reservedFor; to allocate: requests
                        ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
-                       devices: [{device, reason, ...}]}], or {request, chosen, subrequests}
+                       reasons: {reason: devices}, devices: [{device, reason, ...}] (the
+                       first MAX_DEVICES; moreDevices counts the rest)}], or {request,
+                       chosen, subrequests}
                        for firstAvailable), constraints ([{index, requests, matchAttribute,
                        values: [{value, devices}], missing}]) and wouldAllocate
                        ([{request, device, adminAccess?}], None without a solution)
@@ -54,7 +58,8 @@ def explain_node(state: "DraState", node: "Node") -> dict[str, Any] | None:
 
     A device's `reason` is one of poolIncomplete, poolInvalid (`detail`), bindingConditions,
     selectorFalse (`selector`: owner, index, expression, conjunct, summary, values),
-    selectorError (`error`), inUse (`by`: the claims holding it), consumesCounters, free."""
+    selectorError (`error`), inUse (`by`: the claims holding it; `pods`: those of `pods`, the
+    node's pods, that use these claims), consumesCounters, free."""
     inv = state.inventory
     if inv is None or not state.claims:
         return None
@@ -69,9 +74,60 @@ def explain_node(state: "DraState", node: "Node") -> dict[str, Any] | None:
     allocations = {a.claim: a for a in outcome.allocations or ()}
     facts["claims"] = [_claim_facts(inv, pools, claim, i in outcome.unavailable, allocations.get(claim.key))
                        for i, claim in enumerate(state.claims)]
+    _name_pods(inv, facts["claims"], pods)
     facts["deviceClasses"] = [class_usage(inv, pools, inv.classes[name])
                               for name in _class_names(state.claims) if name in inv.classes]
     return facts
+
+
+def claim_users(inv: Inventory, pods: Iterable["PodInfo"], wanted: Iterable[str]) -> dict[str, list[str]]:
+    """claim key -> the pods (namespace/name) among `pods` that use it, for the `wanted` claims:
+    named in the pod's spec (directly, or through its status for a template) or listed in the
+    claim's reservedFor. Why: a device in use is freed by its pods going, and people know
+    pods, not claims."""
+    wanted = set(wanted)
+    if not wanted:
+        return {}
+    reserved: dict[str, list[str]] = {}
+    for key in wanted:
+        claim = inv.claims.get(key)
+        for uid in claim.reserved_for if claim is not None else ():
+            reserved.setdefault(uid, []).append(key)
+    out: dict[str, list[str]] = {}
+    for pod in pods:
+        keys = list(reserved.get(str(pod.metadata.get("uid") or ""), ()))
+        for entry in pod.spec.get("resourceClaims") or ():
+            try:
+                name, _ = claim_name(pod, entry)
+            except ClaimLookupError:
+                continue
+            if name is not None:
+                keys.append(f"{pod.namespace}/{name}")
+        for key in dict.fromkeys(keys):
+            if key in wanted:
+                out.setdefault(key, []).append(pod.key)
+    return out
+
+
+def _in_use(claims: Sequence[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """The in-use device verdicts of the claims' facts."""
+    for c in claims:
+        for r in c.get("requests") or ():
+            for req in r.get("subrequests") or (r,):
+                for d in req.get("devices") or ():
+                    if d.get("reason") == IN_USE:
+                        yield d
+
+
+def _name_pods(inv: Inventory, claims: Sequence[dict[str, Any]], pods: Iterable["PodInfo"]) -> None:
+    """Add `pods` to every in-use device verdict whose holding claims have known users."""
+    users = claim_users(inv, pods, (k for d in _in_use(claims) for k in d.get("by") or ()))
+    if not users:
+        return
+    for d in _in_use(claims):
+        named = [p for k in d.get("by") or () for p in users.get(k, ())]
+        if named:
+            d["pods"] = list(dict.fromkeys(named))
 
 
 def _verdict(outcome) -> dict[str, Any]:
@@ -212,6 +268,10 @@ def request_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, r
         out["deviceClassMissing"] = True
     verdicts = [device_verdict(inv, pool, s, d, cls, claim, req) for pool, s, d in _devices(pools)]
     out["free"] = sum(1 for v in verdicts if v["reason"] == FREE)
+    counts: dict[str, int] = {}
+    for v in verdicts:
+        counts[v["reason"]] = counts.get(v["reason"], 0) + 1
+    out["reasons"] = counts      # every device counted, also those past MAX_DEVICES
     out["devices"] = verdicts[:MAX_DEVICES]
     if len(verdicts) > MAX_DEVICES:
         out["moreDevices"] = len(verdicts) - MAX_DEVICES

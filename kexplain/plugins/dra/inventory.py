@@ -4,11 +4,15 @@ devices that allocated claims hold.
 A device counts as in use when any claim's `status.allocation` lists it without admin access
 (the scheduler's allocatedDevices tracker). kexplain never writes claims, so in-flight
 allocations of a live scheduler do not exist here.
+
+A cluster with GPUs has thousands of claims, and a pod reads only its own: the devices in use
+are read straight from the claims' JSON, and a claim is parsed into a `ResourceClaim` when it
+is first looked up (`Claims`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from kexplain.model.dra import DeviceClass, DeviceID, ResourceClaim, ResourceSlice
 from kexplain.plugins.dra.selectors import Selectors
@@ -17,6 +21,52 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
 
 CACHE_KEY = "DynamicResources/inventory"
+
+
+class Claims(Mapping[str, ResourceClaim]):
+    """The cluster's claims by "namespace/name", each parsed on first lookup (and kept)."""
+
+    def __init__(self, raw: Mapping[str, Mapping[str, Any]]) -> None:
+        self._raw = raw
+        self._parsed: dict[str, ResourceClaim] = {}
+
+    def __getitem__(self, key: str) -> ResourceClaim:
+        got = self._parsed.get(key)
+        if got is None:
+            got = self._parsed[key] = ResourceClaim.from_obj(self._raw[key])
+        return got
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def claim_key(obj: Mapping[str, Any]) -> str:
+    """ResourceClaim.key of a claim's JSON (the namespace `default` when empty)."""
+    meta = _dict(obj.get("metadata"))
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+
+
+def allocated_devices(obj: Mapping[str, Any]) -> Iterator[DeviceID]:
+    """The devices a claim's JSON holds: its allocation's results without admin access, read as
+    `ResourceClaim.from_obj` reads them."""
+    allocation = _dict(obj.get("status")).get("allocation")
+    if not isinstance(allocation, dict):
+        return
+    results = _dict(allocation.get("devices")).get("results")
+    for r in results if isinstance(results, list) else ():
+        r = _dict(r)
+        if r.get("adminAccess") is not True:
+            yield str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or "")
 
 
 @dataclass(frozen=True)
@@ -47,14 +97,13 @@ class Inventory:
     @classmethod
     def build(cls, classes: list[Mapping], slices: list[Mapping], claims: list[Mapping]) -> "Inventory":
         by_name = {c.name: c for c in map(DeviceClass.from_obj, classes)}
-        parsed = {c.key: c for c in map(ResourceClaim.from_obj, claims)}
+        raw: dict[str, Mapping[str, Any]] = {}
+        for obj in claims:
+            raw[claim_key(obj)] = obj          # the last of a name wins, as in a dict of parsed claims
         holders: dict[DeviceID, list[str]] = {}
-        for claim in parsed.values():
-            if claim.allocation is None:
-                continue
-            for r in claim.allocation.results:
-                if not r.admin_access:
-                    holders.setdefault(r.id, []).append(claim.key)
+        for key, obj in raw.items():
+            for did in allocated_devices(obj):
+                holders.setdefault(did, []).append(key)
         parsed_slices = tuple(map(ResourceSlice.from_obj, slices))
         by_node: dict[str, list[int]] = {}
         unbound: list[int] = []
@@ -63,7 +112,7 @@ class Inventory:
                 by_node.setdefault(s.node_name, []).append(i)
             else:
                 unbound.append(i)
-        return cls(by_name, parsed_slices, parsed, {k: tuple(v) for k, v in holders.items()},
+        return cls(by_name, parsed_slices, Claims(raw), {k: tuple(v) for k, v in holders.items()},
                    _by_node={k: tuple(v) for k, v in by_node.items()}, _unbound=tuple(unbound))
 
 

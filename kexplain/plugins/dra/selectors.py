@@ -2,8 +2,11 @@
 with the texts the allocator wraps their failures in.
 
 `Selectors` holds each device's CEL input once it is built (a ResourceSlice's devices are read
-by every node and request); one instance lives per snapshot, so the cache is bounded by the
-cluster's devices.
+by every node and request), and the verdict of each selector list on each device: a verdict is
+a pure function of the expressions and the device, and the same ones are asked again by the
+copies of a workload, by every re-run that verifies a suggestion and by the explanation of a
+node. One instance lives per snapshot, so the caches are bounded by the cluster's devices times
+the selector lists of its classes and of the pods explained against it.
 """
 from __future__ import annotations
 
@@ -49,6 +52,8 @@ class Selectors:
 
     def __init__(self) -> None:
         self._inputs: dict[Device, DeviceInput] = {}
+        # (owner, expressions, device) -> the verdict, or the message of the SelectorError
+        self._verdicts: dict[tuple[Owner, tuple[str | None, ...], Device], Verdict | str] = {}
 
     def device_input(self, device: Device) -> DeviceInput:
         got = self._inputs.get(device)
@@ -59,6 +64,19 @@ class Selectors:
     def match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
         """Whether every selector is true for the device, stopping at the first that is not;
         SelectorError for an expression that does not compile or fails at run time."""
+        key = (owner, tuple(selectors), device)
+        got = self._verdicts.get(key)
+        if got is None:
+            try:
+                got = self._match(owner, key[1], device)
+            except SelectorError as err:
+                got = str(err)
+            self._verdicts[key] = got
+        if isinstance(got, str):
+            raise SelectorError(got)
+        return got
+
+    def _match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
         for i, expression in enumerate(selectors):
             if expression is None:
                 raise SelectorError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")

@@ -1,0 +1,150 @@
+"""What DynamicResources writes into a pod's claims when the pod is bound (Reserve, then PreBind).
+
+For a claim the plugin allocated, the allocation its Filter found on the chosen node becomes
+`status.allocation` (the devices with the request each serves, the configuration of their
+classes and of the claim, and the node selector of node-local devices), and the claim gets the
+delete-protection finalizer; every claim not yet reserved for the pod gets the pod in
+`status.reservedFor`. Pods scheduled after it then find those devices in use, which is why a
+workload's later copies run out of devices.
+
+Objects are JSON values as the API server stores them; the functions here build new ones and
+never change what they are given (snapshots share their objects).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from kexplain.model.dra import ResourceClaim
+from kexplain.plugins.dra.allocator import ClaimAllocation
+
+FINALIZER = "resource.kubernetes.io/delete-protection"   # resourceapi.Finalizer
+SOURCE_CLASS = "FromClass"
+SOURCE_CLAIM = "FromClaim"
+
+
+@dataclass(frozen=True)
+class ClaimBinding:
+    """One claim of the pod as PreBind leaves it: the claim, and the allocation Reserve recorded
+    for it (None: it was allocated already, only the reservation is added)."""
+
+    claim: ResourceClaim
+    allocation: ClaimAllocation | None = None
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _device_configuration(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The DeviceConfiguration embedded in a class or claim config (today: `opaque`)."""
+    return {k: copy.deepcopy(v) for k, v in config.items() if k != "requests"}
+
+
+def _chosen_requests(spec: Mapping[str, Any], allocation: ClaimAllocation) -> list[tuple[str, str, str | None]]:
+    """Per request of the claim, in order: its name, the name the allocation result uses for
+    it (`request` or `request/subrequest`, the subrequest the allocator chose) and the device
+    class of that choice (None when no subrequest of a prioritized list was chosen)."""
+    used = {d.request for d in allocation.devices}
+    out: list[tuple[str, str, str | None]] = []
+    for raw in _list(_dict(spec.get("devices")).get("requests")):
+        raw = _dict(raw)
+        name = str(raw.get("name") or "")
+        exactly = raw.get("exactly")
+        if isinstance(exactly, Mapping):
+            out.append((name, name, str(exactly.get("deviceClassName") or "") or None))
+            continue
+        for sub in map(_dict, _list(raw.get("firstAvailable"))):
+            full = f"{name}/{sub.get('name') or ''}"
+            if full in used:
+                out.append((name, full, str(sub.get("deviceClassName") or "") or None))
+                break
+        else:
+            out.append((name, name, None))
+    return out
+
+
+def allocation_config(spec: Mapping[str, Any], allocation: ClaimAllocation,
+                      classes: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """`status.allocation.devices.config`: each device class's configuration once, for every
+    request that used the class, then the claim's own configuration — an entry naming requests
+    is repeated once per request (or chosen subrequest) it names, as the allocator does it."""
+    out: list[dict[str, Any]] = []
+    chosen = _chosen_requests(spec, allocation)
+    by_class: dict[str, list[dict[str, Any]]] = {}
+    for _, result_name, class_name in chosen:
+        if class_name is None:
+            continue
+        entries = by_class.get(class_name)
+        if entries is not None:       # the class's configuration is there: one more request
+            for entry in entries:
+                entry["requests"].append(result_name)
+            continue
+        entries = by_class[class_name] = []
+        for config in map(_dict, _list(_dict(_dict(classes.get(class_name)).get("spec")).get("config"))):
+            entry = {"source": SOURCE_CLASS, "requests": [result_name], **_device_configuration(config)}
+            entries.append(entry)
+            out.append(entry)
+    for config in map(_dict, _list(_dict(spec.get("devices")).get("config"))):
+        named = [str(r) for r in _list(config.get("requests"))]
+        entry = {"source": SOURCE_CLAIM, **({"requests": named} if named else {}), **_device_configuration(config)}
+        if not named:
+            out.append(entry)
+            continue
+        for request_name, result_name, _ in chosen:
+            if request_name in named or (result_name != request_name and result_name in named):
+                out.append(copy.deepcopy(entry))
+    return out
+
+
+def allocation_result(spec: Mapping[str, Any], allocation: ClaimAllocation,
+                      classes: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The AllocationResult as stored in `status.allocation` (empty fields left out)."""
+    results = []
+    for d in allocation.devices:
+        result: dict[str, Any] = {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device}
+        if d.admin_access:
+            result["adminAccess"] = True
+        results.append(result)
+    devices: dict[str, Any] = {"results": results}
+    config = allocation_config(spec, allocation, classes)
+    if config:
+        devices["config"] = config
+    out: dict[str, Any] = {"devices": devices}
+    if allocation.node_selector is not None:
+        out["nodeSelector"] = copy.deepcopy(dict(allocation.node_selector))
+    return out
+
+
+def bound_claim(obj: Mapping[str, Any], binding: ClaimBinding, pod: Mapping[str, Any],
+                classes: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A copy of the claim object `obj` as PreBind writes it for `pod` (its allocation, when the
+    plugin made one, with the finalizer; the pod appended to `reservedFor`)."""
+    out = copy.deepcopy(dict(obj))
+    status = out["status"] = dict(_dict(out.get("status")))
+    if binding.allocation is not None:
+        meta = out["metadata"] = dict(_dict(out.get("metadata")))
+        finalizers = [str(f) for f in _list(meta.get("finalizers"))]
+        if FINALIZER not in finalizers:
+            meta["finalizers"] = [*finalizers, FINALIZER]
+        status["allocation"] = allocation_result(_dict(out.get("spec")), binding.allocation, classes)
+    pod_meta = _dict(pod.get("metadata"))
+    status["reservedFor"] = [*_list(status.get("reservedFor")),
+                             {"resource": "pods", "name": str(pod_meta.get("name") or ""),
+                              "uid": str(pod_meta.get("uid") or "")}]
+    return out
+
+
+def reserved_for_pod(claim: ResourceClaim, pod_uid: str) -> bool:
+    """resourceclaim.IsReservedForPod: PreBind leaves such a claim alone."""
+    return bool(pod_uid) and pod_uid in claim.reserved_for
+
+
+def bindings_to_write(claims: Sequence[ClaimBinding], pod_uid: str) -> list[ClaimBinding]:
+    """The claims PreBind updates: those not reserved for the pod yet."""
+    return [b for b in claims if not reserved_for_pod(b.claim, pod_uid)]
