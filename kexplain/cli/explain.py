@@ -1,8 +1,9 @@
 """`kexplain POD --nodes ...`: explain one pod (or several, or a workload's replicas) against manifests."""
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional
 
 import typer
 
@@ -14,7 +15,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.explain.batch import Outcome
+    from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.inputs import Inputs, Loaded
     from kexplain.explain.request import RunOptions
 
@@ -119,8 +120,8 @@ def command(
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
-        outcomes = explain_batch(loaded.batch, loaded.pool, options, suggest if suggestions else None, stored=stored)
-        return write_batch(env, loaded, outcomes, output, node=node, svg=svg, html=html)
+        batch = explain_batch(loaded.batch, loaded.pool, options, suggest if suggestions else None, stored=stored)
+        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html)
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
@@ -146,31 +147,59 @@ def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> d
     return result.to_json()
 
 
-def write_batch(env: Environment, loaded: "Loaded", outcomes: list, output: Output, *, node: Optional[str] = None,
-                svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
-    """Several pods or replicas: a SchedulingTraceList (json, yaml) or one section per object; the exit code."""
-    from kexplain.explain.batch import to_json
+def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Output, *,
+                node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
+    """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
+    yaml) whose items are written one by one, or one section per object as soon as it is
+    placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
+    once written (`--svg`/`--html` keep each object's shown ones, to draw them again)."""
+    from kexplain.explain.batch import API_VERSION, LIST_KIND
     from kexplain.render.batch import print_batch, print_batch_node
+    from kexplain.render.live import scheduling_bar
 
-    warnings = list(loaded.pool.warnings if loaded.pool else [])
-    warnings += [w for o in outcomes for w in o.inputs.warnings]
-    for warning in warnings:
+    for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
-    if output in (Output.json, Output.yaml):
-        write_trace(env, to_json(outcomes), output)
-        return batch_status(outcomes)
+    statuses: list[ExitStatus] = []
+    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
+        run = replace(batch, progress=bar.update)
 
-    def draw(console) -> None:
-        if node is None:
-            print_batch(outcomes, console, wide=output is Output.wide)
-        else:       # each object's last attempt (the copy that did not fit), on that node
-            print_batch_node(outcomes, console, node)
-    draw(env.console())
-    export_view(env, draw, svg, html)
-    return batch_status(outcomes)
+        def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
+            for outcome in outcomes:
+                statuses.append(outcome_status(outcome))
+                with bar.paused():          # whatever is printed of it, not across the bar
+                    for warning in outcome.inputs.warnings:
+                        env.error(f"warning: {warning}")
+                    yield outcome
+
+        if output in (Output.json, Output.yaml):
+            writer = structured.ListWriter(env.stdout, output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
+            placements = [o.to_json() for o in placed(run.with_sink(lambda p: writer.item(p.trace.to_json())))]
+            writer.close({"placements": placements})
+            return aggregate(statuses)
+        kept: list["Outcome"] = []
+
+        def draw(console, outcomes: "Iterable[Outcome]") -> None:
+            if node is None:
+                print_batch(outcomes, console, wide=output is Output.wide)
+            else:       # each object's last attempt (the copy that did not fit), on that node
+                print_batch_node(outcomes, console, node)
+
+        def keeping(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
+            for outcome in outcomes:
+                if svg or html:
+                    kept.append(outcome)
+                yield outcome
+        draw(env.console(), keeping(placed(run)))
+    export_view(env, lambda c: draw(c, kept), svg, html)
+    return aggregate(statuses)
 
 
-def batch_status(outcomes: "list[Outcome]") -> ExitStatus:
-    """Every attempt's verdict, and 1 for an object whose copies did not all fit."""
-    return aggregate([for_result(a.trace.result.status) for o in outcomes for a in o.attempts]
-                     + [ExitStatus.UNSCHEDULABLE for o in outcomes if not o.fits])
+def outcome_status(outcome: "Outcome") -> ExitStatus:
+    """Every copy's verdict, and 1 when the object's copies did not all fit."""
+    return aggregate([for_result(c.status) for c in outcome.copies]
+                     + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
+
+
+def batch_status(outcomes: "Iterable[Outcome]") -> ExitStatus:
+    """The exit code of several objects: the worst of their verdicts (`outcome_status`)."""
+    return aggregate(outcome_status(o) for o in outcomes)

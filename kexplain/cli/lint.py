@@ -112,7 +112,10 @@ def command(
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, validate=validate,
                           schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
                           max_bytes=max_input_size)
-    report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True)
+    from kexplain.render.live import scheduling_bar
+
+    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
+        report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
     for fmt, target in zip(chosen, targets):
         if target == "-" and fmt == "text":

@@ -20,7 +20,7 @@ from kexplain.cli.explain import Output, explain_one, run_options, write_trace
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
 from kexplain.render import structured
-from kexplain.render.live import LIVE_NO_NODES, live_json, pending_json, print_comparison, print_pending
+from kexplain.render.live import LIVE_NO_NODES, live_json, print_comparison, print_pending
 
 Obj = dict[str, Any]
 
@@ -199,10 +199,16 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
+    """Every pending pod explained on its own against the cluster as it is (`explain_each`),
+    streamed: `-o json`/`-o yaml` write each item as it comes, the list keeps one row per pod
+    (and the traces only with --details); a progress bar on stderr when it is a terminal."""
+    from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
     from kexplain.explain.inputs import Inputs, build_cluster
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.model.pod import PodInfo
+    from kexplain.render.live import scheduling_bar, summary
+    from kexplain.suggest import suggestions as suggest
 
     pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
             and (args.all_namespaces or (o.get("metadata") or {}).get("namespace") == live.namespace)]
@@ -214,23 +220,38 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
                          preemption_offset=args.preemption_offset)
-    results: list[LivePod] = []
-    for pod in pods:
-        try:
-            inputs = Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated)
-            trace = explain_one(inputs, options, True)
-        except KexplainError as err:      # the pod's own words, as `kexplain POD` prints them
-            results.append(LivePod(pod, skipped=err.message))
-            continue
-        comparison = compare(trace, pod, config_given=args.config is not None, server_version=live.server_version,
-                             hints=tuple(nominated_notes(inputs, trace)))
-        results.append(LivePod(pod, trace, comparison))
-    if args.output.value in structured.FORMATS:
-        write_trace(env, pending_json(results, live.server, live.context, live.server_version), args.output)
+    structured_out = args.output.value in structured.FORMATS
+    statuses: list[ExitStatus] = []
+    rows: list[tuple[str, str, str, str]] = []
+    detailed: list[LivePod] = []
+    skipped: list[dict[str, str]] = []
+    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
+                        what="explaining pending pods") as bar:
+        writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
+                                                                       "kind": LIST_KIND}) if structured_out else None
+        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
+        for pod, verdict in zip(pods, explain_each(inputs, options, suggest, planned=len(pods), progress=bar.update)):
+            if verdict.trace is None:
+                result = LivePod(pod, skipped=verdict.error)
+                skipped.append({"pod": result.key, "reason": verdict.error})
+            else:
+                trace = verdict.trace.to_json()
+                comparison = compare(trace, pod, config_given=args.config is not None,
+                                     server_version=live.server_version,
+                                     hints=tuple(nominated_notes(verdict.inputs, trace)))
+                result = LivePod(pod, trace, comparison)
+                statuses.append(for_trace(trace))
+                if writer is not None:
+                    writer.item({**trace, "live": live_json(live.server, live.context, live.server_version,
+                                                            comparison)})
+            rows.append(summary(result))
+            if args.details and result.trace is not None:
+                detailed.append(result)
+    if writer is not None:
+        writer.close({"skipped": skipped})
     else:
         where = "any namespace" if args.all_namespaces else f'namespace "{live.namespace}"'
-        print_pending(env.stdout, env.console(), results, where=where, details=args.details,
-                      wide=args.output is Output.wide)
-        if results and not args.details and env.stderr_is_terminal:
+        print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
+        if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
-    return aggregate(for_trace(r.trace) for r in results if r.trace is not None)
+    return aggregate(statuses)

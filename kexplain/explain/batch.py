@@ -20,36 +20,94 @@ The file's other objects that the scheduler reads (claims, Services, PriorityCla
 Pods, ...) join the cluster of --nodes first, as applying the file would create them
 (`inputs.PodFile`, `Pool.extended`), with the claims of its StatefulSets.
 
+Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
+trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
+iterating it schedules the pods and yields one `Outcome` per object as soon as it is placed;
+every pod's `Placement` (its trace) goes to the caller's `sink` as it is produced (`-o json`
+writes it and lets it go); an `Outcome` keeps of its copies only name, node, zone and status
+(`CopyRecord`), and the placements a reader shows: the first copy, the first that does not
+fit, the last (the one the next object's cluster is built from).
+
 `kexplain POD` and `kexplain lint` both schedule a file's pods this way. Never prints.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from functools import cached_property
+from typing import Any, Callable, Iterable, Iterator
 
 from kexplain.admission.workloads import pods_of
+from kexplain.errors import KexplainError
+from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
-from kexplain.explain.placement import DaemonNodes, Placement, bound_after, daemon_nodes, iter_daemon_placements, \
+from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.model.snapshot import Snapshot
 
 Suggester = Callable[[Inputs, Trace, RunOptions], list[Any]]
+Sink = Callable[[Placement], None]          # each pod's placement, as it is produced
+Progress = Callable[[int, int], None]       # (pods scheduled so far, pods planned)
+
+
+@dataclass(frozen=True)
+class CopyRecord:
+    """What stays of one pod (or copy) once its trace is gone: enough for the copies table,
+    the counts per node and zone, and the exit code."""
+
+    name: str
+    node: str | None
+    status: str
+    zone: str = ""          # the node's topology.kubernetes.io/zone label ("" without one)
+
+    @classmethod
+    def of(cls, placement: Placement) -> "CopyRecord":
+        node = placement.node
+        info = placement.inputs.snapshot.get(node) if node is not None else None
+        zone = zone_of(info.node.labels) if info is not None else ""
+        return cls(placement.inputs.pod.name, node, placement.trace.result.status, zone)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "node": self.node, "status": self.status}
+        if self.zone:
+            out["zone"] = self.zone
+        return out
 
 
 @dataclass
 class Outcome:
-    """One Pod or workload of a batch, scheduled: `attempts`, its pod (or each copy) in the
-    order they were scheduled. `entry` is the entry as placed (a DaemonSet's `copies`: its
-    eligible nodes); `inputs` its pod as admitted, before any copy; `daemon`: which nodes a
-    DaemonSet runs on, and why not the others."""
+    """One Pod or workload of a batch, scheduled. `copies`: each pod (or copy) in the order
+    they were scheduled, without its trace; the placements shown in full are kept: `first`,
+    `first_unfit` (of replicas: the last attempt) and `last`. `entry` is the entry as placed (a
+    DaemonSet's `copies`: its eligible nodes); `inputs` its pod as admitted, before any copy;
+    `daemon`: which nodes a DaemonSet runs on, and why not the others."""
 
     entry: Entry
     inputs: Inputs
-    attempts: list[Placement] = field(default_factory=list)
     daemon: DaemonNodes | None = None
+    copies: list[CopyRecord] = field(default_factory=list)
+    first: Placement | None = None
+    first_unfit: Placement | None = None
+    last: Placement | None = None
+
+    def record(self, placement: Placement) -> None:
+        """Count one more placement, keeping its trace only when it is one that is shown."""
+        self.copies.append(CopyRecord.of(placement))
+        if self.first is None:
+            self.first = placement
+        if placement.node is None and self.first_unfit is None:
+            self.first_unfit = placement
+        self.last = placement
+
+    @property
+    def attempts(self) -> list[Placement]:
+        """The placements kept (first, first that does not fit, last), in order: not every
+        copy's (a `sink` of `explain_batch` sees every one)."""
+        kept = {id(p): p for p in (self.first, self.first_unfit, self.last) if p is not None}
+        return sorted(kept.values(), key=lambda p: p.index)
 
     @property
     def priority(self) -> int:
@@ -57,26 +115,29 @@ class Outcome:
 
     @property
     def placed(self) -> list[str]:
-        return [a.node for a in self.attempts if a.node is not None]
+        return [c.node for c in self.copies if c.node is not None]
 
     @property
     def fits(self) -> bool:
         return len(self.placed) == self.entry.copies
 
-    @property
-    def first_unfit(self) -> Placement | None:
-        """The first attempt that did not fit (of replicas: the last attempt), if any."""
-        return next((a for a in self.attempts if a.node is None), None)
-
     def to_json(self) -> dict[str, Any]:
+        """The object's entry of `placements`: how many copies fit, per node and per zone (when
+        the nodes have one), and each copy's name, node, zone and status."""
         nodes: dict[str, int] = {}
-        for n in self.placed:
-            nodes[n] = nodes.get(n, 0) + 1
+        zones: dict[str, int] = {}
+        for c in self.copies:
+            if c.node is not None:
+                nodes[c.node] = nodes.get(c.node, 0) + 1
+                if c.zone:
+                    zones[c.zone] = zones.get(c.zone, 0) + 1
         e = self.entry
-        out = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name}, "priority": self.priority,
-               "replicas": e.copies, "fit": len(self.placed), "nodes": nodes,
-               "pods": [{"name": a.inputs.pod.name, "node": a.node, "status": a.trace.result.status}
-                        for a in self.attempts]}
+        out: dict[str, Any] = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
+                               "priority": self.priority, "replicas": e.copies, "fit": len(self.placed),
+                               "nodes": nodes}
+        if zones:
+            out["zones"] = zones
+        out["pods"] = [c.to_json() for c in self.copies]
         if self.daemon is not None:
             out["notEligible"] = dict(self.daemon.excluded)
         return out
@@ -95,49 +156,95 @@ def queue_order(entry: Entry, inputs: Inputs) -> tuple[int, int]:
     return -inputs.pod.priority, entry.position
 
 
+@dataclass(frozen=True)
+class _Unbound:
+    """What the queue needs to bind an outcome's pods when the next object comes: the cluster
+    it was placed in, its last placement (copies bound one after another), or every fitting
+    copy (a DaemonSet's, all judged against `base`), and the preemptions whose victims stay
+    terminating."""
+
+    base: Snapshot
+    last: Placement | None
+    each: tuple[tuple[Inputs, str], ...] = ()
+    preempted: tuple[dict[str, Any], ...] = ()
+
+
 class Queue:
     """The scheduler working through a batch: each entry placed (`place`) against the cluster
     as the entries before it left it, from the round-robin position they left. An entry that
-    fails to be placed (an exception) leaves the queue as it was."""
+    fails to be placed (an exception) leaves the queue as it was. `on_first_unfit` sees the
+    first placement of each object that does not fit before any sink does (suggestions)."""
 
-    def __init__(self, pool: Pool, options: RunOptions) -> None:
+    def __init__(self, pool: Pool, options: RunOptions, *,
+                 on_first_unfit: Callable[[Placement], None] | None = None) -> None:
         self.options = options
         self.start = options.start_index
         self.carry = Carryover.seeded(pool.nominated)
+        self.on_first_unfit = on_first_unfit
         self._snapshot = pool.snapshot
-        self._unbound: tuple[Outcome, Snapshot, bool] | None = None   # the last outcome, bound when needed
+        self._unbound: _Unbound | None = None   # the last outcome, bound when needed
 
     def snapshot(self) -> Snapshot:
         """The cluster with every pod placed so far bound to its node."""
         if self._unbound is not None:
-            outcome, base, bound_each = self._unbound
-            snapshot = bound_after(outcome.attempts, base, self.options, bound_each=bound_each)
-            for attempt in outcome.attempts:
-                if attempt.node is None:
-                    snapshot = terminating(snapshot, attempt.trace)
+            u = self._unbound
+            snapshot = u.base
+            if u.last is not None:          # each copy bound before the next: only the last is left
+                snapshot = u.last.inputs.snapshot
+                if u.last.node is not None:
+                    snapshot = bind(snapshot, u.last.inputs, self.options, u.last.inputs.pod.obj, u.last.node)
+            for inputs, node in u.each:
+                snapshot = bind(snapshot, inputs, self.options, inputs.pod.obj, node)
+            for post in u.preempted:
+                snapshot = terminating(snapshot, _preempting(post))
             self._snapshot, self._unbound = snapshot, None
         return self._snapshot
 
-    def place(self, entry: Entry, inputs: Inputs) -> Outcome:
-        """Schedule the entry's pod (admitted: `inputs`), its copies, or its DaemonSet's pods."""
+    def place(self, entry: Entry, inputs: Inputs, sink: Sink | None = None) -> Outcome:
+        """Schedule the entry's pod (admitted: `inputs`), its copies, or its DaemonSet's pods;
+        each placement goes to `sink` as it is produced, and only the ones shown are kept."""
         base = _with_namespaces(self.snapshot(), inputs)
         inputs = replace(inputs, snapshot=base)
         options = self.options.at(self.start)
         outcome, bound_each = Outcome(entry, inputs), True
+        placements: Iterable[Placement]
         if entry.daemon:
             nodes = daemon_nodes(inputs.pod, base)
             bound_each = siblings_matter(inputs.pod, inputs)
             outcome.entry, outcome.daemon = replace(entry, copies=len(nodes.eligible)), nodes
-            outcome.attempts = list(iter_daemon_placements(inputs, options, nodes.eligible, bound_each,
-                                                           entry.naming, self.carry))
+            placements = iter_daemon_placements(inputs, options, nodes.eligible, bound_each, entry.naming,
+                                                self.carry)
         elif entry.replicated:
-            outcome.attempts = list(iter_placements(inputs, options, entry.copies, entry.naming, self.carry))
+            placements = iter_placements(inputs, options, entry.copies, entry.naming, self.carry)
         else:
-            outcome.attempts = [place(inputs, options, self.carry)]
-        if outcome.attempts:
-            self.start = outcome.attempts[-1].next_start_index
-        self._snapshot, self._unbound = base, (outcome, base, bound_each)
+            placements = (place(inputs, options, self.carry) for _ in range(1))
+        start = self.start
+        each: list[tuple[Inputs, str]] = []
+        preempted: list[dict[str, Any]] = []
+        for placement in placements:
+            first_unfit = placement.node is None and outcome.first_unfit is None
+            outcome.record(placement)
+            if first_unfit and self.on_first_unfit is not None:
+                self.on_first_unfit(placement)
+            if placement.node is None:
+                post = placement.trace.post_filter or {}
+                if post.get("nominatedNodeName") and post.get("victims"):
+                    preempted.append({"nominatedNodeName": post["nominatedNodeName"],
+                                      "victims": list(post["victims"])})
+            elif not bound_each:
+                each.append((placement.inputs, placement.node))
+            if sink is not None:
+                sink(placement)
+            start = placement.next_start_index
+        self.start = start
+        self._snapshot = base
+        self._unbound = _Unbound(base, outcome.last if bound_each else None, tuple(each), tuple(preempted))
         return outcome
+
+
+def _preempting(post: dict[str, Any]) -> Trace:
+    """A stand-in trace holding only what `terminating` reads: the nomination and its victims."""
+    return Trace(pod={}, profile="", post_filter=post)
 
 
 def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
@@ -151,26 +258,126 @@ def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:
     return carried.with_objects({**carried.namespaces, **extra}, objects)
 
 
-def explain_batch(batch: list[Entry], pool: Pool, options: RunOptions, suggester: Suggester | None = None, *,
-                  stored: bool = False) -> list[Outcome]:
-    """Every entry in PrioritySort order, each against the cluster the earlier ones left. The
-    first attempt of an entry that does not fit, when Unschedulable, gets `suggestions` in its
-    trace's extra keys when a suggester is given (run with `options.plain()`: no extra keys)."""
-    queue = Queue(pool, options)
-    pods = sorted(((e, admitted(e, pool, stored=stored)) for e in batch), key=lambda ei: queue_order(*ei))
-    outcomes = [queue.place(e, inputs) for e, inputs in pods]
-    if suggester is not None:
-        for outcome in outcomes:
-            unfit = outcome.first_unfit
-            if unfit is not None and unfit.trace.result.status == UNSCHEDULABLE:
-                found = suggester(unfit.inputs, unfit.trace, options.plain().at(unfit.start_index))
-                unfit.trace.extra["suggestions"] = [s.to_json() for s in found]
-    return outcomes
+@dataclass(frozen=True)
+class Batch:
+    """A file's pods to schedule, lazily: iterating schedules every entry in PrioritySort
+    order, each against the cluster the earlier ones left, and yields its `Outcome` as soon as
+    it is placed (iterating again schedules them again, with the same result; indexing
+    schedules them once and holds the outcomes: `held`). Each pod's
+    placement goes to `sink` as it is produced; `progress(done, planned)` after each pod.
+    The first attempt of an entry that does not fit, when Unschedulable, gets `suggestions` in
+    its trace's extra keys when a suggester is given (run with `options.plain()`: no extra
+    keys), before the sink sees it."""
+
+    batch: tuple[Entry, ...]
+    pool: Pool
+    options: RunOptions
+    suggester: Suggester | None = None
+    stored: bool = False
+    sink: Sink | None = None
+    progress: Progress | None = None
+
+    def __iter__(self) -> Iterator[Outcome]:
+        held = self.__dict__.get("held")
+        return iter(held) if held is not None else self._scheduled()
+
+    @cached_property
+    def held(self) -> list[Outcome]:
+        """Every outcome, held in memory (what indexing reads): for small batches and tests (no
+        `len`: `list(batch)` would ask for it, and hold everything). A caller that only iterates holds nothing (each outcome keeps at most three
+        traces, and only as long as the caller keeps it)."""
+        return list(self._scheduled())
+
+    def __getitem__(self, i: int) -> Outcome:
+        return self.held[i]
+
+    def _scheduled(self) -> Iterator[Outcome]:
+        queue = Queue(self.pool, self.options, on_first_unfit=self._suggest if self.suggester else None)
+        pods = sorted(((e, admitted(e, self.pool, stored=self.stored)) for e in self.batch),
+                      key=lambda ei: queue_order(*ei))
+        planned = [e.copies for e, _ in pods]
+        done = 0
+
+        def counted(placement: Placement) -> None:
+            nonlocal done
+            done += 1
+            if self.sink is not None:
+                self.sink(placement)
+            if self.progress is not None:
+                self.progress(done, max(done, sum(planned)))
+
+        for i, (entry, inputs) in enumerate(pods):
+            outcome = queue.place(entry, inputs, counted)
+            planned[i] = len(outcome.copies)        # stopped early, or a DaemonSet's eligible nodes
+            yield outcome
+
+    def _suggest(self, unfit: Placement) -> None:
+        assert self.suggester is not None
+        if unfit.trace.result.status == UNSCHEDULABLE:
+            found = self.suggester(unfit.inputs, unfit.trace, self.options.plain().at(unfit.start_index))
+            unfit.trace.extra["suggestions"] = [s.to_json() for s in found]
+
+    def with_sink(self, sink: Sink) -> "Batch":
+        """The same batch, with `sink` also seeing every placement (after the one it had)."""
+        if self.sink is None:
+            return replace(self, sink=sink)
+        before = self.sink
+
+        def both(placement: Placement) -> None:
+            before(placement)
+            sink(placement)
+        return replace(self, sink=both)
 
 
-def to_json(outcomes: list[Outcome]) -> dict[str, Any]:
-    """A `SchedulingTraceList`: every attempt's trace in the order they were scheduled, and
-    per object how many copies fit and where."""
-    return {"apiVersion": "kexplain/v1", "kind": "SchedulingTraceList",
-            "items": [a.trace.to_json() for o in outcomes for a in o.attempts],
-            "placements": [o.to_json() for o in outcomes]}
+def explain_batch(batch: Iterable[Entry], pool: Pool, options: RunOptions, suggester: Suggester | None = None, *,
+                  stored: bool = False, sink: Sink | None = None, progress: Progress | None = None) -> Batch:
+    """The entries as a `Batch`: scheduled as it is iterated (see `Batch`)."""
+    return Batch(tuple(batch), pool, options, suggester, stored, sink, progress)
+
+
+API_VERSION = "kexplain/v1"
+LIST_KIND = "SchedulingTraceList"
+
+
+def to_json(batch: Batch) -> dict[str, Any]:
+    """A `SchedulingTraceList` held in memory: every attempt's trace in the order they were
+    scheduled, and per object how many copies fit and where. For small batches and tests; the
+    CLI streams the same document (`kexplain.render.structured.ListWriter`)."""
+    if not isinstance(batch, Batch):
+        raise TypeError("to_json needs the Batch itself (explain_batch's result), not its outcomes: "
+                        "their traces are not kept")
+    items: list[dict[str, Any]] = []
+    placements = [o.to_json() for o in batch.with_sink(lambda p: items.append(p.trace.to_json()))]
+    return {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": items, "placements": placements}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One pod explained on its own (`explain_each`): its trace, or why it could not be (the
+    pod's own error, as `kexplain POD` would say it)."""
+
+    inputs: Inputs
+    trace: Trace | None = None
+    error: str = ""
+
+
+def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
+                 planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
+    """Pods that are all pending now (`kexplain pod --pending`), each explained against the
+    cluster as it is, none bound for the others: the verdict each would get on its next
+    attempt, which is what its PodScheduled condition is compared with. Lazy like `Batch`: a
+    verdict is produced when it is asked for and not kept; `progress(done, planned)` after
+    each pod. An Unschedulable pod gets its verified suggestions (`suggester`) in the trace."""
+    done = 0
+    for inputs in pods:
+        try:
+            trace = explain(inputs, options)
+            if suggester is not None and trace.result.status == UNSCHEDULABLE:
+                trace.extra["suggestions"] = [s.to_json() for s in suggester(inputs, trace, options)]
+            verdict = Verdict(inputs, trace)
+        except KexplainError as err:
+            verdict = Verdict(inputs, error=err.message)
+        done += 1
+        if progress is not None:
+            progress(done, max(done, planned))
+        yield verdict

@@ -38,6 +38,7 @@ from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
     from kexplain.explain.batch import Outcome, Queue
+    from kexplain.explain.placement import Placement
     from kexplain.explain.request import RunOptions
     from kexplain.explain.inputs import Entry, Inputs, Pool
 
@@ -226,6 +227,7 @@ class Report:
 
 # -- suggestions (hook) -----------------------------------------------------------------------
 Suggester = Callable[["Inputs", Trace], Sequence[str]]
+Progress = Callable[[int, int], None]      # (pods scheduled so far, pods planned so far)
 
 
 def default_suggester() -> Suggester:
@@ -260,8 +262,10 @@ class Linter:
 
     def __init__(self, options: LintOptions, stdin: BinaryIO | None = None,
                  suggester: Suggester | None = None, store: SchemaStore | None = None,
-                 pool: "Pool | None" = None) -> None:
+                 pool: "Pool | None" = None, progress: Progress | None = None) -> None:
         self.options = options
+        self.progress = progress
+        self._scheduled_pods = self._planned_pods = 0      # for `progress`: pods placed, and planned
         self.stdin = stdin
         self.suggester = suggester
         self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
@@ -528,6 +532,7 @@ class Linter:
         if self._file is None or not self._file.queued:
             return
         queue = Queue(self._file.pool, self._run_options())
+        self._planned_pods += sum(q.entry.copies for q in self._file.queued)
         found: dict[int, list[Finding]] = {}
         for q in sorted(self._file.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
@@ -538,20 +543,36 @@ class Linter:
     def _placed(self, q: "_Queued", queue: "Queue") -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's
         scheduler name finds but cannot build is another scheduler's, as before placing."""
+        tally = _DaemonTally() if q.entry.daemon else None     # its copies' verdicts, as they come
+
+        def placed(placement: "Placement") -> None:
+            if tally is not None:
+                tally(placement)
+            self._scheduled_pods += 1
+            if self.progress is not None:
+                self.progress(self._scheduled_pods, max(self._scheduled_pods, self._planned_pods))
         try:
-            outcome = queue.place(q.entry, q.inputs)
+            outcome = queue.place(q.entry, q.inputs, placed)
+            self._planned_pods += len(outcome.copies) - q.entry.copies      # stopped early, or a DaemonSet's
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
         if outcome.daemon is not None:
-            return self._daemon_findings(q.ref, q.loc, outcome)
+            assert tally is not None
+            return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome)]
 
     def _pinned(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """The verdict on a Pod or workload's pods (`_verdict`); for one bound to a node the pool
         does not have, that it never runs."""
-        last = outcome.attempts[-1]
+        last = outcome.last
+        assert last is not None
         copies = outcome.entry.copies if q.ref.kind != "Pod" else 1
-        finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace)
+        zones: dict[str, int] = {}
+        for c in outcome.copies:
+            if c.node is not None and c.zone:
+                zones[c.zone] = zones.get(c.zone, 0) + 1
+        finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
+                                zones)
         if q.pinned is None:
             return finding
         field_name = "spec.nodeName" if q.ref.kind == "Pod" else "spec.template.spec.nodeName"
@@ -567,12 +588,13 @@ class Linter:
                        details={"schedulerName": scheduler})
 
     def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
-                 inputs: "Inputs", trace: Trace) -> Finding:
+                 inputs: "Inputs", trace: Trace, zones: dict[str, int] | None = None) -> Finding:
         details: dict[str, Any] = {"replicas": copies, "fit": len(placed), "nodes": placed,
                                    "status": trace.result.status}
         if len(placed) == copies:
-            where = _nodes_text(placed)
-            text = (f"fits: {where}" if copies == 1 else f"all {copies} replicas fit: {where}")
+            where = _where(placed, zones)
+            text = (f"fits: {where}" if copies == 1 else f"all {copies:,} replicas fit"
+                    f"{' ' if where.startswith('on ') else ': '}{where}")
             return Finding("fits", loc, ref, text, details=details)
         name = inputs.pod.name
         replica = f"replica {name}" if workload else "the pod"
@@ -586,7 +608,7 @@ class Linter:
         details["message"] = result.message
         post = trace.post_filter or {}
         nominated = post.get("nominatedNodeName") or ""
-        prefix = f"{len(placed)} of {copies} replicas fit ({_nodes_text(placed)}); " if placed else ""
+        prefix = f"{len(placed):,} of {copies:,} replicas fit ({_where(placed, zones)}); " if placed else ""
         if nominated:
             victims = post.get("victims") or []
             details.update(nominatedNode=nominated, victims=victims)
@@ -598,44 +620,38 @@ class Linter:
             return Finding("preemption", loc, ref, text.strip(), suggestions=suggestions, details=details)
         if placed:
             return Finding("replicas", loc, ref, f"fits only {len(placed)} of {copies} replicas "
-                                                 f"({_nodes_text(placed)}); {replica}: {result.message}",
+                                                 f"({_where(placed, zones)}); {replica}: {result.message}",
                            suggestions=suggestions, details=details)
         text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
         return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
 
-    def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome") -> list[Finding]:
+    def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome",
+                         tally: "_DaemonTally") -> list[Finding]:
         """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
-        nodes), each scheduled through the whole pipeline. Nodes that are not eligible are no
-        finding; eligible nodes where the pod does not fit are, with the reason per node."""
+        nodes), each scheduled through the whole pipeline (`tally`: their verdicts, gathered as
+        they were placed). Nodes that are not eligible are no finding; eligible nodes where the
+        pod does not fit are, with the reason per node."""
         assert outcome.daemon is not None
         nodes = outcome.daemon
         total = len(nodes.eligible) + len(nodes.excluded)
         details: dict[str, Any] = {"nodesInPool": total, "eligible": list(nodes.eligible),
                                    "notEligible": nodes.excluded}
-        fit: list[str] = []
-        failed: dict[str, dict[str, Any]] = {}
-        preempting: dict[str, dict[str, Any]] = {}
-        first_failed = first_preempting = None
-        for placement in outcome.attempts:
-            name = nodes.eligible[placement.index]
-            if placement.node is not None:
-                fit.append(placement.node)
-                continue
+        if tally.stop is not None:      # gated, or the scheduler would fail: said of the first such copy
+            placement = tally.stop
             trace = placement.trace
             result = trace.result
             if result.status == GATED:
                 return [Finding("gated", loc, ref, _gated_text(placement.inputs, trace),
                                 details={**details, "status": result.status, **_gate_details(trace)})]
-            if result.status != UNSCHEDULABLE:
-                return [Finding("scheduler-error", loc, ref, f"the scheduler would fail (node {name}): {result.error}",
-                                details={**details, "status": result.status, "error": result.error})]
-            post = trace.post_filter or {}
-            if post.get("nominatedNodeName"):
-                preempting[name] = {"victims": list(post.get("victims") or []), "message": result.message}
-                first_preempting = first_preempting or placement
-            else:
-                failed[name] = {"reason": _node_reason(trace, name), "message": result.message}
-                first_failed = first_failed or placement
+            name = nodes.eligible[placement.index]
+            return [Finding("scheduler-error", loc, ref, f"the scheduler would fail (node {name}): {result.error}",
+                            details={**details, "status": result.status, "error": result.error})]
+        fit = tally.fit
+        failed = {nodes.eligible[i]: {"reason": _node_reason_of(flt, message, nodes.eligible[i]), "message": message}
+                  for i, flt, message in tally.failed}
+        preempting = {nodes.eligible[i]: {"victims": victims, "message": message}
+                      for i, victims, message in tally.preempting}
+        first_failed, first_preempting = tally.first_failed, tally.first_preempting
         eligible = len(nodes.eligible)
         details.update(replicas=eligible, fit=len(fit), nodes=fit)
         not_eligible = (f"; {len(nodes.excluded)} of {total} nodes not eligible" if nodes.excluded else "")
@@ -747,11 +763,67 @@ def _gated_text(inputs: "Inputs", trace: Trace) -> str:
 def _node_reason(trace: Trace, node: str) -> str:
     """Why the pod pinned to `node` does not fit there: the reasons of the Filter plugin that
     rejected the node, else (PreFilter rejected the pod) the FailedScheduling message."""
-    status = (trace.filter or {}).get(node) or {}
+    return _node_reason_of(trace.filter, trace.result.message, node)
+
+
+def _node_reason_of(filtered: dict[str, Any] | None, message: str, node: str) -> str:
+    """`_node_reason` from the parts of the trace it reads (kept without the trace)."""
+    status = (filtered or {}).get(node) or {}
     reasons = [r for r in status.get("reasons") or () if r]
     if reasons:
         return ", ".join(reasons)
-    return status.get("message") or trace.result.message
+    return status.get("message") or message
+
+
+@dataclass
+class _DaemonTally:
+    """A DaemonSet's copies as they are placed (a sink of `Queue.place`), without keeping their
+    traces: the nodes they fit on; per copy that does not fit, its index, the Filter verdicts of
+    its trace (a pinned pod's: its one node) and message, or the victims of the preemption that
+    would make room; the first placement that did not fit of each kind (for suggestions), and
+    the first gated or failing one (which is then the finding)."""
+
+    fit: list[str] = field(default_factory=list)
+    failed: list[tuple[int, dict[str, Any] | None, str]] = field(default_factory=list)
+    preempting: list[tuple[int, list[str], str]] = field(default_factory=list)
+    first_failed: "Placement | None" = None
+    first_preempting: "Placement | None" = None
+    stop: "Placement | None" = None
+
+    def __call__(self, placement: "Placement") -> None:
+        if self.stop is not None:
+            return
+        if placement.node is not None:
+            self.fit.append(placement.node)
+            return
+        trace = placement.trace
+        result = trace.result
+        if result.status != UNSCHEDULABLE:      # gated, or the scheduler would fail
+            self.stop = placement
+            return
+        post = trace.post_filter or {}
+        if post.get("nominatedNodeName"):
+            self.preempting.append((placement.index, list(post.get("victims") or []), result.message))
+            self.first_preempting = self.first_preempting or placement
+        else:
+            self.failed.append((placement.index, dict(trace.filter) if trace.filter else None, result.message))
+            self.first_failed = self.first_failed or placement
+
+
+def _where(placed: list[str], zones: dict[str, int] | None = None) -> str:
+    """Where copies went: `n1, n2 ×2` over a few nodes; over many, counted: `on 1,000 nodes:
+    us-east-1a 334, us-east-1b 333, ...` (per zone, when the nodes have one)."""
+    counts: dict[str, int] = {}
+    for n in placed:
+        counts[n] = counts.get(n, 0) + 1
+    if len(counts) <= _LIST_LIMIT:
+        return _nodes_text(placed)
+    text = f"on {len(counts):,} nodes"
+    if zones:
+        shown = [f"{z} {c:,}" for z, c in list(zones.items())[:_LIST_LIMIT]]
+        more = f" and {len(zones) - _LIST_LIMIT} more zones" if len(zones) > _LIST_LIMIT else ""
+        text += ": " + ", ".join(shown) + more
+    return text
 
 
 def _nodes_text(nodes: list[str]) -> str:
@@ -763,13 +835,14 @@ def _nodes_text(nodes: list[str]) -> str:
 
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None,
-         suggester: Suggester | None = None, *, freeze_pool: bool = False) -> Report:
+         suggester: Suggester | None = None, *, freeze_pool: bool = False, progress: Progress | None = None) -> Report:
     """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
     or schemas); unreadable manifests are findings (rule `unreadable`). `freeze_pool`: the CLI's
-    garbage-collector policy (kexplain.load.gcpolicy) for the pool, a short-lived process's."""
+    garbage-collector policy (kexplain.load.gcpolicy) for the pool, a short-lived process's;
+    `progress(done, planned)` after each pod scheduled against the pool (a progress bar)."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
     from kexplain.load.gcpolicy import bulk_load
     with bulk_load(freeze=freeze_pool):
-        linter = Linter(options, stdin, suggester)
+        linter = Linter(options, stdin, suggester, progress=progress)
     return linter.run()

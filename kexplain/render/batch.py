@@ -1,62 +1,137 @@
 """Several pods, or a workload's replicas (`kexplain.explain.batch`), in words: one section per
-object in scheduling order, a short heading (and for replicas how many fit), then its
-explanation; for replicas where the copies went, the copies in the order they were placed and
-the first copy that did not fit explained in full (`table.print_trace`).
+object in scheduling order, printed as soon as the object is placed: a short heading (and for
+replicas how many fit), then its explanation; for replicas where the copies went, the copies
+in the order they were placed and the first copy that did not fit explained in full
+(`table.print_trace`).
 
-Plain text, without box-drawing characters and trailing blanks, when not on a terminal; every
-name is printed as it is (never read as markup) and never cut: lines break between names.
+A few copies (up to `COPIES_HEAD + COPIES_TAIL + 1`) are listed one by one under a line of
+nodes and one of zones. Many copies are read in counts: the heading says how many fit on how
+many nodes and how many per zone ("720 of 1,000 replicas fit on 12 nodes: us-east-1a 240,
+..."), and the copies table has one row per node (or, across many nodes, per zone) with how
+many copies went there and the first and last of them named.
+
+What is read is what `-o json` writes: the object's `placements` entry and the traces shown
+(`Section`), never the engine's objects. Plain text, without box-drawing characters and
+trailing blanks, when not on a terminal; every name is printed as it is (never read as
+markup) and never cut: lines break between names.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
 from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from kexplain.apimachinery.labels import zone_of
-from kexplain.explain.describe import counted, node_counts
+from kexplain.explain.describe import counted
 from kexplain.render.table import print_trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
-    from kexplain.framework.trace import Trace
 
 NODES_LISTED = 10       # nodes named under a heading; the others are counted
 COPIES_HEAD = 5         # copies listed first in a long table of copies
 COPIES_TAIL = 5         # and last (the copy that does not fit is the last one)
+FEW_COPIES = COPIES_HEAD + COPIES_TAIL + 1      # up to this many, every copy is listed
+GROUPS_LISTED = 20      # rows of the grouped table; past this, per zone (or the first and last nodes)
+NO_ZONE = "(no zone)"
 
 T = TypeVar("T")
 
 
-class Copy(Protocol):
-    """One pod (or copy) of an outcome as this view reads it: its inputs (the pod's name, the
-    cluster it was placed in), its trace, the node it was bound to (None: it did not fit)."""
+@dataclass(frozen=True)
+class Section:
+    """One object of a batch as this view reads it: its `placements` entry (`pods`: each copy's
+    name, node, zone and status), the trace of its first pod and of its first that did not fit."""
 
-    inputs: Any
-    trace: Trace
-    node: str | None
+    placement: dict[str, Any]
+    first: dict[str, Any] | None = None
+    unfit: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, outcome: "Outcome") -> "Section":
+        first = outcome.first.trace.to_json() if outcome.first else None
+        unfit = outcome.first_unfit
+        return cls(outcome.to_json(), first,
+                   first if unfit is not None and unfit is outcome.first else unfit.trace.to_json() if unfit else None)
+
+    @property
+    def daemon(self) -> bool:
+        return "notEligible" in self.placement
+
+    @property
+    def replicated(self) -> bool:
+        """Placed copy by copy: replicas (more than one), or a DaemonSet."""
+        return self.daemon or int(self.placement.get("replicas") or 0) > 1
+
+    @property
+    def pods(self) -> list[dict[str, Any]]:
+        return list(self.placement.get("pods") or [])
+
+    @property
+    def many(self) -> bool:
+        """Too many copies to list one by one: read in counts."""
+        return len(self.pods) > FEW_COPIES
 
 
-def heading_parts(outcome: Outcome) -> list[str]:
+def _section(item: "Section | Outcome") -> Section:
+    return item if isinstance(item, Section) else Section.of(item)
+
+
+def num(n: int) -> str:
+    """A count as people read large ones: `1,000`."""
+    return f"{n:,}"
+
+
+def zone_counts(section: Section) -> dict[str, int]:
+    """Copies that fit per zone, in order of first placement (`(no zone)` for nodes without one);
+    empty when no node has a zone."""
+    zones: dict[str, int] = {}
+    for p in section.pods:
+        if p.get("node") is not None:
+            zone = p.get("zone") or NO_ZONE
+            zones[zone] = zones.get(zone, 0) + 1
+    return {} if set(zones) <= {NO_ZONE} else zones
+
+
+def _counts_parts(counts: dict[str, int], what: str) -> list[str]:
+    """`a 3,` `b 2` for the heading (the first NODES_LISTED, then how many more)."""
+    shown = [f"{k} {num(c)}" for k, c in list(counts.items())[:NODES_LISTED]]
+    if len(counts) > NODES_LISTED:
+        shown.append(f"and {num(len(counts) - NODES_LISTED)} more {what}")
+    return [s + ("," if i < len(shown) - 1 else "") for i, s in enumerate(shown)]
+
+
+def heading_parts(section: "Section | Outcome") -> list[str]:
     """The parts of the heading a line may break between: `Kind`, `ns/name`, `(priority P)`
-    and, for replicas, `(priority P):` `N of M replicas fit`."""
-    e = outcome.entry
-    parts = [e.kind, f"{e.namespace}/{e.name}", f"(priority {outcome.priority})"]
-    if outcome.daemon is not None:          # a DaemonSet: copies are its eligible nodes
-        parts[-1] += ":"
-        parts.append(f"fits on {len(outcome.placed)} of {e.copies} eligible nodes" if e.copies
-                     else "no eligible node, it would run no pod")
-    elif e.replicated:
-        parts[-1] += ":"
-        parts.append(f"{len(outcome.placed)} of {e.copies} replicas fit")
-    return parts
+    and, for replicas, `(priority P):` `N of M replicas fit`; for many copies the counts:
+    `N of M replicas fit on K nodes:` and the copies per zone."""
+    s = _section(section)
+    pl = s.placement
+    obj = pl.get("object") or {}
+    parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}", f"(priority {pl.get('priority')})"]
+    if not s.replicated:
+        return parts
+    parts[-1] += ":"
+    fit, replicas = int(pl.get("fit") or 0), int(pl.get("replicas") or 0)
+    if s.daemon and not replicas:
+        return parts + ["no eligible node, it would run no pod"]
+    if not s.many:
+        parts.append(f"fits on {fit} of {replicas} eligible nodes" if s.daemon else f"{fit} of {replicas} replicas fit")
+        return parts
+    nodes = len(pl.get("nodes") or {})
+    verdict = (f"fits on {num(fit)} of {num(replicas)} eligible nodes" if s.daemon
+               else f"{num(fit)} of {num(replicas)} replicas fit on {num(nodes)} node{'s' if nodes != 1 else ''}")
+    zones = zone_counts(s)
+    if not zones:
+        return parts + [verdict]
+    return parts + [verdict + ":", *_counts_parts(zones, "zones")]
 
 
-def headline(outcome: Outcome) -> str:
-    """`Kind ns/name (priority P)`, and for replicas `: N of M replicas fit` (where they went
-    is said below it: `where_lines`)."""
-    return " ".join(heading_parts(outcome))
+def headline(section: "Section | Outcome") -> str:
+    """The heading on one line (`heading_parts` joined)."""
+    return " ".join(heading_parts(section))
 
 
 def wrap_entries(label: str, entries: list[str], width: int, indent: int = 2, sep: str = ",") -> list[str]:
@@ -76,15 +151,6 @@ def wrap_entries(label: str, entries: list[str], width: int, indent: int = 2, se
     return lines
 
 
-def _zone(attempt: Copy, node: str) -> str:
-    """The node's zone: from the trace's details when recorded, else from the node's labels."""
-    facts = ((attempt.trace.extra.get("details") or {}).get("nodes") or {}).get(node) or {}
-    if facts.get("zone"):
-        return str(facts["zone"])
-    info = attempt.inputs.snapshot.get(node)
-    return zone_of(info.node.labels) if info is not None else ""
-
-
 def _limited(counts: dict[str, int], what: str) -> list[str]:
     shown = [counted(n, c) for n, c in list(counts.items())[:NODES_LISTED]]
     if len(counts) > NODES_LISTED:
@@ -92,24 +158,18 @@ def _limited(counts: dict[str, int], what: str) -> list[str]:
     return shown
 
 
-def where_lines(outcome: Outcome, width: int = 80) -> list[str]:
+def where_lines(section: "Section | Outcome", width: int = 80) -> list[str]:
     """Where the copies that fit went, grouped by node with counts in order of first placement
     (the first NODES_LISTED nodes, then how many more), and per zone when the nodes have one;
     wrapped at `width` between nodes."""
-    placed = [(a, a.node) for a in outcome.attempts if a.node is not None]
-    if not placed:
+    s = _section(section)
+    counts = dict(s.placement.get("nodes") or {})
+    if not counts:
         return []
-    counts = node_counts([n for _, n in placed])
     lines = wrap_entries(f"On {len(counts)} node{'s' if len(counts) != 1 else ''}:", _limited(counts, "nodes"),
                          width)
-    zones: dict[str, int] = {}
-    known: dict[str, str] = {}
-    for attempt, node in placed:
-        if node not in known:
-            known[node] = _zone(attempt, node)
-        zone = known[node] or "(no zone)"
-        zones[zone] = zones.get(zone, 0) + 1
-    if set(zones) != {"(no zone)"}:
+    zones = zone_counts(s)
+    if zones:
         lines += wrap_entries("By zone:", _limited(zones, "zones"), width)
     return lines
 
@@ -119,49 +179,130 @@ def copies_shown(attempts: Sequence[T]) -> tuple[list[tuple[int, T]], int]:
     COPIES_TAIL (the last one is the first that does not fit, when one does not), and how many
     are left out between them."""
     numbered = list(enumerate(attempts))
-    if len(numbered) <= COPIES_HEAD + COPIES_TAIL + 1:
+    if len(numbered) <= FEW_COPIES:
         return numbered, 0
     return numbered[:COPIES_HEAD] + numbered[-COPIES_TAIL:], len(numbered) - COPIES_HEAD - COPIES_TAIL
 
 
-def copies_lines(outcome: Outcome, width: int = 80) -> list[tuple[str, str]]:
+def _cell(text: str, w: int) -> str:
+    return text + " " * (w - cell_len(text))
+
+
+def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[str, str]]:
     """The table of copies as (text, style) lines, without trailing blanks: `#`, pod, node; a
     copy that does not fit says its status. When a row would pass `width`, every node goes on
     a line of its own under its pod (names are never cut)."""
-    shown, left_out = copies_shown(outcome.attempts)
-    rows = [(str(j), a.inputs.pod.name, a.node or f"(does not fit: {a.trace.result.status})") for j, a in shown]
+    shown, left_out = copies_shown(_section(section).pods)
+    rows = [(str(j), str(p.get("name")), p.get("node") or f"(does not fit: {p.get('status')})") for j, p in shown]
     num_w = max(1, *(len(r[0]) for r in rows))
     pod_w = max(3, *(cell_len(r[1]) for r in rows))
-
-    def cell(text: str, w: int) -> str:
-        return text + " " * (w - cell_len(text))
-
-    side = max(cell_len(f" {cell(r[0], num_w)}  {cell(r[1], pod_w)}  {r[2]}") for r in rows) <= width
-    out: list[tuple[str, str]] = [((f" {cell('#', num_w)}  {cell('pod', pod_w)}  node" if side
-                                    else f" {cell('#', num_w)}  pod / node"), "bold")]
-    for k, (num, pod, node) in enumerate(rows):
+    side = max(cell_len(f" {_cell(r[0], num_w)}  {_cell(r[1], pod_w)}  {r[2]}") for r in rows) <= width
+    out: list[tuple[str, str]] = [((f" {_cell('#', num_w)}  {_cell('pod', pod_w)}  node" if side
+                                    else f" {_cell('#', num_w)}  pod / node"), "bold")]
+    for k, (n, pod, node) in enumerate(rows):
         if left_out and k == COPIES_HEAD:
-            out.append((f" {cell('...', num_w)}  ({left_out} more copies)".rstrip(), "dim"))
+            out.append((f" {_cell('...', num_w)}  ({left_out} more copies)".rstrip(), "dim"))
         if side:
-            out.append((f" {num.rjust(num_w)}  {cell(pod, pod_w)}  {node}".rstrip(), ""))
+            out.append((f" {n.rjust(num_w)}  {_cell(pod, pod_w)}  {node}".rstrip(), ""))
         else:
-            out.append((f" {num.rjust(num_w)}  {pod}".rstrip(), ""))
+            out.append((f" {n.rjust(num_w)}  {pod}".rstrip(), ""))
             out.append((f" {' ' * num_w}    {node}".rstrip(), ""))
     return out
 
 
-def print_batch(outcomes: list[Outcome], console: Console, wide: bool = False) -> None:
-    """Each object in scheduling order: a short heading with its name (and for replicas how
-    many fit), then its explanation (for replicas: where the copies went, grouped by node, the
-    copies in the order they were placed, and the first copy that did not fit explained in
-    full)."""
+@dataclass
+class Group:
+    """One row of the grouped copies table: copies that went to one node (or zone), or that
+    did not fit with one status; the first and last of them, and the nodes they span."""
+
+    key: str
+    zone: str = ""
+    copies: int = 0
+    first: str = ""
+    last: str = ""
+    nodes: set[str] | None = None
+
+
+def group_by(section: Section) -> tuple[str, list[Group]]:
+    """How the grouped table groups the copies (`node` or `zone`) and its rows in order of
+    first placement; copies that did not fit are grouped by status, where they come."""
+    pods = section.pods
+    nodes = {p["node"] for p in pods if p.get("node") is not None}
+    by = "zone" if len(nodes) > GROUPS_LISTED and zone_counts(section) else "node"
+    groups: dict[str, Group] = {}
+    for p in pods:
+        node = p.get("node")
+        if node is None:
+            key = f"(does not fit: {p.get('status')})"
+        else:
+            key = node if by == "node" else (p.get("zone") or NO_ZONE)
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = Group(key, zone=str(p.get("zone") or "") if by == "node" else "", first=str(p["name"]),
+                                    nodes=set())
+        g.copies += 1
+        g.last = str(p["name"])
+        if node is not None and g.nodes is not None:
+            g.nodes.add(node)
+    return by, list(groups.values())
+
+
+def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
+    """The copies table of many copies, one row per node (per zone across many nodes: with how
+    many nodes) with how many copies went there, the first and the last of them; of more rows
+    than GROUPS_LISTED, the first and last halves. A row wider than `width` puts its counts and
+    names on a line under its node. Returns the table's title and its (text, style) lines."""
+    s = _section(section)
+    by, groups = group_by(s)
+    left_out = 0
+    if len(groups) > GROUPS_LISTED:
+        half = GROUPS_LISTED // 2
+        left_out = len(groups) - 2 * half
+        groups = groups[:half] + groups[-half:]
+    zoned = by == "node" and any(g.zone for g in groups)
+    header = [by] + (["zone"] if zoned else []) + (["nodes"] if by == "zone" else []) + ["copies", "first", "last"]
+    rows = [[g.key] + ([g.zone] if zoned else []) + ([num(len(g.nodes)) if g.nodes else ""] if by == "zone" else [])
+            + [num(g.copies), g.first, g.last if g.copies > 1 else ""] for g in groups]
+    widths = [max(cell_len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    numeric = {i for i, h in enumerate(header) if h in ("nodes", "copies")}
+
+    def joined(row: list[str], cols: range) -> str:
+        cells = [row[i].rjust(widths[i]) if i in numeric else _cell(row[i], widths[i]) for i in cols]
+        return (" " + "  ".join(cells)).rstrip()
+
+    side = cell_len(joined(header, range(len(header)))) <= width
+    out: list[tuple[str, str]] = []
+    if side:
+        out.append((joined(header, range(len(header))), "bold"))
+    else:
+        out.append((f" {by} / " + ", ".join(header[1:]), "bold"))
+    for k, row in enumerate(rows):
+        if left_out and k == GROUPS_LISTED // 2:
+            out.append((f" ... ({num(left_out)} more {by}s)", "dim"))
+        if side:
+            out.append((joined(row, range(len(row))), ""))
+        else:
+            out.append((f" {row[0]}", ""))
+            rest = ", ".join(f"{h} {v}" for h, v in zip(header[1:], row[1:]) if v)
+            out.append((f"     {rest}", ""))
+    title = f"Copies by {by}, in the order they were placed ({num(len(s.pods))} copies"
+    title += f", {num(left_out)} {by}s not listed):" if left_out else "):"
+    return title, out
+
+
+def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide: bool = False) -> None:
+    """Each object in scheduling order, as it comes (`outcomes` may be produced while this
+    prints): a short heading with its name (and for replicas how many fit), then its
+    explanation (for replicas: where the copies went, the copies, and the first copy that did
+    not fit explained in full)."""
     fancy = bool(console.is_terminal)
 
     def line(text: str, style: str = "") -> None:
         console.print(Text(text, style=style if fancy else ""), soft_wrap=True, highlight=False)
 
-    for i, o in enumerate(outcomes):
-        heading, parts = headline(o), heading_parts(o)
+    for i, item in enumerate(outcomes):
+        s = _section(item)
+        heading, parts = headline(s), heading_parts(s)
         if fancy and cell_len(heading) + 6 <= console.width:
             console.rule(Text(heading))
         elif fancy:          # too long for a rule: a rule, then the heading wrapped between its parts
@@ -173,44 +314,49 @@ def print_batch(outcomes: list[Outcome], console: Console, wide: bool = False) -
                 console.print()
             for text in wrap_entries(f"=== {parts[0]}", parts[1:], console.width, indent=4, sep=""):
                 line(text)
-        if not o.entry.replicated:
-            print_trace(o.attempts[0].trace.to_json(), console, wide=wide)
+        if not s.replicated:
+            if s.first is not None:
+                print_trace(s.first, console, wide=wide)
             continue
         width = console.width
-        if o.daemon is not None and o.daemon.excluded:     # a DaemonSet: the nodes it does not run on
+        excluded = s.placement.get("notEligible") or {}
+        if excluded:     # a DaemonSet: the nodes it does not run on
             line("Nodes that are not eligible (the DaemonSet runs no pod there), by reason:")
             by_reason: dict[str, list[str]] = {}
-            for n, reason in o.daemon.excluded.items():
+            for n, reason in excluded.items():
                 by_reason.setdefault(reason, []).append(n)
             for reason, nodes in by_reason.items():
                 for text in wrap_entries(f"  {reason}:", nodes, width, indent=4):
                     line(text)
-        if not o.attempts:
+        if not s.pods:
             continue
-        for text in where_lines(o, width):
-            line(text)
-        shown, left_out = copies_shown(o.attempts)
-        title = "Copies, in the order they were placed"
-        if left_out:
-            title += f" (the first {COPIES_HEAD} and the last {COPIES_TAIL} of {len(o.attempts)})"
-        line(f"{title}:")
-        for text, style in copies_lines(o, width):
+        if s.many:
+            title, rows = grouped_lines(s, width)
+            line(title)
+        else:
+            for text in where_lines(s, width):
+                line(text)
+            line("Copies, in the order they were placed:")
+            rows = copies_lines(s, width)
+        for text, style in rows:
             line(text, style)
-        unfit = o.first_unfit      # replicas: the last copy; a DaemonSet: the first node it does not fit
+        unfit = s.unfit      # replicas: the last copy; a DaemonSet: the first node it does not fit
         if unfit is not None:
-            line(f"Why {unfit.inputs.pod.name} does not fit:")
-            print_trace(unfit.trace.to_json(), console, wide=wide)
+            line(f"Why {(unfit.get('pod') or {}).get('name')} does not fit:")
+            print_trace(unfit, console, wide=wide)
 
 
-def print_batch_node(outcomes: list[Outcome], console: Console, node: str) -> None:
+def print_batch_node(outcomes: "Iterable[Section | Outcome]", console: Console, node: str) -> None:
     """`--node NAME` for several pods or replicas: each object's heading, then the verdict on
-    that node of its last pod (for replicas, the copy that did not fit)."""
-    for i, o in enumerate(outcomes):
+    that node of its last pod shown (for replicas, the copy that did not fit)."""
+    for i, item in enumerate(outcomes):
+        last = None if isinstance(item, Section) else item.last
+        s = _section(item)
         if console.is_terminal:
-            console.rule(headline(o))
+            console.rule(Text(headline(s)))
         else:       # plain text, as print_batch heads each object
-            console.print(("\n" if i else "") + f"=== {headline(o)}", soft_wrap=True, highlight=False,
+            console.print(("\n" if i else "") + f"=== {headline(s)}", soft_wrap=True, highlight=False,
                           markup=False)
-        shown = o.first_unfit or (o.attempts[-1] if o.attempts else None)
+        shown = s.unfit or (last.trace.to_json() if last is not None else s.first)
         if shown is not None:
-            print_trace(shown.trace.to_json(), console, node=node)
+            print_trace(shown, console, node=node)

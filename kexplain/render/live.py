@@ -1,10 +1,11 @@
 """The output of `kexplain pod`: what the scheduler said next to kexplain's verdict, the
-one-line-per-pod list of `--pending`/`-A`, the trace's `live` key, and the progress bar
-shown on a terminal while the cluster is read."""
+one-line-per-pod list of `--pending`/`-A`, the trace's `live` key, the progress bar shown on
+a terminal while the cluster is read, and the one shown while many pods are scheduled
+(`scheduling_bar`, shared by `kexplain POD`, `kexplain pod --pending` and `kexplain lint`)."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Optional, TextIO
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, ContextManager, Iterator, Optional, TextIO
 
 from rich.console import Console
 from rich.text import Text
@@ -37,21 +38,53 @@ def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
         yield update
 
 
+class ScheduleBar:
+    """How far the scheduling of many pods went: `update(done, planned)` after each pod (the
+    engine's progress callback); `paused()` hides the bar while something is printed to the
+    same terminal. Without a terminal it draws nothing (`ScheduleBar(None)`)."""
+
+    def __init__(self, bars: Any = None, task: Any = None) -> None:
+        self._bars, self._task = bars, task
+
+    def update(self, done: int, planned: int) -> None:
+        if self._bars is not None:
+            self._bars.update(self._task, completed=done, total=planned)
+
+    def paused(self) -> ContextManager[None]:
+        if self._bars is None:
+            return nullcontext()
+        return self._pause()
+
+    @contextmanager
+    def _pause(self) -> Iterator[None]:
+        self._bars.stop()       # transient: the bar is erased
+        try:
+            yield
+        finally:
+            self._bars.start()
+
+
+@contextmanager
+def scheduling_bar(stream: TextIO, *, color: bool, enabled: bool, what: str = "scheduling pods") \
+        -> Iterator[ScheduleBar]:
+    """A bar on `stream` (stderr, when `enabled`: it is a terminal) while pods are scheduled,
+    gone when done; never written to stdout, so `-o json`/`-o yaml` stay clean."""
+    if not enabled:
+        yield ScheduleBar()
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
+
+    console = Console(file=stream, force_terminal=True, no_color=not color, highlight=False)
+    with Bars(TextColumn(f"{what:<24}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+              console=console, transient=True, redirect_stdout=False, redirect_stderr=False) as bars:
+        yield ScheduleBar(bars, bars.add_task(what, total=None))
+
+
 def live_json(server: str, context: Optional[str], server_version: Optional[str],
               comparison: Optional[Comparison]) -> dict[str, Any]:
     """The trace's `live` key: where it was read, and the comparison with the scheduler."""
     return {"server": server, "context": context, "serverVersion": server_version,
             **(comparison.to_json() if comparison is not None else {})}
-
-
-def pending_json(results: list[LivePod], server: str, context: Optional[str],
-                 server_version: Optional[str]) -> dict[str, Any]:
-    """`--pending -o json`: a SchedulingTraceList of the explained pods, each with its `live`
-    key, and the skipped ones with why."""
-    return {"apiVersion": "kexplain/v1", "kind": "SchedulingTraceList",
-            "items": [{**r.trace, "live": live_json(server, context, server_version, r.comparison)}
-                      for r in results if r.trace is not None],
-            "skipped": [{"pod": r.key, "reason": r.skipped} for r in results if r.trace is None]}
 
 
 def print_comparison(console: Console, comparison: Comparison) -> None:
@@ -95,20 +128,19 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
     return res.key, status, {True: "agrees", False: "differs"}.get(agrees, "-"), why
 
 
-def print_pending(out: TextIO, console: Console, results: list[LivePod], *, where: str, details: bool,
-                  wide: bool = False) -> None:
-    """One line per pod (the why column unpadded, however long); with `details`, each pod's
-    full explanation and comparison after the list. `where`: the namespace(s) looked at."""
-    if not results:
+def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str, str]], detailed: list[LivePod], *,
+                  where: str, wide: bool = False) -> None:
+    """One line per pod (`summary` of each; the why column unpadded, however long); then each
+    pod of `detailed` (--details) explained in full, with its comparison. `where`: the
+    namespace(s) looked at."""
+    if not rows:
         out.write(f"No pod in {where} is Pending with PodScheduled=False.\n")
         return
-    rows = [COLUMNS] + [summary(r) for r in results]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    for row in rows:
+    table = [COLUMNS, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(3)]
+    for row in table:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3] + "\n")
-    if not details:
-        return
-    for res in results:
+    for res in detailed:
         if res.trace is None:
             continue
         out.write("\n")

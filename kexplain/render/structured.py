@@ -3,16 +3,34 @@ the objects a snapshot saves (a `kind: List`, as `kubectl get -o json` writes on
 
 The documents are written as they are: the trace's keys are the contract (README), so
 nothing here reorders or drops them.
+
+A list of traces can be written as it is produced (`ListWriter`): each item goes out when it
+is ready and is not kept, so memory does not grow with the number of pods. The text is the
+same as `dumps` of the whole document would give: JSON indented by 2 (valid once closed),
+YAML one mapping whose `items` are written one by one (`- ...` entries; without anchors, as
+each item is dumped on its own).
 """
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import Any, Mapping, TextIO
 
 import yaml
 
 FORMATS = ("json", "yaml")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Unaliased(_DUMPER):  # type: ignore[misc,valid-type]
+    """YAML without anchors: items dumped one by one would each number theirs from `id001`,
+    and a reader refuses an anchor defined twice in one document."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def _yaml(doc: Any) -> str:
+    return yaml.dump(doc, Dumper=_Unaliased, sort_keys=False, allow_unicode=False)
 
 
 def dumps(doc: Any, fmt: str) -> str:
@@ -26,6 +44,51 @@ def dumps(doc: Any, fmt: str) -> str:
 
 def write(out: TextIO, doc: Any, fmt: str) -> None:
     out.write(dumps(doc, fmt))
+
+
+class ListWriter:
+    """A `{head..., "items": [...], tail...}` document written item by item: `item` for each
+    element as it is produced, `close` with the keys that come after the items. Nothing is kept
+    but whether an item was written."""
+
+    def __init__(self, out: TextIO, fmt: str, head: Mapping[str, Any], key: str = "items") -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"not a structured format: {fmt}")
+        self.out, self.fmt, self.key = out, fmt, key
+        self.count = 0
+        if fmt == "json":
+            body = json.dumps(dict(head), indent=2)[:-2]        # without the closing "\n}"
+            self.out.write(f"{body},\n" if head else "{\n")
+            self.out.write(f"  {json.dumps(key)}: [")
+        else:
+            if head:
+                self.out.write(_yaml(dict(head)))
+
+    def item(self, doc: Any) -> None:
+        """One more element of the list, written now."""
+        if self.fmt == "json":
+            text = json.dumps(doc, indent=2).replace("\n", "\n    ")    # JSON strings hold no raw newline
+            self.out.write(("\n    " if not self.count else ",\n    ") + text)
+        else:
+            if not self.count:
+                self.out.write(f"{self.key}:\n")
+            self.out.write(_yaml([doc]))
+        self.count += 1
+        self.out.flush()
+
+    def close(self, tail: Mapping[str, Any]) -> None:
+        """The keys after the list; the document is complete."""
+        if self.fmt == "json":
+            self.out.write("\n  ]" if self.count else "]")
+            for k, v in tail.items():
+                self.out.write(f",\n  {json.dumps(k)}: " + json.dumps(v, indent=2).replace("\n", "\n  "))
+            self.out.write("\n}\n")
+        else:
+            if not self.count:
+                self.out.write(_yaml({self.key: []}))
+            if tail:
+                self.out.write(_yaml(dict(tail)))
+        self.out.flush()
 
 
 def objects_text(objects: list[dict[str, Any]], *, as_yaml: bool, single: bool = False) -> str:

@@ -124,10 +124,11 @@ def test_workload_pod_gets_its_claim(tmp_path):
 
 def test_each_replica_gets_its_own_claim(tmp_path):
     loaded = load(write(tmp_path, [deployment(3)]))
-    [outcome] = explain_batch(loaded.batch, loaded.pool, RunOptions())
-    assert len(outcome.attempts) == 3
+    attempts = []      # every copy's placement, as it is produced (an outcome keeps only the ones shown)
+    [outcome] = explain_batch(loaded.batch, loaded.pool, RunOptions(), sink=attempts.append)
+    assert len(attempts) == len(outcome.copies) == 3
     seen = set()
-    for attempt in outcome.attempts:
+    for attempt in attempts:
         pod_ = attempt.inputs.pod
         [entry] = pod_.status["resourceClaimStatuses"]
         claim = claims_of(attempt.inputs.snapshot)[entry["resourceClaimName"]]
@@ -136,7 +137,7 @@ def test_each_replica_gets_its_own_claim(tmp_path):
         assert attempt.trace.to_json()["preEnqueue"][1] == {"plugin": "DynamicResources", "code": "Success"}
         seen.add(entry["resourceClaimName"])
     assert len(seen) == 3
-    last = outcome.attempts[-1].inputs.snapshot
+    last = attempts[-1].inputs.snapshot
     assert seen <= set(claims_of(last))      # the earlier copies' claims stay in the cluster
 
 

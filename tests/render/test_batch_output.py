@@ -114,24 +114,24 @@ def test_replica_heading_is_short_and_the_nodes_wrap_between_names(capsys, tmp_p
 
 
 def test_a_thousand_copies_on_many_nodes_read_in_a_few_lines(capsys, tmp_path):
+    """Many copies are read in counts (issue 18): the heading counts them per zone, the table
+    has a row per node with the first and last copy there, then the copy that does not fit."""
     nodes = eks_nodes(12, pods="60")
+    names = {n["metadata"]["name"] for n in nodes}
     pods = write(tmp_path, "web.yaml", workload("Deployment", "web", 1000, cpu="1m", namespace="shop"))
     code, out, _ = kexplain(capsys, pods, "--nodes", write(tmp_path, "pool.yaml", *nodes), "--no-suggestions")
     assert code == 1
     lines = out.splitlines()
-    assert lines[0] == "=== Deployment shop/web (priority 0): 720 of 1000 replicas fit"
+    assert lines[:2] == ["=== Deployment shop/web (priority 0): 720 of 1,000 replicas fit on 12 nodes:",
+                         "    us-east-1a 240, us-east-1b 240, us-east-1c 240"]
     assert_readable(out)
-    where = " ".join(lines[1:next(i for i, line in enumerate(lines) if line.startswith("By zone:"))])
-    assert "On 12 nodes: " in where and "×60" in where and "... and 2 more nodes" in where
-    assert "By zone: us-east-1a ×240, us-east-1b ×240, us-east-1c ×240" in lines
-    title = "Copies, in the order they were placed (the first 5 and the last 5 of 721):"
-    start = lines.index(title)
+    start = lines.index("Copies by node, in the order they were placed (721 copies):")
     table = lines[start + 1:lines.index("Why web-720 does not fit:")]
-    assert table[0].split() == ["#", "pod", "node"]
-    assert [r.split()[1] for r in table[1:6]] == [f"web-{i}" for i in range(5)]
-    assert table[6].split() == ["...", "(711", "more", "copies)"]
-    assert [r.split()[1] for r in table[7:]] == [f"web-{i}" for i in range(716, 721)]
-    assert table[-1].endswith("web-720  (does not fit: Unschedulable)")
+    assert table[0].split() == ["node", "zone", "copies", "first", "last"]
+    rows = [r.split() for r in table[1:-1]]
+    assert {r[0] for r in rows} == names and all(r[2] == "60" for r in rows)
+    assert rows[0][3] == "web-0" and sorted(int(r[4].removeprefix("web-")) for r in rows)[-1] == 719
+    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "web-720"]
     assert len(out.splitlines()) < 80
 
 
