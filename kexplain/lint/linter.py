@@ -32,7 +32,8 @@ from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, dotted_path, not_served, unknown_field_warning,
                                         unknown_fields_error)
-from kexplain.lint.documents import Document, Location, line_of, read_documents, unwrap
+from kexplain.lint.devices import DEVICE_RULES, check_devices
+from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
 
@@ -88,6 +89,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
 )}
 
 
@@ -306,11 +308,20 @@ class Linter:
         try:
             for item in items:
                 self.lint_document(item)
+            self._check_devices(items)
             self._schedule_file()
         finally:
             self._file = None
         if error is not None:
             self._unreadable(path, error)
+
+    def _check_devices(self, items: list[Document]) -> None:
+        """DRA references and selectors (`kexplain.lint.devices`), against the pool as the file
+        leaves it when there is one."""
+        cluster = self._file.pool.snapshot if self._file is not None else None
+        refused = set(self._file.refused) if self._file is not None else set()
+        for p in check_devices(items, cluster, refused):
+            self._add(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message, field=p.field))
 
     def _file_cluster(self, items: list[Document], path: str) -> "_FileCluster":
         """The pool as the file leaves it (`Pool.extended`): its objects of the kinds the
@@ -348,7 +359,8 @@ class Linter:
                 if isinstance(err.obj, dict) and (ObjectRef.of(err.obj).kind, ObjectRef.of(err.obj).name) != \
                         (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
                     message = f"{describe(err.obj)}: {message}"
-                refused[_key(doc.location)] = Finding("admission", doc.location, ref, message, field=err.field)
+                location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
+                refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
         return _FileCluster(pool, refused)

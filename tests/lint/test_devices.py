@@ -254,3 +254,19 @@ def test_problem_rules_are_described():
     from kexplain.lint.devices import DEVICE_RULES
     assert {r for r, _, _ in DEVICE_RULES} == {SELECTOR, MISSING_CLASS, MISSING_CLAIM, MISSING_TEMPLATE}
     assert yaml.safe_dump([list(r) for r in DEVICE_RULES])      # plain data the linter can register
+
+
+def test_lint_reports_the_device_findings_at_their_lines(tmp_path):
+    (tmp_path / "pool.yaml").write_text(POOL)
+    (tmp_path / "app.yaml").write_text(APP)
+    report = lint(LintOptions((str(tmp_path / "app.yaml"),), (str(tmp_path / "pool.yaml"),)))
+    found = {(f.rule, f.location.line) for f in report.findings if f.rule in (MISSING_CLASS, MISSING_CLAIM,
+                                                                           MISSING_TEMPLATE)}
+    assert found == {(MISSING_CLASS, 10), (MISSING_CLASS, 16), (MISSING_CLASS, 36), (MISSING_CLAIM, 32),
+                     (MISSING_TEMPLATE, 34)}
+
+
+def test_lint_without_a_pool_reports_selectors_that_do_not_compile(tmp_path):
+    (tmp_path / "bad.yaml").write_text(BAD_SELECTORS)
+    report = lint(LintOptions((str(tmp_path / "bad.yaml"),)))
+    assert [(f.rule, f.location.line) for f in report.findings if f.rule == SELECTOR] == [(SELECTOR, 8), (SELECTOR, 21)]
