@@ -183,4 +183,4 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s: DraState | None = state.get(STATE_KEY)
         if s is None or not s.claims:
             return None
-        return explain_node(s, node_info.node)
+        return explain_node(s, node_info.node, node_info.pods)     # the node's pods hold its devices
