@@ -15,7 +15,11 @@ in a fresh subprocess so that its peak RSS (`resource.getrusage`) is its own:
 - cli: `kexplain pod.yaml --nodes cluster.json -o json` (to /dev/null), against `json.load`
   of the same file in another subprocess of the same run, the fastest of REPEAT runs each;
   and the same command on cluster.yaml;
-- lint: `kexplain lint` of the two generated pods against the snapshot as the pool.
+- lint: `kexplain lint` of the two generated pods against the snapshot as the pool;
+- many pods (issue 18's targets): `--replicas 1000` of the pending pod (table output, and
+  `-o json` to /dev/null) and of a plain pod (requests and a nodeSelector only), each as a ratio
+  to the `json.load` of the same run, with the command's peak RSS (`--copies N` to change
+  the count, `--copies 0` to skip).
 
 Wall times on a shared machine are noisy (on the 2-core VM these figures come from, the same
 pure-Python loop varies by up to 1.6x from one second to the next): CPU time (user + system,
@@ -23,6 +27,7 @@ or `time.process_time` inside the process) is reported beside each, and the repe
 measurements keep their fastest run.
 
     .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
+        [--copies 1000] [--only-copies]
 """
 from __future__ import annotations
 
@@ -134,12 +139,14 @@ def run_cli(*args: str) -> dict[str, Any]:
 def ensure_generated(base: Path, nodes: int, yaml_too: bool) -> dict[str, Path]:
     import generate
     out = base / f"n{nodes}"
-    roles = ("json", "yaml", "pod", "pod-unschedulable", "config-100")
+    roles = ("json", "yaml", "pod", "pod-unschedulable", "config-100", "pod-plain")
     paths = {r: out / (f"cluster.{r}" if r in ("json", "yaml") else f"{r}.yaml") for r in roles}
     missing = [r for r, p in paths.items() if not p.exists() and (yaml_too or r != "yaml")]
-    if missing:
+    if any(r in ("json", "yaml") for r in missing):
         print(f"generating {nodes} nodes in {out} ...", file=sys.stderr)
         generate.write(out, nodes, formats=("yaml", "json") if yaml_too else ("json",))
+    elif missing:                           # a snapshot from before a pod was added: the pods alone
+        generate.write_pods(out)
     return paths
 
 
@@ -147,7 +154,20 @@ def fmt(r: dict[str, Any]) -> str:
     return f"{r['wall']:7.2f} s ({r['cpu']:6.2f} s CPU)"
 
 
-def bench(sizes: list[int], base: Path, yaml_too: bool) -> None:
+def many_pods_rows(paths: dict[str, Path], copies: int, json_load: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Issue 18's rows: `copies` replicas of the benchmark's pod (table, -o json) and of a plain
+    pod, each the fastest of REPEAT runs, with its ratio to `json_load` (of the same run)."""
+    rows = []
+    cluster = str(paths["json"])
+    for label, pod, output in (("pending pod, table", "pod", ()), ("pending pod, -o json", "pod", ("-o", "json")),
+                               ("plain pod, table", "pod-plain", ())):
+        r = best_of(REPEAT, lambda: run_cli(str(paths[pod]), "--nodes", cluster, "--replicas", str(copies), *output))
+        ratio = f"{r['wall'] / json_load['wall']:.2f}x json.load ({r['cpu'] / json_load['cpu']:.2f}x CPU)"
+        rows.append((f"`--replicas {copies}`, {label}: {ratio} (best of {REPEAT})", r))
+    return rows
+
+
+def bench(sizes: list[int], base: Path, yaml_too: bool, copies: int = 1000) -> None:
     print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}")
     header = ("| nodes | pods | measurement | wall (CPU) | peak RSS |", "| ---: | ---: | --- | --- | ---: |")
@@ -182,9 +202,24 @@ def bench(sizes: list[int], base: Path, yaml_too: bool) -> None:
         rows.append(("`kexplain lint pod.yaml pod-unschedulable.yaml --nodes cluster.json`",
                      run_cli("lint", str(paths["pod"]), str(paths["pod-unschedulable"]), "--nodes", str(paths["json"]),
                              "--format", "json")))
+        if copies:
+            rows += many_pods_rows(paths, copies, json_load)
         for label, r in rows:
             print(f"| {nodes} | {pods} | {label} | {fmt(r)} | {r['peak_mb']:.0f} MB |", flush=True)
         print(f"| {nodes} | {pods} | CLI / json.load | {ratio:.2f}x ({cpu_ratio:.2f}x CPU) | |", flush=True)
+
+
+def only_copies(sizes: list[int], base: Path, copies: int) -> None:
+    """The many-pods rows alone, beside the json.load they are measured against."""
+    print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("| nodes | measurement | wall (CPU) | peak RSS |\n| ---: | --- | --- | ---: |")
+    for nodes in sizes:
+        paths = ensure_generated(base, nodes, False)
+        json_load = best_of(REPEAT, lambda: run_worker("json", str(paths["json"])))
+        for label, r in [(f"json.load of cluster.json (best of {REPEAT})", json_load),
+                         *many_pods_rows(paths, copies, json_load)]:
+            print(f"| {nodes} | {label} | {fmt(r)} | {r['peak_mb']:.0f} MB |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,8 +233,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,2500,5000")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
     parser.add_argument("--no-yaml", action="store_true", help="skip the YAML snapshot (slow to load)")
+    parser.add_argument("--copies", type=int, default=1000, help="replicas in the many-pods rows (0: skip them)")
+    parser.add_argument("--only-copies", action="store_true", help="only json.load and the many-pods rows")
     args = parser.parse_args(argv)
-    bench([int(s) for s in args.sizes.split(",")], args.dir, not args.no_yaml)
+    if args.only_copies:
+        only_copies([int(s) for s in args.sizes.split(",")], args.dir, args.copies or 1000)
+        return 0
+    bench([int(s) for s in args.sizes.split(",")], args.dir, not args.no_yaml, args.copies)
     return 0
 
 

@@ -14,7 +14,8 @@ Written to OUT (a directory):
   constraints, required node affinity and a toleration; it fits;
 - `pod-unschedulable.yaml`: the same pod asking for more CPU (34 cores) than any node has left, with a
   high priority: Unschedulable, and DefaultPreemption looks for victims on every node;
-- `config-100.yaml`: a KubeSchedulerConfiguration with percentageOfNodesToScore: 100.
+- `config-100.yaml`: a KubeSchedulerConfiguration with percentageOfNodesToScore: 100;
+- `pod-plain.yaml`: a plain pod (requests and a nodeSelector only), for the many-copies row.
 
     .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--pods-per-node 30] [--seed 1]
 """
@@ -269,6 +270,26 @@ def pending_pod(unschedulable: bool = False) -> Obj:
             "spec": spec}
 
 
+def plain_pod() -> Obj:
+    """A pod with requests and a nodeSelector only: what most of a rollout's pods look like
+    (no pod affinity, no spread constraints of its own, owned by nothing)."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "plain", "namespace": BENCH_NAMESPACE, "labels": {"app": "plain"}},
+            "spec": {"containers": [{"name": "app", "image": "registry.example/plain:1.0.0",
+                                     "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}}],
+                     "nodeSelector": {"pool": "general"}}}
+
+
+def write_pods(out: Path) -> dict[str, Path]:
+    """The pending pods and the configuration under `out` (by role), for an existing snapshot too."""
+    paths: dict[str, Path] = {}
+    for role, obj in (("pod", pending_pod()), ("pod-unschedulable", pending_pod(True)), ("config-100", CONFIG_100),
+                      ("pod-plain", plain_pod())):
+        paths[role] = out / f"{role}.yaml"
+        paths[role].write_text(yaml.dump(obj, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    return paths
+
+
 CONFIG_100 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
               "percentageOfNodesToScore": 100}
 
@@ -287,9 +308,7 @@ def write(out: Path, nodes: int, pods_per_node: int = 30, apps: int = 300, seed:
         paths["yaml"] = out / "cluster.yaml"
         with open(paths["yaml"], "w", encoding="utf-8") as fh:
             yaml.dump(doc, fh, Dumper=DUMPER, sort_keys=False)
-    for role, obj in (("pod", pending_pod()), ("pod-unschedulable", pending_pod(True)), ("config-100", CONFIG_100)):
-        paths[role] = out / f"{role}.yaml"
-        paths[role].write_text(yaml.dump(obj, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    paths.update(write_pods(out))
     return paths
 
 

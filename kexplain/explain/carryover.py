@@ -26,7 +26,7 @@ from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for, schedule_options
 from kexplain.framework.opportunistic_batch import OpportunisticBatch
 from kexplain.framework.schedule import schedule_pod
-from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.framework.trace import GATED, SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins.default_preemption import DISRUPTION_TARGET, REASON_PREEMPTION_BY_SCHEDULER
@@ -49,19 +49,34 @@ class Carryover:
     def seeded(cls, nominated: dict[str, list[PodInfo]]) -> "Carryover":
         return cls({node: list(pods) for node, pods in nominated.items()})
 
-    def run(self, inputs: Inputs, options: RunOptions) -> Trace:
+    def run(self, inputs: Inputs, options: RunOptions, quiet: RunOptions | None = None) -> Trace:
         """One cycle of `inputs.pod` after the cycles before it: with the nominations they left
-        and its profile's batch; then its own nomination is remembered."""
+        and its profile's batch; then its own nomination is remembered.
+
+        With `quiet` (a copy nobody reads in full unless it does not fit), the cycle runs as
+        `quiet` says, and only when the pod is not scheduled then is it run again, from the
+        same memory, as `options` say: the decision is the same, the extra keys differ."""
         inputs = replace(inputs, nominated={n: list(p) for n, p in self.nominated.items() if p})
-        fw = framework_for(inputs, options)
-        batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch())
-        trace = schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
-                                                     cycle=self.cycle + 1))
+        if quiet is not None:
+            kept = {name: b.clone() for name, b in self.batches.items()}
+            trace = self._cycle(inputs, quiet)
+            if trace.result.status != SCHEDULED:
+                self.batches = kept
+                trace = self._cycle(inputs, options)
+        else:
+            trace = self._cycle(inputs, options)
         if trace.result.status != GATED:       # a gated pod never leaves the queue: no cycle
             self.cycle += 1
         if trace.result.status == UNSCHEDULABLE and trace.post_filter:
             self._nominate(inputs.pod, trace.post_filter.get("nominatedNodeName") or "")
         return trace
+
+    def _cycle(self, inputs: Inputs, options: RunOptions) -> Trace:
+        """The cycle itself, with the batch of the pod's profile (changed by it)."""
+        fw = framework_for(inputs, options)
+        batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch())
+        return schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
+                                                    cycle=self.cycle + 1))
 
     def _nominate(self, pod: PodInfo, node: str) -> None:
         """The pod nominated to `node` (a nomination to no node leaves an earlier one)."""

@@ -20,6 +20,12 @@ PreBind do (a free volume it was matched to is taken, a claim to provision gets 
 node: `bind`); the snapshot the caller passed in is never changed, and every index cached on it
 (by the snapshot or by a plugin) stays valid for it.
 
+What a copy's trace holds: the first copy, the last one and a copy that does not fit are
+explained in full (filterAll, and the extra keys the options ask for); every other copy, which
+the views only count and name, is scheduled without them (`quiet_options`: its trace has no
+`filterAll` key and no extra keys; its decision is the same). So `-o json` lists a trace per
+copy, most of them without `filterAll`.
+
 Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): `<name>-<i>`,
 or a StatefulSet's pod of ordinal i, with that ordinal's claims. Each copy is a `Placement`:
 the one record of a pod scheduled in turn, which `kexplain.explain.batch` and lint read.
@@ -182,9 +188,23 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
     return snapshot.with_pod_bound(bound_copy(obj, node, labels))
 
 
-def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None) -> Trace:
-    """One cycle: after the cycles `carry` remembers, or on its own."""
-    return carry.run(inputs, options) if carry is not None else explain(inputs, options)
+def quiet_options(options: RunOptions) -> RunOptions:
+    """How a copy nobody reads in full runs: no filterAll, no extra keys, no preemption dry
+    run (a copy that does not fit runs again as `options` say: `_run`)."""
+    return replace(options.plain(), filter_all=False, preemption=False)
+
+
+def _run(inputs: Inputs, options: RunOptions, carry: Carryover | None, shown: bool = True) -> Trace:
+    """One cycle: after the cycles `carry` remembers, or on its own. A copy not `shown` (not
+    the first or the last) runs quietly (`quiet_options`), and again in full only when it
+    does not fit: that is the copy the views show in full."""
+    if shown:
+        return carry.run(inputs, options) if carry is not None else explain(inputs, options)
+    quiet = quiet_options(options)
+    if carry is not None:
+        return carry.run(inputs, options, quiet)
+    trace = explain(inputs, quiet)
+    return trace if trace.result.status == SCHEDULED else explain(inputs, options)
 
 
 def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -> Placement:
@@ -200,13 +220,14 @@ def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
     """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
     names it (by default `<name>-<i>`), each bound before the next (after the cycles `carry`
     remembers, when given); stops after the first copy that does not fit (that placement has
-    `node` None)."""
+    `node` None). Only the first copy, the last and one that does not fit have a full trace;
+    the others have no filterAll and no extra keys (`_run`)."""
     snapshot = inputs.snapshot
     start = options.start_index
     for i in range(copies):
         copy_inputs = with_template_claims(replace(inputs, pod=PodInfo(pending_copy(inputs.pod, i, naming)),
                                                    snapshot=snapshot))     # each copy: its own claims
-        trace = _run(copy_inputs, options.at(start), carry)
+        trace = _run(copy_inputs, options.at(start), carry, shown=i in (0, copies - 1))
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if placement.node is None:
@@ -350,7 +371,7 @@ def iter_daemon_placements(inputs: Inputs, options: RunOptions, nodes: Sequence[
     for i, name in enumerate(nodes):
         copy_inputs = with_template_claims(replace(inputs, pod=PodInfo(daemon_copy(inputs.pod, i, name, naming)),
                                                    snapshot=snapshot))
-        trace = _run(copy_inputs, options.at(start), carry)
+        trace = _run(copy_inputs, options.at(start), carry, shown=i in (0, len(nodes) - 1))
         placement = Placement(i, copy_inputs, trace, chosen_node(trace), start)
         yield placement
         if bind_each and placement.node is not None:

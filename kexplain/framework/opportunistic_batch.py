@@ -40,6 +40,13 @@ class OpportunisticBatch:
         self._ranking: SortedScores | None = None
         self._last: _LastCycle | None = None
 
+    def clone(self) -> "OpportunisticBatch":
+        """The same state, to go back to (a cycle run twice: quietly, then in full)."""
+        out = OpportunisticBatch()
+        out._signature, out._last = self._signature, self._last
+        out._ranking = self._ranking.clone() if self._ranking is not None else None
+        return out
+
     def get_node_hint(self, fw: "Framework", state: CycleState, pod: "PodInfo", cycle: int) -> tuple[str, str | None]:
         """The hint for `pod` in cycle `cycle` ("" for none) and its signature; a hint is popped
         from the kept ranking, so it is never handed out twice."""

@@ -33,6 +33,11 @@ class SortedScores:
     def __len__(self) -> int:
         return len(self._heap)
 
+    def clone(self) -> "SortedScores":
+        out = SortedScores.__new__(SortedScores)
+        out._heap = list(self._heap)
+        return out
+
     def _less(self, i: int, j: int) -> bool:
         return self._heap[i][1] > self._heap[j][1]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
-from kexplain.model.nodeinfo import Node
+from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +54,27 @@ class PodIndex:
             group = self.by_namespace[namespace] = PodGroup()
             group.entries = entries        # shared with the snapshot's index: never appended to
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
+
+    def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
+        """The index of `snapshot`, made from this one's by binding `pod` to `node`: the groups
+        the pod joins are copied with it appended (as the snapshot's own index appends it), every
+        other group and label index is shared (none is changed once built)."""
+        out = PodIndex.__new__(PodIndex)
+        out.by_namespace = dict(self.by_namespace)
+        group = out.by_namespace[pod.namespace] = PodGroup()
+        group.entries = snapshot.pods_by_namespace[pod.namespace]
+        out._by_label = {}
+        entry = (pod, node)
+        for (namespace, key), idx in self._by_label.items():
+            value = pod.labels.get(key) if namespace == pod.namespace else None
+            if value is not None:
+                idx = dict(idx)
+                grown = PodGroup()
+                old = idx.get(value)
+                grown.entries = [*old.entries, entry] if old is not None else [entry]
+                idx[value] = grown
+            out._by_label[(namespace, key)] = idx
+        return out
 
     def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
         idx = self._by_label.get((namespace, key))
@@ -115,4 +136,8 @@ class PodIndex:
 
 def pod_index(snapshot: Snapshot) -> PodIndex:
     """The snapshot's index, built on first use and shared by the plugins of a cycle."""
-    return snapshot.cached(POD_INDEX_KEY, lambda: PodIndex(snapshot))
+    return snapshot.cached(POD_INDEX_KEY, lambda: PodIndex(snapshot), _index_after_bind)
+
+
+def _index_after_bind(old: PodIndex, new: "Snapshot", pod: PodInfo, before: NodeInfo, after: NodeInfo) -> PodIndex:
+    return old.after_bind(new, pod, after.node)

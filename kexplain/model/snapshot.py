@@ -3,6 +3,10 @@
 Everything a plugin needs cluster-wide comes from here. Plugins that need an index
 of their own (images, volumes, owners) build it through `cached`, once per snapshot,
 instead of scanning all pods per node.
+
+A sequence of pods (replicas, a file's pods) binds one pod per cycle, and a bind changes one
+node: an index that says how to follow a bind (`cached(..., on_bind=...)`) is patched into the
+snapshot after the bind instead of being rebuilt over every pod of the cluster.
 """
 from __future__ import annotations
 
@@ -15,6 +19,10 @@ from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
 T = TypeVar("T")
+# How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
+# pod bound, the NodeInfo before, the NodeInfo after) -> the index of the snapshot after, or None
+# when it must be rebuilt there.
+OnBind = Callable[[Any, "Snapshot", PodInfo, NodeInfo, NodeInfo], Any]
 PodsByNamespace = dict[str, list[tuple[PodInfo, Node]]]
 
 
@@ -52,9 +60,11 @@ class Snapshot:
     _by_namespace: PodsByNamespace | None = field(default=None, repr=False)   # of these node_infos
     _by_name: dict[str, NodeInfo] = field(default_factory=dict, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _on_bind: dict[str, OnBind] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_name = {ni.name: ni for ni in self.node_infos}
+        if not self._by_name:
+            self._by_name = {ni.name: ni for ni in self.node_infos}
 
     @classmethod
     def build(cls, nodes: list[tuple[dict[str, Any], Source]], pods: list[dict[str, Any]],
@@ -122,16 +132,19 @@ class Snapshot:
     def with_objects(self, namespaces: dict[str, dict[str, str]],
                      objects: dict[str, list[dict[str, Any]]]) -> "Snapshot":
         """The same nodes and pods (and their index) with other namespaces and objects."""
-        return Snapshot(self.node_infos, namespaces, objects, self._by_namespace)
+        return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name)
 
     def fresh(self) -> "Snapshot":
         """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""
         return self.with_objects(self.namespaces, self.objects)
 
-    def cached(self, key: str, build: Callable[[], T]) -> T:
-        """An index computed once per snapshot (plugins name their keys after themselves)."""
+    def cached(self, key: str, build: Callable[[], T], on_bind: OnBind | None = None) -> T:
+        """An index computed once per snapshot (plugins name their keys after themselves).
+        With `on_bind`, the snapshot `with_pod_bound` makes gets the index patched by it."""
         if key not in self._cache:
             self._cache[key] = build()
+            if on_bind is not None:
+                self._on_bind[key] = on_bind
         return self._cache[key]
 
     # -- changes: a snapshot is never edited in place ----------------------------------
@@ -139,8 +152,8 @@ class Snapshot:
         """A new snapshot in which `pod` is bound to `pod.node_name`, as after a binding.
 
         Only that node's NodeInfo is cloned; the other NodeInfos, the namespaces and the
-        other objects are shared. The new snapshot starts with an empty `cached` store, so
-        no index built over this one (by the snapshot or by a plugin) is ever reused for it.
+        other objects are shared. Of the indexes cached on this snapshot, those registered with
+        an `on_bind` are patched into the new one; the others are built again when needed.
         """
         target = self._by_name.get(pod.node_name)
         if target is None:
@@ -152,7 +165,15 @@ class Snapshot:
         if self._by_namespace is not None:
             index = dict(self._by_namespace)
             index[pod.namespace] = [*index.get(pod.namespace, ()), (pod, bound.node)]
-        return Snapshot(infos, self.namespaces, self.objects, index)
+        by_name = dict(self._by_name)
+        by_name[bound.name] = bound
+        out = Snapshot(infos, self.namespaces, self.objects, index, by_name)
+        for key, on_bind in self._on_bind.items():
+            patched = on_bind(self._cache[key], out, pod, target, bound)
+            if patched is not None:
+                out._cache[key] = patched
+                out._on_bind[key] = on_bind
+        return out
 
     def with_pods_replaced(self, node_name: str, replaced: dict[int, PodInfo]) -> "Snapshot":
         """A new snapshot in which pods of `node_name` are replaced (`replaced`: id of the old
@@ -177,13 +198,36 @@ class Snapshot:
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/affinity",
-                           lambda: [ni for ni in self.node_infos if ni.pods_with_affinity])
+                           lambda: [ni for ni in self.node_infos if ni.pods_with_affinity],
+                           lambda old, new, pod, before, after: _rebound_list(
+                               old, new, before, after, bool(after.pods_with_affinity)))
 
     @property
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/anti-affinity",
-                           lambda: [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity])
+                           lambda: [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity],
+                           lambda old, new, pod, before, after: _rebound_list(
+                               old, new, before, after, bool(after.pods_with_required_anti_affinity)))
 
     def all_pods(self) -> Iterable[PodInfo]:
         for ni in self.node_infos:
             yield from ni.pods
+
+
+def unchanged_by_bind(old: Any, new: Snapshot, pod: PodInfo, before: NodeInfo, after: NodeInfo) -> Any:
+    """`on_bind` for an index of what a bind never changes (nodes, other objects): kept as it is."""
+    return old
+
+
+def _rebound_list(old: list[NodeInfo], new: Snapshot, before: NodeInfo, after: NodeInfo,
+                  member: bool) -> list[NodeInfo] | None:
+    """A list of NodeInfos in node order after `before` became `after`: replaced in place when
+    it was a member, None (rebuilt in order) when it joins, the same list when it stays out."""
+    if not member:
+        return old if all(ni is not before for ni in old) else None
+    for i, ni in enumerate(old):
+        if ni is before:
+            out = list(old)
+            out[i] = after
+            return out
+    return None

@@ -10,7 +10,7 @@ from kexplain.apimachinery.display import format_quantity
 from kexplain.framework.interface import MAX_NODE_SCORE, Explainer, ScorePlugin, SignPlugin
 from kexplain.framework import signers
 from kexplain.model.images import normalized_image_name
-from kexplain.model.snapshot import Snapshot
+from kexplain.model.snapshot import Snapshot, unchanged_by_bind
 from kexplain.plugins import names
 
 NAME = names.IMAGE_LOCALITY
@@ -78,7 +78,8 @@ class ImageLocality(ScorePlugin, Explainer, SignPlugin):
         if cached is not None and cached.uid == pod.uid:
             return cached
         snapshot = self.handle.snapshot
-        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot))
+        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot),
+                                 unchanged_by_bind)
         total = len(snapshot.node_infos)
         containers = [*(pod.spec.get("initContainers") or ()), *(pod.spec.get("containers") or ())]
         scored = []
@@ -109,7 +110,8 @@ class ImageLocality(ScorePlugin, Explainer, SignPlugin):
         """Each container image of the pod: on the node or not, its size and how many nodes
         have it (the score counts size times that share)."""
         snapshot = self.handle.snapshot
-        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot))
+        images = snapshot.cached(CACHE_KEY, lambda: build_image_states(snapshot),
+                                 unchanged_by_bind)
         out = []
         for c in [*(pod.spec.get("initContainers") or ()), *(pod.spec.get("containers") or ())]:
             name = normalized_image_name(c.get("image") or "")

@@ -37,6 +37,8 @@ _EXISTING_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+EXISTING_KEY = NAME + "/existing"
+MAX_EXISTING_ENTRIES = 1024    # per snapshot: distinct incoming pods (namespace, labels) counted
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
@@ -173,6 +175,129 @@ class PreScoreState:
         return total
 
 
+# -- existing pods' terms, per incoming pod ------------------------------------------------------
+
+Incoming = tuple[str, tuple[tuple[str, str], ...]]      # an incoming pod as terms see it: namespace, labels
+ScoreAdds = list[tuple[str, int]]
+
+
+def incoming_key(pod: PodInfo) -> Incoming:
+    return pod.namespace, tuple(sorted(pod.labels.items()))
+
+
+def existing_anti_keys(existing: PodInfo, pod: PodInfo, ns_labels: Mapping[str, str]) -> list[str]:
+    """The topology keys of `existing`'s required anti-affinity terms that match `pod`."""
+    return [t.topology_key for t in existing.required_anti_affinity_terms if t.matches(pod, ns_labels)]
+
+
+def existing_score_adds(existing: PodInfo, pod: PodInfo, ns_labels: Mapping[str, str], hard_weight: int) -> ScoreAdds:
+    """What `existing`'s terms add to the topology score of its node's domains for `pod`:
+    required affinity terms at the hard weight, preferred ones at their weight (anti: minus)."""
+    return [*((t.topology_key, hard_weight) for t in (existing.required_affinity_terms if hard_weight > 0 else ())
+              if t.matches(pod, ns_labels)),
+            *((t.topology_key, t.weight) for t in existing.preferred_affinity_terms if t.matches(pod, ns_labels)),
+            *((t.topology_key, -t.weight) for t in existing.preferred_anti_affinity_terms if t.matches(pod, ns_labels))]
+
+
+class ExistingTerms:
+    """Per incoming pod (namespace and labels: all the existing pods' terms look at), what the
+    existing pods' terms count against it: their required anti-affinity (PreFilter) and their
+    terms' scores (PreScore, per hard weight). Counted over the cluster's pods once per
+    snapshot, and followed through a bind (`after_bind`: the bound pod's terms added), so the
+    copies of a pod do not go over every pod with affinity again. Entries are never changed
+    once made (a bind makes new ones); readers copy them before changing them."""
+
+    def __init__(self) -> None:
+        self.pods: dict[Incoming, PodInfo] = {}          # one pod per entry, to match terms against
+        self.anti: dict[Incoming, TopologyCounts] = {}
+        self.scores: dict[tuple[Incoming, int], dict[str, dict[str, int]]] = {}
+
+    def _room(self) -> bool:
+        return len(self.anti) + len(self.scores) < MAX_EXISTING_ENTRIES
+
+    def anti_counts(self, pod: PodInfo, snapshot: Snapshot) -> TopologyCounts:
+        key = incoming_key(pod)
+        got = self.anti.get(key)
+        if got is None:
+            got = TopologyCounts()
+            ns_labels = snapshot.namespace_labels(pod.namespace)
+            matching: dict[int, list[str]] = {}     # a workload's pods share one term tuple
+            for ni in snapshot.have_pods_with_required_anti_affinity:
+                labels = ni.node.labels
+                for existing in ni.pods_with_required_anti_affinity:
+                    terms = existing.required_anti_affinity_terms
+                    keys = matching.get(id(terms))
+                    if keys is None:
+                        keys = matching[id(terms)] = existing_anti_keys(existing, pod, ns_labels)
+                    for k in keys:
+                        got.add(labels, k, 1)
+            if self._room():
+                self.pods.setdefault(key, pod)
+                self.anti[key] = got
+        return got
+
+    def score(self, pod: PodInfo, snapshot: Snapshot, hard_weight: int) -> dict[str, dict[str, int]]:
+        key = (incoming_key(pod), hard_weight)
+        got = self.scores.get(key)
+        if got is None:
+            s = PreScoreState({})
+            ns_labels = snapshot.namespace_labels(pod.namespace)
+            adding: dict[tuple[int, int, int], ScoreAdds] = {}
+            for ni in snapshot.have_pods_with_affinity:
+                labels = ni.node.labels
+                if not labels:
+                    continue
+                for existing in ni.pods_with_affinity:
+                    terms = (id(existing.required_affinity_terms), id(existing.preferred_affinity_terms),
+                             id(existing.preferred_anti_affinity_terms))
+                    adds = adding.get(terms)
+                    if adds is None:
+                        adds = adding[terms] = existing_score_adds(existing, pod, ns_labels, hard_weight)
+                    for topology_key, amount in adds:
+                        s.add(labels, topology_key, amount)
+            got = s.topology_score
+            if self._room():
+                self.pods.setdefault(key[0], pod)
+                self.scores[key] = got
+        return got
+
+    def after_bind(self, snapshot: Snapshot, bound: PodInfo, node: Node) -> "ExistingTerms":
+        """The entries of `snapshot`, this one's cluster with `bound` bound to `node`: each entry
+        the bound pod's terms change is copied and changed, the others are shared."""
+        out = ExistingTerms()
+        out.pods = dict(self.pods)
+        out.anti = dict(self.anti)
+        out.scores = dict(self.scores)
+        labels = node.labels
+        if bound.required_anti_affinity_terms:
+            for key, counts in self.anti.items():
+                pod = self.pods[key]
+                keys = existing_anti_keys(bound, pod, snapshot.namespace_labels(pod.namespace))
+                if keys:
+                    counts = out.anti[key] = counts.clone()
+                    for k in keys:
+                        counts.add(labels, k, 1)
+        if bound.has_affinity and labels:
+            for (key, hard_weight), by_key in self.scores.items():
+                pod = self.pods[key]
+                adds = existing_score_adds(bound, pod, snapshot.namespace_labels(pod.namespace), hard_weight)
+                if adds:
+                    s = PreScoreState({k: dict(v) for k, v in by_key.items()})
+                    for topology_key, amount in adds:
+                        s.add(labels, topology_key, amount)
+                    out.scores[(key, hard_weight)] = s.topology_score
+        return out
+
+
+def existing_terms(snapshot: Snapshot) -> ExistingTerms:
+    return snapshot.cached(EXISTING_KEY, ExistingTerms, _existing_after_bind)
+
+
+def _existing_after_bind(old: ExistingTerms, new: Snapshot, pod: PodInfo, before: NodeInfo,
+                         after: NodeInfo) -> ExistingTerms:
+    return old.after_bind(new, pod, after.node)
+
+
 # -- the plugin ---------------------------------------------------------------------------------
 
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreScorePlugin,
@@ -218,20 +343,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     @staticmethod
     def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
         """Each existing pod's required anti-affinity terms that match the incoming pod count
-        in their topology. Pods of a workload share one term tuple (PodInfo interns them):
-        which of its terms match is worked out once per tuple."""
-        counts = s.existing_anti_affinity_counts
-        matching: dict[int, list[str]] = {}
-        for ni in snapshot.have_pods_with_required_anti_affinity:
-            labels = ni.node.labels
-            for existing in ni.pods_with_required_anti_affinity:
-                terms = existing.required_anti_affinity_terms
-                keys = matching.get(id(terms))
-                if keys is None:
-                    keys = matching[id(terms)] = [t.topology_key for t in terms
-                                                  if t.matches(s.pod, s.namespace_labels)]
-                for key in keys:
-                    counts.add(labels, key, 1)
+        in their topology (`ExistingTerms`: once per snapshot and incoming pod, and through
+        binds; a copy here, as the state may be changed by preemption's what-ifs)."""
+        s.existing_anti_affinity_counts = existing_terms(snapshot).anti_counts(s.pod, snapshot).clone()
 
     @staticmethod
     def _count_incoming_terms(s: PreFilterState, snapshot: Snapshot) -> None:
@@ -317,29 +431,13 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
 
     def _score_existing_terms(self, s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
         """Existing pods' terms against the incoming pod (symmetry): what each matching term
-        adds to its topology, worked out once per workload's term tuples (see
-        _count_existing_anti_affinity)."""
-        ns_labels = snapshot.namespace_labels(pod.namespace)
-        hard_weight = self.hard_pod_affinity_weight
-        adding: dict[tuple[int, int, int], list[tuple[str, int]]] = {}
-        for ni in snapshot.have_pods_with_affinity:
-            labels = ni.node.labels
-            if not labels:
-                continue
-            for existing in ni.pods_with_affinity:
-                required = existing.required_affinity_terms
-                preferred = existing.preferred_affinity_terms
-                anti = existing.preferred_anti_affinity_terms
-                key = (id(required), id(preferred), id(anti))
-                adds = adding.get(key)
-                if adds is None:
-                    adds = adding[key] = [
-                        *((t.topology_key, hard_weight) for t in (required if hard_weight > 0 else ())
-                          if t.matches(pod, ns_labels)),
-                        *((t.topology_key, t.weight) for t in preferred if t.matches(pod, ns_labels)),
-                        *((t.topology_key, -t.weight) for t in anti if t.matches(pod, ns_labels))]
-                for topology_key, amount in adds:
-                    s.add(labels, topology_key, amount)
+        adds to its topology (`ExistingTerms`: once per snapshot and incoming pod, and
+        through binds), added to what the incoming pod's own terms counted."""
+        scores = existing_terms(snapshot).score(pod, snapshot, self.hard_pod_affinity_weight)
+        for key, by_value in scores.items():
+            mine = s.topology_score.setdefault(key, {})
+            for value, amount in by_value.items():
+                mine[value] = mine.get(value, 0) + amount
 
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
         return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)

@@ -10,6 +10,7 @@ its Services and controller (see `helper.spread`).
 """
 from __future__ import annotations
 
+import marshal
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -25,6 +26,7 @@ from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.nodeselector import RequiredNodeAffinity
 from kexplain.model.pod import PodInfo
 from kexplain.model.pod_index import pod_index
+from kexplain.model.snapshot import unchanged_by_bind
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, find_untolerated
 from kexplain.plugins import names
 from kexplain.plugins.helper.spread import default_selector, owner_index
@@ -36,6 +38,8 @@ _SKEWED = unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 PRE_SCORE_STATE_KEY = "PreScorePodTopologySpread"
+DOMAINS_KEY = names.POD_TOPOLOGY_SPREAD + "/domains"
+MAX_DOMAIN_SETS = 256      # per snapshot: distinct (node affinity, tolerations, constraints) seen
 
 DO_NOT_SCHEDULE, SCHEDULE_ANYWAY = "DoNotSchedule", "ScheduleAnyway"
 HONOR, IGNORE = "Honor", "Ignore"
@@ -171,6 +175,68 @@ class _Counter:
                         counts[node.name] = counts.get(node.name, 0) + 1
             self._memo[key] = counts
         return counts
+
+
+# --- eligible domains, per node set ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Domains:
+    """Of one constraint, over every node of the snapshot: each node whose pods it counts, with
+    its domain (`of_node`), and each such domain with a count of 0 in node order (`zero`, the
+    starting point of a count: a domain without matching pods still counts as a domain)."""
+
+    of_node: dict[str, str]
+    zero: dict[str, int]
+
+    def count(self, per_node: Mapping[str, int], only_known: bool = False) -> dict[str, int]:
+        """Matching pods per domain, from the matching pods per node (`per_node`: only the
+        nodes holding some). `only_known`: the result keeps `zero`'s domains and adds nothing
+        else (PreScore's counts, over domains given by the feasible nodes, start from them)."""
+        out = dict(self.zero)
+        of_node = self.of_node
+        for name, n in per_node.items():
+            value = of_node.get(name)
+            if value is not None and (not only_known or value in out):
+                out[value] = out.get(value, 0) + n
+        return out
+
+
+def _domains_key(pod: PodInfo, constraints: Sequence[Constraint], require_all: bool) -> bytes | None:
+    """What decides `Domains`: the pod's node affinity, node selector and tolerations (node
+    inclusion policies), and the constraints' keys and policies; None when it cannot be keyed."""
+    spec = pod.spec
+    affinity = spec.get("affinity")
+    try:
+        return marshal.dumps((spec.get("nodeSelector"), affinity.get("nodeAffinity") if isinstance(affinity, dict)
+                              else None, spec.get("tolerations"), require_all,
+                              [(c.topology_key, c.node_affinity_policy, c.node_taints_policy) for c in constraints]), 2)
+    except ValueError:
+        return None
+
+
+def eligible_domains(pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
+                     require_all: bool, fallback: str | None) -> list[Domains]:
+    """Per constraint, the nodes whose pods count and their domains. A node counts when it has
+    every constraint's key (with `require_all`) and the constraint's node inclusion policies
+    admit it; its domain is its label (`fallback` when it lacks it, None: it does not count)."""
+    affinity = _AffinityCache(pod)
+    out = [Domains({}, {}) for _ in constraints]
+    for ni in nodes:
+        node = ni.node
+        if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
+            continue
+        labels = node.labels
+        if require_all and not node_has_all_keys(labels, constraints):
+            continue
+        for c, d in zip(constraints, out):
+            if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
+                continue
+            value = labels.get(c.topology_key, fallback)
+            if value is None:
+                continue
+            d.of_node[ni.name] = value
+            d.zero.setdefault(value, 0)
+    return out
 
 
 # --- PreFilter / Filter state --------------------------------------------------------------
@@ -331,23 +397,31 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         state.write(PRE_FILTER_STATE_KEY, self._pre_filter_state(pod, nodes, constraints))
         return None, SUCCESS
 
+    def _domains(self, pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
+                 require_all: bool, fallback: str | None) -> list[Domains]:
+        """`eligible_domains`, kept on the snapshot for the snapshot's own node list: it depends
+        on the nodes only, so it outlives binds, and the copies of a pod find it there."""
+        snapshot = self._snapshot
+        key = _domains_key(pod, constraints, require_all) if snapshot is not None \
+            and nodes is snapshot.node_infos else None
+        if key is None:
+            return eligible_domains(pod, nodes, constraints, require_all, fallback)
+        # Shared by the snapshots one bind apart (same nodes); bounded by MAX_DOMAIN_SETS.
+        cache: dict[bytes, list[Domains]] = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)
+        got = cache.get(key)
+        if got is None:
+            got = eligible_domains(pod, nodes, constraints, require_all, fallback)
+            if len(cache) < MAX_DOMAIN_SETS:
+                cache[key] = got
+        return got
+
     def _pre_filter_state(self, pod: PodInfo, nodes: Sequence[NodeInfo],
                           constraints: list[Constraint]) -> PreFilterState:
-        affinity = _AffinityCache(pod)
+        """Matching pods per eligible domain: the domains worked out once per node set
+        (`_domains`), the pods counted on the nodes that hold matching ones."""
         counter = _Counter(nodes, self._snapshot)
-        per_node = [counter.per_node(c.selector, pod.namespace) for c in constraints]
-        match_num: list[dict[str, int]] = [{} for _ in constraints]
-        for ni in nodes:
-            node = ni.node
-            if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-                continue
-            if not node_has_all_keys(node.labels, constraints):
-                continue
-            for i, c in enumerate(constraints):
-                if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
-                    continue
-                value = node.labels[c.topology_key]
-                match_num[i][value] = match_num[i].get(value, 0) + per_node[i].get(ni.name, 0)
+        domains = self._domains(pod, nodes, constraints, True, None)
+        match_num = [d.count(counter.per_node(c.selector, pod.namespace)) for c, d in zip(constraints, domains)]
         paths = []
         for m in match_num:
             cp = CriticalPaths()
@@ -462,29 +536,21 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             s.topology_normalizing_weight.append(topology_normalizing_weight(size))
         return s
 
-    @staticmethod
-    def _count_domains(s: PreScoreState, pod: PodInfo, all_nodes: Sequence[NodeInfo],
+    def _count_domains(self, s: PreScoreState, pod: PodInfo, all_nodes: Sequence[NodeInfo],
                        require_all: bool, counter: _Counter) -> None:
-        """Matching pods per domain, over every node of the cluster the constraint includes."""
+        """Matching pods per domain, over every node of the cluster the constraint includes
+        (`_domains`), counted on the nodes that hold matching pods."""
         active = [i for i, c in enumerate(s.constraints) if s.topology_value_to_pod_counts[i]]
         if not active:
             return
-        affinity = _AffinityCache(pod)
-        per_node = {i: counter.per_node(s.constraints[i].selector, pod.namespace) for i in active}
-        for ni in all_nodes:
-            node = ni.node
-            if not ENABLE_NODE_INCLUSION_POLICY and not affinity(node):
-                continue
-            if require_all and not node_has_all_keys(node.labels, s.constraints):
-                continue
-            for i in active:
-                c = s.constraints[i]
-                if ENABLE_NODE_INCLUSION_POLICY and not c.includes_node(pod, node, affinity):
-                    continue
-                counts = s.topology_value_to_pod_counts[i]
-                value = node.labels.get(c.topology_key, "")
-                if value in counts:
-                    counts[value] += per_node[i].get(ni.name, 0)
+        domains = self._domains(pod, all_nodes, s.constraints, require_all, "")
+        for i in active:
+            counts = s.topology_value_to_pod_counts[i]
+            of_node = domains[i].of_node
+            for name, n in counter.per_node(s.constraints[i].selector, pod.namespace).items():
+                value = of_node.get(name)
+                if value is not None and value in counts:
+                    counts[value] += n
 
     # -- Score ----------------------------------------------------------------------------
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:

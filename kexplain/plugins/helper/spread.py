@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from kexplain.model.labels import LabelSelector, SelectorError, parse_selector, selector_from_set
 from kexplain.model.pod import PodInfo
-from kexplain.model.snapshot import Snapshot
+from kexplain.model.snapshot import Snapshot, unchanged_by_bind
 
 CACHE_KEY = "PodTopologySpread/owners"
 
@@ -59,7 +59,7 @@ class OwnerIndex:
 
 
 def owner_index(snapshot: Snapshot) -> OwnerIndex:
-    return snapshot.cached(CACHE_KEY, lambda: OwnerIndex.build(snapshot))
+    return snapshot.cached(CACHE_KEY, lambda: OwnerIndex.build(snapshot), unchanged_by_bind)
 
 
 def parse_group_version(api_version: str) -> tuple[str, str] | None:
