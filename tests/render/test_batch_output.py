@@ -185,9 +185,9 @@ def test_gated_by_a_missing_resource_claim_says_so(tmp_path):
            "spec": {"resourceClaims": [{"name": "my-gpu", "resourceClaimName": "gpu-claim"}],
                     "containers": [{"name": "c", "image": "x", "resources": {"claims": [{"name": "my-gpu"}]}}]}}
     report = lint(LintOptions((write(tmp_path, "p.yaml", pod),), node_paths=(write(tmp_path, "n.yaml", node("n1")),)))
-    (finding,) = report.findings
-    assert (finding.rule, finding.message) == (
-        "gated", 'held back by DynamicResources: could not find ResourceClaim "default/gpu-claim"')
+    assert sorted(f.rule for f in report.findings) == ["gated", "missing-resource-claim"]
+    (finding,) = [f for f in report.findings if f.rule == "gated"]
+    assert finding.message == 'held back by DynamicResources: could not find ResourceClaim "default/gpu-claim"'
     assert finding.details["plugin"] == "DynamicResources"
     assert "Pod default/gpu-metadata-reader: held back by DynamicResources" in render_text(report)
 
