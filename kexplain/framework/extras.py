@@ -71,16 +71,22 @@ def _pod_facts(pod: "PodInfo") -> dict[str, Any]:
 
 
 def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, explain_nodes: frozenset[str]) -> None:
-    """Extra key `details`: the pod's requests; facts for every node the search visited; for
+    """Extra key `details`: the pod's requests; facts for every node the search visited (with
+    the facts of the plugins the overview reads, `Explainer.in_overview`); for
     the nodes of `explain_nodes`, every plugin's `explain` facts, and for such a node the
     search never visited, every Filter plugin's verdict on it (`filterAll`, `examined: false`)."""
     snapshot = fw.snapshot
     visited = list(dict.fromkeys(trace.search.order)) if trace.search is not None else []
     nodes: dict[str, Any] = {}
+    overview = cycle.state is not None and any(pl.in_overview for pl in fw.explaining_plugins)
     for name in visited:
         ni = snapshot.get(name)
         if ni is not None:
             nodes[name] = node_facts(ni)
+            if overview and name not in explain_nodes:
+                facts = fw.run_explain(cycle.state.clone(), pod, ni, overview=True)
+                if facts:
+                    nodes[name]["plugins"] = facts
     for name in sorted(explain_nodes):
         ni = snapshot.get(name)
         if ni is None:

@@ -293,7 +293,11 @@ class Explainer(Plugin):
     (what it compared: requested against allocatable, the taints not tolerated, the skew per
     domain...), read from what its PreFilter/PreScore stored in the cycle state. It must not
     change the state, and returns None when it has nothing to say about the node. The
-    framework asks only after the scheduling decision (Framework.run_explain)."""
+    framework asks only after the scheduling decision (Framework.run_explain). A plugin whose
+    facts the overview reads for every node the search visited (not only for `--node`) says so
+    with `in_overview`."""
+
+    in_overview: ClassVar[bool] = False
 
     @abstractmethod
     def explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any] | None: ...

@@ -439,12 +439,16 @@ class Framework:
                                  *self.score_plugins]
         return [pl for pl in dict.fromkeys(ordered) if isinstance(pl, Explainer)]
 
-    def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any]:
+    def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
+                    overview: bool = False) -> dict[str, Any]:
         """plugin -> the facts its `explain` gives for the node (plugins with nothing to say
-        are left out). A plugin whose explain fails is listed with `{"error": ...}`: a broken
-        explanation must not hide the verdict it would have explained."""
+        are left out; with `overview`, only the plugins whose facts the overview reads). A
+        plugin whose explain fails is listed with `{"error": ...}`: a broken explanation must
+        not hide the verdict it would have explained."""
         out: dict[str, Any] = {}
         for pl in self.explaining_plugins:
+            if overview and not pl.in_overview:
+                continue
             try:
                 facts = pl.explain(state, pod, node_info)
             except Exception as err:  # noqa: BLE001 - reported in the facts, see above

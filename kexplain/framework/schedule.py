@@ -56,6 +56,8 @@ def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) ->
         _schedule(fw, pod, options, trace, cycle)
     except FrameworkError as err:
         trace.result = Result(ERROR, [], "", error=str(err))
+        if options.details:        # the facts of the nodes reached say what failed (a device's selector)
+            record_details(fw, pod, trace, cycle, options.explain_nodes)
         return trace
     if options.unexamined and cycle.searched and trace.result.status == SCHEDULED:
         evaluate_unexamined(fw, pod, trace, cycle)

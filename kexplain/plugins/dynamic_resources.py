@@ -44,6 +44,7 @@ ERR_STATE_NOT_FOUND = "not found"  # CycleState.Read's error when PreFilter did 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
                        ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, Explainer, SignPlugin):
     name = NAME
+    in_overview = True      # the table view groups the nodes by what their devices say
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Not signable with resource claims (whether their devices are on one node is not

@@ -24,10 +24,10 @@ NODES_NAMED = 8         # node names per group
 GROUPS_SHOWN = 6        # groups of nodes per section
 
 
-def nodes_named(nodes: list[str], limit: int = NODES_NAMED) -> str:
-    """`3 nodes: a, b, c` or `40 nodes: a, ..., h and 32 more`."""
+def nodes_named(nodes: list[str], limit: int | None = NODES_NAMED) -> str:
+    """`3 nodes: a, b, c` or `40 nodes: a, ..., h and 32 more` (no limit: every node)."""
     head = f"{len(nodes)} node{'' if len(nodes) == 1 else 's'}: "
-    if len(nodes) <= limit:
+    if limit is None or len(nodes) <= limit:
         return head + ", ".join(nodes)
     return head + ", ".join(nodes[:limit]) + f" and {len(nodes) - limit} more"
 
