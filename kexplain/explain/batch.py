@@ -196,7 +196,7 @@ class Queue:
             for inputs, node in u.each:
                 snapshot = bind(snapshot, inputs, self.options, inputs.pod.obj, node)
             for post in u.preempted:
-                snapshot = terminating(snapshot, _preempting(post))
+                snapshot = terminating(snapshot, post)
             self._snapshot, self._unbound = snapshot, None
         return self._snapshot
 
@@ -240,11 +240,6 @@ class Queue:
         self._snapshot = base
         self._unbound = _Unbound(base, outcome.last if bound_each else None, tuple(each), tuple(preempted))
         return outcome
-
-
-def _preempting(post: dict[str, Any]) -> Trace:
-    """A stand-in trace holding only what `terminating` reads: the nomination and its victims."""
-    return Trace(pod={}, profile="", post_filter=post)
 
 
 def _with_namespaces(carried: Snapshot, inputs: Inputs) -> Snapshot:

@@ -89,11 +89,11 @@ class Carryover:
         self.nominated.setdefault(node, []).append(PodInfo(obj))
 
 
-def terminating(snapshot: Snapshot, trace: Trace) -> Snapshot:
-    """The cluster after the cycle of `trace`: the victims of its preemption, if any, marked as
-    the scheduler marks them (DisruptionTarget condition, graceful deletion), still on their
-    node."""
-    post = trace.post_filter or {}
+def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
+    """The cluster after a cycle whose PostFilter said `post_filter` (a trace's `postFilter`):
+    the victims of its preemption, if any, marked as the scheduler marks them (DisruptionTarget
+    condition, graceful deletion), still on their node."""
+    post = post_filter or {}
     node, victims = post.get("nominatedNodeName") or "", set(post.get("victims") or ())
     info = snapshot.get(node) if node else None
     if info is None or not victims:

@@ -8,7 +8,6 @@ from pathlib import Path
 import yaml
 
 from kexplain.explain.carryover import terminating
-from kexplain.framework.trace import Trace
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -136,9 +135,7 @@ def test_victims_stay_on_their_node_terminating():
     info.add_pod(victim)
     info.add_pod(other)
     before = Snapshot([info])
-    trace = Trace(pod={"namespace": "default", "name": "big"}, profile="default-scheduler")
-    trace.post_filter = {"nominatedNodeName": "n1", "victims": ["default/low"]}
-    after = terminating(before, trace)
+    after = terminating(before, {"nominatedNodeName": "n1", "victims": ["default/low"]})
     pods = {p.name: p for p in after.get("n1").pods}
     assert terminating_by_preemption(pods["low"]) and not terminating_by_preemption(pods["other"])
     assert after.get("n1").requested.milli_cpu == before.get("n1").requested.milli_cpu == 1600
