@@ -7,6 +7,7 @@ validation) reads are defaulted; all work is done in place on copies.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from kexplain.apimachinery import quantity
@@ -36,10 +37,24 @@ def round_resource_list(rl: Any) -> None:
     if not isinstance(rl, dict):
         return
     for name, raw in list(rl.items()):
-        q = quantity.parse(raw)
-        rounded = quantity.round_up_milli(q)
-        if raw is None or rounded.value != q.value:
-            rl[name] = quantity.canonical(rounded)
+        rounded = _rounded_text(raw) if type(raw) is str else _rounded(raw)
+        if rounded is not None:
+            rl[name] = rounded
+
+
+def _rounded(raw: Any) -> str | None:
+    """The canonical text of `raw` rounded up to milli precision, None when it needs none."""
+    q = quantity.parse(raw)
+    rounded = quantity.round_up_milli(q)
+    if raw is None or rounded.value != q.value:
+        return quantity.canonical(rounded)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _rounded_text(raw: str) -> str | None:
+    """`_rounded` of a text: the same few texts recur on every node and container of a cluster."""
+    return _rounded(raw)
 
 
 def _image_tag(image: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
-from kexplain.admission import defaults, priority, runtimeclass, tolerations
+from kexplain.admission import defaults, priority, runtimeclass, shapes, tolerations
 
 from kexplain.admission.match_label_keys import merge_label_keys
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
@@ -27,6 +27,7 @@ from kexplain.admission.validate_pod import validate_pod_create
 from kexplain.admission.workloads import object_uid
 
 KNOWN_KINDS = frozenset(SCHEMAS)
+_MISSING = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
                                   "StatefulSet", "ReplicationController", "ResourceClaim",
@@ -40,6 +41,7 @@ class Admitted:
     objects: list[tuple[dict, Source]] = field(default_factory=list)
     pending: dict | None = None
     warnings: list[str] = field(default_factory=list)
+    patched: int = 0        # pods admitted by their shape's patch (`kexplain.admission.shapes`)
 
 
 def _kind(obj: object) -> str:
@@ -71,26 +73,69 @@ def copy_json(value: object) -> object:
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
-             stored: set[int]) -> list[tuple[dict, Source]]:
+             stored: set[int], shapes: "_Shapes | None" = None) -> list[tuple[dict, Source]]:
     """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
     scheduler does not read; deep copies of the objects admission will change, the stored ones
-    (never changed) noted in `stored` by identity."""
+    (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
+    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`)."""
     out: list[tuple[dict, Source]] = []
     for listed, src in cluster:
-        for obj, _ in flatten_lists(listed, src) if is_list(listed) else ((listed, ""),):
-            kind = _kind(obj)
-            if kind in KNOWN_KINDS:
-                if is_stored(obj):
-                    stored.add(id(obj))
-                    out.append((obj, src))
-                else:
-                    out.append((_copy(obj, src), src))
-            elif kind == "LimitRange":
-                warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
-                                "(kexplain does not emulate the LimitRanger admission plugin)")
-            else:
-                warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+        kind = _kind(listed)
+        # an object of a known kind is no list (none of them ends in List): no need to ask
+        if kind in KNOWN_KINDS or not is_list(listed):
+            _take(listed, kind, src, out, warnings, stored, shapes)
+        else:
+            for obj, _ in flatten_lists(listed, src):
+                _take(obj, _kind(obj), src, out, warnings, stored, shapes)
     return out
+
+
+def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], warnings: list[str],
+          stored: set[int], shapes: "_Shapes | None") -> None:
+    """One object of `_flatten`: kept, copied or skipped."""
+    if kind in KNOWN_KINDS:
+        if is_stored(obj):
+            stored.add(id(obj))
+            out.append((obj, src))
+        elif kind == "Pod" and shapes is not None:
+            out.append((shapes.note(obj, src), src))
+        else:
+            out.append((_copy(obj, src), src))
+    elif kind == "LimitRange":
+        warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
+                        "(kexplain does not emulate the LimitRanger admission plugin)")
+    else:
+        warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+
+
+class _Shapes:
+    """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
+    written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
+    first pod (copied and admitted by the full path), and each shape's patch once made (None:
+    the shape keeps the full path). Lives as long as the run; one entry per shape."""
+
+    def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
+        self.index = index if index is not None else shapes.ShapeIndex()
+        self.first: dict[bytes, dict] = {}          # shape -> its canonical pod
+        self.key_of: dict[int, bytes] = {}          # id(first pod's copy) or id(raw pod) -> shape
+        self.raw: set[int] = set()                  # ids of pods kept as written
+        self.patches: dict[bytes, shapes.Patch | None] = {}
+
+    def note(self, obj: dict, src: Source) -> dict:
+        """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
+        that one did, and is copied by nothing), else a copy, as for any other object."""
+        key = self.index.key(obj) if isinstance(obj, dict) else None
+        if key is not None and key in self.first:
+            self.key_of[id(obj)] = key
+            self.raw.add(id(obj))
+            return obj
+        copied = _copy(obj, src)
+        if key is not None:
+            found = shapes.canonical(obj, self.index.valid_nodes)
+            assert found is not None
+            self.first[key] = found
+            self.key_of[id(copied)] = key
+        return copied
 
 
 def _copy(obj: dict, src: Source) -> dict:
@@ -150,12 +195,17 @@ class _Admission:
     the API server's); a stored one (its id in `stored`, see `is_stored`) only takes
     its name and registers what later steps look up, and is never changed."""
 
-    def __init__(self, objects: list[tuple[dict, Source]], stored: set[int]) -> None:
+    def __init__(self, objects: list[tuple[dict, Source]], stored: set[int],
+                 shapes_seen: _Shapes | None = None) -> None:
         self.objects: list[tuple[dict, Source]] = []
         self._stored = stored
+        self._shapes = shapes_seen
+        self._node_topology: dict[str, dict[str, str]] = {}
+        self.patched = 0
         self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
-        for obj, src in objects:
-            self.add(obj, src)
+        for index, entry in enumerate(objects):       # `add`, for 150,000 objects
+            self._by_kind.setdefault(entry[0]["kind"], []).append((index, entry))
+        self.objects = list(objects)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
         self.runtime_classes: dict[str, dict] = {}
@@ -172,6 +222,29 @@ class _Admission:
     def stored(self, obj: dict) -> bool:
         return id(obj) in self._stored
 
+    def admit_pods(self) -> None:
+        """The cluster's pods, in file order, each replaced by its admitted self. (A pod kept
+        as written whose shape has a patch is patched here directly: the loop of 150,000.)"""
+        entries = self._by_kind.get("Pod", [])
+        raw = self._shapes.raw if self._shapes is not None else set()
+        key_of = self._shapes.key_of if self._shapes is not None else {}
+        patches = self._shapes.patches if self._shapes is not None else {}
+        stored = self._stored
+        for i, (index, (obj, src)) in enumerate(entries):
+            if id(obj) in stored:
+                self._register_stored_pod(obj, src)
+                continue
+            admitted = None
+            if id(obj) in raw:
+                patch = patches.get(key_of[id(obj)])
+                if patch is not None:
+                    admitted = self._admit_patched(obj, src, patch, bound=True)
+            if admitted is None:
+                admitted = self.admit_pod(obj, src, bound=True)
+            if admitted is not obj:
+                self.objects[index] = (admitted, src)
+                entries[i] = (index, (admitted, src))
+
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
         """The objects of these kinds, in file order."""
         found = [entry for kind in kinds for entry in self._by_kind.get(kind, ())]
@@ -181,7 +254,7 @@ class _Admission:
 
     def run_cluster_objects(self) -> None:
         for obj, src in self.objects:
-            if self.stored(obj):
+            if obj["kind"] == "Pod" or self.stored(obj):    # pods: `admit_pod` (and never cluster-scoped)
                 continue
             meta = defaults.meta_of(obj)
             if obj["kind"] in CLUSTER_SCOPED_KINDS:
@@ -253,10 +326,19 @@ class _Admission:
                 self.priority_classes[name] = priority.class_info(obj)
                 self.add(obj, BUILTIN)
 
-    def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> None:
+    def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> dict:
+        """Admit one pod by the full path; returns it admitted: `pod` itself, changed in place
+        (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy."""
         if self.stored(pod):
             self._register_stored_pod(pod, src)
-            return
+            return pod
+        shape = None
+        if self._shapes is not None:
+            shape = self._shapes.key_of.get(id(pod))
+            if id(pod) in self._shapes.raw:     # no patch for its shape, or its name is taken:
+                pod = _copy(pod, src)           # the full path (it decodes as its shape's first did)
+                check_decodes(pod, src)
+                shape = None
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
         if not meta.get("namespace"):
@@ -265,6 +347,23 @@ class _Admission:
         if meta.get("name") and key in self.pod_keys:
             raise _reject(_already_exists("pods", meta["name"]), src, pod)
         self.pod_keys.add(key)
+        self._admit_steps(pod, src)
+        if bound:
+            copied = self._topology_labels(spec.get("nodeName"))
+            if copied:
+                if not isinstance(meta.get("labels"), dict):
+                    meta["labels"] = {}
+                meta["labels"].update(copied)
+        self._pod_namespace_seen(meta["namespace"])
+        if shape is not None and self._shapes is not None and shape not in self._shapes.patches:
+            self._shapes.patches[shape] = self._patch_of(shape)
+        return pod
+
+    def _admit_steps(self, pod: dict, src: Source) -> None:
+        """What admission does to one pod between its name's check and its zone labels: the
+        generated uid, defaulting, the mutating plugins in the server's order, validation."""
+        meta = pod["metadata"]
+        spec = pod["spec"]
         if not meta.get("uid"):
             meta["uid"] = object_uid(pod)
         defaults.default_pod(pod)
@@ -283,14 +382,69 @@ class _Admission:
             runtimeclass.validate_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
             raise _reject(str(exc), src, pod) from None
-        if bound and spec.get("nodeName") in self.nodes:
-            node_labels = (self.nodes[spec["nodeName"]].get("metadata") or {}).get("labels") or {}
+
+    def _topology_labels(self, node_name: object) -> dict[str, str]:
+        """The zone and region labels PodTopologyLabels copies from a bound pod's node (one
+        small dict per node, kept for the run)."""
+        if not isinstance(node_name, str) or node_name not in self.nodes:
+            return {}
+        copied = self._node_topology.get(node_name)
+        if copied is None:
+            node_labels = (self.nodes[node_name].get("metadata") or {}).get("labels") or {}
             copied = {k: node_labels[k] for k in TOPOLOGY_LABELS if k in node_labels}
+            self._node_topology[node_name] = copied
+        return copied
+
+    def _patch_of(self, shape: bytes) -> shapes.Patch | None:
+        """The patch of a shape: its canonical pod admitted by the same steps (no name taken, no
+        zone labels: those are each pod's), diffed (`shapes.make_patch`); None when anything
+        refuses it or the patch would not replay exactly."""
+        assert self._shapes is not None
+        written = self._shapes.first[shape]
+        try:
+            work = copy_json(written)
+            assert isinstance(work, dict)
+            check_decodes(work, BUILTIN)
+            meta = defaults.meta_of(work)
+            defaults.spec_of(work)
+            if not meta.get("namespace"):
+                meta["namespace"] = "default"
+            self._admit_steps(work, BUILTIN)
+        except Exception:   # noqa: BLE001 - any refusal: the shape keeps the full path, which says it
+            return None
+        return shapes.make_patch(written, work, object_uid)
+
+    def _admit_patched(self, pod: dict, src: Source, patch: shapes.Patch, *, bound: bool) -> dict | None:
+        """A pod of a shape admitted before: its name taken, the shape's patch applied, its zone
+        labels copied. None when its name is taken (the full path refuses it, in its words)."""
+        meta = pod["metadata"]
+        namespace = meta.get("namespace") or "default"
+        key = (namespace, meta["name"])
+        if key in self.pod_keys:
+            return None
+        self.pod_keys.add(key)
+        admitted = patch.compiled()(pod, pod)
+        if bound:
+            copied = self._topology_labels(pod["spec"].get("nodeName"))
             if copied:
-                if not isinstance(meta.get("labels"), dict):
-                    meta["labels"] = {}
-                meta["labels"].update(copied)
-        self._pod_namespace_seen(meta["namespace"])
+                new_meta = admitted["metadata"]
+                labels = new_meta.get("labels")
+                if not isinstance(labels, dict):
+                    labels = dict(copied)
+                else:
+                    for k, v in copied.items():
+                        if labels.get(k, _MISSING) != v:
+                            labels = {**labels, **copied}       # as `dict.update`: new keys last
+                            break
+                    else:
+                        labels = None                           # its node's zone already
+                if labels is not None:
+                    if new_meta is meta:
+                        new_meta = admitted["metadata"] = meta.copy()
+                    new_meta["labels"] = labels
+        self._pod_namespace_seen(namespace)
+        self.patched += 1
+        return admitted
 
     def _register_stored_pod(self, pod: dict, src: Source) -> None:
         """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
@@ -300,7 +454,8 @@ class _Admission:
         if key[1] and key in self.pod_keys:
             raise _reject(_already_exists("pods", key[1]), src, pod)
         self.pod_keys.add(key)
-        self._pod_namespace_seen(namespace)
+        if namespace not in self._pod_namespace_set:
+            self._pod_namespace_seen(namespace)
 
     def _pod_namespace_seen(self, namespace: str) -> None:
         if namespace not in self._pod_namespace_set:
@@ -346,20 +501,26 @@ class _Admission:
 
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
-          stored: bool = False) -> Admitted:
+          stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
     Raises AdmissionRejected (the API server's message) for the first object it refuses, and
     InputError for a known kind that does not decode. `stored` objects (live cluster, snapshot)
     are returned as copies without any mutation or validation.
+
+    Bound pods of a shape met before are admitted by patching (`kexplain.admission.shapes`):
+    the same objects, the same refusals, far cheaper on a large cluster. `shape_index`: the
+    load's shapes when field validation already worked them out (`check_objects`). `by_shape`
+    False: every pod by the full path (what the tests compare the patched ones with).
     """
     result = Admitted()
     stored_ids: set[int] = set()
-    objects = _flatten(cluster, result.warnings, stored_ids)
+    seen = None if stored or not by_shape else _Shapes(shape_index)
+    objects = _flatten(cluster, result.warnings, stored_ids, seen)
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
-        if id(obj) not in stored_ids:
-            check_decodes(obj, src)
+        if id(obj) not in stored_ids and (seen is None or id(obj) not in seen.raw):
+            check_decodes(obj, src)     # (a pod kept as written decodes as its shape's first did)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
             check_decodes(pending_pod, pending[1])
@@ -373,16 +534,16 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         check_decodes(pending_pod, pending[1])     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids)
+    run = _Admission(objects, stored_ids, seen)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
-    for obj, src in run.of_kind("Pod"):
-        run.admit_pod(obj, src, bound=True)
+    run.admit_pods()
     if pending_pod is not None:
-        run.admit_pod(pending_pod, pending[1], bound=False)
+        pending_pod = run.admit_pod(pending_pod, pending[1], bound=False)
     run.note_claim_namespaces()
     run.run_namespaces()
     run.run_dra()
     result.objects = run.objects
     result.pending = pending_pod
+    result.patched = run.patched
     return result

@@ -77,3 +77,22 @@ def flatten_lists(obj: dict[str, Any], source: Source) -> Iterator[tuple[dict[st
                 raise InputError(problem, source=source, obj=item, field=f"{field}.kind")
             unwrapped.append((item, f"{field}."))
         stack.extend(reversed(unwrapped))
+
+
+def plain_items(obj: Any) -> list[dict[str, Any]] | None:
+    """The items of a `kind: List` when every one is an object that is not a list itself (what
+    a cluster dump is): what `flatten_lists` gives, in one pass without field paths; None
+    otherwise (not such a List, or an item `flatten_lists` would unwrap or refuse)."""
+    if type(obj) is not dict or obj.get("kind") != "List":
+        return None
+    items = obj.get("items")
+    if type(items) is not list:
+        return None
+    for item in items:
+        if type(item) is not dict:
+            return None
+        kind = item.get("kind")
+        if type(kind) is not str or not kind or (kind.endswith("List") and (
+                kind == "List" or isinstance(item.get("items"), list))):
+            return None
+    return list(items)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
+from kexplain.admission.shapes import ShapeIndex
 from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
@@ -302,11 +303,13 @@ def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
         cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
-        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+        index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
+        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored,
+                                  shape_index=index)
         assert entry.workload is not None
         with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
-                                   stored=req.stored)
+                                   stored=req.stored, shape_index=index)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
         return Loaded(single=single)
     pool = _load_pool(req.node_paths, config, req.stored, req.max_bytes, req.max_objects, stdin, req.validate)
@@ -333,13 +336,14 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 
 
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
-                  config: SchedulerConfig, *, stored: bool = False) -> Inputs:
+                  config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
     pod), against `cluster` with the file's cluster objects and the workload's created objects."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
-    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied)
+    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
+                                 shape_index=shape_index)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -351,16 +355,24 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
-                        stored: bool = False, applied: frozenset[int] = frozenset()) -> Inputs:
+                        stored: bool = False, applied: frozenset[int] = frozenset(),
+                        shape_index: ShapeIndex | None = None) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission runs unless the objects were stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`load.pv_controller`); the rest is the cluster as it is."""
+    binds (`load.pv_controller`); the rest is the cluster as it is. The collector pauses
+    meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it)."""
+    with bulk_load():
+        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index)
+
+
+def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
+                         stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None) -> Inputs:
     cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
     if not stored:
         from kexplain.admission import admit
-        admitted = admit(cluster, (pod_obj, pod_src))
+        admitted = admit(cluster, (pod_obj, pod_src), shape_index=shape_index)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
@@ -373,9 +385,11 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
-    by node, from admitted or stored cluster objects. Several pods can share one cluster."""
+    by node, from admitted or stored cluster objects. Several pods can share one cluster.
+    The collector pauses meanwhile (`bulk_load`)."""
     try:
-        return _build_cluster(cluster)
+        with bulk_load():
+            return _build_cluster(cluster)
     except KexplainError:
         raise
     except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
@@ -383,13 +397,22 @@ def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]
 
 
 def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
-    nodes = [(o, s) for o, s in cluster if o.get("kind") == "Node"]
-    pods = [o for o, _ in cluster if o.get("kind") == "Pod"]
-    others = [o for o, _ in cluster if o.get("kind") not in ("Node", "Pod")]
-    snapshot = Snapshot.build(nodes, [p for p in pods if (p.get("spec") or {}).get("nodeName")], others)
+    nodes: Objects = []
+    bound: list[dict[str, Any]] = []
+    unbound: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for o, s in cluster:                    # one pass over 150,000 objects
+        kind = o.get("kind")
+        if kind == "Pod":
+            (bound if (o.get("spec") or {}).get("nodeName") else unbound).append(o)
+        elif kind == "Node":
+            nodes.append((o, s))
+        else:
+            others.append(o)
+    snapshot = Snapshot.build(nodes, bound, others)
     nominated: dict[str, list[PodInfo]] = {}
-    for p in pods:
-        if not (p.get("spec") or {}).get("nodeName") and (p.get("status") or {}).get("nominatedNodeName"):
+    for p in unbound:
+        if (p.get("status") or {}).get("nominatedNodeName"):
             info = PodInfo(p)
             nominated.setdefault(info.nominated_node_name, []).append(info)
     return snapshot, nominated
@@ -526,9 +549,10 @@ def _load_pool(node_paths: tuple[str, ...], config: SchedulerConfig, stored: boo
                max_objects: int, stdin: BinaryIO | None, validate: str) -> Pool:
     loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
     cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
-    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored)
+    index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
+    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
     from kexplain.admission import admit
-    admitted = admit(cluster, None, stored=stored)
+    admitted = admit(cluster, None, stored=stored, shape_index=index)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes

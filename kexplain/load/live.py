@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
+import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from kexplain.errors import KexplainError, Source
+from kexplain.load.gcpolicy import bulk_load
 
 DEFAULT_CHUNK_SIZE = 500          # kubectl's --chunk-size
 DEFAULT_TIMEOUT = 30.0            # seconds per request
@@ -254,56 +257,93 @@ class ClusterReader:
 
     def list(self, res: Resource) -> list[Obj]:
         """Every object of a kind, cluster-wide, in the API server's order."""
-        for _ in range(MAX_RELISTS + 1):
-            items = self._list_once(res)
-            if items is not None:
-                return items
-        raise LiveError(f"the list of {res.plural} kept expiring (410 Gone) in all {MAX_RELISTS + 1} "
-                        "attempts to page through it; retry, or raise --chunk-size")
+        return self._collect(res, self._list_events(res))
 
     def list_served(self, res: Resource) -> list[Obj]:
         """`list`, at the first of the kind's versions the API server serves; for an optional
         kind no version served means no objects."""
+        return self._collect(res, self._served_events(res))
+
+    def read_cluster(self) -> list[tuple[Obj, Source]]:
+        """Every object of every kind in RESOURCES, kinds in that order.
+
+        A thread fetches the pages (kind after kind, each page as soon as the previous one's
+        continue token is known: `_page_metadata` reads it without decoding the items) while
+        this one decodes and converts the pages already fetched: the API server prepares the
+        next page while this process decodes the last one. The collector pauses while the
+        pages are decoded (`kexplain.load.gcpolicy`: a list makes millions of objects and no
+        cycles). A failure is raised here, in the words `list` would use, once the pages
+        fetched before it are read."""
+        out: list[tuple[Obj, Source]] = []
+        with _Prefetch(self) as events, bulk_load():
+            for res in RESOURCES:
+                src = Source(f"{self.conn.server}{res.path}")
+                out.extend((obj, src) for obj in self._collect(res, events.of(res)))
+        return out
+
+    # -- paging: events, produced by whichever thread fetches, consumed by `_collect` --------
+    def _served_events(self, res: Resource) -> Iterator[_Event]:
+        """The events of `list_served`: each version in turn until one is served; a version not
+        served after some pages (404 on a continue request) starts the kind over."""
         for version in (res.version, *res.fallbacks):
             try:
-                return self.list(res if version == res.version else replace(res, version=version))
+                yield from self._list_events(res if version == res.version else replace(res, version=version))
+                return
             except _NotServed:
+                yield ("restart", res, None)
                 continue
-        return []
 
-    def _list_once(self, res: Resource) -> list[Obj] | None:
-        """None when a continue token expired: the caller lists again from the start."""
+    def _list_events(self, res: Resource) -> Iterator[_Event]:
+        """("page", res, body) per page, ("restart", res, None) when a continue token expired
+        (410: listed again from the start); LiveError after MAX_RELISTS + 1 attempts."""
+        for _ in range(MAX_RELISTS + 1):
+            token: str | None = None
+            while True:
+                query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
+                if res is PODS:
+                    query.append(("fieldSelector", POD_FIELD_SELECTOR))
+                if token:
+                    query.append(("continue", token))
+                try:
+                    with self._errors("list", res, expirable=True):
+                        data = self._fetch(res.path, query)
+                except _Expired:
+                    yield ("restart", res, None)
+                    break
+                body, meta = _page_metadata(data)
+                yield ("page", res, (res.path, body))
+                if meta is None:        # not a JSON object: `_collect` says so, nothing follows
+                    return
+                token = meta.get("continue") or None
+                if not token:
+                    return
+        raise LiveError(f"the list of {res.plural} kept expiring (410 Gone) in all {MAX_RELISTS + 1} "
+                        "attempts to page through it; retry, or raise --chunk-size")
+
+    def _collect(self, res: Resource, events: Iterable[_Event]) -> list[Obj]:
+        """The objects of one kind from its events: pages decoded (`_stored` items), progress
+        reported, a restart forgetting what came before it."""
         items: list[Obj] = []
-        token: str | None = None
-        while True:
-            query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
-            if res is PODS:
-                query.append(("fieldSelector", POD_FIELD_SELECTOR))
-            if token:
-                query.append(("continue", token))
-            try:
-                with self._errors("list", res, expirable=True):
-                    body = self._get(res.path, query)
-            except _Expired:
-                return None
-            meta = body.get("metadata") or {}
-            items.extend(_stored(item, res) for item in body.get("items") or [])
-            token = meta.get("continue") or None
+        for what, served, payload in events:
+            if what == "restart":
+                items = []
+                continue
+            path, body = payload
+            page = self._decoded(body, path)
+            meta = page.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            found = page.get("items") or []
+            if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+                raise LiveError(f"the API server at {self.conn.where} answered GET {path} with a list "
+                                "whose items are not all JSON objects")
+            items.extend(_stored_items(found, served))
             if self.progress is not None:
+                token = meta.get("continue") or None
                 remaining = meta.get("remainingItemCount")
                 total = len(items) + remaining if isinstance(remaining, int) and token else (
                     None if token else len(items))
                 self.progress(res.plural, len(items), total)
-            if not token:
-                return items
-
-    def read_cluster(self) -> list[tuple[Obj, Source]]:
-        """Every object of every kind in RESOURCES, kinds in that order."""
-        out: list[tuple[Obj, Source]] = []
-        for res in RESOURCES:
-            src = Source(f"{self.conn.server}{res.path}")
-            out.extend((obj, src) for obj in self.list_served(res))
-        return out
+        return items
 
     def server_version(self) -> str | None:
         """The API server's gitVersion (GET /version, readable by anyone), None when unknown."""
@@ -318,6 +358,11 @@ class ClusterReader:
         """GET through the client's ApiClient (its auth, TLS and proxy settings), the body
         parsed from the raw JSON. The typed API classes are not used: importing them and
         their models costs seconds, and they would only build these same paths."""
+        return self._decoded(self._fetch(path, query), path)
+
+    def _fetch(self, path: str, query: list[tuple[str, Any]] | None = None) -> bytes:
+        """The raw body of a GET (`_preload_content=False`: the client's model deserialisation
+        never runs); an error status raises the client's ApiException."""
         from kubernetes.client.exceptions import ApiException
 
         client = self.conn.api_client
@@ -335,10 +380,15 @@ class ClusterReader:
                                    auth_settings=["BearerToken"], _preload_content=False,
                                    _return_http_data_only=True, _request_timeout=self.timeout)
             data = resp.data
-        try:
-            body = json.loads(data)
-        except ValueError:
-            body = None
+        return data
+
+    def _decoded(self, body: bytes | str | Obj, path: str) -> Obj:
+        """A body as a JSON object (parsed here unless `_page_metadata` did it), else LiveError."""
+        if not isinstance(body, dict):
+            try:
+                body = json.loads(body)
+            except ValueError:
+                body = None
         if not isinstance(body, dict):
             raise LiveError(f"the API server at {self.conn.where} answered GET {path} with something "
                             "that is not a JSON object")
@@ -437,12 +487,142 @@ def _status_message(body: Any) -> str:
 
 def _stored(item: Obj, res: Resource) -> Obj:
     """A list item as a standalone object: kind and apiVersion first, no managedFields."""
-    out = {"apiVersion": res.api_version, "kind": res.kind}
-    out.update((k, v) for k, v in item.items() if k not in ("apiVersion", "kind"))
+    out = {"apiVersion": res.api_version, "kind": res.kind, **item}
+    if "apiVersion" in item or "kind" in item:       # the list's, in their places first
+        out["apiVersion"], out["kind"] = res.api_version, res.kind
     meta = out.get("metadata")
     if isinstance(meta, dict) and "managedFields" in meta:
         out["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
     return out
+
+
+def _stored_items(items: Iterable[Any], res: Resource) -> list[Obj]:
+    """`_stored` of a page's items (the loop of 150,000 pods, kept tight)."""
+    api_version, kind = res.api_version, res.kind
+    out = []
+    for item in items:
+        if type(item) is not dict or "apiVersion" in item or "kind" in item:
+            out.append(_stored(item, res))
+            continue
+        obj = {"apiVersion": api_version, "kind": kind, **item}
+        meta = item.get("metadata")
+        if type(meta) is dict and "managedFields" in meta:
+            obj["metadata"] = {k: v for k, v in meta.items() if k != "managedFields"}
+        out.append(obj)
+    return out
+
+
+_Event = tuple[str, Resource, Any]      # ("page", res, (path, body)) or ("restart", res, None)
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+_QUEUED_PAGES = 4        # pages fetched ahead: bounded, a page of pods is about a megabyte
+
+
+def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
+    """(the body to decode, its metadata) of a list page, reading the metadata alone when the
+    body starts with it before the items (as API servers write lists): the thread that fetches
+    learns the continue token without decoding the page. Otherwise the whole body is parsed
+    (returned parsed). Metadata None: not a JSON object (`_decoded` says so); {} when absent
+    or not a mapping."""
+    try:
+        text = data.decode("utf-8")
+        meta = _leading_metadata(text)
+    except (UnicodeDecodeError, ValueError):
+        text, meta = None, None
+    if text is not None and meta is not None:
+        return text, meta
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return data, None
+    if not isinstance(body, dict):
+        return data, None
+    found = body.get("metadata")
+    return body, found if isinstance(found, dict) else {}
+
+
+def _leading_metadata(text: str) -> Obj | None:
+    """The value of "metadata" when it is among the first keys of the JSON object `text`, before
+    "items"; None when it is not (the caller parses the whole). Keys before it (kind,
+    apiVersion) are parsed and skipped; ValueError for what is not JSON."""
+    pos = _WS.match(text, 0).end()      # type: ignore[union-attr]
+    if text[pos:pos + 1] != "{":
+        return None
+    pos += 1
+    for _ in range(8):
+        pos = _WS.match(text, pos).end()     # type: ignore[union-attr]
+        key, pos = _DECODER.raw_decode(text, pos)
+        pos = _WS.match(text, pos).end()     # type: ignore[union-attr]
+        if not isinstance(key, str) or text[pos:pos + 1] != ":":
+            return None
+        pos = _WS.match(text, pos + 1).end()    # type: ignore[union-attr]
+        if key == "items":
+            return None
+        value, pos = _DECODER.raw_decode(text, pos)
+        if key == "metadata":
+            return value if isinstance(value, dict) else {}
+        pos = _WS.match(text, pos).end()     # type: ignore[union-attr]
+        if text[pos:pos + 1] != ",":
+            return None
+        pos += 1
+    return None
+
+
+class _Prefetch:
+    """The pages of every kind of RESOURCES, fetched in order by a thread (the HTTP of the next
+    page overlaps the decoding of the last), handed over through a bounded queue. `of(res)`
+    gives one kind's events in turn; an exception of the thread is raised by it, where the
+    kind's events stop. Leaving the `with` stops the thread at its next page (and waits for it
+    only when all went well: then it has ended already)."""
+
+    def __init__(self, reader: "ClusterReader") -> None:
+        self._reader = reader
+        self._queue: queue.Queue[tuple[str, Any, Any]] = queue.Queue(_QUEUED_PAGES)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kexplain-list", daemon=True)
+
+    def __enter__(self) -> "_Prefetch":
+        self._thread.start()
+        return self
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self._stop.set()
+        if kind is not None:        # a failure or Ctrl-C: not waiting for a request in flight (up to
+            return                  # --request-timeout); the daemon thread stops at its next step
+        while self._thread.is_alive():          # unblock a full queue, then let it end
+            try:
+                self._queue.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self._thread.join()
+
+    def _put(self, item: tuple[str, Any, Any]) -> None:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def _run(self) -> None:
+        try:
+            for res in RESOURCES:
+                for event in self._reader._served_events(res):
+                    if self._stop.is_set():
+                        return
+                    self._put(event)
+                self._put(("end", res, None))
+        except BaseException as err:     # noqa: BLE001 - handed to the reading thread, raised there
+            self._put(("error", None, err))
+
+    def of(self, res: Resource) -> Iterator[_Event]:
+        while True:
+            what, served, payload = self._queue.get()
+            if what == "error":
+                raise payload
+            if what == "end":
+                return
+            yield what, served, payload
 
 
 # --- what was read ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import stat
 import sys
 from typing import Any, BinaryIO, Collection, Iterable
 
-from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, type_name
+from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
 from kexplain.errors import InputError, Source
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.yaml_io import parse_documents
@@ -131,6 +131,12 @@ def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
         problem = kind_problem(obj)
         if problem is not None:
             raise InputError(problem, source=src, obj=obj, field="kind")
+        plain = plain_items(obj)
+        if plain is not None:           # a cluster dump: nothing to refuse but its size
+            if len(out) + len(plain) > room:
+                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
+            out.extend([(item, src) for item in plain])
+            continue
         for item, _ in flatten_lists(obj, src):
             if len(out) >= room:
                 raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
@@ -149,7 +155,7 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
 
 
 def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
-                  validate: str = "strict", stored: bool = False) -> list[str]:
+                  validate: str = "strict", stored: bool = False, shape_index: Any = None) -> list[str]:
     """Refuse (InputError: file, object, field) an object of `kinds` the API server would not
     decode: one without an apiVersion or at a version of a built-in group that Kubernetes 1.35
     does not serve (the words of lint's rules invalid-document and unknown-api-version), one
@@ -162,7 +168,10 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     resourceVersion: it took them) are not decoded again.
 
     Cheap on a 150,000-pod cluster: one look-up per object, the fields walked (once, for types
-    and unknown fields together) only for objects not stored (`kexplain.admission.openapi.builtin_index`)."""
+    and unknown fields together) only for objects not stored (`kexplain.admission.openapi.builtin_index`),
+    and with `shape_index` (a `kexplain.admission.shapes.ShapeIndex`) once per shape of pod: pods
+    that differ only in name, uid and node decode alike and have the same unknown fields."""
+    from kexplain.admission.decode import check_fields
     from kexplain.admission.openapi import builtin_index
 
     index = None
@@ -182,8 +191,13 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 raise InputError(problem, source=src, obj=obj, field="apiVersion")
             seen.add(key)
         if fields and not _stored(obj):
-            from kexplain.admission.decode import check_fields
-            warnings.extend(check_fields(obj, src, validate))
+            shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
+            if shape is not None and (validate, shape) in shape_index.fields_ok:
+                continue
+            found = check_fields(obj, src, validate)
+            if shape is not None and not found:
+                shape_index.fields_ok.add((validate, shape))
+            warnings.extend(found)
     return warnings
 
 

@@ -1,0 +1,303 @@
+"""Pods of one shape admitted once: the fast path for the bound pods of a large unstored cluster.
+
+A generated or hand-written cluster of 150,000 pods has a few hundred kinds of pod: the
+replicas of one workload differ only in their name, uid, node and the zone labels of that
+node. Admission (decoding, defaulting, the mutating plugins, validation) reads those fields
+only to validate them on their own and to copy a bound pod's zone labels from its node;
+everything else it does is a function of the rest of the pod and of the run's context
+(PriorityClasses, RuntimeClasses), which is fixed while pods are admitted. So:
+
+- `canonical` replaces the name, uid and nodeName of a pod, and the values of its zone and
+  region labels, by placeholders, once each has passed its own check (a DNS subdomain; a uid
+  that is a string; a label value; an invalid one keeps the pod on the full path, which says
+  why), and `ShapeIndex.key` is the marshalled bytes of that canonical pod: equal bytes are
+  equal values of equal types in equal key order;
+- the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
+  same way, and the difference between it as written and as admitted becomes a `Patch` (keys
+  set or added, in the admitted key order), kept only when replaying it on the canonical pod
+  gives exactly the admitted one, and when no placeholder leaks into what it writes;
+- every later pod of the shape is the pod as written with the patch applied: copy-on-write
+  along the patched paths, everything else shared with the input (as stored objects are).
+
+Only success is remembered: a shape whose canonical pod is refused anywhere keeps every pod of
+it on the full path, so every message is the full path's own. A uid admission generates (none
+written) is generated per pod, by the same function.
+"""
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kexplain.apimachinery.labels import TOPOLOGY_LABELS
+from kexplain.apimachinery.names import is_dns1123_subdomain, is_label_value
+
+NAME = "kexplain-placeholder-name.invalid"
+UID = "kexplain-placeholder-uid"
+NODE = "kexplain-placeholder-node.invalid"
+TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label in TOPOLOGY_LABELS}
+PLACEHOLDERS = (NAME, UID, NODE, *TOPOLOGY.values())
+_IMMUTABLE = (str, int, float, bool, type(None))
+_subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
+
+
+def _has_ephemeral_volume(spec: dict) -> bool:
+    """Validation names an ephemeral volume's claim after the pod: such a pod keeps its name."""
+    volumes = spec.get("volumes")
+    return type(volumes) is list and any(type(v) is dict and "ephemeral" in v for v in volumes)
+
+
+def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
+    """`pod` with its name, uid and nodeName replaced by placeholders (shallow copies on the
+    way), or None when it is not of the common shape (not a mapping where one belongs, an
+    identity field of another type or invalid on its own). `valid_nodes`: node names already
+    found valid DNS subdomains (one per node the load's pods name)."""
+    meta = pod.get("metadata")
+    spec = pod.get("spec")
+    if type(meta) is not dict or type(spec) is not dict:
+        return None
+    name = meta.get("name")
+    if type(name) is not str or not name or _subdomain_problems(name):
+        return None
+    uid = meta.get("uid")
+    if uid is not None and type(uid) is not str:
+        return None
+    node = spec.get("nodeName")
+    if node is not None and type(node) is not str:
+        return None
+    meta = meta.copy()
+    if not _has_ephemeral_volume(spec):
+        meta["name"] = NAME
+    labels = meta.get("labels")
+    if type(labels) is dict and (TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels):
+        labels = meta["labels"] = labels.copy()
+        for label, placeholder in TOPOLOGY.items():
+            value = labels.get(label)
+            if type(value) is str and not is_label_value(value):
+                labels[label] = placeholder
+    if uid:
+        meta["uid"] = UID
+    if node:
+        if node not in valid_nodes:
+            if is_dns1123_subdomain(node):
+                return None
+            valid_nodes.add(node)
+        spec = spec.copy()
+        spec["nodeName"] = NODE
+    out = pod.copy()
+    out["metadata"] = meta
+    out["spec"] = spec
+    return out
+
+
+class ShapeIndex:
+    """The shape of each pod of one load, worked out once for the two passes that read it
+    (kubectl's field validation, `kexplain.load.manifests.check_objects`, and admission):
+    by object identity, each object held so that its id is not reused while the index lives
+    (one load: build one per load, never keep it). Equal shapes share one key object."""
+
+    def __init__(self) -> None:
+        self.valid_nodes: set[str] = set()
+        self._keys: dict[bytes, bytes] = {}
+        self._of: dict[int, tuple[dict, bytes | None]] = {}
+        self.fields_ok: set[tuple[str, bytes]] = set()   # (validate, shape): check_fields found nothing
+
+    def key(self, pod: dict) -> bytes | None:
+        """The bytes naming the shape of `pod` (`canonical`, marshalled), None off the fast path
+        (a value marshal does not write: a YAML timestamp, ...)."""
+        found = self._of.get(id(pod))
+        if found is not None and found[0] is pod:
+            return found[1]
+        c = canonical(pod, self.valid_nodes)
+        key = None
+        if c is not None:
+            try:
+                key = marshal.dumps(c, 2)     # version 2: no back-references, only the content
+            except ValueError:
+                key = None
+            else:
+                key = self._keys.setdefault(key, key)
+        self._of[id(pod)] = (pod, key)
+        return key
+
+
+# -- patches ---------------------------------------------------------------------------------
+class _Set:
+    """Write this value (a fresh copy of it, when it is mutable)."""
+
+    __slots__ = ("value", "mutable")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+        self.mutable = not isinstance(value, _IMMUTABLE)
+
+    def fresh(self, pod: dict) -> Any:
+        return _copy(self.value) if self.mutable else self.value
+
+
+class _Uid(_Set):
+    """The uid admission generates for a pod written without one: the pod's own."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, value: Any, make: Callable[[dict], str]) -> None:
+        super().__init__(value)
+        self.make = make
+
+    def fresh(self, pod: dict) -> Any:
+        return self.make(pod)
+
+
+@dataclass
+class Patch:
+    """Changes to one mapping (`keys`) or list (`indexes`), each a `_Set` or a nested Patch,
+    in the order the admitted value has them (new keys last, as admission appended them).
+    `apply` runs them as prepared by `_prepare`: consecutive plain values written to a mapping
+    in one `dict.update` (same keys, same order), the rest one by one."""
+
+    is_dict: bool
+    changes: list[tuple[Any, "Patch | _Set"]] = field(default_factory=list)
+    _ops: list[tuple[int, Any, Any]] | None = field(default=None, repr=False)
+    _function: Callable[[dict, dict], dict] | None = field(default=None, repr=False)
+
+    def _prepare(self) -> list[tuple[int, Any, Any]]:
+        ops: list[tuple[int, Any, Any]] = []
+        for key, change in self.changes:
+            if type(change) is Patch:
+                ops.append((2, key, change))
+            elif type(change) is _Set and not change.mutable and self.is_dict:
+                if ops and ops[-1][0] == 0:
+                    ops[-1][2][key] = change.value
+                else:
+                    ops.append((0, None, {key: change.value}))
+            else:
+                ops.append((1, key, change))
+        self._ops = ops
+        return ops
+
+    def apply(self, value: Any, pod: dict) -> Any:
+        """A copy of `value` (of the shape the patch was made from) with the changes made;
+        what they do not reach is shared with `value`."""
+        out = value.copy()
+        for op, key, payload in self._ops if self._ops is not None else self._prepare():
+            if op == 0:
+                out.update(payload)
+            elif op == 2:
+                out[key] = payload.apply(value[key], pod)
+            else:
+                out[key] = payload.fresh(pod)
+        return out
+
+    def compiled(self) -> Callable[[dict, dict], dict]:
+        """`apply` as one straight-line function (`_compile`), made on first use and kept."""
+        if self._function is None:
+            self._function = _compile(self)
+        return self._function
+
+
+def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
+    """The patch as one function without a call per level: every pod of a shape goes through
+    it (150,000 on a large cluster), and one Python call per nested mapping is most of the
+    cost of `Patch.apply`. The generated code names no key or value of the input: each is a
+    constant of the function's own namespace (`C[i]`), so nothing written in a manifest
+    becomes code. It does what `apply` does, in the same order."""
+    consts: list[Any] = []
+    lines = ["def apply(v0, pod):"]
+    names = iter(range(1, 1 << 30))
+
+    def const(value: Any) -> str:
+        consts.append(value)
+        return f"C[{len(consts) - 1}]"
+
+    def fresh(change: _Set) -> str:
+        value = change.value
+        if type(change) is _Set and type(value) in (dict, list) and all(
+                isinstance(v, _IMMUTABLE) for v in (value.values() if type(value) is dict else value)):
+            return f"{const(value)}.copy()"           # ({} or [] or flat): a shallow copy is a deep one
+        return f"{const(change)}.fresh(pod)"
+
+    def emit(node: Patch, source: str, out: str) -> None:
+        lines.append(f"    {out} = {source}.copy()")
+        for op, key, payload in node._ops if node._ops is not None else node._prepare():
+            if op == 0:
+                lines.append(f"    {out}.update({const(payload)})")
+            elif op == 2:
+                n = next(names)
+                lines.append(f"    s{n} = {source}[{const(key)}]")
+                emit(payload, f"s{n}", f"o{n}")
+                lines.append(f"    {out}[{const(key)}] = o{n}")
+            else:
+                lines.append(f"    {out}[{const(key)}] = {fresh(payload)}")
+    emit(patch, "v0", "o0")
+    lines.append("    return o0")
+    namespace: dict[str, Any] = {"C": consts}
+    exec("\n".join(lines), namespace)     # noqa: S102 - code made here, of constants only
+    return namespace["apply"]               # type: ignore[no-any-return]
+
+
+def _copy(value: Any) -> Any:
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copy(v) for v in value]
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of equal types, mappings in equal key order."""
+    return type(a) is type(b) and repr(a) == repr(b)
+
+
+def diff(before: Any, after: Any) -> Patch | _Set | None:
+    """What turns `before` into `after`: None when nothing; a Patch when `after` keeps the
+    keys of `before` in their order (new ones after them) or a list its length; else a _Set."""
+    if type(before) is not type(after):
+        return _Set(after)
+    if type(after) is dict:
+        keys = list(after)
+        if keys[:len(before)] != list(before):
+            return _Set(after)
+        patch = Patch(True)
+        for key in keys:
+            change = diff(before[key], after[key]) if key in before else _Set(after[key])
+            if change is not None:
+                patch.changes.append((key, change))
+        return patch if patch.changes else None
+    if type(after) is list:
+        if len(after) != len(before):
+            return _Set(after)
+        patch = Patch(False)
+        for i, (b, a) in enumerate(zip(before, after)):
+            change = diff(b, a)
+            if change is not None:
+                patch.changes.append((i, change))
+        return patch if patch.changes else None
+    return None if _same(before, after) else _Set(after)
+
+
+def _leaks(change: Patch | _Set) -> bool:
+    """Does the patch write a placeholder anywhere (admission copied one)?"""
+    if type(change) is Patch:
+        return any(_leaks(c) for _, c in change.changes)   # type: ignore[union-attr]
+    text = repr(change.value)   # type: ignore[union-attr]
+    return any(p in text for p in PLACEHOLDERS)
+
+
+def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -> Patch | None:
+    """The patch that turns any pod of the shape of `written` (a canonical pod) into its admitted
+    self, or None when there is none that replays exactly (keys removed or reordered at the top,
+    a placeholder copied elsewhere). A uid admission added (none written) is `make_uid(pod)`."""
+    change = diff(written, admitted)
+    if change is None:
+        return Patch(True)
+    if type(change) is not Patch:
+        return None
+    meta_written = written.get("metadata")
+    for key, meta_change in change.changes:
+        if key == "metadata" and type(meta_change) is Patch and not meta_written.get("uid"):
+            meta_change.changes = [(k, _Uid(c.value, make_uid) if k == "uid" and type(c) is _Set else c)
+                                   for k, c in meta_change.changes]
+    if _leaks(change) or not _same(change.apply(written, written), admitted) \
+            or not _same(change.compiled()(written, written), admitted):
+        return None
+    return change

@@ -1,0 +1,308 @@
+"""The fast path of admission (pods of one shape patched, `kexplain.admission.shapes`) against
+the full path: the same admitted objects, byte for byte (key order and value types included),
+the same warnings, and the same refusal (type, words, object, field) on every input.
+
+Inputs: the clusters of the conformance cases (shared and bundled), each with every pod copied
+under other names, uids, nodes and zones (so that shapes repeat, as on a large cluster), and
+hand-made clusters with what could tell the two paths apart: an invalid name or node in a
+later copy, a uid admission generates, ephemeral volumes, matchLabelKeys, RuntimeClass
+overhead, priority classes, YAML values (timestamps, `1.0`), nulls, duplicate names.
+"""
+from __future__ import annotations
+
+import copy
+import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kexplain.admission import admit
+from kexplain.admission.shapes import ShapeIndex
+from kexplain.errors import KexplainError, Source
+from kexplain.load.manifests import check_objects, load_objects
+from tests.support.paths import BUNDLED_CONFORMANCE, SHARED_CONFORMANCE
+
+SRC = Source("cluster.yaml", 1)
+ZONES = ("zone-a", "zone-b", "zone-c")
+FAMILIES_STRIDE = 10       # every 10th case of each family: all families, a bounded run
+
+
+def _cases() -> list[Path]:
+    found: list[Path] = []
+    for root in (SHARED_CONFORMANCE, BUNDLED_CONFORMANCE):
+        if not root.is_dir():
+            continue
+        dirs = sorted(p for p in root.iterdir() if (p / "cluster.yaml").is_file())
+        by_family: dict[str, list[Path]] = {}
+        for d in dirs:
+            by_family.setdefault(d.name.split("-")[0], []).append(d)
+        for members in by_family.values():
+            found += members[::FAMILIES_STRIDE]
+    return found
+
+
+def outcome(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, by_shape: bool) -> tuple:
+    """What admission makes of the input, in comparable form; the input must stay as it was."""
+    before = repr(cluster), repr(pending)
+    try:
+        result = admit(cluster, pending, by_shape=by_shape)
+    except KexplainError as err:
+        got: tuple = ("refused", type(err).__name__, str(err), err.field, repr(err.obj), str(err.source))
+        patched = 0
+    else:
+        got = ("admitted", repr([o for o, _ in result.objects]), [str(s) for _, s in result.objects],
+               repr(result.pending), result.warnings)
+        patched = result.patched
+    assert (repr(cluster), repr(pending)) == before, "admission changed its input"
+    return got, patched
+
+
+def assert_same(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None = None) -> int:
+    """Both paths agree; returns how many pods the fast path patched."""
+    fast, patched = outcome(cluster, pending, True)
+    full, none = outcome(cluster, pending, False)
+    assert none == 0
+    assert fast == full
+    return patched
+
+
+def amplified(objects: list[tuple[dict, Source]], copies: int = 3) -> list[tuple[dict, Source]]:
+    """`objects` with every Pod followed by copies of it under other identities: renamed, its
+    uid dropped, changed or kept, bound to other nodes of the cluster, in other zones."""
+    nodes = [o["metadata"]["name"] for o, _ in objects if isinstance(o, dict) and o.get("kind") == "Node"
+             and isinstance(o.get("metadata"), dict) and isinstance(o["metadata"].get("name"), str)]
+    out: list[tuple[dict, Source]] = []
+    for i, (obj, src) in enumerate(objects):
+        out.append((obj, src))
+        if not isinstance(obj, dict) or obj.get("kind") != "Pod" or not isinstance(obj.get("metadata"), dict):
+            continue
+        for j in range(copies):
+            twin = copy.deepcopy(obj)
+            meta = twin["metadata"]
+            if isinstance(meta.get("name"), str) and meta["name"]:
+                meta["name"] = f"{meta['name']}-copy{j}"
+            if j == 0:
+                meta.pop("uid", None)
+            elif j == 1:
+                meta["uid"] = f"uid-{i}-{j}"
+            spec = twin.get("spec")
+            if isinstance(spec, dict) and isinstance(spec.get("nodeName"), str) and spec["nodeName"] and nodes:
+                spec["nodeName"] = nodes[(i + j) % len(nodes)]
+            labels = meta.get("labels")
+            if isinstance(labels, dict) and "topology.kubernetes.io/zone" in labels:
+                labels["topology.kubernetes.io/zone"] = ZONES[j % len(ZONES)]
+            out.append((twin, src))
+    return out
+
+
+def _pod_of(case: Path) -> tuple[dict, Source] | None:
+    try:
+        objs = load_objects([str(case / "pod.yaml")])
+    except KexplainError:
+        return None
+    pods = [(o, s) for o, s in objs if o.get("kind") == "Pod"]
+    return pods[0] if len(pods) == 1 else None
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
+def test_conformance_clusters_admit_alike(case: Path) -> None:
+    try:
+        cluster = load_objects([str(case / "cluster.yaml")])
+    except KexplainError:
+        pytest.skip("the cluster does not load (a case about that)")
+    cluster = amplified(cluster)
+    assert_same(cluster)
+    pending = _pod_of(case)
+    if pending is not None:
+        assert_same(cluster, pending)
+
+
+def test_conformance_clusters_take_the_fast_path() -> None:
+    """The comparison above is not vacuous: on the amplified clusters most copies are patched."""
+    patched = copies = 0
+    for case in _cases()[:60]:
+        try:
+            cluster = amplified(load_objects([str(case / "cluster.yaml")]))
+        except KexplainError:
+            continue
+        copies += sum(1 for o, _ in cluster if o.get("kind") == "Pod")
+        patched += outcome(cluster, None, True)[1]
+    if copies == 0:
+        pytest.skip("no conformance cases here")
+    assert patched > copies // 3
+
+
+# -- hand-made inputs ------------------------------------------------------------------------
+def node(name: str, zone: str = "zone-a") -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                                                  "topology.kubernetes.io/zone": zone,
+                                                  "topology.kubernetes.io/region": "r1"}},
+            "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, node_name: str | None = "n1", **spec: Any) -> dict:
+    spec.setdefault("containers", [{"name": "c", "image": "nginx:1.0",
+                                    "resources": {"requests": {"cpu": "0.5", "memory": "1Gi"},
+                                                  "limits": {"memory": "1Gi"}}}])
+    if node_name is not None:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "team", "labels": {"app": "web", "pod-template-hash": "abc"}},
+            "spec": spec, "status": {"phase": "Running"}}
+
+
+def cluster_of(*objs: dict) -> list[tuple[dict, Source]]:
+    base = [node("n1"), node("n2", "zone-b"), node("n3", "zone-c")]
+    return [(o, SRC) for o in (*base, *objs)]
+
+
+def replicas(make: Any, count: int = 4) -> list[dict]:
+    return [make(i) for i in range(count)]
+
+
+def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
+    pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"))
+    cluster = cluster_of(*pods)
+    assert assert_same(cluster) == len(pods) - 1
+    result = admit(cluster, None)
+    admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
+    assert admitted[1]["spec"]["containers"][0]["resources"]["limits"] is pods[1]["spec"]["containers"][0][
+        "resources"]["limits"]
+    assert admitted[1]["metadata"]["labels"]["topology.kubernetes.io/zone"] == "zone-b"
+    assert admitted[1]["metadata"]["uid"] != admitted[2]["metadata"]["uid"]
+    assert admitted[1]["spec"]["securityContext"] is not admitted[2]["spec"]["securityContext"]
+
+
+def _variant(name: str, i: int) -> dict:
+    """The i-th replica of a workload whose pods are of one shape but for what `name` says."""
+    p = pod(f"w-{i}", f"n{i % 3 + 1}")
+    meta, spec = p["metadata"], p["spec"]
+    if name == "bad-name-later" and i == 2:
+        meta["name"] = "Bad_Name"
+    elif name == "bad-node-later" and i == 2:
+        spec["nodeName"] = "Bad_Node"
+    elif name == "long-name-ephemeral":
+        meta["name"] = ("x" * 240 if i == 2 else "w") + f"-{i}"
+        spec["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}]
+    elif name == "uid-kinds":
+        meta["uid"] = [None, "", "u-1", None][i % 4]
+    elif name == "uid-not-a-string" and i == 2:
+        meta["uid"] = 7
+    elif name == "duplicate-name" and i == 3:
+        meta["name"] = "w-1"
+    elif name.startswith("match-label-keys"):
+        meta["labels"]["pod-template-hash"] = f"h{i % 2}"
+        keys = ["pod-template-hash"] + (["topology.kubernetes.io/zone"] if name.endswith("zone") else [])
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": "web"}},
+                                              "matchLabelKeys": keys}]
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+            "mismatchLabelKeys": ["tier"] if i % 2 else []}]}}
+        meta["labels"]["topology.kubernetes.io/zone"] = ZONES[i % 3]
+    elif name == "zone-label-invalid-later":
+        meta["labels"]["topology.kubernetes.io/zone"] = "bad zone!" if i == 2 else "zone-a"
+    elif name == "no-labels":
+        del meta["labels"]
+    elif name == "null-labels":
+        meta["labels"] = None
+    elif name == "unbound":
+        del spec["nodeName"]
+    elif name == "unknown-node":
+        spec["nodeName"] = "elsewhere"
+    elif name == "yaml-timestamp":
+        meta["creationTimestamp"] = datetime.datetime(2024, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    elif name == "yaml-naive-timestamp" and i == 2:
+        meta["creationTimestamp"] = datetime.datetime(2024, 1, 2, 3, 4, 5)
+    elif name == "float-values":
+        spec["containers"][0]["ports"] = [{"containerPort": 80.0, "hostPort": None}]
+        spec["terminationGracePeriodSeconds"] = 10.0
+        spec["nodeSelector"] = {"pool": None}
+    elif name == "null-port-later" and i == 2:
+        spec["containers"][0]["ports"] = [{"containerPort": 80}, None]
+    elif name == "priority":
+        spec["priorityClassName"] = "high"
+    elif name == "priority-given-wrong" and i == 2:
+        spec["priority"] = 5
+    elif name == "runtime-class":
+        spec["runtimeClassName"] = "kata"
+    elif name == "default-namespace":
+        del meta["namespace"]
+    elif name == "mirror-annotation":
+        meta["annotations"] = {"kubernetes.io/config.mirror": "x"}
+        if i == 2:
+            del spec["nodeName"]
+    elif name == "scheduling-gates":
+        spec["schedulingGates"] = [{"name": "g"}]
+    elif name == "host-network":
+        spec["hostNetwork"] = True
+        spec["containers"][0]["ports"] = [{"containerPort": 8080}]
+    elif name == "node-name-placeholder-text":
+        meta["annotations"] = {"note": "kexplain-placeholder-node.invalid"}
+    return p
+
+
+ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "match-label-keys-zone", "no-labels",
+            "null-labels", "unbound", "unknown-node", "yaml-timestamp", "float-values", "priority", "runtime-class",
+            "default-namespace", "host-network", "node-name-placeholder-text"]
+REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
+           "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates"]
+VARIANTS = ADMITTED + REFUSED
+CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+            "value": 1000},
+           {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata",
+            "overhead": {"podFixed": {"cpu": "250m"}},
+            "scheduling": {"nodeSelector": {"pool": "kata"}, "tolerations": [{"key": "kata", "operator": "Exists"}]}}]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_variants_admit_alike(name: str) -> None:
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5))
+    assert_same(cluster)
+    pending = (pod("pending", None), Source("pod.yaml", 1))
+    assert_same(cluster, pending)
+
+
+@pytest.mark.parametrize("name", ADMITTED)
+def test_admitted_variants_are_admitted(name: str) -> None:
+    """The variants meant to pass do (both paths agree on it above), most of them patched."""
+    got, patched = outcome(cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5)), None, True)
+    assert got[0] == "admitted"
+    if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp"):
+        assert patched > 0
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refused_variants_are_refused(name: str) -> None:
+    got, _ = outcome(cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5)), None, True)
+    assert got[0] == "refused"
+
+
+def test_mixed_shapes_interleaved() -> None:
+    pods = [_variant(name, i) for i in range(4) for name in ADMITTED]
+    for j, p in enumerate(pods):
+        if not p["metadata"]["name"].startswith("x"):
+            p["metadata"]["name"] = f"p-{j}"
+    assert assert_same(cluster_of(*CONTEXT, *pods)) > len(pods) // 2
+
+
+@pytest.mark.parametrize("validate", ["strict", "warn", "ignore"])
+def test_field_validation_by_shape_alike(validate: str) -> None:
+    """check_objects with the load's ShapeIndex: the same warnings and the same refusal."""
+    pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"), 4)
+    pods[2]["spec"]["bogus"] = 1              # an unknown field in one replica: its own shape
+    pods[3]["spec"]["containers"][0]["ports"] = [{"containerPort": "eighty"}]
+    objs = cluster_of(*pods)
+
+    def run(index: ShapeIndex | None) -> tuple:
+        try:
+            return ("ok", check_objects(objs, {"Pod", "Node"}, validate=validate, shape_index=index))
+        except KexplainError as err:
+            return ("refused", str(err))
+    assert run(ShapeIndex()) == run(None)
+    del pods[3]["spec"]["containers"][0]["ports"]
+    assert run(ShapeIndex()) == run(None)
