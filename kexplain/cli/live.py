@@ -157,9 +157,11 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
     if not args.name and not many:
         raise KexplainError("name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
     from kexplain.explain.inputs import read_config
+    from kexplain.load.gcpolicy import bulk_load
 
     config = read_config(args.config)
-    live = read_live(env, args.connect, args.name)
+    with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
+        live = read_live(env, args.connect, args.name)
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)
