@@ -32,6 +32,7 @@ fit, the last (the one the next object's cluster is built from).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
@@ -45,6 +46,7 @@ from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_node
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
+from kexplain.explain.shapes import renamed, shape_of
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.model.snapshot import Snapshot
 
@@ -356,22 +358,40 @@ class Verdict:
     error: str = ""
 
 
+SHAPES_KEPT = 16
+
+
 def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggester | None = None, *,
                  planned: int = 0, progress: Progress | None = None) -> Iterator[Verdict]:
     """Pods that are all pending now (`kexplain pod --pending`), each explained against the
     cluster as it is, none bound for the others: the verdict each would get on its next
     attempt, which is what its PodScheduled condition is compared with. Lazy like `Batch`: a
-    verdict is produced when it is asked for and not kept; `progress(done, planned)` after
-    each pod. An Unschedulable pod gets its verified suggestions (`suggester`) in the trace."""
+    verdict is produced when it is asked for and not kept (but the first of each shape: pods
+    only their names tell apart share it, `kexplain.explain.shapes`); `progress(done, planned)`
+    after each pod. An Unschedulable pod gets its verified suggestions (`suggester`) in the
+    trace."""
     done = 0
+    # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
+    # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)
+    explained: OrderedDict[str, Verdict] = OrderedDict()
     for inputs in pods:
-        try:
-            trace = explain(inputs, options)
-            if suggester is not None and trace.result.status == UNSCHEDULABLE:
-                trace.extra["suggestions"] = [s.to_json() for s in suggester(inputs, trace, options)]
-            verdict = Verdict(inputs, trace)
-        except KexplainError as err:
-            verdict = Verdict(inputs, error=err.message)
+        shape = shape_of(inputs.pod)
+        first = explained.get(shape) if shape is not None else None
+        if first is not None and first.trace is not None:
+            explained.move_to_end(shape)
+            verdict = Verdict(inputs, renamed(first.trace, first.inputs.pod, inputs.pod))
+        else:
+            try:
+                trace = explain(inputs, options)
+                if suggester is not None and trace.result.status == UNSCHEDULABLE:
+                    trace.extra["suggestions"] = [s.to_json() for s in suggester(inputs, trace, options)]
+                verdict = Verdict(inputs, trace)
+            except KexplainError as err:
+                verdict = Verdict(inputs, error=err.message)
+            if shape is not None and verdict.trace is not None:
+                explained[shape] = verdict
+                if len(explained) > SHAPES_KEPT:
+                    explained.popitem(last=False)
         done += 1
         if progress is not None:
             progress(done, max(done, planned))

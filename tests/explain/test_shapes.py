@@ -1,0 +1,56 @@
+"""Pending pods only their names tell apart share one explanation (`kexplain pod --pending`):
+the shared trace must be exactly what explaining the pod itself gives."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from kexplain.explain.batch import admitted, explain_each
+from kexplain.explain.inputs import load
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
+from kexplain.explain.shapes import shape_of
+from kexplain.suggest import suggestions
+
+NODES = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
+          "status": {"capacity": {"cpu": "2", "memory": "4Gi", "pods": "110"}}} for n in ("n1", "n2")]
+
+
+def _pod(name: str, cpu: str = "3", **status) -> dict:
+    obj = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "shop", "labels": {"app": "web"}},
+           "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}]}}
+    if status:
+        obj["status"] = status
+    return obj
+
+
+def _inputs(tmp_path: Path, *pods: dict):
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(list(pods)))
+    (tmp_path / "nodes.yaml").write_text(yaml.safe_dump_all(NODES))
+    loaded = load(Request(pod_path=str(tmp_path / "pods.yaml"), node_paths=(str(tmp_path / "nodes.yaml"),)))
+    return [admitted(e, loaded.pool) for e in loaded.batch]
+
+
+def test_copies_share_the_first_trace_renamed_as_their_own(tmp_path):
+    first, second = _inputs(tmp_path, _pod("web-a"), _pod("web-b"))
+    assert shape_of(first.pod) == shape_of(second.pod)
+    options = RunOptions()
+    shared = [v.trace for v in explain_each([first, second], options, suggestions)]
+    own = explain(second, options)
+    own.extra["suggestions"] = [s.to_json() for s in suggestions(second, own, options)]
+    assert shared[1].to_json() == own.to_json()
+    assert shared[1].pod == {"namespace": "shop", "name": "web-b"}
+    assert own.extra["suggestions"], "the case must have suggestions to compare"
+
+
+def test_pods_that_differ_are_explained_each():
+    from kexplain.model.pod import PodInfo
+    a, b = PodInfo(_pod("a")), PodInfo(_pod("b", cpu="1"))
+    assert shape_of(a) != shape_of(b)
+    nominated = PodInfo(_pod("c", nominatedNodeName="n1"))
+    assert shape_of(nominated) is None
+    claims = _pod("d")
+    claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu"}]
+    assert shape_of(PodInfo(claims)) is None
