@@ -27,7 +27,7 @@ or `time.process_time` inside the process) is reported beside each, and the repe
 measurements keep their fastest run.
 
     .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
-        [--copies 1000] [--only-copies]
+        [--copies 1000] [--only-copies] [--loading]
 """
 from __future__ import annotations
 
@@ -235,11 +235,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-yaml", action="store_true", help="skip the YAML snapshot (slow to load)")
     parser.add_argument("--copies", type=int, default=1000, help="replicas in the many-pods rows (0: skip them)")
     parser.add_argument("--only-copies", action="store_true", help="only json.load and the many-pods rows")
+    parser.add_argument("--loading", action="store_true",
+                        help="also the loading rows of load_bench.py (unstored and stored snapshot against "
+                             "json.load, a live pod and --pending -A behind a stand-in API server) per size")
     args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
     if args.only_copies:
-        only_copies([int(s) for s in args.sizes.split(",")], args.dir, args.copies or 1000)
-        return 0
-    bench([int(s) for s in args.sizes.split(",")], args.dir, not args.no_yaml, args.copies)
+        only_copies(sizes, args.dir, args.copies or 1000)
+    else:
+        bench(sizes, args.dir, not args.no_yaml, args.copies)
+    if args.loading:
+        import load_bench
+        for nodes in sizes:
+            snapshot = load_bench.ensure_snapshot(args.dir, nodes)
+            print(f"# loading, {nodes} nodes")
+            for row in (*load_bench.ratio_rows(snapshot), *load_bench.live_rows(snapshot)):
+                print(row.line())
     return 0
 
 
