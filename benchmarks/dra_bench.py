@@ -39,8 +39,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-KEXPLAIN = Path(sys.executable).parent / "kexplain"
+from bench import run_cli  # noqa: E402 - the whole command timed as bench.py times it
+
 EXPLAIN_RUNS = 5
 REPEAT = 3
 TARGET_S = 1.0          # issue 17: one full explanation in at most 1 s
@@ -200,18 +202,6 @@ def worker_explain(cluster: str, pod: str) -> dict[str, Any]:
 def run_worker(*args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, __file__, "--worker", *args], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
-
-
-def run_cli(*args: str) -> dict[str, Any]:
-    start = time.perf_counter()
-    with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen([str(KEXPLAIN), *args], stdout=null, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        raise SystemExit(f"kexplain failed ({code}): {proc.stderr.read().decode() if proc.stderr else ''}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024}
 
 
 def fmt(r: dict[str, Any]) -> str:
