@@ -10,6 +10,7 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.versions import feature_gates_option, kube_version, version_option
 from kexplain.errors import KexplainError
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
@@ -103,6 +104,8 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also save the rendered explanation as HTML."),
     validate: str = VALIDATE_OPTION,
+    kubernetes_version: Optional[str] = version_option(),
+    feature_gates: Optional[str] = feature_gates_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     from kexplain.explain.batch import explain_batch
@@ -112,8 +115,9 @@ def command(
     from kexplain.suggest import suggestions as suggest
 
     env = env_of(ctx)
+    kube = kube_version(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
-                  max_objects=max_objects, validate=validate, replicas=replicas)
+                  max_objects=max_objects, validate=validate, replicas=replicas, kube=kube)
     with bulk_load(freeze=True):
         loaded = load(req, env.stdin)
     options = run_options(output, node, start_index=start_index, preemption=preemption,

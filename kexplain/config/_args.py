@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from kexplain.config import _decode as d
+from kexplain.features import KubeVersion
 from kexplain.apimachinery.fielderrors import (FieldError, child, duplicate, forbidden, go_quote, index, invalid,
                                                invalid_typed, not_supported, required)
 from kexplain.apimachinery.names import validate_label_name
@@ -23,22 +24,6 @@ GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = GROUP + "/v1"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 _TYPE_META = ("apiVersion", "kind")
-
-
-@dataclass(frozen=True)
-class Gates:
-    """The v1.35.4 feature gates that change config defaults or validation (their defaults)."""
-
-    dynamic_resource_allocation: bool = True
-    node_declared_features: bool = False
-    gang_scheduling: bool = False
-    storage_capacity_scoring: bool = False
-    dra_scheduler_filter_timeout: bool = True
-    dra_device_binding_conditions: bool = False
-    dra_resource_claim_device_status: bool = True
-
-
-DEFAULT_GATES = Gates()
 
 
 def _resources(v: object, path: str) -> list[dict[str, Any]] | None:
@@ -103,7 +88,7 @@ def _internal_shape(shape: list[dict[str, int]] | None) -> object:
 
 # --- DefaultPreemption ---------------------------------------------------------------
 
-def _dp_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _dp_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("minCandidateNodesPercentage", "minCandidateNodesAbsolute"))
     pct = d.integer(a.get("minCandidateNodesPercentage"), child(path, "minCandidateNodesPercentage"))
     absolute = d.integer(a.get("minCandidateNodesAbsolute"), child(path, "minCandidateNodesAbsolute"))
@@ -111,7 +96,7 @@ def _dp_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "minCandidateNodesAbsolute": 100 if absolute is None else absolute}
 
 
-def _dp_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _dp_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     pct_path, abs_path = child(base, "minCandidateNodesPercentage"), child(base, "minCandidateNodesAbsolute")
     pct, absolute = a["minCandidateNodesPercentage"], a["minCandidateNodesAbsolute"]
     errs = []
@@ -127,7 +112,7 @@ def _dp_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- InterPodAffinity ----------------------------------------------------------------
 
-def _ipa_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _ipa_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
     w = d.integer(a.get("hardPodAffinityWeight"), child(path, "hardPodAffinityWeight"))
     ignore = d.boolean(a.get("ignorePreferredTermsOfExistingPods"),
@@ -136,7 +121,7 @@ def _ipa_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "ignorePreferredTermsOfExistingPods": bool(ignore)}
 
 
-def _ipa_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _ipa_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     w = a["hardPodAffinityWeight"]
     if not 0 <= w <= 100:
         return [invalid(child(base, "hardPodAffinityWeight"), w, "not in valid range [0, 100]")]
@@ -148,7 +133,7 @@ def _ipa_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
 _STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 
 
-def _fit_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _fit_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
     sp = child(path, "scoringStrategy")
     strategy: dict[str, Any]
@@ -172,7 +157,7 @@ def _fit_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "scoringStrategy": strategy}
 
 
-def _fit_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _fit_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, res in enumerate(a["ignoredResources"]):
         errs += validate_label_name(res, index(child(base, "ignoredResources"), i))
@@ -196,13 +181,13 @@ def _fit_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
 
 # --- NodeResourcesBalancedAllocation -------------------------------------------------
 
-def _ba_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _ba_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("resources",))
     resources = _resources(a.get("resources"), child(path, "resources")) or _default_resources()
     return {"resources": _weights_zero_to_one(resources)}
 
 
-def _ba_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _ba_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     seen: set[str] = set()
     for i, r in enumerate(a["resources"]):
@@ -236,7 +221,7 @@ def _constraint(v: object, path: str) -> dict[str, Any]:
     return out
 
 
-def _pts_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _pts_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("defaultConstraints", "defaultingType"))
     cp = child(path, "defaultConstraints")
     constraints = [_constraint(c, index(cp, i)) for i, c in enumerate(d.array(a.get("defaultConstraints"), cp) or [])]
@@ -244,7 +229,7 @@ def _pts_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "defaultingType": d.string(a.get("defaultingType"), child(path, "defaultingType")) or "System"}
 
 
-def _pts_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _pts_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     dt, constraints = a["defaultingType"], a["defaultConstraints"]
     dtp = child(base, "defaultingType")
@@ -295,7 +280,7 @@ def _term(v: object, path: str) -> dict[str, Any]:
             "matchFields": _requirements(t.get("matchFields"), child(path, "matchFields"))}
 
 
-def _na_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _na_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("addedAffinity",))
     if a.get("addedAffinity") is None:
         return {"addedAffinity": None}
@@ -343,7 +328,7 @@ def _empty_term(term: Mapping[str, Any]) -> bool:
     return not term["matchExpressions"] and not term["matchFields"]
 
 
-def _na_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _na_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     aff = a["addedAffinity"]
     if aff is None:
         return []
@@ -363,21 +348,21 @@ def _na_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- VolumeBinding -------------------------------------------------------------------
 
-def _vb_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _vb_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("bindTimeoutSeconds", "shape"))
     timeout = d.integer(a.get("bindTimeoutSeconds"), child(path, "bindTimeoutSeconds"), d.INT64)
     shape = _shape(a.get("shape"), child(path, "shape"))
-    if not shape and gates.storage_capacity_scoring:
+    if not shape and gates.enabled("StorageCapacityScoring"):
         shape = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE}, {"utilization": 100, "score": 0}]
     return {"bindTimeoutSeconds": 600 if timeout is None else timeout, "shape": shape}
 
 
-def _vb_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _vb_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     if a["bindTimeoutSeconds"] < 0:
         errs.append(invalid(child(base, "bindTimeoutSeconds"), a["bindTimeoutSeconds"],
                             "invalid BindTimeoutSeconds, should not be a negative value"))
-    if gates.storage_capacity_scoring:
+    if gates.enabled("StorageCapacityScoring"):
         errs += _validate_shape(a["shape"] or [], child(base, "shape"))
     elif a["shape"] is not None:
         errs.append(invalid(child(base, "shape"), _internal_shape(a["shape"]),
@@ -387,27 +372,27 @@ def _vb_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- DynamicResources ----------------------------------------------------------------
 
-def _dra_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _dra_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("filterTimeout", "bindingTimeout"))
     ft = d.duration(a.get("filterTimeout"), child(path, "filterTimeout"))
     bt = d.duration(a.get("bindingTimeout"), child(path, "bindingTimeout"))
-    if ft is None and gates.dra_scheduler_filter_timeout:
+    if ft is None and gates.enabled("DRASchedulerFilterTimeout"):
         ft = 10 * 10**9
-    if bt is None and gates.dra_device_binding_conditions and gates.dra_resource_claim_device_status:
+    if bt is None and gates.enabled("DRADeviceBindingConditions") and gates.enabled("DRAResourceClaimDeviceStatus"):
         bt = 600 * 10**9
     return {"filterTimeout": None if ft is None else d.format_duration(ft),
             "bindingTimeout": None if bt is None else d.format_duration(bt)}
 
 
-def _dra_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _dra_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     ft, bt = a["filterTimeout"], a["bindingTimeout"]
-    if gates.dra_scheduler_filter_timeout:
+    if gates.enabled("DRASchedulerFilterTimeout"):
         if ft is not None and (d.parse_duration(ft) or 0) < 0:
             errs.append(invalid(child(base, "filterTimeout"), ft, "must be zero or positive"))
     elif ft is not None:
         errs.append(forbidden(child(base, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
-    if gates.dra_device_binding_conditions and gates.dra_resource_claim_device_status:
+    if gates.enabled("DRADeviceBindingConditions") and gates.enabled("DRAResourceClaimDeviceStatus"):
         if bt is not None and (d.parse_duration(bt) or 0) < 10**9:
             errs.append(invalid(child(base, "bindingTimeout"), bt, "must be at least 1 second"))
     elif bt is not None:
@@ -418,8 +403,8 @@ def _dra_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
 
 # --- registry of typed args ----------------------------------------------------------
 
-Decoder = Callable[[object, str, Gates], dict[str, Any]]
-Validator = Callable[[Mapping[str, Any], str, Gates], list[FieldError]]
+Decoder = Callable[[object, str, KubeVersion], dict[str, Any]]
+Validator = Callable[[Mapping[str, Any], str, KubeVersion], list[FieldError]]
 
 
 @dataclass(frozen=True)
@@ -445,7 +430,7 @@ ARGS: Mapping[str, ArgsKind] = MappingProxyType({
 VALIDATED_AT_INIT_ONLY = frozenset({"NodeResourcesFit"})
 
 
-def decode(name: str, raw: object, gates: Gates) -> dict[str, Any]:
+def decode(name: str, raw: object, gates: KubeVersion) -> dict[str, Any]:
     """Decode + default one plugin's typed args; raises DecodeError with a relative path."""
     spec = ARGS[name]
     if isinstance(raw, dict):
@@ -459,5 +444,5 @@ def decode(name: str, raw: object, gates: Gates) -> dict[str, Any]:
     return spec.decode(raw, "", gates)
 
 
-def validate(name: str, args: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def validate(name: str, args: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     return ARGS[name].validate(args, base, gates)

@@ -18,6 +18,7 @@ from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.manifests import check_objects, load_objects
@@ -78,15 +79,16 @@ def with_template_claims(inputs: Inputs) -> Inputs:
 
 
 def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_objects: int = DEFAULT_MAX_OBJECTS) -> SchedulerConfig:
+                max_objects: int = DEFAULT_MAX_OBJECTS, kube: KubeVersion = DEFAULT_VERSION) -> SchedulerConfig:
+    """The scheduler configuration at `path` (None: the defaults) as `kube`'s kube-scheduler reads it."""
     if path is None:
-        return load_config(None, implements=implements, known=known)
+        return load_config(None, implements=implements, known=known, kube=kube)
     objs = load_objects([path], max_bytes, max_objects=max_objects)
     if len(objs) != 1:
         raise InputError(f"expected one KubeSchedulerConfiguration, found {len(objs)} objects",
                          source=Source(path))
     doc, src = objs[0]
-    return load_config(doc, source=src, implements=implements, known=known)
+    return load_config(doc, source=src, implements=implements, known=known, kube=kube)
 
 
 # -- the POD file -------------------------------------------------------------------------------
@@ -294,7 +296,7 @@ def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
 
 
 def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
-    config = read_config(req.config_path, req.max_bytes, req.max_objects)
+    config = read_config(req.config_path, req.max_bytes, req.max_objects, req.kube)
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
     warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
@@ -537,11 +539,12 @@ class Pool:
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
-              stdin: BinaryIO | None = None, validate: str = "strict") -> Pool:
+              stdin: BinaryIO | None = None, validate: str = "strict",
+              kube: KubeVersion = DEFAULT_VERSION) -> Pool:
     """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
     (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`."""
     with bulk_load():
-        config = read_config(config_path, max_bytes, max_objects)
+        config = read_config(config_path, max_bytes, max_objects, kube)
         return _load_pool(node_paths, config, stored, max_bytes, max_objects, stdin, validate)
 
 

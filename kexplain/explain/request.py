@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 
 
@@ -52,3 +53,4 @@ class Request:
     validate: str = "strict"      # kubectl's --validate: unknown fields refused, warned of (warn) or not (ignore)
     replicas: int | None = None   # --replicas: copies of every Pod or workload (None: their own counts)
     run: RunOptions = field(default_factory=RunOptions)
+    kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server

@@ -41,6 +41,7 @@ from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.features import KubeVersion
     from kexplain.model.nodeinfo import NodeInfo
     from kexplain.model.pod import PodInfo
     from kexplain.model.snapshot import Snapshot
@@ -163,6 +164,12 @@ class Plugin:
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
+
+    @classmethod
+    def points_at(cls, kube: "KubeVersion") -> frozenset[ExtensionPoint]:
+        """The extension points this plugin implements in `kube`'s minor: the declared ones,
+        unless a plugin gained or lost an interface between minors (it overrides this)."""
+        return cls.extension_points
 
     @classmethod
     def listed(cls, plugins: Mapping[str, "Plugin"], names: Iterable[str]) -> list[Self]:

@@ -104,6 +104,7 @@ class Framework:
                  preemption_offset: int = 0) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
+        self.kube = profile.kube          # the version whose behaviour the plugins follow (Go: feature.Features)
         self.snapshot = snapshot
         self.preemption_offset = preemption_offset
         self._nominated = {node: pods for node, pods in (nominated_pods or {}).items() if pods}

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
+from kexplain.features import version_json
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.extras import Cycle, evaluate_unexamined, plugin_verdicts, record_details
@@ -50,7 +51,8 @@ class Options:
 
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
     """The trace of one scheduling cycle of `pod`, with the extra keys `options` ask for."""
-    trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name)
+    trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name,
+                  kubernetes=version_json(fw.kube))
     cycle = Cycle()
     try:
         _schedule(fw, pod, options, trace, cycle)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
+from kexplain.features import DEFAULT, KubeVersion
 from kexplain.framework.interface import Plugin, check_plugin
 from kexplain.plugins import names
 
@@ -53,10 +54,10 @@ def known(name: str) -> bool:
     return name in MODULES
 
 
-def implements(name: str, extension_point: str) -> bool:
-    """Whether plugin `name` declares the extension point named `extension_point` (the
-    KubeSchedulerConfiguration field name, e.g. "filter")."""
-    return extension_point in plugin_class(name).extension_points
+def implements(name: str, extension_point: str, kube: KubeVersion = DEFAULT) -> bool:
+    """Whether plugin `name` implements the extension point named `extension_point` (the
+    KubeSchedulerConfiguration field name, e.g. "filter") in `kube`'s minor."""
+    return extension_point in plugin_class(name).points_at(kube)
 
 
 def registry() -> dict[str, type[Plugin]]:

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kexplain.config import EXTENSION_POINTS, Profile, SchedulerConfig, load_config
-from kexplain.config._args import Gates
+from kexplain.features import KubeVersion
 from kexplain.config._plugins import default_multipoint
 from kexplain.errors import ConfigError, Source
 from tests.support.extension_points import IN_TREE_EXTENSION_POINTS
@@ -19,7 +19,7 @@ CONFORMANCE = SHARED_CONFORMANCE
 
 
 
-def implements(name: str, point: str) -> bool:
+def implements(name: str, point: str, kube: KubeVersion | None = None) -> bool:
     return point in IN_TREE_EXTENSION_POINTS.get(name, ())
 
 
@@ -114,12 +114,18 @@ def test_default_args(name: str) -> None:
 
 
 def test_feature_gated_defaults() -> None:
-    names = [p.name for p in default_multipoint(Gates())]
+    names = [p.name for p in default_multipoint(KubeVersion("1.35"))]
     assert "NodeDeclaredFeatures" not in names and "GangScheduling" not in names
     assert names.index("DynamicResources") == names.index("DefaultPreemption") - 1
-    gated = [p.name for p in default_multipoint(Gates(node_declared_features=True, gang_scheduling=True,
-                                                        dynamic_resource_allocation=False))]
-    assert gated[-2:] == ["NodeDeclaredFeatures", "GangScheduling"] and "DynamicResources" not in gated
+    gated = [p.name for p in default_multipoint(KubeVersion("1.35").with_feature_gates(
+        "NodeDeclaredFeatures=true,GangScheduling=true,GenericWorkload=true"))]
+    assert gated[-2:] == ["NodeDeclaredFeatures", "GangScheduling"]
+    # DRA is beta and off in 1.33: no DynamicResources; from 1.35 it weighs 2 as a Score plugin
+    assert "DynamicResources" not in [p.name for p in default_multipoint(KubeVersion("1.33"))]
+    weights = {m: {p.name: p.weight for p in default_multipoint(KubeVersion(m))}.get("DynamicResources")
+               for m in ("1.34", "1.35", "1.36")}
+    assert weights == {"1.34": None, "1.35": 2, "1.36": 2}
+    assert "NodeDeclaredFeatures" in [p.name for p in default_multipoint(KubeVersion("1.36"))]
 
 
 def test_profile_for() -> None:
