@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.errors import FrameworkError
-from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PostFilterPlugin, PreBindPlugin,
+from kexplain.framework.interface import (MAX_NODE_SCORE, ExtensionPoint, Explainer, FilterPlugin, PostFilterPlugin, PreBindPlugin,
                                           PreEnqueuePlugin, PreFilterPlugin, PreFilterResult, ReservePlugin,
                                           ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
@@ -45,6 +45,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                        ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, Explainer, SignPlugin):
     name = NAME
     in_overview = True      # the table view groups the nodes by what their devices say
+    SCORES_SINCE = "1.35"   # a Score plugin (prioritized lists) from 1.35; before, Score is not its interface
+
+    @classmethod
+    def points_at(cls, kube) -> frozenset[ExtensionPoint]:
+        if kube.since(cls.SCORES_SINCE):
+            return cls.extension_points
+        return cls.extension_points - {ExtensionPoint.SCORE}
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Not signable with resource claims (whether their devices are on one node is not
