@@ -49,6 +49,10 @@ class Options:
     cycle: int = 0
 
 
+# From 1.35 selectHost takes the heap's top (ties in heap order); before, a random top-scored node.
+DETERMINISTIC_TIES_SINCE = "1.35"
+
+
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
     """The trace of one scheduling cycle of `pod`, with the extra keys `options` ask for."""
     trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name,
@@ -232,6 +236,10 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     ranking = SortedScores(names, totals)
     trace.result = Result(SCHEDULED, selected, "", suggested_host=ranking.pop())
+    if len(selected) > 1 and not fw.kube.since(DETERMINISTIC_TIES_SINCE):
+        # selectHost before 1.35: reservoir sampling among the top-scored nodes. The heap's top,
+        # which we report, is one of its possible picks; say that the pick is random.
+        trace.extra["tieBreak"] = "random"
     return ranking
 
 
