@@ -23,6 +23,7 @@ MODULES: dict[str, str] = {
     names.IMAGE_LOCALITY: "image_locality",
     names.INTER_POD_AFFINITY: "inter_pod_affinity",
     names.NODE_AFFINITY: "node_affinity",
+    names.NODE_DECLARED_FEATURES: "node_declared_features",
     names.NODE_NAME: "node_name",
     names.NODE_PORTS: "node_ports",
     names.NODE_RESOURCES_BALANCED_ALLOCATION: "balanced_allocation",
