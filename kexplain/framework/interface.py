@@ -37,11 +37,11 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol, Self, Sequence
 
 from kexplain.errors import FrameworkError
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.status import Code, Status
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.features import KubeVersion
     from kexplain.model.nodeinfo import NodeInfo
     from kexplain.model.pod import PodInfo
     from kexplain.model.snapshot import Snapshot
@@ -164,6 +164,9 @@ class Plugin:
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
+        # The version whose behaviour to follow (Go hands plugins feature.Features); a plugin made
+        # with a handle that names none (a unit test's stand-in) follows the default one.
+        self.kube: KubeVersion = getattr(handle, "kube", DEFAULT_VERSION)
 
     @classmethod
     def points_at(cls, kube: "KubeVersion") -> frozenset[ExtensionPoint]:

@@ -41,7 +41,7 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, Si
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)
         specs = resource_specs(self.args.get("resources"))
-        change = balance_change_score if handle.kube.since(SCORES_BALANCE_CHANGE_SINCE) else None
+        change = balance_change_score if self.kube.since(SCORES_BALANCE_CHANGE_SINCE) else None
         self.scorer = ResourceAllocationScorer(specs, balanced_resource_score, use_requested=True,
                                                change_scorer=change)
 

@@ -61,7 +61,7 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin)
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)
-        self.enabled = handle.kube.enabled(GATE)    # constructed but inert when its gate is off
+        self.enabled = self.kube.enabled(GATE)    # constructed but inert when its gate is off
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """The required features as the feature set's bit string, in the registry's order."""
