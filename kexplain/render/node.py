@@ -11,14 +11,13 @@ from typing import Any, Mapping
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
-from kexplain.render.style import Look, quantity
+from kexplain.render.style import Look, TextTable, quantity
 from kexplain.render.views import REJECTED, ranking, search_figures
 
 
@@ -123,7 +122,7 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
         verdict = Text(code, style="red" if code in REJECTED else ("green" if code == "Success" else None))
         if st is not None and st.get("reasons"):
             verdict.append(": " + "; ".join(st["reasons"]))
-        head = Table.grid()
+        head = TextTable.grid()
         head.add_column(width=width, no_wrap=True, style="bold")
         head.add_column()
         head.add_row(plugin + (" *" if plugin == own else ""), verdict)
@@ -152,7 +151,7 @@ def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look:
     for plugin, sc in plugins.items():
         numbers = (f"{sc['raw']:>{digits['raw']}} -> {sc['normalized']:>{digits['normalized']}} x "
                    f"{sc['weight']:>{digits['weight']}} = {sc['weighted']:>{digits['weighted']}}")
-        head = Table.grid()
+        head = TextTable.grid()
         head.add_column(width=width, no_wrap=True, style="bold")
         head.add_column(no_wrap=True)
         head.add_row(plugin, numbers)
