@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.conformance_support import cases_under, differing_keys
-from tests.support.paths import TESTS
+from tests.support.paths import BUNDLED_CONFORMANCE, SHARED_ABSENT, SHARED_CONFORMANCE, SHARED_PRESENT
 
-HERE = TESTS
-BUNDLED = HERE / "conformance"
-SHARED = HERE.parent.parent / "shared" / "conformance"
+BUNDLED = BUNDLED_CONFORMANCE
+SHARED = SHARED_CONFORMANCE
 
 
 def _check(case: Path) -> None:
@@ -31,10 +30,10 @@ def test_bundled_case(case: Path) -> None:
     _check(case)
 
 
-SHARED_CASES = [pytest.param(c, id=c.name) for c in cases_under(SHARED)] if SHARED.is_dir() else []
+SHARED_CASES = [pytest.param(c, id=c.name) for c in cases_under(SHARED)] if SHARED_PRESENT else []
 
 
-@pytest.mark.skipif(not SHARED_CASES, reason="../shared/conformance is not present: only the bundled subset ran")
+@pytest.mark.skipif(not SHARED_PRESENT, reason=SHARED_ABSENT)
 @pytest.mark.parametrize("case", SHARED_CASES or [None])
 def test_shared_case(case: Path) -> None:
     _check(case)

@@ -15,6 +15,8 @@ from typing import BinaryIO, Mapping, TextIO
 import typer
 from rich.console import Console
 
+from kexplain.render.consoles import text_console
+
 
 @dataclass
 class Environment:
@@ -41,9 +43,8 @@ class Environment:
         """A rich console on stdout (or stderr): plain text, 80 columns, when not a terminal."""
         stream = self.stderr if stderr else self.stdout
         width = self.width or (None if self.is_terminal else 80)
-        return Console(file=stream, force_terminal=self.is_terminal, no_color=not self.color,
-                       color_system="auto" if self.color else None, width=width,
-                       highlight=False, soft_wrap=False)
+        return text_console(stream, force_terminal=self.is_terminal, no_color=not self.color,
+                            color_system="auto" if self.color else None, width=width, soft_wrap=False)
 
     def error(self, message: str) -> None:
         """One line on stderr, never wrapped."""

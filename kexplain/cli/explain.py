@@ -1,9 +1,10 @@
 """`kexplain POD --nodes ...`: explain one pod (or several, or a workload's replicas) against manifests."""
 from __future__ import annotations
 
+import difflib
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Sequence
 
 import typer
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.inputs import Inputs, Loaded
     from kexplain.explain.request import RunOptions
+    from kexplain.model.snapshot import Snapshot
 
 
 class Output(str, Enum):
@@ -59,6 +61,29 @@ def run_options(output: Output, node: Optional[str], *, start_index: int = 0, pr
     return RunOptions(start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
                       details=human or node is not None, explain_nodes=frozenset([node] if node else []),
                       unexamined=human and not replicated)
+
+
+CLOSEST = 3     # node names a wrong --node NAME suggests
+
+
+def check_node(node: Optional[str], names: Sequence[str], no_nodes: str = "The cluster has no nodes.") -> None:
+    """`--node NAME` names a node of the cluster (`names`), or the command stops with a one-line
+    error (exit 2) naming the closest names, so a typo is not answered by a verdict on no node.
+    `no_nodes`: why the cluster has none, when it has none."""
+    if node is None or node in names:
+        return
+    if not names:
+        raise KexplainError(f"--node {node}: no node of that name. {no_nodes}")
+    among = f"among the cluster's {len(names):,} node{'s' if len(names) != 1 else ''}"
+    close = difflib.get_close_matches(node, names, n=CLOSEST)
+    if not close:
+        raise KexplainError(f"--node {node}: no node of that name {among}, and no name is close to it")
+    raise KexplainError(f"--node {node}: no node of that name {among}; the closest: {', '.join(close)}")
+
+
+def node_names(snapshot: "Snapshot | None") -> list[str]:
+    """The names of the cluster's nodes, in the scheduler's order."""
+    return [ni.name for ni in snapshot.node_infos] if snapshot is not None else []
 
 
 def export_view(env: Environment, draw, svg: Optional[str], html: Optional[str]) -> None:
@@ -120,6 +145,8 @@ def command(
                   max_objects=max_objects, validate=validate, replicas=replicas, kube=kube)
     with bulk_load(freeze=True):
         loaded = load(req, env.stdin)
+    cluster = loaded.single if loaded.single is not None else loaded.pool
+    check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
     options = run_options(output, node, start_index=start_index, preemption=preemption,
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))

@@ -16,7 +16,7 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
-from kexplain.cli.explain import Output, explain_one, run_options, write_trace
+from kexplain.cli.explain import Output, check_node, explain_one, node_names, run_options, write_trace
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
 from kexplain.render import structured
@@ -182,6 +182,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
                           preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
     try:
         inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
+        check_node(args.node, node_names(inputs.snapshot), LIVE_NO_NODES)
         trace = explain_one(inputs, options, True)
     except KexplainError as err:
         if "profile not found" in err.message:    # said of the pod, as --pending says it

@@ -355,8 +355,9 @@ def print_batch_node(outcomes: "Iterable[Section | Outcome]", console: Console, 
         if console.is_terminal:
             console.rule(Text(headline(s)))
         else:       # plain text, as print_batch heads each object
-            console.print(("\n" if i else "") + f"=== {headline(s)}", soft_wrap=True, highlight=False,
-                          markup=False)
+            if i:
+                console.print()
+            console.print(Text(f"=== {headline(s)}"), soft_wrap=True)
         shown = s.unfit or (last.trace.to_json() if last is not None else s.first)
         if shown is not None:
             print_trace(shown, console, node=node)

@@ -11,15 +11,21 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 
 @dataclass(frozen=True)
 class Block:
-    """One thing to print. `whole`: print without wrapping (a long line the reader greps for)."""
+    """One thing to print. `whole`: print without wrapping (a long line the reader greps for).
+    A string is text as it is, never markup."""
 
     renderable: RenderableType
     whole: bool = False
     gap: bool = True        # a blank line before it
+
+    def __post_init__(self) -> None:
+        if isinstance(self.renderable, str):
+            object.__setattr__(self, "renderable", Text(self.renderable))
 
 
 # The verdict (result.status) as the headings colour it.

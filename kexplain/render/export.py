@@ -10,12 +10,14 @@ from typing import Callable
 
 from rich.console import Console
 
+from kexplain.render.consoles import text_console
+
 TITLE = "kexplain"
 
 
 def recording_console(width: int) -> Console:
-    return Console(record=True, file=io.StringIO(), width=width, force_terminal=True, color_system="truecolor",
-                   highlight=False, soft_wrap=False)
+    return text_console(io.StringIO(), record=True, width=width, force_terminal=True, color_system="truecolor",
+                        soft_wrap=False)
 
 
 def export(draw: Callable[[Console], None], width: int, svg: str | None = None, html: str | None = None,

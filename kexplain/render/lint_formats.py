@@ -19,9 +19,10 @@ from urllib.parse import quote
 from xml.etree import ElementTree as ET
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
+from kexplain.render.consoles import text_console
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 # The OASIS SARIF 2.1.0 schema (errata 01, the standard's current text): what the log is valid against.
@@ -69,29 +70,32 @@ def _where(f: Finding) -> str:
 
 def print_text(report: Report, console: Console, options: RenderOptions = RenderOptions()) -> None:
     """`path:line: severity [rule] Kind ns/name: field: message`, then the template, the
-    document and any suggestions indented below; a summary line at the end."""
+    document and any suggestions indented below; a summary line at the end. Styled Text,
+    never markup: paths, names and messages are printed as they are (`x:100:.yaml`)."""
+    def line(*parts: tuple[str, str]) -> None:
+        console.print(Text.assemble(*parts), soft_wrap=True)
+
     for f in _shown(report, options):
         level = f.level
-        console.print(f"{escape(_where(f))}: [{_STYLE[level]}]{level.label}[/] "
-                      f"[dim]\\[{f.rule}][/] {escape(f.headline())}", soft_wrap=True)
+        line((f"{_where(f)}: ", ""), (level.label, _STYLE[level]), (" ", ""), (f"[{f.rule}]", "dim"),
+             (f" {f.headline()}", ""))
         context = [str(f.location).split(": ", 1)[1]] if f.location.doc else []
         if f.location.template:
             context.append(f"template {f.location.template}")
         if context:
-            console.print(f"    [dim]{escape(', '.join(context))}[/]", soft_wrap=True)
+            line(("    ", ""), (", ".join(context), "dim"))
         for s in f.suggestions:
-            console.print(f"    [green]suggestion:[/] {escape(s)}", soft_wrap=True)
+            line(("    ", ""), ("suggestion:", "green"), (f" {s}", ""))
     for w in report.warnings:
-        console.print(f"[yellow]warning:[/] {escape(w)}", soft_wrap=True)
+        line(("warning:", "yellow"), (f" {w}", ""))
     style = "bold red" if report.count(Severity.ERROR) else ("yellow" if report.count(Severity.WARNING) else "green")
-    console.print(f"[{style}]{escape(summary_line(report))}[/]", soft_wrap=True)
+    line((summary_line(report), style))
 
 
 def render_text(report: Report, options: RenderOptions = RenderOptions(), *, width: int = 100) -> str:
     """Plain text (no colour), for a file."""
     out = io.StringIO()
-    console = Console(file=out, width=width, color_system=None, force_terminal=False, highlight=False,
-                      soft_wrap=True)
+    console = text_console(out, width=width, color_system=None, force_terminal=False, soft_wrap=True)
     print_text(report, console, options)
     return out.getvalue()
 

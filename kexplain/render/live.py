@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.explain.compare import Comparison, LivePod
+from kexplain.render.consoles import text_console
 from kexplain.render.table import print_trace
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
@@ -25,8 +26,8 @@ def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
     """A callback drawing one bar per resource on `stream` (a terminal), gone when done."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn
 
-    console = Console(file=stream, force_terminal=True, no_color=not color, highlight=False)
-    with Bars(TextColumn("reading {task.description:<24}"), BarColumn(), MofNCompleteColumn(),
+    console = text_console(stream, force_terminal=True, no_color=not color)
+    with Bars(TextColumn("reading {task.description:<24}", markup=False), BarColumn(), MofNCompleteColumn(),
               console=console, transient=True) as bar:
         tasks: dict[str, Any] = {}
 
@@ -74,8 +75,8 @@ def scheduling_bar(stream: TextIO, *, color: bool, enabled: bool, what: str = "s
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
 
-    console = Console(file=stream, force_terminal=True, no_color=not color, highlight=False)
-    with Bars(TextColumn(f"{what:<24}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    console = text_console(stream, force_terminal=True, no_color=not color)
+    with Bars(TextColumn(f"{what:<24}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
               console=console, transient=True, redirect_stdout=False, redirect_stderr=False) as bars:
         yield ScheduleBar(bars, bars.add_task(what, total=None))
 
@@ -144,6 +145,6 @@ def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str,
         if res.trace is None:
             continue
         out.write("\n")
-        console.rule(res.key)
+        console.rule(Text(res.key))
         print_trace(res.trace, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(console, res.comparison or Comparison())

@@ -11,15 +11,14 @@ from typing import Any, Mapping
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
-from kexplain.render.style import Look, quantity
-from kexplain.render.views import REJECTED, ranking, search_figures
+from kexplain.render.style import Look, TextTable, quantity
+from kexplain.render.views import REJECTED, never_reason, ranking, search_figures
 
 
 def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width: int = 80) -> list[Block]:
@@ -55,6 +54,9 @@ def _verdict(trace: Mapping[str, Any], node: str) -> str:
         return "Not examined: the scheduling cycle never reached the nodes."
     if first is None:
         return _never_examined(trace, node)
+    if first.get("code") == "Error":
+        return (f"Filter failed with an error here: {first.get('plugin')}: {'; '.join(first.get('reasons') or [])}"
+                " - the scheduler stopped at this node and the cycle ended with the error (* below).")
     if first.get("code") != "Success":
         return (f"Rejected by {first.get('plugin')} ({first.get('code')}): {'; '.join(first.get('reasons') or [])}"
                 " - the reason the scheduler reports for this node (* below).")
@@ -72,6 +74,8 @@ def _verdict(trace: Mapping[str, Any], node: str) -> str:
     if fig is not None and fig.dropped == node:
         return ("Feasible, but found after the search already had enough feasible nodes: dropped, not scored "
                 "(first in line for the next pod).")
+    if result["status"] == "Error" and not trace.get("score"):
+        return "Passed Filter; not scored: the cycle ended with the error."
     if result["status"] != "Scheduled":
         return "Passed Filter."
     return "Feasible (not scored)."
@@ -82,7 +86,8 @@ def _never_examined(trace: Mapping[str, Any], node: str) -> str:
     if narrowed is not None and node not in narrowed:
         return "Never examined: not among the nodes PreFilter narrowed the search to."
     extra = trace.get("unexamined") or {}
-    text = "Never examined: the search stopped once it had found enough feasible nodes."
+    fig = search_figures(trace)
+    text = f"Never examined: {never_reason(fig) if fig is not None else 'the search stopped before it'}."
     st = (extra.get("filter") or {}).get(node)
     if st is None:
         return text
@@ -109,7 +114,7 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
         if not plugin_facts:
             return []
         every = {p: None for p in plugin_facts}
-    own = first.get("plugin") if first.get("code") in REJECTED else None
+    own = first.get("plugin") if first.get("code") in (*REJECTED, "Error") else None
     title = "Filter plugins, each run on its own" + (" (* = the scheduler's first failure)" if own else "")
     lines: list[RenderableType] = [Text(title, style="bold")]
     width = max(len(p) for p in every) + 2
@@ -120,10 +125,10 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
             skipped.append(plugin)
             continue
         code = "-" if st is None else st.get("code", "")
-        verdict = Text(code, style="red" if code in REJECTED else ("green" if code == "Success" else None))
+        verdict = Text(code, style="red" if code in (*REJECTED, "Error") else ("green" if code == "Success" else None))
         if st is not None and st.get("reasons"):
             verdict.append(": " + "; ".join(st["reasons"]))
-        head = Table.grid()
+        head = TextTable.grid()
         head.add_column(width=width, no_wrap=True, style="bold")
         head.add_column()
         head.add_row(plugin + (" *" if plugin == own else ""), verdict)
@@ -152,7 +157,7 @@ def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look:
     for plugin, sc in plugins.items():
         numbers = (f"{sc['raw']:>{digits['raw']}} -> {sc['normalized']:>{digits['normalized']}} x "
                    f"{sc['weight']:>{digits['weight']}} = {sc['weighted']:>{digits['weighted']}}")
-        head = Table.grid()
+        head = TextTable.grid()
         head.add_column(width=width, no_wrap=True, style="bold")
         head.add_column(no_wrap=True)
         head.add_row(plugin, numbers)

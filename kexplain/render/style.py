@@ -173,8 +173,17 @@ class Look:
 
 
 class TextTable(Table):
-    """A table whose string cells are text, never rich markup: node names, reasons and
-    expressions such as `zone In [zone-b]` are printed as they are."""
+    """A table whose strings (title, headers, cells) are text, never rich markup or emoji
+    codes: node names, reasons and expressions such as `zone In [zone-b]` or a resource
+    `example.com/:100:` are printed as they are, on any console."""
+
+    def __init__(self, *headers: Any, title: Any = None, title_style: Any = None, **kwargs: Any) -> None:
+        if isinstance(title, str):      # rich styles a string title itself, a Text one not
+            title = Text(title, style=title_style or "")
+        super().__init__(*headers, title=title, title_style=title_style, **kwargs)
+
+    def add_column(self, header: Any = "", *args: Any, **kwargs: Any) -> None:
+        super().add_column(Text(header) if isinstance(header, str) else header, *args, **kwargs)
 
     def add_row(self, *renderables: Any, **kwargs: Any) -> None:
         super().add_row(*(Text(r) if isinstance(r, str) else r for r in renderables), **kwargs)

@@ -22,8 +22,8 @@ from kexplain.render.preemption import preemption_blocks
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
 from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
-from kexplain.render.views import (Ranked, SearchFigures, missing_prefilter_state, no_nodes, prefilter_rejection,
-                                   ranking, rejection_groups, search_figures, shorten)
+from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, SearchFigures, missing_prefilter_state, never_reason,
+                                   no_nodes, prefilter_rejection, ranking, rejection_groups, search_figures, shorten)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -315,14 +315,27 @@ def _search(trace: Mapping[str, Any], look: Look) -> list[Block]:
     if fig.outside_prefilter:
         grid.add_row("left out by PreFilter", f"{fig.outside_prefilter} (the search covered only the nodes "
                                                "PreFilter allowed, in an unspecified order)")
+    if fig.not_in_cluster:
+        grid.add_row("names of no node", f"{fig.not_in_cluster} of the node names PreFilter narrowed the search to "
+                                         "(no such node in the cluster)")
     grid.add_row("feasible nodes to find", f"{fig.num_feasible_nodes_to_find} (numFeasibleNodesToFind: "
                                           f"{_to_find_why(fig)})")
+    if fig.tried_first is not None:
+        grid.add_row("tried first", _first(fig))
     start = f"index {fig.start_index}" + (f" ({fig.start_node})" if fig.start_node and fig.deterministic else "")
+    if fig.stop == STOP_FIRST:
+        start += ": not used, the node tried first fit"
     grid.add_row("round-robin started at", start)
     stopped = f"{fig.stop_node}, after {fig.examined} node(s)" if fig.stop_node else "no node examined"
+    if fig.stop == STOP_ERROR:
+        stopped += f", where {fig.error_plugin or 'a Filter plugin'} failed with an error"
     grid.add_row("stopped at", stopped)
-    grid.add_row("passed Filter", str(fig.feasible_found) + (
-        f" ({fig.dropped} was one too many: dropped, not scored, first in line next time)" if fig.dropped else ""))
+    passed = str(fig.feasible_found)
+    if fig.dropped:
+        passed += f" ({fig.dropped} was one too many: dropped, not scored, first in line next time)"
+    elif fig.stop == STOP_ERROR and fig.feasible_found:
+        passed += " (not scored: the cycle ended with the error)"
+    grid.add_row("passed Filter", passed)
     grid.add_row("next pod starts at", f"index {fig.next_start_index}")
     grid.add_row("never examined", _never(fig))
     for label, text in _unexamined_rows(fig):
@@ -330,7 +343,19 @@ def _search(trace: Mapping[str, Any], look: Look) -> list[Block]:
     return [Block(Text("The search", style="bold")), Block(grid, gap=False)]
 
 
+_FIRST_WHY = {"nominated": "the pod's nominated node (status.nominatedNodeName)",
+              "hint": "OpportunisticBatching's hint (from the previous pod's ranking)"}
+
+
+def _first(fig: SearchFigures) -> str:
+    why = _FIRST_WHY.get(fig.first_why or "", "a node")
+    outcome = "it fit, so no other node was filtered" if fig.stop == STOP_FIRST else "it did not fit"
+    return f"{fig.tried_first}, {why}, filtered alone: {outcome}"
+
+
 def _to_find_why(fig: SearchFigures) -> str:
+    if fig.first_why == "hint" and fig.num_feasible_nodes_to_find == 1:
+        return "1, the hinted node alone"
     if fig.num_feasible_nodes_to_find == 1 and fig.num_all_nodes > 1:
         return "1, the profile has no Score plugins"
     if fig.num_all_nodes - fig.outside_prefilter < 100:
@@ -339,16 +364,18 @@ def _to_find_why(fig: SearchFigures) -> str:
 
 
 def _never(fig: SearchFigures) -> str:
+    """How many nodes the search never reached, and why it stopped before them."""
     if not fig.never_examined:
         return "0: every node was looked at"
     if fig.stop_node is None:
         return str(fig.never_examined)
-    return f"{fig.never_examined}: the search stopped once it had found enough feasible nodes"
+    return f"{fig.never_examined}: {never_reason(fig)}"
 
 
 def _unexamined_rows(fig: SearchFigures) -> list[tuple[str, str]]:
-    """Would a node the search left out have won? (the extra key `unexamined`)"""
-    if not fig.never_examined and not fig.dropped:
+    """Would a node the search left out have won? (the extra key `unexamined`) Not asked of
+    a cycle that ended with an error: no node wins it."""
+    if fig.stop == STOP_ERROR or (not fig.never_examined and not fig.dropped):
         return []
     if not fig.evaluated:
         return [("could they win?", "not evaluated")]

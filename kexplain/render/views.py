@@ -160,9 +160,19 @@ def _node_count(trace: Trace) -> int:
 
 # -- the search ---------------------------------------------------------------------------------------
 
+# Why the search ended (`SearchFigures.stop`).
+STOP_END = "end"            # every node it could look at was looked at
+STOP_ENOUGH = "enough"      # it found numFeasibleNodesToFind feasible nodes, and one more (dropped)
+STOP_ERROR = "error"        # a Filter plugin failed with an error on a node: the cycle ends there
+STOP_FIRST = "first"        # the node tried first, alone (nominated, or a batching hint), fits
+
+
 @dataclass(frozen=True)
 class SearchFigures:
-    """How far the round-robin search went, and what it left out."""
+    """How far the round-robin search went, what it left out, and why it stopped (`stop`).
+    `tried_first`: the node filtered alone before the round-robin (`first_why`: "nominated" or
+    "hint"); `error_node`/`error_plugin`: where the Filter error happened; `not_in_cluster`: names
+    PreFilter narrowed the search to that name no node."""
 
     num_all_nodes: int
     num_feasible_nodes_to_find: int
@@ -185,6 +195,36 @@ class SearchFigures:
     best_unexamined_total: int | None = None
     higher: tuple[str, ...] = ()
     evaluation_error: str | None = None
+    stop: str = STOP_END
+    tried_first: str | None = None
+    first_why: str | None = None
+    error_node: str | None = None
+    error_plugin: str | None = None
+    not_in_cluster: int = 0
+
+
+def tried_first(trace: Trace) -> tuple[str, str] | None:
+    """(node, "nominated" or "hint"): the node the scheduler filtered alone before any
+    round-robin (the pod's nominated node, or OpportunisticBatching's hint), when the trace
+    shows one: the hint it names, a node visited first and again in the round-robin, or a
+    single node visited that fit without moving the round-robin."""
+    search = trace.get("search") or {}
+    order = search.get("order") or []
+    if not order:
+        return None
+    if trace.get("hint") and order[0] == trace["hint"]:
+        return order[0], "hint"
+    if order[0] in order[1:]:
+        return order[0], "nominated"
+    alone = (len(order) == 1 and search.get("numFilterSuccess") == 1 and search["numAllNodes"] > 1
+             and search.get("nextStartIndex") == search["startIndex"])
+    return (order[0], "nominated") if alone else None
+
+
+def filter_error(trace: Trace) -> tuple[str, str] | None:
+    """(node, plugin): where a Filter plugin failed with an error, ending the cycle."""
+    return next(((n, st.get("plugin") or "") for n, st in (trace.get("filter") or {}).items()
+                 if st.get("code") == "Error"), None)
 
 
 def search_figures(trace: Trace) -> SearchFigures | None:
@@ -193,20 +233,35 @@ def search_figures(trace: Trace) -> SearchFigures | None:
         return None
     order = search.get("order") or []
     visited = len(set(order))
-    narrowed = trace.get("preFilterNodeNames")
-    in_scope = search["numAllNodes"]
-    outside = 0
-    if narrowed is not None:
-        in_scope = min(in_scope, len(narrowed))
-        outside = search["numAllNodes"] - in_scope
+    first = tried_first(trace)
+    rounds = order[1:] if first else order          # the round-robin's part
     to_find = search["numFeasibleNodesToFind"]
     found = search.get("numFilterSuccess", 0)
-    dropped = order[-1] if found > to_find and order else None
+    error = filter_error(trace)
+    if error is not None:
+        stop = STOP_ERROR
+    elif first is not None and not rounds:
+        stop = STOP_FIRST
+    elif found > to_find:
+        stop = STOP_ENOUGH
+    else:
+        stop = STOP_END
+    dropped = order[-1] if stop == STOP_ENOUGH and order else None
+    narrowed = trace.get("preFilterNodeNames")
+    in_scope = search["numAllNodes"] if narrowed is None else min(search["numAllNodes"], len(narrowed))
+    not_in_cluster = 0
+    if narrowed is not None and stop == STOP_END and order and visited < in_scope:
+        # nothing cut the search short: the names it did not reach name no node
+        not_in_cluster, in_scope = in_scope - visited, visited
     fig = dict(num_all_nodes=search["numAllNodes"], num_feasible_nodes_to_find=to_find,
-               start_index=search["startIndex"], start_node=order[0] if order else None,
+               start_index=search["startIndex"], start_node=rounds[0] if rounds else None,
                stop_node=order[-1] if order else None, next_start_index=search.get("nextStartIndex", 0),
-               examined=visited, never_examined=max(0, in_scope - visited), outside_prefilter=outside,
-               feasible_found=found, dropped=dropped, deterministic=search.get("orderDeterministic", True))
+               examined=visited, never_examined=max(0, in_scope - visited),
+               outside_prefilter=search["numAllNodes"] - in_scope, feasible_found=found, dropped=dropped,
+               deterministic=search.get("orderDeterministic", True), stop=stop,
+               tried_first=first[0] if first else None, first_why=first[1] if first else None,
+               error_node=error[0] if error else None, error_plugin=error[1] if error else None,
+               not_in_cluster=not_in_cluster)
     extra = trace.get("unexamined")
     if isinstance(extra, dict):
         totals: Mapping[str, int] = extra.get("totals") or {}
@@ -219,6 +274,16 @@ def search_figures(trace: Trace) -> SearchFigures | None:
                    best_unexamined=best, best_unexamined_total=totals.get(best) if best else None,
                    higher=tuple(extra.get("higher") or ()), evaluation_error=extra.get("error"))
     return SearchFigures(**fig)
+
+
+def never_reason(fig: SearchFigures) -> str:
+    """Why the search stopped before some nodes (`fig.stop`)."""
+    if fig.stop == STOP_ERROR:
+        where = f" ({fig.error_plugin} on {fig.error_node})" if fig.error_plugin and fig.error_node else ""
+        return f"the scheduler stopped at the Filter error{where}: the cycle ended with it, no other node was tried"
+    if fig.stop == STOP_FIRST:
+        return f"the node tried first ({fig.tried_first}) fit: the scheduler took it without a search"
+    return "the search stopped once it had found enough feasible nodes"
 
 
 # -- verdict --------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from kexplain.admission import admit
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.errors import KexplainError, Source
 from kexplain.load.manifests import check_objects, load_objects
-from tests.support.paths import BUNDLED_CONFORMANCE, SHARED_CONFORMANCE
+from tests.support.paths import conformance_roots
 
 SRC = Source("cluster.yaml", 1)
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -30,9 +30,7 @@ FAMILIES_STRIDE = 10       # every 10th case of each family: all families, a bou
 
 def _cases() -> list[Path]:
     found: list[Path] = []
-    for root in (SHARED_CONFORMANCE, BUNDLED_CONFORMANCE):
-        if not root.is_dir():
-            continue
+    for root in conformance_roots():
         dirs = sorted(p for p in root.iterdir() if (p / "cluster.yaml").is_file())
         by_family: dict[str, list[Path]] = {}
         for d in dirs:

@@ -2,8 +2,6 @@
 (k8s.io/apimachinery resource.Quantity, blang/semver, cel-go's extensions, Go's regexp)."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from kexplain.cel import CelCompileError, compile_selector, make_device
@@ -294,18 +292,21 @@ def test_regex(expr: str, want: bool) -> None:
 
 
 def test_regex_is_linear_time() -> None:
-    """`(a+)+$` would backtrack forever in Python's re; Go's engine (and ours) does not."""
-    start = time.perf_counter()
-    assert run('"' + "a" * 64 + 'b".matches("(a+)+$")') is False
-    assert time.perf_counter() - start < 1.0
+    """`(a+)+$` would backtrack forever in Python's re; Go's engine (and RE2) does not (more in
+    test_re2.py)."""
+    assert run('"' + "a" * 10_000 + 'b".matches("(a+)+$")') is False
 
 
-def test_rescanning_a_big_string_is_cheap() -> None:
+def test_rescanning_a_big_string_is_cheap(monkeypatch) -> None:
     """cel-go prices the global `matches` at 1 whatever the input: a loop over one big string
     must not cost kexplain a scan per iteration."""
-    start = time.perf_counter()
+    from kexplain.cel.library import re2, stdlib
+    scans = []
+    real = re2.has_match
+    monkeypatch.setattr(re2, "has_match", lambda prog, text: scans.append(text) or real(prog, text))
+    stdlib._matches.cache_clear()
     assert run('cel.bind(s, "' + "ab" * 5000 + '", lists.range(50000).all(i, !matches(s, "c")))') is True
-    assert time.perf_counter() - start < 5.0
+    assert len(scans) == 1
 
 
 @pytest.mark.parametrize("pattern, error", [

@@ -212,9 +212,10 @@ def test_nodes_without_a_node_object(capsys, tmp_path):
     code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "--nodes", empty)
     assert code == 1
     assert f"The cluster has no nodes: the --nodes input ({empty}) holds no Node object." in " ".join(out.split())
-    code, out, _ = run(capsys, str(FIXTURES / "pod-web.yaml"), "--node", "node-1")
-    assert code == 1 and "There is no node named node-1 in the cluster." in out
-    assert "--nodes was not given" in out
+    code, out, err = run(capsys, str(FIXTURES / "pod-web.yaml"), "--node", "node-1")
+    assert code == 2 and out == ""
+    assert err.startswith("error: --node node-1: no node of that name. The cluster has no nodes: --nodes was not "
+                          "given. Pass the cluster's Nodes") and err.count("\n") == 1
 
 
 def test_without_nodes_the_trace_is_the_scheduler_s(capsys):

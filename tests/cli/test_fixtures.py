@@ -1,6 +1,6 @@
 """The bundled fixtures: each renders in every output format and on an 80-column
-non-terminal, says what the README says it says, and the README's shown outputs are what
-kexplain prints."""
+non-terminal, and says what docs/fixtures.md says it says (the shown outputs of the README and
+the docs pages are checked by tests/docs)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ import yaml
 from kexplain.cli.app import main
 from tests.support.render_helpers import FIXTURES, ROOT, fixture_paths
 
-README = (ROOT / "README.md").read_text()
+FIXTURES_PAGE = (ROOT / "docs" / "fixtures.md").read_text()
 
 # name -> (exit code, what the trace says: the FailedScheduling message's first sentence, or
 # the node the pod goes to)
@@ -85,13 +85,14 @@ def test_fixture_renders(capsys, name, fmt):
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_readme_says_what_the_fixture_says(name):
-    """Each fixture has a README line: `fixtures/<name>...`, then in backticks what kexplain says."""
+def test_the_fixtures_page_says_what_the_fixture_says(name):
+    """Each fixture has a line in docs/fixtures.md: `fixtures/<name>...`, then in backticks what
+    kexplain says."""
     pod, _ = fixture_paths(name)
     path = pod.relative_to(ROOT).as_posix() if pod.name != "pod.yaml" else f"fixtures/{name}/"
-    lines = README.splitlines()
+    lines = FIXTURES_PAGE.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith(f"- `{path}")), None)
-    assert start is not None, f"no README line for {path}"
+    assert start is not None, f"no docs/fixtures.md line for {path}"
     line = lines[start]
     for more in lines[start + 1:]:          # the bullet's continuation lines
         if not more.startswith("  "):
@@ -100,33 +101,3 @@ def test_readme_says_what_the_fixture_says(name):
     _, says = EXPECTED[name]
     quoted = re.findall(r"`([^`]*)`", line)
     assert any(says in q for q in quoted[1:]), line
-
-
-def readme_examples() -> list[tuple[str, str]]:
-    """(command, output) of the README's shown runs: a `    $ kexplain ...` line, then its
-    output, indented by four blanks, up to the first line that is not."""
-    out = []
-    lines = README.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("    $ kexplain "):
-            body = []
-            for nxt in lines[i + 1:]:
-                if nxt and not nxt.startswith("    "):
-                    break
-                body.append(nxt[4:])
-            while body and not body[-1]:
-                body.pop()
-            out.append((line[len("    $ "):], "\n".join(body)))
-    return out
-
-
-def test_the_readme_shows_two_fixtures():
-    assert len(readme_examples()) >= 2
-
-
-@pytest.mark.parametrize("command, shown", readme_examples(), ids=[c for c, _ in readme_examples()])
-def test_readme_output_is_what_kexplain_prints(capsys, monkeypatch, command, shown):
-    monkeypatch.chdir(ROOT)
-    args = command.split()[1:]
-    _, out, _ = run(capsys, *args)
-    assert out.rstrip("\n") == shown

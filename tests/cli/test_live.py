@@ -663,11 +663,11 @@ def test_rbac_grants_get_and_list_on_exactly_what_is_read():
     assert granted == {(r.group, r.plural) for r in RESOURCES}
 
 
-def test_readme_shows_the_same_cluster_role():
-    readme = (ROOT / "README.md").read_text()
+def test_the_live_docs_show_the_same_cluster_role():
+    page = (ROOT / "docs" / "live.md").read_text()
     rbac = (ROOT / "deploy" / "rbac.yaml").read_text()
     body = rbac[rbac.index("apiVersion:"):]
-    assert body in readme
+    assert body in page
 
 
 def test_krew_manifest():

@@ -12,10 +12,9 @@ from kexplain.features import KubeVersion
 from kexplain.config._plugins import default_multipoint
 from kexplain.errors import ConfigError, Source
 from tests.support.extension_points import IN_TREE_EXTENSION_POINTS
-from tests.support.paths import DATA, SHARED_CONFORMANCE
+from tests.support.paths import DATA, conformance_roots
 
 DATA = DATA / "config"
-CONFORMANCE = SHARED_CONFORMANCE
 
 
 
@@ -425,9 +424,8 @@ def test_integral_float_accepted_bool_rejected() -> None:
 # --- conformance cross-check ---------------------------------------------------------
 
 def _conformance_cases() -> list[Path]:
-    if not CONFORMANCE.is_dir():
-        return []
-    return sorted(p.parent for p in CONFORMANCE.glob("*/scheduler-config.yaml"))
+    """Cases with a scheduler configuration: the bundled ones, and the shared ones when present."""
+    return [p.parent for root in conformance_roots() for p in sorted(root.glob("*/scheduler-config.yaml"))]
 
 
 def _is_subsequence(sub: list[str], seq: tuple[str, ...]) -> bool:
@@ -435,8 +433,7 @@ def _is_subsequence(sub: list[str], seq: tuple[str, ...]) -> bool:
     return all(x in it for x in sub)
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance cases not available")
-@pytest.mark.parametrize("case", _conformance_cases(), ids=lambda p: p.name)
+@pytest.mark.parametrize("case", _conformance_cases(), ids=lambda p: f"{p.parent.parent.name}/{p.name}")
 def test_conformance_plugin_order_and_weights(case: Path) -> None:
     raw = json.loads((case / "expected.json").read_text())
     c = load(yaml.safe_load((case / "scheduler-config.yaml").read_text()))
@@ -460,12 +457,11 @@ def _check_profile(c, expected: dict) -> None:
             assert prof.score_weights[name] == s["weight"], name
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance cases not available")
 def test_conformance_default_cases_match_defaults() -> None:
-    """Cases without a config file exercise the no-file defaults."""
+    """Cases without a config file exercise the no-file defaults (bundled, then shared ones)."""
     prof = load(None).profiles[0]
     checked = 0
-    for exp_path in sorted(CONFORMANCE.glob("*/expected.json"))[:400]:
+    for exp_path in [p for root in conformance_roots() for p in sorted(root.glob("*/expected.json"))][:400]:
         if (exp_path.parent / "scheduler-config.yaml").exists():
             continue
         raw = json.loads(exp_path.read_text())

@@ -26,17 +26,19 @@ from kexplain.model.pod_index import POD_INDEX_KEY
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import inter_pod_affinity as ipa
 from kexplain.plugins import pod_topology_spread as pts
-from tests.support.paths import SHARED_CONFORMANCE
+from tests.support.paths import BUNDLED_CONFORMANCE, conformance_roots
 
 COPIES = 5
+FAMILIES = ("sequence", "interpod", "spread")     # state counted over the cluster's pods
 
 
 def _cases() -> list[Path]:
-    """A few cases of each family whose state is counted over the cluster's pods."""
+    """Every bundled case of those families, and every 20th shared one when that set is present."""
     out: list[Path] = []
-    for family, step in (("sequence", 20), ("interpod", 20), ("spread", 20)):
-        found = sorted(SHARED_CONFORMANCE.glob(f"{family}-*"))
-        out += found[::step]
+    for root in conformance_roots():
+        step = 1 if root == BUNDLED_CONFORMANCE else 20
+        for family in FAMILIES:
+            out += sorted(root.glob(f"{family}-*"))[::step]
     return out
 
 
@@ -97,7 +99,13 @@ def _states(inputs: Inputs) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_every_family_has_cases() -> None:
+    """The bundled subset alone covers each family (a clone without ../shared runs these too)."""
+    bundled = [c for c in CASES if c.parent == BUNDLED_CONFORMANCE]
+    assert {c.name.split("-")[0] for c in bundled} == set(FAMILIES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.parent.parent.name}/{c.name}")
 def test_state_after_every_bind_equals_recomputed(case: Path, tmp_path: Path) -> None:
     inputs = _inputs(case, tmp_path)
     placements = list(iter_placements(inputs, RunOptions(), COPIES, carry=Carryover()))

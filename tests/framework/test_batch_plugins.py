@@ -14,11 +14,9 @@ from kexplain.explain.run import framework_for
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import FilterPlugin, ScorePlugin
 from kexplain.framework.status import Code
-from tests.support.paths import BUNDLED_CONFORMANCE, SHARED_CONFORMANCE
+from tests.support.paths import conformance_roots
 
-SHARED = SHARED_CONFORMANCE
-BUNDLED = BUNDLED_CONFORMANCE
-CASES = cases_under(BUNDLED) + (cases_under(SHARED) if SHARED.is_dir() else [])
+CASES = [case for root in conformance_roots() for case in cases_under(root)]
 
 
 def _as_tuple(status) -> tuple:

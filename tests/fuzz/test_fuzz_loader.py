@@ -1,6 +1,6 @@
 """The loader's fuzz target, for a bounded time in CI: libFuzzer (atheris) for about 10 s in a
 process of its own when atheris is installed, and the hypothesis variant over raw bytes for a
-few seconds in any case. Longer runs: see tests/fuzz/fuzz_loader.py and the README."""
+few seconds in any case. Longer runs: see tests/fuzz/fuzz_loader.py and docs/reliability.md."""
 from __future__ import annotations
 
 import subprocess

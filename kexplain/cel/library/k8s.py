@@ -97,19 +97,12 @@ def _compile_or_illegal(pattern: str) -> re2.Program:
 
 @lru_cache(maxsize=4096)   # bounded; a selector re-reading one big string costs one scan
 def _find(pattern: str, s: str) -> str:
-    prog = re2.compile_regex(pattern)
-    if not re2.has_match(prog, s):
-        return ""
-    m = re2.search(prog, s)
-    return "" if m is None else s[m[0]:m[1]]
+    return re2.find(re2.compile_regex(pattern), s) or ""
 
 
 @lru_cache(maxsize=1024)   # bounded, as _find
 def _find_all(pattern: str, s: str, n: int) -> tuple[str, ...]:
-    prog = re2.compile_regex(pattern)
-    if n == 0 or not re2.has_match(prog, s):
-        return ()
-    return tuple(re2.find_all(prog, s, n))
+    return tuple(re2.find_all(re2.compile_regex(pattern), s, n))
 
 
 def find_all(s: str, pattern: str, n: int = -1) -> tuple[str, ...]:
