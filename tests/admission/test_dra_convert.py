@@ -5,6 +5,7 @@ originals."""
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from kexplain.admission import admit
 from kexplain.admission.dra_convert import BASIC_DEVICE_FIELDS, REQUEST_BODY_FIELDS, decode
 from kexplain.errors import AdmissionRejected, Source
-from tests.support.dra_versions import DRA_KINDS, objects, to_v1beta1, to_v1beta2
+from tests.support.cli_helpers import explain_json
+from tests.support.dra_versions import DRA_KINDS, count_at, objects, rewrite, to_v1beta1, to_v1beta2
 from tests.support.paths import DATA
 
 B1 = "resource.k8s.io/v1beta1"
@@ -219,3 +221,31 @@ def test_each_dra_object_of_the_cases_converts_back_to_itself(case: Path):
         want = decode(copy.deepcopy(obj), defaults=True)
         assert decode(to_v1beta1(obj), defaults=True) == want
         assert decode(to_v1beta2(obj), defaults=True) == want
+
+
+def _case_args(case: Path) -> list[str]:
+    args = [str(case / "pod.yaml"), "--nodes", str(case / "cluster.yaml")]
+    if (case / "scheduler-config.yaml").exists():
+        args += ["--config", str(case / "scheduler-config.yaml")]
+    if (case / "params.yaml").exists():
+        args += ["--start-index", (case / "params.yaml").read_text().split(":", 1)[1].strip()]
+    return args
+
+
+@pytest.mark.parametrize("version, convert", [(B1, to_v1beta1), (B2, to_v1beta2)], ids=["v1beta1", "v1beta2"])
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_a_case_rewritten_at_a_beta_version_schedules_as_its_v1_original(capsys, tmp_path, case, version, convert):
+    code, original, err = explain_json(capsys, *_case_args(case))
+    assert err == ""
+    for f in case.iterdir():
+        text = f.read_text()
+        (tmp_path / f.name).write_text(rewrite(text, convert) if f.name in ("pod.yaml", "cluster.yaml") else text)
+    objects_at = count_at((tmp_path / "cluster.yaml").read_text(), version)
+    assert objects_at > 0
+    got_code, got, got_err = explain_json(capsys, *_case_args(tmp_path))
+    assert (got_code, json.loads(got)) == (code, json.loads(original))
+    (warning,) = got_err.splitlines()
+    assert warning.startswith(f"warning: {tmp_path / 'cluster.yaml'}: document ")
+    assert warning.endswith(f"apiVersion: {version} is off by default in Kubernetes 1.35: kube-apiserver serves it "
+                            f"only with --runtime-config={version}=true (use {V1}); read as if enabled (and "
+                            f"{objects_at - 1} other objects of this version)")
