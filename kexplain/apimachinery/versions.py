@@ -14,9 +14,9 @@ not vendored in the scheduler-plugins copy of v1.35.4). The lists change with mi
 What they say that matters here: `resource.k8s.io/v1beta1` and `v1beta2` are off by default in
 every minor from 1.33 to 1.36 (in 1.33 DRA has no GA version at all: none of its kinds is served
 by default; 1.34 serves `resource.k8s.io/v1`). Since 1.24 no new beta API is on by default, and
-the last old ones were removed before 1.33, so in these minors the list is every alpha and beta
-group version the definitions have. Minors without an entry (older ones, 1.37) are taken as
-serving every group version their definitions have.
+the last old ones were removed before 1.33, so in these minors the list covers every alpha and
+beta group version the definitions have (and names a few whose types are gone). Minors without
+an entry (older ones, 1.37) are taken as serving every group version their definitions have.
 """
 from __future__ import annotations
 
