@@ -299,15 +299,17 @@ def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
     config = read_config(req.config_path, req.max_bytes, req.max_objects, req.kube)
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
-    warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+    checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
+                            explained=POD_KINDS)
+    objs, warnings = checked.objects, checked.warnings
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
         cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored,
-                                  shape_index=index)
+        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index)
+        cluster, warnings = checked.objects, warnings + checked.warnings
         assert entry.workload is not None
         with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
@@ -553,7 +555,8 @@ def _load_pool(node_paths: tuple[str, ...], config: SchedulerConfig, stored: boo
     loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
     cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
+    cluster, warnings = checked.objects, checked.warnings
     from kexplain.admission import admit
     admitted = admit(cluster, None, stored=stored, shape_index=index)
     cluster = admitted.objects

@@ -30,8 +30,8 @@ from kexplain.load.manifests import expand_paths, read_text
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
-from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, dotted_path, not_served, unknown_field_warning,
-                                        unknown_fields_error)
+from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
+                                        unknown_field_warning, unknown_fields_error)
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
@@ -70,7 +70,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("schema", Severity.ERROR, "The object does not match the Kubernetes schema of its kind."),
     Rule("unknown-field", Severity.ERROR, "The object has a field its schema does not define (strict mode)."),
     Rule("unknown-api-version", Severity.ERROR,
-         "A built-in API group at a version the chosen Kubernetes version does not serve."),
+         "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
+         "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
                                       "has no pod template), or an object of the file the pods need."),
@@ -429,15 +430,15 @@ class Linter:
         """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
         only unknown fields under --validate=warn (the API server then drops them; under strict
         it refuses the object, which is then never created, let alone scheduled)."""
+        status = builtin_index(self.store.version).api_version_status(ref.api_version, ref.kind)
+        if status is not None and status.state in (NOT_SERVED, OFF_BY_DEFAULT):
+            self._add(Finding("unknown-api-version", replace(doc.location, line=line_of(doc.node, ("apiVersion",))),
+                              ref, status.message, field="apiVersion", details={"served": list(status.use)},
+                              severity=Severity.WARNING if status.state == OFF_BY_DEFAULT else None))
+            if status.state == NOT_SERVED:
+                return False
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
-            served = self.store.served_versions(ref.kind)
-            if self.store.is_builtin_group(ref.api_version) and served:
-                self._add(Finding("unknown-api-version",
-                                  replace(doc.location, line=line_of(doc.node, ("apiVersion",))), ref,
-                                  not_served(ref.api_version, ref.kind, served, self.store.version),
-                                  field="apiVersion", details={"served": served}))
-                return False
             self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
                               f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
                               " or --schemas: skipped"))

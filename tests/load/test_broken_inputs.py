@@ -187,10 +187,8 @@ CORPUS: dict[str, tuple[str, ...]] = {
     "pod--deployment-unknown-fields.yaml": ('Deployment default/web: strict decoding error: unknown field "spec.replica", '
                                             'unknown field "spec.template.spec.containers[0].imagePullPolicyy"',),
     "pod--no-api-version.yaml": ("document 1: Pod default/web: apiVersion: object has no apiVersion",),
-    "pod--cronjob-batch-v1beta1.yaml": ("CronJob default/nightly: apiVersion: batch/v1beta1 CronJob is not served by "
-                                        "Kubernetes 1.35 (use batch/v1)",),
-    "nodes--pdb-policy-v1beta1.yaml": ("document 2: PodDisruptionBudget default/web: apiVersion: policy/v1beta1 "
-                                       "PodDisruptionBudget is not served by Kubernetes 1.35 (use policy/v1)",),
+    "pod--cronjob-batch-v1beta1.yaml": ('CronJob default/nightly: apiVersion: no matches for kind "CronJob" in version '
+                                        '"batch/v1beta1": Kubernetes 1.35 does not serve it (use batch/v1)',),
     "nodes--unknown-field.yaml": ('Node node-1: spec.taint: strict decoding error: unknown field "spec.taint"',),
     "nodes--priority-class-value-is-a-string.yaml": ("PriorityClass high: value: json: cannot unmarshal string "
                                                      "into Go struct field PriorityClass.value of type int32",),
