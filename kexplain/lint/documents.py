@@ -66,7 +66,7 @@ def read_documents(text: str, path: str) -> tuple[list[Document], InputError | N
     lines = text.splitlines() if "# Source:" in text else []
     try:
         with bulk_load():      # values and their nodes, kept: many objects, no cycles
-            for parsed in parse_documents(text, path, nodes=True, dates=False):
+            for parsed in parse_documents(text, path, nodes=True):
                 if parsed.value is None:
                     continue
                 line = parsed.line or 1
