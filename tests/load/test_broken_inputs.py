@@ -178,7 +178,9 @@ CORPUS: dict[str, tuple[str, ...]] = {
     "nodes--unschedulable-is-a-string.yaml": ("Node node-1: spec.unschedulable: json: cannot unmarshal string "
                                               "into Go struct field NodeSpec.spec.unschedulable of type bool",),
     "nodes--invalid-label-key.yaml": ('Node "node-1" is invalid: metadata.labels: Invalid value: "kubernetes.io/host name"',),
-    "nodes--duplicate-node.yaml": ('document 2: Node node-1: nodes "node-1" already exists',),
+    # (the same node twice alike would be one node: an apply of both files)
+    "nodes--duplicate-node.yaml": ('document 2: Node node-1: nodes "node-1" already exists (',
+                                   'nodes--duplicate-node.yaml: document 1 has it with other contents)'),
     "nodes--image-size-is-a-string.yaml": ("Node node-1: status.images[0].sizeBytes: json: cannot unmarshal string "
                                            "into Go struct field ContainerImage.status.images.sizeBytes of "
                                            "type int64",),
