@@ -29,6 +29,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import Repeat, expand_paths, read_text, repeat_error, repeats
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.load.workloads import replica_count
@@ -286,19 +287,21 @@ class Linter:
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
-        """Read every file of the paths (each once), then lint them as one apply (`lint_set`)."""
+        """Read every file of the paths (each once, the collector paused: `bulk_load`), then
+        lint them as one apply (`lint_set`)."""
         files: list[_File] = []
         read: set[str] = set()
-        for path in self.options.paths:
-            try:
-                found = expand_paths([path])
-            except InputError as err:
-                files.append(_File(path, [], err, counted=False))
-                continue
-            for file in found:
-                if file not in read:        # a file given twice (itself, and in its directory) is read once
-                    read.add(file)
-                    files.append(self.read_file(file))
+        with bulk_load():
+            for path in self.options.paths:
+                try:
+                    found = expand_paths([path])
+                except InputError as err:
+                    files.append(_File(path, [], err, counted=False))
+                    continue
+                for file in found:
+                    if file not in read:        # a file given twice (itself, and in its directory) is read once
+                        read.add(file)
+                        files.append(self.read_file(file))
         self.report.files += sum(1 for f in files if f.counted)
         self.lint_set(files)
         return self.report
@@ -911,7 +914,6 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None,
     `progress(done, planned)` after each pod scheduled against the pool (a progress bar)."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
-    from kexplain.load.gcpolicy import bulk_load
     with bulk_load(freeze=freeze_pool):
         linter = Linter(options, stdin, suggester, progress=progress)
     return linter.run()
