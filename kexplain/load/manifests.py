@@ -1,6 +1,10 @@
 """From paths to Kubernetes objects: files, directories (recursively), `-` for stdin,
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
+The files of one argument (a directory, or the paths given together) are one `kubectl apply`:
+an object given twice alike is one object, and one given twice differently is the API server's
+`already exists` (`one_apply`, `repeats`).
+
 `check_objects` then asks of the objects of the kinds a command reads what the API server's
 decoding asks of a create request: an apiVersion it serves (an object at one it does not is left
 out with a warning, as `kubectl apply` refuses it alone), values of the types its Go structs
@@ -11,11 +15,12 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Collection, Iterable
+from typing import Any, BinaryIO, Collection, Iterable, Sequence
 
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
-from kexplain.errors import InputError, Source
+from kexplain.errors import AdmissionRejected, InputError, Source, is_builtin_api, object_namespace
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.yaml_io import parse_documents
 
@@ -149,12 +154,114 @@ def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
                  max_objects: int = DEFAULT_MAX_OBJECTS) -> list[tuple[dict[str, Any], Source]]:
-    """Every object of `paths`, in order: a file larger than `max_bytes`, or more than
-    `max_objects` objects in all, are refused (the caller's limits, passed explicitly)."""
+    """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
+    `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
+    passed explicitly)."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
         out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, max_objects, len(out)))
+    return one_apply(out)
+
+
+# -- one apply: the same object given twice ------------------------------------------------------
+Identity = tuple[str, str, str, str]
+
+
+def identity(obj: Any) -> Identity | None:
+    """(API group, kind, namespace, name): what names an object on the API server, the namespace
+    as it stores it (`default` when none is given, none for a cluster-scoped kind, as written for
+    a custom resource); None for an object without a kind or a name (generateName)."""
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
+        return None
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    namespace = object_namespace(kind, namespace, namespaced=None if is_builtin_api(api_version) else False)
+    return group, kind, namespace, name
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """An object given again in one apply: its index, the index of its first occurrence, and
+    whether the two are alike (then they are one object)."""
+
+    index: int
+    first: int
+    same: bool
+
+
+def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
+    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity.
+
+    `kubectl apply -f DIR` applies both: the second, alike, changes nothing. Different, it is
+    taken here as the API server takes a second create, `already exists` (`repeat_error`)."""
+    first: dict[Identity, int] = {}
+    out: list[Repeat] = []
+    for i, (obj, _) in enumerate(objs):
+        key = identity(obj)
+        if key is None:
+            continue
+        j = first.setdefault(key, i)
+        if j != i:
+            out.append(Repeat(i, j, _alike(objs[j][0], obj)))
     return out
+
+
+def repeat_error(objs: Sequence[tuple[Any, Source]], repeat: Repeat) -> AdmissionRejected:
+    """The API server's `already exists` for a repeat that differs, naming the other file."""
+    obj, src = objs[repeat.index]
+    name = obj["metadata"]["name"]
+    message = (f"{_resource(obj['kind'])} {go_quote(name)} already exists "
+               f"({objs[repeat.first][1]} has it with other contents)")
+    return AdmissionRejected(message, source=src, obj=obj)
+
+
+def one_apply(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+    """`objs` as one apply: a repeat alike dropped (the first kept), one that differs refused
+    (`repeat_error`)."""
+    found = repeats(objs)
+    if not found:
+        return objs
+    for repeat in found:
+        if not repeat.same:
+            raise repeat_error(objs, repeat)
+    dropped = {r.index for r in found}
+    return [item for i, item in enumerate(objs) if i not in dropped]
+
+
+def _resource(kind: str) -> str:
+    """The resource of a kind as the API server names it in messages (meta.UnsafeGuessKindToResource)."""
+    lower = kind.lower()
+    if lower.endswith("endpoints"):
+        return lower
+    if lower.endswith("s"):
+        return lower + "es"
+    if lower.endswith("y"):
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """Equal, and of the same types all the way down (`true` is not `1`, `1` is not `"1"`)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if len(x) != len(y) or any(k not in y for k in x):
+                return False
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
