@@ -32,6 +32,8 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 KIND = "KubeSchedulerConfiguration"
 # Plugins removed from v1; validation names them rather than saying "does not exist".
 _REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+# 1.34 dropped the leading "queueSort" from the plugins.queueSort error (its pluginConfig twin kept it).
+QUEUE_SORT_TEXT_SHORT_SINCE = "1.34"
 
 _TOP_FIELDS = ("apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
                "enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
@@ -175,7 +177,7 @@ def _decode_profile(raw: object, path: str, single: bool, gates: KubeVersion) ->
 def _decode_plugin_config(raw: object, path: str, gates: KubeVersion) -> _PluginConfig:
     doc = d.obj(raw, path, ("name", "args"))
     name = d.string(doc.get("name"), child(path, "name")) or ""
-    if name not in _args.ARGS:
+    if not _args.typed(name, gates):
         return _PluginConfig(name, copy.deepcopy(doc.get("args")), None)
     try:
         args = _args.decode(name, doc.get("args"), gates)
@@ -199,7 +201,7 @@ def _validate(top: Mapping[str, Any], profiles: list[_RawProfile], gates: KubeVe
             # Go prints the other *field.Path here ("{}"); the name is more use to a reader.
             errs.append(duplicate(child(prof.path, "schedulerName"), name))
         seen[name] = i
-    errs += _validate_common_queue_sort(profiles)
+    errs += _validate_common_queue_sort(profiles, gates)
     errs += _percentage(top["percentageOfNodesToScore"], "percentageOfNodesToScore")
     if top["podInitialBackoffSeconds"] <= 0:
         errs.append(invalid("podInitialBackoffSeconds", top["podInitialBackoffSeconds"], "must be greater than 0"))
@@ -242,9 +244,11 @@ def _validate_profile(prof: _RawProfile, gates: KubeVersion) -> list[FieldError]
     return errs
 
 
-def _validate_common_queue_sort(profiles: list[_RawProfile]) -> list[FieldError]:
+def _validate_common_queue_sort(profiles: list[_RawProfile], gates: KubeVersion) -> list[FieldError]:
     """validateCommonQueueSort: every profile must configure queueSort identically."""
     errs: list[FieldError] = []
+    differs = ("must be the same for all profiles" if gates.since(QUEUE_SORT_TEXT_SHORT_SINCE)
+               else "queueSort must be the same for all profiles")
     canon = profiles[0].plugins["queueSort"]
     name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
@@ -254,8 +258,7 @@ def _validate_common_queue_sort(profiles: list[_RawProfile]) -> list[FieldError]
     for prof in profiles[1:]:
         cur = prof.plugins["queueSort"]
         if _plugins.internal_set_json(cur) != _plugins.internal_set_json(canon):
-            errs.append(invalid(child(prof.path, "plugins", "queueSort"), _plugins.internal_set_json(cur),
-                                "must be the same for all profiles"))
+            errs.append(invalid(child(prof.path, "plugins", "queueSort"), _plugins.internal_set_json(cur), differs))
         for c in prof.configs:
             if c.name == name and json.dumps(c.raw, sort_keys=True) != json.dumps(canon_args, sort_keys=True):
                 errs.append(invalid(child(prof.path, "pluginConfig", "args"), c.raw,
@@ -269,7 +272,8 @@ def _build_profile(prof: _RawProfile, implements: Callable[[str, str, KubeVersio
                    gates: KubeVersion) -> Profile:
     args: dict[str, Mapping[str, Any]] = {}
     for name in _args.ARGS:  # defaults for every typed-args plugin, configured or not
-        args[name] = _args.decode(name, None, gates)
+        if _args.typed(name, gates):
+            args[name] = _args.decode(name, None, gates)
     for c in prof.configs:
         args[c.name] = c.args if c.args is not None else (c.raw if c.raw is not None else {})
     for name in _plugins.needed(prof.plugins):  # plugin constructors that validate late

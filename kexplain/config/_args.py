@@ -24,6 +24,8 @@ GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = GROUP + "/v1"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 _TYPE_META = ("apiVersion", "kind")
+# 1.34 shortened the shape's ordering error ("utilization values must be sorted ..." before).
+SHAPE_ORDER_TEXT_SHORT_SINCE = "1.34"
 
 
 def _resources(v: object, path: str) -> list[dict[str, Any]] | None:
@@ -60,14 +62,15 @@ def _weights_zero_to_one(resources: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{**r, "weight": r["weight"] or 1} for r in resources]
 
 
-def _validate_shape(shape: list[dict[str, int]], path: str) -> list[FieldError]:
+def _validate_shape(shape: list[dict[str, int]], path: str, gates: KubeVersion) -> list[FieldError]:
     if not shape:
         return [required(path, "at least one point must be specified")]
     errs = []
+    unsorted = ("values must be sorted in increasing order" if gates.since(SHAPE_ORDER_TEXT_SHORT_SINCE)
+                else "utilization values must be sorted in increasing order")
     for i in range(1, len(shape)):
         if shape[i - 1]["utilization"] >= shape[i]["utilization"]:
-            errs.append(invalid(child(index(path, i), "utilization"), shape[i]["utilization"],
-                                "values must be sorted in increasing order"))
+            errs.append(invalid(child(index(path, i), "utilization"), shape[i]["utilization"], unsorted))
             break
     for i, pt in enumerate(shape):
         if not 0 <= pt["utilization"] <= 100:
@@ -175,7 +178,7 @@ def _fit_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[F
             errs.append(invalid(child(index(child(sp, "resources"), i), "weight"), r["weight"],
                                 f"resource weight of {r['name']} not in valid range (0, 100]"))
     if strategy["requestedToCapacityRatio"] is not None:
-        errs += _validate_shape(strategy["requestedToCapacityRatio"]["shape"] or [], child(sp, "shape"))
+        errs += _validate_shape(strategy["requestedToCapacityRatio"]["shape"] or [], child(sp, "shape"), gates)
     return errs
 
 
@@ -363,7 +366,7 @@ def _vb_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[Fi
         errs.append(invalid(child(base, "bindTimeoutSeconds"), a["bindTimeoutSeconds"],
                             "invalid BindTimeoutSeconds, should not be a negative value"))
     if gates.enabled("StorageCapacityScoring"):
-        errs += _validate_shape(a["shape"] or [], child(base, "shape"))
+        errs += _validate_shape(a["shape"] or [], child(base, "shape"), gates)
     elif a["shape"] is not None:
         errs.append(invalid(child(base, "shape"), _internal_shape(a["shape"]),
                             "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
@@ -412,6 +415,7 @@ class ArgsKind:
     kind: str
     decode: Decoder
     validate: Validator
+    since: str | None = None   # the minor that registered the kind; before, its args are an out-of-tree plugin's
 
 
 ARGS: Mapping[str, ArgsKind] = MappingProxyType({
@@ -422,8 +426,15 @@ ARGS: Mapping[str, ArgsKind] = MappingProxyType({
     "PodTopologySpread": ArgsKind("PodTopologySpreadArgs", _pts_decode, _pts_validate),
     "VolumeBinding": ArgsKind("VolumeBindingArgs", _vb_decode, _vb_validate),
     "NodeAffinity": ArgsKind("NodeAffinityArgs", _na_decode, _na_validate),
-    "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_decode, _dra_validate),
+    "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_decode, _dra_validate, since="1.34"),
 })
+
+
+def typed(name: str, gates: KubeVersion) -> bool:
+    """Whether `gates`' minor registers an args kind for plugin `name`. A kind it does not know
+    leaves the args raw, accepted and unchecked, as for an out-of-tree plugin (decodeNestedObjects)."""
+    spec = ARGS.get(name)
+    return spec is not None and (spec.since is None or gates.since(spec.since))
 
 # validation.go keys NodeResourcesFit's validator as "NodeResourcesFitArgs", so config
 # validation never runs it; only the plugin's constructor does (when the plugin is enabled).

@@ -490,3 +490,53 @@ def test_quoted_values_are_go_exact(name: str, quoted: str) -> None:
     with pytest.raises(ConfigError) as info:
         load({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": name})
     assert info.value.message.startswith(f"no kind {quoted} is registered for version")
+
+
+# --- texts and args kinds that changed in 1.34 -----------------------------------------
+
+def error_at(minor: str, doc: dict, gates: str | None = None) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(doc, implements=implements, known=known, kube=KubeVersion(minor).with_feature_gates(gates))
+    return str(info.value)
+
+
+QUEUE_SORT_DIFFERS = cfg(profile(), profile(schedulerName="b", plugins={
+    "queueSort": {"enabled": [{"name": "PrioritySort"}], "disabled": [{"name": "*"}]}}))
+
+
+@pytest.mark.parametrize("minor,text", [("1.33", "queueSort must be the same for all profiles"),
+                                        ("1.34", "must be the same for all profiles")])
+def test_queue_sort_differs_text_per_minor(minor: str, text: str) -> None:
+    assert error_at(minor, QUEUE_SORT_DIFFERS) == (
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":[{"Name":"PrioritySort","Weight":0}],'
+        f'"Disabled":[{{"Name":"*","Weight":0}}]}}: {text}')
+
+
+UNSORTED_SHAPE = [{"utilization": 50, "score": 1}, {"utilization": 40, "score": 2}]
+
+
+@pytest.mark.parametrize("minor,text", [("1.33", "utilization values must be sorted in increasing order"),
+                                        ("1.34", "values must be sorted in increasing order"),
+                                        ("1.35", "values must be sorted in increasing order")])
+def test_unsorted_shape_text_per_minor(minor: str, text: str) -> None:
+    fit = pc("NodeResourcesFit", {"scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                                      "requestedToCapacityRatio": {"shape": UNSORTED_SHAPE}}})
+    assert error_at(minor, fit) == (
+        'profiles[0]: creating profile for scheduler name default-scheduler: initializing plugin "NodeResourcesFit": '
+        f"scoringStrategy.shape[1].utilization: Invalid value: 40: {text}")
+    binding = pc("VolumeBinding", {"shape": UNSORTED_SHAPE})
+    assert error_at(minor, binding, "StorageCapacityScoring=true") == (
+        f"{P0}.shape[1].utilization: Invalid value: 40: {text}")
+
+
+def test_dynamic_resources_args_are_an_unknown_kind_before_1_34() -> None:
+    """1.33 registers no DynamicResourcesArgs: the args stay raw, accepted and unchecked."""
+    doc = pc("DynamicResources", {"filterTimeout": "-1s", "anything": True})
+    c = load_config(doc, implements=implements, known=known, kube=KubeVersion("1.33"))
+    assert c.profiles[0].args["DynamicResources"] == {"filterTimeout": "-1s", "anything": True}
+    assert error_at("1.34", doc) == ('decoding .profiles[0].pluginConfig[0]: decoding args for plugin '
+                                     'DynamicResources: strict decoding error: unknown field "anything"')
+    assert error_at("1.34", pc("DynamicResources", {"filterTimeout": "-1s"})) == (
+        f"{P0}.filterTimeout: Invalid value: \"-1s\": must be zero or positive")
+    assert "DynamicResources" not in load_config(None, implements=implements, known=known,
+                                                 kube=KubeVersion("1.33")).profiles[0].args
