@@ -28,8 +28,9 @@ from kexplain.plugins.dra.binding import ClaimBinding, reserved_for_pod
 from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
 from kexplain.plugins.dra.explain import explain_node
 from kexplain.plugins.dra.inventory import Inventory, inventory
-from kexplain.plugins.dra.scoring import ScoreError, compute_score
+from kexplain.plugins.dra.scoring import ScoreError, ScoreRules, compute_score
 from kexplain.plugins.dra.state import NOT_AVAILABLE, DraState
+from kexplain.plugins.dra.variant import allocator_rules
 from kexplain.plugins.helper.normalize_score import default_normalize_score
 
 NAME = names.DYNAMIC_RESOURCES
@@ -53,6 +54,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return cls.extension_points
         return cls.extension_points - {ExtensionPoint.SCORE}
 
+    def __init__(self, args, handle) -> None:
+        super().__init__(args, handle)
+        self.rules = allocator_rules(self.kube)   # the allocator NewAllocator picks for the version's gates
+        self.score_rules = ScoreRules.of(self.kube)
+
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Not signable with resource claims (whether their devices are on one node is not
         simple to tell, so the scheduler never batches such pods)."""
@@ -66,7 +72,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if not pod.spec.get("resourceClaims"):
             return SUCCESS
         try:
-            pod_claims(pod, self.inventory.claims)
+            pod_claims(pod, self.inventory.claims, self.kube)
         except ClaimLookupError as e:
             return unresolvable(str(e))
         return SUCCESS
@@ -77,7 +83,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, SKIP
         inv = self.inventory
         try:
-            claims = pod_claims(pod, inv.claims)
+            claims = pod_claims(pod, inv.claims, self.kube)
         except ClaimLookupError as e:
             return None, unresolvable(str(e))
         if not claims:
@@ -106,7 +112,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         return None, Status.error(f"request {request_name}: unsupported request type")
                     if class_name not in inv.classes:
                         return None, unresolvable(f"request {request_name}: device class {class_name} does not exist")
-        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on)))
+        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on), self.rules))
         return None, SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
@@ -159,7 +165,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if allocations is None:
             return 0
         try:
-            return compute_score(s.claims, allocations)
+            return compute_score(s.claims, allocations, self.score_rules)
         except ScoreError as err:
             raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {err}') from None
 

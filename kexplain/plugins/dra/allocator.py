@@ -1,18 +1,22 @@
 """The structured allocator: which devices of a node's pools the pod's unallocated claims get.
 
-This is the allocator kube-scheduler v1.35.4 runs with its default feature gates (the
-"incubating" one, with admin access and prioritized lists on; partitionable devices, device
-taints, consumable capacity and binding conditions off). It is a depth-first search over the
-claims, their requests (for `firstAvailable`, the subrequests in order) and the devices each
-needs; the first complete solution wins.
+One implementation for every allocator kube-scheduler runs (`AllocatorRules`: the version's,
+for its feature gates): a depth-first search over the claims, their requests (for
+`firstAvailable`, the subrequests in order) and the devices each needs; the first complete
+solution wins. Where the allocators differ, the rules say which way:
 
-The search keeps three of the real allocator's quirks, since they decide verdicts:
+* before 1.35, devices of an incomplete pool are allocated, and reaching an invalid pool while
+  looking for a device ends the cycle (`pool P is invalid: ...`); from 1.35 both are skipped,
+  and a node with no solution and an invalid pool fails with "invalid resource pools were
+  encountered";
+* a feature that is off refuses what needs it (subrequests, admin access).
 
-* while preparing a request's subrequests, the device-selection cache is keyed with the
-  previous subrequest's index, so an `All` subrequest that follows another `All` subrequest
-  gets that one's devices;
-* after the first device of an `All` subrequest, the search continues with subrequest 0's
-  data (the real code forgets the subrequest index there);
+The search keeps the real allocator's quirks, since they decide verdicts:
+
+* before 1.36, while preparing a request's subrequests, the device-selection cache is keyed
+  with the previous subrequest's index, so an `All` subrequest that follows another `All`
+  subrequest gets that one's devices; and after the first device of an `All` subrequest, the
+  search continues with subrequest 0's data (the real code forgets the subrequest index there);
 * running out of the 32-results budget is an error that a subrequest loop absorbs by trying
   the next subrequest, and a claim boundary absorbs as "no solution".
 
@@ -30,6 +34,7 @@ from kexplain.model.dra import (ALL, EXACT_COUNT, Attribute, Device, DeviceClass
                                 ResourceClaim, ResourceSlice, device_id_str)
 from kexplain.plugins.dra.pools import Pool
 from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
+from kexplain.plugins.dra.variant import ADMIN_ACCESS, DEFAULT_RULES, PRIORITIZED_LIST, AllocatorRules
 
 MAX_RESULTS = 32   # resourceapi.AllocationResultsMaxSize
 
@@ -131,7 +136,9 @@ class _Search:
     """One Allocate call: the prepared requests and the search's mutable state."""
 
     def __init__(self, claims: Sequence[ResourceClaim], classes: Mapping[str, DeviceClass],
-                 pools: Sequence[Pool], in_use: frozenset[DeviceID] | set[DeviceID], selectors: Selectors) -> None:
+                 pools: Sequence[Pool], in_use: frozenset[DeviceID] | set[DeviceID], selectors: Selectors,
+                 rules: AllocatorRules = DEFAULT_RULES) -> None:
+        self.rules = rules
         self.claims = claims
         self.classes = classes
         self.pools = pools
@@ -149,11 +156,15 @@ class _Search:
         for ci, claim in enumerate(self.claims):
             minimum = 0
             for ri, request in enumerate(claim.requests):
+                if request.first_available and not self.rules.has(PRIORITIZED_LIST):
+                    raise AllocatorError(f"claim {claim.key}, request {request.name}: has subrequests, but the "
+                                         "DRAPrioritizedList feature is disabled")
                 if request.first_available:
                     fewest = None
                     for si, sub in enumerate(request.first_available):
-                        # The real code looks devices up under the previous subrequest's key.
-                        data = self._prepare_one(ci, sub, request.name, (ci, ri, max(si - 1, 0)))
+                        # Before 1.36 devices are looked up under the previous subrequest's key.
+                        lookup = si if self.rules.subrequest_key_fix else max(si - 1, 0)
+                        data = self._prepare_one(ci, sub, request.name, (ci, ri, lookup))
                         self.requests[(ci, ri, si)] = data
                         fewest = data.num_devices if fewest is None else min(fewest, data.num_devices)
                     minimum += fewest or 0
@@ -180,6 +191,9 @@ class _Search:
             if expression is None:
                 raise AllocatorError(f"claim {claim.key}, request {req.name}, selector #{i}: CEL expression empty "
                                      "(unsupported selector type?)")
+        if req.uses_admin_access and not self.rules.has(ADMIN_ACCESS):
+            raise AllocatorError(f"claim {claim.key}, request {req.name}: admin access is requested, but the "
+                                 "feature is disabled")
         if not req.device_class_name:
             raise AllocatorError(f"claim {claim.key}, request {req.name}: missing device class name "
                                  "(unsupported request type?)")
@@ -314,8 +328,8 @@ class _Search:
             undo = self._take(ci, data, did, d, s, must=True)
             if undo is None:
                 return False
-            try:
-                done = self._next(ci, ri, 0, di + 1, in_sub)   # sic: the subrequest index is dropped
+            try:   # before 1.36, sic: the subrequest index is dropped
+                done = self._next(ci, ri, si if self.rules.subrequest_key_fix else 0, di + 1, in_sub)
             except BaseException:
                 undo()
                 raise
@@ -327,6 +341,8 @@ class _Search:
         if self._too_few(key, ci, admin, data.num_devices - di):
             return False
         for pool in self.pools:
+            if pool.invalid and not self.rules.cluster_wide_pools:
+                raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             if not pool.usable:
                 continue
             for s in pool.slices:
@@ -353,7 +369,10 @@ class _Search:
         remaining devices can succeed, and the search (which would try them all, as the real
         allocator does) is cut short with the same answer. A device whose selectors were not
         run yet means "not known": the search runs them in its own order, so that a selector
-        that fails at run time fails exactly when the real allocator would meet it."""
+        that fails at run time fails exactly when the real allocator would meet it. Nor is it
+        known while an invalid pool would end the search when reached (before 1.35)."""
+        if not self.rules.cluster_wide_pools and any(p.invalid for p in self.pools):
+            return False
         found = 0
         for pool in self.pools:
             if not pool.usable:
@@ -441,18 +460,20 @@ def _merge(new: Sequence[Mapping[str, Any]], into: list[Mapping[str, Any]]) -> N
 
 
 def allocate(claims: Sequence[ResourceClaim], classes: Mapping[str, DeviceClass], pools: Sequence[Pool],
-             in_use: frozenset[DeviceID] | set[DeviceID], selectors: Selectors) -> list[ClaimAllocation] | None:
+             in_use: frozenset[DeviceID] | set[DeviceID], selectors: Selectors,
+             rules: AllocatorRules = DEFAULT_RULES) -> list[ClaimAllocation] | None:
     """The devices each of `claims` gets from `pools` (one ClaimAllocation per claim, in order),
     or None when there is no solution. `in_use`: devices allocated to claims in the cluster
-    (admin-access results excluded). Raises AllocatorError or NodeFailure, see the module."""
-    search = _Search(claims, classes, pools, in_use, selectors)
+    (admin-access results excluded); `rules`: the allocator's (the default version's when not
+    given). Raises AllocatorError or NodeFailure, see the module."""
+    search = _Search(claims, classes, pools, in_use, selectors, rules)
     try:
         search.prepare()
         done = search.run()
     except SelectorError as err:
         raise AllocatorError(str(err)) from None
     if not done:
-        if any(p.invalid for p in pools):
+        if rules.cluster_wide_pools and any(p.invalid for p in pools):
             raise NodeFailure(INVALID_POOLS)
         return None
     return search.allocations()

@@ -66,7 +66,7 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     outcome = state.outcome(node)
     facts: dict[str, Any] = {"verdict": _verdict(outcome)}
     try:
-        pools = list(outcome.pools) or gather_pools(inv.slices, node, inv.slices_for(node.name))
+        pools = list(outcome.pools) or gather_pools(inv.slices, node, inv.slices_for(node.name), state.rules)
     except PoolError as err:
         facts["poolsError"] = str(err)
         pools = []
@@ -210,10 +210,10 @@ def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls:
     by other claims, partitioning."""
     did = (s.driver, s.pool, d.name)
     out: dict[str, Any] = {"device": device_id_str(did)}
-    if pool.incomplete:
-        return {**out, "reason": POOL_INCOMPLETE}
     if pool.invalid:
         return {**out, "reason": POOL_INVALID, "detail": pool.invalid_reason}
+    if not pool.usable:
+        return {**out, "reason": POOL_INCOMPLETE}
     if d.binding_conditions:
         return {**out, "reason": BINDING_CONDITIONS}
     checks = [(Owner("class", cls.name), cls.selectors)] if cls is not None else []

@@ -15,6 +15,7 @@ from kexplain.model.nodeselector import NodeSelector
 from kexplain.plugins.dra.allocator import AllocatorError, ClaimAllocation, NodeFailure, allocate
 from kexplain.plugins.dra.inventory import Inventory
 from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
+from kexplain.plugins.dra.variant import DEFAULT_RULES, AllocatorRules
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
@@ -37,11 +38,13 @@ class NodeOutcome:
 
 @dataclass
 class DraState:
-    """The pod's claims (in spec order) and, per allocated claim, where its allocation is usable."""
+    """The pod's claims (in spec order), per allocated claim where its allocation is usable, and
+    the rules of the allocator the version followed runs."""
 
     inventory: Inventory | None = None
     claims: tuple[ResourceClaim, ...] = ()
     available_on: tuple[NodeSelector | None, ...] = ()
+    rules: AllocatorRules = DEFAULT_RULES
     _outcomes: dict[str, tuple["Node", NodeOutcome]] = field(default_factory=dict, repr=False)
 
     @property
@@ -65,8 +68,8 @@ class DraState:
             inv = self.inventory
             assert inv is not None
             try:
-                pools = tuple(gather_pools(inv.slices, node, inv.slices_for(node.name)))
-                got = allocate(to_allocate, inv.classes, pools, inv.in_use, inv.selectors)
+                pools = tuple(gather_pools(inv.slices, node, inv.slices_for(node.name), self.rules))
+                got = allocate(to_allocate, inv.classes, pools, inv.in_use, inv.selectors, self.rules)
             except PoolError as err:
                 return NodeOutcome(error=f"gather pool information: {err}")
             except NodeFailure as err:
