@@ -13,6 +13,8 @@ pod writes into its claims: the allocation Filter found on the chosen node, and 
 """
 from __future__ import annotations
 
+import time
+from datetime import datetime, timezone
 from typing import Any
 
 from kexplain.errors import FrameworkError
@@ -29,6 +31,9 @@ from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
 from kexplain.plugins.dra.explain import explain_node
 from kexplain.plugins.dra.inventory import Inventory, inventory
 from kexplain.plugins.dra.scoring import ScoreError, ScoreRules, compute_score
+from kexplain.config._decode import parse_duration
+from kexplain.plugins.dra.notes import cycle_notes
+from kexplain.plugins.dra.readiness import DEFAULT_BINDING_TIMEOUT_NS
 from kexplain.plugins.dra.state import NOT_AVAILABLE, DraState
 from kexplain.plugins.dra.variant import allocator_rules
 from kexplain.plugins.helper.normalize_score import default_normalize_score
@@ -58,6 +63,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         super().__init__(args, handle)
         self.rules = allocator_rules(self.kube)   # the allocator NewAllocator picks for the version's gates
         self.score_rules = ScoreRules.of(self.kube)
+        timeout = self.args.get("bindingTimeout")
+        parsed = parse_duration(timeout) if isinstance(timeout, str) else None
+        self.binding_timeout_ns = parsed if parsed is not None else DEFAULT_BINDING_TIMEOUT_NS
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Not signable with resource claims (whether their devices are on one node is not
@@ -112,7 +120,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         return None, Status.error(f"request {request_name}: unsupported request type")
                     if class_name not in inv.classes:
                         return None, unresolvable(f"request {request_name}: device class {class_name} does not exist")
-        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on), self.rules))
+        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on), self.rules,
+                                        self.binding_timeout_ns, time.time_ns()))
         return None, SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
@@ -186,12 +195,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None
         allocations = iter(outcome.allocations or ())
         pod_uid = str(pod.metadata.get("uid") or "")
+        # With binding conditions on, PreBind stamps the allocation with the time it writes it.
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if s.rules.binding_conditions else None
         out = []
         for claim in s.claims:
             allocation = next(allocations, None) if claim.allocation is None else None
             if not reserved_for_pod(claim, pod_uid):
-                out.append(ClaimBinding(claim, allocation))
+                out.append(ClaimBinding(claim, allocation, stamp))
         return tuple(out)
+
+    def notes(self, state, pod) -> list[str]:
+        """What kexplain does not reproduce of the version followed for this pod and cluster."""
+        return cycle_notes(self.kube, state.get(STATE_KEY), pod, self.handle.snapshot.of_kind("DeviceClass"))
 
     def explain(self, state, pod, node_info) -> dict[str, Any] | None:
         s: DraState | None = state.get(STATE_KEY)

@@ -9,9 +9,7 @@ into a feature of its own, which only the experimental allocator supports, so 1.
 one by default; 1.35 folds it into DeviceBindingAndStatus (off by default) and runs incubating.
 
 A feature is named as Go's `Features.Set()` names it (the gate, or `A+B` for one fed by two).
-What differs between minors without a gate is a named `..._SINCE` constant below. (1.36 also
-looks for a request's next device after the previous one, combinations instead of permutations:
-that changes only the search's cost, and kexplain's search prunes repeated states anyway.)
+What differs between minors without a gate is a named `..._SINCE` constant below.
 """
 from __future__ import annotations
 
@@ -37,6 +35,13 @@ CLUSTER_WIDE_POOLS_SINCE = "1.35"
 # The cache of device-selector verdicts is keyed with the right subrequest while subrequests are
 # prepared, and All mode keeps the subrequest index (kubernetes#137347): every 1.36 allocator.
 SUBREQUEST_KEY_FIX_SINCE = "1.36"
+# A request's next device is looked for after its previous one (combinations, not permutations,
+# kubernetes#136641): the same first solution, but a shared device is not taken twice by one request.
+COMBINATIONS_SINCE = "1.36"
+# Counters reserved for a device then refused (a taint, a constraint, capacity) are given back.
+COUNTER_ROLLBACK_FIX_SINCE = "1.36"
+# A capacity request in a subrequest is named as a subrequest (1.34 says "request <parent>").
+CAPACITY_SUBREQUEST_TEXT_SINCE = "1.35"
 
 T = TypeVar("T")
 
@@ -112,6 +117,9 @@ class AllocatorRules:
     features: frozenset[str]
     cluster_wide_pools: bool = True
     subrequest_key_fix: bool = False
+    combinations: bool = False
+    counter_rollback_fix: bool = False
+    capacity_subrequest_text: bool = True
 
     def has(self, feature: str) -> bool:
         return feature in self.features
@@ -144,7 +152,10 @@ def allocator_rules(kube: KubeVersion) -> AllocatorRules:
     for variant in _row(kube, VARIANTS):
         if features <= variant.supports:
             return AllocatorRules(variant, features, cluster_wide_pools=kube.since(CLUSTER_WIDE_POOLS_SINCE),
-                                  subrequest_key_fix=kube.since(SUBREQUEST_KEY_FIX_SINCE))
+                                  subrequest_key_fix=kube.since(SUBREQUEST_KEY_FIX_SINCE),
+                                  combinations=kube.since(COMBINATIONS_SINCE),
+                                  counter_rollback_fix=kube.since(COUNTER_ROLLBACK_FIX_SINCE),
+                                  capacity_subrequest_text=kube.since(CAPACITY_SUBREQUEST_TEXT_SINCE))
     raise NoAllocator(f"internal error: no allocator available for feature set {sorted(features)}")
 
 
