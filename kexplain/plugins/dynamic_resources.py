@@ -1,5 +1,6 @@
 """DynamicResources: a pod that references ResourceClaims may only run where its devices can be
-allocated, as kube-scheduler v1.35.4 decides it with its default feature gates.
+allocated, as the kube-scheduler release followed decides it with its feature gates (the
+allocator it picks and that minor's rules: kexplain.plugins.dra.variant).
 
 PreEnqueue and PreFilter resolve the pod's claims; PreFilter also requires every device class
 a request (or any of its subrequests) names. Filter checks per node that already allocated
@@ -10,6 +11,7 @@ would deallocate a claim that keeps the pod off every node; kexplain never write
 reports what the scheduler would say. The plugin has no PreFilterExtensions, so preemption's
 removal of victims never frees devices. Reserve and PreBind (`bindings`) give what binding the
 pod writes into its claims: the allocation Filter found on the chosen node, and the reservation.
+What kexplain does not reproduce of the version followed, the plugin says (`notes`).
 """
 from __future__ import annotations
 
@@ -45,6 +47,10 @@ REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
 REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
 ERR_STATE_NOT_FOUND = "not found"  # CycleState.Read's error when PreFilter did not run
+# PostFilter answers a pod without claims with "no new claims to deallocate"; 1.33 with a bare
+# Unschedulable (no reason).
+NO_CLAIMS_REASON_SINCE = "1.34"
+REASON_DISABLED = "plugin disabled"   # PostFilter with DynamicResourceAllocation off
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
@@ -61,8 +67,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)
+        # With DynamicResourceAllocation off (1.33's default) the plugin exists but does nothing.
+        self.enabled = self.kube.enabled("DynamicResourceAllocation")
         self.rules = allocator_rules(self.kube)   # the allocator NewAllocator picks for the version's gates
         self.score_rules = ScoreRules.of(self.kube)
+        self.prioritized_list = self.kube.enabled("DRAPrioritizedList")
+        self.no_claims_reason = self.kube.since(NO_CLAIMS_REASON_SINCE)
         timeout = self.args.get("bindingTimeout")
         parsed = parse_duration(timeout) if isinstance(timeout, str) else None
         self.binding_timeout_ns = parsed if parsed is not None else DEFAULT_BINDING_TIMEOUT_NS
@@ -77,7 +87,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return inventory(self.handle.snapshot)
 
     def pre_enqueue(self, pod) -> Status:
-        if not pod.spec.get("resourceClaims"):
+        if not self.enabled or not pod.spec.get("resourceClaims"):
             return SUCCESS
         try:
             pod_claims(pod, self.inventory.claims, self.kube)
@@ -86,6 +96,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return SUCCESS
 
     def pre_filter(self, state, pod, nodes) -> tuple[PreFilterResult | None, Status]:
+        if not self.enabled:
+            return None, SKIP
         state.write(STATE_KEY, DraState())
         if not pod.spec.get("resourceClaims"):
             return None, SKIP
@@ -111,6 +123,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if request.exactly is not None:
                     checks = [(request.exactly.device_class_name, request.name)]
                 elif request.first_available:
+                    if not self.prioritized_list:
+                        return None, unresolvable(f"resource claim {claim.key}, request {request.name}: has "
+                                                  "subrequests, but the DRAPrioritizedList feature is disabled")
                     checks = [(sub.device_class_name, f"{request.name}/{sub.name}") for sub in request.first_available]
                 else:
                     return None, unresolvable(f"resource claim {claim.key}, request {request.name}: "
@@ -125,6 +140,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None, SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
+        if not self.enabled:
+            return SUCCESS
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return Status.error(ERR_STATE_NOT_FOUND)
@@ -138,6 +155,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return SUCCESS
 
     def post_filter(self, state, pod, statuses):
+        if not self.enabled:
+            return None, Status(Code.UNSCHEDULABLE, (REASON_DISABLED,))
+        if not self.no_claims_reason and not pod.spec.get("resourceClaims"):
+            return None, Status(Code.UNSCHEDULABLE)
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return None, Status.error(ERR_STATE_NOT_FOUND)
@@ -165,6 +186,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return out
 
     def score(self, state, pod, node_info) -> int:
+        if not self.enabled:
+            return 0
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {ERR_STATE_NOT_FOUND}')

@@ -284,9 +284,9 @@ class _Search:
             return False
 
     def _busy(self, did: DeviceID, ci: int, admin: bool) -> bool:
-        """Admin access may share a device with other claims, but not within its own claim."""
+        """Admin access may share a device with other claims, but (from 1.34) not within its own claim."""
         if admin:
-            return ci in self.allocating.get(did, ())
+            return self.rules.admin_same_claim and ci in self.allocating.get(did, ())
         return did in self.in_use or bool(self.allocating.get(did))
 
     def _take(self, ci: int, data: _Request, did: DeviceID, d: Device, s: ResourceSlice, pool: Pool,
@@ -294,7 +294,7 @@ class _Search:
         """allocateDevice: add the device to claim `ci` if nothing forbids it; the undo, or None."""
         admin = data.request.uses_admin_access
         multiple = self.shared and allows_multiple(d)
-        if not multiple and admin and ci in self.allocating.get(did, ()):
+        if not multiple and admin and self.rules.admin_same_claim and ci in self.allocating.get(did, ()):
             return None
         if not admin and (did in self.in_use or self.allocating.get(did)):
             return None

@@ -42,6 +42,8 @@ COMBINATIONS_SINCE = "1.36"
 COUNTER_ROLLBACK_FIX_SINCE = "1.36"
 # A capacity request in a subrequest is named as a subrequest (1.34 says "request <parent>").
 CAPACITY_SUBREQUEST_TEXT_SINCE = "1.35"
+# A request with admin access may not take a device twice within its own claim (1.33: it may).
+ADMIN_SAME_CLAIM_SINCE = "1.34"
 
 T = TypeVar("T")
 
@@ -120,6 +122,7 @@ class AllocatorRules:
     combinations: bool = False
     counter_rollback_fix: bool = False
     capacity_subrequest_text: bool = True
+    admin_same_claim: bool = True
 
     def has(self, feature: str) -> bool:
         return feature in self.features
@@ -155,7 +158,8 @@ def allocator_rules(kube: KubeVersion) -> AllocatorRules:
                                   subrequest_key_fix=kube.since(SUBREQUEST_KEY_FIX_SINCE),
                                   combinations=kube.since(COMBINATIONS_SINCE),
                                   counter_rollback_fix=kube.since(COUNTER_ROLLBACK_FIX_SINCE),
-                                  capacity_subrequest_text=kube.since(CAPACITY_SUBREQUEST_TEXT_SINCE))
+                                  capacity_subrequest_text=kube.since(CAPACITY_SUBREQUEST_TEXT_SINCE),
+                                  admin_same_claim=kube.since(ADMIN_SAME_CLAIM_SINCE))
     raise NoAllocator(f"internal error: no allocator available for feature set {sorted(features)}")
 
 
