@@ -12,16 +12,17 @@ so that the explanation cannot disagree with the verdict it explains.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.cel import CelError
 from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
 from kexplain.plugins.dra import capacity as cc
 from kexplain.plugins.dra.allocator import ClaimAllocation
-from kexplain.plugins.dra.features import blocking_taint, capacities, requested_capacity
 from kexplain.plugins.dra.claims import ClaimLookupError, claim_name
+from kexplain.plugins.dra.features import blocking_taint, capacities, requested_capacity
 from kexplain.plugins.dra.inventory import Inventory
-from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
+from kexplain.plugins.dra.pools import Pool, PoolError, device_matches, gather_pools
 from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
 from kexplain.plugins.dra.variant import (CONSUMABLE_CAPACITY, DEFAULT_RULES, DEVICE_TAINTS, PARTITIONABLE_DEVICES,
                                           AllocatorRules)
@@ -77,6 +78,7 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     except PoolError as err:
         facts["poolsError"] = str(err)
         pools = []
+    pools = [_node_devices(p, node) for p in pools]
     facts["pools"] = [_pool_facts(p) for p in pools]
     allocations = {a.claim: a for a in outcome.allocations or ()}
     rules = state.rules
@@ -86,6 +88,22 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     facts["deviceClasses"] = [class_usage(inv, pools, inv.classes[name], rules)
                               for name in _class_names(state.claims) if name in inv.classes]
     return facts
+
+
+def _node_devices(pool: Pool, node: "Node") -> Pool:
+    """The pool with only the devices available on the node: a slice with per-device node
+    selection also lists other nodes' devices."""
+    if not any(s.per_device_node_selection for s in pool.slices):
+        return pool
+    slices = []
+    for s in pool.slices:
+        if s.per_device_node_selection:
+            try:
+                s = replace(s, devices=tuple(d for d in s.devices if device_matches(d, node)))
+            except PoolError:
+                pass    # the allocator reports it
+        slices.append(s)
+    return replace(pool, slices=tuple(slices))
 
 
 def claim_users(inv: Inventory, pods: Iterable["PodInfo"], wanted: Iterable[str]) -> dict[str, list[str]]:
