@@ -327,7 +327,7 @@ class _Search:
                 return None
         if not multiple:
             self.allocating.setdefault(did, set()).add(ci)
-        share_id, consumed = None, {}
+        share_id, consumed, existed = None, {}, False
         if self.shared:
             if not self._capacity_fits(data, did, d):
                 if not multiple:
@@ -338,6 +338,7 @@ class _Search:
                 return None
             if multiple:
                 consumed = cc.consumed_by(requested_capacity(data.request), capacities(d))
+                existed = did in self.allocating_capacity
                 cc.add(self.allocating_capacity.setdefault(did, {}), consumed)
                 # A share's ID is random in the scheduler; kexplain derives one from what it shares.
                 share_id = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{self.claims[ci].key}/{data.full_name}/"
@@ -353,11 +354,15 @@ class _Search:
 
         def undo() -> None:
             del results[before:]
-            if consumed:
+            if multiple:
                 left = self.allocating_capacity[did]
                 cc.sub(left, consumed)
                 if all(q.value == 0 for q in left.values()):
-                    del self.allocating_capacity[did]
+                    # Emptied: gone, unless an earlier share had it (it stays a share, with nothing).
+                    if existed:
+                        self.allocating_capacity[did] = {}
+                    else:
+                        del self.allocating_capacity[did]
             if not multiple:
                 self.allocating[did].discard(ci)
             for c in reversed(constraints):
@@ -382,8 +387,8 @@ class _Search:
         sizes = tuple(len(r) for r in self.results)
         fixed = tuple(c.state() for cs in self.constraints for c in cs)
         counters = self.counters.state() if self.partitionable else None
-        shared = tuple(sorted((did, name, q.value) for did, c in self.allocating_capacity.items()
-                              for name, q in c.items())) if self.shared else None
+        shared = tuple(sorted((did, tuple(sorted((name, q.value) for name, q in c.items())))
+                              for did, c in self.allocating_capacity.items())) if self.shared else None
         return position, held, sizes, fixed, counters, shared
 
     def _next(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: Location) -> bool:
