@@ -148,6 +148,7 @@ class _Search:
         self.shared = rules.has(CONSUMABLE_CAPACITY)
         self.taints = rules.has(DEVICE_TAINTS)
         self.partitionable = rules.has(PARTITIONABLE_DEVICES)
+        self.binding = rules.binding_conditions
         self.counters = Counters(in_use if allocated is None else allocated)
         # Consumable capacity: what the device's allocations consume, and this attempt's shares.
         self.allocated_capacity: dict[DeviceID, cc.Consumed] = {}
@@ -256,7 +257,7 @@ class _Search:
     def selectable(self, key: tuple[int, int, int], data: _Request, s: ResourceSlice, d: Device) -> bool:
         """isSelectable: binding conditions only with that feature on, the class's selectors,
         then the request's, then a device's own node selection (cached per device and key)."""
-        if d.binding_conditions and not self.rules.binding_conditions:
+        if d.binding_conditions and not self.binding:
             return False
         cache_key = ((s.driver, s.pool, d.name), key)
         known = self.selectable_cache.get(cache_key)
@@ -347,8 +348,8 @@ class _Search:
         before = len(results)
         results.append(AllocatedDevice(
             data.full_name, did[0], did[1], did[2], admin, s, d,
-            tuple(binding_conditions(d)) if self.rules.binding_conditions else (),
-            tuple(binding_failure_conditions(d)) if self.rules.binding_conditions else (),
+            tuple(binding_conditions(d)) if self.binding else (),
+            tuple(binding_failure_conditions(d)) if self.binding else (),
             tuple(data.request.raw.get("tolerations") or ()) if self.taints else (),
             share_id, {k: canonical(v) for k, v in consumed.items()}))
 
@@ -380,10 +381,10 @@ class _Search:
 
     def _state_key(self, *position: Any) -> tuple[Any, ...]:
         """Everything the rest of the search depends on: where it stands, which devices the
-        claims hold (for which requests), the constraints' values and what is consumed of
-        counters and shared capacity. Two paths that took the same devices in a different order
-        reach the same key."""
-        held = tuple(frozenset((d.request, d.id) for d in r) if r else None for r in self.results)
+        claims hold, the constraints' values and what is consumed of counters and shared
+        capacity (a share holds no device). Two paths that took the same devices in a different
+        order reach the same key."""
+        held = frozenset((did, ci) for did, cis in self.allocating.items() for ci in cis)
         sizes = tuple(len(r) for r in self.results)
         fixed = tuple(c.state() for cs in self.constraints for c in cs)
         counters = self.counters.state() if self.partitionable else None
@@ -441,23 +442,23 @@ class _Search:
         admin = data.request.uses_admin_access
         if self._too_few(key, ci, admin, data.num_devices - di):
             return False
-        combinations = self.rules.combinations
-        for pi in range(start[0] if combinations else 0, len(self.pools)):
+        first_pool, first_slice, first_device = start if self.rules.combinations else (0, 0, 0)
+        fatal_invalid, shared = not self.rules.cluster_wide_pools, self.shared
+        for pi in range(first_pool, len(self.pools)):
             pool = self.pools[pi]
-            if pool.invalid and not self.rules.cluster_wide_pools:
+            if fatal_invalid and pool.invalid:
                 raise AllocatorError(f"pool {pool.name} is invalid: {pool.invalid_reason}")
             if not pool.usable:
                 continue
-            first_slice = start[1] if combinations and pi == start[0] else 0
-            for sj in range(first_slice, len(pool.slices)):
+            for sj in range(first_slice if pi == first_pool else 0, len(pool.slices)):
                 s = pool.slices[sj]
-                first_device = start[2] if combinations and (pi, sj) == start[:2] else 0
-                for dk in range(first_device, len(s.devices)):
-                    d = s.devices[dk]
+                devices = s.devices
+                for dk in range(first_device if pi == first_pool and sj == first_slice else 0, len(devices)):
+                    d = devices[dk]
                     did = (pool.driver, pool.name, d.name)
                     if self._busy(did, ci, admin) or not self.selectable(key, data, s, d):
                         continue
-                    if not self._capacity_fits(data, did, d):
+                    if shared and not self._capacity_fits(data, did, d):
                         continue
                     undo = self._take(ci, data, did, d, s, pool, must=False)
                     if undo is None:
@@ -484,20 +485,20 @@ class _Search:
         if not self.rules.cluster_wide_pools and any(p.invalid for p in self.pools):
             return False
         found = 0
+        binding, partitionable, shared, cache = self.binding, self.partitionable, self.shared, self.selectable_cache
         for pool in self.pools:
             if not pool.usable:
                 continue
             for s in pool.slices:
                 for d in s.devices:
-                    if (d.binding_conditions and not self.rules.binding_conditions) or \
-                            (d.consumes_counters and not self.partitionable):
+                    if (d.binding_conditions and not binding) or (d.consumes_counters and not partitionable):
                         continue
-                    if self.shared and allows_multiple(d):
+                    if shared and allows_multiple(d):
                         return False
                     did = (pool.driver, pool.name, d.name)
                     if self._busy(did, ci, admin):
                         continue
-                    known = self.selectable_cache.get((did, key))
+                    known = cache.get((did, key))
                     if known is None:
                         return False
                     if known:
