@@ -2,6 +2,7 @@
 scheduler's keys and the plugin's `notes`)."""
 from __future__ import annotations
 
+from kexplain.render.devices import pool_lines, request_groups
 from kexplain.render.dra_notes import dra_notes
 
 ALL_ERROR = ('running "DynamicResources" filter plugin: claim default/c, request gpus: asks for all devices, '
@@ -38,3 +39,17 @@ def test_the_plugins_own_notes_come_last():
     notes = [{"plugin": "DynamicResources", "note": "kexplain does not reproduce X."},
              {"plugin": "Other", "note": "not ours"}]
     assert dra_notes(trace("1.36", notes=notes)) == ["kexplain does not reproduce X."]
+
+
+def test_device_words_for_the_versions_features():
+    pools = {"pools": [{"pool": "gpu.example.com/n1", "slices": 1, "devices": 2, "incomplete": True,
+                        "allocatable": True},
+                       {"pool": "gpu.example.com/fabric", "slices": 1, "devices": 1, "incomplete": True}]}
+    lines = pool_lines(pools)
+    assert "its devices are still allocated, a request for all devices fails" in lines[0]     # 1.34
+    assert "its devices are not allocated" in lines[1]                                       # 1.35 on
+    req = {"devices": [{"device": "gpu.example.com/n1/a", "reason": "tainted", "taint": "bad:NoExecute"},
+                       {"device": "gpu.example.com/n1/b", "reason": "capacity"}]}
+    assert request_groups(req, single_pool=True, named=True) == [
+        "1 with a taint the request does not tolerate: bad:NoExecute: a",
+        "1 without the capacity the request asks for left: b"]

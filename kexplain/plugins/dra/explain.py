@@ -51,7 +51,7 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     """The facts for one node (None for a pod without claims):
 
         verdict        {code, reason | error}: the plugin's Filter verdict
-        pools          [{pool, slices, devices, incomplete?, invalid?}] the node sees
+        pools          [{pool, slices, devices, incomplete?, allocatable?, invalid?}] the node sees
         claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
                        availableOnNode, devices, reservedFor; to allocate: requests
                        ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
@@ -169,6 +169,8 @@ def _pool_facts(pool: Pool) -> dict[str, Any]:
                            "devices": sum(len(s.devices) for s in pool.slices)}
     if pool.incomplete:
         out["incomplete"] = True
+        if pool.usable:
+            out["allocatable"] = True     # before 1.35 its devices are allocated all the same
     if pool.invalid:
         out["invalid"] = pool.invalid_reason
     return out
