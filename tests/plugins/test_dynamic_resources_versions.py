@@ -174,3 +174,14 @@ def test_note_on_the_random_pool_an_error_names():
                              "gpu.example.com/n1, the first by its slices."]
         else:                   # sorted: fpga.example.com/fabric comes first, as kexplain names it
             assert notes == [] and "fpga.example.com/fabric" in got["n1"][1][0]
+
+
+def test_note_on_selectors_reading_allow_multiple_allocations():
+    selector = ("device.allowMultipleAllocations == true",)
+    pl = cluster("1.36", claim("c", req("gpu", selectors=selector)))
+    state, _, _ = filters(pl, claim_pod("c"))
+    (note,) = pl.notes(state, claim_pod("c"))
+    assert note.startswith("Kubernetes 1.36 gives device selectors device.allowMultipleAllocations")
+    pl = cluster("1.35", claim("c", req("gpu", selectors=selector)))
+    state, _, _ = filters(pl, claim_pod("c"))
+    assert pl.notes(state, claim_pod("c")) == []      # consumable capacity off: the scheduler fails too

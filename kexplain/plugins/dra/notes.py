@@ -4,8 +4,8 @@ another version would (the trace's `notes`).
 Each note names the behaviour of the version followed that kexplain does not implement, and is
 given only when the pod or the cluster uses it: extended resources backed by DRA
 (DRAExtendedResource), DeviceTaintRule objects and the alpha DRA features when their gates are
-turned on, 1.34's per-slice partitionable counters, and which of several broken pools an
-allocator with a random pool order names.
+turned on, selectors that read `device.allowMultipleAllocations`, 1.34's per-slice partitionable
+counters, and which of several broken pools an allocator with a random pool order names.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.features import KubeVersion
 from kexplain.plugins.dra.features import consumption
-from kexplain.plugins.dra.variant import PARTITIONABLE_DEVICES
+from kexplain.plugins.dra.variant import CONSUMABLE_CAPACITY, PARTITIONABLE_DEVICES
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
@@ -77,6 +77,10 @@ def cycle_notes(kube: KubeVersion, state: "DraState | None", pod: "PodInfo",
     if state is None or state.inventory is None or not state.claims:
         return out
     rules = state.rules
+    if rules.has(CONSUMABLE_CAPACITY) and any("allowMultipleAllocations" in (e or "") for e in _selectors(state)):
+        out.append(f"{version} gives device selectors device.allowMultipleAllocations (consumable capacity); "
+                   "kexplain's CEL environment does not have it, so a selector that reads it fails here where "
+                   "the scheduler evaluates it.")
     if rules.has(PARTITIONABLE_DEVICES) and not rules.cluster_wide_pools and any(
             consumption(d) for s in state.inventory.slices for d in s.devices):
         out.append(f"{version} keeps partitionable devices' counters per ResourceSlice; kexplain keeps them per "
@@ -84,6 +88,18 @@ def cycle_notes(kube: KubeVersion, state: "DraState | None", pod: "PodInfo",
     if not rules.variant.sorted_pools:
         out.extend(_random_pool_notes(state))
     return out
+
+
+def _selectors(state: "DraState") -> Iterable[str | None]:
+    """Every selector expression of the claims to allocate and of the classes they name."""
+    assert state.inventory is not None
+    for claim in state.to_allocate:
+        for request in claim.requests:
+            for req in (request.exactly,) if request.exactly is not None else request.first_available:
+                yield from req.selectors
+                cls = state.inventory.classes.get(req.device_class_name)
+                if cls is not None:
+                    yield from cls.selectors
 
 
 def _random_pool_notes(state: "DraState") -> list[str]:
