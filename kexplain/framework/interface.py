@@ -312,6 +312,12 @@ class Explainer(Plugin):
     @abstractmethod
     def explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any] | None: ...
 
+    def notes(self, state: CycleState, pod: "PodInfo") -> list[str]:
+        """What the plugin could not reproduce for this cycle, in plain words (the trace's
+        `notes`): a behaviour of the version followed that kexplain does not implement and the
+        pod or cluster uses. Asked once per cycle, after the decision; none by default."""
+        return []
+
 
 INTERFACES: dict[ExtensionPoint, type[Plugin]] = {
     cls._point: cls for cls in (PreEnqueuePlugin, QueueSortPlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,

@@ -440,6 +440,10 @@ class Framework:
                                  *self.score_plugins]
         return [pl for pl in dict.fromkeys(ordered) if isinstance(pl, Explainer)]
 
+    def run_notes(self, state: CycleState, pod: "PodInfo") -> list[dict[str, str]]:
+        """[{plugin, note}]: what each plugin says it could not reproduce for this cycle."""
+        return [{"plugin": pl.name, "note": note} for pl in self.explaining_plugins for note in pl.notes(state, pod)]
+
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
                     overview: bool = False) -> dict[str, Any]:
         """plugin -> the facts its `explain` gives for the node (plugins with nothing to say

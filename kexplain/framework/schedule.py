@@ -7,7 +7,8 @@ PostFilter run and the FailedScheduling message (with DefaultPreemption's candid
 the extra key `preemption`).
 
 After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
-what people need to read it (`details`, `unexamined`). Everything that decides the trace is
+what people need to read it (`details`, `unexamined`); always, the plugins' `notes` on what
+kexplain could not reproduce for the cycle. Everything that decides the trace is
 an argument: there is no ambient setting.
 """
 from __future__ import annotations
@@ -62,14 +63,24 @@ def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) ->
         _schedule(fw, pod, options, trace, cycle)
     except FrameworkError as err:
         trace.result = Result(ERROR, [], "", error=str(err))
+        _record_notes(fw, pod, trace, cycle)
         if options.details:        # the facts of the nodes reached say what failed (a device's selector)
             record_details(fw, pod, trace, cycle, options.explain_nodes)
         return trace
+    _record_notes(fw, pod, trace, cycle)
     if options.unexamined and cycle.searched and trace.result.status == SCHEDULED:
         evaluate_unexamined(fw, pod, trace, cycle)
     if options.details:
         record_details(fw, pod, trace, cycle, options.explain_nodes)
     return trace
+
+
+def _record_notes(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:
+    """Extra key `notes`: what plugins could not reproduce for this cycle (absent when none)."""
+    if cycle.state is not None:
+        notes = fw.run_notes(cycle.state, pod)
+        if notes:
+            trace.extra["notes"] = notes
 
 
 def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
