@@ -13,6 +13,7 @@ from rich.text import Text
 from kexplain.explain.compare import Comparison, LivePod
 from kexplain.render.consoles import text_console
 from kexplain.render.table import print_trace
+from kexplain.render.views import random_tie
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
 
@@ -112,7 +113,10 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
         return res.key, "skipped", "-", res.skipped
     result = res.trace["result"]
     status = result["status"]
-    if status == "Scheduled":
+    tied = random_tie(res.trace)
+    if status == "Scheduled" and tied:
+        why = f"fits now: would be bound to one of {', '.join(tied)}, picked at random"
+    elif status == "Scheduled":
         why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
     elif status == "Gated":
         gate = next((e for e in res.trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
