@@ -1,6 +1,8 @@
-"""One DRA object through kube-apiserver v1.35.4's create path: defaulting and the dropping of
-disabled-gate fields (`dra_defaults`), the claim strategies' admin-access rule, validation
-(`dra_validate`), and for a claim its status, checked as the status update that wrote it.
+"""One DRA object through kube-apiserver v1.35.4's create path, once decoded (defaulted in the
+version it is written in and converted to the internal form: `dra_convert`, when admission
+copies it): the dropping of disabled-gate fields (`dra_defaults`), the claim strategies'
+admin-access rule, validation (`dra_validate`), and for a claim its status, checked as the
+status update that wrote it.
 
 Returns the errors the API server would refuse the object with; the caller words them
 (`KIND.resource.k8s.io "NAME" is invalid: [...]`) and stops at the first refused object.
@@ -34,7 +36,7 @@ def _requests(obj: dict) -> list[Any]:
 
 
 def admit_dra(obj: dict, namespace_labels: dict | None) -> tuple[list[FieldError], list[FieldError]]:
-    """Admit `obj` (a copy, namespace already set for namespaced kinds) in place; returns the
+    """Admit `obj` (a decoded copy, namespace already set for namespaced kinds) in place; returns the
     errors of its create request and, for a claim, of the status update that wrote its status
     (each empty when accepted). `namespace_labels`: the labels of the object's Namespace (None:
     the cluster has none)."""

@@ -1,5 +1,7 @@
-"""What kube-apiserver v1.35.4 does to a DRA object before validating it: the v1 defaulters, then
-the registry strategies' dropping of fields whose feature gates are off by default.
+"""What kube-apiserver v1.35.4 does to a DRA object before validating it: the defaulters of the
+version it was written in (at decoding, `kexplain.admission.dra_convert`: `default_claim_spec`
+here for v1 and v1beta2, which default alike), then the registry strategies' dropping of fields
+whose feature gates are off by default (`prepare`, on the internal form).
 
 Why both matter to the scheduler: a request written without `allocationMode` and `count` is an
 ExactCount request for one device only because the defaulter says so (the allocator reads the
@@ -51,21 +53,32 @@ def device_requests(claim_spec: dict) -> Iterator[tuple[dict, dict | None]]:
 
 
 # -- defaulting ---------------------------------------------------------------------------------
-def _default_request(body: dict) -> None:
-    """SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest."""
+def default_count(body: dict) -> None:
+    """SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest: ExactCount of one device."""
     if not body.get("allocationMode"):
         body["allocationMode"] = EXACT_COUNT
     if body.get("allocationMode") == EXACT_COUNT and not body.get("count"):
         body["count"] = 1
+
+
+def default_tolerations(body: dict) -> None:
+    """The declarative default of a DeviceToleration's operator."""
     for toleration in _dicts(body.get("tolerations")):
-        if not toleration.get("operator"):                 # SetDefaults_DeviceToleration
+        if not toleration.get("operator"):
             toleration["operator"] = TOLERATION_EQUAL
 
 
 def default_claim_spec(claim_spec: dict) -> None:
-    """The v1 defaults of every request of a ResourceClaimSpec, in place."""
+    """The v1 (and v1beta2) defaults of every request of a ResourceClaimSpec, in place."""
     for body, _ in device_requests(claim_spec):
-        _default_request(body)
+        default_count(body)
+        default_tolerations(body)
+
+
+def default_object(obj: dict) -> None:
+    """The v1 (and v1beta2) defaults of one DRA object written at that version, in place."""
+    if obj.get("kind") in ("ResourceClaim", "ResourceClaimTemplate"):
+        default_claim_spec(claim_spec_of(obj))
 
 
 # -- fields of disabled gates -------------------------------------------------------------------
@@ -97,11 +110,10 @@ def _drop_slice(spec: dict) -> None:
 
 
 def prepare(obj: dict) -> None:
-    """Defaulting and PrepareForCreate of one DRA object (a copy), in place."""
+    """PrepareForCreate of one DRA object (a copy, decoded and defaulted already), in place."""
     kind = obj.get("kind")
     if kind in ("ResourceClaim", "ResourceClaimTemplate"):
         spec = claim_spec_of(obj)
-        default_claim_spec(spec)
         _drop_claim_spec(spec)
         if kind == "ResourceClaim":
             _drop_claim_status(_dict(obj.get("status")))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
-from kexplain.admission import defaults, priority, runtimeclass, shapes, tolerations
+from kexplain.admission import defaults, dra_convert, priority, runtimeclass, shapes, tolerations
 
 from kexplain.admission.match_label_keys import merge_label_keys
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
@@ -25,6 +25,7 @@ from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create
 from kexplain.admission.workloads import object_uid
+from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
 
 KNOWN_KINDS = frozenset(SCHEMAS)
 _MISSING = object()
@@ -73,32 +74,40 @@ def copy_json(value: object) -> object:
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
-             stored: set[int], shapes: "_Shapes | None" = None) -> list[tuple[dict, Source]]:
+             stored: set[int], shapes: "_Shapes | None" = None,
+             minor: str = DEFAULT_K8S_VERSION) -> list[tuple[dict, Source]]:
     """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
     scheduler does not read; deep copies of the objects admission will change, the stored ones
     (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
-    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`)."""
+    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
+    DRA objects are decoded as `minor`'s API server decodes them (`_take`)."""
     out: list[tuple[dict, Source]] = []
     for listed, src in cluster:
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
         if kind in KNOWN_KINDS or not is_list(listed):
-            _take(listed, kind, src, out, warnings, stored, shapes)
+            _take(listed, kind, src, out, warnings, stored, shapes, minor)
         else:
             for obj, _ in flatten_lists(listed, src):
-                _take(obj, _kind(obj), src, out, warnings, stored, shapes)
+                _take(obj, _kind(obj), src, out, warnings, stored, shapes, minor)
     return out
 
 
 def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], warnings: list[str],
-          stored: set[int], shapes: "_Shapes | None") -> None:
-    """One object of `_flatten`: kept, copied or skipped."""
+          stored: set[int], shapes: "_Shapes | None", minor: str = DEFAULT_K8S_VERSION) -> None:
+    """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
+    internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
+    another version is converted on a copy, never changed itself)."""
     if kind in KNOWN_KINDS:
         if is_stored(obj):
+            if kind in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
+                obj = dra_convert.decode(_copy(obj, src), defaults=False, minor=minor)
             stored.add(id(obj))
             out.append((obj, src))
         elif kind == "Pod" and shapes is not None:
             out.append((shapes.note(obj, src), src))
+        elif kind in DRA_KINDS:
+            out.append((dra_convert.decode(_copy(obj, src), defaults=True, minor=minor), src))
         else:
             out.append((_copy(obj, src), src))
     elif kind == "LimitRange":
@@ -469,7 +478,8 @@ class _Admission:
 
     def run_dra(self) -> None:
         """The DRA objects in file order, after the Namespaces (whose labels the admin-access rule
-        reads): defaulting, dropped fields, validation; names unique per kind and namespace."""
+        reads): dropped fields, validation (defaulted when decoded: `_take`); names unique per
+        kind and namespace."""
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind(*sorted(DRA_KINDS)):
             kind = obj["kind"]
@@ -501,7 +511,8 @@ class _Admission:
 
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
-          stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True) -> Admitted:
+          stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
+          minor: str = DEFAULT_K8S_VERSION) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
     Raises AdmissionRejected (the API server's message) for the first object it refuses, and
@@ -511,16 +522,17 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     Bound pods of a shape met before are admitted by patching (`kexplain.admission.shapes`):
     the same objects, the same refusals, far cheaper on a large cluster. `shape_index`: the
     load's shapes when field validation already worked them out (`check_objects`). `by_shape`
-    False: every pod by the full path (what the tests compare the patched ones with).
+    False: every pod by the full path (what the tests compare the patched ones with). `minor`:
+    the Kubernetes version whose API server decodes the DRA objects (`dra_convert.READ_AS`).
     """
     result = Admitted()
     stored_ids: set[int] = set()
     seen = None if stored or not by_shape else _Shapes(shape_index)
-    objects = _flatten(cluster, result.warnings, stored_ids, seen)
+    objects = _flatten(cluster, result.warnings, stored_ids, seen, minor)
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
         if id(obj) not in stored_ids and (seen is None or id(obj) not in seen.raw):
-            check_decodes(obj, src)     # (a pod kept as written decodes as its shape's first did)
+            check_decodes(obj, src, minor)  # (a pod kept as written decodes as its shape's first did)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
             check_decodes(pending_pod, pending[1])

@@ -311,15 +311,17 @@ def load_read(req: Request, objs: Objects, cluster: Objects) -> Loaded:
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
-    warnings = version_warnings + check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate,
-                                                stored=req.stored)
+    checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
+                            explained=POD_KINDS, minor=kube.minor)
+    objs, warnings = checked.objects, version_warnings + checked.warnings
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored,
-                                  shape_index=index)
+        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
+                                minor=kube.minor)
+        cluster, warnings = checked.objects, warnings + checked.warnings
         assert entry.workload is not None
         with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
@@ -582,7 +584,9 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
 def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str) -> Pool:
     cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index,
+                            minor=config.kube.minor)
+    cluster, warnings = checked.objects, checked.warnings
     from kexplain.admission import admit
     admitted = admit(cluster, None, stored=stored, shape_index=index)
     cluster = admitted.objects

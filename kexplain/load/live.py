@@ -679,9 +679,10 @@ VERSION_API_VERSION, VERSION_KIND = "kexplain/v1", "ServerVersion"
 
 
 def version_record(git_version: str) -> Obj:
-    """The List item that records the API server's version (its /version gitVersion)."""
-    return {"apiVersion": VERSION_API_VERSION, "kind": VERSION_KIND, "metadata": {"name": "kube-apiserver"},
-            "gitVersion": git_version}
+    """The List item that records the API server's version (its /version gitVersion). It has
+    no name: it names no object of the cluster (two snapshots together are two records, which
+    `recorded_version` compares, not one object given twice)."""
+    return {"apiVersion": VERSION_API_VERSION, "kind": VERSION_KIND, "metadata": {}, "gitVersion": git_version}
 
 
 def recorded_version(objects: Iterable[tuple[Obj, Source]]) -> tuple[str, Source] | None:

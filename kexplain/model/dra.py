@@ -3,7 +3,8 @@
 DeviceClass, ResourceSlice and ResourceClaim as the scheduler's allocator reads them, with
 absent fields read as their API defaults (`allocationMode` ExactCount, `count` 1) so that
 objects that did not go through admission still mean what the API server would store.
-v1beta2 has the same schema and is read the same way.
+Objects written at v1beta1 or v1beta2 reach it converted to v1's fields, as kube-apiserver
+converts them (`kexplain.admission.dra_convert`, when they are read).
 """
 from __future__ import annotations
 

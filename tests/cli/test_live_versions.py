@@ -209,7 +209,7 @@ def test_a_snapshot_of_a_newer_version_replays_as_the_newest(capsys, api, tmp_pa
 def test_snapshots_of_two_versions_are_refused_together(capsys, api, tmp_path):
     old, pod = take_snapshot(capsys, api, tmp_path, "v1.34.7")
     new = tmp_path / "more.yaml"        # more objects, from a cluster of another version
-    new.write_text("apiVersion: kexplain/v1\nkind: ServerVersion\nmetadata: {name: kube-apiserver}\n"
+    new.write_text("apiVersion: kexplain/v1\nkind: ServerVersion\nmetadata: {}\n"
                    "gitVersion: v1.36.3\n")
     code, _, err = replay(capsys, pod, old, "--nodes", str(new))
     assert code == 2

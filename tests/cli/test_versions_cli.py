@@ -73,7 +73,7 @@ def test_bad_versions_and_gates_explaining_manifests(flags, expected):
 def test_bad_versions_and_gates_replaying_a_snapshot(tmp_path, flags, expected):
     snapshot = tmp_path / "cluster.json"
     nodes = [o for o in json.loads(json.dumps(_yaml_objects(TIE / "cluster.yaml")))]
-    record = {"apiVersion": "kexplain/v1", "kind": "ServerVersion", "metadata": {"name": "kube-apiserver"},
+    record = {"apiVersion": "kexplain/v1", "kind": "ServerVersion", "metadata": {},
               "gitVersion": "v1.36.3"}
     snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [record, *nodes]}))
     one_line_error(*kexplain(str(TIE / "pod.yaml"), "--nodes", str(snapshot), "--stored", *flags), expected)
