@@ -131,7 +131,7 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also save the rendered explanation as HTML."),
     validate: str = VALIDATE_OPTION,
-    kubernetes_version: Optional[str] = version_option(),
+    kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     compare_versions: Optional[str] = compare_versions_option(),
 ) -> ExitStatus:

@@ -195,7 +195,7 @@ def command(
                                             "the facts behind each (-o json/yaml: under `details`)."),
     request_timeout: float = timeout_option(),
     chunk_size: int = chunk_size_option(),
-    kubernetes_version: Optional[str] = version_option(),
+    kubernetes_version: Optional[str] = version_option("the API server's own"),
     feature_gates: Optional[str] = feature_gates_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).

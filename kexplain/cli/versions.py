@@ -16,13 +16,12 @@ from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT_MINOR, ENV_VAR, SUPPORTED, KubeVersion, parse_minor
 
-SUPPORTED_TEXT = f"{', '.join(SUPPORTED)} (default {DEFAULT_MINOR})"
-
-
-def version_option() -> Any:
+def version_option(reported: str = "") -> Any:
+    """The option; `reported`: where the command finds the cluster's own version, if anywhere."""
+    also = f"else {reported}, " if reported else ""
     return typer.Option(None, "--kubernetes-version", metavar="X.Y",
-                        help=f"The Kubernetes version to follow: {SUPPORTED_TEXT}. Default: ${ENV_VAR}, "
-                             f"else the cluster's own in live mode and for a snapshot, else {DEFAULT_MINOR}.")
+                        help=f"The Kubernetes version to follow: {', '.join(SUPPORTED)}. Default: ${ENV_VAR}, "
+                             f"{also}else {DEFAULT_MINOR}.")
 
 
 def feature_gates_option() -> Any:
