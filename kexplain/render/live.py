@@ -13,13 +13,14 @@ from rich.text import Text
 from kexplain.explain.compare import Comparison, LivePod
 from kexplain.render.consoles import text_console
 from kexplain.render.table import print_trace
-from kexplain.render.views import random_tie
+from kexplain.render.views import random_tie, shorten
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
 
 # Why a live cluster has no nodes (the human view says it when it has none).
 LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
 COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
+TIED_LISTED = 8         # nodes named on a pod's line when a random pick among them is made
 
 
 @contextmanager
@@ -115,7 +116,7 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
     status = result["status"]
     tied = random_tie(res.trace)
     if status == "Scheduled" and tied:
-        why = f"fits now: would be bound to one of {', '.join(tied)}, picked at random"
+        why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
     elif status == "Scheduled":
         why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
     elif status == "Gated":

@@ -133,7 +133,7 @@ def _scheduled_line(trace: Mapping[str, Any]) -> str:
     if tied:
         total = score.get(tied[0], {}).get("total")
         return (f"Would be bound to one of the {len(tied)} nodes tied at the top (score {total}, best of "
-                f"{len(score)} scored nodes), picked at random: {', '.join(tied)}")
+                f"{len(score)} scored nodes), picked at random: {shorten(tied, NODES_PER_REASON)}")
     total = score.get(host, {}).get("total")
     line = f"Would be bound to {host} (score {total}, best of {len(score)} scored nodes)"
     if len(selected) > 1:
