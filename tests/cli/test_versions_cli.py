@@ -186,3 +186,19 @@ def test_a_newer_minor_in_compare_versions_is_warned_of():
 def _yaml_objects(path) -> list[dict]:
     import yaml
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+# --- the documentation says which versions are supported ----------------------------------------
+
+def test_the_docs_and_the_man_page_name_the_supported_versions_and_the_default():
+    from kexplain.features import DEFAULT_MINOR, RELEASES
+    page = (ROOT / "docs" / "versions.md").read_text()
+    rows = [line.split("|")[1:4] for line in page.splitlines() if line.startswith("| 1.")]
+    assert [(m.strip(), r.strip()) for m, r, _ in rows] == list(RELEASES.items())
+    assert [m.strip() for m, _, note in rows if "default" in note] == [DEFAULT_MINOR]
+    assert f"4. the default, {DEFAULT_MINOR}." in page
+    man = " ".join((ROOT / "man" / "kexplain.1").read_text().split())
+    assert f"{', '.join(list(RELEASES)[:-1])} or {list(RELEASES)[-1]} (default {DEFAULT_MINOR})" in man
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"Kubernetes **{list(RELEASES)[0]} to {list(RELEASES)[-1]}**" in readme
+    assert f"{RELEASES[DEFAULT_MINOR]} by default" in readme
