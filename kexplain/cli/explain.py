@@ -147,11 +147,11 @@ def command(
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas)
     if compare_versions is not None:
-        kubes = compared_versions(env, compare_versions, choice)
+        kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
         if node is not None:
             raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
-        options = run_options(output, None, start_index=start_index, preemption=preemption,
-                              preemption_offset=preemption_offset)
+        options = run_options(Output.json, None, start_index=start_index, preemption=preemption,
+                              preemption_offset=preemption_offset)     # the scheduler's keys only: compared
         return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
     # A version given explicitly is checked before anything is read; else a snapshot's recorded
     # version may be followed, settled once --nodes is read.

@@ -130,7 +130,7 @@ def command(
     if compare_versions is not None:
         if not nodes:
             raise KexplainError("--compare-versions compares the scheduling: give the pool with --nodes")
-        kubes = compared_versions(env, compare_versions, choice)
+        kubes = compared_versions(env, compare_versions, kubernetes_version or k8s_version, feature_gates)
         if len(kubes) != 2:
             raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
                                 "against B and flags what is scheduled differently under A")

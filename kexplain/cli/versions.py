@@ -55,13 +55,13 @@ def kube_version(env: Environment, flag: Optional[str], feature_gates: Optional[
     return settle(env, version_choice(env, flag, feature_gates), detected)
 
 
-def compared_versions(env: Environment, value: str, choice: VersionChoice) -> list[KubeVersion]:
+def compared_versions(env: Environment, value: str, flag: Optional[str],
+                      feature_gates: Optional[str]) -> list[KubeVersion]:
     """`--compare-versions A,B[,...]`: each version with `--feature-gates` applied, in the order
     given; at least two, none twice (a minor newer than the newest is followed as it, with
-    its warning), and not together with --kubernetes-version or $KEXPLAIN_KUBERNETES_VERSION."""
-    if choice.given is not None:
-        raise KexplainError(f"--compare-versions chooses the versions: drop --kubernetes-version "
-                            f"(or ${ENV_VAR}={choice.given})")
+    its warning); not with --kubernetes-version (it overrides $KEXPLAIN_KUBERNETES_VERSION)."""
+    if flag is not None:
+        raise KexplainError("--compare-versions chooses the versions: drop --kubernetes-version")
     out: list[KubeVersion] = []
     for text in (t.strip() for t in value.split(",")):
         if not text:
@@ -72,7 +72,7 @@ def compared_versions(env: Environment, value: str, choice: VersionChoice) -> li
             env.error(f"warning: {warning}")
         if any(k.minor == minor for k in out):
             raise KexplainError(f"--compare-versions {value!r}: Kubernetes {minor} is given twice")
-        out.append(VersionChoice(minor, choice.feature_gates).settle()[0])
+        out.append(VersionChoice(minor, feature_gates).settle()[0])
     if len(out) < 2:
         raise KexplainError(f"--compare-versions {value!r}: give two versions or more, such as "
                             f"{SUPPORTED[-2]},{SUPPORTED[-1]}")

@@ -121,9 +121,16 @@ def compare_versions(req: Request, kubes: Sequence[KubeVersion], options: RunOpt
         runs.append(run)
     if len(errors) == len(kubes) and len({str(e) for e in errors}) == 1:
         raise errors[0]
-    if pod is None:
-        pod = {"namespace": "", "name": req.pod_path}
-    return Comparison(pod, tuple(runs), tuple(differences(runs)))
+    return Comparison(pod or _named(objs, req.pod_path), tuple(runs), tuple(differences(runs)))
+
+
+def _named(objs: Objects, path: str) -> Mapping[str, str]:
+    """The pod of a POD file refused under every version, as its first object names it."""
+    for obj, _ in objs:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        if isinstance(meta.get("name"), str):
+            return {"namespace": str(meta.get("namespace") or "default"), "name": meta["name"]}
+    return {"namespace": "default", "name": path}
 
 
 def _run(req: Request, kube: KubeVersion, objs: Objects, cluster: Objects, options: RunOptions) -> Run:

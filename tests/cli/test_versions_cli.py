@@ -177,6 +177,12 @@ def test_bad_compare_versions(flags, expected):
     one_line_error(*kexplain(*case_args(TIE), *flags), expected)
 
 
+def test_compare_versions_overrides_the_environment(monkeypatch):
+    monkeypatch.setenv(ENV, "1.33")
+    code, out, _ = kexplain(*case_args(BALANCED), "--compare-versions", "1.35,1.36", "-o", "json")
+    assert code == 0 and [v["minor"] for v in json.loads(out)["versions"]] == ["1.35", "1.36"]
+
+
 def test_a_newer_minor_in_compare_versions_is_warned_of():
     code, out, err = kexplain(*case_args(TIE), "--compare-versions", "1.35,1.37", "-o", "json")
     assert code == 0 and err.startswith("warning: Kubernetes 1.37 is newer than the newest version kexplain follows")
