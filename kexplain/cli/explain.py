@@ -11,7 +11,8 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.lint import VALIDATE_OPTION
-from kexplain.cli.versions import feature_gates_option, kube_version, version_option
+from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
+                                   version_choice, version_option)
 from kexplain.errors import KexplainError
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
@@ -19,7 +20,8 @@ from kexplain.render import structured
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.inputs import Inputs, Loaded
-    from kexplain.explain.request import RunOptions
+    from kexplain.explain.request import Request, RunOptions
+    from kexplain.features import KubeVersion
     from kexplain.model.snapshot import Snapshot
 
 
@@ -129,8 +131,9 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also save the rendered explanation as HTML."),
     validate: str = VALIDATE_OPTION,
-    kubernetes_version: Optional[str] = version_option(),
+    kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
+    compare_versions: Optional[str] = compare_versions_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     from kexplain.explain.batch import explain_batch
@@ -140,9 +143,19 @@ def command(
     from kexplain.suggest import suggestions as suggest
 
     env = env_of(ctx)
-    kube = kube_version(env, kubernetes_version, feature_gates)
+    choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
-                  max_objects=max_objects, validate=validate, replicas=replicas, kube=kube)
+                  max_objects=max_objects, validate=validate, replicas=replicas)
+    if compare_versions is not None:
+        kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
+        if node is not None:
+            raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
+        options = run_options(Output.json, None, start_index=start_index, preemption=preemption,
+                              preemption_offset=preemption_offset)     # the scheduler's keys only: compared
+        return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
+    # A version given explicitly is checked before anything is read; else a snapshot's recorded
+    # version may be followed, settled once --nodes is read.
+    req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
         loaded = load(req, env.stdin)
     cluster = loaded.single if loaded.single is not None else loaded.pool
@@ -163,6 +176,30 @@ def command(
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
                     svg, html)
     return for_trace(trace)
+
+
+def write_version_comparison(env: Environment, req: "Request", kubes: "list[KubeVersion]", options: "RunOptions",
+                             output: Output, *, svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
+    """`--compare-versions`: the pod explained under each version, only what differs shown
+    (`-o json`/`-o yaml`: the VersionComparison); the exit code is the worst of the verdicts
+    (2 when the input is refused under one of the versions)."""
+    from kexplain.explain.versions import compare_versions
+    from kexplain.load.gcpolicy import bulk_load
+
+    with bulk_load(freeze=True):
+        comparison = compare_versions(req, kubes, options, env.stdin)
+    for warning in dict.fromkeys(w for run in comparison.runs for w in run.warnings):
+        env.error(f"warning: {warning}")
+    doc = comparison.to_json()
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        from kexplain.render.versions import print_comparison
+        print_comparison(doc, env.console(), wide=output is Output.wide)
+        if svg or html:
+            export_view(env, lambda c: print_comparison(doc, c, wide=output is Output.wide), svg, html)
+    return aggregate(for_trace(run.trace) if run.trace is not None else ExitStatus.BAD_INPUT
+                     for run in comparison.runs)
 
 
 def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> dict:

@@ -18,9 +18,10 @@ from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request
-from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, load_objects
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
@@ -285,6 +286,7 @@ class Loaded:
     single: Inputs | None = None
     batch: list[Entry] = field(default_factory=list)
     pool: Pool | None = None
+    kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
 
 
 def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
@@ -296,32 +298,60 @@ def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
 
 
 def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
-    config = read_config(req.config_path, req.max_bytes, req.max_objects, req.kube)
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
+    cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
+    return load_read(req, objs, cluster)
+
+
+def load_read(req: Request, objs: Objects, cluster: Objects) -> Loaded:
+    """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
+    to explain them again (under another version), as read objects are never changed. The
+    version followed is settled first (`followed_version`): the configuration's defaults, the
+    plugins and admission depend on it."""
+    kube, version_warnings = followed_version(req, cluster)
+    config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
-                            explained=POD_KINDS)
-    objs, warnings = checked.objects, checked.warnings
+                            explained=POD_KINDS, minor=kube.minor)
+    objs, warnings = checked.objects, version_warnings + checked.warnings
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
-        cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index)
+        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
+                                minor=kube.minor)
         cluster, warnings = checked.objects, warnings + checked.warnings
         assert entry.workload is not None
         with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
                                    stored=req.stored, shape_index=index)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
-        return Loaded(single=single)
-    pool = _load_pool(req.node_paths, config, req.stored, req.max_bytes, req.max_objects, stdin, req.validate)
+        return Loaded(single=single, kube=kube)
+    pool = _pool_of(cluster, config, req.stored, req.validate)
     created = [c for e in found if e.workload is not None for c in created_objects(e.workload, e.source, e.copies)]
     pool = pool.extended(pod_file.cluster, created, stored=req.stored)
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
-    return Loaded(batch=found, pool=pool)
+    return Loaded(batch=found, pool=pool, kube=kube)
+
+
+def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[str]]:
+    """The version `req` follows, and the warnings to say: its `kube`, or the version settled
+    from its `version` choice and the one a snapshot among `cluster` recorded (`kexplain
+    snapshot` records the API server's), which a version given explicitly overrides."""
+    if req.version is None:
+        return req.kube, []
+    recorded = recorded_version(cluster) if req.version.given is None else None
+    if recorded is None:
+        return req.version.settle()
+    text, src = recorded
+    try:
+        kube, warnings = req.version.settle(text)
+    except VersionError as err:
+        raise VersionError(f"the snapshot was taken of Kubernetes {text}: {err.message}; explain it as a supported "
+                           "version with --kubernetes-version", source=src) from None
+    return kube, [f"{src}: the snapshot was taken of Kubernetes {text}: {w}" for w in warnings]
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
@@ -547,15 +577,15 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
     (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`."""
     with bulk_load():
         config = read_config(config_path, max_bytes, max_objects, kube)
-        return _load_pool(node_paths, config, stored, max_bytes, max_objects, stdin, validate)
+        loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
+        return _pool_of(loaded, config, stored, validate)
 
 
-def _load_pool(node_paths: tuple[str, ...], config: SchedulerConfig, stored: bool, max_bytes: int,
-               max_objects: int, stdin: BinaryIO | None, validate: str) -> Pool:
-    loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
+def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str) -> Pool:
     cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index,
+                            minor=config.kube.minor)
     cluster, warnings = checked.objects, checked.warnings
     from kexplain.admission import admit
     admitted = admit(cluster, None, stored=stored, shape_index=index)

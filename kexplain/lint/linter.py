@@ -40,6 +40,7 @@ from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
     from kexplain.explain.batch import Outcome, Queue
@@ -94,6 +95,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    Rule("version-change", Severity.WARNING,
+         "The Pod or workload is scheduled differently under the Kubernetes version compared with "
+         "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
 )}
 
@@ -196,6 +200,7 @@ class Report:
     k8s_version: str = DEFAULT_K8S_VERSION
     strict: bool = False
     pool: bool = False
+    compared_with: str | None = None    # --compare-versions: the minor the scheduling is compared with
     warnings: list[str] = field(default_factory=list)      # about the pool, not findings
     started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
@@ -227,7 +232,8 @@ class Report:
                 "skipped": sum(1 for f in self.findings if f.rule == "unknown-kind")}
 
     def to_json(self) -> dict[str, Any]:
-        return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version,
+        compared = {"comparedWith": self.compared_with} if self.compared_with else {}
+        return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version, **compared,
                 "strict": self.strict, "scheduling": self.pool, "summary": self.summary(),
                 "warnings": self.warnings, "findings": [f.to_json() for f in self.findings]}
 
@@ -250,7 +256,8 @@ def default_suggester() -> Suggester:
 class LintOptions:
     paths: tuple[str, ...]
     node_paths: tuple[str, ...] = ()
-    k8s_version: str = DEFAULT_K8S_VERSION
+    kube: KubeVersion = DEFAULT_VERSION   # the version checked against: its schemas, API server and scheduler
+    k8s_version: str | None = None    # schemas of another minor than `kube`'s (the deprecated --k8s-version)
     validate: str = "strict"          # kubectl's --validate: unknown fields are errors, warnings (warn) or ignored
     schema_dirs: tuple[str, ...] = ()
     config_path: str | None = None
@@ -262,6 +269,11 @@ class LintOptions:
     def strict(self) -> bool:
         """Unknown fields are errors (kubectl's default, --validate=strict)."""
         return self.validate == "strict"
+
+    @property
+    def schema_version(self) -> str:
+        """The minor whose schemas objects are validated against: `kube`'s, unless told another."""
+        return self.k8s_version or self.kube.minor
 
 
 class Linter:
@@ -275,11 +287,11 @@ class Linter:
         self._scheduled_pods = self._planned_pods = 0      # for `progress`: pods placed, and planned
         self.stdin = stdin
         self.suggester = suggester
-        self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
+        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
             from kexplain.explain.inputs import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
-                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate)
+                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate, kube=options.kube)
         self.pool = pool
         self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])

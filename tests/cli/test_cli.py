@@ -182,11 +182,15 @@ def test_unknown_profile_names_the_profiles_of_the_config(capsys, tmp_path):
 # -- version ----------------------------------------------------------------------------------------
 
 def test_version_option_prints_what_the_version_command_prints(capsys):
-    from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+    from kexplain.features import DEFAULT_MINOR, RELEASES
 
     code, by_command, _ = run(capsys, "version")
-    assert code == 0 and by_command.startswith("kexplain ") and by_command.endswith(
-        f" (kube-scheduler {KUBE_SCHEDULER_VERSION})\n")
+    lines = by_command.splitlines()
+    assert code == 0 and lines[0].startswith("kexplain ")
+    assert lines[1] == "Kubernetes versions it follows (--kubernetes-version X.Y):"
+    assert lines[2:] == [f"  {m}  kube-scheduler {r}" + ("  (the default)" if m == DEFAULT_MINOR else "")
+                         for m, r in RELEASES.items()]
+    assert len(RELEASES) == 4 and DEFAULT_MINOR in RELEASES
     assert run(capsys, "--version") == (0, by_command, "")
 
 
