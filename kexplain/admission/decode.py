@@ -28,7 +28,7 @@ from kexplain.errors import InputError, Source, clip, describe
 from kexplain.admission import dra_convert
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
-from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -73,6 +73,8 @@ CONTAINER = {
     "volumeMounts": [{"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}],
     "volumeDevices": [{"name": STR, "devicePath": STR}],
     "terminationMessagePath": STR, "terminationMessagePolicy": STR,
+    "resizePolicy": [{"resourceName": STR, "restartPolicy": STR}],
+    "restartPolicyRules": [{"action": STR, "exitCodes": {"operator": STR, "values": [INT]}}],
 }
 PVC_SPEC = {
     "accessModes": [STR], "selector": LABEL_SELECTOR, "resources": RESOURCES, "volumeName": STR,
@@ -85,6 +87,7 @@ VOLUME = {
     "hostPath": {"path": STR, "type": STR},
     "ephemeral": {"volumeClaimTemplate": {"metadata": ANY, "spec": PVC_SPEC}},
     "csi": {"driver": STR, "readOnly": BOOL},
+    "image": {"reference": STR, "pullPolicy": STR},
 }
 METADATA = {
     "name": STR, "generateName": STR, "namespace": STR, "uid": STR, "resourceVersion": STR,
@@ -100,6 +103,7 @@ POD = {
         "volumes": [VOLUME], "nodeName": STR, "nodeSelector": m(STR), "affinity": AFFINITY,
         "tolerations": [TOLERATION], "schedulerName": STR, "priorityClassName": STR, "priority": INT,
         "preemptionPolicy": STR, "runtimeClassName": STR, "overhead": m(QTY), "hostNetwork": BOOL,
+        "hostPID": BOOL, "hostIPC": BOOL, "hostUsers": BOOL,
         "topologySpreadConstraints": [{
             "maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR, "labelSelector": LABEL_SELECTOR,
             "minDomains": INT, "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR, "matchLabelKeys": [STR]}],
@@ -310,9 +314,10 @@ def _timestamp_text(value: Any) -> str:
     return text(value)
 
 
-def check_decodes(obj: dict, source: Source, minor: str = DEFAULT_K8S_VERSION) -> None:
+def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> None:
     """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type:
-    the API server's decoding error (`decode_error`), or what the model cannot read.
+    the API server's decoding error (`decode_error`), or what the model cannot read, as
+    `kube`'s API server decodes it (its versions of the kind).
 
     Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does, and
     YAML timestamps in string fields into the strings kubectl sends. A DRA object is checked in
@@ -320,31 +325,31 @@ def check_decodes(obj: dict, source: Source, minor: str = DEFAULT_K8S_VERSION) -
     checked as a converted copy).
     """
     if obj["kind"] in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
-        if not dra_convert.reads(obj.get("apiVersion"), obj["kind"], minor):
-            raise InputError(dra_version_error(obj, minor), source=source, obj=obj, field="apiVersion")
-        check_decodes(dra_convert.decode(copy.deepcopy(obj), defaults=False, minor=minor), source, minor)
+        if not dra_convert.reads(obj.get("apiVersion"), obj["kind"], kube.minor):
+            raise InputError(dra_version_error(obj, kube), source=source, obj=obj, field="apiVersion")
+        check_decodes(dra_convert.decode(copy.deepcopy(obj), defaults=False, minor=kube.minor), source, kube)
         return
     try:
         _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
     except InputError as err:
-        raise decode_error(obj, source) or err from None
+        raise decode_error(obj, source, kube) or err from None
 
 
-def dra_version_error(obj: dict, minor: str = DEFAULT_K8S_VERSION) -> str:
+def dra_version_error(obj: dict, kube: KubeVersion = DEFAULT_VERSION) -> str:
     """Why a DRA object at a version kexplain does not convert (an alpha one) is not read."""
-    readable = ", ".join(sorted(dra_convert.READ_AS.get(minor, dra_convert.READ_AS[DEFAULT_K8S_VERSION])))
+    readable = ", ".join(sorted(dra_convert.READ_AS.get(kube.minor, dra_convert.READ_AS[DEFAULT_VERSION.minor])))
     return (f"{obj.get('apiVersion') or 'no apiVersion'} {obj['kind']} is not read: write it as "
             f"{dra_convert.INTERNAL} (kexplain reads {readable})")
 
 
-def decode_error(obj: dict, source: Source) -> InputError | None:
+def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> InputError | None:
     """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
     field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
-    first served one."""
+    first served one (in `kube`'s API server)."""
     from kexplain.admission.openapi import builtin_index
 
     try:
-        refused = builtin_index().decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
+        refused = builtin_index(kube.minor).decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
     except RecursionError:
         return InputError("object is nested too deeply", source=source, obj=obj)
     if refused is None:
@@ -352,8 +357,8 @@ def decode_error(obj: dict, source: Source) -> InputError | None:
     return InputError(refused.message, source=source, obj=obj, field=refused.dotted or None)
 
 
-def check_fields(obj: dict, source: Source, validate: str, minor: str = DEFAULT_K8S_VERSION) -> list[str]:
-    """kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
+def check_fields(obj: dict, source: Source, validate: str, kube: KubeVersion = DEFAULT_VERSION) -> list[str]:
+    """`kube`'s kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
     asks for: an object that does not decode into its Go type raises InputError (the decoder's
     error, naming the field), whatever `validate` says. Then `validate` strict raises InputError
     naming every unknown field (the API server's message; the field too when there is one);
@@ -365,7 +370,7 @@ def check_fields(obj: dict, source: Source, validate: str, minor: str = DEFAULT_
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
     try:
-        refused, paths = builtin_index(minor).decode_problems(api_version, kind, obj, unknown=validate != "ignore")
+        refused, paths = builtin_index(kube.minor).decode_problems(api_version, kind, obj, unknown=validate != "ignore")
     except RecursionError:
         raise InputError("object is nested too deeply", source=source, obj=obj) from None
     if refused is not None:

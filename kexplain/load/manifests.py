@@ -19,8 +19,8 @@ from typing import Any, BinaryIO, Collection, Iterable, Sequence
 
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
-from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
 from kexplain.errors import AdmissionRejected, InputError, Source, is_builtin_api, object_namespace
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.yaml_io import parse_documents
 
@@ -275,8 +275,8 @@ class Checked:
 
 def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
                   validate: str = "strict", stored: bool = False, shape_index: Any = None,
-                  explained: Collection[str] = (), minor: str = DEFAULT_K8S_VERSION) -> Checked:
-    """Ask of the objects of `kinds` what `minor`'s API server asks of a create request, as
+                  explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION) -> Checked:
+    """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as
     kubectl sends them; objects of other kinds are kept as they are.
 
     An object without an apiVersion raises InputError (file, object, field). An API version it
@@ -321,7 +321,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         api_version = obj.get("apiVersion")
         key = (api_version if isinstance(api_version, str) else None, kind)
         if key not in statuses:
-            index = index or builtin_index(minor)
+            index = index or builtin_index(kube.minor)
             statuses[key] = index.api_version_status(api_version, kind)
         status = statuses[key]
         if status is not None and status.state != SERVED:
@@ -332,19 +332,19 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 refused.append((kind, why))
                 warnings.append(f"{why}; skipped (kubectl apply refuses it and applies the rest of the file)")
                 continue
-            if not reads(api_version, kind, minor):
+            if not reads(api_version, kind, kube.minor):
                 warnings.append(f"{why}; skipped: kexplain does not read this version")
                 continue
             if not stored and not _stored(obj):                      # off by default, and read
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not _stored(obj):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and (validate, shape) in shape_index.fields_ok:
+            if shape is not None and (kube.minor, validate, shape) in shape_index.fields_ok:
                 kept.append((obj, src))
                 continue
-            found = check_fields(obj, src, validate, minor)
+            found = check_fields(obj, src, validate, kube)
             if shape is not None and not found:
-                shape_index.fields_ok.add((validate, shape))
+                shape_index.fields_ok.add((kube.minor, validate, shape))
             warnings.extend(found)
         kept.append((obj, src))
     explained_refused = [why for kind, why in refused if kind in explained]

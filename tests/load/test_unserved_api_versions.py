@@ -10,6 +10,7 @@ import json
 import pytest
 
 from kexplain.errors import InputError, Source
+from kexplain.features import KubeVersion
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects, objects_from_text
 from tests.support.cli_helpers import explain_json
@@ -108,7 +109,7 @@ def _objs(*docs: dict) -> list:
 
 def test_what_is_served_depends_on_the_minor():
     assert check_objects(_objs(CLAIM), DRA).warnings == []
-    checked = check_objects(_objs(CLAIM), DRA, minor="1.33")
+    checked = check_objects(_objs(CLAIM), DRA, kube=KubeVersion("1.33"))
     assert checked.objects == []
     assert checked.warnings == [
         'c.yaml: document 1: ResourceClaim default/c: apiVersion: no matches for kind "ResourceClaim" in version '
@@ -132,7 +133,7 @@ def test_an_off_by_default_version_is_read_with_one_warning_per_version_and_none
 
 def test_an_off_by_default_version_kexplain_does_not_convert_is_skipped():
     alpha = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceClass", "metadata": {"name": "x"}, "spec": {}}
-    checked = check_objects(_objs(alpha), DRA, minor="1.33")
+    checked = check_objects(_objs(alpha), DRA, kube=KubeVersion("1.33"))
     assert checked.objects == []
     assert checked.warnings == [
         "c.yaml: document 1: DeviceClass x: apiVersion: resource.k8s.io/v1alpha3 is off by default in Kubernetes "
