@@ -60,7 +60,9 @@ def test_no_change_between_versions_that_schedule_alike():
 
 
 def test_a_plugin_one_version_does_not_run_counts_as_passing_and_adding_nothing():
-    comparison = compare_versions(request(DECLARED), kubes("1.35", "1.36"), RunOptions())
+    # The pod's RestartAllContainers rule is refused by 1.35's API server (its gate is off), so
+    # the objects are given as stored: both schedulers see the rule, only 1.36's filters on it.
+    comparison = compare_versions(request(DECLARED, stored=True), kubes("1.35", "1.36"), RunOptions())
     [rejected] = [c for c in comparison.changes if c.what == "filter"]
     assert (rejected.node, rejected.plugin) == ("old-kubelet", "NodeDeclaredFeatures")
     assert rejected.values == {"1.35": PASSES, "1.36": {"code": "UnschedulableAndUnresolvable",
@@ -71,7 +73,7 @@ def test_a_plugin_one_version_does_not_run_counts_as_passing_and_adding_nothing(
     totals = {c.node: c.values for c in comparison.changes if c.what == "score" and c.plugin == "total"}
     assert totals["old-kubelet"]["1.36"] is None and totals["new-kubelet"]["1.36"] is None
     # DynamicResources scores 0 from 1.35 and is no Score plugin before: not a change
-    between_34_35 = compare_versions(request(DECLARED), kubes("1.34", "1.35"), RunOptions())
+    between_34_35 = compare_versions(request(DECLARED, stored=True), kubes("1.34", "1.35"), RunOptions())
     assert not any(c.plugin == "DynamicResources" for c in between_34_35.changes)
 
 
