@@ -27,6 +27,7 @@ PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
+    node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """The pod's requests, as NodeResourcesFit signs them."""
