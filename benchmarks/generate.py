@@ -5,7 +5,9 @@ region, about 30 bound pods per node (two DaemonSet pods per node, the rest from
 Deployments in 20 namespaces; some apps with required or preferred pod anti-affinity, some with
 a zone spread constraint), 8% of the nodes tainted (dedicated=batch, or gpu), 1% cordoned, plus
 the ReplicaSets, Services, Namespaces and PriorityClasses that go with them. The same seed gives
-the same files.
+the same files. That is the `classic` shape; `--shape teams` and `--shape wide` make clusters
+of other kinds (`cluster_shapes.py`: another generator's content; preferences over label groups
+thousands of pods share, many pod shapes, zones of uneven size).
 
 Written to OUT (a directory):
 
@@ -17,7 +19,8 @@ Written to OUT (a directory):
 - `config-100.yaml`: a KubeSchedulerConfiguration with percentageOfNodesToScore: 100;
 - `pod-plain.yaml`: a plain pod (requests and a nodeSelector only), for the many-copies row.
 
-    .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--pods-per-node 30] [--seed 1]
+    .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--shape classic|teams|wide]
+        [--pods-per-node 30] [--seed 1] [--format both|yaml|json]
 """
 from __future__ import annotations
 
@@ -280,11 +283,16 @@ def plain_pod() -> Obj:
                      "nodeSelector": {"pool": "general"}}}
 
 
-def write_pods(out: Path) -> dict[str, Path]:
+def write_pods(out: Path, shape: str = "classic") -> dict[str, Path]:
     """The pending pods and the configuration under `out` (by role), for an existing snapshot too."""
+    if shape == "classic":
+        pending, plain = pending_pod, plain_pod
+    else:
+        import cluster_shapes
+        pending, plain = cluster_shapes.SHAPES[shape].pending, cluster_shapes.SHAPES[shape].plain
     paths: dict[str, Path] = {}
-    for role, obj in (("pod", pending_pod()), ("pod-unschedulable", pending_pod(True)), ("config-100", CONFIG_100),
-                      ("pod-plain", plain_pod())):
+    for role, obj in (("pod", pending(False)), ("pod-unschedulable", pending(True)), ("config-100", CONFIG_100),
+                      ("pod-plain", plain())):
         paths[role] = out / f"{role}.yaml"
         paths[role].write_text(yaml.dump(obj, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
     return paths
@@ -292,23 +300,35 @@ def write_pods(out: Path) -> dict[str, Path]:
 
 CONFIG_100 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
               "percentageOfNodesToScore": 100}
+SHAPES = ("classic", "teams", "wide")
+PODS_PER_NODE = {"classic": 30, "teams": 29, "wide": 30}
 
 
-def write(out: Path, nodes: int, pods_per_node: int = 30, apps: int = 300, seed: int = 1,
-          formats: tuple[str, ...] = ("yaml", "json")) -> dict[str, Path]:
-    """Write the snapshot, the pods and the config under `out`; returns the paths by role."""
+def _dump_json(path: Path, items: list[Obj]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, separators=(",", ":"))
+
+
+def write(out: Path, nodes: int, pods_per_node: int | None = None, apps: int = 300, seed: int = 1,
+          formats: tuple[str, ...] = ("yaml", "json"), shape: str = "classic") -> dict[str, Path]:
+    """Write the snapshot of `shape` (`classic`: this file's; others: `cluster_shapes.py`'s), the
+    pods and the config under `out`; returns the paths by role. `apps` is `classic`'s alone."""
     out.mkdir(parents=True, exist_ok=True)
-    doc = {"apiVersion": "v1", "kind": "List", "items": cluster(nodes, pods_per_node, apps, seed)}
+    per_node = PODS_PER_NODE[shape] if pods_per_node is None else pods_per_node
     paths: dict[str, Path] = {}
+    if shape == "classic":
+        items = cluster(nodes, per_node, apps, seed)
+    else:
+        import cluster_shapes
+        items = cluster_shapes.cluster(shape, nodes, per_node, seed)
     if "json" in formats:
         paths["json"] = out / "cluster.json"
-        with open(paths["json"], "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, separators=(",", ":"))
+        _dump_json(paths["json"], items)
     if "yaml" in formats:
         paths["yaml"] = out / "cluster.yaml"
         with open(paths["yaml"], "w", encoding="utf-8") as fh:
-            yaml.dump(doc, fh, Dumper=DUMPER, sort_keys=False)
-    paths.update(write_pods(out))
+            yaml.dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, Dumper=DUMPER, sort_keys=False)
+    paths.update(write_pods(out, shape))
     return paths
 
 
@@ -316,15 +336,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pods-per-node", type=int, default=30)
+    parser.add_argument("--shape", choices=SHAPES, default="classic",
+                        help="classic: this file's cluster; teams, wide: cluster_shapes.py's")
+    parser.add_argument("--pods-per-node", type=int, default=None, help="30 (teams: 29)")
     parser.add_argument("--apps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--format", choices=("both", "yaml", "json"), default="both")
     args = parser.parse_args(argv)
-    if args.pods_per_node > args.apps:
+    if args.shape == "classic" and (args.pods_per_node or 30) > args.apps:
         parser.error("--pods-per-node must not exceed --apps")
     formats = ("yaml", "json") if args.format == "both" else (args.format,)
-    for role, path in write(args.out, args.nodes, args.pods_per_node, args.apps, args.seed, formats).items():
+    for role, path in write(args.out, args.nodes, args.pods_per_node, args.apps, args.seed, formats,
+                            args.shape).items():
         print(f"{role}: {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -1,6 +1,4 @@
 """`python -m kexplain`: the `kexplain` command."""
-import sys
+from kexplain.cli import run
 
-from kexplain.cli import main
-
-sys.exit(main())
+run()

@@ -148,6 +148,9 @@ class Plugin:
     interfaces the class inherits: the declaration."""
 
     name: ClassVar[str] = ""
+    # Its Filter status and raw Score on a node depend only on the pod, its args and that
+    # node's NodeInfo (nothing else a bind changes): kept across cycles (framework.node_memo).
+    node_local: ClassVar[bool] = False
     extension_points: ClassVar[frozenset[ExtensionPoint]] = frozenset()
     _point: ClassVar[ExtensionPoint | None] = None   # set by each extension point's interface
     __abstractmethods__: ClassVar[frozenset[str]]    # set for each subclass, below

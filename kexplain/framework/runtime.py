@@ -23,6 +23,7 @@ from kexplain.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScore, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
     PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
+from kexplain.framework.node_memo import memoized, node_memo, pod_fingerprint
 from kexplain.framework.signers import signature
 from kexplain.framework.status import SUCCESS, Code, Status
 
@@ -161,6 +162,22 @@ class Framework:
             fragments.extend(signed)
         return signature(pod.spec.get("schedulerName") or "", fragments)
 
+    def _node_local(self, pl: Plugin, pod: "PodInfo", point: str) -> dict | None:
+        """The memo of a `node_local` plugin's answers at `point` for `pod` with this plugin's
+        configuration, kept across cycles on the snapshot (`kexplain.framework.node_memo`); None for any
+        other plugin, or a pod that is not plain data."""
+        if not pl.node_local:
+            return None
+        fingerprints = self.__dict__.setdefault("_fingerprints", {})
+        found = fingerprints.get(id(pod))
+        if found is None or found[0] is not pod:
+            found = fingerprints[id(pod)] = (pod, pod_fingerprint(pod))
+        if found[1] is None:
+            return None
+        # the plugin as configured: its args, and whatever else configures it (a Kubernetes version)
+        configured = repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))
+        return node_memo(self.snapshot).table((point, pl.name, configured, found[1]))
+
     # -- queue ---------------------------------------------------------------------------
     def run_pre_enqueue(self, pod: "PodInfo") -> tuple[Status, list[PluginCall]]:
         calls = []
@@ -257,7 +274,9 @@ class Framework:
             if not alive and not every:
                 continue
             targets = nodes if every or len(alive) == n else [nodes[i] for i in alive]
-            col = pl.filter_nodes(state, pod, targets)
+            table = self._node_local(pl, pod, "filter")
+            col = pl.filter_nodes(state, pod, targets) if table is None else memoized(
+                table, self.snapshot, targets, lambda todo, pl=pl: pl.filter_nodes(state, pod, todo))
             if every:
                 columns.append((name, col))
                 pairs = [(i, col[i]) for i in alive]
@@ -404,7 +423,9 @@ class Framework:
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
-            raw = pl.score_nodes(state, pod, nodes)
+            table = self._node_local(pl, pod, "score")
+            raw = pl.score_nodes(state, pod, nodes) if table is None else memoized(
+                table, self.snapshot, nodes, lambda todo, pl=pl: pl.score_nodes(state, pod, todo))
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:

@@ -1,13 +1,20 @@
 """The snapshot's bound pods by namespace and, built on demand, by label value: pod
 (anti-)affinity terms and spread selectors are matched against the few candidate pods a
-label narrows them to, instead of every pod of the cluster."""
+label narrows them to, instead of every pod of the cluster.
+
+What plugins count over those pods for an incoming pod (`Tally`: matching pods per node or
+per topology domain) is kept on the index too, and a bind patches each tally with the one pod
+it adds, so the copies of a pod (replicas, a DaemonSet's pods) do not count the cluster's pods
+again: a copy's work is what its bind changed, however many pods a selector matches.
+"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Mapping
 
 from kexplain.model.labels import IN, LabelSelector
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
+from kexplain.model.prefix import Prefix
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.snapshot import Snapshot
@@ -16,15 +23,17 @@ POD_INDEX_KEY = "pods-by-label"
 PodOnNode = tuple[PodInfo, Node]
 # The incoming pod's namespace selectors are resolved, so its terms are matched without labels.
 NO_LABELS: Mapping[str, str] = {}
+MAX_TALLIES = 256       # per snapshot; the least recently used goes first
 
 
 class PodGroup:
-    """Bound pods sharing a namespace (and maybe a label value), with their count per node."""
+    """Bound pods sharing a namespace (and maybe a label value), with their count per node
+    (counted on first use)."""
 
     __slots__ = ("entries", "_per_node")
 
-    def __init__(self) -> None:
-        self.entries: list[PodOnNode] = []
+    def __init__(self, entries: Prefix[PodOnNode]) -> None:
+        self.entries = entries
         self._per_node: list[tuple[Node, int]] | None = None
 
     def per_node(self) -> list[tuple[Node, int]]:
@@ -44,48 +53,145 @@ def _bump(counts: dict[int, list], node: Node, n: int) -> None:
         entry[1] += n
 
 
+class Tally:
+    """Something counted over the bound pods for an incoming pod, kept on the index
+    (`PodIndex.tally`) and followed through binds. Never changed once made: `with_pod` makes
+    the tally of the cluster with one more pod, sharing what that pod does not change."""
+
+    __slots__ = ()
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "Tally | None":
+        """This tally with `pod` bound to `node` counted in; None when `pod` does not count."""
+        raise NotImplementedError
+
+
+def spread_counts(pod: PodInfo, namespace: str, selector: LabelSelector) -> bool:
+    """Whether topology spread counts `pod` for a selector of `namespace`: a pod of that
+    namespace the selector matches, not terminating."""
+    return pod.namespace == namespace and pod.deletion_timestamp is None and selector.matches(pod.labels)
+
+
+class NodeCounts(Tally):
+    """Per node name, the bound pods of a namespace a selector matches, terminating pods left
+    out (how topology spread counts)."""
+
+    __slots__ = ("namespace", "selector", "counts")
+
+    def __init__(self, namespace: str, selector: LabelSelector, counts: dict[str, int]) -> None:
+        self.namespace, self.selector, self.counts = namespace, selector, counts
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "NodeCounts | None":
+        if not spread_counts(pod, self.namespace, self.selector):
+            return None
+        counts = dict(self.counts)
+        counts[node.name] = counts.get(node.name, 0) + 1
+        return NodeCounts(self.namespace, self.selector, counts)
+
+
+class DomainCounts(Tally):
+    """Per domain (a value of `of_node`: node name -> domain), the bound pods of a namespace a
+    selector matches on the nodes `of_node` names, from 0 for every domain; terminating pods
+    left out."""
+
+    __slots__ = ("namespace", "selector", "of_node", "counts")
+
+    def __init__(self, namespace: str, selector: LabelSelector, of_node: Mapping[str, str],
+                 counts: dict[str, int]) -> None:
+        self.namespace, self.selector, self.of_node, self.counts = namespace, selector, of_node, counts
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "DomainCounts | None":
+        value = self.of_node.get(node.name)
+        if value is None or not spread_counts(pod, self.namespace, self.selector):
+            return None
+        counts = dict(self.counts)
+        counts[value] = counts.get(value, 0) + 1
+        return DomainCounts(self.namespace, self.selector, self.of_node, counts)
+
+
 class PodIndex:
     """The snapshot's bound pods by namespace, with per-label sub-indexes built on demand, so
-    the incoming pod's terms are matched against candidate pods instead of every pod."""
+    the incoming pod's terms are matched against candidate pods instead of every pod; and
+    the tallies counted over them (`tally`), followed through binds."""
 
     def __init__(self, snapshot: Snapshot) -> None:
-        self.by_namespace: dict[str, PodGroup] = {}
-        for namespace, entries in snapshot.pods_by_namespace.items():
-            group = self.by_namespace[namespace] = PodGroup()
-            group.entries = entries        # shared with the snapshot's index: never appended to
+        self.by_namespace: dict[str, PodGroup] = {
+            namespace: PodGroup(entries) for namespace, entries in snapshot.pods_by_namespace.items()}
         self._by_label: dict[tuple[str, str], dict[str, PodGroup]] = {}
+        self._tallies: dict[Hashable, Tally] = {}
 
     def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
         """The index of `snapshot`, made from this one's by binding `pod` to `node`: the groups
-        the pod joins are copied with it appended (as the snapshot's own index appends it), every
-        other group and label index is shared (none is changed once built)."""
+        the pod joins grow by it (their lists shared: `Prefix`), every other group and label
+        index is shared (none is changed once built), and each tally counts it in."""
         out = PodIndex.__new__(PodIndex)
         out.by_namespace = dict(self.by_namespace)
-        group = out.by_namespace[pod.namespace] = PodGroup()
-        group.entries = snapshot.pods_by_namespace[pod.namespace]
+        out.by_namespace[pod.namespace] = PodGroup(snapshot.pods_by_namespace[pod.namespace])
         out._by_label = {}
         entry = (pod, node)
         for (namespace, key), idx in self._by_label.items():
             value = pod.labels.get(key) if namespace == pod.namespace else None
             if value is not None:
                 idx = dict(idx)
-                grown = PodGroup()
                 old = idx.get(value)
-                grown.entries = [*old.entries, entry] if old is not None else [entry]
-                idx[value] = grown
+                idx[value] = PodGroup(old.entries.appended(entry) if old is not None else Prefix((entry,)))
             out._by_label[(namespace, key)] = idx
+        out._tallies = {key: t.with_pod(pod, node) or t for key, t in self._tallies.items()}
         return out
 
+    # -- tallies ----------------------------------------------------------------------------
+    def tally(self, key: Hashable, build: Callable[[], Tally], valid: Callable[[Tally], bool] | None = None) -> Tally:
+        """The tally kept under `key`, made by `build` when there is none (or when `valid`
+        refuses the one kept). Kept for the MAX_TALLIES most recently used keys."""
+        tallies = self._tallies
+        got = tallies.pop(key, None)            # put back last: the most recently used
+        if got is None or (valid is not None and not valid(got)):
+            got = build()
+            while len(tallies) >= MAX_TALLIES:
+                del tallies[next(iter(tallies))]
+        tallies[key] = got
+        return got
+
+    def node_counts(self, namespace: str, selector: LabelSelector) -> NodeCounts:
+        """Per node name, the bound pods of `namespace` the selector matches, terminating pods
+        left out (a tally: read it, never change it)."""
+        return self.tally(("node-counts", namespace, selector),
+                          lambda: NodeCounts(namespace, selector, self.count_per_node(namespace, selector)))
+
+    def domain_counts(self, namespace: str, selector: LabelSelector, of_node: Mapping[str, str],
+                      zero: Mapping[str, int]) -> dict[str, int]:
+        """Per domain (`of_node`: node name -> domain, `zero`: every domain at 0, in order), the
+        bound pods of `namespace` the selector matches on those nodes, terminating pods left
+        out (a tally: read it, never change it). `of_node` is told apart by identity: pass the
+        same mapping for the same domains (one kept on the snapshot)."""
+        def build() -> Tally:
+            nodes = self.node_counts(namespace, selector)
+            counts = dict(zero)
+            for name, n in nodes.counts.items():
+                value = of_node.get(name)
+                if value is not None:
+                    counts[value] = counts.get(value, 0) + n
+            return DomainCounts(namespace, selector, of_node, counts)
+        got = self.tally(("domain-counts", namespace, selector, id(of_node)), build,
+                         lambda t: isinstance(t, DomainCounts) and t.of_node is of_node)
+        assert isinstance(got, DomainCounts)
+        return got.counts
+
+    # -- counting from scratch -----------------------------------------------------------------
     def _label_index(self, namespace: str, key: str) -> dict[str, PodGroup]:
         idx = self._by_label.get((namespace, key))
         if idx is None:
-            idx = {}
+            lists: dict[str, list[PodOnNode]] = {}
             group = self.by_namespace.get(namespace)
             for entry in group.entries if group else ():
                 value = entry[0].labels.get(key)
                 if value is not None:
-                    idx.setdefault(value, PodGroup()).entries.append(entry)
-            self._by_label[(namespace, key)] = idx
+                    members = lists.get(value)
+                    if members is None:
+                        lists[value] = [entry]
+                    else:
+                        members.append(entry)
+            idx = self._by_label[(namespace, key)] = {value: PodGroup(Prefix(members))
+                                                      for value, members in lists.items()}
         return idx
 
     def _groups(self, namespace: str, selector: LabelSelector) -> tuple[list[PodGroup], bool]:
@@ -124,7 +230,7 @@ class PodIndex:
 
     def count_per_node(self, namespace: str, selector: LabelSelector) -> dict[str, int]:
         """Per node name, the bound pods of `namespace` the selector matches, terminating pods
-        left out (how topology spread counts)."""
+        left out (how topology spread counts), counted now (`node_counts` keeps it)."""
         counts: dict[str, int] = {}
         groups, exact = self._groups(namespace, selector)
         for group in groups:

@@ -10,6 +10,7 @@ snapshot after the bind instead of being rebuilt over every pod of the cluster.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, TypeVar
 
@@ -17,13 +18,15 @@ from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.prefix import Prefix
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
 # pod bound, the NodeInfo before, the NodeInfo after) -> the index of the snapshot after, or None
 # when it must be rebuilt there.
 OnBind = Callable[[Any, "Snapshot", PodInfo, NodeInfo, NodeInfo], Any]
-PodsByNamespace = dict[str, list[tuple[PodInfo, Node]]]
+# Each namespace's pods as a list shared with the snapshots before and after a bind (`Prefix`).
+PodsByNamespace = dict[str, Prefix[tuple[PodInfo, Node]]]
 
 
 def zone_key(labels: dict[str, str]) -> str:
@@ -61,6 +64,7 @@ class Snapshot:
     _by_name: dict[str, NodeInfo] = field(default_factory=dict, repr=False)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     _on_bind: dict[str, OnBind] = field(default_factory=dict, repr=False)
+    _position: dict[str, int] = field(default_factory=dict, repr=False)    # node name -> index; made on use
 
     def __post_init__(self) -> None:
         if not self._by_name:
@@ -81,7 +85,7 @@ class Snapshot:
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         by_name = {ni.name: ni for ni in infos}
-        by_namespace: PodsByNamespace = {}
+        by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
         for obj in pods:
             pod = PodInfo(obj)
             phase = pod.status.get("phase")
@@ -102,7 +106,7 @@ class Snapshot:
             if kind == "Namespace":
                 meta = obj.get("metadata") or {}
                 namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
-        return cls(infos, namespaces, objects, by_namespace)
+        return cls(infos, namespaces, objects, {ns: Prefix(members) for ns, members in by_namespace.items()})
 
     # -- lookups -----------------------------------------------------------------------
     def get(self, name: str) -> NodeInfo | None:
@@ -122,17 +126,18 @@ class Snapshot:
         """Every bound pod with its node, per namespace: what pod (anti-)affinity and spread
         count from. Built with the snapshot (or on first use for one made from NodeInfos)."""
         if self._by_namespace is None:
-            index: PodsByNamespace = {}
+            index: dict[str, list[tuple[PodInfo, Node]]] = {}
             for ni in self.node_infos:
                 for pod in ni.pods:
                     index.setdefault(pod.namespace, []).append((pod, ni.node))
-            self._by_namespace = index
+            self._by_namespace = {ns: Prefix(members) for ns, members in index.items()}
         return self._by_namespace
 
     def with_objects(self, namespaces: dict[str, dict[str, str]],
                      objects: dict[str, list[dict[str, Any]]]) -> "Snapshot":
         """The same nodes and pods (and their index) with other namespaces and objects."""
-        return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name)
+        return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name,
+                        _position=self._position)
 
     def fresh(self) -> "Snapshot":
         """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""
@@ -152,22 +157,25 @@ class Snapshot:
         """A new snapshot in which `pod` is bound to `pod.node_name`, as after a binding.
 
         Only that node's NodeInfo is cloned; the other NodeInfos, the namespaces and the
-        other objects are shared. Of the indexes cached on this snapshot, those registered with
-        an `on_bind` are patched into the new one; the others are built again when needed.
+        other objects are shared, and the pods of the namespace are the same list grown by one
+        (`Prefix`). Of the indexes cached on this snapshot, those registered with an `on_bind`
+        are patched into the new one; the others are built again when needed.
         """
         target = self._by_name.get(pod.node_name)
         if target is None:
             raise KeyError(f"no node {pod.node_name!r} in the snapshot")
         bound = target.clone()
         bound.add_pod(pod)
-        infos = [bound if ni is target else ni for ni in self.node_infos]
+        infos = list(self.node_infos)
+        infos[self.position(target.name)] = bound
         index = None
         if self._by_namespace is not None:
             index = dict(self._by_namespace)
-            index[pod.namespace] = [*index.get(pod.namespace, ()), (pod, bound.node)]
+            members = index.get(pod.namespace)
+            index[pod.namespace] = (members if members is not None else Prefix()).appended((pod, bound.node))
         by_name = dict(self._by_name)
         by_name[bound.name] = bound
-        out = Snapshot(infos, self.namespaces, self.objects, index, by_name)
+        out = Snapshot(infos, self.namespaces, self.objects, index, by_name, _position=self._position)
         for key, on_bind in self._on_bind.items():
             patched = on_bind(self._cache[key], out, pod, target, bound)
             if patched is not None:
@@ -191,23 +199,29 @@ class Snapshot:
         infos = [changed if ni is target else ni for ni in self.node_infos]
         index = None
         if self._by_namespace is not None:
-            index = {ns: [(replaced.get(id(p), p), n) for p, n in members]
+            index = {ns: Prefix([(replaced.get(id(p), p), n) for p, n in members])
                      for ns, members in self._by_namespace.items()}
         return Snapshot(infos, self.namespaces, self.objects, index)
+
+    def position(self, name: str) -> int:
+        """The index of node `name` in `node_infos` (the same in every snapshot a bind makes)."""
+        if not self._position:
+            self._position.update((ni.name, i) for i, ni in enumerate(self.node_infos))
+        return self._position[name]
 
     @property
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/affinity",
-                           lambda: [ni for ni in self.node_infos if ni.pods_with_affinity],
-                           lambda old, new, pod, before, after: _rebound_list(
-                               old, new, before, after, bool(after.pods_with_affinity)))
+                           lambda: NodesInOrder.of(self, lambda ni: bool(ni.pods_with_affinity)),
+                           lambda old, new, pod, before, after: old.rebound(
+                               new, before, after, bool(after.pods_with_affinity)))
 
     @property
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         return self.cached("snapshot/anti-affinity",
-                           lambda: [ni for ni in self.node_infos if ni.pods_with_required_anti_affinity],
-                           lambda old, new, pod, before, after: _rebound_list(
-                               old, new, before, after, bool(after.pods_with_required_anti_affinity)))
+                           lambda: NodesInOrder.of(self, lambda ni: bool(ni.pods_with_required_anti_affinity)),
+                           lambda old, new, pod, before, after: old.rebound(
+                               new, before, after, bool(after.pods_with_required_anti_affinity)))
 
     def all_pods(self) -> Iterable[PodInfo]:
         for ni in self.node_infos:
@@ -219,15 +233,35 @@ def unchanged_by_bind(old: Any, new: Snapshot, pod: PodInfo, before: NodeInfo, a
     return old
 
 
-def _rebound_list(old: list[NodeInfo], new: Snapshot, before: NodeInfo, after: NodeInfo,
-                  member: bool) -> list[NodeInfo] | None:
-    """A list of NodeInfos in node order after `before` became `after`: replaced in place when
-    it was a member, None (rebuilt in order) when it joins, the same list when it stays out."""
-    if not member:
-        return old if all(ni is not before for ni in old) else None
-    for i, ni in enumerate(old):
-        if ni is before:
-            out = list(old)
+class NodesInOrder(list):
+    """Some of a snapshot's NodeInfos in node order, with their indexes in `node_infos`
+    (`positions`), so that a bind finds its node's place by bisection and the list is copied,
+    not walked."""
+
+    __slots__ = ("positions",)
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, member: Callable[[NodeInfo], bool]) -> "NodesInOrder":
+        out = cls(ni for ni in snapshot.node_infos if member(ni))
+        out.positions = [snapshot.position(ni.name) for ni in out]
+        return out
+
+    def rebound(self, new: Snapshot, before: NodeInfo, after: NodeInfo, member: bool) -> "NodesInOrder":
+        """The list after `before` became `after` (in `new`): `after` in its place when it is a
+        `member`, else out of the list."""
+        at = new.position(before.name)
+        i = bisect_left(self.positions, at)
+        present = i < len(self.positions) and self.positions[i] == at
+        if not member and not present:
+            return self
+        out = NodesInOrder(self)
+        out.positions = self.positions
+        if member and present:
             out[i] = after
-            return out
-    return None
+        elif member:
+            out.insert(i, after)
+            out.positions = [*self.positions[:i], at, *self.positions[i:]]
+        else:
+            del out[i]
+            out.positions = [*self.positions[:i], *self.positions[i + 1:]]
+        return out

@@ -33,6 +33,7 @@ SCORES_BALANCE_CHANGE_SINCE = "1.36"
 
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
+    node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:
         """The pod's requests, as NodeResourcesFit signs them."""

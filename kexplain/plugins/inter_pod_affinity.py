@@ -7,7 +7,9 @@ one. Score ranks nodes by the preferred terms of the incoming pod and of existin
 plus existing pods' required affinity terms weighted by `hardPodAffinityWeight`.
 
 Everything cluster-wide is counted once per cycle (PreFilter / PreScore), keyed by
-topology pair (label key, label value); Filter and Score only look up a node's labels.
+topology pair (label key, label value); Filter and Score only look up a node's labels. Those
+counts are kept on the snapshot's pod index and followed through binds (`Tally`), so the
+copies of a pod count only the pod each bind adds.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unsch
 from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
-from kexplain.model.pod_index import NO_LABELS, pod_index
+from kexplain.model.pod_index import NO_LABELS, Tally, pod_index
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import names
 
@@ -37,8 +39,6 @@ _EXISTING_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
-EXISTING_KEY = NAME + "/existing"
-MAX_EXISTING_ENTRIES = 1024    # per snapshot: distinct incoming pods (namespace, labels) counted
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
@@ -175,7 +175,11 @@ class PreScoreState:
         return total
 
 
-# -- existing pods' terms, per incoming pod ------------------------------------------------------
+# -- counts kept across binds -------------------------------------------------------------------
+# What PreFilter and PreScore count over the cluster's pods for an incoming pod is kept on the
+# snapshot's pod index (`Tally`, per incoming pod as the counts see it) and patched by each bind
+# with the one pod it adds, for the incoming pod's terms and the existing pods' alike: the
+# copies of a pod count nothing the bind did not change. Each tally is never changed once made.
 
 Incoming = tuple[str, tuple[tuple[str, str], ...]]      # an incoming pod as terms see it: namespace, labels
 ScoreAdds = list[tuple[str, int]]
@@ -199,103 +203,132 @@ def existing_score_adds(existing: PodInfo, pod: PodInfo, ns_labels: Mapping[str,
             *((t.topology_key, -t.weight) for t in existing.preferred_anti_affinity_terms if t.matches(pod, ns_labels))]
 
 
-class ExistingTerms:
-    """Per incoming pod (namespace and labels: all the existing pods' terms look at), what the
-    existing pods' terms count against it: their required anti-affinity (PreFilter) and their
-    terms' scores (PreScore, per hard weight). Counted over the cluster's pods once per
-    snapshot, and followed through a bind (`after_bind`: the bound pod's terms added), so the
-    copies of a pod do not go over every pod with affinity again. Entries are never changed
-    once made (a bind makes new ones); readers copy them before changing them."""
+def _counted(counts: TopologyCounts, labels: Mapping[str, str], keys: Sequence[str]) -> TopologyCounts:
+    """A copy of `counts` with one pod counted in the domain of each of `keys` (a node's `labels`)."""
+    out = counts.clone()
+    for k in keys:
+        out.add(labels, k, 1)
+    return out
 
-    def __init__(self) -> None:
-        self.pods: dict[Incoming, PodInfo] = {}          # one pod per entry, to match terms against
-        self.anti: dict[Incoming, TopologyCounts] = {}
-        self.scores: dict[tuple[Incoming, int], dict[str, dict[str, int]]] = {}
 
-    def _room(self) -> bool:
-        return len(self.anti) + len(self.scores) < MAX_EXISTING_ENTRIES
+class IncomingCounts(Tally):
+    """Per topology pair, the bound pods the incoming pod's resolved required terms count:
+    with `every`, the pods matching all the terms, once per term (affinity), else each term a
+    pod matches (anti-affinity)."""
 
-    def anti_counts(self, pod: PodInfo, snapshot: Snapshot) -> TopologyCounts:
-        key = incoming_key(pod)
-        got = self.anti.get(key)
-        if got is None:
-            got = TopologyCounts()
-            ns_labels = snapshot.namespace_labels(pod.namespace)
-            matching: dict[int, list[str]] = {}     # a workload's pods share one term tuple
-            for ni in snapshot.have_pods_with_required_anti_affinity:
-                labels = ni.node.labels
-                for existing in ni.pods_with_required_anti_affinity:
-                    terms = existing.required_anti_affinity_terms
-                    keys = matching.get(id(terms))
-                    if keys is None:
-                        keys = matching[id(terms)] = existing_anti_keys(existing, pod, ns_labels)
-                    for k in keys:
-                        got.add(labels, k, 1)
-            if self._room():
-                self.pods.setdefault(key, pod)
-                self.anti[key] = got
-        return got
+    __slots__ = ("terms", "every", "counts")
 
-    def score(self, pod: PodInfo, snapshot: Snapshot, hard_weight: int) -> dict[str, dict[str, int]]:
-        key = (incoming_key(pod), hard_weight)
-        got = self.scores.get(key)
-        if got is None:
-            s = PreScoreState({})
-            ns_labels = snapshot.namespace_labels(pod.namespace)
-            adding: dict[tuple[int, int, int], ScoreAdds] = {}
-            for ni in snapshot.have_pods_with_affinity:
-                labels = ni.node.labels
-                if not labels:
-                    continue
-                for existing in ni.pods_with_affinity:
-                    terms = (id(existing.required_affinity_terms), id(existing.preferred_affinity_terms),
-                             id(existing.preferred_anti_affinity_terms))
-                    adds = adding.get(terms)
-                    if adds is None:
-                        adds = adding[terms] = existing_score_adds(existing, pod, ns_labels, hard_weight)
-                    for topology_key, amount in adds:
-                        s.add(labels, topology_key, amount)
-            got = s.topology_score
-            if self._room():
-                self.pods.setdefault(key[0], pod)
-                self.scores[key] = got
-        return got
+    def __init__(self, terms: tuple[AffinityTerm, ...], every: bool, counts: TopologyCounts) -> None:
+        self.terms, self.every, self.counts = terms, every, counts
 
-    def after_bind(self, snapshot: Snapshot, bound: PodInfo, node: Node) -> "ExistingTerms":
-        """The entries of `snapshot`, this one's cluster with `bound` bound to `node`: each entry
-        the bound pod's terms change is copied and changed, the others are shared."""
-        out = ExistingTerms()
-        out.pods = dict(self.pods)
-        out.anti = dict(self.anti)
-        out.scores = dict(self.scores)
+    @classmethod
+    def build(cls, terms: tuple[AffinityTerm, ...], every: bool, snapshot: Snapshot) -> "IncomingCounts":
+        counts = TopologyCounts()
+        index = pod_index(snapshot)
+        if every:
+            for node, n in index.matches_per_node(terms):
+                for t in terms:
+                    counts.add(node.labels, t.topology_key, n)
+        else:
+            for t in terms:
+                for node, n in index.matches_per_node((t,)):
+                    counts.add(node.labels, t.topology_key, n)
+        return cls(terms, every, counts)
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "IncomingCounts | None":
+        if self.every:
+            keys = [t.topology_key for t in self.terms] if matches_all(self.terms, pod) else []
+        else:
+            keys = [t.topology_key for t in self.terms if t.matches(pod, NO_LABELS)]
+        return IncomingCounts(self.terms, self.every, _counted(self.counts, node.labels, keys)) if keys else None
+
+
+class ExistingAnti(Tally):
+    """Per topology pair, the existing pods' required anti-affinity terms that match an
+    incoming pod (`pod`: one of the incoming pods with its namespace and labels)."""
+
+    __slots__ = ("pod", "ns_labels", "counts")
+
+    def __init__(self, pod: PodInfo, ns_labels: Mapping[str, str], counts: TopologyCounts) -> None:
+        self.pod, self.ns_labels, self.counts = pod, ns_labels, counts
+
+    @classmethod
+    def build(cls, pod: PodInfo, snapshot: Snapshot) -> "ExistingAnti":
+        counts = TopologyCounts()
+        ns_labels = snapshot.namespace_labels(pod.namespace)
+        matching: dict[int, list[str]] = {}     # a workload's pods share one term tuple
+        for ni in snapshot.have_pods_with_required_anti_affinity:
+            labels = ni.node.labels
+            for existing in ni.pods_with_required_anti_affinity:
+                terms = existing.required_anti_affinity_terms
+                keys = matching.get(id(terms))
+                if keys is None:
+                    keys = matching[id(terms)] = existing_anti_keys(existing, pod, ns_labels)
+                for k in keys:
+                    counts.add(labels, k, 1)
+        return cls(pod, ns_labels, counts)
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "ExistingAnti | None":
+        if not pod.required_anti_affinity_terms:
+            return None
+        keys = existing_anti_keys(pod, self.pod, self.ns_labels)
+        return ExistingAnti(self.pod, self.ns_labels, _counted(self.counts, node.labels, keys)) if keys else None
+
+
+Weighted = tuple[tuple[AffinityTerm, int], ...]       # resolved preferred terms, each with its signed weight
+
+
+class Scores(Tally):
+    """PreScore's topology score for an incoming pod (`pod`: one with its namespace, labels and
+    preferred terms): its own preferred terms (`weighted`) against every bound pod, plus the
+    existing pods' terms against it: required affinity at `hard_weight`, preferred ones at
+    their weight (anti-affinity: minus)."""
+
+    __slots__ = ("pod", "ns_labels", "weighted", "hard_weight", "score")
+
+    def __init__(self, pod: PodInfo, ns_labels: Mapping[str, str], weighted: Weighted, hard_weight: int,
+                 score: dict[str, dict[str, int]]) -> None:
+        self.pod, self.ns_labels, self.weighted, self.hard_weight, self.score = \
+            pod, ns_labels, weighted, hard_weight, score
+
+    @classmethod
+    def build(cls, pod: PodInfo, weighted: Weighted, hard_weight: int, snapshot: Snapshot) -> "Scores":
+        s = PreScoreState({})
+        index = pod_index(snapshot)
+        for t, weight in weighted:
+            for node, n in index.matches_per_node((t,)):
+                s.add(node.labels, t.topology_key, weight * n)
+        ns_labels = snapshot.namespace_labels(pod.namespace)
+        adding: dict[tuple[int, int, int], ScoreAdds] = {}      # a workload's pods share their term tuples
+        for ni in snapshot.have_pods_with_affinity:
+            labels = ni.node.labels
+            if not labels:
+                continue
+            for existing in ni.pods_with_affinity:
+                terms = (id(existing.required_affinity_terms), id(existing.preferred_affinity_terms),
+                         id(existing.preferred_anti_affinity_terms))
+                adds = adding.get(terms)
+                if adds is None:
+                    adds = adding[terms] = existing_score_adds(existing, pod, ns_labels, hard_weight)
+                for topology_key, amount in adds:
+                    s.add(labels, topology_key, amount)
+        return cls(pod, ns_labels, weighted, hard_weight, s.topology_score)
+
+    def with_pod(self, pod: PodInfo, node: Node) -> "Scores | None":
         labels = node.labels
-        if bound.required_anti_affinity_terms:
-            for key, counts in self.anti.items():
-                pod = self.pods[key]
-                keys = existing_anti_keys(bound, pod, snapshot.namespace_labels(pod.namespace))
-                if keys:
-                    counts = out.anti[key] = counts.clone()
-                    for k in keys:
-                        counts.add(labels, k, 1)
-        if bound.has_affinity and labels:
-            for (key, hard_weight), by_key in self.scores.items():
-                pod = self.pods[key]
-                adds = existing_score_adds(bound, pod, snapshot.namespace_labels(pod.namespace), hard_weight)
-                if adds:
-                    s = PreScoreState({k: dict(v) for k, v in by_key.items()})
-                    for topology_key, amount in adds:
-                        s.add(labels, topology_key, amount)
-                    out.scores[(key, hard_weight)] = s.topology_score
-        return out
-
-
-def existing_terms(snapshot: Snapshot) -> ExistingTerms:
-    return snapshot.cached(EXISTING_KEY, ExistingTerms, _existing_after_bind)
-
-
-def _existing_after_bind(old: ExistingTerms, new: Snapshot, pod: PodInfo, before: NodeInfo,
-                         after: NodeInfo) -> ExistingTerms:
-    return old.after_bind(new, pod, after.node)
+        adds = [(t.topology_key, weight) for t, weight in self.weighted if t.matches(pod, NO_LABELS)]
+        if pod.has_affinity and labels:
+            adds += existing_score_adds(pod, self.pod, self.ns_labels, self.hard_weight)
+        adds = [(key, amount) for key, amount in adds if key in labels]
+        if not adds:
+            return None
+        score = dict(self.score)
+        for key in {key for key, _ in adds}:
+            score[key] = dict(score.get(key, ()))
+        for key, amount in adds:
+            by_value = score[key]
+            by_value[labels[key]] = by_value.get(labels[key], 0) + amount
+        return Scores(self.pod, self.ns_labels, self.weighted, self.hard_weight, score)
 
 
 # -- the plugin ---------------------------------------------------------------------------------
@@ -343,23 +376,24 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     @staticmethod
     def _count_existing_anti_affinity(s: PreFilterState, snapshot: Snapshot) -> None:
         """Each existing pod's required anti-affinity terms that match the incoming pod count
-        in their topology (`ExistingTerms`: once per snapshot and incoming pod, and through
-        binds; a copy here, as the state may be changed by preemption's what-ifs)."""
-        s.existing_anti_affinity_counts = existing_terms(snapshot).anti_counts(s.pod, snapshot).clone()
+        in their topology (`ExistingAnti`: kept per incoming pod, patched by binds; a copy
+        here, as the state may be changed by preemption's what-ifs)."""
+        pod = s.pod
+        tally = pod_index(snapshot).tally(("ipa/existing-anti", incoming_key(pod)),
+                                          lambda: ExistingAnti.build(pod, snapshot))
+        s.existing_anti_affinity_counts = tally.counts.clone()      # type: ignore[attr-defined]
 
     @staticmethod
     def _count_incoming_terms(s: PreFilterState, snapshot: Snapshot) -> None:
-        if not s.affinity_terms and not s.anti_affinity_terms:
-            return
+        """The pods matching all the affinity terms (each counts once per term) and each
+        anti-affinity term (`IncomingCounts`: kept per term tuple, patched by binds; copies)."""
         index = pod_index(snapshot)
-        if s.affinity_terms:
-            # A pod counts (once per term) only when it matches all the terms.
-            for node, n in index.matches_per_node(s.affinity_terms):
-                for t in s.affinity_terms:
-                    s.affinity_counts.add(node.labels, t.topology_key, n)
-        for t in s.anti_affinity_terms:
-            for node, n in index.matches_per_node((t,)):
-                s.anti_affinity_counts.add(node.labels, t.topology_key, n)
+        for terms, every, name in ((s.affinity_terms, True, "affinity_counts"),
+                                   (s.anti_affinity_terms, False, "anti_affinity_counts")):
+            if terms:
+                tally = index.tally(("ipa/incoming", terms, every),
+                                    lambda terms=terms, every=every: IncomingCounts.build(terms, every, snapshot))
+                setattr(s, name, tally.counts.clone())      # type: ignore[attr-defined]
 
     # PreFilter extensions (preemption's what-ifs) --------------------------------------------
     def add_pod(self, state, pod: PodInfo, other: PodInfo, node_info: NodeInfo) -> Status:
@@ -411,33 +445,25 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return SKIP
         snapshot: Snapshot = self.handle.snapshot
-        s = PreScoreState({})
-        if has_constraints:
-            self._score_incoming_terms(s, pod, snapshot)
-        self._score_existing_terms(s, pod, snapshot)
+        s = PreScoreState(self._scores(pod, snapshot, has_constraints))
         if not s.topology_score:
             return SKIP
         state.write(PRE_SCORE_STATE_KEY, s)
         return SUCCESS
 
-    @staticmethod
-    def _score_incoming_terms(s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
-        """The incoming pod's preferred terms, against every bound pod of the cluster."""
-        index = pod_index(snapshot)
-        for terms, sign in ((pod.preferred_affinity_terms, 1), (pod.preferred_anti_affinity_terms, -1)):
-            for t in resolve_all(terms, snapshot):
-                for node, n in index.matches_per_node((t,)):
-                    s.add(node.labels, t.topology_key, t.weight * sign * n)
-
-    def _score_existing_terms(self, s: PreScoreState, pod: PodInfo, snapshot: Snapshot) -> None:
-        """Existing pods' terms against the incoming pod (symmetry): what each matching term
-        adds to its topology (`ExistingTerms`: once per snapshot and incoming pod, and
-        through binds), added to what the incoming pod's own terms counted."""
-        scores = existing_terms(snapshot).score(pod, snapshot, self.hard_pod_affinity_weight)
-        for key, by_value in scores.items():
-            mine = s.topology_score.setdefault(key, {})
-            for value, amount in by_value.items():
-                mine[value] = mine.get(value, 0) + amount
+    def _scores(self, pod: PodInfo, snapshot: Snapshot, has_constraints: bool) -> dict[str, dict[str, int]]:
+        """The incoming pod's preferred terms against every bound pod of the cluster, plus the
+        existing pods' terms against it (symmetry): what each matching term adds to its
+        topology (`Scores`: kept per incoming pod, patched by binds; read-only, as the state)."""
+        weighted: Weighted = ()
+        if has_constraints:
+            weighted = tuple((t, t.weight * sign)
+                             for terms, sign in ((pod.preferred_affinity_terms, 1), (pod.preferred_anti_affinity_terms, -1))
+                             for t in resolve_all(terms, snapshot))
+        hard_weight = self.hard_pod_affinity_weight
+        tally = pod_index(snapshot).tally(("ipa/scores", incoming_key(pod), weighted, hard_weight),
+                                          lambda: Scores.build(pod, weighted, hard_weight, snapshot))
+        return tally.score      # type: ignore[attr-defined]
 
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
         return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)

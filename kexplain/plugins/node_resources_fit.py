@@ -108,6 +108,7 @@ def fits(pod: PodInfo, node_info: NodeInfo) -> list[InsufficientResource]:
 
 class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
     name = NAME
+    node_local = True      # reads only the pod and the node's NodeInfo (kexplain.framework.node_memo)
     # PreFilterExtensions and ScoreExtensions are nil in v1.35.4: no AddPod/RemovePod, no NormalizeScore.
 
     def sign_pod(self, pod: PodInfo) -> signers.Fragments | None:

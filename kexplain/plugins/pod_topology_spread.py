@@ -167,7 +167,7 @@ class _Counter:
             if selector.everything:                    # an empty selector counts no pod
                 counts = {}
             elif self._index is not None:
-                counts = self._index.count_per_node(namespace, selector)
+                counts = self._index.node_counts(namespace, selector).counts     # kept and patched by binds
             else:
                 counts = {}
                 for p, node in self._pods.get(namespace, ()):     # terminating pods do not count
@@ -175,6 +175,13 @@ class _Counter:
                         counts[node.name] = counts.get(node.name, 0) + 1
             self._memo[key] = counts
         return counts
+
+    def per_domain(self, selector: LabelSelector, namespace: str, domains: "Domains") -> Mapping[str, int]:
+        """Matching pods per domain of `domains` (`Domains.count`; read it, never change it):
+        from the snapshot's index, the count kept there and patched by binds."""
+        if self._index is None or selector.everything:
+            return domains.count(self.per_node(selector, namespace))
+        return self._index.domain_counts(namespace, selector, domains.of_node, domains.zero)
 
 
 # --- eligible domains, per node set ----------------------------------------------------------
@@ -421,7 +428,7 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         (`_domains`), the pods counted on the nodes that hold matching ones."""
         counter = _Counter(nodes, self._snapshot)
         domains = self._domains(pod, nodes, constraints, True, None)
-        match_num = [d.count(counter.per_node(c.selector, pod.namespace)) for c, d in zip(constraints, domains)]
+        match_num = [dict(counter.per_domain(c.selector, pod.namespace, d)) for c, d in zip(constraints, domains)]
         paths = []
         for m in match_num:
             cp = CriticalPaths()
@@ -546,11 +553,9 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         domains = self._domains(pod, all_nodes, s.constraints, require_all, "")
         for i in active:
             counts = s.topology_value_to_pod_counts[i]
-            of_node = domains[i].of_node
-            for name, n in counter.per_node(s.constraints[i].selector, pod.namespace).items():
-                value = of_node.get(name)
-                if value is not None and value in counts:
-                    counts[value] += n
+            per_domain = counter.per_domain(s.constraints[i].selector, pod.namespace, domains[i])
+            for value in counts:
+                counts[value] += per_domain.get(value, 0)
 
     # -- Score ----------------------------------------------------------------------------
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:

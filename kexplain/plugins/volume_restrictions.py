@@ -105,6 +105,11 @@ def restricted_volumes(pod) -> tuple[Keyed, ...]:
     return tuple(out)
 
 
+def _used_after_bind(old: frozenset[str], new: Any, pod: Any, before: Any, after: Any) -> frozenset[str]:
+    """The claims in use after `pod` is bound: its own join them."""
+    return old | {f"{pod.namespace}/{claim}" for claim in pod.pvc_names} if pod.pvc_names else old
+
+
 class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Explainer, SignPlugin):
     name = names.VOLUME_RESTRICTIONS
 
@@ -122,7 +127,7 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
         """`namespace/claim` of every claim some scheduled pod uses (the snapshot's usedPVCSet)."""
         snap = self.handle.snapshot
         return snap.cached(USED_PVCS_KEY, lambda: frozenset(
-            key for ni in snap.node_infos for key in ni.pvc_ref_counts))
+            key for ni in snap.node_infos for key in ni.pvc_ref_counts), _used_after_bind)
 
     def _restricted(self, pod) -> tuple[Keyed, ...]:
         """restricted_volumes, computed once per scheduled pod."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from kexplain.model.nodeselector import NodeSelector
+from kexplain.model.snapshot import unchanged_by_bind
 from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS, ANN_BIND_COMPLETED, ANN_MIGRATED_PLUGINS,
                                           LABEL_FAILURE_DOMAIN_BETA_REGION as LABEL_REGION_BETA,
                                           LABEL_FAILURE_DOMAIN_BETA_ZONE as LABEL_ZONE_BETA,
@@ -493,4 +494,5 @@ class VolumeIndex:
 
 
 def volume_index(snapshot: "Snapshot") -> VolumeIndex:
-    return snapshot.cached(INDEX_KEY, lambda: VolumeIndex.build(snapshot))
+    """The index of the snapshot's volume objects; a bind changes none (`with_pod_bound`)."""
+    return snapshot.cached(INDEX_KEY, lambda: VolumeIndex.build(snapshot), unchanged_by_bind)
