@@ -361,7 +361,8 @@
     this.rows = rows.slice();
     if (this.sortKey !== null) this.applySort();
     this.table.setAttribute("aria-rowcount", this.rows.length + 1);
-    this.active = Math.min(this.active, Math.max(0, this.rows.length - 1));
+    this.active = 0; // other rows: from the top
+    this.scroller.scrollTop = 0;
     this.draw();
   };
 
@@ -369,7 +370,7 @@
     var rowH = this.rowH;
     var top = this.scroller.scrollTop;
     var headH = this.head.offsetHeight || rowH;
-    var view = this.scroller.clientHeight || this.height;
+    var view = Math.max(this.scroller.clientHeight, this.height); // an empty table is short: fill its most
     var first = Math.max(0, Math.floor((top - headH) / rowH) - 5);
     var last = Math.min(this.rows.length, Math.ceil((top + view) / rowH) + 5);
     var hadFocus = this.body.contains(document.activeElement);
@@ -531,7 +532,7 @@
     });
     var grid = new Grid({
       columns: columns, rows: m.rows, sort: 1, sortDir: 1, label: "Every node of pod " + podName(m.trace),
-      onOpen: function (r, tr) { openNode(i, r.name, tr); }
+      onOpen: function (r) { openNode(i, r.name, function () { grid.reveal(); }); } // its row may be drawn anew by then
     });
     // Status, then score (best first), then visiting order: the default view.
     grid.columns[1].sort = function (r) {
@@ -793,7 +794,8 @@
   if (panel) {
     panel.addEventListener("close", function () {
       if (history.replaceState && /\/node\//.test(location.hash)) history.replaceState(null, "", location.hash.replace(/\/node\/.*$/, ""));
-      if (returnTo && document.contains(returnTo)) returnTo.focus();
+      if (typeof returnTo === "function") returnTo();
+      else if (returnTo && document.contains(returnTo)) returnTo.focus();
     });
     panel.addEventListener("click", function (e) { if (e.target === panel) panel.close(); });
   }
