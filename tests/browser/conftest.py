@@ -2,7 +2,8 @@
 once (by kexplain itself, from the bundled fixtures and a generated 5,000-node snapshot).
 
 The tests skip, saying why, when chromium, chromedriver or the selenium package is missing
-(Debian: `apt-get install chromium chromium-driver`; `.ci/run` installs them). Chromium runs
+(Debian: `apt-get install chromium chromium-driver`; `.ci/run` installs them, and sets
+$KEXPLAIN_REQUIRE_BROWSER so that a missing browser fails the run there instead). Chromium runs
 without network, sandbox or profile: a fresh --user-data-dir per run. When a test fails, the
 page it was on, and then every fixture's page, are saved as screenshots under
 test-artifacts/browser/ (or $KEXPLAIN_TEST_ARTIFACTS).
@@ -32,6 +33,13 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-dev-shm-usage", "--window-size=1280,900")
 BIG_NODES = 5000
 ARTIFACTS = Path(os.environ.get("KEXPLAIN_TEST_ARTIFACTS") or ROOT / "test-artifacts") / "browser"
+
+
+def _skip(why: str) -> None:
+    """Skip, saying why; fail instead where the browser must be there ($KEXPLAIN_REQUIRE_BROWSER, set by .ci/run)."""
+    if os.environ.get("KEXPLAIN_REQUIRE_BROWSER"):
+        pytest.fail(why)
+    pytest.skip(why)
 
 
 def _chromium() -> tuple[str | None, str | None, str]:
@@ -110,7 +118,7 @@ def _pending(page: Path, out: Path) -> None:
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _, _, why = _chromium()
     if why:
-        pytest.skip(why)
+        _skip(why)
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     out = shared / "kexplain-pages"
@@ -131,7 +139,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def browser() -> Iterator[object]:
     browser_path, driver_path, why = _chromium()
     if why:
-        pytest.skip(why)
+        _skip(why)
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

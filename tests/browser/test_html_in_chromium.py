@@ -11,12 +11,15 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from kexplain.apimachinery.quantity import parse_quantity
-from tests.support.html_pages import page_data
+pytest.importorskip("selenium", reason="browser tests need the selenium package (pip install -e '.[test]')")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from kexplain.apimachinery.quantity import parse_quantity  # noqa: E402
+from tests.support.html_pages import page_data  # noqa: E402
 
 REJECTED = {"Unschedulable", "UnschedulableAndUnresolvable", "Pending"}
 

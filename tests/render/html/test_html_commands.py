@@ -42,11 +42,17 @@ def test_the_page_holds_the_trace_with_every_nodes_facts(capsys, tmp_path):
     page = tmp_path / "p.html"
     code, out, _ = run(capsys, TOO_BIG, "--nodes", CLUSTER, "-o", "json", "--html", str(page))
     trace = json.loads(out)
-    doc = page_data(page)["doc"]
+    data = page_data(page)
+    doc = data["doc"]
     assert {k: doc[k] for k in trace} == trace        # every key of -o json, the same
     nodes = doc["details"]["nodes"]
     assert set(nodes) == node_names()
-    assert all(nodes[n].get("plugins") for n in nodes)
+    assert all(nodes[n]["resources"] for n in nodes)
+    words = data["extra"][0]["words"]                  # every node's facts, in the words of --node
+    assert set(words) == node_names() and all("NodeResourcesFit" in words[n] for n in nodes)
+    _, node_view, _ = run(capsys, TOO_BIG, "--nodes", CLUSTER, "--node", "node-4")
+    for line in words["node-4"]["TaintToleration"][0]:
+        assert line in " ".join(node_view.split())
     assert fetches(page) == []
 
 
