@@ -25,7 +25,8 @@ from typing import Iterator
 import pytest
 
 from tests.support.cli_helpers import TestEnvironment
-from tests.support.paths import FIXTURES, ROOT
+from tests.support.html_pages import CASES, case_args
+from tests.support.paths import BUNDLED_CONFORMANCE, FIXTURES, ROOT
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -60,12 +61,12 @@ def _chromium() -> tuple[str | None, str | None, str]:
 
 # -- the pages -------------------------------------------------------------------------------------
 
-def kexplain(*args: str) -> int:
+def kexplain(*args: str, ok: tuple[int, ...] = (0, 1)) -> int:
     from kexplain.cli.app import main
 
     env = TestEnvironment()
     code = main(list(args), env=env)
-    assert code in (0, 1), env.err
+    assert code in ok, env.err
     return code
 
 
@@ -86,6 +87,9 @@ def write_pages(out: Path) -> dict[str, Path]:
     kexplain("lint", str(FIXTURES / "pod-too-big.yaml"), str(FIXTURES / "pod-web.yaml"), "--nodes", cluster,
              "--html", str(pages["lint"]))
     _pending(pages["pending"], out)
+    for case in CASES:
+        pages[f"case:{case}"] = out / f"case-{case}.html"
+        kexplain(*case_args(BUNDLED_CONFORMANCE / case), "--html", str(pages[f"case:{case}"]), ok=(0, 1, 3))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import generate
 

@@ -1,5 +1,6 @@
 """Reading a page `--html` wrote: its data (the document, unpacked as the page's script does)
-and what it would fetch (nothing, if it is self-contained)."""
+and what it would fetch (nothing, if it is self-contained); and the conformance cases whose
+pages the browser tests open."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kexplain.render.html.pack import unpack
+from tests.support.paths import BUNDLED_CONFORMANCE
 
 DATA_SCRIPT = re.compile(r'<script type="application/json" id="kx-data">(.*?)</script>', re.S)
 
@@ -53,3 +55,23 @@ def fetches(page: str | Path) -> list[str]:
     scripts = "".join(re.findall(r"<script>(.*?)</script>", text, re.S))
     found += re.findall(r"\b(?:fetch|XMLHttpRequest|importScripts|WebSocket|EventSource)\s*\(", scripts)
     return found
+
+
+# One bundled conformance case of each family: every kind of verdict the scheduler gives
+# (gated, PreFilter stopping the cycle, errors, sequences, nominated nodes, volumes, ...).
+CASES = sorted({p.name.split("-")[0]: p.name for p in sorted(BUNDLED_CONFORMANCE.iterdir(), reverse=True)
+                if p.is_dir()}.values())
+
+
+def case_args(case: Path) -> list[str]:
+    """The command that explains a conformance case (its pod or pods, cluster, config, start index)."""
+    import yaml
+
+    pod = case / "pod.yaml" if (case / "pod.yaml").exists() else case / "pods.yaml"
+    args = [str(pod), "--nodes", str(case / "cluster.yaml")]
+    if (case / "scheduler-config.yaml").exists():
+        args += ["--config", str(case / "scheduler-config.yaml")]
+    params = yaml.safe_load((case / "params.yaml").read_text()) if (case / "params.yaml").exists() else None
+    if params and "startIndex" in params:
+        args += ["--start-index", str(params["startIndex"])]
+    return args

@@ -302,7 +302,7 @@
     this.scroller.addEventListener("scroll", function () {
       if (pending) return;
       pending = true;
-      window.requestAnimationFrame(function () { pending = false; self.draw(); });
+      window.requestAnimationFrame(function () { pending = false; self.draw(true); });
     });
     this.body.addEventListener("keydown", function (e) { self.key(e); });
     this.body.addEventListener("click", function (e) {
@@ -366,13 +366,17 @@
     this.draw();
   };
 
-  Grid.prototype.draw = function () {
+  // Draw the rows in view (and a few around them); `scrolled`: only when they are other rows
+  // than those drawn (a scroll within them leaves the rows, and the focus, as they are).
+  Grid.prototype.draw = function (scrolled) {
     var rowH = this.rowH;
     var top = this.scroller.scrollTop;
     var headH = this.head.offsetHeight || rowH;
     var view = Math.max(this.scroller.clientHeight, this.height); // an empty table is short: fill its most
     var first = Math.max(0, Math.floor((top - headH) / rowH) - 5);
     var last = Math.min(this.rows.length, Math.ceil((top + view) / rowH) + 5);
+    if (scrolled === true && this.drawn === first + ":" + last) return;
+    this.drawn = first + ":" + last;
     var hadFocus = this.body.contains(document.activeElement);
     var n = this.columns.length;
     var frag = document.createDocumentFragment();
@@ -772,7 +776,7 @@
     var title = h("h2", { id: "panel-title" }, "Node ", h("span", { cls: "name", text: name }), facts.zone ? " (zone " + facts.zone + ")" : "",
       " for pod ", h("span", { cls: "name", text: podName(m.trace) }));
     var close = h("button", { type: "button", cls: "close", text: "Close", "aria-label": "Close the node's verdict" });
-    close.addEventListener("click", function () { panel.close(); });
+    close.addEventListener("click", closePanel);
     panel.textContent = "";
     add(panel, [
       h("div", { cls: "panel-head" }, title, close),
@@ -791,13 +795,21 @@
     if (location.hash !== hash && history.replaceState) history.replaceState(null, "", hash);
   }
 
+  // Closed by its button, Escape or a click beside it: the focus goes back where it came from
+  // at once (the row, drawn anew if need be), not when the browser gets round to it.
+  function closePanel() {
+    if (!panel.open) return;
+    panel.close();
+    if (history.replaceState && /\/node\//.test(location.hash)) history.replaceState(null, "", location.hash.replace(/\/node\/.*$/, ""));
+    var back = returnTo;
+    returnTo = null;
+    if (typeof back === "function") back();
+    else if (back && document.contains(back)) back.focus();
+  }
+
   if (panel) {
-    panel.addEventListener("close", function () {
-      if (history.replaceState && /\/node\//.test(location.hash)) history.replaceState(null, "", location.hash.replace(/\/node\/.*$/, ""));
-      if (typeof returnTo === "function") returnTo();
-      else if (returnTo && document.contains(returnTo)) returnTo.focus();
-    });
-    panel.addEventListener("click", function (e) { if (e.target === panel) panel.close(); });
+    panel.addEventListener("cancel", function (e) { e.preventDefault(); closePanel(); });
+    panel.addEventListener("click", function (e) { if (e.target === panel) closePanel(); });
   }
 
   // -- the search, drawn ----------------------------------------------------------------------------

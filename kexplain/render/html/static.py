@@ -30,7 +30,7 @@ NAMES_PER_REASON = 12   # node names per reason without script
 TEXT_WIDTH = 100        # the text view's width
 
 # A verdict's mark: the colour is never the only sign of it.
-STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u23f8", "Error": "\u26a0"}
+STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0"}
 
 
 def status_badge(status: str) -> Html:
