@@ -205,7 +205,7 @@
         (!first && would && would.code !== "Success" ? would : null);
       return {
         name: n, status: status, zone: f.zone || "", visit: visit[n] || null, rank: rank[n] || null,
-        total: sc ? sc.total : (own(extra.totals || {}, n) && status === "unexamined" ? null : null),
+        total: sc ? sc.total : null,
         wouldTotal: own(extra.totals || {}, n) ? extra.totals[n] : null,
         scores: scores, freeCpu: freeCpu, freeMem: freeMem, reported: reported, reasons: reasons,
         rejectedBy: rejectedBy, would: would || null, cordoned: !!f.unschedulable
@@ -503,9 +503,8 @@
     var mount = section.querySelector('[data-mount="nodes"]');
     var m = model(i);
     if (!mount || !m.rows.length) return;
-    var counts = {};
-    m.rows.forEach(function (r) { counts[r.status] = (counts[r.status] || 0) + 1; });
-    var statuses = Object.keys(STATUS).filter(function (s) { return counts[s]; });
+    var byStatus = counts(m.rows, function (r) { return r.status; });
+    var statuses = Object.keys(STATUS).filter(function (s) { return byStatus[s]; });
     var zones = {}, plugins = {}, reasons = {};
     m.rows.forEach(function (r) {
       if (r.zone) zones[r.zone] = (zones[r.zone] || 0) + 1;
@@ -513,7 +512,7 @@
       r.reasons.forEach(function (pr) { var k = pr[0] + ": " + pr[1]; reasons[k] = (reasons[k] || 0) + 1; });
     });
     var fStatus = h("select", { id: "t" + i + "-f-status" });
-    options(fStatus, statuses.map(function (s) { return [s, STATUS[s][0] + " " + STATUS[s][1] + " (" + num(counts[s]) + ")"]; }), "any status");
+    options(fStatus, statuses.map(function (s) { return [s, STATUS[s][0] + " " + STATUS[s][1] + " (" + num(byStatus[s]) + ")"]; }), "any status");
     var fPlugin = h("select", { id: "t" + i + "-f-plugin" });
     options(fPlugin, Object.keys(plugins).sort().map(function (p) { return [p, p + " (" + num(plugins[p]) + ")"]; }), "any plugin");
     var fReason = h("select", { id: "t" + i + "-f-reason" });

@@ -66,8 +66,8 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
     return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
 
 
-def _heading(doc: Mapping[str, Any], trace: Trace, i: int) -> str | None:
-    """A trace's heading in a list: whose pod it is (the object of a lint finding)."""
+def _heading(doc: Mapping[str, Any], i: int) -> str | None:
+    """A trace's heading in a list: numbered, as the page's list of explanations numbers it."""
     if doc.get("kind") == TRACE_KIND:
         return None
     return f"{i + 1}. Pod "
@@ -83,7 +83,7 @@ def render_page(doc: Mapping[str, Any]) -> str:
         body.append(overview(doc, traces))
     elif kind == "lint":
         body.append(lint_section(doc, _explained(doc)))
-    body += [trace_section(t, i, _heading(doc, t, i)) for i, t in enumerate(traces)]
+    body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]
     if kind == "lint" and not traces:
         body.append(el("p", "No pod was scheduled (lint --nodes POOL schedules them).", cls="note"))
     header = el("header", el("h1", "kexplain: ", el("span", title, cls="title")),

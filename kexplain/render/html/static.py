@@ -9,13 +9,13 @@ The script adds the interactive parts into the `data-mount` places.
 from __future__ import annotations
 
 import io
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from kexplain.explain.describe import gate
 from kexplain.render.blocks import print_blocks
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
-from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
+from kexplain.render.html.markup import Html, el, join, names, node_link, table
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import quantities, short
 from kexplain.render.suggestions import suggestion_rows
@@ -410,6 +410,3 @@ def lint_section(doc: Mapping[str, Any], explained: Mapping[tuple[str, int], lis
     parts.append(el("div", cls="mount", data_mount="findings"))
     return el("section", *parts, id="findings", aria_labelledby="findings-h")
 
-
-def list_of(values: Iterable[Any]) -> str:
-    return ", ".join(str(v) for v in values)
