@@ -107,6 +107,9 @@ def command(
                                  help="Also show info findings (objects that fit, kinds without schema)."),
     max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
                                        help="Refuse inputs larger than this."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the findings, with each scheduled pod's explanation, as a "
+                                            "self-contained interactive page."),
 ) -> ExitStatus:
     from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
     from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
@@ -139,7 +142,7 @@ def command(
         kube = settle(env, choice)
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, k8s_version=schemas_only,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
-                          preemption=preemption, max_bytes=max_input_size)
+                          preemption=preemption, max_bytes=max_input_size, explain=html is not None)
     from kexplain.render.live import scheduling_bar
 
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
@@ -163,6 +166,9 @@ def command(
                 fh.write(text)
         except OSError as err:
             raise KexplainError(f"{target}: cannot write: {err.strerror or err}") from None
+    if html:
+        from kexplain.cli.explain import save_page
+        save_page(html, {**report.to_json(), "explanations": report.explanations})
     outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
     if report.failed(render_options.fail_on):
         outcomes.append(ExitStatus.FINDINGS)

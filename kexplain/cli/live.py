@@ -16,7 +16,8 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
-from kexplain.cli.explain import Output, check_node, explain_one, node_names, run_options, write_trace
+from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
+                                  run_options, save_page, write_trace)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -168,6 +169,7 @@ class PodArgs:
     preemption_offset: int = 0
     node: Optional[str] = None
     version: VersionChoice = VersionChoice()
+    html: Optional[str] = None
 
 
 def command(
@@ -197,6 +199,9 @@ def command(
     chunk_size: int = chunk_size_option(),
     kubernetes_version: Optional[str] = version_option("the API server's own"),
     feature_gates: Optional[str] = feature_gates_option(),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the explanation (with --pending/-A: every pod's) as a "
+                                            "self-contained interactive page."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -207,7 +212,7 @@ def command(
     env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
-                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates))
+                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html)
     return run_pod(env, args)
 
 
@@ -259,12 +264,14 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
         env.error(f"note: {note}")
+    where = live_json(live.server, live.context, live.server_version, comparison)
     if args.output.value in structured.FORMATS:
-        write_trace(env, {**trace, "live": live_json(live.server, live.context, live.server_version, comparison)},
-                    args.output)
+        write_trace(env, {**trace, "live": where}, args.output)
     else:
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(env.console(), comparison)
+    if args.html:
+        save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where})
     return for_trace(trace)
 
 
@@ -290,6 +297,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
                          preemption_offset=args.preemption_offset)
+    recorded = page_options(options, [ni.name for ni in snapshot.node_infos]) if args.html else options
+    explained: list[dict[str, Any]] = []      # every pod's trace, for --html
     structured_out = args.output.value in structured.FORMATS
     statuses: list[ExitStatus] = []
     rows: list[tuple[str, str, str, str]] = []
@@ -300,20 +309,23 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
                                                                        "kind": LIST_KIND}) if structured_out else None
         inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
-        for pod, verdict in zip(pods, explain_each(inputs, options, suggest, planned=len(pods), progress=bar.update)):
+        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
             if verdict.trace is None:
                 result = LivePod(pod, skipped=verdict.error)
                 skipped.append({"pod": result.key, "reason": verdict.error})
             else:
-                trace = verdict.trace.to_json()
+                full = verdict.trace.to_json()
+                trace = as_asked(full, options)
                 comparison = compare(trace, pod, config_given=args.config is not None,
                                      server_version=live.server_version,
                                      hints=tuple(nominated_notes(verdict.inputs, trace)))
                 result = LivePod(pod, trace, comparison)
                 statuses.append(for_trace(trace))
+                where = live_json(live.server, live.context, live.server_version, comparison)
                 if writer is not None:
-                    writer.item({**trace, "live": live_json(live.server, live.context, live.server_version,
-                                                            comparison)})
+                    writer.item({**trace, "live": where})
+                if args.html:
+                    explained.append({**full, "live": where})
             rows.append(summary(result))
             if args.details and result.trace is not None:
                 detailed.append(result)
@@ -324,4 +336,6 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
+    if args.html:
+        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": explained, "skipped": skipped})
     return aggregate(statuses)

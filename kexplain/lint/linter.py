@@ -203,6 +203,9 @@ class Report:
     compared_with: str | None = None    # --compare-versions: the minor the scheduling is compared with
     warnings: list[str] = field(default_factory=list)      # about the pool, not findings
     started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    # With `LintOptions.explain`: per object scheduled, its location, placements entry and the
+    # traces kept of its pods (not part of `to_json`: the HTML page adds them).
+    explanations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def objects(self) -> int:
@@ -264,6 +267,7 @@ class LintOptions:
     stored: bool = False              # the pool was read from an API server: no admission for it
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
+    explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
 
     @property
     def strict(self) -> bool:
@@ -576,13 +580,24 @@ class Linter:
         if pinned is None:
             return queued
         try:        # bound to a node the pool does not have: it never runs, and takes no room
-            return [self._pinned(queued, Queue(pool, self._run_options()).place(entry, inputs))]
+            outcome = Queue(pool, self._run_options()).place(entry, inputs)
+            self._keep(queued, outcome)
+            return [self._pinned(queued, outcome)]
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
 
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
+        if self.options.explain and self._set is not None:     # every node's facts, as `kexplain POD --html`
+            names = frozenset(ni.name for ni in self._set.pool.snapshot.node_infos)
+            return RunOptions(preemption=self.options.preemption, details=True, explain_nodes=names, unexamined=True)
         return RunOptions(preemption=self.options.preemption, filter_all=self.suggester is not None)
+
+    def _keep(self, q: "_Queued", outcome: "Outcome") -> None:
+        """With `LintOptions.explain`: the object's placements entry and its kept traces."""
+        if self.options.explain:
+            self.report.explanations.append({**q.loc.to_json(), "object": q.ref.to_json(), "placement": outcome.to_json(),
+                                             "items": [p.trace.to_json() for p in outcome.attempts]})
 
     def _schedule_set(self) -> None:
         """Schedule the set's queued Pods and workloads as one batch (`explain.batch.Queue`:
@@ -617,6 +632,7 @@ class Linter:
             self._planned_pods += len(outcome.copies) - q.entry.copies      # stopped early, or a DaemonSet's
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        self._keep(q, outcome)
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
