@@ -4,6 +4,7 @@ line and exit 2 on each (explain, a snapshot's replay, kexplain pod, kexplain po
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -148,8 +149,9 @@ def test_compare_versions_with_nothing_to_show():
                                           "and the same scores under 1.33 and 1.35.")
 
 
-def test_compare_versions_refused_under_one_version(tmp_path):
-    config = tmp_path / "config.yaml"
+def test_compare_versions_refused_under_one_version(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)         # a short path: a long one would be wrapped inside the message
+    config = Path("c.yaml")
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
                       "- plugins:\n    score:\n      enabled: [{name: DynamicResources, weight: 3}]\n")
     code, out, _ = kexplain(*case_args(TIE), "--config", str(config), "--compare-versions", "1.34,1.35")
