@@ -28,6 +28,11 @@ measurements keep their fastest run.
 
     .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
         [--copies 1000] [--only-copies] [--loading]
+    .venv/bin/python benchmarks/bench.py --targets [--shapes classic,teams,wide] [--sizes 5000] [--pairs 3]
+
+`--targets` measures only the targets of issues 18 and 25, on every shape of cluster
+`generate.py` makes (`--shapes`), each as the median of alternating pairs with `json.load` of the
+same file (`load_bench.ratio_row`), with a verdict per row.
 """
 from __future__ import annotations
 
@@ -124,9 +129,10 @@ def best_of(runs: int, measure: Any) -> dict[str, Any]:
 
 def run_cli(*args: str) -> dict[str, Any]:
     """A whole kexplain command in a subprocess: wall time, and its CPU time and peak RSS from wait4."""
+    from load_bench import child_env
     start = time.perf_counter()
     with open(os.devnull, "wb") as null:
-        proc = subprocess.Popen([str(KEXPLAIN), *args], stdout=null, stderr=subprocess.PIPE)
+        proc = subprocess.Popen([str(KEXPLAIN), *args], stdout=null, stderr=subprocess.PIPE, env=child_env())
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -136,17 +142,17 @@ def run_cli(*args: str) -> dict[str, Any]:
 
 
 # -- the table -----------------------------------------------------------------------------------
-def ensure_generated(base: Path, nodes: int, yaml_too: bool) -> dict[str, Path]:
+def ensure_generated(base: Path, nodes: int, yaml_too: bool, shape: str = "classic") -> dict[str, Path]:
     import generate
-    out = base / f"n{nodes}"
+    out = base / (f"n{nodes}" if shape == "classic" else f"{shape}-n{nodes}")
     roles = ("json", "yaml", "pod", "pod-unschedulable", "config-100", "pod-plain")
     paths = {r: out / (f"cluster.{r}" if r in ("json", "yaml") else f"{r}.yaml") for r in roles}
     missing = [r for r, p in paths.items() if not p.exists() and (yaml_too or r != "yaml")]
     if any(r in ("json", "yaml") for r in missing):
-        print(f"generating {nodes} nodes in {out} ...", file=sys.stderr)
-        generate.write(out, nodes, formats=("yaml", "json") if yaml_too else ("json",))
+        print(f"generating {nodes} nodes of shape {shape} in {out} ...", file=sys.stderr)
+        generate.write(out, nodes, formats=("yaml", "json") if yaml_too else ("json",), shape=shape)
     elif missing:                           # a snapshot from before a pod was added: the pods alone
-        generate.write_pods(out)
+        generate.write_pods(out, shape)
     return paths
 
 
@@ -222,6 +228,50 @@ def only_copies(sizes: list[int], base: Path, copies: int) -> None:
             print(f"| {nodes} | {label} | {fmt(r)} | {r['peak_mb']:.0f} MB |", flush=True)
 
 
+# -- the targets, per shape of cluster -------------------------------------------------------------
+TARGETS = {"stored": 1.0, "unstored": 1.5, "replicas": 8.0, "plain": 3.0, "json/table": 2.0, "peak": 1500.0}
+
+
+def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> list[Any]:
+    """Every target of issues 18 and 25 on one snapshot, each the median of `pairs` alternating
+    pairs (json.load of the same file in its own process, then the command: a pair sees the
+    same drift of a shared machine): the stored and unstored snapshot (one pod, `-o json`),
+    `copies` replicas of the pending pod (table), the same with `-o json` against the table's
+    time, a plain pod's copies, and the largest peak RSS of the replicas runs."""
+    import load_bench
+    from load_bench import Row, ratio_row
+
+    cluster = paths["json"]
+    unstored = load_bench.unstored_snapshot(cluster, cluster.parent / "cluster-unstored.json")
+    one = [str(KEXPLAIN), str(paths["pod"]), "--nodes"]
+    rows = [ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"]),
+            ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])]
+    many = [*one, str(cluster), "--replicas", str(copies)]
+    table = ratio_row("replicas", many, cluster, pairs, TARGETS["replicas"])
+    as_json = ratio_row("replicas -o json", [*many, "-o", "json"], cluster, pairs, None)
+    plain = ratio_row("plain", [str(KEXPLAIN), str(paths["pod-plain"]), "--nodes", str(cluster), "--replicas",
+                                str(copies)], cluster, pairs, TARGETS["plain"])
+    peak = max(table.peak_mb, as_json.peak_mb, plain.peak_mb)
+    rows += [table, as_json,
+             Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
+                 "the -o json ratio over the table's, pair medians"),
+             plain,
+             Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")]
+    return rows
+
+
+def targets(shapes: list[str], sizes: list[int], base: Path, copies: int, pairs: int) -> None:
+    print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    print(f"{'shape':<8} {'nodes':>5} {'row':<16} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail")
+    for shape in shapes:
+        for nodes in sizes:
+            paths = ensure_generated(base, nodes, False, shape)
+            for row in target_rows(paths, copies, pairs):
+                print(f"{shape:<8} {nodes:>5} {row.line()}", flush=True)
+    print(f"# load average at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
@@ -235,11 +285,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-yaml", action="store_true", help="skip the YAML snapshot (slow to load)")
     parser.add_argument("--copies", type=int, default=1000, help="replicas in the many-pods rows (0: skip them)")
     parser.add_argument("--only-copies", action="store_true", help="only json.load and the many-pods rows")
+    parser.add_argument("--targets", action="store_true",
+                        help="only every target (stored, unstored, replicas, -o json, plain pod, memory) per shape, "
+                             "each against json.load in alternating pairs")
+    parser.add_argument("--shapes", default="classic,teams,wide", help="cluster shapes (generate.py --shape)")
+    parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per target (--targets)")
     parser.add_argument("--loading", action="store_true",
                         help="also the loading rows of load_bench.py (unstored and stored snapshot against "
                              "json.load, a live pod and --pending -A behind a stand-in API server) per size")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.targets:
+        targets(args.shapes.split(","), sizes, args.dir, args.copies or 1000, args.pairs)
+        return 0
     if args.only_copies:
         only_copies(sizes, args.dir, args.copies or 1000)
     else:

@@ -66,7 +66,7 @@ class Row:
     def line(self) -> str:
         target = f"<= {self.target:g}{self.unit}" if self.target is not None else ""
         verdict = "" if self.target is None else ("ok" if self.value <= self.target else "MISSED")
-        return (f"{self.name:<14} {self.value:>7.2f}{self.unit:<2} {target:<10} {verdict:<7} "
+        return (f"{self.name:<16} {self.value:>7.2f}{self.unit:<2} {target:<10} {verdict:<7} "
                 f"{self.peak_mb:>7.0f} MB  {self.detail}")
 
 

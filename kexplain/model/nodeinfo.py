@@ -98,11 +98,12 @@ class NodeInfo:
 
     def add_pod(self, pod: PodInfo) -> None:
         self.pods.append(pod)
-        if pod.has_affinity:
-            pod.index_terms()
-            self.pods_with_affinity.append(pod)
-        if pod.has_required_anti_affinity:
-            self.pods_with_required_anti_affinity.append(pod)
+        if pod.spec.get("affinity"):            # most pods have none: no look-ups for them
+            if pod.has_affinity:
+                pod.index_terms()
+                self.pods_with_affinity.append(pod)
+            if pod.has_required_anti_affinity:
+                self.pods_with_required_anti_affinity.append(pod)
         self._update(pod, 1)
 
     def remove_pod(self, pod: PodInfo) -> None:
@@ -118,10 +119,13 @@ class NodeInfo:
     def _update(self, pod: PodInfo, sign: int) -> None:
         res = pod.resource
         self.requested.add(res.resource, sign)
-        self.non_zero_requested.milli_cpu += sign * res.non0_cpu
-        self.non_zero_requested.memory += sign * res.non0_mem
+        non_zero = self.non_zero_requested
+        non_zero.milli_cpu += sign * res.non0_cpu
+        non_zero.memory += sign * res.non0_mem
         for hp in pod.host_ports:
             self.used_ports.add(hp, sign)
+        if "volumes" not in pod.spec:           # no claims without volumes
+            return
         for claim in pod.pvc_names:
             key = f"{pod.namespace}/{claim}"
             n = self.pvc_ref_counts.get(key, 0) + sign

@@ -112,8 +112,14 @@ class PodInfo:
         self.name: str = meta.get("name") or ""
         self.uid: str = meta.get("uid") or f"{self.namespace}/{self.name}"
         labels = meta.get("labels") or {}
-        # Admission (or the API server) made every label a string; anything else is copied as text.
-        if not all(type(k) is str and type(v) is str for k, v in labels.items()):
+        # Admission (or the API server) made every label a string; anything else is copied as
+        # text (joining them is the check, in C: it refuses anything but strings).
+        try:
+            if type(labels) is not dict:
+                raise TypeError
+            "".join(labels)
+            "".join(labels.values())
+        except TypeError:
             labels = {str(k): str(v) for k, v in labels.items()}
         self.labels: dict[str, str] = labels
         self.spec: dict[str, Any] = obj.get("spec") or {}
@@ -182,6 +188,12 @@ class PodInfo:
     @lazy
     def host_ports(self) -> tuple[HostPort, ...]:
         """Ports with a hostPort: restartable (sidecar) init containers, then containers."""
+        if "initContainers" not in self.spec:          # the common case: no port at all
+            for c in self.spec.get("containers") or ():
+                if "ports" in c:
+                    break
+            else:
+                return ()
         out = []
         sidecars = [c for c in self.spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
         for c in [*sidecars, *(self.spec.get("containers") or ())]:

@@ -5,7 +5,9 @@ bind (`Snapshot.cached(..., on_bind=...)`: the pod index, InterPodAffinity's exi
 PodTopologySpread's eligible domains, the lists of nodes with affinity pods) instead of being
 rebuilt. On conformance clusters, each copy's PreFilter and PreScore state, and its whole trace
 (filterAll, scores, every plugin's facts on every node), computed on the snapshot the copy was
-scheduled in, must equal what a snapshot built again from the same objects gives.
+scheduled in, must equal what a snapshot built again from the same objects gives. The same
+holds on the benchmark generator's clusters (`generated`), where preferred terms and spread
+selectors match label groups many pods share (a tier, a team) and pods come in many shapes.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from kexplain.model.pod_index import POD_INDEX_KEY
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import inter_pod_affinity as ipa
 from kexplain.plugins import pod_topology_spread as pts
+from tests.support.generated import generated_cluster
 from tests.support.paths import BUNDLED_CONFORMANCE, conformance_roots
 
 COPIES = 5
@@ -107,7 +110,36 @@ def test_every_family_has_cases() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.parent.parent.name}/{c.name}")
 def test_state_after_every_bind_equals_recomputed(case: Path, tmp_path: Path) -> None:
-    inputs = _inputs(case, tmp_path)
+    _check_every_bind(_inputs(case, tmp_path))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
+    return {shape: generated_cluster(tmp_path_factory.mktemp(shape), shape) for shape in ("teams", "wide")}
+
+
+@pytest.mark.parametrize("shape, role", [("teams", "pod"), ("teams", "pod-plain"), ("wide", "pod"),
+                                         ("wide", "pod-plain")])
+def test_state_after_every_bind_equals_recomputed_on_generated_clusters(
+        generated: dict[str, dict[str, Path]], shape: str, role: str) -> None:
+    """The pending pods' preferred (anti-)affinity over a tier or a team (hundreds of pods
+    here), the existing pods' preferred terms over theirs, spread over a team: every count
+    followed through the binds equals a recount."""
+    paths = generated[shape]
+    loaded = load(Request(str(paths[role]), (str(paths["json"]),)))
+    assert loaded.single is not None
+    inputs = loaded.single
+    tier = [p for ni in inputs.snapshot.node_infos for p in ni.pods if p.labels.get("tier") == "web"]
+    assert len(tier) > 50        # the preferred terms' selector matches a large group
+    _check_every_bind(inputs)
+    states = _states(inputs)
+    if role == "pod" or shape == "wide":            # its own terms over the group, or the wide pods' over it
+        assert states[ipa.PRE_SCORE_STATE_KEY]
+    if role == "pod":
+        assert states[ipa.PRE_FILTER_STATE_KEY] and states[pts.PRE_FILTER_STATE_KEY]
+
+
+def _check_every_bind(inputs: Inputs) -> None:
     placements = list(iter_placements(inputs, RunOptions(), COPIES, carry=Carryover()))
     assert placements
     names = frozenset(ni.name for ni in inputs.snapshot.node_infos)
