@@ -13,7 +13,7 @@ from kexplain.cli.versions import (compared_versions, feature_gates_option, sett
                                    version_option)
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
-from kexplain.features import RELEASES
+from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
@@ -77,7 +77,7 @@ def command(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
-    kubernetes_version: Optional[str] = version_option(),
+    kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     compare_versions: Optional[str] = typer.Option(
         None, "--compare-versions", metavar="A,B",
@@ -138,9 +138,13 @@ def command(
             raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
                                 "against B and flags what is scheduled differently under A")
         before, kube = kubes
-    else:
-        kube = settle(env, choice)
-    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, k8s_version=schemas_only,
+        follow = None
+    elif choice.given or not nodes or schemas_only:
+        kube, follow = settle(env, choice), None
+    else:   # the pool may be a snapshot that recorded its cluster's version: settled once it is read
+        kube, follow = DEFAULT_VERSION, choice
+    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, version=follow,
+                          k8s_version=schemas_only,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None)
     from kexplain.render.live import scheduling_bar

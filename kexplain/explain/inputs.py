@@ -17,7 +17,7 @@ from kexplain.admission.shapes import ShapeIndex
 from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
-from kexplain.explain.request import Request
+from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -342,12 +342,18 @@ def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[
     snapshot` records the API server's), which a version given explicitly overrides."""
     if req.version is None:
         return req.kube, []
-    recorded = recorded_version(cluster) if req.version.given is None else None
+    return settled_version(req.version, cluster)
+
+
+def settled_version(choice: VersionChoice, cluster: Objects) -> tuple[KubeVersion, list[str]]:
+    """The version `choice` settles on, given the one a snapshot among `cluster` recorded (a
+    version given explicitly wins), and the warnings to say."""
+    recorded = recorded_version(cluster) if choice.given is None else None
     if recorded is None:
-        return req.version.settle()
+        return choice.settle()
     text, src = recorded
     try:
-        kube, warnings = req.version.settle(text)
+        kube, warnings = choice.settle(text)
     except VersionError as err:
         raise VersionError(f"the snapshot was taken of Kubernetes {text}: {err.message}; explain it as a supported "
                            "version with --kubernetes-version", source=src) from None
@@ -582,14 +588,24 @@ class Pool:
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
               stdin: BinaryIO | None = None, validate: str = "strict",
-              kube: KubeVersion = DEFAULT_VERSION) -> Pool:
+              kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> Pool:
     """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
     (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`, as
-    `kube`'s API server and kube-scheduler take them."""
+    `kube`'s API server and kube-scheduler take them; with a `version` choice, as the version it
+    settles on once the objects are read (a snapshot's recorded one, unless one is given), whose
+    warnings lead the pool's."""
     with bulk_load():
-        config = read_config(config_path, max_bytes, max_objects, kube)
+        # The configuration is checked first (before a large snapshot is read), unless the
+        # version it is read as depends on that snapshot.
+        config = read_config(config_path, max_bytes, max_objects, kube) if version is None else None
         loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
-        return _pool_of(loaded, config, stored, validate)
+        warnings: list[str] = []
+        if config is None:
+            kube, warnings = settled_version(version or VersionChoice(), loaded)
+            config = read_config(config_path, max_bytes, max_objects, kube)
+        pool = _pool_of(loaded, config, stored, validate)
+        pool.warnings[:0] = warnings
+        return pool
 
 
 def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str) -> Pool:

@@ -45,7 +45,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
     from kexplain.explain.batch import Outcome, Queue
     from kexplain.explain.placement import Placement
-    from kexplain.explain.request import RunOptions
+    from kexplain.explain.request import RunOptions, VersionChoice
     from kexplain.explain.inputs import Entry, Inputs, Pool
 
 
@@ -268,6 +268,10 @@ class LintOptions:
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
     explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
+    # None: check against `kube`. Else the version is settled from this choice and the version a
+    # snapshot in --nodes recorded (as `kexplain POD --nodes SNAPSHOT` settles it), and `kube`
+    # becomes that version once the pool is read.
+    version: "VersionChoice | None" = None
 
     @property
     def strict(self) -> bool:
@@ -291,11 +295,15 @@ class Linter:
         self._scheduled_pods = self._planned_pods = 0      # for `progress`: pods placed, and planned
         self.stdin = stdin
         self.suggester = suggester
-        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
             from kexplain.explain.inputs import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
-                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate, kube=options.kube)
+                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate, kube=options.kube,
+                             version=options.version)
+        if options.version is not None:         # settled: by the pool's snapshot, or as no snapshot says
+            kube = pool.kube if pool is not None else options.version.settle()[0]
+            options = self.options = replace(options, kube=kube, version=None)
+        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
         self.pool = pool
         self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])

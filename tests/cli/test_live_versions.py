@@ -217,3 +217,34 @@ def test_snapshots_of_two_versions_are_refused_together(capsys, api, tmp_path):
                                 "versions (v1.34.7, v1.36.3): choose the one to follow with --kubernetes-version"]
     code, trace, _ = replay(capsys, pod, old, "--nodes", str(new), "--kubernetes-version", "1.35")
     assert followed(trace) == "1.35"
+
+
+def lint_json(capsys, pod: Path, cluster: Path, *args: str) -> tuple[int, dict, str]:
+    code, out, err = run(capsys, "lint", str(pod), "--nodes", str(cluster), "--stored", "--format", "json", *args)
+    return code, json.loads(out) if out else {}, err
+
+
+def test_lint_against_a_snapshot_follows_the_version_it_recorded(capsys, api, tmp_path):
+    cluster, pod = take_snapshot(capsys, api, tmp_path, "v1.34.7")
+    _, report, _ = lint_json(capsys, pod, cluster)
+    assert report["kubernetesVersion"] == "1.34"
+    _, report, _ = lint_json(capsys, pod, cluster, "--kubernetes-version", "1.36")
+    assert report["kubernetesVersion"] == "1.36"
+    _, report, _ = lint_json(capsys, pod, cluster, "--compare-versions", "1.33,1.36")
+    assert report["kubernetesVersion"] == "1.36"
+
+
+def test_lint_refuses_a_snapshot_of_an_unsupported_version_as_a_replay_does(capsys, api, tmp_path):
+    cluster, pod = take_snapshot(capsys, api, tmp_path, "v1.31.4")
+    code, _, lint_err = lint_json(capsys, pod, cluster)
+    _, _, replay_err = replay(capsys, pod, cluster)
+    assert code == 2 and lint_err == replay_err and "the snapshot was taken of Kubernetes v1.31.4" in lint_err
+    code, report, _ = lint_json(capsys, pod, cluster, "--kubernetes-version", "1.33")
+    assert code != 2 and report["kubernetesVersion"] == "1.33"
+
+
+def test_lint_against_a_snapshot_of_a_newer_version_warns_and_follows_the_newest(capsys, api, tmp_path):
+    cluster, pod = take_snapshot(capsys, api, tmp_path, "v1.38.0")
+    _, report, err = lint_json(capsys, pod, cluster)
+    assert report["kubernetesVersion"] == NEWEST
+    assert "the snapshot was taken of Kubernetes v1.38.0" in err + json.dumps(report)
