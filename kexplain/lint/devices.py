@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping, Sequence
 
 from kexplain.admission.dra import qualified_kind
+from kexplain.admission.dra_convert import V1BETA1
 from kexplain.admission.dra_validate import validate_cel_expression
 from kexplain.admission.workloads import TEMPLATE_PATHS
 from kexplain.lint.documents import Document, Location, line_of_field
@@ -114,17 +115,32 @@ def _claim_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def device_requests(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-    """(field path, name as the scheduler writes it: `request` or `request/subrequest`, body)
-    of every `exactly` and `firstAvailable` entry of a claim or template."""
+    """(field path as written, name as the scheduler writes it: `request` or
+    `request/subrequest`, body) of every `exactly` and `firstAvailable` entry of a claim or
+    template; a `resource.k8s.io/v1beta1` request carries its body itself (`api_path` names
+    it as the API server does)."""
     base = f"{claim_spec_path(str(obj.get('kind')))}.devices.requests"
+    beta = obj.get("apiVersion") == V1BETA1
     for i, request in enumerate(_list(_dict(_claim_spec(obj).get("devices")).get("requests"))):
         request = _dict(request)
         name = str(request.get("name") or "")
-        if isinstance(request.get("exactly"), Mapping):
+        if beta and "exactly" not in request:
+            yield f"{base}[{i}]", name, request
+        elif isinstance(request.get("exactly"), Mapping):
             yield f"{base}[{i}].exactly", name, request["exactly"]
         for j, sub in enumerate(_list(request.get("firstAvailable"))):
             if isinstance(sub, Mapping):
                 yield f"{base}[{i}].firstAvailable[{j}]", f"{name}/{sub.get('name') or ''}", sub
+
+
+def api_path(obj: Mapping[str, Any], written: str) -> str:
+    """A field path of `device_requests` as the API server names it: a v1beta1 request's body is
+    validated as v1's `exactly` (`spec.devices.requests[0].exactly.selectors...`)."""
+    head, sep, tail = written.partition(".devices.requests[")
+    index, close, rest = tail.partition("]")
+    if obj.get("apiVersion") != V1BETA1 or not sep or rest.startswith((".exactly", ".firstAvailable")):
+        return written
+    return f"{head}{sep}{index}{close}.exactly{rest}"
 
 
 def selectors_of(obj: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -166,9 +182,10 @@ def selector_problems(doc: Document) -> list[DeviceProblem]:
             if not isinstance(cel, Mapping):
                 continue          # a missing `cel` is the schema's and admission's to report
             field = f"{path}[{i}].cel.expression"
-            for err in validate_cel_expression(cel.get("expression"), field):
-                out.append(_problem(doc, SELECTOR, f'{qualified_kind(str(obj.get("kind")))} "{_name(obj)}" is invalid: '
-                                                   f"{err}", err.path))
+            for err in validate_cel_expression(cel.get("expression"), api_path(obj, field)):
+                problem = _problem(doc, SELECTOR, f'{qualified_kind(str(obj.get("kind")))} "{_name(obj)}" is '
+                                                  f"invalid: {err}", field)
+                out.append(replace(problem, field=err.path))
     return out
 
 

@@ -270,3 +270,47 @@ def test_lint_without_a_pool_reports_selectors_that_do_not_compile(tmp_path):
     (tmp_path / "bad.yaml").write_text(BAD_SELECTORS)
     report = lint(LintOptions((str(tmp_path / "bad.yaml"),)))
     assert [(f.rule, f.location.line) for f in report.findings if f.rule == SELECTOR] == [(SELECTOR, 8), (SELECTOR, 21)]
+
+
+V1BETA1_APP = """\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata: {name: tpl-beta, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        deviceClassName: missing.example.com
+      - name: pick
+        firstAvailable:
+        - name: one
+          deviceClassName: also-missing
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c-beta, namespace: default}
+spec:
+  devices:
+    requests:
+    - name: r
+      deviceClassName: gpu
+      selectors:
+      - cel:
+          expression: "device.driver =="
+"""
+
+
+def test_v1beta1_requests_are_checked_where_they_are_written(tmp_path):
+    """A v1beta1 request carries its class and selectors itself: the missing class is reported at
+    the line written, the selector in the API server's words (it validates v1's `exactly`)."""
+    found = by_rule(check_devices(docs_of(V1BETA1_APP), cluster(tmp_path)))
+    assert [(line, field) for line, field, _ in found[MISSING_CLASS]] == [
+        (9, "spec.spec.devices.requests[0].deviceClassName"),
+        (13, "spec.spec.devices.requests[1].firstAvailable[0].deviceClassName")]
+    assert "request gpu: device class missing.example.com does not exist" in found[MISSING_CLASS][0][2]
+    [(line, field, text)] = found[SELECTOR]
+    assert (line, field) == (25, "spec.devices.requests[0].exactly.selectors[0].cel.expression")
+    assert text.startswith('ResourceClaim.resource.k8s.io "c-beta" is invalid: '
+                           'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: '
+                           '"device.driver ==": compilation failed')
