@@ -10,7 +10,8 @@ dropped. These objects were stored by the API server: the admission steps must n
 them again (`stored=True`).
 
 The Dynamic Resource Allocation kinds are read at resource.k8s.io/v1, or, from a cluster that
-does not serve it yet, at v1beta2 (the same fields); a cluster that serves neither has no such
+does not serve it, at v1beta2 (the same fields), else at v1beta1 (converted as the API server
+converts it, `kexplain.admission.dra_convert`); a cluster that serves none has no such
 objects. These are plain paths too, so a `kubernetes` client too old to have ResourceV1Api
 reads them all the same.
 
@@ -99,10 +100,10 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("ReplicaSet", "replicasets", "apps", "v1"),
     Resource("StatefulSet", "statefulsets", "apps", "v1"),
     Resource("ReplicationController", "replicationcontrollers", "", "v1"),
-    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2",), True),
-    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2",), True),
-    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2",), True),
-    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2",), True),
+    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
+    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
+    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
+    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
 )
 PODS = next(r for r in RESOURCES if r.plural == "pods")
 

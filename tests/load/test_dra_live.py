@@ -90,3 +90,24 @@ def test_rbac_grants_get_and_list_on_the_dra_kinds():
     role = next(d for d in docs if d and d["kind"] == "ClusterRole")
     rule = next(r for r in role["rules"] if r["apiGroups"] == ["resource.k8s.io"])
     assert sorted(rule["resources"]) == sorted(r.plural for r in DRA) and sorted(rule["verbs"]) == ["get", "list"]
+
+
+def test_v1beta1_is_read_when_neither_v1_nor_v1beta2_is_served_and_converted_as_stored(tmp_path):
+    from kexplain.admission import admit
+    from kexplain.errors import Source
+    beta = copy.deepcopy(CLAIM)
+    beta["spec"]["devices"]["requests"] = [{"name": "gpu", "deviceClassName": "gpu.example.com",
+                                            "allocationMode": "ExactCount", "count": 1}]
+    with RecordedApiServer(token=TOKEN) as api:
+        for res in DRA:
+            del api.collections[res.path]
+        api.collections["/apis/resource.k8s.io/v1beta1/resourceclaims"] = collection("ResourceClaim", "v1beta1", beta)
+        objs = read(api, tmp_path)
+        asked = api.paths()
+    [got] = [o for o in objs if o["apiVersion"].startswith("resource.k8s.io/")]
+    assert (got["kind"], got["apiVersion"]) == ("ResourceClaim", "resource.k8s.io/v1beta1")
+    assert asked.index("/apis/resource.k8s.io/v1beta2/resourceclaims") < \
+        asked.index("/apis/resource.k8s.io/v1beta1/resourceclaims")
+    [(claim, _)] = admit([(got, Source("live"))], None, stored=True).objects
+    assert claim["apiVersion"] == "resource.k8s.io/v1"
+    assert claim["spec"]["devices"]["requests"] == CLAIM["spec"]["devices"]["requests"]
