@@ -47,7 +47,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -232,32 +232,33 @@ def only_copies(sizes: list[int], base: Path, copies: int) -> None:
 TARGETS = {"stored": 1.0, "unstored": 1.5, "replicas": 8.0, "plain": 3.0, "json/table": 2.0, "peak": 1500.0}
 
 
-def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> list[Any]:
+def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> Iterator[Any]:
     """Every target of issues 18 and 25 on one snapshot, each the median of `pairs` alternating
     pairs (json.load of the same file in its own process, then the command: a pair sees the
-    same drift of a shared machine): the stored and unstored snapshot (one pod, `-o json`),
-    `copies` replicas of the pending pod (table), the same with `-o json` against the table's
-    time, a plain pod's copies, and the largest peak RSS of the replicas runs."""
+    same drift of a shared machine), as each is measured: the stored and unstored snapshot (one
+    pod, `-o json`), `copies` replicas of the pending pod (table), the same with `-o json`
+    against the table's time, a plain pod's copies, and the largest peak RSS of the replicas
+    runs."""
     import load_bench
     from load_bench import Row, ratio_row
 
     cluster = paths["json"]
     unstored = load_bench.unstored_snapshot(cluster, cluster.parent / "cluster-unstored.json")
     one = [str(KEXPLAIN), str(paths["pod"]), "--nodes"]
-    rows = [ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"]),
-            ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])]
+    yield ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"])
+    yield ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])
     many = [*one, str(cluster), "--replicas", str(copies)]
     table = ratio_row("replicas", many, cluster, pairs, TARGETS["replicas"])
+    yield table
     as_json = ratio_row("replicas -o json", [*many, "-o", "json"], cluster, pairs, None)
+    yield as_json
+    yield Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
+              "the -o json ratio over the table's, pair medians")
     plain = ratio_row("plain", [str(KEXPLAIN), str(paths["pod-plain"]), "--nodes", str(cluster), "--replicas",
                                 str(copies)], cluster, pairs, TARGETS["plain"])
+    yield plain
     peak = max(table.peak_mb, as_json.peak_mb, plain.peak_mb)
-    rows += [table, as_json,
-             Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
-                 "the -o json ratio over the table's, pair medians"),
-             plain,
-             Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")]
-    return rows
+    yield Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")
 
 
 def targets(shapes: list[str], sizes: list[int], base: Path, copies: int, pairs: int) -> None:
