@@ -28,11 +28,13 @@ written) is generated per pod, by the same function.
 from __future__ import annotations
 
 import marshal
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_value
+from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
+    is_label_value
 
 NAME = "kexplain-placeholder-name.invalid"
 UID = "kexplain-placeholder-uid"
@@ -44,6 +46,7 @@ HOST = "kexplain-placeholder-hostname"             # a DNS label
 PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, *TOPOLOGY.values())
 _IMMUTABLE = (str, int, float, bool, type(None))
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
+_SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
 
 
 def _has_ephemeral_volume(spec: dict) -> bool:
@@ -70,7 +73,8 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     if type(meta) is not dict or type(spec) is not dict:
         return None
     name = meta.get("name")
-    if type(name) is not str or not name or _subdomain_problems(name):
+    if type(name) is not str or not name or (
+            not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) and _subdomain_problems(name)):
         return None
     uid = meta.get("uid")
     if uid is not None and type(uid) is not str:
@@ -191,7 +195,11 @@ class ShapeIndex:
         key = None
         if c is not None:
             try:
-                key = marshal.dumps(c, 2)     # version 2: no back-references, only the content
+                # Version 4 writes ASCII strings as they are (a third faster than version 2, which
+                # encodes each one), and marks objects met again in the dump as back-references:
+                # equal bytes are still equal values (pods that share objects differently may get
+                # two keys for one shape, which costs a second full admission, nothing else).
+                key = marshal.dumps(c, 4)
             except ValueError:
                 key = None
             else:

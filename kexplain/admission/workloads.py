@@ -107,10 +107,12 @@ def object_uid(obj: dict) -> str:
     create, one derived from its kind, namespace and name, so that a run repeats (a workload's
     is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
     meta = _dict(obj.get("metadata"))
-    if isinstance(meta.get("uid"), str) and meta["uid"]:
-        return meta["uid"]
-    key = f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{generated_name(obj)}"
-    return uuid5_text(_UID_NAMESPACE_BYTES, key)
+    uid, name = meta.get("uid"), meta.get("name")
+    if isinstance(uid, str) and uid:
+        return uid
+    if not (isinstance(name, str) and name):
+        name = generated_name(obj)
+    return uuid5_text(_UID_NAMESPACE_BYTES, f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{name}")
 
 
 def uuid5_text(namespace: bytes, name: str) -> str:
