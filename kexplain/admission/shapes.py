@@ -89,20 +89,18 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     labels = meta.get("labels")
     if type(labels) is dict and labels:
         suffix = name.rsplit("-", 1)[-1]
-        changed = None
-        for key, value in labels.items():
-            if type(value) is not str:
-                continue
-            if key in TOPOLOGY:
-                placeholder = TOPOLOGY[key]
-            elif renamed and (value == name or value == suffix):
-                placeholder = NAME_LABEL if value == name else SUFFIX_LABEL
-            else:
-                continue
-            if not is_label_value(value):
-                if changed is None:
-                    changed = meta["labels"] = labels.copy()
-                changed[key] = placeholder
+        values = labels.values()
+        derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
+        if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
+            labels = meta["labels"] = labels.copy()
+            for label, placeholder in TOPOLOGY.items():
+                value = labels.get(label)
+                if type(value) is str and not is_label_value(value):
+                    labels[label] = placeholder
+            if derived:
+                for key, value in labels.items():
+                    if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
+                        labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
     if uid:
         meta["uid"] = UID
     if node:
