@@ -16,6 +16,7 @@ ROOT = ROOT / "kexplain"
 
 RANKS = {
     "errors": 0,
+    "features": 5,
     "apimachinery": 10,
     "model": 20, "cel": 20,
     "config": 30, "admission": 30,

@@ -19,13 +19,16 @@ first: the API server reports it, not the unknown fields.
 """
 from __future__ import annotations
 
+import copy
 import datetime
 from typing import Any
 
 from kexplain.errors import InputError, Source, clip, describe
 
+from kexplain.admission import dra_convert
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -70,6 +73,8 @@ CONTAINER = {
     "volumeMounts": [{"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}],
     "volumeDevices": [{"name": STR, "devicePath": STR}],
     "terminationMessagePath": STR, "terminationMessagePolicy": STR,
+    "resizePolicy": [{"resourceName": STR, "restartPolicy": STR}],
+    "restartPolicyRules": [{"action": STR, "exitCodes": {"operator": STR, "values": [INT]}}],
 }
 PVC_SPEC = {
     "accessModes": [STR], "selector": LABEL_SELECTOR, "resources": RESOURCES, "volumeName": STR,
@@ -82,6 +87,7 @@ VOLUME = {
     "hostPath": {"path": STR, "type": STR},
     "ephemeral": {"volumeClaimTemplate": {"metadata": ANY, "spec": PVC_SPEC}},
     "csi": {"driver": STR, "readOnly": BOOL},
+    "image": {"reference": STR, "pullPolicy": STR},
 }
 METADATA = {
     "name": STR, "generateName": STR, "namespace": STR, "uid": STR, "resourceVersion": STR,
@@ -97,6 +103,7 @@ POD = {
         "volumes": [VOLUME], "nodeName": STR, "nodeSelector": m(STR), "affinity": AFFINITY,
         "tolerations": [TOLERATION], "schedulerName": STR, "priorityClassName": STR, "priority": INT,
         "preemptionPolicy": STR, "runtimeClassName": STR, "overhead": m(QTY), "hostNetwork": BOOL,
+        "hostPID": BOOL, "hostIPC": BOOL, "hostUsers": BOOL,
         "topologySpreadConstraints": [{
             "maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR, "labelSelector": LABEL_SELECTOR,
             "minDomains": INT, "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR, "matchLabelKeys": [STR]}],
@@ -151,7 +158,8 @@ CSI_NODE = {"metadata": METADATA, "spec": {"drivers": [{"name": STR, "nodeID": S
 SERVICE = {"metadata": METADATA, "spec": {"selector": m(STR), "type": STR}}
 WORKLOAD = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "replicas": INT}}
 RC = {"metadata": METADATA, "spec": {"selector": m(STR), "replicas": INT}}
-# resource.k8s.io/v1 (DRA; v1beta2 has the same fields): what admission and the allocator read.
+# resource.k8s.io/v1 (DRA), the internal form other versions are converted to first
+# (`kexplain.admission.dra_convert`): what admission and the allocator read.
 DRA_SELECTOR = {"cel": {"expression": STR}}
 DRA_OPAQUE = {"opaque": {"driver": STR, "parameters": ANY}}
 DEVICE_TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
@@ -199,7 +207,6 @@ RESOURCE_SLICE = {
 DEVICE_CLASS = {"metadata": METADATA,
                 "spec": {"selectors": [DRA_SELECTOR], "config": [DRA_OPAQUE], "extendedResourceName": STR}}
 DRA_KINDS = frozenset({"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
-DRA_API_VERSIONS = frozenset({"resource.k8s.io/v1", "resource.k8s.io/v1beta2"})
 
 SCHEMAS: dict[str, dict] = {
     "Pod": POD, "Node": NODE, "PersistentVolumeClaim": PVC, "PersistentVolume": PV,
@@ -307,36 +314,42 @@ def _timestamp_text(value: Any) -> str:
     return text(value)
 
 
-def check_decodes(obj: dict, source: Source) -> None:
+def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> None:
     """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type:
-    the API server's decoding error (`decode_error`), or what the model cannot read.
+    the API server's decoding error (`decode_error`), or what the model cannot read, as
+    `kube`'s API server decodes it (its versions of the kind).
 
     Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does, and
-    YAML timestamps in string fields into the strings kubectl sends.
+    YAML timestamps in string fields into the strings kubectl sends. A DRA object is checked in
+    the internal form (admission converts it first, `dra_convert`; one not converted yet is
+    checked as a converted copy).
     """
-    if obj["kind"] in DRA_KINDS and obj.get("apiVersion") not in DRA_API_VERSIONS:
-        raise InputError(dra_version_error(obj), source=source, obj=obj, field="apiVersion")
+    if obj["kind"] in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
+        if not dra_convert.reads(obj.get("apiVersion"), obj["kind"], kube.minor):
+            raise InputError(dra_version_error(obj, kube), source=source, obj=obj, field="apiVersion")
+        check_decodes(dra_convert.decode(copy.deepcopy(obj), defaults=False, minor=kube.minor), source, kube)
+        return
     try:
         _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
     except InputError as err:
-        raise decode_error(obj, source) or err from None
+        raise decode_error(obj, source, kube) or err from None
 
 
-def dra_version_error(obj: dict) -> str:
-    """Why a DRA object at another API version is not read: v1beta1 (and older) put a request's
-    fields where v1 has `exactly`, a schema the scheduler of v1.35 never sees."""
-    return (f"{obj.get('apiVersion') or 'no apiVersion'} {obj['kind']} is not read: write it as resource.k8s.io/v1 "
-            "(resource.k8s.io/v1beta2 has the same fields and is read as v1)")
+def dra_version_error(obj: dict, kube: KubeVersion = DEFAULT_VERSION) -> str:
+    """Why a DRA object at a version kexplain does not convert (an alpha one) is not read."""
+    readable = ", ".join(sorted(dra_convert.READ_AS.get(kube.minor, dra_convert.READ_AS[DEFAULT_VERSION.minor])))
+    return (f"{obj.get('apiVersion') or 'no apiVersion'} {obj['kind']} is not read: write it as "
+            f"{dra_convert.INTERNAL} (kexplain reads {readable})")
 
 
-def decode_error(obj: dict, source: Source) -> InputError | None:
+def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> InputError | None:
     """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
     field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
-    first served one."""
+    first served one (in `kube`'s API server)."""
     from kexplain.admission.openapi import builtin_index
 
     try:
-        refused = builtin_index().decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
+        refused = builtin_index(kube.minor).decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
     except RecursionError:
         return InputError("object is nested too deeply", source=source, obj=obj)
     if refused is None:
@@ -344,8 +357,8 @@ def decode_error(obj: dict, source: Source) -> InputError | None:
     return InputError(refused.message, source=source, obj=obj, field=refused.dotted or None)
 
 
-def check_fields(obj: dict, source: Source, validate: str) -> list[str]:
-    """kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
+def check_fields(obj: dict, source: Source, validate: str, kube: KubeVersion = DEFAULT_VERSION) -> list[str]:
+    """`kube`'s kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
     asks for: an object that does not decode into its Go type raises InputError (the decoder's
     error, naming the field), whatever `validate` says. Then `validate` strict raises InputError
     naming every unknown field (the API server's message; the field too when there is one);
@@ -357,7 +370,7 @@ def check_fields(obj: dict, source: Source, validate: str) -> list[str]:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
     try:
-        refused, paths = builtin_index().decode_problems(api_version, kind, obj, unknown=validate != "ignore")
+        refused, paths = builtin_index(kube.minor).decode_problems(api_version, kind, obj, unknown=validate != "ignore")
     except RecursionError:
         raise InputError("object is nested too deeply", source=source, obj=obj) from None
     if refused is not None:

@@ -13,6 +13,7 @@ from typing import Any
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.labels import LABEL_METADATA_NAME
 from kexplain.apimachinery.quantity import Quantity
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.resources import HUGEPAGES_PREFIX, is_native_resource
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
@@ -139,7 +140,8 @@ def is_pod_level_resource(name: str) -> bool:
 
 
 def _default_pod_level_resources(spec: dict) -> None:
-    """defaultHugePagePodLimits then defaultPodRequests (PodLevelResources is on in v1.35)."""
+    """defaultHugePagePodLimits then defaultPodRequests (with PodLevelResources on: from 1.34;
+    1.33's API server leaves the field alone, and then drops it: `gated_fields`)."""
     res = spec.get("resources")
     if not isinstance(res, dict):
         return
@@ -199,14 +201,16 @@ def _default_volume(vol: dict) -> None:
             round_resource_list(res.get("requests"))
 
 
-def default_pod(pod: dict) -> None:
-    """SetObjectDefaults_Pod (the parts that matter: resources, ports, spec scalars, volumes)."""
+def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
+    """SetObjectDefaults_Pod (the parts that matter: resources, ports, spec scalars, volumes),
+    with `kube`'s gates."""
     spec = spec_of(pod)
     containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
     inits = [c for c in spec.get("initContainers") or [] if isinstance(c, dict)]
     for c in containers + inits:
         _requests_from_limits(c)
-    _default_pod_level_resources(spec)
+    if kube.enabled("PodLevelResources"):
+        _default_pod_level_resources(spec)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
     host_network = bool(spec.get("hostNetwork"))

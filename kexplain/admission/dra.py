@@ -1,6 +1,8 @@
-"""One DRA object through kube-apiserver v1.35.4's create path: defaulting and the dropping of
-disabled-gate fields (`dra_defaults`), the claim strategies' admin-access rule, validation
-(`dra_validate`), and for a claim its status, checked as the status update that wrote it.
+"""One DRA object through kube-apiserver's create path (of the version followed: `DraServer`), once decoded (defaulted in the
+version it is written in and converted to the internal form: `dra_convert`, when admission
+copies it): the dropping of disabled-gate fields (`dra_defaults`), the claim strategies'
+admin-access rule, validation (`dra_validate`), and for a claim its status, checked as the
+status update that wrote it.
 
 Returns the errors the API server would refuse the object with; the caller words them
 (`KIND.resource.k8s.io "NAME" is invalid: [...]`) and stops at the first refused object.
@@ -9,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.admission.dra_defaults import claim_spec_of, prepare
-from kexplain.admission.dra_validate import (admin_access_errors, admin_access_status_errors, validate_claim_status,
-                                             validate_device_class, validate_resource_claim,
+from dataclasses import dataclass
+
+from kexplain.admission.dra_defaults import Dropped, claim_spec_of, dropped_by, prepare
+from kexplain.admission.dra_validate import (admin_access_errors, admin_access_status_errors, cel_compatibility,
+                                             validate_claim_status, validate_device_class, validate_resource_claim,
                                              validate_resource_claim_template, validate_resource_slice)
 from kexplain.apimachinery.fielderrors import FieldError
+from kexplain.features import KubeVersion
 
 GROUP = "resource.k8s.io"
 RESOURCES = {"DeviceClass": "deviceclasses", "ResourceSlice": "resourceslices",
@@ -33,22 +38,37 @@ def _requests(obj: dict) -> list[Any]:
     return requests if isinstance(requests, list) else []
 
 
-def admit_dra(obj: dict, namespace_labels: dict | None) -> tuple[list[FieldError], list[FieldError]]:
-    """Admit `obj` (a copy, namespace already set for namespaced kinds) in place; returns the
-    errors of its create request and, for a claim, of the status update that wrote its status
-    (each empty when accepted). `namespace_labels`: the labels of the object's Namespace (None:
-    the cluster has none)."""
-    prepare(obj)
+@dataclass(frozen=True)
+class DraServer:
+    """What one version's API server does to DRA objects: the fields it drops (`dropped_by`)
+    and the CEL compatibility version it compiles new selectors at (`cel_compatibility`).
+    Resolved once per admission run."""
+
+    dropped: Dropped
+    cel: str
+
+    @classmethod
+    def of(cls, kube: KubeVersion) -> "DraServer":
+        return cls(dropped_by(kube), cel_compatibility(kube))
+
+
+def admit_dra(obj: dict, namespace_labels: dict | None,
+              server: DraServer) -> tuple[list[FieldError], list[FieldError]]:
+    """Admit `obj` (a decoded copy, namespace already set for namespaced kinds) in place as
+    `server` does; returns the errors of its create request and, for a claim, of the status
+    update that wrote its status (each empty when accepted). `namespace_labels`: the labels
+    of the object's Namespace (None: the cluster has none)."""
+    prepare(obj, server.dropped)
     kind = obj.get("kind")
     if kind == "DeviceClass":
-        return validate_device_class(obj), []
+        return validate_device_class(obj, server.cel), []
     if kind == "ResourceSlice":
         return validate_resource_slice(obj), []
     errs = admin_access_errors(_requests(obj), namespace_labels)
     if kind == "ResourceClaimTemplate":
-        return errs + validate_resource_claim_template(obj), []
+        return errs + validate_resource_claim_template(obj, server.cel), []
     status = obj.get("status")
     if not isinstance(status, dict) or not status:
-        return errs + validate_resource_claim(obj), []
-    return (errs + validate_resource_claim(obj),
+        return errs + validate_resource_claim(obj, server.cel), []
+    return (errs + validate_resource_claim(obj, server.cel),
             admin_access_status_errors(obj, namespace_labels) + validate_claim_status(obj))

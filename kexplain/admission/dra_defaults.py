@@ -1,5 +1,10 @@
-"""What kube-apiserver v1.35.4 does to a DRA object before validating it: the v1 defaulters, then
-the registry strategies' dropping of fields whose feature gates are off by default.
+"""What kube-apiserver does to a DRA object before validating it: the defaulters of the version
+it was written in (at decoding, `kexplain.admission.dra_convert`: `default_claim_spec` here for
+v1 and v1beta2, which default alike), then the registry strategies' dropping of fields whose
+feature gates are off in the Kubernetes version followed (`prepare`, on the internal form: in
+1.35 device taints, partitionable devices, binding conditions, consumable capacity and
+extended resources; in 1.36, with those gates on, only node-allocatable resource mappings and
+list-typed attributes).
 
 Why both matter to the scheduler: a request written without `allocationMode` and `count` is an
 ExactCount request for one device only because the defaulter says so (the allocator reads the
@@ -9,22 +14,13 @@ cannot act on it. Order as in the API server: decode-time defaulting, then Prepa
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
+
+from kexplain.features import KubeVersion
 
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 TOLERATION_EQUAL = "Equal"
-
-# Fields the strategies drop on create with the v1.35.4 default gates (admission.md).
-_SLICE_SPEC_DROPPED = ("perDeviceNodeSelection", "sharedCounters")                   # DRAPartitionableDevices
-_DEVICE_DROPPED = ("taints",                                                          # DRADeviceTaints
-                   "consumesCounters", "nodeName", "nodeSelector", "allNodes",        # DRAPartitionableDevices
-                   "bindsToNode", "bindingConditions", "bindingFailureConditions",    # DRADeviceBindingConditions
-                   "allowMultipleAllocations")                                        # DRAConsumableCapacity
-_REQUEST_DROPPED = ("tolerations",                                                    # DRADeviceTaints
-                    "capacity")                                                       # DRAConsumableCapacity
-_RESULT_DROPPED = ("tolerations", "bindingConditions", "bindingFailureConditions", "shareID", "consumedCapacity")
-
 
 def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
@@ -51,61 +47,148 @@ def device_requests(claim_spec: dict) -> Iterator[tuple[dict, dict | None]]:
 
 
 # -- defaulting ---------------------------------------------------------------------------------
-def _default_request(body: dict) -> None:
-    """SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest."""
+def default_count(body: dict) -> None:
+    """SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest: ExactCount of one device."""
     if not body.get("allocationMode"):
         body["allocationMode"] = EXACT_COUNT
     if body.get("allocationMode") == EXACT_COUNT and not body.get("count"):
         body["count"] = 1
+
+
+def default_tolerations(body: dict) -> None:
+    """The declarative default of a DeviceToleration's operator."""
     for toleration in _dicts(body.get("tolerations")):
-        if not toleration.get("operator"):                 # SetDefaults_DeviceToleration
+        if not toleration.get("operator"):
             toleration["operator"] = TOLERATION_EQUAL
 
 
 def default_claim_spec(claim_spec: dict) -> None:
-    """The v1 defaults of every request of a ResourceClaimSpec, in place."""
+    """The v1 (and v1beta2) defaults of every request of a ResourceClaimSpec, in place."""
     for body, _ in device_requests(claim_spec):
-        _default_request(body)
+        default_count(body)
+        default_tolerations(body)
+
+
+def default_object(obj: dict) -> None:
+    """The v1 (and v1beta2) defaults of one DRA object written at that version, in place."""
+    if obj.get("kind") in ("ResourceClaim", "ResourceClaimTemplate"):
+        default_claim_spec(claim_spec_of(obj))
 
 
 # -- fields of disabled gates -------------------------------------------------------------------
-def _drop(obj: dict, keys: tuple[str, ...]) -> None:
-    for key in keys:
-        obj.pop(key, None)
+def _pop(items: Iterator[dict], *keys: str) -> None:
+    for item in items:
+        for key in keys:
+            item.pop(key, None)
 
 
-def _drop_claim_spec(claim_spec: dict) -> None:
-    for body, _ in device_requests(claim_spec):
-        _drop(body, _REQUEST_DROPPED)
-    for constraint in _dicts(_dict(claim_spec.get("devices")).get("constraints")):
-        constraint.pop("distinctAttribute", None)
+def _slice_spec(obj: dict) -> dict:
+    return _dict(obj.get("spec")) if obj.get("kind") == "ResourceSlice" else {}
 
 
-def _drop_claim_status(status: dict) -> None:
-    devices = _dict(_dict(status.get("allocation")).get("devices"))
-    for result in _dicts(devices.get("results")):
-        _drop(result, _RESULT_DROPPED)
+def _devices(obj: dict) -> Iterator[dict]:
+    return _dicts(_slice_spec(obj).get("devices"))
 
 
-def _drop_slice(spec: dict) -> None:
-    _drop(spec, _SLICE_SPEC_DROPPED)
-    for device in _dicts(spec.get("devices")):
-        _drop(device, _DEVICE_DROPPED)
-        for capacity in _dict(device.get("capacity")).values():
-            if isinstance(capacity, dict):
-                capacity.pop("requestPolicy", None)
+def _claim_spec(obj: dict) -> dict:
+    return claim_spec_of(obj) if obj.get("kind") in ("ResourceClaim", "ResourceClaimTemplate") else {}
 
 
-def prepare(obj: dict) -> None:
-    """Defaulting and PrepareForCreate of one DRA object (a copy), in place."""
-    kind = obj.get("kind")
-    if kind in ("ResourceClaim", "ResourceClaimTemplate"):
-        spec = claim_spec_of(obj)
-        default_claim_spec(spec)
-        _drop_claim_spec(spec)
-        if kind == "ResourceClaim":
-            _drop_claim_status(_dict(obj.get("status")))
-    elif kind == "ResourceSlice":
-        _drop_slice(_dict(obj.get("spec")))
-    elif kind == "DeviceClass":
+def _bodies(obj: dict) -> Iterator[dict]:
+    return (body for body, _ in device_requests(_claim_spec(obj)))
+
+
+def _results(obj: dict) -> Iterator[dict]:
+    if obj.get("kind") != "ResourceClaim":
+        return iter(())
+    return _dicts(_dict(_dict(_dict(obj.get("status")).get("allocation")).get("devices")).get("results"))
+
+
+def _device_taints(obj: dict) -> None:
+    _pop(_devices(obj), "taints")
+    _pop(_bodies(obj), "tolerations")
+
+
+def _partitionable_devices(obj: dict) -> None:
+    _slice_spec(obj).pop("perDeviceNodeSelection", None)
+    _slice_spec(obj).pop("sharedCounters", None)
+    _pop(_devices(obj), "consumesCounters", "nodeName", "nodeSelector", "allNodes")
+
+
+def _binding_conditions(obj: dict) -> None:
+    _pop(_devices(obj), "bindsToNode", "bindingConditions", "bindingFailureConditions")
+    _pop(_results(obj), "bindingConditions", "bindingFailureConditions")
+
+
+def _consumable_capacity(obj: dict) -> None:
+    for device in _devices(obj):
+        device.pop("allowMultipleAllocations", None)
+        _pop((c for c in _dict(device.get("capacity")).values() if isinstance(c, dict)), "requestPolicy")
+    _pop(_bodies(obj), "capacity")
+    _pop(_dicts(_dict(_claim_spec(obj).get("devices")).get("constraints")), "distinctAttribute")
+    _pop(_results(obj), "shareID", "consumedCapacity")
+    if obj.get("kind") == "ResourceClaim":
+        _pop(_dicts(_dict(obj.get("status")).get("devices")), "shareID")
+
+
+def _extended_resource(obj: dict) -> None:
+    if obj.get("kind") == "DeviceClass":
         _dict(obj.get("spec")).pop("extendedResourceName", None)
+
+
+def _admin_access(obj: dict) -> None:
+    _pop((_dict(r.get("exactly")) for r in _dicts(_dict(_claim_spec(obj).get("devices")).get("requests"))),
+         "adminAccess")
+    _pop(_results(obj), "adminAccess")
+
+
+def _prioritized_list(obj: dict) -> None:
+    _pop(_dicts(_dict(_claim_spec(obj).get("devices")).get("requests")), "firstAvailable")
+
+
+def _node_allocatable_resources(obj: dict) -> None:
+    _pop(_devices(obj), "nodeAllocatableResourceMappings")
+
+
+def _list_type_attributes(obj: dict) -> None:
+    for device in _devices(obj):
+        _pop((a for a in _dict(device.get("attributes")).values() if isinstance(a, dict)),
+             "boolValues", "intValues", "stringValues", "versionValues")
+
+
+def _device_status(obj: dict) -> None:
+    if obj.get("kind") == "ResourceClaim":
+        _dict(obj.get("status")).pop("devices", None)
+
+
+# The registry strategies' dropping (resourceslice, resourceclaim(template), deviceclass and
+# resourceclaimspec): (gates, what goes). It goes when the version has the first gate and not
+# all of them are on; a gate the version does not have guards nothing there (the field is
+# unknown to its schema).
+DROPPED: tuple[tuple[tuple[str, ...], Callable[[dict], None]], ...] = (
+    (("DRAPrioritizedList",), _prioritized_list),
+    (("DRAAdminAccess",), _admin_access),
+    (("DRADeviceTaints",), _device_taints),
+    (("DRAPartitionableDevices",), _partitionable_devices),
+    (("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus"), _binding_conditions),
+    (("DRAConsumableCapacity",), _consumable_capacity),
+    (("DRAExtendedResource",), _extended_resource),
+    (("DRANodeAllocatableResources",), _node_allocatable_resources),
+    (("DRAListTypeAttributes",), _list_type_attributes),
+    (("DRAResourceClaimDeviceStatus",), _device_status),
+)
+
+Dropped = tuple[Callable[[dict], None], ...]
+
+
+def dropped_by(kube: KubeVersion) -> Dropped:
+    """What `kube`'s API server drops from the DRA objects it creates (resolve once per run)."""
+    return tuple(drop for gates, drop in DROPPED
+                 if gates[0] in kube.gates and not all(kube.enabled(g) for g in gates))
+
+
+def prepare(obj: dict, dropped: Dropped) -> None:
+    """PrepareForCreate of one DRA object (a copy, decoded and defaulted already), in place:
+    the fields `dropped` (`dropped_by`) names go."""
+    for drop in dropped:
+        drop(obj)

@@ -5,10 +5,13 @@ ResourceClaimTemplates by hand-written rules (pkg/apis/resource/validation; decl
 validation runs beside them but, with DeclarativeValidationTakeover off by default, the
 hand-written errors are the ones returned). The rules run on objects already defaulted and
 stripped of fields of disabled gates (`kexplain.admission.dra_defaults`), so those fields are
-not looked at here. A claim's `status` is checked as the status update that wrote it.
+not looked at here. A claim's `status` is checked as the status update that wrote it. New CEL
+selectors compile at the API server's compatibility version (`cel_compatibility`).
 
-Not reproduced: the static CEL cost estimate (`too complex, exceeds cost limit`) and the
-checks of `status.devices` entries.
+Not reproduced: the static CEL cost estimate (`too complex, exceeds cost limit`), the
+checks of `status.devices` entries, and the checks of the fields 1.36 keeps because their
+gates are on there (device taints and tolerations, counters, consumable capacity, binding
+conditions, extended resource names): they are taken as written.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from kexplain.apimachinery.fielderrors import (FieldError, child, duplicate, for
                                                not_supported, required, too_long)
 from kexplain.apimachinery.names import is_dns1123_subdomain, validate_dns1123_label, validate_labels
 from kexplain.admission.validate_common import validate_annotations, validate_node_selector, validate_object_meta
+from kexplain.features import KubeVersion
 
 REQUESTS_MAX = 32                   # DeviceRequestsMaxSize (= AllocationResultsMaxSize)
 SUBREQUESTS_MAX = 8                 # FirstAvailableDeviceRequestMaxSize
@@ -164,12 +168,22 @@ def validate_fully_qualified_name(name: str, path: str) -> Errors:
 
 
 # -- CEL selectors --------------------------------------------------------------------------------
-def validate_cel_expression(expression: Any, path: str) -> Errors:
-    """The DRA CEL compiler's verdict on a new expression (environment NewExpressions)."""
+def cel_compatibility(kube: KubeVersion) -> str:
+    """The CEL compatibility version kube-apiserver compiles new expressions at
+    (environment.DefaultCompatibilityVersion: its own minor minus one, so that a rollback to the
+    previous minor still reads what it accepted): a 1.34 API server has no cel-go lists
+    extension yet (introduced at 1.34), a 1.35 one has."""
+    major, _, minor = kube.minor.partition(".")
+    return f"{major}.{int(minor) - 1}"
+
+
+def validate_cel_expression(expression: Any, path: str, cel: str | None = None) -> Errors:
+    """The DRA CEL compiler's verdict on a new expression (environment NewExpressions, at the
+    compatibility version `cel`, `cel_compatibility`; None: every library)."""
     from kexplain.cel import api_validation_error
 
     expression = _text(expression)
-    problem = api_validation_error(expression)
+    problem = api_validation_error(expression, cel)
     if problem is None:
         return []
     marker = ": program instantiation failed: "
@@ -178,15 +192,15 @@ def validate_cel_expression(expression: Any, path: str) -> Errors:
     return [preformatted(path, problem)]
 
 
-def _selector(selector: Any, path: str) -> Errors:
+def _selector(selector: Any, path: str, env: str | None) -> Errors:
     cel = _dict(selector).get("cel")
     if not isinstance(cel, dict):
         return [required(child(path, "cel"))]
-    return validate_cel_expression(cel.get("expression"), child(path, "cel", "expression"))
+    return validate_cel_expression(cel.get("expression"), child(path, "cel", "expression"), env)
 
 
-def validate_selectors(selectors: Any, path: str) -> Errors:
-    return validate_slice(selectors, SELECTORS_MAX, _selector, path)
+def validate_selectors(selectors: Any, path: str, cel: str | None = None) -> Errors:
+    return validate_slice(selectors, SELECTORS_MAX, lambda s, p: _selector(s, p, cel), path)
 
 
 # -- device configuration ----------------------------------------------------------------------
@@ -266,19 +280,19 @@ def _device_class_name(name: Any, path: str) -> Errors:
     return [required(path)] if not name else [invalid(path, name, m) for m in is_dns1123_subdomain(name)]
 
 
-def _request_body(body: dict, path: str) -> Errors:
+def _request_body(body: dict, path: str, cel: str | None) -> Errors:
     """What an `exactly` request and a subrequest share: class, selectors, count."""
     errs = _device_class_name(body.get("deviceClassName"), child(path, "deviceClassName"))
-    errs += validate_selectors(body.get("selectors"), child(path, "selectors"))
+    errs += validate_selectors(body.get("selectors"), child(path, "selectors"), cel)
     return errs + _allocation_mode(body, path)
 
 
-def _subrequest(sub: Any, path: str) -> Errors:
+def _subrequest(sub: Any, path: str, cel: str | None) -> Errors:
     sub = _dict(sub)
-    return validate_dns1123_label(_text(sub.get("name")), child(path, "name")) + _request_body(sub, path)
+    return validate_dns1123_label(_text(sub.get("name")), child(path, "name")) + _request_body(sub, path, cel)
 
 
-def _request(request: Any, path: str) -> Errors:
+def _request(request: Any, path: str, cel: str | None) -> Errors:
     request = _dict(request)
     errs = validate_dns1123_label(_text(request.get("name")), child(path, "name"))
     first = [s for s in _list(request.get("firstAvailable"))]
@@ -288,10 +302,10 @@ def _request(request: Any, path: str) -> Errors:
     elif first and exactly is not None:
         errs.append(invalid_typed(path, None, _ONE_REQUEST_TYPE + ", but multiple fields are set"))
     elif first:
-        errs += validate_set(first, SUBREQUESTS_MAX, _subrequest, lambda s: _text(_dict(s).get("name")),
-                             child(path, "firstAvailable"))
+        errs += validate_set(first, SUBREQUESTS_MAX, lambda s, p: _subrequest(s, p, cel),
+                             lambda s: _text(_dict(s).get("name")), child(path, "firstAvailable"))
     else:
-        errs += _request_body(_dict(exactly), child(path, "exactly"))
+        errs += _request_body(_dict(exactly), child(path, "exactly"), cel)
     return errs
 
 
@@ -310,12 +324,13 @@ def _claim_config(config: Any, path: str, names: RequestNames) -> Errors:
         validate_device_configuration(config, path)
 
 
-def validate_claim_spec(spec: dict, path: str) -> Errors:
-    """validateResourceClaimSpec: requests, constraints, configs."""
+def validate_claim_spec(spec: dict, path: str, cel: str | None = None) -> Errors:
+    """validateResourceClaimSpec: requests, constraints, configs (selectors compiled at the CEL
+    compatibility version `cel`)."""
     devices = _dict(spec.get("devices"))
     p = child(path, "devices")
     names = request_names(devices)
-    errs = validate_set(devices.get("requests"), REQUESTS_MAX, _request,
+    errs = validate_set(devices.get("requests"), REQUESTS_MAX, lambda r, rp: _request(r, rp, cel),
                         lambda r: _text(_dict(r).get("name")), child(p, "requests"))
     errs += validate_slice(devices.get("constraints"), CONSTRAINTS_MAX,
                            lambda c, cp: _constraint(c, cp, names), child(p, "constraints"))
@@ -324,12 +339,12 @@ def validate_claim_spec(spec: dict, path: str) -> Errors:
     return errs
 
 
-def validate_resource_claim(claim: dict) -> Errors:
+def validate_resource_claim(claim: dict, cel: str | None = None) -> Errors:
     errs = validate_object_meta(_dict(claim.get("metadata")), True, is_dns1123_subdomain)
-    return errs + validate_claim_spec(_dict(claim.get("spec")), "spec")
+    return errs + validate_claim_spec(_dict(claim.get("spec")), "spec", cel)
 
 
-def validate_resource_claim_template(template: dict) -> Errors:
+def validate_resource_claim_template(template: dict, cel: str | None = None) -> Errors:
     errs = validate_object_meta(_dict(template.get("metadata")), True, is_dns1123_subdomain)
     spec = _dict(template.get("spec"))
     meta = _dict(spec.get("metadata"))
@@ -338,7 +353,7 @@ def validate_resource_claim_template(template: dict) -> Errors:
     for key, value in meta.items():                # ValidateTemplateObjectMeta's allow-list
         if key not in ("labels", "annotations") and value not in (None, "", [], {}):
             errs.append(forbidden(child("spec.metadata", key), "cannot be set for a template"))
-    return errs + validate_claim_spec(_dict(spec.get("spec")), "spec.spec")
+    return errs + validate_claim_spec(_dict(spec.get("spec")), "spec.spec", cel)
 
 
 # -- a claim's status, as the update that wrote it ------------------------------------------------
@@ -389,10 +404,10 @@ def validate_claim_status(claim: dict) -> Errors:
 
 
 # -- device classes -------------------------------------------------------------------------------
-def validate_device_class(cls: dict) -> Errors:
+def validate_device_class(cls: dict, cel: str | None = None) -> Errors:
     errs = validate_object_meta(_dict(cls.get("metadata")), False, is_dns1123_subdomain)
     spec = _dict(cls.get("spec"))
-    errs += validate_selectors(spec.get("selectors"), "spec.selectors")
+    errs += validate_selectors(spec.get("selectors"), "spec.selectors", cel)
     return errs + validate_slice(spec.get("config"), CONFIG_MAX, validate_device_configuration, "spec.config")
 
 

@@ -4,8 +4,35 @@ The API server turns `matchLabelKeys: [k]` into a `k In [pod's value]`
 requirement inside the term's labelSelector. Existing pods' anti-affinity
 terms are only read through labelSelector, so without this merge a v1 pod
 would repel v2 pods. Not idempotent: never apply it to stored objects.
+
+Which terms are merged is the version's: pod (anti-)affinity terms with
+MatchLabelKeysInPodAffinity (GA from 1.33), topology spread constraints with
+MatchLabelKeysInPodTopologySpread and MatchLabelKeysInPodTopologySpreadSelectorMerge
+(the latter new in 1.34: a 1.33 API server stores spread constraints unmerged, and
+its scheduler ANDs the keys for the pending pod itself). `merged_kinds` resolves
+that once per run.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kexplain.features import KubeVersion
+
+AFFINITY_GATE = "MatchLabelKeysInPodAffinity"
+SPREAD_GATES = ("MatchLabelKeysInPodTopologySpread", "MatchLabelKeysInPodTopologySpreadSelectorMerge")
+
+
+@dataclass(frozen=True)
+class Merged:
+    """Which terms the API server merges matchLabelKeys into."""
+
+    affinity: bool
+    spread: bool
+
+
+def merged_kinds(kube: KubeVersion) -> Merged:
+    """mutatePodAffinity's and mutateTopologySpreadConstraints' gates, in `kube`."""
+    return Merged(kube.enabled(AFFINITY_GATE), all(kube.enabled(g) for g in SPREAD_GATES))
 
 
 def _append(selector: dict, keys: list, labels: dict, operator: str) -> None:
@@ -32,12 +59,13 @@ def _affinity_terms(affinity: dict) -> list[dict]:
     return terms
 
 
-def merge_label_keys(pod: dict) -> None:
-    """Append In / NotIn requirements built from the pod's own labels (as written)."""
+def merge_label_keys(pod: dict, merged: Merged = Merged(True, True)) -> None:
+    """Append In / NotIn requirements built from the pod's own labels (as written), to the
+    kinds of term `merged` says."""
     labels = (pod.get("metadata") or {}).get("labels") or {}
     spec = pod["spec"]
     affinity = spec.get("affinity")
-    if isinstance(affinity, dict):
+    if merged.affinity and isinstance(affinity, dict):
         for term in _affinity_terms(affinity):
             selector = term.get("labelSelector")
             if not isinstance(selector, dict):
@@ -45,7 +73,7 @@ def merge_label_keys(pod: dict) -> None:
             if term.get("matchLabelKeys") or term.get("mismatchLabelKeys"):
                 _append(selector, term.get("matchLabelKeys"), labels, "In")
                 _append(selector, term.get("mismatchLabelKeys"), labels, "NotIn")
-    for constraint in spec.get("topologySpreadConstraints") or []:
+    for constraint in (spec.get("topologySpreadConstraints") or []) if merged.spread else ():
         if not isinstance(constraint, dict):
             continue
         selector = constraint.get("labelSelector")

@@ -8,6 +8,11 @@ the Kubernetes versions installed, the API versions each built-in kind is served
 `--validate` modes and the API server's words for unknown fields, and `builtin_index()`, one
 compiled walk per kind that finds decoding errors and unknown fields.
 
+The definitions hold every group version kube-apiserver is built with, alpha and beta ones off
+by default included; `ApiIndex.api_version_status` says which it serves by default, which only
+when `--runtime-config` enables them (`kexplain.apimachinery.versions.OFF_BY_DEFAULT`, read from
+kube-apiserver's code per minor) and which not at all (kubectl's `no matches for kind`).
+
 The API server does not validate a built-in object against its schema: it decodes it into Go
 structs, and an object that does not decode is refused with the decoder's error, which stops
 there (`json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type
@@ -33,6 +38,7 @@ from typing import Any, Callable, Iterable
 
 from kexplain.apimachinery.fielderrors import go_quote as quote  # Go's %q (re-exported)
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION  # (re-exported)
+from kexplain.apimachinery.versions import off_by_default, runtime_config_flag
 from kexplain.errors import KexplainError, clip
 
 SCHEMA_PACKAGE = "kubernetes_validate"
@@ -115,12 +121,68 @@ def builtin_kinds(defs: dict[str, Any]) -> dict[tuple[str, str], str]:
 
 
 NO_API_VERSION = "object has no apiVersion"
+_KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
-def not_served(api_version: str, kind: str, served: Iterable[str], version: str) -> str:
+def version_priority(api_version: str) -> tuple:
+    """How Kubernetes orders the versions of a group (apimachinery's
+    CompareKubeAwareVersionStrings), as a sort key, preferred first: GA before beta before
+    alpha, higher numbers first; versions of another form last, alphabetically."""
+    version = api_version.rsplit("/", 1)[-1]
+    m = _KUBE_VERSION.match(version)
+    if not m:
+        return (3, 0, 0, version)
+    stage = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+    return (stage, -int(m.group(1)), -int(m.group(3) or 0), "")
+
+
+def not_served(api_version: str, kind: str, served: Iterable[str], version: str, enabled_only: bool = False) -> str:
     """What lint (rule unknown-api-version) and `kexplain POD` say of a built-in kind at an API
-    version the Kubernetes version does not serve (`batch/v1beta1 CronJob`)."""
-    return f"{api_version} {kind} is not served by Kubernetes {version} (use {' or '.join(served)})"
+    version the Kubernetes version does not serve (`batch/v1beta1 CronJob`): kubectl's words
+    (`no matches for kind ... in version ...`), then why and what to write instead (`enabled_only`:
+    versions kube-apiserver serves only when `--runtime-config` enables them)."""
+    use = " or ".join(served)
+    if use and enabled_only:
+        use = f"{use}, which kube-apiserver serves only when --runtime-config enables it"
+    return (f"no matches for kind {quote(kind)} in version {quote(api_version)}: Kubernetes {version} does not "
+            f"serve it" + (f" (use {use})" if use else ""))
+
+
+def off_by_default_message(api_version: str, served: Iterable[str], version: str) -> str:
+    """What lint and `kexplain POD` say of a group version kube-apiserver has but serves only
+    when enabled (`resource.k8s.io/v1beta1` in 1.35)."""
+    use = list(served)
+    return (f"{api_version} is off by default in Kubernetes {version}: kube-apiserver serves it only with "
+            f"{runtime_config_flag(api_version)}" + (f" (use {' or '.join(use)})" if use else ""))
+
+
+SERVED, OFF_BY_DEFAULT, NOT_SERVED, MISSING = "served", "off-by-default", "not-served", "missing"
+
+
+@dataclass(frozen=True)
+class ApiVersionStatus:
+    """How one minor's kube-apiserver takes a built-in kind at one API version: `state` SERVED,
+    OFF_BY_DEFAULT (it has the group version but serves it only when `--runtime-config` enables
+    it), NOT_SERVED (kubectl: `no matches for kind`; the version was removed, or never had the
+    kind) or MISSING (no apiVersion); `use`: the versions to write instead, preferred first (those
+    served by default; when there are none, the off-by-default ones)."""
+
+    api_version: str
+    kind: str
+    version: str
+    state: str
+    use: tuple[str, ...] = ()
+    enabled_only: bool = False      # `use` are off by default too: no version of the kind is served
+
+    @property
+    def message(self) -> str:
+        if self.state == MISSING:
+            return NO_API_VERSION
+        if self.state == OFF_BY_DEFAULT:
+            return off_by_default_message(self.api_version, self.use, self.version)
+        if self.state == NOT_SERVED:
+            return not_served(self.api_version, self.kind, self.use, self.version, self.enabled_only)
+        return ""
 
 
 # -- field validation (kubectl --validate) ---------------------------------------------------
@@ -182,36 +244,59 @@ class ApiIndex:
         self._defs: dict[str, Any] = definitions(self.version, True).get("$defs") or {}
         self._kinds = builtin_kinds(self._defs)
         self._groups = {group_of(a) for a, _ in self._kinds}
-        self._served: dict[str, list[str]] = {}
+        self._off = off_by_default(self.version)
+        self._available: dict[str, list[str]] = {}
         for api_version, kind in self._kinds:
-            self._served.setdefault(kind, []).append(api_version)
+            self._available.setdefault(kind, []).append(api_version)
+        for versions in self._available.values():
+            versions.sort(key=lambda a: (version_priority(a), group_of(a)))
         self._checks: dict[tuple[str, bool], FieldCheck | None] = {}
 
+    def available_versions(self, kind: str) -> list[str]:
+        """Every API version of a built-in kind this version's kube-apiserver has, preferred
+        first, off-by-default ones included (`--runtime-config` can serve them)."""
+        return list(self._available.get(kind, ()))
+
     def served_versions(self, kind: str) -> list[str]:
-        return sorted(self._served.get(kind, ()))
+        """The API versions of a built-in kind kube-apiserver serves by default, preferred first."""
+        return [a for a in self._available.get(kind, ()) if a not in self._off]
+
+    def api_version_status(self, api_version: Any, kind: str) -> ApiVersionStatus | None:
+        """How kube-apiserver takes a `kind` object at `api_version` (`ApiVersionStatus`); None
+        for a kind it does not have and for a group of its own (a custom resource: not known here)."""
+        if not isinstance(api_version, str) or not api_version:
+            return ApiVersionStatus("", kind, self.version, MISSING)
+        available = self._available.get(kind)
+        if not available or group_of(api_version) not in self._groups:
+            return None
+        group = group_of(api_version)
+        served = tuple(sorted(self.served_versions(kind), key=lambda a: group_of(a) != group))    # its group first
+        if (api_version, kind) not in self._kinds:
+            if served:
+                return ApiVersionStatus(api_version, kind, self.version, NOT_SERVED, served)
+            best = version_priority(available[0])[0]        # GA, else beta, else alpha
+            return ApiVersionStatus(api_version, kind, self.version, NOT_SERVED,
+                                    tuple(a for a in available if version_priority(a)[0] == best), True)
+        if api_version in self._off:
+            return ApiVersionStatus(api_version, kind, self.version, OFF_BY_DEFAULT, served)
+        return ApiVersionStatus(api_version, kind, self.version, SERVED)
 
     def api_version_problem(self, api_version: Any, kind: str) -> str | None:
         """Why the API server would not take a `kind` object at `api_version` (no apiVersion, or
-        a built-in group at a version it does not serve); None when it would, and for a group of
-        its own (a custom resource: not known here)."""
-        if not isinstance(api_version, str) or not api_version:
-            return NO_API_VERSION
-        if (api_version, kind) in self._kinds:
-            return None
-        served = self.served_versions(kind)
-        if served and group_of(api_version) in self._groups:
-            return not_served(api_version, kind, served, self.version)
-        return None
+        a built-in group at a version it does not have); None when it would (when enabled, for an
+        off-by-default version), and for a group of its own (a custom resource: not known here)."""
+        status = self.api_version_status(api_version, kind)
+        return status.message if status is not None and status.state in (MISSING, NOT_SERVED) else None
 
     def knows(self, api_version: str, kind: str) -> bool:
         return (api_version, kind) in self._kinds
 
     def definition(self, api_version: Any, kind: Any) -> str | None:
         """The name of the definition of a built-in kind; at an API version it is not served at
-        (or without one), of the kind at the first it is served at; None for other kinds."""
+        (or without one), of the kind at its preferred version; None for other kinds."""
         name = self._kinds.get((api_version, kind))
-        if name is None and kind in self._served:
-            name = self._kinds[(self.served_versions(kind)[0], kind)]
+        if name is None and kind in self._available:
+            name = self._kinds[((self.served_versions(kind) or self._available[kind])[0], kind)]
         return name
 
     def decode_problems(self, api_version: str, kind: str, obj: Any,

@@ -1,4 +1,5 @@
-"""admit(): run every object read from files through what kube-apiserver v1.35.4 does on create.
+"""admit(): run every object read from files through what kube-apiserver does on create, in the
+Kubernetes version followed (v1.35.4 by default: its served versions, gates and validation).
 
 Order matters twice: objects are admitted in the order admission.md gives
 (PriorityClasses and PVs, PVCs, Nodes, Pods, Namespaces, then the DRA objects in file
@@ -13,18 +14,21 @@ from dataclasses import dataclass, field
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
-from kexplain.admission import defaults, priority, runtimeclass, shapes, tolerations
+from kexplain.admission import defaults, dra_convert, gated_fields, podtopologylabels, priority, runtimeclass, \
+    shapes, tolerations
 
-from kexplain.admission.match_label_keys import merge_label_keys
+from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
-from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, admit_dra, qualified_kind
+from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
+    qualified_kind
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
-from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION, TOPOLOGY_LABELS,
+from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE_CLASS_ANNOTATION,
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
-from kexplain.admission.validate_pod import validate_pod_create
+from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
 from kexplain.admission.workloads import object_uid
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
 _MISSING = object()
@@ -73,32 +77,39 @@ def copy_json(value: object) -> object:
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
-             stored: set[int], shapes: "_Shapes | None" = None) -> list[tuple[dict, Source]]:
+             stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> list[tuple[dict, Source]]:
     """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
     scheduler does not read; deep copies of the objects admission will change, the stored ones
     (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
-    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`)."""
+    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
+    DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
     out: list[tuple[dict, Source]] = []
     for listed, src in cluster:
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
         if kind in KNOWN_KINDS or not is_list(listed):
-            _take(listed, kind, src, out, warnings, stored, shapes)
+            _take(listed, kind, src, out, warnings, stored, shapes, kube)
         else:
             for obj, _ in flatten_lists(listed, src):
-                _take(obj, _kind(obj), src, out, warnings, stored, shapes)
+                _take(obj, _kind(obj), src, out, warnings, stored, shapes, kube)
     return out
 
 
 def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], warnings: list[str],
-          stored: set[int], shapes: "_Shapes | None") -> None:
-    """One object of `_flatten`: kept, copied or skipped."""
+          stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> None:
+    """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
+    internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
+    another version is converted on a copy, never changed itself)."""
     if kind in KNOWN_KINDS:
         if is_stored(obj):
+            if kind in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
+                obj = dra_convert.decode(_copy(obj, src), defaults=False, minor=kube.minor)
             stored.add(id(obj))
             out.append((obj, src))
         elif kind == "Pod" and shapes is not None:
             out.append((shapes.note(obj, src), src))
+        elif kind in DRA_KINDS:
+            out.append((dra_convert.decode(_copy(obj, src), defaults=True, minor=kube.minor), src))
         else:
             out.append((_copy(obj, src), src))
     elif kind == "LimitRange":
@@ -195,8 +206,14 @@ class _Admission:
     the API server's); a stored one (its id in `stored`, see `is_stored`) only takes
     its name and registers what later steps look up, and is never changed."""
 
-    def __init__(self, objects: list[tuple[dict, Source]], stored: set[int],
+    def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
                  shapes_seen: _Shapes | None = None) -> None:
+        self.kube = kube
+        self._pod_dropped = gated_fields.pod_dropped_by(kube)        # the version's gates, resolved once
+        self._node_dropped = gated_fields.node_dropped_by(kube)
+        self._volume_dropped = gated_fields.volume_dropped_by(kube)
+        self._merged = merged_kinds(kube)
+        self._copies_labels = podtopologylabels.copies_labels(kube)
         self.objects: list[tuple[dict, Source]] = []
         self._stored = stored
         self._shapes = shapes_seen
@@ -272,6 +289,7 @@ class _Admission:
                 self._admit_priority_class(obj, src)
             else:
                 defaults.default_pv(obj)
+                gated_fields.drop_disabled_fields(obj, self._volume_dropped)
                 _check_invalid("PersistentVolume", obj, src, validate_pv(obj))
         for obj, _src in self.of_kind("StorageClass"):
             if not self.stored(obj):
@@ -283,6 +301,7 @@ class _Admission:
             if self.stored(obj):
                 continue
             defaults.default_pvc(obj)
+            gated_fields.drop_disabled_fields(obj, self._volume_dropped)
             spec = defaults.spec_of(obj)
             annotations = obj["metadata"].get("annotations") or {}
             if default_class is not None and BETA_STORAGE_CLASS_ANNOTATION not in annotations \
@@ -293,6 +312,7 @@ class _Admission:
             self._unique("nodes", "", obj, src, seen)
             if not self.stored(obj):
                 defaults.default_node(obj)
+                gated_fields.drop_disabled_fields(obj, self._node_dropped)
                 _check_invalid("Node", obj, src, validate_node(obj))
             self.nodes[_name(obj)] = obj
         for obj, _src in self.of_kind("RuntimeClass"):
@@ -337,7 +357,7 @@ class _Admission:
             shape = self._shapes.key_of.get(id(pod))
             if id(pod) in self._shapes.raw:     # no patch for its shape, or its name is taken:
                 pod = _copy(pod, src)           # the full path (it decodes as its shape's first did)
-                check_decodes(pod, src)
+                check_decodes(pod, src, self.kube)
                 shape = None
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
@@ -366,7 +386,7 @@ class _Admission:
         spec = pod["spec"]
         if not meta.get("uid"):
             meta["uid"] = object_uid(pod)
-        defaults.default_pod(pod)
+        defaults.default_pod(pod, self.kube)
         try:
             priority.admit_pod(pod, self.priority_classes, self.default_priority)
         except priority.PriorityRejected as exc:
@@ -376,8 +396,10 @@ class _Admission:
             runtimeclass.admit_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
             raise _reject(str(exc), src, pod) from None
-        merge_label_keys(pod)
-        _check_invalid("Pod", pod, src, validate_pod_create(pod))
+        gated_fields.drop_disabled_fields(pod, self._pod_dropped)  # PrepareForCreate, then validation
+        merge_label_keys(pod, self._merged)
+        _check_invalid("Pod", pod, src, validate_pod_create(pod, self.kube))
+        _check_invalid("Pod", pod, src, validate_pod_status(pod, self.kube))
         try:
             runtimeclass.validate_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
@@ -385,13 +407,13 @@ class _Admission:
 
     def _topology_labels(self, node_name: object) -> dict[str, str]:
         """The zone and region labels PodTopologyLabels copies from a bound pod's node (one
-        small dict per node, kept for the run)."""
-        if not isinstance(node_name, str) or node_name not in self.nodes:
+        small dict per node, kept for the run); none when the version does not run the plugin."""
+        if not self._copies_labels or not isinstance(node_name, str) or node_name not in self.nodes:
             return {}
         copied = self._node_topology.get(node_name)
         if copied is None:
             node_labels = (self.nodes[node_name].get("metadata") or {}).get("labels") or {}
-            copied = {k: node_labels[k] for k in TOPOLOGY_LABELS if k in node_labels}
+            copied = podtopologylabels.topology_labels(node_labels)
             self._node_topology[node_name] = copied
         return copied
 
@@ -404,7 +426,7 @@ class _Admission:
         try:
             work = copy_json(written)
             assert isinstance(work, dict)
-            check_decodes(work, BUILTIN)
+            check_decodes(work, BUILTIN, self.kube)
             meta = defaults.meta_of(work)
             defaults.spec_of(work)
             if not meta.get("namespace"):
@@ -473,8 +495,10 @@ class _Admission:
 
     def run_dra(self) -> None:
         """The DRA objects in file order, after the Namespaces (whose labels the admin-access rule
-        reads): defaulting, dropped fields, validation; names unique per kind and namespace."""
+        reads): dropped fields, validation (defaulted when decoded: `_take`); names unique per
+        kind and namespace."""
         seen: dict[str, set[str]] = {}
+        server = DraServer.of(self.kube)
         for obj, src in self.of_kind(*sorted(DRA_KINDS)):
             kind = obj["kind"]
             namespace = (obj.get("metadata") or {}).get("namespace") or ""
@@ -482,7 +506,7 @@ class _Admission:
             if self.stored(obj):
                 continue
             labels = (self.namespaces.get(namespace, {}).get("metadata") or {}).get("labels") if namespace else None
-            spec_errs, status_errs = admit_dra(obj, labels)
+            spec_errs, status_errs = admit_dra(obj, labels, server)
             _check_invalid(qualified_kind(kind), obj, src, spec_errs)
             _check_invalid(qualified_kind(kind), obj, src, status_errs)
 
@@ -505,7 +529,8 @@ class _Admission:
 
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
-          stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True) -> Admitted:
+          stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
+          kube: KubeVersion = DEFAULT_VERSION) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
     Raises AdmissionRejected (the API server's message) for the first object it refuses, and
@@ -515,19 +540,22 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     Bound pods of a shape met before are admitted by patching (`kexplain.admission.shapes`):
     the same objects, the same refusals, far cheaper on a large cluster. `shape_index`: the
     load's shapes when field validation already worked them out (`check_objects`). `by_shape`
-    False: every pod by the full path (what the tests compare the patched ones with).
+    False: every pod by the full path (what the tests compare the patched ones with). `kube`:
+    the Kubernetes version whose API server admits them: the versions it decodes
+    (`dra_convert.READ_AS`), its feature gates (fields dropped, merges, the PodTopologyLabels
+    plugin) and its validation.
     """
     result = Admitted()
     stored_ids: set[int] = set()
     seen = None if stored or not by_shape else _Shapes(shape_index)
-    objects = _flatten(cluster, result.warnings, stored_ids, seen)
+    objects = _flatten(cluster, result.warnings, stored_ids, seen, kube)
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
     for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
         if id(obj) not in stored_ids and (seen is None or id(obj) not in seen.raw):
-            check_decodes(obj, src)     # (a pod kept as written decodes as its shape's first did)
+            check_decodes(obj, src, kube)  # (a pod kept as written decodes as its shape's first did)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
-            check_decodes(pending_pod, pending[1])
+            check_decodes(pending_pod, pending[1], kube)
         result.objects = objects
         result.pending = pending_pod
         return result
@@ -535,10 +563,10 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         if _kind(pending_pod) != "Pod":
             raise InputError(f"expected a Pod, got {_kind(pending_pod) or 'an object without kind'}",
                              source=pending[1], obj=pending_pod)
-        check_decodes(pending_pod, pending[1])     # a copy, stored or not: one object, always checked
+        check_decodes(pending_pod, pending[1], kube)     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids, seen)
+    run = _Admission(objects, stored_ids, kube, seen)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     run.admit_pods()

@@ -181,7 +181,7 @@ class ShapeIndex:
         self.valid_nodes: set[str] = set()
         self._keys: dict[bytes, bytes] = {}
         self._of: dict[int, tuple[dict, bytes | None]] = {}
-        self.fields_ok: set[tuple[str, bytes]] = set()   # (validate, shape): check_fields found nothing
+        self.fields_ok: set[tuple[str, str, bytes]] = set()   # (minor, validate, shape): check_fields found nothing
 
     def key(self, pod: dict) -> bytes | None:
         """The bytes naming the shape of `pod` (`canonical`, marshalled), None off the fast path

@@ -6,13 +6,15 @@ them, with the same paths (including Go's own odd ones) and details.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+import re
+from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.apimachinery import quantity
 from kexplain.model.resources import (is_extended_resource as is_extended, is_hugepage as is_hugepages,
                                       is_native_resource as is_native)
-from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, go_json, forbidden, invalid, invalid_typed, not_found,
-                          not_supported, required, too_long)
+from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, go_json, go_quote, forbidden, invalid,
+                                               invalid_typed, not_found, not_supported, required, too_long)
+from kexplain.apimachinery.strconv import parse_int64
 from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value,
                     validate_label_name, validate_labels)
 
@@ -201,8 +203,40 @@ def validate_taint_effect(effect: str, allow_empty: bool, path: str) -> list[Fie
     return []
 
 
-def validate_tolerations(tolerations: list, path: str) -> list[FieldError]:
-    """ValidateTolerations with TaintTolerationComparisonOperators off (v1.35 default)."""
+# How ValidateTolerations takes the numeric operators Lt and Gt, by TaintTolerationComparisonOperators:
+COMPARISON_UNKNOWN = "unknown"      # no such gate (before 1.35): any other operator, two supported values
+COMPARISON_REFUSED = "refused"      # the gate off: refused, naming all four operators
+COMPARISON_ALLOWED = "allowed"      # the gate on: the value must be a decimal int64
+
+
+def comparison_operators(gates: Mapping[str, bool]) -> str:
+    """How a version with these feature gates validates Lt and Gt tolerations."""
+    gate = "TaintTolerationComparisonOperators"
+    if gate not in gates:
+        return COMPARISON_UNKNOWN
+    return COMPARISON_ALLOWED if gates[gate] else COMPARISON_REFUSED
+
+
+def _decimal_integer(value: str) -> list[str]:
+    """content.IsDecimalInteger: canonical form, no sign but '-', no leading zero."""
+    if not value:
+        return ["must be non-empty"]
+    if re.fullmatch(r"0|-?[1-9][0-9]*", value):
+        return []
+    return ["must be a valid decimal integer in canonical form"]
+
+
+def _numeric_toleration_value(value: str, path: str) -> list[FieldError]:
+    errs = [invalid(path, value, m) for m in _decimal_integer(value)]
+    if parse_int64(value) is None:
+        reason = "value out of range" if re.fullmatch(r"[+-]?[0-9]+", value) else "invalid syntax"
+        errs.append(invalid(path, value, f"strconv.ParseInt: parsing {go_quote(value)}: {reason}"))
+    return errs
+
+
+def validate_tolerations(tolerations: list, path: str, comparison: str = COMPARISON_REFUSED) -> list[FieldError]:
+    """ValidateTolerations; `comparison` (`comparison_operators`) says how Lt and Gt are taken
+    (refused with the gate off: the v1.35 default)."""
     errs: list[FieldError] = []
     for i, t in enumerate(tolerations):
         p = f"{path}[{i}]"
@@ -224,7 +258,9 @@ def validate_tolerations(tolerations: list, path: str) -> list[FieldError]:
         elif op == "Exists":
             if value:
                 errs.append(invalid(f"{p}.operator", value, "value must be empty when `operator` is 'Exists'"))
-        elif op in ("Lt", "Gt"):
+        elif op in ("Lt", "Gt") and comparison == COMPARISON_ALLOWED:
+            errs += _numeric_toleration_value(value, f"{p}.value")
+        elif op in ("Lt", "Gt") and comparison == COMPARISON_REFUSED:
             errs.append(not_supported(f"{p}.operator", op, ["Equal", "Exists", "Lt", "Gt"]))
         else:
             errs.append(not_supported(f"{p}.operator", op, ["Equal", "Exists"]))

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 import posixpath
+import re
 
 from kexplain.apimachinery import quantity
-from kexplain.apimachinery.fielderrors import FieldError, duplicate, forbidden, invalid, not_supported, required, too_long
+from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, go_quote, invalid, not_supported, required,
+                                               too_long)
 from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, is_label_key, is_label_value, validate_label_name
 from kexplain.admission.validate_common import (kube_finalizer_errors, taint_repr, validate_label_selector, validate_node_selector,
                               validate_object_meta, validate_quantity_value, validate_taint_effect)
@@ -41,6 +43,31 @@ def validate_node(node: dict) -> list[FieldError]:
     for field in ("capacity", "allocatable"):
         for name, raw in (status.get(field) or {}).items():
             errs += validate_quantity_value(name, raw, f"status.{field}.{name}")
+    return errs + _declared_features([f for f in status.get("declaredFeatures") or [] if isinstance(f, str)])
+
+
+_FEATURE_NAME = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*")
+
+
+def _declared_features(features: list[str]) -> list[FieldError]:
+    """validateNodeDeclaredFeatures: names of at most 253 characters, UpperCamelCase segments
+    separated by '/', sorted, no duplicates (kept only where NodeDeclaredFeatures is on: from 1.36;
+    before, `gated_fields` drops them)."""
+    errs: list[FieldError] = []
+    for i, feature in enumerate(features):
+        p = f"status.declaredFeatures[{i}]"
+        if len(feature) > 253:
+            errs.append(invalid(p, feature, f"invalid feature name {go_quote(feature)}: must be no more than 253 characters"))
+        elif not _FEATURE_NAME.fullmatch(feature):
+            errs.append(invalid(p, feature, f"invalid feature name {go_quote(feature)}: must start with an UpperCamelCase "
+                                "segment, with subsequent segments separated by '/' (e.g., MyFeature or "
+                                "MyFeature/mySubFeature), and contain only alphanumeric characters and slashes"))
+        if i + 1 < len(features):
+            following = features[i + 1]
+            if feature == following:
+                errs.append(duplicate(f"status.declaredFeatures[{i + 1}]", following))
+            elif feature > following:
+                errs.append(invalid(f"status.declaredFeatures[{i + 1}]", following, "list must be sorted alphabetically"))
     return errs
 
 

@@ -1,24 +1,34 @@
 """ValidatePodCreate for the fields the scheduler and admission read.
 
-Options are those kube-apiserver v1.35.4 computes for a create under default
-feature gates: strict label values in selectors and required node affinity,
-pod-level resources on, matchLabelKeys selector merge on, Lt/Gt toleration
-operators refused, container restart policies allowed.
+Options are those kube-apiserver computes for a create (strict label values in selectors
+and required node affinity), and what depends on the version followed is resolved once per
+version (`rules_for`) from its feature gates: pod-level resources, the matchLabelKeys
+selector merge (without it, 1.33's legacy check of topology spread keys), Lt/Gt toleration
+operators, container restart policies and rules, the RestartAllContainers action, user
+namespaces with hostNetwork. The few texts that changed without a gate are named below with
+the minor they changed in. The pending pod's `status.resourceClaimStatuses` is checked as the
+status update that wrote it (the resourceclaim controller's).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 from kexplain.apimachinery import quantity
 from kexplain.admission.defaults import aggregate_containers
+from kexplain.admission.dra_validate import too_many
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD as MIRROR_ANNOTATION
-from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found, not_supported,
-                          required)
+from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found,
+                                               not_supported, required, too_long)
 from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, validate_dns1123_label,
                     validate_label_name, validate_labels)
-from kexplain.admission.validate_common import (is_hugepages, validate_container_resource_name, validate_label_selector,
-                              validate_node_selector, validate_node_selector_term, validate_object_meta,
-                              validate_pod_resource_name, validate_resource_requirements, validate_tolerations)
+from kexplain.admission.validate_common import (comparison_operators, is_hugepages,
+                                                validate_container_resource_name, validate_label_selector,
+                                                validate_node_selector, validate_node_selector_term,
+                                                validate_object_meta, validate_pod_resource_name,
+                                                validate_resource_requirements, validate_tolerations)
 
 DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost"
 _VOLUME_TYPES = (
@@ -29,6 +39,58 @@ _VOLUME_TYPES = (
 )
 _HOST_PATH_TYPES = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate",
                     "Socket"]
+
+# Texts and checks that changed without a feature gate, from the minor named on.
+HOST_USERS_TEXT_SINCE = "1.34"       # "when `hostUsers` is false" (1.33: `pod.Spec.HostUsers`); volumeDevices refused
+RESTART_RULES_TOO_MANY_SINCE = "1.36"   # too many restart rules or exit codes: Too many (before: Too long, "bytes")
+ACTIONS_LIST_ALLOWED_SINCE = "1.36"  # an unsupported restart rule action lists the allowed ones (before: "Restart")
+RESIZE_NEVER_TEXT_SINCE = "1.36"     # "... when pod `restartPolicy` is 'Never'" (before: "when `restartPolicy`")
+INIT_RESIZE_RESTART_SINCE = "1.36"   # a non-sidecar init container may not resize with RestartContainer
+CLAIM_STATUS_NAME_PATH_SINCE = "1.36"   # an invalid resourceClaimName is reported at its own field (before: `name`)
+
+
+@dataclass(frozen=True)
+class PodRules:
+    """What ValidatePodCreate asks that depends on the version (`rules_for`)."""
+
+    legacy_spread_keys: bool        # spread matchLabelKeys checked against the unmerged selector
+    comparison: str                 # Lt/Gt tolerations (`validate_common.comparison_operators`)
+    restart_rules_field: bool       # containers have restartPolicyRules (the gate exists)
+    restart_rules: bool             # ContainerRestartRules on: container restart policies and rules
+    restart_all: bool               # RestartAllContainersOnContainerExits on
+    host_network_user_ns: bool      # UserNamespacesHostNetworkSupport on
+    host_users_text: str            # HOST_USERS_TEXT_SINCE
+    volume_devices_user_ns: bool    # HOST_USERS_TEXT_SINCE: volumeDevices refused with hostUsers false
+    too_many: bool                  # RESTART_RULES_TOO_MANY_SINCE
+    actions_list_allowed: bool      # ACTIONS_LIST_ALLOWED_SINCE
+    resize_never_text: str          # RESIZE_NEVER_TEXT_SINCE
+    init_resize_restart: bool       # INIT_RESIZE_RESTART_SINCE
+    claim_status_name_field: str    # CLAIM_STATUS_NAME_PATH_SINCE
+
+
+@lru_cache(maxsize=16)
+def rules_for(kube: KubeVersion) -> PodRules:
+    """The version's pod validation options (GetValidationOptionsFromPodSpecAndMeta on create)."""
+    gates = kube.gates
+    host_users = kube.since(HOST_USERS_TEXT_SINCE)
+    return PodRules(
+        legacy_spread_keys=not (kube.enabled("MatchLabelKeysInPodTopologySpread")
+                                and kube.enabled("MatchLabelKeysInPodTopologySpreadSelectorMerge")),
+        comparison=comparison_operators(gates),
+        restart_rules_field="ContainerRestartRules" in gates,
+        restart_rules=kube.enabled("ContainerRestartRules"),
+        restart_all=kube.enabled("RestartAllContainersOnContainerExits"),
+        host_network_user_ns=kube.enabled("UserNamespacesHostNetworkSupport"),
+        host_users_text="when `hostUsers` is false" if host_users else "when `pod.Spec.HostUsers` is false",
+        volume_devices_user_ns=host_users,
+        too_many=kube.since(RESTART_RULES_TOO_MANY_SINCE),
+        actions_list_allowed=kube.since(ACTIONS_LIST_ALLOWED_SINCE),
+        resize_never_text=("must be 'NotRequired' when pod `restartPolicy` is 'Never'"
+                           if kube.since(RESIZE_NEVER_TEXT_SINCE)
+                           else "must be 'NotRequired' when `restartPolicy` is 'Never'"),
+        init_resize_restart=kube.since(INIT_RESIZE_RESTART_SINCE),
+        claim_status_name_field="resourceClaimName" if kube.since(CLAIM_STATUS_NAME_PATH_SINCE) else "name",
+    )
 
 
 def _deletion_cost_ok(text: str) -> bool:
@@ -197,7 +259,35 @@ def _volume_mounts(mounts: list, volumes: set[str], p: str) -> list[FieldError]:
     return errs
 
 
-def _container_common(c: dict, p: str, volumes: set[str], claims: set[str]) -> list[FieldError]:
+_RESIZE_RESOURCES = ["cpu", "memory"]
+_RESIZE_POLICIES = ["NotRequired", "RestartContainer"]
+
+
+def _resize_policy(policies: list, p: str, pod_restart: str, rules: PodRules) -> list[FieldError]:
+    """validateResizePolicy (most errors at the list's own path, as in Go)."""
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, policy in enumerate(policies):
+        name = policy.get("resourceName") or ""
+        if name in seen:
+            errs.append(duplicate(f"{p}[{i}]", name, typed=True))
+        seen.add(name)
+        if not name:
+            errs.append(required(p))
+        elif name not in _RESIZE_RESOURCES:
+            errs.append(not_supported(p, name, _RESIZE_RESOURCES))
+        restart = policy.get("restartPolicy") or ""
+        if not restart:
+            errs.append(required(p))
+        elif restart not in _RESIZE_POLICIES:
+            errs.append(not_supported(p, restart, _RESIZE_POLICIES))
+        if pod_restart == "Never" and restart != "NotRequired":
+            errs.append(invalid_typed(p, restart, rules.resize_never_text))
+    return errs
+
+
+def _container_common(c: dict, p: str, volumes: set[str], claims: set[str], pod_restart: str,
+                      rules: PodRules) -> list[FieldError]:
     errs: list[FieldError] = []
     name = c.get("name") or ""
     if not name:
@@ -220,6 +310,8 @@ def _container_common(c: dict, p: str, volumes: set[str], claims: set[str]) -> l
         errs.append(not_supported(f"{p}.imagePullPolicy", pull, ["Always", "IfNotPresent", "Never"]))
     errs += validate_resource_requirements(c.get("resources") or {}, f"{p}.resources",
                                            validate_container_resource_name, claims)
+    errs += _resize_policy([r for r in c.get("resizePolicy") or [] if isinstance(r, dict)], f"{p}.resizePolicy",
+                           pod_restart, rules)
     return errs
 
 
@@ -240,38 +332,103 @@ def _host_port_conflicts(containers: list[dict], p: str) -> list[FieldError]:
 
 
 _CONTAINER_RESTART_POLICIES = ["Always", "Never", "OnFailure"]
+_RESTART_RULE_OPERATORS = ["In", "NotIn"]
 
 
-def _containers(spec: dict, volumes: set[str], claims: set[str]) -> list[FieldError]:
+def _restart_rules_of(c: dict, rules: PodRules) -> list[dict]:
+    """A container's restartPolicyRules (none in a version without the field)."""
+    if not rules.restart_rules_field:
+        return []
+    return [r for r in c.get("restartPolicyRules") or [] if isinstance(r, dict)]
+
+
+def _too_many(path: str, actual: int, limit: int, rules: PodRules) -> FieldError:
+    return too_many(path, actual, limit) if rules.too_many else too_long(path, limit)
+
+
+def _container_restart_policy(policy: object, restart_rules: list[dict], p: str, rules: PodRules) -> list[FieldError]:
+    """validateContainerRestartPolicy: a container's restartPolicy and restartPolicyRules."""
+    errs: list[FieldError] = []
+    if policy is None:
+        if not restart_rules:
+            return errs
+        errs.append(required(f"{p}.restartPolicy", "must specify restartPolicy when restart rules are used"))
+    elif policy not in _CONTAINER_RESTART_POLICIES:
+        errs.append(not_supported(f"{p}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES))
+    if len(restart_rules) > 20:
+        errs.append(_too_many(f"{p}.restartPolicyRules", len(restart_rules), 20, rules))
+    allowed = ["Restart", "RestartAllContainers"] if rules.restart_all else ["Restart"]
+    listed = allowed if rules.actions_list_allowed else ["Restart"]
+    for i, rule in enumerate(restart_rules):
+        rp = f"{p}.restartPolicyRules[{i}]"
+        action = rule.get("action") or ""
+        if action not in allowed:
+            errs.append(not_supported(f"{rp}.action", action, listed))
+        codes = rule.get("exitCodes")
+        if isinstance(codes, dict):
+            operator = codes.get("operator") or ""
+            if operator not in _RESTART_RULE_OPERATORS:
+                errs.append(not_supported(f"{rp}.exitCodes.operator", operator, _RESTART_RULE_OPERATORS))
+            values = codes.get("values") or []
+            if len(values) > 255:
+                errs.append(_too_many(f"{rp}.exitCodes.values", len(values), 255, rules))
+        else:
+            errs.append(required(f"{rp}.exitCodes", "must be specified"))
+    return errs
+
+
+def _init_restart_policy(c: dict, p: str, rules: PodRules) -> list[FieldError]:
+    """validateInitContainerRestartPolicy: `Always` makes a sidecar; with ContainerRestartRules
+    an init container may also have a policy of its own and rules (a sidecar's rules only with
+    RestartAllContainersOnContainerExits)."""
+    policy = c.get("restartPolicy")
+    restart_rules = _restart_rules_of(c, rules)
+    if policy is None:
+        if restart_rules:
+            return [required(f"{p}.restartPolicy", "must specify restartPolicy when restart rules are used")]
+        return []
+    if not rules.restart_rules:
+        return [] if policy == "Always" else [not_supported(f"{p}.restartPolicy", policy, ["Always"])]
+    if policy != "Always" or rules.restart_all:
+        return _container_restart_policy(policy, restart_rules, p, rules)
+    if restart_rules:
+        return [forbidden(f"{p}.restartPolicyRules",
+                          "restartPolicyRules are not allowed for init containers with restart policy Always")]
+    return []
+
+
+def _containers(spec: dict, volumes: set[str], claims: set[str], rules: PodRules) -> list[FieldError]:
     containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
     if not containers:
         return [required("spec.containers")]
     errs: list[FieldError] = []
     names: set[str] = set()
+    pod_restart = spec.get("restartPolicy") or ""
     for i, c in enumerate(containers):
         p = f"spec.containers[{i}]"
-        errs += _container_common(c, p, volumes, claims)
+        errs += _container_common(c, p, volumes, claims, pod_restart, rules)
         name = c.get("name") or ""
         if name in names:
             errs.append(duplicate(f"{p}.name", name))
         else:
             names.add(name)
-        policy = c.get("restartPolicy")
-        if policy is not None and policy not in _CONTAINER_RESTART_POLICIES:
-            errs.append(not_supported(f"{p}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES))
+        if rules.restart_rules:
+            errs += _container_restart_policy(c.get("restartPolicy"), _restart_rules_of(c, rules), p, rules)
+        elif c.get("restartPolicy") is not None:
+            errs.append(forbidden(f"{p}.restartPolicy", "may not be set for non-init containers"))
     errs += _host_port_conflicts(containers, "spec.containers")
     return errs
 
 
-def _init_containers(spec: dict, volumes: set[str], claims: set[str]) -> list[FieldError]:
+def _init_containers(spec: dict, volumes: set[str], claims: set[str], rules: PodRules) -> list[FieldError]:
     errs: list[FieldError] = []
     names = {c.get("name") or "" for c in spec.get("containers") or [] if isinstance(c, dict)}
+    pod_restart = spec.get("restartPolicy") or ""
     for i, c in enumerate(c for c in spec.get("initContainers") or [] if isinstance(c, dict)):
         p = f"spec.initContainers[{i}]"
-        errs += _container_common(c, p, volumes, claims)
+        errs += _container_common(c, p, volumes, claims, pod_restart, rules)
+        errs += _init_restart_policy(c, p, rules)
         policy = c.get("restartPolicy")
-        if policy is not None and policy != "Always" and policy not in _CONTAINER_RESTART_POLICIES:
-            errs.append(not_supported(f"{p}.restartPolicy", policy, _CONTAINER_RESTART_POLICIES))
         name = c.get("name") or ""
         if name in names:
             errs.append(duplicate(f"{p}.name", name))
@@ -283,6 +440,11 @@ def _init_containers(spec: dict, volumes: set[str], claims: set[str]) -> list[Fi
                 if c.get(probe) is not None:
                     errs.append(forbidden(f"{p}.{probe}",
                                           "may not be set for init containers without restartPolicy=Always"))
+            if rules.init_resize_restart:
+                for j, resize in enumerate(c.get("resizePolicy") or []):
+                    if isinstance(resize, dict) and resize.get("restartPolicy") == "RestartContainer":
+                        errs.append(invalid_typed(f"{p}.resizePolicy[{j}].restartPolicy", "RestartContainer",
+                                                  "must not be set to 'RestartContainer' for non-sidecar initContainers"))
     return errs
 
 
@@ -335,6 +497,27 @@ def _host_network(spec: dict) -> list[FieldError]:
             if hp != cp:
                 errs.append(invalid_typed(f"spec.containers[{i}].ports[{j}].hostPort", hp,
                                           "must match `containerPort` when `hostNetwork` is true"))
+    return errs
+
+
+def _host_users(spec: dict, rules: PodRules) -> list[FieldError]:
+    """validateHostUsers: a pod in its own user namespace (`hostUsers: false`) may not share the
+    host's network (unless UserNamespacesHostNetworkSupport), PID or IPC namespaces, nor (from
+    1.34) use volume devices."""
+    if spec.get("hostUsers") is not False:
+        return []
+    errs: list[FieldError] = []
+    if spec.get("hostNetwork") and not rules.host_network_user_ns:
+        errs.append(forbidden("spec.hostNetwork", rules.host_users_text))
+    if spec.get("hostPID"):
+        errs.append(forbidden("spec.HostPID", rules.host_users_text))
+    if spec.get("hostIPC"):
+        errs.append(forbidden("spec.HostIPC", rules.host_users_text))
+    if rules.volume_devices_user_ns:
+        for kind in ("initContainers", "containers", "ephemeralContainers"):    # VisitContainersWithPath
+            for i, c in enumerate(c for c in spec.get(kind) or [] if isinstance(c, dict)):
+                if c.get("volumeDevices"):
+                    errs.append(forbidden(f"spec.{kind}[{i}].volumeDevices", rules.host_users_text))
     return errs
 
 
@@ -434,7 +617,26 @@ def _scheduling_gates(gates: list) -> list[FieldError]:
     return errs
 
 
-def _topology_spread(constraints: list) -> list[FieldError]:
+def _legacy_spread_keys(path: str, match: list, selector: dict | None) -> list[FieldError]:
+    """ValidateMatchLabelKeysInTopologySpread: the check without the selector merge (1.33, or
+    its gate off), on the selector as written: a key that is any key of the selector is refused."""
+    if not match:
+        return []
+    errs: list[FieldError] = []
+    keys: set[str] = set()
+    if selector is not None:
+        keys.update((selector.get("matchLabels") or {}).keys())
+        keys.update((e or {}).get("key") or "" for e in selector.get("matchExpressions") or [])
+    else:
+        errs.append(forbidden(path, "must not be specified when labelSelector is not set"))
+    for i, key in enumerate(match):
+        errs += validate_label_name(key, f"{path}[{i}]")
+        if key in keys:
+            errs.append(invalid(f"{path}[{i}]", key, "exists in both matchLabelKeys and labelSelector"))
+    return errs
+
+
+def _topology_spread(constraints: list, rules: PodRules) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, c in enumerate(constraints):
         p = f"spec.topologySpreadConstraints[{i}]"
@@ -464,13 +666,46 @@ def _topology_spread(constraints: list) -> list[FieldError]:
             if value is not None and value not in ("Honor", "Ignore"):
                 errs.append(not_supported(f"{p}.{policy}", value, ["Honor", "Ignore"]))
         selector = c.get("labelSelector") if isinstance(c.get("labelSelector"), dict) else None
-        errs += _match_label_keys(p, c.get("matchLabelKeys") or [], [], selector)
+        if rules.legacy_spread_keys:
+            errs += _legacy_spread_keys(f"{p}.matchLabelKeys", c.get("matchLabelKeys") or [], selector)
+        else:
+            errs += _match_label_keys(p, c.get("matchLabelKeys") or [], [], selector)
         errs += validate_label_selector(selector, f"{p}.labelSelector")
     return errs
 
 
-def validate_pod_create(pod: dict) -> list[FieldError]:
-    """ValidatePodCreate on a defaulted, admitted pod."""
+def _claim_statuses(pod: dict, rules: PodRules) -> list[FieldError]:
+    """validatePodResourceClaimStatuses: the status update that wrote them (each names an entry
+    of spec.resourceClaims, once; a claim name a valid object name)."""
+    statuses = (pod.get("status") or {}).get("resourceClaimStatuses")
+    if not isinstance(statuses, list):
+        return []
+    claims = {(c or {}).get("name") or "" for c in (pod.get("spec") or {}).get("resourceClaims") or []
+              if isinstance(c, dict)}
+    errs: list[FieldError] = []
+    seen: set[str] = set()
+    for i, status in enumerate(s for s in statuses if isinstance(s, dict)):
+        p = f"status.resourceClaimStatuses[{i}]"
+        name = status.get("name") or ""
+        if name not in claims:
+            errs.append(invalid(f"{p}.name", name, "must match the name of an entry in `spec.resourceClaims`"))
+        if name in seen:
+            errs.append(duplicate(f"{p}.name", name))
+        seen.add(name)
+        claim = status.get("resourceClaimName")
+        if isinstance(claim, str):
+            errs += [invalid(f"{p}.{rules.claim_status_name_field}", claim, m) for m in is_dns1123_subdomain(claim)]
+    return errs
+
+
+def validate_pod_status(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> list[FieldError]:
+    """What the status updates that wrote a pod's status (as kexplain takes it) are checked for."""
+    return _claim_statuses(pod, rules_for(kube))
+
+
+def validate_pod_create(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> list[FieldError]:
+    """ValidatePodCreate on a defaulted, admitted pod, as `kube`'s API server validates it."""
+    rules = rules_for(kube)
     meta = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     pod_name = meta.get("name") or ""
@@ -482,8 +717,8 @@ def validate_pod_create(pod: dict) -> list[FieldError]:
     volumes, vol_errs = _volumes(spec, pod_name)
     errs += vol_errs
     claims = {(c or {}).get("name") or "" for c in spec.get("resourceClaims") or []}
-    errs += _containers(spec, volumes, claims)
-    errs += _init_containers(spec, volumes, claims)
+    errs += _containers(spec, volumes, claims, rules)
+    errs += _init_containers(spec, volumes, claims, rules)
     errs += _pod_resources(spec, claims)
     errs += _host_network(spec)
     errs += _enum(spec.get("restartPolicy") or "", "spec.restartPolicy", ["Always", "OnFailure", "Never"])
@@ -496,7 +731,8 @@ def validate_pod_create(pod: dict) -> list[FieldError]:
         cond = (gate or {}).get("conditionType") or ""
         errs += [invalid(f"spec.readinessGates[{i}].conditionType", cond, m) for m in is_label_key(cond)]
     errs += _scheduling_gates(spec.get("schedulingGates") or [])
-    errs += _topology_spread([c for c in spec.get("topologySpreadConstraints") or [] if isinstance(c, dict)])
+    errs += _topology_spread([c for c in spec.get("topologySpreadConstraints") or [] if isinstance(c, dict)], rules)
+    errs += _host_users(spec, rules)
     if spec.get("serviceAccountName"):
         errs += [invalid("spec.serviceAccountName", spec["serviceAccountName"], m)
                  for m in is_dns1123_subdomain(spec["serviceAccountName"])]
@@ -510,7 +746,8 @@ def validate_pod_create(pod: dict) -> list[FieldError]:
     if spec.get("subdomain"):
         errs += validate_dns1123_label(spec["subdomain"], "spec.subdomain")
     if spec.get("tolerations"):
-        errs += validate_tolerations([t for t in spec["tolerations"] if isinstance(t, dict)], "spec.tolerations")
+        errs += validate_tolerations([t for t in spec["tolerations"] if isinstance(t, dict)], "spec.tolerations",
+                                     rules.comparison)
     if spec.get("priorityClassName"):
         errs += [invalid("spec.priorityClassName", spec["priorityClassName"], m)
                  for m in is_dns1123_subdomain(spec["priorityClassName"])]

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 from kexplain.errors import AdmissionRejected, KexplainError, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
                           required)
@@ -478,7 +479,7 @@ def _template_path(kind: str) -> str:
     return ".".join(TEMPLATE_PATHS.get(kind, ("spec", "template")))
 
 
-def refused_pods(err: KexplainError, workload: Any) -> KexplainError:
+def refused_pods(err: KexplainError, workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> KexplainError:
     """`err`, raised for the pod kexplain made from `workload`'s template, as what would happen:
     the API server stores the workload, and refuses the pods its controller then asks it to
     create. The error names the workload; the API server's text follows the colon, without the
@@ -489,7 +490,8 @@ def refused_pods(err: KexplainError, workload: Any) -> KexplainError:
 
     A pod refused as invalid: `... would refuse its pods as invalid: <the field errors>`. A
     template the API server cannot decode refuses the workload itself: the field is made the
-    template's (`spec.template.spec...`). Any other error is returned as it is."""
+    template's (`spec.template.spec...`). Any other error is returned as it is. `kube`: the
+    version whose API server refused the pod."""
     pod = err.obj
     if not (isinstance(workload, dict) and workload.get("kind") not in (None, "Pod") and isinstance(pod, dict)
             and pod.get("kind") == "Pod"):
@@ -509,7 +511,7 @@ def refused_pods(err: KexplainError, workload: Any) -> KexplainError:
         elif message.startswith(forbidden_prefix):
             message = f"{REFUSED_PODS}: {message[len(forbidden_prefix):]}"
         elif message.startswith(invalid_prefix):
-            template = _template_refused(pod, name, message, workload)
+            template = _template_refused(pod, name, message, workload, kube)
             if template is not None:     # the API server validates the template with the workload
                 out = AdmissionRejected(template, source=err.source, obj=workload, field=field)
                 out.__cause__ = err
@@ -528,7 +530,7 @@ def refused_pods(err: KexplainError, workload: Any) -> KexplainError:
 _POD_ONLY_PATHS = ("metadata.name", "metadata.generateName", "metadata.namespace")
 
 
-def _template_refused(pod: dict, name: str, message: str, workload: dict) -> str | None:
+def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: KubeVersion) -> str | None:
     """The API server's message refusing `workload` for its pod template, when the pod made
     from it was refused as invalid (`message`) for its spec or labels: the workload's create
     validates the template as a pod (ValidatePodTemplateSpec), with the field paths under the
@@ -537,7 +539,7 @@ def _template_refused(pod: dict, name: str, message: str, workload: dict) -> str
     from dataclasses import replace as with_path
 
     from kexplain.admission.validate_pod import validate_pod_create
-    errs = validate_pod_create(pod)
+    errs = validate_pod_create(pod, kube)
     if not errs or invalid_message("Pod", name, errs) != message:
         return None
     if any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
@@ -548,13 +550,13 @@ def _template_refused(pod: dict, name: str, message: str, workload: dict) -> str
 
 
 @contextmanager
-def pods_of(workload: Any) -> Iterator[None]:
+def pods_of(workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> Iterator[None]:
     """Errors raised within for the pod made from `workload` become the workload's
-    (`refused_pods`); a Pod's pass unchanged."""
+    (`refused_pods`, in `kube`); a Pod's pass unchanged."""
     try:
         yield
     except KexplainError as err:
-        converted = refused_pods(err, workload)
+        converted = refused_pods(err, workload, kube)
         if converted is err:
             raise
         raise converted from err

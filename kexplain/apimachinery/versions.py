@@ -1,4 +1,58 @@
-"""The Kubernetes versions kexplain follows, in a module cheap enough for the CLI to import."""
+"""The Kubernetes versions kexplain follows, and what each minor's API server serves by default,
+as data, in a module cheap enough for the CLI to import.
+
+Which group versions exist in a minor comes from its OpenAPI definitions
+(`kexplain.admission.openapi.ApiIndex`): they hold every group version kube-apiserver is built
+with, alpha and beta ones included. Which of those it *serves* without `--runtime-config` is
+`OFF_BY_DEFAULT`: kube-apiserver's `DefaultAPIResourceConfigSource`
+(`pkg/controlplane/instance.go`: the group versions of `betaAPIGroupVersionsDisabledByDefault`
+and `alphaAPIGroupVersionsDisabledByDefault`, in 1.36 also their `generic...` twins), read from
+openshift/microshift's vendored Kubernetes: release-4.20 (v1.33.13), release-4.21 (v1.34.9),
+release-4.22 (v1.35.6), release-4.23 (v1.36.3; `pkg/apis/resource` and `pkg/controlplane` are
+not vendored in the scheduler-plugins copy of v1.35.4). The lists change with minors only.
+
+What they say that matters here: `resource.k8s.io/v1beta1` and `v1beta2` are off by default in
+every minor from 1.33 to 1.36 (in 1.33 DRA has no GA version at all: none of its kinds is served
+by default; 1.34 serves `resource.k8s.io/v1`). Since 1.24 no new beta API is on by default, and
+the last old ones were removed before 1.33, so in these minors the list covers every alpha and
+beta group version the definitions have (and names a few whose types are gone). Minors without
+an entry (older ones, 1.37) are taken as serving every group version their definitions have.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
 
 KUBE_SCHEDULER_VERSION = "v1.35.4"
 DEFAULT_K8S_VERSION = "1.35"          # the minor version whose schemas lint checks by default
+
+_BETA_1_33 = frozenset({
+    "admissionregistration.k8s.io/v1beta1", "authentication.k8s.io/v1beta1", "certificates.k8s.io/v1beta1",
+    "coordination.k8s.io/v1beta1", "storage.k8s.io/v1beta1", "flowcontrol.apiserver.k8s.io/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1beta2", "flowcontrol.apiserver.k8s.io/v1beta3", "networking.k8s.io/v1beta1",
+    "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2"})
+_ALPHA_1_34 = frozenset({
+    "admissionregistration.k8s.io/v1alpha1", "internal.apiserver.k8s.io/v1alpha1", "authentication.k8s.io/v1alpha1",
+    "coordination.k8s.io/v1alpha2", "resource.k8s.io/v1alpha3", "certificates.k8s.io/v1alpha1",
+    "storage.k8s.io/v1alpha1", "storagemigration.k8s.io/v1alpha1"})
+
+# minor -> the group versions kube-apiserver has but serves only when --runtime-config enables them
+OFF_BY_DEFAULT: Mapping[str, frozenset[str]] = MappingProxyType({
+    "1.33": _BETA_1_33 | _ALPHA_1_34 | {"networking.k8s.io/v1alpha1"},
+    "1.34": _BETA_1_33 | _ALPHA_1_34,
+    "1.35": (_BETA_1_33 | {"storagemigration.k8s.io/v1beta1"}
+             | (_ALPHA_1_34 - {"storagemigration.k8s.io/v1alpha1"}) | {"scheduling.k8s.io/v1alpha1"}),
+    "1.36": (_BETA_1_33 | {"storagemigration.k8s.io/v1beta1"}
+             | (_ALPHA_1_34 - {"storagemigration.k8s.io/v1alpha1"}) | {"scheduling.k8s.io/v1alpha2"}),
+})
+
+
+def off_by_default(minor: str) -> frozenset[str]:
+    """The group versions `minor`'s kube-apiserver does not serve unless enabled (empty for a
+    minor kexplain has no list for: everything its definitions have counts as served)."""
+    return OFF_BY_DEFAULT.get(minor, frozenset())
+
+
+def runtime_config_flag(api_version: str) -> str:
+    """The kube-apiserver flag that serves an off-by-default group version."""
+    return f"--runtime-config={api_version}=true"

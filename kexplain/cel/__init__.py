@@ -34,7 +34,7 @@ from kexplain.cel.checker import Checked, check
 from kexplain.cel.errors import (CelCompileError, CelCostError, CelError, CelEvalError,
                      CelUnsupported)
 from kexplain.cel.evaluator import Compiler, ConstantError, Ctx
-from kexplain.cel.library import UNSUPPORTED_GLOBAL, UNSUPPORTED_MEMBER
+from kexplain.cel.library import UNSUPPORTED_GLOBAL, UNSUPPORTED_MEMBER, functions, has_ext_lists
 from kexplain.cel.library import re2
 from kexplain.cel.parser import ParseFailed, parse
 from kexplain.cel.values import DefaultMap, DeviceObject
@@ -242,18 +242,18 @@ def _find_literal_regexes(root: A.Expr) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)   # bounded: one entry per distinct selector text
-def _compile_cached(expression: str) -> Program | CelError:
+@lru_cache(maxsize=4096)   # bounded: one entry per distinct selector text (and environment)
+def _compile_cached(expression: str, compatibility: str | None = None) -> Program | CelError:
     try:
-        return _compile(expression)
+        return _compile(expression, compatibility)
     except CelError as err:
         return err
 
 
-def _compile(expression: str) -> Program:
+def _compile(expression: str, compatibility: str | None = None) -> Program:
     with _deep_stack():
         try:
-            root = parse(expression)
+            root = parse(expression, has_ext_lists(compatibility))
         except ParseFailed as failed:
             raise CelCompileError("compilation failed: " + format_issues(
                 expression, [(i.pos, i.message) for i in failed.issues])) from None
@@ -261,7 +261,7 @@ def _compile(expression: str) -> Program:
         if name is not None:
             raise CelUnsupported(f"kexplain does not implement the CEL function '{name}' of the "
                                  "Kubernetes CEL environment")
-        checked = check(root)
+        checked = check(root, functions(compatibility))
     if checked.issues:
         raise CelCompileError("compilation failed: " + format_issues(
             expression, [(i.pos, i.message) for i in checked.issues]))
@@ -283,14 +283,19 @@ def compile_selector(expression: str) -> Program:
     return result
 
 
-def api_validation_error(expression: str) -> str | None:
+def api_validation_error(expression: str, compatibility: str | None = None) -> str | None:
     """What the API server says of a selector on create (after the field path and ': '), or None:
     `Too long: may not be more than 10240 bytes`, `Invalid value: "...": compilation failed: ...`.
-    The static cost estimate (`Forbidden: too complex, exceeds cost limit`) is not reproduced."""
+    `compatibility`: the API server's CEL compatibility version, whose environment new
+    expressions are compiled in (None: every library; a 1.34 API server compiles at 1.33,
+    without cel-go's lists extension). The static cost estimate (`Forbidden: too complex,
+    exceeds cost limit`) is not reproduced."""
     if len(expression.encode("utf-8", errors="surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return f"Too long: may not be more than {MAX_EXPRESSION_LENGTH} bytes"
     try:
-        compile_selector(expression)
+        found = _compile_cached(expression, compatibility)
+        if isinstance(found, CelError):
+            raise found
     except CelCompileError as err:
         return f"Invalid value: {_go_quote(expression)}: {err}"
     except CelUnsupported:

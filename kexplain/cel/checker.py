@@ -59,12 +59,12 @@ def qualified_name(e: A.Expr) -> str | None:
 
 
 class Checker:
-    def __init__(self) -> None:
+    def __init__(self, fns: dict[str, Function] | None = None) -> None:
         self.out = Checked()
         self.mappings: T.Mapping = {}
         self.fresh = 0
         self.scopes: list[dict[str, Type]] = []
-        self.fns = functions()
+        self.fns = fns if fns is not None else functions()
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -406,8 +406,9 @@ def _equivalent(a: Type, b: Type) -> bool:
     return a == b
 
 
-def check(root: A.Expr) -> Checked:
-    c = Checker()
+def check(root: A.Expr, fns: dict[str, Function] | None = None) -> Checked:
+    """Type-check `root` against `fns` (`library.functions`; default: every library)."""
+    c = Checker(fns)
     c.check(root)
     for e, t in list(c.out.types.items()):
         c.out.types[e] = T.substitute(c.mappings, t, True)

@@ -58,8 +58,9 @@ class _Abort(Exception):
 
 
 class Parser:
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, sort_by: bool = True) -> None:
         self.src = src
+        self.sort_by = sort_by          # the lists extension's sortBy macro is in the environment
         self.toks = tokenize(src)
         self.i = 0
         self.next_id = 1
@@ -506,7 +507,7 @@ class Parser:
             macro = self._bind
         elif name in ("optMap", "optFlatMap") and n == 2:
             macro = self._opt_map
-        elif name == "sortBy" and n == 2:
+        elif name == "sortBy" and n == 2 and self.sort_by:
             macro = self._sort_by
         if macro is not None:
             result = macro(name, target, args, pos, start, end)
@@ -734,6 +735,7 @@ def _unescape(text: str, is_bytes: bool) -> str | bytes:
     return out.decode("utf-8", errors="replace")
 
 
-def parse(src: str) -> A.Expr:
-    """Parse `src`, raising ParseFailed with cel-go's issues."""
-    return Parser(src).parse()
+def parse(src: str, sort_by: bool = True) -> A.Expr:
+    """Parse `src`, raising ParseFailed with cel-go's issues; `sort_by`: with the lists
+    extension's sortBy macro (without it, `sortBy` is an ordinary call)."""
+    return Parser(src, sort_by).parse()

@@ -18,7 +18,6 @@ try:
 except ImportError:                           # pragma: no cover - older typer, on click
     from click import ClickException  # type: ignore[no-redef]
 
-from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 from kexplain.cli import explain as explain_cmd
 from kexplain.cli import lint as lint_cmd
 from kexplain.cli import live as live_cmd
@@ -27,9 +26,11 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import HELP as EXIT_HELP
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.errors import KexplainError
+from kexplain.features import DEFAULT_MINOR, RELEASES, SUPPORTED
 
-HELP = f"""Why didn't my pod schedule? Runs kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score plugins over
-manifests and explains every verdict.
+HELP = f"""Why didn't my pod schedule? Runs kube-scheduler's filter and score plugins over manifests and
+explains every verdict, as Kubernetes {', '.join(SUPPORTED[:-1])} or {SUPPORTED[-1]} schedules (--kubernetes-version;
+default {DEFAULT_MINOR}, kube-scheduler {RELEASES[DEFAULT_MINOR]}).
 
 {EXIT_HELP}"""
 
@@ -46,13 +47,18 @@ app.command("lint")(lint_cmd.command)
 
 
 def version_text() -> str:
+    """kexplain's version, then the Kubernetes versions it follows, each with its
+    kube-scheduler release, and which one is the default."""
     from importlib.metadata import version
-    return f"kexplain {version('kexplain')} (kube-scheduler {KUBE_SCHEDULER_VERSION})"
+    lines = [f"kexplain {version('kexplain')}", "Kubernetes versions it follows (--kubernetes-version X.Y):"]
+    lines += [f"  {minor}  kube-scheduler {release}" + ("  (the default)" if minor == DEFAULT_MINOR else "")
+              for minor, release in RELEASES.items()]
+    return "\n".join(lines)
 
 
 @app.command("version")
 def version_cmd(ctx: typer.Context) -> ExitStatus:
-    """Print kexplain's version and the kube-scheduler version it follows."""
+    """Print kexplain's version and the Kubernetes versions it follows (and the default)."""
     env_of(ctx).stdout.write(version_text() + "\n")
     return ExitStatus.SUCCESS
 
@@ -66,7 +72,8 @@ def _print_version(ctx: typer.Context, value: bool) -> None:
 @app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
-                                 help="Print the version (as `kexplain version`) and exit."),
+                                 help="Print the version and the Kubernetes versions followed (as `kexplain version`) "
+                                      "and exit."),
 ) -> None:
     """Options of kexplain itself (before any command)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import BinaryIO, TextIO
+from typing import BinaryIO, Mapping, TextIO
 
 import typer
 from rich.console import Console
@@ -27,6 +27,7 @@ class Environment:
     color: bool | None = None           # None: rich decides (NO_COLOR honoured)
     width: int | None = None            # None: terminal width, 80 when not a terminal
     stderr_is_terminal: bool | None = None   # None: ask the stream (progress bars, hints)
+    variables: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))   # KEXPLAIN_* settings
 
     def __post_init__(self) -> None:
         if self.stdin is None:

@@ -11,6 +11,8 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
+                                   version_choice, version_option)
 from kexplain.errors import KexplainError
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
@@ -18,7 +20,8 @@ from kexplain.render import structured
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.inputs import Inputs, Loaded
-    from kexplain.explain.request import RunOptions
+    from kexplain.explain.request import Request, RunOptions
+    from kexplain.features import KubeVersion
     from kexplain.model.snapshot import Snapshot
 
 
@@ -85,14 +88,38 @@ def node_names(snapshot: "Snapshot | None") -> list[str]:
     return [ni.name for ni in snapshot.node_infos] if snapshot is not None else []
 
 
-def export_view(env: Environment, draw, svg: Optional[str], html: Optional[str]) -> None:
-    """`--svg`/`--html`: the human view, drawn again on a recording console and saved."""
-    from kexplain.render.export import export
+def export_view(env: Environment, draw, svg: Optional[str]) -> None:
+    """`--svg`: the human view, drawn again on a recording console and saved."""
+    from kexplain.render.export import export_svg
+
+    if svg:
+        try:
+            export_svg(draw, env.console().width, svg)
+        except OSError as err:
+            raise KexplainError(f"{err.filename or svg}: {err.strerror or err}") from None
+
+
+def save_page(html: str, doc: dict) -> None:
+    """`--html`: the interactive page of the document `-o json` would print."""
+    from kexplain.render.export import export_html
 
     try:
-        export(draw, env.console().width, svg=svg, html=html)
+        export_html(html, doc)
     except OSError as err:
-        raise KexplainError(f"{err.filename or svg or html}: {err.strerror or err}") from None
+        raise KexplainError(f"{err.filename or html}: {err.strerror or err}") from None
+
+
+def page_options(options: "RunOptions", names: Sequence[str]) -> "RunOptions":
+    """How a cycle runs for `--html`: as `options` say, recording every node's facts (each
+    node's full verdict is one click away on the page) and the never-examined nodes."""
+    return replace(options, details=True, explain_nodes=frozenset(names), unexamined=True)
+
+
+def as_asked(trace: dict, options: "RunOptions") -> dict:
+    """A trace recorded for `--html` as the output asked for it: without the extra keys
+    `options` do not record (`-o json` stays the same with or without `--html`)."""
+    unasked = [k for k, on in (("details", options.details), ("unexamined", options.unexamined)) if not on]
+    return {k: v for k, v in trace.items() if k not in unasked}
 
 
 def command(
@@ -126,8 +153,11 @@ def command(
     svg: Optional[str] = typer.Option(None, "--svg", metavar="FILE",
                                       help="Also save the rendered explanation as SVG."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
-                                       help="Also save the rendered explanation as HTML."),
+                                       help="Also write the explanation as a self-contained interactive page."),
     validate: str = VALIDATE_OPTION,
+    kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
+    feature_gates: Optional[str] = feature_gates_option(),
+    compare_versions: Optional[str] = compare_versions_option(),
 ) -> ExitStatus:
     """Explain where (and whether) the scheduler would place POD."""
     from kexplain.explain.batch import explain_batch
@@ -137,8 +167,19 @@ def command(
     from kexplain.suggest import suggestions as suggest
 
     env = env_of(ctx)
+    choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas)
+    if compare_versions is not None:
+        kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
+        if node is not None:
+            raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
+        options = run_options(Output.json, None, start_index=start_index, preemption=preemption,
+                              preemption_offset=preemption_offset)     # the scheduler's keys only: compared
+        return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
+    # A version given explicitly is checked before anything is read; else a snapshot's recorded
+    # version may be followed, settled once --nodes is read.
+    req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
         loaded = load(req, env.stdin)
     cluster = loaded.single if loaded.single is not None else loaded.pool
@@ -147,18 +188,56 @@ def command(
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
-        batch = explain_batch(loaded.batch, loaded.pool, options, suggest if suggestions else None, stored=stored)
-        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html)
+        recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if html else options
+        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored)
+        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     hint = no_nodes_hint(nodes)
     write_trace(env, trace, output, node=node, no_nodes_hint=hint)
-    if svg or html:
+    if svg:
         from kexplain.render.table import print_trace
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
-                    svg, html)
+                    svg)
+    if html:
+        save_page(html, explain_for_page(loaded.single, options, trace))
     return for_trace(trace)
+
+
+def write_version_comparison(env: Environment, req: "Request", kubes: "list[KubeVersion]", options: "RunOptions",
+                             output: Output, *, svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
+    """`--compare-versions`: the pod explained under each version, only what differs shown
+    (`-o json`/`-o yaml`: the VersionComparison); the exit code is the worst of the verdicts
+    (2 when the input is refused under one of the versions)."""
+    from kexplain.explain.versions import compare_versions
+    from kexplain.load.gcpolicy import bulk_load
+
+    with bulk_load(freeze=True):
+        comparison = compare_versions(req, kubes, options, env.stdin)
+    for warning in dict.fromkeys(w for run in comparison.runs for w in run.warnings):
+        env.error(f"warning: {warning}")
+    doc = comparison.to_json()
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        from kexplain.render.versions import print_comparison
+        print_comparison(doc, env.console(), wide=output is Output.wide)
+        if svg or html:
+            export_view(env, lambda c: print_comparison(doc, c, wide=output is Output.wide), svg, html)
+    return aggregate(for_trace(run.trace) if run.trace is not None else ExitStatus.BAD_INPUT
+                     for run in comparison.runs)
+
+
+def explain_for_page(inputs: "Inputs", options: "RunOptions", trace: dict) -> dict:
+    """The cycle run again recording every node's facts (`page_options`), with the verified
+    suggestions `trace` already has (they do not depend on what is recorded)."""
+    from kexplain.explain.run import explain
+
+    full = explain(inputs, page_options(options, node_names(inputs.snapshot))).to_json()
+    if "suggestions" in trace:
+        full["suggestions"] = trace["suggestions"]
+    return full
 
 
 def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> dict:
@@ -175,13 +254,17 @@ def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> d
 
 
 def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Output, *,
-                node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
+                node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None,
+                asked: "Optional[RunOptions]" = None) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
     yaml) whose items are written one by one, or one section per object as soon as it is
     placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
-    once written (`--svg`/`--html` keep each object's shown ones, to draw them again)."""
+    once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
+    write the page). `asked`: the options the output asked for (the batch records more for
+    `--html`: `as_asked`)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
     from kexplain.render.batch import print_batch, print_batch_node
+    from kexplain.render.export import batch_document
     from kexplain.render.live import scheduling_bar
 
     for warning in (loaded.pool.warnings if loaded.pool else []):
@@ -198,12 +281,19 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                         env.error(f"warning: {warning}")
                     yield outcome
 
+        kept: list["Outcome"] = []
         if output in (Output.json, Output.yaml):
             writer = structured.ListWriter(env.stdout, output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
-            placements = [o.to_json() for o in placed(run.with_sink(lambda p: writer.item(p.trace.to_json())))]
-            writer.close({"placements": placements})
+            shown = asked or batch.options
+            outcomes = []
+            for o in placed(run.with_sink(lambda p: writer.item(as_asked(p.trace.to_json(), shown)))):
+                outcomes.append(o.to_json())
+                if html:
+                    kept.append(o)
+            writer.close({"placements": outcomes})
+            if html:
+                save_page(html, batch_document(kept))
             return aggregate(statuses)
-        kept: list["Outcome"] = []
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
             if node is None:
@@ -217,7 +307,9 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(outcome)
                 yield outcome
         draw(env.console(), keeping(placed(run)))
-    export_view(env, lambda c: draw(c, kept), svg, html)
+    export_view(env, lambda c: draw(c, kept), svg)
+    if html:
+        save_page(html, batch_document(kept))
     return aggregate(statuses)
 
 

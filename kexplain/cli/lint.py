@@ -7,10 +7,13 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION
-from kexplain.cli.env import env_of
+from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
+                                   version_option)
 from kexplain.errors import KexplainError
+from kexplain.explain.request import VersionChoice
+from kexplain.features import RELEASES
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
@@ -18,7 +21,11 @@ HELP = f"""Lint manifests: validate every object against the Kubernetes JSON sch
 (each replica placed in turn; a DaemonSet's pod on each node it is eligible for).
 
 PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' for stdin,
-e.g. `helm template . | kexplain lint - --nodes pool.yaml`.
+e.g. `helm template . | kexplain lint - --nodes pool.yaml`. The PATHs are one apply, as
+`kubectl apply -f PATH...` (and `kexplain DIR`) take them: an object finds what another file
+creates (a ResourceClaimTemplate, a PriorityClass, a PVC), their pods take room from each
+other, an object given twice alike is one object, and given twice differently the second
+is refused (already exists). Lint files apart by running lint once per file.
 
 Fields a schema does not define are errors, as kubectl's default strict field validation
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
@@ -70,8 +77,14 @@ def command(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
-    k8s_version: str = typer.Option(DEFAULT_K8S_VERSION, "--k8s-version", metavar="X.Y",
-                                    help="Kubernetes version whose schemas are used."),
+    kubernetes_version: Optional[str] = version_option(),
+    feature_gates: Optional[str] = feature_gates_option(),
+    compare_versions: Optional[str] = typer.Option(
+        None, "--compare-versions", metavar="A,B",
+        help="Check against B and flag every Pod and workload scheduled differently under A (version-change)."),
+    k8s_version: Optional[str] = typer.Option(None, "--k8s-version", metavar="X.Y",
+                                              help="Deprecated: --kubernetes-version (a minor that option does not "
+                                                   "take chooses the schemas only)."),
     validate: str = VALIDATE_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Deprecated: --validate=strict, the default."),
     schemas: List[str] = typer.Option([], "--schemas", metavar="DIR",
@@ -94,6 +107,9 @@ def command(
                                  help="Also show info findings (objects that fit, kinds without schema)."),
     max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
                                        help="Refuse inputs larger than this."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the findings, with each scheduled pod's explanation, as a "
+                                            "self-contained interactive page."),
 ) -> ExitStatus:
     from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
     from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
@@ -109,13 +125,33 @@ def command(
     targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
     if targets.count("-") > 1:
         raise KexplainError("only one format can go to stdout: give the others an --output FILE")
-    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), k8s_version=k8s_version, validate=validate,
-                          schema_dirs=tuple(schemas), config_path=config, stored=stored, preemption=preemption,
-                          max_bytes=max_input_size)
+    choice = version_choice(env, kubernetes_version, feature_gates)
+    schemas_only = None
+    if k8s_version is not None:
+        choice, schemas_only = _deprecated_version(env, k8s_version, choice)
+    before = None
+    if compare_versions is not None:
+        if not nodes:
+            raise KexplainError("--compare-versions compares the scheduling: give the pool with --nodes")
+        kubes = compared_versions(env, compare_versions, kubernetes_version or k8s_version, feature_gates)
+        if len(kubes) != 2:
+            raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
+                                "against B and flags what is scheduled differently under A")
+        before, kube = kubes
+    else:
+        kube = settle(env, choice)
+    options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, k8s_version=schemas_only,
+                          validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
+                          preemption=preemption, max_bytes=max_input_size, explain=html is not None)
     from kexplain.render.live import scheduling_bar
 
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
-        report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
+        if before is None:
+            report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
+        else:
+            from kexplain.lint.versions import lint_compared
+            report = lint_compared(options, before, env.stdin, default_suggester(), freeze_pool=True,
+                                   progress=bar.update)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
     for fmt, target in zip(chosen, targets):
         if target == "-" and fmt == "text":
@@ -130,10 +166,31 @@ def command(
                 fh.write(text)
         except OSError as err:
             raise KexplainError(f"{target}: cannot write: {err.strerror or err}") from None
+    if html:
+        from kexplain.cli.explain import save_page
+        save_page(html, {**report.to_json(), "explanations": report.explanations})
     outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
     if report.failed(render_options.fail_on):
         outcomes.append(ExitStatus.FINDINGS)
     return aggregate(outcomes)
+
+
+def _deprecated_version(env: Environment, value: str, choice: VersionChoice) -> tuple[VersionChoice, Optional[str]]:
+    """`--k8s-version X.Y`, deprecated: --kubernetes-version X.Y for a minor that flag takes;
+    for another one (an older cluster's schemas), the schemas' version alone, as before."""
+    from kexplain.admission.openapi import normalize_version
+
+    minor = normalize_version(value)       # its own error for text that is no version
+    if choice.given is not None and minor != choice.given:
+        raise KexplainError(f"--k8s-version {value} (deprecated) contradicts the version given "
+                            f"({choice.given}): give --kubernetes-version only")
+    if minor in RELEASES:
+        env.error("warning: --k8s-version is deprecated: use --kubernetes-version (the schemas and the scheduling "
+                  "check both follow it)")
+        return VersionChoice(minor, choice.feature_gates), None
+    env.error(f"warning: --k8s-version is deprecated: Kubernetes {minor}'s schemas are used, and the scheduling "
+              f"check follows {settle(env, choice).minor} (--kubernetes-version takes {', '.join(RELEASES)})")
+    return choice, minor
 
 
 command.__doc__ = HELP

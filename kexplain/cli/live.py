@@ -8,17 +8,21 @@ compared with the scheduler's own last word (`kexplain.explain.compare`) and sho
 """
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
-from kexplain.cli.explain import Output, check_node, explain_one, node_names, run_options, write_trace
+from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
+                                  run_options, save_page, write_trace)
+from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
+from kexplain.explain.request import VersionChoice
+from kexplain.features import KubeVersion, VersionError
 from kexplain.render import structured
 from kexplain.render.live import LIVE_NO_NODES, live_json, print_comparison, print_pending
 
@@ -71,26 +75,82 @@ class Live:
     server_version: Optional[str] = None
 
 
-def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None) -> Live:
-    """The named pod (get), then every kind the pipeline reads (list), then /version; a
-    progress bar on stderr when it is a terminal."""
-    from kexplain.load.live import ClusterReader, connect
-    from kexplain.render.live import progress_bar
+class Session:
+    """One connection to the API server: its version first (`server_version`: what the command
+    follows, and so how the configuration is read), then the cluster (`read`)."""
 
-    conn = connect(opts.kubeconfig, opts.context)
-    namespace = opts.namespace or conn.namespace
-    bar = progress_bar(env.stderr, color=bool(env.color)) if env.stderr_is_terminal else nullcontext(None)
-    try:
+    def __init__(self, env: Environment, opts: Connect) -> None:
+        from kexplain.load.live import connect
+
+        self.env, self.opts = env, opts
+        self.conn = connect(opts.kubeconfig, opts.context)
+        self.namespace = opts.namespace or self.conn.namespace
+        self._version: Optional[str] = None
+        self._asked = False
+
+    def server_version(self) -> Optional[str]:
+        """The API server's gitVersion (GET /version), None when it does not say; asked once."""
+        from kexplain.load.live import ClusterReader
+
+        if not self._asked:
+            self._version = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout).server_version()
+            self._asked = True
+        return self._version
+
+    def read(self, pod_name: Optional[str] = None) -> Live:
+        """The named pod (get), then every kind the pipeline reads (list); a progress bar on
+        stderr when it is a terminal."""
+        from kexplain.load.live import ClusterReader
+        from kexplain.render.live import progress_bar
+
+        env, opts = self.env, self.opts
+        version = self.server_version()
+        bar = progress_bar(env.stderr, color=bool(env.color)) if env.stderr_is_terminal else nullcontext(None)
         with bar as progress:
-            reader = ClusterReader(conn, opts.chunk_size, opts.request_timeout, progress)
-            pod = reader.get_pod(namespace, pod_name) if pod_name else None
+            reader = ClusterReader(self.conn, opts.chunk_size, opts.request_timeout, progress)
+            pod = reader.get_pod(self.namespace, pod_name) if pod_name else None
             cluster = reader.read_cluster()
-            version = reader.server_version()
-    finally:
-        close = getattr(conn.api_client, "close", None)
+        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version)
+
+    def close(self) -> None:
+        close = getattr(self.conn.api_client, "close", None)
         if close is not None:
             close()
-    return Live(conn.server, conn.context, namespace, cluster, pod, version)
+
+
+@contextmanager
+def session(env: Environment, opts: Connect) -> Iterator[Session]:
+    s = Session(env, opts)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None) -> Live:
+    """/version, the named pod (get), then every kind the pipeline reads (list)."""
+    with session(env, opts) as s:
+        s.server_version()
+        return s.read(pod_name)
+
+
+def followed_version(env: Environment, choice: VersionChoice, s: Session) -> KubeVersion:
+    """The version to follow for a live cluster: --kubernetes-version (or the environment's),
+    else the API server's own (a minor newer than kexplain's newest followed as that one, with
+    a warning; one older than the oldest refused), else the default."""
+    reported = s.server_version()
+    try:
+        return settle(env, choice, reported)
+    except VersionError as err:
+        if reported is None:
+            raise
+        raise VersionError(f"{safe_server(s.conn.server)} runs Kubernetes {reported}: {err.message}; explain it as "
+                           "a supported version with --kubernetes-version") from None
+
+
+def safe_server(server: str) -> str:
+    from kexplain.load.live import safe_url
+    return safe_url(server)
 
 
 # --- `kexplain pod` ----------------------------------------------------------------------------
@@ -108,6 +168,8 @@ class PodArgs:
     preemption: bool = True
     preemption_offset: int = 0
     node: Optional[str] = None
+    version: VersionChoice = VersionChoice()
+    html: Optional[str] = None
 
 
 def command(
@@ -135,6 +197,11 @@ def command(
                                             "the facts behind each (-o json/yaml: under `details`)."),
     request_timeout: float = timeout_option(),
     chunk_size: int = chunk_size_option(),
+    kubernetes_version: Optional[str] = version_option("the API server's own"),
+    feature_gates: Optional[str] = feature_gates_option(),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the explanation (with --pending/-A: every pod's) as a "
+                                            "self-contained interactive page."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -142,10 +209,11 @@ def command(
     read-only ClusterRole of deploy/rbac.yaml), and compares the verdict with the pod's
     PodScheduled condition. Exit codes as for `kexplain POD`; 2 also when the cluster cannot
     be read."""
+    env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
-                   preemption_offset, node)
-    return run_pod(env_of(ctx), args)
+                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html)
+    return run_pod(env, args)
 
 
 def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
@@ -159,9 +227,13 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
     from kexplain.explain.inputs import read_config
     from kexplain.load.gcpolicy import bulk_load
 
-    config = read_config(args.config)
-    with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
-        live = read_live(env, args.connect, args.name)
+    # A version given is checked before the cluster is asked anything; else the API server's
+    # is read first: the configuration is read as that version's kube-scheduler reads it.
+    kube = settle(env, args.version) if args.version.given else None
+    with session(env, args.connect) as s:
+        config = read_config(args.config, kube=kube or followed_version(env, args.version, s))
+        with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
+            live = s.read(args.name)
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)
@@ -192,12 +264,14 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
         env.error(f"note: {note}")
+    where = live_json(live.server, live.context, live.server_version, comparison)
     if args.output.value in structured.FORMATS:
-        write_trace(env, {**trace, "live": live_json(live.server, live.context, live.server_version, comparison)},
-                    args.output)
+        write_trace(env, {**trace, "live": where}, args.output)
     else:
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(env.console(), comparison)
+    if args.html:
+        save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where})
     return for_trace(trace)
 
 
@@ -223,6 +297,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
                          preemption_offset=args.preemption_offset)
+    recorded = page_options(options, [ni.name for ni in snapshot.node_infos]) if args.html else options
+    explained: list[dict[str, Any]] = []      # every pod's trace, for --html
     structured_out = args.output.value in structured.FORMATS
     statuses: list[ExitStatus] = []
     rows: list[tuple[str, str, str, str]] = []
@@ -233,20 +309,23 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
                                                                        "kind": LIST_KIND}) if structured_out else None
         inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
-        for pod, verdict in zip(pods, explain_each(inputs, options, suggest, planned=len(pods), progress=bar.update)):
+        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
             if verdict.trace is None:
                 result = LivePod(pod, skipped=verdict.error)
                 skipped.append({"pod": result.key, "reason": verdict.error})
             else:
-                trace = verdict.trace.to_json()
+                full = verdict.trace.to_json()
+                trace = as_asked(full, options)
                 comparison = compare(trace, pod, config_given=args.config is not None,
                                      server_version=live.server_version,
                                      hints=tuple(nominated_notes(verdict.inputs, trace)))
                 result = LivePod(pod, trace, comparison)
                 statuses.append(for_trace(trace))
+                where = live_json(live.server, live.context, live.server_version, comparison)
                 if writer is not None:
-                    writer.item({**trace, "live": live_json(live.server, live.context, live.server_version,
-                                                            comparison)})
+                    writer.item({**trace, "live": where})
+                if args.html:
+                    explained.append({**full, "live": where})
             rows.append(summary(result))
             if args.details and result.trace is not None:
                 detailed.append(result)
@@ -257,4 +336,6 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
+    if args.html:
+        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": explained, "skipped": skipped})
     return aggregate(statuses)

@@ -1,5 +1,7 @@
 """`kexplain snapshot [NAME] -o FILE`: save what `kexplain pod` reads from the cluster, to
-replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked."""
+replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked. The List
+records the API server's version first (a `kexplain/v1 ServerVersion` item), which the replay
+follows unless told another (`--kubernetes-version`)."""
 from __future__ import annotations
 
 import json
@@ -61,7 +63,7 @@ def default_pod_output(output: str) -> str:
 
 
 def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
-    from kexplain.load.live import as_pending
+    from kexplain.load.live import as_pending, version_record
     from kexplain.load.redact import Redactor
 
     if args.redact_map and not args.redact:
@@ -83,8 +85,10 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
         redactor.prepare(objects + ([pod] if pod else []))
         objects = [r for r in (redactor.redact(o) for o in objects) if r is not None]
         pod = redactor.redact(pod) if pod else None
+    # The API server's version first: a replay follows it (`kexplain.load.live.recorded_version`).
+    record = [version_record(live.server_version)] if live.server_version else []
     try:
-        _write(env, args.output, objects_text(objects, as_yaml=_is_yaml(args.output)))
+        _write(env, args.output, objects_text(record + objects, as_yaml=_is_yaml(args.output)))
         if pod is not None and pod_path:
             _write(env, pod_path, objects_text([pod], as_yaml=_is_yaml(pod_path), single=True))
         if redactor is not None and args.redact_map:
@@ -94,7 +98,8 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     if note:
         env.error(f"note: {note}")
     where = "stdout" if args.output == "-" else args.output
-    env.error(f"wrote {len(objects)} objects ({_counts(objects)}) read from {live.server} to {where}"
+    version = f" (Kubernetes {live.server_version}, which a replay follows)" if live.server_version else ""
+    env.error(f"wrote {len(objects)} objects ({_counts(objects)}) read from {live.server}{version} to {where}"
               + (", redacted" if args.redact else ""))
     if pod_path:
         env.error(f"replay offline: kexplain {pod_path} --nodes {args.output} --stored")

@@ -5,7 +5,8 @@ file fails with the message kube-scheduler would print first:
 strict v1 decoding -> v1 defaulting (plugins merged into the defaults, plugin args
 defaulted) -> ValidateKubeSchedulerConfiguration -> per profile, NewFramework
 (plugin construction, plugin lists, multiPoint expansion, score weights).
-Feature gates are v1.35.4's defaults (see `_args.Gates`).
+The feature gates and the default plugins are those of the Kubernetes version passed in
+(`kexplain.features.KubeVersion`; v1.35.4's by default).
 
 Known gaps: leaderElection/clientConnection are only checked for unknown fields;
 extenders are refused (kexplain cannot call them).
@@ -19,11 +20,11 @@ from typing import Any, Callable, Mapping
 
 from kexplain.apimachinery.fielderrors import (FieldError, aggregate, child, duplicate, go_quote, index, invalid,
                                                required)
-from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 from kexplain.config import _args, _decode as d, _plugins
-from kexplain.config._args import API_VERSION, DEFAULT_GATES, Gates
+from kexplain.config._args import API_VERSION
 from kexplain.config._plugins import EXTENSION_POINTS, PluginSet
 from kexplain.errors import ConfigError, FrameworkError, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 __all__ = ["EXTENSION_POINTS", "Profile", "SchedulerConfig", "load_config", "DEFAULT_SCHEDULER_NAME"]
 
@@ -31,6 +32,8 @@ DEFAULT_SCHEDULER_NAME = "default-scheduler"
 KIND = "KubeSchedulerConfiguration"
 # Plugins removed from v1; validation names them rather than saying "does not exist".
 _REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+# 1.34 dropped the leading "queueSort" from the plugins.queueSort error (its pluginConfig twin kept it).
+QUEUE_SORT_TEXT_SHORT_SINCE = "1.34"
 
 _TOP_FIELDS = ("apiVersion", "kind", "parallelism", "leaderElection", "clientConnection",
                "enableProfiling", "enableContentionProfiling", "percentageOfNodesToScore",
@@ -49,12 +52,14 @@ class Profile:
     plugins: Mapping[str, tuple[str, ...]]
     score_weights: Mapping[str, int]
     args: Mapping[str, Mapping]
+    kube: KubeVersion = DEFAULT_VERSION   # the version whose plugins these are (Go: feature.Features)
 
 
 @dataclass(frozen=True)
 class SchedulerConfig:
     percentage_of_nodes_to_score: int | None
     profiles: tuple[Profile, ...]
+    kube: KubeVersion = DEFAULT_VERSION
 
     def profile_for(self, scheduler_name: str) -> Profile:
         """The profile a pod with this spec.schedulerName is scheduled by (frameworkForPod)."""
@@ -87,9 +92,11 @@ class _RawProfile:
 
 
 def load_config(doc: dict | None, *, source: Source | None = None,
-                implements: Callable[[str, str], bool], known: Callable[[str], bool]) -> SchedulerConfig:
-    """Decode, default, validate and expand a KubeSchedulerConfiguration (None: all defaults)."""
-    gates = DEFAULT_GATES
+                implements: Callable[[str, str, KubeVersion], bool], known: Callable[[str], bool],
+                kube: KubeVersion = DEFAULT_VERSION) -> SchedulerConfig:
+    """Decode, default, validate and expand a KubeSchedulerConfiguration (None: all defaults)
+    as `kube`'s kube-scheduler does: its feature gates, default plugins and plugin interfaces."""
+    gates = kube
     try:
         top, profiles = _decode_config(doc, gates)
     except d.DecodeError as e:
@@ -114,12 +121,12 @@ def load_config(doc: dict | None, *, source: Source | None = None,
                               f"{go_quote(queue_sort)}, first: {go_quote(first_queue_sort)}", source=source)
         first_queue_sort = first_queue_sort or queue_sort
         built.append(built_profile)
-    return SchedulerConfig(top["percentageOfNodesToScore"], tuple(built))
+    return SchedulerConfig(top["percentageOfNodesToScore"], tuple(built), kube)
 
 
 # --- decoding + v1 defaulting --------------------------------------------------------
 
-def _decode_config(doc: dict | None, gates: Gates) -> tuple[dict[str, Any], list[_RawProfile]]:
+def _decode_config(doc: dict | None, gates: KubeVersion) -> tuple[dict[str, Any], list[_RawProfile]]:
     if doc is None:
         doc = {"apiVersion": API_VERSION, "kind": KIND}
     if not isinstance(doc, dict):
@@ -129,7 +136,7 @@ def _decode_config(doc: dict | None, gates: Gates) -> tuple[dict[str, Any], list
         raise d.DecodeError(f"Object 'Kind' is missing (expected kind: {KIND}, apiVersion: {API_VERSION})")
     if api_version != API_VERSION or kind != KIND:
         raise d.DecodeError(f"no kind {go_quote(str(kind))} is registered for version "
-                            f"{go_quote(str(api_version or ''))} (kube-scheduler {KUBE_SCHEDULER_VERSION} reads "
+                            f"{go_quote(str(api_version or ''))} (kube-scheduler {gates.release} reads "
                             f"kind {KIND}, apiVersion {API_VERSION})")
     top = d.obj(doc, "", _TOP_FIELDS)
     d.obj(top.get("leaderElection"), "leaderElection", _LEADER_FIELDS)
@@ -154,7 +161,7 @@ def _int(doc: Mapping[str, Any], key: str, path: str, default: int | None,
     return default if v is None else v
 
 
-def _decode_profile(raw: object, path: str, single: bool, gates: Gates) -> _RawProfile:
+def _decode_profile(raw: object, path: str, single: bool, gates: KubeVersion) -> _RawProfile:
     doc = d.obj(raw, path, _PROFILE_FIELDS)
     name = d.string(doc.get("schedulerName"), child(path, "schedulerName"))
     if name is None and single:
@@ -167,10 +174,10 @@ def _decode_profile(raw: object, path: str, single: bool, gates: Gates) -> _RawP
                        plugins, tuple(configs))
 
 
-def _decode_plugin_config(raw: object, path: str, gates: Gates) -> _PluginConfig:
+def _decode_plugin_config(raw: object, path: str, gates: KubeVersion) -> _PluginConfig:
     doc = d.obj(raw, path, ("name", "args"))
     name = d.string(doc.get("name"), child(path, "name")) or ""
-    if name not in _args.ARGS:
+    if not _args.typed(name, gates):
         return _PluginConfig(name, copy.deepcopy(doc.get("args")), None)
     try:
         args = _args.decode(name, doc.get("args"), gates)
@@ -182,7 +189,7 @@ def _decode_plugin_config(raw: object, path: str, gates: Gates) -> _PluginConfig
 
 # --- ValidateKubeSchedulerConfiguration ----------------------------------------------
 
-def _validate(top: Mapping[str, Any], profiles: list[_RawProfile], gates: Gates) -> list[FieldError]:
+def _validate(top: Mapping[str, Any], profiles: list[_RawProfile], gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     if top["parallelism"] <= 0:
         errs.append(invalid("parallelism", top["parallelism"], "should be an integer value greater than zero"))
@@ -194,7 +201,7 @@ def _validate(top: Mapping[str, Any], profiles: list[_RawProfile], gates: Gates)
             # Go prints the other *field.Path here ("{}"); the name is more use to a reader.
             errs.append(duplicate(child(prof.path, "schedulerName"), name))
         seen[name] = i
-    errs += _validate_common_queue_sort(profiles)
+    errs += _validate_common_queue_sort(profiles, gates)
     errs += _percentage(top["percentageOfNodesToScore"], "percentageOfNodesToScore")
     if top["podInitialBackoffSeconds"] <= 0:
         errs.append(invalid("podInitialBackoffSeconds", top["podInitialBackoffSeconds"], "must be greater than 0"))
@@ -215,7 +222,7 @@ def _removed(name: str) -> str:
             if name in _REMOVED_PLUGINS else "")
 
 
-def _validate_profile(prof: _RawProfile, gates: Gates) -> list[FieldError]:
+def _validate_profile(prof: _RawProfile, gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     if not prof.scheduler_name:
         errs.append(required(child(prof.path, "schedulerName")))
@@ -237,9 +244,11 @@ def _validate_profile(prof: _RawProfile, gates: Gates) -> list[FieldError]:
     return errs
 
 
-def _validate_common_queue_sort(profiles: list[_RawProfile]) -> list[FieldError]:
+def _validate_common_queue_sort(profiles: list[_RawProfile], gates: KubeVersion) -> list[FieldError]:
     """validateCommonQueueSort: every profile must configure queueSort identically."""
     errs: list[FieldError] = []
+    differs = ("must be the same for all profiles" if gates.since(QUEUE_SORT_TEXT_SHORT_SINCE)
+               else "queueSort must be the same for all profiles")
     canon = profiles[0].plugins["queueSort"]
     name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
@@ -249,8 +258,7 @@ def _validate_common_queue_sort(profiles: list[_RawProfile]) -> list[FieldError]
     for prof in profiles[1:]:
         cur = prof.plugins["queueSort"]
         if _plugins.internal_set_json(cur) != _plugins.internal_set_json(canon):
-            errs.append(invalid(child(prof.path, "plugins", "queueSort"), _plugins.internal_set_json(cur),
-                                "must be the same for all profiles"))
+            errs.append(invalid(child(prof.path, "plugins", "queueSort"), _plugins.internal_set_json(cur), differs))
         for c in prof.configs:
             if c.name == name and json.dumps(c.raw, sort_keys=True) != json.dumps(canon_args, sort_keys=True):
                 errs.append(invalid(child(prof.path, "pluginConfig", "args"), c.raw,
@@ -260,21 +268,23 @@ def _validate_common_queue_sort(profiles: list[_RawProfile]) -> list[FieldError]
 
 # --- NewFramework --------------------------------------------------------------------
 
-def _build_profile(prof: _RawProfile, implements: Callable[[str, str], bool], known: Callable[[str], bool],
-                   gates: Gates) -> Profile:
+def _build_profile(prof: _RawProfile, implements: Callable[[str, str, KubeVersion], bool], known: Callable[[str], bool],
+                   gates: KubeVersion) -> Profile:
     args: dict[str, Mapping[str, Any]] = {}
     for name in _args.ARGS:  # defaults for every typed-args plugin, configured or not
-        args[name] = _args.decode(name, None, gates)
+        if _args.typed(name, gates):
+            args[name] = _args.decode(name, None, gates)
     for c in prof.configs:
         args[c.name] = c.args if c.args is not None else (c.raw if c.raw is not None else {})
     for name in _plugins.needed(prof.plugins):  # plugin constructors that validate late
         if known(name) and name in _args.VALIDATED_AT_INIT_ONLY:
             _validate_at_init(name, args[name], gates)
-    plugins, weights = _plugins.expand(prof.plugins, prof.scheduler_name or "", implements, known)
-    return Profile(prof.scheduler_name or "", prof.percentage, plugins, weights, args)
+    plugins, weights = _plugins.expand(prof.plugins, prof.scheduler_name or "",
+                                       lambda name, point: implements(name, point, gates), known)
+    return Profile(prof.scheduler_name or "", prof.percentage, plugins, weights, args, gates)
 
 
-def _validate_at_init(name: str, args: Mapping[str, Any], gates: Gates) -> None:
+def _validate_at_init(name: str, args: Mapping[str, Any], gates: KubeVersion) -> None:
     errs = _args.validate(name, args, "", gates)
     if errs:
         raise FrameworkError(f'initializing plugin {go_quote(name)}: {aggregate(errs)}')

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from kexplain.config import _decode as d
+from kexplain.features import KubeVersion
 from kexplain.apimachinery.fielderrors import (FieldError, child, duplicate, forbidden, go_quote, index, invalid,
                                                invalid_typed, not_supported, required)
 from kexplain.apimachinery.names import validate_label_name
@@ -23,22 +24,8 @@ GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = GROUP + "/v1"
 MAX_CUSTOM_PRIORITY_SCORE = 10
 _TYPE_META = ("apiVersion", "kind")
-
-
-@dataclass(frozen=True)
-class Gates:
-    """The v1.35.4 feature gates that change config defaults or validation (their defaults)."""
-
-    dynamic_resource_allocation: bool = True
-    node_declared_features: bool = False
-    gang_scheduling: bool = False
-    storage_capacity_scoring: bool = False
-    dra_scheduler_filter_timeout: bool = True
-    dra_device_binding_conditions: bool = False
-    dra_resource_claim_device_status: bool = True
-
-
-DEFAULT_GATES = Gates()
+# 1.34 shortened the shape's ordering error ("utilization values must be sorted ..." before).
+SHAPE_ORDER_TEXT_SHORT_SINCE = "1.34"
 
 
 def _resources(v: object, path: str) -> list[dict[str, Any]] | None:
@@ -75,14 +62,15 @@ def _weights_zero_to_one(resources: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{**r, "weight": r["weight"] or 1} for r in resources]
 
 
-def _validate_shape(shape: list[dict[str, int]], path: str) -> list[FieldError]:
+def _validate_shape(shape: list[dict[str, int]], path: str, gates: KubeVersion) -> list[FieldError]:
     if not shape:
         return [required(path, "at least one point must be specified")]
     errs = []
+    unsorted = ("values must be sorted in increasing order" if gates.since(SHAPE_ORDER_TEXT_SHORT_SINCE)
+                else "utilization values must be sorted in increasing order")
     for i in range(1, len(shape)):
         if shape[i - 1]["utilization"] >= shape[i]["utilization"]:
-            errs.append(invalid(child(index(path, i), "utilization"), shape[i]["utilization"],
-                                "values must be sorted in increasing order"))
+            errs.append(invalid(child(index(path, i), "utilization"), shape[i]["utilization"], unsorted))
             break
     for i, pt in enumerate(shape):
         if not 0 <= pt["utilization"] <= 100:
@@ -103,7 +91,7 @@ def _internal_shape(shape: list[dict[str, int]] | None) -> object:
 
 # --- DefaultPreemption ---------------------------------------------------------------
 
-def _dp_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _dp_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("minCandidateNodesPercentage", "minCandidateNodesAbsolute"))
     pct = d.integer(a.get("minCandidateNodesPercentage"), child(path, "minCandidateNodesPercentage"))
     absolute = d.integer(a.get("minCandidateNodesAbsolute"), child(path, "minCandidateNodesAbsolute"))
@@ -111,7 +99,7 @@ def _dp_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "minCandidateNodesAbsolute": 100 if absolute is None else absolute}
 
 
-def _dp_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _dp_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     pct_path, abs_path = child(base, "minCandidateNodesPercentage"), child(base, "minCandidateNodesAbsolute")
     pct, absolute = a["minCandidateNodesPercentage"], a["minCandidateNodesAbsolute"]
     errs = []
@@ -127,7 +115,7 @@ def _dp_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- InterPodAffinity ----------------------------------------------------------------
 
-def _ipa_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _ipa_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"))
     w = d.integer(a.get("hardPodAffinityWeight"), child(path, "hardPodAffinityWeight"))
     ignore = d.boolean(a.get("ignorePreferredTermsOfExistingPods"),
@@ -136,7 +124,7 @@ def _ipa_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "ignorePreferredTermsOfExistingPods": bool(ignore)}
 
 
-def _ipa_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _ipa_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     w = a["hardPodAffinityWeight"]
     if not 0 <= w <= 100:
         return [invalid(child(base, "hardPodAffinityWeight"), w, "not in valid range [0, 100]")]
@@ -148,7 +136,7 @@ def _ipa_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
 _STRATEGIES = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
 
 
-def _fit_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _fit_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("ignoredResources", "ignoredResourceGroups", "scoringStrategy"))
     sp = child(path, "scoringStrategy")
     strategy: dict[str, Any]
@@ -172,7 +160,7 @@ def _fit_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "scoringStrategy": strategy}
 
 
-def _fit_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _fit_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, res in enumerate(a["ignoredResources"]):
         errs += validate_label_name(res, index(child(base, "ignoredResources"), i))
@@ -190,19 +178,19 @@ def _fit_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
             errs.append(invalid(child(index(child(sp, "resources"), i), "weight"), r["weight"],
                                 f"resource weight of {r['name']} not in valid range (0, 100]"))
     if strategy["requestedToCapacityRatio"] is not None:
-        errs += _validate_shape(strategy["requestedToCapacityRatio"]["shape"] or [], child(sp, "shape"))
+        errs += _validate_shape(strategy["requestedToCapacityRatio"]["shape"] or [], child(sp, "shape"), gates)
     return errs
 
 
 # --- NodeResourcesBalancedAllocation -------------------------------------------------
 
-def _ba_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _ba_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("resources",))
     resources = _resources(a.get("resources"), child(path, "resources")) or _default_resources()
     return {"resources": _weights_zero_to_one(resources)}
 
 
-def _ba_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _ba_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     seen: set[str] = set()
     for i, r in enumerate(a["resources"]):
@@ -236,7 +224,7 @@ def _constraint(v: object, path: str) -> dict[str, Any]:
     return out
 
 
-def _pts_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _pts_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("defaultConstraints", "defaultingType"))
     cp = child(path, "defaultConstraints")
     constraints = [_constraint(c, index(cp, i)) for i, c in enumerate(d.array(a.get("defaultConstraints"), cp) or [])]
@@ -244,7 +232,7 @@ def _pts_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
             "defaultingType": d.string(a.get("defaultingType"), child(path, "defaultingType")) or "System"}
 
 
-def _pts_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _pts_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs: list[FieldError] = []
     dt, constraints = a["defaultingType"], a["defaultConstraints"]
     dtp = child(base, "defaultingType")
@@ -295,7 +283,7 @@ def _term(v: object, path: str) -> dict[str, Any]:
             "matchFields": _requirements(t.get("matchFields"), child(path, "matchFields"))}
 
 
-def _na_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _na_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("addedAffinity",))
     if a.get("addedAffinity") is None:
         return {"addedAffinity": None}
@@ -343,7 +331,7 @@ def _empty_term(term: Mapping[str, Any]) -> bool:
     return not term["matchExpressions"] and not term["matchFields"]
 
 
-def _na_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _na_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     aff = a["addedAffinity"]
     if aff is None:
         return []
@@ -363,22 +351,22 @@ def _na_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- VolumeBinding -------------------------------------------------------------------
 
-def _vb_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _vb_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("bindTimeoutSeconds", "shape"))
     timeout = d.integer(a.get("bindTimeoutSeconds"), child(path, "bindTimeoutSeconds"), d.INT64)
     shape = _shape(a.get("shape"), child(path, "shape"))
-    if not shape and gates.storage_capacity_scoring:
+    if not shape and gates.enabled("StorageCapacityScoring"):
         shape = [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE}, {"utilization": 100, "score": 0}]
     return {"bindTimeoutSeconds": 600 if timeout is None else timeout, "shape": shape}
 
 
-def _vb_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _vb_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     if a["bindTimeoutSeconds"] < 0:
         errs.append(invalid(child(base, "bindTimeoutSeconds"), a["bindTimeoutSeconds"],
                             "invalid BindTimeoutSeconds, should not be a negative value"))
-    if gates.storage_capacity_scoring:
-        errs += _validate_shape(a["shape"] or [], child(base, "shape"))
+    if gates.enabled("StorageCapacityScoring"):
+        errs += _validate_shape(a["shape"] or [], child(base, "shape"), gates)
     elif a["shape"] is not None:
         errs.append(invalid(child(base, "shape"), _internal_shape(a["shape"]),
                             "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
@@ -387,27 +375,27 @@ def _vb_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldErr
 
 # --- DynamicResources ----------------------------------------------------------------
 
-def _dra_decode(raw: object, path: str, gates: Gates) -> dict[str, Any]:
+def _dra_decode(raw: object, path: str, gates: KubeVersion) -> dict[str, Any]:
     a = d.obj(raw, path, _TYPE_META + ("filterTimeout", "bindingTimeout"))
     ft = d.duration(a.get("filterTimeout"), child(path, "filterTimeout"))
     bt = d.duration(a.get("bindingTimeout"), child(path, "bindingTimeout"))
-    if ft is None and gates.dra_scheduler_filter_timeout:
+    if ft is None and gates.enabled("DRASchedulerFilterTimeout"):
         ft = 10 * 10**9
-    if bt is None and gates.dra_device_binding_conditions and gates.dra_resource_claim_device_status:
+    if bt is None and gates.enabled("DRADeviceBindingConditions") and gates.enabled("DRAResourceClaimDeviceStatus"):
         bt = 600 * 10**9
     return {"filterTimeout": None if ft is None else d.format_duration(ft),
             "bindingTimeout": None if bt is None else d.format_duration(bt)}
 
 
-def _dra_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def _dra_validate(a: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     errs = []
     ft, bt = a["filterTimeout"], a["bindingTimeout"]
-    if gates.dra_scheduler_filter_timeout:
+    if gates.enabled("DRASchedulerFilterTimeout"):
         if ft is not None and (d.parse_duration(ft) or 0) < 0:
             errs.append(invalid(child(base, "filterTimeout"), ft, "must be zero or positive"))
     elif ft is not None:
         errs.append(forbidden(child(base, "filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
-    if gates.dra_device_binding_conditions and gates.dra_resource_claim_device_status:
+    if gates.enabled("DRADeviceBindingConditions") and gates.enabled("DRAResourceClaimDeviceStatus"):
         if bt is not None and (d.parse_duration(bt) or 0) < 10**9:
             errs.append(invalid(child(base, "bindingTimeout"), bt, "must be at least 1 second"))
     elif bt is not None:
@@ -418,8 +406,8 @@ def _dra_validate(a: Mapping[str, Any], base: str, gates: Gates) -> list[FieldEr
 
 # --- registry of typed args ----------------------------------------------------------
 
-Decoder = Callable[[object, str, Gates], dict[str, Any]]
-Validator = Callable[[Mapping[str, Any], str, Gates], list[FieldError]]
+Decoder = Callable[[object, str, KubeVersion], dict[str, Any]]
+Validator = Callable[[Mapping[str, Any], str, KubeVersion], list[FieldError]]
 
 
 @dataclass(frozen=True)
@@ -427,6 +415,7 @@ class ArgsKind:
     kind: str
     decode: Decoder
     validate: Validator
+    since: str | None = None   # the minor that registered the kind; before, its args are an out-of-tree plugin's
 
 
 ARGS: Mapping[str, ArgsKind] = MappingProxyType({
@@ -437,15 +426,22 @@ ARGS: Mapping[str, ArgsKind] = MappingProxyType({
     "PodTopologySpread": ArgsKind("PodTopologySpreadArgs", _pts_decode, _pts_validate),
     "VolumeBinding": ArgsKind("VolumeBindingArgs", _vb_decode, _vb_validate),
     "NodeAffinity": ArgsKind("NodeAffinityArgs", _na_decode, _na_validate),
-    "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_decode, _dra_validate),
+    "DynamicResources": ArgsKind("DynamicResourcesArgs", _dra_decode, _dra_validate, since="1.34"),
 })
+
+
+def typed(name: str, gates: KubeVersion) -> bool:
+    """Whether `gates`' minor registers an args kind for plugin `name`. A kind it does not know
+    leaves the args raw, accepted and unchecked, as for an out-of-tree plugin (decodeNestedObjects)."""
+    spec = ARGS.get(name)
+    return spec is not None and (spec.since is None or gates.since(spec.since))
 
 # validation.go keys NodeResourcesFit's validator as "NodeResourcesFitArgs", so config
 # validation never runs it; only the plugin's constructor does (when the plugin is enabled).
 VALIDATED_AT_INIT_ONLY = frozenset({"NodeResourcesFit"})
 
 
-def decode(name: str, raw: object, gates: Gates) -> dict[str, Any]:
+def decode(name: str, raw: object, gates: KubeVersion) -> dict[str, Any]:
     """Decode + default one plugin's typed args; raises DecodeError with a relative path."""
     spec = ARGS[name]
     if isinstance(raw, dict):
@@ -459,5 +455,5 @@ def decode(name: str, raw: object, gates: Gates) -> dict[str, Any]:
     return spec.decode(raw, "", gates)
 
 
-def validate(name: str, args: Mapping[str, Any], base: str, gates: Gates) -> list[FieldError]:
+def validate(name: str, args: Mapping[str, Any], base: str, gates: KubeVersion) -> list[FieldError]:
     return ARGS[name].validate(args, base, gates)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from kexplain.config import _decode as d
-from kexplain.config._args import Gates
+from kexplain.features import KubeVersion
 from kexplain.apimachinery.fielderrors import child, go_quote, index
 from kexplain.errors import FrameworkError
 
@@ -41,23 +41,37 @@ class PluginSet:
     disabled: tuple[str, ...] = ()
 
 
-def default_multipoint(gates: Gates) -> tuple[PluginRef, ...]:
-    """getDefaultPlugins + applyFeatureGates."""
-    plugins = [PluginRef("SchedulingGates"), PluginRef("PrioritySort"), PluginRef("NodeUnschedulable"),
-               PluginRef("NodeName"), PluginRef("TaintToleration", 3), PluginRef("NodeAffinity", 2),
-               PluginRef("NodePorts"), PluginRef("NodeResourcesFit", 1), PluginRef("VolumeRestrictions"),
-               PluginRef("NodeVolumeLimits"), PluginRef("VolumeBinding"), PluginRef("VolumeZone"),
-               PluginRef("PodTopologySpread", 2), PluginRef("InterPodAffinity", 2),
-               PluginRef("DefaultPreemption"), PluginRef("NodeResourcesBalancedAllocation", 1),
-               PluginRef("ImageLocality", 1), PluginRef("DefaultBinder")]
-    if gates.node_declared_features:
-        plugins.append(PluginRef("NodeDeclaredFeatures"))
-    if gates.dynamic_resource_allocation:
-        # Before DefaultPreemption: freeing an idle claim beats evicting a working pod.
-        at = next(i for i, p in enumerate(plugins) if p.name == "DefaultPreemption")
-        plugins.insert(at, PluginRef("DynamicResources", 2))
-    if gates.gang_scheduling:
-        plugins.append(PluginRef("GangScheduling"))
+# getDefaultPlugins: the same list in every supported minor.
+_DEFAULT_PLUGINS = (("SchedulingGates", None), ("PrioritySort", None), ("NodeUnschedulable", None),
+                    ("NodeName", None), ("TaintToleration", 3), ("NodeAffinity", 2), ("NodePorts", None),
+                    ("NodeResourcesFit", 1), ("VolumeRestrictions", None), ("NodeVolumeLimits", None),
+                    ("VolumeBinding", None), ("VolumeZone", None), ("PodTopologySpread", 2),
+                    ("InterPodAffinity", 2), ("DefaultPreemption", None),
+                    ("NodeResourcesBalancedAllocation", 1), ("ImageLocality", 1), ("DefaultBinder", None))
+
+# applyFeatureGates, in its order: (gate, plugin, weight per minor from which it holds, inserted
+# before this plugin or appended). DynamicResources comes before DefaultPreemption: freeing an
+# idle claim beats evicting a working pod; it is a Score plugin with weight 2 from 1.35 on.
+_GATED_PLUGINS = (
+    ("NodeDeclaredFeatures", "NodeDeclaredFeatures", (), None),
+    ("DynamicResourceAllocation", "DynamicResources", (("1.35", 2),), "DefaultPreemption"),
+    ("GangScheduling", "GangScheduling", (), None),
+)
+
+
+def _weight(weights: tuple[tuple[str, int], ...], kube: KubeVersion) -> int | None:
+    return next((w for since, w in reversed(weights) if kube.since(since)), None)
+
+
+def default_multipoint(kube: KubeVersion) -> tuple[PluginRef, ...]:
+    """getDefaultPlugins + applyFeatureGates of `kube`'s minor, with its gates."""
+    plugins = [PluginRef(name, weight) for name, weight in _DEFAULT_PLUGINS]
+    for gate, name, weights, before in _GATED_PLUGINS:
+        if not kube.enabled(gate):
+            continue
+        ref = PluginRef(name, _weight(weights, kube))
+        at = next((i for i, p in enumerate(plugins) if p.name == before), len(plugins))
+        plugins.insert(at, ref)
     return tuple(plugins)
 
 
@@ -103,7 +117,7 @@ def merge_set(default: PluginSet, custom: PluginSet) -> PluginSet:
     return PluginSet(tuple(enabled), disabled)
 
 
-def merge_plugins(custom: Mapping[str, PluginSet] | None, gates: Gates) -> dict[str, PluginSet]:
+def merge_plugins(custom: Mapping[str, PluginSet] | None, gates: KubeVersion) -> dict[str, PluginSet]:
     """mergePlugins(getDefaultPlugins(), custom): every key of V1_PLUGIN_FIELDS present."""
     defaults = {p: PluginSet() for p in V1_PLUGIN_FIELDS}
     defaults[MULTI_POINT] = PluginSet(default_multipoint(gates))

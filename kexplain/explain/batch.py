@@ -148,7 +148,7 @@ class Outcome:
 def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
     """The entry's pod admitted against the pool; a workload's pod refused is said of the
     workload (`admission.workloads.pods_of`)."""
-    with pods_of(entry.workload):
+    with pods_of(entry.workload, pool.config.kube):
         return inputs_for(entry.pod, entry.source, pool, stored=stored)
 
 

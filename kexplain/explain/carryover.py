@@ -24,7 +24,7 @@ from kexplain.admission.pipeline import copy_json
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for, schedule_options
-from kexplain.framework.opportunistic_batch import OpportunisticBatch
+from kexplain.framework.opportunistic_batch import OPPORTUNISTIC_BATCHING, OpportunisticBatch
 from kexplain.framework.schedule import schedule_pod
 from kexplain.framework.trace import GATED, SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
@@ -74,7 +74,9 @@ class Carryover:
     def _cycle(self, inputs: Inputs, options: RunOptions) -> Trace:
         """The cycle itself, with the batch of the pod's profile (changed by it)."""
         fw = framework_for(inputs, options)
-        batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch())
+        # Each profile batches only where the OpportunisticBatching gate is on (1.35 on, by default).
+        batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch()) \
+            if fw.kube.enabled(OPPORTUNISTIC_BATCHING) else None
         return schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
                                                     cycle=self.cycle + 1))
 

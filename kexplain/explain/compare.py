@@ -1,8 +1,8 @@
 """kexplain's verdict next to the scheduler's own last word, a live pod's PodScheduled condition.
 
 Whether the two agree, and when they differ the likely reasons, most specific first (a
-stale message, another scheduler version, a nominated node, a profile kexplain was not
-given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live` key holds it.
+stale message, a nominated node, another scheduler version than the one kexplain followed, a
+profile kexplain was not given). Nothing here prints: `kexplain.render.live` shows it, the trace's `live` key holds it.
 """
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.fit_error import truncate_message
+from kexplain.features import DEFAULT_MINOR, RELEASES
 from kexplain.load.live import pod_scheduled_condition
 
 Obj = dict[str, Any]
 
-FOLLOWS = KUBE_SCHEDULER_VERSION.rsplit(".", 1)[0]      # the minor version kexplain reproduces: v1.35
+_MINOR = re.compile(r"^v?(\d+)\.(\d+)")
 STALE_HINT = ("the scheduler retries a pod when the cluster changes in a way that may help it, "
               "and at least every 5 minutes")
 _NODE_COUNT = re.compile(r"^0/(\d+) nodes are available")
@@ -123,6 +123,24 @@ def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
     return notes
 
 
+def version_note(trace: Obj, server_version: Optional[str]) -> Optional[str]:
+    """Why the scheduler may differ because its version does: the cluster runs another minor
+    than the one kexplain followed (the trace's `kubernetesVersion`), or its version is
+    unknown. None when they are the same minor (a patch release changes no plugin's verdict)."""
+    followed = trace.get("kubernetesVersion") or {}
+    minor = followed.get("minor") or DEFAULT_MINOR
+    release = followed.get("scheduler") or RELEASES.get(minor, "")
+    if not server_version:
+        return (f"another scheduler version: the cluster's version is unknown; kexplain followed Kubernetes {minor} "
+                f"(kube-scheduler {release}): choose the cluster's with --kubernetes-version")
+    running = _MINOR.match(server_version.strip())
+    if running and f"{int(running.group(1))}.{int(running.group(2))}" == minor:
+        return None
+    return (f"another scheduler version: the cluster runs Kubernetes {server_version}, kexplain followed "
+            f"Kubernetes {minor} (kube-scheduler {release}), whose plugins and messages may differ: "
+            f"--kubernetes-version chooses the version")
+
+
 def _condition(cond: Optional[Obj]) -> Optional[Obj]:
     if cond is None:
         return None
@@ -147,13 +165,9 @@ def _why_different(trace: Obj, pod: Obj, message: str, config_given: bool,
     if nominated:
         notes.append(f"the scheduler nominated node {nominated} for this pod after preempting others; "
                      "their termination may still be under way")
-    if server_version and not server_version.startswith(FOLLOWS + ".") and server_version != FOLLOWS:
-        notes.append(f"another scheduler version: the cluster runs Kubernetes {server_version}; "
-                     f"kexplain reproduces kube-scheduler {KUBE_SCHEDULER_VERSION}, whose plugins and messages "
-                     "may differ")
-    elif not server_version:
-        notes.append(f"another scheduler version: kexplain reproduces kube-scheduler {KUBE_SCHEDULER_VERSION} "
-                     "(the cluster's version is unknown)")
+    note = version_note(trace, server_version)
+    if note:
+        notes.append(note)
     if not config_given:
         notes.append("a profile kexplain was not given: the cluster's scheduler may run with its own "
                      "KubeSchedulerConfiguration (plugins, plugin arguments, percentageOfNodesToScore); "

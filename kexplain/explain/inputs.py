@@ -18,8 +18,10 @@ from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, load_objects
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
@@ -78,15 +80,16 @@ def with_template_claims(inputs: Inputs) -> Inputs:
 
 
 def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_objects: int = DEFAULT_MAX_OBJECTS) -> SchedulerConfig:
+                max_objects: int = DEFAULT_MAX_OBJECTS, kube: KubeVersion = DEFAULT_VERSION) -> SchedulerConfig:
+    """The scheduler configuration at `path` (None: the defaults) as `kube`'s kube-scheduler reads it."""
     if path is None:
-        return load_config(None, implements=implements, known=known)
+        return load_config(None, implements=implements, known=known, kube=kube)
     objs = load_objects([path], max_bytes, max_objects=max_objects)
     if len(objs) != 1:
         raise InputError(f"expected one KubeSchedulerConfiguration, found {len(objs)} objects",
                          source=Source(path))
     doc, src = objs[0]
-    return load_config(doc, source=src, implements=implements, known=known)
+    return load_config(doc, source=src, implements=implements, known=known, kube=kube)
 
 
 # -- the POD file -------------------------------------------------------------------------------
@@ -283,6 +286,7 @@ class Loaded:
     single: Inputs | None = None
     batch: list[Entry] = field(default_factory=list)
     pool: Pool | None = None
+    kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
 
 
 def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
@@ -294,30 +298,60 @@ def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
 
 
 def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
-    config = read_config(req.config_path, req.max_bytes, req.max_objects)
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
+    cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
+    return load_read(req, objs, cluster)
+
+
+def load_read(req: Request, objs: Objects, cluster: Objects) -> Loaded:
+    """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
+    to explain them again (under another version), as read objects are never changed. The
+    version followed is settled first (`followed_version`): the configuration's defaults, the
+    plugins and admission depend on it."""
+    kube, version_warnings = followed_version(req, cluster)
+    config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
-    warnings = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored)
+    checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
+                            explained=POD_KINDS, kube=kube)
+    objs, warnings = checked.objects, version_warnings + checked.warnings
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
-        cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        warnings += check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored,
-                                  shape_index=index)
+        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
+                                kube=kube)
+        cluster, warnings = checked.objects, warnings + checked.warnings
         assert entry.workload is not None
-        with pods_of(entry.workload):       # a workload's pod refused: its controller's requests would be
+        with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
-                                   stored=req.stored, shape_index=index)
+                                   stored=req.stored, shape_index=index, kube=kube)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
-        return Loaded(single=single)
-    pool = _load_pool(req.node_paths, config, req.stored, req.max_bytes, req.max_objects, stdin, req.validate)
+        return Loaded(single=single, kube=kube)
+    pool = _pool_of(cluster, config, req.stored, req.validate)
     created = [c for e in found if e.workload is not None for c in created_objects(e.workload, e.source, e.copies)]
     pool = pool.extended(pod_file.cluster, created, stored=req.stored)
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
-    return Loaded(batch=found, pool=pool)
+    return Loaded(batch=found, pool=pool, kube=kube)
+
+
+def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[str]]:
+    """The version `req` follows, and the warnings to say: its `kube`, or the version settled
+    from its `version` choice and the one a snapshot among `cluster` recorded (`kexplain
+    snapshot` records the API server's), which a version given explicitly overrides."""
+    if req.version is None:
+        return req.kube, []
+    recorded = recorded_version(cluster) if req.version.given is None else None
+    if recorded is None:
+        return req.version.settle()
+    text, src = recorded
+    try:
+        kube, warnings = req.version.settle(text)
+    except VersionError as err:
+        raise VersionError(f"the snapshot was taken of Kubernetes {text}: {err.message}; explain it as a supported "
+                           "version with --kubernetes-version", source=src) from None
+    return kube, [f"{src}: the snapshot was taken of Kubernetes {text}: {w}" for w in warnings]
 
 
 def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
@@ -336,14 +370,16 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 
 
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
-                  config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None) -> Inputs:
+                  config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
+                  kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
-    pod), against `cluster` with the file's cluster objects and the workload's created objects."""
+    pod), against `cluster` with the file's cluster objects and the workload's created objects,
+    admitted by `kube`'s API server."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
-                                 shape_index=shape_index)
+                                 shape_index=shape_index, kube=kube)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -356,23 +392,25 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                         stored: bool = False, applied: frozenset[int] = frozenset(),
-                        shape_index: ShapeIndex | None = None) -> Inputs:
+                        shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
-    of other kinds are ignored; admission runs unless the objects were stored. `applied`: the
+    of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
+    stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
     binds (`load.pv_controller`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it)."""
     with bulk_load():
-        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index)
+        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube)
 
 
 def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
-                         stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None) -> Inputs:
+                         stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
+                         kube: KubeVersion) -> Inputs:
     cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
     if not stored:
         from kexplain.admission import admit
-        admitted = admit(cluster, (pod_obj, pod_src), shape_index=shape_index)
+        admitted = admit(cluster, (pod_obj, pod_src), shape_index=shape_index, kube=kube)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
@@ -455,6 +493,12 @@ class Pool:
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
     objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
 
+    @property
+    def kube(self) -> KubeVersion:
+        """The version the pool was loaded for (its configuration's): its API server admits
+        what joins the pool."""
+        return self.config.kube
+
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False) -> "Pool":
         """This pool with the cluster objects of a POD file (or of a linted file) applied to
         it, as `cluster_with` says: the file's version of an object the pool has replaces it,
@@ -476,7 +520,7 @@ class Pool:
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
-        admitted = admit(context + new, None, stored=stored)
+        admitted = admit(context + new, None, stored=stored, kube=self.kube)
         sources = {id(s) for _, s in new}
         admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
         namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
@@ -537,22 +581,26 @@ class Pool:
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
-              stdin: BinaryIO | None = None, validate: str = "strict") -> Pool:
+              stdin: BinaryIO | None = None, validate: str = "strict",
+              kube: KubeVersion = DEFAULT_VERSION) -> Pool:
     """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
-    (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`."""
+    (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`, as
+    `kube`'s API server and kube-scheduler take them."""
     with bulk_load():
-        config = read_config(config_path, max_bytes, max_objects)
-        return _load_pool(node_paths, config, stored, max_bytes, max_objects, stdin, validate)
+        config = read_config(config_path, max_bytes, max_objects, kube)
+        loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
+        return _pool_of(loaded, config, stored, validate)
 
 
-def _load_pool(node_paths: tuple[str, ...], config: SchedulerConfig, stored: bool, max_bytes: int,
-               max_objects: int, stdin: BinaryIO | None, validate: str) -> Pool:
-    loaded = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects)
+def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str) -> Pool:
+    """The pool of cluster objects read already, as `config`'s version admits them."""
+    kube = config.kube
     cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    warnings = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube)
+    cluster, warnings = checked.objects, checked.warnings
     from kexplain.admission import admit
-    admitted = admit(cluster, None, stored=stored, shape_index=index)
+    admitted = admit(cluster, None, stored=stored, shape_index=index, kube=kube)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
@@ -585,7 +633,7 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
-    admitted = admit(pool.admission_context, (pod_obj, pod_source))
+    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube)
     pod = admitted.pending
     snapshot = pool.snapshot
     namespace = (pod.get("metadata") or {}).get("namespace") or "default"

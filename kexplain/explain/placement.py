@@ -15,7 +15,7 @@ reproducible.
 
 Binding a copy adds it to the node as a bound pod in a new snapshot
 (`Snapshot.with_pod_bound`), with the zone and region labels the PodTopologyLabels admission
-plugin copies onto bound pods, and binds its claims for that node as VolumeBinding's Reserve and
+plugin copies onto bound pods (where the version followed runs it: from 1.35), and binds its claims for that node as VolumeBinding's Reserve and
 PreBind do (a free volume it was matched to is taken, a claim to provision gets the selected
 node: `bind`); the snapshot the caller passed in is never changed, and every index cached on it
 (by the snapshot or by a plugin) stays valid for it.
@@ -51,8 +51,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterator, Sequence
 
 from kexplain.admission.pipeline import copy_json
+from kexplain.admission.podtopologylabels import labels_on_bind
 from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
-                                          ANN_SELECTED_NODE as _SELECTED_NODE, TOPOLOGY_LABELS)
+                                          ANN_SELECTED_NODE as _SELECTED_NODE)
 from kexplain.explain.carryover import Carryover
 from kexplain.explain.inputs import Inputs, with_template_claims
 from kexplain.explain.request import RunOptions
@@ -109,11 +110,11 @@ def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict
     return obj
 
 
-def bound_copy(obj: dict[str, Any], node_name: str, node_labels: dict[str, str]) -> PodInfo:
-    """The copy as stored after binding: spec.nodeName set, topology labels copied from the node."""
+def bound_copy(obj: dict[str, Any], node_name: str, copied: dict[str, str]) -> PodInfo:
+    """The copy as stored after binding: spec.nodeName set, the labels PodTopologyLabels copies
+    from the node (`copied`: `admission.podtopologylabels.labels_on_bind`) set."""
     bound = copy_json(obj)
     bound.setdefault("spec", {})["nodeName"] = node_name
-    copied = {k: node_labels[k] for k in TOPOLOGY_LABELS if k in node_labels}
     if copied:
         meta = bound.setdefault("metadata", {})
         meta["labels"] = {**(meta.get("labels") or {}), **copied}
@@ -182,7 +183,7 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
     from kexplain.explain.dra_binding import with_claims_allocated
 
     info = snapshot.get(node)
-    labels = info.node.labels if info is not None else {}
+    labels = labels_on_bind(info.node.labels, inputs.config.kube) if info is not None else {}
     snapshot = with_claims_allocated(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), options, node)
     snapshot = _with_volumes_bound(snapshot, replace(inputs, pod=PodInfo(obj), snapshot=snapshot), options, node)
     return snapshot.with_pod_bound(bound_copy(obj, node, labels))

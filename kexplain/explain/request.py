@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, resolve
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 
 
@@ -39,6 +40,21 @@ class RunOptions:
 
 
 @dataclass(frozen=True)
+class VersionChoice:
+    """The Kubernetes version as the command line asks for it, settled once the cluster is read:
+    `given` (--kubernetes-version, else $KEXPLAIN_KUBERNETES_VERSION) wins over the version the
+    cluster reports (a live API server's /version, the one a snapshot recorded), which wins over
+    the default; `feature_gates` (--feature-gates) change that version's gates."""
+
+    given: str | None = None
+    feature_gates: str | None = None
+
+    def settle(self, reported: str | None = None) -> tuple[KubeVersion, list[str]]:
+        """The version to follow and the warnings to say (VersionError, FeatureGateError)."""
+        return resolve(self.given, None, self.feature_gates, reported)
+
+
+@dataclass(frozen=True)
 class Request:
     """What to explain, as the command line gives it: the POD file, the cluster objects
     (--nodes), the scheduler configuration, how to read them, and `run`, how to run."""
@@ -52,3 +68,7 @@ class Request:
     validate: str = "strict"      # kubectl's --validate: unknown fields refused, warned of (warn) or not (ignore)
     replicas: int | None = None   # --replicas: copies of every Pod or workload (None: their own counts)
     run: RunOptions = field(default_factory=RunOptions)
+    kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server
+    # None: follow `kube`. Else the version is settled from this choice and the version a
+    # snapshot in --nodes recorded (`kexplain.load.live.recorded_version`), and `kube` is unused.
+    version: VersionChoice | None = None

@@ -37,6 +37,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Protocol, Self, Sequence
 
 from kexplain.errors import FrameworkError
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.status import Code, Status
 
@@ -166,6 +167,15 @@ class Plugin:
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.args: Mapping[str, Any] = args or {}
         self.handle = handle
+        # The version whose behaviour to follow (Go hands plugins feature.Features); a plugin made
+        # with a handle that names none (a unit test's stand-in) follows the default one.
+        self.kube: KubeVersion = getattr(handle, "kube", DEFAULT_VERSION)
+
+    @classmethod
+    def points_at(cls, kube: "KubeVersion") -> frozenset[ExtensionPoint]:
+        """The extension points this plugin implements in `kube`'s minor: the declared ones,
+        unless a plugin gained or lost an interface between minors (it overrides this)."""
+        return cls.extension_points
 
     @classmethod
     def listed(cls, plugins: Mapping[str, "Plugin"], names: Iterable[str]) -> list[Self]:
@@ -304,6 +314,12 @@ class Explainer(Plugin):
 
     @abstractmethod
     def explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo") -> dict[str, Any] | None: ...
+
+    def notes(self, state: CycleState, pod: "PodInfo") -> list[str]:
+        """What the plugin could not reproduce for this cycle, in plain words (the trace's
+        `notes`): a behaviour of the version followed that kexplain does not implement and the
+        pod or cluster uses. Asked once per cycle, after the decision; none by default."""
+        return []
 
 
 INTERFACES: dict[ExtensionPoint, type[Plugin]] = {

@@ -25,6 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
 
 
+OPPORTUNISTIC_BATCHING = "OpportunisticBatching"   # the feature gate (beta and on from 1.35)
+
+
 @dataclass(frozen=True)
 class _LastCycle:
     count: int

@@ -105,6 +105,7 @@ class Framework:
                  preemption_offset: int = 0) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
+        self.kube = profile.kube          # the version whose behaviour the plugins follow (Go: feature.Features)
         self.snapshot = snapshot
         self.preemption_offset = preemption_offset
         self._nominated = {node: pods for node, pods in (nominated_pods or {}).items() if pods}
@@ -459,6 +460,10 @@ class Framework:
         ordered: list[Plugin] = [*self.pre_filter_plugins, *self.filter_plugins, *self.pre_score_plugins,
                                  *self.score_plugins]
         return [pl for pl in dict.fromkeys(ordered) if isinstance(pl, Explainer)]
+
+    def run_notes(self, state: CycleState, pod: "PodInfo") -> list[dict[str, str]]:
+        """[{plugin, note}]: what each plugin says it could not reproduce for this cycle."""
+        return [{"plugin": pl.name, "note": note} for pl in self.explaining_plugins for note in pl.notes(state, pod)]
 
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
                     overview: bool = False) -> dict[str, Any]:

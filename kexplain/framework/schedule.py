@@ -7,7 +7,8 @@ PostFilter run and the FailedScheduling message (with DefaultPreemption's candid
 the extra key `preemption`).
 
 After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
-what people need to read it (`details`, `unexamined`). Everything that decides the trace is
+what people need to read it (`details`, `unexamined`); always, the plugins' `notes` on what
+kexplain could not reproduce for the cycle. Everything that decides the trace is
 an argument: there is no ambient setting.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
+from kexplain.features import version_json
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.extras import Cycle, evaluate_unexamined, plugin_verdicts, record_details
@@ -48,22 +50,37 @@ class Options:
     cycle: int = 0
 
 
+# From 1.35 selectHost takes the heap's top (ties in heap order); before, a random top-scored node.
+DETERMINISTIC_TIES_SINCE = "1.35"
+
+
 def schedule_pod(fw: Framework, pod: "PodInfo", options: Options = Options()) -> Trace:
     """The trace of one scheduling cycle of `pod`, with the extra keys `options` ask for."""
-    trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name)
+    trace = Trace(pod={"namespace": pod.namespace, "name": pod.name}, profile=fw.profile_name,
+                  kubernetes=version_json(fw.kube))
     cycle = Cycle()
     try:
         _schedule(fw, pod, options, trace, cycle)
     except FrameworkError as err:
         trace.result = Result(ERROR, [], "", error=str(err))
+        _record_notes(fw, pod, trace, cycle)
         if options.details:        # the facts of the nodes reached say what failed (a device's selector)
             record_details(fw, pod, trace, cycle, options.explain_nodes)
         return trace
+    _record_notes(fw, pod, trace, cycle)
     if options.unexamined and cycle.searched and trace.result.status == SCHEDULED:
         evaluate_unexamined(fw, pod, trace, cycle)
     if options.details:
         record_details(fw, pod, trace, cycle, options.explain_nodes)
     return trace
+
+
+def _record_notes(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:
+    """Extra key `notes`: what plugins could not reproduce for this cycle (absent when none)."""
+    if cycle.state is not None:
+        notes = fw.run_notes(cycle.state, pod)
+        if notes:
+            trace.extra["notes"] = notes
 
 
 def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
@@ -230,6 +247,10 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     ranking = SortedScores(names, totals)
     trace.result = Result(SCHEDULED, selected, "", suggested_host=ranking.pop())
+    if len(selected) > 1 and not fw.kube.since(DETERMINISTIC_TIES_SINCE):
+        # selectHost before 1.35: reservoir sampling among the top-scored nodes. The heap's top,
+        # which we report, is one of its possible picks; say that the pick is random.
+        trace.extra["tieBreak"] = "random"
     return ranking
 
 

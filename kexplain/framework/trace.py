@@ -70,6 +70,7 @@ class Trace:
     post_filter: dict[str, Any] | None = None
     result: Result = field(default_factory=lambda: Result(ERROR))
     extra: dict[str, Any] = field(default_factory=dict)   # kexplain's own additions (ignored by conformance)
+    kubernetes: dict[str, Any] | None = None   # the version followed: minor, scheduler release, gates changed
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -77,6 +78,7 @@ class Trace:
             "kind": "SchedulingTrace",
             "pod": self.pod,
             "profile": self.profile,
+            **({"kubernetesVersion": self.kubernetes} if self.kubernetes is not None else {}),
             "preEnqueue": self.pre_enqueue,
             "preFilter": self.pre_filter,
             "preFilterNodeNames": self.pre_filter_node_names,

@@ -1,11 +1,10 @@
 """The documents lint reads, with where each was written: the path, the document, the item of a
 List, the line, and Helm's `# Source:` template.
 
-The text is read by the one reader (`kexplain.load.yaml_io.parse_documents`: the same guards
-and errors as `kexplain POD`), asked for the composed nodes (so a finding can name the line of
-its field: `line_of`) and for timestamps as written (what kubectl sends, what a JSON schema
-wants). Lists are unwrapped as everywhere (`kexplain.apimachinery.unstructured`), one level:
-each item is linted as an object of its own.
+The text is read by the one reader (`kexplain.load.yaml_io.parse_documents`: the same guards,
+values and errors as `kexplain POD`, what kubectl sends), asked for the composed nodes (so a
+finding can name the line of its field: `line_of`). Lists are unwrapped as everywhere
+(`kexplain.apimachinery.unstructured`), one level: each item is linted as an object of its own.
 """
 from __future__ import annotations
 
@@ -66,7 +65,7 @@ def read_documents(text: str, path: str) -> tuple[list[Document], InputError | N
     lines = text.splitlines() if "# Source:" in text else []
     try:
         with bulk_load():      # values and their nodes, kept: many objects, no cycles
-            for parsed in parse_documents(text, path, nodes=True, dates=False):
+            for parsed in parse_documents(text, path, nodes=True):
                 if parsed.value is None:
                     continue
                 line = parsed.line or 1

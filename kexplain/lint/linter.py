@@ -8,14 +8,17 @@ gets one pod pinned to each node its controller would run it on (`kexplain.expla
 result is a `Report` of `Finding`s, each naming the file, the document, the object and the
 reason; renderers (`kexplain.render.lint_formats`) print it. Nothing here prints.
 
-A file's Pods and workloads are scheduled as `kexplain POD` schedules that file: against the
-pool as the file leaves it (the file's objects of the kinds the scheduler reads: PVCs,
-PriorityClasses, StorageClasses, Services, bound Pods, ..., join the pool as `kubectl apply -f
-FILE` would create them, with the claims of its StatefulSets: `kexplain.explain.inputs.PodFile`,
-`Pool.extended`), as one batch (`kexplain.explain.batch.Queue`): in PrioritySort order, each pod
-or copy bound to its node before the next is scheduled, so they take room from each other. A
-file's object the API server would refuse is an `admission` finding of its own and is not
-scheduled. Other files' objects are not in the pool.
+The paths given (every file of them, directories walked) are one apply, as `kubectl apply -f
+PATH...` and `kexplain DIR` take them: their Pods and workloads are scheduled as `kexplain POD`
+schedules a file, against the pool as the set leaves it (its objects of the kinds the scheduler
+reads: PVCs, PriorityClasses, StorageClasses, Services, ResourceClaimTemplates, bound Pods, ...,
+join the pool as `kubectl apply` would create them, with the claims of its StatefulSets:
+`kexplain.explain.inputs.PodFile`, `Pool.extended`), as one batch
+(`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
+before the next is scheduled, so they take room from each other, whatever file they are in. An
+object the API server would refuse is an `admission` finding of its own and is not scheduled;
+an object given twice alike is one object, given twice differently the second is refused
+(`kexplain.load.manifests.repeats`). Each finding is at its own file and line.
 """
 from __future__ import annotations
 
@@ -26,16 +29,18 @@ from enum import IntEnum
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
-from kexplain.load.manifests import expand_paths, read_text
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import Repeat, expand_paths, read_text, repeat_error, repeats
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
-from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, dotted_path, not_served, unknown_field_warning,
-                                        unknown_fields_error)
+from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
+                                        unknown_field_warning, unknown_fields_error)
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
     from kexplain.explain.batch import Outcome, Queue
@@ -70,7 +75,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("schema", Severity.ERROR, "The object does not match the Kubernetes schema of its kind."),
     Rule("unknown-field", Severity.ERROR, "The object has a field its schema does not define (strict mode)."),
     Rule("unknown-api-version", Severity.ERROR,
-         "A built-in API group at a version the chosen Kubernetes version does not serve."),
+         "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
+         "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
                                       "has no pod template), or an object of the file the pods need."),
@@ -89,6 +95,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    Rule("version-change", Severity.WARNING,
+         "The Pod or workload is scheduled differently under the Kubernetes version compared with "
+         "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
 )}
 
@@ -191,8 +200,12 @@ class Report:
     k8s_version: str = DEFAULT_K8S_VERSION
     strict: bool = False
     pool: bool = False
+    compared_with: str | None = None    # --compare-versions: the minor the scheduling is compared with
     warnings: list[str] = field(default_factory=list)      # about the pool, not findings
     started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    # With `LintOptions.explain`: per object scheduled, its location, placements entry and the
+    # traces kept of its pods (not part of `to_json`: the HTML page adds them).
+    explanations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def objects(self) -> int:
@@ -222,7 +235,8 @@ class Report:
                 "skipped": sum(1 for f in self.findings if f.rule == "unknown-kind")}
 
     def to_json(self) -> dict[str, Any]:
-        return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version,
+        compared = {"comparedWith": self.compared_with} if self.compared_with else {}
+        return {"apiVersion": "kexplain/v1", "kind": "LintReport", "kubernetesVersion": self.k8s_version, **compared,
                 "strict": self.strict, "scheduling": self.pool, "summary": self.summary(),
                 "warnings": self.warnings, "findings": [f.to_json() for f in self.findings]}
 
@@ -245,18 +259,25 @@ def default_suggester() -> Suggester:
 class LintOptions:
     paths: tuple[str, ...]
     node_paths: tuple[str, ...] = ()
-    k8s_version: str = DEFAULT_K8S_VERSION
+    kube: KubeVersion = DEFAULT_VERSION   # the version checked against: its schemas, API server and scheduler
+    k8s_version: str | None = None    # schemas of another minor than `kube`'s (the deprecated --k8s-version)
     validate: str = "strict"          # kubectl's --validate: unknown fields are errors, warnings (warn) or ignored
     schema_dirs: tuple[str, ...] = ()
     config_path: str | None = None
     stored: bool = False              # the pool was read from an API server: no admission for it
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
+    explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
 
     @property
     def strict(self) -> bool:
         """Unknown fields are errors (kubectl's default, --validate=strict)."""
         return self.validate == "strict"
+
+    @property
+    def schema_version(self) -> str:
+        """The minor whose schemas objects are validated against: `kube`'s, unless told another."""
+        return self.k8s_version or self.kube.minor
 
 
 class Linter:
@@ -270,77 +291,104 @@ class Linter:
         self._scheduled_pods = self._planned_pods = 0      # for `progress`: pods placed, and planned
         self.stdin = stdin
         self.suggester = suggester
-        self.store = store or SchemaStore(options.k8s_version, options.validate, options.schema_dirs)
+        self.store = store or SchemaStore(options.schema_version, options.validate, options.schema_dirs)
         if pool is None and options.node_paths:
             from kexplain.explain.inputs import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
-                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate)
+                             max_bytes=options.max_bytes, stdin=stdin, validate=options.validate, kube=options.kube)
         self.pool = pool
         self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
-        self._file: _FileCluster | None = None     # the file being linted: its pool, its refused objects
+        self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
+        self._repeated: dict[tuple[str, int, int | None], Finding | None] = {}  # repeats: their refusals
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
-        for path in self.options.paths:
-            try:
-                files = expand_paths([path])
-            except InputError as err:
-                self._unreadable(path, err)
-                continue
-            for file in files:
-                self.lint_file(file)
+        """Read every file of the paths (each once, the collector paused: `bulk_load`), then
+        lint them as one apply (`lint_set`)."""
+        files: list[_File] = []
+        read: set[str] = set()
+        with bulk_load():
+            for path in self.options.paths:
+                try:
+                    found = expand_paths([path])
+                except InputError as err:
+                    files.append(_File(path, [], err, counted=False))
+                    continue
+                for file in found:
+                    if file not in read:        # a file given twice (itself, and in its directory) is read once
+                        read.add(file)
+                        files.append(self.read_file(file))
+        self.report.files += sum(1 for f in files if f.counted)
+        self.lint_set(files)
         return self.report
 
-    def lint_file(self, path: str) -> None:
-        self.report.files += 1
+    def read_file(self, path: str) -> "_File":
+        """One file's documents (Lists unwrapped), and the error that ended its reading."""
         try:
             text = read_text(path, self.options.max_bytes, self.stdin)
         except InputError as err:
-            self._unreadable(path, err)
-            return
-        self.lint_text(text, path)
-
-    def lint_text(self, text: str, path: str) -> None:
+            return _File(path, [], err)
         docs, error = read_documents(text, path)
-        items = [item for doc in docs for item in unwrap(doc)]
-        self._file = self._file_cluster(items, path) if self.pool is not None else None
+        return _File(path, [item for doc in docs for item in unwrap(doc)], error)
+
+    def lint_set(self, files: "list[_File]") -> None:
+        """Lint the documents of `files` as one apply: each document in order with its schema
+        and scheduling findings, then its file's device findings and reading error; the pods
+        are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        items = [item for f in files for item in f.items]
+        objs, where = _objects(items)
+        self._repeated = {_key(where[id(objs[r.index][1])].location): self._repeat_finding(objs, r, where)
+                          for r in repeats(objs)}
+        applied = [doc for doc in items if _key(doc.location) not in self._repeated]
+        self._set = self._set_cluster(applied, files[0].path if files else "") if self.pool is not None else None
         try:
-            for item in items:
-                self.lint_document(item)
-            self._check_devices(items)
-            self._schedule_file()
+            devices = self._check_devices(applied)
+            for f in files:
+                for item in f.items:
+                    self.lint_document(item)
+                self.report.findings.extend(devices.get(f.path, ()))
+                if f.error is not None:
+                    self._unreadable(f.path, f.error)
+            self._schedule_set()
         finally:
-            self._file = None
-        if error is not None:
-            self._unreadable(path, error)
+            self._set = None
+            self._repeated = {}
 
-    def _check_devices(self, items: list[Document]) -> None:
-        """DRA references and selectors (`kexplain.lint.devices`), against the pool as the file
-        leaves it when there is one."""
-        cluster = self._file.pool.snapshot if self._file is not None else None
-        refused = set(self._file.refused) if self._file is not None else set()
+    def _repeat_finding(self, objs: list[tuple[dict[str, Any], Source]], repeat: Repeat,
+                        where: dict[int, Document]) -> Finding | None:
+        """None for an object given again alike (one object: linted, not applied twice), else
+        the API server's `already exists`, at the line of its name."""
+        if repeat.same:
+            return None
+        err = repeat_error(objs, repeat)
+        doc = where[id(objs[repeat.index][1])]
+        location = replace(doc.location, line=line_of(doc.node, ("metadata", "name")) or doc.location.line)
+        return Finding("admission", location, ObjectRef.of(doc.obj), err.message, field="metadata.name")
+
+    def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
+        """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set
+        leaves it when there is one; by file."""
+        cluster = self._set.pool.snapshot if self._set is not None else None
+        refused = set(self._set.refused) if self._set is not None else set()
+        out: dict[str, list[Finding]] = {}
         for p in check_devices(items, cluster, refused):
-            self._add(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message, field=p.field))
+            out.setdefault(p.location.path, []).append(Finding(p.rule, p.location, ObjectRef.of(p.obj), p.message,
+                                                               field=p.field))
+        return out
 
-    def _file_cluster(self, items: list[Document], path: str) -> "_FileCluster":
-        """The pool as the file leaves it (`Pool.extended`): its objects of the kinds the
+    def _set_cluster(self, items: list[Document], path: str) -> "_SetCluster":
+        """The pool as the set leaves it (`Pool.extended`): its objects of the kinds the
         scheduler reads, and its StatefulSets' claims. An object the API server would refuse
         is left out and becomes an `admission` finding of its document (a StatefulSet whose
         claims are refused: of the StatefulSet, which is then not scheduled)."""
         from kexplain.explain.inputs import PodFile, created_objects
 
         assert self.pool is not None
-        objs: list[tuple[dict[str, Any], Source]] = []
-        where: dict[int, Document] = {}
-        for doc in items:
-            if isinstance(doc.obj, dict) and isinstance(doc.obj.get("kind"), str):
-                src = Source(doc.location.path, doc.location.doc)
-                objs.append((doc.obj, src))
-                where[id(src)] = doc
+        objs, where = _objects(items)
         pod_file = PodFile.of(objs, path)
         if not pod_file.explained:
-            return _FileCluster(self.pool)
+            return _SetCluster(self.pool)
         file_objects = list(pod_file.cluster)
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
@@ -363,7 +411,7 @@ class Linter:
                 refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
-        return _FileCluster(pool, refused)
+        return _SetCluster(pool, refused)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -388,8 +436,13 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
-        refused = self._file.refused.get(_key(loc)) if self._file is not None else None
-        if refused is not None:       # an object of the file the API server would refuse
+        if _key(loc) in self._repeated:     # given again: one object, or the API server's `already exists`
+            repeated = self._repeated[_key(loc)]
+            if repeated is not None and valid:
+                self._add(repeated)
+            return
+        refused = self._set.refused.get(_key(loc)) if self._set is not None else None
+        if refused is not None:       # an object of the set the API server would refuse
             if valid:                 # (its schema findings say why already, if any)
                 self._add(refused)
             return
@@ -397,9 +450,9 @@ class Linter:
                 and ref.api_version in ("v1", "apps/v1", "batch/v1"):
             linted.checks.append("scheduling")
             found = self._guarded(ref, loc, lambda: self.check_scheduling(obj, ref, loc))
-            if isinstance(found, _Queued):      # scheduled with the file's other pods (`_schedule_file`)
-                assert self._file is not None
-                self._file.queued.append(replace(found, at=len(self.report.findings), linted=linted))
+            if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
+                assert self._set is not None
+                self._set.queued.append(replace(found, at=len(self.report.findings), linted=linted))
             else:
                 self._scheduled(linted, found)
 
@@ -429,15 +482,15 @@ class Linter:
         """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
         only unknown fields under --validate=warn (the API server then drops them; under strict
         it refuses the object, which is then never created, let alone scheduled)."""
+        status = builtin_index(self.store.version).api_version_status(ref.api_version, ref.kind)
+        if status is not None and status.state in (NOT_SERVED, OFF_BY_DEFAULT):
+            self._add(Finding("unknown-api-version", replace(doc.location, line=line_of(doc.node, ("apiVersion",))),
+                              ref, status.message, field="apiVersion", details={"served": list(status.use)},
+                              severity=Severity.WARNING if status.state == OFF_BY_DEFAULT else None))
+            if status.state == NOT_SERVED:
+                return False
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
-            served = self.store.served_versions(ref.kind)
-            if self.store.is_builtin_group(ref.api_version) and served:
-                self._add(Finding("unknown-api-version",
-                                  replace(doc.location, line=line_of(doc.node, ("apiVersion",))), ref,
-                                  not_served(ref.api_version, ref.kind, served, self.store.version),
-                                  field="apiVersion", details={"served": served}))
-                return False
             self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
                               f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
                               " or --schemas: skipped"))
@@ -467,16 +520,16 @@ class Linter:
 
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> "list[Finding] | _Queued":
-        """What a Pod or workload is before it meets the scheduler, against the pool as its file
+        """What a Pod or workload is before it meets the scheduler, against the pool as its set
         leaves it: findings when it never does (refused, bound, zero replicas, another
-        scheduler's, a DaemonSet that runs no pod), else its entry of the file's batch."""
+        scheduler's, a DaemonSet that runs no pod), else its entry of the set's batch."""
         from kexplain.admission.workloads import refused_pods
         from kexplain.explain.batch import Queue
         from kexplain.explain.inputs import entry_of, inputs_for
         from kexplain.explain.placement import daemon_nodes
 
-        assert self.pool is not None and self._file is not None
-        pool = self._file.pool
+        assert self.pool is not None and self._set is not None
+        pool = self._set.pool
         source = Source(loc.path, loc.doc)
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         workload = ref.kind != "Pod"
@@ -488,7 +541,7 @@ class Linter:
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
-                entry = entry_of(obj, source, len(self._file.queued))    # the API server's workload checks
+                entry = entry_of(obj, source, len(self._set.queued))    # the API server's workload checks
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -496,7 +549,7 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._file.queued))
+                entry = entry_of(obj, source, len(self._set.queued))
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
@@ -527,28 +580,39 @@ class Linter:
         if pinned is None:
             return queued
         try:        # bound to a node the pool does not have: it never runs, and takes no room
-            return [self._pinned(queued, Queue(pool, self._run_options()).place(entry, inputs))]
+            outcome = Queue(pool, self._run_options()).place(entry, inputs)
+            self._keep(queued, outcome)
+            return [self._pinned(queued, outcome)]
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
 
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
+        if self.options.explain and self._set is not None:     # every node's facts, as `kexplain POD --html`
+            names = frozenset(ni.name for ni in self._set.pool.snapshot.node_infos)
+            return RunOptions(preemption=self.options.preemption, details=True, explain_nodes=names, unexamined=True)
         return RunOptions(preemption=self.options.preemption, filter_all=self.suggester is not None)
 
-    def _schedule_file(self) -> None:
-        """Schedule the file's queued Pods and workloads as one batch (`explain.batch.Queue`:
+    def _keep(self, q: "_Queued", outcome: "Outcome") -> None:
+        """With `LintOptions.explain`: the object's placements entry and its kept traces."""
+        if self.options.explain:
+            self.report.explanations.append({**q.loc.to_json(), "object": q.ref.to_json(), "placement": outcome.to_json(),
+                                             "items": [p.trace.to_json() for p in outcome.attempts]})
+
+    def _schedule_set(self) -> None:
+        """Schedule the set's queued Pods and workloads as one batch (`explain.batch.Queue`:
         PrioritySort order, each pod bound before the next) and add their findings where their
         documents are."""
         from kexplain.explain.batch import Queue, queue_order
 
-        if self._file is None or not self._file.queued:
+        if self._set is None or not self._set.queued:
             return
-        queue = Queue(self._file.pool, self._run_options())
-        self._planned_pods += sum(q.entry.copies for q in self._file.queued)
+        queue = Queue(self._set.pool, self._run_options())
+        self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
-        for q in sorted(self._file.queued, key=lambda q: queue_order(q.entry, q.inputs)):
+        for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
-        for q in reversed(self._file.queued):     # the last first: the earlier indexes stay valid
+        for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
             self._scheduled(q.linted, found[id(q)], q.at)
 
@@ -568,6 +632,7 @@ class Linter:
             self._planned_pods += len(outcome.copies) - q.entry.copies      # stopped early, or a DaemonSet's
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        self._keep(q, outcome)
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
@@ -704,9 +769,33 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
 
 
+def _objects(items: list[Document]) -> tuple[list[tuple[dict[str, Any], Source]], dict[int, Document]]:
+    """The objects of `items` (documents that are mappings with a kind), each with a Source of
+    its own, and the document of each Source (by its id)."""
+    objs: list[tuple[dict[str, Any], Source]] = []
+    where: dict[int, Document] = {}
+    for doc in items:
+        if isinstance(doc.obj, dict) and isinstance(doc.obj.get("kind"), str):
+            src = Source(doc.location.path, doc.location.doc)
+            objs.append((doc.obj, src))
+            where[id(src)] = doc
+    return objs, where
+
+
+@dataclass(frozen=True)
+class _File:
+    """One file read: its documents, the error that ended its reading, and whether it counts
+    as a file (not a path that could not be walked)."""
+
+    path: str
+    items: list[Document]
+    error: InputError | None
+    counted: bool = True
+
+
 @dataclass
-class _FileCluster:
-    """The pool as one linted file leaves it, the file's objects the API server would refuse
+class _SetCluster:
+    """The pool as the linted set leaves it, the set's objects the API server would refuse
     (their `admission` findings, by location), and its Pods and workloads queued to be
     scheduled as one batch, in document order."""
 
@@ -854,7 +943,6 @@ def lint(options: LintOptions, stdin: BinaryIO | None = None,
     `progress(done, planned)` after each pod scheduled against the pool (a progress bar)."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
-    from kexplain.load.gcpolicy import bulk_load
     with bulk_load(freeze=freeze_pool):
         linter = Linter(options, stdin, suggester, progress=progress)
     return linter.run()

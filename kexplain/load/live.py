@@ -669,3 +669,34 @@ def as_pending(pod: Obj, cluster: list[tuple[Obj, Source]]) -> tuple[Obj, list[t
     note = (f"pod {meta.get('namespace')}/{meta.get('name')} is already bound to node {node}; "
             "explaining where the scheduler would place it now, without it")
     return unbound, rest, note
+
+
+# --- the server's version, recorded in a snapshot ----------------------------------------------
+# `kexplain snapshot` records the API server's /version as one item of its List, so that a
+# replay follows the version the cluster ran (unless told another). Nothing that reads a
+# cluster reads this kind: it is not an object of the cluster.
+VERSION_API_VERSION, VERSION_KIND = "kexplain/v1", "ServerVersion"
+
+
+def version_record(git_version: str) -> Obj:
+    """The List item that records the API server's version (its /version gitVersion). It has
+    no name: it names no object of the cluster (two snapshots together are two records, which
+    `recorded_version` compares, not one object given twice)."""
+    return {"apiVersion": VERSION_API_VERSION, "kind": VERSION_KIND, "metadata": {}, "gitVersion": git_version}
+
+
+def recorded_version(objects: Iterable[tuple[Obj, Source]]) -> tuple[str, Source] | None:
+    """The version a snapshot among `objects` recorded, and where (None: none did). Snapshots
+    that record different versions are refused: which one to follow is the user's choice."""
+    found: tuple[str, Source] | None = None
+    for obj, src in objects:
+        if obj.get("kind") != VERSION_KIND or obj.get("apiVersion") != VERSION_API_VERSION:
+            continue
+        version = obj.get("gitVersion")
+        if not isinstance(version, str) or not version:
+            raise KexplainError("a string such as v1.35.4 is required", source=src, obj=obj, field="gitVersion")
+        if found is not None and found[0] != version:
+            raise KexplainError(f"{found[1]} and {src} record different Kubernetes versions ({found[0]}, {version}): "
+                                "choose the one to follow with --kubernetes-version")
+        found = found or (version, src)
+    return found

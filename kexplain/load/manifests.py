@@ -1,18 +1,26 @@
 """From paths to Kubernetes objects: files, directories (recursively), `-` for stdin,
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
+The files of one argument (a directory, or the paths given together) are one `kubectl apply`:
+an object given twice alike is one object, and one given twice differently is the API server's
+`already exists` (`one_apply`, `repeats`).
+
 `check_objects` then asks of the objects of the kinds a command reads what the API server's
-decoding asks of a create request: an apiVersion it serves, values of the types its Go structs
+decoding asks of a create request: an apiVersion it serves (an object at one it does not is left
+out with a warning, as `kubectl apply` refuses it alone), values of the types its Go structs
 hold, and (kubectl's `--validate`) no field its schema does not define."""
 from __future__ import annotations
 
 import os
 import stat
 import sys
-from typing import Any, BinaryIO, Collection, Iterable
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Collection, Iterable, Sequence
 
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
-from kexplain.errors import InputError, Source
+from kexplain.errors import AdmissionRejected, InputError, Source, is_builtin_api, object_namespace
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.yaml_io import parse_documents
 
@@ -146,59 +154,206 @@ def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
                  max_objects: int = DEFAULT_MAX_OBJECTS) -> list[tuple[dict[str, Any], Source]]:
-    """Every object of `paths`, in order: a file larger than `max_bytes`, or more than
-    `max_objects` objects in all, are refused (the caller's limits, passed explicitly)."""
+    """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
+    `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
+    passed explicitly)."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
         out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, max_objects, len(out)))
+    return one_apply(out)
+
+
+# -- one apply: the same object given twice ------------------------------------------------------
+Identity = tuple[str, str, str, str]
+
+
+def identity(obj: Any) -> Identity | None:
+    """(API group, kind, namespace, name): what names an object on the API server, the namespace
+    as it stores it (`default` when none is given, none for a cluster-scoped kind, as written for
+    a custom resource); None for an object without a kind or a name (generateName)."""
+    kind = obj.get("kind") if isinstance(obj, dict) else None
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
+        return None
+    api_version = obj.get("apiVersion")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    namespace = object_namespace(kind, namespace, namespaced=None if is_builtin_api(api_version) else False)
+    return group, kind, namespace, name
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """An object given again in one apply: its index, the index of its first occurrence, and
+    whether the two are alike (then they are one object)."""
+
+    index: int
+    first: int
+    same: bool
+
+
+def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
+    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity.
+
+    `kubectl apply -f DIR` applies both: the second, alike, changes nothing. Different, it is
+    taken here as the API server takes a second create, `already exists` (`repeat_error`)."""
+    first: dict[Identity, int] = {}
+    out: list[Repeat] = []
+    for i, (obj, _) in enumerate(objs):
+        key = identity(obj)
+        if key is None:
+            continue
+        j = first.setdefault(key, i)
+        if j != i:
+            out.append(Repeat(i, j, _alike(objs[j][0], obj)))
     return out
 
 
-def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
-                  validate: str = "strict", stored: bool = False, shape_index: Any = None) -> list[str]:
-    """Refuse (InputError: file, object, field) an object of `kinds` the API server would not
-    decode: one without an apiVersion or at a version of a built-in group that Kubernetes 1.35
-    does not serve (the words of lint's rules invalid-document and unknown-api-version), one
-    with a value its Go struct cannot hold (the decoder's error, `json: cannot unmarshal string
-    into Go struct field DeploymentSpec.spec.replicas of type int32`, as lint says it), or,
-    with `validate` strict (kubectl's default), with a field its schema does not define
-    (`strict decoding error: unknown field "spec.x"`, as lint says it). Objects of other kinds
-    are left alone. With `validate` warn, unknown fields are returned as warnings instead; with
-    ignore they are not looked for. Objects an API server already stored (`stored`, or a
-    resourceVersion: it took them) are not decoded again.
+def repeat_error(objs: Sequence[tuple[Any, Source]], repeat: Repeat) -> AdmissionRejected:
+    """The API server's `already exists` for a repeat that differs, naming the other file."""
+    obj, src = objs[repeat.index]
+    name = obj["metadata"]["name"]
+    message = (f"{_resource(obj['kind'])} {go_quote(name)} already exists "
+               f"({objs[repeat.first][1]} has it with other contents)")
+    return AdmissionRejected(message, source=src, obj=obj)
 
-    Cheap on a 150,000-pod cluster: one look-up per object, the fields walked (once, for types
-    and unknown fields together) only for objects not stored (`kexplain.admission.openapi.builtin_index`),
-    and with `shape_index` (a `kexplain.admission.shapes.ShapeIndex`) once per shape of pod: pods
-    that differ only in name, uid and node decode alike and have the same unknown fields."""
+
+def one_apply(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+    """`objs` as one apply: a repeat alike dropped (the first kept), one that differs refused
+    (`repeat_error`)."""
+    found = repeats(objs)
+    if not found:
+        return objs
+    for repeat in found:
+        if not repeat.same:
+            raise repeat_error(objs, repeat)
+    dropped = {r.index for r in found}
+    return [item for i, item in enumerate(objs) if i not in dropped]
+
+
+def _resource(kind: str) -> str:
+    """The resource of a kind as the API server names it in messages (meta.UnsafeGuessKindToResource)."""
+    lower = kind.lower()
+    if lower.endswith("endpoints"):
+        return lower
+    if lower.endswith("s"):
+        return lower + "es"
+    if lower.endswith("y"):
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+def _alike(a: Any, b: Any) -> bool:
+    """Equal, and of the same types all the way down (`true` is not `1`, `1` is not `"1"`)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if len(x) != len(y) or any(k not in y for k in x):
+                return False
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What `check_objects` leaves: the objects to read, in order (an object kubectl apply
+    refuses left out), and the warnings to print."""
+
+    objects: list[tuple[dict[str, Any], Source]]
+    warnings: list[str]
+
+
+def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
+                  validate: str = "strict", stored: bool = False, shape_index: Any = None,
+                  explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION) -> Checked:
+    """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as
+    kubectl sends them; objects of other kinds are kept as they are.
+
+    An object without an apiVersion raises InputError (file, object, field). An API version it
+    does not serve (kubectl: `no matches for kind "PodDisruptionBudget" in
+    version "policy/v1beta1"`, the words of lint's rule unknown-api-version) leaves the object
+    out with a warning naming it and the version to use: `kubectl apply` refuses that object
+    and applies the rest of the file. When that leaves nothing of the `explained` kinds (the
+    POD file's only Pod or workload was refused), the refusal is the error instead. A version
+    it has but serves only when enabled (`resource.k8s.io/v1beta1`) is read, converted as the
+    API server converts it (`kexplain.admission.dra_convert`), with one warning per version
+    (none for stored objects: their cluster served it); one kexplain does not convert is left
+    out, with a warning.
+
+    Then, for objects an API server has not stored (`stored`, or a resourceVersion: it took
+    them), decoding: a value its Go struct cannot hold (the decoder's error, `json: cannot
+    unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as lint
+    says it) raises InputError, and so does, with `validate` strict (kubectl's default), a field
+    its schema does not define (`strict decoding error: unknown field "spec.x"`); with
+    `validate` warn unknown fields are warnings instead; with ignore they are not looked for.
+
+    Cheap on a 150,000-pod cluster: one look-up per (apiVersion, kind), the fields walked (once,
+    for types and unknown fields together) only for objects not stored
+    (`kexplain.admission.openapi.builtin_index`), and with `shape_index` (a
+    `kexplain.admission.shapes.ShapeIndex`) once per shape of pod: pods that differ only in name,
+    uid and node decode alike and have the same unknown fields."""
     from kexplain.admission.decode import check_fields
-    from kexplain.admission.openapi import builtin_index
+    from kexplain.admission.dra_convert import reads
+    from kexplain.admission.openapi import MISSING, NOT_SERVED, SERVED, builtin_index
 
     index = None
-    seen: set[tuple[Any, str]] = set()
+    statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
+    kept: list[tuple[dict[str, Any], Source]] = []
+    refused: list[tuple[str, InputError]] = []           # (kind, why)
+    off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
     warnings: list[str] = []
     for obj, src in objs:
         kind = obj.get("kind")
         if kind not in kinds:
+            kept.append((obj, src))
             continue
         api_version = obj.get("apiVersion")
         key = (api_version if isinstance(api_version, str) else None, kind)
-        if key not in seen:
-            index = index or builtin_index()
-            problem = index.api_version_problem(api_version, kind)
-            if problem is not None:
-                raise InputError(problem, source=src, obj=obj, field="apiVersion")
-            seen.add(key)
+        if key not in statuses:
+            index = index or builtin_index(kube.minor)
+            statuses[key] = index.api_version_status(api_version, kind)
+        status = statuses[key]
+        if status is not None and status.state != SERVED:
+            why = InputError(status.message, source=src, obj=obj, field="apiVersion")
+            if status.state == MISSING:
+                raise why
+            if status.state == NOT_SERVED:
+                refused.append((kind, why))
+                warnings.append(f"{why}; skipped (kubectl apply refuses it and applies the rest of the file)")
+                continue
+            if not reads(api_version, kind, kube.minor):
+                warnings.append(f"{why}; skipped: kexplain does not read this version")
+                continue
+            if not stored and not _stored(obj):                      # off by default, and read
+                off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not _stored(obj):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and (validate, shape) in shape_index.fields_ok:
+            if shape is not None and (kube.minor, validate, shape) in shape_index.fields_ok:
+                kept.append((obj, src))
                 continue
-            found = check_fields(obj, src, validate)
+            found = check_fields(obj, src, validate, kube)
             if shape is not None and not found:
-                shape_index.fields_ok.add((validate, shape))
+                shape_index.fields_ok.add((kube.minor, validate, shape))
             warnings.extend(found)
-    return warnings
+        kept.append((obj, src))
+    explained_refused = [why for kind, why in refused if kind in explained]
+    if explained_refused and not any(o.get("kind") in explained for o, _ in kept):
+        raise explained_refused[0]
+    for first, (count,) in off.values():
+        others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
+        warnings.append(f"{first}; read as if enabled{others}")
+    return Checked(kept, warnings)
 
 
 def _stored(obj: dict[str, Any]) -> bool:

@@ -4,9 +4,12 @@
 --schemas directories), with one set of guards (`kexplain.load.limits`; the size cap is applied
 when the text is read, the object cap by the caller that counts objects):
 
-- only safe loading (the C loader when PyYAML has it); a value YAML's own constructors cannot
-  build (`2024-13-45`, an integer of more than 4,300 digits, `!!int abc`) is a YAML error with
-  its line, not a crash;
+- only safe loading (the C loader when PyYAML has it): no tag ever builds anything but plain data;
+- scalars resolved as kubectl's go-yaml v2 resolves them, and sent as it sends them
+  (`kexplain.load.goyaml`: `y` is true, `=` and `1:30` are strings, `0o17` is 15, a timestamp
+  is the text written, an unknown tag is ignored, `<<` merges in the order written); a value
+  go-yaml or JSON refuses (`!!int abc`, `.inf`, a null key) is a YAML error with its line, not
+  a crash;
 - documents nested deeper than MAX_DEPTH are refused before the C loader composes them (its
   composer recurses once per level and would overflow the C stack at some tens of thousands: a
   segfault), by SafeLoader itself, so that every use of it is safe;
@@ -16,9 +19,8 @@ when the text is read, the object cap by the caller that counts objects):
   SafeLoader itself too.
 
 It gives each document's value and number, and on request its composed node (where each value
-was written: lint's lines) and timestamps kept as the strings they were written as (what
-kubectl sends; lint validates that). Large texts may be read by a faster parser whose result is
-shown to be CSafeLoader's (`fast_documents`).
+was written: lint's lines). Large texts may be read by a faster parser whose result is shown
+to be SafeLoader's (`fast_documents`).
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ import yaml
 from yaml.constructor import ConstructorError
 
 from kexplain.errors import InputError, Source, clip
+from kexplain.load import goyaml
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 try:  # pragma: no cover - depends on how PyYAML was built
@@ -50,29 +53,20 @@ _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")   # line breaks to libyaml besides 
 _LONE_CR = re.compile("\r(?!\n)")
 
 
-def _safe_scalar(construct: Any) -> Any:
-    """A scalar constructor whose failure (ValueError, KeyError, ...) is a ConstructorError
-    that names the value and its line, instead of an exception from inside PyYAML."""
-    def wrapped(loader: Any, node: Any) -> Any:
-        try:
-            return construct(loader, node)
-        except yaml.YAMLError:
-            raise
-        except Exception as err:   # ValueError, IndexError (`!!int ""`), KeyError (`!!bool x`), ...
-            value = node.value if isinstance(node.value, str) else ""
-            raise ConstructorError(None, None, f"cannot read the value {clip(value, 40)!r}: "
-                                   f"{_reason(err, node.tag)}", node.start_mark) from None
-    return wrapped
+def _go_scalar(node: Any) -> Any:
+    """The value kubectl sends for a scalar node (`goyaml.scalar`); what go-yaml or JSON refuse
+    is a ConstructorError at the value's line."""
+    try:
+        return goyaml.scalar(node.tag, node.value)
+    except goyaml.GoYamlError as err:
+        raise ConstructorError(None, None, str(err), node.start_mark) from None
 
 
-def _reason(err: Exception, tag: str) -> str:
-    """Why a scalar could not be built, in words (a date's own check says it best)."""
-    text = str(err)
-    if "Exceeds the limit" in text:   # Python's int() guard
+def _json_reason(err: ValueError) -> str:
+    """Why a JSON number could not be read, in words."""
+    if "Exceeds the limit" in str(err):   # Python's int() guard
         return "a number of more than 4,300 digits"
-    if isinstance(err, ValueError) and not text.startswith(("invalid literal", "could not convert")):
-        return text.split(";")[0]
-    return f"not a valid {tag.rsplit(':', 1)[-1]}"
+    return str(err).split(";")[0]
 
 
 # -- double-quoted escapes as kubectl reads them ----------------------------------------------
@@ -153,21 +147,24 @@ class NestingError(yaml.MarkedYAMLError):
         self.document = document
 
 
-class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader: scalar constructors that fail as YAML errors, a text nested deeper
-    than MAX_DEPTH refused (NestingError) before parsing, and go-yaml's double-quoted `\\'` read
-    as kubectl reads it (in a text given as a str), for every reader that uses it.
+_STR_TAG = goyaml.STR
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
 
-    The tag of a plain scalar depends on its text alone, so it is remembered (manifests repeat
-    the same keys and values): a bounded cache per loader class, of short texts only."""
 
-    _plain_tags: ClassVar[dict[str, str]] = {}
+class _KubectlReading:
+    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader, whose other
+    base is the C loader when PyYAML has one, else its Python one): a text nested deeper than
+    MAX_DEPTH refused (NestingError) before parsing; go-yaml's double-quoted `\\'` read as
+    kubectl reads it (in a text given as a str); plain scalars resolved, and every tag
+    constructed, as go-yaml v2 and kubectl's YAML-to-JSON step do (`kexplain.load.goyaml`),
+    merge keys in the order written; PyYAML's own constructors never run."""
 
     def __init__(self, stream: Any) -> None:
         self._stand_in: str | None = None
         if isinstance(stream, str):
             stream, self._stand_in = kubectl_escapes(stream)
-        super().__init__(stream)
+        super().__init__(stream)  # type: ignore[call-arg]
         self._unchecked = stream if isinstance(stream, str) else None
 
     def _check_nesting(self) -> None:
@@ -180,99 +177,173 @@ class SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def check_data(self) -> bool:
         self._check_nesting()
-        return super().check_data()
+        return super().check_data()  # type: ignore[misc]
 
     def check_node(self) -> bool:
         self._check_nesting()
-        return super().check_node()
+        return super().check_node()  # type: ignore[misc]
 
     def check_event(self, *choices: Any) -> bool:
         self._check_nesting()
-        return super().check_event(*choices)
+        return super().check_event(*choices)  # type: ignore[misc]
 
     def get_single_data(self) -> Any:
         self._check_nesting()
-        return super().get_single_data()
+        return super().get_single_data()  # type: ignore[misc]
 
     def get_single_node(self) -> Any:
         self._check_nesting()
-        node = super().get_single_node()
+        node = super().get_single_node()  # type: ignore[misc]
         if self._stand_in is not None and node is not None:
             _restore_node(node, self._stand_in)
         return node
 
     def get_node(self) -> Any:
-        node = super().get_node()
+        node = super().get_node()  # type: ignore[misc]
         if self._stand_in is not None and node is not None:
             _restore_node(node, self._stand_in)
         return node
 
     def peek_event(self) -> Any:
-        event = super().peek_event()
-        return event if self._stand_in is None else _restore_event(event, self._stand_in)
+        return self._as_go_reads(super().peek_event())  # type: ignore[misc]
 
     def get_event(self) -> Any:
-        event = super().get_event()
+        return self._as_go_reads(super().get_event())  # type: ignore[misc]
+
+    def _as_go_reads(self, event: Any) -> Any:
+        """An event as go-yaml reads it: `_restore_event`, and a scalar of the non-specific tag
+        `!` tagged `!!str` (go-yaml keeps the tag, which it does not resolve: `! 12` is "12";
+        PyYAML resolves it as if plain). Composers in Python only: see `_PythonComposing`."""
+        if type(event) is yaml.ScalarEvent and event.tag == "!":
+            event.tag = goyaml.STR
         return event if self._stand_in is None else _restore_event(event, self._stand_in)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """go-yaml's tag of a plain scalar (remembered: `goyaml.plain`); a plain `<<` is a merge
+        key where it is a key (`_go_pairs`) and the string "<<" elsewhere."""
         if kind is yaml.ScalarNode and implicit[0]:
-            tags = self._plain_tags
-            tag = tags.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)
-                if len(tags) < _PLAIN_TAGS_CACHED and len(value) < 200:
-                    tags[value] = tag
-            return tag
-        return super().resolve(kind, value, implicit)
+            return goyaml.MERGE if value == "<<" else goyaml.plain_tag(value)
+        return super().resolve(kind, value, implicit)  # type: ignore[misc]
+
+    def construct_go(self, node: yaml.Node) -> Any:
+        """Any node, whatever its tag, as go-yaml decodes it into an interface: a scalar by
+        `_go_scalar`, `!!null` None, a mapping a dict (its merges as `_go_pairs` says) and a
+        sequence a list, built after they are returned (a generator: aliases may be cycles)."""
+        if isinstance(node, yaml.ScalarNode):
+            return _go_scalar(node)
+        if node.tag == goyaml.NULL:
+            return None
+        if isinstance(node, yaml.MappingNode):
+            return self._go_mapping(node)
+        return self._go_sequence(node)
+
+    def _go_mapping(self, node: yaml.MappingNode) -> Iterator[dict[Any, Any]]:
+        data: dict[Any, Any] = {}
+        yield data
+        construct = self.construct_object  # type: ignore[attr-defined]
+        for key_node, value_node in _go_pairs(node):
+            key = construct(key_node, deep=False)
+            if key is None:
+                raise ConstructorError("while constructing a mapping", node.start_mark,
+                                       "a null key, which JSON cannot have (kubectl: unsupported map key of "
+                                       "type: <nil>)", key_node.start_mark)
+            try:
+                hash(key)
+            except TypeError:
+                raise ConstructorError("while constructing a mapping", node.start_mark, "found unhashable key",
+                                       key_node.start_mark) from None
+            data[key] = construct(value_node, deep=False)
+
+    def _go_sequence(self, node: yaml.SequenceNode) -> Iterator[list[Any]]:
+        data: list[Any] = []
+        yield data
+        construct = self.construct_object  # type: ignore[attr-defined]
+        data.extend(construct(child, deep=False) for child in node.value)
+
+    yaml_constructors: ClassVar[dict[Any, Any]] = {None: construct_go}
+    yaml_multi_constructors: ClassVar[dict[Any, Any]] = {}
 
 
-_PLAIN_TAGS_CACHED = 50_000
-for _tag in ("int", "float", "bool", "timestamp", "binary", "null"):
-    _full = f"tag:yaml.org,2002:{_tag}"
-    SafeLoader.add_constructor(_full, _safe_scalar(_BaseLoader.yaml_constructors[_full]))
+def _is_merge(key_node: yaml.Node) -> bool:
+    """go-yaml's isMerge: the key `<<`, written plain or tagged `!!merge`."""
+    return type(key_node) is yaml.ScalarNode and key_node.tag == goyaml.MERGE and key_node.value == "<<"
 
 
-class _TextDatesLoader(SafeLoader):
-    """SafeLoader but that a plain timestamp stays the string it was written as, as kubectl's
-    YAML to JSON conversion keeps it (a JSON schema wants a string, not a datetime)."""
+def _go_pairs(node: yaml.MappingNode, merging: frozenset[int] = frozenset()) -> list[tuple[yaml.Node, yaml.Node]]:
+    """The (key, value) pairs of a mapping in the order go-yaml sets them, the later winning: a
+    merge key's mapping (or mappings, the first winning) where the key is written, so a key
+    written after `<<` overrides what it merges and one written before is overridden (PyYAML
+    lets every written key win). The composed nodes are not changed (lint reads their lines)."""
+    pairs: list[tuple[yaml.Node, yaml.Node]] = []
+    for key_node, value_node in node.value:
+        if not _is_merge(key_node):
+            pairs.append((key_node, value_node))
+            continue
+        if isinstance(value_node, yaml.MappingNode):
+            merged: list[yaml.Node] = [value_node]
+        elif isinstance(value_node, yaml.SequenceNode) and all(
+                isinstance(item, yaml.MappingNode) for item in value_node.value):
+            merged = list(reversed(value_node.value))
+        else:
+            raise ConstructorError("while constructing a mapping", node.start_mark,
+                                   "map merge requires map or sequence of maps as the value", value_node.start_mark)
+        inside = merging | {id(node)}
+        for sub in merged:
+            if id(sub) in inside:
+                raise ConstructorError("while constructing a mapping", node.start_mark,
+                                       "a merged mapping contains itself", sub.start_mark)
+            pairs.extend(_go_pairs(sub, inside))
+    return pairs
 
-    _plain_tags: ClassVar[dict[str, str]] = {}
+
+class SafeLoader(_KubectlReading, _BaseLoader):  # type: ignore[misc, valid-type]
+    """The loader every reader uses (`_KubectlReading` over the C loader when there is one)."""
 
 
-_TextDatesLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()}
+class _PythonComposing(yaml.composer.Composer):
+    """PyYAML's composer in Python, over the C parser's events: what a text with a scalar of the
+    non-specific tag `!` needs (the C composer resolves it before any Python code sees its tag)."""
+
+    def __init__(self, stream: Any) -> None:
+        super(yaml.composer.Composer, self).__init__(stream)  # type: ignore[call-arg]
+        self.anchors: dict[Any, Any] = {}
+
+
+class _NonSpecificTagLoader(_KubectlReading, _PythonComposing, _BaseLoader):  # type: ignore[misc, valid-type]
+    """SafeLoader for a text that may have a non-specific tag (`_NON_SPECIFIC`)."""
+
+
+# `!` alone where a node may start, then a space, a line break or a flow indicator: maybe the
+# non-specific tag (or `!` in a string: the Python composer reads that text alike, more slowly).
+_NON_SPECIFIC = re.compile(r"(?:^|(?<=[\s\[{,]))!(?=[\s,\]}]|$)")
+
+
+_C_COMPOSER = _BaseLoader is not yaml.SafeLoader      # (PyYAML's own loader composes in Python)
+
+
+def loader_class(text: str) -> type:
+    """The loader that reads `text` as kubectl does: SafeLoader, or over the C loader a Python
+    composer when the text may have a non-specific tag."""
+    return _NonSpecificTagLoader if _C_COMPOSER and _NON_SPECIFIC.search(text) else SafeLoader
 
 
 # -- building documents --------------------------------------------------------------------------
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-_SCALAR_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp"))
-
-
 class _Unusual(Exception):
-    """What the fast builder leaves to PyYAML's constructor (merge keys, tags, complex keys)."""
+    """What the fast builder leaves to the constructor (merge keys, tags on collections,
+    complex and null keys)."""
 
 
 def _build(loader: Any, root: yaml.Node) -> Any:
-    """The value of a composed document as the safe constructor makes it, without its per-node
-    overhead: aliases shared (a recursive one makes a cycle), values built in the constructor's
-    order (breadth first), so a bad value is the error it would be; raises _Unusual for what
-    only the constructor handles."""
-    constructors = loader.yaml_constructors
+    """The value of a composed document as the constructor (`_KubectlReading.construct_go`)
+    makes it, without its per-node overhead: aliases shared (a recursive one makes a cycle),
+    values built in the constructor's order (breadth first), so a bad value is the error it
+    would be; raises _Unusual for what only the constructor handles."""
     memo: dict[int, Any] = {}
     pending: deque[tuple[yaml.Node, Any]] = deque()
 
     def build(node: yaml.Node) -> Any:
         if type(node) is yaml.ScalarNode:
-            tag = node.tag
-            if tag == _STR_TAG:
-                return node.value
-            if tag in _SCALAR_TAGS:
-                return constructors[tag](loader, node)
-            raise _Unusual(tag)
+            return node.value if node.tag == _STR_TAG else _go_scalar(node)
         value = memo.get(id(node))
         if value is not None:
             return value
@@ -291,15 +362,15 @@ def _build(loader: Any, root: yaml.Node) -> Any:
         node, value = pending.popleft()
         if type(value) is dict:
             for key_node, value_node in node.value:
-                if type(key_node) is not yaml.ScalarNode or key_node.tag not in _KEY_TAGS:
+                if type(key_node) is not yaml.ScalarNode or key_node.tag == goyaml.MERGE:
                     raise _Unusual("merge or complex key")
-                value[build(key_node)] = build(value_node)
+                key = build(key_node)
+                if key is None:
+                    raise _Unusual("null key")
+                value[key] = build(value_node)
         else:
             value.extend(build(item) for item in node.value)
     return root_value
-
-
-_KEY_TAGS = _SCALAR_TAGS | {_STR_TAG}
 
 
 def _construct(loader: Any, node: yaml.Node) -> Any:
@@ -397,64 +468,57 @@ def nesting_error(text: str, depth: int = MAX_DEPTH) -> NestingError | None:
 
 
 # -- the fast path for large texts -------------------------------------------------------------
-# PyYAML's constructor runs in Python, a few microseconds a value: a 5,000-node dump takes it
-# a minute or more. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts and lists several
-# times faster, but it resolves plain scalars by YAML 1.2 (`yes`, `0777`, `1e3`, dates) and
-# turns aliases into copies. So its result is used only when it is shown to be what CSafeLoader
-# would build; else the text is read by CSafeLoader as before (so errors are the same as ever):
+# The constructor runs in Python, a few microseconds a value: a 5,000-node dump takes it a
+# minute or more. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts and lists several
+# times faster, but it resolves plain scalars by YAML 1.2 (`yes`, `y`, `0777`, `1_0`) and turns
+# aliases into copies. So its result is used only when it is shown to be what SafeLoader
+# (go-yaml's reading, `kexplain.load.goyaml`) would build; else the text is read by SafeLoader
+# as before (so errors are the same as ever):
 #
 # - libyaml itself parses the whole text without building anything (`raw_parse`, C speed): a
-#   text it rejects goes to CSafeLoader, and its event count must be the result's;
+#   text it rejects goes to SafeLoader, and its event count must be the result's;
 # - no tags, directives, tabs, other line breaks than \n and \r\n, duplicate keys, merge keys;
 #   anchors unique and each alias after its anchor (found in the text, over-approximated: a
-#   string that looks like one also sends the text to CSafeLoader);
+#   string that looks like one also sends the text to SafeLoader);
 # - every value is a str, int, float, bool, None, dict or list, and every key a str;
-# - a string that YAML 1.1 reads as something else when plain (`'16'`, `'True'`, a date) was
+# - a string that go-yaml reads as something else when plain (`'16'`, `'True'`, `y`) was
 #   quoted: yaml-rs types it when plain (so a string means it was quoted), or the text has no
-#   plain-looking occurrence of it (dates, `yes`);
-# - an int comes from a spelling both read alike (no `0777`, `0o17`, `0X1F`, `_1` in the text);
-# - each float is put back to what CSafeLoader makes of the plain tokens yaml-rs reads as it
-#   (`7541229e14` is a string to YAML 1.1), which must be one value;
+#   plain-looking occurrence of it (`yes`, `y`); timestamps are strings to both;
+# - an int comes from a spelling both read alike (no `0777`, `08`, `0o17`, `0X1F`, `_1` in the
+#   text), within go-yaml's 64 bits (past them it reads a float);
+# - each float is put back to what go-yaml makes of the plain tokens yaml-rs reads as it
+#   (`1e400` is a string to go-yaml), which must be one value, and finite (JSON has no other);
 # - with aliases, the values they add (bounded from above by the counts) are within what
 #   `excessive_aliasing` allows (so the fast path never takes what it would refuse), and no
-#   null (yaml-rs's reading of an alias inside its own anchor, a cycle to PyYAML).
+#   null (yaml-rs's reading of an alias inside its own anchor, a cycle to SafeLoader).
 try:  # pragma: no cover - depends on the platform having a wheel
     import yaml_rs as _yaml_rs
 except ImportError:  # pragma: no cover
     _yaml_rs = None
 
-FAST_MIN_CHARS = 512 * 1024          # smaller texts: CSafeLoader is quick enough
-_HUGE = 10 ** 4000                  # ints from here on: left to CSafeLoader (int()'s digit limit)
+FAST_MIN_CHARS = 512 * 1024          # smaller texts: SafeLoader is quick enough
+_INT_RANGE = (-(1 << 63), (1 << 64) - 1)   # go-yaml's ints (int64, then uint64): past them, floats
 # Events yaml-rs may copy for aliases, beyond one per alias: a document's aliases may add at
-# most 2,000,000 values (10% of MAX_EXPANDED_NODES), so past that CSafeLoader judges it.
+# most 2,000,000 values (10% of MAX_EXPANDED_NODES), so past that SafeLoader judges it.
 _FAST_REPLAY_LIMIT = 2_000_000
-_STR = "tag:yaml.org,2002:str"
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_RESOLVERS = SafeLoader.yaml_implicit_resolvers
-# The longest string PyYAML may resolve to something else, by its first character (words like
-# `false` and `null` are short; numbers and dates are not): longer ones are strings.
-_RESOLVABLE_LEN = {first: (5 if first.isalpha() else 1 << 62) for first in _RESOLVERS}
+_STR = goyaml.STR
 # Characters after which a node may start (besides the start of the text) ...
 _NODE_BEFORE = frozenset(" \n\r[{,\ufeff")
 _LB = "[ \\n\\r\\[{,\\ufeff]"          # ... the same in a regex, and after a JSON-like key: `"a":1`
 _LBQ = "[\"'\\]}]:"
 _DELIM = r"(?=[\s,\]}:]|\Z)"         # ... and what may follow a plain scalar
 _NAME = re.compile(r"[0-9A-Za-z_-]+")     # libyaml's anchor names
-# Plain-looking tokens that yaml-rs and PyYAML read differently as ints (`0777` 777 or 511).
+# Plain-looking tokens that yaml-rs and go-yaml read differently as ints (`0777` 777 or 511).
 _RISKY_INT = re.compile(
     rf"0(?<=[ \n\r\[{{,\ufeff:+-]0)(?:(?<={_LB}0)|(?<={_LB}[-+]0)|(?<={_LBQ}0)|(?<={_LBQ}[-+]0))"
     rf"(?:[0-9_]+|[oOXB][0-9a-fA-F_]*){_DELIM}"
     rf"|_(?<=[ \n\r\[{{,\ufeff:+-]_)(?:(?<={_LB}_)|(?<={_LB}[-+]_)|(?<={_LBQ}_)|(?<={_LBQ}[-+]_))"
     rf"[0-9a-fA-FoOxXbB_]*{_DELIM}")
 _RISKY_INT_START = re.compile(rf"[-+]?(?:0(?:[0-9_]+|[oOXB][0-9a-fA-F_]*)|_[0-9a-fA-FoOxXbB_]*){_DELIM}")
-# A plain-looking date (a timestamp to PyYAML, a string to yaml-rs): its start, and its end.
-_PLAIN_DATE = re.compile(rf"-(?:(?<={_LB}[0-9][0-9][0-9][0-9]-)|(?<={_LBQ}[0-9][0-9][0-9][0-9]-))[0-9]")
-_DATE_START = re.compile("[0-9][0-9][0-9][0-9]-[0-9]")
-_TOKEN_REST = re.compile(r"[^\s,\[\]{}]*")
 
 
 def _fast_unsafe_text(text: str) -> bool:
-    """Whether `text` has what the fast path leaves to CSafeLoader outright: tabs, line breaks
+    """Whether `text` has what the fast path leaves to SafeLoader outright: tabs, line breaks
     YAML 1.1 and 1.2 disagree on, a byte order mark past the start, a directive, or a tag."""
     if "\t" in text or "\ufeff" in text or "%" in text[:1] or "\n%" in text:
         return True
@@ -485,20 +549,6 @@ def _risky_int(text: str) -> bool:
     for m in _RISKY_INT.finditer(text):
         start = m.start() - (text[m.start() - 1] in "+-")
         if _whole_plain(text, start, m.end()):
-            return True
-    return False
-
-
-def _plain_date(text: str) -> bool:
-    """Whether `text` may hold a plain date or timestamp (without spaces)."""
-    starts = [m.start() - 4 for m in _PLAIN_DATE.finditer(text)]
-    if _DATE_START.match(text):
-        starts.append(0)
-    for start in starts:
-        end = _TOKEN_REST.match(text, start).end()
-        while end > start and text[end - 1] == ":":
-            end -= 1
-        if _whole_plain(text, start, end):
             return True
     return False
 
@@ -538,7 +588,7 @@ def _plain_occurrence(text: str, value: str) -> bool:
 
 def _aliases(text: str) -> int | None:
     """The number of alias-like tokens in `text`, or None when an anchor-like token repeats a
-    name or an alias-like token names no anchor before it (CSafeLoader refuses those)."""
+    name or an alias-like token names no anchor before it (SafeLoader refuses those)."""
     props = sorted((i, ch) for ch in "&*" for i in _occurrences(text, ch) if _node_start(text, i))
     anchors: set[str] = set()
     count = 0
@@ -558,7 +608,7 @@ def _aliases(text: str) -> int | None:
 
 
 class _NotShown(Exception):
-    """The fast path cannot show that its result is CSafeLoader's."""
+    """The fast path cannot show that its result is SafeLoader's."""
 
 
 class _Check:
@@ -566,13 +616,12 @@ class _Check:
     must then be checked for; raises _NotShown at the first doubt."""
 
     def __init__(self) -> None:
-        self._good: set[str] = set()        # strings found to be strings to CSafeLoader too
+        self._good: set[str] = set()        # strings found to be strings to SafeLoader too
         self._good_keys: set[str] = set()   # keys found to be (kept apart: a small set is quick)
         self.ints = False
-        self.dates = False
         self.nulls = False    # yaml-rs reads an alias inside its own anchor's node as null
         self.ambiguous: set[str] = set()    # strings to look for written plain in the text
-        self.seen: set[str] = set()         # the strings above and dates, once found
+        self.seen: set[str] = set()         # the strings above, once found
         self.floats: list[tuple[Any, Any, float]] = []   # (container, key, value): yaml-rs's floats
 
     def document(self, root: Any) -> tuple[int, int]:
@@ -582,7 +631,7 @@ class _Check:
             if kind is float or not self.scalar(root):
                 raise _NotShown
             return 1, 1
-        first = limit = _RESOLVABLE_LEN
+        first = limit = goyaml.RESOLVABLE_LEN
         good, string, floats, good_keys = self._good, self.string, self.floats, self._good_keys.issuperset
         ints = nulls = False
         containers = keys = children = 0
@@ -609,15 +658,15 @@ class _Check:
                 elif kind is dict or kind is list:
                     push(value)
                 elif kind is int:
-                    if not -_HUGE < value < _HUGE:
-                        raise _NotShown      # past int()'s 4,300 digits: CSafeLoader refuses it
+                    if not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+                        raise _NotShown      # past 64 bits: go-yaml reads a float, or a string
                     ints = True
                 elif value is None:
                     nulls = True
                 elif kind is float:
                     with_float = True
                 elif kind is not bool:
-                    raise _NotShown          # a datetime, bytes ...: leave it to CSafeLoader
+                    raise _NotShown          # a datetime, bytes ...: leave it to SafeLoader
             if with_float:
                 pairs = obj.items() if type(obj) is dict else enumerate(obj)
                 floats.extend((obj, k, v) for k, v in pairs if type(v) is float)
@@ -627,13 +676,16 @@ class _Check:
         return containers + scalars, 2 * containers + keys + scalars
 
     def keys(self, obj: dict[Any, Any]) -> None:
-        """Checks the keys of a mapping; remembers those that are strings to CSafeLoader too."""
+        """Checks the keys of a mapping (`<<` is a merge key to go-yaml); remembers those that are
+        strings to SafeLoader too."""
+        if "<<" in obj:
+            raise _NotShown
         for key in obj:
             if type(key) is not str or not self.string(key):
                 raise _NotShown
         if len(self._good_keys) < 1_000:
             self._good_keys.update(key for key in obj if key in self._good
-                                   or not (key[:1] in _RESOLVABLE_LEN and len(key) <= _RESOLVABLE_LEN[key[:1]]))
+                                   or len(key) > goyaml.RESOLVABLE_LEN.get(key[:1], -1))
 
     def scalar(self, value: Any) -> bool:
         kind = type(value)
@@ -641,36 +693,28 @@ class _Check:
             return self.string(value)
         if kind is int:
             self.ints = True
-            return -_HUGE < value < _HUGE
+            return _INT_RANGE[0] <= value <= _INT_RANGE[1]
         if value is None:
             self.nulls = True
         return kind is bool or value is None
 
     def string(self, value: str) -> bool:
-        """Whether the string is what CSafeLoader reads too (or may be, once the text is checked)."""
+        """Whether the string is what SafeLoader reads too (or may be, once the text is checked)."""
         if value in self.seen:
             return True
         if value.isdigit() and value.isascii():
             self._good.add(value)           # yaml-rs reads all digits as an int: this was quoted
             return True
-        tag = _STR
-        for t, regexp in _RESOLVERS.get(value[:1], ()):
-            if regexp.match(value):
-                tag = t
-                break
+        tag = goyaml.plain_tag(value)
         if tag == _STR or self._rs_types(value):
             self._good.add(value)           # a string either way, or quoted (yaml-rs types it plain)
             return True
         if any(c.isspace() for c in value):
             return False      # could be a folded plain scalar: not searchable in the text
-        if tag == _TIMESTAMP:
-            self.dates = True
-        elif tag == "tag:yaml.org,2002:yaml":
-            pass              # `!`, `&`, `*`: indicators, never plain scalars: quoted
-        elif tag != "tag:yaml.org,2002:float" and len(self.ambiguous) < 16:
-            self.ambiguous.add(value)   # `yes`, `1:20`, `<<`, `=`: looked for in the text
+        if tag != goyaml.FLOAT and len(self.ambiguous) < 16:
+            self.ambiguous.add(value)   # `yes`, `y`, `0O17`: looked for in the text
         else:
-            return False      # a float yaml-rs keeps a string (`1:20.5`)
+            return False      # a float yaml-rs keeps a string (`1_0.5`)
         self.seen.add(value)
         return True
 
@@ -686,8 +730,7 @@ _FLOATISH = (re.compile(r"\.(?:(?<=[0-9_]\.)[0-9_]*|(?=[0-9_])[0-9_]+|(?:inf|Inf
 _FLOAT_CHARS = frozenset("0123456789_.eE+-")
 _INF_NAN = tuple(f".{w}" for w in ("inf", "Inf", "INF", "nan", "NaN", "NAN"))
 _TOKEN_END = frozenset(" \n\r[]{},:")
-# Bounded caches (100,000 tokens each, then no more entries): plain tokens recur across a snapshot.
-_PYYAML_PLAIN: dict[str, Any] = {}
+# A bounded cache (100,000 tokens, then no more entries): plain tokens recur across a snapshot.
 _RS_PLAIN: dict[str, Any] = {}
 
 
@@ -704,25 +747,14 @@ def _rs_plain(token: str) -> Any:
     return _RS_PLAIN[token]
 
 
-def _pyyaml_plain(token: str) -> Any:
-    """What CSafeLoader makes of `token` written plain (raises what its constructor raises)."""
-    if token not in _PYYAML_PLAIN:
-        tag = _STR
-        for t, regexp in _RESOLVERS.get(token[:1], ()):
-            if regexp.match(token):
-                tag = t
-                break
-        loader = SafeLoader("")
-        value = token if tag == _STR else loader.yaml_constructors[tag](loader, yaml.ScalarNode(tag, token))
-        if len(_PYYAML_PLAIN) < 100_000:
-            _PYYAML_PLAIN[token] = value
-        return value
-    return _PYYAML_PLAIN[token]
+def _reference_plain(token: str) -> Any:
+    """What SafeLoader makes of `token` written plain (raises what it raises: `.inf`)."""
+    return goyaml.scalar(goyaml.plain(token)[0], token)
 
 
 def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
     """For each float yaml-rs reads from some plain-looking token of `text` (by its hex), what
-    CSafeLoader makes of those tokens; None when one is NaN or CSafeLoader cannot read it."""
+    SafeLoader makes of those tokens; None when one is NaN or SafeLoader cannot read it (`.inf`)."""
     readings: dict[str, set[tuple[type, Any]]] = {}
     seen: set[int] = set()
     n = len(text)
@@ -745,7 +777,7 @@ def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
             if got != got:
                 return None         # NaN: equal to nothing, not worth the trouble
             try:
-                value = _pyyaml_plain(token)
+                value = _reference_plain(token)
             except Exception:
                 return None
             readings.setdefault(got.hex(), set()).add((type(value), value))
@@ -754,9 +786,9 @@ def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
 
 def _fix_floats(readings: dict[str, frozenset[tuple[type, Any]]] | None,
                 floats: list[tuple[Any, Any, float]]) -> bool:
-    """Puts CSafeLoader's value in place of each float of yaml-rs (`7541229e14` is a string to YAML
-    1.1): each float must come from tokens CSafeLoader reads alike (one value, `readings`);
-    False when not so."""
+    """Puts SafeLoader's value in place of each float of yaml-rs (`1e400` is a string to go-yaml):
+    each float must come from tokens SafeLoader reads alike (one value, `readings`); False when
+    not so."""
     if readings is None:
         return False
     for container, key, value in floats:
@@ -793,7 +825,6 @@ class _TextFacts:
     events: int | None       # libyaml's events as written; None when libyaml rejects the text
     unsafe: bool             # _fast_unsafe_text
     risky_int: bool          # _risky_int
-    plain_date: bool         # _plain_date
     floats: dict[str, frozenset[tuple[type, Any]]] | None   # _float_readings
 
     def encode(self) -> bytes:
@@ -808,8 +839,7 @@ class _TextFacts:
 
 
 def _text_facts(text: str) -> _TextFacts:
-    return _TextFacts(_raw_event_count(text), _fast_unsafe_text(text), _risky_int(text), _plain_date(text),
-                      _float_readings(text))
+    return _TextFacts(_raw_event_count(text), _fast_unsafe_text(text), _risky_int(text), _float_readings(text))
 
 
 def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
@@ -853,8 +883,8 @@ def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
 
 
 def fast_documents(text: str) -> list[Any] | None:
-    """The documents of `text` exactly as CSafeLoader (with SafeLoader's checks) would give them,
-    read by yaml-rs; None when that is not shown (then read the text with CSafeLoader)."""
+    """The documents of `text` exactly as SafeLoader would give them,
+    read by yaml-rs; None when that is not shown (then read the text with SafeLoader)."""
     if _yaml_rs is None or not hasattr(_BaseLoader, "raw_parse"):
         return None
     if may_nest_deeper(text):      # before yaml-rs ever sees it: a parser's recursion has limits
@@ -875,10 +905,10 @@ def _fast_checked(text: str, aliases: int, text_facts: Callable[[], _TextFacts])
         result = _yaml_rs.loads(text, parse_datetime=False,
                                 alias_limits=_yaml_rs.AliasLimits(max_total_replayed_events=_FAST_REPLAY_LIMIT + aliases),
                                 duplicate_key_policy=_yaml_rs.DuplicateKeyPolicy.Error)
-    except Exception:   # its errors are not ours; CSafeLoader says what is wrong
+    except Exception:   # its errors are not ours; SafeLoader says what is wrong
         return None
     if type(result) is not dict and type(result) is not list:
-        return None      # an empty text, or a scalar document: small, CSafeLoader reads it
+        return None      # an empty text, or a scalar document: small, SafeLoader reads it
     check = _Check()
     try:
         if type(result) is dict:
@@ -897,7 +927,7 @@ def _fast_checked(text: str, aliases: int, text_facts: Callable[[], _TextFacts])
     if any(_plain_occurrence(text, value) for value in check.ambiguous):
         return None
     facts = text_facts()
-    if facts.unsafe or (check.ints and facts.risky_int) or (check.dates and facts.plain_date):
+    if facts.unsafe or (check.ints and facts.risky_int):
         return None
     if check.floats and not _fix_floats(facts.floats, check.floats):
         return None
@@ -950,11 +980,9 @@ class ReadError(InputError):
         self.line = line
 
 
-def parse_documents(text: str, source_path: str, *, nodes: bool = False,
-                    dates: bool = True) -> Iterator[ParsedDocument]:
+def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iterator[ParsedDocument]:
     """Each document of a YAML (or JSON) text, read safely within the guards; an error ends the
-    text (ReadError). `nodes`: give each document's composed node too (a JSON text has none);
-    `dates`: plain timestamps as datetimes (PyYAML's reading), else as the strings written."""
+    text (ReadError). `nodes`: give each document's composed node too (a JSON text has none)."""
     json_error: json.JSONDecodeError | None = None
     if text.lstrip().startswith(("{", "[")):
         docs = _json_documents(text, source_path)
@@ -962,14 +990,14 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False,
             yield ParsedDocument(docs[0], 1)
             return
         json_error = docs
-    if dates and not nodes and len(text) >= FAST_MIN_CHARS:
+    if not nodes and len(text) >= FAST_MIN_CHARS:
         fast = fast_documents(text)
         if fast is not None:
             for i, doc in enumerate(fast, start=1):
                 yield ParsedDocument(doc, i)
             return
     may_alias = "*" in text
-    loader = SafeLoader(text) if dates else _TextDatesLoader(text)
+    loader = loader_class(text)(text)
     number = 0          # documents read whole: an error is in the next one
     try:
         while loader.check_node():
@@ -1010,4 +1038,4 @@ def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeE
     except RecursionError:
         raise ReadError("document is nested too deeply", Source(source_path, 1), document=1) from None
     except ValueError as err:   # e.g. an integer of more than 4,300 digits
-        raise ReadError(f"invalid JSON: {_reason(err, 'number')}", Source(source_path, 1), document=1) from None
+        raise ReadError(f"invalid JSON: {_json_reason(err)}", Source(source_path, 1), document=1) from None

@@ -3,7 +3,8 @@
 DeviceClass, ResourceSlice and ResourceClaim as the scheduler's allocator reads them, with
 absent fields read as their API defaults (`allocationMode` ExactCount, `count` 1) so that
 objects that did not go through admission still mean what the API server would store.
-v1beta2 has the same schema and is read the same way.
+Objects written at v1beta1 or v1beta2 reach it converted to v1's fields, as kube-apiserver
+converts them (`kexplain.admission.dra_convert`, when they are read).
 """
 from __future__ import annotations
 
@@ -82,14 +83,17 @@ class Device:
     driver: str
     attributes: Mapping[str, Any] = field(default_factory=dict)   # qualified name -> raw attribute
     capacity: Mapping[str, Any] = field(default_factory=dict)     # qualified name -> raw capacity
-    consumes_counters: bool = False     # partitionable device (the feature is off: never allocated)
-    binding_conditions: bool = False    # binding conditions (the feature is off: never selectable)
+    consumes_counters: bool = False     # partitionable device
+    binding_conditions: bool = False    # binding conditions
+    # The device as written: the fields of features not every version has (taints, counters,
+    # sharing) are read from it by the allocator that knows them (kexplain.plugins.dra.features).
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_obj(cls, raw: Mapping[str, Any], driver: str) -> "Device":
         return cls(str(raw.get("name") or ""), driver, dict(_map(raw.get("attributes"))),
                    dict(_map(raw.get("capacity"))), bool(_list(raw.get("consumesCounters"))),
-                   bool(_list(raw.get("bindingConditions"))))
+                   bool(_list(raw.get("bindingConditions"))), raw)
 
     def attribute(self, qualified: str) -> Attribute | None:
         """lookupAttribute: the attribute by its fully qualified name, or by its bare name when
@@ -115,6 +119,7 @@ class ResourceSlice:
     per_device_node_selection: bool | None = None   # None: the field is not set
     shared_counters: bool = False
     devices: tuple[Device, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)   # the spec, as for Device
 
     @classmethod
     def from_obj(cls, obj: Mapping[str, Any]) -> "ResourceSlice":
@@ -130,7 +135,7 @@ class ResourceSlice:
             node_selector=selector if isinstance(selector, Mapping) else None,
             per_device_node_selection=None if per_device is None else bool(per_device),
             shared_counters=bool(_list(spec.get("sharedCounters"))),
-            devices=tuple(Device.from_obj(_map(d), driver) for d in _list(spec.get("devices"))))
+            devices=tuple(Device.from_obj(_map(d), driver) for d in _list(spec.get("devices"))), raw=spec)
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -152,6 +157,7 @@ class ExactRequest:
     count: int = 1
     admin_access: bool | None = None    # None: not set (subrequests never have it)
     selectors: tuple[str | None, ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)   # as for Device
 
     @classmethod
     def from_obj(cls, raw: Mapping[str, Any], name: str) -> "ExactRequest":
@@ -160,7 +166,7 @@ class ExactRequest:
         admin = raw.get("adminAccess")
         return cls(name, str(raw.get("deviceClassName") or ""), mode,
                    _int(count, 1) if count is not None else (1 if mode == EXACT_COUNT else 0),
-                   None if admin is None else admin is True, _selectors(raw.get("selectors")))
+                   None if admin is None else admin is True, _selectors(raw.get("selectors")), raw)
 
     @property
     def uses_admin_access(self) -> bool:
@@ -186,12 +192,14 @@ class Request:
 @dataclass(frozen=True)
 class Constraint:
     requests: tuple[str, ...] = ()
-    match_attribute: str | None = None   # None: no constraint type the allocator knows
+    match_attribute: str | None = None   # None: not this constraint type
+    distinct_attribute: str | None = None   # DRAConsumableCapacity's constraint type
 
     @classmethod
     def from_obj(cls, raw: Mapping[str, Any]) -> "Constraint":
-        attr = raw.get("matchAttribute")
-        return cls(tuple(str(r) for r in _list(raw.get("requests"))), None if attr is None else str(attr))
+        attr, distinct = raw.get("matchAttribute"), raw.get("distinctAttribute")
+        return cls(tuple(str(r) for r in _list(raw.get("requests"))), None if attr is None else str(attr),
+                   None if distinct is None else str(distinct))
 
 
 @dataclass(frozen=True)
@@ -235,6 +243,7 @@ class ResourceClaim:
     reserved_for: tuple[str, ...] = ()       # consumer UIDs
     controller_uid: str | None = None        # the owner reference with controller: true
     deleting: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)   # as for Device
 
     @classmethod
     def from_obj(cls, obj: Mapping[str, Any]) -> "ResourceClaim":
@@ -250,7 +259,7 @@ class ResourceClaim:
             constraints=tuple(Constraint.from_obj(_map(c)) for c in _list(devices.get("constraints"))),
             allocation=Allocation.from_obj(allocation) if isinstance(allocation, Mapping) else None,
             reserved_for=tuple(str(_map(r).get("uid") or "") for r in _list(status.get("reservedFor"))),
-            controller_uid=controller, deleting=bool(meta.get("deletionTimestamp")))
+            controller_uid=controller, deleting=bool(meta.get("deletionTimestamp")), raw=obj)
 
     @property
     def key(self) -> str:

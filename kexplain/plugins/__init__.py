@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from functools import lru_cache
 
+from kexplain.features import DEFAULT, KubeVersion
 from kexplain.framework.interface import Plugin, check_plugin
 from kexplain.plugins import names
 
@@ -22,6 +23,7 @@ MODULES: dict[str, str] = {
     names.IMAGE_LOCALITY: "image_locality",
     names.INTER_POD_AFFINITY: "inter_pod_affinity",
     names.NODE_AFFINITY: "node_affinity",
+    names.NODE_DECLARED_FEATURES: "node_declared_features",
     names.NODE_NAME: "node_name",
     names.NODE_PORTS: "node_ports",
     names.NODE_RESOURCES_BALANCED_ALLOCATION: "balanced_allocation",
@@ -53,10 +55,10 @@ def known(name: str) -> bool:
     return name in MODULES
 
 
-def implements(name: str, extension_point: str) -> bool:
-    """Whether plugin `name` declares the extension point named `extension_point` (the
-    KubeSchedulerConfiguration field name, e.g. "filter")."""
-    return extension_point in plugin_class(name).extension_points
+def implements(name: str, extension_point: str, kube: KubeVersion = DEFAULT) -> bool:
+    """Whether plugin `name` implements the extension point named `extension_point` (the
+    KubeSchedulerConfiguration field name, e.g. "filter") in `kube`'s minor."""
+    return extension_point in plugin_class(name).points_at(kube)
 
 
 def registry() -> dict[str, type[Plugin]]:

@@ -2,8 +2,10 @@
 after placing the pod (cpu and memory by default), so no node ends up with one
 resource exhausted while the others sit idle.
 
-The score is (1 - standard deviation of the used fractions) x 100 over the
-configured resources the node offers, with real (not defaulted) requests. A pod
+The balance is (1 - standard deviation of the used fractions) x 100 over the
+configured resources the node offers, with real (not defaulted) requests. Up to 1.35 the
+score is the balance with the pod; from 1.36 it is how much the pod improves the balance
+(50 + (50 + with - without) / 2). A pod
 that requests none of the configured resources is not scored at all (PreScore
 Skip): otherwise every best-effort pod would chase the same balanced node.
 """
@@ -19,10 +21,14 @@ from kexplain.framework.status import SKIP, SUCCESS, Status
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.plugins import names
-from kexplain.plugins.resource_allocation import ResourceAllocationScorer, balanced_resource_score, is_best_effort, resource_specs
+from kexplain.plugins.resource_allocation import (ResourceAllocationScorer, balance_change_score, balanced_resource_score,
+                                                  is_best_effort, resource_specs)
 
 NAME = names.NODE_RESOURCES_BALANCED_ALLOCATION
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+# From 1.36 (kubernetes#135573) the score is how the pod changes the node's balance, not the
+# balance with the pod alone.
+SCORES_BALANCE_CHANGE_SINCE = "1.36"
 
 
 class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, SignPlugin):
@@ -36,7 +42,9 @@ class NodeResourcesBalancedAllocation(PreScorePlugin, ScorePlugin, Explainer, Si
     def __init__(self, args: Mapping[str, Any] | None, handle) -> None:
         super().__init__(args, handle)
         specs = resource_specs(self.args.get("resources"))
-        self.scorer = ResourceAllocationScorer(specs, balanced_resource_score, use_requested=True)
+        change = balance_change_score if self.kube.since(SCORES_BALANCE_CHANGE_SINCE) else None
+        self.scorer = ResourceAllocationScorer(specs, balanced_resource_score, use_requested=True,
+                                               change_scorer=change)
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes) -> Status:
         requests = self.scorer.pod_requests(pod)

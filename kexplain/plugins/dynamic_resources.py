@@ -1,5 +1,6 @@
 """DynamicResources: a pod that references ResourceClaims may only run where its devices can be
-allocated, as kube-scheduler v1.35.4 decides it with its default feature gates.
+allocated, as the kube-scheduler release followed decides it with its feature gates (the
+allocator it picks and that minor's rules: kexplain.plugins.dra.variant).
 
 PreEnqueue and PreFilter resolve the pod's claims; PreFilter also requires every device class
 a request (or any of its subrequests) names. Filter checks per node that already allocated
@@ -10,13 +11,16 @@ would deallocate a claim that keeps the pod off every node; kexplain never write
 reports what the scheduler would say. The plugin has no PreFilterExtensions, so preemption's
 removal of victims never frees devices. Reserve and PreBind (`bindings`) give what binding the
 pod writes into its claims: the allocation Filter found on the chosen node, and the reservation.
+What kexplain does not reproduce of the version followed, the plugin says (`notes`).
 """
 from __future__ import annotations
 
+import time
+from datetime import datetime, timezone
 from typing import Any
 
 from kexplain.errors import FrameworkError
-from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, PostFilterPlugin, PreBindPlugin,
+from kexplain.framework.interface import (MAX_NODE_SCORE, ExtensionPoint, Explainer, FilterPlugin, PostFilterPlugin, PreBindPlugin,
                                           PreEnqueuePlugin, PreFilterPlugin, PreFilterResult, ReservePlugin,
                                           ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
@@ -28,8 +32,12 @@ from kexplain.plugins.dra.binding import ClaimBinding, reserved_for_pod
 from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
 from kexplain.plugins.dra.explain import explain_node
 from kexplain.plugins.dra.inventory import Inventory, inventory
-from kexplain.plugins.dra.scoring import ScoreError, compute_score
+from kexplain.plugins.dra.scoring import ScoreError, ScoreRules, compute_score
+from kexplain.config._decode import parse_duration
+from kexplain.plugins.dra.notes import cycle_notes
+from kexplain.plugins.dra.readiness import DEFAULT_BINDING_TIMEOUT_NS
 from kexplain.plugins.dra.state import NOT_AVAILABLE, DraState
+from kexplain.plugins.dra.variant import allocator_rules
 from kexplain.plugins.helper.normalize_score import default_normalize_score
 
 NAME = names.DYNAMIC_RESOURCES
@@ -39,12 +47,35 @@ REASON_NO_CLAIMS_TO_DEALLOCATE = "no new claims to deallocate"
 REASON_DEALLOCATED = "deallocation of ResourceClaim completed"
 REASON_STILL_NOT_SCHEDULABLE = "still not schedulable"
 ERR_STATE_NOT_FOUND = "not found"  # CycleState.Read's error when PreFilter did not run
+# PostFilter answers a pod without claims with "no new claims to deallocate"; 1.33 with a bare
+# Unschedulable (no reason).
+NO_CLAIMS_REASON_SINCE = "1.34"
+REASON_DISABLED = "plugin disabled"   # PostFilter with DynamicResourceAllocation off
 
 
 class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
                        ScorePlugin, ScoreExtensions, ReservePlugin, PreBindPlugin, Explainer, SignPlugin):
     name = NAME
     in_overview = True      # the table view groups the nodes by what their devices say
+    SCORES_SINCE = "1.35"   # a Score plugin (prioritized lists) from 1.35; before, Score is not its interface
+
+    @classmethod
+    def points_at(cls, kube) -> frozenset[ExtensionPoint]:
+        if kube.since(cls.SCORES_SINCE):
+            return cls.extension_points
+        return cls.extension_points - {ExtensionPoint.SCORE}
+
+    def __init__(self, args, handle) -> None:
+        super().__init__(args, handle)
+        # With DynamicResourceAllocation off (1.33's default) the plugin exists but does nothing.
+        self.enabled = self.kube.enabled("DynamicResourceAllocation")
+        self.rules = allocator_rules(self.kube)   # the allocator NewAllocator picks for the version's gates
+        self.score_rules = ScoreRules.of(self.kube)
+        self.prioritized_list = self.kube.enabled("DRAPrioritizedList")
+        self.no_claims_reason = self.kube.since(NO_CLAIMS_REASON_SINCE)
+        timeout = self.args.get("bindingTimeout")
+        parsed = parse_duration(timeout) if isinstance(timeout, str) else None
+        self.binding_timeout_ns = parsed if parsed is not None else DEFAULT_BINDING_TIMEOUT_NS
 
     def sign_pod(self, pod) -> signers.Fragments | None:
         """Not signable with resource claims (whether their devices are on one node is not
@@ -56,21 +87,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return inventory(self.handle.snapshot)
 
     def pre_enqueue(self, pod) -> Status:
-        if not pod.spec.get("resourceClaims"):
+        if not self.enabled or not pod.spec.get("resourceClaims"):
             return SUCCESS
         try:
-            pod_claims(pod, self.inventory.claims)
+            pod_claims(pod, self.inventory.claims, self.kube)
         except ClaimLookupError as e:
             return unresolvable(str(e))
         return SUCCESS
 
     def pre_filter(self, state, pod, nodes) -> tuple[PreFilterResult | None, Status]:
+        if not self.enabled:
+            return None, SKIP
         state.write(STATE_KEY, DraState())
         if not pod.spec.get("resourceClaims"):
             return None, SKIP
         inv = self.inventory
         try:
-            claims = pod_claims(pod, inv.claims)
+            claims = pod_claims(pod, inv.claims, self.kube)
         except ClaimLookupError as e:
             return None, unresolvable(str(e))
         if not claims:
@@ -90,6 +123,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if request.exactly is not None:
                     checks = [(request.exactly.device_class_name, request.name)]
                 elif request.first_available:
+                    if not self.prioritized_list:
+                        return None, unresolvable(f"resource claim {claim.key}, request {request.name}: has "
+                                                  "subrequests, but the DRAPrioritizedList feature is disabled")
                     checks = [(sub.device_class_name, f"{request.name}/{sub.name}") for sub in request.first_available]
                 else:
                     return None, unresolvable(f"resource claim {claim.key}, request {request.name}: "
@@ -99,10 +135,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         return None, Status.error(f"request {request_name}: unsupported request type")
                     if class_name not in inv.classes:
                         return None, unresolvable(f"request {request_name}: device class {class_name} does not exist")
-        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on)))
+        state.write(STATE_KEY, DraState(inv, tuple(claims), tuple(available_on), self.rules,
+                                        self.binding_timeout_ns, time.time_ns()))
         return None, SUCCESS
 
     def filter(self, state, pod, node_info) -> Status:
+        if not self.enabled:
+            return SUCCESS
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return Status.error(ERR_STATE_NOT_FOUND)
@@ -116,6 +155,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return SUCCESS
 
     def post_filter(self, state, pod, statuses):
+        if not self.enabled:
+            return None, Status(Code.UNSCHEDULABLE, (REASON_DISABLED,))
+        if not self.no_claims_reason and not pod.spec.get("resourceClaims"):
+            return None, Status(Code.UNSCHEDULABLE)
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             return None, Status.error(ERR_STATE_NOT_FOUND)
@@ -143,6 +186,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return out
 
     def score(self, state, pod, node_info) -> int:
+        if not self.enabled:
+            return 0
         s: DraState | None = state.get(STATE_KEY)
         if s is None:
             raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {ERR_STATE_NOT_FOUND}')
@@ -152,7 +197,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if allocations is None:
             return 0
         try:
-            return compute_score(s.claims, allocations)
+            return compute_score(s.claims, allocations, self.score_rules)
         except ScoreError as err:
             raise FrameworkError(f'running Score plugins: plugin "{NAME}" failed with: {err}') from None
 
@@ -173,12 +218,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None
         allocations = iter(outcome.allocations or ())
         pod_uid = str(pod.metadata.get("uid") or "")
+        # With binding conditions on, PreBind stamps the allocation with the time it writes it.
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if s.rules.binding_conditions else None
         out = []
         for claim in s.claims:
             allocation = next(allocations, None) if claim.allocation is None else None
             if not reserved_for_pod(claim, pod_uid):
-                out.append(ClaimBinding(claim, allocation))
+                out.append(ClaimBinding(claim, allocation, stamp))
         return tuple(out)
+
+    def notes(self, state, pod) -> list[str]:
+        """What kexplain does not reproduce of the version followed for this pod and cluster."""
+        return cycle_notes(self.kube, state.get(STATE_KEY), pod, self.handle.snapshot.of_kind("DeviceClass"))
 
     def explain(self, state, pod, node_info) -> dict[str, Any] | None:
         s: DraState | None = state.get(STATE_KEY)

@@ -37,6 +37,9 @@ ERR_REASON_INSUFFICIENT_MEMORY = "Insufficient memory"
 ERR_REASON_INSUFFICIENT_EPHEMERAL_STORAGE = "Insufficient ephemeral-storage"
 ERR_REASON_INSUFFICIENT_FORMAT = "Insufficient {}"   # scalar resources: "Insufficient example.com/gpu"
 ERR_STATE_NOT_FOUND = 'error reading "{}" from cycleState: not found'
+# From 1.34 a request bigger than the node's whole allocatable is UnschedulableAndUnresolvable
+# (InsufficientResource.Unresolvable); before, Filter said Unschedulable whatever was lacking.
+UNRESOLVABLE_SINCE = "1.34"
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
         self.ignored_resource_groups = frozenset(self.args.get("ignoredResourceGroups") or ())
         specs, scorer = fit_scorer(self.args.get("scoringStrategy"))
         self.scorer = ResourceAllocationScorer(specs, scorer, use_requested=False)
+        self.marks_unresolvable = self.kube.since(UNRESOLVABLE_SINCE)
 
     # -- filtering -----------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: PodInfo, nodes) -> tuple[PreFilterResult | None, Status]:
@@ -149,8 +153,8 @@ class NodeResourcesFit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugi
             if not lacking:
                 out.append(SUCCESS)
                 continue
-            code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in lacking)
-                    else Code.UNSCHEDULABLE)
+            code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+                    if self.marks_unresolvable and any(r.unresolvable for r in lacking) else Code.UNSCHEDULABLE)
             out.append(Status(code, tuple(r.reason for r in lacking)))
         return out
 

@@ -45,6 +45,8 @@ MAX_UTILIZATION = 100
 # Scores a list of (requested, allocatable) pairs, one per configured resource;
 # pairs with allocatable 0 are the resources left out.
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
+# Scores (requested with the pod, requested without it, allocatable), per configured resource.
+ChangeScorer = Callable[[Sequence[int], Sequence[int], Sequence[int]], int]
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,15 @@ def balanced_resource_score(requested: Sequence[int], allocatable: Sequence[int]
     return int((1 - std) * float(MAX_NODE_SCORE))
 
 
+def balance_change_score(requested: Sequence[int], allocated: Sequence[int], allocatable: Sequence[int]) -> int:
+    """BalancedAllocation from 1.36: how placing the pod changes the node's balance. Both
+    balances lie in 50..100, so their difference in -50..50 is brought back to 50..100
+    (about 75 when the balance hardly changes; towards 100 when it improves)."""
+    with_pod = balanced_resource_score(requested, allocatable)
+    without_pod = balanced_resource_score(allocated, allocatable)
+    return MAX_NODE_SCORE // 2 + go_div(MAX_NODE_SCORE // 2 + with_pod - without_pod, 2)
+
+
 def fit_scorer(strategy: Mapping[str, Any] | None) -> tuple[tuple[ResourceSpec, ...], Scorer]:
     """The configured resources and the strategy's scorer from NodeResourcesFit's
     `scoringStrategy` (LeastAllocated with cpu/memory when absent)."""
@@ -216,12 +227,16 @@ class ResourceAllocationScorer:
 
     `use_requested`: count real requests (BalancedAllocation); otherwise the non-zero
     cpu/memory requests of both the node's pods and the incoming pod (NodeResourcesFit).
+    `change_scorer` (BalancedAllocation from 1.36) scores requested with the pod, requested
+    without it and allocatable instead of `scorer`.
     """
 
-    def __init__(self, specs: Sequence[ResourceSpec], scorer: Scorer, use_requested: bool) -> None:
+    def __init__(self, specs: Sequence[ResourceSpec], scorer: Scorer, use_requested: bool,
+                 change_scorer: ChangeScorer | None = None) -> None:
         self.specs = tuple(specs)
         self.scorer = scorer
         self.use_requested = use_requested
+        self.change_scorer = change_scorer
 
     def pod_requests(self, pod: PodInfo) -> tuple[int, ...]:
         """The pod's request for each configured resource (cpu in millicores), overhead and
@@ -259,12 +274,14 @@ class ResourceAllocationScorer:
                 continue
             allocatable[i] = alloc
             requested[i] = req
+        if self.change_scorer is not None:
+            return self.change_scorer(requested, [r - p for r, p in zip(requested, pod_requests)], allocatable)
         return self.scorer(requested, allocatable)
 
     def score_nodes(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]) -> list[int]:
         """`score` for many nodes; for cpu and memory (the default resources) without a call per
         node and resource."""
-        if any(spec.name not in (CPU, MEMORY) for spec in self.specs):
+        if self.change_scorer is not None or any(spec.name not in (CPU, MEMORY) for spec in self.specs):
             return [self.score(ni, pod_requests) for ni in nodes]
         plan = [(spec.name == CPU, pod_requests[i]) for i, spec in enumerate(self.specs)]
         n, scorer, use_requested = len(plan), self.scorer, self.use_requested

@@ -19,9 +19,17 @@ from kexplain.plugins.helper.normalize_score import default_normalize_score
 NAME = names.TAINT_TOLERATION
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
-# v1.35.4 names no taint in the reason (older releases did).
+# From 1.34 the reason names no taint (the taint went to a V(4) log line); before,
+# it named the first untolerated NoSchedule/NoExecute taint, its value printed raw (an empty
+# value leaves a trailing space), so every distinct taint is its own entry of the message.
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+TAINT_REASON_GENERIC_SINCE = "1.34"
 _UNTOLERATED = unresolvable(ERR_REASON_UNTOLERATED)
+
+
+def untolerated_taint_reason(taint: Mapping[str, Any]) -> str:
+    """The reason before 1.34, e.g. `node(s) had untolerated taint {dedicated: gpu}`."""
+    return f"node(s) had untolerated taint {{{taint.get('key') or ''}: {taint.get('value') or ''}}}"
 
 
 def _blocks_scheduling(taint: Mapping[str, Any]) -> bool:
@@ -46,14 +54,31 @@ class TaintToleration(FilterPlugin, PreScorePlugin, ScorePlugin, ScoreExtensions
         """Its verdict and score read only the tolerations."""
         return [(signers.TOLERATIONS, signers.tolerations(pod))]
 
+    def __init__(self, args, handle) -> None:
+        super().__init__(args, handle)
+        self._names_taint = not self.kube.since(TAINT_REASON_GENERIC_SINCE)
+        self._named: dict[tuple[str, str], Status] = {}   # one status per distinct taint text
+
     def filter(self, state, pod, node_info) -> Status:
         return self.filter_nodes(state, pod, (node_info,))[0]
 
     def filter_nodes(self, state, pod, nodes) -> list[Status]:
         tolerations = pod.tolerations
-        return [SUCCESS if not (taints := ni.node.taints)
-                or find_untolerated(taints, tolerations, _blocks_scheduling) is None else _UNTOLERATED
-                for ni in nodes]
+        out: list[Status] = []
+        for ni in nodes:
+            taints = ni.node.taints
+            taint = find_untolerated(taints, tolerations, _blocks_scheduling) if taints else None
+            out.append(SUCCESS if taint is None else self._rejection(taint))
+        return out
+
+    def _rejection(self, taint: Mapping[str, Any]) -> Status:
+        if not self._names_taint:
+            return _UNTOLERATED
+        key = (str(taint.get("key") or ""), str(taint.get("value") or ""))
+        status = self._named.get(key)
+        if status is None:
+            status = self._named[key] = unresolvable(untolerated_taint_reason(taint))
+        return status
 
     def pre_score(self, state, pod, nodes) -> Status:
         state.write(PRE_SCORE_STATE_KEY, prefer_no_schedule_tolerations(pod.tolerations))

@@ -22,6 +22,10 @@ ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = (
     "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode "
     "already in-use by another pod")
+# The ReadWriteOncePod reason before 1.34 (the same rule, older words).
+ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_OLD = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode")
+RWOP_REASON_REWORDED_SINCE = "1.34"
 
 PRE_FILTER_STATE_KEY = "PreFilterVolumeRestrictions"
 USED_PVCS_KEY = "VolumeRestrictions/usedPVCs"
@@ -113,6 +117,12 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
         """The pod's volume sources."""
         return [(signers.VOLUMES, signers.volumes(pod))]
 
+    def __init__(self, args, handle) -> None:
+        super().__init__(args, handle)
+        self._rwop_conflict = Status(Code.UNSCHEDULABLE, (
+            ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT if self.kube.since(RWOP_REASON_REWORDED_SINCE)
+            else ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT_OLD,))
+
     def _used_pvcs(self) -> frozenset[str]:
         """`namespace/claim` of every claim some scheduled pod uses (the snapshot's usedPVCSet)."""
         snap = self.handle.snapshot
@@ -174,7 +184,7 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
         if st is None:
             return Status.error(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
         if st.conflicting_refs > 0:
-            return Status(Code.UNSCHEDULABLE, (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,))
+            return self._rwop_conflict
         return SUCCESS
 
     def explain(self, state, pod, node_info) -> dict | None:

@@ -26,10 +26,13 @@ _REASON_WORDS = {
     IN_USE: "in use",
     "poolIncomplete": "in a pool that is incomplete (not all of its ResourceSlices are published)",
     "poolInvalid": "in an invalid pool",
-    "bindingConditions": "with bindingConditions (not allocatable: DRADeviceBindingConditions is off)",
+    "bindingConditions": "with bindingConditions (not allocatable: DRADeviceBindingConditions or "
+                         "DRAResourceClaimDeviceStatus is off)",
     SELECTOR_FALSE: "rejected by a selector",
     SELECTOR_ERROR: "where a selector fails at runtime",
     "consumesCounters": "partitionable (consumesCounters; DRAPartitionableDevices is off)",
+    "tainted": "with a taint the request does not tolerate",
+    "capacity": "without the capacity the request asks for left",
 }
 
 
@@ -120,6 +123,8 @@ def _detail(d: Facts) -> str:
         return str(d.get("error") or "")
     if reason == "poolInvalid":
         return str(d.get("detail") or "")
+    if reason == "tainted":
+        return str(d.get("taint") or "")
     return ""
 
 
@@ -148,7 +153,7 @@ def request_groups(req: Facts, single_pool: bool, named: bool) -> list[str]:
             continue
         groups = [(detail, ds) for (r, detail), ds in listed.items() if r == reason]
         shown = sum(len(ds) for _, ds in groups)
-        if reason in (SELECTOR_FALSE, SELECTOR_ERROR, "poolInvalid") and groups:
+        if reason in (SELECTOR_FALSE, SELECTOR_ERROR, "poolInvalid", "tainted") and groups:
             for detail, ds in groups:
                 n = len(ds) + (counts[reason] - shown if (detail, ds) == groups[-1] else 0)
                 head = "rejected by" if reason == SELECTOR_FALSE else _REASON_WORDS[reason] + ":"
@@ -260,7 +265,10 @@ def pool_lines(facts: Facts) -> list[str]:
         out.append("no ResourceSlice publishes devices for this node")
     for p in pools:
         state = ""
-        if p.get("incomplete"):
+        if p.get("incomplete") and p.get("allocatable"):
+            state = (": incomplete as this node sees it (fewer of its slices target the node than it has): "
+                     "its devices are still allocated, a request for all devices fails")
+        elif p.get("incomplete"):
             state = ": incomplete (not all of its slices are published: its devices are not allocated)"
         elif p.get("invalid"):
             state = f": invalid ({p['invalid']})"

@@ -2,10 +2,12 @@
 
 Two kinds: a pod the real scheduler holds back in PreEnqueue (its claim is missing, being
 deleted, not created yet, or not the pod's): no scheduling attempt, so no FailedScheduling
-event, which is why it looks stuck for no reason; and verdicts that come from a quirk of
-v1.35.4 the trace reproduces (a Score failure, a misleading PostFilter text, one device's CEL
-error ending the cycle, All mode over an incomplete pool). Detected from the scheduler's own
-keys (`preEnqueue`, `preFilter`, `postFilter`, `result`), never from case names.
+event, which is why it looks stuck for no reason; and verdicts that come from a quirk of the
+scheduler release the trace follows (its `kubernetesVersion`) and reproduces (v1.35's Score
+failure, a misleading PostFilter text, one device's CEL error ending the cycle, All mode over
+an incomplete pool). Detected from the scheduler's own keys (`preEnqueue`, `preFilter`,
+`postFilter`, `result`), never from case names. The plugin's own notes (what kexplain does not
+reproduce for that release, trace key `notes`) come last.
 """
 from __future__ import annotations
 
@@ -25,9 +27,12 @@ _GATES = [   # PreEnqueue message -> why and what to do
     (re.compile(r"ResourceClaim not created yet"),
      lambda m: "the resourceclaim controller (kube-controller-manager) has not created the claim from the pod's "
                "ResourceClaimTemplate yet: check that the template exists and the controller runs"),
-    (re.compile(r"ResourceClaim (\S+) was not created for pod (\S+) \(pod is not owner\)"),
+    (re.compile(r"ResourceClaim (\S+) was not created for [pP]od (\S+) \([pP]od is not owner\)"),
      lambda m: f"the claim {m[1]} its status names is owned by another pod, not by {m[2]}"),
+    (re.compile(r"ResourceClaim (\S+) is not in the same namespace as Pod (\S+)"),
+     lambda m: f"the claim {m[1]} its status names is in another namespace than the pod {m[2]}"),
 ]
+DEFAULT_RELEASE = "v1.35.4"   # a trace that names no version
 
 _SCORE = re.compile(r"number of allocations (\d+) is smaller than number of claims")
 _MISSING_CLASS = re.compile(r"device class (\S+) does not exist")
@@ -51,15 +56,22 @@ def gate_note(trace: Mapping[str, Any]) -> str | None:
             "with no reason given (kubectl describe shows no event).")
 
 
+def release(trace: Mapping[str, Any]) -> str:
+    """The kube-scheduler release the trace follows, e.g. v1.35.4."""
+    version = trace.get("kubernetesVersion")
+    return str(version.get("scheduler") or DEFAULT_RELEASE) if isinstance(version, Mapping) else DEFAULT_RELEASE
+
+
 def quirk_notes(trace: Mapping[str, Any]) -> list[str]:
-    """Notes for verdicts that come from one of v1.35.4's quirks."""
+    """Notes for verdicts that come from one of the followed release's quirks."""
     out = []
+    rel = release(trace)
     result = trace.get("result") or {}
     error = str(result.get("error") or "")
     m = _SCORE.search(error)
     if m:
         feasible = sum(1 for st in (trace.get("filter") or {}).values() if st.get("code") == "Success")
-        out.append(f"This Error is a quirk of v1.35.4, reproduced: DynamicResources' Score compares the allocations "
+        out.append(f"This Error is a quirk of {rel}, reproduced: DynamicResources' Score compares the allocations "
                    f"it made in this cycle ({m[1]}) with all of the pod's claims, counting the claim that was "
                    f"already allocated as missing. It fails when a pod has allocated and unallocated claims and "
                    f"{feasible} nodes (two or more) pass Filter, so that Score runs; with one feasible node Score "
@@ -70,23 +82,29 @@ def quirk_notes(trace: Mapping[str, Any]) -> list[str]:
     post_dra = _plugin_status(post.get("plugins")) if isinstance(post, Mapping) else None
     missing = _MISSING_CLASS.search("; ".join((pre or {}).get("reasons") or ())) if pre else None
     if missing and post_dra and "no new claims to deallocate" in (post_dra.get("reasons") or ()):
-        out.append(f'"no new claims to deallocate" in the message is a quirk of v1.35.4: PreFilter stopped at the '
+        out.append(f'"no new claims to deallocate" in the message is a quirk of {rel}: PreFilter stopped at the '
                    f"missing DeviceClass {missing[1]} before it recorded the pod's claims, so PostFilter finds none. "
                    f"It says nothing about the claims: the DeviceClass {missing[1]} is what is missing (create it, "
                    "or name an existing class in the claim's request).")
     m = _CEL.search(error)
     if m:
-        out.append(_cel_note(trace, m))
+        out.append(_cel_note(trace, m, rel))
     m = _ALL_INCOMPLETE.search(error)
     if m:
-        out.append(f"This Error is v1.35.4's handling of allocationMode All: request {m[1]} asks for all devices, "
+        out.append(f"This Error is {rel}'s handling of allocationMode All: request {m[1]} asks for all devices, "
                    f"and pool {m[2]} is incomplete (the driver has not published all of its ResourceSlices, or "
-                   "their generations differ). Instead of skipping the node, the scheduler ends the whole cycle "
-                   "with an Error; the pod is retried once the pool is complete.")
+                   f"their generations differ{_NODE_LOCAL.get(rel[:5], '')}). Instead of skipping the node, the "
+                   "scheduler ends the whole cycle with an Error; the pod is retried once the pool is complete.")
     return out
 
 
-def _cel_note(trace: Mapping[str, Any], m: re.Match[str]) -> str:
+# Releases whose allocator counts only the slices that target the node (before 1.35).
+_NODE_LOCAL = {minor: "; this release counts only the slices that target the node, so a pool split into "
+                      "slices for different nodes or zones looks incomplete from every node"
+               for minor in ("v1.33", "v1.34")}
+
+
+def _cel_note(trace: Mapping[str, Any], m: re.Match[str], rel: str) -> str:
     owner, index, problem = m[1], m[2], m[3]
     node = next((n for n, st in (trace.get("filter") or {}).items() if st.get("code") == "Error"), None)
     facts = dra_facts(trace).get(node or "")
@@ -96,7 +114,7 @@ def _cel_note(trace: Mapping[str, Any], m: re.Match[str]) -> str:
         f"{owner} selector #{index}"
     at = f" on node {node}" if node else ""
     device = f"device {dev['device']}" if dev else "one device"
-    text = (f"This Error is a quirk of v1.35.4, reproduced: the selector {selector} failed at runtime ({problem}) "
+    text = (f"This Error is a quirk of {rel}, reproduced: the selector {selector} failed at runtime ({problem}) "
             f"for {device}{at}, and one device's CEL error ends the whole scheduling cycle with an Error instead "
             "of rejecting that device: no node is tried after it, even where other devices fit. Guard the "
             "selector (for an attribute: `'name' in device.attributes['driver'] && ...`) or publish the "
@@ -104,7 +122,13 @@ def _cel_note(trace: Mapping[str, Any], m: re.Match[str]) -> str:
     return text
 
 
+def plugin_notes(trace: Mapping[str, Any]) -> list[str]:
+    """What DynamicResources recorded it does not reproduce for this trace (trace key `notes`)."""
+    return [str(n.get("note")) for n in trace.get("notes") or () if isinstance(n, Mapping) and n.get("plugin") == PLUGIN]
+
+
 def dra_notes(trace: Mapping[str, Any]) -> list[str]:
-    """Every note that applies: the PreEnqueue gate first, then the quirks."""
+    """Every note that applies: the PreEnqueue gate first, then the quirks, then what kexplain
+    does not reproduce."""
     gate = gate_note(trace)
-    return ([gate] if gate else []) + quirk_notes(trace)
+    return ([gate] if gate else []) + quirk_notes(trace) + plugin_notes(trace)

@@ -1,18 +1,25 @@
-"""`--svg FILE`, `--html FILE`: the rendered explanation as a file to attach to a bug report.
+"""`--svg FILE`, `--html FILE`: the explanation as a file to attach to a ticket.
 
-The explanation is drawn a second time on a recording console (colours and box drawing on,
-the display's width, every line wrapped), then saved with rich's exporters.
+`--svg` draws the terminal view a second time on a recording console (colours and box
+drawing on, the display's width, every line wrapped) and saves it with rich's exporter.
+`--html` writes the interactive page (`kexplain.render.html`) of the document `-o json` would
+print: `batch_document` makes it for several pods or replicas, from the objects placed.
 """
 from __future__ import annotations
 
 import io
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from rich.console import Console
 
 from kexplain.render.consoles import text_console
 
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.explain.batch import Outcome
+
 TITLE = "kexplain"
+API_VERSION = "kexplain/v1"
+LIST_KIND = "SchedulingTraceList"
 
 
 def recording_console(width: int) -> Console:
@@ -20,15 +27,26 @@ def recording_console(width: int) -> Console:
                         soft_wrap=False)
 
 
-def export(draw: Callable[[Console], None], width: int, svg: str | None = None, html: str | None = None,
-           title: str = TITLE) -> None:
-    """Draw once on a recording console and save it as SVG and/or HTML (OSError if a file
-    cannot be written)."""
-    if not svg and not html:
-        return
+def export_svg(draw: Callable[[Console], None], width: int, svg: str, title: str = TITLE) -> None:
+    """Draw once on a recording console and save it as SVG (OSError if it cannot be written)."""
     console = recording_console(width)
     draw(console)
-    if svg:
-        console.save_svg(svg, title=title, clear=False)
-    if html:
-        console.save_html(html, clear=False)
+    console.save_svg(svg, title=title, clear=False)
+
+
+def export_html(path: str, doc: Mapping[str, Any]) -> None:
+    """The page of a trace, a list of traces or a lint report (OSError if it cannot be written)."""
+    from kexplain.render.html import write_page
+    write_page(path, doc)
+
+
+def batch_document(outcomes: "Iterable[Outcome]") -> dict[str, Any]:
+    """Several pods or replicas as `-o json` lists them: the traces kept of each object (its
+    first pod, the first that does not fit, the last) and each object's `placements` entry
+    (where every copy went)."""
+    items: list[dict[str, Any]] = []
+    placements: list[dict[str, Any]] = []
+    for outcome in outcomes:
+        placements.append(outcome.to_json())
+        items += [p.trace.to_json() for p in outcome.attempts]
+    return {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": items, "placements": placements}

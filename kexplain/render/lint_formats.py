@@ -21,6 +21,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.text import Text
 
+from kexplain.features import DEFAULT_MINOR
 from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
 from kexplain.render.consoles import text_console
 
@@ -53,7 +54,11 @@ def summary_line(report: Report) -> str:
     objects = f"{s['objects']} object{'s' if s['objects'] != 1 else ''}"
     sched = f", {s['scheduled']} scheduled against the pool" if report.pool else ""
     skipped = f", {s['skipped']} skipped (no schema)" if s["skipped"] else ""
-    return (f"{objects} in {files}{sched}: {s['errors']} error{'s' if s['errors'] != 1 else ''}, "
+    version = ""       # the version checked against, unless the default
+    if report.k8s_version != DEFAULT_MINOR or report.compared_with:
+        compared = f", compared with {report.compared_with}" if report.compared_with else ""
+        version = f" (Kubernetes {report.k8s_version}{compared})"
+    return (f"{objects} in {files}{sched}{version}: {s['errors']} error{'s' if s['errors'] != 1 else ''}, "
             f"{s['warnings']} warning{'s' if s['warnings'] != 1 else ''}{skipped}")
 
 
@@ -120,6 +125,10 @@ def _hostname() -> str:
         return "localhost"
 
 
+# The findings of an object's scheduling check: its verdict, and how another version's differs.
+_SCHEDULING_CHECK = SCHEDULING_RULES | {"version-change"}
+
+
 def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> str:
     """JUnit XML valid against both widely used JUnit schemas (Apache Ant's, as published by
     Windy Road, and the Jenkins xUnit plugin's `junit-10.xsd`): a `testsuites` root (which takes
@@ -135,7 +144,7 @@ def render_junit(report: Report, options: RenderOptions = RenderOptions()) -> st
     for obj in report.linted:
         found = by_key.get(obj.key, [])
         for check in obj.checks:
-            mine = [f for f in found if (f.rule in SCHEDULING_RULES) == (check == "scheduling")]
+            mine = [f for f in found if (f.rule in _SCHEDULING_CHECK) == (check == "scheduling")]
             case, rest = _testcase(obj, check, mine, options)
             files.setdefault(obj.location.path, []).append(case)
             if rest:

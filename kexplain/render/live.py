@@ -13,12 +13,14 @@ from rich.text import Text
 from kexplain.explain.compare import Comparison, LivePod
 from kexplain.render.consoles import text_console
 from kexplain.render.table import print_trace
+from kexplain.render.views import random_tie, shorten
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
 
 # Why a live cluster has no nodes (the human view says it when it has none).
 LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
 COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
+TIED_LISTED = 8         # nodes named on a pod's line when a random pick among them is made
 
 
 @contextmanager
@@ -112,7 +114,10 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
         return res.key, "skipped", "-", res.skipped
     result = res.trace["result"]
     status = result["status"]
-    if status == "Scheduled":
+    tied = random_tie(res.trace)
+    if status == "Scheduled" and tied:
+        why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
+    elif status == "Scheduled":
         why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
     elif status == "Gated":
         gate = next((e for e in res.trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})

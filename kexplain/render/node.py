@@ -18,7 +18,7 @@ from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import Look, TextTable, quantity
-from kexplain.render.views import REJECTED, never_reason, ranking, search_figures
+from kexplain.render.views import REJECTED, never_reason, random_tie, ranking, search_figures, version_text
 
 
 def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width: int = 80) -> list[Block]:
@@ -32,7 +32,11 @@ def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width:
                          (f"{pod['namespace']}/{pod['name']}", "bold"), (": ", ""),
                          (trace["result"]["status"], VERDICT_STYLE.get(trace["result"]["status"], "bold")),
                          (" overall", ""))
-    blocks = [Block(head, gap=False), Block(Text(_verdict(trace, node)), gap=False)]
+    blocks = [Block(head, gap=False)]
+    version = version_text(trace.get("kubernetesVersion"))
+    if version:
+        blocks.append(Block(Text(version, style="dim"), gap=False))
+    blocks.append(Block(Text(_verdict(trace, node)), gap=False))
     blocks += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     blocks += _filters(trace, node, facts, look)
     blocks += _scores(trace, node, facts, look)
@@ -64,7 +68,9 @@ def _verdict(trace: Mapping[str, Any], node: str) -> str:
         if r.node == node:
             if r.total is None:
                 return "Feasible: the only feasible node found, so not scored: the pod goes here."
-            picked = " - the scheduler picks it" if r.chosen else (" - tied at the top" if r.selected else "")
+            tied = (" - tied at the top: the scheduler picks one of the tied nodes at random"
+                    if random_tie(trace) else " - tied at the top")
+            picked = " - the scheduler picks it" if r.chosen else (tied if r.selected else "")
             line = f"Feasible: rank {r.rank} of {len(trace.get('score') or {})}, score {r.total}{picked}."
             if r.deciding and r.against:
                 diffs = ", ".join(f"{p} {d:+d}" for p, d in r.deciding)

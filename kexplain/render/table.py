@@ -23,7 +23,8 @@ from kexplain.render.style import GAP, Look, names_layout, quantities, quantity,
 from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
 from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, SearchFigures, missing_prefilter_state, never_reason,
-                                   no_nodes, prefilter_rejection, ranking, rejection_groups, search_figures, shorten)
+                                   no_nodes, prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
+                                   shorten, version_text)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -83,6 +84,9 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (profile {trace['profile']}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
     lines: list[Block] = [Block(head, gap=False)]
+    version = version_text(trace.get("kubernetesVersion"))
+    if version:
+        lines.append(Block(Text(version, style="dim"), gap=False))
     facts = (trace.get("details") or {}).get("pod")
     if facts:
         requests = quantities(facts.get("requests"))
@@ -125,6 +129,11 @@ def _scheduled_line(trace: Mapping[str, Any]) -> str:
     if not score:
         return f"Would be bound to {host}: the only feasible node found (scoring skipped)"
     selected = result.get("selectedNodes") or []
+    tied = random_tie(trace)
+    if tied:
+        total = score.get(tied[0], {}).get("total")
+        return (f"Would be bound to one of the {len(tied)} nodes tied at the top (score {total}, best of "
+                f"{len(score)} scored nodes), picked at random: {shorten(tied, NODES_PER_REASON)}")
     total = score.get(host, {}).get("total")
     line = f"Would be bound to {host} (score {total}, best of {len(score)} scored nodes)"
     if len(selected) > 1:
@@ -157,9 +166,11 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
     plugins: list[str] = []
     if look.wide and scored:
         plugins = list(dict.fromkeys(p for r in ranked for p in r.plugins))
+    tied = bool(random_tie(trace))
     rows = []
     for r in shown:
-        row = [f"{r.rank}{'*' if r.chosen else ''}", r.node] + ([r.zone or "-"] if zones else [])
+        marked = r.selected if tied else r.chosen
+        row = [f"{r.rank}{'*' if marked else ''}", r.node] + ([r.zone or "-"] if zones else [])
         if scored:
             row.append(str(r.total))
         if not plugins:
@@ -196,8 +207,9 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
     notes = []
     if len(shown) < len(ranked):
         notes.append(f"... and {len(ranked) - len(shown)} more (-o wide lists every node)")
-    notes.append("* = the node the scheduler picks" + ("; score = the sum of the plugins' weighted scores"
-                                                       if scored else ""))
+    picks = ("* = the nodes tied at the top: the scheduler picks one of them at random" if tied
+             else "* = the node the scheduler picks")
+    notes.append(picks + ("; score = the sum of the plugins' weighted scores" if scored else ""))
     if plugins:
         notes.append("Columns: " + ", ".join(f"{short(p)} = {p} (weight {_weight(ranked, p)})" for p in plugins))
     elif scored and any(r.deciding for r in shown):

@@ -14,6 +14,27 @@ REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
 Trace = Mapping[str, Any]
 
 
+# -- the version followed ------------------------------------------------------------------------
+
+def version_text(version: Mapping[str, Any] | None) -> str | None:
+    """The trace's `kubernetesVersion` as the headings name it: "Kubernetes 1.36 (kube-scheduler
+    v1.36.3)", with the feature gates changed from that version's defaults; None without one."""
+    if not version:
+        return None
+    gates = version.get("featureGates") or {}
+    changed = (", feature gates " + ",".join(f"{n}={'true' if v else 'false'}" for n, v in gates.items())
+               if gates else "")
+    return f"Kubernetes {version.get('minor')} (kube-scheduler {version.get('scheduler')}{changed})"
+
+
+def random_tie(trace: Trace) -> list[str]:
+    """The top-scored nodes the scheduler picks one of at random (trace extra key `tieBreak`,
+    before 1.35: selectHost's reservoir sampling); [] when its pick is certain."""
+    if trace.get("tieBreak") != "random":
+        return []
+    return list((trace.get("result") or {}).get("selectedNodes") or [])
+
+
 # -- feasible nodes, ranked -----------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -54,7 +75,7 @@ def ranking(trace: Trace) -> list[Ranked]:
     single feasible node when scoring was skipped."""
     result = trace.get("result") or {}
     selected = set(result.get("selectedNodes") or ())
-    chosen = result.get("suggestedHost")
+    chosen = None if random_tie(trace) else result.get("suggestedHost")     # a random pick: no node is sure
     score = trace.get("score") or {}
     if not score:
         if result.get("status") != "Scheduled":

@@ -127,15 +127,20 @@ def test_claim_namespace_is_created():
     assert any(o["kind"] == "Namespace" and o["metadata"]["name"] == "team" for o, _ in out.objects)
 
 
-def test_older_api_versions_are_refused():
-    old = claim("c")
-    old["apiVersion"] = "resource.k8s.io/v1beta1"
-    with pytest.raises(InputError) as info:
-        run(old)
-    assert "resource.k8s.io/v1beta1 ResourceClaim is not read" in info.value.message
+def test_beta_versions_are_read_as_v1_and_alpha_ones_refused():
     beta2 = claim("c")
     beta2["apiVersion"] = "resource.k8s.io/v1beta2"
-    assert admitted(beta2)["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
+    got = admitted(beta2)
+    assert got["apiVersion"] == V1 and got["spec"]["devices"]["requests"][0]["exactly"]["count"] == 1
+    beta1 = claim("c", {"name": "gpu", "deviceClassName": "gpu.example.com"})
+    beta1["apiVersion"] = "resource.k8s.io/v1beta1"
+    assert admitted(beta1)["spec"]["devices"]["requests"] == [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]
+    alpha = claim("c")
+    alpha["apiVersion"] = "resource.k8s.io/v1alpha3"
+    with pytest.raises(InputError) as info:
+        run(alpha)
+    assert "resource.k8s.io/v1alpha3 ResourceClaim is not read: write it as resource.k8s.io/v1" in info.value.message
 
 
 def test_duplicate_names_are_refused():

@@ -15,6 +15,7 @@ from kexplain.errors import InputError, Source
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects, objects_from_text
 from kexplain.admission.openapi import builtin_index, parse_validate
+from kexplain.apimachinery.versions import OFF_BY_DEFAULT
 from kexplain.lint.schemas import SchemaStore
 from tests.support.cli_helpers import explain_json as explain
 from tests.support.lint_helpers import deployment, node, pod, write
@@ -122,27 +123,32 @@ def test_list_items_are_checked_and_typed_list_items_take_the_list_s_api_version
             "  metadata: {name: pdb}\n")
     objs = objects_from_text(text, "c.yaml")
     assert [(o["apiVersion"], o["kind"]) for o, _ in objs] == [("v1", "Pod"), ("policy/v1beta1", "PodDisruptionBudget")]
-    assert check_objects(objs[:1], {"Pod"}) == []
-    with pytest.raises(InputError) as exc:
-        check_objects(objs, {"Pod", "PodDisruptionBudget"})
-    assert str(exc.value) == ("c.yaml: document 2: PodDisruptionBudget default/pdb: apiVersion: policy/v1beta1 "
-                              "PodDisruptionBudget is not served by Kubernetes 1.35 (use policy/v1)")
+    assert check_objects(objs[:1], {"Pod"}).warnings == []
+    checked = check_objects(objs, {"Pod", "PodDisruptionBudget"})
+    assert [o["kind"] for o, _ in checked.objects] == ["Pod"]
+    assert checked.warnings == ['c.yaml: document 2: PodDisruptionBudget default/pdb: apiVersion: no matches for kind '
+                                '"PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.35 does not serve it '
+                                "(use policy/v1); skipped (kubectl apply refuses it and applies the rest of the file)"]
 
 
 @pytest.mark.parametrize("api_version, kind, problem", [
     ("v1", "Pod", None), ("apps/v1", "Deployment", None), ("batch/v1", "CronJob", None),
     ("resource.k8s.io/v1", "ResourceClaim", None), ("resource.k8s.io/v1beta2", "ResourceSlice", None),
     (None, "Pod", "object has no apiVersion"), ("", "Node", "object has no apiVersion"),
-    ("batch/v1beta1", "CronJob", "batch/v1beta1 CronJob is not served by Kubernetes 1.35 (use batch/v1)"),
-    ("extensions/v1beta1", "DaemonSet", "extensions/v1beta1 DaemonSet is not served by Kubernetes 1.35 (use apps/v1)"),
-    ("apps/v1beta2", "StatefulSet", "apps/v1beta2 StatefulSet is not served by Kubernetes 1.35 (use apps/v1)"),
+    ("batch/v1beta1", "CronJob",
+     'no matches for kind "CronJob" in version "batch/v1beta1": Kubernetes 1.35 does not serve it (use batch/v1)'),
+    ("extensions/v1beta1", "DaemonSet",
+     'no matches for kind "DaemonSet" in version "extensions/v1beta1": Kubernetes 1.35 does not serve it (use apps/v1)'),
+    ("apps/v1beta2", "StatefulSet",
+     'no matches for kind "StatefulSet" in version "apps/v1beta2": Kubernetes 1.35 does not serve it (use apps/v1)'),
+    ("resource.k8s.io/v1beta1", "ResourceClaim", None),      # off by default: not refused (`api_version_status`)
     ("example.com/v1", "Pod", None),        # a custom resource of its own group: not known here
 ])
 def test_api_versions_served(api_version, kind, problem):
     assert builtin_index().api_version_problem(api_version, kind) == problem
 
 
-def test_served_versions_are_the_lint_schemas(tmp_path):
+def test_versions_are_the_lint_schemas_and_served_ones_those_on_by_default(tmp_path):
     store = SchemaStore("1.35")
     index = builtin_index()
     kinds = ["Pod", "Node", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
@@ -150,7 +156,10 @@ def test_served_versions_are_the_lint_schemas(tmp_path):
              "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "DeviceClass",
              "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"]
     for kind in kinds:
-        assert index.served_versions(kind) == store.served_versions(kind), kind
+        assert sorted(index.available_versions(kind)) == store.served_versions(kind), kind
+        assert index.served_versions(kind) == [v for v in index.available_versions(kind)
+                                               if v not in OFF_BY_DEFAULT["1.35"]], kind
+    assert index.served_versions("ResourceClaim") == ["resource.k8s.io/v1"]
 
 
 # -- one source of field knowledge: the walk finds what the strict jsonschema validator finds ----------
@@ -182,7 +191,7 @@ def test_the_walk_is_cheap_for_valid_objects():
     obj = deployment()
     index = builtin_index()
     assert index.unknown_fields("apps/v1", "Deployment", obj) == []
-    assert check_objects([(obj, Source("d.yaml", 1))], {"Deployment"}) == []
+    assert check_objects([(obj, Source("d.yaml", 1))], {"Deployment"}).warnings == []
 
 
 def test_lint_checks_its_pool_as_explain_checks_the_cluster(capsys, monkeypatch, tmp_path):

@@ -124,13 +124,17 @@ def test_missing_file(capsys, tmp_path):
 
 
 def test_duplicate_node_names(capsys, tmp_path):
+    """The same node twice alike is one node (one apply); twice differently, the second already exists."""
     nodes = write(tmp_path, "n.yaml", NODE + "---\n" + NODE)
     code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes)
-    assert code == 2
-    assert "document 2" in err and "Node n1" in err and 'nodes "n1" already exists' in err
-    # Stored objects skip admission; the snapshot still refuses the duplicate.
-    code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes, "--stored")
-    assert code == 2 and "metadata.name" in err and "duplicate node name" in err
+    assert code == 0, err
+    other = NODE.replace('cpu: "2"', 'cpu: "4"')
+    assert other != NODE
+    nodes = write(tmp_path, "n.yaml", NODE + "---\n" + other)
+    for stored in ((), ("--stored",)):     # stored objects skip admission, not the reading of the files
+        code, _, err = run(capsys, write(tmp_path, "p.yaml", POD), "--nodes", nodes, *stored)
+        assert code == 2
+        assert "document 2" in err and "Node n1" in err and 'nodes "n1" already exists' in err
 
 
 def test_invalid_quantity_names_the_field(capsys, tmp_path):
@@ -178,11 +182,15 @@ def test_unknown_profile_names_the_profiles_of_the_config(capsys, tmp_path):
 # -- version ----------------------------------------------------------------------------------------
 
 def test_version_option_prints_what_the_version_command_prints(capsys):
-    from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+    from kexplain.features import DEFAULT_MINOR, RELEASES
 
     code, by_command, _ = run(capsys, "version")
-    assert code == 0 and by_command.startswith("kexplain ") and by_command.endswith(
-        f" (kube-scheduler {KUBE_SCHEDULER_VERSION})\n")
+    lines = by_command.splitlines()
+    assert code == 0 and lines[0].startswith("kexplain ")
+    assert lines[1] == "Kubernetes versions it follows (--kubernetes-version X.Y):"
+    assert lines[2:] == [f"  {m}  kube-scheduler {r}" + ("  (the default)" if m == DEFAULT_MINOR else "")
+                         for m, r in RELEASES.items()]
+    assert len(RELEASES) == 4 and DEFAULT_MINOR in RELEASES
     assert run(capsys, "--version") == (0, by_command, "")
 
 

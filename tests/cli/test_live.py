@@ -26,6 +26,7 @@ from kexplain.cli.explain import Output
 from kexplain.cli.live import Connect, PodArgs, run_pod
 from kexplain.cli.env import Environment
 from kexplain.explain.compare import compare
+from kexplain.features import DEFAULT_MINOR, RELEASES
 from kexplain.load import live as live_mod
 from kexplain.load.live import RESOURCES
 from tests.support.live_server import DATA, RecordedApiServer, write_kubeconfig
@@ -287,11 +288,12 @@ def test_stale_message_is_explained(capsys, api):
     assert comp["serverVersion"] == "v1.35.4" and comp["context"] == "prod"
 
 
-def _trace(status="Unschedulable", message="", nodes=6, host=None):
+def _trace(status="Unschedulable", message="", nodes=6, host=None, minor=None):
     result = {"status": status, "selectedNodes": [host] if host else [], "message": message}
     if host:
         result["suggestedHost"] = host
-    return {"result": result, "search": {"numAllNodes": nodes}}
+    version = {"kubernetesVersion": {"minor": minor, "scheduler": RELEASES[minor]}} if minor else {}
+    return {**version, "result": result, "search": {"numAllNodes": nodes}}
 
 
 def _pod(cond=None, node=None, nominated=None):
@@ -318,7 +320,18 @@ COMPARE = [
                                "a profile kexplain was not given"]),
     ("unknown version, nominated", _trace(message=MSG),
      _pod({"status": "False", "reason": "Unschedulable", "message": "y"}, nominated="n2"), None, True, False,
-     ["stale:", "the scheduler nominated node n2", "another scheduler version: kexplain reproduces"]),
+     ["stale:", "the scheduler nominated node n2", "another scheduler version: the cluster's version is unknown; "
+                                                    f"kexplain followed Kubernetes {DEFAULT_MINOR}"]),
+    ("followed the cluster's minor", _trace(message=MSG, minor="1.33"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": "x"}), "v1.33.2", True, False,
+     ["stale: the cluster may have changed"]),
+    ("another patch release of the same minor", _trace(message=MSG, minor="1.36"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": "x"}), "v1.36.0-gke.1", True, False,
+     ["stale: the cluster may have changed"]),
+    ("followed another minor than the cluster's", _trace(message=MSG, minor="1.34"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": "x"}), "v1.36.1", True, False,
+     ["stale: the cluster may have changed", "another scheduler version: the cluster runs Kubernetes v1.36.1, "
+                                             "kexplain followed Kubernetes 1.34 (kube-scheduler v1.34.7)"]),
     ("fits now", _trace("Scheduled", host="n1"), _pod({"status": "False", "reason": "Unschedulable",
                                                         "message": MSG}), "v1.35.4", True, False, ["stale:"]),
     ("no condition", _trace(message=MSG), _pod(), "v1.35.4", True, None, ["the scheduler has not reported"]),
@@ -352,6 +365,8 @@ def test_snapshot_is_a_json_list_of_stored_objects(capsys, api, tmp_path):
         assert [o["metadata"]["name"] for o in got] == [o["metadata"]["name"] for o in expected]
         assert all(o["apiVersion"] == res.api_version for o in got)
     assert not any("managedFields" in o["metadata"] for o in items)
+    assert items[0] == {"apiVersion": "kexplain/v1", "kind": "ServerVersion", "metadata": {},
+                        "gitVersion": "v1.35.4"}       # the API server's /version, which a replay follows
     assert "report-28394700-x8s2d" not in cluster.read_text()
     node = next(o for o in items if o["kind"] == "Node")
     assert node["status"]["allocatable"]["cpu"] == "3920m"

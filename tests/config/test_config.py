@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kexplain.config import EXTENSION_POINTS, Profile, SchedulerConfig, load_config
-from kexplain.config._args import Gates
+from kexplain.features import KubeVersion
 from kexplain.config._plugins import default_multipoint
 from kexplain.errors import ConfigError, Source
 from tests.support.extension_points import IN_TREE_EXTENSION_POINTS
@@ -18,7 +18,7 @@ DATA = DATA / "config"
 
 
 
-def implements(name: str, point: str) -> bool:
+def implements(name: str, point: str, kube: KubeVersion | None = None) -> bool:
     return point in IN_TREE_EXTENSION_POINTS.get(name, ())
 
 
@@ -113,12 +113,18 @@ def test_default_args(name: str) -> None:
 
 
 def test_feature_gated_defaults() -> None:
-    names = [p.name for p in default_multipoint(Gates())]
+    names = [p.name for p in default_multipoint(KubeVersion("1.35"))]
     assert "NodeDeclaredFeatures" not in names and "GangScheduling" not in names
     assert names.index("DynamicResources") == names.index("DefaultPreemption") - 1
-    gated = [p.name for p in default_multipoint(Gates(node_declared_features=True, gang_scheduling=True,
-                                                        dynamic_resource_allocation=False))]
-    assert gated[-2:] == ["NodeDeclaredFeatures", "GangScheduling"] and "DynamicResources" not in gated
+    gated = [p.name for p in default_multipoint(KubeVersion("1.35").with_feature_gates(
+        "NodeDeclaredFeatures=true,GangScheduling=true,GenericWorkload=true"))]
+    assert gated[-2:] == ["NodeDeclaredFeatures", "GangScheduling"]
+    # DRA is beta and off in 1.33: no DynamicResources; from 1.35 it weighs 2 as a Score plugin
+    assert "DynamicResources" not in [p.name for p in default_multipoint(KubeVersion("1.33"))]
+    weights = {m: {p.name: p.weight for p in default_multipoint(KubeVersion(m))}.get("DynamicResources")
+               for m in ("1.34", "1.35", "1.36")}
+    assert weights == {"1.34": None, "1.35": 2, "1.36": 2}
+    assert "NodeDeclaredFeatures" in [p.name for p in default_multipoint(KubeVersion("1.36"))]
 
 
 def test_profile_for() -> None:
@@ -484,3 +490,53 @@ def test_quoted_values_are_go_exact(name: str, quoted: str) -> None:
     with pytest.raises(ConfigError) as info:
         load({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": name})
     assert info.value.message.startswith(f"no kind {quoted} is registered for version")
+
+
+# --- texts and args kinds that changed in 1.34 -----------------------------------------
+
+def error_at(minor: str, doc: dict, gates: str | None = None) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_config(doc, implements=implements, known=known, kube=KubeVersion(minor).with_feature_gates(gates))
+    return str(info.value)
+
+
+QUEUE_SORT_DIFFERS = cfg(profile(), profile(schedulerName="b", plugins={
+    "queueSort": {"enabled": [{"name": "PrioritySort"}], "disabled": [{"name": "*"}]}}))
+
+
+@pytest.mark.parametrize("minor,text", [("1.33", "queueSort must be the same for all profiles"),
+                                        ("1.34", "must be the same for all profiles")])
+def test_queue_sort_differs_text_per_minor(minor: str, text: str) -> None:
+    assert error_at(minor, QUEUE_SORT_DIFFERS) == (
+        'profiles[1].plugins.queueSort: Invalid value: {"Enabled":[{"Name":"PrioritySort","Weight":0}],'
+        f'"Disabled":[{{"Name":"*","Weight":0}}]}}: {text}')
+
+
+UNSORTED_SHAPE = [{"utilization": 50, "score": 1}, {"utilization": 40, "score": 2}]
+
+
+@pytest.mark.parametrize("minor,text", [("1.33", "utilization values must be sorted in increasing order"),
+                                        ("1.34", "values must be sorted in increasing order"),
+                                        ("1.35", "values must be sorted in increasing order")])
+def test_unsorted_shape_text_per_minor(minor: str, text: str) -> None:
+    fit = pc("NodeResourcesFit", {"scoringStrategy": {"type": "RequestedToCapacityRatio",
+                                                      "requestedToCapacityRatio": {"shape": UNSORTED_SHAPE}}})
+    assert error_at(minor, fit) == (
+        'profiles[0]: creating profile for scheduler name default-scheduler: initializing plugin "NodeResourcesFit": '
+        f"scoringStrategy.shape[1].utilization: Invalid value: 40: {text}")
+    binding = pc("VolumeBinding", {"shape": UNSORTED_SHAPE})
+    assert error_at(minor, binding, "StorageCapacityScoring=true") == (
+        f"{P0}.shape[1].utilization: Invalid value: 40: {text}")
+
+
+def test_dynamic_resources_args_are_an_unknown_kind_before_1_34() -> None:
+    """1.33 registers no DynamicResourcesArgs: the args stay raw, accepted and unchecked."""
+    doc = pc("DynamicResources", {"filterTimeout": "-1s", "anything": True})
+    c = load_config(doc, implements=implements, known=known, kube=KubeVersion("1.33"))
+    assert c.profiles[0].args["DynamicResources"] == {"filterTimeout": "-1s", "anything": True}
+    assert error_at("1.34", doc) == ('decoding .profiles[0].pluginConfig[0]: decoding args for plugin '
+                                     'DynamicResources: strict decoding error: unknown field "anything"')
+    assert error_at("1.34", pc("DynamicResources", {"filterTimeout": "-1s"})) == (
+        f"{P0}.filterTimeout: Invalid value: \"-1s\": must be zero or positive")
+    assert "DynamicResources" not in load_config(None, implements=implements, known=known,
+                                                 kube=KubeVersion("1.33")).profiles[0].args

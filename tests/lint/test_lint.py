@@ -99,9 +99,9 @@ def test_stdin_cannot_be_read_twice(tmp_path, capsys, monkeypatch):
 
 
 def test_pool_rejected_by_admission_is_a_usage_error(tmp_path, capsys, monkeypatch):
-    bad_pool = write(tmp_path, "pool.yaml", node("n1"), node("n1"))
+    bad_pool = write(tmp_path, "pool.yaml", node("n1"), node("n1", cpu="4"))
     code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "--nodes", bad_pool)
-    assert code == 2 and "already exists" in err
+    assert code == 2 and 'nodes "n1" already exists' in err
 
 
 def test_help_documents_the_exit_codes(capsys, monkeypatch):
@@ -204,7 +204,8 @@ def test_unknown_version_of_a_builtin_group_is_an_error(tmp_path):
     report = lint(LintOptions((write(tmp_path, "d.yaml", obj),)))
     (f,) = report.findings
     assert (f.rule, f.message) == ("unknown-api-version",
-                                   "extensions/v1beta1 Deployment is not served by Kubernetes 1.35 (use apps/v1)")
+                                   'no matches for kind "Deployment" in version "extensions/v1beta1": Kubernetes 1.35 '
+                                   "does not serve it (use apps/v1)")
 
 
 @pytest.mark.parametrize("version, findings_expected", [("1.25", 1), ("1.35", 0)])
@@ -389,9 +390,10 @@ def test_statefulset_and_job_replicas(tmp_path):
     sts = deployment("db", replicas=3, cpu="1500m", kind="StatefulSet")
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "batch"},
            "spec": {"parallelism": 2, "template": {"spec": {**pod(cpu="1")["spec"], "restartPolicy": "Never"}}}}
-    # two files: the objects of one file are scheduled together (the Job would not find room after the StatefulSet)
-    report = lint(LintOptions((write(tmp_path, "w.yaml", sts), write(tmp_path, "j.yaml", job)), (pool(tmp_path),)))
-    by_kind = {f.obj.kind: f for f in report.findings}
+    # linted apart: given together, they would be one apply (the Job would not find room after the StatefulSet)
+    reports = [lint(LintOptions((write(tmp_path, name, obj),), (pool(tmp_path),)))
+               for name, obj in (("w.yaml", sts), ("j.yaml", job))]
+    by_kind = {f.obj.kind: f for report in reports for f in report.findings}
     assert by_kind["StatefulSet"].rule == "replicas"
     assert "replica db-2:" in by_kind["StatefulSet"].message
     assert by_kind["Job"].rule == "fits" and by_kind["Job"].details["replicas"] == 2
@@ -428,11 +430,16 @@ def test_a_file_s_pods_are_scheduled_in_priority_order(tmp_path):
     assert report.summary()["scheduled"] == 2
 
 
-def test_objects_of_different_files_do_not_take_room_from_each_other(tmp_path):
-    paths = (write(tmp_path, "a.yaml", deployment("a", replicas=2, cpu="2")),
-             write(tmp_path, "b.yaml", deployment("b", replicas=2, cpu="2")))
-    report = lint(LintOptions(paths, (pool(tmp_path),)))
-    assert [f.rule for f in report.findings] == ["fits", "fits"]
+def test_the_files_given_together_are_one_apply_and_take_room_from_each_other(tmp_path):
+    """`kubectl apply -f a.yaml -f b.yaml` (or -f DIR) creates both: so does lint place them."""
+    paths = (write(tmp_path, "app/a.yaml", deployment("a", replicas=2, cpu="2")),
+             write(tmp_path, "app/b.yaml", deployment("b", replicas=2, cpu="2")))
+    nodes = pool(tmp_path)
+    for given in (paths, (str(tmp_path / "app"),)):
+        report = lint(LintOptions(given, (nodes,)))
+        assert [(f.rule, f.location.path) for f in report.findings] == [("fits", paths[0]), ("unschedulable", paths[1])]
+    apart = [lint(LintOptions((path,), (nodes,))) for path in paths]
+    assert [f.rule for report in apart for f in report.findings] == ["fits", "fits"]
 
 
 # -- preemption, admission, gates, bound pods ------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from kexplain.features import KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.plugins.node_ports import NodePorts
 from tests.support.selection_helpers import handle, node_info, pod, status_tuple
@@ -89,3 +90,42 @@ def test_removing_a_pod_frees_its_port():
     pl.pre_filter(state, p, [ni])
     assert status_tuple(pl.filter(state, p, ni)) == CONFLICT
     assert status_tuple(pl.filter(state, p, clone)) == OK
+
+
+# --- before 1.34 only spec.containers' host ports count, for the pending pod and bound pods ----
+
+def _sidecar(*ports):
+    return [{"name": "s", "image": "x", "restartPolicy": "Always", "ports": list(ports)}]
+
+
+def _run(minor, bound, pending):
+    ni = node_info("n")
+    for b in bound:
+        ni.add_pod(b)
+    h = handle([ni])
+    h.kube = KubeVersion(minor)
+    pl = NodePorts({}, h)
+    state = CycleState()
+    _, pre = pl.pre_filter(state, pending, [ni])
+    if not pre.is_success:
+        return status_tuple(pre), None
+    return status_tuple(pre), status_tuple(pl.filter(state, pending, ni))
+
+
+@pytest.mark.parametrize("minor,want", [("1.33", (SKIP, None)), ("1.34", (OK, CONFLICT)), ("1.35", (OK, CONFLICT))])
+def test_pending_pods_sidecar_host_ports(minor, want):
+    bound = [with_ports("old", port(80), node_name="n")]
+    pending = pod("new", spec={"initContainers": _sidecar(port(80)), "containers": [{"name": "c", "image": "x"}]})
+    assert _run(minor, bound, pending) == want
+
+
+@pytest.mark.parametrize("minor,want", [("1.33", (OK, OK)), ("1.34", (OK, CONFLICT)), ("1.36", (OK, CONFLICT))])
+def test_bound_pods_sidecar_host_ports(minor, want):
+    bound = [with_ports("old", port(81), node_name="n", init=_sidecar(port(80)))]
+    assert _run(minor, bound, with_ports("new", port(80))) == want
+
+
+def test_bound_pods_container_ports_still_count_before_1_34():
+    bound = [with_ports("old", port(81), node_name="n", init=_sidecar(port(80)))]
+    assert _run("1.33", bound, with_ports("new", port(81, ip="10.0.0.1"))) == (OK, CONFLICT)
+    assert _run("1.33", bound, with_ports("new", port(80), port(82))) == (OK, OK)

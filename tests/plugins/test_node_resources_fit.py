@@ -1,10 +1,13 @@
 """NodeResourcesFit against kube-scheduler v1.35.4: PreFilter, Filter reasons and codes, scoring."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import PreFilterExtensions, ScoreExtensions
+from kexplain.features import KubeVersion
 from kexplain.framework.status import Code
 from kexplain.plugins import plugin_class
 from kexplain.plugins.node_resources_fit import NodeResourcesFit
@@ -19,8 +22,8 @@ UU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 OK = Code.SUCCESS
 
 
-def run_filter(p, ni, args=None):
-    pl = NodeResourcesFit(args, None)
+def run_filter(p, ni, args=None, minor=None):
+    pl = NodeResourcesFit(args, SimpleNamespace(kube=KubeVersion(minor)) if minor else None)
     state = CycleState()
     result, status = pl.pre_filter(state, p, [ni])
     assert result is None and status.is_success
@@ -115,6 +118,21 @@ def test_filter(p, bound, alloc, code, reasons):
     s = run_filter(p, ni)
     assert s.code is code
     assert s.reasons == reasons
+
+
+@pytest.mark.parametrize("p,bound,alloc,code,reasons", [c[1:] for c in FILTER_CASES],
+                         ids=[c[0] for c in FILTER_CASES])
+def test_filter_before_1_34_is_never_unresolvable(p, bound, alloc, code, reasons):
+    """1.33's Filter says Unschedulable whatever is lacking, even a request bigger than the
+    whole allocatable; the reasons are the same."""
+    s = run_filter(p, node_info(alloc, *bound), minor="1.33")
+    assert s.code is (U if code is UU else code)
+    assert s.reasons == reasons
+
+
+def test_filter_unresolvable_from_1_34():
+    s = run_filter(pod({"cpu": "3"}), node_info(NODE), minor="1.34")
+    assert (s.code, s.reasons) == (UU, ("Insufficient cpu",))
 
 
 IGNORE_CASES = [

@@ -6,6 +6,7 @@ import pytest
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import NodeScore
 from kexplain.plugins.helper.normalize_score import default_normalize_score
+from kexplain.features import KubeVersion
 from kexplain.plugins.taint_toleration import ERR_REASON_UNTOLERATED, TaintToleration
 from tests.support.selection_helpers import handle, node_info, pod, score_all, status_tuple, taint
 
@@ -78,3 +79,53 @@ def test_default_normalize_score(reverse, scores, want):
     ns = [NodeScore(str(i), s) for i, s in enumerate(scores)]
     default_normalize_score(100, reverse, ns)
     assert [s.score for s in ns] == want
+
+
+# --- before 1.34 the reason names the first untolerated NoSchedule/NoExecute taint ----------
+
+def _versioned_filter(minor, taints, tolerations=()):
+    ni = node_info("n", taints=taints)
+    h = handle([ni])
+    h.kube = KubeVersion(minor)
+    return status_tuple(TaintToleration({}, h).filter(CycleState(), pod(spec={"tolerations": list(tolerations)}), ni))
+
+
+def _named(text):
+    return ("UnschedulableAndUnresolvable", (text,))
+
+
+@pytest.mark.parametrize("taints,tolerations,want", [
+    ([taint("team", "NoSchedule", "payments")], [], _named("node(s) had untolerated taint {team: payments}")),
+    ([taint("example.com/maintenance", "NoExecute", "true")], [],
+     _named("node(s) had untolerated taint {example.com/maintenance: true}")),
+    # no value: the colon is followed by a space and nothing else
+    ([taint("node.kubernetes.io/unschedulable", "NoSchedule")], [],
+     _named("node(s) had untolerated taint {node.kubernetes.io/unschedulable: }")),
+    # the first untolerated one in the node's order; PreferNoSchedule and tolerated ones skipped
+    ([taint("soft", "PreferNoSchedule", "x"), taint("a", "NoSchedule", "1"), taint("b", "NoExecute", "2")],
+     [{"key": "a", "operator": "Exists"}], _named("node(s) had untolerated taint {b: 2}")),
+    ([taint("b", "NoExecute", "2"), taint("a", "NoSchedule", "1")], [], _named("node(s) had untolerated taint {b: 2}")),
+    # not-ready as NoSchedule is not covered by the default NoExecute toleration
+    ([taint("node.kubernetes.io/not-ready", "NoSchedule")],
+     [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"}],
+     _named("node(s) had untolerated taint {node.kubernetes.io/not-ready: }")),
+    ([taint("soft", "PreferNoSchedule", "x")], [], OK),
+])
+def test_filter_names_the_taint_before_1_34(taints, tolerations, want):
+    assert _versioned_filter("1.33", taints, tolerations) == want
+
+
+@pytest.mark.parametrize("minor", ["1.34", "1.35", "1.36"])
+def test_filter_names_no_taint_from_1_34(minor):
+    assert _versioned_filter(minor, [taint("team", "NoSchedule", "payments")]) == REJECT
+
+
+def test_named_reasons_are_one_status_per_distinct_taint():
+    infos = [node_info("a", taints=[taint("k", "NoSchedule", "1")]),
+             node_info("b", taints=[taint("k", "NoSchedule", "1")]),
+             node_info("c", taints=[taint("k", "NoSchedule", "2")])]
+    h = handle(infos)
+    h.kube = KubeVersion("1.33")
+    got = TaintToleration({}, h).filter_nodes(CycleState(), pod(), infos)
+    assert [s.reasons for s in got] == [("node(s) had untolerated taint {k: 1}",)] * 2 + [
+        ("node(s) had untolerated taint {k: 2}",)]

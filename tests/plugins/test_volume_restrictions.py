@@ -1,8 +1,11 @@
 """VolumeRestrictions: inline disk conflicts per node and ReadWriteOncePod claims."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
+from kexplain.features import KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.model.pod import PodInfo
 from kexplain.plugins.volume_restrictions import (
@@ -100,3 +103,20 @@ def test_add_and_remove_pod_adjust_the_conflict_count_on_a_clone():
     assert plugin.filter(state, info, ni).reasons == (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,)
     assert plugin.add_pod(clone, info, PodInfo(user), ni).is_success
     assert plugin.filter(clone, info, ni).reasons == (ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,)
+
+
+@pytest.mark.parametrize("minor,reason", [
+    ("1.33", "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"),
+    ("1.34", "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use "
+             "by another pod"),
+    ("1.36", "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use "
+             "by another pod"),
+])
+def test_read_write_once_pod_reason_per_minor(minor, reason):
+    """The same rule in every minor; 1.34 reworded its reason."""
+    user = pod("user", [claim_volume("data")], node_name="n1")
+    h = cluster([node("n1"), node("n2")], [user], [pvc("data", modes=["ReadWriteOncePod"])])
+    versioned = SimpleNamespace(snapshot=h.snapshot, profile_name=h.profile_name, kube=KubeVersion(minor))
+    pre, per_node, _ = run_filters(VolumeRestrictions, versioned, pod("p", [claim_volume("data")]))
+    assert pre == OK
+    assert per_node == {"n1": ("Unschedulable", (reason,)), "n2": ("Unschedulable", (reason,))}

@@ -12,6 +12,7 @@ from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.views import deciding_plugins, ranking, rejection_groups, search_figures
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.request import Request, RunOptions
+from kexplain.features import DEFAULT_MINOR, RELEASES
 from kexplain.explain.run import explain
 from tests.support.render_helpers import FIXTURES, fixture_paths, section, squeeze, table_rows, text_of, trace_of
 
@@ -206,7 +207,8 @@ def test_gated_pod():
     req = Request(pod_path=str(case / "pod.yaml"), node_paths=(str(case / "cluster.yaml"),))
     text = text_of(explain(load_inputs(req), req).to_json())
     assert squeeze(text)[0].endswith("Gated")
-    assert squeeze(text)[1].startswith("Not scheduled: held back by SchedulingGates:")
+    assert squeeze(text)[1] == f"Kubernetes {DEFAULT_MINOR} (kube-scheduler {RELEASES[DEFAULT_MINOR]})"
+    assert squeeze(text)[2].startswith("Not scheduled: held back by SchedulingGates:")
     assert "The search" not in text
 
 

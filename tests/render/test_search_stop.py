@@ -112,7 +112,7 @@ def test_an_error_cycle_node_by_node(error_case):
     assert (f"Never examined: the scheduler stopped at the Filter error (DynamicResources on {NODES[1]}): the "
             "cycle ended with it, no other node was tried.") in out
     _, out = kexplain(pod, "--nodes", cluster, "--node", NODES[1])
-    verdict = " ".join(out.split("\n\n", 1)[0].splitlines()[1:])
+    verdict = " ".join(out.split("\n\n", 1)[0].splitlines()[2:])     # after the heading and the version
     assert verdict.startswith("Filter failed with an error here: DynamicResources: ")
     assert "CEL runtime error: no such key: driverVersion" in verdict
     assert verdict.endswith("the scheduler stopped at this node and the cycle ended with the error (* below).")

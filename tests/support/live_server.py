@@ -3,10 +3,11 @@
 
 It answers as a real API server does, for what kexplain asks: collection lists (paged with
 `limit` and `continue` tokens, `remainingItemCount`, `fieldSelector` on fields such as
-`status.phase`), a get of one pod, and /version; 404 Status bodies for anything else. Tests
-inject the recorded failures: 401 for every request, 403 on one path, 410 Expired on the
-next continue request of a path, a delay. Every request is recorded (method, path, query,
-headers), so a test can assert that only GETs were made and what was sent.
+`status.phase`), a get of one pod, and /version (the recorded one, or the gitVersion a test
+chooses); 404 Status bodies for anything else. Tests inject the recorded failures: 401 for
+every request, 403 on one path, 410 Expired on the next continue request of a path, a delay.
+Every request is recorded (method, path, query, headers), so a test can assert that only GETs
+were made and what was sent.
 """
 from __future__ import annotations
 
@@ -47,12 +48,14 @@ class RecordedApiServer:
     """`with RecordedApiServer() as api:` ... `api.url`, `api.requests`, `api.faults`."""
 
     def __init__(self, scenario: str = "cluster", token: str | None = None,
-                 tls: ssl.SSLContext | None = None) -> None:
+                 tls: ssl.SSLContext | None = None, git_version: str | None = None) -> None:
         root = DATA / scenario
         self.collections: dict[str, dict[str, Any]] = {
             "/" + str(p.relative_to(root).with_suffix("")): json.loads(p.read_text())
             for p in root.rglob("*.json") if p.name != "version.json"}
         self.version = json.loads((root / "version.json").read_text())
+        if git_version is not None:
+            self.serve_version(git_version)
         self.token = token
         self.faults = Faults()
         self.requests: list[Seen] = []
@@ -83,6 +86,14 @@ class RecordedApiServer:
     @property
     def url(self) -> str:
         return f"{'https' if self._tls else 'http'}://127.0.0.1:{self.port}"
+
+    def serve_version(self, git_version: str) -> None:
+        """Answer /version as an API server of `git_version` ("v1.36.3", "v1.30.0-gke.1")
+        would: its gitVersion, and the major and minor it starts with."""
+        major, _, rest = git_version.lstrip("v").partition(".")
+        minor = rest.split(".")[0]
+        self.version = {**self.version, "major": major, "minor": minor, "emulationMajor": major,
+                        "emulationMinor": minor, "gitVersion": git_version}
 
     # -- what was asked ------------------------------------------------------------------
     def record(self, seen: Seen) -> None:

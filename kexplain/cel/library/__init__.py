@@ -1,7 +1,9 @@
 """The functions of the Kubernetes CEL environment DRA selectors are compiled in
 (apiserver/pkg/cel/environment/base.go at 1.35 plus ext.Bindings): the CEL standard library,
 cel-go's strings (v2), sets, lists (v3), two-variable comprehensions and optional types, and
-the Kubernetes quantity, semver, lists and regex libraries.
+the Kubernetes quantity, semver, lists and regex libraries. The API server compiles a new
+selector at its compatibility version (its minor minus one), where the newest libraries may
+be missing (`functions(compatibility)`); the scheduler reads stored ones with all of them.
 """
 from __future__ import annotations
 
@@ -28,14 +30,42 @@ UNSUPPORTED_MEMBER = frozenset({
 })
 
 
-@lru_cache(maxsize=1)   # the environment is fixed: built once
-def functions() -> dict[str, Function]:
-    """Every implemented function by name, overloads merged across libraries."""
+# The overloads of the libraries the API server's base environment gained after 1.32, by the
+# compatibility version that introduced them (apiserver/pkg/cel/environment/base.go): the
+# Kubernetes semver library at 1.33, cel-go's lists extension (version 3) at 1.34.
+_EXT_LISTS = ("slice", "flatten", "sort", "@sortByAssociatedKeys", "lists.range", "reverse", "distinct")
+INTRODUCED: dict[str, frozenset[str]] = {
+    "1.33": frozenset(o.id for f in k8s.FUNCTIONS for o in f.overloads if "semver" in o.id),
+    "1.34": frozenset(o.id for f in lists.FUNCTIONS if f.name in _EXT_LISTS for o in f.overloads),
+}
+
+
+def _key(version: str) -> tuple[int, int]:
+    major, _, minor = version.partition(".")
+    return int(major), int(minor)
+
+
+def has_ext_lists(compatibility: str | None) -> bool:
+    """Whether an environment of this compatibility version (None: every library) has cel-go's
+    lists extension, whose `sortBy` is a macro the parser expands."""
+    return compatibility is None or _key(compatibility) >= _key("1.34")
+
+
+@lru_cache(maxsize=8)   # one environment per compatibility version: built once
+def functions(compatibility: str | None = None) -> dict[str, Function]:
+    """Every implemented function by name, overloads merged across libraries; with a
+    `compatibility` version (the API server's for new expressions), only the overloads of the
+    libraries introduced by then (`INTRODUCED`); a function left without overloads is absent."""
+    dropped = frozenset().union(*(ids for since, ids in INTRODUCED.items()
+                                  if compatibility is not None and _key(compatibility) < _key(since)))
     out: dict[str, Function] = {}
     for lib in (stdlib, strings, lists, sets, optional, k8s):
         for f in lib.FUNCTIONS:
+            overloads = tuple(o for o in f.overloads if o.id not in dropped)
+            if not overloads:
+                continue
             if f.name in out:
-                out[f.name] = Function(f.name, out[f.name].overloads + f.overloads)
+                out[f.name] = Function(f.name, out[f.name].overloads + overloads)
             else:
-                out[f.name] = f
+                out[f.name] = Function(f.name, overloads, f.doc) if overloads != f.overloads else f
     return out

@@ -31,6 +31,8 @@ class ClaimBinding:
 
     claim: ResourceClaim
     allocation: ClaimAllocation | None = None
+    # With device binding conditions on, PreBind stamps the allocation (when it has no stamp yet).
+    allocation_timestamp: str | None = None
 
 
 def _dict(value: Any) -> Mapping[str, Any]:
@@ -110,6 +112,12 @@ def allocation_result(spec: Mapping[str, Any], allocation: ClaimAllocation,
         result: dict[str, Any] = {"request": d.request, "driver": d.driver, "pool": d.pool, "device": d.device}
         if d.admin_access:
             result["adminAccess"] = True
+        for key, value in (("tolerations", [copy.deepcopy(dict(t)) for t in d.tolerations]),
+                           ("bindingConditions", list(d.binding_conditions)),
+                           ("bindingFailureConditions", list(d.binding_failure_conditions)),
+                           ("shareID", d.share_id), ("consumedCapacity", dict(d.consumed))):
+            if value:
+                result[key] = value
         results.append(result)
     devices: dict[str, Any] = {"results": results}
     config = allocation_config(spec, allocation, classes)
@@ -133,6 +141,9 @@ def bound_claim(obj: Mapping[str, Any], binding: ClaimBinding, pod: Mapping[str,
         if FINALIZER not in finalizers:
             meta["finalizers"] = [*finalizers, FINALIZER]
         status["allocation"] = allocation_result(_dict(out.get("spec")), binding.allocation, classes)
+    allocation = status.get("allocation")
+    if binding.allocation_timestamp and isinstance(allocation, Mapping) and not allocation.get("allocationTimestamp"):
+        status["allocation"] = {**allocation, "allocationTimestamp": binding.allocation_timestamp}
     pod_meta = _dict(pod.get("metadata"))
     status["reservedFor"] = [*_list(status.get("reservedFor")),
                              {"resource": "pods", "name": str(pod_meta.get("name") or ""),

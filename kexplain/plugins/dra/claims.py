@@ -3,16 +3,20 @@
 Each `spec.resourceClaims` entry names a claim directly or through a template, whose claim the
 resourceclaim controller records in `status.resourceClaimStatuses`; a template's claim must be
 controlled by the pod. The first entry that cannot be resolved stops the lookup with the
-scheduler's message.
+scheduler's message (1.36 words the owner check anew: `Pod`, and a namespace check of its own).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.dra import ResourceClaim
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
+
+# resourceclaim.IsForPod: "Pod" capitalised and the namespace checked on its own (no gate).
+OWNER_TEXT_SINCE = "1.36"
 
 
 class ClaimLookupError(Exception):
@@ -34,10 +38,27 @@ def claim_name(pod: "PodInfo", pod_claim: Mapping[str, Any]) -> tuple[str | None
                            "none of the supported fields are set")
 
 
-def pod_claims(pod: "PodInfo", known: Mapping[str, ResourceClaim]) -> list[ResourceClaim]:
-    """The pod's claims in spec order; ClaimLookupError for the first that cannot be used."""
+def owner_problem(pod: "PodInfo", claim: ResourceClaim, new_text: bool) -> str | None:
+    """resourceclaim.IsForPod: why a template's claim is not the pod's (None: it is);
+    `new_text`: 1.36's wording."""
+    ours = f"{pod.namespace}/{pod.name}"
+    if new_text:
+        if claim.namespace != pod.namespace:
+            return f"ResourceClaim {claim.key} is not in the same namespace as Pod {ours}"
+        if claim.controller_uid != str(pod.metadata.get("uid") or ""):
+            return f"ResourceClaim {claim.key} was not created for Pod {ours} (Pod is not owner)"
+        return None
+    if claim.namespace != pod.namespace or claim.controller_uid != str(pod.metadata.get("uid") or ""):
+        return f"ResourceClaim {claim.key} was not created for pod {ours} (pod is not owner)"
+    return None
+
+
+def pod_claims(pod: "PodInfo", known: Mapping[str, ResourceClaim],
+               kube: KubeVersion = DEFAULT_VERSION) -> list[ResourceClaim]:
+    """The pod's claims in spec order; ClaimLookupError for the first that cannot be used, in
+    the words of `kube`'s minor."""
+    new_text = kube.since(OWNER_TEXT_SINCE)
     out = []
-    pod_uid = str(pod.metadata.get("uid") or "")
     for pod_claim in pod.spec.get("resourceClaims") or ():
         name, must_own = claim_name(pod, pod_claim)
         if name is None:
@@ -48,8 +69,8 @@ def pod_claims(pod: "PodInfo", known: Mapping[str, ResourceClaim]) -> list[Resou
             raise ClaimLookupError(f'could not find ResourceClaim "{key}"')
         if claim.deleting:
             raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
-        if must_own and (claim.namespace != pod.namespace or claim.controller_uid != pod_uid):
-            raise ClaimLookupError(f"ResourceClaim {claim.namespace}/{claim.name} was not created for pod "
-                                   f"{pod.namespace}/{pod.name} (pod is not owner)")
+        problem = owner_problem(pod, claim, new_text) if must_own else None
+        if problem:
+            raise ClaimLookupError(problem)
         out.append(claim)
     return out

@@ -12,15 +12,20 @@ so that the explanation cannot disagree with the verdict it explains.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.cel import CelError
 from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
+from kexplain.plugins.dra import capacity as cc
 from kexplain.plugins.dra.allocator import ClaimAllocation
 from kexplain.plugins.dra.claims import ClaimLookupError, claim_name
+from kexplain.plugins.dra.features import blocking_taint, capacities, requested_capacity
 from kexplain.plugins.dra.inventory import Inventory
-from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
+from kexplain.plugins.dra.pools import Pool, PoolError, device_matches, gather_pools
 from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
+from kexplain.plugins.dra.variant import (CONSUMABLE_CAPACITY, DEFAULT_RULES, DEVICE_TAINTS, PARTITIONABLE_DEVICES,
+                                          AllocatorRules)
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
@@ -37,6 +42,8 @@ SELECTOR_FALSE = "selectorFalse"
 SELECTOR_ERROR = "selectorError"
 IN_USE = "inUse"
 CONSUMES_COUNTERS = "consumesCounters"
+TAINTED = "tainted"
+CAPACITY = "capacity"
 FREE = "free"
 
 
@@ -44,7 +51,7 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     """The facts for one node (None for a pod without claims):
 
         verdict        {code, reason | error}: the plugin's Filter verdict
-        pools          [{pool, slices, devices, incomplete?, invalid?}] the node sees
+        pools          [{pool, slices, devices, incomplete?, allocatable?, invalid?}] the node sees
         claims         per claim, in the pod's order: {claim, allocated, ...}; allocated:
                        availableOnNode, devices, reservedFor; to allocate: requests
                        ([{request, deviceClass, allocationMode, count?, adminAccess?, free,
@@ -59,25 +66,44 @@ def explain_node(state: "DraState", node: "Node", pods: Iterable["PodInfo"] = ()
     A device's `reason` is one of poolIncomplete, poolInvalid (`detail`), bindingConditions,
     selectorFalse (`selector`: owner, index, expression, conjunct, summary, values),
     selectorError (`error`), inUse (`by`: the claims holding it; `pods`: those of `pods`, the
-    node's pods, that use these claims), consumesCounters, free."""
+    node's pods, that use these claims), consumesCounters, tainted (`taint`), capacity, free;
+    as the allocator of the version followed sees them (`state.rules`: which features are on)."""
     inv = state.inventory
     if inv is None or not state.claims:
         return None
     outcome = state.outcome(node)
     facts: dict[str, Any] = {"verdict": _verdict(outcome)}
     try:
-        pools = list(outcome.pools) or gather_pools(inv.slices, node, inv.slices_for(node.name))
+        pools = list(outcome.pools) or gather_pools(inv.slices, node, state.candidates(node), state.rules)
     except PoolError as err:
         facts["poolsError"] = str(err)
         pools = []
+    pools = [_node_devices(p, node) for p in pools]
     facts["pools"] = [_pool_facts(p) for p in pools]
     allocations = {a.claim: a for a in outcome.allocations or ()}
-    facts["claims"] = [_claim_facts(inv, pools, claim, i in outcome.unavailable, allocations.get(claim.key))
+    rules = state.rules
+    facts["claims"] = [_claim_facts(inv, pools, claim, i in outcome.unavailable, allocations.get(claim.key), rules)
                        for i, claim in enumerate(state.claims)]
     _name_pods(inv, facts["claims"], pods)
-    facts["deviceClasses"] = [class_usage(inv, pools, inv.classes[name])
+    facts["deviceClasses"] = [class_usage(inv, pools, inv.classes[name], rules)
                               for name in _class_names(state.claims) if name in inv.classes]
     return facts
+
+
+def _node_devices(pool: Pool, node: "Node") -> Pool:
+    """The pool with only the devices available on the node: a slice with per-device node
+    selection also lists other nodes' devices."""
+    if not any(s.per_device_node_selection for s in pool.slices):
+        return pool
+    slices = []
+    for s in pool.slices:
+        if s.per_device_node_selection:
+            try:
+                s = replace(s, devices=tuple(d for d in s.devices if device_matches(d, node)))
+            except PoolError:
+                pass    # the allocator reports it
+        slices.append(s)
+    return replace(pool, slices=tuple(slices))
 
 
 def claim_users(inv: Inventory, pods: Iterable["PodInfo"], wanted: Iterable[str]) -> dict[str, list[str]]:
@@ -143,6 +169,8 @@ def _pool_facts(pool: Pool) -> dict[str, Any]:
                            "devices": sum(len(s.devices) for s in pool.slices)}
     if pool.incomplete:
         out["incomplete"] = True
+        if pool.usable:
+            out["allocatable"] = True     # before 1.35 its devices are allocated all the same
     if pool.invalid:
         out["invalid"] = pool.invalid_reason
     return out
@@ -161,7 +189,7 @@ def _class_names(claims: Iterable[ResourceClaim]) -> list[str]:
 
 
 def _claim_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, unavailable: bool,
-                 allocation: ClaimAllocation | None) -> dict[str, Any]:
+                 allocation: ClaimAllocation | None, rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
     out: dict[str, Any] = {"claim": claim.key}
     if claim.allocation is not None:
         out.update(allocated=True, availableOnNode=not unavailable,
@@ -172,14 +200,15 @@ def _claim_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, un
     requests = []
     for r in claim.requests:
         if r.exactly is not None:
-            requests.append(request_facts(inv, pools, claim, r.exactly))
+            requests.append(request_facts(inv, pools, claim, r.exactly, rules=rules))
             continue
         chosen = _chosen_subrequest(r.name, allocation)
         requests.append({"request": r.name, "chosen": chosen,
-                         "subrequests": [request_facts(inv, pools, claim, sub, r.name) for sub in r.first_available]})
+                         "subrequests": [request_facts(inv, pools, claim, sub, r.name, rules)
+                                         for sub in r.first_available]})
     out["requests"] = requests
     if claim.constraints:
-        out["constraints"] = [constraint_facts(inv, pools, claim, i) for i in range(len(claim.constraints))]
+        out["constraints"] = [constraint_facts(inv, pools, claim, i, rules) for i in range(len(claim.constraints))]
     out["wouldAllocate"] = None if allocation is None else [
         {"request": d.request, "device": device_id_str(d.id), **({"adminAccess": True} if d.admin_access else {})}
         for d in allocation.devices]
@@ -204,17 +233,17 @@ def _devices(pools: Sequence[Pool]) -> Iterable[tuple[Pool, ResourceSlice, Devic
 
 
 def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls: DeviceClass | None,
-                   claim: ResourceClaim, req: ExactRequest) -> dict[str, Any]:
+                   claim: ResourceClaim, req: ExactRequest, rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
     """Why one device can (FREE) or cannot serve the request, with the details of the first
     reason found: pool state, binding conditions, the class's and the request's selectors, use
-    by other claims, partitioning."""
+    by other claims, partitioning, taints, consumable capacity (each as `rules` has it)."""
     did = (s.driver, s.pool, d.name)
     out: dict[str, Any] = {"device": device_id_str(did)}
-    if pool.incomplete:
-        return {**out, "reason": POOL_INCOMPLETE}
     if pool.invalid:
         return {**out, "reason": POOL_INVALID, "detail": pool.invalid_reason}
-    if d.binding_conditions:
+    if not pool.usable:
+        return {**out, "reason": POOL_INCOMPLETE}
+    if d.binding_conditions and not rules.binding_conditions:
         return {**out, "reason": BINDING_CONDITIONS}
     checks = [(Owner("class", cls.name), cls.selectors)] if cls is not None else []
     checks.append((Owner("claim", claim.key), req.selectors))
@@ -222,12 +251,30 @@ def device_verdict(inv: Inventory, pool: Pool, s: ResourceSlice, d: Device, cls:
         failed = selector_failure(inv.selectors, owner, selectors, d)
         if failed is not None:
             return {**out, **failed}
-    holders = inv.holders.get(did)
+    shared = rules.has(CONSUMABLE_CAPACITY)
+    holders = inv.in_use_for(shared).get(did)
     if holders and not req.uses_admin_access:
         return {**out, "reason": IN_USE, "by": list(holders)}
-    if d.consumes_counters:
+    if d.consumes_counters and not rules.has(PARTITIONABLE_DEVICES):
         return {**out, "reason": CONSUMES_COUNTERS}
+    taint = blocking_taint(d, req, rules.variant.taints_by_effect) if rules.has(DEVICE_TAINTS) else None
+    if taint is not None:
+        return {**out, "reason": TAINTED, "taint": str(taint)}
+    if shared and not _capacity_left(inv, did, d, req):
+        return {**out, "reason": CAPACITY}
     return {**out, "reason": FREE}
+
+
+def _capacity_left(inv: Inventory, did: tuple[str, str, str], d: Device, req: ExactRequest) -> bool:
+    """One more share of the request fits the device, on top of its existing shares."""
+    allocated: cc.Consumed = {}
+    for one in inv.shares.get(did, ()):
+        if one is not None:
+            cc.add(allocated, {str(k): cc.amount(v) for k, v in one.items()})
+    try:
+        return cc.fits(requested_capacity(req), capacities(d), allocated, {})
+    except cc.UnknownCapacity:
+        return False
 
 
 def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[str | None],
@@ -256,7 +303,7 @@ def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[s
 
 
 def request_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, req: ExactRequest,
-                  parent: str | None = None) -> dict[str, Any]:
+                  parent: str | None = None, rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
     cls = inv.classes.get(req.device_class_name)
     out: dict[str, Any] = {"request": req.name if parent is None else f"{parent}/{req.name}",
                            "deviceClass": req.device_class_name, "allocationMode": req.allocation_mode}
@@ -266,7 +313,7 @@ def request_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, r
         out["adminAccess"] = True
     if cls is None:
         out["deviceClassMissing"] = True
-    verdicts = [device_verdict(inv, pool, s, d, cls, claim, req) for pool, s, d in _devices(pools)]
+    verdicts = [device_verdict(inv, pool, s, d, cls, claim, req, rules) for pool, s, d in _devices(pools)]
     out["free"] = sum(1 for v in verdicts if v["reason"] == FREE)
     counts: dict[str, int] = {}
     for v in verdicts:
@@ -278,11 +325,14 @@ def request_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, r
     return out
 
 
-def constraint_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, index: int) -> dict[str, Any]:
+def constraint_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim, index: int,
+                     rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
     """A matchAttribute constraint over the free devices of the requests it covers: which value
     each has (grouped) and which lack the attribute."""
     c = claim.constraints[index]
     out: dict[str, Any] = {"index": index, "requests": list(c.requests), "matchAttribute": c.match_attribute}
+    if c.distinct_attribute is not None:
+        out["distinctAttribute"] = c.distinct_attribute
     if c.match_attribute is None:
         return out
     by_value: dict[str, list[str]] = {}
@@ -295,7 +345,7 @@ def constraint_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim
                 continue
             cls = inv.classes.get(req.device_class_name)
             for pool, s, d in _devices(pools):
-                v = device_verdict(inv, pool, s, d, cls, claim, req)
+                v = device_verdict(inv, pool, s, d, cls, claim, req, rules)
                 if v["reason"] != FREE or v["device"] in seen:
                     continue
                 seen.add(v["device"])
@@ -309,7 +359,8 @@ def constraint_facts(inv: Inventory, pools: Sequence[Pool], claim: ResourceClaim
     return out
 
 
-def class_usage(inv: Inventory, pools: Sequence[Pool], cls: DeviceClass) -> dict[str, Any]:
+def class_usage(inv: Inventory, pools: Sequence[Pool], cls: DeviceClass,
+                rules: AllocatorRules = DEFAULT_RULES) -> dict[str, Any]:
     """The node's devices of a class (its selectors true) in usable pools: total, in use, free."""
     total = in_use = errors = unusable = 0
     owner = Owner("class", cls.name)
@@ -324,7 +375,7 @@ def class_usage(inv: Inventory, pools: Sequence[Pool], cls: DeviceClass) -> dict
             unusable += 1
             continue
         total += 1
-        if (s.driver, s.pool, d.name) in inv.holders:
+        if (s.driver, s.pool, d.name) in inv.in_use_for(rules.has(CONSUMABLE_CAPACITY)):
             in_use += 1
     out = {"deviceClass": cls.name, "total": total, "inUse": in_use, "free": total - in_use}
     if unusable:

@@ -2,8 +2,9 @@
 devices that allocated claims hold.
 
 A device counts as in use when any claim's `status.allocation` lists it without admin access
-(the scheduler's allocatedDevices tracker). kexplain never writes claims, so in-flight
-allocations of a live scheduler do not exist here.
+(the scheduler's allocatedDevices tracker). With consumable capacity on, a result with a
+`shareID` shares the device instead: it is not in use, its `consumedCapacity` adds up per device.
+kexplain never writes claims, so in-flight allocations of a live scheduler do not exist here.
 
 A cluster with GPUs has thousands of claims, and a pod reads only its own: the devices in use
 are read straight from the claims' JSON, and a claim is parsed into a `ResourceClaim` when it
@@ -56,9 +57,8 @@ def claim_key(obj: Mapping[str, Any]) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
-def allocated_devices(obj: Mapping[str, Any]) -> Iterator[DeviceID]:
-    """The devices a claim's JSON holds: its allocation's results without admin access, read as
-    `ResourceClaim.from_obj` reads them."""
+def _results(obj: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """A claim's JSON allocation results without admin access."""
     allocation = _dict(obj.get("status")).get("allocation")
     if not isinstance(allocation, dict):
         return
@@ -66,7 +66,20 @@ def allocated_devices(obj: Mapping[str, Any]) -> Iterator[DeviceID]:
     for r in results if isinstance(results, list) else ():
         r = _dict(r)
         if r.get("adminAccess") is not True:
-            yield str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or "")
+            yield r
+
+
+def _device_id(r: Mapping[str, Any]) -> DeviceID:
+    return str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or "")
+
+
+def allocated_devices(obj: Mapping[str, Any]) -> Iterator[DeviceID]:
+    """The devices a claim's JSON holds: its allocation's results without admin access, read as
+    `ResourceClaim.from_obj` reads them."""
+    for r in _results(obj):
+        yield _device_id(r)
+
+
 
 
 @dataclass(frozen=True)
@@ -76,23 +89,35 @@ class Inventory:
     claims: Mapping[str, ResourceClaim]                 # "namespace/name" -> claim
     holders: Mapping[DeviceID, tuple[str, ...]]         # device -> claims holding it (not admin access)
     selectors: Selectors = field(default_factory=Selectors, compare=False)
+    # device -> what each result that shares it (a shareID) consumes, and the claims holding it
+    # otherwise (consumable capacity on)
+    shares: Mapping[DeviceID, tuple[Mapping[str, Any] | None, ...]] = field(default_factory=dict, compare=False)
+    dedicated: Mapping[DeviceID, tuple[str, ...]] = field(default_factory=dict, compare=False)
     # Positions in `slices` of the slices published for one node, and of all the others.
     _by_node: Mapping[str, tuple[int, ...]] = field(default_factory=dict, compare=False, repr=False)
     _unbound: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    _counters: tuple[int, ...] = field(default=(), compare=False, repr=False)   # sharedCounters with a nodeName
 
-    def slices_for(self, node_name: str) -> list[ResourceSlice]:
+    def slices_for(self, node_name: str, counters: bool = False) -> list[ResourceSlice]:
         """The slices that may target the node (its own `nodeName` slices and every slice
         without one), in their order in the cluster: a cluster publishes a slice per node and
-        driver, and each node only needs to look at its own."""
+        driver, and each node only needs to look at its own. `counters`: also every slice of
+        counter sets (with partitionable devices on, they belong to every node's pools)."""
         own = self._by_node.get(node_name, ())
-        if not own:
+        extra = tuple(i for i in self._counters if self.slices[i].node_name != node_name) if counters else ()
+        if not own and not extra:
             return [self.slices[i] for i in self._unbound]
-        return [self.slices[i] for i in sorted((*own, *self._unbound))]
+        return [self.slices[i] for i in sorted((*own, *self._unbound, *extra))]
 
     @property
     def in_use(self) -> Mapping[DeviceID, tuple[str, ...]]:
         """The devices allocated to some claim (a mapping: `in` is what the allocator asks)."""
         return self.holders
+
+    def in_use_for(self, consumable_capacity: bool) -> Mapping[DeviceID, tuple[str, ...]]:
+        """The devices allocated to some claim, as the allocator of the version sees them: with
+        consumable capacity on, a shared allocation leaves its device free for more."""
+        return self.dedicated if consumable_capacity else self.holders
 
     @classmethod
     def build(cls, classes: list[Mapping], slices: list[Mapping], claims: list[Mapping]) -> "Inventory":
@@ -101,19 +126,33 @@ class Inventory:
         for obj in claims:
             raw[claim_key(obj)] = obj          # the last of a name wins, as in a dict of parsed claims
         holders: dict[DeviceID, list[str]] = {}
+        shares: dict[DeviceID, list[Mapping[str, Any]]] = {}
+        dedicated: dict[DeviceID, list[str]] = {}
         for key, obj in raw.items():
-            for did in allocated_devices(obj):
+            for r in _results(obj):
+                did = _device_id(r)
                 holders.setdefault(did, []).append(key)
+                if r.get("shareID") is None:
+                    dedicated.setdefault(did, []).append(key)
+                else:
+                    consumed = r.get("consumedCapacity")
+                    shares.setdefault(did, []).append(consumed if isinstance(consumed, dict) else None)
         parsed_slices = tuple(map(ResourceSlice.from_obj, slices))
         by_node: dict[str, list[int]] = {}
         unbound: list[int] = []
+        counters: list[int] = []
         for i, s in enumerate(parsed_slices):
             if s.node_name:
                 by_node.setdefault(s.node_name, []).append(i)
+                if s.shared_counters:
+                    counters.append(i)
             else:
                 unbound.append(i)
-        return cls(by_name, parsed_slices, Claims(raw), {k: tuple(v) for k, v in holders.items()},
-                   _by_node={k: tuple(v) for k, v in by_node.items()}, _unbound=tuple(unbound))
+        held = {k: tuple(v) for k, v in holders.items()}
+        return cls(by_name, parsed_slices, Claims(raw), held, shares={k: tuple(v) for k, v in shares.items()},
+                   dedicated={k: tuple(v) for k, v in dedicated.items()} if shares else held,
+                   _by_node={k: tuple(v) for k, v in by_node.items()}, _unbound=tuple(unbound),
+                   _counters=tuple(counters))
 
 
 def inventory(snapshot: "Snapshot") -> Inventory:

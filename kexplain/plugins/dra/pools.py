@@ -1,23 +1,42 @@
-"""The resource pools a node can allocate from (the incubating allocator's GatherPools).
+"""The resource pools a node can allocate from (the allocators' GatherPools), as the allocator of
+the version followed gathers them (`AllocatorRules`).
 
 A pool is the set of ResourceSlices of one (driver, pool name) at its newest generation. Only
 slices that target the node count (its `nodeName`, `allNodes`, or a `nodeSelector` that
-matches); slices for partitionable devices (`sharedCounters`, `perDeviceNodeSelection`) are
-skipped, that feature being off by default. A pool is incomplete while fewer slices of its
-generation exist than `resourceSliceCount` says, invalid when two of its devices share a name.
+matches); with partitionable devices off, slices for them (`perDeviceNodeSelection`, and from
+1.35 `sharedCounters`) are skipped. A pool is invalid when two of its devices share a name.
 
-Order: the scheduler builds the list from a Go map, so its pool order is random; we keep the
-order in which the pools' first slices appear, which makes every verdict reproducible (only
-which devices get picked, never whether a node fits, can depend on it).
+With partitionable devices on (1.36 by default), a slice of `sharedCounters` belongs to every
+node's pool, a `perDeviceNodeSelection` slice to the nodes one of its devices targets; the
+pool's counter sets come from its counter slices, and it is invalid when a counter set name
+repeats or a device consumes a counter set or counter the pool does not have (also a device
+of the pool's slices for other nodes, which the pool keeps: their allocated devices consume
+counters too).
+
+Completeness changed in 1.35. Before, a pool is incomplete when the node sees fewer slices than
+`resourceSliceCount` (a pool split into per-zone slices is incomplete everywhere), and the
+allocator still allocates from it. From 1.35 the slices of the pool's generation are counted
+across the cluster, a newer generation anywhere makes the node's slices obsolete (the pool is
+left out), and an incomplete pool is never allocated from.
+
+Order: before 1.36 (and in 1.36's stable allocator) the scheduler builds the list from a Go map,
+so its pool order is random; kexplain keeps the order in which the pools' first slices appear,
+which makes every verdict reproducible (only which devices get picked, and which of several
+incomplete pools an error names, can depend on it). 1.36 sorts pools by driver then name and
+slices by name. Pools with devices that have binding conditions come last where the allocator
+knows them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.fielderrors import aggregate
 from kexplain.model.dra import ResourceSlice
 from kexplain.model.nodeselector import NodeSelector
+from kexplain.plugins.dra.features import consumption, counter_sets, device_node_fields
+from kexplain.plugins.dra.variant import DEFAULT_RULES, PARTITIONABLE_DEVICES, AllocatorRules
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
@@ -29,14 +48,19 @@ class PoolError(Exception):
 
 @dataclass(frozen=True)
 class Pool:
-    """One pool as the node sees it. An incomplete pool keeps its slices for explanations; the
-    allocator never takes devices from a pool that is not `usable`."""
+    """One pool as the node sees it. An incomplete pool keeps its slices for explanations;
+    `usable` says whether the allocator takes devices from it."""
 
     driver: str
     name: str
     slices: tuple[ResourceSlice, ...] = ()
     incomplete: bool = False
     invalid_reason: str = ""      # non-empty: the pool is invalid
+    incomplete_usable: bool = False   # before 1.35: devices of an incomplete pool are allocated
+    # Partitionable devices: counter set -> counter -> value, and the pool's device slices for
+    # other nodes (their allocated devices consume the pool's counters).
+    counter_sets: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
+    other_slices: tuple[ResourceSlice, ...] = ()
 
     @property
     def id(self) -> str:
@@ -49,7 +73,15 @@ class Pool:
 
     @property
     def usable(self) -> bool:
-        return not self.incomplete and not self.invalid
+        return not self.invalid and (not self.incomplete or self.incomplete_usable)
+
+    @property
+    def has_binding_conditions(self) -> bool:
+        """Some device has binding conditions (an incomplete pool the allocator skips has no
+        devices for it, so it never has any)."""
+        if self.incomplete and not self.incomplete_usable:
+            return False
+        return any(d.binding_conditions for s in self.slices for d in s.devices)
 
 
 def selector_matches(raw: object, node: "Node") -> bool:
@@ -86,34 +118,139 @@ def _duplicate_device(slices: Iterable[ResourceSlice]) -> str:
     return ""
 
 
+def _relevant(s: ResourceSlice, node: "Node", partitionable: bool) -> bool:
+    """Whether the slice belongs to the node's pools: it targets the node, or (partitionable
+    devices on) it holds counter sets, or one of its devices targets the node."""
+    if partitionable and s.shared_counters:
+        return True
+    if s.node_name or s.all_nodes or s.node_selector is not None:
+        return _targets(s, node)
+    if partitionable and s.per_device_node_selection:
+        for d in s.devices:
+            try:
+                if device_matches(d, node):
+                    return True
+            except PoolError as err:
+                raise PoolError(f"failed to perform node selection for device {d.name} in slice {s.name}: "
+                                f"failed to parse node selector: {err}") from None
+    return False
+
+
+def device_matches(d, node: "Node") -> bool:
+    """NodeMatches for a device's own node fields (perDeviceNodeSelection)."""
+    name, all_nodes, selector = device_node_fields(d)
+    if name:
+        return name == node.name
+    if all_nodes:
+        return True
+    if selector is not None:
+        return selector_matches(selector, node)
+    return False
+
+
+def _skipped(s: ResourceSlice, rules: AllocatorRules) -> bool:
+    """Slices for partitionable devices, left out while that feature is off."""
+    if rules.has(PARTITIONABLE_DEVICES):
+        return False
+    return s.per_device_node_selection is not None or (s.shared_counters and rules.variant.skips_counter_slices)
+
+
+def _binding_last(slices: Sequence[ResourceSlice]) -> list[ResourceSlice]:
+    """Slices with devices that have binding conditions after the others (as they are added)."""
+    return [s for s in slices if not _has_binding(s)] + [s for s in slices if _has_binding(s)]
+
+
+def _has_binding(s: ResourceSlice) -> bool:
+    return any(d.binding_conditions for d in s.devices)
+
+
 def gather_pools(slices: Sequence[ResourceSlice], node: "Node",
-                 candidates: Sequence[ResourceSlice] | None = None) -> list[Pool]:
-    """The pools of the slices that target `node`, in order of their first slice. `slices`:
-    all the cluster's slices; `candidates`: those among them that may target the node, in the
-    same order (all of them when not given)."""
+                 candidates: Sequence[ResourceSlice] | None = None,
+                 rules: AllocatorRules = DEFAULT_RULES) -> list[Pool]:
+    """The pools of the slices that target `node`. `slices`: all the cluster's slices;
+    `candidates`: those among them that may target the node, in the same order (all of them
+    when not given); `rules`: the allocator's (the default version's when not given)."""
+    partitionable = rules.has(PARTITIONABLE_DEVICES)
+    local = [s for s in (slices if candidates is None else candidates)
+             if not _skipped(s, rules) and _relevant(s, node, partitionable)]
+    if rules.knows_binding_conditions and not rules.variant.sorted_pools:
+        local = _binding_last(local)
     newest: dict[tuple[str, str], list[ResourceSlice]] = {}
-    for s in slices if candidates is None else candidates:
-        if s.per_device_node_selection is not None or s.shared_counters:
-            continue
-        if not _targets(s, node):
-            continue
+    for s in local:
         key = (s.driver, s.pool)
         have = newest.get(key)
         if have is None or s.generation > have[0].generation:
             newest[key] = [s]
         elif s.generation == have[0].generation:
             have.append(s)
-    pools: list[Pool] = []
-    for (driver, name), local in newest.items():
-        generation, want = local[0].generation, local[0].resource_slice_count
-        if len(local) != want:
-            # Slices for other nodes may complete the pool; a newer generation elsewhere
-            # makes these slices obsolete and the pool is left out altogether.
-            same = [s for s in slices if s.driver == driver and s.pool == name]
-            if any(s.generation > generation for s in same):
-                continue
-            if sum(1 for s in same if s.generation == generation) != want:
-                pools.append(Pool(driver, name, tuple(local), incomplete=True))
-                continue
-        pools.append(Pool(driver, name, tuple(local), invalid_reason=_duplicate_device(local)))
-    return pools
+    pools = [_pool(driver, name, tuple(found), slices, rules) for (driver, name), found in newest.items()]
+    out = [p for p in pools if p is not None]
+    if rules.variant.sorted_pools:
+        out.sort(key=lambda p: (p.driver, p.name))
+    if rules.knows_binding_conditions:
+        out = [p for p in out if not p.has_binding_conditions] + [p for p in out if p.has_binding_conditions]
+    return out
+
+
+def _pool(driver: str, name: str, local: tuple[ResourceSlice, ...], slices: Sequence[ResourceSlice],
+          rules: AllocatorRules) -> Pool | None:
+    """The pool of the node's `local` slices (None: obsolete, left out)."""
+    generation, want = local[0].generation, local[0].resource_slice_count
+    if not rules.cluster_wide_pools:
+        return Pool(driver, name, local, incomplete=len(local) != want, invalid_reason=_duplicate_device(local),
+                    incomplete_usable=True)
+    everywhere: list[ResourceSlice] | None = None
+    if len(local) != want:
+        # Slices for other nodes may complete the pool; a newer generation elsewhere
+        # makes these slices obsolete and the pool is left out altogether.
+        same = [s for s in slices if s.driver == driver and s.pool == name]
+        if any(s.generation > generation for s in same):
+            return None
+        everywhere = [s for s in same if s.generation == generation]
+        if len(everywhere) != want:
+            return Pool(driver, name, local, incomplete=True)
+    return _build(driver, name, local, everywhere, rules)
+
+
+def _build(driver: str, name: str, local: tuple[ResourceSlice, ...], everywhere: list[ResourceSlice] | None,
+           rules: AllocatorRules) -> Pool:
+    """buildPool: a complete pool, its slices sorted by name where the allocator sorts them,
+    split into device and counter slices with partitionable devices on, and validated."""
+    if rules.variant.sorted_pools:
+        local = tuple(sorted(local, key=lambda s: s.name))
+    if not rules.has(PARTITIONABLE_DEVICES):
+        return Pool(driver, name, local, invalid_reason=_duplicate_device(local))
+    devices = tuple(s for s in local if not s.shared_counters)
+    invalid = _duplicate_device(devices)
+    if invalid:
+        return Pool(driver, name, devices, invalid_reason=invalid)
+    sets: dict[str, Mapping[str, Fraction]] = {}
+    for s in local:
+        if not s.shared_counters:
+            continue
+        for set_name, counters in counter_sets(s):
+            if set_name in sets:
+                return Pool(driver, name, devices, invalid_reason=f"duplicate counter set name {set_name}")
+            sets[set_name] = counters
+    invalid = _consumption_problem(sets, local)
+    if invalid:
+        return Pool(driver, name, devices, invalid_reason=invalid)
+    seen = {s.name for s in local}
+    others = tuple(s for s in everywhere or () if s.name not in seen)
+    invalid = _consumption_problem(sets, others)
+    return Pool(driver, name, devices, invalid_reason=invalid, counter_sets=sets,
+                other_slices=() if invalid else others)
+
+
+def _consumption_problem(sets: Mapping[str, Mapping[str, Fraction]], slices: Iterable[ResourceSlice]) -> str:
+    """validateDeviceCounterConsumption: a device consuming a counter set or counter the pool
+    does not have."""
+    for s in slices:
+        for d in s.devices:
+            for set_name, counters in consumption(d):
+                if set_name not in sets:
+                    return f"counter set {set_name} not found"
+                for counter in counters:
+                    if counter not in sets[set_name]:
+                        return f"counter {counter} not found in counter set {set_name}"
+    return ""

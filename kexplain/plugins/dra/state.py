@@ -14,7 +14,9 @@ from kexplain.model.dra import ResourceClaim
 from kexplain.model.nodeselector import NodeSelector
 from kexplain.plugins.dra.allocator import AllocatorError, ClaimAllocation, NodeFailure, allocate
 from kexplain.plugins.dra.inventory import Inventory
+from kexplain.plugins.dra import readiness
 from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
+from kexplain.plugins.dra.variant import CONSUMABLE_CAPACITY, DEFAULT_RULES, PARTITIONABLE_DEVICES, AllocatorRules
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import Node
@@ -37,16 +39,38 @@ class NodeOutcome:
 
 @dataclass
 class DraState:
-    """The pod's claims (in spec order) and, per allocated claim, where its allocation is usable."""
+    """The pod's claims (in spec order), per allocated claim where its allocation is usable, and
+    the rules of the allocator the version followed runs."""
 
     inventory: Inventory | None = None
     claims: tuple[ResourceClaim, ...] = ()
     available_on: tuple[NodeSelector | None, ...] = ()
+    rules: AllocatorRules = DEFAULT_RULES
+    # Device binding conditions: how long an allocated claim may wait for them, and the time
+    # the cycle runs at (read once, as PreFilter runs).
+    binding_timeout_ns: int = readiness.DEFAULT_BINDING_TIMEOUT_NS
+    now_ns: int = 0
     _outcomes: dict[str, tuple["Node", NodeOutcome]] = field(default_factory=dict, repr=False)
 
     @property
     def to_allocate(self) -> tuple[ResourceClaim, ...]:
         return tuple(c for c in self.claims if c.allocation is None)
+
+    def _binding_unavailable(self, index: int) -> bool:
+        """With device binding conditions on: the allocated claim's binding failed or timed out."""
+        claim = self.claims[index]
+        return (claim.allocation is not None and self.rules.binding_conditions
+                and readiness.unavailable(claim, self.binding_timeout_ns, self.now_ns))
+
+    def candidates(self, node: "Node") -> list:
+        """The slices that may belong to the node's pools (with partitionable devices, every
+        slice of counter sets too)."""
+        assert self.inventory is not None
+        return self.inventory.slices_for(node.name, counters=self.rules.has(PARTITIONABLE_DEVICES))
+
+    def outcomes(self) -> dict[str, tuple["Node", NodeOutcome]]:
+        """node name -> (node, verdict) for every node judged so far."""
+        return dict(self._outcomes)
 
     def outcome(self, node: "Node") -> NodeOutcome:
         """The verdict on `node`, computed once per Node object (a what-if may change a node
@@ -57,7 +81,8 @@ class DraState:
         return got[1]
 
     def _check(self, node: "Node") -> NodeOutcome:
-        unavailable = tuple(i for i, sel in enumerate(self.available_on) if sel is not None and not sel.matches(node))
+        unavailable = tuple(i for i, sel in enumerate(self.available_on)
+                            if (sel is not None and not sel.matches(node)) or self._binding_unavailable(i))
         to_allocate = self.to_allocate
         allocations = None
         pools: tuple[Pool, ...] = ()
@@ -65,8 +90,10 @@ class DraState:
             inv = self.inventory
             assert inv is not None
             try:
-                pools = tuple(gather_pools(inv.slices, node, inv.slices_for(node.name)))
-                got = allocate(to_allocate, inv.classes, pools, inv.in_use, inv.selectors)
+                pools = tuple(gather_pools(inv.slices, node, self.candidates(node), self.rules))
+                shared = self.rules.has(CONSUMABLE_CAPACITY)
+                got = allocate(to_allocate, inv.classes, pools, inv.in_use_for(shared), inv.selectors, self.rules,
+                               node=node, shares=inv.shares if shared else None, allocated=inv.holders)
             except PoolError as err:
                 return NodeOutcome(error=f"gather pool information: {err}")
             except NodeFailure as err:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.plugins.dra.claims import ClaimLookupError, pod_claims
+from kexplain.features import KubeVersion
+from kexplain.plugins.dra.claims import ClaimLookupError, owner_problem, pod_claims
 from tests.plugins.dra.builders import claim, claims, req
 from tests.support.selection_helpers import pod
 
@@ -38,3 +39,19 @@ def test_lookup_errors(claim_obj, want):
 def test_a_named_claim_needs_no_owner():
     p = pod(spec={"resourceClaims": [{"name": "a", "resourceClaimName": "shared"}]})
     assert [c.name for c in pod_claims(p, known(claim("shared", req("gpu"), owner="x")))] == ["shared"]
+
+
+def test_136_words_the_owner_check_anew():
+    p = pod(spec={"resourceClaims": TEMPLATE}, status=GENERATED)
+    with pytest.raises(ClaimLookupError) as err:
+        pod_claims(p, known(claim("p-gpu", req("gpu"), owner="someone-else")), KubeVersion("1.36"))
+    assert str(err.value) == "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)"
+
+
+def test_136_checks_the_namespace_on_its_own():
+    p = pod(spec={"resourceClaims": TEMPLATE}, status=GENERATED)
+    elsewhere = claims(claim("p-gpu", req("gpu"), namespace="other", owner="uid-p"))[0]
+    assert owner_problem(p, elsewhere, new_text=True) == \
+        "ResourceClaim other/p-gpu is not in the same namespace as Pod default/p"
+    assert owner_problem(p, elsewhere, new_text=False) == \
+        "ResourceClaim other/p-gpu was not created for pod default/p (pod is not owner)"

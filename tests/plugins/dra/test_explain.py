@@ -1,11 +1,13 @@
 """The facts behind DynamicResources' verdict on a node."""
 from __future__ import annotations
 
+from kexplain.features import KubeVersion
 from kexplain.model.dra import ResourceClaim
 from kexplain.model.nodeinfo import Node
 from kexplain.plugins.dra.explain import explain_node
 from kexplain.plugins.dra.inventory import Inventory
 from kexplain.plugins.dra.state import DraState
+from kexplain.plugins.dra.variant import allocator_rules
 from tests.plugins.dra.builders import (GPU, allocation, claim, dev, device_class, exact, first, req, slice_obj)
 
 N1 = Node.from_obj({"metadata": {"name": "n1"}})
@@ -75,3 +77,20 @@ def test_selector_errors_are_reported_per_device():
     dev0 = got["claims"][0]["requests"][0]["devices"][0]
     assert dev0 == {"device": "gpu.example.com/n1/gpu-0", "reason": "selectorError",
                     "error": "class picky: selector #0: CEL runtime error: no such key: model"}
+
+
+def test_136_says_which_devices_are_tainted_or_full_and_leaves_out_other_nodes_devices():
+    devices = [{**dev("tainted", index=0), "nodeName": "n1", "taints": [{"key": "bad", "effect": "NoExecute"}]},
+               {**dev("full", index=1), "nodeName": "n1", "allowMultipleAllocations": True,
+                "capacity": {"memory": {"value": "1Gi"}}},
+               {**dev("elsewhere", index=2), "nodeName": "n2"}]
+    s = slice_obj("s", devices, pool="p", perDeviceNodeSelection=True)
+    r = req("gpu")
+    r["exactly"]["capacity"] = {"requests": {"memory": "2Gi"}}
+    inv = Inventory.build([device_class(GPU)], [s], [claim("c", r)])
+    parsed = (ResourceClaim.from_obj(claim("c", r)),)
+    got = explain_node(DraState(inv, parsed, (None,), allocator_rules(KubeVersion("1.36"))), N1)
+    devices = by_device(got["claims"][0]["requests"][0])
+    assert set(devices) == {"tainted", "full"}
+    assert devices["tainted"]["reason"] == "tainted" and devices["tainted"]["taint"] == "bad:NoExecute"
+    assert devices["full"]["reason"] == "capacity"

@@ -1,0 +1,85 @@
+"""Whether an allocated claim's devices with binding conditions are usable (device binding
+conditions on: isClaimReadyForBinding, isClaimTimeout).
+
+A result whose device has `bindingConditions` waits for the driver to set them True in the
+claim's `status.devices`; one of its `bindingFailureConditions` True means binding failed.
+Filter treats a claim whose binding failed, or that is still not ready `bindingTimeout` after
+its `allocationTimestamp`, as not available on any node (PostFilter may then deallocate it).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from kexplain.framework.preemption import parse_timestamp
+from kexplain.model.dra import ResourceClaim
+
+DEFAULT_BINDING_TIMEOUT_NS = 600 * 10**9   # DynamicResourcesBindingTimeoutDefault
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _results(claim: ResourceClaim) -> list[Mapping[str, Any]]:
+    allocation = _map(_map(claim.raw.get("status")).get("allocation"))
+    return [_map(r) for r in _list(_map(allocation.get("devices")).get("results"))]
+
+
+def _conditions(claim: ResourceClaim, result: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """The device's conditions in status.devices (None: the device has no entry)."""
+    for entry in map(_map, _list(_map(claim.raw.get("status")).get("devices"))):
+        if all(entry.get(k) == result.get(k) for k in ("driver", "pool", "device")):
+            return [_map(c) for c in _list(entry.get("conditions"))]
+    return None
+
+
+def _true(conditions: list[Mapping[str, Any]], name: str) -> Mapping[str, Any] | None:
+    return next((c for c in conditions if c.get("type") == name and c.get("status") == "True"), None)
+
+
+def binding_failed(claim: ResourceClaim) -> bool:
+    """A failure condition of a device is True (isClaimReadyForBinding's error)."""
+    for result in _results(claim):
+        if not _list(result.get("bindingConditions")):
+            continue
+        conditions = _conditions(claim, result)
+        if conditions is None:
+            return False    # not ready yet: the first device without status ends the check
+        if any(_true(conditions, str(name)) for name in _list(result.get("bindingFailureConditions"))):
+            return True
+        if not all(_true(conditions, str(name)) for name in _list(result.get("bindingConditions"))):
+            return False
+    return False
+
+
+def ready(claim: ResourceClaim) -> bool:
+    """Every binding condition of every device is True (and none failed)."""
+    for result in _results(claim):
+        if not _list(result.get("bindingConditions")):
+            continue
+        conditions = _conditions(claim, result)
+        if conditions is None:
+            return False
+        if any(_true(conditions, str(name)) for name in _list(result.get("bindingFailureConditions"))):
+            return False
+        if not all(_true(conditions, str(name)) for name in _list(result.get("bindingConditions"))):
+            return False
+    return True
+
+
+def timed_out(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
+    """The claim has a device with binding conditions and was allocated more than `timeout_ns` ago."""
+    stamp = _map(_map(claim.raw.get("status")).get("allocation")).get("allocationTimestamp")
+    at = parse_timestamp(stamp) if isinstance(stamp, str) else None
+    if at is None:
+        return False
+    return any(result.get("bindingConditions") is not None for result in _results(claim)) and at + timeout_ns < now_ns
+
+
+def unavailable(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
+    """Filter's verdict: binding failed, or not ready and timed out."""
+    return binding_failed(claim) or (not ready(claim) and timed_out(claim, timeout_ns, now_ns))

@@ -1,0 +1,80 @@
+"""The page's data: the document as `-o json` writes it, and the plugins' facts in words.
+
+The script reads the trace itself (every node, every plugin's verdict and score, the search,
+preemption, suggestions); what it cannot read from the trace is how the terminal puts each
+plugin's facts in words (`--node`), which `kexplain.render.facts` knows. So each trace comes
+with `words`: per node and plugin, the sentences behind its Filter verdict and behind its
+score, exactly as `--node` prints them; the facts the words say are then left out of the
+trace (`without_worded_facts`), except the devices', which the page lays out itself. The lot
+is packed (`pack`): repeated values once.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from kexplain.render.html.pack import pack
+from kexplain.render.node import _filter_words as filter_words
+from kexplain.render.node import _score_words as score_words
+
+Trace = Mapping[str, Any]
+
+
+def node_words(trace: Trace) -> dict[str, dict[str, list[list[str]]]]:
+    """node -> plugin -> [the Filter verdict's sentences, the score's], for every node the
+    trace has facts of (`details.nodes.<node>.plugins`)."""
+    out: dict[str, dict[str, list[list[str]]]] = {}
+    for node, facts in ((trace.get("details") or {}).get("nodes") or {}).items():
+        plugins = facts.get("plugins") if isinstance(facts, Mapping) else None
+        if not plugins:
+            continue
+        mine: dict[str, list[list[str]]] = {}
+        for plugin, f in plugins.items():
+            fw, sw = filter_words(plugin, f), score_words(plugin, f)
+            if fw or sw:
+                mine[plugin] = [fw, sw]
+        out[node] = mine
+    return out
+
+
+# The plugins whose recorded facts the page reads as they are (the device view); of the
+# others it carries the words only, which say the same and are what `--node` shows.
+RAW_FACTS = ("DynamicResources",)
+
+
+def without_worded_facts(trace: Trace) -> Trace:
+    """The trace with each node's plugin facts left out where the words say them (`RAW_FACTS`
+    kept): the facts of 5,000 nodes weigh as much again as their words."""
+    nodes = (trace.get("details") or {}).get("nodes")
+    if not nodes:
+        return trace
+    kept: dict[str, Any] = {}
+    for node, facts in nodes.items():
+        plugins = facts.get("plugins") if isinstance(facts, Mapping) else None
+        if plugins:
+            facts = {**facts, "plugins": {p: f for p, f in plugins.items() if p in RAW_FACTS}}
+            if not facts["plugins"]:
+                del facts["plugins"]
+        kept[node] = facts
+    return {**trace, "details": {**trace["details"], "nodes": kept}}
+
+
+def page_data(kind: str, doc: Mapping[str, Any], traces: list[Trace]) -> dict[str, Any]:
+    """What the script reads: the document, each trace's facts in words (in the page's order),
+    and its plugin facts only where the page reads them as they are."""
+    words = [{"words": node_words(t)} for t in traces]
+    if kind == "trace":
+        doc = without_worded_facts(doc)
+    elif kind == "list":
+        doc = {**doc, "items": [without_worded_facts(t) for t in doc.get("items") or ()]}
+    else:
+        doc = {**doc, "explanations": [{**e, "items": [without_worded_facts(t) for t in e.get("items") or ()]}
+                                       for e in doc.get("explanations") or ()]}
+    return {"kind": kind, "doc": doc, "extra": words}
+
+
+def data_script(data: Mapping[str, Any]) -> str:
+    """The packed data as the text of a `<script type="application/json">`: every `<` written
+    as \\u003c, so no string of the data can end the element or open a comment."""
+    text = json.dumps(pack(data), ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c")

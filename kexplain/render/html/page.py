@@ -1,0 +1,121 @@
+"""One self-contained page: the static sections (`static`), the style and the script (the
+package's page.css and page.js, inlined) and the data (`data`, packed), in one file that
+needs nothing else to be read: no network, no other file, now or later.
+
+The document is what `-o json` writes: a `SchedulingTrace`, a `SchedulingTraceList` (several
+pods, replicas with their `placements`, `--pending` with `skipped`), or lint's `LintReport`
+with, for the HTML page, `explanations` (per scheduled object its location and its traces).
+"""
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any, Mapping
+
+from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
+from kexplain.render.html.data import data_script, page_data
+from kexplain.render.html.markup import Html, el, esc
+from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
+
+Trace = Mapping[str, Any]
+
+TRACE_KIND = "SchedulingTrace"
+LIST_KIND = "SchedulingTraceList"
+LINT_KIND = "LintReport"
+
+
+def _asset(name: str) -> str:
+    return resources.files("kexplain.render.html").joinpath(name).read_text(encoding="utf-8")
+
+
+def traces_of(doc: Mapping[str, Any]) -> list[Trace]:
+    """The document's traces, in the page's order."""
+    kind = doc.get("kind")
+    if kind == TRACE_KIND:
+        return [doc]
+    if kind == LIST_KIND:
+        return list(doc.get("items") or ())
+    if kind == LINT_KIND:
+        return [t for e in doc.get("explanations") or () for t in e.get("items") or ()]
+    raise ValueError(f"not a document the page shows: kind {kind!r}")
+
+
+def _explained(doc: Mapping[str, Any]) -> dict[tuple[str, int], list[int]]:
+    """(file, document) of each linted object -> the indexes of its traces."""
+    out: dict[tuple[str, int], list[int]] = {}
+    n = 0
+    for e in doc.get("explanations") or ():
+        key = (str(e.get("file")), int(e.get("document") or 0))
+        for _ in e.get("items") or ():
+            out.setdefault(key, []).append(n)
+            n += 1
+    return out
+
+
+def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
+    kind = doc.get("kind")
+    if kind == TRACE_KIND:
+        return f"Pod {pod_name(doc)}: {doc['result']['status']}"
+    if kind == LINT_KIND:
+        s = doc.get("summary") or {}
+        return f"Lint: {s.get('errors', 0)} error(s), {s.get('warnings', 0)} warning(s), {s.get('objects', 0)} object(s)"
+    placements = doc.get("placements")
+    if placements:
+        return f"{len(placements)} object(s): {sum(p.get('fit', 0) for p in placements):,} of " \
+               f"{sum(p.get('replicas', 0) for p in placements):,} pods fit"
+    unfit = sum(1 for t in traces if t["result"]["status"] != "Scheduled")
+    return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
+
+
+def _heading(doc: Mapping[str, Any], i: int) -> str | None:
+    """A trace's heading in a list: numbered, as the page's list of explanations numbers it."""
+    if doc.get("kind") == TRACE_KIND:
+        return None
+    return f"{i + 1}. Pod "
+
+
+def render_page(doc: Mapping[str, Any]) -> str:
+    """The page of one document (see the module's docstring)."""
+    traces = traces_of(doc)
+    kind = {TRACE_KIND: "trace", LIST_KIND: "list", LINT_KIND: "lint"}[str(doc.get("kind"))]
+    title = _title(doc, traces)
+    body: list[Any] = []
+    if kind == "list":
+        body.append(overview(doc, traces))
+    elif kind == "lint":
+        body.append(lint_section(doc, _explained(doc)))
+    body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]
+    if kind == "lint" and not traces:
+        body.append(el("p", "No pod was scheduled (lint --nodes POOL schedules them).", cls="note"))
+    header = el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
+                el("p", f"kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score pipeline, every plugin's "
+                        "verdict on every node. A click on a node opens its full verdict.", cls="meta"),
+                el("nav", cls="mount", data_mount="nav", aria_label="Pods"))
+    noscript = el("noscript", el("p", "Without JavaScript this page shows the verdicts, the events, the top nodes, "
+                                      "the search, preemption and the suggestions; the table of every node, each "
+                                      "node's full verdict and the drawing of the search need it.", cls="note"))
+    return "".join([
+        "<!DOCTYPE html>\n",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="kexplain (kube-scheduler {esc(KUBE_SCHEDULER_VERSION)})">',
+        # No request leaves the page: scripts and styles inline only, nothing fetched.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",
+        el("title", f"kexplain: {title}"),
+        "<style>", _asset("page.css"), "</style></head>\n",
+        '<body class="nojs" data-kind="', esc(kind), '">',
+        el("a", "Skip to the explanation", href="#main", cls="skip"),
+        header, noscript,
+        el("main", Html("".join(body)), id="main"),
+        '<dialog id="panel" aria-labelledby="panel-title"></dialog>',
+        '<script type="application/json" id="kx-data">', data_script(page_data(kind, doc, traces)), "</script>\n",
+        "<script>", _asset("page.js"), "</script>\n",
+        "</body></html>\n",
+    ])
+
+
+def write_page(path: str, doc: Mapping[str, Any]) -> None:
+    """Write the page to `path` (OSError if it cannot be written)."""
+    text = render_page(doc)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)

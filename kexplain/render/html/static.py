@@ -1,0 +1,412 @@
+"""What the page says without its script: per trace the verdict, the FailedScheduling event,
+the top nodes (or the rejected ones by reason), the search, preemption and the fix
+suggestions; for many pods the table of where they went; for lint the findings.
+
+This is also what a printer prints. Everything is read from the trace (the same figures as the
+terminal view: `kexplain.render.views`, `preemption`, `suggestions`), written as plain HTML.
+The script adds the interactive parts into the `data-mount` places.
+"""
+from __future__ import annotations
+
+import io
+from typing import Any, Mapping
+
+from kexplain.explain.describe import gate
+from kexplain.render.blocks import print_blocks
+from kexplain.render.consoles import text_console
+from kexplain.render.dra_notes import dra_notes
+from kexplain.render.html.markup import Html, el, join, names, node_link, table
+from kexplain.render.preemption import preemption_view
+from kexplain.render.style import quantities, short
+from kexplain.render.suggestions import suggestion_rows
+from kexplain.render.table import print_trace
+from kexplain.render.views import (STOP_ERROR, STOP_FIRST, missing_prefilter_state, never_reason, no_nodes,
+                                   prefilter_rejection, ranking, rejection_groups, search_figures)
+
+Trace = Mapping[str, Any]
+
+TOP_NODES = 10          # feasible nodes in the table without script (the script lists every node)
+NAMES_PER_REASON = 12   # node names per reason without script
+TEXT_WIDTH = 100        # the text view's width
+
+# A verdict's mark: the colour is never the only sign of it.
+STATUS_MARK = {"Scheduled": "\u2713", "Unschedulable": "\u2717", "Gated": "\u2016", "Error": "\u26a0"}
+
+
+def status_badge(status: str) -> Html:
+    return el("span", f"{STATUS_MARK.get(status, '?')} {status}", cls=f"badge st-{status}")
+
+
+def pod_name(trace: Trace) -> str:
+    pod = trace.get("pod") or {}
+    return f"{pod.get('namespace')}/{pod.get('name')}"
+
+
+def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
+    """One trace: everything the page says of one pod."""
+    parts: list[Any] = [
+        el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", status_badge(trace["result"]["status"]),
+           id=f"t{i}-h"),
+        *_verdict(trace),
+        *_event(trace),
+        *_live(trace),
+        el("h3", "Nodes", id=f"t{i}-nodes"),
+        *_nodes(trace, i),
+        el("div", cls="mount", data_mount="nodes"),
+        *_devices(trace),
+        *_search(trace, i),
+        *_preemption(trace, i),
+        *_suggestions(trace, i),
+        _text_view(trace),
+    ]
+    return el("section", *parts, cls="trace", id=f"t{i}", data_trace=i, aria_labelledby=f"t{i}-h")
+
+
+# -- the verdict ------------------------------------------------------------------------------------
+
+def _verdict(trace: Trace) -> list[Html]:
+    result = trace["result"]
+    status = result["status"]
+    facts = (trace.get("details") or {}).get("pod") or {}
+    meta = [f"profile {trace.get('profile')}"]
+    if facts:
+        meta += [f"requests {quantities(facts.get('requests'))}", f"priority {facts.get('priority', 0)}"]
+    out = [el("p", join(meta, " \u00b7 "), cls="meta")]
+    line: Any = None
+    if status == "Scheduled":
+        line = _scheduled(trace)
+    elif status == "Gated":
+        g = gate(trace) or {}
+        line = (f"Not scheduled: held back by {g.get('plugin', '?')}: "
+                f"{'; '.join(g.get('reasons') or []) or g.get('code', '')} (no scheduling attempt, no event)")
+    elif status == "Error":
+        line = f"The scheduler would fail with an error: {result.get('error', '')}"
+    elif no_nodes(trace):
+        line = "The cluster has no nodes."
+    else:
+        line = "No node can take the pod."
+        nominated = (trace.get("postFilter") or {}).get("nominatedNodeName")
+        if nominated:
+            victims = len((trace.get("postFilter") or {}).get("victims") or ())
+            line = join([line[:-1], " now; preemption would nominate ", el("strong", nominated), f" and evict "
+                         f"{victims} pod(s) to make room (see Preemption)."])
+    out.append(el("p", line, cls="verdict"))
+    pre = prefilter_rejection(trace)
+    if pre is not None and status != "Error":
+        out.append(el("p", f"PreFilter stopped the cycle before any node was examined: {pre['plugin']} "
+                           f"({pre['code']}): {'; '.join(pre.get('reasons') or [])}"))
+    if missing_prefilter_state(trace) is not None and (result.get("message") or "").endswith("not found"):
+        out.append(el("p", 'The trailing "not found" is the scheduler\'s own: its DynamicResources PostFilter found '
+                           "no state because PreFilter stopped before DynamicResources' PreFilter ran.", cls="note"))
+    notes = dra_notes(trace)
+    if notes:
+        out.append(el("ul", *(el("li", n) for n in notes), cls="notes"))
+    return out
+
+
+def _scheduled(trace: Trace) -> Html:
+    result = trace["result"]
+    host = result.get("suggestedHost") or ", ".join(result.get("selectedNodes") or ())
+    score = trace.get("score") or {}
+    if not score:
+        return join(["Would be bound to ", el("strong", host), ": the only feasible node found (scoring skipped)"])
+    selected = [n for n in result.get("selectedNodes") or () if n != host]
+    tied = ""
+    if selected:
+        tied = (f"; tied with {selected[0]}: the scheduler's pick of the two" if len(selected) == 1
+                else f"; tied with {len(selected)} other nodes: the scheduler's pick among them")
+    total = (score.get(host) or {}).get("total")
+    return join(["Would be bound to ", el("strong", host), f" (score {total}, best of {len(score):,} scored nodes)",
+                 tied])
+
+
+def _event(trace: Trace) -> list[Html]:
+    result = trace["result"]
+    if result["status"] != "Unschedulable" or not result.get("message"):
+        return []
+    rows = [("Warning", "FailedScheduling", trace.get("profile"), el("span", result["message"], cls="message"))]
+    return [el("h3", "Event"), table(("Type", "Reason", "From", "Message"), rows, cls="event")]
+
+
+def _live(trace: Trace) -> list[Html]:
+    live = trace.get("live")
+    if not isinstance(live, Mapping):
+        return []
+    out: list[Html] = [el("h3", "What the scheduler said")]
+    cond = live.get("podScheduled") or None
+    if cond:
+        said = f": {cond['message']}" if cond.get("message") else ""
+        out.append(el("p", f"PodScheduled={cond.get('status')}, {cond.get('reason') or 'no reason'}{said}"))
+    if live.get("agrees") is True:
+        out.append(el("p", "\u2713 kexplain agrees with the scheduler.", cls="ok"))
+    elif live.get("agrees") is False:
+        out.append(el("p", "\u2717 kexplain differs from the scheduler. Possible reasons:", cls="warn"))
+    items = [*(live.get("notes") or ()), *(f"Note: {h}" for h in live.get("hints") or ())]
+    if items:
+        out.append(el("ul", *(el("li", n) for n in items)))
+    return out
+
+
+# -- nodes: the top ones ----------------------------------------------------------------------------
+
+def _nodes(trace: Trace, i: int) -> list[Html]:
+    ranked = ranking(trace)
+    out: list[Html] = []
+    if ranked:
+        scored = ranked[0].total is not None
+        shown = ranked[:TOP_NODES]
+        plugins = list(dict.fromkeys(p for r in ranked for p in r.plugins)) if scored else []
+        rows = []
+        for r in shown:
+            rank = f"{r.rank}" + (" \u2605" if r.chosen else "")
+            rows.append([rank, node_link(i, r.node), r.zone or "-"] + ([str(r.total)] if scored else [])
+                        + [str((r.plugins.get(p) or {}).get("weighted", "-")) for p in plugins])
+        headers = ["#", "node", "zone"] + (["score"] if scored else []) + [
+            el("abbr", short(p), title=p) for p in plugins]
+        numeric = [0] + list(range(3, len(headers)))
+        title = f"Feasible nodes, best first ({len(ranked):,})" if len(ranked) > len(shown) else \
+            "Feasible nodes, best first"
+        out.append(table(headers, rows, cls="static-nodes", caption=title, numeric=numeric))
+        note = "\u2605 = the node the scheduler picks"
+        if scored:
+            note += "; score = the sum of the plugins' weighted scores (columns: each plugin's weighted score)"
+        if len(ranked) > len(shown):
+            note += f"; {len(ranked) - len(shown):,} more in the node table"
+        out.append(el("p", note, cls="note"))
+    groups = rejection_groups(trace)
+    if groups:
+        rows = []
+        for g in groups:
+            if g.named:
+                which: Any = names(i, g.nodes, NAMES_PER_REASON)
+            else:
+                which = "(every node)" if trace.get("search") is None else "(not named)"
+            reported = f" ({len(g.reported):,} as the scheduler's reason)" if g.named and g.reported else ""
+            rows.append([g.reason, g.plugin, f"{g.count:,}{reported}", which])
+        out.append(table(("reason", "plugin", "nodes", "node names"), rows, cls="static-rejected",
+                         caption="Rejected nodes, by reason", numeric=[2]))
+        out.append(el("p", "A node rejected by several plugins is counted under each; \"as the scheduler's "
+                           "reason\": the nodes for which it is the first failing plugin, what the "
+                           "FailedScheduling message counts.", cls="note"))
+    if not ranked and not groups:
+        out.append(el("p", "No node was examined."))
+    return out
+
+
+def _devices(trace: Trace) -> list[Html]:
+    """The terminal's device section (DynamicResources), as text: nodes grouped by what their
+    devices say. The node panel names every device."""
+    from kexplain.render.devices_view import device_blocks
+    from kexplain.render.style import Look
+
+    blocks = device_blocks(trace, Look(plain=True, width=TEXT_WIDTH))
+    if not blocks:
+        return []
+    return [el("h3", "Devices"), el("pre", _text(lambda c: print_blocks(blocks, c)), cls="text")]
+
+
+# -- the search -------------------------------------------------------------------------------------
+
+def _search(trace: Trace, i: int) -> list[Html]:
+    fig = search_figures(trace)
+    if fig is None:
+        return []
+    rows: list[tuple[str, Any]] = [("nodes in the cluster", f"{fig.num_all_nodes:,}")]
+    if fig.outside_prefilter:
+        rows.append(("left out by PreFilter", f"{fig.outside_prefilter:,} (the search covered only the nodes "
+                                              "PreFilter allowed, in an unspecified order)"))
+    rows.append(("feasible nodes to find", f"{fig.num_feasible_nodes_to_find:,} (numFeasibleNodesToFind)"))
+    if fig.tried_first is not None:
+        rows.append(("tried first", join([node_link(i, fig.tried_first),
+                                          f" ({fig.first_why}), filtered alone: "
+                                          + ("it fit" if fig.stop == STOP_FIRST else "it did not fit")])))
+    start: Any = f"index {fig.start_index}"
+    if fig.start_node and fig.deterministic:
+        start = join([start, " (", node_link(i, fig.start_node), ")"])
+    rows.append(("round-robin started at", start))
+    if fig.stop_node:
+        stop: Any = join([node_link(i, fig.stop_node), f", after {fig.examined:,} node(s)"])
+        if fig.stop == STOP_ERROR:
+            stop = join([stop, f", where {fig.error_plugin or 'a Filter plugin'} failed with an error"])
+    else:
+        stop = "no node examined"
+    rows.append(("stopped at", stop))
+    passed: Any = f"{fig.feasible_found:,}"
+    if fig.dropped:
+        passed = join([passed, " (", node_link(i, fig.dropped),
+                       " was one too many: dropped, not scored, first in line next time)"])
+    rows.append(("passed Filter", passed))
+    rows.append(("next pod starts at", f"index {fig.next_start_index:,}"))
+    never = "0: every node was looked at" if not fig.never_examined else \
+        f"{fig.never_examined:,}: {never_reason(fig)}"
+    rows.append(("never examined", never))
+    if fig.evaluated and fig.never_examined and not fig.evaluation_error:
+        rows.append(("would pass Filter", f"{fig.unexamined_feasible:,} of the {fig.never_examined:,}"))
+        if fig.best_unexamined is not None:
+            answer = "yes" if fig.higher else "no"
+            rows.append(("could they win?", join([
+                f"{answer}: scored together with the nodes that were scored, the best of them, ",
+                node_link(i, fig.best_unexamined), f", gets {fig.best_unexamined_total} against the winner's "
+                f"{fig.winner_total}" + (f"; {len(fig.higher):,} would have scored higher" if fig.higher else "")])))
+    elif fig.evaluation_error:
+        rows.append(("could they win?", f"could not be evaluated: {fig.evaluation_error}"))
+    dl = el("dl", *(Html(el("dt", k) + el("dd", v)) for k, v in rows), cls="figures")
+    return [el("h3", "The search"), el("div", cls="mount", data_mount="search"), dl]
+
+
+# -- preemption -------------------------------------------------------------------------------------
+
+def _preemption(trace: Trace, i: int) -> list[Html]:
+    view = preemption_view(trace)
+    if view is None:
+        return []
+    out: list[Html] = [el("h3", "Preemption"),
+                       el("p", "DefaultPreemption's dry run: nothing is evicted.", cls="note")]
+    if view.nominated:
+        out.append(el("p", join(["Would nominate ", node_link(i, view.nominated),
+                                 f" and evict {len(view.victims)} pod(s); the pod is scheduled there once they "
+                                 "are gone."])))
+        rows = [(v.pod, "-" if v.priority is None else str(v.priority), node_link(i, v.node),
+                 ", ".join(v.pdbs) or "-") for v in view.victims]
+        out.append(table(("victim", "priority", "node", "PodDisruptionBudget violated"), rows, cls="victims",
+                         numeric=[1]))
+    else:
+        message = view.message[len("preemption: "):] if view.message.startswith("preemption: ") else view.message
+        out.append(el("p", f"Would not help: {message}"))
+    candidates = list((trace.get("preemption") or {}).get("candidates") or ())
+    if candidates:
+        rows = []
+        for c in candidates:
+            pdbs = sorted({b for v in c.get("victimDetails") or () for b in v.get("pdbs") or ()})
+            victims = [f"{v.get('pod')} (priority {v.get('priority')})" for v in c.get("victimDetails") or ()] or \
+                list(c.get("victims") or ())
+            mark = " \u2605" if c.get("node") == view.nominated else ""
+            rows.append([join([node_link(i, c.get("node", "")), mark]), ", ".join(victims) or "-",
+                         ", ".join(pdbs) or "-", c.get("lostOn") or ("chosen" if mark else "-")])
+        out.append(table(("candidate node", "victims", "PodDisruptionBudgets violated", "lost on"), rows,
+                         cls="candidates", caption="Candidates (\u2605 = nominated)"))
+    if view.why_not:
+        rows = [(reason, names(i, nodes, NAMES_PER_REASON)) for reason, nodes in view.why_not.items()]
+        out.append(table(("why not", "nodes"), rows, cls="why-not", caption="Why not the other nodes"))
+    return out
+
+
+# -- suggestions ------------------------------------------------------------------------------------
+
+def _suggestions(trace: Trace, i: int) -> list[Html]:
+    found = list(trace.get("suggestions") or ())
+    if not found:
+        return []
+    out: list[Html] = [el("h3", "What would make it schedule"),
+                       el("p", "Each change verified by scheduling the changed input again.", cls="note")]
+    items: list[Html] = []
+    for label, text in suggestion_rows(trace):
+        if not text:
+            if items:
+                out.append(el("ol", *items, start=_start(out)))
+                items = []
+            out.append(el("h4", label))
+        else:
+            items.append(el("li", text))
+    if items:
+        out.append(el("ol", *items, start=_start(out)))
+    opened = [s for s in found if s.get("openedNodes")]
+    if opened:
+        rows = [(str(n), s.get("description", ""), names(i, s.get("openedNodes") or (), NAMES_PER_REASON))
+                for n, s in enumerate(found, 1) if s.get("openedNodes")]
+        out.append(el("details", el("summary", "The nodes each change opens"),
+                      table(("#", "change", "opens"), rows, numeric=[0])))
+    return out
+
+
+def _start(parts: list[Html]) -> int:
+    """The number of the next list item (the lists continue each other's numbering)."""
+    return 1 + sum(p.count("<li>") for p in parts if p.startswith("<ol"))
+
+
+# -- the text view ----------------------------------------------------------------------------------
+
+def _text(draw) -> str:
+    buf = io.StringIO()
+    console = text_console(buf, width=TEXT_WIDTH, force_terminal=False, color_system=None)
+    draw(console)
+    return buf.getvalue().rstrip("\n")
+
+
+def _text_view(trace: Trace) -> Html:
+    """The explanation as the terminal prints it, plain: every section, for whoever prefers it."""
+    text = _text(lambda c: print_trace(trace, c))
+    return el("details", el("summary", "The explanation as text (as the terminal prints it)"),
+              el("pre", text, cls="text"), cls="textview")
+
+
+# -- many pods --------------------------------------------------------------------------------------
+
+def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
+    """Where the pods went: per object of the file (its copies, per zone and node), or per pod
+    of a list without placements (`--pending`); each pod linked to its explanation."""
+    index = {pod_name(t): i for i, t in enumerate(traces)}
+    placements = doc.get("placements")
+    parts: list[Any] = [el("h2", "Pods", id="overview-h")]
+    if placements:
+        rows = []
+        for p in placements:
+            obj = p.get("object") or {}
+            name = f"{obj.get('namespace')}/{obj.get('name')}"
+            pods = p.get("pods") or []
+            traced = [pp for pp in pods if f"{obj.get('namespace')}/{pp.get('name')}" in index]
+            links = join((el("a", pp.get("name"), href=f"#t{index[obj.get('namespace') + '/' + pp.get('name')]}")
+                          for pp in traced), ", ")
+            zones = ", ".join(f"{z} {c:,}" for z, c in (p.get("zones") or {}).items())
+            rows.append([obj.get("kind"), name, str(p.get("priority")), f"{p.get('fit', 0):,} of {p.get('replicas', 0):,}",
+                         f"{len(p.get('nodes') or {}):,}", zones or "-", links or "-"])
+        parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
+                           cls="placements", numeric=[2, 4]))
+        parts.append(el("p", "Explained: the pods whose explanation is kept (of replicas: the first copy, the first "
+                             "that does not fit and the last); the others are counted per node and zone.", cls="note"))
+    else:
+        rows = []
+        for i, t in enumerate(traces):
+            result = t["result"]
+            host = result.get("suggestedHost") or ""
+            rows.append([el("a", pod_name(t), href=f"#t{i}"), status_badge(result["status"]), host or "-",
+                         result.get("message") or result.get("error") or ""])
+        parts.append(table(("pod", "verdict", "would go to", "why"), rows, cls="pods"))
+    skipped = doc.get("skipped") or []
+    if skipped:
+        parts.append(table(("pod", "skipped because"), [(s.get("pod"), s.get("reason")) for s in skipped],
+                           caption="Skipped"))
+    parts.append(el("div", cls="mount", data_mount="overview"))
+    return el("section", *parts, id="overview", aria_labelledby="overview-h")
+
+
+# -- lint -------------------------------------------------------------------------------------------
+
+SEVERITY_MARK = {"error": "\u2717", "warning": "\u26a0", "info": "\u2139"}
+
+
+def lint_section(doc: Mapping[str, Any], explained: Mapping[tuple[str, int], list[int]]) -> Html:
+    """The findings, each linked to the explanations of its object's pods when it has some."""
+    summary = doc.get("summary") or {}
+    counts = ", ".join(f"{summary.get(k, 0):,} {k}" for k in ("files", "objects", "scheduled", "errors",
+                                                              "warnings", "info"))
+    rows = []
+    for f in doc.get("findings") or ():
+        obj = f.get("object") or {}
+        ref = " ".join(x for x in (obj.get("kind"), "/".join(y for y in (obj.get("namespace"), obj.get("name")) if y))
+                       if x) or "-"
+        where = f"{f.get('file')}" + (f":{f['line']}" if f.get("line") else "")
+        links = explained.get((str(f.get("file")), int(f.get("document") or 0)), [])
+        message: Any = f.get("message", "")
+        if f.get("suggestions"):
+            message = join([message, el("ul", *(el("li", s) for s in f["suggestions"]))])
+        sev = str(f.get("severity"))
+        rows.append([el("span", f"{SEVERITY_MARK.get(sev, '')} {sev}", cls=f"sev sev-{sev}"), f.get("rule"), where,
+                     ref, message, join((el("a", f"explanation {n + 1}", href=f"#t{n}") for n in links), ", ") or "-"])
+    parts: list[Any] = [el("h2", "Findings", id="findings-h"), el("p", counts, cls="meta")]
+    for w in doc.get("warnings") or ():
+        parts.append(el("p", f"warning: {w}", cls="warn"))
+    parts.append(table(("severity", "rule", "where", "object", "message", "explained"), rows, cls="findings"))
+    parts.append(el("div", cls="mount", data_mount="findings"))
+    return el("section", *parts, id="findings", aria_labelledby="findings-h")
+

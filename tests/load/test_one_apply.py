@@ -1,0 +1,129 @@
+"""The files of one argument are one apply (issue 23, item 3): an object given twice alike is one
+object; given twice differently, the second is the API server's `already exists`, naming both
+files (`kexplain.load.manifests.repeats`, used by `load_objects`: the POD argument and --nodes)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kexplain.cli.app import main
+from kexplain.errors import AdmissionRejected, Source
+from kexplain.load.manifests import identity, load_objects, one_apply, repeats
+
+
+def node(name: str, cpu: str = "4") -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": {"cpu": cpu, "memory": "16Gi", "pods": "110"}}}
+
+
+def pod(name: str = "web", cpu: str = "1") -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def write(path: Path, *docs: dict) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump_all(list(docs), sort_keys=False))
+    return str(path)
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ({"kind": "Pod", "metadata": {"name": "p"}}, {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}},
+     True),                                                                        # default namespace
+    ({"kind": "Node", "metadata": {"name": "n"}}, {"kind": "Node", "metadata": {"name": "n", "namespace": "x"}},
+     True),                                                                        # cluster-scoped
+    ({"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceClass", "metadata": {"name": "gpu"}},
+     {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}}, True),  # versions
+    ({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}},
+     {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"}}, False),  # groups
+    ({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}},
+     {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "default"}},
+     False),                                                                       # a custom resource: as written
+    ({"kind": "Pod", "metadata": {"name": "p"}}, {"kind": "Service", "metadata": {"name": "p"}}, False),
+])
+def test_identity(a, b, same):
+    assert (identity(a) == identity(b)) is same
+
+
+def test_objects_without_a_name_are_never_repeats():
+    objs = [({"kind": "Pod", "metadata": {"generateName": "p-"}}, Source("a.yaml", 1))] * 2
+    assert identity(objs[0][0]) is None and repeats(objs) == []
+
+
+def test_alike_means_the_same_values_of_the_same_types():
+    a = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"x": "1", "y": "2"}},
+         "spec": {"replicas": 1}}
+    reordered = {"kind": "Deployment", "apiVersion": "apps/v1", "spec": {"replicas": 1},
+                 "metadata": {"labels": {"y": "2", "x": "1"}, "name": "d"}}
+    as_string = {**a, "spec": {"replicas": "1"}}
+    as_bool = {**a, "spec": {"replicas": True}}
+    objs = [(a, Source("a.yaml", 1)), (reordered, Source("b.yaml", 1)), (as_string, Source("c.yaml", 1)),
+            (as_bool, Source("d.yaml", 1))]
+    assert [(r.index, r.first, r.same) for r in repeats(objs)] == [(1, 0, True), (2, 0, False), (3, 0, False)]
+    assert one_apply(objs[:2]) == objs[:1]
+    with pytest.raises(AdmissionRejected) as err:
+        one_apply(objs)
+    assert str(err.value) == ('c.yaml: document 1: Deployment default/d: deployments "d" already exists '
+                              '(a.yaml: document 1 has it with other contents)')
+
+
+@pytest.mark.parametrize("kind, resource", [
+    ("StorageClass", "storageclasses"), ("PriorityClass", "priorityclasses"), ("NetworkPolicy", "networkpolicies"),
+    ("Endpoints", "endpoints"), ("Ingress", "ingresses"), ("ResourceSlice", "resourceslices"),
+])
+def test_the_resource_named_in_the_message(kind, resource):
+    objs = [({"kind": kind, "metadata": {"name": "x"}}, Source("a.yaml", i)) for i in (1, 2)]
+    objs[1][0]["spec"] = {}
+    with pytest.raises(AdmissionRejected) as err:
+        one_apply(objs)
+    assert err.value.message.startswith(f'{resource} "x" already exists')
+
+
+def test_items_of_a_list_and_documents_of_files_are_one_apply(tmp_path):
+    dump = {"apiVersion": "v1", "kind": "List", "items": [node("n1"), node("n2")]}
+    paths = [write(tmp_path / "dump.yaml", dump), write(tmp_path / "more" / "n2.yaml", node("n2"), node("n3"))]
+    assert [o["metadata"]["name"] for o, _ in load_objects([str(tmp_path)])] == ["n1", "n2", "n3"]
+    assert [o["metadata"]["name"] for o, _ in load_objects(paths)] == ["n1", "n2", "n3"]
+
+
+# -- explain: the POD argument and --nodes -------------------------------------------------------
+def explain(capsys, *args: str) -> tuple[int, dict | None, str]:
+    code = main([*args, "-o", "json"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out else None, err
+
+
+def test_nodes_given_twice_alike_are_one_node(tmp_path, capsys):
+    """A cluster dump beside a file of the same nodes (`kubectl get nodes -o yaml > nodes.yaml`)."""
+    dump = write(tmp_path / "dump.yaml", {"apiVersion": "v1", "kind": "List", "items": [node("n1"), node("n2")]})
+    nodes = write(tmp_path / "nodes.yaml", node("n2"))
+    code, trace, err = explain(capsys, write(tmp_path / "pod.yaml", pod()), "--nodes", dump, "--nodes", nodes)
+    assert code == 0, err
+    assert trace["search"]["numAllNodes"] == 2
+
+
+def test_nodes_given_twice_differently_already_exist(tmp_path, capsys):
+    dump = write(tmp_path / "dump.yaml", {"apiVersion": "v1", "kind": "List", "items": [node("n1"), node("n2")]})
+    nodes = write(tmp_path / "nodes.yaml", node("n2", cpu="8"))
+    code, _, err = explain(capsys, write(tmp_path / "pod.yaml", pod()), "--nodes", dump, "--nodes", nodes)
+    assert code == 2
+    assert err == (f"error: {nodes}: document 1: Node n2: nodes \"n2\" already exists "
+                   f"({dump}: document 1 has it with other contents)\n")
+
+
+def test_a_pod_in_two_files_of_the_pod_directory(tmp_path, capsys):
+    app = tmp_path / "app"
+    write(app / "a.yaml", pod())
+    write(app / "b.yaml", pod())
+    nodes = write(tmp_path / "nodes.yaml", node("n1"))
+    code, trace, err = explain(capsys, str(app), "--nodes", nodes)
+    assert code == 0, err
+    assert trace["pod"]["name"] == "web" and trace["result"]["status"] == "Scheduled"
+    write(app / "b.yaml", pod(cpu="2"))
+    code, _, err = explain(capsys, str(app), "--nodes", nodes)
+    assert code == 2 and err.startswith(f"error: {app / 'b.yaml'}: document 1: Pod default/web: pods \"web\" already "
+                                        f"exists ({app / 'a.yaml'}: document 1 has it with other contents)")

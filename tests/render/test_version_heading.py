@@ -1,0 +1,84 @@
+"""The human views name the Kubernetes version followed (and the feature gates changed from its
+defaults), and before 1.35, where a tie among the top-scored nodes is broken at random, they
+say so instead of naming one winner."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kexplain.cli.app import main
+from kexplain.features import DEFAULT_MINOR, RELEASES
+from kexplain.render.live import summary
+from kexplain.explain.compare import LivePod
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import ROOT
+from tests.support.render_helpers import squeeze, table_rows
+
+TIE = ROOT / "tests" / "data" / "versions" / "tie"     # twin-a and twin-b score alike
+ARGS = [str(TIE / "pod.yaml"), "--nodes", str(TIE / "cluster.yaml"), "--no-suggestions"]
+
+
+@pytest.fixture(autouse=True)
+def no_version_from_the_environment(monkeypatch):
+    monkeypatch.delenv("KEXPLAIN_KUBERNETES_VERSION", raising=False)
+
+
+def kexplain(*args: str) -> tuple[int, str, str]:
+    env = TestEnvironment()
+    code = main(list(args), env=env)
+    return code, env.out, env.err
+
+
+def test_the_heading_names_the_default_version():
+    code, out, _ = kexplain(*ARGS)
+    assert code == 0
+    assert squeeze(out)[:2] == ["Pod default/api (profile default-scheduler): Scheduled",
+                                f"Kubernetes {DEFAULT_MINOR} (kube-scheduler {RELEASES[DEFAULT_MINOR]})"]
+
+
+def test_the_heading_names_the_version_and_the_gates_changed():
+    _, out, _ = kexplain(*ARGS, "--kubernetes-version", "v1.36.1", "--feature-gates",
+                         "DRADeviceTaints=false,DRAConsumableCapacity=false")
+    assert " ".join(out.split("\n\n")[0].splitlines()[1:3]).startswith(
+        "Kubernetes 1.36 (kube-scheduler v1.36.3, feature gates DRAConsumableCapacity=false,DRADeviceTaints=false)")
+
+
+def test_the_node_view_names_the_version_too():
+    _, out, _ = kexplain(*ARGS, "--kubernetes-version", "1.33", "--node", "small")
+    assert squeeze(out)[1] == "Kubernetes 1.33 (kube-scheduler v1.33.3)"
+
+
+@pytest.mark.parametrize("minor", ["1.33", "1.34"])
+def test_a_random_tie_names_no_winner(minor):
+    _, out, _ = kexplain(*ARGS, "--kubernetes-version", minor)
+    text = " ".join(squeeze(out))
+    assert ("Would be bound to one of the 2 nodes tied at the top (score 474, best of 3 scored nodes), picked at "
+            "random: twin-a, twin-b") in text
+    rows = table_rows(out, "Feasible nodes, best first")
+    assert [r.split()[:2] for r in rows[3:6]] == [["1*", "twin-a"], ["2*", "twin-b"], ["3", "small"]]
+    assert "* = the nodes tied at the top: the scheduler picks one of them at random" in text
+    assert "the node the scheduler picks" not in text
+    _, out, _ = kexplain(*ARGS, "--kubernetes-version", minor, "--node", "twin-b")
+    assert "score 474 - tied at the top: the scheduler picks one of the tied nodes at random." in " ".join(
+        squeeze(out))
+
+
+@pytest.mark.parametrize("minor", ["1.35", "1.36"])
+def test_a_tie_broken_by_the_heap_names_the_pick(minor):
+    _, out, _ = kexplain(*ARGS, "--kubernetes-version", minor)
+    text = " ".join(squeeze(out))
+    assert re.search(r"Would be bound to twin-a \(score \d+, best of 3 scored nodes\); tied with twin-b: the "
+                     r"scheduler's pick of the two", text)
+    rows = table_rows(out, "Feasible nodes, best first")
+    assert [r.split()[:2] for r in rows[3:6]] == [["1*", "twin-a"], ["2", "twin-b"], ["3", "small"]]
+
+
+def test_the_pending_list_names_no_winner_of_a_random_tie():
+    import json
+    env = TestEnvironment()
+    main([*ARGS, "--kubernetes-version", "1.34", "-o", "json"], env=env)
+    trace = json.loads(env.out)
+    assert trace["tieBreak"] == "random"
+    pod = {"metadata": {"namespace": "default", "name": "api"}}
+    assert summary(LivePod(pod, trace))[3] == "fits now: would be bound to one of twin-a, twin-b, picked at random"
