@@ -30,6 +30,8 @@ measurements keep their fastest run.
         [--copies 1000] [--only-copies] [--loading]
     .venv/bin/python benchmarks/bench.py --targets [--shapes classic,teams,wide] [--sizes 5000] [--pairs 3]
 
+`--kubernetes-version X.Y` on either: every command and worker follows that version.
+
 `--targets` measures only the targets of issues 18 and 25, on every shape of cluster
 `generate.py` makes (`--shapes`), each as the median of alternating pairs with `json.load` of the
 same file (`load_bench.ratio_row`), with a verdict per row.
@@ -47,7 +49,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -69,10 +71,18 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
+def chosen_version() -> Any:
+    """The version the run follows, as the CLI takes it: --kubernetes-version sets
+    $KEXPLAIN_KUBERNETES_VERSION for every process of the run (`main`), workers included."""
+    from kexplain.explain.request import VersionChoice
+    from kexplain.features.kube_version import ENV_VAR
+    return VersionChoice(os.environ.get(ENV_VAR) or None)
+
+
 def worker_load(cluster: str, pod: str) -> dict[str, Any]:
     from kexplain.explain.inputs import load
     from kexplain.explain.request import Request
-    loaded, wall, cpu = _timed(lambda: load(Request(pod, (cluster,))))     # as the CLI loads
+    loaded, wall, cpu = _timed(lambda: load(Request(pod, (cluster,), version=chosen_version())))  # as the CLI loads
     inputs = loaded.single
     assert inputs is not None
     return {"wall": wall, "cpu": cpu, "peak_mb": _peak_mb(),
@@ -83,7 +93,7 @@ def worker_explain(cluster: str, pod: str, config: str | None = None) -> dict[st
     from kexplain.explain.inputs import load
     from kexplain.explain.request import Request
     from kexplain.explain.run import explain
-    req = Request(pod, (cluster,), config_path=config)
+    req = Request(pod, (cluster,), config_path=config, version=chosen_version())
     inputs = load(req).single                   # as the CLI loads (one pod: one explanation)
     assert inputs is not None
     gc.freeze()                                 # what the CLI does once loaded (kexplain.load.gcpolicy)
@@ -232,32 +242,33 @@ def only_copies(sizes: list[int], base: Path, copies: int) -> None:
 TARGETS = {"stored": 1.0, "unstored": 1.5, "replicas": 8.0, "plain": 3.0, "json/table": 2.0, "peak": 1500.0}
 
 
-def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> list[Any]:
+def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> Iterator[Any]:
     """Every target of issues 18 and 25 on one snapshot, each the median of `pairs` alternating
     pairs (json.load of the same file in its own process, then the command: a pair sees the
-    same drift of a shared machine): the stored and unstored snapshot (one pod, `-o json`),
-    `copies` replicas of the pending pod (table), the same with `-o json` against the table's
-    time, a plain pod's copies, and the largest peak RSS of the replicas runs."""
+    same drift of a shared machine), as each is measured: the stored and unstored snapshot (one
+    pod, `-o json`), `copies` replicas of the pending pod (table), the same with `-o json`
+    against the table's time, a plain pod's copies, and the largest peak RSS of the replicas
+    runs."""
     import load_bench
     from load_bench import Row, ratio_row
 
     cluster = paths["json"]
     unstored = load_bench.unstored_snapshot(cluster, cluster.parent / "cluster-unstored.json")
     one = [str(KEXPLAIN), str(paths["pod"]), "--nodes"]
-    rows = [ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"]),
-            ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])]
+    yield ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"])
+    yield ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])
     many = [*one, str(cluster), "--replicas", str(copies)]
     table = ratio_row("replicas", many, cluster, pairs, TARGETS["replicas"])
+    yield table
     as_json = ratio_row("replicas -o json", [*many, "-o", "json"], cluster, pairs, None)
+    yield as_json
+    yield Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
+              "the -o json ratio over the table's, pair medians")
     plain = ratio_row("plain", [str(KEXPLAIN), str(paths["pod-plain"]), "--nodes", str(cluster), "--replicas",
                                 str(copies)], cluster, pairs, TARGETS["plain"])
+    yield plain
     peak = max(table.peak_mb, as_json.peak_mb, plain.peak_mb)
-    rows += [table, as_json,
-             Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
-                 "the -o json ratio over the table's, pair medians"),
-             plain,
-             Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")]
-    return rows
+    yield Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")
 
 
 def targets(shapes: list[str], sizes: list[int], base: Path, copies: int, pairs: int) -> None:
@@ -293,7 +304,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loading", action="store_true",
                         help="also the loading rows of load_bench.py (unstored and stored snapshot against "
                              "json.load, a live pod and --pending -A behind a stand-in API server) per size")
+    parser.add_argument("--kubernetes-version", metavar="X.Y",
+                        help="the version every measured command follows (else each one's default)")
     args = parser.parse_args(argv)
+    if args.kubernetes_version:
+        from kexplain.features.kube_version import ENV_VAR
+        os.environ[ENV_VAR] = args.kubernetes_version       # the CLI's own setting, read by each child
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.targets:
         targets(args.shapes.split(","), sizes, args.dir, args.copies or 1000, args.pairs)

@@ -19,6 +19,7 @@ Measured, each in a fresh subprocess (peak RSS its own), CPU time beside wall ti
   verified by running the cycle again (one run).
 
     .venv/bin/python benchmarks/dra_bench.py [--nodes 1000] [--claims 2000] [--dir /tmp/kexplain-dra-bench]
+        [--kubernetes-version X.Y]
 """
 from __future__ import annotations
 
@@ -183,7 +184,8 @@ def worker_explain(cluster: str, pod: str) -> dict[str, Any]:
     from kexplain.explain.inputs import load
     from kexplain.explain.request import Request
     from kexplain.explain.run import explain
-    req = Request(pod, (cluster,))
+    from bench import chosen_version
+    req = Request(pod, (cluster,), version=chosen_version())
     inputs = load(req).single
     assert inputs is not None
     gc.freeze()
@@ -237,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--claims", type=int, default=2000)
     parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-dra-bench"))
+    parser.add_argument("--kubernetes-version", metavar="X.Y",
+                        help="the version every measured command follows (else each one's default)")
     args = parser.parse_args(argv)
+    if args.kubernetes_version:
+        from kexplain.features.kube_version import ENV_VAR
+        os.environ[ENV_VAR] = args.kubernetes_version       # the CLI's own setting, read by each child
     bench(args.nodes, args.claims, args.dir)
     return 0
 

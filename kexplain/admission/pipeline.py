@@ -447,7 +447,10 @@ class _Admission:
         self.pod_keys.add(key)
         admitted = patch.compiled()(pod, pod)
         if bound:
-            copied = self._topology_labels(pod["spec"].get("nodeName"))
+            node_name = pod["spec"].get("nodeName")
+            copied = self._node_topology.get(node_name) if type(node_name) is str else None
+            if copied is None:
+                copied = self._topology_labels(node_name)
             if copied:
                 new_meta = admitted["metadata"]
                 labels = new_meta.get("labels")
@@ -464,7 +467,8 @@ class _Admission:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
                     new_meta["labels"] = labels
-        self._pod_namespace_seen(namespace)
+        if namespace not in self._pod_namespace_set:
+            self._pod_namespace_seen(namespace)
         self.patched += 1
         return admitted
 

@@ -7,11 +7,13 @@ only to validate them on their own and to copy a bound pod's zone labels from it
 everything else it does is a function of the rest of the pod and of the run's context
 (PriorityClasses, RuntimeClasses), which is fixed while pods are admitted. So:
 
-- `canonical` replaces the name, uid and nodeName of a pod, and the values of its zone and
-  region labels, by placeholders, once each has passed its own check (a DNS subdomain; a uid
-  that is a string; a label value; an invalid one keeps the pod on the full path, which says
-  why), and `ShapeIndex.key` is the marshalled bytes of that canonical pod: equal bytes are
-  equal values of equal types in equal key order;
+- `canonical` replaces the name, uid and nodeName of a pod, the values of its zone and
+  region labels, and what a controller derives from the name and node (a StatefulSet pod's
+  pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity) by
+  placeholders, once each has passed its own check (a DNS subdomain; a uid that is a string; a
+  label value; a DNS label; an invalid one keeps the pod on the full path, which says why),
+  and `ShapeIndex.key` is the marshalled bytes of that canonical pod: equal bytes are equal
+  values of equal types in equal key order;
 - the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
   same way, and the difference between it as written and as admitted becomes a `Patch` (keys
   set or added, in the admitted key order), kept only when replaying it on the canonical pod
@@ -26,19 +28,25 @@ written) is generated per pod, by the same function.
 from __future__ import annotations
 
 import marshal
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.names import is_dns1123_subdomain, is_label_value
+from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
+    is_label_value
 
 NAME = "kexplain-placeholder-name.invalid"
 UID = "kexplain-placeholder-uid"
 NODE = "kexplain-placeholder-node.invalid"
 TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label in TOPOLOGY_LABELS}
-PLACEHOLDERS = (NAME, UID, NODE, *TOPOLOGY.values())
+NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
+SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
+HOST = "kexplain-placeholder-hostname"             # a DNS label
+PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, *TOPOLOGY.values())
 _IMMUTABLE = (str, int, float, bool, type(None))
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
+_SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
 
 
 def _has_ephemeral_volume(spec: dict) -> bool:
@@ -48,16 +56,25 @@ def _has_ephemeral_volume(spec: dict) -> bool:
 
 
 def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
-    """`pod` with its name, uid and nodeName replaced by placeholders (shallow copies on the
-    way), or None when it is not of the common shape (not a mapping where one belongs, an
-    identity field of another type or invalid on its own). `valid_nodes`: node names already
-    found valid DNS subdomains (one per node the load's pods name)."""
+    """`pod` with what tells it from the other pods of its workload replaced by placeholders
+    (shallow copies on the way), or None when it is not of the common shape (not a mapping
+    where one belongs, an identity field of another type or invalid on its own).
+    `valid_nodes`: node names already found valid DNS subdomains (one per node the load's pods
+    name). Replaced, each once it has passed the check admission makes of it alone:
+
+    - the name, uid and nodeName, and the zone and region label values;
+    - what a controller derives from them: a label whose value is the pod's name or the last
+      dash-separated part of it (a StatefulSet's pod-name and pod-index labels), the hostname
+      when it is the name (a StatefulSet's; a DNS label, not set as a FQDN), the name inside a
+      claim name (a StatefulSet's `data-<pod>`), and the node's name as a required node
+      affinity's `metadata.name` field value (each DaemonSet pod pinned to its node)."""
     meta = pod.get("metadata")
     spec = pod.get("spec")
     if type(meta) is not dict or type(spec) is not dict:
         return None
     name = meta.get("name")
-    if type(name) is not str or not name or _subdomain_problems(name):
+    if type(name) is not str or not name or (
+            not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) and _subdomain_problems(name)):
         return None
     uid = meta.get("uid")
     if uid is not None and type(uid) is not str:
@@ -66,15 +83,24 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     if node is not None and type(node) is not str:
         return None
     meta = meta.copy()
-    if not _has_ephemeral_volume(spec):
+    renamed = not _has_ephemeral_volume(spec)
+    if renamed:
         meta["name"] = NAME
     labels = meta.get("labels")
-    if type(labels) is dict and (TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels):
-        labels = meta["labels"] = labels.copy()
-        for label, placeholder in TOPOLOGY.items():
-            value = labels.get(label)
-            if type(value) is str and not is_label_value(value):
-                labels[label] = placeholder
+    if type(labels) is dict and labels:
+        suffix = name.rsplit("-", 1)[-1]
+        values = labels.values()
+        derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
+        if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
+            labels = meta["labels"] = labels.copy()
+            for label, placeholder in TOPOLOGY.items():
+                value = labels.get(label)
+                if type(value) is str and not is_label_value(value):
+                    labels[label] = placeholder
+            if derived:
+                for key, value in labels.items():
+                    if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
+                        labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
     if uid:
         meta["uid"] = UID
     if node:
@@ -84,10 +110,65 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
             valid_nodes.add(node)
         spec = spec.copy()
         spec["nodeName"] = NODE
+        affinity = spec.get("affinity")
+        if type(affinity) is dict and "nodeAffinity" in affinity:
+            pinned = _pinned_to(affinity, node)
+            if pinned is not None:
+                spec["affinity"] = pinned
+    if renamed:
+        if spec.get("hostname") == name and not spec.get("setHostnameAsFQDN") and not is_dns1123_label(name):
+            spec = spec if spec is not pod["spec"] else spec.copy()
+            spec["hostname"] = HOST
+        volumes = spec.get("volumes")
+        if type(volumes) is list and any(type(v) is dict and type(v.get("persistentVolumeClaim")) is dict
+                                         and name in str(v["persistentVolumeClaim"].get("claimName")) for v in volumes):
+            spec = spec if spec is not pod["spec"] else spec.copy()
+            spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
     out = pod.copy()
     out["metadata"] = meta
     out["spec"] = spec
     return out
+
+
+def _claim_renamed(volume: Any, name: str) -> Any:
+    """A volume whose claim name holds the pod's name, with NAME in its place (a claim name is
+    only required, never checked further)."""
+    if type(volume) is not dict or type(volume.get("persistentVolumeClaim")) is not dict:
+        return volume
+    claim = volume["persistentVolumeClaim"].get("claimName")
+    if type(claim) is not str or name not in claim:
+        return volume
+    return {**volume, "persistentVolumeClaim": {**volume["persistentVolumeClaim"],
+                                                "claimName": claim.replace(name, NAME)}}
+
+
+def _pinned_to(affinity: dict, node: str) -> dict | None:
+    """The affinity with NODE for `node` wherever a required node selector term's
+    `metadata.name` field requirement names it (how a DaemonSet's controller pins each pod; the
+    value is checked as a node name, which `node` already is); None when it names it nowhere."""
+    required = affinity["nodeAffinity"].get("requiredDuringSchedulingIgnoredDuringExecution") \
+        if type(affinity["nodeAffinity"]) is dict else None
+    terms = required.get("nodeSelectorTerms") if type(required) is dict else None
+    if type(terms) is not list:
+        return None
+    found = False
+    new_terms = []
+    for term in terms:
+        fields = term.get("matchFields") if type(term) is dict else None
+        if type(fields) is list:
+            new_fields = []
+            for req in fields:
+                if type(req) is dict and req.get("key") == "metadata.name" and type(req.get("values")) is list \
+                        and node in req["values"]:
+                    req = {**req, "values": [NODE if v == node else v for v in req["values"]]}
+                    found = True
+                new_fields.append(req)
+            term = {**term, "matchFields": new_fields}
+        new_terms.append(term)
+    if not found:
+        return None
+    return {**affinity, "nodeAffinity": {**affinity["nodeAffinity"], "requiredDuringSchedulingIgnoredDuringExecution": {
+        **required, "nodeSelectorTerms": new_terms}}}
 
 
 class ShapeIndex:
@@ -112,7 +193,11 @@ class ShapeIndex:
         key = None
         if c is not None:
             try:
-                key = marshal.dumps(c, 2)     # version 2: no back-references, only the content
+                # Version 4 writes ASCII strings as they are (a third faster than version 2, which
+                # encodes each one), and marks objects met again in the dump as back-references:
+                # equal bytes are still equal values (pods that share objects differently may get
+                # two keys for one shape, which costs a second full admission, nothing else).
+                key = marshal.dumps(c, 4)
             except ValueError:
                 key = None
             else:

@@ -108,20 +108,23 @@ def object_uid(obj: dict) -> str:
     create, one derived from its kind, namespace and name, so that a run repeats (a workload's
     is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
     meta = _dict(obj.get("metadata"))
-    if isinstance(meta.get("uid"), str) and meta["uid"]:
-        return meta["uid"]
-    key = f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{generated_name(obj)}"
-    return uuid5_text(_UID_NAMESPACE_BYTES, key)
+    uid, name = meta.get("uid"), meta.get("name")
+    if isinstance(uid, str) and uid:
+        return uid
+    if not (isinstance(name, str) and name):
+        name = generated_name(obj)
+    return uuid5_text(_UID_NAMESPACE_BYTES, f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{name}")
 
 
 def uuid5_text(namespace: bytes, name: str) -> str:
     """str(uuid.uuid5(UUID(bytes=namespace), name)), without the UUID object: admission makes
     one for each of 150,000 pods written without a uid."""
-    digest = bytearray(hashlib.sha1(namespace + name.encode()).digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50          # version 5
-    digest[8] = (digest[8] & 0x3F) | 0x80          # RFC 4122 variant
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    h = hashlib.sha1(namespace + name.encode()).hexdigest()
+    # the version (5) in the 13th digit, the RFC 4122 variant in the top bits of the 17th
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+
+
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}   # a hex digit with its top bits 10
 
 
 def _child(parent: dict, key: str) -> dict:

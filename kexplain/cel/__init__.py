@@ -21,10 +21,11 @@ key: model`), `CelCostError` (`operation cancelled: actual cost limit exceeded`)
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping    # not typing.Mapping: its isinstance goes through typing (slow)
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator
 
 from kexplain.cel import ast as A
 from kexplain.cel import quantity as Q

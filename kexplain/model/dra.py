@@ -8,8 +8,9 @@ converts them (`kexplain.admission.dra_convert`, when they are read).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping    # not typing.Mapping: its isinstance goes through typing (slow)
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 EXACT_COUNT = "ExactCount"
 ALL = "All"

@@ -17,6 +17,8 @@ from typing import Any, Mapping, TextIO
 
 import yaml
 
+from kexplain.render.json_text import dumps_indented
+
 FORMATS = ("json", "yaml")
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -36,7 +38,7 @@ def _yaml(doc: Any) -> str:
 def dumps(doc: Any, fmt: str) -> str:
     """`doc` as `fmt` (json: indented by 2; yaml: keys in the document's order)."""
     if fmt == "json":
-        return json.dumps(doc, indent=2) + "\n"
+        return dumps_indented(doc) + "\n"
     if fmt == "yaml":
         return yaml.safe_dump(doc, sort_keys=False)
     raise ValueError(f"not a structured format: {fmt}")
@@ -67,7 +69,7 @@ class ListWriter:
     def item(self, doc: Any) -> None:
         """One more element of the list, written now."""
         if self.fmt == "json":
-            text = json.dumps(doc, indent=2).replace("\n", "\n    ")    # JSON strings hold no raw newline
+            text = dumps_indented(doc, margin="    ")     # json.dumps(doc, indent=2), 4 more spaces a line
             self.out.write(("\n    " if not self.count else ",\n    ") + text)
         else:
             if not self.count:

@@ -241,14 +241,35 @@ def _variant(name: str, i: int) -> dict:
         spec["containers"][0]["ports"] = [{"containerPort": 8080}]
     elif name == "node-name-placeholder-text":
         meta["annotations"] = {"note": "kexplain-placeholder-node.invalid"}
+    elif name.startswith("stateful"):             # a StatefulSet's pods: what its controller derives from the name
+        pod_name = meta["name"] = f"db-{i}"
+        if name == "stateful-dotted-later" and i == 2:
+            pod_name = meta["name"] = "db.2"            # a valid name, not a valid hostname
+        meta["labels"].update({"statefulset.kubernetes.io/pod-name": pod_name, "apps.kubernetes.io/pod-index": str(i)})
+        spec.update({"hostname": pod_name, "subdomain": "db",
+                     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": f"data-{pod_name}"}},
+                                 {"name": "cfg", "configMap": {"name": "db-config"}}]})
+        if name == "stateful-match-label-keys":
+            spec["topologySpreadConstraints"] = [{
+                "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+                "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["apps.kubernetes.io/pod-index"]}]
+        if name == "stateful-fqdn":
+            spec["setHostnameAsFQDN"] = True
+    elif name.startswith("daemon"):               # a DaemonSet's pods: each pinned to its node
+        values = [spec["nodeName"]] if not (name == "daemon-bad-pin-later" and i == 2) else ["Bad_Node"]
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": values}]}]}}}
+        spec["tolerations"] = [{"operator": "Exists"}]
     return p
 
 
 ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "match-label-keys-zone", "no-labels",
             "null-labels", "unbound", "unknown-node", "yaml-timestamp", "float-values", "priority", "runtime-class",
-            "default-namespace", "host-network", "node-name-placeholder-text"]
+            "default-namespace", "host-network", "node-name-placeholder-text", "stateful", "stateful-match-label-keys",
+            "stateful-fqdn", "daemon"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
-           "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates"]
+           "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
+           "stateful-dotted-later", "daemon-bad-pin-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},
@@ -270,8 +291,11 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     """The variants meant to pass do (both paths agree on it above), most of them patched."""
     got, patched = outcome(cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5)), None, True)
     assert got[0] == "admitted"
-    if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp"):
+    if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
+                    "stateful-fqdn"):
         assert patched > 0
+    if name in ("stateful", "daemon"):            # every pod after the first: one shape despite the per-pod fields
+        assert patched == 4
 
 
 @pytest.mark.parametrize("name", REFUSED)
@@ -281,7 +305,8 @@ def test_refused_variants_are_refused(name: str) -> None:
 
 
 def test_mixed_shapes_interleaved() -> None:
-    pods = [_variant(name, i) for i in range(4) for name in ADMITTED]
+    pods = [_variant(name, i) for i in range(4) for name in ADMITTED
+            if not name.startswith("stateful")]        # (their names are what makes them: renamed below)
     for j, p in enumerate(pods):
         if not p["metadata"]["name"].startswith("x"):
             p["metadata"]["name"] = f"p-{j}"
