@@ -485,12 +485,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
         """For the node's topology domains: per required affinity term, how many pods matching
         every term run there; per required anti-affinity term, the pods there that it matches;
-        and the existing pods there whose own required anti-affinity matches the pod."""
+        and the existing pods there whose own required anti-affinity matches the pod. What
+        the cluster's pods say is gathered once per cycle by domain (`Neighbours`), so each
+        node's facts are lookups: a page records them for every node."""
         s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
         labels = node_info.node.labels
-        snapshot: Snapshot = self.handle.snapshot
+        near = self._neighbours(state, s)
         facts: dict[str, list] = {}
         if s.affinity_terms:
             facts["affinity"] = [{**_term_facts(t, labels),
@@ -498,24 +500,26 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
                                   if t.topology_key in labels else 0}
                                  for t in s.affinity_terms]
         if s.anti_affinity_terms:
-            facts["antiAffinity"] = [{**_term_facts(t, labels), "conflictingPods": _pods_in_domain(
-                snapshot, t.topology_key, labels, lambda p, t=t: t.matches(p, NO_LABELS))}
-                for t in s.anti_affinity_terms]
-        existing = []
-        for ni in snapshot.have_pods_with_required_anti_affinity:
-            for other in ni.pods_with_required_anti_affinity:
-                for t in other.required_anti_affinity_terms:
-                    value = labels.get(t.topology_key)
-                    if value is not None and ni.node.labels.get(t.topology_key) == value \
-                            and t.matches(pod, s.namespace_labels):
-                        existing.append({"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
-                                         "selector": format_parsed_selector(t.selector)})
+            facts["antiAffinity"] = [{**_term_facts(t, labels), "conflictingPods": near.conflicting(k, t, labels)}
+                                     for k, t in enumerate(s.anti_affinity_terms)]
+        existing = near.existing_anti(labels)
         if existing:
             facts["existingAntiAffinity"] = existing
         return facts or None
 
+    def _neighbours(self, state, s: PreFilterState) -> "Neighbours":
+        """The cycle's `Neighbours`, gathered on the first node explained (kept in the cycle
+        state; gathered again if the snapshot is another)."""
+        snapshot: Snapshot = self.handle.snapshot
+        near: Neighbours | None = state.get(EXPLAIN_STATE_KEY)
+        if near is None or near.snapshot is not snapshot or near.terms is not s.anti_affinity_terms:
+            near = Neighbours.gather(snapshot, s)
+            state.write(EXPLAIN_STATE_KEY, near)
+        return near
+
 
 MAX_PODS_NAMED = 10
+EXPLAIN_STATE_KEY = "Explain" + NAME
 
 
 def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
@@ -524,19 +528,79 @@ def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
             "nodeDomain": node_labels.get(t.topology_key)}
 
 
-def _pods_in_domain(snapshot: Snapshot, key: str, node_labels: Mapping[str, str], match) -> list[str]:
-    """Up to MAX_PODS_NAMED pods `match` accepts on the nodes sharing the node's `key` label
-    value (none when the node lacks the label)."""
-    value = node_labels.get(key)
-    if value is None:
-        return []
-    out: list[str] = []
+ExistingFact = tuple[int, dict]         # (position in the cluster's order, the fact)
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """What the explanation of any node says of the cluster's pods, by topology domain,
+    gathered in one pass over them: per required anti-affinity term of the incoming pod, the
+    first MAX_PODS_NAMED pods it matches in each domain (in node order, then the node's pod
+    order); per (topology key, value), the existing pods there whose required anti-affinity
+    terms match the incoming pod (numbered in the order of the cluster's nodes and pods). Read-only:
+    clones of the cycle state share it."""
+
+    snapshot: Snapshot
+    terms: tuple[AffinityTerm, ...]
+    named: tuple[dict[str, list[str]], ...]
+    existing: dict[TopologyPair, list[ExistingFact]]
+    existing_keys: tuple[str, ...]
+
+    def clone(self) -> "Neighbours":
+        return self
+
+    @classmethod
+    def gather(cls, snapshot: Snapshot, s: PreFilterState) -> "Neighbours":
+        named = tuple(_pods_by_domain(snapshot, t.topology_key, lambda p, t=t: t.matches(p, NO_LABELS))
+                      for t in s.anti_affinity_terms)
+        existing: dict[TopologyPair, list[ExistingFact]] = {}
+        n = 0
+        for ni in snapshot.have_pods_with_required_anti_affinity:
+            node_labels = ni.node.labels
+            for other in ni.pods_with_required_anti_affinity:
+                for t in other.required_anti_affinity_terms:
+                    value = node_labels.get(t.topology_key)
+                    if value is not None and t.matches(s.pod, s.namespace_labels):
+                        existing.setdefault((t.topology_key, value), []).append(
+                            (n, {"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
+                                 "selector": format_parsed_selector(t.selector)}))
+                        n += 1
+        keys = tuple(dict.fromkeys(key for key, _ in existing))
+        return cls(snapshot, s.anti_affinity_terms, named, existing, keys)
+
+    def conflicting(self, k: int, t: AffinityTerm, node_labels: Mapping[str, str]) -> list[str]:
+        """Up to MAX_PODS_NAMED pods the `k`th anti-affinity term `t` matches in the node's
+        domain (none when the node lacks the label)."""
+        value = node_labels.get(t.topology_key)
+        return list(self.named[k].get(value, ())) if value is not None else []
+
+    def existing_anti(self, node_labels: Mapping[str, str]) -> list[dict]:
+        """The existing pods in the node's domains whose required anti-affinity matches the
+        incoming pod, one entry per matching term, in the cluster's order (fresh dicts)."""
+        found: list[ExistingFact] = []
+        for key in self.existing_keys:
+            value = node_labels.get(key)
+            if value is not None:
+                found += self.existing.get((key, value), ())
+        if len(self.existing_keys) > 1:
+            found.sort(key=lambda e: e[0])
+        return [dict(fact) for _, fact in found]
+
+
+def _pods_by_domain(snapshot: Snapshot, key: str, match) -> dict[str, list[str]]:
+    """Per value of the node label `key`, up to MAX_PODS_NAMED pods `match` accepts on the
+    nodes with that value, in node order and then the node's pod order."""
+    out: dict[str, list[str]] = {}
     for ni in snapshot.node_infos:
-        if ni.node.labels.get(key) != value:
+        value = ni.node.labels.get(key)
+        if value is None:
+            continue
+        named = out.setdefault(value, [])
+        if len(named) == MAX_PODS_NAMED:
             continue
         for p in ni.pods:
             if match(p):
-                out.append(f"{p.key} (on {ni.name})")
-                if len(out) == MAX_PODS_NAMED:
-                    return out
+                named.append(f"{p.key} (on {ni.name})")
+                if len(named) == MAX_PODS_NAMED:
+                    break
     return out
