@@ -30,10 +30,25 @@ RWOP_REASON_REWORDED_SINCE = "1.34"
 PRE_FILTER_STATE_KEY = "PreFilterVolumeRestrictions"
 USED_PVCS_KEY = "VolumeRestrictions/usedPVCs"
 RESTRICTED_KEY = "VolumeRestrictions/restrictedVolumes"
+EXPLAIN_STATE_KEY = "ExplainVolumeRestrictions"
 
 # Volume sources that cannot be shared between nodes.
 RESTRICTED_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
 DEFAULT_RBD_POOL = "rbd"
+
+
+@dataclass(frozen=True)
+class ClaimUsers:
+    """The scheduled pods using each of the pod's ReadWriteOncePod claims, for the
+    explanation of every node of one cycle (`snapshot`, `claims`: what they were found for).
+    Read-only, so clones of the cycle state share it."""
+
+    snapshot: Any
+    claims: frozenset[str]
+    users: tuple[tuple[str, tuple[str, ...]], ...]
+
+    def clone(self) -> "ClaimUsers":
+        return self
 
 
 @dataclass
@@ -187,21 +202,32 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
             return self._rwop_conflict
         return SUCCESS
 
+    def _claim_users(self, state, st: VolumeRestrictionsState, namespace: str) -> ClaimUsers:
+        """The scheduled pods using each of the pod's ReadWriteOncePod claims: the same for
+        every node, so found once per cycle (kept in the cycle state) and not once per node."""
+        snapshot = self.handle.snapshot
+        kept = state.get(EXPLAIN_STATE_KEY)
+        if kept is None or kept.snapshot is not snapshot or kept.claims is not st.rwop_claims:
+            users: dict[str, list[str]] = {c: [] for c in sorted(st.rwop_claims)}
+            for ni in snapshot.node_infos:
+                for other in ni.pods:
+                    if other.namespace != namespace:
+                        continue
+                    for claim in other.pvc_names:
+                        if claim in users:
+                            users[claim].append(f"{other.key} (on {ni.name})")
+            kept = ClaimUsers(snapshot, st.rwop_claims, tuple((c, tuple(by)) for c, by in users.items()))
+            state.write(EXPLAIN_STATE_KEY, kept)
+        return kept
+
     def explain(self, state, pod, node_info) -> dict | None:
         """The pod's ReadWriteOncePod claims and the scheduled pods using them; the pods on the
         node using one of the pod's unshareable disks."""
         facts: dict[str, Any] = {}
         st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
         if st is not None and st.rwop_claims:
-            users: dict[str, list[str]] = {c: [] for c in sorted(st.rwop_claims)}
-            for ni in self.handle.snapshot.node_infos:
-                for other in ni.pods:
-                    if other.namespace != pod.namespace:
-                        continue
-                    for claim in other.pvc_names:
-                        if claim in users:
-                            users[claim].append(f"{other.key} (on {ni.name})")
-            facts["readWriteOncePod"] = [{"claim": f"{pod.namespace}/{c}", "usedBy": by} for c, by in users.items()]
+            users = self._claim_users(state, st, pod.namespace).users
+            facts["readWriteOncePod"] = [{"claim": f"{pod.namespace}/{c}", "usedBy": list(by)} for c, by in users]
         mine = restricted_volumes(pod)
         if mine:
             conflicts = []
