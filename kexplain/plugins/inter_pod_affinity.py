@@ -21,6 +21,7 @@ from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugi
                                           PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from kexplain.plugins.helper.explain_memo import ExplainMemo
 from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
@@ -39,6 +40,7 @@ _EXISTING_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+EXPLAIN_STATE_KEY = "Explain" + NAME       # an `ExplainMemo` of `Neighbours`
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
@@ -371,6 +373,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if not s.existing_anti_affinity_counts and not affinity and not anti:
             return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
+        state.write(EXPLAIN_STATE_KEY, ExplainMemo())
         return None, SUCCESS
 
     @staticmethod
@@ -508,18 +511,16 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         return facts or None
 
     def _neighbours(self, state, s: PreFilterState) -> "Neighbours":
-        """The cycle's `Neighbours`, gathered on the first node explained (kept in the cycle
-        state; gathered again if the snapshot is another)."""
+        """The cycle's `Neighbours`, gathered on the first node explained (PreFilter's
+        `ExplainMemo`, which the clones of the cycle state share)."""
         snapshot: Snapshot = self.handle.snapshot
-        near: Neighbours | None = state.get(EXPLAIN_STATE_KEY)
-        if near is None or near.snapshot is not snapshot or near.terms is not s.anti_affinity_terms:
-            near = Neighbours.gather(snapshot, s)
-            state.write(EXPLAIN_STATE_KEY, near)
-        return near
+        memo: ExplainMemo[Neighbours] | None = state.get(EXPLAIN_STATE_KEY)
+        if memo is None:
+            return Neighbours.gather(snapshot, s)
+        return memo.get(lambda: Neighbours.gather(snapshot, s))
 
 
 MAX_PODS_NAMED = 10
-EXPLAIN_STATE_KEY = "Explain" + NAME
 
 
 def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
@@ -537,17 +538,12 @@ class Neighbours:
     gathered in one pass over them: per required anti-affinity term of the incoming pod, the
     first MAX_PODS_NAMED pods it matches in each domain (in node order, then the node's pod
     order); per (topology key, value), the existing pods there whose required anti-affinity
-    terms match the incoming pod (numbered in the order of the cluster's nodes and pods). Read-only:
-    clones of the cycle state share it."""
+    terms match the incoming pod (numbered in the order of the cluster's nodes and pods).
+    Read-only."""
 
-    snapshot: Snapshot
-    terms: tuple[AffinityTerm, ...]
     named: tuple[dict[str, list[str]], ...]
     existing: dict[TopologyPair, list[ExistingFact]]
     existing_keys: tuple[str, ...]
-
-    def clone(self) -> "Neighbours":
-        return self
 
     @classmethod
     def gather(cls, snapshot: Snapshot, s: PreFilterState) -> "Neighbours":
@@ -566,7 +562,7 @@ class Neighbours:
                                  "selector": format_parsed_selector(t.selector)}))
                         n += 1
         keys = tuple(dict.fromkeys(key for key, _ in existing))
-        return cls(snapshot, s.anti_affinity_terms, named, existing, keys)
+        return cls(named, existing, keys)
 
     def conflicting(self, k: int, t: AffinityTerm, node_labels: Mapping[str, str]) -> list[str]:
         """Up to MAX_PODS_NAMED pods the `k`th anti-affinity term `t` matches in the node's

@@ -14,7 +14,7 @@ from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.pod_index import NO_LABELS
 from kexplain.model.snapshot import Snapshot
-from kexplain.plugins.inter_pod_affinity import MAX_PODS_NAMED, PRE_FILTER_STATE_KEY, InterPodAffinity
+from kexplain.plugins.inter_pod_affinity import MAX_PODS_NAMED, PRE_FILTER_STATE_KEY, InterPodAffinity, Neighbours
 
 HOST, ZONE, RACK = "kubernetes.io/hostname", "topology.kubernetes.io/zone", "example.com/rack"
 NAMESPACES = {ns: {"kubernetes.io/metadata.name": ns, **extra} for ns, extra in
@@ -109,7 +109,16 @@ def random_cluster(rnd: random.Random) -> Snapshot:
     return Snapshot(infos, dict(NAMESPACES))
 
 
-def test_facts_gathered_by_domain_equal_the_facts_of_a_scan_of_every_pod():
+def test_facts_gathered_by_domain_equal_the_facts_of_a_scan_of_every_pod(monkeypatch):
+    """Each node asked on its own clone of the cycle state, as a page records them: the pods
+    are gathered once per cycle, and every node's facts are what a scan of every pod says."""
+    gathered: list[int] = []
+    real = Neighbours.gather.__func__
+
+    def counted(cls, snapshot, s):
+        gathered.append(1)
+        return real(cls, snapshot, s)
+    monkeypatch.setattr(Neighbours, "gather", classmethod(counted))
     rnd = random.Random(26)
     compared = {"antiAffinity": 0, "existingAntiAffinity": 0, "cut": 0}
     for trial in range(40):
@@ -120,10 +129,12 @@ def test_facts_gathered_by_domain_equal_the_facts_of_a_scan_of_every_pod():
         _, status = pl.pre_filter(state, incoming, snap.node_infos)
         if status.code is not Code.SUCCESS:
             continue
+        gathered.clear()
         for ni in snap.node_infos:
-            got = pl.explain(state, incoming, ni)
+            got = pl.explain(state.clone(), incoming, ni)
             assert comparable(got) == straightforward(pl, state, incoming, ni), (trial, ni.name)
             for part in ("antiAffinity", "existingAntiAffinity"):
                 compared[part] += bool(got and got.get(part))
             compared["cut"] += any(len(e["conflictingPods"]) == MAX_PODS_NAMED for e in (got or {}).get("antiAffinity", ()))
+        assert len(gathered) == 1
     assert all(compared.values()), compared     # the cases compared do have each kind of fact

@@ -136,3 +136,6 @@ def test_explain_names_the_users_of_a_read_write_once_pod_claim_on_every_node():
     want = [{"claim": "default/data", "usedBy": ["default/also (on n1)", "default/user (on n2)"]}]
     assert [f["readWriteOncePod"] for f in facts] == [want, want]
     assert facts[0]["readWriteOncePod"][0]["usedBy"] is not facts[1]["readWriteOncePod"][0]["usedBy"]
+    clone = state.clone()       # as a page asks each node's facts: the users are not looked for again
+    plugin.handle = None
+    assert plugin.explain(clone, info, h.snapshot.node_infos[0])["readWriteOncePod"] == want
