@@ -516,8 +516,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         snapshot: Snapshot = self.handle.snapshot
         memo: ExplainMemo[Neighbours] | None = state.get(EXPLAIN_STATE_KEY)
         if memo is None:
-            return Neighbours.gather(snapshot, s)
-        return memo.get(lambda: Neighbours.gather(snapshot, s))
+            return Neighbours(snapshot, s)
+        return memo.get(lambda: Neighbours(snapshot, s))
 
 
 MAX_PODS_NAMED = 10
@@ -532,24 +532,23 @@ def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
 ExistingFact = tuple[int, dict]         # (position in the cluster's order, the fact)
 
 
-@dataclass(frozen=True)
 class Neighbours:
-    """What the explanation of any node says of the cluster's pods, by topology domain,
-    gathered in one pass over them: per required anti-affinity term of the incoming pod, the
-    first MAX_PODS_NAMED pods it matches in each domain (in node order, then the node's pod
-    order); per (topology key, value), the existing pods there whose required anti-affinity
-    terms match the incoming pod (numbered in the order of the cluster's nodes and pods).
-    Read-only."""
+    """What the explanation of any node says of the cluster's pods, by topology domain: per
+    (topology key, value), the existing pods there whose required anti-affinity terms match
+    the incoming pod (gathered at once: one pass over the pods with such terms, numbered in
+    the order of the cluster's nodes and pods); per required anti-affinity term of the
+    incoming pod and domain, the first MAX_PODS_NAMED pods it matches there (in node order,
+    then the node's pod order), found when a node of that domain is first explained. Its
+    caches hold one entry per topology key and per domain of a term: explaining every node
+    looks at each pod once, explaining one node only at its domain's pods."""
 
-    named: tuple[dict[str, list[str]], ...]
-    existing: dict[TopologyPair, list[ExistingFact]]
-    existing_keys: tuple[str, ...]
+    __slots__ = ("_snapshot", "_nodes_by_value", "_named", "existing", "existing_keys")
 
-    @classmethod
-    def gather(cls, snapshot: Snapshot, s: PreFilterState) -> "Neighbours":
-        named = tuple(_pods_by_domain(snapshot, t.topology_key, lambda p, t=t: t.matches(p, NO_LABELS))
-                      for t in s.anti_affinity_terms)
-        existing: dict[TopologyPair, list[ExistingFact]] = {}
+    def __init__(self, snapshot: Snapshot, s: PreFilterState) -> None:
+        self._snapshot = snapshot
+        self._nodes_by_value: dict[str, dict[str, list[NodeInfo]]] = {}
+        self._named: dict[tuple[int, str], tuple[str, ...]] = {}
+        self.existing: dict[TopologyPair, list[ExistingFact]] = {}
         n = 0
         for ni in snapshot.have_pods_with_required_anti_affinity:
             node_labels = ni.node.labels
@@ -557,18 +556,34 @@ class Neighbours:
                 for t in other.required_anti_affinity_terms:
                     value = node_labels.get(t.topology_key)
                     if value is not None and t.matches(s.pod, s.namespace_labels):
-                        existing.setdefault((t.topology_key, value), []).append(
+                        self.existing.setdefault((t.topology_key, value), []).append(
                             (n, {"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
                                  "selector": format_parsed_selector(t.selector)}))
                         n += 1
-        keys = tuple(dict.fromkeys(key for key, _ in existing))
-        return cls(named, existing, keys)
+        self.existing_keys = tuple(dict.fromkeys(key for key, _ in self.existing))
 
     def conflicting(self, k: int, t: AffinityTerm, node_labels: Mapping[str, str]) -> list[str]:
         """Up to MAX_PODS_NAMED pods the `k`th anti-affinity term `t` matches in the node's
         domain (none when the node lacks the label)."""
         value = node_labels.get(t.topology_key)
-        return list(self.named[k].get(value, ())) if value is not None else []
+        if value is None:
+            return []
+        named = self._named.get((k, value))
+        if named is None:
+            nodes = self._nodes_of(t.topology_key).get(value, ())
+            named = self._named[(k, value)] = _pods_named(nodes, lambda p: t.matches(p, NO_LABELS))
+        return list(named)
+
+    def _nodes_of(self, key: str) -> dict[str, list[NodeInfo]]:
+        """The cluster's nodes by their value of the label `key`, in the snapshot's order."""
+        by_value = self._nodes_by_value.get(key)
+        if by_value is None:
+            by_value = self._nodes_by_value[key] = {}
+            for ni in self._snapshot.node_infos:
+                value = ni.node.labels.get(key)
+                if value is not None:
+                    by_value.setdefault(value, []).append(ni)
+        return by_value
 
     def existing_anti(self, node_labels: Mapping[str, str]) -> list[dict]:
         """The existing pods in the node's domains whose required anti-affinity matches the
@@ -583,20 +598,14 @@ class Neighbours:
         return [dict(fact) for _, fact in found]
 
 
-def _pods_by_domain(snapshot: Snapshot, key: str, match) -> dict[str, list[str]]:
-    """Per value of the node label `key`, up to MAX_PODS_NAMED pods `match` accepts on the
-    nodes with that value, in node order and then the node's pod order."""
-    out: dict[str, list[str]] = {}
-    for ni in snapshot.node_infos:
-        value = ni.node.labels.get(key)
-        if value is None:
-            continue
-        named = out.setdefault(value, [])
-        if len(named) == MAX_PODS_NAMED:
-            continue
+def _pods_named(nodes: Iterable[NodeInfo], match) -> tuple[str, ...]:
+    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each
+    node's pod order."""
+    out: list[str] = []
+    for ni in nodes:
         for p in ni.pods:
             if match(p):
-                named.append(f"{p.key} (on {ni.name})")
-                if len(named) == MAX_PODS_NAMED:
-                    break
-    return out
+                out.append(f"{p.key} (on {ni.name})")
+                if len(out) == MAX_PODS_NAMED:
+                    return tuple(out)
+    return tuple(out)
