@@ -41,6 +41,7 @@ from kexplain.admission.workloads import pods_of
 from kexplain.errors import KexplainError
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
+from kexplain.explain.copy_summary import summarize
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
@@ -64,18 +65,21 @@ class CopyRecord:
     node: str | None
     status: str
     zone: str = ""          # the node's topology.kubernetes.io/zone label ("" without one)
+    summary: dict[str, Any] | None = field(default=None, compare=False)    # `copy_summary.summarize`
 
     @classmethod
     def of(cls, placement: Placement) -> "CopyRecord":
         node = placement.node
         info = placement.inputs.snapshot.get(node) if node is not None else None
         zone = zone_of(info.node.labels) if info is not None else ""
-        return cls(placement.inputs.pod.name, node, placement.trace.result.status, zone)
+        return cls(placement.inputs.pod.name, node, placement.trace.result.status, zone, summarize(placement.trace))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "node": self.node, "status": self.status}
         if self.zone:
             out["zone"] = self.zone
+        if self.summary is not None:
+            out["summary"] = self.summary
         return out
 
 

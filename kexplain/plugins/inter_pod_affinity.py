@@ -21,6 +21,7 @@ from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugi
                                           PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
+from kexplain.plugins.helper.explain_memo import ExplainMemo
 from kexplain.model.labels import NOTHING, SelectorError
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import AffinityTerm, PodInfo
@@ -39,6 +40,7 @@ _EXISTING_ANTI_AFFINITY_FAILED = unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
+EXPLAIN_STATE_KEY = "Explain" + NAME       # an `ExplainMemo` of `Neighbours`
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
@@ -371,6 +373,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
         if not s.existing_anti_affinity_counts and not affinity and not anti:
             return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
+        state.write(EXPLAIN_STATE_KEY, ExplainMemo())
         return None, SUCCESS
 
     @staticmethod
@@ -485,12 +488,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     def explain(self, state, pod: PodInfo, node_info: NodeInfo) -> dict | None:
         """For the node's topology domains: per required affinity term, how many pods matching
         every term run there; per required anti-affinity term, the pods there that it matches;
-        and the existing pods there whose own required anti-affinity matches the pod."""
+        and the existing pods there whose own required anti-affinity matches the pod. What
+        the cluster's pods say is gathered once per cycle by domain (`Neighbours`), so each
+        node's facts are lookups: a page records them for every node."""
         s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return None
         labels = node_info.node.labels
-        snapshot: Snapshot = self.handle.snapshot
+        near = self._neighbours(state, s)
         facts: dict[str, list] = {}
         if s.affinity_terms:
             facts["affinity"] = [{**_term_facts(t, labels),
@@ -498,21 +503,21 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
                                   if t.topology_key in labels else 0}
                                  for t in s.affinity_terms]
         if s.anti_affinity_terms:
-            facts["antiAffinity"] = [{**_term_facts(t, labels), "conflictingPods": _pods_in_domain(
-                snapshot, t.topology_key, labels, lambda p, t=t: t.matches(p, NO_LABELS))}
-                for t in s.anti_affinity_terms]
-        existing = []
-        for ni in snapshot.have_pods_with_required_anti_affinity:
-            for other in ni.pods_with_required_anti_affinity:
-                for t in other.required_anti_affinity_terms:
-                    value = labels.get(t.topology_key)
-                    if value is not None and ni.node.labels.get(t.topology_key) == value \
-                            and t.matches(pod, s.namespace_labels):
-                        existing.append({"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
-                                         "selector": format_parsed_selector(t.selector)})
+            facts["antiAffinity"] = [{**_term_facts(t, labels), "conflictingPods": near.conflicting(k, t, labels)}
+                                     for k, t in enumerate(s.anti_affinity_terms)]
+        existing = near.existing_anti(labels)
         if existing:
             facts["existingAntiAffinity"] = existing
         return facts or None
+
+    def _neighbours(self, state, s: PreFilterState) -> "Neighbours":
+        """The cycle's `Neighbours`, gathered on the first node explained (PreFilter's
+        `ExplainMemo`, which the clones of the cycle state share)."""
+        snapshot: Snapshot = self.handle.snapshot
+        memo: ExplainMemo[Neighbours] | None = state.get(EXPLAIN_STATE_KEY)
+        if memo is None:
+            return Neighbours(snapshot, s)
+        return memo.get(lambda: Neighbours(snapshot, s))
 
 
 MAX_PODS_NAMED = 10
@@ -524,19 +529,83 @@ def _term_facts(t: AffinityTerm, node_labels: Mapping[str, str]) -> dict:
             "nodeDomain": node_labels.get(t.topology_key)}
 
 
-def _pods_in_domain(snapshot: Snapshot, key: str, node_labels: Mapping[str, str], match) -> list[str]:
-    """Up to MAX_PODS_NAMED pods `match` accepts on the nodes sharing the node's `key` label
-    value (none when the node lacks the label)."""
-    value = node_labels.get(key)
-    if value is None:
-        return []
+ExistingFact = tuple[int, dict]         # (position in the cluster's order, the fact)
+
+
+class Neighbours:
+    """What the explanation of any node says of the cluster's pods, by topology domain: per
+    (topology key, value), the existing pods there whose required anti-affinity terms match
+    the incoming pod (gathered at once: one pass over the pods with such terms, numbered in
+    the order of the cluster's nodes and pods); per required anti-affinity term of the
+    incoming pod and domain, the first MAX_PODS_NAMED pods it matches there (in node order,
+    then the node's pod order), found when a node of that domain is first explained. Its
+    caches hold one entry per topology key and per domain of a term: explaining every node
+    looks at each pod once, explaining one node only at its domain's pods."""
+
+    __slots__ = ("_snapshot", "_nodes_by_value", "_named", "existing", "existing_keys")
+
+    def __init__(self, snapshot: Snapshot, s: PreFilterState) -> None:
+        self._snapshot = snapshot
+        self._nodes_by_value: dict[str, dict[str, list[NodeInfo]]] = {}
+        self._named: dict[tuple[int, str], tuple[str, ...]] = {}
+        self.existing: dict[TopologyPair, list[ExistingFact]] = {}
+        n = 0
+        for ni in snapshot.have_pods_with_required_anti_affinity:
+            node_labels = ni.node.labels
+            for other in ni.pods_with_required_anti_affinity:
+                for t in other.required_anti_affinity_terms:
+                    value = node_labels.get(t.topology_key)
+                    if value is not None and t.matches(s.pod, s.namespace_labels):
+                        self.existing.setdefault((t.topology_key, value), []).append(
+                            (n, {"pod": other.key, "node": ni.name, "topologyKey": t.topology_key,
+                                 "selector": format_parsed_selector(t.selector)}))
+                        n += 1
+        self.existing_keys = tuple(dict.fromkeys(key for key, _ in self.existing))
+
+    def conflicting(self, k: int, t: AffinityTerm, node_labels: Mapping[str, str]) -> list[str]:
+        """Up to MAX_PODS_NAMED pods the `k`th anti-affinity term `t` matches in the node's
+        domain (none when the node lacks the label)."""
+        value = node_labels.get(t.topology_key)
+        if value is None:
+            return []
+        named = self._named.get((k, value))
+        if named is None:
+            nodes = self._nodes_of(t.topology_key).get(value, ())
+            named = self._named[(k, value)] = _pods_named(nodes, lambda p: t.matches(p, NO_LABELS))
+        return list(named)
+
+    def _nodes_of(self, key: str) -> dict[str, list[NodeInfo]]:
+        """The cluster's nodes by their value of the label `key`, in the snapshot's order."""
+        by_value = self._nodes_by_value.get(key)
+        if by_value is None:
+            by_value = self._nodes_by_value[key] = {}
+            for ni in self._snapshot.node_infos:
+                value = ni.node.labels.get(key)
+                if value is not None:
+                    by_value.setdefault(value, []).append(ni)
+        return by_value
+
+    def existing_anti(self, node_labels: Mapping[str, str]) -> list[dict]:
+        """The existing pods in the node's domains whose required anti-affinity matches the
+        incoming pod, one entry per matching term, in the cluster's order (fresh dicts)."""
+        found: list[ExistingFact] = []
+        for key in self.existing_keys:
+            value = node_labels.get(key)
+            if value is not None:
+                found += self.existing.get((key, value), ())
+        if len(self.existing_keys) > 1:
+            found.sort(key=lambda e: e[0])
+        return [dict(fact) for _, fact in found]
+
+
+def _pods_named(nodes: Iterable[NodeInfo], match) -> tuple[str, ...]:
+    """Up to MAX_PODS_NAMED pods `match` accepts on `nodes`, in their order and then each
+    node's pod order."""
     out: list[str] = []
-    for ni in snapshot.node_infos:
-        if ni.node.labels.get(key) != value:
-            continue
+    for ni in nodes:
         for p in ni.pods:
             if match(p):
                 out.append(f"{p.key} (on {ni.name})")
                 if len(out) == MAX_PODS_NAMED:
-                    return out
-    return out
+                    return tuple(out)
+    return tuple(out)

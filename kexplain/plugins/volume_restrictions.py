@@ -16,6 +16,7 @@ from kexplain.framework.interface import Explainer, FilterPlugin, PreFilterExten
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.plugins import names
+from kexplain.plugins.helper.explain_memo import ExplainMemo
 from kexplain.plugins.volumes import PVC_RESOURCE, READ_WRITE_ONCE_POD, access_modes, not_found, pod_volumes, volume_index
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -30,6 +31,8 @@ RWOP_REASON_REWORDED_SINCE = "1.34"
 PRE_FILTER_STATE_KEY = "PreFilterVolumeRestrictions"
 USED_PVCS_KEY = "VolumeRestrictions/usedPVCs"
 RESTRICTED_KEY = "VolumeRestrictions/restrictedVolumes"
+EXPLAIN_STATE_KEY = "ExplainVolumeRestrictions"      # an `ExplainMemo` of `ClaimUsers`
+ClaimUsers = tuple[tuple[str, tuple[str, ...]], ...]     # (claim, its users as "ns/name (on node)")
 
 # Volume sources that cannot be shared between nodes.
 RESTRICTED_SOURCES = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
@@ -156,6 +159,7 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
         if not needs_check and conflicts == 0:
             return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, VolumeRestrictionsState(frozenset(rwop), conflicts))
+        state.write(EXPLAIN_STATE_KEY, ExplainMemo())
         return None, SUCCESS
 
     def add_pod(self, state, pod, other, node_info) -> Status:
@@ -187,21 +191,30 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
             return self._rwop_conflict
         return SUCCESS
 
+    def _claim_users(self, state, st: VolumeRestrictionsState, namespace: str) -> ClaimUsers:
+        """The scheduled pods using each of the pod's ReadWriteOncePod claims: the same for
+        every node, so found once per cycle (PreFilter's `ExplainMemo`), not once per node."""
+        def find() -> ClaimUsers:
+            users: dict[str, list[str]] = {c: [] for c in sorted(st.rwop_claims)}
+            for ni in self.handle.snapshot.node_infos:
+                for other in ni.pods:
+                    if other.namespace != namespace:
+                        continue
+                    for claim in other.pvc_names:
+                        if claim in users:
+                            users[claim].append(f"{other.key} (on {ni.name})")
+            return tuple((c, tuple(by)) for c, by in users.items())
+        memo: ExplainMemo[ClaimUsers] | None = state.get(EXPLAIN_STATE_KEY)
+        return memo.get(find) if memo is not None else find()
+
     def explain(self, state, pod, node_info) -> dict | None:
         """The pod's ReadWriteOncePod claims and the scheduled pods using them; the pods on the
         node using one of the pod's unshareable disks."""
         facts: dict[str, Any] = {}
         st: VolumeRestrictionsState | None = state.get(PRE_FILTER_STATE_KEY)
         if st is not None and st.rwop_claims:
-            users: dict[str, list[str]] = {c: [] for c in sorted(st.rwop_claims)}
-            for ni in self.handle.snapshot.node_infos:
-                for other in ni.pods:
-                    if other.namespace != pod.namespace:
-                        continue
-                    for claim in other.pvc_names:
-                        if claim in users:
-                            users[claim].append(f"{other.key} (on {ni.name})")
-            facts["readWriteOncePod"] = [{"claim": f"{pod.namespace}/{c}", "usedBy": by} for c, by in users.items()]
+            users = self._claim_users(state, st, pod.namespace)
+            facts["readWriteOncePod"] = [{"claim": f"{pod.namespace}/{c}", "usedBy": list(by)} for c, by in users]
         mine = restricted_volumes(pod)
         if mine:
             conflicts = []

@@ -298,6 +298,50 @@ def test_where_the_replicas_went(chromium, pages):
     assert console_errors(chromium) == []
 
 
+def copy_row(driver, name: str):
+    """The row of the copies table whose Pod cell is `name` (drawn: the table is short)."""
+    return driver.find_element(By.XPATH, "//section[@id='overview']/div[contains(@class,'mount')]/div[contains(@class,'grid-scroll')]"
+                                         f"//tbody/tr[@data-row][td[.='{name}'] or td/a[.='{name}']]")
+
+
+def test_a_copy_not_kept_in_full_opens_in_brief(chromium, pages):
+    """Every copy's own explanation is one click away: a copy whose trace is not kept shows
+    its verdict, its best nodes with their scores and the rejections by reason (read from
+    its summary); a kept one links to its full explanation."""
+    load(chromium, pages["replicas"])
+    doc = page_data(pages["replicas"])["doc"]
+    kept = [t["pod"]["name"] for t in doc["items"]]
+    copies = doc["placements"][0]["pods"]
+    brief = next(c for c in copies if c["name"] not in kept and c["summary"].get("top") and c["summary"].get("rejected"))
+    copy_row(chromium, brief["name"]).find_elements(By.TAG_NAME, "td")[-1].click()
+    assert panel_open(chromium)
+    text = " ".join(panel(chromium).text.split())
+    assert f"Pod {brief['name']}" in text and f"{brief['name']}: scheduled to {brief['node']}" in text
+    search = brief["summary"]["search"]
+    assert f"visited {search['numNodesSearched']} nodes and found {search['numFilterSuccess']} feasible" in text
+    top = chromium.execute_script("return Array.from(document.querySelectorAll('#panel table.copy-top tbody tr'))"
+                                  ".map(tr => Array.from(tr.cells).map(c => c.textContent));")
+    assert [(r[0], r[1]) for r in top] == [(t["node"], str(t["total"])) for t in brief["summary"]["top"]]
+    rejected = chromium.execute_script("return Array.from(document.querySelectorAll('#panel table.copy-rejected tbody tr'))"
+                                       ".map(tr => Array.from(tr.cells).map(c => c.textContent));")
+    assert rejected == [[x["plugin"], x["reason"], str(x["nodes"])] for x in brief["summary"]["rejected"]]
+    assert "full trace is not kept" in text
+    chromium.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert not panel_open(chromium)
+
+    unfit = next(c for c in copies if c["node"] is None)
+    assert unfit["name"] in kept
+    copy_row(chromium, unfit["name"]).find_elements(By.TAG_NAME, "td")[-2].click()    # the verdict's cell
+    assert panel_open(chromium)
+    assert unfit["summary"]["message"] in " ".join(panel(chromium).text.split())
+    chromium.find_element(By.XPATH, "//dialog[@id='panel']//a[.='open it']").click()
+    assert not panel_open(chromium)
+    index = kept.index(unfit["name"])
+    shown = [s.get_attribute("id") for s in chromium.find_elements(By.CSS_SELECTOR, "section.trace") if s.is_displayed()]
+    assert shown == [f"t{index}"]
+    assert console_errors(chromium) == []
+
+
 def test_pending_pods(chromium, pages):
     load(chromium, pages["pending"])
     doc = page_data(pages["pending"])["doc"]

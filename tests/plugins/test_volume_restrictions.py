@@ -120,3 +120,22 @@ def test_read_write_once_pod_reason_per_minor(minor, reason):
     pre, per_node, _ = run_filters(VolumeRestrictions, versioned, pod("p", [claim_volume("data")]))
     assert pre == OK
     assert per_node == {"n1": ("Unschedulable", (reason,)), "n2": ("Unschedulable", (reason,))}
+
+
+def test_explain_names_the_users_of_a_read_write_once_pod_claim_on_every_node():
+    """The users are found once per cycle and said alike of every node, each node its own lists."""
+    users = [pod("user", [claim_volume("data")], node_name="n2"), pod("also", [claim_volume("data")], node_name="n1"),
+             pod("elsewhere", [claim_volume("data")], node_name="n1", namespace="other")]
+    h = cluster([node("n1"), node("n2")], users, [pvc("data", modes=["ReadWriteOncePod"]), pvc("logs")])
+    plugin = VolumeRestrictions({}, h)
+    state = CycleState()
+    info = PodInfo(pod("p", [claim_volume("data"), claim_volume("logs")]))
+    _, pre = plugin.pre_filter(state, info, h.snapshot.node_infos)
+    assert pre.is_success
+    facts = [plugin.explain(state, info, ni) for ni in h.snapshot.node_infos]
+    want = [{"claim": "default/data", "usedBy": ["default/also (on n1)", "default/user (on n2)"]}]
+    assert [f["readWriteOncePod"] for f in facts] == [want, want]
+    assert facts[0]["readWriteOncePod"][0]["usedBy"] is not facts[1]["readWriteOncePod"][0]["usedBy"]
+    clone = state.clone()       # as a page asks each node's facts: the users are not looked for again
+    plugin.handle = None
+    assert plugin.explain(clone, info, h.snapshot.node_infos[0])["readWriteOncePod"] == want

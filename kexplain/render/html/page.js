@@ -987,12 +987,80 @@
       { label: "Zone", get: function (r) { return r.zone; }, asc: true },
       { label: "Verdict", get: function (r) { return r.status; }, asc: true,
         show: function (r) { return h("span", { cls: "badge st-" + r.status, text: (r.status === "Scheduled" ? "\u2713 " : "\u2717 ") + r.status }); } },
-      { label: "Explanation", get: function (r) { return r.trace === null ? 1 : 0; }, asc: true,
-        show: function (r) { return r.trace !== null ? link(r.trace, "open") : "counted only"; } }
+      { label: "Explanation", get: function (r) { return r.trace !== null ? 0 : r.summary ? 1 : 2; }, asc: true,
+        show: function (r) {
+          return r.trace !== null ? link(r.trace, "open") : r.summary ? h("span", { cls: "summary-mark", text: "summary (Enter or click)" }) : "counted only";
+        } }
     ];
     if (!withObject) columns.splice(1, 1);
-    return new Grid({ label: "Each pod", rows: pods, sort: 0, sortDir: 1, height: 330, columns: columns,
-      onOpen: function (r) { if (r.trace !== null) showTrace(r.trace); } });
+    var grid = new Grid({ label: "Each pod", rows: pods, sort: 0, sortDir: 1, height: 330, columns: columns,
+      onOpen: function (r) {
+        if (r.summary) openCopy(r, function () { grid.reveal(); });
+        else if (r.trace !== null) showTrace(r.trace);
+      } });
+    return grid;
+  }
+
+  // One copy's own explanation in brief (`placements[].pods[].summary`): every copy has one,
+  // whether or not its full trace is kept.
+  function copyParts(r) {
+    var s = r.summary, out = [];
+    var where = r.node ? "scheduled to " + r.node + (r.zone ? " (zone " + r.zone + ")" : "") : r.status;
+    out.push(h("p", { cls: "verdict" }, h("span", { cls: "badge st-" + r.status, text: (r.status === "Scheduled" ? "\u2713 " : "\u2717 ") + r.status }),
+      " " + r.name + ": " + where + (s.nominatedNodeName ? "; preemption nominated " + s.nominatedNodeName : "") + "."));
+    if (s.message) {
+      out.push(h("table", { cls: "event" }, h("tbody", null, h("tr", null, h("td", { text: "Warning" }), h("td", { text: "FailedScheduling" }),
+        h("td", null, h("span", { cls: "message", text: s.message }))))));
+    }
+    var q = s.search;
+    if (q) {
+      out.push(h("p", { cls: "copy-search", text: "The search started at index " + num(q.startIndex) + " of " + plural(q.numAllNodes, "node") +
+        ", visited " + plural(q.numNodesSearched, "node") + " and found " + num(q.numFilterSuccess) + " feasible." }));
+    }
+    var top = s.top || [];
+    if (top.length) {
+      var plugins = [];
+      top.forEach(function (t) { Object.keys(t.plugins || {}).forEach(function (p) { if (plugins.indexOf(p) < 0) plugins.push(p); }); });
+      out.push(h("h3", { text: "Its best " + plural(top.length, "node") + " (weighted scores)" }));
+      out.push(h("table", { cls: "copy-top" },
+        h("thead", null, h("tr", null, ["node", "total"].concat(plugins).map(function (c, k) { return h("th", { scope: "col", cls: k ? "num" : null, text: SHORT[c] || c, title: c }); }))),
+        h("tbody", null, top.map(function (t) {
+          return h("tr", null, h("td", { cls: "name", text: t.node }), h("td", { cls: "num", text: num(t.total) }),
+            plugins.map(function (p) { return h("td", { cls: "num", text: own(t.plugins, p) ? num(t.plugins[p]) : "\u2013" }); }));
+        }))));
+    } else if (q && r.status === "Scheduled") {
+      out.push(h("p", { cls: "note", text: "Not scored: " + (q.numFilterSuccess === 1 ? "one node was feasible." : "the node was taken without scoring.") }));
+    }
+    var rejected = s.rejected || [];
+    if (rejected.length) {
+      out.push(h("h3", { text: "Rejected, by reason" }));
+      out.push(h("table", { cls: "copy-rejected" },
+        h("thead", null, h("tr", null, ["plugin", "reason", "nodes"].map(function (c, k) { return h("th", { scope: "col", cls: k === 2 ? "num" : null, text: c }); }))),
+        h("tbody", null, rejected.map(function (x) {
+          return h("tr", null, h("td", { text: x.plugin }), h("td", { text: x.reason }),
+            h("td", { cls: "num", text: x.stage ? x.stage + " (the pod)" : num(x.nodes) }));
+        }))));
+    } else if (q) {
+      out.push(h("p", { cls: "note", text: "No node visited was rejected." }));
+    }
+    out.push(r.trace !== null ? h("p", { cls: "copy-full" }, "Its full explanation: ", h("a", { href: "#t" + r.trace, text: "open it",
+      onclick: function (e) { e.preventDefault(); returnTo = null; closePanel(); showTrace(r.trace); } }), ".")
+      : h("p", { cls: "note copy-full", text: "Its full trace is not kept (of a workload's copies, the first, the first that does not fit and the last are); -o json lists every copy's trace." }));
+    return out;
+  }
+
+  function openCopy(r, from) {
+    if (!panel) return;
+    var close = h("button", { type: "button", cls: "close", text: "Close", "aria-label": "Close the pod's explanation" });
+    close.addEventListener("click", closePanel);
+    panel.textContent = "";
+    add(panel, [h("div", { cls: "panel-head" }, h("h2", { id: "panel-title" }, "Pod ", h("span", { cls: "name", text: r.name }), " (" + r.object + ")"), close),
+      copyParts(r)]);
+    returnTo = from || document.activeElement;
+    if (!panel.open) {
+      if (typeof panel.showModal === "function") panel.showModal(); else panel.setAttribute("open", "");
+    }
+    close.focus();
   }
 
   function perNode(pods) {
@@ -1014,7 +1082,7 @@
         (p.pods || []).forEach(function (x) {
           var key = o.namespace + "/" + x.name;
           pods.push({ n: pods.length + 1, object: o.kind + " " + o.namespace + "/" + o.name, name: x.name, node: x.node || "",
-            zone: x.zone || "", status: x.status, trace: own(index, key) ? index[key] : null });
+            zone: x.zone || "", status: x.status, trace: own(index, key) ? index[key] : null, summary: x.summary || null });
         });
       });
     } else {

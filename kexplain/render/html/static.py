@@ -362,8 +362,9 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
                          f"{len(p.get('nodes') or {}):,}", zones or "-", links or "-"])
         parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
                            cls="placements", numeric=[2, 4]))
-        parts.append(el("p", "Explained: the pods whose explanation is kept (of replicas: the first copy, the first "
-                             "that does not fit and the last); the others are counted per node and zone.", cls="note"))
+        parts.append(el("p", "Explained: the pods whose explanation is kept in full (of replicas: the first copy, the "
+                             "first that does not fit and the last); every pod's explanation in brief (its verdict, "
+                             "search, best nodes and rejections) opens from the table of each pod below.", cls="note"))
     else:
         rows = []
         for i, t in enumerate(traces):

@@ -1,0 +1,73 @@
+"""What an explanation of one copy must say, kept for every copy of a many-pods run.
+
+Of a workload's replicas or a DaemonSet's pods only a few traces are kept in full (a trace
+of a large cluster weighs megabytes); the others were counted. `summarize` keeps, from a
+copy's trace before it is let go, what its own explanation says first: the verdict's
+FailedScheduling event, the search (where it started, how many nodes it visited and found
+feasible), its best few nodes with their total and per-plugin scores, and the rejections
+counted by plugin and reason. A few hundred bytes per copy, whatever the size of the
+cluster; the copies table of the page (`placements[].pods[].summary`) opens it on a click.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from kexplain.framework.trace import SCHEDULED, Trace
+
+TOP_NODES = 3
+_REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
+
+
+def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
+    """The compact record of one attempt: `search`, `top` (the `top` best scored nodes, as the
+    scheduler ranks them: total, then the chosen node first, then name), `rejected` ([{plugin,
+    reason, nodes}], most nodes first; PreFilter's with `stage`), and, unless it was
+    scheduled, the event `message` and any `nominatedNodeName`."""
+    out: dict[str, Any] = {}
+    result = trace.result
+    if result.status != SCHEDULED:
+        out["message"] = result.message
+        nominated = (trace.post_filter or {}).get("nominatedNodeName")
+        if nominated:
+            out["nominatedNodeName"] = nominated
+    s = trace.search
+    if s is not None:
+        out["search"] = {"numAllNodes": s.num_all_nodes, "startIndex": s.start_index,
+                         "numNodesSearched": s.num_nodes_searched, "numFilterSuccess": s.num_filter_success}
+    if trace.score:
+        out["top"] = _top(trace.score, result.suggested_host, top)
+    rejected = _rejected(trace)
+    if rejected:
+        out["rejected"] = rejected
+    return out
+
+
+def _top(score: dict[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
+    best = heapq.nsmallest(n, score.items(), key=lambda kv: (-kv[1].get("total", 0), kv[0] != chosen, kv[0]))
+    return [{"node": node, "total": entry.get("total", 0),
+             "plugins": {p: v.get("weighted", 0) for p, v in (entry.get("plugins") or {}).items()}}
+            for node, entry in best]
+
+
+def _rejected(trace: Trace) -> list[dict[str, Any]]:
+    """Per (plugin, reason), the nodes Filter rejected for it; PreFilter's rejection of the
+    pod (no node searched) as one entry of stage PreFilter."""
+    counts: dict[tuple[str, tuple[str, ...]], int] = {}
+    for verdict in (trace.filter or {}).values():
+        plugin = verdict.get("plugin")
+        if plugin is None or verdict.get("code") not in _REJECTED:
+            continue
+        key = (plugin, tuple(verdict.get("reasons") or (verdict.get("code", ""),)))
+        counts[key] = counts.get(key, 0) + 1
+    per_reason: dict[tuple[str, str], int] = {}
+    for (plugin, reasons), n in counts.items():
+        for reason in reasons:
+            per_reason[(plugin, reason)] = per_reason.get((plugin, reason), 0) + n
+    out = [{"plugin": p, "reason": r, "nodes": n}
+           for (p, r), n in sorted(per_reason.items(), key=lambda kv: (-kv[1], kv[0]))]
+    for call in trace.pre_filter or ():
+        if call.get("code") in _REJECTED:
+            out += [{"plugin": call.get("plugin", ""), "reason": r, "stage": "PreFilter"}
+                    for r in (call.get("reasons") or (call.get("message") or call.get("code", ""),))]
+    return out
