@@ -22,8 +22,9 @@ _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"}
 def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
     """The compact record of one attempt: `search`, `top` (the `top` best scored nodes, as the
     scheduler ranks them: total, then the chosen node first, then name), `rejected` ([{plugin,
-    reason, nodes}], most nodes first; PreFilter's with `stage`), and, unless it was
-    scheduled, the event `message` and any `nominatedNodeName`."""
+    reason, nodes}], most nodes first; PreFilter's with `stage`), `randomPickAmong` (how many
+    nodes tied at the top when the version's scheduler picks one of them at random), and,
+    unless it was scheduled, the event `message` and any `nominatedNodeName`."""
     out: dict[str, Any] = {}
     result = trace.result
     if result.status != SCHEDULED:
@@ -37,6 +38,8 @@ def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
                          "numNodesSearched": s.num_nodes_searched, "numFilterSuccess": s.num_filter_success}
     if trace.score:
         out["top"] = _top(trace.score, result.suggested_host, top)
+    if trace.extra.get("tieBreak") == "random":     # before 1.35: one of these, picked at random
+        out["randomPickAmong"] = len(result.selected_nodes)
     rejected = _rejected(trace)
     if rejected:
         out["rejected"] = rejected

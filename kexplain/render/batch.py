@@ -290,6 +290,19 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
     return title, out
 
 
+def random_pick_note(section: "Section | Outcome") -> str | None:
+    """Where copies were placed by a random pick among nodes tied at the top (each copy's
+    `summary.randomPickAmong`: kube-scheduler before 1.35), that the nodes shown from the first
+    of them on are one possible outcome, not the outcome."""
+    picked = [pod for pod in _section(section).pods
+              if ((pod.get("summary") or {}).get("randomPickAmong") or 0) > 1]
+    if not picked:
+        return None
+    return (f"{num(len(picked))} of these copies went to one of several nodes tied at the top, which this "
+            f"version's scheduler picks among at random: from {picked[0].get('name')} on, where the copies go "
+            "is one possible outcome.")
+
+
 def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide: bool = False) -> None:
     """Each object in scheduling order, as it comes (`outcomes` may be produced while this
     prints): a short heading with its name (and for replicas how many fit), then its
@@ -340,6 +353,9 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
             rows = copies_lines(s, width)
         for text, style in rows:
             line(text, style)
+        note = random_pick_note(s)
+        if note:
+            line(note)
         unfit = s.unfit      # replicas: the last copy; a DaemonSet: the first node it does not fit
         if unfit is not None:
             line(f"Why {(unfit.get('pod') or {}).get('name')} does not fit:")

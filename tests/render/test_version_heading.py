@@ -82,3 +82,22 @@ def test_the_pending_list_names_no_winner_of_a_random_tie():
     assert trace["tieBreak"] == "random"
     pod = {"metadata": {"namespace": "default", "name": "api"}}
     assert summary(LivePod(pod, trace))[3] == "fits now: would be bound to one of twin-a, twin-b, picked at random"
+
+
+@pytest.mark.parametrize("minor", ["1.33", "1.34"])
+def test_copies_placed_after_a_random_tie_are_said_to_be_one_possible_outcome(minor):
+    _, out, _ = kexplain(*ARGS, "--replicas", "3", "--kubernetes-version", minor)
+    text = " ".join(squeeze(out))
+    assert ("of these copies went to one of several nodes tied at the top, which this version's scheduler picks "
+            "among at random: from api-0 on, where the copies go is one possible outcome.") in text
+    _, out, _ = kexplain(*ARGS, "--replicas", "3", "--kubernetes-version", "1.35")
+    assert "picks among at random" not in out
+
+
+def test_each_copy_s_summary_counts_the_nodes_a_random_pick_was_among():
+    _, out, _ = kexplain(*ARGS, "--replicas", "3", "--kubernetes-version", "1.34", "-o", "json")
+    import json
+    [placement] = json.loads(out)["placements"]
+    assert placement["pods"][0]["summary"]["randomPickAmong"] == 2
+    _, out, _ = kexplain(*ARGS, "--replicas", "3", "--kubernetes-version", "1.35", "-o", "json")
+    assert all("randomPickAmong" not in p["summary"] for p in json.loads(out)["placements"][0]["pods"])
