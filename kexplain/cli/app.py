@@ -54,8 +54,9 @@ def version_text() -> str:
     from importlib.metadata import version
 
     def note(minor: str) -> str:
-        said = ([f"all cases but {KNOWN_DIFFERENCES[minor]}"] if minor in KNOWN_DIFFERENCES else []) + \
-               (["the default"] if minor == DEFAULT_MINOR else [])
+        said = [f"all cases but {KNOWN_DIFFERENCES[minor]}"] if minor in KNOWN_DIFFERENCES else []
+        if minor == DEFAULT_MINOR:
+            said.append("the default")
         return f"  ({'; '.join(said)})" if said else ""
 
     lines = [f"kexplain {version('kexplain')}",
