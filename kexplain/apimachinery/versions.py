@@ -23,8 +23,9 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Mapping
 
-KUBE_SCHEDULER_VERSION = "v1.35.4"
-DEFAULT_K8S_VERSION = "1.35"          # the minor version whose schemas lint checks by default
+from kexplain.features.kube_version import DEFAULT_MINOR
+
+DEFAULT_K8S_VERSION = DEFAULT_MINOR   # the minor whose API server a caller that names none gets
 
 _BETA_1_33 = frozenset({
     "admissionregistration.k8s.io/v1beta1", "authentication.k8s.io/v1beta1", "certificates.k8s.io/v1beta1",

@@ -1,4 +1,4 @@
-"""KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as kube-scheduler v1.35.4 reads it.
+"""KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as kube-scheduler reads it (each supported minor).
 
 `load_config` runs the same stages as kube-scheduler, in the same order, so a broken
 file fails with the message kube-scheduler would print first:
@@ -6,7 +6,7 @@ strict v1 decoding -> v1 defaulting (plugins merged into the defaults, plugin ar
 defaulted) -> ValidateKubeSchedulerConfiguration -> per profile, NewFramework
 (plugin construction, plugin lists, multiPoint expansion, score weights).
 The feature gates and the default plugins are those of the Kubernetes version passed in
-(`kexplain.features.KubeVersion`; v1.35.4's by default).
+(`kexplain.features.KubeVersion`; the default version's when none is passed).
 
 Known gaps: leaderElection/clientConnection are only checked for unknown fields;
 extenders are refused (kexplain cannot call them).

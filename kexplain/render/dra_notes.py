@@ -32,7 +32,7 @@ _GATES = [   # PreEnqueue message -> why and what to do
     (re.compile(r"ResourceClaim (\S+) is not in the same namespace as Pod (\S+)"),
      lambda m: f"the claim {m[1]} its status names is in another namespace than the pod {m[2]}"),
 ]
-DEFAULT_RELEASE = "v1.35.4"   # a trace that names no version
+DEFAULT_RELEASE = "v1.35.4"   # a trace that names no version was written before versions: v1.35.4 it followed
 
 _SCORE = re.compile(r"number of allocations (\d+) is smaller than number of claims")
 _MISSING_CLASS = re.compile(r"device class (\S+) does not exist")

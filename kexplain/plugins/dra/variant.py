@@ -164,4 +164,4 @@ def allocator_rules(kube: KubeVersion) -> AllocatorRules:
 
 
 DEFAULT_RULES = allocator_rules(DEFAULT_VERSION)
-"""The default version's (1.35, default gates): what callers that name no version get."""
+"""The default version's (`kexplain.features.DEFAULT`, default gates): what callers that name no version get."""

@@ -9,9 +9,8 @@ with, for the HTML page, `explanations` (per scheduled object its location and i
 from __future__ import annotations
 
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from kexplain.apimachinery.versions import KUBE_SCHEDULER_VERSION
 from kexplain.render.html.data import data_script, page_data
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
@@ -73,6 +72,13 @@ def _heading(doc: Mapping[str, Any], i: int) -> str | None:
     return f"{i + 1}. Pod "
 
 
+def _scheduler(traces: Sequence[Mapping[str, Any]]) -> str:
+    """The kube-scheduler release(s) the traces followed (`kubernetesVersion.scheduler`)."""
+    releases = sorted({str(v["scheduler"]) for t in traces
+                       if isinstance(v := t.get("kubernetesVersion"), Mapping) and v.get("scheduler")})
+    return f"kube-scheduler {' and '.join(releases)}" if releases else "kube-scheduler"
+
+
 def render_page(doc: Mapping[str, Any]) -> str:
     """The page of one document (see the module's docstring)."""
     traces = traces_of(doc)
@@ -86,8 +92,9 @@ def render_page(doc: Mapping[str, Any]) -> str:
     body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]
     if kind == "lint" and not traces:
         body.append(el("p", "No pod was scheduled (lint --nodes POOL schedules them).", cls="note"))
+    scheduler = _scheduler(traces)
     header = el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-                el("p", f"kube-scheduler {KUBE_SCHEDULER_VERSION}'s filter and score pipeline, every plugin's "
+                el("p", f"{scheduler}'s filter and score pipeline, every plugin's "
                         "verdict on every node. A click on a node opens its full verdict.", cls="meta"),
                 el("nav", cls="mount", data_mount="nav", aria_label="Pods"))
     noscript = el("noscript", el("p", "Without JavaScript this page shows the verdicts, the events, the top nodes, "
@@ -97,7 +104,7 @@ def render_page(doc: Mapping[str, Any]) -> str:
         "<!DOCTYPE html>\n",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="kexplain (kube-scheduler {esc(KUBE_SCHEDULER_VERSION)})">',
+        f'<meta name="generator" content="kexplain ({esc(scheduler)})">',
         # No request leaves the page: scripts and styles inline only, nothing fetched.
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">",

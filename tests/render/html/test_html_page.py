@@ -128,3 +128,12 @@ def test_a_list_links_each_pod_to_its_explanation():
 def test_not_a_document_it_shows():
     with pytest.raises(ValueError):
         render_page({"kind": "List"})
+
+
+def test_the_page_names_the_scheduler_release_its_traces_followed(too_big):
+    release = too_big["kubernetesVersion"]["scheduler"]
+    page = render_page(too_big)
+    assert f"kube-scheduler {release}'s filter and score pipeline" in visible_text(page)
+    assert f'<meta name="generator" content="kexplain (kube-scheduler {release})">' in page
+    other = {**too_big, "kubernetesVersion": {**too_big["kubernetesVersion"], "scheduler": "v1.33.3"}}
+    assert "kube-scheduler v1.33.3's filter" in visible_text(render_page(other))
