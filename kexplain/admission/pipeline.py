@@ -27,11 +27,10 @@ from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
-from kexplain.admission.workloads import object_uid
+from kexplain.admission.workloads import object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
-_MISSING = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
                                   "StatefulSet", "ReplicationController", "ResourceClaim",
@@ -434,7 +433,7 @@ class _Admission:
             self._admit_steps(work, BUILTIN)
         except Exception:   # noqa: BLE001 - any refusal: the shape keeps the full path, which says it
             return None
-        return shapes.make_patch(written, work, object_uid)
+        return shapes.make_patch(written, work, pod_uid)
 
     def _admit_patched(self, pod: dict, src: Source, patch: shapes.Patch, *, bound: bool) -> dict | None:
         """A pod of a shape admitted before: its name taken, the shape's patch applied, its zone
@@ -457,12 +456,10 @@ class _Admission:
                 if not isinstance(labels, dict):
                     labels = dict(copied)
                 else:
-                    for k, v in copied.items():
-                        if labels.get(k, _MISSING) != v:
-                            labels = {**labels, **copied}       # as `dict.update`: new keys last
-                            break
+                    if labels.items() >= copied.items():     # its node's zone already (compared in C)
+                        labels = None
                     else:
-                        labels = None                           # its node's zone already
+                        labels = {**labels, **copied}           # as `dict.update`: new keys last
                 if labels is not None:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
