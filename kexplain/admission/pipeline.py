@@ -45,6 +45,9 @@ class Admitted:
     pending: dict | None = None
     warnings: list[str] = field(default_factory=list)
     patched: int = 0        # pods admitted by their shape's patch (`kexplain.admission.shapes`)
+    # id(pod) -> (pod, its shape's key), for each pod admitted by its shape's patch: pods of one
+    # shape differ only in identity fields, never in what NodeInfo adds for them (`same_shape`).
+    shapes: dict[int, tuple[dict, bytes]] = field(default_factory=dict)
 
 
 def _kind(obj: object) -> str:
@@ -218,6 +221,7 @@ class _Admission:
         self._shapes = shapes_seen
         self._node_topology: dict[str, dict[str, str]] = {}
         self.patched = 0
+        self.patched_shapes: dict[int, tuple[dict, bytes]] = {}
         self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
         for index, entry in enumerate(objects):       # `add`, for 150,000 objects
             self._by_kind.setdefault(entry[0]["kind"], []).append((index, entry))
@@ -252,9 +256,12 @@ class _Admission:
                 continue
             admitted = None
             if id(obj) in raw:
-                patch = patches.get(key_of[id(obj)])
+                key = key_of[id(obj)]
+                patch = patches.get(key)
                 if patch is not None:
                     admitted = self._admit_patched(obj, src, patch, bound=True)
+                    if admitted is not None:
+                        self.patched_shapes[id(admitted)] = (admitted, key)
             if admitted is None:
                 admitted = self.admit_pod(obj, src, bound=True)
             if admitted is not obj:
@@ -575,4 +582,5 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     result.objects = run.objects
     result.pending = pending_pod
     result.patched = run.patched
+    result.shapes = run.patched_shapes
     return result
