@@ -44,6 +44,8 @@ NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
 SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
 HOST = "kexplain-placeholder-hostname"             # a DNS label
 PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, *TOPOLOGY.values())
+_ZONE, _REGION = TOPOLOGY_LABELS
+_ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _IMMUTABLE = (str, int, float, bool, type(None))
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
@@ -110,11 +112,14 @@ def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any
         values = labels.values()
         derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
         if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
-            for label, placeholder in TOPOLOGY.items():
-                value = labels.get(label)
-                if type(value) is str and not is_label_value(value):
-                    undo.append((labels, label, value))
-                    labels[label] = placeholder
+            value = labels.get(_ZONE)                   # (TOPOLOGY's two labels, written out)
+            if type(value) is str and not is_label_value(value):
+                undo.append((labels, _ZONE, value))
+                labels[_ZONE] = _ZONE_PLACEHOLDER
+            value = labels.get(_REGION)
+            if type(value) is str and not is_label_value(value):
+                undo.append((labels, _REGION, value))
+                labels[_REGION] = _REGION_PLACEHOLDER
             if derived:
                 for key, value in labels.items():
                     if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
