@@ -27,11 +27,10 @@ from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
-from kexplain.admission.workloads import object_uid
+from kexplain.admission.workloads import object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
-_MISSING = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
                                   "StatefulSet", "ReplicationController", "ResourceClaim",
@@ -46,6 +45,9 @@ class Admitted:
     pending: dict | None = None
     warnings: list[str] = field(default_factory=list)
     patched: int = 0        # pods admitted by their shape's patch (`kexplain.admission.shapes`)
+    # id(pod) -> (pod, its shape's key), for each pod admitted by its shape's patch: pods of one
+    # shape differ only in identity fields, never in what NodeInfo adds for them (`same_shape`).
+    shapes: dict[int, tuple[dict, bytes]] = field(default_factory=dict)
 
 
 def _kind(obj: object) -> str:
@@ -219,6 +221,7 @@ class _Admission:
         self._shapes = shapes_seen
         self._node_topology: dict[str, dict[str, str]] = {}
         self.patched = 0
+        self.patched_shapes: dict[int, tuple[dict, bytes]] = {}
         self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
         for index, entry in enumerate(objects):       # `add`, for 150,000 objects
             self._by_kind.setdefault(entry[0]["kind"], []).append((index, entry))
@@ -253,9 +256,12 @@ class _Admission:
                 continue
             admitted = None
             if id(obj) in raw:
-                patch = patches.get(key_of[id(obj)])
+                key = key_of[id(obj)]
+                patch = patches.get(key)
                 if patch is not None:
                     admitted = self._admit_patched(obj, src, patch, bound=True)
+                    if admitted is not None:
+                        self.patched_shapes[id(admitted)] = (admitted, key)
             if admitted is None:
                 admitted = self.admit_pod(obj, src, bound=True)
             if admitted is not obj:
@@ -434,7 +440,7 @@ class _Admission:
             self._admit_steps(work, BUILTIN)
         except Exception:   # noqa: BLE001 - any refusal: the shape keeps the full path, which says it
             return None
-        return shapes.make_patch(written, work, object_uid)
+        return shapes.make_patch(written, work, pod_uid)
 
     def _admit_patched(self, pod: dict, src: Source, patch: shapes.Patch, *, bound: bool) -> dict | None:
         """A pod of a shape admitted before: its name taken, the shape's patch applied, its zone
@@ -457,12 +463,10 @@ class _Admission:
                 if not isinstance(labels, dict):
                     labels = dict(copied)
                 else:
-                    for k, v in copied.items():
-                        if labels.get(k, _MISSING) != v:
-                            labels = {**labels, **copied}       # as `dict.update`: new keys last
-                            break
+                    if labels.items() >= copied.items():     # its node's zone already (compared in C)
+                        labels = None
                     else:
-                        labels = None                           # its node's zone already
+                        labels = {**labels, **copied}           # as `dict.update`: new keys last
                 if labels is not None:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
@@ -578,4 +582,5 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     result.objects = run.objects
     result.pending = pending_pod
     result.patched = run.patched
+    result.shapes = run.patched_shapes
     return result

@@ -44,21 +44,34 @@ NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
 SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
 HOST = "kexplain-placeholder-hostname"             # a DNS label
 PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, *TOPOLOGY.values())
+_ZONE, _REGION = TOPOLOGY_LABELS
+_ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _IMMUTABLE = (str, int, float, bool, type(None))
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
 
 
-def _has_ephemeral_volume(spec: dict) -> bool:
-    """Validation names an ephemeral volume's claim after the pod: such a pod keeps its name."""
-    volumes = spec.get("volumes")
-    return type(volumes) is list and any(type(v) is dict and "ephemeral" in v for v in volumes)
-
-
 def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     """`pod` with what tells it from the other pods of its workload replaced by placeholders
-    (shallow copies on the way), or None when it is not of the common shape (not a mapping
-    where one belongs, an identity field of another type or invalid on its own).
+    (shallow copies on the way), or None when it is not of the common shape (`_canonicalize`)."""
+    meta = pod.get("metadata")
+    spec = pod.get("spec")
+    if type(meta) is not dict or type(spec) is not dict:
+        return None
+    out = pod.copy()
+    meta = out["metadata"] = meta.copy()
+    out["spec"] = spec.copy()
+    if type(meta.get("labels")) is dict:
+        meta["labels"] = meta["labels"].copy()
+    return out if _canonicalize(out, valid_nodes) is not None else None
+
+
+def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any]] | None:
+    """Replace in place what tells `pod` from the other pods of its workload by placeholders;
+    returns what to write back to undo it (in reverse order), or None, having changed nothing,
+    when it is not of the common shape (not a mapping where one belongs, an identity field of
+    another type or invalid on its own). In place so that a shape key (`ShapeIndex.key`) needs
+    no copy of the pod, its metadata, labels and spec: four per pod, a third of the key's cost.
     `valid_nodes`: node names already found valid DNS subdomains (one per node the load's pods
     name). Replaced, each once it has passed the check admission makes of it alone:
 
@@ -82,9 +95,16 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     node = spec.get("nodeName")
     if node is not None and type(node) is not str:
         return None
-    meta = meta.copy()
-    renamed = not _has_ephemeral_volume(spec)
+    if node and node not in valid_nodes:
+        if is_dns1123_subdomain(node):
+            return None
+        valid_nodes.add(node)
+    undo: list[tuple[dict, Any, Any]] = []
+    volumes = spec.get("volumes")
+    renamed = not (type(volumes) is list and any(type(v) is dict and "ephemeral" in v for v in volumes))
+    # (validation names an ephemeral volume's claim after the pod: such a pod keeps its name)
     if renamed:
+        undo.append((meta, "name", name))
         meta["name"] = NAME
     labels = meta.get("labels")
     if type(labels) is dict and labels:
@@ -92,42 +112,40 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
         values = labels.values()
         derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
         if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
-            labels = meta["labels"] = labels.copy()
-            for label, placeholder in TOPOLOGY.items():
-                value = labels.get(label)
-                if type(value) is str and not is_label_value(value):
-                    labels[label] = placeholder
+            value = labels.get(_ZONE)                   # (TOPOLOGY's two labels, written out)
+            if type(value) is str and not is_label_value(value):
+                undo.append((labels, _ZONE, value))
+                labels[_ZONE] = _ZONE_PLACEHOLDER
+            value = labels.get(_REGION)
+            if type(value) is str and not is_label_value(value):
+                undo.append((labels, _REGION, value))
+                labels[_REGION] = _REGION_PLACEHOLDER
             if derived:
                 for key, value in labels.items():
                     if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
+                        undo.append((labels, key, value))
                         labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
     if uid:
+        undo.append((meta, "uid", uid))
         meta["uid"] = UID
     if node:
-        if node not in valid_nodes:
-            if is_dns1123_subdomain(node):
-                return None
-            valid_nodes.add(node)
-        spec = spec.copy()
+        undo.append((spec, "nodeName", node))
         spec["nodeName"] = NODE
         affinity = spec.get("affinity")
         if type(affinity) is dict and "nodeAffinity" in affinity:
             pinned = _pinned_to(affinity, node)
             if pinned is not None:
+                undo.append((spec, "affinity", affinity))
                 spec["affinity"] = pinned
     if renamed:
         if spec.get("hostname") == name and not spec.get("setHostnameAsFQDN") and not is_dns1123_label(name):
-            spec = spec if spec is not pod["spec"] else spec.copy()
+            undo.append((spec, "hostname", name))
             spec["hostname"] = HOST
-        volumes = spec.get("volumes")
         if type(volumes) is list and any(type(v) is dict and type(v.get("persistentVolumeClaim")) is dict
                                          and name in str(v["persistentVolumeClaim"].get("claimName")) for v in volumes):
-            spec = spec if spec is not pod["spec"] else spec.copy()
+            undo.append((spec, "volumes", volumes))
             spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
-    out = pod.copy()
-    out["metadata"] = meta
-    out["spec"] = spec
-    return out
+    return undo
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:
@@ -189,19 +207,22 @@ class ShapeIndex:
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found[1]
-        c = canonical(pod, self.valid_nodes)
+        undo = _canonicalize(pod, self.valid_nodes)   # the pod made its canonical self for a moment
         key = None
-        if c is not None:
+        if undo is not None:
             try:
                 # Version 4 writes ASCII strings as they are (a third faster than version 2, which
                 # encodes each one), and marks objects met again in the dump as back-references:
                 # equal bytes are still equal values (pods that share objects differently may get
                 # two keys for one shape, which costs a second full admission, nothing else).
-                key = marshal.dumps(c, 4)
+                key = marshal.dumps(pod, 4)
             except ValueError:
                 key = None
             else:
                 key = self._keys.setdefault(key, key)
+            finally:
+                for mapping, k, value in reversed(undo):
+                    mapping[k] = value
         self._of[id(pod)] = (pod, key)
         return key
 
@@ -299,6 +320,8 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
         if type(change) is _Set and type(value) in (dict, list) and all(
                 isinstance(v, _IMMUTABLE) for v in (value.values() if type(value) is dict else value)):
             return f"{const(value)}.copy()"           # ({} or [] or flat): a shallow copy is a deep one
+        if type(change) is _Uid:
+            return f"{const(change.make)}(pod)"      # (one call less per pod than `fresh`)
         return f"{const(change)}.fresh(pod)"
 
     def emit(node: Patch, source: str, out: str) -> None:

@@ -11,7 +11,7 @@ Never prints.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Hashable, Mapping
 
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.admission.workloads import pods_of
@@ -414,33 +414,38 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
                          kube: KubeVersion) -> Inputs:
     cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
     warnings: list[str] = []
+    same_shape: dict[int, tuple[dict, bytes]] = {}
     if not stored:
         from kexplain.admission import admit
         admitted = admit(cluster, (pod_obj, pod_src), shape_index=shape_index, kube=kube)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
+        same_shape = admitted.shapes
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
             cluster = settle(cluster, lambda o, s: id(s) in applied).objects
         warnings += half_bound_notes(cluster)
-    snapshot, nominated = build_cluster(cluster)
+    snapshot, nominated = build_cluster(cluster, same_shape)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        writes_claims_for(pod_obj)))
 
 
-def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashable]] | None = None
+                  ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
     by node, from admitted or stored cluster objects. Several pods can share one cluster.
+    `same_shape`: admission's shapes of pods (`Admitted.shapes`), for `Snapshot.build`.
     The collector pauses meanwhile (`bulk_load`)."""
     try:
         with bulk_load():
-            return _build_cluster(cluster)
+            return _build_cluster(cluster, same_shape)
     except KexplainError:
         raise
     except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
         raise _unreadable(cluster, exc) from None
 
 
-def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def _build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashable]] | None
+                   ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     nodes: Objects = []
     bound: list[dict[str, Any]] = []
     unbound: list[dict[str, Any]] = []
@@ -453,7 +458,7 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
             nodes.append((o, s))
         else:
             others.append(o)
-    snapshot = Snapshot.build(nodes, bound, others)
+    snapshot = Snapshot.build(nodes, bound, others, same_shape)
     nominated: dict[str, list[PodInfo]] = {}
     for p in unbound:
         if (p.get("status") or {}).get("nominatedNodeName"):
@@ -621,7 +626,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
-    snapshot, nominated = build_cluster(cluster)
+    snapshot, nominated = build_cluster(cluster, admitted.shapes)
     keys: set[tuple[str, str]] = set()
     for o, _ in cluster:
         if o.get("kind") == "Pod":

@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, Collection, Iterable, Sequence
 
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
-from kexplain.errors import AdmissionRejected, InputError, Source, is_builtin_api, object_namespace
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.yaml_io import parse_documents
@@ -167,20 +167,36 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
 Identity = tuple[str, str, str, str]
 
 
-def identity(obj: Any) -> Identity | None:
+def identity(obj: Any, scopes: dict[tuple[str, str], tuple[str, bool, bool]] | None = None) -> Identity | None:
     """(API group, kind, namespace, name): what names an object on the API server, the namespace
     as it stores it (`default` when none is given, none for a cluster-scoped kind, as written for
-    a custom resource); None for an object without a kind or a name (generateName)."""
+    a custom resource); None for an object without a kind or a name (generateName). `scopes`:
+    `_scope` by (apiVersion, kind), kept by the caller for one pass over many objects."""
     kind = obj.get("kind") if isinstance(obj, dict) else None
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     name = meta.get("name") if isinstance(meta, dict) else None
     if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
         return None
     api_version = obj.get("apiVersion")
+    if scopes is not None and type(api_version) is str:
+        scope = scopes.get((api_version, kind))
+        if scope is None:
+            scope = scopes[(api_version, kind)] = _scope(api_version, kind)
+    else:
+        scope = _scope(api_version, kind)
+    group, cluster_scoped, builtin = scope
+    if cluster_scoped:
+        return group, kind, "", name
+    namespace = meta.get("namespace")
+    namespace = namespace if isinstance(namespace, str) else ""
+    return group, kind, (namespace or "default") if builtin else namespace, name
+
+
+def _scope(api_version: object, kind: str) -> tuple[str, bool, bool]:
+    """What `identity` reads of an object's apiVersion and kind: its API group, whether the kind
+    is cluster-scoped, whether the API is built in (`object_namespace`'s rules)."""
     group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
-    namespace = object_namespace(kind, namespace, namespaced=None if is_builtin_api(api_version) else False)
-    return group, kind, namespace, name
+    return group, kind in CLUSTER_SCOPED_KINDS, is_builtin_api(api_version)
 
 
 @dataclass(frozen=True)
@@ -200,8 +216,9 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
     taken here as the API server takes a second create, `already exists` (`repeat_error`)."""
     first: dict[Identity, int] = {}
     out: list[Repeat] = []
+    scopes: dict[tuple[str, str], tuple[str, bool, bool]] = {}
     for i, (obj, _) in enumerate(objs):
-        key = identity(obj)
+        key = identity(obj, scopes)
         if key is None:
             continue
         j = first.setdefault(key, i)

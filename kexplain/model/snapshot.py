@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Mapping, TypeVar
 
 from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.prefix import Prefix
+from kexplain.model.resources import PodResource
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
@@ -72,8 +73,11 @@ class Snapshot:
 
     @classmethod
     def build(cls, nodes: list[tuple[dict[str, Any], Source]], pods: list[dict[str, Any]],
-              others: Iterable[dict[str, Any]] = ()) -> "Snapshot":
-        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored)."""
+              others: Iterable[dict[str, Any]] = (),
+              same_shape: Mapping[int, tuple[dict[str, Any], Hashable]] | None = None) -> "Snapshot":
+        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored).
+        `same_shape`: id(pod) -> (pod, key) for pods known to need equal resources when their
+        keys are equal (admission's shapes): one `pod_resource` per key, not per pod."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
         for obj, src in nodes:
@@ -86,8 +90,17 @@ class Snapshot:
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         by_name = {ni.name: ni for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
+        resources: dict[Hashable, PodResource] = {}
         for obj in pods:
             pod = PodInfo(obj)
+            if same_shape:
+                found = same_shape.get(id(obj))
+                if found is not None and found[0] is obj:
+                    res = resources.get(found[1])
+                    if res is None:
+                        resources[found[1]] = pod.resource
+                    else:
+                        pod.resource = res          # (a lazy attribute: set, it is not computed)
             phase = pod.status.get("phase")
             if not pod.node_name or phase in ("Succeeded", "Failed"):
                 continue

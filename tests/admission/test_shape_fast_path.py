@@ -329,3 +329,34 @@ def test_field_validation_by_shape_alike(validate: str) -> None:
     assert run(ShapeIndex()) == run(None)
     del pods[3]["spec"]["containers"][0]["ports"]
     assert run(ShapeIndex()) == run(None)
+
+
+@pytest.mark.parametrize("case", _cases()[::3], ids=lambda p: p.name)
+def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
+    """Admission's shapes (`Admitted.shapes`) let the snapshot work out one pod's resources per
+    shape: every pod's resources and every node's sums are those of a snapshot that works them
+    out pod by pod."""
+    from kexplain.explain.inputs import build_cluster
+    try:
+        cluster = amplified(load_objects([str(case / "cluster.yaml")]))
+        result = admit(cluster, None)
+    except KexplainError:
+        pytest.skip("the cluster is refused (a case about that)")
+    by_shape, _ = build_cluster(result.objects, result.shapes)
+    by_pod, _ = build_cluster(result.objects)
+    assert len(by_shape.node_infos) == len(by_pod.node_infos)
+    for a, b in zip(by_shape.node_infos, by_pod.node_infos):
+        assert [(p.key, repr(p.resource)) for p in a.pods] == [(p.key, repr(p.resource)) for p in b.pods]
+        assert repr(a.requested) == repr(b.requested) and repr(a.non_zero_requested) == repr(b.non_zero_requested)
+
+
+def test_snapshot_from_shapes_is_not_vacuous() -> None:
+    cases = _cases()[::3]
+    shared = 0
+    for case in cases:
+        try:
+            result = admit(amplified(load_objects([str(case / "cluster.yaml")])), None)
+        except KexplainError:
+            continue
+        shared += len(result.shapes)
+    assert shared > 100

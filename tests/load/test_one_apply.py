@@ -49,6 +49,16 @@ def test_identity(a, b, same):
     assert (identity(a) == identity(b)) is same
 
 
+def test_identity_with_scopes_kept_across_objects_is_the_same():
+    objs = [{"apiVersion": v, "kind": k, "metadata": {"name": "n", **({"namespace": ns} if ns is not None else {})}}
+            for v in ("v1", "apps/v1", "example.com/v1", "x.k8s.io/v1", None, 3)
+            for k in ("Pod", "Node", "Widget", "Namespace")
+            for ns in (None, "", "default", "shop")]
+    scopes: dict = {}
+    for obj in objs + objs:
+        assert identity(obj, scopes) == identity(obj)
+
+
 def test_objects_without_a_name_are_never_repeats():
     objs = [({"kind": "Pod", "metadata": {"generateName": "p-"}}, Source("a.yaml", 1))] * 2
     assert identity(objs[0][0]) is None and repeats(objs) == []
