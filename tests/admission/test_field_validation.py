@@ -2,7 +2,7 @@
 refused by default (`--validate=strict`, the API server's `strict decoding error: unknown field
 "spec.x"`), warned of with `--validate=warn`, not looked for with `--validate=ignore`; objects an
 API server stored (a resourceVersion, or `--stored`) are not checked again. An object without an
-apiVersion, or at a version of a built-in group the version followed does not serve, is refused with
+apiVersion, or at a version of a built-in group Kubernetes 1.35 does not serve, is refused with
 lint's words. Objects of kinds kexplain does not read are left alone."""
 from __future__ import annotations
 
@@ -124,10 +124,10 @@ def test_list_items_are_checked_and_typed_list_items_take_the_list_s_api_version
     objs = objects_from_text(text, "c.yaml")
     assert [(o["apiVersion"], o["kind"]) for o, _ in objs] == [("v1", "Pod"), ("policy/v1beta1", "PodDisruptionBudget")]
     assert check_objects(objs[:1], {"Pod"}).warnings == []
-    checked = check_objects(objs, {"Pod", "PodDisruptionBudget"})      # under the default version, 1.36
+    checked = check_objects(objs, {"Pod", "PodDisruptionBudget"})
     assert [o["kind"] for o, _ in checked.objects] == ["Pod"]
     assert checked.warnings == ['c.yaml: document 2: PodDisruptionBudget default/pdb: apiVersion: no matches for kind '
-                                '"PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.36 does not serve it '
+                                '"PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.35 does not serve it '
                                 "(use policy/v1); skipped (kubectl apply refuses it and applies the rest of the file)"]
 
 
