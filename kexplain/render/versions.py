@@ -6,7 +6,7 @@ its own), each node's Filter verdict and score, plugin by plugin.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text
@@ -120,15 +120,28 @@ def _event(changes: Sequence[Mapping[str, Any]], minors: Sequence[str]) -> list[
 
 
 def _filter(changes: Sequence[Mapping[str, Any]], minors: Sequence[str], look: Look) -> list[Block]:
-    rows = _of(changes, "filter")
+    return _per_node_plugin(changes, minors, look, "filter", "Filter verdicts that change, plugin by plugin",
+                            _filter_cell, "passes = the plugin lets the pod on the node; - = the node is not "
+                                          "examined under that version")
+
+
+def _score(changes: Sequence[Mapping[str, Any]], minors: Sequence[str], look: Look) -> list[Block]:
+    return _per_node_plugin(changes, minors, look, "score", "Scores that change (weighted, as the total adds them)",
+                            _score_cell, "- = not scored under that version (the node is not feasible, or the "
+                                         "plugin does not score)")
+
+
+def _per_node_plugin(changes: Sequence[Mapping[str, Any]], minors: Sequence[str], look: Look, kind: str,
+                     title: str, cell: Callable[[Any], str], legend: str) -> list[Block]:
+    """One table of the changes of `kind` (a node and plugin a row, a minor a column)."""
+    rows = _of(changes, kind)
     if not rows:
         return []
     rows, more = _limit(rows, look)
-    table = _table(look, "Filter verdicts that change, plugin by plugin", ["node", "plugin"], minors)
+    table = _table(look, title, ["node", "plugin"], minors)
     for c in rows:
-        table.add_row(c["node"], c["plugin"], *(_filter_cell(c["values"].get(m)) for m in minors))
-    return [Block(table), *_more(more, "passes = the plugin lets the pod on the node; - = the node is not examined "
-                                       "under that version")]
+        table.add_row(c["node"], c["plugin"], *(cell(c["values"].get(m)) for m in minors))
+    return [Block(table), *_more(more, legend)]
 
 
 def _filter_cell(value: Mapping[str, Any] | None) -> str:
@@ -137,18 +150,6 @@ def _filter_cell(value: Mapping[str, Any] | None) -> str:
     if value.get("code") == "Success":
         return "passes"
     return "; ".join(value.get("reasons") or []) or str(value.get("code"))
-
-
-def _score(changes: Sequence[Mapping[str, Any]], minors: Sequence[str], look: Look) -> list[Block]:
-    rows = _of(changes, "score")
-    if not rows:
-        return []
-    rows, more = _limit(rows, look)
-    table = _table(look, "Scores that change (weighted, as the total adds them)", ["node", "plugin"], minors)
-    for c in rows:
-        table.add_row(c["node"], c["plugin"], *(_score_cell(c["values"].get(m)) for m in minors))
-    return [Block(table), *_more(more, "- = not scored under that version (the node is not feasible, or the plugin "
-                                       "does not score)")]
 
 
 def _score_cell(value: Any) -> str:
