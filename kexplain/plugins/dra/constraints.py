@@ -23,6 +23,17 @@ class _Constraint:
             return True
         return base in self.requests or (bool(sub) and f"{base}/{sub}" in self.requests)
 
+    def add(self, base: str, sub: str, device: Device) -> bool:
+        """Whether the device may join: always when the constraint does not name its request,
+        never when it lacks the attribute, else as the constraint's own rule says."""
+        if not self.applies(base, sub):
+            return True
+        value = device.attribute(self.attribute)
+        return value is not None and self._admit(base, value)
+
+    def _admit(self, base: str, value: Attribute) -> bool:
+        raise NotImplementedError
+
 
 class MatchAttribute(_Constraint):
     """matchAttributeConstraint."""
@@ -31,12 +42,7 @@ class MatchAttribute(_Constraint):
         super().__init__(attribute, requests)
         self.value: Attribute | None = None
 
-    def add(self, base: str, sub: str, device: Device) -> bool:
-        if not self.applies(base, sub):
-            return True
-        value = device.attribute(self.attribute)
-        if value is None:
-            return False
+    def _admit(self, base: str, value: Attribute) -> bool:
         if self.count == 0:
             self.value, self.count = value, 1
             return True
@@ -60,12 +66,7 @@ class DistinctAttribute(_Constraint):
         super().__init__(attribute, requests)
         self.values: dict[str, Attribute] = {}
 
-    def add(self, base: str, sub: str, device: Device) -> bool:
-        if not self.applies(base, sub):
-            return True
-        value = device.attribute(self.attribute)
-        if value is None:
-            return False
+    def _admit(self, base: str, value: Attribute) -> bool:
         if self.count and not self._distinct(value):
             return False
         self.values[base] = value

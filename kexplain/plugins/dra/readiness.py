@@ -41,34 +41,21 @@ def _true(conditions: list[Mapping[str, Any]], name: str) -> Mapping[str, Any] |
     return next((c for c in conditions if c.get("type") == name and c.get("status") == "True"), None)
 
 
-def binding_failed(claim: ResourceClaim) -> bool:
-    """A failure condition of a device is True (isClaimReadyForBinding's error)."""
+def binding_state(claim: ResourceClaim) -> str:
+    """"failed" (a failure condition of a device is True: isClaimReadyForBinding's error),
+    "ready" (every binding condition of every device is True) or "waiting". Devices are
+    read in order and the first one without status, or not yet ready, ends the check."""
     for result in _results(claim):
         if not _list(result.get("bindingConditions")):
             continue
         conditions = _conditions(claim, result)
         if conditions is None:
-            return False    # not ready yet: the first device without status ends the check
+            return "waiting"
         if any(_true(conditions, str(name)) for name in _list(result.get("bindingFailureConditions"))):
-            return True
+            return "failed"
         if not all(_true(conditions, str(name)) for name in _list(result.get("bindingConditions"))):
-            return False
-    return False
-
-
-def ready(claim: ResourceClaim) -> bool:
-    """Every binding condition of every device is True (and none failed)."""
-    for result in _results(claim):
-        if not _list(result.get("bindingConditions")):
-            continue
-        conditions = _conditions(claim, result)
-        if conditions is None:
-            return False
-        if any(_true(conditions, str(name)) for name in _list(result.get("bindingFailureConditions"))):
-            return False
-        if not all(_true(conditions, str(name)) for name in _list(result.get("bindingConditions"))):
-            return False
-    return True
+            return "waiting"
+    return "ready"
 
 
 def timed_out(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
@@ -82,4 +69,5 @@ def timed_out(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
 
 def unavailable(claim: ResourceClaim, timeout_ns: int, now_ns: int) -> bool:
     """Filter's verdict: binding failed, or not ready and timed out."""
-    return binding_failed(claim) or (not ready(claim) and timed_out(claim, timeout_ns, now_ns))
+    state = binding_state(claim)
+    return state == "failed" or (state == "waiting" and timed_out(claim, timeout_ns, now_ns))
