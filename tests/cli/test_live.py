@@ -29,7 +29,7 @@ from kexplain.explain.compare import compare
 from kexplain.features import DEFAULT_MINOR, RELEASES
 from kexplain.load import live as live_mod
 from kexplain.load.live import RESOURCES
-from tests.support.live_server import DATA, RecordedApiServer, write_kubeconfig
+from tests.support.live_server import DATA, RecordedApiServer, isolate, recorded_api, write_kubeconfig
 from tests.support.paths import ROOT
 
 TOKEN = "t0ken-DO-NOT-PRINT"
@@ -46,22 +46,13 @@ RESOURCE_PATHS = {r.path for r in RESOURCES}
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """No real kubeconfig, no in-cluster environment."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.delenv("KUBERNETES_SERVICE_PORT", raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
+    isolate(monkeypatch, tmp_path / "home")
 
 
 @pytest.fixture
 def api(tmp_path):
-    with RecordedApiServer(token=TOKEN) as server:
-        server.kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", server.url, token=TOKEN))
+    with recorded_api(tmp_path, TOKEN) as server:
         yield server
-        assert server.methods <= {"GET"}, "kexplain must only read"
         for seen in server.requests:
             known = seen.path in RESOURCE_PATHS or seen.path in ("/version", "/version/") or (
                 seen.path.startswith("/api/v1/namespaces/") and "/pods/" in seen.path)

@@ -15,7 +15,7 @@ import pytest
 
 from kexplain.cli.app import main
 from kexplain.features import NEWEST, SUPPORTED
-from tests.support.live_server import RecordedApiServer, write_kubeconfig
+from tests.support.live_server import isolate, recorded_api
 
 TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # unschedulable in namespace shop
@@ -35,20 +35,13 @@ profiles:
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", ENV):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
+    isolate(monkeypatch, tmp_path / "home", ENV)
 
 
 @pytest.fixture
 def api(tmp_path):
-    with RecordedApiServer(token=TOKEN) as server:
-        server.kubeconfig = str(write_kubeconfig(tmp_path / "kubeconfig", server.url, token=TOKEN))
+    with recorded_api(tmp_path, TOKEN) as server:
         yield server
-        assert server.methods <= {"GET"}
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:

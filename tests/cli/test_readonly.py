@@ -35,7 +35,7 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
 from kexplain.load.live import RESOURCES
-from tests.support.live_server import RecordedApiServer
+from tests.support.live_server import RecordedApiServer, isolate
 from tests.support.paths import ROOT
 
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"
@@ -92,13 +92,7 @@ def credentials(tmp: Path) -> dict[str, Credential]:
 
 @pytest.fixture(autouse=True)
 def isolated(monkeypatch, tmp_path):
-    """No real kubeconfig, no in-cluster environment, no colour."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for var in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("NO_COLOR", "1")
+    isolate(monkeypatch, tmp_path / "home")
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 from urllib.parse import parse_qs, urlsplit
 from tests.support.paths import DATA
 
@@ -236,3 +237,26 @@ def write_kubeconfig(path: Path, server: str, *, token: str = "t0ken-DO-NOT-PRIN
            "contexts": contexts}
     path.write_text(json.dumps(doc))
     return path
+
+
+CLUSTER_ENV = ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT")
+
+
+def isolate(monkeypatch: Any, home: Path, *unset: str) -> None:
+    """No real kubeconfig, no in-cluster environment, no colour: HOME is `home` (made here);
+    `unset` names more variables to clear."""
+    home.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    for name in (*CLUSTER_ENV, *unset):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+
+
+@contextmanager
+def recorded_api(folder: Path, token: str) -> Iterator[RecordedApiServer]:
+    """The stand-in API server with a kubeconfig for it in `folder` (its path as `.kubeconfig`);
+    on leaving, it asserts that only GETs were made."""
+    with RecordedApiServer(token=token) as server:
+        server.kubeconfig = str(write_kubeconfig(folder / "kubeconfig", server.url, token=token))
+        yield server
+        assert server.methods <= {"GET"}, "kexplain must only read"
