@@ -126,7 +126,7 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
     width = max(len(p) for p in every) + 2
     skipped = []
     for plugin, st in every.items():
-        words = _filter_words(plugin, plugin_facts.get(plugin))
+        words = filter_words(plugin, plugin_facts.get(plugin))
         if st is not None and st.get("code") == "Skip" and not words:
             skipped.append(plugin)
             continue
@@ -168,7 +168,7 @@ def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look:
         head.add_column(no_wrap=True)
         head.add_row(plugin, numbers)
         lines.append(head)
-        for w in _score_words(plugin, plugin_facts.get(plugin)):
+        for w in score_words(plugin, plugin_facts.get(plugin)):
             lines.append(Padding(Text(w), (0, 0, 0, 4)))
     return [Block(Group(*lines))]
 
@@ -178,7 +178,8 @@ _SCORE_PARTS = {"NodeResourcesFit": ("score",), "PodTopologySpread": ("soft",), 
                 "InterPodAffinity": (), "VolumeBinding": (), "DynamicResources": ()}
 
 
-def _score_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:
+def score_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:
+    """The plugin's facts that explain its score, in --node's words (the HTML page's too)."""
     if not facts:
         return []
     if plugin == "TaintToleration":
@@ -188,7 +189,8 @@ def _score_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:
     return describe(plugin, facts)
 
 
-def _filter_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:
+def filter_words(plugin: str, facts: Mapping[str, Any] | None) -> list[str]:
+    """The plugin's facts that explain its Filter verdict, in --node's words (the HTML page's too)."""
     if not facts:
         return []
     parts = _SCORE_PARTS.get(plugin, ())

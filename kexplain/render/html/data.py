@@ -14,8 +14,7 @@ import json
 from typing import Any, Mapping
 
 from kexplain.render.html.pack import pack
-from kexplain.render.node import _filter_words as filter_words
-from kexplain.render.node import _score_words as score_words
+from kexplain.render.node import filter_words, score_words
 
 Trace = Mapping[str, Any]
 
