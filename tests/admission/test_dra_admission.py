@@ -9,6 +9,7 @@ import pytest
 from kexplain.admission import admit
 from kexplain.admission.pipeline import Admitted
 from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.features import DEFAULT, KubeVersion
 
 V1 = "resource.k8s.io/v1"
 
@@ -50,12 +51,12 @@ def namespace(name: str, **labels: str) -> dict:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
 
 
-def run(*objs: dict) -> Admitted:
-    return admit([(o, Source("cluster.yaml", i + 1)) for i, o in enumerate(objs)], None)
+def run(*objs: dict, kube: KubeVersion = DEFAULT) -> Admitted:
+    return admit([(o, Source("cluster.yaml", i + 1)) for i, o in enumerate(objs)], None, kube=kube)
 
 
-def admitted(obj: dict, *context: dict) -> dict:
-    out = run(*context, obj)
+def admitted(obj: dict, *context: dict, kube: KubeVersion = DEFAULT) -> dict:
+    out = run(*context, obj, kube=kube)
     return next(o for o, _ in out.objects if o.get("kind") == obj["kind"]
                 and o["metadata"]["name"] == obj["metadata"]["name"])
 
@@ -88,19 +89,39 @@ def test_template_spec_is_defaulted():
         "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}
 
 
+GATED_REQUEST = {"name": "gpu", "exactly": {"deviceClassName": "x", "tolerations": [{"key": "k", "operator": "Exists"}],
+                                            "capacity": {"requests": {"memory": "1Gi"}}, "adminAccess": False}}
+GATED_CONSTRAINTS = [{"matchAttribute": "x.io/numa", "distinctAttribute": "x.io/a"}]
+GATED_DEVICE = {"taints": [{"key": "k", "effect": "NoSchedule"}], "consumesCounters": [{"counterSet": "a", "counters": {}}],
+                "bindingConditions": ["ready"], "allowMultipleAllocations": True}
+
+
 def test_fields_of_disabled_gates_are_dropped():
-    req = {"name": "gpu", "exactly": {"deviceClassName": "x", "tolerations": [{"key": "k", "operator": "Exists"}],
-                                      "capacity": {"requests": {"memory": "1Gi"}}, "adminAccess": False}}
-    c = admitted(claim("c", req, constraints=[{"matchAttribute": "x.io/numa", "distinctAttribute": "x.io/a"}]))
+    """1.35, where device taints, consumable capacity, partitionable devices, binding conditions
+    and extended resources are off by default."""
+    v1_35 = KubeVersion("1.35")
+    c = admitted(claim("c", GATED_REQUEST, constraints=GATED_CONSTRAINTS), kube=v1_35)
     assert c["spec"]["devices"]["requests"][0]["exactly"] == {
         "deviceClassName": "x", "adminAccess": False, "allocationMode": "ExactCount", "count": 1}
     assert c["spec"]["devices"]["constraints"] == [{"matchAttribute": "x.io/numa"}]
-    s = admitted(resource_slice("s", device(taints=[{"key": "k", "effect": "NoSchedule"}],
-                                             consumesCounters=[{"counterSet": "a", "counters": {}}],
-                                             bindingConditions=["ready"], allowMultipleAllocations=True)))
+    s = admitted(resource_slice("s", device(**GATED_DEVICE)), kube=v1_35)
     assert set(s["spec"]["devices"][0]) == {"name", "attributes", "capacity"}
-    dc = admitted(device_class("dc", extendedResourceName="example.com/gpu"))
+    dc = admitted(device_class("dc", extendedResourceName="example.com/gpu"), kube=v1_35)
     assert "extendedResourceName" not in dc["spec"]
+
+
+def test_fields_of_gates_on_by_default_in_136_are_kept():
+    """1.36 turns those gates on: nothing is dropped (and a constraint may hold both attributes:
+    the validation reads matchAttribute first)."""
+    kube = KubeVersion("1.36")
+    c = admitted(claim("c", GATED_REQUEST, constraints=GATED_CONSTRAINTS), kube=kube)
+    assert c["spec"]["devices"]["requests"][0]["exactly"] == {
+        **GATED_REQUEST["exactly"], "allocationMode": "ExactCount", "count": 1}
+    assert c["spec"]["devices"]["constraints"] == GATED_CONSTRAINTS
+    s = admitted(resource_slice("s", device(**GATED_DEVICE)), kube=kube)
+    assert set(s["spec"]["devices"][0]) == {"name", "attributes", "capacity", *GATED_DEVICE}
+    dc = admitted(device_class("dc", extendedResourceName="example.com/gpu"), kube=kube)
+    assert dc["spec"]["extendedResourceName"] == "example.com/gpu"
 
 
 def test_cluster_scoped_kinds_lose_their_namespace():

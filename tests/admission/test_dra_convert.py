@@ -13,6 +13,7 @@ import pytest
 from kexplain.admission import admit
 from kexplain.admission.dra_convert import BASIC_DEVICE_FIELDS, REQUEST_BODY_FIELDS, decode
 from kexplain.errors import AdmissionRejected, Source
+from kexplain.features import DEFAULT, KubeVersion
 from tests.support.cli_helpers import explain_json
 from tests.support.dra_versions import DRA_KINDS, count_at, objects, rewrite, to_v1beta1, to_v1beta2
 from tests.support.paths import DATA
@@ -41,8 +42,9 @@ def converted(obj: dict) -> dict:
     return decode(copy.deepcopy(obj), defaults=False)
 
 
-def admitted(obj: dict) -> dict:
-    (out, _), = [(o, s) for o, s in admit([(obj, Source("c.yaml", 1))], None).objects if o["kind"] == obj["kind"]]
+def admitted(obj: dict, kube: KubeVersion = DEFAULT) -> dict:
+    (out, _), = [(o, s) for o, s in admit([(obj, Source("c.yaml", 1))], None, kube=kube).objects
+                 if o["kind"] == obj["kind"]]
     return out
 
 
@@ -163,16 +165,20 @@ def test_v1beta2_has_v1_s_fields():
 
 # -- defaulting in the written version ----------------------------------------------------------------
 
-def test_v1beta1_defaults_a_request_only_when_it_names_a_class():
+# The toleration is defaulted (operator Equal), then dropped on create where DRADeviceTaints is off (1.35)
+@pytest.mark.parametrize(("minor", "tolerations"), [
+    ("1.35", {}), ("1.36", {"tolerations": [{"key": "k", "effect": "NoSchedule", "operator": "Equal"}]})])
+def test_v1beta1_defaults_a_request_only_when_it_names_a_class(minor, tolerations):
     got = admitted(claim({"name": "a", "deviceClassName": "x", "tolerations": [{"key": "k", "effect": "NoSchedule"}]},
                          {"name": "b", "deviceClassName": "x", "allocationMode": "All"},
                          {"name": "c", "firstAvailable": [{"name": "s", "deviceClassName": "x"},
-                                                          {"name": "t", "deviceClassName": "x", "count": 4}]}))
+                                                          {"name": "t", "deviceClassName": "x", "count": 4}]}),
+                   KubeVersion(minor))
     a, b, c = got["spec"]["devices"]["requests"]
-    assert a == {"name": "a", "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1}}
+    assert a == {"name": "a", "exactly": {"deviceClassName": "x", "allocationMode": "ExactCount", "count": 1,
+                                          **tolerations}}
     assert b == {"name": "b", "exactly": {"deviceClassName": "x", "allocationMode": "All"}}
     assert [(s["allocationMode"], s["count"]) for s in c["firstAvailable"]] == [("ExactCount", 1), ("ExactCount", 4)]
-    # (tolerations are defaulted, then dropped on create: DRADeviceTaints is off)
 
 
 def test_a_v1beta1_request_without_class_is_not_defaulted_and_validation_says_so_at_internal_paths():
@@ -246,6 +252,7 @@ def test_a_case_rewritten_at_a_beta_version_schedules_as_its_v1_original(capsys,
     assert (got_code, json.loads(got)) == (code, json.loads(original))
     (warning,) = got_err.splitlines()
     assert warning.startswith(f"warning: {tmp_path / 'cluster.yaml'}: document ")
-    assert warning.endswith(f"apiVersion: {version} is off by default in Kubernetes 1.35: kube-apiserver serves it "
+    # the default version's words (the beta versions are off by default in every minor)
+    assert warning.endswith(f"apiVersion: {version} is off by default in Kubernetes {DEFAULT.minor}: kube-apiserver serves it "
                             f"only with --runtime-config={version}=true (use {V1}); read as if enabled (and "
                             f"{objects_at - 1} other objects of this version)")

@@ -2,7 +2,7 @@
 refused by default (`--validate=strict`, the API server's `strict decoding error: unknown field
 "spec.x"`), warned of with `--validate=warn`, not looked for with `--validate=ignore`; objects an
 API server stored (a resourceVersion, or `--stored`) are not checked again. An object without an
-apiVersion, or at a version of a built-in group Kubernetes 1.35 does not serve, is refused with
+apiVersion, or at a version of a built-in group the version followed does not serve, is refused with
 lint's words. Objects of kinds kexplain does not read are left alone."""
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import check_objects, objects_from_text
 from kexplain.admission.openapi import builtin_index, parse_validate
 from kexplain.apimachinery.versions import OFF_BY_DEFAULT
+from kexplain.features import DEFAULT_MINOR
 from kexplain.lint.schemas import SchemaStore
 from tests.support.cli_helpers import explain_json as explain
 from tests.support.lint_helpers import deployment, node, pod, write
@@ -124,10 +125,10 @@ def test_list_items_are_checked_and_typed_list_items_take_the_list_s_api_version
     objs = objects_from_text(text, "c.yaml")
     assert [(o["apiVersion"], o["kind"]) for o, _ in objs] == [("v1", "Pod"), ("policy/v1beta1", "PodDisruptionBudget")]
     assert check_objects(objs[:1], {"Pod"}).warnings == []
-    checked = check_objects(objs, {"Pod", "PodDisruptionBudget"})
+    checked = check_objects(objs, {"Pod", "PodDisruptionBudget"})      # under the default version
     assert [o["kind"] for o, _ in checked.objects] == ["Pod"]
     assert checked.warnings == ['c.yaml: document 2: PodDisruptionBudget default/pdb: apiVersion: no matches for kind '
-                                '"PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.35 does not serve it '
+                                f'"PodDisruptionBudget" in version "policy/v1beta1": Kubernetes {DEFAULT_MINOR} does not serve it '
                                 "(use policy/v1); skipped (kubectl apply refuses it and applies the rest of the file)"]
 
 

@@ -3,10 +3,12 @@ found on the chosen node and the pod in reservedFor, in a new snapshot; later co
 find those devices in use."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from kexplain.explain.batch import explain_batch
@@ -14,6 +16,7 @@ from kexplain.explain.dra_binding import claim_bindings, with_claims_allocated
 from kexplain.explain.inputs import load, load_inputs
 from kexplain.explain.placement import Placement, iter_placements
 from kexplain.explain.request import Request, RunOptions
+from kexplain.features import DEFAULT, KubeVersion
 from kexplain.plugins.dra.binding import FINALIZER
 from kexplain.plugins.dra.inventory import inventory
 
@@ -86,11 +89,11 @@ def loaded(tmp_path: Path, pods: list[Obj], nodes: list[Obj]):
     return load(Request(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),)))
 
 
-def single(tmp_path: Path, pods: list[Obj], nodes: list[Obj]):
-    """The inputs of a file's one pod (its template claims made)."""
+def single(tmp_path: Path, pods: list[Obj], nodes: list[Obj], kube: KubeVersion = DEFAULT):
+    """The inputs of a file's one pod (its template claims made), as `kube` reads them."""
     (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(pods))
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(nodes))
-    return load_inputs(Request(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),)))
+    return load_inputs(Request(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),), kube=kube))
 
 
 def batch(tmp_path: Path, pods: list[Obj], nodes: list[Obj]):
@@ -98,9 +101,10 @@ def batch(tmp_path: Path, pods: list[Obj], nodes: list[Obj]):
     return list(explain_batch(got.batch, got.pool, RunOptions()))
 
 
-def replicas(tmp_path: Path, pods: list[Obj], nodes: list[Obj], copies: int) -> list[Placement]:
+def replicas(tmp_path: Path, pods: list[Obj], nodes: list[Obj], copies: int,
+             kube: KubeVersion = DEFAULT) -> list[Placement]:
     """Every copy of the file's one workload, placed in turn as the batch places them."""
-    return list(iter_placements(single(tmp_path, pods, nodes), RunOptions(), copies))
+    return list(iter_placements(single(tmp_path, pods, nodes, kube), RunOptions(), copies))
 
 
 def reasons(trace) -> list[str]:
@@ -129,11 +133,16 @@ def test_third_replica_finds_every_matching_gpu_taken(tmp_path):
             {"resource": "pods", "name": a.inputs.pod.name, "uid": a.inputs.pod.uid}]
 
 
-def test_allocation_is_what_filter_chose_for_the_node(tmp_path):
+@pytest.mark.parametrize("minor", ["1.35", "1.36"])
+def test_allocation_is_what_filter_chose_for_the_node(tmp_path, minor):
     first, second = replicas(tmp_path, [template("four-h100", "h100", 4), deployment("train", 2, "four-h100")],
-                             cluster(), 2)
+                             cluster(), 2, KubeVersion(minor))
     claim = claim_of(second.inputs.snapshot, first.inputs.pod)
-    allocation = claim["status"]["allocation"]
+    allocation = dict(claim["status"]["allocation"])
+    # PreBind stamps the allocation where binding conditions and device status are on (1.36's defaults)
+    stamp = allocation.pop("allocationTimestamp", None)
+    assert (stamp is not None) is (minor == "1.36")
+    assert stamp is None or re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
     assert allocation == {
         "devices": {"results": [{"request": "gpus", "driver": DRIVER, "pool": first.node, "device": f"gpu-{i}"}
                                 for i in range(4)]},
