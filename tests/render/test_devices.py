@@ -12,6 +12,7 @@ import yaml
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
+from kexplain.features import KubeVersion
 from kexplain.render.devices import selector_words, signature
 from kexplain.render.devices_view import class_groups, why_groups
 from kexplain.render.dra_notes import dra_notes
@@ -22,8 +23,9 @@ DATA = ROOT / "tests" / "data" / "devices"
 
 
 def _trace(tmp_path: Path | None = None, pod: list[dict] | None = None, cluster: list[dict] | None = None,
-           all_nodes: bool = True, node: str | None = None) -> dict[str, Any]:
-    """The trace of the devices case (or a variant of it) with every node's plugin facts."""
+           all_nodes: bool = True, node: str | None = None, kube: KubeVersion = KubeVersion("1.35")) -> dict[str, Any]:
+    """The trace of the devices case (or a variant of it) with every node's plugin facts, under
+    `kube` (1.35, whose quirks this module names, unless a test says another)."""
     pod_path, cluster_path = DATA / "pod.yaml", DATA / "cluster.yaml"
     if pod is not None:
         pod_path = tmp_path / "pod.yaml"
@@ -31,7 +33,7 @@ def _trace(tmp_path: Path | None = None, pod: list[dict] | None = None, cluster:
     if cluster is not None:
         cluster_path = tmp_path / "cluster.yaml"
         cluster_path.write_text(yaml.safe_dump_all(cluster))
-    inputs = load_inputs(Request(pod_path=str(pod_path), node_paths=(str(cluster_path),)))
+    inputs = load_inputs(Request(pod_path=str(pod_path), node_paths=(str(cluster_path),), kube=kube))
     nodes = frozenset(ni.name for ni in inputs.snapshot.node_infos) if all_nodes else frozenset([node or ""])
     return explain(inputs, RunOptions(details=True, explain_nodes=nodes)).to_json()
 
@@ -160,6 +162,10 @@ def test_score_quirk_with_one_allocated_and_one_unallocated_claim(tmp_path):
     assert "is smaller than number of claims" in error, trace["result"]
     notes = dra_notes(trace)
     assert len(notes) == 1 and "quirk of v1.35.4" in notes[0] and "2 nodes (two or more) pass Filter" in notes[0]
+    # 1.36 reads the allocated claim's allocation from its status: the pod is scheduled, nothing noted
+    trace = _trace(tmp_path, pod=pod, cluster=cluster, kube=KubeVersion("1.36"))
+    assert "error" not in trace["result"] and trace["result"]["status"] == "Scheduled", trace["result"]
+    assert not any("quirk" in note for note in dra_notes(trace))
 
 
 def test_all_mode_over_an_incomplete_pool_is_named(tmp_path):

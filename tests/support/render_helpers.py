@@ -9,10 +9,14 @@ from kexplain.cli.env import Environment
 from kexplain.explain.inputs import load_inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
+from kexplain.features import KubeVersion
 from kexplain.render.table import print_trace
 from tests.support.paths import ROOT
 
 FIXTURES = ROOT / "fixtures"
+# The version the render tests' figures (scores, ranks, reasons) were worked out for; a test of
+# what another version shows names it.
+RENDERED_VERSION = KubeVersion("1.35")
 
 
 def fixture_paths(name: str) -> tuple[Path, Path]:
@@ -23,10 +27,10 @@ def fixture_paths(name: str) -> tuple[Path, Path]:
     return FIXTURES / name / "pod.yaml", FIXTURES / name / "cluster.yaml"
 
 
-def trace_of(name: str, *nodes: str, unexamined: bool = True) -> dict[str, Any]:
-    """The fixture's trace with `details` (plugin facts for `nodes`) and `unexamined`."""
+def trace_of(name: str, *nodes: str, unexamined: bool = True, kube: KubeVersion = RENDERED_VERSION) -> dict[str, Any]:
+    """The fixture's trace under `kube` with `details` (plugin facts for `nodes`) and `unexamined`."""
     pod, cluster = fixture_paths(name)
-    req = Request(pod_path=str(pod), node_paths=(str(cluster),))
+    req = Request(pod_path=str(pod), node_paths=(str(cluster),), kube=kube)
     options = RunOptions(details=True, explain_nodes=frozenset(nodes), unexamined=unexamined)
     return explain(load_inputs(req), options).to_json()
 
