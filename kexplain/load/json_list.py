@@ -5,7 +5,8 @@ one workload each get their own copy of its tolerations, containers, owner refer
 parts of about CHUNK_CHARS, each part's items have their second-level lists (`spec.tolerations`,
 `metadata.ownerReferences`, ...) replaced by the first equal one read, while the part is new: the
 copies freed go back to the allocator before the next part is read, and the load's peak memory
-falls by about half on such a dump.
+falls by about half on such a dump. Only texts of at least MIN_CHARS are read so: the sharing
+costs time, and a smaller text's whole read stays within the memory budget (see MIN_CHARS).
 
 Sharing is safe because loaded objects are never changed in place (admission copies what it
 changes; `kexplain.admission.shapes` shares unchanged parts of its output with its input the
@@ -26,7 +27,14 @@ from json.decoder import WHITESPACE, scanstring
 from typing import Any
 
 CHUNK_CHARS = 1 << 20           # a part's length: the key strings of one part are shared by its parse
-MIN_CHARS = 16 << 20            # smaller texts are parsed whole
+# Reading in parts is for memory only, and costs time: a whole `json.loads` of a dump peaks at
+# about WHOLE_PEAK_PER_CHAR bytes per character of text (classic 177 MB: 1,061 MB; wide 266 MB:
+# 1,650 MB), and issue 25 bounds a run's peak at 1,500 MB, of which MEMORY_BUDGET is left to the
+# load (the rest to what the run builds after it). Texts whose whole read stays within it
+# (MIN_CHARS, 200 Mi characters) are parsed whole, as they always were.
+WHOLE_PEAK_PER_CHAR = 6
+MEMORY_BUDGET = 1200 << 20
+MIN_CHARS = MEMORY_BUDGET // WHOLE_PEAK_PER_CHAR
 MAX_MISSES = 16                 # cuts inside items tried per part before the whole text is parsed
 _WS = "[ \t\n\r]*"
 _DECODER = json.JSONDecoder()

@@ -154,3 +154,24 @@ def test_a_run_changes_no_loaded_object(small_parts: None, tmp_path: Path, capsy
                   *extra, *args])
             again.append(capsys.readouterr().out)
     assert outputs == again
+
+
+def test_a_text_under_the_threshold_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_list, "CHUNK_CHARS", 300)
+    text = dump(40)
+    monkeypatch.setattr(json_list, "MIN_CHARS", len(text) + 1)
+    assert json_list.read_list(text) is None
+    calls: list[str] = []
+    real = json_list.read_list
+    monkeypatch.setattr(json_list, "read_list", lambda t: calls.append(t) or real(t))
+    assert same(outcome(text), [obj for obj, _ in objects_from_text(text, "cluster.yaml")])
+    assert calls and all(real(t) is None for t in calls)
+    monkeypatch.setattr(json_list, "MIN_CHARS", len(text))
+    read = json_list.read_list(text)
+    assert read is not None and same(read, json.loads(text))
+
+
+def test_the_threshold_keeps_a_whole_read_within_the_memory_budget() -> None:
+    assert json_list.MIN_CHARS * json_list.WHOLE_PEAK_PER_CHAR <= json_list.MEMORY_BUDGET < 1500 << 20
+    assert json_list.read_list(" " * 1000 + dump(3)) is None
+
