@@ -36,6 +36,9 @@ WHOLE_PEAK_PER_CHAR = 6
 MEMORY_BUDGET = 1200 << 20
 MIN_CHARS = MEMORY_BUDGET // WHOLE_PEAK_PER_CHAR
 MAX_MISSES = 16                 # cuts inside items tried per part before the whole text is parsed
+PROBE = 256                     # a field's lists keyed before how often they repeat is judged
+MIN_REPEATS = 0.5               # a field whose lists repeat less often is no longer keyed (pure cost)
+RESCAN = 64                     # every so many items of a kind are searched for list fields anew
 _WS = "[ \t\n\r]*"
 _DECODER = json.JSONDecoder()
 
@@ -96,7 +99,7 @@ def _items(text: str, pos: int) -> tuple[list[Any] | None, int]:
     if cut is None:
         return None, pos
     items: list[Any] = []
-    memo: dict[bytes, list[Any]] = {}
+    memo = _Sharer()
     while True:
         found = cut.search(text, start + CHUNK_CHARS)
         misses = 0
@@ -111,10 +114,10 @@ def _items(text: str, pos: int) -> tuple[list[Any] | None, int]:
                 found = cut.search(text, found.start() + 1)
         if found is None:                   # the last part: up to the array's `]`
             part, end = _DECODER.raw_decode("[" + text[start:])
-            _share(part, memo)
+            memo.share(part)
             items.extend(part)
             return items, start + end - 1
-        _share(part, memo)
+        memo.share(part)
         items.extend(part)
         start = found.start(1) - 1
 
@@ -140,18 +143,83 @@ def _item_start(text: str, start: int) -> re.Pattern[str] | None:
     return re.compile(r"\}" + _WS + "," + _WS + r"\{(" + _WS + signature + ")")
 
 
-def _share(items: list[Any], memo: dict[bytes, list[Any]]) -> None:
-    """Each item's second-level lists replaced by the first equal one read (`memo`)."""
-    dumps = marshal.dumps
-    keep = memo.setdefault
-    for item in items:
-        if type(item) is not dict:
-            continue
-        for field in item.values():
+class _Fields:
+    """The list fields (top key, key) of one kind of item: those still keyed, in the order first
+    met, and for those still on probation how often each was keyed and found already read."""
+
+    __slots__ = ("seen", "keyed", "probing", "met")
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.keyed: list[tuple[str, str]] = []
+        self.probing: dict[tuple[str, str], list[int]] = {}    # [keyed, found] until PROBE
+        self.met: set[tuple[str, str]] = set()                 # dropped ones included
+
+    def scan(self, item: dict[str, Any]) -> None:
+        """Add the non-empty second-level lists of `item` not met before."""
+        for top, field in item.items():
             if type(field) is dict:
                 for key, value in field.items():
+                    if type(value) is list and value and (top, key) not in self.met:
+                        self.met.add((top, key))
+                        self.probing[(top, key)] = [0, 0]
+                        self.keyed.append((top, key))
+
+    def count(self, path: tuple[str, str], found: bool) -> None:
+        """One more keyed list of `path`; after PROBE, a field that repeats too rarely is dropped."""
+        counts = self.probing[path]
+        counts[0] += 1
+        counts[1] += found
+        if counts[0] == PROBE:
+            del self.probing[path]
+            if counts[1] < PROBE * MIN_REPEATS:    # a new list: `share` may be going through this one
+                self.keyed = [other for other in self.keyed if other != path]
+
+
+class _Sharer:
+    """Each item's second-level lists replaced by the first equal one read (one read's memos).
+
+    The fields holding lists are found per kind of item, over its first item and every
+    RESCAN-th (not every key of every item); a field whose lists rarely repeat (a node's images)
+    stops being keyed after PROBE of them: its marshal and look-up would be pure cost."""
+
+    def __init__(self) -> None:
+        # Version 4 (marshal's default) writes ASCII strings as they are, but its bytes also
+        # mark the objects referred to more than once, and sharing changes that (a key string
+        # whose other users were replaced): bytes not met before are written again without
+        # back-references (version 2, the value alone) and looked up by value.
+        self.memo: dict[bytes, list[Any]] = {}
+        self.by_value: dict[bytes, list[Any]] = {}
+        self.kinds: dict[Any, _Fields] = {}
+
+    def share(self, items: list[Any]) -> None:
+        dumps, memo, by_value, kinds = marshal.dumps, self.memo, self.by_value.setdefault, self.kinds
+        for item in items:
+            if type(item) is not dict:
+                continue
+            kind = item.get("kind")
+            if type(kind) is not str:
+                kind = None
+            fields = kinds.get(kind)
+            if fields is None:
+                fields = kinds[kind] = _Fields()
+            if fields.seen % RESCAN == 0:
+                fields.scan(item)
+            fields.seen += 1
+            probing = fields.probing
+            for path in fields.keyed:
+                field = item.get(path[0])
+                if type(field) is dict:
+                    value = field.get(path[1])
                     if type(value) is list and value:
                         try:
-                            field[key] = keep(dumps(value), value)
+                            key = dumps(value)
+                            shared = memo.get(key)
+                            if shared is None:
+                                shared = memo[key] = by_value(dumps(value, 2), value)
                         except ValueError:      # nested too deeply to marshal: kept as read
-                            pass
+                            continue
+                        if shared is not value:
+                            field[path[1]] = shared
+                        if probing and path in probing:
+                            fields.count(path, shared is not value)

@@ -175,3 +175,39 @@ def test_the_threshold_keeps_a_whole_read_within_the_memory_budget() -> None:
     assert json_list.MIN_CHARS * json_list.WHOLE_PEAK_PER_CHAR <= json_list.MEMORY_BUDGET < 1500 << 20
     assert json_list.read_list(" " * 1000 + dump(3)) is None
 
+
+def nodes_and_pods(n: int) -> str:
+    """Nodes whose images never repeat, then pods whose tolerations do and whose volumes appear
+    only from the sixth pod on."""
+    items: list[dict[str, Any]] = [
+        {"kind": "Node", "metadata": {"name": f"n{i}"},
+         "status": {"images": [{"names": [f"img-{i}", 1, 1.0, True]}], "conditions": [{"type": "Ready"}]}}
+        for i in range(n)]
+    items += [{"kind": "Pod", "metadata": {"name": f"p{i}"},
+               "spec": {"tolerations": [{"key": "k", "value": [1, 1.0, True][i % 3]}],
+                        **({"volumes": [{"name": "v", "emptyDir": {}}]} if i >= 5 else {})}}
+              for i in range(n)]
+    return json.dumps({"kind": "List", "apiVersion": "v1", "items": items})
+
+
+def test_fields_that_rarely_repeat_are_no_longer_keyed(small_parts: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_list, "PROBE", 8)
+    monkeypatch.setattr(json_list, "RESCAN", 4)
+    text = nodes_and_pods(60)
+    sharer = json_list._Sharer()
+    doc = json.loads(text)
+    sharer.share(doc["items"])
+    assert same(doc, json.loads(text))
+    node_fields, pod_fields = sharer.kinds["Node"], sharer.kinds["Pod"]
+    assert ("status", "images") in node_fields.met and ("status", "images") not in node_fields.keyed
+    assert ("status", "conditions") in node_fields.keyed and ("spec", "volumes") in pod_fields.keyed
+    assert len(sharer.by_value) == 8 + 1 + 3 + 1     # the images keyed before the drop, then one per value
+
+    monkeypatch.setattr(json_list, "CHUNK_CHARS", 2000)     # parts of several items: keys met in each
+    read = json_list.read_list(text)
+    assert read is not None and same(read, json.loads(text))
+    nodes, pods = read["items"][:60], read["items"][60:]
+    assert len({id(n["status"]["conditions"]) for n in nodes}) == 1
+    assert len({id(n["status"]["images"]) for n in nodes}) == 60
+    assert len({id(p["spec"]["tolerations"]) for p in pods}) == 3       # 1, 1.0 and True apart
+    assert len({id(p["spec"]["volumes"]) for p in pods[8:]}) == 1       # met again by a later scan
