@@ -198,6 +198,7 @@ class ShapeIndex:
     def __init__(self) -> None:
         self.valid_nodes: set[str] = set()
         self._keys: dict[bytes, bytes] = {}
+        self._by_value: dict[bytes, bytes] = {}     # a shape's bytes without back-references: its key
         self._of: dict[int, tuple[dict, bytes | None]] = {}
         self.fields_ok: set[tuple[str, str, bytes]] = set()   # (minor, validate, shape): check_fields found nothing
 
@@ -213,13 +214,18 @@ class ShapeIndex:
             try:
                 # Version 4 writes ASCII strings as they are (a third faster than version 2, which
                 # encodes each one), and marks objects met again in the dump as back-references:
-                # equal bytes are still equal values (pods that share objects differently may get
-                # two keys for one shape, which costs a second full admission, nothing else).
+                # equal bytes are still equal values, but pods that share objects differently
+                # (lists shared across a dump read in parts, `kexplain.load.json_list`) get other
+                # bytes for one shape. So bytes not met before are written again without
+                # back-references (version 2: the value alone), once per new key, and bytes of a
+                # shape already keyed get that shape's key (no second full admission).
                 key = marshal.dumps(pod, 4)
+                found = self._keys.get(key)
+                if found is None:
+                    found = self._keys[key] = self._by_value.setdefault(marshal.dumps(pod, 2), key)
+                key = found
             except ValueError:
                 key = None
-            else:
-                key = self._keys.setdefault(key, key)
             finally:
                 for mapping, k, value in reversed(undo):
                     mapping[k] = value

@@ -36,7 +36,7 @@ import yaml
 from yaml.constructor import ConstructorError
 
 from kexplain.errors import InputError, Source, clip
-from kexplain.load import goyaml
+from kexplain.load import goyaml, json_list
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 try:  # pragma: no cover - depends on how PyYAML was built
@@ -1030,7 +1030,11 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
 
 def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeError:
     """The one JSON document of `text`, or the JSON error when it is not JSON (then it is read
-    as YAML, which JSON is a subset of, and the JSON error is reported for a `.json` file)."""
+    as YAML, which JSON is a subset of, and the JSON error is reported for a `.json` file). A
+    large List is read in parts (`json_list`: less memory), anything else whole."""
+    listed = json_list.read_list(text)
+    if listed is not None:
+        return [listed]
     try:
         return [json.loads(text)]
     except json.JSONDecodeError as err:
