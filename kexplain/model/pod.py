@@ -218,7 +218,8 @@ class PodInfo:
         """What this pod's admission shape decides (`SHAPE_FACTS`), worked out now: pods of one
         shape differ only in name, uid, node, zone labels and what a controller derives from
         those, none of which these read, so the other pods of the shape `adopt` them."""
-        self.index_terms()
+        if self.has_affinity:       # (as `NodeInfo.add_pod`: without, the terms stay unset)
+            self.index_terms()
         _ = self.resource, self.host_ports
         mine = self.__dict__
         return {name: mine[name] for name in SHAPE_FACTS if name in mine}
