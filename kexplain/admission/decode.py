@@ -285,24 +285,40 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             keyed = {_key_text(key): item for key, item in value.items()}
             value.clear()
             value.update(keyed)
+        sub = schema[1]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
         for key in list(value):
+            if type(value[key]) in kept:
+                continue
             if value[key] is None:
-                value[key] = _zero(schema[1])
-            value[key] = _check(value[key], schema[1], _join(path, key), obj, source)
+                value[key] = _zero(sub)
+            value[key] = _check(value[key], sub, _join(path, key), obj, source)
     elif isinstance(schema, list):
         if not isinstance(value, list):
             raise _expected("a list", value, path, obj, source)
+        sub = schema[0]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
         for i, item in enumerate(value):
+            if type(item) in kept:
+                continue
             if item is None:
-                item = _zero(schema[0])
-            value[i] = _check(item, schema[0], f"{path}[{i}]", obj, source)
+                item = _zero(sub)
+            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
     elif isinstance(schema, dict):
         if not isinstance(value, dict):
             raise _expected("a mapping", value, path, obj, source)
         for name, sub in schema.items():
             if name in value:
-                value[name] = _check(value[name], sub, _join(path, name), obj, source)
+                item = value[name]
+                if type(sub) is str and type(item) in _KEPT.get(sub, ()):
+                    continue
+                value[name] = _check(item, sub, _join(path, name), obj, source)
     return value
+
+
+# The types a leaf schema keeps as they are (`_check` returns the value itself): looked up
+# before calling it for each item and field (most values are of these types).
+_KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
 
 
 def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> InputError:
