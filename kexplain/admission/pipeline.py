@@ -126,8 +126,9 @@ def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], war
 class _Shapes:
     """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
     written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
-    first pod (copied and admitted by the full path), and each shape's patch once made (None:
-    the shape keeps the full path). Lives as long as the run; one entry per shape."""
+    first pod (copied and decoded as any other object, then patched too: `admit_pods`), and
+    each shape's patch once made (None: the shape keeps the full path). Lives as long as the
+    run; one entry per shape."""
 
     def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
         self.index = index if index is not None else shapes.ShapeIndex()
@@ -243,10 +244,14 @@ class _Admission:
         return id(obj) in self._stored
 
     def admit_pods(self) -> None:
-        """The cluster's pods, in file order, each replaced by its admitted self. (A pod kept
-        as written whose shape has a patch is patched here directly: the loop of 150,000.)"""
+        """The cluster's pods, in file order, each replaced by its admitted self. A pod of a
+        shape whose patch replays is patched here directly (the loop of 150,000), the shape's
+        first pod too (its copy, decoded: `_Shapes.note`): the patch is made when that pod
+        comes, from the shape's canonical pod admitted in full, which is what admitting the
+        first pod in full would repeat. A shape without a patch keeps the full path."""
         entries = self._by_kind.get("Pod", [])
         raw = self._shapes.raw if self._shapes is not None else {}
+        firsts = self._shapes.key_of if self._shapes is not None else {}
         appliers: dict[bytes, Callable[[dict], dict | None] | None] = {}   # shape -> `_patched_admission`
         stored = self._stored
         objects = self.objects
@@ -258,9 +263,11 @@ class _Admission:
                 continue
             admitted = None
             key = raw.get(oid)
+            if key is None:
+                key = firsts.get(oid)
             if key is not None:
                 apply = appliers.get(key, _UNSET)
-                if apply is _UNSET:     # (the shape's first pod came before, and made its patch or none)
+                if apply is _UNSET:     # (the shape's first pod: its patch made now, or none)
                     apply = appliers[key] = self._patched_admission(key)
                 if apply is not None:
                     admitted = apply(obj)
@@ -362,12 +369,9 @@ class _Admission:
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
-        shape = None
-        if self._shapes is not None:
-            shape = self._shapes.key_of.get(id(pod))
-            if id(pod) in self._shapes.raw:     # no patch for its shape, or its name is taken:
-                pod = _copy(pod, src)           # the full path (it decodes as its shape's first did)
-                check_decodes(pod, src, self.kube)
+        if self._shapes is not None and id(pod) in self._shapes.raw:    # no patch for its shape, or its
+            pod = _copy(pod, src)       # name is taken: the full path (it decodes as its shape's first did)
+            check_decodes(pod, src, self.kube)
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
         if not meta.get("namespace"):
@@ -384,8 +388,6 @@ class _Admission:
                     meta["labels"] = {}
                 meta["labels"].update(copied)
         self._pod_namespace_seen(meta["namespace"])
-        if shape is not None and self._shapes is not None and shape not in self._shapes.patches:
-            self._shapes.patches[shape] = self._patch_of(shape)
         return pod
 
     def _admit_steps(self, pod: dict, src: Source) -> None:
@@ -451,7 +453,9 @@ class _Admission:
         taken (the full path refuses it, in its words). None when the shape has no patch. One
         function per shape, its look-ups bound once: it runs for each of 150,000 pods."""
         assert self._shapes is not None
-        patch = self._shapes.patches.get(shape)
+        if shape not in self._shapes.patches:
+            self._shapes.patches[shape] = self._patch_of(shape)
+        patch = self._shapes.patches[shape]
         if patch is None:
             return None
         apply = patch.compiled()

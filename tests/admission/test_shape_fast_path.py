@@ -163,7 +163,7 @@ def replicas(make: Any, count: int = 4) -> list[dict]:
 def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
     pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"))
     cluster = cluster_of(*pods)
-    assert assert_same(cluster) == len(pods) - 1
+    assert assert_same(cluster) == len(pods)        # the first replica too: by its shape's patch
     result = admit(cluster, None)
     admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
     assert admitted[1]["spec"]["containers"][0]["resources"]["limits"] is pods[1]["spec"]["containers"][0][
@@ -294,8 +294,8 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
                     "stateful-fqdn"):
         assert patched > 0
-    if name in ("stateful", "daemon"):            # every pod after the first: one shape despite the per-pod fields
-        assert patched == 4
+    if name in ("stateful", "daemon"):            # every pod: one shape despite the per-pod fields
+        assert patched == 5
 
 
 @pytest.mark.parametrize("name", REFUSED)
@@ -378,13 +378,13 @@ def test_snapshot_shares_ports_and_affinity_terms_per_shape() -> None:
                 "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}}]}}
         return p
     result = admit(cluster_of(*replicas(make, 6)), None)
-    assert result.patched == 5 and len(result.shapes) == 5
+    assert result.patched == 6 and len(result.shapes) == 6
     by_shape, _ = build_cluster(result.objects, result.shapes)
     by_pod, _ = build_cluster(result.objects)
     assert_same_snapshot(by_shape, by_pod)
     pods = [p for ni in by_shape.node_infos for p in ni.pods]
     assert all(p.host_ports and p.required_anti_affinity_terms and p.preferred_affinity_terms for p in pods)
-    assert len({id(p.host_ports) for p in pods}) == 2     # the first pod's, and its shape's for the others
+    assert len({id(p.host_ports) for p in pods}) == 1     # the first pod's, taken by the others
 
 
 def test_snapshot_from_shapes_is_not_vacuous() -> None:
@@ -397,3 +397,20 @@ def test_snapshot_from_shapes_is_not_vacuous() -> None:
             continue
         shared += len(result.shapes)
     assert shared > 100
+
+
+def test_first_pod_of_a_shape_is_patched_or_refused_alike() -> None:
+    """A shape's first pod is admitted by the shape's patch as well: alike when it decodes to
+    other values (`1.0`), and refused in the full path's words when its name is taken by a pod
+    of another shape."""
+    floats = replicas(lambda i: _variant("float-values", i), 3)
+    result = admit(cluster_of(*floats), None)
+    assert result.patched == 3 and assert_same(cluster_of(*floats)) == 3
+    first = next(o for o, _ in result.objects if o.get("kind") == "Pod")
+    assert first["spec"]["terminationGracePeriodSeconds"] == 10 and type(first["spec"][
+        "terminationGracePeriodSeconds"]) is int
+    other = pod("web-0", "n2", priorityClassName="high")        # another shape, web-0's name
+    cluster = cluster_of(*CONTEXT, pod("web-0", "n1"), other, pod("web-1", "n2", priorityClassName="high"))
+    got, _ = outcome(cluster, None, True)
+    assert got[0] == "refused" and 'pods "web-0" already exists' in got[2]
+    assert_same(cluster)
