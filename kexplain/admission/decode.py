@@ -243,10 +243,51 @@ def _join(path: str, name: str) -> str:
 
 
 def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any:
-    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`)."""
-    if value is None or schema == ANY:
+    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`).
+    A mapping, map or list schema is told by its type first (most calls are for those: no
+    comparison with each leaf name on the way)."""
+    if value is None:
         return value
-    if schema == STR:
+    kind = type(schema)
+    if kind is dict:
+        if not isinstance(value, dict):
+            raise _expected("a mapping", value, path, obj, source)
+        for name, sub in schema.items():
+            if name in value:
+                item = value[name]
+                if type(sub) is str and type(item) in _KEPT.get(sub, ()):
+                    continue
+                value[name] = _check(item, sub, _join(path, name), obj, source)
+    elif kind is tuple:
+        if not isinstance(value, dict):
+            raise _expected("a mapping", value, path, obj, source)
+        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
+            from kexplain.admission.openapi import _key_text
+            keyed = {_key_text(key): item for key, item in value.items()}
+            value.clear()
+            value.update(keyed)
+        sub = schema[1]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        for key in list(value):
+            if type(value[key]) in kept:
+                continue
+            if value[key] is None:
+                value[key] = _zero(sub)
+            value[key] = _check(value[key], sub, _join(path, key), obj, source)
+    elif kind is list:
+        if not isinstance(value, list):
+            raise _expected("a list", value, path, obj, source)
+        sub = schema[0]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        for i, item in enumerate(value):
+            if type(item) in kept:
+                continue
+            if item is None:
+                item = _zero(sub)
+            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+    elif schema == ANY:
+        return value
+    elif schema == STR:
         if not isinstance(value, str):
             if isinstance(value, (datetime.date, datetime.datetime)):     # kubectl sends it as written
                 return _timestamp_text(value)
@@ -277,42 +318,6 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
         except quantity.QuantityError as exc:
             shown = go_quote(clip(value)) if isinstance(value, str) else value
             raise InputError(f"invalid quantity {shown}: {exc}", source=source, obj=obj, field=path) from None
-    elif isinstance(schema, tuple):
-        if not isinstance(value, dict):
-            raise _expected("a mapping", value, path, obj, source)
-        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
-            from kexplain.admission.openapi import _key_text
-            keyed = {_key_text(key): item for key, item in value.items()}
-            value.clear()
-            value.update(keyed)
-        sub = schema[1]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        for key in list(value):
-            if type(value[key]) in kept:
-                continue
-            if value[key] is None:
-                value[key] = _zero(sub)
-            value[key] = _check(value[key], sub, _join(path, key), obj, source)
-    elif isinstance(schema, list):
-        if not isinstance(value, list):
-            raise _expected("a list", value, path, obj, source)
-        sub = schema[0]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        for i, item in enumerate(value):
-            if type(item) in kept:
-                continue
-            if item is None:
-                item = _zero(sub)
-            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
-    elif isinstance(schema, dict):
-        if not isinstance(value, dict):
-            raise _expected("a mapping", value, path, obj, source)
-        for name, sub in schema.items():
-            if name in value:
-                item = value[name]
-                if type(sub) is str and type(item) in _KEPT.get(sub, ()):
-                    continue
-                value[name] = _check(item, sub, _join(path, name), obj, source)
     return value
 
 
