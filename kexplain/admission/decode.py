@@ -243,31 +243,68 @@ def _join(path: str, name: str) -> str:
 
 
 def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any:
-    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`)."""
-    if value is None or schema == ANY:
+    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`).
+    A mapping, map or list schema is told by its type first (most calls are for those: no
+    comparison with each leaf name on the way)."""
+    if value is None:
         return value
-
-    def fail(what: str) -> None:
-        raise InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
-
-    if schema == STR:
+    kind = type(schema)
+    if kind is dict:
+        if not isinstance(value, dict):
+            raise _expected("a mapping", value, path, obj, source)
+        for name, sub in schema.items():
+            if name in value:
+                item = value[name]
+                if type(sub) is str and type(item) in _KEPT.get(sub, ()):
+                    continue
+                value[name] = _check(item, sub, _join(path, name), obj, source)
+    elif kind is tuple:
+        if not isinstance(value, dict):
+            raise _expected("a mapping", value, path, obj, source)
+        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
+            from kexplain.admission.openapi import _key_text
+            keyed = {_key_text(key): item for key, item in value.items()}
+            value.clear()
+            value.update(keyed)
+        sub = schema[1]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        for key in list(value):
+            if type(value[key]) in kept:
+                continue
+            if value[key] is None:
+                value[key] = _zero(sub)
+            value[key] = _check(value[key], sub, _join(path, key), obj, source)
+    elif kind is list:
+        if not isinstance(value, list):
+            raise _expected("a list", value, path, obj, source)
+        sub = schema[0]
+        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        for i, item in enumerate(value):
+            if type(item) in kept:
+                continue
+            if item is None:
+                item = _zero(sub)
+            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+    elif schema == ANY:
+        return value
+    elif schema == STR:
         if not isinstance(value, str):
             if isinstance(value, (datetime.date, datetime.datetime)):     # kubectl sends it as written
                 return _timestamp_text(value)
-            fail("a string")
+            raise _expected("a string", value, path, obj, source)
     elif schema in (INT, INTSTR):
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if schema == INTSTR and isinstance(value, (datetime.date, datetime.datetime)):
             return _timestamp_text(value)
         if isinstance(value, bool) or not isinstance(value, (int, str) if schema == INTSTR else int):
-            fail("an integer or a string" if schema == INTSTR else "an integer")
+            raise _expected("an integer or a string" if schema == INTSTR else "an integer", value, path, obj, source)
     elif schema == BOOL:
         if not isinstance(value, bool):
-            fail("a boolean")
+            raise _expected("a boolean", value, path, obj, source)
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
-            fail("a timestamp string")
+            raise _expected("a timestamp string", value, path, obj, source)
         from kexplain.admission.openapi import RFC3339, go_time_parse_error
 
         problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
@@ -275,38 +312,24 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             raise InputError(problem, source=source, obj=obj, field=path)
     elif schema == QTY:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            fail("a quantity (a string or a number)")
+            raise _expected("a quantity (a string or a number)", value, path, obj, source)
         try:
             quantity.parse(value)
         except quantity.QuantityError as exc:
             shown = go_quote(clip(value)) if isinstance(value, str) else value
             raise InputError(f"invalid quantity {shown}: {exc}", source=source, obj=obj, field=path) from None
-    elif isinstance(schema, tuple):
-        if not isinstance(value, dict):
-            fail("a mapping")
-        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
-            from kexplain.admission.openapi import _key_text
-            keyed = {_key_text(key): item for key, item in value.items()}
-            value.clear()
-            value.update(keyed)
-        for key in list(value):
-            if value[key] is None:
-                value[key] = _zero(schema[1])
-            value[key] = _check(value[key], schema[1], _join(path, key), obj, source)
-    elif isinstance(schema, list):
-        if not isinstance(value, list):
-            fail("a list")
-        for i, item in enumerate(value):
-            if item is None:
-                item = _zero(schema[0])
-            value[i] = _check(item, schema[0], f"{path}[{i}]", obj, source)
-    elif isinstance(schema, dict):
-        if not isinstance(value, dict):
-            fail("a mapping")
-        for name, sub in schema.items():
-            if name in value:
-                value[name] = _check(value[name], sub, _join(path, name), obj, source)
     return value
+
+
+# The types a leaf schema keeps as they are (`_check` returns the value itself): looked up
+# before calling it for each item and field (most values are of these types).
+_KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
+
+
+def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> InputError:
+    """The decoder's words for a value of the wrong type (made only when one is found: `_check`
+    runs for every field of every object read)."""
+    return InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
 
 
 def _timestamp_text(value: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import datetime
 from dataclasses import dataclass, field
+from typing import Callable
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
@@ -31,6 +32,7 @@ from kexplain.admission.workloads import object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
+_UNSET = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
                                   "StatefulSet", "ReplicationController", "ResourceClaim",
@@ -124,23 +126,23 @@ def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], war
 class _Shapes:
     """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
     written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
-    first pod (copied and admitted by the full path), and each shape's patch once made (None:
-    the shape keeps the full path). Lives as long as the run; one entry per shape."""
+    first pod (copied and decoded as any other object, then patched too: `admit_pods`), and
+    each shape's patch once made (None: the shape keeps the full path). Lives as long as the
+    run; one entry per shape."""
 
     def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
         self.index = index if index is not None else shapes.ShapeIndex()
         self.first: dict[bytes, dict] = {}          # shape -> its canonical pod
-        self.key_of: dict[int, bytes] = {}          # id(first pod's copy) or id(raw pod) -> shape
-        self.raw: set[int] = set()                  # ids of pods kept as written
+        self.key_of: dict[int, bytes] = {}          # id(first pod's copy) -> shape
+        self.raw: dict[int, bytes] = {}             # id(pod kept as written) -> shape
         self.patches: dict[bytes, shapes.Patch | None] = {}
 
     def note(self, obj: dict, src: Source) -> dict:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
         that one did, and is copied by nothing), else a copy, as for any other object."""
-        key = self.index.key(obj) if isinstance(obj, dict) else None
+        key = self.index.key(obj) if type(obj) is dict else None
         if key is not None and key in self.first:
-            self.key_of[id(obj)] = key
-            self.raw.add(id(obj))
+            self.raw[id(obj)] = key
             return obj
         copied = _copy(obj, src)
         if key is not None:
@@ -220,7 +222,6 @@ class _Admission:
         self._stored = stored
         self._shapes = shapes_seen
         self._node_topology: dict[str, dict[str, str]] = {}
-        self.patched = 0
         self.patched_shapes: dict[int, tuple[dict, bytes]] = {}
         self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
         for index, entry in enumerate(objects):       # `add`, for 150,000 objects
@@ -243,30 +244,40 @@ class _Admission:
         return id(obj) in self._stored
 
     def admit_pods(self) -> None:
-        """The cluster's pods, in file order, each replaced by its admitted self. (A pod kept
-        as written whose shape has a patch is patched here directly: the loop of 150,000.)"""
+        """The cluster's pods, in file order, each replaced by its admitted self. A pod of a
+        shape whose patch replays is patched here directly (the loop of 150,000), the shape's
+        first pod too (its copy, decoded: `_Shapes.note`): the patch is made when that pod
+        comes, from the shape's canonical pod admitted in full, which is what admitting the
+        first pod in full would repeat. A shape without a patch keeps the full path."""
         entries = self._by_kind.get("Pod", [])
-        raw = self._shapes.raw if self._shapes is not None else set()
-        key_of = self._shapes.key_of if self._shapes is not None else {}
-        patches = self._shapes.patches if self._shapes is not None else {}
+        raw = self._shapes.raw if self._shapes is not None else {}
+        firsts = self._shapes.key_of if self._shapes is not None else {}
+        appliers: dict[bytes, Callable[[dict], dict | None] | None] = {}   # shape -> `_patched_admission`
         stored = self._stored
+        objects = self.objects
+        patched_shapes = self.patched_shapes
         for i, (index, (obj, src)) in enumerate(entries):
-            if id(obj) in stored:
+            oid = id(obj)
+            if oid in stored:
                 self._register_stored_pod(obj, src)
                 continue
             admitted = None
-            if id(obj) in raw:
-                key = key_of[id(obj)]
-                patch = patches.get(key)
-                if patch is not None:
-                    admitted = self._admit_patched(obj, src, patch, bound=True)
+            key = raw.get(oid)
+            if key is None:
+                key = firsts.get(oid)
+            if key is not None:
+                apply = appliers.get(key, _UNSET)
+                if apply is _UNSET:     # (the shape's first pod: its patch made now, or none)
+                    apply = appliers[key] = self._patched_admission(key)
+                if apply is not None:
+                    admitted = apply(obj)
                     if admitted is not None:
-                        self.patched_shapes[id(admitted)] = (admitted, key)
+                        patched_shapes[id(admitted)] = (admitted, key)
             if admitted is None:
                 admitted = self.admit_pod(obj, src, bound=True)
             if admitted is not obj:
-                self.objects[index] = (admitted, src)
-                entries[i] = (index, (admitted, src))
+                pair = objects[index] = (admitted, src)
+                entries[i] = (index, pair)
 
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
         """The objects of these kinds, in file order."""
@@ -358,13 +369,9 @@ class _Admission:
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
-        shape = None
-        if self._shapes is not None:
-            shape = self._shapes.key_of.get(id(pod))
-            if id(pod) in self._shapes.raw:     # no patch for its shape, or its name is taken:
-                pod = _copy(pod, src)           # the full path (it decodes as its shape's first did)
-                check_decodes(pod, src, self.kube)
-                shape = None
+        if self._shapes is not None and id(pod) in self._shapes.raw:    # no patch for its shape, or its
+            pod = _copy(pod, src)       # name is taken: the full path (it decodes as its shape's first did)
+            check_decodes(pod, src, self.kube)
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
         if not meta.get("namespace"):
@@ -381,8 +388,6 @@ class _Admission:
                     meta["labels"] = {}
                 meta["labels"].update(copied)
         self._pod_namespace_seen(meta["namespace"])
-        if shape is not None and self._shapes is not None and shape not in self._shapes.patches:
-            self._shapes.patches[shape] = self._patch_of(shape)
         return pod
 
     def _admit_steps(self, pod: dict, src: Source) -> None:
@@ -442,39 +447,52 @@ class _Admission:
             return None
         return shapes.make_patch(written, work, pod_uid)
 
-    def _admit_patched(self, pod: dict, src: Source, patch: shapes.Patch, *, bound: bool) -> dict | None:
-        """A pod of a shape admitted before: its name taken, the shape's patch applied, its zone
-        labels copied. None when its name is taken (the full path refuses it, in its words)."""
-        meta = pod["metadata"]
-        namespace = meta.get("namespace") or "default"
-        key = (namespace, meta["name"])
-        if key in self.pod_keys:
+    def _patched_admission(self, shape: bytes) -> Callable[[dict], dict | None] | None:
+        """How a bound pod of `shape` kept as written is admitted: its name taken, the shape's
+        patch applied, its node's zone labels copied; the function returns None when its name is
+        taken (the full path refuses it, in its words). None when the shape has no patch. One
+        function per shape, its look-ups bound once: it runs for each of 150,000 pods."""
+        assert self._shapes is not None
+        if shape not in self._shapes.patches:
+            self._shapes.patches[shape] = self._patch_of(shape)
+        patch = self._shapes.patches[shape]
+        if patch is None:
             return None
-        self.pod_keys.add(key)
-        admitted = patch.compiled()(pod, pod)
-        if bound:
+        apply = patch.compiled()
+        pod_keys = self.pod_keys
+        node_topology = self._node_topology
+        topology_labels = self._topology_labels
+        namespaces = self._pod_namespace_set
+
+        def admit_patched(pod: dict) -> dict | None:
+            meta = pod["metadata"]
+            namespace = meta.get("namespace") or "default"
+            key = (namespace, meta["name"])
+            if key in pod_keys:
+                return None
+            pod_keys.add(key)
+            admitted = apply(pod, pod)
             node_name = pod["spec"].get("nodeName")
-            copied = self._node_topology.get(node_name) if type(node_name) is str else None
+            copied = node_topology.get(node_name) if type(node_name) is str else None
             if copied is None:
-                copied = self._topology_labels(node_name)
+                copied = topology_labels(node_name)
             if copied:
                 new_meta = admitted["metadata"]
                 labels = new_meta.get("labels")
                 if not isinstance(labels, dict):
                     labels = dict(copied)
+                elif labels.items() >= copied.items():     # its node's zone already (compared in C)
+                    labels = None
                 else:
-                    if labels.items() >= copied.items():     # its node's zone already (compared in C)
-                        labels = None
-                    else:
-                        labels = {**labels, **copied}           # as `dict.update`: new keys last
+                    labels = {**labels, **copied}           # as `dict.update`: new keys last
                 if labels is not None:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
                     new_meta["labels"] = labels
-        if namespace not in self._pod_namespace_set:
-            self._pod_namespace_seen(namespace)
-        self.patched += 1
-        return admitted
+            if namespace not in namespaces:
+                self._pod_namespace_seen(namespace)
+            return admitted
+        return admit_patched
 
     def _register_stored_pod(self, pod: dict, src: Source) -> None:
         """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
@@ -581,6 +599,6 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     run.run_dra()
     result.objects = run.objects
     result.pending = pending_pod
-    result.patched = run.patched
+    result.patched = len(run.patched_shapes)
     result.shapes = run.patched_shapes
     return result

@@ -214,6 +214,20 @@ class PodInfo:
                      for v in self.spec.get("volumes") or ()
                      if isinstance(v.get("persistentVolumeClaim"), dict))
 
+    def shape_facts(self) -> dict[str, Any]:
+        """What this pod's admission shape decides (`SHAPE_FACTS`), worked out now: pods of one
+        shape differ only in name, uid, node, zone labels and what a controller derives from
+        those, none of which these read, so the other pods of the shape `adopt` them."""
+        if self.has_affinity:       # (as `NodeInfo.add_pod`: without, the terms stay unset)
+            self.index_terms()
+        _ = self.resource, self.host_ports
+        mine = self.__dict__
+        return {name: mine[name] for name in SHAPE_FACTS if name in mine}
+
+    def adopt(self, facts: dict[str, Any]) -> None:
+        """Take `shape_facts` of a pod of the same admission shape instead of working them out."""
+        self.__dict__.update(facts)
+
     @property
     def deletion_timestamp(self) -> str | None:
         return self.metadata.get("deletionTimestamp")
@@ -225,3 +239,10 @@ class PodInfo:
     @property
     def preemption_policy(self) -> str:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
+
+
+# The lazy attributes a pod's admission shape decides (`PodInfo.shape_facts`): its requests,
+# its host ports and its pod (anti-)affinity terms (read from its namespace and its spec's pod
+# affinity, which every pod of a shape has alike).
+SHAPE_FACTS = ("resource", "host_ports", "required_affinity_terms", "required_anti_affinity_terms",
+               "preferred_affinity_terms", "preferred_anti_affinity_terms")

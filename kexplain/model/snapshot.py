@@ -19,7 +19,6 @@ from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.prefix import Prefix
-from kexplain.model.resources import PodResource
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
@@ -76,8 +75,9 @@ class Snapshot:
               others: Iterable[dict[str, Any]] = (),
               same_shape: Mapping[int, tuple[dict[str, Any], Hashable]] | None = None) -> "Snapshot":
         """`nodes` in order of appearance; `pods` are the bound pods (others are ignored).
-        `same_shape`: id(pod) -> (pod, key) for pods known to need equal resources when their
-        keys are equal (admission's shapes): one `pod_resource` per key, not per pod."""
+        `same_shape`: id(pod) -> (pod, key) for pods whose `PodInfo.shape_facts` are equal when
+        their keys are (admission's shapes): requests, host ports and affinity terms worked out
+        once per key, not per pod."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
         for obj, src in nodes:
@@ -90,17 +90,17 @@ class Snapshot:
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
         by_name = {ni.name: ni for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        resources: dict[Hashable, PodResource] = {}
+        facts: dict[Hashable, dict[str, Any]] = {}
         for obj in pods:
             pod = PodInfo(obj)
             if same_shape:
                 found = same_shape.get(id(obj))
                 if found is not None and found[0] is obj:
-                    res = resources.get(found[1])
-                    if res is None:
-                        resources[found[1]] = pod.resource
+                    known = facts.get(found[1])
+                    if known is None:
+                        facts[found[1]] = pod.shape_facts()
                     else:
-                        pod.resource = res          # (a lazy attribute: set, it is not computed)
+                        pod.adopt(known)            # (lazy attributes: set, they are not computed)
             phase = pod.status.get("phase")
             if not pod.node_name or phase in ("Succeeded", "Failed"):
                 continue

@@ -105,6 +105,21 @@ def test_bad_node_quantity_names_the_cluster_document() -> None:
     assert info.value.source == Source("cluster.yaml", 2)
 
 
+@pytest.mark.parametrize("resource,value,detail", [
+    ("pods", "1500m", "must be an integer"), ("cpu", "-1", "must be greater than or equal to 0"),
+    ("example.com/gpu", "0.5", "must be an integer")])
+def test_node_quantity_refused_after_valid_ones_of_its_resource(resource: str, value: str, detail: str) -> None:
+    # valid values are remembered per (resource, value); an invalid one never is
+    good = node("n0")
+    good["status"]["allocatable"][resource] = "2"
+    bad = node("n1")
+    bad["status"]["allocatable"][resource] = value
+    run(make_pod(), good)
+    message = rejection(make_pod(), good, bad)
+    assert f"status.allocatable.{resource}" in message and detail in message
+    assert rejection(make_pod(), bad) == message
+
+
 def test_unknown_kind_dropped_with_warning_and_list_unwrapped() -> None:
     cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
     lst = {"apiVersion": "v1", "kind": "List", "items": [node("n1"), node("n2")]}

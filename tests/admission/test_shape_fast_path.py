@@ -163,7 +163,7 @@ def replicas(make: Any, count: int = 4) -> list[dict]:
 def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
     pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"))
     cluster = cluster_of(*pods)
-    assert assert_same(cluster) == len(pods) - 1
+    assert assert_same(cluster) == len(pods)        # the first replica too: by its shape's patch
     result = admit(cluster, None)
     admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
     assert admitted[1]["spec"]["containers"][0]["resources"]["limits"] is pods[1]["spec"]["containers"][0][
@@ -294,8 +294,8 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
                     "stateful-fqdn"):
         assert patched > 0
-    if name in ("stateful", "daemon"):            # every pod after the first: one shape despite the per-pod fields
-        assert patched == 4
+    if name in ("stateful", "daemon"):            # every pod: one shape despite the per-pod fields
+        assert patched == 5
 
 
 @pytest.mark.parametrize("name", REFUSED)
@@ -333,9 +333,9 @@ def test_field_validation_by_shape_alike(validate: str) -> None:
 
 @pytest.mark.parametrize("case", _cases()[::3], ids=lambda p: p.name)
 def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
-    """Admission's shapes (`Admitted.shapes`) let the snapshot work out one pod's resources per
-    shape: every pod's resources and every node's sums are those of a snapshot that works them
-    out pod by pod."""
+    """Admission's shapes (`Admitted.shapes`) let the snapshot work out one pod's resources,
+    host ports and affinity terms per shape: every pod's, and every node's sums and lists, are
+    those of a snapshot that works them out pod by pod."""
     from kexplain.explain.inputs import build_cluster
     try:
         cluster = amplified(load_objects([str(case / "cluster.yaml")]))
@@ -344,10 +344,47 @@ def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
         pytest.skip("the cluster is refused (a case about that)")
     by_shape, _ = build_cluster(result.objects, result.shapes)
     by_pod, _ = build_cluster(result.objects)
+    assert_same_snapshot(by_shape, by_pod)
+
+
+def _facts(pod: Any) -> tuple:
+    return (pod.key, repr(pod.resource), pod.host_ports, pod.required_affinity_terms,
+            pod.required_anti_affinity_terms, pod.preferred_affinity_terms, pod.preferred_anti_affinity_terms)
+
+
+def assert_same_snapshot(by_shape: Any, by_pod: Any) -> None:
     assert len(by_shape.node_infos) == len(by_pod.node_infos)
     for a, b in zip(by_shape.node_infos, by_pod.node_infos):
-        assert [(p.key, repr(p.resource)) for p in a.pods] == [(p.key, repr(p.resource)) for p in b.pods]
+        assert [_facts(p) for p in a.pods] == [_facts(p) for p in b.pods]
         assert repr(a.requested) == repr(b.requested) and repr(a.non_zero_requested) == repr(b.non_zero_requested)
+        assert [p.key for p in a.pods_with_affinity] == [p.key for p in b.pods_with_affinity]
+        assert [p.key for p in a.pods_with_required_anti_affinity] == \
+            [p.key for p in b.pods_with_required_anti_affinity]
+        assert a.used_ports._by_ip == b.used_ports._by_ip and a.pvc_ref_counts == b.pvc_ref_counts
+
+
+def test_snapshot_shares_ports_and_affinity_terms_per_shape() -> None:
+    """Replicas with host ports and pod (anti-)affinity: one shape, its facts worked out once
+    and taken by the others; the snapshot is the one built pod by pod."""
+    from kexplain.explain.inputs import build_cluster
+
+    def make(i: int) -> dict:
+        p = pod(f"web-{i}", f"n{i % 3 + 1}")
+        p["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+        p["spec"]["affinity"] = {
+            "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]},
+            "podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "podAffinityTerm": {
+                "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}}]}}
+        return p
+    result = admit(cluster_of(*replicas(make, 6)), None)
+    assert result.patched == 6 and len(result.shapes) == 6
+    by_shape, _ = build_cluster(result.objects, result.shapes)
+    by_pod, _ = build_cluster(result.objects)
+    assert_same_snapshot(by_shape, by_pod)
+    pods = [p for ni in by_shape.node_infos for p in ni.pods]
+    assert all(p.host_ports and p.required_anti_affinity_terms and p.preferred_affinity_terms for p in pods)
+    assert len({id(p.host_ports) for p in pods}) == 1     # the first pod's, taken by the others
 
 
 def test_snapshot_from_shapes_is_not_vacuous() -> None:
@@ -360,3 +397,20 @@ def test_snapshot_from_shapes_is_not_vacuous() -> None:
             continue
         shared += len(result.shapes)
     assert shared > 100
+
+
+def test_first_pod_of_a_shape_is_patched_or_refused_alike() -> None:
+    """A shape's first pod is admitted by the shape's patch as well: alike when it decodes to
+    other values (`1.0`), and refused in the full path's words when its name is taken by a pod
+    of another shape."""
+    floats = replicas(lambda i: _variant("float-values", i), 3)
+    result = admit(cluster_of(*floats), None)
+    assert result.patched == 3 and assert_same(cluster_of(*floats)) == 3
+    first = next(o for o, _ in result.objects if o.get("kind") == "Pod")
+    assert first["spec"]["terminationGracePeriodSeconds"] == 10 and type(first["spec"][
+        "terminationGracePeriodSeconds"]) is int
+    other = pod("web-0", "n2", priorityClassName="high")        # another shape, web-0's name
+    cluster = cluster_of(*CONTEXT, pod("web-0", "n1"), other, pod("web-1", "n2", priorityClassName="high"))
+    got, _ = outcome(cluster, None, True)
+    assert got[0] == "refused" and 'pods "web-0" already exists' in got[2]
+    assert_same(cluster)
