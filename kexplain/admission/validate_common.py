@@ -325,25 +325,31 @@ def validate_pod_resource_name(name: str, path: str) -> list[FieldError]:
 
 def validate_quantity_value(name: str, raw: Any, path: str) -> list[FieldError]:
     """ValidateResourceQuantityValue: non-negative, whole for integer resources."""
-    if type(raw) is str and _quantity_valid(name, raw):
-        return []
+    if type(raw) is str:
+        negative, fractional = _text_faults(name, raw)
+        if not (negative or fractional):
+            return []
     q = quantity.parse(raw)
+    negative, fractional = _faults(name, q)
     errs: list[FieldError] = []
-    if q.value < 0:
+    if negative:
         errs.append(invalid(path, quantity.canonical(q), "must be greater than or equal to 0"))
-    if is_integer_resource(name) and _milli(q) % 1000 != 0:
+    if fractional:
         errs.append(invalid_typed(path, quantity.canonical(q), "must be an integer"))
     return errs
 
 
+def _faults(name: str, q: quantity.Quantity) -> tuple[bool, bool]:
+    """(below zero, a fraction of an integer resource)."""
+    return q.value < 0, is_integer_resource(name) and _milli(q) % 1000 != 0
+
+
 @lru_cache(maxsize=4096)
-def _quantity_valid(name: str, text: str) -> bool:
-    """Does `validate_quantity_value` find nothing wrong with `text` as a quantity of `name`?
-    Bounded cache: the nodes of a cluster repeat a few dozen (resource, value) pairs, each
-    checked with exact fractions 12 times per node otherwise. A value that does not parse
-    raises, as `quantity.parse` does (an exception is not cached)."""
-    q = quantity.parse_text(text)
-    return q.value >= 0 and not (is_integer_resource(name) and _milli(q) % 1000 != 0)
+def _text_faults(name: str, text: str) -> tuple[bool, bool]:
+    """`_faults` of a quantity written as `text`. Bounded cache: the nodes of a cluster repeat a
+    few dozen (resource, value) pairs, each checked with exact fractions 12 times per node
+    otherwise. A value that does not parse raises, as `quantity.parse` does (not cached)."""
+    return _faults(name, quantity.parse_text(text))
 
 
 def _milli(q: quantity.Quantity) -> int:
