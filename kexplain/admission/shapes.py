@@ -27,12 +27,12 @@ written) is generated per pod, by the same function.
 """
 from __future__ import annotations
 
-import marshal
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
+from kexplain.apimachinery.marshal_memo import MarshalMemo
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
     is_label_value
 
@@ -197,8 +197,7 @@ class ShapeIndex:
 
     def __init__(self) -> None:
         self.valid_nodes: set[str] = set()
-        self._keys: dict[bytes, bytes] = {}
-        self._by_value: dict[bytes, bytes] = {}     # a shape's bytes without back-references: its key
+        self._keys: MarshalMemo[bytes] = MarshalMemo()    # a shape's key, found by its pods' bytes
         self._of: dict[int, tuple[dict, bytes | None]] = {}
         self.fields_ok: set[tuple[str, str, bytes]] = set()   # (minor, validate, shape): check_fields found nothing
 
@@ -212,18 +211,9 @@ class ShapeIndex:
         key = None
         if undo is not None:
             try:
-                # Version 4 writes ASCII strings as they are (a third faster than version 2, which
-                # encodes each one), and marks objects met again in the dump as back-references:
-                # equal bytes are still equal values, but pods that share objects differently
-                # (lists shared across a dump read in parts, `kexplain.load.json_list`) get other
-                # bytes for one shape. So bytes not met before are written again without
-                # back-references (version 2: the value alone), once per new key, and bytes of a
-                # shape already keyed get that shape's key (no second full admission).
-                key = marshal.dumps(pod, 4)
-                found = self._keys.get(key)
-                if found is None:
-                    found = self._keys[key] = self._by_value.setdefault(marshal.dumps(pod, 2), key)
-                key = found
+                # (lists shared across a dump read in parts, `kexplain.load.json_list`, change a
+                # pod's version-4 bytes, not its shape: `MarshalMemo` finds the shape by value)
+                key = self._keys.remember(pod)
             except ValueError:
                 key = None
             finally:

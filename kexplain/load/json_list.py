@@ -21,10 +21,11 @@ candidate is tried. Anything else unexpected gives None, and the caller parses t
 from __future__ import annotations
 
 import json
-import marshal
 import re
 from json.decoder import WHITESPACE, scanstring
 from typing import Any
+
+from kexplain.apimachinery.marshal_memo import MarshalMemo
 
 CHUNK_CHARS = 1 << 20           # a part's length: the key strings of one part are shared by its parse
 # Reading in parts is for memory only, and costs time: a whole `json.loads` of a dump peaks at
@@ -184,16 +185,11 @@ class _Sharer:
     stops being keyed after PROBE of them: its marshal and look-up would be pure cost."""
 
     def __init__(self) -> None:
-        # Version 4 (marshal's default) writes ASCII strings as they are, but its bytes also
-        # mark the objects referred to more than once, and sharing changes that (a key string
-        # whose other users were replaced): bytes not met before are written again without
-        # back-references (version 2, the value alone) and looked up by value.
-        self.memo: dict[bytes, list[Any]] = {}
-        self.by_value: dict[bytes, list[Any]] = {}
+        self.memo: MarshalMemo[list[Any]] = MarshalMemo()   # equal lists found by value
         self.kinds: dict[Any, _Fields] = {}
 
     def share(self, items: list[Any]) -> None:
-        dumps, memo, by_value, kinds = marshal.dumps, self.memo, self.by_value.setdefault, self.kinds
+        remember, kinds = self.memo.remember, self.kinds
         for item in items:
             if type(item) is not dict:
                 continue
@@ -213,10 +209,7 @@ class _Sharer:
                     value = field.get(path[1])
                     if type(value) is list and value:
                         try:
-                            key = dumps(value)
-                            shared = memo.get(key)
-                            if shared is None:
-                                shared = memo[key] = by_value(dumps(value, 2), value)
+                            shared = remember(value, value)
                         except ValueError:      # nested too deeply to marshal: kept as read
                             continue
                         if shared is not value:

@@ -200,7 +200,7 @@ def test_fields_that_rarely_repeat_are_no_longer_keyed(small_parts: None, monkey
     node_fields, pod_fields = sharer.kinds["Node"], sharer.kinds["Pod"]
     assert ("status", "images") in node_fields.met and ("status", "images") not in node_fields.keyed
     assert ("status", "conditions") in node_fields.keyed and ("spec", "volumes") in pod_fields.keyed
-    assert len(sharer.by_value) == 8 + 1 + 3 + 1     # the images keyed before the drop, then one per value
+    assert len(sharer.memo) == 8 + 1 + 3 + 1     # the images keyed before the drop, then one per value
 
     monkeypatch.setattr(json_list, "CHUNK_CHARS", 2000)     # parts of several items: keys met in each
     read = json_list.read_list(text)
