@@ -26,6 +26,7 @@ from json.decoder import WHITESPACE, scanstring
 from typing import Any
 
 from kexplain.apimachinery.marshal_memo import MarshalMemo
+from kexplain.load import json_parse
 
 CHUNK_CHARS = 1 << 20           # a part's length: the key strings of one part are shared by its parse
 # Reading in parts is for memory only, and costs time: a whole `json.loads` of a dump peaks at
@@ -106,7 +107,7 @@ def _items(text: str, pos: int) -> tuple[list[Any] | None, int]:
         misses = 0
         while found is not None:
             try:
-                part = json.loads("[" + text[start:found.start() + 1] + "]")
+                part = json_parse.loads("[" + text[start:found.start() + 1] + "]")
                 break
             except json.JSONDecodeError:    # cut inside an item or a string: try the next one
                 misses += 1

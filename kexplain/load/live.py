@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from kexplain.errors import KexplainError, Source
+from kexplain.load import json_parse
 from kexplain.load.gcpolicy import bulk_load
 
 DEFAULT_CHUNK_SIZE = 500          # kubectl's --chunk-size
@@ -387,7 +388,7 @@ class ClusterReader:
         """A body as a JSON object (parsed here unless `_page_metadata` did it), else LiveError."""
         if not isinstance(body, dict):
             try:
-                body = json.loads(body)
+                body = json_parse.loads(body)
             except ValueError:
                 body = None
         if not isinstance(body, dict):
@@ -533,7 +534,7 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
     if text is not None and meta is not None:
         return text, meta
     try:
-        body = json.loads(data)
+        body = json_parse.loads(data)
     except ValueError:
         return data, None
     if not isinstance(body, dict):

@@ -36,7 +36,7 @@ import yaml
 from yaml.constructor import ConstructorError
 
 from kexplain.errors import InputError, Source, clip
-from kexplain.load import goyaml, json_list
+from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 try:  # pragma: no cover - depends on how PyYAML was built
@@ -1036,7 +1036,7 @@ def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeE
     if listed is not None:
         return [listed]
     try:
-        return [json.loads(text)]
+        return [json_parse.loads(text)]
     except json.JSONDecodeError as err:
         return err
     except RecursionError:
