@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import CodeType
 from typing import Any, Callable
 
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
@@ -335,8 +337,15 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
     emit(patch, "v0", "o0")
     lines.append("    return o0")
     namespace: dict[str, Any] = {"C": consts}
-    exec("\n".join(lines), namespace)     # noqa: S102 - code made here, of constants only
+    exec(_code("\n".join(lines)), namespace)     # noqa: S102 - code made here, of constants only
     return namespace["apply"]               # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=256)
+def _code(source: str) -> CodeType:
+    """The compiled source of a patch function: the shapes of one load mostly have patches of
+    one form (the same keys set, their values in `C`), so the same text, compiled once."""
+    return compile(source, "<patch>", "exec")
 
 
 def _copy(value: Any) -> Any:
