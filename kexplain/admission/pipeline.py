@@ -80,47 +80,65 @@ def copy_json(value: object) -> object:
     return copy.deepcopy(value)
 
 
+@dataclass
+class _Flat:
+    """What `_flatten` leaves: the objects to admit, in order; the indexes among them of each
+    kind's (`_Admission`'s look-up); those whose decoding is still to check (`check_decodes`:
+    neither stored nor a pod kept as written, which decodes as its shape's first did)."""
+
+    objects: list[tuple[dict, Source]] = field(default_factory=list)
+    by_kind: dict[str, list[int]] = field(default_factory=dict)
+    undecoded: list[tuple[dict, Source]] = field(default_factory=list)
+
+
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
-             stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> list[tuple[dict, Source]]:
+             stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> _Flat:
     """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
     scheduler does not read; deep copies of the objects admission will change, the stored ones
     (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
     is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
     DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
-    out: list[tuple[dict, Source]] = []
+    flat = _Flat()
     for listed, src in cluster:
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
         if kind in KNOWN_KINDS or not is_list(listed):
-            _take(listed, kind, src, out, warnings, stored, shapes, kube)
+            _take(listed, kind, src, flat, warnings, stored, shapes, kube)
         else:
             for obj, _ in flatten_lists(listed, src):
-                _take(obj, _kind(obj), src, out, warnings, stored, shapes, kube)
-    return out
+                _take(obj, _kind(obj), src, flat, warnings, stored, shapes, kube)
+    return flat
 
 
-def _take(obj: dict, kind: str, src: Source, out: list[tuple[dict, Source]], warnings: list[str],
+def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
           stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> None:
     """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
     internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
     another version is converted on a copy, never changed itself)."""
-    if kind in KNOWN_KINDS:
-        if is_stored(obj):
-            if kind in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
-                obj = dra_convert.decode(_copy(obj, src), defaults=False, minor=kube.minor)
-            stored.add(id(obj))
-            out.append((obj, src))
-        elif kind == "Pod" and shapes is not None:
-            out.append((shapes.note(obj, src), src))
-        elif kind in DRA_KINDS:
-            out.append((dra_convert.decode(_copy(obj, src), defaults=True, minor=kube.minor), src))
+    if kind not in KNOWN_KINDS:
+        if kind == "LimitRange":
+            warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
+                            "(kexplain does not emulate the LimitRanger admission plugin)")
         else:
-            out.append((_copy(obj, src), src))
-    elif kind == "LimitRange":
-        warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
-                        "(kexplain does not emulate the LimitRanger admission plugin)")
+            warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+        return
+    if is_stored(obj):
+        if kind in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
+            obj = dra_convert.decode(_copy(obj, src), defaults=False, minor=kube.minor)
+        stored.add(id(obj))
+        kept = obj
+    elif kind == "Pod" and shapes is not None:
+        kept = shapes.note(obj, src)
+        if kept is not obj:
+            flat.undecoded.append((kept, src))
     else:
-        warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+        if kind in DRA_KINDS:
+            kept = dra_convert.decode(_copy(obj, src), defaults=True, minor=kube.minor)
+        else:
+            kept = _copy(obj, src)
+        flat.undecoded.append((kept, src))
+    flat.by_kind.setdefault(kept["kind"], []).append(len(flat.objects))
+    flat.objects.append((kept, src))
 
 
 class _Shapes:
@@ -211,7 +229,7 @@ class _Admission:
     its name and registers what later steps look up, and is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
-                 shapes_seen: _Shapes | None = None) -> None:
+                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]]) -> None:
         self.kube = kube
         self._pod_dropped = gated_fields.pod_dropped_by(kube)        # the version's gates, resolved once
         self._node_dropped = gated_fields.node_dropped_by(kube)
@@ -223,9 +241,9 @@ class _Admission:
         self._shapes = shapes_seen
         self._node_topology: dict[str, dict[str, str]] = {}
         self.patched_shapes: dict[int, tuple[dict, bytes]] = {}
-        self._by_kind: dict[str, list[tuple[int, tuple[dict, Source]]]] = {}
-        for index, entry in enumerate(objects):       # `add`, for 150,000 objects
-            self._by_kind.setdefault(entry[0]["kind"], []).append((index, entry))
+        # kind -> the indexes in `objects` of its objects, in file order (`_Flat.by_kind`; read
+        # there: `admit_pods` replaces a pod by its admitted self in `objects` only)
+        self._by_kind = by_kind
         self.objects = list(objects)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
@@ -237,7 +255,7 @@ class _Admission:
         self._pod_namespace_set: set[str] = set()
 
     def add(self, obj: dict, src: Source) -> None:
-        self._by_kind.setdefault(obj["kind"], []).append((len(self.objects), (obj, src)))
+        self._by_kind.setdefault(obj["kind"], []).append(len(self.objects))
         self.objects.append((obj, src))
 
     def stored(self, obj: dict) -> bool:
@@ -249,14 +267,15 @@ class _Admission:
         first pod too (its copy, decoded: `_Shapes.note`): the patch is made when that pod
         comes, from the shape's canonical pod admitted in full, which is what admitting the
         first pod in full would repeat. A shape without a patch keeps the full path."""
-        entries = self._by_kind.get("Pod", [])
+        indexes = self._by_kind.get("Pod", [])
         raw = self._shapes.raw if self._shapes is not None else {}
         firsts = self._shapes.key_of if self._shapes is not None else {}
         appliers: dict[bytes, Callable[[dict], dict | None] | None] = {}   # shape -> `_patched_admission`
         stored = self._stored
         objects = self.objects
         patched_shapes = self.patched_shapes
-        for i, (index, (obj, src)) in enumerate(entries):
+        for index in indexes:
+            obj, src = objects[index]
             oid = id(obj)
             if oid in stored:
                 self._register_stored_pod(obj, src)
@@ -276,25 +295,30 @@ class _Admission:
             if admitted is None:
                 admitted = self.admit_pod(obj, src, bound=True)
             if admitted is not obj:
-                pair = objects[index] = (admitted, src)
-                entries[i] = (index, pair)
+                objects[index] = (admitted, src)
 
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
         """The objects of these kinds, in file order."""
-        found = [entry for kind in kinds for entry in self._by_kind.get(kind, ())]
+        found = [index for kind in kinds for index in self._by_kind.get(kind, ())]
         if len(kinds) > 1:
-            found.sort(key=lambda entry: entry[0])
-        return [obj_src for _, obj_src in found]
+            found.sort()
+        objects = self.objects
+        return [objects[index] for index in found]
 
     def run_cluster_objects(self) -> None:
-        for obj, src in self.objects:
-            if obj["kind"] == "Pod" or self.stored(obj):    # pods: `admit_pod` (and never cluster-scoped)
+        objects = self.objects
+        for kind, indexes in self._by_kind.items():
+            if kind == "Pod":       # `admit_pod` (and never cluster-scoped)
                 continue
-            meta = defaults.meta_of(obj)
-            if obj["kind"] in CLUSTER_SCOPED_KINDS:
-                meta.pop("namespace", None)
-            elif obj["kind"] in NAMESPACED_DEFAULTED and not meta.get("namespace"):
-                meta["namespace"] = "default"
+            for index in indexes:
+                obj = objects[index][0]
+                if self.stored(obj):
+                    continue
+                meta = defaults.meta_of(obj)
+                if kind in CLUSTER_SCOPED_KINDS:
+                    meta.pop("namespace", None)
+                elif kind in NAMESPACED_DEFAULTED and not meta.get("namespace"):
+                    meta["namespace"] = "default"
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
@@ -570,11 +594,11 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     result = Admitted()
     stored_ids: set[int] = set()
     seen = None if stored or not by_shape else _Shapes(shape_index)
-    objects = _flatten(cluster, result.warnings, stored_ids, seen, kube)
+    flat = _flatten(cluster, result.warnings, stored_ids, seen, kube)
+    objects = flat.objects
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
-    for obj, src in objects:   # stored objects decoded once already: for them this changes nothing
-        if id(obj) not in stored_ids and (seen is None or id(obj) not in seen.raw):
-            check_decodes(obj, src, kube)  # (a pod kept as written decodes as its shape's first did)
+    for obj, src in flat.undecoded:   # stored objects decoded once already: for them this changes nothing
+        check_decodes(obj, src, kube)
     if stored:
         if pending is not None and _kind(pending_pod) in KNOWN_KINDS:
             check_decodes(pending_pod, pending[1], kube)
@@ -588,7 +612,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         check_decodes(pending_pod, pending[1], kube)     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids, kube, seen)
+    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     run.admit_pods()

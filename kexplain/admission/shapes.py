@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from types import CodeType
 from typing import Any, Callable
 
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
@@ -199,7 +201,8 @@ class ShapeIndex:
         self.valid_nodes: set[str] = set()
         self._keys: MarshalMemo[bytes] = MarshalMemo()    # a shape's key, found by its pods' bytes
         self._of: dict[int, tuple[dict, bytes | None]] = {}
-        self.fields_ok: set[tuple[str, str, bytes]] = set()   # (minor, validate, shape): check_fields found nothing
+        # (minor, validate) -> the shapes whose pods check_fields found nothing in
+        self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
     def key(self, pod: dict) -> bytes | None:
         """The bytes naming the shape of `pod` (`canonical`, marshalled), None off the fast path
@@ -301,15 +304,15 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
     """The patch as one function without a call per level: every pod of a shape goes through
     it (150,000 on a large cluster), and one Python call per nested mapping is most of the
     cost of `Patch.apply`. The generated code names no key or value of the input: each is a
-    constant of the function's own namespace (`C[i]`), so nothing written in a manifest
-    becomes code. It does what `apply` does, in the same order."""
+    constant of the function (`c<i>`, a cell of the closure made from the list `C`), so nothing
+    written in a manifest becomes code. It does what `apply` does, in the same order."""
     consts: list[Any] = []
-    lines = ["def apply(v0, pod):"]
+    lines = ["    def apply(v0, pod):"]
     names = iter(range(1, 1 << 30))
 
     def const(value: Any) -> str:
         consts.append(value)
-        return f"C[{len(consts) - 1}]"
+        return f"c{len(consts) - 1}"
 
     def fresh(change: _Set) -> str:
         value = change.value
@@ -321,22 +324,32 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
         return f"{const(change)}.fresh(pod)"
 
     def emit(node: Patch, source: str, out: str) -> None:
-        lines.append(f"    {out} = {source}.copy()")
+        lines.append(f"        {out} = {source}.copy()")
         for op, key, payload in node._ops if node._ops is not None else node._prepare():
             if op == 0:
-                lines.append(f"    {out}.update({const(payload)})")
+                lines.append(f"        {out}.update({const(payload)})")
             elif op == 2:
                 n = next(names)
-                lines.append(f"    s{n} = {source}[{const(key)}]")
+                lines.append(f"        s{n} = {source}[{const(key)}]")
                 emit(payload, f"s{n}", f"o{n}")
-                lines.append(f"    {out}[{const(key)}] = o{n}")
+                lines.append(f"        {out}[{const(key)}] = o{n}")
             else:
-                lines.append(f"    {out}[{const(key)}] = {fresh(payload)}")
+                lines.append(f"        {out}[{const(key)}] = {fresh(payload)}")
     emit(patch, "v0", "o0")
-    lines.append("    return o0")
-    namespace: dict[str, Any] = {"C": consts}
-    exec("\n".join(lines), namespace)     # noqa: S102 - code made here, of constants only
-    return namespace["apply"]               # type: ignore[no-any-return]
+    lines.append("        return o0")
+    lines.append("    return apply")
+    cells = "".join(f"c{i}, " for i in range(len(consts)))
+    lines[:0] = ["def make(C):", f"    {cells} = C" if consts else "    pass"]
+    namespace: dict[str, Any] = {}
+    exec(_code("\n".join(lines)), namespace)     # noqa: S102 - code made here, of constants only
+    return namespace["make"](consts)         # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=256)
+def _code(source: str) -> CodeType:
+    """The compiled source of a patch function: the shapes of one load mostly have patches of
+    one form (the same keys set, their values in `C`), so the same text, compiled once."""
+    return compile(source, "<patch>", "exec")
 
 
 def _copy(value: Any) -> Any:

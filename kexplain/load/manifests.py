@@ -326,6 +326,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     index = None
     statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
+    # the shapes of pod whose fields were found sound, for this version and `validate`
+    sound = shape_index.fields_ok.setdefault((kube.minor, validate), set()) if shape_index is not None else set()
     kept: list[tuple[dict[str, Any], Source]] = []
     refused: list[tuple[str, InputError]] = []           # (kind, why)
     off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
@@ -337,10 +339,10 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             continue
         api_version = obj.get("apiVersion")
         key = (api_version if isinstance(api_version, str) else None, kind)
-        if key not in statuses:
+        status = statuses.get(key, statuses)
+        if status is statuses:      # (not looked up yet)
             index = index or builtin_index(kube.minor)
-            statuses[key] = index.api_version_status(api_version, kind)
-        status = statuses[key]
+            status = statuses[key] = index.api_version_status(api_version, kind)
         if status is not None and status.state != SERVED:
             why = InputError(status.message, source=src, obj=obj, field="apiVersion")
             if status.state == MISSING:
@@ -356,12 +358,12 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not _stored(obj):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and (kube.minor, validate, shape) in shape_index.fields_ok:
+            if shape is not None and shape in sound:
                 kept.append((obj, src))
                 continue
             found = check_fields(obj, src, validate, kube)
             if shape is not None and not found:
-                shape_index.fields_ok.add((kube.minor, validate, shape))
+                sound.add(shape)
             warnings.extend(found)
         kept.append((obj, src))
     explained_refused = [why for kind, why in refused if kind in explained]
