@@ -228,11 +228,20 @@ def _shape_key(pod: Mapping) -> bytes | None:
     """Everything `pod_resource` reads, as bytes: pods of one template share it. None when a
     value is not plain data (the slow path then decides, and reports)."""
     spec = pod.get("spec")
-    status = pod.get("status") or {}
     parts: list[object] = [spec.get("resources"), spec.get("overhead")]
     for key in ("initContainers", "containers"):
+        parts.append(key)       # (an init container and a container add up differently)
         for c in spec.get(key) or ():
             parts.append((c.get("name"), c.get("restartPolicy"), c.get("resources")))
+    add_status_parts(pod.get("status") or {}, parts)
+    return marshal.dumps(parts)
+
+
+def add_status_parts(status: Mapping, parts: list[object]) -> None:
+    """What `pod_resource` reads of a pod's status (resized containers' resources), appended to
+    `parts`: nothing for a pod whose containers report none."""
+    if type(status) is dict and "containerStatuses" not in status and "initContainerStatuses" not in status:
+        return
     resized = False
     for key in ("containerStatuses", "initContainerStatuses"):
         for cs in status.get(key) or ():
@@ -241,7 +250,6 @@ def _shape_key(pod: Mapping) -> bytes | None:
                 resized = True
     if resized:
         parts.append(status.get("conditions"))
-    return marshal.dumps(parts)
 
 
 def pod_resource(pod: Mapping) -> PodResource:

@@ -74,3 +74,12 @@ def test_non_zero_requests_for_scoring(p, non0_cpu, non0_mem):
 
 def test_requests_are_exact_fractions():
     assert pod_requests(pod([c(cpu="0.1"), c("d", cpu="0.2")]))["cpu"] == Fraction(3, 10)
+
+
+def test_init_containers_and_containers_are_not_one_shape():
+    # The same containers, once split into an init container and a container, once both
+    # regular: max(1, 1) and 1 + 1. The second pod must not be given the first one's result.
+    split = pod([c("b", cpu="1")], [c("a", cpu="1")])
+    both = pod([c("a", cpu="1"), c("b", cpu="1")])
+    assert pod_resource(split).resource.milli_cpu == 1000
+    assert pod_resource(both).resource.milli_cpu == 2000
