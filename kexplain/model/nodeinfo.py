@@ -6,7 +6,7 @@ snapshot is never changed by a what-if.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from kexplain.model.pod import HostPort, PodInfo
 from kexplain.apimachinery.quantity import parse_quantity
@@ -97,14 +97,36 @@ class NodeInfo:
         return self.node.allocatable
 
     def add_pod(self, pod: PodInfo) -> None:
-        self.pods.append(pod)
-        if pod.spec.get("affinity"):            # most pods have none: no look-ups for them
+        self.add_pods((pod,))
+
+    def add_pods(self, pods: Sequence[PodInfo]) -> None:
+        """`add_pod` of each in turn (the same lists, sums and key orders). Pods of one shape
+        share their `resource` (`PodInfo.shape_facts`), so requests are counted per resource and
+        multiplied once: a snapshot's build adds each node's pods at once."""
+        self.pods.extend(pods)
+        counts: dict[int, list[Any]] = {}      # id of a PodResource -> [it, how many pods]
+        for pod in pods:
             if pod.has_affinity:
                 pod.index_terms()
                 self.pods_with_affinity.append(pod)
             if pod.has_required_anti_affinity:
                 self.pods_with_required_anti_affinity.append(pod)
-        self._update(pod, 1)
+            res = pod.resource
+            seen = counts.get(id(res))
+            if seen is None:
+                counts[id(res)] = [res, 1]
+            else:
+                seen[1] += 1
+            if pod.host_ports:
+                for hp in pod.host_ports:
+                    self.used_ports.add(hp, 1)
+            if "volumes" in pod.spec:           # no claims without volumes
+                self._count_claims(pod, 1)
+        requested, non_zero = self.requested, self.non_zero_requested
+        for res, n in counts.values():          # in order of first use: the scalars' key order
+            requested.add(res.resource, n)
+            non_zero.milli_cpu += n * res.non0_cpu
+            non_zero.memory += n * res.non0_mem
 
     def remove_pod(self, pod: PodInfo) -> None:
         for lst in (self.pods, self.pods_with_affinity, self.pods_with_required_anti_affinity):
@@ -124,8 +146,10 @@ class NodeInfo:
         non_zero.memory += sign * res.non0_mem
         for hp in pod.host_ports:
             self.used_ports.add(hp, sign)
-        if "volumes" not in pod.spec:           # no claims without volumes
-            return
+        if "volumes" in pod.spec:               # no claims without volumes
+            self._count_claims(pod, sign)
+
+    def _count_claims(self, pod: PodInfo, sign: int) -> None:
         for claim in pod.pvc_names:
             key = f"{pod.namespace}/{claim}"
             n = self.pvc_ref_counts.get(key, 0) + sign

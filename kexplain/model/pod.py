@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 from kexplain.model.labels import LabelSelector, parse_selector
-from kexplain.model.resources import PodResource, pod_resource
+from kexplain.model.resources import PodResource, add_status_parts, pod_resource
 
 
 @dataclass(frozen=True)
@@ -102,15 +102,13 @@ class HostPort:
 class PodInfo:
     """Read-only view of one admitted pod; `obj` is the full object for rarely read fields."""
 
-    __slots__ = ("obj", "namespace", "name", "uid", "labels", "node_name", "spec", "status",
-                 "priority", "__dict__")
+    __slots__ = ("obj", "namespace", "name", "labels", "node_name", "spec", "status", "priority", "__dict__")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
         self.obj = obj
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
-        self.uid: str = meta.get("uid") or f"{self.namespace}/{self.name}"
         labels = meta.get("labels") or {}
         # Admission (or the API server) made every label a string; anything else is copied as
         # text (joining them is the check, in C: it refuses anything but strings).
@@ -122,11 +120,12 @@ class PodInfo:
         except TypeError:
             labels = {str(k): str(v) for k, v in labels.items()}
         self.labels: dict[str, str] = labels
-        self.spec: dict[str, Any] = obj.get("spec") or {}
+        spec = obj.get("spec") or {}
+        self.spec: dict[str, Any] = spec
         self.status: dict[str, Any] = obj.get("status") or {}
-        self.node_name: str = self.spec.get("nodeName") or ""
-        prio = self.spec.get("priority")
-        self.priority: int = int(prio) if isinstance(prio, int) else 0
+        self.node_name: str = spec.get("nodeName") or ""
+        prio = spec.get("priority")
+        self.priority: int = prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
@@ -138,6 +137,12 @@ class PodInfo:
     @property
     def metadata(self) -> dict[str, Any]:
         return self.obj.get("metadata") or {}
+
+    @lazy
+    def uid(self) -> str:
+        """The object's uid, or its namespace/name when it has none (read by few plugins: not
+        worked out for each of a cluster's pods)."""
+        return self.metadata.get("uid") or f"{self.namespace}/{self.name}"
 
     @lazy
     def resource(self) -> PodResource:
@@ -169,7 +174,7 @@ class PodInfo:
     def preferred_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
         return self._terms("podAntiAffinity", False)
 
-    @property
+    @lazy
     def has_affinity(self) -> bool:
         """Pod affinity or anti-affinity of any kind (NodeInfo.PodsWithAffinity)."""
         a = self.affinity
@@ -180,7 +185,7 @@ class PodInfo:
         _ = (self.required_affinity_terms, self.required_anti_affinity_terms,
              self.preferred_affinity_terms, self.preferred_anti_affinity_terms)
 
-    @property
+    @lazy
     def has_required_anti_affinity(self) -> bool:
         anti = self.affinity.get("podAntiAffinity") or {}
         return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
@@ -220,12 +225,61 @@ class PodInfo:
         those, none of which these read, so the other pods of the shape `adopt` them."""
         if self.has_affinity:       # (as `NodeInfo.add_pod`: without, the terms stay unset)
             self.index_terms()
-        _ = self.resource, self.host_ports
+        _ = self.resource, self.host_ports, self.has_required_anti_affinity
         mine = self.__dict__
         return {name: mine[name] for name in SHAPE_FACTS if name in mine}
 
+    def facts_key(self) -> bytes | None:
+        """Everything `shape_facts` reads, as bytes, for pods without an admission shape (a stored
+        cluster's): pods with equal keys have equal facts, and a workload's pods have equal keys.
+        The namespace counts only with an affinity (terms are read in it); None when a value is
+        not plain data (the pod then works its facts out itself, and reports)."""
+        spec = self.spec
+        affinity = spec.get("affinity")
+        parts: list[object] = [self.namespace if affinity else None, affinity,
+                               spec.get("resources"), spec.get("overhead")]
+        try:
+            for key in ("initContainers", "containers"):
+                parts.append(key)
+                for c in spec.get(key) or ():
+                    parts.append((c.get("name"), c.get("restartPolicy"), c.get("resources"), c.get("ports")))
+            add_status_parts(self.status, parts)
+            return marshal.dumps(parts)
+        except (AttributeError, TypeError, ValueError):
+            return None
+
+    def facts_hint(self) -> Any:
+        """A cheap guess at which pods `same_facts_as` this one: its first container's image
+        (a workload's pods run the same one; None when there is no such text)."""
+        containers = self.spec.get("containers")
+        if type(containers) is list and containers and type(containers[0]) is dict:
+            image = containers[0].get("image")
+            if type(image) is str:
+                return image
+        return None
+
+    def same_facts_as(self, other: "PodInfo") -> bool:
+        """Whether `other`'s `shape_facts` are surely this pod's, found without a `facts_key`:
+        the spec fields they read are equal (whole containers: stricter than the key, but
+        compared in C without a copy) and neither pod has container statuses (which the key
+        reads). Equal as Python compares: a number and a boolean of the same value count alike,
+        which an API server's stored objects never hold where the other belongs."""
+        mine, theirs = self.status, other.status
+        if ("containerStatuses" in mine or "initContainerStatuses" in mine
+                or "containerStatuses" in theirs or "initContainerStatuses" in theirs):
+            return False
+        spec, other_spec = self.spec, other.spec
+        affinity = spec.get("affinity")
+        if affinity and self.namespace != other.namespace:
+            return False
+        return (spec.get("containers") == other_spec.get("containers") and affinity == other_spec.get("affinity")
+                and spec.get("initContainers") == other_spec.get("initContainers")
+                and spec.get("resources") == other_spec.get("resources")
+                and spec.get("overhead") == other_spec.get("overhead"))
+
     def adopt(self, facts: dict[str, Any]) -> None:
-        """Take `shape_facts` of a pod of the same admission shape instead of working them out."""
+        """Take `shape_facts` of a pod of the same shape (admission's, or an equal `facts_key` or
+        `same_facts_as`) instead of working them out."""
         self.__dict__.update(facts)
 
     @property
@@ -242,7 +296,7 @@ class PodInfo:
 
 
 # The lazy attributes a pod's admission shape decides (`PodInfo.shape_facts`): its requests,
-# its host ports and its pod (anti-)affinity terms (read from its namespace and its spec's pod
-# affinity, which every pod of a shape has alike).
-SHAPE_FACTS = ("resource", "host_ports", "required_affinity_terms", "required_anti_affinity_terms",
-               "preferred_affinity_terms", "preferred_anti_affinity_terms")
+# its host ports, whether it has pod (anti-)affinity and its terms (read from its namespace and
+# its spec's pod affinity, which every pod of a shape has alike).
+SHAPE_FACTS = ("resource", "host_ports", "has_affinity", "has_required_anti_affinity", "required_affinity_terms",
+               "required_anti_affinity_terms", "preferred_affinity_terms", "preferred_anti_affinity_terms")

@@ -82,12 +82,13 @@ class Resource:
             elif is_scalar_resource(name):
                 self.scalar[name] = self.scalar.get(name, 0) + value(q)
 
-    def add(self, other: "Resource", sign: int = 1) -> None:
-        self.milli_cpu += sign * other.milli_cpu
-        self.memory += sign * other.memory
-        self.ephemeral_storage += sign * other.ephemeral_storage
+    def add(self, other: "Resource", times: int = 1) -> None:
+        """`other` added `times` over (-1: taken away)."""
+        self.milli_cpu += times * other.milli_cpu
+        self.memory += times * other.memory
+        self.ephemeral_storage += times * other.ephemeral_storage
         for name, q in other.scalar.items():
-            self.scalar[name] = self.scalar.get(name, 0) + sign * q
+            self.scalar[name] = self.scalar.get(name, 0) + times * q
 
     def get(self, name: str) -> int:
         """The amount of one named resource (pods: the allowed pod count)."""

@@ -76,8 +76,8 @@ class Snapshot:
               same_shape: Mapping[int, tuple[dict[str, Any], Hashable]] | None = None) -> "Snapshot":
         """`nodes` in order of appearance; `pods` are the bound pods (others are ignored).
         `same_shape`: id(pod) -> (pod, key) for pods whose `PodInfo.shape_facts` are equal when
-        their keys are (admission's shapes): requests, host ports and affinity terms worked out
-        once per key, not per pod."""
+        their keys are (admission's shapes); other pods are keyed by `PodInfo.facts_key`. Either
+        way requests, host ports and affinity terms are worked out once per key, not per pod."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
         for obj, src in nodes:
@@ -88,29 +88,46 @@ class Snapshot:
             seen[node.name] = src
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
-        by_name = {ni.name: ni for ni in infos}
+        # Each node's pods, added at the end in one batch (`NodeInfo.add_pods`), and its Node.
+        batches: dict[str, tuple[list[PodInfo], Node]] = {ni.name: ([], ni.node) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        facts: dict[Hashable, dict[str, Any]] = {}
+        admitted: dict[Hashable, dict[str, Any]] = {}      # admission's shape key -> shape facts
+        stored: dict[bytes, dict[str, Any]] = {}            # `PodInfo.facts_key` -> shape facts
+        # `PodInfo.facts_hint` -> the pod keyed last with that hint, and its facts: a pod that
+        # is `same_facts_as` it takes them without working out its own key
+        keyed: dict[Any, tuple[PodInfo, dict[str, Any]]] = {}
         for obj in pods:
             pod = PodInfo(obj)
-            if same_shape:
-                found = same_shape.get(id(obj))
-                if found is not None and found[0] is obj:
-                    known = facts.get(found[1])
-                    if known is None:
-                        facts[found[1]] = pod.shape_facts()
-                    else:
-                        pod.adopt(known)            # (lazy attributes: set, they are not computed)
-            phase = pod.status.get("phase")
-            if not pod.node_name or phase in ("Succeeded", "Failed"):
+            if not pod.node_name or pod.status.get("phase") in ("Succeeded", "Failed"):
                 continue
-            ni = by_name.get(pod.node_name)
-            if ni is not None:
-                ni.add_pod(pod)
-                members = by_namespace.get(pod.namespace)
-                if members is None:
-                    members = by_namespace[pod.namespace] = []
-                members.append((pod, ni.node))
+            batch = batches.get(pod.node_name)
+            if batch is None:
+                continue
+            found = same_shape.get(id(obj)) if same_shape else None
+            if found is not None and found[0] is obj:
+                known = admitted.get(found[1])
+                if known is None:
+                    admitted[found[1]] = pod.shape_facts()
+                else:
+                    pod.adopt(known)                # (lazy attributes: set, they are not computed)
+            elif (near := keyed.get(hint := pod.facts_hint())) is not None and pod.same_facts_as(near[0]):
+                pod.adopt(near[1])
+            elif (key := pod.facts_key()) is not None:
+                known = stored.get(key)
+                if known is None:
+                    known = stored[key] = pod.shape_facts()
+                else:
+                    pod.adopt(known)
+                keyed[hint] = (pod, known)
+            batch[0].append(pod)
+            members = by_namespace.get(pod.namespace)
+            if members is None:
+                members = by_namespace[pod.namespace] = []
+            members.append((pod, batch[1]))
+        for ni in infos:
+            added = batches[ni.name][0]
+            if added:
+                ni.add_pods(added)
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}
         for obj in others:

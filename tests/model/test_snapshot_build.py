@@ -1,0 +1,118 @@
+"""A snapshot built from stored pods: facts shared per shape, nodes added in one batch.
+
+`Snapshot.build` works out a pod's requests, host ports and affinity terms once per shape
+(`PodInfo.facts_key`, or `same_facts_as` an earlier pod) and adds each node's pods at once
+(`NodeInfo.add_pods`). Whatever is shared, every NodeInfo must equal the one `add_pod` of each
+pod in turn gives, and pods that differ in what their facts read must not share them.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+
+
+def node(name: str) -> dict[str, Any]:
+    return {"kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "200"}}}
+
+
+def container(name: str = "app", cpu: str = "100m", **extra: Any) -> dict[str, Any]:
+    return {"name": name, "image": "registry.example/app:1", "resources": {"requests": {"cpu": cpu, **extra}}}
+
+
+def pod(name: str, node_name: str, containers: list[dict[str, Any]], *, namespace: str = "team",
+        init: list[dict[str, Any]] | None = None, affinity: dict[str, Any] | None = None,
+        status: dict[str, Any] | None = None, volumes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": copy.deepcopy(containers), "nodeName": node_name}
+    if init is not None:
+        spec["initContainers"] = copy.deepcopy(init)
+    if affinity is not None:
+        spec["affinity"] = copy.deepcopy(affinity)
+    if volumes is not None:
+        spec["volumes"] = volumes
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": namespace, "labels": {"app": name[:3]}},
+            "spec": spec, "status": status or {"phase": "Running"}}
+
+
+ANTI = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+PORTS = [{"containerPort": 80, "hostPort": 8080}]
+
+
+def cluster_pods() -> list[dict[str, Any]]:
+    """Pods of a few shapes over two nodes, equal shapes apart and next to each other, with the
+    differences their facts read: containers split into init containers, ports, scalars,
+    affinity in two namespaces, resized container statuses, claims."""
+    resized = {"phase": "Running", "containerStatuses": [
+        {"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}
+    return [
+        pod("web-1", "n1", [container()], affinity=ANTI),
+        pod("web-2", "n2", [container()], affinity=ANTI),
+        pod("web-3", "n1", [container()], affinity=ANTI, namespace="other"),
+        pod("gpu-1", "n1", [container(**{"example.com/gpu": "1"})]),
+        pod("mem-1", "n1", [container(memory="1Gi", **{"hugepages-2Mi": "4Mi"})]),
+        pod("gpu-2", "n1", [container(**{"example.com/gpu": "1"})]),
+        pod("two-1", "n2", [container("a", "1"), container("b", "1")]),
+        pod("spl-1", "n2", [container("b", "1")], init=[container("a", "1")]),
+        pod("two-2", "n2", [container("a", "1"), container("b", "1")]),
+        pod("prt-1", "n1", [{**container(), "ports": PORTS}]),
+        pod("prt-2", "n2", [{**container(), "ports": PORTS}]),
+        pod("app-1", "n1", [container()]),
+        pod("rsz-1", "n1", [container()], status=resized),
+        pod("app-2", "n1", [container()]),
+        pod("pvc-1", "n2", [container()], volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d-1"}}]),
+        pod("pvc-2", "n2", [container()], volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "d-2"}}]),
+        pod("done", "n1", [container("x", "8")], status={"phase": "Succeeded"}),
+    ]
+
+
+def one_by_one(nodes: list[dict[str, Any]], pods: list[dict[str, Any]]) -> dict[str, NodeInfo]:
+    """What adding each pod by itself gives, every fact worked out from the pod's own object."""
+    infos = {n["metadata"]["name"]: NodeInfo(Node.from_obj(n)) for n in nodes}
+    for obj in pods:
+        if obj["status"].get("phase") != "Succeeded":
+            infos[obj["spec"]["nodeName"]].add_pod(PodInfo(obj))
+    return infos
+
+
+def state(ni: NodeInfo) -> tuple[Any, ...]:
+    return (ni.name, [p.key for p in ni.pods], [p.key for p in ni.pods_with_affinity],
+            [p.key for p in ni.pods_with_required_anti_affinity], ni.requested, list(ni.requested.scalar),
+            ni.non_zero_requested, sorted((ip, sorted(m)) for ip, m in ni.used_ports._by_ip.items()),
+            ni.pvc_ref_counts)
+
+
+def test_built_nodes_equal_pods_added_one_by_one():
+    nodes, pods = [node("n1"), node("n2")], cluster_pods()
+    built = Snapshot.build([(n, None) for n in nodes], copy.deepcopy(pods))
+    expected = one_by_one(nodes, pods)
+    assert [state(ni) for ni in built.node_infos] == [state(expected[ni.name]) for ni in built.node_infos]
+    # web-2, two-1, spl-1 (max of its init container and container), two-2, prt-2, pvc-1, pvc-2
+    assert built.get("n2").requested.milli_cpu == 100 + 2000 + 1000 + 2000 + 100 + 100 + 100
+
+
+def test_pods_of_one_shape_share_their_facts_and_others_do_not():
+    built = Snapshot.build([(node("n1"), None), (node("n2"), None)], cluster_pods())
+    pods = {p.name: p for p in built.all_pods()}
+    assert pods["gpu-1"].resource is pods["gpu-2"].resource
+    assert pods["two-1"].resource is pods["two-2"].resource
+    assert pods["app-1"].resource is pods["app-2"].resource
+    assert pods["web-1"].required_anti_affinity_terms is pods["web-2"].required_anti_affinity_terms
+    assert pods["spl-1"].resource.resource.milli_cpu == 1000          # max(init, containers)
+    assert pods["rsz-1"].resource.resource.milli_cpu == 300            # its status, not app-1's
+    assert pods["prt-1"].host_ports == pods["prt-2"].host_ports != pods["app-1"].host_ports
+    other, = pods["web-3"].required_anti_affinity_terms
+    assert other.namespaces == frozenset({"other"})
+
+
+def test_container_statuses_are_never_taken_as_equal():
+    plain = PodInfo(pod("a-1", "n1", [container()]))
+    resized = PodInfo(pod("a-2", "n1", [container()], status={"phase": "Running", "containerStatuses": [
+        {"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}))
+    assert plain.same_facts_as(PodInfo(pod("a-3", "n2", [container()])))
+    assert not resized.same_facts_as(plain) and not plain.same_facts_as(resized)
+    assert resized.facts_key() != plain.facts_key()
