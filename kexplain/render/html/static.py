@@ -89,7 +89,13 @@ def _node_briefs(trace: Trace, i: int, markup: str) -> Html:
 
 def _node_brief(trace: Trace, i: int, node: str, facts: Mapping[str, Any]) -> Html:
     zone = f" (zone {facts['zone']})" if facts.get("zone") else ""
-    parts: list[Any] = [el("h4", "Node ", el("span", node, cls="name"), zone), el("p", node_verdict(trace, node))]
+    head = el("h4", "Node ", el("span", node, cls="name"), zone)
+    known = (facts and facts.get("exists") is not False) or node in (trace.get("filter") or {}) \
+        or node in ((trace.get("unexamined") or {}).get("nodes") or ())
+    if not known:      # a node a suggested change adds
+        return el("section", head, el("p", "Not a node of the cluster: the node a suggested change would add."),
+                  cls="node-brief", id=f"t{i}/node/{node}")
+    parts: list[Any] = [head, el("p", node_verdict(trace, node))]
     every = (trace.get("filterAll") or {}).get(node) or facts.get("filterAll") or {}
     first = (trace.get("filter") or {}).get(node) or {}
     plugin_facts = facts.get("plugins") or {}

@@ -99,6 +99,10 @@ def test_a_nodes_brief_says_why_it_is_rejected_in_the_words_of_node(too_big):
         assert f"Rejected by {first['plugin']} ({first['code']}): {first['reasons'][0]}" in text
         assert f"{first['plugin']} * {first['code']}" in text
     assert "cpu: the pod requests 6; the node has 4 allocatable" in section_text(too_big, "t0/node/node-1")
+    # A node a suggestion adds is no node of the cluster.
+    added = next(n for s in trace["suggestions"] for n in s.get("openedNodes") or () if n not in trace["filter"])
+    assert section_text(too_big, f"t0/node/{added}") == \
+        f"Node {added} Not a node of the cluster: the node a suggested change would add."
     # A node that fits: its score.
     web = render_page(trace_of("pod-web"))
     assert "Score plugins (total 461)" in section_text(web, "t0/node/node-2")
