@@ -87,7 +87,7 @@ def free(resource: dict) -> Fraction:
 
 # -- every page ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["small", "web", "dra", "replicas", "preemption", "lint", "pending", "tied", "big"])
+@pytest.mark.parametrize("name", ["small", "web", "dra", "replicas", "preemption", "lint", "pending", "tied", "random", "big"])
 def test_every_page_loads_without_a_console_error(chromium, pages, name):
     load(chromium, pages[name])
     data = page_data(pages[name])
@@ -587,6 +587,21 @@ def test_a_node_left_out_that_would_tie_says_where_the_tie_goes(chromium, pages)
     tied = next(n for n in trace["result"]["selectedNodes"] if n != trace["result"]["suggestedHost"])
     load(chromium, pages["tied"], f"#t0/node/{tied}")
     assert f"tied at the top: the tie goes to {tie_rule(trace)}" in panel(chromium).text
+    assert console_errors(chromium) == []
+
+
+def test_a_random_pick_among_tied_nodes_names_no_winner(chromium, pages):
+    from kexplain.render.views import tie_rule
+
+    trace = page_data(pages["random"])["doc"]
+    assert trace["tieBreak"] == "random" and trace["kubernetesVersion"]["minor"] == "1.34"
+    load(chromium, pages["random"])
+    Select(chromium.find_element(By.ID, "t0-f-status")).select_by_index(1)
+    assert count_text(chromium).startswith(f"Showing {len(trace['result']['selectedNodes'])} of ")
+    assert set(column(chromium, "Status")) == {"\u2606 tied at the top"}
+    load(chromium, pages["random"], f"#t0/node/{trace['result']['suggestedHost']}")
+    assert f"tied at the top: the tie goes to {tie_rule(trace)}" in panel(chromium).text
+    assert "drawn at random" in tie_rule(trace)
     assert console_errors(chromium) == []
 
 

@@ -165,7 +165,7 @@
       if (first) {
         if (first.code === "Error") status = "error";
         else if (REJECTED[first.code]) status = "rejected";
-        else if (n === result.suggestedHost) status = "chosen";
+        else if (n === result.suggestedHost) status = t.tieBreak === "random" ? "selected" : "chosen"; // a random pick: one of the tied
         else if (selected[n] && (own(score, n) || result.status === "Scheduled")) status = "selected";
         else if (own(score, n)) status = "feasible";
         else if (n === dropped) status = "dropped";
@@ -260,9 +260,7 @@
     }
     if (r.rank) {
       var line = "Feasible: rank " + r.rank + " of " + m.ranked.length + ", score " + r.total;
-      if (r.status === "chosen" && t.tieBreak === "random") {
-        line += " \u2013 tied at the top: the tie goes to " + m.tie + "; kexplain follows this one";
-      } else if (r.status === "chosen") line += " \u2013 the scheduler picks it";
+      if (r.status === "chosen") line += " \u2013 the scheduler picks it";
       else if (r.status === "selected") line += " \u2013 tied at the top: the tie goes to " + m.tie;
       return line + ".";
     }
