@@ -15,9 +15,9 @@ from typing import Any, Mapping
 
 from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
-from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
+from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import quantities, short
 from kexplain.render.suggestions import suggestion_rows
@@ -151,7 +151,7 @@ def _verdict(trace: Trace, i: int) -> list[Html]:
     fixes = len(trace.get("suggestions") or ())
     if fixes:
         out.append(el("p", el("a", f"What would make it schedule: {fixes} verified change{'s' if fixes > 1 else ''}",
-                              href=f"#t{i}-fixes"), " (below the search and preemption)", cls="fixes-link"))
+                              href=f"#t{i}-fixes"), " (below)", cls="fixes-link"))
     pre = prefilter_rejection(trace)
     if pre is not None and status != "Error":
         out.append(el("p", f"PreFilter stopped the cycle before any node was examined: {pre['plugin']} "
