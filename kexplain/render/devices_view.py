@@ -92,16 +92,24 @@ def _depth(line: str) -> int:
     return (len(line) - len(line.lstrip(" "))) // 2
 
 
-def _allocation(trace: Mapping[str, Any], facts: Mapping[str, Any]) -> list[Block]:
+def allocation(trace: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """(the chosen node, what kexplain would allocate or finds allocated there, a line per claim)."""
+    facts = dra_facts(trace)
     host = (trace.get("result") or {}).get("suggestedHost")
     if not host or host not in facts:
-        return []
-    lines = [line for c in facts[host].get("claims") or () for line in claim_lines(c, True, named=True)
+        return None
+    lines = [line.strip() for c in facts[host].get("claims") or () for line in claim_lines(c, True, named=True)
              if "would allocate" in line or "already allocated" in line]
-    if not lines:
+    return (host, lines) if lines else None
+
+
+def _allocation(trace: Mapping[str, Any], facts: Mapping[str, Any]) -> list[Block]:
+    found = allocation(trace)
+    if found is None:
         return []
+    host, lines = found
     return [Block(Group(Text(f"Devices on {host}", style="bold"),
-                        *(Padding(Text(line.strip()), (0, 0, 0, 2)) for line in lines)))]
+                        *(Padding(Text(line), (0, 0, 0, 2)) for line in lines)))]
 
 
 def _classes(trace: Mapping[str, Any], look: Look) -> list[Block]:

@@ -18,7 +18,7 @@ from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import describe
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import Look, TextTable, quantity
-from kexplain.render.views import REJECTED, never_reason, random_tie, ranking, search_figures, version_text
+from kexplain.render.views import REJECTED, never_reason, ranking, search_figures, tie_rule, version_text
 
 
 def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width: int = 80) -> list[Block]:
@@ -36,7 +36,7 @@ def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width:
     version = version_text(trace.get("kubernetesVersion"))
     if version:
         blocks.append(Block(Text(version, style="dim"), gap=False))
-    blocks.append(Block(Text(_verdict(trace, node)), gap=False))
+    blocks.append(Block(Text(node_verdict(trace, node)), gap=False))
     blocks += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     blocks += _filters(trace, node, facts, look)
     blocks += _scores(trace, node, facts, look)
@@ -47,7 +47,8 @@ def render_node(trace: Mapping[str, Any], node: str, plain: bool = False, width:
 
 # -- the verdict on the node ------------------------------------------------------------------------
 
-def _verdict(trace: Mapping[str, Any], node: str) -> str:
+def node_verdict(trace: Mapping[str, Any], node: str) -> str:
+    """The verdict on the node in one sentence (what `--node` says first; the HTML page too)."""
     first = (trace.get("filter") or {}).get(node)
     result = trace["result"]
     if trace.get("search") is None:
@@ -68,8 +69,7 @@ def _verdict(trace: Mapping[str, Any], node: str) -> str:
         if r.node == node:
             if r.total is None:
                 return "Feasible: the only feasible node found, so not scored: the pod goes here."
-            tied = (" - tied at the top: the scheduler picks one of the tied nodes at random"
-                    if random_tie(trace) else " - tied at the top")
+            tied = f" - tied at the top: the tie goes to {tie_rule(trace)}"
             picked = " - the scheduler picks it" if r.chosen else (tied if r.selected else "")
             line = f"Feasible: rank {r.rank} of {len(trace.get('score') or {})}, score {r.total}{picked}."
             if r.deciding and r.against:
@@ -104,8 +104,10 @@ def _never_examined(trace: Mapping[str, Any], node: str) -> str:
     winner = extra.get("winner") or {}
     if total is None:
         return f"{text} It would have passed Filter."
-    better = "higher than" if total > winner.get("total", 0) else ("as high as" if total == winner.get("total")
-                                                                   else "lower than")
+    if total == winner.get("total"):
+        return (f"{text} It would have passed Filter and, scored together with the others, got {total}: as much "
+                f"as the winner {winner.get('node')}, a tie that would go to {tie_rule(trace)}.")
+    better = "higher than" if total > winner.get("total", 0) else "lower than"
     return (f"{text} It would have passed Filter and, scored together with the others, got {total}: "
             f"{better} the winner {winner.get('node')} ({winner.get('total')}).")
 

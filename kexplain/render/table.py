@@ -24,7 +24,7 @@ from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
 from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, SearchFigures, missing_prefilter_state, never_reason,
                                    no_nodes, prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
-                                   shorten, version_text)
+                                   shorten, tie_rule, version_text)
 
 TOP_NODES = 10          # feasible nodes listed in the default view
 NODES_PER_REASON = 8    # node names listed per reason in the default view
@@ -138,8 +138,8 @@ def _scheduled_line(trace: Mapping[str, Any]) -> str:
     line = f"Would be bound to {host} (score {total}, best of {len(score)} scored nodes)"
     if len(selected) > 1:
         others = [n for n in selected if n != host]
-        line += (f"; tied with {others[0]}: the scheduler's pick of the two" if len(others) == 1 else
-                 f"; tied with {len(others)} other nodes: the scheduler's pick among them")
+        line += (f"; tied with {others[0]}" if len(others) == 1 else f"; tied with {len(others)} other nodes") + \
+            f": the tie goes to {tie_rule(trace)}"
     return line
 
 
@@ -350,7 +350,7 @@ def _search(trace: Mapping[str, Any], look: Look) -> list[Block]:
     grid.add_row("passed Filter", passed)
     grid.add_row("next pod starts at", f"index {fig.next_start_index}")
     grid.add_row("never examined", _never(fig))
-    for label, text in _unexamined_rows(fig):
+    for label, text in _unexamined_rows(fig, trace):
         grid.add_row(label, text)
     return [Block(Text("The search", style="bold")), Block(grid, gap=False)]
 
@@ -384,7 +384,7 @@ def _never(fig: SearchFigures) -> str:
     return f"{fig.never_examined}: {never_reason(fig)}"
 
 
-def _unexamined_rows(fig: SearchFigures) -> list[tuple[str, str]]:
+def _unexamined_rows(fig: SearchFigures, trace: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Would a node the search left out have won? (the extra key `unexamined`) Not asked of
     a cycle that ended with an error: no node wins it."""
     if fig.stop == STOP_ERROR or (not fig.never_examined and not fig.dropped):
@@ -406,6 +406,10 @@ def _unexamined_rows(fig: SearchFigures) -> list[tuple[str, str]]:
     if fig.higher:
         answer = (f"yes: {len(fig.higher)} of the nodes left out ({' and '.join(left_out)}) would have scored "
                   f"higher than the winner; {together}")
+    elif fig.best_unexamined_total == fig.winner_total:
+        answer = (f"only by a tie: scored together with the nodes that were scored, the best of them, "
+                  f"{fig.best_unexamined}, gets {fig.best_unexamined_total}, as much as the winner ({fig.winner}); "
+                  f"the tie would go to {tie_rule(trace)}")
     else:
         answer = f"no: {together}"
     return rows + [("could they win?", answer)]

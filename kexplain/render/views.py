@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from kexplain.framework.schedule import DETERMINISTIC_TIES_SINCE
 
 REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable", "Pending")
 Trace = Mapping[str, Any]
@@ -25,6 +26,32 @@ def version_text(version: Mapping[str, Any] | None) -> str | None:
     changed = (", feature gates " + ",".join(f"{n}={'true' if v else 'false'}" for n, v in gates.items())
                if gates else "")
     return f"Kubernetes {version.get('minor')} (kube-scheduler {version.get('scheduler')}{changed})"
+
+
+def random_ties(trace: Trace) -> bool:
+    """Whether the trace's kube-scheduler picks among nodes tied at the top score at random
+    (before 1.35: selectHost's reservoir sampling) rather than by its ranking heap; a trace
+    that names no version is read as the default's (the heap)."""
+    minor = str((trace.get("kubernetesVersion") or {}).get("minor") or DETERMINISTIC_TIES_SINCE)
+    return _minor_key(minor) < _minor_key(DETERMINISTIC_TIES_SINCE)
+
+
+def _minor_key(minor: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in minor.split(".") if p.isdigit())
+
+
+def tie_rule(trace: Trace) -> str:
+    """Where a tie at the top score goes, in the words of the trace's kube-scheduler, to follow
+    "the tie goes to": before 1.35 selectHost draws one of the tied nodes at random (reservoir
+    sampling); from 1.35 the scheduler pops the top of its ranking heap (sortedNodeScores: Go's
+    container/heap over the scored nodes in the order Filter found them feasible, whose
+    tie-breaking randomizer only a Score extender sets), so no draw: kexplain builds the same heap."""
+    release = (trace.get("kubernetesVersion") or {}).get("scheduler")
+    scheduler = f"kube-scheduler {release}" if release else "kube-scheduler"
+    if random_ties(trace):
+        return f"one of the tied nodes drawn at random ({scheduler}'s selectHost: reservoir sampling)"
+    return (f"the node on top of {scheduler}'s ranking heap (the scored nodes in the order Filter found them "
+            "feasible; no random draw)")
 
 
 def random_tie(trace: Trace) -> list[str]:

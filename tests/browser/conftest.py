@@ -27,6 +27,7 @@ import pytest
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.html_pages import CASES, case_args
 from tests.support.paths import BUNDLED_CONFORMANCE, FIXTURES, ROOT
+from tests.support.render_helpers import tied_cluster
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -73,10 +74,11 @@ def kexplain(*args: str, ok: tuple[int, ...] = (0, 1)) -> int:
 def write_pages(out: Path) -> dict[str, Path]:
     """Every kind of page: a small cluster (a pod that does not fit, one that does), devices
     (two pods of fixtures/dra), replicas, preemption, lint, `pod --pending` of a (recorded)
-    live cluster, and 5,000 nodes."""
+    live cluster, nodes left out that would tie with the winner, a tie 1.34 breaks at random,
+    and 5,000 nodes."""
     cluster = str(FIXTURES / "cluster.yaml")
     pages = {name: out / f"{name}.html" for name in
-             ("small", "web", "dra", "replicas", "preemption", "lint", "pending", "big")}
+             ("small", "web", "dra", "replicas", "preemption", "lint", "pending", "tied", "random", "big")}
     kexplain(str(FIXTURES / "pod-too-big.yaml"), "--nodes", cluster, "--html", str(pages["small"]))
     kexplain(str(FIXTURES / "pod-web.yaml"), "--nodes", cluster, "--html", str(pages["web"]))
     kexplain(str(FIXTURES / "dra" / "pod.yaml"), "--nodes", str(FIXTURES / "dra" / "cluster.yaml"),
@@ -87,6 +89,10 @@ def write_pages(out: Path) -> dict[str, Path]:
     kexplain("lint", str(FIXTURES / "pod-too-big.yaml"), str(FIXTURES / "pod-web.yaml"), "--nodes", cluster,
              "--html", str(pages["lint"]))
     _pending(pages["pending"], out)
+    kexplain(str(FIXTURES / "large-cluster" / "pod.yaml"), "--nodes", str(tied_cluster(out)), "--html",
+             str(pages["tied"]))
+    kexplain(str(FIXTURES / "large-cluster" / "pod.yaml"), "--nodes", str(FIXTURES / "large-cluster" / "cluster.yaml"),
+             "--kubernetes-version", "1.34", "--html", str(pages["random"]))
     for case in CASES:
         pages[f"case:{case}"] = out / f"case-{case}.html"
         kexplain(*case_args(BUNDLED_CONFORMANCE / case), "--html", str(pages[f"case:{case}"]), ok=(0, 1, 3))

@@ -72,13 +72,22 @@ def panel_open(driver) -> bool:
     return bool(driver.execute_script("return document.getElementById('panel').open"))
 
 
+def in_view(driver, element) -> bool:
+    """Whether the page was scrolled to the element: at the top of the window, or as near as
+    the end of the page lets it come, and scrolled at all."""
+    return driver.execute_script("""
+        var top = arguments[0].getBoundingClientRect().top, end = document.documentElement.scrollHeight - innerHeight;
+        return scrollY > 0 && top >= 0 && (top < 60 || Math.abs(scrollY - end) < 2) && top < innerHeight - 20;""",
+                                 element)
+
+
 def free(resource: dict) -> Fraction:
     return parse_quantity(resource["allocatable"]) - parse_quantity(resource["requested"])
 
 
 # -- every page ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["small", "web", "dra", "replicas", "preemption", "lint", "pending", "big"])
+@pytest.mark.parametrize("name", ["small", "web", "dra", "replicas", "preemption", "lint", "pending", "tied", "random", "big"])
 def test_every_page_loads_without_a_console_error(chromium, pages, name):
     load(chromium, pages[name])
     data = page_data(pages[name])
@@ -252,9 +261,24 @@ def test_the_device_view(chromium, pages):
     chromium.switch_to.active_element.send_keys(Keys.ESCAPE)
     load(chromium, pages["dra"], "#t0/node/gpu-node-1")
     view = panel(chromium).find_element(By.CSS_SELECTOR, ".device-view")
-    selector = data["items"][0]["details"]["nodes"]["gpu-node-1"]["plugins"]["DynamicResources"]["claims"][0][
-        "requests"][0]["devices"][0]["selector"]
-    assert "no: rejected by a selector" in view.text and selector["summary"] in view.text
+    devices = data["items"][0]["details"]["nodes"]["gpu-node-1"]["plugins"]["DynamicResources"]["claims"][0][
+        "requests"][0]["devices"]
+    rows = view.find_elements(By.CSS_SELECTOR, "table.devices tbody tr")
+    assert len(rows) == len(devices) == 8
+    # Each device's reason in one line (what --node says); the selector's evaluation on demand.
+    line = page_data(pages["dra"])["extra"][0]["selectors"][devices[0]["selector"]["summary"]]
+    assert line.endswith("capacity memory 40Gi, selector wants >= 80Gi")
+    for r, d in zip(rows, devices):
+        assert r.find_element(By.TAG_NAME, "th").text.replace("\n", "") == d["device"]
+        why = r.find_elements(By.TAG_NAME, "td")[1]
+        assert "no: rejected by a selector" in r.text and why.text.splitlines()[0] == line
+        evaluation = why.find_element(By.CSS_SELECTOR, "details.cel")
+        assert evaluation.get_attribute("open") is None
+        assert "= 40Gi" not in why.text                          # closed: the evaluation is not shown
+    evaluation = rows[0].find_element(By.CSS_SELECTOR, "details.cel")
+    evaluation.find_element(By.TAG_NAME, "summary").click()
+    values = [f"{v['expression']} = {v['value']}" for v in devices[0]["selector"]["values"]]
+    assert [li.text for li in evaluation.find_elements(By.TAG_NAME, "li")] == values
     assert console_errors(chromium) == []
 
 
@@ -271,6 +295,27 @@ def test_the_search_drawn(chromium, pages):
     canvas.send_keys(Keys.ENTER)
     assert panel_open(chromium) and f"Node {order[1]}" in panel(chromium).text
     chromium.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert console_errors(chromium) == []
+
+
+def test_the_search_labels_are_whole(chromium, pages):
+    """The "started at" and "stopped at" labels are drawn inside the canvas, descenders and all:
+    no ink in its last rows, and ink in the band the lower label is drawn in."""
+    load(chromium, pages["small"])
+    ink = chromium.execute_script("""
+        var c = document.querySelector('#t0 figure.search canvas');
+        var g = c.getContext('2d'), w = c.width, h = c.height;
+        var d = g.getImageData(0, 0, w, h).data, rows = [];
+        for (var y = 0; y < h; y++) {
+          var n = 0;
+          for (var x = 0; x < w; x++) { var k = (y * w + x) * 4; if (d[k + 3] > 0) n++; }
+          rows.push(n);
+        }
+        return rows;""")
+    height = len(ink)
+    assert sum(ink[-3:]) == 0                                   # nothing touches the bottom edge
+    last = max(y for y, n in enumerate(ink) if n)
+    assert last < height - 3 and sum(ink[height * 3 // 4:]) > 0   # the lower label is there, whole
     assert console_errors(chromium) == []
 
 
@@ -295,6 +340,30 @@ def test_where_the_replicas_went(chromium, pages):
     index = [t["pod"]["name"] for t in doc["items"]].index(last)
     assert shown == [f"t{index}"]
     assert chromium.find_element(By.ID, f"t{index}-h").text.startswith(f"{index + 1}. Pod default/{last}")
+    assert console_errors(chromium) == []
+
+
+def test_the_copies_never_tried_are_counted(chromium, pages):
+    load(chromium, pages["replicas"])
+    placement = page_data(pages["replicas"])["doc"]["placements"][0]
+    tried, planned = len(placement["pods"]), placement["replicas"]
+    assert tried < planned
+    said = chromium.find_element(By.CSS_SELECTOR, "#overview p.count").text
+    assert said == (f"{placement['fit']} of the {planned} pods went to {len(placement['nodes'])} nodes; {tried} tried, "
+                    f"{planned - tried} never tried (see above); 2 explained in full.")
+    note = chromium.find_element(By.CSS_SELECTOR, "#overview p.untried").text
+    assert note.startswith(f"Pod default/web: copies {tried + 1} to {planned}")
+    assert console_errors(chromium) == []
+
+
+def test_when_no_pod_fits_there_is_no_empty_table(chromium, pages):
+    load(chromium, pages["dra"])
+    doc = page_data(pages["dra"])["doc"]
+    assert all(p["fit"] == 0 for p in doc["placements"])
+    said = chromium.find_element(By.CSS_SELECTOR, "#overview p.count").text
+    assert said == f"None of the {len(doc['items'])} pods fits: no pod went to a node; {len(doc['items'])} explained in full."
+    assert not chromium.find_element(By.CSS_SELECTOR, "#overview .where").is_displayed()
+    assert "No row matches." not in chromium.find_element(By.ID, "overview").text
     assert console_errors(chromium) == []
 
 
@@ -422,6 +491,118 @@ def test_without_javascript(chromium, pages):
     chromium.get(pages["web"].as_uri())
     top = chromium.find_element(By.CSS_SELECTOR, "table.static-nodes")
     assert top.is_displayed() and page_data(pages["web"])["doc"]["result"]["suggestedHost"] in top.text
+
+
+def test_without_javascript_a_node_link_leads_to_its_brief(chromium, pages):
+    chromium.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    chromium.get(pages["small"].as_uri())
+    trace = page_data(pages["small"])["doc"]
+    header = chromium.find_element(By.TAG_NAME, "header")
+    assert "A click on a node" not in header.text
+    notice = header.find_element(By.CSS_SELECTOR, "p.nojs-note")      # inside the page's layout
+    assert notice.is_displayed() and "a node's name leads to its verdict in brief" in notice.text
+    main = chromium.find_element(By.TAG_NAME, "main")
+    assert notice.location["x"] == main.find_element(By.TAG_NAME, "h2").location["x"]
+    link = chromium.find_element(By.CSS_SELECTOR, "table.static-rejected a.node[data-node='node-4']")
+    link.click()
+    assert chromium.current_url.endswith("#t0/node/node-4")
+    brief = chromium.find_element(By.ID, "t0/node/node-4")
+    assert brief.is_displayed()
+    assert chromium.execute_script("return document.querySelector(':target') === arguments[0]", brief)
+    first = trace["filter"]["node-4"]
+    assert f"Rejected by {first['plugin']} ({first['code']}): {first['reasons'][0]}" in brief.text
+    assert in_view(chromium, brief)                                       # scrolled to
+    chromium.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_with_javascript_the_briefs_give_way_to_the_panel(chromium, pages):
+    load(chromium, pages["small"])
+    assert chromium.find_element(By.CSS_SELECTOR, "header .js-only").is_displayed()
+    assert not chromium.find_element(By.CSS_SELECTOR, ".node-briefs").is_displayed()
+    chromium.find_element(By.CSS_SELECTOR, "table.static-rejected a.node[data-node='node-4']").click()
+    assert panel_open(chromium) and "Node node-4" in panel(chromium).text
+    chromium.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert console_errors(chromium) == []
+
+
+def test_the_verdict_links_to_the_fixes_and_a_link_to_them_opens_them(chromium, pages):
+    load(chromium, pages["small"])
+    link = chromium.find_element(By.CSS_SELECTOR, "#t0 p.fixes-link a")
+    n = len(page_data(pages["small"])["doc"]["suggestions"])
+    assert link.text == f"What would make it schedule: {n} verified changes"
+    link.click()
+    assert chromium.current_url.endswith("#t0-fixes")
+    assert in_view(chromium, chromium.find_element(By.ID, "t0-fixes"))
+    # A deep link to another explanation's part shows that explanation there.
+    load(chromium, pages["dra"], "#t1-fixes")
+    assert chromium.find_element(By.ID, "t1").is_displayed() and not chromium.find_element(By.ID, "t0").is_displayed()
+    assert in_view(chromium, chromium.find_element(By.ID, "t1-fixes"))
+    assert console_errors(chromium) == []
+
+
+def test_see_preemption_leads_there(chromium, pages):
+    load(chromium, pages["preemption"])
+    chromium.find_element(By.CSS_SELECTOR, "#t0 p.verdict a[href='#t0-preemption']").click()
+    assert chromium.current_url.endswith("#t0-preemption")
+    heading = chromium.find_element(By.ID, "t0-preemption")
+    assert heading.text == "Preemption" and in_view(chromium, heading)
+    assert console_errors(chromium) == []
+
+
+def test_the_why_column_reads_in_a_narrow_window(chromium, pages):
+    size = chromium.get_window_size()
+    chromium.set_window_size(800, 900)
+    try:
+        load(chromium, pages["small"])
+        assert headers(chromium)[:3] == ["Node", "Status", "Why"]
+        trace = page_data(pages["small"])["doc"]
+        cells = chromium.execute_script("""
+            var scroller = document.querySelector('#t0 .nodes .grid-scroll').getBoundingClientRect();
+            return Array.from(document.querySelectorAll('#t0 .nodes tbody tr[data-row] td:nth-child(3)')).map(function (td) {
+              var r = td.getBoundingClientRect();
+              return [td.parentNode.cells[0].textContent, td.textContent, r.left >= scroller.left && r.right <= scroller.right,
+                      td.scrollWidth <= td.clientWidth];
+            });""")
+        assert len(cells) == len(trace["filter"])
+        for node, text, inside, whole in cells:
+            first = trace["filter"][node]
+            assert text.startswith(f"{first['plugin']}: {first['reasons'][0]}") and inside and whole, (node, text)
+    finally:
+        chromium.set_window_size(size["width"], size["height"])
+    assert console_errors(chromium) == []
+
+
+def test_a_node_left_out_that_would_tie_says_where_the_tie_goes(chromium, pages):
+    from kexplain.render.views import tie_rule
+
+    trace = page_data(pages["tied"])["doc"]
+    never = [n for n in trace["unexamined"]["nodes"] if n in trace["unexamined"]["totals"]]
+    winner = trace["unexamined"]["winner"]
+    assert never and all(trace["unexamined"]["totals"][n] == winner["total"] for n in never)
+    load(chromium, pages["tied"], f"#t0/node/{never[0]}")
+    text = panel(chromium).find_element(By.CSS_SELECTOR, "p.verdict").text
+    assert text.endswith(f"got {winner['total']}: as much as the winner {winner['node']}, a tie that would go to "
+                         f"{tie_rule(trace)}.")
+    chromium.switch_to.active_element.send_keys(Keys.ESCAPE)
+    tied = next(n for n in trace["result"]["selectedNodes"] if n != trace["result"]["suggestedHost"])
+    load(chromium, pages["tied"], f"#t0/node/{tied}")
+    assert f"tied at the top: the tie goes to {tie_rule(trace)}" in panel(chromium).text
+    assert console_errors(chromium) == []
+
+
+def test_a_random_pick_among_tied_nodes_names_no_winner(chromium, pages):
+    from kexplain.render.views import tie_rule
+
+    trace = page_data(pages["random"])["doc"]
+    assert trace["tieBreak"] == "random" and trace["kubernetesVersion"]["minor"] == "1.34"
+    load(chromium, pages["random"])
+    Select(chromium.find_element(By.ID, "t0-f-status")).select_by_index(1)
+    assert count_text(chromium).startswith(f"Showing {len(trace['result']['selectedNodes'])} of ")
+    assert set(column(chromium, "Status")) == {"\u2606 tied at the top"}
+    load(chromium, pages["random"], f"#t0/node/{trace['result']['suggestedHost']}")
+    assert f"tied at the top: the tie goes to {tie_rule(trace)}" in panel(chromium).text
+    assert "drawn at random" in tie_rule(trace)
+    assert console_errors(chromium) == []
 
 
 def test_printing(chromium, pages):

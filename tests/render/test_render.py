@@ -68,8 +68,10 @@ def test_ties_name_the_scheduler_pick_and_the_top_ten():
     assert rows[3] == "1* node-001 424 tied with #2"
     assert rows[12] == "10 node-010 424 tied with #1"
     assert "... and 90 more (-o wide lists every node)" in squeeze(text)
-    assert ("Would be bound to node-001 (score 424, best of 100 scored nodes); tied with 99 other nodes: the "
-            "scheduler's pick among them") in " ".join(squeeze(text))
+    release = trace["kubernetesVersion"]["scheduler"]
+    assert ("Would be bound to node-001 (score 424, best of 100 scored nodes); tied with 99 other nodes: the tie "
+            f"goes to the node on top of kube-scheduler {release}'s ranking heap (the scored nodes in the order "
+            "Filter found them feasible; no random draw)") in " ".join(squeeze(text))
 
 
 # -- rejections ------------------------------------------------------------------------------------------

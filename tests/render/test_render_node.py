@@ -258,7 +258,9 @@ def test_scored_node_when_prescore_skipped_every_score_plugin():
         "result": {"status": "Scheduled", "selectedNodes": ["n1", "n2"], "message": "", "suggestedHost": "n1"},
     }
     text = " ".join(squeeze(text_of(trace, node="n2")))
-    assert "Feasible: rank 2 of 2, score 0 - tied at the top." in text
+    assert ("Feasible: rank 2 of 2, score 0 - tied at the top: the tie goes to the node on top of kube-scheduler's "
+            "ranking heap (the scored nodes in the order Filter found them feasible; no random draw).") in text
     assert "none: PreScore skipped every Score plugin, so every node scores 0" in text
     assert "tied with 1 other" not in text_of(trace)
-    assert "tied with n2: the scheduler's pick of the two" in " ".join(squeeze(text_of(trace)))
+    assert "tied with n2: the tie goes to the node on top of kube-scheduler's ranking heap" in " ".join(
+        squeeze(text_of(trace)))

@@ -60,16 +60,17 @@ def test_a_random_tie_names_no_winner(minor):
     assert "* = the nodes tied at the top: the scheduler picks one of them at random" in text
     assert "the node the scheduler picks" not in text
     _, out, _ = kexplain(*ARGS, "--kubernetes-version", minor, "--node", "twin-b")
-    assert "score 474 - tied at the top: the scheduler picks one of the tied nodes at random." in " ".join(
-        squeeze(out))
+    assert (f"score 474 - tied at the top: the tie goes to one of the tied nodes drawn at random (kube-scheduler "
+            f"{RELEASES[minor]}'s selectHost: reservoir sampling).") in " ".join(squeeze(out))
 
 
 @pytest.mark.parametrize("minor", ["1.35", "1.36"])
 def test_a_tie_broken_by_the_heap_names_the_pick(minor):
     _, out, _ = kexplain(*ARGS, "--kubernetes-version", minor)
     text = " ".join(squeeze(out))
-    assert re.search(r"Would be bound to twin-a \(score \d+, best of 3 scored nodes\); tied with twin-b: the "
-                     r"scheduler's pick of the two", text)
+    assert re.search(r"Would be bound to twin-a \(score \d+, best of 3 scored nodes\); tied with twin-b: the tie "
+                     rf"goes to the node on top of kube-scheduler {RELEASES[minor]}'s ranking heap \(the scored nodes "
+                     r"in the order Filter found them feasible; no random draw\)", text)
     rows = table_rows(out, "Feasible nodes, best first")
     assert [r.split()[:2] for r in rows[3:6]] == [["1*", "twin-a"], ["2", "twin-b"], ["3", "small"]]
 

@@ -57,6 +57,33 @@ def fetches(page: str | Path) -> list[str]:
     return found
 
 
+class _Text(HTMLParser):
+    """The page's text as a browser without script shows it: no script, style or data."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skip -= 1
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+def visible_text(page: str) -> str:
+    parser = _Text()
+    parser.feed(page)
+    return " ".join(" ".join(parser.parts).split())
+
+
 # One bundled conformance case of each family: every kind of verdict the scheduler gives
 # (gated, PreFilter stopping the cycle, errors, sequences, nominated nodes, volumes, ...).
 CASES = sorted({p.name.split("-")[0]: p.name for p in sorted(BUNDLED_CONFORMANCE.iterdir(), reverse=True)

@@ -71,3 +71,22 @@ def table_rows(text: str, title: str) -> list[str]:
         else:
             rows.append(" ".join(line.split()))
     return rows
+
+
+def tied_cluster(out: Path) -> Path:
+    """fixtures/large-cluster with the same pod on every node, the last 20 too: every node scores
+    the same for large-cluster's pod, so the nodes the search never examines would only tie with
+    the winner (written under `out`)."""
+    text = (FIXTURES / "large-cluster" / "cluster.yaml").read_text()
+    pod = next(line for line in text.splitlines() if "name: worker-001," in line)
+    more = [pod.replace("worker-001", f"worker-{n:03d}").replace("node-001", f"node-{n:03d}") for n in range(101, 121)]
+    path = out / "tied-cluster.yaml"
+    path.write_text(text.rstrip("\n") + "\n" + "\n".join(more) + "\n")
+    return path
+
+
+def tied_trace(out: Path, kube: KubeVersion = RENDERED_VERSION) -> dict[str, Any]:
+    """large-cluster's pod on `tied_cluster`, with `details` and `unexamined`."""
+    req = Request(pod_path=str(FIXTURES / "large-cluster" / "pod.yaml"), node_paths=(str(tied_cluster(out)),),
+                  kube=kube)
+    return explain(load_inputs(req), RunOptions(details=True, unexamined=True)).to_json()

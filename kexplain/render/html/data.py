@@ -13,8 +13,11 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from kexplain.render.devices import SELECTOR_FALSE, where
+from kexplain.render.devices import selector_words as device_selector_words
 from kexplain.render.html.pack import pack
 from kexplain.render.node import filter_words, score_words
+from kexplain.render.views import tie_rule
 
 Trace = Mapping[str, Any]
 
@@ -58,10 +61,33 @@ def without_worded_facts(trace: Trace) -> Trace:
     return {**trace, "details": {**trace["details"], "nodes": kept}}
 
 
+def selector_words(trace: Trace) -> dict[str, str]:
+    """A device selector's evaluation (its `summary`: every subexpression and its value) -> the
+    one line that says why it is false (`--node`'s words: `capacity memory 40Gi, selector wants
+    >= 80Gi`), for every selector that rejects a device of the trace's nodes. Keyed by the
+    evaluation, so that the devices that read the same values share one line."""
+    out: dict[str, str] = {}
+
+    def requests(reqs: Any) -> None:
+        for req in reqs or ():
+            requests(req.get("subrequests"))
+            for d in req.get("devices") or ():
+                sel = d.get("selector") if d.get("reason") == SELECTOR_FALSE else None
+                if isinstance(sel, Mapping) and sel.get("summary") and sel["summary"] not in out:
+                    out[sel["summary"]] = f"{where(sel)}: {device_selector_words(sel)}"
+
+    for facts in ((trace.get("details") or {}).get("nodes") or {}).values():
+        dra = ((facts.get("plugins") or {}) if isinstance(facts, Mapping) else {}).get("DynamicResources") or {}
+        for claim in dra.get("claims") or ():
+            requests(claim.get("requests"))
+    return out
+
+
 def page_data(kind: str, doc: Mapping[str, Any], traces: list[Trace]) -> dict[str, Any]:
-    """What the script reads: the document, each trace's facts in words (in the page's order),
-    and its plugin facts only where the page reads them as they are."""
-    words = [{"words": node_words(t)} for t in traces]
+    """What the script reads: the document, and per trace (in the page's order) its facts in
+    words, where a tie at the top score goes (`tie_rule`) and its device selectors' one-line
+    reasons; its plugin facts only where the page reads them as they are."""
+    words = [{"words": node_words(t), "tie": tie_rule(t), "selectors": selector_words(t)} for t in traces]
     if kind == "trace":
         doc = without_worded_facts(doc)
     elif kind == "list":

@@ -165,7 +165,7 @@
       if (first) {
         if (first.code === "Error") status = "error";
         else if (REJECTED[first.code]) status = "rejected";
-        else if (n === result.suggestedHost) status = "chosen";
+        else if (n === result.suggestedHost) status = t.tieBreak === "random" ? "selected" : "chosen"; // a random pick: one of the tied
         else if (selected[n] && (own(score, n) || result.status === "Scheduled")) status = "selected";
         else if (own(score, n)) status = "feasible";
         else if (n === dropped) status = "dropped";
@@ -215,7 +215,8 @@
     rows.forEach(function (r) { byName[r.name] = r; });
     models[i] = {
       i: i, trace: t, rows: rows, byName: byName, plugins: plugins, ranked: ranked, rank: rank, dropped: dropped,
-      pre: pre, narrowed: narrowed, podRequests: podRequests, words: (EXTRA[i] || {}).words || {}
+      pre: pre, narrowed: narrowed, podRequests: podRequests, words: (EXTRA[i] || {}).words || {},
+      tie: (EXTRA[i] || {}).tie || "the node the scheduler picks", selectors: (EXTRA[i] || {}).selectors || {}
     };
     return models[i];
   }
@@ -237,7 +238,11 @@
       }
       if (r.wouldTotal !== null) {
         var w = (t.unexamined || {}).winner || {};
-        var cmp = r.wouldTotal > w.total ? "higher than" : r.wouldTotal === w.total ? "as high as" : "lower than";
+        if (r.wouldTotal === w.total) {
+          return s + " It would have passed Filter and, scored together with the others, got " + r.wouldTotal +
+            ": as much as the winner " + w.node + ", a tie that would go to " + m.tie + ".";
+        }
+        var cmp = r.wouldTotal > w.total ? "higher than" : "lower than";
         return s + " It would have passed Filter and, scored together with the others, got " + r.wouldTotal + ": " +
           cmp + " the winner " + w.node + " (" + w.total + ").";
       }
@@ -256,7 +261,7 @@
     if (r.rank) {
       var line = "Feasible: rank " + r.rank + " of " + m.ranked.length + ", score " + r.total;
       if (r.status === "chosen") line += " \u2013 the scheduler picks it";
-      else if (r.status === "selected") line += " \u2013 tied at the top";
+      else if (r.status === "selected") line += " \u2013 tied at the top: the tie goes to " + m.tie;
       return line + ".";
     }
     if (r.status === "chosen") return "Feasible: the only feasible node found, so not scored: the pod goes here.";
@@ -276,6 +281,7 @@
     var self = this;
     this.columns = opts.columns;
     this.onOpen = opts.onOpen;
+    this.empty = opts.empty || "No row matches.";
     this.all = opts.rows;
     this.rows = opts.rows.slice();
     this.sortKey = opts.sort || null;
@@ -387,14 +393,14 @@
       for (var c = 0; c < n; c++) {
         var col = this.columns[c];
         var v = col.show ? col.show(row) : col.get(row);
-        tr.appendChild(h("td", { cls: col.num ? "num" : null, title: typeof v === "string" && v.length > 40 ? v : null }, v));
+        tr.appendChild(h("td", { cls: col.num ? "num" : col.cls || null, title: typeof v === "string" && v.length > 40 ? v : null }, v));
       }
       frag.appendChild(tr);
     }
     if (last < this.rows.length) {
       frag.appendChild(h("tr", { cls: "spacer", "aria-hidden": "true" }, h("td", { colspan: n, style: "height:" + (this.rows.length - last) * rowH + "px" })));
     }
-    if (!this.rows.length) frag.appendChild(h("tr", null, h("td", { colspan: n, cls: "empty", text: "No row matches." })));
+    if (!this.rows.length) frag.appendChild(h("tr", null, h("td", { colspan: n, cls: "empty", text: this.empty })));
     this.body.textContent = "";
     this.body.appendChild(frag);
     var drawn = this.body.querySelector("tr[data-row]");
@@ -460,10 +466,19 @@
     return h("span", { cls: "st st-" + r.status }, s[0] + " " + s[1]);
   }
 
+  // Node, status and why first: what a narrow window shows without scrolling sideways.
   function nodeColumns(m) {
     var cols = [
       { label: "Node", get: function (r) { return r.name; }, asc: true },
       { label: "Status", get: function (r) { return STATUS[r.status][2]; }, show: statusCell, num: false },
+      { label: "Why", cls: "why", get: function (r) { return r.reported ? r.reported.plugin + ": " + (r.reported.reasons || []).join("; ") : ""; },
+        show: function (r) {
+          if (!r.reported) return "";
+          var more = Object.keys(r.rejectedBy).length - 1;
+          return (r.status === "unexamined" ? "would be: " : "") + r.reported.plugin + ": " +
+            (r.reported.reasons || [r.reported.code]).join("; ") + (more > 0 ? " (+" + more + " plugin" + (more > 1 ? "s" : "") + ")" : "");
+        },
+        title: "The first failing plugin (what the scheduler reports) and how many other plugins reject the node" },
       { label: "Rank", num: true, asc: true, get: function (r) { return r.rank; },
         title: "The node's place among the scored nodes (1 = best)" },
       { label: "Score", num: true, get: function (r) { return r.total !== null ? r.total : r.wouldTotal; },
@@ -481,15 +496,7 @@
       { label: "Free memory", num: true, get: function (r) { return r.freeMem; }, show: function (r) { return fmtBytes(r.freeMem); },
         title: "Allocatable memory less what the node's pods request" },
       { label: "Visited", num: true, asc: true, get: function (r) { return r.visit; },
-        title: "The node's place in the search's visiting order" },
-      { label: "Why", get: function (r) { return r.reported ? r.reported.plugin + ": " + (r.reported.reasons || []).join("; ") : ""; },
-        show: function (r) {
-          if (!r.reported) return "";
-          var more = Object.keys(r.rejectedBy).length - 1;
-          return (r.status === "unexamined" ? "would be: " : "") + r.reported.plugin + ": " +
-            (r.reported.reasons || [r.reported.code]).join("; ") + (more > 0 ? " (+" + more + " plugin" + (more > 1 ? "s" : "") + ")" : "");
-        },
-        title: "The first failing plugin (what the scheduler reports) and how many other plugins reject the node" }
+        title: "The node's place in the search's visiting order" }
     );
     return cols;
   }
@@ -668,25 +675,34 @@
     selectorError: "a selector fails on it", consumesCounters: "partitionable (consumesCounters)"
   };
 
-  function deviceDetail(d) {
+  // Why a device cannot serve the request, in a line; a selector's evaluation (every
+  // subexpression and the value it read) on demand, under it.
+  function deviceDetail(m, d) {
     if (d.reason === "inUse") {
       return "by " + (d.by || []).map(function (c) { return "claim " + c; }).join(", ") +
         (d.pods && d.pods.length ? " (pod " + d.pods.join(", ") + ")" : "");
     }
     if (d.reason === "selectorFalse" && d.selector) {
       var s = d.selector;
-      return s.owner + " selectors[" + s.index + "]: " + (s.summary || s.expression);
+      var line = own(m.selectors, s.summary) ? m.selectors[s.summary] : s.owner + " selectors[" + s.index + "]: " + (s.conjunct || s.expression) + " is false";
+      var values = s.values || [];
+      if (!values.length && !s.expression) return line;
+      return [line, h("details", { cls: "cel" }, h("summary", { text: "the selector, evaluated" }),
+        h("code", { cls: "cel-expr", text: s.expression || "" }),
+        values.length ? h("ul", null, values.map(function (v) {
+          return h("li", null, h("code", { text: v.expression }), " = ", own(v, "value") ? String(v.value) : "error: " + (v.error || "?"));
+        })) : null)];
     }
     if (d.reason === "selectorError") return String(d.error || "");
     return d.detail ? String(d.detail) : "";
   }
 
-  function requestPart(req) {
+  function requestPart(m, req) {
     var parts = [];
     if (req.subrequests) {
       parts.push(h("p", { text: "request " + req.request + " (firstAvailable): " +
         (req.chosen ? "the allocator would take subrequest " + req.chosen : "no subrequest can be served") }));
-      req.subrequests.forEach(function (s) { parts.push(requestPart(s)); });
+      req.subrequests.forEach(function (s) { parts.push(requestPart(m, s)); });
       return h("div", { cls: "request" }, parts);
     }
     var what = (req.allocationMode === "All" ? "all devices" : plural(req.count || 1, "device")) + " of class " + req.deviceClass;
@@ -699,15 +715,18 @@
           h("th", { scope: "col", text: "why" }))),
         h("tbody", null, devices.map(function (d) {
           var ok = d.reason === "free";
-          return h("tr", { cls: ok ? "ok" : "bad" }, h("th", { scope: "row", text: d.device }),
-            h("td", null, (ok ? "\u2713 yes: " : "\u2717 no: ") + (DEVICE_REASON[d.reason] || d.reason)), h("td", { text: deviceDetail(d) }));
+          var parts = String(d.device).split("/"); // breakable after each slash: driver/pool/device
+          return h("tr", { cls: ok ? "ok" : "bad" }, h("th", { scope: "row" }, parts.map(function (p, k) {
+            return k < parts.length - 1 ? [p + "/", h("wbr")] : p;
+          })),
+            h("td", null, (ok ? "\u2713 yes: " : "\u2717 no: ") + (DEVICE_REASON[d.reason] || d.reason)), h("td", null, deviceDetail(m, d)));
         }))));
     }
     if (req.moreDevices) parts.push(h("p", { cls: "note", text: "and " + plural(req.moreDevices, "more device") + " (not listed)" }));
     return h("div", { cls: "request" }, parts);
   }
 
-  function devicesPart(facts) {
+  function devicesPart(m, facts) {
     var dra = ((facts.plugins || {}).DynamicResources);
     if (!dra || !dra.claims) return null;
     var out = [h("h3", { text: "Devices (DynamicResources)" })];
@@ -725,7 +744,7 @@
         box.appendChild(h("p", { text: (c.availableOnNode === false ? "\u2717 its allocation's node selector does not admit this node. " : "") +
           "Devices: " + (c.devices || []).map(function (d) { return typeof d === "string" ? d : (d.device || JSON.stringify(d)); }).join(", ") }));
       }
-      (c.requests || []).forEach(function (r) { box.appendChild(requestPart(r)); });
+      (c.requests || []).forEach(function (r) { box.appendChild(requestPart(m, r)); });
       (c.constraints || []).forEach(function (k) {
         box.appendChild(h("p", { text: "constraint matchAttribute " + k.matchAttribute + " over " + (k.requests || []).join(", ") + ": " +
           (k.values || []).map(function (v) { return v.value + " (" + (v.devices || []).length + ")"; }).join(", ") +
@@ -781,7 +800,7 @@
       h("div", { cls: "panel-head" }, title, close),
       h("p", { cls: "verdict" }, statusCell(r), " ", verdictOf(m, r)),
       r.cordoned ? h("p", { text: "The node is cordoned (spec.unschedulable)." }) : null,
-      filterPart(m, r, facts), scorePart(m, r), resourcesPart(m, facts), devicesPart(facts), preemptionPart(m, r),
+      filterPart(m, r, facts), scorePart(m, r), resourcesPart(m, facts), devicesPart(m, facts), preemptionPart(m, r),
       Object.keys(facts).length ? h("details", null, h("summary", { text: "The node's facts as recorded in the trace (details.nodes; the plugins' facts are in words above)" }),
         h("pre", { cls: "json", text: JSON.stringify(facts, null, 2) })) : null
     ]);
@@ -847,7 +866,11 @@
     var line = searchLine(m);
     var zones = [];
     m.rows.forEach(function (r) { if (r.zone && zones.indexOf(r.zone) < 0) zones.push(r.zone); });
-    var canvas = h("canvas", { height: 96, tabindex: 0, role: "img" });
+    // The drawing's rows, top to bottom: the "started at" label and its mark, the nodes' bars,
+    // the zones' strip, the "stopped at" mark and its label, whose descenders need room below.
+    var LABEL = 11, TOP = LABEL + 13, BAR = 40, ZONE_Y = TOP + BAR + 4, MARK_Y = ZONE_Y + 8;
+    var HEIGHT = MARK_Y + 10 + 4 + LABEL + 6;
+    var canvas = h("canvas", { height: HEIGHT, tabindex: 0, role: "img" });
     var readout = h("p", { cls: "readout", "aria-live": "polite" });
     var start = s.startIndex % line.total;
     var last = line.deterministic && line.rounds ? (s.startIndex + line.rounds - 1) % line.total : null;
@@ -862,16 +885,16 @@
       var ratio = window.devicePixelRatio || 1;
       var width = Math.max(200, mount.clientWidth || 800);
       canvas.style.width = width + "px";
-      canvas.style.height = "96px";
+      canvas.style.height = HEIGHT + "px";
       canvas.width = Math.round(width * ratio);
-      canvas.height = Math.round(96 * ratio);
+      canvas.height = Math.round(HEIGHT * ratio);
       var g = canvas.getContext("2d");
       if (!g) return;
       g.setTransform(ratio, 0, 0, ratio, 0, 0);
-      g.clearRect(0, 0, width, 96);
+      g.clearRect(0, 0, width, HEIGHT);
       var w = width / line.total;
       var cell = w > 4 ? w - 1 : Math.max(w, 0.6); // a gap between cells when each is wide enough to see
-      var top = 24, bar = 40;
+      var top = TOP, bar = BAR;
       for (var k = 0; k < line.total; k++) {
         var n = line.cells[k];
         var r = n !== undefined ? m.byName[n] : null;
@@ -881,20 +904,22 @@
         g.fillRect(k * w, top + bar - hh, cell, hh);
         if (r && r.zone) {
           g.fillStyle = ZONE_COLOURS[zones.indexOf(r.zone) % ZONE_COLOURS.length];
-          g.fillRect(k * w, top + bar + 4, cell, 6);
+          g.fillRect(k * w, ZONE_Y, cell, 6);
         }
       }
       g.fillStyle = "#24292f";
-      g.font = "11px sans-serif";
+      g.font = LABEL + "px sans-serif";
       function mark(index, label, up) {
         var x = (index + 0.5) * w;
         g.beginPath();
-        if (up) { g.moveTo(x, top + bar + 12); g.lineTo(x - 5, top + bar + 22); g.lineTo(x + 5, top + bar + 22); }
+        if (up) { g.moveTo(x, MARK_Y); g.lineTo(x - 5, MARK_Y + 10); g.lineTo(x + 5, MARK_Y + 10); }
         else { g.moveTo(x, top - 2); g.lineTo(x - 5, top - 12); g.lineTo(x + 5, top - 12); }
         g.fill();
         var tw = g.measureText(label).width;
         var tx = Math.min(Math.max(0, x - tw / 2), width - tw);
-        g.fillText(label, tx, up ? top + bar + 32 : top - 14);
+        // Labels hang from their top: the text's whole height, descenders included, is below it.
+        g.textBaseline = up ? "top" : "alphabetic";
+        g.fillText(label, tx, up ? MARK_Y + 14 : top - 14);
       }
       if (line.deterministic) {
         mark(start, "started at " + start, false);
@@ -1095,28 +1120,39 @@
     }
     var objects = [];
     pods.forEach(function (p) { if (objects.indexOf(p.object) < 0) objects.push(p.object); });
+    var verb = placements.length ? "went" : "would go";
     var which = h("select", { id: "overview-object" });
     options(which, objects.map(function (o) { return [o, o]; }), "every object");
     var barsBox = h("div");
-    var nodeGrid = new Grid({ label: "Pods per node", rows: [], sort: 2, sortDir: -1, height: 240, columns: [
+    var nodeGrid = new Grid({ label: "Pods per node", rows: [], sort: 2, sortDir: -1, height: 240,
+      empty: "No pod " + verb + " to a node.", columns: [
       { label: "Node", get: function (r) { return r.node; }, asc: true },
       { label: "Zone", get: function (r) { return r.zone; }, asc: true },
       { label: "Pods", num: true, get: function (r) { return r.pods; } }] });
     var podGrid = podsGrid(pods, placements.length > 0 && objects.length > 1);
     var notes = h("div");
     var said = h("p", { cls: "count", "aria-live": "polite" });
-    var verb = placements.length ? "went" : "would go";
+    // Of each object's copies, how many there are (a workload's replicas: the copies after the
+    // first that does not fit are never tried, and the static note says why).
+    var planned = {};
+    placements.forEach(function (p) { var o = p.object || {}; planned[o.kind + " " + o.namespace + "/" + o.name] = p.replicas || 0; });
     function apply() {
       var chosen = pods.filter(function (p) { return !which.value || p.object === which.value; });
       var zones = counts(chosen, function (x) { return x.node ? (x.zone || "(no zone)") : null; });
+      var placed = chosen.filter(function (p) { return p.node; }).length;
       barsBox.textContent = "";
-      add(barsBox, bars("Per zone", zones) || h("p", { cls: "note", text: "No pod " + verb + " to a node with a zone." }));
+      add(barsBox, bars("Per zone", zones) || (placed ? h("p", { cls: "note", text: "No pod " + verb + " to a node with a zone." }) : null));
+      where.hidden = !placed;   // nothing went anywhere: no empty tables
       nodeGrid.setRows(perNode(chosen));
       podGrid.setRows(chosen);
-      var placed = chosen.filter(function (p) { return p.node; }).length;
-      said.textContent = num(placed) + " of the " + plural(chosen.length, "pod") + " scheduled " + verb + " to " +
-        plural(perNode(chosen).length, "node") + "; " + num(chosen.filter(function (p) { return p.trace !== null; }).length) +
-        " explained in full.";
+      var total = placements.length ? Object.keys(planned).reduce(function (n, o) {
+        return n + (!which.value || which.value === o ? planned[o] : 0); }, 0) : chosen.length;
+      var full = num(chosen.filter(function (p) { return p.trace !== null; }).length) + " explained in full.";
+      var untried = total - chosen.length;
+      var head = !placed ? (total === 1 ? "The pod does not fit" : "None of the " + plural(total, "pod") + " fits") + ": no pod " + verb + " to a node"
+        : num(placed) + " of the " + plural(total, "pod") + " " + verb + " to " + plural(perNode(chosen).length, "node");
+      said.textContent = head + (untried > 0 ? "; " + num(chosen.length) + " tried, " + num(untried) + " never tried (see above)" : "") +
+        "; " + full;
       notes.textContent = "";
       placements.forEach(function (p) {
         var o = p.object || {};
@@ -1129,10 +1165,11 @@
       });
     }
     which.addEventListener("change", apply);
+    var where = h("div", { cls: "where" }, barsBox, h("div", null, h("h4", { text: "Per node" }), nodeGrid.root));
     mount.appendChild(h("h3", { text: "Where the pods " + verb }));
     if (objects.length > 1) mount.appendChild(h("div", { cls: "filters" }, h("label", null, "Object ", which)));
     mount.appendChild(said);
-    mount.appendChild(h("div", { cls: "where" }, barsBox, h("div", null, h("h4", { text: "Per node" }), nodeGrid.root)));
+    mount.appendChild(where);
     mount.appendChild(notes);
     mount.appendChild(h("h4", { text: "Each pod, in the order they were scheduled" }));
     mount.appendChild(podGrid.root);
@@ -1217,12 +1254,18 @@
     mount.appendChild(h("label", null, "Explanation of ", navSelect));
   }
 
+  // The address: #t<i> (an explanation), #t<i>/node/<name> (a node's verdict, opened), or
+  // #t<i>-<part> (a part of an explanation: its preemption, its fixes, ...), shown and scrolled to.
   function route() {
-    var m = /^#t(\d+)(?:\/node\/(.+))?$/.exec(location.hash);
+    var m = /^#t(\d+)(?:\/node\/(.+)|-([\w-]+))?$/.exec(location.hash);
     if (!m) return false;
     var i = +m[1];
-    showTrace(i, !!m[2]);
+    showTrace(i, !!(m[2] || m[3]));
     if (m[2]) openNode(i, decodeURIComponent(m[2]));
+    else if (m[3]) {
+      var part = document.getElementById("t" + i + "-" + m[3]);
+      if (part) part.scrollIntoView({ block: "start" });
+    }
     return true;
   }
 

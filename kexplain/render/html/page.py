@@ -59,8 +59,10 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
         return f"Lint: {s.get('errors', 0)} error(s), {s.get('warnings', 0)} warning(s), {s.get('objects', 0)} object(s)"
     placements = doc.get("placements")
     if placements:
-        return f"{len(placements)} object(s): {sum(p.get('fit', 0) for p in placements):,} of " \
-               f"{sum(p.get('replicas', 0) for p in placements):,} pods fit"
+        replicas = sum(p.get("replicas", 0) for p in placements)
+        tried = sum(len(p.get("pods") or ()) for p in placements)
+        return f"{len(placements)} object(s): {sum(p.get('fit', 0) for p in placements):,} of {replicas:,} pods fit" \
+            + (f", {replicas - tried:,} never tried" if tried < replicas else "")
     unfit = sum(1 for t in traces if t["result"]["status"] != "Scheduled")
     return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
 
@@ -93,13 +95,17 @@ def render_page(doc: Mapping[str, Any]) -> str:
     if kind == "lint" and not traces:
         body.append(el("p", "No pod was scheduled (lint --nodes POOL schedules them).", cls="note"))
     scheduler = _scheduler(traces)
+    noscript = el("noscript", el("p", "Without JavaScript this page shows the verdicts, the events, the best "
+                                      "nodes, the rejected ones by reason, the search, preemption and what would "
+                                      "make the pod schedule; a node's name leads to its verdict in brief (the "
+                                      "plugins that reject it, in words, and its score), below each explanation. "
+                                      "The table of every node, each node's full verdict (every plugin, its "
+                                      "resources and devices) and the drawing of the search need JavaScript.",
+                                 cls="note nojs-note"))
     header = el("header", el("h1", "kexplain: ", el("span", title, cls="title")),
-                el("p", f"{scheduler}'s filter and score pipeline, every plugin's "
-                        "verdict on every node. A click on a node opens its full verdict.", cls="meta"),
-                el("nav", cls="mount", data_mount="nav", aria_label="Pods"))
-    noscript = el("noscript", el("p", "Without JavaScript this page shows the verdicts, the events, the top nodes, "
-                                      "the search, preemption and the suggestions; the table of every node, each "
-                                      "node's full verdict and the drawing of the search need it.", cls="note"))
+                el("p", f"{scheduler}'s filter and score pipeline, every plugin's verdict on every node.",
+                   el("span", " A click on a node opens its full verdict.", cls="js-only"), cls="meta"),
+                noscript, el("nav", cls="mount", data_mount="nav", aria_label="Pods"))
     return "".join([
         "<!DOCTYPE html>\n",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -112,7 +118,7 @@ def render_page(doc: Mapping[str, Any]) -> str:
         "<style>", _asset("page.css"), "</style></head>\n",
         '<body class="nojs" data-kind="', esc(kind), '">',
         el("a", "Skip to the explanation", href="#main", cls="skip"),
-        header, noscript,
+        header,
         el("main", Html("".join(body)), id="main"),
         '<dialog id="panel" aria-labelledby="panel-title"></dialog>',
         '<script type="application/json" id="kx-data">', data_script(page_data(kind, doc, traces)), "</script>\n",

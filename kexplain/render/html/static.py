@@ -9,24 +9,28 @@ The script adds the interactive parts into the `data-mount` places.
 from __future__ import annotations
 
 import io
+import re
+from html import unescape
 from typing import Any, Mapping
 
 from kexplain.explain.describe import gate
-from kexplain.render.blocks import print_blocks
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
-from kexplain.render.html.markup import Html, el, join, names, node_link, table
+from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
+from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
 from kexplain.render.style import quantities, short
 from kexplain.render.suggestions import suggestion_rows
 from kexplain.render.table import print_trace
-from kexplain.render.views import (STOP_ERROR, STOP_FIRST, missing_prefilter_state, never_reason, no_nodes,
-                                   prefilter_rejection, ranking, rejection_groups, search_figures)
+from kexplain.render.views import (REJECTED, STOP_ERROR, STOP_FIRST, missing_prefilter_state, never_reason, no_nodes,
+                                   prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
+                                   tie_rule)
 
 Trace = Mapping[str, Any]
 
 TOP_NODES = 10          # feasible nodes in the table without script (the script lists every node)
 NAMES_PER_REASON = 12   # node names per reason without script
+DEVICE_GROUPS = 12      # groups of nodes in the devices section
 TEXT_WIDTH = 100        # the text view's width
 
 # A verdict's mark: the colour is never the only sign of it.
@@ -47,24 +51,76 @@ def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
     parts: list[Any] = [
         el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", status_badge(trace["result"]["status"]),
            id=f"t{i}-h"),
-        *_verdict(trace),
+        *_verdict(trace, i),
         *_event(trace),
         *_live(trace),
         el("h3", "Nodes", id=f"t{i}-nodes"),
         *_nodes(trace, i),
         el("div", cls="mount", data_mount="nodes"),
-        *_devices(trace),
+        *_devices(trace, i),
         *_search(trace, i),
         *_preemption(trace, i),
         *_suggestions(trace, i),
         _text_view(trace),
     ]
+    parts.append(_node_briefs(trace, i, Html("".join(parts))))
     return el("section", *parts, cls="trace", id=f"t{i}", data_trace=i, aria_labelledby=f"t{i}-h")
+
+
+# -- the nodes named, in brief (without script) ------------------------------------------------------
+
+_NODE_LINK = re.compile(r'data-trace="(\d+)" data-node="([^"]*)"')
+
+
+def _node_briefs(trace: Trace, i: int, markup: str) -> Html:
+    """Every node a link of the section names, its verdict in brief, where the link leads
+    without script (`#t<i>/node/<name>`, the address the script opens the node's panel at):
+    the verdict, every Filter plugin that rejects it with the facts in words, its score. Only
+    the nodes named, so the page does not grow with the cluster; the script hides them."""
+    named = list(dict.fromkeys(unescape(n) for t, n in _NODE_LINK.findall(markup) if int(t) == i))
+    if not named:
+        return Html("")
+    nodes = (trace.get("details") or {}).get("nodes") or {}
+    briefs = [_node_brief(trace, i, n, nodes.get(n) or {}) for n in named]
+    return el("div", el("h3", "The nodes named above, in brief", id=f"t{i}-named"),
+              el("p", "Where a node's name leads without JavaScript; with it, a name opens the node's full verdict.",
+                 cls="note"), *briefs, cls="node-briefs nojs-only")
+
+
+def _node_brief(trace: Trace, i: int, node: str, facts: Mapping[str, Any]) -> Html:
+    zone = f" (zone {facts['zone']})" if facts.get("zone") else ""
+    head = el("h4", "Node ", el("span", node, cls="name"), zone)
+    known = (facts and facts.get("exists") is not False) or node in (trace.get("filter") or {}) \
+        or node in ((trace.get("unexamined") or {}).get("nodes") or ())
+    if not known:      # a node a suggested change adds
+        return el("section", head, el("p", "Not a node of the cluster: the node a suggested change would add."),
+                  cls="node-brief", id=f"t{i}/node/{node}")
+    parts: list[Any] = [head, el("p", node_verdict(trace, node))]
+    every = (trace.get("filterAll") or {}).get(node) or facts.get("filterAll") or {}
+    first = (trace.get("filter") or {}).get(node) or {}
+    plugin_facts = facts.get("plugins") or {}
+    rows = []
+    for plugin, st in every.items():
+        if st.get("code") not in (*REJECTED, "Error"):
+            continue
+        mark = " *" if plugin == first.get("plugin") else ""
+        rows.append([plugin + mark, st.get("code", ""),
+                     join(["; ".join(st.get("reasons") or ()), _nested(filter_words(plugin, plugin_facts.get(plugin)))])])
+    if rows:
+        parts.append(table(("plugin", "verdict", "reasons and facts"), rows, cls="plugins",
+                           caption="Filter plugins that reject it (* = the scheduler's first failure)"))
+    entry = (trace.get("score") or {}).get(node)
+    if entry and entry.get("plugins"):
+        rows = [(p, str(sc.get("weighted")), _nested(score_words(p, plugin_facts.get(p))))
+                for p, sc in entry["plugins"].items()]
+        parts.append(table(("plugin", "weighted", "why"), rows, cls="plugins", numeric=[1],
+                           caption=f"Score plugins (total {entry.get('total')})"))
+    return el("section", *parts, cls="node-brief", id=f"t{i}/node/{node}")
 
 
 # -- the verdict ------------------------------------------------------------------------------------
 
-def _verdict(trace: Trace) -> list[Html]:
+def _verdict(trace: Trace, i: int) -> list[Html]:
     result = trace["result"]
     status = result["status"]
     facts = (trace.get("details") or {}).get("pod") or {}
@@ -74,7 +130,7 @@ def _verdict(trace: Trace) -> list[Html]:
     out = [el("p", join(meta, " \u00b7 "), cls="meta")]
     line: Any = None
     if status == "Scheduled":
-        line = _scheduled(trace)
+        line = _scheduled(trace, i)
     elif status == "Gated":
         g = gate(trace) or {}
         line = (f"Not scheduled: held back by {g.get('plugin', '?')}: "
@@ -89,8 +145,13 @@ def _verdict(trace: Trace) -> list[Html]:
         if nominated:
             victims = len((trace.get("postFilter") or {}).get("victims") or ())
             line = join([line[:-1], " now; preemption would nominate ", el("strong", nominated), f" and evict "
-                         f"{victims} pod(s) to make room (see Preemption)."])
+                         f"{victims} pod(s) to make room (see ", el("a", "Preemption", href=f"#t{i}-preemption"),
+                         ")."])
     out.append(el("p", line, cls="verdict"))
+    fixes = len(trace.get("suggestions") or ())
+    if fixes:
+        out.append(el("p", el("a", f"What would make it schedule: {fixes} verified change{'s' if fixes > 1 else ''}",
+                              href=f"#t{i}-fixes"), " (below)", cls="fixes-link"))
     pre = prefilter_rejection(trace)
     if pre is not None and status != "Error":
         out.append(el("p", f"PreFilter stopped the cycle before any node was examined: {pre['plugin']} "
@@ -104,17 +165,23 @@ def _verdict(trace: Trace) -> list[Html]:
     return out
 
 
-def _scheduled(trace: Trace) -> Html:
+def _scheduled(trace: Trace, i: int) -> Html:
     result = trace["result"]
     host = result.get("suggestedHost") or ", ".join(result.get("selectedNodes") or ())
     score = trace.get("score") or {}
     if not score:
         return join(["Would be bound to ", el("strong", host), ": the only feasible node found (scoring skipped)"])
+    drawn = random_tie(trace)
+    if drawn:
+        total = (score.get(drawn[0]) or {}).get("total")
+        return join([f"Would be bound to one of the {len(drawn):,} nodes tied at the top (score {total}, best of "
+                     f"{len(score):,} scored nodes): the tie goes to {tie_rule(trace)}: ",
+                     names(i, drawn, NAMES_PER_REASON)])
     selected = [n for n in result.get("selectedNodes") or () if n != host]
     tied = ""
     if selected:
-        tied = (f"; tied with {selected[0]}: the scheduler's pick of the two" if len(selected) == 1
-                else f"; tied with {len(selected)} other nodes: the scheduler's pick among them")
+        tied = (f"; tied with {selected[0]}" if len(selected) == 1 else f"; tied with {len(selected):,} other nodes") \
+            + f": the tie goes to {tie_rule(trace)}"
     total = (score.get(host) or {}).get("total")
     return join(["Would be bound to ", el("strong", host), f" (score {total}, best of {len(score):,} scored nodes)",
                  tied])
@@ -193,16 +260,58 @@ def _nodes(trace: Trace, i: int) -> list[Html]:
     return out
 
 
-def _devices(trace: Trace) -> list[Html]:
-    """The terminal's device section (DynamicResources), as text: nodes grouped by what their
-    devices say. The node panel names every device."""
-    from kexplain.render.devices_view import device_blocks
-    from kexplain.render.style import Look
+def _devices(trace: Trace, i: int) -> list[Html]:
+    """Why DynamicResources cannot allocate the pod's claims, nodes whose devices say the same
+    grouped (as the terminal groups them, `devices_view`), what it would allocate on the chosen
+    node, and the device classes per node; each node's name leads to its own devices."""
+    from kexplain.render.devices_view import allocation, class_groups, why_groups
 
-    blocks = device_blocks(trace, Look(plain=True, width=TEXT_WIDTH))
-    if not blocks:
+    groups = why_groups(trace)
+    found = allocation(trace)
+    classes = class_groups(trace)
+    if not (groups or found or classes):
         return []
-    return [el("h3", "Devices"), el("pre", _text(lambda c: print_blocks(blocks, c)), cls="text")]
+    out: list[Html] = [el("h3", "Devices", id=f"t{i}-devices")]
+    if groups:
+        out.append(el("p", "Why DynamicResources cannot allocate the claims, the nodes whose devices say the same "
+                           "grouped; a node's name leads to each of its devices and why it can or cannot serve "
+                           "the request.", cls="note"))
+        for sig, nodes in groups[:DEVICE_GROUPS]:
+            out.append(el("div", el("p", f"{len(nodes):,} node{'s' if len(nodes) > 1 else ''}: ",
+                                    names(i, nodes, NAMES_PER_REASON)), _nested(sig), cls="dev-group"))
+        if len(groups) > DEVICE_GROUPS:
+            rest = sum(len(n) for _, n in groups[DEVICE_GROUPS:])
+            out.append(el("p", f"and {len(groups) - DEVICE_GROUPS:,} more group(s) of {rest:,} node(s): the table of "
+                               "every node lists them (Rejected by: DynamicResources)", cls="note"))
+    if found is not None:
+        host, lines = found
+        out.append(el("p", "On ", node_link(i, host), ":"))
+        out.append(el("ul", *(el("li", line) for line in lines)))
+    if classes:
+        rows = [(cls, f"{total:,}", f"{used:,}", f"{free:,}", names(i, nodes, NAMES_PER_REASON))
+                for (cls, total, used, free), nodes in classes]
+        out.append(table(("class", "devices", "in use", "free", "nodes"), rows, cls="device-classes",
+                         caption="Device classes the pod asks for, per node", numeric=[1, 2, 3]))
+    return out
+
+
+def _nested(lines: tuple[str, ...] | list[str]) -> Html:
+    """Lines indented two spaces per level, as nested lists (nothing for no line)."""
+    if not lines:
+        return Html("")
+    out: list[str] = []
+    depth = -1
+    for line in lines:
+        level = (len(line) - len(line.lstrip(" "))) // 2
+        level = min(level, depth + 1)
+        if level > depth:
+            out.append("<ul>" * (level - depth))
+        else:
+            out.append("</li>" + "</ul></li>" * (depth - level))
+        out.append("<li>" + esc(line.strip()))
+        depth = level
+    out.append("</li>" + "</ul></li>" * depth + "</ul>" if depth >= 0 else "")
+    return Html("".join(out))
 
 
 # -- the search -------------------------------------------------------------------------------------
@@ -243,11 +352,14 @@ def _search(trace: Trace, i: int) -> list[Html]:
     if fig.evaluated and fig.never_examined and not fig.evaluation_error:
         rows.append(("would pass Filter", f"{fig.unexamined_feasible:,} of the {fig.never_examined:,}"))
         if fig.best_unexamined is not None:
-            answer = "yes" if fig.higher else "no"
+            tie = not fig.higher and fig.best_unexamined_total == fig.winner_total
+            answer = "yes" if fig.higher else "only by a tie" if tie else "no"
+            against = (f", as much as the winner's ({fig.winner_total}); the tie would go to {tie_rule(trace)}"
+                       if tie else f" against the winner's {fig.winner_total}")
             rows.append(("could they win?", join([
                 f"{answer}: scored together with the nodes that were scored, the best of them, ",
-                node_link(i, fig.best_unexamined), f", gets {fig.best_unexamined_total} against the winner's "
-                f"{fig.winner_total}" + (f"; {len(fig.higher):,} would have scored higher" if fig.higher else "")])))
+                node_link(i, fig.best_unexamined), f", gets {fig.best_unexamined_total}{against}"
+                + (f"; {len(fig.higher):,} would have scored higher" if fig.higher else "")])))
     elif fig.evaluation_error:
         rows.append(("could they win?", f"could not be evaluated: {fig.evaluation_error}"))
     dl = el("dl", *(Html(el("dt", k) + el("dd", v)) for k, v in rows), cls="figures")
@@ -260,7 +372,7 @@ def _preemption(trace: Trace, i: int) -> list[Html]:
     view = preemption_view(trace)
     if view is None:
         return []
-    out: list[Html] = [el("h3", "Preemption"),
+    out: list[Html] = [el("h3", "Preemption", id=f"t{i}-preemption"),
                        el("p", "DefaultPreemption's dry run: nothing is evicted.", cls="note")]
     if view.nominated:
         out.append(el("p", join(["Would nominate ", node_link(i, view.nominated),
@@ -297,7 +409,7 @@ def _suggestions(trace: Trace, i: int) -> list[Html]:
     found = list(trace.get("suggestions") or ())
     if not found:
         return []
-    out: list[Html] = [el("h3", "What would make it schedule"),
+    out: list[Html] = [el("h3", "What would make it schedule", id=f"t{i}-fixes"),
                        el("p", "Each change verified by scheduling the changed input again.", cls="note")]
     items: list[Html] = []
     for label, text in suggestion_rows(trace):
@@ -362,6 +474,7 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
                          f"{len(p.get('nodes') or {}):,}", zones or "-", links or "-"])
         parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
                            cls="placements", numeric=[2, 4]))
+        parts += [el("p", note, cls="untried") for note in map(untried_note, placements) if note]
         parts.append(el("p", "Explained: the pods whose explanation is kept in full (of replicas: the first copy, the "
                              "first that does not fit and the last); every pod's explanation in brief (its verdict, "
                              "search, best nodes and rejections) opens from the table of each pod below.", cls="note"))
@@ -379,6 +492,30 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
                            caption="Skipped"))
     parts.append(el("div", cls="mount", data_mount="overview"))
     return el("section", *parts, id="overview", aria_labelledby="overview-h")
+
+
+def untried_note(placement: Mapping[str, Any]) -> str | None:
+    """Why the copies after the first that does not fit were never scheduled (None when every
+    copy was): kexplain places a workload's copies one by one and stops at that copy
+    (`explain.placement.iter_placements`). It is not bound, so the cluster stays as it found it,
+    and every later copy is the same pod under another name: it would be rejected the same way.
+    A StatefulSet's ordinals also differ by their own claims; its controller creates the next
+    ordinal only once this one runs (OrderedReady, the default)."""
+    pods = placement.get("pods") or []
+    replicas = int(placement.get("replicas") or 0)
+    if len(pods) >= replicas or not pods or pods[-1].get("node"):
+        return None
+    obj = placement.get("object") or {}
+    stopped = pods[-1].get("name")
+    first, rest = len(pods) + 1, replicas - len(pods)
+    which = f"copy {first}" if rest == 1 else f"copies {first} to {replicas:,} ({rest:,} of them)"
+    why = (f"{stopped} is not bound, and with podManagementPolicy OrderedReady (the default) the StatefulSet's "
+           "controller creates the next ordinal only once it runs" if obj.get("kind") == "StatefulSet" else
+           f"{stopped} is not bound, so the cluster stays as {stopped} found it, and each later copy, the same pod "
+           "under another name, would be rejected the same way")
+    return (f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}: {which} of {replicas:,} were never "
+            f"scheduled: kexplain places the copies one by one and stops at the first that does not fit, "
+            f"{stopped} (copy {len(pods)}): {why}.")
 
 
 # -- lint -------------------------------------------------------------------------------------------

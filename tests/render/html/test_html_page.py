@@ -6,41 +6,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-from html.parser import HTMLParser
 
 import pytest
 
 from kexplain.render.html import render_page
 from kexplain.render.views import ranking
-from tests.support.html_pages import fetches, page_data
+from tests.support.html_pages import fetches, page_data, visible_text
 from tests.support.render_helpers import trace_of
-
-
-class _Text(HTMLParser):
-    """The page's text as a browser without script shows it: no script, style or data."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self.skip = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style"):
-            self.skip += 1
-
-    def handle_endtag(self, tag):
-        if tag in ("script", "style"):
-            self.skip -= 1
-
-    def handle_data(self, data):
-        if not self.skip:
-            self.parts.append(data)
-
-
-def visible_text(page: str) -> str:
-    parser = _Text()
-    parser.feed(page)
-    return " ".join(" ".join(parser.parts).split())
 
 
 @pytest.fixture(scope="module")
