@@ -153,3 +153,19 @@ def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str,
         console.rule(Text(res.key))
         print_trace(res.trace, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(console, res.comparison or Comparison())
+
+
+def print_from_events(out: TextIO, answers: list[Any], refusals: tuple[Any, ...], snapshot: str, *,
+                      named: bool, namespace: str) -> None:
+    """Pods explained by the scheduler's own word (`kexplain.explain.from_event.EventAnswer`),
+    then one block: the reads RBAC refused, what each would add, the rules that allow them."""
+    from kexplain.render.from_event import answer_lines, refused_lines
+
+    if not answers and not named:
+        out.write(f'No pod in namespace "{namespace}" is Pending with PodScheduled=False.\n')
+    for n, answer in enumerate(answers):
+        if n:
+            out.write("\n")
+        out.writelines(line + "\n" for line in answer_lines(answer))
+    out.write("\n")
+    out.writelines(line + "\n" for line in refused_lines(refusals, snapshot))

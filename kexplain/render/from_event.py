@@ -1,0 +1,65 @@
+"""A pod explained from the scheduler's own word, for a user who cannot read the cluster
+(`kexplain.explain.from_event`): the verdict and where it comes from, the message taken apart
+against the pod's spec, and the block of reads RBAC refused with the rules that would allow
+them. Plain lines: `kexplain.render.live` writes them."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from kexplain.explain.compare import pod_key
+from kexplain.explain.from_event import GATED, PENDING, SCHEDULED, UNSCHEDULABLE, EventAnswer, age_text
+
+INDENT = "  "
+
+
+def answer_lines(answer: EventAnswer) -> list[str]:
+    word = answer.word
+    key = pod_key(answer.pod)
+    if word.status == SCHEDULED:
+        return [f"{key}: Scheduled ({word.message})."]
+    if word.status == PENDING:
+        return [f"{key}: Pending: the scheduler has not reported on it yet (no FailedScheduling event, no "
+                "PodScheduled condition)."]
+    lines = [f"{key}: {word.status}: {source_text(word)}; the scheduler's own verdict, not a simulation "
+             "(kexplain could not read the cluster)."]
+    if word.message:
+        lines.append(f"{INDENT}{word.message}")
+    return lines
+
+
+def source_text(word: Any) -> str:
+    """Where the verdict was read: the event (count, last seen, age) or the condition."""
+    if word.source == "event":
+        times = "once" if word.count == 1 else f"{word.count} times"
+        return f"its {word.reason} event, seen {times}, last at {word.last_seen} ({age_text(word.age_seconds)} ago)"
+    if word.status == GATED:
+        return "its PodScheduled condition (SchedulingGated)"
+    since = f" since {word.last_seen}" if word.last_seen else ""
+    return f"its PodScheduled condition ({word.reason or UNSCHEDULABLE}{since}; no FailedScheduling event read)"
+
+
+def refused_lines(refusals: Iterable[Any], snapshot: str) -> list[str]:
+    """One short block: the refused reads per scope with what each would add, the rules that
+    allow them (per role kind, namespace and API group), and the snapshot to ask for."""
+    refusals = list(refusals)
+    if not refusals:
+        return []
+    scopes: dict[str, list[Any]] = {}
+    for r in refusals:
+        scopes.setdefault(r.scope, []).append(r)
+    lines = ["Not read (RBAC refused, 403); what each read would add:"]
+    for scope, refused in scopes.items():
+        adds = "; ".join(f"{r.verb} {r.resource.plural}: {r.resource.adds}" for r in refused)
+        lines.append(f"{INDENT}{scope}: {adds}.")
+    groups: dict[tuple[str, str], list[str]] = {}
+    for r in refusals:
+        where = f'a Role in the namespace "{r.namespace}"' if r.namespace else "a ClusterRole"
+        plurals = groups.setdefault((where, r.resource.group), [])
+        if r.resource.plural not in plurals:
+            plurals.append(r.resource.plural)
+    lines.append(f"{INDENT}The rules that allow them (the ClusterRole of deploy/rbac.yaml has every cluster-wide one):")
+    for (where, group), plurals in groups.items():
+        lines.append(f'{INDENT * 2}{where}: {{apiGroups: ["{group}"], resources: [{", ".join(plurals)}], '
+                     "verbs: [get, list]}")
+    lines.append(f"{INDENT}Someone with cluster-wide reads can send a redacted snapshot that replays offline: {snapshot}")
+    return lines

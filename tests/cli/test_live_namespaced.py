@@ -1,0 +1,145 @@
+"""Live mode for a user RBAC lets read only their own namespace (a RoleBinding to `view`/`edit`):
+the stand-in API server refuses every cluster-scope read with the Status body kube-apiserver's
+RBAC authorizer sends, and kexplain answers from what is readable (the pod, its namespace's
+objects and events), says it is the scheduler's own verdict and names what was refused."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kexplain.cli.app import main
+from kexplain.load.live import RESOURCES
+from tests.support.live_server import NAMESPACE_VIEW, Rbac, isolate, recorded_api
+
+TOKEN = "t0ken-DO-NOT-PRINT"
+CHECKOUT = "checkout-6b8d9f7c4-lm3np"
+VIP = "vip-9f7c6d5b8-t4wqz"
+CLUSTER_SCOPED = [r.plural for r in RESOURCES if not r.namespaced]
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def api(tmp_path):
+    with recorded_api(tmp_path, TOKEN) as server:
+        server.faults.rbac = Rbac()
+        yield server
+
+
+def run(capsys, api, *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--kubeconfig", api.kubeconfig])
+    out, err = capsys.readouterr()
+    assert TOKEN not in out + err
+    return code, out, err
+
+
+def test_a_namespace_reader_gets_the_schedulers_verdict_and_the_missing_permissions(capsys, api):
+    code, out, err = run(capsys, api, "pod", CHECKOUT, "-n", "shop")
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"shop/{CHECKOUT}: Unschedulable: its FailedScheduling event, seen 7 times, "
+                               "last at 2026-11-23T14:20:00.000000Z (")
+    assert "the scheduler's own verdict, not a simulation" in lines[0]
+    assert "Not read (RBAC refused, 403); what each read would add:" in lines
+    assert any(line.startswith("  at the cluster scope: ") and "list nodes: kexplain's own run of every filter" in line
+               for line in lines)
+    assert ('    a ClusterRole: {apiGroups: [""], resources: [namespaces, nodes, persistentvolumes, '
+            "persistentvolumeclaims, pods, services, replicationcontrollers], verbs: [get, list]}") in lines
+    assert lines[-1].endswith(f"kexplain snapshot {CHECKOUT} -n shop --redact -o cluster.json")
+    # Namespaces: the list is refused, the get of the pod's own namespace is allowed.
+    assert "list namespaces: namespace labels" in out and "get namespaces" not in out
+    assert "/api/v1/namespaces/shop" in api.paths()
+
+
+def test_each_refused_read_is_asked_once_then_read_in_the_namespace(capsys, api):
+    run(capsys, api, "pod", CHECKOUT, "-n", "shop")
+    paths = api.paths()
+    for res in RESOURCES:
+        assert paths.count(res.path) == 1, res.path
+        if res.namespaced:
+            assert paths.count(res.path_in("shop")) == 1, res.path
+    assert "/api/v1/namespaces/shop/events" in paths
+    assert api.methods == {"GET"}
+
+
+def test_json_keeps_the_verdict_its_source_and_each_refusal(capsys, api):
+    code, out, _ = run(capsys, api, "pod", CHECKOUT, "-n", "shop", "-o", "json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["pod"] == {"namespace": "shop", "name": CHECKOUT}
+    word = doc["fromEvent"]["scheduler"]
+    assert (word["status"], word["source"], word["count"]) == ("Unschedulable", "event", 7)
+    assert word["message"].startswith("0/6 nodes are available: 1 node(s) had untolerated taint(s)")
+    refused = {r["resource"]: r for r in doc["fromEvent"]["refused"]}
+    assert set(refused) == {r.plural for r in RESOURCES}
+    assert refused["nodes"] == {"verb": "list", "resource": "nodes", "apiGroup": "", "namespace": None,
+                                "adds": "kexplain's own run of every filter, node by node",
+                                "rule": {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list"]},
+                                "roleKind": "ClusterRole",
+                                "message": 'nodes is forbidden: User "alice@example.com" cannot list resource "nodes" '
+                                           'in API group "" at the cluster scope'}
+    assert doc["live"]["snapshot"] == f"kexplain snapshot {CHECKOUT} -n shop --redact -o cluster.json"
+
+
+def test_the_newest_failed_scheduling_event_is_the_one_shown(capsys, api):
+    _, out, _ = run(capsys, api, "pod", CHECKOUT, "-n", "shop", "-o", "json")
+    word = json.loads(out)["fromEvent"]["scheduler"]
+    assert word["message"].startswith("0/6 ")        # not the older event's 0/5
+    assert word["lastSeen"] == "2026-11-23T14:20:00.000000Z"
+
+
+def test_an_event_of_the_older_api_keeps_its_count(capsys, api):
+    _, out, _ = run(capsys, api, "pod", VIP, "-n", "shop", "-o", "json")
+    word = json.loads(out)["fromEvent"]["scheduler"]
+    assert (word["count"], word["firstSeen"], word["lastSeen"]) == (3, "2026-11-23T13:50:00Z", "2026-11-23T14:20:00Z")
+
+
+def test_events_refused_too_fall_back_to_the_pods_condition(capsys, api):
+    api.faults.rbac = Rbac(namespaced=NAMESPACE_VIEW - {"events"})
+    code, out, _ = run(capsys, api, "pod", CHECKOUT, "-n", "shop")
+    assert code == 1
+    assert out.splitlines()[0].startswith(f"shop/{CHECKOUT}: Unschedulable: its PodScheduled condition "
+                                          "(Unschedulable since ")
+    assert 'in the namespace "shop": list events: the scheduler\'s and the autoscaler\'s events (age, count).' in out
+    assert '    a Role in the namespace "shop": {apiGroups: [""], resources: [events], verbs: [get, list]}' in out
+
+
+def test_one_refused_list_degrades_the_answer(capsys, api):
+    api.faults.rbac = Rbac(cluster=frozenset(r.plural for r in RESOURCES) - {"csinodes"})
+    code, out, _ = run(capsys, api, "pod", CHECKOUT, "-n", "shop")
+    assert code == 1
+    assert "  at the cluster scope: list csinodes: volume limits." in out
+    assert '    a ClusterRole: {apiGroups: ["storage.k8s.io"], resources: [csinodes], verbs: [get, list]}' in out
+
+
+@pytest.mark.parametrize("name, code, first", [
+    ("gated-report", 1, "shop/gated-report: Gated: its PodScheduled condition (SchedulingGated)"),
+    ("db-0", 0, "shop/db-0: Scheduled (bound to node-c1)."),
+])
+def test_gated_and_bound_pods(capsys, api, name, code, first):
+    got, out, _ = run(capsys, api, "pod", name, "-n", "shop")
+    assert got == code
+    assert out.splitlines()[0].startswith(first)
+
+
+def test_pending_in_the_namespace_works_for_a_namespace_reader(capsys, api):
+    code, out, _ = run(capsys, api, "pod", "--pending", "-n", "shop")
+    assert code == 1
+    firsts = [line.split(":")[0] for line in out.splitlines() if line.startswith("shop/")]
+    assert firsts == [f"shop/{CHECKOUT}", "shop/gated-report", "shop/vip-9f7c6d5b8-t4wqz",
+                      "shop/web-5f6d8c7b9-x9n2k"]
+    assert out.count("Not read (RBAC refused, 403)") == 1
+    code, out, _ = run(capsys, api, "pod", "--pending", "-n", "shop", "-o", "json")
+    doc = json.loads(out)
+    assert doc["kind"] == "FromEventsList" and len(doc["items"]) == 4
+    assert {r["resource"] for r in doc["refused"]} >= {"nodes", "pods"}
+
+
+def test_all_namespaces_still_needs_the_cluster(capsys, api):
+    code, out, err = run(capsys, api, "pod", "-A")
+    assert code == 2 and out == ""
+    assert 'forbidden (403): kexplain needs "list" on resource "namespaces"' in err
