@@ -260,7 +260,7 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
     from datetime import datetime, timezone
 
-    from kexplain.explain.from_event import GATED, UNSCHEDULABLE, EventAnswer, scheduler_word
+    from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.render.live import print_from_events
 
@@ -272,7 +272,8 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
         pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
                 and (o.get("metadata") or {}).get("namespace") == live.namespace
                 and not (o.get("metadata") or {}).get("deletionTimestamp")]
-    answers = [EventAnswer(pod, scheduler_word(pod, live.events, now), live.refusals) for pod in pods]
+    objects = [o for o, _ in live.cluster]
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),

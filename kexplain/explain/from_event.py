@@ -12,7 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
+from kexplain.explain.event_facts import Namespace, concern, pre_filter_concern
+from kexplain.explain.fit_message import parse
+from kexplain.features import KubeVersion
 from kexplain.load.live import Refusal, pod_scheduled_condition
+from kexplain.model.pod import PodInfo
 
 Obj = dict[str, Any]
 
@@ -48,11 +52,42 @@ class EventAnswer:
     pod: Obj
     word: SchedulerWord
     refusals: tuple[Refusal, ...] = ()
-    details: Obj = field(default_factory=dict)     # the message taken apart (kexplain.explain.fit_message)
+    details: Obj = field(default_factory=dict)     # the message taken apart (`taken_apart`)
 
     def to_json(self) -> Obj:
-        return {"scheduler": self.word.to_json(), **self.details,
+        return {"scheduler": self.word.to_json(), "message": self.details or None,
                 "refused": [r.to_json() for r in self.refusals]}
+
+
+def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tuple[Refusal, ...],
+           kube: KubeVersion, now: datetime) -> EventAnswer:
+    """The pod explained by the scheduler's word, its message taken apart against the pod's
+    spec and the namespace's readable objects."""
+    word = scheduler_word(pod, events, now)
+    details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}
+    return EventAnswer(pod, word, refusals, details)
+
+
+def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersion) -> Obj:
+    """The message's parts, one row per reason with its plugin, its node count and the pod's
+    side (`kexplain.explain.event_facts`); `parsed` False, and nothing else, for a message
+    that is not a FailedScheduling message of `kube`'s minor."""
+    parsed = parse(message, kube)
+    if parsed is None:
+        return {"parsed": False, "kubernetesVersion": kube.minor}
+    info = PodInfo(pod)
+    ns = Namespace.of(objects, info.namespace)
+    rows = []
+    for entry in parsed.filters.entries:
+        rows.append({**entry.to_json(), **concern(entry, info, ns).to_json()})
+    pre = None
+    if parsed.filters.text:
+        pre = {"message": parsed.filters.text, "plugin": parsed.filters.text_plugin, **dict(parsed.filters.parts),
+               **pre_filter_concern(parsed.filters.text_plugin, info, ns).to_json()}
+    preemption = parsed.preemption.to_json() if parsed.preemption is not None else None
+    return {"parsed": True, "kubernetesVersion": kube.minor, "nodes": parsed.filters.nodes, "reasons": rows,
+            "preFilter": pre, "postFilter": [{"reason": t, "plugin": p} for t, p in parsed.post_filter],
+            "preemption": preemption, "truncated": parsed.truncated}
 
 
 def scheduler_word(pod: Obj, events: Iterable[Obj], now: datetime) -> SchedulerWord:

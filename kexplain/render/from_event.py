@@ -24,6 +24,48 @@ def answer_lines(answer: EventAnswer) -> list[str]:
              "(kexplain could not read the cluster)."]
     if word.message:
         lines.append(f"{INDENT}{word.message}")
+    details = answer.to_json()["message"]
+    if details:
+        lines += message_lines(details)
+    return lines
+
+
+def message_lines(details: dict[str, Any]) -> list[str]:
+    """The message taken apart: a row per reason with the pod's side, then what came after the
+    filters, the fixes on the pod's side and what needs the nodes."""
+    if not details.get("parsed"):
+        return [f"{INDENT}Note: this is not a FailedScheduling message of Kubernetes {details['kubernetesVersion']}'s "
+                "scheduler as kexplain knows them: shown as it is."]
+    lines = [f"{INDENT}Taken apart (Kubernetes {details['kubernetesVersion']}'s texts), {details['nodes']} node(s):"]
+    rows = details["reasons"]
+    if details.get("truncated"):
+        lines.append(f"{INDENT * 2}(the event keeps only the message's first 1024 bytes: the last reasons are cut)")
+    pre = details.get("preFilter")
+    if pre:
+        plugin = pre["plugin"] or "no plugin kexplain knows"
+        lines.append(f"{INDENT * 2}Every node at once ({plugin}, PreFilter): {pre['message']}")
+        if pre.get("podSide"):
+            lines.append(f"{INDENT * 3}{pre['podSide']}")
+    if rows:
+        table = [("NODES", "REASON", "PLUGIN", "THE POD'S SIDE")] + [
+            (str(r["count"]), r["reason"], r["plugin"] or "-", r["podSide"] or "") for r in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(3)]
+        lines += [INDENT * 2 + "  ".join(c.ljust(w) for c, w in zip(row[:3], widths)) + "  " + row[3]
+                  for row in table]
+    after = [p for p in details.get("postFilter") or [] if p["plugin"] != "DefaultPreemption"]
+    for part in after:
+        lines.append(f"{INDENT * 2}After the filters, {part['plugin'] or 'a PostFilter plugin'}: {part['reason']}")
+    preemption = details.get("preemption")
+    if preemption:
+        said = preemption.get("message") or ", ".join(f"{r['count']} {r['reason']}" for r in preemption["reasons"])
+        lines.append(f"{INDENT * 2}Preemption (DefaultPreemption): {said}")
+    fixes = [r for r in [*rows, *([pre] if pre else [])] if r.get("fix")]
+    if fixes:
+        lines.append(f"{INDENT}On the pod's side:")
+        lines += [f"{INDENT * 2}- {r.get('reason') or r.get('message')}: {r['fix']}" for r in fixes]
+    blind = [r["reason"] for r in rows if r.get("needsNodes")]
+    if blind:
+        lines.append(f"{INDENT}Needs the nodes, which were not read: {'; '.join(blind)}.")
     return lines
 
 

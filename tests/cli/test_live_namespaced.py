@@ -143,3 +143,104 @@ def test_all_namespaces_still_needs_the_cluster(capsys, api):
     code, out, err = run(capsys, api, "pod", "-A")
     assert code == 2 and out == ""
     assert 'forbidden (403): kexplain needs "list" on resource "namespaces"' in err
+
+
+# --- the FailedScheduling event taken apart against the pod's spec (tests/data/live/namespaced) ------
+
+@pytest.fixture
+def shop(tmp_path):
+    with recorded_api(tmp_path, TOKEN, "namespaced") as server:
+        server.faults.rbac = Rbac()
+        yield server
+
+
+def explained(capsys, api, name: str, minor: str) -> tuple[int, dict]:
+    code, out, err = run(capsys, api, "pod", name, "-n", "shop", "-o", "json", "--kubernetes-version", minor)
+    return code, json.loads(out)
+
+
+def rows(doc: dict) -> list[tuple]:
+    return [(r["count"], r["reason"], r["plugin"]) for r in doc["fromEvent"]["message"]["reasons"]]
+
+
+def test_resources_against_the_effective_requests(capsys, shop):
+    code, doc = explained(capsys, shop, "api-cpu", "1.35")
+    assert code == 1
+    assert rows(doc) == [(3, "Insufficient cpu", "NodeResourcesFit")]
+    row = doc["fromEvent"]["message"]["reasons"][0]
+    # max(containers 4, init container 6) + overhead 250m
+    assert row["podSide"].startswith("the pod requests cpu 6250m (counted from containers, init containers")
+    assert "overhead cpu 250m" in row["podSide"]
+    assert row["needsNodes"] is True and row["fix"].startswith("request less cpu")
+    message = doc["fromEvent"]["message"]
+    assert message["postFilter"][0] == {"reason": "no new claims to deallocate", "plugin": "DynamicResources"}
+    assert message["preemption"]["reasons"] == [{"count": 3, "reason": "No preemption victims found for incoming pod",
+                                                 "plugin": "DefaultPreemption"}]
+
+
+def test_node_selection_against_the_selector_and_required_terms(capsys, shop):
+    _, doc = explained(capsys, shop, "gpu-selector", "1.35")
+    row = doc["fromEvent"]["message"]["reasons"][0]
+    assert (row["plugin"], row["count"]) == ("NodeAffinity", 3)
+    assert row["podSide"] == ("nodeSelector accelerator=h100; required node affinity "
+                              "(topology.kubernetes.io/zone In [z2, z3])")
+
+
+def test_a_named_taint_of_1_33_against_the_tolerations(capsys, shop):
+    code, doc = explained(capsys, shop, "payments-api", "1.33")
+    assert code == 1
+    assert rows(doc) == [(1, "Insufficient memory", "NodeResourcesFit"),
+                         (2, "node(s) had untolerated taint {team: payments}", "TaintToleration")]
+    taint = doc["fromEvent"]["message"]["reasons"][1]
+    assert (taint["key"], taint["value"]) == ("team", "payments")
+    assert taint["podSide"] == "taint team=payments: none of the pod's tolerations (team=search:NoSchedule) matches it"
+    assert taint["needsNodes"] is False
+    assert 'add the toleration {key: team, operator: Equal, value: "payments", effect: NoSchedule}' in taint["fix"]
+
+
+def test_the_1_33_wording_read_as_1_35_is_not_invented(capsys, shop):
+    _, doc = explained(capsys, shop, "payments-api", "1.35")
+    assert rows(doc)[1] == (2, "node(s) had untolerated taint {team: payments}", None)
+
+
+def test_an_unbound_claim_against_the_namespaces_claims(capsys, shop):
+    _, doc = explained(capsys, shop, "db-0", "1.35")
+    pre = doc["fromEvent"]["message"]["preFilter"]
+    assert (pre["message"], pre["plugin"]) == ("pod has unbound immediate PersistentVolumeClaims", "VolumeBinding")
+    assert pre["podSide"] == "the pod's claims: data-db-0 (Pending, class fast, ReadWriteOnce)"
+    assert pre["fix"] == "kubectl describe pvc data-db-0 shows why the claim is not bound"
+    assert doc["fromEvent"]["message"]["reasons"] == []
+
+
+def test_inter_pod_anti_affinity_against_its_terms(capsys, shop):
+    _, doc = explained(capsys, shop, "cache-1", "1.35")
+    row = doc["fromEvent"]["message"]["reasons"][0]
+    assert (row["plugin"], row["count"]) == ("InterPodAffinity", 3)
+    assert row["podSide"] == "the pod's required podAntiAffinity: app=cache per kubernetes.io/hostname"
+
+
+def test_the_table_view_of_a_taken_apart_event(capsys, shop):
+    code, out, _ = run(capsys, shop, "pod", "payments-api", "-n", "shop", "--kubernetes-version", "1.33")
+    assert code == 1
+    lines = out.splitlines()
+    at = lines.index("  Taken apart (Kubernetes 1.33's texts), 3 node(s):")
+    assert lines[at + 1].split() == ["NODES", "REASON", "PLUGIN", "THE", "POD'S", "SIDE"]
+    assert lines[at + 3].startswith("    2      node(s) had untolerated taint {team: payments}  TaintToleration ")
+    assert ("    Preemption (DefaultPreemption): 1 No preemption victims found for incoming pod, "
+            "2 Preemption is not helpful for scheduling") in lines
+    assert "  On the pod's side:" in lines
+    assert "  Needs the nodes, which were not read: Insufficient memory." in lines
+
+
+def test_an_unknown_reason_and_a_message_of_another_shape_are_shown_as_they_are(capsys, shop):
+    code, doc = explained(capsys, shop, "odd-one", "1.35")
+    assert code == 1
+    assert rows(doc) == [(3, "node(s) were struck by lightning", None)]
+    code, out, err = run(capsys, shop, "pod", "not-a-fit-error", "-n", "shop", "--kubernetes-version", "1.35")
+    assert code == 1 and "Traceback" not in err
+    assert '  binding rejected: running Bind plugin "DefaultBinder": Operation cannot be fulfilled' in out
+    assert ("  Note: this is not a FailedScheduling message of Kubernetes 1.35's scheduler as kexplain knows them: "
+            "shown as it is.") in out
+    _, doc = explained(capsys, shop, "not-a-fit-error", "1.35")
+    assert doc["fromEvent"]["message"] == {"parsed": False, "kubernetesVersion": "1.35"}
+    assert doc["fromEvent"]["scheduler"]["source"] == "condition"

@@ -327,10 +327,11 @@ def isolate(monkeypatch: Any, home: Path, *unset: str) -> None:
 
 
 @contextmanager
-def recorded_api(folder: Path, token: str) -> Iterator[RecordedApiServer]:
+def recorded_api(folder: Path, token: str, scenario: str = "cluster",
+                 git_version: str | None = None) -> Iterator[RecordedApiServer]:
     """The stand-in API server with a kubeconfig for it in `folder` (its path as `.kubeconfig`);
     on leaving, it asserts that only GETs were made."""
-    with RecordedApiServer(token=token) as server:
+    with RecordedApiServer(scenario, token=token, git_version=git_version) as server:
         server.kubeconfig = str(write_kubeconfig(folder / "kubeconfig", server.url, token=token))
         yield server
         assert server.methods <= {"GET"}, "kexplain must only read"
