@@ -249,17 +249,18 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
             live = s.read(args.name, allowed=not args.all_namespaces)
     if live.refusals:
-        return _explain_from_events(env, args, live, kube)
+        return _explain_from_events(env, args, live, kube, config)
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)
 
 
-def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: KubeVersion) -> ExitStatus:
+def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: KubeVersion, config: Any) -> ExitStatus:
     """The cluster could not be read in full: no simulation, the scheduler's own word on each
     pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
     from datetime import datetime, timezone
 
+    from kexplain.explain import partial
     from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.render.live import print_from_events
@@ -273,7 +274,9 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
                 and (o.get("metadata") or {}).get("namespace") == live.namespace
                 and not (o.get("metadata") or {}).get("deletionTimestamp")]
     objects = [o for o, _ in live.cluster]
-    answers = [answer(pod, live.events, objects, live.refusals, kube, now) for pod in pods]
+    nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
+    per_node = (lambda pod: partial.per_node(pod, _source(live, pod), live.cluster, config, kube)) if nodes_read else None
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from kexplain.explain.event_facts import Namespace, concern, pre_filter_concern
 from kexplain.explain.fit_message import parse
@@ -53,19 +53,22 @@ class EventAnswer:
     word: SchedulerWord
     refusals: tuple[Refusal, ...] = ()
     details: Obj = field(default_factory=dict)     # the message taken apart (`taken_apart`)
+    per_node: Optional[Obj] = None                 # with the nodes readable (`kexplain.explain.partial`)
 
     def to_json(self) -> Obj:
-        return {"scheduler": self.word.to_json(), "message": self.details or None,
+        return {"scheduler": self.word.to_json(), "message": self.details or None, "perNode": self.per_node,
                 "refused": [r.to_json() for r in self.refusals]}
 
 
 def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tuple[Refusal, ...],
-           kube: KubeVersion, now: datetime) -> EventAnswer:
+           kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None) -> EventAnswer:
     """The pod explained by the scheduler's word, its message taken apart against the pod's
-    spec and the namespace's readable objects."""
+    spec and the namespace's readable objects; with `per_node` (the nodes were read), what its
+    spec allows on each node, for a pod the scheduler has not bound."""
     word = scheduler_word(pod, events, now)
     details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}
-    return EventAnswer(pod, word, refusals, details)
+    nodes = per_node(pod) if per_node is not None and word.status in (UNSCHEDULABLE, PENDING) else None
+    return EventAnswer(pod, word, refusals, details, nodes)
 
 
 def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersion) -> Obj:

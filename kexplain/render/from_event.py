@@ -24,13 +24,39 @@ def answer_lines(answer: EventAnswer) -> list[str]:
              "(kexplain could not read the cluster)."]
     if word.message:
         lines.append(f"{INDENT}{word.message}")
-    details = answer.to_json()["message"]
-    if details:
-        lines += message_lines(details)
+    doc = answer.to_json()
+    if doc["message"]:
+        lines += message_lines(doc["message"], nodes_read=doc["perNode"] is not None)
+    if doc["perNode"] is not None:
+        lines += per_node_lines(doc["perNode"])
     return lines
 
 
-def message_lines(details: dict[str, Any]) -> list[str]:
+VERDICT_WORDS = {"rejected": "rejected", "atMost": "may fit (upper bound)", "passes": "passes"}
+
+
+def per_node_lines(per_node: dict[str, Any]) -> list[str]:
+    """Each node read, with what the pod's spec allows there (not the scheduler's verdict)."""
+    head = (f"{INDENT}Per node, from the nodes read (not the scheduler's verdict): only the checks of the node "
+            "alone; usage by other namespaces' pods is unknown, so a resource or port check that passes is an "
+            "upper bound (allocatable minus this namespace's pods).")
+    if per_node.get("error"):
+        return [head, f"{INDENT * 2}Not worked out: {per_node['error']}"]
+    table = [("NODE", "ON ITS OWN", "ALLOCATABLE", "TAINTS")]
+    for row in per_node["nodes"]:
+        verdict = VERDICT_WORDS.get(row["verdict"], row["verdict"])
+        if row["verdict"] == "rejected":
+            verdict += f" by {row['plugin']}: {'; '.join(row['reasons'])}"
+        alloc = ", ".join(f"{k} {row['allocatable'][k]}" for k in ("cpu", "memory", "pods") if k in row["allocatable"])
+        table.append((row["node"], verdict, alloc or "-", ", ".join(row["taints"]) or "-"))
+    widths = [max(len(r[i]) for r in table) for i in range(3)]
+    lines = [head] + [INDENT * 2 + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3] for r in table]
+    if per_node.get("unknown"):
+        lines.append(f"{INDENT * 2}Not known without the cluster's other objects: {', '.join(per_node['unknown'])}.")
+    return lines
+
+
+def message_lines(details: dict[str, Any], *, nodes_read: bool = False) -> list[str]:
     """The message taken apart: a row per reason with the pod's side, then what came after the
     filters, the fixes on the pod's side and what needs the nodes."""
     if not details.get("parsed"):
@@ -64,7 +90,7 @@ def message_lines(details: dict[str, Any]) -> list[str]:
         lines.append(f"{INDENT}On the pod's side:")
         lines += [f"{INDENT * 2}- {r.get('reason') or r.get('message')}: {r['fix']}" for r in fixes]
     blind = [r["reason"] for r in rows if r.get("needsNodes")]
-    if blind:
+    if blind and not nodes_read:
         lines.append(f"{INDENT}Needs the nodes, which were not read: {'; '.join(blind)}.")
     return lines
 

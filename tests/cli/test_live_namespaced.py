@@ -244,3 +244,54 @@ def test_an_unknown_reason_and_a_message_of_another_shape_are_shown_as_they_are(
     _, doc = explained(capsys, shop, "not-a-fit-error", "1.35")
     assert doc["fromEvent"]["message"] == {"parsed": False, "kubernetesVersion": "1.35"}
     assert doc["fromEvent"]["scheduler"]["source"] == "condition"
+
+
+# --- partial rights ------------------------------------------------------------------------------------
+
+def test_nodes_readable_but_not_other_pods_explains_per_node_as_an_upper_bound(capsys, shop):
+    shop.faults.rbac = Rbac(cluster=frozenset({"nodes"}))
+    code, doc = explained(capsys, shop, "payments-api", "1.33")
+    assert code == 1
+    assert doc["fromEvent"]["scheduler"]["source"] == "event"          # the verdict stays the scheduler's
+    per_node = {r["node"]: r for r in doc["fromEvent"]["perNode"]["nodes"]}
+    assert (per_node["node-1"]["verdict"], per_node["node-1"]["plugin"]) == ("rejected", "TaintToleration")
+    assert per_node["node-1"]["taints"] == ["team=payments:NoSchedule"]
+    assert (per_node["node-3"]["verdict"], per_node["node-3"]["reasons"]) == ("rejected", ["Insufficient memory"])
+    assert per_node["node-3"]["allocatable"]["memory"] == "8Gi"
+    assert {r["resource"] for r in doc["fromEvent"]["refused"]} >= {"pods", "persistentvolumes"}
+    assert "nodes" not in {r["resource"] for r in doc["fromEvent"]["refused"]}
+
+
+def test_a_pass_that_depends_on_usage_is_an_upper_bound(capsys, shop):
+    """cache-1 needs only 500m cpu: node-3 passes on allocatable minus the namespace's web-0,
+    which says nothing of other namespaces' pods there; its anti-affinity is not known."""
+    shop.faults.rbac = Rbac(cluster=frozenset({"nodes"}))
+    code, out, _ = run(capsys, shop, "pod", "cache-1", "-n", "shop", "--kubernetes-version", "1.35")
+    assert code == 1
+    lines = out.splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("  Per node, from the nodes read"))
+    assert "not the scheduler's verdict" in lines[at] and "upper bound" in lines[at]
+    row = next(line for line in lines[at:] if line.lstrip().startswith("node-3"))
+    assert "may fit (upper bound)" in row
+    assert "    Not known without the cluster's other objects: InterPodAffinity." in lines
+    assert not any(line.startswith("  Needs the nodes") for line in lines)
+
+
+def test_pods_readable_but_not_nodes_has_no_per_node_view(capsys, shop):
+    shop.faults.rbac = Rbac(cluster=frozenset({"pods", "namespaces"}))
+    code, doc = explained(capsys, shop, "api-cpu", "1.35")
+    assert code == 1
+    assert doc["fromEvent"]["perNode"] is None
+    assert "nodes" in {r["resource"] for r in doc["fromEvent"]["refused"]}
+    assert "pods" not in {r["resource"] for r in doc["fromEvent"]["refused"]}
+
+
+def test_pending_with_partial_rights(capsys, shop):
+    shop.faults.rbac = Rbac(cluster=frozenset({"nodes"}))
+    code, out, _ = run(capsys, shop, "pod", "--pending", "-n", "shop", "-o", "json", "--kubernetes-version", "1.35")
+    doc = json.loads(out)
+    assert code == 1
+    names = [item["pod"]["name"] for item in doc["items"]]
+    assert names == ["api-cpu", "cache-1", "db-0", "gpu-selector", "not-a-fit-error", "odd-one", "payments-api"]
+    assert all(item["fromEvent"]["perNode"] is not None for item in doc["items"])
+    assert all(item["fromEvent"]["scheduler"]["status"] == "Unschedulable" for item in doc["items"])
