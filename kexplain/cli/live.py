@@ -276,7 +276,10 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     objects = [o for o, _ in live.cluster]
     nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
     per_node = (lambda pod: partial.per_node(pod, _source(live, pod), live.cluster, config, kube)) if nodes_read else None
-    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node) for pod in pods]
+    def gating(pod: Obj) -> list[Obj]:
+        return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
+
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node, gating) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
@@ -291,8 +294,8 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     else:
         print_from_events(env.stdout, answers, live.refusals, where["snapshot"], named=bool(args.name),
                           namespace=live.namespace)
-    return aggregate(ExitStatus.UNSCHEDULABLE if a.word.status in (UNSCHEDULABLE, GATED) else ExitStatus.SUCCESS
-                     for a in answers)
+    return aggregate(ExitStatus.UNSCHEDULABLE if a.word.status in (UNSCHEDULABLE, GATED) or a.gates
+                     else ExitStatus.SUCCESS for a in answers)
 
 
 def snapshot_hint(name: Optional[str], namespace: str) -> str:

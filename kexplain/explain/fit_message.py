@@ -357,3 +357,12 @@ def _preemption(body: str, kube: KubeVersion, truncated: bool) -> Histogram:
     if found is None:
         return Histogram(0, text=body)
     return found[0]
+
+
+def parse_counts(text: str, reasons: tuple[Reason, ...]) -> Optional[tuple[Entry, ...]]:
+    """`count reason, count reason` alone (the Cluster Autoscaler's list, which counts node
+    groups), read with the histogram's grammar; None when it is not such a list."""
+    found = _histogram(f"0/0 nodes are available: {text}.", reasons, (), False)
+    if found is None or found[1] or found[0].text:
+        return None
+    return found[0].entries

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Optional
 
+from kexplain.explain.autoscaler import autoscaler_events
+from kexplain.explain.pod_events import age, event_count, last_seen, newest, of_pod
 from kexplain.explain.event_facts import Namespace, concern, pre_filter_concern
 from kexplain.explain.fit_message import parse
 from kexplain.features import KubeVersion
@@ -54,21 +56,30 @@ class EventAnswer:
     refusals: tuple[Refusal, ...] = ()
     details: Obj = field(default_factory=dict)     # the message taken apart (`taken_apart`)
     per_node: Optional[Obj] = None                 # with the nodes readable (`kexplain.explain.partial`)
+    gates: tuple[Obj, ...] = ()                    # the PreEnqueue plugins holding a pod with no FailedScheduling
+    autoscaler: tuple[Obj, ...] = ()               # the Cluster Autoscaler's events, taken apart
 
     def to_json(self) -> Obj:
         return {"scheduler": self.word.to_json(), "message": self.details or None, "perNode": self.per_node,
+                "preEnqueue": list(self.gates), "autoscaler": list(self.autoscaler),
                 "refused": [r.to_json() for r in self.refusals]}
 
 
 def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tuple[Refusal, ...],
-           kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None) -> EventAnswer:
+           kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None,
+           gating: Optional[Callable[[Obj], list[Obj]]] = None) -> EventAnswer:
     """The pod explained by the scheduler's word, its message taken apart against the pod's
     spec and the namespace's readable objects; with `per_node` (the nodes were read), what its
-    spec allows on each node, for a pod the scheduler has not bound."""
+    spec allows on each node, for a pod the scheduler has not bound; a pod with no
+    FailedScheduling event explained by `gating` (its PreEnqueue plugins); the autoscaler's
+    events about it taken apart."""
+    events = list(events)
     word = scheduler_word(pod, events, now)
     details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}
     nodes = per_node(pod) if per_node is not None and word.status in (UNSCHEDULABLE, PENDING) else None
-    return EventAnswer(pod, word, refusals, details, nodes)
+    gates = tuple(gating(pod)) if gating is not None and word.source != "event" and word.status != SCHEDULED else ()
+    scaler = tuple(autoscaler_events(pod, events, objects, kube, now))
+    return EventAnswer(pod, word, refusals, details, nodes, gates, scaler)
 
 
 def taken_apart(message: str, pod: Obj, objects: Iterable[Obj], kube: KubeVersion) -> Obj:
@@ -102,61 +113,18 @@ def scheduler_word(pod: Obj, events: Iterable[Obj], now: datetime) -> SchedulerW
     if cond.get("reason") == SCHEDULING_GATED:
         return SchedulerWord(GATED, cond.get("message") or "", "condition", SCHEDULING_GATED,
                              last_seen=cond.get("lastTransitionTime"),
-                             age_seconds=_age(cond.get("lastTransitionTime"), now))
-    newest = _newest(e for e in events if e.get("reason") == FAILED_SCHEDULING and _of_pod(e, pod))
-    if newest is not None:
-        last = _last_seen(newest)
-        series = newest.get("series") or {}
-        count = series.get("count") or newest.get("count") or 1
-        return SchedulerWord(UNSCHEDULABLE, newest.get("message") or newest.get("note") or "", "event",
-                             FAILED_SCHEDULING, int(count), newest.get("firstTimestamp") or newest.get("eventTime"),
-                             last, _age(last, now))
+                             age_seconds=age(cond.get("lastTransitionTime"), now))
+    found = newest(e for e in events if e.get("reason") == FAILED_SCHEDULING and of_pod(e, pod))
+    if found is not None:
+        last = last_seen(found)
+        return SchedulerWord(UNSCHEDULABLE, found.get("message") or found.get("note") or "", "event",
+                             FAILED_SCHEDULING, event_count(found), found.get("firstTimestamp") or found.get("eventTime"),
+                             last, age(last, now))
     if cond.get("status") == "False":
         return SchedulerWord(UNSCHEDULABLE, cond.get("message") or "", "condition", cond.get("reason") or "",
                              last_seen=cond.get("lastTransitionTime"),
-                             age_seconds=_age(cond.get("lastTransitionTime"), now))
+                             age_seconds=age(cond.get("lastTransitionTime"), now))
     return SchedulerWord(PENDING, "", "none")
-
-
-def _of_pod(event: Obj, pod: Obj) -> bool:
-    involved = event.get("involvedObject") or event.get("regarding") or {}
-    meta = pod.get("metadata") or {}
-    if involved.get("kind", "Pod") != "Pod" or involved.get("name") != meta.get("name"):
-        return False
-    return not (involved.get("uid") and meta.get("uid")) or involved["uid"] == meta["uid"]
-
-
-def _last_seen(event: Obj) -> Optional[str]:
-    series = event.get("series") or {}
-    return (series.get("lastObservedTime") or event.get("lastTimestamp") or event.get("eventTime")
-            or (event.get("metadata") or {}).get("creationTimestamp"))
-
-
-def _newest(events: Iterable[Obj]) -> Optional[Obj]:
-    found = [(_parse_time(_last_seen(e)) or datetime.min.replace(tzinfo=None), n, e) for n, e in enumerate(events)]
-    if not found:
-        return None
-    return max(found, key=lambda t: (_naive(t[0]), t[1]))[2]
-
-
-def _naive(t: datetime) -> datetime:
-    return t.replace(tzinfo=None)
-
-
-def _parse_time(value: Any) -> Optional[datetime]:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def _age(value: Any, now: datetime) -> Optional[int]:
-    when = _parse_time(value)
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0, int((now - when).total_seconds()))
 
 
 def age_text(seconds: Optional[int]) -> str:

@@ -29,12 +29,8 @@ def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config
              kube: KubeVersion) -> Optional[Obj]:
     """`{"nodes": [...], "unknown": [plugins]}`, a row per node read; None when the cycle cannot
     run on what was read (its reason under "error")."""
-    from kexplain.explain.inputs import inputs_from_objects
-    from kexplain.explain.run import explain
-
     try:
-        inputs = inputs_from_objects(pod, source, cluster, config, stored=True, kube=kube)
-        trace = explain(inputs, RunOptions(preemption=False, filter_all=True)).to_json()
+        trace = _cycle(pod, source, cluster, config, kube)
     except KexplainError as err:
         return {"nodes": [], "unknown": [], "error": err.message}
     verdicts = trace.get("filterAll") or {}
@@ -67,3 +63,25 @@ def _node_local(name: str) -> bool:
         return bool(getattr(plugin_class(name), "node_local", False))
     except (KeyError, ValueError):
         return False
+
+
+def gating(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any,
+           kube: KubeVersion) -> list[Obj]:
+    """What holds the pod before any node is looked at: the PreEnqueue plugins that refuse it
+    (scheduling gates, a claim that does not exist yet), as `kexplain POD` explains a gated pod.
+    They read only the pod and its namespace's claims, which a namespace's reader can read."""
+    try:
+        trace = _cycle(pod, source, cluster, config, kube)
+    except KexplainError as err:
+        return [{"plugin": None, "code": "Error", "reasons": [err.message]}]
+    return [{"plugin": e.get("plugin"), "code": e.get("code"), "reasons": list(e.get("reasons") or [])}
+            for e in trace.get("preEnqueue") or [] if e.get("code") not in (Code.SUCCESS.value, Code.SKIP.value)]
+
+
+def _cycle(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any, kube: KubeVersion) -> Obj:
+    """One cycle of `pod` on what was read, every Filter plugin recorded, no preemption."""
+    from kexplain.explain.inputs import inputs_from_objects
+    from kexplain.explain.run import explain
+
+    inputs = inputs_from_objects(pod, source, cluster, config, stored=True, kube=kube)
+    return explain(inputs, RunOptions(preemption=False, filter_all=True)).to_json()

@@ -18,17 +18,44 @@ def answer_lines(answer: EventAnswer) -> list[str]:
     if word.status == SCHEDULED:
         return [f"{key}: Scheduled ({word.message})."]
     if word.status == PENDING:
-        return [f"{key}: Pending: the scheduler has not reported on it yet (no FailedScheduling event, no "
-                "PodScheduled condition)."]
-    lines = [f"{key}: {word.status}: {source_text(word)}; the scheduler's own verdict, not a simulation "
-             "(kexplain could not read the cluster)."]
+        lines = [f"{key}: Pending: the scheduler has not reported on it yet (no FailedScheduling event, no "
+                 "PodScheduled condition)."]
+    else:
+        lines = [f"{key}: {word.status}: {source_text(word)}; the scheduler's own verdict, not a simulation "
+                 "(kexplain could not read the cluster)."]
     if word.message:
         lines.append(f"{INDENT}{word.message}")
     doc = answer.to_json()
+    for gate in doc["preEnqueue"]:
+        lines.append(f"{INDENT}Held before any node is looked at ({gate['plugin'] or 'PreEnqueue'}, as kexplain's own "
+                     f"PreEnqueue run on the pod and its namespace finds): {'; '.join(gate['reasons'])}")
     if doc["message"]:
         lines += message_lines(doc["message"], nodes_read=doc["perNode"] is not None)
     if doc["perNode"] is not None:
         lines += per_node_lines(doc["perNode"])
+    for event in doc["autoscaler"]:
+        lines += autoscaler_lines(event)
+    return lines
+
+
+def autoscaler_lines(event: dict[str, Any]) -> list[str]:
+    """One event of the Cluster Autoscaler, taken apart: a row per reason (node groups)."""
+    times = "once" if event["count"] == 1 else f"{event['count']} times"
+    lines = [f"{INDENT}The Cluster Autoscaler ({event['reason']}, seen {times}, last at {event['lastSeen']}, "
+             f"{age_text(event['ageSeconds'])} ago): {event['message']}"]
+    if not event.get("parsed"):
+        return lines + [f"{INDENT * 2}Note: not a message of the Cluster Autoscaler as kexplain knows them: shown as it is."]
+    if event.get("maxTotalNodes"):
+        return lines + [f"{INDENT * 2}The cluster is at --max-nodes-total: no node group may grow."]
+    for up in event.get("scaleUps") or []:
+        lines.append(f"{INDENT * 2}Scaling up {up['group']} from {up['from']} to {up['to']} nodes (max {up['max']}): "
+                     "the pod should be placed once they are ready.")
+    groups = event.get("groups") or []
+    if groups:
+        table = [("GROUPS", "REASON", "FROM", "WHAT IT MEANS / THE POD'S SIDE")] + [
+            (str(g["count"]), g["reason"], g["plugin"] or "-", g["podSide"] or "") for g in groups]
+        widths = [max(len(r[i]) for r in table) for i in range(3)]
+        lines += [INDENT * 2 + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3] for r in table]
     return lines
 
 

@@ -292,6 +292,46 @@ def test_pending_with_partial_rights(capsys, shop):
     doc = json.loads(out)
     assert code == 1
     names = [item["pod"]["name"] for item in doc["items"]]
-    assert names == ["api-cpu", "cache-1", "db-0", "gpu-selector", "not-a-fit-error", "odd-one", "payments-api"]
-    assert all(item["fromEvent"]["perNode"] is not None for item in doc["items"])
-    assert all(item["fromEvent"]["scheduler"]["status"] == "Unschedulable" for item in doc["items"])
+    assert names == ["api-cpu", "cache-1", "db-0", "gpu-selector", "not-a-fit-error", "odd-one", "payments-api",
+                     "report-gated"]
+    assert all(item["fromEvent"]["perNode"] is not None for item in doc["items"][:-1])
+    assert [item["fromEvent"]["scheduler"]["status"] for item in doc["items"]] == ["Unschedulable"] * 7 + ["Gated"]
+
+
+# --- events beyond the scheduler's, and pods with no FailedScheduling ---------------------------------
+
+def test_the_autoscalers_not_triggered_event_taken_apart(capsys, shop):
+    _, doc = explained(capsys, shop, "api-cpu", "1.35")
+    (event,) = doc["fromEvent"]["autoscaler"]
+    assert (event["reason"], event["count"], event["lastSeen"]) == ("NotTriggerScaleUp", 9, "2026-11-23T14:06:00Z")
+    assert [(g["count"], g["reason"], g["plugin"]) for g in event["groups"]] == [
+        (2, "Insufficient cpu", "NodeResourcesFit"), (1, "max node group size reached", "ClusterAutoscaler")]
+    assert event["groups"][0]["podSide"].startswith("the pod requests cpu 6250m")
+    code, out, _ = run(capsys, shop, "pod", "api-cpu", "-n", "shop", "--kubernetes-version", "1.35")
+    assert ("  The Cluster Autoscaler (NotTriggerScaleUp, seen 9 times, last at 2026-11-23T14:06:00Z, ") in out
+    assert any(line.split()[:2] == ["1", "max"] and "the node group is at its maximum size" in line
+               for line in out.splitlines())
+
+
+def test_the_autoscalers_scale_up(capsys, shop):
+    _, doc = explained(capsys, shop, "cache-1", "1.35")
+    (event,) = doc["fromEvent"]["autoscaler"]
+    assert event["scaleUps"] == [{"group": "general-large", "from": 1, "to": 3, "max": 5}]
+    _, out, _ = run(capsys, shop, "pod", "cache-1", "-n", "shop", "--kubernetes-version", "1.35")
+    assert "    Scaling up general-large from 1 to 3 nodes (max 5): the pod should be placed once they are ready." in out
+
+
+def test_a_gated_pod_is_explained_by_its_pre_enqueue_plugins(capsys, shop):
+    code, doc = explained(capsys, shop, "report-gated", "1.35")
+    assert code == 1
+    assert doc["fromEvent"]["preEnqueue"] == [{"plugin": "SchedulingGates", "code": "UnschedulableAndUnresolvable",
+                                               "reasons": ["waiting for scheduling gates: [example.com/quota]"]}]
+
+
+def test_a_pod_waiting_for_its_claim_with_no_event(capsys, shop):
+    code, out, _ = run(capsys, shop, "pod", "trainer", "-n", "shop", "--kubernetes-version", "1.35")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("shop/trainer: Pending: the scheduler has not reported on it yet")
+    assert lines[1] == ("  Held before any node is looked at (DynamicResources, as kexplain's own PreEnqueue run on the "
+                        'pod and its namespace finds): could not find ResourceClaim "shop/trainer-gpu"')
