@@ -282,15 +282,16 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node, gating) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
-    documents = [{"pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
+    documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",
+                  "pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
                           "name": (a.pod.get("metadata") or {}).get("name")},
                   "kubernetesVersion": kube.minor, "fromEvent": a.to_json(), "live": where} for a in answers]
+    whole = documents[0] if args.name else {"apiVersion": "kexplain/v1", "kind": "FromEventsList", "items": documents,
+                                             "refused": [r.to_json() for r in live.refusals]}
+    if args.html:
+        save_page(args.html, whole)
     if args.output.value in structured.FORMATS:
-        if args.name:
-            structured.write(env.stdout, documents[0], args.output.value)
-        else:
-            structured.write(env.stdout, {"apiVersion": "kexplain/v1", "kind": "FromEventsList", "items": documents,
-                                          "refused": [r.to_json() for r in live.refusals]}, args.output.value)
+        structured.write(env.stdout, whole, args.output.value)
     else:
         print_from_events(env.stdout, answers, live.refusals, where["snapshot"], named=bool(args.name),
                           namespace=live.namespace)

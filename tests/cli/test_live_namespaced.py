@@ -335,3 +335,20 @@ def test_a_pod_waiting_for_its_claim_with_no_event(capsys, shop):
     assert lines[0].startswith("shop/trainer: Pending: the scheduler has not reported on it yet")
     assert lines[1] == ("  Held before any node is looked at (DynamicResources, as kexplain's own PreEnqueue run on the "
                         'pod and its namespace finds): could not find ResourceClaim "shop/trainer-gpu"')
+
+
+def test_the_html_page_shows_the_taken_apart_event_and_the_refusals(capsys, shop, tmp_path):
+    page = tmp_path / "page.html"
+    code, out, _ = run(capsys, shop, "pod", "payments-api", "-n", "shop", "--kubernetes-version", "1.33",
+                       "--html", str(page))
+    assert code == 1
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "<script" not in text
+    assert "shop/payments-api: Unschedulable" in text
+    assert "node(s) had untolerated taint {team: payments}</td><td>TaintToleration</td>" in text
+    assert "Not read (RBAC refused, 403)" in text and "kexplain snapshot payments-api -n shop --redact" in text
+    listing = tmp_path / "pending.html"
+    code, _, _ = run(capsys, shop, "pod", "--pending", "-n", "shop", "--kubernetes-version", "1.35",
+                     "--html", str(listing))
+    assert code == 1
+    assert listing.read_text().count('<section class="pod">') == 8
