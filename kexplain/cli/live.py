@@ -220,8 +220,9 @@ def command(
 
     Reads the pod and everything the scheduler's plugins read, with get and list only (the
     read-only ClusterRole of deploy/rbac.yaml), and compares the verdict with the pod's
-    PodScheduled condition. Exit codes as for `kexplain POD`; 2 also when the cluster cannot
-    be read."""
+    PodScheduled condition. When RBAC refuses some reads (a user of one namespace), the answer
+    is the scheduler's own, from the pod's events, taken apart against its spec, with the reads
+    that were refused. Exit codes as for `kexplain POD`; 2 also when the pod cannot be read."""
     env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,

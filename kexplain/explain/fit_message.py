@@ -96,13 +96,6 @@ class FitMessage:
     preemption: Optional[Histogram] = None     # DefaultPreemption's part, when it says one
     truncated: bool = False                    # the event kept only its first 1024 bytes
 
-    def to_json(self) -> dict[str, Any]:
-        return {"filters": self.filters.to_json(),
-                "postFilter": [{"reason": t, "plugin": p} for t, p in self.post_filter],
-                "preemption": self.preemption.to_json() if self.preemption is not None else None,
-                "truncated": self.truncated}
-
-
 
 def counts_add_up(histogram: Histogram) -> bool:
     """Whether a histogram's counts fit its node count: every node gives at least one reason
@@ -315,8 +308,8 @@ def _sentence(text: str, pos: int, nodes: int, sentences: tuple[Reason, ...],
 
 
 def _sentence_ends(text: str, pos: int) -> list[int]:
-    """Where a PreFilter message may end: before ". " (PostFilter text follows) or the last ".";
-    the first that leaves a PostFilter part the parser reads is tried first by the caller."""
+    """Where a PreFilter message may end, in order: before each ". " (PostFilter text follows),
+    then at the final "."."""
     ends = [m.start() for m in re.finditer(r"\. ", text[pos:])]
     ends = [pos + e for e in ends]
     if text.endswith("."):
@@ -351,7 +344,7 @@ def _post_filter(rest: str, kube: KubeVersion, truncated: bool
 def _preemption(body: str, kube: KubeVersion, truncated: bool) -> Histogram:
     """DefaultPreemption's message: a histogram of the nodes it tried, or a sentence."""
     for sentence in preemption_sentences():
-        if body == sentence or body.startswith(sentence):
+        if body.startswith(sentence):
             return Histogram(0, text=sentence, text_plugin=names.DEFAULT_PREEMPTION)
     found = _histogram(body, (*preemption_reasons(), *filter_reasons(kube)), (), truncated)
     if found is None:

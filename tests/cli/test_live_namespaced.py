@@ -352,3 +352,16 @@ def test_the_html_page_shows_the_taken_apart_event_and_the_refusals(capsys, shop
                      "--html", str(listing))
     assert code == 1
     assert listing.read_text().count('<section class="pod">') == 8
+
+
+@pytest.mark.parametrize("git_version, plugin", [("v1.33.3", "TaintToleration"), ("v1.36.3", None)])
+def test_the_wording_followed_is_the_servers_own_minor(capsys, tmp_path, git_version, plugin):
+    """1.33 names the taint; from 1.34 no scheduler writes that text, so read as 1.36 it is
+    shown as it is, without a plugin."""
+    with recorded_api(tmp_path, TOKEN, "namespaced", git_version=git_version) as server:
+        server.faults.rbac = Rbac()
+        code, out, _ = run(capsys, server, "pod", "payments-api", "-n", "shop", "-o", "json")
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["kubernetesVersion"] == git_version[1:5]
+    assert doc["fromEvent"]["message"]["reasons"][1]["plugin"] == plugin
