@@ -267,6 +267,8 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     from kexplain.render.live import print_from_events
 
     now = datetime.now(timezone.utc)
+    if args.node:
+        env.error(f"note: --node {args.node} is not shown: a node's full verdict needs the reads RBAC refused")
     if args.name:
         assert live.pod is not None
         pods = [live.pod]

@@ -365,3 +365,9 @@ def test_the_wording_followed_is_the_servers_own_minor(capsys, tmp_path, git_ver
     assert code == 1
     assert doc["kubernetesVersion"] == git_version[1:5]
     assert doc["fromEvent"]["message"]["reasons"][1]["plugin"] == plugin
+
+
+def test_node_asked_for_is_said_not_to_be_shown(capsys, shop):
+    code, out, err = run(capsys, shop, "pod", "api-cpu", "-n", "shop", "--node", "node-1")
+    assert code == 1 and out.startswith("shop/api-cpu: Unschedulable")
+    assert err == "note: --node node-1 is not shown: a node's full verdict needs the reads RBAC refused\n"
