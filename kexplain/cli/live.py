@@ -278,26 +278,31 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
                 and not (o.get("metadata") or {}).get("deletionTimestamp")]
     objects = [o for o, _ in live.cluster]
     nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
-    per_node = (lambda pod: partial.per_node(pod, _source(live, pod), live.cluster, config, kube)) if nodes_read else None
+
+    def per_node(pod: Obj) -> Optional[Obj]:
+        return partial.per_node(pod, _source(live, pod), live.cluster, config, kube)
+
     def gating(pod: Obj) -> list[Obj]:
         return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
 
-    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node, gating) for pod in pods]
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating)
+               for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",
                   "pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
                           "name": (a.pod.get("metadata") or {}).get("name")},
                   "kubernetesVersion": kube.minor, "fromEvent": a.to_json(), "live": where} for a in answers]
-    whole = documents[0] if args.name else {"apiVersion": "kexplain/v1", "kind": "FromEventsList", "items": documents,
-                                             "refused": [r.to_json() for r in live.refusals]}
+    whole = documents[0] if args.name else {"apiVersion": "kexplain/v1", "kind": "FromEventsList",
+                                             "namespace": live.namespace, "items": documents,
+                                             "refused": [r.to_json() for r in live.refusals],
+                                             "snapshot": where["snapshot"]}
     if args.html:
         save_page(args.html, whole)
     if args.output.value in structured.FORMATS:
         structured.write(env.stdout, whole, args.output.value)
     else:
-        print_from_events(env.stdout, answers, live.refusals, where["snapshot"], named=bool(args.name),
-                          namespace=live.namespace)
+        print_from_events(env.stdout, whole)
     return aggregate(ExitStatus.UNSCHEDULABLE if a.word.status in (UNSCHEDULABLE, GATED) or a.gates
                      else ExitStatus.SUCCESS for a in answers)
 

@@ -205,8 +205,6 @@ def parse(message: str, kube: KubeVersion) -> Optional[FitMessage]:
         return None
     filters, rest = found
     post, preempt = _post_filter(rest, kube, truncated)
-    if post is None:
-        return None
     return FitMessage(filters, post, preempt, truncated)
 
 
@@ -292,8 +290,8 @@ def _entry_ends(text: str, end: int, truncated: bool) -> bool:
 
 def _sentence(text: str, pos: int, nodes: int, sentences: tuple[Reason, ...],
               truncated: bool) -> Optional[tuple[Histogram, str]]:
-    """A PreFilter message: a known one when one matches, else the text up to the last ". "
-    (or the final ".") as it is."""
+    """A PreFilter message: a known one when one matches up to one of its possible ends, else
+    the text up to the first ". " (or the final ".") as it is."""
     for end in _sentence_ends(text, pos):
         for reason in sentences:
             m = reason.pattern.fullmatch(text, pos, end)
@@ -318,8 +316,9 @@ def _sentence_ends(text: str, pos: int) -> list[int]:
 
 
 def _post_filter(rest: str, kube: KubeVersion, truncated: bool
-                 ) -> tuple[Optional[tuple[tuple[str, Optional[str]], ...]], Optional[Histogram]]:
-    """The PostFilter reasons (", "-joined) and DefaultPreemption's part, which comes last."""
+                 ) -> tuple[tuple[tuple[str, Optional[str]], ...], Optional[Histogram]]:
+    """The PostFilter reasons (", "-joined; one no plugin of the minor writes is kept with no
+    plugin) and DefaultPreemption's part, which comes last."""
     out: list[tuple[str, Optional[str]]] = []
     known = post_filter_reasons(kube)
     pos = 0

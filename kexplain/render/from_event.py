@@ -6,34 +6,34 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from kexplain.explain.compare import pod_key
-from kexplain.explain.from_event import GATED, PENDING, SCHEDULED, UNSCHEDULABLE, EventAnswer, age_text
+from kexplain.explain.from_event import GATED, PENDING, SCHEDULED, UNSCHEDULABLE, age_text
 
 INDENT = "  "
 
 
-def answer_lines(answer: EventAnswer) -> list[str]:
-    word = answer.word
-    key = pod_key(answer.pod)
-    if word.status == SCHEDULED:
-        return [f"{key}: Scheduled ({word.message})."]
-    if word.status == PENDING:
+def answer_lines(doc: dict[str, Any]) -> list[str]:
+    """One pod's `FromEvents` document (what `-o json` writes) as lines."""
+    found = doc["fromEvent"]
+    word = found["scheduler"]
+    key = f"{doc['pod']['namespace']}/{doc['pod']['name']}"
+    if word["status"] == SCHEDULED:
+        return [f"{key}: Scheduled ({word['message']})."]
+    if word["status"] == PENDING:
         lines = [f"{key}: Pending: the scheduler has not reported on it yet (no FailedScheduling event, no "
                  "PodScheduled condition)."]
     else:
-        lines = [f"{key}: {word.status}: {source_text(word)}; the scheduler's own verdict, not a simulation "
+        lines = [f"{key}: {word['status']}: {source_text(word)}; the scheduler's own verdict, not a simulation "
                  "(kexplain could not read the cluster)."]
-    if word.message:
-        lines.append(f"{INDENT}{word.message}")
-    doc = answer.to_json()
-    for gate in doc["preEnqueue"]:
+    if word["message"]:
+        lines.append(f"{INDENT}{word['message']}")
+    for gate in found["preEnqueue"]:
         lines.append(f"{INDENT}Held before any node is looked at ({gate['plugin'] or 'PreEnqueue'}, as kexplain's own "
                      f"PreEnqueue run on the pod and its namespace finds): {'; '.join(gate['reasons'])}")
-    if doc["message"]:
-        lines += message_lines(doc["message"], nodes_read=doc["perNode"] is not None)
-    if doc["perNode"] is not None:
-        lines += per_node_lines(doc["perNode"])
-    for event in doc["autoscaler"]:
+    if found["message"]:
+        lines += message_lines(found["message"], nodes_read=found["perNode"] is not None)
+    if found["perNode"] is not None:
+        lines += per_node_lines(found["perNode"])
+    for event in found["autoscaler"]:
         lines += autoscaler_lines(event)
     return lines
 
@@ -122,36 +122,39 @@ def message_lines(details: dict[str, Any], *, nodes_read: bool = False) -> list[
     return lines
 
 
-def source_text(word: Any) -> str:
+def source_text(word: dict[str, Any]) -> str:
     """Where the verdict was read: the event (count, last seen, age) or the condition."""
-    if word.source == "event":
-        times = "once" if word.count == 1 else f"{word.count} times"
-        return f"its {word.reason} event, seen {times}, last at {word.last_seen} ({age_text(word.age_seconds)} ago)"
-    if word.status == GATED:
+    if word["source"] == "event":
+        times = "once" if word["count"] == 1 else f"{word['count']} times"
+        return (f"its {word['reason']} event, seen {times}, last at {word['lastSeen']} "
+                f"({age_text(word['ageSeconds'])} ago)")
+    if word["status"] == GATED:
         return "its PodScheduled condition (SchedulingGated)"
-    since = f" since {word.last_seen}" if word.last_seen else ""
-    return f"its PodScheduled condition ({word.reason or UNSCHEDULABLE}{since}; no FailedScheduling event read)"
+    since = f" since {word['lastSeen']}" if word["lastSeen"] else ""
+    return f"its PodScheduled condition ({word['reason'] or UNSCHEDULABLE}{since}; no FailedScheduling event read)"
 
 
-def refused_lines(refusals: Iterable[Any], snapshot: str) -> list[str]:
-    """One short block: the refused reads per scope with what each would add, the rules that
-    allow them (per role kind, namespace and API group), and the snapshot to ask for."""
+def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str) -> list[str]:
+    """One short block: the refused reads (their `-o json` entries) per scope with what each
+    would add, the rules that allow them (per role kind, namespace and API group), and the
+    snapshot to ask for."""
     refusals = list(refusals)
     if not refusals:
         return []
-    scopes: dict[str, list[Any]] = {}
+    scopes: dict[str, list[dict[str, Any]]] = {}
     for r in refusals:
-        scopes.setdefault(r.scope, []).append(r)
+        scope = f'in the namespace "{r["namespace"]}"' if r["namespace"] else "at the cluster scope"
+        scopes.setdefault(scope, []).append(r)
     lines = ["Not read (RBAC refused, 403); what each read would add:"]
     for scope, refused in scopes.items():
-        adds = "; ".join(f"{r.verb} {r.resource.plural}: {r.resource.adds}" for r in refused)
+        adds = "; ".join(f"{r['verb']} {r['resource']}: {r['adds']}" for r in refused)
         lines.append(f"{INDENT}{scope}: {adds}.")
     groups: dict[tuple[str, str], list[str]] = {}
     for r in refusals:
-        where = f'a Role in the namespace "{r.namespace}"' if r.namespace else "a ClusterRole"
-        plurals = groups.setdefault((where, r.resource.group), [])
-        if r.resource.plural not in plurals:
-            plurals.append(r.resource.plural)
+        where = f'a Role in the namespace "{r["namespace"]}"' if r["namespace"] else "a ClusterRole"
+        plurals = groups.setdefault((where, r["apiGroup"]), [])
+        if r["resource"] not in plurals:
+            plurals.append(r["resource"])
     lines.append(f"{INDENT}The rules that allow them (the ClusterRole of deploy/rbac.yaml has every cluster-wide one):")
     for (where, group), plurals in groups.items():
         lines.append(f'{INDENT * 2}{where}: {{apiGroups: ["{group}"], resources: [{", ".join(plurals)}], '

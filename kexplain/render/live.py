@@ -155,17 +155,20 @@ def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str,
         print_comparison(console, res.comparison or Comparison())
 
 
-def print_from_events(out: TextIO, answers: list[Any], refusals: tuple[Any, ...], snapshot: str, *,
-                      named: bool, namespace: str) -> None:
-    """Pods explained by the scheduler's own word (`kexplain.explain.from_event.EventAnswer`),
-    then one block: the reads RBAC refused, what each would add, the rules that allow them."""
+def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:
+    """Pods explained by the scheduler's own word: the `FromEvents` document of one pod or the
+    `FromEventsList` of `--pending` (what `-o json` writes), then one block of the reads RBAC
+    refused, what each would add and the rules that allow them."""
     from kexplain.render.from_event import answer_lines, refused_lines
 
-    if not answers and not named:
-        out.write(f'No pod in namespace "{namespace}" is Pending with PodScheduled=False.\n')
-    for n, answer in enumerate(answers):
+    many = doc.get("kind") == "FromEventsList"
+    items = doc["items"] if many else [doc]
+    if many and not items:
+        out.write(f'No pod in namespace "{doc["namespace"]}" is Pending with PodScheduled=False.\n')
+    for n, item in enumerate(items):
         if n:
             out.write("\n")
-        out.writelines(line + "\n" for line in answer_lines(answer))
+        out.writelines(line + "\n" for line in answer_lines(item))
     out.write("\n")
-    out.writelines(line + "\n" for line in refused_lines(refusals, snapshot))
+    refused = doc["refused"] if many else doc["fromEvent"]["refused"]
+    out.writelines(line + "\n" for line in refused_lines(refused, doc["snapshot"] if many else doc["live"]["snapshot"]))

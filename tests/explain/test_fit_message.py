@@ -5,7 +5,6 @@ message of another shape is refused, never guessed."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
