@@ -16,7 +16,9 @@ objects. These are plain paths too, so a `kubernetes` client too old to have Res
 reads them all the same.
 
 Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
-TLS) become one `LiveError` line naming what is wrong, never a credential.
+TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
+`Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
+cluster, records it and reads what is allowed instead (the pod's namespace).
 """
 from __future__ import annotations
 
