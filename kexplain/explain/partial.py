@@ -35,6 +35,7 @@ def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config
         return {"nodes": [], "unknown": [], "error": err.message}
     verdicts = trace.get("filterAll") or {}
     nodes = {o["metadata"]["name"]: o for o, _ in cluster if o.get("kind") == "Node"}
+    keys = label_keys(pod)
     unknown: set[str] = set()
     rows = []
     for name, node in nodes.items():
@@ -51,11 +52,26 @@ def per_node(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config
         status = node.get("status") or {}
         rows.append({"node": name, "verdict": verdict, "plugin": plugin, "reasons": reasons,
                      "allocatable": dict(status.get("allocatable") or {}),
+                     "capacity": dict(status.get("capacity") or {}),
+                     "labels": {k: v for k, v in ((node.get("metadata") or {}).get("labels") or {}).items() if k in keys},
                      "taints": [format_toleration({**t, "operator": "Equal"})
                                 for t in (node.get("spec") or {}).get("taints") or []],
                      "unschedulable": bool((node.get("spec") or {}).get("unschedulable")),
                      "evaluated": bool(by_plugin)})
     return {"nodes": rows, "unknown": sorted(unknown)}
+
+
+def label_keys(pod: Obj) -> frozenset[str]:
+    """The node label keys the pod's spec reads: its node selector, its required node affinity,
+    its spread constraints' topology keys."""
+    spec = pod.get("spec") or {}
+    keys = set(spec.get("nodeSelector") or {})
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    for term in required.get("nodeSelectorTerms") or []:
+        keys |= {e.get("key") for e in term.get("matchExpressions") or [] if e.get("key")}
+    keys |= {c.get("topologyKey") for c in spec.get("topologySpreadConstraints") or [] if c.get("topologyKey")}
+    return frozenset(keys)
 
 
 def _node_local(name: str) -> bool:

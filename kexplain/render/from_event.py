@@ -69,13 +69,14 @@ def per_node_lines(per_node: dict[str, Any]) -> list[str]:
             "upper bound (allocatable minus this namespace's pods).")
     if per_node.get("error"):
         return [head, f"{INDENT * 2}Not worked out: {per_node['error']}"]
-    table = [("NODE", "ON ITS OWN", "ALLOCATABLE", "TAINTS")]
+    table = [("NODE", "ON ITS OWN", "ALLOCATABLE", "TAINTS, LABELS THE POD READS")]
     for row in per_node["nodes"]:
         verdict = VERDICT_WORDS.get(row["verdict"], row["verdict"])
         if row["verdict"] == "rejected":
             verdict += f" by {row['plugin']}: {'; '.join(row['reasons'])}"
         alloc = ", ".join(f"{k} {row['allocatable'][k]}" for k in ("cpu", "memory", "pods") if k in row["allocatable"])
-        table.append((row["node"], verdict, alloc or "-", ", ".join(row["taints"]) or "-"))
+        labels = [f"{k}={v}" for k, v in sorted(row["labels"].items())]
+        table.append((row["node"], verdict, alloc or "-", ", ".join([*row["taints"], *labels]) or "-"))
     widths = [max(len(r[i]) for r in table) for i in range(3)]
     lines = [head] + [INDENT * 2 + "  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3] for r in table]
     if per_node.get("unknown"):

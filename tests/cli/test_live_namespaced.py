@@ -371,3 +371,12 @@ def test_node_asked_for_is_said_not_to_be_shown(capsys, shop):
     code, out, err = run(capsys, shop, "pod", "api-cpu", "-n", "shop", "--node", "node-1")
     assert code == 1 and out.startswith("shop/api-cpu: Unschedulable")
     assert err == "note: --node node-1 is not shown: a node's full verdict needs the reads RBAC refused\n"
+
+
+def test_per_node_shows_the_labels_the_pod_reads(capsys, shop):
+    shop.faults.rbac = Rbac(cluster=frozenset({"nodes"}))
+    _, doc = explained(capsys, shop, "gpu-selector", "1.35")
+    rows = {r["node"]: r for r in doc["fromEvent"]["perNode"]["nodes"]}
+    assert rows["node-3"]["labels"] == {"topology.kubernetes.io/zone": "z1"}     # accelerator: no node has it
+    assert (rows["node-3"]["verdict"], rows["node-3"]["plugin"]) == ("rejected", "NodeAffinity")
+    assert rows["node-3"]["capacity"]["cpu"] == "2"
