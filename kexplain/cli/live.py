@@ -73,6 +73,8 @@ class Live:
     cluster: list[tuple[Obj, Source]]
     pod: Optional[Obj] = None    # the named pod, as a get returned it
     server_version: Optional[str] = None
+    refusals: tuple[Any, ...] = ()      # the reads RBAC refused (`kexplain.load.live.Refusal`), in order
+    events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
 
 
 class Session:
@@ -97,20 +99,31 @@ class Session:
             self._asked = True
         return self._version
 
-    def read(self, pod_name: Optional[str] = None) -> Live:
+    def read(self, pod_name: Optional[str] = None, allowed: bool = False) -> Live:
         """The named pod (get), then every kind the pipeline reads (list); a progress bar on
-        stderr when it is a terminal."""
+        stderr when it is a terminal. With `allowed`, a refused read (403) does not end it:
+        what RBAC allows is read (`ClusterReader.read_allowed`), the refusals kept, and then
+        the namespace's pod events too (the scheduler's own word)."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
         env, opts = self.env, self.opts
         version = self.server_version()
         bar = progress_bar(env.stderr, color=bool(env.color)) if env.stderr_is_terminal else nullcontext(None)
+        refusals: list[Any] = []
+        events: list[Obj] = []
         with bar as progress:
             reader = ClusterReader(self.conn, opts.chunk_size, opts.request_timeout, progress)
             pod = reader.get_pod(self.namespace, pod_name) if pod_name else None
-            cluster = reader.read_cluster()
-        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version)
+            if not allowed:
+                cluster = reader.read_cluster()
+            else:
+                cluster, refusals = reader.read_allowed(self.namespace)
+                if refusals:
+                    events, refused = reader.list_events(self.namespace, "Pod", pod_name)
+                    refusals += [refused] if refused is not None else []
+        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
+                    tuple(refusals), tuple(events))
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -207,8 +220,9 @@ def command(
 
     Reads the pod and everything the scheduler's plugins read, with get and list only (the
     read-only ClusterRole of deploy/rbac.yaml), and compares the verdict with the pod's
-    PodScheduled condition. Exit codes as for `kexplain POD`; 2 also when the cluster cannot
-    be read."""
+    PodScheduled condition. When RBAC refuses some reads (a user of one namespace), the answer
+    is the scheduler's own, from the pod's events, taken apart against its spec, with the reads
+    that were refused. Exit codes as for `kexplain POD`; 2 also when the pod cannot be read."""
     env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
@@ -231,12 +245,72 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
     # is read first: the configuration is read as that version's kube-scheduler reads it.
     kube = settle(env, args.version) if args.version.given else None
     with session(env, args.connect) as s:
-        config = read_config(args.config, kube=kube or followed_version(env, args.version, s))
+        kube = kube or followed_version(env, args.version, s)
+        config = read_config(args.config, kube=kube)
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
-            live = s.read(args.name)
+            live = s.read(args.name, allowed=not args.all_namespaces)
+    if live.refusals:
+        return _explain_from_events(env, args, live, kube, config)
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)
+
+
+def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: KubeVersion, config: Any) -> ExitStatus:
+    """The cluster could not be read in full: no simulation, the scheduler's own word on each
+    pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
+    from datetime import datetime, timezone
+
+    from kexplain.explain import partial
+    from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
+    from kexplain.load.live import is_pending_unschedulable
+    from kexplain.render.live import print_from_events
+
+    now = datetime.now(timezone.utc)
+    if args.node:
+        env.error(f"note: --node {args.node} is not shown: a node's full verdict needs the reads RBAC refused")
+    if args.name:
+        assert live.pod is not None
+        pods = [live.pod]
+    else:
+        pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
+                and (o.get("metadata") or {}).get("namespace") == live.namespace
+                and not (o.get("metadata") or {}).get("deletionTimestamp")]
+    objects = [o for o, _ in live.cluster]
+    nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
+
+    def per_node(pod: Obj) -> Optional[Obj]:
+        return partial.per_node(pod, _source(live, pod), live.cluster, config, kube)
+
+    def gating(pod: Obj) -> list[Obj]:
+        return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
+
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating)
+               for pod in pods]
+    where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
+             "snapshot": snapshot_hint(args.name, live.namespace)}
+    documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",
+                  "pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
+                          "name": (a.pod.get("metadata") or {}).get("name")},
+                  "kubernetesVersion": kube.minor, "fromEvent": a.to_json(), "live": where} for a in answers]
+    whole = documents[0] if args.name else {"apiVersion": "kexplain/v1", "kind": "FromEventsList",
+                                             "namespace": live.namespace, "items": documents,
+                                             "refused": [r.to_json() for r in live.refusals],
+                                             "snapshot": where["snapshot"]}
+    if args.html:
+        save_page(args.html, whole)
+    if args.output.value in structured.FORMATS:
+        structured.write(env.stdout, whole, args.output.value)
+    else:
+        print_from_events(env.stdout, whole)
+    return aggregate(ExitStatus.UNSCHEDULABLE if a.word.status in (UNSCHEDULABLE, GATED) or a.gates
+                     else ExitStatus.SUCCESS for a in answers)
+
+
+def snapshot_hint(name: Optional[str], namespace: str) -> str:
+    """What someone with cluster reads can run and send: a redacted snapshot that replays offline."""
+    pod = f" {name} -n {namespace}" if name else ""
+    return f"kexplain snapshot{pod} --redact -o cluster.json"
 
 
 def _source(live: Live, pod: Obj) -> Source:

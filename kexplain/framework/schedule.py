@@ -28,6 +28,9 @@ from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
 from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace
 
+# The reason of the nodes a PreFilter result left out (the plugins that narrowed them, by name).
+ERR_ABSENT_FORMAT = "node(s) didn't satisfy plugin(s) [{}]"
+
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import NodeInfo
     from kexplain.model.pod import PodInfo
@@ -171,8 +174,7 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
         nodes = [ni for ni in all_nodes if ni.name in allowed]
         search.order_deterministic = False
         plugins = " ".join(sorted(pre.plugins_with_nodes))
-        statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                                 (f"node(s) didn't satisfy plugin(s) [{plugins}]",))
+        statuses.absent = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (ERR_ABSENT_FORMAT.format(plugins),))
 
     to_find = num_feasible_nodes_to_find(len(nodes), fw.percentage_of_nodes_to_score, options.global_percentage)
     if not fw.has_score_plugins:

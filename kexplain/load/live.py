@@ -16,7 +16,9 @@ objects. These are plain paths too, so a `kubernetes` client too old to have Res
 reads them all the same.
 
 Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
-TLS) become one `LiveError` line naming what is wrong, never a credential.
+TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
+`Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
+cluster, records it and reads what is allowed instead (the pod's namespace).
 """
 from __future__ import annotations
 
@@ -59,6 +61,37 @@ class LiveError(KexplainError):
     unreachable, too slow. One line, exit code 2."""
 
 
+class Forbidden(LiveError):
+    """A 403: RBAC refused one read. Fatal where the read is needed; `read_allowed` records it
+    as a `Refusal` and goes on with what is readable."""
+
+    def __init__(self, message: str, refusal: "Refusal") -> None:
+        super().__init__(message)
+        self.refusal = refusal
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One read RBAC refused: the verb, the resource, where (None: the cluster scope), and the
+    API server's own words."""
+
+    resource: "Resource"
+    verb: str
+    namespace: str | None = None
+    said: str = ""
+
+    @property
+    def scope(self) -> str:
+        return f'in the namespace "{self.namespace}"' if self.namespace else "at the cluster scope"
+
+    def to_json(self) -> Obj:
+        res = self.resource
+        return {"verb": self.verb, "resource": res.plural, "apiGroup": res.group, "namespace": self.namespace,
+                "adds": res.adds, "rule": {"apiGroups": [res.group], "resources": [res.plural],
+                                           "verbs": ["get", "list"]},
+                "roleKind": "Role" if self.namespace else "ClusterRole", "message": self.said}
+
+
 @dataclass(frozen=True)
 class Resource:
     """One kind kexplain reads, how the client lists it, and what RBAC must allow."""
@@ -69,6 +102,8 @@ class Resource:
     version: str
     fallbacks: tuple[str, ...] = ()    # versions to read when `version` is not served (404)
     optional: bool = False             # a cluster that serves no version has none of them
+    namespaced: bool = False           # listed in one namespace when the cluster scope is refused
+    adds: str = ""                     # what reading it adds to an answer (said when it is refused)
 
     @property
     def api_version(self) -> str:
@@ -80,6 +115,11 @@ class Resource:
         root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         return f"{root}/{self.plural}"
 
+    def path_in(self, namespace: str) -> str:
+        """The collection of one namespace (a namespaced kind)."""
+        root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        return f"{root}/namespaces/{quote(namespace, safe='')}/{self.plural}"
+
     @property
     def group_label(self) -> str:
         return f'API group "{self.group}"'
@@ -87,26 +127,47 @@ class Resource:
 
 # Everything the pipeline reads, in the order it is read and written to a snapshot.
 RESOURCES: tuple[Resource, ...] = (
-    Resource("Namespace", "namespaces", "", "v1"),
-    Resource("PriorityClass", "priorityclasses", "scheduling.k8s.io", "v1"),
-    Resource("RuntimeClass", "runtimeclasses", "node.k8s.io", "v1"),
-    Resource("Node", "nodes", "", "v1"),
-    Resource("CSINode", "csinodes", "storage.k8s.io", "v1"),
-    Resource("StorageClass", "storageclasses", "storage.k8s.io", "v1"),
-    Resource("PersistentVolume", "persistentvolumes", "", "v1"),
-    Resource("PersistentVolumeClaim", "persistentvolumeclaims", "", "v1"),
-    Resource("Pod", "pods", "", "v1"),
-    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", "v1"),
-    Resource("Service", "services", "", "v1"),
-    Resource("ReplicaSet", "replicasets", "apps", "v1"),
-    Resource("StatefulSet", "statefulsets", "apps", "v1"),
-    Resource("ReplicationController", "replicationcontrollers", "", "v1"),
-    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
-    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
-    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
-    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True),
+    Resource("Namespace", "namespaces", "", "v1",
+             adds="namespace labels (affinity namespace selectors)"),
+    Resource("PriorityClass", "priorityclasses", "scheduling.k8s.io", "v1",
+             adds="priorities (preemption)"),
+    Resource("RuntimeClass", "runtimeclasses", "node.k8s.io", "v1",
+             adds="pod overhead"),
+    Resource("Node", "nodes", "", "v1",
+             adds="kexplain's own run of every filter, node by node"),
+    Resource("CSINode", "csinodes", "storage.k8s.io", "v1", adds="volume limits"),
+    Resource("StorageClass", "storageclasses", "storage.k8s.io", "v1",
+             adds="volume binding"),
+    Resource("PersistentVolume", "persistentvolumes", "", "v1",
+             adds="volume node affinity"),
+    Resource("PersistentVolumeClaim", "persistentvolumeclaims", "", "v1", namespaced=True,
+             adds="other namespaces' claims"),
+    Resource("Pod", "pods", "", "v1", namespaced=True,
+             adds="what the nodes already run"),
+    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", "v1", namespaced=True,
+             adds="preemption's budgets"),
+    Resource("Service", "services", "", "v1", namespaced=True,
+             adds="default spreading"),
+    Resource("ReplicaSet", "replicasets", "apps", "v1", namespaced=True,
+             adds="default spreading"),
+    Resource("StatefulSet", "statefulsets", "apps", "v1", namespaced=True,
+             adds="default spreading"),
+    Resource("ReplicationController", "replicationcontrollers", "", "v1", namespaced=True,
+             adds="default spreading"),
+    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
+             adds="device classes"),
+    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
+             adds="the nodes' devices"),
+    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
+             namespaced=True, adds="devices in use"),
+    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"),
+             True, namespaced=True, adds="other namespaces' claim templates"),
 )
 PODS = next(r for r in RESOURCES if r.plural == "pods")
+NAMESPACES = RESOURCES[0]
+# Read only for a user who cannot read the cluster: the scheduler's own word about a pod.
+EVENTS = Resource("Event", "events", "", "v1", namespaced=True,
+                  adds="the scheduler's and the autoscaler's events (age, count)")
 
 
 # --- connecting -----------------------------------------------------------------------------
@@ -283,37 +344,89 @@ class ClusterReader:
                 out.extend((obj, src) for obj in self._collect(res, events.of(res)))
         return out
 
+    def read_allowed(self, namespace: str) -> tuple[list[tuple[Obj, Source]], list[Refusal]]:
+        """`read_cluster` for a user RBAC lets read only part of it (say, one namespace): a
+        refused (403) cluster-wide list of a namespaced kind is read in `namespace` instead,
+        a refused list of Namespaces becomes a get of `namespace` (RBAC checks that get in the
+        namespace itself), and what is refused still is recorded, in order, not raised."""
+        out: list[tuple[Obj, Source]] = []
+        refusals: list[Refusal] = []
+        with _Prefetch(self, lambda res: self._allowed_events(res, namespace)) as events, bulk_load():
+            for res in RESOURCES:
+                src = Source(f"{self.conn.server}{res.path}")
+                out.extend((obj, src) for obj in self._collect(res, events.of(res), refusals))
+        return out, refusals
+
+    def _allowed_events(self, res: Resource, namespace: str) -> Iterator[_Event]:
+        """The events of the kind's cluster-wide list, else of what `read_allowed` reads
+        instead; ("refused", res, Refusal) for each read refused."""
+        try:
+            yield from self._served_events(res)
+            return
+        except Forbidden as err:
+            yield ("restart", res, None)
+            yield ("refused", res, err.refusal)
+        try:
+            if res.namespaced:
+                yield from self._served_events(res, namespace)
+            elif res is NAMESPACES:
+                path = f"{res.path}/{quote(namespace, safe='')}"
+                with self._errors("get", res, namespace=namespace, name=namespace):
+                    obj = self._get(path)
+                yield ("page", res, (path, {"items": [obj]}))
+        except Forbidden as err:
+            yield ("restart", res, None)
+            yield ("refused", res, err.refusal)
+
+    def list_events(self, namespace: str, kind: str, name: str | None = None) -> tuple[list[Obj], Refusal | None]:
+        """The core/v1 Events of one object of `namespace` (those `kubectl describe` shows; with
+        no name, of every object of that kind there), or the refusal when RBAC does not allow
+        listing them."""
+        selector = f"involvedObject.kind={kind}" + (f",involvedObject.name={name}" if name else "")
+        query: list[tuple[str, Any]] = [("fieldSelector", selector)]
+        path = EVENTS.path_in(namespace)
+        try:
+            with self._errors("list", EVENTS, namespace=namespace):
+                page = self._get(path, query)
+        except Forbidden as err:
+            return [], err.refusal
+        items = page.get("items") or []
+        return [i for i in items if isinstance(i, dict)], None
+
     # -- paging: events, produced by whichever thread fetches, consumed by `_collect` --------
-    def _served_events(self, res: Resource) -> Iterator[_Event]:
+    def _served_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
         """The events of `list_served`: each version in turn until one is served; a version not
         served after some pages (404 on a continue request) starts the kind over."""
         for version in (res.version, *res.fallbacks):
             try:
-                yield from self._list_events(res if version == res.version else replace(res, version=version))
+                yield from self._list_events(res if version == res.version else replace(res, version=version),
+                                             namespace)
                 return
             except _NotServed:
                 yield ("restart", res, None)
                 continue
 
-    def _list_events(self, res: Resource) -> Iterator[_Event]:
+    def _list_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
         """("page", res, body) per page, ("restart", res, None) when a continue token expired
-        (410: listed again from the start); LiveError after MAX_RELISTS + 1 attempts."""
+        (410: listed again from the start); LiveError after MAX_RELISTS + 1 attempts. With a
+        `namespace`, that namespace's collection only."""
+        path = res.path_in(namespace) if namespace else res.path
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
             while True:
                 query: list[tuple[str, Any]] = [("limit", self.chunk_size)]
-                if res is PODS:
+                if res.plural == PODS.plural and res.group == PODS.group:
                     query.append(("fieldSelector", POD_FIELD_SELECTOR))
                 if token:
                     query.append(("continue", token))
                 try:
-                    with self._errors("list", res, expirable=True):
-                        data = self._fetch(res.path, query)
+                    with self._errors("list", res, namespace=namespace, expirable=True):
+                        data = self._fetch(path, query)
                 except _Expired:
                     yield ("restart", res, None)
                     break
                 body, meta = _page_metadata(data)
-                yield ("page", res, (res.path, body))
+                yield ("page", res, (path, body))
                 if meta is None:        # not a JSON object: `_collect` says so, nothing follows
                     return
                 token = meta.get("continue") or None
@@ -322,13 +435,18 @@ class ClusterReader:
         raise LiveError(f"the list of {res.plural} kept expiring (410 Gone) in all {MAX_RELISTS + 1} "
                         "attempts to page through it; retry, or raise --chunk-size")
 
-    def _collect(self, res: Resource, events: Iterable[_Event]) -> list[Obj]:
+    def _collect(self, res: Resource, events: Iterable[_Event],
+                 refusals: list[Refusal] | None = None) -> list[Obj]:
         """The objects of one kind from its events: pages decoded (`_stored` items), progress
-        reported, a restart forgetting what came before it."""
+        reported, a restart forgetting what came before it, refusals added to `refusals`."""
         items: list[Obj] = []
         for what, served, payload in events:
             if what == "restart":
                 items = []
+                continue
+            if what == "refused":
+                if refusals is not None:
+                    refusals.append(payload)
                 continue
             path, body = payload
             page = self._decoded(body, path)
@@ -433,11 +551,11 @@ class ClusterReader:
             return LiveError(f"unauthorized (401): the API server at {server} refused the credentials "
                              "(expired or revoked?); log in again, e.g. check that `kubectl get nodes` works")
         if status == 403 and res is not None:
-            scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+            refusal = Refusal(res, verb, namespace, said)
             detail = f" (the API server said: {said})" if said else ""
-            return LiveError(f'forbidden (403): kexplain needs "{verb}" on resource "{res.plural}" in '
-                             f"{res.group_label} {scope}{detail}; grant the read-only ClusterRole of "
-                             "deploy/rbac.yaml")
+            return Forbidden(f'forbidden (403): kexplain needs "{verb}" on resource "{res.plural}" in '
+                             f"{res.group_label} {refusal.scope}{detail}; grant the read-only ClusterRole of "
+                             "deploy/rbac.yaml", refusal)
         if status == 404 and res is PODS and name:
             return LiveError(f'pod "{name}" not found in namespace "{namespace}" ({server})')
         if status == 404 and res is not None:
@@ -577,8 +695,10 @@ class _Prefetch:
     kind's events stop. Leaving the `with` stops the thread at its next page (and waits for it
     only when all went well: then it has ended already)."""
 
-    def __init__(self, reader: "ClusterReader") -> None:
+    def __init__(self, reader: "ClusterReader",
+                 events_of: "Callable[[Resource], Iterator[_Event]] | None" = None) -> None:
         self._reader = reader
+        self._events_of = events_of or reader._served_events
         self._queue: queue.Queue[tuple[str, Any, Any]] = queue.Queue(_QUEUED_PAGES)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kexplain-list", daemon=True)
@@ -609,7 +729,7 @@ class _Prefetch:
     def _run(self) -> None:
         try:
             for res in RESOURCES:
-                for event in self._reader._served_events(res):
+                for event in self._events_of(res):
                     if self._stop.is_set():
                         return
                     self._put(event)

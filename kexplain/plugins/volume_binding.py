@@ -49,6 +49,10 @@ ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinit
 ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
 ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+# PreFilter's messages about one claim (a missing one is `volumes.not_found`'s text).
+ERR_EPHEMERAL_PENDING = 'waiting for ephemeral volume controller to create the persistentvolumeclaim "{}"'
+ERR_CLAIM_LOST = 'persistentvolumeclaim "{}" bound to non-existent persistentvolume "{}"'
+ERR_CLAIM_DELETING = 'persistentvolumeclaim "{}" is being deleted'
 
 MAX_UTILIZATION = 100
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -228,14 +232,12 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
             pvc = idx.pvc(pod.namespace, claim)
             if pvc is None:
                 if ephemeral:
-                    return True, ("waiting for ephemeral volume controller to create the "
-                                  f'persistentvolumeclaim "{claim}"')
+                    return True, ERR_EPHEMERAL_PENDING.format(claim)
                 return True, not_found(PVC_RESOURCE, claim)
             if (pvc.get("status") or {}).get("phase") == CLAIM_LOST:
-                return True, (f'persistentvolumeclaim "{name_of(pvc)}" bound to non-existent '
-                              f'persistentvolume "{spec(pvc).get("volumeName") or ""}"')
+                return True, ERR_CLAIM_LOST.format(name_of(pvc), spec(pvc).get("volumeName") or "")
             if meta(pvc).get("deletionTimestamp") is not None:
-                return True, f'persistentvolumeclaim "{name_of(pvc)}" is being deleted'
+                return True, ERR_CLAIM_DELETING.format(name_of(pvc))
             if ephemeral:
                 err = ephemeral_owner_error(pod, pvc)
                 if err:

@@ -153,3 +153,22 @@ def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str,
         console.rule(Text(res.key))
         print_trace(res.trace, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(console, res.comparison or Comparison())
+
+
+def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:
+    """Pods explained by the scheduler's own word: the `FromEvents` document of one pod or the
+    `FromEventsList` of `--pending` (what `-o json` writes), then one block of the reads RBAC
+    refused, what each would add and the rules that allow them."""
+    from kexplain.render.from_event import answer_lines, refused_lines
+
+    many = doc.get("kind") == "FromEventsList"
+    items = doc["items"] if many else [doc]
+    if many and not items:
+        out.write(f'No pod in namespace "{doc["namespace"]}" is Pending with PodScheduled=False.\n')
+    for n, item in enumerate(items):
+        if n:
+            out.write("\n")
+        out.writelines(line + "\n" for line in answer_lines(item))
+    out.write("\n")
+    refused = doc["refused"] if many else doc["fromEvent"]["refused"]
+    out.writelines(line + "\n" for line in refused_lines(refused, doc["snapshot"] if many else doc["live"]["snapshot"]))

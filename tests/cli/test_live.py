@@ -526,9 +526,10 @@ def test_wrong_token_is_refused_and_not_printed(capsys, api, tmp_path):
     assert "wr0ng" not in out + err
 
 
-def test_forbidden_list_names_the_missing_permission(capsys, api):
+def test_forbidden_list_names_the_missing_permission(capsys, api, tmp_path):
+    """`snapshot` needs every read: a refused list ends it, naming the permission."""
     api.faults.forbidden["/apis/storage.k8s.io/v1/csinodes"] = "forbidden-list-csinodes.json"
-    err = one_line_error(capsys, "pod", CHECKOUT, "--kubeconfig", api.kubeconfig)
+    err = one_line_error(capsys, "snapshot", "-o", str(tmp_path / "c.json"), "--kubeconfig", api.kubeconfig)
     assert ('forbidden (403): kexplain needs "list" on resource "csinodes" in API group "storage.k8s.io" '
             "at the cluster scope") in err
     assert "deploy/rbac.yaml" in err

@@ -35,7 +35,7 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
 from kexplain.load.live import RESOURCES
-from tests.support.live_server import RecordedApiServer, isolate
+from tests.support.live_server import NAMESPACE_VIEW, RecordedApiServer, Rbac, isolate
 from tests.support.paths import ROOT
 
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"
@@ -133,6 +133,23 @@ def rbac_verb(method: str, path: str) -> tuple[str, str, str] | None:
     return ("get", "", "pods")
 
 
+def namespace_verb(path: str) -> tuple[str, str, str] | None:
+    """(verb, group, resource) of a request in one namespace (what a Role there grants): a list
+    of a namespaced kind, its events, or the get of the namespace itself; None for another."""
+    parts = path.strip("/").split("/")
+    if parts[:1] not in (["api"], ["apis"]) or len(parts) < 3:
+        return None
+    at = 2 if parts[:1] == ["api"] else 3
+    group = "" if at == 2 else parts[1]
+    if len(parts) == at + 4 and parts[at + 2] == "pods":      # the get of the pod: rbac_verb's
+        return None
+    if len(parts) == at + 3 and parts[at] == "namespaces":
+        return ("list", group, parts[at + 2])
+    if len(parts) == at + 2 and parts[at] == "namespaces":
+        return ("get", group, "namespaces")
+    return None
+
+
 # --- every code path -------------------------------------------------------------------------------
 
 Scenario = Callable[[RecordedApiServer, Path], list[str]]
@@ -177,7 +194,13 @@ SCENARIOS: dict[str, tuple[Scenario, int]] = {
                                               ["pod", CHECKOUT, "--chunk-size", "2"]), 2),
     "401": (fault(lambda api: setattr(api.faults, "unauthorized", True), ["pod", CHECKOUT]), 2),
     "403 on a list": (fault(forbid("/apis/storage.k8s.io/v1/csinodes", "forbidden-list-csinodes.json"),
-                            ["pod", CHECKOUT]), 2),
+                            ["pod", CHECKOUT]), 1),
+    "403 on a list, snapshot": (fault(forbid("/apis/storage.k8s.io/v1/csinodes", "forbidden-list-csinodes.json"),
+                                      ["snapshot", "-o", "{tmp}/c.json"]), 2),
+    "a namespace's reader": (fault(lambda api: setattr(api.faults, "rbac", Rbac()), ["pod", CHECKOUT, "-o", "json"]),
+                             1),
+    "a namespace's reader, --pending": (fault(lambda api: setattr(api.faults, "rbac", Rbac()),
+                                              ["pod", "--pending", "-n", "shop"]), 1),
     "403 on the get": (fault(forbid(f"/api/v1/namespaces/shop/pods/{CHECKOUT}", "forbidden-get-pods.json"),
                              ["snapshot", CHECKOUT, "-o", "{tmp}/c.json"]), 2),
     "404 pod": (lambda api, tmp: ["pod", "nope"], 2),
@@ -204,6 +227,10 @@ def check_read_only(api: RecordedApiServer, sent: list[tuple[str, str]]) -> None
     assert api.methods <= {"GET"}, api.methods
     allowed = granted()
     for seen in api.requests:
+        scoped = namespace_verb(seen.path)
+        if scoped is not None:      # read in one namespace only after the cluster scope was refused
+            assert scoped[2] in NAMESPACE_VIEW, f"{seen.path}: a namespace's view role does not grant {scoped}"
+            continue
         need = rbac_verb(seen.method, seen.path)
         assert need is None or need in allowed, f"{seen.method} {seen.path} needs {need}, which RBAC does not grant"
 

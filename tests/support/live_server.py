@@ -37,9 +37,58 @@ class Seen:
     headers: dict[str, str]
 
 
+# What a namespace's `view`/`edit` RoleBinding lets a user read there (namespaced kinds).
+NAMESPACE_VIEW = frozenset({"pods", "events", "persistentvolumeclaims", "services", "replicasets", "statefulsets",
+                            "replicationcontrollers", "poddisruptionbudgets", "resourceclaims",
+                            "resourceclaimtemplates", "namespaces"})
+
+
+@dataclass
+class Rbac:
+    """What one user may read, as kube-apiserver's RBAC authorizer decides: `cluster` the
+    resources (plural names) it may get and list at the cluster scope (every namespace),
+    `namespaced` those it may read in each of `namespaces` (a RoleBinding there; `namespaces`
+    in it allows the get of that namespace itself)."""
+
+    user: str = "alice@example.com"
+    cluster: frozenset[str] = frozenset()
+    namespaced: frozenset[str] = NAMESPACE_VIEW
+    namespaces: frozenset[str] = frozenset({"shop"})
+
+    def refusal(self, path: str) -> dict[str, Any] | None:
+        """The 403 Status body RBAC answers a GET of `path` with, None when it is allowed."""
+        parts = path.strip("/").split("/")
+        if parts[:1] == ["api"]:
+            group, rest = "", parts[2:]
+        elif parts[:1] == ["apis"] and len(parts) > 3:
+            group, rest = parts[1], parts[3:]
+        else:
+            return None                               # /version and the like: anyone
+        namespace = name = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        elif len(rest) == 2 and rest[0] == "namespaces":   # GET of a namespace: checked in it
+            namespace, rest = rest[1], rest[:1]
+            name = namespace
+        plural = rest[0] if rest else ""
+        if len(rest) > 1:
+            name = rest[1]
+        verb = "get" if name else "list"
+        if plural in self.cluster or (namespace in self.namespaces and plural in self.namespaced):
+            return None
+        what = f"{plural}.{group}" if group else plural
+        subject = f'{what} "{name}"' if name else what
+        scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+        details: dict[str, Any] = {"kind": plural, **({"group": group} if group else {}),
+                                   **({"name": name} if name else {})}
+        return {**_status(403, "Forbidden", f'{subject} is forbidden: User "{self.user}" cannot {verb} resource '
+                                            f'"{plural}" in API group "{group}" {scope}'), "details": details}
+
+
 @dataclass
 class Faults:
     unauthorized: bool = False
+    rbac: Rbac | None = None           # a user RBAC lets read only part of the cluster
     forbidden: dict[str, str] = field(default_factory=dict)    # path -> recorded error file
     expire: dict[str, int] = field(default_factory=dict)       # path -> continue requests to refuse (410)
     delay: dict[str, float] = field(default_factory=dict)      # path -> seconds before answering
@@ -120,18 +169,34 @@ class RecordedApiServer:
             time.sleep(self.faults.delay[seen.path])
         if seen.path in self.faults.forbidden:
             return 403, _recorded(self.faults.forbidden[seen.path])
+        refused = self.faults.rbac.refusal(seen.path) if self.faults.rbac is not None else None
+        if refused is not None:
+            return 403, refused
         if seen.path in ("/version", "/version/"):
             return 200, self.version
         if seen.path in self.collections:
-            return self._list(seen)
+            return self._list(seen, seen.path)
         parts = seen.path.strip("/").split("/")
         if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
             return self._get_pod(parts[3], parts[5])
+        if len(parts) == 4 and parts[:3] == ["api", "v1", "namespaces"]:
+            return self._get_namespace(parts[3])
+        scoped = _namespaced(seen.path)
+        if scoped is not None and scoped[0] in self.collections:
+            return self._list(seen, scoped[0], scoped[1])
         return 404, _status(404, "NotFound", "the server could not find the requested resource")
 
-    def _list(self, seen: Seen) -> tuple[int, dict[str, Any]]:
-        body = self.collections[seen.path]
-        items = [i for i in body["items"] if _fields_match(i, seen.query.get("fieldSelector", [""])[0])]
+    def _get_namespace(self, name: str) -> tuple[int, dict[str, Any]]:
+        for item in self.collections["/api/v1/namespaces"]["items"]:
+            if item["metadata"]["name"] == name:
+                return 200, {"kind": "Namespace", "apiVersion": "v1", **item}
+        return 404, {**_status(404, "NotFound", f'namespaces "{name}" not found'),
+                     "details": {"name": name, "kind": "namespaces"}}
+
+    def _list(self, seen: Seen, collection: str, namespace: str | None = None) -> tuple[int, dict[str, Any]]:
+        body = self.collections[collection]
+        items = [i for i in body["items"] if _fields_match(i, seen.query.get("fieldSelector", [""])[0])
+                 and (namespace is None or i["metadata"].get("namespace") == namespace)]
         token = seen.query.get("continue", [""])[0]
         start = 0
         if token:
@@ -191,6 +256,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+def _namespaced(path: str) -> tuple[str, str] | None:
+    """(the cluster-wide collection, the namespace) of a namespaced list path."""
+    parts = path.strip("/").split("/")
+    at = 2 if parts[:1] == ["api"] else 3
+    if len(parts) == at + 3 and parts[at] == "namespaces":
+        return "/" + "/".join(parts[:at] + parts[at + 2:]), parts[at + 1]
+    return None
 
 
 def _bearer_is(header: str | None, token: str) -> bool:
@@ -253,10 +327,11 @@ def isolate(monkeypatch: Any, home: Path, *unset: str) -> None:
 
 
 @contextmanager
-def recorded_api(folder: Path, token: str) -> Iterator[RecordedApiServer]:
+def recorded_api(folder: Path, token: str, scenario: str = "cluster",
+                 git_version: str | None = None) -> Iterator[RecordedApiServer]:
     """The stand-in API server with a kubeconfig for it in `folder` (its path as `.kubeconfig`);
     on leaving, it asserts that only GETs were made."""
-    with RecordedApiServer(token=token) as server:
+    with RecordedApiServer(scenario, token=token, git_version=git_version) as server:
         server.kubeconfig = str(write_kubeconfig(folder / "kubeconfig", server.url, token=token))
         yield server
         assert server.methods <= {"GET"}, "kexplain must only read"

@@ -4,7 +4,8 @@ needs nothing else to be read: no network, no other file, now or later.
 
 The document is what `-o json` writes: a `SchedulingTrace`, a `SchedulingTraceList` (several
 pods, replicas with their `placements`, `--pending` with `skipped`), or lint's `LintReport`
-with, for the HTML page, `explanations` (per scheduled object its location and its traces).
+with, for the HTML page, `explanations` (per scheduled object its location and its traces); or
+pods explained from the scheduler's events (`FromEvents`, `FromEventsList`: `from_event`).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from kexplain.render.html.data import data_script, page_data
+from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND, render_from_events
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 
@@ -83,6 +85,8 @@ def _scheduler(traces: Sequence[Mapping[str, Any]]) -> str:
 
 def render_page(doc: Mapping[str, Any]) -> str:
     """The page of one document (see the module's docstring)."""
+    if doc.get("kind") in (FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND):
+        return render_from_events(doc, _asset("page.css"))
     traces = traces_of(doc)
     kind = {TRACE_KIND: "trace", LIST_KIND: "list", LINT_KIND: "lint"}[str(doc.get("kind"))]
     title = _title(doc, traces)
