@@ -6,6 +6,7 @@ in ../shared/conformance runs when that folder is present.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,14 @@ SHARED_CASES = _params(SHARED) if SHARED_PRESENT else []
 @pytest.mark.parametrize(("case", "version"), SHARED_CASES or [(None, None)])
 def test_shared_case(case: Path, version: str) -> None:
     _check(case, version)
+
+
+def test_kexplain_version_names_every_open_case() -> None:
+    """`kexplain version` says which cases a minor is not verified on: the same minors as are
+    marked open here, each naming the cases the mark names."""
+    from kexplain.features.kube_version import KNOWN_DIFFERENCES
+
+    assert set(KNOWN_DIFFERENCES) == set(OPEN_VERSIONS)
+    for minor, why in OPEN_VERSIONS.items():
+        cases = re.findall(r"\b[a-z]+-\d{4}\b", why)
+        assert cases and all(c in KNOWN_DIFFERENCES[minor] for c in cases), (minor, cases)
