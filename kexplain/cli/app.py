@@ -27,7 +27,6 @@ from kexplain.cli.exit_codes import HELP as EXIT_HELP
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.errors import KexplainError
 from kexplain.features import DEFAULT_MINOR, ENV_VAR, RELEASES, SUPPORTED
-from kexplain.features.kube_version import KNOWN_DIFFERENCES
 
 HELP = f"""Why didn't my pod schedule? Runs kube-scheduler's filter and score plugins over manifests and
 explains every verdict, as Kubernetes {', '.join(SUPPORTED[:-1])} or {SUPPORTED[-1]} schedules (--kubernetes-version;
@@ -49,20 +48,14 @@ app.command("lint")(lint_cmd.command)
 
 def version_text() -> str:
     """kexplain's version, then the Kubernetes versions it follows, each with its
-    kube-scheduler release and the conformance cases it differs on, which one is the default,
-    and how a version is picked without the flag."""
+    kube-scheduler release, which one is the default, and how a version is picked without the flag."""
     from importlib.metadata import version
-
-    def note(minor: str) -> str:
-        said = [f"all cases but {KNOWN_DIFFERENCES[minor]}"] if minor in KNOWN_DIFFERENCES else []
-        if minor == DEFAULT_MINOR:
-            said.append("the default")
-        return f"  ({'; '.join(said)})" if said else ""
 
     lines = [f"kexplain {version('kexplain')}",
              "Kubernetes versions it follows (--kubernetes-version X.Y), each verified against the",
              "conformance cases' traces of its own kube-scheduler:"]
-    lines += [f"  {minor}  kube-scheduler {release}{note(minor)}" for minor, release in RELEASES.items()]
+    lines += [f"  {minor}  kube-scheduler {release}" + ("  (the default)" if minor == DEFAULT_MINOR else "")
+              for minor, release in RELEASES.items()]
     lines += [f"Without --kubernetes-version: ${ENV_VAR}, else the cluster's own",
               "(live mode's /version, the version a snapshot recorded), else the default."]
     return "\n".join(lines)

@@ -21,12 +21,6 @@ OLDEST, NEWEST = SUPPORTED[0], SUPPORTED[-1]
 DEFAULT_MINOR = "1.36"
 ENV_VAR = "KEXPLAIN_KUBERNETES_VERSION"
 
-# minor -> the conformance cases its real scheduler's traces are not reproduced for, and why
-# (`kexplain version` says so; every other case of every minor is verified).
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "1.34": "dra-0161, decided by Go's random map order",
-}
-
 # What a minor newer than NEWEST is known to change, said when kexplain follows NEWEST for it.
 KNOWN_CHANGES: dict[str, str] = {
     "1.37": "the preemption text in FailedScheduling events, StorageCapacityScoring and "

@@ -189,7 +189,7 @@ def test_version_option_prints_what_the_version_command_prints(capsys):
         "Kubernetes versions it follows (--kubernetes-version X.Y), each verified against the",
         "conformance cases' traces of its own kube-scheduler:",
         "  1.33  kube-scheduler v1.33.3",
-        "  1.34  kube-scheduler v1.34.7  (all cases but dra-0161, decided by Go's random map order)",
+        "  1.34  kube-scheduler v1.34.7",
         "  1.35  kube-scheduler v1.35.4",
         "  1.36  kube-scheduler v1.36.3  (the default)",
         "Without --kubernetes-version: $KEXPLAIN_KUBERNETES_VERSION, else the cluster's own",
