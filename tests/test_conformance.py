@@ -20,11 +20,8 @@ SHARED = SHARED_CONFORMANCE
 # Every minor kexplain follows, each against its own real scheduler's traces
 # (expected.json for 1.35, expected-v<minor>.json for the others, where that minor ran the case).
 VERSIONS = ("1.33", "1.34", "1.35", "1.36")
-# Minors whose cases do not all pass yet, marked as expected failures by version alone
-# (issue 24, "Every Kubernetes version people run"); the issue is done when this is empty.
-# 1.34: dra-0161 alone, where the real scheduler named one of two incomplete pools in `filter` and
-# the other in `filterAll` (Go's map order, random per call); kexplain names one.
-OPEN_VERSIONS: dict[str, str] = {"1.34": "issue 24 (dra-0161: a pool picked in Go's random map order)"}
+# No minor and no case is marked as an expected failure: a case the real scheduler decides
+# nondeterministically is not a case (its trace is withdrawn), so every failure is a regression.
 
 
 def _check(case: Path, version: str) -> None:
@@ -37,9 +34,7 @@ def _check(case: Path, version: str) -> None:
 
 
 def _params(root: Path) -> list:
-    marks = {v: [pytest.mark.xfail(reason=f"Kubernetes {v}: {why}", strict=False)] for v, why in OPEN_VERSIONS.items()}
-    return [pytest.param(c, v, id=f"{v}-{c.name}", marks=marks.get(v, []))
-            for v in VERSIONS for c in cases_under(root, v)]
+    return [pytest.param(c, v, id=f"{v}-{c.name}") for v in VERSIONS for c in cases_under(root, v)]
 
 
 @pytest.mark.parametrize(("case", "version"), _params(BUNDLED))
@@ -54,3 +49,4 @@ SHARED_CASES = _params(SHARED) if SHARED_PRESENT else []
 @pytest.mark.parametrize(("case", "version"), SHARED_CASES or [(None, None)])
 def test_shared_case(case: Path, version: str) -> None:
     _check(case, version)
+

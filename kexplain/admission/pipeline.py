@@ -1,5 +1,5 @@
 """admit(): run every object read from files through what kube-apiserver does on create, in the
-Kubernetes version followed (v1.35.4 by default: its served versions, gates and validation).
+Kubernetes version followed (v1.36.3 by default: its served versions, gates and validation).
 
 Order matters twice: objects are admitted in the order admission.md gives
 (PriorityClasses and PVs, PVCs, Nodes, Pods, Namespaces, then the DRA objects in file

@@ -26,7 +26,7 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import HELP as EXIT_HELP
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.errors import KexplainError
-from kexplain.features import DEFAULT_MINOR, RELEASES, SUPPORTED
+from kexplain.features import DEFAULT_MINOR, ENV_VAR, RELEASES, SUPPORTED
 
 HELP = f"""Why didn't my pod schedule? Runs kube-scheduler's filter and score plugins over manifests and
 explains every verdict, as Kubernetes {', '.join(SUPPORTED[:-1])} or {SUPPORTED[-1]} schedules (--kubernetes-version;
@@ -48,11 +48,16 @@ app.command("lint")(lint_cmd.command)
 
 def version_text() -> str:
     """kexplain's version, then the Kubernetes versions it follows, each with its
-    kube-scheduler release, and which one is the default."""
+    kube-scheduler release, which one is the default, and how a version is picked without the flag."""
     from importlib.metadata import version
-    lines = [f"kexplain {version('kexplain')}", "Kubernetes versions it follows (--kubernetes-version X.Y):"]
+
+    lines = [f"kexplain {version('kexplain')}",
+             "Kubernetes versions it follows (--kubernetes-version X.Y), each verified against the",
+             "conformance cases' traces of its own kube-scheduler:"]
     lines += [f"  {minor}  kube-scheduler {release}" + ("  (the default)" if minor == DEFAULT_MINOR else "")
               for minor, release in RELEASES.items()]
+    lines += [f"Without --kubernetes-version: ${ENV_VAR}, else the cluster's own",
+              "(live mode's /version, the version a snapshot recorded), else the default."]
     return "\n".join(lines)
 
 

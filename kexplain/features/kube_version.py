@@ -18,7 +18,7 @@ from kexplain.features.featuregate import FeatureGates
 RELEASES: dict[str, str] = {"1.33": "v1.33.3", "1.34": "v1.34.7", "1.35": "v1.35.4", "1.36": "v1.36.3"}
 SUPPORTED = tuple(RELEASES)
 OLDEST, NEWEST = SUPPORTED[0], SUPPORTED[-1]
-DEFAULT_MINOR = "1.35"
+DEFAULT_MINOR = "1.36"
 ENV_VAR = "KEXPLAIN_KUBERNETES_VERSION"
 
 # What a minor newer than NEWEST is known to change, said when kexplain follows NEWEST for it.

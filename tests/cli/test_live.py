@@ -296,17 +296,19 @@ def _pod(cond=None, node=None, nominated=None):
 
 MSG = "0/6 nodes are available: 6 Insufficient cpu."
 LONG = "0/6 nodes are available: " + ", ".join(f"1 reason number {i}" for i in range(80)) + "."
+# A cluster reporting v1.35.4 is followed as 1.35 in live mode: its traces name that minor.
 COMPARE = [
-    ("same message", _trace(message=MSG), _pod({"status": "False", "reason": "Unschedulable", "message": MSG}),
-     "v1.35.4", True, True, []),
-    ("event text cut at 1024 bytes", _trace(message=LONG.encode()[:1020].decode() + " ..."),
+    ("same message", _trace(message=MSG, minor="1.35"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": MSG}), "v1.35.4", True, True, []),
+    ("event text cut at 1024 bytes", _trace(message=LONG.encode()[:1020].decode() + " ...", minor="1.35"),
      _pod({"status": "False", "reason": "Unschedulable", "message": LONG}), "v1.35.4", True, True, []),
-    ("gated", _trace("Gated"), _pod({"status": "False", "reason": "SchedulingGated"}), "v1.35.4", True, True, []),
+    ("gated", _trace("Gated", minor="1.35"), _pod({"status": "False", "reason": "SchedulingGated"}), "v1.35.4",
+     True, True, []),
     ("other version", _trace(message=MSG), _pod({"status": "False", "reason": "Unschedulable", "message": "x"}),
      "v1.33.2", True, False, ["stale: the cluster may have changed", "another scheduler version: the cluster runs "
                                                                         "Kubernetes v1.33.2"]),
-    ("node count", _trace(message=MSG), _pod({"status": "False", "reason": "Unschedulable",
-                                              "message": "0/4 nodes are available: 4 Insufficient cpu."}),
+    ("node count", _trace(message=MSG, minor="1.35"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": "0/4 nodes are available: 4 Insufficient cpu."}),
      "v1.35.4", False, False, ["stale: the scheduler saw 4 nodes, the cluster has 6 now",
                                "a profile kexplain was not given"]),
     ("unknown version, nominated", _trace(message=MSG),
@@ -323,11 +325,12 @@ COMPARE = [
      _pod({"status": "False", "reason": "Unschedulable", "message": "x"}), "v1.36.1", True, False,
      ["stale: the cluster may have changed", "another scheduler version: the cluster runs Kubernetes v1.36.1, "
                                              "kexplain followed Kubernetes 1.34 (kube-scheduler v1.34.7)"]),
-    ("fits now", _trace("Scheduled", host="n1"), _pod({"status": "False", "reason": "Unschedulable",
-                                                        "message": MSG}), "v1.35.4", True, False, ["stale:"]),
-    ("no condition", _trace(message=MSG), _pod(), "v1.35.4", True, None, ["the scheduler has not reported"]),
-    ("bound elsewhere", _trace("Scheduled", host="n2"), _pod({"status": "True"}, node="n1"), "v1.35.4", True, True,
-     ["the scheduler bound it to n1; now kexplain would pick n2"]),
+    ("fits now", _trace("Scheduled", host="n1", minor="1.35"),
+     _pod({"status": "False", "reason": "Unschedulable", "message": MSG}), "v1.35.4", True, False, ["stale:"]),
+    ("no condition", _trace(message=MSG, minor="1.35"), _pod(), "v1.35.4", True, None,
+     ["the scheduler has not reported"]),
+    ("bound elsewhere", _trace("Scheduled", host="n2", minor="1.35"), _pod({"status": "True"}, node="n1"), "v1.35.4",
+     True, True, ["the scheduler bound it to n1; now kexplain would pick n2"]),
 ]
 
 

@@ -1,4 +1,5 @@
-"""KubeSchedulerConfiguration loading against kube-scheduler v1.35.4 behaviour."""
+"""KubeSchedulerConfiguration loading against kube-scheduler v1.35.4 behaviour (pinned to 1.35 in
+`load`; what another minor, or the default, changes is tested with that minor named)."""
 from __future__ import annotations
 
 import json
@@ -26,8 +27,11 @@ def known(name: str) -> bool:
     return name in IN_TREE_EXTENSION_POINTS
 
 
+V1_35 = KubeVersion("1.35")
+
+
 def load(doc: dict | None) -> SchedulerConfig:
-    return load_config(doc, implements=implements, known=known)
+    return load_config(doc, implements=implements, known=known, kube=V1_35)
 
 
 def cfg(*profiles: dict, **top: object) -> dict:
@@ -125,6 +129,17 @@ def test_feature_gated_defaults() -> None:
                for m in ("1.34", "1.35", "1.36")}
     assert weights == {"1.34": None, "1.35": 2, "1.36": 2}
     assert "NodeDeclaredFeatures" in [p.name for p in default_multipoint(KubeVersion("1.36"))]
+
+
+def test_the_default_version_is_1_36() -> None:
+    """Without a version, 1.36's defaults: NodeDeclaredFeatures (on by default in 1.36) appended
+    after 1.35's plugins, so it runs last at PreFilter and Filter; the weights are 1.35's."""
+    default = load_config(None, implements=implements, known=known).profiles[0]
+    assert default == load_config(None, implements=implements, known=known, kube=KubeVersion("1.36")).profiles[0]
+    for point in EXTENSION_POINTS:
+        extra = ("NodeDeclaredFeatures",) if point in ("preFilter", "filter") else ()
+        assert default.plugins[point] == DEFAULT_PLUGINS[point] + extra, point
+    assert dict(default.score_weights) == DEFAULT_WEIGHTS
 
 
 def test_profile_for() -> None:
@@ -404,7 +419,7 @@ def test_error_messages(case: str) -> None:
 def test_error_carries_source_and_field() -> None:
     with pytest.raises(ConfigError) as info:
         load_config(cfg(percentageOfNodesToScore=101), source=Source("sched.yaml"),
-                    implements=implements, known=known)
+                    implements=implements, known=known, kube=V1_35)
     err = info.value
     assert err.field == "percentageOfNodesToScore"
     assert str(err) == "sched.yaml: percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]"

@@ -57,8 +57,8 @@ def test_example_runs_as_documented(ex: Example, checkout: Path) -> None:
 def test_the_readme_shows_the_first_command_with_its_output() -> None:
     """The README's example is the install-and-run command's own run, its output in full."""
     readme = (ROOT / "README.md").read_text()
-    first = next(line for line in readme.splitlines() if "&& .venv/bin/kexplain " in line)
-    command = "kexplain " + first.split("&& .venv/bin/kexplain ", 1)[1].strip()
+    first = next(line for line in readme.splitlines() if "&& kexplain " in line)
+    command = "kexplain " + first.split("&& kexplain ", 1)[1].strip()
     ex = next((e for e in EXAMPLES if e.page == "README.md" and e.command == command), None)
     assert ex is not None, f"README.md shows no run of `{command}`"
     assert len(ex.chunks()) == 1 and len(ex.shown) > 10, "the output is shown in full, without `...`"

@@ -204,7 +204,7 @@ def test_unknown_version_of_a_builtin_group_is_an_error(tmp_path):
     report = lint(LintOptions((write(tmp_path, "d.yaml", obj),)))
     (f,) = report.findings
     assert (f.rule, f.message) == ("unknown-api-version",
-                                   'no matches for kind "Deployment" in version "extensions/v1beta1": Kubernetes 1.35 '
+                                   'no matches for kind "Deployment" in version "extensions/v1beta1": Kubernetes 1.36 '
                                    "does not serve it (use apps/v1)")
 
 

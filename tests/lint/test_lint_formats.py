@@ -107,7 +107,7 @@ def test_junit_is_valid_and_counts(report, junit_schema):
     assert "warning [gated] Pod default/gated: waits for its scheduling gates (x/y) (document 7)" in out
     assert suites[1].find("system-out").text is None
     props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
-    assert props == {"kubernetesVersion": "1.35", "strict": "true", "scheduling": "true"}
+    assert props == {"kubernetesVersion": "1.36", "strict": "true", "scheduling": "true"}   # the default
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", suites[0].get("timestamp"))
     assert suites[0].get("hostname")
 
@@ -247,7 +247,7 @@ def test_github_is_the_default_under_github_actions(tmp_path, capsys, monkeypatc
 
 def test_json_report(report):
     data = json.loads(render_json(report))
-    assert data["kind"] == "LintReport" and data["kubernetesVersion"] == "1.35" and data["strict"] is True
+    assert data["kind"] == "LintReport" and data["kubernetesVersion"] == "1.36" and data["strict"] is True
     assert data["summary"] == {"files": 2, "objects": 7, "scheduled": 4, "errors": 5, "warnings": 1, "info": 2,
                                "skipped": 1}
     replicas = next(f for f in data["findings"] if f["rule"] == "replicas")

@@ -112,7 +112,7 @@ def test_k8s_version_of_a_minor_kexplain_does_not_schedule_chooses_the_schemas_o
     code, report, err = lint_json(str(DECLARED / "pod.yaml"), "--nodes", str(DECLARED / "cluster.yaml"),
                                   "--k8s-version", "1.30")
     assert err.splitlines()[0] == ("warning: --k8s-version is deprecated: Kubernetes 1.30's schemas are used, and the "
-                                   f"scheduling check follows 1.35 (--kubernetes-version takes {', '.join(SUPPORTED)})")
+                                   f"scheduling check follows 1.36 (--kubernetes-version takes {', '.join(SUPPORTED)})")
     assert report["kubernetesVersion"] == "1.30"
     assert [f["rule"] for f in report["findings"]] == ["unknown-field"]     # 1.30 has no restartPolicyRules
 

@@ -195,7 +195,7 @@ CORPUS: dict[str, tuple[str, ...]] = {
                                             'unknown field "spec.template.spec.containers[0].imagePullPolicyy"',),
     "pod--no-api-version.yaml": ("document 1: Pod default/web: apiVersion: object has no apiVersion",),
     "pod--cronjob-batch-v1beta1.yaml": ('CronJob default/nightly: apiVersion: no matches for kind "CronJob" in version '
-                                        '"batch/v1beta1": Kubernetes 1.35 does not serve it (use batch/v1)',),
+                                        '"batch/v1beta1": Kubernetes 1.36 does not serve it (use batch/v1)',),
     "nodes--unknown-field.yaml": ('Node node-1: spec.taint: strict decoding error: unknown field "spec.taint"',),
     "nodes--priority-class-value-is-a-string.yaml": ("PriorityClass high: value: json: cannot unmarshal string "
                                                      "into Go struct field PriorityClass.value of type int32",),

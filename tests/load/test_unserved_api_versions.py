@@ -1,7 +1,8 @@
 """An object at an API version the API server does not serve is refused alone, as `kubectl apply`
 refuses it (`no matches for kind ... in version ...`) and applies the rest of the file: a
 warning, the rest explained; lint reports it at its line. A version served only when enabled
-(`resource.k8s.io/v1beta1`) is read, with one warning per version."""
+(`resource.k8s.io/v1beta1`) is read, with one warning per version. The version followed is the
+default (1.36) unless a test names another."""
 from __future__ import annotations
 
 import copy
@@ -21,7 +22,7 @@ STATEFULSET_AND_PDB = str(DATA / "apiversions" / "statefulset-with-policy-v1beta
 CLUSTER_WITH_PDB = str(DATA / "apiversions" / "cluster-with-policy-v1beta1-pdb.yaml")
 CLUSTER = str(FIXTURES / "cluster.yaml")
 PDB_WORDS = ('PodDisruptionBudget shop/web-pdb: apiVersion: no matches for kind "PodDisruptionBudget" in version '
-             '"policy/v1beta1": Kubernetes 1.35 does not serve it (use policy/v1)')
+             '"policy/v1beta1": Kubernetes 1.36 does not serve it (use policy/v1)')
 SKIPPED = "; skipped (kubectl apply refuses it and applies the rest of the file)"
 
 
@@ -56,7 +57,7 @@ def test_a_removed_version_in_the_cluster_is_skipped_with_a_warning(capsys):
     code, out, err = explain_json(capsys, str(FIXTURES / "pod-web.yaml"), "--nodes", CLUSTER_WITH_PDB)
     assert code == 0 and json.loads(out)["result"]["status"] == "Scheduled"
     assert err == (f'warning: {CLUSTER_WITH_PDB}: document 2: PodDisruptionBudget default/web: apiVersion: no matches '
-                   'for kind "PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.35 does not serve it '
+                   'for kind "PodDisruptionBudget" in version "policy/v1beta1": Kubernetes 1.36 does not serve it '
                    f"(use policy/v1){SKIPPED}\n")
 
 
@@ -83,9 +84,9 @@ def test_every_removed_object_of_a_file_gets_its_warning_and_the_pod_is_explaine
     assert code == 0 and json.loads(out)["pod"]["name"] == "web"
     assert err.splitlines() == [
         f'warning: {path}: document 1: Deployment default/old: apiVersion: no matches for kind "Deployment" in version '
-        f'"extensions/v1beta1": Kubernetes 1.35 does not serve it (use apps/v1){SKIPPED}',
+        f'"extensions/v1beta1": Kubernetes 1.36 does not serve it (use apps/v1){SKIPPED}',
         f'warning: {path}: document 3: CronJob default/nightly: apiVersion: no matches for kind "CronJob" in version '
-        f'"batch/v1beta1": Kubernetes 1.35 does not serve it (use batch/v1){SKIPPED}']
+        f'"batch/v1beta1": Kubernetes 1.36 does not serve it (use batch/v1){SKIPPED}']
 
 
 def test_a_file_of_removed_objects_only_is_the_error(capsys, tmp_path):
@@ -93,7 +94,7 @@ def test_a_file_of_removed_objects_only_is_the_error(capsys, tmp_path):
     code, out, err = explain_json(capsys, path, "--nodes", CLUSTER)
     assert (code, out) == (2, "")
     assert err == (f'error: {path}: document 1: Deployment default/old: apiVersion: no matches for kind "Deployment" '
-                   'in version "apps/v1beta2": Kubernetes 1.35 does not serve it (use apps/v1)\n')
+                   'in version "apps/v1beta2": Kubernetes 1.36 does not serve it (use apps/v1)\n')
 
 
 # -- check_objects, per minor -----------------------------------------------------------------------
@@ -126,7 +127,7 @@ def test_an_off_by_default_version_is_read_with_one_warning_per_version_and_none
     assert len(checked.objects) == 2
     assert checked.warnings == [
         "c.yaml: document 1: ResourceClaim default/c: apiVersion: resource.k8s.io/v1beta1 is off by default in "
-        "Kubernetes 1.35: kube-apiserver serves it only with --runtime-config=resource.k8s.io/v1beta1=true (use "
+        "Kubernetes 1.36: kube-apiserver serves it only with --runtime-config=resource.k8s.io/v1beta1=true (use "
         "resource.k8s.io/v1); read as if enabled (and 1 other object of this version)"]
     assert check_objects(_objs(beta), DRA, stored=True).warnings == []
 
@@ -139,7 +140,7 @@ def test_an_off_by_default_version_kexplain_does_not_convert_is_skipped():
         "c.yaml: document 1: DeviceClass x: apiVersion: resource.k8s.io/v1alpha3 is off by default in Kubernetes "
         "1.33: kube-apiserver serves it only with --runtime-config=resource.k8s.io/v1alpha3=true; skipped: kexplain "
         "does not read this version"]
-    assert check_objects(_objs(alpha), DRA).warnings[0].endswith(SKIPPED)      # 1.35 has no such version
+    assert check_objects(_objs(alpha), DRA).warnings[0].endswith(SKIPPED)      # the default, 1.36, has no such version
 
 
 def test_an_object_without_api_version_is_still_an_error():
@@ -155,5 +156,5 @@ def test_lint_warns_of_an_off_by_default_version_and_still_validates_the_object(
     assert [(f.rule, f.level.label, f.location.line, f.field) for f in report.findings] == [
         ("unknown-api-version", "warning", 1, "apiVersion"),
         ("schema", "error", 10, "spec.devices.requests[0].count")]
-    assert "is off by default in Kubernetes 1.35" in report.findings[0].message
+    assert "is off by default in Kubernetes 1.36" in report.findings[0].message
     assert "DeviceRequest.spec.devices.requests.count of type int64" in report.findings[1].message

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from kexplain.errors import FrameworkError
+from kexplain.features import KubeVersion
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import NodeToStatus, PreFilterExtensions, ScoreExtensions
 from kexplain.framework.status import Code, Status
@@ -77,13 +78,16 @@ def test_claim_lookup(claims, status, want):
 
 NODES = [node_info("n1"), node_info("n2")]
 GPU_CLASS = device_class(GPU, f"device.driver == '{GPU}'")
+V1_35 = KubeVersion("1.35")
 N1_GPUS = slice_obj("n1-gpus", [dev("gpu-0", index=0), dev("gpu-1", index=1)], node="n1")
 
 
-def cluster(*claims, slices=(N1_GPUS,), classes=(GPU_CLASS,)):
+def cluster(*claims, slices=(N1_GPUS,), classes=(GPU_CLASS,), kube=V1_35):
+    """The plugin over a cluster of these objects, as `kube`'s scheduler runs it (1.35's, which
+    this module is about, unless a test names another)."""
     snap = Snapshot(NODES, {}, {"DeviceClass": list(classes), "ResourceSlice": list(slices),
                                 "ResourceClaim": list(claims)})
-    return DynamicResources({}, SimpleNamespace(snapshot=snap, profile_name="default-scheduler"))
+    return DynamicResources({}, SimpleNamespace(snapshot=snap, profile_name="default-scheduler", kube=kube))
 
 
 def claim_pod(*names):
@@ -192,22 +196,28 @@ def test_score_prefers_earlier_subrequests():
     assert score_all(pl, state, claim_pod("c"), NODES) == ({"n1": 8, "n2": 7}, {"n1": 100, "n2": 87})
 
 
-def test_score_with_allocated_and_unallocated_claims_fails():
+def test_score_with_allocated_and_unallocated_claims():
     n2 = slice_obj("n2-gpus", [dev("gpu-0", index=0)], node="n2")
     done = claim("done", req("gpu"), allocation=allocation(("gpu", GPU, "other", "x")))
+    # 1.35 counts the claim allocated before the cycle among this cycle's allocations and fails
     pl = cluster(done, claim("c", req("gpu")), slices=(N1_GPUS, n2))
     state, _ = run_filter(pl, claim_pod("done", "c"))
     with pytest.raises(FrameworkError, match='^running Score plugins: plugin "DynamicResources" failed with: '
                                              'number of allocations 1 is smaller than number of claims$'):
         pl.score(state, claim_pod("done", "c"), NODES[0])
+    # 1.36 reads that claim's allocation from its status: no subrequest is allocated, score 0
+    pl = cluster(done, claim("c", req("gpu")), slices=(N1_GPUS, n2), kube=KubeVersion("1.36"))
+    state, _ = run_filter(pl, claim_pod("done", "c"))
+    assert pl.score(state, claim_pod("done", "c"), NODES[0]) == 0
 
 
-def test_pre_enqueue_owner_check():
-    pl = cluster(claim("p-gpu", req("gpu"), owner="not-the-pod"))
+@pytest.mark.parametrize(("minor", "words"), [("1.35", "pod default/p (pod is not owner)"),
+                                             ("1.36", "Pod default/p (Pod is not owner)")])
+def test_pre_enqueue_owner_check(minor, words):
+    pl = cluster(claim("p-gpu", req("gpu"), owner="not-the-pod"), kube=KubeVersion(minor))
     p = pod(spec={"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]},
             status={"resourceClaimStatuses": [{"name": "gpu", "resourceClaimName": "p-gpu"}]})
-    assert status_tuple(pl.pre_enqueue(p)) == \
-        (UU, ("ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)",))
+    assert status_tuple(pl.pre_enqueue(p)) == (UU, (f"ResourceClaim default/p-gpu was not created for {words}",))
 
 
 def test_explain_is_none_without_claims():

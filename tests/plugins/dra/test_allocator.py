@@ -1,21 +1,25 @@
 """The structured allocator on hand-built pools: what it allocates, when it finds no solution,
-and every error text."""
+and every error text, as v1.35.4's allocator (pinned in `run`; what other minors do differently
+is in test_versions.py)."""
 from __future__ import annotations
 
 import random
 
 import pytest
 
+from kexplain.features import KubeVersion
 from kexplain.model.nodeinfo import Node
 from kexplain.plugins.dra import allocator as A
 from kexplain.plugins.dra.allocator import AllocatorError, NodeFailure, allocate
 from kexplain.plugins.dra.pools import gather_pools
 from kexplain.plugins.dra.selectors import Selectors
+from kexplain.plugins.dra.variant import allocator_rules
 from tests.plugins.dra.builders import (GPU, claim, claims, classes, dev, device_class, exact, first, req, slice_obj,
                                         slices)
 
 N1 = Node.from_obj({"metadata": {"name": "n1"}})
 GPU_CLASS = device_class(GPU, f"device.driver == '{GPU}'")
+RULES = allocator_rules(KubeVersion("1.35"))
 
 
 def gpus(n: int, **attrs) -> list[dict]:
@@ -23,8 +27,8 @@ def gpus(n: int, **attrs) -> list[dict]:
 
 
 def run(claim_objs, slice_objs, class_objs=(GPU_CLASS,), in_use=()):
-    pools = gather_pools(slices(*slice_objs), N1)
-    return allocate(claims(*claim_objs), classes(*class_objs), pools, set(in_use), Selectors())
+    pools = gather_pools(slices(*slice_objs), N1, rules=RULES)
+    return allocate(claims(*claim_objs), classes(*class_objs), pools, set(in_use), Selectors(), RULES)
 
 
 def picked(result):

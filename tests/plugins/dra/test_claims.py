@@ -22,18 +22,22 @@ def test_named_and_generated_claims_in_spec_order():
     assert [c.name for c in got] == ["shared", "p-gpu"]
 
 
+NOT_OWNER = {"1.35": "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)",
+             "1.36": "ResourceClaim default/p-gpu was not created for Pod default/p (Pod is not owner)"}
+
+
+@pytest.mark.parametrize("minor", ["1.35", "1.36", None])     # None: the default version, 1.36
 @pytest.mark.parametrize("claim_obj,want", [
-    (claim("p-gpu", req("gpu"), owner="someone-else"),
-     "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)"),
-    (claim("p-gpu", req("gpu")), "ResourceClaim default/p-gpu was not created for pod default/p (pod is not owner)"),
+    (claim("p-gpu", req("gpu"), owner="someone-else"), NOT_OWNER),
+    (claim("p-gpu", req("gpu")), NOT_OWNER),
     (claim("p-gpu", req("gpu"), owner="uid-p", deleting=True), 'resourceclaim "p-gpu" is being deleted'),
     (claim("other", req("gpu")), 'could not find ResourceClaim "default/p-gpu"'),
 ])
-def test_lookup_errors(claim_obj, want):
+def test_lookup_errors(claim_obj, want, minor):
     p = pod(spec={"resourceClaims": TEMPLATE}, status=GENERATED)
     with pytest.raises(ClaimLookupError) as err:
-        pod_claims(p, known(claim_obj))
-    assert str(err.value) == want
+        pod_claims(p, known(claim_obj), KubeVersion(minor)) if minor else pod_claims(p, known(claim_obj))
+    assert str(err.value) == (want[minor or "1.36"] if isinstance(want, dict) else want)
 
 
 def test_a_named_claim_needs_no_owner():

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from kexplain.features import KubeVersion
 from kexplain.model.nodeinfo import Node
 from kexplain.plugins.dra.pools import PoolError, gather_pools
+from kexplain.plugins.dra.variant import allocator_rules
 from tests.plugins.dra.builders import dev, slice_obj, slices
 
 N1 = Node.from_obj({"metadata": {"name": "n1", "labels": {"zone": "a"}}})
@@ -29,11 +31,12 @@ def test_node_name_all_nodes_and_selector():
                             ("gpu.example.com/zone-a", 1, False, "")]
 
 
-def test_partitionable_slices_are_skipped():
+def test_partitionable_slices_are_skipped_before_136():
+    """1.35's allocator, where DRAPartitionableDevices is off (1.36's: test_versions.py)."""
     got = gather_pools(slices(
         slice_obj("s1", [dev("a")], node="n1", sharedCounters=[{"name": "c", "counters": {}}]),
         slice_obj("s2", [dev("a")], pool="p", perDeviceNodeSelection=True),
-    ), N1)
+    ), N1, rules=allocator_rules(KubeVersion("1.35")))
     assert got == []
 
 
@@ -79,12 +82,16 @@ def test_duplicate_device_names_make_the_pool_invalid():
     assert got[0].invalid and not got[0].usable
 
 
-def test_pools_keep_the_order_of_their_first_slice():
-    got = gather_pools(slices(
-        slice_obj("x", [dev("a")], driver="nic.example.com", node="n1"),
-        slice_obj("y", [dev("a")], node="n1"),
-    ), N1)
-    assert [p.id for p in got] == ["nic.example.com/n1", "gpu.example.com/n1"]
+@pytest.mark.parametrize(("minor", "want"), [
+    ("1.35", ["nic.example.com/n1", "gpu.example.com/n1"]),     # the order of each pool's first slice
+    ("1.36", ["gpu.example.com/n1", "nic.example.com/n1"]),     # sorted by driver, then pool name
+    (None, ["gpu.example.com/n1", "nic.example.com/n1"]),       # the default version's: 1.36
+])
+def test_pool_order(minor, want):
+    objs = slices(slice_obj("x", [dev("a")], driver="nic.example.com", node="n1"),
+                  slice_obj("y", [dev("a")], node="n1"))
+    got = gather_pools(objs, N1, rules=allocator_rules(KubeVersion(minor))) if minor else gather_pools(objs, N1)
+    assert [p.id for p in got] == want
 
 
 def test_unparsable_slice_selector():
