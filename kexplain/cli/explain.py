@@ -192,10 +192,17 @@ def command(
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
         recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if html else options
+        skipped: list[object] = []
+
+        def refused(entry: object, err: KexplainError) -> None:
+            skipped.append(entry)
+            left_out.append(report_left_out(env, err))
+
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored,
-                              refused=lambda _, err: left_out.append(report_left_out(env, err)))
-        return aggregate([write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options),
-                          *left_out])
+                              refused=refused)
+        status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
+        nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
+        return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")

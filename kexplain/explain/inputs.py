@@ -48,7 +48,22 @@ Objects = list[tuple[dict[str, Any], Source]]
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
     """The objects of the built-in `kinds`: a custom resource that shares a kind's name (a
     `batch.volcano.sh` Job, an `example.com` Node) is none of them (`is_builtin_kind`)."""
-    return [(o, s) for o, s in objs if o.get("kind") in kinds and is_builtin_kind(o.get("apiVersion"), o["kind"])]
+    verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
+    out: Objects = []
+    for o, s in objs:
+        kind = o.get("kind")
+        if kind not in kinds:
+            continue
+        api_version = o.get("apiVersion")
+        if type(api_version) is not str:
+            builtin = is_builtin_kind(api_version, kind)
+        else:
+            builtin = verdicts.get((api_version, kind))
+            if builtin is None:
+                builtin = verdicts[(api_version, kind)] = is_builtin_kind(api_version, kind)
+        if builtin:
+            out.append((o, s))
+    return out
 
 
 T = TypeVar("T")
@@ -733,10 +748,9 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     """The pool of cluster objects read already, as `config`'s version admits them; an object
     refused goes to `problems` (`admitting`)."""
     kube = config.kube
-    cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
-                            problems=problems)
+    checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
+                            problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
     cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
     from kexplain.admission import admit
     admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube), cluster,

@@ -424,7 +424,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         kept.append((obj, src))
     explained_refused = [why for kind, why in refused if kind in explained]
     if explained_refused and not any(o.get("kind") in explained for o, _ in kept):
-        raise explained_refused[0]
+        problems.add(explained_refused[0])
     for first, (count,) in off.values():
         others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
         warnings.append(f"{first}; read as if enabled{others}")

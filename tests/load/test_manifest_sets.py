@@ -76,6 +76,9 @@ def test_a_custom_pod_is_not_explained_and_a_custom_node_is_not_a_node(capsys):
     assert trace["placements"][0]["object"]["name"] == "analytics"
     assert trace["placements"][0]["fit"] == 2 and sorted(trace["placements"][0]["nodes"]) == ["worker-1", "worker-2"]
     assert {i["search"]["numAllNodes"] for i in trace["items"]} == {2}
+    code, trace, err = explain(capsys, str(pod_file), "--nodes", str(nodes))      # one pod: the single path
+    assert (code, err) == (0, "") and trace["pod"]["name"] == "analytics"
+    assert trace["search"]["numAllNodes"] == 2
 
 
 # -- item 4: one bad object never hides the rest ---------------------------------------------------
@@ -113,6 +116,8 @@ def test_a_pod_of_another_scheduler_is_not_bad_input_beside_others(capsys, tmp_p
     code, trace, err = explain(capsys, str(app), "--nodes", CLUSTER)
     assert code == 0 and err.startswith("note: ") and "not scheduled by this kube-scheduler" in err
     assert pod_names(trace) == ["web"]
+    code, trace, err = explain(capsys, str(app / "deployment-with-volcano.yaml"), "--nodes", CLUSTER)
+    assert code == 2 and trace["items"] == [] and err.startswith("note: ")     # nothing explained: as one pod alone
     config = tmp_path / "config.yaml"
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                       "profiles:\n- schedulerName: default-scheduler\n- schedulerName: volcano\n")
