@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.manifests import applied as applied_repeats, expand_paths, read_text, repeats
+from kexplain.load.manifests import applied as applied_repeats, expand_paths, named, read_text, repeats
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.load.workloads import replica_count
@@ -345,6 +345,7 @@ class Linter:
         """Lint the documents of `files` as one apply: each document in order with its schema
         and scheduling findings, then its file's device findings and reading error; the pods
         are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        _name_generated(files)
         items = [item for f in files for item in f.items]
         objs, where = _objects(items)
         found = repeats(objs)
@@ -765,6 +766,15 @@ class Linter:
 
 def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
+
+
+def _name_generated(files: "list[_File]") -> None:
+    """Each object of the set that gives only a generateName named as `kexplain POD` names it
+    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document."""
+    docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
+    for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
+        if obj is not doc.obj:
+            f.items[j] = replace(doc, obj=obj)
 
 
 def _objects(items: list[Document]) -> tuple[list[tuple[dict[str, Any], Source]], dict[int, Document]]:

@@ -15,7 +15,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Collection, Iterable, Sequence
+from typing import Any, BinaryIO, Collection, Iterable, Sequence, TypeVar
 
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
@@ -196,7 +196,10 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     return named(one_apply(out))
 
 
-def named(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+S = TypeVar("S")
+
+
+def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]]:
     """`objs` with each object that gives only a generateName named as the API server names it
     on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
     the n-th name of that prefix, so that several are several objects (three Jobs of one

@@ -180,6 +180,9 @@ def test_objects_of_one_generate_name_get_distinct_names_every_run(capsys):
     code, trace, err = explain(capsys, str(SETS / "kueue" / "sample-job.yaml"), "--nodes", CLUSTER)
     assert (code, err) == (0, "")
     assert [p["object"]["name"] for p in trace["placements"]] == names
+    report = lint(LintOptions((str(SETS / "kueue"),), (CLUSTER,)))          # lint names them alike
+    assert sorted(f.obj.name for f in report.findings if f.obj.kind == "Job") == sorted(names)
+    assert {f.rule for f in report.findings} == {"fits"}
 
 
 def test_named_leaves_named_objects_alone():
