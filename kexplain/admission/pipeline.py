@@ -28,7 +28,7 @@ from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
-from kexplain.admission.workloads import object_uid, pod_uid
+from kexplain.admission.workloads import generated_name, object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
@@ -400,6 +400,8 @@ class _Admission:
         spec = defaults.spec_of(pod)
         if not meta.get("namespace"):
             meta["namespace"] = "default"
+        if not meta.get("name") and meta.get("generateName"):     # BeforeCreate names it, before validation
+            meta["name"] = generated_name(pod)
         key = (meta["namespace"], meta.get("name") or "")
         if meta.get("name") and key in self.pod_keys:
             raise _reject(_already_exists("pods", meta["name"]), src, pod)

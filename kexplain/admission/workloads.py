@@ -87,10 +87,11 @@ _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # apimachinery utilrand:
 _NAME_SUFFIX_LENGTH = 5
 
 
-def generated_name(obj: dict) -> str:
+def generated_name(obj: dict, ordinal: int = 0) -> str:
     """metadata.name; without one, the name the API server makes from metadata.generateName
     before validating the object (the prefix and 5 random characters: kexplain derives them
-    from the object, so that a run repeats); "" without either."""
+    from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
+    namespace and prefix in an input gets a name of its own); "" without either."""
     meta = _dict(obj.get("metadata"))
     name = meta.get("name")
     if isinstance(name, str) and name:
@@ -98,7 +99,8 @@ def generated_name(obj: dict) -> str:
     prefix = meta.get("generateName")
     if not isinstance(prefix, str) or not prefix:
         return ""
-    digest = hashlib.sha256(f"{obj.get('kind')}/{meta.get('namespace') or ''}/{prefix}".encode()).digest()
+    seed = f"{obj.get('kind')}/{meta.get('namespace') or ''}/{prefix}" + (f"/{ordinal}" if ordinal else "")
+    digest = hashlib.sha256(seed.encode()).digest()
     return prefix + "".join(_NAME_SUFFIX_ALPHABET[b % len(_NAME_SUFFIX_ALPHABET)]
                             for b in digest[:_NAME_SUFFIX_LENGTH])
 

@@ -181,7 +181,10 @@ def command(
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
-        loaded = load(req, env.stdin)
+        loaded = load(req, env.stdin, collect=True)
+    left_out = [report_left_out(env, err) for err in loaded.problems]
+    if loaded.empty:            # every Pod and workload left out: each said why
+        return aggregate(left_out)
     cluster = loaded.single if loaded.single is not None else loaded.pool
     check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
     options = run_options(output, node, start_index=start_index, preemption=preemption,
@@ -189,8 +192,17 @@ def command(
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
         recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if html else options
-        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored)
-        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
+        skipped: list[object] = []
+
+        def refused(entry: object, err: KexplainError) -> None:
+            skipped.append(entry)
+            left_out.append(report_left_out(env, err))
+
+        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored,
+                              refused=refused)
+        status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
+        nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
+        return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
@@ -202,7 +214,20 @@ def command(
                     svg)
     if html:
         save_page(html, explain_for_page(loaded.single, options, trace))
-    return for_trace(trace)
+    return aggregate([for_trace(trace), *left_out])
+
+
+def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
+    """Say on stderr what was left out of the explanation and why (the file, the object, the
+    reason), as `kubectl apply` reports the objects it could not apply and applies the rest; the
+    exit code it counts for: a pod of another scheduler is not bad input (0), the rest is (2)."""
+    from kexplain.explain.batch import OtherScheduler
+
+    if isinstance(err, OtherScheduler):
+        env.error(f"note: {err}")
+        return ExitStatus.SUCCESS
+    env.error(f"error: {err}")
+    return ExitStatus.BAD_INPUT
 
 
 def write_version_comparison(env: Environment, req: "Request", kubes: "list[KubeVersion]", options: "RunOptions",

@@ -38,7 +38,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
 from kexplain.admission.workloads import pods_of
-from kexplain.errors import KexplainError
+from kexplain.errors import ConfigError, KexplainError
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
 from kexplain.explain.copy_summary import summarize
@@ -52,6 +52,7 @@ from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.model.snapshot import Snapshot
 
 Suggester = Callable[[Inputs, Trace, RunOptions], list[Any]]
+Refused = Callable[[Entry, KexplainError], None]      # an entry left out of the batch, and why
 Sink = Callable[[Placement], None]          # each pod's placement, as it is produced
 Progress = Callable[[int, int], None]       # (pods scheduled so far, pods planned)
 
@@ -154,6 +155,23 @@ def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
     workload (`admission.workloads.pods_of`)."""
     with pods_of(entry.workload, pool.config.kube):
         return inputs_for(entry.pod, entry.source, pool, stored=stored)
+
+
+class OtherScheduler(KexplainError):
+    """A pod whose spec.schedulerName is no profile of the scheduler configuration: another
+    scheduler's (Volcano's, a gang scheduler's), which this kube-scheduler never picks up. Not
+    unschedulable, and not bad input when other pods are explained."""
+
+
+def other_scheduler(entry: Entry, inputs: Inputs, pool: Pool) -> OtherScheduler | None:
+    """Why the entry's pod (admitted: `inputs`) is not this kube-scheduler's, as lint's
+    other-scheduler rule finds it (`SchedulerConfig.profile_for`); None when a profile takes it."""
+    try:
+        pool.config.profile_for(inputs.pod.spec.get("schedulerName") or "default-scheduler")
+    except ConfigError as err:
+        return OtherScheduler(f"not scheduled by this kube-scheduler: {err.message}", source=entry.source,
+                              obj=entry.workload)
+    return None
 
 
 def queue_order(entry: Entry, inputs: Inputs) -> tuple[int, int]:
@@ -268,7 +286,9 @@ class Batch:
     placement goes to `sink` as it is produced; `progress(done, planned)` after each pod.
     The first attempt of an entry that does not fit, when Unschedulable, gets `suggestions` in
     its trace's extra keys when a suggester is given (run with `options.plain()`: no extra
-    keys), before the sink sees it."""
+    keys), before the sink sees it. With `refused`, an entry whose pod the API server refuses,
+    or that is another scheduler's (`OtherScheduler`), is left out and handed to it with the
+    error, and the others are scheduled; without, the error is raised."""
 
     batch: tuple[Entry, ...]
     pool: Pool
@@ -277,6 +297,7 @@ class Batch:
     stored: bool = False
     sink: Sink | None = None
     progress: Progress | None = None
+    refused: Refused | None = None
 
     def __iter__(self) -> Iterator[Outcome]:
         held = self.__dict__.get("held")
@@ -294,8 +315,7 @@ class Batch:
 
     def _scheduled(self) -> Iterator[Outcome]:
         queue = Queue(self.pool, self.options, on_first_unfit=self._suggest if self.suggester else None)
-        pods = sorted(((e, admitted(e, self.pool, stored=self.stored)) for e in self.batch),
-                      key=lambda ei: queue_order(*ei))
+        pods = sorted(self._admitted(), key=lambda ei: queue_order(*ei))
         planned = [e.copies for e, _ in pods]
         done = 0
 
@@ -311,6 +331,23 @@ class Batch:
             outcome = queue.place(entry, inputs, counted)
             planned[i] = len(outcome.copies)        # stopped early, or a DaemonSet's eligible nodes
             yield outcome
+
+    def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
+        """Each entry with its pod admitted, but those `refused` takes (see the class)."""
+        for entry in self.batch:
+            if self.refused is None:
+                yield entry, admitted(entry, self.pool, stored=self.stored)
+                continue
+            try:
+                inputs = admitted(entry, self.pool, stored=self.stored)
+            except KexplainError as err:
+                self.refused(entry, err)
+                continue
+            other = other_scheduler(entry, inputs, self.pool)
+            if other is not None:
+                self.refused(entry, other)
+                continue
+            yield entry, inputs
 
     def _suggest(self, unfit: Placement) -> None:
         assert self.suggester is not None
@@ -331,9 +368,10 @@ class Batch:
 
 
 def explain_batch(batch: Iterable[Entry], pool: Pool, options: RunOptions, suggester: Suggester | None = None, *,
-                  stored: bool = False, sink: Sink | None = None, progress: Progress | None = None) -> Batch:
+                  stored: bool = False, sink: Sink | None = None, progress: Progress | None = None,
+                  refused: Refused | None = None) -> Batch:
     """The entries as a `Batch`: scheduled as it is iterated (see `Batch`)."""
-    return Batch(tuple(batch), pool, options, suggester, stored, sink, progress)
+    return Batch(tuple(batch), pool, options, suggester, stored, sink, progress, refused)
 
 
 API_VERSION = "kexplain/v1"

@@ -11,9 +11,10 @@ Never prints.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, Hashable, Mapping
+from typing import Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
+from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
@@ -23,6 +24,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.problems import RAISE, Problems
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.load.workloads import Copies, copies_of, replica_count, statefulset_claims, \
@@ -41,6 +43,69 @@ VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what
 ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
 
 Objects = list[tuple[dict[str, Any], Source]]
+
+
+def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
+    """The objects of the built-in `kinds`: a custom resource that shares a kind's name (a
+    `batch.volcano.sh` Job, an `example.com` Node) is none of them (`is_builtin_kind`)."""
+    verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
+    out: Objects = []
+    for o, s in objs:
+        kind = o.get("kind")
+        if kind not in kinds:
+            continue
+        api_version = o.get("apiVersion")
+        if type(api_version) is not str:
+            builtin = is_builtin_kind(api_version, kind)
+        else:
+            builtin = verdicts.get((api_version, kind))
+            if builtin is None:
+                builtin = verdicts[(api_version, kind)] = is_builtin_kind(api_version, kind)
+        if builtin:
+            out.append((o, s))
+    return out
+
+
+T = TypeVar("T")
+
+
+def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Problems = RAISE,
+              owned: frozenset[int] = frozenset()) -> tuple[T, Objects]:
+    """`attempt(objects)` (an admission of them), and the objects it was made with. When
+    `problems` collect and the API server refuses one of `objects` (the error names it), the
+    refusal goes to `problems` and the attempt is made again without that object, as `kubectl
+    apply` goes on with the others; any other error is raised, and so is the refusal of an object
+    of `owned` (ids: what a controller creates for the pod explained, a StatefulSet's claims,
+    without which there is no pod)."""
+    while True:
+        try:
+            return attempt(objects), objects
+        except KexplainError as err:
+            rest = _without(objects, err) if problems.keep else None
+            if rest is None or any(id(o) in owned for o in _dropped(objects, rest)):
+                raise
+            problems.add(err)
+            objects = rest
+
+
+def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
+    kept = {id(o) for o, _ in rest}
+    return [o for o, _ in objects if id(o) not in kept]
+
+
+def _without(objects: Objects, err: KexplainError) -> Objects | None:
+    """`objects` less the one `err` is about (by its source, then the object itself or its
+    name); None when it is about none of them."""
+    if err.source is None:
+        return None
+    same = [i for i, (_, s) in enumerate(objects) if s is err.source or s == err.source]
+    key = object_key(err.obj) if isinstance(err.obj, dict) else None
+    if key is not None:         # (an object without a name: the one of its document)
+        same = [i for i in same if objects[i][0] is err.obj or object_key(objects[i][0]) == key]
+    if not same:
+        return None
+    drop = set(same)
+    return [item for i, item in enumerate(objects) if i not in drop]
 
 
 @dataclass
@@ -134,6 +199,7 @@ class PodFile:
 
     @classmethod
     def of(cls, objs: Objects, path: str) -> "PodFile":
+        objs = of_kinds(objs, POD_KINDS | CLUSTER_KINDS)
         pending = [(o, s) for o, s in objs
                    if o.get("kind") in WORKLOAD_KINDS or (o.get("kind") == "Pod" and not is_bound_pod(o))]
         if not pending:
@@ -153,7 +219,7 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     file order. `created` are objects a controller creates unless they exist (a StatefulSet's
     claims): each is added only if neither the cluster nor the file has it, so a claim that
     exists is used as it is. No object is listed twice."""
-    file_objects = [(o, s) for o, s in file_objects if o.get("kind") in CLUSTER_KINDS]
+    file_objects = of_kinds(file_objects, CLUSTER_KINDS)
     if not file_objects and not created:
         return cluster
     by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
@@ -268,13 +334,22 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
                  src, copies, copies > 1 or kind == "DaemonSet", position, copies_of(obj), obj)
 
 
-def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False) -> list[Entry]:
+def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
+            problems: Problems = RAISE) -> list[Entry]:
     """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
-    order (`entry_of`)."""
-    out = [entry_of(obj, src, i, replicas, stored=stored)
-           for i, (obj, src) in enumerate(PodFile.of(objs, path).explained)]
-    if not out:
-        pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
+    order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
+    collects), and so does a file with nothing to explain."""
+    out = []
+    for i, (obj, src) in enumerate(PodFile.of(objs, path).explained):
+        try:
+            out.append(entry_of(obj, src, i, replicas, stored=stored))
+        except KexplainError as err:
+            problems.add(err)
+    if not out and not problems:
+        try:
+            pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
+        except KexplainError as err:
+            problems.add(err)
     return out
 
 
@@ -287,53 +362,95 @@ class Loaded:
     batch: list[Entry] = field(default_factory=list)
     pool: Pool | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
+    problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to explain: every Pod and workload was left out (`problems` say why)."""
+        return self.single is None and not self.batch
 
 
-def load(req: Request, stdin: BinaryIO | None = None) -> Loaded:
+def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
-    created against it; anything else is a batch against a `Pool`."""
+    created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
+    document or object does not stop the load (`kexplain.load.problems`): it is left out, and
+    `problems` says why (else the first is raised)."""
+    problems = Problems(keep=collect)
     with bulk_load():
-        return _load(req, stdin)
+        loaded = _load(req, stdin, problems)
+    loaded.problems = problems.found
+    return loaded
 
 
-def _load(req: Request, stdin: BinaryIO | None) -> Loaded:
-    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
-    cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
-    return load_read(req, objs, cluster)
+def _load(req: Request, stdin: BinaryIO | None, problems: Problems) -> Loaded:
+    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
+    cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
+    return load_read(req, objs, cluster, problems)
 
 
-def load_read(req: Request, objs: Objects, cluster: Objects) -> Loaded:
+def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE) -> Loaded:
     """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
     to explain them again (under another version), as read objects are never changed. The
     version followed is settled first (`followed_version`): the configuration's defaults, the
-    plugins and admission depend on it."""
+    plugins and admission depend on it. An object refused goes to `problems` (raised unless it
+    collects); when that leaves nothing to explain, the `Loaded` is `empty`."""
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
-                            explained=POD_KINDS, kube=kube)
+                            explained=POD_KINDS, kube=kube, problems=problems)
     objs, warnings = checked.objects, version_warnings + checked.warnings
     pod_file = PodFile.of(objs, req.pod_path)
-    found = entries(objs, req.pod_path, req.replicas, stored=req.stored)
+    found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
+    if not found:
+        return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated:
         entry = found[0]
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
         checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
-                                kube=kube)
+                                kube=kube, problems=problems)
         cluster, warnings = checked.objects, warnings + checked.warnings
         assert entry.workload is not None
-        with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
-            single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
-                                   stored=req.stored, shape_index=index, kube=kube)
+        try:
+            with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
+                single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
+                                       stored=req.stored, shape_index=index, kube=kube, problems=problems)
+        except KexplainError as err:        # the one pod refused: nothing is left to explain
+            problems.add(err)
+            return Loaded(kube=kube)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
         return Loaded(single=single, kube=kube)
-    pool = _pool_of(cluster, config, req.stored, req.validate)
-    created = [c for e in found if e.workload is not None for c in created_objects(e.workload, e.source, e.copies)]
-    pool = pool.extended(pod_file.cluster, created, stored=req.stored)
+    pool = _pool_of(cluster, config, req.stored, req.validate, problems)
+    created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
+    before = len(problems.found)
+    pool = pool.extended(pod_file.cluster, [c for made in created.values() for c in made], stored=req.stored,
+                         problems=problems)
+    found = _without_refused_claims(found, created, problems, before)
+    if not found:
+        return Loaded(kube=kube)
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube)
+
+
+def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
+                            since: int) -> list[Entry]:
+    """The entries but those an object created for them (a StatefulSet's claim) was refused for
+    since `problems` held `since` errors: without its claim the controller makes no pod. Each
+    such entry keeps the first refusal of its claims in `problems`, the others are dropped."""
+    refused: set[int] = set()
+    kept: list[KexplainError] = []
+    for err in problems.found[since:]:
+        key = object_key(err.obj) if isinstance(err.obj, dict) else None
+        owner = next((e for e in found if key is not None and any(
+            c is err.obj or object_key(c) == key for c, _ in created.get(id(e), ()))), None)
+        if owner is None or id(owner) not in refused:
+            kept.append(err)
+        if owner is not None:
+            refused.add(id(owner))
+    problems.found[since:] = kept
+    return [e for e in found if id(e) not in refused]
 
 
 def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[str]]:
@@ -377,7 +494,7 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
                   config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
-                  kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
+                  kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
     pod), against `cluster` with the file's cluster objects and the workload's created objects,
     admitted by `kube`'s API server."""
@@ -385,7 +502,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     cluster = cluster_with(cluster, pod_file.cluster, created)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
-                                 shape_index=shape_index, kube=kube)
+                                 shape_index=shape_index, kube=kube, problems=problems,
+                                 owned=frozenset(id(o) for o, _ in created))
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -398,26 +516,31 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                         stored: bool = False, applied: frozenset[int] = frozenset(),
-                        shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
+                        shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION,
+                        problems: Problems = RAISE, owned: frozenset[int] = frozenset()) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
     binds (`load.pv_controller`); the rest is the cluster as it is. The collector pauses
-    meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it)."""
+    meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
+    A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`."""
     with bulk_load():
-        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube)
+        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube, problems,
+                                    owned)
 
 
 def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                          stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
-                         kube: KubeVersion) -> Inputs:
-    cluster = [(o, s) for o, s in cluster if o.get("kind") in CLUSTER_KINDS]
+                         kube: KubeVersion, problems: Problems = RAISE,
+                         owned: frozenset[int] = frozenset()) -> Inputs:
+    cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     same_shape: dict[int, tuple[dict, bytes]] = {}
     if not stored:
         from kexplain.admission import admit
-        admitted = admit(cluster, (pod_obj, pod_src), shape_index=shape_index, kube=kube)
+        admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube),
+                                cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         same_shape = admitted.shapes
         from kexplain.load.pv_controller import half_bound_notes, settle
@@ -510,14 +633,16 @@ class Pool:
         what joins the pool."""
         return self.config.kube
 
-    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False) -> "Pool":
+    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
+                 problems: Problems = RAISE) -> "Pool":
         """This pool with the cluster objects of a POD file (or of a linted file) applied to
         it, as `cluster_with` says: the file's version of an object the pool has replaces it,
         `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
         are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
         PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
-        This pool is not changed; without new objects it is returned as it is."""
-        if not created and not any(o.get("kind") in CLUSTER_KINDS for o, _ in file_objects):
+        This pool is not changed; without new objects it is returned as it is. A new object the
+        API server refuses goes to `problems` (raised unless it collects: then it is left out)."""
+        if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self
         merged = cluster_with(self.objects, file_objects, created)
         old = {id(o) for o, _ in self.objects}
@@ -531,7 +656,12 @@ class Pool:
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
-        admitted = admit(context + new, None, stored=stored, kube=self.kube)
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube), context + new,
+                                   problems)
+        if len(used) < len(context) + len(new):        # some refused: left out
+            kept = {id(o) for o, _ in used}
+            new = [(o, s) for o, s in new if id(o) in kept]
+            merged = [(o, s) for o, s in merged if id(o) in old or id(o) in kept]
         sources = {id(s) for _, s in new}
         admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
         namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
@@ -613,15 +743,18 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
         return pool
 
 
-def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str) -> Pool:
-    """The pool of cluster objects read already, as `config`'s version admits them."""
+def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str,
+             problems: Problems = RAISE) -> Pool:
+    """The pool of cluster objects read already, as `config`'s version admits them; an object
+    refused goes to `problems` (`admitting`)."""
     kube = config.kube
-    cluster = [(o, s) for o, s in loaded if o.get("kind") in CLUSTER_KINDS]
     index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    checked = check_objects(cluster, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube)
-    cluster, warnings = checked.objects, checked.warnings
+    checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
+                            problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
+    cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
     from kexplain.admission import admit
-    admitted = admit(cluster, None, stored=stored, shape_index=index, kube=kube)
+    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube), cluster,
+                            problems)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes

@@ -17,8 +17,8 @@ join the pool as `kubectl apply` would create them, with the claims of its State
 (`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
 before the next is scheduled, so they take room from each other, whatever file they are in. An
 object the API server would refuse is an `admission` finding of its own and is not scheduled;
-an object given twice alike is one object, given twice differently the second is refused
-(`kexplain.load.manifests.repeats`). Each finding is at its own file and line.
+an object given twice is one object, with the contents of its later manifest when they differ
+(`kexplain.load.manifests.repeats`, `applied`). Each finding is at its own file and line.
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.manifests import Repeat, expand_paths, read_text, repeat_error, repeats
+from kexplain.load.manifests import applied as applied_repeats, expand_paths, named, read_text, repeats
 from kexplain.admission.workloads import WORKLOAD_KINDS
+from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -308,7 +309,7 @@ class Linter:
         self.report = Report(k8s_version=self.store.version, strict=options.strict, pool=pool is not None,
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
-        self._repeated: dict[tuple[str, int, int | None], Finding | None] = {}  # repeats: their refusals
+        self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -344,10 +345,14 @@ class Linter:
         """Lint the documents of `files` as one apply: each document in order with its schema
         and scheduling findings, then its file's device findings and reading error; the pods
         are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        _name_generated(files)
         items = [item for f in files for item in f.items]
         objs, where = _objects(items)
-        self._repeated = {_key(where[id(objs[r.index][1])].location): self._repeat_finding(objs, r, where)
-                          for r in repeats(objs)}
+        found = repeats(objs)
+        latest = applied_repeats(found)
+        # one object per identity applied: the first occurrence, or the last when they differ
+        superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
+        self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
         applied = [doc for doc in items if _key(doc.location) not in self._repeated]
         self._set = self._set_cluster(applied, files[0].path if files else "") if self.pool is not None else None
         try:
@@ -361,18 +366,7 @@ class Linter:
             self._schedule_set()
         finally:
             self._set = None
-            self._repeated = {}
-
-    def _repeat_finding(self, objs: list[tuple[dict[str, Any], Source]], repeat: Repeat,
-                        where: dict[int, Document]) -> Finding | None:
-        """None for an object given again alike (one object: linted, not applied twice), else
-        the API server's `already exists`, at the line of its name."""
-        if repeat.same:
-            return None
-        err = repeat_error(objs, repeat)
-        doc = where[id(objs[repeat.index][1])]
-        location = replace(doc.location, line=line_of(doc.node, ("metadata", "name")) or doc.location.line)
-        return Finding("admission", location, ObjectRef.of(doc.obj), err.message, field="metadata.name")
+            self._repeated = set()
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
         """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set
@@ -444,10 +438,7 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
-        if _key(loc) in self._repeated:     # given again: one object, or the API server's `already exists`
-            repeated = self._repeated[_key(loc)]
-            if repeated is not None and valid:
-                self._add(repeated)
+        if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
         refused = self._set.refused.get(_key(loc)) if self._set is not None else None
         if refused is not None:       # an object of the set the API server would refuse
@@ -455,7 +446,7 @@ class Linter:
                 self._add(refused)
             return
         if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
-                and ref.api_version in ("v1", "apps/v1", "batch/v1"):
+                and is_builtin_kind(ref.api_version, ref.kind):
             linted.checks.append("scheduling")
             found = self._guarded(ref, loc, lambda: self.check_scheduling(obj, ref, loc))
             if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
@@ -775,6 +766,15 @@ class Linter:
 
 def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
+
+
+def _name_generated(files: "list[_File]") -> None:
+    """Each object of the set that gives only a generateName named as `kexplain POD` names it
+    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document."""
+    docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
+    for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
+        if obj is not doc.obj:
+            f.items[j] = replace(doc, obj=obj)
 
 
 def _objects(items: list[Document]) -> tuple[list[tuple[dict[str, Any], Source]], dict[int, Document]]:

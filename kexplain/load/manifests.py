@@ -2,8 +2,8 @@
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
 The files of one argument (a directory, or the paths given together) are one `kubectl apply`:
-an object given twice alike is one object, and one given twice differently is the API server's
-`already exists` (`one_apply`, `repeats`).
+an object given twice alike is one object, and one given twice differently is applied twice,
+the later manifest winning (`one_apply`, `repeats`).
 
 `check_objects` then asks of the objects of the kinds a command reads what the API server's
 decoding asks of a create request: an apiVersion it serves (an object at one it does not is left
@@ -15,13 +15,13 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Collection, Iterable, Sequence
+from typing import Any, BinaryIO, Collection, Iterable, Sequence, TypeVar
 
-from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
-from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source, is_builtin_api
+from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.problems import RAISE, Problems
 from kexplain.load.yaml_io import parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -81,6 +81,10 @@ def _special(path: str) -> bool:
         return False
 
 
+class TooLarge(InputError):
+    """An input over the caller's --max-input-size: a limit of the run, not a bad file."""
+
+
 def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> str:
     """The text of a file (or stdin), refused when larger than `max_bytes`, binary or not UTF-8.
     A device or a pipe is read no further than the limit (or the first chunk, when binary)."""
@@ -94,13 +98,13 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | N
                 raise InputError("is a directory, not a file", source=Source(path))
             size = os.path.getsize(path)
             if size > max_bytes:
-                raise InputError(f"file is {size:,} bytes, {over}", source=Source(path))
+                raise TooLarge(f"file is {size:,} bytes, {over}", source=Source(path))
             with open(path, "rb") as fh:
                 data = _read_bounded(fh, max_bytes, path)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", source=Source(path)) from None
     if len(data) > max_bytes:
-        raise InputError(f"input is {over}", source=Source(path))
+        raise TooLarge(f"input is {over}", source=Source(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -124,43 +128,97 @@ def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
 
 
 def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
-                      before: int = 0) -> list[tuple[dict[str, Any], Source]]:
+                      before: int = 0, problems: Problems = RAISE) -> list[tuple[dict[str, Any], Source]]:
     """The objects of one file, `kind: List` unwrapped (also inside a List); empty documents
-    skipped. More than `limit` objects, counting `before` read from other files, are refused."""
+    skipped. More than `limit` objects, counting `before` read from other files, are refused.
+    A document that is not an object (a list, Helm values without a kind, a bad List item) goes
+    to `problems` and the others are read; a text that stops parsing goes there too, with the
+    objects of the documents before it kept."""
     out: list[tuple[dict[str, Any], Source]] = []
     room = limit - before
-    for doc in parse_documents(text, path):
+    documents = parse_documents(text, path)
+    while True:
+        try:
+            doc = next(documents, None)
+        except InputError as err:          # the text stops parsing here (a ReadError)
+            problems.add(err)
+            return out
+        if doc is None:
+            return out
         if doc.value is None:
             continue
         src = Source(path, doc.number)
-        obj = doc.value
-        if not isinstance(obj, dict):
-            raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
-        problem = kind_problem(obj)
-        if problem is not None:
-            raise InputError(problem, source=src, obj=obj, field="kind")
-        plain = plain_items(obj)
-        if plain is not None:           # a cluster dump: nothing to refuse but its size
-            if len(out) + len(plain) > room:
-                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
-            out.extend([(item, src) for item in plain])
+        try:
+            items = _document_objects(doc.value, src)
+        except InputError as err:
+            problems.add(err)
             continue
-        for item, _ in flatten_lists(obj, src):
-            if len(out) >= room:
-                raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
-            out.append((item, src))
-    return out
+        if len(out) + len(items) > room:
+            raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
+        out.extend([(item, src) for item in items])
+
+
+def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
+    """The objects of one document: itself, or its List's items (unwrapped); InputError for a
+    document that is not an object."""
+    if not isinstance(obj, dict):
+        raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
+    if "kind" not in obj and "apiVersion" not in obj:
+        raise InputError("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, "
+                         "another tool's file?)", source=src)
+    problem = kind_problem(obj)
+    if problem is not None:
+        raise InputError(problem, source=src, obj=obj, field="kind")
+    plain = plain_items(obj)
+    if plain is not None:           # a cluster dump: nothing to refuse but its size
+        return plain
+    return [item for item, _ in flatten_lists(obj, src)]
 
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
-                 max_objects: int = DEFAULT_MAX_OBJECTS) -> list[tuple[dict[str, Any], Source]]:
+                 max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE
+                 ) -> list[tuple[dict[str, Any], Source]]:
     """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
     `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
-    passed explicitly)."""
+    passed explicitly). A file that cannot be read or parsed, and a document that is not an
+    object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
+    apply` goes on past them); a path that does not exist is an error."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
-        out.extend(objects_from_text(read_text(path, max_bytes, stdin), path, max_objects, len(out)))
-    return one_apply(out)
+        try:
+            text = read_text(path, max_bytes, stdin)
+        except InputError as err:
+            if isinstance(err, TooLarge):      # the caller's limit: it ends the run
+                raise
+            problems.add(err)
+            continue
+        out.extend(objects_from_text(text, path, max_objects, len(out), problems))
+    return named(one_apply(out))
+
+
+S = TypeVar("S")
+
+
+def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]]:
+    """`objs` with each object that gives only a generateName named as the API server names it
+    on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
+    the n-th name of that prefix, so that several are several objects (three Jobs of one
+    generateName are three Jobs) and a run repeats. The objects named are copies."""
+    from kexplain.admission.workloads import generated_name
+
+    counts: dict[tuple[Any, Any, str], int] = {}
+    out = objs
+    for i, (obj, src) in enumerate(objs):
+        meta = obj.get("metadata")
+        if type(meta) is not dict or meta.get("name") or not isinstance(meta.get("generateName"), str) \
+                or not meta["generateName"]:
+            continue
+        key = (obj.get("kind"), meta.get("namespace") or "", meta["generateName"])
+        counts[key] = n = counts.get(key, -1) + 1
+        if out is objs:
+            out = list(objs)
+        out[i] = ({**obj, "metadata": {**meta, "name": generated_name(obj, n)}}, src)
+    return out
 
 
 # -- one apply: the same object given twice ------------------------------------------------------
@@ -212,8 +270,8 @@ class Repeat:
 def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
     """The objects of `objs` (one apply, in order) that repeat an earlier one's identity.
 
-    `kubectl apply -f DIR` applies both: the second, alike, changes nothing. Different, it is
-    taken here as the API server takes a second create, `already exists` (`repeat_error`)."""
+    `kubectl apply -f DIR` applies both: the second, alike, changes nothing; different, it
+    patches the first (`applied`)."""
     first: dict[Identity, int] = {}
     out: list[Repeat] = []
     scopes: dict[tuple[str, str], tuple[str, bool, bool]] = {}
@@ -227,38 +285,30 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
     return out
 
 
-def repeat_error(objs: Sequence[tuple[Any, Source]], repeat: Repeat) -> AdmissionRejected:
-    """The API server's `already exists` for a repeat that differs, naming the other file."""
-    obj, src = objs[repeat.index]
-    name = obj["metadata"]["name"]
-    message = (f"{_resource(obj['kind'])} {go_quote(name)} already exists "
-               f"({objs[repeat.first][1]} has it with other contents)")
-    return AdmissionRejected(message, source=src, obj=obj)
+def applied(found: Sequence[Repeat]) -> dict[int, int]:
+    """For each object given again differently (by the index of its first occurrence), the
+    index of the occurrence whose contents the cluster ends with: the last. `kubectl apply`
+    creates the object from the first manifest and patches it with each later one (a three-way
+    merge that sets every field the later manifest sets): kexplain takes the later manifest
+    whole. An object given again only alike is not listed (its first occurrence stands)."""
+    last: dict[int, int] = {}
+    differs: set[int] = set()
+    for r in found:
+        last[r.first] = r.index
+        if not r.same:
+            differs.add(r.first)
+    return {first: index for first, index in last.items() if first in differs}
 
 
 def one_apply(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
-    """`objs` as one apply: a repeat alike dropped (the first kept), one that differs refused
-    (`repeat_error`)."""
+    """`objs` as one apply: each object once, at the place of its first occurrence (when it was
+    created), with the contents of its last occurrence (`applied`: alike, the first is kept)."""
     found = repeats(objs)
     if not found:
         return objs
-    for repeat in found:
-        if not repeat.same:
-            raise repeat_error(objs, repeat)
+    latest = applied(found)
     dropped = {r.index for r in found}
-    return [item for i, item in enumerate(objs) if i not in dropped]
-
-
-def _resource(kind: str) -> str:
-    """The resource of a kind as the API server names it in messages (meta.UnsafeGuessKindToResource)."""
-    lower = kind.lower()
-    if lower.endswith("endpoints"):
-        return lower
-    if lower.endswith("s"):
-        return lower + "es"
-    if lower.endswith("y"):
-        return lower[:-1] + "ies"
-    return lower + "s"
+    return [objs[latest.get(i, i)] for i in range(len(objs)) if i not in dropped]
 
 
 def _alike(a: Any, b: Any) -> bool:
@@ -292,7 +342,8 @@ class Checked:
 
 def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collection[str], *,
                   validate: str = "strict", stored: bool = False, shape_index: Any = None,
-                  explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION) -> Checked:
+                  explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION,
+                  problems: Problems = RAISE) -> Checked:
     """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as
     kubectl sends them; objects of other kinds are kept as they are.
 
@@ -318,7 +369,10 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     for types and unknown fields together) only for objects not stored
     (`kexplain.admission.openapi.builtin_index`), and with `shape_index` (a
     `kexplain.admission.shapes.ShapeIndex`) once per shape of pod: pods that differ only in name,
-    uid and node decode alike and have the same unknown fields."""
+    uid and node decode alike and have the same unknown fields.
+
+    An object refused (a missing apiVersion, a value that does not decode, an unknown field) goes
+    to `problems`: raised, unless it collects (then the object is left out)."""
     from kexplain.admission.decode import check_fields
     from kexplain.admission.dra_convert import reads
     from kexplain.admission.openapi import MISSING, NOT_SERVED, SERVED, builtin_index
@@ -346,7 +400,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         if status is not None and status.state != SERVED:
             why = InputError(status.message, source=src, obj=obj, field="apiVersion")
             if status.state == MISSING:
-                raise why
+                problems.add(why)
+                continue
             if status.state == NOT_SERVED:
                 refused.append((kind, why))
                 warnings.append(f"{why}; skipped (kubectl apply refuses it and applies the rest of the file)")
@@ -361,14 +416,18 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             if shape is not None and shape in sound:
                 kept.append((obj, src))
                 continue
-            found = check_fields(obj, src, validate, kube)
+            try:
+                found = check_fields(obj, src, validate, kube)
+            except InputError as err:
+                problems.add(err)
+                continue
             if shape is not None and not found:
                 sound.add(shape)
             warnings.extend(found)
         kept.append((obj, src))
     explained_refused = [why for kind, why in refused if kind in explained]
     if explained_refused and not any(o.get("kind") in explained for o, _ in kept):
-        raise explained_refused[0]
+        problems.add(explained_refused[0])
     for first, (count,) in off.values():
         others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
         warnings.append(f"{first}; read as if enabled{others}")

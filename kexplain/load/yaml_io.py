@@ -984,12 +984,20 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
     """Each document of a YAML (or JSON) text, read safely within the guards; an error ends the
     text (ReadError). `nodes`: give each document's composed node too (a JSON text has none)."""
     json_error: json.JSONDecodeError | None = None
+    stream_error: ReadError | None = None
     if text.lstrip().startswith(("{", "[")):
         docs = _json_documents(text, source_path)
         if isinstance(docs, list):
             yield ParsedDocument(docs[0], 1)
             return
         json_error = docs
+        if docs.msg == "Extra data" and text.lstrip().startswith("{"):     # `jq -c` output: values one by one
+            values = _json_stream(text, source_path)
+            if isinstance(values, list):
+                for i, value in enumerate(values, start=1):
+                    yield ParsedDocument(value, i)
+                return
+            stream_error = values
     if not nodes and len(text) >= FAST_MIN_CHARS:
         fast = fast_documents(text)
         if fast is not None:
@@ -1014,6 +1022,8 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
         raise ReadError(f"{err.problem} (line {mark.line + 1}, column {mark.column + 1}); refusing to read it",
                         Source(source_path, err.document), document=err.document, line=mark.line + 1) from None
     except yaml.YAMLError as err:
+        if stream_error is not None:        # nor YAML: a stream of JSON values, one of them broken
+            raise stream_error from None
         if json_error is not None and source_path.endswith(".json"):
             raise ReadError(f"invalid JSON: line {json_error.lineno}, column {json_error.colno}: {json_error.msg}",
                             Source(source_path), document=1, line=json_error.lineno) from None
@@ -1026,6 +1036,34 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
         raise ReadError("document is nested too deeply", Source(source_path), document=number + 1) from None
     finally:
         loader.dispose()
+
+
+def _json_stream(text: str, source_path: str) -> list[Any] | ReadError:
+    """The values of a stream of JSON values (`{...}{...}`, or one a line: `jq -c` output), read
+    one after another as kubectl's YAML-or-JSON decoder reads a text that starts with `{`; or
+    the error of the first value that does not parse, naming its position in the stream (its
+    document number) and its line and column (then the caller tries YAML, and reports this
+    error when YAML cannot read the text either)."""
+    values: list[Any] = []
+    pos = _WHITESPACE.match(text, 0).end()
+    while pos < len(text):
+        number = len(values) + 1
+        try:
+            value, end = _STREAM_DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as err:
+            return ReadError(f"invalid JSON: line {err.lineno}, column {err.colno}: {err.msg}",
+                             Source(source_path, number), document=number, line=err.lineno)
+        except RecursionError:
+            return ReadError("document is nested too deeply", Source(source_path, number), document=number)
+        except ValueError as err:   # e.g. an integer of more than 4,300 digits
+            return ReadError(f"invalid JSON: {_json_reason(err)}", Source(source_path, number), document=number)
+        values.append(value)
+        pos = _WHITESPACE.match(text, end).end()
+    return values
+
+
+_STREAM_DECODER = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeError:

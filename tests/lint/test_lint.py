@@ -99,9 +99,11 @@ def test_stdin_cannot_be_read_twice(tmp_path, capsys, monkeypatch):
 
 
 def test_pool_rejected_by_admission_is_a_usage_error(tmp_path, capsys, monkeypatch):
-    bad_pool = write(tmp_path, "pool.yaml", node("n1"), node("n1", cpu="4"))
+    defaults = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                 "value": value, "globalDefault": True} for name, value in (("low", 10), ("lower", 5))]
+    bad_pool = write(tmp_path, "pool.yaml", node("n1"), *defaults)
     code, _, err = run(capsys, monkeypatch, write(tmp_path, "p.yaml", pod()), "--nodes", bad_pool)
-    assert code == 2 and 'nodes "n1" already exists' in err
+    assert code == 2 and "PriorityClass low is already marked as default" in err
 
 
 def test_help_documents_the_exit_codes(capsys, monkeypatch):

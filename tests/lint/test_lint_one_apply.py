@@ -1,6 +1,6 @@
 """lint takes the files of its paths as one apply, as `kexplain DIR` and `kubectl apply -f DIR`
 do (issue 23, items 3 and 7): an object in one file finds what a sibling file creates, an object
-given twice alike is one object, and given twice differently the second is `already exists`.
+given twice is one object, with the later manifest's contents when they differ.
 Each finding stays at its own object's file and line."""
 from __future__ import annotations
 
@@ -167,15 +167,29 @@ def test_a_namespace_in_two_files_alike_is_one_namespace(tmp_path, capsys):
     assert [p["fit"] for p in json.loads(out)["placements"]] == [1, 1]
 
 
-def test_a_namespace_in_two_files_differently_already_exists(tmp_path, capsys):
+def test_a_namespace_in_two_files_differently_is_the_later_one(tmp_path, capsys):
+    """Applied twice, as `kubectl apply -f DIR` applies it: the later manifest's labels are the
+    namespace's (what a namespace selector of the pool would read); no finding, no error."""
     team = team_a(tmp_path, namespace("{team: b}"))
-    first, second = team / "api" / "namespace.yaml", team / "web" / "namespace.yaml"
-    message = f'namespaces "team-a" already exists ({first}: document 1 has it with other contents)'
     report = lint(LintOptions((str(team),), (pool(tmp_path),)))
-    (refused,) = [f for f in report.findings if f.rule == "admission"]
-    assert (refused.location.path, refused.location.line, refused.message) == (str(second), 4, message)
-    assert [f.rule for f in report.findings if f.rule != "admission"] == ["fits", "fits"]
+    assert [(f.rule, f.obj.name) for f in report.findings] == [("fits", "api"), ("fits", "web")]
+    assert report.objects == 4
     code = main([str(team), "--nodes", pool(tmp_path), "-o", "json"])
-    _, err = capsys.readouterr()
-    assert code == 2
-    assert err == f"error: {second}: document 1: Namespace team-a: {message}\n"
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, "")
+    assert [p["fit"] for p in json.loads(out)["placements"]] == [1, 1]
+
+
+def test_a_deployment_in_two_files_differently_is_scheduled_once_as_the_later_one(tmp_path):
+    """The earlier manifest asks for more than a node has, the later one fits: lint schedules the
+    object once, as the later manifest has it, and says so at the later file; both are linted."""
+    app = tmp_path / "app"
+    write(app, "a.yaml", deployment("web", replicas=1, cpu="6"))
+    write(app, "b.yaml", deployment("web", replicas=1, cpu="1"))
+    report = lint(LintOptions((str(app),), (pool(tmp_path),)))
+    assert [(f.rule, f.location.path) for f in report.findings] == [("fits", str(app / "b.yaml"))]
+    assert (report.objects, report.scheduled_objects) == (2, 1)
+    write(app, "b.yaml", deployment("web", replicas=1, cpu="6"))
+    write(app, "a.yaml", deployment("web", replicas=1, cpu="1"))
+    report = lint(LintOptions((str(app),), (pool(tmp_path),)))
+    assert [(f.rule, f.location.path) for f in report.findings] == [("unschedulable", str(app / "b.yaml"))]

@@ -1,6 +1,7 @@
-"""The files of one argument are one apply (issue 23, item 3): an object given twice alike is one
-object; given twice differently, the second is the API server's `already exists`, naming both
-files (`kexplain.load.manifests.repeats`, used by `load_objects`: the POD argument and --nodes)."""
+"""The files of one argument are one apply (issue 23, item 3; issue 32, item 5): an object given
+twice alike is one object; given twice differently, it is applied twice as `kubectl apply -f DIR`
+applies it, and the later manifest wins, at the place of the first (`kexplain.load.manifests.repeats`
+and `applied`, used by `load_objects`: the POD argument and --nodes)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +11,12 @@ import pytest
 import yaml
 
 from kexplain.cli.app import main
-from kexplain.errors import AdmissionRejected, Source
-from kexplain.load.manifests import identity, load_objects, one_apply, repeats
+from kexplain.errors import Source
+from kexplain.load.manifests import applied, identity, load_objects, one_apply, repeats
+from tests.support.paths import DATA
+
+BOOKINFO = DATA / "manifests" / "bookinfo"
+CLUSTER = str(DATA / "as-written" / "cluster.yaml")
 
 
 def node(name: str, cpu: str = "4") -> dict:
@@ -75,22 +80,22 @@ def test_alike_means_the_same_values_of_the_same_types():
             (as_bool, Source("d.yaml", 1))]
     assert [(r.index, r.first, r.same) for r in repeats(objs)] == [(1, 0, True), (2, 0, False), (3, 0, False)]
     assert one_apply(objs[:2]) == objs[:1]
-    with pytest.raises(AdmissionRejected) as err:
-        one_apply(objs)
-    assert str(err.value) == ('c.yaml: document 1: Deployment default/d: deployments "d" already exists '
-                              '(a.yaml: document 1 has it with other contents)')
+    assert one_apply(objs) == [objs[3]]         # the last manifest applied wins
+    assert applied(repeats(objs)) == {0: 3}
 
 
-@pytest.mark.parametrize("kind, resource", [
-    ("StorageClass", "storageclasses"), ("PriorityClass", "priorityclasses"), ("NetworkPolicy", "networkpolicies"),
-    ("Endpoints", "endpoints"), ("Ingress", "ingresses"), ("ResourceSlice", "resourceslices"),
-])
-def test_the_resource_named_in_the_message(kind, resource):
-    objs = [({"kind": kind, "metadata": {"name": "x"}}, Source("a.yaml", i)) for i in (1, 2)]
-    objs[1][0]["spec"] = {}
-    with pytest.raises(AdmissionRejected) as err:
-        one_apply(objs)
-    assert err.value.message.startswith(f'{resource} "x" already exists')
+def test_the_later_manifest_wins_at_the_place_of_the_first():
+    """Created at the first manifest (a pod's place in the queue, a node's in the node order),
+    with the contents of the last; alike repeats of a changed object change nothing more."""
+    a = {"kind": "Node", "metadata": {"name": "a"}}
+    b1, b2 = {"kind": "Node", "metadata": {"name": "b", "labels": {"v": "1"}}}, \
+        {"kind": "Node", "metadata": {"name": "b", "labels": {"v": "2"}}}
+    c = {"kind": "Node", "metadata": {"name": "c"}}
+    objs = [(b1, Source("x.yaml", 1)), (a, Source("x.yaml", 2)), (b2, Source("y.yaml", 1)), (c, Source("y.yaml", 2)),
+            (b1, Source("z.yaml", 1))]
+    assert [(o["metadata"]["name"], str(s)) for o, s in one_apply(objs)] == [
+        ("b", "z.yaml: document 1"), ("a", "x.yaml: document 2"), ("c", "y.yaml: document 2")]
+    assert one_apply(objs[:4])[0] == (b2, Source("y.yaml", 1))
 
 
 def test_items_of_a_list_and_documents_of_files_are_one_apply(tmp_path):
@@ -116,13 +121,14 @@ def test_nodes_given_twice_alike_are_one_node(tmp_path, capsys):
     assert trace["search"]["numAllNodes"] == 2
 
 
-def test_nodes_given_twice_differently_already_exist(tmp_path, capsys):
+def test_nodes_given_twice_differently_the_later_wins(tmp_path, capsys):
     dump = write(tmp_path / "dump.yaml", {"apiVersion": "v1", "kind": "List", "items": [node("n1"), node("n2")]})
     nodes = write(tmp_path / "nodes.yaml", node("n2", cpu="8"))
-    code, _, err = explain(capsys, write(tmp_path / "pod.yaml", pod()), "--nodes", dump, "--nodes", nodes)
-    assert code == 2
-    assert err == (f"error: {nodes}: document 1: Node n2: nodes \"n2\" already exists "
-                   f"({dump}: document 1 has it with other contents)\n")
+    code, trace, err = explain(capsys, write(tmp_path / "pod.yaml", pod(cpu="6")), "--nodes", dump, "--nodes", nodes)
+    assert (code, err) == (0, "")
+    assert trace["search"]["numAllNodes"] == 2 and trace["result"]["selectedNodes"] == ["n2"]
+    code, trace, err = explain(capsys, write(tmp_path / "pod.yaml", pod(cpu="6")), "--nodes", nodes, "--nodes", dump)
+    assert code == 1 and trace["result"]["status"] == "Unschedulable"
 
 
 def test_a_pod_in_two_files_of_the_pod_directory(tmp_path, capsys):
@@ -133,7 +139,19 @@ def test_a_pod_in_two_files_of_the_pod_directory(tmp_path, capsys):
     code, trace, err = explain(capsys, str(app), "--nodes", nodes)
     assert code == 0, err
     assert trace["pod"]["name"] == "web" and trace["result"]["status"] == "Scheduled"
-    write(app / "b.yaml", pod(cpu="2"))
-    code, _, err = explain(capsys, str(app), "--nodes", nodes)
-    assert code == 2 and err.startswith(f"error: {app / 'b.yaml'}: document 1: Pod default/web: pods \"web\" already "
-                                        f"exists ({app / 'a.yaml'}: document 1 has it with other contents)")
+    write(app / "b.yaml", pod(cpu="6"))         # more than the node has: the later manifest is the pod
+    code, trace, err = explain(capsys, str(app), "--nodes", nodes)
+    assert code == 1 and trace["pod"]["name"] == "web" and trace["result"]["status"] == "Unschedulable"
+
+
+def test_bookinfo_objects_in_two_files(capsys):
+    """istio's bookinfo.yaml and bookinfo-versions.yaml define the same Service, ServiceAccount and
+    Deployment with other contents: one object each, at its place in the first file read
+    (bookinfo-versions.yaml: name order), with the contents of the later one (bookinfo.yaml),
+    whose Deployment asks for 3 CPUs (fits a 4-CPU node) where the other asks for 8 (fits none)."""
+    objs = load_objects([str(BOOKINFO)])
+    assert [(o["kind"], s.path.rsplit("/", 1)[1]) for o, s in objs] == [
+        ("Service", "bookinfo.yaml"), ("ServiceAccount", "bookinfo.yaml"), ("Deployment", "bookinfo.yaml")]
+    code, trace, err = explain(capsys, str(BOOKINFO), "--nodes", CLUSTER)
+    assert (code, err) == (0, "")
+    assert trace["pod"]["name"] == "productpage-v1-0" and trace["result"]["status"] == "Scheduled"

@@ -1,0 +1,44 @@
+"""Which objects are the built-in kinds kexplain reads: told apart by API group and kind, not by
+kind alone, as the API server tells them apart.
+
+A custom resource may share a built-in kind's name (Volcano's `batch.volcano.sh/v1alpha1` Job,
+an `example.com/v1` Pod or Node): it is not a workload, a pod or a node, and kexplain ignores it
+as it ignores every kind it does not read (`kexplain lint` reports it `unknown-kind`). One rule
+for every reader: `is_builtin_kind`.
+"""
+from __future__ import annotations
+
+from kexplain.errors import is_builtin_api
+
+# The API group of each built-in kind kexplain reads ("" for the core group).
+KIND_GROUPS: dict[str, str] = {
+    "Pod": "", "Node": "", "Namespace": "", "Service": "", "PersistentVolume": "", "PersistentVolumeClaim": "",
+    "ReplicationController": "", "LimitRange": "",
+    "Deployment": "apps", "ReplicaSet": "apps", "StatefulSet": "apps", "DaemonSet": "apps",
+    "Job": "batch", "CronJob": "batch",
+    "StorageClass": "storage.k8s.io", "CSINode": "storage.k8s.io",
+    "PodDisruptionBudget": "policy",
+    "PriorityClass": "scheduling.k8s.io",
+    "RuntimeClass": "node.k8s.io",
+    "DeviceClass": "resource.k8s.io", "ResourceSlice": "resource.k8s.io", "ResourceClaim": "resource.k8s.io",
+    "ResourceClaimTemplate": "resource.k8s.io",
+}
+
+
+def api_group(api_version: object) -> str | None:
+    """The group of an apiVersion (`apps/v1`: apps; `v1`: the core group, ""); None without one."""
+    if not isinstance(api_version, str) or not api_version:
+        return None
+    return api_version.rpartition("/")[0]
+
+
+def is_builtin_kind(api_version: object, kind: object) -> bool:
+    """Whether an object of `kind` at `api_version` is the built-in kind of that name: its group
+    is the kind's (any version: one the API server does not serve is refused as such, later).
+    Without an apiVersion, yes (the API server's refusal of the missing field is said later);
+    a kind kexplain does not read is judged by its group alone (`is_builtin_api`)."""
+    group = api_group(api_version)
+    if group is None:
+        return True
+    known = KIND_GROUPS.get(kind) if isinstance(kind, str) else None
+    return group == known if known is not None else is_builtin_api(api_version)
