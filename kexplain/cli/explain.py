@@ -325,7 +325,10 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
 
 
 def outcome_status(outcome: "Outcome") -> ExitStatus:
-    """Every copy's verdict, and 1 when the object's copies did not all fit."""
+    """Every copy's verdict, and 1 when the object's copies did not all fit; 0 for an idle
+    workload (its controller creates no pod: its template's verdict is told, not counted)."""
+    if outcome.entry.idle:
+        return ExitStatus.SUCCESS
     return aggregate([for_result(c.status) for c in outcome.copies]
                      + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
 
