@@ -1,0 +1,208 @@
+"""What blocks a claim: VolumeBinding's PreFilter says "pod has unbound immediate
+PersistentVolumeClaims" and names nothing; kexplain's `rejection` facts name each claim and why
+(`kexplain.plugins.helper.unbound_claims`), the table says so under the verdict, and the
+storage-class fix family proposes a class, each change verified by scheduling again. The
+scheduler's own message is unchanged. Files shaped like charts people apply."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import TESTS
+
+NODES = """apiVersion: v1
+kind: Node
+metadata:
+  name: worker-1
+  labels: {kubernetes.io/hostname: worker-1, topology.kubernetes.io/zone: eu-west-1a}
+status:
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: worker-2
+  labels: {kubernetes.io/hostname: worker-2, topology.kubernetes.io/zone: eu-west-1b}
+status:
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+"""
+GP3 = """---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: gp3}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+"""
+IMMEDIATE = """---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: nfs}
+provisioner: nfs.csi.k8s.io
+volumeBindingMode: Immediate
+"""
+
+
+def postgres(storage_class: str | None) -> str:
+    cls = f"      storageClassName: {storage_class}\n" if storage_class is not None else ""
+    return f"""apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: postgres, namespace: db}}
+spec:
+  serviceName: postgres
+  replicas: 1
+  selector: {{matchLabels: {{app: postgres}}}}
+  template:
+    metadata: {{labels: {{app: postgres}}}}
+    spec:
+      containers:
+      - name: postgres
+        image: postgres:16
+        ports: [{{containerPort: 5432}}]
+        volumeMounts: [{{name: data, mountPath: /var/lib/postgresql/data}}]
+        resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}
+  volumeClaimTemplates:
+  - metadata: {{name: data}}
+    spec:
+{cls}      accessModes: [ReadWriteOnce]
+      resources: {{requests: {{storage: 20Gi}}}}
+"""
+
+
+def run(tmp_path: Path, app: str, cluster: str, *args: str) -> tuple[int, str, str]:
+    (tmp_path / "app.yaml").write_text(app)
+    (tmp_path / "cluster.yaml").write_text(cluster)
+    env = TestEnvironment(width=100)
+    code = main([str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), *args], env=env)
+    return code, env.out, env.err
+
+
+MESSAGE = ("0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found")
+
+
+def test_a_class_that_is_not_in_the_input(tmp_path):
+    code, out, _ = run(tmp_path, postgres("fast-ssd"), NODES, "-o", "json")
+    trace = json.loads(out)
+    assert code == 1 and trace["result"]["message"] == MESSAGE          # the scheduler's words, unchanged
+    assert trace["rejection"] == {"plugin": "VolumeBinding", "claims": [
+        {"volume": "data", "claim": "db/data-postgres-0", "request": "20Gi", "accessModes": ["ReadWriteOnce"],
+         "cause": "classMissing", "storageClass": "fast-ssd"}]}
+    (fix,) = trace["suggestions"]
+    assert fix["kind"] == "create-storage-class" and fix["nodesOpened"] == 2
+    assert fix["change"][0]["value"]["metadata"]["name"] == "fast-ssd"
+    assert fix["change"][0]["value"]["volumeBindingMode"] == "WaitForFirstConsumer"
+    code, out, _ = run(tmp_path, postgres("fast-ssd"), NODES)
+    text = " ".join(out.split())
+    assert ("claim db/data-postgres-0 (volume data): unbound: its StorageClass fast-ssd is not in the input (no "
+            "such StorageClass), so nothing provisions or binds it") in text
+    assert "create StorageClass fast-ssd, which claim db/data-postgres-0 names" in text
+
+
+def test_a_class_that_is_not_in_the_input_beside_one_that_is(tmp_path):
+    code, out, _ = run(tmp_path, postgres("fast-ssd"), NODES + GP3, "-o", "json")
+    fixes = {f["kind"]: f for f in json.loads(out)["suggestions"]}
+    assert fixes["create-storage-class"]["change"][0]["value"]["provisioner"] == "ebs.csi.aws.com"
+    assert fixes["set-storage-class"]["description"] == (
+        "set storageClassName: gp3 (a class of the input) in the StatefulSet's volumeClaimTemplates entry data "
+        "(claim db/data-postgres-0)")
+
+
+def test_no_class_and_no_default_class(tmp_path):
+    code, out, _ = run(tmp_path, postgres(None), NODES, "-o", "json")
+    trace = json.loads(out)
+    assert code == 1 and trace["result"]["message"] == MESSAGE
+    (claim,) = trace["rejection"]["claims"]
+    assert claim["cause"] == "noDefaultClass" and claim["defaultClasses"] == []
+    (fix,) = trace["suggestions"]
+    assert fix["kind"] == "default-storage-class"
+    assert fix["change"][0]["value"]["metadata"]["annotations"] == {
+        "storageclass.kubernetes.io/is-default-class": "true"}
+    code, out, _ = run(tmp_path, postgres(None), NODES)
+    assert "it names no StorageClass and the input has no default StorageClass" in " ".join(out.split())
+
+
+def test_no_class_with_a_class_that_is_not_the_default(tmp_path):
+    code, out, _ = run(tmp_path, postgres(None), NODES + GP3, "-o", "json")
+    kinds = [f["kind"] for f in json.loads(out)["suggestions"]]
+    assert kinds == ["default-storage-class", "set-storage-class"]
+    first = json.loads(out)["suggestions"][0]
+    assert first["description"].startswith("make StorageClass gp3 the default")
+
+
+def test_an_immediate_class_without_a_volume(tmp_path):
+    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE, "-o", "json")
+    trace = json.loads(out)
+    (claim,) = trace["rejection"]["claims"]
+    assert claim == {"volume": "data", "claim": "db/data-postgres-0", "request": "20Gi",
+                     "accessModes": ["ReadWriteOnce"], "cause": "noMatchingVolume", "storageClass": "nfs",
+                     "bindingMode": "Immediate", "matchingVolumes": 0, "provisioner": "nfs.csi.k8s.io"}
+    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE)
+    assert ("its class nfs binds at once (Immediate) and no free PersistentVolume of the class matches it (20Gi "
+            "ReadWriteOnce); in a cluster nfs.csi.k8s.io would provision one") in " ".join(out.split())
+
+
+def test_a_claim_that_is_not_in_the_input(tmp_path):
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: uploader, namespace: media}
+spec:
+  containers: [{name: app, image: registry.example.com/uploader:3}]
+  volumes: [{name: uploads, persistentVolumeClaim: {claimName: uploads}}]
+"""
+    code, out, _ = run(tmp_path, pod, NODES, "-o", "json")
+    trace = json.loads(out)
+    assert trace["result"]["message"].startswith('0/2 nodes are available: persistentvolumeclaim "uploads" not found.')
+    assert trace["rejection"] == {"plugin": "VolumeRestrictions",       # the first PreFilter to look it up
+                                  "claims": [{"volume": "uploads", "claim": "media/uploads", "cause": "missing"}]}
+    code, out, _ = run(tmp_path, pod, NODES)
+    assert "claim media/uploads (volume uploads): not in the input" in " ".join(out.split())
+
+
+def test_a_claim_that_waits_for_its_consumer_is_no_cause(tmp_path):
+    code, out, _ = run(tmp_path, postgres("gp3"), NODES + GP3, "-o", "json")
+    trace = json.loads(out)
+    assert code == 0 and "rejection" not in trace
+
+
+# -- NodeDeclaredFeatures in the table -------------------------------------------------------------
+def test_a_declared_features_rejection_names_the_missing_feature():
+    data = TESTS / "data" / "versions" / "declared-features"
+    env = TestEnvironment()
+    code = main([str(data / "pod.yaml"), "--nodes", str(data / "cluster.yaml"), "--kubernetes-version", "1.36"],
+                env=env)
+    assert code == 0
+    (row,) = [i for i, line in enumerate(env.out.splitlines()) if "NodeDeclaredFeatures" in line]
+    assert env.out.splitlines()[row].startswith("node(s) didn't match Pod's required features")
+    assert env.out.splitlines()[row + 1] == "(missing: RestartAllContainersOnContainerExits)"
+
+
+# -- -o wide: headers whole ------------------------------------------------------------------------
+def test_wide_headers_never_break_inside_a_word(tmp_path):
+    node = """apiVersion: v1
+kind: Node
+metadata: {name: gpu-node-with-a-long-name-1, labels: {kubernetes.io/hostname: gpu-node-with-a-long-name-1}}
+status:
+  capacity: {cpu: "64", memory: 512Gi, pods: "110", ephemeral-storage: 1Ti, nvidia.com/gpu: "8",
+             hugepages-2Mi: 1Gi, example.com/fpga-accelerator: "2", rdma/hca_shared_devices_a: "100"}
+"""
+    pod = """apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  containers:
+  - name: trainer
+    image: registry.example.com/trainer:1
+    resources:
+      requests: {cpu: "100", nvidia.com/gpu: "1", example.com/fpga-accelerator: "1", rdma/hca_shared_devices_a: "1"}
+      limits: {nvidia.com/gpu: "1", example.com/fpga-accelerator: "1", rdma/hca_shared_devices_a: "1"}
+"""
+    (tmp_path / "app.yaml").write_text(pod)
+    (tmp_path / "cluster.yaml").write_text(node)
+    env = TestEnvironment()
+    main([str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "-o", "wide"], env=env)
+    words = set(env.out.split())
+    for header in ("cpu", "memory", "ephemeral-storage", "hugepages-2Mi", "nvidia.com/gpu",
+                   "example.com/fpga-accelerator", "rdma/hca_shared_devices_a", "pods"):
+        assert header in words, header
+    assert all(len(line) <= 80 for line in env.out.splitlines() if not line.startswith("  Warning"))
