@@ -705,6 +705,8 @@ class Linter:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
         details["message"] = result.message
+        if trace.extra.get("rejection"):        # what a PreFilter rejection's message does not name
+            details["rejection"] = trace.extra["rejection"]
         post = trace.post_filter or {}
         nominated = post.get("nominatedNodeName") or ""
         prefix = f"{len(placed):,} of {copies:,} replicas fit ({_where(placed, zones)}); " if placed else ""

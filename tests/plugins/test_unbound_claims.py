@@ -206,3 +206,15 @@ spec:
                    "example.com/fpga-accelerator", "rdma/hca_shared_devices_a", "pods"):
         assert header in words, header
     assert all(len(line) <= 80 for line in env.out.splitlines() if not line.startswith("  Warning"))
+
+
+def test_lint_gives_the_causes_in_its_details(tmp_path):
+    from kexplain.lint.linter import LintOptions, default_suggester, lint
+    (tmp_path / "app.yaml").write_text(postgres("fast-ssd"))
+    (tmp_path / "cluster.yaml").write_text(NODES)
+    report = lint(LintOptions((str(tmp_path / "app.yaml"),), (str(tmp_path / "cluster.yaml"),)),
+                  suggester=default_suggester())
+    (finding,) = report.findings
+    assert finding.rule == "unschedulable" and finding.message == MESSAGE      # the scheduler's words
+    assert [c["cause"] for c in finding.details["rejection"]["claims"]] == ["classMissing"]
+    assert finding.suggestions[0].startswith("create StorageClass fast-ssd")
