@@ -201,13 +201,17 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
     for row, sc in zip(rows, scores):
         table.add_row(*row, *([] if apart else sc))
     blocks = [Block(table)]
-    if apart:
-        by_plugin = look.table("Weighted scores per plugin, by rank")
-        by_plugin.add_column("#", justify="right", no_wrap=True)
-        for p in plugins:
-            by_plugin.add_column(short(p), justify="right", no_wrap=True)
-        for row, sc in zip(rows, scores):
-            by_plugin.add_row(row[0], *sc)
+    by_plugin: list[Block] = []
+    if apart:       # in as many tables as the width needs: a header is never cut
+        columns = [[short(p), *(sc[i] for sc in scores)] for i, p in enumerate(plugins)]
+        for part in _column_parts(look.width, ["#", *(row[0] for row in rows)], columns):
+            t = look.table("Weighted scores per plugin, by rank" if not by_plugin else "(continued)")
+            t.add_column("#", justify="right", no_wrap=True)
+            for i in part:
+                t.add_column(short(plugins[i]), justify="right", no_wrap=True)
+            for row, sc in zip(rows, scores):
+                t.add_row(row[0], *(sc[i] for i in part))
+            by_plugin.append(Block(t))
     notes = []
     if len(shown) < len(ranked):
         notes.append(f"... and {len(ranked) - len(shown)} more (-o wide lists every node)")
@@ -221,7 +225,7 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
         notes.append("Plugins: " + ", ".join(f"{short(p)} = {p}" for p in used if short(p) != p))
     if apart:
         blocks.append(Block(Text("\n".join(notes[:-1]), style="dim"), gap=False))
-        blocks += [Block(by_plugin), Block(Text(notes[-1], style="dim"), gap=False)]
+        blocks += [*by_plugin, Block(Text(notes[-1], style="dim"), gap=False)]
         return blocks
     blocks.append(Block(Text("\n".join(n for n in notes if not n.endswith(": ")), style="dim"), gap=False))
     return blocks
