@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping
 from kexplain.errors import KexplainError, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.snapshot import Snapshot
+from kexplain.plugins.volumes import WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, name_of
 
 
 def _dict(value: Any) -> dict:
@@ -124,7 +125,6 @@ def create_volume_claims(pod: Mapping[str, Any], existing: Iterable[Mapping[str,
     return created
 
 
-_CONTEXT_KINDS = ("StorageClass", "Namespace")       # what admission of a claim reads
 _VOLUME_KINDS = ("StorageClass", "PersistentVolume")  # what the PV controller reads besides the claim
 
 
@@ -132,8 +132,9 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
                        kube: KubeVersion = DEFAULT_VERSION) -> tuple[Snapshot, list[str]]:
     """`snapshot` with the pod's ephemeral volume claims created (`create_volume_claims`),
     admitted by `kube`'s API server against the snapshot's StorageClasses and Namespaces, and
-    bound by the PersistentVolume controller; and the notes to tell. A claim the API server
-    refuses is not created (its note says why: the controller would retry in vain)."""
+    bound by the PersistentVolume controller (unless their classes wait for the first consumer:
+    then the scheduler binds them); and the notes to tell. A claim the API server refuses is
+    not created (its note says why: the controller would retry in vain)."""
     from kexplain.admission import admit
     from kexplain.load.pv_controller import settle
 
@@ -142,7 +143,9 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
         return snapshot, []
     notes: list[str] = []
     admitted: list[dict[str, Any]] = []
-    context = [(o, source) for kind in _CONTEXT_KINDS for o in snapshot.of_kind(kind)]
+    namespace = made.claims[0]["metadata"]["namespace"]
+    context = [(o, source) for o in snapshot.of_kind("StorageClass")] + [
+        (o, source) for o in snapshot.of_kind("Namespace") if _dict(o.get("metadata")).get("name") == namespace]
     for i, claim in enumerate(made.claims):
         mine = Source(source.path, source.doc)
         try:
@@ -154,13 +157,18 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
         notes.append(made.note(i))
     if not admitted:
         return snapshot, notes
+    objects = dict(snapshot.objects)
+    waiting = {name_of(sc) for sc in snapshot.of_kind("StorageClass")
+               if binding_mode(sc) == WAIT_FOR_FIRST_CONSUMER}
+    if all(claim_class(c) in waiting for c in admitted):   # the scheduler binds them: the controller waits
+        objects["PersistentVolumeClaim"] = [*snapshot.of_kind("PersistentVolumeClaim"), *admitted]
+        return snapshot.with_objects(snapshot.namespaces, objects), notes
     volumes = [(o, source) for kind in _VOLUME_KINDS for o in snapshot.of_kind(kind)]
     new = {id(c) for c in admitted}
     settled = settle(volumes + [(c, source) for c in admitted], lambda o, _: id(o) in new).objects
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for obj, _ in settled:
         by_kind.setdefault(str(obj.get("kind")), []).append(obj)
-    objects = dict(snapshot.objects)
     objects["PersistentVolume"] = by_kind.get("PersistentVolume", [])
     objects["PersistentVolumeClaim"] = [*snapshot.of_kind("PersistentVolumeClaim"),
                                         *by_kind.get("PersistentVolumeClaim", [])]

@@ -282,3 +282,34 @@ def test_each_replica_gets_its_own_ephemeral_claim(tmp_path):
     doc = json.loads(out)
     assert doc["placements"][0]["fit"] == 3
     assert [i["result"]["status"] for i in doc["items"]] == ["Scheduled"] * 3
+
+
+def test_an_ephemeral_claim_of_an_immediate_class_is_bound_by_the_pv_controller(tmp_path):
+    cluster = NODE + """---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local-fast}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: scratch-pv-1}
+spec:
+  storageClassName: local-fast
+  capacity: {storage: 50Gi}
+  accessModes: [ReadWriteOnce]
+  hostPath: {path: /mnt/scratch-1}
+status: {phase: Available}
+"""
+    pod = EPHEMERAL_POD.replace("          accessModes: [ReadWriteOnce]",
+                                "          storageClassName: local-fast\n          accessModes: [ReadWriteOnce]")
+    nodes, path = write(tmp_path, "nodes.yaml", cluster), write(tmp_path, "pod.yaml", pod)
+    code, out, _ = run(path, "--nodes", nodes, "-o", "json")
+    assert code == 0 and json.loads(out)["result"]["status"] == "Scheduled"
+    loaded = load(Request(pod_path=path, node_paths=(nodes,)))
+    assert loaded.single is not None
+    (claim,) = loaded.single.snapshot.of_kind("PersistentVolumeClaim")
+    assert claim["spec"]["volumeName"] == "scratch-pv-1" and claim["status"]["phase"] == "Bound"
+    (volume,) = loaded.single.snapshot.of_kind("PersistentVolume")
+    assert volume["spec"]["claimRef"]["name"] == "builder-scratch"
