@@ -15,7 +15,7 @@ exists and can serve it:
   the claim as admission would); or set storageClassName on the claim.
 
 A claim a StatefulSet makes from a volumeClaimTemplates entry is changed in that entry (the
-description says so). Claims with other causes get no suggestion (their fix is the input:
+description says so). Several claims at fault: first the first change of each, together. Claims with other causes get no suggestion (their fix is the input:
 a volume to create, a claim that is missing).
 """
 from __future__ import annotations
@@ -93,43 +93,57 @@ def _provisioner_words(provisioner: str) -> str:
 
 
 def candidates(ctx: Context) -> list[Candidate]:
-    """One or two changes per claim of the rejection that a class would serve, in claim order."""
+    """One or two changes per claim of the rejection that a class would serve, in claim order;
+    when several claims need one, first the first change of each made together (no single one
+    lets the pod schedule)."""
     claims = (ctx.trace.extra.get("rejection") or {}).get("claims") or ()
+    per_claim = [_claim_candidates(ctx, entry) for entry in claims]
+    firsts = [found[0] for found in per_claim if found]
+    together: list[Candidate] = []
+    if len(firsts) > 1 and len(firsts) == len(claims):
+        ops: list[Op] = []
+        for cand in firsts:
+            ops += [op for op in cand.change if op not in ops]
+        together.append(Candidate(firsts[0].kind, "cluster", "; ".join(c.description for c in firsts), tuple(ops)))
+    return together + [c for found in per_claim for c in found]
+
+
+def _claim_candidates(ctx: Context, entry: Mapping[str, Any]) -> list[Candidate]:
+    """The changes that give one claim of the rejection a class, best first."""
     classes = _classes(ctx)
     provisioner = str(classes[0].get("provisioner")) if classes else PLACEHOLDER_PROVISIONER
     out: list[Candidate] = []
-    for entry in claims:
-        cause = entry.get("cause")
-        where = _where(ctx, entry)
-        target = f"claim {entry.get('claim')}"
-        if cause == CLASS_MISSING:
-            cls = str(entry.get("storageClass") or "")
-            out.append(Candidate(CREATE_STORAGE_CLASS, "cluster",
-                                 f"create StorageClass {cls}, which claim {entry.get('claim')} names "
-                                 f"({_provisioner_words(provisioner)}, volumeBindingMode: {WAIT_FOR_FIRST_CONSUMER})",
-                                 (_create(cls, provisioner),)))
-            for sc in classes[:1]:
-                out.append(Candidate(SET_STORAGE_CLASS, target,
-                                     f"set storageClassName: {name_of(sc)} (a class of the input) {where}",
-                                     (_set_class(entry, name_of(sc)),)))
-        elif cause == NO_DEFAULT_CLASS:
-            waiting = [sc for sc in classes if binding_mode(sc) == WAIT_FOR_FIRST_CONSUMER]
-            for sc in (waiting or classes)[:1]:
-                out.append(Candidate(DEFAULT_STORAGE_CLASS, "cluster",
-                                     f"make StorageClass {name_of(sc)} the default (annotation "
-                                     f'{ANN_DEFAULT_STORAGE_CLASS}: "true") before claim {entry.get("claim")} is '
-                                     "created: the API server gives it that class",
-                                     ({"op": "add", "object": {"kind": "StorageClass", "name": name_of(sc)},
-                                       "path": pointer("metadata", "annotations", ANN_DEFAULT_STORAGE_CLASS),
-                                       "value": "true"}, _set_class(entry, name_of(sc)))))
-                out.append(Candidate(SET_STORAGE_CLASS, target, f"set storageClassName: {name_of(sc)} {where}",
-                                     (_set_class(entry, name_of(sc)),)))
-            if not classes:
-                out.append(Candidate(DEFAULT_STORAGE_CLASS, "cluster",
-                                     f"add a default StorageClass ({_provisioner_words(provisioner)}, "
-                                     f'{ANN_DEFAULT_STORAGE_CLASS}: "true", volumeBindingMode: '
-                                     f"{WAIT_FOR_FIRST_CONSUMER}) before claim {entry.get('claim')} is created: the "
-                                     "API server gives it that class",
-                                     (_create(NEW_DEFAULT_NAME, provisioner, default=True),
-                                      _set_class(entry, NEW_DEFAULT_NAME))))
+    cause = entry.get("cause")
+    where = _where(ctx, entry)
+    target = f"claim {entry.get('claim')}"
+    if cause == CLASS_MISSING:
+        cls = str(entry.get("storageClass") or "")
+        out.append(Candidate(CREATE_STORAGE_CLASS, "cluster",
+                             f"create StorageClass {cls}, which claim {entry.get('claim')} names "
+                             f"({_provisioner_words(provisioner)}, volumeBindingMode: {WAIT_FOR_FIRST_CONSUMER})",
+                             (_create(cls, provisioner),)))
+        for sc in classes[:1]:
+            out.append(Candidate(SET_STORAGE_CLASS, target,
+                                 f"set storageClassName: {name_of(sc)} (a class of the input) {where}",
+                                 (_set_class(entry, name_of(sc)),)))
+    elif cause == NO_DEFAULT_CLASS:
+        waiting = [sc for sc in classes if binding_mode(sc) == WAIT_FOR_FIRST_CONSUMER]
+        for sc in (waiting or classes)[:1]:
+            out.append(Candidate(DEFAULT_STORAGE_CLASS, "cluster",
+                                 f"make StorageClass {name_of(sc)} the default (annotation "
+                                 f'{ANN_DEFAULT_STORAGE_CLASS}: "true") before claim {entry.get("claim")} is '
+                                 "created: the API server gives it that class",
+                                 ({"op": "add", "object": {"kind": "StorageClass", "name": name_of(sc)},
+                                   "path": pointer("metadata", "annotations", ANN_DEFAULT_STORAGE_CLASS),
+                                   "value": "true"}, _set_class(entry, name_of(sc)))))
+            out.append(Candidate(SET_STORAGE_CLASS, target, f"set storageClassName: {name_of(sc)} {where}",
+                                 (_set_class(entry, name_of(sc)),)))
+        if not classes:
+            out.append(Candidate(DEFAULT_STORAGE_CLASS, "cluster",
+                                 f"add a default StorageClass ({_provisioner_words(provisioner)}, "
+                                 f'{ANN_DEFAULT_STORAGE_CLASS}: "true", volumeBindingMode: '
+                                 f"{WAIT_FOR_FIRST_CONSUMER}) before claim {entry.get('claim')} is created: the "
+                                 "API server gives it that class",
+                                 (_create(NEW_DEFAULT_NAME, provisioner, default=True),
+                                  _set_class(entry, NEW_DEFAULT_NAME))))
     return out

@@ -174,3 +174,33 @@ def test_lint_gives_the_causes_in_its_details(tmp_path):
     assert finding.rule == "unschedulable" and finding.message == MESSAGE      # the scheduler's words
     assert [c["cause"] for c in finding.details["rejection"]["claims"]] == ["classMissing"]
     assert finding.suggestions[0].startswith("create StorageClass fast-ssd")
+
+
+def test_two_claims_without_their_classes_get_one_change_for_both(tmp_path):
+    app = """apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: media, namespace: cms}
+spec: {storageClassName: fast-ssd, accessModes: [ReadWriteOnce], resources: {requests: {storage: 50Gi}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: backups, namespace: cms}
+spec: {storageClassName: cold-hdd, accessModes: [ReadWriteOnce], resources: {requests: {storage: 200Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: wordpress, namespace: cms}
+spec:
+  containers: [{name: wordpress, image: wordpress:6, volumeMounts: [{name: media, mountPath: /var/www/html},
+                                                                    {name: backups, mountPath: /backups}]}]
+  volumes:
+  - {name: media, persistentVolumeClaim: {claimName: media}}
+  - {name: backups, persistentVolumeClaim: {claimName: backups}}
+"""
+    code, out, _ = run(tmp_path, app, NODES + GP3, "-o", "json")
+    trace = json.loads(out)
+    assert [(c["claim"], c["cause"]) for c in trace["rejection"]["claims"]] == [
+        ("cms/media", "classMissing"), ("cms/backups", "classMissing")]
+    (both,) = trace["suggestions"]          # no single change is enough: the two together
+    assert [op["value"]["metadata"]["name"] for op in both["change"]] == ["fast-ssd", "cold-hdd"]
+    assert both["nodesOpened"] == 2
