@@ -7,6 +7,7 @@ traceback: an error's one line, an interrupt, a closed pipe, or a kexplain bug.
 """
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from contextlib import ExitStack, redirect_stderr, redirect_stdout
@@ -25,6 +26,7 @@ from kexplain.cli import snapshot as snapshot_cmd
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import HELP as EXIT_HELP
 from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.pipes import OutputClosed, guarded
 from kexplain.errors import KexplainError
 from kexplain.features import DEFAULT_MINOR, ENV_VAR, RELEASES, SUPPORTED
 
@@ -96,6 +98,8 @@ def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_
     process's streams) and return its exit code. `kexplain POD ...` is `kexplain explain POD ...`:
     the default command needs no name."""
     env = Environment() if env is None else env
+    env = copy.copy(env)               # the caller's own is not changed
+    env.stdout = guarded(env.stdout)
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] not in _subcommands() and args[0] not in ROOT_OPTIONS:
         args.insert(0, "explain")
@@ -107,10 +111,13 @@ def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_
         return err.exit_code
     except KeyboardInterrupt:
         return ExitStatus.INTERRUPTED
-    except BrokenPipeError:
-        # `kexplain ... | head`: the reader left; say nothing more.
+    except OutputClosed as closed:
+        # `kexplain ... | head`: the reader left; say nothing more (`kexplain.cli.pipes`).
         _discard(env.stdout)
-        return ExitStatus.SUCCESS
+        return closed.exit_code
+    except BrokenPipeError:     # a write that was not guarded: the verdict is not known
+        _discard(env.stdout)
+        return ExitStatus.CLOSED_PIPE
     except Exception as err:  # a bug of ours: one line, not a traceback (KEXPLAIN_DEBUG=1 shows it)
         if os.environ.get("KEXPLAIN_DEBUG"):
             raise

@@ -14,11 +14,12 @@ class ExitStatus(IntEnum):
     SCHEDULER_ERROR = 3     # the scheduler itself would fail with an error
     INTERNAL_ERROR = 4      # a kexplain bug
     INTERRUPTED = 130
+    CLOSED_PIPE = 141       # the output pipe closed before every verdict was reached (128 + SIGPIPE)
 
 
 HELP = """Exit codes: 0 schedulable, 1 unschedulable or gated, 2 bad usage or bad input,
 3 the scheduler would fail with an error, 4 internal error (a kexplain bug: please report it),
-130 interrupted."""
+130 interrupted, 141 the output pipe closed before every verdict was reached (as SIGPIPE)."""
 
 # Which verdict wins when a run gives several (pods, copies, pending pods, lint's outcomes).
 _PRECEDENCE = (ExitStatus.SUCCESS, ExitStatus.UNSCHEDULABLE, ExitStatus.BAD_INPUT, ExitStatus.SCHEDULER_ERROR)

@@ -11,6 +11,7 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
                                    version_choice, version_option)
 from kexplain.errors import KexplainError
@@ -207,7 +208,8 @@ def command(
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     hint = no_nodes_hint(nodes)
-    write_trace(env, trace, output, node=node, no_nodes_hint=hint)
+    with verdict_known(for_trace(trace)):
+        write_trace(env, trace, output, node=node, no_nodes_hint=hint)
     if svg:
         from kexplain.render.table import print_trace
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
@@ -243,6 +245,15 @@ def write_version_comparison(env: Environment, req: "Request", kubes: "list[Kube
     for warning in dict.fromkeys(w for run in comparison.runs for w in run.warnings):
         env.error(f"warning: {warning}")
     doc = comparison.to_json()
+    status = aggregate(for_trace(run.trace) if run.trace is not None else ExitStatus.BAD_INPUT
+                       for run in comparison.runs)
+    with verdict_known(status):
+        _write_comparison(env, doc, output, svg=svg, html=html)
+    return status
+
+
+def _write_comparison(env: Environment, doc: dict, output: Output, *, svg: Optional[str] = None,
+                      html: Optional[str] = None) -> None:
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
@@ -250,8 +261,6 @@ def write_version_comparison(env: Environment, req: "Request", kubes: "list[Kube
         print_comparison(doc, env.console(), wide=output is Output.wide)
         if svg or html:
             export_view(env, lambda c: print_comparison(doc, c, wide=output is Output.wide), svg, html)
-    return aggregate(for_trace(run.trace) if run.trace is not None else ExitStatus.BAD_INPUT
-                     for run in comparison.runs)
 
 
 def explain_for_page(inputs: "Inputs", options: "RunOptions", trace: dict) -> dict:
@@ -295,7 +304,9 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     statuses: list[ExitStatus] = []
-    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
+    entries = len(batch.batch)      # one outcome each: every verdict is reached with the last
+    with verdict_known(lambda: aggregate(statuses) if len(statuses) == entries else None), \
+            scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
         run = replace(batch, progress=bar.update)
 
         def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
@@ -339,7 +350,10 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
 
 
 def outcome_status(outcome: "Outcome") -> ExitStatus:
-    """Every copy's verdict, and 1 when the object's copies did not all fit."""
+    """Every copy's verdict, and 1 when the object's copies did not all fit; 0 for an idle
+    workload (its controller creates no pod: its template's verdict is told, not counted)."""
+    if outcome.entry.idle:
+        return ExitStatus.SUCCESS
     return aggregate([for_result(c.status) for c in outcome.copies]
                      + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
 

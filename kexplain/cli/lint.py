@@ -3,18 +3,23 @@ from __future__ import annotations
 
 import os
 from enum import Enum
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
                                    version_option)
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES
 from kexplain.load.limits import DEFAULT_MAX_BYTES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.lint.linter import Report
+    from kexplain.render.lint_formats import RenderOptions
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
 --nodes, run every Pod and workload pod template through the scheduler against the pool
@@ -112,7 +117,7 @@ def command(
                                             "self-contained interactive page."),
 ) -> ExitStatus:
     from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
-    from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
+    from kexplain.render.lint_formats import RenderOptions, formats_for
 
     env = env_of(ctx)
     if strict:
@@ -157,6 +162,22 @@ def command(
             report = lint_compared(options, before, env.stdin, default_suggester(), freeze_pool=True,
                                    progress=bar.update)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
+    outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
+    if report.failed(render_options.fail_on):
+        outcomes.append(ExitStatus.FINDINGS)
+    with verdict_known(aggregate(outcomes)):     # the report is complete: only its telling is cut short
+        _write_report(env, report, render_options, chosen, targets)
+    if html:
+        from kexplain.cli.explain import save_page
+        save_page(html, {**report.to_json(), "explanations": report.explanations})
+    return aggregate(outcomes)
+
+
+def _write_report(env: Environment, report: Report, render_options: RenderOptions, chosen: list[str],
+                  targets: list[str]) -> None:
+    """The report in each format chosen, to stdout (`-`) or its file."""
+    from kexplain.render.lint_formats import print_text, render
+
     for fmt, target in zip(chosen, targets):
         if target == "-" and fmt == "text":
             print_text(report, env.console(), render_options)
@@ -170,13 +191,6 @@ def command(
                 fh.write(text)
         except OSError as err:
             raise KexplainError(f"{target}: cannot write: {err.strerror or err}") from None
-    if html:
-        from kexplain.cli.explain import save_page
-        save_page(html, {**report.to_json(), "explanations": report.explanations})
-    outcomes = [ExitStatus.BAD_INPUT] if report.unreadable else []
-    if report.failed(render_options.fail_on):
-        outcomes.append(ExitStatus.FINDINGS)
-    return aggregate(outcomes)
 
 
 def _deprecated_version(env: Environment, value: str, choice: VersionChoice) -> tuple[VersionChoice, Optional[str]]:

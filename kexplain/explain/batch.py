@@ -126,7 +126,8 @@ class Outcome:
 
     @property
     def fits(self) -> bool:
-        return len(self.placed) == self.entry.copies
+        """Every pod the controller creates fits (an idle workload creates none)."""
+        return bool(self.entry.idle) or len(self.placed) == self.entry.copies
 
     def to_json(self) -> dict[str, Any]:
         """The object's entry of `placements`: how many copies fit, per node and per zone (when
@@ -140,8 +141,12 @@ class Outcome:
                     zones[c.zone] = zones.get(c.zone, 0) + 1
         e = self.entry
         out: dict[str, Any] = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
-                               "priority": self.priority, "replicas": e.copies, "fit": len(self.placed),
-                               "nodes": nodes}
+                               "priority": self.priority}
+        if e.idle:      # no pod: its template, explained, took no room
+            out.update({"replicas": 0, "fit": 0, "nodes": {}, "idle": e.idle, "pods": [],
+                        "template": self.copies[0].to_json() if self.copies else None})
+            return out
+        out.update({"replicas": e.copies, "fit": len(self.placed), "nodes": nodes})
         if zones:
             out["zones"] = zones
         out["pods"] = [c.to_json() for c in self.copies]
@@ -242,6 +247,7 @@ class Queue:
             placements = iter_placements(inputs, options, entry.copies, entry.naming, self.carry)
         else:
             placements = (place(inputs, options, self.carry) for _ in range(1))
+            bound_each = not entry.idle     # an idle workload's template: explained, never bound
         start = self.start
         each: list[tuple[Inputs, str]] = []
         preempted: list[dict[str, Any]] = []
@@ -255,7 +261,7 @@ class Queue:
                 if post.get("nominatedNodeName") and post.get("victims"):
                     preempted.append({"nominatedNodeName": post["nominatedNodeName"],
                                       "victims": list(post["victims"])})
-            elif not bound_each:
+            elif not bound_each and not entry.idle:
                 each.append((placement.inputs, placement.node))
             if sink is not None:
                 sink(placement)

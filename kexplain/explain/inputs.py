@@ -25,9 +25,10 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, load_objects
 from kexplain.load.problems import RAISE, Problems
+from kexplain.load.ephemeral_controller import with_volume_claims, writes_volume_claims_for
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
-from kexplain.load.workloads import Copies, copies_of, replica_count, statefulset_claims, \
+from kexplain.load.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -118,7 +119,7 @@ class Inputs:
     config: SchedulerConfig
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    claims_from_templates: bool = False    # kexplain plays the resourceclaim controller for this pod
+    claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
@@ -140,8 +141,16 @@ def with_template_claims(inputs: Inputs) -> Inputs:
         objects["ResourceClaim"] = [c for c in snapshot.of_kind("ResourceClaim") if object_key(c) not in keys] \
             + made.claims
         snapshot = snapshot.with_objects(snapshot.namespaces, objects)
-    warnings = inputs.warnings + [n for n in made.notes if n not in inputs.warnings]
+    # and the claims of its generic ephemeral volumes (`kexplain.load.ephemeral_controller`)
+    snapshot, volume_notes = with_volume_claims(made.pod, inputs.pod_source, snapshot, inputs.config.kube)
+    warnings = inputs.warnings + [n for n in [*made.notes, *volume_notes] if n not in inputs.warnings]
     return replace(inputs, pod=PodInfo(made.pod), snapshot=snapshot, warnings=warnings)
+
+
+def controllers_create_for(pod: dict[str, Any]) -> bool:
+    """Whether kexplain plays the controllers that create a pod's claims from its templates
+    (resource claim templates, ephemeral volume claim templates): a pod as people write it."""
+    return writes_claims_for(pod) or writes_volume_claims_for(pod)
 
 
 def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -312,6 +321,7 @@ class Entry:
     position: int                # order of appearance in the file
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
+    idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
 
     @property
     def daemon(self) -> bool:
@@ -329,9 +339,10 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     kind = str(obj.get("kind"))
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
-    copies = max(1, copies)     # a workload scaled to zero: its template is still explained once
+    idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
+    copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
     return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored),
-                 src, copies, copies > 1 or kind == "DaemonSet", position, copies_of(obj), obj)
+                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
@@ -405,7 +416,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
     if not found:
         return Loaded(kube=kube)
-    if len(found) == 1 and not found[0].replicated:
+    if len(found) == 1 and not found[0].replicated and not found[0].idle:
         entry = found[0]
         index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
         checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
@@ -549,7 +560,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster, same_shape)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
-                                       writes_claims_for(pod_obj)))
+                                       controllers_create_for(pod_obj)))
 
 
 def build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashable]] | None = None
@@ -779,7 +790,7 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     if stored:
         from kexplain.admission.pipeline import copy_json
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
-                                           pool.nominated, claims_from_templates=writes_claims_for(pod_obj)))
+                                           pool.nominated, claims_from_templates=controllers_create_for(pod_obj)))
     from kexplain.admission import admit
     from kexplain.apimachinery.fielderrors import go_quote
     from kexplain.errors import AdmissionRejected
@@ -795,4 +806,4 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
         if obj.get("kind") == "Namespace" and (obj.get("metadata") or {}).get("name") == namespace:
             snapshot = pool.snapshot_with_namespace(obj)
     return with_template_claims(Inputs(PodInfo(pod), pod_source, snapshot, pool.config, pool.nominated,
-                                       list(admitted.warnings), writes_claims_for(pod_obj)))
+                                       list(admitted.warnings), controllers_create_for(pod_obj)))

@@ -321,6 +321,12 @@ class Explainer(Plugin):
         pod or cluster uses. Asked once per cycle, after the decision; none by default."""
         return []
 
+    def rejection(self, state: CycleState, pod: "PodInfo") -> dict[str, Any] | None:
+        """The facts behind this plugin's PreFilter rejection of the pod, which holds for every
+        node (the trace's `rejection`): what its message does not name. Asked once, after the
+        decision, only when this plugin's PreFilter stopped the cycle; none by default."""
+        return None
+
 
 INTERFACES: dict[ExtensionPoint, type[Plugin]] = {
     cls._point: cls for cls in (PreEnqueuePlugin, QueueSortPlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,

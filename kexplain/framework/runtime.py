@@ -465,6 +465,17 @@ class Framework:
         """[{plugin, note}]: what each plugin says it could not reproduce for this cycle."""
         return [{"plugin": pl.name, "note": note} for pl in self.explaining_plugins for note in pl.notes(state, pod)]
 
+    def run_rejection(self, state: CycleState, pod: "PodInfo", plugin: str) -> dict[str, Any] | None:
+        """The facts `plugin` gives for its PreFilter rejection of the pod (`Explainer.rejection`),
+        or None; a plugin whose rejection facts fail says so in them, as in `run_explain`."""
+        for pl in self.explaining_plugins:
+            if pl.name == plugin:
+                try:
+                    return pl.rejection(state, pod)
+                except Exception as err:  # noqa: BLE001 - a broken explanation must not hide the verdict
+                    return {"error": f"{type(err).__name__}: {err}"}
+        return None
+
     def run_explain(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo", *,
                     overview: bool = False) -> dict[str, Any]:
         """plugin -> the facts its `explain` gives for the node (plugins with nothing to say

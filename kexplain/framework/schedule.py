@@ -8,7 +8,8 @@ the extra key `preemption`).
 
 After the decision, and only when `Options` ask for them, `kexplain.framework.extras` adds
 what people need to read it (`details`, `unexamined`); always, the plugins' `notes` on what
-kexplain could not reproduce for the cycle. Everything that decides the trace is
+kexplain could not reproduce for the cycle, and, when a PreFilter plugin stopped the cycle,
+the facts behind its rejection that its message does not name (`rejection`). Everything that decides the trace is
 an argument: there is no ambient setting.
 """
 from __future__ import annotations
@@ -113,6 +114,9 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
             return
         statuses.absent = pre.status
         _fail(fw, state, pod, statuses, trace, num_all, pre_filter_msg=pre.status.message())
+        facts = fw.run_rejection(state, pod, pre.status.plugin)
+        if facts:       # what the rejection's message does not name (kexplain's, beside the trace)
+            trace.extra["rejection"] = {"plugin": pre.status.plugin, **facts}
         return
 
     search = Search(num_all_nodes=num_all, num_feasible_nodes_to_find=0, start_index=options.start_index)

@@ -96,6 +96,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
     Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
+                                       "its template is scheduled, taking no room, for when it is resumed."),
     Rule("version-change", Severity.WARNING,
          "The Pod or workload is scheduled differently under the Kubernetes version compared with "
          "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
@@ -632,10 +634,22 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
         self._keep(q, outcome)
+        if q.entry.idle:
+            return [self._not_created(q, outcome)]
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome)]
+
+    def _not_created(self, q: "_Queued", outcome: "Outcome") -> Finding:
+        """A workload whose controller creates no pod now (`Entry.idle`: suspended): a note, with
+        what its template met (scheduled taking no room), whatever that verdict."""
+        last = outcome.last
+        assert last is not None
+        verdict = self._verdict(q.ref, q.loc, False, 1, outcome.placed, last.inputs, last.trace)
+        said = verdict.message if verdict.rule == "fits" else f"{verdict.rule}: {verdict.message}"
+        return Finding("not-created", q.loc, q.ref, f"{q.entry.idle}; its pod, once resumed: {said}",
+                       suggestions=verdict.suggestions, details={**verdict.details, "idle": q.entry.idle})
 
     def _pinned(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """The verdict on a Pod or workload's pods (`_verdict`); for one bound to a node the pool
@@ -682,6 +696,8 @@ class Linter:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
         details["message"] = result.message
+        if trace.extra.get("rejection"):        # what a PreFilter rejection's message does not name
+            details["rejection"] = trace.extra["rejection"]
         post = trace.post_filter or {}
         nominated = post.get("nominatedNodeName") or ""
         prefix = f"{len(placed):,} of {copies:,} replicas fit ({_where(placed, zones)}); " if placed else ""

@@ -39,6 +39,39 @@ def replica_count(obj: dict[str, Any]) -> int:
     return _count(spec.get("replicas"), 1)
 
 
+def _spec(obj: Any) -> dict[str, Any]:
+    spec = obj.get("spec") if isinstance(obj, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def idle_reason(obj: dict[str, Any]) -> str:
+    """Why the workload's controller creates no pod now ("" when it creates some), in the
+    controller's terms: a suspended CronJob creates no Job, a suspended Job no pod until it is
+    resumed (the Job controller's manageJob deletes a suspended Job's pods and creates none);
+    a Job wants min(parallelism, completions) pods, none at parallelism or completions 0; a
+    ReplicaSet, Deployment, StatefulSet or ReplicationController of 0 replicas has no pod.
+    (A DaemonSet's pods depend on the nodes: `kexplain.explain.placement.daemon_nodes`.)"""
+    kind = obj.get("kind")
+    spec = _spec(obj)
+    if kind == "CronJob":
+        if spec.get("suspend") is True:
+            return "spec.suspend is true: the CronJob controller creates no Job (and no pod) until it is resumed"
+        spec, prefix = _spec(spec.get("jobTemplate")), "spec.jobTemplate.spec"
+    else:
+        prefix = "spec"
+    if kind in ("Job", "CronJob"):
+        if spec.get("suspend") is True:
+            return f"{prefix}.suspend is true: the Job controller creates no pod until the Job is resumed"
+        for key in ("parallelism", "completions"):
+            if spec.get(key) == 0 and not isinstance(spec.get(key), bool):
+                return f"{prefix}.{key} is 0: the Job controller creates no pod"
+        return ""
+    if kind in ("Pod", "DaemonSet"):
+        return ""
+    replicas = spec.get("replicas")
+    return f"spec.replicas is 0: the {kind} controller creates no pod" if replicas == 0 and not isinstance(replicas, bool) else ""
+
+
 def workload_name(obj: dict[str, Any]) -> str:
     """The name the manifest gives the workload, or the one the API server makes from its
     generateName; "" when it gives neither (the API server refuses it)."""

@@ -58,6 +58,7 @@ def declared_features(node_obj: Mapping[str, Any]) -> frozenset[str]:
 
 class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, Explainer, SignPlugin):
     name = names.NODE_DECLARED_FEATURES
+    in_overview = True      # the table names each rejected node's missing features
 
     def __init__(self, args, handle) -> None:
         super().__init__(args, handle)

@@ -33,6 +33,7 @@ from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.plugins import names
 from kexplain.plugins.helper.normalize_score import go_div
+from kexplain.plugins.helper.unbound_claims import unbound_claims
 from kexplain.apimachinery.labels import ANN_SELECTED_NODE
 from kexplain.plugins.volumes import (
     ANN_BIND_COMPLETED, CLAIM_LOST, MIGRATION_ON, NOT_SUPPORTED_PROVISIONER,
@@ -462,6 +463,14 @@ class VolumeBinding(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin,
         return shape[-1][1]
 
     # -- explanation (kexplain) ----------------------------------------------------
+    def rejection(self, state, pod) -> dict | None:
+        """The claims PreFilter stopped at, each with why it is missing or unbound
+        (`helper.unbound_claims`): what "pod has unbound immediate PersistentVolumeClaims"
+        does not say."""
+        idx = self.index
+        claims = unbound_claims(idx, pod, lambda pvc: candidates_for(pvc, idx.volumes_of_class(claim_class(pvc))))
+        return {"claims": claims} if claims else None
+
     def explain(self, state, pod, node_info) -> dict | None:
         """Per claim of the pod: whether it exists and its phase, class and binding mode; a
         claim naming a volume: whether it is bound for the scheduler (the bind-completed

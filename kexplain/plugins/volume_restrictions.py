@@ -17,6 +17,7 @@ from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Code, Status
 from kexplain.plugins import names
 from kexplain.plugins.helper.explain_memo import ExplainMemo
+from kexplain.plugins.helper.unbound_claims import MISSING, unbound_claims
 from kexplain.plugins.volumes import PVC_RESOURCE, READ_WRITE_ONCE_POD, access_modes, not_found, pod_volumes, volume_index
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -206,6 +207,13 @@ class VolumeRestrictions(PreFilterPlugin, PreFilterExtensions, FilterPlugin, Exp
             return tuple((c, tuple(by)) for c, by in users.items())
         memo: ExplainMemo[ClaimUsers] | None = state.get(EXPLAIN_STATE_KEY)
         return memo.get(find) if memo is not None else find()
+
+    def rejection(self, state, pod) -> dict | None:
+        """The claims of the pod that are not in the input, which its PreFilter stops at
+        (`persistentvolumeclaim "x" not found` names one; this names each, with its volume)."""
+        claims = [c for c in unbound_claims(volume_index(self.handle.snapshot), pod, lambda pvc: ())
+                  if c["cause"] == MISSING]
+        return {"claims": claims} if claims else None
 
     def explain(self, state, pod, node_info) -> dict | None:
         """The pod's ReadWriteOncePod claims and the scheduled pods using them; the pods on the

@@ -111,6 +111,8 @@ def heading_parts(section: "Section | Outcome") -> list[str]:
     pl = s.placement
     obj = pl.get("object") or {}
     parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}", f"(priority {pl.get('priority')})"]
+    if pl.get("idle"):      # no pod: the template, explained as its first pod would be met
+        return parts[:-1] + [parts[-1] + ":", *f"{pl['idle']}; its template, explained without taking room:".split()]
     if not s.replicated:
         return parts
     parts[-1] += ":"

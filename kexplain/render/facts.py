@@ -382,3 +382,53 @@ _BY_PLUGIN: dict[str, Callable[[Facts], list[str]]] = {
     "ImageLocality": _image_locality,
     "DynamicResources": _dynamic_resources,
 }
+
+
+# -- a PreFilter rejection's facts (the trace's `rejection`) ---------------------------------------
+
+def rejection(facts: Facts | None) -> list[str]:
+    """The facts behind a PreFilter plugin's rejection of the pod for every node, in plain words
+    (one sentence per claim VolumeBinding stopped at); [] when there are none."""
+    if not facts:
+        return []
+    if "error" in facts and len(facts) <= 2:
+        return [f"(could not be explained: {facts['error']})"]
+    return [_unbound_claim(c) for c in facts.get("claims") or ()]
+
+
+def _unbound_claim(c: Facts) -> str:
+    claim = f"claim {c.get('claim')} (volume {c.get('volume')}"
+    claim += ", ephemeral)" if c.get("ephemeral") else ")"
+    what = f"{quantity('storage', c.get('request'))} {', '.join(c.get('accessModes') or ())}".strip()
+    cause = c.get("cause")
+    if cause == "missing":
+        return f"{claim}: not in the input: neither the POD file nor --nodes has this PersistentVolumeClaim"
+    if cause == "classMissing":
+        return (f"{claim}: unbound: its StorageClass {c.get('storageClass')} is not in the input (no such "
+                "StorageClass), so nothing provisions or binds it")
+    if cause == "noDefaultClass":
+        defaults = c.get("defaultClasses") or []
+        if defaults:
+            return (f"{claim}: unbound: it names no StorageClass (storageClassName unset); the default class "
+                    f"{defaults[0]} was not there when it was created, and no PersistentVolume without class "
+                    "binds it")
+        return (f"{claim}: unbound: it names no StorageClass and the input has no default StorageClass (the "
+                "API server gives a new claim the default class), and no PersistentVolume binds it")
+    if cause == "noClass":
+        return (f"{claim}: unbound: it asks for no class (storageClassName: \"\"), and no free PersistentVolume "
+                f"without class matches it ({what})")
+    if cause == "noMatchingVolume":
+        text = (f"{claim}: unbound: its class {c.get('storageClass')} binds at once ({c.get('bindingMode')}) and no "
+                f"free PersistentVolume of the class matches it ({what})")
+        if c.get("provisioner"):
+            text += (f"; in a cluster {c['provisioner']} would provision one (kexplain does not: the volume's size "
+                     "and zone are the provisioner's)")
+        return text
+    if cause == "volumeNotBound":
+        vol = c.get("volumeName")
+        if not c.get("volumeExists"):
+            return f"{claim}: names PersistentVolume {vol} (spec.volumeName), which is not in the input"
+        taken = f", whose claimRef names {c['volumeClaimRef']}" if c.get("volumeClaimRef") else ""
+        return (f"{claim}: names PersistentVolume {vol} (spec.volumeName){taken}, but the binding is not complete "
+                "(no pv.kubernetes.io/bind-completed annotation)")
+    return f"{claim}: {cause}"

@@ -11,12 +11,14 @@ import textwrap
 from typing import Any, Iterable, Mapping
 
 from rich.console import Console, Group
+from rich.cells import cell_len
 from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.dra_notes import dra_notes
+from kexplain.render.facts import rejection as rejection_words
 from kexplain.render.node import render_node
 from kexplain.render.preemption import preemption_blocks
 from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
@@ -105,6 +107,8 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     if pre is not None and status != "Error":
         lines.append(Block(Text(f"PreFilter stopped the cycle before any node was examined: {pre['plugin']} "
                                 f"({pre['code']}): {'; '.join(pre.get('reasons') or [])}"), gap=False))
+        lines += [Block(Padding(Text(line), (0, 0, 0, 2)), gap=False)       # what the message does not name
+                  for line in rejection_words(trace.get("rejection"))]
     if status == "Unschedulable" and result.get("message"):
         lines += _event(trace)
         lines += _not_found(trace, pre)
@@ -197,13 +201,17 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
     for row, sc in zip(rows, scores):
         table.add_row(*row, *([] if apart else sc))
     blocks = [Block(table)]
-    if apart:
-        by_plugin = look.table("Weighted scores per plugin, by rank")
-        by_plugin.add_column("#", justify="right", no_wrap=True)
-        for p in plugins:
-            by_plugin.add_column(short(p), justify="right", no_wrap=True)
-        for row, sc in zip(rows, scores):
-            by_plugin.add_row(row[0], *sc)
+    by_plugin: list[Block] = []
+    if apart:       # in as many tables as the width needs: a header is never cut
+        columns = [[short(p), *(sc[i] for sc in scores)] for i, p in enumerate(plugins)]
+        for part in _column_parts(look.width, ["#", *(row[0] for row in rows)], columns):
+            t = look.table("Weighted scores per plugin, by rank" if not by_plugin else "(continued)")
+            t.add_column("#", justify="right", no_wrap=True)
+            for i in part:
+                t.add_column(short(plugins[i]), justify="right", no_wrap=True)
+            for row, sc in zip(rows, scores):
+                t.add_row(row[0], *(sc[i] for i in part))
+            by_plugin.append(Block(t))
     notes = []
     if len(shown) < len(ranked):
         notes.append(f"... and {len(ranked) - len(shown)} more (-o wide lists every node)")
@@ -217,7 +225,7 @@ def _feasible(trace: Mapping[str, Any], look: Look) -> list[Block]:
         notes.append("Plugins: " + ", ".join(f"{short(p)} = {p}" for p in used if short(p) != p))
     if apart:
         blocks.append(Block(Text("\n".join(notes[:-1]), style="dim"), gap=False))
-        blocks += [Block(by_plugin), Block(Text(notes[-1], style="dim"), gap=False)]
+        blocks += [*by_plugin, Block(Text(notes[-1], style="dim"), gap=False)]
         return blocks
     blocks.append(Block(Text("\n".join(n for n in notes if not n.endswith(": ")), style="dim"), gap=False))
     return blocks
@@ -302,18 +310,40 @@ def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
     names += [n for n in nodes if n not in names and "resources" in nodes[n]]
     names = [n for n in names if "resources" in nodes.get(n, {})]
     resources = list(dict.fromkeys(k for n in names for k in nodes[n]["resources"]))
-    table = look.table("Resources")
-    table.add_column("node", no_wrap=True)
-    for r in resources:
-        table.add_column(r, justify="right", overflow="fold")
-    for n in names:
-        res = nodes[n]["resources"]
-        table.add_row(n, *[f"{quantity(r, res[r]['requested'])}/{quantity(r, res[r]['allocatable'])}"
-                           if r in res else "-" for r in resources])
+    cells = {n: [f"{quantity(r, nodes[n]['resources'][r]['requested'])}/"
+                 f"{quantity(r, nodes[n]['resources'][r]['allocatable'])}"
+                 if r in nodes[n]["resources"] else "-" for r in resources] for n in names}
+    blocks: list[Block] = []
+    for part in _column_parts(look.width, ["node", *names], [[r, *(cells[n][i] for n in names)]
+                                                             for i, r in enumerate(resources)]):
+        table = look.table("Resources" if not blocks else "Resources (continued)")
+        table.add_column("node", no_wrap=True)
+        for i in part:
+            table.add_column(resources[i], justify="right", no_wrap=True)
+        for n in names:
+            table.add_row(n, *[cells[n][i] for i in part])
+        blocks.append(Block(table))
     pod = (details.get("pod") or {}).get("requests") or {}
     note = ("Each cell: requested by the node's pods / allocatable. The pod requests "
             + quantities(pod) + ".")
-    return [Block(table), Block(Text(note, style="dim"), gap=False)]
+    return blocks + [Block(Text(note, style="dim"), gap=False)]
+
+
+def _column_parts(width: int, first: list[str], columns: list[list[str]]) -> list[list[int]]:
+    """The columns (each its header and cells, never cut: a header is one word) in runs that
+    fit `width` beside the first column, in order: one table per run, the first column
+    repeated in each. A column wider than the room left has a run of its own."""
+    used = max(cell_len(t) for t in first)
+    parts: list[list[int]] = [[]]
+    room = used
+    for i, column in enumerate(columns):
+        w = max(cell_len(t) for t in column)
+        if parts[-1] and room + GAP + w > width:
+            parts.append([])
+            room = used
+        parts[-1].append(i)
+        room += GAP + w
+    return parts if parts[0] else []
 
 
 # -- the search --------------------------------------------------------------------------------------

@@ -160,19 +160,36 @@ def rejection_groups(trace: Trace) -> list[RejectionGroup]:
 
     first = trace.get("filter") or {}
     every = trace.get("filterAll")
+    facts = (trace.get("details") or {}).get("nodes") or {}
+
+    def add_detailed(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
+        detail = _REASON_DETAIL.get(plugin)
+        said = detail(((facts.get(node) or {}).get("plugins") or {}).get(plugin) or {}) if detail else ""
+        add(plugin, f"{reason} ({said})" if said else reason, code, node, reported)
+
     for node, st in first.items():
         own = st.get("plugin", "") if st.get("code") in REJECTED else None
         if every is not None and node in every:
             for plugin, pst in every[node].items():
                 if pst.get("code") in REJECTED:
                     for reason in pst.get("reasons") or [pst["code"]]:
-                        add(plugin, reason, pst["code"], node, plugin == own)
+                        add_detailed(plugin, reason, pst["code"], node, plugin == own)
         if own is not None:  # the scheduler's own verdict, even if filterAll missed it
             for reason in st.get("reasons") or [st["code"]]:
-                add(own, reason, st["code"], node, True)
+                add_detailed(own, reason, st["code"], node, True)
     out = sorted(groups.values(), key=lambda g: (-len(g.nodes), -len(g.reported), g.plugin, g.reason))
     out += _unnamed_groups(trace)
     return out
+
+
+def _missing_features(facts: Mapping[str, Any]) -> str:
+    missing = facts.get("missing") or []
+    return f"missing: {', '.join(missing)}" if missing else ""
+
+
+# What a plugin's reason leaves out, from its facts on the node (`details`): said beside the
+# reason, so the nodes of one reason are grouped by it.
+_REASON_DETAIL = {"NodeDeclaredFeatures": _missing_features}
 
 
 def _unnamed_groups(trace: Trace) -> list[RejectionGroup]:

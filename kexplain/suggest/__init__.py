@@ -3,7 +3,8 @@
 The trace's `filterAll` names every reason on every node. From those reasons and the pod and
 node objects, each fix family (one module here, with an `ID`, the `KINDS` of suggestion it makes,
 a docstring saying what it proposes and when, and `candidates(ctx)`) proposes changes, either to
-the pod or to the cluster. An idea is only an idea until it is verified (`verify.py`): the change
+the pod or to the cluster (a pod PreFilter turns away for every node: from the facts of its
+rejection, the trace's `rejection`). An idea is only an idea until it is verified (`verify.py`): the change
 is applied to the inputs and the whole scheduling cycle is run again; only changes after which
 the pod is scheduled are kept, and the number of nodes each opens is the number the re-run found
 feasible. At most `MAX_VERIFIED` candidates are verified per explanation.
@@ -25,7 +26,7 @@ from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.suggest import add_node, combined, conflicting_pods, device_claims, free_devices, free_room, \
-    node_selection, pod_affinity, ports, resources, spread, tolerations, uncordon, verify
+    node_selection, pod_affinity, ports, resources, spread, storage_classes, tolerations, uncordon, verify
 from kexplain.suggest.change import Candidate
 from kexplain.suggest.context import Context, blocked_nodes
 from kexplain.suggest.verify import Suggestion, Verification
@@ -37,14 +38,14 @@ MAX_VERIFIED = 10          # candidates verified (pipeline re-runs) per explanat
 # The fix families by ID.
 FAMILIES: dict[str, ModuleType] = {family.ID: family for family in (
     resources, tolerations, node_selection, spread, ports, pod_affinity, device_claims, combined,
-    uncordon, free_room, free_devices, conflicting_pods, add_node)}
+    uncordon, free_room, free_devices, conflicting_pods, add_node, storage_classes)}
 
 # The order they are tried in: changes to the pod, interleaved; all of one node's pod changes at
 # once, only when no single one was verified; changes to the cluster, interleaved.
 POD_CHANGES = (resources.ID, tolerations.ID, node_selection.ID, spread.ID, ports.ID, pod_affinity.ID,
                device_claims.ID)
 WHEN_NONE = (combined.ID,)
-CLUSTER_CHANGES = (uncordon.ID, free_room.ID, free_devices.ID, conflicting_pods.ID, add_node.ID)
+CLUSTER_CHANGES = (uncordon.ID, free_room.ID, free_devices.ID, conflicting_pods.ID, add_node.ID, storage_classes.ID)
 
 
 def get(family_id: str) -> ModuleType:
@@ -58,17 +59,19 @@ def suggestions(inputs: Inputs, trace: Trace, request: Request | RunOptions | No
     pod changes first, then cluster changes, each proven by re-running the scheduling cycle as
     `request` (its run options) says, without extra trace keys; by default from where the
     trace's search started."""
-    if trace.result.status != UNSCHEDULABLE or trace.search is None:
+    # PreFilter turned the pod away for every node: only the facts of its rejection say why
+    rejected = trace.search is None and bool(trace.extra.get("rejection"))
+    if trace.result.status != UNSCHEDULABLE or (trace.search is None and not rejected):
         return []
     if request is None:
-        options = RunOptions(start_index=trace.search.start_index)
+        options = RunOptions(start_index=trace.search.start_index if trace.search is not None else 0)
     else:
         options = (request.run if isinstance(request, Request) else request).plain()
     filter_all = trace.filter_all
-    if filter_all is None:
+    if filter_all is None and not rejected:
         filter_all = explain(inputs, replace(options, filter_all=True, preemption=False)).filter_all or {}
-    ctx = Context(inputs, options, trace, blocked_nodes(filter_all))
-    if not ctx.blocked:
+    ctx = Context(inputs, options, trace, blocked_nodes(filter_all or {}))
+    if not ctx.blocked and not rejected:
         return []
     before = verify.feasible(trace)
     out: list[Suggestion] = []

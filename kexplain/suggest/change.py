@@ -7,10 +7,10 @@ A change is a list of operations, each naming the object it applies to:
     {"op": "create", "object": {"kind": "Node", "name": "new-node-like-n1"}, "value": {<the Node>}}
     {"op": "delete", "object": {"kind": "Pod", "namespace": "default", "name": "cache-0"}}
 
-The DRA objects (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass) take the same
-operations: paths into one, `create` and `delete`. A changed ResourceClaimTemplate also changes
-the pending pod's unallocated claims made from it, as the resourceclaim controller would make
-them again from the changed template.
+The DRA objects (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass), StorageClasses
+and PersistentVolumeClaims take the same operations: paths into one, `create` and `delete`. A
+changed ResourceClaimTemplate also changes the pending pod's unallocated claims made from it, as
+the resourceclaim controller would make them again from the changed template.
 
 Paths are JSON pointers into the object as kexplain saw it (a workload's pod: its pod template,
 so prefix `/spec/template` for a Deployment); `add` sets an object member (creating missing
@@ -29,7 +29,9 @@ from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot, node_tree_order
 
 DRA_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass"})
-CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass"})
+STORAGE_KINDS = frozenset({"StorageClass", "PersistentVolumeClaim"})
+OBJECT_KINDS = DRA_KINDS | STORAGE_KINDS        # changed as objects of the snapshot (`_changed_objects`)
+CLUSTER_SCOPED = frozenset({"ResourceSlice", "DeviceClass", "StorageClass"})
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 Op = dict[str, Any]
@@ -122,7 +124,7 @@ def changed_inputs(inputs: Inputs, change: Sequence[Op]) -> Inputs:
     dra_ops: list[Op] = []
     for op in change:
         ref = op["object"]
-        if ref["kind"] in DRA_KINDS:
+        if ref["kind"] in OBJECT_KINDS:
             dra_ops.append(op)
         elif ref["kind"] == "Pod" and op["op"] == "delete":
             deleted.add(f"{ref.get('namespace') or 'default'}/{ref['name']}")
@@ -140,7 +142,7 @@ def changed_inputs(inputs: Inputs, change: Sequence[Op]) -> Inputs:
     if node_ops or created or deleted:
         out = replace(out, snapshot=_changed_snapshot(inputs.snapshot, node_ops, created, deleted))
     if dra_ops:
-        out = replace(out, snapshot=_changed_dra(out.snapshot, out.pod, dra_ops))
+        out = replace(out, snapshot=_changed_objects(out.snapshot, out.pod, dra_ops))
     return out
 
 
@@ -151,9 +153,9 @@ def _ref_key(kind: str, obj_or_ref: Mapping[str, Any]) -> tuple[str, str, str]:
     return kind, namespace, str(meta.get("name") or "")
 
 
-def _changed_dra(snapshot: Snapshot, pod: PodInfo, ops: Sequence[Op]) -> Snapshot:
-    """The snapshot with DRA objects created, deleted or patched (a new snapshot: the plugins'
-    cached indexes are built again)."""
+def _changed_objects(snapshot: Snapshot, pod: PodInfo, ops: Sequence[Op]) -> Snapshot:
+    """The snapshot with DRA or storage objects created, deleted or patched (a new snapshot: the
+    plugins' cached indexes are built again)."""
     objects = {k: list(v) for k, v in snapshot.objects.items()}
     templates: set[tuple[str, str, str]] = set()
     for op in ops:

@@ -36,6 +36,8 @@ EXPECTED = {
     "volume-binding": (1, "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't find available "
                           "persistent volumes to bind."),
     "preemption": (1, "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu."),
+    # a StatefulSet's claim names a StorageClass the cluster does not have
+    "storage-class": (1, "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."),
     "large-cluster": (0, "node-001"),
     # a StatefulSet of three replicas: two fit; what is said is about the third, db-2
     "statefulset": (1, "0/3 nodes are available: 1 node(s) didn't find available persistent volumes to bind, "
