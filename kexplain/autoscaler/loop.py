@@ -52,6 +52,36 @@ def is_listed_unschedulable(pod: PodInfo) -> bool:
     return not pod.spec.get("schedulingGates")
 
 
+def _too_many_unready(unready: int, total: int, settings) -> bool:
+    return unready > settings.flag("ok-total-unready-count") and \
+        unready > settings.flag("max-total-unready-percentage") / 100.0 * total
+
+
+def cluster_healthy(loop: LoopInputs) -> bool:
+    """The cluster state registry's IsClusterHealthy: not too many unready nodes."""
+    unready = sum(1 for n in loop.nodes if not n.ready)
+    return not _too_many_unready(unready, len(loop.nodes), loop.settings)
+
+
+def unhealthy_groups(loop: LoopInputs, targets: dict[str, int]) -> frozenset[str]:
+    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready):
+    one without instances whose target size is not 0, or one with fewer ready instances than
+    its target size by too many (--ok-total-unready-count, --max-total-unready-percentage)."""
+    facts = {n.name: n for n in loop.nodes}
+    out = set()
+    for g in loop.groups:
+        names = loop.group_members[g.name]
+        target = targets[g.name]
+        if not names:
+            if target != 0:
+                out.add(g.name)
+            continue
+        ready = sum(1 for n in names if facts[n].ready)
+        if _too_many_unready(max(target - ready, 0), len(names), loop.settings):
+            out.add(g.name)
+    return frozenset(out)
+
+
 def framework(loop: LoopInputs, snapshot):
     """The scheduler framework CA embeds: the default profile's plugins."""
     from kexplain.framework.runtime import Framework
@@ -76,6 +106,12 @@ def run_once(loop: LoopInputs) -> LoopResult:
     ready = sum(1 for n in loop.nodes if n.ready and not loop.snapshot.get(n.name).node.unschedulable)
     max_total = settings.max_nodes_total
     called = False
+    unhealthy = unhealthy_groups(loop, targets)
+    if not cluster_healthy(loop):
+        result = LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
+                            targets, cluster_events=[Event(STATUS_CONFIGMAP, "Warning", "ClusterUnhealthy",
+                                                           "Cluster is unhealthy")])
+        return result
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
     elif max_total > 0 and ready >= max_total:
@@ -88,7 +124,8 @@ def run_once(loop: LoopInputs) -> LoopResult:
     else:
         called = True
         ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
-                      ResourceLimits(settings, [(loop.snapshot.get(n.name).node.obj, n.group) for n in loop.nodes]))
+                      ResourceLimits(settings, [(loop.snapshot.get(n.name).node.obj, n.group) for n in loop.nodes]),
+                      unhealthy=unhealthy)
         status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)

@@ -107,6 +107,7 @@ class Context:
     expander: "Chain"
     limits: "ResourceLimits"
     compare: object = None          # the similarity comparator, made on first use
+    unhealthy: frozenset[str] = frozenset()     # groups the cluster state registry calls unhealthy
 
 
 class ResourceLimits:
@@ -189,6 +190,8 @@ def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str
         ctx.compare = comparator_of(ctx.settings)
     out = []
     for other in find_similar_node_groups(group, ctx.groups, node_infos, ctx.compare):
+        if other.name in ctx.unhealthy:
+            continue            # not safe to scale
         theirs = schedulable.get(other.name)
         if theirs is not None and {id(eg) for eg in pod_groups} <= {id(eg) for eg in theirs}:
             out.append(other)
@@ -259,6 +262,8 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
 
 
 def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...] | None:
+    if g.name in ctx.unhealthy:
+        return (NOT_READY,)
     target = ctx.target_sizes[g.name]
     if target >= g.max_size:
         return (MAX_LIMIT_REACHED,)

@@ -151,3 +151,25 @@ def test_bad_node_groups_exit_2(tmp_path, groups, words):
 def test_an_unknown_flag_exits_2(tmp_path):
     code, _, err = run(tmp_path, pods(1), "flags:\n  turbo: true\n")
     assert code == 2 and "cluster-autoscaler has no flag --turbo" in err
+
+
+def test_a_group_without_instances_but_a_target_size_is_not_ready(tmp_path):
+    groups = GROUPS.replace("  maxSize: 2\n  nodeSelector: {pool: big}", "  maxSize: 2\n  targetSize: 1\n  nodeSelector: {pool: big}")
+    code, doc, _ = run(tmp_path, pods(5), groups=groups)
+    assert doc["nodeGroups"][1]["skipped"] == ["not ready for scale-up"]
+    assert [o["nodeGroup"] for o in doc["expansion"]["options"]] == ["small"]
+
+
+def test_an_unhealthy_cluster_stops_the_loop(tmp_path):
+    unready = "".join(NODE.replace("name: n1", f"name: u{i}").replace("n1}", f"u{i}}}").replace(
+        "pool: small", "pool: other") + "  conditions: [{type: Ready, status: 'False'}]\n---\n" for i in range(4))
+    (tmp_path / "extra.yaml").write_text(unready)
+    (tmp_path / "pods.yaml").write_text(pods(3))
+    (tmp_path / "cluster.yaml").write_text(NODE)
+    (tmp_path / "groups.yaml").write_text(GROUPS)
+    env = TestEnvironment()
+    code = main(["autoscale", str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--nodes",
+                 str(tmp_path / "extra.yaml"), "--node-groups", str(tmp_path / "groups.yaml"), "-o", "json"], env)
+    doc = json.loads(env.out)
+    assert (code, doc["result"], doc["scaleUpCalled"]) == (1, "ScaleUpNotTried", False)
+    assert doc["clusterEvents"][0]["reason"] == "ClusterUnhealthy"
