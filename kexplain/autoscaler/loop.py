@@ -13,9 +13,10 @@ from datetime import timedelta
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
-                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo, ResourceLimits,
+                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo,
                                               ScaleUpStatus, scale_up)
 from kexplain.autoscaler.podlistprocessor import Processed, process
+from kexplain.autoscaler.resourcelimits import max_nodes_total_message, max_nodes_total_reached
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.pod import PodInfo
@@ -114,23 +115,31 @@ def run_once(loop: LoopInputs) -> LoopResult:
         return result
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
-    elif max_total > 0 and ready >= max_total:
+    elif max_nodes_total_reached(max_total, ready):
         status = ScaleUpStatus(LIMITED_BY_MAX_NODES_TOTAL,
                                remain_unschedulable=[NoScaleUpInfo(p, {}, {}) for p in to_help])
         cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
-                                    f"Max total nodes in cluster reached: {max_total}"))
+                                    max_nodes_total_message(max_total)))
     elif min(created[id(p)] for p in to_help) + NEW_POD_BUFFER > loop.now:
         status = ScaleUpStatus("ScaleUpInCooldown")
     else:
         called = True
         ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
-                      ResourceLimits(settings, [(loop.snapshot.get(n.name).node.obj, n.group) for n in loop.nodes]),
+                      _quota_tracker(loop, sim),
                       unhealthy=unhealthy)
         status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
     _emit_events(result)
     return result
+
+
+def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
+    """The cluster-wide core/memory quota over the nodes the scale-up sees."""
+    from kexplain.autoscaler.resourcelimits import QuotaTracker, ResourceLimits
+    limits = ResourceLimits.from_flags(loop.settings.flag("cores-total"), loop.settings.flag("memory-total"))
+    group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
+    return QuotaTracker(limits, [ni.node.obj for ni in sim.snapshot.node_infos], group_of)
 
 
 def _expander(loop: LoopInputs):
