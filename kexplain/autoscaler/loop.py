@@ -44,8 +44,9 @@ class LoopResult:
 
 def is_listed_unschedulable(pod: PodInfo) -> bool:
     """Whether CA's lister counts the pending pod as unschedulable: the scheduler wrote
-    PodScheduled=False/Unschedulable on it (not on a gated pod), and it has no nominated node."""
-    if pod.status.get("nominatedNodeName"):
+    PodScheduled=False/Unschedulable on it (not on a gated pod), it has no nominated node and
+    is not being deleted."""
+    if pod.status.get("nominatedNodeName") or pod.deletion_timestamp is not None:
         return False
     for cond in pod.status.get("conditions") or ():
         if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
