@@ -188,3 +188,13 @@ def test_pods_are_needed_in_scale_up_mode_only(tmp_path):
     (tmp_path / "pods.yaml").write_text("")
     code, doc, _ = run(tmp_path, "")
     assert (code, doc["result"]) == (0, "ScaleUpNotNeeded")
+
+
+def test_gated_nominated_and_ended_pods_are_not_listed(tmp_path):
+    text = pods(4)
+    docs = text.split("---\n")[1:]
+    docs[1] = docs[1].replace("spec:\n", "spec:\n  schedulingGates: [{name: wait}]\n")
+    docs[2] += "status: {nominatedNodeName: n1}\n"
+    docs[3] += "status: {phase: Failed}\n"
+    code, doc, _ = run(tmp_path, "".join("---\n" + d for d in docs))
+    assert outcomes(doc) == ["FilteredOut/FilterOutSchedulable"] + ["NotListedAsUnschedulable"] * 3
