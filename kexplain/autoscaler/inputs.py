@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, BinaryIO
 
 from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
 from kexplain.autoscaler.params import Settings, read_settings
@@ -69,8 +69,9 @@ def _time(text: Any) -> datetime | None:
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime | None = None) -> LoopInputs:
-    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2)."""
+              now: datetime | None = None, stdin: BinaryIO | None = None) -> LoopInputs:
+    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
+    `-` reads `stdin`."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -81,8 +82,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     settings = read_settings(settings_path, max_bytes)
     groups = read_node_groups(groups_path, max_bytes)
     with bulk_load():
-        cluster_objs = load_objects(node_paths, max_bytes, max_objects=max_objects) if node_paths else []
-        pod_objs = load_objects([pods_path], max_bytes, max_objects=max_objects) if pods_path else []
+        cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
     if not pods_path and settings.mode == "scaleup":
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
