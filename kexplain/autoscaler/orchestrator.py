@@ -1,0 +1,301 @@
+"""CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan.
+
+`scale_up` builds the equivalence groups, skips the groups that cannot grow (filterValid-
+ScaleUpNodeGroups: not ready, at max size, an atomic scale-up over --max-nodes-total, over the
+cluster's core/memory limits), checks each group's first pod against every valid group's
+template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
+the snapshot), estimates each group's option with the binpacking estimator, lets the expander
+choose, caps the count (--max-nodes-total, the resource limits), balances it over similar
+groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from kexplain.autoscaler.equivalence import PodGroup, build_pod_groups
+from kexplain.autoscaler.estimator import estimate, estimator_limits, group_limit
+from kexplain.autoscaler.expander import Option
+from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
+from kexplain.autoscaler.resourcelimits import (ATOMIC_LIMIT_REASON, atomic_scale_up_exceeds, cap_new_node_count,
+                                                max_nodes_total_message)
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.templates import Template
+from kexplain.model.pod import PodInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.expander.chain import Chain
+    from kexplain.autoscaler.resourcelimits import QuotaTracker
+    from kexplain.autoscaler.params import Settings
+
+STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"
+# skip reasons (skippedreasons.go)
+BACKOFF = "in backoff after failed scale-up"
+MAX_LIMIT_REACHED = "max node group size reached"
+NOT_READY = "not ready for scale-up"
+# reasons ScaleUp adds after the simulation (rejectedreasons.go)
+ALL_OR_NOTHING = "not all pods would fit and scale-up is using all-or-nothing strategy"
+OPTIONS_FILTERED_OUT = "expansion options filtered out and no longer considered"
+EXECUTION_FAILED = "scale-up execution failed"
+
+SUCCESSFUL = "ScaleUpSuccessful"
+ERROR = "ScaleUpError"
+NO_OPTIONS = "ScaleUpNoOptionsAvailable"
+NOT_NEEDED = "ScaleUpNotNeeded"
+LIMITED_BY_MAX_NODES_TOTAL = "ScaleUpLimitedByMaxNodesTotal"
+NOT_TRIED = "ScaleUpNotTried"
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event CA records: on `object` (`KIND NS/NAME`; a pod's events name the pod)."""
+
+    object: str
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass
+class NoScaleUpInfo:
+    """A pod that remains unschedulable, and why (status.NoScaleUpInfo)."""
+
+    pod: PodInfo
+    rejected: Mapping[str, tuple[str, ...]]
+    skipped: Mapping[str, tuple[str, ...]]
+
+
+@dataclass
+class ScaleUpStatus:
+    """CA's status.ScaleUpStatus, plus what the document shows of the computation."""
+
+    result: str
+    error: str = ""
+    scale_up_infos: list[ScaleUpInfo] = field(default_factory=list)
+    remain_unschedulable: list[NoScaleUpInfo] = field(default_factory=list)
+    triggered: list[PodInfo] = field(default_factory=list)
+    await_evaluation: list[PodInfo] = field(default_factory=list)
+    considered: list[NodeGroup] = field(default_factory=list)
+    # the computation, for the document
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    verdicts: dict[int, dict[str, tuple[str, str, tuple[str, ...]]]] = field(default_factory=dict)  # id(eg)
+    skipped: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    options: list[Option] = field(default_factory=list)
+    best: Option | None = None
+    events: list[Event] = field(default_factory=list)        # cluster events, in order
+
+
+@dataclass
+class Context:
+    """What the orchestrator reads: settings, groups, sizes, templates, the snapshot, the expander."""
+
+    settings: "Settings"
+    groups: Sequence[NodeGroup]
+    target_sizes: dict[str, int]
+    templates: Mapping[str, Template]
+    sim: ClusterSim
+    expander: "Chain"
+    limits: "QuotaTracker"
+    compare: object = None          # the similarity comparator, made on first use
+    unhealthy: frozenset[str] = frozenset()     # groups the cluster state registry calls unhealthy
+
+
+def comparator_of(settings: "Settings"):
+    """The similarity test CA's builder picks from the balancing flags."""
+    from kexplain.autoscaler.nodegroupset import DifferenceRatios, comparator
+    ratios = DifferenceRatios(settings.flag("max-allocatable-difference-ratio"),
+                              settings.flag("max-free-difference-ratio"), settings.flag("memory-difference-ratio"))
+    return comparator(settings.flag("balancing-label"), settings.flag("balancing-ignore-label"), ratios)
+
+
+def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str, list[PodGroup]]) -> list[NodeGroup]:
+    """ComputeSimilarNodeGroups: with --balance-similar-node-groups, the groups similar to
+    `group` (nodegroupset) that can take every pod group `group` can (the same exemplars)."""
+    from kexplain.autoscaler.nodegroupset import find_similar_node_groups
+    if not ctx.settings.balance_similar_node_groups or group.options.zero_or_max_node_scaling:
+        return []
+    pod_groups = schedulable.get(group.name)
+    if not pod_groups:
+        return []
+    node_infos = {name: t.node_info for name, t in ctx.templates.items()}
+    if ctx.compare is None:
+        ctx.compare = comparator_of(ctx.settings)
+    out = []
+    for other in find_similar_node_groups(group, ctx.groups, node_infos, ctx.compare):
+        if other.name in ctx.unhealthy:
+            continue            # not safe to scale
+        theirs = schedulable.get(other.name)
+        if theirs is not None and {id(eg) for eg in pod_groups} <= {id(eg) for eg in theirs}:
+            out.append(other)
+    return out
+
+
+def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpStatus:
+    """CA's ScaleUp for the unschedulable `pods` (`node_count`: the cluster's nodes)."""
+    settings = ctx.settings
+    groups = build_pod_groups(pods)
+    st = ScaleUpStatus(NOT_TRIED, pod_groups=groups, considered=list(ctx.groups))
+    valid: list[NodeGroup] = []
+    for g in ctx.groups:
+        reason = _skip_reason(ctx, g, node_count)
+        if reason is not None:
+            st.skipped[g.name] = reason
+        else:
+            valid.append(g)
+    # SchedulablePodGroups: each group's first pod on each valid group's template
+    schedulable: dict[str, list[PodGroup]] = {}
+    for g in valid:
+        schedulable[g.name] = _schedulable_pod_groups(ctx, groups, g, st)
+    options: list[Option] = []
+    for g in valid:
+        option = _expansion_option(ctx, g, schedulable, node_count)
+        if option.pods and option.node_count > 0:
+            options.append(option)
+    st.options = sorted(options, key=lambda o: o.node_group.name)
+    if not options:
+        return _no_options(st)
+    node_infos = {name: t.node_info for name, t in ctx.templates.items()}
+    choice = ctx.expander.choose(options, node_infos)
+    for e in choice.events:
+        st.events.append(Event(e.object, e.type, e.reason, e.message))
+    best = choice.option
+    st.best = best
+    if best is None or best.node_count <= 0:
+        _mark_all_unschedulable(groups, OPTIONS_FILTERED_OUT)
+        return _no_options(st)
+    cap = cap_new_node_count(best.node_count, node_count, settings.max_nodes_total)
+    new_nodes = cap.count
+    if cap.capped:
+        st.events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
+                               max_nodes_total_message(settings.max_nodes_total)))
+    if cap.error:
+        _mark_all_unschedulable(groups, EXECUTION_FAILED)
+        return _error(st, cap.error, best, groups)
+    template = ctx.templates[best.node_group.name]
+    new_nodes = ctx.limits.check(best.node_group.name, template.node_info.node.obj, new_nodes).allowed_delta
+    infos = _balance(ctx, best.node_group, new_nodes, schedulable)
+    st.scale_up_infos = infos
+    for info in infos:
+        st.events.append(Event(STATUS_CONFIGMAP, "Normal", "ScaledUpGroup",
+                               f"Scale-up: setting group {info.group.name} size to {info.new_size} instead of "
+                               f"{info.current_size} (max: {info.max_size})"))
+        ctx.target_sizes[info.group.name] = info.new_size
+        st.events.append(Event(STATUS_CONFIGMAP, "Normal", "ScaledUpGroup",
+                               f"Scale-up: group {info.group.name} size set to {info.new_size} instead of "
+                               f"{info.current_size} (max: {info.max_size})"))
+    st.result = SUCCESSFUL
+    st.remain_unschedulable = _remaining(groups, st.skipped)
+    st.triggered = list(best.pods)
+    st.await_evaluation = [p for eg in groups if eg.schedulable and best.node_group.name in eg.scheduling_errors
+                           for p in eg.pods]
+    return st
+
+
+def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...] | None:
+    if g.name in ctx.unhealthy:
+        return (NOT_READY,)
+    target = ctx.target_sizes[g.name]
+    if target >= g.max_size:
+        return (MAX_LIMIT_REACHED,)
+    count = 1
+    if g.options.zero_or_max_node_scaling:
+        count = g.max_size - target
+        if atomic_scale_up_exceeds(node_count, count, ctx.settings.max_nodes_total):
+            return (ATOMIC_LIMIT_REASON,)
+    template = ctx.templates.get(g.name)
+    if template is None:
+        return (NOT_READY,)
+    check = ctx.limits.check(g.name, template.node_info.node.obj, count)
+    return tuple(check.reasons) if check.is_exceeded else None
+
+
+def _schedulable_pod_groups(ctx: Context, groups: list[PodGroup], g: NodeGroup, st: ScaleUpStatus) -> list[PodGroup]:
+    template = ctx.templates[g.name].node_info
+    sim = ctx.sim
+    sim.fork()
+    out = []
+    try:
+        sim.add_node(template)
+        for eg in groups:
+            failed = sim.check(eg.pods[0], template.name)
+            verdicts = st.verdicts.setdefault(id(eg), {})
+            if failed is None:
+                out.append(eg)
+                eg.schedulable = True
+                eg.schedulable_groups.append(g.name)
+                verdicts[g.name] = ("fits", "", ())
+            else:
+                eg.scheduling_errors[g.name] = failed.reasons
+                verdicts[g.name] = ("rejected", failed.plugin, failed.reasons)
+    finally:
+        sim.revert()
+    return out
+
+
+def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list[PodGroup]],
+                      node_count: int) -> Option:
+    pod_groups = schedulable.get(g.name) or []
+    if not pod_groups:
+        return Option(g, 0, ())
+    similar = tuple(similar_node_groups(ctx, g, schedulable))
+    room = group_limit(g.max_size, ctx.target_sizes[g.name]) + sum(
+        group_limit(s.max_size, ctx.target_sizes[s.name]) for s in similar)
+    limiter = estimator_limits(ctx.settings.flag("max-nodes-per-scaleup"), room, ctx.settings.max_nodes_total,
+                               node_count)
+    result = estimate(ctx.sim, [eg.pods for eg in pod_groups], ctx.templates[g.name].node_info, limiter)
+    count, placed = result.node_count, tuple(result.pods)
+    if g.options.zero_or_max_node_scaling and count > 0:
+        count = g.max_size
+    return Option(g, count, placed, similar)
+
+
+def _balance(ctx: Context, group: NodeGroup, new_nodes: int, schedulable) -> list[ScaleUpInfo]:
+    """balanceScaleUps: the new nodes spread over `group` and its similar groups within quota
+    (nodegroupset.balance_scale_up), then capped by the quota left (capScaleUpsByQuota)."""
+    targets = [group]
+    for other in similar_node_groups(ctx, group, schedulable):
+        template = ctx.templates.get(other.name)
+        if template is not None and not ctx.limits.check(other.name, template.node_info.node.obj, 1).is_exceeded:
+            targets.append(other)
+    infos = balance_scale_up(targets, ctx.target_sizes, new_nodes)
+    out = []
+    for info in infos:          # capScaleUpsByQuota
+        template = ctx.templates[info.group.name].node_info.node.obj
+        delta = info.new_size - info.current_size
+        allowed = ctx.limits.check(info.group.name, template, delta).allowed_delta
+        if allowed < delta:
+            info = ScaleUpInfo(info.group, info.current_size, info.current_size + allowed, info.max_size)
+        if allowed > 0:
+            ctx.limits.consume(info.group.name, template, allowed)
+        if info.new_size != info.current_size:
+            out.append(info)
+    return out
+
+
+def _mark_all_unschedulable(groups: list[PodGroup], reason: str) -> None:
+    for eg in groups:
+        if eg.schedulable:
+            for name in eg.schedulable_groups:
+                eg.scheduling_errors[name] = (reason,)
+            eg.schedulable = False
+
+
+def _remaining(groups: list[PodGroup], skipped: Mapping[str, tuple[str, ...]]) -> list[NoScaleUpInfo]:
+    return [NoScaleUpInfo(p, dict(eg.scheduling_errors), dict(skipped))
+            for eg in groups if not eg.schedulable for p in eg.pods]
+
+
+def _no_options(st: ScaleUpStatus) -> ScaleUpStatus:
+    st.result = NO_OPTIONS
+    st.remain_unschedulable = _remaining(st.pod_groups, st.skipped)
+    return st
+
+
+def _error(st: ScaleUpStatus, message: str, best: Option, groups: list[PodGroup]) -> ScaleUpStatus:
+    st.result = ERROR
+    st.error = message
+    st.triggered = list(best.pods)
+    st.remain_unschedulable = _remaining(groups, st.skipped)
+    st.considered = []
+    return st

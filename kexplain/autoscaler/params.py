@@ -1,0 +1,259 @@
+"""CA's settings for one loop: `--autoscaler-config FILE` (params.yaml) over CA's flag defaults.
+
+Every key of the file but `mode` is a cluster-autoscaler flag: the named keys (`expander`,
+`maxNodesTotal`, `coresTotal`, `memoryTotal`, `balanceSimilarNodeGroups`) and `flags:` (any flag
+by its name; a list for a repeated flag). `FLAGS` is CA's flag set (config/flags/flags.go at
+openshift/kubernetes-autoscaler 70920d3c6f5f) with each flag's kind and default; a flag CA does
+not have is an input error naming it. `Settings.to_json` is the document's `autoscaler` key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from kexplain.errors import InputError, Source
+
+SOURCE = "k8s.io/autoscaler/cluster-autoscaler (openshift/kubernetes-autoscaler 70920d3c6f5f)"
+KUBERNETES = "k8s.io/kubernetes v1.36.2"
+GIB = 1 << 30
+DEFAULT_MAX_CORES = 5000 * 64               # config.DefaultMaxClusterCores
+DEFAULT_MAX_MEMORY_GIB = 5000 * 64 * 20     # config.DefaultMaxClusterMemory
+
+# name -> (kind, default). kinds: bool, int, float, duration, string, multi (repeatable), slice.
+FLAGS: dict[str, tuple[str, Any]] = {
+    "cluster-name": ("string", ""), "address": ("string", ":8085"), "kubernetes": ("string", ""),
+    "kubeconfig": ("string", ""), "kube-api-content-type": ("string", "application/vnd.kubernetes.protobuf"),
+    "kube-client-burst": ("int", 10), "kube-client-qps": ("float", 5.0), "cloud-config": ("string", ""),
+    "namespace": ("string", "kube-system"), "enforce-node-group-min-size": ("bool", False),
+    "scale-down-enabled": ("bool", True), "scale-down-unready-enabled": ("bool", True),
+    "scale-down-delay-after-add": ("duration", 600.0), "scale-down-delay-type-local": ("bool", False),
+    "scale-down-delay-after-delete": ("duration", 0.0), "scale-down-delay-after-failure": ("duration", 180.0),
+    "scale-down-unneeded-time": ("duration", 600.0), "scale-down-unready-time": ("duration", 1200.0),
+    "scale-down-utilization-threshold": ("float", 0.5), "scale-down-gpu-utilization-threshold": ("float", 0.5),
+    "scale-down-non-empty-candidates-count": ("int", 30), "scale-down-candidates-pool-ratio": ("float", 0.1),
+    "scale-down-candidates-pool-min-count": ("int", 50), "scheduler-config-file": ("string", ""),
+    "node-deletion-delay-timeout": ("duration", 120.0), "node-deletion-batcher-interval": ("duration", 0.0),
+    "scan-interval": ("duration", 10.0), "max-nodes-total": ("int", 0),
+    "cores-total": ("string", f"0:{DEFAULT_MAX_CORES}"), "memory-total": ("string", f"0:{DEFAULT_MAX_MEMORY_GIB}"),
+    "gpu-total": ("multi", ()), "cloud-provider": ("string", "gce"), "max-bulk-soft-taint-count": ("int", 10),
+    "max-bulk-soft-taint-time": ("duration", 3.0), "max-graceful-termination-sec": ("int", 600),
+    "max-total-unready-percentage": ("float", 45.0), "ok-total-unready-count": ("int", 3),
+    "scale-up-from-zero": ("bool", True), "parallel-scale-up": ("bool", False), "salvo-scale-up": ("bool", False),
+    "salvo-scale-up-budget": ("duration", 60.0), "max-node-provision-time": ("duration", 900.0),
+    "max-node-startup-time": ("duration", 900.0), "max-pod-eviction-time": ("duration", 120.0),
+    "nodes": ("multi", ()), "node-group-auto-discovery": ("multi", ()), "estimator": ("string", "binpacking"),
+    "expander": ("string", "least-waste"), "grpc-expander-cert": ("string", ""), "grpc-expander-url": ("string", ""),
+    "ignore-daemonsets-utilization": ("bool", False), "ignore-mirror-pods-utilization": ("bool", False),
+    "write-status-configmap": ("bool", True), "status-config-map-name": ("string", "cluster-autoscaler-status"),
+    "max-inactivity": ("duration", 600.0), "max-binpacking-time": ("duration", 300.0),
+    "max-failing-time": ("duration", 900.0), "max-startup-time": ("duration", 1200.0),
+    "balance-similar-node-groups": ("bool", False), "unremovable-node-recheck-timeout": ("duration", 300.0),
+    "expendable-pods-priority-cutoff": ("int", -10), "regional": ("bool", False),
+    "new-pod-scale-up-delay": ("duration", 0.0), "ignore-taint": ("multi", ()), "startup-taint": ("multi", ()),
+    "startup-taint-prefix": ("multi", ()), "status-taint": ("multi", ()),
+    "balancing-ignore-label": ("multi", ()), "balancing-label": ("multi", ()),
+    "aws-use-static-instance-list": ("bool", False), "scale-from-unschedulable": ("bool", False),
+    "gce-concurrent-refreshes": ("int", 1), "gce-mig-instances-min-refresh-wait-time": ("duration", 5.0),
+    "bulk-mig-instances-listing-enabled": ("bool", False), "profiling": ("bool", False),
+    "clusterapi-cloud-config-authoritative": ("bool", False), "cordon-node-before-terminating": ("bool", True),
+    "daemonset-eviction-for-empty-nodes": ("bool", False), "daemonset-eviction-for-occupied-nodes": ("bool", True),
+    "user-agent": ("string", "cluster-autoscaler"), "emit-per-nodegroup-metrics": ("bool", False),
+    "debugging-snapshot-enabled": ("bool", False), "node-info-cache-expire-time": ("duration", 87600 * 3600.0),
+    "initial-node-group-backoff-duration": ("duration", 300.0), "max-node-group-backoff-duration": ("duration", 1800.0),
+    "node-group-backoff-reset-timeout": ("duration", 10800.0), "max-scale-down-parallelism": ("int", 10),
+    "max-drain-parallelism": ("int", 1), "record-duplicated-events": ("bool", False),
+    "max-nodes-per-scaleup": ("int", 1000), "max-nodegroup-binpacking-duration": ("duration", 10.0),
+    "fastpath-binpacking-enabled": ("bool", False), "skip-nodes-with-system-pods": ("bool", True),
+    "skip-nodes-with-local-storage": ("bool", True), "skip-nodes-with-custom-controller-pods": ("bool", True),
+    "min-replica-count": ("int", 0), "blocking-system-pod-distruption-timeout": ("duration", 3600.0),
+    "node-delete-delay-after-taint": ("duration", 5.0), "scale-down-simulation-timeout": ("duration", 30.0),
+    "memory-difference-ratio": ("float", 0.015), "max-free-difference-ratio": ("float", 0.05),
+    "max-allocatable-difference-ratio": ("float", 0.05), "force-ds": ("bool", False),
+    "dynamic-node-delete-delay-after-taint-enabled": ("bool", False), "bypassed-scheduler-names": ("slice", ()),
+    "allowed-scheduler-names": ("slice", ()), "drain-priority-config": ("string", ""),
+    "enable-provisioning-requests": ("bool", False), "provisioning-request-initial-backoff-time": ("duration", 60.0),
+    "provisioning-request-max-backoff-time": ("duration", 600.0),
+    "provisioning-request-max-backoff-cache-size": ("int", 1000), "frequent-loops-enabled": ("bool", True),
+    "async-node-groups": ("bool", False), "enable-proactive-scaleup": ("bool", False),
+    "pod-injection-limit": ("int", 5000), "check-capacity-batch-processing": ("bool", False),
+    "check-capacity-provisioning-request-max-batch-size": ("int", 10),
+    "check-capacity-provisioning-request-batch-timebox": ("duration", 10.0),
+    "force-delete-unregistered-nodes": ("bool", False), "force-delete-failed-nodes": ("bool", False),
+    "enable-dynamic-resource-allocation": ("bool", True), "enable-csi-node-aware-scheduling": ("bool", False),
+    "predicate-parallelism": ("int", 4), "check-capacity-processor-instance": ("string", ""),
+    "node-deletion-candidate-ttl": ("duration", 0.0), "capacity-buffer-controller-enabled": ("bool", False),
+    "capacity-buffer-pod-injection-enabled": ("bool", False), "capacity-buffer-pod-dry-run-enabled": ("bool", True),
+    "node-removal-latency-tracking-enabled": ("bool", False), "max-node-skip-eval-time-tracker-enabled": ("bool", False),
+    "capacity-quotas-enabled": ("bool", False), "scaleup-simulation-for-skipped-node-groups-enabled": ("bool", False),
+    "cluster-snapshot-parallelism": ("int", 16), "v": ("int", 0),
+}
+# params.yaml's named keys and the flags they set
+NAMED = {"expander": "expander", "maxNodesTotal": "max-nodes-total", "coresTotal": "cores-total",
+         "memoryTotal": "memory-total", "balanceSimilarNodeGroups": "balance-similar-node-groups"}
+MODES = ("scaleup", "scaledown")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The loop's mode and every CA flag in force (`values`: typed, defaults included; `given`:
+    what params.yaml set, as strings, by flag name)."""
+
+    mode: str = "scaleup"
+    given: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def flag(self, name: str) -> Any:
+        """A flag's value (its default unless given): bool, int, float, seconds, str or a tuple."""
+        if name in self.values:
+            return self.values[name]
+        return FLAGS[name][1]
+
+    @property
+    def expander(self) -> str:
+        return self.flag("expander")
+
+    @property
+    def max_nodes_total(self) -> int:
+        return self.flag("max-nodes-total")
+
+    @property
+    def cores_total(self) -> tuple[int, int]:
+        return _min_max(self.flag("cores-total"), "cores-total")
+
+    @property
+    def memory_total(self) -> tuple[int, int]:
+        """(min, max) bytes: the flag is in GiB."""
+        low, high = _min_max(self.flag("memory-total"), "memory-total")
+        return low * GIB, high * GIB
+
+    @property
+    def balance_similar_node_groups(self) -> bool:
+        return self.flag("balance-similar-node-groups")
+
+    @property
+    def predicate_parallelism(self) -> int:
+        """1 unless given: the cases ran with one worker (the earliest node always wins)."""
+        return self.values.get("predicate-parallelism", 1)
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.memory_total
+        cores = self.cores_total
+        return {"source": SOURCE, "kubernetes": KUBERNETES, "mode": self.mode, "expander": self.expander,
+                "maxNodesTotal": self.max_nodes_total, "coresTotal": f"{cores[0]}:{cores[1]}",
+                "memoryTotal": f"{low}:{high}", "balanceSimilarNodeGroups": self.balance_similar_node_groups,
+                "predicateParallelism": self.predicate_parallelism, "flags": dict(self.given)}
+
+
+def _min_max(text: str, name: str, src: Source | None = None) -> tuple[int, int]:
+    parts = text.split(":")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        low, high = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise InputError(f"{name}: expected <min>:<max> (integers), found {text!r}", source=src) from None
+    if low < 0 or high < low:
+        raise InputError(f"{name}: expected 0 <= min <= max, found {text!r}", source=src)
+    return low, high
+
+
+def read_settings(path: str | None, max_bytes: int | None = None) -> Settings:
+    """The settings of `path` (None: CA's defaults, scale-up mode)."""
+    if path is None:
+        return Settings()
+    from kexplain.load.limits import DEFAULT_MAX_BYTES
+    from kexplain.load.manifests import read_text
+    from kexplain.load.yaml_io import parse_documents
+
+    text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
+    docs = [d.value for d in parse_documents(text, path) if d.value is not None]
+    if len(docs) > 1:
+        raise InputError(f"expected one document of CA settings, found {len(docs)}", source=Source(path))
+    return parse_settings(docs[0] if docs else {}, Source(path))
+
+
+def parse_settings(doc: Any, src: Source) -> Settings:
+    """The settings of one params.yaml document."""
+    if not isinstance(doc, dict):
+        raise InputError("expected a mapping of CA settings (mode, expander, maxNodesTotal, coresTotal, "
+                         "memoryTotal, balanceSimilarNodeGroups, flags)", source=src)
+    accepted = ("mode", *NAMED, "flags")
+    unknown = sorted(set(doc) - set(accepted))
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} (accepted: {', '.join(accepted)}; any other CA flag "
+                         "goes under flags: by its name)", source=src)
+    mode = doc.get("mode", "scaleup")
+    if mode not in MODES:
+        raise InputError(f"mode: expected scaleup or scaledown, found {mode!r}", source=src)
+    raw: dict[str, Any] = {}
+    for key, flag_name in NAMED.items():
+        if doc.get(key) is not None:
+            raw[flag_name] = doc[key]
+    flags = doc.get("flags") or {}
+    if not isinstance(flags, dict):
+        raise InputError("flags: expected a mapping of CA flag names to values", source=src)
+    for name, value in flags.items():
+        name = str(name).lstrip("-")
+        if name in raw:
+            raise InputError(f"flags.{name}: set twice (also by its named key)", source=src)
+        raw[name] = value
+    given: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name not in FLAGS:
+            raise InputError(f"flags.{name}: cluster-autoscaler has no flag --{name}", source=src)
+        given[name], values[name] = _value(name, value, src)
+    settings = Settings(mode, given, values)
+    settings.cores_total, settings.memory_total    # checked now: a bad <min>:<max> is an input error
+    return settings
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _value(name: str, value: Any, src: Source) -> tuple[str, Any]:
+    """A flag's value as given (a string, a repeated flag's values joined by `,`) and typed."""
+    from kexplain.config._decode import parse_duration
+    kind = FLAGS[name][0]
+    if kind in ("multi", "slice"):
+        items = value if isinstance(value, list) else [value]
+        texts = [_text(v) for v in items]
+        if kind == "slice":
+            texts = [t for text in texts for t in text.split(",") if t]
+        return ",".join(texts), tuple(texts)
+    if isinstance(value, (list, dict)):
+        raise InputError(f"flags.{name}: expected one value, found {type(value).__name__}", source=src)
+    text = _text(value)
+    bad = InputError(f"flags.{name}: expected {_KIND_WORDS[kind]}, found {text!r}", source=src)
+    if kind == "bool":
+        lowered = text.lower()
+        if lowered in ("true", "1", "t"):
+            return text, True
+        if lowered in ("false", "0", "f"):
+            return text, False
+        raise bad
+    if kind == "int":
+        try:
+            return text, int(text)
+        except ValueError:
+            raise bad from None
+    if kind == "float":
+        try:
+            return text, float(text)
+        except ValueError:
+            raise bad from None
+    if kind == "duration":
+        nanos = parse_duration(text)
+        if nanos is None:
+            raise bad
+        return text, nanos / 1e9
+    if name in ("cores-total", "memory-total"):
+        _min_max(text, name, src)
+    return text, text
+
+
+_KIND_WORDS = {"bool": "true or false", "int": "an integer", "float": "a number",
+               "duration": "a duration such as 10m or 0s", "string": "a string"}
