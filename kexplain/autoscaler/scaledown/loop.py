@@ -1,0 +1,100 @@
+"""Scale-down for one loop, from the loop's inputs to the document's `scaleDown` key.
+
+`run_scale_down` builds what CA's planner starts from: the snapshot's nodes in cluster.yaml
+order with their non-expendable bound pods, each node's group and each group's size, the
+listers the drainability rules read, the PDB budgets and the scheduler CA embeds; then plans.
+The caller (the autoscale command's loop) says whether the loop is in scale-down cooldown
+(it scaled up) and where the scheduler's node search stands after the scale-up part.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.scaledown.cluster import Placer, SimCluster
+from kexplain.autoscaler.scaledown.config import ScaleDownConfig
+from kexplain.autoscaler.scaledown.drainability import Controllers, DrainContext
+from kexplain.autoscaler.scaledown.eligibility import group_sizes
+from kexplain.autoscaler.scaledown.pdb import PdbTracker
+from kexplain.autoscaler.scaledown.planner import NOT_TRIED, Loop, ScaleDownOutcome, plan
+from kexplain.config import load_config
+from kexplain.features import KubeVersion
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.plugins import implements, known
+
+CA_KUBERNETES = "1.36"          # the scheduler CA embeds (k8s.io/kubernetes v1.36.2)
+BOUND_POD_AGE_NS = 30 * 60 * 10**9
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+def ca_placer(last_index: int = 0) -> Placer:
+    """The scheduler CA embeds: the default profile of its Kubernetes version."""
+    kube = KubeVersion(CA_KUBERNETES)
+    config = load_config(None, implements=implements, known=known, kube=kube)
+    return Placer(config.profile_for(DEFAULT_SCHEDULER), last_index)
+
+
+def _ready_by_default(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The node with a Ready=True condition when it has no Ready condition (the cases' rule
+    for what the input leaves out)."""
+    status = obj.get("status") or {}
+    conditions = status.get("conditions") or []
+    if any(isinstance(c, dict) and c.get("type") == "Ready" for c in conditions):
+        return obj
+    ready = {"type": "Ready", "status": "True", "reason": "KubeletReady"}
+    return {**obj, "status": {**status, "conditions": [*conditions, ready]}}
+
+
+def ca_cluster(snapshot: Snapshot, node_names: Sequence[str], expendable_cutoff: int) -> SimCluster:
+    """CA's snapshot: the nodes in `node_names` order, each with its bound pods of priority at
+    least the expendable cutoff (SetClusterState with FilterOutExpendablePods)."""
+    infos = []
+    for name in node_names:
+        found = snapshot.get(name)
+        node = Node.from_obj(_ready_by_default(found.node.obj))
+        info = NodeInfo(node)
+        kept = [p for p in found.pods if p.priority >= expendable_cutoff]
+        if kept:
+            info.add_pods(kept)
+        infos.append(info)
+    return SimCluster.of(infos, snapshot)
+
+
+def run_scale_down(snapshot: Snapshot, node_names: Sequence[str], groups: Sequence[NodeGroup],
+                   members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
+                   in_cooldown: bool = False, last_index: int = 0) -> ScaleDownOutcome:
+    """Scale-down of one loop at `now_ns` over the cluster `snapshot` (`node_names`: its nodes
+    in cluster.yaml order; `members`: each group's nodes)."""
+    config = ScaleDownConfig.from_settings(settings)
+    group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
+    by_name = {g.name: g for g in groups}
+    for group_name, names in members.items():
+        for name in names:
+            group_of[name] = by_name[group_name]
+    drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), Controllers(snapshot.objects),
+                         now_ns, config.delete_options)
+    loop = Loop(ca_cluster(snapshot, node_names, config.expendable_pods_priority_cutoff), node_names, group_of,
+                group_sizes(groups, members), config, drain, ca_placer(last_index), in_cooldown)
+    return plan(loop)
+
+
+def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
+    """The document's `scaleDown` key (`NotTried` when the loop never reached scale-down)."""
+    if outcome is None:
+        return {"result": "NotTried", "unneeded": [], "scaledDown": [], "nodes": []}
+    nodes = []
+    for v in outcome.nodes:
+        entry: dict[str, Any] = {"name": v.name, "nodeGroup": v.node_group, "candidate": v.candidate,
+                                 "unneeded": v.unneeded, "reason": v.reason}
+        if v.blocking_pod is not None:
+            entry["blockingPod"] = v.blocking_pod.to_json()
+        if v.utilization is not None:
+            entry["utilization"] = v.utilization.to_json()
+        nodes.append(entry)
+    return {"result": outcome.result, "unneeded": list(outcome.unneeded), "scaledDown": list(outcome.scaled_down),
+            "nodes": nodes}
+
+
+__all__ = ["run_scale_down", "scale_down_json", "ca_placer", "ca_cluster", "NOT_TRIED"]
