@@ -47,14 +47,12 @@ def _ready_by_default(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**obj, "status": {**status, "conditions": [*conditions, ready]}}
 
 
-def ca_cluster(snapshot: Snapshot, node_names: Sequence[str], expendable_cutoff: int) -> SimCluster:
-    """CA's snapshot: the nodes in `node_names` order, each with its bound pods of priority at
-    least the expendable cutoff (SetClusterState with FilterOutExpendablePods)."""
+def ca_cluster(snapshot: Snapshot, expendable_cutoff: int) -> SimCluster:
+    """CA's snapshot: the snapshot's nodes in its order (CA's list order), each with its pods
+    of priority at least the expendable cutoff (SetClusterState with FilterOutExpendablePods)."""
     infos = []
-    for name in node_names:
-        found = snapshot.get(name)
-        node = Node.from_obj(_ready_by_default(found.node.obj))
-        info = NodeInfo(node)
+    for found in snapshot.node_infos:
+        info = NodeInfo(Node.from_obj(_ready_by_default(found.node.obj)))
         kept = [p for p in found.pods if p.priority >= expendable_cutoff]
         if kept:
             info.add_pods(kept)
@@ -64,18 +62,22 @@ def ca_cluster(snapshot: Snapshot, node_names: Sequence[str], expendable_cutoff:
 
 def run_scale_down(snapshot: Snapshot, node_names: Sequence[str], groups: Sequence[NodeGroup],
                    members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
+                   controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                    in_cooldown: bool = False, last_index: int = 0) -> ScaleDownOutcome:
-    """Scale-down of one loop at `now_ns` over the cluster `snapshot` (`node_names`: its nodes
-    in cluster.yaml order; `members`: each group's nodes)."""
+    """Scale-down of one loop at `now_ns`. `snapshot`: CA's snapshot as the loop left it, nodes
+    in CA's list order (cluster.yaml order, then any the loop added); `node_names`: the
+    cluster's nodes (the candidates and destinations), in cluster.yaml order; `members`: each
+    group's nodes; `controllers`: controllers by kind the snapshot's objects lack (DaemonSets,
+    Jobs); `last_index`: where the scheduler's node search stands after the scale-up part."""
     config = ScaleDownConfig.from_settings(settings)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
     for group_name, names in members.items():
         for name in names:
             group_of[name] = by_name[group_name]
-    drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), Controllers(snapshot.objects),
-                         now_ns, config.delete_options)
-    loop = Loop(ca_cluster(snapshot, node_names, config.expendable_pods_priority_cutoff), node_names, group_of,
+    listers = Controllers({**snapshot.objects, **(controllers or {})})
+    drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), listers, now_ns, config.delete_options)
+    loop = Loop(ca_cluster(snapshot, config.expendable_pods_priority_cutoff), node_names, group_of,
                 group_sizes(groups, members), config, drain, ca_placer(last_index), in_cooldown)
     return plan(loop)
 

@@ -1,0 +1,112 @@
+"""One loop of the scale-down planner on small clusters: candidates, reasons, the simulation."""
+from __future__ import annotations
+
+from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions, members
+from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.scaledown.cluster import SimCluster
+from kexplain.autoscaler.scaledown.loop import ca_placer, run_scale_down, scale_down_json
+from kexplain.model.snapshot import Snapshot
+from tests.autoscaler.scaledown.objects import NOW_NS, controller, node, node_info, pdb, pod
+
+
+def group(name="g", min_size=0, max_size=10, **options) -> NodeGroup:
+    return NodeGroup(name, min_size, max_size, None, {"nodegroup": name}, None, NodeGroupOptions(**options))
+
+
+def run(infos, groups, settings=Settings("scaledown"), **kw):
+    snapshot = Snapshot(list(infos), {}, {"ReplicaSet": [controller("ReplicaSet", "rs")],
+                                          "PodDisruptionBudget": kw.pop("pdbs", [])})
+    names = [ni.name for ni in infos]
+    found = members(groups, [(ni.name, ni.node.labels) for ni in infos])
+    return run_scale_down(snapshot, names, groups, found, settings, NOW_NS, **kw)
+
+
+def by_name(outcome):
+    return {v.name: v for v in outcome.nodes}
+
+
+def test_an_idle_node_is_unneeded_but_not_long_enough():
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="3")),
+             node_info(node("n2"), pod("b", "n2", cpu="500m"))]
+    out = run(infos, [group()])
+    verdicts = by_name(out)
+    assert out.result == "ScaleDownNoNodeDeleted" and out.unneeded == ("n2",)
+    assert verdicts["n1"].reason == "NotUnderutilized" and verdicts["n1"].utilization.utilization == 0.75
+    assert verdicts["n2"].reason == "NotUnneededLongEnough" and verdicts["n2"].unneeded
+    assert out.removable[0].placements == (("default/b", "n1"),)
+
+
+def test_removed_nodes_are_no_destination_for_later_ones():
+    # both are under the threshold; once n1 is unneeded (its pod moved to n2), n2's pod has nowhere to go
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2"), pod("b", "n2", cpu="1"))]
+    verdicts = by_name(run(infos, [group()]))
+    assert verdicts["n1"].unneeded and not verdicts["n2"].unneeded
+    assert verdicts["n2"].reason == "NoPlaceToMovePods" and verdicts["n2"].utilization.cpu == 0.25
+
+
+def test_nodes_outside_groups_or_at_min_size_are_not_candidates():
+    infos = [node_info(node("n1", group="small")), node_info(node("n2", group="")),
+             node_info(node("n3", group="big")), node_info(node("n4", group="big"))]
+    out = run(infos, [group("small", min_size=1), group("big", min_size=1)])
+    assert [(v.name, v.node_group, v.candidate, v.reason) for v in out.nodes] == [
+        ("n1", "small", False, ""), ("n2", "", False, ""),
+        ("n3", "big", True, "NotUnneededLongEnough"), ("n4", "big", True, "NotUnneededLongEnough")]
+    assert out.unneeded == ("n3", "n4")               # empty: nothing to move (the min size counts only at deletion)
+    assert run([infos[1]], [group("small", min_size=1)]).result == "ScaleDownNoCandidates"
+
+
+def test_scale_down_disabled_annotation_has_no_utilization():
+    disabled = node("n1", metadata={"annotations": {"cluster-autoscaler.kubernetes.io/scale-down-disabled": "true"},
+                                    "labels": {"nodegroup": "g"}})
+    out = run([node_info(disabled), node_info(node("n2"))], [group()])
+    first = out.nodes[0]
+    assert (first.candidate, first.reason, first.utilization) == (True, "ScaleDownDisabledAnnotation", None)
+    assert scale_down_json(out)["nodes"][0] == {"name": "n1", "nodeGroup": "g", "candidate": True,
+                                                "unneeded": False, "reason": "ScaleDownDisabledAnnotation"}
+
+
+def test_blocking_pod_and_pdb_budgets_spent_across_nodes():
+    infos = [node_info(node("n1"), pod("a", "n1", labels={"app": "guarded"})),
+             node_info(node("n2"), pod("b", "n2", labels={"app": "guarded"})),
+             node_info(node("n3"), pod("c", "n3", cpu="3"))]
+    verdicts = by_name(run(infos, [group()], pdbs=[pdb("guard", {"app": "guarded"}, 1)]))
+    assert verdicts["n1"].unneeded                     # spends the one disruption
+    assert verdicts["n2"].reason == "BlockedByPod"
+    assert verdicts["n2"].blocking_pod.to_json() == {"pod": "default/b", "reason": "NotEnoughPdb"}
+
+
+def test_group_threshold_overrides_the_flag():
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="3")), node_info(node("n2"), pod("b", "n2", cpu="2"))]
+    assert by_name(run(infos, [group()]))["n1"].reason == "NotUnderutilized"
+    assert by_name(run(infos, [group(scale_down_utilization_threshold=0.8)]))["n1"].reason == "NoPlaceToMovePods"
+    flags = Settings("scaledown", {}, {"scale-down-utilization-threshold": 0.8})
+    assert by_name(run(infos, [group()], flags))["n1"].reason == "NoPlaceToMovePods"
+
+
+def test_without_an_unneeded_time_deletion_starts_down_to_the_min_size():
+    infos = [node_info(node(f"n{i}")) for i in range(1, 4)]
+    settings = Settings("scaledown", {}, {"scale-down-unneeded-time": 0.0})
+    out = run(infos, [group(min_size=1)], settings)
+    assert out.result == "ScaleDownNodeDeleteStarted"
+    assert out.unneeded == ("n1", "n2", "n3") and out.scaled_down == ("n1", "n2")
+    assert by_name(out)["n3"].reason == "NodeGroupMinSizeReached"
+
+
+def test_cooldown_keeps_unneeded_nodes_without_a_reason():
+    infos = [node_info(node("n1")), node_info(node("n2"))]
+    out = run(infos, [group()], in_cooldown=True)
+    assert out.result == "ScaleDownInCooldown" and out.unneeded == ("n1", "n2")
+    assert all(v.reason == "" and v.utilization is None for v in out.nodes)
+
+
+def test_placer_starts_after_the_last_match():
+    infos = [node_info(node(f"n{i}")) for i in range(1, 4)]
+    cluster = SimCluster.of(infos, Snapshot(infos))
+    placer = ca_placer()
+    from kexplain.model.pod import PodInfo
+    anywhere = lambda ni: True         # noqa: E731
+    assert placer.place(cluster, PodInfo(pod("a", "")), anywhere) == "n2"      # index 0 + 1
+    assert placer.place(cluster, PodInfo(pod("b", "")), anywhere) == "n3"
+    assert placer.place(cluster, PodInfo(pod("c", "")), anywhere) == "n1"      # wraps around
+    assert placer.place(cluster, PodInfo(pod("d", "", cpu="5")), anywhere) is None
+    assert placer.place(cluster, PodInfo(pod("e", "")), lambda ni: ni.name == "n1") == "n1"
