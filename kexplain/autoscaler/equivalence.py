@@ -1,0 +1,113 @@
+"""CA's pod equivalence groups (core/scaleup/equivalence): pods CA treats alike in the scale-up.
+
+A pod without a controller ownerReference, or a DaemonSet's pod, is a group of its own. Other
+pods join the group of an earlier pod with the same controller (by uid), equal labels and a
+semantically equal spec (`spec_key`: the spec without projected volumes and their mounts, the
+hostname and the containers' env; quantities by value; empty and absent alike), matched against
+at most 10 groups per controller. Groups come in order of their first pod.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from kexplain.model.pod import PodInfo
+
+MAX_GROUPS_PER_CONTROLLER = 10
+_QUANTITY_MAPS = frozenset({"requests", "limits", "overhead", "capacity"})
+
+
+def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
+    """The pod's controller ownerReference (metav1.GetControllerOf), or None."""
+    for ref in pod.metadata.get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return ref
+    return None
+
+
+def is_daemonset_pod(pod: PodInfo) -> bool:
+    """A DaemonSet's pod (controller of kind DaemonSet, or CA's daemonset-pod annotation)."""
+    ref = controller_ref(pod)
+    if ref is not None and ref.get("kind") == "DaemonSet":
+        return True
+    return (pod.metadata.get("annotations") or {}).get("cluster-autoscaler.kubernetes.io/daemonset-pod") == "true"
+
+
+def is_mirror_pod(pod: PodInfo) -> bool:
+    return "kubernetes.io/config.mirror" in (pod.metadata.get("annotations") or {})
+
+
+@dataclass
+class PodGroup:
+    """One equivalence group and what the scale-up found for it (equivalence.PodGroup)."""
+
+    index: int                                   # the document's equivalenceClass
+    pods: list[PodInfo]
+    scheduling_errors: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)  # group -> (plugin, reasons)
+    schedulable_groups: list[str] = field(default_factory=list)
+    schedulable: bool = False
+
+
+def spec_key(pod: PodInfo) -> str:
+    """The pod's spec as utils.PodSpecSemanticallyEqual compares it, as one string."""
+    spec = dict(pod.spec)
+    projected = {v.get("name") for v in spec.get("volumes") or () if isinstance(v, dict) and v.get("projected")}
+    spec["volumes"] = [v for v in spec.get("volumes") or () if not (isinstance(v, dict) and v.get("projected"))]
+    spec.pop("hostname", None)
+    for kind in ("containers", "initContainers"):
+        containers = []
+        for c in spec.get(kind) or ():
+            c = dict(c)
+            c.pop("env", None)
+            c["volumeMounts"] = [m for m in c.get("volumeMounts") or () if m.get("name") not in projected]
+            containers.append(c)
+        spec[kind] = containers
+    return json.dumps(_canonical(spec), sort_keys=True, separators=(",", ":"))
+
+
+def _canonical(value: Any, key: str = "") -> Any:
+    """Empty and absent alike (Go's zero values and nil collections), quantities by value."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            c = _canonical(v, k)
+            if c not in (None, "", [], {}, False):
+                out[k] = c
+        if key in _QUANTITY_MAPS:
+            out = {k: _quantity(v) for k, v in out.items()}
+        return out
+    if isinstance(value, list):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def _quantity(value: Any) -> Any:
+    from kexplain.apimachinery.quantity import QuantityError, parse_quantity
+    try:
+        q = parse_quantity(value)
+    except (QuantityError, ValueError, TypeError):
+        return value
+    return f"{q.numerator}/{q.denominator}"
+
+
+def build_pod_groups(pods: Iterable[PodInfo]) -> list[PodGroup]:
+    """The equivalence groups of `pods`, in order of their first member (BuildPodGroups)."""
+    groups: list[PodGroup] = []
+    by_controller: dict[str, list[tuple[int, dict[str, str], str]]] = {}
+    for pod in pods:
+        ref = controller_ref(pod)
+        if ref is None or is_daemonset_pod(pod):
+            groups.append(PodGroup(len(groups), [pod]))
+            continue
+        uid = str(ref.get("uid") or "")
+        known = by_controller.setdefault(uid, [])
+        key = spec_key(pod)
+        match = next((gid for gid, labels, k in known if labels == pod.labels and k == key), None)
+        if match is not None:
+            groups[match].pods.append(pod)
+            continue
+        if len(known) < MAX_GROUPS_PER_CONTROLLER:
+            known.append((len(groups), pod.labels, key))
+        groups.append(PodGroup(len(groups), [pod]))
+    return groups

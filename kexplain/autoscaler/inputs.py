@@ -1,0 +1,178 @@
+"""What one CA loop starts from: the pending pods, the cluster, the node groups and the settings.
+
+Every object (pending pods included) goes through the API server's admission steps, as in the
+scheduler's inputs. What the inputs leave out is filled in as the README of the CA cases says:
+creation times (pending pods 10 minutes ago plus a second per pod in file order, bound pods 30
+minutes ago, nodes 2 hours ago), a Ready condition on nodes without one, and each group's
+members are found by its node selector. The snapshot lists the nodes in cluster order (CA's
+listers and delta snapshot, pinned), with the bound pods CA counts (not the expendable ones).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
+from kexplain.autoscaler.params import Settings, read_settings
+from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.features import KubeVersion
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+
+PENDING_AGE = timedelta(minutes=10)
+BOUND_AGE = timedelta(minutes=30)
+NODE_AGE = timedelta(hours=2)
+# Kinds read from --nodes besides the scheduler's: DaemonSets (templates), ConfigMaps (the
+# priority expander's), Jobs and Deployments (controllers of pods).
+EXTRA_KINDS = frozenset({"DaemonSet", "ConfigMap", "Job", "Deployment"})
+
+
+@dataclass(frozen=True)
+class NodeFacts:
+    """What CA reads of a Node besides what the scheduler does."""
+
+    name: str
+    ready: bool
+    ready_since: datetime | None     # the Ready condition's last transition
+    created: datetime
+    group: str | None                # the node group it is an instance of
+
+
+@dataclass
+class LoopInputs:
+    """The loaded loop: settings, groups (with members, cluster order), the snapshot, pods."""
+
+    settings: Settings
+    kube: KubeVersion
+    now: datetime
+    groups: list[NodeGroup]
+    group_members: dict[str, list[str]]
+    nodes: list[NodeFacts]                    # cluster order
+    snapshot: Snapshot                        # nodes in cluster order, non-expendable bound pods
+    pending: list[PodInfo]                    # pods.yaml order, admitted
+    pending_created: list[datetime]
+    daemonsets: list[dict[str, Any]]          # cluster order
+    config_maps: list[dict[str, Any]]
+    scheduler_config: Any
+    warnings: list[str] = field(default_factory=list)
+
+
+def _time(text: Any) -> datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
+              kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
+              now: datetime | None = None) -> LoopInputs:
+    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2)."""
+    from kexplain.admission import admit
+    from kexplain.admission.shapes import ShapeIndex
+    from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
+    from kexplain.load.gcpolicy import bulk_load
+    from kexplain.load.manifests import check_objects, load_objects
+
+    now = now or datetime.now(timezone.utc)
+    settings = read_settings(settings_path, max_bytes)
+    groups = read_node_groups(groups_path, max_bytes)
+    with bulk_load():
+        cluster_objs = load_objects(node_paths, max_bytes, max_objects=max_objects) if node_paths else []
+        pod_objs = load_objects([pods_path], max_bytes, max_objects=max_objects) if pods_path else []
+    pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
+    if pods_path and not pending_src and settings.mode == "scaleup":
+        kinds = sorted({str(o.get("kind")) for o, _ in pod_objs})
+        raise InputError("no pending Pod to scale up for" + (f" (found {', '.join(kinds)})" if kinds else
+                                                            " (the input is empty)"), source=Source(pods_path))
+    others = [(o, s) for o, s in pod_objs if not any(o is p for p, _ in pending_src)]
+    _refuse_repeats(cluster_objs + others, pending_src)
+    cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in CLUSTER_KINDS | EXTRA_KINDS]
+    kinds = CLUSTER_KINDS | EXTRA_KINDS
+    index = ShapeIndex()
+    checked = check_objects(cluster + pending_src, kinds, validate=validate, shape_index=index, kube=kube)
+    warnings = list(checked.warnings)
+    admitted = admit(checked.objects, None, shape_index=index, kube=kube)
+    # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
+    daemonsets = [_with_uid(o) for o, _ in checked.objects if o.get("kind") == "DaemonSet"]
+    config_maps = [o for o, _ in checked.objects if o.get("kind") == "ConfigMap"]
+    warnings += admitted.warnings
+    pending_ids = {id(s) for _, s in pending_src}
+    cutoff = settings.flag("expendable-pods-priority-cutoff")
+    scheduler_objects = []
+    pending: list[PodInfo] = []
+    nominated: list[dict[str, Any]] = []
+    for obj, src in admitted.objects:
+        kind = obj.get("kind")
+        if kind == "Pod" and id(src) in pending_ids and not (obj.get("spec") or {}).get("nodeName"):
+            pending.append(PodInfo(obj))
+            if (obj.get("status") or {}).get("nominatedNodeName"):
+                nominated.append(obj)
+            continue
+        if kind == "Pod" and (obj.get("spec") or {}).get("nodeName") and _priority(obj) < cutoff:
+            continue          # expendable: not in CA's snapshot
+        if kind in CLUSTER_KINDS:
+            scheduler_objects.append((obj, src))
+    snapshot, _ = build_cluster(scheduler_objects, admitted.shapes)
+    node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
+    order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
+    snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
+    for obj in nominated:      # CA puts a pod with a nominated node on that node
+        name = obj["status"]["nominatedNodeName"]
+        if snapshot.get(name) is not None and _priority(obj) >= cutoff:
+            bound = dict(obj)
+            bound["spec"] = {**obj["spec"], "nodeName": name}
+            snapshot = snapshot.with_pod_bound(PodInfo(bound))
+    group_members = members(groups, ((n, snapshot.get(n).node.labels) for n in order), Source(groups_path))
+    owner = {n: g for g, names in group_members.items() for n in names}
+    facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
+    created = [_time((p.metadata or {}).get("creationTimestamp")) or now - PENDING_AGE + timedelta(seconds=i)
+               for i, p in enumerate(pending)]
+    config = read_config(None, kube=kube)
+    return LoopInputs(settings, kube, now, groups, group_members, facts, snapshot, pending, created,
+                      daemonsets, config_maps, config, warnings)
+
+
+def _priority(obj: dict[str, Any]) -> int:
+    prio = (obj.get("spec") or {}).get("priority")
+    return prio if isinstance(prio, int) else 0
+
+
+def _with_uid(ds: dict[str, Any]) -> dict[str, Any]:
+    meta = ds.get("metadata") or {}
+    if meta.get("uid"):
+        return ds
+    import uuid
+    uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"daemonset/{meta.get('namespace') or 'default'}/{meta.get('name')}"))
+    return {**ds, "metadata": {**meta, "uid": uid}}
+
+
+def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFacts:
+    meta = obj.get("metadata") or {}
+    created = _time(meta.get("creationTimestamp")) or now - NODE_AGE
+    ready, since = True, now - NODE_AGE
+    for cond in (obj.get("status") or {}).get("conditions") or ():
+        if isinstance(cond, dict) and cond.get("type") == "Ready":
+            ready = cond.get("status") == "True"
+            since = _time(cond.get("lastTransitionTime")) or now - NODE_AGE
+    return NodeFacts(meta.get("name") or "", ready, since, created, group)
+
+
+def _refuse_repeats(cluster: list[tuple[dict, Source]], pending: list[tuple[dict, Source]]) -> None:
+    """A pending pod named as a pod of the cluster is refused, as the API server refuses a
+    second object of one kind, namespace and name."""
+    from kexplain.apimachinery.fielderrors import go_quote
+    names = set()
+    for obj, _ in cluster:
+        if obj.get("kind") == "Pod":
+            meta = obj.get("metadata") or {}
+            names.add((meta.get("namespace") or "default", meta.get("name")))
+    for obj, src in pending:
+        meta = obj.get("metadata") or {}
+        key = (meta.get("namespace") or "default", meta.get("name"))
+        if key in names:
+            raise AdmissionRejected(f"pods {go_quote(str(key[1]))} already exists", source=src, obj=obj)
+        names.add(key)

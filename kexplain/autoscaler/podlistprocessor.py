@@ -1,0 +1,98 @@
+"""CA's default pod list processors, in CA's order, and the young pods' filter after them.
+
+ClearTPURequests (no TPUs here: nothing), FilterOutExpendable (priority below
+--expendable-pods-priority-cutoff), CurrentlyDrainedNodes (no node is being drained in one
+loop: nothing), FilterOutSchedulable (pods sorted by priority with Go's sort.Slice, each placed
+on the first existing node it fits and left there for the next; a pod like one that did not fit
+is not tried again), FilterOutDaemonSet; then TooYoung (younger than --new-pod-scale-up-delay,
+or a longer `cluster-autoscaler.kubernetes.io/pod-scale-up-delay` annotation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Sequence
+
+from kexplain.autoscaler.equivalence import controller_ref, is_daemonset_pod, spec_key
+from kexplain.autoscaler.gosort import go_sort
+from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.model.pod import PodInfo
+
+EXPENDABLE = "FilterOutExpendable"
+SCHEDULABLE = "FilterOutSchedulable"
+DAEMONSET = "FilterOutDaemonSet"
+TOO_YOUNG = "TooYoung"
+SCALE_UP_DELAY_ANNOTATION = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+MAX_SIMILAR_PER_CONTROLLER = 10
+
+
+@dataclass
+class Processed:
+    """The pods left for the scale-up, in CA's order, and which processor dropped the others."""
+
+    pods: list[PodInfo]
+    filtered_by: dict[int, str] = field(default_factory=dict)     # id(pod) -> processor
+
+
+def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSim, settings: Settings,
+            now: datetime) -> Processed:
+    """Run the processors over the unschedulable `pods` (`created`: each one's creation time)."""
+    dropped: dict[int, str] = {}
+    cutoff = settings.flag("expendable-pods-priority-cutoff")
+    left = []
+    for pod in pods:
+        if pod.spec.get("priority") is not None and pod.priority < cutoff:
+            dropped[id(pod)] = EXPENDABLE
+        else:
+            left.append(pod)
+    left = filter_out_schedulable(left, sim, dropped)
+    kept = []
+    for pod in left:
+        if is_daemonset_pod(pod):
+            dropped[id(pod)] = DAEMONSET
+        else:
+            kept.append(pod)
+    born = {id(p): t for p, t in zip(pods, created)}
+    delay = settings.flag("new-pod-scale-up-delay")
+    old = []
+    for pod in kept:
+        if (now - born[id(pod)]).total_seconds() > _scale_up_delay(pod, delay):
+            old.append(pod)
+        else:
+            dropped[id(pod)] = TOO_YOUNG
+    return Processed(old, dropped)
+
+
+def _scale_up_delay(pod: PodInfo, delay: float) -> float:
+    from kexplain.config._decode import parse_duration
+    text = (pod.metadata.get("annotations") or {}).get(SCALE_UP_DELAY_ANNOTATION)
+    nanos = parse_duration(text) if isinstance(text, str) else None
+    return max(delay, nanos / 1e9) if nanos is not None else delay
+
+
+def filter_out_schedulable(pods: list[PodInfo], sim: ClusterSim, dropped: dict[int, str]) -> list[PodInfo]:
+    """The pods that fit no existing node, in the order CA leaves them (sorted by priority,
+    highest first, with sort.Slice); those that fit are bound where they fit."""
+    ordered = list(pods)
+    go_sort(ordered, lambda a, b: a.priority > b.priority)
+    unschedulable_like: dict[str, list[tuple[dict, str]]] = {}
+    out = []
+    for pod in ordered:
+        ref = controller_ref(pod)
+        uid = str(ref.get("uid")) if ref is not None else None
+        key = None
+        if uid is not None:
+            key = spec_key(pod)
+            if any(labels == pod.labels and k == key for labels, k in unschedulable_like.get(uid, ())):
+                out.append(pod)
+                continue
+        if sim.schedule_anywhere(pod) is not None:
+            dropped[id(pod)] = SCHEDULABLE
+            continue
+        out.append(pod)
+        if uid is not None and not is_daemonset_pod(pod):
+            similar = unschedulable_like.setdefault(uid, [])
+            if len(similar) < MAX_SIMILAR_PER_CONTROLLER:
+                similar.append((pod.labels, key))
+    return out

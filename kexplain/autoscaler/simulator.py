@@ -1,0 +1,117 @@
+"""CA's cluster snapshot with the scheduler inside (simulator/clustersnapshot/predicate).
+
+`ClusterSim` holds the current `Snapshot` (nodes in list order: the cluster's, then the nodes
+the simulation adds), forks and reverts it as CA's delta snapshot does, and runs the scheduler
+framework's PreFilter and Filter for a pod on one node (`check`) or on the first node that
+passes (`schedule_anywhere`), binding the pod there. The search starts after the node of the
+last match (CA's last-index node ordering, offset 1), and that position lasts the whole loop,
+as in CA, where one plugin runner serves every simulation of the loop. A failure is the first
+failing plugin and its reasons, as CA's FailingPredicateError records them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from kexplain.framework.cycle_state import CycleState
+from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.framework.runtime import Framework
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a pod does not pass on a node: the failing plugin(s) and the reasons it gave."""
+
+    plugin: str
+    reasons: tuple[str, ...]
+
+
+def bound(pod: PodInfo, node_name: str) -> PodInfo:
+    """The pod as the snapshot holds it once placed on `node_name`."""
+    obj = dict(pod.obj)
+    obj["spec"] = {**pod.spec, "nodeName": node_name}
+    out = PodInfo(obj)
+    if "resource" in pod.__dict__:       # the requests do not change with the node
+        out.__dict__["resource"] = pod.__dict__["resource"]
+    return out
+
+
+def with_node(snapshot: Snapshot, node_info: NodeInfo) -> Snapshot:
+    """`snapshot` with one more node (and its pods) after the others."""
+    return Snapshot([*snapshot.node_infos, node_info], snapshot.namespaces, snapshot.objects)
+
+
+class ClusterSim:
+    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts."""
+
+    def __init__(self, snapshot: Snapshot, framework: "Framework") -> None:
+        self.snapshot = snapshot
+        self.framework = framework
+        self._forks: list[Snapshot] = []
+        self._last_index = 0          # CA's lastIndexOrderMapping: where the last match was
+
+    # -- forks ------------------------------------------------------------------------------
+    def fork(self) -> None:
+        self._forks.append(self.snapshot)
+
+    def revert(self) -> None:
+        self.snapshot = self._forks.pop()
+
+    def add_node(self, node_info: NodeInfo) -> None:
+        self.snapshot = with_node(self.snapshot, node_info)
+
+    # -- the scheduler ----------------------------------------------------------------------
+    def _pre_filter(self, pod: PodInfo) -> tuple[CycleState, frozenset[str] | None, str, Failure | None]:
+        fw = self.framework
+        fw.snapshot = self.snapshot
+        state = CycleState()
+        outcome = fw.run_pre_filter(state, pod)
+        if not outcome.status.is_success:
+            return state, None, "", Failure(outcome.status.plugin, tuple(outcome.status.reasons))
+        names = outcome.result.node_names if outcome.result is not None else None
+        return state, names, ", ".join(sorted(outcome.plugins_with_nodes)), None
+
+    def check(self, pod: PodInfo, node_name: str) -> Failure | None:
+        """Whether `pod` passes PreFilter and Filter on `node_name` (CheckPredicates)."""
+        state, names, narrowed_by, failed = self._pre_filter(pod)
+        if failed is not None:
+            return failed
+        if names is not None and node_name not in names:
+            return Failure(narrowed_by, ())
+        status = self.framework.run_filter_plugins(state, pod, self.snapshot.get(node_name))
+        if not status.is_success:
+            return Failure(status.plugin, tuple(status.reasons))
+        return None
+
+    def schedule(self, pod: PodInfo, node_name: str) -> Failure | None:
+        """`check`, then the pod bound to the node when it passes (SchedulePod)."""
+        failed = self.check(pod, node_name)
+        if failed is None:
+            self.snapshot = self.snapshot.with_pod_bound(bound(pod, node_name))
+        return failed
+
+    def schedule_anywhere(self, pod: PodInfo, acceptable: Callable[[NodeInfo], bool] | None = None) -> str | None:
+        """The first node, from the one after the last match on, where `pod` passes (and is
+        bound); None when none does (SchedulePodOnAnyNodeMatching)."""
+        state, names, _, failed = self._pre_filter(pod)
+        if failed is not None:
+            return None
+        infos = self.snapshot.node_infos
+        n = len(infos)
+        run = self.framework.run_filter_plugins
+        for i in range(n):
+            index = (i + 1 + self._last_index) % n
+            info = infos[index]
+            if names is not None and info.name not in names:
+                continue
+            if info.node.unschedulable or (acceptable is not None and not acceptable(info)):
+                continue
+            if run(state, pod, info).is_success:
+                self._last_index = index
+                self.snapshot = self.snapshot.with_pod_bound(bound(pod, info.name))
+                return info.name
+        return None

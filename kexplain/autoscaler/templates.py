@@ -1,0 +1,246 @@
+"""Template node infos per node group (CA's MixedTemplateNodeInfoProvider and the sanitizing of
+simulator/node_info_utils.go).
+
+A group's template is built from its first member, in cluster order, that is a good template
+candidate (Ready for more than a minute, schedulable, not being deleted by CA); failing that,
+from the group's own `template` (with every DaemonSet that would run there, and the deprecated
+beta labels CA adds to provider templates); failing that, from any member. Either way the node
+is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
+dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
+`cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
+no template (the scale-up skips it as not ready).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.autoscaler.equivalence import controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.autoscaler.params import Settings
+from kexplain.errors import Source
+from kexplain.model.nodeinfo import Node, NodeInfo
+from kexplain.model.pod import PodInfo
+
+TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
+HOSTNAME = "kubernetes.io/hostname"
+TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"
+DELETION_CANDIDATE = "DeletionCandidateOfClusterAutoscaler"
+STABILIZATION = timedelta(minutes=1)
+NODE_CONDITION_TAINTS = frozenset({
+    "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/unschedulable",
+    "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure",
+    "node.kubernetes.io/network-unavailable", "node.kubernetes.io/pid-pressure",
+    "node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
+    "cloud.google.com/impending-node-termination", "NodeWithImpairedVolumes"})
+STARTUP_PREFIXES = ("ignore-taint.cluster-autoscaler.kubernetes.io/", "startup-taint.cluster-autoscaler.kubernetes.io/")
+STATUS_PREFIXES = ("status-taint.cluster-autoscaler.kubernetes.io/",)
+# stable label -> the deprecated label CA sets beside it on a provider template
+DEPRECATED_LABELS = {"node.kubernetes.io/instance-type": "beta.kubernetes.io/instance-type",
+                     "topology.kubernetes.io/region": "failure-domain.beta.kubernetes.io/region",
+                     "topology.kubernetes.io/zone": "failure-domain.beta.kubernetes.io/zone"}
+SYSTEM_NODE_CRITICAL = "system-node-critical"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A group's template node info and where it came from (`node`, `template`)."""
+
+    group: str
+    source: str
+    node_info: NodeInfo
+    pod_names: tuple[str, ...]        # `DaemonSet NS/NAME` or `Pod NS/NAME`, sorted
+
+    def to_json(self) -> dict[str, Any]:
+        node = self.node_info.node
+        status = node.obj.get("status") or {}
+        return {"source": self.source,
+                "labels": {k: v for k, v in sorted(node.labels.items()) if k != HOSTNAME},
+                "taints": [_taint_json(t) for t in node.taints],
+                "allocatable": {k: _quantity(v) for k, v in sorted((status.get("allocatable") or {}).items())},
+                "pods": list(self.pod_names)}
+
+
+def _taint_json(t: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": t.get("key", "")}
+    if t.get("value"):
+        out["value"] = t["value"]
+    out["effect"] = t.get("effect", "")
+    if t.get("timeAdded"):
+        out["timeAdded"] = t["timeAdded"]
+    return out
+
+
+def _quantity(raw: Any) -> str:
+    from kexplain.apimachinery.quantity import QuantityError, canonical, parse
+    try:
+        return canonical(parse(raw))
+    except (QuantityError, ValueError, TypeError):
+        return str(raw)
+
+
+def sanitize_taints(taints: Iterable[Mapping[str, Any]], settings: Settings) -> list[dict[str, Any]]:
+    """The taints a template keeps (taints.SanitizeTaints)."""
+    startup = set(settings.flag("startup-taint")) | set(settings.flag("ignore-taint"))
+    status = set(settings.flag("status-taint"))
+    prefixes = STARTUP_PREFIXES + tuple(settings.flag("startup-taint-prefix"))
+    out = []
+    for t in taints:
+        key = t.get("key", "")
+        if key in (TO_BE_DELETED, DELETION_CANDIDATE) or key in NODE_CONDITION_TAINTS:
+            continue
+        if key in startup or key in status or key.startswith(prefixes) or key.startswith(STATUS_PREFIXES):
+            continue
+        out.append(dict(t))
+    return out
+
+
+def _sanitized_node(obj: Mapping[str, Any], name: str, settings: Settings) -> dict[str, Any]:
+    node = copy.deepcopy(dict(obj))
+    meta = node.setdefault("metadata", {})
+    meta["name"] = name
+    meta["uid"] = f"uid-{name}"
+    meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
+    spec = node.setdefault("spec", {})
+    taints = sanitize_taints(spec.get("taints") or (), settings)
+    if taints:
+        spec["taints"] = taints
+    else:
+        spec.pop("taints", None)
+    if settings.flag("scale-from-unschedulable"):
+        spec.pop("unschedulable", None)
+    status = node.setdefault("status", {})
+    if "allocatable" not in status and "capacity" in status:
+        status["allocatable"] = dict(status["capacity"])
+    return node
+
+
+def _renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
+    obj = dict(pod.obj)
+    meta = dict(obj.get("metadata") or {})
+    meta["name"] = f"{pod.name}-{suffix}"
+    meta["uid"] = f"uid-{pod.namespace}-{meta['name']}"
+    obj["metadata"] = meta
+    obj["spec"] = {**pod.spec, "nodeName": node_name}
+    return PodInfo(obj)
+
+
+def _shown_name(pod: PodInfo, original_name: str) -> str:
+    ref = controller_ref(pod)
+    if ref is not None and ref.get("kind") == "DaemonSet":
+        return f"DaemonSet {pod.namespace}/{ref.get('name')}"
+    return f"Pod {pod.namespace}/{original_name}"
+
+
+def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
+    """The pod the DaemonSet controller would create for `node_name` (daemon.NewPod): the
+    template with the controller's tolerations, pinned to the node, owned by the DaemonSet."""
+    from kexplain.load.workloads import pod_from_workload
+    from kexplain.load.workloads import pin_to_node
+    obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
+    meta = obj.setdefault("metadata", {})
+    ds_meta = ds.get("metadata") or {}
+    meta["name"] = f"{ds_meta.get('name')}-pod"
+    meta["namespace"] = ds_meta.get("namespace") or "default"
+    meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds_meta.get("name"),
+                                "uid": ds_meta.get("uid"), "controller": True}]
+    pin_to_node(obj.setdefault("spec", {}), node_name)
+    obj["spec"]["nodeName"] = node_name
+    return PodInfo(obj)
+
+
+def _should_run(ds_pod: PodInfo, node: Node) -> bool:
+    from kexplain.explain.placement import should_run_daemon_pod
+    unpinned = dict(ds_pod.obj)
+    unpinned["spec"] = {k: v for k, v in ds_pod.spec.items() if k != "nodeName"}
+    return should_run_daemon_pod(PodInfo(unpinned), node) is None
+
+
+def _preempting_system_node_critical(pod: PodInfo) -> bool:
+    if pod.spec.get("priorityClassName") != SYSTEM_NODE_CRITICAL:
+        return False
+    return pod.spec.get("preemptionPolicy") in (None, "PreemptLowerPriority")
+
+
+def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pods: Sequence[PodInfo],
+                       daemonsets: Sequence[Mapping[str, Any]], force_ds: bool, settings: Settings,
+                       *, deprecated_labels: bool = False) -> Template:
+    """SanitizedTemplateNodeInfoFromNodeInfo: the node renamed and cleaned, its DaemonSet and
+    mirror pods, and the pods of DaemonSets not running on it that would (all of them with
+    `force_ds`, else only system-node-critical ones that preempt)."""
+    name = f"template-node-for-{group}-1"
+    obj = _sanitized_node(node_obj, name, settings)
+    labels = obj["metadata"]["labels"]
+    labels[TEMPLATE_LABEL] = "true"
+    if deprecated_labels:
+        for stable, deprecated in DEPRECATED_LABELS.items():
+            if stable in labels:
+                labels[deprecated] = labels[stable]
+    node = Node.from_obj(obj)
+    kept: list[PodInfo] = []
+    shown: list[str] = []
+    running: set[str] = set()
+    for pod in pods:
+        if pod.deletion_timestamp is None and (is_mirror_pod(pod) or is_daemonset_pod(pod)):
+            kept.append(_renamed_pod(pod, name, "1"))
+            shown.append(_shown_name(pod, pod.name))
+        ref = controller_ref(pod)
+        if ref is not None and ref.get("kind") == "DaemonSet":
+            running.add(str(ref.get("uid")))
+    for ds in daemonsets:
+        if str((ds.get("metadata") or {}).get("uid")) in running:
+            continue
+        ds_pod = daemonset_pod(ds, name)
+        if not _should_run(ds_pod, node):
+            continue
+        if force_ds or _preempting_system_node_critical(ds_pod):
+            kept.append(ds_pod)
+            shown.append(_shown_name(ds_pod, ds_pod.name))
+    info = NodeInfo(node)
+    if kept:
+        info.add_pods(kept)
+    return Template(group, source, info, tuple(sorted(shown)))
+
+
+def good_candidate(facts, node: Node, now: datetime) -> bool:
+    """isNodeGoodTemplateCandidate: Ready for more than a minute, schedulable, not being deleted."""
+    stable = facts.ready_since is None or facts.ready_since + STABILIZATION < now
+    return facts.ready and stable and not node.unschedulable and \
+        not any(t.get("key") == TO_BE_DELETED for t in node.taints)
+
+
+def template_node_infos(loop: LoopInputs) -> dict[str, Template]:
+    """Each group's template, by group name; a group without one is left out."""
+    settings = loop.settings
+    force_ds = settings.flag("force-ds")
+    snapshot = loop.snapshot
+    out: dict[str, Template] = {}
+
+    def from_member(facts) -> None:
+        if facts.group is None or facts.group in out:
+            return
+        info = snapshot.get(facts.name)
+        out[facts.group] = sanitized_template(facts.group, "node", info.node.obj, info.pods, loop.daemonsets,
+                                              force_ds, settings)
+
+    bad = []
+    for facts in loop.nodes:
+        if good_candidate(facts, snapshot.get(facts.name).node, loop.now):
+            from_member(facts)
+        else:
+            bad.append(facts)
+    for group in loop.groups:
+        if group.name not in out and group.template is not None:
+            out[group.name] = sanitized_template(group.name, "template", _template_node(group.template),
+                                                 (), loop.daemonsets, True, settings, deprecated_labels=True)
+    for facts in bad:
+        from_member(facts)
+    return out
+
+
+def _template_node(template: Mapping[str, Any]) -> dict[str, Any]:
+    node = {"apiVersion": "v1", "kind": "Node", **copy.deepcopy(dict(template))}
+    node.setdefault("metadata", {})
+    return node
