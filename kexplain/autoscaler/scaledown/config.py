@@ -30,6 +30,8 @@ class ScaleDownConfig:
     max_drain_parallelism: int = 1
     expendable_pods_priority_cutoff: int = -10
     unremovable_node_recheck_timeout_ns: int = 300 * NS
+    min_cores: int = 0                      # --cores-total's minimum
+    min_memory_bytes: int = 0               # --memory-total's minimum, in bytes
     delete_options: DeleteOptions = field(default_factory=DeleteOptions)
 
     @classmethod
@@ -51,6 +53,7 @@ class ScaleDownConfig:
             max_drain_parallelism=flag("max-drain-parallelism"),
             expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
             unremovable_node_recheck_timeout_ns=ns("unremovable-node-recheck-timeout"),
+            min_cores=settings.cores_total[0], min_memory_bytes=settings.memory_total[0],
             delete_options=DeleteOptions(
                 skip_nodes_with_system_pods=flag("skip-nodes-with-system-pods"),
                 skip_nodes_with_local_storage=flag("skip-nodes-with-local-storage"),

@@ -19,6 +19,7 @@ from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import (
     NOT_AUTOSCALED, SCALE_DOWN_DISABLED_ANNOTATION, candidates, check, has_scale_down_disabled, is_ready)
+from kexplain.autoscaler.scaledown.limits import MinResourceTracker
 from kexplain.autoscaler.scaledown.removal import Removable, simulate_removal
 from kexplain.autoscaler.scaledown.utilization import Utilization
 
@@ -32,6 +33,7 @@ NOT_TRIED = "ScaleDownNotTried"
 NOT_UNNEEDED_LONG_ENOUGH = "NotUnneededLongEnough"
 NOT_UNREADY_LONG_ENOUGH = "NotUnreadyLongEnough"
 NODE_GROUP_MIN_SIZE_REACHED = "NodeGroupMinSizeReached"
+MINIMAL_RESOURCE_LIMIT_EXCEEDED = "MinimalResourceLimitExceeded"
 ATOMIC_SCALE_DOWN_FAILED = "AtomicScaleDownFailed"
 BLOCKED_BY_ON_COMPLETION_POD = "BlockedByOnCompletionPod"
 
@@ -138,7 +140,7 @@ def plan(loop: Loop) -> ScaleDownOutcome:
                             tuple(removable))
 
 
-def _removable_now_reason(loop: Loop, found: Removable, sizes: dict[str, int]) -> str:
+def _removable_now_reason(loop: Loop, found: Removable, sizes: dict[str, int], limits: MinResourceTracker) -> str:
     """unremovableReason: why an unneeded node cannot go in this loop ("" when it can)."""
     info = loop.cluster.get(found.node)
     node = info.node.obj
@@ -154,6 +156,8 @@ def _removable_now_reason(loop: Loop, found: Removable, sizes: dict[str, int]) -
         return NOT_AUTOSCALED
     if sizes[group.name] <= group.min_size:
         return NODE_GROUP_MIN_SIZE_REACHED
+    if not limits.consume(info):
+        return MINIMAL_RESOURCE_LIMIT_EXCEEDED
     sizes[group.name] -= 1
     return ""
 
@@ -164,12 +168,14 @@ def _nodes_to_delete(loop: Loop, removable: Sequence[Removable],
     each other unneeded node stays goes into `reasons`. Empty nodes are checked first, then
     those needing a drain (the safe before the risky), each in simulation order."""
     sizes = dict(loop.sizes)
+    limits = MinResourceTracker(loop.cluster.node_infos, loop.group_of,
+                                {"cpu": loop.config.min_cores, "memory": loop.config.min_memory_bytes})
     empty = [r for r in removable if not r.pods]
     drain = [r for r in removable if r.pods]
     drain = [r for r in drain if not r.risky] + [r for r in drain if r.risky]
     ok: list[Removable] = []
     for found in [*empty, *drain]:
-        reason = _removable_now_reason(loop, found, sizes)
+        reason = _removable_now_reason(loop, found, sizes, limits)
         if reason:
             reasons[found.node] = (reason, None)
         else:

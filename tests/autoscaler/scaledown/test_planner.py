@@ -110,3 +110,15 @@ def test_placer_starts_after_the_last_match():
     assert placer.place(cluster, PodInfo(pod("c", "")), anywhere) == "n1"      # wraps around
     assert placer.place(cluster, PodInfo(pod("d", "", cpu="5")), anywhere) is None
     assert placer.place(cluster, PodInfo(pod("e", "")), lambda ni: ni.name == "n1") == "n1"
+
+
+def test_cluster_minimum_cores_stop_deletion():
+    infos = [node_info(node(f"n{i}", allocatable={}) | {"status": {
+        "allocatable": {"cpu": "3900m", "memory": "15Gi", "pods": "110"},
+        "capacity": {"cpu": "3500m", "memory": "16Gi", "pods": "110"},
+        "conditions": [{"type": "Ready", "status": "True"}]}}) for i in range(1, 4)]
+    settings = Settings("scaledown", {}, {"scale-down-unneeded-time": 0.0, "cores-total": "8:320000"})
+    out = run(infos, [group()], settings)
+    # capacity rounds up to 4 cores a node: 12 in all, 4 above the minimum, one node's worth
+    assert out.scaled_down == ("n1",)
+    assert [v.reason for v in out.nodes] == ["", "MinimalResourceLimitExceeded", "MinimalResourceLimitExceeded"]
