@@ -1,0 +1,159 @@
+"""The loop's document (kind ClusterAutoscalerScaleUp): what `-o json` prints and renderers read.
+
+Keys as ../shared/autoscaler/README.md defines them: the settings, the result, every pending pod
+with its equivalence class, outcome, events and per-group verdicts, every node group with its
+sizes, template, skip reasons and option, the expansion and the cluster events. Pod names are
+`NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from kexplain.autoscaler.equivalence import build_pod_groups
+from kexplain.autoscaler.expander import Option
+from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.autoscaler.loop import LoopResult, reasons_message_parts
+from kexplain.autoscaler.orchestrator import LIMITED_BY_MAX_NODES_TOTAL
+from kexplain.autoscaler.podlistprocessor import TOO_YOUNG
+from kexplain.model.pod import PodInfo
+
+API_VERSION = "kexplain/v1"
+KIND = "ClusterAutoscalerScaleUp"
+SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
+# the outcomes, in the order the first that applies is taken
+TRIGGERED = "TriggeredScaleUp"
+NOT_TRIGGERED = "NotTriggerScaleUp"
+
+
+def _names(pods: Iterable[PodInfo]) -> list[str]:
+    return sorted((p.key for p in pods), key=str.encode)
+
+
+def option_json(option: Option | None) -> dict[str, Any] | None:
+    if option is None:
+        return None
+    out: dict[str, Any] = {"nodeGroup": option.node_group.name, "nodeCount": option.node_count,
+                           "pods": _names(option.pods)}
+    if option.similar_node_groups:
+        out["similarNodeGroups"] = sorted((g.name for g in option.similar_node_groups), key=str.encode)
+    return out
+
+
+def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
+    """The document of one loop."""
+    status = result.status
+    kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
+    doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": kind, "autoscaler": loop.settings.to_json(),
+                           "result": status.result}
+    if status.error:
+        doc["error"] = status.error
+    if result.loop_error:
+        doc["loopError"] = result.loop_error
+    doc["scaleUpCalled"] = result.scale_up_called
+    doc["pods"] = _pods(loop, result)
+    doc["nodeGroups"] = _groups(loop, result)
+    doc["expansion"] = _expansion(result) if result.scale_up_called else None
+    doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
+                            for e in result.cluster_events]
+    return doc
+
+
+def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
+    status = result.status
+    classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
+    listed = {id(p) for p in result.listed}
+    reached = {id(p): eg for eg in status.pod_groups for p in eg.pods} if result.scale_up_called else {}
+    remaining = {id(i.pod): i for i in status.remain_unschedulable}
+    awaiting = {id(p) for p in status.await_evaluation}
+    triggered = {id(p) for p in status.triggered}
+    out = []
+    for pod in loop.pending:
+        events = result.pod_events.get(id(pod), [])
+        reasons = {e.reason for e in events}
+        filtered = result.processed.filtered_by.get(id(pod))
+        if id(pod) not in listed:
+            outcome = "NotListedAsUnschedulable"
+        elif filtered is not None:
+            outcome = "FilteredOut"
+        elif TRIGGERED in reasons:
+            outcome = TRIGGERED
+        elif NOT_TRIGGERED in reasons:
+            outcome = NOT_TRIGGERED
+        elif id(pod) in awaiting:
+            outcome = "AwaitingEvaluation"
+        elif id(pod) in triggered:
+            outcome = "TriggeredScaleUpNoEvent"
+        elif id(pod) in remaining:
+            outcome = "RemainsUnschedulableNoEvent"
+        else:
+            outcome = "NoEvent"
+        record: dict[str, Any] = {"namespace": pod.namespace, "name": pod.name, "equivalenceClass": classes[id(pod)],
+                                  "outcome": outcome}
+        if filtered is not None:
+            record["filteredBy"] = filtered if filtered != TOO_YOUNG else TOO_YOUNG
+        record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
+        eg = reached.get(id(pod))
+        if eg is not None:
+            record["nodeGroups"] = _verdicts(loop, status, eg)
+        info = remaining.get(id(pod))
+        if info is not None:
+            if info.rejected:
+                record["rejected"] = {g: list(r) for g, r in sorted(info.rejected.items())}
+            if info.skipped:
+                record["skipped"] = {g: list(r) for g, r in sorted(info.skipped.items())}
+        out.append(record)
+    return out
+
+
+def _event(e, status, info) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": e.type, "reason": e.reason, "message": e.message}
+    if e.reason == NOT_TRIGGERED and info is not None and status.result != LIMITED_BY_MAX_NODES_TOTAL:
+        parts = reasons_message_parts(status, info)
+        if parts:
+            out["messageParts"] = parts
+    return out
+
+
+def _verdicts(loop: LoopInputs, status, eg) -> dict[str, Any]:
+    computed = status.verdicts.get(id(eg), {})
+    out: dict[str, Any] = {}
+    for g in loop.groups:
+        if g.name in status.skipped:
+            out[g.name] = {"verdict": "skipped", "reasons": list(status.skipped[g.name])}
+        elif g.name in computed:
+            verdict, plugin, reasons = computed[g.name]
+            v: dict[str, Any] = {"verdict": verdict}
+            if plugin:
+                v["predicate"] = plugin
+            if reasons:
+                v["reasons"] = list(reasons)
+            out[g.name] = v
+        else:
+            out[g.name] = {"verdict": "noTemplate"}
+    return out
+
+
+def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
+    status = result.status
+    options = {o.node_group.name: o for o in status.options}
+    out = []
+    for g in loop.groups:
+        template = result.templates.get(g.name)
+        skipped = status.skipped.get(g.name) if result.scale_up_called else None
+        out.append({"name": g.name, "minSize": g.min_size, "maxSize": g.max_size,
+                    "targetSize": result.target_sizes[g.name], "newTargetSize": result.new_target_sizes[g.name],
+                    "nodes": list(loop.group_members[g.name]),
+                    "template": template.to_json() if template is not None else None,
+                    "skipped": list(skipped) if skipped else None,
+                    "option": option_json(options.get(g.name))})
+    return out
+
+
+def _expansion(result: LoopResult) -> dict[str, Any]:
+    status = result.status
+    return {"options": [option_json(o) for o in status.options],
+            "bestOption": option_json(status.best),
+            "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                          "maxSize": i.max_size} for i in status.scale_up_infos],
+            "podsTriggeredScaleUp": _names(status.triggered),
+            "podsAwaitEvaluation": _names(status.await_evaluation)}

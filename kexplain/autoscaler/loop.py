@@ -1,0 +1,140 @@
+"""One CA loop (StaticAutoscaler.RunOnce), its scale-up part: what the scale-up orchestrator is
+handed and what CA's status processor makes of its status.
+
+The template node infos first, then the pending pods CA lists as unschedulable (not those with
+scheduling gates or a nominated node), the pod list processors over them, and then: no pod left
+(ScaleUpNotNeeded), as many ready nodes as --max-nodes-total (ScaleUpLimitedByMaxNodesTotal),
+or the orchestrator's ScaleUp. The EventingScaleUpStatusProcessor's events follow.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
+                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo, ResourceLimits,
+                                              ScaleUpStatus, scale_up)
+from kexplain.autoscaler.podlistprocessor import Processed, process
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.templates import Template, template_node_infos
+from kexplain.model.pod import PodInfo
+
+PRIORITY_CONFIGMAP = ("kube-system", "cluster-autoscaler-priority-expander")
+NEW_POD_BUFFER = timedelta(seconds=2)     # unschedulablePodTimeBuffer
+
+
+@dataclass
+class LoopResult:
+    """What the loop did: templates, which pods were listed and processed, the scale-up status,
+    the sizes after it, and the events on pods (by id) and on other objects."""
+
+    templates: dict[str, Template]
+    listed: list[PodInfo]
+    processed: Processed
+    status: ScaleUpStatus
+    scale_up_called: bool
+    target_sizes: dict[str, int]
+    new_target_sizes: dict[str, int]
+    pod_events: dict[int, list[Event]] = field(default_factory=dict)
+    cluster_events: list[Event] = field(default_factory=list)
+    loop_error: str = ""
+
+
+def is_listed_unschedulable(pod: PodInfo) -> bool:
+    """Whether CA's lister counts the pending pod as unschedulable: the scheduler wrote
+    PodScheduled=False/Unschedulable on it (not on a gated pod), and it has no nominated node."""
+    if pod.status.get("nominatedNodeName"):
+        return False
+    for cond in pod.status.get("conditions") or ():
+        if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
+            return cond.get("status") == "False" and cond.get("reason") == "Unschedulable"
+    return not pod.spec.get("schedulingGates")
+
+
+def framework(loop: LoopInputs, snapshot):
+    """The scheduler framework CA embeds: the default profile's plugins."""
+    from kexplain.framework.runtime import Framework
+    from kexplain.plugins import plugin_class
+    profile = loop.scheduler_config.profile_for("default-scheduler")
+    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
+    return Framework(profile, registry, snapshot)
+
+
+def run_once(loop: LoopInputs) -> LoopResult:
+    settings = loop.settings
+    templates = template_node_infos(loop)
+    sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot))
+    created = dict(zip(map(id, loop.pending), loop.pending_created))
+    listed = [p for p in loop.pending if is_listed_unschedulable(p)]
+    processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
+    to_help = processed.pods
+    targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
+               for g in loop.groups}
+    before = dict(targets)
+    cluster_events: list[Event] = []
+    ready = sum(1 for n in loop.nodes if n.ready and not loop.snapshot.get(n.name).node.unschedulable)
+    max_total = settings.max_nodes_total
+    called = False
+    if not to_help:
+        status = ScaleUpStatus(NOT_NEEDED)
+    elif max_total > 0 and ready >= max_total:
+        status = ScaleUpStatus(LIMITED_BY_MAX_NODES_TOTAL,
+                               remain_unschedulable=[NoScaleUpInfo(p, {}, {}) for p in to_help])
+        cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
+                                    f"Max total nodes in cluster reached: {max_total}"))
+    elif min(created[id(p)] for p in to_help) + NEW_POD_BUFFER > loop.now:
+        status = ScaleUpStatus("ScaleUpInCooldown")
+    else:
+        called = True
+        ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
+                      ResourceLimits(settings, [(loop.snapshot.get(n.name).node.obj, n.group) for n in loop.nodes]))
+        status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
+        cluster_events.extend(status.events)
+    result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
+    _emit_events(result)
+    return result
+
+
+def _expander(loop: LoopInputs):
+    from kexplain.autoscaler.expander.factory import build
+    configmap = next((c for c in loop.config_maps
+                      if ((c.get("metadata") or {}).get("namespace") or "default",
+                          (c.get("metadata") or {}).get("name")) == PRIORITY_CONFIGMAP), None)
+    return build(loop.settings.expander, configmap)
+
+
+def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[str]:
+    """The parts of the NotTriggerScaleUp message, sorted by the reason after the count
+    (CA joins them in Go map order: the document sorts them)."""
+    considered = {g.name for g in status.considered}
+    counts: dict[str, int] = {}
+    for by_group in (info.rejected, info.skipped):
+        for group, reasons in by_group.items():
+            if group not in considered:
+                continue
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + 1
+    return [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: kv[0].encode())]
+
+
+def _emit_events(result: LoopResult) -> None:
+    """EventingScaleUpStatusProcessor.Process."""
+    status = result.status
+    events = result.pod_events
+    if status.result not in (SUCCESSFUL, ERROR):
+        for info in status.remain_unschedulable:
+            if status.result == LIMITED_BY_MAX_NODES_TOTAL:
+                message = "max total nodes in cluster reached"
+            else:
+                message = ", ".join(reasons_message_parts(status, info))
+            events.setdefault(id(info.pod), []).append(
+                Event(info.pod.key, "Normal", "NotTriggerScaleUp", f"pod didn't trigger scale-up: {message}"))
+    if status.scale_up_infos:
+        text = "[" + " ".join(str(i) for i in status.scale_up_infos) + "]"
+        for pod in status.triggered:
+            events.setdefault(id(pod), []).append(
+                Event(pod.key, "Normal", "TriggeredScaleUp", f"pod triggered scale-up: {text}"))
+
+
+__all__ = ["LoopResult", "run_once", "NOT_TRIED"]
