@@ -8,7 +8,8 @@ The caller (the autoscale command's loop) says whether the loop is in scale-down
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
@@ -23,6 +24,9 @@ from kexplain.features import KubeVersion
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.inputs import LoopInputs
 
 CA_KUBERNETES = "1.36"          # the scheduler CA embeds (k8s.io/kubernetes v1.36.2)
 BOUND_POD_AGE_NS = 30 * 60 * 10**9
@@ -82,6 +86,24 @@ def run_scale_down(snapshot: Snapshot, node_names: Sequence[str], groups: Sequen
     return plan(loop)
 
 
+# Scale-up results after which the loop does not scale down: a scale-up (--scale-down-delay-after-add
+# starts now) or pods too new to act on (the loop's DisableScaleDownForLoop).
+COOLDOWN_AFTER = frozenset({"ScaleUpSuccessful", "ScaleUpInCooldown"})
+
+
+def loop_scale_down(loop: "LoopInputs", snapshot: Snapshot, last_index: int, scale_up_result: str,
+                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> ScaleDownOutcome:
+    """RunOnce's scale-down part, after its scale-up part left CA's snapshot as `snapshot` and the
+    scheduler's node search at `last_index`, with `scale_up_result` its ScaleUpStatus result."""
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    now = loop.now if loop.now.tzinfo is not None else loop.now.replace(tzinfo=timezone.utc)
+    now_ns = (now - epoch) // timedelta(microseconds=1) * 1000
+    extra = {"DaemonSet": loop.daemonsets, **(controllers or {})}
+    return run_scale_down(snapshot, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
+                          now_ns, controllers=extra, in_cooldown=scale_up_result in COOLDOWN_AFTER,
+                          last_index=last_index)
+
+
 def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
     """The document's `scaleDown` key (`NotTried` when the loop never reached scale-down)."""
     if outcome is None:
@@ -99,4 +121,4 @@ def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
             "nodes": nodes}
 
 
-__all__ = ["run_scale_down", "scale_down_json", "ca_placer", "ca_cluster", "NOT_TRIED"]
+__all__ = ["run_scale_down", "loop_scale_down", "scale_down_json", "ca_placer", "ca_cluster", "NOT_TRIED"]

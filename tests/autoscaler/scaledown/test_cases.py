@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from kexplain.autoscaler.inputs import load_loop
-from kexplain.autoscaler.scaledown.loop import run_scale_down, scale_down_json
+from kexplain.autoscaler.loop import run_once
+from kexplain.autoscaler.scaledown.loop import loop_scale_down, scale_down_json
 from kexplain.features import KubeVersion
 from tests.support.paths import ROOT, TESTS
 
@@ -34,10 +35,8 @@ def _scale_down(case: Path) -> dict:
     pods = case / "pods.yaml"
     loop = load_loop(str(pods) if pods.exists() else None, (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
                      str(case / "params.yaml"), KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
-    now_ns = int(loop.now.timestamp()) * 10**9 + loop.now.microsecond * 1000
-    outcome = run_scale_down(loop.snapshot, [n.name for n in loop.nodes], loop.groups, loop.group_members,
-                             loop.settings, now_ns, controllers={"DaemonSet": loop.daemonsets})
-    return scale_down_json(outcome)
+    result = run_once(loop)
+    return scale_down_json(loop_scale_down(loop, loop.snapshot, 0, result.status.result))
 
 
 def _same(want: object, got: object, path: str = "scaleDown") -> list[str]:
