@@ -18,7 +18,7 @@ from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import Controllers, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import group_sizes
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
-from kexplain.autoscaler.scaledown.planner import NOT_TRIED, Loop, ScaleDownOutcome, plan
+from kexplain.autoscaler.scaledown.planner import NOT_TRIED, Loop, NodeVerdict, ScaleDownOutcome, plan
 from kexplain.config import load_config
 from kexplain.features import KubeVersion
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -98,10 +98,19 @@ def loop_scale_down(loop: "LoopInputs", snapshot: Snapshot, last_index: int, sca
     epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
     now = loop.now if loop.now.tzinfo is not None else loop.now.replace(tzinfo=timezone.utc)
     now_ns = (now - epoch) // timedelta(microseconds=1) * 1000
-    extra = {"DaemonSet": loop.daemonsets, **(controllers or {})}
+    extra = {"DaemonSet": loop.daemonsets, "Job": loop.jobs, **(controllers or {})}
+    if not loop.settings.flag("scale-down-enabled"):
+        return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     return run_scale_down(snapshot, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
                           now_ns, controllers=extra, in_cooldown=scale_up_result in COOLDOWN_AFTER,
                           last_index=last_index)
+
+
+def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],
+            members: Mapping[str, Sequence[str]]) -> ScaleDownOutcome:
+    """A loop with --scale-down-enabled=false: the status stays ScaleDownNotTried, no node looked at."""
+    owner = {name: g.name for g in groups for name in members.get(g.name, ())}
+    return ScaleDownOutcome(NOT_TRIED, nodes=tuple(NodeVerdict(n, owner.get(n, ""), False, False) for n in node_names))
 
 
 def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
@@ -121,4 +130,4 @@ def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
             "nodes": nodes}
 
 
-__all__ = ["run_scale_down", "loop_scale_down", "scale_down_json", "ca_placer", "ca_cluster", "NOT_TRIED"]
+__all__ = ["run_scale_down", "loop_scale_down", "scale_down_json", "ca_placer", "ca_cluster", "untried", "NOT_TRIED"]

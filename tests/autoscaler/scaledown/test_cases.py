@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from kexplain.autoscaler.inputs import load_loop
+from kexplain.autoscaler.document import build_document
 from kexplain.autoscaler.loop import run_once
-from kexplain.autoscaler.scaledown.loop import loop_scale_down, scale_down_json
 from kexplain.features import KubeVersion
 from tests.support.paths import ROOT, TESTS
 
@@ -35,8 +35,7 @@ def _scale_down(case: Path) -> dict:
     pods = case / "pods.yaml"
     loop = load_loop(str(pods) if pods.exists() else None, (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
                      str(case / "params.yaml"), KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
-    result = run_once(loop)
-    return scale_down_json(loop_scale_down(loop, loop.snapshot, 0, result.status.result))
+    return build_document(loop, run_once(loop))["scaleDown"]
 
 
 def _same(want: object, got: object, path: str = "scaleDown") -> list[str]:
@@ -73,3 +72,15 @@ def test_the_comparison_sees_a_difference() -> None:
     assert _same(want, {"nodes": [{"reason": "NotUnderutilized", "utilization": {"cpu": 0.26}}]}) == [
         "scaleDown.nodes[0].reason: want 'BlockedByPod', got 'NotUnderutilized'",
         "scaleDown.nodes[0].utilization.cpu: want 0.25, got 0.26"]
+
+
+def test_scale_down_disabled_is_not_tried(tmp_path: Path) -> None:
+    case = BUNDLED / "scaledown-0009"
+    params = tmp_path / "params.yaml"
+    params.write_text("mode: scaledown\nflags:\n  scale-down-enabled: false\n")
+    loop = load_loop(None, (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"), str(params),
+                     KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
+    got = build_document(loop, run_once(loop))["scaleDown"]
+    assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
+    assert [(n["name"], n["candidate"], n["reason"]) for n in got["nodes"]][:2] == [
+        ("ip-10-0-64-10.ec2.internal", False, ""), ("ip-10-0-65-11.ec2.internal", False, "")]

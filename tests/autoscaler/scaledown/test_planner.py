@@ -122,3 +122,11 @@ def test_cluster_minimum_cores_stop_deletion():
     # capacity rounds up to 4 cores a node: 12 in all, 4 above the minimum, one node's worth
     assert out.scaled_down == ("n1",)
     assert [v.reason for v in out.nodes] == ["", "MinimalResourceLimitExceeded", "MinimalResourceLimitExceeded"]
+
+
+def test_controllers_the_snapshot_lacks_are_looked_up():
+    infos = [node_info(node("n1"), pod("batch-1", "n1", owner=("Job", "batch"))), node_info(node("n2"), pod("b", "n2"))]
+    without = by_name(run(infos, [group()]))["n1"]
+    assert without.blocking_pod.to_json() == {"pod": "default/batch-1", "reason": "ControllerNotFound"}
+    with_job = by_name(run(infos, [group()], controllers={"Job": [controller("Job", "batch", replicas=None)]}))
+    assert with_job["n1"].unneeded and with_job["n1"].reason == "NotUnneededLongEnough"
