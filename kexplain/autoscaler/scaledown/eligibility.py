@@ -52,12 +52,27 @@ def has_scale_down_disabled(node: Mapping) -> bool:
     return ((node.get("metadata") or {}).get("annotations") or {}).get(SCALE_DOWN_DISABLED) == "true"
 
 
+NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/disk-pressure",
+                              "node.kubernetes.io/network-unavailable"})
+
+
 def is_ready(node: Mapping) -> bool:
-    """The node's Ready condition is True (a node without one is not ready)."""
+    """GetNodeReadiness: a Ready condition neither False nor Unknown, no DiskPressure or
+    NetworkUnavailable condition True, no not-ready taint; a node without a Ready condition
+    is not ready."""
+    found, ready = False, True
     for cond in (node.get("status") or {}).get("conditions") or ():
-        if isinstance(cond, dict) and cond.get("type") == "Ready":
-            return cond.get("status") == "True"
-    return False
+        if not isinstance(cond, dict):
+            continue
+        kind, status = cond.get("type"), cond.get("status")
+        if kind == "Ready":
+            found = True
+            ready = ready and status not in ("False", "Unknown")
+        elif kind in ("DiskPressure", "NetworkUnavailable") and status == "True":
+            ready = False
+    if any(isinstance(t, dict) and t.get("key") in NOT_READY_TAINTS for t in (node.get("spec") or {}).get("taints") or ()):
+        ready = False
+    return found and ready
 
 
 def is_being_deleted(node: Mapping, now_ns: int) -> bool:

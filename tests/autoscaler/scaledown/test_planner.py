@@ -130,3 +130,19 @@ def test_controllers_the_snapshot_lacks_are_looked_up():
     assert without.blocking_pod.to_json() == {"pod": "default/batch-1", "reason": "ControllerNotFound"}
     with_job = by_name(run(infos, [group()], controllers={"Job": [controller("Job", "batch", replicas=None)]}))
     assert with_job["n1"].unneeded and with_job["n1"].reason == "NotUnneededLongEnough"
+
+
+def test_unready_nodes_wait_for_the_unready_time():
+    from kexplain.autoscaler.scaledown.eligibility import is_ready
+    sick = node("n1")
+    sick["status"]["conditions"] = [{"type": "Ready", "status": "Unknown"}]
+    assert not is_ready(sick) and is_ready(node("n2")) and not is_ready({"status": {}})
+    pressed = node("n3")
+    pressed["status"]["conditions"].append({"type": "DiskPressure", "status": "True"})
+    tainted = node("n4", spec={"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]})
+    assert not is_ready(pressed) and not is_ready(tainted)
+    out = run([node_info(sick), node_info(node("n2"))], [group()])
+    assert [v.reason for v in out.nodes] == ["NotUnreadyLongEnough", "NotUnneededLongEnough"]
+    disabled = Settings("scaledown", {}, {"scale-down-unready-enabled": False})
+    first = run([node_info(sick), node_info(node("n2"))], [group()], disabled).nodes[0]
+    assert (first.reason, first.utilization) == ("ScaleDownUnreadyDisabled", None)
