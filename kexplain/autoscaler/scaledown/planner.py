@@ -10,7 +10,7 @@ deletions) is not simulated: `scaled_down` lists the nodes whose deletion would 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup
@@ -108,8 +108,7 @@ def plan(loop: Loop) -> ScaleDownOutcome:
             found = sim.removable
             pdb = loop.drain.pdbs.can_remove(found.pods)
             if not pdb.in_parallel:
-                found = Removable(found.node, found.pods, found.daemonset_pods, found.on_completion_pods, True,
-                                  found.placements)
+                found = replace(found, risky=True)
             destinations.discard(name)
             loop.drain.pdbs.remove(found.pods)
             removable.append(found)
@@ -130,11 +129,12 @@ def plan(loop: Loop) -> ScaleDownOutcome:
         scaled_down = _nodes_to_delete(loop, removable, reasons)
         result = NODE_DELETE_STARTED if scaled_down else NO_NODE_DELETED
 
+    looked_at, gone = set(names), set(unneeded)
     verdicts = []
     for name in loop.node_names:
         group = loop.group_of.get(name)
         reason, blocking = reasons.get(name, ("", None))
-        verdicts.append(NodeVerdict(name, group.name if group is not None else "", name in names, name in unneeded,
+        verdicts.append(NodeVerdict(name, group.name if group is not None else "", name in looked_at, name in gone,
                                     reason, blocking, utilization.get(name) if reason else None))
     return ScaleDownOutcome(result, tuple(sorted(unneeded)), tuple(sorted(scaled_down)), tuple(verdicts),
                             tuple(removable))
