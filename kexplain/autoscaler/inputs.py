@@ -96,7 +96,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     index = ShapeIndex()
     checked = check_objects(cluster + pending_src, kinds, validate=validate, shape_index=index, kube=kube)
     warnings = list(checked.warnings)
-    admitted = admit(checked.objects, None, shape_index=index, kube=kube)
+    admitted = admit([(o, s) for o, s in checked.objects if o.get("kind") in CLUSTER_KINDS], None,
+                     shape_index=index, kube=kube)
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
     daemonsets = [_with_uid(o) for o, _ in checked.objects if o.get("kind") == "DaemonSet"]
     config_maps = [o for o, _ in checked.objects if o.get("kind") == "ConfigMap"]

@@ -106,7 +106,7 @@ class Context:
     sim: ClusterSim
     expander: "Chain"
     limits: "ResourceLimits"
-    similar: "SimilarGroups | None" = None
+    compare: object = None          # the similarity comparator, made on first use
 
 
 class ResourceLimits:
@@ -167,15 +167,32 @@ class ResourceLimits:
         return (f'exceeded quota: "{self.QUOTA}", resources: {", ".join(exceeded)}',)
 
 
-class SimilarGroups:
-    """Placeholder seam for --balance-similar-node-groups (nodegroupset)."""
+def comparator_of(settings: "Settings"):
+    """The similarity test CA's builder picks from the balancing flags."""
+    from kexplain.autoscaler.nodegroupset import DifferenceRatios, comparator
+    ratios = DifferenceRatios(settings.flag("max-allocatable-difference-ratio"),
+                              settings.flag("max-free-difference-ratio"), settings.flag("memory-difference-ratio"))
+    return comparator(settings.flag("balancing-label"), settings.flag("balancing-ignore-label"), ratios)
 
-    def find(self, group: NodeGroup, ctx: Context) -> list[NodeGroup]:
+
+def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str, list[PodGroup]]) -> list[NodeGroup]:
+    """ComputeSimilarNodeGroups: with --balance-similar-node-groups, the groups similar to
+    `group` (nodegroupset) that can take every pod group `group` can (the same exemplars)."""
+    from kexplain.autoscaler.nodegroupset import find_similar_node_groups
+    if not ctx.settings.balance_similar_node_groups or group.options.zero_or_max_node_scaling:
         return []
-
-
-def _option_pods(option: Option) -> tuple[PodInfo, ...]:
-    return option.pods
+    pod_groups = schedulable.get(group.name)
+    if not pod_groups:
+        return []
+    node_infos = {name: t.node_info for name, t in ctx.templates.items()}
+    if ctx.compare is None:
+        ctx.compare = comparator_of(ctx.settings)
+    out = []
+    for other in find_similar_node_groups(group, ctx.groups, node_infos, ctx.compare):
+        theirs = schedulable.get(other.name)
+        if theirs is not None and {id(eg) for eg in pod_groups} <= {id(eg) for eg in theirs}:
+            out.append(other)
+    return out
 
 
 def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpStatus:
@@ -285,8 +302,7 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
     pod_groups = schedulable.get(g.name) or []
     if not pod_groups:
         return Option(g, 0, ())
-    similar = tuple(ctx.similar.find(g, ctx)) if ctx.similar is not None and \
-        ctx.settings.balance_similar_node_groups else ()
+    similar = tuple(similar_node_groups(ctx, g, schedulable))
     room = group_limit(g.max_size, ctx.target_sizes[g.name]) + sum(
         group_limit(s.max_size, ctx.target_sizes[s.name]) for s in similar)
     limiter = estimator_limits(ctx.settings.flag("max-nodes-per-scaleup"), room, ctx.settings.max_nodes_total,
@@ -299,9 +315,16 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
 
 
 def _balance(ctx: Context, group: NodeGroup, new_nodes: int, schedulable) -> list[ScaleUpInfo]:
-    current = ctx.target_sizes[group.name]
-    new = min(current + new_nodes, group.max_size)
-    infos = [ScaleUpInfo(group, current, new, group.max_size)] if new > current else []
+    """balanceScaleUps: the new nodes spread over `group` and its similar groups within quota
+    (nodegroupset.balance_scale_up), then capped by the quota left (capScaleUpsByQuota)."""
+    from kexplain.autoscaler.nodegroupset import balance_scale_up
+    targets = [group]
+    for other in similar_node_groups(ctx, group, schedulable):
+        template = ctx.templates.get(other.name)
+        if template is not None and ctx.limits.skip_reason(other.name, template.node_info.node.obj, 1) is None:
+            targets.append(other)
+    infos = [ScaleUpInfo(i.group, i.current_size, i.new_size, i.max_size)
+             for i in balance_scale_up(targets, ctx.target_sizes, new_nodes)]
     out = []
     for info in infos:          # capScaleUpsByQuota
         template = ctx.templates[info.group.name].node_info.node.obj

@@ -18,6 +18,7 @@ try:
 except ImportError:                           # pragma: no cover - older typer, on click
     from click import ClickException  # type: ignore[no-redef]
 
+from kexplain.cli import autoscale as autoscale_cmd
 from kexplain.cli import explain as explain_cmd
 from kexplain.cli import lint as lint_cmd
 from kexplain.cli import live as live_cmd
@@ -44,6 +45,7 @@ app.command("explain")(explain_cmd.command)
 app.command("pod")(live_cmd.command)
 app.command("snapshot")(snapshot_cmd.command)
 app.command("lint")(lint_cmd.command)
+app.command("autoscale")(autoscale_cmd.command)
 
 
 def version_text() -> str:
