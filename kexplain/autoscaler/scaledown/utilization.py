@@ -38,8 +38,13 @@ class Utilization:
     utilization: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"cpu": self.cpu, "memory": self.memory, "gpu": self.gpu, "resourceName": self.resource_name,
-                "utilization": self.utilization}
+        return {"cpu": go_number(self.cpu), "memory": go_number(self.memory), "gpu": go_number(self.gpu),
+                "resourceName": self.resource_name, "utilization": go_number(self.utilization)}
+
+
+def go_number(x: float) -> float | int:
+    """A float64 as Go's encoding/json writes it: a whole number without a fraction (0, not 0.0)."""
+    return int(x) if math.isfinite(x) and x.is_integer() and abs(x) < 1e21 else x
 
 
 def _allocatable(node: Mapping[str, Any]) -> Mapping[str, Fraction]:

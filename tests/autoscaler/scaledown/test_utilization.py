@@ -57,3 +57,9 @@ def test_a_missing_resource_is_an_error():
     del bare["status"]["allocatable"]["memory"]
     with pytest.raises(UtilizationError):
         calculate(node_info(bare), False, False, NOW_NS)
+
+
+def test_json_writes_whole_ratios_as_go_does():
+    util = calculate(node_info(node("n1", cpu="2", memory="2Gi"), pod("a", cpu="2", memory="0")), False, False, NOW_NS)
+    assert util.to_json() == {"cpu": 1, "memory": 0, "gpu": 0, "resourceName": "cpu", "utilization": 1}
+    assert all(type(v) is int for k, v in util.to_json().items() if k != "resourceName")
