@@ -14,9 +14,10 @@ from typing import Any
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
-                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo, ResourceLimits,
+                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo,
                                               ScaleUpStatus, scale_up)
 from kexplain.autoscaler.podlistprocessor import Processed, process
+from kexplain.autoscaler.resourcelimits import max_nodes_total_message, max_nodes_total_reached
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.pod import PodInfo
@@ -54,6 +55,36 @@ def is_listed_unschedulable(pod: PodInfo) -> bool:
     return not pod.spec.get("schedulingGates")
 
 
+def _too_many_unready(unready: int, total: int, settings) -> bool:
+    return unready > settings.flag("ok-total-unready-count") and \
+        unready > settings.flag("max-total-unready-percentage") / 100.0 * total
+
+
+def cluster_healthy(loop: LoopInputs) -> bool:
+    """The cluster state registry's IsClusterHealthy: not too many unready nodes."""
+    unready = sum(1 for n in loop.nodes if not n.ready)
+    return not _too_many_unready(unready, len(loop.nodes), loop.settings)
+
+
+def unhealthy_groups(loop: LoopInputs, targets: dict[str, int]) -> frozenset[str]:
+    """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready):
+    one without instances whose target size is not 0, or one with fewer ready instances than
+    its target size by too many (--ok-total-unready-count, --max-total-unready-percentage)."""
+    facts = {n.name: n for n in loop.nodes}
+    out = set()
+    for g in loop.groups:
+        names = loop.group_members[g.name]
+        target = targets[g.name]
+        if not names:
+            if target != 0:
+                out.add(g.name)
+            continue
+        ready = sum(1 for n in names if facts[n].ready)
+        if _too_many_unready(max(target - ready, 0), len(names), loop.settings):
+            out.add(g.name)
+    return frozenset(out)
+
+
 def framework(loop: LoopInputs, snapshot):
     """The scheduler framework CA embeds: the default profile's plugins."""
     from kexplain.framework.runtime import Framework
@@ -78,19 +109,26 @@ def run_once(loop: LoopInputs) -> LoopResult:
     ready = sum(1 for n in loop.nodes if n.ready and not loop.snapshot.get(n.name).node.unschedulable)
     max_total = settings.max_nodes_total
     called = False
+    unhealthy = unhealthy_groups(loop, targets)
+    if not cluster_healthy(loop):
+        result = LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
+                            targets, cluster_events=[Event(STATUS_CONFIGMAP, "Warning", "ClusterUnhealthy",
+                                                           "Cluster is unhealthy")])
+        return result
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
-    elif max_total > 0 and ready >= max_total:
+    elif max_nodes_total_reached(max_total, ready):
         status = ScaleUpStatus(LIMITED_BY_MAX_NODES_TOTAL,
                                remain_unschedulable=[NoScaleUpInfo(p, {}, {}) for p in to_help])
         cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
-                                    f"Max total nodes in cluster reached: {max_total}"))
+                                    max_nodes_total_message(max_total)))
     elif min(created[id(p)] for p in to_help) + NEW_POD_BUFFER > loop.now:
         status = ScaleUpStatus("ScaleUpInCooldown")
     else:
         called = True
         ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
-                      ResourceLimits(settings, [(loop.snapshot.get(n.name).node.obj, n.group) for n in loop.nodes]))
+                      _quota_tracker(loop, sim),
+                      unhealthy=unhealthy)
         status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
@@ -99,6 +137,14 @@ def run_once(loop: LoopInputs) -> LoopResult:
         from kexplain.autoscaler.scaledown.loop import loop_scale_down
         result.scale_down = loop_scale_down(loop, sim.snapshot, sim.last_index, status.result)
     return result
+
+
+def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
+    """The cluster-wide core/memory quota over the nodes the scale-up sees."""
+    from kexplain.autoscaler.resourcelimits import QuotaTracker, ResourceLimits
+    limits = ResourceLimits.from_flags(loop.settings.flag("cores-total"), loop.settings.flag("memory-total"))
+    group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
+    return QuotaTracker(limits, [ni.node.obj for ni in sim.snapshot.node_infos], group_of)
 
 
 def _expander(loop: LoopInputs):

@@ -174,7 +174,8 @@ class ScaleUpInfo:
         return f"{{{self.group.name} {self.current_size}->{self.new_size} (max: {self.max_size})}}"
 
 
-def balance_scale_up(groups: Sequence["NodeGroup"], target_sizes: Mapping[str, int], new_nodes: int) -> list[ScaleUpInfo]:
+def balance_scale_up(groups: Sequence["NodeGroup"], target_sizes: Mapping[str, int],
+                     new_nodes: int) -> list[ScaleUpInfo]:
     """BalanceScaleUpBetweenGroups: `new_nodes` spread over `groups` (the chosen group first,
     then its similar groups), capped by their room to max size. Groups already at max size
     are left out; the rest are ordered by current size with Go's sort.Slice (so ties keep

@@ -17,12 +17,15 @@ from kexplain.autoscaler.equivalence import PodGroup, build_pod_groups
 from kexplain.autoscaler.estimator import estimate, estimator_limits, group_limit
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.resourcelimits import (ATOMIC_LIMIT_REASON, atomic_scale_up_exceeds, cap_new_node_count,
+                                                max_nodes_total_message)
 from kexplain.autoscaler.simulator import ClusterSim, Failure
 from kexplain.autoscaler.templates import Template
 from kexplain.model.pod import PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.expander.chain import Chain
+    from kexplain.autoscaler.resourcelimits import QuotaTracker
     from kexplain.autoscaler.params import Settings
 
 STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"
@@ -30,12 +33,10 @@ STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"
 BACKOFF = "in backoff after failed scale-up"
 MAX_LIMIT_REACHED = "max node group size reached"
 NOT_READY = "not ready for scale-up"
-ATOMIC_OVER_TOTAL = "atomic scale-up exceeds cluster node count limit"
 # reasons ScaleUp adds after the simulation (rejectedreasons.go)
 ALL_OR_NOTHING = "not all pods would fit and scale-up is using all-or-nothing strategy"
 OPTIONS_FILTERED_OUT = "expansion options filtered out and no longer considered"
 EXECUTION_FAILED = "scale-up execution failed"
-MAX_TOTAL_REACHED_ERROR = "max node total count already reached"
 
 SUCCESSFUL = "ScaleUpSuccessful"
 ERROR = "ScaleUpError"
@@ -105,66 +106,9 @@ class Context:
     templates: Mapping[str, Template]
     sim: ClusterSim
     expander: "Chain"
-    limits: "ResourceLimits"
+    limits: "QuotaTracker"
     compare: object = None          # the similarity comparator, made on first use
-
-
-class ResourceLimits:
-    """The cluster-wide core/memory quota (--cores-total, --memory-total): what is used by the
-    cluster's nodes and what a group's nodes add (each group's nodes counted as its first
-    node seen, as CA's node resource cache does)."""
-
-    QUOTA = "cluster-wide"
-
-    def __init__(self, settings: "Settings", nodes: Sequence[tuple["object", str | None]]) -> None:
-        self.max = {"cpu": settings.cores_total[1], "memory": settings.memory_total[1]}
-        self._per_group: dict[str, dict[str, int]] = {}
-        used = {"cpu": 0, "memory": 0}
-        for node, group in nodes:
-            res = self.node_resources(node, group)
-            used["cpu"] += res["cpu"]
-            used["memory"] += res["memory"]
-        self.left = {k: self.max[k] - used[k] for k in self.max}
-
-    def node_resources(self, node_obj, group: str | None) -> dict[str, int]:
-        if group is not None and group in self._per_group:
-            return self._per_group[group]
-        from kexplain.apimachinery.quantity import parse_quantity
-        capacity = ((node_obj.get("status") or {}).get("capacity") or {})
-        out = {}
-        for name in ("cpu", "memory"):
-            raw = capacity.get(name)
-            value = -(-parse_quantity(raw) // 1) if raw is not None else 0
-            out[name] = max(int(value), 0)
-        if group is not None:
-            self._per_group[group] = out
-        return out
-
-    def check(self, group: str, node_obj, count: int) -> tuple[int, list[str]]:
-        """(the nodes allowed of `count`, the resources exceeded)."""
-        delta = self.node_resources(node_obj, group)
-        allowed = count
-        exceeded = []
-        for name in ("cpu", "memory"):
-            per_node = delta[name]
-            if per_node <= 0:
-                continue
-            left = self.left[name]
-            if left < per_node * count:
-                allowed = min(allowed, left // per_node)
-                exceeded.append(name)
-        return allowed, exceeded
-
-    def consume(self, group: str, node_obj, count: int) -> None:
-        delta = self.node_resources(node_obj, group)
-        for name in ("cpu", "memory"):
-            self.left[name] = max(self.left[name] - delta[name] * count, 0)
-
-    def skip_reason(self, group: str, node_obj, count: int) -> tuple[str, ...] | None:
-        _, exceeded = self.check(group, node_obj, count)
-        if not exceeded:
-            return None
-        return (f'exceeded quota: "{self.QUOTA}", resources: {", ".join(exceeded)}',)
+    unhealthy: frozenset[str] = frozenset()     # groups the cluster state registry calls unhealthy
 
 
 def comparator_of(settings: "Settings"):
@@ -189,6 +133,8 @@ def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str
         ctx.compare = comparator_of(ctx.settings)
     out = []
     for other in find_similar_node_groups(group, ctx.groups, node_infos, ctx.compare):
+        if other.name in ctx.unhealthy:
+            continue            # not safe to scale
         theirs = schedulable.get(other.name)
         if theirs is not None and {id(eg) for eg in pod_groups} <= {id(eg) for eg in theirs}:
             out.append(other)
@@ -228,18 +174,16 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     if best is None or best.node_count <= 0:
         _mark_all_unschedulable(groups, OPTIONS_FILTERED_OUT)
         return _no_options(st)
-    new_nodes = best.node_count
-    max_total = settings.max_nodes_total
-    if max_total > 0 and new_nodes + node_count > max_total:
-        new_nodes = max_total - node_count
+    cap = cap_new_node_count(best.node_count, node_count, settings.max_nodes_total)
+    new_nodes = cap.count
+    if cap.capped:
         st.events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
-                               f"Max total nodes in cluster reached: {max_total}"))
-        if new_nodes < 1:
-            _mark_all_unschedulable(groups, EXECUTION_FAILED)
-            return _error(st, MAX_TOTAL_REACHED_ERROR, best, groups)
+                               max_nodes_total_message(settings.max_nodes_total)))
+    if cap.error:
+        _mark_all_unschedulable(groups, EXECUTION_FAILED)
+        return _error(st, cap.error, best, groups)
     template = ctx.templates[best.node_group.name]
-    allowed, _ = ctx.limits.check(best.node_group.name, template.node_info.node.obj, new_nodes)
-    new_nodes = allowed
+    new_nodes = ctx.limits.check(best.node_group.name, template.node_info.node.obj, new_nodes).allowed_delta
     infos = _balance(ctx, best.node_group, new_nodes, schedulable)
     st.scale_up_infos = infos
     for info in infos:
@@ -259,19 +203,21 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
 
 
 def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...] | None:
+    if g.name in ctx.unhealthy:
+        return (NOT_READY,)
     target = ctx.target_sizes[g.name]
     if target >= g.max_size:
         return (MAX_LIMIT_REACHED,)
     count = 1
     if g.options.zero_or_max_node_scaling:
         count = g.max_size - target
-        max_total = ctx.settings.max_nodes_total
-        if max_total != 0 and node_count + count > max_total:
-            return (ATOMIC_OVER_TOTAL,)
+        if atomic_scale_up_exceeds(node_count, count, ctx.settings.max_nodes_total):
+            return (ATOMIC_LIMIT_REASON,)
     template = ctx.templates.get(g.name)
     if template is None:
         return (NOT_READY,)
-    return ctx.limits.skip_reason(g.name, template.node_info.node.obj, count)
+    check = ctx.limits.check(g.name, template.node_info.node.obj, count)
+    return tuple(check.reasons) if check.is_exceeded else None
 
 
 def _schedulable_pod_groups(ctx: Context, groups: list[PodGroup], g: NodeGroup, st: ScaleUpStatus) -> list[PodGroup]:
@@ -321,7 +267,7 @@ def _balance(ctx: Context, group: NodeGroup, new_nodes: int, schedulable) -> lis
     targets = [group]
     for other in similar_node_groups(ctx, group, schedulable):
         template = ctx.templates.get(other.name)
-        if template is not None and ctx.limits.skip_reason(other.name, template.node_info.node.obj, 1) is None:
+        if template is not None and not ctx.limits.check(other.name, template.node_info.node.obj, 1).is_exceeded:
             targets.append(other)
     infos = [ScaleUpInfo(i.group, i.current_size, i.new_size, i.max_size)
              for i in balance_scale_up(targets, ctx.target_sizes, new_nodes)]
@@ -329,7 +275,7 @@ def _balance(ctx: Context, group: NodeGroup, new_nodes: int, schedulable) -> lis
     for info in infos:          # capScaleUpsByQuota
         template = ctx.templates[info.group.name].node_info.node.obj
         delta = info.new_size - info.current_size
-        allowed, _ = ctx.limits.check(info.group.name, template, delta)
+        allowed = ctx.limits.check(info.group.name, template, delta).allowed_delta
         if allowed < delta:
             info = ScaleUpInfo(info.group, info.current_size, info.current_size + allowed, info.max_size)
         if allowed > 0:

@@ -22,6 +22,7 @@ SECTIONS = {
     "kexplain pod": "pod",
     "kexplain snapshot": "snapshot",
     "kexplain lint": "lint",
+    "kexplain autoscale": "autoscale",
     "kexplain version": "version",
     "Options of every command": "*",
     "Options of kexplain itself": "",
@@ -78,7 +79,7 @@ def test_every_command_has_a_section():
     assert documented["*"] == HELP
 
 
-@pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "version"])
+@pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "version"])
 def test_options_agree(command):
     cli = cli_options()[command]
     man = man_options()[command]
@@ -86,7 +87,7 @@ def test_options_agree(command):
     assert man - cli == set(), f"kexplain {command}: the man page documents options the command lacks"
 
 
-@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint"])
+@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale"])
 def test_help_shows_what_the_man_page_documents(capsys, command):
     text = help_text(capsys, command)
     for option in man_options()[command] | HELP:

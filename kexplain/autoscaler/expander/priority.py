@@ -112,7 +112,8 @@ def _pattern(item: Any) -> str:
     if isinstance(item, (int, str)):
         return str(item)
     raise PriorityConfigError(f"Can't parse YAML with priorities in the configmap: error unmarshaling JSON: "
-                              f"while decoding JSON: json: cannot unmarshal {_json_kind(item)} into Go value of type string")
+                              f"while decoding JSON: json: cannot unmarshal {_json_kind(item)} "
+                              "into Go value of type string")
 
 
 def parse_priorities(text: str) -> dict[int, tuple[Program, ...]]:
@@ -148,7 +149,8 @@ def parse_priorities(text: str) -> dict[int, tuple[Program, ...]]:
             try:
                 compiled.append(compile_regex(pattern))
             except (RegexError, RegexUnsupported) as err:
-                raise PriorityConfigError(f"Can't compile regexp rule for priority {prio} and rule {pattern}: {err}") from None
+                raise PriorityConfigError(f"Can't compile regexp rule for priority {prio} "
+                                          f"and rule {pattern}: {err}") from None
         out[prio] = tuple(compiled)
     return out
 

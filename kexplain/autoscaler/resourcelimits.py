@@ -1,0 +1,238 @@
+"""The cluster-wide limits of a scale-up: `--cores-total`, `--memory-total`, `--max-nodes-total`.
+
+Cores and memory (CA's resourcequotas, fed by the provider's ResourceLimiter, quota
+"cluster-wide"): at the start of a scale-up CA adds up what the cluster's nodes have and keeps
+what is left under each max limit. A node counts its *capacity*: cpu rounded up to whole cores,
+memory in bytes (virtual-kubelet nodes, label `type=virtual-kubelet`, are not counted). CA
+remembers one figure per node group, from the first node of the group it reads (the members
+in node order, else the group's template), and uses it for every node of that group. A group
+is skipped when one more node (or, with zeroOrMaxNodeScaling, all nodes up to its max) would
+pass a limit (`exceeded quota: "cluster-wide", resources: cpu`); the chosen option's node count
+is cut to what the limits leave; each group of a balanced scale-up is cut in turn, and what it
+takes is then gone for the next (`QuotaTracker.consume`).
+
+Node count (`--max-nodes-total`, 0 = none): a loop whose ready nodes already reach it does not
+scale up (ScaleUpLimitedByMaxNodesTotal); otherwise the chosen option is cut to the room left
+under it, counting every node of the snapshot, with a MaxNodesTotalReached event, and a cut to
+nothing is the scale-up error `max node total count already reached`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from kexplain.apimachinery.quantity import value
+from kexplain.errors import InputError, Source
+from kexplain.model.resources import CPU, MEMORY, resource_list
+
+CLUSTER_WIDE = "cluster-wide"            # the ResourceLimiter's quota id
+NODES = "nodes"                          # counted per node, never limited by the flags
+GIB = 1 << 30
+DEFAULT_CORES_TOTAL = "0:320000"         # config.DefaultMaxClusterCores
+DEFAULT_MEMORY_TOTAL = "0:6400000"       # config.DefaultMaxClusterMemory, GiB
+VIRTUAL_KUBELET_LABEL = ("type", "virtual-kubelet")
+MAX_NODES_TOTAL_ERROR = "max node total count already reached"
+ATOMIC_LIMIT_REASON = "atomic scale-up exceeds cluster node count limit"
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_GO_INT = re.compile(r"[+-]?[0-9]+\Z")     # strconv.ParseInt(s, 10, 64)'s grammar
+
+
+def _wrap64(n: int) -> int:
+    """Go's int64 arithmetic: a product past 64 bits wraps around."""
+    return (n - _INT64[0]) % (1 << 64) + _INT64[0]
+
+
+def _parse_int(text: str, what: str) -> int:
+    if not _GO_INT.match(text):
+        raise ValueError(f'failed to set {what} size: {text}, expected integer, err: '
+                         f'strconv.ParseInt: parsing "{text}": invalid syntax')
+    n = int(text)
+    if not _INT64[0] <= n <= _INT64[1]:
+        raise ValueError(f'failed to set {what} size: {text}, expected integer, err: '
+                         f'strconv.ParseInt: parsing "{text}": value out of range')
+    return n
+
+
+def parse_min_max(flag: str) -> tuple[int, int]:
+    """CA's parseMinMaxFlag: `<min>:<max>`, two decimal integers, 0 <= min <= max;
+    ValueError in CA's words."""
+    tokens = flag.split(":", 1)
+    if len(tokens) != 2:
+        raise ValueError(f"wrong nodes configuration: {flag}")
+    low, high = _parse_int(tokens[0], "min"), _parse_int(tokens[1], "max")
+    if low < 0:
+        raise ValueError("min size must be greater or equal to  0")
+    if high < low:
+        raise ValueError("max size must be greater or equal to min size")
+    return low, high
+
+
+@dataclass(frozen=True)
+class ResourceLimits:
+    """The cluster-wide core (whole cores) and memory (bytes) limits."""
+
+    min_cores: int = 0
+    max_cores: int = 320000
+    min_memory: int = 0
+    max_memory: int = 6400000 * GIB
+
+    @classmethod
+    def from_flags(cls, cores_total: str = DEFAULT_CORES_TOTAL, memory_total: str = DEFAULT_MEMORY_TOTAL, *,
+                   source: Source | None = None) -> "ResourceLimits":
+        """From `--cores-total` and `--memory-total` (GiB, as CA multiplies them out); a value CA
+        refuses at start-up is an InputError naming the flag."""
+        parsed = []
+        for flag, text in (("cores-total", cores_total), ("memory-total", memory_total)):
+            try:
+                parsed.append(parse_min_max(text))
+            except ValueError as err:
+                raise InputError(f"Failed to parse flags: {err}", source=source, field=flag) from None
+        (min_cores, max_cores), (min_mem, max_mem) = parsed
+        return cls(min_cores, max_cores, _wrap64(min_mem * GIB), _wrap64(max_mem * GIB))
+
+    def max_limits(self) -> dict[str, int]:
+        """The limits a scale-up is held to (the ResourceLimiter's max limits)."""
+        return {CPU: self.max_cores, MEMORY: self.max_memory}
+
+
+def node_resources(node: Mapping[str, Any]) -> dict[str, int]:
+    """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes
+    (missing or negative: 0), and one node."""
+    capacity = resource_list((node.get("status") or {}).get("capacity"))
+    cores = max(value(capacity[CPU]), 0) if CPU in capacity else 0
+    memory = max(value(capacity[MEMORY]), 0) if MEMORY in capacity else 0
+    return {CPU: cores, MEMORY: memory, NODES: 1}
+
+
+def _tracked(node: Mapping[str, Any]) -> bool:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    return labels.get(VIRTUAL_KUBELET_LABEL[0]) != VIRTUAL_KUBELET_LABEL[1]
+
+
+@dataclass(frozen=True)
+class ExceededQuota:
+    """A quota a check would pass, and which of its resources."""
+
+    id: str
+    resources: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        """The group's skip reason, as CA words it."""
+        return f'exceeded quota: "{self.id}", resources: {", ".join(self.resources)}'
+
+
+@dataclass(frozen=True)
+class QuotaCheck:
+    """The answer for `node_delta` more nodes of a group: how many the limits allow (at most
+    node_delta) and the quotas that many would pass."""
+
+    allowed_delta: int
+    exceeded: tuple[ExceededQuota, ...] = ()
+
+    @property
+    def is_exceeded(self) -> bool:
+        return bool(self.exceeded)
+
+    @property
+    def reasons(self) -> list[str]:
+        """The skip reasons of a group refused for it (CA's MaxResourceLimitReached)."""
+        return [q.reason for q in self.exceeded]
+
+
+class QuotaTracker:
+    """CA's quota tracker for one scale-up: built from the snapshot's nodes, then asked about
+    groups (`check`) and charged for the groups a balanced scale-up grows (`consume`). It holds
+    state (what is left, the figure per group) for that one scale-up only."""
+
+    def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
+                 group_of: Mapping[str, str]) -> None:
+        """`nodes`: the Node manifests the scale-up sees (the snapshot's, in its order);
+        `group_of`: node name -> its group's name (nodes in no group are left out of it)."""
+        self._per_group: dict[str, dict[str, int]] = {}
+        usage: dict[str, int] = {}
+        for node in nodes:
+            if not _tracked(node):
+                continue
+            group = group_of.get((node.get("metadata") or {}).get("name") or "")
+            for name, amount in self._resources(node, group).items():
+                usage[name] = usage.get(name, 0) + amount
+        self.usage = usage
+        self.limits_left = {name: max(0, limit - usage.get(name, 0)) for name, limit in limits.max_limits().items()}
+
+    def _resources(self, node: Mapping[str, Any], group: str | None) -> dict[str, int]:
+        if group is None:
+            return node_resources(node)
+        cached = self._per_group.get(group)
+        if cached is None:
+            cached = self._per_group[group] = node_resources(node)
+        return cached
+
+    def per_node(self, group: str, template_node: Mapping[str, Any]) -> dict[str, int]:
+        """What one more node of `group` counts for (the group's figure, see the module)."""
+        return self._resources(template_node, group)
+
+    def check(self, group: str, template_node: Mapping[str, Any], node_delta: int) -> QuotaCheck:
+        """Whether `node_delta` more nodes of `group` (built from `template_node`, the group's
+        template Node manifest) fit under the limits, and how many do."""
+        if node_delta < 0:
+            raise ValueError("negative nodeDelta received")
+        allowed = node_delta
+        exceeded = []
+        for name, per_node in self.per_node(group, template_node).items():   # cpu, memory, nodes
+            left = self.limits_left.get(name)
+            if per_node <= 0 or left is None:
+                continue
+            if left < per_node * node_delta:
+                allowed = min(allowed, left // per_node)
+                exceeded.append(name)
+        # CA lists the resources in Go map order (random when both are exceeded); here: cpu, memory
+        return QuotaCheck(allowed, (ExceededQuota(CLUSTER_WIDE, tuple(exceeded)),) if exceeded else ())
+
+    def consume(self, group: str, template_node: Mapping[str, Any], node_delta: int) -> QuotaCheck:
+        """`check`, then, when all `node_delta` nodes fit, take their resources off what is left."""
+        result = self.check(group, template_node, node_delta)
+        if result.allowed_delta != node_delta:
+            return result
+        for name, per_node in self.per_node(group, template_node).items():
+            if name in self.limits_left:
+                self.limits_left[name] = max(self.limits_left[name] - result.allowed_delta * per_node, 0)
+        return result
+
+
+# -- --max-nodes-total -----------------------------------------------------------------------------
+def max_nodes_total_reached(max_nodes_total: int, ready_nodes: int) -> bool:
+    """Whether the loop skips the scale-up (ScaleUpLimitedByMaxNodesTotal): a limit is set and
+    the ready nodes already reach it. CA then records `max_nodes_total_message`."""
+    return max_nodes_total > 0 and ready_nodes >= max_nodes_total
+
+
+def max_nodes_total_message(max_nodes_total: int) -> str:
+    """The MaxNodesTotalReached warning CA records (on its status ConfigMap's recorder)."""
+    return f"Max total nodes in cluster reached: {max_nodes_total}"
+
+
+@dataclass(frozen=True)
+class NodeCountCap:
+    """GetCappedNewNodeCount's answer: the node count, whether it was cut (CA then records
+    the MaxNodesTotalReached warning) and the scale-up error when nothing is left."""
+
+    count: int
+    capped: bool = False
+    error: str | None = None
+
+
+def cap_new_node_count(new_node_count: int, current_node_count: int, max_nodes_total: int) -> NodeCountCap:
+    """The chosen option's node count cut to the room under `--max-nodes-total`;
+    `current_node_count`: every node the scale-up sees (ready or not)."""
+    if max_nodes_total > 0 and new_node_count + current_node_count > max_nodes_total:
+        count = max_nodes_total - current_node_count
+        return NodeCountCap(count, True, MAX_NODES_TOTAL_ERROR if count < 1 else None)
+    return NodeCountCap(new_node_count)
+
+
+def atomic_scale_up_exceeds(current_node_count: int, node_count: int, max_nodes_total: int) -> bool:
+    """A group scaling all-or-nothing (zeroOrMaxNodeScaling) is skipped with
+    ATOMIC_LIMIT_REASON when its whole step would pass `--max-nodes-total`."""
+    return max_nodes_total != 0 and current_node_count + node_count > max_nodes_total
