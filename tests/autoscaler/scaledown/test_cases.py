@@ -1,22 +1,25 @@
-"""The scale-down cases (`mode: scaledown`) against the real CA's `scaleDown` key.
+"""The scale-down cases (`mode: scaledown`): `kexplain autoscale` against the real CA's documents.
 
 The bundled copies in tests/autoscaler/cases always run; every shared case of
-../shared/autoscaler runs too when that folder is there. Utilization ratios compare within
-1e-6, as the comparison tool compares them; everything else exactly.
+../shared/autoscaler runs too when that folder is there. The whole document is compared as the
+cases' comparison does it (tests/support/autoscaler_compare.py), and the `scaleDown` key field
+by field, its utilization ratios within 1e-6, so that a failure names the node and field.
 """
 from __future__ import annotations
 
 import json
 import math
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from kexplain.autoscaler.inputs import load_loop
 from kexplain.autoscaler.document import build_document
+from kexplain.autoscaler.inputs import load_loop
 from kexplain.autoscaler.loop import run_once
+from kexplain.cli.app import main
 from kexplain.features import KubeVersion
+from tests.support.autoscaler_compare import case_inputs, differences
+from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import ROOT, TESTS
 
 BUNDLED = TESTS / "autoscaler" / "cases"
@@ -31,11 +34,15 @@ def _cases(root: Path) -> list[Path]:
     return out
 
 
-def _scale_down(case: Path) -> dict:
-    pods = case / "pods.yaml"
-    loop = load_loop(str(pods) if pods.exists() else None, (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
-                     str(case / "params.yaml"), KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
-    return build_document(loop, run_once(loop))["scaleDown"]
+def _check(case: Path) -> None:
+    env = TestEnvironment()
+    code = main(case_inputs(case), env)
+    assert code == 0, f"{case.name}: exit {code}: {env.err}"
+    got = json.loads(env.out)
+    want = json.loads((case / "expected-ca.json").read_text())
+    assert got["kind"] == "ClusterAutoscalerScaleDown"
+    assert _same(want["scaleDown"], got["scaleDown"]) == []
+    assert differences(want, got) == []
 
 
 def _same(want: object, got: object, path: str = "scaleDown") -> list[str]:
@@ -55,15 +62,13 @@ def _same(want: object, got: object, path: str = "scaleDown") -> list[str]:
 
 @pytest.mark.parametrize("case", _cases(BUNDLED), ids=lambda p: p.name)
 def test_bundled_case(case: Path) -> None:
-    want = json.loads((case / "expected-ca.json").read_text())["scaleDown"]
-    assert _same(want, _scale_down(case)) == []
+    _check(case)
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} is not present (a clone outside the workspace)")
 @pytest.mark.parametrize("case", _cases(SHARED), ids=lambda p: p.name)
 def test_shared_case(case: Path) -> None:
-    want = json.loads((case / "expected-ca.json").read_text())["scaleDown"]
-    assert _same(want, _scale_down(case)) == []
+    _check(case)
 
 
 def test_the_comparison_sees_a_difference() -> None:
