@@ -54,11 +54,6 @@ class ClusterSim:
         self._forks: list[Snapshot] = []
         self._last_index = 0          # CA's lastIndexOrderMapping: where the last match was
 
-    @property
-    def last_index(self) -> int:
-        """Where the node search stands (the list index of the last match): scale-down goes on from it."""
-        return self._last_index
-
     # -- forks ------------------------------------------------------------------------------
     def fork(self) -> None:
         self._forks.append(self.snapshot)

