@@ -56,8 +56,8 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
-        from kexplain.autoscaler.scaledown.loop import scale_down_json
-        doc["scaleDown"] = scale_down_json(result.scale_down)
+        from kexplain.autoscaler.scaledown.loop import scale_down_document
+        doc["scaleDown"] = scale_down_document(loop, result.scale_down)
     return doc
 
 

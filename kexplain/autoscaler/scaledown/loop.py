@@ -89,6 +89,14 @@ def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],
     return ScaleDownOutcome(NOT_TRIED, nodes=tuple(NodeVerdict(n, owner.get(n, ""), False, False) for n in node_names))
 
 
+def scale_down_document(loop: "LoopInputs", outcome: ScaleDownOutcome | None) -> dict[str, Any]:
+    """The document's `scaleDown` key for the loop; a loop that ended before its scale-down part
+    (an unhealthy cluster) leaves CA's status as it was set up, ScaleDownNotTried."""
+    if outcome is None:
+        outcome = untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
+    return scale_down_json(outcome)
+
+
 def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
     """The document's `scaleDown` key (`NotTried` when the loop never reached scale-down)."""
     if outcome is None:
@@ -106,4 +114,4 @@ def scale_down_json(outcome: ScaleDownOutcome | None) -> dict[str, Any]:
             "nodes": nodes}
 
 
-__all__ = ["run_scale_down", "loop_scale_down", "scale_down_json", "ca_snapshot", "untried", "NOT_TRIED"]
+__all__ = ["run_scale_down", "loop_scale_down", "scale_down_document", "scale_down_json", "ca_snapshot", "untried", "NOT_TRIED"]

@@ -89,3 +89,21 @@ def test_scale_down_disabled_is_not_tried(tmp_path: Path) -> None:
     assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
     assert [(n["name"], n["candidate"], n["reason"]) for n in got["nodes"]][:2] == [
         ("ip-10-0-64-10.ec2.internal", False, ""), ("ip-10-0-65-11.ec2.internal", False, "")]
+
+
+def test_an_unhealthy_cluster_is_not_tried(tmp_path: Path) -> None:
+    """More than 3 unready nodes, and more than 45%: the loop ends before scale-down."""
+    import yaml
+    case = BUNDLED / "scaledown-0011"
+    docs = [d for d in yaml.safe_load_all((case / "cluster.yaml").read_text()) if d]
+    nodes = [d for d in docs if d["kind"] == "Node"]
+    for node in nodes[:4]:
+        node["status"]["conditions"] = [{"type": "Ready", "status": "False", "reason": "KubeletNotReady"}]
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all(docs))
+    loop = load_loop(None, (str(cluster),), str(case / "nodegroups.yaml"), str(case / "params.yaml"),
+                     KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
+    got = build_document(loop, run_once(loop))["scaleDown"]
+    assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
+    assert [n["name"] for n in got["nodes"]] == [n["metadata"]["name"] for n in nodes]
+    assert not any(n["candidate"] or n["reason"] for n in got["nodes"])
