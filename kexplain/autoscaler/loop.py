@@ -135,7 +135,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
     _emit_events(result)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
         from kexplain.autoscaler.scaledown.loop import loop_scale_down
-        result.scale_down = loop_scale_down(loop, sim, status.result)
+        result.scale_down = loop_scale_down(loop, sim, status.result, targets)
     return result
 
 

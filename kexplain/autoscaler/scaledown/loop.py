@@ -43,12 +43,13 @@ def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
 def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups: Sequence[NodeGroup],
                    members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                   in_cooldown: bool = False) -> ScaleDownOutcome:
+                   in_cooldown: bool = False, sizes: Mapping[str, int] | None = None) -> ScaleDownOutcome:
     """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
     scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
     added), or a snapshot to start a new one from; `node_names`: the cluster's nodes (the
     candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
-    `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs)."""
+    `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
+    each group's size (default: its target size, else its member count)."""
     config = ScaleDownConfig.from_settings(settings)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
@@ -60,7 +61,8 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
     drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), listers, now_ns, config.delete_options)
     if isinstance(sim, Snapshot):
         sim = ca_sim(ca_snapshot(sim, config.expendable_pods_priority_cutoff))
-    loop = Loop(sim, node_names, group_of, group_sizes(groups, members), config, drain, in_cooldown)
+    sizes = {**group_sizes(groups, members), **(sizes or {})}
+    loop = Loop(sim, node_names, group_of, sizes, config, drain, in_cooldown)
     return plan(loop)
 
 
@@ -69,9 +71,11 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
 COOLDOWN_AFTER = frozenset({"ScaleUpSuccessful", "ScaleUpInCooldown"})
 
 
-def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str) -> ScaleDownOutcome:
+def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
+                    target_sizes: Mapping[str, int]) -> ScaleDownOutcome:
     """RunOnce's scale-down part, on CA's snapshot and scheduler (`sim`) as the loop's scale-up
-    part left them, `scale_up_result` being that part's ScaleUpStatus result."""
+    part left them, `scale_up_result` being that part's ScaleUpStatus result and `target_sizes`
+    the groups' sizes after it (a scale-up has set them on the provider already)."""
     epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
     now = loop.now if loop.now.tzinfo is not None else loop.now.replace(tzinfo=timezone.utc)
     now_ns = (now - epoch) // timedelta(microseconds=1) * 1000
@@ -79,7 +83,8 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str) -
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     return run_scale_down(sim, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
-                          now_ns, controllers=extra, in_cooldown=scale_up_result in COOLDOWN_AFTER)
+                          now_ns, controllers=extra, in_cooldown=scale_up_result in COOLDOWN_AFTER,
+                          sizes=target_sizes)
 
 
 def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],

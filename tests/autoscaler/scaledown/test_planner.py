@@ -159,3 +159,10 @@ def test_unready_nodes_wait_for_the_unready_time():
     disabled = Settings("scaledown", {}, {"scale-down-unready-enabled": False})
     first = run([node_info(sick), node_info(node("n2"))], [group()], disabled).nodes[0]
     assert (first.reason, first.utilization) == ("ScaleDownUnreadyDisabled", None)
+
+
+def test_sizes_after_a_scale_up_decide_the_candidates():
+    infos = [node_info(node("n1")), node_info(node("n2"))]
+    assert not any(v.candidate for v in run(infos, [group(min_size=2)]).nodes)
+    grown = run(infos, [group(min_size=2)], sizes={"g": 3}, in_cooldown=True)     # the loop set 3 on the provider
+    assert all(v.candidate for v in grown.nodes) and grown.result == "ScaleDownInCooldown"
