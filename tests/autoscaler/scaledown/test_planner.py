@@ -112,16 +112,15 @@ def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restore
     infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2", cpu="8")),
              node_info(node("n3", cpu="8")), node_info(node("n4", group="other"))]
     groups = [group(), group("other", min_size=1)]
-    # while n1 is simulated the list is n2, n3, n4, then n1's ghost; a new search starts at index 1
+    # while n1 is simulated its ghost keeps n1's place in the list; a new search starts at index 1
     fresh = run(infos, groups)
-    assert fresh.removable[0].placements == (("default/a", "n3"),)
-    # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3, the
-    # ghost, which takes nothing, and wraps around to n2
+    assert fresh.removable[0].placements == (("default/a", "n2"),)
+    # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3
     sim = ca_sim(snapshot(infos))
     assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), lambda ni: ni.name == "n3") == "n3"
     placed = sim.snapshot
     out = run(sim, groups)
-    assert out.removable[0].placements == (("default/a", "n2"),)
+    assert out.removable[0].placements == (("default/a", "n4"),)
     assert sim.snapshot is placed          # the scale-down's changes are reverted
 
 
@@ -166,3 +165,20 @@ def test_sizes_after_a_scale_up_decide_the_candidates():
     assert not any(v.candidate for v in run(infos, [group(min_size=2)]).nodes)
     grown = run(infos, [group(min_size=2)], sizes={"g": 3}, in_cooldown=True)     # the loop set 3 on the provider
     assert all(v.candidate for v in grown.nodes) and grown.result == "ScaleDownInCooldown"
+
+
+def test_the_ghost_keeps_the_node_place_and_the_search_wraps_past_it():
+    from kexplain.autoscaler.scaledown.cluster import with_ghost
+    infos = [node_info(node(f"n{i}")) for i in range(1, 4)]
+    ghosted = with_ghost(snapshot(infos), "n2", NOW_NS)
+    assert [ni.name for ni in ghosted.node_infos] == ["n1", "n2", "n3"]
+    assert ghosted.get("n2").node.taints[-1] == {"key": "ToBeDeletedByClusterAutoscaler",
+                                                   "value": str(NOW_NS // 10**9), "effect": "NoSchedule"}
+    # after a match at n2 (index 1): n2's pod goes to n3 (index 2, after n2's ghost); then n2 is
+    # gone, the list is n1 and n3's ghost, and n3's pods start at the ghost (refused) and wrap to n1
+    infos = [node_info(node("n1", group="keep")), node_info(node("n2", cpu="8")), node_info(node("n3"), pod("c", "n3"))]
+    sim = ca_sim(snapshot(infos))
+    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), lambda ni: ni.name == "n2") == "n2"
+    out = run(sim, [group("keep", min_size=1), group()])
+    assert [(r.node, r.placements) for r in out.removable] == [
+        ("n2", (("default/x", "n3"),)), ("n3", (("default/c", "n1"), ("default/x", "n1")))]
