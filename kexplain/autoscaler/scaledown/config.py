@@ -26,6 +26,9 @@ class ScaleDownConfig:
     ignore_mirror_pods_utilization: bool = False
     scale_down_unready_enabled: bool = True
     delay_after_add_ns: int = 600 * NS
+    delay_after_delete_ns: int = 0
+    delay_after_failure_ns: int = 180 * NS
+    delay_type_local: bool = False
     max_scale_down_parallelism: int = 10
     max_drain_parallelism: int = 1
     expendable_pods_priority_cutoff: int = -10
@@ -49,6 +52,9 @@ class ScaleDownConfig:
             ignore_mirror_pods_utilization=flag("ignore-mirror-pods-utilization"),
             scale_down_unready_enabled=flag("scale-down-unready-enabled"),
             delay_after_add_ns=ns("scale-down-delay-after-add"),
+            delay_after_delete_ns=ns("scale-down-delay-after-delete"),
+            delay_after_failure_ns=ns("scale-down-delay-after-failure"),
+            delay_type_local=flag("scale-down-delay-type-local"),
             max_scale_down_parallelism=flag("max-scale-down-parallelism"),
             max_drain_parallelism=flag("max-drain-parallelism"),
             expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
@@ -60,6 +66,17 @@ class ScaleDownConfig:
                 skip_nodes_with_custom_controller_pods=flag("skip-nodes-with-custom-controller-pods"),
                 min_replica_count=flag("min-replica-count"),
                 bsp_disruption_timeout_ns=ns("blocking-system-pod-distruption-timeout")))
+
+    def in_cooldown(self, scaled_up: bool, forbidden: bool) -> bool:
+        """isScaleDownInCooldown in a first loop: scale-down forbidden for the loop (its pods were
+        too new), or, unless the delays are per group, a delay not over yet. CA starts with its
+        last scale-up, deletion and failure an hour ago; a scale-up in this loop happened now."""
+        if self.delay_type_local:
+            return forbidden
+        hour = 3600 * NS
+        since_up = 0 if scaled_up else hour
+        return (forbidden or self.delay_after_add_ns > since_up or self.delay_after_delete_ns > hour
+                or self.delay_after_failure_ns > hour)
 
     # -- per group (NodeGroupConfigProcessor) --------------------------------------------
     def threshold(self, group: NodeGroup) -> float:

@@ -92,7 +92,7 @@ class DrainContext:
     """What every rule may read: the loop's PDB budgets, the listers and the loop's time."""
 
     pdbs: PdbTracker
-    controllers: Controllers
+    controllers: Controllers | None       # None: no listers (the controllers are not looked up)
     now_ns: int
     options: DeleteOptions = field(default_factory=DeleteOptions)
 
@@ -116,7 +116,7 @@ def _too_few(obj: Mapping[str, Any], minimum: int) -> bool:
 def replica_count_rule(ctx: DrainContext, pod: PodInfo) -> Status:
     """The pod's controller must exist (and an RC or ReplicaSet keep --min-replica-count)."""
     ref = controller_ref(pod)
-    if ref is None:
+    if ref is None or ctx.controllers is None:
         return UNDEFINED
     gv = parse_group_version(str(ref.get("apiVersion") or ""))
     if gv is None:

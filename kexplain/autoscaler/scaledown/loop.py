@@ -66,9 +66,8 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
     return plan(loop)
 
 
-# Scale-up results after which the loop does not scale down: a scale-up (--scale-down-delay-after-add
-# starts now) or pods too new to act on (the loop's DisableScaleDownForLoop).
-COOLDOWN_AFTER = frozenset({"ScaleUpSuccessful", "ScaleUpInCooldown"})
+SCALED_UP = "ScaleUpSuccessful"            # --scale-down-delay-after-add starts now
+TOO_NEW = "ScaleUpInCooldown"              # pods too new to act on: DisableScaleDownForLoop
 
 
 def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
@@ -82,9 +81,10 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
     extra = {"DaemonSet": loop.daemonsets, "Job": loop.jobs}
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
+    cooldown = ScaleDownConfig.from_settings(loop.settings).in_cooldown(scale_up_result == SCALED_UP,
+                                                                        scale_up_result == TOO_NEW)
     return run_scale_down(sim, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
-                          now_ns, controllers=extra, in_cooldown=scale_up_result in COOLDOWN_AFTER,
-                          sizes=target_sizes)
+                          now_ns, controllers=extra, in_cooldown=cooldown, sizes=target_sizes)
 
 
 def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],

@@ -17,7 +17,8 @@ from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import (
-    NOT_AUTOSCALED, SCALE_DOWN_DISABLED_ANNOTATION, candidates, check, has_scale_down_disabled, is_ready)
+    NOT_AUTOSCALED, SCALE_DOWN_DISABLED_ANNOTATION, candidates, check, has_scale_down_disabled, is_ready,
+    sort_candidates)
 from kexplain.autoscaler.scaledown.limits import MinResourceTracker
 from kexplain.autoscaler.scaledown.removal import Removable, simulate_removal
 from kexplain.autoscaler.scaledown.utilization import Utilization
@@ -96,7 +97,8 @@ def plan(loop: Loop) -> ScaleDownOutcome:
 
 def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     config, now_ns = loop.config, loop.drain.now_ns
-    names = candidates(loop.node_names, loop.group_of, loop.sizes)
+    names = sort_candidates(candidates(loop.node_names, loop.group_of, loop.sizes), original,
+                            config.delete_options, now_ns)
     reasons: dict[str, tuple[str, BlockingPod | None]] = {}
     utilization: dict[str, Utilization] = {}
     eligible: list[str] = []

@@ -109,8 +109,8 @@ def test_cooldown_keeps_unneeded_nodes_without_a_reason():
 
 
 def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restored():
-    infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2", cpu="8")),
-             node_info(node("n3", cpu="8")), node_info(node("n4", group="other"))]
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2", cpu="8"), pod("b", "n2", cpu="5")),
+             node_info(node("n3", cpu="8"), pod("c", "n3", cpu="5")), node_info(node("n4", group="other"))]
     groups = [group(), group("other", min_size=1)]
     # while n1 is simulated its ghost keeps n1's place in the list; a new search starts at index 1
     fresh = run(infos, groups)
@@ -182,3 +182,36 @@ def test_the_ghost_keeps_the_node_place_and_the_search_wraps_past_it():
     out = run(sim, [group("keep", min_size=1), group()])
     assert [(r.node, r.placements) for r in out.removable] == [
         ("n2", (("default/x", "n3"),)), ("n3", (("default/c", "n1"), ("default/x", "n1")))]
+
+
+def test_cooldown_as_cas_delays_have_it():
+    from kexplain.autoscaler.scaledown.config import ScaleDownConfig
+    default = ScaleDownConfig()
+    assert default.in_cooldown(scaled_up=True, forbidden=False)            # --scale-down-delay-after-add 10m
+    assert default.in_cooldown(scaled_up=False, forbidden=True)            # the pods were too new
+    assert not default.in_cooldown(scaled_up=False, forbidden=False)
+    flags = {"scale-down-delay-after-add": 0.0}
+    assert not ScaleDownConfig.from_settings(Settings("scaledown", {}, flags)).in_cooldown(True, False)
+    # CA starts as if it last scaled up, deleted and failed an hour ago
+    for name in ("scale-down-delay-after-add", "scale-down-delay-after-delete", "scale-down-delay-after-failure"):
+        longer = ScaleDownConfig.from_settings(Settings("scaledown", {}, {name: 7200.0}))
+        assert longer.in_cooldown(False, False)
+    local = ScaleDownConfig.from_settings(Settings("scaledown", {}, {"scale-down-delay-type-local": True}))
+    assert not local.in_cooldown(True, False) and local.in_cooldown(False, True)
+
+
+def test_empty_candidates_are_simulated_first():
+    from kexplain.autoscaler.scaledown.drainability import DeleteOptions
+    from kexplain.autoscaler.scaledown.eligibility import sort_candidates
+    waiting = pod("w", "n4", annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "on-completion"})
+    infos = [node_info(node("n1"), pod("a", "n1")),
+             node_info(node("n2"), pod("d", "n2", namespace="kube-system", owner=("DaemonSet", "gone"))),
+             node_info(node("n3"), pod("b", "n3", owner=None)),
+             node_info(node("n4"), waiting), node_info(node("n5"))]
+    # without listers a DaemonSet's pod never blocks: n2 is empty; n3 blocks; n4 waits for a pod
+    order = sort_candidates(["n1", "n2", "n3", "n4", "n5"], snapshot(infos), DeleteOptions(), NOW_NS)
+    assert order == ["n2", "n5", "n4", "n1", "n3"]
+    # so an empty node goes first and is no destination for the others
+    infos = [node_info(node("n1"), pod("a", "n1", cpu="3")), node_info(node("n2"))]
+    verdicts = by_name(run(infos, [group(scale_down_utilization_threshold=0.8)]))
+    assert verdicts["n2"].unneeded and verdicts["n1"].reason == "NoPlaceToMovePods"
