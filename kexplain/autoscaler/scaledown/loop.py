@@ -43,13 +43,15 @@ def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
 def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups: Sequence[NodeGroup],
                    members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                   in_cooldown: bool = False, sizes: Mapping[str, int] | None = None) -> ScaleDownOutcome:
+                   in_cooldown: bool = False, sizes: Mapping[str, int] | None = None,
+                   delayed_groups: frozenset[str] = frozenset()) -> ScaleDownOutcome:
     """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
     scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
     added), or a snapshot to start a new one from; `node_names`: the cluster's nodes (the
     candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
     `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
-    each group's size (default: its target size, else its member count)."""
+    each group's size (default: its target size, else its member count); `delayed_groups`: the
+    groups whose nodes are no candidates for a per-group delay."""
     config = ScaleDownConfig.from_settings(settings)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
@@ -62,7 +64,7 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
     if isinstance(sim, Snapshot):
         sim = ca_sim(ca_snapshot(sim, config.expendable_pods_priority_cutoff))
     sizes = {**group_sizes(groups, members), **(sizes or {})}
-    loop = Loop(sim, node_names, group_of, sizes, config, drain, in_cooldown)
+    loop = Loop(sim, node_names, group_of, sizes, config, drain, in_cooldown, delayed_groups)
     return plan(loop)
 
 
@@ -81,10 +83,15 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
     extra = {"DaemonSet": loop.daemonsets, "Job": loop.jobs}
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
-    cooldown = ScaleDownConfig.from_settings(loop.settings).in_cooldown(scale_up_result == SCALED_UP,
-                                                                        scale_up_result == TOO_NEW)
+    config = ScaleDownConfig.from_settings(loop.settings)
+    cooldown = config.in_cooldown(scale_up_result == SCALED_UP, scale_up_result == TOO_NEW)
+    delayed: frozenset[str] = frozenset()
+    if config.delay_type_local and config.delay_after_add_ns > 0:     # per group: the groups scaled up now
+        before = group_sizes(loop.groups, loop.group_members)
+        delayed = frozenset(g for g, size in target_sizes.items() if size > before.get(g, size))
     return run_scale_down(sim, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
-                          now_ns, controllers=extra, in_cooldown=cooldown, sizes=target_sizes)
+                          now_ns, controllers=extra, in_cooldown=cooldown, sizes=target_sizes,
+                          delayed_groups=delayed)
 
 
 def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],

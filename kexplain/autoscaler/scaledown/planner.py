@@ -76,6 +76,7 @@ class Loop:
     config: ScaleDownConfig
     drain: DrainContext
     in_cooldown: bool = False       # the loop scaled up (or forbade scale-down): no deletion now
+    delayed_groups: frozenset[str] = frozenset()    # groups whose nodes wait for a per-group delay
 
 
 def unneeded_limit(config: ScaleDownConfig) -> int:
@@ -99,6 +100,8 @@ def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     config, now_ns = loop.config, loop.drain.now_ns
     names = sort_candidates(candidates(loop.node_names, loop.group_of, loop.sizes), original,
                             config.delete_options, now_ns)
+    if loop.delayed_groups:         # ScaleDownCandidatesDelayProcessor (--scale-down-delay-type-local)
+        names = [n for n in names if loop.group_of[n].name not in loop.delayed_groups]
     reasons: dict[str, tuple[str, BlockingPod | None]] = {}
     utilization: dict[str, Utilization] = {}
     eligible: list[str] = []

@@ -107,3 +107,21 @@ def test_an_unhealthy_cluster_is_not_tried(tmp_path: Path) -> None:
     assert got["result"] == "ScaleDownNotTried" and got["unneeded"] == []
     assert [n["name"] for n in got["nodes"]] == [n["metadata"]["name"] for n in nodes]
     assert not any(n["candidate"] or n["reason"] for n in got["nodes"])
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_after_a_scale_up(tmp_path: Path, local: bool) -> None:
+    """A loop that scales up is in scale-down cooldown (--scale-down-delay-after-add); with
+    --scale-down-delay-type-local only the group that grew waits, and its nodes are no candidates."""
+    case = TESTS / "autoscaler" / "cases" / "expendable-0015"
+    params = tmp_path / "params.yaml"
+    params.write_text("mode: scaledown\n" + ("flags:\n  scale-down-delay-type-local: true\n" if local else ""))
+    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
+                     str(params), KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
+    doc = build_document(loop, run_once(loop))
+    assert doc["result"] == "ScaleUpSuccessful"
+    grown = {g["name"] for g in doc["nodeGroups"] if g["newTargetSize"] > g["targetSize"]}
+    got = doc["scaleDown"]
+    assert got["result"] == ("ScaleDownNoNodeDeleted" if local else "ScaleDownInCooldown")
+    in_grown = [n for n in got["nodes"] if n["nodeGroup"] in grown]
+    assert in_grown and all(n["candidate"] is not local for n in in_grown)

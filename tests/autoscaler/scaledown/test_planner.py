@@ -215,3 +215,9 @@ def test_empty_candidates_are_simulated_first():
     infos = [node_info(node("n1"), pod("a", "n1", cpu="3")), node_info(node("n2"))]
     verdicts = by_name(run(infos, [group(scale_down_utilization_threshold=0.8)]))
     assert verdicts["n2"].unneeded and verdicts["n1"].reason == "NoPlaceToMovePods"
+
+
+def test_per_group_delay_keeps_a_scaled_up_group_out():
+    infos = [node_info(node("n1")), node_info(node("n2", group="h"))]
+    out = run(infos, [group(), group("h")], delayed_groups=frozenset({"g"}))
+    assert [(v.name, v.candidate) for v in out.nodes] == [("n1", False), ("n2", True)]
