@@ -98,7 +98,10 @@ def plan(loop: Loop) -> ScaleDownOutcome:
 
 def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     config, now_ns = loop.config, loop.drain.now_ns
-    names = sort_candidates(candidates(loop.node_names, loop.group_of, loop.sizes), original,
+    # the nodes CA's scale-down sees (allNodes): those of the snapshot (a node the loop left out
+    # of it, as not started yet, is neither candidate nor destination)
+    present = [n for n in loop.node_names if original.get(n) is not None]
+    names = sort_candidates(candidates(present, loop.group_of, loop.sizes), original,
                             config.delete_options, now_ns)
     if loop.delayed_groups:         # ScaleDownCandidatesDelayProcessor (--scale-down-delay-type-local)
         names = [n for n in names if loop.group_of[n].name not in loop.delayed_groups]
@@ -114,7 +117,7 @@ def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
         else:
             eligible.append(name)
 
-    destinations = set(loop.node_names)
+    destinations = set(present)
     removable: list[Removable] = []
     atomic = 0
     for name in eligible:

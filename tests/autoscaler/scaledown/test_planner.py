@@ -221,3 +221,11 @@ def test_per_group_delay_keeps_a_scaled_up_group_out():
     infos = [node_info(node("n1")), node_info(node("n2", group="h"))]
     out = run(infos, [group(), group("h")], delayed_groups=frozenset({"g"}))
     assert [(v.name, v.candidate) for v in out.nodes] == [("n1", False), ("n2", True)]
+
+
+def test_a_node_missing_from_the_snapshot_is_only_listed():
+    infos = [node_info(node("n1")), node_info(node("n2"))]
+    out = run_scale_down(snapshot(infos), ["n1", "n2", "n3"], [group()], {"g": ["n1", "n2", "n3"]},
+                         Settings("scaledown"), NOW_NS)
+    assert [(v.name, v.candidate, v.reason) for v in out.nodes][2] == ("n3", False, "")
+    assert out.unneeded == ("n1", "n2")
