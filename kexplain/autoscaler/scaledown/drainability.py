@@ -95,6 +95,15 @@ class DrainContext:
     controllers: Controllers | None       # None: no listers (the controllers are not looked up)
     now_ns: int
     options: DeleteOptions = field(default_factory=DeleteOptions)
+    # when a pod without metadata.creationTimestamp was created (the inputs' defaults, by pod
+    # key); None: such a pod has Go's zero time
+    created: Callable[[PodInfo], int | None] | None = None
+
+    def creation_ns(self, pod: PodInfo) -> int | None:
+        found = creation_ns(pod)
+        if found is None and self.created is not None:
+            return self.created(pod)
+        return found
 
 
 Rule = Callable[[DrainContext, PodInfo], Status]
@@ -176,7 +185,7 @@ def system_rule(ctx: DrainContext, pod: PodInfo) -> Status:
     """A kube-system pod no PDB covers moves only once older than the disruption timeout."""
     if pod.namespace != KUBE_SYSTEM or ctx.pdbs.matching(pod):
         return UNDEFINED
-    created = creation_ns(pod)
+    created = ctx.creation_ns(pod)
     if created is not None and ctx.now_ns > created + ctx.options.bsp_disruption_timeout_ns:
         return DRAIN
     return blocked(UNMOVABLE_KUBE_SYSTEM_POD)

@@ -8,7 +8,7 @@ loop) says whether the loop is in scale-down cooldown (it scaled up).
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
@@ -20,6 +20,7 @@ from kexplain.autoscaler.scaledown.pdb import PdbTracker
 from kexplain.autoscaler.scaledown.planner import NOT_TRIED, Loop, NodeVerdict, ScaleDownOutcome, plan
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,14 +45,16 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
                    members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                    in_cooldown: bool = False, sizes: Mapping[str, int] | None = None,
-                   delayed_groups: frozenset[str] = frozenset()) -> ScaleDownOutcome:
+                   delayed_groups: frozenset[str] = frozenset(),
+                   created: Callable[[PodInfo], int | None] | None = None) -> ScaleDownOutcome:
     """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
     scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
     added), or a snapshot to start a new one from; `node_names`: the cluster's nodes (the
     candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
     `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
     each group's size (default: its target size, else its member count); `delayed_groups`: the
-    groups whose nodes are no candidates for a per-group delay."""
+    groups whose nodes are no candidates for a per-group delay; `created`: when a pod without a
+    creationTimestamp was created."""
     config = ScaleDownConfig.from_settings(settings)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
@@ -60,7 +63,8 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
             group_of[name] = by_name[group_name]
     snapshot = sim if isinstance(sim, Snapshot) else sim.snapshot
     listers = Controllers({**snapshot.objects, **(controllers or {})})
-    drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), listers, now_ns, config.delete_options)
+    drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), listers, now_ns, config.delete_options,
+                         created)
     if isinstance(sim, Snapshot):
         sim = ca_sim(ca_snapshot(sim, config.expendable_pods_priority_cutoff))
     sizes = {**group_sizes(groups, members), **(sizes or {})}
@@ -72,15 +76,26 @@ SCALED_UP = "ScaleUpSuccessful"            # --scale-down-delay-after-add starts
 TOO_NEW = "ScaleUpInCooldown"              # pods too new to act on: DisableScaleDownForLoop
 
 
+BOUND_POD_AGE_NS = 30 * 60 * 10**9
+
+
+def _ns(at: datetime) -> int:
+    """Nanoseconds since the epoch (a naive time read as UTC)."""
+    at = at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+    return (at - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(microseconds=1) * 1000
+
+
 def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
                     target_sizes: Mapping[str, int]) -> ScaleDownOutcome:
     """RunOnce's scale-down part, on CA's snapshot and scheduler (`sim`) as the loop's scale-up
     part left them, `scale_up_result` being that part's ScaleUpStatus result and `target_sizes`
     the groups' sizes after it (a scale-up has set them on the provider already)."""
-    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
-    now = loop.now if loop.now.tzinfo is not None else loop.now.replace(tzinfo=timezone.utc)
-    now_ns = (now - epoch) // timedelta(microseconds=1) * 1000
+    now_ns = _ns(loop.now)
     extra = {"DaemonSet": loop.daemonsets, "Job": loop.jobs}
+    # what the inputs leave out: pending pods (those the loop placed on nodes) were created when
+    # the loop says, bound pods 30 minutes before now
+    by_key = {p.key: _ns(t) for p, t in zip(loop.pending, loop.pending_created)}
+    bound_created = now_ns - BOUND_POD_AGE_NS
     if not loop.settings.flag("scale-down-enabled"):
         return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     config = ScaleDownConfig.from_settings(loop.settings)
@@ -91,7 +106,7 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
         delayed = frozenset(g for g, size in target_sizes.items() if size > before.get(g, size))
     return run_scale_down(sim, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
                           now_ns, controllers=extra, in_cooldown=cooldown, sizes=target_sizes,
-                          delayed_groups=delayed)
+                          delayed_groups=delayed, created=lambda pod: by_key.get(pod.key, bound_created))
 
 
 def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],

@@ -125,3 +125,20 @@ def test_after_a_scale_up(tmp_path: Path, local: bool) -> None:
     assert got["result"] == ("ScaleDownNoNodeDeleted" if local else "ScaleDownInCooldown")
     in_grown = [n for n in got["nodes"] if n["nodeGroup"] in grown]
     assert in_grown and all(n["candidate"] is not local for n in in_grown)
+
+
+def test_bound_pods_without_a_creation_time_are_half_an_hour_old(tmp_path: Path) -> None:
+    """The inputs' default age of a bound pod decides a kube-system pod against a shorter
+    --blocking-system-pod-distruption-timeout."""
+    case = BUNDLED / "scaledown-0011"
+
+    def blocking(timeout: str) -> dict:
+        params = tmp_path / "params.yaml"
+        params.write_text(f"mode: scaledown\nflags:\n  blocking-system-pod-distruption-timeout: {timeout}\n")
+        loop = load_loop(None, (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"), str(params),
+                         KubeVersion("1.36"), max_bytes=10**8, max_objects=10**6)
+        nodes = build_document(loop, run_once(loop))["scaleDown"]["nodes"]
+        return {n["name"]: (n.get("blockingPod") or {}).get("reason") for n in nodes}
+
+    assert blocking("31m")["ip-10-0-32-13.ec2.internal"] == "UnmovableKubeSystemPod"
+    assert blocking("29m")["ip-10-0-32-13.ec2.internal"] is None
