@@ -9,7 +9,7 @@ not simulated, and its utilization where CA computed it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from kexplain.autoscaler.gosort import go_sort
 from kexplain.autoscaler.nodegroups import NodeGroup
@@ -19,6 +19,7 @@ from kexplain.autoscaler.scaledown.drainability import DeleteOptions, DrainConte
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
 from kexplain.autoscaler.scaledown.utilization import Utilization, UtilizationError, calculate, gpu_resource
 from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
@@ -52,13 +53,14 @@ def candidates(node_names: Sequence[str], group_of: Mapping[str, NodeGroup | Non
     return out
 
 
-def sort_candidates(names: list[str], snapshot: Snapshot, options: DeleteOptions, now_ns: int) -> list[str]:
+def sort_candidates(names: list[str], snapshot: Snapshot, options: DeleteOptions, now_ns: int,
+                    created: Callable[[PodInfo], int | None] | None = None) -> list[str]:
     """The candidates in the order CA's builder sorts them (ScaleDownCandidatesSortingProcessor,
     Go's unstable sort.Sort): empty nodes first, and of those the ones with no pod to wait for.
     A node is empty when the drainability rules, run without listers or PDBs, leave it no pod
     to move and none that blocks. (CA's other comparer, the previous loop's unneeded nodes
     first, has nothing to go by in a first loop.)"""
-    bare = DrainContext(PdbTracker(()), None, now_ns, options)
+    bare = DrainContext(PdbTracker(()), None, now_ns, options, created)
     facts: dict[str, tuple[bool, bool]] = {}
     for name in names:
         moves = pods_to_move(bare, snapshot.get(name).pods)

@@ -102,7 +102,7 @@ def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
     # of it, as not started yet, is neither candidate nor destination)
     present = [n for n in loop.node_names if original.get(n) is not None]
     names = sort_candidates(candidates(present, loop.group_of, loop.sizes), original,
-                            config.delete_options, now_ns)
+                            config.delete_options, now_ns, loop.drain.created)
     if loop.delayed_groups:         # ScaleDownCandidatesDelayProcessor (--scale-down-delay-type-local)
         names = [n for n in names if loop.group_of[n].name not in loop.delayed_groups]
     reasons: dict[str, tuple[str, BlockingPod | None]] = {}
