@@ -26,6 +26,10 @@ from kexplain.model.snapshot import Snapshot
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.inputs import LoopInputs
 
+SCALED_UP = "ScaleUpSuccessful"            # --scale-down-delay-after-add starts now
+TOO_NEW = "ScaleUpInCooldown"              # pods too new to act on: DisableScaleDownForLoop
+BOUND_POD_AGE_NS = 30 * 60 * 10**9         # a bound pod the inputs give without a creation time
+
 def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
     """CA's snapshot: the nodes in the snapshot's order (CA's list order), each with its pods of
     priority at least the expendable cutoff (SetClusterState with FilterOutExpendablePods)."""
@@ -72,13 +76,6 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
     return plan(loop)
 
 
-SCALED_UP = "ScaleUpSuccessful"            # --scale-down-delay-after-add starts now
-TOO_NEW = "ScaleUpInCooldown"              # pods too new to act on: DisableScaleDownForLoop
-
-
-BOUND_POD_AGE_NS = 30 * 60 * 10**9
-
-
 def _ns(at: datetime) -> int:
     """Nanoseconds since the epoch (a naive time read as UTC)."""
     at = at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
@@ -90,14 +87,14 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
     """RunOnce's scale-down part, on CA's snapshot and scheduler (`sim`) as the loop's scale-up
     part left them, `scale_up_result` being that part's ScaleUpStatus result and `target_sizes`
     the groups' sizes after it (a scale-up has set them on the provider already)."""
+    if not loop.settings.flag("scale-down-enabled"):
+        return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     now_ns = _ns(loop.now)
     extra = {"DaemonSet": loop.daemonsets, "Job": loop.jobs}
     # what the inputs leave out: pending pods (those the loop placed on nodes) were created when
     # the loop says, bound pods 30 minutes before now
     by_key = {p.key: _ns(t) for p, t in zip(loop.pending, loop.pending_created)}
     bound_created = now_ns - BOUND_POD_AGE_NS
-    if not loop.settings.flag("scale-down-enabled"):
-        return untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
     config = ScaleDownConfig.from_settings(loop.settings)
     cooldown = config.in_cooldown(scale_up_result == SCALED_UP, scale_up_result == TOO_NEW)
     delayed: frozenset[str] = frozenset()
