@@ -54,6 +54,9 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     doc["expansion"] = _expansion(result) if result.scale_up_called else None
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
+    if loop.settings.mode == "scaledown":
+        from kexplain.autoscaler.scaledown.loop import scale_down_document
+        doc["scaleDown"] = scale_down_document(loop, result.scale_down)
     return doc
 
 

@@ -56,6 +56,7 @@ class LoopInputs:
     config_maps: list[dict[str, Any]]
     scheduler_config: Any
     warnings: list[str] = field(default_factory=list)
+    jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
 
 
 def _time(text: Any) -> datetime | None:
@@ -133,8 +134,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     created = [_time((p.metadata or {}).get("creationTimestamp")) or now - PENDING_AGE + timedelta(seconds=i)
                for i, p in enumerate(pending)]
     config = read_config(None, kube=kube)
+    jobs = [o for o, _ in checked.objects if o.get("kind") == "Job"]
     return LoopInputs(settings, kube, now, groups, group_members, facts, snapshot, pending, created,
-                      daemonsets, config_maps, config, warnings)
+                      daemonsets, config_maps, config, warnings, jobs)
 
 
 def _priority(obj: dict[str, Any]) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
@@ -40,6 +41,7 @@ class LoopResult:
     pod_events: dict[int, list[Event]] = field(default_factory=dict)
     cluster_events: list[Event] = field(default_factory=list)
     loop_error: str = ""
+    scale_down: Any = None          # scale-down mode: kexplain.autoscaler.scaledown's ScaleDownOutcome
 
 
 def is_listed_unschedulable(pod: PodInfo) -> bool:
@@ -133,6 +135,9 @@ def run_once(loop: LoopInputs) -> LoopResult:
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
     _emit_events(result)
+    if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
+        from kexplain.autoscaler.scaledown.loop import loop_scale_down
+        result.scale_down = loop_scale_down(loop, sim, status.result, targets)
     return result
 
 

@@ -60,6 +60,30 @@ def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:
     console.print(groups)
     for e in doc.get("clusterEvents") or ():
         console.print(f"{e['object']}: {e['type']} {e['reason']}: {e['message']}")
+    if doc.get("scaleDown") is not None:
+        _print_scale_down(doc["scaleDown"], console)
+
+
+# -- scale-down mode: the document's scaleDown key (kexplain.autoscaler.scaledown) -------------
+def _print_scale_down(sd: Mapping[str, Any], console: Console) -> None:
+    """The scale-down's result, its unneeded nodes, and a row per node: its group, whether CA
+    looked at it, the reason it stays (with the blocking pod) and its utilization."""
+    console.print()
+    console.print(Text.assemble(("Scale-down: ", "bold"), (sd.get("result", ""), "bold")))
+    console.print(f"unneeded: {', '.join(sd.get('unneeded') or ()) or 'none'}"
+                  + (f"; deletion started: {', '.join(sd['scaledDown'])}" if sd.get("scaledDown") else ""))
+    nodes = Table(title="Nodes", title_justify="left", show_edge=False)
+    for column in ("node", "group", "unneeded", "reason", "utilization"):
+        nodes.add_column(column)
+    for n in sd.get("nodes") or ():
+        reason = n.get("reason") or ("" if n.get("candidate") else "not a candidate")
+        blocking = n.get("blockingPod")
+        if blocking:
+            reason += f": {blocking['pod']} ({blocking['reason']})"
+        util = n.get("utilization")
+        used = f"{util['resourceName']} {util['utilization']:.1%}" if util else ""
+        nodes.add_row(n["name"], n.get("nodeGroup") or "-", "yes" if n.get("unneeded") else "", reason, used)
+    console.print(nodes)
 
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
