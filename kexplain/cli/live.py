@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import typer
 
@@ -25,6 +25,9 @@ from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.render import structured
 from kexplain.render.live import LIVE_NO_NODES, live_json, print_comparison, print_pending
+
+if TYPE_CHECKING:
+    from kexplain.autoscaler.cloudprovider import Discovery
 
 Obj = dict[str, Any]
 
@@ -73,6 +76,7 @@ class Live:
     cluster: list[tuple[Obj, Source]]
     pod: Optional[Obj] = None    # the named pod, as a get returned it
     server_version: Optional[str] = None
+    node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
 
 
 class Session:
@@ -97,9 +101,11 @@ class Session:
             self._asked = True
         return self._version
 
-    def read(self, pod_name: Optional[str] = None) -> Live:
-        """The named pod (get), then every kind the pipeline reads (list); a progress bar on
-        stderr when it is a terminal."""
+    def read(self, pod_name: Optional[str] = None, node_group_labels: Optional[tuple[str, ...]] = None) -> Live:
+        """The named pod (get), then every kind the pipeline reads (list), then, when
+        `node_group_labels` is given (None: not asked for), the autoscaler's node groups
+        (`kexplain.autoscaler.cloudprovider.live`); a progress bar on stderr when it is a terminal."""
+        from kexplain.autoscaler.cloudprovider.live import read_node_groups
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -110,7 +116,8 @@ class Session:
             reader = ClusterReader(self.conn, opts.chunk_size, opts.request_timeout, progress)
             pod = reader.get_pod(self.namespace, pod_name) if pod_name else None
             cluster = reader.read_cluster()
-        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version)
+            groups = read_node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
+        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version, groups)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -170,6 +177,7 @@ class PodArgs:
     node: Optional[str] = None
     version: VersionChoice = VersionChoice()
     html: Optional[str] = None
+    node_group_labels: tuple[str, ...] = ()
 
 
 def command(
@@ -202,6 +210,10 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the explanation (with --pending/-A: every pod's) as a "
                                             "self-contained interactive page."),
+    node_group_label: Optional[list[str]] = typer.Option(
+        None, "--node-group-label", metavar="KEY",
+        help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
+             "own); repeatable."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -212,7 +224,8 @@ def command(
     env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
-                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html)
+                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
+                   tuple(node_group_label or ()))
     return run_pod(env, args)
 
 
@@ -224,16 +237,18 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         raise KexplainError("--node needs a pod NAME")
     if not args.name and not many:
         raise KexplainError("name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
+    from kexplain.autoscaler.cloudprovider import label_keys
     from kexplain.explain.inputs import read_config
     from kexplain.load.gcpolicy import bulk_load
 
+    label_keys(args.node_group_labels)          # a bad --node-group-label, before the cluster is asked
     # A version given is checked before the cluster is asked anything; else the API server's
     # is read first: the configuration is read as that version's kube-scheduler reads it.
     kube = settle(env, args.version) if args.version.given else None
     with session(env, args.connect) as s:
         config = read_config(args.config, kube=kube or followed_version(env, args.version, s))
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
-            live = s.read(args.name)
+            live = s.read(args.name, args.node_group_labels)
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)

@@ -42,7 +42,15 @@ class Discovery:
 
 
 def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
-    """The provider labels, then the ones given (--node-group-label), each once."""
+    """The provider labels, then the ones given (--node-group-label), each once; a given one
+    that is not a label name is an error."""
+    from kexplain.apimachinery.names import is_label_key
+    from kexplain.errors import KexplainError
+
+    for key in extra:
+        problems = is_label_key(key)
+        if problems:
+            raise KexplainError(f"--node-group-label {key!r}: not a label name: {problems[0]}")
     return tuple(dict.fromkeys((*DEFAULT_LABEL_KEYS, *extra)))
 
 
