@@ -94,22 +94,35 @@ def test_cluster_api_objects_served_at_v1beta1_make_groups(api):
     assert found.groups[0].template["status"]["capacity"]["nvidia.com/gpu"] == "4"
     assert found.sources == ("Cluster API",)
     assert any(n.startswith("no ConfigMap kube-system/cluster-autoscaler-status") for n in found.notes)
+    assert not any(n.startswith("no Cluster API") for n in found.notes)
+    # the same objects without the autoscaler's annotations: read, and none is a node group
+    for plural in ("machinedeployments", "machinesets"):
+        for item in api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"]["items"]:
+            item["metadata"].pop("annotations", None)
+    found = read(api)
+    assert found.groups == () and found.notes[-1].startswith("no Cluster API MachineDeployment or MachineSet is a node "
+                                                             "group")
 
 
 def test_no_source_of_node_groups_is_said_not_an_error(api):
     found = read(api)
     assert found.groups == ()
     assert found.notes[0].startswith("no ConfigMap kube-system/cluster-autoscaler-status: CA is not running")
-    assert found.notes[-1].startswith("no node group found")
+    assert found.notes[1] == "no Cluster API MachineDeployment or MachineSet (cluster.x-k8s.io is not served, or has none)"
+    assert len(found.notes) == 2
 
 
 def test_a_refused_read_is_a_note(api):
     serve_status(api)
     api.faults.forbidden[STATUS_PATH] = "forbidden-get-pods.json"
+    api.faults.forbidden["/apis/cluster.x-k8s.io/v1beta2/machines"] = "forbidden-list-csinodes.json"
     found = read(api)
     assert found.groups == ()
     assert found.notes[0].startswith("CA's status ConfigMap kube-system/cluster-autoscaler-status could not be read: "
                                      "forbidden (403)")
+    assert found.notes[1].startswith('Cluster API machines could not be read: forbidden (403): kexplain needs "list" '
+                                     'on resource "machines" in API group "cluster.x-k8s.io"')
+    assert len(found.notes) == 2
 
 
 def test_live_pod_commands_take_node_group_label_and_only_read(capsys, api):

@@ -47,14 +47,19 @@ def read_node_groups(reader: ClusterReader, cluster: Sequence[tuple[Obj, Source]
                          "(--write-status-configmap=false, --status-config-map-name)")
     if config_map is not None:
         objects.append(config_map)
+    refused = False
     for res in CLUSTER_API:
         try:
             objects.extend(reader.list_served(res))
         except LiveError as err:
+            refused = True
             notes.append(f"Cluster API {res.plural} could not be read: {err.message}")
+    scalable = [o for o in objects if o.get("kind") in ("MachineDeployment", "MachineSet")]
+    if not scalable and not refused:
+        notes.append(f"no Cluster API MachineDeployment or MachineSet ({GROUP} is not served, or has none)")
     nodes = [obj for obj, _ in cluster if obj.get("kind") == "Node"]
     found = discover(nodes + objects, label_keys(extra_labels), Source(server))
-    if not found.groups and config_map is None:
-        notes.append("no node group found: no status ConfigMap of CA and no Cluster API MachineDeployment or "
-                     "MachineSet with the autoscaler's min/max-size annotations")
+    if scalable and not any(g.name.startswith(("MachineDeployment/", "MachineSet/")) for g in found.groups):
+        notes.append("no Cluster API MachineDeployment or MachineSet is a node group: none has the autoscaler's "
+                     "min/max-size annotations with room to scale")
     return found.with_notes(notes)
