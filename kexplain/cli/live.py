@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import typer
 
@@ -25,6 +25,9 @@ from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.render import structured
 from kexplain.render.live import LIVE_NO_NODES, live_json, print_comparison, print_pending
+
+if TYPE_CHECKING:
+    from kexplain.autoscaler.cloudprovider import Discovery
 
 Obj = dict[str, Any]
 
@@ -75,6 +78,7 @@ class Live:
     server_version: Optional[str] = None
     refusals: tuple[Any, ...] = ()      # the reads RBAC refused (`kexplain.load.live.Refusal`), in order
     events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
+    node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
 
 
 class Session:
@@ -99,11 +103,15 @@ class Session:
             self._asked = True
         return self._version
 
-    def read(self, pod_name: Optional[str] = None, allowed: bool = False) -> Live:
+    def read(self, pod_name: Optional[str] = None, allowed: bool = False,
+             node_group_labels: Optional[tuple[str, ...]] = None) -> Live:
         """The named pod (get), then every kind the pipeline reads (list); a progress bar on
         stderr when it is a terminal. With `allowed`, a refused read (403) does not end it:
         what RBAC allows is read (`ClusterReader.read_allowed`), the refusals kept, and then
-        the namespace's pod events too (the scheduler's own word)."""
+        the namespace's pod events too (the scheduler's own word). When `node_group_labels` is
+        given (None: not asked for), the autoscaler's node groups too
+        (`kexplain.autoscaler.cloudprovider.live`)."""
+        from kexplain.autoscaler.cloudprovider.live import read_node_groups
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -122,8 +130,9 @@ class Session:
                 if refusals:
                     events, refused = reader.list_events(self.namespace, "Pod", pod_name)
                     refusals += [refused] if refused is not None else []
+            groups = read_node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
-                    tuple(refusals), tuple(events))
+                    tuple(refusals), tuple(events), groups)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -183,6 +192,7 @@ class PodArgs:
     node: Optional[str] = None
     version: VersionChoice = VersionChoice()
     html: Optional[str] = None
+    node_group_labels: tuple[str, ...] = ()
 
 
 def command(
@@ -215,6 +225,10 @@ def command(
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the explanation (with --pending/-A: every pod's) as a "
                                             "self-contained interactive page."),
+    node_group_label: Optional[list[str]] = typer.Option(
+        None, "--node-group-label", metavar="KEY",
+        help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
+             "own); repeatable."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -226,7 +240,8 @@ def command(
     env = env_of(ctx)
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
-                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html)
+                   preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
+                   tuple(node_group_label or ()))
     return run_pod(env, args)
 
 
@@ -238,9 +253,11 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         raise KexplainError("--node needs a pod NAME")
     if not args.name and not many:
         raise KexplainError("name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
+    from kexplain.autoscaler.cloudprovider import label_keys
     from kexplain.explain.inputs import read_config
     from kexplain.load.gcpolicy import bulk_load
 
+    label_keys(args.node_group_labels)          # a bad --node-group-label, before the cluster is asked
     # A version given is checked before the cluster is asked anything; else the API server's
     # is read first: the configuration is read as that version's kube-scheduler reads it.
     kube = settle(env, args.version) if args.version.given else None
@@ -248,7 +265,7 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         kube = kube or followed_version(env, args.version, s)
         config = read_config(args.config, kube=kube)
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
-            live = s.read(args.name, allowed=not args.all_namespaces)
+            live = s.read(args.name, allowed=not args.all_namespaces, node_group_labels=args.node_group_labels)
     if live.refusals:
         return _explain_from_events(env, args, live, kube, config)
     if args.name:

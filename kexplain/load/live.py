@@ -318,6 +318,18 @@ class ClusterReader:
             obj = self._get(path)
         return _stored(obj, PODS)
 
+    def get_optional(self, res: Resource, namespace: str, name: str) -> Obj | None:
+        """One object of a namespaced kind as stored, None when there is none (404: no such
+        object, or the kind is not served); other failures as for `list`."""
+        path = (f"{res.path.rsplit('/', 1)[0]}/namespaces/{quote(namespace, safe='')}/{res.plural}/"
+                f"{quote(name, safe='')}")
+        try:
+            with self._errors("get", replace(res, optional=True), namespace=namespace, name=name):
+                obj = self._get(path)
+        except _NotServed:
+            return None
+        return _stored(obj, res)
+
     def list(self, res: Resource) -> list[Obj]:
         """Every object of a kind, cluster-wide, in the API server's order."""
         return self._collect(res, self._list_events(res))

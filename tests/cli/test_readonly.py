@@ -34,6 +34,7 @@ import yaml
 
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
+from kexplain.autoscaler.cloudprovider.live import ACCESS, CLUSTER_API, STATUS_PATH
 from kexplain.load.live import RESOURCES
 from tests.support.live_server import NAMESPACE_VIEW, RecordedApiServer, Rbac, isolate
 from tests.support.paths import ROOT
@@ -119,6 +120,8 @@ def granted() -> set[tuple[str, str, str]]:
 
 
 COLLECTIONS = {r.path: (r.group, r.plural) for r in RESOURCES}
+COLLECTIONS.update({f"/apis/{r.group}/{v}/{r.plural}": (r.group, r.plural)      # the autoscaler's node groups
+                    for r in CLUSTER_API for v in (r.version, *r.fallbacks)})
 
 
 def rbac_verb(method: str, path: str) -> tuple[str, str, str] | None:
@@ -128,6 +131,8 @@ def rbac_verb(method: str, path: str) -> tuple[str, str, str] | None:
         return None
     if path in COLLECTIONS:
         return ("list", *COLLECTIONS[path])
+    if path == STATUS_PATH:
+        return ("get", "", "configmaps")
     parts = path.strip("/").split("/")
     assert len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods", path
     return ("get", "", "pods")
@@ -286,14 +291,15 @@ def test_kubectl_plugin_only_reads(capsys, tmp_path, sent, monkeypatch):
 
 
 def test_every_kind_read_is_listed_and_only_the_pod_is_got(capsys, tmp_path, sent):
-    """One `pod NAME` run reads each kind of RESOURCES with `list` and the pod with `get`:
-    exactly what the ClusterRole grants, nothing more, nothing less."""
+    """One `pod NAME` run reads each kind of RESOURCES with `list`, the pod with `get`, and the
+    autoscaler's node groups (CA's status ConfigMap, Cluster API): exactly what the ClusterRole
+    grants, nothing more, nothing less."""
     cred = credentials(tmp_path)["token"]
     with RecordedApiServer(token=TOKEN) as api:
         kubeconfig = cred.kubeconfig(tmp_path / "kubeconfig", api.url)
         run(capsys, ["pod", CHECKOUT, "--kubeconfig", kubeconfig])
         needed = {rbac_verb(s.method, s.path) for s in api.requests} - {None}
-    assert needed == {("list", r.group, r.plural) for r in RESOURCES} | {("get", "", "pods")}
+    assert needed == {("list", r.group, r.plural) for r in RESOURCES} | {("get", "", "pods")} | set(ACCESS)
     assert needed <= granted()
 
 

@@ -3,7 +3,7 @@
 
 It answers as a real API server does, for what kexplain asks: collection lists (paged with
 `limit` and `continue` tokens, `remainingItemCount`, `fieldSelector` on fields such as
-`status.phase`), a get of one pod, and /version (the recorded one, or the gitVersion a test
+`status.phase`), a get of one pod (or of an object a test puts in `objects`), and /version (the recorded one, or the gitVersion a test
 chooses); 404 Status bodies for anything else. Tests inject the recorded failures: 401 for
 every request, 403 on one path, 410 Expired on the next continue request of a path, a delay.
 Every request is recorded (method, path, query, headers), so a test can assert that only GETs
@@ -104,6 +104,7 @@ class RecordedApiServer:
             "/" + str(p.relative_to(root).with_suffix("")): json.loads(p.read_text())
             for p in root.rglob("*.json") if p.name != "version.json"}
         self.version = json.loads((root / "version.json").read_text())
+        self.objects: dict[str, dict[str, Any]] = {}      # path -> one object a test serves to a get
         if git_version is not None:
             self.serve_version(git_version)
         self.token = token
@@ -176,6 +177,8 @@ class RecordedApiServer:
             return 200, self.version
         if seen.path in self.collections:
             return self._list(seen, seen.path)
+        if seen.path in self.objects:
+            return 200, self.objects[seen.path]
         parts = seen.path.strip("/").split("/")
         if len(parts) == 6 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "pods":
             return self._get_pod(parts[3], parts[5])

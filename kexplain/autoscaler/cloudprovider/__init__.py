@@ -1,0 +1,113 @@
+"""Where node groups come from: CA's cloudprovider seam (`CloudProvider.NodeGroups`, `NodeGroupForNode`).
+
+One module per source, each giving node groups (`kexplain.autoscaler.nodegroups.NodeGroup`),
+their members and notes of what could not be found:
+
+- `static`: the `--node-groups FILE` of `kexplain autoscale`;
+- `status_configmap`: the groups CA itself reports in kube-system/cluster-autoscaler-status,
+  members by the node-group labels of the managed offerings (or `--node-group-label KEY`);
+- `clusterapi`: MachineDeployments and MachineSets with the autoscaler's annotations, members
+  through their Machines, templates from the scale-from-zero capacity annotations;
+- `live`: the read-only reads of those objects from an API server.
+
+`discover` combines the last two over plain objects, so it runs the same on a live cluster
+and on objects from files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
+from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.errors import Source
+
+# The node-group labels of EKS managed node groups, GKE node pools and AKS agent pools.
+DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(status_configmap.PROVIDER_LABELS)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """Node groups found, in the provider's order, each one's members (node names in cluster
+    order: a Cluster API group's instances are not found by labels, so members travel with the
+    groups) and what could not be found, in plain words."""
+
+    groups: tuple[NodeGroup, ...] = ()
+    members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()      # where groups were found ("status ConfigMap", "Cluster API")
+
+    def with_notes(self, notes: Iterable[str]) -> "Discovery":
+        return Discovery(self.groups, self.members, (*notes, *self.notes), self.sources)
+
+
+def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The provider labels, then the ones given (--node-group-label), each once; a given one
+    that is not a label name is an error."""
+    from kexplain.apimachinery.names import is_label_key
+    from kexplain.errors import KexplainError
+
+    for key in extra:
+        problems = is_label_key(key)
+        if problems:
+            raise KexplainError(f"--node-group-label {key!r}: not a label name: {problems[0]}")
+    return tuple(dict.fromkeys((*DEFAULT_LABEL_KEYS, *extra)))
+
+
+def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS,
+             source: Source | None = None) -> Discovery:
+    """The node groups among `objects` (Nodes in cluster order, CA's status ConfigMap, Cluster
+    API MachineDeployments/MachineSets/Machines). A group both sources know (CA on Cluster
+    API reports `KIND/NAMESPACE/NAME`) is taken from Cluster API, in the status's order; a
+    status in an unknown format raises InputError."""
+    nodes = [o for o in objects if o.get("kind") == "Node"]
+    pairs = [(str((n.get("metadata") or {}).get("name")), _labels(n)) for n in nodes]
+    capi, capi_members, notes = clusterapi.node_groups(objects, nodes, source)
+    groups: list[NodeGroup] = []
+    members: dict[str, list[str]] = {}
+    sources: list[str] = []
+    cm = status_configmap.find(objects)
+    if cm is not None:
+        status = status_configmap.parse(cm, source)
+        sources.append("status ConfigMap")
+        if status.state == "Initializing":
+            notes.append("CA's status ConfigMap says CA is still initializing: it reports no node group yet")
+        by_name = {g.name: g for g in capi}
+        reported = status_configmap.AutoscalerStatus(status.format, status.state, status.time,
+                                                     tuple(g for g in status.groups if g.name not in by_name))
+        found, found_members, found_notes = status_configmap.node_groups(reported, pairs, keys, source)
+        own = {g.name: g for g in found}
+        for gs in status.groups:
+            groups.append(by_name.get(gs.name) or own[gs.name])
+        members.update(found_members)
+        notes.extend(found_notes)
+    if capi:
+        sources.append("Cluster API")
+    listed = {g.name for g in groups}
+    groups.extend(g for g in capi if g.name not in listed)
+    members.update(capi_members)
+    notes.extend(_claimed_twice(groups, members))
+    return Discovery(tuple(groups), {g.name: tuple(members.get(g.name, ())) for g in groups}, tuple(notes),
+                     tuple(sources))
+
+
+def _labels(node: dict[str, Any]) -> dict[str, str]:
+    found = (node.get("metadata") or {}).get("labels")
+    return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
+
+
+def _claimed_twice(groups: Sequence[NodeGroup], members: dict[str, list[str]]) -> list[str]:
+    """A node two groups claim stays in the first (CA's NodeGroupForNode gives one group)."""
+    owner: dict[str, str] = {}
+    notes = []
+    for group in groups:
+        kept = []
+        for name in members.get(group.name, []):
+            if name in owner:
+                notes.append(f"node {name} is claimed by node groups {owner[name]} and {group.name}: "
+                             f"counted in {owner[name]}")
+                continue
+            owner[name] = group.name
+            kept.append(name)
+        members[group.name] = kept
+    return notes

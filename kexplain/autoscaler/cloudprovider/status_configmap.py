@@ -1,0 +1,241 @@
+"""The node groups CA itself reports: its status ConfigMap, kube-system/cluster-autoscaler-status.
+
+CA writes the `status` key of that ConfigMap each loop (clusterstate/utils/status.go,
+`WriteStatusConfigMap`). Since December 2023 (commit 11a084699) it is YAML, `ClusterAutoscalerStatus` of
+clusterstate/api/types.go marshalled by sigs.k8s.io/yaml: `nodeGroups[].name` and
+`nodeGroups[].health` with `minSize`, `maxSize` and `cloudProviderTarget` (never omitted).
+Earlier releases wrote `GetReadableString`'s plain text: a `Cluster-autoscaler status at TIME:`
+line, `Cluster-wide:` conditions, then under `NodeGroups:` a `Name:` line per group followed by
+its `Health:` line ending in `cloudProviderTarget=N (minSize=A, maxSize=B))` (the wording of
+every release since March 2017). Both are read exactly; anything else is refused.
+
+The ConfigMap names groups by their provider id only (an ASG name, a MIG URL, a VMSS name...);
+their instances are found here by the labels the managed offerings put on nodes (`members`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.errors import InputError, Source
+
+NAMESPACE = "kube-system"
+NAME = "cluster-autoscaler-status"
+DATA_KEY = "status"
+FIELD = f"data.{DATA_KEY}"
+ACCEPTED = ("accepted: the YAML ClusterAutoscalerStatus of current CA releases (nodeGroups[].name, "
+            "nodeGroups[].health.minSize/maxSize/cloudProviderTarget), or the plain text of earlier releases "
+            "(\"Cluster-autoscaler status at ...\" with NodeGroups: Name: / Health: ... cloudProviderTarget=N "
+            "(minSize=A, maxSize=B))")
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GroupStatus:
+    """One node group as CA's status reports it."""
+
+    name: str
+    min_size: int
+    max_size: int
+    target_size: int            # cloudProviderTarget: the provider's target size
+    health: str = ""            # Healthy, Unhealthy ("" when not said)
+    scale_up: str = ""          # NoActivity, InProgress, Backoff, ... ("" when not said)
+
+
+@dataclass(frozen=True)
+class AutoscalerStatus:
+    """What the status ConfigMap says: its format, CA's state and the groups in CA's order."""
+
+    format: str                 # "yaml" or "text"
+    state: str                  # Running, Initializing ("" when not said)
+    time: str
+    groups: tuple[GroupStatus, ...]
+
+
+def find(objects: Iterable[Obj]) -> Obj | None:
+    """The status ConfigMap among `objects`, if there."""
+    for obj in objects:
+        meta = obj.get("metadata") or {}
+        if obj.get("kind") == "ConfigMap" and meta.get("namespace") == NAMESPACE and meta.get("name") == NAME:
+            return obj
+    return None
+
+
+def parse(config_map: Obj, source: Source | None = None) -> AutoscalerStatus:
+    """The status `config_map` holds (InputError naming the object and the field when its
+    format is not one CA writes)."""
+    data = config_map.get("data")
+    text = data.get(DATA_KEY) if isinstance(data, dict) else None
+    if not isinstance(text, str):
+        raise _error(config_map, source, "missing (CA writes its status under this key)", FIELD)
+    if text.startswith(_TEXT_HEADER):
+        return _parse_text(text, config_map, source)
+    return _parse_yaml(text, config_map, source)
+
+
+# --- the YAML of current releases -----------------------------------------------------------
+
+_TOP_KEYS = ("time", "autoscalerStatus", "message", "clusterWide", "nodeGroups")
+
+
+def _parse_yaml(text: str, cm: Obj, source: Source | None) -> AutoscalerStatus:
+    from kexplain.load.yaml_io import parse_documents
+
+    try:
+        docs = [d.value for d in parse_documents(text, FIELD)]
+    except InputError:
+        docs = []
+    doc = docs[0] if len(docs) == 1 else None
+    if not isinstance(doc, dict) or not any(k in doc for k in _TOP_KEYS if k != "message"):
+        raise _error(cm, source, "not a status CA writes", FIELD)
+    items = doc.get("nodeGroups")
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise _error(cm, source, "expected a list of node group statuses", f"{FIELD}: nodeGroups")
+    groups = []
+    for i, item in enumerate(items):
+        at = f"{FIELD}: nodeGroups[{i}]"
+        if not isinstance(item, dict):
+            raise _error(cm, source, "expected a mapping (name, health, scaleUp, scaleDown)", at)
+        name = item.get("name")
+        if not isinstance(name, str) or not name:
+            raise _error(cm, source, "expected the node group's name", f"{at}.name")
+        health = item.get("health")
+        if not isinstance(health, dict):
+            raise _error(cm, source, "expected a mapping with minSize, maxSize and cloudProviderTarget",
+                         f"{at}.health")
+        sizes = [_count(health, key, cm, source, f"{at}.health.{key}")
+                 for key in ("minSize", "maxSize", "cloudProviderTarget")]
+        scale_up = item.get("scaleUp")
+        groups.append(GroupStatus(name, *sizes, health=_text(health.get("status")),
+                                  scale_up=_text(scale_up.get("status") if isinstance(scale_up, dict) else None)))
+    return AutoscalerStatus("yaml", _text(doc.get("autoscalerStatus")), _text(doc.get("time")), tuple(groups))
+
+
+def _count(health: Mapping[str, Any], key: str, cm: Obj, source: Source | None, at: str) -> int:
+    value = health.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _error(cm, source, f"expected an integer >= 0, found {value!r}", at)
+    return value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+# --- the plain text of earlier releases --------------------------------------------------------
+
+_TEXT_HEADER = "Cluster-autoscaler status at "
+_NAME = "  Name:        "                       # "  Name:        %v"
+_CONDITION = re.compile(r"^  (Health|ScaleUp|ScaleDown): +(\S+)(?: \((.*)\))?$")
+_SIZES = re.compile(r"cloudProviderTarget=(\d+) \(minSize=(\d+), maxSize=(\d+)\)$")
+
+
+def _parse_text(text: str, cm: Obj, source: Source | None) -> AutoscalerStatus:
+    lines = text.split("\n")
+    header = re.match(r"^Cluster-autoscaler status at (.*):$", lines[0])
+    if header is None:
+        raise _error(cm, source, "a plain-text status whose first line is not \"Cluster-autoscaler status "
+                     "at TIME:\"", FIELD)
+    body = [line for line in lines[1:]]
+    if body and body[0].strip() == "Initializing":
+        return AutoscalerStatus("text", "Initializing", header.group(1), ())
+    if not body or body[0] != "Cluster-wide:":
+        raise _error(cm, source, "a plain-text status without its \"Cluster-wide:\" section", FIELD)
+    try:
+        start = body.index("NodeGroups:") + 1
+    except ValueError:
+        return AutoscalerStatus("text", "Running", header.group(1), ())
+    groups: list[GroupStatus] = []
+    name: str | None = None
+    conditions: dict[str, tuple[str, str]] = {}
+    for line in body[start:] + [""]:
+        if line.startswith(_NAME):
+            if name is not None:
+                groups.append(_text_group(name, conditions, cm, source))
+            name, conditions = line[len(_NAME):], {}
+            continue
+        found = _CONDITION.match(line)
+        if found and name is not None:
+            conditions[found.group(1)] = (found.group(2), found.group(3) or "")
+        elif not line.strip() and name is not None:
+            groups.append(_text_group(name, conditions, cm, source))
+            name = None
+    return AutoscalerStatus("text", "Running", header.group(1), tuple(groups))
+
+
+def _text_group(name: str, conditions: Mapping[str, tuple[str, str]], cm: Obj,
+                source: Source | None) -> GroupStatus:
+    at = f"{FIELD}: NodeGroups: Name: {name}: Health"
+    status, message = conditions.get("Health", ("<unknown>", ""))
+    sizes = _SIZES.search(message)
+    if sizes is None:
+        raise _error(cm, source, f"expected \"... cloudProviderTarget=N (minSize=A, maxSize=B)\", found "
+                     f"{(status + ' ' + message).strip()!r}", at)
+    target, low, high = (int(g) for g in sizes.groups())
+    return GroupStatus(name, low, high, target, health=status, scale_up=conditions.get("ScaleUp", ("", ""))[0])
+
+
+def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
+    return InputError(f"{what} ({ACCEPTED})", source=source, obj=cm, field=at)
+
+
+# --- members: the nodes carrying a provider's node-group label ------------------------------------
+
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+# label key -> the forms a group id takes for a label value V, besides V itself: an EKS managed
+# node group's ASG (eks-V-UUID), a GKE node pool's MIG (gke-CLUSTER-V-HASH-grp, the last part of
+# its URL), an AKS agent pool's VMSS (aks-V-DIGITS-vmss).
+PROVIDER_LABELS: dict[str, str] = {
+    "eks.amazonaws.com/nodegroup": r"eks-{v}-" + _UUID,
+    "cloud.google.com/gke-nodepool": r"gke-.+-{v}-[0-9a-f]{8}-grp",
+    "kubernetes.azure.com/agentpool": r"aks-{v}-\d+-vmss",
+}
+
+
+def names_value(group: str, key: str, value: str) -> bool:
+    """Whether the group id `group` names the nodes whose label `key` is `value`: the id is the
+    value, or (for a provider's label) the provider's name built from it."""
+    if not value:
+        return False
+    last = group.rstrip("/").rsplit("/", 1)[-1]
+    if value in (group, last):
+        return True
+    form = PROVIDER_LABELS.get(key)
+    return form is not None and re.fullmatch(form.replace("{v}", re.escape(value)), last) is not None
+
+
+def node_groups(status: AutoscalerStatus, nodes: Sequence[tuple[str, Mapping[str, str]]],
+                label_keys: Sequence[str], source: Source | None = None
+                ) -> tuple[list[NodeGroup], dict[str, list[str]], list[str]]:
+    """The reported groups as NodeGroups (selector: the label and value that name them), their
+    members (node names, in `nodes` order) and what could not be found."""
+    groups: list[NodeGroup] = []
+    found: dict[str, list[str]] = {}
+    notes: list[str] = []
+    for gs in status.groups:
+        selector = _selector(gs.name, nodes, label_keys)
+        groups.append(NodeGroup(gs.name, gs.min_size, gs.max_size, gs.target_size, selector, None, source=source))
+        found[gs.name] = [n for n, labels in nodes if selector and all(labels.get(k) == v for k, v in selector.items())]
+        if not found[gs.name]:
+            tried = ", ".join(label_keys) or "none"
+            notes.append(f"node group {gs.name} (CA's status ConfigMap): no node carries a node-group label that "
+                         f"names it (labels tried: {tried}; --node-group-label KEY adds one), and the status gives "
+                         "no template: not ready for scale-up, as CA says of a group without one")
+    return groups, found, notes
+
+
+def _selector(group: str, nodes: Sequence[tuple[str, Mapping[str, str]]], label_keys: Sequence[str]) -> dict[str, str]:
+    """The first key with a value that names the group; of several values, the longest (a MIG
+    name gke-prod-default-pool-HASH-grp reads as pool "default-pool" or as pool "pool" of
+    cluster "prod-default": the longer value is the more specific)."""
+    for key in label_keys:
+        values = {labels[key] for _, labels in nodes if key in labels}
+        named = sorted((v for v in values if names_value(group, key, v)), key=lambda v: (-len(v), v))
+        if named:
+            return {key: named[0]}
+    return {}

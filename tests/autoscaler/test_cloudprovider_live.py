@@ -1,0 +1,163 @@
+"""Node groups found on a live cluster: the stand-in API server (tests/support/live_server.py)
+serves CA's status ConfigMap, nodes with node-group labels and Cluster API objects; live mode
+finds the groups with gets and lists only, says what it could not read, and refuses a status in
+an unknown format in one line (exit 2)."""
+from __future__ import annotations
+
+import copy
+import io
+import json
+
+import pytest
+import yaml
+
+from kexplain.autoscaler.cloudprovider.live import STATUS_PATH
+from kexplain.cli.app import main
+from kexplain.cli.env import Environment
+from kexplain.cli.live import Connect, session
+from tests.support.live_server import isolate, recorded_api
+from tests.support.paths import DATA
+
+TOKEN = "t0ken-autoscaler-7b1e"
+CHECKOUT = "checkout-6b8d9f7c4-lm3np"       # a pending pod of the recorded cluster
+EKS = "eks.amazonaws.com/nodegroup"
+HERE = DATA / "autoscaler-live"
+GENERAL = "eks-general-xlarge-d2c5e8a1-3b4f-4c6d-9e0f-1a2b3c4d5e6f"
+GPU = "eks-gpu-12xlarge-0f1e2d3c-4b5a-4697-8877-665544332211"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def api(tmp_path):
+    """The recorded cluster with EKS node-group labels on its nodes (node-a1, node-b1 and
+    node-c1 in general-xlarge; node-b2 and node-c2 in memory-large by a label of the user's)."""
+    with recorded_api(tmp_path, TOKEN) as server:
+        nodes = copy.deepcopy(server.collections["/api/v1/nodes"])
+        for item in nodes["items"]:
+            name = item["metadata"]["name"]
+            if name in ("node-a1", "node-b1", "node-c1"):
+                item["metadata"]["labels"][EKS] = "general-xlarge"
+            elif name in ("node-b2", "node-c2"):
+                item["metadata"]["labels"]["example.com/pool"] = "memory-large"
+        server.collections["/api/v1/nodes"] = nodes
+        yield server
+
+
+def serve_status(api, doc: dict | None = None) -> None:
+    api.objects[STATUS_PATH] = doc or yaml.safe_load((HERE / "status-yaml.yaml").read_text())
+
+
+def read(api, *labels: str):
+    with session(Environment(stdout=io.StringIO(), stderr=io.StringIO()), Connect(api.kubeconfig)) as s:
+        return s.read(None, labels).node_groups
+
+
+def test_the_groups_ca_reports_are_found_with_their_members_by_labels(api):
+    serve_status(api)
+    found = read(api, "example.com/pool")
+    assert [(g.name, g.min_size, g.max_size, g.target_size) for g in found.groups] == [
+        (GENERAL, 1, 10, 3), ("memory-large", 0, 6, 2), (GPU, 0, 4, 0)]
+    assert dict(found.members) == {GENERAL: ("node-a1", "node-b1", "node-c1"),
+                                   "memory-large": ("node-b2", "node-c2"), GPU: ()}
+    assert any(n.startswith(f"node group {GPU} (CA's status ConfigMap): no node carries") for n in found.notes)
+    assert api.methods == {"GET"}
+    assert STATUS_PATH in api.paths()
+    # the Cluster API kinds are not served here: each version asked once, no error
+    assert api.paths().count("/apis/cluster.x-k8s.io/v1beta2/machinedeployments") == 1
+    assert api.paths().count("/apis/cluster.x-k8s.io/v1beta1/machinedeployments") == 1
+
+
+def test_without_the_label_of_the_user_a_group_has_no_member(api):
+    serve_status(api)
+    found = read(api)
+    assert found.members["memory-large"] == () and found.members[GENERAL] == ("node-a1", "node-b1", "node-c1")
+
+
+def test_cluster_api_objects_served_at_v1beta1_make_groups(api):
+    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
+    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
+                         ("Machine", "machines")):
+        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
+        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
+            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
+            "items": items}
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
+    api.collections["/api/v1/nodes"] = nodes
+    found = read(api)
+    assert [g.name for g in found.groups] == ["MachineSet/capi-prod/gpu-ms", "MachineDeployment/capi-prod/workers-md-0"]
+    assert found.members["MachineDeployment/capi-prod/workers-md-0"] == ("node-a1",)
+    assert found.groups[0].template["status"]["capacity"]["nvidia.com/gpu"] == "4"
+    assert found.sources == ("Cluster API",)
+    assert any(n.startswith("no ConfigMap kube-system/cluster-autoscaler-status") for n in found.notes)
+    assert not any(n.startswith("no Cluster API") for n in found.notes)
+    # the same objects without the autoscaler's annotations: read, and none is a node group
+    for plural in ("machinedeployments", "machinesets"):
+        for item in api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"]["items"]:
+            item["metadata"].pop("annotations", None)
+    found = read(api)
+    assert found.groups == () and found.notes[-1].startswith("no Cluster API MachineDeployment or MachineSet is a node "
+                                                             "group")
+
+
+def test_no_source_of_node_groups_is_said_not_an_error(api):
+    found = read(api)
+    assert found.groups == ()
+    assert found.notes[0].startswith("no ConfigMap kube-system/cluster-autoscaler-status: CA is not running")
+    assert found.notes[1] == "no Cluster API MachineDeployment or MachineSet (cluster.x-k8s.io is not served, or has none)"
+    assert len(found.notes) == 2
+
+
+def test_a_refused_read_is_a_note(api):
+    serve_status(api)
+    api.faults.forbidden[STATUS_PATH] = "forbidden-get-pods.json"
+    api.faults.forbidden["/apis/cluster.x-k8s.io/v1beta2/machines"] = "forbidden-list-csinodes.json"
+    found = read(api)
+    assert found.groups == ()
+    assert found.notes[0].startswith("CA's status ConfigMap kube-system/cluster-autoscaler-status could not be read: "
+                                     "forbidden (403)")
+    assert found.notes[1].startswith('Cluster API machines could not be read: forbidden (403): kexplain needs "list" '
+                                     'on resource "machines" in API group "cluster.x-k8s.io"')
+    assert len(found.notes) == 2
+
+
+def test_live_pod_commands_take_node_group_label_and_only_read(capsys, api):
+    serve_status(api)
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group-label",
+                 "example.com/pool", "--node-group-label", "example.com/other", "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and json.loads(out)["live"]["agrees"] is True
+    code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group-label",
+                 "example.com/pool"])
+    assert code == 1
+    assert api.methods == {"GET"} and api.paths().count(STATUS_PATH) == 2
+
+
+def test_a_status_in_an_unknown_format_ends_live_mode_with_one_line(capsys, api):
+    serve_status(api)
+    cm = api.objects[STATUS_PATH]
+    cm["data"]["status"] = "Cluster autoscaler is doing fine\n"
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert f"{api.url}: ConfigMap kube-system/cluster-autoscaler-status: data.status: not a status CA writes" in line
+    assert "accepted: the YAML ClusterAutoscalerStatus" in line and TOKEN not in err
+
+
+def test_a_snapshot_does_not_read_node_groups(capsys, api, tmp_path):
+    serve_status(api)
+    code = main(["snapshot", "-o", str(tmp_path / "cluster.json"), "--kubeconfig", api.kubeconfig])
+    assert code == 0 and STATUS_PATH not in api.paths()
+
+
+def test_a_node_group_label_that_is_no_label_name_is_refused_before_reading(capsys, api):
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group-label", "bad key!"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith("error: --node-group-label 'bad key!': not a label name: name part must consist of ")
+    assert STATUS_PATH not in api.paths() and "/api/v1/nodes" not in api.paths()
