@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, List, Optional, Sequence
 
 import typer
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.inputs import Inputs, Loaded
     from kexplain.explain.request import Request, RunOptions
     from kexplain.features import KubeVersion
+    from kexplain.model.pod import PodInfo
     from kexplain.model.snapshot import Snapshot
 
 
@@ -33,14 +34,15 @@ class Output(str, Enum):
 
 
 def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional[str] = None,
-                no_nodes_hint: Optional[str] = None) -> None:
+                no_nodes_hint: Optional[str] = None, node_group: Optional[str] = None) -> None:
     """The trace (json, yaml) or its explanation; `no_nodes_hint`: why the cluster has no nodes,
     shown with the explanation when it has none."""
     if output.value in structured.FORMATS:
         structured.write(env.stdout, trace, output.value)
     else:
         from kexplain.render.table import print_trace
-        print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint)
+        print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint,
+                    node_group=node_group)
 
 
 def no_nodes_hint(node_paths: List[str]) -> str:
@@ -154,6 +156,17 @@ def command(
                                       help="Also save the rendered explanation as SVG."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the explanation as a self-contained interactive page."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
+                                                   "that does not schedule, what CA would do (section \"Cluster "
+                                                   "autoscaler\"; -o json: key `autoscaler`)."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for --node-groups (expander, limits, any CA "
+                                                         "flag by name)."),
+    node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
+                                             help="Show one node group's full verdict (needs --node-groups), "
+                                                  "plugin by plugin on its template node, as --node does for a "
+                                                  "node."),
     validate: str = VALIDATE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
@@ -169,7 +182,9 @@ def command(
     env = env_of(ctx)
     choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
-                  max_objects=max_objects, validate=validate, replicas=replicas)
+                  max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
+                  autoscaler_config=autoscaler_config)
+    check_groups_options(req, node, node_group)
     if compare_versions is not None:
         kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
         if node is not None:
@@ -190,19 +205,66 @@ def command(
     if loaded.single is None:
         recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if html else options
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored)
-        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
+        groups = (lambda pending, bound: autoscaler_document(req, loaded.kube, pending, bound)) \
+            if req.node_groups else None
+        return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
+                           autoscaler=groups, node_group=node_group)
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
+    if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
+        trace["autoscaler"] = autoscaler_document(req, loaded.kube, [loaded.single.pod])
+        check_node_group(node_group, trace["autoscaler"])
     hint = no_nodes_hint(nodes)
-    write_trace(env, trace, output, node=node, no_nodes_hint=hint)
+    write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
     if svg:
         from kexplain.render.table import print_trace
-        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
-                    svg)
+        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint,
+                                               node_group=node_group), svg)
     if html:
-        save_page(html, explain_for_page(loaded.single, options, trace))
+        page = explain_for_page(loaded.single, options, trace)
+        if "autoscaler" in trace:
+            page["autoscaler"] = trace["autoscaler"]
+        save_page(html, page)
     return for_trace(trace)
+
+
+# Verdicts after which CA has nothing to do for the pod (no section unless --node-group asks).
+NO_AUTOSCALER = ("Scheduled", "Error")
+
+
+def check_groups_options(req: "Request", node: Optional[str], node_group: Optional[str]) -> None:
+    """--autoscaler-config and --node-group need --node-groups; --node-group and --node
+    are two views of one verdict: one of them."""
+    if req.node_groups is None:
+        for flag, given in (("--autoscaler-config", req.autoscaler_config), ("--node-group", node_group)):
+            if given is not None:
+                raise KexplainError(f"{flag} needs --node-groups FILE (the Cluster Autoscaler's node groups)")
+    if node is not None and node_group is not None:
+        raise KexplainError("--node and --node-group each show one verdict: give one of them")
+
+
+def check_node_group(name: Optional[str], doc: dict) -> None:
+    """`--node-group NAME` names a group of --node-groups, or a one-line error (exit 2) with
+    the closest names."""
+    names = [g["name"] for g in doc.get("nodeGroups") or ()]
+    if name is None or name in names:
+        return
+    close = difflib.get_close_matches(name, names, n=CLOSEST)
+    among = f"among the {len(names)} node group{'s' if len(names) != 1 else ''} of --node-groups"
+    raise KexplainError(f"--node-group {name}: no node group of that name {among}"
+                        + (f"; the closest: {', '.join(close)}" if close else ""))
+
+
+def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
+                        bound: "Sequence[PodInfo]" = ()) -> dict:
+    """One Cluster Autoscaler loop with `pending` as its pending pods (`bound`: copies that
+    fit, in the cluster it sees): the trace's `autoscaler` key."""
+    from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document as document, load_groups, with_pending
+
+    groups = GroupsRequest(req.node_groups or "", req.autoscaler_config, req.node_paths, req.max_bytes,
+                           req.max_objects, req.validate)
+    return document(with_pending(load_groups(groups, kube), pending, bound))
 
 
 def write_version_comparison(env: Environment, req: "Request", kubes: "list[KubeVersion]", options: "RunOptions",
@@ -255,13 +317,16 @@ def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> d
 
 def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Output, *,
                 node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None,
-                asked: "Optional[RunOptions]" = None) -> ExitStatus:
+                asked: "Optional[RunOptions]" = None, autoscaler: "Optional[Callable]" = None,
+                node_group: Optional[str] = None) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
     yaml) whose items are written one by one, or one section per object as soon as it is
     placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
     once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
     write the page). `asked`: the options the output asked for (the batch records more for
-    `--html`: `as_asked`)."""
+    `--html`: `as_asked`). `autoscaler(pending, bound)`: with node groups, the CA loop over the
+    copies that did not fit (those that did bound), shown after the objects (json, yaml: the
+    list's key `autoscaler`)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
     from kexplain.render.batch import print_batch, print_batch_node
     from kexplain.render.export import batch_document
@@ -270,12 +335,25 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     statuses: list[ExitStatus] = []
+    copies: list = []           # (pod, [(copy name, node)]) per object, for the CA loop
+
+    def autoscaled() -> "Optional[dict]":
+        from kexplain.autoscaler.pending import batch_pods
+        pending, bound = batch_pods(copies)
+        if autoscaler is None or not (pending or node_group):
+            return None
+        doc = autoscaler(pending, bound)
+        check_node_group(node_group, doc)
+        return doc
+
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
         run = replace(batch, progress=bar.update)
 
         def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
             for outcome in outcomes:
                 statuses.append(outcome_status(outcome))
+                if autoscaler is not None:
+                    copies.append((outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies]))
                 with bar.paused():          # whatever is printed of it, not across the bar
                     for warning in outcome.inputs.warnings:
                         env.error(f"warning: {warning}")
@@ -290,7 +368,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 outcomes.append(o.to_json())
                 if html:
                     kept.append(o)
-            writer.close({"placements": outcomes})
+            doc = autoscaled()
+            writer.close({"placements": outcomes, **({"autoscaler": doc} if doc is not None else {})})
             if html:
                 save_page(html, batch_document(kept))
             return aggregate(statuses)
@@ -307,6 +386,10 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(outcome)
                 yield outcome
         draw(env.console(), keeping(placed(run)))
+    doc = autoscaled()
+    if doc is not None:
+        from kexplain.render.cluster_autoscaler import print_section
+        print_section(doc, env.console(), node_group)
     export_view(env, lambda c: draw(c, kept), svg)
     if html:
         save_page(html, batch_document(kept))
