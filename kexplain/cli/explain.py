@@ -213,7 +213,7 @@ def command(
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
-        trace["autoscaler"] = autoscaler_document(req, loaded.kube, [loaded.single.pod])
+        trace["autoscaler"] = autoscaled(trace, req, loaded.kube, loaded.single.pod)
         check_node_group(node_group, trace["autoscaler"])
     hint = no_nodes_hint(nodes)
     write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
@@ -256,15 +256,36 @@ def check_node_group(name: Optional[str], doc: dict) -> None:
                         + (f"; the closest: {', '.join(close)}" if close else ""))
 
 
-def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
-                        bound: "Sequence[PodInfo]" = ()) -> dict:
-    """One Cluster Autoscaler loop with `pending` as its pending pods (`bound`: copies that
-    fit, in the cluster it sees): the trace's `autoscaler` key."""
-    from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document as document, load_groups, with_pending
+def autoscaler_loop(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
+                    bound: "Sequence[PodInfo]" = ()):
+    """The Cluster Autoscaler loop's inputs with `pending` as its pending pods (`bound`:
+    copies that fit, in the cluster it sees)."""
+    from kexplain.autoscaler.pending import GroupsRequest, load_groups, with_pending
 
     groups = GroupsRequest(req.node_groups or "", req.autoscaler_config, req.node_paths, req.max_bytes,
                            req.max_objects, req.validate)
-    return document(with_pending(load_groups(groups, kube), pending, bound))
+    return with_pending(load_groups(groups, kube), pending, bound)
+
+
+def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
+                        bound: "Sequence[PodInfo]" = ()) -> dict:
+    """One Cluster Autoscaler loop over `pending`: the trace's `autoscaler` key."""
+    from kexplain.autoscaler.pending import autoscaler_document as document
+
+    return document(autoscaler_loop(req, kube, pending, bound))
+
+
+def autoscaled(trace: dict, req: "Request", kube: "KubeVersion", pod: "PodInfo") -> dict:
+    """The CA loop for one pod (the trace's `autoscaler` key); its suggestions, when the
+    trace has some, in place of add-node (`suggest.node_groups`)."""
+    from kexplain.autoscaler.pending import autoscaler_document as document
+    from kexplain.suggest.node_groups import with_group_suggestions
+
+    loop = autoscaler_loop(req, kube, [pod])
+    doc = document(loop)
+    if "suggestions" in trace:
+        trace["suggestions"] = with_group_suggestions(trace["suggestions"], loop, pod, doc, document)
+    return doc
 
 
 def write_version_comparison(env: Environment, req: "Request", kubes: "list[KubeVersion]", options: "RunOptions",

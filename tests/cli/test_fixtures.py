@@ -41,6 +41,8 @@ EXPECTED = {
     # a StatefulSet of three replicas: two fit; what is said is about the third, db-2
     "statefulset": (1, "0/3 nodes are available: 1 node(s) didn't find available persistent volumes to bind, "
                        "2 Insufficient cpu."),
+    # with its node groups (docs/autoscaler.md): CA would add a compute node
+    "autoscaler": (1, "0/2 nodes are available: 2 Insufficient cpu."),
     # 1.36's BalancedAllocation moves the pod (docs/versions.md): where it goes under the default version
     "upgrade": (0, {"1.35": "node-3", "1.36": "node-1"}[DEFAULT_MINOR]),
 }
