@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from kexplain.autoscaler.gosort import go_sort
-from kexplain.autoscaler.simulator import ClusterSim, with_node
+from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import HOSTNAME
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
@@ -101,7 +101,7 @@ def estimate(sim: ClusterSim, groups: Sequence[Sequence[PodInfo]], template: Nod
 
 
 def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, limiter: Limiter) -> Estimate:
-    new_nodes: set[str] = set()
+    new_nodes: list[int] = []      # their indexes in the snapshot's node list
     with_pods: dict[str, None] = {}
     placed: list[PodInfo] = []
     last = ""
@@ -115,7 +115,7 @@ def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, 
     for pods in groups:
         i = 0
         while i < len(pods):
-            node = sim.schedule_anywhere(pods[i], lambda ni: ni.name in new_nodes)
+            node = sim.schedule_anywhere(pods[i], new_nodes)
             if node is None:
                 break
             track(pods[i], node)
@@ -130,7 +130,9 @@ def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, 
                     found = True
                     track(pod, last)
                 elif _uses_hostname_spread(pod) and SPREAD_CONSTRAINTS_NOT_MATCH in failed.reasons:
-                    node = sim.schedule_anywhere(pod, lambda ni, skip=last: ni.name in new_nodes and ni.name != skip)
+                    # any node of the snapshot (existing ones too) but the last new one
+                    skip = new_nodes[-1]
+                    node = sim.schedule_anywhere(pod, [i for i in range(len(sim.snapshot.node_infos)) if i != skip])
                     if node is not None:
                         found = True
                         track(pod, node)
@@ -143,7 +145,7 @@ def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, 
                 break
             last = _add_node(sim, template, index)
             index += 1
-            new_nodes.add(last)
+            new_nodes.append(len(sim.snapshot.node_infos) - 1)
             if sim.schedule(pod, last) is not None:
                 break
             track(pod, last)
@@ -159,7 +161,7 @@ def _add_node(sim: ClusterSim, template: NodeInfo, index: int) -> str:
     meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
     obj["metadata"] = meta
     info = NodeInfo(Node.from_obj(obj))
-    pods = []
+    pods: list[PodInfo] = []
     for pod in template.pods:
         copy = dict(pod.obj)
         pmeta = dict(copy.get("metadata") or {})
@@ -170,5 +172,5 @@ def _add_node(sim: ClusterSim, template: NodeInfo, index: int) -> str:
         pods.append(PodInfo(copy))
     if pods:
         info.add_pods(pods)
-    sim.snapshot = with_node(sim.snapshot, info)
+    sim.add_node(info)
     return name

@@ -11,9 +11,13 @@ failing plugin and its reasons, as CA's FailingPredicateError records them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Sequence
 
 from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.node_memo import MEMO_KEY
+from kexplain.framework.preemption import PDB_CACHE_KEY
+from kexplain.model.pod_index import POD_INDEX_KEY
+from kexplain.plugins.helper.spread import CACHE_KEY as OWNERS_KEY
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -40,9 +44,20 @@ def bound(pod: PodInfo, node_name: str) -> PodInfo:
     return out
 
 
+_FIRST_CHUNK = 8           # nodes filtered in the first chunk of a search; each next chunk is 4 times larger
+
+# Indexes a new node without pods leaves as they are: of pods by label, of pods' owners (for
+# default spreading), of PodDisruptionBudgets, and the per-NodeInfo memo of node-local verdicts.
+_KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, MEMO_KEY)
+
+
 def with_node(snapshot: Snapshot, node_info: NodeInfo) -> Snapshot:
-    """`snapshot` with one more node (and its pods) after the others."""
-    return Snapshot([*snapshot.node_infos, node_info], snapshot.namespaces, snapshot.objects)
+    """`snapshot` with one more node after the others, and its pods bound to it one by one
+    (so the indexes that follow binds are patched, not built again)."""
+    out = snapshot.with_empty_node(node_info.node, _KEPT_ON_NEW_NODE)
+    for pod in node_info.pods:
+        out = out.with_pod_bound(pod)
+    return out
 
 
 class ClusterSim:
@@ -94,24 +109,34 @@ class ClusterSim:
             self.snapshot = self.snapshot.with_pod_bound(bound(pod, node_name))
         return failed
 
-    def schedule_anywhere(self, pod: PodInfo, acceptable: Callable[[NodeInfo], bool] | None = None) -> str | None:
+    def schedule_anywhere(self, pod: PodInfo, among: Sequence[int] | None = None) -> str | None:
         """The first node, from the one after the last match on, where `pod` passes (and is
-        bound); None when none does (SchedulePodOnAnyNodeMatching)."""
+        bound); None when none does (SchedulePodOnAnyNodeMatching). `among`: the indexes of
+        the acceptable nodes (default: every node). The nodes are filtered in growing chunks,
+        plugin by plugin over each chunk (Filter has no side effects: the first node that
+        passes is the one a node-by-node search finds)."""
         state, names, _, failed = self._pre_filter(pod)
         if failed is not None:
             return None
         infos = self.snapshot.node_infos
         n = len(infos)
-        run = self.framework.run_filter_plugins
-        for i in range(n):
-            index = (i + 1 + self._last_index) % n
-            info = infos[index]
-            if names is not None and info.name not in names:
-                continue
-            if info.node.unschedulable or (acceptable is not None and not acceptable(info)):
-                continue
-            if run(state, pod, info).is_success:
+        if n == 0:
+            return None
+        start = self._last_index + 1
+        indexes = range(n) if among is None else among
+        order = sorted(indexes, key=lambda i: (i - start) % n)
+        candidates = [i for i in order if not infos[i].node.unschedulable
+                      and (names is None or infos[i].name in names)]
+        chunk = _FIRST_CHUNK
+        at = 0
+        while at < len(candidates):
+            part = candidates[at:at + chunk]
+            batch = self.framework.run_filter_nodes(state, pod, [infos[i] for i in part])
+            if batch.passed:
+                index = part[min(batch.passed)]
                 self._last_index = index
-                self.snapshot = self.snapshot.with_pod_bound(bound(pod, info.name))
-                return info.name
+                self.snapshot = self.snapshot.with_pod_bound(bound(pod, infos[index].name))
+                return infos[index].name
+            at += chunk
+            chunk *= 4
         return None

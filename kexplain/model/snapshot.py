@@ -213,6 +213,26 @@ class Snapshot:
                 out._on_bind[key] = on_bind
         return out
 
+    def with_empty_node(self, node: Node, keep: Iterable[str] = ()) -> "Snapshot":
+        """A new snapshot with one more node, without pods, after the others (the Cluster
+        Autoscaler's simulated new nodes; their pods are then bound one by one). The pods'
+        index is shared; of the cached indexes, the node lists of pods with affinity (an empty
+        node is in neither) and those named in `keep` (indexes of pods or of other objects,
+        which a node without pods does not change) are carried over; the others are built
+        again when needed."""
+        info = NodeInfo(node)
+        infos = [*self.node_infos, info]
+        by_name = {**self._by_name, info.name: info}
+        position = {ni.name: i for i, ni in enumerate(infos)} if not self._position else \
+            {**self._position, info.name: len(infos) - 1}
+        out = Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name, _position=position)
+        for key in ("snapshot/affinity", "snapshot/anti-affinity", *keep):
+            if key in self._cache:
+                out._cache[key] = self._cache[key]
+                if key in self._on_bind:
+                    out._on_bind[key] = self._on_bind[key]
+        return out
+
     def with_pods_replaced(self, node_name: str, replaced: dict[int, PodInfo]) -> "Snapshot":
         """A new snapshot in which pods of `node_name` are replaced (`replaced`: id of the old
         PodInfo -> the new one), as after an update of those pods; shares what
