@@ -84,10 +84,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
         cluster_objs = load_objects(node_paths, max_bytes, max_objects=max_objects) if node_paths else []
         pod_objs = load_objects([pods_path], max_bytes, max_objects=max_objects) if pods_path else []
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
-    if pods_path and not pending_src and settings.mode == "scaleup":
-        kinds = sorted({str(o.get("kind")) for o, _ in pod_objs})
-        raise InputError("no pending Pod to scale up for" + (f" (found {', '.join(kinds)})" if kinds else
-                                                            " (the input is empty)"), source=Source(pods_path))
+    if not pods_path and settings.mode == "scaleup":
+        raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
+                         "--autoscaler-config runs without it")
     others = [(o, s) for o, s in pod_objs if not any(o is p for p, _ in pending_src)]
     _refuse_repeats(cluster_objs + others, pending_src)
     cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in CLUSTER_KINDS | EXTRA_KINDS]

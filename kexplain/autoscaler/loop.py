@@ -44,8 +44,10 @@ class LoopResult:
 
 def is_listed_unschedulable(pod: PodInfo) -> bool:
     """Whether CA's lister counts the pending pod as unschedulable: the scheduler wrote
-    PodScheduled=False/Unschedulable on it (not on a gated pod), and it has no nominated node."""
-    if pod.status.get("nominatedNodeName"):
+    PodScheduled=False/Unschedulable on it (not on a gated pod), it has no nominated node, is
+    not being deleted and has not ended (CA's pod lister leaves out Succeeded and Failed pods)."""
+    if pod.status.get("nominatedNodeName") or pod.deletion_timestamp is not None \
+            or pod.status.get("phase") in ("Succeeded", "Failed"):
         return False
     for cond in pod.status.get("conditions") or ():
         if isinstance(cond, dict) and cond.get("type") == "PodScheduled":

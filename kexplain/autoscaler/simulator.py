@@ -18,6 +18,7 @@ from kexplain.framework.node_memo import MEMO_KEY
 from kexplain.framework.preemption import PDB_CACHE_KEY
 from kexplain.model.pod_index import POD_INDEX_KEY
 from kexplain.plugins.helper.spread import CACHE_KEY as OWNERS_KEY
+from kexplain.plugins.volume_restrictions import USED_PVCS_KEY
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -47,8 +48,9 @@ def bound(pod: PodInfo, node_name: str) -> PodInfo:
 _FIRST_CHUNK = 8           # nodes filtered in the first chunk of a search; each next chunk is 4 times larger
 
 # Indexes a new node without pods leaves as they are: of pods by label, of pods' owners (for
-# default spreading), of PodDisruptionBudgets, and the per-NodeInfo memo of node-local verdicts.
-_KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, MEMO_KEY)
+# default spreading), of PodDisruptionBudgets, of the claims pods use, and the per-NodeInfo memo
+# of node-local verdicts.
+_KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, USED_PVCS_KEY, MEMO_KEY)
 
 
 def with_node(snapshot: Snapshot, node_info: NodeInfo) -> Snapshot:

@@ -172,7 +172,8 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
     `force_ds`, else only system-node-critical ones that preempt)."""
     name = f"template-node-for-{group}-1"
     obj = _sanitized_node(node_obj, name, settings)
-    labels = obj["metadata"]["labels"]
+    sanitized = Node.from_obj(obj)       # what the DaemonSets are matched against
+    labels = obj["metadata"]["labels"]   # the labels CA adds afterwards
     labels[TEMPLATE_LABEL] = "true"
     if deprecated_labels:
         for stable, deprecated in DEPRECATED_LABELS.items():
@@ -193,7 +194,7 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
         if str((ds.get("metadata") or {}).get("uid")) in running:
             continue
         ds_pod = daemonset_pod(ds, name)
-        if not _should_run(ds_pod, node):
+        if not _should_run(ds_pod, sanitized):
             continue
         if force_ds or _preempting_system_node_critical(ds_pod):
             kept.append(ds_pod)

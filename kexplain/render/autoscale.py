@@ -47,7 +47,7 @@ def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:
     console.print(pods)
     console.print()
     groups = Table(title="Node groups", title_justify="left", show_edge=False)
-    for column in ("group", "size", "template", "option", "pods"):
+    for column in ("group", "size", "template", "option", "pending pods"):
         groups.add_column(column)
     verdicts = _verdicts_by_group(doc)
     for g in doc.get("nodeGroups") or ():
@@ -63,20 +63,16 @@ def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:
 
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
-    """Per group, one line per pod class that reached the scale-up: fits, rejected (plugin:
-    reasons) or skipped (reasons)."""
-    out: dict[str, list[str]] = {}
-    seen: set[tuple[str, int]] = set()
+    """Per group, what the scale-up found for the pending pods that reached it, one line per
+    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`."""
+    counts: dict[str, dict[str, int]] = {}
     for pod in doc.get("pods") or ():
         for group, v in (pod.get("nodeGroups") or {}).items():
-            key = (group, pod.get("equivalenceClass", -1))
-            if key in seen:
-                continue
-            seen.add(key)
             verdict = v.get("verdict", "")
             if verdict == "rejected":
-                verdict = f"rejected by {v.get('predicate', '')}: {', '.join(v.get('reasons') or ())}"
+                verdict = f"{v.get('predicate', '')}: {', '.join(v.get('reasons') or ())}"
             elif verdict == "skipped":
                 verdict = f"skipped: {', '.join(v.get('reasons') or ())}"
-            out.setdefault(group, []).append(f"{pod['name']}: {verdict}")
-    return out
+            by_verdict = counts.setdefault(group, {})
+            by_verdict[verdict] = by_verdict.get(verdict, 0) + 1
+    return {g: [f"{text} ({n} pod{'s' if n != 1 else ''})" for text, n in v.items()] for g, v in counts.items()}

@@ -173,3 +173,28 @@ def test_an_unhealthy_cluster_stops_the_loop(tmp_path):
     doc = json.loads(env.out)
     assert (code, doc["result"], doc["scaleUpCalled"]) == (1, "ScaleUpNotTried", False)
     assert doc["clusterEvents"][0]["reason"] == "ClusterUnhealthy"
+
+
+def test_pods_are_needed_in_scale_up_mode_only(tmp_path):
+    (tmp_path / "cluster.yaml").write_text(NODE)
+    (tmp_path / "groups.yaml").write_text(GROUPS)
+    base = ["autoscale", "--nodes", str(tmp_path / "cluster.yaml"), "--node-groups", str(tmp_path / "groups.yaml")]
+    env = TestEnvironment()
+    assert main(base, env) == 2 and "PODS (the pending pods) is needed in scale-up mode" in env.err
+    (tmp_path / "params.yaml").write_text("mode: scaledown\n")
+    env = TestEnvironment()
+    assert main([*base, "--autoscaler-config", str(tmp_path / "params.yaml"), "-o", "json"], env) == 0
+    assert json.loads(env.out)["pods"] == []
+    (tmp_path / "pods.yaml").write_text("")
+    code, doc, _ = run(tmp_path, "")
+    assert (code, doc["result"]) == (0, "ScaleUpNotNeeded")
+
+
+def test_gated_nominated_and_ended_pods_are_not_listed(tmp_path):
+    text = pods(4)
+    docs = text.split("---\n")[1:]
+    docs[1] = docs[1].replace("spec:\n", "spec:\n  schedulingGates: [{name: wait}]\n")
+    docs[2] += "status: {nominatedNodeName: n1}\n"
+    docs[3] += "status: {phase: Failed}\n"
+    code, doc, _ = run(tmp_path, "".join("---\n" + d for d in docs))
+    assert outcomes(doc) == ["FilteredOut/FilterOutSchedulable"] + ["NotListedAsUnschedulable"] * 3
