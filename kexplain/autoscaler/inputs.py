@@ -69,8 +69,9 @@ def _time(text: Any) -> datetime | None:
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime | None = None) -> LoopInputs:
-    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2)."""
+              now: datetime | None = None, pods_given: bool = False) -> LoopInputs:
+    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2).
+    `pods_given`: the caller puts the pending pods in itself (`autoscaler.pending`)."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -84,7 +85,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
         cluster_objs = load_objects(node_paths, max_bytes, max_objects=max_objects) if node_paths else []
         pod_objs = load_objects([pods_path], max_bytes, max_objects=max_objects) if pods_path else []
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
-    if not pods_path and settings.mode == "scaleup":
+    if not pods_path and settings.mode == "scaleup" and not pods_given:
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
                          "--autoscaler-config runs without it")
     others = [(o, s) for o, s in pod_objs if not any(o is p for p, _ in pending_src)]

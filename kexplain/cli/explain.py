@@ -215,6 +215,8 @@ def command(
     if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
         trace["autoscaler"] = autoscaled(trace, req, loaded.kube, loaded.single.pod)
         check_node_group(node_group, trace["autoscaler"])
+    elif req.node_groups:       # read all the same: a bad file is refused whatever the verdict
+        autoscaler_loop(req, loaded.kube, ())
     hint = no_nodes_hint(nodes)
     write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
     if svg:
@@ -361,9 +363,11 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     def autoscaled() -> "Optional[dict]":
         from kexplain.autoscaler.pending import batch_pods
         pending, bound = batch_pods(copies)
-        if autoscaler is None or not (pending or node_group):
+        if autoscaler is None:
             return None
-        doc = autoscaler(pending, bound)
+        doc = autoscaler(pending, bound)        # run when every copy fit too: a bad file is refused
+        if not (pending or node_group):
+            return None
         check_node_group(node_group, doc)
         return doc
 

@@ -36,9 +36,8 @@ OUTCOME_WORDS = {
     "TriggeredScaleUpNoEvent": "It is among the pods the scale-up is for (no event).",
 }
 FILTERED_WORDS = {
-    "FilterOutSchedulable": "CA finds room for it on an existing node (FilterOutSchedulable), as it packs the "
-                            "pending pods onto the free room: no scale-up, no event - the scheduler should "
-                            "place it once that room is there.",
+    "FilterOutSchedulable": "CA finds room for it on an existing node (FilterOutSchedulable, packing the pending "
+                            "pods onto the free room in priority order): no scale-up, no event.",
     "FilterOutExpendable": "CA ignores it: its priority is below --expendable-pods-priority-cutoff "
                            "(FilterOutExpendable), no event.",
     "TooYoung": "CA leaves it for a later loop: younger than --new-pod-scale-up-delay.",
@@ -227,11 +226,16 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
         return [Block(Text(f"There is no node group named {group}.", style="bold red"), gap=False)]
     record = explained_record(doc) or {}
     v = (record.get("nodeGroups") or {}).get(group) or {}
-    verdict = v.get("verdict") or ("no template" if g.get("template") is None else "not evaluated")
+    entry = ((doc.get("explained") or {}).get("nodeGroups") or {}).get(group)
+    verdict = v.get("verdict") or ("no template" if entry is None else
+                                   "its template rejects the pod" if failing_plugins(entry) else
+                                   "its template takes the pod")
     head = Text.assemble(("Node group ", ""), (group, "bold"), (" for pod ", ""),
                          (f"{pod.get('namespace')}/{pod.get('name')}", "bold"), (": ", ""),
-                         (verdict, "bold green" if verdict == "fits" else "bold red"))
+                         (verdict, "bold green" if verdict in ("fits", "its template takes the pod") else "bold red"))
     blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False)]
+    if not v:       # CA's scale-up did not look at the groups for it: why
+        blocks.append(Block(Text(outcome_line(record or None)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
@@ -242,7 +246,6 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     elif verdict == "rejected":
         blocks.append(Block(Text(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
                                  + "; ".join(v.get("reasons") or ())), gap=False))
-    entry = ((doc.get("explained") or {}).get("nodeGroups") or {}).get(group)
     if entry is not None:
         blocks += _template_plugins(entry, v.get("predicate") if verdict == "rejected" else None)
     taints = ", ".join(_taint(t) for t in template.get("taints") or ())

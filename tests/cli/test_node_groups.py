@@ -137,3 +137,36 @@ def test_replicas_the_copies_that_did_not_fit_are_pending(tmp_path: Path):
     assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
     code, out, _ = kexplain(*args)
     assert "Event: Normal TriggeredScaleUp" in section(out)
+
+
+def test_a_pod_that_schedules_with_node_group(tmp_path: Path):
+    small = tmp_path / "small.yaml"
+    small.write_text((CASE / "pod.yaml").read_text().replace('cpu: "3"', "cpu: 500m"))
+    code, out, _ = kexplain(str(small), *BASE[1:], *GROUPS, "--node-group", "arm")
+    assert code == 0
+    assert out.startswith("Node group arm for pod default/worker: its template rejects the pod\n")
+    assert "CA finds room for it on an existing node (FilterOutSchedulable" in " ".join(out.split())
+    code, out, _ = kexplain(str(small), *BASE[1:], *GROUPS, "--node-group", "compute")
+    assert out.startswith("Node group compute for pod default/worker: its template takes the pod\n")
+
+
+def test_a_bad_node_groups_file_is_refused_whatever_the_verdict(tmp_path: Path):
+    bad = tmp_path / "groups.yaml"
+    bad.write_text("nodeGroups:\n- name: x\n  minSize: a\n")
+    small = tmp_path / "small.yaml"
+    small.write_text((CASE / "pod.yaml").read_text().replace('cpu: "3"', "cpu: 500m"))
+    for pod in (str(small), str(CASE / "pod.yaml")):
+        code, out, err = kexplain(pod, *BASE[1:], "--node-groups", str(bad))
+        assert code == 2 and out == ""
+        assert err == f"error: {bad}: nodeGroups[0] (x).minSize: expected an integer >= 0, found 'a'\n"
+
+
+def test_replicas_that_all_fit_have_no_section_but_a_bad_file_is_refused(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT.replace("replicas: 3", "replicas: 2"))
+    code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS)
+    assert code == 0 and "Cluster autoscaler" not in out
+    bad = tmp_path / "groups.yaml"
+    bad.write_text("nodeGroups: [{name: x, minSize: 0, maxSize: -1}]\n")
+    code, _, err = kexplain(str(workload), *BASE[1:], "--node-groups", str(bad))
+    assert code == 2 and err.startswith(f"error: {bad}: nodeGroups[0] (x).maxSize")
