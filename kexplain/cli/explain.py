@@ -394,9 +394,10 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 if html:
                     kept.append(o)
             doc = autoscaled()
-            writer.close({"placements": outcomes, **({"autoscaler": doc} if doc is not None else {})})
+            extra = {"autoscaler": doc} if doc is not None else {}
+            writer.close({"placements": outcomes, **extra})
             if html:
-                save_page(html, batch_document(kept))
+                save_page(html, {**batch_document(kept), **extra})
             return aggregate(statuses)
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
@@ -417,7 +418,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         print_section(doc, env.console(), node_group)
     export_view(env, lambda c: draw(c, kept), svg)
     if html:
-        save_page(html, batch_document(kept))
+        save_page(html, {**batch_document(kept), **({"autoscaler": doc} if doc is not None else {})})
     return aggregate(statuses)
 
 

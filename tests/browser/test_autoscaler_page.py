@@ -27,6 +27,30 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: amd64}
+      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
+"""
+
+
+@pytest.fixture(scope="module")
+def replicas_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("autoscaler-replicas")
+    (folder / "worker.yaml").write_text(DEPLOYMENT)
+    out = folder / "worker.html"
+    kexplain(str(folder / "worker.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
+             str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--html", str(out))
+    return out
+
+
 def load(driver, page: Path) -> None:
     driver.get(page.as_uri())
     WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
@@ -68,3 +92,16 @@ def test_without_javascript(browser, page):
         assert browser.find_element(By.ID, "t0-group-gpu").get_attribute("open") is not None
     finally:
         browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+
+
+def test_replicas_the_loop_over_the_copies_that_did_not_fit(browser, replicas_page):
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    browser.get("about:blank")
+    browser.get_log("browser")
+    load(browser, replicas_page)
+    assert "Event: Normal TriggeredScaleUp" in browser.find_element(By.CSS_SELECTOR, "p.ca-event").text
+    browser.find_element(By.CSS_SELECTOR, 'a.group[data-group="tlist-group-arm"]').click()
+    details = browser.find_element(By.ID, "tlist-group-arm")
+    WebDriverWait(browser, 5).until(lambda d: details.get_attribute("open") is not None)
+    assert "NodeAffinity *" in details.text
+    assert [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"] == []

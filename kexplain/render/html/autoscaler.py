@@ -15,11 +15,12 @@ from kexplain.render.node import filter_words
 Trace = Mapping[str, Any]
 
 
-def group_id(i: int, group: str) -> str:
+def group_id(i: int | str, group: str) -> str:
     return f"t{i}-group-{group}"
 
 
-def autoscaler_section(trace: Trace, i: int) -> list[Html]:
+def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
+    """The section of a trace (`i`: its index), or of a list's loop (`i`: "list")."""
     doc = trace.get("autoscaler")
     if not doc:
         return []
@@ -48,7 +49,7 @@ def autoscaler_section(trace: Trace, i: int) -> list[Html]:
     return out
 
 
-def _group_details(doc: Mapping[str, Any], g: Mapping[str, Any], i: int) -> Html:
+def _group_details(doc: Mapping[str, Any], g: Mapping[str, Any], i: int | str) -> Html:
     """One group's full verdict, as `--node-group` prints it."""
     name = g.get("name", "")
     verdict = ((explained_record(doc) or {}).get("nodeGroups") or {}).get(name) or {}

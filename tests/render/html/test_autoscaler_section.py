@@ -34,3 +34,29 @@ def test_no_section_without_node_groups(tmp_path):
     out = tmp_path / "page.html"
     main([str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--html", str(out)], env=TestEnvironment())
     assert "t0-ca" not in out.read_text() and "ca-groups" not in out.read_text()
+
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: amd64}
+      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
+"""
+
+
+def test_replicas_the_page_has_the_loop_over_the_copies_that_did_not_fit(tmp_path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    out = tmp_path / "page.html"
+    main([str(workload), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
+          "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
+    html = out.read_text()
+    section = html[html.index('<h3 id="tlist-ca">Cluster autoscaler</h3>'):]
+    assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;1 (max: 4)}]" in section
+    assert '<details class="ca-group" id="tlist-group-compute">' in section
