@@ -204,7 +204,8 @@ def command(
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
         recorded = page_options(options, node_names(cluster.snapshot if cluster else None)) if html else options
-        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored)
+        suggester = (without_add_node(suggest) if req.node_groups else suggest) if suggestions else None
+        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored)
         groups = (lambda pending, bound: autoscaler_document(req, loaded.kube, pending, bound)) \
             if req.node_groups else None
         return write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
@@ -256,6 +257,14 @@ def check_node_group(name: Optional[str], doc: dict) -> None:
     among = f"among the {len(names)} node group{'s' if len(names) != 1 else ''} of --node-groups"
     raise KexplainError(f"--node-group {name}: no node group of that name {among}"
                         + (f"; the closest: {', '.join(close)}" if close else ""))
+
+
+def without_add_node(suggest: Callable) -> Callable:
+    """`suggest` without add-node: with node groups a node comes from a group (the section
+    after the objects says which would take the copies that did not fit)."""
+    from kexplain.suggest.add_node import ADD_NODE
+
+    return lambda *args, **kw: [s for s in suggest(*args, **kw) if s.kind != ADD_NODE]
 
 
 def autoscaler_loop(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",

@@ -170,3 +170,15 @@ def test_replicas_that_all_fit_have_no_section_but_a_bad_file_is_refused(tmp_pat
     bad.write_text("nodeGroups: [{name: x, minSize: 0, maxSize: -1}]\n")
     code, _, err = kexplain(str(workload), *BASE[1:], "--node-groups", str(bad))
     assert code == 2 and err.startswith(f"error: {bad}: nodeGroups[0] (x).maxSize")
+
+
+def test_replicas_no_add_node_suggestion_with_node_groups(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    args = [str(workload), "--nodes", str(CASE / "cluster.yaml"), "--kubernetes-version", "1.35", "-o", "json"]
+
+    def kinds(*more: str) -> set[str]:
+        items = json.loads(kexplain(*args, *more)[1])["items"]
+        return {s["kind"] for t in items for s in t.get("suggestions") or ()}
+    assert "add-node" in kinds()
+    assert "add-node" not in kinds(*GROUPS) and kinds(*GROUPS)
