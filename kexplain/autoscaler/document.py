@@ -14,7 +14,6 @@ from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.loop import LoopResult, reasons_message_parts
 from kexplain.autoscaler.orchestrator import LIMITED_BY_MAX_NODES_TOTAL
-from kexplain.autoscaler.podlistprocessor import TOO_YOUNG
 from kexplain.model.pod import PodInfo
 
 API_VERSION = "kexplain/v1"
@@ -90,7 +89,7 @@ def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
         record: dict[str, Any] = {"namespace": pod.namespace, "name": pod.name, "equivalenceClass": classes[id(pod)],
                                   "outcome": outcome}
         if filtered is not None:
-            record["filteredBy"] = filtered if filtered != TOO_YOUNG else TOO_YOUNG
+            record["filteredBy"] = filtered        # a processor's name, or TooYoung
         record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
         eg = reached.get(id(pod))
         if eg is not None:

@@ -5,7 +5,9 @@ which is not stable: beyond 12 elements, elements that compare equal are moved a
 pivoting. Which of several equal-priority pods takes the free room of a node decides the
 outcome, so this module sorts a list exactly as Go 1.19+'s pdqsort does (the same comparisons
 and exchanges, hence the same final order); lists of 12 or fewer are sorted by insertion, which
-is stable. `go_sort(items, less)` sorts in place.
+is stable. `go_sort(items, less)` sorts in place. The pattern breaker's xorshift uses the shifts
+13, 7, 17 of the Go releases CA is built with (1.24 and later; before, 13, 17, 5, which
+`kexplain.framework.preemption.go_sort_slice` follows).
 """
 from __future__ import annotations
 

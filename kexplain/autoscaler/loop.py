@@ -184,5 +184,3 @@ def _emit_events(result: LoopResult) -> None:
             events.setdefault(id(pod), []).append(
                 Event(pod.key, "Normal", "TriggeredScaleUp", f"pod triggered scale-up: {text}"))
 
-
-__all__ = ["LoopResult", "run_once", "NOT_TRIED"]

@@ -19,7 +19,7 @@ from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.resourcelimits import (ATOMIC_LIMIT_REASON, atomic_scale_up_exceeds, cap_new_node_count,
                                                 max_nodes_total_message)
-from kexplain.autoscaler.simulator import ClusterSim, Failure
+from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import Template
 from kexplain.model.pod import PodInfo
 
