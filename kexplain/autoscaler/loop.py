@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
@@ -40,6 +41,7 @@ class LoopResult:
     pod_events: dict[int, list[Event]] = field(default_factory=dict)
     cluster_events: list[Event] = field(default_factory=list)
     loop_error: str = ""
+    snapshot: Any = None    # what the scale-up started from: the cluster with the pods the processors placed
 
 
 def is_listed_unschedulable(pod: PodInfo) -> bool:
@@ -102,6 +104,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
     listed = [p for p in loop.pending if is_listed_unschedulable(p)]
     processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
     to_help = processed.pods
+    processed_snapshot = sim.snapshot
     targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
                for g in loop.groups}
     before = dict(targets)
@@ -131,7 +134,8 @@ def run_once(loop: LoopInputs) -> LoopResult:
                       unhealthy=unhealthy)
         status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
-    result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
+    result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
+                        snapshot=processed_snapshot)
     _emit_events(result)
     return result
 

@@ -61,9 +61,10 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
     doc = build_document(loop, result)
     pod = explained if explained is not None else (loop.pending[0] if loop.pending else None)
     if pod is not None:
-        templates = template_node_infos(loop)
+        templates = result.templates or template_node_infos(loop)
+        snapshot = result.snapshot if result.snapshot is not None else loop.snapshot
         doc["explained"] = {"pod": pod.key, "kubernetes": loop.kube.minor,
-                            "nodeGroups": {g.name: template_verdict(loop, pod, templates[g.name].node_info)
+                            "nodeGroups": {g.name: template_verdict(loop, pod, templates[g.name].node_info, snapshot)
                                            for g in loop.groups if g.name in templates}}
     return doc
 
@@ -85,8 +86,9 @@ def batch_pods(unfit_and_placed) -> tuple[list[PodInfo], list[PodInfo]]:
     return pending, bound
 
 
-def template_verdict(loop: LoopInputs, pod: PodInfo, template) -> dict[str, Any]:
-    """Every Filter plugin's verdict on `template` placed after the cluster's nodes
+def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None) -> dict[str, Any]:
+    """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (the
+    snapshot the scale-up started from: `LoopResult.snapshot`; default: the loop's)
     (`filterAll`, as the scheduling trace records a node's), the plugins' facts there
     (`plugins`, what `--node` reads), or the PreFilter plugin that rejects the pod for every
     node (`preFilter`), or the PreFilter plugins whose node names leave the template out
@@ -96,7 +98,7 @@ def template_verdict(loop: LoopInputs, pod: PodInfo, template) -> dict[str, Any]
     from kexplain.framework.cycle_state import CycleState
     from kexplain.framework.extras import plugin_verdicts
 
-    snapshot = with_node(loop.snapshot, template)
+    snapshot = with_node(cluster if cluster is not None else loop.snapshot, template)
     fw = framework(loop, snapshot)
     state = CycleState()
     outcome = fw.run_pre_filter(state, pod)

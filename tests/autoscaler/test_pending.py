@@ -2,12 +2,23 @@
 pods and bound copies it is given, and every Filter plugin on each group's template."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.autoscaler.inputs import load_loop
 from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, batch_pods, load_groups, with_pending
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
-from tests.support.paths import FIXTURES
+from tests.support.paths import FIXTURES, ROOT, TESTS
 
 CASE = FIXTURES / "autoscaler"
+BUNDLED = TESTS / "autoscaler" / "cases"
+SHARED = ROOT.parent / "shared" / "autoscaler"
+# the bundled real CA cases, and the shared ones beside the checkout when present
+CASES = sorted(p for root in (BUNDLED, SHARED) if root.is_dir() for p in root.iterdir()
+               if (p / "expected-ca.json").exists() and (p / "pods.yaml").exists())
 KUBE = KubeVersion("1.35")
 
 
@@ -50,3 +61,42 @@ def test_bound_copies_take_their_room_and_only_the_pending_ones_are_listed():
     pending, bound = batch_pods([(pod(cpu="1500m"), [("w-0", "general-1"), ("w-1", "general-2"), ("w-2", None)])])
     doc = autoscaler_document(loop_with(*pending, bound=bound))
     assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
+
+
+def _first_failing(entry: dict) -> str | None:
+    if entry.get("preFilter"):
+        return entry["preFilter"]["plugin"]
+    if entry.get("notAmong"):
+        return entry["notAmong"][0]
+    return next((p for p, st in entry["filterAll"].items()
+                 if st.get("code") in ("Unschedulable", "UnschedulableAndUnresolvable", "Error")), None)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
+    """On each real CA case: for every pod class and group CA judged, the first failing plugin
+    of kexplain's filterAll on the template (placed in the snapshot the scale-up started from)
+    is the plugin CA reported, and a template CA says fits passes every plugin."""
+    expected = json.loads((case / "expected-ca.json").read_text())
+    if expected["kind"] != "ClusterAutoscalerScaleUp":
+        pytest.skip("scale-down")
+    params = case / "params.yaml"
+    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
+                     str(params) if params.exists() else None, KubeVersion("1.36"), max_bytes=1 << 26,
+                     max_objects=100_000)
+    pods = {p.key: p for p in loop.pending}
+    seen = set()
+    checked = 0
+    for record in expected["pods"]:
+        pod = pods[f"{record['namespace']}/{record['name']}"]
+        classes = [(g, v) for g, v in (record.get("nodeGroups") or {}).items()
+                   if v["verdict"] in ("fits", "rejected") and (record["equivalenceClass"], g) not in seen]
+        if not classes:
+            continue
+        doc = autoscaler_document(loop, pod)
+        for group, verdict in classes:
+            seen.add((record["equivalenceClass"], group))
+            entry = doc["explained"]["nodeGroups"][group]
+            assert _first_failing(entry) == verdict.get("predicate"), (group, record["name"])
+            checked += 1
+    assert checked or not seen
