@@ -29,6 +29,7 @@ class GroupsRequest:
     max_bytes: int | None = None
     max_objects: int | None = None
     validate: str = "strict"
+    cluster_objects: list | None = None  # the cluster already read (a live one), in place of node_paths
 
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None) -> LoopInputs:
@@ -36,7 +37,7 @@ def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = No
     from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
     return load_loop(None, req.node_paths, req.node_groups, req.config, kube,
                      max_bytes=req.max_bytes or DEFAULT_MAX_BYTES, max_objects=req.max_objects or DEFAULT_MAX_OBJECTS,
-                     validate=req.validate, now=now, pods_given=True)
+                     validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects)
 
 
 def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo] = ()) -> LoopInputs:

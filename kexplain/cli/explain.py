@@ -267,14 +267,20 @@ def without_add_node(suggest: Callable) -> Callable:
     return lambda *args, **kw: [s for s in suggest(*args, **kw) if s.kind != ADD_NODE]
 
 
-def autoscaler_loop(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
-                    bound: "Sequence[PodInfo]" = ()):
-    """The Cluster Autoscaler loop's inputs with `pending` as its pending pods (`bound`:
-    copies that fit, in the cluster it sees)."""
+def groups_request(req: "Request"):
+    """Where the node groups, CA's settings and the cluster CA sees come from."""
+    from kexplain.autoscaler.pending import GroupsRequest
+
+    return GroupsRequest(req.node_groups or "", req.autoscaler_config, req.node_paths, req.max_bytes,
+                         req.max_objects, req.validate)
+
+
+def autoscaler_loop(req, kube: "KubeVersion", pending: "Sequence[PodInfo]", bound: "Sequence[PodInfo]" = ()):
+    """The Cluster Autoscaler loop's inputs (`req`: a Request, or a GroupsRequest) with
+    `pending` as its pending pods (`bound`: copies that fit, in the cluster it sees)."""
     from kexplain.autoscaler.pending import GroupsRequest, load_groups, with_pending
 
-    groups = GroupsRequest(req.node_groups or "", req.autoscaler_config, req.node_paths, req.max_bytes,
-                           req.max_objects, req.validate)
+    groups = req if isinstance(req, GroupsRequest) else groups_request(req)
     return with_pending(load_groups(groups, kube), pending, bound)
 
 
@@ -286,7 +292,7 @@ def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[
     return document(autoscaler_loop(req, kube, pending, bound))
 
 
-def autoscaled(trace: dict, req: "Request", kube: "KubeVersion", pod: "PodInfo") -> dict:
+def autoscaled(trace: dict, req, kube: "KubeVersion", pod: "PodInfo") -> dict:
     """The CA loop for one pod (the trace's `autoscaler` key); its suggestions, when the
     trace has some, in place of add-node (`suggest.node_groups`)."""
     from kexplain.autoscaler.pending import autoscaler_document as document
