@@ -124,9 +124,9 @@ class ClusterSim:
         n = len(infos)
         if n == 0:
             return None
-        start = self._last_index + 1
-        indexes = range(n) if among is None else among
-        order = sorted(indexes, key=lambda i: (i - start) % n)
+        start = (self._last_index + 1) % n
+        order = [*range(start, n), *range(start)] if among is None else \
+            sorted(among, key=lambda i: (i - start) % n)
         candidates = [i for i in order if not infos[i].node.unschedulable
                       and (names is None or infos[i].name in names)]
         chunk = _FIRST_CHUNK
