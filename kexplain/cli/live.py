@@ -16,9 +16,10 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
-from kexplain.cli.explain import (NO_AUTOSCALER, Output, as_asked, autoscaled, autoscaler_loop, check_groups_options,
-                                  check_node, check_node_group, explain_for_page, explain_one, node_names,
-                                  page_options, run_options, save_page, write_trace)
+from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
+                                  run_options, save_page, write_trace)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_loop, check_groups_options,
+                                      check_node_group)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
