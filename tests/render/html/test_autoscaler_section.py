@@ -33,7 +33,9 @@ def test_the_section(tmp_path):
 def test_no_section_without_node_groups(tmp_path):
     out = tmp_path / "page.html"
     main([str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--html", str(out)], env=TestEnvironment())
-    assert "t0-ca" not in out.read_text() and "ca-groups" not in out.read_text()
+    html = out.read_text()
+    assert 'id="t0-ca"' not in html and 'class="ca-groups"' not in html
+    assert '<h3 id="t0-ca">' in page(tmp_path, "pod.yaml")
 
 
 DEPLOYMENT = """apiVersion: apps/v1
