@@ -356,10 +356,13 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 yield outcome
         draw(env.console(), keeping(placed(run)))
     doc = autoscaled()
-    if doc is not None:
-        from kexplain.render.cluster_autoscaler import print_section
-        print_section(doc, env.console(), node_group)
-    export_view(env, lambda c: draw(c, kept), svg)
+
+    def section(console) -> None:
+        if doc is not None:
+            from kexplain.render.cluster_autoscaler import print_section
+            print_section(doc, console, node_group)
+    section(env.console())
+    export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
         save_page(html, {**batch_document(kept), **({"autoscaler": doc} if doc is not None else {})})
     return aggregate(statuses)

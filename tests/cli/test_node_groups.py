@@ -182,3 +182,13 @@ def test_replicas_no_add_node_suggestion_with_node_groups(tmp_path: Path):
         return {s["kind"] for t in items for s in t.get("suggestions") or ()}
     assert "add-node" in kinds()
     assert "add-node" not in kinds(*GROUPS) and kinds(*GROUPS)
+
+
+def test_svg_has_the_section(tmp_path: Path):
+    svg = tmp_path / "out.svg"
+    code, _, _ = kexplain(*BASE, *GROUPS, "--svg", str(svg))
+    assert code == 1 and "Cluster" in svg.read_text() and "autoscaler" in svg.read_text()
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    kexplain(str(workload), *BASE[1:], *GROUPS, "--svg", str(svg))
+    assert "TriggeredScaleUp" in svg.read_text()
