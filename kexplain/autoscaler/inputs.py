@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, BinaryIO
 
 from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
 from kexplain.autoscaler.params import Settings, read_settings
@@ -69,11 +69,12 @@ def _time(text: Any) -> datetime | None:
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime | None = None, pods_given: bool = False,
+              now: datetime | None = None, stdin: BinaryIO | None = None, pods_given: bool = False,
               cluster_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
-    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2).
-    `pods_given`: the caller puts the pending pods in itself (`autoscaler.pending`);
-    `cluster_objects`: the cluster already read (a live one), in place of `node_paths`."""
+    """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
+    `-` reads `stdin`. `pods_given`: the caller puts the pending pods in itself
+    (`autoscaler.pending`); `cluster_objects`: the cluster already read (a live one), in place
+    of `node_paths`."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -85,8 +86,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     groups = read_node_groups(groups_path, max_bytes)
     with bulk_load():
         cluster_objs = list(cluster_objects) if cluster_objects is not None else \
-            load_objects(node_paths, max_bytes, max_objects=max_objects) if node_paths else []
-        pod_objs = load_objects([pods_path], max_bytes, max_objects=max_objects) if pods_path else []
+            load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
     if not pods_path and settings.mode == "scaleup" and not pods_given:
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "

@@ -17,6 +17,7 @@ from kexplain.autoscaler.equivalence import PodGroup, build_pod_groups
 from kexplain.autoscaler.estimator import estimate, estimator_limits, group_limit
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
 from kexplain.autoscaler.resourcelimits import (ATOMIC_LIMIT_REASON, atomic_scale_up_exceeds, cap_new_node_count,
                                                 max_nodes_total_message)
 from kexplain.autoscaler.simulator import ClusterSim
@@ -54,17 +55,6 @@ class Event:
     type: str
     reason: str
     message: str
-
-
-@dataclass(frozen=True)
-class ScaleUpInfo:
-    group: NodeGroup
-    current_size: int
-    new_size: int
-    max_size: int
-
-    def __str__(self) -> str:
-        return f"{{{self.group.name} {self.current_size}->{self.new_size} (max: {self.max_size})}}"
 
 
 @dataclass
@@ -263,14 +253,12 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
 def _balance(ctx: Context, group: NodeGroup, new_nodes: int, schedulable) -> list[ScaleUpInfo]:
     """balanceScaleUps: the new nodes spread over `group` and its similar groups within quota
     (nodegroupset.balance_scale_up), then capped by the quota left (capScaleUpsByQuota)."""
-    from kexplain.autoscaler.nodegroupset import balance_scale_up
     targets = [group]
     for other in similar_node_groups(ctx, group, schedulable):
         template = ctx.templates.get(other.name)
         if template is not None and not ctx.limits.check(other.name, template.node_info.node.obj, 1).is_exceeded:
             targets.append(other)
-    infos = [ScaleUpInfo(i.group, i.current_size, i.new_size, i.max_size)
-             for i in balance_scale_up(targets, ctx.target_sizes, new_nodes)]
+    infos = balance_scale_up(targets, ctx.target_sizes, new_nodes)
     out = []
     for info in infos:          # capScaleUpsByQuota
         template = ctx.templates[info.group.name].node_info.node.obj

@@ -64,7 +64,7 @@ def command(
     for warning in warnings:
         env.error(f"warning: {warning}")
     loop = load_loop(pods, tuple(nodes), node_groups, autoscaler_config, kube, max_bytes=max_input_size,
-                     max_objects=max_objects, validate=validate)
+                     max_objects=max_objects, validate=validate, stdin=env.stdin)
     for warning in loop.warnings:
         env.error(f"warning: {warning}")
     doc = build_document(loop, run_once(loop))

@@ -198,3 +198,12 @@ def test_gated_nominated_and_ended_pods_are_not_listed(tmp_path):
     docs[3] += "status: {phase: Failed}\n"
     code, doc, _ = run(tmp_path, "".join("---\n" + d for d in docs))
     assert outcomes(doc) == ["FilteredOut/FilterOutSchedulable"] + ["NotListedAsUnschedulable"] * 3
+
+
+def test_pods_from_stdin(tmp_path):
+    (tmp_path / "cluster.yaml").write_text(NODE)
+    (tmp_path / "groups.yaml").write_text(GROUPS)
+    env = TestEnvironment(stdin=pods(5).encode())
+    code = main(["autoscale", "-", "--nodes", str(tmp_path / "cluster.yaml"), "--node-groups",
+                 str(tmp_path / "groups.yaml"), "-o", "json"], env)
+    assert code == 0 and json.loads(env.out)["expansion"]["bestOption"]["nodeCount"] == 2
