@@ -30,6 +30,9 @@ def check_groups_options(req: "Request", node: Optional[str], node_group: Option
                 raise KexplainError(f"{flag} needs --node-groups FILE (the Cluster Autoscaler's node groups)")
     if node is not None and node_group is not None:
         raise KexplainError("--node and --node-group each show one verdict: give one of them")
+    if req.node_groups is not None and "-" in getattr(req, "node_paths", ()):
+        raise KexplainError("--node-groups reads the cluster of --nodes a second time: give --nodes as a file, "
+                            "not '-'")
 
 
 def check_node_group(name: Optional[str], doc: dict) -> None:

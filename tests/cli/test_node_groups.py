@@ -119,6 +119,7 @@ def test_node_group_skipped_for_max_size():
     ([*GROUPS, "--node-group", "comput"],
      "--node-group comput: no node group of that name among the 4 node groups of --node-groups; the closest: compute"),
     ([*GROUPS, "--node-group", "arm", "--node", "general-1"], "--node and --node-group each show one verdict"),
+    ([*GROUPS, "--nodes", "-"], "--node-groups reads the cluster of --nodes a second time"),
 ])
 def test_bad_options_are_one_line_errors(args, message):
     code, out, err = kexplain(*BASE, *args)
