@@ -133,6 +133,8 @@ def command(
         raise KexplainError("only one format can go to stdout: give the others an --output FILE")
     if node_groups is not None and not nodes:
         raise KexplainError("--node-groups checks the scheduling against the pool: give the pool with --nodes")
+    if node_groups is not None and "-" in nodes:
+        raise KexplainError("--node-groups reads the pool of --nodes a second time: give --nodes as a file, not '-'")
     if autoscaler_config is not None and node_groups is None:
         raise KexplainError("--autoscaler-config needs --node-groups FILE (the Cluster Autoscaler's node groups)")
     choice = version_choice(env, kubernetes_version, feature_gates)

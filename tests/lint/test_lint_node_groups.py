@@ -109,3 +109,6 @@ def test_cli(tmp_path: Path):
     env = TestEnvironment()
     assert main(["lint", str(path), "--node-groups", str(CASE / "nodegroups.yaml")], env=env) == 2
     assert env.err == "error: --node-groups checks the scheduling against the pool: give the pool with --nodes\n"
+    env = TestEnvironment()
+    assert main(["lint", str(path), "--nodes", "-", "--node-groups", str(CASE / "nodegroups.yaml")], env=env) == 2
+    assert env.err.startswith("error: --node-groups reads the pool of --nodes a second time")
