@@ -70,9 +70,12 @@ def _time(text: Any) -> datetime | None:
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime | None = None, stdin: BinaryIO | None = None) -> LoopInputs:
+              now: datetime | None = None, stdin: BinaryIO | None = None, pods_given: bool = False,
+              cluster_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
     """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
-    `-` reads `stdin`."""
+    `-` reads `stdin`. `pods_given`: the caller puts the pending pods in itself
+    (`autoscaler.pending`); `cluster_objects`: the cluster already read (a live one), in place
+    of `node_paths`."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -83,10 +86,11 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     settings = read_settings(settings_path, max_bytes)
     groups = read_node_groups(groups_path, max_bytes)
     with bulk_load():
-        cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+        cluster_objs = list(cluster_objects) if cluster_objects is not None else \
+            load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
-    if not pods_path and settings.mode == "scaleup":
+    if not pods_path and settings.mode == "scaleup" and not pods_given:
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
                          "--autoscaler-config runs without it")
     others = [(o, s) for o, s in pod_objs if not any(o is p for p, _ in pending_src)]

@@ -42,6 +42,7 @@ class LoopResult:
     cluster_events: list[Event] = field(default_factory=list)
     loop_error: str = ""
     scale_down: Any = None          # scale-down mode: kexplain.autoscaler.scaledown's ScaleDownOutcome
+    snapshot: Any = None    # what the scale-up started from: the cluster with the pods the processors placed
 
 
 def is_listed_unschedulable(pod: PodInfo) -> bool:
@@ -104,6 +105,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
     listed = [p for p in loop.pending if is_listed_unschedulable(p)]
     processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
     to_help = processed.pods
+    processed_snapshot = sim.snapshot
     targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
                for g in loop.groups}
     before = dict(targets)
@@ -133,7 +135,8 @@ def run_once(loop: LoopInputs) -> LoopResult:
                       unhealthy=unhealthy)
         status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
-    result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events)
+    result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
+                        snapshot=processed_snapshot)
     _emit_events(result)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
         from kexplain.autoscaler.scaledown.loop import loop_scale_down

@@ -4,12 +4,14 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, List, Optional, Sequence
 
 import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
+from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_document, autoscaler_loop,
+                                      check_groups_options, check_node_group, without_add_node)
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -34,14 +36,15 @@ class Output(str, Enum):
 
 
 def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional[str] = None,
-                no_nodes_hint: Optional[str] = None) -> None:
+                no_nodes_hint: Optional[str] = None, node_group: Optional[str] = None) -> None:
     """The trace (json, yaml) or its explanation; `no_nodes_hint`: why the cluster has no nodes,
     shown with the explanation when it has none."""
     if output.value in structured.FORMATS:
         structured.write(env.stdout, trace, output.value)
     else:
         from kexplain.render.table import print_trace
-        print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint)
+        print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint,
+                    node_group=node_group)
 
 
 def no_nodes_hint(node_paths: List[str]) -> str:
@@ -155,6 +158,17 @@ def command(
                                       help="Also save the rendered explanation as SVG."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
                                        help="Also write the explanation as a self-contained interactive page."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
+                                                   "that does not schedule, what CA would do (section \"Cluster "
+                                                   "autoscaler\"; -o json: key `autoscaler`)."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for --node-groups (expander, limits, any CA "
+                                                         "flag by name)."),
+    node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
+                                             help="Show one node group's full verdict (needs --node-groups), "
+                                                  "plugin by plugin on its template node, as --node does for a "
+                                                  "node."),
     validate: str = VALIDATE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
@@ -170,7 +184,9 @@ def command(
     env = env_of(ctx)
     choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
-                  max_objects=max_objects, validate=validate, replicas=replicas)
+                  max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
+                  autoscaler_config=autoscaler_config)
+    check_groups_options(req, node, node_group)
     if compare_versions is not None:
         kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
         if node is not None:
@@ -199,23 +215,34 @@ def command(
             skipped.append(entry)
             left_out.append(report_left_out(env, err))
 
-        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggest if suggestions else None, stored=stored,
-                              refused=refused)
-        status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options)
+        suggester = (without_add_node(suggest) if req.node_groups else suggest) if suggestions else None
+        batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored, refused=refused)
+        groups = (lambda pending, bound: autoscaler_document(req, loaded.kube, pending, bound)) \
+            if req.node_groups else None
+        status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
+                             autoscaler=groups, node_group=node_group)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
+    if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
+        trace["autoscaler"] = autoscaled(trace, req, loaded.kube, loaded.single.pod)
+        check_node_group(node_group, trace["autoscaler"])
+    elif req.node_groups:       # read all the same: a bad file is refused whatever the verdict
+        autoscaler_loop(req, loaded.kube, ())
     hint = no_nodes_hint(nodes)
     with verdict_known(for_trace(trace)):
-        write_trace(env, trace, output, node=node, no_nodes_hint=hint)
+        write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
     if svg:
         from kexplain.render.table import print_trace
-        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint),
-                    svg)
+        export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint,
+                                               node_group=node_group), svg)
     if html:
-        save_page(html, explain_for_page(loaded.single, options, trace))
+        page = explain_for_page(loaded.single, options, trace)
+        if "autoscaler" in trace:
+            page["autoscaler"] = trace["autoscaler"]
+        save_page(html, page)
     return aggregate([for_trace(trace), *left_out])
 
 
@@ -289,13 +316,16 @@ def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> d
 
 def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Output, *,
                 node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None,
-                asked: "Optional[RunOptions]" = None) -> ExitStatus:
+                asked: "Optional[RunOptions]" = None, autoscaler: "Optional[Callable]" = None,
+                node_group: Optional[str] = None) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
     yaml) whose items are written one by one, or one section per object as soon as it is
     placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
     once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
     write the page). `asked`: the options the output asked for (the batch records more for
-    `--html`: `as_asked`)."""
+    `--html`: `as_asked`). `autoscaler(pending, bound)`: with node groups, the CA loop over the
+    copies that did not fit (those that did bound), shown after the objects (json, yaml: the
+    list's key `autoscaler`)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
     from kexplain.render.batch import print_batch, print_batch_node
     from kexplain.render.export import batch_document
@@ -305,6 +335,19 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         env.error(f"warning: {warning}")
     statuses: list[ExitStatus] = []
     entries = len(batch.batch)      # one outcome each: every verdict is reached with the last
+    copies: list = []           # (pod, [(copy name, node)]) per object, for the CA loop
+
+    def autoscaled() -> "Optional[dict]":
+        from kexplain.autoscaler.pending import batch_pods
+        pending, bound = batch_pods(copies)
+        if autoscaler is None:
+            return None
+        doc = autoscaler(pending, bound)        # run when every copy fit too: a bad file is refused
+        if not (pending or node_group):
+            return None
+        check_node_group(node_group, doc)
+        return doc
+
     with verdict_known(lambda: aggregate(statuses) if len(statuses) == entries else None), \
             scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
         run = replace(batch, progress=bar.update)
@@ -312,6 +355,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
             for outcome in outcomes:
                 statuses.append(outcome_status(outcome))
+                if autoscaler is not None:
+                    copies.append((outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies]))
                 with bar.paused():          # whatever is printed of it, not across the bar
                     for warning in outcome.inputs.warnings:
                         env.error(f"warning: {warning}")
@@ -326,9 +371,11 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 outcomes.append(o.to_json())
                 if html:
                     kept.append(o)
-            writer.close({"placements": outcomes})
+            doc = autoscaled()
+            extra = {"autoscaler": doc} if doc is not None else {}
+            writer.close({"placements": outcomes, **extra})
             if html:
-                save_page(html, batch_document(kept))
+                save_page(html, {**batch_document(kept), **extra})
             return aggregate(statuses)
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
@@ -343,9 +390,16 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(outcome)
                 yield outcome
         draw(env.console(), keeping(placed(run)))
-    export_view(env, lambda c: draw(c, kept), svg)
+    doc = autoscaled()
+
+    def section(console) -> None:
+        if doc is not None:
+            from kexplain.render.cluster_autoscaler import print_section
+            print_section(doc, console, node_group)
+    section(env.console())
+    export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
-        save_page(html, batch_document(kept))
+        save_page(html, {**batch_document(kept), **({"autoscaler": doc} if doc is not None else {})})
     return aggregate(statuses)
 
 

@@ -82,6 +82,12 @@ def command(
     paths: List[str] = typer.Argument(..., metavar="PATH", help="Manifests: files, directories or '-'."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="POOL",
                                     help="The node pool: Nodes, bound Pods, PVCs, PVs, ... (repeatable)."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList): a Pod or "
+                                                   "workload no group could take is a finding (no-node-group)."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for --node-groups (expander, limits, any CA "
+                                                         "flag by name)."),
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     compare_versions: Optional[str] = typer.Option(
@@ -130,6 +136,12 @@ def command(
     targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
     if targets.count("-") > 1:
         raise KexplainError("only one format can go to stdout: give the others an --output FILE")
+    if node_groups is not None and not nodes:
+        raise KexplainError("--node-groups checks the scheduling against the pool: give the pool with --nodes")
+    if node_groups is not None and "-" in nodes:
+        raise KexplainError("--node-groups reads the pool of --nodes a second time: give --nodes as a file, not '-'")
+    if autoscaler_config is not None and node_groups is None:
+        raise KexplainError("--autoscaler-config needs --node-groups FILE (the Cluster Autoscaler's node groups)")
     choice = version_choice(env, kubernetes_version, feature_gates)
     schemas_only = None
     if k8s_version is not None:
@@ -151,7 +163,8 @@ def command(
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, version=follow,
                           k8s_version=schemas_only,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
-                          preemption=preemption, max_bytes=max_input_size, explain=html is not None)
+                          preemption=preemption, max_bytes=max_input_size, explain=html is not None,
+                          node_groups=node_groups, autoscaler_config=autoscaler_config)
     from kexplain.render.live import scheduling_bar
 
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:

@@ -18,6 +18,8 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
 from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
                                   run_options, save_page, write_trace)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_loop, check_groups_options,
+                                      check_node_group)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -193,6 +195,9 @@ class PodArgs:
     version: VersionChoice = VersionChoice()
     html: Optional[str] = None
     node_group_labels: tuple[str, ...] = ()
+    node_groups: Optional[str] = None         # --node-groups: the Cluster Autoscaler's
+    autoscaler_config: Optional[str] = None
+    node_group: Optional[str] = None
 
 
 def command(
@@ -229,6 +234,14 @@ def command(
         None, "--node-group-label", metavar="KEY",
         help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
              "own); repeatable."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="With a pod NAME: the Cluster Autoscaler's node groups "
+                                                   "(NodeGroupList): what CA would do for the pod."),
+    autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
+                                                    help="CA settings for --node-groups."),
+    node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
+                                             help="With --node-groups: one node group's full verdict, plugin by "
+                                                  "plugin on its template node."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -241,7 +254,7 @@ def command(
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
-                   tuple(node_group_label or ()))
+                   tuple(node_group_label or ()), node_groups, autoscaler_config, node_group)
     return run_pod(env, args)
 
 
@@ -251,6 +264,9 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         raise KexplainError("give a pod NAME or --pending/-A, not both")
     if args.node and not args.name:
         raise KexplainError("--node needs a pod NAME")
+    if args.node_groups and not args.name:
+        raise KexplainError("--node-groups needs a pod NAME")
+    check_groups_options(args, args.node, args.node_group)
     if not args.name and not many:
         raise KexplainError("name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
     from kexplain.autoscaler.cloudprovider import label_keys
@@ -351,6 +367,14 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
+    if args.node_groups:
+        from kexplain.autoscaler.pending import GroupsRequest
+        groups = GroupsRequest(args.node_groups, args.autoscaler_config, cluster_objects=cluster)
+        if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
+            trace["autoscaler"] = autoscaled(trace, groups, config.kube, inputs.pod)
+            check_node_group(args.node_group, trace["autoscaler"])
+        else:           # read all the same: a bad file is refused whatever the verdict
+            autoscaler_loop(groups, config.kube, ())
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
@@ -359,10 +383,11 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if args.output.value in structured.FORMATS:
         write_trace(env, {**trace, "live": where}, args.output)
     else:
-        write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES)
+        write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where})
+        extra = {"autoscaler": trace["autoscaler"]} if "autoscaler" in trace else {}
+        save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_trace(trace)
 
 

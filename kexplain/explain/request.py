@@ -67,6 +67,8 @@ class Request:
     max_objects: int = DEFAULT_MAX_OBJECTS   # per load (the POD file, --nodes, the configuration)
     validate: str = "strict"      # kubectl's --validate: unknown fields refused, warned of (warn) or not (ignore)
     replicas: int | None = None   # --replicas: copies of every Pod or workload (None: their own counts)
+    node_groups: str | None = None        # --node-groups: the Cluster Autoscaler's node groups
+    autoscaler_config: str | None = None  # --autoscaler-config: CA's settings
     run: RunOptions = field(default_factory=RunOptions)
     kube: KubeVersion = DEFAULT_VERSION   # the Kubernetes version followed: scheduler, gates, API server
     # None: follow `kube`. Else the version is settled from this choice and the version a

@@ -38,6 +38,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
                                         unknown_field_warning, unknown_fields_error)
 from kexplain.lint.devices import DEVICE_RULES, check_devices
+from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
@@ -101,6 +102,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("version-change", Severity.WARNING,
          "The Pod or workload is scheduled differently under the Kubernetes version compared with "
          "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
+    Rule(NO_NODE_GROUP, Severity.WARNING, NO_NODE_GROUP_SUMMARY),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
 )}
 
@@ -271,6 +273,8 @@ class LintOptions:
     preemption: bool = True
     max_bytes: int = DEFAULT_MAX_BYTES
     explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
+    node_groups: str | None = None    # --node-groups: the Cluster Autoscaler's (rule no-node-group)
+    autoscaler_config: str | None = None   # --autoscaler-config: CA's settings
     # None: check against `kube`. Else the version is settled from this choice and the version a
     # snapshot in --nodes recorded (as `kexplain POD --nodes SNAPSHOT` settles it), and `kube`
     # becomes that version once the pool is read.
@@ -312,6 +316,8 @@ class Linter:
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
+        self._groups_loop = None        # the node groups' loop inputs, read once (--node-groups)
+        self._groups_bound: list = []   # the set's copies placed so far, bound in the cluster CA sees
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -609,6 +615,7 @@ class Linter:
         if self._set is None or not self._set.queued:
             return
         queue = Queue(self._set.pool, self._run_options())
+        self._groups_bound = []
         self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
@@ -639,7 +646,26 @@ class Linter:
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
-        return [self._pinned(q, outcome)]
+        return [self._pinned(q, outcome), *self._node_groups(q, outcome)]
+
+    def _node_groups(self, q: "_Queued", outcome: "Outcome") -> list[Finding]:
+        """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for a Pod or
+        workload the scheduler places (not one pinned to a node)."""
+        if self.options.node_groups is None or q.pinned is not None:
+            return []
+        from kexplain.autoscaler.pending import GroupsRequest, batch_pods, load_groups
+        from kexplain.lint.node_groups import check
+
+        if self._groups_loop is None:
+            req = GroupsRequest(self.options.node_groups, self.options.autoscaler_config, self.options.node_paths,
+                                self.options.max_bytes, validate=self.options.validate)
+            self._groups_loop = load_groups(req, self.options.kube)
+        pending, bound = batch_pods([(outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies])])
+        found = check(self._groups_loop, pending, self._groups_bound + bound, outcome.inputs.pod)
+        self._groups_bound += bound
+        if found is None:
+            return []
+        return [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message, details={"nodeGroups": found.groups})]
 
     def _not_created(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """A workload whose controller creates no pod now (`Entry.idle`: suspended): a note, with
@@ -777,7 +803,11 @@ class Linter:
     def _suggest(self, inputs: "Inputs", trace: Trace) -> tuple[str, ...]:
         if self.suggester is None:
             return ()
-        return tuple(str(getattr(s, "text", None) or s) for s in self.suggester(inputs, trace))
+        found = self.suggester(inputs, trace)
+        if self.options.node_groups is not None:    # a node comes from a group: rule no-node-group says which
+            from kexplain.suggest.add_node import ADD_NODE
+            found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
+        return tuple(str(getattr(s, "text", None) or s) for s in found)
 
 
 def _key(loc: Location) -> tuple[str, int, int | None]:

@@ -124,8 +124,16 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
         every = {p: None for p in plugin_facts}
     own = first.get("plugin") if first.get("code") in (*REJECTED, "Error") else None
     title = "Filter plugins, each run on its own" + (" (* = the scheduler's first failure)" if own else "")
+    return [Block(Group(*plugin_lines(title, every, plugin_facts, own)))]
+
+
+def plugin_lines(title: str, every: Mapping[str, Any], plugin_facts: Mapping[str, Any],
+                 own: str | None) -> list[RenderableType]:
+    """Every Filter plugin's verdict (plugin -> status, None: not recorded) with the facts
+    behind it in plain words, `own` marked `*`: a node's (`--node`), a node group's template
+    (`--node-group`)."""
     lines: list[RenderableType] = [Text(title, style="bold")]
-    width = max(len(p) for p in every) + 2
+    width = max((len(p) for p in every), default=0) + 2
     skipped = []
     for plugin, st in every.items():
         words = filter_words(plugin, plugin_facts.get(plugin))
@@ -146,7 +154,7 @@ def _filters(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look
     if skipped:
         lines.append(Text(f"Nothing to check for this pod (PreFilter returned Skip): {', '.join(skipped)}",
                           style="dim"))
-    return [Block(Group(*lines))]
+    return lines
 
 
 def _scores(trace: Mapping[str, Any], node: str, facts: Mapping[str, Any], look: Look) -> list[Block]:

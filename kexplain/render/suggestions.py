@@ -29,6 +29,11 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
         rows.append((title, ""))
         for s in group:
             number += 1
+            ups = (s.get("verified") or {}).get("scaleUps")
+            if (s.get("verified") or {}).get("by") == "autoscaler":
+                plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
+                rows.append((f"{number}.", f"{s.get('description', '')}: CA would scale up {plan}"))
+                continue
             opened = list(s.get("openedNodes") or ())
             count = s.get("nodesOpened", len(opened))
             at_least = "" if s.get("nodesOpenedExact", True) else "at least "
@@ -42,8 +47,9 @@ def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     rows = suggestion_rows(trace)
     if not rows:
         return []
-    head = Text("What would make it schedule (each change verified by scheduling the changed input again)",
-                style="bold")
+    by_ca = any((s.get("verified") or {}).get("by") == "autoscaler" for s in trace.get("suggestions") or ())
+    head = Text("What would make it schedule (each change verified by scheduling the changed input again"
+                + (", or by running the Cluster Autoscaler's loop again" if by_ca else "") + ")", style="bold")
 
     def numbered() -> TextTable:
         grid = TextTable.grid(padding=(0, 1))

@@ -16,6 +16,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
+from kexplain.render.cluster_autoscaler import autoscaler_blocks, render_node_group
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import rejection as rejection_words
@@ -49,17 +50,21 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
         blocks += _resources(trace, look)
     blocks += _search(trace, look)
     blocks += preemption_blocks(trace, look)
+    blocks += autoscaler_blocks(trace, look)
     blocks += suggestion_blocks(trace, look)
     return blocks
 
 
 def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
-                node: str | None = None, no_nodes_hint: str | None = None) -> None:
+                node: str | None = None, no_nodes_hint: str | None = None, node_group: str | None = None) -> None:
     """Print the explanation of one trace: the default or wide view, or with `node` that
-    node's full verdict. Plain text (no box-drawing characters) when not on a terminal.
-    `no_nodes_hint`: what to say when the cluster has no nodes (default NO_NODES_HINT)."""
+    node's full verdict, or with `node_group` that node group's (the trace's `autoscaler`).
+    Plain text (no box-drawing characters) when not on a terminal. `no_nodes_hint`: what to
+    say when the cluster has no nodes (default NO_NODES_HINT)."""
     plain = not console.is_terminal
-    if node is not None:
+    if node_group is not None:
+        print_blocks(render_node_group(trace, node_group, plain=plain, width=console.width), console)
+    elif node is not None:
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)
         print_blocks(blocks, console)

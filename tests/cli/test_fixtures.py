@@ -42,6 +42,8 @@ EXPECTED = {
     # a StatefulSet of three replicas: two fit; what is said is about the third, db-2
     "statefulset": (1, "0/3 nodes are available: 1 node(s) didn't find available persistent volumes to bind, "
                        "2 Insufficient cpu."),
+    # with its node groups (docs/autoscaler.md): CA would add a compute node
+    "autoscaler": (1, "0/2 nodes are available: 2 Insufficient cpu."),
     # where the default version, 1.36, places it (1.35 picks node-3: docs/versions.md)
     "upgrade": (0, "node-1"),
 }

@@ -1278,6 +1278,18 @@
     openNode(i, a.getAttribute("data-node"), a);
   });
   window.addEventListener("hashchange", route);
+  // A node group's name in the Cluster autoscaler table opens its full verdict below it.
+  document.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("a.group[data-group]");
+    if (!a) return;
+    var details = document.getElementById(a.getAttribute("data-group"));
+    if (!details) return;
+    e.preventDefault();
+    details.open = true;
+    details.scrollIntoView({ block: "nearest" });
+    var summary = details.querySelector("summary");
+    if (summary) summary.focus({ preventScroll: true });
+  });
 
   mountNav();
   mountOverview();

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.render.html.data import data_script, page_data
 from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND, render_from_events
 from kexplain.render.html.markup import Html, el, esc
+from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 
 Trace = Mapping[str, Any]
@@ -76,6 +77,11 @@ def _heading(doc: Mapping[str, Any], i: int) -> str | None:
     return f"{i + 1}. Pod "
 
 
+def _version(traces: Sequence[Mapping[str, Any]]) -> Any:
+    """The Kubernetes version the traces followed (the first one's)."""
+    return next((t.get("kubernetesVersion") for t in traces if t.get("kubernetesVersion")), None)
+
+
 def _scheduler(traces: Sequence[Mapping[str, Any]]) -> str:
     """The kube-scheduler release(s) the traces followed (`kubernetesVersion.scheduler`)."""
     releases = sorted({str(v["scheduler"]) for t in traces
@@ -93,6 +99,9 @@ def render_page(doc: Mapping[str, Any]) -> str:
     body: list[Any] = []
     if kind == "list":
         body.append(overview(doc, traces))
+        if doc.get("autoscaler"):       # the CA loop over every copy that did not fit
+            body += autoscaler_section({"autoscaler": doc["autoscaler"], "kubernetesVersion": _version(traces)},
+                                       "list")
     elif kind == "lint":
         body.append(lint_section(doc, _explained(doc)))
     body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]

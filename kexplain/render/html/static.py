@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
+from kexplain.render.html.autoscaler import autoscaler_section
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -60,6 +61,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
         *_devices(trace, i),
         *_search(trace, i),
         *_preemption(trace, i),
+        *autoscaler_section(trace, i),
         *_suggestions(trace, i),
         _text_view(trace),
     ]
@@ -409,8 +411,10 @@ def _suggestions(trace: Trace, i: int) -> list[Html]:
     found = list(trace.get("suggestions") or ())
     if not found:
         return []
+    by_ca = any((s.get("verified") or {}).get("by") == "autoscaler" for s in found)
     out: list[Html] = [el("h3", "What would make it schedule", id=f"t{i}-fixes"),
-                       el("p", "Each change verified by scheduling the changed input again.", cls="note")]
+                       el("p", "Each change verified by scheduling the changed input again"
+                          + (", or by running the Cluster Autoscaler's loop again." if by_ca else "."), cls="note")]
     items: list[Html] = []
     for label, text in suggestion_rows(trace):
         if not text:

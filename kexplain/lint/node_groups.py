@@ -1,0 +1,86 @@
+"""The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload whose pods
+no node group of the Cluster Autoscaler could take, so that the cluster can never grow for it.
+
+Two ways to be one: every group's template node rejects the pod (a Filter or PreFilter plugin
+on the template, checked whether or not the pod fits the pool today: a pre-deploy check), or,
+for an object whose pods do not all fit, CA's loop with the copies that did not fit pending
+finds no group for them (rejected or skipped: at max size, not ready, a quota). The message
+names each group with its reason: CA's own plugin and reasons, or its skip reasons.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.model.pod import PodInfo
+
+RULE = "no-node-group"
+SUMMARY = ("No node group of the Cluster Autoscaler could take the pods (--node-groups): rejected on every "
+           "group's template, or every group skipped.")
+FAILED = ("Unschedulable", "UnschedulableAndUnresolvable", "Error")
+
+
+@dataclass(frozen=True)
+class NoGroup:
+    """Why no group takes the pods: per group, its reason in words."""
+
+    message: str
+    groups: dict[str, str]
+
+
+def _template_reason(entry: Mapping[str, Any] | None) -> str | None:
+    """What rejects the pod on a template (None: the template takes it)."""
+    if entry is None:
+        return "no template node"
+    pre = entry.get("preFilter")
+    if pre is not None:
+        return f"{pre.get('plugin')}: {', '.join(pre.get('reasons') or ())}"
+    if entry.get("notAmong"):
+        return f"{', '.join(entry['notAmong'])}: not among the nodes PreFilter narrowed the search to"
+    failing = [(p, st) for p, st in (entry.get("filterAll") or {}).items() if st.get("code") in FAILED]
+    if not failing:
+        return None
+    return " and ".join(f"{p}: {', '.join(st.get('reasons') or ())}" for p, st in failing)
+
+
+def _loop_reason(verdict: Mapping[str, Any]) -> str | None:
+    """What CA's scale-up said of a group for the pod (None: it fits)."""
+    kind = verdict.get("verdict")
+    if kind == "fits":
+        return None
+    if kind == "skipped":
+        return "skipped: " + ", ".join(verdict.get("reasons") or ())
+    if kind == "rejected":
+        return f"{verdict.get('predicate')}: {', '.join(verdict.get('reasons') or ())}"
+    return "no template node"
+
+
+def check(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo], pod: PodInfo) -> NoGroup | None:
+    """The finding's words for `pod` (the object's pod as admitted), or None when some group
+    takes it. `pending`: the copies that did not fit the pool (none: every copy fit), `bound`:
+    those that did."""
+    from kexplain.autoscaler.pending import autoscaler_document, with_pending
+
+    if not loop.groups:
+        return None
+    doc = autoscaler_document(with_pending(loop, list(pending) or [pod], bound), pod if not pending else None)
+    explained = (doc.get("explained") or {}).get("nodeGroups") or {}
+    reasons = {g.name: _template_reason(explained.get(g.name)) for g in loop.groups}
+    if all(r is not None for r in reasons.values()):
+        groups = {g: r for g, r in reasons.items() if r is not None}
+        return NoGroup("no node group could ever take its pods: " + _listed(groups), groups)
+    if not pending:
+        return None
+    first = next((p for p in doc.get("pods") or () if p.get("nodeGroups")), None)
+    if first is None:           # the pods never reached the scale-up (room found, filtered out)
+        return None
+    verdicts = {g: _loop_reason(v) for g, v in first["nodeGroups"].items()}
+    if any(r is None for r in verdicts.values()):
+        return None
+    groups = {g: r for g, r in verdicts.items() if r is not None}
+    return NoGroup("the Cluster Autoscaler would add no node for the pods that do not fit: " + _listed(groups), groups)
+
+
+def _listed(groups: Mapping[str, str]) -> str:
+    return "; ".join(f"{g} ({r})" for g, r in groups.items())

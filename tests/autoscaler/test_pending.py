@@ -1,0 +1,101 @@
+"""The CA loop for pods the scheduler left pending (kexplain.autoscaler.pending): the pending
+pods and bound copies it is given, and every Filter plugin on each group's template."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.autoscaler.inputs import load_loop
+from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, batch_pods, load_groups, with_pending
+from kexplain.features import KubeVersion
+from kexplain.model.pod import PodInfo
+from tests.support.paths import FIXTURES, ROOT, TESTS
+
+CASE = FIXTURES / "autoscaler"
+BUNDLED = TESTS / "autoscaler" / "cases"
+SHARED = ROOT.parent / "shared" / "autoscaler"
+# the bundled real CA cases, and the shared ones beside the checkout when present
+CASES = sorted(p for root in (BUNDLED, SHARED) if root.is_dir() for p in root.iterdir()
+               if (p / "expected-ca.json").exists() and (p / "pods.yaml").exists()
+               and '"ClusterAutoscalerScaleUp"' in (p / "expected-ca.json").read_text())
+KUBE = KubeVersion("1.35")
+
+
+def pod(name: str = "worker", cpu: str = "3", **spec) -> PodInfo:
+    return PodInfo({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"containers": [{"name": "c", "image": "worker:2.1",
+                                             "resources": {"requests": {"cpu": cpu}}}], **spec}})
+
+
+def loop_with(*pending: PodInfo, bound=()):
+    req = GroupsRequest(str(CASE / "nodegroups.yaml"), node_paths=(str(CASE / "cluster.yaml"),))
+    return with_pending(load_groups(req, KUBE), list(pending), bound)
+
+
+def test_every_failing_plugin_on_a_template_and_the_first_one_ca_reports():
+    doc = autoscaler_document(loop_with(pod(nodeSelector={"kubernetes.io/arch": "amd64"})))
+    arm = doc["explained"]["nodeGroups"]["arm"]["filterAll"]
+    failing = [p for p, st in arm.items() if st["code"] not in ("Success", "Skip")]
+    assert failing == ["NodeAffinity", "NodeResourcesFit"]
+    assert doc["pods"][0]["nodeGroups"]["arm"]["predicate"] == failing[0]
+    assert doc["explained"]["nodeGroups"]["arm"]["plugins"]["NodeAffinity"]["nodeSelector"][0]["match"] is False
+
+
+def test_a_template_left_out_by_prefilter():
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["general-1"]}]}]}}}
+    doc = autoscaler_document(loop_with(pod(affinity=affinity)))
+    compute = doc["explained"]["nodeGroups"]["compute"]
+    assert compute["notAmong"] == ["NodeAffinity"]
+    assert doc["pods"][0]["nodeGroups"]["compute"]["verdict"] == "rejected"
+
+
+def test_bound_copies_take_their_room_and_only_the_pending_ones_are_listed():
+    pending, bound = batch_pods([(pod(cpu="1500m"), [("w-0", "general-1"), ("w-1", "general-1"), ("w-2", None)])])
+    assert [p.name for p in pending] == ["w-2"] and [p.spec["nodeName"] for p in bound] == ["general-1"] * 2
+    doc = autoscaler_document(loop_with(*pending, bound=bound))
+    # general-1 is full with the two copies, general-2 still has 1920m: CA packs w-2 there
+    assert [(p["name"], p["outcome"], p.get("filteredBy")) for p in doc["pods"]] == \
+        [("w-2", "FilteredOut", "FilterOutSchedulable")]
+    pending, bound = batch_pods([(pod(cpu="1500m"), [("w-0", "general-1"), ("w-1", "general-2"), ("w-2", None)])])
+    doc = autoscaler_document(loop_with(*pending, bound=bound))
+    assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
+
+
+def _first_failing(entry: dict) -> str | None:
+    if entry.get("preFilter"):
+        return entry["preFilter"]["plugin"]
+    if entry.get("notAmong"):
+        return entry["notAmong"][0]
+    return next((p for p, st in entry["filterAll"].items()
+                 if st.get("code") in ("Unschedulable", "UnschedulableAndUnresolvable", "Error")), None)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
+    """On each real CA case: for every pod class and group CA judged, the first failing plugin
+    of kexplain's filterAll on the template (placed in the snapshot the scale-up started from)
+    is the plugin CA reported, and a template CA says fits passes every plugin."""
+    expected = json.loads((case / "expected-ca.json").read_text())
+    params = case / "params.yaml"
+    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
+                     str(params) if params.exists() else None, KubeVersion("1.36"), max_bytes=1 << 26,
+                     max_objects=100_000)
+    pods = {p.key: p for p in loop.pending}
+    seen = set()
+    checked = 0
+    for record in expected["pods"]:
+        pod = pods[f"{record['namespace']}/{record['name']}"]
+        classes = [(g, v) for g, v in (record.get("nodeGroups") or {}).items()
+                   if v["verdict"] in ("fits", "rejected") and (record["equivalenceClass"], g) not in seen]
+        if not classes:
+            continue
+        doc = autoscaler_document(loop, pod)
+        for group, verdict in classes:
+            seen.add((record["equivalenceClass"], group))
+            entry = doc["explained"]["nodeGroups"][group]
+            assert _first_failing(entry) == verdict.get("predicate"), (group, record["name"])
+            checked += 1
+    assert checked or not seen

@@ -1,0 +1,195 @@
+"""`kexplain POD --node-groups`: the "Cluster autoscaler" section after the scheduler's verdict
+(the event CA would emit, every group with every failing plugin on its template, CA's own
+marked, the expander's choice), the trace's `autoscaler` key, `--node-group NAME`, replicas,
+and the errors of the options. On fixtures/autoscaler, Kubernetes 1.35 pinned."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import FIXTURES
+
+CASE = FIXTURES / "autoscaler"
+BASE = [str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--kubernetes-version", "1.35",
+        "--no-suggestions"]
+GROUPS = ["--node-groups", str(CASE / "nodegroups.yaml")]
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: amd64}
+      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
+"""
+
+
+def kexplain(*args: str) -> tuple[int, str, str]:
+    env = TestEnvironment(width=100)
+    code = main(list(args), env=env)
+    return code, env.out, env.err
+
+
+def section(out: str) -> str:
+    assert "\nCluster autoscaler\n" in out
+    return out[out.index("\nCluster autoscaler\n"):]
+
+
+def test_the_section_follows_the_verdict():
+    code, out, err = kexplain(*BASE, *GROUPS)
+    assert code == 1, err
+    assert out.index("Rejected nodes, by reason") < out.index("\nCluster autoscaler\n")
+    text = section(out)
+    assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0->1 (max: 4)}]" in text
+    assert "the scheduler plugins inside it follow Kubernetes 1.35" in " ".join(text.split())
+    assert "70920d3c6f5f" in text
+    rows = {line.split()[0]: line for line in text.splitlines()
+            if line.split() and line.split()[0] in ("general", "gpu", "arm", "compute")}
+    assert "skipped" in rows["general"] and "max node group size reached" in rows["general"]
+    assert "rejected" in rows["gpu"] and "TaintToleration*" in rows["gpu"]
+    assert "fits" in rows["compute"] and "0 -> 1" in rows["compute"]
+    # every failing plugin on arm's template, CA's first one marked
+    text = " ".join(text.split())
+    assert "NodeAffinity*: node(s) didn't match Pod's node affinity/selector" in text
+    assert "NodeResourcesFit: Insufficient cpu" in text
+    assert "NodeResourcesFit*" not in text
+    assert "taint nvidia.com/gpu=present:NoSchedule: not tolerated" in text
+    assert "its template would take the pod" in text
+    assert "Expander least-waste chose compute: 1 node for 1 pod; compute 0 -> 1 (max 4)." in text
+
+
+def test_json_has_the_document_under_autoscaler():
+    code, out, _ = kexplain(*BASE, *GROUPS, "-o", "json")
+    assert code == 1
+    trace = json.loads(out)
+    doc = trace["autoscaler"]
+    assert doc["kind"] == "ClusterAutoscalerScaleUp" and doc["result"] == "ScaleUpSuccessful"
+    pod = doc["pods"][0]
+    assert pod["outcome"] == "TriggeredScaleUp"
+    assert pod["nodeGroups"]["arm"] == {"verdict": "rejected", "predicate": "NodeAffinity",
+                                        "reasons": ["node(s) didn't match Pod's node affinity/selector"]}
+    explained = doc["explained"]
+    assert explained["pod"] == "default/worker" and explained["kubernetes"] == "1.35"
+    arm = explained["nodeGroups"]["arm"]["filterAll"]
+    assert arm["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
+    assert arm["NodeResourcesFit"]["reasons"] == ["Insufficient cpu"]
+    assert explained["nodeGroups"]["compute"]["filterAll"]["NodeResourcesFit"] == {"code": "Success"}
+    assert doc["expansion"]["bestOption"]["nodeGroup"] == "compute"
+
+
+def test_no_section_without_node_groups_or_when_the_pod_schedules(tmp_path: Path):
+    _, out, _ = kexplain(*BASE)
+    assert "Cluster autoscaler" not in out
+    small = tmp_path / "small.yaml"
+    small.write_text((CASE / "pod.yaml").read_text().replace('cpu: "3"', "cpu: 500m"))
+    code, out, _ = kexplain(str(small), *BASE[1:], *GROUPS, "-o", "json")
+    assert code == 0 and "autoscaler" not in json.loads(out)
+
+
+def test_node_group_shows_every_plugin_on_the_template():
+    code, out, err = kexplain(*BASE, *GROUPS, "--node-group", "arm")
+    assert code == 1, err
+    assert out.startswith("Node group arm for pod default/worker: rejected\n")
+    assert "Rejected by NodeAffinity (CA's first failing plugin)" in out
+    assert "NodeAffinity *" in out and "NodeResourcesFit" in out
+    assert "nodeSelector kubernetes.io/arch=amd64: the node has kubernetes.io/arch=arm64" in out
+    assert "cpu: the pod requests 3; the node has 1930m allocatable" in out
+    assert "labels" in out and "kubernetes.io/arch=arm64" in out
+    assert "Rejected nodes, by reason" not in out
+
+
+def test_node_group_skipped_for_max_size():
+    code, out, _ = kexplain(*BASE, *GROUPS, "--node-group", "general")
+    assert "Node group general for pod default/worker: skipped" in out
+    assert "Skipped by CA: max node group size reached" in out
+    assert "members: general-1, general-2; template built from a member node" in out
+    assert "NodeResourcesFit    Success" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--node-group", "arm"], "--node-group needs --node-groups FILE (the Cluster Autoscaler's node groups)"),
+    (["--autoscaler-config", "x.yaml"], "--autoscaler-config needs --node-groups FILE"),
+    ([*GROUPS, "--node-group", "comput"],
+     "--node-group comput: no node group of that name among the 4 node groups of --node-groups; the closest: compute"),
+    ([*GROUPS, "--node-group", "arm", "--node", "general-1"], "--node and --node-group each show one verdict"),
+    ([*GROUPS, "--nodes", "-"], "--node-groups reads the cluster of --nodes a second time"),
+])
+def test_bad_options_are_one_line_errors(args, message):
+    code, out, err = kexplain(*BASE, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("error: " + message) and err.count("\n") == 1
+
+
+def test_replicas_the_copies_that_did_not_fit_are_pending(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    args = [str(workload), *BASE[1:], *GROUPS]
+    code, out, _ = kexplain(*args, "-o", "json")
+    doc = json.loads(out)["autoscaler"]
+    # two copies fit (one per node), the third is CA's only pending pod
+    assert [p["name"] for p in doc["pods"]] == ["worker-2"]
+    assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
+    code, out, _ = kexplain(*args)
+    assert "Event: Normal TriggeredScaleUp" in section(out)
+
+
+def test_a_pod_that_schedules_with_node_group(tmp_path: Path):
+    small = tmp_path / "small.yaml"
+    small.write_text((CASE / "pod.yaml").read_text().replace('cpu: "3"', "cpu: 500m"))
+    code, out, _ = kexplain(str(small), *BASE[1:], *GROUPS, "--node-group", "arm")
+    assert code == 0
+    assert out.startswith("Node group arm for pod default/worker: its template rejects the pod\n")
+    assert "CA finds room for it on an existing node (FilterOutSchedulable" in " ".join(out.split())
+    code, out, _ = kexplain(str(small), *BASE[1:], *GROUPS, "--node-group", "compute")
+    assert out.startswith("Node group compute for pod default/worker: its template takes the pod\n")
+
+
+def test_a_bad_node_groups_file_is_refused_whatever_the_verdict(tmp_path: Path):
+    bad = tmp_path / "groups.yaml"
+    bad.write_text("nodeGroups:\n- name: x\n  minSize: a\n")
+    small = tmp_path / "small.yaml"
+    small.write_text((CASE / "pod.yaml").read_text().replace('cpu: "3"', "cpu: 500m"))
+    for pod in (str(small), str(CASE / "pod.yaml")):
+        code, out, err = kexplain(pod, *BASE[1:], "--node-groups", str(bad))
+        assert code == 2 and out == ""
+        assert err == f"error: {bad}: nodeGroups[0] (x).minSize: expected an integer >= 0, found 'a'\n"
+
+
+def test_replicas_that_all_fit_have_no_section_but_a_bad_file_is_refused(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT.replace("replicas: 3", "replicas: 2"))
+    code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS)
+    assert code == 0 and "Cluster autoscaler" not in out
+    bad = tmp_path / "groups.yaml"
+    bad.write_text("nodeGroups: [{name: x, minSize: 0, maxSize: -1}]\n")
+    code, _, err = kexplain(str(workload), *BASE[1:], "--node-groups", str(bad))
+    assert code == 2 and err.startswith(f"error: {bad}: nodeGroups[0] (x).maxSize")
+
+
+def test_replicas_no_add_node_suggestion_with_node_groups(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    args = [str(workload), "--nodes", str(CASE / "cluster.yaml"), "--kubernetes-version", "1.35", "-o", "json"]
+
+    def kinds(*more: str) -> set[str]:
+        items = json.loads(kexplain(*args, *more)[1])["items"]
+        return {s["kind"] for t in items for s in t.get("suggestions") or ()}
+    assert "add-node" in kinds()
+    assert "add-node" not in kinds(*GROUPS) and kinds(*GROUPS)
+
+
+def test_svg_has_the_section(tmp_path: Path):
+    svg = tmp_path / "out.svg"
+    code, _, _ = kexplain(*BASE, *GROUPS, "--svg", str(svg))
+    assert code == 1 and "Cluster" in svg.read_text() and "autoscaler" in svg.read_text()
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    kexplain(str(workload), *BASE[1:], *GROUPS, "--svg", str(svg))
+    assert "TriggeredScaleUp" in svg.read_text()

@@ -1,0 +1,64 @@
+"""The --html page's "Cluster autoscaler" section as written without script: the groups' table,
+CA's first plugin marked, each group's full verdict in a <details> the table links to."""
+from __future__ import annotations
+
+import re
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import FIXTURES
+
+CASE = FIXTURES / "autoscaler"
+
+
+def page(tmp_path, pod: str) -> str:
+    out = tmp_path / "page.html"
+    code = main([str(CASE / pod), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
+                 "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
+    assert code == 1
+    return out.read_text()
+
+
+def test_the_section(tmp_path):
+    html = page(tmp_path, "pod.yaml")
+    section = html[html.index('<h3 id="t0-ca">Cluster autoscaler</h3>'):html.index("What would make it schedule")]
+    assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;1 (max: 4)}]" in section
+    groups = re.findall(r'<a href="#(t0-group-[a-z]+)" class="group" data-group="\1">', section)
+    assert groups == ["t0-group-general", "t0-group-gpu", "t0-group-arm", "t0-group-compute"]
+    assert all(f'<details class="ca-group" id="{g}">' in section for g in groups)
+    assert "<b>NodeAffinity*: </b>" in section and "<b>NodeResourcesFit: </b>" in section
+    assert '<p class="ca-choice">Expander least-waste chose compute: 1 node for 1 pod' in section
+
+
+def test_no_section_without_node_groups(tmp_path):
+    out = tmp_path / "page.html"
+    main([str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--html", str(out)], env=TestEnvironment())
+    html = out.read_text()
+    assert 'id="t0-ca"' not in html and 'class="ca-groups"' not in html
+    assert '<h3 id="t0-ca">' in page(tmp_path, "pod.yaml")
+
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: amd64}
+      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
+"""
+
+
+def test_replicas_the_page_has_the_loop_over_the_copies_that_did_not_fit(tmp_path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    out = tmp_path / "page.html"
+    main([str(workload), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
+          "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
+    html = out.read_text()
+    section = html[html.index('<h3 id="tlist-ca">Cluster autoscaler</h3>'):]
+    assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;1 (max: 4)}]" in section
+    assert '<details class="ca-group" id="tlist-group-compute">' in section
