@@ -119,3 +119,21 @@ def test_yaml_has_no_anchors_or_aliases(generated: dict[str, Path]) -> None:
     """kubectl writes none; a dump full of them would be refused as excessive aliasing."""
     events = list(yaml.parse(generated["yaml"].read_text(encoding="utf-8"), Loader=yaml.CSafeLoader))
     assert not any(isinstance(e, yaml.AliasEvent) or getattr(e, "anchor", None) for e in events)
+
+
+def test_autoscale_case_puts_every_node_in_one_group(generated: dict[str, Path]) -> None:
+    import autoscale_bench
+    case = autoscale_bench.write_case(generated["json"].parent, pending=40, shapes=20)
+    groups = yaml.safe_load((case / "nodegroups.yaml").read_text())["nodeGroups"]
+    nodes = [o for o in _items(case / "cluster.json") if o["kind"] == "Node"]
+    names = [g["name"] for g in groups]
+    assert len(set(names)) == len(names)
+    for node in nodes:
+        labels = node["metadata"]["labels"]
+        matching = [g["name"] for g in groups if all(labels.get(k) == v for k, v in g["nodeSelector"].items())]
+        assert matching == [autoscale_bench.group_of(node)]
+    assert any(g["maxSize"] > sum(n["metadata"]["labels"][autoscale_bench.GROUP_LABEL] == g["name"] for n in nodes)
+               for g in groups)
+    pods = list(yaml.safe_load_all((case / "pods.yaml").read_text()))
+    assert len(pods) == 40 and all(not p["spec"].get("nodeName") for p in pods)
+    assert len({p["metadata"]["labels"]["shape"] for p in pods}) == 20

@@ -1,0 +1,116 @@
+"""Benchmark `kexplain autoscale` at cluster scale (issue 34's target).
+
+On the 5,000-node snapshot of `generate.py` (about 150,000 bound pods), every node is put in one
+of 30 node groups by an `eks.amazonaws.com/nodegroup` label (zone x instance type x pool for the
+plain nodes, zone x instance type for the `dedicated=batch` ones, zone for the GPU-tainted ones),
+as a managed node group labels its instances; 500 pending pods of 20 shapes (`live_standin.py`'s:
+some fit existing room, some need a new node, some no group can take) are handed to
+
+    kexplain autoscale pods.yaml --nodes cluster.json --node-groups nodegroups.yaml -o json
+
+and its wall time is compared with the standard library's `json.load` of the same cluster file
+(the median of alternating pairs, `load_bench.ratio_row`); target at most 3x, peak RSS at most
+1.5 GB.
+
+    .venv/bin/python benchmarks/autoscale_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
+        [--pending 500] [--shapes 20]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+BENCHMARKS = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCHMARKS))
+
+import yaml  # noqa: E402
+
+from generate import DUMPER  # noqa: E402
+from live_standin import pending_pods  # noqa: E402
+from load_bench import KEXPLAIN, ensure_snapshot, ratio_row  # noqa: E402
+
+GROUP_LABEL = "eks.amazonaws.com/nodegroup"
+TARGET = 3.0            # x json.load of the snapshot
+PEAK_MB = 1536.0
+HEADROOM = 20           # a group's max size: its members plus this many (some groups: none)
+
+Obj = dict[str, Any]
+
+
+def group_of(node: Obj) -> str:
+    """The node group a generated node belongs to, from its labels and taints."""
+    labels = node["metadata"]["labels"]
+    zone = labels["topology.kubernetes.io/zone"].removeprefix("us-east-")
+    itype = labels["node.kubernetes.io/instance-type"].replace(".", "-")
+    taints = {t["key"] for t in node["spec"].get("taints") or ()}
+    if "nvidia.com/gpu" in taints:
+        return f"gpu-{zone}"
+    if "dedicated" in taints:
+        return f"batch-{itype}-{zone}"
+    return f"{labels['pool']}-{itype}-{zone}"
+
+
+def node_groups(nodes: list[Obj]) -> list[Obj]:
+    """The groups of `nodes` (labelled in place), in order of first member; every fifth group
+    has no room left to grow (max size = members)."""
+    members: dict[str, int] = {}
+    for node in nodes:
+        name = group_of(node)
+        node["metadata"]["labels"][GROUP_LABEL] = name
+        members[name] = members.get(name, 0) + 1
+    return [{"name": name, "minSize": 0, "maxSize": count + (0 if i % 5 == 4 else HEADROOM),
+             "nodeSelector": {GROUP_LABEL: name}}
+            for i, (name, count) in enumerate(members.items())]
+
+
+def write_case(snapshot_dir: Path, pending: int, shapes: int) -> Path:
+    """cluster.json (nodes labelled by group), nodegroups.yaml and pods.yaml under
+    `snapshot_dir/autoscale`, kept when newer than the snapshot."""
+    out = snapshot_dir / "autoscale"
+    cluster = snapshot_dir / "cluster.json"
+    done = out / "pods.yaml"
+    if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
+        return out
+    out.mkdir(exist_ok=True)
+    with open(cluster, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    groups = node_groups([o for o in doc["items"] if o.get("kind") == "Node"])
+    with open(out / "cluster.json", "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, separators=(",", ":"))
+    (out / "nodegroups.yaml").write_text(
+        yaml.dump({"apiVersion": "kexplain/v1", "kind": "NodeGroupList", "nodeGroups": groups},
+                  Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    pods = pending_pods(pending, shapes)
+    for pod in pods:
+        pod.pop("status", None)
+    done.write_text(yaml.dump_all(pods, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def command(case: Path) -> list[str]:
+    return [str(KEXPLAIN), "autoscale", str(case / "pods.yaml"), "--nodes", str(case / "cluster.json"),
+            "--node-groups", str(case / "nodegroups.yaml"), "-o", "json"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pending", type=int, default=500)
+    parser.add_argument("--shapes", type=int, default=20)
+    args = parser.parse_args(argv)
+    case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
+    row = ratio_row("autoscale", command(case), case / "cluster.json", args.pairs, TARGET)
+    print(f"{'row':<14} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail  ({case}, {os.cpu_count()} CPUs)")
+    print(row.line())
+    print(f"peak RSS {row.peak_mb:.0f} MB: {'ok' if row.peak_mb <= PEAK_MB else 'MISSED'} (<= {PEAK_MB:.0f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
