@@ -53,7 +53,7 @@ def serve_status(api, doc: dict | None = None) -> None:
 
 def read(api, *labels: str):
     with session(Environment(stdout=io.StringIO(), stderr=io.StringIO()), Connect(api.kubeconfig)) as s:
-        return s.read(None, labels).node_groups
+        return s.read(None, node_group_labels=labels).node_groups
 
 
 def test_the_groups_ca_reports_are_found_with_their_members_by_labels(api):

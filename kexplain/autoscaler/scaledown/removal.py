@@ -54,9 +54,7 @@ def simulate_removal(sim: ClusterSim, node: str, destinations: AbstractSet[str],
         return Unremovable(node, BLOCKED_BY_POD, moves.blocking)
     sim.snapshot = with_ghost(without_pods(before, node, moves.pods), node, ctx.now_ns)
 
-    def acceptable(ni: NodeInfo) -> bool:
-        return ni.name != node and ni.name in destinations
-
+    acceptable = [i for i, ni in enumerate(sim.snapshot.node_infos) if ni.name != node and ni.name in destinations]
     placements = []
     for pod in moves.pods:
         target = sim.schedule_anywhere(unbound(pod), acceptable)

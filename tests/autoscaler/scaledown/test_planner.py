@@ -117,7 +117,7 @@ def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restore
     assert fresh.removable[0].placements == (("default/a", "n2"),)
     # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3
     sim = ca_sim(snapshot(infos))
-    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), lambda ni: ni.name == "n3") == "n3"
+    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [2]) == "n3"
     placed = sim.snapshot
     out = run(sim, groups)
     assert out.removable[0].placements == (("default/a", "n4"),)
@@ -178,7 +178,7 @@ def test_the_ghost_keeps_the_node_place_and_the_search_wraps_past_it():
     # gone, the list is n1 and n3's ghost, and n3's pods start at the ghost (refused) and wrap to n1
     infos = [node_info(node("n1", group="keep")), node_info(node("n2", cpu="8")), node_info(node("n3"), pod("c", "n3"))]
     sim = ca_sim(snapshot(infos))
-    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), lambda ni: ni.name == "n2") == "n2"
+    assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [1]) == "n2"
     out = run(sim, [group("keep", min_size=1), group()])
     assert [(r.node, r.placements) for r in out.removable] == [
         ("n2", (("default/x", "n3"),)), ("n3", (("default/c", "n1"), ("default/x", "n1")))]
