@@ -21,7 +21,8 @@ def page(tmp_path, pod: str) -> str:
 
 def test_the_section(tmp_path):
     html = page(tmp_path, "pod.yaml")
-    section = html[html.index('<h3 id="t0-ca">Cluster autoscaler</h3>'):html.index("What would make it schedule")]
+    start = html.index('<h3 id="t0-ca">Cluster autoscaler</h3>')
+    section = html[start:html.index("What would make it schedule", start)]
     assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;1 (max: 4)}]" in section
     groups = re.findall(r'<a href="#(t0-group-[a-z]+)" class="group" data-group="\1">', section)
     assert groups == ["t0-group-general", "t0-group-gpu", "t0-group-arm", "t0-group-compute"]
