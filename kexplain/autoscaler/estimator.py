@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from kexplain.autoscaler.gosort import go_sort
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import HOSTNAME
 from kexplain.model.nodeinfo import Node, NodeInfo

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.quantity import milli_value
-from kexplain.framework.preemption import go_sort_slice
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def balance_scale_up(groups: Sequence["NodeGroup"], target_sizes: Mapping[str, i
             capacity += g.max_size - current
         infos.append([g, current, current, g.max_size])
     new_nodes = min(new_nodes, capacity)
-    go_sort_slice(infos, lambda a, b: a[1] < b[1])
+    go_sort(infos, lambda a, b: a[1] < b[1])
     start = current_index = 0
     while new_nodes > 0:
         info = infos[current_index]

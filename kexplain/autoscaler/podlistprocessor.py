@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Sequence
 
 from kexplain.autoscaler.equivalence import controller_ref, is_daemonset_pod, spec_key
-from kexplain.autoscaler.gosort import go_sort
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.model.pod import PodInfo

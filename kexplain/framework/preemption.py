@@ -27,9 +27,10 @@ import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from kexplain.apimachinery.fielderrors import aggregate as _aggregate
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.fit_error import fit_error_message
 from kexplain.framework.interface import NodeToStatus, PostFilterResult
@@ -126,218 +127,6 @@ def earliest_start_of_highest_priority(pods: Sequence["PodInfo"], times: StartTi
             top = p.priority
             earliest = times.of(p)
     return earliest
-
-
-# --- Go's sort.Slice ---------------------------------------------------------------------
-# The scheduler orders victims with Go's unstable sort.Slice (pattern-defeating quicksort,
-# insertion sort up to 12 elements). Pods that tie on priority and start time keep the
-# relative order that algorithm leaves them in, and that order decides which of them is
-# reprieved first, so the same algorithm is used here.
-
-T = TypeVar("T")
-
-
-class _GoSlice:
-    """A list with Go's sort.Slice, driven by a `less(x, y)` on elements."""
-
-    _MAX_INSERTION = 12
-
-    def __init__(self, items: list, less: Callable[[Any, Any], bool]) -> None:
-        self.d = items
-        self.lt = less
-
-    def less(self, i: int, j: int) -> bool:
-        return self.lt(self.d[i], self.d[j])
-
-    def swap(self, i: int, j: int) -> None:
-        d = self.d
-        d[i], d[j] = d[j], d[i]
-
-    def sort(self) -> None:
-        n = len(self.d)
-        self._pdq(0, n, n.bit_length())
-
-    def _insertion(self, a: int, b: int) -> None:
-        for i in range(a + 1, b):
-            j = i
-            while j > a and self.less(j, j - 1):
-                self.swap(j, j - 1)
-                j -= 1
-
-    def _sift_down(self, lo: int, hi: int, first: int) -> None:
-        root = lo
-        while True:
-            child = 2 * root + 1
-            if child >= hi:
-                return
-            if child + 1 < hi and self.less(first + child, first + child + 1):
-                child += 1
-            if not self.less(first + root, first + child):
-                return
-            self.swap(first + root, first + child)
-            root = child
-
-    def _heap_sort(self, a: int, b: int) -> None:
-        hi = b - a
-        for i in range((hi - 1) // 2, -1, -1):
-            self._sift_down(i, hi, a)
-        for i in range(hi - 1, -1, -1):
-            self.swap(a, a + i)
-            self._sift_down(0, i, a)
-
-    def _pdq(self, a: int, b: int, limit: int) -> None:
-        was_balanced, was_partitioned = True, True
-        while True:
-            length = b - a
-            if length <= self._MAX_INSERTION:
-                self._insertion(a, b)
-                return
-            if limit == 0:
-                self._heap_sort(a, b)
-                return
-            if not was_balanced:
-                self._break_patterns(a, b)
-                limit -= 1
-            pivot, hint = self._choose_pivot(a, b)
-            if hint == "decreasing":
-                self._reverse(a, b)
-                pivot = (b - 1) - (pivot - a)
-                hint = "increasing"
-            if was_balanced and was_partitioned and hint == "increasing":
-                if self._partial_insertion(a, b):
-                    return
-            if a > 0 and not self.less(a - 1, pivot):
-                a = self._partition_equal(a, b, pivot)
-                continue
-            mid, was_partitioned = self._partition(a, b, pivot)
-            left, right = mid - a, b - mid
-            threshold = length // 8
-            if left < right:
-                was_balanced = left >= threshold
-                self._pdq(a, mid, limit)
-                a = mid + 1
-            else:
-                was_balanced = right >= threshold
-                self._pdq(mid + 1, b, limit)
-                b = mid
-
-    def _partition(self, a: int, b: int, pivot: int) -> tuple[int, bool]:
-        self.swap(a, pivot)
-        i, j = a + 1, b - 1
-        while i <= j and self.less(i, a):
-            i += 1
-        while i <= j and not self.less(j, a):
-            j -= 1
-        if i > j:
-            self.swap(j, a)
-            return j, True
-        self.swap(i, j)
-        i, j = i + 1, j - 1
-        while True:
-            while i <= j and self.less(i, a):
-                i += 1
-            while i <= j and not self.less(j, a):
-                j -= 1
-            if i > j:
-                break
-            self.swap(i, j)
-            i, j = i + 1, j - 1
-        self.swap(j, a)
-        return j, False
-
-    def _partition_equal(self, a: int, b: int, pivot: int) -> int:
-        self.swap(a, pivot)
-        i, j = a + 1, b - 1
-        while True:
-            while i <= j and not self.less(a, i):
-                i += 1
-            while i <= j and self.less(a, j):
-                j -= 1
-            if i > j:
-                return i
-            self.swap(i, j)
-            i, j = i + 1, j - 1
-
-    def _partial_insertion(self, a: int, b: int) -> bool:
-        max_steps, shortest_shifting = 5, 50
-        i = a + 1
-        for _ in range(max_steps):
-            while i < b and not self.less(i, i - 1):
-                i += 1
-            if i == b:
-                return True
-            if b - a < shortest_shifting:
-                return False
-            self.swap(i, i - 1)
-            if i - a >= 2:
-                for j in range(i - 1, 0, -1):
-                    if not self.less(j, j - 1):
-                        break
-                    self.swap(j, j - 1)
-            if b - i >= 2:
-                for j in range(i + 1, b):
-                    if not self.less(j, j - 1):
-                        break
-                    self.swap(j, j - 1)
-        return False
-
-    def _break_patterns(self, a: int, b: int) -> None:
-        length = b - a
-        if length < 8:
-            return
-        mask64 = (1 << 64) - 1
-        rnd = length
-        modulus = 1 << length.bit_length()
-        base = a + (length // 4) * 2
-        for idx in range(base - 1, base + 2):
-            rnd ^= (rnd << 13) & mask64
-            rnd ^= rnd >> 17
-            rnd ^= (rnd << 5) & mask64
-            other = rnd & (modulus - 1)
-            if other >= length:
-                other -= length
-            self.swap(idx, a + other)
-
-    def _choose_pivot(self, a: int, b: int) -> tuple[int, str]:
-        shortest_ninther, max_swaps = 50, 12
-        n = b - a
-        swaps = [0]
-        i, j, k = a + n // 4, a + n // 4 * 2, a + n // 4 * 3
-        if n >= 8:
-            if n >= shortest_ninther:
-                i = self._median(i - 1, i, i + 1, swaps)
-                j = self._median(j - 1, j, j + 1, swaps)
-                k = self._median(k - 1, k, k + 1, swaps)
-            j = self._median(i, j, k, swaps)
-        if swaps[0] == 0:
-            return j, "increasing"
-        if swaps[0] == max_swaps:
-            return j, "decreasing"
-        return j, "unknown"
-
-    def _order2(self, a: int, b: int, swaps: list[int]) -> tuple[int, int]:
-        if self.less(b, a):
-            swaps[0] += 1
-            return b, a
-        return a, b
-
-    def _median(self, a: int, b: int, c: int, swaps: list[int]) -> int:
-        a, b = self._order2(a, b, swaps)
-        b, c = self._order2(b, c, swaps)
-        a, b = self._order2(a, b, swaps)
-        return b
-
-    def _reverse(self, a: int, b: int) -> None:
-        i, j = a, b - 1
-        while i < j:
-            self.swap(i, j)
-            i, j = i + 1, j - 1
-
-
-def go_sort_slice(items: list[T], less: Callable[[T, T], bool]) -> None:
-    """Sort `items` in place exactly as Go's sort.Slice would (unstable, same tie order)."""
-    if len(items) > 1:
-        _GoSlice(items, less).sort()
 
 
 # --- PodDisruptionBudgets ----------------------------------------------------------------
@@ -470,7 +259,7 @@ def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", 
         def less(a: "PodInfo", b: "PodInfo") -> bool:
             return more_important_pod(a, b, times)
 
-        go_sort_slice(potential, less)
+        go_sort(potential, less)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list["PodInfo"] = []
 
@@ -487,7 +276,7 @@ def select_victims_on_node(handle: "Handle", state: CycleState, pod: "PodInfo", 
         for p in non_violating:
             reprieve(p)
         if violating and non_violating:
-            go_sort_slice(victims, less)
+            go_sort(victims, less)
         return Victims(tuple(victims), num_violating), SUCCESS
     except _Abort as abort:
         return None, abort.status

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from kexplain.autoscaler.gosort import go_sort
+from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.scaledown.cluster import TO_BE_DELETED_TAINT
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig

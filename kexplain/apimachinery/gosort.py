@@ -1,13 +1,14 @@
 """Go's `sort.Slice` order: pattern-defeating quicksort, so equal elements end where Go puts them.
 
-CA sorts with `sort.Slice` (the pending pods by priority, the estimator's pod groups by score),
+kube-scheduler and CA sort with `sort.Slice` (the pending pods by priority, the estimator's pod groups by score),
 which is not stable: beyond 12 elements, elements that compare equal are moved around by the
 pivoting. Which of several equal-priority pods takes the free room of a node decides the
 outcome, so this module sorts a list exactly as Go 1.19+'s pdqsort does (the same comparisons
 and exchanges, hence the same final order); lists of 12 or fewer are sorted by insertion, which
 is stable. `go_sort(items, less)` sorts in place. The pattern breaker's xorshift uses the shifts
-13, 7, 17 of the Go releases CA is built with (1.24 and later; before, 13, 17, 5, which
-`kexplain.framework.preemption.go_sort_slice` follows).
+13, 7, 17 of Go 1.24 and later (before, 13, 17, 5): every kube-scheduler kexplain follows
+(1.33-1.36) and this CA are built with such a Go. kube-scheduler's DefaultPreemption orders
+victims with it too.
 """
 from __future__ import annotations
 
