@@ -19,6 +19,16 @@ def type_name(value: Any) -> str:
         type(value), type(value).__name__)
 
 
+NOT_AN_OBJECT = ("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, "
+                 "another tool's file?)")
+
+
+def not_an_object(obj: dict[str, Any]) -> bool:
+    """Whether a mapping names neither apiVersion nor kind: another tool's file (`NOT_AN_OBJECT`
+    says so), rather than an object missing one of them."""
+    return "kind" not in obj and "apiVersion" not in obj
+
+
 def kind_problem(obj: dict[str, Any]) -> str | None:
     """Why `obj` has no kind an object can have (none, or not a string); None when it has one."""
     kind = obj.get("kind")
