@@ -351,7 +351,8 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
     collects), and so does a file with nothing to explain."""
     out = []
-    for i, (obj, src) in enumerate(PodFile.of(objs, path).explained):
+    candidates = PodFile.of(objs, path).explained
+    for i, (obj, src) in enumerate(candidates):
         try:
             out.append(entry_of(obj, src, i, replicas, stored=stored))
         except KexplainError as err:
@@ -361,6 +362,9 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
             pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
         except KexplainError as err:
             problems.add(err)
+    elif not out and not candidates and objs:   # the errors said what was wrong, not what the rest was
+        kinds = ", ".join(sorted({str(o.get("kind")) for o, _ in objs}))
+        problems.add(InputError(f"no other Pod or workload to explain (found {kinds})", source=Source(path)))
     return out
 
 

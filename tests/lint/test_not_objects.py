@@ -30,3 +30,21 @@ def test_an_object_without_its_apiversion_is_still_named_with_the_field():
     report = lint(LintOptions((str(DATA / "broken" / "pod--no-api-version.yaml"),), node_paths=(CLUSTER,)))
     (finding,) = [f for f in report.findings if f.rule == "invalid-document"]
     assert finding.headline() == "Pod default/web: apiVersion: object has no apiVersion"
+
+
+def test_a_directory_of_errors_and_no_pods_says_what_else_it_held(capsys):
+    """Shaped after cloudnative-pg's docs/src/samples: the errors alone left unsaid that the
+    other objects hold nothing to explain (lint: 0 scheduled)."""
+    no_pods = DATA / "manifests" / "no-pods"
+    code = main([str(no_pods), "--nodes", CLUSTER])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"error: {no_pods / 'dashboard.json'}: document 1: {NOT_AN_OBJECT}",
+                                f"error: {no_pods}: no other Pod or workload to explain (found Cluster, Service)"]
+
+
+def test_a_broken_file_alone_is_not_said_to_be_empty(capsys):
+    broken = DATA / "broken" / "pod--bad-indentation.yaml"
+    code = main([str(broken), "--nodes", CLUSTER])
+    _, err = capsys.readouterr()
+    assert code == 2 and len(err.splitlines()) == 1 and "no other Pod" not in err
