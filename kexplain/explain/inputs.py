@@ -23,7 +23,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionEr
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
-from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.ephemeral_controller import with_volume_claims, writes_volume_claims_for
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
@@ -266,7 +266,8 @@ def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
     if not candidates:
         kinds = sorted({str(o.get("kind")) for o, _ in objs})
         found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
-        raise InputError(f"no Pod or workload to explain{found}", source=Source(path))
+        hint = kustomize_hint(kustomization_dirs(objs))
+        raise InputError(f"no Pod or workload to explain{found}{'; ' + hint if hint else ''}", source=Source(path))
     if len(candidates) > 1:
         raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
                          "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
@@ -362,9 +363,14 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
             pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
         except KexplainError as err:
             problems.add(err)
-    elif not out and not candidates and objs:   # the errors said what was wrong, not what the rest was
-        kinds = ", ".join(sorted({str(o.get("kind")) for o, _ in objs}))
-        problems.add(InputError(f"no other Pod or workload to explain (found {kinds})", source=Source(path)))
+    elif not out and objs:      # the errors said what was wrong, not what the rest was
+        hint = kustomize_hint(kustomization_dirs(objs))
+        if not candidates:
+            kinds = ", ".join(sorted({str(o.get("kind")) for o, _ in objs}))
+            problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
+                                    f"{'; ' + hint if hint else ''}", source=Source(path)))
+        elif hint:              # every workload refused: a kustomize base's may lack what it adds
+            problems.add(InputError(hint))
     return out
 
 
@@ -416,6 +422,9 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
                             explained=POD_KINDS, kube=kube, problems=problems)
     objs, warnings = checked.objects, version_warnings + checked.warnings
+    hint = kustomize_hint(kustomization_dirs(objs))
+    if hint:
+        warnings.append(hint)
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
     if not found:

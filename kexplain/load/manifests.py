@@ -196,6 +196,31 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     return named(one_apply(out))
 
 
+def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[str]:
+    """The folders of the kustomizations among `objs` (kustomize.config.k8s.io's Kustomization or
+    Component), in order: `kubectl apply -f` sends such a file as an object and builds nothing,
+    so the files beside it are explained as written, without its namespace, name prefix,
+    labels and patches (a kustomize base's Deployment may lack the selector its labels add)."""
+    out: list[str] = []
+    for obj, src in objs:
+        api_version = obj.get("apiVersion")
+        if obj.get("kind") in ("Kustomization", "Component") and isinstance(api_version, str) \
+                and api_version.startswith("kustomize.config.k8s.io/"):
+            folder = os.path.dirname(src.path) or "."
+            if folder not in out:
+                out.append(folder)
+    return out
+
+
+def kustomize_hint(folders: Sequence[str]) -> str:
+    """What to run instead, for the kustomizations `kustomization_dirs` found ('' for none)."""
+    if not folders:
+        return ""
+    more = f" (and {len(folders) - 1} more)" if len(folders) > 1 else ""
+    return (f"{folders[0]}{more} is a kustomization, which `kubectl apply -f` does not build: its files are "
+            f"explained as written; `kubectl kustomize {folders[0]} | kexplain -` explains what it builds")
+
+
 S = TypeVar("S")
 
 
