@@ -33,7 +33,7 @@ from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import applied as applied_repeats, expand_paths, named, read_text, repeats
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
-from kexplain.apimachinery.unstructured import NOT_AN_OBJECT, not_an_object
+from kexplain.apimachinery.unstructured import not_an_object
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -436,8 +436,9 @@ class Linter:
             self._add(Finding("invalid-document", loc, None,
                               f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)"))
             return
-        if not_an_object(obj):         # explain's words: another tool's file, not an object lacking a field
-            self._add(Finding("invalid-document", loc, None, NOT_AN_OBJECT))
+        other = not_an_object(obj)      # explain's words: another tool's file, not an object lacking a field
+        if other is not None:
+            self._add(Finding("invalid-document", loc, None, other))
             return
         for key in ("apiVersion", "kind"):
             if not isinstance(obj.get(key), str) or not obj[key]:

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Collection, Iterable, Sequence, TypeVar
 
-from kexplain.apimachinery.unstructured import (NOT_AN_OBJECT, flatten_lists, kind_problem, not_an_object, plain_items,
+from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
                                              type_name)
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
@@ -164,8 +164,9 @@ def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
     document that is not an object."""
     if not isinstance(obj, dict):
         raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
-    if not_an_object(obj):
-        raise InputError(NOT_AN_OBJECT, source=src)
+    other = not_an_object(obj)
+    if other is not None:
+        raise InputError(other, source=src)
     problem = kind_problem(obj)
     if problem is not None:
         raise InputError(problem, source=src, obj=obj, field="kind")
