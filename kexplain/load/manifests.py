@@ -103,13 +103,21 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | N
             with open(path, "rb") as fh:
                 data = _read_bounded(fh, max_bytes, path)
     except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", source=Source(path)) from None
+        raise InputError(f"cannot read: {_os_problem(path, err)}", source=Source(path)) from None
     if len(data) > max_bytes:
         raise TooLarge(f"input is {over}", source=Source(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"not UTF-8 text (byte {err.start})", source=Source(path)) from None
+
+
+def _os_problem(path: str, err: OSError) -> str:
+    """The system's words for a file that cannot be read; for a symbolic link whose target is
+    missing (a repository's link into a folder not checked out), the link and its target."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    return str(err.strerror or err)
 
 
 def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
