@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
-from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
@@ -260,12 +260,25 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     return out
 
 
+def found_kinds(objs: Objects) -> str:
+    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
+    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh)`), as
+    the kind alone would say a Job was found and not explained."""
+    names = set()
+    for o, _ in objs:
+        kind = str(o.get("kind"))
+        if kind in KIND_GROUPS and not is_builtin_kind(o.get("apiVersion"), kind):
+            kind = f"{kind} ({api_group(o.get('apiVersion'))}, a custom resource)"
+        names.add(kind)
+    return ", ".join(sorted(names))
+
+
 def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
     """The one Pod or workload the positional argument names."""
     candidates = PodFile.of(objs, path).explained
     if not candidates:
-        kinds = sorted({str(o.get("kind")) for o, _ in objs})
-        found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
+        kinds = found_kinds(objs)
+        found = f" (found {kinds})" if kinds else " (the input is empty)"
         hint = kustomize_hint(kustomization_dirs(objs))
         raise InputError(f"no Pod or workload to explain{found}{'; ' + hint if hint else ''}", source=Source(path))
     if len(candidates) > 1:
@@ -366,7 +379,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     elif not out and objs:      # the errors said what was wrong, not what the rest was
         hint = kustomize_hint(kustomization_dirs(objs))
         if not candidates:
-            kinds = ", ".join(sorted({str(o.get("kind")) for o, _ in objs}))
+            kinds = found_kinds(objs)
             problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
                                     f"{'; ' + hint if hint else ''}", source=Source(path)))
         elif hint:              # every workload refused: a kustomize base's may lack what it adds
