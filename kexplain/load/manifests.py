@@ -221,13 +221,15 @@ def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[st
     return out
 
 
-def kustomize_hint(folders: Sequence[str]) -> str:
-    """What to run instead, for the kustomizations `kustomization_dirs` found ('' for none)."""
+def kustomize_hint(folders: Sequence[str], command: str = "kexplain -", done: str = "explained") -> str:
+    """What to run instead (`command`, reading stdin), for the kustomizations
+    `kustomization_dirs` found ('' for none); `done`: what is done to the files as written."""
     if not folders:
         return ""
     more = f" (and {len(folders) - 1} more)" if len(folders) > 1 else ""
     return (f"{folders[0]}{more} is a kustomization, which `kubectl apply -f` does not build: its files are "
-            f"explained as written; `kubectl kustomize {folders[0]} | kexplain -` explains what it builds")
+            f"{done} as written; `kubectl kustomize {folders[0]} | {command}` {done.removesuffix('ed')}s what it "
+            "builds")
 
 
 S = TypeVar("S")
