@@ -262,8 +262,8 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
 
 def found_kinds(objs: Objects) -> str:
     """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
-    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh)`), as
-    the kind alone would say a Job was found and not explained."""
+    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
+    resource)`), as the kind alone would say a Job was found and not explained."""
     names = set()
     for o, _ in objs:
         kind = str(o.get("kind"))
