@@ -19,6 +19,23 @@ def type_name(value: Any) -> str:
         type(value), type(value).__name__)
 
 
+NOT_AN_OBJECT = ("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, "
+                 "another tool's file?)")
+NOT_AN_OBJECT_NO_METADATA = ("not a Kubernetes object: no kind and no metadata (a Helm Chart.yaml, another tool's "
+                             "file?)")
+
+
+def not_an_object(obj: dict[str, Any]) -> str | None:
+    """Why a mapping is another tool's file rather than an object missing a field: it names
+    neither apiVersion nor kind (`NOT_AN_OBJECT`), or an apiVersion without kind or metadata (a
+    Helm Chart.yaml's `apiVersion: v2`); None for anything else."""
+    if "kind" in obj:
+        return None
+    if "apiVersion" not in obj:
+        return NOT_AN_OBJECT
+    return NOT_AN_OBJECT_NO_METADATA if "metadata" not in obj else None
+
+
 def kind_problem(obj: dict[str, Any]) -> str | None:
     """Why `obj` has no kind an object can have (none, or not a string); None when it has one."""
     kind = obj.get("kind")

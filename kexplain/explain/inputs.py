@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
-from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.admission.workloads import pods_of
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
@@ -23,7 +23,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionEr
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
-from kexplain.load.manifests import check_objects, load_objects
+from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.ephemeral_controller import with_volume_claims, writes_volume_claims_for
 from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
@@ -260,13 +260,27 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     return out
 
 
+def found_kinds(objs: Objects) -> str:
+    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
+    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
+    resource)`), as the kind alone would say a Job was found and not explained."""
+    names = set()
+    for o, _ in objs:
+        kind = str(o.get("kind"))
+        if kind in KIND_GROUPS and not is_builtin_kind(o.get("apiVersion"), kind):
+            kind = f"{kind} ({api_group(o.get('apiVersion'))}, a custom resource)"
+        names.add(kind)
+    return ", ".join(sorted(names))
+
+
 def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
     """The one Pod or workload the positional argument names."""
     candidates = PodFile.of(objs, path).explained
     if not candidates:
-        kinds = sorted({str(o.get("kind")) for o, _ in objs})
-        found = f" (found {', '.join(kinds)})" if kinds else " (the input is empty)"
-        raise InputError(f"no Pod or workload to explain{found}", source=Source(path))
+        kinds = found_kinds(objs)
+        found = f" (found {kinds})" if kinds else " (the input is empty)"
+        hint = kustomize_hint(kustomization_dirs(objs))
+        raise InputError(f"no Pod or workload to explain{found}{'; ' + hint if hint else ''}", source=Source(path))
     if len(candidates) > 1:
         raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
                          "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
@@ -351,7 +365,8 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
     collects), and so does a file with nothing to explain."""
     out = []
-    for i, (obj, src) in enumerate(PodFile.of(objs, path).explained):
+    candidates = PodFile.of(objs, path).explained
+    for i, (obj, src) in enumerate(candidates):
         try:
             out.append(entry_of(obj, src, i, replicas, stored=stored))
         except KexplainError as err:
@@ -361,6 +376,14 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
             pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
         except KexplainError as err:
             problems.add(err)
+    elif not out and objs:      # the errors said what was wrong, not what the rest was
+        hint = kustomize_hint(kustomization_dirs(objs))
+        if not candidates:
+            kinds = found_kinds(objs)
+            problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
+                                    f"{'; ' + hint if hint else ''}", source=Source(path)))
+        elif hint:              # every workload refused: a kustomize base's may lack what it adds
+            problems.add(InputError(hint))
     return out
 
 
@@ -412,6 +435,9 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
                             explained=POD_KINDS, kube=kube, problems=problems)
     objs, warnings = checked.objects, version_warnings + checked.warnings
+    hint = kustomize_hint(kustomization_dirs(objs))
+    if hint:
+        warnings.append(hint)
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
     if not found:

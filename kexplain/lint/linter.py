@@ -30,9 +30,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.manifests import applied as applied_repeats, expand_paths, named, read_text, repeats
+from kexplain.load.manifests import (applied as applied_repeats, expand_paths, kustomization_dirs, kustomize_hint,
+                                     named, read_text, repeats)
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.apimachinery.unstructured import not_an_object
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -441,6 +443,10 @@ class Linter:
             self._add(Finding("invalid-document", loc, None,
                               f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)"))
             return
+        other = not_an_object(obj)      # explain's words: another tool's file, not an object lacking a field
+        if other is not None:
+            self._add(Finding("invalid-document", loc, None, other))
+            return
         for key in ("apiVersion", "kind"):
             if not isinstance(obj.get(key), str) or not obj[key]:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
@@ -498,9 +504,10 @@ class Linter:
                 return False
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
+            hint = kustomize_hint(kustomization_dirs([(obj, Source(doc.location.path))]), "kexplain lint -", "checked")
             self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
                               f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
-                              " or --schemas: skipped"))
+                              f" or --schemas: skipped{'; ' + hint if hint else ''}"))
             return False
         errors = validator.errors(obj)
         for err in errors:

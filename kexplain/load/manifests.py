@@ -17,7 +17,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Collection, Iterable, Sequence, TypeVar
 
-from kexplain.apimachinery.unstructured import flatten_lists, kind_problem, plain_items, type_name
+from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
+                                             type_name)
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -102,13 +103,21 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | N
             with open(path, "rb") as fh:
                 data = _read_bounded(fh, max_bytes, path)
     except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", source=Source(path)) from None
+        raise InputError(f"cannot read: {_os_problem(path, err)}", source=Source(path)) from None
     if len(data) > max_bytes:
         raise TooLarge(f"input is {over}", source=Source(path))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise InputError(f"not UTF-8 text (byte {err.start})", source=Source(path)) from None
+
+
+def _os_problem(path: str, err: OSError) -> str:
+    """The system's words for a file that cannot be read; for a symbolic link whose target is
+    missing (a repository's link into a folder not checked out), the link and its target."""
+    if os.path.islink(path) and not os.path.exists(path):
+        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+    return str(err.strerror or err)
 
 
 def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
@@ -163,9 +172,9 @@ def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
     document that is not an object."""
     if not isinstance(obj, dict):
         raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
-    if "kind" not in obj and "apiVersion" not in obj:
-        raise InputError("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, "
-                         "another tool's file?)", source=src)
+    other = not_an_object(obj)
+    if other is not None:
+        raise InputError(other, source=src)
     problem = kind_problem(obj)
     if problem is not None:
         raise InputError(problem, source=src, obj=obj, field="kind")
@@ -194,6 +203,33 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
             continue
         out.extend(objects_from_text(text, path, max_objects, len(out), problems))
     return named(one_apply(out))
+
+
+def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[str]:
+    """The folders of the kustomizations among `objs` (kustomize.config.k8s.io's Kustomization or
+    Component), in order: `kubectl apply -f` sends such a file as an object and builds nothing,
+    so the files beside it are explained as written, without its namespace, name prefix,
+    labels and patches (a kustomize base's Deployment may lack the selector its labels add)."""
+    out: list[str] = []
+    for obj, src in objs:
+        api_version = obj.get("apiVersion")
+        if obj.get("kind") in ("Kustomization", "Component") and isinstance(api_version, str) \
+                and api_version.startswith("kustomize.config.k8s.io/"):
+            folder = os.path.dirname(src.path) or "."
+            if folder not in out:
+                out.append(folder)
+    return out
+
+
+def kustomize_hint(folders: Sequence[str], command: str = "kexplain -", done: str = "explained") -> str:
+    """What to run instead (`command`, reading stdin), for the kustomizations
+    `kustomization_dirs` found ('' for none); `done`: what is done to the files as written."""
+    if not folders:
+        return ""
+    more = f" (and {len(folders) - 1} more)" if len(folders) > 1 else ""
+    return (f"{folders[0]}{more} is a kustomization, which `kubectl apply -f` does not build: its files are "
+            f"{done} as written; `kubectl kustomize {folders[0]} | {command}` {done.removesuffix('ed')}s what it "
+            "builds")
 
 
 S = TypeVar("S")

@@ -1030,12 +1030,24 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}", Source(source_path), document=number + 1,
-                        line=mark.line + 1 if mark is not None else None) from None
+        raise ReadError(f"invalid YAML: {where}{clip(problem, 300)}{template_hint(text)}", Source(source_path),
+                        document=number + 1, line=mark.line + 1 if mark is not None else None) from None
     except RecursionError:
         raise ReadError("document is nested too deeply", Source(source_path), document=number + 1) from None
     finally:
         loader.dispose()
+
+
+def template_hint(text: str) -> str:
+    """What to say of a text that does not parse and holds a template action (`{{`): a Helm
+    chart's template (or another Go template) is not a manifest until it is rendered. Empty for
+    any other text. Called only once a parse has failed."""
+    at = text.find("{{")
+    if at < 0:
+        return ""
+    line = text.count("\n", 0, at) + 1
+    return (f" (line {line} holds `{{{{`: a template, a Helm chart's or a placeholder to fill in, not a "
+            "manifest; render it first: `helm template CHART | kexplain -`)")
 
 
 def _json_stream(text: str, source_path: str) -> list[Any] | ReadError:

@@ -24,6 +24,7 @@ from rich.text import Text
 from kexplain.features import DEFAULT_MINOR
 from kexplain.lint.linter import RULES, SCHEDULING_RULES, Finding, LintedObject, Report, Severity
 from kexplain.render.consoles import text_console
+from kexplain.render.facts import rejection as rejection_words
 
 FORMATS = ("text", "json", "junit", "sarif", "github")
 # The OASIS SARIF 2.1.0 schema (errata 01, the standard's current text): what the log is valid against.
@@ -75,7 +76,8 @@ def _where(f: Finding) -> str:
 
 def print_text(report: Report, console: Console, options: RenderOptions = RenderOptions()) -> None:
     """`path:line: severity [rule] Kind ns/name: field: message`, then the template, the
-    document and any suggestions indented below; a summary line at the end. Styled Text,
+    document, what blocks each claim of a pod PreFilter turned away and any suggestions
+    indented below; a summary line at the end. Styled Text,
     never markup: paths, names and messages are printed as they are (`x:100:.yaml`)."""
     def line(*parts: tuple[str, str]) -> None:
         console.print(Text.assemble(*parts), soft_wrap=True)
@@ -89,6 +91,8 @@ def print_text(report: Report, console: Console, options: RenderOptions = Render
             context.append(f"template {f.location.template}")
         if context:
             line(("    ", ""), (", ".join(context), "dim"))
+        for fact in rejection_words(f.details.get("rejection")):     # what blocks each claim
+            line(("    ", ""), (fact, ""))
         for s in f.suggestions:
             line(("    ", ""), ("suggestion:", "green"), (f" {s}", ""))
     for w in report.warnings:

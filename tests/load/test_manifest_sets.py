@@ -62,7 +62,8 @@ def test_a_volcano_job_is_a_custom_resource_not_a_workload(capsys, tmp_path):
     assert (code, err) == (0, "")
     assert pod_names(trace) == ["web"]
     code, _, err = explain(capsys, str(app / "job.yaml"), "--nodes", CLUSTER)
-    assert code == 2 and err.strip().endswith("no Pod or workload to explain (found Job)")
+    assert code == 2 and err.strip().endswith(
+        "no Pod or workload to explain (found Job (batch.volcano.sh, a custom resource))")
     report = lint(LintOptions((str(app),), (CLUSTER,)))
     assert sorted((f.rule, f.obj.kind) for f in report.findings) == [("fits", "Pod"), ("unknown-kind", "Job")]
 
