@@ -137,14 +137,16 @@ def test_live_pod_commands_take_node_group_label_and_only_read(capsys, api):
     assert api.methods == {"GET"} and api.paths().count(STATUS_PATH) == 2
 
 
-def test_a_status_in_an_unknown_format_ends_live_mode_with_one_line(capsys, api):
+def test_a_status_in_an_unknown_format_is_a_note_and_the_pod_is_explained(capsys, api):
     serve_status(api)
     cm = api.objects[STATUS_PATH]
     cm["data"]["status"] = "Cluster autoscaler is doing fine\n"
     code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig])
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == 1 and "kexplain agrees with the scheduler" in out
+    assert "\nCluster autoscaler\n" not in out          # no node group found: no section
     (line,) = err.strip().splitlines()
+    assert line.startswith("note: the autoscaler's node groups could not be found: ")
     assert f"{api.url}: ConfigMap kube-system/cluster-autoscaler-status: data.status: not a status CA writes" in line
     assert "accepted: the YAML ClusterAutoscalerStatus" in line and TOKEN not in err
 
@@ -161,3 +163,94 @@ def test_a_node_group_label_that_is_no_label_name_is_refused_before_reading(caps
     assert code == 2 and out == ""
     assert err.startswith("error: --node-group-label 'bad key!': not a label name: name part must consist of ")
     assert STATUS_PATH not in api.paths() and "/api/v1/nodes" not in api.paths()
+
+
+# --- the groups found, used: the "Cluster autoscaler" section without --node-groups ---------------
+
+def test_the_section_runs_with_the_groups_found_and_says_where_from(capsys, api, tmp_path):
+    serve_status(api)
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    doc = json.loads(out)["autoscaler"]
+    assert {g["name"]: g["nodes"] for g in doc["nodeGroups"]} == {
+        GENERAL: ["node-a1", "node-b1", "node-c1"], "memory-large": [], GPU: []}
+    assert doc["nodeGroupsFound"]["sources"] == ["CA's status ConfigMap kube-system/cluster-autoscaler-status"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == [EKS]
+    assert any(n.startswith("node group memory-large (CA's status ConfigMap)") for n in doc["nodeGroupsFound"]["notes"])
+    # the general group's template (built from a member) takes the pod: CA scales it up by one
+    assert doc["expansion"]["bestOption"]["nodeGroup"] == GENERAL and doc["result"] == "ScaleUpSuccessful"
+    code = main(base)
+    out, _ = capsys.readouterr()
+    section = out[out.index("\nCluster autoscaler\n"):]
+    assert "Node groups found in the cluster: CA's status ConfigMap" in " ".join(section.split())
+    assert f"members by label {EKS}" in " ".join(section.split())
+    assert section.index("Node groups found") < section.index("Event: Normal TriggeredScaleUp")
+    # --node-group: one group found; a name not among them is refused with the closest
+    code = main([*base, "--node-group", "memory-large"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and out.startswith(f"Node group memory-large for pod shop/{CHECKOUT}: skipped")
+    code = main([*base, "--node-group", "memory-larg"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err == ("error: --node-group memory-larg: no node group of that name among the 3 node groups "
+                                 "found in the cluster; the closest: memory-large\n")
+    page = tmp_path / "page.html"
+    code = main([*base, "--html", str(page)])
+    capsys.readouterr()
+    assert code == 1 and "nodeGroupsFound" in page.read_text()
+    assert api.methods == {"GET"}
+
+
+def test_a_user_label_makes_members_of_the_group_ca_reports(capsys, api):
+    serve_status(api)
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group-label",
+                 "example.com/pool", "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    assert code == 1 and {g["name"]: g["nodes"] for g in doc["nodeGroups"]}["memory-large"] == ["node-b2", "node-c2"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == [EKS, "example.com/pool"]
+
+
+def test_pending_runs_one_loop_over_the_pods_left_pending(capsys, api):
+    serve_status(api)
+    code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    listed = json.loads(out)
+    pending = [i["pod"]["name"] for i in listed["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
+    doc = listed["autoscaler"]
+    assert [p["name"] for p in doc["pods"]] == pending and CHECKOUT in pending
+    assert "nodeGroupsFound" in doc
+    code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig])
+    out, _ = capsys.readouterr()
+    assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")
+    assert api.methods == {"GET"}
+
+
+def test_no_group_found_no_section(capsys, api):
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "autoscaler" not in json.loads(out) and err == ""
+
+
+def test_cluster_api_groups_bring_their_members(capsys, api):
+    """A Cluster API group's instances are its Machines' nodes (by providerID), not a label:
+    the loop takes them as found."""
+    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
+    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
+                         ("Machine", "machines")):
+        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
+        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
+            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
+            "items": items}
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
+    api.collections["/api/v1/nodes"] = nodes
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    assert code == 1
+    members = {g["name"]: g["nodes"] for g in doc["nodeGroups"]}
+    assert members == {"MachineSet/capi-prod/gpu-ms": [], "MachineDeployment/capi-prod/workers-md-0": ["node-a1"]}
+    assert doc["nodeGroupsFound"]["sources"] == [
+        "Cluster API MachineDeployments and MachineSets (members through their Machines)"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == []
