@@ -131,9 +131,14 @@ class Session:
                 if refusals:
                     events, refused = reader.list_events(self.namespace, "Pod", pod_name)
                     refusals += [refused] if refused is not None else []
-            groups = _node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
+            groups = None
+            if node_group_labels is not None:
+                groups = _node_groups(reader, cluster, node_group_labels)
+                daemonsets, refused = _daemonsets(reader)
+                cluster = cluster + daemonsets
+                groups = groups.with_notes(refused)
         if groups is not None and not groups.groups and groups.sources == ("error",):
-            env.error(f"note: {groups.notes[0]}")
+            env.error(f"note: {groups.notes[-1]}")      # what stopped discovery (with_notes puts others first)
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
                     tuple(refusals), tuple(events), groups)
 
@@ -155,6 +160,19 @@ def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[s
     except KexplainError as err:
         return Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",),
                          sources=("error",))
+
+
+def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], list[str]]:
+    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates run their pods), or
+    none and a note of why they could not be read."""
+    from kexplain.load.live import DAEMONSETS, LiveError
+
+    try:
+        items = reader.list_served(DAEMONSETS)
+    except LiveError as err:
+        return [], [f"DaemonSets could not be read (the template nodes get no DaemonSet pod): {err.message}"]
+    src = Source(f"{reader.conn.server}{DAEMONSETS.path}")
+    return [(obj, src) for obj in items], []
 
 
 @contextmanager

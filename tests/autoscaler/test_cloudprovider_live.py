@@ -51,6 +51,20 @@ def serve_status(api, doc: dict | None = None) -> None:
     api.objects[STATUS_PATH] = doc or yaml.safe_load((HERE / "status-yaml.yaml").read_text())
 
 
+def serve_cluster_api(api) -> None:
+    """The Cluster API objects of capi.yaml at v1beta1; node-a1 the machine of workers-md-0."""
+    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
+    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
+                         ("Machine", "machines")):
+        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
+        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
+            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
+            "items": items}
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
+    api.collections["/api/v1/nodes"] = nodes
+
+
 def read(api, *labels: str):
     with session(Environment(stdout=io.StringIO(), stderr=io.StringIO()), Connect(api.kubeconfig)) as s:
         return s.read(None, node_group_labels=labels).node_groups
@@ -78,16 +92,7 @@ def test_without_the_label_of_the_user_a_group_has_no_member(api):
 
 
 def test_cluster_api_objects_served_at_v1beta1_make_groups(api):
-    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
-    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
-                         ("Machine", "machines")):
-        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
-        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
-            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
-            "items": items}
-    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
-    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
-    api.collections["/api/v1/nodes"] = nodes
+    serve_cluster_api(api)
     found = read(api)
     assert [g.name for g in found.groups] == ["MachineSet/capi-prod/gpu-ms", "MachineDeployment/capi-prod/workers-md-0"]
     assert found.members["MachineDeployment/capi-prod/workers-md-0"] == ("node-a1",)
@@ -236,16 +241,7 @@ def test_no_group_found_no_section(capsys, api):
 def test_cluster_api_groups_bring_their_members(capsys, api):
     """A Cluster API group's instances are its Machines' nodes (by providerID), not a label:
     the loop takes them as found."""
-    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
-    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
-                         ("Machine", "machines")):
-        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
-        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
-            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
-            "items": items}
-    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
-    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
-    api.collections["/api/v1/nodes"] = nodes
+    serve_cluster_api(api)
     code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
     doc = json.loads(capsys.readouterr().out)["autoscaler"]
     assert code == 1
@@ -254,3 +250,36 @@ def test_cluster_api_groups_bring_their_members(capsys, api):
     assert doc["nodeGroupsFound"]["sources"] == [
         "Cluster API MachineDeployments and MachineSets (members through their Machines)"]
     assert doc["nodeGroupsFound"]["memberLabels"] == []
+
+
+DAEMONSET = {"metadata": {"name": "node-agent", "namespace": "kube-system", "uid": "6f1c2d3e-0000-4000-8000-00000000a9e1",
+                          "creationTimestamp": "2025-11-01T00:00:00Z"},
+             "spec": {"selector": {"matchLabels": {"app": "node-agent"}},
+                      "template": {"metadata": {"labels": {"app": "node-agent"}},
+                                   "spec": {"tolerations": [{"operator": "Exists"}],
+                                            "containers": [{"name": "agent", "image": "agent:1",
+                                                            "resources": {"requests": {"cpu": "100m"}}}]}}}}
+
+
+def test_daemonsets_are_read_for_the_templates_and_a_refusal_is_a_note(capsys, api):
+    """A provider's template (Cluster API's scale-from-zero annotations, or --node-groups)
+    runs a copy of each DaemonSet's pod that would land there, as CA's template does."""
+    serve_cluster_api(api)
+    gpu = "MachineSet/capi-prod/gpu-ms"
+    api.collections["/apis/apps/v1/daemonsets"] = {"kind": "DaemonSetList", "apiVersion": "apps/v1",
+                                                   "metadata": {"resourceVersion": "9"}, "items": [DAEMONSET]}
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"]
+    code = main(base)
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == gpu)["template"]
+    assert code == 1 and template["source"] == "template" and template["pods"] == ["DaemonSet kube-system/node-agent"]
+    assert api.methods == {"GET"} and "/apis/apps/v1/daemonsets" in api.paths()
+    api.faults.forbidden["/apis/apps/v1/daemonsets"] = "forbidden-list-csinodes.json"
+    code = main(base)
+    trace = json.loads(capsys.readouterr().out)
+    doc = trace["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == gpu)["template"]
+    assert code == 1 and template["pods"] == []
+    assert doc["nodeGroupsFound"]["notes"][0].startswith("DaemonSets could not be read (the template nodes get no "
+                                                         "DaemonSet pod): forbidden (403)")
+    assert trace["live"]["agrees"] is True       # the scheduler's reads are whole: a full explanation
