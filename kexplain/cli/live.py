@@ -268,13 +268,14 @@ def command(
         help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
              "own); repeatable."),
     node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="With a pod NAME: the Cluster Autoscaler's node groups "
-                                                   "(NodeGroupList): what CA would do for the pod."),
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList), in "
+                                                   "place of those found in the cluster: what CA would do for "
+                                                   "the pods left pending."),
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for --node-groups."),
+                                                    help="CA settings for the node groups."),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
-                                             help="With --node-groups: one node group's full verdict, plugin by "
-                                                  "plugin on its template node."),
+                                             help="With node groups (given or found): one node group's full "
+                                                  "verdict, plugin by plugin on its template node."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
