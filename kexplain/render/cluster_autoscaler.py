@@ -61,17 +61,20 @@ def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any]) -> str:
             "its minor's scheduler).")
 
 
-def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
-    """Where the node groups were found in the cluster (sources, the labels naming members)
-    and what discovery could not find, when they were not given (`nodeGroupsFound`)."""
+def found_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Where the node groups were found in the cluster (sources, the labels naming members),
+    then what discovery could not find, when they were not given (`nodeGroupsFound`)."""
     found = doc.get("nodeGroupsFound")
     if not found:
         return []
     labels = found.get("memberLabels") or ()
     members = f"; members by label {', '.join(labels)}" if labels else ""
     line = f"Node groups found in the cluster: {'; '.join(found.get('sources') or ()) or 'nowhere'}{members}."
-    return [Block(Text(line, style="dim"), gap=False),
-            *(Block(Text(f"note: {n}", style="dim"), gap=False) for n in found.get("notes") or ())]
+    return [line, *(f"note: {n}" for n in found.get("notes") or ())]
+
+
+def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
+    return [Block(Text(line, style="dim"), gap=False) for line in found_lines(doc)]
 
 
 def outcome_line(record: Mapping[str, Any] | None) -> str:

@@ -203,7 +203,9 @@ def test_the_section_runs_with_the_groups_found_and_says_where_from(capsys, api,
     page = tmp_path / "page.html"
     code = main([*base, "--html", str(page)])
     capsys.readouterr()
-    assert code == 1 and "nodeGroupsFound" in page.read_text()
+    html = page.read_text()
+    start = html.index('<h3 id="t0-ca">Cluster autoscaler</h3>')
+    assert code == 1 and html.index('class="note ca-found">Node groups found in the cluster: CA', start) > start
     assert api.methods == {"GET"}
 
 
