@@ -112,7 +112,8 @@ class Session:
         what RBAC allows is read (`ClusterReader.read_allowed`), the refusals kept, and then
         the namespace's pod events too (the scheduler's own word). When `node_group_labels` is
         given (None: not asked for), the autoscaler's node groups too
-        (`kexplain.autoscaler.cloudprovider.live`)."""
+        (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
+        with the cluster (each failure a note of the groups, never an error)."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
