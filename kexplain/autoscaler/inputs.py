@@ -3,15 +3,17 @@
 Every object (pending pods included) goes through the API server's admission steps, as in the
 scheduler's inputs. What the inputs leave out is filled in as the README of the CA cases says:
 creation times (pending pods 10 minutes ago plus a second per pod in file order, bound pods 30
-minutes ago, nodes 2 hours ago), a Ready condition on nodes without one, and each group's
-members are found by its node selector. The snapshot lists the nodes in cluster order (CA's
+minutes ago, nodes 2 hours ago), a Ready condition on nodes without one. The groups come from
+`--node-groups FILE` or from the cluster (`kexplain.autoscaler.cloudprovider.Discovery`); either
+way the loop knows each group's members as one mapping, group to node names: a file's groups
+fill it by their node selector, discovered ones bring it (Cluster API instances have no label). The snapshot lists the nodes in cluster order (CA's
 listers and delta snapshot, pinned), with the bound pods CA counts (not the expendable ones).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
 from kexplain.autoscaler.params import Settings, read_settings
@@ -19,6 +21,9 @@ from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.cloudprovider import Discovery
 
 PENDING_AGE = timedelta(minutes=10)
 BOUND_AGE = timedelta(minutes=30)
@@ -68,14 +73,15 @@ def _time(text: Any) -> datetime | None:
         return None
 
 
-def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: str, settings_path: str | None,
+def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "str | Discovery",
+              settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
               now: datetime | None = None, stdin: BinaryIO | None = None, pods_given: bool = False,
               cluster_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
     """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
     `-` reads `stdin`. `pods_given`: the caller puts the pending pods in itself
     (`autoscaler.pending`); `cluster_objects`: the cluster already read (a live one), in place
-    of `node_paths`."""
+    of `node_paths`. `groups_path`: the --node-groups file, or the groups found in the cluster."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -84,7 +90,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
 
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
-    groups = read_node_groups(groups_path, max_bytes)
+    found = None if isinstance(groups_path, str) else groups_path
+    groups = read_node_groups(groups_path, max_bytes) if found is None else list(found.groups)
     with bulk_load():
         cluster_objs = list(cluster_objects) if cluster_objects is not None else \
             load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
@@ -132,7 +139,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
             bound = dict(obj)
             bound["spec"] = {**obj["spec"], "nodeName": name}
             snapshot = snapshot.with_pod_bound(PodInfo(bound))
-    group_members = members(groups, ((n, snapshot.get(n).node.labels) for n in order), Source(groups_path))
+    given = members(groups, ((n, snapshot.get(n).node.labels) for n in order), Source(groups_path)) \
+        if found is None else found.members
+    group_members = in_cluster(groups, given, order)
     owner = {n: g for g, names in group_members.items() for n in names}
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
     created = [_time((p.metadata or {}).get("creationTimestamp")) or now - PENDING_AGE + timedelta(seconds=i)
@@ -141,6 +150,18 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: s
     jobs = [o for o, _ in checked.objects if o.get("kind") == "Job"]
     return LoopInputs(settings, kube, now, groups, group_members, facts, snapshot, pending, created,
                       daemonsets, config_maps, config, warnings, jobs)
+
+
+def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], order: Sequence[str]
+               ) -> dict[str, list[str]]:
+    """Each group's members among the cluster's nodes, in cluster order (`given`: group name to
+    member node names, however they were found); a group without any has none."""
+    owner = {n: g for g, names in given.items() for n in names}
+    out: dict[str, list[str]] = {g.name: [] for g in groups}
+    for name in order:
+        if owner.get(name) in out:
+            out[owner[name]].append(name)
+    return out
 
 
 def _priority(obj: dict[str, Any]) -> int:

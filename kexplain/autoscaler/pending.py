@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from kexplain.autoscaler.inputs import PENDING_AGE, LoopInputs, load_loop
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.cloudprovider import Discovery
+
 
 @dataclass(frozen=True)
 class GroupsRequest:
-    """Where the node groups and CA's settings come from, as the command line gives them."""
+    """Where the node groups and CA's settings come from, as the command line gives them (or,
+    live, the groups found in the cluster)."""
 
     node_groups: str                     # --node-groups FILE
     config: str | None = None            # --autoscaler-config FILE
@@ -30,12 +34,14 @@ class GroupsRequest:
     max_objects: int | None = None
     validate: str = "strict"
     cluster_objects: list | None = None  # the cluster already read (a live one), in place of node_paths
+    discovered: "Discovery | None" = None  # the groups found in the cluster, in place of node_groups
 
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None) -> LoopInputs:
     """The loop's inputs without pending pods: cluster, groups, settings (bad input: InputError)."""
     from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
-    return load_loop(None, req.node_paths, req.node_groups, req.config, kube,
+    groups = req.discovered if req.discovered is not None else req.node_groups
+    return load_loop(None, req.node_paths, groups, req.config, kube,
                      max_bytes=req.max_bytes or DEFAULT_MAX_BYTES, max_objects=req.max_objects or DEFAULT_MAX_OBJECTS,
                      validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects)
 

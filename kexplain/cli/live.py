@@ -18,8 +18,8 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
 from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
                                   run_options, save_page, write_trace)
-from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_loop, check_groups_options,
-                                      check_node_group)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_document, autoscaler_loop,
+                                      check_groups_options, check_node_group)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -112,8 +112,8 @@ class Session:
         what RBAC allows is read (`ClusterReader.read_allowed`), the refusals kept, and then
         the namespace's pod events too (the scheduler's own word). When `node_group_labels` is
         given (None: not asked for), the autoscaler's node groups too
-        (`kexplain.autoscaler.cloudprovider.live`)."""
-        from kexplain.autoscaler.cloudprovider.live import read_node_groups
+        (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
+        with the cluster (each failure a note of the groups, never an error)."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -132,7 +132,14 @@ class Session:
                 if refusals:
                     events, refused = reader.list_events(self.namespace, "Pod", pod_name)
                     refusals += [refused] if refused is not None else []
-            groups = read_node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
+            groups = None
+            if node_group_labels is not None:
+                groups = _node_groups(reader, cluster, node_group_labels)
+                daemonsets, refused = _daemonsets(reader)
+                cluster = cluster + daemonsets
+                groups = groups.with_notes(refused)
+        if groups is not None and not groups.groups and groups.sources == ("error",):
+            env.error(f"note: {groups.notes[-1]}")      # what stopped discovery (with_notes puts others first)
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
                     tuple(refusals), tuple(events), groups)
 
@@ -140,6 +147,33 @@ class Session:
         close = getattr(self.conn.api_client, "close", None)
         if close is not None:
             close()
+
+
+def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[str, ...]) -> "Discovery":
+    """The autoscaler's node groups (`read_node_groups`); none is needed to explain a pod, so
+    whatever stops their discovery (a status ConfigMap CA would not write) is a note (source
+    "error": said on stderr)."""
+    from kexplain.autoscaler.cloudprovider import Discovery
+    from kexplain.autoscaler.cloudprovider.live import read_node_groups
+
+    try:
+        return read_node_groups(reader, cluster, labels)
+    except KexplainError as err:
+        return Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",),
+                         sources=("error",))
+
+
+def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], list[str]]:
+    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates run their pods), or
+    none and a note of why they could not be read."""
+    from kexplain.load.live import DAEMONSETS, LiveError
+
+    try:
+        items = reader.list_served(DAEMONSETS)
+    except LiveError as err:
+        return [], [f"DaemonSets could not be read (the template nodes get no DaemonSet pod): {err.message}"]
+    src = Source(f"{reader.conn.server}{DAEMONSETS.path}")
+    return [(obj, src) for obj in items], []
 
 
 @contextmanager
@@ -235,13 +269,14 @@ def command(
         help="A node label whose value names the node's autoscaler node group (besides EKS', GKE's and AKS' "
              "own); repeatable."),
     node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
-                                              help="With a pod NAME: the Cluster Autoscaler's node groups "
-                                                   "(NodeGroupList): what CA would do for the pod."),
+                                              help="The Cluster Autoscaler's node groups (NodeGroupList), in "
+                                                   "place of those found in the cluster: what CA would do for "
+                                                   "the pods left pending."),
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for --node-groups."),
+                                                    help="CA settings for the node groups."),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
-                                             help="With --node-groups: one node group's full verdict, plugin by "
-                                                  "plugin on its template node."),
+                                             help="With node groups (given or found): one node group's full "
+                                                  "verdict, plugin by plugin on its template node."),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -264,9 +299,7 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         raise KexplainError("give a pod NAME or --pending/-A, not both")
     if args.node and not args.name:
         raise KexplainError("--node needs a pod NAME")
-    if args.node_groups and not args.name:
-        raise KexplainError("--node-groups needs a pod NAME")
-    check_groups_options(args, args.node, args.node_group)
+    check_groups_options(args, args.node, args.node_group, discovering=True)
     if not args.name and not many:
         raise KexplainError("name a pod (kexplain pod NAME [-n NAMESPACE]), or pass --pending or -A")
     from kexplain.autoscaler.cloudprovider import label_keys
@@ -287,6 +320,24 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
     if args.name:
         return _explain_named(env, args, live, config)
     return _explain_pending(env, args, live, config)
+
+
+def groups_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]):
+    """The node groups CA's loop runs with (`GroupsRequest`): --node-groups FILE, else those
+    found in the cluster (`Live.node_groups`), else None (no section); --node-group and
+    --autoscaler-config without any is an error."""
+    from kexplain.autoscaler.pending import GroupsRequest
+
+    found = live.node_groups
+    if args.node_groups:
+        return GroupsRequest(args.node_groups, args.autoscaler_config, cluster_objects=cluster)
+    if found is not None and found.groups:
+        return GroupsRequest("", args.autoscaler_config, cluster_objects=cluster, discovered=found)
+    for flag, given in (("--autoscaler-config", args.autoscaler_config), ("--node-group", args.node_group)):
+        if given is not None:
+            raise KexplainError(f"{flag} needs node groups: none were found in the cluster (CA's status ConfigMap, "
+                                "provider labels, Cluster API): give --node-groups FILE")
+    return None
 
 
 def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: KubeVersion, config: Any) -> ExitStatus:
@@ -367,13 +418,12 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
-    if args.node_groups:
-        from kexplain.autoscaler.pending import GroupsRequest
-        groups = GroupsRequest(args.node_groups, args.autoscaler_config, cluster_objects=cluster)
+    groups = groups_of(args, live, cluster)
+    if groups is not None:
         if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
             trace["autoscaler"] = autoscaled(trace, groups, config.kube, inputs.pod)
             check_node_group(args.node_group, trace["autoscaler"])
-        else:           # read all the same: a bad file is refused whatever the verdict
+        elif groups.discovered is None:     # read all the same: a bad file is refused whatever the verdict
             autoscaler_loop(groups, config.kube, ())
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
@@ -420,6 +470,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     rows: list[tuple[str, str, str, str]] = []
     detailed: list[LivePod] = []
     skipped: list[dict[str, str]] = []
+    groups = groups_of(args, live, live.cluster)
+    unscheduled: list[PodInfo] = []           # the pods CA's loop runs for (with node groups)
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
                         what="explaining pending pods") as bar:
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
@@ -437,6 +489,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                                      hints=tuple(nominated_notes(verdict.inputs, trace)))
                 result = LivePod(pod, trace, comparison)
                 statuses.append(for_trace(trace))
+                if groups is not None and trace["result"]["status"] not in NO_AUTOSCALER:
+                    unscheduled.append(verdict.inputs.pod)
                 where = live_json(live.server, live.context, live.server_version, comparison)
                 if writer is not None:
                     writer.item({**trace, "live": where})
@@ -445,13 +499,24 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
             rows.append(summary(result))
             if args.details and result.trace is not None:
                 detailed.append(result)
+    doc = None
+    if groups is not None and (unscheduled or args.node_group is not None):
+        doc = autoscaler_document(groups, config.kube, unscheduled)
+        check_node_group(args.node_group, doc)
+    elif groups is not None and groups.discovered is None:   # a bad file is refused whatever the verdicts
+        autoscaler_loop(groups, config.kube, ())
+    extra = {"autoscaler": doc} if doc is not None else {}
     if writer is not None:
-        writer.close({"skipped": skipped})
+        writer.close({"skipped": skipped, **extra})
     else:
         where = "any namespace" if args.all_namespaces else f'namespace "{live.namespace}"'
         print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
+        if doc is not None:
+            from kexplain.render.cluster_autoscaler import print_section
+            print_section(doc, env.console(), args.node_group)
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:
-        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": explained, "skipped": skipped})
+        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": explained, "skipped": skipped,
+                              **extra})
     return aggregate(statuses)

@@ -21,10 +21,12 @@ CLOSEST = 3     # group names a wrong --node-group NAME suggests
 NO_AUTOSCALER = ("Scheduled", "Error")
 
 
-def check_groups_options(req: "Request", node: Optional[str], node_group: Optional[str]) -> None:
-    """--autoscaler-config and --node-group need --node-groups; --node-group and --node
-    are two views of one verdict: one of them."""
-    if req.node_groups is None:
+def check_groups_options(req: "Request", node: Optional[str], node_group: Optional[str],
+                         discovering: bool = False) -> None:
+    """--autoscaler-config and --node-group need --node-groups (unless the groups may be found
+    in the cluster: `discovering`, checked once read); --node-group and --node are two views of
+    one verdict: one of them."""
+    if req.node_groups is None and not discovering:
         for flag, given in (("--autoscaler-config", req.autoscaler_config), ("--node-group", node_group)):
             if given is not None:
                 raise KexplainError(f"{flag} needs --node-groups FILE (the Cluster Autoscaler's node groups)")
@@ -36,13 +38,14 @@ def check_groups_options(req: "Request", node: Optional[str], node_group: Option
 
 
 def check_node_group(name: Optional[str], doc: dict) -> None:
-    """`--node-group NAME` names a group of --node-groups, or a one-line error (exit 2) with
-    the closest names."""
+    """`--node-group NAME` names a group of --node-groups (or of those found in the cluster),
+    or a one-line error (exit 2) with the closest names."""
     names = [g["name"] for g in doc.get("nodeGroups") or ()]
     if name is None or name in names:
         return
     close = difflib.get_close_matches(name, names, n=CLOSEST)
-    among = f"among the {len(names)} node group{'s' if len(names) != 1 else ''} of --node-groups"
+    where = "found in the cluster" if "nodeGroupsFound" in doc else "of --node-groups"
+    among = f"among the {len(names)} node group{'s' if len(names) != 1 else ''} {where}"
     raise KexplainError(f"--node-group {name}: no node group of that name {among}"
                         + (f"; the closest: {', '.join(close)}" if close else ""))
 
@@ -72,12 +75,20 @@ def autoscaler_loop(req, kube: "KubeVersion", pending: "Sequence[PodInfo]", boun
     return with_pending(load_groups(groups, kube), pending, bound)
 
 
+def with_found(doc: dict, req) -> dict:
+    """`doc` with, when the groups were found in the cluster, where (key `nodeGroupsFound`)."""
+    from kexplain.autoscaler.cloudprovider import provenance
+
+    found = getattr(req, "discovered", None)
+    return {**doc, "nodeGroupsFound": provenance(found)} if found is not None else doc
+
+
 def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
                         bound: "Sequence[PodInfo]" = ()) -> dict:
     """One Cluster Autoscaler loop over `pending`: the trace's `autoscaler` key."""
     from kexplain.autoscaler.pending import autoscaler_document as document
 
-    return document(autoscaler_loop(req, kube, pending, bound))
+    return with_found(document(autoscaler_loop(req, kube, pending, bound)), req)
 
 
 def autoscaled(trace: dict, req, kube: "KubeVersion", pod: "PodInfo") -> dict:
@@ -87,7 +98,7 @@ def autoscaled(trace: dict, req, kube: "KubeVersion", pod: "PodInfo") -> dict:
     from kexplain.suggest.node_groups import with_group_suggestions
 
     loop = autoscaler_loop(req, kube, [pod])
-    doc = document(loop)
+    doc = with_found(document(loop), req)
     if "suggestions" in trace:
         trace["suggestions"] = with_group_suggestions(trace["suggestions"], loop, pod, doc, document)
     return doc

@@ -165,6 +165,11 @@ RESOURCES: tuple[Resource, ...] = (
 )
 PODS = next(r for r in RESOURCES if r.plural == "pods")
 NAMESPACES = RESOURCES[0]
+# Read only for the Cluster Autoscaler's loop (its template nodes run a copy of each DaemonSet's
+# pod that would land there), not by the scheduler: outside RESOURCES, so a refusal is a note of
+# the autoscaler's section, never a partial read of the cluster. One list, of few objects.
+DAEMONSETS = Resource("DaemonSet", "daemonsets", "apps", "v1", optional=True,
+                      adds="the autoscaler's template nodes' DaemonSet pods")
 # Read only for a user who cannot read the cluster: the scheduler's own word about a pod.
 EVENTS = Resource("Event", "events", "", "v1", namespaced=True,
                   adds="the scheduler's and the autoscaler's events (age, count)")

@@ -1,5 +1,6 @@
 """The "Cluster autoscaler" section of an explanation: what CA would do for the pod the scheduler
-left pending, when node groups are known (`--node-groups`).
+left pending, when node groups are known (`--node-groups`, or found in a live cluster: then the
+document's `nodeGroupsFound` says where, and the section says it too).
 
 It reads only the trace's `autoscaler` key (the CA loop's document plus `explained`, every
 Filter plugin on each group's template): the event CA would emit on the pod, a table of the
@@ -60,6 +61,22 @@ def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any]) -> str:
             "its minor's scheduler).")
 
 
+def found_lines(doc: Mapping[str, Any]) -> list[str]:
+    """Where the node groups were found in the cluster (sources, the labels naming members),
+    then what discovery could not find, when they were not given (`nodeGroupsFound`)."""
+    found = doc.get("nodeGroupsFound")
+    if not found:
+        return []
+    labels = found.get("memberLabels") or ()
+    members = f"; members by label {', '.join(labels)}" if labels else ""
+    line = f"Node groups found in the cluster: {'; '.join(found.get('sources') or ()) or 'nowhere'}{members}."
+    return [line, *(f"note: {n}" for n in found.get("notes") or ())]
+
+
+def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
+    return [Block(Text(line, style="dim"), gap=False) for line in found_lines(doc)]
+
+
 def outcome_line(record: Mapping[str, Any] | None) -> str:
     """The event CA would emit on the pod, or why it emits none."""
     if record is None:
@@ -104,6 +121,11 @@ def failing_facts(facts: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return out
 
 
+def given_where(doc: Mapping[str, Any]) -> str:
+    """Where a group's template may be given: the file, or the provider's own (discovered)."""
+    return "from the provider" if doc.get("nodeGroupsFound") else "in --node-groups"
+
+
 def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[tuple[str, str, list[str]]]]]:
     """Per node group: name, size, CA's verdict, and lines (plugin, reasons, the plugin's facts
     on the template in `--node`'s words) of what stands in the way."""
@@ -137,7 +159,7 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[tuple[s
         elif own:
             lines.append((own + "*", "; ".join(v.get("reasons") or ()), []))
         elif verdict == "no template":
-            lines.append(("", "no template node: neither a ready member nor a template in --node-groups", []))
+            lines.append(("", f"no template node: neither a ready member nor a template {given_where(doc)}", []))
         rows.append((name, size, verdict, lines))
     return rows
 
@@ -174,6 +196,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     record = explained_record(doc)
     blocks = [Block(Text(TITLE, style="bold")),
               Block(Text(version_note(doc, trace), style="dim"), gap=False),
+              *found_blocks(doc),
               Block(Text(outcome_line(record)), whole=bool(record and record.get("events")), gap=False)]
     table = look.table("Node groups")
     table.add_column("group", no_wrap=True)
@@ -233,13 +256,15 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     head = Text.assemble(("Node group ", ""), (group, "bold"), (" for pod ", ""),
                          (f"{pod.get('namespace')}/{pod.get('name')}", "bold"), (": ", ""),
                          (verdict, "bold green" if verdict in ("fits", "its template takes the pod") else "bold red"))
-    blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False)]
+    blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False),
+              *found_blocks(doc)]
     if not v:       # CA's scale-up did not look at the groups for it: why
         blocks.append(Block(Text(outcome_line(record or None)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
-    source = {"node": "built from a member node", "template": "from --node-groups"}.get(template.get("source"), "none")
+    source = {"node": "built from a member node",
+              "template": given_where(doc).replace("in ", "from ", 1)}.get(template.get("source"), "none")
     blocks.append(Block(Text(f"{size}; template {source}"), gap=False))
     if verdict == "skipped":
         blocks.append(Block(Text("Skipped by CA: " + "; ".join(v.get("reasons") or ())), gap=False))

@@ -51,6 +51,20 @@ def serve_status(api, doc: dict | None = None) -> None:
     api.objects[STATUS_PATH] = doc or yaml.safe_load((HERE / "status-yaml.yaml").read_text())
 
 
+def serve_cluster_api(api) -> None:
+    """The Cluster API objects of capi.yaml at v1beta1; node-a1 the machine of workers-md-0."""
+    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
+    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
+                         ("Machine", "machines")):
+        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
+        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
+            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
+            "items": items}
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
+    api.collections["/api/v1/nodes"] = nodes
+
+
 def read(api, *labels: str):
     with session(Environment(stdout=io.StringIO(), stderr=io.StringIO()), Connect(api.kubeconfig)) as s:
         return s.read(None, node_group_labels=labels).node_groups
@@ -78,16 +92,7 @@ def test_without_the_label_of_the_user_a_group_has_no_member(api):
 
 
 def test_cluster_api_objects_served_at_v1beta1_make_groups(api):
-    docs = [d for d in yaml.safe_load_all((HERE / "capi.yaml").read_text()) if d]
-    for kind, plural in (("MachineDeployment", "machinedeployments"), ("MachineSet", "machinesets"),
-                         ("Machine", "machines")):
-        items = [{k: v for k, v in d.items() if k not in ("apiVersion", "kind")} for d in docs if d["kind"] == kind]
-        api.collections[f"/apis/cluster.x-k8s.io/v1beta1/{plural}"] = {
-            "kind": f"{kind}List", "apiVersion": "cluster.x-k8s.io/v1beta1", "metadata": {"resourceVersion": "7"},
-            "items": items}
-    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
-    nodes["items"][0]["spec"]["providerID"] = "aws:///us-east-1a/i-0a1b2c3d4e5f60001"   # node-a1: a machine's
-    api.collections["/api/v1/nodes"] = nodes
+    serve_cluster_api(api)
     found = read(api)
     assert [g.name for g in found.groups] == ["MachineSet/capi-prod/gpu-ms", "MachineDeployment/capi-prod/workers-md-0"]
     assert found.members["MachineDeployment/capi-prod/workers-md-0"] == ("node-a1",)
@@ -137,14 +142,16 @@ def test_live_pod_commands_take_node_group_label_and_only_read(capsys, api):
     assert api.methods == {"GET"} and api.paths().count(STATUS_PATH) == 2
 
 
-def test_a_status_in_an_unknown_format_ends_live_mode_with_one_line(capsys, api):
+def test_a_status_in_an_unknown_format_is_a_note_and_the_pod_is_explained(capsys, api):
     serve_status(api)
     cm = api.objects[STATUS_PATH]
     cm["data"]["status"] = "Cluster autoscaler is doing fine\n"
     code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig])
     out, err = capsys.readouterr()
-    assert code == 2 and out == ""
+    assert code == 1 and "kexplain agrees with the scheduler" in out
+    assert "\nCluster autoscaler\n" not in out          # no node group found: no section
     (line,) = err.strip().splitlines()
+    assert line.startswith("note: the autoscaler's node groups could not be found: ")
     assert f"{api.url}: ConfigMap kube-system/cluster-autoscaler-status: data.status: not a status CA writes" in line
     assert "accepted: the YAML ClusterAutoscalerStatus" in line and TOKEN not in err
 
@@ -161,3 +168,120 @@ def test_a_node_group_label_that_is_no_label_name_is_refused_before_reading(caps
     assert code == 2 and out == ""
     assert err.startswith("error: --node-group-label 'bad key!': not a label name: name part must consist of ")
     assert STATUS_PATH not in api.paths() and "/api/v1/nodes" not in api.paths()
+
+
+# --- the groups found, used: the "Cluster autoscaler" section without --node-groups ---------------
+
+def test_the_section_runs_with_the_groups_found_and_says_where_from(capsys, api, tmp_path):
+    serve_status(api)
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    doc = json.loads(out)["autoscaler"]
+    assert {g["name"]: g["nodes"] for g in doc["nodeGroups"]} == {
+        GENERAL: ["node-a1", "node-b1", "node-c1"], "memory-large": [], GPU: []}
+    assert doc["nodeGroupsFound"]["sources"] == ["CA's status ConfigMap kube-system/cluster-autoscaler-status"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == [EKS]
+    assert any(n.startswith("node group memory-large (CA's status ConfigMap)") for n in doc["nodeGroupsFound"]["notes"])
+    # the general group's template (built from a member) takes the pod: CA scales it up by one
+    assert doc["expansion"]["bestOption"]["nodeGroup"] == GENERAL and doc["result"] == "ScaleUpSuccessful"
+    code = main(base)
+    out, _ = capsys.readouterr()
+    section = out[out.index("\nCluster autoscaler\n"):]
+    assert "Node groups found in the cluster: CA's status ConfigMap" in " ".join(section.split())
+    assert f"members by label {EKS}" in " ".join(section.split())
+    assert section.index("Node groups found") < section.index("Event: Normal TriggeredScaleUp")
+    # --node-group: one group found; a name not among them is refused with the closest
+    code = main([*base, "--node-group", "memory-large"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and out.startswith(f"Node group memory-large for pod shop/{CHECKOUT}: skipped")
+    code = main([*base, "--node-group", "memory-larg"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err == ("error: --node-group memory-larg: no node group of that name among the 3 node groups "
+                                 "found in the cluster; the closest: memory-large\n")
+    page = tmp_path / "page.html"
+    code = main([*base, "--html", str(page)])
+    capsys.readouterr()
+    html = page.read_text()
+    start = html.index('<h3 id="t0-ca">Cluster autoscaler</h3>')
+    assert code == 1 and html.index('class="note ca-found">Node groups found in the cluster: CA', start) > start
+    assert api.methods == {"GET"}
+
+
+def test_a_user_label_makes_members_of_the_group_ca_reports(capsys, api):
+    serve_status(api)
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group-label",
+                 "example.com/pool", "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    assert code == 1 and {g["name"]: g["nodes"] for g in doc["nodeGroups"]}["memory-large"] == ["node-b2", "node-c2"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == [EKS, "example.com/pool"]
+
+
+def test_pending_runs_one_loop_over_the_pods_left_pending(capsys, api):
+    serve_status(api)
+    code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    listed = json.loads(out)
+    pending = [i["pod"]["name"] for i in listed["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
+    doc = listed["autoscaler"]
+    assert [p["name"] for p in doc["pods"]] == pending and CHECKOUT in pending
+    assert "nodeGroupsFound" in doc
+    code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig])
+    out, _ = capsys.readouterr()
+    assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")
+    assert api.methods == {"GET"}
+
+
+def test_no_group_found_no_section(capsys, api):
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "autoscaler" not in json.loads(out) and err == ""
+
+
+def test_cluster_api_groups_bring_their_members(capsys, api):
+    """A Cluster API group's instances are its Machines' nodes (by providerID), not a label:
+    the loop takes them as found."""
+    serve_cluster_api(api)
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    assert code == 1
+    members = {g["name"]: g["nodes"] for g in doc["nodeGroups"]}
+    assert members == {"MachineSet/capi-prod/gpu-ms": [], "MachineDeployment/capi-prod/workers-md-0": ["node-a1"]}
+    assert doc["nodeGroupsFound"]["sources"] == [
+        "Cluster API MachineDeployments and MachineSets (members through their Machines)"]
+    assert doc["nodeGroupsFound"]["memberLabels"] == []
+
+
+DAEMONSET = {"metadata": {"name": "node-agent", "namespace": "kube-system", "uid": "6f1c2d3e-0000-4000-8000-00000000a9e1",
+                          "creationTimestamp": "2025-11-01T00:00:00Z"},
+             "spec": {"selector": {"matchLabels": {"app": "node-agent"}},
+                      "template": {"metadata": {"labels": {"app": "node-agent"}},
+                                   "spec": {"tolerations": [{"operator": "Exists"}],
+                                            "containers": [{"name": "agent", "image": "agent:1",
+                                                            "resources": {"requests": {"cpu": "100m"}}}]}}}}
+
+
+def test_daemonsets_are_read_for_the_templates_and_a_refusal_is_a_note(capsys, api):
+    """A provider's template (Cluster API's scale-from-zero annotations, or --node-groups)
+    runs a copy of each DaemonSet's pod that would land there, as CA's template does."""
+    serve_cluster_api(api)
+    gpu = "MachineSet/capi-prod/gpu-ms"
+    api.collections["/apis/apps/v1/daemonsets"] = {"kind": "DaemonSetList", "apiVersion": "apps/v1",
+                                                   "metadata": {"resourceVersion": "9"}, "items": [DAEMONSET]}
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"]
+    code = main(base)
+    doc = json.loads(capsys.readouterr().out)["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == gpu)["template"]
+    assert code == 1 and template["source"] == "template" and template["pods"] == ["DaemonSet kube-system/node-agent"]
+    assert api.methods == {"GET"} and "/apis/apps/v1/daemonsets" in api.paths()
+    api.faults.forbidden["/apis/apps/v1/daemonsets"] = "forbidden-list-csinodes.json"
+    code = main(base)
+    trace = json.loads(capsys.readouterr().out)
+    doc = trace["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == gpu)["template"]
+    assert code == 1 and template["pods"] == []
+    assert doc["nodeGroupsFound"]["notes"][0].startswith("DaemonSets could not be read (the template nodes get no "
+                                                         "DaemonSet pod): forbidden (403)")
+    assert trace["live"]["agrees"] is True       # the scheduler's reads are whole: a full explanation

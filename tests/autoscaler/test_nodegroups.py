@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.autoscaler.nodegroups import members, parse_node_groups, read_node_groups
+from kexplain.autoscaler.nodegroups import NodeGroup, members, parse_node_groups, read_node_groups
 from kexplain.errors import InputError, Source
 
 SRC = Source("groups.yaml")
@@ -64,3 +64,14 @@ def test_the_file_must_hold_one_document(tmp_path):
     path.write_text("nodeGroups: []\n---\nnodeGroups: []\n")
     with pytest.raises(InputError, match="expected one NodeGroupList document, found 2"):
         read_node_groups(str(path))
+
+
+def test_the_loop_takes_members_as_a_mapping_in_cluster_order():
+    """One mechanism for every source: group -> member names (a file's by its nodeSelector, a
+    discovered group's as found), kept in cluster order, nodes the cluster lacks left out."""
+    from kexplain.autoscaler.inputs import in_cluster
+
+    groups = [NodeGroup("a", 0, 3, None, {}), NodeGroup("b", 0, 3, None, {"pool": "b"})]
+    got = in_cluster(groups, {"a": ("n3", "n1", "gone"), "b": ("n2",)}, ["n1", "n2", "n3"])
+    assert got == {"a": ["n1", "n3"], "b": ["n2"]}
+    assert in_cluster(groups, {}, ["n1"]) == {"a": [], "b": []}

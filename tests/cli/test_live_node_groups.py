@@ -73,8 +73,24 @@ def test_the_section_for_a_live_pod(capsys, api, tmp_path: Path):
     assert out.startswith(f"Node group big for pod shop/{CHECKOUT}: ")
 
 
-def test_node_groups_need_a_pod_name(capsys, api, tmp_path: Path):
+def test_the_section_after_the_pending_list(capsys, api, tmp_path: Path):
+    """--pending: one CA loop over every pod the scheduler left pending, after the list."""
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
-    code, out, err = run(capsys, "pod", "--pending", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups))
-    assert code == 2 and err == "error: --node-groups needs a pod NAME\n"
+    base = ["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups)]
+    code, out, err = run(capsys, *base, "-o", "json")
+    assert code == 1, err
+    doc = json.loads(out)
+    names = [p["name"] for p in doc["autoscaler"]["pods"]]
+    explained = [i["pod"]["name"] for i in doc["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
+    assert names == explained and CHECKOUT in names
+    assert "nodeGroupsFound" not in doc["autoscaler"]      # given, not found
+    code, out, _ = run(capsys, *base)
+    assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")
+
+
+def test_node_group_without_any_group_is_refused_after_reading(capsys, api):
+    code, out, err = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group", "gpu")
+    assert code == 2 and out == ""
+    assert err == ("error: --node-group needs node groups: none were found in the cluster (CA's status ConfigMap, "
+                   "provider labels, Cluster API): give --node-groups FILE\n")

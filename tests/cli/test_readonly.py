@@ -35,7 +35,7 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
 from kexplain.autoscaler.cloudprovider.live import ACCESS, CLUSTER_API, STATUS_PATH
-from kexplain.load.live import RESOURCES
+from kexplain.load.live import DAEMONSETS, RESOURCES
 from tests.support.live_server import NAMESPACE_VIEW, RecordedApiServer, Rbac, isolate
 from tests.support.paths import ROOT
 
@@ -119,7 +119,7 @@ def granted() -> set[tuple[str, str, str]]:
             for group in rule["apiGroups"] for res in rule["resources"]}
 
 
-COLLECTIONS = {r.path: (r.group, r.plural) for r in RESOURCES}
+COLLECTIONS = {r.path: (r.group, r.plural) for r in (*RESOURCES, DAEMONSETS)}      # DaemonSets: CA's templates
 COLLECTIONS.update({f"/apis/{r.group}/{v}/{r.plural}": (r.group, r.plural)      # the autoscaler's node groups
                     for r in CLUSTER_API for v in (r.version, *r.fallbacks)})
 
@@ -292,14 +292,15 @@ def test_kubectl_plugin_only_reads(capsys, tmp_path, sent, monkeypatch):
 
 def test_every_kind_read_is_listed_and_only_the_pod_is_got(capsys, tmp_path, sent):
     """One `pod NAME` run reads each kind of RESOURCES with `list`, the pod with `get`, and the
-    autoscaler's node groups (CA's status ConfigMap, Cluster API): exactly what the ClusterRole
-    grants, nothing more, nothing less."""
+    autoscaler's node groups (CA's status ConfigMap, Cluster API) and DaemonSets: exactly what
+    the ClusterRole grants, nothing more, nothing less."""
     cred = credentials(tmp_path)["token"]
     with RecordedApiServer(token=TOKEN) as api:
         kubeconfig = cred.kubeconfig(tmp_path / "kubeconfig", api.url)
         run(capsys, ["pod", CHECKOUT, "--kubeconfig", kubeconfig])
         needed = {rbac_verb(s.method, s.path) for s in api.requests} - {None}
-    assert needed == {("list", r.group, r.plural) for r in RESOURCES} | {("get", "", "pods")} | set(ACCESS)
+    assert needed == ({("list", r.group, r.plural) for r in (*RESOURCES, DAEMONSETS)} | {("get", "", "pods")}
+                      | set(ACCESS))
     assert needed <= granted()
 
 

@@ -41,6 +41,22 @@ class Discovery:
         return Discovery(self.groups, self.members, (*notes, *self.notes), self.sources)
 
 
+# Where each source of `discover` is, for a reader.
+SOURCE_WORDS = {"status ConfigMap": f"CA's status ConfigMap {status_configmap.NAMESPACE}/{status_configmap.NAME}",
+                "Cluster API": "Cluster API MachineDeployments and MachineSets (members through their Machines)"}
+CLUSTER_API_KINDS = ("MachineDeployment/", "MachineSet/")
+
+
+def provenance(found: Discovery) -> dict[str, Any]:
+    """Where the groups of `found` came from, in words (`sources`), the node labels that
+    named the members of the groups found by label (`memberLabels`), and `notes`: the
+    autoscaler document's `nodeGroupsFound` key."""
+    labels = dict.fromkeys(k for g in found.groups if not g.name.startswith(CLUSTER_API_KINDS)
+                           for k in g.node_selector)
+    return {"sources": [SOURCE_WORDS.get(s, s) for s in found.sources], "memberLabels": list(labels),
+            "notes": list(found.notes)}
+
+
 def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
     """The provider labels, then the ones given (--node-group-label), each once; a given one
     that is not a label name is an error."""

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.render.cluster_autoscaler import (FAILED, choice_line, explained_record, group_rows, outcome_line,
-                                                version_note)
+from kexplain.render.cluster_autoscaler import (FAILED, choice_line, explained_record, found_lines, group_rows,
+                                                outcome_line, version_note)
 from kexplain.render.html.markup import Html, el, join, table
 from kexplain.render.node import filter_words
 
@@ -26,6 +26,7 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
         return []
     out: list[Html] = [el("h3", "Cluster autoscaler", id=f"t{i}-ca"),
                        el("p", version_note(doc, trace), cls="note"),
+                       *(el("p", line, cls="note ca-found") for line in found_lines(doc)),
                        el("p", el("code", outcome_line(explained_record(doc))), cls="ca-event")]
     rows = []
     marked = False

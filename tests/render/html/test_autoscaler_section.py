@@ -29,6 +29,7 @@ def test_the_section(tmp_path):
     assert all(f'<details class="ca-group" id="{g}">' in section for g in groups)
     assert "<b>NodeAffinity*: </b>" in section and "<b>NodeResourcesFit: </b>" in section
     assert '<p class="ca-choice">Expander least-waste chose compute: 1 node for 1 pod' in section
+    assert "ca-found" not in section            # the groups were given, not found
 
 
 def test_no_section_without_node_groups(tmp_path):
