@@ -138,8 +138,6 @@ class Session:
                 daemonsets, refused = _daemonsets(reader)
                 cluster = cluster + daemonsets
                 groups = groups.with_notes(refused)
-        if groups is not None and not groups.groups and groups.sources == ("error",):
-            env.error(f"note: {groups.notes[-1]}")      # what stopped discovery (with_notes puts others first)
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
                     tuple(refusals), tuple(events), groups)
 
@@ -150,9 +148,9 @@ class Session:
 
 
 def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[str, ...]) -> "Discovery":
-    """The autoscaler's node groups (`read_node_groups`); none is needed to explain a pod, so
-    whatever stops their discovery (a status ConfigMap CA would not write) is a note (source
-    "error": said on stderr)."""
+    """The autoscaler's node groups (`read_node_groups`). What stops their discovery (a status
+    ConfigMap CA would not write) is bad input, but none is needed to explain a pod: it is kept
+    (source "error", `discovery_error`) and reported after the explanation, which counts it (2)."""
     from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.autoscaler.cloudprovider.live import read_node_groups
 
@@ -316,10 +314,24 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
             live = s.read(args.name, allowed=not args.all_namespaces, node_group_labels=args.node_group_labels)
     if live.refusals:
-        return _explain_from_events(env, args, live, kube, config)
-    if args.name:
-        return _explain_named(env, args, live, config)
-    return _explain_pending(env, args, live, config)
+        status = _explain_from_events(env, args, live, kube, config)
+    elif args.name:
+        status = _explain_named(env, args, live, config)
+    else:
+        status = _explain_pending(env, args, live, config)
+    failed = discovery_error(live)
+    if failed is None:
+        return status
+    env.error(f"error: {failed}")
+    return aggregate([status, ExitStatus.BAD_INPUT])
+
+
+def discovery_error(live: Live) -> Optional[str]:
+    """What stopped the discovery of the autoscaler's node groups (`_node_groups`), or None."""
+    groups = live.node_groups
+    if groups is not None and not groups.groups and groups.sources == ("error",):
+        return groups.notes[-1]         # with_notes puts the others first
+    return None
 
 
 def groups_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]):

@@ -142,16 +142,16 @@ def test_live_pod_commands_take_node_group_label_and_only_read(capsys, api):
     assert api.methods == {"GET"} and api.paths().count(STATUS_PATH) == 2
 
 
-def test_a_status_in_an_unknown_format_is_a_note_and_the_pod_is_explained(capsys, api):
+def test_a_status_in_an_unknown_format_is_an_error_after_the_pod_is_explained(capsys, api):
     serve_status(api)
     cm = api.objects[STATUS_PATH]
     cm["data"]["status"] = "Cluster autoscaler is doing fine\n"
     code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig])
     out, err = capsys.readouterr()
-    assert code == 1 and "kexplain agrees with the scheduler" in out
+    assert code == 2 and "kexplain agrees with the scheduler" in out     # bad input, the pod explained all the same
     assert "\nCluster autoscaler\n" not in out          # no node group found: no section
     (line,) = err.strip().splitlines()
-    assert line.startswith("note: the autoscaler's node groups could not be found: ")
+    assert line.startswith("error: the autoscaler's node groups could not be found: ")
     assert f"{api.url}: ConfigMap kube-system/cluster-autoscaler-status: data.status: not a status CA writes" in line
     assert "accepted: the YAML ClusterAutoscalerStatus" in line and TOKEN not in err
 
