@@ -10,6 +10,7 @@ failing plugin and its reasons, as CA's FailingPredicateError records them.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -125,8 +126,12 @@ class ClusterSim:
         if n == 0:
             return None
         start = (self._last_index + 1) % n
-        order = [*range(start, n), *range(start)] if among is None else \
-            sorted(among, key=lambda i: (i - start) % n)
+        if among is None:
+            order: Sequence[int] = [*range(start, n), *range(start)]
+        else:           # from `start` on, round the list: the sorted indexes, rotated
+            ascending = sorted(among)
+            cut = bisect_left(ascending, start)
+            order = ascending[cut:] + ascending[:cut]
         candidates = [i for i in order if not infos[i].node.unschedulable
                       and (names is None or infos[i].name in names)]
         chunk = _FIRST_CHUNK
