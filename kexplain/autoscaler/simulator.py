@@ -168,8 +168,10 @@ class ClusterSim:
             cut = bisect_left(ascending, start)
             order = ascending[cut:] + ascending[:cut]
         ruled_out = self._ruled_out(pod, state)
+        if ruled_out:           # first: for a pod like many before it, most nodes are
+            order = [i for i in order if id(infos[i]) not in ruled_out]
         candidates = [i for i in order if not infos[i].node.unschedulable
-                      and (names is None or infos[i].name in names) and id(infos[i]) not in ruled_out]
+                      and (names is None or infos[i].name in names)]
         local = self._local_filters
         chunk = _FIRST_CHUNK
         at = 0
