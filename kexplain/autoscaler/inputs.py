@@ -100,7 +100,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
     if not pods_path and settings.mode == "scaleup" and not pods_given:
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
                          "--autoscaler-config runs without it")
-    others = [(o, s) for o, s in pod_objs if not any(o is p for p, _ in pending_src)]
+    pending_objs = {id(o) for o, _ in pending_src}
+    others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
     _refuse_repeats(cluster_objs + others, pending_src)
     cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in CLUSTER_KINDS | EXTRA_KINDS]
     kinds = CLUSTER_KINDS | EXTRA_KINDS

@@ -58,13 +58,15 @@ def command(
     from kexplain.autoscaler.inputs import load_loop
     from kexplain.autoscaler.loop import run_once
     from kexplain.features.kube_version import ENV_VAR, resolve
+    from kexplain.load.gcpolicy import bulk_load
 
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, CA_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
-    loop = load_loop(pods, tuple(nodes), node_groups, autoscaler_config, kube, max_bytes=max_input_size,
-                     max_objects=max_objects, validate=validate, stdin=env.stdin)
+    with bulk_load(freeze=True):      # as the scheduler's CLI: no collection while reading, the snapshot frozen
+        loop = load_loop(pods, tuple(nodes), node_groups, autoscaler_config, kube, max_bytes=max_input_size,
+                         max_objects=max_objects, validate=validate, stdin=env.stdin)
     for warning in loop.warnings:
         env.error(f"warning: {warning}")
     doc = build_document(loop, run_once(loop))

@@ -284,11 +284,14 @@ class Framework:
                 pairs = list(zip(alive, col))
             failed = [(i, s) for i, s in pairs if s.code is not _SUCCESS_CODE]
             if failed:
-                made: dict[int, Status] = {}       # a status shared by many nodes: one verdict
+                # equal statuses (a plugin's per-node `Insufficient cpu`s, or one shared by
+                # many nodes) make one verdict: the verdict depends on the code and reasons only
+                made: dict[tuple[Code, tuple[str, ...]], Status] = {}
                 for i, s in failed:
-                    verdict = made.get(id(s))
+                    key = (s.code, s.reasons)
+                    verdict = made.get(key)
                     if verdict is None:
-                        verdict = made[id(s)] = _filter_failure(name, s)
+                        verdict = made[key] = _filter_failure(name, s)
                     verdicts[i] = verdict
                 out = {i for i, _ in failed}
                 alive = [i for i in alive if i not in out]
