@@ -14,7 +14,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from tests.browser.conftest import kexplain  # noqa: E402
-from tests.support.paths import FIXTURES  # noqa: E402
+from tests.support.paths import DATA, FIXTURES  # noqa: E402
 
 CASE = FIXTURES / "autoscaler"
 
@@ -27,18 +27,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-DEPLOYMENT = """apiVersion: apps/v1
-kind: Deployment
-metadata: {name: worker}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: worker}}
-  template:
-    metadata: {labels: {app: worker}}
-    spec:
-      nodeSelector: {kubernetes.io/arch: amd64}
-      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
-"""
+DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas on amd64 nodes
 
 
 @pytest.fixture(scope="module")

@@ -11,24 +11,13 @@ import pytest
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
-from tests.support.paths import FIXTURES
+from tests.support.paths import DATA, FIXTURES
 
 CASE = FIXTURES / "autoscaler"
 BASE = [str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--kubernetes-version", "1.35",
         "--no-suggestions"]
 GROUPS = ["--node-groups", str(CASE / "nodegroups.yaml")]
-DEPLOYMENT = """apiVersion: apps/v1
-kind: Deployment
-metadata: {name: worker}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: worker}}
-  template:
-    metadata: {labels: {app: worker}}
-    spec:
-      nodeSelector: {kubernetes.io/arch: amd64}
-      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
-"""
+DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas on amd64 nodes
 
 
 def kexplain(*args: str) -> tuple[int, str, str]:

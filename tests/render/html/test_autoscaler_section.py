@@ -6,7 +6,7 @@ import re
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
-from tests.support.paths import FIXTURES
+from tests.support.paths import DATA, FIXTURES
 
 CASE = FIXTURES / "autoscaler"
 
@@ -40,18 +40,7 @@ def test_no_section_without_node_groups(tmp_path):
     assert '<h3 id="t0-ca">' in page(tmp_path, "pod.yaml")
 
 
-DEPLOYMENT = """apiVersion: apps/v1
-kind: Deployment
-metadata: {name: worker}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: worker}}
-  template:
-    metadata: {labels: {app: worker}}
-    spec:
-      nodeSelector: {kubernetes.io/arch: amd64}
-      containers: [{name: c, image: worker:2.1, resources: {requests: {cpu: 1500m, memory: 2Gi}}}]
-"""
+DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas on amd64 nodes
 
 
 def test_replicas_the_page_has_the_loop_over_the_copies_that_did_not_fit(tmp_path):
