@@ -50,7 +50,8 @@ def command(
              f"$KEXPLAIN_KUBERNETES_VERSION, else {CA_KUBERNETES}, the scheduler CA embeds)."),
 ) -> ExitStatus:
     """Explain one Cluster Autoscaler loop: which pending pods trigger a scale-up of which node
-    group, and why the others do not (as CA v1.36.2 decides, events included).
+    group, and why the others do not, events included, as the Cluster Autoscaler of
+    openshift/kubernetes-autoscaler 70920d3c6f5f (Kubernetes v1.36.2 vendored) decides.
 
     Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing
     nodes, 1 some pending pod did not, 2 bad usage or bad input, 4 internal error."""
