@@ -12,7 +12,7 @@ from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
-CA_KUBERNETES = "1.36"      # the scheduler CA v1.36.2 embeds
+CA_KUBERNETES = "1.36"      # the scheduler the reference CA embeds (Kubernetes v1.36.2 vendored)
 
 EXIT_HELP = ("Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing nodes, "
              "1 some pending pod did not, 2 bad usage or bad input, 4 internal error.")
