@@ -16,7 +16,7 @@ from typing import Sequence
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.autoscaler.templates import HOSTNAME
+from kexplain.autoscaler.templates import HOSTNAME, renamed_pod
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
@@ -161,15 +161,7 @@ def _add_node(sim: ClusterSim, template: NodeInfo, index: int) -> str:
     meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
     obj["metadata"] = meta
     info = NodeInfo(Node.from_obj(obj))
-    pods: list[PodInfo] = []
-    for pod in template.pods:
-        copy = dict(pod.obj)
-        pmeta = dict(copy.get("metadata") or {})
-        pmeta["name"] = f"{pod.name}-e-{index}"
-        pmeta["uid"] = f"{pmeta.get('uid', pod.name)}-e-{index}"
-        copy["metadata"] = pmeta
-        copy["spec"] = {**pod.spec, "nodeName": name}
-        pods.append(PodInfo(copy))
+    pods = [renamed_pod(pod, name, f"e-{index}") for pod in template.pods]
     if pods:
         info.add_pods(pods)
     sim.add_node(info)

@@ -117,7 +117,9 @@ def _sanitized_node(obj: Mapping[str, Any], name: str, settings: Settings) -> di
     return node
 
 
-def _renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
+def renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
+    """A copy of `pod` on `node_name`, named (and uid'd) with `suffix`: a template's pods as CA
+    copies them onto a new node."""
     obj = dict(pod.obj)
     meta = dict(obj.get("metadata") or {})
     meta["name"] = f"{pod.name}-{suffix}"
@@ -185,7 +187,7 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
     running: set[str] = set()
     for pod in pods:
         if pod.deletion_timestamp is None and (is_mirror_pod(pod) or is_daemonset_pod(pod)):
-            kept.append(_renamed_pod(pod, name, "1"))
+            kept.append(renamed_pod(pod, name, "1"))
             shown.append(_shown_name(pod, pod.name))
         ref = controller_ref(pod)
         if ref is not None and ref.get("kind") == "DaemonSet":
