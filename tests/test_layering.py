@@ -1,4 +1,4 @@
-"""The import layering: data flows one way, cli -> render -> lint -> suggest -> autoscaler -> explain -> load ->
+"""The import layering: data flows one way, cli -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> load ->
 framework / plugins / admission / config -> model / cel -> apimachinery -> errors.
 
 Every `kexplain` import of every module (function-level ones too) is read from the source; a
@@ -24,7 +24,7 @@ RANKS = {
     "plugins": 32,
     "load": 40,
     "explain": 50,
-    "autoscaler": 55,
+    "autoscaler": 55, "karpenter": 55,
     "suggest": 60,
     "lint": 70,
     "render": 80,

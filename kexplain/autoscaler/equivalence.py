@@ -12,30 +12,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.model.pod import PodInfo
+
 
 MAX_GROUPS_PER_CONTROLLER = 10
 _QUANTITY_MAPS = frozenset({"requests", "limits", "overhead", "capacity"})
-
-
-def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
-    """The pod's controller ownerReference (metav1.GetControllerOf), or None."""
-    for ref in pod.metadata.get("ownerReferences") or ():
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            return ref
-    return None
-
-
-def is_daemonset_pod(pod: PodInfo) -> bool:
-    """A DaemonSet's pod (controller of kind DaemonSet, or CA's daemonset-pod annotation)."""
-    ref = controller_ref(pod)
-    if ref is not None and ref.get("kind") == "DaemonSet":
-        return True
-    return (pod.metadata.get("annotations") or {}).get("cluster-autoscaler.kubernetes.io/daemonset-pod") == "true"
-
-
-def is_mirror_pod(pod: PodInfo) -> bool:
-    return "kubernetes.io/config.mirror" in (pod.metadata.get("annotations") or {})
 
 
 @dataclass

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Sequence
 
-from kexplain.autoscaler.equivalence import controller_ref, is_daemonset_pod, spec_key
+from kexplain.autoscaler.equivalence import spec_key
+from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.simulator import ClusterSim

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping, Sequence
 
-from kexplain.autoscaler.equivalence import controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
 from kexplain.errors import Source

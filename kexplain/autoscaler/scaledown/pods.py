@@ -9,10 +9,10 @@ from typing import Any, Mapping
 
 from kexplain.framework.preemption import parse_timestamp
 from kexplain.model.pod import PodInfo
-from kexplain.plugins.helper.spread import controller_ref, parse_group_version
+from kexplain.autoscaler.podutil import DAEMONSET_POD_ANNOTATION, controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.model.owners import MIRROR_ANNOTATION
+from kexplain.plugins.helper.spread import parse_group_version
 
-DAEMONSET_POD_ANNOTATION = "cluster-autoscaler.kubernetes.io/daemonset-pod"
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
 DEFAULT_GRACE_SECONDS = 30                  # apiv1.DefaultTerminationGracePeriodSeconds
@@ -25,19 +25,6 @@ __all__ = ["controller_ref", "parse_group_version", "annotations", "is_daemonset
 
 def annotations(pod: PodInfo) -> Mapping[str, Any]:
     return pod.metadata.get("annotations") or {}
-
-
-def is_daemonset_pod(pod: PodInfo) -> bool:
-    """A DaemonSet's pod: its controller is a DaemonSet, or CA's annotation says it counts as one."""
-    ref = controller_ref(pod)
-    if ref is not None and ref.get("kind") == "DaemonSet":
-        return True
-    return annotations(pod).get(DAEMONSET_POD_ANNOTATION) == "true"
-
-
-def is_mirror_pod(pod: PodInfo) -> bool:
-    """A static pod's mirror: the kubelet's config.mirror annotation, whatever its value."""
-    return MIRROR_ANNOTATION in annotations(pod)
 
 
 def creation_ns(pod: PodInfo) -> int | None:

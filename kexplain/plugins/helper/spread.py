@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from kexplain.model.labels import LabelSelector, SelectorError, parse_selector, selector_from_set
+from kexplain.model.owners import controller_ref
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot, unchanged_by_bind
 
@@ -71,14 +72,6 @@ def parse_group_version(api_version: str) -> tuple[str, str] | None:
         return "", api_version
     if len(parts) == 2:
         return parts[0], parts[1]
-    return None
-
-
-def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
-    """The first owner reference marked controller (metav1.GetControllerOf)."""
-    for ref in pod.metadata.get("ownerReferences") or ():
-        if ref.get("controller") is True:
-            return ref
     return None
 
 

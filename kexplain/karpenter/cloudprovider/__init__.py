@@ -1,0 +1,1 @@
+"""Karpenter's pkg/cloudprovider: instance types, offerings, their order and truncation."""

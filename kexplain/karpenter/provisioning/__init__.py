@@ -1,0 +1,1 @@
+"""Karpenter's provisioning controller (pkg/controllers/provisioning): the provisioner."""

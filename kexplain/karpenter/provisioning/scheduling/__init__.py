@@ -1,0 +1,1 @@
+"""Karpenter's scheduler (pkg/controllers/provisioning/scheduling): Solve, NodeClaims, topology."""

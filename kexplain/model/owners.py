@@ -1,0 +1,32 @@
+"""Who made a pod: its controller ownerReference, a DaemonSet's pod, a static pod's mirror.
+
+The one home for these facts: kube-scheduler's spread defaults, the Cluster Autoscaler and
+Karpenter all ask them, each adding only its own twist (CA also counts its daemonset-pod
+annotation: `kexplain.autoscaler.podutil`).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from kexplain.model.pod import PodInfo
+
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
+    """The first owner reference marked controller (metav1.GetControllerOf), or None."""
+    for ref in pod.metadata.get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return ref
+    return None
+
+
+def is_owned_by_daemonset(pod: PodInfo) -> bool:
+    """Its controller is a DaemonSet."""
+    ref = controller_ref(pod)
+    return ref is not None and ref.get("kind") == "DaemonSet"
+
+
+def is_mirror_pod(pod: PodInfo) -> bool:
+    """A static pod's mirror: the kubelet's config.mirror annotation, whatever its value."""
+    return MIRROR_ANNOTATION in (pod.metadata.get("annotations") or {})
