@@ -1,0 +1,135 @@
+"""Which node group a node is an instance of, for groups known by their ids only (CA's status
+ConfigMap): CA's `CloudProvider.NodeGroupForNode` as each provider defines it.
+
+The id says the provider. A MIG URL (`gce`): the node whose providerID is an instance of the
+MIG (its project and zone, its base instance name), else the nodes of its node pool (the pool
+label) in its zone (the providerID's zone, else the zone label) — a GKE pool over three zones
+is three MIGs, each with its zone's nodes. A scale set (`azure`): the node whose providerID
+is an instance of it. Any id (an ASG, `aws`; a scale set whose instances name none): the nodes
+whose node-group label names the group — the providers' labels (`PROVIDER_LABELS`), then the
+`--node-group-label` keys given. A node two groups claim by label stays in the first, said in
+a note (CA's NodeGroupForNode gives one group).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE, zone_of
+from kexplain.autoscaler.cloudprovider import aws, azure, gce
+
+# label key -> the forms a group id takes for a label value V, besides V itself.
+PROVIDER_LABELS: dict[str, str] = {
+    aws.NODEGROUP_LABEL: aws.MANAGED_ASG_FORM,
+    gce.POOL_LABEL: gce.POOL_MIG_FORM,
+    azure.AGENTPOOL_LABEL: azure.POOL_VMSS_FORM,
+}
+PROVIDER_ID = "providerID"
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    """What membership reads of a Node: its name, labels and providerID."""
+
+    name: str
+    labels: Mapping[str, str]
+    provider_id: str = ""
+
+    @property
+    def zone(self) -> str:
+        """The providerID's zone for a GCE instance, else the zone label's."""
+        instance = gce.ref_from_provider_id(self.provider_id)
+        return instance.zone if instance is not None else zone_of(dict(self.labels))
+
+
+def node_refs(nodes: Iterable[dict[str, Any]]) -> list[NodeRef]:
+    """The NodeRefs of Node objects, in their order."""
+    out = []
+    for node in nodes:
+        meta = node.get("metadata") or {}
+        labels = meta.get("labels")
+        labels = {k: v for k, v in labels.items() if isinstance(v, str)} if isinstance(labels, dict) else {}
+        provider_id = (node.get("spec") or {}).get("providerID")
+        out.append(NodeRef(str(meta.get("name")), labels, provider_id if isinstance(provider_id, str) else ""))
+    return out
+
+
+def names_value(group: str, key: str, value: str) -> bool:
+    """Whether the group id `group` names the nodes whose label `key` is `value`: the id is the
+    value (or ends in `/VALUE`), or, for a provider's label, the provider's name built from it."""
+    if not value:
+        return False
+    last = group.rstrip("/").rsplit("/", 1)[-1]
+    if value in (group, last):
+        return True
+    form = PROVIDER_LABELS.get(key)
+    return form is not None and re.fullmatch(form.replace("{v}", re.escape(value)), last) is not None
+
+
+@dataclass(frozen=True)
+class Members:
+    """Each group's label selector (the labels that name its nodes, {} for none), its members
+    (node names, in node order), the groups a member of which its providerID placed, notes."""
+
+    selectors: dict[str, dict[str, str]]
+    members: dict[str, list[str]]
+    by_provider_id: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+
+
+def members(groups: Sequence[str], nodes: Sequence[NodeRef], label_keys: Sequence[str]) -> Members:
+    """The members of the groups `groups` (ids, the provider's order) among `nodes`."""
+    migs = {g: ref for g in groups if (ref := gce.parse_mig_url(g)) is not None}
+    scale_sets = {}
+    for g in groups:
+        scale_sets.setdefault(g.casefold(), g)
+    selectors = {g: selector(g, nodes, label_keys, migs.get(g)) for g in groups}
+    found: dict[str, list[str]] = {g: [] for g in groups}
+    placed: set[str] = set()
+    notes: list[str] = []
+    for node in nodes:
+        owner = _by_provider_id(node, migs, scale_sets)
+        if owner is not None:
+            placed.add(owner)
+        else:
+            owners = [g for g in groups if _labels_match(node, selectors[g], migs.get(g))]
+            if len(owners) > 1:
+                notes.append(f"node {node.name} is claimed by node groups {owners[0]} and {owners[1]}: "
+                             f"counted in {owners[0]}")
+            owner = owners[0] if owners else None
+        if owner is not None:
+            found[owner].append(node.name)
+    return Members(selectors, found, frozenset(placed), notes)
+
+
+def _by_provider_id(node: NodeRef, migs: Mapping[str, gce.GceRef], scale_sets: Mapping[str, str]) -> str | None:
+    instance = gce.ref_from_provider_id(node.provider_id)
+    if instance is not None:
+        return gce.mig_for_instance(instance, migs)
+    scale_set = azure.scale_set_of(node.provider_id)
+    return scale_sets.get(scale_set.casefold()) if scale_set else None
+
+
+def _labels_match(node: NodeRef, sel: Mapping[str, str], mig: gce.GceRef | None) -> bool:
+    if not sel:
+        return False
+    if mig is not None:
+        instance = gce.ref_from_provider_id(node.provider_id)
+        if node.zone != mig.zone or (instance is not None and instance.project != mig.project):
+            return False
+    return all(node.labels.get(k) == v for k, v in sel.items() if not (mig is not None and k == LABEL_TOPOLOGY_ZONE))
+
+
+def selector(group: str, nodes: Sequence[NodeRef], label_keys: Sequence[str], mig: gce.GceRef | None = None
+             ) -> dict[str, str]:
+    """The first key with a value that names the group; of several values, the longest (a MIG
+    name gke-prod-default-pool-HASH-grp reads as pool "default-pool" or as pool "pool" of
+    cluster "prod-default": the longer value is the more specific). A MIG's selector adds its
+    zone (matched against the providerID's zone when there is one)."""
+    for key in label_keys:
+        values = {n.labels[key] for n in nodes if key in n.labels}
+        named = sorted((v for v in values if names_value(group, key, v)), key=lambda v: (-len(v), v))
+        if named:
+            return {key: named[0], **({LABEL_TOPOLOGY_ZONE: mig.zone} if mig is not None else {})}
+    return {}
