@@ -357,6 +357,7 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
     from datetime import datetime, timezone
 
+    from kexplain.autoscaler.events import autoscaler_events
     from kexplain.explain import partial
     from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
     from kexplain.load.live import is_pending_unschedulable
@@ -381,8 +382,11 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     def gating(pod: Obj) -> list[Obj]:
         return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
 
-    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating)
-               for pod in pods]
+    def autoscaler(pod: Obj) -> list[Obj]:
+        return autoscaler_events(pod, live.events, objects, kube, now)
+
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating,
+                      autoscaler) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",

@@ -1,4 +1,4 @@
-"""The Cluster Autoscaler's events taken apart (kexplain.explain.autoscaler): every event of the
+"""The Cluster Autoscaler's events taken apart (kexplain.autoscaler.events): every event of the
 real CA in ../shared/autoscaler parses, each reason with the plugin of CA's embedded scheduler or
 CA itself; a message of another shape is not guessed at."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kexplain.explain.autoscaler import AUTOSCALER, not_triggered, triggered
+from kexplain.autoscaler.events import AUTOSCALER, not_triggered, triggered
 from kexplain.explain.event_facts import Namespace
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
