@@ -67,17 +67,28 @@ def basename(mig: GceRef) -> str:
     return mig.name.removesuffix("-grp") if _GKE_MIG.fullmatch(mig.name) else mig.name
 
 
-def mig_for_instance(instance: GceRef, migs: Mapping[str, GceRef]) -> str | None:
-    """The id of the MIG (among `migs`, id to ref) of the instance's project and zone whose base
-    instance name begins the instance's name; of several, the longest base name, the one the
-    GCE API would list the instance in."""
-    best: tuple[int, str] | None = None
+MigIndex = Mapping[tuple[str, str], Sequence[tuple[str, str]]]
+
+
+def mig_index(migs: Mapping[str, GceRef]) -> MigIndex:
+    """The MIGs (id to ref) by project and zone, each as (base instance name, id), the longest
+    base name first."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for gid, mig in migs.items():
-        base = basename(mig)
-        if (mig.project, mig.zone) == (instance.project, instance.zone) and instance.name.startswith(base):
-            if best is None or len(base) > best[0]:
-                best = (len(base), gid)
-    return best[1] if best else None
+        out.setdefault((mig.project, mig.zone), []).append((basename(mig), gid))
+    for entries in out.values():
+        entries.sort(key=lambda e: -len(e[0]))
+    return out
+
+
+def mig_for_instance(instance: GceRef, index: MigIndex) -> str | None:
+    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance
+    name begins the instance's name; of several, the longest base name, the one the GCE API
+    would list the instance in."""
+    for base, gid in index.get((instance.project, instance.zone), ()):
+        if instance.name.startswith(base):
+            return gid
+    return None
 
 
 def pool_stem(mig: GceRef) -> str:

@@ -36,12 +36,6 @@ class NodeRef:
     labels: Mapping[str, str]
     provider_id: str = ""
 
-    @property
-    def zone(self) -> str:
-        """The providerID's zone for a GCE instance, else the zone label's."""
-        instance = gce.ref_from_provider_id(self.provider_id)
-        return instance.zone if instance is not None else zone_of(dict(self.labels))
-
 
 def node_refs(nodes: Iterable[dict[str, Any]]) -> list[NodeRef]:
     """The NodeRefs of Node objects, in their order."""
@@ -79,21 +73,33 @@ class Members:
 
 
 def members(groups: Sequence[str], nodes: Sequence[NodeRef], label_keys: Sequence[str]) -> Members:
-    """The members of the groups `groups` (ids, the provider's order) among `nodes`."""
+    """The members of the groups `groups` (ids, the provider's order) among `nodes`. Each node
+    is looked at once: its providerID, then the groups whose selector's first label it carries."""
     migs = {g: ref for g in groups if (ref := gce.parse_mig_url(g)) is not None}
-    scale_sets = {}
+    index = gce.mig_index(migs)
+    scale_sets: dict[str, str] = {}
     for g in groups:
         scale_sets.setdefault(g.casefold(), g)
-    selectors = {g: selector(g, nodes, label_keys, migs.get(g)) for g in groups}
+    values = {k: {n.labels[k] for n in nodes if k in n.labels} for k in label_keys}
+    selectors = {g: selector(g, values, label_keys, migs.get(g)) for g in groups}
+    order = {g: i for i, g in enumerate(groups)}
+    by_label: dict[tuple[str, str], list[str]] = {}
+    for g in groups:
+        if selectors[g]:
+            by_label.setdefault(next(iter(selectors[g].items())), []).append(g)
     found: dict[str, list[str]] = {g: [] for g in groups}
     placed: set[str] = set()
     notes: list[str] = []
     for node in nodes:
-        owner = _by_provider_id(node, migs, scale_sets)
+        instance = gce.ref_from_provider_id(node.provider_id)
+        owner = _by_provider_id(node, instance, index, scale_sets)
         if owner is not None:
             placed.add(owner)
         else:
-            owners = [g for g in groups if _labels_match(node, selectors[g], migs.get(g))]
+            candidates = sorted({g for k in label_keys if k in node.labels for g in by_label.get((k, node.labels[k]), ())},
+                                key=order.__getitem__)
+            zone = instance.zone if instance is not None else zone_of(dict(node.labels))
+            owners = [g for g in candidates if _labels_match(node, selectors[g], migs.get(g), instance, zone)]
             if len(owners) > 1:
                 notes.append(f"node {node.name} is claimed by node groups {owners[0]} and {owners[1]}: "
                              f"counted in {owners[0]}")
@@ -103,33 +109,30 @@ def members(groups: Sequence[str], nodes: Sequence[NodeRef], label_keys: Sequenc
     return Members(selectors, found, frozenset(placed), notes)
 
 
-def _by_provider_id(node: NodeRef, migs: Mapping[str, gce.GceRef], scale_sets: Mapping[str, str]) -> str | None:
-    instance = gce.ref_from_provider_id(node.provider_id)
+def _by_provider_id(node: NodeRef, instance: gce.GceRef | None, index: gce.MigIndex,
+                    scale_sets: Mapping[str, str]) -> str | None:
     if instance is not None:
-        return gce.mig_for_instance(instance, migs)
+        return gce.mig_for_instance(instance, index)
     scale_set = azure.scale_set_of(node.provider_id)
     return scale_sets.get(scale_set.casefold()) if scale_set else None
 
 
-def _labels_match(node: NodeRef, sel: Mapping[str, str], mig: gce.GceRef | None) -> bool:
-    if not sel:
+def _labels_match(node: NodeRef, sel: Mapping[str, str], mig: gce.GceRef | None, instance: gce.GceRef | None,
+                  zone: str) -> bool:
+    if mig is not None and (zone != mig.zone or (instance is not None and instance.project != mig.project)):
         return False
-    if mig is not None:
-        instance = gce.ref_from_provider_id(node.provider_id)
-        if node.zone != mig.zone or (instance is not None and instance.project != mig.project):
-            return False
     return all(node.labels.get(k) == v for k, v in sel.items() if not (mig is not None and k == LABEL_TOPOLOGY_ZONE))
 
 
-def selector(group: str, nodes: Sequence[NodeRef], label_keys: Sequence[str], mig: gce.GceRef | None = None
+def selector(group: str, values: Mapping[str, set[str]], label_keys: Sequence[str], mig: gce.GceRef | None = None
              ) -> dict[str, str]:
-    """The first key with a value that names the group; of several values, the longest (a MIG
-    name gke-prod-default-pool-HASH-grp reads as pool "default-pool" or as pool "pool" of
-    cluster "prod-default": the longer value is the more specific). A MIG's selector adds its
-    zone (matched against the providerID's zone when there is one)."""
+    """The first key with a value (among the nodes' `values` of each key) that names the group;
+    of several values, the longest (a MIG name gke-prod-default-pool-HASH-grp reads as pool
+    "default-pool" or as pool "pool" of cluster "prod-default": the longer value is the more
+    specific). A MIG's selector adds its zone (matched against the providerID's zone when there
+    is one)."""
     for key in label_keys:
-        values = {n.labels[key] for n in nodes if key in n.labels}
-        named = sorted((v for v in values if names_value(group, key, v)), key=lambda v: (-len(v), v))
+        named = sorted((v for v in values.get(key, ()) if names_value(group, key, v)), key=lambda v: (-len(v), v))
         if named:
             return {key: named[0], **({LABEL_TOPOLOGY_ZONE: mig.zone} if mig is not None else {})}
     return {}
