@@ -25,7 +25,6 @@ PROVIDER_LABELS: dict[str, str] = {
     gce.POOL_LABEL: gce.POOL_MIG_FORM,
     azure.AGENTPOOL_LABEL: azure.POOL_VMSS_FORM,
 }
-PROVIDER_ID = "providerID"
 
 
 @dataclass(frozen=True)

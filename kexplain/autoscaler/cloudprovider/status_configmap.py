@@ -210,7 +210,7 @@ def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequ
 
 
 def _no_member(group: str, sel: Mapping[str, str], label_keys: Sequence[str]) -> str:
-    tail = ("and the status gives no template: not ready for scale-up, as CA says of a group without one")
+    tail = "and the status gives no template: not ready for scale-up, as CA says of a group without one"
     mig = gce.parse_mig_url(group)
     if sel and mig is not None:
         named = ", ".join(f"{k}={v}" for k, v in sel.items() if k != LABEL_TOPOLOGY_ZONE)
