@@ -13,15 +13,13 @@ from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.loop import LoopResult, reasons_message_parts
-from kexplain.autoscaler.orchestrator import LIMITED_BY_MAX_NODES_TOTAL
+from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 
 API_VERSION = "kexplain/v1"
 KIND = "ClusterAutoscalerScaleUp"
 SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
-# the outcomes, in the order the first that applies is taken
-TRIGGERED = "TriggeredScaleUp"
-NOT_TRIGGERED = "NotTriggerScaleUp"
+# the outcomes, in the order the first that applies is taken (the events' reasons: TRIGGERED, NOT_TRIGGERED)
 
 
 def _names(pods: Iterable[PodInfo]) -> list[str]:

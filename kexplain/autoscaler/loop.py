@@ -13,11 +13,13 @@ from datetime import timedelta
 from typing import Any
 
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.orchestrator import (LIMITED_BY_MAX_NODES_TOTAL, NOT_NEEDED, NOT_TRIED, STATUS_CONFIGMAP,
-                                              SUCCESSFUL, ERROR, Context, Event, NoScaleUpInfo,
-                                              ScaleUpStatus, scale_up)
+from kexplain.autoscaler.orchestrator import Context, Event, NoScaleUpInfo, ScaleUpStatus, scale_up
 from kexplain.autoscaler.podlistprocessor import Processed, process
-from kexplain.autoscaler.resourcelimits import max_nodes_total_message, max_nodes_total_reached
+from kexplain.autoscaler.resourcelimits import max_nodes_total_reached
+from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
+                                        LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES,
+                                        NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, STATUS_CONFIGMAP,
+                                        SUCCESSFUL, TRIGGERED, TRIGGERED_PREFIX, max_nodes_total_message)
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.pod import PodInfo
@@ -116,18 +118,18 @@ def run_once(loop: LoopInputs) -> LoopResult:
     unhealthy = unhealthy_groups(loop, targets)
     if not cluster_healthy(loop):
         result = LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
-                            targets, cluster_events=[Event(STATUS_CONFIGMAP, "Warning", "ClusterUnhealthy",
-                                                           "Cluster is unhealthy")])
+                            targets, cluster_events=[Event(STATUS_CONFIGMAP, "Warning", CLUSTER_UNHEALTHY,
+                                                           CLUSTER_UNHEALTHY_MESSAGE)])
         return result
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
     elif max_nodes_total_reached(max_total, ready):
         status = ScaleUpStatus(LIMITED_BY_MAX_NODES_TOTAL,
                                remain_unschedulable=[NoScaleUpInfo(p, {}, {}) for p in to_help])
-        cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
+        cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", MAX_NODES_TOTAL_REACHED,
                                     max_nodes_total_message(max_total)))
     elif min(created[id(p)] for p in to_help) + NEW_POD_BUFFER > loop.now:
-        status = ScaleUpStatus("ScaleUpInCooldown")
+        status = ScaleUpStatus(IN_COOLDOWN)
     else:
         called = True
         ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
@@ -181,14 +183,14 @@ def _emit_events(result: LoopResult) -> None:
     if status.result not in (SUCCESSFUL, ERROR):
         for info in status.remain_unschedulable:
             if status.result == LIMITED_BY_MAX_NODES_TOTAL:
-                message = "max total nodes in cluster reached"
+                message = MAX_TOTAL_NODES
             else:
                 message = ", ".join(reasons_message_parts(status, info))
             events.setdefault(id(info.pod), []).append(
-                Event(info.pod.key, "Normal", "NotTriggerScaleUp", f"pod didn't trigger scale-up: {message}"))
+                Event(info.pod.key, "Normal", NOT_TRIGGERED, f"{NOT_TRIGGERED_PREFIX}{message}"))
     if status.scale_up_infos:
         text = "[" + " ".join(str(i) for i in status.scale_up_infos) + "]"
         for pod in status.triggered:
             events.setdefault(id(pod), []).append(
-                Event(pod.key, "Normal", "TriggeredScaleUp", f"pod triggered scale-up: {text}"))
+                Event(pod.key, "Normal", TRIGGERED, f"{TRIGGERED_PREFIX}{text}"))
 

@@ -177,7 +177,19 @@ def members(groups: Sequence[NodeGroup], nodes: Iterable[tuple[str, Mapping[str,
         owners = [g.name for g in groups if g.selects(labels)]
         if len(owners) > 1:
             raise InputError(f"node {name} is selected by two node groups, {owners[0]} and {owners[1]}: "
-                             "each node belongs to at most one group (check their nodeSelector)", source=source)
+                             f"each node belongs to at most one group (check their nodeSelector{_zonal_hint(owners)})",
+                             source=source)
         if owners:
             out[owners[0]].append(name)
     return out
+
+
+def _zonal_hint(owners: Sequence[str]) -> str:
+    """For two MIGs (a GKE pool's, one per zone) selected alike: what tells them apart."""
+    from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
+    from kexplain.autoscaler.cloudprovider.gce import parse_mig_url
+
+    migs = [parse_mig_url(o) for o in owners[:2]]
+    if all(migs) and migs[0].zone != migs[1].zone:
+        return f"; MIGs of zones {migs[0].zone} and {migs[1].zone}: add {LABEL_TOPOLOGY_ZONE} to each"
+    return ""

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.quantity import milli_value
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.apimachinery.labels import LABEL_HOSTNAME, REGION_LABELS, ZONE_LABELS
 from kexplain.model.resources import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, resource_list
 
 if TYPE_CHECKING:
@@ -32,11 +33,7 @@ if TYPE_CHECKING:
 # BasicIgnoredLabels: the hostname, the zone and region (deprecated and GA keys), and two labels
 # whose values differ per group by design.
 BASIC_IGNORED_LABELS = frozenset({
-    "kubernetes.io/hostname",
-    "failure-domain.beta.kubernetes.io/zone",
-    "failure-domain.beta.kubernetes.io/region",
-    "topology.kubernetes.io/zone",
-    "topology.kubernetes.io/region",
+    LABEL_HOSTNAME, *ZONE_LABELS, *REGION_LABELS,
     "beta.kubernetes.io/fluentd-ds-ready",
     "kops.k8s.io/instancegroup",
 })

@@ -18,9 +18,11 @@ from kexplain.autoscaler.estimator import estimate, estimator_limits, group_limi
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
-from kexplain.autoscaler.resourcelimits import (ATOMIC_LIMIT_REASON, atomic_scale_up_exceeds, cap_new_node_count,
-                                                max_nodes_total_message)
+from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_node_count
 from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.status import (ATOMIC_LIMIT, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
+                                        NO_OPTIONS, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
+                                        STATUS_CONFIGMAP, SUCCESSFUL, max_nodes_total_message)
 from kexplain.autoscaler.templates import Template
 from kexplain.model.pod import PodInfo
 
@@ -29,22 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.resourcelimits import QuotaTracker
     from kexplain.autoscaler.params import Settings
 
-STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"
-# skip reasons (skippedreasons.go)
-BACKOFF = "in backoff after failed scale-up"
-MAX_LIMIT_REACHED = "max node group size reached"
-NOT_READY = "not ready for scale-up"
-# reasons ScaleUp adds after the simulation (rejectedreasons.go)
-ALL_OR_NOTHING = "not all pods would fit and scale-up is using all-or-nothing strategy"
-OPTIONS_FILTERED_OUT = "expansion options filtered out and no longer considered"
-EXECUTION_FAILED = "scale-up execution failed"
-
-SUCCESSFUL = "ScaleUpSuccessful"
-ERROR = "ScaleUpError"
-NO_OPTIONS = "ScaleUpNoOptionsAvailable"
-NOT_NEEDED = "ScaleUpNotNeeded"
-LIMITED_BY_MAX_NODES_TOTAL = "ScaleUpLimitedByMaxNodesTotal"
-NOT_TRIED = "ScaleUpNotTried"
 
 
 @dataclass(frozen=True)
@@ -167,7 +153,7 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     cap = cap_new_node_count(best.node_count, node_count, settings.max_nodes_total)
     new_nodes = cap.count
     if cap.capped:
-        st.events.append(Event(STATUS_CONFIGMAP, "Warning", "MaxNodesTotalReached",
+        st.events.append(Event(STATUS_CONFIGMAP, "Warning", MAX_NODES_TOTAL_REACHED,
                                max_nodes_total_message(settings.max_nodes_total)))
     if cap.error:
         _mark_all_unschedulable(groups, EXECUTION_FAILED)
@@ -177,11 +163,11 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     infos = _balance(ctx, best.node_group, new_nodes, schedulable)
     st.scale_up_infos = infos
     for info in infos:
-        st.events.append(Event(STATUS_CONFIGMAP, "Normal", "ScaledUpGroup",
+        st.events.append(Event(STATUS_CONFIGMAP, "Normal", SCALED_UP_GROUP,
                                f"Scale-up: setting group {info.group.name} size to {info.new_size} instead of "
                                f"{info.current_size} (max: {info.max_size})"))
         ctx.target_sizes[info.group.name] = info.new_size
-        st.events.append(Event(STATUS_CONFIGMAP, "Normal", "ScaledUpGroup",
+        st.events.append(Event(STATUS_CONFIGMAP, "Normal", SCALED_UP_GROUP,
                                f"Scale-up: group {info.group.name} size set to {info.new_size} instead of "
                                f"{info.current_size} (max: {info.max_size})"))
     st.result = SUCCESSFUL
@@ -202,7 +188,7 @@ def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...]
     if g.options.zero_or_max_node_scaling:
         count = g.max_size - target
         if atomic_scale_up_exceeds(node_count, count, ctx.settings.max_nodes_total):
-            return (ATOMIC_LIMIT_REASON,)
+            return (ATOMIC_LIMIT,)
     template = ctx.templates.get(g.name)
     if template is None:
         return (NOT_READY,)

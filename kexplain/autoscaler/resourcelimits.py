@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.quantity import value
+from kexplain.autoscaler.status import MAX_NODES_TOTAL_ERROR, exceeded_quota
 from kexplain.errors import InputError, Source
 from kexplain.model.resources import CPU, MEMORY, resource_list
 
@@ -32,8 +33,6 @@ GIB = 1 << 30
 DEFAULT_CORES_TOTAL = "0:320000"         # config.DefaultMaxClusterCores
 DEFAULT_MEMORY_TOTAL = "0:6400000"       # config.DefaultMaxClusterMemory, GiB
 VIRTUAL_KUBELET_LABEL = ("type", "virtual-kubelet")
-MAX_NODES_TOTAL_ERROR = "max node total count already reached"
-ATOMIC_LIMIT_REASON = "atomic scale-up exceeds cluster node count limit"
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _GO_INT = re.compile(r"[+-]?[0-9]+\Z")     # strconv.ParseInt(s, 10, 64)'s grammar
 
@@ -120,7 +119,7 @@ class ExceededQuota:
     @property
     def reason(self) -> str:
         """The group's skip reason, as CA words it."""
-        return f'exceeded quota: "{self.id}", resources: {", ".join(self.resources)}'
+        return exceeded_quota(self.id, self.resources)
 
 
 @dataclass(frozen=True)
@@ -204,13 +203,8 @@ class QuotaTracker:
 # -- --max-nodes-total -----------------------------------------------------------------------------
 def max_nodes_total_reached(max_nodes_total: int, ready_nodes: int) -> bool:
     """Whether the loop skips the scale-up (ScaleUpLimitedByMaxNodesTotal): a limit is set and
-    the ready nodes already reach it. CA then records `max_nodes_total_message`."""
+    the ready nodes already reach it. CA then records `status.max_nodes_total_message`."""
     return max_nodes_total > 0 and ready_nodes >= max_nodes_total
-
-
-def max_nodes_total_message(max_nodes_total: int) -> str:
-    """The MaxNodesTotalReached warning CA records (on its status ConfigMap's recorder)."""
-    return f"Max total nodes in cluster reached: {max_nodes_total}"
 
 
 @dataclass(frozen=True)
@@ -234,5 +228,5 @@ def cap_new_node_count(new_node_count: int, current_node_count: int, max_nodes_t
 
 def atomic_scale_up_exceeds(current_node_count: int, node_count: int, max_nodes_total: int) -> bool:
     """A group scaling all-or-nothing (zeroOrMaxNodeScaling) is skipped with
-    ATOMIC_LIMIT_REASON when its whole step would pass `--max-nodes-total`."""
+    status.ATOMIC_LIMIT when its whole step would pass `--max-nodes-total`."""
     return max_nodes_total != 0 and current_node_count + node_count > max_nodes_total

@@ -17,6 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery.labels import (LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
+                                          LABEL_HOSTNAME, LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA,
+                                          LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE, TAINT_NODE_DISK_PRESSURE,
+                                          TAINT_NODE_MEMORY_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE,
+                                          TAINT_NODE_NOT_READY, TAINT_NODE_PID_PRESSURE, TAINT_NODE_UNREACHABLE,
+                                          TAINT_NODE_UNSCHEDULABLE)
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
@@ -25,22 +31,20 @@ from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
 TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
-HOSTNAME = "kubernetes.io/hostname"
+HOSTNAME = LABEL_HOSTNAME
 TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"
 DELETION_CANDIDATE = "DeletionCandidateOfClusterAutoscaler"
 STABILIZATION = timedelta(minutes=1)
 NODE_CONDITION_TAINTS = frozenset({
-    "node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable", "node.kubernetes.io/unschedulable",
-    "node.kubernetes.io/memory-pressure", "node.kubernetes.io/disk-pressure",
-    "node.kubernetes.io/network-unavailable", "node.kubernetes.io/pid-pressure",
+    TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE, TAINT_NODE_MEMORY_PRESSURE,
+    TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_PID_PRESSURE,
     "node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
     "cloud.google.com/impending-node-termination", "NodeWithImpairedVolumes"})
 STARTUP_PREFIXES = ("ignore-taint.cluster-autoscaler.kubernetes.io/", "startup-taint.cluster-autoscaler.kubernetes.io/")
 STATUS_PREFIXES = ("status-taint.cluster-autoscaler.kubernetes.io/",)
 # stable label -> the deprecated label CA sets beside it on a provider template
-DEPRECATED_LABELS = {"node.kubernetes.io/instance-type": "beta.kubernetes.io/instance-type",
-                     "topology.kubernetes.io/region": "failure-domain.beta.kubernetes.io/region",
-                     "topology.kubernetes.io/zone": "failure-domain.beta.kubernetes.io/zone"}
+DEPRECATED_LABELS = {LABEL_INSTANCE_TYPE: LABEL_INSTANCE_TYPE_BETA, LABEL_TOPOLOGY_REGION: LABEL_FAILURE_DOMAIN_BETA_REGION,
+                     LABEL_TOPOLOGY_ZONE: LABEL_FAILURE_DOMAIN_BETA_ZONE}
 SYSTEM_NODE_CRITICAL = "system-node-critical"
 
 

@@ -228,7 +228,7 @@ def command(
         env.error(f"warning: {warning}")
     if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
         trace["autoscaler"] = autoscaled(trace, req, loaded.kube, loaded.single.pod)
-        check_node_group(node_group, trace["autoscaler"])
+        node_group = check_node_group(node_group, trace["autoscaler"])
     elif req.node_groups:       # read all the same: a bad file is refused whatever the verdict
         autoscaler_loop(req, loaded.kube, ())
     hint = no_nodes_hint(nodes)
@@ -338,6 +338,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     copies: list = []           # (pod, [(copy name, node)]) per object, for the CA loop
 
     def autoscaled() -> "Optional[dict]":
+        nonlocal node_group
         from kexplain.autoscaler.pending import batch_pods
         pending, bound = batch_pods(copies)
         if autoscaler is None:
@@ -345,7 +346,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         doc = autoscaler(pending, bound)        # run when every copy fit too: a bad file is refused
         if not (pending or node_group):
             return None
-        check_node_group(node_group, doc)
+        node_group = check_node_group(node_group, doc)
         return doc
 
     with verdict_known(lambda: aggregate(statuses) if len(statuses) == entries else None), \

@@ -9,7 +9,7 @@ compared with the scheduler's own last word (`kexplain.explain.compare`) and sho
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import typer
@@ -357,6 +357,7 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
     from datetime import datetime, timezone
 
+    from kexplain.autoscaler.events import autoscaler_events
     from kexplain.explain import partial
     from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
     from kexplain.load.live import is_pending_unschedulable
@@ -381,8 +382,11 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     def gating(pod: Obj) -> list[Obj]:
         return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
 
-    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating)
-               for pod in pods]
+    def autoscaler(pod: Obj) -> list[Obj]:
+        return autoscaler_events(pod, live.events, objects, kube, now)
+
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating,
+                      autoscaler) for pod in pods]
     where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
              "snapshot": snapshot_hint(args.name, live.namespace)}
     documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",
@@ -434,7 +438,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     if groups is not None:
         if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
             trace["autoscaler"] = autoscaled(trace, groups, config.kube, inputs.pod)
-            check_node_group(args.node_group, trace["autoscaler"])
+            args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.discovered is None:     # read all the same: a bad file is refused whatever the verdict
             autoscaler_loop(groups, config.kube, ())
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
@@ -514,7 +518,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     doc = None
     if groups is not None and (unscheduled or args.node_group is not None):
         doc = autoscaler_document(groups, config.kube, unscheduled)
-        check_node_group(args.node_group, doc)
+        args = replace(args, node_group=check_node_group(args.node_group, doc))
     elif groups is not None and groups.discovered is None:   # a bad file is refused whatever the verdicts
         autoscaler_loop(groups, config.kube, ())
     extra = {"autoscaler": doc} if doc is not None else {}

@@ -4,7 +4,6 @@ scheduler left pending (the trace's key `autoscaler`), with its suggestions in p
 add-node (`kexplain.suggest.node_groups`)."""
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from kexplain.errors import KexplainError
@@ -37,15 +36,32 @@ def check_groups_options(req: "Request", node: Optional[str], node_group: Option
                             "not '-'")
 
 
-def check_node_group(name: Optional[str], doc: dict) -> None:
-    """`--node-group NAME` names a group of --node-groups (or of those found in the cluster),
-    or a one-line error (exit 2) with the closest names."""
-    names = [g["name"] for g in doc.get("nodeGroups") or ()]
-    if name is None or name in names:
-        return
-    close = difflib.get_close_matches(name, names, n=CLOSEST)
+def check_node_group(name: Optional[str], doc: dict) -> Optional[str]:
+    """The id of the group `--node-group NAME` names among those of --node-groups (or found in
+    the cluster): its id, or the name people know it by (the managed node group, the node
+    pool, the MIG's name, the agent pool: `cloudprovider.names`); a one-line error (exit 2)
+    for a name of several groups (a pool's MIGs: which one) and for an unknown name (the
+    closest names)."""
+    from kexplain.autoscaler.cloudprovider.names import closest, known, resolve
+
+    if name is None:
+        return None
+    groups = known([(g["name"], (g.get("template") or {}).get("labels") or {}) for g in doc.get("nodeGroups") or ()])
+    found = resolve(name, groups)
+    if len(found) == 1:
+        return found[0].group
+    if found:
+        zonal = all(g.zone for g in found) and len({g.zone for g in found}) == len(found)
+        what = (f"node pool {found[0].pool} is {len(found)} node groups, a MIG per zone" if zonal and found[0].pool
+                else f"it names {len(found)} node groups")
+        shown = [g.names[0] if g.zone and g.names else g.group for g in found]
+        shown = [s if shown.count(s) == 1 else g.group for s, g in zip(shown, found)]
+        each = ", ".join(s + (f" ({g.zone})" if g.zone else "") for s, g in zip(shown, found))
+        raise KexplainError(f"--node-group {name}: {what}: give one of them: {each}")
+    close = closest(name, groups, CLOSEST)
     where = "found in the cluster" if "nodeGroupsFound" in doc else "of --node-groups"
-    among = f"among the {len(names)} node group{'s' if len(names) != 1 else ''} {where}"
+    count = len(groups)
+    among = f"among the {count} node group{'s' if count != 1 else ''} {where}"
     raise KexplainError(f"--node-group {name}: no node group of that name {among}"
                         + (f"; the closest: {', '.join(close)}" if close else ""))
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Optional
 
-from kexplain.explain.autoscaler import autoscaler_events
 from kexplain.explain.pod_events import age, event_count, last_seen, newest, of_pod
 from kexplain.explain.event_facts import Namespace, concern, pre_filter_concern
 from kexplain.explain.fit_message import parse
@@ -67,18 +66,19 @@ class EventAnswer:
 
 def answer(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], refusals: tuple[Refusal, ...],
            kube: KubeVersion, now: datetime, per_node: Optional[Callable[[Obj], Optional[Obj]]] = None,
-           gating: Optional[Callable[[Obj], list[Obj]]] = None) -> EventAnswer:
+           gating: Optional[Callable[[Obj], list[Obj]]] = None,
+           autoscaler: Optional[Callable[[Obj], Iterable[Obj]]] = None) -> EventAnswer:
     """The pod explained by the scheduler's word, its message taken apart against the pod's
     spec and the namespace's readable objects; with `per_node` (the nodes were read), what its
     spec allows on each node, for a pod the scheduler has not bound; a pod with no
-    FailedScheduling event explained by `gating` (its PreEnqueue plugins); the autoscaler's
-    events about it taken apart."""
+    FailedScheduling event explained by `gating` (its PreEnqueue plugins); by `autoscaler`, the
+    Cluster Autoscaler's events about it taken apart (`kexplain.autoscaler.events`, a layer up)."""
     events = list(events)
     word = scheduler_word(pod, events, now)
     details = taken_apart(word.message, pod, objects, kube) if word.status == UNSCHEDULABLE else {}
     nodes = per_node(pod) if per_node is not None and word.status in (UNSCHEDULABLE, PENDING) else None
     gates = tuple(gating(pod)) if gating is not None and word.source != "event" and word.status != SCHEDULED else ()
-    scaler = tuple(autoscaler_events(pod, events, objects, kube, now))
+    scaler = tuple(autoscaler(pod)) if autoscaler is not None else ()
     return EventAnswer(pod, word, refusals, details, nodes, gates, scaler)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.nodegroups import NodeGroup
-from kexplain.autoscaler.orchestrator import MAX_LIMIT_REACHED
+from kexplain.autoscaler.status import MAX_LIMIT_REACHED, TRIGGERED
 from kexplain.model.pod import PodInfo
 from kexplain.model.taints import taint_to_string
 from kexplain.plugins.names import NODE_AFFINITY, TAINT_TOLERATION
@@ -30,7 +30,6 @@ RAISE_MAX_SIZE = "raise-max-size"
 GROUP_TOLERATION = "group-toleration"
 GROUP_NODE_SELECTOR = "group-node-selector"
 KINDS = (RAISE_MAX_SIZE, GROUP_TOLERATION, GROUP_NODE_SELECTOR)
-TRIGGERED = "TriggeredScaleUp"
 FAILED = ("Unschedulable", "UnschedulableAndUnresolvable", "Error")
 
 Document = Callable[[LoopInputs], Mapping[str, Any]]

@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from kexplain.autoscaler.cloudprovider import DEFAULT_LABEL_KEYS, discover, label_keys, static, status_configmap
+from kexplain.autoscaler.cloudprovider import DEFAULT_LABEL_KEYS, discover, label_keys, membership, static, status_configmap
 from kexplain.autoscaler.cloudprovider.clusterapi import normalized_provider_id
 from kexplain.errors import InputError, Source
 from tests.support.paths import DATA
@@ -113,7 +113,7 @@ def test_a_status_configmap_without_its_status_key_is_an_error():
     ("batch", "pool", "batch", True),
 ])
 def test_a_group_id_names_the_nodes_of_a_label_value(group, key, value, named):
-    assert status_configmap.names_value(group, key, value) is named
+    assert membership.names_value(group, key, value) is named
 
 
 def test_members_are_the_nodes_whose_label_names_the_group_and_a_group_without_any_is_said():
@@ -144,8 +144,10 @@ def test_of_several_label_values_naming_a_group_the_longest_is_taken():
     status = ("autoscalerStatus: Running\nnodeGroups:\n- name: https://www.googleapis.com/compute/v1/projects/p/zones/"
               "us-central1-a/instanceGroups/gke-prod-default-pool-1a2b3c4d-grp\n"
               "  health: {cloudProviderTarget: 1, maxSize: 3, minSize: 0}\n")
-    found = discover([node("n1", **{gke: "pool"}), node("n2", **{gke: "default-pool"}), with_status(status)])
-    assert dict(found.groups[0].node_selector) == {gke: "default-pool"}
+    zone = {"topology.kubernetes.io/zone": "us-central1-a"}
+    found = discover([node("n1", **{gke: "pool"}, **zone), node("n2", **{gke: "default-pool"}, **zone),
+                      with_status(status)])
+    assert dict(found.groups[0].node_selector) == {gke: "default-pool", **zone}
     assert tuple(found.members.values()) == (("n2",),)
 
 

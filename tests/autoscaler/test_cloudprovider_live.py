@@ -285,3 +285,108 @@ def test_daemonsets_are_read_for_the_templates_and_a_refusal_is_a_note(capsys, a
     assert doc["nodeGroupsFound"]["notes"][0].startswith("DaemonSets could not be read (the template nodes get no "
                                                          "DaemonSet pod): forbidden (403)")
     assert trace["live"]["agrees"] is True       # the scheduler's reads are whole: a full explanation
+
+
+# --- a GKE-like cluster: node pools over three zones, a MIG per zone -------------------------------
+
+GKE_PROJECT = "shop-prod"
+GKE_MIGS = {("default-pool", "a"): "gke-prod-default-pool-1a2b3c4d-grp",
+            ("default-pool", "b"): "gke-prod-default-pool-5e6f7a8b-grp",
+            ("default-pool", "c"): "gke-prod-default-pool-9c0d1e2f-grp",
+            ("highmem-pool", "a"): "gke-prod-highmem-pool-0a1b2c3d-grp",
+            ("highmem-pool", "b"): "gke-prod-highmem-pool-4e5f6a7b-grp",
+            ("highmem-pool", "c"): "gke-prod-highmem-pool-8c9d0e1f-grp"}
+GKE_NODES = {"node-a1": ("default-pool", "a"), "node-b1": ("default-pool", "b"), "node-c1": ("default-pool", "c"),
+             "node-b2": ("highmem-pool", "b"), "node-c2": ("highmem-pool", "c")}
+
+
+def mig_url(pool: str, zone: str) -> str:
+    return (f"https://www.googleapis.com/compute/v1/projects/{GKE_PROJECT}/zones/us-central1-{zone}/instanceGroups/"
+            f"{GKE_MIGS[pool, zone]}")
+
+
+@pytest.fixture
+def gke(api):
+    """The recorded cluster made GKE-like: its nodes in zones us-central1-a/b/c, labelled with
+    their node pool and zone, with gce providerIDs of their MIG's instances (node-a2, the GPU
+    node, in no autoscaled pool); CA's status lists default-pool's and highmem-pool's MIGs,
+    highmem-pool's in zone a without a node yet."""
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    for item in nodes["items"]:
+        name = item["metadata"]["name"]
+        zone = f"us-central1-{name[5]}"
+        labels = item["metadata"]["labels"]
+        for key in ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"):
+            labels[key] = zone
+        for key in ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region"):
+            labels[key] = "us-central1"
+        for key in ("topology.ebs.csi.aws.com/zone", EKS, "example.com/pool"):
+            labels.pop(key, None)
+        if name in GKE_NODES:
+            labels["cloud.google.com/gke-nodepool"] = GKE_NODES[name][0]
+            instance = f"{GKE_MIGS[GKE_NODES[name]].removesuffix('-grp')}-{name[-2:]}x7"
+        else:
+            labels["cloud.google.com/gke-nodepool"] = "gpu-pool"
+            instance = f"gke-prod-gpu-pool-77aa88bb-{name[-2:]}k1"
+        item["spec"]["providerID"] = f"gce://{GKE_PROJECT}/{zone}/{instance}"
+    api.collections["/api/v1/nodes"] = nodes
+    groups = "".join(f"- name: {mig_url(pool, zone)}\n  health: {{cloudProviderTarget: {target}, maxSize: 4, "
+                     f"minSize: 0}}\n" for (pool, zone) in GKE_MIGS
+                     for target in [sum(1 for v in GKE_NODES.values() if v == (pool, zone))])
+    (cm,) = [d for d in yaml.safe_load_all((HERE / "status-yaml.yaml").read_text()) if d]
+    serve_status(api, {**cm, "data": {"status": f"autoscalerStatus: Running\nnodeGroups:\n{groups}"}})
+    return api
+
+
+def test_a_gke_pool_over_three_zones_is_three_migs_with_their_zones_nodes(capsys, gke):
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", gke.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    doc = json.loads(out)["autoscaler"]
+    assert {g["name"]: g["nodes"] for g in doc["nodeGroups"]} == {
+        mig_url("default-pool", "a"): ["node-a1"], mig_url("default-pool", "b"): ["node-b1"],
+        mig_url("default-pool", "c"): ["node-c1"], mig_url("highmem-pool", "a"): [],
+        mig_url("highmem-pool", "b"): ["node-b2"], mig_url("highmem-pool", "c"): ["node-c2"]}
+    found = doc["nodeGroupsFound"]
+    assert not any("claimed" in n for n in found["notes"])
+    assert found["memberProviderIds"] == [g["name"] for g in doc["nodeGroups"] if g["nodes"]]
+    assert found["memberLabels"] == ["cloud.google.com/gke-nodepool", "topology.kubernetes.io/zone"]
+    # every MIG has a template (highmem-pool's zone a from its pool's node in zone b): none is "not ready"
+    (pod,) = doc["pods"]
+    assert not any("not ready for scale-up" in (v.get("reasons") or ()) for v in pod["nodeGroups"].values())
+    empty = next(g for g in doc["nodeGroups"] if g["name"] == mig_url("highmem-pool", "a"))
+    assert empty["template"]["source"] == "template"
+    assert empty["template"]["labels"]["topology.kubernetes.io/zone"] == "us-central1-a"
+    assert doc["result"] == "ScaleUpSuccessful"
+    assert gke.methods == {"GET"}
+
+
+def test_node_group_takes_a_pools_mig_by_its_name_and_asks_which_for_the_pool(capsys, gke):
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", gke.kubeconfig]
+    code = main([*base, "--node-group", "default-pool"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err == ("error: --node-group default-pool: node pool default-pool is 3 node groups, a MIG per zone: give "
+                   "one of them: gke-prod-default-pool-1a2b3c4d-grp (us-central1-a), gke-prod-default-pool-5e6f7a8b-grp "
+                   "(us-central1-b), gke-prod-default-pool-9c0d1e2f-grp (us-central1-c)\n")
+    code = main([*base, "--node-group", "gke-prod-default-pool-9c0d1e2f-grp"])
+    out, _ = capsys.readouterr()
+    # (the terminal folds the URL where it must: compared without the breaks)
+    assert code == 1 and "".join(out.split()).startswith(f"Nodegroup{mig_url('default-pool', 'c')}forpod"
+                                                         f"shop/{CHECKOUT}:fits")
+    code = main([*base, "--node-group", "highmem"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.startswith("error: --node-group highmem: no node group of that name among the 6 node "
+                                        "groups found in the cluster; the closest: highmem-pool")
+
+
+def test_node_group_takes_the_managed_node_groups_name(capsys, api):
+    serve_status(api)
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code = main([*base, "--node-group", "general-xlarge"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and " ".join(out.split()).startswith(f"Node group {GENERAL} for pod shop/{CHECKOUT}: fits")
+    code = main([*base, "--node-group", "general-xlarg"])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.endswith("; the closest: general-xlarge\n")

@@ -59,6 +59,17 @@ def test_a_node_two_groups_select_is_refused():
         members(groups, [("n4", {"pool": "a", "zone": "b"})])
 
 
+def test_two_migs_of_a_pool_selected_alike_are_told_apart_by_zone():
+    mig = "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-{}/instanceGroups/gke-c-pool-{}-grp"
+    pool = {"cloud.google.com/gke-nodepool": "pool"}
+    groups = parse_node_groups({"nodeGroups": [group(name=mig.format("a", "0a1b2c3d"), nodeSelector=pool),
+                                               group(name=mig.format("b", "4e5f6a7b"), nodeSelector=pool)]}, SRC)
+    with pytest.raises(InputError) as err:
+        members(groups, [("n1", {**pool, "topology.kubernetes.io/zone": "us-central1-a"})], SRC)
+    assert str(err.value).endswith("each node belongs to at most one group (check their nodeSelector; MIGs of zones "
+                                   "us-central1-a and us-central1-b: add topology.kubernetes.io/zone to each)")
+
+
 def test_the_file_must_hold_one_document(tmp_path):
     path = tmp_path / "g.yaml"
     path.write_text("nodeGroups: []\n---\nnodeGroups: []\n")

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from kexplain.autoscaler.resourcelimits import (GIB, MAX_NODES_TOTAL_ERROR, NodeCountCap, QuotaTracker, ResourceLimits,
-                                                atomic_scale_up_exceeds, cap_new_node_count, max_nodes_total_message,
-                                                max_nodes_total_reached, node_resources, parse_min_max)
+                                                atomic_scale_up_exceeds, cap_new_node_count, max_nodes_total_reached,
+                                                node_resources, parse_min_max)
+from kexplain.autoscaler.status import max_nodes_total_message
 from kexplain.errors import InputError, Source
 
 

@@ -5,7 +5,9 @@ their members and notes of what could not be found:
 
 - `static`: the `--node-groups FILE` of `kexplain autoscale`;
 - `status_configmap`: the groups CA itself reports in kube-system/cluster-autoscaler-status,
-  members by the node-group labels of the managed offerings (or `--node-group-label KEY`);
+  members as the provider the group ids name defines them (`membership`, with `gce`, `aws` and
+  `azure`: MIGs per zone by providerID or pool label and zone, VMSS by providerID, ASGs and any
+  other id by a node-group label, `--node-group-label KEY` too);
 - `clusterapi`: MachineDeployments and MachineSets with the autoscaler's annotations, members
   through their Machines, templates from the scale-from-zero capacity annotations;
 - `live`: the read-only reads of those objects from an API server.
@@ -19,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
+from kexplain.autoscaler.cloudprovider.membership import PROVIDER_LABELS
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.errors import Source
 
 # The node-group labels of EKS managed node groups, GKE node pools and AKS agent pools.
-DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(status_configmap.PROVIDER_LABELS)
+DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
 
 
 @dataclass(frozen=True)
@@ -36,9 +39,10 @@ class Discovery:
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()      # where groups were found ("status ConfigMap", "Cluster API")
+    by_provider_id: frozenset[str] = frozenset()     # groups with a member its providerID placed
 
     def with_notes(self, notes: Iterable[str]) -> "Discovery":
-        return Discovery(self.groups, self.members, (*notes, *self.notes), self.sources)
+        return Discovery(self.groups, self.members, (*notes, *self.notes), self.sources, self.by_provider_id)
 
 
 # Where each source of `discover` is, for a reader.
@@ -49,11 +53,13 @@ CLUSTER_API_KINDS = ("MachineDeployment/", "MachineSet/")
 
 def provenance(found: Discovery) -> dict[str, Any]:
     """Where the groups of `found` came from, in words (`sources`), the node labels that
-    named the members of the groups found by label (`memberLabels`), and `notes`: the
-    autoscaler document's `nodeGroupsFound` key."""
+    named the members of the groups found by label (`memberLabels`), the groups some member of
+    which its providerID placed (`memberProviderIds`), and `notes`: the autoscaler document's
+    `nodeGroupsFound` key."""
     labels = dict.fromkeys(k for g in found.groups if not g.name.startswith(CLUSTER_API_KINDS)
                            for k in g.node_selector)
     return {"sources": [SOURCE_WORDS.get(s, s) for s in found.sources], "memberLabels": list(labels),
+            "memberProviderIds": [g.name for g in found.groups if g.name in found.by_provider_id],
             "notes": list(found.notes)}
 
 
@@ -77,11 +83,11 @@ def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LA
     API reports `KIND/NAMESPACE/NAME`) is taken from Cluster API, in the status's order; a
     status in an unknown format raises InputError."""
     nodes = [o for o in objects if o.get("kind") == "Node"]
-    pairs = [(str((n.get("metadata") or {}).get("name")), _labels(n)) for n in nodes]
     capi, capi_members, notes = clusterapi.node_groups(objects, nodes, source)
     groups: list[NodeGroup] = []
     members: dict[str, list[str]] = {}
     sources: list[str] = []
+    by_provider_id: frozenset[str] = frozenset()
     cm = status_configmap.find(objects)
     if cm is not None:
         status = status_configmap.parse(cm, source)
@@ -91,12 +97,13 @@ def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LA
         by_name = {g.name: g for g in capi}
         reported = status_configmap.AutoscalerStatus(status.format, status.state, status.time,
                                                      tuple(g for g in status.groups if g.name not in by_name))
-        found, found_members, found_notes = status_configmap.node_groups(reported, pairs, keys, source)
+        found, membership = status_configmap.node_groups(reported, nodes, keys, source)
         own = {g.name: g for g in found}
         for gs in status.groups:
             groups.append(by_name.get(gs.name) or own[gs.name])
-        members.update(found_members)
-        notes.extend(found_notes)
+        members.update(membership.members)
+        notes.extend(membership.notes)
+        by_provider_id = membership.by_provider_id
     if capi:
         sources.append("Cluster API")
     listed = {g.name for g in groups}
@@ -104,12 +111,7 @@ def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LA
     members.update(capi_members)
     notes.extend(_claimed_twice(groups, members))
     return Discovery(tuple(groups), {g.name: tuple(members.get(g.name, ())) for g in groups}, tuple(notes),
-                     tuple(sources))
-
-
-def _labels(node: dict[str, Any]) -> dict[str, str]:
-    found = (node.get("metadata") or {}).get("labels")
-    return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
+                     tuple(sources), by_provider_id)
 
 
 def _claimed_twice(groups: Sequence[NodeGroup], members: dict[str, list[str]]) -> list[str]:

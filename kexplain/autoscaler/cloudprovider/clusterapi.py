@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery.labels import (LABEL_ARCH, LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
+                                          LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_OS,
+                                          LABEL_TOPOLOGY_REGION)
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.errors import InputError, Source
 
@@ -43,9 +46,8 @@ DEFAULT_MAX_PODS = 110
 MACHINE_SET, MACHINE_DEPLOYMENT, MACHINE = "MachineSet", "MachineDeployment", "Machine"
 KINDS = frozenset({MACHINE_SET, MACHINE_DEPLOYMENT, MACHINE})
 # Labels of the first instance a template takes (extractNodeLabels).
-INSTANCE_LABELS = ("kubernetes.io/arch", "kubernetes.io/os", "beta.kubernetes.io/instance-type",
-                   "node.kubernetes.io/instance-type", "failure-domain.beta.kubernetes.io/region",
-                   "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/zone")
+INSTANCE_LABELS = (LABEL_ARCH, LABEL_OS, LABEL_INSTANCE_TYPE_BETA, LABEL_INSTANCE_TYPE, LABEL_FAILURE_DOMAIN_BETA_REGION,
+                   LABEL_TOPOLOGY_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE)
 # autoscaling-options-KEY -> (NodeGroupOptions field, kind); unreadyTime and the provision and
 # startup times have no field here.
 OPTIONS = {"scaledownutilizationthreshold": ("scale_down_utilization_threshold", "ratio"),
@@ -260,7 +262,7 @@ def _template(group: NodeGroup, members: Sequence[str], nodes: Sequence[Obj], sc
     capacity = _capacity(ann)
     if capacity is None:
         return None
-    labels = {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"}
+    labels = {LABEL_ARCH: "amd64", LABEL_OS: "linux"}
     labels.update(_managed_labels(_get(obj, "spec", "template", "spec", "metadata", "labels")))
     for pair in ann.get(LABELS, "").split(",") if LABELS in ann else ():
         key, sep, value = pair.partition("=")

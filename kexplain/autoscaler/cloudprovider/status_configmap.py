@@ -10,7 +10,7 @@ its `Health:` line ending in `cloudProviderTarget=N (minSize=A, maxSize=B))` (th
 every release since March 2017). Both are read exactly; anything else is refused.
 
 The ConfigMap names groups by their provider id only (an ASG name, a MIG URL, a VMSS name...);
-their instances are found here by the labels the managed offerings put on nodes (`members`).
+their instances are found as each provider defines them (`kexplain.autoscaler.cloudprovider.membership`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
+from kexplain.autoscaler.cloudprovider import azure, gce
+from kexplain.autoscaler.cloudprovider.membership import Members, members, node_refs
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.errors import InputError, Source
 
@@ -184,58 +187,40 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
     return InputError(f"{what} ({ACCEPTED})", source=source, obj=cm, field=at)
 
 
-# --- members: the nodes carrying a provider's node-group label ------------------------------------
+# --- the reported groups with their members ------------------------------------------------------
 
-_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-# label key -> the forms a group id takes for a label value V, besides V itself: an EKS managed
-# node group's ASG (eks-V-UUID), a GKE node pool's MIG (gke-CLUSTER-V-HASH-grp, the last part of
-# its URL), an AKS agent pool's VMSS (aks-V-DIGITS-vmss).
-PROVIDER_LABELS: dict[str, str] = {
-    "eks.amazonaws.com/nodegroup": r"eks-{v}-" + _UUID,
-    "cloud.google.com/gke-nodepool": r"gke-.+-{v}-[0-9a-f]{8}-grp",
-    "kubernetes.azure.com/agentpool": r"aks-{v}-\d+-vmss",
-}
-
-
-def names_value(group: str, key: str, value: str) -> bool:
-    """Whether the group id `group` names the nodes whose label `key` is `value`: the id is the
-    value, or (for a provider's label) the provider's name built from it."""
-    if not value:
-        return False
-    last = group.rstrip("/").rsplit("/", 1)[-1]
-    if value in (group, last):
-        return True
-    form = PROVIDER_LABELS.get(key)
-    return form is not None and re.fullmatch(form.replace("{v}", re.escape(value)), last) is not None
-
-
-def node_groups(status: AutoscalerStatus, nodes: Sequence[tuple[str, Mapping[str, str]]],
-                label_keys: Sequence[str], source: Source | None = None
-                ) -> tuple[list[NodeGroup], dict[str, list[str]], list[str]]:
-    """The reported groups as NodeGroups (selector: the label and value that name them), their
-    members (node names, in `nodes` order) and what could not be found."""
-    groups: list[NodeGroup] = []
-    found: dict[str, list[str]] = {}
-    notes: list[str] = []
+def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
+                source: Source | None = None) -> tuple[list[NodeGroup], Members]:
+    """The reported groups as NodeGroups (selector: the labels that name their nodes; a MIG
+    without a node: a template from its pool's nodes in another zone), their members among
+    `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
+    could not be found."""
+    ids = [gs.name for gs in status.groups]
+    found = members(ids, node_refs(nodes), label_keys)
+    templates = gce.pool_templates(ids, found.members, found.selectors, nodes)
+    groups = [NodeGroup(gs.name, gs.min_size, gs.max_size, gs.target_size, found.selectors[gs.name],
+                        templates[gs.name][0] if gs.name in templates else None, source=source)
+              for gs in status.groups]
     for gs in status.groups:
-        selector = _selector(gs.name, nodes, label_keys)
-        groups.append(NodeGroup(gs.name, gs.min_size, gs.max_size, gs.target_size, selector, None, source=source))
-        found[gs.name] = [n for n, labels in nodes if selector and all(labels.get(k) == v for k, v in selector.items())]
-        if not found[gs.name]:
-            tried = ", ".join(label_keys) or "none"
-            notes.append(f"node group {gs.name} (CA's status ConfigMap): no node carries a node-group label that "
-                         f"names it (labels tried: {tried}; --node-group-label KEY adds one), and the status gives "
-                         "no template: not ready for scale-up, as CA says of a group without one")
-    return groups, found, notes
+        if gs.name in templates:
+            found.notes.append(templates[gs.name][1])
+        elif not found.members[gs.name]:
+            found.notes.append(_no_member(gs.name, found.selectors[gs.name], label_keys))
+    return groups, found
 
 
-def _selector(group: str, nodes: Sequence[tuple[str, Mapping[str, str]]], label_keys: Sequence[str]) -> dict[str, str]:
-    """The first key with a value that names the group; of several values, the longest (a MIG
-    name gke-prod-default-pool-HASH-grp reads as pool "default-pool" or as pool "pool" of
-    cluster "prod-default": the longer value is the more specific)."""
-    for key in label_keys:
-        values = {labels[key] for _, labels in nodes if key in labels}
-        named = sorted((v for v in values if names_value(group, key, v)), key=lambda v: (-len(v), v))
-        if named:
-            return {key: named[0]}
-    return {}
+def _no_member(group: str, sel: Mapping[str, str], label_keys: Sequence[str]) -> str:
+    tail = "and the status gives no template: not ready for scale-up, as CA says of a group without one"
+    mig = gce.parse_mig_url(group)
+    if sel and mig is not None:
+        named = ", ".join(f"{k}={v}" for k, v in sel.items() if k != LABEL_TOPOLOGY_ZONE)
+        return (f"node group {group} (CA's status ConfigMap): no node in its zone {mig.zone} is an instance of it "
+                f"(gce providerID) or carries {named}, {tail}")
+    what = "carries a node-group label that names it"
+    if mig is not None:
+        what = f"is an instance of it (its gce providerID) or {what}"
+    elif azure.agent_pool(group):
+        what = f"is an instance of it (its azure providerID) or {what}"
+    tried = ", ".join(label_keys) or "none"
+    return (f"node group {group} (CA's status ConfigMap): no node {what} (labels tried: {tried}; "
+            f"--node-group-label KEY adds one), {tail}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.apimachinery.labels import TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_NOT_READY
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.scaledown.cluster import TO_BE_DELETED_TAINT
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
@@ -85,8 +86,7 @@ def has_scale_down_disabled(node: Mapping) -> bool:
     return ((node.get("metadata") or {}).get("annotations") or {}).get(SCALE_DOWN_DISABLED) == "true"
 
 
-NOT_READY_TAINTS = frozenset({"node.kubernetes.io/not-ready", "node.kubernetes.io/disk-pressure",
-                              "node.kubernetes.io/network-unavailable"})
+NOT_READY_TAINTS = frozenset({TAINT_NODE_NOT_READY, TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE})
 
 
 def is_ready(node: Mapping) -> bool:

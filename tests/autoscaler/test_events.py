@@ -1,4 +1,4 @@
-"""The Cluster Autoscaler's events taken apart (kexplain.explain.autoscaler): every event of the
+"""The Cluster Autoscaler's events taken apart (kexplain.autoscaler.events): every event of the
 real CA in ../shared/autoscaler parses, each reason with the plugin of CA's embedded scheduler or
 CA itself; a message of another shape is not guessed at."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kexplain.explain.autoscaler import AUTOSCALER, not_triggered, triggered
+from kexplain.autoscaler.events import AUTOSCALER, not_triggered, triggered
 from kexplain.explain.event_facts import Namespace
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
@@ -61,3 +61,19 @@ def test_max_total_nodes_and_scale_ups():
                                      "pod didn't trigger scale-up: lots", "scale-up: ok"])
 def test_other_shapes_are_not_parsed(message):
     assert not_triggered(message, POD, EMPTY, KubeVersion("1.35")) == {"parsed": False}
+
+
+def test_every_reason_the_loop_writes_is_read_back_as_cas_own():
+    """The producer's words (kexplain.autoscaler.status) are the parser's: a message made of
+    every skip and reject reason parses, each row CA's own with its meaning."""
+    from kexplain.autoscaler import status
+    reasons = [status.MAX_LIMIT_REACHED, status.BACKOFF, status.NOT_READY, status.ATOMIC_LIMIT,
+               status.exceeded_quota("cluster-wide", ["cpu", "memory"]), status.ALL_OR_NOTHING,
+               status.OPTIONS_FILTERED_OUT, status.EXECUTION_FAILED]
+    message = status.NOT_TRIGGERED_PREFIX + ", ".join(f"{i + 1} {r}" for i, r in enumerate(reasons))
+    got = not_triggered(message, POD, EMPTY, KubeVersion("1.35"))
+    assert [(g["count"], g["reason"], g["plugin"]) for g in got["groups"]] == [
+        (i + 1, r, AUTOSCALER) for i, r in enumerate(reasons)]
+    assert all(g["podSide"] for g in got["groups"])
+    assert not_triggered(status.NOT_TRIGGERED_PREFIX + status.MAX_TOTAL_NODES, POD, EMPTY,
+                         KubeVersion("1.35"))["maxTotalNodes"] is True

@@ -1,11 +1,14 @@
-"""The Cluster Autoscaler's events about a pod, taken apart as the scheduler's are.
+"""The Cluster Autoscaler's events about a pod, read back from a live cluster and taken apart as
+the scheduler's are.
 
 CA writes `NotTriggerScaleUp` ("pod didn't trigger scale-up: " and `count reason` per reason,
 counting node groups, not nodes, in no set order) and `TriggeredScaleUp` ("pod triggered
-scale-up: [{group current->new (max: M)} ...]"), from its `EventingScaleUpStatusProcessor`
-(k8s.io/autoscaler/cluster-autoscaler, processors/status). A reason is either one its embedded
-scheduler's plugins wrote for a node group's template node (the scheduler's vocabulary of the
-minor followed, `kexplain.explain.fit_message`) or one of CA's own, listed here once.
+scale-up: [{group current->new (max: M)} ...]"), its words in `kexplain.autoscaler.status`, the
+module the loop writes them from. A reason is either one its embedded scheduler's plugins wrote
+for a node group's template node (the scheduler's vocabulary of the minor followed,
+`kexplain.explain.fit_message`) or one of CA's own skip and reject reasons. The explanation from
+events (`kexplain.explain.from_event.answer`) takes `autoscaler_events` from its caller: this
+layer is above it.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import re
 from datetime import datetime
 from typing import Any, Iterable, Optional
 
+from kexplain.autoscaler import status
 from kexplain.explain.event_facts import Namespace, concern
 from kexplain.explain.fit_message import Entry, Reason, filter_reasons, parse_counts
 from kexplain.explain.pod_events import age, event_count, last_seen, newest, of_pod
@@ -22,23 +26,18 @@ from kexplain.model.pod import PodInfo
 Obj = dict[str, Any]
 
 AUTOSCALER = "ClusterAutoscaler"
-NOT_TRIGGERED, TRIGGERED = "NotTriggerScaleUp", "TriggeredScaleUp"
-NOT_TRIGGERED_PREFIX = "pod didn't trigger scale-up: "
-TRIGGERED_PREFIX = "pod triggered scale-up: "
-MAX_TOTAL_NODES = "max total nodes in cluster reached"      # the whole message when --max-nodes-total is reached
-_MARK = "\x00\x00"
+_MARK = "\x00\x00"        # a part that varies (fit_message's template mark)
 # CA's own reasons for a node group it skipped or rejected, with what each means.
 OWN_REASONS: dict[str, str] = {
-    "max node group size reached": "the node group is at its maximum size",
-    "in backoff after failed scale-up": "a recent scale-up of the group failed; CA waits before trying it again",
-    "not ready for scale-up": "the node group is not ready (nodes still coming up or unregistered)",
-    "atomic scale-up exceeds cluster node count limit": "scaling the group all at once would pass --max-nodes-total",
-    f'exceeded quota: "{_MARK}", resources: {_MARK}': "a cluster-wide resource limit (--cores-total, --memory-total, "
-                                                      "or a quota) would be passed",
-    "not all pods would fit and scale-up is using all-or-nothing strategy": "the group could not take every pod of "
-                                                                            "the all-or-nothing set",
-    "expansion options filtered out and no longer considered": "the expander set the group aside",
-    "scale-up execution failed": "the cloud provider failed to add nodes",
+    status.MAX_LIMIT_REACHED: "the node group is at its maximum size",
+    status.BACKOFF: "a recent scale-up of the group failed; CA waits before trying it again",
+    status.NOT_READY: "the node group is not ready (nodes still coming up or unregistered)",
+    status.ATOMIC_LIMIT: "scaling the group all at once would pass --max-nodes-total",
+    status.QUOTA_EXCEEDED.format(quota=_MARK, resources=_MARK): "a cluster-wide resource limit (--cores-total, "
+                                                                "--memory-total, or a quota) would be passed",
+    status.ALL_OR_NOTHING: "the group could not take every pod of the all-or-nothing set",
+    status.OPTIONS_FILTERED_OUT: "the expander set the group aside",
+    status.EXECUTION_FAILED: "the cloud provider failed to add nodes",
 }
 _QUOTA_PARTS = ("quota", "resources")
 _SCALE_UP = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: (\d+)\)\}")
@@ -54,7 +53,7 @@ def autoscaler_events(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], k
     mine = [e for e in events if of_pod(e, pod)]
     out = []
     info: Optional[PodInfo] = None
-    for reason in (NOT_TRIGGERED, TRIGGERED):
+    for reason in (status.NOT_TRIGGERED, status.TRIGGERED):
         found = newest(e for e in mine if e.get("reason") == reason)
         if found is None:
             continue
@@ -63,7 +62,7 @@ def autoscaler_events(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], k
         seen = last_seen(found)
         doc: Obj = {"reason": reason, "message": message, "count": event_count(found), "lastSeen": seen,
                     "ageSeconds": age(seen, now)}
-        if reason == NOT_TRIGGERED:
+        if reason == status.NOT_TRIGGERED:
             doc.update(not_triggered(message, info, Namespace.of(objects, info.namespace), kube))
         else:
             doc.update(triggered(message))
@@ -74,10 +73,10 @@ def autoscaler_events(pod: Obj, events: Iterable[Obj], objects: Iterable[Obj], k
 def not_triggered(message: str, pod: PodInfo, ns: Namespace, kube: KubeVersion) -> Obj:
     """`parsed`, and one row per reason: how many node groups, the plugin (or CA itself), what
     it means or the pod's side of it."""
-    if not message.startswith(NOT_TRIGGERED_PREFIX):
+    if not message.startswith(status.NOT_TRIGGERED_PREFIX):
         return {"parsed": False}
-    body = message[len(NOT_TRIGGERED_PREFIX):]
-    if body == MAX_TOTAL_NODES:
+    body = message[len(status.NOT_TRIGGERED_PREFIX):]
+    if body == status.MAX_TOTAL_NODES:
         return {"parsed": True, "maxTotalNodes": True, "groups": []}
     entries = parse_counts(body, (*own_reasons(), *filter_reasons(kube)))
     if entries is None:
@@ -95,8 +94,8 @@ def _row(entry: Entry, pod: PodInfo, ns: Namespace) -> Obj:
 
 def triggered(message: str) -> Obj:
     """The node groups CA scales up: group, current and new size, maximum."""
-    if not message.startswith(TRIGGERED_PREFIX):
+    if not message.startswith(status.TRIGGERED_PREFIX):
         return {"parsed": False}
     groups = [{"group": m[1], "from": int(m[2]), "to": int(m[3]), "max": int(m[4])}
-              for m in _SCALE_UP.finditer(message[len(TRIGGERED_PREFIX):])]
+              for m in _SCALE_UP.finditer(message[len(status.TRIGGERED_PREFIX):])]
     return {"parsed": bool(groups), "scaleUps": groups}

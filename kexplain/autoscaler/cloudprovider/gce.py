@@ -1,0 +1,158 @@
+"""GCE and GKE: a node group is a managed instance group (MIG), and a MIG lives in one zone, so a
+GKE node pool spread over three zones is three node groups.
+
+As CA's cloudprovider/gce does (70920d3c6f5f): a MIG's id is its URL (`GenerateMigUrl`,
+`https://www.googleapis.com/compute/v1/projects/PROJECT/zones/ZONE/instanceGroups/NAME`;
+`ParseMigUrl` reads any https host); a node's instance is its providerID
+`gce://PROJECT/ZONE/INSTANCE` (`GceRefFromProviderId`); `NodeGroupForNode` gives the MIG that
+lists the instance. CA asks the GCE API for the MIGs' instances and, for an instance its cache
+does not hold, takes the MIG of the same project and zone whose base instance name begins the
+instance's name (`findMigWithMatchingBasename`). Without the API that rule is what kexplain
+has; the base instance name is the IGM's `baseInstanceName`, which GKE makes the MIG's name
+without its `-grp` (`gke-CLUSTER-POOL-HASH-grp`, instances `gke-CLUSTER-POOL-HASH-XXXX`).
+A node without a gce providerID is matched by its node-pool label and its zone.
+
+CA builds the template of a MIG without a node (a pool's zone scaled to zero) from the MIG's
+instance template, read from the GCE API. The pool's MIGs in other zones share it but for the
+zone, so kexplain builds it from a node of theirs (`pool_templates`), said in a note.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, zone_of
+
+POOL_LABEL = "cloud.google.com/gke-nodepool"
+# The MIG a GKE node pool V has in each zone: gke-CLUSTER-V-HASH-grp (the last part of its URL).
+POOL_MIG_FORM = r"gke-.+-{v}-[0-9a-f]{8}-grp"
+_MIG_URL = re.compile(r"https://.*/projects/(.*)/zones/(.*)/instanceGroups/(.*)")     # ParseMigUrl
+_GKE_MIG = re.compile(r"(gke-.+)-[0-9a-f]{8}-grp")
+PROVIDER_ID_PREFIX = "gce://"
+DOMAIN_URL = "https://www.googleapis.com/compute/v1"
+
+
+@dataclass(frozen=True)
+class GceRef:
+    """A GCE object by project, zone and name (CA's GceRef)."""
+
+    project: str
+    zone: str
+    name: str
+
+
+def parse_mig_url(url: str) -> GceRef | None:
+    """The MIG a node group id names (`ParseMigUrl`), or None for an id that is not a MIG URL."""
+    found = _MIG_URL.fullmatch(url)
+    return GceRef(*found.groups()) if found else None
+
+
+def mig_url(ref: GceRef, domain: str = DOMAIN_URL) -> str:
+    """`GenerateMigUrl`: the id CA gives the MIG."""
+    return f"{domain}/projects/{ref.project}/zones/{ref.zone}/instanceGroups/{ref.name}"
+
+
+def ref_from_provider_id(provider_id: str) -> GceRef | None:
+    """The instance of a node's `gce://PROJECT/ZONE/INSTANCE` providerID, or None."""
+    if not provider_id.startswith(PROVIDER_ID_PREFIX):
+        return None
+    parts = provider_id[len(PROVIDER_ID_PREFIX):].split("/")
+    return GceRef(*parts) if len(parts) == 3 and all(parts) else None
+
+
+def basename(mig: GceRef) -> str:
+    """The MIG's base instance name: its instances' names begin with it (GKE: the name
+    without `-grp`; a MIG made by hand usually has its own name)."""
+    return mig.name.removesuffix("-grp") if _GKE_MIG.fullmatch(mig.name) else mig.name
+
+
+MigIndex = Mapping[tuple[str, str], Sequence[tuple[str, str]]]
+
+
+def mig_index(migs: Mapping[str, GceRef]) -> MigIndex:
+    """The MIGs (id to ref) by project and zone, each as (base instance name, id), the longest
+    base name first."""
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for gid, mig in migs.items():
+        out.setdefault((mig.project, mig.zone), []).append((basename(mig), gid))
+    for entries in out.values():
+        entries.sort(key=lambda e: -len(e[0]))
+    return out
+
+
+def mig_for_instance(instance: GceRef, index: MigIndex) -> str | None:
+    """The id of the MIG (`mig_index`) of the instance's project and zone whose base instance
+    name begins the instance's name; of several, the longest base name, the one the GCE API
+    would list the instance in."""
+    for base, gid in index.get((instance.project, instance.zone), ()):
+        if instance.name.startswith(base):
+            return gid
+    return None
+
+
+def pool_stem(mig: GceRef) -> str:
+    """What the MIGs of one GKE node pool share across zones (`gke-CLUSTER-POOL`), "" when the
+    MIG is not named as GKE names them."""
+    found = _GKE_MIG.fullmatch(mig.name)
+    return found.group(1) if found else ""
+
+
+def zones(groups: Sequence[str]) -> dict[str, str]:
+    """The zone of each MIG among `groups` (ids), by id."""
+    return {gid: ref.zone for gid in groups if (ref := parse_mig_url(gid)) is not None}
+
+
+def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
+                   selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
+                   ) -> dict[str, tuple[dict[str, Any], str]]:
+    """For each MIG without a member, a template node from a member of another MIG of its node
+    pool (same project, same pool label, or same GKE name but the hash), with the note that
+    says so: CA builds an empty MIG's template from its instance template, which the cluster
+    does not hold, and a GKE pool's MIGs share machine type, labels and taints (`pool_template`)."""
+    by_name = {str((n.get("metadata") or {}).get("name")): n for n in nodes}
+    migs = {g: ref for g in groups if (ref := parse_mig_url(g)) is not None}
+    pools = {g: _pool_key(ref, selectors.get(g) or {}) for g, ref in migs.items()}
+    out: dict[str, tuple[dict[str, Any], str]] = {}
+    for gid, mig in migs.items():
+        if members.get(gid) or not pools[gid]:
+            continue
+        sibling = next((g for g in migs if g != gid and pools[g] == pools[gid] and members.get(g)), None)
+        if sibling is None:
+            continue
+        node = by_name[members[sibling][0]]
+        name = members[sibling][0]
+        out[gid] = (pool_template(mig, node),
+                    f"node group {gid}: no node in its zone {mig.zone}; template from node {name} of the same node "
+                    f"pool (MIG {migs[sibling].name}, zone {migs[sibling].zone}) with its zone labels set to "
+                    f"{mig.zone}, as CA builds it from the MIG's instance template; not included: the kube-proxy "
+                    "pod CA adds to it (100m cpu)")
+    return out
+
+
+def _pool_key(mig: GceRef, sel: Mapping[str, str]) -> tuple[str, ...]:
+    pool = tuple(sorted((k, v) for k, v in sel.items() if k != LABEL_TOPOLOGY_ZONE))
+    if pool:
+        return (mig.project, *(f"{k}={v}" for k, v in pool))
+    stem = pool_stem(mig)
+    return (mig.project, stem) if stem else ()
+
+
+def pool_template(mig: GceRef, node: Mapping[str, Any]) -> dict[str, Any]:
+    """A template node for `mig` from `node`, an instance of another MIG of its pool: its
+    labels (every label that carries the node's zone set to the MIG's; no hostname), taints,
+    capacity and allocatable, Ready."""
+    meta = node.get("metadata") or {}
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if isinstance(v, str) and k != LABEL_HOSTNAME}
+    instance = ref_from_provider_id(str((node.get("spec") or {}).get("providerID") or ""))
+    zone = instance.zone if instance is not None else zone_of(labels)
+    labels = {k: (mig.zone if zone and v == zone else v) for k, v in labels.items()}
+    status = node.get("status") or {}
+    capacity = dict(status.get("capacity") or status.get("allocatable") or {})
+    out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"labels": labels},
+                           "status": {"capacity": capacity, "allocatable": dict(status.get("allocatable") or capacity),
+                                      "conditions": [{"type": "Ready", "status": "True"}]}}
+    taints = [dict(t) for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)]
+    if taints:
+        out["spec"] = {"taints": taints}
+    return out
