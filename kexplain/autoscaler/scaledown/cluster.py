@@ -1,8 +1,8 @@
 """CA's cluster snapshot as the removal simulation changes it, and the scheduler run on it.
 
 The simulation runs on the loop's `ClusterSim` (kexplain.autoscaler.simulator): its snapshot
-lists the nodes in CA's order (cluster.yaml order; a node the loop adds goes last; a node it
-changes, or removes and adds back within one fork, keeps its place) and its
+lists the nodes in CA's order (cluster.yaml order; a node the loop adds, the removed node's
+tainted copy included, goes last; a node whose pods change keeps its place) and its
 node search starts after the node of the last match, a position the scale-down inherits from
 the scale-up part and keeps through simulations that are reverted, as CA's one plugin runner
 does. The functions here are the snapshot changes the simulation makes; each returns a new
@@ -54,16 +54,18 @@ def without_node(snapshot: Snapshot, node: str) -> Snapshot:
 
 
 def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
-    """`node` replaced, in its place in the list, by a copy without pods that carries CA's
-    ToBeDeleted NoSchedule taint (replaceWithTaintedGhostNode: the node still counts as a
-    topology domain). CA removes the node and adds the copy within one fork, which its delta
-    snapshot records as a change of that node, so the copy keeps the node's position."""
+    """`node` replaced by a copy without pods that carries CA's ToBeDeleted NoSchedule taint,
+    listed last (replaceWithTaintedGhostNode: the node still counts as a topology domain). The
+    copy is a new NodeInfo the simulation adds, and the snapshot lists what the simulation adds
+    after the rest, in the order added (../shared/autoscaler/README.md, "Order"); nodes that only
+    gain or lose pods keep their place. Every scale-down case agrees (scaledown-thresholds-0055
+    only with the copy last)."""
     obj = snapshot.get(node).node.obj
     spec = dict(obj.get("spec") or {})
     spec["taints"] = [*(spec.get("taints") or ()),
                       {"key": TO_BE_DELETED_TAINT, "value": str(now_ns // 10**9), "effect": "NoSchedule"}]
     ghost = NodeInfo(Node.from_obj({**obj, "spec": spec}))
-    return _replaced(snapshot, [ghost if ni.name == node else ni for ni in snapshot.node_infos])
+    return _replaced(snapshot, [*(ni for ni in snapshot.node_infos if ni.name != node), ghost])
 
 
 def unbound(pod: PodInfo) -> PodInfo:
