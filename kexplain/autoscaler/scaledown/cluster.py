@@ -13,26 +13,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.config import load_config
-from kexplain.features import KubeVersion
-from kexplain.framework.runtime import Framework
+from kexplain.autoscaler.taints import TO_BE_DELETED as TO_BE_DELETED_TAINT
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
-from kexplain.plugins import implements, known, plugin_class
 
-TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler"
-CA_KUBERNETES = "1.36"          # the scheduler CA embeds (k8s.io/kubernetes v1.36.2)
-DEFAULT_SCHEDULER = "default-scheduler"
-
-
-def ca_sim(snapshot: Snapshot) -> ClusterSim:
-    """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (its version's default
-    profile), for a scale-down run on its own."""
-    profile = load_config(None, implements=implements, known=known,
-                          kube=KubeVersion(CA_KUBERNETES)).profile_for(DEFAULT_SCHEDULER)
-    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
-    return ClusterSim(snapshot, Framework(profile, registry, snapshot))
+def ca_sim(snapshot: Snapshot, scheduler_config) -> ClusterSim:
+    """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (the default profile of
+    `scheduler_config`, built by the loop's one builder), for a scale-down run on its own."""
+    from kexplain.autoscaler.loop import scheduler_framework
+    return ClusterSim(snapshot, scheduler_framework(scheduler_config, snapshot))
 
 
 def _replaced(snapshot: Snapshot, infos: list[NodeInfo]) -> Snapshot:

@@ -4,8 +4,10 @@ from __future__ import annotations
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions, members
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.scaledown.cluster import ca_sim
-from kexplain.autoscaler.scaledown.loop import run_scale_down, scale_down_json
+from kexplain.autoscaler.scaledown.loop import ca_snapshot, run_scale_down, scale_down_json
 from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.explain.inputs import read_config
+from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from tests.autoscaler.scaledown.objects import NOW_NS, controller, node, node_info, pdb, pod
@@ -15,12 +17,20 @@ def group(name="g", min_size=0, max_size=10, **options) -> NodeGroup:
     return NodeGroup(name, min_size, max_size, None, {"nodegroup": name}, None, NodeGroupOptions(**options))
 
 
+SCHEDULER = read_config(None, kube=KubeVersion("1.36"))    # the default profile CA embeds
+
+
+def sim_of(snap, settings=Settings("scaledown")) -> ClusterSim:
+    """CA's snapshot of `snap` (expendable pods left out) with its scheduler."""
+    return ca_sim(ca_snapshot(snap, settings.flag("expendable-pods-priority-cutoff")), SCHEDULER)
+
+
 def run(infos, groups, settings=Settings("scaledown"), **kw):
     """`infos` (NodeInfos, or a ClusterSim over them) through one loop's scale-down."""
     if isinstance(infos, ClusterSim):
         sim, infos = infos, infos.snapshot.node_infos
     else:
-        sim = snapshot(infos, kw.pop("pdbs", []))
+        sim = sim_of(snapshot(infos, kw.pop("pdbs", [])), settings)
     names = [ni.name for ni in infos]
     found = members(groups, [(ni.name, ni.node.labels) for ni in infos])
     return run_scale_down(sim, names, groups, found, settings, NOW_NS, **kw)
@@ -117,7 +127,7 @@ def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restore
     assert fresh.removable[0].placements == (("default/a", "n3"),)
     # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3, the
     # copy, which takes nothing, and wraps around to n2
-    sim = ca_sim(snapshot(infos))
+    sim = sim_of(snapshot(infos))
     assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [2]) == "n3"
     placed = sim.snapshot
     out = run(sim, groups)
@@ -179,7 +189,7 @@ def test_the_ghost_goes_last_and_the_search_wraps_past_it():
     # pod starts at the ghost (index 2, refused) and wraps to n1; then n2 is gone, the list is n1
     # and n3's ghost, and n3's pod starts at the ghost (index 1) and wraps to n1 too
     infos = [node_info(node("n1", group="keep")), node_info(node("n2", cpu="8")), node_info(node("n3"), pod("c", "n3"))]
-    sim = ca_sim(snapshot(infos))
+    sim = sim_of(snapshot(infos))
     assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [1]) == "n2"
     out = run(sim, [group("keep", min_size=1), group()])
     assert [(r.node, r.placements) for r in out.removable] == [
