@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping
 
+from kexplain.explain.pod_events import parse_time
+
 # NodeNotReadyReason values CA makes up for nodes the API calls Ready
 STARTUP_NODES = "cluster-autoscaler.kubernetes.io/startup-taint"
 RESOURCE_UNREADY = "cluster-autoscaler.kubernetes.io/resource-not-ready"
@@ -24,16 +26,6 @@ class NodeReadiness:
     ready: bool
     last_transition: datetime | None      # None: Go's zero time
     reason: str = ""                      # the Ready condition's reason, when not ready
-
-
-def parse_time(text: Any) -> datetime | None:
-    """An RFC 3339 time of the API, None when absent or unreadable."""
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def _later(a: datetime | None, b: datetime | None) -> datetime | None:
