@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
