@@ -39,11 +39,12 @@ def option_json(option: Option | None) -> dict[str, Any] | None:
 def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     """The document of one loop."""
     status = result.status
+    final = result.final_status or status      # ScaleUpToNodeGroupMinSize's replaces the loop's
     kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
     doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": kind, "autoscaler": loop.settings.to_json(),
-                           "result": status.result}
-    if status.error:
-        doc["error"] = status.error
+                           "result": result.result}
+    if final.error:
+        doc["error"] = final.error
     if result.loop_error:
         doc["loopError"] = result.loop_error
     doc["scaleUpCalled"] = result.scale_up_called
@@ -54,7 +55,7 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
         from kexplain.autoscaler.scaledown.loop import scale_down_document
-        doc["scaleDown"] = scale_down_document(loop, result.scale_down)
+        doc["scaleDown"] = scale_down_document(loop, result.scale_down, processed=not result.ended_early)
     return doc
 
 

@@ -12,11 +12,11 @@ the estimate. The snapshot is forked for the estimate and reverted after it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.autoscaler.templates import HOSTNAME, renamed_pod
+from kexplain.autoscaler.templates import HOSTNAME, renamed_csi_node, renamed_pod
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
@@ -88,19 +88,22 @@ def _uses_hostname_spread(pod: PodInfo) -> bool:
                for c in pod.spec.get("topologySpreadConstraints") or ())
 
 
-def estimate(sim: ClusterSim, groups: Sequence[Sequence[PodInfo]], template: NodeInfo, limiter: Limiter) -> Estimate:
+def estimate(sim: ClusterSim, groups: Sequence[Sequence[PodInfo]], template: NodeInfo, limiter: Limiter,
+             csi_node: Mapping[str, Any] | None = None) -> Estimate:
     """The node count and the pods placed for `groups` (each a list of equivalent pods) on new
-    nodes made from `template` (BinpackingNodeEstimator.Estimate)."""
+    nodes made from `template` (BinpackingNodeEstimator.Estimate); `csi_node`: the template's
+    CSINode, which each new node gets a copy of under its own name."""
     scored = [(pod_score(g[0], template), list(g)) for g in groups]
     go_sort(scored, lambda a, b: a[0] > b[0])
     sim.fork()
     try:
-        return _estimate(sim, [g for _, g in scored], template, limiter)
+        return _estimate(sim, [g for _, g in scored], template, limiter, csi_node)
     finally:
         sim.revert()
 
 
-def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, limiter: Limiter) -> Estimate:
+def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, limiter: Limiter,
+              csi_node: Mapping[str, Any] | None) -> Estimate:
     new_nodes: list[int] = []      # their indexes in the snapshot's node list
     with_pods: dict[str, None] = {}
     placed: list[PodInfo] = []
@@ -143,7 +146,7 @@ def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, 
             if not limiter.permission_to_add_node():
                 available = False
                 break
-            last = _add_node(sim, template, index)
+            last = _add_node(sim, template, index, csi_node)
             index += 1
             new_nodes.append(len(sim.snapshot.node_infos) - 1)
             if sim.schedule(pod, last) is not None:
@@ -152,8 +155,9 @@ def _estimate(sim: ClusterSim, groups: list[list[PodInfo]], template: NodeInfo, 
     return Estimate(len(with_pods), placed)
 
 
-def _add_node(sim: ClusterSim, template: NodeInfo, index: int) -> str:
-    """A copy of the template named `<template>-e-<index>`, its pods renamed (SanitizedNodeInfo)."""
+def _add_node(sim: ClusterSim, template: NodeInfo, index: int, csi_node: Mapping[str, Any] | None) -> str:
+    """A copy of the template named `<template>-e-<index>`, its pods renamed and its CSINode
+    copied under the new name (SanitizedNodeInfo)."""
     name = f"{template.name}-e-{index}"
     obj = dict(template.node.obj)
     meta = dict(obj.get("metadata") or {})
@@ -164,5 +168,5 @@ def _add_node(sim: ClusterSim, template: NodeInfo, index: int) -> str:
     pods = [renamed_pod(pod, name, f"e-{index}") for pod in template.pods]
     if pods:
         info.add_pods(pods)
-    sim.add_node(info)
+    sim.add_node(info, renamed_csi_node(csi_node, name) if csi_node is not None else None)
     return name

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
 from kexplain.autoscaler.params import Settings, read_settings
+from kexplain.autoscaler.readiness import node_readiness
+from kexplain.autoscaler.taints import TaintConfig, as_listed
 from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
@@ -116,6 +118,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
     warnings += admitted.warnings
     pending_ids = {id(s) for _, s in pending_src}
     cutoff = settings.flag("expendable-pods-priority-cutoff")
+    taint_config = TaintConfig.of(settings)
     scheduler_objects = []
     pending: list[PodInfo] = []
     nominated: list[dict[str, Any]] = []
@@ -128,6 +131,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
             continue
         if kind == "Pod" and (obj.get("spec") or {}).get("nodeName") and _priority(obj) < cutoff:
             continue          # expendable: not in CA's snapshot
+        if kind == "Node":     # FilterOutNodesWithStartupTaints: such a node is listed as unready
+            obj = as_listed(obj, taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
     snapshot, _ = build_cluster(scheduler_objects, admitted.shapes)
@@ -182,12 +187,8 @@ def _with_uid(ds: dict[str, Any]) -> dict[str, Any]:
 def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFacts:
     meta = obj.get("metadata") or {}
     created = _time(meta.get("creationTimestamp")) or now - NODE_AGE
-    ready, since = True, now - NODE_AGE
-    for cond in (obj.get("status") or {}).get("conditions") or ():
-        if isinstance(cond, dict) and cond.get("type") == "Ready":
-            ready = cond.get("status") == "True"
-            since = _time(cond.get("lastTransitionTime")) or now - NODE_AGE
-    return NodeFacts(meta.get("name") or "", ready, since, created, group)
+    readiness = node_readiness(obj, now - NODE_AGE)        # CA's GetNodeReadiness
+    return NodeFacts(meta.get("name") or "", readiness.ready, readiness.last_transition, created, group)
 
 
 def _refuse_repeats(cluster: list[tuple[dict, Source]], pending: list[tuple[dict, Source]]) -> None:

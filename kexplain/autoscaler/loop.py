@@ -1,31 +1,46 @@
-"""One CA loop (StaticAutoscaler.RunOnce), its scale-up part: what the scale-up orchestrator is
-handed and what CA's status processor makes of its status.
+"""One CA loop (StaticAutoscaler.RunOnce): what the scale-up orchestrator is handed, what CA's
+status processor makes of its status, and the scale-down part after it.
 
-The template node infos first, then the pending pods CA lists as unschedulable (not those with
-scheduling gates or a nominated node), the pod list processors over them, and then: no pod left
-(ScaleUpNotNeeded), as many ready nodes as --max-nodes-total (ScaleUpLimitedByMaxNodesTotal),
-or the orchestrator's ScaleUp. The EventingScaleUpStatusProcessor's events follow.
+In CA's order: the cleanup of CA's own taints left by an earlier run (a first loop's
+`ClusterAutoscalerCleanup` events), the node lists (startup-tainted nodes listed as unready:
+kexplain.autoscaler.taints), the empty-cluster check (--scale-up-from-zero=false), the pods CA
+lists (--allowed-scheduler-names, --bypassed-scheduler-names), the cluster snapshot (with
+--enable-csi-node-aware-scheduling every node needs its CSINode, or the loop ends with CA's
+error), the template node infos, the cluster's health (--ok-total-unready-count,
+--max-total-unready-percentage, --max-node-startup-time), the pod list processors, and then:
+no pod left (ScaleUpNotNeeded), as many ready nodes as --max-nodes-total
+(ScaleUpLimitedByMaxNodesTotal), pods too new (ScaleUpInCooldown), or the orchestrator's
+ScaleUp. The EventingScaleUpStatusProcessor's events follow, then scale-down, then, with
+--enforce-node-group-min-size, ScaleUpToNodeGroupMinSize, whose status replaces the loop's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import timedelta
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from kexplain.autoscaler.gpu import pod_requests_gpu
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.orchestrator import Context, Event, NoScaleUpInfo, ScaleUpStatus, scale_up
+from kexplain.autoscaler.orchestrator import (Context, Event, NoScaleUpInfo, ScaleUpStatus, scale_up,
+                                              scale_up_to_node_group_min_size, status_object)
 from kexplain.autoscaler.podlistprocessor import Processed, process
 from kexplain.autoscaler.resourcelimits import max_nodes_total_reached
-from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
-                                        LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES,
-                                        NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, STATUS_CONFIGMAP,
-                                        SUCCESSFUL, TRIGGERED, TRIGGERED_PREFIX, max_nodes_total_message)
 from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
+                                        LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES, NO_NODES_MESSAGE,
+                                        NO_STATUS, NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, SUCCESSFUL,
+                                        TRIGGERED, TRIGGERED_PREFIX, max_nodes_total_message)
+from kexplain.autoscaler.taints import CLEANUP, cleanup_events
 from kexplain.autoscaler.templates import Template, template_node_infos
+from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
 
-PRIORITY_CONFIGMAP = ("kube-system", "cluster-autoscaler-priority-expander")
+PRIORITY_CONFIGMAP_NAME = "cluster-autoscaler-priority-expander"     # in --namespace
 NEW_POD_BUFFER = timedelta(seconds=2)     # unschedulablePodTimeBuffer
+NEW_GPU_POD_BUFFER = timedelta(seconds=30)     # unschedulablePodWithGpuTimeBuffer
+MAX_NODE_STARTUP_TIME = timedelta(minutes=15)   # clusterstate.MaxNodeStartupTime
+SUSPENDED = "Suspended"                   # the node condition of a suspended node
 
 
 @dataclass
@@ -45,18 +60,33 @@ class LoopResult:
     loop_error: str = ""
     scale_down: Any = None          # scale-down mode: kexplain.autoscaler.scaledown's ScaleDownOutcome
     snapshot: Any = None    # what the scale-up started from: the cluster with the pods the processors placed
+    final_status: ScaleUpStatus | None = None   # ScaleUpToNodeGroupMinSize's, which replaces `status`
+    ended_early: bool = False       # the loop returned before CA's status processors ran
+
+    @property
+    def result(self) -> str:
+        """The loop's ScaleUpStatus result as CA's status processors last saw it."""
+        if self.ended_early:
+            return NO_STATUS
+        return (self.final_status or self.status).result
 
 
-def is_listed_unschedulable(pod: PodInfo) -> bool:
-    """Whether CA's lister counts the pending pod as unschedulable: the scheduler wrote
-    PodScheduled=False/Unschedulable on it (not on a gated pod), it has no nominated node, is
-    not being deleted and has not ended (CA's pod lister leaves out Succeeded and Failed pods)."""
+def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()) -> bool:
+    """Whether CA's lister counts the pending pod as unschedulable (ArrangePodsBySchedulability):
+    the scheduler wrote PodScheduled=False/Unschedulable on it (not on a gated pod), or, for a
+    pod of a --bypassed-scheduler-names scheduler, nothing or PodScheduled=False without a
+    reason; it has no nominated node, is not being deleted and has not ended (CA's pod lister
+    leaves out Succeeded and Failed pods). A pod the input gives without a PodScheduled
+    condition has the one the scheduler would write (the inputs' rule)."""
     if pod.status.get("nominatedNodeName") or pod.deletion_timestamp is not None \
             or pod.status.get("phase") in ("Succeeded", "Failed"):
         return False
     for cond in pod.status.get("conditions") or ():
         if isinstance(cond, dict) and cond.get("type") == "PodScheduled":
-            return cond.get("status") == "False" and cond.get("reason") == "Unschedulable"
+            if cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
+                return True
+            return (pod.spec.get("schedulerName") or "default-scheduler") in bypassed \
+                and cond.get("status") == "False" and not cond.get("reason")
     return not pod.spec.get("schedulingGates")
 
 
@@ -65,17 +95,50 @@ def _too_many_unready(unready: int, total: int, settings) -> bool:
         unready > settings.flag("max-total-unready-percentage") / 100.0 * total
 
 
-def cluster_healthy(loop: LoopInputs) -> bool:
-    """The cluster state registry's IsClusterHealthy: not too many unready nodes."""
-    unready = sum(1 for n in loop.nodes if not n.ready)
+def _suspended(node: dict) -> bool:
+    for cond in (node.get("status") or {}).get("conditions") or ():
+        if isinstance(cond, dict) and cond.get("type") == SUSPENDED:
+            return cond.get("status") == "True"
+    return False
+
+
+def readiness_states(loop: LoopInputs) -> dict[str, str]:
+    """The cluster state registry's readiness of each node: `Suspended` (condition Suspended=True),
+    `Ready`, `NotStarted` (unready, created less than --max-node-startup-time ago) or `Unready`.
+    As in CA, a node of no group takes the startup time of the last group node before it
+    (15 minutes before any)."""
+    startup = MAX_NODE_STARTUP_TIME
+    flag = timedelta(seconds=loop.settings.flag("max-node-startup-time"))
+    out = {}
+    for facts in loop.nodes:
+        if facts.group is not None:
+            startup = flag
+        if _suspended(loop.snapshot.get(facts.name).node.obj):
+            out[facts.name] = SUSPENDED
+        elif facts.ready:
+            out[facts.name] = "Ready"
+        elif facts.created + startup > loop.now:
+            out[facts.name] = "NotStarted"
+        else:
+            out[facts.name] = "Unready"
+    return out
+
+
+def cluster_healthy(loop: LoopInputs, states: dict[str, str] | None = None) -> bool:
+    """The cluster state registry's IsClusterHealthy: not too many unready nodes (those not
+    started yet and suspended ones do not count as unready)."""
+    states = states if states is not None else readiness_states(loop)
+    unready = sum(1 for s in states.values() if s == "Unready")
     return not _too_many_unready(unready, len(loop.nodes), loop.settings)
 
 
-def unhealthy_groups(loop: LoopInputs, targets: dict[str, int]) -> frozenset[str]:
+def unhealthy_groups(loop: LoopInputs, targets: dict[str, int], states: dict[str, str] | None = None
+                     ) -> frozenset[str]:
     """The groups IsNodeGroupHealthy calls unhealthy (the scale-up skips them as not ready):
-    one without instances whose target size is not 0, or one with fewer ready instances than
-    its target size by too many (--ok-total-unready-count, --max-total-unready-percentage)."""
-    facts = {n.name: n for n in loop.nodes}
+    one without instances whose target size is not 0, or one with fewer ready (or suspended)
+    instances than its target size by too many (--ok-total-unready-count,
+    --max-total-unready-percentage of its instances)."""
+    states = states if states is not None else readiness_states(loop)
     out = set()
     for g in loop.groups:
         names = loop.group_members[g.name]
@@ -84,81 +147,166 @@ def unhealthy_groups(loop: LoopInputs, targets: dict[str, int]) -> frozenset[str
             if target != 0:
                 out.add(g.name)
             continue
-        ready = sum(1 for n in names if facts[n].ready)
+        ready = sum(1 for n in names if states[n] in ("Ready", SUSPENDED))
         if _too_many_unready(max(target - ready, 0), len(names), loop.settings):
             out.add(g.name)
     return frozenset(out)
 
 
-def framework(loop: LoopInputs, snapshot):
-    """The scheduler framework CA embeds: the default profile's plugins."""
+def scheduler_framework(scheduler_config, snapshot):
+    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
+    (the version's default configuration) over `snapshot`. The one builder of the loop's
+    scale-up and scale-down."""
     from kexplain.framework.runtime import Framework
     from kexplain.plugins import plugin_class
-    profile = loop.scheduler_config.profile_for("default-scheduler")
+    profile = scheduler_config.profile_for("default-scheduler")
     registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
     return Framework(profile, registry, snapshot)
 
 
+def framework(loop: LoopInputs, snapshot):
+    """The loop's scheduler framework over `snapshot` (`scheduler_framework`)."""
+    return scheduler_framework(loop.scheduler_config, snapshot)
+
+
+def _with_allowed_schedulers(loop: LoopInputs) -> LoopInputs:
+    """--allowed-scheduler-names: CA lists only the pods of those schedulers, bound ones too
+    (FilterOutPodsByScheduler), so the others are neither pending nor in its snapshot."""
+    allowed = frozenset(loop.settings.flag("allowed-scheduler-names"))
+    if not allowed:
+        return loop
+
+    def kept(pod: PodInfo) -> bool:
+        return (pod.spec.get("schedulerName") or "default-scheduler") in allowed
+
+    infos = []
+    for found in loop.snapshot.node_infos:
+        info = NodeInfo(found.node)
+        pods = [p for p in found.pods if kept(p)]
+        if pods:
+            info.add_pods(pods)
+        infos.append(info)
+    pending = [p for p in loop.pending if kept(p)]
+    created = [t for p, t in zip(loop.pending, loop.pending_created) if kept(p)]
+    return replace(loop, snapshot=Snapshot(infos, loop.snapshot.namespaces, loop.snapshot.objects),
+                   pending=pending, pending_created=created)
+
+
+def _missing_csi_node(loop: LoopInputs) -> str | None:
+    """With --enable-csi-node-aware-scheduling, the first node without a CSINode, whose
+    absence ends CA's loop (SetClusterState); None when every node has one."""
+    if not loop.settings.flag("enable-csi-node-aware-scheduling"):
+        return None
+    have = {(c.get("metadata") or {}).get("name") for c in loop.snapshot.of_kind("CSINode")}
+    return next((n.name for n in loop.nodes if n.name not in have), None)
+
+
+def _unix(at: datetime) -> float:
+    at = at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+    return at.timestamp()
+
+
 def run_once(loop: LoopInputs) -> LoopResult:
     settings = loop.settings
-    templates = template_node_infos(loop)
-    sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot))
-    created = dict(zip(map(id, loop.pending), loop.pending_created))
-    listed = [p for p in loop.pending if is_listed_unschedulable(p)]
-    processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
-    to_help = processed.pods
-    processed_snapshot = sim.snapshot
+    recorder = status_object(settings)
     targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
                for g in loop.groups}
     before = dict(targets)
-    cluster_events: list[Event] = []
+    # cleanUpIfRequired: CA's own taints left by an earlier run (events on the nodes)
+    in_groups = [n.name for n in loop.nodes if n.group is not None]
+    cluster_events = [Event(f"Node {name}", "Normal", CLEANUP, message) for name, message in
+                      cleanup_events([ni.node.obj for ni in loop.snapshot.node_infos], in_groups, settings,
+                                     _unix(loop.now))]
     ready = sum(1 for n in loop.nodes if n.ready and not loop.snapshot.get(n.name).node.unschedulable)
+
+    def ended(listed: list[PodInfo], error: str = "") -> LoopResult:
+        return LoopResult({}, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before, targets,
+                          cluster_events=cluster_events, loop_error=error, ended_early=True)
+
+    if not settings.flag("scale-up-from-zero") and (not loop.nodes or not ready):   # EmptyClusterProcessor
+        if not loop.nodes and recorder is not None:     # (no ready nodes: no event in CA's first ten minutes)
+            cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, NO_NODES_MESSAGE))
+        return ended([])
+    loop = _with_allowed_schedulers(loop)
+    bypassed = frozenset(settings.flag("bypassed-scheduler-names"))
+    listed = [p for p in loop.pending if is_listed_unschedulable(p, bypassed)]
+    missing = _missing_csi_node(loop)
+    if missing is not None:
+        return ended(listed, "failed to initialize ClusterSnapshot: couldn't obtain csi node: "
+                             f"csi nodes {missing} not found")
+    templates = template_node_infos(loop)
+    sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot))
+    created = dict(zip(map(id, loop.pending), loop.pending_created))
+    states = readiness_states(loop)
+    if not cluster_healthy(loop, states):
+        if recorder is not None:
+            cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE))
+        return LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
+                          targets, cluster_events=cluster_events)
+    processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
+    to_help = processed.pods
+    processed_snapshot = sim.snapshot
     max_total = settings.max_nodes_total
     called = False
-    unhealthy = unhealthy_groups(loop, targets)
-    if not cluster_healthy(loop):
-        result = LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
-                            targets, cluster_events=[Event(STATUS_CONFIGMAP, "Warning", CLUSTER_UNHEALTHY,
-                                                           CLUSTER_UNHEALTHY_MESSAGE)])
-        return result
+    unhealthy = unhealthy_groups(loop, targets, states)
+
+    def context() -> Context:       # a new quota tracker over the snapshot's nodes, as each scale-up makes
+        return Context(settings, loop.groups, targets, templates, sim, _expander(loop), _quota_tracker(loop, sim),
+                       unhealthy=unhealthy, status_object=recorder)
+
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
     elif max_nodes_total_reached(max_total, ready):
         status = ScaleUpStatus(LIMITED_BY_MAX_NODES_TOTAL,
                                remain_unschedulable=[NoScaleUpInfo(p, {}, {}) for p in to_help])
-        cluster_events.append(Event(STATUS_CONFIGMAP, "Warning", MAX_NODES_TOTAL_REACHED,
-                                    max_nodes_total_message(max_total)))
-    elif min(created[id(p)] for p in to_help) + NEW_POD_BUFFER > loop.now:
+        if recorder is not None:
+            cluster_events.append(Event(recorder, "Warning", MAX_NODES_TOTAL_REACHED,
+                                        max_nodes_total_message(max_total)))
+    elif not bypassed and _all_new([created[id(p)] for p in to_help], [p for p in to_help], loop.now):
         status = ScaleUpStatus(IN_COOLDOWN)
     else:
         called = True
-        ctx = Context(settings, loop.groups, targets, templates, sim, _expander(loop),
-                      _quota_tracker(loop, sim),
-                      unhealthy=unhealthy)
-        status = scale_up(ctx, to_help, len(sim.snapshot.node_infos))
+        status = scale_up(context(), to_help, len(sim.snapshot.node_infos))
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
                         snapshot=processed_snapshot)
-    _emit_events(result)
+    enforce = settings.flag("enforce-node-group-min-size")
+    if called or not enforce:       # an untried scale-up's status reaches the processor only without it
+        _emit_events(result)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
         from kexplain.autoscaler.scaledown.loop import loop_scale_down
         result.scale_down = loop_scale_down(loop, sim, status.result, targets)
+    if enforce:
+        result.final_status = scale_up_to_node_group_min_size(context())
+        cluster_events.extend(result.final_status.events)
     return result
 
 
+def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> bool:
+    """allPodsAreNew: the oldest pod younger than 2 seconds, or the oldest pod asking for a GPU
+    younger than 30."""
+    if min(created) + NEW_POD_BUFFER > now:
+        return True
+    gpu = [t for t, p in zip(created, pods) if pod_requests_gpu(p)]
+    return bool(gpu) and min(gpu) + NEW_GPU_POD_BUFFER > now
+
+
 def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
-    """The cluster-wide core/memory quota over the nodes the scale-up sees."""
-    from kexplain.autoscaler.resourcelimits import QuotaTracker, ResourceLimits
-    limits = ResourceLimits.from_flags(loop.settings.flag("cores-total"), loop.settings.flag("memory-total"))
+    """The cluster-wide core, memory and GPU quota over the nodes the scale-up sees."""
+    from kexplain.autoscaler.resourcelimits import QuotaTracker, resource_limits
     group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
-    return QuotaTracker(limits, [ni.node.obj for ni in sim.snapshot.node_infos], group_of)
+    templates = {g.name: g.template for g in loop.groups if g.template is not None}
+    return QuotaTracker(resource_limits(loop.settings), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
+                        templates)
 
 
 def _expander(loop: LoopInputs):
+    """The --expander chain; the priority expander reads its ConfigMap in --namespace."""
     from kexplain.autoscaler.expander.factory import build
+    key = (loop.settings.flag("namespace"), PRIORITY_CONFIGMAP_NAME)
     configmap = next((c for c in loop.config_maps
                       if ((c.get("metadata") or {}).get("namespace") or "default",
-                          (c.get("metadata") or {}).get("name")) == PRIORITY_CONFIGMAP), None)
+                          (c.get("metadata") or {}).get("name")) == key), None)
     return build(loop.settings.expander, configmap)
 
 

@@ -6,7 +6,11 @@ cluster's core/memory limits), checks each group's first pod against every valid
 template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
 the snapshot), estimates each group's option with the binpacking estimator, lets the expander
 choose, caps the count (--max-nodes-total, the resource limits), balances it over similar
-groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's.
+groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's. With
+--scaleup-simulation-for-skipped-node-groups-enabled, the pods left unschedulable are also
+checked against the skipped groups' templates, so a skipped group that would reject them says
+why instead of its skip reason. `scale_up_to_node_group_min_size` is RunOnce's other scale-up
+(--enforce-node-group-min-size): each group below its minimum grown to it.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
 from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_node_count
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.status import (ATOMIC_LIMIT, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
-                                        NO_OPTIONS, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
+                                        NO_OPTIONS, NOT_NEEDED, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
                                         STATUS_CONFIGMAP, SUCCESSFUL, max_nodes_total_message)
 from kexplain.autoscaler.templates import Template
 from kexplain.model.pod import PodInfo
@@ -31,6 +35,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.resourcelimits import QuotaTracker
     from kexplain.autoscaler.params import Settings
 
+
+
+def status_object(settings: "Settings") -> str | None:
+    """The object CA's LogEventRecorder records on: its status ConfigMap (--namespace,
+    --status-config-map-name), or None with --write-status-configmap=false (no such events)."""
+    if not settings.flag("write-status-configmap"):
+        return None
+    return f"ConfigMap {settings.flag('namespace')}/{settings.flag('status-config-map-name')}"
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,12 @@ class Context:
     limits: "QuotaTracker"
     compare: object = None          # the similarity comparator, made on first use
     unhealthy: frozenset[str] = frozenset()     # groups the cluster state registry calls unhealthy
+    status_object: str | None = STATUS_CONFIGMAP    # where CA's log recorder records (None: nowhere)
+
+    def record(self, st: "ScaleUpStatus", type_: str, reason: str, message: str) -> None:
+        """An event of CA's log recorder (on its status ConfigMap), when it records any."""
+        if self.status_object is not None:
+            st.events.append(Event(self.status_object, type_, reason, message))
 
 
 def comparator_of(settings: "Settings"):
@@ -140,7 +158,7 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
             options.append(option)
     st.options = sorted(options, key=lambda o: o.node_group.name)
     if not options:
-        return _no_options(st)
+        return _no_options(ctx, st)
     node_infos = {name: t.node_info for name, t in ctx.templates.items()}
     choice = ctx.expander.choose(options, node_infos)
     for e in choice.events:
@@ -149,29 +167,21 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     st.best = best
     if best is None or best.node_count <= 0:
         _mark_all_unschedulable(groups, OPTIONS_FILTERED_OUT)
-        return _no_options(st)
+        return _no_options(ctx, st)
     cap = cap_new_node_count(best.node_count, node_count, settings.max_nodes_total)
     new_nodes = cap.count
     if cap.capped:
-        st.events.append(Event(STATUS_CONFIGMAP, "Warning", MAX_NODES_TOTAL_REACHED,
-                               max_nodes_total_message(settings.max_nodes_total)))
+        ctx.record(st, "Warning", MAX_NODES_TOTAL_REACHED, max_nodes_total_message(settings.max_nodes_total))
     if cap.error:
         _mark_all_unschedulable(groups, EXECUTION_FAILED)
-        return _error(st, cap.error, best, groups)
+        return _error(ctx, st, cap.error, best, groups)
     template = ctx.templates[best.node_group.name]
     new_nodes = ctx.limits.check(best.node_group.name, template.node_info.node.obj, new_nodes).allowed_delta
     infos = _balance(ctx, best.node_group, new_nodes, schedulable)
     st.scale_up_infos = infos
-    for info in infos:
-        st.events.append(Event(STATUS_CONFIGMAP, "Normal", SCALED_UP_GROUP,
-                               f"Scale-up: setting group {info.group.name} size to {info.new_size} instead of "
-                               f"{info.current_size} (max: {info.max_size})"))
-        ctx.target_sizes[info.group.name] = info.new_size
-        st.events.append(Event(STATUS_CONFIGMAP, "Normal", SCALED_UP_GROUP,
-                               f"Scale-up: group {info.group.name} size set to {info.new_size} instead of "
-                               f"{info.current_size} (max: {info.max_size})"))
+    _execute(ctx, st, infos)
     st.result = SUCCESSFUL
-    st.remain_unschedulable = _remaining(groups, st.skipped)
+    st.remain_unschedulable = _remaining(ctx, groups, st.skipped)
     st.triggered = list(best.pods)
     st.await_evaluation = [p for eg in groups if eg.schedulable and best.node_group.name in eg.scheduling_errors
                            for p in eg.pods]
@@ -197,12 +207,13 @@ def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...]
 
 
 def _schedulable_pod_groups(ctx: Context, groups: list[PodGroup], g: NodeGroup, st: ScaleUpStatus) -> list[PodGroup]:
+    """SchedulablePodGroups: each group's first pod on `g`'s template, added to the snapshot."""
     template = ctx.templates[g.name].node_info
     sim = ctx.sim
     sim.fork()
     out = []
     try:
-        sim.add_node(template)
+        sim.add_node(template, ctx.templates[g.name].csi_node)
         for eg in groups:
             failed = sim.check(eg.pods[0], template.name)
             verdicts = st.verdicts.setdefault(id(eg), {})
@@ -229,7 +240,8 @@ def _expansion_option(ctx: Context, g: NodeGroup, schedulable: Mapping[str, list
         group_limit(s.max_size, ctx.target_sizes[s.name]) for s in similar)
     limiter = estimator_limits(ctx.settings.flag("max-nodes-per-scaleup"), room, ctx.settings.max_nodes_total,
                                node_count)
-    result = estimate(ctx.sim, [eg.pods for eg in pod_groups], ctx.templates[g.name].node_info, limiter)
+    template = ctx.templates[g.name]
+    result = estimate(ctx.sim, [eg.pods for eg in pod_groups], template.node_info, limiter, template.csi_node)
     count, placed = result.node_count, tuple(result.pods)
     if g.options.zero_or_max_node_scaling and count > 0:
         count = g.max_size
@@ -267,21 +279,72 @@ def _mark_all_unschedulable(groups: list[PodGroup], reason: str) -> None:
             eg.schedulable = False
 
 
-def _remaining(groups: list[PodGroup], skipped: Mapping[str, tuple[str, ...]]) -> list[NoScaleUpInfo]:
-    return [NoScaleUpInfo(p, dict(eg.scheduling_errors), dict(skipped))
-            for eg in groups if not eg.schedulable for p in eg.pods]
+def _remaining(ctx: Context, groups: list[PodGroup], skipped: Mapping[str, tuple[str, ...]]) -> list[NoScaleUpInfo]:
+    """GetRemainingPods: the pods of the groups no valid node group takes, with why. With
+    --scaleup-simulation-for-skipped-node-groups-enabled the skipped node groups' templates are
+    tried too (SchedulablePodGroups, which marks a pod group that fits one as schedulable): a
+    skipped node group that rejects the pods gives its predicate's reasons, and only those that
+    would take them keep their skip reason."""
+    left = [eg for eg in groups if not eg.schedulable]
+    if not ctx.settings.flag("scaleup-simulation-for-skipped-node-groups-enabled"):
+        return [NoScaleUpInfo(p, dict(eg.scheduling_errors), dict(skipped)) for eg in left for p in eg.pods]
+    for g in ctx.groups:
+        if g.name in skipped and g.name in ctx.templates:
+            _schedulable_pod_groups(ctx, left, g, ScaleUpStatus(NOT_TRIED))
+    return [NoScaleUpInfo(p, dict(eg.scheduling_errors),
+                          {name: r for name, r in skipped.items() if name not in eg.scheduling_errors})
+            for eg in left for p in eg.pods]
 
 
-def _no_options(st: ScaleUpStatus) -> ScaleUpStatus:
-    st.result = NO_OPTIONS
-    st.remain_unschedulable = _remaining(st.pod_groups, st.skipped)
+def _execute(ctx: Context, st: ScaleUpStatus, infos: Sequence[ScaleUpInfo]) -> None:
+    """ExecuteScaleUps, one group after the other: the provider's target sizes set, with CA's
+    two ScaledUpGroup events per group."""
+    for info in infos:
+        ctx.record(st, "Normal", SCALED_UP_GROUP, f"Scale-up: setting group {info.group.name} size to "
+                   f"{info.new_size} instead of {info.current_size} (max: {info.max_size})")
+        ctx.target_sizes[info.group.name] = info.new_size
+        ctx.record(st, "Normal", SCALED_UP_GROUP, f"Scale-up: group {info.group.name} size set to "
+                   f"{info.new_size} instead of {info.current_size} (max: {info.max_size})")
+
+
+def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
+    """ScaleUpToNodeGroupMinSize: every group whose target size is below its minimum, healthy
+    and with a template, grown to the minimum as far as the resource limits (each group checked
+    against what the cluster's nodes leave, nothing charged) and --max-nodes-total allow. CA
+    caps by the group's own target size where the other scale-up counts the cluster's nodes."""
+    st = ScaleUpStatus(NOT_NEEDED)
+    infos: list[ScaleUpInfo] = []
+    for g in ctx.groups:
+        target = ctx.target_sizes[g.name]
+        template = ctx.templates.get(g.name)
+        if target >= g.min_size or g.name in ctx.unhealthy or template is None:
+            continue
+        node = template.node_info.node.obj
+        if ctx.limits.check(g.name, node, 1).is_exceeded:
+            continue
+        count = ctx.limits.check(g.name, node, g.min_size - target).allowed_delta
+        cap = cap_new_node_count(count, target, ctx.settings.max_nodes_total)
+        if cap.capped:
+            ctx.record(st, "Warning", MAX_NODES_TOTAL_REACHED, max_nodes_total_message(ctx.settings.max_nodes_total))
+        if cap.error:
+            continue
+        infos.append(ScaleUpInfo(g, target, target + cap.count, g.max_size))
+    if infos:
+        _execute(ctx, st, infos)
+        st.result, st.scale_up_infos, st.considered = SUCCESSFUL, infos, list(ctx.groups)
     return st
 
 
-def _error(st: ScaleUpStatus, message: str, best: Option, groups: list[PodGroup]) -> ScaleUpStatus:
+def _no_options(ctx: Context, st: ScaleUpStatus) -> ScaleUpStatus:
+    st.result = NO_OPTIONS
+    st.remain_unschedulable = _remaining(ctx, st.pod_groups, st.skipped)
+    return st
+
+
+def _error(ctx: Context, st: ScaleUpStatus, message: str, best: Option, groups: list[PodGroup]) -> ScaleUpStatus:
     st.result = ERROR
     st.error = message
     st.triggered = list(best.pods)
-    st.remain_unschedulable = _remaining(groups, st.skipped)
+    st.remain_unschedulable = _remaining(ctx, groups, st.skipped)
     st.considered = []
     return st

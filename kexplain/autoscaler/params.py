@@ -5,6 +5,14 @@ Every key of the file but `mode` is a cluster-autoscaler flag: the named keys (`
 by its name; a list for a repeated flag). `FLAGS` is CA's flag set (config/flags/flags.go at
 openshift/kubernetes-autoscaler 70920d3c6f5f) with each flag's kind and default; a flag CA does
 not have is an input error naming it. `Settings.to_json` is the document's `autoscaler` key.
+
+Every flag kexplain accepts is applied as CA applies it. Most change the loop (docs/autoscaler.md
+says how); those in `NO_EFFECT` CA reads too, but one first loop decides the same whatever they
+say (the process, its clients and metrics, later loops' actuation and backoffs, wall-clock
+budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
+refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
+kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
+`<min>:<max>`) are refused here, whether or not the loop would reach them.
 """
 from __future__ import annotations
 
@@ -87,6 +95,60 @@ FLAGS: dict[str, tuple[str, Any]] = {
     "capacity-quotas-enabled": ("bool", False), "scaleup-simulation-for-skipped-node-groups-enabled": ("bool", False),
     "cluster-snapshot-parallelism": ("int", 16), "v": ("int", 0),
 }
+# CA reads these, but one first loop decides the same whatever they say: why, per flag
+NO_EFFECT: dict[str, str] = {
+    **dict.fromkeys(("cluster-name", "address", "kubernetes", "kubeconfig", "kube-api-content-type",
+                     "kube-client-burst", "kube-client-qps", "user-agent", "profiling", "v", "max-inactivity",
+                     "max-failing-time", "max-startup-time", "emit-per-nodegroup-metrics", "debugging-snapshot-enabled",
+                     "node-removal-latency-tracking-enabled", "max-node-skip-eval-time-tracker-enabled",
+                     "record-duplicated-events", "frequent-loops-enabled", "scan-interval", "cluster-snapshot-parallelism"),
+                    "the process, its API clients, metrics and loop timing"),
+    **dict.fromkeys(("node-deletion-delay-timeout", "node-deletion-batcher-interval", "max-bulk-soft-taint-time",
+                     "max-graceful-termination-sec", "drain-priority-config", "max-pod-eviction-time",
+                     "node-delete-delay-after-taint", "dynamic-node-delete-delay-after-taint-enabled",
+                     "cordon-node-before-terminating", "daemonset-eviction-for-empty-nodes",
+                     "daemonset-eviction-for-occupied-nodes", "force-delete-unregistered-nodes",
+                     "force-delete-failed-nodes", "max-node-provision-time", "unremovable-node-recheck-timeout",
+                     "node-info-cache-expire-time", "initial-node-group-backoff-duration",
+                     "max-node-group-backoff-duration", "node-group-backoff-reset-timeout"),
+                    "how later loops drain and delete nodes, time out and back off (a first loop has none)"),
+    **dict.fromkeys(("max-binpacking-time", "max-nodegroup-binpacking-duration", "scale-down-simulation-timeout"),
+                    "a wall-clock budget, which kexplain never runs out of"),
+    **dict.fromkeys(("regional", "aws-use-static-instance-list", "gce-concurrent-refreshes",
+                     "gce-mig-instances-min-refresh-wait-time", "bulk-mig-instances-listing-enabled",
+                     "clusterapi-cloud-config-authoritative", "grpc-expander-cert", "grpc-expander-url"),
+                    "another cloud provider's, or the grpc expander's, which this loop does not use"),
+    **dict.fromkeys(("provisioning-request-initial-backoff-time", "provisioning-request-max-backoff-time",
+                     "provisioning-request-max-backoff-cache-size", "check-capacity-batch-processing",
+                     "check-capacity-provisioning-request-max-batch-size",
+                     "check-capacity-provisioning-request-batch-timebox", "check-capacity-processor-instance",
+                     "pod-injection-limit", "capacity-buffer-pod-dry-run-enabled", "salvo-scale-up-budget"),
+                    "a feature that is off (provisioning requests, proactive scale-up, capacity buffers, salvo)"),
+    **dict.fromkeys(("scale-down-non-empty-candidates-count", "scale-down-candidates-pool-ratio",
+                     "scale-down-candidates-pool-min-count"), "no longer read by this CA"),
+    "parallel-scale-up": "the same scale-ups; CA then records the groups' ScaledUpGroup events in any order",
+}
+# kexplain cannot apply these: refused whenever given
+REFUSED: dict[str, str] = {
+    "cloud-provider": "the node groups come from --node-groups (or are found in the cluster), not a cloud provider",
+    "cloud-config": "kexplain reads no cloud provider config; give the node groups with --node-groups",
+    "nodes": "the node groups come from --node-groups",
+    "node-group-auto-discovery": "the node groups come from --node-groups (or are found in the cluster)",
+    "scheduler-config-file": "kexplain runs the default scheduler profile CA embeds",
+}
+# kexplain runs these with one value only: any other is refused
+ONLY: dict[str, tuple[Any, str]] = {
+    "salvo-scale-up": (False, "salvo scale-up is not modelled"),
+    "async-node-groups": (False, "node groups created asynchronously are not modelled"),
+    "enable-provisioning-requests": (False, "ProvisioningRequests are not modelled"),
+    "enable-proactive-scaleup": (False, "proactive scale-up (pod injection) is not modelled"),
+    "capacity-buffer-controller-enabled": (False, "capacity buffers are not modelled"),
+    "capacity-buffer-pod-injection-enabled": (False, "capacity buffers are not modelled"),
+    "capacity-quotas-enabled": (False, "CapacityQuota objects are not modelled"),
+    "enable-dynamic-resource-allocation": (True, "kexplain's scheduler always runs DRA, as CA's default does"),
+    "fastpath-binpacking-enabled": (False, "the estimator's fast path is not modelled"),
+}
+ESTIMATORS = ("binpacking",)        # estimator.AvailableEstimators
 # params.yaml's named keys and the flags they set
 NAMED = {"expander": "expander", "maxNodesTotal": "max-nodes-total", "coresTotal": "cores-total",
          "memoryTotal": "memory-total", "balanceSimilarNodeGroups": "balance-similar-node-groups"}
@@ -203,9 +265,30 @@ def parse_settings(doc: Any, src: Source) -> Settings:
         if name not in FLAGS:
             raise InputError(f"flags.{name}: cluster-autoscaler has no flag --{name}", source=src)
         given[name], values[name] = _value(name, value, src)
+    for name in given:
+        if name in REFUSED:
+            raise InputError(f"flags.{name}: kexplain cannot apply --{name}: {REFUSED[name]}", source=src)
+        if name in ONLY and values[name] != ONLY[name][0]:
+            raise InputError(f"flags.{name}: kexplain cannot apply --{name}={given[name]}: {ONLY[name][1]} "
+                             f"(only {_text(ONLY[name][0])})", source=src)
     settings = Settings(mode, given, values)
-    settings.cores_total, settings.memory_total    # checked now: a bad <min>:<max> is an input error
+    _check_startup(settings, src)
     return settings
+
+
+def _check_startup(settings: Settings, src: Source) -> None:
+    """What CA refuses when it starts, whether or not a loop would reach it."""
+    from kexplain.autoscaler.expander.factory import build
+    from kexplain.autoscaler.resourcelimits import resource_limits
+    settings.cores_total, settings.memory_total    # a bad <min>:<max>
+    resource_limits(settings)                       # a bad --gpu-total (InputError naming the flag)
+    if settings.flag("estimator") not in ESTIMATORS:
+        raise InputError(f"estimator: unknown estimator: {settings.flag('estimator')} "
+                         f"(accepted: {', '.join(ESTIMATORS)})", source=src)
+    build(settings.expander, None, source=src, field="expander")
+    if "drain-priority-config" in settings.given and "max-graceful-termination-sec" in settings.given:
+        raise InputError("Invalid configuration, could not use --drain-priority-config together with "
+                         "--max-graceful-termination-sec", source=src)
 
 
 def _text(value: Any) -> str:

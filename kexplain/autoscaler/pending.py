@@ -71,7 +71,8 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
         templates = result.templates or template_node_infos(loop)
         snapshot = result.snapshot if result.snapshot is not None else loop.snapshot
         doc["explained"] = {"pod": pod.key, "kubernetes": loop.kube.minor,
-                            "nodeGroups": {g.name: template_verdict(loop, pod, templates[g.name].node_info, snapshot)
+                            "nodeGroups": {g.name: template_verdict(loop, pod, templates[g.name].node_info, snapshot,
+                                                                    templates[g.name].csi_node)
                                            for g in loop.groups if g.name in templates}}
     return doc
 
@@ -93,19 +94,19 @@ def batch_pods(unfit_and_placed) -> tuple[list[PodInfo], list[PodInfo]]:
     return pending, bound
 
 
-def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None) -> dict[str, Any]:
+def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None, csi_node=None) -> dict[str, Any]:
     """Every Filter plugin's verdict on `template` placed after the nodes of `cluster` (the
     snapshot the scale-up started from: `LoopResult.snapshot`; default: the loop's)
     (`filterAll`, as the scheduling trace records a node's), the plugins' facts there
     (`plugins`, what `--node` reads), or the PreFilter plugin that rejects the pod for every
     node (`preFilter`), or the PreFilter plugins whose node names leave the template out
-    (`notAmong`)."""
+    (`notAmong`). `csi_node`: the template's CSINode (CSI-node-aware scheduling)."""
     from kexplain.autoscaler.loop import framework
     from kexplain.autoscaler.simulator import with_node
     from kexplain.framework.cycle_state import CycleState
     from kexplain.framework.extras import plugin_verdicts
 
-    snapshot = with_node(cluster if cluster is not None else loop.snapshot, template)
+    snapshot = with_node(cluster if cluster is not None else loop.snapshot, template, csi_node)
     fw = framework(loop, snapshot)
     state = CycleState()
     outcome = fw.run_pre_filter(state, pod)

@@ -1,15 +1,18 @@
-"""The cluster-wide limits of a scale-up: `--cores-total`, `--memory-total`, `--max-nodes-total`.
+"""The cluster-wide limits: `--cores-total`, `--memory-total`, `--gpu-total`, `--max-nodes-total`.
 
-Cores and memory (CA's resourcequotas, fed by the provider's ResourceLimiter, quota
+Cores, memory and GPUs (CA's resourcequotas, fed by the provider's ResourceLimiter, quota
 "cluster-wide"): at the start of a scale-up CA adds up what the cluster's nodes have and keeps
 what is left under each max limit. A node counts its *capacity*: cpu rounded up to whole cores,
-memory in bytes (virtual-kubelet nodes, label `type=virtual-kubelet`, are not counted). CA
-remembers one figure per node group, from the first node of the group it reads (the members
-in node order, else the group's template), and uses it for every node of that group. A group
-is skipped when one more node (or, with zeroOrMaxNodeScaling, all nodes up to its max) would
-pass a limit (`exceeded quota: "cluster-wide", resources: cpu`); the chosen option's node count
-is cut to what the limits leave; each group of a balanced scale-up is cut in turn, and what it
-takes is then gone for the next (`QuotaTracker.consume`).
+memory in bytes, and its GPUs under its GPU type (kexplain.autoscaler.gpu; only a GPU type
+`--gpu-total` names is limited); virtual-kubelet nodes (label `type=virtual-kubelet`) are not
+counted. CA remembers one figure per node group, from the first node of the group it reads (the
+members in node order, else the group's template), and uses it for every node of that group. A
+group is skipped when one more node (or, with zeroOrMaxNodeScaling, all nodes up to its max)
+would pass a limit (`exceeded quota: "cluster-wide", resources: cpu`, or the GPU type); the
+chosen option's node count is cut to what the limits leave; each group of a balanced scale-up is
+cut in turn, and what it takes is then gone for the next (`QuotaTracker.consume`). Scale-down
+holds the same figures to the minimums instead (`QuotaTracker(..., minimum=True)`): what is
+left is the usage above each minimum, and a node whose removal would go below one stays.
 
 Node count (`--max-nodes-total`, 0 = none): a loop whose ready nodes already reach it does not
 scale up (ScaleUpLimitedByMaxNodesTotal); otherwise the chosen option is cut to the room left
@@ -20,12 +23,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.apimachinery.quantity import value
+from kexplain.autoscaler.gpu import gpu_target
 from kexplain.autoscaler.status import MAX_NODES_TOTAL_ERROR, exceeded_quota
 from kexplain.errors import InputError, Source
 from kexplain.model.resources import CPU, MEMORY, resource_list
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.params import Settings
 
 CLUSTER_WIDE = "cluster-wide"            # the ResourceLimiter's quota id
 NODES = "nodes"                          # counted per node, never limited by the flags
@@ -67,41 +74,83 @@ def parse_min_max(flag: str) -> tuple[int, int]:
     return low, high
 
 
+def parse_gpu_limit(text: str) -> tuple[str, int, int]:
+    """CA's parseSingleGpuLimit: `<gpu_type>:<min>:<max>`; ValueError in CA's words."""
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"incorrect gpu limit specification: {text}")
+    kind, low, high = parts
+    if not _GO_INT.match(low) or not _INT64[0] <= int(low) <= _INT64[1]:
+        raise ValueError(f"incorrect gpu limit - min is not integer: {text}")
+    if not _GO_INT.match(high) or not _INT64[0] <= int(high) <= _INT64[1]:
+        raise ValueError(f"incorrect gpu limit - max is not integer: {text}")
+    if int(low) < 0:
+        raise ValueError(f"incorrect gpu limit - min is less than 0; {text}")
+    if int(high) < 0:
+        raise ValueError(f"incorrect gpu limit - max is less than 0; {text}")
+    if int(low) > int(high):
+        raise ValueError(f"incorrect gpu limit - min is greater than max; {text}")
+    return kind, int(low), int(high)
+
+
 @dataclass(frozen=True)
 class ResourceLimits:
-    """The cluster-wide core (whole cores) and memory (bytes) limits."""
+    """The cluster-wide core (whole cores), memory (bytes) and per-GPU-type limits."""
 
     min_cores: int = 0
     max_cores: int = 320000
     min_memory: int = 0
     max_memory: int = 6400000 * GIB
+    gpus: tuple[tuple[str, int, int], ...] = ()     # (GPU type, min, max), as --gpu-total gives them
 
     @classmethod
-    def from_flags(cls, cores_total: str = DEFAULT_CORES_TOTAL, memory_total: str = DEFAULT_MEMORY_TOTAL, *,
-                   source: Source | None = None) -> "ResourceLimits":
-        """From `--cores-total` and `--memory-total` (GiB, as CA multiplies them out); a value CA
-        refuses at start-up is an InputError naming the flag."""
+    def from_flags(cls, cores_total: str = DEFAULT_CORES_TOTAL, memory_total: str = DEFAULT_MEMORY_TOTAL,
+                   gpu_total: tuple[str, ...] = (), *, source: Source | None = None) -> "ResourceLimits":
+        """From `--cores-total` and `--memory-total` (GiB, as CA multiplies them out) and each
+        `--gpu-total`; a value CA refuses at start-up is an InputError naming the flag."""
         parsed = []
         for flag, text in (("cores-total", cores_total), ("memory-total", memory_total)):
             try:
                 parsed.append(parse_min_max(text))
             except ValueError as err:
                 raise InputError(f"Failed to parse flags: {err}", source=source, field=flag) from None
+        gpus = []
+        for text in gpu_total:
+            try:
+                gpus.append(parse_gpu_limit(text))
+            except ValueError as err:
+                raise InputError(f"Failed to parse flags: {err}", source=source, field="gpu-total") from None
         (min_cores, max_cores), (min_mem, max_mem) = parsed
-        return cls(min_cores, max_cores, _wrap64(min_mem * GIB), _wrap64(max_mem * GIB))
+        return cls(min_cores, max_cores, _wrap64(min_mem * GIB), _wrap64(max_mem * GIB), tuple(gpus))
 
     def max_limits(self) -> dict[str, int]:
-        """The limits a scale-up is held to (the ResourceLimiter's max limits)."""
-        return {CPU: self.max_cores, MEMORY: self.max_memory}
+        """The limits a scale-up is held to (the ResourceLimiter's max limits; a GPU type given
+        twice keeps its last limits, as CA's map does)."""
+        return {CPU: self.max_cores, MEMORY: self.max_memory, **{kind: high for kind, _, high in self.gpus}}
+
+    def min_limits(self) -> dict[str, int]:
+        """The limits scale-down is held to (the ResourceLimiter's min limits)."""
+        return {CPU: self.min_cores, MEMORY: self.min_memory, **{kind: low for kind, low, _ in self.gpus}}
 
 
-def node_resources(node: Mapping[str, Any]) -> dict[str, int]:
+def resource_limits(settings: "Settings") -> ResourceLimits:
+    """The limits of --cores-total, --memory-total and --gpu-total in `settings`."""
+    return ResourceLimits.from_flags(settings.flag("cores-total"), settings.flag("memory-total"),
+                                     tuple(settings.flag("gpu-total")))
+
+
+def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None) -> dict[str, int]:
     """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes
-    (missing or negative: 0), and one node."""
+    (missing or negative: 0), one node, and its GPUs under its GPU type (totalNodeResources;
+    `provider_template`: its group's provider template, for GPUs not allocatable yet)."""
     capacity = resource_list((node.get("status") or {}).get("capacity"))
     cores = max(value(capacity[CPU]), 0) if CPU in capacity else 0
     memory = max(value(capacity[MEMORY]), 0) if MEMORY in capacity else 0
-    return {CPU: cores, MEMORY: memory, NODES: 1}
+    out = {CPU: cores, MEMORY: memory, NODES: 1}
+    target = gpu_target(node, provider_template)
+    if target is not None and target[0] and target[1] > 0:
+        out[target[0]] = target[1]
+    return out
 
 
 def _tracked(node: Mapping[str, Any]) -> bool:
@@ -141,15 +190,19 @@ class QuotaCheck:
 
 
 class QuotaTracker:
-    """CA's quota tracker for one scale-up: built from the snapshot's nodes, then asked about
-    groups (`check`) and charged for the groups a balanced scale-up grows (`consume`). It holds
-    state (what is left, the figure per group) for that one scale-up only."""
+    """CA's quota tracker: built from the snapshot's nodes, then asked about groups (`check`)
+    and charged for the groups a balanced scale-up grows or a scale-down removes (`consume`). It
+    holds state (what is left, the figure per group) for that one scale-up or scale-down only."""
 
     def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
-                 group_of: Mapping[str, str]) -> None:
+                 group_of: Mapping[str, str], provider_templates: Mapping[str, Mapping[str, Any]] | None = None,
+                 *, minimum: bool = False) -> None:
         """`nodes`: the Node manifests the scale-up sees (the snapshot's, in its order);
-        `group_of`: node name -> its group's name (nodes in no group are left out of it)."""
+        `group_of`: node name -> its group's name (nodes in no group are left out of it);
+        `provider_templates`: group name -> the provider's template Node, where it has one;
+        `minimum`: held to the min limits (scale-down) rather than the max ones."""
         self._per_group: dict[str, dict[str, int]] = {}
+        self._templates = provider_templates or {}
         usage: dict[str, int] = {}
         for node in nodes:
             if not _tracked(node):
@@ -158,14 +211,17 @@ class QuotaTracker:
             for name, amount in self._resources(node, group).items():
                 usage[name] = usage.get(name, 0) + amount
         self.usage = usage
-        self.limits_left = {name: max(0, limit - usage.get(name, 0)) for name, limit in limits.max_limits().items()}
+        if minimum:
+            self.limits_left = {name: max(0, usage.get(name, 0) - limit) for name, limit in limits.min_limits().items()}
+        else:
+            self.limits_left = {name: max(0, limit - usage.get(name, 0)) for name, limit in limits.max_limits().items()}
 
     def _resources(self, node: Mapping[str, Any], group: str | None) -> dict[str, int]:
         if group is None:
             return node_resources(node)
         cached = self._per_group.get(group)
         if cached is None:
-            cached = self._per_group[group] = node_resources(node)
+            cached = self._per_group[group] = node_resources(node, self._templates.get(group))
         return cached
 
     def per_node(self, group: str, template_node: Mapping[str, Any]) -> dict[str, int]:
@@ -186,7 +242,8 @@ class QuotaTracker:
             if left < per_node * node_delta:
                 allowed = min(allowed, left // per_node)
                 exceeded.append(name)
-        # CA lists the resources in Go map order (random when both are exceeded); here: cpu, memory
+        # CA lists the resources in Go map order (random when several are exceeded); here: cpu,
+        # memory, then the GPU type
         return QuotaCheck(allowed, (ExceededQuota(CLUSTER_WIDE, tuple(exceeded)),) if exceeded else ())
 
     def consume(self, group: str, template_node: Mapping[str, Any], node_delta: int) -> QuotaCheck:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY, pod_fingerprint
@@ -59,10 +59,13 @@ _FIRST_CHUNK = 8           # nodes filtered in the first chunk of a search; each
 _KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, USED_PVCS_KEY, MEMO_KEY)
 
 
-def with_node(snapshot: Snapshot, node_info: NodeInfo) -> Snapshot:
+def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, Any] | None = None) -> Snapshot:
     """`snapshot` with one more node after the others, and its pods bound to it one by one
-    (so the indexes that follow binds are patched, not built again)."""
+    (so the indexes that follow binds are patched, not built again); `csi_node`: the node's
+    CSINode, which CA's snapshot carries with it (--enable-csi-node-aware-scheduling)."""
     out = snapshot.with_empty_node(node_info.node, _KEPT_ON_NEW_NODE)
+    if csi_node is not None:    # the new snapshot's own list of objects (the volume index is built again)
+        out.objects = {**out.objects, "CSINode": [*out.objects.get("CSINode", ()), dict(csi_node)]}
     for pod in node_info.pods:
         out = out.with_pod_bound(pod)
     return out
@@ -86,8 +89,8 @@ class ClusterSim:
     def revert(self) -> None:
         self.snapshot = self._forks.pop()
 
-    def add_node(self, node_info: NodeInfo) -> None:
-        self.snapshot = with_node(self.snapshot, node_info)
+    def add_node(self, node_info: NodeInfo, csi_node: Mapping[str, Any] | None = None) -> None:
+        self.snapshot = with_node(self.snapshot, node_info, csi_node)
 
     # -- what a node-local Filter plugin ruled out -----------------------------------------
     @property

@@ -20,6 +20,7 @@ NOT_NEEDED = "ScaleUpNotNeeded"
 NOT_TRIED = "ScaleUpNotTried"
 IN_COOLDOWN = "ScaleUpInCooldown"
 LIMITED_BY_MAX_NODES_TOTAL = "ScaleUpLimitedByMaxNodesTotal"
+NO_STATUS = "NotTried"             # the loop ended before CA's status processor saw a status
 
 # The events on a pod: NotTriggerScaleUp ("pod didn't trigger scale-up: " and ReasonsMessage:
 # `COUNT REASON` per reason over the groups, joined by ", ", in Go map order; or the whole of
@@ -53,6 +54,7 @@ SCALED_UP_GROUP = "ScaledUpGroup"
 MAX_NODES_TOTAL_REACHED = "MaxNodesTotalReached"
 CLUSTER_UNHEALTHY = "ClusterUnhealthy"
 CLUSTER_UNHEALTHY_MESSAGE = "Cluster is unhealthy"
+NO_NODES_MESSAGE = "Cluster has no nodes."
 
 
 def exceeded_quota(quota: str, resources: Sequence[str]) -> str:

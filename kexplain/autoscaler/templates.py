@@ -8,40 +8,31 @@ beta labels CA adds to provider templates); failing that, from any member. Eithe
 is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
 dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
 `cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
-no template (the scale-up skips it as not ready).
+no template (the scale-up skips it as not ready). With --enable-csi-node-aware-scheduling a
+template built from a member carries the member's CSINode under the template's name (so
+NodeVolumeLimits counts the member's attach limits there); a provider template has none.
 """
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.labels import (LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
                                           LABEL_HOSTNAME, LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA,
-                                          LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE, TAINT_NODE_DISK_PRESSURE,
-                                          TAINT_NODE_MEMORY_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE,
-                                          TAINT_NODE_NOT_READY, TAINT_NODE_PID_PRESSURE, TAINT_NODE_UNREACHABLE,
-                                          TAINT_NODE_UNSCHEDULABLE)
+                                          LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE)
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.taints import TO_BE_DELETED, TaintConfig, sanitize_taints
 from kexplain.errors import Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
 TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
 HOSTNAME = LABEL_HOSTNAME
-TO_BE_DELETED = "ToBeDeletedByClusterAutoscaler"
-DELETION_CANDIDATE = "DeletionCandidateOfClusterAutoscaler"
 STABILIZATION = timedelta(minutes=1)
-NODE_CONDITION_TAINTS = frozenset({
-    TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE, TAINT_NODE_MEMORY_PRESSURE,
-    TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_PID_PRESSURE,
-    "node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
-    "cloud.google.com/impending-node-termination", "NodeWithImpairedVolumes"})
-STARTUP_PREFIXES = ("ignore-taint.cluster-autoscaler.kubernetes.io/", "startup-taint.cluster-autoscaler.kubernetes.io/")
-STATUS_PREFIXES = ("status-taint.cluster-autoscaler.kubernetes.io/",)
 # stable label -> the deprecated label CA sets beside it on a provider template
 DEPRECATED_LABELS = {LABEL_INSTANCE_TYPE: LABEL_INSTANCE_TYPE_BETA, LABEL_TOPOLOGY_REGION: LABEL_FAILURE_DOMAIN_BETA_REGION,
                      LABEL_TOPOLOGY_ZONE: LABEL_FAILURE_DOMAIN_BETA_ZONE}
@@ -56,6 +47,8 @@ class Template:
     source: str
     node_info: NodeInfo
     pod_names: tuple[str, ...]        # `DaemonSet NS/NAME` or `Pod NS/NAME`, sorted
+    csi_node: Mapping[str, Any] | None = None     # the template's CSINode (CSI-node-aware scheduling)
+    member: str = ""                  # source `node`: the member node it was built from
 
     def to_json(self) -> dict[str, Any]:
         node = self.node_info.node
@@ -85,22 +78,6 @@ def _quantity(raw: Any) -> str:
         return str(raw)
 
 
-def sanitize_taints(taints: Iterable[Mapping[str, Any]], settings: Settings) -> list[dict[str, Any]]:
-    """The taints a template keeps (taints.SanitizeTaints)."""
-    startup = set(settings.flag("startup-taint")) | set(settings.flag("ignore-taint"))
-    status = set(settings.flag("status-taint"))
-    prefixes = STARTUP_PREFIXES + tuple(settings.flag("startup-taint-prefix"))
-    out = []
-    for t in taints:
-        key = t.get("key", "")
-        if key in (TO_BE_DELETED, DELETION_CANDIDATE) or key in NODE_CONDITION_TAINTS:
-            continue
-        if key in startup or key in status or key.startswith(prefixes) or key.startswith(STATUS_PREFIXES):
-            continue
-        out.append(dict(t))
-    return out
-
-
 def _sanitized_node(obj: Mapping[str, Any], name: str, settings: Settings) -> dict[str, Any]:
     node = copy.deepcopy(dict(obj))
     meta = node.setdefault("metadata", {})
@@ -108,17 +85,26 @@ def _sanitized_node(obj: Mapping[str, Any], name: str, settings: Settings) -> di
     meta["uid"] = f"uid-{name}"
     meta["labels"] = {**(meta.get("labels") or {}), HOSTNAME: name}
     spec = node.setdefault("spec", {})
-    taints = sanitize_taints(spec.get("taints") or (), settings)
+    config = TaintConfig.of(settings)
+    taints = sanitize_taints(spec.get("taints") or (), config)
     if taints:
         spec["taints"] = taints
     else:
         spec.pop("taints", None)
-    if settings.flag("scale-from-unschedulable"):
+    if config.scale_from_unschedulable:
         spec.pop("unschedulable", None)
     status = node.setdefault("status", {})
     if "allocatable" not in status and "capacity" in status:
         status["allocatable"] = dict(status["capacity"])
     return node
+
+
+def renamed_csi_node(csi_node: Mapping[str, Any], node_name: str) -> dict[str, Any]:
+    """CreateSanitizedCSINode: a copy of `csi_node` named after (and owned by) `node_name`."""
+    meta = dict(csi_node.get("metadata") or {})
+    meta.update(name=node_name, uid=f"uid-csinode-{node_name}",
+                ownerReferences=[{"apiVersion": "v1", "kind": "Node", "name": node_name, "uid": f"uid-{node_name}"}])
+    return {**csi_node, "metadata": meta}
 
 
 def renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
@@ -223,14 +209,18 @@ def template_node_infos(loop: LoopInputs) -> dict[str, Template]:
     settings = loop.settings
     force_ds = settings.flag("force-ds")
     snapshot = loop.snapshot
+    csi_nodes = {((c.get("metadata") or {}).get("name") or ""): c for c in snapshot.of_kind("CSINode")} \
+        if settings.flag("enable-csi-node-aware-scheduling") else {}
     out: dict[str, Template] = {}
 
     def from_member(facts) -> None:
         if facts.group is None or facts.group in out:
             return
         info = snapshot.get(facts.name)
-        out[facts.group] = sanitized_template(facts.group, "node", info.node.obj, info.pods, loop.daemonsets,
-                                              force_ds, settings)
+        made = sanitized_template(facts.group, "node", info.node.obj, info.pods, loop.daemonsets, force_ds, settings)
+        csi = csi_nodes.get(facts.name)
+        out[facts.group] = replace(made, member=facts.name,
+                                   csi_node=renamed_csi_node(csi, made.node_info.name) if csi is not None else None)
 
     bad = []
     for facts in loop.nodes:

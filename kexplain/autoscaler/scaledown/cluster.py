@@ -1,8 +1,8 @@
 """CA's cluster snapshot as the removal simulation changes it, and the scheduler run on it.
 
 The simulation runs on the loop's `ClusterSim` (kexplain.autoscaler.simulator): its snapshot
-lists the nodes in CA's order (cluster.yaml order; a node the loop adds goes last; a node it
-changes, or removes and adds back within one fork, keeps its place) and its
+lists the nodes in CA's order (cluster.yaml order; a node the loop adds, the removed node's
+tainted copy included, goes last; a node whose pods change keeps its place) and its
 node search starts after the node of the last match, a position the scale-down inherits from
 the scale-up part and keeps through simulations that are reverted, as CA's one plugin runner
 does. The functions here are the snapshot changes the simulation makes; each returns a new
@@ -13,26 +13,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.config import load_config
-from kexplain.features import KubeVersion
-from kexplain.framework.runtime import Framework
+from kexplain.autoscaler.taints import TO_BE_DELETED as TO_BE_DELETED_TAINT
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
-from kexplain.plugins import implements, known, plugin_class
 
-TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler"
-CA_KUBERNETES = "1.36"          # the scheduler CA embeds (k8s.io/kubernetes v1.36.2)
-DEFAULT_SCHEDULER = "default-scheduler"
-
-
-def ca_sim(snapshot: Snapshot) -> ClusterSim:
-    """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (its version's default
-    profile), for a scale-down run on its own."""
-    profile = load_config(None, implements=implements, known=known,
-                          kube=KubeVersion(CA_KUBERNETES)).profile_for(DEFAULT_SCHEDULER)
-    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
-    return ClusterSim(snapshot, Framework(profile, registry, snapshot))
+def ca_sim(snapshot: Snapshot, scheduler_config) -> ClusterSim:
+    """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (the default profile of
+    `scheduler_config`, built by the loop's one builder), for a scale-down run on its own."""
+    from kexplain.autoscaler.loop import scheduler_framework
+    return ClusterSim(snapshot, scheduler_framework(scheduler_config, snapshot))
 
 
 def _replaced(snapshot: Snapshot, infos: list[NodeInfo]) -> Snapshot:
@@ -54,16 +44,18 @@ def without_node(snapshot: Snapshot, node: str) -> Snapshot:
 
 
 def with_ghost(snapshot: Snapshot, node: str, now_ns: int) -> Snapshot:
-    """`node` replaced, in its place in the list, by a copy without pods that carries CA's
-    ToBeDeleted NoSchedule taint (replaceWithTaintedGhostNode: the node still counts as a
-    topology domain). CA removes the node and adds the copy within one fork, which its delta
-    snapshot records as a change of that node, so the copy keeps the node's position."""
+    """`node` replaced by a copy without pods that carries CA's ToBeDeleted NoSchedule taint,
+    listed last (replaceWithTaintedGhostNode: the node still counts as a topology domain). The
+    copy is a new NodeInfo the simulation adds, and the snapshot lists what the simulation adds
+    after the rest, in the order added (../shared/autoscaler/README.md, "Order"); nodes that only
+    gain or lose pods keep their place. Every scale-down case agrees (scaledown-thresholds-0055
+    only with the copy last)."""
     obj = snapshot.get(node).node.obj
     spec = dict(obj.get("spec") or {})
     spec["taints"] = [*(spec.get("taints") or ()),
                       {"key": TO_BE_DELETED_TAINT, "value": str(now_ns // 10**9), "effect": "NoSchedule"}]
     ghost = NodeInfo(Node.from_obj({**obj, "spec": spec}))
-    return _replaced(snapshot, [ghost if ni.name == node else ni for ni in snapshot.node_infos])
+    return _replaced(snapshot, [*(ni for ni in snapshot.node_infos if ni.name != node), ghost])
 
 
 def unbound(pod: PodInfo) -> PodInfo:

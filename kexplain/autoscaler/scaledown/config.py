@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
+from kexplain.autoscaler.resourcelimits import ResourceLimits, resource_limits
 from kexplain.autoscaler.scaledown.drainability import DeleteOptions
 
 NS = 10**9
@@ -33,8 +34,8 @@ class ScaleDownConfig:
     max_drain_parallelism: int = 1
     expendable_pods_priority_cutoff: int = -10
     unremovable_node_recheck_timeout_ns: int = 300 * NS
-    min_cores: int = 0                      # --cores-total's minimum
-    min_memory_bytes: int = 0               # --memory-total's minimum, in bytes
+    deletion_candidate_ttl_ns: int = 0      # --node-deletion-candidate-ttl (0: marks not read back)
+    limits: ResourceLimits = field(default_factory=ResourceLimits)   # their minimums hold scale-down
     delete_options: DeleteOptions = field(default_factory=DeleteOptions)
 
     @classmethod
@@ -59,7 +60,8 @@ class ScaleDownConfig:
             max_drain_parallelism=flag("max-drain-parallelism"),
             expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
             unremovable_node_recheck_timeout_ns=ns("unremovable-node-recheck-timeout"),
-            min_cores=settings.cores_total[0], min_memory_bytes=settings.memory_total[0],
+            deletion_candidate_ttl_ns=ns("node-deletion-candidate-ttl"),
+            limits=resource_limits(settings),
             delete_options=DeleteOptions(
                 skip_nodes_with_system_pods=flag("skip-nodes-with-system-pods"),
                 skip_nodes_with_local_storage=flag("skip-nodes-with-local-storage"),

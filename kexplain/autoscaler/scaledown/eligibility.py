@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
-from kexplain.apimachinery.labels import TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_NOT_READY
 from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.scaledown.cluster import TO_BE_DELETED_TAINT
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import DeleteOptions, DrainContext, pods_to_move
@@ -86,25 +86,10 @@ def has_scale_down_disabled(node: Mapping) -> bool:
     return ((node.get("metadata") or {}).get("annotations") or {}).get(SCALE_DOWN_DISABLED) == "true"
 
 
-NOT_READY_TAINTS = frozenset({TAINT_NODE_NOT_READY, TAINT_NODE_DISK_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE})
-
-
 def is_ready(node: Mapping) -> bool:
-    """GetNodeReadiness: a Ready condition neither False nor Unknown, no DiskPressure or
-    NetworkUnavailable condition True, no not-ready taint. A node the input gives without a
-    Ready condition is Ready (CA saw the Ready=True condition the cases' inputs leave out)."""
-    ready = True
-    for cond in (node.get("status") or {}).get("conditions") or ():
-        if not isinstance(cond, dict):
-            continue
-        kind, status = cond.get("type"), cond.get("status")
-        if kind == "Ready":
-            ready = ready and status not in ("False", "Unknown")
-        elif kind in ("DiskPressure", "NetworkUnavailable") and status == "True":
-            ready = False
-    if any(isinstance(t, dict) and t.get("key") in NOT_READY_TAINTS for t in (node.get("spec") or {}).get("taints") or ()):
-        ready = False
-    return ready
+    """GetNodeReadiness (kexplain.autoscaler.readiness). A node the input gives without a Ready
+    condition is Ready (CA saw the Ready=True condition the cases' inputs leave out)."""
+    return node_readiness(node).ready
 
 
 def is_being_deleted(node: Mapping, now_ns: int) -> bool:

@@ -7,18 +7,19 @@ loop) says whether the loop is in scale-down cooldown (it scaled up).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
-from kexplain.autoscaler.scaledown.cluster import ca_sim
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import Controllers, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import group_sizes
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
 from kexplain.autoscaler.scaledown.planner import NOT_TRIED, Loop, NodeVerdict, ScaleDownOutcome, plan
 from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.taints import deletion_candidate_since
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SCALED_UP = "ScaleUpSuccessful"            # --scale-down-delay-after-add starts now
 TOO_NEW = "ScaleUpInCooldown"              # pods too new to act on: DisableScaleDownForLoop
 BOUND_POD_AGE_NS = 30 * 60 * 10**9         # a bound pod the inputs give without a creation time
+NS = 10**9
 
 def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
     """CA's snapshot: the nodes in the snapshot's order (CA's list order), each with its pods of
@@ -45,7 +47,7 @@ def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
     return Snapshot(infos, snapshot.namespaces, snapshot.objects)
 
 
-def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups: Sequence[NodeGroup],
+def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[NodeGroup],
                    members: Mapping[str, Sequence[str]], settings: Settings, now_ns: int, *,
                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                    in_cooldown: bool = False, sizes: Mapping[str, int] | None = None,
@@ -53,7 +55,7 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
                    created: Callable[[PodInfo], int | None] | None = None) -> ScaleDownOutcome:
     """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
     scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
-    added), or a snapshot to start a new one from; `node_names`: the cluster's nodes (the
+    added; `ca_sim(ca_snapshot(...), config)` for one run on its own); `node_names`: the cluster's nodes (the
     candidates and destinations), in cluster.yaml order; `members`: each group's nodes;
     `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
     each group's size (default: its target size, else its member count); `delayed_groups`: the
@@ -65,15 +67,27 @@ def run_scale_down(sim: ClusterSim | Snapshot, node_names: Sequence[str], groups
     for group_name, names in members.items():
         for name in names:
             group_of[name] = by_name[group_name]
-    snapshot = sim if isinstance(sim, Snapshot) else sim.snapshot
+    snapshot = sim.snapshot
     listers = Controllers({**snapshot.objects, **(controllers or {})})
     drain = DrainContext(PdbTracker(snapshot.of_kind("PodDisruptionBudget")), listers, now_ns, config.delete_options,
                          created)
-    if isinstance(sim, Snapshot):
-        sim = ca_sim(ca_snapshot(sim, config.expendable_pods_priority_cutoff))
     sizes = {**group_sizes(groups, members), **(sizes or {})}
-    loop = Loop(sim, node_names, group_of, sizes, config, drain, in_cooldown, delayed_groups)
+    loop = Loop(sim, node_names, group_of, sizes, config, drain, in_cooldown, delayed_groups,
+                marked_unneeded(snapshot, config.deletion_candidate_ttl_ns, now_ns))
     return plan(loop)
+
+
+def marked_unneeded(snapshot: Snapshot, ttl_ns: int, now_ns: int) -> dict[str, int]:
+    """LoadFromExistingTaints (with --node-deletion-candidate-ttl only): each node CA marked as a
+    deletion candidate less than the TTL ago, unneeded since the mark (ns)."""
+    if ttl_ns == 0:
+        return {}
+    out = {}
+    for ni in snapshot.node_infos:
+        since = deletion_candidate_since(ni.node.obj)
+        if since is not None and not since * NS + ttl_ns < now_ns:
+            out[ni.name] = since * NS
+    return out
 
 
 def _ns(at: datetime) -> int:
@@ -113,11 +127,15 @@ def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],
     return ScaleDownOutcome(NOT_TRIED, nodes=tuple(NodeVerdict(n, owner.get(n, ""), False, False) for n in node_names))
 
 
-def scale_down_document(loop: "LoopInputs", outcome: ScaleDownOutcome | None) -> dict[str, Any]:
+def scale_down_document(loop: "LoopInputs", outcome: ScaleDownOutcome | None, processed: bool = True
+                        ) -> dict[str, Any]:
     """The document's `scaleDown` key for the loop; a loop that ended before its scale-down part
-    (an unhealthy cluster) leaves CA's status as it was set up, ScaleDownNotTried."""
+    (an unhealthy cluster) leaves CA's status as it was set up, ScaleDownNotTried, and one that
+    ended before CA's status processors ran (`processed` false) has no status: NotTried."""
     if outcome is None:
         outcome = untried([n.name for n in loop.nodes], loop.groups, loop.group_members)
+        if not processed:
+            outcome = replace(outcome, result="NotTried")
     return scale_down_json(outcome)
 
 

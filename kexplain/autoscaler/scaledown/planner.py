@@ -5,7 +5,9 @@ The candidates are checked in node order; the eligible ones are simulated in tha
 removable node leaving the destinations and spending its pods' PDB budgets, so later nodes see
 the cluster with the earlier ones gone. Unneeded nodes are then checked for removal now
 (unneeded/nodes.go RemovableAt): in a first loop a node became unneeded this very moment, so
-with an unneeded time above zero each is `NotUnneededLongEnough`. Actuation (taints, drains,
+with an unneeded time above zero each is `NotUnneededLongEnough` — unless, with
+--node-deletion-candidate-ttl, CA read back its DeletionCandidate mark (a taint set less than
+the TTL ago), which says since when. Actuation (taints, drains,
 deletions) is not simulated: `scaled_down` lists the nodes whose deletion would start.
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from kexplain.autoscaler.scaledown.drainability import BlockingPod, DrainContext
 from kexplain.autoscaler.scaledown.eligibility import (
     NOT_AUTOSCALED, SCALE_DOWN_DISABLED_ANNOTATION, candidates, check, has_scale_down_disabled, is_ready,
     sort_candidates)
-from kexplain.autoscaler.scaledown.limits import MinResourceTracker
+from kexplain.autoscaler.resourcelimits import QuotaTracker
 from kexplain.autoscaler.scaledown.removal import Removable, simulate_removal
 from kexplain.autoscaler.scaledown.utilization import Utilization
 from kexplain.autoscaler.simulator import ClusterSim
@@ -77,6 +79,7 @@ class Loop:
     drain: DrainContext
     in_cooldown: bool = False       # the loop scaled up (or forbade scale-down): no deletion now
     delayed_groups: frozenset[str] = frozenset()    # groups whose nodes wait for a per-group delay
+    unneeded_since: Mapping[str, int] = field(default_factory=dict)   # node -> unneeded since (ns); else now
 
 
 def unneeded_limit(config: ScaleDownConfig) -> int:
@@ -159,7 +162,7 @@ def _plan(loop: Loop, original: Snapshot) -> ScaleDownOutcome:
 
 
 def _removable_now_reason(loop: Loop, original: Snapshot, found: Removable, sizes: dict[str, int],
-                          limits: MinResourceTracker) -> str:
+                          limits: QuotaTracker) -> str:
     """unremovableReason: why an unneeded node cannot go in this loop ("" when it can)."""
     info = original.get(found.node)
     node = info.node.obj
@@ -169,13 +172,14 @@ def _removable_now_reason(loop: Loop, original: Snapshot, found: Removable, size
     ready = is_ready(node)
     if group is not None:
         threshold = loop.config.unneeded_time_ns_for(group) if ready else loop.config.unready_time_ns
-        if threshold > 0:      # unneeded since now: not before now + threshold
+        now = loop.drain.now_ns
+        if threshold > 0 and not loop.unneeded_since.get(found.node, now) + threshold < now:
             return NOT_UNNEEDED_LONG_ENOUGH if ready else NOT_UNREADY_LONG_ENOUGH
     if group is None:
         return NOT_AUTOSCALED
     if sizes[group.name] <= group.min_size:
         return NODE_GROUP_MIN_SIZE_REACHED
-    if not limits.consume(info):
+    if limits.consume(group.name, node, 1).is_exceeded:
         return MINIMAL_RESOURCE_LIMIT_EXCEEDED
     sizes[group.name] -= 1
     return ""
@@ -187,8 +191,10 @@ def _nodes_to_delete(loop: Loop, original: Snapshot, removable: Sequence[Removab
     each other unneeded node stays goes into `reasons`. Empty nodes are checked first, then
     those needing a drain (the safe before the risky), each in simulation order."""
     sizes = dict(loop.sizes)
-    limits = MinResourceTracker(original.node_infos, loop.group_of,
-                                {"cpu": loop.config.min_cores, "memory": loop.config.min_memory_bytes})
+    groups = {n: g for n, g in loop.group_of.items() if g is not None}
+    limits = QuotaTracker(loop.config.limits, [ni.node.obj for ni in original.node_infos],
+                          {n: g.name for n, g in groups.items()},
+                          {g.name: g.template for g in groups.values() if g.template is not None}, minimum=True)
     empty = [r for r in removable if not r.pods]
     drain = [r for r in removable if r.pods]
     drain = [r for r in drain if not r.risky] + [r for r in drain if r.risky]

@@ -14,12 +14,11 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from kexplain.apimachinery.quantity import milli_value
+from kexplain.autoscaler.gpu import GPU_LABEL, GPU_RESOURCES
 from kexplain.autoscaler.scaledown.pods import is_daemonset_pod, is_long_terminating, is_mirror_pod
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.resources import pod_requests, resource_list
 
-GPU_LABEL = "TestGPULabel/accelerator"   # the test cloud provider's GPULabel()
-GPU_RESOURCES = ("nvidia.com/gpu", "habana.ai/gaudi", "gpu.intel.com/xe", "amd.com/gpu", "microsoft.com/directx")
 CPU, MEMORY = "cpu", "memory"
 
 

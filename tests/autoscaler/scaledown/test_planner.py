@@ -4,8 +4,10 @@ from __future__ import annotations
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions, members
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.scaledown.cluster import ca_sim
-from kexplain.autoscaler.scaledown.loop import run_scale_down, scale_down_json
+from kexplain.autoscaler.scaledown.loop import ca_snapshot, run_scale_down, scale_down_json
 from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.explain.inputs import read_config
+from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from tests.autoscaler.scaledown.objects import NOW_NS, controller, node, node_info, pdb, pod
@@ -15,12 +17,20 @@ def group(name="g", min_size=0, max_size=10, **options) -> NodeGroup:
     return NodeGroup(name, min_size, max_size, None, {"nodegroup": name}, None, NodeGroupOptions(**options))
 
 
+SCHEDULER = read_config(None, kube=KubeVersion("1.36"))    # the default profile CA embeds
+
+
+def sim_of(snap, settings=Settings("scaledown")) -> ClusterSim:
+    """CA's snapshot of `snap` (expendable pods left out) with its scheduler."""
+    return ca_sim(ca_snapshot(snap, settings.flag("expendable-pods-priority-cutoff")), SCHEDULER)
+
+
 def run(infos, groups, settings=Settings("scaledown"), **kw):
     """`infos` (NodeInfos, or a ClusterSim over them) through one loop's scale-down."""
     if isinstance(infos, ClusterSim):
         sim, infos = infos, infos.snapshot.node_infos
     else:
-        sim = snapshot(infos, kw.pop("pdbs", []))
+        sim = sim_of(snapshot(infos, kw.pop("pdbs", [])), settings)
     names = [ni.name for ni in infos]
     found = members(groups, [(ni.name, ni.node.labels) for ni in infos])
     return run_scale_down(sim, names, groups, found, settings, NOW_NS, **kw)
@@ -112,15 +122,16 @@ def test_the_node_search_goes_on_from_the_last_match_and_the_snapshot_is_restore
     infos = [node_info(node("n1"), pod("a", "n1", cpu="1")), node_info(node("n2", cpu="8"), pod("b", "n2", cpu="5")),
              node_info(node("n3", cpu="8"), pod("c", "n3", cpu="5")), node_info(node("n4", group="other"))]
     groups = [group(), group("other", min_size=1)]
-    # while n1 is simulated its ghost keeps n1's place in the list; a new search starts at index 1
+    # while n1 is simulated the list is n2, n3, n4, then n1's tainted copy; a search starts at index 1
     fresh = run(infos, groups)
-    assert fresh.removable[0].placements == (("default/a", "n2"),)
-    # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3
-    sim = ca_sim(snapshot(infos))
+    assert fresh.removable[0].placements == (("default/a", "n3"),)
+    # after a match at n3 (index 2, as a scale-up part may leave it) it starts at index 3, the
+    # copy, which takes nothing, and wraps around to n2
+    sim = sim_of(snapshot(infos))
     assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [2]) == "n3"
     placed = sim.snapshot
     out = run(sim, groups)
-    assert out.removable[0].placements == (("default/a", "n4"),)
+    assert out.removable[0].placements == (("default/a", "n2"),)
     assert sim.snapshot is placed          # the scale-down's changes are reverted
 
 
@@ -167,65 +178,19 @@ def test_sizes_after_a_scale_up_decide_the_candidates():
     assert all(v.candidate for v in grown.nodes) and grown.result == "ScaleDownInCooldown"
 
 
-def test_the_ghost_keeps_the_node_place_and_the_search_wraps_past_it():
+def test_the_ghost_goes_last_and_the_search_wraps_past_it():
     from kexplain.autoscaler.scaledown.cluster import with_ghost
     infos = [node_info(node(f"n{i}")) for i in range(1, 4)]
     ghosted = with_ghost(snapshot(infos), "n2", NOW_NS)
-    assert [ni.name for ni in ghosted.node_infos] == ["n1", "n2", "n3"]
+    assert [ni.name for ni in ghosted.node_infos] == ["n1", "n3", "n2"]
     assert ghosted.get("n2").node.taints[-1] == {"key": "ToBeDeletedByClusterAutoscaler",
                                                    "value": str(NOW_NS // 10**9), "effect": "NoSchedule"}
-    # after a match at n2 (index 1): n2's pod goes to n3 (index 2, after n2's ghost); then n2 is
-    # gone, the list is n1 and n3's ghost, and n3's pods start at the ghost (refused) and wrap to n1
+    # after a match at n2 (index 1): while n2 is simulated the list is n1, n3, n2's ghost, so n2's
+    # pod starts at the ghost (index 2, refused) and wraps to n1; then n2 is gone, the list is n1
+    # and n3's ghost, and n3's pod starts at the ghost (index 1) and wraps to n1 too
     infos = [node_info(node("n1", group="keep")), node_info(node("n2", cpu="8")), node_info(node("n3"), pod("c", "n3"))]
-    sim = ca_sim(snapshot(infos))
+    sim = sim_of(snapshot(infos))
     assert sim.schedule_anywhere(PodInfo(pod("x", "", cpu="1")), [1]) == "n2"
     out = run(sim, [group("keep", min_size=1), group()])
     assert [(r.node, r.placements) for r in out.removable] == [
-        ("n2", (("default/x", "n3"),)), ("n3", (("default/c", "n1"), ("default/x", "n1")))]
-
-
-def test_cooldown_as_cas_delays_have_it():
-    from kexplain.autoscaler.scaledown.config import ScaleDownConfig
-    default = ScaleDownConfig()
-    assert default.in_cooldown(scaled_up=True, forbidden=False)            # --scale-down-delay-after-add 10m
-    assert default.in_cooldown(scaled_up=False, forbidden=True)            # the pods were too new
-    assert not default.in_cooldown(scaled_up=False, forbidden=False)
-    flags = {"scale-down-delay-after-add": 0.0}
-    assert not ScaleDownConfig.from_settings(Settings("scaledown", {}, flags)).in_cooldown(True, False)
-    # CA starts as if it last scaled up, deleted and failed an hour ago
-    for name in ("scale-down-delay-after-add", "scale-down-delay-after-delete", "scale-down-delay-after-failure"):
-        longer = ScaleDownConfig.from_settings(Settings("scaledown", {}, {name: 7200.0}))
-        assert longer.in_cooldown(False, False)
-    local = ScaleDownConfig.from_settings(Settings("scaledown", {}, {"scale-down-delay-type-local": True}))
-    assert not local.in_cooldown(True, False) and local.in_cooldown(False, True)
-
-
-def test_empty_candidates_are_simulated_first():
-    from kexplain.autoscaler.scaledown.drainability import DeleteOptions
-    from kexplain.autoscaler.scaledown.eligibility import sort_candidates
-    waiting = pod("w", "n4", annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "on-completion"})
-    infos = [node_info(node("n1"), pod("a", "n1")),
-             node_info(node("n2"), pod("d", "n2", namespace="kube-system", owner=("DaemonSet", "gone"))),
-             node_info(node("n3"), pod("b", "n3", owner=None)),
-             node_info(node("n4"), waiting), node_info(node("n5"))]
-    # without listers a DaemonSet's pod never blocks: n2 is empty; n3 blocks; n4 waits for a pod
-    order = sort_candidates(["n1", "n2", "n3", "n4", "n5"], snapshot(infos), DeleteOptions(), NOW_NS)
-    assert order == ["n2", "n5", "n4", "n1", "n3"]
-    # so an empty node goes first and is no destination for the others
-    infos = [node_info(node("n1"), pod("a", "n1", cpu="3")), node_info(node("n2"))]
-    verdicts = by_name(run(infos, [group(scale_down_utilization_threshold=0.8)]))
-    assert verdicts["n2"].unneeded and verdicts["n1"].reason == "NoPlaceToMovePods"
-
-
-def test_per_group_delay_keeps_a_scaled_up_group_out():
-    infos = [node_info(node("n1")), node_info(node("n2", group="h"))]
-    out = run(infos, [group(), group("h")], delayed_groups=frozenset({"g"}))
-    assert [(v.name, v.candidate) for v in out.nodes] == [("n1", False), ("n2", True)]
-
-
-def test_a_node_missing_from_the_snapshot_is_only_listed():
-    infos = [node_info(node("n1")), node_info(node("n2"))]
-    out = run_scale_down(snapshot(infos), ["n1", "n2", "n3"], [group()], {"g": ["n1", "n2", "n3"]},
-                         Settings("scaledown"), NOW_NS)
-    assert [(v.name, v.candidate, v.reason) for v in out.nodes][2] == ("n3", False, "")
-    assert out.unneeded == ("n1", "n2")
+        ("n2", (("default/x", "n1"),)), ("n3", (("default/c", "n1"),))]
