@@ -165,21 +165,22 @@ class Requirements(dict):
         return self._first_bad_key(requirements) is None
 
     def label_hint(self, key: str, allow_undefined: Iterable[str] = _NONE) -> str:
-        """labelHint: the allowed-undefined key, else the key defined here, that contains `key`
-        or ends with its part after the first `/`; "" for none. Go takes the first match in map
-        order (random when several match); this takes the first in sorted order."""
+        """labelHint: an allowed-undefined key, else a key defined here, that contains `key` or
+        ends with its part after the first `/`; "" for none. Go takes the first match in map
+        order, at random when several match (`zone` matches `topology.kubernetes.io/zone` and
+        `topology.k8s.aws/zone-id`); this takes the first of `label_hints`."""
         hints = self.label_hints(key, allow_undefined)
         return hints[0] if hints else ""
 
     def label_hints(self, key: str, allow_undefined: Iterable[str] = _NONE) -> list[str]:
         """Every key labelHint could name: the allowed-undefined ones if any match, else the
-        defined ones; each group sorted."""
+        defined ones; those whose last segment is the key's own suffix first, then by name."""
         _, sep, after = key.partition("/")
         suffix = after if sep else key
         for candidates in (allow_undefined, self.keys()):
-            found = sorted(k for k in candidates if key in k or k.endswith(suffix))
+            found = [k for k in candidates if key in k or k.endswith(suffix)]
             if found:
-                return found
+                return sorted(found, key=lambda k: (k.rpartition("/")[2] != suffix, k))
         return []
 
     def _shared_keys(self, requirements: Mapping[str, Requirement]) -> list[str]:
