@@ -94,9 +94,9 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _with_defaults(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
-    """A copy of `obj` (metadata and status copied, the rest shared) with the uid and creation
-    timestamp it lacks."""
+def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False) -> dict[str, Any]:
+    """A copy of `obj` (metadata copied, and status with `status`, the rest shared) with the uid
+    and creation timestamp it lacks."""
     kind = obj.get("kind") or ""
     meta = dict(_meta(obj))
     name = meta.get("name") if isinstance(meta.get("name"), str) else ""
@@ -107,15 +107,16 @@ def _with_defaults(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
         meta["creationTimestamp"] = _stamp(created)
     out = dict(obj)
     out["metadata"] = meta
-    status = obj.get("status")
-    out["status"] = dict(status) if isinstance(status, dict) else {}
+    if status:
+        given = obj.get("status")
+        out["status"] = dict(given) if isinstance(given, dict) else {}
     return out
 
 
 def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
     """The README's defaults of a pending pod: phase Pending and the scheduler's PodScheduled
     condition (Unschedulable, or SchedulingGated for a pod with scheduling gates)."""
-    out = _with_defaults(obj, created)
+    out = _with_defaults(obj, created, True)
     status = out["status"]
     status.setdefault("phase", "Pending")
     conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
@@ -128,7 +129,7 @@ def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
 
 
 def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
-    out = _with_defaults(obj, now - BOUND_AGE)
+    out = _with_defaults(obj, now - BOUND_AGE, True)
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]
     refs = meta.get("ownerReferences")
@@ -144,7 +145,7 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
 
 
 def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
-    out = _with_defaults(obj, now - NODE_AGE)
+    out = _with_defaults(obj, now - NODE_AGE, True)
     status = out["status"]
     conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
     if not any(isinstance(c, dict) and c.get("type") == "Ready" for c in conditions):
@@ -154,7 +155,7 @@ def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
 
 
 def _pvc(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
-    out = _with_defaults(obj, now - BOUND_AGE)
+    out = _with_defaults(obj, now - BOUND_AGE, True)
     if (obj.get("spec") or {}).get("volumeName") and not out["status"].get("phase"):
         out["status"]["phase"] = "Bound"
     return out

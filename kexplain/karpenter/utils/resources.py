@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.fielderrors import go_json
-from kexplain.apimachinery.quantity import DECIMAL_EXPONENT, Quantity, QuantityError, canonical, parse
+from kexplain.apimachinery.quantity import DECIMAL_EXPONENT, Quantity, QuantityError, add, canonical, parse, sub
 
 ResourceList = dict[str, Quantity]
 
@@ -24,16 +24,6 @@ PODS = "pods"
 CPU = "cpu"
 MEMORY = "memory"
 _POD_LEVEL = ("cpu", "memory")
-
-
-def add(q: Quantity, y: Quantity) -> Quantity:
-    """q.Add(y): the sum in q's format, or y's when q is zero."""
-    return Quantity(q.value + y.value, q.fmt if q.value else y.fmt)
-
-
-def sub(q: Quantity, y: Quantity) -> Quantity:
-    """q.Sub(y): the difference in q's format, or y's when q is zero."""
-    return Quantity(q.value - y.value, q.fmt if q.value else y.fmt)
 
 
 def quantity_of(count: int, fmt: str = DECIMAL_EXPONENT) -> Quantity:
