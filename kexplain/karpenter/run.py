@@ -191,7 +191,9 @@ class AWSCloud:
         for name, used in usage.items():
             limit = limits.get(name)
             if limit is not None and used.value > limit.value:
-                return TextError(f"{name} resource usage of {_dec(used)} exceeds limit of {_dec(limit)}")
+                # serrors.Wrap(..., "resource-name", name, "usage", usage.AsDec(), "limit", limit.AsDec())
+                return TextError(f"resource usage exceeds limit (limit={_dec(limit)}, resource-name={name}, "
+                                 f"usage={_dec(used)})")
         return None
 
     def validate_requirement(self, requirement: Mapping[str, Any]) -> BaseException | None:
