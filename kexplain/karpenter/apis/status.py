@@ -41,9 +41,8 @@ class Condition:
         return self.status == UNKNOWN
 
     def __str__(self) -> str:
-        """`TYPE=STATUS (REASON: MESSAGE)`, the reason or message left out when empty."""
-        detail = ": ".join(p for p in (self.reason, self.message) if p)
-        return f"{self.type}={self.status} ({detail})" if detail else f"{self.type}={self.status}"
+        """`TYPE=STATUS (REASON: MESSAGE)`."""
+        return f"{self.type}={self.status} ({self.reason}: {self.message})"
 
 
 def parse_conditions(raw: Any) -> tuple[Condition, ...]:
