@@ -167,10 +167,11 @@ def load_world(directory: str | Path) -> World:
 def catalog_world(region: str = "us-east-1", subnets: Iterable[Subnet] | None = None) -> World:
     """A world from the shipped catalog for a region: every catalog type, sold in every zone of
     `subnets` (the catalog has no zones; default: one subnet in each of the region's zones a, b
-    and c, zone IDs unknown), the region's static prices with spot = on-demand."""
+    and c, each zone's ID its name: real zone IDs are per account, and the provider groups a
+    class's subnets by zone ID), the region's static prices with spot = on-demand."""
     shipped = catalog.load_catalog()
     subnets = tuple(subnets) if subnets is not None else tuple(
-        Subnet(id=f"subnet-{region}{letter}", zone=f"{region}{letter}", zone_id="") for letter in "abc")
+        Subnet(id=f"subnet-{region}{letter}", zone=f"{region}{letter}", zone_id=f"{region}{letter}") for letter in "abc")
     zones = frozenset(s.zone for s in subnets)
     return World(
         region=region,
