@@ -187,3 +187,13 @@ def test_no_subnets_is_the_providers_error():
                                         (1e6, "1e+06"), (12, "12")])
 def test_go_sprint(value, text):
     assert go_sprint(value) == text
+
+
+def test_a_bad_kubelet_setting_is_an_input_error_naming_the_class_and_field():
+    from kexplain.errors import InputError
+    with pytest.raises(InputError) as err:
+        resolve("m5.large", kubelet=KubeletConfiguration(eviction_hard={"memory.available": "lots%"}))
+    assert str(err.value) == ("EC2NodeClass test: spec.kubelet.evictionHard.memory.available: "
+                              "expected percentage value to be a float but got lots%")
+    with pytest.raises(InputError, match=r"spec\.kubelet\.kubeReserved\.cpu: 'x1'"):
+        resolve("m5.large", kubelet=KubeletConfiguration(kube_reserved={"cpu": "x1"}))

@@ -128,3 +128,7 @@ def test_keep_instance_types(data: Path):
     world = load_world(data).keep_instance_types(["inf2.xlarge", "t4g.small"])
     assert sorted(world.instance_types) == ["inf2.xlarge", "t4g.small"] and sorted(world.offerings) == ["inf2.xlarge"]
     assert world.all_zones == {"test-zone-1a"}
+
+
+def test_unknown_instance_types_for_params():
+    assert load_world(AWS).unknown_instance_types(["m5.large", "m9.huge"]) == ["m9.huge"]

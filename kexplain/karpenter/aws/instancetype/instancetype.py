@@ -16,10 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from kexplain.errors import InputError
 from kexplain.karpenter.aws.amifamily import get_ami_family
 from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
 from kexplain.karpenter.aws.instancetype.offering import create_offerings
-from kexplain.karpenter.aws.instancetype.types import Options, new_instance_type
+from kexplain.karpenter.aws.instancetype.types import NodeClassSettingError, Options, new_instance_type
 from kexplain.karpenter.aws.unavailableofferings import UnavailableOfferings
 from kexplain.karpenter.aws.world import World
 from kexplain.karpenter.cloudprovider.types import InstanceType, Offerings
@@ -170,7 +171,11 @@ class InstanceTypeProvider:
             return [], ProviderError(ERR_NO_SUBNETS)
         cached = self._cache.get(id(node_class))
         if cached is None or cached[0] is not node_class:
-            cached = (node_class, self._resolve(node_class, zones))
+            try:
+                cached = (node_class, self._resolve(node_class, zones))
+            except NodeClassSettingError as err:
+                raise InputError(err.message, obj={"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+                                                   "metadata": {"name": node_class.name}}, field=err.field) from None
             self._cache[id(node_class)] = cached
         return list(cached[1]), None
 
