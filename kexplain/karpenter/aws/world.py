@@ -61,6 +61,10 @@ class World:
         return replace(self, instance_types={n: i for n, i in self.instance_types.items() if n in keep},
                        offerings={n: z for n, z in self.offerings.items() if n in keep}, all_zones=frozenset())
 
+    def unknown_instance_types(self, names: Iterable[str]) -> list[str]:
+        """The names the world has no type of (an input error of params.instanceTypes)."""
+        return [n for n in names if n not in self.instance_types]
+
     def zones(self) -> list[str]:
         """Every zone with a subnet, in subnet order (each once)."""
         return list(dict.fromkeys(s.zone for s in self.subnets))
@@ -167,10 +171,11 @@ def load_world(directory: str | Path) -> World:
 def catalog_world(region: str = "us-east-1", subnets: Iterable[Subnet] | None = None) -> World:
     """A world from the shipped catalog for a region: every catalog type, sold in every zone of
     `subnets` (the catalog has no zones; default: one subnet in each of the region's zones a, b
-    and c, zone IDs unknown), the region's static prices with spot = on-demand."""
+    and c, each zone's ID its name: real zone IDs are per account, and the provider groups a
+    class's subnets by zone ID), the region's static prices with spot = on-demand."""
     shipped = catalog.load_catalog()
     subnets = tuple(subnets) if subnets is not None else tuple(
-        Subnet(id=f"subnet-{region}{letter}", zone=f"{region}{letter}", zone_id="") for letter in "abc")
+        Subnet(id=f"subnet-{region}{letter}", zone=f"{region}{letter}", zone_id=f"{region}{letter}") for letter in "abc")
     zones = frozenset(s.zone for s in subnets)
     return World(
         region=region,

@@ -14,12 +14,13 @@ call returns a new list, which callers may sort in place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from kexplain.errors import InputError
 from kexplain.karpenter.aws.amifamily import get_ami_family
 from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
 from kexplain.karpenter.aws.instancetype.offering import create_offerings
-from kexplain.karpenter.aws.instancetype.types import Options, new_instance_type
+from kexplain.karpenter.aws.instancetype.types import NodeClassSettingError, Options, new_instance_type
 from kexplain.karpenter.aws.unavailableofferings import UnavailableOfferings
 from kexplain.karpenter.aws.world import World
 from kexplain.karpenter.cloudprovider.types import InstanceType, Offerings
@@ -54,6 +55,65 @@ class ZoneInfo:
     zone: str
     zone_id: str
     subnet_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KubeletConfiguration:
+    """The kubelet settings that shape instance types (EC2NodeClass spec.kubelet)."""
+
+    max_pods: int | None = None
+    pods_per_core: int | None = None
+    kube_reserved: Mapping[str, str] | None = None
+    system_reserved: Mapping[str, str] | None = None
+    eviction_hard: Mapping[str, str] | None = None
+    eviction_soft: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class StaticNodeClass:
+    """A NodeClass from values already known (a class kexplain makes up, e.g. to list a
+    catalog region's types): every method of the NodeClass interface answers from a field."""
+
+    name: str
+    family: str = "AL2023"
+    kubelet: KubeletConfiguration | None = None
+    zones: tuple[ZoneInfo, ...] = ()
+    block_devices: tuple[Any, ...] | None = None
+    store_policy: str | None = None
+    interfaces: tuple[Any, ...] | None = None
+    reservations: tuple[Any, ...] = ()
+    cpu: Any = None
+    conntrack: Any = None
+
+    def ami_family(self) -> str:
+        return self.family
+
+    def block_device_mappings(self) -> Sequence[Any] | None:
+        return self.block_devices
+
+    def capacity_reservations(self) -> Sequence[Any]:
+        return self.reservations
+
+    def cpu_options(self) -> Any:
+        return self.cpu
+
+    def instance_store_policy(self) -> str | None:
+        return self.store_policy
+
+    def network_interfaces(self) -> Sequence[Any] | None:
+        return self.interfaces
+
+    def kubelet_configuration(self) -> Any:
+        return self.kubelet
+
+    def zone_info(self) -> Sequence[ZoneInfo]:
+        return self.zones
+
+    def connection_tracking(self) -> Any:
+        return self.conntrack
+
+    def placement_group_selector(self) -> Any:
+        return None
 
 
 def zone_info(subnets: Iterable[Any]) -> list[ZoneInfo]:
@@ -111,7 +171,11 @@ class InstanceTypeProvider:
             return [], ProviderError(ERR_NO_SUBNETS)
         cached = self._cache.get(id(node_class))
         if cached is None or cached[0] is not node_class:
-            cached = (node_class, self._resolve(node_class, zones))
+            try:
+                cached = (node_class, self._resolve(node_class, zones))
+            except NodeClassSettingError as err:
+                raise InputError(err.message, obj={"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+                                                   "metadata": {"name": node_class.name}}, field=err.field) from None
             self._cache[id(node_class)] = cached
         return list(cached[1]), None
 

@@ -70,13 +70,22 @@ def _quantity(text: str) -> Quantity:
     return must_parse(text)
 
 
+class NodeClassSettingError(ValueError):
+    """A kubelet setting Go's MustParse would panic on (the CRD's validation refuses it first):
+    `field` names it under spec.kubelet."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
 def _parse_setting(value: Any, where: str) -> Quantity:
-    """resource.MustParse of a kubelet setting (Go panics on a bad one; the CRD's validation
-    refuses it first): an error naming the setting here."""
+    """resource.MustParse of a kubelet setting."""
     try:
         return must_parse(str(value))
     except QuantityError as err:
-        raise ValueError(f"{where}: {value!r}: {err}") from None
+        raise NodeClassSettingError(where, f"{str(value)[:80]!r}: {err}") from None
 
 
 def _get(obj: Any, name: str, default: Any = None) -> Any:
@@ -342,19 +351,19 @@ def kube_reserved_resources(cpus: Quantity, pod_count: Quantity, kube_reserved: 
             current = out.get(CPU) or new_quantity(0, DECIMAL_SI)
             out[CPU] = add(current, new_quantity(Fraction(int(r * percentage), 1000), DECIMAL_SI))
     for name, value in (kube_reserved or {}).items():
-        out[name] = _parse_setting(value, f"kubelet.kubeReserved.{name}")
+        out[name] = _parse_setting(value, f"spec.kubelet.kubeReserved.{name}")
     return out
 
 
 def system_reserved_resources(system_reserved: Mapping[str, Any] | None) -> ResourceList:
-    return {name: _parse_setting(value, f"kubelet.systemReserved.{name}") for name, value in (system_reserved or {}).items()}
+    return {name: _parse_setting(value, f"spec.kubelet.systemReserved.{name}") for name, value in (system_reserved or {}).items()}
 
 
 def _percentage(value: str, where: str) -> float:
     try:
         p = float(value.strip("%"))
     except ValueError:
-        raise ValueError(f"{where}: expected percentage value to be a float but got {value}") from None
+        raise NodeClassSettingError(where, f"expected percentage value to be a float but got {value[:80]}") from None
     return 0.0 if p == 100 else p
 
 
@@ -378,10 +387,10 @@ def eviction_threshold(mem: Quantity, storage: Quantity, eviction_hard: Mapping[
     if eviction_hard is not None:
         if MEMORY_AVAILABLE in eviction_hard:
             out[MEMORY] = compute_eviction_signal(mem, eviction_hard[MEMORY_AVAILABLE],
-                                                  f"kubelet.evictionHard.{MEMORY_AVAILABLE}")
+                                                  f"spec.kubelet.evictionHard.{MEMORY_AVAILABLE}")
         if NODE_FS_AVAILABLE in eviction_hard:
             out[EPHEMERAL_STORAGE] = compute_eviction_signal(storage, eviction_hard[NODE_FS_AVAILABLE],
-                                                             f"kubelet.evictionHard.{NODE_FS_AVAILABLE}")
+                                                             f"spec.kubelet.evictionHard.{NODE_FS_AVAILABLE}")
     return out
 
 

@@ -29,7 +29,7 @@ from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.errors import GoError, wrap
 from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
 from kexplain.karpenter.provisioning.scheduling.topologygroup import (
-    MAX_INT32, TopologyGroup, TopologyType, label_selector_as_selector,
+    MAX_INT32, TopologyGroup, TopologyType,
 )
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
 from kexplain.karpenter.scheduling.requirements import (
@@ -200,13 +200,18 @@ class Topology:
         for pod in cluster.pods:
             if not ignored_for_topology(pod) and pod.uid not in self.excluded_pods:
                 self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
-        self._node_requirements: dict[str, Requirements] = {}
+        self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
         self._namespaces: dict[str, dict[str, str]] | None = None
+        # The groups that govern a pod or select it, by uid, until a group or owner changes
+        # (asked for every node a pod is tried on; a pod's namespace and labels do not change).
+        self._version = 0
+        self._matching: dict[str, tuple[int, list[TopologyGroup], list[TopologyGroup]]] = {}
 
     # -- Update -----------------------------------------------------------------------------
     def update(self, pod: PodInfo) -> KarpenterError | None:
         """Update: the pod gives up every group it owned, then owns the groups of its current
         spec (after a relaxation, without the dropped preferences), new ones counted now."""
+        self._version += 1
         for tg in self.topology_groups.values():
             tg.remove_owner(pod.uid)
         if ((self.preference_policy == PREFERENCE_POLICY_IGNORE and has_required_pod_anti_affinity(pod))
@@ -283,10 +288,13 @@ class Topology:
     def get_matching_topologies(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
                                 allow_undefined: frozenset[str] = frozenset()) -> list[TopologyGroup]:
         """The groups the pod owns, then the inverse anti-affinities that select it."""
-        matching = [tg for tg in self.topology_groups.values() if tg.is_owned_by(pod.uid)]
-        matching.extend(tg for tg in self.inverse_topology_groups.values()
-                        if tg.counts(pod, taints, requirements, allow_undefined))
-        return matching
+        cached = self._matching.get(pod.uid)
+        if cached is None or cached[0] != self._version:
+            owned = [tg for tg in self.topology_groups.values() if tg.is_owned_by(pod.uid)]
+            # an inverse group's filter is the zero one: it counts every pod it selects
+            selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
+            cached = self._matching[pod.uid] = (self._version, owned, selecting)
+        return [*cached[1], *cached[2]]
 
     def get_topology_zone_constraints(self, pod: PodInfo, pod_requirements: Requirements) -> tuple[set[str] | None, bool]:
         """GetTopologyZoneConstraints: the zones every zonal group the pod owns allows (None: no
@@ -317,6 +325,7 @@ class Topology:
     def update_inverse_anti_affinity(self, pod: PodInfo, domains: Mapping[str, str] | None) -> KarpenterError | None:
         """updateInverseAntiAffinity: a group per required anti-affinity term of the pod (its
         preferred ones are not enforced in reverse), owned by the pod, counting its domain."""
+        self._version += 1
         for term in _pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
             term = term or {}
             namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),
@@ -411,11 +420,13 @@ class Topology:
         return self._namespaces
 
     # -- counting ---------------------------------------------------------------------------
-    def _requirements_of(self, name: str, node: Mapping[str, Any]) -> Requirements:
-        reqs = self._node_requirements.get(name)
-        if reqs is None:
-            reqs = self._node_requirements[name] = new_label_requirements(_node_labels(node))
-        return reqs
+    def _node(self, name: str, node: Mapping[str, Any]) -> tuple[dict[str, str], list[Taint], Requirements]:
+        """A node's labels, taints and label requirements, read once."""
+        facts = self._nodes.get(name)
+        if facts is None:
+            labels = _node_labels(node)
+            facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
+        return facts
 
     def count_domains(self, tg: TopologyGroup) -> None:
         """countDomains: the domains of the state's nodes the group's filter admits, then one
@@ -424,14 +435,14 @@ class Topology:
         for n in self.state_nodes:
             if n.node is None:
                 continue
-            name = _name(n.node)
-            if not tg.node_filter.matches(_node_taints(n.node), self._requirements_of(name, n.node)):
+            _, taints, requirements = self._node(_name(n.node), n.node)
+            if not tg.node_filter.matches(taints, requirements):
                 continue
             domain = n.labels().get(tg.key)
             if domain is None:
                 continue
             tg.register(domain)
-        selector = EVERYTHING if tg.raw_selector is None else label_selector_as_selector(tg.raw_selector)
+        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         for namespace in tg.namespaces:
             for pod in self._pods_by_namespace.get(namespace, ()):
                 if not selector.matches(pod.labels):
@@ -439,13 +450,13 @@ class Topology:
                 node = self.cluster.node_by_name(pod.node_name)
                 if node is None:
                     continue
-                labels = _node_labels(node)
+                labels, taints, requirements = self._node(pod.node_name, node)
                 domain = labels.get(tg.key)
                 if domain is None and tg.key == LABEL_HOSTNAME:
                     domain = _name(node)
                 if domain is None:
                     continue
-                if not tg.node_filter.matches(_node_taints(node), self._requirements_of(pod.node_name, node)):
+                if not tg.node_filter.matches(taints, requirements):
                     continue
                 tg.record(domain)
 

@@ -21,7 +21,7 @@ from kexplain.karpenter.provisioning.scheduling.topologynodefilter import (
 )
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements
-from kexplain.model.labels import EVERYTHING, NOTHING, LabelSelector, SelectorError, parse_selector
+from kexplain.model.labels import NOTHING, LabelSelector, SelectorError, parse_selector
 
 MAX_INT32 = (1 << 31) - 1
 LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
