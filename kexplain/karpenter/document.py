@@ -55,13 +55,14 @@ def pod_document(result: Any, tried: Sequence[str]) -> dict[str, Any]:
     return doc
 
 
-def node_claim_document(created: Any, price_of: Any) -> dict[str, Any]:
+def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[str, Any]:
     claim = created.claim
     doc: dict[str, Any] = {"name": created.name, "nodePool": claim.node_pool_name,
                            "pods": [p.key for p in claim.pods]}
     its = list(claim.instance_type_options)
     doc["instanceTypes"] = [it.name for it in its]
-    doc["prices"] = [price_of(it, claim.requirements) for it in its]
+    question = type_index.question(claim.requirements)
+    doc["prices"] = [price_text(question.cheapest_price(it)) for it in its]
     obj = created.node_claim
     if obj:
         reqs = [r.to_dict() for r in obj["requirements"]]
@@ -90,16 +91,17 @@ def sorted_events(result: PassResult) -> list[dict[str, str]]:
 
 
 def build_document(result: PassResult, node_pools: list[dict[str, Any]], instance_types: dict[str, Any],
-                   price_of: Any) -> dict[str, Any]:
-    """The document. `node_pools`, `instance_types`: the provider's keys; `price_of(type,
-    requirements)`: a NodeClaim option's cheapest available compatible price as text."""
+                   price_text: Any) -> dict[str, Any]:
+    """The document. `node_pools`, `instance_types`: the provider's keys; `price_text(price)`: a
+    price as the document writes it (each NodeClaim option's cheapest available offering its
+    requirements allow)."""
     doc: dict[str, Any] = {"karpenter": BUILD}
     if result.schedule_error is not None:
         doc["scheduleError"] = str(result.schedule_error)
     doc["nodePools"] = node_pools
     doc["instanceTypes"] = instance_types
     doc["pods"] = [pod_document(p, result.tried_node_pools) for p in result.pods]
-    doc["nodeClaims"] = [node_claim_document(c, price_of) for c in result.node_claims]
+    doc["nodeClaims"] = [node_claim_document(c, price_text, result.type_index) for c in result.node_claims]
     doc["events"] = sorted_events(result)
     counts = Counter(p.result for p in result.pods)
     doc["summary"] = {"pods": dict(sorted(counts.items())), "newNodeClaims": len(result.node_claims)}

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, BinaryIO
 
-from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
 from kexplain.features import KubeVersion
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.model.pod import PodInfo

@@ -83,22 +83,13 @@ class AWSCloud:
         return is_ready(self.node_pool_conditions(node_pool))
 
     # -- InstanceTypes -----------------------------------------------------------------------
-    def order_by_price(self, instance_types: list[Any], requirements: Requirements) -> list[Any]:
-        from kexplain.karpenter.cloudprovider.types import InstanceTypes
-        return InstanceTypes(instance_types).order_by_price(requirements)
-
     def satisfies_min_values(self, instance_types: list[Any], requirements: Requirements) -> tuple[int, Any, Any]:
         from kexplain.karpenter.cloudprovider.types import InstanceTypes
         return InstanceTypes(instance_types).satisfies_min_values(requirements)
 
-    def truncate(self, instance_types: list[Any], requirements: Requirements, max_items: int
-                 ) -> tuple[list[Any], BaseException | None]:
-        from kexplain.karpenter.cloudprovider.types import InstanceTypes
-        return InstanceTypes(instance_types).truncate(requirements, max_items, self.settings.min_values_policy)
-
-    def price_of(self, it: Any, requirements: Requirements) -> str:
+    def price_text(self, price: float) -> str:
+        """A price as the document writes it (`none` for MaxFloat64: no offering)."""
         from kexplain.karpenter.cloudprovider.types import format_price
-        price = it.cheapest_price(requirements)
         return "none" if price >= 1.7976931348623157e308 else format_price(price)
 
     # -- limits and validation -----------------------------------------------------------------
@@ -193,4 +184,4 @@ def run_pass(inputs: PassInputs, world: Any) -> dict[str, Any]:
     pools = [np.obj for np in inputs.node_pools]
     result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
                            inputs.settings.preference_policy)
-    return build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_of)
+    return build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)

@@ -45,12 +45,7 @@ class CloudProvider(Protocol):
 
     def get_instance_types(self, node_pool: Mapping[str, Any]) -> tuple[list[Any], BaseException | None]: ...
 
-    def order_by_price(self, instance_types: list[Any], requirements: Any) -> list[Any]: ...
-
     def satisfies_min_values(self, instance_types: list[Any], requirements: Any) -> tuple[int, Any, Any]: ...
-
-    def truncate(self, instance_types: list[Any], requirements: Any, max_items: int
-                 ) -> tuple[list[Any], BaseException | None]: ...
 
     def node_pool_ready(self, node_pool: Mapping[str, Any]) -> bool: ...
 
@@ -120,6 +115,7 @@ class PassResult:
     schedule_error: BaseException | None = None
     tried_node_pools: list[str] = field(default_factory=list)    # the scheduler's templates, in order
     node_pools: list[Mapping[str, Any]] = field(default_factory=list)
+    type_index: Any = None                                       # the scheduler's TypeIndex, for prices
 
 
 def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
@@ -343,9 +339,10 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(schedulable)
-    truncate_instance_types(solved, cloud)
+    truncate_instance_types(solved, cloud, scheduler.type_index, options.min_values_best_effort)
     record(solved, out)
-    create_all(solved, cluster, cloud, out, pools)
+    create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
+    out.type_index = scheduler.type_index
     for pod in schedulable:
         if pod.uid in solved.pod_errors:
             results[pod.uid] = PodResult(pod, FAILED, solved.pod_errors[pod.uid])
@@ -372,13 +369,19 @@ def _obj_name(obj: Mapping[str, Any] | None) -> str:
     return ((obj or {}).get("metadata") or {}).get("name") or ""
 
 
-def truncate_instance_types(results: Results, cloud: CloudProvider) -> None:
+def truncate_instance_types(results: Results, cloud: CloudProvider, index: Any, best_effort: bool) -> None:
     """Results.TruncateInstanceTypes: each new NodeClaim's types ordered by price and cut to
-    `MAX_INSTANCE_TYPES`; a NodeClaim whose cut list no longer meets minValues is dropped and its
-    pods fail."""
+    `MAX_INSTANCE_TYPES` (InstanceTypes.Truncate); a NodeClaim whose cut list no longer meets
+    minValues (Strict policy) is dropped and its pods fail."""
     valid = []
     for claim in results.new_node_claims:
-        its, err = cloud.truncate(claim.instance_type_options, claim.requirements, MAX_INSTANCE_TYPES)
+        requirements = claim.requirements
+        ordered = index.question(requirements).order_by_price(claim.instance_type_options)
+        its, err = ordered[:MAX_INSTANCE_TYPES], None
+        if requirements.has_min_values() and not best_effort:
+            _, _, min_err = cloud.satisfies_min_values(its, requirements)
+            if min_err is not None:
+                its, err = ordered, Wrapped("validating minValues", min_err)
         claim.instance_type_options = its
         if err is not None:
             for pod in claim.pods:
@@ -405,7 +408,7 @@ def record(results: Results, out: PassResult) -> None:
 
 
 def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: PassResult,
-               pools: Sequence[Mapping[str, Any]]) -> None:
+               pools: Sequence[Mapping[str, Any]], index: Any) -> None:
     """CreateNodeClaims, one at a time in the scheduler's order: the limit check against the
     NodePool's usage before the pass, the NodeClaim object, the Nominated events. Names are
     numbered over the pass (`POOL-00001`, `-00002`, ...) in place of the API server's random ones."""
@@ -417,7 +420,7 @@ def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: Pa
         if err is not None:
             out.node_claims.append(CreatedNodeClaim(name, claim, {}, Wrapped("creating node claim", err)))
             continue
-        obj = to_node_claim(claim.template, cloud.order_by_price)
+        obj = to_node_claim(claim.template, index)
         out.node_claims.append(CreatedNodeClaim(name, claim, obj))
         for pod in claim.pods:
             out.events.append(ev.nominate_pod_event(pod.key, None, name))

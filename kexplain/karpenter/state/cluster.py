@@ -172,7 +172,7 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         if state is None or is_terminal(pod):
             continue
         key = (pod.namespace, pod.name)
-        reqs = resources.requests_for_pods([pod.spec])
+        reqs = resources.requests_for_pod(pod.spec)
         state.pod_requests[key] = reqs
         if is_owned_by_daemonset(pod):
             state.daemonset_requests[key] = reqs

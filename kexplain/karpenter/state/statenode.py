@@ -142,6 +142,15 @@ class StateNode:
         """Allocatable less the bound pods' requests."""
         return resources.subtract(self.allocatable(), self.pod_requests_total())
 
+    def available_nanos(self) -> resources.Nanos:
+        """`available()` as integers (billionths), summed without Quantity arithmetic."""
+        out = resources.to_nanos(self.allocatable())
+        used: dict[str, int] = {}
+        for reqs in self.pod_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                used[name] = used.get(name, 0) + v
+        return {name: v - used.get(name, 0) for name, v in out.items()}
+
     def daemonset_requests_total(self) -> ResourceList:
         return resources.merge(*self.daemonset_requests.values())
 

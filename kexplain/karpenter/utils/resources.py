@@ -190,3 +190,50 @@ def requests_for_pods(specs: Iterable[Mapping[str, Any]]) -> ResourceList:
     out = merge(*lists)
     out[PODS] = quantity_of(len(lists))
     return out
+
+
+_ONE_POD: dict[int, tuple[ResourceList, ResourceList]] = {}
+
+
+def requests_for_pod(spec: Mapping[str, Any]) -> ResourceList:
+    """requests_for_pods of one pod, shared by the pods of a shape: not to be mutated."""
+    reqs = pod_requests(spec)
+    got = _ONE_POD.get(id(reqs))
+    if got is None or got[0] is not reqs:
+        got = (reqs, {**reqs, PODS: quantity_of(1)})
+        if len(_ONE_POD) < _CACHE_MAX:
+            _ONE_POD[id(reqs)] = got
+    return got[1]
+
+
+# -- integer views, for the comparisons a pass makes millions of ----------------------------------
+Nanos = dict[str, int]
+_NANO = 10 ** 9
+_NANOS: dict[int, tuple[Mapping[str, Quantity], Nanos]] = {}
+
+
+def to_nanos(rl: Mapping[str, Quantity]) -> Nanos:
+    """The list's values in billionths (exact: quantities are rounded to nano precision)."""
+    return {name: int(q.value * _NANO) for name, q in rl.items()}
+
+
+def nanos_of(rl: Mapping[str, Quantity]) -> Nanos:
+    """`to_nanos` remembered for a list that is shared and never changed (a pod shape's
+    requests, an instance type's allocatable): kept alive beside its value, so its id is its."""
+    got = _NANOS.get(id(rl))
+    if got is None or got[0] is not rl:
+        got = (rl, to_nanos(rl))
+        if len(_NANOS) < _CACHE_MAX:
+            _NANOS[id(rl)] = got
+    return got[1]
+
+
+def fits_nanos(candidate: Mapping[str, int], total: Mapping[str, int]) -> bool:
+    """`fits` over integer views."""
+    for v in total.values():
+        if v < 0:
+            return False
+    for name, v in candidate.items():
+        if v > total.get(name, 0):
+            return False
+    return True

@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.apimachinery.selectors import IN
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import ScheduleError, WrappedError
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
+    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW, ScheduleError, WrappedError,
+)
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements, new_requirements
 from kexplain.karpenter.scheduling.taints import Taints
@@ -29,16 +31,18 @@ class ExistingNode:
 
     def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
                  daemon_resources: ResourceList) -> None:
-        daemons = dict(daemon_resources)
-        resources.subtract_from(daemons, state.daemonset_requests_total())
-        for name, q in list(daemons.items()):
-            if q.value < 0:
-                daemons[name] = resources.Quantity(resources.Fraction(0), q.fmt)
+        # integers (billionths): the room is compared for every pod tried here, never printed
+        daemons = resources.to_nanos(daemon_resources)
+        for name, v in resources.to_nanos(state.daemonset_requests_total()).items():
+            daemons[name] = daemons.get(name, 0) - v
+        available = state.available_nanos()
         self.state = state
         self.taints = taints
         self.topology = topology
         self.pods: list[Any] = []
-        self.remaining_resources = resources.subtract(state.available(), daemons)
+        self.version = 0            # pods added: what a cached refusal on requirements was made at
+        self.refusal = 0
+        self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in available.items()}
         self.requirements: Requirements = new_label_requirements(state.labels())
         self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, state.host_name()))
         topology.register(HOSTNAME_LABEL, state.host_name())
@@ -53,8 +57,11 @@ class ExistingNode:
         return self.state.managed()
 
     def can_add(self, pod: Any, pod_data: Any, volumes: Any) -> tuple[Requirements | None, BaseException | None]:
-        """CanAdd: (the node's requirements with the pod's, error)."""
+        """CanAdd: (the node's requirements with the pod's, error). A refusal also sets
+        `refusal`: REFUSED_FOR_GOOD (taints, volumes, host ports, room), REFUSED_AT_VERSION (the
+        requirements), REFUSED_NOW (topology)."""
         from kexplain.karpenter.scheduling.hostportusage import get_host_ports
+        self.refusal = REFUSED_FOR_GOOD
         err = Taints(self.taints).tolerates_pod(pod)
         if err is not None:
             return None, err
@@ -65,11 +72,13 @@ class ExistingNode:
         err = self.state.host_port_usage.conflicts(pod, host_ports)
         if err is not None:
             return None, WrappedError("checking host port usage", err)
-        if not resources.fits(pod_data.requests, self.remaining_resources):
+        if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):
             return None, ScheduleError(EXCEEDS_NODE_RESOURCES)
+        self.refusal = REFUSED_AT_VERSION
         err = self.requirements.compatible(pod_data.requirements)
         if err is not None:
             return None, err
+        self.refusal = REFUSED_NOW
         base = new_requirements(*self.requirements.values())
         base.add(*pod_data.requirements.values())
         last: BaseException | None = None
@@ -102,7 +111,10 @@ class ExistingNode:
     def add(self, pod: Any, pod_data: Any, requirements: Requirements, volumes: Any) -> None:
         from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.pods.append(pod)
-        resources.subtract_from(self.remaining_resources, pod_data.requests)
+        self.version += 1
+        remaining = self.remaining_resources
+        for name, v in resources.nanos_of(pod_data.requests).items():
+            remaining[name] = remaining.get(name, 0) - v
         self.requirements = requirements
         self.topology.record(pod, self.taints, requirements)
         self.state.host_port_usage.add(pod, get_host_ports(pod))

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, KarpenterError, Requirements, new_requirements,
@@ -62,6 +63,14 @@ class ReservedOfferingError(KarpenterError):
 
     def __str__(self) -> str:
         return self.text
+
+
+# How lasting a refusal is, for the scheduler's caches (`NodeClaim.refusal`, `ExistingNode.refusal`):
+# what refused a pod of one shape keeps refusing it for the whole pass (taints; room, host ports and
+# volumes only fill up), or until a pod is added there (the requirements), or may not (topology).
+REFUSED_FOR_GOOD = 1
+REFUSED_AT_VERSION = 2
+REFUSED_NOW = 3
 
 
 def is_reserved_offering_error(err: BaseException | None) -> bool:
@@ -126,37 +135,36 @@ class InstanceTypeFilterError(KarpenterError):
         return f"no instance type met the requirements/resources/offering tuple, {tail}"
 
 
-def has_compatible_offering(it: Any, requirements: Requirements) -> bool:
-    """Some available offering of the type that the requirements allow."""
-    for of in it.offerings:
-        if of.available and requirements.is_compatible(of.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
-            return True
-    return False
-
-
 def filter_instance_types_by_requirements(instance_types: Sequence[Any], requirements: Requirements,
                                           pod_requests: ResourceList, daemon_requests: ResourceList,
                                           total_requests: ResourceList, relax_min_values: bool,
-                                          satisfies_min_values: Any = None
+                                          satisfies_min_values: Any, index: TypeIndex
                                           ) -> tuple[list[Any] | None, dict[str, int], InstanceTypeFilterError | None]:
     """filterInstanceTypesByRequirements: (the types left or None, minValues keys not met, the
     error when none is left). `satisfies_min_values(types, requirements)`: cloudprovider's
-    InstanceTypes.SatisfiesMinValues, (needed, unsatisfiable keys, error)."""
+    InstanceTypes.SatisfiesMinValues, (needed, unsatisfiable keys, error); `index` answers the
+    per-type questions (`typeindex`)."""
     err = InstanceTypeFilterError(requirements, pod_requests, daemon_requests)
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []
+    question = index.question(requirements)
+    total = resources.to_nanos(total_requests)
+    requirements_met = fits_any = offering_any = req_fits = req_offering = fits_offering = False
     for it in instance_types:
-        compat = it.requirements.intersects(requirements) is None
-        fit = resources.fits(total_requests, it.allocatable())
-        offering = has_compatible_offering(it, requirements)
-        err.requirements_met = err.requirements_met or compat
-        err.fits = err.fits or fit
-        err.has_offering = err.has_offering or offering
-        err.requirements_and_fits = err.requirements_and_fits or (compat and fit and not offering)
-        err.requirements_and_offering = err.requirements_and_offering or (compat and offering and not fit)
-        err.fits_and_offering = err.fits_and_offering or (fit and offering and not compat)
+        compat = question.compatible(it)
+        fit = resources.fits_nanos(total, index.of(it)[2])
+        offering = question.has_offering(it)
+        requirements_met = requirements_met or compat
+        fits_any = fits_any or fit
+        offering_any = offering_any or offering
+        req_fits = req_fits or (compat and fit and not offering)
+        req_offering = req_offering or (compat and offering and not fit)
+        fits_offering = fits_offering or (fit and offering and not compat)
         if compat and fit and offering:
             remaining.append(it)
+    err.requirements_met, err.fits, err.has_offering = requirements_met, fits_any, offering_any
+    err.requirements_and_fits, err.requirements_and_offering, err.fits_and_offering = \
+        req_fits, req_offering, fits_offering
     if requirements.has_min_values():
         _, keys, min_err = satisfies_min_values(remaining, requirements)
         unsatisfiable = dict(keys or {})
@@ -190,6 +198,8 @@ class NodeClaim:
         self.reserved_offerings: list[Any] = []
         self.context = context
         self.annotations: dict[str, str] = {}
+        self.version = 0                # pods added
+        self.refusal = 0                # how lasting the last can_add's refusal is (REFUSED_*)
 
     # -- the template's fields, read through ----------------------------------------------------
     @property
@@ -214,7 +224,10 @@ class NodeClaim:
 
     def can_add(self, pod: Any, pod_data: Any, relax_min_values: bool
                 ) -> tuple[Requirements | None, list[Any] | None, list[Any] | None, BaseException | None]:
-        """CanAdd: (updated requirements, instance types, offerings to reserve, error)."""
+        """CanAdd: (updated requirements, instance types, offerings to reserve, error). A refusal
+        also sets `refusal`: REFUSED_FOR_GOOD (taints, host ports), REFUSED_AT_VERSION (the
+        requirements, or no instance type left where topology added nothing), else REFUSED_NOW."""
+        self.refusal = REFUSED_FOR_GOOD
         err = Taints(self.taints).tolerates_pod(pod)
         if err is not None:
             return None, None, None, err
@@ -222,12 +235,15 @@ class NodeClaim:
         conflict = self.host_port_usage.conflicts(pod, get_host_ports(pod))
         if conflict is not None:
             return None, None, None, WrappedError("checking host port usage", conflict)
+        self.refusal = REFUSED_AT_VERSION
         base = new_requirements(*self.requirements.values())
         err = base.compatible(pod_data.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
         if err is not None:
             return None, None, None, WrappedError("incompatible requirements", err)
         base.add(*pod_data.requirements.values())
         alternatives = pod_data.volume_requirements or [None]
+        if len(alternatives) > 1:
+            self.refusal = REFUSED_NOW
         last: BaseException | None = None
         for volume_reqs in alternatives:
             reqs, its, ofs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs, relax_min_values)
@@ -248,7 +264,10 @@ class NodeClaim:
         topology_reqs, err = self.topology.add_requirements(pod, self.taints, pod_data.strict_requirements,
                                                             requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
         if err is not None:
+            self.refusal = REFUSED_NOW
             return None, None, None, err
+        if topology_reqs != requirements:      # topology narrowed the domains: its counts may change
+            self.refusal = REFUSED_NOW
         err = requirements.compatible(topology_reqs, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
         if err is not None:
             return None, None, None, err
@@ -256,7 +275,7 @@ class NodeClaim:
         total = resources.merge(self.template.requests, pod_data.requests)
         remaining, unsatisfiable, err = filter_instance_types_by_requirements(
             self.instance_type_options, requirements, pod_data.requests, self.daemon_resources, total,
-            relax_min_values, self.context.satisfies_min_values)
+            relax_min_values, self.context.satisfies_min_values, self.context.type_index)
         if relax_min_values:
             for key, min_values in unsatisfiable.items():
                 requirements.get(key).min_values = min_values
@@ -264,6 +283,7 @@ class NodeClaim:
             return None, None, None, err
         offerings, err = self.offerings_to_reserve(remaining, requirements)
         if err is not None:
+            self.refusal = REFUSED_NOW        # reservations are released by other NodeClaims
             return None, None, None, err
         return requirements, remaining, offerings, None
 
@@ -272,6 +292,7 @@ class NodeClaim:
         """Add: the pod is on this NodeClaim now."""
         from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.pods.append(pod)
+        self.version += 1
         self.instance_type_options = instance_types
         self.template.requests = resources.merge(self.template.requests, pod_data.requests)
         self.template.requirements = requirements
@@ -331,4 +352,5 @@ class SchedulingContext:
     reserved_capacity: bool
     strict_reserved_offerings: bool
     satisfies_min_values: Any
+    type_index: TypeIndex = field(default_factory=TypeIndex)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -16,8 +16,7 @@ from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.apis.labels import RESTRICTED_LABELS, WELL_KNOWN_LABELS
 from kexplain.karpenter.scheduling.requirement import RandomMarker, new_requirement
 from kexplain.karpenter.scheduling.requirements import (
-    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_label_requirements,
-    new_node_selector_requirements_with_min_values, new_requirements,
+    Requirements, new_label_requirements, new_node_selector_requirements_with_min_values, new_requirements,
 )
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -116,24 +115,18 @@ def resolve_custom_labels_from_requirements(requirements: Requirements) -> dict[
     return labels
 
 
-def to_node_claim(template: NodeClaimTemplate, order_by_price: Any) -> dict[str, Any]:
+def to_node_claim(template: NodeClaimTemplate, index: Any) -> dict[str, Any]:
     """ToNodeClaim: the NodeClaim object Create sends (name left to the caller), with the
     template's requirements completed by its instance types and capacity types (mutates the
-    template's requirements and labels, as Go's does). `order_by_price(types, requirements)`:
-    cloudprovider's InstanceTypes.OrderByPrice."""
+    template's requirements and labels, as Go's does). `index`: the pass's TypeIndex, which
+    orders types by price and reads their offerings."""
     if not template.is_static:
-        ordered = order_by_price(template.instance_type_options, template.requirements)[:MAX_INSTANCE_TYPES]
+        options = template.instance_type_options
+        ordered = index.question(template.requirements).order_by_price(options)[:MAX_INSTANCE_TYPES]
         current = template.requirements.get(INSTANCE_TYPE_LABEL)
         template.requirements.add(new_requirement(INSTANCE_TYPE_LABEL, IN, *(it.name for it in ordered),
                                                   min_values=current.min_values))
-        capacity_types: list[str] = []
-        for it in ordered:
-            for offering in it.offerings:
-                if offering.available and template.requirements.is_compatible(
-                        offering.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
-                    ct = offering.capacity_type()
-                    if ct not in capacity_types:
-                        capacity_types.append(ct)
+        capacity_types = index.question(template.requirements).capacity_types(ordered)
         if capacity_types:
             template.requirements.add(new_requirement(CAPACITY_TYPE_LABEL, IN, *capacity_types))
     template.labels = {**template.labels, **resolve_custom_labels_from_requirements(template.requirements)}

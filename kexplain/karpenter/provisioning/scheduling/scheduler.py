@@ -23,12 +23,13 @@ from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
 from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
-    InstanceTypeFilterError, NodeClaim, ScheduleError, SchedulingContext,
+    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, ScheduleError, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
 )
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
 from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import (
     MultiError, Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
     new_strict_pod_requirements,
@@ -44,6 +45,17 @@ DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are n
 NODE_LIMITS_EXHAUSTED = "node limits have been exhausted for nodepool"
 EXCEED_LIMITS = "all available instance types exceed limits for nodepool"
 MIN_VALUES_NOT_MET = "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements"
+
+
+class _ShapeScan:
+    """One pod shape's view of the existing nodes: those not refused for good (in order), and
+    the node version at which each of the others refused it on requirements."""
+
+    __slots__ = ("alive", "stale")
+
+    def __init__(self, count: int) -> None:
+        self.alive = list(range(count))
+        self.stale: dict[int, int] = {}
 
 
 class DRAError(ScheduleError):
@@ -145,12 +157,13 @@ class Scheduler:
                        for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
         self.preferences = prefs.Preferences(tolerate)
         self.satisfies_min_values = satisfies_min_values
+        self.type_index = TypeIndex()
         self.templates: list[NodeClaimTemplate] = []
         for np in node_pools:
             nct = new_node_claim_template(np)
             its, _, err = filter_instance_types_by_requirements(
                 instance_types.get(nct.node_pool_name) or [], nct.requirements, {}, {}, {},
-                options.min_values_best_effort, satisfies_min_values)
+                options.min_values_best_effort, satisfies_min_values, self.type_index)
             if not its:
                 min_values = isinstance(err, InstanceTypeFilterError) and err.min_values_incompatible_err is not None
                 self.events.append(no_compatible_instance_types(nct.node_pool_name, min_values))
@@ -174,11 +187,13 @@ class Scheduler:
                 if is_daemon_pod_compatible(nct, p):
                     usage.add(p, get_host_ports(p))
             self.daemon_host_ports[id(nct)] = usage
-        self.remaining_resources: dict[str, ResourceList] = {}
+        # Each NodePool's limits less what its nodes and new NodeClaims may take, in billionths
+        # (compared for every instance type, never printed).
+        self.remaining_resources: dict[str, resources.Nanos] = {}
         for np in node_pools:
-            self.remaining_resources[_name(np)] = dict(limits_of(np) or {})
+            self.remaining_resources[_name(np)] = resources.to_nanos(limits_of(np) or {})
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
-                                         options.strict_reserved_offerings, satisfies_min_values)
+                                         options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes: list[ExistingNode] = []
         for state in state_nodes:
             taints = state.taints()
@@ -187,10 +202,15 @@ class Scheduler:
                                                     resources.requests_for_pods([p.spec for p in on_node])))
             pool = state.labels().get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
-                self.remaining_resources[pool] = resources.subtract(self.remaining_resources[pool], state.capacity())
+                capacity = resources.to_nanos(state.capacity())
+                self.remaining_resources[pool] = {name: v - capacity.get(name, 0)
+                                                  for name, v in self.remaining_resources[pool].items()}
         # initialized first, then by name (sort.SliceStable)
         self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
-        self._resume: dict[bytes, int] = {}
+        self._scans: dict[bytes, _ShapeScan] = {}
+        self._claim_refusals: dict[bytes, dict[int, int]] = {}
+        self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
+        self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
 
     # -- Solve -------------------------------------------------------------------------------
     def solve(self, pods: Sequence[PodInfo]) -> Results:
@@ -238,7 +258,7 @@ class Scheduler:
             requirements = new_pod_requirements(pod)
         strict = new_strict_pod_requirements(pod) if has_preferred_node_affinity(pod) else requirements
         self.cached_pod_data[pod.uid] = PodData(
-            resources.requests_for_pods([pod.spec]), requirements, strict, has_dra_requirements(pod),
+            resources.requests_for_pod(pod.spec), requirements, strict, has_dra_requirements(pod),
             self.volume_reqs_by_pod.get(pod.uid))
 
     def add(self, pod: PodInfo) -> BaseException | None:
@@ -255,62 +275,98 @@ class Scheduler:
         return self.add_to_new_node_claim(pod, data)
 
     def _shape(self, pod: PodInfo) -> bytes | None:
-        """The pod's scheduling shape, when no topology can change which nodes take it: pods
-        of one shape are refused by the same existing nodes."""
+        """What every check but topology reads of the pod (its namespace, tolerations, containers
+        with their requests and ports, node selector and node affinity, volumes), as bytes: pods
+        with equal shapes are refused alike by a node or NodeClaim that has not changed."""
         spec = pod.spec
-        affinity = spec.get("affinity") or {}
-        if spec.get("topologySpreadConstraints") or affinity.get("podAffinity") or affinity.get("podAntiAffinity") \
-                or self.inverse_anti_affinity:
-            return None
         try:
-            return marshal.dumps((pod.namespace, spec.get("containers"), spec.get("initContainers"),
-                                  spec.get("overhead"), spec.get("resources"), spec.get("nodeSelector"),
-                                  affinity, spec.get("tolerations"), spec.get("volumes"),
-                                  self.volume_reqs_by_pod.get(pod.uid) is not None))
+            return marshal.dumps((pod.namespace, spec.get("tolerations"), spec.get("containers"),
+                                  spec.get("initContainers"), spec.get("overhead"), spec.get("resources"),
+                                  spec.get("nodeSelector"), (spec.get("affinity") or {}).get("nodeAffinity"),
+                                  spec.get("volumes"), pod.uid in self.volume_reqs_by_pod))
         except ValueError:
             return None
 
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
+        """The first existing node that takes the pod. Pods of one shape skip the nodes that
+        refused the shape for good, and those that refused it on requirements and have not
+        changed since (`_ShapeScan`)."""
         from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
         shape = self._shape(pod)
-        start = self._resume.get(shape, 0) if shape is not None else 0
-        for i in range(start, len(self.existing_nodes)):
-            node = self.existing_nodes[i]
+        scan = self._scans.get(shape) if shape is not None else None
+        if scan is None:
+            scan = _ShapeScan(len(self.existing_nodes))
+            if shape is not None:
+                self._scans[shape] = scan
+        nodes = self.existing_nodes
+        dead: list[int] = []
+        placed = False
+        for i in scan.alive:
+            node = nodes[i]
+            if scan.stale.get(i) == node.version:
+                continue
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
                 node.add(pod, data, requirements, volumes)
-                if shape is not None:
-                    self._resume[shape] = i
-                return True
-        if shape is not None:
-            self._resume[shape] = len(self.existing_nodes)
-        return False
+                placed = True
+                break
+            if node.refusal == REFUSED_FOR_GOOD:
+                dead.append(i)
+            elif node.refusal == REFUSED_AT_VERSION:
+                scan.stale[i] = node.version
+        if dead:
+            gone = set(dead)
+            scan.alive = [i for i in scan.alive if i not in gone]
+        return placed
 
     def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
+        """The first NodeClaim of this pass (in the order `add` sorted them) that takes the pod;
+        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped."""
+        shape = self._shape(pod)
+        refused = self._claim_refusals.setdefault(shape, {}) if shape is not None else {}
         for claim in self.new_node_claims:
+            seen = refused.get(id(claim))
+            if seen is not None and (seen == -1 or seen == claim.version):
+                continue
             requirements, its, offerings, err = claim.can_add(pod, data, False)
             if err is None:
                 claim.add(pod, data, requirements, its, offerings)
                 return True
+            if claim.refusal == REFUSED_FOR_GOOD:
+                refused[id(claim)] = -1
+            elif claim.refusal == REFUSED_AT_VERSION:
+                refused[id(claim)] = claim.version
         return False
 
     def add_to_new_node_claim(self, pod: PodInfo, data: PodData) -> BaseException | None:
+        """A new NodeClaim from the first template (in weight order) that takes the pod, else
+        every template's error. A template's refusal of a pod shape that topology had no part in
+        is remembered with its error (the NodeClaim would start the same way again)."""
         errs: list[BaseException | None] = []
-        for nct in self.templates:
+        shape = self._shape(pod)
+        for index, nct in enumerate(self.templates):
             its = nct.instance_type_options
             remaining = self.remaining_resources.get(nct.node_pool_name)
             if remaining is not None:
-                nodes = remaining.get(resources.NODE)
-                if nodes is not None and nodes.value == 0:
+                if remaining.get(resources.NODE) == 0:
                     errs.append(NodePoolError(NODE_LIMITS_EXHAUSTED, nct.node_pool_name))
                     continue
-                its = filter_by_remaining_resources(its, remaining)
+                limits_key = (index, tuple(sorted(remaining.items())))
+                within = self._within_limits.get(limits_key)
+                if within is None:
+                    within = self._within_limits[limits_key] = filter_by_remaining_resources(its, remaining)
+                its = within
                 if not its:
                     errs.append(NodePoolError(EXCEED_LIMITS, nct.node_pool_name))
                     continue
+            key = (index, shape, len(its)) if shape is not None else None
+            known = self._template_refusals.get(key) if key is not None else None
+            if known is not None:
+                errs.append(known)
+                continue
             self.hostnames += 1
             claim = NodeClaim(nct, self.topology, self.daemon_overhead[id(nct)], self.daemon_host_ports[id(nct)],
                               its, f"hostname-placeholder-{self.hostnames:04d}", self.context)
@@ -319,6 +375,8 @@ class Scheduler:
                 errs.append(err)
                 if is_reserved_offering_error(err):
                     break
+                if key is not None and claim.refusal in (REFUSED_FOR_GOOD, REFUSED_AT_VERSION):
+                    self._template_refusals[key] = err
                 continue
             relaxed = any(
                 (requirements.get(k).min_values is not None and claim.requirements.get(k).min_values is not None
@@ -329,6 +387,7 @@ class Scheduler:
             self.new_node_claims.append(claim)
             self.remaining_resources[nct.node_pool_name] = subtract_max(
                 self.remaining_resources.get(nct.node_pool_name) or {}, claim.instance_type_options)
+            self._within_limits = {k: v for k, v in self._within_limits.items() if k[0] != index}
             return None
         return combine(errs)
 
@@ -369,19 +428,22 @@ def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
             return False
 
 
-def subtract_max(remaining: ResourceList, instance_types: Sequence[Any]) -> ResourceList:
+def subtract_max(remaining: resources.Nanos, instance_types: Sequence[Any]) -> resources.Nanos:
     """subtractMax: the remaining limits less the largest capacity among the instance types."""
     if not instance_types:
         return remaining
-    biggest = resources.max_resources(*(it.capacity for it in instance_types))
-    return {name: resources.sub(q, biggest.get(name, resources.ZERO)) for name, q in remaining.items()}
+    out = {}
+    for name, v in remaining.items():
+        out[name] = v - max(resources.nanos_of(it.capacity).get(name, 0) for it in instance_types)
+    return out
 
 
-def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: ResourceList) -> list[Any]:
+def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: resources.Nanos) -> list[Any]:
     """filterByRemainingResources: the types whose capacity stays within every remaining limit."""
     out = []
+    items = list(remaining.items())
     for it in instance_types:
-        capacity = it.capacity
-        if all((capacity[name].value if name in capacity else 0) <= q.value for name, q in remaining.items()):
+        capacity = resources.nanos_of(it.capacity)
+        if all(capacity.get(name, 0) <= v for name, v in items):
             out.append(it)
     return out
