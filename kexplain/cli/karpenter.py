@@ -70,7 +70,9 @@ def command(
         inputs = load_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
                            max_objects=max_objects, validate=validate, stdin=env.stdin)
         world = _world(aws_data)
-    inputs.settings.check_world(world.instance_types, world.zones())
+    from kexplain.errors import Source
+    inputs.settings.check_world(world.instance_types, world.zones(),
+                                Source(karpenter_config) if karpenter_config else None)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
     doc = run_pass(inputs, world)

@@ -332,10 +332,8 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
                                          why="Provisioner.Schedule returned an error")
         return
     ds_pods = daemonset_pods(cluster, daemonsets)
-    inverse = bool(cluster.anti_affinity_pods) or any(
-        (p.affinity.get("podAntiAffinity") or {}) for p in schedulable)
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, ds_pods, volume_reqs, options,
-                          cloud.satisfies_min_values, cloud.limits, cluster.volume_index, inverse)
+                          cloud.satisfies_min_values, cloud.limits, cluster.volume_index)
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(schedulable)
@@ -343,26 +341,20 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     record(solved, out)
     create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
     out.type_index = scheduler.type_index
+    by_uid = {p.uid: p for p in pods}
     for pod in schedulable:
         if pod.uid in solved.pod_errors:
             results[pod.uid] = PodResult(pod, FAILED, solved.pod_errors[pod.uid])
     for existing in solved.existing_nodes:
         state = existing.state
         for pod in existing.pods:
-            results[pod.uid] = PodResult(_original(pod, pods), EXISTING_NODE,
+            results[pod.uid] = PodResult(by_uid.get(pod.uid, pod), EXISTING_NODE,
                                          node=_obj_name(state.node) if state.node is not None else "",
                                          node_claim=_obj_name(state.node_claim) if state.node_claim is not None else "")
     for created in out.node_claims:
         for pod in created.claim.pods:
-            results[pod.uid] = PodResult(_original(pod, pods), NEW_NODE_CLAIM, node_claim=created.name,
+            results[pod.uid] = PodResult(by_uid.get(pod.uid, pod), NEW_NODE_CLAIM, node_claim=created.name,
                                          node_pool=created.claim.node_pool_name)
-
-
-def _original(pod: PodInfo, pods: Sequence[PodInfo]) -> PodInfo:
-    for p in pods:
-        if p.uid == pod.uid:
-            return p
-    return pod
 
 
 def _obj_name(obj: Mapping[str, Any] | None) -> str:

@@ -8,9 +8,10 @@ no template takes fails with one error per template, joined with `; `; before gi
 preferences are relaxed one step at a time (`Preferences`). NodePool limits are kept by
 subtracting, for each new NodeClaim, the largest capacity among its instance types.
 
-Speed: which existing nodes a pod cannot use only grows during a pass for a pod without
-topology constraints (rooms shrink, node requirements narrow, taints stay), so pods of one shape
-resume the scan of the existing nodes where the last one of the shape stopped.
+Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
+same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
+there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
+and templates; instance types are asked through a per-pass index (`typeindex`).
 """
 from __future__ import annotations
 
@@ -141,15 +142,13 @@ class Scheduler:
                  instance_types: Mapping[str, list[Any]], daemonset_pods: Sequence[PodInfo],
                  volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
                  satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
-                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any,
-                 inverse_anti_affinity: bool) -> None:
+                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any) -> None:
         from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
         self.options = options
         self.events: list[Event] = []
         self.topology = topology
         self.volume_reqs_by_pod = volume_reqs_by_pod
         self.volume_index = volume_index
-        self.inverse_anti_affinity = inverse_anti_affinity     # some pod's anti-affinity reaches other pods
         self.cached_pod_data: dict[str, PodData] = {}
         self.new_node_claims: list[NodeClaim] = []
         self.hostnames = 0
