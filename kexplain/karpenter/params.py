@@ -151,39 +151,25 @@ def parse_settings(doc: Any, src: Source) -> Settings:
 
 
 def parse_feature_gates(raw: Any, src: Source) -> tuple[FeatureGates, tuple[str, ...]]:
-    """ParseFeatureGates (cliflag.MapStringBool): `Name=bool,...` over the defaults. Names
-    Karpenter does not know are ignored by it; they are returned to be said."""
+    """ParseFeatureGates: `Name=bool,...` over the defaults (the flag's pairs, parsed as the
+    Kubernetes flag parsers do). Names Karpenter does not know it ignores; they are returned
+    to be said."""
+    from kexplain.features.featuregate import FeatureGateError, parse_flag
     if not isinstance(raw, str):
         raise InputError(f"featureGates: expected a string such as \"ReservedCapacity=true\", found {_show(raw)}",
                          source=src)
+    try:
+        given = parse_flag(raw)
+    except FeatureGateError as err:
+        raise InputError(f"featureGates: {err}", source=src) from None
     values = {attr: getattr(FeatureGates(), attr) for attr in _GATES.values()}
     unknown: list[str] = []
-    for pair in raw.split(","):
-        pair = pair.strip()
-        if not pair:
-            continue
-        name, sep, text = pair.partition("=")
-        if not sep:
-            raise InputError(f"featureGates: malformed pair {pair!r}, expect string=bool", source=src)
-        value = _go_bool(text.strip())
-        if value is None:
-            raise InputError(f"featureGates: invalid value of {name.strip()}: {text.strip()!r} (expected true or "
-                             "false)", source=src)
-        name = name.strip()
+    for name, value in given.items():
         if name in _GATES:
             values[_GATES[name]] = value
         else:
             unknown.append(name)
     return FeatureGates(**values), tuple(unknown)
-
-
-def _go_bool(text: str) -> bool | None:
-    """strconv.ParseBool."""
-    if text in ("1", "t", "T", "TRUE", "true", "True"):
-        return True
-    if text in ("0", "f", "F", "FALSE", "false", "False"):
-        return False
-    return None
 
 
 def _show(value: Any) -> str:

@@ -103,7 +103,7 @@ def test_settings_read_every_key() -> None:
 @pytest.mark.parametrize("doc, words", [
     ({"zone": ["a"]}, "unknown key 'zone'"),
     ({"preferencePolicy": "Prefer"}, "preferencePolicy: expected Respect or Ignore"),
-    ({"featureGates": "ReservedCapacity"}, "malformed pair"),
+    ({"featureGates": "ReservedCapacity"}, "missing bool value for ReservedCapacity"),
     ({"featureGates": "ReservedCapacity=maybe"}, "invalid value of ReservedCapacity"),
     ({"cpuRequests": "1000m"}, "cpuRequests: expected an integer"),
     ({"vmMemoryOverheadPercent": 7.5}, "fraction in [0, 1)"),

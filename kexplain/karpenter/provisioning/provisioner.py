@@ -16,10 +16,12 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.karpenter.provisioning.scheduling import events as ev
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import NodeClaim, is_reserved_offering_error
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
+    NodeClaim, ScheduleError, WrappedError, is_reserved_offering_error,
+)
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import MAX_INSTANCE_TYPES, to_node_claim
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
-    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler,
+    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler, combine,
 )
 from kexplain.karpenter.scheduling.requirements import KarpenterError, MultiError, new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node
@@ -63,25 +65,6 @@ class DoesNotExistError(KarpenterError):
         return f"{DOES_NOT_EXIST_MESSAGE} (requirement={NODEPOOL_LABEL} DoesNotExist)"
 
 
-class TextError(KarpenterError):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-
-class Wrapped(KarpenterError):
-    def __init__(self, context: str, cause: BaseException) -> None:
-        super().__init__()
-        self.context = context
-        self.cause = cause
-
-    def __str__(self) -> str:
-        return f"{self.context}, {self.cause}"
-
-
 @dataclass
 class PodResult:
     """One pending pod's outcome in the pass."""
@@ -116,17 +99,6 @@ class PassResult:
     tried_node_pools: list[str] = field(default_factory=list)    # the scheduler's templates, in order
     node_pools: list[Mapping[str, Any]] = field(default_factory=list)
     type_index: Any = None                                       # the scheduler's TypeIndex, for prices
-
-
-def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
-    found: list[BaseException] = []
-    for e in errs:
-        if e is None:
-            continue
-        found.extend(e.errors if isinstance(e, MultiError) else [e])
-    if not found:
-        return None
-    return found[0] if len(found) == 1 else MultiError(found)
 
 
 # -- which pods ---------------------------------------------------------------------------------
@@ -184,7 +156,7 @@ def validate_affinity(pod: PodInfo, cloud: CloudProvider) -> BaseException | Non
         if not isinstance(term, dict):
             continue
         if term.get("matchFields") is not None:
-            errs.append(TextError(MATCH_FIELDS_NOT_SUPPORTED))
+            errs.append(ScheduleError(MATCH_FIELDS_NOT_SUPPORTED))
         for expr in term.get("matchExpressions") or ():
             if isinstance(expr, dict):
                 errs.append(cloud.validate_requirement(
@@ -273,7 +245,7 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
             continue
         err = validate(pod, cloud, volume_topology)
         if err is not None:
-            results[pod.uid] = PodResult(pod, IGNORED, Wrapped(IGNORING_POD, err),
+            results[pod.uid] = PodResult(pod, IGNORED, WrappedError(IGNORING_POD, err),
                                          why="Provisioner.Validate rejected the pod before scheduling")
             if not any(isinstance(e, DoesNotExistError) for e in _parts(err)):
                 out.events.append(ev.pod_failed_to_schedule_event(pod.key, err))
@@ -301,7 +273,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
              and not (np.get("metadata") or {}).get("deletionTimestamp")]
     if not pools:
         for pod in pods:
-            results[pod.uid] = PodResult(pod, NOT_CONSIDERED, TextError(NO_DYNAMIC_NODEPOOLS),
+            results[pod.uid] = PodResult(pod, NOT_CONSIDERED, ScheduleError(NO_DYNAMIC_NODEPOOLS),
                                          why="no ready NodePool: Karpenter records this decision in its cluster "
                                              "state; no event")
         return
@@ -326,7 +298,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
         schedulable.append(pod)
     topology, err = new_topology(cluster, state_nodes, pools, instance_types, schedulable, preference_policy)
     if err is not None:
-        out.schedule_error = Wrapped("creating scheduler", Wrapped("tracking topology counts", err))
+        out.schedule_error = WrappedError("creating scheduler", WrappedError("tracking topology counts", err))
         for pod in schedulable:
             results[pod.uid] = PodResult(pod, NOT_CONSIDERED, out.schedule_error,
                                          why="Provisioner.Schedule returned an error")
@@ -373,7 +345,7 @@ def truncate_instance_types(results: Results, cloud: CloudProvider, index: Any, 
         if requirements.has_min_values() and not best_effort:
             _, _, min_err = cloud.satisfies_min_values(its, requirements)
             if min_err is not None:
-                its, err = ordered, Wrapped("validating minValues", min_err)
+                its, err = ordered, WrappedError("validating minValues", min_err)
         claim.instance_type_options = its
         if err is not None:
             for pod in claim.pods:
@@ -410,7 +382,7 @@ def create_all(results: Results, cluster: Cluster, cloud: CloudProvider, out: Pa
         np = by_name.get(claim.node_pool_name) or {}
         err = cloud.limits_exceeded_by(np, cluster.node_pool_resources_for(claim.node_pool_name))
         if err is not None:
-            out.node_claims.append(CreatedNodeClaim(name, claim, {}, Wrapped("creating node claim", err)))
+            out.node_claims.append(CreatedNodeClaim(name, claim, {}, WrappedError("creating node claim", err)))
             continue
         obj = to_node_claim(claim.template, index)
         out.node_claims.append(CreatedNodeClaim(name, claim, obj))
