@@ -1,0 +1,384 @@
+"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go).
+
+`Scheduler.solve` places the pods largest first (`Queue`): each pod goes to the first existing
+node that takes it (initialized nodes first, then by name), else to a NodeClaim this pass already
+made (fewest pods first: Go's `sort.Slice`, whose order among equals `go_sort` repeats), else to a
+new NodeClaim from the first NodePool template (weight, then name descending) that takes it. A pod
+no template takes fails with one error per template, joined with `; `; before giving up, its
+preferences are relaxed one step at a time (`Preferences`). NodePool limits are kept by
+subtracting, for each new NodeClaim, the largest capacity among its instance types.
+
+Speed: which existing nodes a pod cannot use only grows during a pass for a pod without
+topology constraints (rooms shrink, node requirements narrow, taints stay), so pods of one shape
+resume the scan of the existing nodes where the last one of the shape stopped.
+"""
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.provisioning.scheduling import preferences as prefs
+from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
+from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
+    InstanceTypeFilterError, NodeClaim, ReservedOfferingError, ScheduleError, SchedulingContext,
+    filter_instance_types_by_requirements, is_reserved_offering_error,
+)
+from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
+from kexplain.karpenter.provisioning.scheduling.queue import Queue
+from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
+from kexplain.karpenter.scheduling.requirements import (
+    MultiError, Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
+    new_strict_pod_requirements,
+)
+from kexplain.karpenter.scheduling.taints import Taints
+from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.model.pod import PodInfo
+
+NODEPOOLS_FILTERED_OUT = "nodepool requirements filtered out all available instance types"
+DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+NODE_LIMITS_EXHAUSTED = "node limits have been exhausted for nodepool"
+EXCEED_LIMITS = "all available instance types exceed limits for nodepool"
+MIN_VALUES_NOT_MET = "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements"
+
+
+class DRAError(ScheduleError):
+    """A pod with resource claims, which this Karpenter does not schedule (IgnoreDRARequests)."""
+
+
+class NodePoolError(ScheduleError):
+    """serrors.Wrap(err, "NodePool", name): `TEXT (NodePool=NAME)`."""
+
+    def __init__(self, text: str, node_pool: str, cause: BaseException | None = None) -> None:
+        super().__init__(text)
+        self.node_pool = node_pool
+        self.cause = cause
+
+    def __str__(self) -> str:
+        inner = f"{self.text}, {self.cause}" if self.cause is not None else self.text
+        return f"{inner} (NodePool={self.node_pool})"
+
+
+def is_dra_error(err: BaseException | None) -> bool:
+    return isinstance(err, DRAError)
+
+
+def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
+    """multierr.Combine: None without errors, the one error alone, else their list."""
+    found = [e for e in errs if e is not None]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    parts: list[BaseException] = []
+    for e in found:
+        parts.extend(e.errors if isinstance(e, MultiError) else [e])
+    return MultiError(parts)
+
+
+def has_dra_requirements(pod: PodInfo) -> bool:
+    for key in ("initContainers", "containers"):
+        for c in pod.spec.get(key) or ():
+            if isinstance(c, dict) and (c.get("resources") or {}).get("claims"):
+                return True
+    return False
+
+
+@dataclass
+class PodData:
+    """What the scheduler reads of a pod, worked out once per (relaxed) pod."""
+
+    requests: ResourceList
+    requirements: Requirements
+    strict_requirements: Requirements
+    has_resource_claim_requests: bool
+    volume_requirements: list[Requirements] | None
+
+
+@dataclass
+class Results:
+    """What Solve decided: the new NodeClaims, the existing nodes (with the pods added), and the
+    error of each pod that was not placed (keyed by the pod's uid)."""
+
+    new_node_claims: list[NodeClaim]
+    existing_nodes: list[ExistingNode]
+    pod_errors: dict[str, BaseException]
+    pods_by_uid: dict[str, PodInfo] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The scheduler's options (scheduler.Options) as Provisioner.Schedule sets them."""
+
+    strict_reserved_offerings: bool = True      # DisableReservedCapacityFallback
+    ignore_preferences: bool = False            # --preference-policy=Ignore
+    min_values_best_effort: bool = False        # --min-values-policy=BestEffort
+    reserved_capacity: bool = True              # the ReservedCapacity feature gate
+    ignore_dra_requests: bool = True            # --ignore-dra-requests
+    reservation_id_label: str = "karpenter.k8s.aws/capacity-reservation-id"
+
+
+class Scheduler:
+    """One pass's scheduler: templates, existing nodes, the NodeClaims it makes."""
+
+    def __init__(self, node_pools: Sequence[Mapping[str, Any]], state_nodes: Sequence[StateNode], topology: Any,
+                 instance_types: Mapping[str, list[Any]], daemonset_pods: Sequence[PodInfo],
+                 volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
+                 satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
+                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any,
+                 inverse_anti_affinity: bool) -> None:
+        from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+        self.options = options
+        self.events: list[Event] = []
+        self.topology = topology
+        self.volume_reqs_by_pod = volume_reqs_by_pod
+        self.volume_index = volume_index
+        self.inverse_anti_affinity = inverse_anti_affinity     # some pod's anti-affinity reaches other pods
+        self.cached_pod_data: dict[str, PodData] = {}
+        self.new_node_claims: list[NodeClaim] = []
+        self.hostnames = 0
+        tolerate = any(t.get("effect") == "PreferNoSchedule"
+                       for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
+        self.preferences = prefs.Preferences(tolerate)
+        self.satisfies_min_values = satisfies_min_values
+        self.templates: list[NodeClaimTemplate] = []
+        for np in node_pools:
+            nct = new_node_claim_template(np)
+            its, _, err = filter_instance_types_by_requirements(
+                instance_types.get(nct.node_pool_name) or [], nct.requirements, {}, {}, {},
+                options.min_values_best_effort, satisfies_min_values)
+            if not its:
+                min_values = isinstance(err, InstanceTypeFilterError) and err.min_values_incompatible_err is not None
+                self.events.append(no_compatible_instance_types(nct.node_pool_name, min_values))
+                continue
+            nct.instance_type_options = its
+            self.templates.append(nct)
+        self.daemon_overhead: dict[int, ResourceList] = {}
+        self.daemon_host_ports: dict[int, Any] = {}
+        for nct in self.templates:
+            compatible = [p for p in daemonset_pods
+                          if not (has_dra_requirements(p) and options.ignore_dra_requests)
+                          and is_daemon_pod_compatible(nct, p)]
+            self.daemon_overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
+            usage = HostPortUsage()
+            for p in compatible:
+                usage.add(p, get_host_ports(p))
+            self.daemon_host_ports[id(nct)] = usage
+        self.remaining_resources: dict[str, ResourceList] = {}
+        for np in node_pools:
+            self.remaining_resources[_name(np)] = dict(limits_of(np) or {})
+        self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
+                                         options.strict_reserved_offerings, satisfies_min_values)
+        self.existing_nodes: list[ExistingNode] = []
+        for state in state_nodes:
+            taints = state.taints()
+            daemons = [p for p in daemonset_pods
+                       if not (has_dra_requirements(p) and options.ignore_dra_requests)
+                       and _daemon_compatible_with_node(p, taints, state.labels())]
+            self.existing_nodes.append(ExistingNode(state, topology, taints,
+                                                    resources.requests_for_pods([p.spec for p in daemons])))
+            pool = state.labels().get(NODEPOOL_LABEL)
+            if pool in self.remaining_resources:
+                self.remaining_resources[pool] = resources.subtract(self.remaining_resources[pool], state.capacity())
+        # initialized first, then by name (sort.SliceStable)
+        self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
+        self._resume: dict[bytes, int] = {}
+
+    # -- Solve -------------------------------------------------------------------------------
+    def solve(self, pods: Sequence[PodInfo]) -> Results:
+        pod_errors: dict[str, BaseException] = {}
+        by_uid = {p.uid: p for p in pods}
+        for p in pods:
+            self.update_cached_pod_data(p)
+        queue = Queue(pods, lambda p: self.cached_pod_data[p.uid].requests,
+                      lambda p: _created(p))
+        while True:
+            pod = queue.pop()
+            if pod is None:
+                break
+            err = self.try_schedule(PodInfo(prefs.relaxable_copy(pod.obj)))
+            if err is not None:
+                pod_errors[pod.uid] = err
+                self.topology.update(pod)
+                self.update_cached_pod_data(pod)
+                queue.push(pod)
+            else:
+                pod_errors.pop(pod.uid, None)
+        for claim in self.new_node_claims:
+            claim.finalize_scheduling(self.options.reservation_id_label)
+        return Results(self.new_node_claims, self.existing_nodes, pod_errors, by_uid)
+
+    def try_schedule(self, pod: PodInfo) -> BaseException | None:
+        """trySchedule: add the pod, relaxing its preferences until it is placed or nothing is left
+        to relax. `pod` is the scheduler's own copy; relaxation rebuilds it."""
+        while True:
+            err = self.add(pod)
+            if err is None:
+                return None
+            if is_reserved_offering_error(err) or is_dra_error(err):
+                return err
+            if self.preferences.relax(pod.spec) is None:
+                return err
+            pod = PodInfo(pod.obj)
+            self.topology.update(pod)
+            self.update_cached_pod_data(pod)
+
+    def update_cached_pod_data(self, pod: PodInfo) -> None:
+        if self.options.ignore_preferences:
+            requirements = new_strict_pod_requirements(pod)
+        else:
+            requirements = new_pod_requirements(pod)
+        strict = new_strict_pod_requirements(pod) if has_preferred_node_affinity(pod) else requirements
+        self.cached_pod_data[pod.uid] = PodData(
+            resources.requests_for_pods([pod.spec]), requirements, strict, has_dra_requirements(pod),
+            self.volume_reqs_by_pod.get(pod.uid))
+
+    def add(self, pod: PodInfo) -> BaseException | None:
+        data = self.cached_pod_data[pod.uid]
+        if data.has_resource_claim_requests and self.options.ignore_dra_requests:
+            return DRAError(DRA_NOT_SUPPORTED)
+        if self.add_to_existing_node(pod, data):
+            return None
+        go_sort(self.new_node_claims, lambda a, b: len(a.pods) < len(b.pods))
+        if self.add_to_inflight_node(pod, data):
+            return None
+        if not self.templates:
+            return ScheduleError(NODEPOOLS_FILTERED_OUT)
+        return self.add_to_new_node_claim(pod, data)
+
+    def _shape(self, pod: PodInfo) -> bytes | None:
+        """The pod's scheduling shape, when no topology can change which nodes take it: pods
+        of one shape are refused by the same existing nodes."""
+        spec = pod.spec
+        affinity = spec.get("affinity") or {}
+        if spec.get("topologySpreadConstraints") or affinity.get("podAffinity") or affinity.get("podAntiAffinity") \
+                or self.inverse_anti_affinity:
+            return None
+        try:
+            return marshal.dumps((pod.namespace, spec.get("containers"), spec.get("initContainers"),
+                                  spec.get("overhead"), spec.get("resources"), spec.get("nodeSelector"),
+                                  affinity, spec.get("tolerations"), spec.get("volumes"),
+                                  self.volume_reqs_by_pod.get(pod.uid) is not None))
+        except ValueError:
+            return None
+
+    def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
+        from kexplain.karpenter.scheduling.volumeusage import get_volumes
+        volumes, err = get_volumes(self.volume_index, pod)
+        if err is not None:
+            return False
+        shape = self._shape(pod)
+        start = self._resume.get(shape, 0) if shape is not None else 0
+        for i in range(start, len(self.existing_nodes)):
+            node = self.existing_nodes[i]
+            requirements, err = node.can_add(pod, data, volumes)
+            if err is None:
+                node.add(pod, data, requirements, volumes)
+                if shape is not None:
+                    self._resume[shape] = i
+                return True
+        if shape is not None:
+            self._resume[shape] = len(self.existing_nodes)
+        return False
+
+    def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
+        for claim in self.new_node_claims:
+            requirements, its, offerings, err = claim.can_add(pod, data, False)
+            if err is None:
+                claim.add(pod, data, requirements, its, offerings)
+                return True
+        return False
+
+    def add_to_new_node_claim(self, pod: PodInfo, data: PodData) -> BaseException | None:
+        errs: list[BaseException | None] = []
+        for nct in self.templates:
+            its = nct.instance_type_options
+            remaining = self.remaining_resources.get(nct.node_pool_name)
+            if remaining is not None:
+                nodes = remaining.get(resources.NODE)
+                if nodes is not None and nodes.value == 0:
+                    errs.append(NodePoolError(NODE_LIMITS_EXHAUSTED, nct.node_pool_name))
+                    continue
+                its = filter_by_remaining_resources(its, remaining)
+                if not its:
+                    errs.append(NodePoolError(EXCEED_LIMITS, nct.node_pool_name))
+                    continue
+            self.hostnames += 1
+            claim = NodeClaim(nct, self.topology, self.daemon_overhead[id(nct)], self.daemon_host_ports[id(nct)],
+                              its, f"hostname-placeholder-{self.hostnames:04d}", self.context)
+            requirements, updated, offerings, err = claim.can_add(pod, data, self.options.min_values_best_effort)
+            if err is not None:
+                errs.append(err)
+                if is_reserved_offering_error(err):
+                    break
+                continue
+            relaxed = any(
+                (requirements.get(k).min_values is not None and claim.requirements.get(k).min_values is not None
+                 and requirements.get(k).min_values < claim.requirements.get(k).min_values)
+                for k in claim.requirements.keys())
+            claim.annotations["karpenter.sh/nodeclaim-min-values-relaxed"] = "true" if relaxed else "false"
+            claim.add(pod, data, requirements, updated, offerings)
+            self.new_node_claims.append(claim)
+            self.remaining_resources[nct.node_pool_name] = subtract_max(
+                self.remaining_resources.get(nct.node_pool_name) or {}, claim.instance_type_options)
+            return None
+        return combine(errs)
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    return ((obj.get("metadata") or {}).get("name")) or ""
+
+
+def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
+    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
+
+
+def _created(pod: PodInfo) -> Any:
+    from kexplain.karpenter.inputs import parse_time
+    return parse_time(pod.metadata.get("creationTimestamp"))
+
+
+def _daemon_compatible_with_node(pod: PodInfo, taints: list[dict[str, Any]], labels: Mapping[str, str]) -> bool:
+    """isDaemonPodCompatibleWithNode: tolerates the node's taints, its strict requirements are
+    compatible with the node's labels."""
+    if Taints(taints).tolerates_pod(pod) is not None:
+        return False
+    return new_label_requirements(labels).compatible(new_strict_pod_requirements(pod)) is None
+
+
+def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
+    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
+    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one)."""
+    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
+    obj = prefs.relaxable_copy(pod.obj)
+    prefs.tolerate_prefer_no_schedule_taints(obj["spec"])
+    copy = PodInfo(obj)
+    if Taints(template.taints).tolerates_pod(copy) is not None:
+        return False
+    while True:
+        if template.requirements.is_compatible(new_strict_pod_requirements(copy), ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
+            return True
+        if prefs.remove_required_node_affinity_term(copy.spec) is None:
+            return False
+
+
+def subtract_max(remaining: ResourceList, instance_types: Sequence[Any]) -> ResourceList:
+    """subtractMax: the remaining limits less the largest capacity among the instance types."""
+    if not instance_types:
+        return remaining
+    biggest = resources.max_resources(*(it.capacity for it in instance_types))
+    return {name: resources.sub(q, biggest.get(name, resources.ZERO)) for name, q in remaining.items()}
+
+
+def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: ResourceList) -> list[Any]:
+    """filterByRemainingResources: the types whose capacity stays within every remaining limit."""
+    out = []
+    for it in instance_types:
+        capacity = it.capacity
+        if all((capacity[name].value if name in capacity else 0) <= q.value for name, q in remaining.items()):
+            out.append(it)
+    return out
