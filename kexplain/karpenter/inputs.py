@@ -61,8 +61,8 @@ class PassInputs:
     nodes: list[dict[str, Any]]
     node_claims: list[dict[str, Any]]
     daemonsets: list[dict[str, Any]]
-    node_pools: list[dict[str, Any]]
-    node_classes: list[dict[str, Any]]
+    node_pools: list[Any]                             # apis.nodepool.NodePool, as stored
+    node_classes: list[Any]                           # apis.ec2nodeclass.EC2NodeClass, as stored
     objects: dict[str, list[dict[str, Any]]]          # every other admitted object, by kind, file order
     sources: dict[int, Source] = field(default_factory=dict)   # id(object) -> where it was read
     warnings: list[str] = field(default_factory=list)
@@ -229,8 +229,30 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
     for obj, src in rest:
         sources[id(obj)] = src
     of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
-    return PassInputs(settings, kube, now, pending, bound, nodes, of[NODECLAIM], of["DaemonSet"], of[NODEPOOL],
-                      of[EC2NODECLASS], objects, sources, warnings)
+    pools, classes, claims = _karpenter_objects(rest, validate, warnings)
+    return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
+                      sources, warnings)
+
+
+def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str]
+                       ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """Karpenter's objects as the API server stores them (their CRDs' schemas and rules: an
+    object it refuses is bad input), in file order; NodeClaims as stored objects, which the
+    cluster state reads."""
+    from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
+    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+    from kexplain.karpenter.apis.nodepool import parse_node_pool
+
+    pools, classes, claims = [], [], []
+    for obj, src in objs:
+        kind = obj.get("kind")
+        if kind == NODEPOOL:
+            pools.append(parse_node_pool(obj, src, validate=validate, warnings=warnings))
+        elif kind == EC2NODECLASS:
+            classes.append(parse_ec2_node_class(obj, src, validate=validate, warnings=warnings))
+        elif kind == NODECLAIM:
+            claims.append(dict(parse_node_claim(obj, src, validate=validate, warnings=warnings).obj))
+    return pools, classes, claims
 
 
 __all__ = ["CLOCK", "PassInputs", "load_pass", "object_uid", "parse_time", "InputError"]
