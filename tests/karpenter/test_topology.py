@@ -587,3 +587,19 @@ def test_spread_records_only_a_settled_domain():
     assert set(group.domains.values()) == {0}
     t.record(p, [], new_requirements(new_requirement(ZONE, "In", "test-zone-2")))
     assert group.domains["test-zone-2"] == 1
+
+
+def test_domain_groups_read_a_parsed_nodepool_as_the_written_one():
+    from kexplain.karpenter.apis.nodepool import parse_node_pool
+    from kexplain.karpenter.provisioning.scheduling.topology import build_domain_groups
+    taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    raw = node_pool(zones=ZONES[:2], labels={"team": "a"}, taints=[taint])
+    raw["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                       "name": "default"}
+    raw.update(apiVersion="karpenter.sh/v1", kind="NodePool")
+    its = {"default": [instance_type()]}
+    parsed = build_domain_groups([parse_node_pool(raw)], its)
+    written = build_domain_groups([raw], its)
+    assert parsed == written and sorted(parsed[ZONE]) == ["test-zone-1", "test-zone-2"]
+    # inserted per instance type and again as the NodePool's own In value: Go appends the taints twice
+    assert parsed["team"] == {"a": [(taint,), (taint,)]}

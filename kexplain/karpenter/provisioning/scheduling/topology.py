@@ -134,8 +134,12 @@ def _int(value: Any, default: int = 0) -> int:
 
 # -- the NodePools' domains -----------------------------------------------------------------------
 
-def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
-    """A NodePool's template requirements, labels and taints."""
+def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
+    """A NodePool's template requirements, labels and taints: from kexplain.karpenter.apis'
+    NodePool, or from the object as written."""
+    if not isinstance(node_pool, Mapping):
+        template = node_pool.spec.template
+        return list(template.spec.requirements), dict(template.labels), list(template.spec.taints)
     template = ((node_pool.get("spec") or {}).get("template")) or {}
     spec = template.get("spec") or {}
     reqs = [NodeSelectorRequirementWithMinValues(str(r.get("key") or ""), str(r.get("operator") or ""),
@@ -147,11 +151,13 @@ def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequiremen
     return reqs, labels, taints
 
 
-def _name(obj: Mapping[str, Any]) -> str:
+def _name(obj: Any) -> str:
+    if not isinstance(obj, Mapping):
+        return obj.name
     return (obj.get("metadata") or {}).get("name") or ""
 
 
-def build_domain_groups(node_pools: Sequence[Mapping[str, Any]],
+def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     """buildDomainGroups: per label key, the values NodePools could give a node (each instance
     type's requirements within its NodePool's, and the NodePool's own `In` values), with the
@@ -498,7 +504,7 @@ class Topology:
 
 
 def new_topology(cluster: TopologyCluster, state_nodes: Sequence[StateNodeView],
-                 node_pools: Sequence[Mapping[str, Any]], instance_types: Mapping[str, Sequence[Any]],
+                 node_pools: Sequence[Any], instance_types: Mapping[str, Sequence[Any]],
                  pods: Sequence[PodInfo], preference_policy: str = PREFERENCE_POLICY_RESPECT
                  ) -> tuple[Topology | None, KarpenterError | None]:
     """NewTopology: the domains NodePools could create, the inverse anti-affinities of the bound
