@@ -198,6 +198,7 @@ def main() -> int:
     catalog = {
         "source": {
             "repository": args.repository, "commit": full, "commitDate": commit_date(g, c),
+            "tool": "tools/karpenter_aws_catalog.py (kexplain)",
             "files": {REFERENCE: commit_date(g, c, REFERENCE), **{p: stamps.get(p, "") for p in PRICING},
                       VPC_LIMITS: vpc_stamp.group(1) if vpc_stamp else "", BANDWIDTH: commit_date(g, c, BANDWIDTH)},
         },

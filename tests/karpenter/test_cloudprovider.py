@@ -11,8 +11,8 @@ from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.apis.labels import CAPACITY_TYPE_LABEL_KEY, LABEL_INSTANCE_FAMILY
 from kexplain.karpenter.cloudprovider.document import instance_type_document, offering_text, offerings_document
 from kexplain.karpenter.cloudprovider.types import (MAX_FLOAT64, InstanceType, InstanceTypeOverhead, InstanceTypes,
-                                                    MIN_VALUES_POLICY_BEST_EFFORT, Offering, Offerings, format_price,
-                                                    merge, subtract)
+                                                    MIN_VALUES_POLICY_BEST_EFFORT, Offering, Offerings, format_price)
+from kexplain.karpenter.utils.resources import merge, subtract
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import new_requirements
 

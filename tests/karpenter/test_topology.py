@@ -526,3 +526,80 @@ def test_the_error_reads_the_counts_when_it_is_printed():
     before = str(err)
     err.topology.record("test-zone-9")
     assert before != str(err) and "test-zone-9: 1" in str(err)
+
+
+# -- Go's readings kept ------------------------------------------------------------------------------
+
+def test_domain_groups_take_every_value_a_requirement_holds():
+    """buildDomainGroups inserts Values() of each requirement: a NotIn's excluded values too."""
+    from kexplain.karpenter.provisioning.scheduling.topology import build_domain_groups
+    pool = node_pool(requirements=[{"key": "rack", "operator": "NotIn", "values": ["r9"]},
+                                   {"key": "team", "operator": "In", "values": ["a", "b"]},
+                                   {"key": ZONE, "operator": "NotIn", "values": ["test-zone-3"]}])
+    groups = build_domain_groups([pool], {"default": [instance_type()]})
+    assert sorted(groups["rack"]) == ["r9"] and sorted(groups["team"]) == ["a", "b"]
+    assert sorted(groups[ZONE]) == ["test-zone-1", "test-zone-2"]
+    assert sorted(groups[CAPACITY]) == ["on-demand", "spot"]
+    assert build_domain_groups([pool], {}) == {}          # a NodePool without instance types adds nothing
+
+
+@pytest.mark.parametrize("selector", [
+    {"matchLabels": {"app": "{{ bad }}"}},                                         # a value the API refuses
+    {"matchExpressions": [{"key": "app", "operator": "Equals", "values": ["web"]}]},  # not an operator
+    {"matchExpressions": [{"key": "app", "operator": "In", "values": []}]},          # In without values
+])
+def test_a_selector_the_api_would_refuse_selects_nothing(selector):
+    p = pod("a", topologySpreadConstraints=[{**spread(), "labelSelector": selector}])
+    (group,) = build([p]).topology_groups.values()
+    assert not group.selects(p)
+
+
+def test_repeated_node_affinity_terms_cancel_out_in_the_hash():
+    """hashstructure XORs a slice's elements: two equal terms hash as no term at all."""
+    term = {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}
+    twice = pod("a", topologySpreadConstraints=[spread()], affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term, term]}}})
+    plain = pod("b", topologySpreadConstraints=[spread()], nodeSelector={})
+    once = pod("c", topologySpreadConstraints=[spread()], affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}})
+    t = build([twice, plain, once])
+    # `plain`'s filter holds one empty term, `twice`'s none (cancelled), `once`'s one keyed term
+    assert len(t.topology_groups) == 3
+    t = build([twice, pod("d", topologySpreadConstraints=[spread()], affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}})])
+    assert len(t.topology_groups) == 1
+
+
+def test_anti_affinity_records_a_not_in_s_values():
+    """Record blocks requirements.Get(key).Values(): for a NotIn, the values it excludes."""
+    db = pod("db-0", labels={"app": "db"}, affinity=affinity("podAntiAffinity", selector={"app": "db"}))
+    t = build([db])
+    t.record(db, [], new_requirements(new_requirement(ZONE, "NotIn", "test-zone-3")))
+    (group,) = t.topology_groups.values()
+    assert group.domains == {"test-zone-1": 0, "test-zone-2": 0, "test-zone-3": 1}
+
+
+def test_spread_records_only_a_settled_domain():
+    p = pod("web-0", topologySpreadConstraints=[spread()])
+    t = build([p])
+    (group,) = t.topology_groups.values()
+    t.record(p, [], new_requirements(new_requirement(ZONE, "In", "test-zone-1", "test-zone-2")))
+    assert set(group.domains.values()) == {0}
+    t.record(p, [], new_requirements(new_requirement(ZONE, "In", "test-zone-2")))
+    assert group.domains["test-zone-2"] == 1
+
+
+def test_domain_groups_read_a_parsed_nodepool_as_the_written_one():
+    from kexplain.karpenter.apis.nodepool import parse_node_pool
+    from kexplain.karpenter.provisioning.scheduling.topology import build_domain_groups
+    taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    raw = node_pool(zones=ZONES[:2], labels={"team": "a"}, taints=[taint])
+    raw["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                       "name": "default"}
+    raw.update(apiVersion="karpenter.sh/v1", kind="NodePool")
+    its = {"default": [instance_type()]}
+    parsed = build_domain_groups([parse_node_pool(raw)], its)
+    written = build_domain_groups([raw], its)
+    assert parsed == written and sorted(parsed[ZONE]) == ["test-zone-1", "test-zone-2"]
+    # inserted per instance type and again as the NodePool's own In value: Go appends the taints twice
+    assert parsed["team"] == {"a": [(taint,), (taint,)]}

@@ -111,9 +111,8 @@ class ConditionSet:
             # A dependent's first transition is the object's creation (time 0).
             condition = replace(condition, time=0 if self._is_dependent(condition.type) else self._now())
         kept.append(condition)
-        root = self.root
-        go_sort_stable(kept, lambda a, b: b.type == root if (a.type == root or b.type == root) else a.time < b.time)
-        self.conditions = kept
+        # sort.SliceStable by transition time, the root last
+        self.conditions = sorted(kept, key=lambda c: (c.type == self.root, c.time))
         self._recompute_root(condition.type)
         return True
 
@@ -146,11 +145,3 @@ class ConditionSet:
                            "UnhealthyDependents" if false else "ReconcilingDependents",
                            ", ".join(f"{c.type}={c.status}" for c in unhealthy)))
 
-
-def go_sort_stable(items: list, less: Any) -> None:
-    """sort.SliceStable: insertion sort keeps equal elements in order (the lists are short)."""
-    for i in range(1, len(items)):
-        j = i
-        while j > 0 and less(items[j], items[j - 1]):
-            items[j], items[j - 1] = items[j - 1], items[j]
-            j -= 1

@@ -9,11 +9,13 @@ from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.quantity import Quantity
 from kexplain.karpenter.cloudprovider.types import InstanceType, Offering, format_price
+from kexplain.karpenter.utils.resources import to_json
 
 
 def resource_list_document(rl: Mapping[str, Quantity], drop_zero: bool = False) -> dict[str, str]:
-    """A resource list by name, each quantity's String()."""
-    return {name: str(q) for name, q in sorted(rl.items()) if not (drop_zero and q.value == 0)}
+    """A resource list by name, each quantity's String() (resources.to_json), zeros left out
+    when `drop_zero`."""
+    return to_json({name: q for name, q in rl.items() if not (drop_zero and q.value == 0)})
 
 
 def offering_text(o: Offering) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from kexplain.apimachinery.gosort import go_sort
-from kexplain.apimachinery.quantity import Quantity, add, sub
+from kexplain.apimachinery.quantity import Quantity, sub
 from kexplain.apimachinery.selectors import IN
 from kexplain.apimachinery.strconv import format_float
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
@@ -24,8 +24,7 @@ from kexplain.karpenter.apis.labels import (CAPACITY_TYPE_LABEL_KEY, CAPACITY_TY
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, KarpenterError,
                                                         Requirements, new_requirements)
-
-ResourceList = dict[str, Quantity]
+from kexplain.karpenter.utils.resources import ResourceList, merge, subtract
 
 MEMORY = "memory"
 HUGEPAGES_PREFIX = "hugepages-"
@@ -40,22 +39,6 @@ RESERVED_REQUIREMENT = new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY,
 
 MIN_VALUES_POLICY_STRICT = "Strict"
 MIN_VALUES_POLICY_BEST_EFFORT = "BestEffort"
-
-
-# -- resource lists (sigs.k8s.io/karpenter pkg/utils/resources) ---------------------------------
-def merge(*lists: Mapping[str, Quantity]) -> ResourceList:
-    """resources.Merge: the sum per resource; a sum starting at zero takes its first term's format."""
-    out: ResourceList = {}
-    for rl in lists:
-        for name, q in rl.items():
-            current = out.get(name)
-            out[name] = Quantity(q.value, q.fmt) if current is None else add(current, q)
-    return out
-
-
-def subtract(lhs: Mapping[str, Quantity], rhs: Mapping[str, Quantity]) -> ResourceList:
-    """resources.Subtract: lhs less rhs for every resource of lhs (the others of rhs are ignored)."""
-    return {name: sub(q, rhs[name]) if name in rhs else q for name, q in lhs.items()}
 
 
 # -- overhead and instance types ------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.gosort import go_sort
-from kexplain.apimachinery.selectors import DOES_NOT_EXIST, EXISTS, IN, NOT_IN
+from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.apis.labels import RESTRICTED_LABELS, WELL_KNOWN_LABELS
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
@@ -134,15 +134,8 @@ class Requirements(dict):
     # -- the questions -------------------------------------------------------------------------
     def undefined_keys(self, requirements: "Requirements", allow_undefined: frozenset[str] = _NONE) -> list[str]:
         """Every key of `requirements` that `compatible` refuses as undefined here, sorted."""
-        out = []
-        for key, incoming in requirements.items():
-            if key in allow_undefined or key in self:
-                continue
-            if incoming.operator() in (NOT_IN, DOES_NOT_EXIST):
-                continue
-            out.append(key)
-        out.sort()
-        return out
+        return sorted(key for key, incoming in requirements.items()
+                      if key not in self and key not in allow_undefined and not _excludes_only(incoming))
 
     def compatible(self, requirements: "Requirements",
                    allow_undefined: frozenset[str] = _NONE) -> KarpenterError | None:
@@ -155,14 +148,18 @@ class Requirements(dict):
         return self.intersects(requirements)
 
     def is_compatible(self, requirements: "Requirements", allow_undefined: frozenset[str] = _NONE) -> bool:
-        """IsCompatible, without building an error text."""
+        """IsCompatible, without building an error text (the scheduler's hot path: inlined)."""
+        get = dict.get
         for key, incoming in requirements.items():
-            if key in allow_undefined or key in self:
-                continue
-            if incoming.operator() in (NOT_IN, DOES_NOT_EXIST):
-                continue
-            return False
-        return self._first_bad_key(requirements) is None
+            existing = get(self, key)
+            if existing is None:
+                if key in allow_undefined or bool(incoming.value_set) == incoming.complement:
+                    continue
+                return False
+            if not _has_intersection(existing, incoming) and not (_excludes_only(incoming) and
+                                                                  _excludes_only(existing)):
+                return False
+        return True
 
     def label_hint(self, key: str, allow_undefined: Iterable[str] = _NONE) -> str:
         """labelHint: an allowed-undefined key, else a key defined here, that contains `key` or
@@ -183,38 +180,35 @@ class Requirements(dict):
                 return sorted(found, key=lambda k: (k.rpartition("/")[2] != suffix, k))
         return []
 
-    def _shared_keys(self, requirements: Mapping[str, Requirement]) -> list[str]:
-        small, large = (self, requirements) if len(self) <= len(requirements) else (requirements, self)
-        return [k for k in small if k in large]
-
-    def _bad(self, key: str, requirements: "Requirements") -> bool:
-        existing = dict.__getitem__(self, key)
-        incoming = dict.__getitem__(requirements, key)
-        if existing.has_intersection(incoming):
-            return False
-        # Both only excluding values (NotIn/DoesNotExist) is no conflict.
-        return not (incoming.operator() in (NOT_IN, DOES_NOT_EXIST) and
-                    existing.operator() in (NOT_IN, DOES_NOT_EXIST))
-
-    def _first_bad_key(self, requirements: "Requirements") -> str | None:
-        for key in self._shared_keys(requirements):
-            if self._bad(key, requirements):
-                return key
-        return None
-
     def intersects(self, requirements: "Requirements") -> KarpenterError | None:
         """Intersects: None, or one BadKeyError per shared key without a common value (in key
         order; Go's is a map's), combined as multierr does."""
+        small, large = (self, requirements) if len(self) <= len(requirements) else (requirements, self)
         errs: BaseException | None = None
-        for key in sorted(self._shared_keys(requirements)):
-            if self._bad(key, requirements):
-                errs = multierr_append(errs, BadKeyError(key, dict.__getitem__(requirements, key),
-                                                         dict.__getitem__(self, key)))
+        for key in sorted(k for k in small if k in large):
+            existing = dict.__getitem__(self, key)
+            incoming = dict.__getitem__(requirements, key)
+            if not _has_intersection(existing, incoming) and not (_excludes_only(incoming) and
+                                                                  _excludes_only(existing)):
+                errs = multierr_append(errs, BadKeyError(key, incoming, existing))
         return errs  # type: ignore[return-value]
 
     def __str__(self) -> str:
         """String(): each requirement but the restricted labels', sorted, joined with `, `."""
         return ", ".join(sorted(str(r) for r in dict.values(self) if r.key not in RESTRICTED_LABELS))
+
+
+def _excludes_only(r: Requirement) -> bool:
+    """Operator NotIn or DoesNotExist: a complement with exclusions, or the empty set."""
+    return bool(r.value_set) == r.complement
+
+
+def _has_intersection(a: Requirement, b: Requirement) -> bool:
+    """Requirement.has_intersection, with the common case (two plain sets) inlined."""
+    if not a.complement and not b.complement and a.gte is None and a.lte is None and b.gte is None \
+            and b.lte is None:
+        return not a.value_set.isdisjoint(b.value_set)
+    return a.has_intersection(b)
 
 
 # -- constructors --------------------------------------------------------------------------------

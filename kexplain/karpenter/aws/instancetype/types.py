@@ -24,10 +24,10 @@ from kexplain.karpenter.apis import labels as L
 from kexplain.karpenter.aws.amifamily import AMIFamily
 from kexplain.karpenter.aws.ec2 import InstanceTypeInfo
 from kexplain.karpenter.aws.tables import VPCLimits
-from kexplain.karpenter.cloudprovider.types import (RESERVATION_ID_LABEL, InstanceType, InstanceTypeOverhead,
-                                                    Offerings, ResourceList)
+from kexplain.karpenter.cloudprovider.types import RESERVATION_ID_LABEL, InstanceType, InstanceTypeOverhead, Offerings
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
+from kexplain.karpenter.utils.resources import ResourceList
 
 MEMORY_AVAILABLE = "memory.available"
 NODE_FS_AVAILABLE = "nodefs.available"

@@ -22,6 +22,7 @@ for an in-flight NodeClaim, and `.labels()`) make their domains known.
 """
 from __future__ import annotations
 
+import marshal
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
@@ -133,8 +134,12 @@ def _int(value: Any, default: int = 0) -> int:
 
 # -- the NodePools' domains -----------------------------------------------------------------------
 
-def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
-    """A NodePool's template requirements, labels and taints."""
+def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
+    """A NodePool's template requirements, labels and taints: from kexplain.karpenter.apis'
+    NodePool, or from the object as written."""
+    if not isinstance(node_pool, Mapping):
+        template = node_pool.spec.template
+        return list(template.spec.requirements), dict(template.labels), list(template.spec.taints)
     template = ((node_pool.get("spec") or {}).get("template")) or {}
     spec = template.get("spec") or {}
     reqs = [NodeSelectorRequirementWithMinValues(str(r.get("key") or ""), str(r.get("operator") or ""),
@@ -146,11 +151,13 @@ def _template(node_pool: Mapping[str, Any]) -> tuple[list[NodeSelectorRequiremen
     return reqs, labels, taints
 
 
-def _name(obj: Mapping[str, Any]) -> str:
+def _name(obj: Any) -> str:
+    if not isinstance(obj, Mapping):
+        return obj.name
     return (obj.get("metadata") or {}).get("name") or ""
 
 
-def build_domain_groups(node_pools: Sequence[Mapping[str, Any]],
+def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     """buildDomainGroups: per label key, the values NodePools could give a node (each instance
     type's requirements within its NodePool's, and the NodePool's own `In` values), with the
@@ -206,6 +213,9 @@ class Topology:
         # (asked for every node a pod is tried on; a pod's namespace and labels do not change).
         self._version = 0
         self._matching: dict[str, tuple[int, list[TopologyGroup], list[TopologyGroup]]] = {}
+        self._inverse_seen: dict[tuple, tuple] = {}
+        self._state_domains_by_key: dict[str, list[str]] = {}
+        self._exists_by_key: dict[str, Requirement] = {}
 
     # -- Update -----------------------------------------------------------------------------
     def update(self, pod: PodInfo) -> KarpenterError | None:
@@ -274,16 +284,22 @@ class Topology:
         """AddRequirements: the node's requirements tightened by every topology that governs the
         pod or that the pod counts in (an inverse anti-affinity selecting it), or the first
         topology that leaves no domain (Go takes them in map order; here in the order made)."""
-        requirements = new_requirements(*node_requirements.values())
+        requirements = Requirements(node_requirements)     # NewRequirements(values...): the same requirements
         for tg in self.get_matching_topologies(pod, taints, node_requirements, allow_undefined):
-            pod_domains = pod_requirements.get(tg.key) if pod_requirements.has(tg.key) else new_requirement(tg.key, EXISTS)
-            node_domains = (node_requirements.get(tg.key) if node_requirements.has(tg.key)
-                            else new_requirement(tg.key, EXISTS))
+            pod_domains = dict.get(pod_requirements, tg.key) or self._exists(tg.key)
+            node_domains = dict.get(node_requirements, tg.key) or self._exists(tg.key)
             domains, _ = tg.get(pod, pod_domains, node_domains)
             if domains.len() == 0:
                 return None, TopologyError(tg, pod_domains, node_domains)
             requirements.add(domains)
         return requirements, None
+
+    def _exists(self, key: str) -> Requirement:
+        """`key Exists`, one per key (read, never changed)."""
+        req = self._exists_by_key.get(key)
+        if req is None:
+            req = self._exists_by_key[key] = new_requirement(key, EXISTS)
+        return req
 
     def get_matching_topologies(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
                                 allow_undefined: frozenset[str] = frozenset()) -> list[TopologyGroup]:
@@ -328,18 +344,28 @@ class Topology:
         self._version += 1
         for term in _pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
             term = term or {}
-            namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),
-                                                        term.get("namespaceSelector"))
-            if err is not None:
-                return err
-            key = str(term.get("topologyKey") or "")
-            tg = TopologyGroup(TopologyType.POD_ANTI_AFFINITY, key, pod, namespaces, term.get("labelSelector"),
-                               MAX_INT32, None, None, None, self.domain_groups.get(key))
-            existing = self.inverse_topology_groups.get(tg.hash())
-            if existing is None:
-                self.inverse_topology_groups[tg.hash()] = tg
-            else:
-                tg = existing
+            # The pods of a workload repeat their terms: an equal term in the same namespace is
+            # the same group, found without building it again.
+            try:
+                seen_key: tuple | None = (pod.namespace, marshal.dumps(term))
+            except ValueError:
+                seen_key = None
+            tg = self.inverse_topology_groups.get(self._inverse_seen.get(seen_key)) if seen_key else None
+            if tg is None:
+                namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),
+                                                            term.get("namespaceSelector"))
+                if err is not None:
+                    return err
+                key = str(term.get("topologyKey") or "")
+                tg = TopologyGroup(TopologyType.POD_ANTI_AFFINITY, key, pod, namespaces, term.get("labelSelector"),
+                                   MAX_INT32, None, None, None, self.domain_groups.get(key))
+                existing = self.inverse_topology_groups.get(tg.hash())
+                if existing is None:
+                    self.inverse_topology_groups[tg.hash()] = tg
+                else:
+                    tg = existing
+                if seen_key:
+                    self._inverse_seen[seen_key] = tg.hash()
             if domains is not None and tg.key in domains:
                 tg.record(domains[tg.key])
             tg.add_owner(pod.uid)
@@ -432,16 +458,19 @@ class Topology:
         """countDomains: the domains of the state's nodes the group's filter admits, then one
         count per bound pod it selects, in the domain of the pod's node (a node without the
         hostname label is its own hostname domain; a node without the key does not count)."""
-        for n in self.state_nodes:
-            if n.node is None:
-                continue
-            _, taints, requirements = self._node(_name(n.node), n.node)
-            if not tg.node_filter.matches(taints, requirements):
-                continue
-            domain = n.labels().get(tg.key)
-            if domain is None:
-                continue
-            tg.register(domain)
+        every_node = tg.node_filter.matches_all()
+        if every_node:
+            tg.register(*self._state_domains(tg.key))
+        else:
+            for n in self.state_nodes:
+                if n.node is None:
+                    continue
+                _, taints, requirements = self._node(_name(n.node), n.node)
+                if not tg.node_filter.matches(taints, requirements):
+                    continue
+                domain = n.labels().get(tg.key)
+                if domain is not None:
+                    tg.register(domain)
         selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         for namespace in tg.namespaces:
             for pod in self._pods_by_namespace.get(namespace, ()):
@@ -456,13 +485,26 @@ class Topology:
                     domain = _name(node)
                 if domain is None:
                     continue
-                if not tg.node_filter.matches(taints, requirements):
+                if not every_node and not tg.node_filter.matches(taints, requirements):
                     continue
                 tg.record(domain)
 
+    def _state_domains(self, key: str) -> list[str]:
+        """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""
+        domains = self._state_domains_by_key.get(key)
+        if domains is None:
+            seen: dict[str, None] = {}
+            for n in self.state_nodes:
+                if n.node is not None:
+                    domain = n.labels().get(key)
+                    if domain is not None:
+                        seen[domain] = None
+            domains = self._state_domains_by_key[key] = list(seen)
+        return domains
+
 
 def new_topology(cluster: TopologyCluster, state_nodes: Sequence[StateNodeView],
-                 node_pools: Sequence[Mapping[str, Any]], instance_types: Mapping[str, Sequence[Any]],
+                 node_pools: Sequence[Any], instance_types: Mapping[str, Sequence[Any]],
                  pods: Sequence[PodInfo], preference_policy: str = PREFERENCE_POLICY_RESPECT
                  ) -> tuple[Topology | None, KarpenterError | None]:
     """NewTopology: the domains NodePools could create, the inverse anti-affinities of the bound

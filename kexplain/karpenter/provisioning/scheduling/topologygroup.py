@@ -174,17 +174,16 @@ class TopologyGroup:
         self_selecting = self.selects(pod)
         min_domain, min_count = "", MAX_INT32
         valid: set[str] = set()
-        node_values = node_domains.values()
         # A new NodeClaim's hostname is not registered until it is added: Karpenter can always
         # make a new hostname, so the minimum is zero and the count is the node's own.
-        if self.key == LABEL_HOSTNAME and len(node_values) == 1:
-            host = node_values[0]
+        if self.key == LABEL_HOSTNAME and len(node_domains.value_set) == 1:
+            (host,) = node_domains.value_set
             count = self.domains.get(host, 0) + (1 if self_selecting else 0)
             if count <= self.max_skew:
                 valid.add(host)
                 return new_requirement(self.key, IN, host), valid
             return new_requirement(self.key, DOES_NOT_EXIST), valid
-        candidates = node_values if node_domains.operator() == IN else sorted(self.domains)
+        candidates = node_domains.values() if node_domains.operator() == IN else sorted(self.domains)
         for domain in candidates:
             if domain not in self.domains or (node_domains.operator() != IN and not node_domains.has(domain)):
                 continue
@@ -217,9 +216,8 @@ class TopologyGroup:
         """The domains with a matching pod that the pod and the node allow; when the pod selects
         itself and no allowed domain has one yet, a domain to start in."""
         options = new_requirement(self.key, DOES_NOT_EXIST)
-        node_values = node_domains.values()
-        if self.key == LABEL_HOSTNAME and len(node_values) == 1:
-            host = node_values[0]
+        if self.key == LABEL_HOSTNAME and len(node_domains.value_set) == 1:
+            (host,) = node_domains.value_set
             if not pod_domains.has(host):
                 return options
             if self.domains.get(host, 0) > 0:
@@ -230,7 +228,7 @@ class TopologyGroup:
                 options.insert(host)
             return options
         if node_domains.operator() == IN:
-            for domain in node_values:
+            for domain in node_domains.values():
                 if pod_domains.has(domain) and self.domains.get(domain, 0) > 0:
                     options.insert(domain)
         else:
@@ -262,14 +260,13 @@ class TopologyGroup:
     def next_domain_anti_affinity(self, pod_domains: Requirement, node_domains: Requirement) -> Requirement:
         """Every empty domain (no matching pod) that the pod and the node allow."""
         options = new_requirement(self.key, DOES_NOT_EXIST)
-        node_values = node_domains.values()
-        if self.key == LABEL_HOSTNAME and len(node_values) == 1:
-            host = node_values[0]
+        if self.key == LABEL_HOSTNAME and len(node_domains.value_set) == 1:
+            (host,) = node_domains.value_set
             if self.domains.get(host, 0) == 0:
                 options.insert(host)
             return options
         if node_domains.operator() == IN and node_domains.len() < len(self.empty_domains):
-            for domain in node_values:
+            for domain in node_domains.value_set:
                 if domain in self.empty_domains and pod_domains.has(domain):
                     options.insert(domain)
         else:

@@ -40,6 +40,13 @@ class TopologyNodeFilter:
         self.affinity_policy = affinity_policy
         self.tolerations = tuple(tolerations)
 
+    def matches_all(self) -> bool:
+        """Whether every node matches, whatever its labels and taints (the zero filter, or a
+        spread constraint without node selection that ignores taints)."""
+        return self.taint_policy != NODE_INCLUSION_POLICY_HONOR and (
+            self.affinity_policy != NODE_INCLUSION_POLICY_HONOR or not self.requirements
+            or any(not term for term in self.requirements))
+
     def matches(self, taints: Sequence[Taint], requirements: Requirements, allow_undefined: frozenset[str] = frozenset()) -> bool:
         """Matches: whether a node with these taints and requirements counts. (Go drops the
         compatibility options here, so `allow_undefined` is taken and not used.)"""
@@ -53,7 +60,8 @@ class TopologyNodeFilter:
         """Some term's requirements are compatible with the node's (no terms: every node)."""
         if not self.requirements or self.affinity_policy != NODE_INCLUSION_POLICY_HONOR:
             return True
-        return any(requirements.is_compatible(term) for term in self.requirements)
+        # an empty term (no node selector, no affinity) is compatible with every node
+        return any(not term or requirements.is_compatible(term) for term in self.requirements)
 
     def hash_key(self) -> tuple:
         """The filter as TopologyGroup.Hash sees it (hashstructure: exported fields only, slices
