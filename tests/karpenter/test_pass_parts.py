@@ -339,3 +339,18 @@ def test_quantities_keep_exact_values() -> None:
     assert resources.to_nanos({"cpu": q("1930m")}) == {"cpu": 1_930_000_000}
     assert resources.to_nanos({"x": q("1n")}) == {"x": 1}
     assert q("1930m").value == Fraction(193, 100)
+
+
+def test_a_nodeclaim_refusal_on_requirements_lasts_until_a_pod_is_added(tmp_path: Path) -> None:
+    """Go asks again after every change: `team In [blue]` has no known values on the first
+    NodeClaim until a pod requiring `team NotIn [red]` lands there (NotIn may be undefined); then
+    it fits."""
+    first = pod("first", "3")
+    wants_y = pod("wants-y", "2", nodeSelector={"team": "blue"})
+    not_x = pod("not-x", "1", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["red"]}]}]}}})
+    code, doc, _ = run(tmp_path, [first, wants_y, not_x], [NODEPOOL])
+    got = by_pod(doc)
+    assert [got[f"default/{n}"].get("nodeClaim") for n in ("first", "not-x", "wants-y")] == ["default-00001"] * 3
+    assert code == 0 and len(doc["nodeClaims"]) == 1
+    assert doc["nodeClaims"][0]["labels"]["team"] == "blue"

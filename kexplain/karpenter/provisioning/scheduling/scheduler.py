@@ -275,14 +275,19 @@ class Scheduler:
 
     def _shape(self, pod: PodInfo) -> bytes | None:
         """What every check but topology reads of the pod (its namespace, tolerations, containers
-        with their requests and ports, node selector and node affinity, volumes), as bytes: pods
-        with equal shapes are refused alike by a node or NodeClaim that has not changed."""
+        with their requests and ports, node selector and node affinity), as bytes: pods with
+        equal shapes are refused alike by a node or NodeClaim that has not changed. None for a
+        pod with claims (its volumes and their zones are its own: no pod shares its answers)."""
         spec = pod.spec
+        for volume in spec.get("volumes") or ():
+            if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
+                return None
+        if pod.uid in self.volume_reqs_by_pod:
+            return None
         try:
             return marshal.dumps((pod.namespace, spec.get("tolerations"), spec.get("containers"),
                                   spec.get("initContainers"), spec.get("overhead"), spec.get("resources"),
-                                  spec.get("nodeSelector"), (spec.get("affinity") or {}).get("nodeAffinity"),
-                                  spec.get("volumes"), pod.uid in self.volume_reqs_by_pod))
+                                  spec.get("nodeSelector"), (spec.get("affinity") or {}).get("nodeAffinity")))
         except ValueError:
             return None
 
