@@ -73,9 +73,9 @@ def command(
     from kexplain.errors import Source
     inputs.settings.check_world(world.instance_types, world.zones(),
                                 Source(karpenter_config) if karpenter_config else None)
+    doc = run_pass(inputs, world)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
-    doc = run_pass(inputs, world)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

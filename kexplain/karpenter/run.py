@@ -182,6 +182,7 @@ def run_pass(inputs: PassInputs, world: Any) -> dict[str, Any]:
 
     cloud = AWSCloud(inputs, world)
     cluster = new_cluster(inputs)
+    inputs.warnings.extend(cluster.warnings)
     pools = [np.obj for np in inputs.node_pools]
     result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
                            inputs.settings.preference_policy)

@@ -353,4 +353,3 @@ class SchedulingContext:
     strict_reserved_offerings: bool
     satisfies_min_values: Any
     type_index: TypeIndex = field(default_factory=TypeIndex)
-    extra: dict[str, Any] = field(default_factory=dict)
