@@ -21,6 +21,7 @@ except ImportError:                           # pragma: no cover - older typer, 
 
 from kexplain.cli import autoscale as autoscale_cmd
 from kexplain.cli import explain as explain_cmd
+from kexplain.cli import karpenter as karpenter_cmd
 from kexplain.cli import lint as lint_cmd
 from kexplain.cli import live as live_cmd
 from kexplain.cli import snapshot as snapshot_cmd
@@ -48,6 +49,7 @@ app.command("pod")(live_cmd.command)
 app.command("snapshot")(snapshot_cmd.command)
 app.command("lint")(lint_cmd.command)
 app.command("autoscale")(autoscale_cmd.command)
+app.command("karpenter")(karpenter_cmd.command)
 
 
 def version_text() -> str:

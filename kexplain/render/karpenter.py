@@ -1,0 +1,104 @@
+"""`kexplain karpenter` in words: each pending pod's result and reason (per NodePool when it
+failed on several), the NodeClaims Karpenter would create with their NodePool, instance types
+and prices, the NodePools, and the events. Reads only the document `-o json` prints
+(`kexplain.karpenter.document`)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+RESULT_WORDS = {
+    "NewNodeClaim": "a new NodeClaim",
+    "ExistingNode": "an existing node or in-flight NodeClaim",
+    "Failed": "no NodePool can take it",
+    "Ignored": "refused before scheduling",
+    "NotProvisionable": "not a pod Karpenter provisions for",
+    "NotConsidered": "never reached the scheduler",
+}
+MAX_TYPES_SHOWN = 5
+
+
+def _where(pod: Mapping[str, Any]) -> str:
+    if pod.get("result") == "NewNodeClaim":
+        return f"NodeClaim {pod.get('nodeClaim')} (NodePool {pod.get('nodePool')})"
+    if pod.get("result") == "ExistingNode":
+        parts = [f"node {pod['node']}" if pod.get("node") else "", f"NodeClaim {pod['nodeClaim']}"
+                 if pod.get("nodeClaim") else ""]
+        return ", ".join(p for p in parts if p)
+    return ""
+
+
+def _reasons(pod: Mapping[str, Any]) -> list[str]:
+    """Karpenter's error, one line per NodePool tried when there is one part for each."""
+    per_pool = pod.get("nodePoolErrors") or ()
+    if per_pool:
+        return [f"NodePool {e['nodePool']}: {e['error']}" for e in per_pool]
+    if pod.get("error"):
+        return [pod["error"]] + ([f"({pod['why']})"] if pod.get("why") else [])
+    return [pod["why"]] if pod.get("why") else []
+
+
+def _types(claim: Mapping[str, Any]) -> str:
+    pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
+    shown = ", ".join(pairs[:MAX_TYPES_SHOWN])
+    if len(pairs) > MAX_TYPES_SHOWN:
+        shown += f" and {len(pairs) - MAX_TYPES_SHOWN} more"
+    return shown
+
+
+def print_pass(doc: Mapping[str, Any], console: Console) -> None:
+    """The document as text on `console`."""
+    summary = doc.get("summary") or {}
+    counts = ", ".join(f"{n} {r}" for r, n in (summary.get("pods") or {}).items())
+    console.print(Text.assemble(("Karpenter: ", "bold"),
+                                (f"{summary.get('newNodeClaims', 0)} new NodeClaim(s)", "bold"),
+                                (f"; pods: {counts or 'none'}", "")))
+    console.print(Text(doc.get("karpenter", ""), style="dim"))
+    if doc.get("scheduleError"):
+        console.print(f"error: {doc['scheduleError']}")
+    console.print()
+    pods = Table(title="Pending pods", title_justify="left", show_edge=False)
+    for column in ("pod", "result", "where"):
+        pods.add_column(column, overflow="fold")
+    for pod in doc.get("pods") or ():
+        result = pod.get("result", "")
+        pods.add_row(pod.get("pod", ""), f"{result} ({RESULT_WORDS[result]})" if result in RESULT_WORDS else result,
+                     _where(pod))
+    console.print(pods)
+    why = [(pod["pod"], _reasons(pod)) for pod in doc.get("pods") or () if _reasons(pod)]
+    if why:
+        console.print()
+        console.print(Text("Why", style="bold"))
+        for name, lines in why:
+            console.print(f"{name}:", soft_wrap=True)
+            for line in lines:
+                console.print(f"  {line}", soft_wrap=True)
+    claims = doc.get("nodeClaims") or ()
+    if claims:
+        console.print()
+        table = Table(title="New NodeClaims", title_justify="left", show_edge=False)
+        for column in ("nodeclaim", "nodepool", "pods", "requests", "instance types (cheapest first)"):
+            table.add_column(column, overflow="fold")
+        for c in claims:
+            requests = ", ".join(f"{k}={v}" for k, v in (c.get("requests") or {}).items())
+            status = f"\ncreate failed: {c['createError']}" if c.get("createError") else ""
+            table.add_row(c.get("name", ""), c.get("nodePool", ""), "\n".join(c.get("pods") or ()), requests,
+                          _types(c) + status)
+        console.print(table)
+    console.print()
+    pools = Table(title="NodePools", title_justify="left", show_edge=False)
+    for column in ("nodepool", "weight", "ready", "instance types"):
+        pools.add_column(column, overflow="fold")
+    for np in doc.get("nodePools") or ():
+        ready = "yes" if np.get("ready") else "no: " + "; ".join(np.get("notReady") or ())
+        pools.add_row(np.get("name", ""), str(np.get("weight", 0)), ready, str(np.get("instanceTypeCount", 0)))
+    console.print(pools)
+    events = doc.get("events") or ()
+    if events:
+        console.print()
+        console.print(Text("Events", style="bold"))
+        for e in events:
+            console.print(f"{e['object']}: {e['type']} {e['reason']}: {e['message']}", soft_wrap=True)
