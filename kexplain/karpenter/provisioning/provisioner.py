@@ -120,6 +120,7 @@ class PassResult:
     schedule_error: BaseException | None = None
     tried_node_pools: list[str] = field(default_factory=list)    # the scheduler's templates, in order
     node_pools: list[Mapping[str, Any]] = field(default_factory=list)
+    scheduler: Any = None           # the Scheduler after Solve (its templates, nodes, limits), for explanations
 
 
 def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
@@ -343,6 +344,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(schedulable)
+    out.scheduler = scheduler
     truncate_instance_types(solved, cloud)
     record(solved, out)
     create_all(solved, cluster, cloud, out, pools)
