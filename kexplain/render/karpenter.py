@@ -20,7 +20,7 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
-from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity
+from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap_widths
 
 RESULT_WORDS = {
     "NewNodeClaim": "a new NodeClaim",
@@ -32,6 +32,7 @@ RESULT_WORDS = {
 }
 MAX_TYPES_SHOWN = 5
 MAX_FLOOR = 24            # a column never narrower than its longest word, up to this
+LAYOUT_ROWS = 100         # rows whose wrapped lines decide the column widths
 INDENT = 2
 
 OFFERING_REASONS = {
@@ -50,22 +51,44 @@ OVERHEAD_WORDS = (("vmOverhead", "VM overhead"), ("kubeReserved", "kube-reserved
 
 # -- layout helpers ----------------------------------------------------------------------------------
 def column_widths(width: int, columns: Sequence[tuple[str, Sequence[str]]]) -> list[int] | None:
-    """Widths for columns (header, cells) within `width`: each as wide as its longest line, the
-    widest ones narrowed first, none below its longest word (at most MAX_FLOOR, at least its
-    header's); None when even that does not fit."""
-    natural, floors = [], []
+    """Widths for columns (header, cells) within `width`: each as wide as its longest line, then
+    narrowed one column at a time by the step that adds the fewest wrapped lines (the first
+    `LAYOUT_ROWS` rows counted), none below its longest word (at most MAX_FLOOR; its header's
+    longest word at least); None when even that does not fit."""
+    natural, floors, texts = [], [], []
     for header, cells in columns:
         lines = [line for c in (header, *cells) for line in c.splitlines()] or [""]
         full = max(len(line) for line in lines)
         natural.append(full)
         floors.append(min(full, max(longest_word([header]), min(longest_word(lines), MAX_FLOOR))))
+        texts.append([header, *cells[:LAYOUT_ROWS]])
     room = width - GAP * (len(columns) - 1)
     if sum(floors) > room:
         return None
+    cache: dict[tuple[int, int], list[int]] = {}
+
+    def heights(i: int, w: int) -> list[int]:
+        if (i, w) not in cache:
+            cache[(i, w)] = [sum(len(wrap_widths(line, w)) for line in cell.splitlines() or [""]) for cell in texts[i]]
+        return cache[(i, w)]
+
+    def folds(i: int, w: int) -> int:
+        """Breaks inside a word (a name cut in pieces reads worse than a wrapped sentence)."""
+        return sum(-(-len(word) // w) - 1 for cell in texts[i] for word in cell.split() if len(word) > w)
+
     widths = list(natural)
     while sum(widths) > room:
-        i = max(range(len(widths)), key=lambda k: (widths[k] - floors[k], widths[k]))
-        widths[i] -= 1
+        current = [heights(i, w) for i, w in enumerate(widths)]
+        best: tuple[int, int, int] | None = None
+        for i, w in enumerate(widths):
+            if w <= floors[i]:
+                continue
+            trial = current[:i] + [heights(i, w - 1)] + current[i + 1:]
+            total = sum(max(row) for row in zip(*trial)) + sum(folds(k, widths[k] - (k == i)) for k in range(len(widths)))
+            if best is None or (total, -w) < best[:2]:
+                best = (total, -w, i)
+        assert best is not None
+        widths[best[2]] -= 1
     return widths
 
 
@@ -149,7 +172,7 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = [Block(head), Block(Text(doc.get("karpenter", ""), style="dim"), gap=False)]
     aws = (doc.get("explained") or {}).get("awsData")
     if aws:
-        text = f"AWS data: {aws.get('source', '')}, region {aws.get('region', '')}"
+        text = f"Instance types and prices from {aws.get('source', '')}, region {aws.get('region', '')}"
         if aws.get("taken") and aws["taken"] not in text:
             text += f" (taken {aws['taken']})"
         out.append(Block(Text(text, style="dim"), gap=False))
@@ -234,22 +257,29 @@ def pod_why(entry: Mapping[str, Any], skipped: Sequence[Mapping[str, Any]], look
 
 
 def pool_lines(pool: Mapping[str, Any], detail: bool = False) -> list[tuple[int, str]]:
-    """Everything that stands in the pod's way on one NodePool."""
-    found = pool_findings(pool, detail)
+    """Everything that stands in the pod's way on one NodePool (`- ` items), then with `detail`
+    what it offers the pod (instance types, offerings)."""
+    blocking, info = pool_findings(pool)
     head = f"NodePool {pool['nodePool']} (weight {pool.get('weight', 0)})"
-    if not found:
+    count = sum(1 for level, _ in blocking if level == 0)
+    if not count:
         verdict = pool.get("verdict")
         head += ": " + (f"nothing found in the way; Karpenter's check now: {verdict}" if verdict
                         else "nothing in the way now (the state at the end of the pass would take it)")
-        return [(1, head)]
-    out = [(1, head + ":")]
-    if pool.get("karpenter"):
-        out.append((2, f"Karpenter's error here: {pool['karpenter']}"))
-    return out + [(2, f"- {line}") if level == 0 else (3, line) for level, line in found]
+        out = [(1, head)]
+    else:
+        out = [(1, f"{head}: {_plural(count, 'thing')} in the way")]
+        if pool.get("karpenter"):
+            out.append((2, f"Karpenter's error here: {pool['karpenter']}"))
+        out += [(2, BULLET + line) if level == 0 else (3, line) for level, line in blocking]
+    if detail:
+        out += [(2 + level, line) for level, line in info]
+    return out
 
 
-def pool_findings(pool: Mapping[str, Any], detail: bool) -> list[tuple[int, str]]:
-    """(0, finding) and (1, its continuation) lines."""
+def pool_findings(pool: Mapping[str, Any]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(what is in the way, what the NodePool offers otherwise): (0, item) and (1, its
+    continuation) lines."""
     out: list[tuple[int, str]] = []
     for t in pool.get("taints") or ():
         out.append((0, f"taint {t['taint']} is not tolerated (spec.tolerations)"))
@@ -267,10 +297,12 @@ def pool_findings(pool: Mapping[str, Any], detail: bool) -> list[tuple[int, str]
         out.append((0, f"topology: {pool['topology']}"))
     if pool.get("minValues"):
         out.append((0, f"minValues: {pool['minValues']}"))
-    out += instance_type_lines(pool.get("instanceTypes") or {}, detail)
-    out += offering_lines(pool.get("offerings"), detail)
+    info: list[tuple[int, str]] = []
+    for lines, decides in (instance_type_lines(pool.get("instanceTypes") or {}),
+                           offering_lines(pool.get("offerings"))):
+        (out if decides else info).extend(lines)
     out += limit_lines(pool.get("limits"))
-    return out
+    return out, info
 
 
 def _fields(fields: Sequence[str]) -> str:
@@ -305,9 +337,10 @@ def requirement_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     return out
 
 
-def instance_type_lines(its: Mapping[str, Any], detail: bool) -> list[tuple[int, str]]:
+def instance_type_lines(its: Mapping[str, Any]) -> tuple[list[tuple[int, str]], bool]:
+    """The instance types left at each step; whether they decide (none left at some step)."""
     if not its:
-        return []
+        return [], False
     steps = [f"{its.get('offered', 0)} offered", f"{its.get('nodePool', 0)} left by the NodePool's requirements",
              f"{its.get('requirements', 0)} by the pod's", f"{its.get('offering', 0)} with an available offering",
              f"{its.get('resources', 0)} with enough resources"]
@@ -315,8 +348,6 @@ def instance_type_lines(its: Mapping[str, Any], detail: bool) -> list[tuple[int,
         steps.append(f"{its['limits']} within the limits")
     decides = its.get("requirements", 0) == 0 or its.get("offering", 0) == 0 or its.get("resources", 0) == 0 \
         or its.get("limits", 1) == 0
-    if not decides and not detail:
-        return []
     out = [(0, "instance types: " + ", ".join(steps))]
     for e in its.get("excludedBy") or ():
         out.append((1, _excluded_text(e, its.get("nodePool", 0))))
@@ -334,7 +365,7 @@ def instance_type_lines(its: Mapping[str, Any], detail: bool) -> list[tuple[int,
                            f"{_shown(otherwise['names'], otherwise['count'])}"))
         for c in its.get("closest") or ():
             out.append((1, "closest: " + closest_text(c)))
-    return out
+    return out, decides
 
 
 def closest_text(c: Mapping[str, Any]) -> str:
@@ -352,13 +383,13 @@ def closest_text(c: Mapping[str, Any]) -> str:
     return f"{c['name']}: " + "; ".join(parts)
 
 
-def offering_lines(offerings: Mapping[str, Any] | None, detail: bool) -> list[tuple[int, str]]:
+def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int, str]], bool]:
+    """The zones and capacity types possible, the unavailable offerings and why; whether they
+    decide (none possible)."""
     if not offerings:
-        return []
+        return [], False
     zones = offerings.get("zones") or []
     decides = not zones
-    if not decides and not detail:
-        return []
     where = (f"zones {', '.join(zones)}; capacity types {', '.join(offerings.get('capacityTypes') or [])}"
              if zones else "none available where the requirements allow")
     n = offerings.get("instanceTypes", 0)
@@ -375,7 +406,7 @@ def offering_lines(offerings: Mapping[str, Any] | None, detail: bool) -> list[tu
         why = ", ".join(OFFERING_REASONS.get(r, r) for r in u.get("reasons") or ())
         out.append((1, f"{u['zone']} {'/'.join(u.get('capacityTypes') or [])} unavailable: {why} "
                        f"({_shown(u.get('names') or [], u.get('instanceTypes', 0))})"))
-    return out
+    return out, decides
 
 
 def limit_lines(limits: Mapping[str, Any] | None) -> list[tuple[int, str]]:
@@ -422,7 +453,7 @@ def skipped_lines(skipped: Sequence[Mapping[str, Any]]) -> list[tuple[int, str]]
         out.append((1, f"NodePool {p['nodePool']} (weight {p.get('weight', 0)}): not tried: {p.get('why', '')}"))
         for e in p.get("excludedBy") or ():
             out.append((2, _excluded_text(e, p.get("offered", 0))))
-        out += [(level + 2, text) for level, text in offering_lines(p.get("offerings"), True)]
+        out += [(level + 2, text) for level, text in offering_lines(p.get("offerings"))[0]]
     return out
 
 
@@ -522,7 +553,7 @@ def render_node_pool(doc: Mapping[str, Any], name: str, look: Look) -> list[Bloc
         blocks.append(Block(title))
         verdict = next((p for p in entry.get("nodePools") or () if p.get("nodePool") == name), None)
         if entry.get("nodePool") == name:
-            blocks.append(lines_block([(1, f"placed on this NodePool ({placed})")], gap=False))
+            blocks.append(lines_block([(1, "placed on this NodePool")], gap=False))
         if verdict is not None:
             blocks.append(lines_block(pool_lines(verdict, detail=True), gap=False))
         elif entry.get("karpenter") or entry.get("why"):
