@@ -15,7 +15,8 @@ Each pod's last attempt in Solve saw the scheduler's final state (the queue stop
 without progress), so that state is what the checks read. The checks are the engine's own
 (`Taints.tolerates_pod`, `Requirements.compatible`, `Topology.add_requirements`,
 `NodeClaim.can_add`, `ExistingNode.can_add`, ...); `verdict` is the engine's answer for the
-NodePool, replayed as the scheduler's `addToNewNodeClaim` asks it.
+NodePool, replayed as the scheduler's `addToNewNodeClaim` asks it, when the checks find nothing
+in the way (`inTheWay` lists the kinds of obstacle found).
 """
 from __future__ import annotations
 
@@ -274,6 +275,7 @@ class PodExplainer:
         self.pools = {_name(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
+        self.kinds: dict[int, tuple[str, ...]] = {}        # offerings' kinds (explain_types.OfferingCompatibility)
 
     # -- the pod's data as the scheduler reads it ------------------------------------------------
     def _pod_data(self, pod: PodInfo) -> Any:
@@ -376,7 +378,8 @@ class PodExplainer:
         limits = cloud.limits(np)
         remaining = sched.remaining_resources.get(name)
         total = resources.merge(overhead, data.requests)
-        checks = check_types(nct.instance_type_options, requirements, total, remaining if limits else None)
+        checks = check_types(nct.instance_type_options, requirements, total, remaining if limits else None,
+                             self.kinds)
         out["instanceTypes"] = instance_types_verdict(len(offered), checks, narrowing, data.requests, overhead,
                                                       cloud.world, bool(limits))
         if requirements.has_min_values():
@@ -386,12 +389,16 @@ class PodExplainer:
             if ferr is not None and ferr.min_values_incompatible_err is not None:
                 out["minValues"] = str(ferr.min_values_incompatible_err)
         if checks:
-            out["offerings"] = offerings_verdict(checks, requirements, cloud.node_class_of(np), cloud.provider)
+            out["offerings"] = offerings_verdict(checks, requirements, cloud.node_class_of(np), cloud.provider,
+                                                 self.kinds)
         limited = limits_verdict(limits, remaining if limits else None, checks)
         if limited is not None:
             out["limits"] = limited
-        verdict = self._replay(nct, relaxed, data)
-        out["verdict"] = str(verdict) if verdict is not None else ""
+        out["inTheWay"] = in_the_way(out)
+        if not out["inTheWay"]:
+            # Nothing found: the engine's own answer for the NodePool now ("" when it takes the pod).
+            verdict = self._replay(nct, relaxed, data)
+            out["verdict"] = str(verdict) if verdict is not None else ""
         return out
 
     def _requirement_problems(self, nct: Any, np: Mapping[str, Any], pod: PodInfo,
@@ -483,6 +490,25 @@ class PodExplainer:
             out.append({"nodeClaim": self.claim_names.get(id(claim), claim.hostname),
                         "nodePool": claim.node_pool_name, "reason": str(err) if err is not None else ""})
         return out
+
+
+def in_the_way(verdict: Mapping[str, Any]) -> list[str]:
+    """The kinds of obstacle a NodePool verdict holds, each of which alone keeps the pod off it:
+    taints, hostPorts, requirements (unless some required term has none), volumes, topology,
+    minValues, instanceTypes (none left at some step), offerings (none where allowed), limits."""
+    out = [key for key in ("taints", "hostPorts") if verdict.get(key)]
+    if verdict.get("requirements") and not verdict.get("termsWithoutProblems"):
+        out.append("requirements")
+    out += [key for key in ("volumes", "topology", "minValues") if verdict.get(key)]
+    its = verdict.get("instanceTypes") or {}
+    if its and (0 in (its.get("requirements"), its.get("offering"), its.get("resources"))):
+        out.append("instanceTypes")
+    offerings = verdict.get("offerings")
+    if offerings is not None and not offerings.get("zones") and "instanceTypes" not in out:
+        out.append("offerings")
+    if verdict.get("limits"):
+        out.append("limits")
+    return out
 
 
 def _reason_rows(by_reason: Mapping[tuple[str, tuple[str, ...]], list[str]]) -> list[dict[str, Any]]:

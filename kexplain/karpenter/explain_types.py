@@ -18,7 +18,6 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import has_compatible_offering
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
                                                         new_requirements)
@@ -48,24 +47,56 @@ def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
     return q.value if q is not None else Fraction(0)
 
 
+class OfferingCompatibility:
+    """Whether requirements allow an offering (`Requirements.is_compatible`, undefined well-known
+    labels allowed), asked once per kind of offering: offerings of one zone, capacity type and
+    reservation have equal requirements, and a NodePool's hundreds of types share a few kinds.
+    `kinds`: each offering's kind by id, kept by the caller for the offerings' lifetime."""
+
+    def __init__(self, requirements: Requirements, kinds: dict[int, tuple[str, ...]] | None = None) -> None:
+        self.requirements = requirements
+        self.kinds = kinds if kinds is not None else {}
+        self._answers: dict[tuple[str, ...], bool] = {}
+
+    def kind(self, offering: Any) -> tuple[str, ...]:
+        """The offering's requirements as text: zone and capacity type first."""
+        kind = self.kinds.get(id(offering))
+        if kind is None:
+            kind = self.kinds[id(offering)] = (offering.zone(), offering.capacity_type(),
+                                               *sorted(str(r) for r in offering.requirements.values()))
+        return kind
+
+    def __call__(self, offering: Any) -> bool:
+        kind = self.kind(offering)
+        answer = self._answers.get(kind)
+        if answer is None:
+            answer = self._answers[kind] = self.requirements.is_compatible(offering.requirements,
+                                                                           ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
+        return answer
+
+
 class TypeCheck:
     """One instance type against the NodeClaim's requirements and requests, as
     filterInstanceTypesByRequirements asks it: compatible, has an offering, fits."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
-    def __init__(self, it: Any, requirements: Requirements, total: ResourceList, within_limits: bool) -> None:
+    def __init__(self, it: Any, requirements: Requirements, total: ResourceList, within_limits: bool,
+                 allows: OfferingCompatibility) -> None:
         self.it = it
         self.compatible = it.requirements.intersects(requirements) is None
-        self.offering = self.compatible and has_compatible_offering(it, requirements)
-        self.fits = resources.fits(total, it.allocatable())
+        # has_compatible_offering, its compatibility answers shared by the types
+        self.offering = self.compatible and any(o.available and allows(o) for o in it.offerings)
+        self.fits = self.compatible and resources.fits(total, it.allocatable())   # asked of compatible types only
         self.within_limits = within_limits
 
 
 def check_types(instance_types: Sequence[Any], requirements: Requirements, total: ResourceList,
-                remaining: ResourceList | None) -> list[TypeCheck]:
+                remaining: ResourceList | None, kinds: dict[int, tuple[str, ...]] | None = None) -> list[TypeCheck]:
+    """Each type checked; `remaining`: the NodePool's room under its limits (None: no limits)."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
-    return [TypeCheck(it, requirements, total, within is None or id(it) in within) for it in instance_types]
+    allows = OfferingCompatibility(requirements, kinds)
+    return [TypeCheck(it, requirements, total, within is None or id(it) in within, allows) for it in instance_types]
 
 
 def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],
@@ -86,24 +117,25 @@ def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing:
     pool = with_offering or compatible
     if not pool:
         return out
+    lacks = {id(c): _shortfall(c.it, total) for c in pool}      # what each type lacks, worked out once
     out["requests"] = [{"resource": name, "pod": _q(pod_requests.get(name)),
                         "daemonSets": _q(daemon_requests.get(name)), "need": _q(q),
-                        "enough": sum(1 for c in pool if q.value <= _value(c.it.allocatable(), name)),
-                        "of": len(pool)}
+                        "enough": sum(1 for c in pool if name not in lacks[id(c)]), "of": len(pool)}
                        for name, q in sorted(total.items())]
     if not fitting:
         # A resource no type has any of is said once; the closest types are ranked by the rest.
         missing = [name for name in sorted(total) if all(_value(c.it.allocatable(), name) <= 0 for c in pool)]
         if missing:
             out["missing"] = missing
-        rest = {name: q for name, q in total.items() if name not in missing}
-        otherwise = [c.it.name for c in pool if not _shortfall(c.it, rest)]
+        rest = {id(c): {name: v for name, v in lacks[id(c)].items() if name not in missing} for c in pool}
+        otherwise = [c.it.name for c in pool if not rest[id(c)]]
         if missing and otherwise:
             if len(otherwise) < len(pool):
                 out["enoughOtherwise"] = {"count": len(otherwise), "names": otherwise[:MAX_NAMES]}
         else:
-            out["closest"] = [closest_entry(c.it, rest, pod_requests, daemon_requests, world)
-                              for c in closest(pool, rest)]
+            wanted = {name: q for name, q in total.items() if name not in missing}
+            out["closest"] = [closest_entry(c.it, wanted, pod_requests, daemon_requests, world)
+                              for c in closest(pool, wanted, rest)]
     return out
 
 
@@ -124,20 +156,26 @@ def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list
     return out
 
 
-def _shortfall(it: Any, total: ResourceList) -> list[tuple[str, Fraction]]:
+def _shortfall(it: Any, total: ResourceList) -> dict[str, Fraction]:
+    """What the type's allocatable lacks of each resource in `total` (by name order)."""
     alloc = it.allocatable()
-    return [(name, q.value - _value(alloc, name)) for name, q in sorted(total.items())
-            if q.value > _value(alloc, name)]
+    out = {}
+    for name, q in sorted(total.items()):
+        have = _value(alloc, name)
+        if q.value > have:
+            out[name] = q.value - have
+    return out
 
 
-def closest(checks: Sequence[TypeCheck], total: ResourceList) -> list[TypeCheck]:
-    """The types that fall short by the least: fewest resources short, then the smallest share
-    of the need missing, then by name."""
-    def rank(c: TypeCheck) -> tuple[int, Fraction, str]:
-        short = _shortfall(c.it, total)
-        share = sum((min(Fraction(1), s / total[name].value) for name, s in short), Fraction(0))
+def closest(checks: Sequence[TypeCheck], total: ResourceList, lacks: Mapping[int, Mapping[str, Fraction]]
+            ) -> list[TypeCheck]:
+    """The types that fall short by the least (`lacks`: by id of the check): fewest resources
+    short, then the smallest share of the need missing, then by name."""
+    def rank(c: TypeCheck) -> tuple[int, float, str]:
+        short = lacks[id(c)]
+        share = sum(min(1.0, float(s / total[name].value)) for name, s in short.items())
         return len(short), share, c.it.name
-    return sorted((c for c in checks if _shortfall(c.it, total)), key=rank)[:MAX_CLOSEST]
+    return sorted((c for c in checks if lacks[id(c)]), key=rank)[:MAX_CLOSEST]
 
 
 def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daemon_requests: ResourceList,
@@ -147,7 +185,7 @@ def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daem
     alloc = it.allocatable()
     overhead = it.overhead
     short = []
-    for name, missing in _shortfall(it, total):
+    for name in _shortfall(it, total):
         entry: dict[str, Any] = {"resource": name, "allocatable": _q(alloc.get(name)),
                                  "capacity": _q(it.capacity.get(name))}
         if name == resources.MEMORY and it.capacity.get(name) is not None:
@@ -177,8 +215,8 @@ def _hardware_memory(world: Any, name: str) -> Quantity | None:
 
 
 # -- offerings -----------------------------------------------------------------------------------
-def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any
-                      ) -> dict[str, Any]:
+def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any,
+                      kinds: dict[int, tuple[str, ...]] | None = None) -> dict[str, Any]:
     """The zones and capacity types the pod could launch in: the available offerings the
     requirements allow of the types that meet the requirements and fit (`of`: "fit"), else of
     those that meet the requirements ("requirements"), else of all the NodePool's types
@@ -194,18 +232,19 @@ def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, n
     excluded_zones: set[str] = set()
     excluded_types: set[str] = set()
     groups: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = {}
+    allows = OfferingCompatibility(requirements, kinds)
     for c in chosen:
         for o in c.it.offerings:
-            zone, ct = o.zone(), o.capacity_type()
-            if not requirements.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
+            zone, ct = allows.kind(o)[:2]
+            if o.available and allows(o):
+                zones.add(zone)
+                capacity_types.add(ct)
+                continue
+            if not allows(o):
                 if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
                     excluded_zones.add(zone)
                 if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
                     excluded_types.add(ct)
-                continue
-            if o.available:
-                zones.add(zone)
-                capacity_types.add(ct)
                 continue
             reasons = tuple(offering_unavailable_reasons(c.it, o, node_class, provider))
             group = groups.setdefault((zone, reasons), {})

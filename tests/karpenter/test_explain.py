@@ -105,7 +105,7 @@ def test_label_without_known_values_names_the_field_and_how_to_declare_it(tmp_pa
         {"field": "spec.template.spec.requirements", "key": "workload", "operator": "In", "values": ["batch"]},
         {"field": "spec.template.spec.requirements", "key": "workload", "operator": "Exists"}]
     assert default["karpenter"] == 'incompatible requirements, label "workload" does not have known values'
-    assert default["verdict"] == default["karpenter"]
+    assert default["inTheWay"] == ["requirements"] and "verdict" not in default
     # The pool that has the label with another value: a conflict, named on both sides.
     [conflict] = verdict(entry, "batch")["requirements"]
     assert conflict["nodePool"] == "workload In [other]"
@@ -207,7 +207,7 @@ def test_limit_reached_says_used_and_limit(tmp_path):
     entry = explained(doc, "b")
     assert entry["karpenter"] == "all available instance types exceed limits for nodepool (NodePool=default)"
     v = verdict(entry, "default")
-    assert v["verdict"] == entry["karpenter"]
+    assert v["inTheWay"] == ["limits"]
     assert v["instanceTypes"]["resources"] == 1 and v["instanceTypes"]["limits"] == 0
     limits = v["limits"]
     assert limits["exhausted"] is False
@@ -313,7 +313,8 @@ spec:
     _, doc, _ = run(tmp_path, pod("ok"), pools, "", "", "--nodepool", "default")
     [entry] = doc["explained"]["pods"]
     assert entry["result"] == "NewNodeClaim" and entry["nodePool"] == "default"
-    assert verdict(entry, "default")["verdict"] == ""       # nothing in its way there
+    assert verdict(entry, "default")["inTheWay"] == []
+    assert verdict(entry, "default")["verdict"] == ""       # Karpenter's own check takes it too
 
 
 def test_aws_data_source_is_said(tmp_path):
