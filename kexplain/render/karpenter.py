@@ -480,8 +480,14 @@ def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         requests = ", ".join(f"{k} {_q(k, v)}" for k, v in (c.get("requests") or {}).items())
         pods = "\n".join(c.get("pods") or ()) + (f"\nrequests: {requests}" if requests else "")
         rows.append((f"{c.get('name', '')}\nNodePool {c.get('nodePool', '')}", pods, types))
-    return [table_block(look, "New NodeClaims", ("nodeclaim", "pods (requests with DaemonSets)",
-                                                 "instance types ($/hour), cheapest first"), rows)]
+    out = [table_block(look, "New NodeClaims", ("nodeclaim", "pods (requests with DaemonSets)",
+                                                "instance types ($/hour), cheapest first"), rows)]
+    tied = [c.get("name", "") for c in claims if len(set(c.get("prices") or ())) < len(c.get("prices") or ())]
+    if tied:
+        out.append(Block(Text(f"{', '.join(tied)}: some instance types cost the same; Karpenter orders equal prices "
+                              "with Go's unstable sort.Slice over its provider's list, whose order a real cluster "
+                              "does not fix (here: sort.Slice over the types in name order)", style="dim"), gap=False))
+    return out
 
 
 def node_pools_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:

@@ -185,3 +185,13 @@ def test_nodepool_json_explains_every_pod():
     doc = json.loads(env.out)
     assert [p["pod"] for p in doc["explained"]["pods"]] == [
         "default/batch-job", "default/trainer", "default/trainer-tolerating"]
+
+
+def test_equal_prices_are_said_to_be_in_no_fixed_order():
+    doc = {"karpenter": "v1.13.0", "summary": {"pods": {"NewNodeClaim": 1}, "newNodeClaims": 1}, "pods": [],
+           "nodePools": [], "nodeClaims": [{"name": "default-00001", "nodePool": "default", "pods": ["default/a"],
+                                            "instanceTypes": ["m5.large", "m6i.large"], "prices": ["0.096", "0.096"]}]}
+    text = " ".join(squeeze(_printed(doc)))
+    assert "default-00001: some instance types cost the same" in text
+    doc["nodeClaims"][0]["prices"] = ["0.096", "0.1"]
+    assert "cost the same" not in _printed(doc)
