@@ -40,8 +40,8 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (DRA_NOT_SUPPOR
                                                                   NODE_LIMITS_EXHAUSTED, NodePoolError,
                                                                   filter_by_remaining_resources)
 from kexplain.karpenter.scheduling.requirement import new_requirement
-from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
-                                                        UndefinedLabelError, multierr_errors, new_requirements)
+from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, UndefinedLabelError,
+                                                        multierr_errors, new_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
 from kexplain.karpenter.utils import resources

@@ -8,6 +8,7 @@ from pathlib import Path
 from kexplain.cli.app import main
 from kexplain.cli.env import Environment
 from kexplain.render.karpenter import column_widths, print_pass
+from tests.karpenter.test_explain import DAEMONSET
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import TESTS
 from tests.support.render_helpers import squeeze
@@ -84,17 +85,7 @@ def _printed(doc: dict, width: int = 80, node_pool: str | None = None) -> str:
 def test_shortfall_after_daemonset_overhead_is_worked_out(tmp_path):
     pools = (WORKLOAD / "nodepools.yaml").read_text().replace('values: ["m", "t"]', 'values: ["m"]')
     (tmp_path / "pools.yaml").write_text(pools)
-    (tmp_path / "cluster.yaml").write_text("""apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent, namespace: kube-system}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      tolerations: [{operator: Exists}]
-      containers: [{name: a, image: agent, resources: {requests: {cpu: 100m, memory: 1Gi}}}]
-""")
+    (tmp_path / "cluster.yaml").write_text(DAEMONSET)
     (tmp_path / "pods.yaml").write_text("""apiVersion: v1
 kind: Pod
 metadata: {name: big}
