@@ -395,7 +395,7 @@ def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int,
     n = offerings.get("instanceTypes", 0)
     of = {"fit": f"of the {_plural(n, 'type')} that meet the requirements and fit",
           "requirements": f"of the {_plural(n, 'type')} that meet the requirements",
-          "nodePool": f"of all {n} of the NodePool's types"}.get(offerings.get("of", ""), "")
+          "nodePool": f"of the NodePool's {_plural(n, 'type')}"}.get(offerings.get("of", ""), "")
     out = [(0, f"offerings {of}: {where}")]
     excluded = [f"zones {', '.join(offerings['zonesExcluded'])}" if offerings.get("zonesExcluded") else "",
                 f"capacity types {', '.join(offerings['capacityTypesExcluded'])}"
@@ -508,8 +508,11 @@ def node_pools_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
             types += f", {e['instanceTypes']} left by its requirements"
         overhead = ", ".join(f"{k} {_q(k, v)}" for k, v in (e.get("daemonSetOverhead") or {}).items() if v != "0")
         rows.append((np.get("name", ""), str(np.get("weight", 0)), types, overhead, state))
-    return [table_block(look, "NodePools", ("nodepool", "weight", "instance types", "DaemonSet overhead", "state"),
-                        rows, right=(1,))]
+    headers = ["nodepool", "weight", "instance types", "DaemonSet overhead", "state"]
+    if not any(r[3] for r in rows):         # no DaemonSet lands on any NodePool's nodes
+        del headers[3]
+        rows = [(*r[:3], r[4]) for r in rows]
+    return [table_block(look, "NodePools", headers, rows, right=(1,))]
 
 
 def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:

@@ -186,3 +186,31 @@ def test_equal_prices_are_said_to_be_in_no_fixed_order():
     assert "default-00001: some instance types cost the same" in text
     doc["nodeClaims"][0]["prices"] = ["0.096", "0.1"]
     assert "cost the same" not in _printed(doc)
+
+
+def _text(tmp_path: Path, pods: str, pools: str, params: str = "", *extra: str) -> str:
+    from tests.karpenter.test_explain import NODE_CLASS
+    (tmp_path / "pods.yaml").write_text(pods)
+    (tmp_path / "pools.yaml").write_text(pools + NODE_CLASS)
+    args = [str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "pools.yaml"), "--aws-data", str(AWS)]
+    if params:
+        (tmp_path / "params.yaml").write_text(params)
+        args += ["--karpenter-config", str(tmp_path / "params.yaml")]
+    return " ".join(squeeze(run(*args, *extra)[1]))
+
+
+def test_limits_and_unavailable_zones_in_words(tmp_path):
+    from tests.karpenter.test_explain import node_pool, pod
+    pools = node_pool("default", "{key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}",
+                      extra="  limits: {cpu: '6'}\n")
+    text = _text(tmp_path, pod("a", "cpu: '3'") + pod("b", "cpu: '3'"), pools)
+    assert ("- limits: 1 instance type that would take the pod exceed what is left under the NodePool's limits "
+            "(used/limit: cpu 4/6) the smallest, m5.xlarge: cpu 4 > 2 left") in text
+    nodepools = " ".join(text.split("NodePools nodepool weight instance types state")[1].split())
+    assert nodepools.startswith("-") and "default 0 17 offered, 1 left by its ready; limits (used/limit)" in nodepools
+    pools = node_pool("default", "{key: node.kubernetes.io/instance-type, operator: In, values: [m6idn.32xlarge]}")
+    text = _text(tmp_path, pod("c", spec="  nodeSelector: {topology.kubernetes.io/zone: test-zone-1c}\n"), pools,
+                 "zones: [test-zone-1a, test-zone-1b]\n")
+    assert ("- offerings of the NodePool's 1 type: none available where the requirements allow excluded by the "
+            "requirements: zones test-zone-1a, test-zone-1a-local, test-zone-1b test-zone-1c on-demand/spot "
+            "unavailable: the EC2NodeClass has no subnet in the zone (m6idn.32xlarge)") in text
