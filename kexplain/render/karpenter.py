@@ -465,16 +465,22 @@ def _excluded_text(e: Mapping[str, Any], of: int) -> str:
     return f"{e['requirement']} ({who}) leaves {e['left']} of {of}; the types have {e['key']}: {have}"
 
 
+def _types(claim: Mapping[str, Any]) -> str:
+    """A NodeClaim's cheapest instance types with their prices (MAX_TYPES_SHOWN, then how many more)."""
+    pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
+    shown = ", ".join(pairs[:MAX_TYPES_SHOWN])
+    if len(pairs) > MAX_TYPES_SHOWN:
+        shown += f" and {len(pairs) - MAX_TYPES_SHOWN} more"
+    return shown
+
+
 def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     claims = doc.get("nodeClaims") or ()
     if not claims:
         return []
     rows = []
     for c in claims:
-        pairs = [f"{t} ${p}" for t, p in zip(c.get("instanceTypes") or (), c.get("prices") or ())]
-        types = ", ".join(pairs[:MAX_TYPES_SHOWN])
-        if len(pairs) > MAX_TYPES_SHOWN:
-            types += f" and {len(pairs) - MAX_TYPES_SHOWN} more"
+        types = _types(c)
         if c.get("createError"):
             types += f"\ncreate failed: {c['createError']}"
         requests = ", ".join(f"{k} {_q(k, v)}" for k, v in (c.get("requests") or {}).items())
