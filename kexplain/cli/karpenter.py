@@ -43,6 +43,10 @@ def command(
                                        help="Refuse inputs larger than this."),
     max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
                                     help="Refuse inputs of more objects than this (per input)."),
+    node_pool: Optional[str] = typer.Option(None, "--nodepool", metavar="NAME",
+                                            help="Show one NodePool's full verdict for every pending pod (placed or "
+                                                 "not): every taint, requirement, instance type, offering and limit "
+                                                 "in the way."),
     validate: str = VALIDATE_OPTION,
     kubernetes_version: Optional[str] = typer.Option(
         None, "--kubernetes-version", metavar="X.Y",
@@ -59,7 +63,7 @@ def command(
     ignored, 2 bad usage or bad input, 4 internal error."""
     from kexplain.features.kube_version import ENV_VAR, resolve
     from kexplain.karpenter.inputs import load_pass
-    from kexplain.karpenter.run import run_pass
+    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, run_pass
     from kexplain.load.gcpolicy import bulk_load
 
     env = env_of(ctx)
@@ -73,15 +77,36 @@ def command(
     from kexplain.errors import Source
     inputs.settings.check_world(world.instance_types, world.zones(),
                                 Source(karpenter_config) if karpenter_config else None)
-    doc = run_pass(inputs, world)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
+    doc = run_pass(inputs, world, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
+    check_node_pool(node_pool, doc)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
         from kexplain.render.karpenter import print_pass
-        print_pass(doc, env.console())
+        print_pass(doc, env.console(), node_pool=node_pool)
     return exit_status(doc)
+
+
+CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests
+
+
+def check_node_pool(name: Optional[str], doc: dict) -> None:
+    """`--nodepool NAME` names a NodePool of the inputs, or a one-line error (exit 2) with the
+    closest names."""
+    import difflib
+    from kexplain.errors import KexplainError
+
+    names = [np.get("name", "") for np in doc.get("nodePools") or ()]
+    if name is None or name in names:
+        return
+    if not names:
+        raise KexplainError(f"--nodepool {name}: no NodePool in the inputs (give them with --nodes)")
+    among = f"among the {len(names)} NodePool{'s' if len(names) != 1 else ''} of the inputs"
+    close = difflib.get_close_matches(name, names, n=CLOSEST)
+    raise KexplainError(f"--nodepool {name}: no NodePool of that name {among}"
+                        + (f"; the closest: {', '.join(close)}" if close else f" ({', '.join(names[:10])})"))
 
 
 def _world(aws_data: str | None):

@@ -174,8 +174,13 @@ def options_of(inputs: PassInputs) -> Options:
                    reserved_capacity=s.feature_gates.reserved_capacity)
 
 
-def run_pass(inputs: PassInputs, world: Any) -> dict[str, Any]:
-    """The document of one pass over the loaded inputs and the EC2 world."""
+EXPLAIN_UNPLACED = "unplaced"      # the `explained` key for the pods Karpenter does not place
+EXPLAIN_ALL = "all"                # ... for every pending pod
+
+
+def run_pass(inputs: PassInputs, world: Any, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
+    """The document of one pass over the loaded inputs and the EC2 world, with the explanation
+    (`kexplain.karpenter.explain`) under `explained` unless `explain` is None."""
     from kexplain.karpenter.document import build_document
     from kexplain.karpenter.provisioning.provisioner import schedule_pass
     from kexplain.karpenter.state.cluster import new_cluster
@@ -186,4 +191,8 @@ def run_pass(inputs: PassInputs, world: Any) -> dict[str, Any]:
     pools = [np.obj for np in inputs.node_pools]
     result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
                            inputs.settings.preference_policy)
-    return build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
+    doc = build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
+    if explain is not None:
+        from kexplain.karpenter.explain import explain_pass
+        doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
+    return doc

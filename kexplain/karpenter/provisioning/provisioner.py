@@ -99,6 +99,7 @@ class PassResult:
     tried_node_pools: list[str] = field(default_factory=list)    # the scheduler's templates, in order
     node_pools: list[Mapping[str, Any]] = field(default_factory=list)
     type_index: Any = None                                       # the scheduler's TypeIndex, for prices
+    scheduler: Any = None           # the Scheduler after Solve (its templates, nodes, limits), for explanations
 
 
 # -- which pods ---------------------------------------------------------------------------------
@@ -309,6 +310,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(schedulable)
+    out.scheduler = scheduler
     truncate_instance_types(solved, cloud, scheduler.type_index, options.min_values_best_effort)
     record(solved, out)
     create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
