@@ -255,4 +255,3 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     return pools, classes, claims
 
 
-__all__ = ["CLOCK", "PassInputs", "load_pass", "object_uid", "parse_time", "InputError"]

@@ -19,7 +19,7 @@ from kexplain.karpenter.provisioning.scheduling import events as ev
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import NodeClaim, is_reserved_offering_error
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import MAX_INSTANCE_TYPES, to_node_claim
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
-    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler, is_dra_error,
+    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler,
 )
 from kexplain.karpenter.scheduling.requirements import KarpenterError, MultiError, new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node

@@ -9,9 +9,10 @@ DaemonSet pods' requests apart, host ports, volumes).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
+from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -21,31 +22,8 @@ INITIALIZED_LABEL = "karpenter.sh/initialized"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ONE_NODE = Quantity(Fraction(1), DECIMAL_SI)        # resource.MustParse("1")
-# Taints a node carries while it comes up (scheduling.KnownEphemeralTaints)
-EPHEMERAL_TAINTS = (
-    ("node.kubernetes.io/not-ready", "NoSchedule", None),
-    ("node.kubernetes.io/unreachable", "NoSchedule", None),
-    ("node.cloudprovider.kubernetes.io/uninitialized", "NoSchedule", "true"),
-    ("node.kubernetes.io/network-unavailable", "NoSchedule", None),
-)
-
-
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _match_taint(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Taint.MatchTaint: same key and effect."""
-    return a.get("key") == b.get("key") and a.get("effect") == b.get("effect")
-
-
-def is_known_ephemeral_taint(taint: Mapping[str, Any]) -> bool:
-    """scheduling.IsKnownEphemeralTaint: one of the taints a node has while it comes up (the
-    cloud provider's uninitialized taint only with its value `true`)."""
-    for key, effect, value in EPHEMERAL_TAINTS:
-        if taint.get("key") == key and taint.get("effect") == effect and (value is None or taint.get("value") == value):
-            return True
-    return False
 
 
 class StateNode:
@@ -131,7 +109,7 @@ class StateNode:
         if not self.initialized() and self.managed():
             startup = [t for t in _dict(self.node_claim.get("spec")).get("startupTaints") or () if isinstance(t, dict)]
             return [t for t in taints
-                    if not is_known_ephemeral_taint(t) and not any(_match_taint(s, t) for s in startup)]
+                    if not is_known_ephemeral_taint(t) and not any(match_taint(s, t) for s in startup)]
         return taints
 
     def capacity(self) -> ResourceList:

@@ -23,7 +23,7 @@ from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
 from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
-    InstanceTypeFilterError, NodeClaim, ReservedOfferingError, ScheduleError, SchedulingContext,
+    InstanceTypeFilterError, NodeClaim, ScheduleError, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
 )
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
@@ -157,16 +157,22 @@ class Scheduler:
                 continue
             nct.instance_type_options = its
             self.templates.append(nct)
+        # The DaemonSets' pods are the scheduler's own copies, which the compatibility checks
+        # change as Go's do (isDaemonPodCompatible adds the PreferNoSchedule toleration and drops
+        # required node affinity terms it tried, for good): overhead first, host ports next, then
+        # the existing nodes see the changed pods.
+        daemons = [PodInfo(prefs.relaxable_copy(p.obj)) for p in daemonset_pods
+                   if not (has_dra_requirements(p) and options.ignore_dra_requests)]
         self.daemon_overhead: dict[int, ResourceList] = {}
+        for nct in self.templates:
+            compatible = [p for p in daemons if is_daemon_pod_compatible(nct, p)]
+            self.daemon_overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
         self.daemon_host_ports: dict[int, Any] = {}
         for nct in self.templates:
-            compatible = [p for p in daemonset_pods
-                          if not (has_dra_requirements(p) and options.ignore_dra_requests)
-                          and is_daemon_pod_compatible(nct, p)]
-            self.daemon_overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
             usage = HostPortUsage()
-            for p in compatible:
-                usage.add(p, get_host_ports(p))
+            for p in daemons:
+                if is_daemon_pod_compatible(nct, p):
+                    usage.add(p, get_host_ports(p))
             self.daemon_host_ports[id(nct)] = usage
         self.remaining_resources: dict[str, ResourceList] = {}
         for np in node_pools:
@@ -176,11 +182,9 @@ class Scheduler:
         self.existing_nodes: list[ExistingNode] = []
         for state in state_nodes:
             taints = state.taints()
-            daemons = [p for p in daemonset_pods
-                       if not (has_dra_requirements(p) and options.ignore_dra_requests)
-                       and _daemon_compatible_with_node(p, taints, state.labels())]
+            on_node = [p for p in daemons if _daemon_compatible_with_node(p, taints, state.labels())]
             self.existing_nodes.append(ExistingNode(state, topology, taints,
-                                                    resources.requests_for_pods([p.spec for p in daemons])))
+                                                    resources.requests_for_pods([p.spec for p in on_node])))
             pool = state.labels().get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
                 self.remaining_resources[pool] = resources.subtract(self.remaining_resources[pool], state.capacity())
@@ -352,17 +356,16 @@ def _daemon_compatible_with_node(pod: PodInfo, taints: list[dict[str, Any]], lab
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
     """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
-    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one)."""
+    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
+    Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
     from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
-    obj = prefs.relaxable_copy(pod.obj)
-    prefs.tolerate_prefer_no_schedule_taints(obj["spec"])
-    copy = PodInfo(obj)
-    if Taints(template.taints).tolerates_pod(copy) is not None:
+    prefs.tolerate_prefer_no_schedule_taints(pod.spec)
+    if Taints(template.taints).tolerates_pod(pod) is not None:
         return False
     while True:
-        if template.requirements.is_compatible(new_strict_pod_requirements(copy), ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
+        if template.requirements.is_compatible(new_strict_pod_requirements(pod), ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
             return True
-        if prefs.remove_required_node_affinity_term(copy.spec) is None:
+        if prefs.remove_required_node_affinity_term(pod.spec) is None:
             return False
 
 
