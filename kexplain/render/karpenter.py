@@ -116,8 +116,9 @@ def print_suggestions(doc: Mapping[str, Any], console: Console) -> None:
         console.print(Text("No single change was verified to make Karpenter place the pods it could not place.",
                            style="bold"))
         return
+    shapes = any((s.get("verified") or {}).get("scope") == "shape" for s in found)
     console.print(Text("What would make Karpenter place them (each change verified by running Karpenter's pass "
-                       "again)", style="bold"))
+                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))
     for number, s in enumerate(found, start=1):
         console.print(Text(f"{number:>2}. {s.get('description', '')}"), soft_wrap=True)
         verified = s.get("verified") or {}
@@ -132,7 +133,8 @@ def print_suggestions(doc: Mapping[str, Any], console: Console) -> None:
                 where = _where(p)
             pods, names = places.setdefault(where, ([], set()))
             pods.append(str(p.get("pod")))
-            names.add(str(p.get("nodeClaim") or p.get("node") or ""))
+            if not p.get("as"):
+                names.add(str(p.get("nodeClaim") or p.get("node") or ""))
         for where, (pods, names) in places.items():
             shown = ", ".join(pods[:MAX_TYPES_SHOWN]) + (f" and {len(pods) - MAX_TYPES_SHOWN} more"
                                                         if len(pods) > MAX_TYPES_SHOWN else "")

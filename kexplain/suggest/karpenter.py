@@ -12,47 +12,58 @@ NodePool (or EC2NodeClass) where it is the reason the pod fails there:
 - on an EC2NodeClass (karpenter_nodeclass): a subnet in the zone the pod needs;
 and, for a shape none of these places, each NodePool's changes together.
 
-An idea is only an idea until Karpenter's pass, run again on the changed input (every pending
-pod, the same cluster and settings), places the pod (an existing node or in-flight NodeClaim, or
-a new NodeClaim that Create makes) and leaves no pod the first pass placed unplaced. Changes are
-made to every pod of the shape, so one run answers for all of them, and every other pod the first
-pass did not place is checked too: a suggestion names all the pods it places. Ideas of different
-shapes that are the same change run once. At most `budget` passes are run per call (the first
-pass not counted); ideas are tried shape by shape in turn, pods in pass order, so that every shape
-gets its first ideas before any gets its last.
+An idea is only an idea until Karpenter's pass, run again on the changed input (the same cluster
+and settings), places the pod (an existing node or in-flight NodeClaim, or a new NodeClaim that
+Create makes) and leaves no pod the first pass placed unplaced. Changes are made to every pod of
+the shape, so one run answers for all of them, and every other pod the first pass did not place
+is checked too: a suggestion names all the pods it places. Ideas of different shapes that are the
+same change run once. At most `budget` passes are run per call (the first pass not counted);
+ideas are tried shape by shape in turn, pods in pass order, so that every shape gets its first
+ideas before any gets its last.
 
-Why the whole pass and not the shape's pods alone: other pods take room on existing nodes, in
-in-flight NodeClaims and from NodePool limits, and take part in topology, so a pass without them
-can place a pod the whole pass does not, and it cannot show that no other pod is made worse. A
-pass over a few hundred pending pods takes well under a second (the scheduler's per-shape scan
-and the instance types of unchanged EC2NodeClasses are not recomputed), which the budget bounds.
+Which pods the pass runs with (`Verifier`): all of them, except in a big pass whose pods cannot
+reach one another (no limits, topology or reservations): there the pods the change concerns
+suffice, for the reasons Verifier gives, and the verdict is the same; when in doubt (a changed
+pod would land on an existing node) the whole pass decides.
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import yaml
 
-from kexplain.karpenter.inputs import PassInputs
-from kexplain.karpenter.provisioning.provisioner import FAILED, NEW_NODE_CLAIM
+from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
+from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, FAILED, NEW_NODE_CLAIM
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED, InstanceTypeFilterError
+from kexplain.karpenter.provisioning.scheduling.scheduler import NodePoolError
 from kexplain.suggest.change import Candidate, Op, _tokens, apply_ops
-from kexplain.suggest.karpenter_context import Idea, KarpenterContext, Want, build_context, not_placed
+from kexplain.karpenter.scheduling.requirements import new_strict_pod_requirements
+from kexplain.karpenter.utils import resources
+from kexplain.model.pod import PodInfo
+from kexplain.suggest.karpenter_context import (
+    Idea, KarpenterContext, Want, build_context, not_placed, per_pool_errors, shape_key, takes,
+)
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
-from kexplain.suggest.karpenter_pass import PassRun, changed_pass, run
+from kexplain.suggest.karpenter_pass import PassRun, changed_pass, run, shape_inputs
 from kexplain.suggest.karpenter_pod import FAMILIES as POD_FAMILIES
 
 ID = "karpenter"
 COMBINED = "combined"
 MAX_RERUNS = 24            # passes run to verify ideas, per call
+SHAPE_PASS_ABOVE = 50      # pending pods above which a change is verified with the pods it concerns (Verifier)
+WHOLE_BIG = 4              # passes over every pending pod of such a big pass, at most
 MAX_PER_SHAPE = 4          # suggestions kept per shape of pods
 TYPES_SHOWN = 5            # instance types named per NodeClaim (cheapest first)
 BY = "karpenter"
 
-# The order ideas are tried in for one shape: NodePool changes, the EC2NodeClass, the pod.
-FAMILIES = (*NODEPOOL_FAMILIES[:2], *POD_FAMILIES[:1], *NODEPOOL_FAMILIES[2:], *NODECLASS_FAMILIES,
-            *POD_FAMILIES[1:])
+MAX_POOLS = 2              # NodePools a family proposes the same kind of change to, per shape
+
+# The order ideas are tried in for one shape: a label to declare, a taint to tolerate, a
+# requirement to widen, a limit to raise, minValues, a subnet; then the pod's requests and terms.
+FAMILIES = (NODEPOOL_FAMILIES[0], POD_FAMILIES[0], *NODEPOOL_FAMILIES[1:], *NODECLASS_FAMILIES, *POD_FAMILIES[1:])
 
 
 def needed(doc: Mapping[str, Any]) -> bool:
@@ -68,21 +79,70 @@ def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS) -> lis
     return suggestions_for(run(inputs, world), world, budget)
 
 
-class _Runs:
-    """Passes on changed inputs, each change run once, at most `budget` of them."""
+@dataclass(frozen=True)
+class Verdict:
+    """What the pass run again on a changed input said: the pods the first pass did not place
+    that it places, and whether it ran over every pending pod (`pass`) or the pods the change
+    concerns (`shape`)."""
 
-    def __init__(self, base: PassRun, world: Any, budget: int) -> None:
-        self.base, self.world, self.left = base, world, budget
+    after: PassRun
+    placed: list[str]
+    scope: str
+    stands_for: Mapping[str, str]          # a placed pod -> the pod of its shape the pass ran with
+
+
+class Verifier:
+    """Passes on changed inputs, each run once, at most `budget` of them (fewer over every pod
+    of a big pass: `WHOLE_BIG`).
+
+    A big pass (more than `SHAPE_PASS_ABOVE` pending pods) whose pods do not reach each other
+    (no topology spread or pod (anti-)affinity, pending or bound, no reserved offerings) is
+    verified with the pods the change concerns alone, which cannot change the verdict as long
+    as NodePool limits, which all pods of a NodePool draw on, play no part (the changed
+    NodePools have none; no pod run lands on, or is kept off by the limits of, one that has):
+    - a change to NodePools or EC2NodeClasses alone is run with one pod of each shape the first
+      pass did not place and of each shape it put on NodeClaims of the changed NodePools,
+      without the cluster's nodes: no change to a NodePool changes which pods existing nodes
+      and in-flight NodeClaims take (the same pods meet them in the same order), and a pod a
+      fresh NodeClaim of a NodePool takes is taken by it whatever the other pods do, as
+      NodePool templates do not change during a pass and nothing else (limits, topology,
+      reservations) is shared; so each pod's fate is its shape's, and others' cannot change it;
+    - a change to pods alone is run with one of those pods and the whole cluster: placed there
+      on a new NodeClaim, it fitted no existing node even with all its room, so in the whole
+      pass none of them takes room from another pod, and each is placed as well; not placed
+      there, it is not placed in the whole pass either (less room, the same NodePools). Placed
+      on an existing node, the whole pass decides.
+    """
+
+    def __init__(self, base: PassRun, world: Any, budget: int, shape_above: int = SHAPE_PASS_ABOVE) -> None:
+        self.base, self.world = base, world
+        self.left = budget
+        self.big = len(base.inputs.pending) > shape_above
+        self.whole_left = min(budget, WHOLE_BIG) if self.big else budget
+        self.reducible = False
         self.done: dict[str, PassRun | None] = {}
+        self.unplaced = [p.key for p in not_placed(base)]
 
-    def __call__(self, change: Sequence[Op]) -> PassRun | None:
-        key = change_key(change)
+    def bind(self, ctx: KarpenterContext) -> None:
+        self.ctx = ctx
+        self.reducible = self.big and uncoupled(ctx)
+
+    def spent(self) -> bool:
+        return self.left <= 0 or (self.whole_left <= 0 and not self.reducible)
+
+    def rerun(self, change: Sequence[Op], scope: Sequence[str] | None = None, nodes: bool = True) -> PassRun | None:
+        """The pass over the changed input: every pending pod (`scope` None), or only those."""
+        key = change_key(change) + json.dumps([scope, nodes])
         if key in self.done:
             return self.done[key]
-        if self.left <= 0:
+        if self.left <= 0 or (scope is None and self.whole_left <= 0):
             return None
         self.left -= 1
+        if scope is None:
+            self.whole_left -= 1
         changed = changed_pass(self.base.inputs, change)
+        if changed is not None and scope is not None:
+            changed = shape_inputs(changed, set(scope), nodes)
         try:
             found = run(changed, self.world, self.base) if changed is not None else None
         except Exception:                  # noqa: BLE001 - a change the pass cannot run is no fix
@@ -90,24 +150,109 @@ class _Runs:
         self.done[key] = found
         return found
 
+    def verify(self, change: Sequence[Op], want: Want) -> Verdict | None:
+        """The verdict on a change for the pods of `want`: None unless it places one of them and
+        unplaces no pod the first pass placed."""
+        kinds = {op["object"]["kind"] for op in change}
+        limited = {p.name for p in self.ctx.pools if p.node_pool.spec.limits is not None}
+        if self.reducible and "Pod" not in kinds and not self._changed_pools(change) & limited:
+            pools = self._changed_pools(change)
+            kept = _by_shape(p.pod for p in self.base.result.pods
+                             if self.base.placements[p.pod.key].node_pool in pools
+                             and self.base.placements[p.pod.key].placed)
+            unplaced = {w.pod.key: w.keys for w in self.ctx.wants}
+            after = self.rerun(change, [*unplaced, *kept], nodes=False)
+            if after is None or any(not after.placed(k) for k in kept):
+                return None
+            if not any(self._doubt(after, k, limited) for k in unplaced):
+                return self._verdict(after, want, "shape", unplaced)
+        elif self.reducible and kinds == {"Pod"}:
+            after = self.rerun(change, [want.pod.key])
+            if after is None:
+                return None
+            if after.placements[want.pod.key].result != EXISTING_NODE and not self._doubt(after, want.pod.key, limited):
+                return self._verdict(after, want, "shape", {want.pod.key: want.keys})
+        after = self.rerun(change)
+        if after is None or any(p.placed and not after.placed(k) for k, p in self.base.placements.items()):
+            return None                       # it would leave a pod the first pass placed unplaced
+        return self._verdict(after, want, "pass")
+
+    def _doubt(self, after: PassRun, key: str, limited: set[str]) -> bool:
+        """Whether NodePool limits decided the pod's fate in a pass of some pods only: placed on
+        a NodePool with limits (which other pods draw on too), or kept off one by them (its
+        types, the limits aside, would take the pod: other pods' NodeClaims of it might)."""
+        placement = after.placements[key]
+        if placement.placed:
+            return placement.node_pool in limited
+        pod = next(p.pod for p in after.result.pods if p.pod.key == key)
+        alone = Want([pod], new_strict_pod_requirements(pod), resources.requests_for_pods([pod.spec]))
+        for name, err in per_pool_errors(after, pod).items():
+            if name not in limited:
+                continue
+            if isinstance(err, NodePoolError):
+                return True
+            pool = self.ctx.pool(name)
+            if isinstance(err, InstanceTypeFilterError) and not err.fits and pool is not None and takes(pool, alone):
+                return True
+        return False
+
+    def _verdict(self, after: PassRun, want: Want, scope: str,
+                 shapes: Mapping[str, Sequence[str]] | None = None) -> Verdict | None:
+        """`shapes`: the pods run, each standing for the pods of its shape (a pass of the
+        shape's pods: each pod's fate there is its own)."""
+        if shapes is None:
+            stands_for = {k: k for k in self.unplaced if after.placed(k)}
+        else:
+            stands_for = {k: rep for rep, keys in shapes.items() if after.placed(rep) for k in keys}
+        if not stands_for.keys() & set(want.keys):
+            return None
+        return Verdict(after, [k for k in self.unplaced if k in stands_for], scope, stands_for)
+
+    def _changed_pools(self, change: Sequence[Op]) -> set[str]:
+        names = {op["object"]["name"] for op in change if op["object"]["kind"] == NODEPOOL}
+        classes = {op["object"]["name"] for op in change if op["object"]["kind"] == EC2NODECLASS}
+        return names | {p.name for p in self.ctx.pools if p.node_pool.spec.template.spec.node_class_ref.name in classes}
+
+
+def _by_shape(pods: Iterable[PodInfo]) -> list[str]:
+    """One pod of each shape (the first)."""
+    return list({shape_key(p): p.key for p in reversed(list(pods))}.values())[::-1]
+
+
+def uncoupled(ctx: KarpenterContext) -> bool:
+    """No pod of the pass reaches another but through room on existing nodes and NodePool
+    limits: no topology spread or pod (anti-)affinity (pending, or bound with anti-affinity),
+    no reserved offerings. (Limits are weighed per verdict: `Verifier._doubt`.)"""
+    if ctx.run.cluster.anti_affinity_pods:
+        return False
+    for pod in ctx.run.inputs.pending:
+        affinity = pod.spec.get("affinity") or {}
+        if pod.spec.get("topologySpreadConstraints") or affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+            return False
+    return not any(o.available and o.capacity_type() == RESERVED
+                   for p in ctx.pools for it in p.instance_types for o in it.offerings)
+
 
 def change_key(change: Sequence[Op]) -> str:
     return json.dumps(list(change), sort_keys=True, default=str)
 
 
-def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
-    runs = _Runs(base, world, budget)
-    ctx = build_context(base, world, runs)
+def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS,
+                    shape_above: int = SHAPE_PASS_ABOVE) -> list[dict[str, Any]]:
+    verifier = Verifier(base, world, budget, shape_above)
+    ctx = build_context(base, world, verifier.rerun)
     if not ctx.wants:
         return []
+    verifier.bind(ctx)
     order = {p.pod.key: i for i, p in enumerate(base.result.pods)}
-    unplaced = [p.key for p in not_placed(base)]
     kept: dict[str, dict[str, Any]] = {}
     per_want = [0] * len(ctx.wants)
     done_groups: set[str] = set()
     for index, idea in _turns(ctx, per_want):
         if per_want[index] >= MAX_PER_SHAPE or (idea.group and idea.group in done_groups):
             continue
+        if verifier.spent():
+            break
         want = ctx.wants[index]
         candidate = _candidate(idea)
         if candidate is None or not candidate.change:
@@ -117,18 +262,13 @@ def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS) -> list
             if set(kept[key]["pods"]) & set(want.keys):
                 per_want[index] += 1
             continue
-        if runs.left <= 0 and key not in runs.done:
-            break
-        after = runs(candidate.change)
-        if after is None or not any(after.placed(k) for k in want.keys):
+        verdict = verifier.verify(candidate.change, want)
+        if verdict is None:
             continue
-        if any(p.placed and not after.placed(k) for k, p in base.placements.items()):
-            continue                         # it would leave a pod the first pass placed unplaced
-        placed = [k for k in unplaced if after.placed(k)]
         same = [s for s in kept.values() if (s["kind"], s["target"]) == (candidate.kind, candidate.target)]
-        if any(set(placed) <= set(s["pods"]) for s in same):
+        if any(set(verdict.placed) <= set(s["pods"]) for s in same):
             continue                         # one like it places these pods already
-        kept[key] = suggestion(candidate, placed, after, base.inputs)
+        kept[key] = suggestion(candidate, verdict, base.inputs)
         per_want[index] += 1
         if idea.group:
             done_groups.add(idea.group)
@@ -145,12 +285,15 @@ def _candidate(idea: Idea) -> Candidate | None:
 
 
 def _ideas(ctx: KarpenterContext, want: Want) -> list[Idea]:
+    """Each family's ideas, from its first `MAX_POOLS` NodePools (in the scheduler's order)."""
     out: list[Idea] = []
     for family in FAMILIES:
         try:
-            out.extend(family(ctx, want))
+            found = family(ctx, want)
         except Exception:                  # noqa: BLE001 - suggestions never stop an explanation
             continue
+        pools = list(dict.fromkeys(i.pool for i in found))[:MAX_POOLS]
+        out.extend(i for i in found if i.pool in pools)
     return out
 
 
@@ -204,12 +347,13 @@ def _remove_order(op: Op) -> tuple[Any, ...]:
 
 
 # -- the suggestion as the document holds it ------------------------------------------------------
-def suggestion(candidate: Candidate, placed: list[str], after: PassRun, lookup: PassInputs | None = None
-               ) -> dict[str, Any]:
+def suggestion(candidate: Candidate, verdict: Verdict, inputs: PassInputs) -> dict[str, Any]:
     """kind, target, description, change (as kexplain.suggest.change writes it), the pods it
     places, a YAML fragment of the change, and what the pass run again did (`verified`)."""
+    after, placed = verdict.after, verdict.placed
+    where = {k: after.placements[verdict.stands_for[k]] for k in placed}
     claims = []
-    for name in dict.fromkeys(after.placements[k].node_claim for k in placed if after.placements[k].node_claim):
+    for name in dict.fromkeys(where[k].node_claim for k in placed if where[k].node_claim):
         created = after.claims.get(name)
         if created is None:
             continue
@@ -221,16 +365,18 @@ def suggestion(candidate: Candidate, placed: list[str], after: PassRun, lookup: 
                        "instanceTypeCount": len(its)})
     pods = []
     for key in placed:
-        p = after.placements[key]
+        p = where[key]
         entry = {"pod": key, "result": p.result}
         for field, value in (("node", p.node), ("nodeClaim", p.node_claim), ("nodePool", p.node_pool)):
             if value:
                 entry[field] = value
+        if verdict.stands_for[key] != key:
+            entry["as"] = verdict.stands_for[key]     # verified with this pod of its shape
         pods.append(entry)
     return {"kind": candidate.kind, "target": candidate.target, "description": candidate.description,
             "change": [dict(op) for op in candidate.change], "pods": placed,
-            "yaml": fragment(candidate.change, objects_of(after.inputs if lookup is None else lookup)),
-            "verified": {"by": BY, "pods": pods, "nodeClaims": claims}}
+            "yaml": fragment(candidate.change, objects_of(inputs)),
+            "verified": {"by": BY, "scope": verdict.scope, "pods": pods, "nodeClaims": claims}}
 
 
 def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str, Any] | None]:

@@ -21,9 +21,11 @@ from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopo
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, MultiError, Requirements, new_requirements, new_strict_pod_requirements,
 )
+from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
+from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
 from kexplain.suggest.change import Candidate, Op
 from kexplain.suggest.karpenter_pass import PassRun
 
@@ -202,6 +204,19 @@ def combined(pool: Pool, want: Want) -> Requirements | None:
     reqs = new_requirements(*pool.requirements.values())
     reqs.add(*want.requirements.values())
     return reqs
+
+
+def untolerated(pool: Pool, want: Want) -> list[Mapping[str, Any]]:
+    """The NodePool's NoSchedule/NoExecute taints the pod does not tolerate (PreferNoSchedule
+    ones Karpenter tolerates itself when it relaxes the pod)."""
+    return [t for t in pool.template.taints if t.get("effect") in (NO_SCHEDULE, NO_EXECUTE)
+            and Taints([t]).tolerates_pod(want.pod) is not None]
+
+
+def without(want: Want, keys: Sequence[str]) -> Want:
+    """The pod as if it did not require these label keys."""
+    return Want(want.pods, new_requirements(*(r for k, r in want.requirements.items() if k not in keys)),
+                want.requests, want.errors, want.volumes)
 
 
 def total_requests(pool: Pool, want: Want) -> ResourceList:

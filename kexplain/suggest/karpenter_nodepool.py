@@ -1,6 +1,7 @@
 """Changes to a NodePool that would let Karpenter make a NodeClaim for a pod it could not place.
 
-Each is proposed for a NodePool only where it is the reason the pod fails there:
+Each is proposed for a NodePool only where it is the reason the pod fails there (its taints
+tolerated, a type of its EC2NodeClass would take the pod with the change):
 - declare-label: the pod requires a custom label the NodePool does not give (`label "workload"
   does not have known values`), or gives with other values: a template label (`In` one value),
   a requirement `Exists`, or the pod's value added to the NodePool's `In` requirement;
@@ -32,7 +33,8 @@ from kexplain.karpenter.scheduling.requirement import Requirement, new_requireme
 from kexplain.karpenter.utils import resources
 from kexplain.suggest.change import Candidate, Op, pointer
 from kexplain.suggest.karpenter_context import (
-    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, takes, total_requests,
+    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, takes, total_requests, untolerated,
+    without,
 )
 
 ID = "karpenter-nodepool"
@@ -79,9 +81,10 @@ def _key(raw: Mapping[str, Any]) -> str:
 
 # -- declare-label ---------------------------------------------------------------------------------
 def declare_label(ctx: KarpenterContext, want: Want) -> list[Idea]:
+    """For each NodePool whose types would take the pod but for the labels (taints tolerated)."""
     out = []
     for pool in ctx.pools:
-        if not pool.options:
+        if not pool.options or untolerated(pool, want):
             continue
         found = _label_change(pool, want)
         if found is not None:
@@ -97,7 +100,7 @@ def _label_change(pool: Pool, want: Want) -> tuple[list[Op], list[str]] | None:
     conflicts = [k for k, r in want.requirements.items()
                  if k not in WELL_KNOWN_LABELS and k in pool.requirements and r.operator() == IN
                  and not pool.requirements.get(k).has_intersection(r)]
-    if not undefined and not conflicts:
+    if (not undefined and not conflicts) or not takes(pool, without(want, [*undefined, *conflicts])):
         return None
     ops: list[Op] = []
     words: list[str] = []
@@ -131,7 +134,7 @@ def _label_change(pool: Pool, want: Want) -> tuple[list[Op], list[str]] | None:
 def widen_requirement(ctx: KarpenterContext, want: Want) -> list[Idea]:
     out = []
     for pool in ctx.pools:
-        need = widening(pool, want)
+        need = widening(pool, want) if not untolerated(pool, want) else None
         if need is None:
             continue
         ops, words = widen_ops(pool, need)
@@ -250,7 +253,6 @@ def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     placement = ctx.run.placements.get(want.pod.key)
     if placement is not None and placement.node_pool == pool.name and placement.create_error:
         return True
-    from kexplain.suggest.karpenter_pod import untolerated
     return not untolerated(pool, want) and bool(takes(pool, want))
 
 

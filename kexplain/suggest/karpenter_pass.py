@@ -17,7 +17,7 @@ from kexplain.karpenter.provisioning.provisioner import (
     EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult, schedule_pass,
 )
 from kexplain.karpenter.run import AWSCloud, options_of
-from kexplain.karpenter.state.cluster import Cluster, new_cluster
+from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset, new_cluster
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops
 
@@ -118,6 +118,17 @@ def changed_pass(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
     except (KeyError, IndexError, ValueError, AdmissionRejected, InputError):
         return None
     return replace(inputs, pending=pending, node_pools=pools, node_classes=classes, warnings=[])
+
+
+def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> PassInputs:
+    """The inputs with only these pending pods; without `nodes`, also without the cluster's
+    Nodes, NodeClaims and bound pods (the DaemonSets' own kept: Karpenter sizes their overhead
+    from them)."""
+    pending = [p for p in inputs.pending if p.key in keys]
+    if nodes:
+        return replace(inputs, pending=pending)
+    return replace(inputs, pending=pending, nodes=[], node_claims=[],
+                   bound_pods=[p for p in inputs.bound_pods if is_owned_by_daemonset(p)])
 
 
 def _index(items: list[Any], match: Callable[[Any], bool]) -> int:

@@ -1,7 +1,7 @@
 """Changes to the pods Karpenter could not place (made to every pod of the shape, as in their
 workload's template), each proposed only where it is the reason:
-- add-toleration: a NodePool that has instance types for the pod carries a NoSchedule or
-  NoExecute taint the pod does not tolerate: tolerations for those taints, naming the NodePool;
+- add-toleration: a NodePool with an instance type that would take the pod carries a NoSchedule
+  or NoExecute taint the pod does not tolerate: tolerations for those taints, naming the NodePool;
 - lower-request: a NodePool whose requirements the pod meets has no instance type with room for
   it: its requests lowered to what the type needing the smallest cut can take after the
   NodePool's DaemonSet overhead and the type's own (kube-reserved, eviction threshold), on the
@@ -23,13 +23,12 @@ from kexplain.karpenter.scheduling.requirements import (
     new_node_selector_requirements, new_requirements, new_strict_pod_requirements,
 )
 from kexplain.karpenter.scheduling.requirement import new_requirement
-from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
-from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE, taint_to_string
+from kexplain.model.taints import taint_to_string
 from kexplain.suggest.change import Candidate, Op, apply_ops, pod_op, pointer
 from kexplain.suggest.karpenter_context import (
-    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, total_requests,
+    ALLOW_UNDEFINED, Idea, KarpenterContext, Pool, Want, combined, has_offering, takes, total_requests, untolerated,
 )
 from kexplain.suggest.tolerations import SYSTEM_TAINT_PREFIXES, _toleration
 
@@ -49,17 +48,11 @@ def _each_pod(want: Want, op: str, path: str, value: Any = None) -> list[Op]:
 
 
 # -- add-toleration --------------------------------------------------------------------------------
-def untolerated(pool: Pool, want: Want) -> list[Mapping[str, Any]]:
-    """The NodePool's NoSchedule/NoExecute taints the pod does not tolerate (PreferNoSchedule
-    ones Karpenter tolerates itself when it relaxes the pod)."""
-    return [t for t in pool.template.taints if t.get("effect") in (NO_SCHEDULE, NO_EXECUTE)
-            and Taints([t]).tolerates_pod(want.pod) is not None]
-
-
 def add_toleration(ctx: KarpenterContext, want: Want) -> list[Idea]:
+    """For each NodePool whose types would take the pod but for its taints."""
     out = []
     for pool in ctx.pools:
-        taints = untolerated(pool, want) if pool.options else []
+        taints = untolerated(pool, want) if takes(pool, want) else []
         if not taints or any(str(t.get("key") or "").startswith(SYSTEM_TAINT_PREFIXES) for t in taints):
             continue
         ops = [op for t in taints for op in _each_pod(want, "add", "/spec/tolerations/-", _toleration(t))]

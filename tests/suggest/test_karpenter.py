@@ -205,11 +205,11 @@ def test_a_zone_without_a_subnet(tmp_path):
 
 
 def test_a_toleration_that_would_not_help_is_dropped(tmp_path):
-    # the tainted pool's only type has one GPU; the pod wants two: tolerating the taint is an
-    # idea (the taint is a reason there), which the pass run again refutes
-    gpu = node_pool("gpu", [req("node.kubernetes.io/instance-type", "In", "g4dn.8xlarge"), ON_DEMAND],
-                    weight=10, taints=[GPU_TAINT])
-    inputs = load(tmp_path, [pod("trainer", "4", "16Gi", gpu=2)], [GENERAL, gpu])
+    # the GPU NodePool's types would take the pod but for its taint, so tolerating it is an idea;
+    # its cpu limit (8) is below every GPU type, which the pass run again shows: dropped
+    gpu = node_pool("gpu", [req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", "nvidia"), ON_DEMAND],
+                    weight=10, taints=[GPU_TAINT], limits={"cpu": "8"})
+    inputs = load(tmp_path, [pod("trainer", "4", "16Gi", gpu=1)], [GENERAL, gpu])
     first = run(inputs, WORLD)
     ctx = build_context(first, WORLD)
     [want] = ctx.wants
@@ -219,7 +219,25 @@ def test_a_toleration_that_would_not_help_is_dropped(tmp_path):
     assert again.placements["default/trainer"].result == "Failed"
     found = suggestions_for(first, WORLD)
     assert ADD_TOLERATION not in {s["kind"] for s in found}
-    assert found, "other changes (a GPU category for the general pool) still place it"
+    assert [s["kind"] for s in found] == [WIDEN_REQUIREMENT], "the general NodePool allowed a GPU category takes it"
+    assert run(changed_pass(inputs, found[0]["change"]), WORLD).placed("default/trainer")
+
+
+def test_no_toleration_for_a_nodepool_whose_types_are_too_small(tmp_path):
+    # the tainted pool's only type has one GPU and the pod wants two: the taint is not what keeps
+    # it out, so no toleration is offered, and the pass agrees that one would not place it
+    gpu = node_pool("gpu", [req("node.kubernetes.io/instance-type", "In", "g4dn.8xlarge"), ON_DEMAND],
+                    weight=10, taints=[GPU_TAINT])
+    inputs = load(tmp_path, [pod("trainer", "4", "16Gi", gpu=2)], [GENERAL, gpu])
+    first = run(inputs, WORLD)
+    ctx = build_context(first, WORLD)
+    [want] = ctx.wants
+    assert add_toleration(ctx, want) == []
+    tolerating = [{"op": "add", "object": {"kind": "Pod", "namespace": "default", "name": "trainer"},
+                   "path": "/spec/tolerations/-", "value": {"key": GPU, "operator": "Exists", "effect": "NoSchedule"}}]
+    assert run(changed_pass(inputs, tolerating), WORLD).placements["default/trainer"].result == "Failed"
+    found = suggestions_for(first, WORLD)
+    assert ADD_TOLERATION not in {s["kind"] for s in found}
     assert all(run(changed_pass(inputs, s["change"]), WORLD).placed("default/trainer") for s in found)
 
 
@@ -286,3 +304,56 @@ def test_every_pod_of_a_shape_is_changed_and_named(tmp_path):
     assert tolerate["pods"] == ["default/trainer-0", "default/trainer-1", "default/trainer-2"]
     assert [op["object"]["name"] for op in tolerate["change"]] == ["trainer-0", "trainer-1", "trainer-2"]
     assert tolerate["yaml"].startswith("# Pod default/trainer-0 (and 2 more like it)\n")
+
+
+def test_verified_with_one_pod_of_each_shape_as_with_the_whole_pass(tmp_path):
+    # a big pass whose pods cannot reach one another is verified with one pod of each shape the
+    # change concerns (forced here with shape_above=0): the same suggestions, the same pods
+    gpu = node_pool("gpu", [req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", "nvidia"), ON_DEMAND],
+                    weight=10, taints=[GPU_TAINT])
+    pods = [*(pod(f"batch-{i}", node_selector={"workload": "batch"}) for i in range(3)),
+            *(pod(f"trainer-{i}", "4", "16Gi", gpu=1) for i in range(2)), pod("web", "500m")]
+    inputs = load(tmp_path, pods, [GENERAL, gpu])
+    first = run(inputs, WORLD)
+    whole = suggestions_for(first, WORLD)
+    shaped = suggestions_for(first, WORLD, shape_above=0)
+    assert [(s["kind"], s["description"], s["pods"]) for s in shaped] == \
+        [(s["kind"], s["description"], s["pods"]) for s in whole]
+    assert {s["verified"]["scope"] for s in whole} == {"pass"}
+    assert "shape" in {s["verified"]["scope"] for s in shaped}
+    for s in shaped:
+        again = run(changed_pass(inputs, s["change"]), WORLD)
+        assert all(again.placed(k) for k in s["pods"]), s["description"]
+
+
+def test_a_pod_landing_on_a_nodepool_with_limits_is_verified_with_the_whole_pass(tmp_path):
+    # with its nodeSelector dropped, the pod would land on the heavier NodePool, which has limits
+    # other pods draw on: the pods alone cannot say, so the whole pass decides
+    small = node_pool("small", [req("karpenter.k8s.aws/instance-family", "In", "t3"), ON_DEMAND], weight=5,
+                      limits={"cpu": "4"})
+    inputs = load(tmp_path, [pod("batch-0", node_selector={"workload": "batch"})], [GENERAL, small])
+    found = {(s["kind"], s["target"]): s["verified"]["scope"]
+             for s in suggestions_for(run(inputs, WORLD), WORLD, shape_above=0)}
+    assert found[(DROP_TERM, "pod default/batch-0")] == "pass"
+    assert found[(DECLARE_LABEL, "NodePool small")] == "pass"          # a NodePool with limits changed
+    assert found[(DECLARE_LABEL, "NodePool default")] == "shape"
+
+
+def test_pods_that_reach_one_another_are_verified_with_the_whole_pass(tmp_path):
+    spread = pod("spread", node_selector={"workload": "batch"})
+    spread["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                                    "whenUnsatisfiable": "DoNotSchedule",
+                                                    "labelSelector": {"matchLabels": {"app": "spread"}}}]
+    spread["metadata"]["labels"] = {"app": "spread"}
+    inputs = load(tmp_path, [spread], [GENERAL])
+    found = suggestions_for(run(inputs, WORLD), WORLD, shape_above=0)
+    assert found and {s["verified"]["scope"] for s in found} == {"pass"}
+
+
+def test_the_table_says_when_no_change_was_verified(tmp_path):
+    pods_file, pools_file, _ = files(tmp_path, [pod("reserved", node_selector={"karpenter.sh/capacity-type": "reserved",
+                                                                               "kubernetes.io/arch": "s390x"})],
+                                     [GENERAL])
+    env = TestEnvironment(width=200)
+    main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS)], env)
+    assert "No single change was verified to make Karpenter place the pods it could not place." in env.out
