@@ -122,19 +122,19 @@ def print_suggestions(doc: Mapping[str, Any], console: Console) -> None:
     for number, s in enumerate(found, start=1):
         console.print(Text(f"{number:>2}. {s.get('description', '')}"), soft_wrap=True)
         verified = s.get("verified") or {}
-        claims = {c.get("name"): c for c in verified.get("nodeClaims") or ()}
+        claim_of = {pod: c for c in verified.get("nodeClaims") or () for pod in c.get("pods") or ()}
         places: dict[str, tuple[list[str], set[str]]] = {}
         for p in verified.get("pods") or ():
-            claim = claims.get(p.get("nodeClaim"))
+            claim = claim_of.get(p.get("pod"))
             if p.get("result") == "NewNodeClaim" and claim is not None:
                 more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
-                where = f"NodePool {claim.get('nodePool')}: " + _types(claim) + (f" and {more} more" if more > 0 else "")
+                where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
+                         + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
             else:
                 where = _where(p)
             pods, names = places.setdefault(where, ([], set()))
             pods.append(str(p.get("pod")))
-            if not p.get("as"):
-                names.add(str(p.get("nodeClaim") or p.get("node") or ""))
+            names.add(str(claim.get("name") or "") if claim is not None else str(p.get("node") or ""))
         for where, (pods, names) in places.items():
             shown = ", ".join(pods[:MAX_TYPES_SHOWN]) + (f" and {len(pods) - MAX_TYPES_SHOWN} more"
                                                         if len(pods) > MAX_TYPES_SHOWN else "")

@@ -43,7 +43,7 @@ from kexplain.karpenter.scheduling.requirements import new_strict_pod_requiremen
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.karpenter_context import (
-    Idea, KarpenterContext, Want, build_context, not_placed, per_pool_errors, shape_key, takes,
+    Idea, KarpenterContext, Want, build_context, combined, not_placed, per_pool_errors, ready_pools, shape_key, takes,
 )
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
@@ -349,34 +349,71 @@ def _remove_order(op: Op) -> tuple[Any, ...]:
 # -- the suggestion as the document holds it ------------------------------------------------------
 def suggestion(candidate: Candidate, verdict: Verdict, inputs: PassInputs) -> dict[str, Any]:
     """kind, target, description, change (as kexplain.suggest.change writes it), the pods it
-    places, a YAML fragment of the change, and what the pass run again did (`verified`)."""
+    places, a YAML fragment of the change, and what the pass run again did (`verified`): where
+    each pod went and, for the new NodeClaims, their NodePool and cheapest instance types. A
+    pass of one pod of each shape packs pods of different shapes together, which the whole pass
+    may not: there each shape's NodeClaim is given as its NodePool would make it for that pod
+    alone (`alone`)."""
     after, placed = verdict.after, verdict.placed
     where = {k: after.placements[verdict.stands_for[k]] for k in placed}
-    claims = []
-    for name in dict.fromkeys(where[k].node_claim for k in placed if where[k].node_claim):
-        created = after.claims.get(name)
-        if created is None:
-            continue
-        claim = created.claim
-        its = list(claim.instance_type_options)
-        claims.append({"name": name, "nodePool": claim.node_pool_name, "pods": [p.key for p in claim.pods],
-                       "instanceTypes": [it.name for it in its[:TYPES_SHOWN]],
-                       "prices": [after.cloud.price_of(it, claim.requirements) for it in its[:TYPES_SHOWN]],
-                       "instanceTypeCount": len(its)})
     pods = []
     for key in placed:
         p = where[key]
         entry = {"pod": key, "result": p.result}
         for field, value in (("node", p.node), ("nodeClaim", p.node_claim), ("nodePool", p.node_pool)):
-            if value:
+            if value and not (field == "nodeClaim" and verdict.scope == "shape"):
                 entry[field] = value
         if verdict.stands_for[key] != key:
             entry["as"] = verdict.stands_for[key]     # verified with this pod of its shape
         pods.append(entry)
+    claims = _alone(verdict) if verdict.scope == "shape" else _claims(after, [where[k].node_claim for k in placed])
     return {"kind": candidate.kind, "target": candidate.target, "description": candidate.description,
             "change": [dict(op) for op in candidate.change], "pods": placed,
             "yaml": fragment(candidate.change, objects_of(inputs)),
             "verified": {"by": BY, "scope": verdict.scope, "pods": pods, "nodeClaims": claims}}
+
+
+def _claims(after: PassRun, names: Iterable[str]) -> list[dict[str, Any]]:
+    """The new NodeClaims of the pass that the pods went to."""
+    out = []
+    for name in dict.fromkeys(n for n in names if n):
+        created = after.claims.get(name)
+        if created is None:
+            continue
+        claim = created.claim
+        its = list(claim.instance_type_options)
+        out.append({"name": name, "nodePool": claim.node_pool_name, "pods": [p.key for p in claim.pods],
+                    "instanceTypes": [it.name for it in its[:TYPES_SHOWN]],
+                    "prices": [after.cloud.price_of(it, claim.requirements) for it in its[:TYPES_SHOWN]],
+                    "instanceTypeCount": len(its)})
+    return out
+
+
+def _alone(verdict: Verdict) -> list[dict[str, Any]]:
+    """Per shape placed on a new NodeClaim, the NodeClaim its NodePool (as changed) makes for
+    one of its pods alone: the types that take it, cheapest first."""
+    after = verdict.after
+    pools = {p.name: p for p in ready_pools(after)}
+    shapes: dict[str, list[str]] = {}
+    for key, rep in verdict.stands_for.items():
+        shapes.setdefault(rep, []).append(key)
+    out = []
+    for rep, keys in shapes.items():
+        placement = after.placements[rep]
+        pool = pools.get(placement.node_pool)
+        if placement.result != NEW_NODE_CLAIM or pool is None:
+            continue
+        pod = next(p.pod for p in after.result.pods if p.pod.key == rep)
+        want = Want([pod], new_strict_pod_requirements(pod), resources.requests_for_pods([pod.spec]))
+        reqs = combined(pool, want)
+        if reqs is None:
+            continue
+        its = after.cloud.order_by_price(takes(pool, want), reqs)
+        out.append({"nodePool": pool.name, "pods": keys, "alone": True,
+                    "instanceTypes": [it.name for it in its[:TYPES_SHOWN]],
+                    "prices": [after.cloud.price_of(it, reqs) for it in its[:TYPES_SHOWN]],
+                    "instanceTypeCount": len(its)})
+    return out
 
 
 def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str, Any] | None]:
