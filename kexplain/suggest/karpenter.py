@@ -22,9 +22,10 @@ ideas are tried shape by shape in turn, pods in pass order, so that every shape 
 ideas before any gets its last.
 
 Which pods the pass runs with (`Verifier`): all of them, except in a big pass whose pods cannot
-reach one another (no limits, topology or reservations): there the pods the change concerns
-suffice, for the reasons Verifier gives, and the verdict is the same; when in doubt (a changed
-pod would land on an existing node) the whole pass decides.
+reach one another (no topology spread, pod affinity or reservations): there one pod of each
+shape the change concerns suffices, for the reasons Verifier gives, and the verdict is the same;
+when in doubt (NodePool limits in play, a changed pod landing on an existing node) the whole
+pass decides.
 """
 from __future__ import annotations
 
@@ -38,10 +39,10 @@ from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
 from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, FAILED, NEW_NODE_CLAIM
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED, InstanceTypeFilterError
 from kexplain.karpenter.provisioning.scheduling.scheduler import NodePoolError
-from kexplain.suggest.change import Candidate, Op, _tokens, apply_ops
 from kexplain.karpenter.scheduling.requirements import new_strict_pod_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
+from kexplain.suggest.change import Candidate, Op, _tokens, apply_ops
 from kexplain.suggest.karpenter_context import (
     Idea, KarpenterContext, Want, build_context, combined, not_placed, per_pool_errors, ready_pools, shape_key, takes,
 )
@@ -56,10 +57,9 @@ MAX_RERUNS = 24            # passes run to verify ideas, per call
 SHAPE_PASS_ABOVE = 50      # pending pods above which a change is verified with the pods it concerns (Verifier)
 WHOLE_BIG = 4              # passes over every pending pod of such a big pass, at most
 MAX_PER_SHAPE = 4          # suggestions kept per shape of pods
+MAX_POOLS = 2              # NodePools a family proposes the same kind of change to, per shape
 TYPES_SHOWN = 5            # instance types named per NodeClaim (cheapest first)
 BY = "karpenter"
-
-MAX_POOLS = 2              # NodePools a family proposes the same kind of change to, per shape
 
 # The order ideas are tried in for one shape: a label to declare, a taint to tolerate, a
 # requirement to widen, a limit to raise, minValues, a subnet; then the pod's requests and terms.
