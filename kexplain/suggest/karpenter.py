@@ -240,7 +240,10 @@ def change_key(change: Sequence[Op]) -> str:
 def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS,
                     shape_above: int = SHAPE_PASS_ABOVE) -> list[dict[str, Any]]:
     verifier = Verifier(base, world, budget, shape_above)
-    ctx = build_context(base, world, verifier.rerun)
+    try:
+        ctx = build_context(base, world, verifier.rerun)
+    except Exception:                      # noqa: BLE001 - suggestions never stop an explanation
+        return []
     if not ctx.wants:
         return []
     verifier.bind(ctx)
@@ -262,7 +265,10 @@ def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS,
             if set(kept[key]["pods"]) & set(want.keys):
                 per_want[index] += 1
             continue
-        verdict = verifier.verify(candidate.change, want)
+        try:
+            verdict = verifier.verify(candidate.change, want)
+        except Exception:                  # noqa: BLE001 - a change the pass cannot judge is no fix
+            verdict = None
         if verdict is None:
             continue
         same = [s for s in kept.values() if (s["kind"], s["target"]) == (candidate.kind, candidate.target)]
