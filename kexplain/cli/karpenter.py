@@ -52,6 +52,9 @@ def command(
         None, "--kubernetes-version", metavar="X.Y",
         help=f"The Kubernetes version whose API server admits the inputs (default: "
              f"$KEXPLAIN_KUBERNETES_VERSION, else {KARPENTER_KUBERNETES}, the libraries Karpenter is built with)."),
+    suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
+                                     help="Show verified fix suggestions for the pods Karpenter would not place "
+                                          "(each change run through Karpenter's pass again; key 'suggestions')."),
 ) -> ExitStatus:
     """Explain one Karpenter provisioning pass: which pending pods Karpenter would place on an
     existing node or in-flight NodeClaim, which NodeClaims it would create from which NodePool
@@ -81,6 +84,10 @@ def command(
         env.error(f"warning: {warning}")
     doc = run_pass(inputs, world, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
     check_node_pool(node_pool, doc)
+    if suggestions:
+        from kexplain.suggest import karpenter as fixes
+        if fixes.needed(doc):
+            doc["suggestions"] = fixes.suggestions(inputs, world)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

@@ -582,3 +582,45 @@ def print_pass(doc: Mapping[str, Any], console: Console, node_pool: str | None =
     look = Look(plain=not console.is_terminal, width=console.width)
     blocks = render_node_pool(doc, node_pool, look) if node_pool is not None else render(doc, look)
     print_blocks(blocks, console)
+    if node_pool is None:
+        print_suggestions(doc, console)
+
+
+def print_suggestions(doc: Mapping[str, Any], console: Console) -> None:
+    """The verified fix suggestions (`suggestions`): each change, the pods it places and where,
+    and the change as YAML; said plainly when none was verified."""
+    if "suggestions" not in doc:
+        return
+    found = doc.get("suggestions") or ()
+    console.print()
+    if not found:
+        console.print(Text("No single change was verified to make Karpenter place the pods it could not place.",
+                           style="bold"))
+        return
+    shapes = any((s.get("verified") or {}).get("scope") == "shape" for s in found)
+    console.print(Text("What would make Karpenter place them (each change verified by running Karpenter's pass "
+                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))
+    for number, s in enumerate(found, start=1):
+        console.print(Text(f"{number:>2}. {s.get('description', '')}"), soft_wrap=True)
+        verified = s.get("verified") or {}
+        claim_of = {pod: c for c in verified.get("nodeClaims") or () for pod in c.get("pods") or ()}
+        places: dict[str, tuple[list[str], set[str]]] = {}
+        for p in verified.get("pods") or ():
+            claim = claim_of.get(p.get("pod"))
+            if p.get("result") == "NewNodeClaim" and claim is not None:
+                more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
+                where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
+                         + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
+            else:
+                where = _where(p)
+            pods, names = places.setdefault(where, ([], set()))
+            pods.append(str(p.get("pod")))
+            names.add(str(claim.get("name") or "") if claim is not None else str(p.get("node") or ""))
+        for where, (pods, names) in places.items():
+            shown = ", ".join(pods[:MAX_TYPES_SHOWN]) + (f" and {len(pods) - MAX_TYPES_SHOWN} more"
+                                                        if len(pods) > MAX_TYPES_SHOWN else "")
+            if where.startswith("NodePool "):
+                where = (f"{len(names)} new NodeClaims from " if len(names) > 1 else "a new NodeClaim from ") + where
+            console.print(Text(f"    {shown} -> {where}"), soft_wrap=True)
+        for line in str(s.get("yaml") or "").splitlines():
+            console.print(Text(f"      {line}", style="dim"), soft_wrap=True)
