@@ -434,7 +434,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
                             explained=POD_KINDS, kube=kube, problems=problems)
-    objs, warnings = checked.objects, version_warnings + checked.warnings
+    objs, warnings = checked.objects, version_warnings + config.notes + checked.warnings
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
@@ -776,7 +776,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
             kube, warnings = settled_version(version or VersionChoice(), loaded)
             config = read_config(config_path, max_bytes, max_objects, kube)
         pool = _pool_of(loaded, config, stored, validate)
-        pool.warnings[:0] = warnings
+        pool.warnings[:0] = warnings + config.notes
         return pool
 
 
