@@ -252,6 +252,8 @@ class Queue:
         each: list[tuple[Inputs, str]] = []
         preempted: list[dict[str, Any]] = []
         for placement in placements:
+            if entry.idle:      # its template, explained: a pod its controller does not create now
+                placement.trace.extra["notCreated"] = entry.idle
             first_unfit = placement.node is None and outcome.first_unfit is None
             outcome.record(placement)
             if first_unfit and self.on_first_unfit is not None:

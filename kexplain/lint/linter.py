@@ -550,8 +550,7 @@ class Linter:
         daemon = ref.kind == "DaemonSet"
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
-            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {pinned}: the scheduler does not place "
-                                                       "this pod")]
+            return self._bound_pod(obj, ref, loc, pinned)
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
@@ -599,6 +598,33 @@ class Linter:
             return [self._pinned(queued, outcome)]
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
+
+    def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
+        """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
+        but its node's kubelet still admits it only if it fits, so it is checked against that
+        node as `kexplain POD` checks it (the whole pipeline: every other node fails NodeName),
+        on the pool as the set leaves it without the pod itself. Fits: `not-scheduled` (info);
+        does not: the same verdict as explain's (`unschedulable`, the FailedScheduling message)."""
+        from kexplain.explain.inputs import inputs_for
+        from kexplain.explain.run import explain
+
+        assert self._set is not None
+        pool = self._set.pool
+        said = f"spec.nodeName is {node}: the scheduler does not place this pod"
+        try:
+            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
+        except KexplainError as err:
+            return [Finding("admission", loc, ref, err.message, field=err.field)]
+        inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
+        try:
+            trace = explain(inputs, self._run_options())
+        except ConfigError:
+            return [self._other_scheduler(ref, loc, inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        if trace.result.status != UNSCHEDULABLE:
+            return [Finding("not-scheduled", loc, ref, f"{said} (it fits there)")]
+        verdict = self._verdict(ref, loc, False, 1, [], inputs, trace)
+        return [replace(verdict, message=f"{said}, and the node cannot take it (its kubelet refuses the pod): "
+                                         f"{verdict.message}")]
 
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
