@@ -21,6 +21,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.hpa_controller import autoscaled
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -287,12 +288,13 @@ def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
     return candidates[0]
 
 
-def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False) -> dict[str, Any]:
+def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
+           kube: KubeVersion | None = None) -> dict[str, Any]:
     """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
     first pod (`workload_pod`: refused with the API server's message when it would refuse the
     workload, unless `stored`)."""
     if obj.get("kind") != "Pod":
-        return workload_pod(obj, src, 0, stored=stored)
+        return workload_pod(obj, src, 0, stored=stored, kube=kube)
     if not isinstance(obj.get("spec"), dict):
         raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
     return obj
@@ -345,7 +347,7 @@ class Entry:
 
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
-             stored: bool = False) -> Entry:
+             stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
     """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
     count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
     its first ordinal's); a workload the API server would refuse is refused with its message
@@ -355,12 +357,12 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
     idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
     copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored),
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored, kube=kube),
                  src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
-            problems: Problems = RAISE) -> list[Entry]:
+            problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
     """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
     order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
     collects), and so does a file with nothing to explain."""
@@ -368,7 +370,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     candidates = PodFile.of(objs, path).explained
     for i, (obj, src) in enumerate(candidates):
         try:
-            out.append(entry_of(obj, src, i, replicas, stored=stored))
+            out.append(entry_of(obj, src, i, replicas, stored=stored, kube=kube))
         except KexplainError as err:
             problems.add(err)
     if not out and not problems:
@@ -438,8 +440,11 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
+    if req.replicas is None:        # the HPAs of the file set their targets' replicas first
+        objs, scaled = autoscaled(objs)
+        warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
-    found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
+    found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:

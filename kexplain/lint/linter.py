@@ -423,7 +423,8 @@ class Linter:
                 refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
-        return _SetCluster(pool, refused)
+        from kexplain.load.hpa_controller import autoscalers
+        return _SetCluster(pool, refused, hpas=autoscalers(objs))
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -551,10 +552,15 @@ class Linter:
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
             return self._bound_pod(obj, ref, loc, pinned)
+        hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
+        if hpa is not None:             # the HPA controller sets its replicas first
+            from kexplain.load.hpa_controller import rescaled
+            obj, note = rescaled(obj, hpa[0])
+            self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
-                entry = entry_of(obj, source, len(self._set.queued))    # the API server's workload checks
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)    # the API server's workload checks
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -562,7 +568,7 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._set.queued))
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
@@ -889,6 +895,7 @@ class _SetCluster:
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
+    hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
 
 
 @dataclass(frozen=True)
