@@ -37,11 +37,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
-from kexplain.admission.workloads import pods_of
+from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.errors import ConfigError, KexplainError
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
+from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
+from kexplain.explain.created import created
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
@@ -126,8 +128,9 @@ class Outcome:
 
     @property
     def fits(self) -> bool:
-        """Every pod the controller creates fits (an idle workload creates none)."""
-        return bool(self.entry.idle) or len(self.placed) == self.entry.copies
+        """Every pod the controller creates fits (an idle workload creates none), and it could
+        create every one (no quota refused one)."""
+        return bool(self.entry.idle) or (len(self.placed) == self.entry.copies and not self.entry.failed_create)
 
     def to_json(self) -> dict[str, Any]:
         """The object's entry of `placements`: how many copies fit, per node and per zone (when
@@ -147,6 +150,8 @@ class Outcome:
                         "template": self.copies[0].to_json() if self.copies else None})
             return out
         out.update({"replicas": e.copies, "fit": len(self.placed), "nodes": nodes})
+        if e.failed_create:     # the controller created only `replicas` pods (a quota)
+            out["failedCreate"] = e.failed_create
         if zones:
             out["zones"] = zones
         out["pods"] = [c.to_json() for c in self.copies]
@@ -159,7 +164,8 @@ def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
     """The entry's pod admitted against the pool; a workload's pod refused is said of the
     workload (`admission.workloads.pods_of`)."""
     with pods_of(entry.workload, pool.config.kube):
-        return inputs_for(entry.pod, entry.source, pool, stored=stored)
+        inputs = inputs_for(entry.pod, entry.source, pool, stored=stored)
+    return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 
 class OtherScheduler(KexplainError):
@@ -341,13 +347,19 @@ class Batch:
             yield outcome
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
-        """Each entry with its pod admitted, but those `refused` takes (see the class)."""
+        """Each entry with its pod admitted, and as many copies as the quotas let be created
+        (`created`), but those `refused` takes (see the class)."""
+        ledger = None if self.stored else QuotaLedger.of(o for o, _ in self.pool.objects)
         for entry in self.batch:
             if self.refused is None:
-                yield entry, admitted(entry, self.pool, stored=self.stored)
+                inputs = admitted(entry, self.pool, stored=self.stored)
+                entry, said = created(entry, inputs, ledger)
+                yield entry, replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
                 continue
             try:
                 inputs = admitted(entry, self.pool, stored=self.stored)
+                entry, said = created(entry, inputs, ledger)
+                inputs = replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
             except KexplainError as err:
                 self.refused(entry, err)
                 continue

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
-from kexplain.admission.workloads import pods_of
+from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request, VersionChoice
@@ -39,12 +39,20 @@ CLUSTER_KINDS = frozenset({
     "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
     "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
     "StatefulSet", "ReplicationController", "DeviceClass", "ResourceSlice", "ResourceClaim",
-    "ResourceClaimTemplate"})
+    "ResourceClaimTemplate", "LimitRange", "ResourceQuota"})
 POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
 VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
-ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
+ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass", "LimitRange"})
 
 Objects = list[tuple[dict[str, Any], Source]]
+
+
+def admission_context(objects: Objects) -> Objects:
+    """What admission looks up when a pod is created against a pool: its PriorityClasses,
+    RuntimeClasses and LimitRanges, and the Namespaces whose labels set a Pod Security level."""
+    from kexplain.admission.podsecurity import labelled
+    return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
+        o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
 
 
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
@@ -338,6 +346,7 @@ class Entry:
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
+    failed_create: str = ""     # its controller could create only `copies` pods: why not more (a quota)
 
     @property
     def daemon(self) -> bool:
@@ -458,10 +467,18 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
             with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
                 single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
                                        stored=req.stored, shape_index=index, kube=kube, problems=problems)
+            if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
+                from kexplain.admission.resourcequota import QuotaLedger
+                from kexplain.explain.created import created
+                snapshot = single.snapshot
+                created(entry, single, QuotaLedger.of(
+                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
+                    if snapshot.of_kind("ResourceQuota") else []))
         except KexplainError as err:        # the one pod refused: nothing is left to explain
             problems.add(err)
             return Loaded(kube=kube)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
+        single.warnings = workload_warnings(single.warnings, entry.workload)
         return Loaded(single=single, kube=kube)
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
@@ -694,7 +711,7 @@ class Pool:
         new_keys = {object_key(o) for o, _ in new} - {None}
         nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
         context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
-            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace")
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
@@ -743,7 +760,7 @@ class Pool:
             if o.get("kind") == "Pod":
                 meta = o.get("metadata") or {}
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-        context = [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+        context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
                     [*self.warnings, *admitted.warnings], objects=objects)
 
@@ -807,7 +824,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
         if o.get("kind") == "Pod":
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-    context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+    context = admission_context(cluster)
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster)
 

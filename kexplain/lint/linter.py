@@ -423,8 +423,10 @@ class Linter:
                 refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
+        from kexplain.admission.resourcequota import QuotaLedger
         from kexplain.load.hpa_controller import autoscalers
-        return _SetCluster(pool, refused, hpas=autoscalers(objs))
+        ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        return _SetCluster(pool, refused, hpas=autoscalers(objs), ledger=ledger)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -569,9 +571,13 @@ class Linter:
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
                 entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+            from kexplain.explain.created import created
+            entry, said = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        if said:
+            self._add(Finding("admission", loc, ref, said.split(": ", 1)[1]))
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)
@@ -896,6 +902,7 @@ class _SetCluster:
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
     hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
+    ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
 
 
 @dataclass(frozen=True)
