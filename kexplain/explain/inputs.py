@@ -604,7 +604,9 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         same_shape = admitted.shapes
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
-            cluster = settle(cluster, lambda o, s: id(s) in applied).objects
+            settled = settle(cluster, lambda o, s: id(s) in applied)
+            cluster = settled.objects
+            warnings += settled.notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster, same_shape)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
@@ -730,9 +732,12 @@ class Pool:
             objects = [by_id.get(id(o), (o, s)) for o, s in merged]
         else:                               # (a List unwrapped) the pool's objects, then the new ones
             objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        provisioned: list[str] = []
         if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
             from kexplain.load.pv_controller import settle
-            objects = settle(objects, lambda o, s: id(s) in sources).objects
+            settled = settle(objects, lambda o, s: id(s) in sources)
+            objects = settled.objects
+            provisioned = settled.notes
         added = admitted_new + namespaces_created
         objects += namespaces_created
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
@@ -762,7 +767,7 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings], objects=objects)
+                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:

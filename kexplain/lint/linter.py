@@ -426,6 +426,7 @@ class Linter:
         from kexplain.admission.resourcequota import QuotaLedger
         from kexplain.load.hpa_controller import autoscalers
         ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         return _SetCluster(pool, refused, hpas=autoscalers(objs), ledger=ledger)
 
     def _unreadable(self, path: str, err: InputError) -> None:
