@@ -32,6 +32,7 @@ fit, the last (the one the next object's cluster is built from).
 """
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -48,6 +49,7 @@ from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions
+from kexplain.explain.retry import Bound, Waiting, retry, waiting_of
 from kexplain.explain.run import explain
 from kexplain.explain.shapes import renamed, shape_of
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
@@ -312,6 +314,11 @@ class Batch:
     sink: Sink | None = None
     progress: Progress | None = None
     refused: Refused | None = None
+    # filled once every outcome is yielded (shared by the batches `replace` makes of this one):
+    # what the queue's retry did (`kexplain.explain.retry`), and per object (its position) how many
+    # of its pods were still left unschedulable after it
+    retried: list[Any] = field(default_factory=list, compare=False)
+    still_pending: dict[int, int] = field(default_factory=dict, compare=False)
 
     def __iter__(self) -> Iterator[Outcome]:
         held = self.__dict__.get("held")
@@ -332,10 +339,16 @@ class Batch:
         pods = sorted(self._admitted(), key=lambda ei: queue_order(*ei))
         planned = [e.copies for e, _ in pods]
         done = 0
+        seq = itertools.count()
+        events: list[Bound] = []        # the bindings, numbered with the attempts (`retry`)
+        waiting: list[Waiting] = []
 
         def counted(placement: Placement) -> None:
             nonlocal done
             done += 1
+            at = next(seq)
+            if placement.node is not None:
+                events.append(Bound(at, placement.inputs.pod, placement.node))
             if self.sink is not None:
                 self.sink(placement)
             if self.progress is not None:
@@ -344,7 +357,13 @@ class Batch:
         for i, (entry, inputs) in enumerate(pods):
             outcome = queue.place(entry, inputs, counted)
             planned[i] = len(outcome.copies)        # stopped early, or a DaemonSet's eligible nodes
+            w = waiting_of(outcome.entry, inputs, len(outcome.placed), outcome.first_unfit, next(seq))
+            if w is not None:       # left unschedulable: the queue's retry may bring it back
+                waiting.append(w)
             yield outcome
+        self.retried[:] = retry(queue, waiting, events, lambda: next(seq), lambda w: queue_order(w.entry, w.inputs))
+        self.still_pending.clear()
+        self.still_pending.update({w.entry.position: w.pending for w in waiting})
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
         """Each entry with its pod admitted, and as many copies as the quotas let be created

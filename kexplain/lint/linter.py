@@ -320,6 +320,7 @@ class Linter:
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._groups_loop = None        # the node groups' loop inputs, read once (--node-groups)
         self._groups_bound: list = []   # the set's copies placed so far, bound in the cluster CA sees
+        self._retry = _RetryLog()       # the set's pass, for the queue's retry
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -664,8 +665,10 @@ class Linter:
         self._groups_bound = []
         self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
+        self._retry = _RetryLog()
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
+        self._retried(queue, found)     # where the pods end up
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
             self._scheduled(q.linted, found[id(q)], q.at)
@@ -678,6 +681,7 @@ class Linter:
         def placed(placement: "Placement") -> None:
             if tally is not None:
                 tally(placement)
+            self._retry.saw(placement)
             self._scheduled_pods += 1
             if self.progress is not None:
                 self.progress(self._scheduled_pods, max(self._scheduled_pods, self._planned_pods))
@@ -687,12 +691,43 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
         self._keep(q, outcome)
+        self._retry.left(q, outcome)
         if q.entry.idle:
             return [self._not_created(q, outcome)]
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome), *self._node_groups(q, outcome)]
+
+    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> None:
+        """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
+        left pods all land once retried fits, said with what brought them back; one of whose
+        pods some land says how many more (its finding stays)."""
+        from kexplain.explain.batch import queue_order
+        from kexplain.explain.retry import retry
+
+        log = self._retry
+        waiting = [w for _, w in log.waiting]
+        if not waiting:
+            return
+        retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
+        for q, w in log.waiting:
+            landed = [r for r in retried if r.entry is w.entry and r.node is not None]
+            if not landed or id(q) not in found:
+                continue
+            said = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
+                    f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''} once the "
+                    f"scheduling queue retried (requeued when {landed[0].trigger})")
+            details = {"retried": [r.to_json() for r in landed]}
+            if w.pending == 0:
+                copies = w.entry.copies
+                what = "fits" if copies == 1 else f"all {copies} replicas fit"
+                found[id(q)] = [f for f in found[id(q)] if f.rule not in ("unschedulable", "replicas")] + [
+                    Finding("fits", q.loc, q.ref, f"{what}: {said}", details=details)]
+            else:
+                found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
+                                        details={**f.details, **details})
+                                if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
 
     def _node_groups(self, q: "_Queued", outcome: "Outcome") -> list[Finding]:
         """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for a Pod or
@@ -904,6 +939,32 @@ class _SetCluster:
     queued: list["_Queued"] = field(default_factory=list)
     hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
     ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
+
+
+@dataclass
+class _RetryLog:
+    """The set's pass as the queue's retry needs it: every binding and attempt numbered
+    (`saw`), and each object left with unschedulable pods (`left`)."""
+
+    events: list[Any] = field(default_factory=list)
+    waiting: list[tuple["_Queued", Any]] = field(default_factory=list)
+    seq: int = 0
+
+    def next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def saw(self, placement: "Placement") -> None:
+        from kexplain.explain.retry import Bound
+        at = self.next()
+        if placement.node is not None:
+            self.events.append(Bound(at, placement.inputs.pod, placement.node))
+
+    def left(self, q: "_Queued", outcome: "Outcome") -> None:
+        from kexplain.explain.retry import waiting_of
+        w = waiting_of(outcome.entry, q.inputs, len(outcome.placed), outcome.first_unfit, self.next())
+        if w is not None:
+            self.waiting.append((q, w))
 
 
 @dataclass(frozen=True)
