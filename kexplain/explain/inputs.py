@@ -366,7 +366,8 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
     idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
     copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored, kube=kube),
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj),
+                 pod_of(obj, src, stored=stored, kube=kube),
                  src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
 
 

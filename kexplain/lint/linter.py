@@ -564,7 +564,8 @@ class Linter:
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
-                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)    # the API server's workload checks
+                # the API server's workload checks
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
