@@ -581,6 +581,9 @@ class Linter:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         if said:
             self._add(Finding("admission", loc, ref, said.split(": ", 1)[1]))
+        from kexplain.admission.workloads import workload_warnings
+        self.report.warnings += [w for w in workload_warnings(inputs.warnings, obj) if "PodSecurity" in w
+                                 and w not in self.report.warnings]      # Pod Security's warn level
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)

@@ -269,6 +269,11 @@ def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) ->
             'allowPrivilegeEscalation != false (container "web" must set '
             'securityContext.allowPrivilegeEscalation=false)') in err
     assert code == 2
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    report = json.loads(out)
+    assert [f["rule"] for f in report["findings"]] == ["admission", "fits"]
+    assert any('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest"' in w
+               for w in report["warnings"])
 
 
 def test_policy_labels() -> None:
