@@ -334,6 +334,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     statuses: list[ExitStatus] = []
+    positions: list[int] = []       # each status's object, for the queue's retry (`after_retries`)
     entries = len(batch.batch)      # one outcome each: every verdict is reached with the last
     copies: list = []           # (pod, [(copy name, node)]) per object, for the CA loop
 
@@ -356,6 +357,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
             for outcome in outcomes:
                 statuses.append(outcome_status(outcome))
+                positions.append(outcome.entry.position)
                 if autoscaler is not None:
                     copies.append((outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies]))
                 with bar.paused():          # whatever is printed of it, not across the bar
@@ -374,10 +376,11 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(o)
             doc = autoscaled()
             extra = {"autoscaler": doc} if doc is not None else {}
-            writer.close({"placements": outcomes, **extra})
+            retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
+            writer.close({"placements": outcomes, **retries, **extra})
             if html:
                 save_page(html, {**batch_document(kept), **extra})
-            return aggregate(statuses)
+            return aggregate(after_retries(run, statuses, positions))
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
             if node is None:
@@ -391,6 +394,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(outcome)
                 yield outcome
         draw(env.console(), keeping(placed(run)))
+    from kexplain.render.batch import print_retries
+    print_retries(run.retried, env.console())
     doc = autoscaled()
 
     def section(console) -> None:
@@ -401,7 +406,14 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
         save_page(html, {**batch_document(kept), **({"autoscaler": doc} if doc is not None else {})})
-    return aggregate(statuses)
+    return aggregate(after_retries(run, statuses, positions))
+
+
+def after_retries(batch: "Batch", statuses: list[ExitStatus], positions: list[int]) -> list[ExitStatus]:
+    """The objects' statuses where they end up: an object unschedulable on its first attempt
+    whose every pod the queue's retry placed (`Batch.still_pending`) fits."""
+    return [ExitStatus.SUCCESS if s == ExitStatus.UNSCHEDULABLE and batch.still_pending.get(p) == 0 else s
+            for s, p in zip(statuses, positions)]
 
 
 def outcome_status(outcome: "Outcome") -> ExitStatus:

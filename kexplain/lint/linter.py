@@ -320,6 +320,7 @@ class Linter:
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._groups_loop = None        # the node groups' loop inputs, read once (--node-groups)
         self._groups_bound: list = []   # the set's copies placed so far, bound in the cluster CA sees
+        self._retry = _RetryLog()       # the set's pass, for the queue's retry
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -423,7 +424,11 @@ class Linter:
                 refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
-        return _SetCluster(pool, refused)
+        from kexplain.admission.resourcequota import QuotaLedger
+        from kexplain.load.hpa_controller import autoscalers
+        ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
+        return _SetCluster(pool, refused, hpas=autoscalers(objs), ledger=ledger)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -550,12 +555,17 @@ class Linter:
         daemon = ref.kind == "DaemonSet"
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
-            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {pinned}: the scheduler does not place "
-                                                       "this pod")]
+            return self._bound_pod(obj, ref, loc, pinned)
+        hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
+        if hpa is not None:             # the HPA controller sets its replicas first
+            from kexplain.load.hpa_controller import rescaled
+            obj, note = rescaled(obj, hpa[0])
+            self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
-                entry = entry_of(obj, source, len(self._set.queued))    # the API server's workload checks
+                # the API server's workload checks
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -563,10 +573,17 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._set.queued))
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+            from kexplain.explain.created import created
+            entry, said = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        if said:
+            self._add(Finding("admission", loc, ref, said.split(": ", 1)[1]))
+        from kexplain.admission.workloads import workload_warnings
+        self.report.warnings += [w for w in workload_warnings(inputs.warnings, obj) if "PodSecurity" in w
+                                 and w not in self.report.warnings]      # Pod Security's warn level
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)
@@ -600,6 +617,33 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
 
+    def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
+        """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
+        but its node's kubelet still admits it only if it fits, so it is checked against that
+        node as `kexplain POD` checks it (the whole pipeline: every other node fails NodeName),
+        on the pool as the set leaves it without the pod itself. Fits: `not-scheduled` (info);
+        does not: the same verdict as explain's (`unschedulable`, the FailedScheduling message)."""
+        from kexplain.explain.inputs import inputs_for
+        from kexplain.explain.run import explain
+
+        assert self._set is not None
+        pool = self._set.pool
+        said = f"spec.nodeName is {node}: the scheduler does not place this pod"
+        try:
+            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
+        except KexplainError as err:
+            return [Finding("admission", loc, ref, err.message, field=err.field)]
+        inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
+        try:
+            trace = explain(inputs, self._run_options())
+        except ConfigError:
+            return [self._other_scheduler(ref, loc, inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        if trace.result.status != UNSCHEDULABLE:
+            return [Finding("not-scheduled", loc, ref, f"{said} (it fits there)")]
+        verdict = self._verdict(ref, loc, False, 1, [], inputs, trace)
+        return [replace(verdict, message=f"{said}, and the node cannot take it (its kubelet refuses the pod): "
+                                         f"{verdict.message}")]
+
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
         if self.options.explain and self._set is not None:     # every node's facts, as `kexplain POD --html`
@@ -625,8 +669,10 @@ class Linter:
         self._groups_bound = []
         self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
+        self._retry = _RetryLog()
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
+        self._retried(queue, found)     # where the pods end up
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
             self._scheduled(q.linted, found[id(q)], q.at)
@@ -639,6 +685,7 @@ class Linter:
         def placed(placement: "Placement") -> None:
             if tally is not None:
                 tally(placement)
+            self._retry.saw(placement)
             self._scheduled_pods += 1
             if self.progress is not None:
                 self.progress(self._scheduled_pods, max(self._scheduled_pods, self._planned_pods))
@@ -648,12 +695,43 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
         self._keep(q, outcome)
+        self._retry.left(q, outcome)
         if q.entry.idle:
             return [self._not_created(q, outcome)]
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome), *self._node_groups(q, outcome)]
+
+    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> None:
+        """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
+        left pods all land once retried fits, said with what brought them back; one of whose
+        pods some land says how many more (its finding stays)."""
+        from kexplain.explain.batch import queue_order
+        from kexplain.explain.retry import retry
+
+        log = self._retry
+        waiting = [w for _, w in log.waiting]
+        if not waiting:
+            return
+        retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
+        for q, w in log.waiting:
+            landed = [r for r in retried if r.entry is w.entry and r.node is not None]
+            if not landed or id(q) not in found:
+                continue
+            said = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
+                    f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''} once the "
+                    f"scheduling queue retried (requeued when {landed[0].trigger})")
+            details = {"retried": [r.to_json() for r in landed]}
+            if w.pending == 0:
+                copies = w.entry.copies
+                what = "fits" if copies == 1 else f"all {copies} replicas fit"
+                found[id(q)] = [f for f in found[id(q)] if f.rule not in ("unschedulable", "replicas")] + [
+                    Finding("fits", q.loc, q.ref, f"{what}: {said}", details=details)]
+            else:
+                found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
+                                        details={**f.details, **details})
+                                if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
 
     def _node_groups(self, q: "_Queued", outcome: "Outcome") -> list[Finding]:
         """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for a Pod or
@@ -863,6 +941,34 @@ class _SetCluster:
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
+    hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
+    ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
+
+
+@dataclass
+class _RetryLog:
+    """The set's pass as the queue's retry needs it: every binding and attempt numbered
+    (`saw`), and each object left with unschedulable pods (`left`)."""
+
+    events: list[Any] = field(default_factory=list)
+    waiting: list[tuple["_Queued", Any]] = field(default_factory=list)
+    seq: int = 0
+
+    def next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def saw(self, placement: "Placement") -> None:
+        from kexplain.explain.retry import Bound
+        at = self.next()
+        if placement.node is not None:
+            self.events.append(Bound(at, placement.inputs.pod, placement.node))
+
+    def left(self, q: "_Queued", outcome: "Outcome") -> None:
+        from kexplain.explain.retry import waiting_of
+        w = waiting_of(outcome.entry, q.inputs, len(outcome.placed), outcome.first_unfit, self.next())
+        if w is not None:
+            self.waiting.append((q, w))
 
 
 @dataclass(frozen=True)
