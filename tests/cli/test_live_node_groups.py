@@ -74,16 +74,25 @@ def test_the_section_for_a_live_pod(capsys, api, tmp_path: Path):
 
 
 def test_the_section_after_the_pending_list(capsys, api, tmp_path: Path):
-    """--pending: one CA loop over every pod the scheduler left pending, after the list."""
+    """--pending: one CA loop over every pending pod of the cluster (every namespace, as CA
+    lists them), each pod of the list with its own answer from it; the section after the list."""
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
     base = ["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups)]
     code, out, err = run(capsys, *base, "-o", "json")
     assert code == 1, err
     doc = json.loads(out)
-    names = [p["name"] for p in doc["autoscaler"]["pods"]]
-    explained = [i["pod"]["name"] for i in doc["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
-    assert names == explained and CHECKOUT in names
+    loop = {f"{p['namespace']}/{p['name']}": p for p in doc["autoscaler"]["pods"]}
+    assert list(loop) == ["batch/train-0", "default/upload-0", f"shop/{CHECKOUT}", "shop/gated-report",
+                          "shop/vip-9f7c6d5b8-t4wqz", "shop/web-5f6d8c7b9-x9n2k"]    # listing order
+    for item in doc["items"]:
+        key = f"{item['pod']['namespace']}/{item['pod']['name']}"
+        [answer] = item["autoscalers"]
+        assert (answer["autoscaler"], answer["pod"], answer["outcome"]) == \
+            ("ClusterAutoscaler", key, loop[key]["outcome"])
+    assert loop["shop/gated-report"]["outcome"] == "NotListedAsUnschedulable"
+    passed = doc["autoscaler"]["pendingPass"]
+    assert set(passed["pods"]) == {f"shop/{i['pod']['name']}" for i in doc["items"]} and passed["clusterPending"] == 2
     assert "nodeGroupsFound" not in doc["autoscaler"]      # given, not found
     code, out, _ = run(capsys, *base)
     assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")

@@ -1,0 +1,129 @@
+"""Live mode: the Cluster Autoscaler's answer for a pod comes from ONE loop over every pending pod
+of the cluster (all namespaces), as the real CA lists them, whichever pod is explained.
+
+The stand-in API server (tests/support/live_server.py) serves the recorded cluster plus pending
+pods in three more namespaces: two pods that only the `big` group's template can take (one
+scale-up covers both) and a pod no group can take (in a loop that scales up for the others, CA
+records no event on it: alone, it would get NotTriggerScaleUp)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.cli.app import main
+from tests.support.live_server import isolate, recorded_api
+
+TOKEN = "t0ken-DO-NOT-PRINT"
+GROUPS = """nodeGroups:
+- name: general
+  minSize: 1
+  maxSize: 4
+  nodeSelector: {node.kubernetes.io/instance-type: m5.xlarge}
+- name: gpu
+  minSize: 0
+  maxSize: 2
+  nodeSelector: {workload: gpu}
+- name: big
+  minSize: 0
+  maxSize: 3
+  nodeSelector: {node.kubernetes.io/instance-type: m5.4xlarge}
+  template:
+    metadata:
+      labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux, topology.kubernetes.io/zone: us-east-1a,
+               node.kubernetes.io/instance-type: m5.4xlarge}
+    status:
+      allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
+"""
+ADDED = {"team-a/big-1": {"cpu": "12"}, "team-b/big-2": {"cpu": "12"},
+         "ml/trainer": {"cpu": "1", "nvidia.com/gpu": "4"}}
+
+
+def pending_pod(key: str, requests: dict[str, str], minute: int) -> dict:
+    namespace, name = key.split("/")
+    limits = {k: v for k, v in requests.items() if k == "nvidia.com/gpu"}
+    created = f"2025-11-03T10:{minute:02d}:00Z"
+    return {"metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}",
+                         "resourceVersion": "50001", "creationTimestamp": created},
+            "spec": {"containers": [{"name": "c", "image": "app:1",
+                                     "resources": {"requests": requests, **({"limits": limits} if limits else {})}}],
+                     "schedulerName": "default-scheduler", "priority": 0,
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]},
+            "status": {"phase": "Pending", "conditions": [
+                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": created,
+                 "message": "0/6 nodes are available"}]}}
+
+
+def namespace(name: str) -> dict:
+    return {"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}, "uid": f"uid-ns-{name}",
+                        "resourceVersion": "50000", "creationTimestamp": "2025-11-03T09:00:00Z"},
+            "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch, tmp_path):
+    isolate(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def api(tmp_path):
+    with recorded_api(tmp_path, TOKEN) as server:
+        server.collections["/api/v1/namespaces"]["items"] += [namespace(n) for n in ("team-a", "team-b", "ml")]
+        server.collections["/api/v1/pods"]["items"] += [pending_pod(k, r, i) for i, (k, r) in enumerate(ADDED.items())]
+        yield server
+        assert {seen.method for seen in server.requests} <= {"GET"}
+
+
+def run(capsys, *args: str) -> tuple[int, dict]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert TOKEN not in out and TOKEN not in err
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_each_pod_gets_the_outcome_of_the_loop_over_all_of_them(capsys, api, tmp_path: Path):
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    live = ["--kubeconfig", api.kubeconfig, "--node-groups", str(groups), "-o", "json"]
+    _, listed = run(capsys, "pod", "--pending", "-A", *live)
+    loop = {f"{p['namespace']}/{p['name']}": p for p in listed["autoscaler"]["pods"]}
+    assert set(ADDED) <= set(loop)
+    # the loop over all of them: one scale-up of big covers both big pods; no event on the trainer
+    assert listed["autoscaler"]["expansion"]["scaleUps"] == [
+        {"nodeGroup": "big", "currentSize": 0, "newSize": 2, "maxSize": 3}]
+    assert loop["ml/trainer"]["outcome"] == "RemainsUnschedulableNoEvent" and loop["ml/trainer"]["events"] == []
+    for key in ("team-a/big-1", "team-b/big-2"):
+        assert loop[key]["events"][0]["message"] == "pod triggered scale-up: [{big 0->2 (max: 3)}]"
+    answers = {f"{i['pod']['namespace']}/{i['pod']['name']}": i["autoscalers"][0] for i in listed["items"]}
+    assert {k: a["outcome"] for k, a in answers.items()} == {k: loop[k]["outcome"] for k in answers}
+    for key in ADDED:       # each pod explained on its own: the same loop, the same answer
+        namespace_, name = key.split("/")
+        _, trace = run(capsys, "pod", name, "-n", namespace_, *live)
+        doc = trace["autoscaler"]
+        assert [f"{p['namespace']}/{p['name']}" for p in doc["pods"]] == list(loop)
+        [answer] = trace["autoscalers"]
+        assert (answer["pod"], answer["outcome"], answer["events"]) == (key, loop[key]["outcome"], loop[key]["events"])
+        assert doc["explained"]["pod"] == key
+        assert doc["pendingPass"]["pods"] == {key: {"standsFor": f"Pod {key}"}}
+
+
+def test_alone_the_pod_without_a_group_would_get_an_event(capsys, api, tmp_path: Path):
+    """What the one loop changes: the trainer's answer in a loop of its own (a file of just it,
+    against the same nodes and groups) is CA's NotTriggerScaleUp, not the live loop's."""
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    snapshot = tmp_path / "cluster.json"
+    assert main(["snapshot", "--kubeconfig", api.kubeconfig, "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    items = json.loads(snapshot.read_text())["items"]
+    alone = [o for o in items if not (o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"))]
+    cluster = tmp_path / "alone.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": alone}))
+    pod = tmp_path / "trainer.json"
+    pod.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", **pending_pod("ml/trainer", ADDED["ml/trainer"], 2)}))
+    _, trace = run(capsys, str(pod), "--nodes", str(cluster), "--node-groups", str(groups), "--stored",
+                   "-o", "json")
+    [answer] = trace["autoscalers"]
+    assert answer["outcome"] == "NotTriggerScaleUp"
