@@ -115,26 +115,31 @@ def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, 
                     max_bytes: int, max_objects: int, validate: str) -> "tuple[PendingPass | None, list]":
     """For PODS with workloads: their copies scheduled as `kexplain POD` schedules them, the
     pending pass of what did not fit (and the file's other objects), and the Pods left to the
-    loop as given; for PODS of Pods alone: no pass, every object to the loop as read."""
+    loop as given; for PODS of Pods alone, every object to the loop as read, and a pass only
+    for the claims of the Pods' generic ephemeral volumes (what their controller creates)."""
     from kexplain.admission.workloads import WORKLOAD_KINDS
     from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
     from kexplain.explain.request import Request
 
+    from kexplain.explain.pending_pass import PassBuilder, ephemeral_claims
+    from kexplain.load.ephemeral_controller import writes_volume_claims_for
+
+    pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
+    claims = [c for o, s in pending if writes_volume_claims_for(o) for c in ephemeral_claims(o, s)]
+    builder = PassBuilder()
+    builder.add_objects((), claims)         # the ephemeral volume controller's claims for the Pods
     if not of_kinds(pod_objs, WORKLOAD_KINDS):
-        return None, pod_objs
+        return (builder.build() if claims else None), pod_objs
     from kexplain.explain.batch import explain_batch
-    from kexplain.explain.pending_pass import PassBuilder
     from kexplain.explain.placement import chosen_node
     from kexplain.explain.request import RunOptions
     from kexplain.explain.run import explain
 
-    pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
     given = {id(o) for o, _ in pending}
     rest = [(o, s) for o, s in pod_objs if id(o) not in given]
     req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
     loaded = load_read(req, rest, cluster)
     options = RunOptions(filter_all=False)
-    builder = PassBuilder()
     builder.add_objects(loaded.set_objects, loaded.set_created)
     if loaded.single is not None:
         for warning in loaded.single.warnings:

@@ -521,12 +521,13 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                 comparison = compare(trace, pod, config_given=args.config is not None,
                                      server_version=live.server_version,
                                      hints=tuple(nominated_notes(verdict.inputs, trace)))
+                answers = {"autoscalers": ran.pod(pod_key(pod))} if ran is not None else {}
+                trace = {**trace, **answers}
                 result = LivePod(pod, trace, comparison)
                 statuses.append(for_trace(trace))
-                answers = {"autoscalers": ran.pod(result.key)} if ran is not None else {}
                 where = live_json(live.server, live.context, live.server_version, comparison)
                 if writer is not None:
-                    writer.item({**trace, **answers, "live": where})
+                    writer.item({**trace, "live": where})
                 if args.html:
                     explained.append({**full, **answers, "live": where})
             rows.append(summary(result))

@@ -319,8 +319,13 @@ def owner_objects(workload: Mapping[str, Any], source: Source, replicas: int) ->
 
 
 def ephemeral_claims(pod: Obj, source: Source) -> Objects:
-    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes."""
+    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes
+    (a pod not yet admitted: owned by the uid admission gives it, `admission.workloads.object_uid`)."""
+    from kexplain.admission.workloads import object_uid
     from kexplain.load.ephemeral_controller import create_volume_claims
+    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+    if not meta.get("uid"):
+        pod = {**pod, "metadata": {**meta, "uid": object_uid(pod)}}
     return [(c, source) for c in create_volume_claims(pod, ()).claims]
 
 

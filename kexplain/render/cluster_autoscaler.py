@@ -262,11 +262,27 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     return line + "."
 
 
+# The autoscalers' names in a pod's answers (`autoscalers`), as a reader says them.
+AUTOSCALER_WORDS = {"ClusterAutoscaler": "Cluster autoscaler"}
+
+
+def answer_lines(trace: Mapping[str, Any]) -> list[str]:
+    """A pod's answers from the autoscalers' one pass over every pending pod (its `autoscalers`
+    slot), one line each, where the pass's own section is elsewhere (after a list)."""
+    out = []
+    for answer in trace.get("autoscalers") or ():
+        name = AUTOSCALER_WORDS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
+        out.append(f"{name}: {answer.get('outcome')}: {why_none(answer)}")
+    return out
+
+
 def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
-    """The section, when the trace has the `autoscaler` key."""
+    """The section, when the trace has the `autoscaler` key; else its pod's answers alone (a
+    list's pod, the pass's section after the list)."""
     doc = trace.get("autoscaler")
     if not doc:
-        return []
+        lines = answer_lines(trace)
+        return [Block(Text(line), gap=i == 0) for i, line in enumerate(lines)]
     record = explained_record(doc)
     blocks = [Block(Text(TITLE, style="bold")),
               Block(Text(version_note(doc, trace), style="dim"), gap=False),

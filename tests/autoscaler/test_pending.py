@@ -111,3 +111,20 @@ def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
             assert _first_failing(entry) == verdict.get("predicate"), (group, record["name"])
             checked += 1
     assert checked or not seen
+
+
+def test_node_groups_are_one_discovery_from_a_file_or_found():
+    """A file's groups find their members by nodeSelector once the nodes are read; groups found
+    in the cluster bring theirs: the loop reads both through `Discovery.members_among`."""
+    from dataclasses import replace as changed
+
+    from kexplain.autoscaler.cloudprovider import Discovery
+
+    read = Discovery.from_file(str(CASE / "nodegroups.yaml"))
+    assert read.file and not read.members
+    loop = base()
+    assert loop.group_members == {"general": ["general-1", "general-2"], "gpu": [], "arm": [], "compute": []}
+    found = Discovery(read.groups, {"general": ("general-2",)}, sources=("status ConfigMap",))
+    other = load_groups(GroupsRequest(found, node_paths=(str(CASE / "cluster.yaml"),)), KUBE)
+    assert other.group_members == {"general": ["general-2"], "gpu": [], "arm": [], "compute": []}
+    assert changed(read, notes=("x",)).with_notes(["y"]).file == read.file

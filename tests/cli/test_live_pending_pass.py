@@ -127,3 +127,17 @@ def test_alone_the_pod_without_a_group_would_get_an_event(capsys, api, tmp_path:
                    "-o", "json")
     [answer] = trace["autoscalers"]
     assert answer["outcome"] == "NotTriggerScaleUp"
+
+
+def test_the_list_says_each_pods_answer(capsys, api, tmp_path: Path):
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    code = main(["pod", "--pending", "-A", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups), "--details"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    section = out[out.index("\nCluster autoscaler\n"):]
+    assert "Pending pods, each CA's answer in one loop over all of them" in section
+    rows = {w[0]: w[1] for w in (line.split() for line in section.splitlines()) if len(w) == 2}
+    assert rows["ml/trainer"] == "RemainsUnschedulableNoEvent" and rows["team-a/big-1"] == "TriggeredScaleUp"
+    details = out[:out.index("\nCluster autoscaler\n")]        # each pod explained in full: its answer
+    assert "Cluster autoscaler: RemainsUnschedulableNoEvent: no event: no group can take it" in " ".join(details.split())

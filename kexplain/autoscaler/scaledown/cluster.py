@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from kexplain.autoscaler.inputs import CA_KUBERNETES
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.config import load_config
 from kexplain.features import KubeVersion
@@ -22,7 +23,6 @@ from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known, plugin_class
 
 TO_BE_DELETED_TAINT = "ToBeDeletedByClusterAutoscaler"
-CA_KUBERNETES = "1.36"          # the scheduler CA embeds (k8s.io/kubernetes v1.36.2)
 DEFAULT_SCHEDULER = "default-scheduler"
 
 
