@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings, read_settings
 from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.explain.pending_pass import creation_order, creation_time
+from kexplain.explain.pod_events import parse_time
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -71,15 +73,6 @@ class LoopInputs:
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
     base: Snapshot | None = None    # the snapshot before `with_pending` put pods on nodes (None: `snapshot`)
-
-
-def _time(text: Any) -> datetime | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Discovery",
@@ -161,8 +154,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
     config = read_config(None, kube=kube)
     jobs = [o for o, _ in checked.objects if o.get("kind") == "Job"]
-    own.sort(key=lambda p: (_time(p.metadata.get("creationTimestamp")) is None,
-                            _time(p.metadata.get("creationTimestamp")) or datetime.min.replace(tzinfo=timezone.utc)))
+    own.sort(key=lambda p: creation_order(creation_time(p)))
     loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
                       daemonsets, config_maps, config, warnings, jobs, base=snapshot)
     return with_pending(loop, own + given)
@@ -185,7 +177,7 @@ def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[P
         if name and snapshot.get(name) is not None and _priority(pod.obj) >= cutoff:
             snapshot = snapshot.with_pod_bound(PodInfo({**pod.obj, "spec": {**pod.spec, "nodeName": name}}))
     given = list(created) + [None] * (len(pending) - len(created))
-    times = [c or _time(p.metadata.get("creationTimestamp")) or loop.now - PENDING_AGE + timedelta(seconds=i)
+    times = [c or creation_time(p) or loop.now - PENDING_AGE + timedelta(seconds=i)
              for i, (p, c) in enumerate(zip(pending, given))]
     return replace(loop, snapshot=snapshot, pending=list(pending), pending_created=times,
                    base=loop.base if loop.base is not None else loop.snapshot)
@@ -220,12 +212,12 @@ def _with_uid(ds: dict[str, Any]) -> dict[str, Any]:
 
 def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFacts:
     meta = obj.get("metadata") or {}
-    created = _time(meta.get("creationTimestamp")) or now - NODE_AGE
+    created = parse_time(meta.get("creationTimestamp")) or now - NODE_AGE
     ready, since = True, now - NODE_AGE
     for cond in (obj.get("status") or {}).get("conditions") or ():
         if isinstance(cond, dict) and cond.get("type") == "Ready":
             ready = cond.get("status") == "True"
-            since = _time(cond.get("lastTransitionTime")) or now - NODE_AGE
+            since = parse_time(cond.get("lastTransitionTime")) or now - NODE_AGE
     return NodeFacts(meta.get("name") or "", ready, since, created, group)
 
 

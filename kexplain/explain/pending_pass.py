@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.errors import Source
+from kexplain.explain.pod_events import parse_time
 from kexplain.model.pod import PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,7 +98,7 @@ class PendingPass:
                 continue
             listed.append(mine.pop(pod.key, None) or PendingPod(pod, created=creation_time(pod)))
         rest = [p for p in self.pending if p.key in mine]
-        merged = sorted([*listed, *rest], key=lambda p: (p.created is None, _utc(p.created)))
+        merged = sorted([*listed, *rest], key=lambda p: creation_order(p.created))
         return replace(self, pending=tuple(merged))
 
     def standing_for(self, explained: str) -> list[PendingPod]:
@@ -108,21 +109,17 @@ class PendingPass:
         return replace(self, notes=(*self.notes, *notes))
 
 
-def _utc(t: datetime | None) -> datetime:
-    """A sort key: naive times taken as UTC, none as the earliest."""
-    if t is None:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+def creation_order(created: datetime | None) -> tuple[bool, datetime]:
+    """A sort key for creation order: times first, by time (naive ones taken as UTC), then
+    those without one, in the order they come (the sort is stable)."""
+    if created is None:
+        return True, datetime.min.replace(tzinfo=timezone.utc)
+    return False, created if created.tzinfo is not None else created.replace(tzinfo=timezone.utc)
 
 
 def creation_time(pod: PodInfo) -> datetime | None:
-    text = pod.metadata.get("creationTimestamp")
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    """The pod's creationTimestamp (None: none, or not a time)."""
+    return parse_time(pod.metadata.get("creationTimestamp"))
 
 
 def object_ref(kind: str, namespace: str, name: str) -> str:

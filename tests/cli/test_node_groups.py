@@ -235,53 +235,7 @@ def test_several_pods_each_its_answer(tmp_path: Path):
     assert "Node groups, for pod default/trainer" in text
 
 
-STORAGE = """apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: {name: gp3}
-provisioner: ebs.csi.aws.com
-volumeBindingMode: WaitForFirstConsumer
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 2
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      nodeSelector: {kubernetes.io/arch: amd64}
-      containers: [{name: c, image: db:1, resources: {requests: {cpu: "3"}}, volumeMounts: [{name: data, mountPath: /d}]}]
-  volumeClaimTemplates:
-  - metadata: {name: data}
-    spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: scratch}
-spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: uses-scratch}
-spec:
-  nodeSelector: {kubernetes.io/arch: amd64}
-  containers: [{name: c, image: x:1, resources: {requests: {cpu: "3"}}, volumeMounts: [{name: s, mountPath: /s}]}]
-  volumes: [{name: s, persistentVolumeClaim: {claimName: scratch}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: eph}
-spec:
-  nodeSelector: {kubernetes.io/arch: amd64}
-  containers: [{name: c, image: x:1, resources: {requests: {cpu: "3"}}}]
-  volumes:
-  - name: tmp
-    ephemeral:
-      volumeClaimTemplate:
-        spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
-"""
+STORAGE = (DATA / "autoscaler" / "storage.yaml").read_text()
 
 
 def test_the_loop_sees_the_sets_claims(tmp_path: Path):
@@ -292,14 +246,14 @@ def test_the_loop_sees_the_sets_claims(tmp_path: Path):
     code, out, err = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
     doc = json.loads(out)["autoscaler"]
     assert {p["name"]: p["outcome"] for p in doc["pods"]} == {
-        "db-0": "TriggeredScaleUp", "db-1": "TriggeredScaleUp", "uses-scratch": "TriggeredScaleUp",
-        "eph": "TriggeredScaleUp"}
+        "db-0": "TriggeredScaleUp", "db-1": "TriggeredScaleUp", "db-2": "TriggeredScaleUp",
+        "uses-scratch": "TriggeredScaleUp", "eph": "TriggeredScaleUp"}
     code, out, err = kexplain("autoscale", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
                               "--kubernetes-version", "1.35", "-o", "json")
     assert code == 0, err
     assert {p["name"]: p["outcome"] for p in json.loads(out)["pods"]} == {
         "uses-scratch": "TriggeredScaleUp", "eph": "TriggeredScaleUp", "db-0": "TriggeredScaleUp",
-        "db-1": "TriggeredScaleUp"}
+        "db-1": "TriggeredScaleUp", "db-2": "TriggeredScaleUp"}
     code, out, err = kexplain("lint", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
                               "--kubernetes-version", "1.35")
     assert "no-node-group" not in out, out

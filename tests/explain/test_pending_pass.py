@@ -19,38 +19,6 @@ from tests.support.paths import DATA, FIXTURES
 CLUSTER = str(FIXTURES / "autoscaler" / "cluster.yaml")     # two m5.xlarge nodes with 1920m cpu free each
 KUBE = KubeVersion("1.35")
 
-STATEFULSET = """apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: {name: gp3}
-provisioner: ebs.csi.aws.com
-volumeBindingMode: WaitForFirstConsumer
----
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  replicas: 3
-  serviceName: db
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec:
-      containers: [{name: c, image: db:1, resources: {requests: {cpu: "3"}}, volumeMounts: [{name: data, mountPath: /d}]}]
-  volumeClaimTemplates:
-  - metadata: {name: data}
-    spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: eph}
-spec:
-  containers: [{name: c, image: x:1, resources: {requests: {cpu: "3"}}}]
-  volumes:
-  - name: tmp
-    ephemeral:
-      volumeClaimTemplate:
-        spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
-"""
 
 
 def gathered(path: Path) -> PendingPass:
@@ -85,17 +53,16 @@ def test_the_copies_that_fit_are_bound_where_they_went(tmp_path: Path):
     assert [p.key for p in pp.pending] == ["default/worker-2"]
 
 
-def test_each_copy_with_its_own_claims(tmp_path: Path):
-    path = tmp_path / "db.yaml"
-    path.write_text(STATEFULSET)
-    pp = gathered(path)
+def test_each_copy_with_its_own_claims():
+    pp = gathered(DATA / "autoscaler" / "storage.yaml")
     claims = {p.pod.name: [v["persistentVolumeClaim"]["claimName"] for v in p.pod.spec["volumes"]
                            if "persistentVolumeClaim" in v] for p in pp.pending}
-    assert claims == {"db-0": ["data-db-0"], "db-1": ["data-db-1"], "db-2": ["data-db-2"], "eph": []}
+    assert claims == {"db-0": ["data-db-0"], "db-1": ["data-db-1"], "db-2": ["data-db-2"], "uses-scratch": ["scratch"],
+                      "eph": []}
     created = [(o["metadata"]["name"], o["metadata"].get("ownerReferences", [{}])[0].get("uid")) for o, _ in pp.created]
     eph = next(p for p in pp.pending if p.pod.name == "eph")
     assert created == [("data-db-0", None), ("data-db-1", None), ("data-db-2", None), ("eph-tmp", eph.pod.uid)]
-    assert {o["kind"] for o, _ in pp.objects} == {"StorageClass", "StatefulSet"}
+    assert [o["kind"] for o, _ in pp.objects] == ["StorageClass", "StatefulSet", "PersistentVolumeClaim"]
 
 
 def pod(name: str, created: str | None = None, namespace: str = "default") -> PodInfo:
