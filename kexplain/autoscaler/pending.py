@@ -108,6 +108,13 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
                      tuple(reasons), detail)
 
 
+def loop_document(loop: LoopInputs) -> dict[str, Any]:
+    """One CA loop over `loop`'s pending pods: its document alone (what a change is verified by)."""
+    from kexplain.autoscaler.document import build_document
+    from kexplain.autoscaler.loop import run_once
+    return build_document(loop, run_once(loop))
+
+
 def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: the document, with `explained` (every Filter
     plugin on each group's template) for `explained` (default: the first pending pod)."""

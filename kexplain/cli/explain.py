@@ -200,7 +200,7 @@ def command(
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
-        loaded = load(req, env.stdin, collect=True)
+        loaded = load(req, env.stdin, collect=True, keep=req.node_groups is not None)     # CA's loop reads it too
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
@@ -219,13 +219,13 @@ def command(
 
         suggester = (without_add_node(suggest) if req.node_groups else suggest) if suggestions else None
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored, refused=refused)
-        groups = groups_request(req) if req.node_groups else None
+        groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
         autoscalers = (lambda pp: run_autoscalers(groups, loaded.kube, pp)) if groups is not None else None
         status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
                              autoscaler=autoscalers, node_group=node_group)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
-    groups = groups_request(req) if req.node_groups else None
+    groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")

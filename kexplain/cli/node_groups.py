@@ -61,14 +61,14 @@ def without_add_node(suggest: Callable) -> Callable:
     return lambda *args, **kw: [s for s in suggest(*args, **kw) if s.kind != ADD_NODE]
 
 
-def groups_request(req: "Request"):
-    """Where the node groups (--node-groups FILE, read now: a bad file is refused before
-    anything is explained), CA's settings and the cluster CA sees come from."""
+def groups_request(req: "Request", cluster: Optional[list] = None):
+    """Where the node groups (--node-groups FILE, read now), CA's settings and the cluster CA
+    sees come from (`cluster`: --nodes as already read, else read again from its paths)."""
     from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.autoscaler.pending import GroupsRequest
 
     return GroupsRequest(Discovery.from_file(req.node_groups or "", req.max_bytes), req.autoscaler_config,
-                         req.node_paths, req.max_bytes, req.max_objects, req.validate)
+                         req.node_paths, req.max_bytes, req.max_objects, req.validate, cluster_objects=cluster)
 
 
 def check_groups(groups: "GroupsRequest", kube: "KubeVersion") -> None:
@@ -136,7 +136,7 @@ def autoscaled(trace: dict, groups: "GroupsRequest", kube: "KubeVersion", pp: "P
     """The CA loop over the pass for one explained pod: the trace's `autoscaler` (the document)
     and `autoscalers` (its answer) keys; its suggestions, when the trace has some, in place of
     add-node (`suggest.node_groups`)."""
-    from kexplain.autoscaler.pending import autoscaler_document as document
+    from kexplain.autoscaler.pending import loop_document
     from kexplain.suggest.node_groups import with_group_suggestions
 
     run = run_autoscalers(groups, kube, pp, pod.key)
@@ -145,7 +145,7 @@ def autoscaled(trace: dict, groups: "GroupsRequest", kube: "KubeVersion", pp: "P
     explained = next((p for p in run.loop.pending if p.key == pod.key), pod)
     if "suggestions" in trace:
         trace["suggestions"] = with_group_suggestions(trace["suggestions"], run.loop, explained, run.document,
-                                                      document)
+                                                      loop_document)
     return run
 
 

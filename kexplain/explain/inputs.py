@@ -403,6 +403,7 @@ class Loaded:
     # its objects as applied, and what controllers create for its pods unless they exist.
     set_objects: Objects = field(default_factory=list)
     set_created: Objects = field(default_factory=list)
+    cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
 
     @property
     def empty(self) -> bool:
@@ -410,23 +411,28 @@ class Loaded:
         return self.single is None and not self.batch
 
 
-def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False) -> Loaded:
+def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False, keep: bool = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
     created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
-    `problems` says why (else the first is raised)."""
+    `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
+    in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
+    read once."""
     problems = Problems(keep=collect)
     with bulk_load():
-        loaded = _load(req, stdin, problems)
+        loaded = _load(req, stdin, problems, keep)
     loaded.problems = problems.found
     return loaded
 
 
-def _load(req: Request, stdin: BinaryIO | None, problems: Problems) -> Loaded:
+def _load(req: Request, stdin: BinaryIO | None, problems: Problems, keep: bool = False) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
-    return load_read(req, objs, cluster, problems)
+    loaded = load_read(req, objs, cluster, problems)
+    if keep:
+        loaded.cluster_objects = cluster
+    return loaded
 
 
 def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE) -> Loaded:
