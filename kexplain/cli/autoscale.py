@@ -86,7 +86,7 @@ def command(
         pp, pending = _workloads_pass(env, pods or "", pod_objs, cluster, kube, max_input_size, max_objects, validate)
         loop = load_loop(pods, tuple(nodes), groups, autoscaler_config, kube, max_bytes=max_input_size,
                          max_objects=max_objects, validate=validate, stdin=env.stdin, cluster_objects=cluster,
-                         pod_objects=pending, applied=pp)
+                         pod_objects=pending if pods else None, applied=pp)
     for warning in loop.warnings:
         env.error(f"warning: {warning}")
     if pp is not None:

@@ -343,14 +343,13 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     bound, the file's objects), shown after the objects (json, yaml: the list's key
     `autoscaler`, and in each object's `placements` entry its pods' answers, `autoscalers`)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
+    from kexplain.explain.pending_pass import PassBuilder
     from kexplain.render.batch import print_batch, print_batch_node
     from kexplain.render.export import batch_document
     from kexplain.render.live import scheduling_bar
 
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
-    from kexplain.explain.pending_pass import PassBuilder
-
     statuses: list[ExitStatus] = []
     entries = len(batch.batch)      # one outcome each: every verdict is reached with the last
     gathered = PassBuilder()        # what the autoscalers see, object by object

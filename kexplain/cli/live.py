@@ -501,7 +501,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     skipped: list[dict[str, str]] = []
     groups = groups_of(args, live, live.cluster)
     ran = None       # with node groups: ONE loop over every pending pod, before the list (each item has its answer)
-    if groups is not None:
+    if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
         ran = run_autoscalers(groups, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
                                                               for p in pods]))
         if ran.explained or args.node_group is not None:

@@ -103,7 +103,8 @@ class AutoscalerRun:
     @property
     def document(self) -> dict:
         """The Cluster Autoscaler's document (-o json's key `autoscaler`)."""
-        return self.passes[0].document
+        from kexplain.autoscaler.pending import DOCUMENT_KEY
+        return next(p.document for p in self.passes if p.key == DOCUMENT_KEY)
 
     def pod(self, key: str) -> list[dict]:
         """A pod's slot (key `autoscalers`): every autoscaler's answer for it."""
