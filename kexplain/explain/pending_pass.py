@@ -18,7 +18,8 @@ pass's input, built from whatever kexplain was given:
   set's pods (a StatefulSet's claims per copy, generic ephemeral volumes' claims), added unless
   the cluster has them (`applied_to`);
 - the cluster's own pending pods (those of --nodes, or of every namespace of a live cluster)
-  join once an autoscaler has read the cluster (`with_cluster_pending`), before the set's.
+  join once an autoscaler has read the cluster (`with_cluster_pending`), in creation order
+  (a file's pods, without a creation time, after them).
 
 How an autoscaler plugs in (the Cluster Autoscaler's adapter is `kexplain.autoscaler.pending`;
 Karpenter's comes the same way): it takes a `PendingPass`, reads the cluster with the set
