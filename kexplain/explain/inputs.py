@@ -228,7 +228,8 @@ class PodFile:
         return cls(path, pending, cluster)
 
 
-def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ()) -> Objects:
+def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
+                 kinds: frozenset[str] | None = CLUSTER_KINDS) -> Objects:
     """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
 
     An object of the file that the cluster has already (same kind, namespace and name) is
@@ -236,8 +237,9 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     place (so Nodes keep their order); the file's other objects come after the cluster's, in
     file order. `created` are objects a controller creates unless they exist (a StatefulSet's
     claims): each is added only if neither the cluster nor the file has it, so a claim that
-    exists is used as it is. No object is listed twice."""
-    file_objects = of_kinds(file_objects, CLUSTER_KINDS)
+    exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
+    applied (the scheduler's; None: every kind, as the autoscalers read more)."""
+    file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
     if not file_objects and not created:
         return cluster
     by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
@@ -248,7 +250,7 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     out: Objects = []
     placed: set[tuple[str, str, str]] = set()
     for o, s in cluster:
-        k = object_key(o) if by_key and o.get("kind") in CLUSTER_KINDS else None
+        k = object_key(o) if by_key and (kinds is None or o.get("kind") in kinds) else None
         if k is not None and k in by_key:
             if k not in placed:
                 out.append(by_key[k])
@@ -409,6 +411,11 @@ class Loaded:
     pool: Pool | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
     problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
+    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`):
+    # its objects as applied, and what controllers create for its pods unless they exist.
+    set_objects: Objects = field(default_factory=list)
+    set_created: Objects = field(default_factory=list)
+    cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
 
     @property
     def empty(self) -> bool:
@@ -416,23 +423,28 @@ class Loaded:
         return self.single is None and not self.batch
 
 
-def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False) -> Loaded:
+def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False, keep: bool = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
     created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
-    `problems` says why (else the first is raised)."""
+    `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
+    in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
+    read once."""
     problems = Problems(keep=collect)
     with bulk_load():
-        loaded = _load(req, stdin, problems)
+        loaded = _load(req, stdin, problems, keep)
     loaded.problems = problems.found
     return loaded
 
 
-def _load(req: Request, stdin: BinaryIO | None, problems: Problems) -> Loaded:
+def _load(req: Request, stdin: BinaryIO | None, problems: Problems, keep: bool = False) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
-    return load_read(req, objs, cluster, problems)
+    loaded = load_read(req, objs, cluster, problems)
+    if keep:
+        loaded.cluster_objects = cluster
+    return loaded
 
 
 def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE) -> Loaded:
@@ -480,7 +492,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
             return Loaded(kube=kube)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
         single.warnings = workload_warnings(single.warnings, entry.workload)
-        return Loaded(single=single, kube=kube)
+        return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
@@ -491,7 +503,22 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
         return Loaded(kube=kube)
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
-    return Loaded(batch=found, pool=pool, kube=kube)
+    return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
+    """`Loaded.set_objects` and `set_created`: the file's objects but its pending Pods
+    (`pending_pass.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
+    StatefulSets."""
+    from kexplain.explain.pending_pass import owner_objects, set_objects
+
+    objects = set_objects(objs, [o for o, _ in pod_file.explained])
+    created: Objects = []
+    for e in found:
+        if e.workload is not None and not e.idle:
+            objects += owner_objects(e.workload, e.source, e.copies)
+            created += created_objects(e.workload, e.source, e.copies)
+    return {"set_objects": objects, "set_created": created}
 
 
 def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
@@ -522,12 +549,14 @@ def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[
     return settled_version(req.version, cluster)
 
 
-def settled_version(choice: VersionChoice, cluster: Objects) -> tuple[KubeVersion, list[str]]:
+def settled_version(choice: VersionChoice, cluster: Objects, default: str | None = None
+                    ) -> tuple[KubeVersion, list[str]]:
     """The version `choice` settles on, given the one a snapshot among `cluster` recorded (a
-    version given explicitly wins), and the warnings to say."""
+    version given explicitly wins), and the warnings to say; `default`: the version followed
+    when neither says one (None: kexplain's default)."""
     recorded = recorded_version(cluster) if choice.given is None else None
     if recorded is None:
-        return choice.settle()
+        return choice.settle(default)
     text, src = recorded
     try:
         kube, warnings = choice.settle(text)

@@ -45,6 +45,80 @@ FILTERED_WORDS = {
 }
 
 
+def explained_pod(doc: Mapping[str, Any]) -> str:
+    """The pod whose templates' verdicts the section details (`explained.pod`)."""
+    return str((doc.get("explained") or {}).get("pod") or "")
+
+
+def several(doc: Mapping[str, Any]) -> bool:
+    """The loop held more than one pending pod: say which pod each line is about."""
+    return len(doc.get("pods") or ()) > 1
+
+
+# Why CA records no event on a pod, in a table's few words (`OUTCOME_WORDS`, `FILTERED_WORDS` in full).
+SHORT_WORDS = {
+    "NotListedAsUnschedulable": "not counted as unschedulable (scheduling gates, or a nominated node)",
+    "AwaitingEvaluation": "no event: a group could take it, not the one chosen; CA looks again next loop",
+    "RemainsUnschedulableNoEvent": "no event: no group can take it (the loop scaled up for other pods)",
+    "NoEvent": "no event: it fits the chosen group, but the node count stopped before it",
+    "TriggeredScaleUpNoEvent": "no event: among the pods the scale-up is for",
+    "FilterOutSchedulable": "no event: fits the free room of an existing node",
+    "FilterOutExpendable": "no event: priority below --expendable-pods-priority-cutoff",
+    "TooYoung": "no event: younger than --new-pod-scale-up-delay",
+}
+
+
+def why_none(record: Mapping[str, Any]) -> str:
+    """A pod's event message, or in a few words why CA records none."""
+    events = record.get("events") or ()
+    if events:
+        return "; ".join(str(e.get("message") or "") for e in events)
+    outcome = str(record.get("outcome") or "")
+    by = str(record.get("filteredBy") or "")
+    return SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+
+
+def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The loop's answer for each pod of the set (the document's `pendingPass.pods`: what each
+    stands for), pods of one object with the same answer on one row: (pods, outcome, the event
+    or why there is none)."""
+    stands = (doc.get("pendingPass") or {}).get("pods") or {}
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    for record in doc.get("pods") or ():
+        key = f"{record.get('namespace')}/{record.get('name')}"
+        of = stands.get(key)
+        if of is None:
+            continue
+        outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
+        rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
+    out = []
+    for (of, outcome, why), keys in rows.items():
+        if len(keys) == 1:
+            pods = keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
+        else:
+            pods = f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
+        out.append((pods, outcome, why))
+    return out
+
+
+def others_line(doc: Mapping[str, Any]) -> str | None:
+    """How many pending pods of the cluster's own (explained by nobody) the loop held, by outcome."""
+    stands = (doc.get("pendingPass") or {}).get("pods")
+    if stands is None:
+        return None
+    counts: dict[str, int] = {}
+    for record in doc.get("pods") or ():
+        if f"{record.get('namespace')}/{record.get('name')}" not in stands:
+            outcome = str(record.get("outcome") or "")
+            counts[outcome] = counts.get(outcome, 0) + 1
+    if not counts:
+        return None
+    n = sum(counts.values())
+    by = ", ".join(f"{c} {o}" for o, c in counts.items())
+    return (f"CA's loop also held {n:,} other pending pod{'s' if n != 1 else ''} of the cluster ({by}): "
+            "it packs every pending pod together, so each answer above comes from that one loop.")
+
+
 def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The explained pod's record among the document's pending pods."""
     key = (doc.get("explained") or {}).get("pod")
@@ -188,17 +262,45 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     return line + "."
 
 
+# The autoscalers' names in a pod's answers (`autoscalers`), as a reader says them.
+AUTOSCALER_WORDS = {"ClusterAutoscaler": "Cluster autoscaler"}
+
+
+def answer_lines(trace: Mapping[str, Any]) -> list[str]:
+    """A pod's answers from the autoscalers' one pass over every pending pod (its `autoscalers`
+    slot), one line each, where the pass's own section is elsewhere (after a list)."""
+    out = []
+    for answer in trace.get("autoscalers") or ():
+        name = AUTOSCALER_WORDS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
+        out.append(f"{name}: {answer.get('outcome')}: {why_none(answer)}")
+    return out
+
+
 def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
-    """The section, when the trace has the `autoscaler` key."""
+    """The section, when the trace has the `autoscaler` key; else its pod's answers alone (a
+    list's pod, the pass's section after the list)."""
     doc = trace.get("autoscaler")
     if not doc:
-        return []
+        lines = answer_lines(trace)
+        return [Block(Text(line), gap=i == 0) for i, line in enumerate(lines)]
     record = explained_record(doc)
     blocks = [Block(Text(TITLE, style="bold")),
               Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc),
-              Block(Text(outcome_line(record)), whole=bool(record and record.get("events")), gap=False)]
-    table = look.table("Node groups")
+              *found_blocks(doc)]
+    rows = pod_rows(doc)
+    if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
+        pods = look.table("Pending pods, each CA's answer in one loop over all of them")
+        pods.add_column("pods", overflow="fold", ratio=2)
+        pods.add_column("outcome: the event, or why none", overflow="fold", ratio=3)
+        for who, outcome, why in rows:
+            pods.add_row(who, Group(Text(outcome, style="bold"), Text(why)))
+        blocks.append(Block(pods))
+    pod = explained_pod(doc)
+    line = outcome_line(record)
+    if several(doc) and pod:
+        line = f"Pod {pod}: {line}"
+    blocks.append(Block(Text(line), whole=bool(record and record.get("events")), gap=len(blocks) > 3))
+    table = look.table(f"Node groups, for pod {pod}" if several(doc) and pod else "Node groups")
     table.add_column("group", no_wrap=True)
     table.add_column("size", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
@@ -218,6 +320,9 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     line = choice_line(doc)
     if line:
         blocks.append(Block(Text(line)))
+    others = others_line(doc)
+    if others:
+        blocks.append(Block(Text(others, style="dim"), gap=not line))
     return blocks
 
 

@@ -96,18 +96,30 @@ def _suggestion(kind: str, target: str, description: str, change: list[dict], sc
 
 def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
     """The smallest max size above the target size (up to one more node per pending pod) with
-    which CA scales the group up for the pod."""
-    for extra in range(1, len(loop.pending) + 1):
-        size = target + extra
+    which CA scales the group up for the pod: none when the largest does not; else found by
+    halving the range (a larger max size lets the estimator place a superset of the pods), so
+    that a loop of hundreds of pending pods runs again a few times, not once per pod."""
+    def ups_with(size: int) -> list[dict] | None:
         groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
-        ups = _scale_ups(document(replace(loop, groups=groups)), pod)
-        if ups is not None:
-            change = [{"op": "replace", "object": {"kind": "NodeGroup", "name": group.name}, "path": "/maxSize",
-                       "value": size}]
-            return _suggestion(RAISE_MAX_SIZE, f"node group {group.name}",
-                               f"raise node group {group.name}'s max size from {group.max_size} to {size}",
-                               change, ups)
-    return None
+        return _scale_ups(document(replace(loop, groups=groups)), pod)
+
+    high = target + max(1, len(loop.pending))
+    found = ups_with(high)
+    if found is None:
+        return None
+    # the plan's new size for the group is a max size that gives the same plan
+    high = min([high, *(u["newSize"] for u in found if u.get("nodeGroup") == group.name and u["newSize"] > target)])
+    low = target + 1            # the smallest size not yet known to fail
+    while low < high:
+        middle = (low + high) // 2
+        ups = ups_with(middle)
+        if ups is None:
+            low = middle + 1
+        else:
+            high, found = middle, ups
+    change = [{"op": "replace", "object": {"kind": "NodeGroup", "name": group.name}, "path": "/maxSize", "value": high}]
+    return _suggestion(RAISE_MAX_SIZE, f"node group {group.name}",
+                       f"raise node group {group.name}'s max size from {group.max_size} to {high}", change, found)
 
 
 def _with_pod(loop: LoopInputs, pod: PodInfo, ops: list[dict]) -> tuple[LoopInputs, PodInfo]:

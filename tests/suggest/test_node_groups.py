@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, load_groups, with_pending
 from kexplain.cli.app import main
 from kexplain.features import KubeVersion
@@ -21,7 +22,7 @@ def suggested(pod_file: str) -> list[dict]:
     obj = load_objects([str(CASE / pod_file)], 1 << 20)[0][0]
     obj["metadata"].setdefault("namespace", "default")
     pod = PodInfo(obj)
-    req = GroupsRequest(str(CASE / "nodegroups.yaml"), node_paths=(str(CASE / "cluster.yaml"),))
+    req = GroupsRequest(Discovery.from_file(str(CASE / "nodegroups.yaml")), node_paths=(str(CASE / "cluster.yaml"),))
     loop = with_pending(load_groups(req, KubeVersion("1.35")), [pod])
     return group_suggestions(loop, pod, autoscaler_document(loop), autoscaler_document)
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from kexplain.render.cluster_autoscaler import (FAILED, choice_line, explained_record, found_lines, group_rows,
-                                                outcome_line, version_note)
+from kexplain.render.cluster_autoscaler import (FAILED, answer_lines, choice_line, explained_pod, explained_record,
+                                                found_lines, group_rows, others_line, outcome_line, pod_rows, several,
+                                                version_note)
 from kexplain.render.html.markup import Html, el, join, table
 from kexplain.render.node import filter_words
 
@@ -22,12 +23,24 @@ def group_id(i: int | str, group: str) -> str:
 def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
     """The section of a trace (`i`: its index), or of a list's loop (`i`: "list")."""
     doc = trace.get("autoscaler")
-    if not doc:
-        return []
+    if not doc:     # a list's pod: its answers (the pass's section follows the overview)
+        lines = answer_lines(trace)
+        return [el("p", *(el("div", el("code", line)) for line in lines), cls="ca-answer", id=f"t{i}-ca")] \
+            if lines else []
     out: list[Html] = [el("h3", "Cluster autoscaler", id=f"t{i}-ca"),
                        el("p", version_note(doc, trace), cls="note"),
-                       *(el("p", line, cls="note ca-found") for line in found_lines(doc)),
-                       el("p", el("code", outcome_line(explained_record(doc))), cls="ca-event")]
+                       *(el("p", line, cls="note ca-found") for line in found_lines(doc))]
+    rows = pod_rows(doc)
+    if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
+        out.append(table(("pods", "outcome", "event, or why none"),
+                         [(who, el("b", outcome), why) for who, outcome, why in rows],
+                         cls="ca-pods", caption="Pending pods, each CA's answer in one loop over all of them"))
+    pod = explained_pod(doc)
+    line = outcome_line(explained_record(doc))
+    out.append(el("p", f"Pod {pod}: " if several(doc) and pod else "", el("code", line), cls="ca-event"))
+    others = others_line(doc)
+    if others:
+        out.append(el("p", others, cls="note ca-others"))
     rows = []
     marked = False
     for name, size, verdict, lines in group_rows(doc):
@@ -39,7 +52,7 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
         link = el("a", name, href=f"#{group_id(i, name)}", cls="group", data_group=group_id(i, name))
         rows.append((link, size, el("span", verdict, cls=f"ca-{verdict.replace(' ', '-')}"), join(why)))
     out.append(table(("node group", "size", "verdict", "why (on the group's template node)"), rows,
-                     cls="ca-groups", caption="Node groups"))
+                     cls="ca-groups", caption=f"Node groups, for pod {pod}" if several(doc) and pod else "Node groups"))
     if marked:
         out.append(el("p", "* = the plugin CA reports for the group (its first failing one); every plugin that "
                            "fails on the template is listed.", cls="note"))

@@ -53,3 +53,24 @@ def test_replicas_the_page_has_the_loop_over_the_copies_that_did_not_fit(tmp_pat
     section = html[html.index('<h3 id="tlist-ca">Cluster autoscaler</h3>'):]
     assert "Event: Normal TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;1 (max: 4)}]" in section
     assert '<details class="ca-group" id="tlist-group-compute">' in section
+
+
+def test_several_pods_each_its_answer_on_the_page(tmp_path):
+    """One loop over every pod left pending: the list's section has a row per object's answer,
+    and each pending pod's explanation its own answer."""
+    both = tmp_path / "both.yaml"
+    both.write_text((CASE / "pod-gpu.yaml").read_text() + "\n---\n" + DEPLOYMENT.replace("cpu: 1500m", 'cpu: "3"'))
+    out = tmp_path / "page.html"
+    main([str(both), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
+          "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
+    html = out.read_text()
+    section = html[html.index('<h3 id="tlist-ca">Cluster autoscaler</h3>'):]
+    pods = section[section.index('class="ca-pods"'):section.index("</table>")]
+    assert "default/trainer" in pods and "<b>RemainsUnschedulableNoEvent</b>" in pods
+    assert "default/worker-0 ... worker-2 (3 pods of Deployment default/worker)" in pods
+    assert "Node groups, for pod default/trainer" in section
+    answers = re.findall(r'<p class="ca-answer" id="(t\d+)-ca"><div><code>([^<]*)</code>', html)
+    assert ("Cluster autoscaler: RemainsUnschedulableNoEvent: no event: no group can take it (the loop scaled up for "
+            "other pods)") in [a for _, a in answers]
+    assert any(a.startswith("Cluster autoscaler: TriggeredScaleUp: pod triggered scale-up: [{compute 0-&gt;2")
+               for _, a in answers)
