@@ -124,13 +124,16 @@ def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _limit_rows(limits: Mapping[str, Any], remaining: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def _limit_rows(limits: Mapping[str, Any], remaining: resources.Nanos | None) -> list[dict[str, str]]:
+    """Each limit and, when the scheduler ran, what its nodes and new NodeClaims take of it
+    (`remaining`: the scheduler's integer view of what is left)."""
     from kexplain.apimachinery.quantity import canonical, sub
+    left = resources.from_nanos(remaining, limits) if remaining is not None else {}
     rows = []
     for name in sorted(limits):
         row = {"resource": name, "limit": canonical(limits[name])}
-        if remaining is not None and remaining.get(name) is not None:
-            row["used"] = canonical(sub(limits[name], remaining[name]))
+        if name in left:
+            row["used"] = canonical(sub(limits[name], left[name]))
         rows.append(row)
     return rows
 
@@ -158,7 +161,7 @@ def _not_tried(np: Mapping[str, Any], sched: Any, cloud: Any, types: Sequence[An
         return "its EC2NodeClass gives no instance type", {}
     nct = new_node_claim_template(np)
     _, _, filter_err = filter_instance_types_by_requirements(types, nct.requirements, {}, {}, {}, False,
-                                                             cloud.satisfies_min_values)
+                                                             cloud.satisfies_min_values, sched.type_index)
     min_values = getattr(filter_err, "min_values_incompatible_err", None)
     if min_values is not None:
         return (f"its requirements' minValues cannot be met by the {len(types)} instance types "
@@ -385,7 +388,7 @@ class PodExplainer:
         if requirements.has_min_values():
             _, _, ferr = filter_instance_types_by_requirements(
                 [c.it for c in checks], requirements, data.requests, overhead, total,
-                sched.options.min_values_best_effort, sched.satisfies_min_values)
+                sched.options.min_values_best_effort, sched.satisfies_min_values, sched.type_index)
             if ferr is not None and ferr.min_values_incompatible_err is not None:
                 out["minValues"] = str(ferr.min_values_incompatible_err)
         if checks:
@@ -441,8 +444,7 @@ class PodExplainer:
         its = nct.instance_type_options
         remaining = sched.remaining_resources.get(name)
         if remaining is not None:
-            nodes = remaining.get(resources.NODE)
-            if nodes is not None and nodes.value == 0:
+            if remaining.get(resources.NODE) == 0:
                 return NodePoolError(NODE_LIMITS_EXHAUSTED, name)
             its = filter_by_remaining_resources(its, remaining)
             if not its:
@@ -466,9 +468,9 @@ class PodExplainer:
                 err = node.can_add(pod, data, volumes)[1]
                 reason = str(err) if err is not None else ""
                 if reason == EXCEEDS_NODE_RESOURCES:
-                    short = tuple(n for n, q in sorted(data.requests.items())
-                                  if q.value > (node.remaining_resources[n].value
-                                                if n in node.remaining_resources else 0))
+                    room = node.remaining_resources         # integers, as fits_nanos compares them
+                    short = tuple(n for n, v in sorted(resources.nanos_of(data.requests).items())
+                                  if v > room.get(n, 0))
             groups[kind].setdefault((reason, short), []).append(node.name())
         out = {}
         for kind, by_reason in groups.items():

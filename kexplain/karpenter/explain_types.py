@@ -92,8 +92,10 @@ class TypeCheck:
 
 
 def check_types(instance_types: Sequence[Any], requirements: Requirements, total: ResourceList,
-                remaining: ResourceList | None, kinds: dict[int, tuple[str, ...]] | None = None) -> list[TypeCheck]:
-    """Each type checked; `remaining`: the NodePool's room under its limits (None: no limits)."""
+                remaining: resources.Nanos | None, kinds: dict[int, tuple[str, ...]] | None = None
+                ) -> list[TypeCheck]:
+    """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
+    integer view (None: no limits)."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
     allows = OfferingCompatibility(requirements, kinds)
     return [TypeCheck(it, requirements, total, within is None or id(it) in within, allows) for it in instance_types]
@@ -293,37 +295,39 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
 
 
 # -- limits ----------------------------------------------------------------------------------------
-def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: ResourceList | None,
+def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: resources.Nanos | None,
                    checks: Sequence[TypeCheck]) -> dict[str, Any] | None:
     """The NodePool's limits when they stop the pod: its node count exhausted, or types that
     would take the pod but exceed what is left under the limits; used = limit - remaining (the
-    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types)."""
+    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types).
+    `remaining`: the scheduler's integer view (billionths), printed in the limits' formats."""
     if not limits or remaining is None:
         return None
-    nodes = remaining.get(resources.NODE)
-    exhausted = nodes is not None and nodes.value <= 0
+    exhausted = remaining.get(resources.NODE, 1) <= 0
     over = [c.it for c in checks if c.compatible and c.offering and c.fits and not c.within_limits]
     if not exhausted and not over:
         return None
+    left = resources.from_nanos(remaining, limits)
     rows = []
     for name in sorted(limits):
-        left = remaining.get(name)
-        used = sub(limits[name], left) if left is not None else None
+        used = sub(limits[name], left[name]) if name in left else None
         rows.append({"resource": name, "limit": canonical(limits[name]), "used": _q(used),
-                     "remaining": _q(left)})
+                     "remaining": _q(left.get(name))})
     out: dict[str, Any] = {"exhausted": exhausted, "resources": rows}
     if over:
         out["exceeding"] = len(over)
         out["names"] = [it.name for it in over[:MAX_NAMES]]
         smallest = min(over, key=lambda it: (len(_over_limits(it, remaining)),
-                                             sum((v for _, v in _over_limits(it, remaining)), Fraction(0)), it.name))
+                                             sum(v for _, v in _over_limits(it, remaining)), it.name))
         out["smallest"] = {"name": smallest.name,
                            "over": [{"resource": name, "capacity": _q(smallest.capacity.get(name)),
-                                     "remaining": _q(remaining.get(name))}
+                                     "remaining": _q(left.get(name))}
                                     for name, _ in _over_limits(smallest, remaining)]}
     return out
 
 
-def _over_limits(it: Any, remaining: ResourceList) -> list[tuple[str, Fraction]]:
-    return [(name, _value(it.capacity, name) - q.value) for name, q in sorted(remaining.items())
-            if _value(it.capacity, name) > q.value]
+def _over_limits(it: Any, remaining: resources.Nanos) -> list[tuple[str, int]]:
+    """The resources whose capacity exceeds what is left, by how much (billionths), by name."""
+    capacity = resources.nanos_of(it.capacity)
+    return [(name, capacity.get(name, 0) - v) for name, v in sorted(remaining.items())
+            if capacity.get(name, 0) > v]
