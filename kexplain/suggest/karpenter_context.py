@@ -17,6 +17,7 @@ from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeCla
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
     filter_instance_types_by_requirements, has_dra_requirements, is_daemon_pod_compatible,
 )
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, MultiError, Requirements, new_requirements, new_strict_pod_requirements,
@@ -182,6 +183,7 @@ def ready_pools(run: PassRun) -> list[Pool]:
     order_by_weight(objs)
     ds_pods = daemonset_pods(run.cluster, run.inputs.daemonsets)
     best_effort = run.inputs.settings.min_values_policy == "BestEffort"
+    index = run.result.type_index or TypeIndex()      # the pass's (None when no scheduler ran)
     out = []
     for obj in objs:
         template = new_node_claim_template(obj)
@@ -189,7 +191,7 @@ def ready_pools(run: PassRun) -> list[Pool]:
         if err is not None:
             its = []
         options, _, _ = filter_instance_types_by_requirements(its, template.requirements, {}, {}, {}, best_effort,
-                                                              cloud.satisfies_min_values)
+                                                              cloud.satisfies_min_values, index)
         daemons = [p for p in ds_pods if not has_dra_requirements(p) and is_daemon_pod_compatible(template, p)]
         out.append(Pool(template.node_pool_name, obj, parsed[template.node_pool_name], template, its,
                         list(options or ()), resources.requests_for_pods([p.spec for p in daemons])))
