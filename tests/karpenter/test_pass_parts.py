@@ -323,7 +323,7 @@ def test_no_ready_nodepool_is_not_considered_and_says_why(tmp_path: Path) -> Non
 
 def test_the_table_names_pods_claims_and_reasons(tmp_path: Path) -> None:
     code, out, _ = run(tmp_path, [pod("a"), pod("b", nodeSelector={"team": "x"})], [NODEPOOL], output="table")
-    assert "Karpenter: 1 new NodeClaim(s)" in out and "default-00001" in out
+    assert "Karpenter: 1 new NodeClaim; pods: 1 Failed, 1 NewNodeClaim" in out and "default-00001" in out
     assert 'label "team" does not have known values' in out and "t3.large $0.0832" in out
 
 
