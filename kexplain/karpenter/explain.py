@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.apis.labels import NORMALIZED_LABELS, is_restricted_label
 from kexplain.karpenter.document import error_parts
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.explain_types import (MAX_NAMES, check_types, excluded_by, instance_types_verdict,
                                               limits_verdict, offerings_verdict)
 from kexplain.karpenter.provisioning.provisioner import (EXISTING_NODE, FAILED, NEW_NODE_CLAIM, PassResult,
@@ -41,7 +42,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (DRA_NOT_SUPPOR
                                                                   filter_by_remaining_resources)
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, UndefinedLabelError,
-                                                        multierr_errors, new_requirements)
+                                                        new_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
 from kexplain.karpenter.utils import resources

@@ -98,20 +98,19 @@ class AWSCloud:
         return dict(limits) if limits is not None else None
 
     def limits_exceeded_by(self, node_pool: Mapping[str, Any], usage: ResourceList) -> BaseException | None:
-        from kexplain.karpenter.provisioning.scheduling.nodeclaim import ScheduleError
+        from kexplain.karpenter.errors import GoError
         err = self._pool(node_pool).spec.exceeded_by(usage)
-        return ScheduleError(str(err)) if err is not None else None
+        return GoError(str(err)) if err is not None else None
 
     def validate_requirement(self, requirement: Mapping[str, Any]) -> BaseException | None:
         """v1.ValidateRequirement of a pod's requirement, its errors combined as multierr does."""
         from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
         from kexplain.karpenter.apis.nodepool import validate_requirement
-        from kexplain.karpenter.provisioning.provisioner import combine
-        from kexplain.karpenter.provisioning.scheduling.nodeclaim import ScheduleError
+        from kexplain.karpenter.errors import GoError, combine
         req = NodeSelectorRequirementWithMinValues(str(requirement.get("key") or ""),
                                                    str(requirement.get("operator") or ""),
                                                    tuple(str(v) for v in requirement.get("values") or ()))
-        return combine([ScheduleError(e) for e in validate_requirement(req)])
+        return combine([GoError(e) for e in validate_requirement(req)])
 
     # -- the document's provider keys ------------------------------------------------------------
     def node_pools_key(self, node_pools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.provisioning.provisioner import FAILED, daemonset_pods, order_by_weight
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
@@ -20,7 +21,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
 from kexplain.karpenter.scheduling.requirements import (
-    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, MultiError, Requirements, new_requirements, new_strict_pod_requirements,
+    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements, new_strict_pod_requirements,
 )
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
@@ -139,7 +140,7 @@ def per_pool_errors(run: PassRun, pod: PodInfo) -> dict[str, BaseException]:
     result = next((p for p in run.result.pods if p.pod.uid == pod.uid), None)
     if result is None or result.error is None:
         return {}
-    parts = list(result.error.errors) if isinstance(result.error, MultiError) else [result.error]
+    parts = multierr_errors(result.error)
     tried = run.result.tried_node_pools
     if len(parts) != len(tried):
         return {}
