@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.provisioning.provisioner import FAILED, daemonset_pods, order_by_weight
+from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
     filter_instance_types_by_requirements, has_dra_requirements, is_daemon_pod_compatible,
@@ -182,7 +183,9 @@ def ready_pools(run: PassRun) -> list[Pool]:
             if np.is_managed() and not np.is_static() and cloud.node_pool_ready(np.obj)
             and not (np.obj.get("metadata") or {}).get("deletionTimestamp")]
     order_by_weight(objs)
-    ds_pods = daemonset_pods(run.cluster, run.inputs.daemonsets)
+    # The scheduler's own copies: isDaemonPodCompatible changes the pods it is given (a toleration
+    # added, required terms dropped), which must not reach the inputs the verifying passes read.
+    ds_pods = [PodInfo(prefs.relaxable_copy(p.obj)) for p in daemonset_pods(run.cluster, run.inputs.daemonsets)]
     best_effort = run.inputs.settings.min_values_policy == "BestEffort"
     index = run.result.type_index or TypeIndex()      # the pass's (None when no scheduler ran)
     out = []
