@@ -1,5 +1,6 @@
 """One Karpenter pass from loaded inputs to the document: the cluster state, the AWS cloud
-provider over the EC2 world (`AWSCloud`), the provisioner, the document.
+provider over the EC2 world (`AWSCloud`), the provisioner (`schedule`: a `Pass`, which the fix
+suggestions reuse), the document (`document`).
 
 `AWSCloud` is what the provisioner asks of the cloud provider and the NodePools: each NodePool's
 instance types (`GetInstanceTypes` of its EC2NodeClass), the price order and minValues checks of
@@ -7,6 +8,7 @@ InstanceTypes, whether a NodePool is ready, its limits.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from kexplain.karpenter.inputs import PassInputs
@@ -177,21 +179,47 @@ EXPLAIN_UNPLACED = "unplaced"      # the `explained` key for the pods Karpenter 
 EXPLAIN_ALL = "all"                # ... for every pending pod
 
 
-def run_pass(inputs: PassInputs, world: Any, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
-    """The document of one pass over the loaded inputs and the EC2 world, with the explanation
-    (`kexplain.karpenter.explain`) under `explained` unless `explain` is None."""
-    from kexplain.karpenter.document import build_document
+@dataclass
+class Pass:
+    """One pass run: its inputs, the cloud provider and cluster state it ran over, and the
+    provisioner's result (`PassResult`, the scheduler's final state with it)."""
+
+    inputs: PassInputs
+    cloud: AWSCloud
+    cluster: Any
+    result: Any
+
+
+def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> Pass:
+    """Karpenter's pass over the loaded inputs and the EC2 world (`cloud`: a provider the caller
+    made for `inputs`, e.g. sharing another pass's instance types). The cluster state's notes
+    join `inputs.warnings`."""
     from kexplain.karpenter.provisioning.provisioner import schedule_pass
     from kexplain.karpenter.state.cluster import new_cluster
 
-    cloud = AWSCloud(inputs, world)
+    cloud = cloud if cloud is not None else AWSCloud(inputs, world)
     cluster = new_cluster(inputs)
     inputs.warnings.extend(cluster.warnings)
-    pools = [np.obj for np in inputs.node_pools]
-    result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
-                           inputs.settings.preference_policy)
+    result = schedule_pass(inputs.pending, [np.obj for np in inputs.node_pools], inputs.daemonsets, cluster, cloud,
+                           options_of(inputs), inputs.settings.preference_policy)
+    return Pass(inputs, cloud, cluster, result)
+
+
+def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
+    """The pass's document, with the explanation (`kexplain.karpenter.explain`) under
+    `explained` unless `explain` is None."""
+    from kexplain.karpenter.document import build_document
+
+    cloud, result = done.cloud, done.result
+    pools = [np.obj for np in done.inputs.node_pools]
     doc = build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
     if explain is not None:
         from kexplain.karpenter.explain import explain_pass
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
     return doc
+
+
+def run_pass(inputs: PassInputs, world: Any, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
+    """The document of one pass over the loaded inputs and the EC2 world (`schedule`, then
+    `document`)."""
+    return document(schedule(inputs, world), explain)

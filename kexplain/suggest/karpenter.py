@@ -40,6 +40,7 @@ from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, FAILED, N
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED, InstanceTypeFilterError
 from kexplain.karpenter.provisioning.scheduling.scheduler import NodePoolError
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+from kexplain.karpenter.run import Pass
 from kexplain.karpenter.scheduling.requirements import new_strict_pod_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
@@ -49,7 +50,7 @@ from kexplain.suggest.karpenter_context import (
 )
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
-from kexplain.suggest.karpenter_pass import PassRun, changed_pass, run, shape_inputs
+from kexplain.suggest.karpenter_pass import PassRun, changed_pass, of_pass, run, shape_inputs
 from kexplain.suggest.karpenter_pod import FAMILIES as POD_FAMILIES
 
 ID = "karpenter"
@@ -75,9 +76,12 @@ def needed(doc: Mapping[str, Any]) -> bool:
                for p in doc.get("pods") or ())
 
 
-def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
-    """The verified suggestions for the pass over `inputs` ([] when every pod is placed)."""
-    return suggestions_for(run(inputs, world), world, budget)
+def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS, first: Pass | None = None
+                ) -> list[dict[str, Any]]:
+    """The verified suggestions for the pass over `inputs` ([] when every pod is placed);
+    `first`: that pass when the caller ran it already (kexplain.karpenter.run.schedule), which
+    is not run again."""
+    return suggestions_for(of_pass(first) if first is not None else run(inputs, world), world, budget)
 
 
 @dataclass(frozen=True)

@@ -277,6 +277,13 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
 
 
 # -- the pass, through the command ---------------------------------------------------------------
+def test_a_nodeclaim_not_launched_is_said_as_a_warning(tmp_path: Path) -> None:
+    code, doc, err = run(tmp_path, [pod("a")], [NODEPOOL], managed("late", "default", "", registered=False))
+    assert code == 0 and doc["pods"][0]["result"] == "NewNodeClaim"
+    assert ("warning: NodeClaim late-claim has no status.providerID: it has not launched, and Karpenter waits for "
+            "it before provisioning (it is left out here)") in err
+
+
 def test_names_count_over_the_pass_and_weights_order_pools(tmp_path: Path) -> None:
     heavy = node_pool("heavy", weight=10, template={"spec": {**NODEPOOL["spec"]["template"]["spec"], "taints": [
         {"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}})

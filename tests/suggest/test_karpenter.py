@@ -378,3 +378,24 @@ def test_the_daemonsets_given_are_left_as_they_are(tmp_path):
     template = inputs.daemonsets[0]["spec"]["template"]["spec"]
     assert template["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] \
         == terms
+
+
+def test_the_command_runs_its_pass_once(tmp_path, monkeypatch):
+    """The suggestions start from the command's own pass (reused, with its explanation's), and
+    run passes only on changed inputs."""
+    import kexplain.karpenter.run as run_module
+    import kexplain.suggest.karpenter_pass as pass_module
+    seen: list[PassInputs] = []
+    real = run_module.schedule
+
+    def counting(inputs, world, cloud=None):
+        seen.append(inputs)
+        return real(inputs, world, cloud)
+
+    monkeypatch.setattr(run_module, "schedule", counting)
+    monkeypatch.setattr(pass_module, "schedule", counting)
+    pods_file, pools_file, _ = files(tmp_path, [pod("batch-job", node_selector={"workload": "batch"})], [GENERAL])
+    env = TestEnvironment()
+    assert main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS), "-o", "json"], env) == 1
+    assert [s["kind"] for s in json.loads(env.out)["suggestions"]] == [DECLARE_LABEL, DROP_TERM]
+    assert len(seen) > 1 and [i is seen[0] for i in seen].count(True) == 1
