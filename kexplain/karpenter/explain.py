@@ -167,10 +167,11 @@ def _not_tried(np: Mapping[str, Any], sched: Any, cloud: Any, types: Sequence[An
     if min_values is not None:
         return (f"its requirements' minValues cannot be met by the {len(types)} instance types "
                 f"(NoCompatibleInstanceTypes): {min_values}"), {}
-    checks = check_types(types, nct.requirements, {}, None)
+    checks = check_types(types, nct.requirements, {}, None, sched.type_index)
     if any(c.compatible for c in checks):
         return ("no instance type its requirements allow has an available offering (NoCompatibleInstanceTypes)",
-                {"offerings": offerings_verdict(checks, nct.requirements, cloud.node_class_of(np), cloud.provider)})
+                {"offerings": offerings_verdict(checks, nct.requirements, cloud.node_class_of(np), cloud.provider,
+                                                sched.type_index)})
     narrowing = [(dict.__getitem__(nct.requirements, key), _pool_fields(np, key)) for key in sorted(nct.requirements)]
     return (f"its requirements match none of its {len(types)} instance types (NoCompatibleInstanceTypes)",
             {"excludedBy": excluded_by(checks, narrowing)})
@@ -279,7 +280,6 @@ class PodExplainer:
         self.pools = {_name(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
-        self.kinds: dict[int, tuple[str, ...]] = {}        # offerings' kinds (explain_types.OfferingCompatibility)
 
     # -- the pod's data as the scheduler reads it ------------------------------------------------
     def _pod_data(self, pod: PodInfo) -> Any:
@@ -383,7 +383,7 @@ class PodExplainer:
         remaining = sched.remaining_resources.get(name)
         total = resources.merge(overhead, data.requests)
         checks = check_types(nct.instance_type_options, requirements, total, remaining if limits else None,
-                             self.kinds)
+                             sched.type_index)
         out["instanceTypes"] = instance_types_verdict(len(offered), checks, narrowing, data.requests, overhead,
                                                       cloud.world, bool(limits))
         if requirements.has_min_values():
@@ -394,7 +394,7 @@ class PodExplainer:
                 out["minValues"] = str(ferr.min_values_incompatible_err)
         if checks:
             out["offerings"] = offerings_verdict(checks, requirements, cloud.node_class_of(np), cloud.provider,
-                                                 self.kinds)
+                                                 sched.type_index)
         limited = limits_verdict(limits, remaining if limits else None, checks)
         if limited is not None:
             out["limits"] = limited

@@ -7,9 +7,10 @@ offerings (zones, capacity types) left and why the others are unavailable, and t
 limits.
 
 Every figure comes from the engine's own objects and functions: the types' requirements,
-`allocatable()` and offerings as the AWS provider built them, `Requirements.intersects`,
-`resources.fits`, the scheduler's `has_compatible_offering` and `filter_by_remaining_resources`.
-Quantities are written as Go's `resource.Quantity` prints them (`canonical`).
+`allocatable()` and offerings as the AWS provider built them, the pass's `TypeIndex` (which
+answers filterInstanceTypesByRequirements' questions for the scheduler), `Requirements.intersects`,
+the scheduler's `filter_by_remaining_resources`. Quantities are written as Go's
+`resource.Quantity` prints them (`canonical`).
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
-from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
-                                                        new_requirements)
+from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeIndex
+from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -47,58 +48,30 @@ def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
     return q.value if q is not None else Fraction(0)
 
 
-class OfferingCompatibility:
-    """Whether requirements allow an offering (`Requirements.is_compatible`, undefined well-known
-    labels allowed), asked once per kind of offering: offerings of one zone, capacity type and
-    reservation have equal requirements, and a NodePool's hundreds of types share a few kinds.
-    `kinds`: each offering's kind by id, kept by the caller for the offerings' lifetime."""
-
-    def __init__(self, requirements: Requirements, kinds: dict[int, tuple[str, ...]] | None = None) -> None:
-        self.requirements = requirements
-        self.kinds = kinds if kinds is not None else {}
-        self._answers: dict[tuple[str, ...], bool] = {}
-
-    def kind(self, offering: Any) -> tuple[str, ...]:
-        """The offering's requirements as text: zone and capacity type first."""
-        kind = self.kinds.get(id(offering))
-        if kind is None:
-            kind = self.kinds[id(offering)] = (offering.zone(), offering.capacity_type(),
-                                               *sorted(str(r) for r in offering.requirements.values()))
-        return kind
-
-    def __call__(self, offering: Any) -> bool:
-        kind = self.kind(offering)
-        answer = self._answers.get(kind)
-        if answer is None:
-            answer = self._answers[kind] = self.requirements.is_compatible(offering.requirements,
-                                                                           ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
-        return answer
-
-
 class TypeCheck:
     """One instance type against the NodeClaim's requirements and requests, as
-    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits."""
+    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits (the pass's
+    `typeindex` answers, each distinct requirement and offering asked once)."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
-    def __init__(self, it: Any, requirements: Requirements, total: ResourceList, within_limits: bool,
-                 allows: OfferingCompatibility) -> None:
+    def __init__(self, it: Any, question: Question, total: resources.Nanos, within_limits: bool) -> None:
         self.it = it
-        self.compatible = it.requirements.intersects(requirements) is None
-        # has_compatible_offering, its compatibility answers shared by the types
-        self.offering = self.compatible and any(o.available and allows(o) for o in it.offerings)
-        self.fits = self.compatible and resources.fits(total, it.allocatable())   # asked of compatible types only
+        self.compatible = question.compatible(it)
+        self.offering = self.compatible and question.has_offering(it)
+        # asked of compatible types only
+        self.fits = self.compatible and resources.fits_nanos(total, question.index.of(it)[2])
         self.within_limits = within_limits
 
 
 def check_types(instance_types: Sequence[Any], requirements: Requirements, total: ResourceList,
-                remaining: resources.Nanos | None, kinds: dict[int, tuple[str, ...]] | None = None
-                ) -> list[TypeCheck]:
+                remaining: resources.Nanos | None, index: TypeIndex) -> list[TypeCheck]:
     """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
-    integer view (None: no limits)."""
+    integer view (None: no limits); `index`: the pass's TypeIndex."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
-    allows = OfferingCompatibility(requirements, kinds)
-    return [TypeCheck(it, requirements, total, within is None or id(it) in within, allows) for it in instance_types]
+    question = index.question(requirements)
+    total_nanos = resources.to_nanos(total)
+    return [TypeCheck(it, question, total_nanos, within is None or id(it) in within) for it in instance_types]
 
 
 def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],
@@ -218,7 +191,7 @@ def _hardware_memory(world: Any, name: str) -> Quantity | None:
 
 # -- offerings -----------------------------------------------------------------------------------
 def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any,
-                      kinds: dict[int, tuple[str, ...]] | None = None) -> dict[str, Any]:
+                      index: TypeIndex) -> dict[str, Any]:
     """The zones and capacity types the pod could launch in: the available offerings the
     requirements allow of the types that meet the requirements and fit (`of`: "fit"), else of
     those that meet the requirements ("requirements"), else of all the NodePool's types
@@ -234,15 +207,20 @@ def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, n
     excluded_zones: set[str] = set()
     excluded_types: set[str] = set()
     groups: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = {}
-    allows = OfferingCompatibility(requirements, kinds)
+    question = index.question(requirements)
+    kinds: dict[int, tuple[str, str]] = {}       # zone and capacity type of each kind of offering
     for c in chosen:
-        for o in c.it.offerings:
-            zone, ct = allows.kind(o)[:2]
-            if o.available and allows(o):
+        for o, oid in index.of(c.it)[1]:
+            kind = kinds.get(oid)
+            if kind is None:
+                kind = kinds[oid] = (o.zone(), o.capacity_type())
+            zone, ct = kind
+            allowed = question.offering_allowed(oid)
+            if o.available and allowed:
                 zones.add(zone)
                 capacity_types.add(ct)
                 continue
-            if not allows(o):
+            if not allowed:
                 if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
                     excluded_zones.add(zone)
                 if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
