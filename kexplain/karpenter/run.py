@@ -218,8 +218,3 @@ def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, An
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
     return doc
 
-
-def run_pass(inputs: PassInputs, world: Any, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
-    """The document of one pass over the loaded inputs and the EC2 world (`schedule`, then
-    `document`)."""
-    return document(schedule(inputs, world), explain)
