@@ -3,8 +3,9 @@ provider over the EC2 world (`AWSCloud`), the provisioner (`schedule`: a `Pass`,
 suggestions reuse), the document (`document`).
 
 `AWSCloud` is what the provisioner asks of the cloud provider and the NodePools: each NodePool's
-instance types (`GetInstanceTypes` of its EC2NodeClass), the price order and minValues checks of
-InstanceTypes, whether a NodePool is ready, its limits.
+instance types (`GetInstanceTypes` of its EC2NodeClass), the minValues check of InstanceTypes,
+whether a NodePool is ready, its limits, a price as the document writes it (the price order is
+the scheduler's TypeIndex's).
 """
 from __future__ import annotations
 
