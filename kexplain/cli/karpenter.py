@@ -66,7 +66,7 @@ def command(
     ignored, 2 bad usage or bad input, 4 internal error."""
     from kexplain.features.kube_version import ENV_VAR, resolve
     from kexplain.karpenter.inputs import load_pass
-    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, run_pass
+    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
     from kexplain.load.gcpolicy import bulk_load
 
     env = env_of(ctx)
@@ -80,14 +80,15 @@ def command(
     from kexplain.errors import Source
     inputs.settings.check_world(world.instance_types, world.zones(),
                                 Source(karpenter_config) if karpenter_config else None)
-    for warning in inputs.warnings:
+    done = schedule(inputs, world)
+    for warning in inputs.warnings:            # the inputs' and the cluster state's
         env.error(f"warning: {warning}")
-    doc = run_pass(inputs, world, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
+    doc = document(done, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
     check_node_pool(node_pool, doc)
     if suggestions:
         from kexplain.suggest import karpenter as fixes
         if fixes.needed(doc):
-            doc["suggestions"] = fixes.suggestions(inputs, world)
+            doc["suggestions"] = fixes.suggestions(inputs, world, first=done)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from kexplain.karpenter.provisioning.provisioner import FAILED, PassResult
 from kexplain.karpenter.provisioning.scheduling.scheduler import DRAError, NODEPOOLS_FILTERED_OUT
-from kexplain.karpenter.scheduling.requirements import MultiError
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.utils import resources
 
 BUILD = ("sigs.k8s.io/karpenter v1.13.0 (github.com/openshift/kubernetes-sigs-karpenter 2b8ed744bf1c) in "
@@ -22,9 +22,7 @@ BUILD = ("sigs.k8s.io/karpenter v1.13.0 (github.com/openshift/kubernetes-sigs-ka
 
 def error_parts(err: BaseException | None) -> list[str]:
     """The parts Karpenter joined with `; ` (multierr), each as its own text."""
-    if err is None:
-        return []
-    return [str(e) for e in err.errors] if isinstance(err, MultiError) else [str(err)]
+    return [str(e) for e in multierr_errors(err)]
 
 
 def _taint(t: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,17 +1,61 @@
-"""Go's error values as Karpenter builds them, so their text is Go's to the character.
+"""Go's error values as Karpenter builds them, so their text is Go's to the character: the one
+home of the engine's errors.
 
 Karpenter returns errors as values and words them only when they are printed; these are the
-shapes it uses: `fmt.Errorf("context, %w", err)` (`wrap`), operatorpkg's `serrors.Wrap(err, k, v,
-...)` which appends ` (k=v, ...)` with the keys sorted (`StructuredError`), and the API server's
-NotFound (`NotFound`, `is_not_found` as apimachinery's `errors.IsNotFound`, which sees through
-wrapping). They are KarpenterErrors (kexplain.karpenter.scheduling.requirements): values the
-engine passes around, whose str() is Go's text.
+shapes it uses: an error with a fixed text (`errors.New`, `fmt.Errorf` without `%w`: `GoError`),
+`fmt.Errorf("context, %w", err)` (`WrappedError`, `wrap`), go.uber.org/multierr's lists
+(`MultiError`, `multierr_append`, `multierr_errors`, `combine`), operatorpkg's
+`serrors.Wrap(err, k, v, ...)` which appends ` (k=v, ...)` with the keys sorted
+(`StructuredError`), and the API server's NotFound (`NotFound`, `is_not_found` as apimachinery's
+`errors.IsNotFound`, which sees through wrapping). Every one is a KarpenterError: a value the
+engine passes around (returned, not raised), whose str() is Go's text; `cause` is the error it
+wraps (errors.Unwrap), if any. Errors with texts of their own (requirements, taints, topology,
+instance-type filtering) subclass KarpenterError beside the code that words them.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from kexplain.karpenter.scheduling.requirements import KarpenterError
+
+class KarpenterError(Exception):
+    """An error value of Karpenter's; str() is Go's Error() text."""
+
+
+class MultiError(KarpenterError):
+    """go.uber.org/multierr's list: its parts joined with `; `."""
+
+    def __init__(self, errors: Sequence[BaseException]) -> None:
+        super().__init__()
+        self.errors = tuple(errors)
+
+    def __str__(self) -> str:
+        return "; ".join(str(e) for e in self.errors)
+
+
+def multierr_append(left: BaseException | None, right: BaseException | None) -> BaseException | None:
+    """multierr.Append: None-tolerant; a MultiError on either side is flattened into the result."""
+    if left is None:
+        return right
+    if right is None:
+        return left
+    return MultiError([*multierr_errors(left), *multierr_errors(right)])
+
+
+def multierr_errors(err: BaseException | None) -> list[BaseException]:
+    """multierr.Errors: the parts of a MultiError, [err] for another error, [] for None."""
+    if err is None:
+        return []
+    return list(err.errors) if isinstance(err, MultiError) else [err]
+
+
+def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
+    """multierr.Combine: None without errors, the one error alone, else their parts in one list."""
+    found = [e for e in errs if e is not None]
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    return MultiError([part for e in found for part in multierr_errors(e)])
 
 
 class GoError(KarpenterError):
@@ -26,17 +70,19 @@ class GoError(KarpenterError):
         return self.message
 
 
-def wrap(context: str, err: BaseException) -> GoError:
-    """fmt.Errorf("CONTEXT, %w", err)."""
-    return _Wrapped(context, err)
+class WrappedError(GoError):
+    """fmt.Errorf("CONTEXT, %w", err): `message` is the context."""
 
-
-class _Wrapped(GoError):
     def __init__(self, context: str, err: BaseException) -> None:
         super().__init__(context, err)
 
     def __str__(self) -> str:    # rendered when printed: the wrapped error may be lazy
         return f"{self.message}, {self.cause}"
+
+
+def wrap(context: str, err: BaseException) -> WrappedError:
+    """fmt.Errorf("CONTEXT, %w", err)."""
+    return WrappedError(context, err)
 
 
 def go_value(value: Any) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.apis.labels import NORMALIZED_LABELS, is_restricted_label
 from kexplain.karpenter.document import error_parts
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.explain_types import (MAX_NAMES, check_types, excluded_by, instance_types_verdict,
                                               limits_verdict, offerings_verdict)
 from kexplain.karpenter.provisioning.provisioner import (EXISTING_NODE, FAILED, NEW_NODE_CLAIM, PassResult,
@@ -41,7 +42,7 @@ from kexplain.karpenter.provisioning.scheduling.scheduler import (DRA_NOT_SUPPOR
                                                                   filter_by_remaining_resources)
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, UndefinedLabelError,
-                                                        multierr_errors, new_requirements)
+                                                        new_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
 from kexplain.karpenter.utils import resources
@@ -124,13 +125,16 @@ def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _limit_rows(limits: Mapping[str, Any], remaining: Mapping[str, Any] | None) -> list[dict[str, str]]:
+def _limit_rows(limits: Mapping[str, Any], remaining: resources.Nanos | None) -> list[dict[str, str]]:
+    """Each limit and, when the scheduler ran, what its nodes and new NodeClaims take of it
+    (`remaining`: the scheduler's integer view of what is left)."""
     from kexplain.apimachinery.quantity import canonical, sub
+    left = resources.from_nanos(remaining, limits) if remaining is not None else {}
     rows = []
     for name in sorted(limits):
         row = {"resource": name, "limit": canonical(limits[name])}
-        if remaining is not None and remaining.get(name) is not None:
-            row["used"] = canonical(sub(limits[name], remaining[name]))
+        if name in left:
+            row["used"] = canonical(sub(limits[name], left[name]))
         rows.append(row)
     return rows
 
@@ -158,15 +162,16 @@ def _not_tried(np: Mapping[str, Any], sched: Any, cloud: Any, types: Sequence[An
         return "its EC2NodeClass gives no instance type", {}
     nct = new_node_claim_template(np)
     _, _, filter_err = filter_instance_types_by_requirements(types, nct.requirements, {}, {}, {}, False,
-                                                             cloud.satisfies_min_values)
+                                                             cloud.satisfies_min_values, sched.type_index)
     min_values = getattr(filter_err, "min_values_incompatible_err", None)
     if min_values is not None:
         return (f"its requirements' minValues cannot be met by the {len(types)} instance types "
                 f"(NoCompatibleInstanceTypes): {min_values}"), {}
-    checks = check_types(types, nct.requirements, {}, None)
+    checks = check_types(types, nct.requirements, {}, None, sched.type_index)
     if any(c.compatible for c in checks):
         return ("no instance type its requirements allow has an available offering (NoCompatibleInstanceTypes)",
-                {"offerings": offerings_verdict(checks, nct.requirements, cloud.node_class_of(np), cloud.provider)})
+                {"offerings": offerings_verdict(checks, nct.requirements, cloud.node_class_of(np), cloud.provider,
+                                                sched.type_index)})
     narrowing = [(dict.__getitem__(nct.requirements, key), _pool_fields(np, key)) for key in sorted(nct.requirements)]
     return (f"its requirements match none of its {len(types)} instance types (NoCompatibleInstanceTypes)",
             {"excludedBy": excluded_by(checks, narrowing)})
@@ -275,7 +280,6 @@ class PodExplainer:
         self.pools = {_name(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
-        self.kinds: dict[int, tuple[str, ...]] = {}        # offerings' kinds (explain_types.OfferingCompatibility)
 
     # -- the pod's data as the scheduler reads it ------------------------------------------------
     def _pod_data(self, pod: PodInfo) -> Any:
@@ -379,18 +383,18 @@ class PodExplainer:
         remaining = sched.remaining_resources.get(name)
         total = resources.merge(overhead, data.requests)
         checks = check_types(nct.instance_type_options, requirements, total, remaining if limits else None,
-                             self.kinds)
+                             sched.type_index)
         out["instanceTypes"] = instance_types_verdict(len(offered), checks, narrowing, data.requests, overhead,
                                                       cloud.world, bool(limits))
         if requirements.has_min_values():
             _, _, ferr = filter_instance_types_by_requirements(
                 [c.it for c in checks], requirements, data.requests, overhead, total,
-                sched.options.min_values_best_effort, sched.satisfies_min_values)
+                sched.options.min_values_best_effort, sched.satisfies_min_values, sched.type_index)
             if ferr is not None and ferr.min_values_incompatible_err is not None:
                 out["minValues"] = str(ferr.min_values_incompatible_err)
         if checks:
             out["offerings"] = offerings_verdict(checks, requirements, cloud.node_class_of(np), cloud.provider,
-                                                 self.kinds)
+                                                 sched.type_index)
         limited = limits_verdict(limits, remaining if limits else None, checks)
         if limited is not None:
             out["limits"] = limited
@@ -441,8 +445,7 @@ class PodExplainer:
         its = nct.instance_type_options
         remaining = sched.remaining_resources.get(name)
         if remaining is not None:
-            nodes = remaining.get(resources.NODE)
-            if nodes is not None and nodes.value == 0:
+            if remaining.get(resources.NODE) == 0:
                 return NodePoolError(NODE_LIMITS_EXHAUSTED, name)
             its = filter_by_remaining_resources(its, remaining)
             if not its:
@@ -466,9 +469,9 @@ class PodExplainer:
                 err = node.can_add(pod, data, volumes)[1]
                 reason = str(err) if err is not None else ""
                 if reason == EXCEEDS_NODE_RESOURCES:
-                    short = tuple(n for n, q in sorted(data.requests.items())
-                                  if q.value > (node.remaining_resources[n].value
-                                                if n in node.remaining_resources else 0))
+                    room = node.remaining_resources         # integers, as fits_nanos compares them
+                    short = tuple(n for n, v in sorted(resources.nanos_of(data.requests).items())
+                                  if v > room.get(n, 0))
             groups[kind].setdefault((reason, short), []).append(node.name())
         out = {}
         for kind, by_reason in groups.items():

@@ -7,9 +7,10 @@ offerings (zones, capacity types) left and why the others are unavailable, and t
 limits.
 
 Every figure comes from the engine's own objects and functions: the types' requirements,
-`allocatable()` and offerings as the AWS provider built them, `Requirements.intersects`,
-`resources.fits`, the scheduler's `has_compatible_offering` and `filter_by_remaining_resources`.
-Quantities are written as Go's `resource.Quantity` prints them (`canonical`).
+`allocatable()` and offerings as the AWS provider built them, the pass's `TypeIndex` (which
+answers filterInstanceTypesByRequirements' questions for the scheduler), `Requirements.intersects`,
+the scheduler's `filter_by_remaining_resources`. Quantities are written as Go's
+`resource.Quantity` prints them (`canonical`).
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
 from kexplain.karpenter.apis import labels as L
 from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
-from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
-                                                        new_requirements)
+from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeIndex
+from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
@@ -47,56 +48,30 @@ def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
     return q.value if q is not None else Fraction(0)
 
 
-class OfferingCompatibility:
-    """Whether requirements allow an offering (`Requirements.is_compatible`, undefined well-known
-    labels allowed), asked once per kind of offering: offerings of one zone, capacity type and
-    reservation have equal requirements, and a NodePool's hundreds of types share a few kinds.
-    `kinds`: each offering's kind by id, kept by the caller for the offerings' lifetime."""
-
-    def __init__(self, requirements: Requirements, kinds: dict[int, tuple[str, ...]] | None = None) -> None:
-        self.requirements = requirements
-        self.kinds = kinds if kinds is not None else {}
-        self._answers: dict[tuple[str, ...], bool] = {}
-
-    def kind(self, offering: Any) -> tuple[str, ...]:
-        """The offering's requirements as text: zone and capacity type first."""
-        kind = self.kinds.get(id(offering))
-        if kind is None:
-            kind = self.kinds[id(offering)] = (offering.zone(), offering.capacity_type(),
-                                               *sorted(str(r) for r in offering.requirements.values()))
-        return kind
-
-    def __call__(self, offering: Any) -> bool:
-        kind = self.kind(offering)
-        answer = self._answers.get(kind)
-        if answer is None:
-            answer = self._answers[kind] = self.requirements.is_compatible(offering.requirements,
-                                                                           ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
-        return answer
-
-
 class TypeCheck:
     """One instance type against the NodeClaim's requirements and requests, as
-    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits."""
+    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits (the pass's
+    `typeindex` answers, each distinct requirement and offering asked once)."""
 
     __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
 
-    def __init__(self, it: Any, requirements: Requirements, total: ResourceList, within_limits: bool,
-                 allows: OfferingCompatibility) -> None:
+    def __init__(self, it: Any, question: Question, total: resources.Nanos, within_limits: bool) -> None:
         self.it = it
-        self.compatible = it.requirements.intersects(requirements) is None
-        # has_compatible_offering, its compatibility answers shared by the types
-        self.offering = self.compatible and any(o.available and allows(o) for o in it.offerings)
-        self.fits = self.compatible and resources.fits(total, it.allocatable())   # asked of compatible types only
+        self.compatible = question.compatible(it)
+        self.offering = self.compatible and question.has_offering(it)
+        # asked of compatible types only
+        self.fits = self.compatible and resources.fits_nanos(total, question.index.of(it)[2])
         self.within_limits = within_limits
 
 
 def check_types(instance_types: Sequence[Any], requirements: Requirements, total: ResourceList,
-                remaining: ResourceList | None, kinds: dict[int, tuple[str, ...]] | None = None) -> list[TypeCheck]:
-    """Each type checked; `remaining`: the NodePool's room under its limits (None: no limits)."""
+                remaining: resources.Nanos | None, index: TypeIndex) -> list[TypeCheck]:
+    """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
+    integer view (None: no limits); `index`: the pass's TypeIndex."""
     within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
-    allows = OfferingCompatibility(requirements, kinds)
-    return [TypeCheck(it, requirements, total, within is None or id(it) in within, allows) for it in instance_types]
+    question = index.question(requirements)
+    total_nanos = resources.to_nanos(total)
+    return [TypeCheck(it, question, total_nanos, within is None or id(it) in within) for it in instance_types]
 
 
 def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],
@@ -216,7 +191,7 @@ def _hardware_memory(world: Any, name: str) -> Quantity | None:
 
 # -- offerings -----------------------------------------------------------------------------------
 def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any,
-                      kinds: dict[int, tuple[str, ...]] | None = None) -> dict[str, Any]:
+                      index: TypeIndex) -> dict[str, Any]:
     """The zones and capacity types the pod could launch in: the available offerings the
     requirements allow of the types that meet the requirements and fit (`of`: "fit"), else of
     those that meet the requirements ("requirements"), else of all the NodePool's types
@@ -232,15 +207,20 @@ def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, n
     excluded_zones: set[str] = set()
     excluded_types: set[str] = set()
     groups: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = {}
-    allows = OfferingCompatibility(requirements, kinds)
+    question = index.question(requirements)
+    kinds: dict[int, tuple[str, str]] = {}       # zone and capacity type of each kind of offering
     for c in chosen:
-        for o in c.it.offerings:
-            zone, ct = allows.kind(o)[:2]
-            if o.available and allows(o):
+        for o, oid in index.of(c.it)[1]:
+            kind = kinds.get(oid)
+            if kind is None:
+                kind = kinds[oid] = (o.zone(), o.capacity_type())
+            zone, ct = kind
+            allowed = question.offering_allowed(oid)
+            if o.available and allowed:
                 zones.add(zone)
                 capacity_types.add(ct)
                 continue
-            if not allows(o):
+            if not allowed:
                 if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
                     excluded_zones.add(zone)
                 if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
@@ -293,37 +273,39 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
 
 
 # -- limits ----------------------------------------------------------------------------------------
-def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: ResourceList | None,
+def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: resources.Nanos | None,
                    checks: Sequence[TypeCheck]) -> dict[str, Any] | None:
     """The NodePool's limits when they stop the pod: its node count exhausted, or types that
     would take the pod but exceed what is left under the limits; used = limit - remaining (the
-    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types)."""
+    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types).
+    `remaining`: the scheduler's integer view (billionths), printed in the limits' formats."""
     if not limits or remaining is None:
         return None
-    nodes = remaining.get(resources.NODE)
-    exhausted = nodes is not None and nodes.value <= 0
+    exhausted = remaining.get(resources.NODE, 1) <= 0
     over = [c.it for c in checks if c.compatible and c.offering and c.fits and not c.within_limits]
     if not exhausted and not over:
         return None
+    left = resources.from_nanos(remaining, limits)
     rows = []
     for name in sorted(limits):
-        left = remaining.get(name)
-        used = sub(limits[name], left) if left is not None else None
+        used = sub(limits[name], left[name]) if name in left else None
         rows.append({"resource": name, "limit": canonical(limits[name]), "used": _q(used),
-                     "remaining": _q(left)})
+                     "remaining": _q(left.get(name))})
     out: dict[str, Any] = {"exhausted": exhausted, "resources": rows}
     if over:
         out["exceeding"] = len(over)
         out["names"] = [it.name for it in over[:MAX_NAMES]]
         smallest = min(over, key=lambda it: (len(_over_limits(it, remaining)),
-                                             sum((v for _, v in _over_limits(it, remaining)), Fraction(0)), it.name))
+                                             sum(v for _, v in _over_limits(it, remaining)), it.name))
         out["smallest"] = {"name": smallest.name,
                            "over": [{"resource": name, "capacity": _q(smallest.capacity.get(name)),
-                                     "remaining": _q(remaining.get(name))}
+                                     "remaining": _q(left.get(name))}
                                     for name, _ in _over_limits(smallest, remaining)]}
     return out
 
 
-def _over_limits(it: Any, remaining: ResourceList) -> list[tuple[str, Fraction]]:
-    return [(name, _value(it.capacity, name) - q.value) for name, q in sorted(remaining.items())
-            if _value(it.capacity, name) > q.value]
+def _over_limits(it: Any, remaining: resources.Nanos) -> list[tuple[str, int]]:
+    """The resources whose capacity exceeds what is left, by how much (billionths), by name."""
+    capacity = resources.nanos_of(it.capacity)
+    return [(name, capacity.get(name, 0) - v) for name, v in sorted(remaining.items())
+            if capacity.get(name, 0) > v]

@@ -1,12 +1,15 @@
 """One Karpenter pass from loaded inputs to the document: the cluster state, the AWS cloud
-provider over the EC2 world (`AWSCloud`), the provisioner, the document.
+provider over the EC2 world (`AWSCloud`), the provisioner (`schedule`: a `Pass`, which the fix
+suggestions reuse), the document (`document`).
 
 `AWSCloud` is what the provisioner asks of the cloud provider and the NodePools: each NodePool's
-instance types (`GetInstanceTypes` of its EC2NodeClass), the price order and minValues checks of
-InstanceTypes, whether a NodePool is ready, its limits.
+instance types (`GetInstanceTypes` of its EC2NodeClass), the minValues check of InstanceTypes,
+whether a NodePool is ready, its limits, a price as the document writes it (the price order is
+the scheduler's TypeIndex's).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from kexplain.karpenter.inputs import PassInputs
@@ -98,20 +101,19 @@ class AWSCloud:
         return dict(limits) if limits is not None else None
 
     def limits_exceeded_by(self, node_pool: Mapping[str, Any], usage: ResourceList) -> BaseException | None:
-        from kexplain.karpenter.provisioning.scheduling.nodeclaim import ScheduleError
+        from kexplain.karpenter.errors import GoError
         err = self._pool(node_pool).spec.exceeded_by(usage)
-        return ScheduleError(str(err)) if err is not None else None
+        return GoError(str(err)) if err is not None else None
 
     def validate_requirement(self, requirement: Mapping[str, Any]) -> BaseException | None:
         """v1.ValidateRequirement of a pod's requirement, its errors combined as multierr does."""
         from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
         from kexplain.karpenter.apis.nodepool import validate_requirement
-        from kexplain.karpenter.provisioning.provisioner import combine
-        from kexplain.karpenter.provisioning.scheduling.nodeclaim import ScheduleError
+        from kexplain.karpenter.errors import GoError, combine
         req = NodeSelectorRequirementWithMinValues(str(requirement.get("key") or ""),
                                                    str(requirement.get("operator") or ""),
                                                    tuple(str(v) for v in requirement.get("values") or ()))
-        return combine([ScheduleError(e) for e in validate_requirement(req)])
+        return combine([GoError(e) for e in validate_requirement(req)])
 
     # -- the document's provider keys ------------------------------------------------------------
     def node_pools_key(self, node_pools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -178,21 +180,42 @@ EXPLAIN_UNPLACED = "unplaced"      # the `explained` key for the pods Karpenter 
 EXPLAIN_ALL = "all"                # ... for every pending pod
 
 
-def run_pass(inputs: PassInputs, world: Any, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
-    """The document of one pass over the loaded inputs and the EC2 world, with the explanation
-    (`kexplain.karpenter.explain`) under `explained` unless `explain` is None."""
-    from kexplain.karpenter.document import build_document
+@dataclass
+class Pass:
+    """One pass run: its inputs, the cloud provider and cluster state it ran over, and the
+    provisioner's result (`PassResult`, the scheduler's final state with it)."""
+
+    inputs: PassInputs
+    cloud: AWSCloud
+    cluster: Any
+    result: Any
+
+
+def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> Pass:
+    """Karpenter's pass over the loaded inputs and the EC2 world (`cloud`: a provider the caller
+    made for `inputs`, e.g. sharing another pass's instance types). The cluster state's notes
+    join `inputs.warnings`."""
     from kexplain.karpenter.provisioning.provisioner import schedule_pass
     from kexplain.karpenter.state.cluster import new_cluster
 
-    cloud = AWSCloud(inputs, world)
+    cloud = cloud if cloud is not None else AWSCloud(inputs, world)
     cluster = new_cluster(inputs)
     inputs.warnings.extend(cluster.warnings)
-    pools = [np.obj for np in inputs.node_pools]
-    result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
-                           inputs.settings.preference_policy)
+    result = schedule_pass(inputs.pending, [np.obj for np in inputs.node_pools], inputs.daemonsets, cluster, cloud,
+                           options_of(inputs), inputs.settings.preference_policy)
+    return Pass(inputs, cloud, cluster, result)
+
+
+def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
+    """The pass's document, with the explanation (`kexplain.karpenter.explain`) under
+    `explained` unless `explain` is None."""
+    from kexplain.karpenter.document import build_document
+
+    cloud, result = done.cloud, done.result
+    pools = [np.obj for np in done.inputs.node_pools]
     doc = build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
     if explain is not None:
         from kexplain.karpenter.explain import explain_pass
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
     return doc
+

@@ -576,51 +576,72 @@ def render_node_pool(doc: Mapping[str, Any], name: str, look: Look) -> list[Bloc
     return blocks
 
 
-def print_pass(doc: Mapping[str, Any], console: Console, node_pool: str | None = None) -> None:
-    """The document as text on `console` (plain when not a terminal), or with `node_pool` that
-    NodePool's verdicts."""
-    look = Look(plain=not console.is_terminal, width=console.width)
-    blocks = render_node_pool(doc, node_pool, look) if node_pool is not None else render(doc, look)
-    print_blocks(blocks, console)
-    if node_pool is None:
-        print_suggestions(doc, console)
-
-
-def print_suggestions(doc: Mapping[str, Any], console: Console) -> None:
+def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """The verified fix suggestions (`suggestions`): each change, the pods it places and where,
     and the change as YAML; said plainly when none was verified."""
     if "suggestions" not in doc:
-        return
+        return []
     found = doc.get("suggestions") or ()
-    console.print()
     if not found:
-        console.print(Text("No single change was verified to make Karpenter place the pods it could not place.",
-                           style="bold"))
-        return
+        return [Block(Text("No single change was verified to make Karpenter place the pods it could not place.",
+                           style="bold"))]
     shapes = any((s.get("verified") or {}).get("scope") == "shape" for s in found)
-    console.print(Text("What would make Karpenter place them (each change verified by running Karpenter's pass "
-                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))
+    out = [Block(Text("What would make Karpenter place them (each change verified by running Karpenter's pass "
+                      "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))]
     for number, s in enumerate(found, start=1):
-        console.print(Text(f"{number:>2}. {s.get('description', '')}"), soft_wrap=True)
-        verified = s.get("verified") or {}
-        claim_of = {pod: c for c in verified.get("nodeClaims") or () for pod in c.get("pods") or ()}
-        places: dict[str, tuple[list[str], set[str]]] = {}
-        for p in verified.get("pods") or ():
-            claim = claim_of.get(p.get("pod"))
-            if p.get("result") == "NewNodeClaim" and claim is not None:
-                more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
-                where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
-                         + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
-            else:
-                where = _where(p)
-            pods, names = places.setdefault(where, ([], set()))
-            pods.append(str(p.get("pod")))
-            names.add(str(claim.get("name") or "") if claim is not None else str(p.get("node") or ""))
-        for where, (pods, names) in places.items():
-            shown = ", ".join(pods[:MAX_TYPES_SHOWN]) + (f" and {len(pods) - MAX_TYPES_SHOWN} more"
-                                                        if len(pods) > MAX_TYPES_SHOWN else "")
-            if where.startswith("NodePool "):
-                where = (f"{len(names)} new NodeClaims from " if len(names) > 1 else "a new NodeClaim from ") + where
-            console.print(Text(f"    {shown} -> {where}"), soft_wrap=True)
-        for line in str(s.get("yaml") or "").splitlines():
-            console.print(Text(f"      {line}", style="dim"), soft_wrap=True)
+        lines: list[Any] = [_numbered(number, str(s.get("description", "")))]
+        lines += [_line(2, f"{shown} -> {where}") for shown, where in _suggestion_places(s)]
+        lines += [_yaml_line(line) for line in str(s.get("yaml") or "").splitlines()]
+        out.append(Block(Group(*lines), gap=False))
+    return out
+
+
+def _numbered(number: int, text: str) -> Any:
+    """` 1. text`, the text wrapped under itself."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=4)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(f"{number:>2}. "), Text(text))
+    return grid
+
+
+def _yaml_line(line: str) -> Any:
+    """A line of a change's YAML, indented under the suggestion; wrapped, it goes on at its own
+    indentation."""
+    text = line.lstrip(" ")
+    return Padding(Text(text, style="dim"), (0, 0, 0, 3 * INDENT + len(line) - len(text)))
+
+
+def _suggestion_places(s: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(the pods, where the pass run again put them), one per place."""
+    verified = s.get("verified") or {}
+    claim_of = {pod: c for c in verified.get("nodeClaims") or () for pod in c.get("pods") or ()}
+    places: dict[str, tuple[list[str], set[str]]] = {}
+    for p in verified.get("pods") or ():
+        claim = claim_of.get(p.get("pod"))
+        if p.get("result") == "NewNodeClaim" and claim is not None:
+            more = claim.get("instanceTypeCount", 0) - len(claim.get("instanceTypes") or ())
+            where = (f"NodePool {claim.get('nodePool')}" + (" (for one such pod alone)" if claim.get("alone") else "")
+                     + ": " + _types(claim) + (f" and {more} more" if more > 0 else ""))
+        else:
+            where = _where(p)
+        pods, names = places.setdefault(where, ([], set()))
+        pods.append(str(p.get("pod")))
+        names.add(str(claim.get("name") or "") if claim is not None else str(p.get("node") or ""))
+    out = []
+    for where, (pods, names) in places.items():
+        if where.startswith("NodePool "):
+            where = (f"{len(names)} new NodeClaims from " if len(names) > 1 else "a new NodeClaim from ") + where
+        out.append((_shown(pods[:MAX_TYPES_SHOWN], len(pods)), where))
+    return out
+
+
+BLOCKS.append(suggestions_blocks)
+
+
+def print_pass(doc: Mapping[str, Any], console: Console, node_pool: str | None = None) -> None:
+    """The document as text on `console` (plain when not a terminal), or with `node_pool` that
+    NodePool's verdicts (suggestions left out)."""
+    look = Look(plain=not console.is_terminal, width=console.width)
+    blocks = render_node_pool(doc, node_pool, look) if node_pool is not None else render(doc, look)
+    print_blocks(blocks, console)

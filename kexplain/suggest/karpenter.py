@@ -39,6 +39,8 @@ from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
 from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, FAILED, NEW_NODE_CLAIM
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED, InstanceTypeFilterError
 from kexplain.karpenter.provisioning.scheduling.scheduler import NodePoolError
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+from kexplain.karpenter.run import Pass
 from kexplain.karpenter.scheduling.requirements import new_strict_pod_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
@@ -48,7 +50,7 @@ from kexplain.suggest.karpenter_context import (
 )
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
-from kexplain.suggest.karpenter_pass import PassRun, changed_pass, run, shape_inputs
+from kexplain.suggest.karpenter_pass import PassRun, changed_pass, of_pass, run, shape_inputs
 from kexplain.suggest.karpenter_pod import FAMILIES as POD_FAMILIES
 
 ID = "karpenter"
@@ -74,9 +76,12 @@ def needed(doc: Mapping[str, Any]) -> bool:
                for p in doc.get("pods") or ())
 
 
-def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
-    """The verified suggestions for the pass over `inputs` ([] when every pod is placed)."""
-    return suggestions_for(run(inputs, world), world, budget)
+def suggestions(inputs: PassInputs, world: Any, budget: int = MAX_RERUNS, first: Pass | None = None
+                ) -> list[dict[str, Any]]:
+    """The verified suggestions for the pass over `inputs` ([] when every pod is placed);
+    `first`: that pass when the caller ran it already (kexplain.karpenter.run.schedule), which
+    is not run again."""
+    return suggestions_for(of_pass(first) if first is not None else run(inputs, world), world, budget)
 
 
 @dataclass(frozen=True)
@@ -390,7 +395,7 @@ def _claims(after: PassRun, names: Iterable[str]) -> list[dict[str, Any]]:
         its = list(claim.instance_type_options)
         out.append({"name": name, "nodePool": claim.node_pool_name, "pods": [p.key for p in claim.pods],
                     "instanceTypes": [it.name for it in its[:TYPES_SHOWN]],
-                    "prices": [after.cloud.price_of(it, claim.requirements) for it in its[:TYPES_SHOWN]],
+                    "prices": _prices(after, claim.requirements, its[:TYPES_SHOWN]),
                     "instanceTypeCount": len(its)})
     return out
 
@@ -414,12 +419,24 @@ def _alone(verdict: Verdict) -> list[dict[str, Any]]:
         reqs = combined(pool, want)
         if reqs is None:
             continue
-        its = after.cloud.order_by_price(takes(pool, want), reqs)
+        its = _index(after).question(reqs).order_by_price(takes(pool, want))
         out.append({"nodePool": pool.name, "pods": keys, "alone": True,
                     "instanceTypes": [it.name for it in its[:TYPES_SHOWN]],
-                    "prices": [after.cloud.price_of(it, reqs) for it in its[:TYPES_SHOWN]],
+                    "prices": _prices(after, reqs, its[:TYPES_SHOWN]),
                     "instanceTypeCount": len(its)})
     return out
+
+
+def _index(run: PassRun) -> TypeIndex:
+    """The pass's instance-type index (a fresh one when no scheduler ran)."""
+    return run.result.type_index or TypeIndex()
+
+
+def _prices(run: PassRun, requirements: Any, its: Sequence[Any]) -> list[str]:
+    """Each type's cheapest available offering the requirements allow, as the document writes
+    a NodeClaim's prices."""
+    question = _index(run).question(requirements)
+    return [run.cloud.price_text(question.cheapest_price(it)) for it in its]
 
 
 def objects_of(inputs: PassInputs) -> Callable[[Mapping[str, Any]], Mapping[str, Any] | None]:

@@ -12,14 +12,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.provisioning.provisioner import FAILED, daemonset_pods, order_by_weight
+from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
     filter_instance_types_by_requirements, has_dra_requirements, is_daemon_pod_compatible,
 )
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
 from kexplain.karpenter.scheduling.requirements import (
-    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, MultiError, Requirements, new_requirements, new_strict_pod_requirements,
+    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements, new_strict_pod_requirements,
 )
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
@@ -138,7 +141,7 @@ def per_pool_errors(run: PassRun, pod: PodInfo) -> dict[str, BaseException]:
     result = next((p for p in run.result.pods if p.pod.uid == pod.uid), None)
     if result is None or result.error is None:
         return {}
-    parts = list(result.error.errors) if isinstance(result.error, MultiError) else [result.error]
+    parts = multierr_errors(result.error)
     tried = run.result.tried_node_pools
     if len(parts) != len(tried):
         return {}
@@ -180,8 +183,11 @@ def ready_pools(run: PassRun) -> list[Pool]:
             if np.is_managed() and not np.is_static() and cloud.node_pool_ready(np.obj)
             and not (np.obj.get("metadata") or {}).get("deletionTimestamp")]
     order_by_weight(objs)
-    ds_pods = daemonset_pods(run.cluster, run.inputs.daemonsets)
+    # The scheduler's own copies: isDaemonPodCompatible changes the pods it is given (a toleration
+    # added, required terms dropped), which must not reach the inputs the verifying passes read.
+    ds_pods = [PodInfo(prefs.relaxable_copy(p.obj)) for p in daemonset_pods(run.cluster, run.inputs.daemonsets)]
     best_effort = run.inputs.settings.min_values_policy == "BestEffort"
+    index = run.result.type_index or TypeIndex()      # the pass's (None when no scheduler ran)
     out = []
     for obj in objs:
         template = new_node_claim_template(obj)
@@ -189,7 +195,7 @@ def ready_pools(run: PassRun) -> list[Pool]:
         if err is not None:
             its = []
         options, _, _ = filter_instance_types_by_requirements(its, template.requirements, {}, {}, {}, best_effort,
-                                                              cloud.satisfies_min_values)
+                                                              cloud.satisfies_min_values, index)
         daemons = [p for p in ds_pods if not has_dra_requirements(p) and is_daemon_pod_compatible(template, p)]
         out.append(Pool(template.node_pool_name, obj, parsed[template.node_pool_name], template, its,
                         list(options or ()), resources.requests_for_pods([p.spec for p in daemons])))

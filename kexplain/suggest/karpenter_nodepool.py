@@ -248,7 +248,7 @@ def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     if pool.node_pool.spec.limits is None:
         return False
     err = want.errors.get(pool.name)
-    if isinstance(err, NodePoolError) and err.text in LIMIT_ERRORS:
+    if isinstance(err, NodePoolError) and err.message in LIMIT_ERRORS:
         return True
     placement = ctx.run.placements.get(want.pod.key)
     if placement is not None and placement.node_pool == pool.name and placement.create_error:

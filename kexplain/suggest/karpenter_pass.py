@@ -13,11 +13,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.errors import AdmissionRejected, InputError
 from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
-from kexplain.karpenter.provisioning.provisioner import (
-    EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult, schedule_pass,
-)
-from kexplain.karpenter.run import AWSCloud, options_of
-from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset, new_cluster
+from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult
+from kexplain.karpenter.run import AWSCloud, Pass, schedule
+from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops
 
@@ -57,15 +55,17 @@ class PassRun:
 
 
 def run(inputs: PassInputs, world: Any, base: PassRun | None = None) -> PassRun:
-    """Karpenter's pass over `inputs` (as kexplain.karpenter.run.run_pass runs it); with `base`,
-    the instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache."""
+    """Karpenter's pass over `inputs` (kexplain.karpenter.run.schedule); with `base`, the
+    instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache."""
     cloud = AWSCloud(inputs, base.cloud.world if base is not None else world)
     if base is not None:
         _share_instance_types(cloud, base.cloud)
-    cluster = new_cluster(inputs)
-    pools = [np.obj for np in inputs.node_pools]
-    result = schedule_pass(inputs.pending, pools, inputs.daemonsets, cluster, cloud, options_of(inputs),
-                           inputs.settings.preference_policy)
+    return of_pass(schedule(inputs, world, cloud))
+
+
+def of_pass(done: Pass) -> PassRun:
+    """A pass already run (the command's own, reused), with each pending pod's placement."""
+    inputs, cloud, cluster, result = done.inputs, done.cloud, done.cluster, done.result
     claims = {c.name: c for c in result.node_claims}
     placements = {}
     for p in result.pods:

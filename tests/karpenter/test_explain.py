@@ -325,7 +325,8 @@ def test_aws_data_source_is_said(tmp_path):
 
 
 def test_the_comparison_keys_are_unchanged(tmp_path):
-    """`explained` is added; the keys the yardstick compares are the engine's, untouched."""
+    """`explained` (and, for a pod left unplaced, `suggestions`) is added; the keys the yardstick
+    compares are the engine's, untouched."""
     _, doc, _ = run(tmp_path, pod("job", spec="  nodeSelector: {workload: batch}\n"), node_pool("default"))
     assert set(doc) == {"karpenter", "nodePools", "instanceTypes", "pods", "nodeClaims", "events", "summary",
-                        "explained"}
+                        "explained", "suggestions"}

@@ -277,6 +277,13 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
 
 
 # -- the pass, through the command ---------------------------------------------------------------
+def test_a_nodeclaim_not_launched_is_said_as_a_warning(tmp_path: Path) -> None:
+    code, doc, err = run(tmp_path, [pod("a")], [NODEPOOL], managed("late", "default", "", registered=False))
+    assert code == 0 and doc["pods"][0]["result"] == "NewNodeClaim"
+    assert ("warning: NodeClaim late-claim has no status.providerID: it has not launched, and Karpenter waits for "
+            "it before provisioning (it is left out here)") in err
+
+
 def test_names_count_over_the_pass_and_weights_order_pools(tmp_path: Path) -> None:
     heavy = node_pool("heavy", weight=10, template={"spec": {**NODEPOOL["spec"]["template"]["spec"], "taints": [
         {"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}})
@@ -323,7 +330,7 @@ def test_no_ready_nodepool_is_not_considered_and_says_why(tmp_path: Path) -> Non
 
 def test_the_table_names_pods_claims_and_reasons(tmp_path: Path) -> None:
     code, out, _ = run(tmp_path, [pod("a"), pod("b", nodeSelector={"team": "x"})], [NODEPOOL], output="table")
-    assert "Karpenter: 1 new NodeClaim(s)" in out and "default-00001" in out
+    assert "Karpenter: 1 new NodeClaim; pods: 1 Failed, 1 NewNodeClaim" in out and "default-00001" in out
     assert 'label "team" does not have known values' in out and "t3.large $0.0832" in out
 
 

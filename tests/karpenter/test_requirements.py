@@ -8,12 +8,12 @@ import random
 import pytest
 
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues as NSR
+from kexplain.karpenter.errors import MultiError, multierr_append, multierr_errors
 from kexplain.karpenter.scheduling.requirement import (MAX_INT, RANDOM_VALUE, GoRandom, RandomMarker, Requirement,
                                                        new_requirement)
 from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS as WELL_KNOWN, BadKeyError,
-                                                        MultiError, UndefinedLabelError, has_preferred_node_affinity,
-                                                        multierr_append, multierr_errors, new_label_requirements,
-                                                        new_node_selector_requirements,
+                                                        UndefinedLabelError, has_preferred_node_affinity,
+                                                        new_label_requirements, new_node_selector_requirements,
                                                         new_node_selector_requirements_with_min_values,
                                                         new_pod_requirements, new_requirements,
                                                         new_strict_pod_requirements, sort_preferred_terms)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.karpenter.scheduling.requirements import multierr_errors
+from kexplain.karpenter.errors import multierr_errors
 from kexplain.karpenter.scheduling.taints import Taints, TaintNotToleratedError, is_known_ephemeral_taint
 from kexplain.model.pod import PodInfo
 

@@ -357,3 +357,45 @@ def test_the_table_says_when_no_change_was_verified(tmp_path):
     env = TestEnvironment(width=200)
     main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS)], env)
     assert "No single change was verified to make Karpenter place the pods it could not place." in env.out
+
+
+def test_the_daemonsets_given_are_left_as_they_are(tmp_path):
+    """Karpenter's DaemonSet compatibility check drops the required terms it tried from the pod
+    it is given: the suggestions check their own copies, so every verifying pass reads the
+    DaemonSet as written."""
+    terms = [{"matchExpressions": [req("karpenter.sh/capacity-type", "In", "spot")]},       # not the pool's
+             {"matchExpressions": [req("kubernetes.io/os", "In", "linux")]}]
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+          "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+              "metadata": {"labels": {"app": "agent"}},
+              "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                  "nodeSelectorTerms": terms}}},
+                       "containers": [{"name": "a", "image": "agent", "resources": {"requests": {"cpu": "100m"}}}]}}}}
+    pods_file, pools_file, _ = files(tmp_path, [pod("batch-job", node_selector={"workload": "batch"})], [GENERAL])
+    inputs = load_pass(pods_file, (pools_file, write(tmp_path, "ds.yaml", [ds])), None, KubeVersion("1.35"),
+                       max_bytes=1 << 22, max_objects=10_000)
+    assert suggestions(inputs, WORLD)
+    template = inputs.daemonsets[0]["spec"]["template"]["spec"]
+    assert template["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] \
+        == terms
+
+
+def test_the_command_runs_its_pass_once(tmp_path, monkeypatch):
+    """The suggestions start from the command's own pass (reused, with its explanation's), and
+    run passes only on changed inputs."""
+    import kexplain.karpenter.run as run_module
+    import kexplain.suggest.karpenter_pass as pass_module
+    seen: list[PassInputs] = []
+    real = run_module.schedule
+
+    def counting(inputs, world, cloud=None):
+        seen.append(inputs)
+        return real(inputs, world, cloud)
+
+    monkeypatch.setattr(run_module, "schedule", counting)
+    monkeypatch.setattr(pass_module, "schedule", counting)
+    pods_file, pools_file, _ = files(tmp_path, [pod("batch-job", node_selector={"workload": "batch"})], [GENERAL])
+    env = TestEnvironment()
+    assert main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS), "-o", "json"], env) == 1
+    assert [s["kind"] for s in json.loads(env.out)["suggestions"]] == [DECLARE_LABEL, DROP_TERM]
+    assert len(seen) > 1 and [i is seen[0] for i in seen].count(True) == 1

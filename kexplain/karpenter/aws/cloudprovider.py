@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, NodeClass, ProviderError
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, NodeClass
+from kexplain.karpenter.errors import GoError
 from kexplain.karpenter.cloudprovider.types import InstanceType
 
 FAILED_RESOLVING_NODE_CLASS = "Failed resolving NodeClass"   # the NodePool event's message
@@ -21,7 +22,7 @@ def _is_terminating(node_class: Any) -> bool:
 
 
 def get_instance_types(node_pool: Any, node_class: NodeClass | None,
-                       provider: InstanceTypeProvider) -> tuple[list[InstanceType], ProviderError | None]:
+                       provider: InstanceTypeProvider) -> tuple[list[InstanceType], GoError | None]:
     """GetInstanceTypes(nodePool): `node_class` is the pool's EC2NodeClass as resolved from its
     nodeClassRef (None when missing). ([], None) for a missing or terminating class; the
     provider's List otherwise (its error, e.g. `no subnets found`, with no types)."""

@@ -12,7 +12,7 @@ quantities as `kexplain.apimachinery.quantity` keeps them (value, format, text).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable
 
 from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.quantity import Quantity, sub
@@ -21,9 +21,9 @@ from kexplain.apimachinery.strconv import format_float
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
 from kexplain.karpenter.apis.labels import (CAPACITY_TYPE_LABEL_KEY, CAPACITY_TYPE_ON_DEMAND, CAPACITY_TYPE_RESERVED,
                                             CAPACITY_TYPE_SPOT, LABEL_CAPACITY_RESERVATION_ID)
+from kexplain.karpenter.errors import KarpenterError, WrappedError
 from kexplain.karpenter.scheduling.requirement import new_requirement
-from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, KarpenterError,
-                                                        Requirements, new_requirements)
+from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements
 from kexplain.karpenter.utils.resources import ResourceList, merge, subtract
 
 MEMORY = "memory"
@@ -167,17 +167,6 @@ class MinValuesError(KarpenterError):
         return f"minValues requirement is not met for label(s) (label(s)=[{' '.join(self.keys)}])"
 
 
-class TruncateError(KarpenterError):
-    """Truncate's error: `validating minValues, ` + the min-values error."""
-
-    def __init__(self, cause: MinValuesError) -> None:
-        super().__init__()
-        self.cause = cause
-
-    def __str__(self) -> str:
-        return f"validating minValues, {self.cause}"
-
-
 class InstanceTypes(list):
     """InstanceTypes (a list of `InstanceType`) and the scheduler's helpers."""
 
@@ -216,7 +205,7 @@ class InstanceTypes(list):
         return len(self), None, None
 
     def truncate(self, requirements: Requirements, max_items: int,
-                 min_values_policy: str = MIN_VALUES_POLICY_STRICT) -> tuple["InstanceTypes", TruncateError | None]:
+                 min_values_policy: str = MIN_VALUES_POLICY_STRICT) -> tuple["InstanceTypes", WrappedError | None]:
         """Truncate: the cheapest `max_items` types (this list is sorted by price in place); with
         minValues under the Strict policy, the untruncated list and an error when the truncated
         one no longer meets them."""
@@ -224,7 +213,7 @@ class InstanceTypes(list):
         if requirements.has_min_values() and min_values_policy != MIN_VALUES_POLICY_BEST_EFFORT:
             _, _, err = truncated.satisfies_min_values(requirements)
             if err is not None:
-                return self, TruncateError(err)
+                return self, WrappedError("validating minValues", err)
         return truncated, None
 
 

@@ -15,15 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.errors import GoError, KarpenterError, WrappedError, combine, multierr_errors
 from kexplain.karpenter.provisioning.scheduling import events as ev
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
-    NodeClaim, ScheduleError, WrappedError, is_reserved_offering_error,
-)
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import NodeClaim, is_reserved_offering_error
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import MAX_INSTANCE_TYPES, to_node_claim
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
-    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler, combine,
+    MIN_VALUES_NOT_MET, NodePoolError, Options, Results, Scheduler,
 )
-from kexplain.karpenter.scheduling.requirements import KarpenterError, MultiError, new_pod_requirements
+from kexplain.karpenter.scheduling.requirements import new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
@@ -157,7 +156,7 @@ def validate_affinity(pod: PodInfo, cloud: CloudProvider) -> BaseException | Non
         if not isinstance(term, dict):
             continue
         if term.get("matchFields") is not None:
-            errs.append(ScheduleError(MATCH_FIELDS_NOT_SUPPORTED))
+            errs.append(GoError(MATCH_FIELDS_NOT_SUPPORTED))
         for expr in term.get("matchExpressions") or ():
             if isinstance(expr, dict):
                 errs.append(cloud.validate_requirement(
@@ -262,7 +261,7 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
 
 
 def _parts(err: BaseException) -> list[BaseException]:
-    return list(err.errors) if isinstance(err, MultiError) else [err]
+    return multierr_errors(err)
 
 
 def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonsets: Sequence[Mapping[str, Any]],
@@ -274,7 +273,7 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
              and not (np.get("metadata") or {}).get("deletionTimestamp")]
     if not pools:
         for pod in pods:
-            results[pod.uid] = PodResult(pod, NOT_CONSIDERED, ScheduleError(NO_DYNAMIC_NODEPOOLS),
+            results[pod.uid] = PodResult(pod, NOT_CONSIDERED, GoError(NO_DYNAMIC_NODEPOOLS),
                                          why="no ready NodePool: Karpenter records this decision in its cluster "
                                              "state; no event")
         return

@@ -10,7 +10,7 @@ NodePools, labels and pods, and the two questions Karpenter asks of them:
 Go iterates maps here, so where several keys fail it reports one at random (`compatible`) or
 all of them in random order (`intersects`); this module takes keys in sorted order, and
 `undefined_keys` lists every key `compatible` could have named. Errors are values (returned, not
-raised) whose str() is Go's text; `multierr_append` joins them as go.uber.org/multierr does.
+raised) whose str() is Go's text (`kexplain.karpenter.errors`), joined as go.uber.org/multierr does.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from kexplain.apimachinery.gosort import go_sort
 from kexplain.apimachinery.selectors import EXISTS, IN
 from kexplain.karpenter.apis.labels import RESTRICTED_LABELS, WELL_KNOWN_LABELS
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
+from kexplain.karpenter.errors import KarpenterError, multierr_append
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,38 +32,7 @@ ALLOW_UNDEFINED_WELL_KNOWN_LABELS = WELL_KNOWN_LABELS
 _NONE: frozenset[str] = frozenset()
 
 
-# -- errors as values ----------------------------------------------------------------------------
-class KarpenterError(Exception):
-    """An error value of Karpenter's; str() is Go's Error() text."""
-
-
-class MultiError(KarpenterError):
-    """go.uber.org/multierr's list: its parts joined with `; `."""
-
-    def __init__(self, errors: Sequence[BaseException]) -> None:
-        super().__init__()
-        self.errors = tuple(errors)
-
-    def __str__(self) -> str:
-        return "; ".join(str(e) for e in self.errors)
-
-
-def multierr_append(left: BaseException | None, right: BaseException | None) -> BaseException | None:
-    """multierr.Append: None-tolerant; a MultiError on either side is flattened into the result."""
-    if left is None:
-        return right
-    if right is None:
-        return left
-    return MultiError([*multierr_errors(left), *multierr_errors(right)])
-
-
-def multierr_errors(err: BaseException | None) -> list[BaseException]:
-    """multierr.Errors: the parts of a MultiError, [err] for another error, [] for None."""
-    if err is None:
-        return []
-    return list(err.errors) if isinstance(err, MultiError) else [err]
-
-
+# -- errors as values (kexplain.karpenter.errors) ------------------------------------------------
 class UndefinedLabelError(KarpenterError):
     """A required custom label that the other side does not define."""
 

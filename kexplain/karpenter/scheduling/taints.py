@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kexplain.karpenter.apis.labels import KNOWN_EPHEMERAL_TAINT_KEY_PREFIXES, KNOWN_EPHEMERAL_TAINTS
-from kexplain.karpenter.scheduling.requirements import KarpenterError, multierr_append
+from kexplain.karpenter.errors import KarpenterError, multierr_append
 from kexplain.model.taints import taint_to_string as pretty_taint, tolerations_tolerate
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.fielderrors import go_json
-from kexplain.apimachinery.quantity import DECIMAL_EXPONENT, Quantity, QuantityError, add, canonical, parse, sub
+from kexplain.apimachinery.quantity import (DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError, add, canonical, parse,
+                                           sub)
 
 ResourceList = dict[str, Quantity]
 
@@ -237,3 +238,13 @@ def fits_nanos(candidate: Mapping[str, int], total: Mapping[str, int]) -> bool:
         if v > total.get(name, 0):
             return False
     return True
+
+
+def from_nanos(nanos: Mapping[str, int], like: Mapping[str, Quantity] | None = None) -> ResourceList:
+    """An integer view back as a resource list, to be printed (the scheduler keeps what is left
+    under a NodePool's limits and an existing node's room as integers): each value in the
+    format of the quantity of the same name in `like` (the limits it was taken from), else
+    DecimalSI."""
+    like = like or {}
+    return {name: Quantity(Fraction(v, _NANO), like[name].fmt if name in like else DECIMAL_SI)
+            for name, v in nanos.items()}

@@ -24,7 +24,7 @@ from kexplain.karpenter.aws.instancetype.types import NodeClassSettingError, Opt
 from kexplain.karpenter.aws.unavailableofferings import UnavailableOfferings
 from kexplain.karpenter.aws.world import World
 from kexplain.karpenter.cloudprovider.types import InstanceType, Offerings
-from kexplain.karpenter.scheduling.requirements import KarpenterError
+from kexplain.karpenter.errors import GoError
 
 ERR_NO_INSTANCE_TYPES = "no instance types found"
 ERR_NO_OFFERINGS = "no instance types offerings found"
@@ -135,17 +135,6 @@ def _field(obj: Any, *names: str) -> Any:
     return None
 
 
-class ProviderError(KarpenterError):
-    """An error of the provider's List, with Go's text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-
 class InstanceTypeProvider:
     """The provider over one world, with the provider flags, the insufficient-capacity cache and
     the ReservedCapacity feature gate."""
@@ -159,16 +148,16 @@ class InstanceTypeProvider:
         self._names = sorted(world.instance_types)
         self._cache: dict[int, tuple[Any, list[InstanceType]]] = {}
 
-    def list(self, node_class: NodeClass) -> tuple[list[InstanceType], ProviderError | None]:
+    def list(self, node_class: NodeClass) -> tuple[list[InstanceType], GoError | None]:
         """List: every type resolved for the class, by name; or Go's error (no types, no
         offerings, no subnets)."""
         if not self.world.instance_types:
-            return [], ProviderError(ERR_NO_INSTANCE_TYPES)
+            return [], GoError(ERR_NO_INSTANCE_TYPES)
         if not self.world.offerings:
-            return [], ProviderError(ERR_NO_OFFERINGS)
+            return [], GoError(ERR_NO_OFFERINGS)
         zones = list(node_class.zone_info() or ())
         if not zones:
-            return [], ProviderError(ERR_NO_SUBNETS)
+            return [], GoError(ERR_NO_SUBNETS)
         cached = self._cache.get(id(node_class))
         if cached is None or cached[0] is not node_class:
             try:
@@ -179,14 +168,14 @@ class InstanceTypeProvider:
             self._cache[id(node_class)] = cached
         return list(cached[1]), None
 
-    def get(self, node_class: NodeClass, name: str) -> tuple[InstanceType | None, ProviderError | None]:
+    def get(self, node_class: NodeClass, name: str) -> tuple[InstanceType | None, GoError | None]:
         """Get: one type by name, or `instance type NAME not found in cache`."""
         types, err = self.list(node_class)
         if err is not None:
             return None, err
         found = next((it for it in types if it.name == name), None)
         if found is None:
-            return None, ProviderError(f"instance type {name} not found in cache")
+            return None, GoError(f"instance type {name} not found in cache")
         return found, None
 
     def _resolve(self, node_class: NodeClass, zones: Sequence[ZoneInfo]) -> list[InstanceType]:

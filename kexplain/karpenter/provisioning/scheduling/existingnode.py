@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from kexplain.apimachinery.selectors import IN
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
-    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW, ScheduleError, WrappedError,
-)
+from kexplain.karpenter.errors import GoError, WrappedError
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements, new_requirements
 from kexplain.karpenter.scheduling.taints import Taints
@@ -73,7 +72,7 @@ class ExistingNode:
         if err is not None:
             return None, WrappedError("checking host port usage", err)
         if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):
-            return None, ScheduleError(EXCEEDS_NODE_RESOURCES)
+            return None, GoError(EXCEEDS_NODE_RESOURCES)
         self.refusal = REFUSED_AT_VERSION
         err = self.requirements.compatible(pod_data.requirements)
         if err is not None:

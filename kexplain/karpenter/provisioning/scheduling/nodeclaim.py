@@ -15,11 +15,12 @@ from typing import Any, Sequence
 
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.apimachinery.selectors import IN
+from kexplain.karpenter.errors import GoError, KarpenterError, WrappedError
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirement import new_requirement
 from kexplain.karpenter.scheduling.requirements import (
-    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, KarpenterError, Requirements, new_requirements,
+    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements,
 )
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
@@ -31,38 +32,8 @@ RESERVED = "reserved"
 _ONE_MILLION = Quantity(Fraction(10 ** 6), DECIMAL_SI)     # resource.MustParse("1M")
 
 
-class ScheduleError(KarpenterError):
-    """An error with a fixed text (fmt.Errorf without %w)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-
-class WrappedError(KarpenterError):
-    """fmt.Errorf("CONTEXT, %w", err)."""
-
-    def __init__(self, context: str, cause: BaseException) -> None:
-        super().__init__()
-        self.context = context
-        self.cause = cause
-
-    def __str__(self) -> str:
-        return f"{self.context}, {self.cause}"
-
-
-class ReservedOfferingError(KarpenterError):
+class ReservedOfferingError(GoError):
     """A pod that would take away every reserved offering the NodeClaim could use (strict mode)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
 
 
 # How lasting a refusal is, for the scheduler's caches (`NodeClaim.refusal`, `ExistingNode.refusal`):

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.errors import GoError, combine
 from kexplain.karpenter.provisioning.scheduling import preferences as prefs
 from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
 from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
-    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, ScheduleError, SchedulingContext,
+    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, SchedulingContext,
     filter_instance_types_by_requirements, is_reserved_offering_error,
 )
 from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
@@ -32,7 +33,7 @@ from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import (
-    MultiError, Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
+    Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
     new_strict_pod_requirements,
 )
 from kexplain.karpenter.scheduling.taints import Taints
@@ -59,38 +60,24 @@ class _ShapeScan:
         self.stale: dict[int, int] = {}
 
 
-class DRAError(ScheduleError):
+class DRAError(GoError):
     """A pod with resource claims, which this Karpenter does not schedule (IgnoreDRARequests)."""
 
 
-class NodePoolError(ScheduleError):
+class NodePoolError(GoError):
     """serrors.Wrap(err, "NodePool", name): `TEXT (NodePool=NAME)`."""
 
     def __init__(self, text: str, node_pool: str, cause: BaseException | None = None) -> None:
-        super().__init__(text)
+        super().__init__(text, cause)
         self.node_pool = node_pool
-        self.cause = cause
 
     def __str__(self) -> str:
-        inner = f"{self.text}, {self.cause}" if self.cause is not None else self.text
+        inner = f"{self.message}, {self.cause}" if self.cause is not None else self.message
         return f"{inner} (NodePool={self.node_pool})"
 
 
 def is_dra_error(err: BaseException | None) -> bool:
     return isinstance(err, DRAError)
-
-
-def combine(errs: Sequence[BaseException | None]) -> BaseException | None:
-    """multierr.Combine: None without errors, the one error alone, else their list."""
-    found = [e for e in errs if e is not None]
-    if not found:
-        return None
-    if len(found) == 1:
-        return found[0]
-    parts: list[BaseException] = []
-    for e in found:
-        parts.extend(e.errors if isinstance(e, MultiError) else [e])
-    return MultiError(parts)
 
 
 def has_dra_requirements(pod: PodInfo) -> bool:
@@ -270,7 +257,7 @@ class Scheduler:
         if self.add_to_inflight_node(pod, data):
             return None
         if not self.templates:
-            return ScheduleError(NODEPOOLS_FILTERED_OUT)
+            return GoError(NODEPOOLS_FILTERED_OUT)
         return self.add_to_new_node_claim(pod, data)
 
     def _shape(self, pod: PodInfo) -> bytes | None:

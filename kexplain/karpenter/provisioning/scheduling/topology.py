@@ -27,14 +27,14 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
 from kexplain.apimachinery.selectors import EXISTS, IN
-from kexplain.karpenter.errors import GoError, wrap
+from kexplain.karpenter.errors import GoError, KarpenterError, multierr_append, wrap
 from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
 from kexplain.karpenter.provisioning.scheduling.topologygroup import (
     MAX_INT32, TopologyGroup, TopologyType,
 )
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
 from kexplain.karpenter.scheduling.requirements import (
-    KarpenterError, Requirements, multierr_append, new_label_requirements,
+    Requirements, new_label_requirements,
     new_node_selector_requirements_with_min_values, new_requirements,
 )
 from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
