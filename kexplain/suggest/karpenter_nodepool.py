@@ -244,8 +244,11 @@ def _widened(raw: Mapping[str, Any], value: str | None) -> dict[str, Any] | None
 def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     """The NodePool's limits keep the pod out: its error there says so, Create refused its
     NodeClaim, or a type the NodePool allows would take the pod (Karpenter drops the types
-    above the room left under the limits before it looks for one with room for the pod)."""
-    if pool.node_pool.spec.limits is None:
+    above the room left under the limits before it looks for one with room for the pod). Not
+    when the NodePool's template keeps the pod out whatever its limits (a requirement it
+    conflicts with, a taint it does not tolerate): Karpenter checks the limits first and says
+    only that."""
+    if pool.node_pool.spec.limits is None or combined(pool, want) is None or untolerated(pool, want):
         return False
     err = want.errors.get(pool.name)
     if isinstance(err, NodePoolError) and err.message in LIMIT_ERRORS:
@@ -253,7 +256,7 @@ def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     placement = ctx.run.placements.get(want.pod.key)
     if placement is not None and placement.node_pool == pool.name and placement.create_error:
         return True
-    return not untolerated(pool, want) and bool(takes(pool, want))
+    return bool(takes(pool, want))
 
 
 def raise_limit(ctx: KarpenterContext, want: Want) -> list[Idea]:

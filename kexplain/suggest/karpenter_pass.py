@@ -79,6 +79,7 @@ def _share_instance_types(cloud: AWSCloud, base: AWSCloud) -> None:
     """The provider (and its per-class cache) of `base`, and its view of every EC2NodeClass that
     is the same object in both, so that their instance types are not computed again."""
     cloud.provider = base.provider
+    cloud.type_index = base.type_index
     for name, node_class in cloud.node_classes.items():
         if base.node_classes.get(name) is node_class and name in base.views:
             cloud.views[name] = base.views[name]
@@ -129,6 +130,32 @@ def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> Pass
         return replace(inputs, pending=pending)
     return replace(inputs, pending=pending, nodes=[], node_claims=[],
                    bound_pods=[p for p in inputs.bound_pods if is_owned_by_daemonset(p)])
+
+
+def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_claims: set[str],
+                  bound: "BoundPods | None" = None) -> PassInputs:
+    """The inputs with only these pending pods, Nodes and NodeClaims (names), and the pods bound
+    to those Nodes (the DaemonSets' own kept everywhere: Karpenter sizes their overhead from
+    them); `bound`: the inputs' bound pods indexed once for many such passes."""
+    def named(obj: Mapping[str, Any], names: set[str]) -> bool:
+        return (obj.get("metadata") or {}).get("name") in names
+
+    bound = bound if bound is not None else BoundPods.of(inputs)
+    return replace(inputs, pending=[p for p in inputs.pending if p.key in keys],
+                   nodes=[n for n in inputs.nodes if named(n, nodes)],
+                   node_claims=[c for c in inputs.node_claims if named(c, node_claims)],
+                   bound_pods=[p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon])
+
+
+@dataclass(frozen=True)
+class BoundPods:
+    """The bound pods a DaemonSet owns (ids), found once."""
+
+    daemon: frozenset[int]
+
+    @classmethod
+    def of(cls, inputs: PassInputs) -> "BoundPods":
+        return cls(frozenset(id(p) for p in inputs.bound_pods if is_owned_by_daemonset(p)))
 
 
 def _index(items: list[Any], match: Callable[[Any], bool]) -> int:
