@@ -57,7 +57,7 @@ from kexplain.suggest.karpenter_pass import (
     BoundPods, PassRun, changed_pass, of_pass, run, scoped_inputs, shape_inputs,
 )
 from kexplain.suggest.karpenter_pod import FAMILIES as POD_FAMILIES
-from kexplain.suggest.karpenter_scope import Scope, has_reserved, pod_change_scope
+from kexplain.suggest.karpenter_scope import Scope, distinct_pods, has_reserved, pod_change_scope
 
 ID = "karpenter"
 COMBINED = "combined"
@@ -137,6 +137,7 @@ class Verifier:
         self.done: dict[str, PassRun | None] = {}
         self.unplaced = [p.key for p in not_placed(base)]
         self.bound: BoundPods | None = None
+        self.anti_affinity: list[PodInfo] | None = None     # one bound anti-affinity pod of each kind
 
     def bind(self, ctx: KarpenterContext) -> None:
         self.ctx = ctx
@@ -162,8 +163,9 @@ class Verifier:
         changed = changed_pass(self.base.inputs, change)
         if changed is not None and within is not None:
             if self.bound is None:
-                self.bound = BoundPods.of(self.base.inputs)
-            changed = scoped_inputs(changed, set(within.pods), set(within.nodes), set(within.node_claims), self.bound)
+                self.bound = BoundPods.of(self.base.inputs, self.base.cluster)
+            changed = scoped_inputs(changed, set(within.pods), set(within.nodes), set(within.node_claims),
+                                    set(within.node_pools), self.bound)
         elif changed is not None and scope is not None:
             changed = shape_inputs(changed, set(scope), nodes)
         try:
@@ -213,8 +215,10 @@ class Verifier:
             return NOT_PLACED
         refs = {(op["object"].get("namespace") or "default", op["object"]["name"]) for op in change}
         keys = [p.key for p in changed.pending if (p.namespace, p.name) in refs]
+        if self.anti_affinity is None:
+            self.anti_affinity = distinct_pods(pod for pod, _ in self.base.cluster.anti_affinity_pods)
         scope = pod_change_scope(changed.pending, keys, self.ctx.pools,
-                                 (pod for pod, _ in self.base.cluster.anti_affinity_pods),
+                                 self.anti_affinity,
                                  self.base.inputs.nodes, self.base.inputs.node_claims, self.reserved)
         if scope is None:
             return None

@@ -133,10 +133,10 @@ def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> Pass
 
 
 def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_claims: set[str],
-                  bound: "BoundPods | None" = None) -> PassInputs:
-    """The inputs with only these pending pods, Nodes and NodeClaims (names), and the pods bound
-    to those Nodes (the DaemonSets' own kept everywhere: Karpenter sizes their overhead from
-    them); `bound`: the inputs' bound pods indexed once for many such passes."""
+                  node_pools: set[str] | None = None, bound: "BoundPods | None" = None) -> PassInputs:
+    """The inputs with only these pending pods, Nodes, NodeClaims and NodePools (names; None:
+    every NodePool), and the pods bound to those Nodes (and `bound`'s: the DaemonSets' pods
+    Karpenter sizes their overhead from)."""
     def named(obj: Mapping[str, Any], names: set[str]) -> bool:
         return (obj.get("metadata") or {}).get("name") in names
 
@@ -144,18 +144,25 @@ def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_clai
     return replace(inputs, pending=[p for p in inputs.pending if p.key in keys],
                    nodes=[n for n in inputs.nodes if named(n, nodes)],
                    node_claims=[c for c in inputs.node_claims if named(c, node_claims)],
-                   bound_pods=[p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon])
+                   bound_pods=[p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon],
+                   node_pools=[np for np in inputs.node_pools if node_pools is None or np.name in node_pools])
 
 
 @dataclass(frozen=True)
 class BoundPods:
-    """The bound pods a DaemonSet owns (ids), found once."""
+    """The bound pods a pass over some nodes keeps wherever they are (ids), found once: the
+    pod of each DaemonSet Karpenter sizes its overhead from (`Cluster.daemonset_pods`, the
+    newest; kept alone when every DaemonSet pod has a creation time, so that it is the newest
+    of any set of them that holds it), else every DaemonSet pod."""
 
     daemon: frozenset[int]
 
     @classmethod
-    def of(cls, inputs: PassInputs) -> "BoundPods":
-        return cls(frozenset(id(p) for p in inputs.bound_pods if is_owned_by_daemonset(p)))
+    def of(cls, inputs: PassInputs, cluster: Cluster | None = None) -> "BoundPods":
+        owned = [p for p in inputs.bound_pods if is_owned_by_daemonset(p)]
+        if cluster is not None and all(p.metadata.get("creationTimestamp") for p in owned):
+            return cls(frozenset(id(p) for p in cluster.daemonset_pods.values()))
+        return cls(frozenset(id(p) for p in owned))
 
 
 def _index(items: list[Any], match: Callable[[Any], bool]) -> int:

@@ -40,31 +40,35 @@ BLOCKING = (NO_SCHEDULE, NO_EXECUTE)
 @dataclass(frozen=True)
 class Scope:
     """What a pass run again needs: the pending pods (`pods`, keys), the Nodes and NodeClaims
-    (`nodes`, `node_claims`: names)."""
+    (`nodes`, `node_claims`: names), the NodePools the pods may use (`node_pools`: names; the
+    others would refuse them, and the scheduler tries NodePools in their order)."""
 
     pods: tuple[str, ...]
     nodes: tuple[str, ...]
     node_claims: tuple[str, ...]
+    node_pools: tuple[str, ...]
 
 
 def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: Sequence[Any],
                      bound_anti_affinity: Iterable[PodInfo], nodes: Sequence[Mapping[str, Any]],
                      node_claims: Sequence[Mapping[str, Any]], reserved: bool) -> Scope | None:
     """The scope of a change made to the pending pods `changed` (keys), `pending` as changed;
-    `pools`: the ready NodePools (`karpenter_context.Pool`); `reserved`: whether they have a
-    reserved offering (`has_reserved`); None when the pods are not cut off."""
+    `pools`: the ready NodePools (`karpenter_context.Pool`); `bound_anti_affinity`: the bound
+    pods with required anti-affinity (one of each kind is enough: `distinct_pods`);
+    `reserved`: whether the NodePools have a reserved offering (`has_reserved`); None when the
+    pods are not cut off."""
     keys = set(changed)
     s_pods = [p for p in pending if p.key in keys]
     if not s_pods or any(_reaches_out(p) for p in s_pods):
         return None
     if reserved:
         return None
-    s_shapes = _distinct(s_pods)
-    others = [p for p in pending if p.key not in keys]
-    if any(_selects(term_pod, s) for term_pod in _distinct([*others, *bound_anti_affinity]) for s in s_shapes):
+    s_shapes = distinct_pods(s_pods)
+    others = distinct_pods(p for p in pending if p.key not in keys)
+    if any(_selects(term_pod, s) for term_pod in [*others, *bound_anti_affinity] for s in s_shapes):
         return None
     s_pools = [pool for pool in pools if any(_may_use(pool, s) for s in s_shapes)]
-    if any(_may_use(pool, o) for pool in s_pools for o in _distinct(others)):
+    if any(_may_use(pool, o) for pool in s_pools for o in others):
         return None
     keep = _Keep(s_shapes, {pool.name for pool in s_pools})
     kept = {_name(n) for n in nodes if keep(n)}
@@ -76,7 +80,7 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
             kept.add(claims[_name(claim)])
     kept.discard("")
     return Scope(tuple(p.key for p in s_pods), tuple(n for n in map(_name, nodes) if n in kept),
-                 tuple(c for c in claims if c in kept_claims))
+                 tuple(c for c in claims if c in kept_claims), tuple(pool.name for pool in s_pools))
 
 
 def has_reserved(pools: Sequence[Any]) -> bool:
@@ -85,7 +89,7 @@ def has_reserved(pools: Sequence[Any]) -> bool:
                for o in it.offerings)
 
 
-def _distinct(pods: Iterable[PodInfo]) -> list[PodInfo]:
+def distinct_pods(pods: Iterable[PodInfo]) -> list[PodInfo]:
     """One pod of each set of scheduling facts the checks read (labels, namespace, node
     selection, tolerations, affinity, spread)."""
     seen: dict[str, PodInfo] = {}
