@@ -493,7 +493,8 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         pods.add_column("pods", overflow="fold", width=who_w)
         pods.add_column("outcome: the event, or why none", overflow="fold")
         for who, outcome, why in rows:      # a group's URL in an event breaks after a `/`
-            pods.add_row(wrap(who, who_w), Group(Text(outcome, style="bold"), Text(wrap(why, look.width - who_w - GAP))))
+            pods.add_row(wrap(who, who_w),
+                         Group(Text(outcome, style="bold"), Text(wrap(why, look.width - who_w - GAP))))
         blocks.append(Block(pods))
     pod = explained_pod(doc)
     line = outcome_line(record)
