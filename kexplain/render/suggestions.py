@@ -32,7 +32,9 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
             ups = (s.get("verified") or {}).get("scaleUps")
             if (s.get("verified") or {}).get("by") == "autoscaler":
                 plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
-                rows.append((f"{number}.", f"{s.get('description', '')}: CA would scale up {plan}"))
+                tied = len((s.get("verified") or {}).get("randomPickAmong") or ())
+                also = f" (or another of the {tied} groups the expander ties, picked at random)" if tied > 1 else ""
+                rows.append((f"{number}.", f"{s.get('description', '')}: CA would scale up {plan}{also}"))
                 continue
             opened = list(s.get("openedNodes") or ())
             count = s.get("nodesOpened", len(opened))

@@ -148,9 +148,9 @@ def group_suggestions(loop: LoopInputs, pod: PodInfo, doc: Mapping[str, Any], do
         for i, change in enumerate(out):
             if isinstance(change, PodChange) and (len(change.parts) > 1) == several:
                 changed_loop, changed = _with_pod(loop, pod, change.ops)
-                ups = _scale_ups(document(changed_loop), changed)
-                if ups is not None:
-                    verified[i] = _suggestion(change.kind, f"pod {pod.key}", change.description(), change.ops, ups)
+                plan = _verified(document(changed_loop), changed)
+                if plan is not None:
+                    verified[i] = _suggestion(change.kind, f"pod {pod.key}", change.description(), change.ops, plan)
     return [verified[i] for i in sorted(verified)]
 
 
@@ -238,16 +238,21 @@ def _lower(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
     return parts, ops
 
 
-def _scale_ups(doc: Mapping[str, Any], pod: PodInfo) -> list[dict[str, Any]] | None:
-    """CA's plan when `pod` triggers a scale-up in `doc`, else None."""
+def _verified(doc: Mapping[str, Any], pod: PodInfo) -> dict[str, Any] | None:
+    """When `pod` triggers a scale-up in `doc`: the suggestion's `verified`, CA's plan
+    (`scaleUps`) and, when the expander left a tie, the tied groups CA draws the one it scales
+    up from (`randomPickAmong`; the plan is the first's). Else None."""
     if _record(doc, pod).get("outcome") != TRIGGERED:
         return None
-    return list((doc.get("expansion") or {}).get("scaleUps") or ())
+    expansion = doc.get("expansion") or {}
+    out: dict[str, Any] = {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": list(expansion.get("scaleUps") or ())}
+    if expansion.get("randomPick"):
+        out["randomPickAmong"] = list(expansion["randomPick"].get("among") or ())
+    return out
 
 
-def _suggestion(kind: str, target: str, description: str, change: list[dict], scale_ups: list[dict]) -> dict:
-    return {"kind": kind, "target": target, "description": description, "change": change,
-            "verified": {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": scale_ups}}
+def _suggestion(kind: str, target: str, description: str, change: list[dict], verified: dict[str, Any]) -> dict:
+    return {"kind": kind, "target": target, "description": description, "change": change, "verified": verified}
 
 
 def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
@@ -255,16 +260,17 @@ def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, do
     which CA scales the group up for the pod: none when the largest does not; else found by
     halving the range (a larger max size lets the estimator place a superset of the pods), so
     that a loop of hundreds of pending pods runs again a few times, not once per pod."""
-    def ups_with(size: int) -> list[dict] | None:
+    def ups_with(size: int) -> dict | None:
         groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
-        return _scale_ups(document(replace(loop, groups=groups)), pod)
+        return _verified(document(replace(loop, groups=groups)), pod)
 
     high = target + max(1, len(loop.pending))
     found = ups_with(high)
     if found is None:
         return None
     # the plan's new size for the group is a max size that gives the same plan
-    high = min([high, *(u["newSize"] for u in found if u.get("nodeGroup") == group.name and u["newSize"] > target)])
+    high = min([high, *(u["newSize"] for u in found["scaleUps"]
+                        if u.get("nodeGroup") == group.name and u["newSize"] > target)])
     low = target + 1            # the smallest size not yet known to fail
     while low < high:
         middle = (low + high) // 2

@@ -112,6 +112,15 @@ def gke_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def gke_report_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """6 CPUs: no template takes them; the fix suggestions name the three MIGs."""
+    out = tmp_path_factory.mktemp("autoscaler-gke") / "report.html"
+    kexplain(str(GKE / "report.yaml"), "--nodes", str(GKE / "cluster.yaml"), "--node-groups",
+             str(GKE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--html", str(out))
+    return out
+
+
 def opened(browser) -> list[str]:
     return [d.get_attribute("id") for d in browser.find_elements(By.CSS_SELECTOR, "details.ca-group")
             if d.get_attribute("open") is not None]
@@ -146,10 +155,16 @@ def test_a_groups_address_opens_it_and_a_click_puts_it_in_the_address(browser, g
 
 
 @pytest.mark.parametrize("width", [800, 1280])
-def test_the_ca_table_fits_with_mig_urls(browser, gke_page, width):
+def test_the_ca_table_fits_with_mig_urls(browser, gke_page, gke_report_page, width):
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
     browser.set_window_size(width, 900)
     try:
+        load(browser, gke_report_page)
+        assert "to fit the template of node groups" in browser.find_element(By.ID, "t0-fixes").find_element(
+            By.XPATH, "..").text
+        page = browser.execute_script("return [document.documentElement.scrollWidth, "
+                                      "document.documentElement.clientWidth]")
+        assert page[0] <= page[1], page
         load(browser, gke_page)
         for details in browser.find_elements(By.CSS_SELECTOR, "details.ca-group"):
             browser.execute_script("arguments[0].open = true", details)

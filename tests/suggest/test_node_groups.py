@@ -102,7 +102,8 @@ def test_lower_the_requests_to_fit_a_template_one_run_for_the_migs_alike():
     assert s["change"] == [{"op": "add", "object": {"kind": "Pod", "namespace": "shop", "name": "report"},
                             "path": "/spec/containers/0/resources/requests/cpu", "value": "3920m"}]
     assert s["verified"] == {"by": "autoscaler", "outcome": "TriggeredScaleUp",
-                             "scaleUps": [{"nodeGroup": MIGS[0], "currentSize": 1, "newSize": 2, "maxSize": 5}]}
+                             "scaleUps": [{"nodeGroup": MIGS[0], "currentSize": 1, "newSize": 2, "maxSize": 5}],
+                             "randomPickAmong": MIGS}      # the three MIGs tie: CA picks one at random
 
 
 def test_allow_a_templates_zone_in_the_required_node_affinity():
