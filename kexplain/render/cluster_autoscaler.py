@@ -489,7 +489,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         pods = look.table("Pending pods, each CA's answer in one loop over all of them")
-        who_w = (look.width - GAP) * 2 // 5
+        who_w = (look.width - GAP) // 2
         pods.add_column("pods", overflow="fold", width=who_w)
         pods.add_column("outcome: the event, or why none", overflow="fold")
         for who, outcome, why in rows:      # a group's URL in an event breaks after a `/`
