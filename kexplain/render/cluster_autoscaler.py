@@ -396,10 +396,11 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
     what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
     if what is None:
         return f"Cluster autoscaler: {outcome}, no event."
-    if outcome == "NotTriggerScaleUp":
+    if outcome == "NotTriggerScaleUp":     # the groups' reasons; or the loop's (max total nodes reached)
         event = next((e for e in record.get("events") or () if e.get("reason") == outcome), {})
-        parts = event.get("messageParts") or [str(event.get("message") or "").split(": ", 1)[-1]]
-        what += f" ({', '.join(p for p in parts if p)})" if any(parts) else ""
+        parts = event.get("messageParts")
+        why = str(event.get("message") or "").split(": ", 1)[-1]
+        what = f"{what} ({', '.join(parts)})" if parts else f"adds no node for it ({why})" if why else what
     return f"Cluster autoscaler: {what}."
 
 
@@ -524,6 +525,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def indented(text: str, width: int, by: int = 2) -> str:
+    """`text` wrapped (`wrap`) at `width`, every line indented by `by` blanks."""
     return "\n".join(" " * by + line for line in wrap(text, width - by).split("\n"))
 
 

@@ -183,6 +183,15 @@ def test_the_top_says_what_ca_will_do_before_preemption():
     assert "Cluster autoscaler" not in out      # no node groups, nothing said of CA
 
 
+def test_the_top_line_when_the_loop_itself_stops(tmp_path: Path):
+    """At --max-nodes-total no group is tried: the reason is the loop's, not the groups'."""
+    (tmp_path / "ca.yaml").write_text("maxNodesTotal: 2\n")
+    out = run(str(AWS / "pod.yaml"), "--nodes", str(AWS / "cluster.yaml"), "--node-groups",
+              str(AWS / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--no-suggestions", "--autoscaler-config",
+              str(tmp_path / "ca.yaml"))[1]
+    assert out.splitlines()[1] == "Cluster autoscaler: adds no node for it (max total nodes in cluster reached)."
+
+
 def test_the_request_more_than_the_whole_allocatable_reads_the_right_way():
     text = " ".join(section(gke("report.yaml", "--no-suggestions")).split())
     assert ("cpu: the pod requests 6, more than the node's whole allocatable (3920m): evicting pods cannot help "
