@@ -21,12 +21,17 @@ from tests.support.paths import DATA, FIXTURES  # noqa: E402
 CASE = FIXTURES / "autoscaler"
 
 
+def write_page(folder: Path, case: Path, pod: str) -> Path:
+    """The page of `case`'s pod explained with `case`'s cluster and node groups."""
+    out = folder / pod.replace(".yaml", ".html")
+    kexplain(str(case / pod), "--nodes", str(case / "cluster.yaml"), "--node-groups", str(case / "nodegroups.yaml"),
+             "--kubernetes-version", "1.35", "--html", str(out))
+    return out
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("autoscaler") / "pod-m5.html"
-    kexplain(str(CASE / "pod-m5.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--node-groups",
-             str(CASE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--html", str(out))
-    return out
+    return write_page(tmp_path_factory.mktemp("autoscaler"), CASE, "pod-m5.yaml")
 
 
 DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas on amd64 nodes
@@ -106,19 +111,14 @@ MIGS = [f"https://www.googleapis.com/compute/v1/projects/shop-prod/zones/{zone}/
 
 @pytest.fixture(scope="module")
 def gke_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("autoscaler-gke") / "web.html"
-    kexplain(str(GKE / "web.yaml"), "--nodes", str(GKE / "cluster.yaml"), "--node-groups", str(GKE / "nodegroups.yaml"),
-             "--kubernetes-version", "1.35", "--html", str(out))
-    return out
+    """2 CPUs anywhere: the expander ties over default-pool's three MIGs."""
+    return write_page(tmp_path_factory.mktemp("autoscaler-gke"), GKE, "web.yaml")
 
 
 @pytest.fixture(scope="module")
 def gke_report_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """6 CPUs: no template takes them; the fix suggestions name the three MIGs."""
-    out = tmp_path_factory.mktemp("autoscaler-gke") / "report.html"
-    kexplain(str(GKE / "report.yaml"), "--nodes", str(GKE / "cluster.yaml"), "--node-groups",
-             str(GKE / "nodegroups.yaml"), "--kubernetes-version", "1.35", "--html", str(out))
-    return out
+    return write_page(tmp_path_factory.mktemp("autoscaler-gke"), GKE, "report.yaml")
 
 
 def opened(browser) -> list[str]:

@@ -11,9 +11,9 @@ from tests.support.paths import DATA, FIXTURES
 CASE = FIXTURES / "autoscaler"
 
 
-def page(tmp_path, pod: str) -> str:
+def page(tmp_path, pod: str, case=CASE) -> str:
     out = tmp_path / "page.html"
-    code = main([str(CASE / pod), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
+    code = main([str(case / pod), "--nodes", str(case / "cluster.yaml"), "--node-groups", str(case / "nodegroups.yaml"),
                  "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
     assert code == 1
     return out.read_text()
@@ -82,11 +82,7 @@ MIG_C = ("https://www.googleapis.com/compute/v1/projects/shop-prod/zones/us-cent
 
 
 def gke_page(tmp_path, pod: str) -> str:
-    out = tmp_path / "gke.html"
-    code = main([str(GKE / pod), "--nodes", str(GKE / "cluster.yaml"), "--node-groups", str(GKE / "nodegroups.yaml"),
-                 "--kubernetes-version", "1.35", "--html", str(out)], env=TestEnvironment())
-    assert code == 1
-    return out.read_text()
+    return page(tmp_path, pod, GKE)
 
 
 def test_a_groups_address_its_template_and_long_names_that_break(tmp_path):
