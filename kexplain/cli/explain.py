@@ -360,6 +360,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         nonlocal node_group
         if autoscaler is None:
             return None
+        gathered.settle(batch.retried)      # filled once every outcome was placed
         pp = gathered.build()
         run = autoscaler(pp)        # run when every copy fit too: a bad file is refused
         if not (pp.pending or node_group):
