@@ -720,6 +720,9 @@ class Pool:
     warnings: list[str] = field(default_factory=list)
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
     objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
+    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
+    # NodePools say whether its pass runs).
+    other_kinds: Objects = field(default_factory=list, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -800,7 +803,7 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects)
+                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -863,8 +866,9 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
     context = admission_context(cluster)
+    others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster)
+                objects=cluster, other_kinds=others)
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
