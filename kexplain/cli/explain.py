@@ -252,6 +252,9 @@ def command(
         if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which
             from kexplain.suggest.add_node import ADD_NODE
             trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
+    elif pools is not None and (aws_data or karpenter_config):     # read all the same: bad input is refused
+        from kexplain.karpenter.pending import load_node_pools
+        load_node_pools(pools, loaded.kube)
     hint = no_nodes_hint(nodes)
     with verdict_known(for_trace(trace)):
         write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group, node_pool=node_pool)

@@ -137,3 +137,13 @@ def test_a_scheduled_pod_gets_no_section():
     code, out, err = kexplain("-", *CLUSTER, "--no-suggestions", stdin=pod)
     assert code == 0, err
     assert "Karpenter" not in out
+
+
+def test_bad_karpenter_settings_are_refused_whatever_the_verdict(tmp_path):
+    config = tmp_path / "karpenter.yaml"
+    config.write_text("preferencePolicy: Sometimes\n")
+    pod = (CASE / "batch-job.yaml").read_text().replace("nodeSelector: {workload: batch}", "nodeSelector: {}") \
+        .replace('cpu: "1", memory: 1Gi', "cpu: 100m, memory: 128Mi")
+    code, out, err = kexplain("-", *CLUSTER, "--karpenter-config", str(config), stdin=pod)
+    assert code == 2
+    assert "Sometimes" in err
