@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("selenium", reason="browser tests need the selenium package (pip install -e '.[test]')")
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from tests.browser.conftest import kexplain  # noqa: E402
+from tests.browser.test_autoscaler_page import load  # noqa: E402  (the page opened, its script done)
 from tests.support.paths import FIXTURES  # noqa: E402
 
 CASE = FIXTURES / "karpenter"
@@ -28,11 +28,6 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         kexplain(str(CASE / pod), "--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodepools.yaml"),
                  "--html", str(out[pod]))
     return out
-
-
-def load(driver, page: Path) -> None:
-    driver.get(page.as_uri())
-    WebDriverWait(driver, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
 
 
 def test_the_section_per_nodepool_and_the_fixes(browser, pages):
