@@ -20,6 +20,8 @@ from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page
                                   run_options, save_page, write_trace)
 from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, check_groups, check_groups_options, check_node_group,
                                       run_autoscalers)
+from kexplain.cli.node_pools import aws_data_option, karpenter_config_option, karpentered, node_pools_request, \
+    run_karpenter
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -244,6 +246,8 @@ class PodArgs:
     node_groups: Optional[str] = None         # --node-groups: the Cluster Autoscaler's
     autoscaler_config: Optional[str] = None
     node_group: Optional[str] = None
+    aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
+    karpenter_config: Optional[str] = None
 
 
 def command(
@@ -289,6 +293,8 @@ def command(
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
                                              help="With node groups (given or found): one node group's full "
                                                   "verdict, plugin by plugin on its template node."),
+    aws_data: Optional[str] = aws_data_option(),
+    karpenter_config: Optional[str] = karpenter_config_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -301,7 +307,8 @@ def command(
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
-                   tuple(node_group_label or ()), node_groups, autoscaler_config, node_group)
+                   tuple(node_group_label or ()), node_groups, autoscaler_config, node_group, aws_data,
+                   karpenter_config)
     return run_pod(env, args)
 
 
@@ -475,6 +482,9 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
             args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
+    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
+    if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
+        karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
@@ -486,7 +496,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_trace(trace)
 
@@ -539,6 +549,11 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                                                               for p in pods]))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
+    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
+    if pools is not None and pods:      # ONE provisioning pass over every pending pod
+        kp = run_karpenter(pools, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
+                                                         for p in pods]))
+        ran = ran.joined(kp) if ran is not None else kp
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
                         what="explaining pending pods") as bar:
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
@@ -567,7 +582,11 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
             if args.details and result.trace is not None:
                 detailed.append(result)
     doc = ran.document if ran is not None and (ran.explained or args.node_group is not None) else None
+    doc = doc or None       # Karpenter's pass alone: no CA document
     extra = {"autoscaler": doc} if doc is not None else {}
+    karpenter = ran.documents.get("karpenter") if ran is not None and ran.explained else None
+    if karpenter is not None:
+        extra["karpenter"] = karpenter
     if writer is not None:
         writer.close({"skipped": skipped, **extra})
     else:
@@ -576,6 +595,9 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         if doc is not None:
             from kexplain.render.cluster_autoscaler import print_section
             print_section(doc, env.console(), args.node_group)
+        if karpenter is not None:
+            from kexplain.render.karpenter_section import print_section as print_karpenter
+            print_karpenter(karpenter, env.console())
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:
