@@ -485,6 +485,9 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
         karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
+        if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
+            from kexplain.suggest.add_node import ADD_NODE
+            trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:

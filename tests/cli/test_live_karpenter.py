@@ -267,3 +267,56 @@ def test_a_snapshot_has_them_and_a_redacted_one_says_what_it_leaves_out(capsys, 
                                    "Karpenter section")
     assert not {o["kind"] for o in json.loads(redacted.read_text())["items"]} & READ_KINDS
 
+
+
+# --- end to end: the Karpenter section of a live pod ------------------------------------------
+
+def test_a_live_pod_has_the_karpenter_section_as_its_offline_replay(capsys, api, tmp_path):
+    """`kexplain pod NAME` on a cluster with NodePools: Karpenter's pass over the live objects
+    (the checkout pod waits for the in-flight NodeClaim), in the table and -o json's `karpenter`
+    key, the same as the offline replay of the pod's snapshot."""
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code, out, err = run(capsys, *base, "-o", "json")
+    assert code == 1, err
+    live = json.loads(out)
+    doc = live["karpenter"]
+    answer = next(p for p in doc["pods"] if p["pod"] == f"shop/{CHECKOUT}")
+    assert (answer["result"], answer["nodeClaim"]) == ("ExistingNode", "default-x7k2p")
+    assert [a for a in live["autoscalers"] if a["autoscaler"] == "Karpenter"] == [
+        {"autoscaler": "Karpenter", "pod": f"shop/{CHECKOUT}", "outcome": "ExistingNode",
+         "reasons": ["in-flight NodeClaim default-x7k2p"], "nodeClaim": "default-x7k2p"}]
+    assert [p["nodePool"] for p in doc["explained"]["nodePools"]] == ["gpu", "default"]
+    assert not [s for s in live["suggestions"] if s["kind"] == "add-node"]     # a node comes from a NodePool
+    snap = tmp_path / "cluster.json"
+    code_snap, _, err = run(capsys, "snapshot", CHECKOUT, "-n", "shop", "-o", str(snap),
+                            "--kubeconfig", api.kubeconfig)
+    assert code_snap == 0, err
+    off_code, out, _ = run(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored", "-o", "json")
+    assert (off_code, json.loads(out)) == (code, {k: v for k, v in live.items() if k != "live"})
+    code, out, _ = run(capsys, *base)
+    assert "\nKarpenter: ExistingNode (an existing node or in-flight NodeClaim): in-flight\nNodeClaim default-x7k2p." \
+        in out
+    assert "\nKarpenter: 0 new NodeClaims; pods: 4 ExistingNode, 2 NotProvisionable\n" in out
+
+
+def test_the_pending_list_has_the_section(capsys, api):
+    """--pending: one Karpenter pass over every pending pod of the cluster, the section after the list."""
+    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    assert code == 1
+    assert out.splitlines()[0].split() == ["POD", "KEXPLAIN", "SCHEDULER", "WHY"]
+    assert "\nKarpenter: 0 new NodeClaims; pods: 4 ExistingNode, 2 NotProvisionable\n" in out
+    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    doc = json.loads(out)["karpenter"]
+    assert {p["pod"]: p["result"] for p in doc["pods"]}[f"shop/{CHECKOUT}"] == "ExistingNode"
+
+
+@pytest.mark.parametrize("refused", [None, "nodepools"])
+def test_no_section_without_nodepools(capsys, request, refused):
+    """No Karpenter (or its NodePools refused): no section, no key, the rest as ever."""
+    server = request.getfixturevalue("plain" if refused is None else "api")
+    if refused:
+        server.faults.rbac = Rbac(cluster=EVERY_KIND - {refused})
+    code, out, _ = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", server.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert code == 1 and trace["result"]["status"] == "Unschedulable"
+    assert "karpenter" not in trace and not [a for a in trace.get("autoscalers", ()) if a["autoscaler"] == "Karpenter"]
