@@ -84,6 +84,7 @@ class Live:
     refusals: tuple[Any, ...] = ()      # the reads RBAC refused (`kexplain.load.live.Refusal`), in order
     events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
     node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
+    karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
 
 
 class Session:
@@ -116,7 +117,10 @@ class Session:
         the namespace's pod events too (the scheduler's own word). When `node_group_labels` is
         given (None: not asked for), the autoscaler's node groups too
         (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
-        with the cluster (each failure a note of the groups, never an error)."""
+        with the cluster (each failure a note of the groups, never an error). Karpenter's
+        objects when the cluster serves them (`ClusterReader.read_karpenter`, with the
+        DaemonSets), put with the cluster; their refusals are `Live.karpenter`'s, and in the
+        block of refused reads when the scheduler's were refused too."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -132,17 +136,26 @@ class Session:
                 cluster = reader.read_cluster()
             else:
                 cluster, refusals = reader.read_allowed(self.namespace)
-                if refusals:
-                    events, refused = reader.list_events(self.namespace, "Pod", pod_name)
-                    refusals += [refused] if refused is not None else []
+            karpenter_objects, karpenter = reader.read_karpenter()
+            cluster.extend(karpenter_objects)
+            if refusals:        # no simulation: every refused read, Karpenter's too, is named in one block
+                refusals += karpenter.refusals
+                events, refused = reader.list_events(self.namespace, "Pod", pod_name)
+                refusals += [refused] if refused is not None else []
             groups = None
             if node_group_labels is not None:
                 groups = _node_groups(reader, cluster, node_group_labels)
-                daemonsets, refused = _daemonsets(reader)
-                cluster = cluster + daemonsets
-                groups = groups.with_notes(refused)
+            if groups is not None or karpenter.installed:    # both put the DaemonSets' pods on new nodes
+                daemonsets, failed = _daemonsets(reader)
+                cluster.extend(daemonsets)
+                if groups is not None:
+                    groups = groups.with_notes([f"DaemonSets could not be read (the template nodes get no DaemonSet "
+                                                f"pod): {failed}"] if failed else [])
+                if karpenter.installed and failed and not refusals:     # else nothing is simulated
+                    karpenter = replace(karpenter, notes=(*karpenter.notes, "DaemonSets could not be read (Karpenter's "
+                                                          f"DaemonSet overhead on new nodes is not counted): {failed}"))
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
-                    tuple(refusals), tuple(events), groups)
+                    tuple(refusals), tuple(events), groups, karpenter)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -164,17 +177,17 @@ def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[s
                          sources=("error",))
 
 
-def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], list[str]]:
-    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates run their pods), or
-    none and a note of why they could not be read."""
+def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], Optional[str]]:
+    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates and Karpenter's new
+    nodes run their pods), or none and why they could not be read."""
     from kexplain.load.live import DAEMONSETS, LiveError
 
     try:
         items = reader.list_served(DAEMONSETS)
     except LiveError as err:
-        return [], [f"DaemonSets could not be read (the template nodes get no DaemonSet pod): {err.message}"]
+        return [], err.message
     src = Source(f"{reader.conn.server}{DAEMONSETS.path}")
-    return [(obj, src) for obj in items], []
+    return [(obj, src) for obj in items], None
 
 
 @contextmanager
@@ -321,6 +334,7 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         config = read_config(args.config, kube=kube)
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
             live = s.read(args.name, allowed=not args.all_namespaces, node_group_labels=args.node_group_labels)
+    say_karpenter_reads(env, live, refusals=not live.refusals)     # else they are in the block of refused reads
     if live.refusals:
         status = _explain_from_events(env, args, live, kube, config)
     elif args.name:
@@ -332,6 +346,21 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         return status
     env.error(f"error: {failed}")
     return aggregate([status, ExitStatus.BAD_INPUT])
+
+
+def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> None:
+    """On stderr: Karpenter's reads RBAC refused (with `refusals`), in the words of the block
+    of refused reads (what each would add, the rule that allows it), and the notes of those
+    reads. The answer goes on without them."""
+    from kexplain.render.from_event import refused_lines
+
+    read = live.karpenter
+    if read is None:
+        return
+    for line in refused_lines([r.to_json() for r in read.refusals] if refusals else [], None):
+        env.error(line)
+    for note in read.notes:
+        env.error(f"note: {note}")
 
 
 def discovery_error(live: Live) -> Optional[str]:
@@ -456,6 +485,9 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
         karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
+        if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
+            from kexplain.suggest.add_node import ADD_NODE
+            trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
