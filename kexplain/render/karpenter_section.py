@@ -34,7 +34,7 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
     outcome = str(answer.get("outcome") or "")
     reasons = answer.get("reasons") or ()
     if outcome in PLACED:
-        return f"Karpenter: {outcome}: {reasons[0] if reasons else RESULT_WORDS.get(outcome, outcome)}."
+        return f"Karpenter: {outcome} ({RESULT_WORDS.get(outcome, outcome)}): {reasons[0] if reasons else ''}."
     words = RESULT_WORDS.get(outcome)
     return f"Karpenter: {outcome}" + (f" ({words})" if words else "") + "."
 
@@ -62,7 +62,7 @@ def karpenter_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         answer = next((a for a in trace.get("autoscalers") or () if a.get("autoscaler") == "Karpenter"), {})
         where = "; ".join(answer.get("reasons") or ())
         blocks.append(Block(Text.assemble(("Pod ", "bold"), (key, "bold"),
-                                          (f": {result}: {where or RESULT_WORDS.get(result, result)}", ""))))
+                                          (f": {result} ({RESULT_WORDS.get(result, result)}): {where}", ""))))
         claim = {"nodeClaims": [c for c in doc.get("nodeClaims") or () if c.get("name") == record.get("nodeClaim")]}
         if result == "NewNodeClaim":
             blocks += node_claims_blocks(claim, look)

@@ -30,11 +30,11 @@ def test_a_gpu_pod_gets_a_new_nodeclaim_from_the_gpu_nodepool():
     assert code == 1, err       # the scheduler's verdict: unschedulable on today's nodes
     lines = out.splitlines()
     # what Karpenter does, at the top, before the details
-    assert lines[1].startswith("Karpenter: NewNodeClaim: new NodeClaim gpu-00001 from NodePool")
+    assert lines[1].startswith("Karpenter: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool")
     assert out.index("Rejected nodes, by reason") < out.index("Karpenter: 1 new NodeClaim; pods: 1 NewNodeClaim")
     section = flat(out[out.index("Karpenter: 1 new NodeClaim"):])
     assert "Instance types and prices from kexplain's AWS instance-type catalog, taken 20" in section  # its date
-    assert "Pod default/trainer: NewNodeClaim: new NodeClaim gpu-00001 from NodePool gpu: g6.2xlarge $" \
+    assert "Pod default/trainer: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool gpu: g6.2xlarge $" \
         in section
     assert "New NodeClaims" in section and "NodePool gpu" in section
 
