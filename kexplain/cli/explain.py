@@ -281,13 +281,8 @@ def node_pools_of(loaded: "Loaded", aws_data: Optional[str], config: Optional[st
                   node_pool: Optional[str]) -> "Optional[NodePoolsRequest]":
     """Karpenter's pass's inputs when the cluster (--nodes, or the POD file's own objects) holds
     NodePools (`node_pools.node_pools_request`)."""
-    from kexplain.karpenter.pending import has_node_pools as holds
-
-    cluster = loaded.cluster_objects
-    if cluster is None and holds(loaded.set_objects):
-        cluster = []            # the NodePools come with the pods: the set applied to an empty cluster
-    return node_pools_request(cluster, aws_data, config, max_bytes=req.max_bytes, validate=req.validate,
-                              node_pool=node_pool)
+    return node_pools_request(loaded.cluster_objects, aws_data, config, max_bytes=req.max_bytes,
+                              validate=req.validate, node_pool=node_pool, applied=loaded.set_objects)
 
 
 def both_autoscalers(groups: "Optional[GroupsRequest]", pools: "Optional[NodePoolsRequest]", kube: "KubeVersion", *,

@@ -431,8 +431,8 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
     `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
     in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
-    read once (a function of the objects read: whether to keep them, e.g. when they hold
-    Karpenter's NodePools)."""
+    read once (a function of the objects read, --nodes' then the POD file's: whether to keep
+    them, e.g. when either holds Karpenter's NodePools)."""
     problems = Problems(keep=collect)
     with bulk_load():
         loaded = _load(req, stdin, problems, keep)
@@ -445,7 +445,7 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     loaded = load_read(req, objs, cluster, problems)
-    if keep is True or (callable(keep) and keep(cluster)):
+    if keep is True or (callable(keep) and (keep(cluster) or keep(objs))):
         loaded.cluster_objects = cluster
     return loaded
 

@@ -147,3 +147,11 @@ def test_bad_karpenter_settings_are_refused_whatever_the_verdict(tmp_path):
     code, out, err = kexplain("-", *CLUSTER, "--karpenter-config", str(config), stdin=pod)
     assert code == 2
     assert "Sometimes" in err
+
+
+def test_nodepools_in_the_pod_file_join_the_cluster_of_nodes():
+    pods = (CASE / "batch-job.yaml").read_text() + "\n---\n" + (CASE / "nodepools.yaml").read_text()
+    code, out, err = kexplain("-", "--nodes", str(CASE / "cluster.yaml"), "--no-suggestions", stdin=pods)
+    assert code == 1, err
+    assert out.splitlines()[1] == "Karpenter: Failed (no NodePool can take it)."
+    assert "existing nodes: 1 considered" in out         # the cluster's node, kept for the pass
