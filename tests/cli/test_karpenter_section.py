@@ -34,8 +34,8 @@ def test_a_gpu_pod_gets_a_new_nodeclaim_from_the_gpu_nodepool():
     assert out.index("Rejected nodes, by reason") < out.index("Karpenter: 1 new NodeClaim; pods: 1 NewNodeClaim")
     section = flat(out[out.index("Karpenter: 1 new NodeClaim"):])
     assert "Instance types and prices from kexplain's AWS instance-type catalog, taken 20" in section  # its date
-    assert "Pod default/trainer: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool gpu: g6.2xlarge $" \
-        in section
+    assert ("Pod default/trainer: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool gpu: "
+            "g6.2xlarge $") in section
     assert "New NodeClaims" in section and "NodePool gpu" in section
 
 
