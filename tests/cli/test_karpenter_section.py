@@ -155,3 +155,17 @@ def test_nodepools_in_the_pod_file_join_the_cluster_of_nodes():
     assert code == 1, err
     assert out.splitlines()[1] == "Karpenter: Failed (no NodePool can take it)."
     assert "existing nodes: 1 considered" in out         # the cluster's node, kept for the pass
+
+
+def test_ca_and_karpenter_both_answer_from_one_pending_pass():
+    groups = str(FIXTURES / "autoscaler" / "nodegroups.yaml")
+    code, out, err = kexplain(str(CASE / "trainer.yaml"), *CLUSTER, "--node-groups", groups, "--no-suggestions")
+    assert code == 1, err
+    top = out.splitlines()[1:3]
+    assert top[0].startswith("Cluster autoscaler: ") and top[1].startswith("Karpenter: NewNodeClaim")
+    assert out.index("\nCluster autoscaler\n") < out.index("\nKarpenter: 1 new NodeClaim")
+    code, out, err = kexplain(str(CASE / "trainer.yaml"), *CLUSTER, "--node-groups", groups, "--no-suggestions",
+                              "-o", "json")
+    trace = json.loads(out)
+    assert [a["autoscaler"] for a in trace["autoscalers"]] == ["ClusterAutoscaler", "Karpenter"]
+    assert "autoscaler" in trace and "karpenter" in trace
