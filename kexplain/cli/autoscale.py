@@ -149,8 +149,10 @@ def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, 
         assert loaded.pool is not None
         for warning in loaded.pool.warnings:
             env.error(f"warning: {warning}")
-        for outcome in explain_batch(loaded.batch, loaded.pool, options):
+        batch = explain_batch(loaded.batch, loaded.pool, options)
+        for outcome in batch:
             builder.add_outcome(outcome)
+        builder.settle(batch.retried)       # the queue's retry placed them: not pending
     return builder.build(), pending
 
 

@@ -218,6 +218,23 @@ class PassBuilder:
             self.pending.append(PendingPod(pod, pod_ref(pod) if stands_for is None else stands_for, copy,
                                            creation_time(pod)))
 
+    def settle(self, retried: Iterable[Any]) -> None:
+        """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
+        node), bound where they went rather than pending: an autoscaler looks at the cluster as
+        the scheduler leaves it, and a pod requeued when its peer bound is no longer pending."""
+        landed = {(object_ref(r.entry.kind, r.entry.namespace, r.entry.name), r.pod): r.node
+                  for r in retried if r.node is not None}
+        if not landed:
+            return
+        still: list[PendingPod] = []
+        for p in self.pending:
+            node = landed.get((p.stands_for, p.pod.name))
+            if node is None:
+                still.append(p)
+            else:
+                self.bound.append(PodInfo(_bound(p.pod.obj, node)))
+        self.pending = still
+
     def add_single(self, inputs: "Inputs", node: str | None = None) -> None:
         """The pod of one explanation: pending, or bound to `node`."""
         self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates)

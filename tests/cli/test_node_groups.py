@@ -43,13 +43,16 @@ def test_the_section_follows_the_verdict():
     rows = {line.split()[0]: line for line in text.splitlines()
             if line.split() and line.split()[0] in ("general", "gpu", "arm", "compute")}
     assert "skipped" in rows["general"] and "max node group size reached" in rows["general"]
-    assert "rejected" in rows["gpu"] and "TaintToleration*" in rows["gpu"]
-    assert "fits" in rows["compute"] and "0 -> 1" in rows["compute"]
+    assert "rejected" in rows["gpu"] and "fits" in rows["compute"] and "0 -> 1" in rows["compute"]
+    # each group's template named, first: the member node it was built from, or the file's
+    assert "template: the template in --node-groups (us-east-1a," in rows["gpu"]
+    assert "template: member node general-1 (us-east-1a, m5.xlarge)" in " ".join(text.split())
     # every failing plugin on arm's template, CA's first one marked
     text = " ".join(text.split())
     assert "NodeAffinity*: node(s) didn't match Pod's node affinity/selector" in text
     assert "NodeResourcesFit: Insufficient cpu" in text
     assert "NodeResourcesFit*" not in text
+    assert "TaintToleration*: node(s) had untolerated taint(s)" in text
     assert "taint nvidia.com/gpu=present:NoSchedule: not tolerated" in text
     assert "its template would take the pod" in text
     assert "Expander least-waste chose compute: 1 node for 1 pod; compute 0 -> 1 (max 4)." in text
@@ -90,7 +93,7 @@ def test_node_group_shows_every_plugin_on_the_template():
     assert "Rejected by NodeAffinity (CA's first failing plugin)" in out
     assert "NodeAffinity *" in out and "NodeResourcesFit" in out
     assert "nodeSelector kubernetes.io/arch=amd64: the node has kubernetes.io/arch=arm64" in out
-    assert "cpu: the pod requests 3; the node has 1930m allocatable" in out
+    assert "cpu: the pod requests 3, more than the node's whole allocatable (1930m)" in " ".join(out.split())
     assert "labels" in out and "kubernetes.io/arch=arm64" in out
     assert "Rejected nodes, by reason" not in out
 
@@ -99,7 +102,9 @@ def test_node_group_skipped_for_max_size():
     code, out, _ = kexplain(*BASE, *GROUPS, "--node-group", "general")
     assert "Node group general for pod default/worker: skipped" in out
     assert "Skipped by CA: max node group size reached" in out
-    assert "members: general-1, general-2; template built from a member node" in out
+    assert "members: general-1, general-2; template: member node general-1 (us-east-1a, m5.xlarge)" in \
+        " ".join(out.split())
+    assert "built from member node general-1" in out
     assert "NodeResourcesFit    Success" in out
 
 

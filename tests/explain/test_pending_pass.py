@@ -112,3 +112,44 @@ def test_the_answer_slot():
     pp = PendingPass((PendingPod(pod("web-0"), "Deployment default/web", 0),
                       PendingPod(pod("web-1"), "Deployment default/web", 1)))
     assert [a["pod"] for a in copies_json(passes, pp, "Deployment default/web")] == ["default/web-1"]
+
+
+def test_pods_the_queues_retry_placed_are_bound_not_pending(tmp_path: Path):
+    """A web tier whose required pod affinity names a cache applied after it: unschedulable on its
+    first attempt, placed when the queue retries it (`kexplain.explain.retry`). An autoscaler looks
+    at the cluster as the scheduler leaves it: the web pods are bound there, nothing is pending."""
+    web = tmp_path / "app.yaml"
+    web.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: cache}}, topologyKey: kubernetes.io/hostname}
+      containers: [{name: web, image: web:1, resources: {requests: {cpu: 100m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cache, labels: {app: cache}}
+spec:
+  containers: [{name: cache, image: redis:7, resources: {requests: {cpu: 100m}}}]
+""")
+    loaded = load(Request(pod_path=str(web), node_paths=(CLUSTER,), kube=KUBE))
+    builder = PassBuilder()
+    batch = explain_batch(loaded.batch, loaded.pool, RunOptions())
+    for outcome in batch:
+        builder.add_outcome(outcome)
+    assert [p.key for p in builder.build().pending] == ["default/web-0", "default/web-1"]   # first attempts
+    builder.settle(batch.retried)
+    pp = builder.build()
+    cache_node = next(p.node_name for p in pp.bound if p.name == "cache")
+    assert pp.pending == ()
+    assert sorted((p.name, p.node_name) for p in pp.bound) == [
+        ("cache", cache_node), ("web-0", cache_node), ("web-1", cache_node)]
