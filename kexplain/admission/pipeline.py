@@ -11,7 +11,8 @@ from __future__ import annotations
 import copy
 import datetime
 from dataclasses import dataclass, field
-from typing import Callable
+from itertools import repeat
+from typing import Callable, Iterable
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
@@ -19,6 +20,7 @@ from kexplain.admission import defaults, dra_convert, gated_fields, podtopologyl
     shapes, tolerations
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
@@ -89,6 +91,7 @@ class _Flat:
     objects: list[tuple[dict, Source]] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     undecoded: list[tuple[dict, Source]] = field(default_factory=list)
+    rows: columns.Rows | None = None        # the objects' rows, when they are a dump's as it is
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
@@ -99,7 +102,28 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
     DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
     flat = _Flat()
-    for listed, src in cluster:
+    rows = columns.rows_of(cluster)
+    as_is = _stored_as_they_are(rows) if rows is not None else None
+    if as_is is not None and all(as_is):        # a stored dump: every object kept as it is (`_take`)
+        flat.objects = list(cluster)
+        stored.update(map(id, columns.objects(cluster)))
+        by_kind = flat.by_kind
+        for index, kind in enumerate(rows.kinds):   # type: ignore[union-attr]
+            found = by_kind.get(kind)
+            if found is None:
+                found = by_kind[kind] = []
+            found.append(index)
+        flat.rows = rows
+        return flat
+    for (listed, src), kept in zip(cluster, as_is if as_is is not None else repeat(False)):
+        if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
+            stored.add(id(listed))
+            found = flat.by_kind.get(listed["kind"])
+            if found is None:
+                found = flat.by_kind[listed["kind"]] = []
+            found.append(len(flat.objects))
+            flat.objects.append((listed, src))
+            continue
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
         if kind in KNOWN_KINDS or not is_list(listed):
@@ -108,6 +132,18 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             for obj, _ in flatten_lists(listed, src):
                 _take(obj, _kind(obj), src, flat, warnings, stored, shapes, kube)
     return flat
+
+
+_KEPT_AS_STORED = KNOWN_KINDS - DRA_KINDS
+
+
+def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
+    """For each object of a dump, whether it is one `_take` keeps as it is without a look
+    (stored, of a known kind but DRA's), asked of its rows; None when a kind is no key."""
+    try:
+        return [stored and kind in _KEPT_AS_STORED for stored, kind in zip(rows.stored, rows.kinds)]
+    except TypeError:
+        return None
 
 
 def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
@@ -229,7 +265,7 @@ class _Admission:
     its name and registers what later steps look up, and is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
-                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]]) -> None:
+                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None) -> None:
         self.kube = kube
         self._pod_dropped = gated_fields.pod_dropped_by(kube)        # the version's gates, resolved once
         self._node_dropped = gated_fields.node_dropped_by(kube)
@@ -244,6 +280,8 @@ class _Admission:
         # kind -> the indexes in `objects` of its objects, in file order (`_Flat.by_kind`; read
         # there: `admit_pods` replaces a pod by its admitted self in `objects` only)
         self._by_kind = by_kind
+        self._rows = rows           # the rows of `objects` (a stored dump's), while they are its objects
+        self.rows_kept = False      # whether they still are once the pods are admitted (`admit_pods`)
         self.objects = list(objects)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
@@ -268,6 +306,9 @@ class _Admission:
         comes, from the shape's canonical pod admitted in full, which is what admitting the
         first pod in full would repeat. A shape without a patch keeps the full path."""
         indexes = self._by_kind.get("Pod", [])
+        if self._register_stored_pods(indexes):
+            self.rows_kept = True
+            return
         raw = self._shapes.raw if self._shapes is not None else {}
         firsts = self._shapes.key_of if self._shapes is not None else {}
         appliers: dict[bytes, Callable[[dict], dict | None] | None] = {}   # shape -> `_patched_admission`
@@ -520,6 +561,27 @@ class _Admission:
             return admitted
         return admit_patched
 
+    def _register_stored_pods(self, indexes: list[int]) -> bool:
+        """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's
+        (their rows are known) and take names no other has: a dump's 150,000 pods; False, having
+        done nothing, otherwise."""
+        rows = self._rows
+        if not indexes or self.pod_keys or rows is None or len(rows) > len(self.objects):
+            return False
+        if not all(rows.stored[index] for index in indexes):
+            return False
+        namespaces = [rows.namespaces[index] or "default" for index in indexes]
+        keys = list(zip(namespaces, [rows.names[index] or "" for index in indexes]))
+        try:
+            if len(set(keys)) != len(keys):
+                return False
+        except TypeError:
+            return False
+        self.pod_keys.update(keys)
+        for namespace in dict.fromkeys(namespaces):
+            self._pod_namespace_seen(namespace)
+        return True
+
     def _register_stored_pod(self, pod: dict, src: Source) -> None:
         """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
         meta = pod.get("metadata") or {}
@@ -614,7 +676,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         check_decodes(pending_pod, pending[1], kube)     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind)
+    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind, flat.rows)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     run.admit_pods()
@@ -624,6 +686,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     run.run_namespaces()
     run.run_dra()
     result.objects = run.objects
+    if flat.rows is not None and run.rows_kept:    # a stored dump's, as they were, then the built-in ones
+        result.objects = columns.Dump(run.objects, flat.rows + columns.Rows.of(run.objects[len(flat.rows):]))
     result.pending = pending_pod
     result.patched = len(run.patched_shapes)
     result.shapes = run.patched_shapes

@@ -101,29 +101,31 @@ class NodeInfo:
 
     def add_pods(self, pods: Sequence[PodInfo]) -> None:
         """`add_pod` of each in turn (the same lists, sums and key orders). Pods of one shape
-        share their `resource` (`PodInfo.shape_facts`), so requests are counted per resource and
-        multiplied once: a snapshot's build adds each node's pods at once."""
+        share their `PodInfo.facts`, so requests are counted per shape and multiplied once, and
+        only pods with pod (anti-)affinity or host ports are looked at one by one: a snapshot's
+        build adds each node's pods at once."""
         self.pods.extend(pods)
-        counts: dict[int, list[Any]] = {}      # id of a PodResource -> [it, how many pods]
+        counts: dict[int, list[Any]] = {}      # id of a PodFacts -> [it, how many pods]
         for pod in pods:
-            if pod.has_affinity:
-                pod.index_terms()
-                self.pods_with_affinity.append(pod)
-            if pod.has_required_anti_affinity:
-                self.pods_with_required_anti_affinity.append(pod)
-            res = pod.resource
-            seen = counts.get(id(res))
+            facts = pod.facts
+            seen = counts.get(id(facts))
             if seen is None:
-                counts[id(res)] = [res, 1]
+                counts[id(facts)] = [facts, 1]
             else:
                 seen[1] += 1
-            if pod.host_ports:
-                for hp in pod.host_ports:
+            if facts.indexed:
+                if facts.has_affinity:
+                    facts.index_terms()
+                    self.pods_with_affinity.append(pod)
+                if facts.has_required_anti_affinity:
+                    self.pods_with_required_anti_affinity.append(pod)
+                for hp in facts.host_ports:
                     self.used_ports.add(hp, 1)
             if "volumes" in pod.spec:           # no claims without volumes
                 self._count_claims(pod, 1)
         requested, non_zero = self.requested, self.non_zero_requested
-        for res, n in counts.values():          # in order of first use: the scalars' key order
+        for facts, n in counts.values():        # in order of first use: the scalars' key order
+            res = facts.resource
             requested.add(res.resource, n)
             non_zero.milli_cpu += n * res.non0_cpu
             non_zero.memory += n * res.non0_mem
