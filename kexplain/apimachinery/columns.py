@@ -81,12 +81,20 @@ class Rows:
     whether an API server stored it. `plain`: every object a mapping with mapping metadata (else
     the columns are not filled, and the passes ask object by object)."""
 
-    __slots__ = ("kinds", "api_versions", "names", "namespaces", "stored", "plain")
+    __slots__ = ("kinds", "api_versions", "names", "namespaces", "stored", "plain", "_pairs")
 
     def __init__(self, kinds: list[Any], api_versions: list[Any], names: list[Any], namespaces: list[Any],
                  stored: list[bool], plain: bool) -> None:
         self.kinds, self.api_versions, self.names, self.namespaces = kinds, api_versions, names, namespaces
         self.stored, self.plain = stored, plain
+        self._pairs: set[tuple[Any, Any]] | None = None
+
+    def pairs(self) -> set[tuple[Any, Any]]:
+        """The distinct (apiVersion, kind) of the objects (worked out once); TypeError when one
+        is no key."""
+        if self._pairs is None:
+            self._pairs = set(zip(self.api_versions, self.kinds))
+        return self._pairs
 
     @classmethod
     def of(cls, pairs: Iterable[tuple[Any, Any]]) -> "Rows":

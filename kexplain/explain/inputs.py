@@ -53,14 +53,13 @@ def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
     rows = columns.rows_of(objs)
     if rows is not None:       # a dump's 150,000 objects: by (apiVersion, kind), asked of their rows
         try:
-            pairs = list(zip(rows.api_versions, rows.kinds))
-            keep = {pair: pair[1] in kinds and is_builtin_kind(*pair) for pair in set(pairs)}
+            keep = {pair: pair[1] in kinds and is_builtin_kind(*pair) for pair in rows.pairs()}
         except TypeError:
             keep = None
         if keep is not None:
             if all(keep.values()):
                 return objs.same()      # type: ignore[attr-defined]
-            return objs.taken([keep[pair] for pair in pairs])      # type: ignore[attr-defined]
+            return objs.taken([keep[pair] for pair in zip(rows.api_versions, rows.kinds)])  # type: ignore[attr-defined]
     verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
     out: Objects = []
     for o, s in objs:
@@ -618,11 +617,15 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
     unbound: list[dict[str, Any]] = []
     others: list[dict[str, Any]] = []
     rows = columns.rows_of(cluster)
-    if rows is not None:            # a dump's 150,000 objects, split by their rows' kinds
+    try:            # 150,000 objects split by kind in C: their rows' kinds, or asked of each
         objects = columns.objects(cluster)
-        pods = [o for o, kind in zip(objects, rows.kinds) if kind == "Pod"]
-        nodes = [item for item, kind in zip(cluster, rows.kinds) if kind == "Node"]
-        others = [o for o, kind in zip(objects, rows.kinds) if kind != "Pod" and kind != "Node"]
+        kinds = rows.kinds if rows is not None else columns.kinds(objects)
+    except columns.NotPlain:
+        kinds = None
+    if kinds is not None:
+        pods = [o for o, kind in zip(objects, kinds) if kind == "Pod"]
+        nodes = [item for item, kind in zip(cluster, kinds) if kind == "Node"]
+        others = [o for o, kind in zip(objects, kinds) if kind != "Pod" and kind != "Node"]
         snapshot = Snapshot.build(nodes, pods, others, unbound)     # (pods without a node: into `unbound`)
     else:
         for o, s in cluster:

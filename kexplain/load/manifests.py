@@ -356,13 +356,14 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
     if rows is None:
         return range(len(objs))
     try:
-        keys = list(zip(rows.kinds, rows.names))
-        if len(set(keys)) == len(keys):
+        names = Counter(rows.names)
+        if len(names) == len(rows.names):
             return ()
+        maybe = [i for i, name in enumerate(rows.names) if names[name] > 1]     # (a name given twice)
+        counts = Counter((rows.kinds[i], rows.names[i]) for i in maybe)
     except TypeError:       # a kind or name that is no key
         return range(len(objs))
-    counts = Counter(keys)
-    return [i for i, key in enumerate(keys) if counts[key] > 1]
+    return [i for i in maybe if counts[(rows.kinds[i], rows.names[i])] > 1]
 
 
 def applied(found: Sequence[Repeat]) -> dict[int, int]:
@@ -496,8 +497,10 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not _stored(obj):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound:
-                kept.append((obj, src))
+            if shape is not None and shape in sound and isinstance(api_version, str) and (
+                    index := index or builtin_index(kube.minor)).field_sound(
+                    api_version, kind, "status", obj.get("status"), validate != "ignore"):
+                kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
             try:
                 found = check_fields(obj, src, validate, kube)
@@ -514,6 +517,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     for first, (count,) in off.values():
         others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
         warnings.append(f"{first}; read as if enabled{others}")
+    if rows is not None and len(kept) == len(objs):     # (all kept, in order: a dump's, with its rows)
+        return Checked(columns.Dump(kept, rows), warnings)
     return Checked(kept, warnings)
 
 
@@ -523,8 +528,9 @@ def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: b
     of the objects' rows, one look-up per apiVersion and kind."""
     from kexplain.admission.openapi import SERVED, builtin_index
     try:
-        pairs = set(zip(rows.api_versions, rows.kinds))
-        if fields and not all(stored for stored, kind in zip(rows.stored, rows.kinds) if kind in kinds):
+        pairs = rows.pairs()
+        if fields and not all(rows.stored) and not all(
+                stored for stored, kind in zip(rows.stored, rows.kinds) if kind in kinds):
             return False
     except TypeError:
         return False

@@ -103,14 +103,25 @@ class HostPort:
 class PodInfo:
     """Read-only view of one admitted pod; `obj` is the full object for rarely read fields."""
 
-    __slots__ = ("obj", "namespace", "name", "labels", "node_name", "spec", "status", "priority", "__dict__")
+    __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "__dict__")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
         self.obj = obj
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
-        labels = meta.get("labels") or {}
+        spec = obj.get("spec") or {}
+        self.spec: dict[str, Any] = spec
+        self.status: dict[str, Any] = obj.get("status") or {}
+        self.node_name: str = spec.get("nodeName") or ""
+        labels = meta.get("labels")
+        if labels and type(labels) is not dict:     # (what it holds is read when asked: `labels`)
+            raise TypeError(f"labels of pod {self.namespace}/{self.name} are not a mapping")
+
+    @lazy
+    def labels(self) -> dict[str, str]:
+        """Its labels (read for few of a cluster's pods: those a selector is matched against)."""
+        labels = self.metadata.get("labels") or {}
         # Admission (or the API server) made every label a string; anything else is copied as
         # text (joining them is the check, in C: it refuses anything but strings).
         try:
@@ -120,13 +131,12 @@ class PodInfo:
             "".join(labels.values())
         except TypeError:
             labels = {str(k): str(v) for k, v in labels.items()}
-        self.labels: dict[str, str] = labels
-        spec = obj.get("spec") or {}
-        self.spec: dict[str, Any] = spec
-        self.status: dict[str, Any] = obj.get("status") or {}
-        self.node_name: str = spec.get("nodeName") or ""
-        prio = spec.get("priority")
-        self.priority: int = prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
+        return labels
+
+    @lazy
+    def priority(self) -> int:
+        prio = self.spec.get("priority")
+        return prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"

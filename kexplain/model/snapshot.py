@@ -87,8 +87,10 @@ class Snapshot:
             seen[node.name] = src
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
-        # Each node's pods, added at the end in one batch (`NodeInfo.add_pods`), and its Node.
-        batches: dict[str, tuple[list[PodInfo], Node]] = {ni.name: ([], ni.node) for ni in infos}
+        # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
+        # pods, how many of them have each `PodInfo.facts`, those looked at one by one.
+        batches: dict[str, tuple[Node, list[PodInfo], dict[PodFacts, int], list[PodInfo]]] = {
+            ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
         shared: dict[bytes, PodFacts] = {}          # `PodInfo.facts_key` -> the shape's facts
         for obj in pods:
@@ -97,27 +99,34 @@ class Snapshot:
                 if unbound is not None:
                     unbound.append(obj)
                 continue
-            if pod.status.get("phase") in ("Succeeded", "Failed"):
+            status = pod.status
+            if status.get("phase") in ("Succeeded", "Failed"):
                 continue
             batch = batches.get(pod.node_name)
             if batch is None:
                 continue
             key = pod.facts_key()
-            if key is not None:
+            if key is None:
+                facts = pod.facts
+            else:
                 facts = shared.get(key)
                 if facts is None:
                     facts = shared[key] = pod.facts
                 else:
                     pod.facts = facts               # (a lazy attribute: set, it is not worked out)
-            batch[0].append(pod)
+            batch[1].append(pod)
+            counts = batch[2]
+            counts[facts] = counts.get(facts, 0) + 1
+            if facts.indexed or "volumes" in pod.spec:
+                batch[3].append(pod)
             members = by_namespace.get(pod.namespace)
             if members is None:
                 members = by_namespace[pod.namespace] = []
-            members.append((pod, batch[1]))
+            members.append((pod, batch[0]))
         for ni in infos:
-            added = batches[ni.name][0]
+            _, added, counts, looked_at = batches[ni.name]
             if added:
-                ni.add_pods(added)
+                ni.add_counted(added, counts, looked_at)
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}
         for obj in others:

@@ -161,16 +161,21 @@ def replicas(make: Any, count: int = 4) -> list[dict]:
 
 
 def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
+    """What admission leaves of a pod is shared with the pod as written (its status), and what
+    it writes alike into every pod of a shape (defaults, the defaulted containers) is shared by
+    them; what is each pod's own is not."""
     pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"))
     cluster = cluster_of(*pods)
     assert assert_same(cluster) == len(pods)        # the first replica too: by its shape's patch
     result = admit(cluster, None)
     admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
-    assert admitted[1]["spec"]["containers"][0]["resources"]["limits"] is pods[1]["spec"]["containers"][0][
-        "resources"]["limits"]
+    assert admitted[1]["status"] is pods[1]["status"]
+    assert admitted[1]["spec"]["containers"] is admitted[2]["spec"]["containers"]
     assert admitted[1]["metadata"]["labels"]["topology.kubernetes.io/zone"] == "zone-b"
     assert admitted[1]["metadata"]["uid"] != admitted[2]["metadata"]["uid"]
-    assert admitted[1]["spec"]["securityContext"] is not admitted[2]["spec"]["securityContext"]
+    assert admitted[1]["spec"]["securityContext"] is admitted[2]["spec"]["securityContext"] == {}
+    assert admitted[1]["spec"] is not admitted[2]["spec"]
+    assert [p["spec"]["nodeName"] for p in admitted] == [p["spec"]["nodeName"] for p in pods]
 
 
 def _variant(name: str, i: int) -> dict:
