@@ -29,6 +29,9 @@ OnBind = Callable[[Any, "Snapshot", PodInfo, NodeInfo, NodeInfo], Any]
 PodsByNamespace = dict[str, Prefix[tuple[PodInfo, Node]]]
 
 
+_TERMINAL = ("Succeeded", "Failed")      # pod phases NodeInfo never counts
+
+
 def zone_key(labels: dict[str, str]) -> str:
     """The node tree's zone key: region and zone (beta labels first), "" when neither is set."""
     zone = labels.get(ZONE_LABELS[0], labels.get(ZONE_LABELS[1], ""))
@@ -93,14 +96,14 @@ class Snapshot:
             ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
         shared: dict[bytes, PodFacts] = {}          # `PodInfo.facts_key` -> the shape's facts
+        namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
         for obj in pods:
             pod = PodInfo(obj)
             if not pod.node_name:
                 if unbound is not None:
                     unbound.append(obj)
                 continue
-            status = pod.status
-            if status.get("phase") in ("Succeeded", "Failed"):
+            if pod.status.get("phase") in _TERMINAL:
                 continue
             batch = batches.get(pod.node_name)
             if batch is None:
@@ -119,9 +122,11 @@ class Snapshot:
             counts[facts] = counts.get(facts, 0) + 1
             if facts.indexed or "volumes" in pod.spec:
                 batch[3].append(pod)
-            members = by_namespace.get(pod.namespace)
-            if members is None:
-                members = by_namespace[pod.namespace] = []
+            if pod.namespace != namespace:
+                namespace = pod.namespace
+                members = by_namespace.get(namespace)       # type: ignore[assignment]
+                if members is None:
+                    members = by_namespace[namespace] = []
             members.append((pod, batch[0]))
         for ni in infos:
             _, added, counts, looked_at = batches[ni.name]
