@@ -23,6 +23,7 @@ from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery import columns
+from kexplain.load import json_list
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.yaml_io import ParsedDocument, json_document, parse_documents
@@ -212,6 +213,10 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     apply` goes on past them); a path that does not exist is an error."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
+        mapped = _mapped_dump(path, max_bytes)
+        if mapped is not None:          # a large JSON List file, read in parts (`json_list.read_file`)
+            out.extend(_objects_of(iter([mapped]), path, max_objects, len(out), problems))
+            continue
         try:
             data = read_data(path, max_bytes, stdin)
             document = json_document(data)      # a JSON document (a dump): parsed from the bytes
@@ -227,6 +232,22 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     if len(out) >= DUMP_OBJECTS:
         out = columns.Dump(out)        # a cluster: what the passes over it ask, read once
     return named(one_apply(out))
+
+
+def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
+    """The document of a regular file of at least `json_list.MIN_CHARS` bytes within `max_bytes`
+    that holds a JSON List (`json_list.read_file`: the same value as reading its text, in less
+    memory); None for anything else (its text is read, and says what is wrong)."""
+    if path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or not json_list.MIN_CHARS <= st.st_size <= max_bytes:
+        return None
+    document = json_list.read_file(path)
+    return ParsedDocument(document, 1) if document is not None else None
 
 
 def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[str]:
