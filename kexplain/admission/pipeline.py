@@ -24,7 +24,7 @@ from kexplain.admission import defaults, dra_convert, gated_fields, podtopologyl
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
-from kexplain.admission.decode import SCHEMAS, check_decodes, status_decodes
+from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
     qualified_kind
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
@@ -237,7 +237,7 @@ class _Shapes:
         other object."""
         key = self.index.key(obj) if type(obj) is dict else None
         known = key is not None and key in self.first
-        if known and status_decodes(obj, self.index.valid_times):     # (each pod's own: `shapes.STATUS`)
+        if known and self.index.status_decodes(obj):     # (each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
         copied = _copy(obj, src)

@@ -36,6 +36,7 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any, Callable
 
+from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
@@ -231,7 +232,7 @@ class ShapeIndex:
         self.valid_nodes: set[str] = set()
         self.valid_times: set[str] = set()
         self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
-        self._of: dict[int, tuple[dict, bytes | None]] = {}
+        self._of: dict[int, tuple[dict, bytes | None, bool]] = {}     # id -> (pod, key, `status_decodes`)
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -251,8 +252,14 @@ class ShapeIndex:
                     mapping[k] = value
             if key is not None:
                 key = self._keys.setdefault(key, key)
-        self._of[id(pod)] = (pod, key)
+        # (its status, out of the shape, asked now: `status_decodes`)
+        self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
         return key
+
+    def status_decodes(self, pod: dict) -> bool:
+        """`decode.status_decodes` of a pod whose `key` was asked (False for any other)."""
+        found = self._of.get(id(pod))
+        return found is not None and found[0] is pod and found[2]
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""

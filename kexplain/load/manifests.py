@@ -491,12 +491,16 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     refused: list[tuple[str, InputError]] = []           # (kind, why)
     off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
     warnings: list[str] = []
+    # a dump's objects' kinds, apiVersions and whether stored, as their rows say (else asked of each)
+    known = zip(rows.kinds, rows.api_versions, rows.stored) if rows is not None else None
     for obj, src in objs:
-        kind = obj.get("kind")
+        if known is not None:
+            kind, api_version, was_stored = next(known)
+        else:
+            kind, api_version, was_stored = obj.get("kind"), obj.get("apiVersion"), None
         if kind not in kinds:
             kept.append((obj, src))
             continue
-        api_version = obj.get("apiVersion")
         key = (api_version if isinstance(api_version, str) else None, kind)
         status = statuses.get(key, statuses)
         if status is statuses:      # (not looked up yet)
@@ -516,7 +520,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 continue
             if not stored and not _stored(obj):                      # off by default, and read
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
-        if fields and not _stored(obj):
+        if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
             if shape is not None and shape in sound and isinstance(api_version, str) and (
                     index := index or builtin_index(kube.minor)).field_sound(
