@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 
 from kexplain.apimachinery.fielderrors import go_quote as quote  # Go's %q (re-exported)
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION  # (re-exported)
-from kexplain.apimachinery.versions import off_by_default, runtime_config_flag
+from kexplain.apimachinery.versions import REMOVED_KINDS, off_by_default, runtime_config_flag
 from kexplain.errors import KexplainError, clip
 
 SCHEMA_PACKAGE = "kubernetes_validate"
@@ -173,6 +173,7 @@ class ApiVersionStatus:
     state: str
     use: tuple[str, ...] = ()
     enabled_only: bool = False      # `use` are off by default too: no version of the kind is served
+    removed: str = ""       # the kind is gone at every version: when, and what replaced it (REMOVED_KINDS)
 
     @property
     def message(self) -> str:
@@ -180,6 +181,9 @@ class ApiVersionStatus:
             return NO_API_VERSION
         if self.state == OFF_BY_DEFAULT:
             return off_by_default_message(self.api_version, self.use, self.version)
+        if self.state == NOT_SERVED and self.removed:
+            return (f"no matches for kind {quote(self.kind)} in version {quote(self.api_version)}: Kubernetes "
+                    f"{self.version} does not serve it ({self.removed})")
         if self.state == NOT_SERVED:
             return not_served(self.api_version, self.kind, self.use, self.version, self.enabled_only)
         return ""
@@ -272,6 +276,9 @@ class ApiIndex:
         if not isinstance(api_version, str) or not api_version:
             return ApiVersionStatus("", kind, self.version, MISSING)
         available = self._available.get(kind)
+        if not available and (api_version, kind) in REMOVED_KINDS:     # gone at every version: no schema
+            return ApiVersionStatus(api_version, kind, self.version, NOT_SERVED,
+                                    removed=REMOVED_KINDS[(api_version, kind)])
         if not available or group_of(api_version) not in self._groups:
             return None
         group = group_of(api_version)

@@ -18,8 +18,8 @@ import msgspec
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
-from kexplain.admission import defaults, dra_convert, gated_fields, podtopologylabels, priority, runtimeclass, \
-    shapes, tolerations
+from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
+    priority, runtimeclass, shapes, tolerations
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
@@ -36,6 +36,9 @@ from kexplain.admission.workloads import generated_name, object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
+# Namespaced policy objects admission reads for pods: LimitRanges (`limitranger`), and ResourceQuotas,
+# which the set's pods are charged to as they are created (`resourcequota`, outside this module).
+POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
 _UNSET = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
@@ -165,12 +168,12 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
     """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
     internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
     another version is converted on a copy, never changed itself)."""
+    if kind in POLICY_KINDS:         # read by admission (LimitRanger, ResourceQuota), taken as written
+        flat.by_kind.setdefault(kind, []).append(len(flat.objects))
+        flat.objects.append((obj, src))
+        return
     if kind not in KNOWN_KINDS:
-        if kind == "LimitRange":
-            warnings.append(f"{src}: LimitRange {_name(obj) if isinstance(obj, dict) else ''} is not applied "
-                            "(kexplain does not emulate the LimitRanger admission plugin)")
-        else:
-            warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
+        warnings.append(f"{src}: skipping object of kind {kind or '<none>'}: not read by the scheduler")
         return
     if is_stored(obj):
         if kind in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
@@ -360,6 +363,11 @@ class _Admission:
         self.namespaces: dict[str, dict] = {}
         self.pod_namespaces: list[str] = []
         self._pod_namespace_set: set[str] = set()
+        self.warnings: list[str] = []
+        self.limit_ranges = limitranger.by_namespace([o for o, _ in self.of_kind("LimitRange")])
+        # the labels of the input's Namespaces (as written: PodSecurity reads its own labels only)
+        self.namespace_labels = {_name(o): dict((o.get("metadata") or {}).get("labels") or {})
+                                 for o, _ in self.of_kind("Namespace") if isinstance(o.get("metadata"), dict)}
 
     def add(self, obj: dict, src: Source) -> None:
         self._by_kind.setdefault(obj["kind"], []).append(len(self.objects))
@@ -557,6 +565,9 @@ class _Admission:
         if not meta.get("uid"):
             meta["uid"] = object_uid(pod)
         defaults.default_pod(pod, self.kube)
+        ranges = self.limit_ranges.get(meta.get("namespace") or "default")
+        if ranges:              # LimitRanger, the first mutating plugin that changes a pod
+            limitranger.admit(pod, ranges)
         try:
             priority.admit_pod(pod, self.priority_classes, self.default_priority)
         except priority.PriorityRejected as exc:
@@ -574,6 +585,17 @@ class _Admission:
             runtimeclass.validate_pod(pod, self.runtime_classes)
         except runtimeclass.RuntimeClassRejected as exc:
             raise _reject(str(exc), src, pod) from None
+        if ranges:              # the validating plugins, in the server's order
+            try:
+                limitranger.check(pod, ranges)
+            except limitranger.LimitRangeRejected as exc:
+                raise _reject(str(exc), src, pod) from None
+        labels = self.namespace_labels.get(meta.get("namespace") or "default")
+        if labels and podsecurity.labelled(labels):
+            verdict = podsecurity.validate_pod(pod, labels, int(self.kube.minor.split(".")[1]))
+            if verdict.refused:
+                raise _reject(verdict.refused, src, pod)
+            self.warnings += [f"{src}: pods {go_quote(meta.get('name') or '')}: Warning: {w}" for w in verdict.warnings]
 
     def _topology_labels(self, node_name: object) -> dict[str, str]:
         """The zone and region labels PodTopologyLabels copies from a bound pod's node (one
@@ -747,6 +769,32 @@ class _Admission:
                 self.add(ns, BUILTIN)
 
 
+def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
+    """Whether the input has what makes admission differ per namespace for pods alike (a
+    LimitRange, a Namespace with Pod Security labels): then every pod takes the full path, not
+    its shape's patch (`kexplain.admission.shapes`, made once for pods of any namespace). A
+    dump's kinds are asked of its rows: without a LimitRange or a List, only its Namespaces
+    are looked at."""
+    rows = columns.rows_of(cluster)
+    if rows is not None:
+        try:
+            kinds = set(rows.kinds)
+        except TypeError:           # (a kind no key: asked object by object)
+            kinds = None
+        if kinds is not None and not any(type(k) is str and (k == "LimitRange" or (
+                k not in KNOWN_KINDS and k.endswith("List"))) for k in kinds):
+            cluster = [pair for pair, kind in zip(cluster, rows.kinds) if kind == "Namespace"]
+    for obj, src in cluster:
+        kind = _kind(obj)
+        if kind == "LimitRange" or (kind == "Namespace" and podsecurity.labelled(
+                (obj.get("metadata") or {}).get("labels") if isinstance(obj.get("metadata"), dict) else None)):
+            return True
+        if kind not in KNOWN_KINDS and kind.endswith("List") and is_list(obj) and \
+                _per_namespace_policies(list(flatten_lists(obj, src))):
+            return True
+    return False
+
+
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
           stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
           kube: KubeVersion = DEFAULT_VERSION) -> Admitted:
@@ -766,7 +814,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     """
     result = Admitted()
     stored_ids: set[int] = set()
-    seen = None if stored or not by_shape else _Shapes(shape_index)
+    seen = None if stored or not by_shape or _per_namespace_policies(cluster) else _Shapes(shape_index)
     flat = _flatten(cluster, result.warnings, stored_ids, seen, kube)
     objects = flat.objects
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
@@ -798,5 +846,6 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     if flat.rows is not None and run.rows_kept:    # a stored dump's, as they were, then the built-in ones
         result.objects = columns.Dump(run.objects, flat.rows + columns.Rows.of(run.objects[len(flat.rows):]))
     result.pending = pending_pod
+    result.warnings += run.warnings
     result.patched = run.patched
     return result

@@ -577,3 +577,22 @@ def pods_of(workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> Iterator[None
         if converted is err:
             raise
         raise converted from err
+
+
+def workload_warnings(warnings: list[str], workload: Any) -> list[str]:
+    """Admission's warnings for the pod kexplain made from `workload`'s template, as the user sees
+    them: Pod Security's warning is the workload's (the API server checks a workload's template
+    when it is created, and answers its pods' creates, which its controller makes, to the
+    controller), so `pods "web-0": Warning: ...` becomes `Deployment shop/web: Warning: ...`.
+    A Pod's warnings are returned as they are."""
+    if not isinstance(workload, dict) or workload.get("kind") in (None, "Pod"):
+        return warnings
+    meta = _dict(workload.get("metadata"))
+    who = f"{workload.get('kind')} {meta.get('namespace') or 'default'}/{generated_name(workload)}"
+    out = []
+    for w in warnings:
+        head, sep, rest = w.partition(": Warning: would violate PodSecurity ")
+        if sep and head.rsplit(": ", 1)[-1].startswith("pods "):
+            w = f"{head.rsplit(': ', 1)[0]}: {who}: Warning: would violate PodSecurity {rest}"
+        out.append(w)
+    return out

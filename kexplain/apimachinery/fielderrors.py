@@ -64,9 +64,10 @@ def go_quote(s: str) -> str:
     return '"' + "".join(map(_quoted_char, s)) + '"'
 
 
-def go_json(value: Any) -> str:
-    """encoding/json.Marshal output (HTML-escaped, compact)."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def go_json(value: Any, sort_keys: bool = False) -> str:
+    """encoding/json.Marshal output (HTML-escaped, compact; `sort_keys`: a Go map's keys are
+    written sorted)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -12,7 +12,7 @@ representation on top of `split`, `interpret` and `canonical_parts`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
@@ -44,10 +44,13 @@ class QuantityError(ValueError):
 
 @dataclass(frozen=True)
 class Quantity:
-    """An exact quantity value and the format it prints in."""
+    """An exact quantity value and the format it prints in; `text`, when set, is the string Go's
+    ParseQuantity kept because it was already canonical by its fast path's test (`must_parse`),
+    which String() prints as it is (`2.147483648e+09`). Arithmetic drops it, as Go's does."""
 
     value: Fraction
     fmt: str = DECIMAL_SI
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return canonical(self)
@@ -131,6 +134,58 @@ def parse_text(text: str) -> Quantity:
     return Quantity(magnitude if positive else -magnitude, fmt)
 
 
+_MAX_INT64_FACTORS = 18   # maxInt64Factors: decimal digits an int64 always holds
+
+
+def _keeps_text(text: str) -> bool:
+    """ParseQuantity's fast path (int64Amount), and its test whether the text is already in
+    canonical form, in which case Go keeps it as the quantity's string."""
+    positive, _, num, denom, suffix = split(text)
+    base, exponent, fmt = interpret(suffix)
+    if fmt == BINARY_SI:
+        if exponent < 0 or denom:
+            return False
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        scale, mantissa = 0, 1 << exponent
+    else:
+        precision = _MAX_INT64_FACTORS - (len(num) + len(denom))
+        scale, mantissa = exponent, 1
+    if precision < 0:
+        return False
+    scale -= len(denom)
+    shifted = num + denom
+    if scale < -9 or parse_int64(shifted) is None or abs(int(shifted) * mantissa) > INT64_MAX:
+        return False
+    if fmt == BINARY_SI:
+        return exponent % 10 == 0 and int(shifted) & 0x07 != 0
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+
+
+def must_parse(text: str) -> Quantity:
+    """resource.MustParse(text) as Karpenter's providers use it on texts they print themselves
+    (`fmt.Sprint` of a count or a float): the value, and the text itself when Go's ParseQuantity
+    keeps it (so `2.147483648e+09`, parsed from a float, prints back in that form)."""
+    q = parse_text(text)
+    if text != "0" and _keeps_text(text):
+        return Quantity(q.value, q.fmt, text)
+    return q
+
+
+def new_quantity(value: int | Fraction, fmt: str = DECIMAL_SI) -> Quantity:
+    """resource.NewQuantity / NewMilliQuantity (pass a Fraction): a value in a format, no text."""
+    return Quantity(Fraction(value), fmt)
+
+
+def add(q: Quantity, y: Quantity) -> Quantity:
+    """q.Add(y) on a copy: the sum, in q's format unless q is zero (then y's)."""
+    return Quantity(q.value + y.value, y.fmt if q.value == 0 else q.fmt)
+
+
+def sub(q: Quantity, y: Quantity) -> Quantity:
+    """q.Sub(y) on a copy: the difference, in q's format unless q is zero (then y's)."""
+    return Quantity(q.value - y.value, y.fmt if q.value == 0 else q.fmt)
+
+
 def parse(raw: object) -> Quantity:
     """Decode a quantity as YAML gives it: a string, an int, a float or null (zero)."""
     if raw is None:
@@ -210,7 +265,10 @@ def canonical_parts(exact: Fraction, fmt: str) -> tuple[str, str]:
 
 
 def canonical(q: Quantity) -> str:
-    """Quantity.String(): the canonical text the API server prints and stores."""
+    """Quantity.String(): the canonical text the API server prints and stores (or the parsed
+    text Go kept, see `must_parse`)."""
+    if q.text is not None:
+        return q.text
     number, suffix = canonical_parts(q.value, q.fmt)
     return number + suffix
 

@@ -50,7 +50,7 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     doc["scaleUpCalled"] = result.scale_up_called
     doc["pods"] = _pods(loop, result)
     doc["nodeGroups"] = _groups(loop, result)
-    doc["expansion"] = _expansion(result) if result.scale_up_called else None
+    doc["expansion"] = _expansion(loop, result) if result.scale_up_called else None
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
@@ -144,17 +144,50 @@ def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
         out.append({"name": g.name, "minSize": g.min_size, "maxSize": g.max_size,
                     "targetSize": result.target_sizes[g.name], "newTargetSize": result.new_target_sizes[g.name],
                     "nodes": list(loop.group_members[g.name]),
-                    "template": template.to_json() if template is not None else None,
+                    "template": _template_json(template),
                     "skipped": list(skipped) if skipped else None,
                     "option": option_json(options.get(g.name))})
     return out
 
 
-def _expansion(result: LoopResult) -> dict[str, Any]:
+def _template_json(template) -> dict[str, Any] | None:
+    """A group's template as the cases define it, plus `member` (kexplain's: the member node it
+    was built from, for `source: node`), which the comparison ignores."""
+    if template is None:
+        return None
+    out = template.to_json()
+    if template.member:
+        out["member"] = template.member
+    return out
+
+
+def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     status = result.status
-    return {"options": [option_json(o) for o in status.options],
-            "bestOption": option_json(status.best),
-            "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
-                          "maxSize": i.max_size} for i in status.scale_up_infos],
-            "podsTriggeredScaleUp": _names(status.triggered),
-            "podsAwaitEvaluation": _names(status.await_evaluation)}
+    out = {"options": [option_json(o) for o in status.options],
+           "bestOption": option_json(status.best),
+           "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                         "maxSize": i.max_size} for i in status.scale_up_infos],
+           "podsTriggeredScaleUp": _names(status.triggered),
+           "podsAwaitEvaluation": _names(status.await_evaluation)}
+    if len(status.random_among) > 1:
+        out["randomPick"] = random_pick_json(loop, result)
+    return out
+
+
+def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
+    """kexplain's key `expansion.randomPick` (the comparison ignores it): the expander's filters
+    left several options equally good and CA draws one at random (math/rand), so `bestOption`
+    is only the first of them, the one kexplain follows. `expander`: the filter that left the
+    tie (`random` when the chain has none); `among`: the tied groups, in the options' order;
+    `wasteScores` (least-waste): each one's score, all equal."""
+    from kexplain.autoscaler.expander.factory import RANDOM
+    from kexplain.autoscaler.expander.least_waste import LeastWaste, wasted_score
+
+    tied = result.status.random_among
+    filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
+    out: dict[str, Any] = {"expander": filters[-1] if filters else RANDOM,
+                           "among": [o.node_group.name for o in tied], "followed": tied[0].node_group.name}
+    if out["expander"] == LeastWaste.name:
+        out["wasteScores"] = {o.node_group.name: wasted_score(o, result.templates[o.node_group.name].node_info)
+                              for o in tied if o.node_group.name in result.templates}
+    return out

@@ -3,30 +3,40 @@
 Every object (pending pods included) goes through the API server's admission steps, as in the
 scheduler's inputs. What the inputs leave out is filled in as the README of the CA cases says:
 creation times (pending pods 10 minutes ago plus a second per pod in file order, bound pods 30
-minutes ago, nodes 2 hours ago), a Ready condition on nodes without one. The groups come from
-`--node-groups FILE` or from the cluster (`kexplain.autoscaler.cloudprovider.Discovery`); either
-way the loop knows each group's members as one mapping, group to node names: a file's groups
-fill it by their node selector, discovered ones bring it (Cluster API instances have no label). The snapshot lists the nodes in cluster order (CA's
-listers and delta snapshot, pinned), with the bound pods CA counts (not the expendable ones).
+minutes ago, nodes 2 hours ago), a Ready condition on nodes without one. The groups come as one
+`kexplain.autoscaler.cloudprovider.Discovery`, read from `--node-groups FILE` or found in the
+cluster; either way the loop knows each group's members as one mapping, group to node names: a
+file's groups fill it by their node selector, discovered ones bring it (Cluster API instances
+have no label). The snapshot lists the nodes in cluster order (CA's listers and delta snapshot,
+pinned), with the bound pods CA counts (not the expendable ones).
+
+The pending pods are the cluster's own (its Pods without a node, in creation order) and then
+those of PODS in file order; callers that gather them otherwise (`kexplain.autoscaler.pending`,
+from a `kexplain.explain.pending_pass.PendingPass`) put theirs in with `with_pending`, which
+also puts a pod with a nominated node on that node, as CA does.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
-from kexplain.autoscaler.nodegroups import NodeGroup, members, read_node_groups
+from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings, read_settings
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
 from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.explain.pending_pass import creation_order, creation_time
+from kexplain.explain.pod_events import parse_time
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.cloudprovider import Discovery
+    from kexplain.explain.pending_pass import PendingPass
 
+CA_KUBERNETES = "1.36"      # the scheduler the reference CA embeds (Kubernetes v1.36.2 vendored)
 PENDING_AGE = timedelta(minutes=10)
 BOUND_AGE = timedelta(minutes=30)
 NODE_AGE = timedelta(hours=2)
@@ -64,26 +74,22 @@ class LoopInputs:
     scheduler_config: Any
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
+    base: Snapshot | None = None    # the snapshot before `with_pending` put pods on nodes (None: `snapshot`)
 
 
-def _time(text: Any) -> datetime | None:
-    if not isinstance(text, str) or not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "str | Discovery",
+def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Discovery",
               settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
               now: datetime | None = None, stdin: BinaryIO | None = None, pods_given: bool = False,
-              cluster_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
+              cluster_objects: list[tuple[dict, Source]] | None = None,
+              applied: "PendingPass | None" = None,
+              pod_objects: list[tuple[dict, Source]] | None = None) -> LoopInputs:
     """Read and admit everything one loop needs (InputError/AdmissionRejected: exit 2); a path
-    `-` reads `stdin`. `pods_given`: the caller puts the pending pods in itself
-    (`autoscaler.pending`); `cluster_objects`: the cluster already read (a live one), in place
-    of `node_paths`. `groups_path`: the --node-groups file, or the groups found in the cluster."""
+    `-` reads `stdin`. `groups`: the node groups (`Discovery.from_file` for --node-groups, or
+    found in the cluster). `pods_given`: the caller puts the pending pods in itself
+    (`with_pending`); `cluster_objects`: the cluster already read, in place of `node_paths`;
+    `applied`: a pending pass whose set's objects join the cluster (`PendingPass.applied_to`);
+    `pod_objects`: PODS already read, in place of `pods_path` (which then only names them)."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
@@ -92,14 +98,17 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
 
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
-    found = None if isinstance(groups_path, str) else groups_path
-    groups = read_node_groups(groups_path, max_bytes) if found is None else list(found.groups)
     with bulk_load():
         cluster_objs = list(cluster_objects) if cluster_objects is not None else \
             load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
-        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+        pod_objs = list(pod_objects) if pod_objects is not None else \
+            load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+    set_sources = set()
+    if applied is not None:
+        cluster_objs = applied.applied_to(cluster_objs)
+        set_sources = {id(s) for _, s in (*applied.objects, *applied.created)}
     pending_src = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")]
-    if not pods_path and settings.mode == "scaleup" and not pods_given:
+    if not pods_path and pod_objects is None and settings.mode == "scaleup" and not pods_given:
         raise InputError("PODS (the pending pods) is needed in scale-up mode; only mode: scaledown in "
                          "--autoscaler-config runs without it")
     pending_objs = {id(o) for o, _ in pending_src}
@@ -119,15 +128,20 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
     pending_ids = {id(s) for _, s in pending_src}
     cutoff = settings.flag("expendable-pods-priority-cutoff")
     taint_config = TaintConfig.of(settings)
+    objects = admitted.objects
+    if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
+        from kexplain.load.pv_controller import settle     # the set's claims, as the PV controller binds them
+        objects = settle(objects, lambda o, src: id(src) in set_sources).objects
     scheduler_objects = []
-    pending: list[PodInfo] = []
-    nominated: list[dict[str, Any]] = []
-    for obj, src in admitted.objects:
+    given: list[PodInfo] = []
+    own: list[PodInfo] = []
+    for obj, src in objects:
         kind = obj.get("kind")
-        if kind == "Pod" and id(src) in pending_ids and not (obj.get("spec") or {}).get("nodeName"):
-            pending.append(PodInfo(obj))
-            if (obj.get("status") or {}).get("nominatedNodeName"):
-                nominated.append(obj)
+        if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
+            if id(src) in pending_ids:
+                given.append(PodInfo(obj))
+            elif (obj.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                own.append(PodInfo(obj))        # the cluster's own pending pods
             continue
         if kind == "Pod" and (obj.get("spec") or {}).get("nodeName") and _priority(obj) < cutoff:
             continue          # expendable: not in CA's snapshot
@@ -139,23 +153,39 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups_path: "
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
-    for obj in nominated:      # CA puts a pod with a nominated node on that node
-        name = obj["status"]["nominatedNodeName"]
-        if snapshot.get(name) is not None and _priority(obj) >= cutoff:
-            bound = dict(obj)
-            bound["spec"] = {**obj["spec"], "nodeName": name}
-            snapshot = snapshot.with_pod_bound(PodInfo(bound))
-    given = members(groups, ((n, snapshot.get(n).node.labels) for n in order), Source(groups_path)) \
-        if found is None else found.members
-    group_members = in_cluster(groups, given, order)
+    given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
+    group_members = in_cluster(groups.groups, given_members, order)
     owner = {n: g for g, names in group_members.items() for n in names}
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
-    created = [_time((p.metadata or {}).get("creationTimestamp")) or now - PENDING_AGE + timedelta(seconds=i)
-               for i, p in enumerate(pending)]
     config = read_config(None, kube=kube)
     jobs = [o for o, _ in checked.objects if o.get("kind") == "Job"]
-    return LoopInputs(settings, kube, now, groups, group_members, facts, snapshot, pending, created,
-                      daemonsets, config_maps, config, warnings, jobs)
+    own.sort(key=lambda p: creation_order(creation_time(p)))
+    loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
+                      daemonsets, config_maps, config, warnings, jobs, base=snapshot)
+    return with_pending(loop, own + given)
+
+
+def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo] = (),
+                 created: Sequence[datetime | None] = ()) -> LoopInputs:
+    """`loop` with `pending` as its pending pods, in that order, each created at `created`
+    (None, or none given: its creationTimestamp, else ten minutes ago plus a second per pod,
+    in order), and `bound` (pods with a nodeName: a workload's copies that fit) in its
+    snapshot; a pending pod with a nominated node (and a priority CA does not ignore) is put
+    on that node, as CA's snapshot does. Starts from the cluster as read (`LoopInputs.base`)."""
+    snapshot = loop.base if loop.base is not None else loop.snapshot
+    for pod in bound:
+        if snapshot.get(pod.spec.get("nodeName") or "") is not None:
+            snapshot = snapshot.with_pod_bound(pod)
+    cutoff = loop.settings.flag("expendable-pods-priority-cutoff")
+    for pod in pending:
+        name = pod.status.get("nominatedNodeName")
+        if name and snapshot.get(name) is not None and _priority(pod.obj) >= cutoff:
+            snapshot = snapshot.with_pod_bound(PodInfo({**pod.obj, "spec": {**pod.spec, "nodeName": name}}))
+    given = list(created) + [None] * (len(pending) - len(created))
+    times = [c or creation_time(p) or loop.now - PENDING_AGE + timedelta(seconds=i)
+             for i, (p, c) in enumerate(zip(pending, given))]
+    return replace(loop, snapshot=snapshot, pending=list(pending), pending_created=times,
+                   base=loop.base if loop.base is not None else loop.snapshot)
 
 
 def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], order: Sequence[str]
@@ -176,17 +206,18 @@ def _priority(obj: dict[str, Any]) -> int:
 
 
 def _with_uid(ds: dict[str, Any]) -> dict[str, Any]:
+    """A DaemonSet without a uid gets the one its pods' owner references carry when kexplain
+    makes them (`admission.workloads.object_uid`)."""
+    from kexplain.admission.workloads import object_uid
     meta = ds.get("metadata") or {}
     if meta.get("uid"):
         return ds
-    import uuid
-    uid = str(uuid.uuid5(uuid.NAMESPACE_URL, f"daemonset/{meta.get('namespace') or 'default'}/{meta.get('name')}"))
-    return {**ds, "metadata": {**meta, "uid": uid}}
+    return {**ds, "metadata": {**meta, "uid": object_uid(ds)}}
 
 
 def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFacts:
     meta = obj.get("metadata") or {}
-    created = _time(meta.get("creationTimestamp")) or now - NODE_AGE
+    created = parse_time(meta.get("creationTimestamp")) or now - NODE_AGE
     readiness = node_readiness(obj, now - NODE_AGE)        # CA's GetNodeReadiness
     return NodeFacts(meta.get("name") or "", readiness.ready, readiness.last_transition, created, group)
 

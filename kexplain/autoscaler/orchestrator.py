@@ -81,6 +81,7 @@ class ScaleUpStatus:
     skipped: dict[str, tuple[str, ...]] = field(default_factory=dict)
     options: list[Option] = field(default_factory=list)
     best: Option | None = None
+    random_among: tuple[Option, ...] = ()    # the options CA draws `best` from at random (a tie), else ()
     events: list[Event] = field(default_factory=list)        # cluster events, in order
 
 
@@ -165,6 +166,7 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
         st.events.append(Event(e.object, e.type, e.reason, e.message))
     best = choice.option
     st.best = best
+    st.random_among = choice.random_among
     if best is None or best.node_count <= 0:
         _mark_all_unschedulable(groups, OPTIONS_FILTERED_OUT)
         return _no_options(ctx, st)

@@ -223,15 +223,8 @@ def read_settings(path: str | None, max_bytes: int | None = None) -> Settings:
     """The settings of `path` (None: CA's defaults, scale-up mode)."""
     if path is None:
         return Settings()
-    from kexplain.load.limits import DEFAULT_MAX_BYTES
-    from kexplain.load.manifests import read_text
-    from kexplain.load.yaml_io import parse_documents
-
-    text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
-    docs = [d.value for d in parse_documents(text, path) if d.value is not None]
-    if len(docs) > 1:
-        raise InputError(f"expected one document of CA settings, found {len(docs)}", source=Source(path))
-    return parse_settings(docs[0] if docs else {}, Source(path))
+    from kexplain.load.manifests import read_settings_document
+    return parse_settings(*read_settings_document(path, "CA settings", max_bytes))
 
 
 def parse_settings(doc: Any, src: Source) -> Settings:

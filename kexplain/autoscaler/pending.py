@@ -1,60 +1,118 @@
-"""The Cluster Autoscaler's answer for pods the scheduler left pending (`kexplain POD
---node-groups`, lint): one CA loop run with them as its pending pods, and, for the pod
+"""The Cluster Autoscaler's adapter to the pending pass (`kexplain.explain.pending_pass`): ONE CA
+loop over everything CA would see pending (the cluster's own pending pods, then the set's: a
+file's Pods, every copy of every workload that did not fit), the copies that fit bound where
+they went and the set's objects (claims, StorageClasses, DaemonSets, ConfigMaps, ...) in the
+cluster it reads; from that loop, each pending pod's answer (`PodAnswer`: its outcome, its
+equivalence class, the groups' verdicts, its event or why there is none) and, for the pod
 explained, every Filter plugin's verdict on each group's template node.
 
 CA stops at a template's first failing Filter plugin and reports only it; kexplain runs every
 plugin there (the template placed in the loop's snapshot, as the scale-up places it, through
 the profile CA embeds), so a reader sees all that stands in the way, CA's own plugin marked by
-the document's `predicate`. The result is the loop's document (`document.build_document`) with
-one more key, `explained` (docs/trace.md).
+the document's `predicate`. The document is the loop's (`document.build_document`) with one
+more key, `explained` (docs/trace.md).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Mapping
 
-from kexplain.autoscaler.inputs import PENDING_AGE, LoopInputs, load_loop
+from kexplain.autoscaler.inputs import LoopInputs, load_loop, with_pending
+from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.cloudprovider import Discovery
 
+CLUSTER_AUTOSCALER = "ClusterAutoscaler"    # the autoscaler's name in a pod's answers
+DOCUMENT_KEY = "autoscaler"                 # where its document goes in -o json
+
 
 @dataclass(frozen=True)
 class GroupsRequest:
-    """Where the node groups and CA's settings come from, as the command line gives them (or,
-    live, the groups found in the cluster)."""
+    """Where the node groups, CA's settings and the cluster CA sees come from, as the command
+    line gives them (or, live, as read from the cluster)."""
 
-    node_groups: str                     # --node-groups FILE
+    groups: "Discovery"                  # --node-groups FILE (`Discovery.from_file`), or found in the cluster
     config: str | None = None            # --autoscaler-config FILE
     node_paths: tuple[str, ...] = ()     # --nodes: the cluster CA sees
     max_bytes: int | None = None
     max_objects: int | None = None
     validate: str = "strict"
     cluster_objects: list | None = None  # the cluster already read (a live one), in place of node_paths
-    discovered: "Discovery | None" = None  # the groups found in the cluster, in place of node_groups
 
 
-def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None) -> LoopInputs:
-    """The loop's inputs without pending pods: cluster, groups, settings (bad input: InputError)."""
+def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
+                applied: PendingPass | None = None) -> LoopInputs:
+    """The loop's inputs with the cluster's own pending pods only: cluster, groups, settings,
+    with the set of `applied` (its objects) in the cluster (bad input: InputError)."""
     from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
-    groups = req.discovered if req.discovered is not None else req.node_groups
-    return load_loop(None, req.node_paths, groups, req.config, kube,
+    return load_loop(None, req.node_paths, req.groups, req.config, kube,
                      max_bytes=req.max_bytes or DEFAULT_MAX_BYTES, max_objects=req.max_objects or DEFAULT_MAX_OBJECTS,
-                     validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects)
+                     validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects,
+                     applied=applied)
 
 
-def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo] = ()) -> LoopInputs:
-    """`loop` with `pending` as its pending pods (created ten minutes ago, a second apart, in
-    order) and `bound` (pods with a nodeName: a workload's copies that fit) in its snapshot."""
-    snapshot = loop.snapshot
-    for pod in bound:
-        if snapshot.get(pod.spec.get("nodeName") or "") is not None:
-            snapshot = snapshot.with_pod_bound(pod)
-    created = [loop.now - PENDING_AGE + timedelta(seconds=i) for i in range(len(pending))]
-    return replace(loop, snapshot=snapshot, pending=list(pending), pending_created=created)
+def loop_over(loop: LoopInputs, pp: PendingPass) -> tuple[LoopInputs, PendingPass]:
+    """`loop` with the pass's pods: the pods `loop` has pending (the cluster's own, as CA's
+    lister finds them) first, then the set's, its copies that fit bound; and the pass with the
+    cluster's pending pods merged in (what the loop ran over)."""
+    merged = pp.with_cluster_pending(loop.pending)
+    return with_pending(loop, [p.pod for p in merged.pending], pp.bound, [p.created for p in merged.pending]), merged
+
+
+def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
+             ) -> tuple[LoopInputs, PendingPass, PassAnswers]:
+    """ONE loop over the pass (`loop_over`): the loop run, the pass it ran over, and CA's
+    answers, with every Filter plugin on each group's template for the pending pod `explained`
+    (a pod key; default: the first pod that stands for something explained, else the first)."""
+    loop, merged = loop_over(loop, pp)
+    by_key = {p.key: p for p in loop.pending}
+    pod = by_key.get(explained or "") or next(
+        (by_key[p.key] for p in merged.pending if p.stands_for and p.key in by_key), None)
+    doc = autoscaler_document(loop, pod)
+    answers = {f"{r['namespace']}/{r['name']}": pod_answer(r, doc) for r in doc.get("pods") or ()}
+    return loop, merged, PassAnswers(CLUSTER_AUTOSCALER, DOCUMENT_KEY, doc, answers)
+
+
+# The keys of a pod's record in the document that its answer carries.
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "events", "nodeGroups", "rejected", "skipped")
+
+
+def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
+    """A pod's answer from its record in the loop's document: its outcome; the reasons (the
+    NotTriggerScaleUp event's parts, the processor that filtered it out, the scale-ups it
+    triggered, or, with no event, CA's reasons per group); its record's keys (`ANSWER_KEYS`),
+    and for a pod that triggered a scale-up, CA's plan (`scaleUps`)."""
+    outcome = str(record.get("outcome") or "")
+    events = record.get("events") or ()
+    reasons: list[str] = []
+    detail = {k: record[k] for k in ANSWER_KEYS if k in record}
+    not_triggered = next((e for e in events if e.get("reason") == "NotTriggerScaleUp"), None)
+    if not_triggered is not None:
+        message = str(not_triggered.get("message") or "")
+        reasons = list(not_triggered.get("messageParts") or [message.split(": ", 1)[-1]])
+    elif outcome == "FilteredOut":
+        reasons = [str(record.get("filteredBy") or "")]
+    elif outcome == "TriggeredScaleUp":
+        ups = (doc.get("expansion") or {}).get("scaleUps") or ()
+        detail["scaleUps"] = list(ups)
+        reasons = [f"{u['nodeGroup']} {u['currentSize']}->{u['newSize']} (max: {u['maxSize']})" for u in ups]
+    else:
+        for key in ("skipped", "rejected"):
+            for group, why in (record.get(key) or {}).items():
+                reasons += [f"{group}: {r}" for r in why]
+    return PodAnswer(CLUSTER_AUTOSCALER, f"{record.get('namespace')}/{record.get('name')}", outcome,
+                     tuple(reasons), detail)
+
+
+def loop_document(loop: LoopInputs) -> dict[str, Any]:
+    """One CA loop over `loop`'s pending pods: its document alone (what a change is verified by)."""
+    from kexplain.autoscaler.document import build_document
+    from kexplain.autoscaler.loop import run_once
+    return build_document(loop, run_once(loop))
 
 
 def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> dict[str, Any]:
@@ -75,23 +133,6 @@ def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> d
                                                                     templates[g.name].csi_node)
                                            for g in loop.groups if g.name in templates}}
     return doc
-
-
-def batch_pods(unfit_and_placed) -> tuple[list[PodInfo], list[PodInfo]]:
-    """The pending pods and the bound copies of a batch: from (pod as admitted, [(copy name,
-    node or None)]) per object, each copy the pod under its own name, bound when it fit."""
-    pending: list[PodInfo] = []
-    bound: list[PodInfo] = []
-    for pod, copies in unfit_and_placed:
-        for name, node in copies:
-            obj = dict(pod.obj)
-            obj["metadata"] = {**(pod.metadata or {}), "name": name}
-            if node is None:
-                pending.append(PodInfo(obj))
-            else:
-                obj["spec"] = {**pod.spec, "nodeName": node}
-                bound.append(PodInfo(obj))
-    return pending, bound
 
 
 def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None, csi_node=None) -> dict[str, Any]:

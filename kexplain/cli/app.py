@@ -40,7 +40,8 @@ BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 # when the command is run: a run imports the command it runs, not the others (the live client,
 # the autoscalers, lint), so that a small explanation takes a small part of a second.
 COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
-            "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale", "version": ""}
+            "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
+            "karpenter": "kexplain.cli.karpenter", "version": ""}
 
 
 def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:

@@ -1,18 +1,31 @@
-"""`kexplain autoscale PODS --nodes CLUSTER --node-groups GROUPS`: one Cluster Autoscaler loop."""
+"""`kexplain autoscale PODS --nodes CLUSTER --node-groups GROUPS`: one Cluster Autoscaler loop.
+
+PODS holds the pending Pods and, as `kexplain POD` takes them, workloads: their copies are
+scheduled first as the scheduler would place them (`kexplain.explain.batch`), those that fit
+bound where they went and the others pending (every copy, as their controller creates them),
+with the workloads' own objects (a StatefulSet's claims, a Deployment's ReplicaSet) in the
+cluster: the pending pass of `kexplain.explain.pending_pass`. A file of Pods alone is the loop
+as `../shared/autoscaler` runs it: its Pods pending as given, in file order.
+"""
 from __future__ import annotations
 
 from enum import Enum
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from kexplain.cli.env import env_of
+from kexplain.autoscaler.inputs import CA_KUBERNETES
+from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
-CA_KUBERNETES = "1.36"      # the scheduler the reference CA embeds (Kubernetes v1.36.2 vendored)
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.explain.pending_pass import PendingPass
+    from kexplain.explain.request import VersionChoice
+    from kexplain.features import KubeVersion
 
 EXIT_HELP = ("Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing nodes, "
              "1 some pending pod did not, 2 bad usage or bad input, 4 internal error.")
@@ -27,8 +40,8 @@ class Output(str, Enum):
 def command(
     ctx: typer.Context,
     pods: Optional[str] = typer.Argument(None, metavar="PODS",
-                                         help="The pending Pods (file, directory or '-'); optional with "
-                                              "mode: scaledown."),
+                                         help="The pending Pods, and workloads whose copies that do not fit are "
+                                              "pending (file, directory or '-'); optional with mode: scaledown."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
                                     help="Cluster objects: Nodes, bound Pods, DaemonSets, PriorityClasses, "
                                          "ConfigMaps, ... (repeatable)."),
@@ -44,10 +57,9 @@ def command(
     max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
                                     help="Refuse inputs of more objects than this (per input)."),
     validate: str = VALIDATE_OPTION,
-    kubernetes_version: Optional[str] = typer.Option(
-        None, "--kubernetes-version", metavar="X.Y",
-        help=f"The Kubernetes version whose scheduler and API server to follow (default: "
-             f"$KEXPLAIN_KUBERNETES_VERSION, else {CA_KUBERNETES}, the scheduler CA embeds)."),
+    kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded", CA_KUBERNETES,
+                                                       "the scheduler the Cluster Autoscaler embeds"),
+    feature_gates: Optional[str] = feature_gates_option(),
 ) -> ExitStatus:
     """Explain one Cluster Autoscaler loop: which pending pods trigger a scale-up of which node
     group, and why the others do not, events included, as the Cluster Autoscaler of
@@ -55,21 +67,30 @@ def command(
 
     Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing
     nodes, 1 some pending pod did not, 2 bad usage or bad input, 4 internal error."""
+    from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.autoscaler.document import build_document
     from kexplain.autoscaler.inputs import load_loop
     from kexplain.autoscaler.loop import run_once
-    from kexplain.features.kube_version import ENV_VAR, resolve
+    from kexplain.autoscaler.pending import loop_over
     from kexplain.load.gcpolicy import bulk_load
+    from kexplain.load.manifests import load_objects
 
     env = env_of(ctx)
-    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, CA_KUBERNETES)
-    for warning in warnings:
-        env.error(f"warning: {warning}")
+    choice = version_choice(env, kubernetes_version, feature_gates)
+    given = settle(env, choice) if choice.given else None    # a version given: checked before anything is read
+    groups = Discovery.from_file(node_groups, max_input_size)
     with bulk_load(freeze=True):      # as the scheduler's CLI: no collection while reading, the snapshot frozen
-        loop = load_loop(pods, tuple(nodes), node_groups, autoscaler_config, kube, max_bytes=max_input_size,
-                         max_objects=max_objects, validate=validate, stdin=env.stdin)
+        cluster = load_objects(tuple(nodes), max_input_size, env.stdin, max_objects=max_objects) if nodes else []
+        pod_objs = load_objects([pods], max_input_size, env.stdin, max_objects=max_objects) if pods else []
+        kube = given or _followed(env, choice, cluster)
+        pp, pending = _workloads_pass(env, pods or "", pod_objs, cluster, kube, max_input_size, max_objects, validate)
+        loop = load_loop(pods, tuple(nodes), groups, autoscaler_config, kube, max_bytes=max_input_size,
+                         max_objects=max_objects, validate=validate, stdin=env.stdin, cluster_objects=cluster,
+                         pod_objects=pending if pods else None, applied=pp)
     for warning in loop.warnings:
         env.error(f"warning: {warning}")
+    if pp is not None:
+        loop, _ = loop_over(loop, pp)
     doc = build_document(loop, run_once(loop))
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
@@ -77,6 +98,62 @@ def command(
         from kexplain.render.autoscale import print_scale_up
         print_scale_up(doc, env.console())
     return exit_status(doc)
+
+
+def _followed(env: Environment, choice: "VersionChoice", cluster: list) -> "KubeVersion":
+    """The version a snapshot among the cluster's objects recorded, else the scheduler CA embeds
+    (`CA_KUBERNETES`), with its warnings said."""
+    from kexplain.explain.inputs import settled_version
+
+    kube, warnings = settled_version(choice, cluster, CA_KUBERNETES)
+    for warning in warnings:
+        env.error(f"warning: {warning}")
+    return kube
+
+
+def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: "KubeVersion",
+                    max_bytes: int, max_objects: int, validate: str) -> "tuple[PendingPass | None, list]":
+    """For PODS with workloads: their copies scheduled as `kexplain POD` schedules them, the
+    pending pass of what did not fit (and the file's other objects), and the Pods left to the
+    loop as given; for PODS of Pods alone, every object to the loop as read, and a pass only
+    for the claims of the Pods' generic ephemeral volumes (what their controller creates)."""
+    from kexplain.admission.workloads import WORKLOAD_KINDS
+    from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
+    from kexplain.explain.request import Request
+
+    from kexplain.explain.pending_pass import PassBuilder, ephemeral_claims
+    from kexplain.load.ephemeral_controller import writes_volume_claims_for
+
+    pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
+    claims = [c for o, s in pending if writes_volume_claims_for(o) for c in ephemeral_claims(o, s)]
+    builder = PassBuilder()
+    builder.add_objects((), claims)         # the ephemeral volume controller's claims for the Pods
+    if not of_kinds(pod_objs, WORKLOAD_KINDS):
+        return (builder.build() if claims else None), pod_objs
+    from kexplain.explain.batch import explain_batch
+    from kexplain.explain.placement import chosen_node
+    from kexplain.explain.request import RunOptions
+    from kexplain.explain.run import explain
+
+    given = {id(o) for o, _ in pending}
+    rest = [(o, s) for o, s in pod_objs if id(o) not in given]
+    req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
+    loaded = load_read(req, rest, cluster)
+    options = RunOptions(filter_all=False)
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    if loaded.single is not None:
+        for warning in loaded.single.warnings:
+            env.error(f"warning: {warning}")
+        builder.add_single(loaded.single, chosen_node(explain(loaded.single, options)))
+    else:
+        assert loaded.pool is not None
+        for warning in loaded.pool.warnings:
+            env.error(f"warning: {warning}")
+        batch = explain_batch(loaded.batch, loaded.pool, options)
+        for outcome in batch:
+            builder.add_outcome(outcome)
+        builder.settle(batch.retried)       # the queue's retry placed them: not pending
+    return builder.build(), pending
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -10,8 +10,8 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
-from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_document, autoscaler_loop,
-                                      check_groups_options, check_node_group, without_add_node)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_groups, check_groups_options,
+                                      check_node_group, groups_request, run_autoscalers, without_add_node)
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -21,7 +21,9 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.cli.node_groups import AutoscalerRun
     from kexplain.explain.batch import Batch, Outcome
+    from kexplain.explain.pending_pass import PendingPass
     from kexplain.explain.inputs import Inputs, Loaded
     from kexplain.explain.request import Request, RunOptions
     from kexplain.features import KubeVersion
@@ -198,7 +200,7 @@ def command(
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
-        loaded = load(req, env.stdin, collect=True)
+        loaded = load(req, env.stdin, collect=True, keep=req.node_groups is not None)     # CA's loop reads it too
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
@@ -217,20 +219,21 @@ def command(
 
         suggester = (without_add_node(suggest) if req.node_groups else suggest) if suggestions else None
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored, refused=refused)
-        groups = (lambda pending, bound: autoscaler_document(req, loaded.kube, pending, bound)) \
-            if req.node_groups else None
+        groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
+        autoscalers = (lambda pp: run_autoscalers(groups, loaded.kube, pp)) if groups is not None else None
         status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
-                             autoscaler=groups, node_group=node_group)
+                             autoscaler=autoscalers, node_group=node_group)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
+    groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
-    if req.node_groups and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
-        trace["autoscaler"] = autoscaled(trace, req, loaded.kube, loaded.single.pod)
+    if groups is not None and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
+        autoscaled(trace, groups, loaded.kube, single_pass(loaded), loaded.single.pod)
         node_group = check_node_group(node_group, trace["autoscaler"])
-    elif req.node_groups:       # read all the same: a bad file is refused whatever the verdict
-        autoscaler_loop(req, loaded.kube, ())
+    elif groups is not None:       # read all the same: a bad file is refused whatever the verdict
+        check_groups(groups, loaded.kube)
     hint = no_nodes_hint(nodes)
     with verdict_known(for_trace(trace)):
         write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
@@ -240,10 +243,22 @@ def command(
                                                node_group=node_group), svg)
     if html:
         page = explain_for_page(loaded.single, options, trace)
-        if "autoscaler" in trace:
-            page["autoscaler"] = trace["autoscaler"]
+        for key in ("autoscaler", "autoscalers"):
+            if key in trace:
+                page[key] = trace[key]
         save_page(html, page)
     return aggregate([for_trace(trace), *left_out])
+
+
+def single_pass(loaded: "Loaded") -> "PendingPass":
+    """What the autoscalers see of one pod explained: the pod pending, the file's objects."""
+    from kexplain.explain.pending_pass import PassBuilder
+
+    assert loaded.single is not None
+    builder = PassBuilder()
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    builder.add_single(loaded.single)
+    return builder.build()
 
 
 def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
@@ -323,10 +338,12 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
     once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
     write the page). `asked`: the options the output asked for (the batch records more for
-    `--html`: `as_asked`). `autoscaler(pending, bound)`: with node groups, the CA loop over the
-    copies that did not fit (those that did bound), shown after the objects (json, yaml: the
-    list's key `autoscaler`)."""
+    `--html`: `as_asked`). `autoscaler(pass)`: with node groups, the autoscalers' pass over the
+    set (`kexplain.explain.pending_pass`: every copy that did not fit pending, those that did
+    bound, the file's objects), shown after the objects (json, yaml: the list's key
+    `autoscaler`, and in each object's `placements` entry its pods' answers, `autoscalers`)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
+    from kexplain.explain.pending_pass import PassBuilder
     from kexplain.render.batch import print_batch, print_batch_node
     from kexplain.render.export import batch_document
     from kexplain.render.live import scheduling_bar
@@ -334,20 +351,22 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     statuses: list[ExitStatus] = []
+    positions: list[int] = []       # each status's object, for the queue's retry (`after_retries`)
     entries = len(batch.batch)      # one outcome each: every verdict is reached with the last
-    copies: list = []           # (pod, [(copy name, node)]) per object, for the CA loop
+    gathered = PassBuilder()        # what the autoscalers see, object by object
+    gathered.add_objects(loaded.set_objects, loaded.set_created)
 
-    def autoscaled() -> "Optional[dict]":
+    def autoscaled() -> "Optional[AutoscalerRun]":
         nonlocal node_group
-        from kexplain.autoscaler.pending import batch_pods
-        pending, bound = batch_pods(copies)
         if autoscaler is None:
             return None
-        doc = autoscaler(pending, bound)        # run when every copy fit too: a bad file is refused
-        if not (pending or node_group):
+        gathered.settle(batch.retried)      # filled once every outcome was placed
+        pp = gathered.build()
+        run = autoscaler(pp)        # run when every copy fit too: a bad file is refused
+        if not (pp.pending or node_group):
             return None
-        node_group = check_node_group(node_group, doc)
-        return doc
+        node_group = check_node_group(node_group, run.document)
+        return run
 
     with verdict_known(lambda: aggregate(statuses) if len(statuses) == entries else None), \
             scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal)) as bar:
@@ -356,8 +375,9 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         def placed(outcomes: "Iterable[Outcome]") -> "Iterator[Outcome]":
             for outcome in outcomes:
                 statuses.append(outcome_status(outcome))
+                positions.append(outcome.entry.position)
                 if autoscaler is not None:
-                    copies.append((outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies]))
+                    gathered.add_outcome(outcome)
                 with bar.paused():          # whatever is printed of it, not across the bar
                     for warning in outcome.inputs.warnings:
                         env.error(f"warning: {warning}")
@@ -372,12 +392,12 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 outcomes.append(o.to_json())
                 if html:
                     kept.append(o)
-            doc = autoscaled()
-            extra = {"autoscaler": doc} if doc is not None else {}
-            writer.close({"placements": outcomes, **extra})
+            ran = autoscaled()
+            retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
+            writer.close(annotated_list({"placements": outcomes, **retries}, ran))
             if html:
-                save_page(html, {**batch_document(kept), **extra})
-            return aggregate(statuses)
+                save_page(html, annotated_list(batch_document(kept), ran))
+            return aggregate(after_retries(run, statuses, positions))
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
             if node is None:
@@ -391,17 +411,26 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                     kept.append(outcome)
                 yield outcome
         draw(env.console(), keeping(placed(run)))
-    doc = autoscaled()
+    from kexplain.render.batch import print_retries
+    print_retries(run.retried, env.console())
+    ran = autoscaled()
 
     def section(console) -> None:
-        if doc is not None:
+        if ran is not None:
             from kexplain.render.cluster_autoscaler import print_section
-            print_section(doc, console, node_group)
+            print_section(ran.document, console, node_group)
     section(env.console())
     export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
-        save_page(html, {**batch_document(kept), **({"autoscaler": doc} if doc is not None else {})})
-    return aggregate(statuses)
+        save_page(html, annotated_list(batch_document(kept), ran))
+    return aggregate(after_retries(run, statuses, positions))
+
+
+def after_retries(batch: "Batch", statuses: list[ExitStatus], positions: list[int]) -> list[ExitStatus]:
+    """The objects' statuses where they end up: an object unschedulable on its first attempt
+    whose every pod the queue's retry placed (`Batch.still_pending`) fits."""
+    return [ExitStatus.SUCCESS if s == ExitStatus.UNSCHEDULABLE and batch.still_pending.get(p) == 0 else s
+            for s, p in zip(statuses, positions)]
 
 
 def outcome_status(outcome: "Outcome") -> ExitStatus:

@@ -18,8 +18,8 @@ from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
 from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
                                   run_options, save_page, write_trace)
-from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, autoscaler_document, autoscaler_loop,
-                                      check_groups_options, check_node_group)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, check_groups, check_groups_options, check_node_group,
+                                      run_autoscalers)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -30,6 +30,7 @@ from kexplain.render.live import LIVE_NO_NODES, live_json, print_comparison, pri
 
 if TYPE_CHECKING:
     from kexplain.autoscaler.cloudprovider import Discovery
+    from kexplain.explain.pending_pass import PendingPass
 
 Obj = dict[str, Any]
 
@@ -338,13 +339,14 @@ def groups_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]):
     """The node groups CA's loop runs with (`GroupsRequest`): --node-groups FILE, else those
     found in the cluster (`Live.node_groups`), else None (no section); --node-group and
     --autoscaler-config without any is an error."""
+    from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.autoscaler.pending import GroupsRequest
 
     found = live.node_groups
     if args.node_groups:
-        return GroupsRequest(args.node_groups, args.autoscaler_config, cluster_objects=cluster)
+        return GroupsRequest(Discovery.from_file(args.node_groups), args.autoscaler_config, cluster_objects=cluster)
     if found is not None and found.groups:
-        return GroupsRequest("", args.autoscaler_config, cluster_objects=cluster, discovered=found)
+        return GroupsRequest(found, args.autoscaler_config, cluster_objects=cluster)
     for flag, given in (("--autoscaler-config", args.autoscaler_config), ("--node-group", args.node_group)):
         if given is not None:
             raise KexplainError(f"{flag} needs node groups: none were found in the cluster (CA's status ConfigMap, "
@@ -366,6 +368,9 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     now = datetime.now(timezone.utc)
     if args.node:
         env.error(f"note: --node {args.node} is not shown: a node's full verdict needs the reads RBAC refused")
+    if args.node_groups or (live.node_groups is not None and live.node_groups.groups):
+        env.error("note: the Cluster Autoscaler's loop is not run: it holds every pending pod of the cluster, which "
+                  "RBAC does not let kexplain list; CA's own events on the pod are shown instead")
     if args.name:
         assert live.pod is not None
         pods = [live.pod]
@@ -437,10 +442,10 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     groups = groups_of(args, live, cluster)
     if groups is not None:
         if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
-            trace["autoscaler"] = autoscaled(trace, groups, config.kube, inputs.pod)
+            autoscaled(trace, groups, config.kube, live_pass([inputs]), inputs.pod)
             args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
-        elif groups.discovered is None:     # read all the same: a bad file is refused whatever the verdict
-            autoscaler_loop(groups, config.kube, ())
+        elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
+            check_groups(groups, config.kube)
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
@@ -452,9 +457,21 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        extra = {"autoscaler": trace["autoscaler"]} if "autoscaler" in trace else {}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_trace(trace)
+
+
+def live_pass(explained: "list[Any]") -> "PendingPass":
+    """What the autoscalers see of a live cluster: the pods explained (`Inputs`), each standing
+    for itself; every other pending pod of the cluster (all namespaces) joins when the
+    autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in creation order."""
+    from kexplain.explain.pending_pass import PassBuilder
+
+    builder = PassBuilder()
+    for inputs in explained:
+        builder.add_pod(inputs.pod, inputs.pod_source)
+    return builder.build()
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
@@ -487,7 +504,12 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     detailed: list[LivePod] = []
     skipped: list[dict[str, str]] = []
     groups = groups_of(args, live, live.cluster)
-    unscheduled: list[PodInfo] = []           # the pods CA's loop runs for (with node groups)
+    ran = None       # with node groups: ONE loop over every pending pod, before the list (each item has its answer)
+    if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
+        ran = run_autoscalers(groups, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
+                                                              for p in pods]))
+        if ran.explained or args.node_group is not None:
+            args = replace(args, node_group=check_node_group(args.node_group, ran.document))
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
                         what="explaining pending pods") as bar:
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
@@ -503,24 +525,19 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                 comparison = compare(trace, pod, config_given=args.config is not None,
                                      server_version=live.server_version,
                                      hints=tuple(nominated_notes(verdict.inputs, trace)))
+                answers = {"autoscalers": ran.pod(pod_key(pod))} if ran is not None else {}
+                trace = {**trace, **answers}
                 result = LivePod(pod, trace, comparison)
                 statuses.append(for_trace(trace))
-                if groups is not None and trace["result"]["status"] not in NO_AUTOSCALER:
-                    unscheduled.append(verdict.inputs.pod)
                 where = live_json(live.server, live.context, live.server_version, comparison)
                 if writer is not None:
                     writer.item({**trace, "live": where})
                 if args.html:
-                    explained.append({**full, "live": where})
+                    explained.append({**full, **answers, "live": where})
             rows.append(summary(result))
             if args.details and result.trace is not None:
                 detailed.append(result)
-    doc = None
-    if groups is not None and (unscheduled or args.node_group is not None):
-        doc = autoscaler_document(groups, config.kube, unscheduled)
-        args = replace(args, node_group=check_node_group(args.node_group, doc))
-    elif groups is not None and groups.discovered is None:   # a bad file is refused whatever the verdicts
-        autoscaler_loop(groups, config.kube, ())
+    doc = ran.document if ran is not None and (ran.explained or args.node_group is not None) else None
     extra = {"autoscaler": doc} if doc is not None else {}
     if writer is not None:
         writer.close({"skipped": skipped, **extra})

@@ -4,11 +4,14 @@ scheduler left pending (the trace's key `autoscaler`), with its suggestions in p
 add-node (`kexplain.suggest.node_groups`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from kexplain.errors import KexplainError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.pending import GroupsRequest
+    from kexplain.explain.pending_pass import PassAnswers, PendingPass
     from kexplain.explain.request import Request
     from kexplain.features import KubeVersion
     from kexplain.model.pod import PodInfo
@@ -74,47 +77,115 @@ def without_add_node(suggest: Callable) -> Callable:
     return lambda *args, **kw: [s for s in suggest(*args, **kw) if s.kind != ADD_NODE]
 
 
-def groups_request(req: "Request"):
-    """Where the node groups, CA's settings and the cluster CA sees come from."""
+def groups_request(req: "Request", cluster: Optional[list] = None):
+    """Where the node groups (--node-groups FILE, read now), CA's settings and the cluster CA
+    sees come from (`cluster`: --nodes as already read, else read again from its paths)."""
+    from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.autoscaler.pending import GroupsRequest
 
-    return GroupsRequest(req.node_groups or "", req.autoscaler_config, req.node_paths, req.max_bytes,
-                         req.max_objects, req.validate)
+    return GroupsRequest(Discovery.from_file(req.node_groups or "", req.max_bytes), req.autoscaler_config,
+                         req.node_paths, req.max_bytes, req.max_objects, req.validate, cluster_objects=cluster)
 
 
-def autoscaler_loop(req, kube: "KubeVersion", pending: "Sequence[PodInfo]", bound: "Sequence[PodInfo]" = ()):
-    """The Cluster Autoscaler loop's inputs (`req`: a Request, or a GroupsRequest) with
-    `pending` as its pending pods (`bound`: copies that fit, in the cluster it sees)."""
-    from kexplain.autoscaler.pending import GroupsRequest, load_groups, with_pending
-
-    groups = req if isinstance(req, GroupsRequest) else groups_request(req)
-    return with_pending(load_groups(groups, kube), pending, bound)
+def check_groups(groups: "GroupsRequest", kube: "KubeVersion") -> None:
+    """Read the cluster and settings the groups need, for nothing else than refusing bad input
+    when no pod is left for CA (a bad file is refused whatever the verdicts)."""
+    from kexplain.autoscaler.pending import load_groups
+    load_groups(groups, kube)
 
 
-def with_found(doc: dict, req) -> dict:
+def with_found(doc: dict, groups: "GroupsRequest") -> dict:
     """`doc` with, when the groups were found in the cluster, where (key `nodeGroupsFound`)."""
     from kexplain.autoscaler.cloudprovider import provenance
 
-    found = getattr(req, "discovered", None)
-    return {**doc, "nodeGroupsFound": provenance(found)} if found is not None else doc
+    found = groups.groups
+    return {**doc, "nodeGroupsFound": provenance(found)} if not found.file else doc
 
 
-def autoscaler_document(req: "Request", kube: "KubeVersion", pending: "Sequence[PodInfo]",
-                        bound: "Sequence[PodInfo]" = ()) -> dict:
-    """One Cluster Autoscaler loop over `pending`: the trace's `autoscaler` key."""
-    from kexplain.autoscaler.pending import autoscaler_document as document
+@dataclass
+class AutoscalerRun:
+    """The autoscalers' pass over what was explained: each one's answers (for CA, the loop it
+    ran, which the node-group suggestions run again with a change) and the pass it ran over."""
 
-    return with_found(document(autoscaler_loop(req, kube, pending, bound)), req)
+    passes: list["PassAnswers"]
+    pending: "PendingPass"
+    loop: Any = None
+
+    @property
+    def explained(self) -> bool:
+        """Some pod explained is among the pending pods (not only the cluster's own)."""
+        return any(p.stands_for for p in self.pending.pending)
+
+    @property
+    def document(self) -> dict:
+        """The Cluster Autoscaler's document (-o json's key `autoscaler`)."""
+        from kexplain.autoscaler.pending import DOCUMENT_KEY
+        return next(p.document for p in self.passes if p.key == DOCUMENT_KEY)
+
+    def pod(self, key: str) -> list[dict]:
+        """A pod's slot (key `autoscalers`): every autoscaler's answer for it."""
+        from kexplain.explain.pending_pass import answers_json
+        return answers_json(self.passes, key)
+
+    def standing_for(self, explained: str) -> list[dict]:
+        """An explained object's slot: the answers for each of its pending pods."""
+        from kexplain.explain.pending_pass import copies_json
+        return copies_json(self.passes, self.pending, explained)
 
 
-def autoscaled(trace: dict, req, kube: "KubeVersion", pod: "PodInfo") -> dict:
-    """The CA loop for one pod (the trace's `autoscaler` key); its suggestions, when the
-    trace has some, in place of add-node (`suggest.node_groups`)."""
-    from kexplain.autoscaler.pending import autoscaler_document as document
+def run_autoscalers(groups: "GroupsRequest", kube: "KubeVersion", pp: "PendingPass",
+                    explained: Optional[str] = None) -> AutoscalerRun:
+    """ONE Cluster Autoscaler loop over the pass (`kexplain.autoscaler.pending.run_pass`), with
+    every Filter plugin on each template for the pod `explained` (a key; default: the first of
+    the set). Its document gets where the groups were found and what the pass held
+    (`pendingPass`)."""
+    from kexplain.autoscaler.pending import load_groups, run_pass
+    from kexplain.explain.pending_pass import pass_json
+
+    loop, merged, answers = run_pass(load_groups(groups, kube, applied=pp), pp, explained)
+    doc = with_found(answers.document, groups)
+    doc["pendingPass"] = pass_json(merged)
+    return AutoscalerRun([replace(answers, document=doc)], merged, loop)
+
+
+def autoscaled(trace: dict, groups: "GroupsRequest", kube: "KubeVersion", pp: "PendingPass",
+               pod: "PodInfo") -> AutoscalerRun:
+    """The CA loop over the pass for one explained pod: the trace's `autoscaler` (the document)
+    and `autoscalers` (its answer) keys; its suggestions, when the trace has some, in place of
+    add-node (`suggest.node_groups`)."""
+    from kexplain.autoscaler.pending import loop_document
     from kexplain.suggest.node_groups import with_group_suggestions
 
-    loop = autoscaler_loop(req, kube, [pod])
-    doc = with_found(document(loop), req)
+    run = run_autoscalers(groups, kube, pp, pod.key)
+    trace["autoscaler"] = run.document
+    trace["autoscalers"] = run.pod(pod.key)
+    explained = next((p for p in run.loop.pending if p.key == pod.key), pod)
     if "suggestions" in trace:
-        trace["suggestions"] = with_group_suggestions(trace["suggestions"], loop, pod, doc, document)
-    return doc
+        trace["suggestions"] = with_group_suggestions(trace["suggestions"], run.loop, explained, run.document,
+                                                      loop_document)
+    return run
+
+
+def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
+    """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
+    `autoscaler` (CA's document); each object's `placements` entry with the answers for its
+    pending pods (`autoscalers`, every copy's, in copy order); each trace of a pod left pending
+    with its own answers (`autoscalers`)."""
+    from kexplain.explain.pending_pass import object_ref
+
+    if run is None:
+        return doc
+    out = dict(doc)
+    out["placements"] = [{**p, "autoscalers": run.standing_for(object_ref(p["object"]["kind"], p["object"]["namespace"],
+                                                                          p["object"]["name"]))}
+                         for p in doc.get("placements") or ()]
+    if "items" in doc:
+        out["items"] = [_with_answers(t, run) for t in doc["items"]]
+    out["autoscaler"] = run.document
+    return out
+
+
+def _with_answers(trace: dict, run: AutoscalerRun) -> dict:
+    pod = trace.get("pod") or {}
+    answers = run.pod(f"{pod.get('namespace')}/{pod.get('name')}")
+    return {**trace, "autoscalers": answers} if answers else trace

@@ -16,12 +16,13 @@ from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
 from kexplain.features import DEFAULT_MINOR, ENV_VAR, SUPPORTED, KubeVersion, parse_minor
 
-def version_option(reported: str = "") -> Any:
-    """The option; `reported`: where the command finds the cluster's own version, if anywhere."""
+def version_option(reported: str = "", default: str = DEFAULT_MINOR, why: str = "") -> Any:
+    """The option; `reported`: where the command finds the cluster's own version, if anywhere;
+    `default`: the version followed when nothing says one (`why`: what it is)."""
     also = f"else {reported}, " if reported else ""
     return typer.Option(None, "--kubernetes-version", metavar="X.Y",
                         help=f"The Kubernetes version to follow: {', '.join(SUPPORTED)}. Default: ${ENV_VAR}, "
-                             f"{also}else {DEFAULT_MINOR}.")
+                             f"{also}else {default}{f' ({why})' if why else ''}.")
 
 
 def feature_gates_option() -> Any:

@@ -9,13 +9,15 @@ The feature gates and the default plugins are those of the Kubernetes version pa
 (`kexplain.features.KubeVersion`; the default version's when none is passed).
 
 Known gaps: leaderElection/clientConnection are only checked for unknown fields;
-extenders are refused (kexplain cannot call them).
+extenders are refused (kexplain cannot call them); in-tree plugins kexplain does not reproduce
+(GangScheduling, the 1.36 placement plugins: `_plugins.NOT_REPRODUCED`) are left out of a
+profile, with a note (`SchedulerConfig.notes`), where kube-scheduler would run them.
 """
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from kexplain.apimachinery.fielderrors import (FieldError, aggregate, child, duplicate, go_quote, index, invalid,
@@ -60,6 +62,13 @@ class SchedulerConfig:
     percentage_of_nodes_to_score: int | None
     profiles: tuple[Profile, ...]
     kube: KubeVersion = DEFAULT_VERSION
+    not_reproduced: tuple[str, ...] = ()    # in-tree plugins of the profiles kexplain left out
+
+    @property
+    def notes(self) -> list[str]:
+        """One note per plugin left out (`_plugins.NOT_REPRODUCED`): which gate (or the
+        configuration) enabled it, and what the explanation does not reproduce."""
+        return [_plugins.not_reproduced_note(name, self.kube) for name in self.not_reproduced]
 
     def profile_for(self, scheduler_name: str) -> Profile:
         """The profile a pod with this spec.schedulerName is scheduled by (frameworkForPod)."""
@@ -101,6 +110,12 @@ def load_config(doc: dict | None, *, source: Source | None = None,
         top, profiles = _decode_config(doc, gates)
     except d.DecodeError as e:
         raise ConfigError(e.message, source=source, field=e.path or None) from None
+    dropped: dict[str, None] = {}
+    for i, prof in enumerate(profiles):     # plugins of the release kexplain lacks: left out, said
+        plugins, names = _plugins.without_not_reproduced(prof.plugins, gates, known)
+        if names:
+            profiles[i] = replace(prof, plugins=plugins)
+            dropped.update(dict.fromkeys(names))
     errs = _validate(top, profiles, gates)
     if errs:
         if len(errs) == 1:
@@ -121,7 +136,7 @@ def load_config(doc: dict | None, *, source: Source | None = None,
                               f"{go_quote(queue_sort)}, first: {go_quote(first_queue_sort)}", source=source)
         first_queue_sort = first_queue_sort or queue_sort
         built.append(built_profile)
-    return SchedulerConfig(top["percentageOfNodesToScore"], tuple(built), kube)
+    return SchedulerConfig(top["percentageOfNodesToScore"], tuple(built), kube, tuple(dropped))
 
 
 # --- decoding + v1 defaulting --------------------------------------------------------

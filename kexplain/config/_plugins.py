@@ -56,7 +56,61 @@ _GATED_PLUGINS = (
     ("NodeDeclaredFeatures", "NodeDeclaredFeatures", (), None),
     ("DynamicResourceAllocation", "DynamicResources", (("1.35", 2),), "DefaultPreemption"),
     ("GangScheduling", "GangScheduling", (), None),
+    ("TopologyAwareWorkloadScheduling", "TopologyPlacementGenerator", (), None),          # 1.36
+    ("TopologyAwareWorkloadScheduling", "PodGroupPodsCount", (("1.36", 1),), None),       # 1.36
 )
+
+# In-tree plugins of kube-scheduler's registry that kexplain does not reproduce: name -> (the
+# first minor whose registry has it, the gate that adds it to the default plugins, what it
+# does that the explanation then leaves out). A profile that has one (by its gate, or named in
+# the configuration) is not refused as kube-scheduler would refuse an unknown name: the plugin
+# is left out, and `SchedulerConfig.notes` says so.
+NOT_REPRODUCED: dict[str, tuple[str, str, str]] = {
+    "GangScheduling": (
+        "1.35", "GangScheduling",
+        "a pod whose pod group has a gang policy waits until minCount pods of its group exist (PreEnqueue) "
+        "and have a node (Permit), then all are bound together; kexplain schedules each such pod on its own"),
+    "TopologyPlacementGenerator": (
+        "1.36", "TopologyAwareWorkloadScheduling",
+        "a pod group's candidate placements follow its topology constraints; kexplain places each pod "
+        "on its own"),
+    "PodGroupPodsCount": (
+        "1.36", "TopologyAwareWorkloadScheduling",
+        "a pod group's placements are scored by how many of its pods they take; kexplain scores nodes "
+        "per pod only"),
+}
+
+
+def not_reproduced(name: str, kube: KubeVersion, known: Callable[[str], bool]) -> bool:
+    """Whether `name` is an in-tree plugin of `kube`'s kube-scheduler that kexplain lacks."""
+    spec = NOT_REPRODUCED.get(name)
+    return spec is not None and kube.since(spec[0]) and not known(name)
+
+
+def without_not_reproduced(plugins: Mapping[str, PluginSet], kube: KubeVersion,
+                           known: Callable[[str], bool]) -> tuple[dict[str, PluginSet], tuple[str, ...]]:
+    """The merged plugin sets less the plugins kexplain does not reproduce (`NOT_REPRODUCED`),
+    and the names left out, in first-seen order."""
+    dropped: dict[str, None] = {}
+    out: dict[str, PluginSet] = {}
+    for point, ps in plugins.items():
+        kept = []
+        for p in ps.enabled:
+            if not_reproduced(p.name, kube, known):
+                dropped.setdefault(p.name)
+            else:
+                kept.append(p)
+        out[point] = PluginSet(tuple(kept), ps.disabled) if len(kept) != len(ps.enabled) else ps
+    return out, tuple(dropped)
+
+
+def not_reproduced_note(name: str, kube: KubeVersion) -> str:
+    """What is said of a plugin left out (`without_not_reproduced`): the gate that added it, or
+    the configuration that named it, and what the explanation does not reproduce."""
+    _, gate, what = NOT_REPRODUCED[name]
+    how = (f"feature gate {gate} is on: kube-scheduler {kube.release} runs its {name} plugin"
+           if kube.enabled(gate) else f"the scheduler configuration enables plugin {name}")
+    return f"{how}, which kexplain does not reproduce ({what}); the pods are explained without it"
 
 
 def _weight(weights: tuple[tuple[str, int], ...], kube: KubeVersion) -> int | None:

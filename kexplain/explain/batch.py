@@ -32,20 +32,24 @@ fit, the last (the one the next object's cluster is built from).
 """
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
-from kexplain.admission.workloads import pods_of
+from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.errors import ConfigError, KexplainError
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
+from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
+from kexplain.explain.created import created
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions
+from kexplain.explain.retry import Bound, Waiting, retry, waiting_of
 from kexplain.explain.run import explain
 from kexplain.explain.shapes import renamed, shape_of
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
@@ -126,8 +130,9 @@ class Outcome:
 
     @property
     def fits(self) -> bool:
-        """Every pod the controller creates fits (an idle workload creates none)."""
-        return bool(self.entry.idle) or len(self.placed) == self.entry.copies
+        """Every pod the controller creates fits (an idle workload creates none), and it could
+        create every one (no quota refused one)."""
+        return bool(self.entry.idle) or (len(self.placed) == self.entry.copies and not self.entry.failed_create)
 
     def to_json(self) -> dict[str, Any]:
         """The object's entry of `placements`: how many copies fit, per node and per zone (when
@@ -147,6 +152,8 @@ class Outcome:
                         "template": self.copies[0].to_json() if self.copies else None})
             return out
         out.update({"replicas": e.copies, "fit": len(self.placed), "nodes": nodes})
+        if e.failed_create:     # the controller created only `replicas` pods (a quota)
+            out["failedCreate"] = e.failed_create
         if zones:
             out["zones"] = zones
         out["pods"] = [c.to_json() for c in self.copies]
@@ -159,7 +166,8 @@ def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
     """The entry's pod admitted against the pool; a workload's pod refused is said of the
     workload (`admission.workloads.pods_of`)."""
     with pods_of(entry.workload, pool.config.kube):
-        return inputs_for(entry.pod, entry.source, pool, stored=stored)
+        inputs = inputs_for(entry.pod, entry.source, pool, stored=stored)
+    return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 
 class OtherScheduler(KexplainError):
@@ -252,6 +260,8 @@ class Queue:
         each: list[tuple[Inputs, str]] = []
         preempted: list[dict[str, Any]] = []
         for placement in placements:
+            if entry.idle:      # its template, explained: a pod its controller does not create now
+                placement.trace.extra["notCreated"] = entry.idle
             first_unfit = placement.node is None and outcome.first_unfit is None
             outcome.record(placement)
             if first_unfit and self.on_first_unfit is not None:
@@ -304,6 +314,11 @@ class Batch:
     sink: Sink | None = None
     progress: Progress | None = None
     refused: Refused | None = None
+    # filled once every outcome is yielded (shared by the batches `replace` makes of this one):
+    # what the queue's retry did (`kexplain.explain.retry`), and per object (its position) how many
+    # of its pods were still left unschedulable after it
+    retried: list[Any] = field(default_factory=list, compare=False)
+    still_pending: dict[int, int] = field(default_factory=dict, compare=False)
 
     def __iter__(self) -> Iterator[Outcome]:
         held = self.__dict__.get("held")
@@ -324,10 +339,16 @@ class Batch:
         pods = sorted(self._admitted(), key=lambda ei: queue_order(*ei))
         planned = [e.copies for e, _ in pods]
         done = 0
+        seq = itertools.count()
+        events: list[Bound] = []        # the bindings, numbered with the attempts (`retry`)
+        waiting: list[Waiting] = []
 
         def counted(placement: Placement) -> None:
             nonlocal done
             done += 1
+            at = next(seq)
+            if placement.node is not None:
+                events.append(Bound(at, placement.inputs.pod, placement.node))
             if self.sink is not None:
                 self.sink(placement)
             if self.progress is not None:
@@ -336,16 +357,28 @@ class Batch:
         for i, (entry, inputs) in enumerate(pods):
             outcome = queue.place(entry, inputs, counted)
             planned[i] = len(outcome.copies)        # stopped early, or a DaemonSet's eligible nodes
+            w = waiting_of(outcome.entry, inputs, len(outcome.placed), outcome.first_unfit, next(seq))
+            if w is not None:       # left unschedulable: the queue's retry may bring it back
+                waiting.append(w)
             yield outcome
+        self.retried[:] = retry(queue, waiting, events, lambda: next(seq), lambda w: queue_order(w.entry, w.inputs))
+        self.still_pending.clear()
+        self.still_pending.update({w.entry.position: w.pending for w in waiting})
 
     def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
-        """Each entry with its pod admitted, but those `refused` takes (see the class)."""
+        """Each entry with its pod admitted, and as many copies as the quotas let be created
+        (`created`), but those `refused` takes (see the class)."""
+        ledger = None if self.stored else QuotaLedger.of(o for o, _ in self.pool.objects)
         for entry in self.batch:
             if self.refused is None:
-                yield entry, admitted(entry, self.pool, stored=self.stored)
+                inputs = admitted(entry, self.pool, stored=self.stored)
+                entry, said = created(entry, inputs, ledger)
+                yield entry, replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
                 continue
             try:
                 inputs = admitted(entry, self.pool, stored=self.stored)
+                entry, said = created(entry, inputs, ledger)
+                inputs = replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
             except KexplainError as err:
                 self.refused(entry, err)
                 continue

@@ -16,12 +16,13 @@ from typing import Any, BinaryIO, Callable, TypeVar
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
-from kexplain.admission.workloads import pods_of
+from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.hpa_controller import autoscaled
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -39,12 +40,20 @@ CLUSTER_KINDS = frozenset({
     "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
     "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
     "StatefulSet", "ReplicationController", "DeviceClass", "ResourceSlice", "ResourceClaim",
-    "ResourceClaimTemplate"})
+    "ResourceClaimTemplate", "LimitRange", "ResourceQuota"})
 POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
 VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
-ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass"})
+ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass", "LimitRange"})
 
 Objects = list[tuple[dict[str, Any], Source]]
+
+
+def admission_context(objects: Objects) -> Objects:
+    """What admission looks up when a pod is created against a pool: its PriorityClasses,
+    RuntimeClasses and LimitRanges, and the Namespaces whose labels set a Pod Security level."""
+    from kexplain.admission.podsecurity import labelled
+    return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
+        o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
 
 
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
@@ -230,7 +239,8 @@ class PodFile:
         return cls(path, pending, cluster)
 
 
-def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ()) -> Objects:
+def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
+                 kinds: frozenset[str] | None = CLUSTER_KINDS) -> Objects:
     """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
 
     An object of the file that the cluster has already (same kind, namespace and name) is
@@ -238,8 +248,9 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     place (so Nodes keep their order); the file's other objects come after the cluster's, in
     file order. `created` are objects a controller creates unless they exist (a StatefulSet's
     claims): each is added only if neither the cluster nor the file has it, so a claim that
-    exists is used as it is. No object is listed twice."""
-    file_objects = of_kinds(file_objects, CLUSTER_KINDS)
+    exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
+    applied (the scheduler's; None: every kind, as the autoscalers read more)."""
+    file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
     if not file_objects and not created:
         return cluster
     by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
@@ -250,7 +261,7 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = ())
     out: Objects = []
     placed: set[tuple[str, str, str]] = set()
     for o, s in cluster:
-        k = object_key(o) if by_key and o.get("kind") in CLUSTER_KINDS else None
+        k = object_key(o) if by_key and (kinds is None or o.get("kind") in kinds) else None
         if k is not None and k in by_key:
             if k not in placed:
                 out.append(by_key[k])
@@ -298,12 +309,13 @@ def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
     return candidates[0]
 
 
-def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False) -> dict[str, Any]:
+def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
+           kube: KubeVersion | None = None) -> dict[str, Any]:
     """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
     first pod (`workload_pod`: refused with the API server's message when it would refuse the
     workload, unless `stored`)."""
     if obj.get("kind") != "Pod":
-        return workload_pod(obj, src, 0, stored=stored)
+        return workload_pod(obj, src, 0, stored=stored, kube=kube)
     if not isinstance(obj.get("spec"), dict):
         raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
     return obj
@@ -347,6 +359,7 @@ class Entry:
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
+    failed_create: str = ""     # its controller could create only `copies` pods: why not more (a quota)
 
     @property
     def daemon(self) -> bool:
@@ -356,7 +369,7 @@ class Entry:
 
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
-             stored: bool = False) -> Entry:
+             stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
     """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
     count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
     its first ordinal's); a workload the API server would refuse is refused with its message
@@ -366,12 +379,13 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
     idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
     copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod_of(obj, src, stored=stored),
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj),
+                 pod_of(obj, src, stored=stored, kube=kube),
                  src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
-            problems: Problems = RAISE) -> list[Entry]:
+            problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
     """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
     order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
     collects), and so does a file with nothing to explain."""
@@ -379,7 +393,7 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     candidates = PodFile.of(objs, path).explained
     for i, (obj, src) in enumerate(candidates):
         try:
-            out.append(entry_of(obj, src, i, replicas, stored=stored))
+            out.append(entry_of(obj, src, i, replicas, stored=stored, kube=kube))
         except KexplainError as err:
             problems.add(err)
     if not out and not problems:
@@ -408,6 +422,11 @@ class Loaded:
     pool: Pool | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
     problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
+    # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`):
+    # its objects as applied, and what controllers create for its pods unless they exist.
+    set_objects: Objects = field(default_factory=list)
+    set_created: Objects = field(default_factory=list)
+    cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
 
     @property
     def empty(self) -> bool:
@@ -415,23 +434,28 @@ class Loaded:
         return self.single is None and not self.batch
 
 
-def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False) -> Loaded:
+def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False, keep: bool = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
     created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
-    `problems` says why (else the first is raised)."""
+    `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
+    in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
+    read once."""
     problems = Problems(keep=collect)
     with bulk_load():
-        loaded = _load(req, stdin, problems)
+        loaded = _load(req, stdin, problems, keep)
     loaded.problems = problems.found
     return loaded
 
 
-def _load(req: Request, stdin: BinaryIO | None, problems: Problems) -> Loaded:
+def _load(req: Request, stdin: BinaryIO | None, problems: Problems, keep: bool = False) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
-    return load_read(req, objs, cluster, problems)
+    loaded = load_read(req, objs, cluster, problems)
+    if keep:
+        loaded.cluster_objects = cluster
+    return loaded
 
 
 def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE) -> Loaded:
@@ -445,12 +469,15 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
     checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
                             explained=POD_KINDS, kube=kube, problems=problems)
-    objs, warnings = checked.objects, version_warnings + checked.warnings
+    objs, warnings = checked.objects, version_warnings + config.notes + checked.warnings
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
+    if req.replicas is None:        # the HPAs of the file set their targets' replicas first
+        objs, scaled = autoscaled(objs)
+        warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
-    found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems)
+    found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
@@ -464,11 +491,19 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
             with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
                 single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
                                        stored=req.stored, shape_index=index, kube=kube, problems=problems)
+            if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
+                from kexplain.admission.resourcequota import QuotaLedger
+                from kexplain.explain.created import created
+                snapshot = single.snapshot
+                created(entry, single, QuotaLedger.of(
+                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
+                    if snapshot.of_kind("ResourceQuota") else []))
         except KexplainError as err:        # the one pod refused: nothing is left to explain
             problems.add(err)
             return Loaded(kube=kube)
         single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
-        return Loaded(single=single, kube=kube)
+        single.warnings = workload_warnings(single.warnings, entry.workload)
+        return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
@@ -479,7 +514,22 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
         return Loaded(kube=kube)
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
-    return Loaded(batch=found, pool=pool, kube=kube)
+    return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
+    """`Loaded.set_objects` and `set_created`: the file's objects but its pending Pods
+    (`pending_pass.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
+    StatefulSets."""
+    from kexplain.explain.pending_pass import owner_objects, set_objects
+
+    objects = set_objects(objs, [o for o, _ in pod_file.explained])
+    created: Objects = []
+    for e in found:
+        if e.workload is not None and not e.idle:
+            objects += owner_objects(e.workload, e.source, e.copies)
+            created += created_objects(e.workload, e.source, e.copies)
+    return {"set_objects": objects, "set_created": created}
 
 
 def _without_refused_claims(found: list[Entry], created: dict[int, Objects], problems: Problems,
@@ -510,12 +560,14 @@ def followed_version(req: Request, cluster: Objects) -> tuple[KubeVersion, list[
     return settled_version(req.version, cluster)
 
 
-def settled_version(choice: VersionChoice, cluster: Objects) -> tuple[KubeVersion, list[str]]:
+def settled_version(choice: VersionChoice, cluster: Objects, default: str | None = None
+                    ) -> tuple[KubeVersion, list[str]]:
     """The version `choice` settles on, given the one a snapshot among `cluster` recorded (a
-    version given explicitly wins), and the warnings to say."""
+    version given explicitly wins), and the warnings to say; `default`: the version followed
+    when neither says one (None: kexplain's default)."""
     recorded = recorded_version(cluster) if choice.given is None else None
     if recorded is None:
-        return choice.settle()
+        return choice.settle(default)
     text, src = recorded
     try:
         kube, warnings = choice.settle(text)
@@ -591,7 +643,9 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
-            cluster = settle(cluster, lambda o, s: id(s) in applied).objects
+            settled = settle(cluster, lambda o, s: id(s) in applied)
+            cluster = settled.objects
+            warnings += settled.notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
@@ -707,7 +761,7 @@ class Pool:
         new_keys = {object_key(o) for o, _ in new} - {None}
         nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
         context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
-            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace")
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
@@ -726,9 +780,12 @@ class Pool:
             objects = [by_id.get(id(o), (o, s)) for o, s in merged]
         else:                               # (a List unwrapped) the pool's objects, then the new ones
             objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        provisioned: list[str] = []
         if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
             from kexplain.load.pv_controller import settle
-            objects = settle(objects, lambda o, s: id(s) in sources).objects
+            settled = settle(objects, lambda o, s: id(s) in sources)
+            objects = settled.objects
+            provisioned = settled.notes
         added = admitted_new + namespaces_created
         objects += namespaces_created
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
@@ -756,9 +813,9 @@ class Pool:
             if o.get("kind") == "Pod":
                 meta = o.get("metadata") or {}
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-        context = [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+        context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings], objects=objects)
+                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -794,7 +851,7 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
             kube, warnings = settled_version(version or VersionChoice(), loaded)
             config = read_config(config_path, max_bytes, max_objects, kube)
         pool = _pool_of(loaded, config, stored, validate)
-        pool.warnings[:0] = warnings
+        pool.warnings[:0] = warnings + config.notes
         return pool
 
 
@@ -820,7 +877,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
         if o.get("kind") == "Pod":
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-    context = [(o, s) for o, s in cluster if o.get("kind") in ADMISSION_CONTEXT_KINDS]
+    context = admission_context(cluster)
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster)
 

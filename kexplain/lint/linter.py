@@ -318,8 +318,7 @@ class Linter:
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
-        self._groups_loop = None        # the node groups' loop inputs, read once (--node-groups)
-        self._groups_bound: list = []   # the set's copies placed so far, bound in the cluster CA sees
+        self._retry = _RetryLog()       # the set's pass, for the queue's retry
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -396,6 +395,8 @@ class Linter:
         claims are refused: of the StatefulSet, which is then not scheduled)."""
         from kexplain.explain.inputs import PodFile, created_objects
 
+        from kexplain.explain.pending_pass import owner_objects, set_objects
+
         assert self.pool is not None
         objs, where = _objects(items)
         pod_file = PodFile.of(objs, path)
@@ -423,7 +424,17 @@ class Linter:
                 refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
-        return _SetCluster(pool, refused)
+        from kexplain.admission.resourcequota import QuotaLedger
+        from kexplain.load.hpa_controller import autoscalers
+        ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
+        hpas = autoscalers(objs)
+        if self.options.node_groups is None:
+            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger)
+        autoscaled = [(o, s) for o, s in set_objects(objs, [o for o, _ in pod_file.explained])
+                      if _key(where[id(s)].location) not in refused]
+        autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
+        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -550,12 +561,17 @@ class Linter:
         daemon = ref.kind == "DaemonSet"
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
-            return [Finding("not-scheduled", loc, ref, f"spec.nodeName is {pinned}: the scheduler does not place "
-                                                       "this pod")]
+            return self._bound_pod(obj, ref, loc, pinned)
+        hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
+        if hpa is not None:             # the HPA controller sets its replicas first
+            from kexplain.load.hpa_controller import rescaled
+            obj, note = rescaled(obj, hpa[0])
+            self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         try:
             if workload:
-                entry = entry_of(obj, source, len(self._set.queued))    # the API server's workload checks
+                # the API server's workload checks
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -563,10 +579,17 @@ class Linter:
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._set.queued))
+                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+            from kexplain.explain.created import created
+            entry, said = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             err = refused_pods(err, obj) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        if said:
+            self._add(Finding("admission", loc, ref, said.split(": ", 1)[1]))
+        from kexplain.admission.workloads import workload_warnings
+        self.report.warnings += [w for w in workload_warnings(inputs.warnings, obj) if "PodSecurity" in w
+                                 and w not in self.report.warnings]      # Pod Security's warn level
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)
@@ -600,6 +623,33 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
 
+    def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
+        """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
+        but its node's kubelet still admits it only if it fits, so it is checked against that
+        node as `kexplain POD` checks it (the whole pipeline: every other node fails NodeName),
+        on the pool as the set leaves it without the pod itself. Fits: `not-scheduled` (info);
+        does not: the same verdict as explain's (`unschedulable`, the FailedScheduling message)."""
+        from kexplain.explain.inputs import inputs_for
+        from kexplain.explain.run import explain
+
+        assert self._set is not None
+        pool = self._set.pool
+        said = f"spec.nodeName is {node}: the scheduler does not place this pod"
+        try:
+            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
+        except KexplainError as err:
+            return [Finding("admission", loc, ref, err.message, field=err.field)]
+        inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
+        try:
+            trace = explain(inputs, self._run_options())
+        except ConfigError:
+            return [self._other_scheduler(ref, loc, inputs.pod.spec.get("schedulerName") or "default-scheduler")]
+        if trace.result.status != UNSCHEDULABLE:
+            return [Finding("not-scheduled", loc, ref, f"{said} (it fits there)")]
+        verdict = self._verdict(ref, loc, False, 1, [], inputs, trace)
+        return [replace(verdict, message=f"{said}, and the node cannot take it (its kubelet refuses the pod): "
+                                         f"{verdict.message}")]
+
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
         if self.options.explain and self._set is not None:     # every node's facts, as `kexplain POD --html`
@@ -622,23 +672,30 @@ class Linter:
         if self._set is None or not self._set.queued:
             return
         queue = Queue(self._set.pool, self._run_options())
-        self._groups_bound = []
         self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
+        self._retry = _RetryLog()
+        gathered = _Gathered(self._set) if self.options.node_groups is not None else None
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
-            found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue))
+            found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue, gathered))
+        self._retried(queue, found)     # where the pods end up
+        if gathered is not None and gathered.objects:
+            for key, findings in self._node_groups(gathered).items():
+                found[key] += findings
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
             self._scheduled(q.linted, found[id(q)], q.at)
 
-    def _placed(self, q: "_Queued", queue: "Queue") -> list[Finding]:
+    def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's
-        scheduler name finds but cannot build is another scheduler's, as before placing."""
+        scheduler name finds but cannot build is another scheduler's, as before placing. Its
+        pods join what the autoscalers see (`gathered`: rule no-node-group, after the set)."""
         tally = _DaemonTally() if q.entry.daemon else None     # its copies' verdicts, as they come
 
         def placed(placement: "Placement") -> None:
             if tally is not None:
                 tally(placement)
+            self._retry.saw(placement)
             self._scheduled_pods += 1
             if self.progress is not None:
                 self.progress(self._scheduled_pods, max(self._scheduled_pods, self._planned_pods))
@@ -648,31 +705,78 @@ class Linter:
         except ConfigError:
             return [self._other_scheduler(q.ref, q.loc, q.inputs.pod.spec.get("schedulerName") or "default-scheduler")]
         self._keep(q, outcome)
+        self._retry.left(q, outcome)
+        if gathered is not None:
+            gathered.add(q, outcome)
         if q.entry.idle:
             return [self._not_created(q, outcome)]
         if outcome.daemon is not None:
             assert tally is not None
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
-        return [self._pinned(q, outcome), *self._node_groups(q, outcome)]
+        return [self._pinned(q, outcome)]
 
-    def _node_groups(self, q: "_Queued", outcome: "Outcome") -> list[Finding]:
-        """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for a Pod or
-        workload the scheduler places (not one pinned to a node)."""
-        if self.options.node_groups is None or q.pinned is not None:
-            return []
-        from kexplain.autoscaler.pending import GroupsRequest, batch_pods, load_groups
-        from kexplain.lint.node_groups import check
+    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> None:
+        """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
+        left pods all land once retried fits, said with what brought them back; one of whose
+        pods some land says how many more (its finding stays)."""
+        from kexplain.explain.batch import queue_order
+        from kexplain.explain.retry import retry
 
-        if self._groups_loop is None:
-            req = GroupsRequest(self.options.node_groups, self.options.autoscaler_config, self.options.node_paths,
-                                self.options.max_bytes, validate=self.options.validate)
-            self._groups_loop = load_groups(req, self.options.kube)
-        pending, bound = batch_pods([(outcome.inputs.pod, [(c.name, c.node) for c in outcome.copies])])
-        found = check(self._groups_loop, pending, self._groups_bound + bound, outcome.inputs.pod)
-        self._groups_bound += bound
-        if found is None:
-            return []
-        return [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message, details={"nodeGroups": found.groups})]
+        log = self._retry
+        waiting = [w for _, w in log.waiting]
+        if not waiting:
+            return
+        retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
+        for q, w in log.waiting:
+            landed = [r for r in retried if r.entry is w.entry and r.node is not None]
+            if not landed or id(q) not in found:
+                continue
+            said = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
+                    f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''} once the "
+                    f"scheduling queue retried (requeued when {landed[0].trigger})")
+            details = {"retried": [r.to_json() for r in landed]}
+            if w.pending == 0:
+                copies = w.entry.copies
+                what = "fits" if copies == 1 else f"all {copies} replicas fit"
+                found[id(q)] = [f for f in found[id(q)] if f.rule not in ("unschedulable", "replicas")] + [
+                    Finding("fits", q.loc, q.ref, f"{what}: {said}", details=details)]
+            else:
+                found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
+                                        details={**f.details, **details})
+                                if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
+
+    def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
+        """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
+        workload the scheduler placed: ONE Cluster Autoscaler loop over the set's pending pods
+        (every copy that did not fit; those that did bound), and each object's template check
+        against the cluster as the objects placed before it left it (never its own copies)."""
+        from kexplain.autoscaler.cloudprovider import Discovery
+        from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass
+        from kexplain.autoscaler.templates import template_node_infos
+        from kexplain.lint.node_groups import never_taken, not_scaled_for
+
+        pp = gathered.builder.build()
+        req = GroupsRequest(Discovery.from_file(self.options.node_groups or "", self.options.max_bytes),
+                            self.options.autoscaler_config, self.options.node_paths, self.options.max_bytes,
+                            validate=self.options.validate)
+        loop = load_groups(req, self.options.kube, applied=pp)
+        if not loop.groups:
+            return {}
+        ran, _, answers = run_pass(loop, pp)
+        templates = template_node_infos(ran)
+        cluster = loop.base if loop.base is not None else loop.snapshot
+        out: dict[int, list[Finding]] = {}       # by id of the queued object
+        for q, stands, pod, (lo, hi) in gathered.objects:
+            def check() -> list[Finding]:
+                found = never_taken(ran, pod, cluster, templates) or \
+                    not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
+                return [] if found is None else [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message,
+                                                         details={"nodeGroups": found.groups})]
+            out[id(q)] = self._guarded(q.ref, q.loc, check)
+            for bound in pp.bound[lo:hi]:        # its copies, in the cluster the next objects are checked in
+                if cluster.get(bound.node_name or "") is not None:
+                    cluster = cluster.with_pod_bound(bound)
+        return out
 
     def _not_created(self, q: "_Queued", outcome: "Outcome") -> Finding:
         """A workload whose controller creates no pod now (`Entry.idle`: suspended): a note, with
@@ -858,11 +962,64 @@ class _File:
 class _SetCluster:
     """The pool as the linted set leaves it, the set's objects the API server would refuse
     (their `admission` findings, by location), and its Pods and workloads queued to be
-    scheduled as one batch, in document order."""
+    scheduled as one batch, in document order; what the autoscalers read of the set
+    (`autoscaled`: its objects as applied; `created`: its StatefulSets' claims)."""
 
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
+    hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
+    ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
+    autoscaled: list = field(default_factory=list)
+    created: list = field(default_factory=list)
+
+
+
+@dataclass
+class _RetryLog:
+    """The set's pass as the queue's retry needs it: every binding and attempt numbered
+    (`saw`), and each object left with unschedulable pods (`left`)."""
+
+    events: list[Any] = field(default_factory=list)
+    waiting: list[tuple["_Queued", Any]] = field(default_factory=list)
+    seq: int = 0
+
+    def next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def saw(self, placement: "Placement") -> None:
+        from kexplain.explain.retry import Bound
+        at = self.next()
+        if placement.node is not None:
+            self.events.append(Bound(at, placement.inputs.pod, placement.node))
+
+    def left(self, q: "_Queued", outcome: "Outcome") -> None:
+        from kexplain.explain.retry import waiting_of
+        w = waiting_of(outcome.entry, q.inputs, len(outcome.placed), outcome.first_unfit, self.next())
+        if w is not None:
+            self.waiting.append((q, w))
+
+
+
+class _Gathered:
+    """What the autoscalers see of the linted set (`kexplain.explain.pending_pass.PassBuilder`),
+    object by object as the queue places them, and per object its pod, what its pods stand for
+    and its bound copies' span in the pass (`objects`, queue order)."""
+
+    def __init__(self, cluster: _SetCluster) -> None:
+        from kexplain.explain.pending_pass import PassBuilder
+        self.builder = PassBuilder()
+        self.builder.add_objects(cluster.autoscaled, cluster.created)
+        self.objects: list[tuple[_Queued, str, Any, tuple[int, int]]] = []
+
+    def add(self, q: "_Queued", outcome: "Outcome") -> None:
+        from kexplain.explain.pending_pass import object_ref
+        before = len(self.builder.bound)
+        self.builder.add_outcome(outcome)
+        if q.pinned is None and not q.entry.idle and outcome.daemon is None:
+            self.objects.append((q, object_ref(q.entry.kind, q.entry.namespace, q.entry.name), outcome.inputs.pod,
+                                 (before, len(self.builder.bound))))
 
 
 @dataclass(frozen=True)

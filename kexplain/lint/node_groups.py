@@ -1,11 +1,13 @@
 """The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload whose pods
 no node group of the Cluster Autoscaler could take, so that the cluster can never grow for it.
 
-Two ways to be one: every group's template node rejects the pod (a Filter or PreFilter plugin
-on the template, checked whether or not the pod fits the pool today: a pre-deploy check), or,
-for an object whose pods do not all fit, CA's loop with the copies that did not fit pending
-finds no group for them (rejected or skipped: at max size, not ready, a quota). The message
-names each group with its reason: CA's own plugin and reasons, or its skip reasons.
+Two ways to be one: every group's template node rejects the pod (`never_taken`: a Filter or
+PreFilter plugin on the template, checked whether or not the pod fits the pool today: a
+pre-deploy check, against the cluster as the set's earlier objects leave it, never against the
+object's own copies), or, for an object whose pods do not all fit, CA's one loop over the set's
+pending pods (`kexplain.explain.pending_pass`, every copy that did not fit) finds no group for
+them (`not_scaled_for`: rejected or skipped: at max size, not ready, a quota). The message names
+each group with its reason: CA's own plugin and reasons, or its skip reasons.
 """
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.explain.pending_pass import PodAnswer
 from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
 
 RULE = "no-node-group"
 SUMMARY = ("No node group of the Cluster Autoscaler could take the pods (--node-groups): rejected on every "
@@ -56,26 +60,30 @@ def _loop_reason(verdict: Mapping[str, Any]) -> str | None:
     return "no template node"
 
 
-def check(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo], pod: PodInfo) -> NoGroup | None:
-    """The finding's words for `pod` (the object's pod as admitted), or None when some group
-    takes it. `pending`: the copies that did not fit the pool (none: every copy fit), `bound`:
-    those that did."""
-    from kexplain.autoscaler.pending import autoscaler_document, with_pending
+def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Mapping[str, Any]) -> NoGroup | None:
+    """The finding's words when every group's template rejects `pod` (the object's pod as
+    admitted) placed after the nodes of `cluster`, else None. `templates`: the loop's
+    (`templates.template_node_infos`)."""
+    from kexplain.autoscaler.pending import template_verdict
 
     if not loop.groups:
         return None
-    doc = autoscaler_document(with_pending(loop, list(pending) or [pod], bound), pod if not pending else None)
-    explained = (doc.get("explained") or {}).get("nodeGroups") or {}
-    reasons = {g.name: _template_reason(explained.get(g.name)) for g in loop.groups}
-    if all(r is not None for r in reasons.values()):
-        groups = {g: r for g, r in reasons.items() if r is not None}
-        return NoGroup("no node group could ever take its pods: " + _listed(groups), groups)
-    if not pending:
+    reasons = {g.name: _template_reason(template_verdict(loop, pod, templates[g.name].node_info, cluster)
+                                        if g.name in templates else None) for g in loop.groups}
+    if any(r is None for r in reasons.values()):
         return None
-    first = next((p for p in doc.get("pods") or () if p.get("nodeGroups")), None)
-    if first is None:           # the pods never reached the scale-up (room found, filtered out)
+    groups = {g: r for g, r in reasons.items() if r is not None}
+    return NoGroup("no node group could ever take its pods: " + _listed(groups), groups)
+
+
+def not_scaled_for(answers: Sequence[PodAnswer | None]) -> NoGroup | None:
+    """The finding's words when CA's loop finds no group for the object's pending pods (their
+    answers, in copy order: the first that reached the scale-up speaks for them), else None
+    (no pod pending, or none reached the scale-up: room found, filtered out)."""
+    first = next((a for a in answers if a is not None and a.detail.get("nodeGroups")), None)
+    if first is None:
         return None
-    verdicts = {g: _loop_reason(v) for g, v in first["nodeGroups"].items()}
+    verdicts = {g: _loop_reason(v) for g, v in first.detail["nodeGroups"].items()}
     if any(r is None for r in verdicts.values()):
         return None
     groups = {g: r for g, r in verdicts.items() if r is not None}

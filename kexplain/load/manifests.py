@@ -127,6 +127,17 @@ def decoded_text(data: bytes, path: str) -> str:
         raise InputError(f"not UTF-8 text (byte {err.start})", source=Source(path)) from None
 
 
+def read_settings_document(path: str, what: str, max_bytes: int | None = None) -> tuple[Any, Source]:
+    """The one document of a settings file (YAML or JSON; `what` names the settings in the
+    error when there are more), `{}` when it holds none (the defaults), and the file as a Source
+    for the errors of its values."""
+    text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
+    docs = [d.value for d in parse_documents(text, path) if d.value is not None]
+    if len(docs) > 1:
+        raise InputError(f"expected one document of {what}, found {len(docs)}", source=Source(path))
+    return (docs[0] if docs else {}), Source(path)
+
+
 def _os_problem(path: str, err: OSError) -> str:
     """The system's words for a file that cannot be read; for a symbolic link whose target is
     missing (a repository's link into a folder not checked out), the link and its target."""

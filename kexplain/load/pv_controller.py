@@ -31,9 +31,10 @@ What it does, in the controller's words:
   Available volume of the claim's class whose labels the claim's selector matches. The
   binding waits (`IsDelayBindingMode`) only for a class that exists with volumeBindingMode
   WaitForFirstConsumer; class "" or a class without an object binds at once. No match: a
-  class with a provisioner would have a volume provisioned (not invented here: its size and
-  zone are the provisioner's; `Settled.provisioning` names the claim), otherwise the claim
-  stays Pending.
+  class with a provisioner (a CSI driver, anything but kubernetes.io/no-provisioner) has a
+  volume provisioned, which kexplain assumes its driver does (`provision`: the claim's size and
+  modes; a zone only when the class's allowedTopologies names one; `Settled.notes` says so),
+  and the volume is bound to the claim; otherwise the claim stays Pending.
 - **syncUnboundClaim**, claim with spec.volumeName (pre-bound by the user; the class's binding
   mode is not read): the volume without a claimRef is bound if `checkVolumeSatisfyClaim`
   passes (not deleted, capacity Value() >= request Value(), the same class, volumeMode and
@@ -72,6 +73,7 @@ from kexplain.plugins.volumes import (
 )
 
 ANN_PRE_RESIZE_CAPACITY = "volume.alpha.kubernetes.io/pre-resize-capacity"
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 CLAIM_BOUND = "Bound"
 VOLUME_BOUND = "Bound"
 VOLUME_RELEASED = "Released"
@@ -88,6 +90,7 @@ class Settled:
     objects: Objects
     bound: list[tuple[str, str]] = field(default_factory=list)          # ("ns/claim", volume) newly bound
     provisioning: list[tuple[str, str]] = field(default_factory=list)   # ("ns/claim", provisioner)
+    notes: list[str] = field(default_factory=list)      # what was assumed (a volume provisioned)
 
 
 class _Delay(Exception):
@@ -204,6 +207,7 @@ class _Controller:
                 provisioner = str(sc.get("provisioner") or "")
                 if provisioner and provisioner != NOT_SUPPORTED_PROVISIONER:
                     self.result.provisioning.append((_key(claim), provisioner))
+                    self.provision(c, sc, provisioner)
             return
         v = self.volume_by_name.get(name)
         if v is None:
@@ -214,6 +218,51 @@ class _Controller:
                 self.bind(v, c)
         elif bound_to_claim(pv, claim):
             self.bind(v, c)
+
+    def provision(self, c: int, sc: dict[str, Any], provisioner: str) -> None:
+        """The claim's volume as its class's provisioner creates it, then bound by the controller.
+
+        An Immediate claim no volume serves is annotated for its class's provisioner, and the
+        driver (a CSI driver's external-provisioner) creates the volume: `pvc-<claim uid>`, the
+        claim's size, access modes and volumeMode, the class's reclaimPolicy and mountOptions,
+        `pv.kubernetes.io/provisioned-by`. kexplain assumes the driver runs in the cluster and
+        provisions it; the topology the driver gives the volume is its own choice: the node
+        affinity is the class's allowedTopologies when it names one term (where the driver
+        must put it), none otherwise (the note says the zone is not known)."""
+        claim = self.obj(c)
+        from kexplain.admission.workloads import object_uid
+        uid = str(meta(claim).get("uid") or object_uid(claim))
+        request = (spec(claim).get("resources") or {}).get("requests") or {}
+        pv: dict[str, Any] = {
+            "apiVersion": "v1", "kind": "PersistentVolume",
+            "metadata": {"name": f"pvc-{uid}", "annotations": {ANN_PROVISIONED_BY: provisioner}},
+            "spec": {"capacity": {"storage": request.get("storage", "0")},
+                     "accessModes": list(access_modes(claim)),
+                     "persistentVolumeReclaimPolicy": str(sc.get("reclaimPolicy") or "Delete"),
+                     "storageClassName": claim_class(claim), "volumeMode": volume_mode(claim),
+                     "csi": {"driver": provisioner, "volumeHandle": f"pvc-{uid}"}},
+            "status": {"phase": VOLUME_AVAILABLE}}
+        if sc.get("mountOptions"):
+            pv["spec"]["mountOptions"] = list(sc["mountOptions"])
+        topologies = [t for t in sc.get("allowedTopologies") or () if isinstance(t, dict)]
+        if len(topologies) == 1:
+            terms = [{"key": e.get("key"), "operator": "In", "values": list(e.get("values") or ())}
+                     for e in topologies[0].get("matchLabelExpressions") or () if isinstance(e, dict)]
+            if terms:
+                pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": terms}]}}
+        self.objects.append((pv, self.objects[c][1]))
+        v = len(self.objects) - 1
+        self.volumes.append(v)
+        self.volume_by_name[name_of(pv)] = v
+        self.new.add(v)
+        self.changed = True
+        where = ("in the zone its class's allowedTopologies names" if "nodeAffinity" in pv["spec"]
+                 else "with no zone: the one the driver picks is not known, so the pod is not held to it")
+        self.result.notes.append(
+            f"{self.objects[c][1]}: PersistentVolumeClaim {_key(claim)}: its StorageClass {claim_class(claim)} binds "
+            f"Immediately and no volume serves it, so {provisioner} provisions one (kexplain assumes the driver "
+            f"runs in the cluster): volume {name_of(pv)}, {request.get('storage', '0')}, {where}")
+        self.bind(v, c)
 
     def sync_volume(self, v: int) -> None:
         """A new volume that no claim took: the phase syncVolume gives it."""

@@ -14,6 +14,7 @@ from typing import Any
 from kexplain.admission.workloads import TEMPLATE_PATHS
 from kexplain.apimachinery import labels as well_known
 from kexplain.errors import InputError, Source
+from kexplain.features import KubeVersion
 from kexplain.model.nodeselector import NODE_NAME_FIELD
 
 
@@ -84,14 +85,41 @@ def copy_name(base: str, index: int) -> str:
     return f"{base}-{index}" if base else ""
 
 
-def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> dict[str, Any]:
+def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeVersion) -> dict[str, str]:
+    """The labels a workload's controller adds to the pods it creates (`kexplain.load.controller_utils`):
+    a Deployment's `pod-template-hash` (its ReplicaSet's), a StatefulSet's `controller-revision-hash`
+    (its ControllerRevision's name), a DaemonSet's `controller-revision-hash` and
+    `pod-template-generation` (1: a new DaemonSet's). A template whose hash kexplain does not
+    reproduce gets a hash of its own text instead, the same for all its copies."""
+    kind = obj.get("kind")
+    if kind not in ("Deployment", "StatefulSet", "DaemonSet"):
+        return {}
+    from kexplain.load import controller_utils as cu
+    try:
+        if kind == "StatefulSet":
+            value = cu.controller_revision_name(workload_name(obj), template, kube)
+        else:
+            value = cu.pod_template_hash(template, kube)
+    except (cu.NotReproduced, TypeError, ValueError):
+        value = cu.fallback_hash(template)
+        value = f"{workload_name(obj)[:223]}-{value}" if kind == "StatefulSet" else value
+    if kind == "Deployment":
+        return {cu.POD_TEMPLATE_HASH_LABEL: value}
+    if kind == "DaemonSet":
+        return {cu.POD_TEMPLATE_GENERATION_LABEL: "1", cu.CONTROLLER_REVISION_HASH_LABEL: value}
+    return {cu.CONTROLLER_REVISION_HASH_LABEL: value}
+
+
+def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
+                      kube: KubeVersion | None = None) -> dict[str, Any]:
     """Copy `index` of the workload's pods, as its controller would create it: the template's
     labels, annotations and spec, the workload's namespace, the name `<name>-<index>` (for a
     StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with that ordinal's claims: see
     `Copies`), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
     owned by the object itself, which default topology spreading reads). A Job's pods carry the
     job-name and controller-uid labels the API server adds to its template. The workload is not
-    validated here: `workload_pod` does that first."""
+    validated here: `workload_pod` does that first. With `kube`, the labels its controller adds
+    (`controller_labels`: a Deployment's pod-template-hash, ...) as that version computes them."""
     kind = obj["kind"]
     node: Any = obj
     walked = []
@@ -110,6 +138,8 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> di
     tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
     name = workload_name(obj)
     pod_meta: dict[str, Any] = {"name": copy_name(name, index), "labels": dict(tmeta.get("labels") or {})}
+    if kube is not None:
+        pod_meta["labels"].update(controller_labels(obj, node, kube))
     if meta.get("namespace"):
         pod_meta["namespace"] = meta["namespace"]
     if tmeta.get("annotations"):
@@ -127,13 +157,14 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0) -> di
     return pod
 
 
-def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored: bool = False) -> dict[str, Any]:
+def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored: bool = False,
+                 kube: KubeVersion | None = None) -> dict[str, Any]:
     """`pod_from_workload`, after the API server's validation of the workload
     (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
     workload already stored (`stored`, or its resourceVersion) is taken as valid."""
     from kexplain.admission.pipeline import is_stored
     from kexplain.admission.workloads import check_workload
-    pod = pod_from_workload(obj, source, index)      # a workload without a pod template: said first
+    pod = pod_from_workload(obj, source, index, kube)      # a workload without a pod template: said first
     if not stored and not is_stored(obj):
         check_workload(obj, source)
     return pod

@@ -257,6 +257,24 @@ class Snapshot:
                      for ns, members in self._by_namespace.items()}
         return Snapshot(infos, self.namespaces, self.objects, index)
 
+    def without_pod(self, node_name: str, namespace: str, name: str) -> "Snapshot":
+        """A new snapshot without the pod `namespace/name` bound to `node_name` (this very
+        snapshot when that node has no such pod): a bound pod of a linted set, checked against
+        its node as if it were not there yet. Starts with an empty `cached` store."""
+        target = self._by_name.get(node_name)
+        found = next((p for p in target.pods if p.namespace == namespace and p.name == name), None) \
+            if target is not None else None
+        if target is None or found is None:
+            return self
+        changed = target.clone()
+        changed.remove_pod(found)
+        infos = [changed if ni is target else ni for ni in self.node_infos]
+        index = None
+        if self._by_namespace is not None:
+            index = {ns: Prefix([(p, n) for p, n in members if p is not found])
+                     for ns, members in self._by_namespace.items()}
+        return Snapshot(infos, self.namespaces, self.objects, index)
+
     def position(self, name: str) -> int:
         """The index of node `name` in `node_infos` (the same in every snapshot a bind makes)."""
         if not self._position:

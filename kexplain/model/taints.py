@@ -1,7 +1,8 @@
 """Taints and tolerations, matched as the scheduler matches them.
 
 Lt/Gt toleration operators need the TaintTolerationComparisonOperators gate, which is
-off in v1.35.4: such a toleration tolerates nothing.
+off in v1.35.4: such a toleration tolerates nothing. Karpenter (v1.13.0) matches with them
+enabled (`enable_comparison_operators=True`): the taint's value compared as an integer.
 """
 from __future__ import annotations
 
@@ -13,7 +14,19 @@ NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "PreferNoSchedule", 
 UNSCHEDULABLE_TAINT = {"key": TAINT_NODE_UNSCHEDULABLE, "effect": NO_SCHEDULE}
 
 
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+def _decimal_integer(value: str) -> int | None:
+    """content.IsDecimalInteger then ParseInt: an int64 written canonically (no sign `+`, no
+    leading zero), else None."""
+    digits = value[1:] if value[:1] == "-" else value
+    if not digits or not digits.isascii() or not digits.isdigit() or (digits[0] == "0" and value != "0"):
+        return None
+    n = int(value) if len(digits) <= 19 else None
+    return n if n is not None and -(1 << 63) <= n < (1 << 63) else None
+
+
+def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any], *,
+              enable_comparison_operators: bool = False) -> bool:
+    """Toleration.ToleratesTaint."""
     effect = toleration.get("effect") or ""
     if effect and effect != (taint.get("effect") or ""):
         return False
@@ -23,11 +36,20 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     op = toleration.get("operator") or ""
     if op in ("", "Equal"):
         return (toleration.get("value") or "") == (taint.get("value") or "")
-    return op == "Exists"
+    if op == "Exists":
+        return True
+    if op in ("Lt", "Gt") and enable_comparison_operators:
+        wanted = _decimal_integer(str(toleration.get("value") or ""))
+        got = _decimal_integer(str(taint.get("value") or ""))
+        if wanted is None or got is None:
+            return False
+        return got < wanted if op == "Lt" else got > wanted
+    return False
 
 
-def tolerations_tolerate(tolerations: Iterable[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
-    return any(tolerates(t, taint) for t in tolerations)
+def tolerations_tolerate(tolerations: Iterable[Mapping[str, Any]], taint: Mapping[str, Any], *,
+                         enable_comparison_operators: bool = False) -> bool:
+    return any(tolerates(t, taint, enable_comparison_operators=enable_comparison_operators) for t in tolerations)
 
 
 def find_untolerated(taints: Iterable[Mapping[str, Any]], tolerations: Iterable[Mapping[str, Any]],

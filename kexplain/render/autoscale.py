@@ -1,14 +1,23 @@
-"""`kexplain autoscale` in words: the loop's result, each pending pod's outcome and event, a
-table of the node groups (fits, rejected by which plugin and why, skipped and why), and the
-expander's choice with its node count. Reads only the document `-o json` prints
-(`kexplain.autoscaler.document`)."""
+"""`kexplain autoscale` in words: the loop's result, each pending pod's outcome and event (or why
+there is none), a table of the node groups (their option, what the scale-up found for the
+pending pods, the template they were judged on) and the expander's choice with its node count,
+or its tie said as CA's random pick. Reads only the document `-o json` prints
+(`kexplain.autoscaler.document`).
+
+Nothing is cut: names (pods, a MIG's URL, an ASG's id) are laid out as the explanation's
+"Cluster autoscaler" section lays them out (`cluster_autoscaler.names_table`), events and
+reasons wrap; as plain text (a pipe, a file) the tables are ASCII at 80 columns.
+"""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from rich.console import Console
-from rich.table import Table
+from rich.console import Console, Group
 from rich.text import Text
+
+from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.cluster_autoscaler import indented, names_table, template_words, tie_lines, why_none
+from kexplain.render.style import Look, wrap
 
 RESULT_WORDS = {
     "ScaleUpSuccessful": "scale-up",
@@ -21,60 +30,82 @@ RESULT_WORDS = {
 
 def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:
     """The document as text on `console`."""
+    look = Look(plain=not console.is_terminal, width=console.width)
+    print_blocks(scale_up_blocks(doc, look), console)
+
+
+def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The result, the expander's choice, the pending pods, the node groups, the cluster's
+    events and, in scale-down mode, the scale-down."""
     result = doc.get("result", "")
     line = Text.assemble(("Cluster Autoscaler: ", "bold"), (result, "bold"),
                          (f" ({RESULT_WORDS[result]})" if result in RESULT_WORDS else "", ""))
-    console.print(line)
+    blocks = [Block(line, gap=False)]
     if doc.get("error"):
-        console.print(f"error: {doc['error']}")
-    expansion = doc.get("expansion") or {}
-    best = expansion.get("bestOption")
-    if best:
-        console.print(f"Expander ({(doc.get('autoscaler') or {}).get('expander')}) chose {best['nodeGroup']}: "
-                      f"{best['nodeCount']} node(s) for {len(best['pods'])} pod(s)")
-    for s in expansion.get("scaleUps") or ():
-        console.print(f"  {s['nodeGroup']}: {s['currentSize']} -> {s['newSize']} (max {s['maxSize']})")
-    console.print()
-    pods = Table(title="Pending pods", title_justify="left", show_edge=False)
-    for column in ("pod", "outcome", "event"):
-        pods.add_column(column)
-    for pod in doc.get("pods") or ():
-        outcome = pod.get("outcome", "")
-        if pod.get("filteredBy"):
-            outcome += f" ({pod['filteredBy']})"
-        events = "; ".join(e.get("message", "") for e in pod.get("events") or ())
-        pods.add_row(f"{pod['namespace']}/{pod['name']}", outcome, events)
-    console.print(pods)
-    console.print()
-    groups = Table(title="Node groups", title_justify="left", show_edge=False)
-    for column in ("group", "size", "template", "option", "pending pods"):
-        groups.add_column(column)
+        blocks.append(Block(Text(wrap(f"error: {doc['error']}", look.width)), gap=False))
+    blocks += _choice(doc, look)
+    pods = [(f"{p['namespace']}/{p['name']}", (_outcome(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
+    if pods:
+        blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
+    rows = []
     verdicts = _verdicts_by_group(doc)
     for g in doc.get("nodeGroups") or ():
         size = f"{g['targetSize']}->{g['newTargetSize']} ({g['minSize']}..{g['maxSize']})"
-        template = (g.get("template") or {}).get("source", "none")
         option = g.get("option")
         opt = f"{option['nodeCount']} node(s), {len(option['pods'])} pod(s)" if option else \
-            ("skipped: " + "; ".join(g["skipped"]) if g.get("skipped") else "-")
-        groups.add_row(g["name"], size, template, opt, "\n".join(verdicts.get(g["name"], ())))
-    console.print(groups)
-    for e in doc.get("clusterEvents") or ():
-        console.print(f"{e['object']}: {e['type']} {e['reason']}: {e['message']}")
+            ("skipped: " + "; ".join(g["skipped"]) if g.get("skipped") else "no option")
+        cell = Group(Text(opt, style="bold"), *(Text(v) for v in verdicts.get(g["name"], ())),
+                     Text(f"template: {template_words(doc, g.get('template'))}", style="dim"))
+        rows.append((g["name"], (size,), cell))
+    if rows:
+        blocks.append(Block(names_table(look, "Node groups", ("group", "size", "option; the pending pods' verdicts"),
+                                        rows)))
+    events = [f"{e['object']}: {e['type']} {e['reason']}: {e['message']}" for e in doc.get("clusterEvents") or ()]
+    if events:
+        blocks.append(Block(Text("\n".join(wrap(e, look.width) for e in events)), gap=False))
     if doc.get("scaleDown") is not None:
-        _print_scale_down(doc["scaleDown"], console)
+        blocks += _scale_down(doc["scaleDown"], look)
+    return blocks
+
+
+def _wrapped(text: str):
+    """The last cell's text, wrapped at the width it gets (a URL broken after a `/`)."""
+    return lambda width: Text(wrap(text, width))
+
+
+def _outcome(pod: Mapping[str, Any]) -> str:
+    return str(pod.get("outcome", "")) + (f" ({pod['filteredBy']})" if pod.get("filteredBy") else "")
+
+
+def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """The expander's choice and CA's plan; a tie as CA's random pick among the tied options,
+    the plan shown being the first's, which kexplain follows."""
+    expansion = doc.get("expansion") or {}
+    best = expansion.get("bestOption")
+    lines: list[str] = []
+    tie = tie_lines(doc)
+    if tie:
+        head, items = tie
+        lines += [wrap(head, look.width), *(indented(item, look.width) for item in items),
+                  wrap("kexplain follows the first; CA may scale up another of them instead:", look.width)]
+    elif best:
+        lines.append(wrap(f"Expander ({(doc.get('autoscaler') or {}).get('expander')}) chose {best['nodeGroup']}: "
+                          f"{best['nodeCount']} node(s) for {len(best['pods'])} pod(s)", look.width))
+    lines += [indented(f"{s['nodeGroup']}: {s['currentSize']} -> {s['newSize']} (max {s['maxSize']})", look.width)
+              for s in expansion.get("scaleUps") or ()]
+    return [Block(Text("\n".join(lines)), gap=False)] if lines else []
 
 
 # -- scale-down mode: the document's scaleDown key (kexplain.autoscaler.scaledown) -------------
-def _print_scale_down(sd: Mapping[str, Any], console: Console) -> None:
+def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
     """The scale-down's result, its unneeded nodes, and a row per node: its group, whether CA
     looked at it, the reason it stays (with the blocking pod) and its utilization."""
-    console.print()
-    console.print(Text.assemble(("Scale-down: ", "bold"), (sd.get("result", ""), "bold")))
-    console.print(f"unneeded: {', '.join(sd.get('unneeded') or ()) or 'none'}"
-                  + (f"; deletion started: {', '.join(sd['scaledDown'])}" if sd.get("scaledDown") else ""))
-    nodes = Table(title="Nodes", title_justify="left", show_edge=False)
+    head = Text.assemble(("Scale-down: ", "bold"), (sd.get("result", ""), "bold"))
+    unneeded = (f"unneeded: {', '.join(sd.get('unneeded') or ()) or 'none'}"
+                + (f"; deletion started: {', '.join(sd['scaledDown'])}" if sd.get("scaledDown") else ""))
+    nodes = look.table("Nodes")
     for column in ("node", "group", "unneeded", "reason", "utilization"):
-        nodes.add_column(column)
+        nodes.add_column(column, overflow="fold")
     for n in sd.get("nodes") or ():
         reason = n.get("reason") or ("" if n.get("candidate") else "not a candidate")
         blocking = n.get("blockingPod")
@@ -83,7 +114,7 @@ def _print_scale_down(sd: Mapping[str, Any], console: Console) -> None:
         util = n.get("utilization")
         used = f"{util['resourceName']} {util['utilization']:.1%}" if util else ""
         nodes.add_row(n["name"], n.get("nodeGroup") or "-", "yes" if n.get("unneeded") else "", reason, used)
-    console.print(nodes)
+    return [Block(head), Block(Text(wrap(unneeded, look.width)), gap=False), Block(nodes)]
 
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -379,3 +379,24 @@ def print_batch_node(outcomes: "Iterable[Section | Outcome]", console: Console, 
         shown = s.unfit or (last.trace.to_json() if last is not None else s.first)
         if shown is not None:
             print_trace(shown, console, node=node)
+
+
+def retry_lines(retried: "Iterable[Any]", width: int = 80) -> list[str]:
+    """What the scheduling queue's retry did after the first pass (`kexplain.explain.retry`):
+    per pod scheduled again, where it went and which binding brought it back."""
+    lines: list[str] = []
+    for r in retried:
+        e = r.entry
+        where = f"bound to {r.node}" if r.node is not None else f"still unschedulable: {r.message}"
+        lines.append(f"{e.kind} {e.namespace}/{e.name}: {r.pod} {where}")
+        lines.append(f"    requeued (round {r.round}) when {r.trigger}")
+    return lines
+
+
+def print_retries(retried: "Sequence[Any]", console: Console) -> None:
+    """The section after the objects: the pods the queue's retry scheduled again."""
+    if not retried:
+        return
+    console.print(Text("=== Retried by the scheduling queue (after the pass in creation order)", style="bold"))
+    for line in retry_lines(retried, console.width):
+        console.print(Text(line))

@@ -7,6 +7,14 @@ Filter plugin on each group's template): the event CA would emit on the pod, a t
 node groups (fits; rejected, by every failing plugin with CA's own marked `*`; skipped, and
 why), the expander's choice and the node count. `--node-group NAME` shows one group's template
 plugin by plugin, in `--node`'s words (`render.node.filter_words`).
+
+Group names are what the provider calls them: a GKE MIG's URL, an ASG's id of fifty
+characters. They are never cut: a name longer than a line breaks after a `/` (else a `-`), and
+when the names leave too little room beside them the table puts each name on a line of its own
+with its size, verdict and why under it (as the rejected nodes' table puts node names under
+their reason). Each group's template is named (the member node it was built from, or the
+file's, or the provider's) with the facts that decided for the pod. A tie the expander leaves
+is said as what it is: CA's random pick among the tied options.
 """
 from __future__ import annotations
 
@@ -16,9 +24,11 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
+from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
+from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block
 from kexplain.render.node import filter_words, plugin_lines
-from kexplain.render.style import Look
+from kexplain.render.style import GAP, Look, TextTable, name_lines, wrap
 from kexplain.render.views import REJECTED
 
 TITLE = "Cluster autoscaler"
@@ -43,6 +53,80 @@ FILTERED_WORDS = {
                            "(FilterOutExpendable), no event.",
     "TooYoung": "CA leaves it for a later loop: younger than --new-pod-scale-up-delay.",
 }
+
+
+def explained_pod(doc: Mapping[str, Any]) -> str:
+    """The pod whose templates' verdicts the section details (`explained.pod`)."""
+    return str((doc.get("explained") or {}).get("pod") or "")
+
+
+def several(doc: Mapping[str, Any]) -> bool:
+    """The loop held more than one pending pod: say which pod each line is about."""
+    return len(doc.get("pods") or ()) > 1
+
+
+# Why CA records no event on a pod, in a table's few words (`OUTCOME_WORDS`, `FILTERED_WORDS` in full).
+SHORT_WORDS = {
+    "NotListedAsUnschedulable": "not counted as unschedulable (scheduling gates, or a nominated node)",
+    "AwaitingEvaluation": "no event: a group could take it, not the one chosen; CA looks again next loop",
+    "RemainsUnschedulableNoEvent": "no event: no group can take it (the loop scaled up for other pods)",
+    "NoEvent": "no event: it fits the chosen group, but the node count stopped before it",
+    "TriggeredScaleUpNoEvent": "no event: among the pods the scale-up is for",
+    "FilterOutSchedulable": "no event: fits the free room of an existing node",
+    "FilterOutExpendable": "no event: priority below --expendable-pods-priority-cutoff",
+    "TooYoung": "no event: younger than --new-pod-scale-up-delay",
+}
+
+
+def why_none(record: Mapping[str, Any]) -> str:
+    """A pod's event message, or in a few words why CA records none."""
+    events = record.get("events") or ()
+    if events:
+        return "; ".join(str(e.get("message") or "") for e in events)
+    outcome = str(record.get("outcome") or "")
+    by = str(record.get("filteredBy") or "")
+    return SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+
+
+def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The loop's answer for each pod of the set (the document's `pendingPass.pods`: what each
+    stands for), pods of one object with the same answer on one row: (pods, outcome, the event
+    or why there is none)."""
+    stands = (doc.get("pendingPass") or {}).get("pods") or {}
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    for record in doc.get("pods") or ():
+        key = f"{record.get('namespace')}/{record.get('name')}"
+        of = stands.get(key)
+        if of is None:
+            continue
+        outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
+        rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
+    out = []
+    for (of, outcome, why), keys in rows.items():
+        if len(keys) == 1:
+            pods = keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
+        else:
+            pods = f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
+        out.append((pods, outcome, why))
+    return out
+
+
+def others_line(doc: Mapping[str, Any]) -> str | None:
+    """How many pending pods of the cluster's own (explained by nobody) the loop held, by outcome."""
+    stands = (doc.get("pendingPass") or {}).get("pods")
+    if stands is None:
+        return None
+    counts: dict[str, int] = {}
+    for record in doc.get("pods") or ():
+        if f"{record.get('namespace')}/{record.get('name')}" not in stands:
+            outcome = str(record.get("outcome") or "")
+            counts[outcome] = counts.get(outcome, 0) + 1
+    if not counts:
+        return None
+    n = sum(counts.values())
+    by = ", ".join(f"{c} {o}" for o, c in counts.items())
+    return (f"CA's loop also held {n:,} other pending pod{'s' if n != 1 else ''} of the cluster ({by}): "
+            "it packs every pending pod together, so each answer above comes from that one loop.")
 
 
 def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -126,9 +210,52 @@ def given_where(doc: Mapping[str, Any]) -> str:
     return "from the provider" if doc.get("nodeGroupsFound") else "in --node-groups"
 
 
-def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[tuple[str, str, list[str]]]]]:
-    """Per node group: name, size, CA's verdict, and lines (plugin, reasons, the plugin's facts
-    on the template in `--node`'s words) of what stands in the way."""
+def template_source(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> str:
+    """Which node CA built a group's template from: the member node (named), the file's
+    template, or the provider's."""
+    if not template:
+        return "none"
+    if template.get("source") == "node":
+        return f"member node {template['member']}" if template.get("member") else "a member node"
+    return "the provider's template" if doc.get("nodeGroupsFound") else "the template in --node-groups"
+
+
+def template_words(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> str:
+    """The template named, with its zone and instance type: what tells a GKE pool's MIGs apart."""
+    labels = (template or {}).get("labels") or {}
+    facts = [v for v in (zone_of(labels), labels.get(LABEL_INSTANCE_TYPE)) if v]
+    return template_source(doc, template) + (f" ({', '.join(facts)})" if facts else "")
+
+
+# The plugins whose passing facts say why a template takes the pod: where it is, what it has, its taints.
+DECIDING = (NODE_AFFINITY, TAINT_TOLERATION, NODE_RESOURCES_FIT)
+
+
+def deciding_words(entry: Mapping[str, Any] | None) -> list[str]:
+    """On a template that takes the pod, the facts that decided: the pod's node selection
+    matched (its zone...), the taints it tolerates, the room for each resource it requests."""
+    facts = (entry or {}).get("plugins") or {}
+    out: list[str] = []
+    for plugin in DECIDING:
+        f = facts.get(plugin)
+        if not f or (plugin == TAINT_TOLERATION and not f.get("taints")):
+            continue
+        if plugin == NODE_RESOURCES_FIT:
+            f = {"resources": [r for r in f.get("resources") or ()
+                               if r.get("name") != "pods" and str(r.get("podRequest")) not in ("0", "None")]}
+        out += [w.strip() for w in filter_words(plugin, f) if not w.startswith(" ")]
+    return out
+
+
+# A line of a group's row: (plugin, its reasons or a heading, the facts in words under it).
+Line = tuple[str, str, list[str]]
+TEMPLATE = "template"       # the row line naming the template
+
+
+def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]:
+    """Per node group: name, size, CA's verdict, and lines: the template it was judged on
+    (which node, its zone and instance type; on a template that takes the pod, the facts that
+    decided), then each plugin in the way with its reasons and its facts in `--node`'s words."""
     record = explained_record(doc) or {}
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
@@ -141,14 +268,17 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[tuple[s
         v = verdicts.get(name) or {}
         verdict = v.get("verdict") or ("no template" if g.get("template") is None else "-")
         entry = explained.get(name)
-        lines: list[tuple[str, str, list[str]]] = []
+        lines: list[Line] = []
         if verdict == "skipped":
             lines.append(("", "; ".join(v.get("reasons") or ()), []))
         own = v.get("predicate") if verdict == "rejected" else None
+        failing = failing_plugins(entry) if entry is not None else []
+        if entry is not None and verdict == "skipped":
+            lines.append(("", "its template would take the pod" if not failing else "and on its template:", []))
+        if g.get("template") is not None:
+            decided = deciding_words(entry) if entry is not None and not failing else []
+            lines.append((TEMPLATE, template_words(doc, g.get("template")), decided))
         if entry is not None:
-            failing = failing_plugins(entry)
-            if verdict == "skipped":
-                lines.append(("", "its template would take the pod" if not failing else "and on its template:", []))
             facts = entry.get("plugins") or {}
             for plugin, reasons in failing:
                 words = [w.strip() for w in filter_words(plugin, failing_facts(facts.get(plugin)))
@@ -164,8 +294,42 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[tuple[s
     return rows
 
 
+def random_pick(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The expander's tie (`expansion.randomPick`): the options CA draws from at random."""
+    pick = (doc.get("expansion") or {}).get("randomPick")
+    return pick if pick and len(pick.get("among") or ()) > 1 else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
+    """The tie in words: which expander left it and how the tied options compare, then each
+    tied option (group: its node count for its pods)."""
+    pick = random_pick(doc)
+    if pick is None:
+        return None
+    among = list(pick.get("among") or ())
+    options = {o.get("nodeGroup"): o for o in (doc.get("expansion") or {}).get("options") or ()}
+    scores = set((pick.get("wasteScores") or {}).values())
+    score = f" (waste score {next(iter(scores)):.4f} each)" if len(scores) == 1 else ""
+    expander = pick.get("expander")
+    head = (f"Expander random: CA draws one of {len(among)} options at random." if expander == "random" else
+            f"Expander {expander} leaves {len(among)} options tied{score}: CA picks one of them at random.")
+    items = [f"{g}: {_plural(o.get('nodeCount', 0), 'node')} for {_plural(len(o.get('pods') or ()), 'pod')}"
+             if (o := options.get(g)) else g for g in among]
+    return head, items
+
+
+def _plan(doc: Mapping[str, Any]) -> str:
+    ups = (doc.get("expansion") or {}).get("scaleUps") or ()
+    return ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']} (max {u['maxSize']})" for u in ups)
+
+
 def choice_line(doc: Mapping[str, Any]) -> str | None:
-    """The expander's choice, the node count and the scale-ups CA would make."""
+    """The expander's choice, the node count and the scale-ups CA would make; after a tie
+    (`tie_lines`), the plan of the first tied option, which kexplain follows."""
     expansion = doc.get("expansion") or {}
     best = expansion.get("bestOption")
     expander = (doc.get("autoscaler") or {}).get("expander", "")
@@ -177,48 +341,198 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
         return None
     n = best.get("nodeCount", 0)
     pods = len(best.get("pods") or ())
-    line = (f"Expander {expander} chose {best.get('nodeGroup')}: {n} node{'s' if n != 1 else ''} "
-            f"for {pods} pod{'s' if pods != 1 else ''}")
-    ups = expansion.get("scaleUps") or ()
-    if ups:
-        line += "; " + ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']} (max {u['maxSize']})"
-                                 for u in ups)
-    if doc.get("error"):
-        line += f"; the scale-up fails: {doc['error']}"
-    return line + "."
+    plan = _plan(doc)
+    fails = f"; the scale-up fails: {doc['error']}" if doc.get("error") else ""
+    if random_pick(doc):
+        return (f"kexplain follows the first: {plan or best.get('nodeGroup')}{fails}; CA may scale up another of "
+                "them instead.")
+    line = f"Expander {expander} chose {best.get('nodeGroup')}: {_plural(n, 'node')} for {_plural(pods, 'pod')}"
+    return line + (f"; {plan}" if plan else "") + fails + "."
+
+
+# What CA does for a pod, by its outcome, in the first lines of its explanation.
+DOES_WORDS = {
+    "NotTriggerScaleUp": "adds no node for it: no node group can take it",
+    "RemainsUnschedulableNoEvent": "adds no node for it: no node group can take it (the loop scales up for other pods)",
+    "AwaitingEvaluation": "adds no node for it in this loop: a node group could take it, but CA scales up another "
+                          "for other pods and looks again in its next loop",
+    "NoEvent": "adds no node for it in this loop: it fits the chosen group, but the node count stops (max size or "
+               "a limit) before it",
+    "NotListedAsUnschedulable": "does nothing: it does not count the pod as unschedulable (scheduling gates, or a "
+                                "nominated node)",
+    "FilterOutSchedulable": "adds no node for it: it finds room for it on an existing node (FilterOutSchedulable)",
+    "FilterOutExpendable": "ignores it: its priority is below --expendable-pods-priority-cutoff",
+    "TooYoung": "leaves it for a later loop: younger than --new-pod-scale-up-delay",
+}
+
+
+def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping[str, Any]]:
+    """The pod's record in CA's loop and the document it is in (a list's pod: its answer alone)."""
+    doc = trace.get("autoscaler") or {}
+    record = explained_record(doc) if doc else None
+    pod = trace.get("pod") or {}
+    if record is not None and (doc.get("explained") or {}).get("pod") == f"{pod.get('namespace')}/{pod.get('name')}":
+        return record, doc
+    answer = next((a for a in trace.get("autoscalers") or () if a.get("autoscaler") == "ClusterAutoscaler"), None)
+    return answer, {}
+
+
+def does_line(trace: Mapping[str, Any]) -> str | None:
+    """What the Cluster Autoscaler will do for the pending pod, in one sentence for the top of
+    its explanation: scale up group X (or one of the tied groups, at random), or nothing and
+    why. None without CA's answer for the pod."""
+    record, doc = _answer(trace)
+    if record is None:
+        return None
+    outcome = str(record.get("outcome") or "")
+    if outcome in ("TriggeredScaleUp", "TriggeredScaleUpNoEvent"):
+        ups = (doc.get("expansion") or {}).get("scaleUps") if doc else record.get("scaleUps")
+        plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
+        pick = random_pick(doc) if doc else None
+        if pick is not None:
+            return (f"Cluster autoscaler: scales up one of {len(pick['among'])} tied node groups for it, picked at "
+                    "random (the expander's tie below).")
+        return f"Cluster autoscaler: scales up {plan or 'a node group'} for it."
+    what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
+    if what is None:
+        return f"Cluster autoscaler: {outcome}, no event."
+    if outcome == "NotTriggerScaleUp":     # the groups' reasons; or the loop's (max total nodes reached)
+        event = next((e for e in record.get("events") or () if e.get("reason") == outcome), {})
+        parts = event.get("messageParts")
+        why = str(event.get("message") or "").split(": ", 1)[-1]
+        what = f"{what} ({', '.join(parts)})" if parts else f"adds no node for it ({why})" if why else what
+    return f"Cluster autoscaler: {what}."
+
+
+# The autoscalers' names in a pod's answers (`autoscalers`), as a reader says them.
+AUTOSCALER_WORDS = {"ClusterAutoscaler": "Cluster autoscaler"}
+
+
+def answer_lines(trace: Mapping[str, Any]) -> list[str]:
+    """A pod's answers from the autoscalers' one pass over every pending pod (its `autoscalers`
+    slot), one line each, where the pass's own section is elsewhere (after a list)."""
+    out = []
+    for answer in trace.get("autoscalers") or ():
+        name = AUTOSCALER_WORDS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
+        out.append(f"{name}: {answer.get('outcome')}: {why_none(answer)}")
+    return out
+
+
+# The why column's least width beside the group's name, size and verdict; with less, each
+# group's name goes on a line of its own, the rest under it.
+WHY_LEAST = 30
+
+
+def _why(lines: list[Line]) -> tuple[list[RenderableType], bool]:
+    """A group's why cell, and whether a plugin in it is CA's own (marked `*`)."""
+    why: list[RenderableType] = []
+    marked = False
+    for plugin, reasons, words in lines:
+        marked = marked or plugin.endswith("*")
+        why.append(Text(f"{plugin}: {reasons}" if plugin else reasons))
+        why += [Padding(Text(w), (0, 0, 0, 2)) for w in words]
+    return why, marked
+
+
+def names_table(look: Look, title: str, headers: tuple[str, ...],
+                rows: list[tuple[str, tuple[str, ...], Any]]) -> Any:
+    """A table whose first column holds names never cut (groups, pods), then short columns
+    kept on one line, then one that wraps (`rows`: name, the short cells, the last cell: a
+    renderable, or a function of the width it gets, for text to `wrap` there). Side by side
+    when the longest name leaves the last column `WHY_LEAST` columns; else each name on a line
+    of its own (broken after a `/` when longer than the line) with the other cells under it,
+    indented, as the rejected nodes' table puts node names under their reason."""
+    name_w = max([len(headers[0]), *(len(r[0]) for r in rows)])
+    short_w = [max([len(h), *(len(r[1][i]) for r in rows)]) for i, h in enumerate(headers[1:-1])]
+    table = look.table(title)
+    room = look.width - sum(short_w) - GAP * len(short_w)
+    if name_w + GAP + WHY_LEAST <= room:
+        for header in headers[:-1]:
+            table.add_column(header, no_wrap=True)
+        table.add_column(headers[-1], overflow="fold")
+        for name, cells, last in rows:
+            table.add_row(name, *cells, last(room - name_w - GAP) if callable(last) else last)
+        return table
+    table.add_column(f"{headers[0]}; under it: {', '.join(headers[1:])}", overflow="fold")
+    for name, cells, last in rows:
+        under = TextTable.grid(padding=(0, GAP, 0, 0), pad_edge=False)
+        for w in short_w:
+            under.add_column(width=w, no_wrap=True)
+        under.add_column(overflow="fold")
+        under.add_row(*cells, last(room - 2) if callable(last) else last)
+        table.add_row(Group(Text("\n".join(name_lines(name, look.width)), style="bold"),
+                            Padding(under, (0, 0, 0, 2))))
+    return table
+
+
+def groups_table(doc: Mapping[str, Any], look: Look, title: str) -> tuple[Any, bool]:
+    """The node groups' table (`names_table`), and whether a row marks CA's own plugin."""
+    rows = []
+    marked = False
+    for name, size, verdict, lines in group_rows(doc):
+        why, mark = _why(lines)
+        marked = marked or mark
+        rows.append((name, (size, verdict), Group(*why)))
+    return names_table(look, title, ("group", "size", "verdict", "why (on the group's template node)"), rows), marked
 
 
 def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
-    """The section, when the trace has the `autoscaler` key."""
+    """The section, when the trace has the `autoscaler` key; else its pod's answers alone (a
+    list's pod, the pass's section after the list)."""
     doc = trace.get("autoscaler")
     if not doc:
-        return []
+        lines = answer_lines(trace)
+        return [Block(Text(line), gap=i == 0) for i, line in enumerate(lines)]
     record = explained_record(doc)
     blocks = [Block(Text(TITLE, style="bold")),
               Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc),
-              Block(Text(outcome_line(record)), whole=bool(record and record.get("events")), gap=False)]
-    table = look.table("Node groups")
-    table.add_column("group", no_wrap=True)
-    table.add_column("size", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("why (on the group's template node)", overflow="fold")
-    marked = False
-    for name, size, verdict, lines in group_rows(doc):
-        why: list[RenderableType] = []
-        for plugin, reasons, words in lines:
-            marked = marked or plugin.endswith("*")
-            why.append(Text(f"{plugin}: {reasons}" if plugin else reasons))
-            why += [Padding(Text(w), (0, 0, 0, 2)) for w in words]
-        table.add_row(name, size, verdict, Group(*why))
+              *found_blocks(doc)]
+    rows = pod_rows(doc)
+    if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
+        pods = look.table("Pending pods, each CA's answer in one loop over all of them")
+        who_w = (look.width - GAP) // 2
+        pods.add_column("pods", overflow="fold", width=who_w)
+        pods.add_column("outcome: the event, or why none", overflow="fold")
+        for who, outcome, why in rows:      # a group's URL in an event breaks after a `/`
+            pods.add_row(wrap(who, who_w),
+                         Group(Text(outcome, style="bold"), Text(wrap(why, look.width - who_w - GAP))))
+        blocks.append(Block(pods))
+    pod = explained_pod(doc)
+    line = outcome_line(record)
+    if several(doc) and pod:
+        line = f"Pod {pod}: {line}"
+    blocks.append(Block(Text(line), whole=bool(record and record.get("events")), gap=len(blocks) > 3))
+    if random_pick(doc) and any(e.get("reason") == "TriggeredScaleUp" for e in (record or {}).get("events") or ()):
+        blocks.append(Block(Text("(the event names the group CA picks at random among the tied ones: see the "
+                                 "expander below)", style="dim"), gap=False))
+    table, marked = groups_table(doc, look, f"Node groups, for pod {pod}" if several(doc) and pod else "Node groups")
     blocks.append(Block(table))
     if marked:
         blocks.append(Block(Text("* = the plugin CA reports for the group (its first failing one); every plugin "
                                  "that fails on the template is listed", style="dim"), gap=False))
+    tie = tie_lines(doc)
+    if tie:
+        head, items = tie
+        blocks.append(Block(Text("\n".join([wrap(head, look.width),
+                                            *(indented(item, look.width) for item in items)]))))
     line = choice_line(doc)
     if line:
-        blocks.append(Block(Text(line)))
+        blocks.append(Block(Text(wrap(line, look.width)), gap=not tie))
+    others = others_line(doc)
+    if others:
+        blocks.append(Block(Text(others, style="dim"), gap=not line))
     return blocks
+
+
+def indented(text: str, width: int, by: int = 2) -> str:
+    """`text` wrapped (`wrap`) at `width`, every line indented by `by` blanks."""
+    return "\n".join(" " * by + line for line in wrap(text, width - by).split("\n"))
+
+
+def does_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    """The line saying what CA will do for the pod, for the top of its explanation."""
+    line = does_line(trace)
+    return [Block(Text(wrap(line, look.width), style="bold"), gap=False)] if line else []
 
 
 def print_section(doc: Mapping[str, Any], console, node_group: str | None = None) -> None:
@@ -253,9 +567,9 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     verdict = v.get("verdict") or ("no template" if entry is None else
                                    "its template rejects the pod" if failing_plugins(entry) else
                                    "its template takes the pod")
-    head = Text.assemble(("Node group ", ""), (group, "bold"), (" for pod ", ""),
-                         (f"{pod.get('namespace')}/{pod.get('name')}", "bold"), (": ", ""),
-                         (verdict, "bold green" if verdict in ("fits", "its template takes the pod") else "bold red"))
+    head = Text(wrap(f"Node group {group} for pod {pod.get('namespace')}/{pod.get('name')}: {verdict}", width))
+    head.stylize("bold green" if verdict in ("fits", "its template takes the pod") else "bold red",
+                 len(head) - len(verdict))
     blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False),
               *found_blocks(doc)]
     if not v:       # CA's scale-up did not look at the groups for it: why
@@ -263,9 +577,7 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
-    source = {"node": "built from a member node",
-              "template": given_where(doc).replace("in ", "from ", 1)}.get(template.get("source"), "none")
-    blocks.append(Block(Text(f"{size}; template {source}"), gap=False))
+    blocks.append(Block(Text(f"{size}; template: {template_words(doc, template)}"), gap=False))
     if verdict == "skipped":
         blocks.append(Block(Text("Skipped by CA: " + "; ".join(v.get("reasons") or ())), gap=False))
     elif verdict == "rejected":
@@ -275,7 +587,8 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
         blocks += _template_plugins(entry, v.get("predicate") if verdict == "rejected" else None)
     taints = ", ".join(_taint(t) for t in template.get("taints") or ())
     if template:
-        facts = [f"labels {', '.join(f'{k}={val}' for k, val in (template.get('labels') or {}).items())}",
+        facts = [f"built from {template_source(doc, template)}",
+                 f"labels {', '.join(f'{k}={val}' for k, val in (template.get('labels') or {}).items())}",
                  f"allocatable {', '.join(f'{k} {q}' for k, q in (template.get('allocatable') or {}).items())}",
                  f"taints {taints or 'none'}",
                  f"pods {', '.join(template.get('pods') or ()) or 'none'}"]

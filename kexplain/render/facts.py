@@ -131,8 +131,9 @@ def _node_resources_fit(f: Facts) -> list[str]:
             what = (f"pods: the node runs {r.get('nodeRequested')} of at most {r.get('allocatable')} pods")
         if r.get("fits"):
             out.append(what)
-        elif r.get("exceedsAllocatable"):
-            out.append(what + " - more than the node's whole allocatable: evicting pods cannot help")
+        elif r.get("exceedsAllocatable"):     # the request, not the free room, is more than the whole
+            out.append(f"{name}: the pod requests {want}, more than the node's whole allocatable ({cap}): evicting "
+                       f"pods cannot help ({have} requested by its pods, {free} free)")
         else:
             out.append(what + " - not enough")
     score = f.get("score")

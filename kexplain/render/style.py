@@ -2,6 +2,7 @@
 quantities as people read them, and column widths that never break a node name."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -187,3 +188,53 @@ class TextTable(Table):
 
     def add_row(self, *renderables: Any, **kwargs: Any) -> None:
         super().add_row(*(Text(r) if isinstance(r, str) else r for r in renderables), **kwargs)
+
+
+# -- long names: a MIG's URL, an ASG's id, never cut, never a character per line ----------------
+
+LEAST_LINE = 20     # no line narrower than this
+
+
+def name_lines(name: str, width: int) -> list[str]:
+    """`name` in lines of at most `width`: whole when it fits, else broken after a `/` (a URL's
+    parts), then after a `-` where a part is still too long; a piece longer than a line folds."""
+    width = max(width, LEAST_LINE)
+    if len(name) <= width:
+        return [name]
+    pieces: list[str] = []
+    for part in re.findall(r"[^/]*/+|[^/]+", name):
+        pieces += [part] if len(part) <= width else re.findall(r"[^-]*-+|[^-]+", part)
+    lines = [""]
+    for piece in pieces:
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        while len(lines[-1]) + len(piece) > width:
+            room = width - len(lines[-1])
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+            lines.append("")
+        lines[-1] += piece
+    return lines
+
+
+def wrap(text: str, width: int) -> str:
+    """Prose wrapped between words at `width`, a word longer than a line (a group's URL) on
+    lines of its own, broken by `name_lines`; what rich then prints as it is."""
+    width = max(width, LEAST_LINE)
+    out: list[str] = []
+    for paragraph in text.split("\n"):
+        lines = [""]
+        for word in paragraph.split():
+            sep = " " if lines[-1] else ""
+            if len(lines[-1]) + len(sep) + len(word) <= width:
+                lines[-1] += sep + word
+            elif len(word) <= width:
+                lines.append(word)
+            else:
+                broken = name_lines(word, width)
+                if lines[-1]:
+                    lines.append("")
+                lines[-1] = broken[0]
+                lines += broken[1:]
+        out += lines
+    return "\n".join(out)

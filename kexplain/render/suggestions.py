@@ -7,7 +7,7 @@ from typing import Any, Mapping
 from rich.text import Text
 
 from kexplain.render.blocks import Block
-from kexplain.render.style import Look, TextTable
+from kexplain.render.style import Look, TextTable, wrap
 from kexplain.render.views import shorten
 
 NODES_NAMED = 5
@@ -32,7 +32,9 @@ def suggestion_rows(trace: Mapping[str, Any]) -> list[tuple[str, str]]:
             ups = (s.get("verified") or {}).get("scaleUps")
             if (s.get("verified") or {}).get("by") == "autoscaler":
                 plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
-                rows.append((f"{number}.", f"{s.get('description', '')}: CA would scale up {plan}"))
+                tied = len((s.get("verified") or {}).get("randomPickAmong") or ())
+                also = f" (or another of the {tied} groups the expander ties, picked at random)" if tied > 1 else ""
+                rows.append((f"{number}.", f"{s.get('description', '')}: CA would scale up {plan}{also}"))
                 continue
             opened = list(s.get("openedNodes") or ())
             count = s.get("nodesOpened", len(opened))
@@ -54,18 +56,19 @@ def suggestion_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     def numbered() -> TextTable:
         grid = TextTable.grid(padding=(0, 1))
         grid.add_column(justify="right", no_wrap=True)
-        grid.add_column()
+        grid.add_column(overflow="fold")
         return grid
 
     grid = numbered()
     blocks = [Block(head)]
+    label_w = max(len("  " + label) for label, text in rows if text) if any(t for _, t in rows) else 0
     for label, text in rows:
         if not text:
             if grid.row_count:
                 blocks.append(Block(grid, gap=False))
                 grid = numbered()
             blocks.append(Block(Text(label), gap=False))
-        else:
-            grid.add_row("  " + label, text)
+        else:       # never cut: a node group's URL breaks after a `/`
+            grid.add_row("  " + label, wrap(text, look.width - label_w - 1))
     blocks.append(Block(grid, gap=False))
     return blocks

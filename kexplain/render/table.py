@@ -16,7 +16,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
-from kexplain.render.cluster_autoscaler import autoscaler_blocks, render_node_group
+from kexplain.render.cluster_autoscaler import autoscaler_blocks, does_blocks, render_node_group
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import rejection as rejection_words
@@ -91,6 +91,8 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (profile {trace['profile']}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
     lines: list[Block] = [Block(head, gap=False)]
+    if status == "Unschedulable":       # what the Cluster Autoscaler will do, before the details
+        lines += does_blocks(trace, look)
     version = version_text(trace.get("kubernetesVersion"))
     if version:
         lines.append(Block(Text(version, style="dim"), gap=False))

@@ -2,35 +2,56 @@
 node for the pod, in place of "add a node like X" (add_node.py).
 
 From the loop's document (`kexplain.autoscaler.pending`: CA's verdict per group, every plugin
-on each group's template) three kinds of change are proposed, one per group where it is the only
-thing in the way: raise the max size of a group CA skipped at its max size whose template takes
-the pod; tolerate the taints of a group whose template rejects the pod only by TaintToleration;
-change the pod's nodeSelector to a group's template labels when only NodeAffinity rejects it
-there (a pod without required node affinity). Each is verified by running CA's loop again with
-the change: kept only when the pod then triggers a scale-up (`verified.scaleUps`: CA's plan).
-Nothing is proposed for a pod that already triggers one, or that CA finds room for.
+on each group's template) two sorts of change are proposed:
+
+- on a node group: raise the max size of a group CA skipped at its max size whose template
+  takes the pod;
+- on the pod, when a group's template rejects it only by plugins a change of the pod answers:
+  tolerate the template's taints (TaintToleration), lower its requests to the room the
+  template has (NodeResourcesFit: its allocatable less its DaemonSet pods'), select the
+  template's labels in its nodeSelector or allow the template's value (its zone...) in its
+  required node affinity (NodeAffinity, the pod's own selection). A group rejecting the pod
+  for several of these gets one change doing all of them (`group-changes`).
+
+Each is verified by running CA's loop again with the change (the loaded inputs reused, only
+the pod or the group changed): kept only when the pod then triggers a scale-up
+(`verified.scaleUps`: CA's plan). The cost is bounded: groups whose templates ask the same
+change of the pod (a GKE pool's MIGs, one per zone, alike) share one run, and a max size is
+found by halving the range. Nothing is proposed for a pod that already triggers a scale-up, or
+that CA finds room for.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.status import MAX_LIMIT_REACHED, TRIGGERED
+from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.taints import taint_to_string
-from kexplain.plugins.names import NODE_AFFINITY, TAINT_TOLERATION
+from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
+from kexplain.plugins.node_affinity import ERR_REASON_POD
 from kexplain.suggest.add_node import ADD_NODE
-from kexplain.suggest.change import apply_ops, pod_op, pointer
-from kexplain.suggest.tolerations import untolerated
+from kexplain.suggest.change import Op, apply_ops, pod_op, pointer
+from kexplain.suggest.node_selection import required_edits
+from kexplain.suggest.resources import INSUFFICIENT, _lowered, fit_request, free, lower_ops, round_down
+from kexplain.suggest.tolerations import _toleration, untolerated
 
 ID = "node-groups"
 RAISE_MAX_SIZE = "raise-max-size"
 GROUP_TOLERATION = "group-toleration"
 GROUP_NODE_SELECTOR = "group-node-selector"
-KINDS = (RAISE_MAX_SIZE, GROUP_TOLERATION, GROUP_NODE_SELECTOR)
+GROUP_NODE_AFFINITY = "group-node-affinity"       # a value of the template (its zone) allowed
+GROUP_LOWER_REQUEST = "group-lower-request"
+GROUP_CHANGES = "group-changes"                   # several of the pod's changes above, for one group
+KINDS = (RAISE_MAX_SIZE, GROUP_TOLERATION, GROUP_NODE_SELECTOR, GROUP_NODE_AFFINITY, GROUP_LOWER_REQUEST,
+         GROUP_CHANGES)
 FAILED = ("Unschedulable", "UnschedulableAndUnresolvable", "Error")
+# The plugins whose rejection of a template a change of the pod answers, in the order they are worded.
+ANSWERED = (TAINT_TOLERATION, NODE_AFFINITY, NODE_RESOURCES_FIT)
 
 Document = Callable[[LoopInputs], Mapping[str, Any]]
 
@@ -54,99 +75,126 @@ def _failing(entry: Mapping[str, Any] | None) -> list[str] | None:
     return [p for p, st in (entry.get("filterAll") or {}).items() if st.get("code") in FAILED]
 
 
+@dataclass
+class PodChange:
+    """One change of the pod, answering one or more groups' templates (the same operations)."""
+
+    parts: list[tuple[str, str]]          # (kind, words) per plugin answered (a toleration's: the taints)
+    ops: list[Op]
+    groups: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        kinds = {k for k, _ in self.parts}
+        return kinds.pop() if len(kinds) == 1 else GROUP_CHANGES
+
+    def description(self) -> str:
+        who = (f"node group {self.groups[0]}" if len(self.groups) == 1
+               else "node groups " + ", ".join(self.groups[:-1]) + f" and {self.groups[-1]}")
+        if len(self.parts) == 1:
+            kind, words = self.parts[0]
+            plural = "s" if sum(1 for op in self.ops if op["path"] == "/spec/tolerations/-") > 1 else ""
+            return {GROUP_TOLERATION: f"add a toleration{plural} for {who}'s taint{plural} {words}",
+                    GROUP_NODE_SELECTOR: f"select {who}'s nodes: nodeSelector {words}",
+                    GROUP_NODE_AFFINITY: f"{words}, to take the template of {who}",
+                    GROUP_LOWER_REQUEST: f"lower {words} to fit the template of {who}"}[kind]
+        return f"for the template of {who}: " + "; ".join(
+            ("lower " if kind == GROUP_LOWER_REQUEST else "tolerate " if kind == GROUP_TOLERATION else
+             "nodeSelector " if kind == GROUP_NODE_SELECTOR else "") + words for kind, words in self.parts)
+
+
 def group_suggestions(loop: LoopInputs, pod: PodInfo, doc: Mapping[str, Any], document: Document) -> list[dict]:
     """Verified changes after which CA scales a group up for `pod` (`document(loop)`: the
-    loop's document, run again for each change)."""
+    loop's document, run again for each distinct change)."""
+    from kexplain.autoscaler.templates import template_node_infos
+
     record = _record(doc, pod)
     if not record or record.get("outcome") in (TRIGGERED, "FilteredOut", "NotListedAsUnschedulable"):
         return []
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
     sizes = {g["name"]: g for g in doc.get("nodeGroups") or ()}
-    out: list[dict] = []
+    templates = None
+    out: list[dict | PodChange] = []
+    changes: dict[str, PodChange] = {}
     for group in loop.groups:
         verdict = verdicts.get(group.name) or {}
-        failing = _failing(explained.get(group.name))
+        entry = explained.get(group.name)
+        failing = _failing(entry)
         if failing is None:
             continue
         if verdict.get("verdict") == "skipped" and MAX_LIMIT_REACHED in (verdict.get("reasons") or ()) and not failing:
             found = _raise_max(loop, pod, group, sizes[group.name]["targetSize"], document)
-        elif verdict.get("verdict") == "rejected" and failing == [TAINT_TOLERATION]:
-            found = _tolerate(loop, pod, group, document)
-        elif verdict.get("verdict") == "rejected" and failing == [NODE_AFFINITY]:
-            found = _select(loop, pod, group, document)
-        else:
-            found = None
-        if found is not None:
-            out.append(found)
-    return out
+            if found is not None:
+                out.append(found)
+        elif verdict.get("verdict") == "rejected" and failing and set(failing) <= set(ANSWERED):
+            if templates is None:
+                templates = template_node_infos(loop)
+            template = templates.get(group.name)
+            change = _pod_change(pod, failing, entry or {}, template.node_info) if template is not None else None
+            if change is None:
+                continue
+            key = json.dumps(change.ops, sort_keys=True)
+            if key not in changes:
+                changes[key] = change
+                out.append(change)
+            changes[key].groups.append(group.name)
+    # One run of the loop per distinct change; a change doing several things (a toleration and
+    # lower requests...) only when no change doing one thing makes CA scale up for the pod.
+    verified: dict[int, dict] = {i: s for i, s in enumerate(out) if isinstance(s, dict)}
+    for several in (False, True):
+        if several and any(isinstance(out[i], PodChange) for i in verified):
+            break
+        for i, change in enumerate(out):
+            if isinstance(change, PodChange) and (len(change.parts) > 1) == several:
+                changed_loop, changed = _with_pod(loop, pod, change.ops)
+                plan = _verified(document(changed_loop), changed)
+                if plan is not None:
+                    verified[i] = _suggestion(change.kind, f"pod {pod.key}", change.description(), change.ops, plan)
+    return [verified[i] for i in sorted(verified)]
 
 
-def _scale_ups(doc: Mapping[str, Any], pod: PodInfo) -> list[dict[str, Any]] | None:
-    """CA's plan when `pod` triggers a scale-up in `doc`, else None."""
-    if _record(doc, pod).get("outcome") != TRIGGERED:
-        return None
-    return list((doc.get("expansion") or {}).get("scaleUps") or ())
+def _pod_change(pod: PodInfo, failing: list[str], entry: Mapping[str, Any], template: NodeInfo) -> PodChange | None:
+    """The pod changed to pass every failing plugin on `template`, or None when one of them
+    cannot be answered by a change of the pod."""
+    parts: list[tuple[str, str]] = []
+    ops: list[Op] = []
+    for plugin in ANSWERED:
+        if plugin not in failing:
+            continue
+        reasons = list(((entry.get("filterAll") or {}).get(plugin) or {}).get("reasons") or ())
+        fix = (_tolerate(pod, template) if plugin == TAINT_TOLERATION else
+               _select(pod, template, reasons) if plugin == NODE_AFFINITY else _lower(pod, template, reasons))
+        if fix is None:
+            return None
+        parts += fix[0]
+        ops += fix[1]
+    return PodChange(parts, ops) if ops else None
 
 
-def _suggestion(kind: str, target: str, description: str, change: list[dict], scale_ups: list[dict]) -> dict:
-    return {"kind": kind, "target": target, "description": description, "change": change,
-            "verified": {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": scale_ups}}
+Fix = tuple[list[tuple[str, str]], list[Op]]
 
 
-def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
-    """The smallest max size above the target size (up to one more node per pending pod) with
-    which CA scales the group up for the pod."""
-    for extra in range(1, len(loop.pending) + 1):
-        size = target + extra
-        groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
-        ups = _scale_ups(document(replace(loop, groups=groups)), pod)
-        if ups is not None:
-            change = [{"op": "replace", "object": {"kind": "NodeGroup", "name": group.name}, "path": "/maxSize",
-                       "value": size}]
-            return _suggestion(RAISE_MAX_SIZE, f"node group {group.name}",
-                               f"raise node group {group.name}'s max size from {group.max_size} to {size}",
-                               change, ups)
-    return None
-
-
-def _with_pod(loop: LoopInputs, pod: PodInfo, ops: list[dict]) -> tuple[LoopInputs, PodInfo]:
-    changed = PodInfo(apply_ops(pod.obj, ops))
-    return replace(loop, pending=[changed if p is pod else p for p in loop.pending]), changed
-
-
-def _template_node(loop: LoopInputs, group: NodeGroup):
-    from kexplain.autoscaler.templates import template_node_infos
-    template = template_node_infos(loop).get(group.name)
-    return template.node_info.node if template is not None else None
-
-
-def _tolerate(loop: LoopInputs, pod: PodInfo, group: NodeGroup, document: Document) -> dict | None:
-    from kexplain.suggest.tolerations import _toleration
-    node = _template_node(loop, group)
-    taints = untolerated(pod, node) if node is not None else []
+def _tolerate(pod: PodInfo, template: NodeInfo) -> Fix | None:
+    """A toleration for each of the template's taints the pod does not tolerate."""
+    taints = untolerated(pod, template.node)
     if not taints:
         return None
-    ops = [pod_op(pod, "add", "/spec/tolerations/-", _toleration(t)) for t in taints]
-    changed_loop, changed = _with_pod(loop, pod, ops)
-    ups = _scale_ups(document(changed_loop), changed)
-    if ups is None:
-        return None
-    plural = "s" if len(taints) > 1 else ""
-    names = ", ".join(taint_to_string(t) for t in taints)
-    return _suggestion(GROUP_TOLERATION, f"pod {pod.key}",
-                       f"add a toleration{plural} for node group {group.name}'s taint{plural} {names}", ops, ups)
+    return ([(GROUP_TOLERATION, ", ".join(taint_to_string(t) for t in taints))],
+            [pod_op(pod, "add", "/spec/tolerations/-", _toleration(t)) for t in taints])
 
 
-def _select(loop: LoopInputs, pod: PodInfo, group: NodeGroup, document: Document) -> dict | None:
-    """The pod's nodeSelector set to the template's labels where they differ (a key the
-    template lacks removed); not for a pod with required node affinity."""
-    required = ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution")
-    node = _template_node(loop, group)
-    if required or node is None:
+def _select(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
+    """The pod's own node selection made to take the template: its nodeSelector set to the
+    template's labels where they differ (a key the template lacks removed), and in its required
+    node affinity the template's value allowed (its zone, in an `In` expression) or what excludes
+    it relaxed, in the term that needs the fewest edits."""
+    if reasons != [ERR_REASON_POD]:         # the profile's enforced affinity: not the pod's to change
         return None
-    ops, words = [], []
+    node = template.node
+    parts: list[tuple[str, str]] = []
+    ops: list[Op] = []
+    words = []
     for key, want in (pod.spec.get("nodeSelector") or {}).items():
         have = node.labels.get(key)
         if have == str(want):
@@ -158,11 +206,84 @@ def _select(loop: LoopInputs, pod: PodInfo, group: NodeGroup, document: Document
         else:
             ops.append(pod_op(pod, "replace", path, have))
             words.append(f"{key}={have} instead of {want}")
-    if not ops:
+    if words:
+        parts.append((GROUP_NODE_SELECTOR, ", ".join(words)))
+    required = required_edits(pod, node)
+    if required is None:
         return None
-    changed_loop, changed = _with_pod(loop, pod, ops)
-    ups = _scale_ups(document(changed_loop), changed)
-    if ups is None:
+    ops += required[0]
+    if required[1]:
+        parts.append((GROUP_NODE_AFFINITY, "; ".join(required[1])))
+    return (parts, ops) if ops else None
+
+
+def _lower(pod: PodInfo, template: NodeInfo, reasons: list[str]) -> Fix | None:
+    """The requests the template lacks room for lowered to the room it has (its allocatable
+    less its DaemonSet pods'), the least, taken from the largest containers first."""
+    names = [r[len(INSUFFICIENT):] for r in reasons if r.startswith(INSUFFICIENT)]
+    if not names or len(names) != len(reasons):        # "Too many pods" or another reason: not the requests
         return None
-    return _suggestion(GROUP_NODE_SELECTOR, f"pod {pod.key}",
-                       f"select node group {group.name}'s nodes: nodeSelector {', '.join(words)}", ops, ups)
+    request = fit_request(pod.spec)
+    parts: list[tuple[str, str]] = []
+    ops: list[Op] = []
+    for name in names:
+        target = round_down(name, free(template, name))
+        if target <= 0 or target >= request.get(name):
+            return None
+        lowered = lower_ops(pod, name, target)
+        if lowered is None:
+            return None
+        ops += lowered[0]
+        parts.append((GROUP_LOWER_REQUEST, _lowered(name, request, target, lowered[1])))
+    return parts, ops
+
+
+def _verified(doc: Mapping[str, Any], pod: PodInfo) -> dict[str, Any] | None:
+    """When `pod` triggers a scale-up in `doc`: the suggestion's `verified`, CA's plan
+    (`scaleUps`) and, when the expander left a tie, the tied groups CA draws the one it scales
+    up from (`randomPickAmong`; the plan is the first's). Else None."""
+    if _record(doc, pod).get("outcome") != TRIGGERED:
+        return None
+    expansion = doc.get("expansion") or {}
+    out: dict[str, Any] = {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": list(expansion.get("scaleUps") or ())}
+    if expansion.get("randomPick"):
+        out["randomPickAmong"] = list(expansion["randomPick"].get("among") or ())
+    return out
+
+
+def _suggestion(kind: str, target: str, description: str, change: list[dict], verified: dict[str, Any]) -> dict:
+    return {"kind": kind, "target": target, "description": description, "change": change, "verified": verified}
+
+
+def _raise_max(loop: LoopInputs, pod: PodInfo, group: NodeGroup, target: int, document: Document) -> dict | None:
+    """The smallest max size above the target size (up to one more node per pending pod) with
+    which CA scales the group up for the pod: none when the largest does not; else found by
+    halving the range (a larger max size lets the estimator place a superset of the pods), so
+    that a loop of hundreds of pending pods runs again a few times, not once per pod."""
+    def ups_with(size: int) -> dict | None:
+        groups = [replace(g, max_size=size) if g is group else g for g in loop.groups]
+        return _verified(document(replace(loop, groups=groups)), pod)
+
+    high = target + max(1, len(loop.pending))
+    found = ups_with(high)
+    if found is None:
+        return None
+    # the plan's new size for the group is a max size that gives the same plan
+    high = min([high, *(u["newSize"] for u in found["scaleUps"]
+                        if u.get("nodeGroup") == group.name and u["newSize"] > target)])
+    low = target + 1            # the smallest size not yet known to fail
+    while low < high:
+        middle = (low + high) // 2
+        ups = ups_with(middle)
+        if ups is None:
+            low = middle + 1
+        else:
+            high, found = middle, ups
+    change = [{"op": "replace", "object": {"kind": "NodeGroup", "name": group.name}, "path": "/maxSize", "value": high}]
+    return _suggestion(RAISE_MAX_SIZE, f"node group {group.name}",
+                       f"raise node group {group.name}'s max size from {group.max_size} to {high}", change, found)
+
+
+def _with_pod(loop: LoopInputs, pod: PodInfo, ops: list[dict]) -> tuple[LoopInputs, PodInfo]:
+    changed = PodInfo(apply_ops(pod.obj, ops))
+    return replace(loop, pending=[changed if p is pod else p for p in loop.pending]), changed

@@ -92,23 +92,31 @@ def _affinity_fix(ctx: Context, node: Node, runtime_keys: set[str]) -> Fix | Non
                 return None
             ops.append(pod_op(pod, "remove", pointer("spec", "nodeSelector", k)))
             words.append(f"remove the nodeSelector entry {k}={v}")
-    required = ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED_PATH[-1])
-    if required is not None:
-        best: Fix | None = None
-        for i, term in enumerate(required.get("nodeSelectorTerms") or []):
-            if is_empty_term(term) or ParsedTerm.parse(term).errors:
-                continue
-            if ParsedTerm.parse(term).matches(node):
-                best = ([], [])
-                break
-            edits = _term_edits(pod, i, term, node)
-            if best is None or len(edits[0]) < len(best[0]):
-                best = edits
-        if best is None:
-            return None
-        ops += best[0]
-        words += best[1]
+    required = required_edits(pod, node)
+    if required is None:
+        return None
+    ops += required[0]
+    words += required[1]
     return (ops, words) if ops else None
+
+
+def required_edits(pod: PodInfo, node: Node) -> Fix | None:
+    """The edits of the pod's required node affinity after which it selects the node, in the
+    term that needs the fewest (none: no required affinity, or a term selects it already);
+    None when no term can be made to."""
+    required = ((pod.spec.get("affinity") or {}).get("nodeAffinity") or {}).get(REQUIRED_PATH[-1])
+    if required is None:
+        return [], []
+    best: Fix | None = None
+    for i, term in enumerate(required.get("nodeSelectorTerms") or []):
+        if is_empty_term(term) or ParsedTerm.parse(term).errors:
+            continue
+        if ParsedTerm.parse(term).matches(node):
+            return [], []
+        edits = _term_edits(pod, i, term, node)
+        if best is None or len(edits[0]) < len(best[0]):
+            best = edits
+    return best
 
 
 def candidates(ctx: Context) -> list[Candidate]:

@@ -218,15 +218,16 @@ def test_a_user_label_makes_members_of_the_group_ca_reports(capsys, api):
     assert doc["nodeGroupsFound"]["memberLabels"] == [EKS, "example.com/pool"]
 
 
-def test_pending_runs_one_loop_over_the_pods_left_pending(capsys, api):
+def test_pending_runs_one_loop_over_every_pending_pod(capsys, api):
     serve_status(api)
     code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
     out, err = capsys.readouterr()
     assert code == 1, err
     listed = json.loads(out)
-    pending = [i["pod"]["name"] for i in listed["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
     doc = listed["autoscaler"]
-    assert [p["name"] for p in doc["pods"]] == pending and CHECKOUT in pending
+    looped = [f"{p['namespace']}/{p['name']}" for p in doc["pods"]]     # every namespace's, as CA lists them
+    assert {f"shop/{i['pod']['name']}" for i in listed["items"]} <= set(looped) and f"shop/{CHECKOUT}" in looped
+    assert all(i["autoscalers"][0]["pod"] == f"shop/{i['pod']['name']}" for i in listed["items"])
     assert "nodeGroupsFound" in doc
     code = main(["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig])
     out, _ = capsys.readouterr()
@@ -353,8 +354,10 @@ def test_a_gke_pool_over_three_zones_is_three_migs_with_their_zones_nodes(capsys
     assert found["memberProviderIds"] == [g["name"] for g in doc["nodeGroups"] if g["nodes"]]
     assert found["memberLabels"] == ["cloud.google.com/gke-nodepool", "topology.kubernetes.io/zone"]
     # every MIG has a template (highmem-pool's zone a from its pool's node in zone b): none is "not ready"
-    (pod,) = doc["pods"]
-    assert not any("not ready for scale-up" in (v.get("reasons") or ()) for v in pod["nodeGroups"].values())
+    # the loop holds every pending pod of the cluster: none finds a MIG not ready
+    assert len(doc["pods"]) > 1 and any(p.get("nodeGroups") for p in doc["pods"])
+    for pod in doc["pods"]:
+        assert not any("not ready for scale-up" in (v.get("reasons") or ()) for v in (pod.get("nodeGroups") or {}).values())
     empty = next(g for g in doc["nodeGroups"] if g["name"] == mig_url("highmem-pool", "a"))
     assert empty["template"]["source"] == "template"
     assert empty["template"]["labels"]["topology.kubernetes.io/zone"] == "us-central1-a"

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from kexplain.autoscaler.cloudprovider import Discovery
 from kexplain.autoscaler.inputs import load_loop
-from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, batch_pods, load_groups, with_pending
+from kexplain.autoscaler.pending import GroupsRequest, autoscaler_document, load_groups, run_pass, with_pending
+from kexplain.explain.pending_pass import PendingPass, PendingPod
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
 from tests.support.paths import FIXTURES, ROOT, TESTS
@@ -30,8 +32,16 @@ def pod(name: str = "worker", cpu: str = "3", **spec) -> PodInfo:
 
 
 def loop_with(*pending: PodInfo, bound=()):
-    req = GroupsRequest(str(CASE / "nodegroups.yaml"), node_paths=(str(CASE / "cluster.yaml"),))
-    return with_pending(load_groups(req, KUBE), list(pending), bound)
+    return with_pending(base(), list(pending), bound)
+
+
+def base():
+    return load_groups(GroupsRequest(Discovery.from_file(str(CASE / "nodegroups.yaml")),
+                                     node_paths=(str(CASE / "cluster.yaml"),)), KUBE)
+
+
+def on(node: str, p: PodInfo) -> PodInfo:
+    return PodInfo({**p.obj, "spec": {**p.spec, "nodeName": node}})
 
 
 def test_every_failing_plugin_on_a_template_and_the_first_one_ca_reports():
@@ -53,15 +63,17 @@ def test_a_template_left_out_by_prefilter():
 
 
 def test_bound_copies_take_their_room_and_only_the_pending_ones_are_listed():
-    pending, bound = batch_pods([(pod(cpu="1500m"), [("w-0", "general-1"), ("w-1", "general-1"), ("w-2", None)])])
-    assert [p.name for p in pending] == ["w-2"] and [p.spec["nodeName"] for p in bound] == ["general-1"] * 2
-    doc = autoscaler_document(loop_with(*pending, bound=bound))
+    copy = pod(cpu="1500m")
+    w0, w1, w2 = (PodInfo({**copy.obj, "metadata": {**copy.metadata, "name": f"w-{i}"}}) for i in range(3))
+    pp = PendingPass((PendingPod(w2, "Pod default/w"),), (on("general-1", w0), on("general-1", w1)))
+    _, _, answers = run_pass(base(), pp)
     # general-1 is full with the two copies, general-2 still has 1920m: CA packs w-2 there
-    assert [(p["name"], p["outcome"], p.get("filteredBy")) for p in doc["pods"]] == \
+    assert [(p["name"], p["outcome"], p.get("filteredBy")) for p in answers.document["pods"]] == \
         [("w-2", "FilteredOut", "FilterOutSchedulable")]
-    pending, bound = batch_pods([(pod(cpu="1500m"), [("w-0", "general-1"), ("w-1", "general-2"), ("w-2", None)])])
-    doc = autoscaler_document(loop_with(*pending, bound=bound))
-    assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
+    assert answers.answer("default/w-2").reasons == ("FilterOutSchedulable",)
+    pp = PendingPass((PendingPod(w2, "Pod default/w"),), (on("general-1", w0), on("general-2", w1)))
+    _, _, answers = run_pass(base(), pp)
+    assert answers.answer("default/w-2").outcome == "TriggeredScaleUp"
 
 
 def _first_failing(entry: dict) -> str | None:
@@ -80,7 +92,7 @@ def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
     is the plugin CA reported, and a template CA says fits passes every plugin."""
     expected = json.loads((case / "expected-ca.json").read_text())
     params = case / "params.yaml"
-    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), str(case / "nodegroups.yaml"),
+    loop = load_loop(str(case / "pods.yaml"), (str(case / "cluster.yaml"),), Discovery.from_file(str(case / "nodegroups.yaml")),
                      str(params) if params.exists() else None, KubeVersion("1.36"), max_bytes=1 << 26,
                      max_objects=100_000)
     pods = {p.key: p for p in loop.pending}
@@ -99,3 +111,20 @@ def test_every_plugin_on_a_template_agrees_with_ca_on_the_first(case: Path):
             assert _first_failing(entry) == verdict.get("predicate"), (group, record["name"])
             checked += 1
     assert checked or not seen
+
+
+def test_node_groups_are_one_discovery_from_a_file_or_found():
+    """A file's groups find their members by nodeSelector once the nodes are read; groups found
+    in the cluster bring theirs: the loop reads both through `Discovery.members_among`."""
+    from dataclasses import replace as changed
+
+    from kexplain.autoscaler.cloudprovider import Discovery
+
+    read = Discovery.from_file(str(CASE / "nodegroups.yaml"))
+    assert read.file and not read.members
+    loop = base()
+    assert loop.group_members == {"general": ["general-1", "general-2"], "gpu": [], "arm": [], "compute": []}
+    found = Discovery(read.groups, {"general": ("general-2",)}, sources=("status ConfigMap",))
+    other = load_groups(GroupsRequest(found, node_paths=(str(CASE / "cluster.yaml"),)), KUBE)
+    assert other.group_members == {"general": ["general-2"], "gpu": [], "arm": [], "compute": []}
+    assert changed(read, notes=("x",)).with_notes(["y"]).file == read.file

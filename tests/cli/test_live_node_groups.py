@@ -74,16 +74,25 @@ def test_the_section_for_a_live_pod(capsys, api, tmp_path: Path):
 
 
 def test_the_section_after_the_pending_list(capsys, api, tmp_path: Path):
-    """--pending: one CA loop over every pod the scheduler left pending, after the list."""
+    """--pending: one CA loop over every pending pod of the cluster (every namespace, as CA
+    lists them), each pod of the list with its own answer from it; the section after the list."""
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
     base = ["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups)]
     code, out, err = run(capsys, *base, "-o", "json")
     assert code == 1, err
     doc = json.loads(out)
-    names = [p["name"] for p in doc["autoscaler"]["pods"]]
-    explained = [i["pod"]["name"] for i in doc["items"] if i["result"]["status"] not in ("Scheduled", "Error")]
-    assert names == explained and CHECKOUT in names
+    loop = {f"{p['namespace']}/{p['name']}": p for p in doc["autoscaler"]["pods"]}
+    assert list(loop) == ["batch/train-0", "default/upload-0", f"shop/{CHECKOUT}", "shop/gated-report",
+                          "shop/vip-9f7c6d5b8-t4wqz", "shop/web-5f6d8c7b9-x9n2k"]    # listing order
+    for item in doc["items"]:
+        key = f"{item['pod']['namespace']}/{item['pod']['name']}"
+        [answer] = item["autoscalers"]
+        assert (answer["autoscaler"], answer["pod"], answer["outcome"]) == \
+            ("ClusterAutoscaler", key, loop[key]["outcome"])
+    assert loop["shop/gated-report"]["outcome"] == "NotListedAsUnschedulable"
+    passed = doc["autoscaler"]["pendingPass"]
+    assert set(passed["pods"]) == {f"shop/{i['pod']['name']}" for i in doc["items"]} and passed["clusterPending"] == 2
     assert "nodeGroupsFound" not in doc["autoscaler"]      # given, not found
     code, out, _ = run(capsys, *base)
     assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")
@@ -94,3 +103,106 @@ def test_node_group_without_any_group_is_refused_after_reading(capsys, api):
     assert code == 2 and out == ""
     assert err == ("error: --node-group needs node groups: none were found in the cluster (CA's status ConfigMap, "
                    "provider labels, Cluster API): give --node-groups FILE\n")
+
+
+# -- ONE loop over every pending pod of the cluster (all namespaces), whichever pod is explained --
+# The recorded cluster plus pending pods in three more namespaces: two pods that only the `big`
+# group's template can take (one scale-up covers both) and a pod no group can take (in a loop that
+# scales up for the others, CA records no event on it: alone, it would get NotTriggerScaleUp).
+ADDED = {"team-a/big-1": {"cpu": "12"}, "team-b/big-2": {"cpu": "12"},
+         "ml/trainer": {"cpu": "1", "nvidia.com/gpu": "4"}}
+
+
+def pending_pod(key: str, requests: dict[str, str], minute: int) -> dict:
+    namespace, name = key.split("/")
+    limits = {k: v for k, v in requests.items() if k == "nvidia.com/gpu"}
+    created = f"2025-11-03T10:{minute:02d}:00Z"
+    return {"metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}",
+                         "resourceVersion": "50001", "creationTimestamp": created},
+            "spec": {"containers": [{"name": "c", "image": "app:1",
+                                     "resources": {"requests": requests, **({"limits": limits} if limits else {})}}],
+                     "schedulerName": "default-scheduler", "priority": 0,
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]},
+            "status": {"phase": "Pending", "conditions": [
+                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": created,
+                 "message": "0/6 nodes are available"}]}}
+
+
+def namespace(name: str) -> dict:
+    return {"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}, "uid": f"uid-ns-{name}",
+                        "resourceVersion": "50000", "creationTimestamp": "2025-11-03T09:00:00Z"},
+            "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+
+
+@pytest.fixture
+def busy(api):
+    """The stand-in API server with the pending pods of three more namespaces (`ADDED`)."""
+    api.collections["/api/v1/namespaces"]["items"] += [namespace(n) for n in ("team-a", "team-b", "ml")]
+    api.collections["/api/v1/pods"]["items"] += [pending_pod(k, r, i) for i, (k, r) in enumerate(ADDED.items())]
+    return api
+
+
+def run_json(capsys, *args: str) -> tuple[int, dict]:
+    code, out, err = run(capsys, *args)
+    assert code in (0, 1), err
+    return code, json.loads(out)
+
+
+def test_each_pod_gets_the_outcome_of_the_loop_over_all_of_them(capsys, busy, tmp_path: Path):
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    live = ["--kubeconfig", busy.kubeconfig, "--node-groups", str(groups), "-o", "json"]
+    _, listed = run_json(capsys, "pod", "--pending", "-A", *live)
+    loop = {f"{p['namespace']}/{p['name']}": p for p in listed["autoscaler"]["pods"]}
+    assert set(ADDED) <= set(loop)
+    # the loop over all of them: one scale-up of big covers both big pods; no event on the trainer
+    assert listed["autoscaler"]["expansion"]["scaleUps"] == [
+        {"nodeGroup": "big", "currentSize": 0, "newSize": 2, "maxSize": 3}]
+    assert loop["ml/trainer"]["outcome"] == "RemainsUnschedulableNoEvent" and loop["ml/trainer"]["events"] == []
+    for key in ("team-a/big-1", "team-b/big-2"):
+        assert loop[key]["events"][0]["message"] == "pod triggered scale-up: [{big 0->2 (max: 3)}]"
+    answers = {f"{i['pod']['namespace']}/{i['pod']['name']}": i["autoscalers"][0] for i in listed["items"]}
+    assert {k: a["outcome"] for k, a in answers.items()} == {k: loop[k]["outcome"] for k in answers}
+    for key in ADDED:       # each pod explained on its own: the same loop, the same answer
+        namespace_, name = key.split("/")
+        _, trace = run_json(capsys, "pod", name, "-n", namespace_, *live)
+        doc = trace["autoscaler"]
+        assert [f"{p['namespace']}/{p['name']}" for p in doc["pods"]] == list(loop)
+        [answer] = trace["autoscalers"]
+        assert (answer["pod"], answer["outcome"], answer["events"]) == (key, loop[key]["outcome"], loop[key]["events"])
+        assert doc["explained"]["pod"] == key
+        assert doc["pendingPass"]["pods"] == {key: {"standsFor": f"Pod {key}"}}
+
+
+def test_alone_the_pod_without_a_group_would_get_an_event(capsys, busy, tmp_path: Path):
+    """What the one loop changes: the trainer's answer in a loop of its own (a file of just it,
+    against the same nodes and groups) is CA's NotTriggerScaleUp, not the live loop's."""
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    snapshot = tmp_path / "cluster.json"
+    assert main(["snapshot", "--kubeconfig", busy.kubeconfig, "-o", str(snapshot)]) == 0
+    capsys.readouterr()
+    items = json.loads(snapshot.read_text())["items"]
+    alone = [o for o in items if not (o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName"))]
+    cluster = tmp_path / "alone.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": alone}))
+    pod = tmp_path / "trainer.json"
+    pod.write_text(json.dumps({"apiVersion": "v1", "kind": "Pod", **pending_pod("ml/trainer", ADDED["ml/trainer"], 2)}))
+    _, trace = run_json(capsys, str(pod), "--nodes", str(cluster), "--node-groups", str(groups), "--stored",
+                   "-o", "json")
+    [answer] = trace["autoscalers"]
+    assert answer["outcome"] == "NotTriggerScaleUp"
+
+
+def test_the_list_says_each_pods_answer(capsys, busy, tmp_path: Path):
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    code, out, _ = run(capsys, "pod", "--pending", "-A", "--kubeconfig", busy.kubeconfig, "--node-groups", str(groups),
+                       "--details")
+    assert code == 1
+    section = out[out.index("\nCluster autoscaler\n"):]
+    assert "Pending pods, each CA's answer in one loop over all of them" in section
+    rows = {w[0]: w[1] for w in (line.split() for line in section.splitlines()) if len(w) == 2}
+    assert rows["ml/trainer"] == "RemainsUnschedulableNoEvent" and rows["team-a/big-1"] == "TriggeredScaleUp"
+    details = out[:out.index("\nCluster autoscaler\n")]        # each pod explained in full: its answer
+    assert "Cluster autoscaler: RemainsUnschedulableNoEvent: no event: no group can take it" in " ".join(details.split())

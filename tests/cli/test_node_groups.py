@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kexplain.cli.app import main
+from kexplain.load.manifests import load_objects
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA, FIXTURES
 
@@ -42,13 +43,16 @@ def test_the_section_follows_the_verdict():
     rows = {line.split()[0]: line for line in text.splitlines()
             if line.split() and line.split()[0] in ("general", "gpu", "arm", "compute")}
     assert "skipped" in rows["general"] and "max node group size reached" in rows["general"]
-    assert "rejected" in rows["gpu"] and "TaintToleration*" in rows["gpu"]
-    assert "fits" in rows["compute"] and "0 -> 1" in rows["compute"]
+    assert "rejected" in rows["gpu"] and "fits" in rows["compute"] and "0 -> 1" in rows["compute"]
+    # each group's template named, first: the member node it was built from, or the file's
+    assert "template: the template in --node-groups (us-east-1a," in rows["gpu"]
+    assert "template: member node general-1 (us-east-1a, m5.xlarge)" in " ".join(text.split())
     # every failing plugin on arm's template, CA's first one marked
     text = " ".join(text.split())
     assert "NodeAffinity*: node(s) didn't match Pod's node affinity/selector" in text
     assert "NodeResourcesFit: Insufficient cpu" in text
     assert "NodeResourcesFit*" not in text
+    assert "TaintToleration*: node(s) had untolerated taint(s)" in text
     assert "taint nvidia.com/gpu=present:NoSchedule: not tolerated" in text
     assert "its template would take the pod" in text
     assert "Expander least-waste chose compute: 1 node for 1 pod; compute 0 -> 1 (max 4)." in text
@@ -89,7 +93,7 @@ def test_node_group_shows_every_plugin_on_the_template():
     assert "Rejected by NodeAffinity (CA's first failing plugin)" in out
     assert "NodeAffinity *" in out and "NodeResourcesFit" in out
     assert "nodeSelector kubernetes.io/arch=amd64: the node has kubernetes.io/arch=arm64" in out
-    assert "cpu: the pod requests 3; the node has 1930m allocatable" in out
+    assert "cpu: the pod requests 3, more than the node's whole allocatable (1930m)" in " ".join(out.split())
     assert "labels" in out and "kubernetes.io/arch=arm64" in out
     assert "Rejected nodes, by reason" not in out
 
@@ -98,7 +102,9 @@ def test_node_group_skipped_for_max_size():
     code, out, _ = kexplain(*BASE, *GROUPS, "--node-group", "general")
     assert "Node group general for pod default/worker: skipped" in out
     assert "Skipped by CA: max node group size reached" in out
-    assert "members: general-1, general-2; template built from a member node" in out
+    assert "members: general-1, general-2; template: member node general-1 (us-east-1a, m5.xlarge)" in \
+        " ".join(out.split())
+    assert "built from member node general-1" in out
     assert "NodeResourcesFit    Success" in out
 
 
@@ -182,3 +188,131 @@ def test_svg_has_the_section(tmp_path: Path):
     workload.write_text(DEPLOYMENT)
     kexplain(str(workload), *BASE[1:], *GROUPS, "--svg", str(svg))
     assert "TriggeredScaleUp" in svg.read_text()
+
+
+# -- one loop over every pending pod of the input (kexplain.explain.pending_pass) ----------------
+def web(replicas: int, cpu: str = "3") -> str:
+    """A Deployment whose copies (`cpu` each) do not fit the two busy nodes (1920m free each)."""
+    return DEPLOYMENT.replace("name: worker", "name: web").replace("replicas: 3", f"replicas: {replicas}") \
+        .replace("cpu: 1500m", f'cpu: "{cpu}"')
+
+
+def test_every_copy_that_did_not_fit_is_in_the_loop(tmp_path: Path):
+    """Ten copies of 3 CPUs: compute's template (7910m) takes two each, so CA wants five nodes and
+    its max size (4) caps the scale-up; every copy gets its own answer in its placements entry."""
+    workload = tmp_path / "web.yaml"
+    workload.write_text(web(10))
+    code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS, "-o", "json")
+    listed = json.loads(out)
+    doc = listed["autoscaler"]
+    assert [p["name"] for p in doc["pods"]] == [f"web-{i}" for i in range(10)]
+    assert doc["expansion"]["scaleUps"] == [{"nodeGroup": "compute", "currentSize": 0, "newSize": 4, "maxSize": 4}]
+    answers = listed["placements"][0]["autoscalers"]
+    assert [a["pod"] for a in answers] == [f"default/web-{i}" for i in range(10)]
+    assert [a["outcome"] for a in answers] == ["TriggeredScaleUp"] * 8 + ["NoEvent"] * 2
+    assert {a["equivalenceClass"] for a in answers} == {0}      # one controller, one spec: one class
+    assert doc["pendingPass"]["pods"]["default/web-9"] == {"standsFor": "Deployment default/web", "copy": 9}
+    code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS)
+    rows = {(w[0], w[2], w[3], w[-1]) for w in (line.split() for line in section(out).splitlines()) if len(w) > 4}
+    assert {("default/web-0", "web-7", "(8", "TriggeredScaleUp"), ("default/web-8", "web-9", "(2", "NoEvent")} <= rows
+    text = " ".join(section(out).split())
+    assert "Expander least-waste chose compute: 4 nodes for 8 pods; compute 0 -> 4 (max 4)." in text
+
+
+def test_several_pods_each_its_answer(tmp_path: Path):
+    """A pod no group takes, in a loop that scales up for the others: no event on it."""
+    gpu = (CASE / "pod-gpu.yaml").read_text()
+    both = tmp_path / "both.yaml"
+    both.write_text(gpu + "\n---\n" + web(2))
+    code, out, _ = kexplain(str(both), *BASE[1:], *GROUPS, "-o", "json")
+    listed = json.loads(out)
+    answers = {a["pod"]: a for p in listed["placements"] for a in p["autoscalers"]}
+    assert {k: a["outcome"] for k, a in answers.items()} == {
+        "default/trainer": "RemainsUnschedulableNoEvent", "default/web-0": "TriggeredScaleUp",
+        "default/web-1": "TriggeredScaleUp"}
+    assert answers["default/trainer"]["events"] == [] and answers["default/trainer"]["reasons"]
+    alone = json.loads(kexplain(str(CASE / "pod-gpu.yaml"), *BASE[1:], *GROUPS, "-o", "json")[1])
+    assert alone["autoscalers"][0]["outcome"] == "NotTriggerScaleUp"      # on its own, CA would record an event
+    code, out, _ = kexplain(str(both), *BASE[1:], *GROUPS)
+    text = section(out)
+    assert ["default/trainer", "RemainsUnschedulableNoEvent"] in [line.split() for line in text.splitlines()]
+    assert "no event: no group can take it" in " ".join(text.split())
+    assert "Node groups, for pod default/trainer" in text
+
+
+STORAGE = (DATA / "autoscaler" / "storage.yaml").read_text()
+
+
+def test_the_loop_sees_the_sets_claims(tmp_path: Path):
+    """A StatefulSet's claims (each copy its own), a claim of the file, an ephemeral volume's
+    claim: CA finds them all, in explain, autoscale and lint alike."""
+    path = tmp_path / "storage.yaml"
+    path.write_text(STORAGE)
+    code, out, err = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
+    doc = json.loads(out)["autoscaler"]
+    assert {p["name"]: p["outcome"] for p in doc["pods"]} == {
+        "db-0": "TriggeredScaleUp", "db-1": "TriggeredScaleUp", "db-2": "TriggeredScaleUp",
+        "uses-scratch": "TriggeredScaleUp", "eph": "TriggeredScaleUp"}
+    code, out, err = kexplain("autoscale", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
+                              "--kubernetes-version", "1.35", "-o", "json")
+    assert code == 0, err
+    assert {p["name"]: p["outcome"] for p in json.loads(out)["pods"]} == {
+        "uses-scratch": "TriggeredScaleUp", "eph": "TriggeredScaleUp", "db-0": "TriggeredScaleUp",
+        "db-1": "TriggeredScaleUp", "db-2": "TriggeredScaleUp"}
+    code, out, err = kexplain("lint", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
+                              "--kubernetes-version", "1.35")
+    assert "no-node-group" not in out, out
+
+
+def test_the_sets_daemonsets_run_on_the_templates(tmp_path: Path):
+    """A DaemonSet of the file takes 5 CPUs on every new node: compute's template (7910m) no
+    longer takes a pod of 3; its own pods that do not fit are CA's FilterOutDaemonSet."""
+    path = tmp_path / "ds.yaml"
+    path.write_text("""apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: a, image: agent:1, resources: {requests: {cpu: "5"}}}]
+---
+""" + (CASE / "pod.yaml").read_text())
+    code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
+    doc = json.loads(out)["autoscaler"]
+    outcomes = {p["name"]: (p["outcome"], p.get("filteredBy")) for p in doc["pods"]}
+    assert outcomes == {"agent-0": ("FilteredOut", "FilterOutDaemonSet"), "agent-1": ("FilteredOut", "FilterOutDaemonSet"),
+                        "worker": ("NotTriggerScaleUp", None)}
+    compute = next(g for g in doc["nodeGroups"] if g["name"] == "compute")
+    assert compute["template"]["pods"] == ["DaemonSet kube-system/agent"]
+    worker = next(p for p in doc["pods"] if p["name"] == "worker")
+    assert worker["nodeGroups"]["compute"] == {"verdict": "rejected", "predicate": "NodeResourcesFit",
+                                               "reasons": ["Insufficient cpu"]}
+
+
+def test_autoscale_takes_workloads(tmp_path: Path):
+    """`kexplain autoscale` schedules a workload's copies as explain does: those that fit are
+    bound, the others pending (it used to drop them: ScaleUpNotNeeded)."""
+    workload = tmp_path / "worker.yaml"
+    workload.write_text(DEPLOYMENT)
+    code, out, err = kexplain("autoscale", str(workload), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
+                              "--kubernetes-version", "1.35", "-o", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(p["name"], p["outcome"]) for p in doc["pods"]] == [("worker-2", "TriggeredScaleUp")]
+    assert doc["expansion"]["scaleUps"] == [{"nodeGroup": "compute", "currentSize": 0, "newSize": 1, "maxSize": 4}]
+
+
+def test_autoscale_settles_the_version_as_every_command(tmp_path: Path):
+    snapshot = tmp_path / "cluster.json"
+    objects = list(load_objects([str(CASE / "cluster.yaml")], 1 << 20))
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [o for o, _ in objects] + [
+        {"apiVersion": "kexplain/v1", "kind": "ServerVersion", "metadata": {}, "gitVersion": "v1.99.1"}]}))
+    args = ["autoscale", str(CASE / "pod.yaml"), "--nodes", str(snapshot), *GROUPS, "-o", "json"]
+    code, out, err = kexplain(*args)
+    assert code == 0 and "the snapshot was taken of Kubernetes v1.99.1" in err
+    code, out, err = kexplain(*args, "--kubernetes-version", "1.35")
+    assert code == 0 and err == ""
+    code, out, err = kexplain(*args, "--feature-gates", "NoSuchGate=true")
+    assert code == 2 and "NoSuchGate" in err

@@ -92,10 +92,18 @@ def test_each_ordinal_has_its_own_claim_from_the_template_with_the_default_class
     assert [o["metadata"]["name"] for o in single.snapshot.of_kind("StatefulSet")] == ["ledger"]
 
 
-@pytest.mark.parametrize("name", ["ledger-immediate.yaml", "ledger-missing-class.yaml"])
+def test_an_immediate_class_with_a_driver_has_its_volumes_provisioned(capsys):
+    """An Immediate claim with no volume is provisioned by its class's driver (csi.example.com),
+    which kexplain assumes runs in the cluster: each replica's claim is bound to its new volume."""
+    code, doc, err = explain_cli(capsys, data("ledger-immediate.yaml"))
+    assert code == 0 and [p["fit"] for p in doc["placements"]] == [2]
+    assert err.count("csi.example.com provisions one (kexplain assumes the driver runs in the cluster)") == 2
+
+
+@pytest.mark.parametrize("name", ["ledger-missing-class.yaml"])
 def test_an_immediate_class_without_a_volume_or_a_missing_class_leaves_the_claim_unbound(capsys, name):
-    """The scheduler's own message: an Immediate claim with no volume waits for the PV controller;
-    a class that does not exist is not a WaitForFirstConsumer class, so the claim counts as immediate."""
+    """The scheduler's own message: a class that does not exist is not a WaitForFirstConsumer
+    class, so the claim counts as immediate, and nothing provisions it."""
     code, doc, _ = explain_cli(capsys, data(name))
     assert code == 1
     (trace,) = doc["items"]          # the first replica does not fit: placement stops
@@ -201,7 +209,7 @@ def test_a_bound_pod_of_the_file_is_cluster_and_takes_room(capsys):
     assert doc["pod"]["name"] == "frontend" and doc["result"]["suggestedHost"] == "west-1"   # east-1 is full
     findings = lint_findings(data("web-with-bound-pod.yaml"))
     assert [(f.rule, f.message) for f in findings] == [
-        ("not-scheduled", "spec.nodeName is east-1: the scheduler does not place this pod"),
+        ("not-scheduled", "spec.nodeName is east-1: the scheduler does not place this pod (it fits there)"),
         ("fits", "fits: west-1")]
 
 

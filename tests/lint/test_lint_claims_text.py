@@ -16,11 +16,19 @@ CLAIM = ("claim default/mysql-pv-claim (volume mysql-persistent-storage): unboun
          "are the provisioner's)")
 
 
-def test_the_claim_and_its_cause_follow_the_finding():
-    report = lint(LintOptions((MYSQL,), node_paths=(CLUSTER,)))
+def test_the_claim_and_its_cause_follow_the_finding(tmp_path):
+    """The class and the claim are the cluster's (--nodes), the claim still unbound: its driver
+    has not made its volume. (In the linted set, the driver provisions it: the pod fits.)"""
+    docs = open(MYSQL).read().split("\n---\n")
+    (tmp_path / "cluster.yaml").write_text(open(CLUSTER).read() + "\n---\n" + "\n---\n".join(docs[:2]))
+    (tmp_path / "app.yaml").write_text(docs[2])
+    report = lint(LintOptions((str(tmp_path / "app.yaml"),), node_paths=(str(tmp_path / "cluster.yaml"),)))
     lines = render_text(report, width=400).splitlines()
     at = next(i for i, text in enumerate(lines) if "[unschedulable] Deployment default/wordpress-mysql" in text)
-    assert lines[at + 1:at + 3] == ["    document 3", f"    {CLAIM}"]
+    assert lines[at + 1:at + 3] == ["    document 1", f"    {CLAIM}"]
+    provisioned = lint(LintOptions((MYSQL,), node_paths=(CLUSTER,)))
+    assert [f.rule for f in provisioned.findings] == ["fits"]
+    assert any("rook-ceph.rbd.csi.ceph.com provisions one" in w for w in provisioned.warnings)
 
 
 def test_a_finding_without_a_rejection_has_no_such_line():

@@ -112,3 +112,35 @@ def test_cli(tmp_path: Path):
     env = TestEnvironment()
     assert main(["lint", str(path), "--nodes", "-", "--node-groups", str(CASE / "nodegroups.yaml")], env=env) == 2
     assert env.err.startswith("error: --node-groups reads the pool of --nodes a second time")
+
+
+def test_a_workloads_own_copies_do_not_count_against_it(tmp_path: Path):
+    """Two copies, one per zone (required zone anti-affinity among themselves), both fit the
+    pool: every template's zone then holds a copy, but a template is judged against the cluster
+    as the objects before it left it, never against the object's own copies."""
+    path = tmp_path / "spread.yaml"
+    path.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: spread}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: spread}}
+  template:
+    metadata: {labels: {app: spread}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: amd64}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: spread}}
+            topologyKey: topology.kubernetes.io/zone
+      containers: [{name: c, image: x:1, resources: {requests: {cpu: 500m}}}]
+""")
+    found = {f.rule: f for f in lint(path).findings}
+    assert set(found) == {"fits"}
+    # a third copy has no zone left: the loop over the pending copy finds no group for it
+    path.write_text(path.read_text().replace("replicas: 2", "replicas: 3"))
+    found = {f.rule: f for f in lint(path).findings}
+    assert found["no-node-group"].message.startswith("the Cluster Autoscaler would add no node for the pods that "
+                                                     "do not fit: ")

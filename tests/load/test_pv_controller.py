@@ -206,13 +206,31 @@ def test_a_volume_left_free_is_made_available():
     assert [o["status"]["phase"] for o, _ in settled.objects] == ["Available", "Available", "Released"]
 
 
-def test_dynamic_provisioning_is_reported_not_invented():
+def test_a_csi_driver_provisions_an_immediate_claim():
+    """Issue 39 item 6: an Immediate claim of a class whose provisioner is a driver (not
+    kubernetes.io/no-provisioner) gets the volume the driver would create, bound to it; kexplain
+    says it assumes the driver runs, and gives the volume a zone only from allowedTopologies."""
     sc = storage_class("fast", provisioner="example.com/csi")
     settled = settle([(sc, SRC), (claim(cls="fast"), SRC)], lambda o, s: True)
     assert settled.provisioning == [("default/data", "example.com/csi")]
-    assert "volumeName" not in settled.objects[1][0]["spec"]
-    # No class object (the tutorial's "manual" without a volume): nothing to provision.
+    bound = settled.objects[1][0]
+    volume_name = bound["spec"]["volumeName"]
+    assert volume_name.startswith("pvc-") and bound["status"]["phase"] == "Bound"
+    pv = settled.objects[2][0]
+    assert pv["metadata"]["name"] == volume_name
+    assert pv["spec"]["csi"]["driver"] == "example.com/csi" and pv["status"]["phase"] == "Bound"
+    assert pv["spec"]["claimRef"]["name"] == "data" and "nodeAffinity" not in pv["spec"]
+    [note] = settled.notes
+    assert "example.com/csi provisions one (kexplain assumes the driver runs in the cluster)" in note
+    zonal = {**sc, "allowedTopologies": [{"matchLabelExpressions": [
+        {"key": "topology.kubernetes.io/zone", "values": ["eu-west-1a"]}]}]}
+    pv = settle([(zonal, SRC), (claim(cls="fast"), SRC)], lambda o, s: True).objects[2][0]
+    assert pv["spec"]["nodeAffinity"] == {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["eu-west-1a"]}]}]}}
+    # No class object (the tutorial's "manual" without a volume), or no provisioner: nothing to provision.
     assert settle([(claim(), SRC)], lambda o, s: True).provisioning == []
+    local = storage_class("local", provisioner="kubernetes.io/no-provisioner")
+    assert settle([(local, SRC), (claim(cls="local"), SRC)], lambda o, s: True).provisioning == []
 
 
 def test_a_volume_of_the_file_pre_bound_to_a_claim_of_the_cluster():
@@ -248,9 +266,10 @@ def test_the_tutorial_file_schedules(capsys, tmp_path):
     [volume("pv-volume", "1Gi"), claim("pv-claim"), pod("pv-claim")],                     # too small
     [volume("pv-volume", modes=(ROX,)), claim("pv-claim"), pod("pv-claim")],               # mode
     [volume("pv-volume"), claim("pv-claim", selector={"matchLabels": {"disk": "ssd"}}), pod("pv-claim")],
-    [storage_class("fast", provisioner="example.com/csi"), claim("pv-claim", cls="fast"), pod("pv-claim")],
-], ids=["too-small", "access-mode", "selector", "left-to-a-provisioner"])
+    [storage_class("fast", provisioner="kubernetes.io/no-provisioner"), claim("pv-claim", cls="fast"), pod("pv-claim")],
+], ids=["too-small", "access-mode", "selector", "no-provisioner"])
 def test_no_match_keeps_the_scheduler_message(capsys, tmp_path, pod_file):
+    """(A class of kubernetes.io/no-provisioner would need a volume made by hand.)"""
     code, trace = run(capsys, tmp_path, pod_file, NODES)
     assert code == 1
     assert volume_binding(trace) == ("UnschedulableAndUnresolvable", [ERR_UNBOUND_IMMEDIATE])
@@ -296,3 +315,9 @@ def test_replicas_share_the_bound_claim(capsys, tmp_path):
     code, out = run(capsys, tmp_path, [volume("v"), claim(), pod()], NODES, "--replicas", "2")
     assert code == 0
     assert [p["node"] is not None for p in out["placements"][0]["pods"]] == [True, True]
+
+
+def test_the_pod_of_a_provisioned_claim_schedules(capsys, tmp_path):
+    pod_file = [storage_class("fast", provisioner="example.com/csi"), claim("pv-claim", cls="fast"), pod("pv-claim")]
+    code, trace = run(capsys, tmp_path, pod_file, NODES)
+    assert code == 0 and trace["result"]["status"] == "Scheduled"

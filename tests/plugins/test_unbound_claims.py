@@ -129,14 +129,27 @@ def test_no_class_with_a_class_that_is_not_the_default(tmp_path):
     assert first["description"].startswith("make StorageClass gp3 the default")
 
 
+WAITING_CLAIM = """---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data-postgres-0, namespace: db}
+spec:
+  storageClassName: nfs
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 20Gi}}
+"""
+
+
 def test_an_immediate_class_without_a_volume(tmp_path):
-    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE, "-o", "json")
+    """The cluster's claim, unbound: its provisioner has not made its volume (a claim of the POD
+    file would have it made: `kexplain.load.pv_controller.provision`)."""
+    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE + WAITING_CLAIM, "-o", "json")
     trace = json.loads(out)
     (claim,) = trace["rejection"]["claims"]
     assert claim == {"volume": "data", "claim": "db/data-postgres-0", "request": "20Gi",
                      "accessModes": ["ReadWriteOnce"], "cause": "noMatchingVolume", "storageClass": "nfs",
                      "bindingMode": "Immediate", "matchingVolumes": 0, "provisioner": "nfs.csi.k8s.io"}
-    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE)
+    code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE + WAITING_CLAIM)
     assert ("its class nfs binds at once (Immediate) and no free PersistentVolume of the class matches it (20Gi "
             "ReadWriteOnce); in a cluster nfs.csi.k8s.io would provision one") in " ".join(out.split())
 

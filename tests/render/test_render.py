@@ -430,8 +430,8 @@ def test_no_raw_byte_counts_in_the_human_views(capsys, tmp_path):
     assert "Requests memory 11.50Gi, ephemeral-storage 90Gi; priority 0" in table
     assert "raw-1 0/3920m 953.67Mi/12.53Gi 9.31Gi/88.99Gi 1/110" in squeeze(wide)
     words = " ".join(node.split())
-    assert ("ephemeral-storage: the pod requests 90Gi; the node has 88.99Gi allocatable, 9.31Gi requested by its "
-            "pods: 79.68Gi free") in words
+    assert ("ephemeral-storage: the pod requests 90Gi, more than the node's whole allocatable (88.99Gi): evicting "
+            "pods cannot help (9.31Gi requested by its pods, 79.68Gi free)") in words
     assert "ephemeral-storage 90Gi 9.31Gi 88.99Gi" in squeeze(node)
 
 

@@ -23,8 +23,8 @@ NODE_VIEWS = [
     ("pod-too-big", "node-1", [
         "Rejected by NodeResourcesFit (UnschedulableAndUnresolvable): Insufficient cpu",
         "NodeResourcesFit * UnschedulableAndUnresolvable: Insufficient cpu",
-        "cpu: the pod requests 6; the node has 4 allocatable, 3 requested by its pods: 1 free - more than the "
-        "node's whole allocatable: evicting pods cannot help",
+        "cpu: the pod requests 6, more than the node's whole allocatable (4): evicting pods cannot help (3 "
+        "requested by its pods, 1 free)",
         "memory: the pod requests 4Gi; the node has 16Gi allocatable, 8Gi requested by its pods: 8Gi free",
         "pods: the node runs 1 of at most 110 pods",
         "Preemption: not chosen here: evicting pods cannot help (UnschedulableAndUnresolvable): Insufficient cpu.",

@@ -56,12 +56,16 @@ def _option(o: Any, classes: dict[str, int]) -> Any:
             "pods": _pod_list(o.get("pods"), classes), "similarNodeGroups": o.get("similarNodeGroups") or []}
 
 
+# A template's keys the cases define; kexplain's own (`member`) are not compared, as the shared tool does not.
+TEMPLATE_KEYS = ("source", "labels", "allocatable", "pods")
+
+
 def _template(t: Any) -> Any:
     if not isinstance(t, dict):
         return t
     taints = [{"key": x.get("key"), "value": x.get("value") or "", "effect": x.get("effect"),
                "timeAdded": x.get("timeAdded") or ""} for x in t.get("taints") or ()]
-    return {**t, "taints": taints}
+    return {**{k: t.get(k) for k in TEMPLATE_KEYS}, "taints": taints}
 
 
 def project(doc: dict, classes: dict[str, int]) -> dict[str, Any]:

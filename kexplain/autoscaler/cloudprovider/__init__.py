@@ -17,7 +17,7 @@ and on objects from files.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
@@ -33,16 +33,33 @@ DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
 class Discovery:
     """Node groups found, in the provider's order, each one's members (node names in cluster
     order: a Cluster API group's instances are not found by labels, so members travel with the
-    groups) and what could not be found, in plain words."""
+    groups) and what could not be found, in plain words. Groups read from a file (`from_file`:
+    `file` set) find their members among the nodes once those are read, by each group's
+    nodeSelector (`members_among`): one interface for the loop, whatever the source."""
 
     groups: tuple[NodeGroup, ...] = ()
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()      # where groups were found ("status ConfigMap", "Cluster API")
     by_provider_id: frozenset[str] = frozenset()     # groups with a member its providerID placed
+    file: str = ""                     # the --node-groups FILE they were read from ("": found in the cluster)
+
+    @classmethod
+    def from_file(cls, path: str, max_bytes: int | None = None) -> "Discovery":
+        """The groups of a --node-groups FILE (`nodegroups.read_node_groups`; bad input: InputError)."""
+        from kexplain.autoscaler.nodegroups import read_node_groups
+        return cls(tuple(read_node_groups(path, max_bytes)), sources=(path,), file=path)
+
+    def members_among(self, nodes: Iterable[tuple[str, Mapping[str, str]]]) -> Mapping[str, Sequence[str]]:
+        """Each group's members among `nodes` (name and labels, cluster order): as found, or, for
+        a file's groups, the nodes each one's nodeSelector selects (a node two select: InputError)."""
+        if not self.file:
+            return self.members
+        from kexplain.autoscaler.nodegroups import members
+        return members(self.groups, nodes, Source(self.file))
 
     def with_notes(self, notes: Iterable[str]) -> "Discovery":
-        return Discovery(self.groups, self.members, (*notes, *self.notes), self.sources, self.by_provider_id)
+        return replace(self, notes=(*notes, *self.notes))
 
 
 # Where each source of `discover` is, for a reader.

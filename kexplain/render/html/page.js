@@ -1254,9 +1254,16 @@
     mount.appendChild(h("label", null, "Explanation of ", navSelect));
   }
 
-  // The address: #t<i> (an explanation), #t<i>/node/<name> (a node's verdict, opened), or
-  // #t<i>-<part> (a part of an explanation: its preemption, its fixes, ...), shown and scrolled to.
+  // The address: #t<i> (an explanation), #t<i>/node/<name> (a node's verdict, opened),
+  // #t<i>/group/<name> or #tlist/group/<name> (a node group's full verdict in the Cluster
+  // autoscaler section, opened), or #t<i>-<part> (a part of an explanation: its preemption, its
+  // fixes, ...), shown and scrolled to.
   function route() {
+    var g = /^#t(\d+|list)\/group\/(.+)$/.exec(location.hash);
+    if (g) {
+      if (g[1] !== "list") showTrace(+g[1], true);
+      return openGroup(document.getElementById("t" + g[1] + "/group/" + decodeURIComponent(g[2])), "start");
+    }
     var m = /^#t(\d+)(?:\/node\/(.+)|-([\w-]+))?$/.exec(location.hash);
     if (!m) return false;
     var i = +m[1];
@@ -1278,18 +1285,36 @@
     openNode(i, a.getAttribute("data-node"), a);
   });
   window.addEventListener("hashchange", route);
-  // A node group's name in the Cluster autoscaler table opens its full verdict below it.
+  // A node group's name in the Cluster autoscaler table opens its full verdict below it, and
+  // the address says so (#t<i>/group/<name>), as a node's does: a link to copy. Opened or closed
+  // by its summary, the address follows too.
+  function groupHash(details) { return "#" + encodeURI(details.id); }
+  function openGroup(details, where) {
+    if (!details) return false;
+    details.open = true;
+    details.scrollIntoView({ block: where || "nearest" });
+    var summary = details.querySelector("summary");
+    if (summary) summary.focus({ preventScroll: true });
+    if (history.replaceState && location.hash !== groupHash(details)) history.replaceState(null, "", groupHash(details));
+    return true;
+  }
   document.addEventListener("click", function (e) {
     var a = e.target.closest && e.target.closest("a.group[data-group]");
     if (!a) return;
     var details = document.getElementById(a.getAttribute("data-group"));
     if (!details) return;
     e.preventDefault();
-    details.open = true;
-    details.scrollIntoView({ block: "nearest" });
-    var summary = details.querySelector("summary");
-    if (summary) summary.focus({ preventScroll: true });
+    openGroup(details);
   });
+  document.addEventListener("toggle", function (e) {
+    var details = e.target;
+    if (!details.classList || !details.classList.contains("ca-group") || !history.replaceState) return;
+    if (details.open) {
+      if (location.hash !== groupHash(details)) history.replaceState(null, "", groupHash(details));
+    } else if (location.hash === groupHash(details)) {
+      history.replaceState(null, "", "#" + details.id.replace(/\/group\/.*$/, "") + "-ca");
+    }
+  }, true);
 
   mountNav();
   mountOverview();

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
-from kexplain.render.html.autoscaler import autoscaler_section
+from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -150,6 +150,9 @@ def _verdict(trace: Trace, i: int) -> list[Html]:
                          f"{victims} pod(s) to make room (see ", el("a", "Preemption", href=f"#t{i}-preemption"),
                          ")."])
     out.append(el("p", line, cls="verdict"))
+    does = does_html(trace, i) if status == "Unschedulable" else None
+    if does is not None:        # what the Cluster Autoscaler will do, before the details
+        out.append(el("p", does, cls="verdict ca-does"))
     fixes = len(trace.get("suggestions") or ())
     if fixes:
         out.append(el("p", el("a", f"What would make it schedule: {fixes} verified change{'s' if fixes > 1 else ''}",

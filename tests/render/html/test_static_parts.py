@@ -98,7 +98,8 @@ def test_a_nodes_brief_says_why_it_is_rejected_in_the_words_of_node(too_big):
         assert text.startswith(f"Node {node}")
         assert f"Rejected by {first['plugin']} ({first['code']}): {first['reasons'][0]}" in text
         assert f"{first['plugin']} * {first['code']}" in text
-    assert "cpu: the pod requests 6; the node has 4 allocatable" in section_text(too_big, "t0/node/node-1")
+    assert "cpu: the pod requests 6, more than the node's whole allocatable (4)" in section_text(too_big,
+                                                                                               "t0/node/node-1")
     # A node a suggestion adds is no node of the cluster.
     added = next(n for s in trace["suggestions"] for n in s.get("openedNodes") or () if n not in trace["filter"])
     assert section_text(too_big, f"t0/node/{added}") == \

@@ -1,0 +1,280 @@
+"""The LimitRanger admission plugin (plugin/pkg/admission/limitranger), for pods: the LimitRanges
+of the pod's namespace give its containers their default limits and requests (mutating), then
+their min, max and maxLimitRequestRatio refuse what is out of bounds (validating), with the
+API server's words: `pods "web-0" is forbidden: maximum cpu usage per Container is 2, but limit
+is 4` (several: `[a, b]`).
+
+A LimitRange is stored defaulted (SetDefaults_LimitRangeItem: a Container item's missing
+default is its max, its missing defaultRequest its default, else its min), and the plugin reads
+it so. Each LimitRange of the namespace applies in turn (the API server lists them from a cache
+in no set order; kexplain takes them by name): a default of an earlier one wins. Only pods the
+API server creates get this: a pod already stored (read from a cluster) carries its defaults.
+Not done: the PersistentVolumeClaim items (storage min/max of claims).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.fielderrors import go_quote
+
+ANNOTATION = "kubernetes.io/limit-ranger"
+CONTAINER, POD = "Container", "Pod"
+_MAX_MILLI = (2 ** 63 - 1) // 1000      # resource.MaxMilliValue
+_KEYS = ("default", "defaultRequest", "max", "min", "maxLimitRequestRatio")
+
+
+class LimitRangeRejected(ValueError):
+    """The pod is out of a LimitRange's bounds: the message after `pods "NAME" is forbidden: `."""
+
+
+@dataclass(frozen=True)
+class Item:
+    type: str
+    values: dict[str, dict[str, quantity.Quantity]] = field(default_factory=dict)   # key -> resource -> q
+
+    def of(self, key: str) -> dict[str, quantity.Quantity]:
+        return self.values.get(key, {})
+
+
+@dataclass(frozen=True)
+class LimitRange:
+    name: str
+    items: tuple[Item, ...]
+
+
+def _list(raw: Any) -> dict[str, quantity.Quantity]:
+    out: dict[str, quantity.Quantity] = {}
+    for name, value in (raw.items() if isinstance(raw, dict) else ()):
+        try:
+            out[str(name)] = quantity.parse(value)
+        except quantity.QuantityError:
+            continue        # the API server refuses such a LimitRange; kexplain leaves the value out
+    return out
+
+
+def parse(obj: dict[str, Any]) -> LimitRange:
+    """A LimitRange object as the API server stores it (its Container items defaulted)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    items = []
+    for raw in spec.get("limits") or ():
+        if not isinstance(raw, dict):
+            continue
+        values = {key: _list(raw.get(key)) for key in _KEYS}
+        if raw.get("type") == CONTAINER:        # SetDefaults_LimitRangeItem
+            for k, v in values["max"].items():
+                values["default"].setdefault(k, v)
+            for k, v in values["default"].items():
+                values["defaultRequest"].setdefault(k, v)
+            for k, v in values["min"].items():
+                values["defaultRequest"].setdefault(k, v)
+        items.append(Item(str(raw.get("type") or ""), values))
+    return LimitRange(str(meta.get("name") or ""), tuple(items))
+
+
+def by_namespace(objs: list[dict[str, Any]]) -> dict[str, list[LimitRange]]:
+    """The LimitRanges of `objs` per namespace, by name."""
+    out: dict[str, list[LimitRange]] = {}
+    for obj in objs:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        out.setdefault(str(meta.get("namespace") or "default"), []).append(parse(obj))
+    for ranges in out.values():
+        ranges.sort(key=lambda r: r.name)
+    return out
+
+
+def _containers(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for key, prefix in (("containers", "container"), ("initContainers", "init container")):
+        out += [(prefix, c) for c in spec.get(key) or () if isinstance(c, dict)]
+    return out
+
+
+def mutate(pod: dict[str, Any], limit_range: LimitRange) -> None:
+    """PodMutateLimitFunc (in place): each container and init container without a limit or a
+    request of a resource the LimitRange's Container items default gets it; the annotation says
+    what was set."""
+    defaults: dict[str, dict[str, quantity.Quantity]] = {"limits": {}, "requests": {}}
+    for item in limit_range.items:
+        if item.type == CONTAINER:
+            defaults["requests"].update(item.of("defaultRequest"))
+            defaults["limits"].update(item.of("default"))
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    notes: list[str] = []
+    for prefix, container in _containers(spec):
+        resources = container.get("resources")
+        if not isinstance(resources, dict):
+            resources = container["resources"] = {}
+        set_by_kind: dict[str, list[str]] = {}
+        for kind in ("limits", "requests"):
+            current = resources.get(kind)
+            if not isinstance(current, dict):
+                current = resources[kind] = {}
+            for name, value in defaults[kind].items():
+                if name not in current:
+                    current[name] = str(value)
+                    set_by_kind.setdefault(kind, []).append(name)
+        if set_by_kind.get("requests"):
+            notes.append(f"{', '.join(sorted(set_by_kind['requests']))} request for {prefix} {container.get('name', '')}")
+        if set_by_kind.get("limits"):
+            notes.append(f"{', '.join(sorted(set_by_kind['limits']))} limit for {prefix} {container.get('name', '')}")
+    if notes:
+        meta = pod.get("metadata")
+        if not isinstance(meta.get("annotations"), dict):
+            meta["annotations"] = {}
+        meta["annotations"][ANNOTATION] = "LimitRanger plugin set: " + "; ".join(notes)
+
+
+def _value(q: Fraction) -> int:
+    return math.ceil(q)
+
+
+def _compared(req: Fraction, lim: Fraction, enforced: Fraction) -> tuple[int, int, int]:
+    """requestLimitEnforcedValues: milli values unless one of them would overflow."""
+    values = (_value(req), _value(lim), _value(enforced))
+    if all(v <= _MAX_MILLI for v in values):
+        return math.ceil(req * 1000), math.ceil(lim * 1000), math.ceil(enforced * 1000)
+    return values
+
+
+def _q(resources: dict[str, Any], name: str) -> quantity.Quantity | None:
+    raw = resources.get(name) if isinstance(resources, dict) else None
+    if raw is None:
+        return None
+    try:
+        return quantity.parse(raw)
+    except quantity.QuantityError:
+        return None
+
+
+_ZERO = quantity.Quantity(Fraction(0))
+
+
+def _min(kind: str, name: str, enforced: quantity.Quantity, requests: dict, limits: dict) -> str:
+    req, lim = _q(requests, name), _q(limits, name)
+    r, l, e = _compared((req or _ZERO).value, (lim or _ZERO).value, enforced.value)
+    if req is None:
+        return f"minimum {name} usage per {kind} is {enforced}.  No request is specified"
+    if r < e:
+        return f"minimum {name} usage per {kind} is {enforced}, but request is {req}"
+    if lim is not None and l < e:
+        return f"minimum {name} usage per {kind} is {enforced}, but limit is {lim}"
+    return ""
+
+
+def _max(kind: str, name: str, enforced: quantity.Quantity, requests: dict, limits: dict) -> str:
+    req, lim = _q(requests, name), _q(limits, name)
+    r, l, e = _compared((req or _ZERO).value, (lim or _ZERO).value, enforced.value)
+    if lim is None:
+        return f"maximum {name} usage per {kind} is {enforced}.  No limit is specified"
+    if l > e:
+        return f"maximum {name} usage per {kind} is {enforced}, but limit is {lim}"
+    if req is not None and r > e:
+        return f"maximum {name} usage per {kind} is {enforced}, but request is {req}"
+    return ""
+
+
+def _ratio(kind: str, name: str, enforced: quantity.Quantity, requests: dict, limits: dict) -> str:
+    req, lim = _q(requests, name), _q(limits, name)
+    r, l, _ = _compared((req or _ZERO).value, (lim or _ZERO).value, enforced.value)
+    if req is None or r == 0:
+        return f"{name} max limit to request ratio per {kind} is {enforced}, but no request is specified or request is 0"
+    if lim is None or l == 0:
+        return f"{name} max limit to request ratio per {kind} is {enforced}, but no limit is specified or limit is 0"
+    observed = l / r
+    shown = observed
+    bound = float(_value(enforced.value))
+    if _value(enforced.value) <= _MAX_MILLI:
+        observed *= 1000
+        bound = float(math.ceil(enforced.value * 1000))
+    if observed > bound:
+        return f"{name} max limit to request ratio per {kind} is {enforced}, but provided ratio is {shown:f}"
+    return ""
+
+
+def _checks(kind: str, item: Item, requests: dict, limits: dict) -> list[str]:
+    out = []
+    for key, check in (("min", _min), ("max", _max), ("maxLimitRequestRatio", _ratio)):
+        for name, enforced in sorted(item.of(key).items()):     # (Go ranges over a map: no set order)
+            message = check(kind, name, enforced, requests, limits)
+            if message:
+                out.append(message)
+    return out
+
+
+def _add(total: dict[str, Fraction], resources: Any) -> None:
+    for name in resources if isinstance(resources, dict) else ():
+        q = _q(resources, name)
+        if q is not None:
+            total[name] = total.get(name, Fraction(0)) + q.value
+
+
+def _maximum(total: dict[str, Fraction], other: dict[str, Fraction]) -> None:
+    for name, value in other.items():
+        if name not in total or value > total[name]:
+            total[name] = value
+
+
+def _pod_total(spec: dict[str, Any], key: str) -> dict[str, str]:
+    """podRequests / podLimits (key: requests or limits): the containers' sum, sidecars (init
+    containers with restartPolicy Always) added, and the largest of each other init container
+    with the sidecars started before it."""
+    total: dict[str, Fraction] = {}
+    for c in spec.get("containers") or ():
+        if isinstance(c, dict):
+            _add(total, (c.get("resources") or {}).get(key))
+    sidecars: dict[str, Fraction] = {}
+    init_max: dict[str, Fraction] = {}
+    for c in spec.get("initContainers") or ():
+        if not isinstance(c, dict):
+            continue
+        own: dict[str, Fraction] = {}
+        _add(own, (c.get("resources") or {}).get(key))
+        if c.get("restartPolicy") == "Always":
+            for k, v in own.items():
+                total[k] = total.get(k, Fraction(0)) + v
+                sidecars[k] = sidecars.get(k, Fraction(0)) + v
+            current = dict(sidecars)
+        else:
+            current = dict(own)
+            for k, v in sidecars.items():
+                current[k] = current.get(k, Fraction(0)) + v
+        _maximum(init_max, current)
+    _maximum(total, init_max)
+    return {k: str(quantity.Quantity(v)) for k, v in total.items()}
+
+
+def validate(pod: dict[str, Any], limit_range: LimitRange) -> list[str]:
+    """PodValidateLimitFunc: every bound of the LimitRange the pod's containers (Container
+    items) or the pod as a whole (Pod items) break, in the plugin's order."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    errors: list[str] = []
+    for item in limit_range.items:
+        if item.type == CONTAINER:
+            for _, c in _containers(spec):
+                resources = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+                errors += _checks(CONTAINER, item, resources.get("requests") or {}, resources.get("limits") or {})
+        elif item.type == POD:
+            errors += _checks(POD, item, _pod_total(spec, "requests"), _pod_total(spec, "limits"))
+    return errors
+
+
+def admit(pod: dict[str, Any], ranges: list[LimitRange]) -> None:
+    """The mutating half, for each LimitRange of the namespace in turn."""
+    for limit_range in ranges:
+        mutate(pod, limit_range)
+
+
+def check(pod: dict[str, Any], ranges: list[LimitRange]) -> None:
+    """The validating half: LimitRangeRejected with the first LimitRange's errors (the API
+    server stops at the first LimitRange that refuses), aggregated as utilerrors prints them."""
+    for limit_range in ranges:
+        errors = validate(pod, limit_range)
+        if errors:
+            name = (pod.get("metadata") or {}).get("name") or ""
+            text = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+            raise LimitRangeRejected(f"pods {go_quote(name)} is forbidden: {text}")

@@ -1,0 +1,542 @@
+"""Pod Security admission (k8s.io/pod-security-admission v0.35.4 / v0.36.2, as kube-apiserver
+runs it with its default configuration: every namespace `privileged:latest` unless labelled, no
+exemption), from the labels of the pod's Namespace:
+`pod-security.kubernetes.io/{enforce,warn,audit}` and their `-version`.
+
+A pod that breaks the enforce level is refused: `pods "web-0" is forbidden: violates PodSecurity
+"baseline:latest": privileged (container "web" must not set securityContext.privileged=true)`;
+one that breaks the warn level (which defaults to the enforce level when only that is set) is
+admitted with the warning `would violate PodSecurity "restricted:latest": ...`, and the audit
+level goes to the audit log (its text is kept as an audit note). A workload (a Deployment, ...) is
+never refused: its template is checked against the warn level and the workload admitted with the
+warning; its controller's creates of the pods are what the enforce level refuses.
+
+The checks are the policy package's, each at the versions it has (a `-version` label older
+than a check's first version leaves it out; `latest` and newer labels are the API server's own
+minor), in its order (baseline checks, then restricted ones, by ID) with its words.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from kexplain.apimachinery.fielderrors import go_quote
+
+PREFIX = "pod-security.kubernetes.io/"
+PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
+_LEVELS = (PRIVILEGED, BASELINE, RESTRICTED)
+LATEST = "latest"
+
+
+class PodSecurityRejected(ValueError):
+    """The enforce level refuses the pod: the whole API server message."""
+
+
+@dataclass(frozen=True)
+class LevelVersion:
+    level: str
+    version: str = LATEST          # "latest" or "v1.N" as the label gives it
+
+    def __str__(self) -> str:
+        return f"{self.level}:{self.version}"
+
+    def minor(self, server_minor: int) -> int:
+        """The policy version evaluated: the label's, at most the API server's minor."""
+        if self.version == LATEST:
+            return server_minor
+        return min(int(self.version.split(".")[1]), server_minor)
+
+
+@dataclass(frozen=True)
+class Policy:
+    enforce: LevelVersion = LevelVersion(PRIVILEGED)
+    audit: LevelVersion = LevelVersion(PRIVILEGED)
+    warn: LevelVersion = LevelVersion(PRIVILEGED)
+
+    @property
+    def privileged(self) -> bool:
+        return all(lv.level == PRIVILEGED for lv in (self.enforce, self.audit, self.warn))
+
+
+def _version(text: str) -> str:
+    """ParseVersion: "latest" or "v1.N"; anything else is latest (and a parse error)."""
+    if text == LATEST:
+        return LATEST
+    if text.startswith("v1.") and text[3:].isdigit() and (text[3:] == "0" or not text[3:].startswith("0")):
+        return text
+    return LATEST
+
+
+def policy_of(labels: dict[str, str]) -> Policy:
+    """PolicyToEvaluate with the default policy (privileged:latest everywhere). An invalid enforce
+    level is restricted (fail closed); an invalid audit or warn level privileged (fail open)."""
+    if not labels:
+        return Policy()
+    enforce, audit, warn = LevelVersion(PRIVILEGED), LevelVersion(PRIVILEGED), LevelVersion(PRIVILEGED)
+    has_enforce = has_warn = has_warn_version = False
+    if PREFIX + "enforce" in labels:
+        level = labels[PREFIX + "enforce"]
+        has_enforce = level in _LEVELS
+        enforce = LevelVersion(level if level in _LEVELS else RESTRICTED)
+    if PREFIX + "enforce-version" in labels:
+        enforce = LevelVersion(enforce.level, _version(labels[PREFIX + "enforce-version"]))
+    if PREFIX + "audit" in labels:
+        level = labels[PREFIX + "audit"]
+        audit = LevelVersion(level if level in _LEVELS else PRIVILEGED)
+    if PREFIX + "audit-version" in labels:
+        audit = LevelVersion(audit.level, _version(labels[PREFIX + "audit-version"]))
+    if PREFIX + "warn" in labels:
+        has_warn = True
+        level = labels[PREFIX + "warn"]
+        warn = LevelVersion(level if level in _LEVELS else PRIVILEGED)
+    if PREFIX + "warn-version" in labels:
+        has_warn_version = True
+        warn = LevelVersion(warn.level, _version(labels[PREFIX + "warn-version"]))
+    if not has_warn and has_enforce and _LEVELS.index(enforce.level) > _LEVELS.index(warn.level):
+        warn = LevelVersion(enforce.level, warn.version if has_warn_version else enforce.version)
+    return Policy(enforce, audit, warn)
+
+
+# -- the checks --------------------------------------------------------------------------------
+Result = tuple[str, str] | None       # (forbidden reason, detail), None when allowed
+Spec = dict[str, Any]
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _containers(spec: Spec) -> list[dict[str, Any]]:
+    """visitContainers: init containers, containers, ephemeral containers."""
+    return [c for key in ("initContainers", "containers", "ephemeralContainers")
+            for c in spec.get(key) or () if isinstance(c, dict)]
+
+
+def _sc(c: dict[str, Any]) -> dict[str, Any] | None:
+    return c.get("securityContext") if isinstance(c.get("securityContext"), dict) else None
+
+
+def _pod_sc(spec: Spec) -> dict[str, Any] | None:
+    return spec.get("securityContext") if isinstance(spec.get("securityContext"), dict) else None
+
+
+def _plural(one: str, many: str, n: int) -> str:
+    return one if n == 1 else many
+
+
+def _quote(items: list[str]) -> str:
+    return '"' + '", "'.join(items) + '"' if items else ""
+
+
+def _who(containers: list[str]) -> str:
+    return f"{_plural('container', 'containers', len(containers))} {_quote(containers)}"
+
+
+def _windows(spec: Spec) -> bool:
+    return _d(spec.get("os")).get("name") == "windows"
+
+
+def _user_namespace(spec: Spec) -> bool:
+    return spec.get("hostUsers") is False
+
+
+def _privileged(meta: dict, spec: Spec, minor: int) -> Result:
+    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("privileged") is True]
+    return ("privileged", f"{_who(bad)} must not set securityContext.privileged=true") if bad else None
+
+
+def _app_armor(meta: dict, spec: Spec, minor: int) -> Result:
+    setters: list[str] = []
+    values: set[str] = set()
+    profile = _d(_pod_sc(spec)).get("appArmorProfile")
+    if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
+        setters.append("pod")
+        values.add(str(profile.get("type") or ""))
+    bad = []
+    for c in _containers(spec):
+        profile = _d(_sc(c)).get("appArmorProfile")
+        if isinstance(profile, dict) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
+            bad.append(c.get("name", ""))
+            values.add(str(profile.get("type") or ""))
+    if bad:
+        setters.append(_who(bad))
+    annotations = sorted(f"{k}={go_quote(str(v))}" for k, v in _d(meta.get("annotations")).items()
+                         if k.startswith("container.apparmor.security.beta.kubernetes.io/")
+                         and not (not v or v == "runtime/default" or str(v).startswith("localhost/")))
+    value_list = sorted(values) + annotations
+    if annotations:
+        setters.append(_plural("annotation", "annotations", len(annotations)))
+    if setters:
+        return (_plural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(value_list)),
+                f"{' and '.join(setters)} must not set AppArmor profile type to {_quote(value_list)}")
+    return None
+
+
+_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
+                 "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+
+
+def _capabilities_baseline(meta: dict, spec: Spec, minor: int) -> Result:
+    bad, added = [], set()
+    for c in _containers(spec):
+        caps = _d(_sc(c)).get("capabilities")
+        if isinstance(caps, dict):
+            wrong = [str(x) for x in caps.get("add") or () if str(x) not in _CAPABILITIES]
+            if wrong:
+                bad.append(c.get("name", ""))
+                added.update(wrong)
+    if bad:
+        return ("non-default capabilities",
+                f"{_who(bad)} must not include {_quote(sorted(added))} in securityContext.capabilities.add")
+    return None
+
+
+def _host_namespaces(meta: dict, spec: Spec, minor: int) -> Result:
+    found = [f"{k}=true" for k in ("hostNetwork", "hostPID", "hostIPC") if spec.get(k) is True]
+    return ("host namespaces", ", ".join(found)) if found else None
+
+
+def _host_path(meta: dict, spec: Spec, minor: int) -> Result:
+    names = [v.get("name", "") for v in spec.get("volumes") or () if isinstance(v, dict) and v.get("hostPath") is not None]
+    return ("hostPath volumes", f"{_plural('volume', 'volumes', len(names))} {_quote(names)}") if names else None
+
+
+def _host_ports(meta: dict, spec: Spec, minor: int) -> Result:
+    bad, ports = [], set()
+    for c in _containers(spec):
+        used = [p.get("hostPort") for p in c.get("ports") or () if isinstance(p, dict) and p.get("hostPort")]
+        if used:
+            bad.append(c.get("name", ""))
+            ports.update(str(p) for p in used)
+    if bad:
+        return ("hostPort", f"{_who(bad)} {_plural('uses', 'use', len(bad))} "
+                            f"{_plural('hostPort', 'hostPorts', len(ports))} {', '.join(sorted(ports))}")
+    return None
+
+
+def _hosts(handler: Any) -> list[str]:
+    handler = _d(handler)
+    return [str(_d(handler.get(k)).get("host")) for k in ("httpGet", "tcpSocket") if _d(handler.get(k)).get("host")]
+
+
+def _probe_hosts(meta: dict, spec: Spec, minor: int) -> Result:
+    bad: set[str] = set()
+    hosts: set[str] = set()
+    for c in _containers(spec):
+        found = [h for k in ("livenessProbe", "readinessProbe", "startupProbe") for h in _hosts(c.get(k))]
+        lifecycle = _d(c.get("lifecycle"))
+        found += [h for k in ("postStart", "preStop") for h in _hosts(lifecycle.get(k))]
+        if found:
+            bad.add(c.get("name", ""))
+            hosts.update(found)
+    if bad:
+        return ("probe or lifecycle host",
+                f"{_who(sorted(bad))} {_plural('uses', 'use', len(bad))} "
+                f"{_plural('probe or lifecycle host', 'probe or lifecycle hosts', len(hosts))} {_quote(sorted(hosts))}")
+    return None
+
+
+def _proc_mount(meta: dict, spec: Spec, minor: int, relax: bool = True) -> Result:
+    if relax and minor >= 35 and _user_namespace(spec):
+        return None
+    bad, kinds = [], set()
+    for c in _containers(spec):
+        mount = _d(_sc(c)).get("procMount")
+        if mount is not None and mount != "Default":
+            bad.append(c.get("name", ""))
+            kinds.add(str(mount))
+    if bad:
+        return ("procMount", f"{_who(bad)} must not set securityContext.procMount to {_quote(sorted(kinds))}")
+    return None
+
+
+def _selinux(meta: dict, spec: Spec, minor: int) -> Result:
+    allowed = {"", "container_t", "container_init_t", "container_kvm_t"} | ({"container_engine_t"} if minor >= 31 else set())
+    setters: list[str] = []
+    types: set[str] = set()
+    flags = {"user": False, "role": False}
+
+    def valid(opts: dict) -> bool:
+        ok = True
+        if str(opts.get("type") or "") not in allowed:
+            ok = False
+            types.add(str(opts.get("type") or ""))
+        for key in ("user", "role"):
+            if opts.get(key):
+                ok = False
+                flags[key] = True
+        return ok
+
+    opts = _d(_pod_sc(spec)).get("seLinuxOptions")
+    if isinstance(opts, dict) and not valid(opts):
+        setters.append("pod")
+    bad = [c.get("name", "") for c in _containers(spec)
+           if isinstance(_d(_sc(c)).get("seLinuxOptions"), dict) and not valid(_d(_sc(c))["seLinuxOptions"])]
+    if bad:
+        setters.append(_who(bad))
+    if setters:
+        data = [f"{_plural('type', 'types', len(types))} {_quote(sorted(types))}"] if types else []
+        data += [f"{k} may not be set" for k in ("user", "role") if flags[k]]
+        return ("seLinuxOptions", f"{' and '.join(setters)} set forbidden securityContext.seLinuxOptions: {'; '.join(data)}")
+    return None
+
+
+def _seccomp_type(sc: dict | None) -> str | None:
+    profile = _d(sc).get("seccompProfile")
+    return str(profile.get("type") or "") if isinstance(profile, dict) else None
+
+
+def _seccomp_baseline(meta: dict, spec: Spec, minor: int) -> Result:
+    setters: list[str] = []
+    values: set[str] = set()
+    pod_type = _seccomp_type(_pod_sc(spec))
+    if pod_type is not None and pod_type not in ("Localhost", "RuntimeDefault"):
+        setters.append("pod")
+        values.add(pod_type)
+    bad = []
+    for c in _containers(spec):
+        t = _seccomp_type(_sc(c))
+        if t is not None and t not in ("Localhost", "RuntimeDefault"):
+            bad.append(c.get("name", ""))
+            values.add(t)
+    if bad:
+        setters.append(_who(bad))
+    if setters:
+        return ("seccompProfile",
+                f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to {_quote(sorted(values))}")
+    return None
+
+
+_SYSCTLS = [(0, {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.tcp_syncookies",
+                 "net.ipv4.ping_group_range", "net.ipv4.ip_unprivileged_port_start"}),
+            (27, {"net.ipv4.ip_local_reserved_ports"}),
+            (29, {"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+                  "net.ipv4.tcp_keepalive_probes"}),
+            (32, {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"})]
+
+
+def _sysctls(meta: dict, spec: Spec, minor: int) -> Result:
+    allowed = set().union(*(names for since, names in _SYSCTLS if minor >= since))
+    bad = [str(s.get("name")) for s in _d(_pod_sc(spec)).get("sysctls") or ()
+           if isinstance(s, dict) and s.get("name") not in allowed]
+    return ("forbidden sysctls", ", ".join(bad)) if bad else None
+
+
+def _host_process(meta: dict, spec: Spec, minor: int) -> Result:
+    setters = ["pod"] if _d(_d(_pod_sc(spec)).get("windowsOptions")).get("hostProcess") is True else []
+    bad = [c.get("name", "") for c in _containers(spec) if _d(_d(_sc(c)).get("windowsOptions")).get("hostProcess") is True]
+    if bad:
+        setters.append(_who(bad))
+    if setters:
+        return ("hostProcess", f"{' and '.join(setters)} must not set securityContext.windowsOptions.hostProcess=true")
+    return None
+
+
+def _privilege_escalation(meta: dict, spec: Spec, minor: int) -> Result:
+    if minor >= 25 and _windows(spec):
+        return None
+    bad = [c.get("name", "") for c in _containers(spec) if _d(_sc(c)).get("allowPrivilegeEscalation") is not False]
+    return ("allowPrivilegeEscalation != false",
+            f"{_who(bad)} must set securityContext.allowPrivilegeEscalation=false") if bad else None
+
+
+def _capabilities_restricted(meta: dict, spec: Spec, minor: int) -> Result:
+    if minor >= 25 and _windows(spec):
+        return None
+    missing, adding, added = [], [], set()
+    for c in _containers(spec):
+        caps = _d(_sc(c)).get("capabilities")
+        if not isinstance(caps, dict):
+            missing.append(c.get("name", ""))
+            continue
+        if "ALL" not in [str(x) for x in caps.get("drop") or ()]:
+            missing.append(c.get("name", ""))
+        wrong = [str(x) for x in caps.get("add") or () if str(x) != "NET_BIND_SERVICE"]
+        if wrong:
+            adding.append(c.get("name", ""))
+            added.update(wrong)
+    details = []
+    if missing:
+        details.append(f'{_who(missing)} must set securityContext.capabilities.drop=["ALL"]')
+    if adding:
+        details.append(f"{_who(adding)} must not include {_quote(sorted(added))} in securityContext.capabilities.add")
+    return ("unrestricted capabilities", "; ".join(details)) if details else None
+
+
+def _proc_mount_restricted(meta: dict, spec: Spec, minor: int) -> Result:
+    return _proc_mount(meta, spec, minor, relax=False)
+
+
+_ALLOWED_VOLUMES = ("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "image", "persistentVolumeClaim",
+                    "projected", "secret")
+_VOLUME_TYPES = ("hostPath", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "nfs", "iscsi", "glusterfs",
+                 "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile", "vsphereVolume", "quobyte",
+                 "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "storageos")
+_JSON_NAMES = {"storageos": "storageos"}
+
+
+def _restricted_volumes(meta: dict, spec: Spec, minor: int) -> Result:
+    bad, kinds = [], set()
+    for v in spec.get("volumes") or ():
+        if not isinstance(v, dict) or any(v.get(k) is not None for k in _ALLOWED_VOLUMES):
+            continue
+        bad.append(v.get("name", ""))
+        kinds.add(next((k for k in _VOLUME_TYPES if v.get(k) is not None), "unknown"))
+    if bad:
+        return ("restricted volume types",
+                f"{_plural('volume', 'volumes', len(bad))} {_quote(bad)} {_plural('uses', 'use', len(bad))} "
+                f"{_plural('restricted volume type', 'restricted volume types', len(kinds))} {_quote(sorted(kinds))}")
+    return None
+
+
+def _run_as_non_root(meta: dict, spec: Spec, minor: int) -> Result:
+    if minor >= 35 and _user_namespace(spec):
+        return None
+    setters: list[str] = []
+    pod_value = _d(_pod_sc(spec)).get("runAsNonRoot")
+    pod_ok = pod_value is True
+    if pod_value is False:
+        setters.append("pod")
+    explicit, implicit = [], []
+    for c in _containers(spec):
+        value = _d(_sc(c)).get("runAsNonRoot")
+        if value is not None:
+            if value is False:
+                explicit.append(c.get("name", ""))
+        elif not pod_ok:
+            implicit.append(c.get("name", ""))
+    if explicit:
+        setters.append(_who(explicit))
+    if setters:
+        return ("runAsNonRoot != true", f"{' and '.join(setters)} must not set securityContext.runAsNonRoot=false")
+    if implicit:
+        return ("runAsNonRoot != true", f"pod or {_who(implicit)} must set securityContext.runAsNonRoot=true")
+    return None
+
+
+def _run_as_user(meta: dict, spec: Spec, minor: int) -> Result:
+    if minor >= 35 and _user_namespace(spec):
+        return None
+    setters = ["pod"] if _d(_pod_sc(spec)).get("runAsUser") == 0 and _d(_pod_sc(spec)).get("runAsUser") is not False \
+        else []
+    bad = [c.get("name", "") for c in _containers(spec)
+           if _d(_sc(c)).get("runAsUser") == 0 and _d(_sc(c)).get("runAsUser") is not False]
+    if bad:
+        setters.append(_who(bad))
+    return ("runAsUser=0", f"{' and '.join(setters)} must not set runAsUser=0") if setters else None
+
+
+def _seccomp_restricted(meta: dict, spec: Spec, minor: int) -> Result:
+    if minor >= 25 and _windows(spec):
+        return None
+    setters: list[str] = []
+    values: set[str] = set()
+    pod_type = _seccomp_type(_pod_sc(spec))
+    pod_set = False
+    if pod_type is not None:
+        if pod_type not in ("Localhost", "RuntimeDefault"):
+            setters.append("pod")
+            values.add(pod_type)
+        else:
+            pod_set = True
+    explicit, implicit = [], []
+    for c in _containers(spec):
+        t = _seccomp_type(_sc(c))
+        if t is not None:
+            if t not in ("Localhost", "RuntimeDefault"):
+                explicit.append(c.get("name", ""))
+                values.add(t)
+        elif not pod_set:
+            implicit.append(c.get("name", ""))
+    if explicit:
+        setters.append(_who(explicit))
+    if setters:
+        return ("seccompProfile",
+                f"{' and '.join(setters)} must not set securityContext.seccompProfile.type to {_quote(sorted(values))}")
+    if implicit:
+        return ("seccompProfile",
+                f'pod or {_who(implicit)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"')
+    return None
+
+
+Check = Callable[[dict, Spec, int], Result]
+# (ID, level, first minor, the baseline check it overrides at restricted level)
+_CHECKS: tuple[tuple[str, str, int, str, Check], ...] = (
+    ("appArmorProfile", BASELINE, 0, "", _app_armor),
+    ("capabilities_baseline", BASELINE, 0, "", _capabilities_baseline),
+    ("hostNamespaces", BASELINE, 0, "", _host_namespaces),
+    ("hostPathVolumes", BASELINE, 0, "", _host_path),
+    ("hostPorts", BASELINE, 0, "", _host_ports),
+    ("hostProbesAndHostLifecycle", BASELINE, 34, "", _probe_hosts),
+    ("privileged", BASELINE, 0, "", _privileged),
+    ("procMount", BASELINE, 0, "", _proc_mount),
+    ("seLinuxOptions", BASELINE, 0, "", _selinux),
+    ("seccompProfile_baseline", BASELINE, 0, "", _seccomp_baseline),
+    ("sysctls", BASELINE, 0, "", _sysctls),
+    ("windowsHostProcess", BASELINE, 0, "", _host_process),
+    ("allowPrivilegeEscalation", RESTRICTED, 8, "", _privilege_escalation),
+    ("capabilities_restricted", RESTRICTED, 22, "capabilities_baseline", _capabilities_restricted),
+    ("procMount_restricted", RESTRICTED, 35, "procMount", _proc_mount_restricted),
+    ("restrictedVolumes", RESTRICTED, 0, "hostPathVolumes", _restricted_volumes),
+    ("runAsNonRoot", RESTRICTED, 0, "", _run_as_non_root),
+    ("runAsUser", RESTRICTED, 23, "", _run_as_user),
+    ("seccompProfile_restricted", RESTRICTED, 19, "seccompProfile_baseline", _seccomp_restricted),
+)
+
+
+def evaluate(lv: LevelVersion, meta: dict, spec: Spec, server_minor: int) -> str:
+    """The aggregated forbidden detail of the checks of `lv` the pod fails (`reason (detail), ...`),
+    "" when it passes."""
+    if lv.level == PRIVILEGED:
+        return ""
+    minor = lv.minor(server_minor)
+    present = [c for c in _CHECKS if minor >= c[2] and (lv.level == RESTRICTED or c[1] == BASELINE)]
+    overridden = {c[3] for c in present if c[3]} if lv.level == RESTRICTED else set()
+    parts = []
+    for check_id, _, _, _, check in present:
+        if check_id in overridden:
+            continue
+        result = check(meta, spec, minor)
+        if result is not None:
+            reason, detail = result
+            parts.append(f"{reason} ({detail})" if detail else reason)
+    return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    refused: str = ""                  # the API server's message (enforce), "" when admitted
+    warnings: tuple[str, ...] = ()     # warn level
+    audit: str = ""                    # what the audit log would carry
+
+
+def validate_pod(pod: dict[str, Any], labels: dict[str, str], server_minor: int) -> Verdict:
+    """ValidatePod for a pod create: refused by the enforce level, else warned by the warn level."""
+    policy = policy_of(labels)
+    if policy.privileged:
+        return Verdict()
+    meta, spec = _d(pod.get("metadata")), _d(pod.get("spec"))
+    enforce = evaluate(policy.enforce, meta, spec, server_minor)
+    audit = evaluate(policy.audit, meta, spec, server_minor)
+    audit_text = f"would violate PodSecurity {go_quote(str(policy.audit))}: {audit}" if audit else ""
+    if enforce:
+        message = (f"pods {go_quote(str(meta.get('name') or ''))} is forbidden: violates PodSecurity "
+                   f"{go_quote(str(policy.enforce))}: {enforce}")
+        return Verdict(message, (), audit_text)
+    warn = evaluate(policy.warn, meta, spec, server_minor)
+    warnings = (f"would violate PodSecurity {go_quote(str(policy.warn))}: {warn}",) if warn else ()
+    return Verdict("", warnings, audit_text)
+
+
+def validate_template(template: dict[str, Any], labels: dict[str, str], server_minor: int) -> tuple[str, ...]:
+    """ValidatePodController for a workload's create: never refused; the warn level's warning."""
+    policy = policy_of(labels)
+    if policy.warn.level == PRIVILEGED and policy.audit.level == PRIVILEGED:
+        return ()
+    warn = evaluate(policy.warn, _d(template.get("metadata")), _d(template.get("spec")), server_minor)
+    return (f"would violate PodSecurity {go_quote(str(policy.warn))}: {warn}",) if warn else ()
+
+
+def labelled(labels: dict[str, str] | None) -> bool:
+    """Whether a namespace's labels set any Pod Security level."""
+    return any(k.startswith(PREFIX) for k in labels or {})

@@ -1,0 +1,330 @@
+"""The ResourceQuota admission plugin (k8s.io/apiserver admission/plugin/resourcequota) and the
+pod quota evaluator (pkg/quota/v1/evaluator/core/pods.go), for the pods of a set as they are
+created, one after another.
+
+Each ResourceQuota of the pod's namespace whose hard resources include one the pod evaluator
+tracks (pods, count/pods, cpu, memory, ephemeral-storage and their requests./limits. forms,
+hugepages, requests.<extended resource>) and whose scopes all match the pod (Terminating,
+NotTerminating, BestEffort, NotBestEffort, PriorityClass In/NotIn/Exists/DoesNotExist,
+CrossNamespacePodAffinity) is checked in turn: a quota tracking cpu or memory needs every
+container to state it (`failed quota: NAME: must specify limits.cpu for: web`); then the pod's
+usage is added to the quota's, and a quota it would exceed refuses it (`exceeded quota: NAME,
+requested: pods=1, used: pods=2, limited: pods=2`), in the API server's words, after
+`pods "NAME" is forbidden: `. An admitted pod's usage is charged to every quota it matched, so the
+next pod of the set meets what it left.
+
+What a quota has used to begin with is its `status.used` when it carries one (read from a cluster),
+else what the quota controller would count: the pods of its namespace already in the cluster
+(count/pods: every one; the others: those not Succeeded or Failed) that match its scopes. Quotas
+are taken by name (the API server reads them from a cache in no set order). Not evaluated: the
+other kinds a quota may count (services, claims and their storage, count/<resource> of other
+objects), which the pods do not consume.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.model.resources import is_native_resource
+
+Quantity = quantity.Quantity
+_ZERO = Quantity(Fraction(0))
+POD_RESOURCES = frozenset({"count/pods", "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
+                           "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+                           "pods"})
+_PREFIXES = ("hugepages-", "requests.hugepages-")
+VALIDATION_SET = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
+
+
+def _d(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _add(a: Quantity, b: Quantity) -> Quantity:
+    """Quantity.Add: the sum, in the format of `a` unless `a` is zero."""
+    return Quantity(a.value + b.value, a.fmt if a.value != 0 else b.fmt)
+
+
+def _list(raw: Any) -> dict[str, Quantity]:
+    out = {}
+    for name, value in _d(raw).items():
+        try:
+            out[str(name)] = quantity.parse(value)
+        except quantity.QuantityError:
+            continue
+    return out
+
+
+def matching_resources(names: Iterable[str]) -> list[str]:
+    """podEvaluator.MatchingResources."""
+    return [n for n in names if n in POD_RESOURCES or n.startswith(_PREFIXES)
+            or (not is_native_resource(n) and n.startswith("requests."))]
+
+
+# -- a pod's usage -----------------------------------------------------------------------------
+def _sum_into(total: dict[str, Quantity], resources: dict[str, Quantity]) -> None:
+    for k, v in resources.items():
+        total[k] = _add(total[k], v) if k in total else v
+
+
+def _max_into(total: dict[str, Quantity], resources: dict[str, Quantity]) -> None:
+    for k, v in resources.items():
+        if k not in total or v.value > total[k].value:
+            total[k] = v
+
+
+def _pod_total(spec: dict[str, Any], key: str) -> dict[str, Quantity]:
+    """resourcehelper.PodRequests / PodLimits of a pod being created (no status): containers
+    summed, sidecars added, the largest init container with its sidecars, pod-level values for
+    cpu and memory, overhead (for limits: only on resources with a limit)."""
+    total: dict[str, Quantity] = {}
+    for c in spec.get("containers") or ():
+        if isinstance(c, dict):
+            _sum_into(total, _list(_d(c.get("resources")).get(key)))
+    sidecars: dict[str, Quantity] = {}
+    init_max: dict[str, Quantity] = {}
+    for c in spec.get("initContainers") or ():
+        if not isinstance(c, dict):
+            continue
+        own = _list(_d(c.get("resources")).get(key))
+        if c.get("restartPolicy") == "Always":
+            _sum_into(total, own)
+            _sum_into(sidecars, own)
+            current = dict(sidecars)
+        else:
+            current = dict(own)
+            _sum_into(current, sidecars)
+        _max_into(init_max, current)
+    _max_into(total, init_max)
+    for k, v in _list(_d(spec.get("resources")).get(key)).items():
+        if k in ("cpu", "memory"):
+            total[k] = v
+    overhead = _list(spec.get("overhead"))
+    for k, v in overhead.items():
+        if key == "requests" or k in total:
+            total[k] = _add(total[k], v) if k in total else v
+    return total
+
+
+def _compute_usage(requests: dict[str, Quantity], limits: dict[str, Quantity]) -> dict[str, Quantity]:
+    """podComputeUsageHelper."""
+    out: dict[str, Quantity] = {"pods": Quantity(Fraction(1))}
+    for name in ("cpu", "memory", "ephemeral-storage"):
+        if name in requests:
+            out[name] = out[f"requests.{name}"] = requests[name]
+        if name in limits:
+            out[f"limits.{name}"] = limits[name]
+    for name, value in requests.items():
+        if name.startswith("hugepages-"):
+            out[name] = out[f"requests.{name}"] = value
+        elif not is_native_resource(name) and name not in ("cpu", "memory", "ephemeral-storage"):
+            out[f"requests.{name}"] = value
+    return out
+
+
+def terminal(pod: dict[str, Any]) -> bool:
+    return _d(pod.get("status")).get("phase") in ("Succeeded", "Failed")
+
+
+def pod_usage(pod: dict[str, Any]) -> dict[str, Quantity]:
+    """PodUsageFunc: count/pods always; the compute usage unless the pod has ended."""
+    out = {"count/pods": Quantity(Fraction(1))}
+    if terminal(pod):
+        return out
+    spec = _d(pod.get("spec"))
+    out.update(_compute_usage(_pod_total(spec, "requests"), _pod_total(spec, "limits")))
+    return out
+
+
+def _missing(pod: dict[str, Any], required: set[str]) -> str:
+    """podEvaluator.Constraints: the tracked cpu/memory resources a container does not state."""
+    needed = required & VALIDATION_SET
+    if not needed:
+        return ""
+    spec = _d(pod.get("spec"))
+    missing: dict[str, set[str]] = {}
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            if not isinstance(c, dict):
+                continue
+            resources = _d(c.get("resources"))
+            have = set(_compute_usage(_list(resources.get("requests")), _list(resources.get("limits"))))
+            for name in needed - have:
+                missing.setdefault(name, set()).add(str(c.get("name") or ""))
+    if not missing:
+        return ""
+    return "must specify " + "; ".join(f"{r} for: {','.join(sorted(missing[r]))}" for r in sorted(missing))
+
+
+# -- scopes ------------------------------------------------------------------------------------
+def _best_effort(pod: dict[str, Any]) -> bool:
+    """The pod's QoS class is BestEffort: no container requests or limits cpu or memory."""
+    spec = _d(pod.get("spec"))
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            resources = _d(_d(c).get("resources"))
+            for kind in ("requests", "limits"):
+                if any(n in ("cpu", "memory") and not quantity.parse(v).value == 0
+                       for n, v in _d(resources.get(kind)).items() if quantity.is_valid(v)):
+                    return False
+    pod_resources = _d(spec.get("resources"))
+    return not any(n in ("cpu", "memory") for kind in ("requests", "limits") for n in _d(pod_resources.get(kind)))
+
+
+def _cross_namespace_affinity(pod: dict[str, Any]) -> bool:
+    affinity = _d(_d(pod.get("spec")).get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        a = _d(affinity.get(kind))
+        terms = list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or ())
+        terms += [_d(t).get("podAffinityTerm") for t in a.get("preferredDuringSchedulingIgnoredDuringExecution") or ()]
+        for t in terms:
+            t = _d(t)
+            if t.get("namespaces") or t.get("namespaceSelector") is not None:
+                return True
+    return False
+
+
+def _scope_matches(scope: str, operator: str, values: list[str], pod: dict[str, Any]) -> bool:
+    spec = _d(pod.get("spec"))
+    if scope == "Terminating":
+        return isinstance(spec.get("activeDeadlineSeconds"), int) and spec["activeDeadlineSeconds"] >= 0
+    if scope == "NotTerminating":
+        return not (isinstance(spec.get("activeDeadlineSeconds"), int) and spec["activeDeadlineSeconds"] >= 0)
+    if scope == "BestEffort":
+        return _best_effort(pod)
+    if scope == "NotBestEffort":
+        return not _best_effort(pod)
+    if scope == "PriorityClass":        # a label selector on {PriorityClass: <its class name>}
+        name = str(spec.get("priorityClassName") or "")
+        return {"In": name in values, "NotIn": name not in values, "Exists": True,
+                "DoesNotExist": False}.get(operator, False)
+    if scope == "CrossNamespacePodAffinity":
+        return _cross_namespace_affinity(pod)
+    return False
+
+
+# -- quotas ------------------------------------------------------------------------------------
+@dataclass
+class Quota:
+    namespace: str
+    name: str
+    hard: dict[str, Quantity]
+    scopes: list[tuple[str, str, list[str]]]
+    used: dict[str, Quantity] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> "Quota":
+        meta, spec, status = _d(obj.get("metadata")), _d(obj.get("spec")), _d(obj.get("status"))
+        scopes = [(str(s), "Exists", []) for s in spec.get("scopes") or ()]
+        for e in _d(spec.get("scopeSelector")).get("matchExpressions") or ():
+            e = _d(e)
+            scopes.append((str(e.get("scopeName") or ""), str(e.get("operator") or ""),
+                           [str(v) for v in e.get("values") or ()]))
+        hard = _list(status.get("hard")) or _list(spec.get("hard"))
+        used = _list(status.get("used")) if status.get("used") else {}
+        return cls(str(meta.get("namespace") or "default"), str(meta.get("name") or ""), hard, scopes, used)
+
+    def matches(self, pod: dict[str, Any]) -> bool:
+        """generic.Matches: it tracks a resource of pods, and every scope selects the pod."""
+        return bool(matching_resources(self.hard)) and all(_scope_matches(s, o, v, pod) for s, o, v in self.scopes)
+
+    def charge(self, usage: dict[str, Quantity]) -> None:
+        for name in self.hard:
+            if name in usage:
+                self.used[name] = _add(self.used.get(name, _ZERO), usage[name])
+
+
+def _pretty(resources: dict[str, Quantity]) -> str:
+    return ",".join(f"{k}={resources[k]}" for k in sorted(resources))
+
+
+class QuotaLedger:
+    """The quotas of a set's cluster and what they have used, pods charged as they are created."""
+
+    def __init__(self, quotas: list[Quota]) -> None:
+        self.by_namespace: dict[str, list[Quota]] = {}
+        for q in sorted(quotas, key=lambda q: q.name):
+            self.by_namespace.setdefault(q.namespace, []).append(q)
+
+    @classmethod
+    def of(cls, objects: Iterable[dict[str, Any]]) -> "QuotaLedger | None":
+        """The ledger of `objects` (their ResourceQuotas; their pods charged as the quota
+        controller counts them, unless a quota carries its own status.used); None without quotas."""
+        objects = list(objects)
+        quotas = [Quota.of(o) for o in objects if o.get("kind") == "ResourceQuota"]
+        if not quotas:
+            return None
+        ledger = cls(quotas)
+        counted = [q for q in quotas if not q.used]
+        for q in counted:
+            q.used = {name: Quantity(Fraction(0)) for name in q.hard}
+        if counted:
+            for o in objects:
+                if o.get("kind") == "Pod":
+                    namespace = str(_d(o.get("metadata")).get("namespace") or "default")
+                    for q in counted:
+                        if q.namespace == namespace and q.matches(o):
+                            q.charge(pod_usage(o))
+        return ledger
+
+    def refusal(self, pod: dict[str, Any]) -> str:
+        """Why the API server would refuse to create `pod` (its whole message), "" when the quotas
+        of its namespace admit it; nothing is charged."""
+        meta = _d(pod.get("metadata"))
+        quotas = [q for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ()) if q.matches(pod)]
+        if not quotas:
+            return ""
+        prefix = f"pods {go_quote(str(meta.get('name') or ''))} is forbidden: "
+        for q in quotas:
+            tracked = set(matching_resources(q.hard))
+            missing = _missing(pod, tracked)
+            if missing:
+                return f"{prefix}failed quota: {q.name}: {missing}"
+        usage = pod_usage(pod)
+        for q in quotas:
+            requested = {k: v for k, v in usage.items() if k in q.hard and v.value != 0}
+            exceeded = sorted(k for k, v in requested.items()
+                              if _add(q.used.get(k, _ZERO), v).value > q.hard[k].value)
+            if exceeded:
+                return (f"{prefix}exceeded quota: {q.name}, requested: {_pretty({k: requested[k] for k in exceeded})}, "
+                        f"used: {_pretty({k: q.used.get(k, _ZERO) for k in exceeded})}, "
+                        f"limited: {_pretty({k: q.hard[k] for k in exceeded})}")
+        return ""
+
+    def charge(self, pod: dict[str, Any]) -> None:
+        """Count an admitted pod in every quota of its namespace that matches it."""
+        meta = _d(pod.get("metadata"))
+        usage = pod_usage(pod)
+        for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ()):
+            if q.matches(pod):
+                q.charge(usage)
+
+    def create(self, pod: dict[str, Any]) -> str:
+        """`refusal`, and the pod charged when admitted."""
+        refused = self.refusal(pod)
+        if not refused:
+            self.charge(pod)
+        return refused
+
+    def created_copies(self, pod: dict[str, Any], copies: int, name_of: Any = None) -> tuple[int, str]:
+        """How many of `copies` pods like `pod` the quotas let be created one after another (each
+        charged), and the refusal of the first one refused ("" when all are), naming that copy
+        (`name_of(i)`: copy i's name)."""
+        for i in range(copies):
+            refused = self.refusal(pod)
+            if refused:
+                if name_of is not None:
+                    named = {**pod, "metadata": {**_d(pod.get("metadata")), "name": name_of(i)}}
+                    refused = self.refusal(named)
+                return i, refused
+            self.charge(pod)
+        return copies, ""
+
+
+def failed_create(controller: str, refusal: str) -> str:
+    """The controller's FailedCreate event for a refused create."""
+    return f"FailedCreate ({controller}): Error creating: {refusal}"
+

@@ -1,0 +1,130 @@
+"""`kexplain karpenter PODS --nodes CLUSTER --nodes NODEPOOLS`: one Karpenter provisioning pass."""
+from __future__ import annotations
+
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from kexplain.cli.env import env_of
+from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.render import structured
+
+KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+def command(
+    ctx: typer.Context,
+    pods: str = typer.Argument(..., metavar="PODS",
+                               help="The pending Pods (file, directory or '-'). Unbound pods of any file are pending."),
+    nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
+                                    help="Cluster objects and Karpenter's: Nodes, bound Pods, DaemonSets, NodeClaims, "
+                                         "NodePools, EC2NodeClasses, PVCs, StorageClasses, ... any kind in any file "
+                                         "(repeatable)."),
+    aws_data: Optional[str] = typer.Option(None, "--aws-data", metavar="DIR",
+                                           help="The EC2 world: describe-instance-types.json, "
+                                                "describe-instance-type-offerings.json, describe-subnets.json (AWS "
+                                                "CLI output), world.json, pricing.json, ... (default: the catalog "
+                                                "kexplain ships)."),
+    karpenter_config: Optional[str] = typer.Option(None, "--karpenter-config", metavar="FILE",
+                                                   help="Settings: featureGates, preferencePolicy, minValuesPolicy, "
+                                                        "cpuRequests, vmMemoryOverheadPercent, reservedENIs, "
+                                                        "instanceTypes, zones, unavailableOfferings."),
+    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
+    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
+                                       help="Refuse inputs larger than this."),
+    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
+                                    help="Refuse inputs of more objects than this (per input)."),
+    node_pool: Optional[str] = typer.Option(None, "--nodepool", metavar="NAME",
+                                            help="Show one NodePool's full verdict for every pending pod (placed or "
+                                                 "not): every taint, requirement, instance type, offering and limit "
+                                                 "in the way."),
+    validate: str = VALIDATE_OPTION,
+    kubernetes_version: Optional[str] = typer.Option(
+        None, "--kubernetes-version", metavar="X.Y",
+        help=f"The Kubernetes version whose API server admits the inputs (default: "
+             f"$KEXPLAIN_KUBERNETES_VERSION, else {KARPENTER_KUBERNETES}, the libraries Karpenter is built with)."),
+    suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
+                                     help="Show verified fix suggestions for the pods Karpenter would not place "
+                                          "(each change run through Karpenter's pass again; key 'suggestions')."),
+) -> ExitStatus:
+    """Explain one Karpenter provisioning pass: which pending pods Karpenter would place on an
+    existing node or in-flight NodeClaim, which NodeClaims it would create from which NodePool
+    with which instance types and prices, and why the other pods fail, events included, as
+    sigs.k8s.io/karpenter v1.13.0 with the AWS provider (openshift/aws-karpenter-provider-aws
+    abcf7d1e3417) decides.
+
+    Exit codes: 0 every pending pod Karpenter provisions for is placed, 1 some pod failed or was
+    ignored, 2 bad usage or bad input, 4 internal error."""
+    from kexplain.features.kube_version import ENV_VAR, resolve
+    from kexplain.karpenter.inputs import load_pass
+    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
+    from kexplain.load.gcpolicy import bulk_load
+
+    env = env_of(ctx)
+    kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
+    for warning in warnings:
+        env.error(f"warning: {warning}")
+    with bulk_load(freeze=True):
+        inputs = load_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
+                           max_objects=max_objects, validate=validate, stdin=env.stdin)
+        world = _world(aws_data)
+    from kexplain.errors import Source
+    inputs.settings.check_world(world.instance_types, world.zones(),
+                                Source(karpenter_config) if karpenter_config else None)
+    done = schedule(inputs, world)
+    for warning in inputs.warnings:            # the inputs' and the cluster state's
+        env.error(f"warning: {warning}")
+    doc = document(done, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
+    check_node_pool(node_pool, doc)
+    if suggestions:
+        from kexplain.suggest import karpenter as fixes
+        if fixes.needed(doc):
+            doc["suggestions"] = fixes.suggestions(inputs, world, first=done)
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        from kexplain.render.karpenter import print_pass
+        print_pass(doc, env.console(), node_pool=node_pool)
+    return exit_status(doc)
+
+
+CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests
+
+
+def check_node_pool(name: Optional[str], doc: dict) -> None:
+    """`--nodepool NAME` names a NodePool of the inputs, or a one-line error (exit 2) with the
+    closest names."""
+    import difflib
+    from kexplain.errors import KexplainError
+
+    names = [np.get("name", "") for np in doc.get("nodePools") or ()]
+    if name is None or name in names:
+        return
+    if not names:
+        raise KexplainError(f"--nodepool {name}: no NodePool in the inputs (give them with --nodes)")
+    among = f"among the {len(names)} NodePool{'s' if len(names) != 1 else ''} of the inputs"
+    close = difflib.get_close_matches(name, names, n=CLOSEST)
+    raise KexplainError(f"--nodepool {name}: no NodePool of that name {among}"
+                        + (f"; the closest: {', '.join(close)}" if close else f" ({', '.join(names[:10])})"))
+
+
+def _world(aws_data: str | None):
+    from kexplain.karpenter.aws.world import catalog_world, load_world
+    return load_world(aws_data) if aws_data else catalog_world()
+
+
+def exit_status(doc: dict) -> ExitStatus:
+    """0 when every pod Karpenter provisions for is placed, else 1."""
+    for pod in doc.get("pods") or ():
+        if pod.get("result") in ("Failed", "Ignored", "NotConsidered"):
+            return ExitStatus.UNSCHEDULABLE
+    return ExitStatus.SUCCESS

@@ -1,0 +1,352 @@
+"""The pending pass: what an autoscaler sees of what kexplain was given, gathered once for every
+autoscaler (the Cluster Autoscaler's loop, Karpenter's provisioning).
+
+An autoscaler never looks at one pod alone. The Cluster Autoscaler's loop lists every pending
+pod of the cluster and packs them together (one fits the room another leaves, several share a
+new node, a scale-up for one covers another); Karpenter batches them into one provisioning
+pass. So the answer for a pod comes from one pass over all of them, and `PendingPass` is that
+pass's input, built from whatever kexplain was given:
+
+- `pending`: the pods explained and left pending: a file's Pods, every copy of every workload
+  that did not fit (the copies after the first that did not were never tried: pending as
+  well), each named as its controller names it, with its own claims, in creation order, each
+  tied to the explained Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
+- `bound`: the copies that fit, bound to their nodes;
+- `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
+  StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
+  object of the same kind, namespace and name; `created`: what controllers create for the
+  set's pods (a StatefulSet's claims per copy, generic ephemeral volumes' claims), added unless
+  the cluster has them (`applied_to`);
+- the cluster's own pending pods (those of --nodes, or of every namespace of a live cluster)
+  join once an autoscaler has read the cluster (`with_cluster_pending`), in creation order
+  (a file's pods, without a creation time, after them).
+
+How an autoscaler plugs in (the Cluster Autoscaler's adapter is `kexplain.autoscaler.pending`;
+Karpenter's comes the same way): it takes a `PendingPass`, reads the cluster with the set
+applied (`applied_to`), merges the cluster's pending pods (`with_cluster_pending`), runs ONE
+pass over `pending` with `bound` in place, and returns a `PassAnswers`: its name, its document
+(under its own key of `-o json`) and one `PodAnswer` per pending pod, keyed by pod key. The
+commands put each explained pod's answers in one slot (`answers_json`: the key `autoscalers`, a
+list with one answer per autoscaler) and describe the pass beside each document
+(`pass_json`); renderers read that slot, which names no autoscaler's internals. Never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from kexplain.errors import Source
+from kexplain.explain.pod_events import parse_time
+from kexplain.model.pod import PodInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.explain.batch import Outcome
+    from kexplain.explain.inputs import Inputs
+
+Obj = dict[str, Any]
+Objects = list[tuple[Obj, Source]]
+
+# The controller a workload's pods get their ownerReference from, when it is not the workload
+# itself: a Deployment's ReplicaSet, a CronJob's Job (autoscalers group pods by controller).
+OWNER_OF_PODS = {"Deployment": ("apps/v1", "ReplicaSet"), "CronJob": ("batch/v1", "Job")}
+
+
+@dataclass(frozen=True)
+class PendingPod:
+    """One pod an autoscaler sees pending. `stands_for`: the explained Pod or workload it is
+    (`Kind namespace/name`), "" for a pending pod of the cluster nobody asked about; `copy`: its
+    copy of that workload (replicas), None for the object's own pod; `created`: its creation
+    time when the input says it (else the autoscaler places it in order)."""
+
+    pod: PodInfo
+    stands_for: str = ""
+    copy: int | None = None
+    created: datetime | None = None
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+
+@dataclass(frozen=True)
+class PendingPass:
+    """What the autoscalers see of the input (see the module docstring)."""
+
+    pending: tuple[PendingPod, ...] = ()
+    bound: tuple[PodInfo, ...] = ()
+    objects: tuple[tuple[Obj, Source], ...] = ()
+    created: tuple[tuple[Obj, Source], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def applied_to(self, cluster: Objects) -> Objects:
+        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind)."""
+        if not self.objects and not self.created:
+            return cluster
+        from kexplain.explain.inputs import cluster_with
+        return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
+
+    def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
+        """Every pending pod, the cluster's own (as the autoscaler read them) with the set's, in
+        creation order: those with a creation time first, by it (a live cluster's pods), then
+        the others as listed, the cluster's before the set's (a file's pods, as applied after
+        the cluster was). A pod the set has (by key), pending or bound, is the set's."""
+        mine = {p.key: p for p in self.pending}
+        bound = {p.key for p in self.bound}
+        listed: list[PendingPod] = []
+        for pod in pods:        # as listed; a pod of the set (read from the cluster too) in its listed place
+            if pod.key in bound:
+                continue
+            listed.append(mine.pop(pod.key, None) or PendingPod(pod, created=creation_time(pod)))
+        rest = [p for p in self.pending if p.key in mine]
+        merged = sorted([*listed, *rest], key=lambda p: creation_order(p.created))
+        return replace(self, pending=tuple(merged))
+
+    def standing_for(self, explained: str) -> list[PendingPod]:
+        """The pending pods that stand for `explained` (`Kind namespace/name`), in copy order."""
+        return [p for p in self.pending if p.stands_for == explained]
+
+    def with_notes(self, *notes: str) -> "PendingPass":
+        return replace(self, notes=(*self.notes, *notes))
+
+
+def creation_order(created: datetime | None) -> tuple[bool, datetime]:
+    """A sort key for creation order: times first, by time (naive ones taken as UTC), then
+    those without one, in the order they come (the sort is stable)."""
+    if created is None:
+        return True, datetime.min.replace(tzinfo=timezone.utc)
+    return False, created if created.tzinfo is not None else created.replace(tzinfo=timezone.utc)
+
+
+def creation_time(pod: PodInfo) -> datetime | None:
+    """The pod's creationTimestamp (None: none, or not a time)."""
+    return parse_time(pod.metadata.get("creationTimestamp"))
+
+
+def object_ref(kind: str, namespace: str, name: str) -> str:
+    """What a pending pod stands for: `Kind namespace/name`."""
+    return f"{kind} {namespace}/{name}"
+
+
+def pod_ref(pod: PodInfo) -> str:
+    return object_ref("Pod", pod.namespace, pod.name)
+
+
+# -- answers -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PodAnswer:
+    """One autoscaler's answer for one pending pod: its outcome in the autoscaler's own word
+    (the Cluster Autoscaler's TriggeredScaleUp, NotTriggerScaleUp, FilteredOut, ...), the
+    reasons behind it in the autoscaler's words, and the autoscaler's own record of the pod
+    (`detail`: its keys are the autoscaler's)."""
+
+    autoscaler: str
+    pod: str                     # NAMESPACE/NAME
+    outcome: str
+    reasons: tuple[str, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"autoscaler": self.autoscaler, "pod": self.pod, "outcome": self.outcome,
+                "reasons": list(self.reasons), **self.detail}
+
+
+@dataclass(frozen=True)
+class PassAnswers:
+    """One autoscaler's pass over a `PendingPass`: its name, its document (`-o json`'s key
+    `key`), and its answer for each pending pod, by pod key."""
+
+    autoscaler: str
+    key: str
+    document: dict[str, Any]
+    answers: Mapping[str, PodAnswer]
+
+    def answer(self, pod_key: str) -> PodAnswer | None:
+        return self.answers.get(pod_key)
+
+
+def answers_json(passes: Sequence[PassAnswers], pod_key: str) -> list[dict[str, Any]]:
+    """The slot of one pod (key `autoscalers`): each autoscaler's answer for it, in order."""
+    return [a.to_json() for p in passes if (a := p.answer(pod_key)) is not None]
+
+
+def copies_json(passes: Sequence[PassAnswers], pp: PendingPass, explained: str) -> list[dict[str, Any]]:
+    """The slot of an explained Pod or workload: every answer for each of its pending pods."""
+    return [a for p in pp.standing_for(explained) for a in answers_json(passes, p.key)]
+
+
+def pass_json(pp: PendingPass) -> dict[str, Any]:
+    """The pass beside an autoscaler's document (key `pendingPass`): what each pod of the set
+    stands for, how many pending pods are the cluster's own, and the notes."""
+    pods: dict[str, Any] = {}
+    for p in pp.pending:
+        if p.stands_for:
+            pods[p.key] = {"standsFor": p.stands_for, **({"copy": p.copy} if p.copy is not None else {})}
+    return {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
+            "bound": len(pp.bound), "notes": list(pp.notes)}
+
+
+# -- building the pass ---------------------------------------------------------------------------
+class PassBuilder:
+    """Gathers a pass as kexplain meets the pods: a batch's outcomes one by one (`add_outcome`,
+    keeping no trace), a pod on its own (`add_pod`), the set's objects (`add_objects`)."""
+
+    def __init__(self) -> None:
+        self.pending: list[PendingPod] = []
+        self.bound: list[PodInfo] = []
+        self.objects: Objects = []
+        self.created: Objects = []
+        self.notes: list[str] = []
+
+    def build(self) -> PendingPass:
+        return PendingPass(tuple(self.pending), tuple(self.bound), tuple(self.objects), tuple(self.created),
+                           tuple(self.notes))
+
+    def add_objects(self, objects: Iterable[tuple[Obj, Source]], created: Iterable[tuple[Obj, Source]] = ()) -> None:
+        self.objects.extend(objects)
+        self.created.extend(created)
+
+    def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
+                copy: int | None = None, claims: bool = False) -> None:
+        """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
+        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`)."""
+        if claims:
+            self.created.extend(ephemeral_claims(pod.obj, source))
+        if node is not None:
+            self.bound.append(PodInfo(_bound(pod.obj, node)))
+        else:
+            self.pending.append(PendingPod(pod, pod_ref(pod) if stands_for is None else stands_for, copy,
+                                           creation_time(pod)))
+
+    def settle(self, retried: Iterable[Any]) -> None:
+        """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
+        node), bound where they went rather than pending: an autoscaler looks at the cluster as
+        the scheduler leaves it, and a pod requeued when its peer bound is no longer pending."""
+        landed = {(object_ref(r.entry.kind, r.entry.namespace, r.entry.name), r.pod): r.node
+                  for r in retried if r.node is not None}
+        if not landed:
+            return
+        still: list[PendingPod] = []
+        for p in self.pending:
+            node = landed.get((p.stands_for, p.pod.name))
+            if node is None:
+                still.append(p)
+            else:
+                self.bound.append(PodInfo(_bound(p.pod.obj, node)))
+        self.pending = still
+
+    def add_single(self, inputs: "Inputs", node: str | None = None) -> None:
+        """The pod of one explanation: pending, or bound to `node`."""
+        self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates)
+
+    def add_outcome(self, outcome: "Outcome") -> None:
+        """One object of a batch, placed: each of its pods (a workload's every copy, those never
+        tried included) pending, or bound where it went. An idle workload makes none."""
+        from kexplain.explain.placement import daemon_copy, pending_copy
+
+        entry, inputs = outcome.entry, outcome.inputs
+        if entry.idle:
+            return
+        stands = object_ref(entry.kind, entry.namespace, entry.name)
+        claims = inputs.claims_from_templates
+        nominated = _nominated(outcome)
+        owner = pods_owner(entry.workload) if entry.workload is not None else None
+        if not entry.replicated:
+            node = outcome.copies[0].node if outcome.copies else None
+            pod = _with_nominated(_owned(inputs.pod.obj, owner), nominated if node is None else None)
+            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, claims=claims)
+            return
+        nodes = [c.node for c in outcome.copies]
+        count = len(outcome.daemon.eligible) if outcome.daemon is not None else entry.copies
+        for i in range(count):
+            if outcome.daemon is not None:
+                obj = daemon_copy(inputs.pod, i, outcome.daemon.eligible[i], entry.naming)
+            else:
+                obj = pending_copy(inputs.pod, i, entry.naming)
+            node = nodes[i] if i < len(nodes) else None
+            last_tried = i == len(nodes) - 1
+            pod = _with_nominated(_owned(obj, owner), nominated if node is None and last_tried else None)
+            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims)
+
+
+def _owned(obj: Obj, owner: Obj | None) -> PodInfo:
+    """The pod with `owner` as its controller (`pods_owner`), when it has one."""
+    if owner is None:
+        return PodInfo(obj)
+    return PodInfo({**obj, "metadata": {**(obj.get("metadata") or {}), "ownerReferences": [owner]}})
+
+
+def _bound(obj: Obj, node: str) -> Obj:
+    return {**obj, "spec": {**(obj.get("spec") or {}), "nodeName": node}}
+
+
+def _nominated(outcome: "Outcome") -> str | None:
+    """The node preemption would nominate for the object's first pod that did not fit."""
+    unfit = outcome.first_unfit
+    if unfit is None:
+        return None
+    post = unfit.trace.post_filter or {}
+    return post.get("nominatedNodeName") or None
+
+
+def _with_nominated(pod: PodInfo, node: str | None) -> PodInfo:
+    """The pod as the scheduler leaves it after preemption nominated `node` for it."""
+    if not node:
+        return pod
+    return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
+
+
+def pods_owner(workload: Mapping[str, Any]) -> Obj | None:
+    """The controller ownerReference of a workload's pods when it is not the workload itself
+    (`OWNER_OF_PODS`: a Deployment's pods are its ReplicaSet's; named here after the Deployment,
+    the pod-template hash left out), None otherwise (the pods already name their owner)."""
+    from kexplain.admission.workloads import object_uid
+    from kexplain.load.workloads import workload_name
+
+    kind = workload.get("kind")
+    if kind not in OWNER_OF_PODS:
+        return None
+    api_version, owner_kind = OWNER_OF_PODS[str(kind)]
+    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
+    name = workload_name(dict(workload))
+    uid = object_uid({"kind": owner_kind, "metadata": {"name": name, "namespace": meta.get("namespace") or "default"}})
+    return {"apiVersion": api_version, "kind": owner_kind, "name": name, "uid": uid, "controller": True}
+
+
+def owner_objects(workload: Mapping[str, Any], source: Source, replicas: int) -> Objects:
+    """The controller object `pods_owner` names, as its workload's controller makes it (a
+    Deployment's ReplicaSet: its selector, template and replicas), so that what reads a pod's
+    controller (the Cluster Autoscaler's drain rules) finds it; none for other workloads."""
+    owner = pods_owner(workload)
+    if owner is None or owner["kind"] != "ReplicaSet":
+        return []
+    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
+    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
+    rs_meta: Obj = {"name": owner["name"], "namespace": meta.get("namespace") or "default", "uid": owner["uid"]}
+    if meta.get("uid") or meta.get("name"):
+        from kexplain.admission.workloads import object_uid
+        rs_meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": meta.get("name") or "",
+                                       "uid": object_uid(dict(workload)), "controller": True}]
+    rs: Obj = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": rs_meta,
+               "spec": {"replicas": replicas, "selector": spec.get("selector") or {},
+                        "template": spec.get("template") or {}}}
+    return [(rs, source)]
+
+
+def ephemeral_claims(pod: Obj, source: Source) -> Objects:
+    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes
+    (a pod not yet admitted: owned by the uid admission gives it, `admission.workloads.object_uid`)."""
+    from kexplain.admission.workloads import object_uid
+    from kexplain.load.ephemeral_controller import create_volume_claims
+    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+    if not meta.get("uid"):
+        pod = {**pod, "metadata": {**meta, "uid": object_uid(pod)}}
+    return [(c, source) for c in create_volume_claims(pod, ()).claims]
+
+
+def set_objects(objects: Objects, explained: Iterable[Obj]) -> Objects:
+    """The objects of a POD file the autoscalers read besides its pending pods: every object but
+    the explained ones that are pending Pods (a workload is both: its pods are explained, and the
+    object is in the cluster they run in)."""
+    skip = {id(o) for o in explained if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")}
+    return [(o, s) for o, s in objects if id(o) not in skip]

@@ -1,0 +1,198 @@
+"""The scheduling queue's retry of a set's pods (pkg/scheduler/backend/queue, QueueingHints):
+after the pass in creation order, a pod left unschedulable waits among the unschedulable pods
+with the plugins that rejected it, and an event brings it back to the active queue when one of
+those plugins' queueing hints says it may now fit.
+
+In a set the events are the bindings of the set's later pods (AssignedPod/Add: kexplain
+changes no node). The hints of the followed minor for that event:
+
+- **InterPodAffinity** (isSchedulableAfterPodChange): Queue when the bound pod matches every
+  required pod affinity term of the waiting pod (a pod that satisfies its affinity arrived);
+- **PodTopologySpread**: Queue when the bound pod is in the waiting pod's namespace and its
+  labels match the selector of one of the waiting pod's spread constraints;
+- every other plugin that rejects pods (NodeResourcesFit, NodePorts, TaintToleration,
+  NodeAffinity, volume and DRA plugins, ...): no hint for a pod's binding (they wait for pod
+  deletions, node or claim changes, which a set does not make).
+
+A waiting pod brought back is scheduled again against the cluster as it is now; when it fits
+it is bound (an event for the others), and the next copies of its workload follow; this goes on
+until no waiting pod moves. Each pod's first attempt is left as it was; `Retried` says what the
+retries did, and which binding brought each pod back. Not reproduced: backoff timing (only the
+end state is told), and pods nominated by preemption (they wait for their victims to go).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from kexplain.explain.inputs import Entry, Inputs
+from kexplain.framework.trace import UNSCHEDULABLE, Trace
+from kexplain.load.workloads import Copies
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.model.pod import PodInfo
+
+QUEUE, QUEUE_SKIP = "Queue", "QueueSkip"
+REJECTED = ("Unschedulable", "UnschedulableAndUnresolvable")
+MAX_ROUNDS = 1000
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An AssignedPod/Add event: a pod of the set bound to a node."""
+
+    seq: int
+    pod: PodInfo
+    node: str
+
+    def __str__(self) -> str:
+        return f"pod {self.pod.namespace}/{self.pod.name} bound to {self.node}"
+
+
+def rejecting_plugins(trace: Trace) -> frozenset[str]:
+    """The plugins of an attempt's diagnosis that rejected the pod (its unschedulable plugins):
+    the PreFilter plugin that turned it away, and each node's failing Filter plugin."""
+    out = {s.get("plugin") for s in trace.pre_filter or () if s.get("code") in REJECTED}
+    out |= {s.get("plugin") for s in (trace.filter or {}).values() if s.get("code") in REJECTED}
+    return frozenset(p for p in out if p)
+
+
+def _affinity_hint(pod: PodInfo, event: Bound) -> bool:
+    terms = pod.required_affinity_terms
+    return bool(terms) and all(t.matches(event.pod, {}) for t in terms)
+
+
+def _spread_hint(pod: PodInfo, event: Bound) -> bool:
+    if event.pod.namespace != pod.namespace:
+        return False
+    for c in pod.spec.get("topologySpreadConstraints") or ():
+        try:
+            if isinstance(c, dict) and parse_selector(c.get("labelSelector")).matches(event.pod.labels):
+                return True
+        except SelectorError:
+            continue
+    return False
+
+
+# plugin -> its queueing hint for a bound pod (plugins without one never bring a pod back on it)
+HINTS: dict[str, Callable[[PodInfo, Bound], bool]] = {
+    "InterPodAffinity": _affinity_hint,
+    "PodTopologySpread": _spread_hint,
+}
+
+
+def requeued_by(pod: PodInfo, plugins: frozenset[str], event: Bound) -> str:
+    """The plugin whose hint answers Queue for `event`, "" when every one answers QueueSkip."""
+    for plugin in sorted(plugins):
+        hint = HINTS.get(plugin)
+        if hint is not None and hint(pod, event):
+            return plugin
+    return ""
+
+
+@dataclass(frozen=True)
+class Retried:
+    """A pod (or a workload's copy) scheduled again on a retry: where it went (None: still
+    unschedulable), which binding brought it back and by which plugin's hint, and in which
+    round of retries."""
+
+    entry: Entry
+    pod: str
+    node: str | None
+    trigger: str
+    round: int
+    message: str = ""       # still unschedulable: the FailedScheduling message of its last try
+
+    def to_json(self) -> dict[str, Any]:
+        e = self.entry
+        out: dict[str, Any] = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
+                               "pod": self.pod, "node": self.node, "round": self.round, "requeuedBy": self.trigger}
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
+@dataclass
+class Waiting:
+    """An object with a pod left unschedulable: its entry and base inputs (its pod before any
+    copy), the index of its first copy not placed, when it was last tried (an event sequence
+    number), and the plugins that rejected it then."""
+
+    entry: Entry
+    inputs: Inputs
+    next_index: int
+    tried_at: int
+    plugins: frozenset[str]
+    message: str = ""
+    landed: list[str] = field(default_factory=list)     # copies placed on a retry
+
+    @property
+    def pending(self) -> int:
+        return self.entry.copies - self.next_index
+
+
+@dataclass(frozen=True)
+class _Shifted(Copies):
+    """The copies of a workload from copy `offset` on (a retry starts at the first not placed)."""
+
+    offset: int = 0
+
+    def ordinal(self, index: int) -> int:
+        return super().ordinal(index + self.offset)
+
+
+def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) -> Waiting | None:
+    """What waits of an object after its first attempt (`unfit`: its placement that did not
+    fit), None when nothing does: every copy fit, it is held back (gated) or failed with an
+    error, preemption nominated a node for it, or a DaemonSet's or an idle workload's."""
+    if unfit is None or entry.daemon or entry.idle or unfit.trace.result.status != UNSCHEDULABLE:
+        return None
+    if (unfit.trace.post_filter or {}).get("nominatedNodeName"):
+        return None
+    return Waiting(entry, inputs, placed, seq, rejecting_plugins(unfit.trace), unfit.trace.result.message)
+
+
+def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Callable[[], int],
+          order: Callable[[Waiting], Any]) -> list[Retried]:
+    """Retry the `waiting` objects on `queue` (`kexplain.explain.batch.Queue`, as the first
+    pass left it) until none moves: in each round, in queue order, an object that a binding
+    since its last try brings back (`requeued_by`) is scheduled again from its first copy not
+    placed. `events` are the bindings so far (grown as pods land); `next_seq` numbers events and
+    tries. Returns what each retry did, in order."""
+    out: list[Retried] = []
+    for round_ in range(1, MAX_ROUNDS + 1):
+        moved = False
+        for w in sorted((w for w in waiting if w.pending > 0), key=order):
+            pod = w.inputs.pod
+            trigger = next(((e, p) for e in events if e.seq > w.tried_at
+                            for p in [requeued_by(pod, w.plugins, e)] if p), None)
+            if trigger is None:
+                continue
+            event, plugin = trigger
+            said = f"{event} ({plugin}: {QUEUE})"
+            naming = w.entry.naming or Copies.of_pod(pod.name)
+            shifted = _Shifted(naming.base, naming.statefulset, w.next_index)
+            entry = replace(w.entry, copies=w.pending, naming=shifted,
+                            replicated=w.entry.replicated or w.pending > 1)
+            landed: list[tuple[str, str]] = []
+
+            def sink(placement: Any) -> None:
+                if placement.node is not None:
+                    events.append(Bound(next_seq(), placement.inputs.pod, placement.node))
+                    landed.append((placement.inputs.pod.name, placement.node))
+
+            outcome = queue.place(entry, w.inputs, sink)
+            w.tried_at = next_seq()
+            for name, node in landed:
+                out.append(Retried(w.entry, name, node, said, round_))
+            w.landed += [name for name, _ in landed]
+            w.next_index += len(landed)
+            if landed:
+                moved = True
+            unfit = outcome.first_unfit
+            if unfit is not None:
+                w.plugins = rejecting_plugins(unfit.trace) or w.plugins
+                w.message = unfit.trace.result.message
+                out.append(Retried(w.entry, unfit.inputs.pod.name, None, said, round_, w.message))
+        if not moved:
+            break
+    return out

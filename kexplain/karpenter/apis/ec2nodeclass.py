@@ -1,0 +1,564 @@
+"""EC2NodeClass (karpenter.k8s.aws/v1, the AWS provider's `pkg/apis/v1/ec2nodeclass.go` and
+ec2nodeclass_status.go): what the provider reads to size and launch instances — the AMI family
+(from `amiFamily` or the `alias` of amiSelectorTerms), kubelet settings (maxPods, podsPerCore,
+kube/system reserved, eviction thresholds), block device mappings and the instance store policy —
+and its status (subnets with their zones, security groups, AMIs, conditions).
+
+The EC2NodeClass controller (discovery of subnets, security groups and AMIs) does not run here:
+the status is taken as the input writes it, each part `None` when left out, for the AWS part to
+default.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from kexplain.apimachinery import quantity
+from kexplain.errors import InputError, Source
+from kexplain.karpenter.apis import schema as s
+from kexplain.karpenter.apis.labels import (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET,
+                                            AMI_FAMILY_CUSTOM, AMI_FAMILY_WINDOWS2019, AMI_FAMILY_WINDOWS2022,
+                                            AMI_FAMILY_WINDOWS2025, AWS_GROUP)
+from kexplain.karpenter.apis.nodeclaim import CONDITIONS_SCHEMA, METADATA_SCHEMA, admit
+from kexplain.karpenter.apis.status import CONDITION_READY, Condition, ConditionSet, parse_conditions
+
+API_VERSION = "karpenter.k8s.aws/v1"
+KIND = "EC2NodeClass"
+QUALIFIED_KIND = "EC2NodeClass.karpenter.k8s.aws"
+# The node classes the AWS cloud provider supports (GetSupportedNodeClasses), as (group, kind).
+SUPPORTED_NODE_CLASSES = frozenset({(AWS_GROUP, KIND)})
+
+AMI_FAMILIES = (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET, AMI_FAMILY_CUSTOM,
+                AMI_FAMILY_WINDOWS2019, AMI_FAMILY_WINDOWS2022, AMI_FAMILY_WINDOWS2025)
+# amiFamilyFromAlias's families (no Custom), matched by their lower-case names.
+ALIAS_FAMILIES = (AMI_FAMILY_AL2, AMI_FAMILY_AL2023, AMI_FAMILY_BOTTLEROCKET, AMI_FAMILY_WINDOWS2019,
+                  AMI_FAMILY_WINDOWS2022, AMI_FAMILY_WINDOWS2025)
+INSTANCE_STORE_POLICY_RAID0 = "RAID0"
+EVICTION_SIGNALS = ("memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available",
+                    "imagefs.inodesFree", "pid.available")
+RESERVED_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pid")
+
+CONDITION_SUBNETS_READY = "SubnetsReady"
+CONDITION_SECURITY_GROUPS_READY = "SecurityGroupsReady"
+CONDITION_AMIS_READY = "AMIsReady"
+CONDITION_INSTANCE_PROFILE_READY = "InstanceProfileReady"
+CONDITION_CAPACITY_RESERVATIONS_READY = "CapacityReservationsReady"
+CONDITION_VALIDATION_SUCCEEDED = "ValidationSucceeded"
+CONDITION_PLACEMENT_GROUP_READY = "PlacementGroupReady"
+# StatusConditions' dependents (capacity reservations only with that feature on, off here).
+STATUS_DEPENDENTS = (CONDITION_AMIS_READY, CONDITION_SUBNETS_READY, CONDITION_SECURITY_GROUPS_READY,
+                     CONDITION_INSTANCE_PROFILE_READY, CONDITION_VALIDATION_SUCCEEDED,
+                     CONDITION_PLACEMENT_GROUP_READY)
+
+
+# -- the objects -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SelectorTerm:
+    """A subnet, security group, AMI or capacity reservation selector term (the fields set)."""
+
+    tags: Mapping[str, str] | None = None
+    id: str = ""
+    name: str = ""
+    owner: str = ""
+    alias: str = ""
+    ssm_parameter: str = ""
+    owner_id: str = ""
+    instance_match_criteria: str = ""
+
+
+@dataclass(frozen=True)
+class KubeletConfiguration:
+    cluster_dns: tuple[str, ...] = ()
+    max_pods: int | None = None
+    pods_per_core: int | None = None
+    system_reserved: Mapping[str, str] | None = None
+    kube_reserved: Mapping[str, str] | None = None
+    eviction_hard: Mapping[str, str] | None = None
+    eviction_soft: Mapping[str, str] | None = None
+    eviction_soft_grace_period: Mapping[str, str] | None = None
+    eviction_max_pod_grace_period: int | None = None
+    image_gc_high_threshold_percent: int | None = None
+    image_gc_low_threshold_percent: int | None = None
+    cpu_cfs_quota: bool | None = None
+
+
+@dataclass(frozen=True)
+class BlockDevice:
+    volume_size: quantity.Quantity | None = None
+    volume_type: str | None = None
+    iops: int | None = None
+    throughput: int | None = None
+    encrypted: bool | None = None
+    delete_on_termination: bool | None = None
+    kms_key_id: str | None = None
+    snapshot_id: str | None = None
+    volume_initialization_rate: int | None = None
+
+
+@dataclass(frozen=True)
+class BlockDeviceMapping:
+    device_name: str | None = None
+    ebs: BlockDevice | None = None
+    root_volume: bool = False
+
+
+@dataclass(frozen=True)
+class NetworkInterface:
+    network_card_index: int
+    device_index: int
+    interface_type: str
+
+
+@dataclass(frozen=True)
+class Alias:
+    family: str
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.family}@{self.version}"
+
+
+@dataclass(frozen=True)
+class EC2NodeClassSpec:
+    subnet_selector_terms: tuple[SelectorTerm, ...]
+    security_group_selector_terms: tuple[SelectorTerm, ...]
+    ami_selector_terms: tuple[SelectorTerm, ...]
+    capacity_reservation_selector_terms: tuple[SelectorTerm, ...] = ()
+    ami_family: str | None = None
+    role: str = ""
+    instance_profile: str | None = None
+    user_data: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    kubelet: KubeletConfiguration | None = None
+    block_device_mappings: tuple[BlockDeviceMapping, ...] = ()
+    instance_store_policy: str | None = None
+    network_interfaces: tuple[NetworkInterface, ...] = ()
+    associate_public_ip_address: bool | None = None
+    ip_prefix_count: int | None = None
+    detailed_monitoring: bool | None = None
+    metadata_options: Mapping[str, Any] = field(default_factory=dict)
+    context: str | None = None
+
+
+@dataclass(frozen=True)
+class Subnet:
+    id: str
+    zone: str
+    zone_id: str = ""
+
+
+@dataclass(frozen=True)
+class SecurityGroup:
+    id: str
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class AMI:
+    id: str
+    name: str = ""
+    deprecated: bool = False
+    requirements: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class EC2NodeClassStatus:
+    """The status as the input writes it: each part None when left out (to be defaulted)."""
+
+    subnets: tuple[Subnet, ...] | None = None
+    security_groups: tuple[SecurityGroup, ...] | None = None
+    amis: tuple[AMI, ...] | None = None
+    instance_profile: str | None = None
+    conditions: tuple[Condition, ...] | None = None
+    capacity_reservations: tuple[Mapping[str, Any], ...] | None = None
+
+
+@dataclass(frozen=True)
+class EC2NodeClass:
+    name: str
+    uid: str
+    generation: int
+    deleting: bool
+    spec: EC2NodeClassSpec
+    status: EC2NodeClassStatus
+    obj: Mapping[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    def alias(self) -> Alias | None:
+        """Alias: the first amiSelectorTerm's alias (`al2023@latest`), family in its proper case."""
+        term = next((t for t in self.spec.ami_selector_terms if t.alias), None)
+        if term is None:
+            return None
+        family, _, version = term.alias.partition("@")
+        proper = next(f for f in ALIAS_FAMILIES if f.lower() == family)     # the schema checked it
+        return Alias(proper, version)
+
+    def ami_family(self) -> str:
+        """AMIFamily: spec.amiFamily, else the alias's family, else Custom."""
+        if self.spec.ami_family is not None:
+            return self.spec.ami_family
+        alias = self.alias()
+        return alias.family if alias is not None else AMI_FAMILY_CUSTOM
+
+    def kubelet_configuration(self) -> KubeletConfiguration | None:
+        return self.spec.kubelet
+
+    def block_device_mappings(self) -> tuple[BlockDeviceMapping, ...]:
+        return self.spec.block_device_mappings
+
+    def instance_store_policy(self) -> str | None:
+        return self.spec.instance_store_policy
+
+    def ready_condition(self) -> Condition | None:
+        """StatusConditions().Get(Ready), as the NodePool readiness controller reads it: the
+        status's Ready condition; without it, what the condition set computes from the
+        dependents (Unknown while any is missing)."""
+        conditions = self.status.conditions or ()
+        ready = next((c for c in conditions if c.type == CONDITION_READY), None)
+        if ready is not None:
+            return ready
+        return ConditionSet(STATUS_DEPENDENTS, conditions, generation=self.generation).get(CONDITION_READY)
+
+
+# -- the CRD ---------------------------------------------------------------------------------------
+def _tags_schema() -> s.Node:
+    return s.mapping(s.STRING, max_properties=20, rules=(
+        (lambda tags: all(k != "" and v != "" for k, v in tags.items()), "empty tag keys or values aren't supported"),))
+
+
+def _exactly_one_alias_family(family: str, alias: str) -> s.Rule:
+    def rule(spec: Any) -> bool:
+        if "amiFamily" not in spec:
+            return True
+        uses = any("alias" in t and (re.match(r"[^@]+", t["alias"]) or [""])[0] == alias
+                   for t in s.get(spec, "amiSelectorTerms"))
+        return spec["amiFamily"] in ("Custom", family) if uses else True
+    article = "an" if family.startswith("A") else "a"
+    return rule, f"if set, amiFamily must be '{family}' or 'Custom' when using {article} {family} alias"
+
+
+def _ami_terms_rules() -> tuple[s.Rule, ...]:
+    def fields(t: Any, *names: str) -> bool:
+        return any(n in t for n in names)
+    return (
+        (lambda terms: all(fields(t, "tags", "id", "name", "alias", "ssmParameter") for t in terms),
+         "expected at least one, got none, ['tags', 'id', 'name', 'alias', 'ssmParameter']"),
+        (lambda terms: not any("id" in t and fields(t, "alias", "tags", "name", "owner") for t in terms),
+         "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms"),
+        (lambda terms: not any("alias" in t and fields(t, "id", "tags", "name", "owner") for t in terms),
+         "'alias' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms"),
+        (lambda terms: not (any("alias" in t for t in terms) and len(terms) != 1),
+         "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms"),
+    )
+
+
+_ALIAS_FAMILY_NAMES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
+_WINDOWS = ("windows2019", "windows2022", "windows2025")
+
+ALIAS_SCHEMA = s.string(max_length=30, rules=(
+    (lambda a: re.search(r"^[a-zA-Z0-9]+@.+$", a) is not None,
+     "'alias' is improperly formatted, must match the format 'family@version'"),
+    (lambda a: a.split("@")[0] in _ALIAS_FAMILY_NAMES,
+     "family is not supported, must be one of the following: 'al2', 'al2023', 'bottlerocket', 'windows2019', "
+     "'windows2022', 'windows2025'"),
+    (lambda a: _windows_latest(a), "windows families may only specify version 'latest'"),
+))
+
+
+def _windows_latest(alias: str) -> bool:
+    parts = alias.split("@")
+    if parts[0] not in _WINDOWS:
+        return True
+    if len(parts) < 2:
+        raise s.RuleError("index out of bounds: 1")
+    return parts[1] == "latest"
+
+
+def _reserved_schema(name: str) -> s.Node:
+    return s.mapping(s.string(pattern=s.QUANTITY_PATTERN), rules=(
+        (lambda m: all(k in RESERVED_RESOURCES for k in m),
+         f"valid keys for {name} are ['cpu','memory','ephemeral-storage','pid']"),
+        (lambda m: all(not v.startswith("-") for v in m.values()),
+         f"{name} value cannot be a negative resource quantity"),
+    ))
+
+
+_EVICTION_VALUE = (r"^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+                   r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?)$")
+_SIGNALS_TEXT = "[" + ",".join(f"'{x}'" for x in EVICTION_SIGNALS) + "]"
+
+
+def _eviction_schema(name: str, values: s.Node) -> s.Node:
+    return s.mapping(values, rules=((lambda m: all(k in EVICTION_SIGNALS for k in m),
+                                     f"valid keys for {name} are {_SIGNALS_TEXT}"),))
+
+
+def _soft_matches(k: Any) -> bool:
+    if "evictionSoft" not in k:
+        return True
+    grace = s.get(k, "evictionSoftGracePeriod")
+    return all(e in grace for e in k["evictionSoft"])
+
+
+def _grace_matches(k: Any) -> bool:
+    if "evictionSoftGracePeriod" not in k:
+        return True
+    soft = s.get(k, "evictionSoft")
+    return all(e in soft for e in k["evictionSoftGracePeriod"])
+
+
+KUBELET_SCHEMA = s.obj({
+    "clusterDNS": s.array(s.STRING),
+    "maxPods": s.integer(minimum=0),
+    "podsPerCore": s.integer(minimum=0),
+    "systemReserved": _reserved_schema("systemReserved"),
+    "kubeReserved": _reserved_schema("kubeReserved"),
+    "evictionHard": _eviction_schema("evictionHard", s.string(pattern=_EVICTION_VALUE)),
+    "evictionSoft": _eviction_schema("evictionSoft", s.string(pattern=_EVICTION_VALUE)),
+    "evictionSoftGracePeriod": _eviction_schema("evictionSoftGracePeriod", s.STRING),
+    "evictionMaxPodGracePeriod": s.integer(),
+    "imageGCHighThresholdPercent": s.integer(minimum=0, maximum=100),
+    "imageGCLowThresholdPercent": s.integer(minimum=0, maximum=100),
+    "cpuCFSQuota": s.BOOLEAN,
+}, rules=(
+    (lambda k: k["imageGCHighThresholdPercent"] > k["imageGCLowThresholdPercent"]
+     if "imageGCHighThresholdPercent" in k and "imageGCLowThresholdPercent" in k else True,
+     "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"),
+    (_soft_matches, "evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod"),
+    (_grace_matches, "evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft"),
+))
+
+_VOLUME_SIZE = (r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|"
+                r"[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$")
+
+BLOCK_DEVICE_MAPPINGS_SCHEMA = s.array(s.obj({
+    "deviceName": s.STRING,
+    "ebs": s.obj({
+        "deleteOnTermination": s.BOOLEAN, "encrypted": s.BOOLEAN, "iops": s.integer(), "kmsKeyID": s.STRING,
+        "snapshotID": s.STRING, "throughput": s.integer(),
+        "volumeInitializationRate": s.integer(minimum=100, maximum=300),
+        "volumeSize": s.string(pattern=_VOLUME_SIZE),
+        "volumeType": s.string(enum=("standard", "io1", "io2", "gp2", "sc1", "st1", "gp3")),
+    }, rules=(
+        (lambda e: "snapshotID" in e or "volumeSize" in e, "snapshotID or volumeSize must be defined"),
+        (lambda e: "volumeInitializationRate" not in e or e.get("snapshotID", "") != "",
+         "snapshotID must be set when volumeInitializationRate is set"),
+    )),
+    "rootVolume": s.BOOLEAN,
+}), max_items=50, rules=((lambda m: sum(1 for x in m if x.get("rootVolume") is True) <= 1,
+                          "must have only one blockDeviceMappings with rootVolume"),))
+
+
+def _network_interfaces_rules() -> tuple[s.Rule, ...]:
+    def primary(nics: list) -> bool:
+        return len(nics) == 0 or any(s.get(x, "deviceIndex") == 0 and s.get(x, "networkCardIndex") == 0
+                                     and s.get(x, "interfaceType") == "interface" for x in nics)
+
+    def unique(nics: list) -> bool:
+        for x in nics:
+            same = [y for y in nics if y["networkCardIndex"] == x["networkCardIndex"] and
+                    y["deviceIndex"] == x["deviceIndex"]]
+            efa = [y for y in nics if y["networkCardIndex"] == x["networkCardIndex"] and
+                   y["interfaceType"] == "efa-only"]
+            if len(same) != 1 or (x["interfaceType"] == "efa-only" and len(efa) != 1):
+                return False
+        return True
+    return ((primary, "networkInterfaces must include a primary interface with interfaceType='interface'"),
+            (unique, "networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can "
+                     "have at most one efa device per network card"))
+
+
+def _selector_terms(term: Mapping[str, s.Node], fields_rule: tuple[str, ...], what: str,
+                    exclusive: tuple[tuple[str, tuple[str, ...]], ...], empty_message: str | None,
+                    wording: str = "cannot be set with a combination of other fields in") -> s.Node:
+    rules: list[s.Rule] = []
+    if empty_message:
+        rules.append((lambda terms: len(terms) != 0, empty_message))
+    names = ", ".join(f"'{f}'" for f in fields_rule)
+    rules.append((lambda terms: all(any(f in t for f in fields_rule) for t in terms),
+                  f"expected at least one, got none, [{names}]"))
+    for key, others in exclusive:
+        # The CRD writes these as `!self.all(...)`: refused only when every term mixes them.
+        rules.append((lambda terms, key=key, others=others:
+                      not all(key in t and any(o in t for o in others) for t in terms),
+                      f"'{key}' is mutually exclusive, {wording} {what}"))
+    return s.array(s.obj(dict(term)), max_items=30, rules=tuple(rules))
+
+
+SPEC_RULES: tuple[s.Rule, ...] = (
+    (lambda spec: ("role" in spec) != ("instanceProfile" in spec),
+     "must specify exactly one of ['role', 'instanceProfile']"),
+    _exactly_one_alias_family("AL2", "al2"),
+    _exactly_one_alias_family("AL2023", "al2023"),
+    _exactly_one_alias_family("Bottlerocket", "bottlerocket"),
+    _exactly_one_alias_family("Windows2019", "windows2019"),
+    _exactly_one_alias_family("Windows2022", "windows2022"),
+    _exactly_one_alias_family("Windows2025", "windows2025"),
+    (lambda spec: True if any("alias" in t for t in s.get(spec, "amiSelectorTerms")) else "amiFamily" in spec,
+     "must specify amiFamily if amiSelectorTerms does not contain an alias"),
+)
+
+_RESTRICTED_TAGS = (
+    (lambda tags: all(k != "" for k in tags), "empty tag keys aren't supported"),
+    (lambda tags: all(k != "eks:eks-cluster-name" for k in tags),
+     "tag contains a restricted tag matching eks:eks-cluster-name"),
+    (lambda tags: all(not k.startswith("kubernetes.io/cluster") for k in tags),
+     "tag contains a restricted tag matching kubernetes.io/cluster/"),
+    (lambda tags: all(k != "karpenter.sh/nodepool" for k in tags),
+     "tag contains a restricted tag matching karpenter.sh/nodepool"),
+    (lambda tags: all(k != "karpenter.sh/nodeclaim" for k in tags),
+     "tag contains a restricted tag matching karpenter.sh/nodeclaim"),
+    (lambda tags: all(k != "karpenter.k8s.aws/ec2nodeclass" for k in tags),
+     "tag contains a restricted tag matching karpenter.k8s.aws/ec2nodeclass"),
+)
+
+EC2_NODE_CLASS_SCHEMA = s.obj({
+    "apiVersion": s.STRING, "kind": s.STRING, "metadata": METADATA_SCHEMA,
+    "spec": s.obj({
+        "subnetSelectorTerms": _selector_terms(
+            {"tags": _tags_schema(), "id": s.string(pattern="subnet-[0-9a-z]+")}, ("tags", "id"),
+            "a subnet selector term", (("id", ("tags",)),), "subnetSelectorTerms cannot be empty"),
+        "securityGroupSelectorTerms": _selector_terms(
+            {"tags": _tags_schema(), "id": s.string(pattern="sg-[0-9a-z]+"), "name": s.STRING},
+            ("tags", "id", "name"), "a security group selector term",
+            (("id", ("tags", "name")), ("name", ("tags", "id"))), "securityGroupSelectorTerms cannot be empty"),
+        "capacityReservationSelectorTerms": _selector_terms(
+            {"tags": _tags_schema(), "id": s.string(pattern="^cr-[0-9a-z]+$"),
+             "ownerID": s.string(pattern="^[0-9]{12}$"), "instanceMatchCriteria": s.string(enum=("open", "targeted"))},
+            ("tags", "id", "instanceMatchCriteria"), "a capacity reservation selector term",
+            (("id", ("tags", "ownerID", "instanceMatchCriteria")),), None, "cannot be set along with other fields in"),
+        "placementGroupSelector": s.obj(
+            {"name": s.string(min_length=1), "id": s.string(pattern="^pg-[0-9a-z]+$")},
+            rules=((lambda p: "name" in p or "id" in p, "expected at least one, got none, ['name', 'id']"),
+                   (lambda p: not ("name" in p and "id" in p), "'name' and 'id' are mutually exclusive"))),
+        "associatePublicIPAddress": s.BOOLEAN,
+        "ipPrefixCount": s.integer(minimum=0),
+        "amiSelectorTerms": s.array(s.obj({
+            "alias": ALIAS_SCHEMA, "tags": _tags_schema(), "id": s.string(pattern="ami-[0-9a-z]+"), "name": s.STRING,
+            "owner": s.STRING, "ssmParameter": s.STRING,
+        }), min_items=1, max_items=30, rules=_ami_terms_rules()),
+        "amiFamily": s.string(enum=AMI_FAMILIES),
+        "userData": s.STRING,
+        "role": s.string(rules=((lambda r: r != "", "role cannot be empty"),)),
+        "instanceProfile": s.string(rules=((lambda r: r != "", "instanceProfile cannot be empty"),)),
+        "tags": s.mapping(s.STRING, rules=_RESTRICTED_TAGS),
+        "kubelet": KUBELET_SCHEMA,
+        "blockDeviceMappings": BLOCK_DEVICE_MAPPINGS_SCHEMA,
+        "instanceStorePolicy": s.string(enum=(INSTANCE_STORE_POLICY_RAID0,)),
+        "networkInterfaces": s.array(s.obj({
+            "networkCardIndex": s.integer(minimum=0), "deviceIndex": s.integer(minimum=0),
+            "interfaceType": s.string(enum=("interface", "efa-only")),
+        }, required=("deviceIndex", "interfaceType", "networkCardIndex")), max_items=150,
+            rules=_network_interfaces_rules()),
+        "detailedMonitoring": s.BOOLEAN,
+        "metadataOptions": s.obj({
+            "httpEndpoint": s.string(enum=("enabled", "disabled"), default="enabled"),
+            "httpProtocolIPv6": s.string(enum=("enabled", "disabled"), default="disabled"),
+            "httpPutResponseHopLimit": s.integer(minimum=1, maximum=64, default=1),
+            "httpTokens": s.string(enum=("required", "optional"), default="required"),
+        }, default={"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1,
+                    "httpTokens": "required"}),
+        "connectionTracking": s.obj({
+            "tcpEstablishedTimeout": s.integer(minimum=60, maximum=432000),
+            "udpStreamTimeout": s.integer(minimum=60, maximum=180),
+            "udpTimeout": s.integer(minimum=30, maximum=60),
+        }, rules=((lambda c: any(k in c for k in ("tcpEstablishedTimeout", "udpStreamTimeout", "udpTimeout")),
+                   "at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set"),)),
+        "context": s.STRING,
+        "cpuOptions": s.obj({"nestedVirtualization": s.string(enum=("enabled", "disabled"))}),
+    }, required=("amiSelectorTerms", "securityGroupSelectorTerms", "subnetSelectorTerms"), rules=SPEC_RULES),
+    "status": s.obj({
+        "subnets": s.array(s.obj({"id": s.STRING, "zone": s.STRING, "zoneID": s.STRING})),
+        "securityGroups": s.array(s.obj({"id": s.STRING, "name": s.STRING})),
+        "capacityReservations": s.array(s.Node("object", values=s.ANY)),
+        "amis": s.array(s.obj({"id": s.STRING, "name": s.STRING, "deprecated": s.BOOLEAN,
+                               "requirements": s.array(s.obj({"key": s.STRING, "operator": s.STRING,
+                                                              "values": s.array(s.STRING)}))})),
+        "instanceProfile": s.STRING,
+        "conditions": CONDITIONS_SCHEMA,
+    }),
+})
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+def _term(raw: Mapping[str, Any]) -> SelectorTerm:
+    return SelectorTerm(tags=dict(raw["tags"]) if "tags" in raw else None, id=raw.get("id", ""),
+                        name=raw.get("name", ""), owner=raw.get("owner", ""), alias=raw.get("alias", ""),
+                        ssm_parameter=raw.get("ssmParameter", ""), owner_id=raw.get("ownerID", ""),
+                        instance_match_criteria=raw.get("instanceMatchCriteria", ""))
+
+
+def _kubelet(raw: Mapping[str, Any] | None) -> KubeletConfiguration | None:
+    if raw is None:
+        return None
+
+    def m(key: str) -> dict[str, str] | None:
+        return dict(raw[key]) if key in raw else None
+    return KubeletConfiguration(
+        cluster_dns=tuple(raw.get("clusterDNS") or ()), max_pods=raw.get("maxPods"),
+        pods_per_core=raw.get("podsPerCore"),
+        system_reserved=m("systemReserved"), kube_reserved=m("kubeReserved"), eviction_hard=m("evictionHard"),
+        eviction_soft=m("evictionSoft"), eviction_soft_grace_period=m("evictionSoftGracePeriod"),
+        eviction_max_pod_grace_period=raw.get("evictionMaxPodGracePeriod"),
+        image_gc_high_threshold_percent=raw.get("imageGCHighThresholdPercent"),
+        image_gc_low_threshold_percent=raw.get("imageGCLowThresholdPercent"), cpu_cfs_quota=raw.get("cpuCFSQuota"))
+
+
+def _block_device_mapping(raw: Mapping[str, Any]) -> BlockDeviceMapping:
+    ebs = raw.get("ebs")
+    device = None
+    if ebs is not None:
+        device = BlockDevice(
+            volume_size=quantity.parse(ebs["volumeSize"]) if "volumeSize" in ebs else None,
+            volume_type=ebs.get("volumeType"), iops=ebs.get("iops"), throughput=ebs.get("throughput"),
+            encrypted=ebs.get("encrypted"), delete_on_termination=ebs.get("deleteOnTermination"),
+            kms_key_id=ebs.get("kmsKeyID"), snapshot_id=ebs.get("snapshotID"),
+            volume_initialization_rate=ebs.get("volumeInitializationRate"))
+    return BlockDeviceMapping(raw.get("deviceName"), device, bool(raw.get("rootVolume", False)))
+
+
+def _status(raw: Mapping[str, Any]) -> EC2NodeClassStatus:
+    def part(key: str, build: Any) -> Any:
+        return tuple(build(x) for x in raw[key]) if key in raw else None
+    return EC2NodeClassStatus(
+        subnets=part("subnets", lambda x: Subnet(x.get("id", ""), x.get("zone", ""), x.get("zoneID", ""))),
+        security_groups=part("securityGroups", lambda x: SecurityGroup(x.get("id", ""), x.get("name", ""))),
+        amis=part("amis", lambda x: AMI(x.get("id", ""), x.get("name", ""), bool(x.get("deprecated", False)),
+                                        tuple(x.get("requirements") or ()))),
+        instance_profile=raw.get("instanceProfile"),
+        conditions=parse_conditions(raw["conditions"]) if "conditions" in raw else None,
+        capacity_reservations=part("capacityReservations", dict))
+
+
+def parse_ec2_node_class(obj: Mapping[str, Any], source: Source | None = None, *, validate: str = "strict",
+                         invalid: str = "note", warnings: list[str] | None = None) -> EC2NodeClass:
+    """An EC2NodeClass as the API server would store it (AdmissionRejected or InputError
+    otherwise, naming the object and every field at fault)."""
+    stored = admit(obj, EC2_NODE_CLASS_SCHEMA, QUALIFIED_KIND, source, validate, invalid, warnings)
+    meta = stored.get("metadata") or {}
+    spec = stored.get("spec") or {}
+    try:
+        bdms = tuple(_block_device_mapping(b) for b in spec.get("blockDeviceMappings") or ())
+    except quantity.QuantityError as e:
+        raise InputError(str(e), source=source, obj=obj) from None
+    return EC2NodeClass(
+        name=meta["name"], uid=str(meta.get("uid") or ""), generation=int(meta.get("generation") or 0),
+        deleting=bool(meta.get("deletionTimestamp")),
+        spec=EC2NodeClassSpec(
+            subnet_selector_terms=tuple(_term(t) for t in spec.get("subnetSelectorTerms") or ()),
+            security_group_selector_terms=tuple(_term(t) for t in spec.get("securityGroupSelectorTerms") or ()),
+            ami_selector_terms=tuple(_term(t) for t in spec.get("amiSelectorTerms") or ()),
+            capacity_reservation_selector_terms=tuple(
+                _term(t) for t in spec.get("capacityReservationSelectorTerms") or ()),
+            ami_family=spec.get("amiFamily"), role=spec.get("role", ""), instance_profile=spec.get("instanceProfile"),
+            user_data=spec.get("userData"), tags=dict(spec.get("tags") or {}), kubelet=_kubelet(spec.get("kubelet")),
+            block_device_mappings=bdms, instance_store_policy=spec.get("instanceStorePolicy"),
+            network_interfaces=tuple(NetworkInterface(n["networkCardIndex"], n["deviceIndex"], n["interfaceType"])
+                                     for n in spec.get("networkInterfaces") or ()),
+            associate_public_ip_address=spec.get("associatePublicIPAddress"), ip_prefix_count=spec.get("ipPrefixCount"),
+            detailed_monitoring=spec.get("detailedMonitoring"),
+            metadata_options=dict(spec.get("metadataOptions") or {}),
+            context=spec.get("context")),
+        status=_status(stored.get("status") or {}),
+        obj=stored,
+    )

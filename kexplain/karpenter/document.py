@@ -1,0 +1,106 @@
+"""The pass as a document: the README's `expected-karpenter.json` shape, key for key.
+
+Built from the pass's result alone (renderers read only this): every pending pod in input order
+with its result, the new NodeClaims in creation order, the events sorted (events on other objects
+first, then the pods' by pod order, reason, message), a summary. `nodePools` and
+`instanceTypes` are the cloud provider's answers, given by the caller. Keys the README says are
+omitted when empty are left out.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+from kexplain.karpenter.provisioning.provisioner import FAILED, PassResult
+from kexplain.karpenter.provisioning.scheduling.scheduler import DRAError, NODEPOOLS_FILTERED_OUT
+from kexplain.karpenter.errors import multierr_errors
+from kexplain.karpenter.utils import resources
+
+BUILD = ("sigs.k8s.io/karpenter v1.13.0 (github.com/openshift/kubernetes-sigs-karpenter 2b8ed744bf1c) in "
+         "github.com/openshift/aws-karpenter-provider-aws abcf7d1e3417")
+
+
+def error_parts(err: BaseException | None) -> list[str]:
+    """The parts Karpenter joined with `; ` (multierr), each as its own text."""
+    return [str(e) for e in multierr_errors(err)]
+
+
+def _taint(t: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": t.get("key") or ""}
+    if t.get("value"):
+        out["value"] = t["value"]
+    out["effect"] = t.get("effect") or ""
+    if t.get("timeAdded"):
+        out["timeAdded"] = t["timeAdded"]
+    return out
+
+
+def pod_document(result: Any, tried: Sequence[str]) -> dict[str, Any]:
+    doc: dict[str, Any] = {"pod": result.pod.key, "result": result.result}
+    for key, value in (("node", result.node), ("nodeClaim", result.node_claim), ("nodePool", result.node_pool)):
+        if value:
+            doc[key] = value
+    if result.error is not None:
+        doc["error"] = str(result.error)
+        parts = error_parts(result.error)
+        if len(parts) > 1:
+            doc["errors"] = parts
+        if result.result == FAILED and tried and len(parts) == len(tried) \
+                and not isinstance(result.error, DRAError) and str(result.error) != NODEPOOLS_FILTERED_OUT:
+            doc["nodePoolErrors"] = [{"nodePool": pool, "error": part} for pool, part in zip(tried, parts)]
+    if result.why:
+        doc["why"] = result.why
+    return doc
+
+
+def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[str, Any]:
+    claim = created.claim
+    doc: dict[str, Any] = {"name": created.name, "nodePool": claim.node_pool_name,
+                           "pods": [p.key for p in claim.pods]}
+    its = list(claim.instance_type_options)
+    doc["instanceTypes"] = [it.name for it in its]
+    question = type_index.question(claim.requirements)
+    doc["prices"] = [price_text(question.cheapest_price(it)) for it in its]
+    obj = created.node_claim
+    if obj:
+        reqs = [r.to_dict() for r in obj["requirements"]]
+        if reqs:
+            doc["requirements"] = reqs
+        if obj["requests"]:
+            doc["requests"] = resources.to_json(obj["requests"])
+        if obj["labels"]:
+            doc["labels"] = dict(sorted(obj["labels"].items()))
+        if obj["taints"]:
+            doc["taints"] = [_taint(t) for t in obj["taints"]]
+        if obj["startupTaints"]:
+            doc["startupTaints"] = [_taint(t) for t in obj["startupTaints"]]
+    if created.create_error is not None:
+        doc["createError"] = str(created.create_error)
+    return doc
+
+
+def sorted_events(result: PassResult) -> list[dict[str, str]]:
+    """Events on other objects first (by object, reason, message), then the pods' (by pod order,
+    reason, message)."""
+    order = {p.pod.key: i for i, p in enumerate(result.pods)}
+    others = sorted((e for e in result.events if e.pod not in order), key=lambda e: (e.object, e.reason, e.message))
+    pods = sorted((e for e in result.events if e.pod in order), key=lambda e: (order[e.pod], e.reason, e.message))
+    return [e.to_json() for e in [*others, *pods]]
+
+
+def build_document(result: PassResult, node_pools: list[dict[str, Any]], instance_types: dict[str, Any],
+                   price_text: Any) -> dict[str, Any]:
+    """The document. `node_pools`, `instance_types`: the provider's keys; `price_text(price)`: a
+    price as the document writes it (each NodeClaim option's cheapest available offering its
+    requirements allow)."""
+    doc: dict[str, Any] = {"karpenter": BUILD}
+    if result.schedule_error is not None:
+        doc["scheduleError"] = str(result.schedule_error)
+    doc["nodePools"] = node_pools
+    doc["instanceTypes"] = instance_types
+    doc["pods"] = [pod_document(p, result.tried_node_pools) for p in result.pods]
+    doc["nodeClaims"] = [node_claim_document(c, price_text, result.type_index) for c in result.node_claims]
+    doc["events"] = sorted_events(result)
+    counts = Counter(p.result for p in result.pods)
+    doc["summary"] = {"pods": dict(sorted(counts.items())), "newNodeClaims": len(result.node_claims)}
+    return doc

@@ -1,0 +1,311 @@
+"""What the instance types of one NodePool leave a pod, for the explanation (`explain.py`): how
+many types the NodePool offers, how many its requirements and the pod's leave, which of the
+pod's requirements take them away, the types closest to fitting and by how much each falls short
+once the NodePool's DaemonSet overhead and the type's overhead (kube-reserved, system-reserved,
+the eviction threshold; the VM memory overhead already taken off the capacity) are counted, the
+offerings (zones, capacity types) left and why the others are unavailable, and the NodePool's
+limits.
+
+Every figure comes from the engine's own objects and functions: the types' requirements,
+`allocatable()` and offerings as the AWS provider built them, the pass's `TypeIndex` (which
+answers filterInstanceTypesByRequirements' questions for the scheduler), `Requirements.intersects`,
+the scheduler's `filter_by_remaining_resources`. Quantities are written as Go's
+`resource.Quantity` prints them (`canonical`).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from kexplain.apimachinery.quantity import BINARY_SI, Quantity, canonical, sub
+from kexplain.karpenter.apis import labels as L
+from kexplain.karpenter.provisioning.scheduling.scheduler import filter_by_remaining_resources
+from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeIndex
+from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+
+MAX_CLOSEST = 3        # types closest to fitting shown per NodePool
+MAX_NAMES = 5          # names listed per group (unavailable offerings, types over the limits)
+MAX_VALUES = 12        # label values listed for a requirement that leaves no type
+
+# Why an offering is unavailable (the conditions of the provider's createOfferings).
+NOT_SOLD = "notSold"                      # the type is not sold in the zone (describe-instance-type-offerings)
+NO_SUBNET = "noSubnet"                    # the EC2NodeClass has no subnet in the zone
+INSUFFICIENT_CAPACITY = "insufficientCapacity"   # in the provider's insufficient-capacity cache
+NO_PRICE = "noPrice"                      # the pricing provider has no price for it
+INCOMPATIBLE_NODE_CLASS = "incompatibleWithNodeClass"   # the EC2NodeClass cannot launch the type
+RESERVATION = "reservation"               # a capacity reservation without free capacity, or expiring
+UNKNOWN = "unknown"
+
+
+def _q(q: Quantity | None) -> str:
+    return canonical(q) if q is not None else "0"
+
+
+def _value(rl: Mapping[str, Quantity], name: str) -> Fraction:
+    q = rl.get(name)
+    return q.value if q is not None else Fraction(0)
+
+
+class TypeCheck:
+    """One instance type against the NodeClaim's requirements and requests, as
+    filterInstanceTypesByRequirements asks it: compatible, has an offering, fits (the pass's
+    `typeindex` answers, each distinct requirement and offering asked once)."""
+
+    __slots__ = ("it", "compatible", "offering", "fits", "within_limits")
+
+    def __init__(self, it: Any, question: Question, total: resources.Nanos, within_limits: bool) -> None:
+        self.it = it
+        self.compatible = question.compatible(it)
+        self.offering = self.compatible and question.has_offering(it)
+        # asked of compatible types only
+        self.fits = self.compatible and resources.fits_nanos(total, question.index.of(it)[2])
+        self.within_limits = within_limits
+
+
+def check_types(instance_types: Sequence[Any], requirements: Requirements, total: ResourceList,
+                remaining: resources.Nanos | None, index: TypeIndex) -> list[TypeCheck]:
+    """Each type checked; `remaining`: the NodePool's room under its limits, the scheduler's
+    integer view (None: no limits); `index`: the pass's TypeIndex."""
+    within = {id(it) for it in filter_by_remaining_resources(instance_types, remaining)} if remaining else None
+    question = index.question(requirements)
+    total_nanos = resources.to_nanos(total)
+    return [TypeCheck(it, question, total_nanos, within is None or id(it) in within) for it in instance_types]
+
+
+def instance_types_verdict(offered: int, checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]],
+                           pod_requests: ResourceList, daemon_requests: ResourceList, world: Any,
+                           limited: bool) -> dict[str, Any]:
+    """The counts, the requirements that take types away, the resources and the closest types."""
+    total = resources.merge(daemon_requests, pod_requests)
+    compatible = [c for c in checks if c.compatible]
+    with_offering = [c for c in compatible if c.offering]
+    fitting = [c for c in with_offering if c.fits]
+    out: dict[str, Any] = {"offered": offered, "nodePool": len(checks), "requirements": len(compatible),
+                           "offering": len(with_offering), "resources": len(fitting)}
+    if limited:
+        out["limits"] = sum(1 for c in fitting if c.within_limits)
+    excluded = excluded_by(checks, narrowing)
+    if excluded:
+        out["excludedBy"] = excluded
+    pool = with_offering or compatible
+    if not pool:
+        return out
+    lacks = {id(c): _shortfall(c.it, total) for c in pool}      # what each type lacks, worked out once
+    out["requests"] = [{"resource": name, "pod": _q(pod_requests.get(name)),
+                        "daemonSets": _q(daemon_requests.get(name)), "need": _q(q),
+                        "enough": sum(1 for c in pool if name not in lacks[id(c)]), "of": len(pool)}
+                       for name, q in sorted(total.items())]
+    if not fitting:
+        # A resource no type has any of is said once; the closest types are ranked by the rest.
+        missing = [name for name in sorted(total) if all(_value(c.it.allocatable(), name) <= 0 for c in pool)]
+        if missing:
+            out["missing"] = missing
+        rest = {id(c): {name: v for name, v in lacks[id(c)].items() if name not in missing} for c in pool}
+        otherwise = [c.it.name for c in pool if not rest[id(c)]]
+        if missing and otherwise:
+            if len(otherwise) < len(pool):
+                out["enoughOtherwise"] = {"count": len(otherwise), "names": otherwise[:MAX_NAMES]}
+        else:
+            wanted = {name: q for name, q in total.items() if name not in missing}
+            out["closest"] = [closest_entry(c.it, wanted, pod_requests, daemon_requests, world)
+                              for c in closest(pool, wanted, rest)]
+    return out
+
+
+def excluded_by(checks: Sequence[TypeCheck], narrowing: Sequence[tuple[Any, list[str]]]) -> list[dict[str, Any]]:
+    """Each requirement of the pod (or of its volumes, or of topology) that leaves fewer of the
+    NodePool's types than there are, tried alone: how many it leaves, and the values the types
+    have for its key."""
+    out = []
+    for req, fields in narrowing:
+        alone = new_requirements(req)
+        left = sum(1 for c in checks if c.it.requirements.intersects(alone) is None)
+        if left >= len(checks):
+            continue
+        have = sorted({v for c in checks for v in c.it.requirements.get(req.key).values()})
+        out.append({"requirement": str(req), "key": req.key, "left": left, "fields": list(fields),
+                    "typesHave": have[:MAX_VALUES], "typesHaveCount": len(have)})
+    out.sort(key=lambda e: (e["left"], e["key"]))
+    return out
+
+
+def _shortfall(it: Any, total: ResourceList) -> dict[str, Fraction]:
+    """What the type's allocatable lacks of each resource in `total` (by name order)."""
+    alloc = it.allocatable()
+    out = {}
+    for name, q in sorted(total.items()):
+        have = _value(alloc, name)
+        if q.value > have:
+            out[name] = q.value - have
+    return out
+
+
+def closest(checks: Sequence[TypeCheck], total: ResourceList, lacks: Mapping[int, Mapping[str, Fraction]]
+            ) -> list[TypeCheck]:
+    """The types that fall short by the least (`lacks`: by id of the check): fewest resources
+    short, then the smallest share of the need missing, then by name."""
+    def rank(c: TypeCheck) -> tuple[int, float, str]:
+        short = lacks[id(c)]
+        share = sum(min(1.0, float(s / total[name].value)) for name, s in short.items())
+        return len(short), share, c.it.name
+    return sorted((c for c in checks if lacks[id(c)]), key=rank)[:MAX_CLOSEST]
+
+
+def closest_entry(it: Any, total: ResourceList, pod_requests: ResourceList, daemon_requests: ResourceList,
+                  world: Any) -> dict[str, Any]:
+    """A type and, per resource it lacks, its allocatable worked out from its capacity, and what
+    the pod and the DaemonSets need."""
+    alloc = it.allocatable()
+    overhead = it.overhead
+    short = []
+    for name in _shortfall(it, total):
+        entry: dict[str, Any] = {"resource": name, "allocatable": _q(alloc.get(name)),
+                                 "capacity": _q(it.capacity.get(name))}
+        if name == resources.MEMORY and it.capacity.get(name) is not None:
+            hardware = _hardware_memory(world, it.name)
+            if hardware is not None:
+                entry["hardware"] = canonical(hardware)
+                entry["vmOverhead"] = canonical(sub(hardware, it.capacity[name]))
+        for key, rl in (("kubeReserved", overhead.kube_reserved), ("systemReserved", overhead.system_reserved),
+                        ("evictionThreshold", overhead.eviction_threshold)):
+            if rl.get(name) is not None:
+                entry[key] = canonical(rl[name])
+        entry["pod"] = _q(pod_requests.get(name))
+        entry["daemonSets"] = _q(daemon_requests.get(name))
+        entry["need"] = _q(total.get(name))
+        entry["short"] = canonical(sub(total[name], alloc[name])) if name in alloc else _q(total.get(name))
+        short.append(entry)
+    return {"name": it.name, "short": short}
+
+
+def _hardware_memory(world: Any, name: str) -> Quantity | None:
+    """The type's memory as EC2 describes it (`MemoryInfo.SizeInMiB`), before the provider takes
+    off the VM overhead (and Graviton's 64 MiB)."""
+    info = (getattr(world, "instance_types", None) or {}).get(name)
+    if info is None:
+        return None
+    return Quantity(Fraction(info.memory_size_in_mib * 1024 * 1024), BINARY_SI)
+
+
+# -- offerings -----------------------------------------------------------------------------------
+def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, node_class: Any, provider: Any,
+                      index: TypeIndex) -> dict[str, Any]:
+    """The zones and capacity types the pod could launch in: the available offerings the
+    requirements allow of the types that meet the requirements and fit (`of`: "fit"), else of
+    those that meet the requirements ("requirements"), else of all the NodePool's types
+    ("nodePool": a zone the requirements ask for may be one no type can launch in); and the
+    offerings the requirements allow that are unavailable, grouped by zone and reasons."""
+    basis, chosen = "fit", [c for c in checks if c.compatible and c.fits]
+    if not chosen:
+        basis, chosen = "requirements", [c for c in checks if c.compatible]
+    if not chosen:
+        basis, chosen = "nodePool", list(checks)
+    zones: set[str] = set()
+    capacity_types: set[str] = set()
+    excluded_zones: set[str] = set()
+    excluded_types: set[str] = set()
+    groups: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = {}
+    question = index.question(requirements)
+    kinds: dict[int, tuple[str, str]] = {}       # zone and capacity type of each kind of offering
+    for c in chosen:
+        for o, oid in index.of(c.it)[1]:
+            kind = kinds.get(oid)
+            if kind is None:
+                kind = kinds[oid] = (o.zone(), o.capacity_type())
+            zone, ct = kind
+            allowed = question.offering_allowed(oid)
+            if o.available and allowed:
+                zones.add(zone)
+                capacity_types.add(ct)
+                continue
+            if not allowed:
+                if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
+                    excluded_zones.add(zone)
+                if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
+                    excluded_types.add(ct)
+                continue
+            reasons = tuple(offering_unavailable_reasons(c.it, o, node_class, provider))
+            group = groups.setdefault((zone, reasons), {})
+            group.setdefault(ct, set()).add(c.it.name)
+    out: dict[str, Any] = {"of": basis, "instanceTypes": len(chosen), "zones": sorted(zones),
+                           "capacityTypes": sorted(capacity_types)}
+    if excluded_zones - zones:
+        out["zonesExcluded"] = sorted(excluded_zones - zones)
+    if excluded_types - capacity_types:
+        out["capacityTypesExcluded"] = sorted(excluded_types - capacity_types)
+    unavailable = []
+    for (zone, reasons), by_type in sorted(groups.items()):
+        names = sorted(set().union(*by_type.values()))
+        unavailable.append({"zone": zone, "capacityTypes": sorted(by_type), "reasons": list(reasons),
+                            "instanceTypes": len(names), "names": names[:MAX_NAMES]})
+    if unavailable:
+        out["unavailable"] = unavailable
+    return out
+
+
+def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provider: Any) -> list[str]:
+    """Why the provider made this offering unavailable, from the same answers createOfferings
+    combines: the type's zones (sold there, the class has a subnet there), the
+    insufficient-capacity cache, the pricing provider, the class's compatibility with the type."""
+    from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
+    world = provider.world
+    zone, ct = offering.zone(), offering.capacity_type()
+    reasons = []
+    if ct == L.CAPACITY_TYPE_RESERVED:
+        return [RESERVATION]
+    if zone not in (world.offerings.get(it.name) or ()):
+        reasons.append(NOT_SOLD)
+    info = next((z for z in (node_class.zone_info() if node_class is not None else ()) if z.zone == zone), None)
+    if info is None:
+        reasons.append(NO_SUBNET)
+    if provider.unavailable.is_unavailable(it.name, zone, list(info.subnet_ids) if info is not None else [], ct):
+        reasons.append(INSUFFICIENT_CAPACITY)
+    price = (world.pricing.on_demand_price(it.name) if ct == L.CAPACITY_TYPE_ON_DEMAND
+             else world.pricing.spot_price(it.name, zone))
+    if price is None:
+        reasons.append(NO_PRICE)
+    described = world.instance_types.get(it.name)
+    if described is not None and node_class is not None and not is_compatible_with_node_class(described, node_class):
+        reasons.append(INCOMPATIBLE_NODE_CLASS)
+    return reasons or [UNKNOWN]
+
+
+# -- limits ----------------------------------------------------------------------------------------
+def limits_verdict(limits: Mapping[str, Quantity] | None, remaining: resources.Nanos | None,
+                   checks: Sequence[TypeCheck]) -> dict[str, Any] | None:
+    """The NodePool's limits when they stop the pod: its node count exhausted, or types that
+    would take the pod but exceed what is left under the limits; used = limit - remaining (the
+    capacity of its nodes and of the NodeClaims this pass made, the largest of each one's types).
+    `remaining`: the scheduler's integer view (billionths), printed in the limits' formats."""
+    if not limits or remaining is None:
+        return None
+    exhausted = remaining.get(resources.NODE, 1) <= 0
+    over = [c.it for c in checks if c.compatible and c.offering and c.fits and not c.within_limits]
+    if not exhausted and not over:
+        return None
+    left = resources.from_nanos(remaining, limits)
+    rows = []
+    for name in sorted(limits):
+        used = sub(limits[name], left[name]) if name in left else None
+        rows.append({"resource": name, "limit": canonical(limits[name]), "used": _q(used),
+                     "remaining": _q(left.get(name))})
+    out: dict[str, Any] = {"exhausted": exhausted, "resources": rows}
+    if over:
+        out["exceeding"] = len(over)
+        out["names"] = [it.name for it in over[:MAX_NAMES]]
+        smallest = min(over, key=lambda it: (len(_over_limits(it, remaining)),
+                                             sum(v for _, v in _over_limits(it, remaining)), it.name))
+        out["smallest"] = {"name": smallest.name,
+                           "over": [{"resource": name, "capacity": _q(smallest.capacity.get(name)),
+                                     "remaining": _q(left.get(name))}
+                                    for name, _ in _over_limits(smallest, remaining)]}
+    return out
+
+
+def _over_limits(it: Any, remaining: resources.Nanos) -> list[tuple[str, int]]:
+    """The resources whose capacity exceeds what is left, by how much (billionths), by name."""
+    capacity = resources.nanos_of(it.capacity)
+    return [(name, capacity.get(name, 0) - v) for name, v in sorted(remaining.items())
+            if capacity.get(name, 0) > v]

@@ -1,0 +1,257 @@
+"""What one Karpenter provisioning pass starts from: the pending pods, the cluster, the NodePools
+and EC2NodeClasses, the settings, as the API server would have stored them.
+
+Objects of any kind may come in any file. Every unbound Pod is a pending pod, as Karpenter lists
+them (the PODS file's first, in file order); everything else is the cluster. Karpenter only reads stored objects, so the
+README's API-server steps come first ("What the inputs leave out"): on the clock
+2026-01-01T12:00:00Z, creation timestamps where the input gives none (pending pods 10 minutes
+ago plus a second per pod, bound pods 30 minutes ago, Nodes and NodeClaims 2 hours ago,
+NodePools and EC2NodeClasses a day ago), a uid for every object without one (the sha1 of
+`KIND/NAMESPACE/NAME`, first 16 bytes, `8-4-4-4-12`), the `PodScheduled=False` condition the
+kube-scheduler writes on a pod it could not place (`Unschedulable`, `SchedulingGated` for a gated
+pod), phases, a Node's `Ready=True` condition, a PVC's `Bound` phase when it names its volume,
+a DaemonSet pod's owner reference without uid taking its DaemonSet's. Then kexplain's admission
+(the pods' namespace, requests from limits, Priority, DefaultTolerationSeconds, a repeated name
+refused, StorageClass and PVC defaults, a Node's allocatable from its capacity). kexplain's
+admission does more than the README's subset: it also validates, so a pod the API server would
+refuse is refused here (exit 2) where the recorded Karpenter took it as written.
+
+Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) and DaemonSets are not admitted: they
+are read as written, with the defaults above.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, BinaryIO
+
+from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
+from kexplain.features import KubeVersion
+from kexplain.karpenter.params import Settings, read_settings
+from kexplain.model.pod import PodInfo
+
+CLOCK = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+PENDING_AGE = timedelta(minutes=10)
+BOUND_AGE = timedelta(minutes=30)
+NODE_AGE = timedelta(hours=2)
+NODEPOOL_AGE = timedelta(days=1)
+
+NODEPOOL = "NodePool"
+NODECLAIM = "NodeClaim"
+EC2NODECLASS = "EC2NodeClass"
+KARPENTER_KINDS = frozenset({NODEPOOL, NODECLAIM, EC2NODECLASS})
+# Karpenter's kinds are cluster-scoped custom resources: no namespace in their uid's text.
+_CLUSTER_SCOPED = CLUSTER_SCOPED_KINDS | KARPENTER_KINDS
+# Kinds read besides the scheduler's: what Karpenter's state and provisioner list.
+EXTRA_KINDS = frozenset({"DaemonSet"})
+
+
+@dataclass
+class PassInputs:
+    """The loaded pass: settings, the pending pods (file order, admitted), the cluster's objects
+    as Karpenter reads them (admitted where the API server would have), Karpenter's objects in
+    file order (the PODS file, then each --nodes file)."""
+
+    settings: Settings
+    kube: KubeVersion
+    now: datetime
+    pending: list[PodInfo]
+    bound_pods: list[PodInfo]
+    nodes: list[dict[str, Any]]
+    node_claims: list[dict[str, Any]]
+    daemonsets: list[dict[str, Any]]
+    node_pools: list[Any]                             # apis.nodepool.NodePool, as stored
+    node_classes: list[Any]                           # apis.ec2nodeclass.EC2NodeClass, as stored
+    objects: dict[str, list[dict[str, Any]]]          # every other admitted object, by kind, file order
+    sources: dict[int, Source] = field(default_factory=dict)   # id(object) -> where it was read
+    warnings: list[str] = field(default_factory=list)
+
+
+def object_uid(kind: str, namespace: str, name: str) -> str:
+    """The README's uid for an object without one: sha1 of `KIND/NAMESPACE/NAME`, 8-4-4-4-12."""
+    digest = hashlib.sha1(f"{kind}/{namespace}/{name}".encode()).hexdigest()[:32]
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+def _stamp(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: Any) -> datetime | None:
+    """A metav1.Time as stored (RFC 3339); None when absent or unreadable."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _with_defaults(obj: dict[str, Any], created: datetime, status: bool = False) -> dict[str, Any]:
+    """A copy of `obj` (metadata copied, and status with `status`, the rest shared) with the uid
+    and creation timestamp it lacks."""
+    kind = obj.get("kind") or ""
+    meta = dict(_meta(obj))
+    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
+    namespace = "" if kind in _CLUSTER_SCOPED else (meta.get("namespace") or "default")
+    if not meta.get("uid"):
+        meta["uid"] = object_uid(kind, namespace, name)
+    if not meta.get("creationTimestamp"):
+        meta["creationTimestamp"] = _stamp(created)
+    out = dict(obj)
+    out["metadata"] = meta
+    if status:
+        given = obj.get("status")
+        out["status"] = dict(given) if isinstance(given, dict) else {}
+    return out
+
+
+def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
+    """The README's defaults of a pending pod: phase Pending and the scheduler's PodScheduled
+    condition (Unschedulable, or SchedulingGated for a pod with scheduling gates)."""
+    out = _with_defaults(obj, created, True)
+    status = out["status"]
+    status.setdefault("phase", "Pending")
+    conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
+    if not any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
+        gated = bool((obj.get("spec") or {}).get("schedulingGates"))
+        reason = "SchedulingGated" if gated else "Unschedulable"
+        status["conditions"] = [*conditions, {"type": "PodScheduled", "status": "False", "reason": reason,
+                                              "lastTransitionTime": out["metadata"]["creationTimestamp"]}]
+    return out
+
+
+def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
+    out = _with_defaults(obj, now - BOUND_AGE, True)
+    out["status"].setdefault("phase", "Running")
+    meta = out["metadata"]
+    refs = meta.get("ownerReferences")
+    if isinstance(refs, list) and any(isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid")
+                                      for r in refs):
+        namespace = meta.get("namespace") or "default"
+        meta["ownerReferences"] = [
+            {**r, "uid": daemonsets[(namespace, r.get("name"))]}
+            if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid")
+            and (namespace, r.get("name")) in daemonsets else r
+            for r in refs]
+    return out
+
+
+def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+    out = _with_defaults(obj, now - NODE_AGE, True)
+    status = out["status"]
+    conditions = status.get("conditions") if isinstance(status.get("conditions"), list) else []
+    if not any(isinstance(c, dict) and c.get("type") == "Ready" for c in conditions):
+        status["conditions"] = [*conditions, {"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                              "lastTransitionTime": _stamp(now - NODE_AGE)}]
+    return out
+
+
+def _pvc(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+    out = _with_defaults(obj, now - BOUND_AGE, True)
+    if (obj.get("spec") or {}).get("volumeName") and not out["status"].get("phase"):
+        out["status"]["phase"] = "Bound"
+    return out
+
+
+def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None,
+              kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
+              now: datetime = CLOCK, stdin: BinaryIO | None = None) -> PassInputs:
+    """Read, default and admit everything one pass needs (InputError/AdmissionRejected: exit 2);
+    a path `-` reads `stdin`."""
+    from kexplain.admission import admit
+    from kexplain.admission.shapes import ShapeIndex
+    from kexplain.explain.inputs import CLUSTER_KINDS
+    from kexplain.load.gcpolicy import bulk_load
+    from kexplain.load.manifests import check_objects, load_objects
+
+    settings = read_settings(settings_path, max_bytes)
+    with bulk_load():
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+        cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+    everything = pod_objs + cluster_objs
+    daemonset_uids = {}
+    for obj, _ in everything:
+        if obj.get("kind") == "DaemonSet":
+            meta = _meta(obj)
+            namespace = meta.get("namespace") or "default"
+            daemonset_uids[(namespace, meta.get("name"))] = meta.get("uid") or \
+                object_uid("DaemonSet", namespace, meta.get("name") or "")
+    defaulted: list[tuple[dict[str, Any], Source]] = []
+    position = 0
+    for obj, src in everything:
+        kind = obj.get("kind")
+        if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
+            obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
+            position += 1
+        elif kind == "Pod":
+            obj = _bound_pod(obj, now, daemonset_uids)
+        elif kind == "Node":
+            obj = _node(obj, now)
+        elif kind == NODECLAIM:
+            obj = _with_defaults(obj, now - NODE_AGE)
+        elif kind in (NODEPOOL, EC2NODECLASS):
+            obj = _with_defaults(obj, now - NODEPOOL_AGE)
+        elif kind == "PersistentVolumeClaim":
+            obj = _pvc(obj, now)
+        elif isinstance(kind, str) and kind:
+            obj = _with_defaults(obj, now - NODE_AGE)
+        defaulted.append((obj, src))
+    kinds = CLUSTER_KINDS | EXTRA_KINDS
+    index = ShapeIndex()
+    checked = check_objects(defaulted, kinds, validate=validate, shape_index=index, kube=kube)
+    warnings = list(checked.warnings)
+    admitted = admit([(o, s) for o, s in checked.objects if o.get("kind") in CLUSTER_KINDS], None,
+                     shape_index=index, kube=kube)
+    warnings += admitted.warnings
+    pending: list[PodInfo] = []
+    bound: list[PodInfo] = []
+    nodes: list[dict[str, Any]] = []
+    objects: dict[str, list[dict[str, Any]]] = {}
+    sources: dict[int, Source] = {}
+    for obj, src in admitted.objects:
+        kind = obj.get("kind")
+        sources[id(obj)] = src
+        if kind == "Pod":
+            (bound if (obj.get("spec") or {}).get("nodeName") else pending).append(PodInfo(obj))
+        elif kind == "Node":
+            nodes.append(obj)
+        else:
+            objects.setdefault(kind, []).append(obj)
+    rest = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
+    for obj, src in rest:
+        sources[id(obj)] = src
+    of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
+    pools, classes, claims = _karpenter_objects(rest, validate, warnings)
+    return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
+                      sources, warnings)
+
+
+def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str]
+                       ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """Karpenter's objects as the API server stores them (their CRDs' schemas and rules: an
+    object it refuses is bad input), in file order; NodeClaims as stored objects, which the
+    cluster state reads."""
+    from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
+    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+    from kexplain.karpenter.apis.nodepool import parse_node_pool
+
+    pools, classes, claims = [], [], []
+    for obj, src in objs:
+        kind = obj.get("kind")
+        if kind == NODEPOOL:
+            pools.append(parse_node_pool(obj, src, validate=validate, warnings=warnings))
+        elif kind == EC2NODECLASS:
+            classes.append(parse_ec2_node_class(obj, src, validate=validate, warnings=warnings))
+        elif kind == NODECLAIM:
+            claims.append(dict(parse_node_claim(obj, src, validate=validate, warnings=warnings).obj))
+    return pools, classes, claims
+
+

@@ -1,0 +1,120 @@
+"""A node that is already there, or a NodeClaim in flight, as the scheduler fills it
+(provisioning/scheduling/existingnode.go).
+
+Its room is what it has available (allocatable less the bound pods' requests) less what the
+DaemonSets that would still land on it will take (their requests less those of the DaemonSet pods
+already bound there, never below zero). A pod fits when it tolerates the node's taints, its
+volumes and host ports fit, its requests fit the room, its requirements are compatible with the
+node's labels (no undefined label allowed) and topology allows it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from kexplain.apimachinery.selectors import IN
+from kexplain.karpenter.errors import GoError, WrappedError
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW
+from kexplain.karpenter.scheduling.requirement import new_requirement
+from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements, new_requirements
+from kexplain.karpenter.scheduling.taints import Taints
+from kexplain.karpenter.state.statenode import StateNode
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+EXCEEDS_NODE_RESOURCES = "exceeds node resources"
+
+
+class ExistingNode:
+    """A state node with the pods this pass adds to it."""
+
+    def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
+                 daemon_resources: ResourceList) -> None:
+        # integers (billionths): the room is compared for every pod tried here, never printed
+        daemons = resources.to_nanos(daemon_resources)
+        for name, v in resources.to_nanos(state.daemonset_requests_total()).items():
+            daemons[name] = daemons.get(name, 0) - v
+        available = state.available_nanos()
+        self.state = state
+        self.taints = taints
+        self.topology = topology
+        self.pods: list[Any] = []
+        self.version = 0            # pods added: what a cached refusal on requirements was made at
+        self.refusal = 0
+        self.remaining_resources = {name: v - max(daemons.get(name, 0), 0) for name, v in available.items()}
+        self.requirements: Requirements = new_label_requirements(state.labels())
+        self.requirements.add(new_requirement(HOSTNAME_LABEL, IN, state.host_name()))
+        topology.register(HOSTNAME_LABEL, state.host_name())
+
+    def name(self) -> str:
+        return self.state.name()
+
+    def initialized(self) -> bool:
+        return self.state.initialized()
+
+    def managed(self) -> bool:
+        return self.state.managed()
+
+    def can_add(self, pod: Any, pod_data: Any, volumes: Any) -> tuple[Requirements | None, BaseException | None]:
+        """CanAdd: (the node's requirements with the pod's, error). A refusal also sets
+        `refusal`: REFUSED_FOR_GOOD (taints, volumes, host ports, room), REFUSED_AT_VERSION (the
+        requirements), REFUSED_NOW (topology)."""
+        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
+        self.refusal = REFUSED_FOR_GOOD
+        err = Taints(self.taints).tolerates_pod(pod)
+        if err is not None:
+            return None, err
+        host_ports = get_host_ports(pod)
+        err = self.state.volume_usage.exceeds_limits(volumes)
+        if err is not None:
+            return None, WrappedError("checking volume usage", err)
+        err = self.state.host_port_usage.conflicts(pod, host_ports)
+        if err is not None:
+            return None, WrappedError("checking host port usage", err)
+        if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):
+            return None, GoError(EXCEEDS_NODE_RESOURCES)
+        self.refusal = REFUSED_AT_VERSION
+        err = self.requirements.compatible(pod_data.requirements)
+        if err is not None:
+            return None, err
+        self.refusal = REFUSED_NOW
+        base = new_requirements(*self.requirements.values())
+        base.add(*pod_data.requirements.values())
+        last: BaseException | None = None
+        for volume_reqs in pod_data.volume_requirements or [None]:
+            reqs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs)
+            if err is not None:
+                last = err
+                continue
+            return reqs, None
+        return None, last
+
+    def _try_volume_alternative(self, pod: Any, pod_data: Any, base: Requirements, volume_reqs: Requirements | None
+                                ) -> tuple[Requirements | None, BaseException | None]:
+        requirements = new_requirements(*base.values())
+        if volume_reqs is not None:
+            err = requirements.compatible(volume_reqs)
+            if err is not None:
+                return None, WrappedError("incompatible volume requirements", err)
+            requirements.add(*volume_reqs.values())
+        topology_reqs, err = self.topology.add_requirements(pod, self.taints, pod_data.strict_requirements,
+                                                            requirements)
+        if err is not None:
+            return None, err
+        err = requirements.compatible(topology_reqs)
+        if err is not None:
+            return None, err
+        requirements.add(*topology_reqs.values())
+        return requirements, None
+
+    def add(self, pod: Any, pod_data: Any, requirements: Requirements, volumes: Any) -> None:
+        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
+        self.pods.append(pod)
+        self.version += 1
+        remaining = self.remaining_resources
+        for name, v in resources.nanos_of(pod_data.requests).items():
+            remaining[name] = remaining.get(name, 0) - v
+        self.requirements = requirements
+        self.topology.record(pod, self.taints, requirements)
+        self.state.host_port_usage.add(pod, get_host_ports(pod))
+        self.state.volume_usage.add(pod, volumes)

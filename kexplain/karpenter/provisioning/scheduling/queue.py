@@ -1,0 +1,46 @@
+"""The order the scheduler tries pods in (provisioning/scheduling/queue.go).
+
+Pods are sorted once, largest first: by cpu request, then memory, descending, then by creation
+time, then uid (a total order, so Go's unstable sort.Slice cannot leave ties anywhere else). A
+pod that fails goes to the back; popping a pod last pushed when the queue had the same length
+means a whole round made no progress, and the queue stops.
+"""
+from __future__ import annotations
+
+from collections import deque
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any, Callable, Iterable
+
+from kexplain.karpenter.utils.resources import CPU, MEMORY, ResourceList
+
+_EPOCH = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+
+class Queue:
+    """Pods in try order; `pop` returns None once no progress is being made."""
+
+    def __init__(self, pods: Iterable[Any], requests: Callable[[Any], ResourceList],
+                 created: Callable[[Any], datetime | None]) -> None:
+        def key(pod: Any) -> tuple[Fraction, Fraction, datetime, str]:
+            reqs = requests(pod)
+            cpu, mem = reqs.get(CPU), reqs.get(MEMORY)
+            return (-(cpu.value if cpu is not None else 0), -(mem.value if mem is not None else 0),
+                    created(pod) or _EPOCH, pod.uid)
+        self.pods: deque[Any] = deque(sorted(pods, key=key))
+        self.last_len: dict[str, int] = {}
+
+    def pop(self) -> Any | None:
+        if not self.pods:
+            return None
+        pod = self.pods[0]
+        if self.last_len.get(pod.uid) == len(self.pods):
+            return None
+        return self.pods.popleft()
+
+    def push(self, pod: Any) -> None:
+        self.pods.append(pod)
+        self.last_len[pod.uid] = len(self.pods)
+
+    def __len__(self) -> int:
+        return len(self.pods)

@@ -1,0 +1,440 @@
+"""Karpenter's scheduler for one pass (provisioning/scheduling/scheduler.go).
+
+`Scheduler.solve` places the pods largest first (`Queue`): each pod goes to the first existing
+node that takes it (initialized nodes first, then by name), else to a NodeClaim this pass already
+made (fewest pods first: Go's `sort.Slice`, whose order among equals `go_sort` repeats), else to a
+new NodeClaim from the first NodePool template (weight, then name descending) that takes it. A pod
+no template takes fails with one error per template, joined with `; `; before giving up, its
+preferences are relaxed one step at a time (`Preferences`). NodePool limits are kept by
+subtracting, for each new NodeClaim, the largest capacity among its instance types.
+
+Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
+same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
+there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
+and templates; instance types are asked through a per-pass index (`typeindex`).
+"""
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.errors import GoError, combine
+from kexplain.karpenter.provisioning.scheduling import preferences as prefs
+from kexplain.karpenter.provisioning.scheduling.events import Event, no_compatible_instance_types
+from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import (
+    REFUSED_AT_VERSION, REFUSED_FOR_GOOD, InstanceTypeFilterError, NodeClaim, SchedulingContext,
+    filter_instance_types_by_requirements, is_reserved_offering_error,
+)
+from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeClaimTemplate, new_node_claim_template
+from kexplain.karpenter.provisioning.scheduling.queue import Queue
+from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+from kexplain.karpenter.scheduling.requirements import (
+    Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
+    new_strict_pod_requirements,
+)
+from kexplain.karpenter.scheduling.taints import Taints
+from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.model.pod import PodInfo
+
+NODEPOOLS_FILTERED_OUT = "nodepool requirements filtered out all available instance types"
+DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
+NODE_LIMITS_EXHAUSTED = "node limits have been exhausted for nodepool"
+EXCEED_LIMITS = "all available instance types exceed limits for nodepool"
+MIN_VALUES_NOT_MET = "pod didn\u2019t schedule because NodePool couldn\u2019t meet minValues requirements"
+
+
+class _ShapeScan:
+    """One pod shape's view of the existing nodes: those not refused for good (in order), and
+    the node version at which each of the others refused it on requirements."""
+
+    __slots__ = ("alive", "stale")
+
+    def __init__(self, count: int) -> None:
+        self.alive = list(range(count))
+        self.stale: dict[int, int] = {}
+
+
+class DRAError(GoError):
+    """A pod with resource claims, which this Karpenter does not schedule (IgnoreDRARequests)."""
+
+
+class NodePoolError(GoError):
+    """serrors.Wrap(err, "NodePool", name): `TEXT (NodePool=NAME)`."""
+
+    def __init__(self, text: str, node_pool: str, cause: BaseException | None = None) -> None:
+        super().__init__(text, cause)
+        self.node_pool = node_pool
+
+    def __str__(self) -> str:
+        inner = f"{self.message}, {self.cause}" if self.cause is not None else self.message
+        return f"{inner} (NodePool={self.node_pool})"
+
+
+def is_dra_error(err: BaseException | None) -> bool:
+    return isinstance(err, DRAError)
+
+
+def has_dra_requirements(pod: PodInfo) -> bool:
+    for key in ("initContainers", "containers"):
+        for c in pod.spec.get(key) or ():
+            if isinstance(c, dict) and (c.get("resources") or {}).get("claims"):
+                return True
+    return False
+
+
+@dataclass
+class PodData:
+    """What the scheduler reads of a pod, worked out once per (relaxed) pod."""
+
+    requests: ResourceList
+    requirements: Requirements
+    strict_requirements: Requirements
+    has_resource_claim_requests: bool
+    volume_requirements: list[Requirements] | None
+
+
+@dataclass
+class Results:
+    """What Solve decided: the new NodeClaims, the existing nodes (with the pods added), and the
+    error of each pod that was not placed (keyed by the pod's uid)."""
+
+    new_node_claims: list[NodeClaim]
+    existing_nodes: list[ExistingNode]
+    pod_errors: dict[str, BaseException]
+    pods_by_uid: dict[str, PodInfo] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The scheduler's options (scheduler.Options) as Provisioner.Schedule sets them."""
+
+    strict_reserved_offerings: bool = True      # DisableReservedCapacityFallback
+    ignore_preferences: bool = False            # --preference-policy=Ignore
+    min_values_best_effort: bool = False        # --min-values-policy=BestEffort
+    reserved_capacity: bool = True              # the ReservedCapacity feature gate
+    ignore_dra_requests: bool = True            # --ignore-dra-requests
+    reservation_id_label: str = "karpenter.k8s.aws/capacity-reservation-id"
+
+
+class Scheduler:
+    """One pass's scheduler: templates, existing nodes, the NodeClaims it makes."""
+
+    def __init__(self, node_pools: Sequence[Mapping[str, Any]], state_nodes: Sequence[StateNode], topology: Any,
+                 instance_types: Mapping[str, list[Any]], daemonset_pods: Sequence[PodInfo],
+                 volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
+                 satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
+                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any) -> None:
+        from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+        self.options = options
+        self.events: list[Event] = []
+        self.topology = topology
+        self.volume_reqs_by_pod = volume_reqs_by_pod
+        self.volume_index = volume_index
+        self.cached_pod_data: dict[str, PodData] = {}
+        self.new_node_claims: list[NodeClaim] = []
+        self.hostnames = 0
+        tolerate = any(t.get("effect") == "PreferNoSchedule"
+                       for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
+        self.preferences = prefs.Preferences(tolerate)
+        self.satisfies_min_values = satisfies_min_values
+        self.type_index = TypeIndex()
+        self.templates: list[NodeClaimTemplate] = []
+        for np in node_pools:
+            nct = new_node_claim_template(np)
+            its, _, err = filter_instance_types_by_requirements(
+                instance_types.get(nct.node_pool_name) or [], nct.requirements, {}, {}, {},
+                options.min_values_best_effort, satisfies_min_values, self.type_index)
+            if not its:
+                min_values = isinstance(err, InstanceTypeFilterError) and err.min_values_incompatible_err is not None
+                self.events.append(no_compatible_instance_types(nct.node_pool_name, min_values))
+                continue
+            nct.instance_type_options = its
+            self.templates.append(nct)
+        # The DaemonSets' pods are the scheduler's own copies, which the compatibility checks
+        # change as Go's do (isDaemonPodCompatible adds the PreferNoSchedule toleration and drops
+        # required node affinity terms it tried, for good): overhead first, host ports next, then
+        # the existing nodes see the changed pods.
+        daemons = [PodInfo(prefs.relaxable_copy(p.obj)) for p in daemonset_pods
+                   if not (has_dra_requirements(p) and options.ignore_dra_requests)]
+        self.daemon_overhead: dict[int, ResourceList] = {}
+        for nct in self.templates:
+            compatible = [p for p in daemons if is_daemon_pod_compatible(nct, p)]
+            self.daemon_overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
+        self.daemon_host_ports: dict[int, Any] = {}
+        for nct in self.templates:
+            usage = HostPortUsage()
+            for p in daemons:
+                if is_daemon_pod_compatible(nct, p):
+                    usage.add(p, get_host_ports(p))
+            self.daemon_host_ports[id(nct)] = usage
+        # Each NodePool's limits less what its nodes and new NodeClaims may take, in billionths
+        # (compared for every instance type, never printed).
+        self.remaining_resources: dict[str, resources.Nanos] = {}
+        for np in node_pools:
+            self.remaining_resources[_name(np)] = resources.to_nanos(limits_of(np) or {})
+        self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
+                                         options.strict_reserved_offerings, satisfies_min_values, self.type_index)
+        self.existing_nodes: list[ExistingNode] = []
+        for state in state_nodes:
+            taints = state.taints()
+            on_node = [p for p in daemons if _daemon_compatible_with_node(p, taints, state.labels())]
+            self.existing_nodes.append(ExistingNode(state, topology, taints,
+                                                    resources.requests_for_pods([p.spec for p in on_node])))
+            pool = state.labels().get(NODEPOOL_LABEL)
+            if pool in self.remaining_resources:
+                capacity = resources.to_nanos(state.capacity())
+                self.remaining_resources[pool] = {name: v - capacity.get(name, 0)
+                                                  for name, v in self.remaining_resources[pool].items()}
+        # initialized first, then by name (sort.SliceStable)
+        self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
+        self._scans: dict[bytes, _ShapeScan] = {}
+        self._claim_refusals: dict[bytes, dict[int, int]] = {}
+        self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
+        self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
+
+    # -- Solve -------------------------------------------------------------------------------
+    def solve(self, pods: Sequence[PodInfo]) -> Results:
+        pod_errors: dict[str, BaseException] = {}
+        by_uid = {p.uid: p for p in pods}
+        for p in pods:
+            self.update_cached_pod_data(p)
+        queue = Queue(pods, lambda p: self.cached_pod_data[p.uid].requests,
+                      lambda p: _created(p))
+        while True:
+            pod = queue.pop()
+            if pod is None:
+                break
+            err = self.try_schedule(PodInfo(prefs.relaxable_copy(pod.obj)))
+            if err is not None:
+                pod_errors[pod.uid] = err
+                self.topology.update(pod)
+                self.update_cached_pod_data(pod)
+                queue.push(pod)
+            else:
+                pod_errors.pop(pod.uid, None)
+        for claim in self.new_node_claims:
+            claim.finalize_scheduling(self.options.reservation_id_label)
+        return Results(self.new_node_claims, self.existing_nodes, pod_errors, by_uid)
+
+    def try_schedule(self, pod: PodInfo) -> BaseException | None:
+        """trySchedule: add the pod, relaxing its preferences until it is placed or nothing is left
+        to relax. `pod` is the scheduler's own copy; relaxation rebuilds it."""
+        while True:
+            err = self.add(pod)
+            if err is None:
+                return None
+            if is_reserved_offering_error(err) or is_dra_error(err):
+                return err
+            if self.preferences.relax(pod.spec) is None:
+                return err
+            pod = PodInfo(pod.obj)
+            self.topology.update(pod)
+            self.update_cached_pod_data(pod)
+
+    def update_cached_pod_data(self, pod: PodInfo) -> None:
+        if self.options.ignore_preferences:
+            requirements = new_strict_pod_requirements(pod)
+        else:
+            requirements = new_pod_requirements(pod)
+        strict = new_strict_pod_requirements(pod) if has_preferred_node_affinity(pod) else requirements
+        self.cached_pod_data[pod.uid] = PodData(
+            resources.requests_for_pod(pod.spec), requirements, strict, has_dra_requirements(pod),
+            self.volume_reqs_by_pod.get(pod.uid))
+
+    def add(self, pod: PodInfo) -> BaseException | None:
+        data = self.cached_pod_data[pod.uid]
+        if data.has_resource_claim_requests and self.options.ignore_dra_requests:
+            return DRAError(DRA_NOT_SUPPORTED)
+        if self.add_to_existing_node(pod, data):
+            return None
+        go_sort(self.new_node_claims, lambda a, b: len(a.pods) < len(b.pods))
+        if self.add_to_inflight_node(pod, data):
+            return None
+        if not self.templates:
+            return GoError(NODEPOOLS_FILTERED_OUT)
+        return self.add_to_new_node_claim(pod, data)
+
+    def _shape(self, pod: PodInfo) -> bytes | None:
+        """What every check but topology reads of the pod (its namespace, tolerations, containers
+        with their requests and ports, node selector and node affinity), as bytes: pods with
+        equal shapes are refused alike by a node or NodeClaim that has not changed. None for a
+        pod with claims (its volumes and their zones are its own: no pod shares its answers)."""
+        spec = pod.spec
+        for volume in spec.get("volumes") or ():
+            if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
+                return None
+        if pod.uid in self.volume_reqs_by_pod:
+            return None
+        try:
+            return marshal.dumps((pod.namespace, spec.get("tolerations"), spec.get("containers"),
+                                  spec.get("initContainers"), spec.get("overhead"), spec.get("resources"),
+                                  spec.get("nodeSelector"), (spec.get("affinity") or {}).get("nodeAffinity")))
+        except ValueError:
+            return None
+
+    def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
+        """The first existing node that takes the pod. Pods of one shape skip the nodes that
+        refused the shape for good, and those that refused it on requirements and have not
+        changed since (`_ShapeScan`)."""
+        from kexplain.karpenter.scheduling.volumeusage import get_volumes
+        volumes, err = get_volumes(self.volume_index, pod)
+        if err is not None:
+            return False
+        shape = self._shape(pod)
+        scan = self._scans.get(shape) if shape is not None else None
+        if scan is None:
+            scan = _ShapeScan(len(self.existing_nodes))
+            if shape is not None:
+                self._scans[shape] = scan
+        nodes = self.existing_nodes
+        dead: list[int] = []
+        placed = False
+        for i in scan.alive:
+            node = nodes[i]
+            if scan.stale.get(i) == node.version:
+                continue
+            requirements, err = node.can_add(pod, data, volumes)
+            if err is None:
+                node.add(pod, data, requirements, volumes)
+                placed = True
+                break
+            if node.refusal == REFUSED_FOR_GOOD:
+                dead.append(i)
+            elif node.refusal == REFUSED_AT_VERSION:
+                scan.stale[i] = node.version
+        if dead:
+            gone = set(dead)
+            scan.alive = [i for i in scan.alive if i not in gone]
+        return placed
+
+    def add_to_inflight_node(self, pod: PodInfo, data: PodData) -> bool:
+        """The first NodeClaim of this pass (in the order `add` sorted them) that takes the pod;
+        a NodeClaim that refused the pod's shape for good, or at its current version, is skipped."""
+        shape = self._shape(pod)
+        refused = self._claim_refusals.setdefault(shape, {}) if shape is not None else {}
+        for claim in self.new_node_claims:
+            seen = refused.get(id(claim))
+            if seen is not None and (seen == -1 or seen == claim.version):
+                continue
+            requirements, its, offerings, err = claim.can_add(pod, data, False)
+            if err is None:
+                claim.add(pod, data, requirements, its, offerings)
+                return True
+            if claim.refusal == REFUSED_FOR_GOOD:
+                refused[id(claim)] = -1
+            elif claim.refusal == REFUSED_AT_VERSION:
+                refused[id(claim)] = claim.version
+        return False
+
+    def add_to_new_node_claim(self, pod: PodInfo, data: PodData) -> BaseException | None:
+        """A new NodeClaim from the first template (in weight order) that takes the pod, else
+        every template's error. A template's refusal of a pod shape that topology had no part in
+        is remembered with its error (the NodeClaim would start the same way again)."""
+        errs: list[BaseException | None] = []
+        shape = self._shape(pod)
+        for index, nct in enumerate(self.templates):
+            its = nct.instance_type_options
+            remaining = self.remaining_resources.get(nct.node_pool_name)
+            if remaining is not None:
+                if remaining.get(resources.NODE) == 0:
+                    errs.append(NodePoolError(NODE_LIMITS_EXHAUSTED, nct.node_pool_name))
+                    continue
+                limits_key = (index, tuple(sorted(remaining.items())))
+                within = self._within_limits.get(limits_key)
+                if within is None:
+                    within = self._within_limits[limits_key] = filter_by_remaining_resources(its, remaining)
+                its = within
+                if not its:
+                    errs.append(NodePoolError(EXCEED_LIMITS, nct.node_pool_name))
+                    continue
+            key = (index, shape, len(its)) if shape is not None else None
+            known = self._template_refusals.get(key) if key is not None else None
+            if known is not None:
+                errs.append(known)
+                continue
+            self.hostnames += 1
+            claim = NodeClaim(nct, self.topology, self.daemon_overhead[id(nct)], self.daemon_host_ports[id(nct)],
+                              its, f"hostname-placeholder-{self.hostnames:04d}", self.context)
+            requirements, updated, offerings, err = claim.can_add(pod, data, self.options.min_values_best_effort)
+            if err is not None:
+                errs.append(err)
+                if is_reserved_offering_error(err):
+                    break
+                if key is not None and claim.refusal in (REFUSED_FOR_GOOD, REFUSED_AT_VERSION):
+                    self._template_refusals[key] = err
+                continue
+            relaxed = any(
+                (requirements.get(k).min_values is not None and claim.requirements.get(k).min_values is not None
+                 and requirements.get(k).min_values < claim.requirements.get(k).min_values)
+                for k in claim.requirements.keys())
+            claim.annotations["karpenter.sh/nodeclaim-min-values-relaxed"] = "true" if relaxed else "false"
+            claim.add(pod, data, requirements, updated, offerings)
+            self.new_node_claims.append(claim)
+            self.remaining_resources[nct.node_pool_name] = subtract_max(
+                self.remaining_resources.get(nct.node_pool_name) or {}, claim.instance_type_options)
+            self._within_limits = {k: v for k, v in self._within_limits.items() if k[0] != index}
+            return None
+        return combine(errs)
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    return ((obj.get("metadata") or {}).get("name")) or ""
+
+
+def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
+    return ((np.get("spec") or {}).get("template") or {}).get("spec") or {}
+
+
+def _created(pod: PodInfo) -> Any:
+    from kexplain.karpenter.inputs import parse_time
+    return parse_time(pod.metadata.get("creationTimestamp"))
+
+
+def _daemon_compatible_with_node(pod: PodInfo, taints: list[dict[str, Any]], labels: Mapping[str, str]) -> bool:
+    """isDaemonPodCompatibleWithNode: tolerates the node's taints, its strict requirements are
+    compatible with the node's labels."""
+    if Taints(taints).tolerates_pod(pod) is not None:
+        return False
+    return new_label_requirements(labels).compatible(new_strict_pod_requirements(pod)) is None
+
+
+def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
+    """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
+    PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
+    Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
+    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
+    prefs.tolerate_prefer_no_schedule_taints(pod.spec)
+    if Taints(template.taints).tolerates_pod(pod) is not None:
+        return False
+    while True:
+        if template.requirements.is_compatible(new_strict_pod_requirements(pod), ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
+            return True
+        if prefs.remove_required_node_affinity_term(pod.spec) is None:
+            return False
+
+
+def subtract_max(remaining: resources.Nanos, instance_types: Sequence[Any]) -> resources.Nanos:
+    """subtractMax: the remaining limits less the largest capacity among the instance types."""
+    if not instance_types:
+        return remaining
+    out = {}
+    for name, v in remaining.items():
+        out[name] = v - max(resources.nanos_of(it.capacity).get(name, 0) for it in instance_types)
+    return out
+
+
+def filter_by_remaining_resources(instance_types: Sequence[Any], remaining: resources.Nanos) -> list[Any]:
+    """filterByRemainingResources: the types whose capacity stays within every remaining limit."""
+    out = []
+    items = list(remaining.items())
+    for it in instance_types:
+        capacity = resources.nanos_of(it.capacity)
+        if all(capacity.get(name, 0) <= v for name, v in items):
+            out.append(it)
+    return out

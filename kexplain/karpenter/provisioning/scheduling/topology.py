@@ -1,0 +1,519 @@
+"""Topology spread and pod (anti-)affinity as Karpenter simulates them
+(controllers/provisioning/scheduling/topology.go).
+
+`new_topology` builds, once per provisioning pass, the topology groups of the pods to schedule:
+one per spread constraint and per pod (anti-)affinity term (preferred ones too unless the
+preference policy is Ignore; the preference relaxation drops them one by one and calls `update`),
+merged across pods by `TopologyGroup.hash`, each counting the matching pods per domain among the
+cluster's bound pods. It also tracks the inverse anti-affinities: the required anti-affinity terms
+of bound pods and of the pods being scheduled, which keep the pods they select out of their domains.
+
+The scheduler asks `add_requirements` for the requirements a pod adds to a node or NodeClaim
+(`topology.kubernetes.io/zone In [the least-loaded zone]`, ...) or the error Karpenter reports
+(`unsatisfiable topology constraint for topology spread, key=... (counts = ..., podDomains = ...,
+nodeDomains = ...` — Go's text, without a closing parenthesis), then `record`s where the pod went
+and `register`s each new NodeClaim's hostname.
+
+What the topology reads of the cluster (`TopologyCluster`, Karpenter's state and API reads):
+`pods` (every pod; bound, running ones are counted), `node_by_name(name)` (the Node a bound pod
+is on), `for_pods_with_anti_affinity()` (bound pods with required anti-affinity and their Node),
+and `objects["Namespace"]` (for namespace selectors); the state nodes (`.node`, the Node or None
+for an in-flight NodeClaim, and `.labels()`) make their domains known.
+"""
+from __future__ import annotations
+
+import marshal
+from typing import Any, Iterable, Mapping, Protocol, Sequence
+
+from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
+from kexplain.apimachinery.selectors import EXISTS, IN
+from kexplain.karpenter.errors import GoError, KarpenterError, multierr_append, wrap
+from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
+from kexplain.karpenter.provisioning.scheduling.topologygroup import (
+    MAX_INT32, TopologyGroup, TopologyType,
+)
+from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
+from kexplain.karpenter.scheduling.requirements import (
+    Requirements, new_label_requirements,
+    new_node_selector_requirements_with_min_values, new_requirements,
+)
+from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
+from kexplain.model.labels import EVERYTHING, SelectorError, parse_selector
+from kexplain.model.pod import PodInfo
+
+PREFERENCE_POLICY_RESPECT = "Respect"
+PREFERENCE_POLICY_IGNORE = "Ignore"
+DO_NOT_SCHEDULE = "DoNotSchedule"
+MAX_COUNTS_SHOWN = 25          # pretty.Map(domains, 25) in the error text
+
+Taint = Mapping[str, Any]
+
+
+class TopologyCluster(Protocol):
+    """What the topology reads of the cluster (kp's state.Cluster has it)."""
+
+    pods: Sequence[PodInfo]
+
+    def node_by_name(self, name: str) -> Mapping[str, Any] | None: ...
+
+    def for_pods_with_anti_affinity(self) -> Iterable[tuple[PodInfo, Mapping[str, Any]]]: ...
+
+
+class StateNodeView(Protocol):
+    node: Mapping[str, Any] | None
+
+    def labels(self) -> Mapping[str, str]: ...
+
+
+# -- the error ---------------------------------------------------------------------------------
+
+def pretty_map(values: Mapping[str, int], max_items: int) -> str:
+    """pretty.Map: `k: v` pairs in key order, the first `max_items`, then ` and N other(s)`."""
+    keys = sorted(values)
+    shown = ", ".join(f"{k}: {values[k]}" for k in keys[:max_items])
+    if len(keys) > max_items:
+        shown += f" and {len(keys) - max_items} other(s)"
+    return shown
+
+
+class TopologyError(KarpenterError):
+    """topologyError: worded when printed, from the group's counts at that time (Go's error keeps
+    a reference to the live counts, and Karpenter prints it after the pass)."""
+
+    def __init__(self, topology: TopologyGroup, pod_domains: Requirement, node_domains: Requirement) -> None:
+        super().__init__()
+        self.topology = topology
+        self.pod_domains = pod_domains
+        self.node_domains = node_domains
+
+    def __str__(self) -> str:
+        t = self.topology
+        return (f"unsatisfiable topology constraint for {t.type}, key={t.key} (counts = "
+                f"{pretty_map(t.domains, MAX_COUNTS_SHOWN)}, podDomains = {self.pod_domains}, "
+                f"nodeDomains = {self.node_domains}")
+
+
+# -- the pod's facts the topology reads -----------------------------------------------------------
+
+def _node_labels(node: Mapping[str, Any] | None) -> dict[str, str]:
+    labels = ((node or {}).get("metadata") or {}).get("labels") or {}
+    return {str(k): str(v) for k, v in labels.items()}
+
+
+def _node_taints(node: Mapping[str, Any] | None) -> list[Taint]:
+    return [t for t in ((node or {}).get("spec") or {}).get("taints") or () if isinstance(t, Mapping)]
+
+
+def _pod_anti_affinity(pod: PodInfo) -> Mapping[str, Any]:
+    return (pod.spec.get("affinity") or {}).get("podAntiAffinity") or {}
+
+
+def has_pod_anti_affinity(pod: PodInfo) -> bool:
+    """HasPodAntiAffinity: required or preferred anti-affinity terms."""
+    anti = _pod_anti_affinity(pod)
+    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution")
+                or anti.get("preferredDuringSchedulingIgnoredDuringExecution"))
+
+
+def has_required_pod_anti_affinity(pod: PodInfo) -> bool:
+    return bool(_pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
+def ignored_for_topology(pod: PodInfo) -> bool:
+    """IgnoredForTopology: not bound, finished (Succeeded/Failed) or terminating."""
+    return (not pod.node_name or pod.status.get("phase") in ("Succeeded", "Failed")
+            or bool(pod.deletion_timestamp))
+
+
+def _int(value: Any, default: int = 0) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+# -- the NodePools' domains -----------------------------------------------------------------------
+
+def _template(node_pool: Any) -> tuple[list[NodeSelectorRequirementWithMinValues], dict[str, str], list[Taint]]:
+    """A NodePool's template requirements, labels and taints: from kexplain.karpenter.apis'
+    NodePool, or from the object as written."""
+    if not isinstance(node_pool, Mapping):
+        template = node_pool.spec.template
+        return list(template.spec.requirements), dict(template.labels), list(template.spec.taints)
+    template = ((node_pool.get("spec") or {}).get("template")) or {}
+    spec = template.get("spec") or {}
+    reqs = [NodeSelectorRequirementWithMinValues(str(r.get("key") or ""), str(r.get("operator") or ""),
+                                                 tuple(str(v) for v in r.get("values") or ()),
+                                                 r.get("minValues"))
+            for r in spec.get("requirements") or () if isinstance(r, Mapping)]
+    labels = {str(k): str(v) for k, v in ((template.get("metadata") or {}).get("labels") or {}).items()}
+    taints = [t for t in spec.get("taints") or () if isinstance(t, Mapping)]
+    return reqs, labels, taints
+
+
+def _name(obj: Any) -> str:
+    if not isinstance(obj, Mapping):
+        return obj.name
+    return (obj.get("metadata") or {}).get("name") or ""
+
+
+def build_domain_groups(node_pools: Sequence[Any],
+                        instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
+    """buildDomainGroups: per label key, the values NodePools could give a node (each instance
+    type's requirements within its NodePool's, and the NodePool's own `In` values), with the
+    NodePool's taints."""
+    by_name = {_name(np): np for np in node_pools}
+    groups: dict[str, TopologyDomainGroup] = {}
+    for np_name, its in instance_types.items():
+        np = by_name.get(np_name)
+        if np is None:
+            continue
+        reqs, labels, taints = _template(np)
+        base = new_node_selector_requirements_with_min_values(reqs)
+        base.add(*new_label_requirements(labels).values())
+        for it in its:
+            requirements = new_requirements(*base.values())
+            requirements.add(*it.requirements.values())
+            for key, requirement in requirements.items():
+                group = groups.setdefault(key, TopologyDomainGroup())
+                for domain in requirement.values():
+                    group.insert(domain, *taints)
+        for key, requirement in base.items():
+            if requirement.operator() == IN:
+                group = groups.setdefault(key, TopologyDomainGroup())
+                for value in requirement.values():
+                    group.insert(value, *taints)
+    return groups
+
+
+# -- the topology ---------------------------------------------------------------------------------
+
+class Topology:
+    """The topology groups of a pass (by hash), the inverse anti-affinity groups, and the
+    cluster's pods and nodes they are counted from."""
+
+    def __init__(self, cluster: TopologyCluster, state_nodes: Sequence[StateNodeView],
+                 domain_groups: dict[str, TopologyDomainGroup], excluded_pods: Iterable[str],
+                 preference_policy: str = PREFERENCE_POLICY_RESPECT) -> None:
+        self.cluster = cluster
+        self.state_nodes = list(state_nodes)
+        self.domain_groups = domain_groups
+        self.excluded_pods = set(excluded_pods)
+        self.preference_policy = preference_policy
+        self.topology_groups: dict[tuple, TopologyGroup] = {}
+        self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
+        # Indexed once: the counted pods by namespace, node label requirements by node name.
+        self._pods_by_namespace: dict[str, list[PodInfo]] = {}
+        for pod in cluster.pods:
+            if not ignored_for_topology(pod) and pod.uid not in self.excluded_pods:
+                self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
+        self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
+        self._namespaces: dict[str, dict[str, str]] | None = None
+        # The groups that govern a pod or select it, by uid, until a group or owner changes
+        # (asked for every node a pod is tried on; a pod's namespace and labels do not change).
+        self._version = 0
+        self._matching: dict[str, tuple[int, list[TopologyGroup], list[TopologyGroup]]] = {}
+        self._inverse_seen: dict[tuple, tuple] = {}
+        self._state_domains_by_key: dict[str, list[str]] = {}
+        self._exists_by_key: dict[str, Requirement] = {}
+
+    # -- Update -----------------------------------------------------------------------------
+    def update(self, pod: PodInfo) -> KarpenterError | None:
+        """Update: the pod gives up every group it owned, then owns the groups of its current
+        spec (after a relaxation, without the dropped preferences), new ones counted now."""
+        self._version += 1
+        for tg in self.topology_groups.values():
+            tg.remove_owner(pod.uid)
+        if ((self.preference_policy == PREFERENCE_POLICY_IGNORE and has_required_pod_anti_affinity(pod))
+                or (self.preference_policy == PREFERENCE_POLICY_RESPECT and has_pod_anti_affinity(pod))):
+            err = self.update_inverse_anti_affinity(pod, None)
+            if err is not None:
+                return wrap("updating inverse anti-affinities", err)
+        topologies = self.new_for_topologies(pod)
+        affinities, err = self.new_for_affinities(pod)
+        if err is not None:
+            return wrap("updating affinities", err)
+        for tg in [*topologies, *affinities]:
+            key = tg.hash()
+            existing = self.topology_groups.get(key)
+            if existing is None:
+                self.count_domains(tg)
+                self.topology_groups[key] = tg
+            else:
+                tg = existing
+            tg.add_owner(pod.uid)
+        return None
+
+    # -- Record, Register -------------------------------------------------------------------
+    def record(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
+               allow_undefined: frozenset[str] = frozenset()) -> None:
+        """Record: the pod landed on a node with these requirements. Anti-affinity blocks every
+        domain the node may still be in; spread and affinity count only a settled domain."""
+        for tg in self.topology_groups.values():
+            if tg.counts(pod, taints, requirements, allow_undefined):
+                domains = requirements.get(tg.key)
+                if tg.type == TopologyType.POD_ANTI_AFFINITY:
+                    tg.record(*domains.values())
+                elif domains.len() == 1:
+                    tg.record(domains.values()[0])
+        for tg in self.inverse_topology_groups.values():
+            if tg.is_owned_by(pod.uid):
+                tg.record(*requirements.get(tg.key).values())
+
+    def register(self, topology_key: str, domain: str) -> None:
+        """Register: the domain exists (a new NodeClaim's hostname), with no pods yet."""
+        for tg in self.topology_groups.values():
+            if tg.key == topology_key:
+                tg.register(domain)
+        for tg in self.inverse_topology_groups.values():
+            if tg.key == topology_key:
+                tg.register(domain)
+
+    def unregister(self, topology_key: str, domain: str) -> None:
+        for tg in self.topology_groups.values():
+            if tg.key == topology_key:
+                tg.unregister(domain)
+        for tg in self.inverse_topology_groups.values():
+            if tg.key == topology_key:
+                tg.unregister(domain)
+
+    # -- AddRequirements --------------------------------------------------------------------
+    def add_requirements(self, pod: PodInfo, taints: Sequence[Taint], pod_requirements: Requirements,
+                         node_requirements: Requirements, allow_undefined: frozenset[str] = frozenset()
+                         ) -> tuple[Requirements | None, TopologyError | None]:
+        """AddRequirements: the node's requirements tightened by every topology that governs the
+        pod or that the pod counts in (an inverse anti-affinity selecting it), or the first
+        topology that leaves no domain (Go takes them in map order; here in the order made)."""
+        requirements = Requirements(node_requirements)     # NewRequirements(values...): the same requirements
+        for tg in self.get_matching_topologies(pod, taints, node_requirements, allow_undefined):
+            pod_domains = dict.get(pod_requirements, tg.key) or self._exists(tg.key)
+            node_domains = dict.get(node_requirements, tg.key) or self._exists(tg.key)
+            domains, _ = tg.get(pod, pod_domains, node_domains)
+            if domains.len() == 0:
+                return None, TopologyError(tg, pod_domains, node_domains)
+            requirements.add(domains)
+        return requirements, None
+
+    def _exists(self, key: str) -> Requirement:
+        """`key Exists`, one per key (read, never changed)."""
+        req = self._exists_by_key.get(key)
+        if req is None:
+            req = self._exists_by_key[key] = new_requirement(key, EXISTS)
+        return req
+
+    def get_matching_topologies(self, pod: PodInfo, taints: Sequence[Taint], requirements: Requirements,
+                                allow_undefined: frozenset[str] = frozenset()) -> list[TopologyGroup]:
+        """The groups the pod owns, then the inverse anti-affinities that select it."""
+        cached = self._matching.get(pod.uid)
+        if cached is None or cached[0] != self._version:
+            owned = [tg for tg in self.topology_groups.values() if tg.is_owned_by(pod.uid)]
+            # an inverse group's filter is the zero one: it counts every pod it selects
+            selecting = [tg for tg in self.inverse_topology_groups.values() if tg.selects(pod)]
+            cached = self._matching[pod.uid] = (self._version, owned, selecting)
+        return [*cached[1], *cached[2]]
+
+    def get_topology_zone_constraints(self, pod: PodInfo, pod_requirements: Requirements) -> tuple[set[str] | None, bool]:
+        """GetTopologyZoneConstraints: the zones every zonal group the pod owns allows (None: no
+        zonal group), and False when one allows none."""
+        result: set[str] | None = None
+        for tg in self.topology_groups.values():
+            if not tg.is_owned_by(pod.uid) or tg.key != LABEL_TOPOLOGY_ZONE:
+                continue
+            pod_domains = pod_requirements.get(tg.key) if pod_requirements.has(tg.key) else new_requirement(tg.key, EXISTS)
+            _, valid = tg.get(pod, pod_domains, new_requirement(tg.key, EXISTS))
+            if not valid:
+                return None, False
+            result = set(valid) if result is None else result & valid
+        return result, True
+
+    # -- building groups --------------------------------------------------------------------
+    def update_inverse_affinities(self) -> KarpenterError | None:
+        """updateInverseAffinities: the required anti-affinity terms of the bound pods."""
+        errs: BaseException | None = None
+        for pod, node in self.cluster.for_pods_with_anti_affinity():
+            if pod.uid in self.excluded_pods:
+                continue
+            err = self.update_inverse_anti_affinity(pod, _node_labels(node))
+            if err is not None:
+                errs = multierr_append(errs, wrap("tracking existing pod anti-affinity", err))
+        return errs  # type: ignore[return-value]
+
+    def update_inverse_anti_affinity(self, pod: PodInfo, domains: Mapping[str, str] | None) -> KarpenterError | None:
+        """updateInverseAntiAffinity: a group per required anti-affinity term of the pod (its
+        preferred ones are not enforced in reverse), owned by the pod, counting its domain."""
+        self._version += 1
+        for term in _pod_anti_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+            term = term or {}
+            # The pods of a workload repeat their terms: an equal term in the same namespace is
+            # the same group, found without building it again.
+            try:
+                seen_key: tuple | None = (pod.namespace, marshal.dumps(term))
+            except ValueError:
+                seen_key = None
+            tg = self.inverse_topology_groups.get(self._inverse_seen.get(seen_key)) if seen_key else None
+            if tg is None:
+                namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),
+                                                            term.get("namespaceSelector"))
+                if err is not None:
+                    return err
+                key = str(term.get("topologyKey") or "")
+                tg = TopologyGroup(TopologyType.POD_ANTI_AFFINITY, key, pod, namespaces, term.get("labelSelector"),
+                                   MAX_INT32, None, None, None, self.domain_groups.get(key))
+                existing = self.inverse_topology_groups.get(tg.hash())
+                if existing is None:
+                    self.inverse_topology_groups[tg.hash()] = tg
+                else:
+                    tg = existing
+                if seen_key:
+                    self._inverse_seen[seen_key] = tg.hash()
+            if domains is not None and tg.key in domains:
+                tg.record(domains[tg.key])
+            tg.add_owner(pod.uid)
+        return None
+
+    def new_for_topologies(self, pod: PodInfo) -> list[TopologyGroup]:
+        """newForTopologies: a group per spread constraint (only DoNotSchedule ones when
+        preferences are ignored); matchLabelKeys add `key In [the pod's value]` to the selector."""
+        groups = []
+        for tsc in pod.spec.get("topologySpreadConstraints") or ():
+            if not isinstance(tsc, Mapping):
+                continue
+            if self.preference_policy == PREFERENCE_POLICY_IGNORE and tsc.get("whenUnsatisfiable") != DO_NOT_SCHEDULE:
+                continue
+            selector = tsc.get("labelSelector")
+            extra = [{"key": key, "operator": "In", "values": [pod.labels[key]]}
+                     for key in tsc.get("matchLabelKeys") or () if key in pod.labels]
+            if extra:
+                selector = dict(selector or {})
+                selector["matchExpressions"] = [*(selector.get("matchExpressions") or ()), *extra]
+            key = str(tsc.get("topologyKey") or "")
+            min_domains = tsc.get("minDomains")
+            groups.append(TopologyGroup(TopologyType.SPREAD, key, pod, (pod.namespace,), selector,
+                                        _int(tsc.get("maxSkew")), None if min_domains is None else _int(min_domains),
+                                        tsc.get("nodeTaintsPolicy"), tsc.get("nodeAffinityPolicy"),
+                                        self.domain_groups.get(key)))
+        return groups
+
+    def new_for_affinities(self, pod: PodInfo) -> tuple[list[TopologyGroup], KarpenterError | None]:
+        """newForAffinities: a group per pod affinity and anti-affinity term, required ones and
+        (unless preferences are ignored) preferred ones."""
+        affinity = pod.spec.get("affinity")
+        if not affinity:
+            return [], None
+        terms: list[tuple[TopologyType, Mapping[str, Any]]] = []
+        for kind, topology_type in (("podAffinity", TopologyType.POD_AFFINITY),
+                                    ("podAntiAffinity", TopologyType.POD_ANTI_AFFINITY)):
+            block = affinity.get(kind)
+            if block is None:
+                continue
+            for term in block.get("requiredDuringSchedulingIgnoredDuringExecution") or ():
+                terms.append((topology_type, term or {}))
+            if self.preference_policy == PREFERENCE_POLICY_RESPECT:
+                for weighted in block.get("preferredDuringSchedulingIgnoredDuringExecution") or ():
+                    terms.append((topology_type, (weighted or {}).get("podAffinityTerm") or {}))
+        groups = []
+        for topology_type, term in terms:
+            namespaces, err = self.build_namespace_list(pod.namespace, term.get("namespaces"),
+                                                        term.get("namespaceSelector"))
+            if err is not None:
+                return [], err
+            key = str(term.get("topologyKey") or "")
+            groups.append(TopologyGroup(topology_type, key, pod, namespaces, term.get("labelSelector"),
+                                        MAX_INT32, None, None, None, self.domain_groups.get(key)))
+        return groups, None
+
+    def build_namespace_list(self, namespace: str, namespaces: Sequence[str] | None,
+                             selector: Any) -> tuple[frozenset[str], KarpenterError | None]:
+        """buildNamespaceList: the pod's namespace when the term names none; else the named ones
+        and those (of the cluster's Namespace objects) the selector matches."""
+        if not namespaces and selector is None:
+            return frozenset([namespace]), None
+        if selector is None:
+            return frozenset(namespaces or ()), None
+        try:
+            parsed = parse_selector(selector)
+        except SelectorError as err:
+            return frozenset(), wrap("parsing selector", GoError(str(err)))
+        selected = {name for name, labels in self.namespace_labels().items() if parsed.matches(labels)}
+        selected.update(namespaces or ())
+        return frozenset(selected), None
+
+    def namespace_labels(self) -> dict[str, dict[str, str]]:
+        """The cluster's Namespace objects' labels, by name (read once)."""
+        if self._namespaces is None:
+            objects = getattr(self.cluster, "objects", None) or {}
+            self._namespaces = {_name(ns): _node_labels(ns) for ns in objects.get("Namespace", ())}
+        return self._namespaces
+
+    # -- counting ---------------------------------------------------------------------------
+    def _node(self, name: str, node: Mapping[str, Any]) -> tuple[dict[str, str], list[Taint], Requirements]:
+        """A node's labels, taints and label requirements, read once."""
+        facts = self._nodes.get(name)
+        if facts is None:
+            labels = _node_labels(node)
+            facts = self._nodes[name] = (labels, _node_taints(node), new_label_requirements(labels))
+        return facts
+
+    def count_domains(self, tg: TopologyGroup) -> None:
+        """countDomains: the domains of the state's nodes the group's filter admits, then one
+        count per bound pod it selects, in the domain of the pod's node (a node without the
+        hostname label is its own hostname domain; a node without the key does not count)."""
+        every_node = tg.node_filter.matches_all()
+        if every_node:
+            tg.register(*self._state_domains(tg.key))
+        else:
+            for n in self.state_nodes:
+                if n.node is None:
+                    continue
+                _, taints, requirements = self._node(_name(n.node), n.node)
+                if not tg.node_filter.matches(taints, requirements):
+                    continue
+                domain = n.labels().get(tg.key)
+                if domain is not None:
+                    tg.register(domain)
+        selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
+        for namespace in tg.namespaces:
+            for pod in self._pods_by_namespace.get(namespace, ()):
+                if not selector.matches(pod.labels):
+                    continue
+                node = self.cluster.node_by_name(pod.node_name)
+                if node is None:
+                    continue
+                labels, taints, requirements = self._node(pod.node_name, node)
+                domain = labels.get(tg.key)
+                if domain is None and tg.key == LABEL_HOSTNAME:
+                    domain = _name(node)
+                if domain is None:
+                    continue
+                if not every_node and not tg.node_filter.matches(taints, requirements):
+                    continue
+                tg.record(domain)
+
+    def _state_domains(self, key: str) -> list[str]:
+        """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""
+        domains = self._state_domains_by_key.get(key)
+        if domains is None:
+            seen: dict[str, None] = {}
+            for n in self.state_nodes:
+                if n.node is not None:
+                    domain = n.labels().get(key)
+                    if domain is not None:
+                        seen[domain] = None
+            domains = self._state_domains_by_key[key] = list(seen)
+        return domains
+
+
+def new_topology(cluster: TopologyCluster, state_nodes: Sequence[StateNodeView],
+                 node_pools: Sequence[Any], instance_types: Mapping[str, Sequence[Any]],
+                 pods: Sequence[PodInfo], preference_policy: str = PREFERENCE_POLICY_RESPECT
+                 ) -> tuple[Topology | None, KarpenterError | None]:
+    """NewTopology: the domains NodePools could create, the inverse anti-affinities of the bound
+    pods, then each pod's groups (`update`). The pods to schedule are never counted."""
+    t = Topology(cluster, state_nodes, build_domain_groups(node_pools, instance_types),
+                 (p.uid for p in pods), preference_policy)
+    errs: BaseException | None = t.update_inverse_affinities()
+    for pod in pods:
+        errs = multierr_append(errs, t.update(pod))
+    if errs is not None:
+        return None, errs  # type: ignore[return-value]
+    return t, None

@@ -1,0 +1,46 @@
+"""The domains of one topology key that NodePools could create, with the taints of the NodePools
+offering each (controllers/provisioning/scheduling/topologydomaingroup.go): a pod whose spread
+honors taints counts only the domains of NodePools whose taints it tolerates.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from kexplain.karpenter.scheduling.taints import Taints
+
+Taint = Mapping[str, Any]
+
+NODE_INCLUSION_POLICY_IGNORE = "Ignore"
+NODE_INCLUSION_POLICY_HONOR = "Honor"
+
+
+class TopologyDomainGroup(dict):
+    """domain -> the taint sets of the NodePools offering it. An untainted NodePool's domain
+    keeps only the empty set (every pod may use it)."""
+
+    def insert(self, domain: str, *taints: Taint) -> None:
+        if domain not in self or not taints:
+            self[domain] = [Taints(taints)]
+            return
+        if not self[domain][0]:
+            return
+        self[domain].append(Taints(taints))
+
+    def for_each_domain(self, pod, taint_honor_policy: str) -> Iterator[str]:
+        """The domains a pod may count: all of them when its policy ignores taints, else those
+        of some NodePool whose taints it tolerates. (Any policy but Ignore honors, as Go reads
+        the empty policy of an affinity term's filter.)"""
+        tolerations = (pod.spec.get("tolerations") or ()) if taint_honor_policy != NODE_INCLUSION_POLICY_IGNORE else ()
+        for domain, taint_groups in self.items():
+            if taint_honor_policy == NODE_INCLUSION_POLICY_IGNORE:
+                yield domain
+                continue
+            for taints in taint_groups:
+                if taints.tolerates(tolerations) is None:
+                    yield domain
+                    break
+
+
+def new_topology_domain_group() -> TopologyDomainGroup:
+    return TopologyDomainGroup()
+

@@ -1,0 +1,140 @@
+"""The instance types of a pass, indexed once for the questions the scheduler asks thousands of
+times: which types are compatible with a NodeClaim's requirements, which have an available
+offering those requirements allow, which fit, and their order by price.
+
+Go asks each type and each offering in turn. The answers depend only on the requirement each
+side has per key, and across hundreds of types those are few distinct values (a handful of
+zones and capacity types, tens of categories), so each type's requirement per key and each
+offering's requirements are interned once per pass (`TypeIndex`) and a question is answered
+once per distinct value (`Question`), by the same Requirements methods Go's code calls. The
+answers are exactly Go's; only the repeats are skipped.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.scheduling.requirements import (
+    ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements,
+)
+from kexplain.karpenter.utils import resources
+
+MAX_FLOAT64 = 1.7976931348623157e308
+
+
+def _content(r: Any) -> tuple:
+    return (r.complement, frozenset(r.value_set), r.gte, r.lte, r.min_values)
+
+
+class TypeIndex:
+    """Per instance type: the interned id of its requirement on each key; per offering: the
+    interned id of its requirements. Built lazily, type by type; holds the types (ids stay theirs)."""
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple, int] = {}                    # (key, content) -> id
+        self._key_reqs: list[Any] = []                       # id -> the Requirement
+        self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
+        self._offering_reqs: list[Requirements] = []
+        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int]]] = {}
+
+    def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
+        """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
+        got = self._types.get(id(it))
+        if got is None or got[0] is not it:
+            keys = {}
+            for key, r in it.requirements.items():
+                content = (key, *_content(r))
+                rid = self._keys.get(content)
+                if rid is None:
+                    rid = self._keys[content] = len(self._key_reqs)
+                    self._key_reqs.append(r)
+                keys[key] = rid
+            offerings = []
+            for o in it.offerings:
+                content = tuple(sorted((k, *_content(r)) for k, r in o.requirements.items()))
+                oid = self._offerings.get(content)
+                if oid is None:
+                    oid = self._offerings[content] = len(self._offering_reqs)
+                    self._offering_reqs.append(o.requirements)
+                offerings.append((o, oid))
+            got = (it, keys, offerings, resources.to_nanos(it.allocatable()))
+            self._types[id(it)] = got
+        return got[1], got[2], got[3]
+
+    def question(self, requirements: Requirements) -> "Question":
+        return Question(self, requirements)
+
+
+class Question:
+    """One set of requirements asked of many types: each distinct answer worked out once."""
+
+    __slots__ = ("index", "requirements", "_singles", "_keys", "_offerings")
+
+    def __init__(self, index: TypeIndex, requirements: Requirements) -> None:
+        self.index = index
+        self.requirements = requirements
+        self._singles = {key: new_requirements(r) for key, r in requirements.items()}
+        self._keys: dict[tuple[str, int], bool] = {}
+        self._offerings: dict[int, bool] = {}
+
+    def compatible(self, it: Any) -> bool:
+        """`it.Requirements.Intersects(requirements) == nil`, key by key."""
+        keys, _, _ = self.index.of(it)
+        memo = self._keys
+        for key, single in self._singles.items():
+            rid = keys.get(key)
+            if rid is None:
+                continue
+            ok = memo.get((key, rid))
+            if ok is None:
+                mine = new_requirements(self.index._key_reqs[rid])
+                ok = memo[(key, rid)] = mine.intersects(single) is None
+            if not ok:
+                return False
+        return True
+
+    def offering_allowed(self, oid: int) -> bool:
+        """`requirements.IsCompatible(offering.Requirements, AllowUndefinedWellKnownLabels)`."""
+        ok = self._offerings.get(oid)
+        if ok is None:
+            ok = self._offerings[oid] = self.requirements.is_compatible(
+                self.index._offering_reqs[oid], ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
+        return ok
+
+    def has_offering(self, it: Any) -> bool:
+        """Some available offering the requirements allow."""
+        _, offerings, _ = self.index.of(it)
+        return any(o.available and self.offering_allowed(oid) for o, oid in offerings)
+
+    def cheapest_price(self, it: Any) -> float:
+        """The cheapest available offering the requirements allow (MaxFloat64 for none)."""
+        _, offerings, _ = self.index.of(it)
+        price = MAX_FLOAT64
+        for o, oid in offerings:
+            if o.available and o.price < price and self.offering_allowed(oid):
+                price = o.price
+        return price
+
+    def capacity_types(self, its: Sequence[Any]) -> list[str]:
+        """The capacity types of the available offerings the requirements allow, in first-seen
+        order (ToNodeClaim's lo.Uniq)."""
+        out: list[str] = []
+        for it in its:
+            _, offerings, _ = self.index.of(it)
+            for o, oid in offerings:
+                if o.available and self.offering_allowed(oid):
+                    ct = o.capacity_type()
+                    if ct not in out:
+                        out.append(ct)
+        return out
+
+    def order_by_price(self, its: list[Any]) -> list[Any]:
+        """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice
+        (equal prices where pdqsort leaves them; Python's sort gives the same order when no two
+        prices are equal)."""
+        prices = {id(it): self.cheapest_price(it) for it in its}
+        if len(set(prices.values())) == len(prices):
+            its.sort(key=lambda it: prices[id(it)])
+        else:
+            go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
+        return its

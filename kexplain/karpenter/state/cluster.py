@@ -1,0 +1,221 @@
+"""The cluster as Karpenter's state sees it when a provisioning pass starts
+(pkg/controllers/state/cluster.go and its informers), built once from the loaded objects.
+
+- State nodes by providerID: a managed NodeClaim with a providerID, a Node (a Node without
+  providerID takes its name, unless it is labelled with a NodePool: then it waits for one; a
+  managed Node without an instance-type label waits until it is initialized), joined when both
+  name the same providerID. A NodeClaim without providerID has not launched: no state node.
+- The pods bound to each (terminal pods left out): their requests, the DaemonSet pods' apart, host
+  ports and volumes (limits from the node's CSINode).
+- Per NodePool, the capacity of its nodes (`nodes: 1` each; deleting nodes left out): what its
+  limits are checked against.
+- Per DaemonSet, its newest pod (the first by name among equally new ones, as the API server
+  lists them), which sizes its overhead in place of its template.
+- The bound pods with required pod anti-affinity, which topology reads.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from kexplain.karpenter.inputs import PassInputs, parse_time
+from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.model.pod import PodInfo
+
+# The NodeClass kinds the AWS provider supports (GetSupportedNodeClasses): what makes a NodeClaim
+# or NodePool managed by this Karpenter.
+SUPPORTED_NODE_CLASSES = frozenset({("karpenter.k8s.aws", "EC2NodeClass")})
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def is_managed_node_claim(claim: dict[str, Any]) -> bool:
+    """nodeclaimutils.IsManaged: its nodeClassRef is a kind of this cloud provider."""
+    ref = _dict(_dict(claim.get("spec")).get("nodeClassRef"))
+    return (ref.get("group") or "", ref.get("kind") or "") in SUPPORTED_NODE_CLASSES
+
+
+def is_owned_by(pod: PodInfo, api_version: str, kind: str) -> bool:
+    """podutils.IsOwnedBy: any owner reference of that apiVersion and kind (not only the controller)."""
+    for ref in pod.metadata.get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("apiVersion") == api_version and ref.get("kind") == kind:
+            return True
+    return False
+
+
+def is_owned_by_daemonset(pod: PodInfo) -> bool:
+    return is_owned_by(pod, "apps/v1", "DaemonSet")
+
+
+def is_owned_by_node(pod: PodInfo) -> bool:
+    """A static pod's mirror, as Karpenter tells it: owned by its Node."""
+    return is_owned_by(pod, "v1", "Node")
+
+
+def is_terminal(pod: PodInfo) -> bool:
+    return pod.status.get("phase") in ("Failed", "Succeeded")
+
+
+def _controller_uid(pod: PodInfo) -> str | None:
+    for ref in pod.metadata.get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return ref.get("uid") or None
+    return None
+
+
+@dataclass
+class Cluster:
+    """Karpenter's cluster state at the start of the pass."""
+
+    nodes: list[StateNode]                                     # name order (Go's is a map's)
+    node_pool_resources: dict[str, ResourceList]
+    daemonset_pods: dict[tuple[str, str], PodInfo]             # (namespace, name) of a DaemonSet -> newest pod
+    bindings: dict[tuple[str, str], str]                       # pod (namespace, name) -> node name
+    anti_affinity_pods: list[tuple[PodInfo, dict[str, Any]]]   # bound pods with required anti-affinity, their Node
+    pods: list[PodInfo]                                        # every pod, pending ones included, input order
+    volume_index: Any                                          # kexplain.plugins.volumes.VolumeIndex
+    objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    by_provider_id: dict[str, StateNode] = field(default_factory=dict)
+    by_node_name: dict[str, StateNode] = field(default_factory=dict)
+
+    def active(self) -> list[StateNode]:
+        """StateNodes.Active: those not marked for deletion."""
+        return [n for n in self.nodes if not n.marked_for_deletion()]
+
+    def deleting(self) -> list[StateNode]:
+        return [n for n in self.nodes if n.marked_for_deletion()]
+
+    def node_pool_resources_for(self, name: str) -> ResourceList:
+        """NodePoolResourcesFor: the capacity of the NodePool's nodes (a copy)."""
+        return dict(self.node_pool_resources.get(name) or {})
+
+    def get_daemonset_pod(self, daemonset: dict[str, Any]) -> PodInfo | None:
+        meta = _dict(daemonset.get("metadata"))
+        return self.daemonset_pods.get((meta.get("namespace") or "default", meta.get("name") or ""))
+
+    def for_pods_with_anti_affinity(self) -> Iterator[tuple[PodInfo, dict[str, Any]]]:
+        return iter(self.anti_affinity_pods)
+
+    def node_by_name(self, name: str) -> dict[str, Any] | None:
+        state = self.by_node_name.get(name)
+        return state.node if state is not None else None
+
+
+def new_cluster(inputs: PassInputs) -> Cluster:
+    """The state Karpenter's informers build from the stored objects."""
+    from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+    from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
+    from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of
+
+    objects = inputs.objects
+    index = VolumeIndex()
+    for pvc in objects.get("PersistentVolumeClaim", ()):
+        index.pvcs[(namespace_of(pvc), name_of(pvc))] = pvc
+    for pv in objects.get("PersistentVolume", ()):
+        index.pvs[name_of(pv)] = pv
+    for sc in objects.get("StorageClass", ()):
+        index.classes[name_of(sc)] = sc
+    for cn in objects.get("CSINode", ()):
+        index.csinodes[name_of(cn)] = cn
+    for pv in index.pvs.values():
+        from kexplain.plugins.volumes import volume_class
+        index.pvs_by_class.setdefault(volume_class(pv), []).append(pv)
+
+    warnings: list[str] = []
+    by_pid: dict[str, StateNode] = {}
+    for claim in inputs.node_claims:
+        if not is_managed_node_claim(claim):
+            continue
+        pid = _dict(claim.get("status")).get("providerID") or ""
+        if not pid:
+            name = _dict(claim.get("metadata")).get("name")
+            warnings.append(f"NodeClaim {name} has no status.providerID: it has not launched, and Karpenter waits "
+                            "for it before provisioning (it is left out here)")
+            continue
+        by_pid[pid] = StateNode(None, claim)
+    node_name_to_pid: dict[str, str] = {}
+    for node in inputs.nodes:
+        meta = _dict(node.get("metadata"))
+        labels = _dict(meta.get("labels"))
+        managed = bool(labels.get(NODEPOOL_LABEL))
+        initialized = bool(labels.get(INITIALIZED_LABEL))
+        pid = _dict(node.get("spec")).get("providerID") or ""
+        if not pid:
+            if managed:
+                continue
+            pid = meta.get("name") or ""
+        if managed and not labels.get(INSTANCE_TYPE_LABEL) and not initialized:
+            continue
+        state = by_pid.get(pid)
+        if state is None:
+            by_pid[pid] = StateNode(node, None)
+        else:
+            state.node = node
+        node_name_to_pid[meta.get("name") or ""] = pid
+    by_node_name = {name: by_pid[pid] for name, pid in node_name_to_pid.items()}
+    for state in by_pid.values():
+        state.host_port_usage = HostPortUsage()
+        state.volume_usage = VolumeUsage()
+        if state.node is not None:
+            for driver, limit in volume_limits(index.csinode(name_of(state.node))).items():
+                state.volume_usage.add_limit(driver, limit)
+
+    bindings: dict[tuple[str, str], str] = {}
+    anti: list[tuple[PodInfo, dict[str, Any]]] = []
+    for pod in inputs.bound_pods:
+        state = by_node_name.get(pod.node_name)
+        if state is None or is_terminal(pod):
+            continue
+        key = (pod.namespace, pod.name)
+        reqs = resources.requests_for_pod(pod.spec)
+        state.pod_requests[key] = reqs
+        if is_owned_by_daemonset(pod):
+            state.daemonset_requests[key] = reqs
+        ports = get_host_ports(pod)
+        if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
+            state.host_port_usage.add(pod, ports)
+        volumes, _ = get_volumes(index, pod)
+        if volumes:
+            state.volume_usage.add(pod, volumes)
+        state.pods.append(pod)
+        bindings[key] = pod.node_name
+        if pod.has_required_anti_affinity and state.node is not None:
+            anti.append((pod, state.node))
+
+    usage: dict[str, ResourceList] = {}
+    for state in by_pid.values():
+        if state.marked_for_deletion():
+            continue
+        pool = state.labels().get(NODEPOOL_LABEL)
+        if pool:
+            usage[pool] = resources.merge(usage.get(pool, {}), state.capacity())
+
+    all_pods = [*inputs.pending, *inputs.bound_pods]
+    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    controlled: dict[str, list[PodInfo]] = {}
+    for pod in all_pods:
+        uid = _controller_uid(pod)
+        if uid in ds_uids:
+            controlled.setdefault(uid, []).append(pod)
+    newest: dict[tuple[str, str], PodInfo] = {}
+    for ds in inputs.daemonsets:
+        meta = _dict(ds.get("metadata"))
+        namespace = meta.get("namespace") or "default"
+        best, best_time = None, None
+        for pod in sorted(controlled.get(meta.get("uid"), ()), key=lambda p: p.name):
+            if pod.namespace != namespace:
+                continue
+            created = parse_time(pod.metadata.get("creationTimestamp"))
+            if best is None or (created is not None and best_time is not None and created > best_time):
+                best, best_time = pod, created
+        if best is not None:
+            newest[(namespace, meta.get("name") or "")] = best
+
+    nodes = sorted(by_pid.values(), key=lambda n: n.name())
+    return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
+                   by_pid, by_node_name)

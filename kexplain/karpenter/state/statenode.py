@@ -1,0 +1,166 @@
+"""One node as Karpenter's cluster state holds it (pkg/controllers/state/statenode.go).
+
+A `StateNode` is a Node, a NodeClaim, or both (joined by providerID). Which of the two a
+reading comes from follows Go: an unregistered managed node reads its NodeClaim (labels, taints,
+capacity), a registered one its Node; a node without a NodeClaim is not managed, and counts as
+registered and initialized. The pods bound to it are summed once when it is built (requests, the
+DaemonSet pods' requests apart, host ports, volumes).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
+from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
+from kexplain.karpenter.utils import resources
+from kexplain.karpenter.utils.resources import ResourceList
+
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+REGISTERED_LABEL = "karpenter.sh/registered"
+INITIALIZED_LABEL = "karpenter.sh/initialized"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+ONE_NODE = Quantity(Fraction(1), DECIMAL_SI)        # resource.MustParse("1")
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+class StateNode:
+    """A Node and/or its NodeClaim, with what is bound to it."""
+
+    __slots__ = ("node", "node_claim", "pod_requests", "daemonset_requests", "host_port_usage", "volume_usage",
+                 "marked", "nominated", "pods")
+
+    def __init__(self, node: dict[str, Any] | None, node_claim: dict[str, Any] | None) -> None:
+        self.node = node
+        self.node_claim = node_claim
+        self.pod_requests: dict[tuple[str, str], ResourceList] = {}
+        self.daemonset_requests: dict[tuple[str, str], ResourceList] = {}
+        self.host_port_usage: Any = None          # scheduling.HostPortUsage, set by the cluster
+        self.volume_usage: Any = None             # scheduling.VolumeUsage, set by the cluster
+        self.marked = False                       # Cluster.MarkForDeletion (disruption): never here
+        self.nominated = False
+        self.pods: list[Any] = []                 # the PodInfos bound to the node, cluster order
+
+    # -- identity ---------------------------------------------------------------------------
+    def name(self) -> str:
+        if self.node is None:
+            return _name(self.node_claim)
+        if self.node_claim is None or self.registered():
+            return _name(self.node)
+        return _name(self.node_claim)
+
+    def provider_id(self) -> str:
+        if self.node is None:
+            return _dict(_dict(self.node_claim).get("status")).get("providerID") or ""
+        return _dict(self.node.get("spec")).get("providerID") or ""
+
+    def host_name(self) -> str:
+        return self.labels().get(HOSTNAME_LABEL) or self.name()
+
+    def managed(self) -> bool:
+        return self.node_claim is not None
+
+    def registered(self) -> bool:
+        if self.managed():
+            return self.node is not None and _labels(self.node).get(REGISTERED_LABEL) == "true"
+        return True
+
+    def initialized(self) -> bool:
+        if self.managed():
+            return self.node is not None and _labels(self.node).get(INITIALIZED_LABEL) == "true"
+        return True
+
+    def deleted(self) -> bool:
+        """Its NodeClaim is deleting or its instance terminating, or a Node without NodeClaim is
+        deleting."""
+        if self.node_claim is not None:
+            if _dict(self.node_claim.get("metadata")).get("deletionTimestamp"):
+                return True
+            for cond in _dict(self.node_claim.get("status")).get("conditions") or ():
+                if isinstance(cond, dict) and cond.get("type") == "InstanceTerminating" and cond.get("status") == "True":
+                    return True
+            return False
+        return bool(self.node is not None and _dict(self.node.get("metadata")).get("deletionTimestamp"))
+
+    def marked_for_deletion(self) -> bool:
+        return self.marked or self.deleted()
+
+    # -- what it reads from which object -------------------------------------------------------
+    def _reads_claim(self) -> bool:
+        return self.node is None or (self.node_claim is not None and not self.registered())
+
+    def labels(self) -> dict[str, str]:
+        return _labels(self.node_claim if self._reads_claim() else self.node)
+
+    def annotations(self) -> dict[str, str]:
+        meta = _dict((self.node_claim if self._reads_claim() else self.node).get("metadata"))
+        return _dict(meta.get("annotations"))
+
+    def taints(self) -> list[dict[str, Any]]:
+        """The taints pods must tolerate: the NodeClaim's until a managed node registers; until it
+        is initialized, without the ephemeral taints and its startup taints."""
+        if (not self.registered() and self.managed()) or self.node is None:
+            taints = list(_dict(self.node_claim.get("spec")).get("taints") or ())
+        else:
+            taints = list(_dict(self.node.get("spec")).get("taints") or ())
+        taints = [t for t in taints if isinstance(t, dict)]
+        if not self.initialized() and self.managed():
+            startup = [t for t in _dict(self.node_claim.get("spec")).get("startupTaints") or () if isinstance(t, dict)]
+            return [t for t in taints
+                    if not is_known_ephemeral_taint(t) and not any(match_taint(s, t) for s in startup)]
+        return taints
+
+    def capacity(self) -> ResourceList:
+        """Its capacity, with `nodes: 1`; an uninitialized managed node fills zero values from its
+        NodeClaim."""
+        return {**self._status_list("capacity"), resources.NODE: ONE_NODE}
+
+    def allocatable(self) -> ResourceList:
+        return self._status_list("allocatable")
+
+    def _status_list(self, key: str) -> ResourceList:
+        if not self.initialized() and self.node_claim is not None:
+            claim = resources.parse_list(_dict(self.node_claim.get("status")).get(key))
+            if self.node is not None:
+                out = resources.parse_list(_dict(self.node.get("status")).get(key))
+                for name, q in claim.items():
+                    if resources.is_zero(out.get(name)):
+                        out[name] = q
+                return out
+            return claim
+        return resources.parse_list(_dict(_dict(self.node).get("status")).get(key))
+
+    def pod_requests_total(self) -> ResourceList:
+        total: ResourceList | None = None
+        for reqs in self.pod_requests.values():
+            total = resources.merge_into(total, reqs)
+        return total or {}
+
+    def available(self) -> ResourceList:
+        """Allocatable less the bound pods' requests."""
+        return resources.subtract(self.allocatable(), self.pod_requests_total())
+
+    def available_nanos(self) -> resources.Nanos:
+        """`available()` as integers (billionths), summed without Quantity arithmetic."""
+        out = resources.to_nanos(self.allocatable())
+        used: dict[str, int] = {}
+        for reqs in self.pod_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                used[name] = used.get(name, 0) + v
+        return {name: v - used.get(name, 0) for name, v in out.items()}
+
+    def daemonset_requests_total(self) -> ResourceList:
+        return resources.merge(*self.daemonset_requests.values())
+
+    def __repr__(self) -> str:
+        return f"StateNode({self.name()})"
+
+
+def _name(obj: dict[str, Any] | None) -> str:
+    return _dict(_dict(obj).get("metadata")).get("name") or ""
+
+
+def _labels(obj: dict[str, Any] | None) -> dict[str, str]:
+    return _dict(_dict(_dict(obj).get("metadata")).get("labels"))

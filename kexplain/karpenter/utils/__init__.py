@@ -1,0 +1,1 @@
+"""Karpenter's pkg/utils: resource lists."""

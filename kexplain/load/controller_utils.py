@@ -1,0 +1,243 @@
+"""The Deployment controller's `pod-template-hash` (pkg/controller/controller_utils.go ComputeHash):
+FNV-32a over the pod template as `hashutil.DeepHashObject` prints it, the collision count after
+it, SafeEncodeString of the sum (`kexplain.apimachinery.gohash`).
+
+DeepHashObject prints the Go value with go-spew's `%#v` in the configuration k8s.io/utils/dump
+keeps for hashes (SortKeys, SpewKeys, no methods, no pointer addresses): every field of every
+struct, set or not, in declaration order, each with its Go type in parentheses; nil pointers,
+slices and maps as `<nil>`; strings unquoted; map entries sorted by key; slice elements and map
+values without their type; a pointer's target after `(*Type)`. The value printed is the
+template of the Deployment as kube-controller-manager holds it: defaulted by the API server
+(`kexplain.admission.template_defaults`), stored, and decoded from protobuf, so an empty list or
+map is nil, a pointer set to an empty object is not, and each quantity is what ParseQuantity
+makes of its canonical text (its int64 amount, scale, the text when canonical, its format). The
+Go structs are `kexplain.load.template_structs`'s, of the Kubernetes version followed.
+
+Not reproduced (the label may then differ from the cluster's): a quantity beyond the int64 fast
+path (more than 18 digits), a non-zero creationTimestamp in the template, fields of feature gates
+the API server drops, and 1.33/1.34, whose structs are taken as 1.35's (those minors' PodSpec
+lacks fields 1.35 declares).
+"""
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from kexplain.admission.template_defaults import default_pod_template
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.fielderrors import go_json
+from kexplain.apimachinery.gohash import compute_hash, hash_controller_revision
+from kexplain.features import KubeVersion
+from kexplain.load import template_structs as ts
+
+POD_TEMPLATE_HASH_LABEL = "pod-template-hash"       # apps.DefaultDeploymentUniqueLabelKey
+CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"     # apps.StatefulSetRevisionLabel, DaemonSet's too
+POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation"       # a DaemonSet's pods
+_OMIT = object()
+_INT_TYPES = frozenset({"int", "int32", "int64", "uint8", "uint64"})
+
+
+class NotReproduced(ValueError):
+    """A template value the hash's printing is not reproduced for."""
+
+
+@lru_cache(maxsize=8)
+def _tables(minor: str) -> tuple[dict[str, tuple[ts.Field, ...]], dict[str, str]]:
+    structs, named = dict(ts.STRUCTS), dict(ts.NAMED)
+    if tuple(int(p) for p in minor.split(".")) >= (1, 36):
+        structs.update(ts.STRUCTS_1_36)
+        named.update(ts.NAMED_1_36)
+        for gone in ts.GONE_1_36:
+            structs.pop(gone, None)
+    return structs, named
+
+
+def _quantity(raw: Any) -> str:
+    """A quantity as ParseQuantity leaves it for its canonical text: `{i:... d:... s:... Format:...}`."""
+    try:
+        text = quantity.text_of(raw)
+    except quantity.QuantityError as err:
+        raise NotReproduced(str(err)) from None
+    value, scale, cached, fmt = 0, 0, "", quantity.DECIMAL_SI
+    if text == "0":
+        cached = text
+    else:
+        positive, _, num, denom, suffix = quantity.split(text)
+        base, exponent, fmt = quantity.interpret(suffix)
+        mantissa = 1
+        if fmt == quantity.BINARY_SI:
+            if exponent < 0 or denom:
+                raise NotReproduced(text)
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        else:
+            scale, precision = exponent, 18 - len(num + denom)
+        scale -= len(denom)
+        shifted = num + denom
+        value = int(shifted) * mantissa
+        if precision < 0 or scale < -9 or value >= 1 << 63:
+            raise NotReproduced(f"quantity {text} is held as an inf.Dec")
+        value = value if positive else -value
+        if fmt == quantity.BINARY_SI:
+            canonical = exponent % 10 == 0 and int(shifted) & 0x07 != 0
+        else:
+            canonical = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+        cached = text if canonical else ""
+    return (f"{{i:(resource.int64Amount){{value:(int64){value} scale:(resource.Scale){scale}}} "
+            f"d:(resource.infDecAmount){{Dec:(*inf.Dec)<nil>}} s:(string){cached} Format:(resource.Format){fmt}}}")
+
+
+class _Printer:
+    """go-spew's `%#v` of a Go value held as JSON, by the struct tables of one version."""
+
+    def __init__(self, minor: str) -> None:
+        self.structs, self.named = _tables(minor)
+
+    def value(self, gotype: str, raw: Any, typed: bool = True) -> str:
+        """`raw` (JSON) printed as a value of `gotype`; `typed`: with its type in front."""
+        prefix = f"({gotype})" if typed else ""
+        if gotype.startswith("*"):
+            if raw is None:
+                return f"({gotype})<nil>" if typed else "<nil>"
+            if not typed:
+                raise NotReproduced(f"a list of pointers ({gotype})")
+            return f"({gotype})" + self.value(gotype[1:], raw, False)
+        underlying = self.named.get(gotype, gotype)
+        if underlying.startswith("[]"):
+            items = raw if isinstance(raw, list) else []
+            if not items:
+                return prefix + "<nil>"
+            return prefix + "[" + " ".join(self.value(underlying[2:], i, False) for i in items) + "]"
+        if underlying.startswith("map["):
+            key_type, _, value_type = underlying[4:].partition("]")
+            entries = raw if isinstance(raw, dict) else {}
+            if not entries:
+                return prefix + "<nil>"
+            shown = " ".join(f"{k}:{self.value(value_type, entries[k], False)}" for k in sorted(map(str, entries)))
+            return f"{prefix}map[{shown}]"
+        return prefix + self._scalar_or_struct(underlying, raw)
+
+    def _scalar_or_struct(self, gotype: str, raw: Any) -> str:
+        if gotype in ("string", "types.UID"):
+            return "" if raw is None else str(raw) if not isinstance(raw, bool) else str(raw).lower()
+        if gotype == "bool":
+            return "true" if raw is True else "false"
+        if gotype in _INT_TYPES:
+            if raw is None:
+                return "0"
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)) or int(raw) != raw:
+                raise NotReproduced(f"{raw!r} as {gotype}")
+            return str(int(raw))
+        if gotype == "resource.Quantity":
+            return _quantity(raw)
+        if gotype == "intstr.IntOrString":
+            if isinstance(raw, str):
+                return f"{{Type:(intstr.Type)1 IntVal:(int32)0 StrVal:(string){raw}}}"
+            return f"{{Type:(intstr.Type)0 IntVal:(int32){int(raw or 0)} StrVal:(string)}}"
+        if gotype == "time.Time":
+            if raw:
+                raise NotReproduced("a timestamp in the template")
+            return "{wall:(uint64)0 ext:(int64)0 loc:(*time.Location)<nil>}"
+        fields = self.structs.get(gotype)
+        if fields is None:
+            raise NotReproduced(f"Go type {gotype}")
+        obj = raw if isinstance(raw, dict) else {}
+        parts = []
+        for name, ftype, json_name, inline, _ in fields:
+            # inline: the same JSON object; no JSON name: metav1.Time's time.Time, the timestamp itself
+            value = obj if inline else obj.get(json_name) if json_name else raw
+            parts.append(f"{name}:{self.value(ftype, value)}")
+        return "{" + " ".join(parts) + "}"
+
+
+def printed_template(template: dict[str, Any], kube: KubeVersion) -> str:
+    """The text DeepHashObject hashes for a pod template as the API server stores it (already
+    defaulted: `default_pod_template`), with `kube`'s Go structs. NotReproduced for a value
+    whose printing kexplain does not reproduce."""
+    return _Printer(kube.minor).value("v1.PodTemplateSpec", template)
+
+
+def pod_template_hash(template: dict[str, Any], kube: KubeVersion, collision_count: int | None = None) -> str:
+    """controller.ComputeHash of a Deployment's `spec.template` as written (copied, defaulted as
+    the API server does on create, printed, hashed); `collision_count` is the Deployment's
+    status.collisionCount (none for a new Deployment). NotReproduced as `printed_template`."""
+    return compute_hash(printed_template(_stored_template(template), kube), collision_count)
+
+
+class _GoJSON:
+    """encoding/json's value of a Go value held as JSON, by the struct tables of one version:
+    every field of a struct but those whose `omitempty` finds them empty (a zero number, false,
+    "", a nil pointer, an empty list or map; never a struct) or whose `omitzero` finds them zero;
+    nil pointers, lists and maps as null; a quantity as its canonical text; a zero time as null."""
+
+    def __init__(self, minor: str) -> None:
+        self.structs, self.named = _tables(minor)
+
+    def value(self, gotype: str, raw: Any, omit: str = "") -> Any:
+        if gotype.startswith("*"):
+            if raw is None:
+                return _OMIT if "omitempty" in omit or "omitzero" in omit else None
+            return self.value(gotype[1:], raw)
+        underlying = self.named.get(gotype, gotype)
+        if underlying.startswith("[]") or underlying.startswith("map["):
+            if not raw:
+                return _OMIT if "omitempty" in omit or "omitzero" in omit else None
+            if underlying.startswith("[]"):
+                return [self.value(underlying[2:], i) for i in raw]
+            value_type = underlying[4:].partition("]")[2]
+            return {str(k): self.value(value_type, v) for k, v in raw.items()}
+        if underlying in ("string", "types.UID", "bool") or underlying in _INT_TYPES:
+            zero = {"string": "", "types.UID": "", "bool": False}.get(underlying, 0)
+            value = zero if raw is None else raw
+            return _OMIT if omit and value == zero else value
+        if underlying == "resource.Quantity":
+            return quantity.text_of(raw)
+        if underlying == "intstr.IntOrString":
+            return raw if isinstance(raw, (int, str)) else 0
+        if underlying == "v1.Time":
+            if raw:
+                raise NotReproduced("a timestamp in the template")
+            return _OMIT if "omitzero" in omit else None
+        fields = self.structs.get(underlying)
+        if fields is None:
+            raise NotReproduced(f"Go type {underlying}")
+        obj = raw if isinstance(raw, dict) else {}
+        out: dict[str, Any] = {}
+        for name, ftype, json_name, inline, field_omit in fields:
+            if inline:
+                out.update(self.value(ftype, obj))
+                continue
+            value = self.value(ftype, obj.get(json_name), field_omit)
+            if value is not _OMIT:
+                out[json_name] = value
+        return out
+
+
+def _stored_template(template: dict[str, Any]) -> dict[str, Any]:
+    """A workload's `spec.template` as the API server stores it: copied, defaulted, with the
+    conversions' serviceAccount alias of serviceAccountName (which wins)."""
+    stored = default_pod_template(copy.deepcopy(template) if isinstance(template, dict) else {})
+    spec = stored["spec"]
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if account:
+        spec["serviceAccountName"] = spec["serviceAccount"] = account
+    return stored
+
+
+def controller_revision_name(name: str, template: dict[str, Any], kube: KubeVersion, collision_count: int = 0) -> str:
+    """The name of the ControllerRevision the StatefulSet controller makes for a set named `name`
+    with this `spec.template` (newRevision): `<name>-<hash>` (the name cut to 223 bytes), the hash
+    of its Data (getPatch: the set's JSON encoding, its template alone under `spec`, marked
+    `"$patch":"replace"`, marshalled again with sorted keys) and the set's collision count (0 for
+    a new set). Its pods' `controller-revision-hash` label. NotReproduced as `printed_template`."""
+    encoded = _GoJSON(kube.minor).value("v1.PodTemplateSpec", _stored_template(template))
+    patch = go_json({"spec": {"template": {"$patch": "replace", **encoded}}}, sort_keys=True)
+    return f"{name[:223]}-{hash_controller_revision(patch.encode(), collision_count)}"
+
+
+def fallback_hash(template: Any) -> str:
+    """For a template whose hash kexplain does not reproduce: FNV-32a of its JSON text (sorted
+    keys), encoded as the controllers encode theirs. Not the cluster's value, but the same for
+    every copy of one template and different for another template."""
+    return compute_hash(go_json(template, sort_keys=True))

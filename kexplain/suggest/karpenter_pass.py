@@ -1,0 +1,152 @@
+"""Karpenter's pass as the suggestions run it: on the inputs as loaded, and again on the inputs with
+a change applied (kexplain.suggest.change's operations on a pending Pod, a NodePool or an
+EC2NodeClass), each pod's placement read from the result.
+
+A changed NodePool or EC2NodeClass goes through its CRD again: a change the API server would refuse
+is no fix (`changed_pass` returns None). The instance types of the EC2NodeClasses a change leaves
+alone are not computed again: the run reuses the first run's provider and its per-class cache.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+from kexplain.errors import AdmissionRejected, InputError
+from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
+from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, NEW_NODE_CLAIM, CreatedNodeClaim, PassResult
+from kexplain.karpenter.run import AWSCloud, Pass, schedule
+from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset
+from kexplain.model.pod import PodInfo
+from kexplain.suggest.change import Op, apply_ops
+
+POD = "Pod"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the pass put one pending pod."""
+
+    result: str
+    node: str = ""
+    node_claim: str = ""
+    node_pool: str = ""
+    create_error: str = ""
+
+    @property
+    def placed(self) -> bool:
+        """On an existing node or in-flight NodeClaim, or on a new NodeClaim that Create made."""
+        return self.result == EXISTING_NODE or (self.result == NEW_NODE_CLAIM and not self.create_error)
+
+
+@dataclass
+class PassRun:
+    """One pass: its inputs, the cloud provider and cluster state it ran over, its result."""
+
+    inputs: PassInputs
+    cloud: AWSCloud
+    cluster: Cluster
+    result: PassResult
+    placements: dict[str, Placement] = field(default_factory=dict)    # pod key -> placement
+    claims: dict[str, CreatedNodeClaim] = field(default_factory=dict)   # NodeClaim name -> claim
+
+    def placed(self, key: str) -> bool:
+        found = self.placements.get(key)
+        return found is not None and found.placed
+
+
+def run(inputs: PassInputs, world: Any, base: PassRun | None = None) -> PassRun:
+    """Karpenter's pass over `inputs` (kexplain.karpenter.run.schedule); with `base`, the
+    instance types of the EC2NodeClasses `inputs` shares with it are taken from its cache."""
+    cloud = AWSCloud(inputs, base.cloud.world if base is not None else world)
+    if base is not None:
+        _share_instance_types(cloud, base.cloud)
+    return of_pass(schedule(inputs, world, cloud))
+
+
+def of_pass(done: Pass) -> PassRun:
+    """A pass already run (the command's own, reused), with each pending pod's placement."""
+    inputs, cloud, cluster, result = done.inputs, done.cloud, done.cluster, done.result
+    claims = {c.name: c for c in result.node_claims}
+    placements = {}
+    for p in result.pods:
+        created = claims.get(p.node_claim) if p.result == NEW_NODE_CLAIM else None
+        error = str(created.create_error) if created is not None and created.create_error is not None else ""
+        placements[p.pod.key] = Placement(p.result, p.node, p.node_claim, p.node_pool, error)
+    return PassRun(inputs, cloud, cluster, result, placements, claims)
+
+
+def _share_instance_types(cloud: AWSCloud, base: AWSCloud) -> None:
+    """The provider (and its per-class cache) of `base`, and its view of every EC2NodeClass that
+    is the same object in both, so that their instance types are not computed again."""
+    cloud.provider = base.provider
+    for name, node_class in cloud.node_classes.items():
+        if base.node_classes.get(name) is node_class and name in base.views:
+            cloud.views[name] = base.views[name]
+
+
+# -- changed inputs ----------------------------------------------------------------------------
+def _ref(op: Op) -> tuple[str, str, str]:
+    obj = op["object"]
+    kind = obj["kind"]
+    namespace = (obj.get("namespace") or "default") if kind == POD else ""
+    return kind, namespace, obj["name"]
+
+
+def changed_pass(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
+    """The inputs with the change applied: pending pods patched (same uid, so their order in
+    Karpenter's queue is kept), NodePools and EC2NodeClasses patched and stored again through
+    their CRDs. None when the API server would refuse a changed object (or a path is wrong)."""
+    by_object: dict[tuple[str, str, str], list[Op]] = {}
+    for op in change:
+        by_object.setdefault(_ref(op), []).append(op)
+    pending, pools, classes = list(inputs.pending), list(inputs.node_pools), list(inputs.node_classes)
+    try:
+        for (kind, namespace, name), ops in by_object.items():
+            if kind == POD:
+                at = _index(pending, lambda p: (p.namespace, p.name) == (namespace, name))
+                pending[at] = PodInfo(apply_ops(pending[at].obj, ops))
+            elif kind == NODEPOOL:
+                from kexplain.karpenter.apis.nodepool import parse_node_pool
+                at = _index(pools, lambda np: np.name == name)
+                pools[at] = _store(parse_node_pool, pools[at].obj, apply_ops(pools[at].obj, ops))
+            elif kind == EC2NODECLASS:
+                from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
+                at = _index(classes, lambda c: c.name == name)
+                classes[at] = _store(parse_ec2_node_class, classes[at].obj, apply_ops(classes[at].obj, ops))
+            else:
+                return None
+    except (KeyError, IndexError, ValueError, AdmissionRejected, InputError):
+        return None
+    return replace(inputs, pending=pending, node_pools=pools, node_classes=classes, warnings=[])
+
+
+def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> PassInputs:
+    """The inputs with only these pending pods; without `nodes`, also without the cluster's
+    Nodes, NodeClaims and bound pods (the DaemonSets' own kept: Karpenter sizes their overhead
+    from them)."""
+    pending = [p for p in inputs.pending if p.key in keys]
+    if nodes:
+        return replace(inputs, pending=pending)
+    return replace(inputs, pending=pending, nodes=[], node_claims=[],
+                   bound_pods=[p for p in inputs.bound_pods if is_owned_by_daemonset(p)])
+
+
+def _index(items: list[Any], match: Callable[[Any], bool]) -> int:
+    for i, item in enumerate(items):
+        if match(item):
+            return i
+    raise KeyError("no such object")
+
+
+def _store(parse: Callable[..., Any], original: Mapping[str, Any], changed: dict[str, Any]) -> Any:
+    """The changed object as the API server stores it. A value its CRD refuses (a pattern, an
+    enum, a rule) makes the change no fix, unless the object as given broke that rule already
+    (then it is taken as written, as the first pass took it)."""
+    try:
+        return parse(changed, validate="ignore", invalid="refuse")
+    except AdmissionRejected:
+        try:
+            parse(original, validate="ignore", invalid="refuse")
+        except AdmissionRejected:
+            return parse(changed, validate="ignore", invalid="note", warnings=[])
+        raise

@@ -1,0 +1,293 @@
+"""What the API server does to a set's pods from its namespaces' policies (issue 39, item 1):
+LimitRanger's defaults and refusals, ResourceQuota's refusals as the controllers meet them
+(FailedCreate), Pod Security's refusals and warnings, each in the API server's words. Files
+shaped like a team's namespace bundle: a Namespace, its LimitRange and ResourceQuota, its apps."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.admission import podsecurity
+from kexplain.admission.limitranger import ANNOTATION
+from kexplain.admission.resourcequota import QuotaLedger
+from kexplain.cli.app import main
+from kexplain.explain.inputs import load
+from kexplain.explain.request import Request
+from tests.support.cli_helpers import TestEnvironment
+
+NODES = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: pool-a-1
+  labels: {kubernetes.io/hostname: pool-a-1, topology.kubernetes.io/zone: europe-west1-b}
+status:
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+  allocatable: {cpu: "7910m", memory: 29Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: pool-a-2
+  labels: {kubernetes.io/hostname: pool-a-2, topology.kubernetes.io/zone: europe-west1-c}
+status:
+  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
+  allocatable: {cpu: "7910m", memory: 29Gi, pods: "110"}
+"""
+
+
+def namespace(labels: str = "") -> str:
+    return f"""\
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: payments
+  labels:
+    team: payments{labels}
+"""
+
+
+LIMITS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: container-defaults, namespace: payments}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: "1", memory: 1Gi}
+    defaultRequest: {cpu: 250m, memory: 256Mi}
+    max: {cpu: "2", memory: 4Gi}
+    min: {cpu: 50m}
+    maxLimitRequestRatio: {memory: "4"}
+"""
+
+
+def deployment(name: str = "api", replicas: int = 3, resources: str = "", security: str = "") -> str:
+    return f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: payments, labels: {{app: {name}}}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: {name}
+        image: europe-docker.pkg.dev/acme/payments/{name}:3.2.1
+        ports: [{{containerPort: 8443, name: https}}]{resources}{security}
+"""
+
+
+def _write(tmp_path: Path, *docs: str) -> tuple[str, str]:
+    (tmp_path / "bundle.yaml").write_text("---\n".join(docs))
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    return str(tmp_path / "bundle.yaml"), str(tmp_path / "nodes.yaml")
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    env = TestEnvironment()
+    code = main(list(argv), env=env)
+    return code, env.out, env.err
+
+
+# -- LimitRanger -------------------------------------------------------------------------------
+def test_limit_range_defaults_reach_the_pods(tmp_path: Path) -> None:
+    bundle, nodes = _write(tmp_path, namespace(), LIMITS, deployment(replicas=1))
+    loaded = load(Request(pod_path=bundle, node_paths=(nodes,)))
+    pod = loaded.single.pod.obj
+    resources = pod["spec"]["containers"][0]["resources"]
+    assert resources == {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "256Mi"}}
+    assert pod["metadata"]["annotations"][ANNOTATION] == (
+        "LimitRanger plugin set: cpu, memory request for container api; cpu, memory limit for container api")
+    assert loaded.single.pod.priority == 0
+
+
+def test_a_stored_pod_keeps_what_it_has(tmp_path: Path) -> None:
+    """A pod read from a cluster (resourceVersion) went through LimitRanger already."""
+    stored = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: api-7c9d-x2b4q, namespace: payments, resourceVersion: "48213"}
+spec:
+  containers:
+  - name: api
+    image: europe-docker.pkg.dev/acme/payments/api:3.2.1
+    resources: {requests: {cpu: 100m}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), LIMITS, stored)
+    loaded = load(Request(pod_path=bundle, node_paths=(nodes,)))
+    assert loaded.single.pod.obj["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "100m"}}
+
+
+@pytest.mark.parametrize(("resources", "message"), [
+    ('\n        resources: {limits: {cpu: "4"}}', "maximum cpu usage per Container is 2, but limit is 4"),
+    ('\n        resources: {requests: {cpu: 10m}}', "minimum cpu usage per Container is 50m, but request is 10m"),
+    ('\n        resources: {requests: {memory: 128Mi}, limits: {memory: 1Gi}}',
+     "memory max limit to request ratio per Container is 4, but provided ratio is 8.000000"),
+])
+def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> None:
+    bundle, nodes = _write(tmp_path, namespace(), LIMITS, deployment(resources=resources))
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert f"Deployment payments/api: the API server would refuse its pods: {message}" in err
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
+    assert finding["message"].endswith(message)
+
+
+# -- ResourceQuota -----------------------------------------------------------------------------
+QUOTA = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-compute, namespace: payments}
+spec:
+  hard:
+    pods: "4"
+    requests.cpu: "2"
+    requests.memory: 2Gi
+    limits.memory: 4Gi
+"""
+
+
+def test_pods_beyond_the_quota_are_not_created(tmp_path: Path) -> None:
+    """requests.cpu 2 with the LimitRange's default request of 250m: eight fit, but pods: 4 and
+    limits.memory 4Gi (the default limit 1Gi each) stop the fifth; the controller's FailedCreate
+    names every resource it would exceed, with the quota's used and hard."""
+    bundle, nodes = _write(tmp_path, namespace(), LIMITS, QUOTA, deployment(replicas=6))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    [placement] = json.loads(out)["placements"]
+    assert placement["replicas"] == 4 and placement["fit"] == 4
+    expected = ('Deployment payments/api: replicaset-controller creates 4 of 6 pods: FailedCreate: Error creating: '
+                'pods "api-4" is forbidden: exceeded quota: payments-compute, requested: limits.memory=1Gi,pods=1, '
+                'used: limits.memory=4Gi,pods=4, limited: limits.memory=4Gi,pods=4')
+    assert placement["failedCreate"] == expected
+    assert expected in err and code == 1
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    findings = json.loads(out)["findings"]
+    assert code == 1 and [f["rule"] for f in findings] == ["admission", "fits"]
+
+
+def test_the_quota_counts_the_clusters_pods_and_cpu(tmp_path: Path) -> None:
+    """Two pods of the namespace run already (1500m of requests.cpu): the third pod's 500m
+    would go beyond 2, so it is refused; a pod of another namespace does not count."""
+    running = "".join(f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: ledger-{i}, namespace: {ns}}}
+spec:
+  nodeName: pool-a-1
+  containers: [{{name: ledger, image: ledger:1, resources: {{requests: {{cpu: 750m, memory: 256Mi}}, limits: {{memory: 512Mi}}}}}}]
+""" for i, ns in ((0, "payments"), (1, "payments"), (2, "default")))
+    bundle, nodes = _write(tmp_path, namespace(), QUOTA, deployment(replicas=2, resources=(
+        '\n        resources: {requests: {cpu: 500m, memory: 256Mi}, limits: {memory: 512Mi}}')))
+    (tmp_path / "nodes.yaml").write_text(NODES + running)
+    code, out, _ = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    [placement] = json.loads(out)["placements"]
+    assert placement["replicas"] == 1
+    assert placement["failedCreate"].endswith(
+        'pods "api-1" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=500m, '
+        'used: requests.cpu=2, limited: requests.cpu=2')
+
+
+def test_a_quota_on_cpu_needs_every_container_to_say_it(tmp_path: Path) -> None:
+    bundle, nodes = _write(tmp_path, namespace(), QUOTA, deployment(replicas=1))
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert ("pods \"api-0\" is forbidden: failed quota: payments-compute: must specify limits.memory for: api; "
+            "requests.cpu for: api; requests.memory for: api") in err
+
+
+def test_scopes_and_priority_classes() -> None:
+    quota = {"kind": "ResourceQuota", "metadata": {"name": "critical", "namespace": "payments"},
+             "spec": {"hard": {"pods": "1"},
+                      "scopeSelector": {"matchExpressions": [
+                          {"scopeName": "PriorityClass", "operator": "In", "values": ["payments-critical"]}]}}}
+    best_effort = {"kind": "ResourceQuota", "metadata": {"name": "best-effort", "namespace": "payments"},
+                   "spec": {"hard": {"pods": "1"}, "scopes": ["BestEffort"]}}
+
+    def pod(name: str, priority_class: str = "", cpu: str = "") -> dict:
+        resources = {"requests": {"cpu": cpu}} if cpu else {}
+        return {"kind": "Pod", "metadata": {"name": name, "namespace": "payments"},
+                "spec": {"priorityClassName": priority_class,
+                         "containers": [{"name": "c", "image": "i", "resources": resources}]}}
+
+    ledger = QuotaLedger.of([quota, best_effort])
+    assert ledger is not None
+    assert ledger.create(pod("a", "payments-critical", "100m")) == ""
+    assert ledger.create(pod("b", "payments-critical", "100m")).startswith(
+        'pods "b" is forbidden: exceeded quota: critical, requested: pods=1, used: pods=1, limited: pods=1')
+    assert ledger.create(pod("c", "", "100m")) == ""           # neither scope: not counted
+    assert ledger.create(pod("d")) == ""                       # best effort: the first
+    assert "exceeded quota: best-effort" in ledger.create(pod("e"))
+
+
+def test_a_quota_status_read_from_a_cluster_is_used() -> None:
+    quota = {"kind": "ResourceQuota", "metadata": {"name": "q", "namespace": "payments"},
+             "spec": {"hard": {"pods": "10"}}, "status": {"hard": {"pods": "10"}, "used": {"pods": "10"}}}
+    ledger = QuotaLedger.of([quota])
+    refusal = ledger.create({"kind": "Pod", "metadata": {"name": "p", "namespace": "payments"}, "spec": {}})
+    assert refusal.endswith("used: pods=10, limited: pods=10")
+
+
+# -- Pod Security -------------------------------------------------------------------------------
+BASELINE = ("\n    pod-security.kubernetes.io/enforce: baseline\n    pod-security.kubernetes.io/enforce-version: latest"
+            "\n    pod-security.kubernetes.io/warn: restricted")
+PRIVILEGED = "\n        securityContext: {privileged: true}"
+
+
+def test_a_privileged_pod_is_refused(tmp_path: Path) -> None:
+    pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: netdebug, namespace: payments}
+spec:
+  hostNetwork: true
+  containers:
+  - name: netdebug
+    image: nicolaka/netshoot:v0.13
+    securityContext: {privileged: true, capabilities: {add: [NET_ADMIN]}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(BASELINE), pod)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert ('pods "netdebug" is forbidden: violates PodSecurity "baseline:latest": non-default capabilities '
+            '(container "netdebug" must not include "NET_ADMIN" in securityContext.capabilities.add), host namespaces '
+            '(hostNetwork=true), privileged (container "netdebug" must not set securityContext.privileged=true)') in err
+
+
+def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) -> None:
+    bundle, nodes = _write(tmp_path, namespace(BASELINE), deployment(security=PRIVILEGED),
+                           deployment(name="web", replicas=1))
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert ('Deployment payments/api: the API server would refuse its pods: violates PodSecurity "baseline:latest": '
+            'privileged (container "api" must not set securityContext.privileged=true)') in err
+    assert ('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest": '
+            'allowPrivilegeEscalation != false (container "web" must set '
+            'securityContext.allowPrivilegeEscalation=false)') in err
+    assert code == 2
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    report = json.loads(out)
+    assert [f["rule"] for f in report["findings"]] == ["admission", "fits"]
+    assert any('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest"' in w
+               for w in report["warnings"])
+
+
+def test_policy_labels() -> None:
+    p = podsecurity.policy_of({"pod-security.kubernetes.io/enforce": "baseline"})
+    assert (str(p.enforce), str(p.warn), str(p.audit)) == ("baseline:latest", "baseline:latest", "privileged:latest")
+    p = podsecurity.policy_of({"pod-security.kubernetes.io/enforce": "strict"})      # invalid: fail closed
+    assert p.enforce.level == "restricted"
+    p = podsecurity.policy_of({"pod-security.kubernetes.io/enforce": "restricted",
+                               "pod-security.kubernetes.io/enforce-version": "v1.24"})
+    assert str(p.warn) == "restricted:v1.24"
+    # a probe host is refused from policy version 1.34 on only
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "livenessProbe": {"httpGet": {"host": "10.0.0.1", "port": 80}}}]}}
+    labels = {"pod-security.kubernetes.io/enforce": "baseline"}
+    assert "probe or lifecycle host" in podsecurity.validate_pod(pod, labels, 35).refused
+    labels["pod-security.kubernetes.io/enforce-version"] = "v1.33"
+    assert podsecurity.validate_pod(pod, labels, 35).refused == ""

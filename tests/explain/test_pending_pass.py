@@ -1,0 +1,155 @@
+"""The pending pass (kexplain.explain.pending_pass): what the autoscalers see of what kexplain was
+given, gathered once: every copy of every workload that did not fit (those never tried too),
+the copies that fit bound, the set's objects and what controllers create for its pods, the
+cluster's own pending pods merged in creation order, and the per-pod answer slot."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kexplain.errors import Source
+from kexplain.explain.batch import explain_batch
+from kexplain.explain.inputs import load
+from kexplain.explain.pending_pass import (PassAnswers, PassBuilder, PendingPass, PendingPod, PodAnswer,
+                                           answers_json, copies_json, pass_json)
+from kexplain.explain.request import Request, RunOptions
+from kexplain.features import KubeVersion
+from kexplain.model.pod import PodInfo
+from tests.support.paths import DATA, FIXTURES
+
+CLUSTER = str(FIXTURES / "autoscaler" / "cluster.yaml")     # two m5.xlarge nodes with 1920m cpu free each
+KUBE = KubeVersion("1.35")
+
+
+
+def gathered(path: Path) -> PendingPass:
+    loaded = load(Request(pod_path=str(path), node_paths=(CLUSTER,), kube=KUBE))
+    builder = PassBuilder()
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    for outcome in explain_batch(loaded.batch, loaded.pool, RunOptions()):
+        builder.add_outcome(outcome)
+    return builder.build()
+
+
+def test_every_copy_that_did_not_fit_is_pending_not_only_the_first(tmp_path: Path):
+    workload = tmp_path / "web.yaml"
+    workload.write_text((DATA / "autoscaler" / "worker-deployment.yaml").read_text()
+                        .replace("replicas: 3", "replicas: 6").replace("cpu: 1500m", 'cpu: "3"'))
+    pp = gathered(workload)
+    # the scheduler stops at the first copy that does not fit; the five after it are pending as well
+    assert [(p.key, p.stands_for, p.copy) for p in pp.pending] == \
+        [(f"default/worker-{i}", "Deployment default/worker", i) for i in range(6)]
+    assert pp.bound == ()
+    owners = {p.pod.metadata["ownerReferences"][0]["uid"] for p in pp.pending}
+    assert len(owners) == 1 and pp.pending[0].pod.metadata["ownerReferences"][0]["kind"] == "ReplicaSet"
+    replica_sets = [o for o, _ in pp.objects if o["kind"] == "ReplicaSet"]
+    assert [(r["metadata"]["uid"], r["spec"]["replicas"]) for r in replica_sets] == [(owners.pop(), 6)]
+
+
+def test_the_copies_that_fit_are_bound_where_they_went(tmp_path: Path):
+    workload = tmp_path / "worker.yaml"
+    workload.write_text((DATA / "autoscaler" / "worker-deployment.yaml").read_text())
+    pp = gathered(workload)
+    assert [(p.name, p.node_name) for p in pp.bound] == [("worker-0", "general-1"), ("worker-1", "general-2")]
+    assert [p.key for p in pp.pending] == ["default/worker-2"]
+
+
+def test_each_copy_with_its_own_claims():
+    pp = gathered(DATA / "autoscaler" / "storage.yaml")
+    claims = {p.pod.name: [v["persistentVolumeClaim"]["claimName"] for v in p.pod.spec["volumes"]
+                           if "persistentVolumeClaim" in v] for p in pp.pending}
+    assert claims == {"db-0": ["data-db-0"], "db-1": ["data-db-1"], "db-2": ["data-db-2"], "uses-scratch": ["scratch"],
+                      "eph": []}
+    created = [(o["metadata"]["name"], o["metadata"].get("ownerReferences", [{}])[0].get("uid")) for o, _ in pp.created]
+    eph = next(p for p in pp.pending if p.pod.name == "eph")
+    assert created == [("data-db-0", None), ("data-db-1", None), ("data-db-2", None), ("eph-tmp", eph.pod.uid)]
+    assert [o["kind"] for o, _ in pp.objects] == ["StorageClass", "StatefulSet", "PersistentVolumeClaim"]
+
+
+def pod(name: str, created: str | None = None, namespace: str = "default") -> PodInfo:
+    meta = {"name": name, "namespace": namespace, **({"creationTimestamp": created} if created else {})}
+    return PodInfo({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": []}})
+
+
+def test_the_clusters_pending_pods_join_in_creation_order():
+    builder = PassBuilder()
+    for name, created in (("b", "2025-01-01T00:02:00Z"), ("file-pod", None)):
+        builder.add_pod(pod(name, created), Source("pods.yaml"))
+    builder.add_pod(pod("bound"), Source("pods.yaml"), node="n1")
+    mine = builder.build()
+    listed = [pod("c", "2025-01-01T00:03:00Z"), pod("b", "2025-01-01T00:02:00Z"), pod("a", "2025-01-01T00:01:00Z"),
+              pod("bound"), pod("old-no-time")]
+    merged = mine.with_cluster_pending(listed)
+    # by creation time, then those without one as listed, the cluster's before the set's; the
+    # set's `b` (explained: it stands for itself) in its place, `bound` (a copy that fit) not pending
+    assert [(p.pod.name, p.stands_for) for p in merged.pending] == [
+        ("a", ""), ("b", "Pod default/b"), ("c", ""), ("old-no-time", ""), ("file-pod", "Pod default/file-pod")]
+    assert pass_json(merged) == {"pods": {"default/b": {"standsFor": "Pod default/b"},
+                                          "default/file-pod": {"standsFor": "Pod default/file-pod"}},
+                                 "clusterPending": 3, "bound": 1, "notes": []}
+
+
+def test_the_set_is_applied_to_the_cluster():
+    src = Source("cluster.yaml")
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
+             "spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+    newer = {**claim, "spec": {"resources": {"requests": {"storage": "2Gi"}}}}
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"}}
+    made = {**claim, "metadata": {"name": "made", "namespace": "default"}}
+    pp = PendingPass(objects=((newer, Source("pods.yaml")), (ds, Source("pods.yaml"))),
+                     created=((dict(claim), Source("pods.yaml")), (made, Source("pods.yaml"))))
+    applied = [o for o, _ in pp.applied_to([(claim, src)])]
+    assert applied == [newer, ds, made]        # the file's claim in the cluster's place; a created one only if new
+
+
+def test_the_answer_slot():
+    answer = PodAnswer("ClusterAutoscaler", "default/web-1", "TriggeredScaleUp", ("compute 0->2 (max: 4)",),
+                       {"equivalenceClass": 0})
+    passes = [PassAnswers("ClusterAutoscaler", "autoscaler", {}, {"default/web-1": answer})]
+    assert answers_json(passes, "default/web-1") == [
+        {"autoscaler": "ClusterAutoscaler", "pod": "default/web-1", "outcome": "TriggeredScaleUp",
+         "reasons": ["compute 0->2 (max: 4)"], "equivalenceClass": 0}]
+    assert answers_json(passes, "default/other") == []
+    pp = PendingPass((PendingPod(pod("web-0"), "Deployment default/web", 0),
+                      PendingPod(pod("web-1"), "Deployment default/web", 1)))
+    assert [a["pod"] for a in copies_json(passes, pp, "Deployment default/web")] == ["default/web-1"]
+
+
+def test_pods_the_queues_retry_placed_are_bound_not_pending(tmp_path: Path):
+    """A web tier whose required pod affinity names a cache applied after it: unschedulable on its
+    first attempt, placed when the queue retries it (`kexplain.explain.retry`). An autoscaler looks
+    at the cluster as the scheduler leaves it: the web pods are bound there, nothing is pending."""
+    web = tmp_path / "app.yaml"
+    web.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: cache}}, topologyKey: kubernetes.io/hostname}
+      containers: [{name: web, image: web:1, resources: {requests: {cpu: 100m}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cache, labels: {app: cache}}
+spec:
+  containers: [{name: cache, image: redis:7, resources: {requests: {cpu: 100m}}}]
+""")
+    loaded = load(Request(pod_path=str(web), node_paths=(CLUSTER,), kube=KUBE))
+    builder = PassBuilder()
+    batch = explain_batch(loaded.batch, loaded.pool, RunOptions())
+    for outcome in batch:
+        builder.add_outcome(outcome)
+    assert [p.key for p in builder.build().pending] == ["default/web-0", "default/web-1"]   # first attempts
+    builder.settle(batch.retried)
+    pp = builder.build()
+    cache_node = next(p.node_name for p in pp.bound if p.name == "cache")
+    assert pp.pending == ()
+    assert sorted((p.name, p.node_name) for p in pp.bound) == [
+        ("cache", cache_node), ("web-0", cache_node), ("web-1", cache_node)]

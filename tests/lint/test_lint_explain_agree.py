@@ -1,0 +1,184 @@
+"""lint and explain agree (issue 39, item 5): a kind removed at every version is an error in lint
+like any other removed version, saying what replaced it (no "skipped (no schema)"); a Pod bound
+to a node by spec.nodeName that does not fit there is Unschedulable in both (exit 1); the
+template of a workload whose controller creates no pod is marked in `-o json`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+
+# An old cluster-policy bundle, as charts of the PodSecurityPolicy era shipped them.
+OLD_POLICIES = """\
+apiVersion: policy/v1beta1
+kind: PodSecurityPolicy
+metadata:
+  name: restricted
+  annotations:
+    seccomp.security.alpha.kubernetes.io/allowedProfileNames: runtime/default
+spec:
+  privileged: false
+  allowPrivilegeEscalation: false
+  requiredDropCapabilities: [ALL]
+  runAsUser: {rule: MustRunAsNonRoot}
+  seLinux: {rule: RunAsAny}
+  supplementalGroups: {rule: MustRunAs, ranges: [{min: 1, max: 65535}]}
+  fsGroup: {rule: MustRunAs, ranges: [{min: 1, max: 65535}]}
+  volumes: [configMap, emptyDir, secret, persistentVolumeClaim]
+---
+apiVersion: settings.k8s.io/v1alpha1
+kind: PodPreset
+metadata:
+  name: inject-database
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {role: frontend}
+  env:
+  - name: DB_PORT
+    value: "6379"
+---
+apiVersion: extensions/v1beta1
+kind: Deployment
+metadata: {name: legacy, namespace: shop}
+spec:
+  template:
+    metadata: {labels: {app: legacy}}
+    spec:
+      containers: [{name: legacy, image: registry.example.com/legacy:0.9}]
+"""
+
+NODES = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: worker-1
+  labels: {kubernetes.io/hostname: worker-1, topology.kubernetes.io/zone: eu-west-1a}
+status:
+  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: worker-2
+  labels: {kubernetes.io/hostname: worker-2, topology.kubernetes.io/zone: eu-west-1b}
+status:
+  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
+"""
+
+
+def debug_pod(cpu: str) -> str:
+    """A debugging pod pinned to a node by hand, as `kubectl debug node/...` pods are."""
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: node-debugger
+  namespace: ops
+spec:
+  nodeName: worker-1
+  hostPID: true
+  containers:
+  - name: debugger
+    image: busybox:1.36
+    command: ["sleep", "3600"]
+    resources:
+      requests: {{cpu: "{cpu}", memory: 1Gi}}
+"""
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    env = TestEnvironment()
+    code = main(list(argv), env=env)
+    return code, env.out, env.err
+
+
+def test_removed_kinds_are_errors_naming_what_replaced_them(tmp_path: Path) -> None:
+    (tmp_path / "policies.yaml").write_text(OLD_POLICIES)
+    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-f", "json")
+    report = json.loads(out)
+    assert code == 1
+    by_kind = {f["object"]["kind"]: f for f in report["findings"]}
+    assert {f["rule"] for f in report["findings"]} == {"unknown-api-version"}
+    assert report["summary"]["skipped"] == 0 and report["summary"]["errors"] == 3
+    assert by_kind["PodSecurityPolicy"]["message"] == (
+        'no matches for kind "PodSecurityPolicy" in version "policy/v1beta1": Kubernetes 1.36 does not serve it '
+        "(removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
+        "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit)")
+    assert "removed in Kubernetes 1.20, with no replacement API" in by_kind["PodPreset"]["message"]
+    assert by_kind["Deployment"]["message"].endswith("does not serve it (use apps/v1)")
+    assert by_kind["PodSecurityPolicy"]["field"] == "apiVersion"
+
+
+@pytest.mark.parametrize(("cpu", "explain_code", "rule"), [("8", 1, "unschedulable"), ("1", 0, "not-scheduled")])
+def test_a_pinned_pod_is_the_same_verdict(tmp_path: Path, cpu: str, explain_code: int, rule: str) -> None:
+    (tmp_path / "debug.yaml").write_text(debug_pod(cpu))
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    pod, nodes = str(tmp_path / "debug.yaml"), str(tmp_path / "nodes.yaml")
+    code, out, _ = _run(pod, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    assert code == explain_code
+    trace = json.loads(out)
+    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-f", "json")
+    [finding] = json.loads(lint_out)["findings"]
+    assert (finding["rule"], lint_code) == (rule, explain_code)
+    if rule == "unschedulable":
+        assert finding["severity"] == "error"
+        assert finding["details"]["message"] == trace["result"]["message"]
+        assert finding["message"].startswith("spec.nodeName is worker-1: the scheduler does not place this pod, "
+                                             "and the node cannot take it")
+        assert "1 Insufficient cpu, 1 node(s) didn't match the requested node name" in finding["message"]
+    else:
+        assert trace["result"]["status"] == "Scheduled"
+        assert finding["message"] == "spec.nodeName is worker-1: the scheduler does not place this pod (it fits there)"
+
+
+def test_a_pinned_pod_of_a_set_is_not_counted_twice(tmp_path: Path) -> None:
+    """With other pods in the set, the bound pod joins the pool as `kubectl apply` creates it; its
+    own check is against the pool without itself (3 cpu of 4: it fits, once)."""
+    web = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ops}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx:1.27, resources: {requests: {cpu: 500m}}}]
+"""
+    (tmp_path / "set.yaml").write_text(debug_pod("3") + "---\n" + web)
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    code, out, _ = _run("lint", str(tmp_path / "set.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json")
+    rules = [f["rule"] for f in json.loads(out)["findings"]]
+    assert code == 0 and rules == ["not-scheduled", "fits"]
+
+
+def test_idle_template_is_marked_in_json(tmp_path: Path) -> None:
+    standby = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: standby, namespace: shop}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: standby}}
+  template:
+    metadata: {labels: {app: standby}}
+    spec:
+      containers: [{name: app, image: registry.example.com/standby:1.0, resources: {requests: {cpu: 500m}}}]
+"""
+    (tmp_path / "app.yaml").write_text(standby + "---\n" + standby.replace("standby", "web").replace(
+        "replicas: 0", "replicas: 2"))
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    code, out, _ = _run(str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json")
+    doc = json.loads(out)
+    assert code == 0
+    marks = {i["pod"]["name"]: i.get("notCreated") for i in doc["items"]}
+    assert marks == {"standby-0": "spec.replicas is 0: the Deployment controller creates no pod",
+                     "web-0": None, "web-1": None}
