@@ -11,6 +11,8 @@ Never prints.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
+from operator import eq
 from typing import Any, BinaryIO, Callable, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
@@ -872,14 +874,32 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
         from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
-    keys: set[tuple[str, str]] = set()
+    keys = _pod_keys(cluster)
+    context = admission_context(cluster)
+    return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
+                objects=cluster)
+
+
+def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
+    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
+    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
+    rows = columns.rows_of(cluster)
+    if rows is not None:
+        try:
+            keys = set(compress(zip(rows.namespaces, rows.names), map(eq, rows.kinds, repeat("Pod"))))
+        except TypeError:           # (a name no key: asked object by object, as written)
+            pass
+        else:
+            unnamed = [key for key in keys if not (key[0] and key[1])]
+            keys.difference_update(unnamed)
+            keys.update((namespace or "default", name or "") for namespace, name in unnamed)
+            return keys
+    keys = set()
     for o, _ in cluster:
         if o.get("kind") == "Pod":
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-    context = admission_context(cluster)
-    return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster)
+    return keys
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
