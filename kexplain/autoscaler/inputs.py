@@ -149,7 +149,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
             obj = as_listed(obj, taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    snapshot, _ = build_cluster(scheduler_objects, admitted.shapes)
+    snapshot, _ = build_cluster(scheduler_objects)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
