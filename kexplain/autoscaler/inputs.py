@@ -75,6 +75,9 @@ class LoopInputs:
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
     base: Snapshot | None = None    # the snapshot before `with_pending` put pods on nodes (None: `snapshot`)
+    # what the simulations of these inputs found, shared with the copies `replace` makes of them
+    # (a loop run again with a change): scheduler configuration (by identity) -> `SimMemo`
+    memo: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Discovery",
