@@ -674,10 +674,11 @@ def _build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashab
         else:
             others.append(o)
     nominating = [p for p in unbound if (p.get("status") or {}).get("nominatedNodeName")]
-    parts = _BuiltFrom([o for o, _ in nodes], bound, others, nominating)
+    parts = _BuiltFrom([o for o, _ in nodes], bound, nominating)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
-    if last is not None and last[0].same_as(parts):
-        snapshot = last[1].fresh()
+    if last is not None and last[0].same_as(parts):      # its nodes and indexes, these objects
+        listed = Snapshot.build([], [], others)
+        snapshot = last[1].with_objects(listed.namespaces, listed.objects)
     else:
         snapshot = Snapshot.build(nodes, bound, others, same_shape)
         _LAST_BUILT[:] = [(parts, snapshot)]
@@ -690,21 +691,18 @@ def _build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashab
 
 @dataclass(frozen=True)
 class _BuiltFrom:
-    """What a snapshot was built from: its nodes and bound pods (the very objects), its other
-    objects, and the pending pods with a nominated node."""
+    """What a snapshot's nodes were built from: its nodes and bound pods (the very objects),
+    and the pending pods with a nominated node."""
 
     nodes: list[dict[str, Any]]
     bound: list[dict[str, Any]]
-    others: list[dict[str, Any]]
     nominating: list[dict[str, Any]]
 
     def same_as(self, other: "_BuiltFrom") -> bool:
-        """The same snapshot follows: the same node and pod objects, unchanged since (stored
-        objects pass admission as they are), and other objects equal (admission's built-in
-        PriorityClasses and Namespaces are made anew each time)."""
-        return (_same(self.nodes, other.nodes) and _same(self.bound, other.bound)
-                and _same(self.nominating, other.nominating) and len(self.others) == len(other.others)
-                and all(a is b or a == b for a, b in zip(self.others, other.others)))
+        """The same nodes follow: the same node and pod objects, unchanged since (stored
+        objects pass admission as they are)."""
+        return _same(self.nodes, other.nodes) and _same(self.bound, other.bound) and \
+            _same(self.nominating, other.nominating)
 
 
 def _same(a: list[Any], b: list[Any]) -> bool:
@@ -714,8 +712,8 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 # The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
 # `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
 # Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
-# nodes and indexes (`Snapshot.fresh`: nothing a plugin of the other profile cached) instead of
-# building 5,000 nodes and 150,000 pods again.
+# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
+# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
 _LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
 
 

@@ -1,5 +1,6 @@
-"""build_cluster: the same stored objects built twice (the scheduler's cluster, then CA's) give
-the first snapshot's nodes and indexes, without what its plugins cached; other objects, never."""
+"""build_cluster: the same stored nodes and pods built twice (the scheduler's cluster, then CA's)
+give the first snapshot's nodes and indexes, with the other objects given and without what its
+plugins cached; other nodes or pods, never."""
 from __future__ import annotations
 
 import copy
@@ -22,11 +23,13 @@ def test_the_same_objects_give_the_same_nodes_without_the_plugins_caches():
     cluster = objects()
     first, _ = build_cluster(cluster)
     first.cached("some/plugin", dict)["k"] = 1
-    again = [(o, s) if o["kind"] != "Namespace" else (copy.deepcopy(o), s) for o, s in cluster]   # equal, anew
+    again = [(o, s) if o["kind"] != "Namespace" else (copy.deepcopy(o), s) for o, s in cluster]
+    again[2][0]["metadata"]["labels"] = {"team": "y"}
     second, _ = build_cluster(again)
     assert second.node_infos is first.node_infos
     assert second.cached("some/plugin", dict) == {}
-    assert second.namespace_labels("default") == {"team": "x"}
+    assert second.namespace_labels("default") == {"team": "y"}          # the objects given
+    assert first.namespace_labels("default") == {"team": "x"}
 
 
 def test_other_objects_are_built_anew():
@@ -36,8 +39,8 @@ def test_other_objects_are_built_anew():
     assert second.node_infos is not first.node_infos
     changed = objects()
     build_cluster(changed)
-    changed[2] = ({**changed[2][0], "metadata": {"name": "default", "labels": {"team": "y"}}}, changed[2][1])
+    changed[1] = ({**changed[1][0], "spec": {**changed[1][0]["spec"], "nodeName": "elsewhere"}}, changed[1][1])
     third, _ = build_cluster(changed)
-    assert third.namespace_labels("default") == {"team": "y"}
+    assert [len(ni.pods) for ni in third.node_infos] == [0]
     fewer, _ = build_cluster(changed[:1])
     assert [len(ni.pods) for ni in fewer.node_infos] == [0]
