@@ -13,6 +13,8 @@ from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_groups, check_groups_options,
                                       check_node_group, groups_request, run_autoscalers, without_add_node)
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.node_pools import (EXPLAIN_NODEPOOL_HELP, aws_data_option, karpenter_config_option, karpentered,
+                                     node_pool_option, node_pools_request, run_karpenter)
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
                                    version_choice, version_option)
@@ -21,7 +23,9 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.pending import GroupsRequest
     from kexplain.cli.node_groups import AutoscalerRun
+    from kexplain.karpenter.pending import NodePoolsRequest
     from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.pending_pass import PendingPass
     from kexplain.explain.inputs import Inputs, Loaded
@@ -38,7 +42,8 @@ class Output(str, Enum):
 
 
 def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional[str] = None,
-                no_nodes_hint: Optional[str] = None, node_group: Optional[str] = None) -> None:
+                no_nodes_hint: Optional[str] = None, node_group: Optional[str] = None,
+                node_pool: Optional[str] = None) -> None:
     """The trace (json, yaml) or its explanation; `no_nodes_hint`: why the cluster has no nodes,
     shown with the explanation when it has none."""
     if output.value in structured.FORMATS:
@@ -46,7 +51,7 @@ def write_trace(env: Environment, trace: dict, output: Output, *, node: Optional
     else:
         from kexplain.render.table import print_trace
         print_trace(trace, env.console(), wide=output is Output.wide, node=node, no_nodes_hint=no_nodes_hint,
-                    node_group=node_group)
+                    node_group=node_group, node_pool=node_pool)
 
 
 def no_nodes_hint(node_paths: List[str]) -> str:
@@ -171,6 +176,9 @@ def command(
                                              help="Show one node group's full verdict (needs --node-groups), "
                                                   "plugin by plugin on its template node, as --node does for a "
                                                   "node."),
+    aws_data: Optional[str] = aws_data_option(),
+    karpenter_config: Optional[str] = karpenter_config_option(),
+    node_pool: Optional[str] = node_pool_option(EXPLAIN_NODEPOOL_HELP),
     validate: str = VALIDATE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
@@ -200,12 +208,14 @@ def command(
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
-        loaded = load(req, env.stdin, collect=True, keep=req.node_groups is not None)     # CA's loop reads it too
+        loaded = load(req, env.stdin, collect=True,       # CA's loop and Karpenter's pass read it too
+                      keep=req.node_groups is not None or has_node_pools)
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
     cluster = loaded.single if loaded.single is not None else loaded.pool
     check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
+    pools = node_pools_of(loaded, aws_data, karpenter_config, req, node_pool)
     options = run_options(output, node, start_index=start_index, preemption=preemption,
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
@@ -217,37 +227,78 @@ def command(
             skipped.append(entry)
             left_out.append(report_left_out(env, err))
 
-        suggester = (without_add_node(suggest) if req.node_groups else suggest) if suggestions else None
+        suggester = (without_add_node(suggest) if req.node_groups or pools else suggest) if suggestions else None
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored, refused=refused)
         groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
-        autoscalers = (lambda pp: run_autoscalers(groups, loaded.kube, pp)) if groups is not None else None
+        autoscalers = both_autoscalers(groups, pools, loaded.kube, suggestions=suggestions, node_pool=node_pool)
         status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
-                             autoscaler=autoscalers, node_group=node_group)
+                             autoscaler=autoscalers, node_group=node_group, node_pool=node_pool)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
     groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
-    if groups is not None and (node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER):
-        autoscaled(trace, groups, loaded.kube, single_pass(loaded), loaded.single.pod)
+    pending = trace["result"]["status"] not in NO_AUTOSCALER
+    pp = single_pass(loaded) if (groups is not None or pools is not None) else None
+    if groups is not None and (node_group is not None or pending):
+        autoscaled(trace, groups, loaded.kube, pp, loaded.single.pod)
         node_group = check_node_group(node_group, trace["autoscaler"])
     elif groups is not None:       # read all the same: a bad file is refused whatever the verdict
         check_groups(groups, loaded.kube)
+    if pools is not None and (node_pool is not None or pending):
+        karpentered(trace, pools, loaded.kube, pp, loaded.single.pod.key, suggestions=suggestions,
+                    node_pool=node_pool)
+        if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which
+            from kexplain.suggest.add_node import ADD_NODE
+            trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
+    elif pools is not None and (aws_data or karpenter_config):     # read all the same: bad input is refused
+        from kexplain.karpenter.pending import load_node_pools
+        load_node_pools(pools, loaded.kube)
     hint = no_nodes_hint(nodes)
     with verdict_known(for_trace(trace)):
-        write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group)
+        write_trace(env, trace, output, node=node, no_nodes_hint=hint, node_group=node_group, node_pool=node_pool)
     if svg:
         from kexplain.render.table import print_trace
         export_view(env, lambda c: print_trace(trace, c, wide=output is Output.wide, node=node, no_nodes_hint=hint,
-                                               node_group=node_group), svg)
+                                               node_group=node_group, node_pool=node_pool), svg)
     if html:
         page = explain_for_page(loaded.single, options, trace)
-        for key in ("autoscaler", "autoscalers"):
+        for key in ("autoscaler", "autoscalers", "karpenter"):
             if key in trace:
                 page[key] = trace[key]
         save_page(html, page)
     return aggregate([for_trace(trace), *left_out])
+
+
+def has_node_pools(cluster: list) -> bool:
+    """Whether --nodes holds Karpenter's NodePools (the cluster is kept for its pass)."""
+    from kexplain.karpenter.pending import has_node_pools as holds
+    return holds(cluster)
+
+
+def node_pools_of(loaded: "Loaded", aws_data: Optional[str], config: Optional[str], req: "Request",
+                  node_pool: Optional[str]) -> "Optional[NodePoolsRequest]":
+    """Karpenter's pass's inputs when the cluster (--nodes, or the POD file's own objects) holds
+    NodePools (`node_pools.node_pools_request`)."""
+    return node_pools_request(loaded.cluster_objects, aws_data, config, max_bytes=req.max_bytes,
+                              validate=req.validate, node_pool=node_pool, applied=loaded.set_objects)
+
+
+def both_autoscalers(groups: "Optional[GroupsRequest]", pools: "Optional[NodePoolsRequest]", kube: "KubeVersion", *,
+                     suggestions: bool = True, node_pool: Optional[str] = None
+                     ) -> "Optional[Callable[[PendingPass], AutoscalerRun]]":
+    """The autoscalers' pass over a batch's pending pass: CA's loop (node groups) and Karpenter's
+    provisioning pass (NodePools), each when its objects are given; None when neither is."""
+    if groups is None and pools is None:
+        return None
+
+    def run(pp: "PendingPass") -> "AutoscalerRun":
+        ca = run_autoscalers(groups, kube, pp) if groups is not None else None
+        kp = run_karpenter(pools, kube, pp, suggestions=suggestions, node_pool=node_pool) if pools is not None \
+            else None
+        return ca.joined(kp) if ca is not None else kp      # type: ignore[return-value]
+    return run
 
 
 def single_pass(loaded: "Loaded") -> "PendingPass":
@@ -332,7 +383,7 @@ def explain_one(inputs: "Inputs", options: "RunOptions", suggestions: bool) -> d
 def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Output, *,
                 node: Optional[str] = None, svg: Optional[str] = None, html: Optional[str] = None,
                 asked: "Optional[RunOptions]" = None, autoscaler: "Optional[Callable]" = None,
-                node_group: Optional[str] = None) -> ExitStatus:
+                node_group: Optional[str] = None, node_pool: Optional[str] = None) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
     yaml) whose items are written one by one, or one section per object as soon as it is
     placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
@@ -363,9 +414,10 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         gathered.settle(batch.retried)      # filled once every outcome was placed
         pp = gathered.build()
         run = autoscaler(pp)        # run when every copy fit too: a bad file is refused
-        if not (pp.pending or node_group):
+        if not (pp.pending or node_group or node_pool):
             return None
-        node_group = check_node_group(node_group, run.document)
+        if run.document:
+            node_group = check_node_group(node_group, run.document)
         return run
 
     with verdict_known(lambda: aggregate(statuses) if len(statuses) == entries else None), \
@@ -416,9 +468,12 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     ran = autoscaled()
 
     def section(console) -> None:
-        if ran is not None:
+        if ran is not None and ran.document:
             from kexplain.render.cluster_autoscaler import print_section
             print_section(ran.document, console, node_group)
+        if ran is not None and "karpenter" in ran.documents:
+            from kexplain.render.karpenter_section import print_section as print_karpenter
+            print_karpenter(ran.documents["karpenter"], console, node_pool)
     section(env.console())
     export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:

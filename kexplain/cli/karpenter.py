@@ -9,6 +9,7 @@ import typer
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.node_pools import aws_data_option, karpenter_config_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
@@ -29,15 +30,8 @@ def command(
                                     help="Cluster objects and Karpenter's: Nodes, bound Pods, DaemonSets, NodeClaims, "
                                          "NodePools, EC2NodeClasses, PVCs, StorageClasses, ... any kind in any file "
                                          "(repeatable)."),
-    aws_data: Optional[str] = typer.Option(None, "--aws-data", metavar="DIR",
-                                           help="The EC2 world: describe-instance-types.json, "
-                                                "describe-instance-type-offerings.json, describe-subnets.json (AWS "
-                                                "CLI output), world.json, pricing.json, ... (default: the catalog "
-                                                "kexplain ships)."),
-    karpenter_config: Optional[str] = typer.Option(None, "--karpenter-config", metavar="FILE",
-                                                   help="Settings: featureGates, preferencePolicy, minValuesPolicy, "
-                                                        "cpuRequests, vmMemoryOverheadPercent, reservedENIs, "
-                                                        "instanceTypes, zones, unavailableOfferings."),
+    aws_data: Optional[str] = aws_data_option(),
+    karpenter_config: Optional[str] = karpenter_config_option(),
     output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
     max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
                                        help="Refuse inputs larger than this."),
@@ -118,8 +112,8 @@ def check_node_pool(name: Optional[str], doc: dict) -> None:
 
 
 def _world(aws_data: str | None):
-    from kexplain.karpenter.aws.world import catalog_world, load_world
-    return load_world(aws_data) if aws_data else catalog_world()
+    from kexplain.karpenter.pending import load_world
+    return load_world(aws_data)
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -20,6 +20,8 @@ from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page
                                   run_options, save_page, write_trace)
 from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, check_groups, check_groups_options, check_node_group,
                                       run_autoscalers)
+from kexplain.cli.node_pools import aws_data_option, karpenter_config_option, karpentered, node_pools_request, \
+    run_karpenter
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
 from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
@@ -82,6 +84,7 @@ class Live:
     refusals: tuple[Any, ...] = ()      # the reads RBAC refused (`kexplain.load.live.Refusal`), in order
     events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
     node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
+    karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
 
 
 class Session:
@@ -114,7 +117,10 @@ class Session:
         the namespace's pod events too (the scheduler's own word). When `node_group_labels` is
         given (None: not asked for), the autoscaler's node groups too
         (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
-        with the cluster (each failure a note of the groups, never an error)."""
+        with the cluster (each failure a note of the groups, never an error). Karpenter's
+        objects when the cluster serves them (`ClusterReader.read_karpenter`, with the
+        DaemonSets), put with the cluster; their refusals are `Live.karpenter`'s, and in the
+        block of refused reads when the scheduler's were refused too."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -130,17 +136,26 @@ class Session:
                 cluster = reader.read_cluster()
             else:
                 cluster, refusals = reader.read_allowed(self.namespace)
-                if refusals:
-                    events, refused = reader.list_events(self.namespace, "Pod", pod_name)
-                    refusals += [refused] if refused is not None else []
+            karpenter_objects, karpenter = reader.read_karpenter()
+            cluster.extend(karpenter_objects)
+            if refusals:        # no simulation: every refused read, Karpenter's too, is named in one block
+                refusals += karpenter.refusals
+                events, refused = reader.list_events(self.namespace, "Pod", pod_name)
+                refusals += [refused] if refused is not None else []
             groups = None
             if node_group_labels is not None:
                 groups = _node_groups(reader, cluster, node_group_labels)
-                daemonsets, refused = _daemonsets(reader)
-                cluster = cluster + daemonsets
-                groups = groups.with_notes(refused)
+            if groups is not None or karpenter.installed:    # both put the DaemonSets' pods on new nodes
+                daemonsets, failed = _daemonsets(reader)
+                cluster.extend(daemonsets)
+                if groups is not None:
+                    groups = groups.with_notes([f"DaemonSets could not be read (the template nodes get no DaemonSet "
+                                                f"pod): {failed}"] if failed else [])
+                if karpenter.installed and failed and not refusals:     # else nothing is simulated
+                    karpenter = replace(karpenter, notes=(*karpenter.notes, "DaemonSets could not be read (Karpenter's "
+                                                          f"DaemonSet overhead on new nodes is not counted): {failed}"))
         return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
-                    tuple(refusals), tuple(events), groups)
+                    tuple(refusals), tuple(events), groups, karpenter)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -162,17 +177,17 @@ def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[s
                          sources=("error",))
 
 
-def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], list[str]]:
-    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates run their pods), or
-    none and a note of why they could not be read."""
+def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], Optional[str]]:
+    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates and Karpenter's new
+    nodes run their pods), or none and why they could not be read."""
     from kexplain.load.live import DAEMONSETS, LiveError
 
     try:
         items = reader.list_served(DAEMONSETS)
     except LiveError as err:
-        return [], [f"DaemonSets could not be read (the template nodes get no DaemonSet pod): {err.message}"]
+        return [], err.message
     src = Source(f"{reader.conn.server}{DAEMONSETS.path}")
-    return [(obj, src) for obj in items], []
+    return [(obj, src) for obj in items], None
 
 
 @contextmanager
@@ -231,6 +246,8 @@ class PodArgs:
     node_groups: Optional[str] = None         # --node-groups: the Cluster Autoscaler's
     autoscaler_config: Optional[str] = None
     node_group: Optional[str] = None
+    aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
+    karpenter_config: Optional[str] = None
 
 
 def command(
@@ -276,6 +293,8 @@ def command(
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
                                              help="With node groups (given or found): one node group's full "
                                                   "verdict, plugin by plugin on its template node."),
+    aws_data: Optional[str] = aws_data_option(),
+    karpenter_config: Optional[str] = karpenter_config_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -288,7 +307,8 @@ def command(
     args = PodArgs(name, Connect(kubeconfig, context, namespace, request_timeout, chunk_size),
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
-                   tuple(node_group_label or ()), node_groups, autoscaler_config, node_group)
+                   tuple(node_group_label or ()), node_groups, autoscaler_config, node_group, aws_data,
+                   karpenter_config)
     return run_pod(env, args)
 
 
@@ -314,6 +334,7 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         config = read_config(args.config, kube=kube)
         with bulk_load(freeze=True):       # as offline: no collection while reading, the snapshot frozen
             live = s.read(args.name, allowed=not args.all_namespaces, node_group_labels=args.node_group_labels)
+    say_karpenter_reads(env, live, refusals=not live.refusals)     # else they are in the block of refused reads
     if live.refusals:
         status = _explain_from_events(env, args, live, kube, config)
     elif args.name:
@@ -325,6 +346,21 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
         return status
     env.error(f"error: {failed}")
     return aggregate([status, ExitStatus.BAD_INPUT])
+
+
+def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> None:
+    """On stderr: Karpenter's reads RBAC refused (with `refusals`), in the words of the block
+    of refused reads (what each would add, the rule that allows it), and the notes of those
+    reads. The answer goes on without them."""
+    from kexplain.render.from_event import refused_lines
+
+    read = live.karpenter
+    if read is None:
+        return
+    for line in refused_lines([r.to_json() for r in read.refusals] if refusals else [], None):
+        env.error(line)
+    for note in read.notes:
+        env.error(f"note: {note}")
 
 
 def discovery_error(live: Live) -> Optional[str]:
@@ -446,6 +482,12 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
             args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
+    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
+    if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
+        karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
+        if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
+            from kexplain.suggest.add_node import ADD_NODE
+            trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
     comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
@@ -457,7 +499,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_trace(trace)
 
@@ -510,6 +552,11 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                                                               for p in pods]))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
+    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
+    if pools is not None and pods:      # ONE provisioning pass over every pending pod
+        kp = run_karpenter(pools, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
+                                                         for p in pods]))
+        ran = ran.joined(kp) if ran is not None else kp
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
                         what="explaining pending pods") as bar:
         writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
@@ -538,7 +585,11 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
             if args.details and result.trace is not None:
                 detailed.append(result)
     doc = ran.document if ran is not None and (ran.explained or args.node_group is not None) else None
+    doc = doc or None       # Karpenter's pass alone: no CA document
     extra = {"autoscaler": doc} if doc is not None else {}
+    karpenter = ran.documents.get("karpenter") if ran is not None and ran.explained else None
+    if karpenter is not None:
+        extra["karpenter"] = karpenter
     if writer is not None:
         writer.close({"skipped": skipped, **extra})
     else:
@@ -547,6 +598,9 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         if doc is not None:
             from kexplain.render.cluster_autoscaler import print_section
             print_section(doc, env.console(), args.node_group)
+        if karpenter is not None:
+            from kexplain.render.karpenter_section import print_section as print_karpenter
+            print_karpenter(karpenter, env.console())
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:

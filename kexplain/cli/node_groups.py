@@ -118,9 +118,21 @@ class AutoscalerRun:
 
     @property
     def document(self) -> dict:
-        """The Cluster Autoscaler's document (-o json's key `autoscaler`)."""
+        """The Cluster Autoscaler's document (-o json's key `autoscaler`; {} when CA did not run)."""
         from kexplain.autoscaler.pending import DOCUMENT_KEY
-        return next(p.document for p in self.passes if p.key == DOCUMENT_KEY)
+        return next((p.document for p in self.passes if p.key == DOCUMENT_KEY), {})
+
+    @property
+    def documents(self) -> dict[str, dict]:
+        """Each autoscaler's document under its key of -o json (`autoscaler`, `karpenter`)."""
+        return {p.key: p.document for p in self.passes}
+
+    def joined(self, other: "Optional[AutoscalerRun]") -> "AutoscalerRun":
+        """This run and `other`'s passes over the same pending pass (CA and Karpenter both)."""
+        if other is None:
+            return self
+        return AutoscalerRun([*self.passes, *other.passes], self.pending, self.loop if self.loop is not None
+                             else other.loop)
 
     def pod(self, key: str) -> list[dict]:
         """A pod's slot (key `autoscalers`): every autoscaler's answer for it."""
@@ -181,7 +193,7 @@ def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
                          for p in doc.get("placements") or ()]
     if "items" in doc:
         out["items"] = [_with_answers(t, run) for t in doc["items"]]
-    out["autoscaler"] = run.document
+    out.update(run.documents)
     return out
 
 

@@ -1,7 +1,9 @@
 """`kexplain snapshot [NAME] -o FILE`: save what `kexplain pod` reads from the cluster, to
 replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked. The List
 records the API server's version first (a `kexplain/v1 ServerVersion` item), which the replay
-follows unless told another (`--kubernetes-version`)."""
+follows unless told another (`--kubernetes-version`). On a cluster that serves Karpenter, its
+NodePools, NodeClaims and EC2NodeClasses and the DaemonSets are written too, so a replay has them
+as `--nodes` objects; a redacted snapshot leaves them out and says so."""
 from __future__ import annotations
 
 import json
@@ -15,7 +17,7 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live import (Connect, chunk_size_option, context_option, kubeconfig_option, namespace_option,
-                               read_live, timeout_option)
+                               read_live, say_karpenter_reads, timeout_option)
 from kexplain.errors import KexplainError
 from kexplain.render.structured import objects_text
 
@@ -63,7 +65,7 @@ def default_pod_output(output: str) -> str:
 
 
 def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
-    from kexplain.load.live import as_pending, version_record
+    from kexplain.load.live import KARPENTER, as_pending, version_record
     from kexplain.load.redact import Redactor
 
     if args.redact_map and not args.redact:
@@ -74,6 +76,7 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     if pod_path == "-" or (args.name and args.output == "-" and not args.pod_output):
         raise KexplainError("with a pod NAME, write the snapshot to a file (-o FILE) or give --pod-output FILE")
     live = read_live(env, args.connect, args.name)
+    say_karpenter_reads(env, live)
     cluster = live.cluster
     pod, note = None, None
     if live.pod is not None:
@@ -83,7 +86,13 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     if args.redact:
         redactor = Redactor()
         redactor.prepare(objects + ([pod] if pod else []))
-        objects = [r for r in (redactor.redact(o) for o in objects) if r is not None]
+        redacted = [(o, redactor.redact(o)) for o in objects]
+        objects = [r for _, r in redacted if r is not None]
+        left_out = [o for o, r in redacted if r is None]
+        if left_out:        # the kinds only the autoscalers read (`Redactor.redact` knows the scheduler's)
+            karpenter = any(o.get("kind") in {r.kind for r in KARPENTER} for o in left_out)
+            env.error(f"note: a redacted snapshot leaves out {_counts(left_out)}: redaction keeps only what the "
+                      "scheduler reads" + ("; a replay has no Karpenter section" if karpenter else ""))
         pod = redactor.redact(pod) if pod else None
     # The API server's version first: a replay follows it (`kexplain.load.live.recorded_version`).
     record = [version_record(live.server_version)] if live.server_version else []
@@ -111,9 +120,9 @@ def _is_yaml(path: str) -> bool:
 
 
 def _counts(objects: list[Obj]) -> str:
-    from kexplain.load.live import RESOURCES
+    from kexplain.load.live import DAEMONSETS, KARPENTER, RESOURCES
     parts = []
-    for res in RESOURCES:
+    for res in (*RESOURCES, DAEMONSETS, *KARPENTER):
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")

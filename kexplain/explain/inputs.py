@@ -424,14 +424,16 @@ class Loaded:
         return self.single is None and not self.batch
 
 
-def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False, keep: bool = False) -> Loaded:
+def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
+         keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
     created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
     `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
     in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
-    read once."""
+    read once (a function of the objects read, --nodes' then the POD file's: whether to keep
+    them, e.g. when either holds Karpenter's NodePools)."""
     problems = Problems(keep=collect)
     with bulk_load():
         loaded = _load(req, stdin, problems, keep)
@@ -439,11 +441,12 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False, 
     return loaded
 
 
-def _load(req: Request, stdin: BinaryIO | None, problems: Problems, keep: bool = False) -> Loaded:
+def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
+          keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     loaded = load_read(req, objs, cluster, problems)
-    if keep:
+    if keep is True or (callable(keep) and (keep(cluster) or keep(objs))):
         loaded.cluster_objects = cluster
     return loaded
 
@@ -753,6 +756,9 @@ class Pool:
     warnings: list[str] = field(default_factory=list)
     _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
     objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
+    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
+    # NodePools say whether its pass runs).
+    other_kinds: Objects = field(default_factory=list, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -833,7 +839,7 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects)
+                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -896,8 +902,9 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
             meta = o.get("metadata") or {}
             keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
     context = admission_context(cluster)
+    others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster)
+                objects=cluster, other_kinds=others)
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,

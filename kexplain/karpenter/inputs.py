@@ -144,6 +144,17 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
     return out
 
 
+def stored_pending(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
+    """A pending pod admitted elsewhere (the explained set's) as stored after the scheduler
+    could not place it (`_pending_pod`), created at `created` unless it says when."""
+    return _pending_pod(obj, created)
+
+
+def stored_bound(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A pod bound elsewhere (a copy of the set that fit) as stored (`_bound_pod`)."""
+    return _bound_pod(obj, now, {})
+
+
 def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
     out = _with_defaults(obj, now - NODE_AGE, True)
     status = out["status"]
@@ -166,17 +177,25 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
               now: datetime = CLOCK, stdin: BinaryIO | None = None) -> PassInputs:
     """Read, default and admit everything one pass needs (InputError/AdmissionRejected: exit 2);
     a path `-` reads `stdin`."""
-    from kexplain.admission import admit
-    from kexplain.admission.shapes import ShapeIndex
-    from kexplain.explain.inputs import CLUSTER_KINDS
     from kexplain.load.gcpolicy import bulk_load
-    from kexplain.load.manifests import check_objects, load_objects
+    from kexplain.load.manifests import load_objects
 
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
         cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
-    everything = pod_objs + cluster_objs
+    return pass_of(pod_objs + cluster_objs, settings, kube, validate=validate, now=now)
+
+
+def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
+            validate: str = "strict", now: datetime = CLOCK) -> PassInputs:
+    """`load_pass` for objects read already (the PODS file's, then the cluster's), never
+    changed: defaulted, checked and admitted as the API server would store them."""
+    from kexplain.admission import admit
+    from kexplain.admission.shapes import ShapeIndex
+    from kexplain.explain.inputs import CLUSTER_KINDS
+    from kexplain.load.manifests import check_objects
+
     daemonset_uids = {}
     for obj, _ in everything:
         if obj.get("kind") == "DaemonSet":

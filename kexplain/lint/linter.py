@@ -41,6 +41,7 @@ from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_
                                         unknown_field_warning, unknown_fields_error)
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
+from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
@@ -105,6 +106,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "The Pod or workload is scheduled differently under the Kubernetes version compared with "
          "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
     Rule(NO_NODE_GROUP, Severity.WARNING, NO_NODE_GROUP_SUMMARY),
+    Rule(NO_NODEPOOL, Severity.WARNING, NO_NODEPOOL_SUMMARY),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
 )}
 
@@ -319,6 +321,9 @@ class Linter:
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
+        # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
+        from kexplain.karpenter.pending import has_node_pools
+        self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -429,7 +434,7 @@ class Linter:
         ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         hpas = autoscalers(objs)
-        if self.options.node_groups is None:
+        if self.options.node_groups is None and not self._karpenter:
             return _SetCluster(pool, refused, hpas=hpas, ledger=ledger)
         autoscaled = [(o, s) for o, s in set_objects(objs, [o for o, _ in pod_file.explained])
                       if _key(where[id(s)].location) not in refused]
@@ -675,12 +680,17 @@ class Linter:
         self._planned_pods += sum(q.entry.copies for q in self._set.queued)
         found: dict[int, list[Finding]] = {}
         self._retry = _RetryLog()
-        gathered = _Gathered(self._set) if self.options.node_groups is not None else None
+        gathered = _Gathered(self._set) if self.options.node_groups is not None or self._karpenter else None
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue, gathered))
-        self._retried(queue, found)     # where the pods end up
-        if gathered is not None and gathered.objects:
+        retried = self._retried(queue, found)     # where the pods end up
+        if gathered is not None:        # the autoscalers look at the cluster as the retry leaves it
+            gathered.settle(retried)
+        if gathered is not None and gathered.objects and self.options.node_groups is not None:
             for key, findings in self._node_groups(gathered).items():
+                found[key] += findings
+        if gathered is not None and gathered.objects and self._karpenter:
+            for key, findings in self._node_pools(gathered).items():
                 found[key] += findings
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
@@ -715,17 +725,17 @@ class Linter:
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome)]
 
-    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> None:
+    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> list[Any]:
         """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
         left pods all land once retried fits, said with what brought them back; one of whose
-        pods some land says how many more (its finding stays)."""
+        pods some land says how many more (its finding stays). Returns what the retries did."""
         from kexplain.explain.batch import queue_order
         from kexplain.explain.retry import retry
 
         log = self._retry
         waiting = [w for _, w in log.waiting]
         if not waiting:
-            return
+            return []
         retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
         for q, w in log.waiting:
             landed = [r for r in retried if r.entry is w.entry and r.node is not None]
@@ -744,6 +754,7 @@ class Linter:
                 found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
                                         details={**f.details, **details})
                                 if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
+        return retried
 
     def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
         """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
@@ -766,16 +777,65 @@ class Linter:
         templates = template_node_infos(ran)
         cluster = loop.base if loop.base is not None else loop.snapshot
         out: dict[int, list[Finding]] = {}       # by id of the queued object
-        for q, stands, pod, (lo, hi) in gathered.objects:
+
+        def check_in(q: _Queued, stands: str, pod: Any, here: Any) -> None:
             def check() -> list[Finding]:
-                found = never_taken(ran, pod, cluster, templates) or \
+                found = never_taken(ran, pod, here, templates) or \
                     not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
                 return [] if found is None else [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message,
                                                          details={"nodeGroups": found.groups})]
             out[id(q)] = self._guarded(q.ref, q.loc, check)
+
+        later = []      # those the queue's retry placed: checked where the retry found the cluster
+        for q, stands, pod, (lo, hi) in gathered.objects:
+            if stands in gathered.retried:
+                later.append((q, stands, pod, pp.bound[lo:hi]))
+            else:
+                check_in(q, stands, pod, cluster)
             for bound in pp.bound[lo:hi]:        # its copies, in the cluster the next objects are checked in
                 if cluster.get(bound.node_name or "") is not None:
                     cluster = cluster.with_pod_bound(bound)
+        for q, stands, pod, own in later:       # after every first attempt, without its own copies
+            here = cluster
+            for bound in own:
+                here = here.without_pod(bound.node_name or "", bound.namespace, bound.name)
+            check_in(q, stands, pod, here)
+        return out
+
+    def _node_pools(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
+        """With Karpenter's NodePools among the --nodes objects, rule no-nodepool
+        (`kexplain.lint.node_pools`) for each Pod or workload the scheduler placed: ONE Karpenter
+        provisioning pass over the set's pending pods (every copy that did not fit; those that
+        did bound), and each object's pod alone against the NodePools, with no node."""
+        from kexplain.explain.pending_pass import PendingPass, PendingPod
+        from kexplain.karpenter.document import pod_document
+        from kexplain.karpenter.pending import NodePoolsRequest, load_node_pools, pass_over, run_pass
+        from kexplain.lint.node_pools import never_taken, not_provisioned_for
+        from kexplain.load.manifests import load_objects
+        from kexplain.suggest.karpenter_pass import run, shape_inputs
+
+        pp = gathered.builder.build()
+        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin)
+        req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate)
+        inputs, world = load_node_pools(req, self.options.kube, applied=pp)
+        _, _, answers = run_pass(inputs, world, pp)
+        # each object's pod alone, as Karpenter would see it pending in an empty cluster
+        own, _ = pass_over(replace(inputs, pending=[]), PendingPass(tuple(PendingPod(pod, stands)
+                                                                          for _, stands, pod, _ in gathered.objects)))
+        base = None
+        out: dict[int, list[Finding]] = {}       # by id of the queued object
+        for q, stands, pod, _ in gathered.objects:
+            def check() -> list[Finding]:
+                nonlocal base
+                alone = run(shape_inputs(own, {pod.key}, nodes=False), world, base)
+                base = base or alone
+                record = next((pod_document(p, alone.result.tried_node_pools) for p in alone.result.pods
+                               if p.pod.key == pod.key), None)
+                found = never_taken(record) or not_provisioned_for([answers.answer(p.key)
+                                                                    for p in pp.standing_for(stands)])
+                return [] if found is None else [Finding(NO_NODEPOOL, q.loc, q.ref, found.message,
+                                                         details={"nodePools": found.node_pools})]
+            out[id(q)] = self._guarded(q.ref, q.loc, check)
         return out
 
     def _not_created(self, q: "_Queued", outcome: "Outcome") -> Finding:
@@ -915,7 +975,7 @@ class Linter:
         if self.suggester is None:
             return ()
         found = self.suggester(inputs, trace)
-        if self.options.node_groups is not None:    # a node comes from a group: rule no-node-group says which
+        if self.options.node_groups is not None or self._karpenter:   # a node comes from a group or a NodePool
             from kexplain.suggest.add_node import ADD_NODE
             found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
         return tuple(str(getattr(s, "text", None) or s) for s in found)
@@ -1012,6 +1072,14 @@ class _Gathered:
         self.builder = PassBuilder()
         self.builder.add_objects(cluster.autoscaled, cluster.created)
         self.objects: list[tuple[_Queued, str, Any, tuple[int, int]]] = []
+        self.retried: set[str] = set()      # what the objects the queue's retry placed pods of stand for
+
+    def settle(self, retried: Sequence[Any]) -> None:
+        """The pods the queue's retry placed are bound, not pending (`PassBuilder.settle`)."""
+        from kexplain.explain.pending_pass import object_ref
+        self.builder.settle(retried)
+        self.retried |= {object_ref(r.entry.kind, r.entry.namespace, r.entry.name) for r in retried
+                         if r.node is not None}
 
     def add(self, q: "_Queued", outcome: "Outcome") -> None:
         from kexplain.explain.pending_pass import object_ref

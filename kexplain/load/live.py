@@ -15,6 +15,11 @@ converts it, `kexplain.admission.dra_convert`); a cluster that serves none has n
 objects. These are plain paths too, so a `kubernetes` client too old to have ResourceV1Api
 reads them all the same.
 
+Karpenter's NodePools, NodeClaims (karpenter.sh/v1) and EC2NodeClasses (karpenter.k8s.aws/v1)
+are listed after the scheduler's kinds when the API group list (GET /apis, read once) shows
+their group at v1: a cluster without Karpenter is asked nothing more. A refusal of one of them
+(403) is kept, not raised: the rest of the answer needs none of them.
+
 Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
 TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
 `Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
@@ -50,6 +55,9 @@ Progress = Callable[[str, int, "int | None"], None]   # (resource, items read, t
 
 class _Expired(Exception):
     """A continue token the API server no longer honours (410): list again from the start."""
+
+
+_UNASKED = object()      # the API group list, before it is read
 
 
 class _NotServed(Exception):
@@ -173,6 +181,30 @@ DAEMONSETS = Resource("DaemonSet", "daemonsets", "apps", "v1", optional=True,
 # Read only for a user who cannot read the cluster: the scheduler's own word about a pod.
 EVENTS = Resource("Event", "events", "", "v1", namespaced=True,
                   adds="the scheduler's and the autoscaler's events (age, count)")
+# Karpenter's kinds: cluster-scoped custom resources, read only when the cluster serves their
+# group at v1 (`ClusterReader.read_karpenter`: the API group list says so) and, like DAEMONSETS,
+# outside RESOURCES: no scheduler plugin reads them, so a refusal is said, never a partial read
+# of the cluster. Objects in the order Karpenter's provisioner reads them.
+KARPENTER: tuple[Resource, ...] = (
+    Resource("NodePool", "nodepools", "karpenter.sh", "v1", optional=True,
+             adds="Karpenter's NodePools: whether Karpenter would launch a node for a pending pod, and why not"),
+    Resource("NodeClaim", "nodeclaims", "karpenter.sh", "v1", optional=True,
+             adds="Karpenter's NodeClaims: nodes in flight a pending pod may wait for, what NodePool limits count"),
+    Resource("EC2NodeClass", "ec2nodeclasses", "karpenter.k8s.aws", "v1", optional=True,
+             adds="Karpenter's EC2NodeClasses: the zones of their subnets (without them no NodePool is ready)"),
+)
+APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
+
+
+@dataclass(frozen=True)
+class KarpenterRead:
+    """What was learnt reading Karpenter's kinds (their objects go with the cluster's): whether
+    the cluster serves karpenter.sh/v1, the reads RBAC refused (said as the namespace-scoped
+    mode says them), and notes (a group served at an older version only)."""
+
+    installed: bool = False
+    refusals: tuple[Refusal, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 # --- connecting -----------------------------------------------------------------------------
@@ -315,6 +347,7 @@ class ClusterReader:
         self.chunk_size = max(1, chunk_size)
         self.timeout = timeout
         self.progress = progress
+        self._groups: object = _UNASKED
 
     def get_pod(self, namespace: str, name: str) -> Obj:
         """The pod as stored, with its kind and apiVersion."""
@@ -343,6 +376,63 @@ class ClusterReader:
         """`list`, at the first of the kind's versions the API server serves; for an optional
         kind no version served means no objects."""
         return self._collect(res, self._served_events(res))
+
+    def api_groups(self) -> dict[str, tuple[str, ...]] | None:
+        """The API groups the server serves, each with its versions (GET /apis, asked once per
+        reader); None when the server does not say (403, 404): then every optional kind is
+        listed, and a 404 says it is not served."""
+        if self._groups is _UNASKED:
+            self._groups = self._read_api_groups()
+        return self._groups      # type: ignore[return-value]
+
+    def _read_api_groups(self) -> dict[str, tuple[str, ...]] | None:
+        from kubernetes.client.exceptions import ApiException
+
+        with self._errors("get", None, path=APIS_PATH):
+            try:
+                body = self._decoded(self._fetch(APIS_PATH), APIS_PATH)
+            except ApiException as err:
+                if err.status in (403, 404):
+                    return None
+                raise
+        groups: dict[str, tuple[str, ...]] = {}
+        for group in body.get("groups") or []:
+            if isinstance(group, dict) and isinstance(group.get("name"), str):
+                groups[group["name"]] = tuple(v["version"] for v in group.get("versions") or []
+                                              if isinstance(v, dict) and isinstance(v.get("version"), str))
+        return groups
+
+    def read_karpenter(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
+        """Karpenter's NodePools, NodeClaims and EC2NodeClasses (KARPENTER), listed when the API
+        group list shows their group at v1: a cluster without Karpenter adds nothing and is
+        asked nothing more. A refused list (403) is kept as a `Refusal`, not raised; a group
+        served at an older version only (Karpenter before v1.0) is a note."""
+        groups = self.api_groups()
+        out: list[tuple[Obj, Source]] = []
+        refusals: list[Refusal] = []
+        notes: list[str] = []
+        for res in KARPENTER:
+            versions = groups.get(res.group) if groups is not None else (res.version,)
+            if not versions:
+                continue
+            if res.version not in versions:
+                note = (f"{res.group} is served at {', '.join(versions)} only, not {res.version} (Karpenter before "
+                        f"v1.0): its objects are not read, kexplain reads {res.api_version}")
+                if note not in notes:
+                    notes.append(note)
+                continue
+            try:
+                items = self.list_served(res)
+            except Forbidden as err:
+                refusals.append(err.refusal)
+                continue
+            src = Source(f"{self.conn.server}{res.path}")
+            out.extend((obj, src) for obj in items)
+        if groups is not None:
+            installed = KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
+        else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
+            installed = bool(out)
+        return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
     def read_cluster(self) -> list[tuple[Obj, Source]]:
         """Every object of every kind in RESOURCES, kinds in that order.

@@ -405,7 +405,7 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
 
 
 # The autoscalers' names in a pod's answers (`autoscalers`), as a reader says them.
-AUTOSCALER_WORDS = {"ClusterAutoscaler": "Cluster autoscaler"}
+AUTOSCALER_WORDS = {"ClusterAutoscaler": "Cluster autoscaler", "Karpenter": "Karpenter"}
 
 
 def answer_lines(trace: Mapping[str, Any]) -> list[str]:
@@ -413,8 +413,12 @@ def answer_lines(trace: Mapping[str, Any]) -> list[str]:
     slot), one line each, where the pass's own section is elsewhere (after a list)."""
     out = []
     for answer in trace.get("autoscalers") or ():
+        if answer.get("autoscaler") == "Karpenter" and trace.get("karpenter"):
+            continue        # its own section follows (`render.karpenter_section`)
         name = AUTOSCALER_WORDS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
-        out.append(f"{name}: {answer.get('outcome')}: {why_none(answer)}")
+        why = why_none(answer) if answer.get("autoscaler") == "ClusterAutoscaler" else \
+            "; ".join(answer.get("reasons") or ())       # another autoscaler's: its reasons
+        out.append(f"{name}: {answer.get('outcome')}: {why}")
     return out
 
 

@@ -135,10 +135,10 @@ def source_text(word: dict[str, Any]) -> str:
     return f"its PodScheduled condition ({word['reason'] or UNSCHEDULABLE}{since}; no FailedScheduling event read)"
 
 
-def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str) -> list[str]:
+def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str | None) -> list[str]:
     """One short block: the refused reads (their `-o json` entries) per scope with what each
     would add, the rules that allow them (per role kind, namespace and API group), and the
-    snapshot to ask for."""
+    snapshot to ask for (None: none)."""
     refusals = list(refusals)
     if not refusals:
         return []
@@ -160,5 +160,7 @@ def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str) -> list[str
     for (where, group), plurals in groups.items():
         lines.append(f'{INDENT * 2}{where}: {{apiGroups: ["{group}"], resources: [{", ".join(plurals)}], '
                      "verbs: [get, list]}")
-    lines.append(f"{INDENT}Someone with cluster-wide reads can send a redacted snapshot that replays offline: {snapshot}")
+    if snapshot is not None:
+        lines.append(f"{INDENT}Someone with cluster-wide reads can send a redacted snapshot that replays offline: "
+                     f"{snapshot}")
     return lines

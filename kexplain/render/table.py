@@ -18,6 +18,7 @@ from rich.text import Text
 from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
 from kexplain.render.cluster_autoscaler import autoscaler_blocks, does_blocks, render_node_group
 from kexplain.render.devices_view import device_blocks
+from kexplain.render.karpenter_section import does_blocks as karpenter_does, karpenter_blocks, section_blocks
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import rejection as rejection_words
 from kexplain.render.node import render_node
@@ -51,12 +52,14 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     blocks += _search(trace, look)
     blocks += preemption_blocks(trace, look)
     blocks += autoscaler_blocks(trace, look)
+    blocks += karpenter_blocks(trace, look)
     blocks += suggestion_blocks(trace, look)
     return blocks
 
 
 def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, *,
-                node: str | None = None, no_nodes_hint: str | None = None, node_group: str | None = None) -> None:
+                node: str | None = None, no_nodes_hint: str | None = None, node_group: str | None = None,
+                node_pool: str | None = None) -> None:
     """Print the explanation of one trace: the default or wide view, or with `node` that
     node's full verdict, or with `node_group` that node group's (the trace's `autoscaler`).
     Plain text (no box-drawing characters) when not on a terminal. `no_nodes_hint`: what to
@@ -64,6 +67,8 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     plain = not console.is_terminal
     if node_group is not None:
         print_blocks(render_node_group(trace, node_group, plain=plain, width=console.width), console)
+    elif node_pool is not None and trace.get("karpenter"):
+        print_blocks(section_blocks(trace["karpenter"], Look(plain=plain, width=console.width), node_pool), console)
     elif node is not None:
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)
@@ -91,8 +96,9 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (profile {trace['profile']}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
     lines: list[Block] = [Block(head, gap=False)]
-    if status == "Unschedulable":       # what the Cluster Autoscaler will do, before the details
+    if status == "Unschedulable":       # what the autoscalers will do, before the details
         lines += does_blocks(trace, look)
+        lines += karpenter_does(trace, look)
     version = version_text(trace.get("kubernetesVersion"))
     if version:
         lines.append(Block(Text(version, style="dim"), gap=False))

@@ -35,7 +35,7 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
 from kexplain.autoscaler.cloudprovider.live import ACCESS, CLUSTER_API, STATUS_PATH
-from kexplain.load.live import DAEMONSETS, RESOURCES
+from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, RESOURCES
 from tests.support.live_server import NAMESPACE_VIEW, RecordedApiServer, Rbac, isolate
 from tests.support.paths import ROOT
 
@@ -119,15 +119,16 @@ def granted() -> set[tuple[str, str, str]]:
             for group in rule["apiGroups"] for res in rule["resources"]}
 
 
-COLLECTIONS = {r.path: (r.group, r.plural) for r in (*RESOURCES, DAEMONSETS)}      # DaemonSets: CA's templates
+COLLECTIONS = {r.path: (r.group, r.plural) for r in (*RESOURCES, DAEMONSETS, *KARPENTER)}  # DaemonSets: CA's templates
 COLLECTIONS.update({f"/apis/{r.group}/{v}/{r.plural}": (r.group, r.plural)      # the autoscaler's node groups
                     for r in CLUSTER_API for v in (r.version, *r.fallbacks)})
 
 
 def rbac_verb(method: str, path: str) -> tuple[str, str, str] | None:
-    """The RBAC (verb, group, resource) a request needs; None for /version (readable by anyone)."""
+    """The RBAC (verb, group, resource) a request needs; None for /version and the API group
+    list (readable by anyone: the system:discovery and system:public-info-viewer roles)."""
     assert method == "GET", f"{method} {path}"
-    if path in ("/version", "/version/"):
+    if path in ("/version", "/version/", APIS_PATH):
         return None
     if path in COLLECTIONS:
         return ("list", *COLLECTIONS[path])

@@ -4,7 +4,8 @@
 It answers as a real API server does, for what kexplain asks: collection lists (paged with
 `limit` and `continue` tokens, `remainingItemCount`, `fieldSelector` on fields such as
 `status.phase`), a get of one pod (or of an object a test puts in `objects`), and /version (the recorded one, or the gitVersion a test
-chooses); 404 Status bodies for anything else. Tests inject the recorded failures: 401 for
+chooses), the API group list of /apis (the groups of the recorded collections); 404 Status
+bodies for anything else. Tests inject the recorded failures: 401 for
 every request, 403 on one path, 410 Expired on the next continue request of a path, a delay.
 Every request is recorded (method, path, query, headers), so a test can assert that only GETs
 were made and what was sent.
@@ -27,6 +28,7 @@ from tests.support.paths import DATA
 DATA = DATA / "live"
 ERRORS = DATA / "errors"
 POD_PATH = "/api/v1/pods"
+APIS_PATH = "/apis"
 
 
 @dataclass
@@ -138,6 +140,13 @@ class RecordedApiServer:
     def url(self) -> str:
         return f"{'https' if self._tls else 'http'}://127.0.0.1:{self.port}"
 
+    def add_collections(self, scenario: str) -> None:
+        """Serve the collections of tests/data/live/`scenario` too (say, Karpenter's kinds and
+        the DaemonSets beside the recorded cluster's)."""
+        root = DATA / scenario
+        self.collections.update({"/" + str(p.relative_to(root).with_suffix("")): json.loads(p.read_text())
+                                 for p in root.rglob("*.json") if p.name != "version.json"})
+
     def serve_version(self, git_version: str) -> None:
         """Answer /version as an API server of `git_version` ("v1.36.3", "v1.30.0-gke.1")
         would: its gitVersion, and the major and minor it starts with."""
@@ -175,6 +184,8 @@ class RecordedApiServer:
             return 403, refused
         if seen.path in ("/version", "/version/"):
             return 200, self.version
+        if seen.path == APIS_PATH and APIS_PATH not in self.collections:
+            return 200, self.api_groups()
         if seen.path in self.collections:
             return self._list(seen, seen.path)
         if seen.path in self.objects:
@@ -188,6 +199,20 @@ class RecordedApiServer:
         if scoped is not None and scoped[0] in self.collections:
             return self._list(seen, scoped[0], scoped[1])
         return 404, _status(404, "NotFound", "the server could not find the requested resource")
+
+    def api_groups(self) -> dict[str, Any]:
+        """The APIGroupList of GET /apis (the discovery every authenticated user may read): each
+        group of the recorded collections (`/apis/GROUP/VERSION/...`) with its versions, the
+        first one the preferred, as kube-apiserver answers a plain `Accept: application/json`."""
+        versions: dict[str, list[str]] = {}
+        for path in self.collections:
+            parts = path.strip("/").split("/")
+            if parts[0] == "apis" and len(parts) >= 4 and parts[2] not in versions.setdefault(parts[1], []):
+                versions[parts[1]].append(parts[2])
+        groups = [{"name": group, "versions": [{"groupVersion": f"{group}/{v}", "version": v} for v in found],
+                   "preferredVersion": {"groupVersion": f"{group}/{found[0]}", "version": found[0]}}
+                  for group, found in versions.items()]
+        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
     def _get_namespace(self, name: str) -> tuple[int, dict[str, Any]]:
         for item in self.collections["/api/v1/namespaces"]["items"]:

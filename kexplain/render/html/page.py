@@ -16,6 +16,7 @@ from kexplain.render.html.data import data_script, page_data
 from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND, render_from_events
 from kexplain.render.html.markup import Html, el, esc
 from kexplain.render.html.autoscaler import autoscaler_section
+from kexplain.render.html.karpenter import karpenter_section
 from kexplain.render.html.static import lint_section, overview, pod_name, trace_section
 
 Trace = Mapping[str, Any]
@@ -102,6 +103,8 @@ def render_page(doc: Mapping[str, Any]) -> str:
         if doc.get("autoscaler"):       # the CA loop over every copy that did not fit
             body += autoscaler_section({"autoscaler": doc["autoscaler"], "kubernetesVersion": _version(traces)},
                                        "list")
+        if doc.get("karpenter"):        # Karpenter's pass over every pod left pending
+            body += karpenter_section({"karpenter": doc["karpenter"]}, "list")
     elif kind == "lint":
         body.append(lint_section(doc, _explained(doc)))
     body += [trace_section(t, i, _heading(doc, i)) for i, t in enumerate(traces)]

@@ -17,6 +17,7 @@ from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
+from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -62,6 +63,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
         *_search(trace, i),
         *_preemption(trace, i),
         *autoscaler_section(trace, i),
+        *karpenter_section(trace, i),
         *_suggestions(trace, i),
         _text_view(trace),
     ]
@@ -153,6 +155,9 @@ def _verdict(trace: Trace, i: int) -> list[Html]:
     does = does_html(trace, i) if status == "Unschedulable" else None
     if does is not None:        # what the Cluster Autoscaler will do, before the details
         out.append(el("p", does, cls="verdict ca-does"))
+    does = karpenter_does(trace, i) if status == "Unschedulable" else None
+    if does is not None:        # ... and Karpenter
+        out.append(el("p", does, cls="verdict kp-does"))
     fixes = len(trace.get("suggestions") or ())
     if fixes:
         out.append(el("p", el("a", f"What would make it schedule: {fixes} verified change{'s' if fixes > 1 else ''}",

@@ -1,0 +1,169 @@
+"""Karpenter's adapter to the pending pass (`kexplain.explain.pending_pass`), as the Cluster
+Autoscaler's is (`kexplain.autoscaler.pending`): ONE provisioning pass over everything Karpenter
+would see pending (the cluster's own pending pods, then the set's: a file's Pods, every copy of
+every workload that did not fit), as Karpenter batches them, with the copies that fit bound where
+they went and the set's objects (claims, StorageClasses, DaemonSets, ...) in the cluster it
+reads; from that pass, each pending pod's answer (`PodAnswer`: Karpenter's result, its errors,
+where it goes or every NodePool's verdict).
+
+The pass is the one `kexplain karpenter` runs (`kexplain.karpenter.inputs.pass_of`, `run.schedule`,
+`run.document`): the same loading, engine and document, with the explanation of every pod it
+does not place (`explained`) and, when asked, the verified suggestions. Karpenter runs when the
+cluster set holds NodePools (`has_node_pools`): read from files or from a live cluster alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Iterable, Mapping
+
+from kexplain.errors import Source
+from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
+from kexplain.features import KubeVersion
+from kexplain.karpenter.inputs import NODEPOOL, PENDING_AGE, PassInputs, pass_of, stored_bound, stored_pending
+from kexplain.model.pod import PodInfo
+
+KARPENTER = "Karpenter"         # the autoscaler's name in a pod's answers
+DOCUMENT_KEY = "karpenter"      # where its document goes in -o json
+PLACED = ("NewNodeClaim", "ExistingNode")
+TYPES_SHOWN = 5                 # a new NodeClaim's cheapest instance types in a pod's answer
+
+Objects = list[tuple[dict[str, Any], Source]]
+
+
+def has_node_pools(objects: Iterable[tuple[dict[str, Any], Any]]) -> bool:
+    """Whether the cluster set holds a NodePool (karpenter.sh): Karpenter's section is shown."""
+    return any(o.get("kind") == NODEPOOL and str(o.get("apiVersion") or "").startswith("karpenter.sh/")
+               for o, _ in objects)
+
+
+@dataclass(frozen=True)
+class NodePoolsRequest:
+    """Where the EC2 world, Karpenter's settings and the cluster Karpenter sees come from, as the
+    command line gives them (`--aws-data`, `--karpenter-config`, `--nodes`), or, live, the cluster
+    read."""
+
+    cluster_objects: Objects
+    aws_data: str | None = None          # --aws-data DIR (None: the catalog kexplain ships)
+    config: str | None = None            # --karpenter-config FILE
+    max_bytes: int | None = None
+    validate: str = "strict"
+
+
+def load_world(aws_data: str | None) -> Any:
+    """The EC2 world: `--aws-data DIR` (the AWS CLI's JSON), else the shipped catalog."""
+    from kexplain.karpenter.aws.world import catalog_world, load_world as from_dir
+    return from_dir(aws_data) if aws_data else catalog_world()
+
+
+def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | None = None,
+                    applied: PendingPass | None = None) -> tuple[PassInputs, Any]:
+    """The pass's inputs with the cluster's own pending pods only (the set of `applied` in the
+    cluster, its objects as `kubectl apply` leaves them) and the EC2 world, the settings checked
+    against it (bad input: InputError, exit 2)."""
+    from kexplain.karpenter.params import read_settings
+
+    settings = read_settings(req.config, req.max_bytes)
+    cluster = applied.applied_to(list(req.cluster_objects)) if applied is not None else list(req.cluster_objects)
+    inputs = pass_of(cluster, settings, kube, validate=req.validate, now=now or datetime.now(timezone.utc))
+    world = load_world(req.aws_data)
+    settings.check_world(world.instance_types, world.zones(), Source(req.config) if req.config else None)
+    return inputs, world
+
+
+def pass_over(inputs: PassInputs, pp: PendingPass) -> tuple[PassInputs, PendingPass]:
+    """`inputs` with the pass's pods: every pending pod (the cluster's own and the set's, in
+    creation order: `PendingPass.with_cluster_pending`) as the API server stores a pod the
+    scheduler could not place, the set's copies that fit bound; and the merged pass."""
+    merged = pp.with_cluster_pending(inputs.pending)
+    own = {id(p) for p in inputs.pending}
+    pending: list[PodInfo] = []
+    for i, p in enumerate(merged.pending):
+        if id(p.pod) in own:
+            pending.append(p.pod)       # read from the cluster: defaulted already
+        else:
+            pending.append(PodInfo(stored_pending(p.pod.obj, p.created or inputs.now - PENDING_AGE
+                                                  + timedelta(seconds=i))))
+    bound = [PodInfo(stored_bound(p.obj, inputs.now)) for p in pp.bound]
+    return replace(inputs, pending=pending, bound_pods=[*inputs.bound_pods, *bound],
+                   warnings=list(inputs.warnings)), merged
+
+
+# The verified suggestions of a pass (`kexplain.suggest.karpenter`, a higher layer, given by the
+# caller): (the inputs, the world, the pass run, its document) -> the suggestions, or None.
+Suggest = Callable[[PassInputs, Any, Any, Mapping[str, Any]], "list[dict[str, Any]] | None"]
+
+
+def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Suggest | None = None,
+             every_pod: bool = False) -> tuple[PassInputs, PendingPass, PassAnswers]:
+    """ONE provisioning pass over the pass (`pass_over`): its inputs, the pass it ran over, and
+    Karpenter's answers, its document explaining every pod it does not place (every pod with
+    `every_pod`: `--nodepool`), with the verified suggestions `suggest` finds (key
+    `suggestions`)."""
+    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
+
+    inputs, merged = pass_over(inputs, pp)
+    done = schedule(inputs, world)
+    doc = document(done, explain=EXPLAIN_ALL if every_pod else EXPLAIN_UNPLACED)
+    if suggest is not None:
+        found = suggest(inputs, world, done, doc)
+        if found is not None:
+            doc["suggestions"] = found
+    if inputs.warnings:
+        doc["warnings"] = list(dict.fromkeys(inputs.warnings))
+    doc = without_listings(doc)
+    answers = {str(p.get("pod")): pod_answer(p, doc) for p in doc.get("pods") or ()}
+    return inputs, merged, PassAnswers(KARPENTER, DOCUMENT_KEY, doc, answers)
+
+
+def without_listings(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document without the provider's listings, which repeat the EC2 world for every pod
+    explained (the catalog: ~1,000 types, most of a megabyte): every type of each EC2NodeClass
+    (`instanceTypes`) and each NodePool's type names (`nodePools[].instanceTypes`; their count
+    `instanceTypeCount` stays). `kexplain karpenter -o json` prints them."""
+    out = {k: v for k, v in doc.items() if k != "instanceTypes"}
+    out["nodePools"] = [{k: v for k, v in p.items() if k != "instanceTypes"} for p in doc.get("nodePools") or ()]
+    return out
+
+
+def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
+    """A pod's answer from its record in the pass's document: Karpenter's result; the reasons
+    (where it goes, with a new NodeClaim's cheapest instance types; or Karpenter's errors, one
+    per NodePool tried); its record's keys, the new NodeClaim it goes to (`newNodeClaim`), its
+    explanation (`explained`: every NodePool's verdict), and the suggestions that place it."""
+    result = str(record.get("result") or "")
+    key = str(record.get("pod") or "")
+    detail: dict[str, Any] = {k: v for k, v in record.items() if k not in ("pod", "result")}
+    reasons: list[str]
+    claim = next((c for c in doc.get("nodeClaims") or () if c.get("name") == record.get("nodeClaim")), None)
+    if result in PLACED:
+        reasons = [placed_words(record, claim)]
+        if claim is not None and result == "NewNodeClaim":
+            detail["newNodeClaim"] = claim
+    else:
+        errors = record.get("nodePoolErrors")
+        reasons = [f"NodePool {e['nodePool']}: {e['error']}" for e in errors] if errors else \
+            list(record.get("errors") or [t for t in (record.get("error"), record.get("why")) if t])
+    explained = next((e for e in (doc.get("explained") or {}).get("pods") or () if e.get("pod") == key), None)
+    if explained is not None:
+        detail["explained"] = explained
+    fixes = [s for s in doc.get("suggestions") or () if key in (s.get("pods") or ())]
+    if fixes:
+        detail["suggestions"] = fixes
+    return PodAnswer(KARPENTER, key, result, tuple(reasons), detail)
+
+
+def placed_words(record: Mapping[str, Any], claim: Mapping[str, Any] | None) -> str:
+    """Where Karpenter puts a pod: an existing node or in-flight NodeClaim, or a new NodeClaim
+    from its NodePool with its cheapest instance types ($/hour)."""
+    if record.get("result") == "ExistingNode":
+        if record.get("node"):
+            return f"existing node {record['node']}"
+        return f"in-flight NodeClaim {record.get('nodeClaim', '')}"
+    words = f"new NodeClaim {record.get('nodeClaim', '')} from NodePool {record.get('nodePool', '')}"
+    if claim is None:
+        return words
+    pairs = [f"{t} ${p}" for t, p in zip(claim.get("instanceTypes") or (), claim.get("prices") or ())]
+    more = len(pairs) - TYPES_SHOWN
+    cheapest = ", ".join(pairs[:TYPES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return f"{words}: {cheapest}" if cheapest else words
