@@ -156,7 +156,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     if [ni.name for ni in snapshot.node_infos] != order:    # in the listing's order (else as built: its indexes kept)
-        snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
+        snapshot = snapshot.with_node_infos([snapshot.get(n) for n in order])
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
     owner = {n: g for g, names in group_members.items() for n in names}

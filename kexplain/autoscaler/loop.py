@@ -34,7 +34,6 @@ from kexplain.autoscaler.taints import CLEANUP, cleanup_events
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
-from kexplain.model.snapshot import Snapshot
 
 PRIORITY_CONFIGMAP_NAME = "cluster-autoscaler-priority-expander"     # in --namespace
 NEW_POD_BUFFER = timedelta(seconds=2)     # unschedulablePodTimeBuffer
@@ -198,7 +197,7 @@ def _with_allowed_schedulers(loop: LoopInputs) -> LoopInputs:
         infos.append(info)
     pending = [p for p in loop.pending if kept(p)]
     created = [t for p, t in zip(loop.pending, loop.pending_created) if kept(p)]
-    return replace(loop, snapshot=Snapshot(infos, loop.snapshot.namespaces, loop.snapshot.objects),
+    return replace(loop, snapshot=loop.snapshot.with_node_infos(infos),
                    pending=pending, pending_created=created)
 
 

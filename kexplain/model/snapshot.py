@@ -173,6 +173,47 @@ class Snapshot:
         return Snapshot(self.node_infos, namespaces, objects, self._by_namespace, self._by_name,
                         _position=self._position)
 
+    def with_node_infos(self, infos: list[NodeInfo]) -> "Snapshot":
+        """A snapshot of `infos`: this one's NodeInfos in any order, some replaced (a node
+        relabelled, pods removed or added), some new, some left out. Its pods-by-namespace index
+        is this one's for every namespace without a pod on a replaced, new or left-out node;
+        only those namespaces are indexed again (their pods in this index's order, then the
+        ones it lacked), so a change costs what it touches rather than a walk over every pod
+        of the cluster. Nothing cached by plugins is carried over."""
+        by_name = {ni.name: ni for ni in infos}
+        if self._by_namespace is None:
+            return Snapshot(infos, self.namespaces, self.objects, None, by_name)
+        changed: dict[str, NodeInfo | None] = {
+            ni.name: by_name.get(ni.name) for ni in self.node_infos if by_name.get(ni.name) is not ni}
+        changed.update((ni.name, ni) for ni in infos if ni.name not in self._by_name)
+        if not changed:
+            return Snapshot(infos, self.namespaces, self.objects, self._by_namespace, by_name)
+        touched: set[str] = set()
+        kept: dict[str, set[int]] = {}
+        for name, new in changed.items():
+            old = self._by_name.get(name)
+            if old is not None:
+                touched.update(p.namespace for p in old.pods)
+            if new is not None:
+                touched.update(p.namespace for p in new.pods)
+                kept[name] = {id(p) for p in new.pods}
+        index = dict(self._by_namespace)
+        for namespace in touched:
+            members = []
+            for pod, node in index.get(namespace, ()):
+                if node.name not in changed:
+                    members.append((pod, node))
+                elif id(pod) in kept.get(node.name, ()):
+                    members.append((pod, by_name[node.name].node))
+            present = {id(pod) for pod, _ in members}
+            members.extend((pod, new.node) for new in changed.values() if new is not None
+                           for pod in new.pods if pod.namespace == namespace and id(pod) not in present)
+            if members:
+                index[namespace] = Prefix(members)
+            else:
+                index.pop(namespace, None)
+        return Snapshot(infos, self.namespaces, self.objects, index, by_name)
+
     def fresh(self) -> "Snapshot":
         """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""
         return self.with_objects(self.namespaces, self.objects)

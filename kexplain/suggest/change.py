@@ -217,4 +217,4 @@ def _changed_snapshot(snapshot: Snapshot, node_ops: Mapping[str, list[Op]], crea
             by_name[info.name] = info
         infos = [by_name[n.name] for n in node_tree_order([*(ni.node for ni in infos),
                                                              *(by_name[o["metadata"]["name"]].node for o in created)])]
-    return Snapshot(infos, snapshot.namespaces, snapshot.objects)
+    return snapshot.with_node_infos(infos)

@@ -26,7 +26,7 @@ def ca_sim(snapshot: Snapshot, scheduler_config) -> ClusterSim:
 
 
 def _replaced(snapshot: Snapshot, infos: list[NodeInfo]) -> Snapshot:
-    return Snapshot(infos, snapshot.namespaces, snapshot.objects)
+    return snapshot.with_node_infos(infos)
 
 
 def without_pods(snapshot: Snapshot, node: str, pods: Sequence[PodInfo]) -> Snapshot:

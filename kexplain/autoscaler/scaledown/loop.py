@@ -44,7 +44,7 @@ def ca_snapshot(snapshot: Snapshot, expendable_cutoff: int) -> Snapshot:
         if kept:
             info.add_pods(kept)
         infos.append(info)
-    return Snapshot(infos, snapshot.namespaces, snapshot.objects)
+    return snapshot.with_node_infos(infos)
 
 
 def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[NodeGroup],
