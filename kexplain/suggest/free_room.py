@@ -31,26 +31,40 @@ def evictable(pod: PodInfo) -> bool:
 
 
 def _pods_to_free(info: NodeInfo, needs: dict[str, int]) -> list[PodInfo] | None:
-    """Few pods, lowest priority first, whose requests cover `needs` (name -> amount; `pods`: a count)."""
-    def gives(p: PodInfo, name: str) -> int:
-        return 1 if name == PODS else p.resource.resource.get(name)
-
-    left = dict(needs)
-    chosen: list[PodInfo] = []
+    """Few pods, lowest priority first, whose requests cover `needs` (name -> amount; `pods`: a count):
+    greedily the pod of lowest priority that covers most of what is still missing (as shares of
+    it), then any chosen pod the others make unnecessary is dropped, last chosen first. Each pod's
+    amounts are read once (a node may need tens of small pods to go)."""
+    names = list(needs)
     pool = [p for p in info.pods if evictable(p)]
-    while any(v > 0 for v in left.values()):
-        useful = [p for p in pool if p not in chosen and any(gives(p, n) > 0 for n, v in left.items() if v > 0)]
-        if not useful:
+    gives = [tuple(1 if n == PODS else p.resource.resource.get(n) for n in names) for p in pool]
+    left = [needs[n] for n in names]
+    chosen: list[int] = []                 # indexes into `pool`, in the order chosen
+    taken = [False] * len(pool)
+    while True:
+        active = [i for i, v in enumerate(left) if v > 0]
+        if not active:
+            break
+        best, best_key = -1, None
+        for j, amounts in enumerate(gives):
+            if taken[j] or not any(amounts[i] > 0 for i in active):
+                continue
+            key = (pool[j].priority, -sum(min(amounts[i], left[i]) / left[i] for i in active))
+            if best_key is None or key < best_key:
+                best, best_key = j, key
+        if best < 0:
             return None
-        p = min(useful, key=lambda q: (q.priority, -sum(min(gives(q, n), v) / v for n, v in left.items() if v > 0)))
-        chosen.append(p)
-        for n in left:
-            left[n] -= gives(p, n)
-    for p in reversed(list(chosen)):       # drop any that the others make unnecessary
-        rest = [q for q in chosen if q is not p]
-        if all(sum(gives(q, n) for q in rest) >= v for n, v in needs.items()):
-            chosen = rest
-    return chosen
+        chosen.append(best)
+        taken[best] = True
+        left = [v - g for v, g in zip(left, gives[best])]
+    totals = [sum(gives[j][i] for j in chosen) for i in range(len(names))]
+    kept = list(chosen)
+    for j in reversed(chosen):             # drop any that the others make unnecessary
+        without = [t - g for t, g in zip(totals, gives[j])]
+        if all(w >= needs[n] for w, n in zip(without, names)):
+            kept.remove(j)
+            totals = without
+    return [pool[j] for j in kept]
 
 
 def candidates(ctx: Context) -> list[Candidate]:
