@@ -695,25 +695,30 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
                 nodes.append((o, s))
             else:
                 others.append(o)
-    parts = _BuiltFrom([o for o, _ in nodes], pods)
+    bound = []
+    for p in pods:
+        (bound if (p.get("spec") or {}).get("nodeName") else unbound).append(p)
+    parts = _BuiltFrom([o for o, _ in nodes], bound)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
     if last is not None and last[0].same_as(parts):      # its nodes and indexes, these objects
         listed = Snapshot.build([], [], others)
-        return last[1].with_objects(listed.namespaces, listed.objects), last[2]
-    snapshot = Snapshot.build(nodes, pods, others, unbound)
+        snapshot = last[1].with_objects(listed.namespaces, listed.objects)
+    else:
+        snapshot = Snapshot.build(nodes, bound, others)
+        _LAST_BUILT[:] = [(parts, snapshot)]
     nominated: dict[str, list[PodInfo]] = {}
     for p in unbound:
         if (p.get("status") or {}).get("nominatedNodeName"):
             info = PodInfo(p)
             nominated.setdefault(info.nominated_node_name, []).append(info)
-    _LAST_BUILT[:] = [(parts, snapshot, nominated)]
     return snapshot, nominated
 
 
 @dataclass(frozen=True)
 class _BuiltFrom:
-    """What a snapshot was built from: its nodes and pods (the very objects; the pending ones
-    give the nominated pods)."""
+    """What a snapshot was built from: its nodes and bound pods (the very objects). The pods
+    without a node are not in it (each build reads its own for the nominated pods): CA's loop
+    leaves the cluster's pending pods out of its cluster, the explanation keeps them."""
 
     nodes: list[dict[str, Any]]
     pods: list[dict[str, Any]]
@@ -733,7 +738,7 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 # Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
 # nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
 # other profile cached) instead of building 5,000 nodes and 150,000 pods again.
-_LAST_BUILT: list[tuple[_BuiltFrom, Snapshot, dict[str, list[PodInfo]]]] = []
+_LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
 
 
 def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:

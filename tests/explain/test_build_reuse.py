@@ -44,3 +44,21 @@ def test_other_objects_are_built_anew():
     assert [len(ni.pods) for ni in third.node_infos] == [0]
     fewer, _ = build_cluster(changed[:1])
     assert [len(ni.pods) for ni in fewer.node_infos] == [0]
+
+
+def test_pending_pods_left_out_still_share_the_build_and_each_build_nominates_its_own():
+    """The explanation's cluster holds the cluster's pending pods; CA's loop leaves them out of
+    its own (they are what it scales for): the bound pods decide, the nominated pods are each
+    build's."""
+    cluster = objects()
+    src = cluster[0][1]
+    pending = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "i"}]}, "status": {"nominatedNodeName": "n1"}}
+    first, nominated = build_cluster([*cluster, (pending, src)])
+    assert [p.name for p in nominated["n1"]] == ["q"]
+    second, nominated = build_cluster(cluster)
+    assert second.node_infos is first.node_infos
+    assert nominated == {}
+    bound_elsewhere = {**pending, "spec": {**pending["spec"], "nodeName": "n1"}}
+    third, _ = build_cluster([*cluster, (bound_elsewhere, src)])
+    assert third.node_infos is not first.node_infos and [len(ni.pods) for ni in third.node_infos] == [2]
