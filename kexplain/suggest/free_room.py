@@ -30,14 +30,17 @@ def evictable(pod: PodInfo) -> bool:
     return not any(o.get("kind") == "DaemonSet" for o in pod.metadata.get("ownerReferences") or ())
 
 
-def _pods_to_free(info: NodeInfo, needs: dict[str, int]) -> list[PodInfo] | None:
+def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] | None = None) -> list[PodInfo] | None:
     """Few pods, lowest priority first, whose requests cover `needs` (name -> amount; `pods`: a count):
     greedily the pod of lowest priority that covers most of what is still missing (as shares of
     it), then any chosen pod the others make unnecessary is dropped, last chosen first. Each pod's
-    amounts are read once (a node may need tens of small pods to go)."""
+    amounts are read once (a node may need tens of small pods to go). None too when no choice of
+    its pods could rank before `beat` (the best node's count of pods and their highest priority)."""
     names = list(needs)
     pool = [p for p in info.pods if evictable(p)]
     gives = [tuple(1 if n == PODS else p.resource.resource.get(n) for n in names) for p in pool]
+    if beat is not None and not _may_beat(pool, gives, [needs[n] for n in names], beat):
+        return None
     left = [needs[n] for n in names]
     chosen: list[int] = []                 # indexes into `pool`, in the order chosen
     taken = [False] * len(pool)
@@ -67,6 +70,27 @@ def _pods_to_free(info: NodeInfo, needs: dict[str, int]) -> list[PodInfo] | None
     return [pool[j] for j in kept]
 
 
+def _may_beat(pool: list[PodInfo], gives: list[tuple[int, ...]], needs: list[int], beat: tuple[int, int]) -> bool:
+    """Whether some choice of pods could cover `needs` and rank before `beat`: no fewer pods
+    cover a need than its largest amounts do, and the pods chosen all give something, so their
+    highest priority is at least the lowest of those that do (a tie ranks the earlier node first)."""
+    fewest = 0
+    for i, need in enumerate(needs):
+        covered, count = 0, 0
+        for amount in sorted((g[i] for g in gives), reverse=True):
+            if covered >= need or amount <= 0:
+                break
+            covered += amount
+            count += 1
+        if covered < need:
+            return False          # nothing covers it: the greedy choice finds no pods either
+        fewest = max(fewest, count)
+    if fewest != beat[0]:
+        return fewest < beat[0]
+    useful = [p.priority for p, g in zip(pool, gives) if any(a > 0 for a in g)]
+    return min(useful) < beat[1]
+
+
 def candidates(ctx: Context) -> list[Candidate]:
     """Free room on the node that needs the fewest pods to go."""
     request = fit_request(ctx.pod.spec)
@@ -87,7 +111,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         needs = {k: v for k, v in needs.items() if v > 0}
         if not needs:
             continue
-        pods = _pods_to_free(info, needs)
+        pods = _pods_to_free(info, needs, best[0][:2] if best is not None else None)
         if not pods:
             continue
         rank = (len(pods), max(p.priority for p in pods), position)
