@@ -198,11 +198,23 @@ def _remake_claims(objects: dict[str, list[dict[str, Any]]], pod: PodInfo, templ
         claims[i] = {**claim, "spec": copy.deepcopy((tmpl.get("spec") or {}).get("spec") or {})}
 
 
+def _nodes_of(snapshot: Snapshot, keys: set[str]) -> set[str]:
+    """The nodes the bound pods `keys` (namespace/name) are on, found through the namespaces'
+    index rather than by asking every pod of every node."""
+    names: dict[str, set[str]] = {}
+    for key in keys:
+        namespace, _, name = key.partition("/")
+        names.setdefault(namespace, set()).add(name)
+    return {node.name for namespace, wanted in names.items()
+            for pod, node in snapshot.pods_by_namespace.get(namespace, ()) if pod.name in wanted}
+
+
 def _changed_snapshot(snapshot: Snapshot, node_ops: Mapping[str, list[Op]], created: list[dict[str, Any]],
                       deleted: set[str]) -> Snapshot:
     infos: list[NodeInfo] = []
+    doomed_on = _nodes_of(snapshot, deleted)
     for ni in snapshot.node_infos:
-        doomed = [p for p in ni.pods if p.key in deleted]
+        doomed = [p for p in ni.pods if p.key in deleted] if ni.name in doomed_on else []
         if ni.name in node_ops or doomed:
             ni = ni.clone()
             if ni.name in node_ops:
