@@ -541,3 +541,16 @@ def test_every_family_has_the_same_face_and_runs_once():
     assert sorted(order) == sorted(suggest.FAMILIES)
     with pytest.raises(KeyError):
         suggest.get("no-such-family")
+
+
+@pytest.mark.parametrize("order", [("n1", "n2"), ("n2", "n1")])
+def test_free_room_prefers_fewer_pods_then_lower_priority_whatever_the_node_order(tmp_path, order):
+    """n1 needs one pod of high priority to go, n2 one of none, n3 two: n2 is chosen wherever it
+    comes (a node is passed over only when its fewest pods and their priority cannot beat the best)."""
+    nodes = {"n1": [node("n1"), pod("a", "3500m", on="n1", priority_class="high")],
+             "n2": [node("n2"), pod("b", "3500m", on="n2")]}
+    cluster = [priority_class("high", 1000), *nodes[order[0]], *nodes[order[1]],
+               node("n3"), pod("c", "1750m", on="n3"), pod("d", "1750m", on="n3")]
+    inputs, req, trace = run(tmp_path, cluster, pod(cpu="2"))
+    s = find(suggestions(inputs, trace, req), FREE_RESOURCES)
+    assert s.text.startswith("free ") and "on node n2: pod default/b would have to go" in s.text
