@@ -305,8 +305,11 @@ class ApiIndex:
 
     def definition(self, api_version: Any, kind: Any) -> str | None:
         """The name of the definition of a built-in kind; at an API version it is not served at
-        (or without one), of the kind at its preferred version; None for other kinds."""
-        name = self._kinds.get((api_version, kind))
+        (or without one), of the kind at its preferred version; None for other kinds (and for a
+        kind or version that is not a string, which the API server reads as missing)."""
+        if not isinstance(kind, str):
+            return None
+        name = self._kinds.get((api_version, kind)) if isinstance(api_version, str) else None
         if name is None and kind in self._available:
             name = self._kinds[((self.served_versions(kind) or self._available[kind])[0], kind)]
         return name
