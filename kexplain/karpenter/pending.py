@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping
 
 from kexplain.errors import Source
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
@@ -167,12 +167,3 @@ def placed_words(record: Mapping[str, Any], claim: Mapping[str, Any] | None) -> 
     more = len(pairs) - TYPES_SHOWN
     cheapest = ", ".join(pairs[:TYPES_SHOWN]) + (f" and {more} more" if more > 0 else "")
     return f"{words}: {cheapest}" if cheapest else words
-
-
-def node_pool_names(doc: Mapping[str, Any]) -> list[str]:
-    return [str(p.get("name") or "") for p in doc.get("nodePools") or ()]
-
-
-def answers_of(passes: Sequence[PassAnswers]) -> PassAnswers | None:
-    """Karpenter's pass among the autoscalers' passes, if it ran."""
-    return next((p for p in passes if p.key == DOCUMENT_KEY), None)

@@ -23,7 +23,7 @@ CASE = FIXTURES / "karpenter"
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("karpenter")
     out = {}
-    for pod in ("batch-job.yaml", "trainer.yaml", "web.yaml"):
+    for pod in ("pod.yaml", "trainer.yaml", "web.yaml"):
         out[pod] = folder / pod.replace(".yaml", ".html")
         kexplain(str(CASE / pod), "--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodepools.yaml"),
                  "--html", str(out[pod]))
@@ -32,7 +32,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def test_the_section_per_nodepool_and_the_fixes(browser, pages):
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
-    load(browser, pages["batch-job.yaml"])
+    load(browser, pages["pod.yaml"])
     does = browser.find_element(By.CSS_SELECTOR, "p.kp-does")
     assert does.text == "Karpenter: Failed (no NodePool can take it)."
     assert does.find_element(By.TAG_NAME, "a").get_attribute("href").endswith("#t0-karpenter")

@@ -44,6 +44,8 @@ EXPECTED = {
                        "2 Insufficient cpu."),
     # with its node groups (docs/autoscaler.md): CA would add a compute node
     "autoscaler": (1, "0/2 nodes are available: 2 Insufficient cpu."),
+    # with its NodePools (docs/karpenter.md): no NodePool declares the label either
+    "karpenter": (1, "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."),
     # where the default version, 1.36, places it (1.35 picks node-3: docs/versions.md)
     "upgrade": (0, "node-1"),
 }

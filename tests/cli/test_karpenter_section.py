@@ -34,13 +34,13 @@ def test_a_gpu_pod_gets_a_new_nodeclaim_from_the_gpu_nodepool():
     assert out.index("Rejected nodes, by reason") < out.index("Karpenter: 1 new NodeClaim; pods: 1 NewNodeClaim")
     section = flat(out[out.index("Karpenter: 1 new NodeClaim"):])
     assert "Instance types and prices from kexplain's AWS instance-type catalog, taken 20" in section  # its date
-    assert "Pod default/trainer: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool gpu: g6.2xlarge $" \
-        in section
+    assert ("Pod default/trainer: NewNodeClaim (a new NodeClaim): new NodeClaim gpu-00001 from NodePool gpu: "
+            "g6.2xlarge $") in section
     assert "New NodeClaims" in section and "NodePool gpu" in section
 
 
 def test_does_not_have_known_values_per_nodepool_with_the_fixes():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), *CLUSTER)
+    code, out, err = kexplain(str(CASE / "pod.yaml"), *CLUSTER)
     assert code == 1, err
     assert out.splitlines()[1] == "Karpenter: Failed (no NodePool can take it)."
     section = flat(out[out.index("Karpenter: 0 new NodeClaims"):])
@@ -57,7 +57,7 @@ def test_does_not_have_known_values_per_nodepool_with_the_fixes():
 
 
 def test_json_the_pods_answer_and_the_pass_document():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), *CLUSTER, "-o", "json", "--no-suggestions")
+    code, out, err = kexplain(str(CASE / "pod.yaml"), *CLUSTER, "-o", "json", "--no-suggestions")
     assert code == 1, err
     trace = json.loads(out)
     [answer] = trace["autoscalers"]
@@ -93,7 +93,7 @@ def test_json_replicas_each_copy_its_answer():
 
 
 def test_several_pods_one_pass_each_its_answer():
-    pods = "\n---\n".join((CASE / name).read_text() for name in ("batch-job.yaml", "trainer.yaml",
+    pods = "\n---\n".join((CASE / name).read_text() for name in ("pod.yaml", "trainer.yaml",
                                                                  "trainer-untolerating.yaml"))
     code, out, err = kexplain("-", *CLUSTER, "--no-suggestions", stdin=pods)
     assert code == 1, err
@@ -105,34 +105,34 @@ def test_several_pods_one_pass_each_its_answer():
 
 
 def test_nodepool_shows_one_nodepools_verdict():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), *CLUSTER, "--nodepool", "general", "--no-suggestions")
+    code, out, err = kexplain(str(CASE / "pod.yaml"), *CLUSTER, "--nodepool", "general", "--no-suggestions")
     assert code == 1, err
     assert "NodePool general (weight 0)" in out and "Pod default/batch-job: Failed" in out
     assert "NodePool gpu (weight 10)" not in out
 
 
 def test_a_wrong_nodepool_is_refused_with_the_closest():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), *CLUSTER, "--nodepool", "genral", "--no-suggestions")
+    code, out, err = kexplain(str(CASE / "pod.yaml"), *CLUSTER, "--nodepool", "genral", "--no-suggestions")
     assert code == 2
     assert "--nodepool genral: no NodePool of that name" in err and "general" in err
 
 
 def test_karpenter_options_without_nodepools_are_refused():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), "--nodes", str(CASE / "cluster.yaml"),
+    code, out, err = kexplain(str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"),
                               "--aws-data", str(CASE))
     assert code == 2
     assert "--aws-data is for Karpenter's NodePools" in err
 
 
 def test_no_nodepools_no_section():
-    code, out, err = kexplain(str(CASE / "batch-job.yaml"), "--nodes", str(CASE / "cluster.yaml"),
+    code, out, err = kexplain(str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"),
                               "--no-suggestions")
     assert code == 1
     assert "Karpenter" not in out
 
 
 def test_a_scheduled_pod_gets_no_section():
-    pod = (CASE / "batch-job.yaml").read_text().replace("nodeSelector: {workload: batch}", "nodeSelector: {}") \
+    pod = (CASE / "pod.yaml").read_text().replace("nodeSelector: {workload: batch}", "nodeSelector: {}") \
         .replace('cpu: "1", memory: 1Gi', "cpu: 100m, memory: 128Mi")
     code, out, err = kexplain("-", *CLUSTER, "--no-suggestions", stdin=pod)
     assert code == 0, err
@@ -142,7 +142,7 @@ def test_a_scheduled_pod_gets_no_section():
 def test_bad_karpenter_settings_are_refused_whatever_the_verdict(tmp_path):
     config = tmp_path / "karpenter.yaml"
     config.write_text("preferencePolicy: Sometimes\n")
-    pod = (CASE / "batch-job.yaml").read_text().replace("nodeSelector: {workload: batch}", "nodeSelector: {}") \
+    pod = (CASE / "pod.yaml").read_text().replace("nodeSelector: {workload: batch}", "nodeSelector: {}") \
         .replace('cpu: "1", memory: 1Gi', "cpu: 100m, memory: 128Mi")
     code, out, err = kexplain("-", *CLUSTER, "--karpenter-config", str(config), stdin=pod)
     assert code == 2
@@ -150,8 +150,22 @@ def test_bad_karpenter_settings_are_refused_whatever_the_verdict(tmp_path):
 
 
 def test_nodepools_in_the_pod_file_join_the_cluster_of_nodes():
-    pods = (CASE / "batch-job.yaml").read_text() + "\n---\n" + (CASE / "nodepools.yaml").read_text()
+    pods = (CASE / "pod.yaml").read_text() + "\n---\n" + (CASE / "nodepools.yaml").read_text()
     code, out, err = kexplain("-", "--nodes", str(CASE / "cluster.yaml"), "--no-suggestions", stdin=pods)
     assert code == 1, err
     assert out.splitlines()[1] == "Karpenter: Failed (no NodePool can take it)."
     assert "existing nodes: 1 considered" in out         # the cluster's node, kept for the pass
+
+
+def test_ca_and_karpenter_both_answer_from_one_pending_pass():
+    groups = str(FIXTURES / "autoscaler" / "nodegroups.yaml")
+    code, out, err = kexplain(str(CASE / "trainer.yaml"), *CLUSTER, "--node-groups", groups, "--no-suggestions")
+    assert code == 1, err
+    top = out.splitlines()[1:3]
+    assert top[0].startswith("Cluster autoscaler: ") and top[1].startswith("Karpenter: NewNodeClaim")
+    assert out.index("\nCluster autoscaler\n") < out.index("\nKarpenter: 1 new NodeClaim")
+    code, out, err = kexplain(str(CASE / "trainer.yaml"), *CLUSTER, "--node-groups", groups, "--no-suggestions",
+                              "-o", "json")
+    trace = json.loads(out)
+    assert [a["autoscaler"] for a in trace["autoscalers"]] == ["ClusterAutoscaler", "Karpenter"]
+    assert "autoscaler" in trace and "karpenter" in trace

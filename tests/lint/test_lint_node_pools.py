@@ -32,7 +32,7 @@ def test_the_rule_is_a_warning():
 
 
 def test_a_label_no_nodepool_declares_and_a_gpu_pod_no_nodepool_takes():
-    code, findings, err = lint(str(CASE / "batch-job.yaml"), str(CASE / "trainer-untolerating.yaml"),
+    code, findings, err = lint(str(CASE / "pod.yaml"), str(CASE / "trainer-untolerating.yaml"),
                                str(CASE / "trainer.yaml"), *CLUSTER)
     assert code == 1, err
     found = {f["object"]["name"]: f for f in of(findings, "no-nodepool")}
@@ -46,7 +46,7 @@ def test_a_label_no_nodepool_declares_and_a_gpu_pod_no_nodepool_takes():
 
 
 def test_a_pod_that_fits_today_is_checked_all_the_same(tmp_path: Path):
-    pod = (CASE / "batch-job.yaml").read_text().replace('cpu: "1", memory: 1Gi', "cpu: 100m, memory: 128Mi")
+    pod = (CASE / "pod.yaml").read_text().replace('cpu: "1", memory: 1Gi', "cpu: 100m, memory: 128Mi")
     (tmp_path / "small.yaml").write_text(pod.replace("nodeSelector: {workload: batch}", "nodeSelector: {}"))
     code, findings, err = lint(str(tmp_path / "small.yaml"), *CLUSTER)
     assert of(findings, "fits") or code == 0, err
@@ -80,13 +80,13 @@ spec:
 
 
 def test_without_nodepools_no_rule_and_add_node_stays():
-    code, findings, err = lint(str(CASE / "batch-job.yaml"), "--nodes", str(CASE / "cluster.yaml"))
+    code, findings, err = lint(str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"))
     assert of(findings, "no-nodepool") == []
     [unschedulable] = of(findings, "unschedulable")
     assert any("add a node like" in s for s in unschedulable.get("suggestions") or ())
 
 
 def test_with_nodepools_add_node_gives_way():
-    code, findings, err = lint(str(CASE / "batch-job.yaml"), *CLUSTER)
+    code, findings, err = lint(str(CASE / "pod.yaml"), *CLUSTER)
     [unschedulable] = of(findings, "unschedulable")
     assert not any("add a node like" in s for s in unschedulable.get("suggestions") or ())

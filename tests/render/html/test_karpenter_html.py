@@ -19,7 +19,7 @@ def page(tmp_path, pod: str) -> str:
 
 
 def test_a_pods_section(tmp_path):
-    html = page(tmp_path, "batch-job.yaml")
+    html = page(tmp_path, "pod.yaml")
     data = page_data(html)["doc"]
     assert data["karpenter"]["pods"][0]["pod"] == "default/batch-job"
     assert [a["autoscaler"] for a in data["autoscalers"]] == ["Karpenter"]
