@@ -9,8 +9,8 @@ some fit existing room, some need a new node, some no group can take) are handed
     kexplain autoscale pods.yaml --nodes cluster.json --node-groups nodegroups.yaml -o json
 
 and its wall time is compared with the standard library's `json.load` of the same cluster file
-(the median of alternating pairs, `load_bench.ratio_row`); target at most 3x, peak RSS at most
-1.5 GB.
+(the median of alternating pairs, `load_bench.ratio_row`); target at most 1.5x (issue 40; issue
+34's was 3x), peak RSS at most 1.5 GB.
 
     .venv/bin/python benchmarks/autoscale_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
         [--pending 500] [--shapes 20]
@@ -34,7 +34,7 @@ from live_standin import pending_pods  # noqa: E402
 from load_bench import KEXPLAIN, ensure_snapshot, ratio_row  # noqa: E402
 
 GROUP_LABEL = "eks.amazonaws.com/nodegroup"
-TARGET = 3.0            # x json.load of the snapshot
+TARGET = 1.5            # x json.load of the snapshot (issue 40; issue 34: 3x)
 PEAK_MB = 1536.0
 HEADROOM = 20           # a group's max size: its members plus this many (some groups: none)
 

@@ -28,13 +28,17 @@ measurements keep their fastest run.
 
     .venv/bin/python benchmarks/bench.py [--sizes 1000,2500,5000] [--dir /tmp/kexplain-bench] [--no-yaml]
         [--copies 1000] [--only-copies] [--loading]
-    .venv/bin/python benchmarks/bench.py --targets [--shapes classic,teams,wide] [--sizes 5000] [--pairs 3]
+    .venv/bin/python benchmarks/bench.py --targets [--shapes classic,teams,wide,lean,heavy] [--sizes 5000] [--pairs 3]
+        [--live]
 
 `--kubernetes-version X.Y` on either: every command and worker follows that version.
 
-`--targets` measures only the targets of issues 18 and 25, on every shape of cluster
-`generate.py` makes (`--shapes`), each as the median of alternating pairs with `json.load` of the
-same file (`load_bench.ratio_row`), with a verdict per row.
+`--targets` measures only the targets (issue 40's; issues 18 and 25 set looser ones on the same
+rows), on every shape of cluster `generate.py` makes (`--shapes`; `lean` and `heavy` are pods as
+`kubectl get -o json` prints them, `kubectl_shapes.py`), each as the median of alternating pairs
+with `json.load` of the same file (`load_bench.ratio_row`), with a verdict per row; `--live` adds
+the pod read through a stand-in API server (`live_standin.py`) serving the snapshot; the first
+row is the bundled six-node example, the whole process.
 """
 from __future__ import annotations
 
@@ -239,46 +243,74 @@ def only_copies(sizes: list[int], base: Path, copies: int) -> None:
 
 
 # -- the targets, per shape of cluster -------------------------------------------------------------
-TARGETS = {"stored": 1.0, "unstored": 1.5, "replicas": 8.0, "plain": 3.0, "json/table": 2.0, "peak": 1500.0}
+# Issue 40's targets (issues 18 and 25 set looser ones on the same rows): ratios to `json.load` of
+# the same file, the largest peak RSS of the rows in MB, the bundled example's seconds.
+TARGETS = {"stored": 0.5, "unstored": 1.0, "replicas": 3.0, "plain": 1.5, "json/table": 2.0, "peak": 1500.0,
+           "example": 0.25}
+EXAMPLE = ("fixtures/pod-too-big.yaml", "--nodes", "fixtures/cluster.yaml")     # the README's six nodes
 
 
-def target_rows(paths: dict[str, Path], copies: int, pairs: int) -> Iterator[Any]:
-    """Every target of issues 18 and 25 on one snapshot, each the median of `pairs` alternating
-    pairs (json.load of the same file in its own process, then the command: a pair sees the
-    same drift of a shared machine), as each is measured: the stored and unstored snapshot (one
-    pod, `-o json`), `copies` replicas of the pending pod (table), the same with `-o json`
-    against the table's time, a plain pod's copies, and the largest peak RSS of the replicas
-    runs."""
+def target_rows(paths: dict[str, Path], copies: int, pairs: int, live: bool = False) -> Iterator[Any]:
+    """Every target on one snapshot, each the median of `pairs` alternating pairs (json.load of
+    the same file in its own process, then the command: a pair sees the same drift of a shared
+    machine), as each is measured: the stored and unstored snapshot (one pod, `-o json`), with
+    `live` the pod read from a stand-in API server serving the snapshot (`kexplain pod NAME`:
+    the live client's lists), `copies` replicas of the pending pod (table), the same with `-o
+    json` against the table's time, a plain pod's copies, and the largest peak RSS of them all."""
     import load_bench
     from load_bench import Row, ratio_row
 
     cluster = paths["json"]
     unstored = load_bench.unstored_snapshot(cluster, cluster.parent / "cluster-unstored.json")
     one = [str(KEXPLAIN), str(paths["pod"]), "--nodes"]
-    yield ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"])
-    yield ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"])
+    rows = [ratio_row("stored", [*one, str(cluster), "-o", "json"], cluster, pairs, TARGETS["stored"])]
+    yield rows[-1]
+    rows.append(ratio_row("unstored", [*one, str(unstored), "-o", "json"], unstored, pairs, TARGETS["unstored"]))
+    yield rows[-1]
+    if live:
+        with load_bench.standin(cluster, cluster.parent) as kubeconfig:
+            rows.append(ratio_row("live", [str(KEXPLAIN), "pod", load_bench.LIVE_POD, "-n", load_bench.LIVE_NAMESPACE,
+                                           "--kubeconfig", str(kubeconfig), "-o", "json"], cluster, pairs, None))
+        yield rows[-1]
     many = [*one, str(cluster), "--replicas", str(copies)]
     table = ratio_row("replicas", many, cluster, pairs, TARGETS["replicas"])
+    rows.append(table)
     yield table
     as_json = ratio_row("replicas -o json", [*many, "-o", "json"], cluster, pairs, None)
+    rows.append(as_json)
     yield as_json
     yield Row("json/table", as_json.value / table.value, "x", TARGETS["json/table"], as_json.peak_mb,
               "the -o json ratio over the table's, pair medians")
     plain = ratio_row("plain", [str(KEXPLAIN), str(paths["pod-plain"]), "--nodes", str(cluster), "--replicas",
                                 str(copies)], cluster, pairs, TARGETS["plain"])
+    rows.append(plain)
     yield plain
-    peak = max(table.peak_mb, as_json.peak_mb, plain.peak_mb)
-    yield Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the replicas runs")
+    peak = max(r.peak_mb for r in rows)
+    yield Row("peak", peak, "MB", TARGETS["peak"], peak, "largest peak RSS of the rows above")
 
 
-def targets(shapes: list[str], sizes: list[int], base: Path, copies: int, pairs: int) -> None:
+def example_row(runs: int = 9) -> Any:
+    """The bundled six-node example, the whole process (imports included), the median of `runs`."""
+    import statistics
+    from load_bench import Row, run
+    command = [str(KEXPLAIN), *(str(ROOT / a) if a.startswith("fixtures/") else a for a in EXAMPLE)]
+    run(command)                                        # warm-up: bytecode, page cache
+    got = [run(command) for _ in range(runs)]
+    walls = sorted(r.wall for r in got)
+    return Row("example", statistics.median(walls), "s", TARGETS["example"], max(r.peak_mb for r in got),
+               f"kexplain {' '.join(EXAMPLE)}; runs {walls[0]:.3f}-{walls[-1]:.3f} s, "
+               f"cpu median {statistics.median(r.cpu for r in got):.3f} s")
+
+
+def targets(shapes: list[str], sizes: list[int], base: Path, copies: int, pairs: int, live: bool = False) -> None:
     print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     print(f"{'shape':<8} {'nodes':>5} {'row':<16} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail")
+    print(f"{'-':<8} {'-':>5} {example_row().line()}", flush=True)
     for shape in shapes:
         for nodes in sizes:
             paths = ensure_generated(base, nodes, False, shape)
-            for row in target_rows(paths, copies, pairs):
+            for row in target_rows(paths, copies, pairs, live):
                 print(f"{shape:<8} {nodes:>5} {row.line()}", flush=True)
     print(f"# load average at the end {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
@@ -299,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--targets", action="store_true",
                         help="only every target (stored, unstored, replicas, -o json, plain pod, memory) per shape, "
                              "each against json.load in alternating pairs")
-    parser.add_argument("--shapes", default="classic,teams,wide", help="cluster shapes (generate.py --shape)")
+    parser.add_argument("--shapes", default="classic,teams,wide,lean,heavy",
+                        help="cluster shapes (generate.py --shape)")
+    parser.add_argument("--live", action="store_true", help="--targets: also the live row (a stand-in API server)")
     parser.add_argument("--pairs", type=int, default=3, help="alternating pairs per target (--targets)")
     parser.add_argument("--loading", action="store_true",
                         help="also the loading rows of load_bench.py (unstored and stored snapshot against "
@@ -312,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV_VAR] = args.kubernetes_version       # the CLI's own setting, read by each child
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.targets:
-        targets(args.shapes.split(","), sizes, args.dir, args.copies or 1000, args.pairs)
+        targets(args.shapes.split(","), sizes, args.dir, args.copies or 1000, args.pairs, args.live)
         return 0
     if args.only_copies:
         only_copies(sizes, args.dir, args.copies or 1000)

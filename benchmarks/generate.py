@@ -287,6 +287,10 @@ def write_pods(out: Path, shape: str = "classic") -> dict[str, Path]:
     """The pending pods and the configuration under `out` (by role), for an existing snapshot too."""
     if shape == "classic":
         pending, plain = pending_pod, plain_pod
+    elif shape in KUBECTL_SHAPES:
+        import cluster_shapes
+        import kubectl_shapes
+        pending, plain = kubectl_shapes.pending, cluster_shapes._plain
     else:
         import cluster_shapes
         pending, plain = cluster_shapes.SHAPES[shape].pending, cluster_shapes.SHAPES[shape].plain
@@ -300,8 +304,9 @@ def write_pods(out: Path, shape: str = "classic") -> dict[str, Path]:
 
 CONFIG_100 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
               "percentageOfNodesToScore": 100}
-SHAPES = ("classic", "teams", "wide")
-PODS_PER_NODE = {"classic": 30, "teams": 29, "wide": 30}
+KUBECTL_SHAPES = ("lean", "heavy")       # `kubectl_shapes.py`: as kubectl prints a busy cluster's objects
+SHAPES = ("classic", "teams", "wide", *KUBECTL_SHAPES)
+PODS_PER_NODE = {"classic": 30, "teams": 29, "wide": 30, "lean": 29, "heavy": 29}
 
 
 def _dump_json(path: Path, items: list[Obj]) -> None:
@@ -318,6 +323,9 @@ def write(out: Path, nodes: int, pods_per_node: int | None = None, apps: int = 3
     paths: dict[str, Path] = {}
     if shape == "classic":
         items = cluster(nodes, per_node, apps, seed)
+    elif shape in KUBECTL_SHAPES:
+        import kubectl_shapes
+        items = kubectl_shapes.cluster(shape == "heavy", nodes, per_node, seed)
     else:
         import cluster_shapes
         items = cluster_shapes.cluster(shape, nodes, per_node, seed)
@@ -337,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--shape", choices=SHAPES, default="classic",
-                        help="classic: this file's cluster; teams, wide: cluster_shapes.py's")
+                        help="classic: this file's cluster; teams, wide: cluster_shapes.py's; lean, heavy: "
+                             "kubectl_shapes.py's (as `kubectl get -o json` prints a busy cluster)")
     parser.add_argument("--pods-per-node", type=int, default=None, help="30 (teams: 29)")
     parser.add_argument("--apps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)

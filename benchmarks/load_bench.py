@@ -42,6 +42,7 @@ BENCHMARKS = ROOT / "benchmarks"
 PYTHON = sys.executable
 KEXPLAIN = Path(sys.executable).parent / "kexplain"
 JSON_LOAD = "import json, sys\nwith open(sys.argv[1], encoding='utf-8') as fh:\n    json.load(fh)\n"
+LIVE_POD, LIVE_NAMESPACE = "bench-web-pending-0000", "team-00"     # a pending pod the stand-in serves
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,7 @@ def live_rows(snapshot_dir: Path, pending: int = 500, shapes: int = 20, pending_
     stand-in server."""
     rows = []
     with standin(snapshot_dir / "cluster.json", snapshot_dir, pending, shapes) as kubeconfig:
-        named = [str(KEXPLAIN), "pod", "bench-web-pending-0000", "-n", "team-00", "--kubeconfig", str(kubeconfig),
-                 "-o", "json"]
+        named = [str(KEXPLAIN), "pod", LIVE_POD, "-n", LIVE_NAMESPACE, "--kubeconfig", str(kubeconfig), "-o", "json"]
         run(named)                                     # warm-up
         got = run(named)
         rows.append(Row("live pod", got.wall, "s", None, got.peak_mb, f"cpu {got.cpu:.1f} s, exit {got.code}"))

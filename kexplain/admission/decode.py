@@ -358,6 +358,40 @@ def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION
         raise decode_error(obj, source, kube) or err from None
 
 
+def status_decodes(pod: dict, valid_times: set[str] | None = None) -> bool:
+    """Whether `check_decodes` would find nothing wrong in a pod's status and change none of it
+    (for a pod whose rest decodes as its shape's first did: `kexplain.admission.shapes`, where
+    the status is not part of the shape). Texts and times known valid (`valid_times`, which
+    it adds to) are taken at a glance; anything else is checked on a copy: the pod is never
+    changed."""
+    status = pod.get("status")
+    if status is None:
+        return True
+    if type(status) is not dict:
+        return False
+    for key, sub in _POD_STATUS.items():
+        value = status.get(key)
+        if value is None or (sub == STR and type(value) is str) or (
+                sub == TIME and valid_times is not None and type(value) is str and value in valid_times):
+            continue
+        break
+    else:
+        return True
+    checked = dict(status)
+    try:
+        _check(checked, _POD_STATUS, "status", pod, _NOWHERE)
+    except InputError:
+        return False
+    if valid_times is not None:
+        valid_times.update(status[key] for key, sub in _POD_STATUS.items()
+                           if sub == TIME and type(status.get(key)) is str)
+    return all(checked[key] is status[key] for key in _POD_STATUS if key in checked)
+
+
+_NOWHERE = Source("<status>")
+_POD_STATUS = POD["status"]
+
+
 def dra_version_error(obj: dict, kube: KubeVersion = DEFAULT_VERSION) -> str:
     """Why a DRA object at a version kexplain does not convert (an alpha one) is not read."""
     readable = ", ".join(sorted(dra_convert.READ_AS.get(kube.minor, dra_convert.READ_AS[DEFAULT_VERSION.minor])))

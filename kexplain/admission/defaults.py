@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from kexplain.admission.template_defaults import default_pod_spec_scalars
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.labels import LABEL_METADATA_NAME
 from kexplain.apimachinery.quantity import Quantity
@@ -214,16 +215,7 @@ def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
     host_network = bool(spec.get("hostNetwork"))
-    if not spec.get("dnsPolicy"):
-        spec["dnsPolicy"] = "ClusterFirst"
-    if not spec.get("restartPolicy"):
-        spec["restartPolicy"] = "Always"
-    if spec.get("securityContext") is None:
-        spec["securityContext"] = {}
-    if spec.get("terminationGracePeriodSeconds") is None:
-        spec["terminationGracePeriodSeconds"] = 30
-    if not spec.get("schedulerName"):
-        spec["schedulerName"] = "default-scheduler"
+    default_pod_spec_scalars(spec)
     for vol in spec.get("volumes") or []:
         if isinstance(vol, dict):
             _default_volume(vol)

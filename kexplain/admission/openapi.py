@@ -231,6 +231,10 @@ def dotted_path(path: tuple[str | int, ...]) -> str:
 FieldCheck = Callable[[Any], bool]
 
 
+_UNSET = object()
+_UNKNOWN = object()
+
+
 class ApiIndex:
     """What the API server of one Kubernetes version knows of its built-in kinds, from the
     strict definitions lint validates against, without jsonschema: the API versions each kind
@@ -255,6 +259,7 @@ class ApiIndex:
         for versions in self._available.values():
             versions.sort(key=lambda a: (version_priority(a), group_of(a)))
         self._checks: dict[tuple[str, bool], FieldCheck | None] = {}
+        self._field_checks: dict[tuple[str, str, bool], Any] = {}    # (definition, field, unknown) -> check
 
     def available_versions(self, kind: str) -> list[str]:
         """Every API version of a built-in kind this version's kube-apiserver has, preferred
@@ -324,6 +329,22 @@ class ApiIndex:
         out: list[str] = []
         self._collect(self._defs[name], obj, (), out)
         return None, out
+
+    def field_sound(self, api_version: str, kind: str, field: str, value: Any, unknown: bool = True) -> bool:
+        """Whether `decode_problems` would find nothing in the `field` of a `kind` object (say
+        a pod's status) worth `value`: it decodes, and (when `unknown`) has no field its schema
+        does not define. Asked of one part of many objects whose rest is known to be sound."""
+        name = self._kinds.get((api_version, kind))
+        if name is None:
+            return True
+        key = (name, field, unknown)
+        check = self._field_checks.get(key, _UNSET)
+        if check is _UNSET:
+            props = (self._defs.get(name) or {}).get("properties") or {}
+            check = self._field_checks[key] = self._compile(props[field], unknown) if field in props else _UNKNOWN
+        if check is _UNKNOWN:           # (not a field of the kind: the whole walk says what of it)
+            return False
+        return check is None or check(value)
 
     def decode_error(self, api_version: Any, kind: Any, obj: Any) -> "DecodeError | None":
         """The error the API server's decoding refuses `obj` with, or None (also for a kind

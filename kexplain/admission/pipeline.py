@@ -11,7 +11,10 @@ from __future__ import annotations
 import copy
 import datetime
 from dataclasses import dataclass, field
-from typing import Callable
+from itertools import groupby, repeat
+from typing import Any, Callable, Iterable
+
+import msgspec
 
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
 
@@ -19,6 +22,7 @@ from kexplain.admission import defaults, dra_convert, gated_fields, limitranger,
     priority, runtimeclass, shapes, tolerations
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
@@ -50,9 +54,6 @@ class Admitted:
     pending: dict | None = None
     warnings: list[str] = field(default_factory=list)
     patched: int = 0        # pods admitted by their shape's patch (`kexplain.admission.shapes`)
-    # id(pod) -> (pod, its shape's key), for each pod admitted by its shape's patch: pods of one
-    # shape differ only in identity fields, never in what NodeInfo adds for them (`same_shape`).
-    shapes: dict[int, tuple[dict, bytes]] = field(default_factory=dict)
 
 
 def _kind(obj: object) -> str:
@@ -92,6 +93,7 @@ class _Flat:
     objects: list[tuple[dict, Source]] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)
     undecoded: list[tuple[dict, Source]] = field(default_factory=list)
+    rows: columns.Rows | None = None        # the objects' rows, when they are a dump's as it is
 
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
@@ -102,7 +104,43 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
     is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
     DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
     flat = _Flat()
-    for listed, src in cluster:
+    rows = columns.rows_of(cluster)
+    as_is = _stored_as_they_are(rows) if rows is not None else None
+    if as_is is not None and all(as_is):        # a stored dump: every object kept as it is (`_take`)
+        flat.objects = list(cluster)
+        stored.update(map(id, columns.objects(cluster)))
+        by_kind = flat.by_kind
+        index = 0
+        for kind, run in groupby(rows.kinds):      # type: ignore[union-attr]   (runs of one kind)
+            length = len(list(run))
+            by_kind.setdefault(kind, []).extend(range(index, index + length))
+            index += length
+        flat.rows = rows
+        return flat
+    # a dump's pods not stored (admitted by shape: `_take`'s pod path) and nodes not stored (copied)
+    paths = [0 if was_stored else _POD if kind == "Pod" and shapes is not None else _NODE if kind == "Node" else 0
+             for kind, was_stored in zip(rows.kinds, rows.stored)] if rows is not None else repeat(0)
+    for (listed, src), kept, path in zip(cluster, as_is if as_is is not None else repeat(False), paths):
+        if path == _POD:
+            _take_pod(listed, src, flat, shapes)   # type: ignore[arg-type]
+            continue
+        if path == _NODE:
+            copied = _copy_read(listed, src)
+            flat.undecoded.append((copied, src))
+            found = flat.by_kind.get("Node")
+            if found is None:
+                found = flat.by_kind["Node"] = []
+            found.append(len(flat.objects))
+            flat.objects.append((copied, src))
+            continue
+        if kept:                    # (a stored object of a known kind, not DRA: `_take` keeps it)
+            stored.add(id(listed))
+            found = flat.by_kind.get(listed["kind"])
+            if found is None:
+                found = flat.by_kind[listed["kind"]] = []
+            found.append(len(flat.objects))
+            flat.objects.append((listed, src))
+            continue
         kind = _kind(listed)
         # an object of a known kind is no list (none of them ends in List): no need to ask
         if kind in KNOWN_KINDS or not is_list(listed):
@@ -111,6 +149,18 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             for obj, _ in flatten_lists(listed, src):
                 _take(obj, _kind(obj), src, flat, warnings, stored, shapes, kube)
     return flat
+
+
+_KEPT_AS_STORED = KNOWN_KINDS - DRA_KINDS
+
+
+def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
+    """For each object of a dump, whether it is one `_take` keeps as it is without a look
+    (stored, of a known kind but DRA's), asked of its rows; None when a kind is no key."""
+    try:
+        return [stored and kind in _KEPT_AS_STORED for stored, kind in zip(rows.stored, rows.kinds)]
+    except TypeError:
+        return None
 
 
 def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
@@ -131,9 +181,8 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
         stored.add(id(obj))
         kept = obj
     elif kind == "Pod" and shapes is not None:
-        kept = shapes.note(obj, src)
-        if kept is not obj:
-            flat.undecoded.append((kept, src))
+        _take_pod(obj, src, flat, shapes)
+        return
     else:
         if kind in DRA_KINDS:
             kept = dra_convert.decode(_copy(obj, src), defaults=True, minor=kube.minor)
@@ -141,6 +190,33 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
             kept = _copy(obj, src)
         flat.undecoded.append((kept, src))
     flat.by_kind.setdefault(kept["kind"], []).append(len(flat.objects))
+    flat.objects.append((kept, src))
+
+
+_POD, _NODE = 1, 2
+_encode_copy = msgspec.msgpack.Encoder().encode
+_decode_copy = msgspec.msgpack.Decoder().decode
+
+
+def _copy_read(obj: dict, src: Source) -> dict:
+    """`_copy` of an object kexplain's loaders read (a dump's): the same values, written and read
+    back by msgspec in C, a third of the time. Exact for what they read (JSON values, and YAML's
+    read as kubectl reads it: a timestamp is its text); anything else is copied by `_copy`."""
+    try:
+        return _decode_copy(_encode_copy(obj))      # type: ignore[no-any-return]
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.MsgspecError):
+        return _copy(obj, src)
+
+
+def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
+    """`_take` of a pod not stored, when pods are admitted by shape (`_Shapes.note`)."""
+    kept = shapes.note(obj, src)
+    if kept is not obj:
+        flat.undecoded.append((kept, src))
+    found = flat.by_kind.get("Pod")
+    if found is None:
+        found = flat.by_kind["Pod"] = []
+    found.append(len(flat.objects))
     flat.objects.append((kept, src))
 
 
@@ -160,16 +236,19 @@ class _Shapes:
 
     def note(self, obj: dict, src: Source) -> dict:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
-        that one did, and is copied by nothing), else a copy, as for any other object."""
+        that one did, its own status too, and is copied by nothing), else a copy, as for any
+        other object."""
         key = self.index.key(obj) if type(obj) is dict else None
-        if key is not None and key in self.first:
+        known = key is not None and key in self.first
+        if known and self.index.status_decodes(obj):     # (each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
         copied = _copy(obj, src)
         if key is not None:
-            found = shapes.canonical(obj, self.index.valid_nodes)
-            assert found is not None
-            self.first[key] = found
+            if not known:
+                found = self.index.canonical(obj)
+                assert found is not None
+                self.first[key] = found
             self.key_of[id(copied)] = key
         return copied
 
@@ -224,6 +303,31 @@ def default_storage_class_name(classes: list[dict]) -> str | None:
     return min(name for created, name in candidates if created == newest)
 
 
+class _Taken:
+    """The (namespace, name) of the pods admitted so far, as a set would hold them: a stored
+    dump's pods by name (their names are all different; one mapping made in C), and a set of
+    those admitted after them."""
+
+    __slots__ = ("_by_name", "_more")
+
+    def __init__(self, by_name: dict[str, str]) -> None:
+        self._by_name = by_name
+        self._more: set[tuple[str, str]] = set()
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        namespace = self._by_name.get(key[1])
+        return (namespace is not None and namespace == key[0]) or key in self._more
+
+    def __bool__(self) -> bool:
+        return bool(self._by_name) or bool(self._more)
+
+    def add(self, key: tuple[str, str]) -> None:
+        self._more.add(key)
+
+    def update(self, keys: Iterable[tuple[str, str]]) -> None:
+        self._more.update(keys)
+
+
 class _Admission:
     """One admission run; holds the cluster state the plugins look up.
 
@@ -232,7 +336,7 @@ class _Admission:
     its name and registers what later steps look up, and is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
-                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]]) -> None:
+                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None) -> None:
         self.kube = kube
         self._pod_dropped = gated_fields.pod_dropped_by(kube)        # the version's gates, resolved once
         self._node_dropped = gated_fields.node_dropped_by(kube)
@@ -243,16 +347,19 @@ class _Admission:
         self._stored = stored
         self._shapes = shapes_seen
         self._node_topology: dict[str, dict[str, str]] = {}
-        self.patched_shapes: dict[int, tuple[dict, bytes]] = {}
+        self._zones: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}     # `_topology_labels`, by value
+        self.patched = 0           # pods admitted by their shape's patch
         # kind -> the indexes in `objects` of its objects, in file order (`_Flat.by_kind`; read
         # there: `admit_pods` replaces a pod by its admitted self in `objects` only)
         self._by_kind = by_kind
+        self._rows = rows           # the rows of `objects` (a stored dump's), while they are its objects
+        self.rows_kept = False      # whether they still are once the pods are admitted (`admit_pods`)
         self.objects = list(objects)
         self.priority_classes: dict[str, priority.PriorityClassInfo] = {}
         self.default_priority: priority.PriorityClassInfo | None = None
         self.runtime_classes: dict[str, dict] = {}
         self.nodes: dict[str, dict] = {}
-        self.pod_keys: set[tuple[str, str]] = set()
+        self.pod_keys: set[tuple[str, str]] | _Taken = set()
         self.namespaces: dict[str, dict] = {}
         self.pod_namespaces: list[str] = []
         self._pod_namespace_set: set[str] = set()
@@ -276,12 +383,16 @@ class _Admission:
         comes, from the shape's canonical pod admitted in full, which is what admitting the
         first pod in full would repeat. A shape without a patch keeps the full path."""
         indexes = self._by_kind.get("Pod", [])
+        if self._register_stored_pods(indexes):
+            self.rows_kept = True
+            return
         raw = self._shapes.raw if self._shapes is not None else {}
         firsts = self._shapes.key_of if self._shapes is not None else {}
         appliers: dict[bytes, Callable[[dict], dict | None] | None] = {}   # shape -> `_patched_admission`
         stored = self._stored
         objects = self.objects
-        patched_shapes = self.patched_shapes
+        patched = 0
+        taken = self._names_taken(indexes) if raw else None
         for index in indexes:
             obj, src = objects[index]
             oid = id(obj)
@@ -295,15 +406,37 @@ class _Admission:
             if key is not None:
                 apply = appliers.get(key, _UNSET)
                 if apply is _UNSET:     # (the shape's first pod: its patch made now, or none)
-                    apply = appliers[key] = self._patched_admission(key)
+                    apply = appliers[key] = self._patched_admission(key, taken is not None)
                 if apply is not None:
                     admitted = apply(obj)
-                    if admitted is not None:
-                        patched_shapes[id(admitted)] = (admitted, key)
+                    patched += admitted is not None
             if admitted is None:
                 admitted = self.admit_pod(obj, src, bound=True)
             if admitted is not obj:
                 objects[index] = (admitted, src)
+        self.patched += patched
+        if taken is not None:
+            self.pod_keys.update(taken)
+
+    def _names_taken(self, indexes: list[int]) -> list[tuple[str, str]] | None:
+        """The (namespace, name) of the pods at `indexes` when they take names no other has (then
+        their namespaces are noted now, in order, as each pod would note its own): the pods
+        admitted by their shape's patch need not ask one by one (`_patched_admission`). None
+        otherwise: each pod takes its name when it is admitted, and the second of two is refused."""
+        if self.pod_keys:
+            return None
+        try:
+            metas = [self.objects[index][0]["metadata"] for index in indexes]
+            keys = list(zip([meta.get("namespace") or "default" for meta in metas],
+                            [meta.get("name") or "" for meta in metas]))
+            if len(set(keys)) != len(keys):
+                return None
+        except (KeyError, TypeError, AttributeError):
+            return None
+        for namespace, _ in keys:
+            if namespace not in self._pod_namespace_set:
+                self._pod_namespace_seen(namespace)
+        return keys
 
     def of_kind(self, *kinds: str) -> list[tuple[dict, Source]]:
         """The objects of these kinds, in file order."""
@@ -473,6 +606,7 @@ class _Admission:
         if copied is None:
             node_labels = (self.nodes[node_name].get("metadata") or {}).get("labels") or {}
             copied = podtopologylabels.topology_labels(node_labels)
+            copied = self._zones.setdefault(tuple(copied.items()), copied)     # one per zone, shared
             self._node_topology[node_name] = copied
         return copied
 
@@ -495,11 +629,12 @@ class _Admission:
             return None
         return shapes.make_patch(written, work, pod_uid)
 
-    def _patched_admission(self, shape: bytes) -> Callable[[dict], dict | None] | None:
+    def _patched_admission(self, shape: bytes, names_taken: bool = False) -> Callable[[dict], dict | None] | None:
         """How a bound pod of `shape` kept as written is admitted: its name taken, the shape's
         patch applied, its node's zone labels copied; the function returns None when its name is
         taken (the full path refuses it, in its words). None when the shape has no patch. One
-        function per shape, its look-ups bound once: it runs for each of 150,000 pods."""
+        function per shape, its look-ups bound once: it runs for each of 150,000 pods.
+        `names_taken`: every pod's name is known to be its own, and taken (`_names_taken`)."""
         assert self._shapes is not None
         if shape not in self._shapes.patches:
             self._shapes.patches[shape] = self._patch_of(shape)
@@ -511,14 +646,20 @@ class _Admission:
         node_topology = self._node_topology
         topology_labels = self._topology_labels
         namespaces = self._pod_namespace_set
+        # the labels of a pod of the shape with each zone's labels copied (by the zone's dict),
+        # when the shape's labels are alike in all its pods: then its pods share them
+        merged: dict[int, Any] | None = None if shapes.holds_own(self._shapes.first[shape], "labels") else {}
 
         def admit_patched(pod: dict) -> dict | None:
             meta = pod["metadata"]
-            namespace = meta.get("namespace") or "default"
-            key = (namespace, meta["name"])
-            if key in pod_keys:
-                return None
-            pod_keys.add(key)
+            if not names_taken:
+                namespace = meta.get("namespace") or "default"
+                key = (namespace, meta["name"])
+                if key in pod_keys:
+                    return None
+                pod_keys.add(key)
+                if namespace not in namespaces:
+                    self._pod_namespace_seen(namespace)
             admitted = apply(pod, pod)
             node_name = pod["spec"].get("nodeName")
             copied = node_topology.get(node_name) if type(node_name) is str else None
@@ -526,21 +667,51 @@ class _Admission:
                 copied = topology_labels(node_name)
             if copied:
                 new_meta = admitted["metadata"]
-                labels = new_meta.get("labels")
-                if not isinstance(labels, dict):
-                    labels = dict(copied)
-                elif labels.items() >= copied.items():     # its node's zone already (compared in C)
-                    labels = None
-                else:
-                    labels = {**labels, **copied}           # as `dict.update`: new keys last
+                labels = merged.get(id(copied), _UNSET) if merged is not None else _UNSET
+                if labels is _UNSET:
+                    labels = new_meta.get("labels")
+                    if not isinstance(labels, dict):
+                        labels = dict(copied)
+                    elif labels.items() >= copied.items():     # its node's zone already (compared in C)
+                        labels = None
+                    else:
+                        labels = {**labels, **copied}           # as `dict.update`: new keys last
+                    if merged is not None:
+                        merged[id(copied)] = labels
                 if labels is not None:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
                     new_meta["labels"] = labels
-            if namespace not in namespaces:
-                self._pod_namespace_seen(namespace)
             return admitted
         return admit_patched
+
+    def _register_stored_pods(self, indexes: list[int]) -> bool:
+        """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's
+        (their rows are known) and take names no other has: a dump's 150,000 pods; False, having
+        done nothing, otherwise."""
+        rows = self._rows
+        if not indexes or self.pod_keys or rows is None or len(rows) > len(self.objects):
+            return False
+        first, last = indexes[0], indexes[-1] + 1
+        if last - first == len(indexes):            # the pods one after another (a dump's, by name)
+            stored, names, namespaces = rows.stored[first:last], rows.names[first:last], rows.namespaces[first:last]
+        else:
+            stored = [rows.stored[index] for index in indexes]
+            names = [rows.names[index] for index in indexes]
+            namespaces = [rows.namespaces[index] for index in indexes]
+        if not all(stored) or not all(names):
+            return False
+        namespaces = [namespace or "default" for namespace in namespaces]
+        try:
+            by_name = dict(zip(names, namespaces))
+        except TypeError:
+            return False
+        if len(by_name) != len(names):          # (a name in two namespaces: asked of each pod)
+            return False
+        self.pod_keys = _Taken(by_name)
+        for namespace in dict.fromkeys(namespaces):
+            self._pod_namespace_seen(namespace)
+        return True
 
     def _register_stored_pod(self, pod: dict, src: Source) -> None:
         """A stored pod is taken as it is; it still takes its name, and its namespace exists."""
@@ -601,7 +772,18 @@ class _Admission:
 def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
     """Whether the input has what makes admission differ per namespace for pods alike (a
     LimitRange, a Namespace with Pod Security labels): then every pod takes the full path, not
-    its shape's patch (`kexplain.admission.shapes`, made once for pods of any namespace)."""
+    its shape's patch (`kexplain.admission.shapes`, made once for pods of any namespace). A
+    dump's kinds are asked of its rows: without a LimitRange or a List, only its Namespaces
+    are looked at."""
+    rows = columns.rows_of(cluster)
+    if rows is not None:
+        try:
+            kinds = set(rows.kinds)
+        except TypeError:           # (a kind no key: asked object by object)
+            kinds = None
+        if kinds is not None and not any(type(k) is str and (k == "LimitRange" or (
+                k not in KNOWN_KINDS and k.endswith("List"))) for k in kinds):
+            cluster = [pair for pair, kind in zip(cluster, rows.kinds) if kind == "Namespace"]
     for obj, src in cluster:
         kind = _kind(obj)
         if kind == "LimitRange" or (kind == "Namespace" and podsecurity.labelled(
@@ -632,8 +814,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     """
     result = Admitted()
     stored_ids: set[int] = set()
-    by_shape = by_shape and not _per_namespace_policies(cluster)
-    seen = None if stored or not by_shape else _Shapes(shape_index)
+    seen = None if stored or not by_shape or _per_namespace_policies(cluster) else _Shapes(shape_index)
     flat = _flatten(cluster, result.warnings, stored_ids, seen, kube)
     objects = flat.objects
     pending_pod = _copy(pending[0], pending[1]) if pending is not None else None
@@ -652,7 +833,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         check_decodes(pending_pod, pending[1], kube)     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind)
+    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind, flat.rows)
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     run.admit_pods()
@@ -662,8 +843,9 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     run.run_namespaces()
     run.run_dra()
     result.objects = run.objects
+    if flat.rows is not None and run.rows_kept:    # a stored dump's, as they were, then the built-in ones
+        result.objects = columns.Dump(run.objects, flat.rows + columns.Rows.of(run.objects[len(flat.rows):]))
     result.pending = pending_pod
     result.warnings += run.warnings
-    result.patched = len(run.patched_shapes)
-    result.shapes = run.patched_shapes
+    result.patched = run.patched
     return result

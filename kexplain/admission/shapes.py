@@ -9,17 +9,20 @@ everything else it does is a function of the rest of the pod and of the run's co
 
 - `canonical` replaces the name, uid and nodeName of a pod, the values of its zone and
   region labels, and what a controller derives from the name and node (a StatefulSet pod's
-  pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity) by
-  placeholders, once each has passed its own check (a DNS subdomain; a uid that is a string; a
-  label value; a DNS label; an invalid one keeps the pod on the full path, which says why),
-  and `ShapeIndex.key` is the marshalled bytes of that canonical pod: equal bytes are equal
-  values of equal types in equal key order;
+  pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity),
+  its creation timestamp and its status (what a kubelet reports of that one pod, which
+  admission takes as written) by placeholders, once each has passed its own check (a DNS
+  subdomain; a uid that is a string; a label value; a DNS label; a time; a status that
+  decodes; an invalid one keeps the pod on the full path, which says why), and
+  `ShapeIndex.key` is the `shape_key` of that canonical pod: equal bytes are equal values of
+  equal types in equal key order;
 - the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
   same way, and the difference between it as written and as admitted becomes a `Patch` (keys
   set or added, in the admitted key order), kept only when replaying it on the canonical pod
   gives exactly the admitted one, and when no placeholder leaks into what it writes;
 - every later pod of the shape is the pod as written with the patch applied: copy-on-write
-  along the patched paths, everything else shared with the input (as stored objects are).
+  along the patched paths, everything else shared with the input (as stored objects are), and
+  what admission wrote shared by the pods of the shape (nothing changes an admitted object).
 
 Only success is remembered: a shape whose canonical pod is refused anywhere keeps every pod of
 it on the full path, so every message is the full path's own. A uid admission generates (none
@@ -33,10 +36,12 @@ from functools import lru_cache
 from types import CodeType
 from typing import Any, Callable
 
+from kexplain.admission.decode import status_decodes
+from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
-from kexplain.apimachinery.marshal_memo import MarshalMemo
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
     is_label_value
+from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
 UID = "kexplain-placeholder-uid"
@@ -45,15 +50,20 @@ TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label 
 NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
 SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
 HOST = "kexplain-placeholder-hostname"             # a DNS label
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, *TOPOLOGY.values())
+CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
+STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
+PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, *TOPOLOGY.values())
+# The status fields of a pod that admission reads or drops (the claim statuses it validates and
+# drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
+# status it takes as written (admission.md), each value checked on its own when decoded.
+STATUS_ADMITTED = frozenset({"resourceClaimStatuses", "extendedResourceClaimStatus"})
 _ZONE, _REGION = TOPOLOGY_LABELS
 _ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
-_IMMUTABLE = (str, int, float, bool, type(None))
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
 
 
-def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
+def canonical(pod: dict, valid_nodes: set[str], valid_times: set[str] | None = None) -> dict | None:
     """`pod` with what tells it from the other pods of its workload replaced by placeholders
     (shallow copies on the way), or None when it is not of the common shape (`_canonicalize`)."""
     meta = pod.get("metadata")
@@ -65,10 +75,11 @@ def canonical(pod: dict, valid_nodes: set[str]) -> dict | None:
     out["spec"] = spec.copy()
     if type(meta.get("labels")) is dict:
         meta["labels"] = meta["labels"].copy()
-    return out if _canonicalize(out, valid_nodes) is not None else None
+    return out if _canonicalize(out, valid_nodes, set() if valid_times is None else valid_times) is not None \
+        else None
 
 
-def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any]] | None:
+def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> list[tuple[dict, Any, Any]] | None:
     """Replace in place what tells `pod` from the other pods of its workload by placeholders;
     returns what to write back to undo it (in reverse order), or None, having changed nothing,
     when it is not of the common shape (not a mapping where one belongs, an identity field of
@@ -82,7 +93,11 @@ def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any
       dash-separated part of it (a StatefulSet's pod-name and pod-index labels), the hostname
       when it is the name (a StatefulSet's; a DNS label, not set as a FQDN), the name inside a
       claim name (a StatefulSet's `data-<pod>`), and the node's name as a required node
-      affinity's `metadata.name` field value (each DaemonSet pod pinned to its node)."""
+      affinity's `metadata.name` field value (each DaemonSet pod pinned to its node);
+    - its creation timestamp (a valid time: one of `valid_times`, found so once);
+    - its status (what a kubelet reports of one pod: its IPs, start times, container ids), unless
+      it holds a field admission reads (`STATUS_ADMITTED`): admission takes the rest as written,
+      and its pods' statuses are checked one by one (`kexplain.admission.decode.status_decodes`)."""
     meta = pod.get("metadata")
     spec = pod.get("spec")
     if type(meta) is not dict or type(spec) is not dict:
@@ -130,6 +145,14 @@ def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
+    created = meta.get("creationTimestamp")
+    if type(created) is str and (created in valid_times or _valid_time(created, valid_times)):
+        undo.append((meta, "creationTimestamp", created))
+        meta["creationTimestamp"] = CREATED
+    status = pod.get("status")
+    if type(status) is dict and status and STATUS_ADMITTED.isdisjoint(status):
+        undo.append((pod, "status", status))
+        pod["status"] = STATUS
     if node:
         undo.append((spec, "nodeName", node))
         spec["nodeName"] = NODE
@@ -148,6 +171,14 @@ def _canonicalize(pod: dict, valid_nodes: set[str]) -> list[tuple[dict, Any, Any
             undo.append((spec, "volumes", volumes))
             spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
     return undo
+
+
+def _valid_time(text: str, valid_times: set[str]) -> bool:
+    """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`."""
+    if go_time_parse_error(RFC3339, text) is not None:
+        return False
+    valid_times.add(text)
+    return True
 
 
 def _claim_renamed(volume: Any, name: str) -> Any:
@@ -199,45 +230,54 @@ class ShapeIndex:
 
     def __init__(self) -> None:
         self.valid_nodes: set[str] = set()
-        self._keys: MarshalMemo[bytes] = MarshalMemo()    # a shape's key, found by its pods' bytes
-        self._of: dict[int, tuple[dict, bytes | None]] = {}
+        self.valid_times: set[str] = set()
+        self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
+        self._of: dict[int, tuple[dict, bytes | None, bool]] = {}     # id -> (pod, key, `status_decodes`)
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
     def key(self, pod: dict) -> bytes | None:
-        """The bytes naming the shape of `pod` (`canonical`, marshalled), None off the fast path
-        (a value marshal does not write: a YAML timestamp, ...)."""
+        """The bytes naming the shape of `pod` (`canonical`, its `shape_key`), None off the
+        fast path (a value a shape key does not hold)."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found[1]
-        undo = _canonicalize(pod, self.valid_nodes)   # the pod made its canonical self for a moment
+        undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
         key = None
         if undo is not None:
             try:
-                # (lists shared across a dump read in parts, `kexplain.load.json_list`, change a
-                # pod's version-4 bytes, not its shape: `MarshalMemo` finds the shape by value)
-                key = self._keys.remember(pod)
-            except ValueError:
-                key = None
+                key = shape_key(pod)
             finally:
                 for mapping, k, value in reversed(undo):
                     mapping[k] = value
-        self._of[id(pod)] = (pod, key)
+            if key is not None:
+                key = self._keys.setdefault(key, key)
+        # (its status, out of the shape, asked now: `status_decodes`)
+        self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
         return key
+
+    def status_decodes(self, pod: dict) -> bool:
+        """`decode.status_decodes` of a pod whose `key` was asked (False for any other)."""
+        found = self._of.get(id(pod))
+        return found is not None and found[0] is pod and found[2]
+
+    def canonical(self, pod: dict) -> dict | None:
+        """`canonical(pod)` with this load's valid node names and times."""
+        return canonical(pod, self.valid_nodes, self.valid_times)
 
 
 # -- patches ---------------------------------------------------------------------------------
 class _Set:
-    """Write this value (a fresh copy of it, when it is mutable)."""
+    """Write this value. The pods of a shape share it (what admission wrote alike into each):
+    admitted objects are never changed in place, as loaded ones are not."""
 
-    __slots__ = ("value", "mutable")
+    __slots__ = ("value",)
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.mutable = not isinstance(value, _IMMUTABLE)
 
     def fresh(self, pod: dict) -> Any:
-        return _copy(self.value) if self.mutable else self.value
+        return self.value
 
 
 class _Uid(_Set):
@@ -270,7 +310,7 @@ class Patch:
         for key, change in self.changes:
             if type(change) is Patch:
                 ops.append((2, key, change))
-            elif type(change) is _Set and not change.mutable and self.is_dict:
+            elif type(change) is _Set and self.is_dict:
                 if ops and ops[-1][0] == 0:
                     ops[-1][2][key] = change.value
                 else:
@@ -315,13 +355,9 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
         return f"c{len(consts) - 1}"
 
     def fresh(change: _Set) -> str:
-        value = change.value
-        if type(change) is _Set and type(value) in (dict, list) and all(
-                isinstance(v, _IMMUTABLE) for v in (value.values() if type(value) is dict else value)):
-            return f"{const(value)}.copy()"           # ({} or [] or flat): a shallow copy is a deep one
         if type(change) is _Uid:
             return f"{const(change.make)}(pod)"      # (one call less per pod than `fresh`)
-        return f"{const(change)}.fresh(pod)"
+        return const(change.value)
 
     def emit(node: Patch, source: str, out: str) -> None:
         lines.append(f"        {out} = {source}.copy()")
@@ -350,14 +386,6 @@ def _code(source: str) -> CodeType:
     """The compiled source of a patch function: the shapes of one load mostly have patches of
     one form (the same keys set, their values in `C`), so the same text, compiled once."""
     return compile(source, "<patch>", "exec")
-
-
-def _copy(value: Any) -> Any:
-    if type(value) is dict:
-        return {k: _copy(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copy(v) for v in value]
-    return value
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -414,7 +442,33 @@ def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -
         if key == "metadata" and type(meta_change) is Patch and not meta_written.get("uid"):
             meta_change.changes = [(k, _Uid(c.value, make_uid) if k == "uid" and type(c) is _Set else c)
                                    for k, c in meta_change.changes]
+    _share_alike(change, written, admitted)
     if _leaks(change) or not _same(change.apply(written, written), admitted) \
             or not _same(change.compiled()(written, written), admitted):
         return None
     return change
+
+
+def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
+    """Each change of `patch` to a part of `written` that holds nothing of a pod's own (no
+    placeholder: every pod of the shape has that part alike) made the setting of the admitted
+    part itself: the pods of the shape share it, not a patched copy each (their containers)."""
+    for i, (key, change) in enumerate(patch.changes):
+        if type(change) is not Patch:
+            continue
+        if _own(written[key]):
+            _share_alike(change, written[key], admitted[key])
+        else:
+            patch.changes[i] = (key, _Set(admitted[key]))
+
+
+def _own(value: Any) -> bool:
+    """Whether a part of a canonical pod holds something of each pod's own (a placeholder)."""
+    return value is STATUS or any(p in repr(value) for p in PLACEHOLDERS)
+
+
+def holds_own(canonical_pod: dict, field: str) -> bool:
+    """Whether the pods of a shape (its `canonical` pod) may differ in a metadata `field` (their
+    labels): it holds a placeholder."""
+    meta = canonical_pod.get("metadata")
+    return type(meta) is not dict or _own(meta.get(field))

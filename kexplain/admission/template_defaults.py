@@ -184,12 +184,8 @@ def default_volume(v: dict) -> None:
             _round(resources.get("requests"))
 
 
-def default_pod_template(template: dict) -> dict:
-    """Defaults (in place) a pod template (`spec.template` of a workload) as the API server's
-    defaulter does on create; returns it."""
-    spec = _dict(template, "spec")
-    if spec is None:
-        spec = template["spec"] = {}
+def default_pod_spec_scalars(spec: dict) -> None:
+    """SetDefaults_PodSpec's scalars, in place: the same for a Pod and a template."""
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     if not spec.get("restartPolicy"):
@@ -200,6 +196,15 @@ def default_pod_template(template: dict) -> dict:
         spec["terminationGracePeriodSeconds"] = 30
     if not spec.get("schedulerName"):
         spec["schedulerName"] = "default-scheduler"
+
+
+def default_pod_template(template: dict) -> dict:
+    """Defaults (in place) a pod template (`spec.template` of a workload) as the API server's
+    defaulter does on create; returns it."""
+    spec = _dict(template, "spec")
+    if spec is None:
+        spec = template["spec"] = {}
+    default_pod_spec_scalars(spec)
     for v in _items(spec, "volumes"):
         default_volume(v)
     for key in ("initContainers", "containers", "ephemeralContainers"):

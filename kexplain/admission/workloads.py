@@ -33,7 +33,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from kexplain.errors import AdmissionRejected, KexplainError, Source
+from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
@@ -481,8 +481,17 @@ def validate_workload(obj: dict) -> list[FieldError]:
 
 
 def check_workload(obj: dict, source: Source | None) -> None:
-    """Raise AdmissionRejected with the API server's message when it would refuse `obj`."""
-    errs = validate_workload(obj)
+    """Raise AdmissionRejected with the API server's message when it would refuse `obj`. A
+    workload not checked against its schema before (a field of the wrong type that validation
+    trips on) gets the decoder's error for that field, as the API server never decodes it."""
+    try:
+        errs = validate_workload(obj)
+    except (AttributeError, TypeError, ValueError, KeyError) as exc:
+        from kexplain.admission.decode import SCHEMAS, check_decodes
+        from kexplain.admission.pipeline import copy_json
+        if obj.get("kind") in SCHEMAS:
+            check_decodes(copy_json(obj), source or Source("-"))
+        raise InputError(f"cannot read the workload: {type(exc).__name__}: {exc}", source=source, obj=obj) from None
     if errs:
         raise AdmissionRejected(invalid_message(qualified_kind(obj.get("kind") or ""), generated_name(obj), errs),
                                 source=source, obj=obj)

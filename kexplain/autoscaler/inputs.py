@@ -75,6 +75,9 @@ class LoopInputs:
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
     base: Snapshot | None = None    # the snapshot before `with_pending` put pods on nodes (None: `snapshot`)
+    # what the simulations of these inputs found, shared with the copies `replace` makes of them
+    # (a loop run again with a change): scheduler configuration (by identity) -> `SimMemo`
+    memo: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Discovery",
@@ -114,8 +117,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     pending_objs = {id(o) for o, _ in pending_src}
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
     _refuse_repeats(cluster_objs + others, pending_src)
-    cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in CLUSTER_KINDS | EXTRA_KINDS]
     kinds = CLUSTER_KINDS | EXTRA_KINDS
+    cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in kinds]
     index = ShapeIndex()
     checked = check_objects(cluster + pending_src, kinds, validate=validate, shape_index=index, kube=kube)
     warnings = list(checked.warnings)
@@ -149,10 +152,11 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
             obj = as_listed(obj, taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    snapshot, _ = build_cluster(scheduler_objects, admitted.shapes)
+    snapshot, _ = build_cluster(scheduler_objects)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
-    snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
+    if [ni.name for ni in snapshot.node_infos] != order:    # in the listing's order (else as built: its indexes kept)
+        snapshot = Snapshot([snapshot.get(n) for n in order], snapshot.namespaces, snapshot.objects)
     given_members = groups.members_among((n, snapshot.get(n).node.labels) for n in order)
     group_members = in_cluster(groups.groups, given_members, order)
     owner = {n: g for g, names in group_members.items() for n in names}

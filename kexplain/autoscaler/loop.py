@@ -25,7 +25,7 @@ from kexplain.autoscaler.orchestrator import (Context, Event, NoScaleUpInfo, Sca
                                               scale_up_to_node_group_min_size, status_object)
 from kexplain.autoscaler.podlistprocessor import Processed, process
 from kexplain.autoscaler.resourcelimits import max_nodes_total_reached
-from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.simulator import ClusterSim, SimMemo
 from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
                                         LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES, NO_NODES_MESSAGE,
                                         NO_STATUS, NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, SUCCESSFUL,
@@ -169,6 +169,16 @@ def framework(loop: LoopInputs, snapshot):
     return scheduler_framework(loop.scheduler_config, snapshot)
 
 
+def sim_memo(loop: LoopInputs) -> SimMemo:
+    """The `SimMemo` of `loop`'s scheduler configuration, kept with `loop` (and the copies a
+    change makes of it: `LoopInputs.memo`)."""
+    config = loop.scheduler_config
+    found = loop.memo.get(id(config))
+    if found is None or found[0] is not config:
+        found = loop.memo[id(config)] = (config, SimMemo())
+    return found[1]
+
+
 def _with_allowed_schedulers(loop: LoopInputs) -> LoopInputs:
     """--allowed-scheduler-names: CA lists only the pods of those schedulers, bound ones too
     (FilterOutPodsByScheduler), so the others are neither pending nor in its snapshot."""
@@ -235,7 +245,7 @@ def run_once(loop: LoopInputs) -> LoopResult:
         return ended(listed, "failed to initialize ClusterSnapshot: couldn't obtain csi node: "
                              f"csi nodes {missing} not found")
     templates = template_node_infos(loop)
-    sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot))
+    sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot), sim_memo(loop))
     created = dict(zip(map(id, loop.pending), loop.pending_created))
     states = readiness_states(loop)
     if not cluster_healthy(loop, states):

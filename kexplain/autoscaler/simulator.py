@@ -9,14 +9,22 @@ as in CA, where one plugin runner serves every simulation of the loop. A failure
 failing plugin and its reasons, as CA's FailingPredicateError records them. A node a node-local
 Filter plugin rejected for a pod is not filtered again for the pods like it while its NodeInfo
 stays (500 pending pods of a few shapes, each tried on 5,000 nodes: the search then filters only
-the nodes that could still pass).
+the nodes that could still pass). And pods alike (`sharing_key`: equal in all PreFilter and
+Filter read of them) get one answer per snapshot: `check` on a node, and a search that found no
+node, are looked up for the next such pod while the snapshot is the same (the pods of one shape,
+checked against every template and tried one after the other).
 """
 from __future__ import annotations
 
+import marshal
 from bisect import bisect_left
+from collections import OrderedDict
 from dataclasses import dataclass
+from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from kexplain.explain.shapes import IDENTITY
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY, pod_fingerprint
 from kexplain.framework.preemption import PDB_CACHE_KEY
@@ -25,7 +33,8 @@ from kexplain.plugins.helper.spread import CACHE_KEY as OWNERS_KEY
 from kexplain.plugins.volume_restrictions import USED_PVCS_KEY
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
-from kexplain.model.snapshot import Snapshot
+from kexplain.model.snapshot import Snapshot, unchanged_by_bind
+from kexplain.plugins.pod_topology_spread import DOMAINS_KEY, domains_with_node
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.framework.runtime import Framework
@@ -59,11 +68,55 @@ _FIRST_CHUNK = 8           # nodes filtered in the first chunk of a search; each
 _KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, USED_PVCS_KEY, MEMO_KEY)
 
 
+# Metadata that names one pod and that neither PreFilter nor Filter reads of a pending pod.
+_IDENTITY = IDENTITY | {"generateName"}
+# The pod status fields plugins read (DRA's claims made for the pod).
+_READ_STATUS = ("resourceClaimStatuses", "extendedResourceClaimStatus")
+_SNAPSHOT_MEMOS = 4        # snapshots whose shared answers are kept (a fork's and the one it left)
+_SEARCHES_KEPT = 1024      # searches over every node kept (a loop's pod list processors search once per pod)
+_KEYS_KEPT = 4096          # pods whose sharing keys are kept
+
+
+def sharing_key(pod: PodInfo) -> bytes | None:
+    """What PreFilter and Filter read of a pending pod, as bytes: its metadata but what names
+    it (name, uid, creation, ...; its labels, annotations and owners are in), its spec, and the
+    status fields plugins read. Two pods with equal keys get the same verdicts on the same
+    snapshot. None for a pod whose verdicts are its own: with resource claims (reserved for the
+    pod by uid) or generic ephemeral volumes (claims named after the pod), or a nominated node,
+    or not plain data."""
+    spec = pod.spec
+    if spec.get("resourceClaims") or pod.status.get("nominatedNodeName") or any(
+            isinstance(v, dict) and v.get("ephemeral") for v in spec.get("volumes") or ()):
+        return None
+    meta = {k: v for k, v in pod.metadata.items() if k not in _IDENTITY}
+    status = [pod.status.get(k) for k in _READ_STATUS]
+    try:
+        return marshal.dumps((sorted(meta.items()), spec, status), 2)
+    except ValueError:
+        return None
+
+
+class _Shared:
+    """The answers pods alike share on one snapshot: `check`'s per (key, node), and the
+    searches that found no node per (key, acceptable nodes)."""
+
+    __slots__ = ("checked", "nowhere")
+
+    def __init__(self) -> None:
+        self.checked: dict[tuple[bytes, str], Failure | None] = {}
+        self.nowhere: set[tuple[bytes, tuple[int, ...] | None]] = set()
+
+
 def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, Any] | None = None) -> Snapshot:
     """`snapshot` with one more node after the others, and its pods bound to it one by one
     (so the indexes that follow binds are patched, not built again); `csi_node`: the node's
     CSINode, which CA's snapshot carries with it (--enable-csi-node-aware-scheduling)."""
     out = snapshot.with_empty_node(node_info.node, _KEPT_ON_NEW_NODE)
+    # PodTopologySpread's eligible domains, worked out for the snapshot's nodes: extended by the new one
+    domains = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)
+    if domains:
+        extended = domains_with_node(domains, out.get(node_info.name))
+        out.cached(DOMAINS_KEY, lambda: extended, unchanged_by_bind)
     if csi_node is not None:    # the new snapshot's own list of objects (the volume index is built again)
         out.objects = {**out.objects, "CSINode": [*out.objects.get("CSINode", ()), dict(csi_node)]}
     for pod in node_info.pods:
@@ -71,16 +124,37 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
     return out
 
 
-class ClusterSim:
-    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts."""
+class SimMemo:
+    """What the simulations over one loop's inputs share, answers only (never a verdict of its
+    own): per pod as the plugins read it, the NodeInfos a node-local Filter plugin rejected
+    (`ClusterSim._ruled_out`); per snapshot, what pods alike share there (`sharing_key`); and
+    the searches over every node (`schedule_anywhere`) by snapshot, pod, and where the search
+    starts, with the node found, the snapshot its bind made and where the next search starts.
+    A `LoopInputs` keeps one (`LoopInputs.memo`) for the loops run again with a change (the
+    node-group suggestions' verification): their pods, snapshots and scheduler are the same
+    objects, so a rerun that meets the same snapshot with the same pod replays the first run's
+    search, and the snapshot it reaches is that run's (the pods after it then replay too).
+    Each entry keeps the objects its key names by identity alive, so no id is reused."""
 
-    def __init__(self, snapshot: Snapshot, framework: "Framework") -> None:
+    def __init__(self) -> None:
+        self.ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}
+        self.shared: OrderedDict[int, tuple[Snapshot, _Shared]] = OrderedDict()
+        self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, PodInfo, str | None, Snapshot, int]] = \
+            OrderedDict()
+        self.keys: dict[int, tuple[PodInfo, bytes | None]] = {}    # id(pod) -> (pod, sharing_key)
+
+
+class ClusterSim:
+    """The loop's predicate snapshot: one framework, a snapshot that forks and reverts.
+    `memo`: what earlier simulations with the same framework configuration found (default:
+    nothing; see `SimMemo`)."""
+
+    def __init__(self, snapshot: Snapshot, framework: "Framework", memo: SimMemo | None = None) -> None:
         self.snapshot = snapshot
         self.framework = framework
         self._forks: list[Snapshot] = []
         self._last_index = 0          # CA's lastIndexOrderMapping: where the last match was
-        # per pod as the plugins read it: the NodeInfos a node-local plugin rejected (bounded)
-        self._ruled_out_by_pod: dict[tuple[bytes, frozenset[str]], dict[int, NodeInfo]] = {}
+        self._memo = memo if memo is not None else SimMemo()
 
     # -- forks ------------------------------------------------------------------------------
     def fork(self) -> None:
@@ -112,13 +186,43 @@ class ClusterSim:
         if fingerprint is None:
             return _NOTHING
         key = (fingerprint, state.skip_filter_plugins)
-        table = self._ruled_out_by_pod.pop(key, None)
+        tables = self._memo.ruled_out_by_pod
+        table = tables.pop(key, None)
         if table is None:
             table = {}
-            while len(self._ruled_out_by_pod) >= _RULED_OUT_KEYS:
-                del self._ruled_out_by_pod[next(iter(self._ruled_out_by_pod))]
-        self._ruled_out_by_pod[key] = table
+            while len(tables) >= _RULED_OUT_KEYS:
+                del tables[next(iter(tables))]
+        tables[key] = table
         return table
+
+    # -- what pods alike share on one snapshot ----------------------------------------------
+    def _key(self, pod: PodInfo) -> bytes | None:
+        """The pod's `sharing_key`; None also when the framework has nominated pods (their
+        entries leave out the pod itself, by uid)."""
+        if getattr(self.framework, "_nominated", None):
+            return None
+        keys = self._memo.keys
+        found = keys.get(id(pod))
+        if found is None or found[0] is not pod:
+            if len(keys) >= _KEYS_KEPT:
+                keys.clear()
+            found = keys[id(pod)] = (pod, sharing_key(pod))
+        return found[1]
+
+    def _shared_here(self) -> _Shared:
+        """The shared answers of the current snapshot (made on first use; the last few
+        snapshots' are kept, so a revert finds its snapshot's again)."""
+        snapshot = self.snapshot
+        memos = self._memo.shared
+        found = memos.get(id(snapshot))
+        if found is not None and found[0] is snapshot:
+            memos.move_to_end(id(snapshot))
+            return found[1]
+        shared = _Shared()
+        memos[id(snapshot)] = (snapshot, shared)
+        while len(memos) > _SNAPSHOT_MEMOS:
+            memos.popitem(last=False)
+        return shared
 
     # -- the scheduler ----------------------------------------------------------------------
     def _pre_filter(self, pod: PodInfo) -> tuple[CycleState, frozenset[str] | None, str, Failure | None]:
@@ -132,7 +236,18 @@ class ClusterSim:
         return state, names, ", ".join(sorted(outcome.plugins_with_nodes)), None
 
     def check(self, pod: PodInfo, node_name: str) -> Failure | None:
-        """Whether `pod` passes PreFilter and Filter on `node_name` (CheckPredicates)."""
+        """Whether `pod` passes PreFilter and Filter on `node_name` (CheckPredicates); the
+        answer of a pod alike on this very snapshot when there is one."""
+        key = self._key(pod)
+        if key is None:
+            return self._check(pod, node_name)
+        checked = self._shared_here().checked
+        found = checked.get((key, node_name), checked)
+        if found is checked:
+            found = checked[(key, node_name)] = self._check(pod, node_name)
+        return found
+
+    def _check(self, pod: PodInfo, node_name: str) -> Failure | None:
         state, names, narrowed_by, failed = self._pre_filter(pod)
         if failed is not None:
             return failed
@@ -155,7 +270,42 @@ class ClusterSim:
         bound); None when none does (SchedulePodOnAnyNodeMatching). `among`: the indexes of
         the acceptable nodes (default: every node). The nodes are filtered in growing chunks,
         plugin by plugin over each chunk (Filter has no side effects: the first node that
-        passes is the one a node-by-node search finds)."""
+        passes is the one a node-by-node search finds). A pod alike that found no node among
+        the same nodes of this very snapshot finds none either (where the search starts
+        does not matter then): it is not searched again. A search over every node that ran
+        before (`SimMemo`: this snapshot, this pod, the same start) is replayed."""
+        if among is None and not getattr(self.framework, "_nominated", None):
+            # the search over every node: replayed when this very search ran before
+            searches = self._memo.searches
+            before = self.snapshot
+            asked = (id(before), id(pod), self._last_index)
+            hit = searches.get(asked)
+            if hit is not None and hit[0] is before and hit[1] is pod:
+                searches.move_to_end(asked)
+                self.snapshot, self._last_index = hit[3], hit[4]
+                return hit[2]
+            found = self._search(pod, among)
+            searches[asked] = (before, pod, found, self.snapshot, self._last_index)
+            while len(searches) > _SEARCHES_KEPT:
+                searches.popitem(last=False)
+            return found
+        return self._search(pod, among)
+
+    def _search(self, pod: PodInfo, among: Sequence[int] | None) -> str | None:
+        """`schedule_anywhere`, with the searches of pods alike that found no node."""
+        key = self._key(pod)
+        if key is None:
+            return self._schedule_anywhere(pod, among)
+        nowhere = self._shared_here().nowhere
+        asked = (key, tuple(among) if among is not None else None)
+        if asked in nowhere:
+            return None
+        found = self._schedule_anywhere(pod, among)
+        if found is None:
+            nowhere.add(asked)
+        return found
+
+    def _schedule_anywhere(self, pod: PodInfo, among: Sequence[int] | None) -> str | None:
         state, names, _, failed = self._pre_filter(pod)
         if failed is not None:
             return None
@@ -172,7 +322,8 @@ class ClusterSim:
             order = ascending[cut:] + ascending[:cut]
         ruled_out = self._ruled_out(pod, state)
         if ruled_out:           # first: for a pod like many before it, most nodes are
-            order = [i for i in order if id(infos[i]) not in ruled_out]
+            gone = map(ruled_out.__contains__, map(id, map(infos.__getitem__, order)))
+            order = list(compress(order, map(not_, gone)))
         candidates = [i for i in order if not infos[i].node.unschedulable
                       and (names is None or infos[i].name in names)]
         local = self._local_filters

@@ -8,9 +8,11 @@ traceback: an error's one line, an interrupt, a closed pipe, or a kexplain bug.
 from __future__ import annotations
 
 import copy
+import importlib
 import os
 import sys
 from contextlib import ExitStack, redirect_stderr, redirect_stdout
+from typing import Iterable
 
 import typer
 
@@ -19,12 +21,6 @@ try:
 except ImportError:                           # pragma: no cover - older typer, on click
     from click import ClickException  # type: ignore[no-redef]
 
-from kexplain.cli import autoscale as autoscale_cmd
-from kexplain.cli import explain as explain_cmd
-from kexplain.cli import karpenter as karpenter_cmd
-from kexplain.cli import lint as lint_cmd
-from kexplain.cli import live as live_cmd
-from kexplain.cli import snapshot as snapshot_cmd
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import HELP as EXIT_HELP
 from kexplain.cli.exit_codes import ExitStatus
@@ -40,16 +36,23 @@ default {DEFAULT_MINOR}, kube-scheduler {RELEASES[DEFAULT_MINOR]}).
 
 BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 
-app = typer.Typer(add_completion=True, help=HELP, no_args_is_help=True, rich_markup_mode=None,
-                  pretty_exceptions_enable=False,
-                  context_settings={"help_option_names": ["-h", "--help"]})
+# Each command (in the order help lists them) and the module whose `command` it is, imported
+# when the command is run: a run imports the command it runs, not the others (the live client,
+# the autoscalers, lint), so that a small explanation takes a small part of a second.
+COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
+            "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
+            "karpenter": "kexplain.cli.karpenter", "version": ""}
 
-app.command("explain")(explain_cmd.command)
-app.command("pod")(live_cmd.command)
-app.command("snapshot")(snapshot_cmd.command)
-app.command("lint")(lint_cmd.command)
-app.command("autoscale")(autoscale_cmd.command)
-app.command("karpenter")(karpenter_cmd.command)
+
+def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
+    """The typer app with the commands `names` (default: all, as help lists them)."""
+    out = typer.Typer(add_completion=True, help=HELP, no_args_is_help=True, rich_markup_mode=None,
+                      pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]})
+    out.callback()(_root)
+    for name in COMMANDS:
+        if name in names:
+            out.command(name)(version_cmd if name == "version" else importlib.import_module(COMMANDS[name]).command)
+    return out
 
 
 def version_text() -> str:
@@ -67,7 +70,6 @@ def version_text() -> str:
     return "\n".join(lines)
 
 
-@app.command("version")
 def version_cmd(ctx: typer.Context) -> ExitStatus:
     """Print kexplain's version and the Kubernetes versions it follows (and the default)."""
     env_of(ctx).stdout.write(version_text() + "\n")
@@ -80,7 +82,6 @@ def _print_version(ctx: typer.Context, value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
                                  help="Print the version and the Kubernetes versions followed (as `kexplain version`) "
@@ -93,8 +94,23 @@ def _root(
 ROOT_OPTIONS = ("-h", "--help", "--install-completion", "--show-completion", "--version")
 
 
+def __getattr__(name: str) -> typer.Typer:
+    """`app`: the typer app with every command (made when asked: `make_app`)."""
+    if name == "app":
+        return make_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _subcommands() -> set[str]:
-    return {c.name or c.callback.__name__ for c in app.registered_commands}
+    return set(COMMANDS)
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app to run `args` with: only the command they name (help, a root option, shell
+    completion: every command)."""
+    if args and args[0] in COMMANDS and not any(k.endswith("_COMPLETE") for k in os.environ):
+        return make_app((args[0],))
+    return make_app()
 
 
 def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_name: str = "kexplain") -> int:
@@ -132,7 +148,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None, *, prog_
 def _run(args: list[str], env: Environment, prog_name: str) -> int:
     """The app's own endings: a command's status, a usage error, help, --version, completion."""
     try:
-        status = app(args=args, prog_name=prog_name, obj=env, standalone_mode=False)
+        status = app_for(args)(args=args, prog_name=prog_name, obj=env, standalone_mode=False)
     except ClickException as err:
         err.show(file=env.stderr)
         return err.exit_code
@@ -195,7 +211,7 @@ def kubectl_args(args: list[str]) -> list[str]:
 
 def _options_with_values() -> set[str]:
     """Every option name of every command that takes a value (not a flag)."""
-    group = typer.main.get_command(app)
+    group = typer.main.get_command(make_app())
     out: set[str] = set()
     for cmd in getattr(group, "commands", {}).values():
         for param in cmd.params:

@@ -68,7 +68,9 @@ def run_karpenter(pools: "NodePoolsRequest", kube: "KubeVersion", pp: "PendingPa
     from kexplain.explain.pending_pass import pass_json
     from kexplain.karpenter.pending import load_node_pools, run_pass
 
-    inputs, world = load_node_pools(pools, kube, applied=pp)
+    inputs, world = load_node_pools(pools, kube, applied=pp)     # read whatever the verdicts: bad input refused
+    if not pp.pending and node_pool is None:        # every pod explained placed: no section, no pass
+        return AutoscalerRun([], pp)
     _, merged, answers = run_pass(inputs, world, pp, suggest=verified_fixes if suggestions else None,
                                   every_pod=node_pool is not None)
     answers.document["pendingPass"] = pass_json(merged)

@@ -10,10 +10,14 @@ Never prints.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
+from itertools import compress, repeat
+from operator import eq
+from typing import Any, BinaryIO, Callable, TypeVar
 
 from kexplain.admission.shapes import ShapeIndex
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.config import SchedulerConfig, load_config
@@ -58,6 +62,16 @@ def admission_context(objects: Objects) -> Objects:
 def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
     """The objects of the built-in `kinds`: a custom resource that shares a kind's name (a
     `batch.volcano.sh` Job, an `example.com` Node) is none of them (`is_builtin_kind`)."""
+    rows = columns.rows_of(objs)
+    if rows is not None:       # a dump's 150,000 objects: by (apiVersion, kind), asked of their rows
+        try:
+            keep = {pair: pair[1] in kinds and is_builtin_kind(*pair) for pair in rows.pairs()}
+        except TypeError:
+            keep = None
+        if keep is not None:
+            if all(keep.values()):
+                return objs.same()      # type: ignore[attr-defined]
+            return objs.taken([keep[pair] for pair in zip(rows.api_versions, rows.kinds)])  # type: ignore[attr-defined]
     verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
     out: Objects = []
     for o, s in objs:
@@ -628,60 +642,98 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
                          owned: frozenset[int] = frozenset()) -> Inputs:
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
-    same_shape: dict[int, tuple[dict, bytes]] = {}
     if not stored:
         from kexplain.admission import admit
         admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube),
                                 cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
-        same_shape = admitted.shapes
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
             settled = settle(cluster, lambda o, s: id(s) in applied)
             cluster = settled.objects
             warnings += settled.notes
         warnings += half_bound_notes(cluster)
-    snapshot, nominated = build_cluster(cluster, same_shape)
+    snapshot, nominated = build_cluster(cluster)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        controllers_create_for(pod_obj)))
 
 
-def build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashable]] | None = None
-                  ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
     by node, from admitted or stored cluster objects. Several pods can share one cluster.
-    `same_shape`: admission's shapes of pods (`Admitted.shapes`), for `Snapshot.build`.
     The collector pauses meanwhile (`bulk_load`)."""
     try:
         with bulk_load():
-            return _build_cluster(cluster, same_shape)
+            return _build_cluster(cluster)
     except KexplainError:
         raise
     except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
         raise _unreadable(cluster, exc) from None
 
 
-def _build_cluster(cluster: Objects, same_shape: Mapping[int, tuple[dict, Hashable]] | None
-                   ) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     nodes: Objects = []
-    bound: list[dict[str, Any]] = []
+    pods: list[dict[str, Any]] = []
     unbound: list[dict[str, Any]] = []
     others: list[dict[str, Any]] = []
-    for o, s in cluster:                    # one pass over 150,000 objects
-        kind = o.get("kind")
-        if kind == "Pod":
-            (bound if (o.get("spec") or {}).get("nodeName") else unbound).append(o)
-        elif kind == "Node":
-            nodes.append((o, s))
-        else:
-            others.append(o)
-    snapshot = Snapshot.build(nodes, bound, others, same_shape)
+    rows = columns.rows_of(cluster)
+    try:            # 150,000 objects split by kind in C: their rows' kinds, or asked of each
+        objects = columns.objects(cluster)
+        kinds = rows.kinds if rows is not None else columns.kinds(objects)
+    except columns.NotPlain:
+        kinds = None
+    if kinds is not None:       # (pods without a node: into `unbound` by `Snapshot.build`)
+        pods = [o for o, kind in zip(objects, kinds) if kind == "Pod"]
+        nodes = [item for item, kind in zip(cluster, kinds) if kind == "Node"]
+        others = [o for o, kind in zip(objects, kinds) if kind != "Pod" and kind != "Node"]
+    else:
+        for o, s in cluster:
+            kind = o.get("kind")
+            if kind == "Pod":
+                pods.append(o)
+            elif kind == "Node":
+                nodes.append((o, s))
+            else:
+                others.append(o)
+    parts = _BuiltFrom([o for o, _ in nodes], pods)
+    last = _LAST_BUILT[0] if _LAST_BUILT else None
+    if last is not None and last[0].same_as(parts):      # its nodes and indexes, these objects
+        listed = Snapshot.build([], [], others)
+        return last[1].with_objects(listed.namespaces, listed.objects), last[2]
+    snapshot = Snapshot.build(nodes, pods, others, unbound)
     nominated: dict[str, list[PodInfo]] = {}
     for p in unbound:
         if (p.get("status") or {}).get("nominatedNodeName"):
             info = PodInfo(p)
             nominated.setdefault(info.nominated_node_name, []).append(info)
+    _LAST_BUILT[:] = [(parts, snapshot, nominated)]
     return snapshot, nominated
+
+
+@dataclass(frozen=True)
+class _BuiltFrom:
+    """What a snapshot was built from: its nodes and pods (the very objects; the pending ones
+    give the nominated pods)."""
+
+    nodes: list[dict[str, Any]]
+    pods: list[dict[str, Any]]
+
+    def same_as(self, other: "_BuiltFrom") -> bool:
+        """The same nodes follow: the same node and pod objects, unchanged since (stored
+        objects pass admission as they are)."""
+        return _same(self.nodes, other.nodes) and _same(self.pods, other.pods)
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+# The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
+# `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
+# Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
+# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
+# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
+_LAST_BUILT: list[tuple[_BuiltFrom, Snapshot, dict[str, list[PodInfo]]]] = []
 
 
 def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
@@ -859,16 +911,34 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
-    snapshot, nominated = build_cluster(cluster, admitted.shapes)
-    keys: set[tuple[str, str]] = set()
-    for o, _ in cluster:
-        if o.get("kind") == "Pod":
-            meta = o.get("metadata") or {}
-            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+    snapshot, nominated = build_cluster(cluster)
+    keys = _pod_keys(cluster)
     context = admission_context(cluster)
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
                 objects=cluster, other_kinds=others)
+
+
+def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
+    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
+    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
+    rows = columns.rows_of(cluster)
+    if rows is not None:
+        try:
+            keys = set(compress(zip(rows.namespaces, rows.names), map(eq, rows.kinds, repeat("Pod"))))
+        except TypeError:           # (a name no key: asked object by object, as written)
+            pass
+        else:
+            unnamed = [key for key in keys if not (key[0] and key[1])]
+            keys.difference_update(unnamed)
+            keys.update((namespace or "default", name or "") for namespace, name in unnamed)
+            return keys
+    keys = set()
+    for o, _ in cluster:
+        if o.get("kind") == "Pod":
+            meta = o.get("metadata") or {}
+            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+    return keys
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,

@@ -89,8 +89,10 @@ class PreFilterResult:
         return PreFilterResult(self.node_names & other.node_names)
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeScore:
+    """One node's score, as normalizers rewrite it in place (slots: thousands a cycle)."""
+
     name: str
     score: int
 

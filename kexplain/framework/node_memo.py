@@ -18,6 +18,7 @@ local, runs each cycle as before.
 from __future__ import annotations
 
 import marshal
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 
 from kexplain.model.snapshot import unchanged_by_bind
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 MEMO_KEY = "framework/node-local"
 MAX_KEYS = 64            # (plugin, profile, pod) keys kept; the least recently used goes first
 T = Any
+_ANSWER = itemgetter(1)         # of a table's (NodeInfo, answer)
 
 
 def pod_fingerprint(pod: "PodInfo") -> bytes | None:
@@ -65,17 +67,15 @@ def node_memo(snapshot: "Snapshot") -> NodeMemo:
 def memoized(table: dict[int, tuple["NodeInfo", T]], snapshot: "Snapshot", nodes: Sequence["NodeInfo"],
              compute: Callable[[Sequence["NodeInfo"]], list[T]]) -> list[T]:
     """`compute(nodes)`, with the answers `table` holds for these very NodeInfos looked up and
-    only the others computed (in their order), then kept when they are the snapshot's."""
-    out: list[T] = []
-    missing: list[int] = []
-    get = table.get
-    for k, ni in enumerate(nodes):
-        found = get(id(ni))
-        if found is not None and found[0] is ni:
-            out.append(found[1])
-        else:
-            out.append(None)
-            missing.append(k)
+    only the others computed (in their order), then kept when they are the snapshot's.
+
+    A NodeInfo's id names it alone while the table holds it (its entry keeps it alive, so no
+    other object has that id): the look-ups are made in C, by id, with no identity check."""
+    found = list(map(table.get, map(id, nodes)))
+    if all(found):                  # (every node answered before: the common case of a cycle)
+        return list(map(_ANSWER, found))
+    out: list[T] = [f[1] if f is not None else None for f in found]
+    missing = [k for k, f in enumerate(found) if f is None]
     if missing:
         todo = nodes if len(missing) == len(nodes) else [nodes[k] for k in missing]
         if len(table) > 2 * len(snapshot.node_infos):      # mostly NodeInfos binds replaced since

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kexplain.errors import FrameworkError
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 _SUCCESS_CODE = Code.SUCCESS
+_NAME = attrgetter("name")      # a NodeInfo's name, read in C (`run_score`: every node, every cycle)
 
 FilterFn = Callable[[CycleState, "PodInfo", "NodeInfo"], Status]
 NormalizeFn = Callable[[CycleState, "PodInfo", list[NodeScore]], Status]
@@ -432,7 +434,7 @@ class Framework:
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:
-                scores = [NodeScore(ni.name, r) for ni, r in zip(nodes, raw)]
+                scores = list(map(NodeScore, map(_NAME, nodes), raw))
                 s = normalize(state, pod, scores)
                 if not s.is_success:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '

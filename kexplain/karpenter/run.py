@@ -48,6 +48,10 @@ class AWSCloud:
         self.views = {c.name: node_class_view(c, default_subnets) for c in inputs.node_classes}
         self.node_pools = {np.name: np for np in inputs.node_pools}
         self._types: dict[str, tuple[list[Any], Any]] = {}
+        # The scheduler's index of the instance types, shared by the passes that share the
+        # provider (the suggestions' passes run again): see provisioning.scheduling.typeindex.
+        from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+        self.type_index = TypeIndex()
         self._conditions: dict[str, tuple[Any, ...]] = {}
 
     def _pool(self, node_pool: Mapping[str, Any]) -> Any:

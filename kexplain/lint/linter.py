@@ -683,7 +683,9 @@ class Linter:
         gathered = _Gathered(self._set) if self.options.node_groups is not None or self._karpenter else None
         for q in sorted(self._set.queued, key=lambda q: queue_order(q.entry, q.inputs)):
             found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._placed(q, queue, gathered))
-        self._retried(queue, found)     # where the pods end up
+        retried = self._retried(queue, found)     # where the pods end up
+        if gathered is not None:        # the autoscalers look at the cluster as the retry leaves it
+            gathered.settle(retried)
         if gathered is not None and gathered.objects and self.options.node_groups is not None:
             for key, findings in self._node_groups(gathered).items():
                 found[key] += findings
@@ -723,17 +725,17 @@ class Linter:
             return self._daemon_findings(q.ref, q.loc, outcome, tally)
         return [self._pinned(q, outcome)]
 
-    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> None:
+    def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> list[Any]:
         """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
         left pods all land once retried fits, said with what brought them back; one of whose
-        pods some land says how many more (its finding stays)."""
+        pods some land says how many more (its finding stays). Returns what the retries did."""
         from kexplain.explain.batch import queue_order
         from kexplain.explain.retry import retry
 
         log = self._retry
         waiting = [w for _, w in log.waiting]
         if not waiting:
-            return
+            return []
         retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
         for q, w in log.waiting:
             landed = [r for r in retried if r.entry is w.entry and r.node is not None]
@@ -752,6 +754,7 @@ class Linter:
                 found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
                                         details={**f.details, **details})
                                 if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
+        return retried
 
     def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
         """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
@@ -774,16 +777,29 @@ class Linter:
         templates = template_node_infos(ran)
         cluster = loop.base if loop.base is not None else loop.snapshot
         out: dict[int, list[Finding]] = {}       # by id of the queued object
-        for q, stands, pod, (lo, hi) in gathered.objects:
+
+        def check_in(q: _Queued, stands: str, pod: Any, here: Any) -> None:
             def check() -> list[Finding]:
-                found = never_taken(ran, pod, cluster, templates) or \
+                found = never_taken(ran, pod, here, templates) or \
                     not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
                 return [] if found is None else [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message,
                                                          details={"nodeGroups": found.groups})]
             out[id(q)] = self._guarded(q.ref, q.loc, check)
+
+        later = []      # those the queue's retry placed: checked where the retry found the cluster
+        for q, stands, pod, (lo, hi) in gathered.objects:
+            if stands in gathered.retried:
+                later.append((q, stands, pod, pp.bound[lo:hi]))
+            else:
+                check_in(q, stands, pod, cluster)
             for bound in pp.bound[lo:hi]:        # its copies, in the cluster the next objects are checked in
                 if cluster.get(bound.node_name or "") is not None:
                     cluster = cluster.with_pod_bound(bound)
+        for q, stands, pod, own in later:       # after every first attempt, without its own copies
+            here = cluster
+            for bound in own:
+                here = here.without_pod(bound.node_name or "", bound.namespace, bound.name)
+            check_in(q, stands, pod, here)
         return out
 
     def _node_pools(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
@@ -1056,6 +1072,14 @@ class _Gathered:
         self.builder = PassBuilder()
         self.builder.add_objects(cluster.autoscaled, cluster.created)
         self.objects: list[tuple[_Queued, str, Any, tuple[int, int]]] = []
+        self.retried: set[str] = set()      # what the objects the queue's retry placed pods of stand for
+
+    def settle(self, retried: Sequence[Any]) -> None:
+        """The pods the queue's retry placed are bound, not pending (`PassBuilder.settle`)."""
+        from kexplain.explain.pending_pass import object_ref
+        self.builder.settle(retried)
+        self.retried |= {object_ref(r.entry.kind, r.entry.namespace, r.entry.name) for r in retried
+                         if r.node is not None}
 
     def add(self, q: "_Queued", outcome: "Outcome") -> None:
         from kexplain.explain.pending_pass import object_ref

@@ -1,16 +1,18 @@
-"""A large JSON List (a cluster dump) read in parts, its items' equal lists shared.
+"""A large JSON List (a cluster dump) read in parts, its items' equal lists and mappings shared.
 
 `json.loads` of a dump of 150,000 pods makes a new object for every value written: the pods of
-one workload each get their own copy of its tolerations, containers, owner references. Read in
-parts of about CHUNK_CHARS, each part's items have their second-level lists (`spec.tolerations`,
-`metadata.ownerReferences`, ...) replaced by the first equal one read, while the part is new: the
-copies freed go back to the allocator before the next part is read, and the load's peak memory
-falls by about half on such a dump. Only texts of at least MIN_CHARS are read so: the sharing
-costs time, and a smaller text's whole read stays within the memory budget (see MIN_CHARS).
+one workload each get their own copy of its tolerations, containers, labels, owner references.
+Read in parts, each part's items have their second-level lists and mappings (`spec.tolerations`,
+`spec.containers`, `metadata.labels`, ...) replaced by the first equal one read, while the part
+is new: the copies freed go back to the allocator before the next part is read, and the load's
+peak memory falls by half or more on such a dump. Only texts of at least MIN_CHARS are read so:
+the sharing costs time, and a smaller text's whole read stays within the memory budget (see
+MIN_CHARS). A file (`read_file`) is mapped and its items found by msgspec, in C; a text given
+whole (stdin) is cut into parts of about CHUNK_CHARS (`read_list`).
 
 Sharing is safe because loaded objects are never changed in place (admission copies what it
 changes; `kexplain.admission.shapes` shares unchanged parts of its output with its input the
-same way). Equal means equal marshalled bytes: equal values of equal types in equal key order.
+same way). Equal means equal `shape_key`s: equal values of equal types in equal key order.
 
 The parts are cut where the text has the first item's start (`}`, `,`, `{`, its first key, and
 its second key after a string value) and each part is parsed on its own: a cut inside an item or
@@ -21,12 +23,16 @@ candidate is tried. Anything else unexpected gives None, and the caller parses t
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import re
 from json.decoder import WHITESPACE, scanstring
 from typing import Any
 
-from kexplain.apimachinery.marshal_memo import MarshalMemo
+import msgspec
+
 from kexplain.load import json_parse
+from kexplain.model.shapes import shape_key
 
 CHUNK_CHARS = 1 << 20           # a part's length: the key strings of one part are shared by its parse
 # Reading in parts is for memory only, and costs time: a whole `json.loads` of a dump peaks at
@@ -41,8 +47,197 @@ MAX_MISSES = 16                 # cuts inside items tried per part before the wh
 PROBE = 256                     # a field's lists keyed before how often they repeat is judged
 MIN_REPEATS = 0.5               # a field whose lists repeat less often is no longer keyed (pure cost)
 RESCAN = 64                     # every so many items of a kind are searched for list fields anew
+READ_ITEMS = 8192               # items of a mapped file parsed between two hand-backs of its pages
+_FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode       # an object's values, found in C
+_ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode             # an array's items, found in C
+_decode = msgspec.json.Decoder().decode
 _WS = "[ \t\n\r]*"
 _DECODER = json.JSONDecoder()
+
+
+def read_file(path: str) -> dict[str, Any] | None:
+    """The document of the JSON file at `path`, equal to `json.loads` of its text, when the file
+    holds at least MIN_CHARS bytes of one JSON object with an array of objects under "items"
+    (a cluster dump); None otherwise, or for anything msgspec refuses (read the text, which says
+    what is wrong). The file is mapped, not read: msgspec finds each item in C (a `Raw` view of
+    the mapping), each is parsed and its second-level lists and mappings shared (`_Sharer`), and
+    the pages already parsed are handed back every READ_ITEMS items, so the text and the objects
+    made of it are never both in memory (a 780 MB dump of heavy pods: about a gigabyte at peak)."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < MIN_CHARS:
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return _read_mapped(mapped)
+    finally:
+        mapped.close()
+
+
+def _read_mapped(mapped: mmap.mmap) -> dict[str, Any] | None:
+    start = 3 if mapped[:3] == b"\xef\xbb\xbf" else 0       # (a byte-order mark, as utf-8-sig drops it)
+    head = mapped[start:start + 8192]
+    if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not head.lstrip(b" \t\r\n").startswith(b"{"):
+        return None     # (binary, UTF-16 or no object: the text's own errors say so)
+    view = memoryview(mapped)[start:]
+    try:
+        return _parsed(mapped, view)
+    finally:
+        view.release()
+
+
+def _parsed(mapped: mmap.mmap, view: memoryview) -> dict[str, Any] | None:
+    """`_read_mapped` of the text `view`; None when it is not what `read_file` reads. Its views of
+    the mapping (msgspec's `Raw`s) are gone when it returns, refused or not."""
+    try:
+        return _parsed_items(mapped, _FIELDS(view))
+    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError, OverflowError):
+        return None
+
+
+def _parsed_items(mapped: mmap.mmap, fields: dict[str, msgspec.Raw]) -> dict[str, Any] | None:
+    if "items" not in fields:
+        return None
+    items = _ITEMS(fields["items"])
+    out = {key: None if key == "items" else _decode(raw) for key, raw in fields.items()}
+    fields.clear()
+    mapped.madvise(mmap.MADV_DONTNEED)      # the pages the scans read: read again as parsed
+    listed: list[Any] = []
+    reader = _ItemReader()
+    for first in range(0, len(items), READ_ITEMS):
+        part = [reader.item(raw) for raw in items[first:first + READ_ITEMS]]
+        items[first:first + READ_ITEMS] = [None] * len(part)
+        listed.extend(part)
+        mapped.madvise(mmap.MADV_DONTNEED)
+    out["items"] = listed
+    return out
+
+
+class _ItemReader:
+    """Items of a mapped file made from their text, equal values made once and shared (found
+    without a key: equal texts are equal values of equal types in equal key order). Each item's
+    values are found in C (msgspec's `Raw`s), by path (`_Paths`): a value at a path whose values
+    repeat (a pod's labels, containers, namespace, node) is looked up by its text, one at a path
+    whose values rarely do (a pod's name) is made from its text at once, and an object or a list
+    of objects at such a path is read field by field, while a path below it repeats (a pod's
+    status: its phase, its conditions' types, its containers' images; not their times)."""
+
+    __slots__ = ("memo", "kinds")
+
+    def __init__(self) -> None:
+        self.memo: dict[bytes, Any] = {}            # a value's text -> it, made once
+        self.kinds: dict[Any, _Paths] = {}
+
+    def item(self, raw: msgspec.Raw) -> dict[str, Any]:
+        top = _FIELDS(raw)          # (ValidationError, a ValueError, for an item that is no object)
+        kind = top.get("kind")
+        kind = _decode(kind) if kind is not None else None
+        if type(kind) is not str:
+            kind = None
+        paths = self.kinds.get(kind)
+        if paths is None:
+            paths = self.kinds[kind] = _Paths()
+        out = {}
+        for key, value in top.items():
+            if memoryview(value)[0] == _OBJECT and paths.split((key,)):     # (an item's fields: never keyed)
+                out[key] = self._object(_FIELDS(value), paths, (key,))
+            else:
+                out[key] = _decode(value)
+        return out
+
+    def _object(self, values: dict[str, msgspec.Raw], paths: "_Paths", path: tuple[str, ...]) -> dict[str, Any]:
+        memo = self.memo
+        out = {}
+        for key, raw in values.items():
+            here = (*path, key)
+            if paths.keyed(here):
+                text = bytes(raw)
+                found = memo.get(text)
+                if found is None:
+                    found = memo[text] = _decode(text)
+                    paths.count(here, False)
+                else:
+                    paths.count(here, True)
+                out[key] = found
+                continue
+            value = _decode(raw)
+            if (type(value) is dict or type(value) is list) and paths.split(here):
+                self._intern(value, paths, here)        # (a pod's status conditions: made whole, their texts shared)
+            out[key] = value
+        return out
+
+    def _intern(self, value: Any, paths: "_Paths", path: tuple[str, ...]) -> None:
+        """The strings and empty values in `value` (made of one text, at `path`) replaced by equal
+        ones already made, where values at their path repeat (probation as for texts)."""
+        strings = self.memo
+        items = value.items() if type(value) is dict else enumerate(value)
+        inner = path if type(value) is dict else (*path, "*")
+        for key, item in list(items):
+            here = (*inner, key) if type(value) is dict else inner
+            kind = type(item)
+            if kind is str or ((kind is dict or kind is list) and not item):
+                if paths.keyed(here):
+                    found = strings.get(item if kind is str else _EMPTY[kind])
+                    if found is None:
+                        strings[item if kind is str else _EMPTY[kind]] = item
+                        paths.count(here, False)
+                    else:
+                        value[key] = found
+                        paths.count(here, True)
+            elif (kind is dict or kind is list) and len(here) < MAX_DEPTH and paths.split(here):
+                self._intern(item, paths, here)
+
+
+_EMPTY = {dict: b"{}", list: b"[]"}         # the memo's keys of an empty mapping and list (their texts)
+_OBJECT, _ARRAY = ord("{"), ord("[")
+MAX_DEPTH = 6           # paths whose texts are shared: down to a status's init containers' states' reasons
+
+
+class _Paths:
+    """Of one kind of item, what `_ItemReader` knows of each path (`("status", "conditions",
+    "*", "type")`: the type of each of an item's status conditions): while on probation (its
+    first PROBE values), every value is looked up by its text; a path whose values repeated
+    less often than MIN_REPEATS is then made from its text, and an object or list at it read
+    field by field only while something below it repeats."""
+
+    __slots__ = ("counts", "dropped", "repeating", "splits")
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, ...], list[int]] = {}     # [looked up, found] until PROBE
+        self.dropped: set[tuple[str, ...]] = set()
+        self.repeating: set[tuple[str, ...]] = set()           # paths below which a value repeats
+        self.splits: dict[tuple[str, ...], int] = {}           # how often a path was read field by field
+
+    def keyed(self, path: tuple[str, ...]) -> bool:
+        return path not in self.dropped
+
+    def split(self, path: tuple[str, ...]) -> bool:
+        """Whether to read the object or list at `path` field by field: while what is below it
+        is on probation, then only when something below it repeats."""
+        if path in self.repeating:
+            return True
+        splits = self.splits.get(path, 0)
+        if splits >= PROBE:
+            return False
+        self.splits[path] = splits + 1
+        return True
+
+    def count(self, path: tuple[str, ...], found: bool) -> None:
+        counts = self.counts.get(path)
+        if counts is None:
+            counts = self.counts[path] = [0, 0]
+        if counts[0] >= PROBE:
+            return
+        counts[0] += 1
+        counts[1] += found
+        if counts[1] >= PROBE * MIN_REPEATS:
+            for depth in range(1, len(path)):
+                self.repeating.add(path[:depth])
+        if counts[0] == PROBE and counts[1] < PROBE * MIN_REPEATS:
+            self.dropped.add(path)
 
 
 def read_list(text: str) -> dict[str, Any] | None:
@@ -162,7 +357,7 @@ class _Fields:
         for top, field in item.items():
             if type(field) is dict:
                 for key, value in field.items():
-                    if type(value) is list and value and (top, key) not in self.met:
+                    if (type(value) is list or type(value) is dict) and value and (top, key) not in self.met:
                         self.met.add((top, key))
                         self.probing[(top, key)] = [0, 0]
                         self.keyed.append((top, key))
@@ -179,18 +374,19 @@ class _Fields:
 
 
 class _Sharer:
-    """Each item's second-level lists replaced by the first equal one read (one read's memos).
+    """Each item's second-level lists and mappings replaced by the first equal one read (one
+    read's memos).
 
     The fields holding lists are found per kind of item, over its first item and every
     RESCAN-th (not every key of every item); a field whose lists rarely repeat (a node's images)
-    stops being keyed after PROBE of them: its marshal and look-up would be pure cost."""
+    stops being keyed after PROBE of them: its key and look-up would be pure cost."""
 
     def __init__(self) -> None:
-        self.memo: MarshalMemo[list[Any]] = MarshalMemo()   # equal lists found by value
+        self.memo: dict[bytes, Any] = {}        # `shape_key` -> the first list or mapping of that value
         self.kinds: dict[Any, _Fields] = {}
 
     def share(self, items: list[Any]) -> None:
-        remember, kinds = self.memo.remember, self.kinds
+        memo, kinds = self.memo, self.kinds
         for item in items:
             if type(item) is not dict:
                 continue
@@ -208,11 +404,11 @@ class _Sharer:
                 field = item.get(path[0])
                 if type(field) is dict:
                     value = field.get(path[1])
-                    if type(value) is list and value:
-                        try:
-                            shared = remember(value, value)
-                        except ValueError:      # nested too deeply to marshal: kept as read
+                    if (type(value) is list or type(value) is dict) and value:
+                        key = shape_key(value)
+                        if key is None:         # (nested too deeply, or a value it cannot write: kept)
                             continue
+                        shared = memo.setdefault(key, value)
                         if shared is not value:
                             field[path[1]] = shared
                         if probing and path in probing:

@@ -14,18 +14,22 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Collection, Iterable, Sequence, TypeVar
+from typing import Any, BinaryIO, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
                                              type_name)
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.apimachinery import columns
+from kexplain.load import json_list
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.problems import RAISE, Problems
-from kexplain.load.yaml_io import parse_documents
+from kexplain.load.yaml_io import ParsedDocument, json_document, parse_documents
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+DUMP_OBJECTS = 1000             # objects read from which `load_objects` reads their rows once (`columns.Dump`)
 FIRST_CHUNK = 1 << 16           # read first: binary data is refused before the rest is read
 
 
@@ -89,6 +93,12 @@ class TooLarge(InputError):
 def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> str:
     """The text of a file (or stdin), refused when larger than `max_bytes`, binary or not UTF-8.
     A device or a pipe is read no further than the limit (or the first chunk, when binary)."""
+    return decoded_text(read_data(path, max_bytes, stdin), path)
+
+
+def read_data(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None) -> bytes:
+    """The bytes of a file (or stdin), refused as `read_text` refuses them, but for their encoding
+    (`decoded_text` checks it)."""
     over = f"over the limit of {max_bytes:,} bytes (raise it with --max-input-size)"
     try:
         if path == "-":
@@ -106,6 +116,11 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | N
         raise InputError(f"cannot read: {_os_problem(path, err)}", source=Source(path)) from None
     if len(data) > max_bytes:
         raise TooLarge(f"input is {over}", source=Source(path))
+    return data
+
+
+def decoded_text(data: bytes, path: str) -> str:
+    """`data` as text (UTF-8, a byte-order mark dropped), or InputError naming the first bad byte."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -154,9 +169,13 @@ def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
     A document that is not an object (a list, Helm values without a kind, a bad List item) goes
     to `problems` and the others are read; a text that stops parsing goes there too, with the
     objects of the documents before it kept."""
+    return _objects_of(parse_documents(text, path), path, limit, before, problems)
+
+
+def _objects_of(documents: Iterator[ParsedDocument], path: str, limit: int, before: int,
+                problems: Problems) -> list[tuple[dict[str, Any], Source]]:
     out: list[tuple[dict[str, Any], Source]] = []
     room = limit - before
-    documents = parse_documents(text, path)
     while True:
         try:
             doc = next(documents, None)
@@ -205,15 +224,41 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     apply` goes on past them); a path that does not exist is an error."""
     out: list[tuple[dict[str, Any], Source]] = []
     for path in expand_paths(paths):
+        mapped = _mapped_dump(path, max_bytes)
+        if mapped is not None:          # a large JSON List file, read in parts (`json_list.read_file`)
+            out.extend(_objects_of(iter([mapped]), path, max_objects, len(out), problems))
+            continue
         try:
-            text = read_text(path, max_bytes, stdin)
+            data = read_data(path, max_bytes, stdin)
+            document = json_document(data)      # a JSON document (a dump): parsed from the bytes
+            text = decoded_text(data, path) if document is None else ""
         except InputError as err:
             if isinstance(err, TooLarge):      # the caller's limit: it ends the run
                 raise
             problems.add(err)
             continue
-        out.extend(objects_from_text(text, path, max_objects, len(out), problems))
+        documents = iter([document]) if document is not None else parse_documents(text, path)
+        del data
+        out.extend(_objects_of(documents, path, max_objects, len(out), problems))
+    if len(out) >= DUMP_OBJECTS:
+        out = columns.Dump(out)        # a cluster: what the passes over it ask, read once
     return named(one_apply(out))
+
+
+def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
+    """The document of a regular file of at least `json_list.MIN_CHARS` bytes within `max_bytes`
+    that holds a JSON List (`json_list.read_file`: the same value as reading its text, in less
+    memory); None for anything else (its text is read, and says what is wrong)."""
+    if path == "-":
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode) or not json_list.MIN_CHARS <= st.st_size <= max_bytes:
+        return None
+    document = json_list.read_file(path)
+    return ParsedDocument(document, 1) if document is not None else None
 
 
 def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[str]:
@@ -253,6 +298,9 @@ def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]
     generateName are three Jobs) and a run repeats. The objects named are copies."""
     from kexplain.admission.workloads import generated_name
 
+    rows = columns.rows_of(objs)
+    if rows is not None and all(rows.names):       # a dump: every object named
+        return objs
     counts: dict[tuple[Any, Any, str], int] = {}
     out = objs
     for i, (obj, src) in enumerate(objs):
@@ -322,14 +370,32 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
     first: dict[Identity, int] = {}
     out: list[Repeat] = []
     scopes: dict[tuple[str, str], tuple[str, bool, bool]] = {}
-    for i, (obj, _) in enumerate(objs):
-        key = identity(obj, scopes)
+    for i in _same_kind_and_name(objs):
+        key = identity(objs[i][0], scopes)
         if key is None:
             continue
         j = first.setdefault(key, i)
         if j != i:
-            out.append(Repeat(i, j, _alike(objs[j][0], obj)))
+            out.append(Repeat(i, j, _alike(objs[j][0], objs[i][0])))
     return out
+
+
+def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
+    """The indexes of the objects that may repeat another (in order): those whose kind and name
+    another has too (two objects of one identity have those alike), found in C on a dump of
+    150,000 objects; every index when the objects are not all mappings."""
+    rows = columns.rows_of(objs)
+    if rows is None:
+        return range(len(objs))
+    try:
+        names = Counter(rows.names)
+        if len(names) == len(rows.names):
+            return ()
+        maybe = [i for i, name in enumerate(rows.names) if names[name] > 1]     # (a name given twice)
+        counts = Counter((rows.kinds[i], rows.names[i]) for i in maybe)
+    except TypeError:       # a kind or name that is no key
+        return range(len(objs))
+    return [i for i in maybe if counts[(rows.kinds[i], rows.names[i])] > 1]
 
 
 def applied(found: Sequence[Repeat]) -> dict[int, int]:
@@ -427,18 +493,25 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     index = None
     statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
+    rows = columns.rows_of(objs)
+    if rows is not None and _all_served_and_stored(rows, kinds, fields, kube):    # a dump: nothing to ask
+        return Checked(objs.same(), [])       # type: ignore[attr-defined]
     # the shapes of pod whose fields were found sound, for this version and `validate`
     sound = shape_index.fields_ok.setdefault((kube.minor, validate), set()) if shape_index is not None else set()
     kept: list[tuple[dict[str, Any], Source]] = []
     refused: list[tuple[str, InputError]] = []           # (kind, why)
     off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
     warnings: list[str] = []
+    # a dump's objects' kinds, apiVersions and whether stored, as their rows say (else asked of each)
+    known = zip(rows.kinds, rows.api_versions, rows.stored) if rows is not None else None
     for obj, src in objs:
-        kind = obj.get("kind")
+        if known is not None:
+            kind, api_version, was_stored = next(known)
+        else:
+            kind, api_version, was_stored = obj.get("kind"), obj.get("apiVersion"), None
         if kind not in kinds:
             kept.append((obj, src))
             continue
-        api_version = obj.get("apiVersion")
         key = (api_version if isinstance(api_version, str) else None, kind)
         status = statuses.get(key, statuses)
         if status is statuses:      # (not looked up yet)
@@ -458,10 +531,12 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 continue
             if not stored and not _stored(obj):                      # off by default, and read
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
-        if fields and not _stored(obj):
+        if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound:
-                kept.append((obj, src))
+            if shape is not None and shape in sound and isinstance(api_version, str) and (
+                    index := index or builtin_index(kube.minor)).field_sound(
+                    api_version, kind, "status", obj.get("status"), validate != "ignore"):
+                kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
             try:
                 found = check_fields(obj, src, validate, kube)
@@ -478,7 +553,34 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
     for first, (count,) in off.values():
         others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
         warnings.append(f"{first}; read as if enabled{others}")
+    if rows is not None and len(kept) == len(objs):     # (all kept, in order: a dump's, with its rows)
+        return Checked(columns.Dump(kept, rows), warnings)
     return Checked(kept, warnings)
+
+
+def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: bool, kube: KubeVersion) -> bool:
+    """Whether `check_objects` would keep every object as it is and say nothing: each of `kinds`
+    at an API version `kube`'s API server serves, and stored (when `fields` are checked); asked
+    of the objects' rows, one look-up per apiVersion and kind."""
+    from kexplain.admission.openapi import SERVED, builtin_index
+    try:
+        pairs = rows.pairs()
+        if fields and not all(rows.stored) and not all(
+                stored for stored, kind in zip(rows.stored, rows.kinds) if kind in kinds):
+            return False
+    except TypeError:
+        return False
+    index = None
+    for api_version, kind in pairs:
+        if kind not in kinds:
+            continue
+        if not isinstance(api_version, str):
+            return False
+        index = index or builtin_index(kube.minor)
+        status = index.api_version_status(api_version, kind)
+        if status is not None and status.state != SERVED:
+            return False
+    return True
 
 
 def _stored(obj: dict[str, Any]) -> bool:

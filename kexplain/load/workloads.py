@@ -137,12 +137,14 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     tmeta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
     name = workload_name(obj)
-    pod_meta: dict[str, Any] = {"name": copy_name(name, index), "labels": dict(tmeta.get("labels") or {})}
+    # (labels or annotations not a map: the decoder's error, `kexplain.admission.decode`, says so)
+    labels = tmeta.get("labels") if isinstance(tmeta.get("labels"), dict) else {}
+    pod_meta: dict[str, Any] = {"name": copy_name(name, index), "labels": dict(labels)}
     if kube is not None:
         pod_meta["labels"].update(controller_labels(obj, node, kube))
     if meta.get("namespace"):
         pod_meta["namespace"] = meta["namespace"]
-    if tmeta.get("annotations"):
+    if tmeta.get("annotations") and isinstance(tmeta["annotations"], dict):
         pod_meta["annotations"] = dict(tmeta["annotations"])
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
         from kexplain.admission.workloads import object_uid as workload_uid

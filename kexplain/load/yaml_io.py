@@ -980,6 +980,29 @@ class ReadError(InputError):
         self.line = line
 
 
+_JSON_STARTS = frozenset(b"{[")
+_JSON_SPACE = re.compile(rb"[ \t\r\n]*")
+_BOM = b"\xef\xbb\xbf"
+
+
+def json_document(data: bytes) -> ParsedDocument | None:
+    """The one document of a JSON text given as its UTF-8 bytes (a cluster dump), parsed from
+    the bytes: what `parse_documents` gives for the text, without decoding it into a string
+    first (a copy the size of the dump). None for anything else, or anything it would read
+    otherwise (a text of at least `json_list.MIN_CHARS`, read in parts; one msgspec refuses):
+    the caller reads the text."""
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    if len(data) - start >= json_list.MIN_CHARS:
+        return None
+    first = _JSON_SPACE.match(data, start).end()
+    if first == len(data) or data[first] not in _JSON_STARTS:
+        return None
+    try:
+        return ParsedDocument(json_parse.decode_bytes(memoryview(data)[start:] if start else data), 1)
+    except Exception:    # noqa: BLE001 - anything refused is the text's to read, with its errors
+        return None
+
+
 def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iterator[ParsedDocument]:
     """Each document of a YAML (or JSON) text, read safely within the guards; an error ends the
     text (ReadError). `nodes`: give each document's composed node too (a JSON text has none)."""

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from kexplain.model.pod import HostPort, PodInfo
+from kexplain.model.pod import HostPort, PodFacts, PodInfo
 from kexplain.apimachinery.quantity import parse_quantity
 from kexplain.model.resources import Resource, resource_list
+from kexplain.model.shapes import shape_key
 
 WILDCARD_IP = "0.0.0.0"
 
@@ -31,13 +32,37 @@ class Node:
         meta = obj.get("metadata") or {}
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
-        labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+        labels = meta.get("labels") or {}
+        try:        # text already (joining them is the check, in C): copied as they are
+            if type(labels) is not dict:
+                raise TypeError
+            "".join(labels)
+            "".join(labels.values())
+            labels = dict(labels)
+        except TypeError:
+            labels = {str(k): str(v) for k, v in labels.items()}
         return cls(obj, meta.get("name") or "", labels, tuple(spec.get("taints") or ()),
-                   bool(spec.get("unschedulable")), Resource.from_list(resource_list(status.get("allocatable"))))
+                   bool(spec.get("unschedulable")), _allocatable(status.get("allocatable")))
 
     @property
     def images(self) -> list[dict[str, Any]]:
         return (self.obj.get("status") or {}).get("images") or []
+
+
+_ALLOCATABLE: dict[bytes, Resource] = {}        # `shape_key` of a status.allocatable -> what it adds up to
+_ALLOCATABLE_MAX = 4096
+
+
+def _allocatable(raw: Any) -> Resource:
+    """The Resource of a node's status.allocatable; nodes of one instance type have equal ones,
+    worked out once (a copy each: a Resource is not shared)."""
+    key = shape_key(raw)
+    known = _ALLOCATABLE.get(key) if key is not None else None
+    if known is None:
+        known = Resource.from_list(resource_list(raw))
+        if key is not None and len(_ALLOCATABLE) < _ALLOCATABLE_MAX:
+            _ALLOCATABLE[key] = known
+    return known.clone()
 
 
 class HostPortInfo:
@@ -101,29 +126,36 @@ class NodeInfo:
 
     def add_pods(self, pods: Sequence[PodInfo]) -> None:
         """`add_pod` of each in turn (the same lists, sums and key orders). Pods of one shape
-        share their `resource` (`PodInfo.shape_facts`), so requests are counted per resource and
-        multiplied once: a snapshot's build adds each node's pods at once."""
-        self.pods.extend(pods)
-        counts: dict[int, list[Any]] = {}      # id of a PodResource -> [it, how many pods]
+        share their `PodInfo.facts`, so requests are counted per shape and multiplied once, and
+        only pods with pod (anti-)affinity, host ports or volumes are looked at one by one."""
+        counts: dict[PodFacts, int] = {}       # in order of first use
+        looked_at = []
         for pod in pods:
-            if pod.has_affinity:
-                pod.index_terms()
+            facts = pod.facts
+            counts[facts] = counts.get(facts, 0) + 1
+            if facts.indexed or "volumes" in pod.spec:
+                looked_at.append(pod)
+        self.add_counted(pods, counts, looked_at)
+
+    def add_counted(self, pods: Sequence[PodInfo], counts: dict[PodFacts, int], looked_at: Sequence[PodInfo]) -> None:
+        """`add_pods(pods)` given what it works out first: how many of `pods` have each
+        `PodInfo.facts`, in order of first use, and those with pod (anti-)affinity, host ports or
+        volumes, in order (a snapshot's build finds both while it reads the pods)."""
+        self.pods.extend(pods)
+        for pod in looked_at:
+            facts = pod.facts
+            if facts.has_affinity:
+                facts.index_terms()
                 self.pods_with_affinity.append(pod)
-            if pod.has_required_anti_affinity:
+            if facts.has_required_anti_affinity:
                 self.pods_with_required_anti_affinity.append(pod)
-            res = pod.resource
-            seen = counts.get(id(res))
-            if seen is None:
-                counts[id(res)] = [res, 1]
-            else:
-                seen[1] += 1
-            if pod.host_ports:
-                for hp in pod.host_ports:
-                    self.used_ports.add(hp, 1)
+            for hp in facts.host_ports:
+                self.used_ports.add(hp, 1)
             if "volumes" in pod.spec:           # no claims without volumes
                 self._count_claims(pod, 1)
         requested, non_zero = self.requested, self.non_zero_requested
-        for res, n in counts.values():          # in order of first use: the scalars' key order
+        for facts, n in counts.items():         # in order of first use: the scalars' key order
+            res = facts.resource
             requested.add(res.resource, n)
             non_zero.milli_cpu += n * res.non0_cpu
             non_zero.memory += n * res.non0_mem

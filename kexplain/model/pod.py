@@ -5,12 +5,12 @@ Parsed once per pod: labels, priority, requests, host ports and the pod
 """
 from __future__ import annotations
 
-import marshal
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import PodResource, add_status_parts, pod_resource
+from kexplain.model.shapes import shape_key
 
 
 @dataclass(frozen=True)
@@ -37,11 +37,12 @@ T = TypeVar("T")
 
 def _interned(cache: dict[tuple[Any, ...], T], context: tuple[Any, ...], raw: Any, build: Callable[[], T]) -> T:
     """build()'s value, shared by every call with the same context and equal `raw` (the pods of
-    a workload carry equal terms): one frozen object, compared by identity where it is used."""
-    try:
-        key = (*context, marshal.dumps(raw, 2))
-    except ValueError:
+    a workload carry equal terms, `shape_key`): one frozen object, compared by identity where
+    it is used."""
+    found = shape_key(raw)
+    if found is None:
         return build()
+    key = (*context, found)
     got = cache.get(key)
     if got is None:
         got = build()
@@ -102,14 +103,25 @@ class HostPort:
 class PodInfo:
     """Read-only view of one admitted pod; `obj` is the full object for rarely read fields."""
 
-    __slots__ = ("obj", "namespace", "name", "labels", "node_name", "spec", "status", "priority", "__dict__")
+    __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "__dict__")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
         self.obj = obj
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
-        labels = meta.get("labels") or {}
+        spec = obj.get("spec") or {}
+        self.spec: dict[str, Any] = spec
+        self.status: dict[str, Any] = obj.get("status") or {}
+        self.node_name: str = spec.get("nodeName") or ""
+        labels = meta.get("labels")
+        if labels and type(labels) is not dict:     # (what it holds is read when asked: `labels`)
+            raise TypeError(f"labels of pod {self.namespace}/{self.name} are not a mapping")
+
+    @lazy
+    def labels(self) -> dict[str, str]:
+        """Its labels (read for few of a cluster's pods: those a selector is matched against)."""
+        labels = self.metadata.get("labels") or {}
         # Admission (or the API server) made every label a string; anything else is copied as
         # text (joining them is the check, in C: it refuses anything but strings).
         try:
@@ -119,13 +131,12 @@ class PodInfo:
             "".join(labels.values())
         except TypeError:
             labels = {str(k): str(v) for k, v in labels.items()}
-        self.labels: dict[str, str] = labels
-        spec = obj.get("spec") or {}
-        self.spec: dict[str, Any] = spec
-        self.status: dict[str, Any] = obj.get("status") or {}
-        self.node_name: str = spec.get("nodeName") or ""
-        prio = spec.get("priority")
-        self.priority: int = prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
+        return labels
+
+    @lazy
+    def priority(self) -> int:
+        prio = self.spec.get("priority")
+        return prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
 
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
@@ -145,18 +156,116 @@ class PodInfo:
         return self.metadata.get("uid") or f"{self.namespace}/{self.name}"
 
     @lazy
+    def facts(self) -> "PodFacts":
+        """What the pod's shape decides (its requests, host ports, pod affinity terms), worked out
+        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`facts_key`)."""
+        return PodFacts(self)
+
+    @lazy
     def resource(self) -> PodResource:
-        return pod_resource(self.obj)
+        return self.facts.resource
 
     @lazy
     def affinity(self) -> Mapping[str, Any]:
         return self.spec.get("affinity") or {}
 
+    @lazy
+    def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self.facts.required_affinity_terms
+
+    @lazy
+    def required_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self.facts.required_anti_affinity_terms
+
+    @lazy
+    def preferred_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self.facts.preferred_affinity_terms
+
+    @lazy
+    def preferred_anti_affinity_terms(self) -> tuple[AffinityTerm, ...]:
+        return self.facts.preferred_anti_affinity_terms
+
+    @lazy
+    def has_affinity(self) -> bool:
+        """Pod affinity or anti-affinity of any kind (NodeInfo.PodsWithAffinity)."""
+        return self.facts.has_affinity
+
+    def index_terms(self) -> None:
+        """Parse every (anti-)affinity term now, while the pod is indexed, not mid-explanation."""
+        self.facts.index_terms()
+
+    @lazy
+    def has_required_anti_affinity(self) -> bool:
+        return self.facts.has_required_anti_affinity
+
+    @lazy
+    def host_ports(self) -> tuple[HostPort, ...]:
+        """Ports with a hostPort: restartable (sidecar) init containers, then containers."""
+        return self.facts.host_ports
+
+    @lazy
+    def tolerations(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(self.spec.get("tolerations") or ())
+
+    @lazy
+    def pvc_names(self) -> tuple[str, ...]:
+        return tuple(v["persistentVolumeClaim"].get("claimName", "")
+                     for v in self.spec.get("volumes") or ()
+                     if isinstance(v.get("persistentVolumeClaim"), dict))
+
+    def facts_key(self) -> bytes | None:
+        """What `facts` read, as a `shape_key`: pods with equal keys have equal facts, and a
+        workload's pods have equal keys. Their whole containers (stricter than the facts need,
+        and written in C), pod-level resources and overhead, pod affinity with the namespace its
+        terms are read in, and what the status says of resized containers. None when a value
+        is not plain data (the pod then works its facts out itself)."""
+        spec = self.spec
+        try:
+            affinity = spec.get("affinity")
+            parts: list[object] = [self.namespace if affinity else None, affinity, spec.get("resources"),
+                                   spec.get("overhead"), spec.get("initContainers"), spec.get("containers")]
+            add_status_parts(self.status, parts)
+        except (AttributeError, TypeError):
+            return None
+        return shape_key(parts)
+
+    @property
+    def deletion_timestamp(self) -> str | None:
+        return self.metadata.get("deletionTimestamp")
+
+    @property
+    def nominated_node_name(self) -> str:
+        return self.status.get("nominatedNodeName") or ""
+
+    @property
+    def preemption_policy(self) -> str:
+        return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
+
+
+class PodFacts:
+    """What a pod's shape decides: its requests, its host ports, whether it has pod (anti-)
+    affinity and its terms (read in its namespace). Worked out on first use from the first pod
+    of the shape, then shared by every pod whose `facts_key` is that pod's (the snapshot's 150,000
+    pods have a few hundred): `NodeInfo.add_pods` adds up pods per `PodFacts`."""
+
+    __slots__ = ("pod", "__dict__")
+
+    def __init__(self, pod: PodInfo) -> None:
+        self.pod = pod
+
+    @lazy
+    def resource(self) -> PodResource:
+        return pod_resource(self.pod.obj)
+
+    @lazy
+    def affinity(self) -> Mapping[str, Any]:
+        return self.pod.spec.get("affinity") or {}
+
     def _terms(self, kind: str, required: bool) -> tuple[AffinityTerm, ...]:
         block = self.affinity.get(kind) or {}
         raw = block.get("requiredDuringSchedulingIgnoredDuringExecution" if required else
                         "preferredDuringSchedulingIgnoredDuringExecution") or ()
-        return _terms(self.namespace, raw, required) if raw else ()
+        return _terms(self.pod.namespace, raw, required) if raw else ()
 
     @lazy
     def required_affinity_terms(self) -> tuple[AffinityTerm, ...]:
@@ -176,12 +285,10 @@ class PodInfo:
 
     @lazy
     def has_affinity(self) -> bool:
-        """Pod affinity or anti-affinity of any kind (NodeInfo.PodsWithAffinity)."""
         a = self.affinity
         return a.get("podAffinity") is not None or a.get("podAntiAffinity") is not None
 
     def index_terms(self) -> None:
-        """Parse every (anti-)affinity term now, while the pod is indexed, not mid-explanation."""
         _ = (self.required_affinity_terms, self.required_anti_affinity_terms,
              self.preferred_affinity_terms, self.preferred_anti_affinity_terms)
 
@@ -192,16 +299,16 @@ class PodInfo:
 
     @lazy
     def host_ports(self) -> tuple[HostPort, ...]:
-        """Ports with a hostPort: restartable (sidecar) init containers, then containers."""
-        if "initContainers" not in self.spec:          # the common case: no port at all
-            for c in self.spec.get("containers") or ():
+        spec = self.pod.spec
+        if "initContainers" not in spec:          # the common case: no port at all
+            for c in spec.get("containers") or ():
                 if "ports" in c:
                     break
             else:
                 return ()
         out = []
-        sidecars = [c for c in self.spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
-        for c in [*sidecars, *(self.spec.get("containers") or ())]:
+        sidecars = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+        for c in [*sidecars, *(spec.get("containers") or ())]:
             for p in c.get("ports") or ():
                 hp = p.get("hostPort") or 0
                 if hp <= 0:
@@ -210,93 +317,7 @@ class PodInfo:
         return tuple(out)
 
     @lazy
-    def tolerations(self) -> tuple[Mapping[str, Any], ...]:
-        return tuple(self.spec.get("tolerations") or ())
-
-    @lazy
-    def pvc_names(self) -> tuple[str, ...]:
-        return tuple(v["persistentVolumeClaim"].get("claimName", "")
-                     for v in self.spec.get("volumes") or ()
-                     if isinstance(v.get("persistentVolumeClaim"), dict))
-
-    def shape_facts(self) -> dict[str, Any]:
-        """What this pod's admission shape decides (`SHAPE_FACTS`), worked out now: pods of one
-        shape differ only in name, uid, node, zone labels and what a controller derives from
-        those, none of which these read, so the other pods of the shape `adopt` them."""
-        if self.has_affinity:       # (as `NodeInfo.add_pod`: without, the terms stay unset)
-            self.index_terms()
-        _ = self.resource, self.host_ports, self.has_required_anti_affinity
-        mine = self.__dict__
-        return {name: mine[name] for name in SHAPE_FACTS if name in mine}
-
-    def facts_key(self) -> bytes | None:
-        """Everything `shape_facts` reads, as bytes, for pods without an admission shape (a stored
-        cluster's): pods with equal keys have equal facts, and a workload's pods have equal keys.
-        The namespace counts only with an affinity (terms are read in it); None when a value is
-        not plain data (the pod then works its facts out itself, and reports)."""
-        spec = self.spec
-        affinity = spec.get("affinity")
-        parts: list[object] = [self.namespace if affinity else None, affinity,
-                               spec.get("resources"), spec.get("overhead")]
-        try:
-            for key in ("initContainers", "containers"):
-                parts.append(key)
-                for c in spec.get(key) or ():
-                    parts.append((c.get("name"), c.get("restartPolicy"), c.get("resources"), c.get("ports")))
-            add_status_parts(self.status, parts)
-            return marshal.dumps(parts)
-        except (AttributeError, TypeError, ValueError):
-            return None
-
-    def facts_hint(self) -> Any:
-        """A cheap guess at which pods `same_facts_as` this one: its first container's image
-        (a workload's pods run the same one; None when there is no such text)."""
-        containers = self.spec.get("containers")
-        if type(containers) is list and containers and type(containers[0]) is dict:
-            image = containers[0].get("image")
-            if type(image) is str:
-                return image
-        return None
-
-    def same_facts_as(self, other: "PodInfo") -> bool:
-        """Whether `other`'s `shape_facts` are surely this pod's, found without a `facts_key`:
-        the spec fields they read are equal (whole containers: stricter than the key, but
-        compared in C without a copy) and neither pod has container statuses (which the key
-        reads). Equal as Python compares: a number and a boolean of the same value count alike,
-        which an API server's stored objects never hold where the other belongs."""
-        mine, theirs = self.status, other.status
-        if ("containerStatuses" in mine or "initContainerStatuses" in mine
-                or "containerStatuses" in theirs or "initContainerStatuses" in theirs):
-            return False
-        spec, other_spec = self.spec, other.spec
-        affinity = spec.get("affinity")
-        if affinity and self.namespace != other.namespace:
-            return False
-        return (spec.get("containers") == other_spec.get("containers") and affinity == other_spec.get("affinity")
-                and spec.get("initContainers") == other_spec.get("initContainers")
-                and spec.get("resources") == other_spec.get("resources")
-                and spec.get("overhead") == other_spec.get("overhead"))
-
-    def adopt(self, facts: dict[str, Any]) -> None:
-        """Take `shape_facts` of a pod of the same shape (admission's, or an equal `facts_key` or
-        `same_facts_as`) instead of working them out."""
-        self.__dict__.update(facts)
-
-    @property
-    def deletion_timestamp(self) -> str | None:
-        return self.metadata.get("deletionTimestamp")
-
-    @property
-    def nominated_node_name(self) -> str:
-        return self.status.get("nominatedNodeName") or ""
-
-    @property
-    def preemption_policy(self) -> str:
-        return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
-
-
-# The lazy attributes a pod's admission shape decides (`PodInfo.shape_facts`): its requests,
-# its host ports, whether it has pod (anti-)affinity and its terms (read from its namespace and
-# its spec's pod affinity, which every pod of a shape has alike).
-SHAPE_FACTS = ("resource", "host_ports", "has_affinity", "has_required_anti_affinity", "required_affinity_terms",
-               "required_anti_affinity_terms", "preferred_affinity_terms", "preferred_anti_affinity_terms")
+    def indexed(self) -> bool:
+        """Whether `NodeInfo.add_pods` looks at each pod of this shape on its own: pod
+        (anti-)affinity or host ports (the rest it adds up per shape)."""
+        return self.has_affinity or self.has_required_anti_affinity or bool(self.host_ports)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Mapping, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
-from kexplain.model.pod import PodInfo
+from kexplain.model.pod import PodFacts, PodInfo
 from kexplain.model.prefix import Prefix
 
 T = TypeVar("T")
@@ -27,6 +27,9 @@ T = TypeVar("T")
 OnBind = Callable[[Any, "Snapshot", PodInfo, NodeInfo, NodeInfo], Any]
 # Each namespace's pods as a list shared with the snapshots before and after a bind (`Prefix`).
 PodsByNamespace = dict[str, Prefix[tuple[PodInfo, Node]]]
+
+
+_TERMINAL = ("Succeeded", "Failed")      # pod phases NodeInfo never counts
 
 
 def zone_key(labels: dict[str, str]) -> str:
@@ -72,12 +75,11 @@ class Snapshot:
 
     @classmethod
     def build(cls, nodes: list[tuple[dict[str, Any], Source]], pods: list[dict[str, Any]],
-              others: Iterable[dict[str, Any]] = (),
-              same_shape: Mapping[int, tuple[dict[str, Any], Hashable]] | None = None) -> "Snapshot":
-        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored).
-        `same_shape`: id(pod) -> (pod, key) for pods whose `PodInfo.shape_facts` are equal when
-        their keys are (admission's shapes); other pods are keyed by `PodInfo.facts_key`. Either
-        way requests, host ports and affinity terms are worked out once per key, not per pod."""
+              others: Iterable[dict[str, Any]] = (), unbound: list[dict[str, Any]] | None = None) -> "Snapshot":
+        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored, or those
+        without a node put in `unbound`, when given: the caller's nominated pods). Pods
+        of one shape (equal `PodInfo.facts_key`) share one `PodInfo.facts`: their requests, host
+        ports and affinity terms are worked out once per shape, and added up per shape."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
         for obj, src in nodes:
@@ -88,46 +90,48 @@ class Snapshot:
             seen[node.name] = src
             parsed.append(node)
         infos = [NodeInfo(n) for n in node_tree_order(parsed)]
-        # Each node's pods, added at the end in one batch (`NodeInfo.add_pods`), and its Node.
-        batches: dict[str, tuple[list[PodInfo], Node]] = {ni.name: ([], ni.node) for ni in infos}
+        # Each node's pods, added at the end in one batch (`NodeInfo.add_counted`): its Node, its
+        # pods, how many of them have each `PodInfo.facts`, those looked at one by one.
+        batches: dict[str, tuple[Node, list[PodInfo], dict[PodFacts, int], list[PodInfo]]] = {
+            ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        admitted: dict[Hashable, dict[str, Any]] = {}      # admission's shape key -> shape facts
-        stored: dict[bytes, dict[str, Any]] = {}            # `PodInfo.facts_key` -> shape facts
-        # `PodInfo.facts_hint` -> the pod keyed last with that hint, and its facts: a pod that
-        # is `same_facts_as` it takes them without working out its own key
-        keyed: dict[Any, tuple[PodInfo, dict[str, Any]]] = {}
+        shared: dict[bytes, PodFacts] = {}          # `PodInfo.facts_key` -> the shape's facts
+        namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
         for obj in pods:
             pod = PodInfo(obj)
-            if not pod.node_name or pod.status.get("phase") in ("Succeeded", "Failed"):
+            if not pod.node_name:
+                if unbound is not None:
+                    unbound.append(obj)
+                continue
+            if pod.status.get("phase") in _TERMINAL:
                 continue
             batch = batches.get(pod.node_name)
             if batch is None:
                 continue
-            found = same_shape.get(id(obj)) if same_shape else None
-            if found is not None and found[0] is obj:
-                known = admitted.get(found[1])
-                if known is None:
-                    admitted[found[1]] = pod.shape_facts()
+            key = pod.facts_key()
+            if key is None:
+                facts = pod.facts
+            else:
+                facts = shared.get(key)
+                if facts is None:
+                    facts = shared[key] = pod.facts
                 else:
-                    pod.adopt(known)                # (lazy attributes: set, they are not computed)
-            elif (near := keyed.get(hint := pod.facts_hint())) is not None and pod.same_facts_as(near[0]):
-                pod.adopt(near[1])
-            elif (key := pod.facts_key()) is not None:
-                known = stored.get(key)
-                if known is None:
-                    known = stored[key] = pod.shape_facts()
-                else:
-                    pod.adopt(known)
-                keyed[hint] = (pod, known)
-            batch[0].append(pod)
-            members = by_namespace.get(pod.namespace)
-            if members is None:
-                members = by_namespace[pod.namespace] = []
-            members.append((pod, batch[1]))
+                    pod.facts = facts               # (a lazy attribute: set, it is not worked out)
+            batch[1].append(pod)
+            counts = batch[2]
+            counts[facts] = counts.get(facts, 0) + 1
+            if facts.indexed or "volumes" in pod.spec:
+                batch[3].append(pod)
+            if pod.namespace != namespace:
+                namespace = pod.namespace
+                members = by_namespace.get(namespace)       # type: ignore[assignment]
+                if members is None:
+                    members = by_namespace[namespace] = []
+            members.append((pod, batch[0]))
         for ni in infos:
-            added = batches[ni.name][0]
+            _, added, counts, looked_at = batches[ni.name]
             if added:
-                ni.add_pods(added)
+                ni.add_counted(added, counts, looked_at)
         objects: dict[str, list[dict[str, Any]]] = {}
         namespaces: dict[str, dict[str, str]] = {}
         for obj in others:

@@ -30,7 +30,30 @@ class ImageState:
     nodes: frozenset[str]
 
 
-def build_image_states(snapshot: Snapshot) -> dict[str, ImageState]:
+class ImageStates:
+    """Every image name of the nodes' status.images and its `ImageState`, made for a name when
+    it is asked for: a cluster's nodes list tens of thousands of names, a pod asks for a few."""
+
+    __slots__ = ("_sizes", "_nodes", "_states")
+
+    def __init__(self, sizes: dict[str, int], nodes: dict[str, set[str]]) -> None:
+        self._sizes, self._nodes = sizes, nodes
+        self._states: dict[str, ImageState] = {}
+
+    def get(self, name: str) -> ImageState | None:
+        state = self._states.get(name)
+        if state is None and name in self._sizes:
+            state = self._states[name] = ImageState(self._sizes[name], frozenset(self._nodes[name]))
+        return state
+
+    def __getitem__(self, name: str) -> ImageState:
+        state = self.get(name)
+        if state is None:
+            raise KeyError(name)
+        return state
+
+
+def build_image_states(snapshot: Snapshot) -> ImageStates:
     """Every name in the nodes' status.images, exactly as reported (not normalised). The size
     is the first one recorded for the name, as the cache keeps it; nodes are counted once."""
     sizes: dict[str, int] = {}
@@ -41,7 +64,7 @@ def build_image_states(snapshot: Snapshot) -> dict[str, ImageState]:
             for name in image.get("names") or ():
                 sizes.setdefault(name, size)
                 nodes.setdefault(name, set()).add(ni.name)
-    return {name: ImageState(sizes[name], frozenset(nodes[name])) for name in sizes}
+    return ImageStates(sizes, nodes)
 
 
 def scaled_image_score(state: ImageState, total_nodes: int) -> int:

@@ -221,6 +221,33 @@ def _domains_key(pod: PodInfo, constraints: Sequence[Constraint], require_all: b
         return None
 
 
+@dataclass(frozen=True)
+class _DomainSet:
+    """A snapshot's `Domains` for one `_domains_key`, with what `eligible_domains` was given for
+    them (the pod read only for what the key holds), so a node added after the others extends
+    them (`domains_with_node`)."""
+
+    domains: list[Domains]
+    pod: PodInfo
+    constraints: tuple[Constraint, ...]
+    require_all: bool
+    fallback: str | None
+
+
+def domains_with_node(cache: Mapping[bytes, _DomainSet], node: NodeInfo) -> dict[bytes, _DomainSet]:
+    """The domain sets of a snapshot (its `DOMAINS_KEY` cache) for that snapshot with `node`
+    added after its nodes (the Cluster Autoscaler's simulated new nodes): what
+    `eligible_domains` makes over the longer list, since it decides each node on its own, in
+    node order, and a domain's first node places it in `zero`."""
+    out: dict[bytes, _DomainSet] = {}
+    for key, got in cache.items():
+        extra = eligible_domains(got.pod, [node], got.constraints, got.require_all, got.fallback)
+        domains = [Domains({**d.of_node, **e.of_node}, {**d.zero, **{v: 0 for v in e.zero if v not in d.zero}})
+                   for d, e in zip(got.domains, extra)]
+        out[key] = _DomainSet(domains, got.pod, got.constraints, got.require_all, got.fallback)
+    return out
+
+
 def eligible_domains(pod: PodInfo, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
                      require_all: bool, fallback: str | None) -> list[Domains]:
     """Per constraint, the nodes whose pods count and their domains. A node counts when it has
@@ -414,13 +441,14 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
         if key is None:
             return eligible_domains(pod, nodes, constraints, require_all, fallback)
         # Shared by the snapshots one bind apart (same nodes); bounded by MAX_DOMAIN_SETS.
-        cache: dict[bytes, list[Domains]] = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)
+        cache: dict[bytes, _DomainSet] = snapshot.cached(DOMAINS_KEY, dict, unchanged_by_bind)
         got = cache.get(key)
         if got is None:
-            got = eligible_domains(pod, nodes, constraints, require_all, fallback)
+            got = _DomainSet(eligible_domains(pod, nodes, constraints, require_all, fallback), pod,
+                             tuple(constraints), require_all, fallback)
             if len(cache) < MAX_DOMAIN_SETS:
                 cache[key] = got
-        return got
+        return got.domains
 
     def _pre_filter_state(self, pod: PodInfo, nodes: Sequence[NodeInfo],
                           constraints: list[Constraint]) -> PreFilterState:

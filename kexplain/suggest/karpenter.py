@@ -21,11 +21,14 @@ same change run once. At most `budget` passes are run per call (the first pass n
 ideas are tried shape by shape in turn, pods in pass order, so that every shape gets its first
 ideas before any gets its last.
 
-Which pods the pass runs with (`Verifier`): all of them, except in a big pass whose pods cannot
-reach one another (no topology spread, pod affinity or reservations): there one pod of each
-shape the change concerns suffices, for the reasons Verifier gives, and the verdict is the same;
+Which pods the pass runs with (`Verifier`): all of them, except in a big pass
+- for a change to pods that nothing else of the pass can reach (`karpenter_scope`: no term of
+  another pod selects them, no other pod may use a NodePool they may use): those pods alone,
+  with the nodes they could land on (scope `pods`), whose verdict on them is the whole pass's;
+- whose pods cannot reach one another (no topology spread, pod affinity or reservations): one
+  pod of each shape the change concerns, for the reasons Verifier gives (scope `shape`);
 when in doubt (NodePool limits in play, a changed pod landing on an existing node) the whole
-pass decides.
+pass decides (scope `pass`).
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ import yaml
 
 from kexplain.karpenter.inputs import EC2NODECLASS, NODEPOOL, PassInputs
 from kexplain.karpenter.provisioning.provisioner import EXISTING_NODE, FAILED, NEW_NODE_CLAIM
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED, InstanceTypeFilterError
+from kexplain.karpenter.provisioning.scheduling.nodeclaim import InstanceTypeFilterError
 from kexplain.karpenter.provisioning.scheduling.scheduler import NodePoolError
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.run import Pass
@@ -50,8 +53,11 @@ from kexplain.suggest.karpenter_context import (
 )
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
-from kexplain.suggest.karpenter_pass import PassRun, changed_pass, of_pass, run, shape_inputs
+from kexplain.suggest.karpenter_pass import (
+    BoundPods, PassRun, changed_pass, of_pass, run, scoped_inputs, shape_inputs,
+)
 from kexplain.suggest.karpenter_pod import FAMILIES as POD_FAMILIES
+from kexplain.suggest.karpenter_scope import Scope, distinct_pods, has_reserved, pod_change_scope
 
 ID = "karpenter"
 COMBINED = "combined"
@@ -96,6 +102,9 @@ class Verdict:
     stands_for: Mapping[str, str]          # a placed pod -> the pod of its shape the pass ran with
 
 
+NOT_PLACED = object()      # a pass over the pods a change concerns said no (Verifier._verify_within)
+
+
 class Verifier:
     """Passes on changed inputs, each run once, at most `budget` of them (fewer over every pod
     of a big pass: `WHOLE_BIG`).
@@ -127,26 +136,37 @@ class Verifier:
         self.reducible = False
         self.done: dict[str, PassRun | None] = {}
         self.unplaced = [p.key for p in not_placed(base)]
+        self.bound: BoundPods | None = None
+        self.anti_affinity: list[PodInfo] | None = None     # one bound anti-affinity pod of each kind
 
     def bind(self, ctx: KarpenterContext) -> None:
         self.ctx = ctx
-        self.reducible = self.big and uncoupled(ctx)
+        self.reserved = has_reserved(ctx.pools)
+        self.reducible = self.big and uncoupled(ctx, self.reserved)
 
     def spent(self) -> bool:
         return self.left <= 0 or (self.whole_left <= 0 and not self.reducible)
 
-    def rerun(self, change: Sequence[Op], scope: Sequence[str] | None = None, nodes: bool = True) -> PassRun | None:
-        """The pass over the changed input: every pending pod (`scope` None), or only those."""
-        key = change_key(change) + json.dumps([scope, nodes])
+    def rerun(self, change: Sequence[Op], scope: Sequence[str] | None = None, nodes: bool = True,
+              within: Scope | None = None) -> PassRun | None:
+        """The pass over the changed input: every pending pod (`scope` and `within` None), only
+        those of `scope`, or only what `within` names (pods, Nodes, NodeClaims)."""
+        key = change_key(change) + json.dumps([scope, nodes, within is not None])
         if key in self.done:
             return self.done[key]
-        if self.left <= 0 or (scope is None and self.whole_left <= 0):
+        whole = scope is None and within is None
+        if self.left <= 0 or (whole and self.whole_left <= 0):
             return None
         self.left -= 1
-        if scope is None:
+        if whole:
             self.whole_left -= 1
         changed = changed_pass(self.base.inputs, change)
-        if changed is not None and scope is not None:
+        if changed is not None and within is not None:
+            if self.bound is None:
+                self.bound = BoundPods.of(self.base.inputs, self.base.cluster)
+            changed = scoped_inputs(changed, set(within.pods), set(within.nodes), set(within.node_claims),
+                                    set(within.node_pools), self.bound)
+        elif changed is not None and scope is not None:
             changed = shape_inputs(changed, set(scope), nodes)
         try:
             found = run(changed, self.world, self.base) if changed is not None else None
@@ -159,6 +179,10 @@ class Verifier:
         """The verdict on a change for the pods of `want`: None unless it places one of them and
         unplaces no pod the first pass placed."""
         kinds = {op["object"]["kind"] for op in change}
+        if self.big and kinds == {"Pod"}:
+            verdict = self._verify_within(change, want)
+            if verdict is not None:
+                return verdict if verdict is not NOT_PLACED else None
         limited = {p.name for p in self.ctx.pools if p.node_pool.spec.limits is not None}
         if self.reducible and "Pod" not in kinds and not self._changed_pools(change) & limited:
             pools = self._changed_pools(change)
@@ -181,6 +205,31 @@ class Verifier:
         if after is None or any(p.placed and not after.placed(k) for k, p in self.base.placements.items()):
             return None                       # it would leave a pod the first pass placed unplaced
         return self._verdict(after, want, "pass")
+
+    def _verify_within(self, change: Sequence[Op], want: Want) -> Verdict | object | None:
+        """The verdict of a pass over the changed pods alone and the nodes they could land on,
+        when nothing else of the pass can reach them (`karpenter_scope`): a Verdict, NOT_PLACED
+        when that pass says no, or None when that pass cannot decide (the whole pass then)."""
+        changed = changed_pass(self.base.inputs, change)
+        if changed is None:
+            return NOT_PLACED
+        refs = {(op["object"].get("namespace") or "default", op["object"]["name"]) for op in change}
+        keys = [p.key for p in changed.pending if (p.namespace, p.name) in refs]
+        if self.anti_affinity is None:
+            self.anti_affinity = distinct_pods(pod for pod, _ in self.base.cluster.anti_affinity_pods)
+        scope = pod_change_scope(changed.pending, keys, self.ctx.pools,
+                                 self.anti_affinity,
+                                 self.base.inputs.nodes, self.base.inputs.node_claims, self.reserved)
+        if scope is None:
+            return None
+        after = self.rerun(change, within=scope)
+        if after is None:
+            return NOT_PLACED
+        if any(after.placements[k].result == EXISTING_NODE for k in scope.pods):
+            return None                    # room on existing nodes, which the other pods take too
+        if any(self.base.placements[k].placed and not after.placed(k) for k in scope.pods):
+            return NOT_PLACED
+        return self._verdict(after, want, "pods", {k: [k] for k in scope.pods}) or NOT_PLACED
 
     def _doubt(self, after: PassRun, key: str, limited: set[str]) -> bool:
         """Whether NodePool limits decided the pod's fate in a pass of some pods only: placed on
@@ -224,18 +273,17 @@ def _by_shape(pods: Iterable[PodInfo]) -> list[str]:
     return list({shape_key(p): p.key for p in reversed(list(pods))}.values())[::-1]
 
 
-def uncoupled(ctx: KarpenterContext) -> bool:
+def uncoupled(ctx: KarpenterContext, reserved: bool) -> bool:
     """No pod of the pass reaches another but through room on existing nodes and NodePool
     limits: no topology spread or pod (anti-)affinity (pending, or bound with anti-affinity),
-    no reserved offerings. (Limits are weighed per verdict: `Verifier._doubt`.)"""
-    if ctx.run.cluster.anti_affinity_pods:
+    no reserved offerings (`reserved`). (Limits are weighed per verdict: `Verifier._doubt`.)"""
+    if ctx.run.cluster.anti_affinity_pods or reserved:
         return False
     for pod in ctx.run.inputs.pending:
         affinity = pod.spec.get("affinity") or {}
         if pod.spec.get("topologySpreadConstraints") or affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
             return False
-    return not any(o.available and o.capacity_type() == RESERVED
-                   for p in ctx.pools for it in p.instance_types for o in it.offerings)
+    return True
 
 
 def change_key(change: Sequence[Op]) -> str:
@@ -364,7 +412,8 @@ def suggestion(candidate: Candidate, verdict: Verdict, inputs: PassInputs) -> di
     each pod went and, for the new NodeClaims, their NodePool and cheapest instance types. A
     pass of one pod of each shape packs pods of different shapes together, which the whole pass
     may not: there each shape's NodeClaim is given as its NodePool would make it for that pod
-    alone (`alone`)."""
+    alone (`alone`). A pass over the changed pods alone (scope `pods`) makes the NodeClaims the
+    whole pass makes for them, numbered over that pass."""
     after, placed = verdict.after, verdict.placed
     where = {k: after.placements[verdict.stands_for[k]] for k in placed}
     pods = []

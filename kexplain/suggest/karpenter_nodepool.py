@@ -29,6 +29,7 @@ from kexplain.karpenter.apis.labels import WELL_KNOWN_LABELS, is_restricted_labe
 from kexplain.karpenter.provisioning.scheduling.scheduler import (
     EXCEED_LIMITS, NODE_LIMITS_EXHAUSTED, NodePoolError,
 )
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirement import Requirement, new_requirement
 from kexplain.karpenter.utils import resources
 from kexplain.suggest.change import Candidate, Op, pointer
@@ -134,7 +135,7 @@ def _label_change(pool: Pool, want: Want) -> tuple[list[Op], list[str]] | None:
 def widen_requirement(ctx: KarpenterContext, want: Want) -> list[Idea]:
     out = []
     for pool in ctx.pools:
-        need = widening(pool, want) if not untolerated(pool, want) else None
+        need = widening(pool, want, ctx.run.result.type_index) if not untolerated(pool, want) else None
         if need is None:
             continue
         ops, words = widen_ops(pool, need)
@@ -152,23 +153,33 @@ def _narrowed(it: Any, offering: Any, key: str) -> Requirement | None:
     return None
 
 
-def widening(pool: Pool, want: Want) -> dict[str, str | None] | None:
+def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str, str | None] | None:
     """The NodePool requirement keys to widen, each with the value to allow (None: the
     requirement must go), for the type needing the fewest, then the cheapest; None when the
     NodePool's requirements are not what keeps the pod out (a type it allows takes the pod, or
-    no type of its EC2NodeClass would even with them widened)."""
+    no type of its EC2NodeClass would even with them widened). `index`: the pass's TypeIndex,
+    by whose interned requirements each distinct (type requirement per key, offering) pair
+    is weighed once."""
     if takes(pool, want):
         return None
+    index = index if index is not None else TypeIndex()
     widenable = {_key(raw) for raw in pool.spec_requirements()}
+    keys = list(pool.requirements.keys())
     total = total_requests(pool, want)
+    weighed: dict[tuple, dict[str, str | None] | None] = {}
     best: tuple[tuple[int, float, str], dict[str, str | None]] | None = None
     for it in pool.instance_types:
         if not resources.fits(total, it.allocatable()) or it.requirements.intersects(want.requirements) is not None:
             continue
-        for offering in it.offerings:
+        key_ids, offerings, _ = index.of(it)
+        own = tuple(key_ids.get(k) for k in keys)
+        for offering, offering_id in offerings:
             if not offering.available or not want.requirements.is_compatible(offering.requirements, ALLOW_UNDEFINED):
                 continue
-            need = _keys_to_widen(pool, want, it, offering, widenable)
+            content = (offering_id, own)
+            if content not in weighed:
+                weighed[content] = _keys_to_widen(pool, want, it, offering, widenable)
+            need = weighed[content]
             if need is None:
                 continue
             if not need:
@@ -244,8 +255,11 @@ def _widened(raw: Mapping[str, Any], value: str | None) -> dict[str, Any] | None
 def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     """The NodePool's limits keep the pod out: its error there says so, Create refused its
     NodeClaim, or a type the NodePool allows would take the pod (Karpenter drops the types
-    above the room left under the limits before it looks for one with room for the pod)."""
-    if pool.node_pool.spec.limits is None:
+    above the room left under the limits before it looks for one with room for the pod). Not
+    when the NodePool's template keeps the pod out whatever its limits (a requirement it
+    conflicts with, a taint it does not tolerate): Karpenter checks the limits first and says
+    only that."""
+    if pool.node_pool.spec.limits is None or combined(pool, want) is None or untolerated(pool, want):
         return False
     err = want.errors.get(pool.name)
     if isinstance(err, NodePoolError) and err.message in LIMIT_ERRORS:
@@ -253,7 +267,7 @@ def at_limit(ctx: KarpenterContext, pool: Pool, want: Want) -> bool:
     placement = ctx.run.placements.get(want.pod.key)
     if placement is not None and placement.node_pool == pool.name and placement.create_error:
         return True
-    return not untolerated(pool, want) and bool(takes(pool, want))
+    return bool(takes(pool, want))
 
 
 def raise_limit(ctx: KarpenterContext, want: Want) -> list[Idea]:

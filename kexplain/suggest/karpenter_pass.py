@@ -79,6 +79,7 @@ def _share_instance_types(cloud: AWSCloud, base: AWSCloud) -> None:
     """The provider (and its per-class cache) of `base`, and its view of every EC2NodeClass that
     is the same object in both, so that their instance types are not computed again."""
     cloud.provider = base.provider
+    cloud.type_index = base.type_index
     for name, node_class in cloud.node_classes.items():
         if base.node_classes.get(name) is node_class and name in base.views:
             cloud.views[name] = base.views[name]
@@ -129,6 +130,39 @@ def shape_inputs(inputs: PassInputs, keys: set[str], nodes: bool = True) -> Pass
         return replace(inputs, pending=pending)
     return replace(inputs, pending=pending, nodes=[], node_claims=[],
                    bound_pods=[p for p in inputs.bound_pods if is_owned_by_daemonset(p)])
+
+
+def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_claims: set[str],
+                  node_pools: set[str] | None = None, bound: "BoundPods | None" = None) -> PassInputs:
+    """The inputs with only these pending pods, Nodes, NodeClaims and NodePools (names; None:
+    every NodePool), and the pods bound to those Nodes (and `bound`'s: the DaemonSets' pods
+    Karpenter sizes their overhead from)."""
+    def named(obj: Mapping[str, Any], names: set[str]) -> bool:
+        return (obj.get("metadata") or {}).get("name") in names
+
+    bound = bound if bound is not None else BoundPods.of(inputs)
+    return replace(inputs, pending=[p for p in inputs.pending if p.key in keys],
+                   nodes=[n for n in inputs.nodes if named(n, nodes)],
+                   node_claims=[c for c in inputs.node_claims if named(c, node_claims)],
+                   bound_pods=[p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon],
+                   node_pools=[np for np in inputs.node_pools if node_pools is None or np.name in node_pools])
+
+
+@dataclass(frozen=True)
+class BoundPods:
+    """The bound pods a pass over some nodes keeps wherever they are (ids), found once: the
+    pod of each DaemonSet Karpenter sizes its overhead from (`Cluster.daemonset_pods`, the
+    newest; kept alone when every DaemonSet pod has a creation time, so that it is the newest
+    of any set of them that holds it), else every DaemonSet pod."""
+
+    daemon: frozenset[int]
+
+    @classmethod
+    def of(cls, inputs: PassInputs, cluster: Cluster | None = None) -> "BoundPods":
+        owned = [p for p in inputs.bound_pods if is_owned_by_daemonset(p)]
+        if cluster is not None and all(p.metadata.get("creationTimestamp") for p in owned):
+            return cls(frozenset(id(p) for p in cluster.daemonset_pods.values()))
+        return cls(frozenset(id(p) for p in owned))
 
 
 def _index(items: list[Any], match: Callable[[Any], bool]) -> int:

@@ -161,16 +161,21 @@ def replicas(make: Any, count: int = 4) -> list[dict]:
 
 
 def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
+    """What admission leaves of a pod is shared with the pod as written (its status), and what
+    it writes alike into every pod of a shape (defaults, the defaulted containers) is shared by
+    them; what is each pod's own is not."""
     pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}"))
     cluster = cluster_of(*pods)
     assert assert_same(cluster) == len(pods)        # the first replica too: by its shape's patch
     result = admit(cluster, None)
     admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
-    assert admitted[1]["spec"]["containers"][0]["resources"]["limits"] is pods[1]["spec"]["containers"][0][
-        "resources"]["limits"]
+    assert admitted[1]["status"] is pods[1]["status"]
+    assert admitted[1]["spec"]["containers"] is admitted[2]["spec"]["containers"]
     assert admitted[1]["metadata"]["labels"]["topology.kubernetes.io/zone"] == "zone-b"
     assert admitted[1]["metadata"]["uid"] != admitted[2]["metadata"]["uid"]
-    assert admitted[1]["spec"]["securityContext"] is not admitted[2]["spec"]["securityContext"]
+    assert admitted[1]["spec"]["securityContext"] is admitted[2]["spec"]["securityContext"] == {}
+    assert admitted[1]["spec"] is not admitted[2]["spec"]
+    assert [p["spec"]["nodeName"] for p in admitted] == [p["spec"]["nodeName"] for p in pods]
 
 
 def _variant(name: str, i: int) -> dict:
@@ -331,20 +336,33 @@ def test_field_validation_by_shape_alike(validate: str) -> None:
     assert run(ShapeIndex()) == run(None)
 
 
+def pod_by_pod(objects: list) -> Any:
+    """The snapshot of admitted objects with each pod added on its own, its facts worked out
+    from its own object (`NodeInfo.add_pod`): what sharing them per shape must equal."""
+    from kexplain.model.pod import PodInfo
+    from kexplain.model.snapshot import Snapshot
+    out = Snapshot.build([(o, s) for o, s in objects if o.get("kind") == "Node"], [])
+    for obj, _ in objects:
+        if obj.get("kind") == "Pod" and (obj.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+            node = out.get((obj.get("spec") or {}).get("nodeName") or "")
+            if node is not None and obj["spec"]["nodeName"]:
+                node.add_pod(PodInfo(obj))
+    return out
+
+
 @pytest.mark.parametrize("case", _cases()[::3], ids=lambda p: p.name)
 def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
-    """Admission's shapes (`Admitted.shapes`) let the snapshot work out one pod's resources,
-    host ports and affinity terms per shape: every pod's, and every node's sums and lists, are
-    those of a snapshot that works them out pod by pod."""
+    """The snapshot works out one pod's resources, host ports and affinity terms per shape
+    (`PodInfo.facts_key`): every pod's, and every node's sums and lists, are those of a
+    snapshot that works them out pod by pod."""
     from kexplain.explain.inputs import build_cluster
     try:
         cluster = amplified(load_objects([str(case / "cluster.yaml")]))
         result = admit(cluster, None)
     except KexplainError:
         pytest.skip("the cluster is refused (a case about that)")
-    by_shape, _ = build_cluster(result.objects, result.shapes)
-    by_pod, _ = build_cluster(result.objects)
-    assert_same_snapshot(by_shape, by_pod)
+    by_shape, _ = build_cluster(result.objects)
+    assert_same_snapshot(by_shape, pod_by_pod(result.objects))
 
 
 def _facts(pod: Any) -> tuple:
@@ -378,10 +396,9 @@ def test_snapshot_shares_ports_and_affinity_terms_per_shape() -> None:
                 "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "topology.kubernetes.io/zone"}}]}}
         return p
     result = admit(cluster_of(*replicas(make, 6)), None)
-    assert result.patched == 6 and len(result.shapes) == 6
-    by_shape, _ = build_cluster(result.objects, result.shapes)
-    by_pod, _ = build_cluster(result.objects)
-    assert_same_snapshot(by_shape, by_pod)
+    assert result.patched == 6
+    by_shape, _ = build_cluster(result.objects)
+    assert_same_snapshot(by_shape, pod_by_pod(result.objects))
     pods = [p for ni in by_shape.node_infos for p in ni.pods]
     assert all(p.host_ports and p.required_anti_affinity_terms and p.preferred_affinity_terms for p in pods)
     assert len({id(p.host_ports) for p in pods}) == 1     # the first pod's, taken by the others
@@ -395,7 +412,9 @@ def test_snapshot_from_shapes_is_not_vacuous() -> None:
             result = admit(amplified(load_objects([str(case / "cluster.yaml")])), None)
         except KexplainError:
             continue
-        shared += len(result.shapes)
+        from kexplain.explain.inputs import build_cluster
+        pods = list(build_cluster(result.objects)[0].all_pods())
+        shared += len(pods) - len({id(p.facts) for p in pods})
     assert shared > 100
 
 

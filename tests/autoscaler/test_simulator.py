@@ -1,7 +1,7 @@
 """CA's predicate snapshot: nodes added by the simulation, checks, binds and the search order."""
 from __future__ import annotations
 
-from kexplain.autoscaler.simulator import ClusterSim, bound
+from kexplain.autoscaler.simulator import ClusterSim, SimMemo, bound, sharing_key
 from kexplain.config import load_config
 from kexplain.features import KubeVersion
 from kexplain.framework.runtime import Framework
@@ -25,12 +25,12 @@ def pod(name: str, app: str, cpu: str = "1", avoid: str | None = None) -> PodInf
                                                 "labels": {"app": app}}, "spec": spec})
 
 
-def sim(*nodes: Node) -> ClusterSim:
+def sim(*nodes: Node, memo: SimMemo | None = None) -> ClusterSim:
     snapshot = Snapshot([NodeInfo(n) for n in nodes])
     profile = load_config(None, implements=implements, known=known, kube=KubeVersion("1.36")).profile_for(
         "default-scheduler")
     registry = {n: plugin_class(n) for names in profile.plugins.values() for n in names}
-    return ClusterSim(snapshot, Framework(profile, registry, snapshot))
+    return ClusterSim(snapshot, Framework(profile, registry, snapshot), memo)
 
 
 def test_a_new_nodes_pods_count_for_the_next_checks():
@@ -108,3 +108,71 @@ def test_the_acceptable_nodes_are_searched_from_after_the_last_match_round_the_l
     assert s.schedule_anywhere(pod("p1", "z")) == "b"
     assert s.schedule_anywhere(pod("p2", "z"), among=[3, 0, 1]) == "d"   # from c (index 2) on
     assert s.schedule_anywhere(pod("p3", "z"), among=[2, 1]) == "b"      # from a on, round to b
+
+
+def test_pods_alike_share_a_key_their_identity_aside():
+    a, b = pod("p1", "z"), pod("p2", "z")
+    assert sharing_key(a) is not None and sharing_key(a) == sharing_key(b)
+    assert sharing_key(pod("p3", "other")) != sharing_key(a)            # labels are read (selectors)
+    assert sharing_key(pod("p4", "z", cpu="2")) != sharing_key(a)
+    claimed = pod("p5", "z")
+    claimed.obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "c"}]
+    assert sharing_key(PodInfo(claimed.obj)) is None                     # a claim is reserved for one pod
+    nominated = PodInfo({**a.obj, "status": {"nominatedNodeName": "a"}})
+    assert sharing_key(nominated) is None
+
+
+def test_a_pod_alike_gets_the_answers_of_the_first_on_the_same_snapshot_only():
+    s = sim(node("a", cpu="1"), node("b", cpu="1"))
+    seen = _filtered_names(s)
+    assert s.schedule_anywhere(pod("p1", "z", cpu="2")) is None
+    assert seen
+    seen.clear()
+    assert s.schedule_anywhere(pod("p2", "z", cpu="2")) is None         # alike: not searched again
+    assert s.check(pod("p3", "z", cpu="2"), "a").plugin == "NodeResourcesFit"
+    assert s.check(pod("p4", "z", cpu="2"), "a") == s.check(pod("p5", "z", cpu="2"), "a")
+    assert not seen
+    s.add_node(NodeInfo(node("c", cpu="4")))                             # another snapshot: searched again
+    assert s.schedule_anywhere(pod("p6", "z", cpu="2")) == "c"
+    assert seen
+
+
+def test_a_loop_run_again_with_the_same_memo_replays_its_searches():
+    nodes = (node("a", cpu="2"), node("b", cpu="2"), node("c", cpu="2"))
+    pods = [pod(f"p{i}", "z") for i in range(5)]
+    memo = SimMemo()
+    first = sim(*nodes, memo=memo)
+    start = first.snapshot
+    got = [first.schedule_anywhere(p) for p in pods]
+    again = ClusterSim(start, first.framework, memo)      # the same snapshot, pods and configuration
+    seen = _filtered_names(again)
+    assert [again.schedule_anywhere(p) for p in pods] == got == ["b", "c", "a", "b", "c"]
+    assert not seen                                       # each search replayed
+    assert again.snapshot is first.snapshot
+    fresh = sim(*nodes)
+    assert [fresh.schedule_anywhere(p) for p in pods] == got     # as without the memo
+
+
+def test_a_new_nodes_spread_domains_are_those_of_the_longer_node_list():
+    zone = "topology.kubernetes.io/zone"
+
+    def zoned(name: str, z: str, **extra: str) -> Node:
+        return Node.from_obj({"metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, zone: z, **extra}},
+                              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    spread = pod("web", "web")
+    spread.obj["spec"]["topologySpreadConstraints"] = [
+        {"maxSkew": 1, "topologyKey": zone, "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "web"}}, "nodeAffinityPolicy": "Honor"}]
+    spread.obj["spec"]["nodeSelector"] = {"pool": "p"}
+    spread = PodInfo(spread.obj)
+    s = sim(zoned("a", "z1", pool="p"), zoned("b", "z2", pool="p"), zoned("x", "z4"))
+    s.schedule(pod("w1", "web"), "a")
+    s.check(spread, "a")                                                  # the domains worked out, cached
+    new = NodeInfo(zoned("t", "z3", pool="p"))
+    s.add_node(new)
+    plain = sim(zoned("a", "z1", pool="p"), zoned("b", "z2", pool="p"), zoned("x", "z4"))
+    plain.schedule(pod("w1", "web"), "a")
+    plain.add_node(NodeInfo(zoned("t", "z3", pool="p")))        # its domains worked out over the longer list
+    for name in ("a", "b", "x", "t"):
+        assert s.check(spread, name) == plain.check(spread, name)
+    assert s.check(spread, "b") is None and s.check(spread, "t") is None and s.check(spread, "a") is not None

@@ -176,3 +176,18 @@ def test_the_autoscaler_sees_where_the_retry_left_them(tmp_path: Path) -> None:
     assert code == 0 and [r["node"] is not None for r in doc["retries"]] == [True, True]
     assert [p.get("autoscalers") for p in doc["placements"]] == [None, None]
     assert "autoscaler" not in doc
+
+
+def test_lint_with_node_groups_judges_where_the_retry_left_them(tmp_path: Path) -> None:
+    """lint's no-node-group rule judges the set where the queue's retry leaves it: the storefront
+    copies it placed are not pending to the Cluster Autoscaler's loop, and whether a group's new
+    node could ever take them is checked with the cache bound in its zone (queue order alone
+    checks them before the cache exists: "no node group could ever take its pods")."""
+    from tests.support.paths import FIXTURES
+
+    (tmp_path / "app.yaml").write_text(WEB + "---\n" + CACHE)
+    env = TestEnvironment(width=200)
+    code = main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(FIXTURES / "autoscaler" / "cluster.yaml"),
+                 "--node-groups", str(FIXTURES / "autoscaler" / "nodegroups.yaml"), "-f", "json"], env=env)
+    findings = json.loads(env.out)["findings"]
+    assert code == 0 and [f["rule"] for f in findings] == ["fits", "fits"]

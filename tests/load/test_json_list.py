@@ -58,6 +58,66 @@ def test_parts_give_what_json_loads_gives(small_parts: None, indent: int | None,
     assert same(read, json.loads(text))
 
 
+@pytest.mark.parametrize("indent", [None, 2])
+@pytest.mark.parametrize("n", [1, 2, 40])
+def test_a_file_read_in_parts_gives_what_json_loads_gives(small_parts: None, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, indent: int | None,
+                                                          n: int) -> None:
+    monkeypatch.setattr(json_list, "READ_ITEMS", 7)
+    text = dump(n, indent, metadata={"resourceVersion": ""})
+    for prefix in ("", "\ufeff", " \n"):
+        (tmp_path / "c.json").write_text(prefix + text, encoding="utf-8")
+        read = json_list.read_file(str(tmp_path / "c.json"))
+        assert read is not None and same(read, json.loads(text))
+
+
+def test_a_file_shares_equal_values_and_no_others(small_parts: None, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read from a file, values written alike are one object (containers, tolerations, the
+    strings of the conditions), values that differ in type are not, and the document is
+    json.loads' value; what never repeats (a pod's name) is not remembered past its probation."""
+    monkeypatch.setattr(json_list, "PROBE", 8)
+    text = dump(60)
+    (tmp_path / "c.json").write_text(text, encoding="utf-8")
+    read = json_list.read_file(str(tmp_path / "c.json"))
+    assert read is not None and same(read, json.loads(text))
+    pods = read["items"]
+    for field, kinds in (("containers", 3), ("tolerations", 2)):    # tolerationSeconds 1 and 1.0 differ
+        groups: dict[str, set[int]] = {}
+        for p in pods:
+            groups.setdefault(json.dumps(p["spec"][field]), set()).add(id(p["spec"][field]))
+        assert len(groups) == kinds and all(len(ids) == 1 for ids in groups.values()), field
+    assert len({id(p["status"]["conditions"]) for p in pods}) == 2      # one per text
+    statuses = {p["status"]["conditions"][0]["status"] for p in pods}
+    assert statuses == {True, "True"}       # True and "True" are not one value
+    assert {id(p["metadata"]["labels"]) for p in pods} == {id(p["metadata"]["labels"]) for p in pods[:3]}
+
+
+@pytest.mark.parametrize("text", [
+    '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}',
+    '{"kind":"List","items":{"a":1}}',
+    '{"kind":"List","items":[1,2,3]}',
+    '[{"kind":"List","items":[]}]',
+    '{"kind":"List","items":[{"a":1}],"items":[{"b":2}]}',
+    '{"kind":"List","items":[{"a":"\\ud800"}]}',
+    '{"kind":"List","items":[{"a":NaN}]}',
+    '{"kind":"List","items":[{"a":1}]} x',
+    'kind: List',
+])
+def test_a_file_the_parts_do_not_read_is_left_to_its_text(small_parts: None, tmp_path: Path, text: str) -> None:
+    """What the file reader gives is json.loads' value (a repeated key: its last value), or None."""
+    (tmp_path / "c.json").write_text(text, encoding="utf-8")
+    read = json_list.read_file(str(tmp_path / "c.json"))
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        assert read is None
+        return
+    assert read is None or same(read, expected)
+    (tmp_path / "c.json").write_bytes(text.encode("utf-16"))
+    assert json_list.read_file(str(tmp_path / "c.json")) is None
+
+
 def test_items_nested_like_items_and_a_list_inside_a_list(small_parts: None) -> None:
     inner = json.loads(dump(3))
     text = json.dumps({"kind": "List", "apiVersion": "v1", "items": [inner, *inner["items"], inner]})
@@ -136,15 +196,17 @@ def test_a_run_changes_no_loaded_object(small_parts: None, tmp_path: Path, capsy
                                                  "whenUnsatisfiable": "DoNotSchedule",
                                                  "labelSelector": {"matchLabels": {"app": "app-1"}}}]}}))
     read: list[Any] = []
-    real = json_list.read_list
+    real, real_file = json_list.read_list, json_list.read_file
     monkeypatch.setattr(json_list, "read_list", lambda t: read.append(real(t)) or read[-1])
+    monkeypatch.setattr(json_list, "read_file", lambda p: read.append(real_file(p)) or read[-1])
     outputs = []
     for extra in ((), ("--stored",)):
         for args in ((), ("-o", "json")):
             main([str(tmp_path / "pod.yaml"), "--nodes", str(tmp_path / "cluster.json"), "--replicas", "20",
                   *extra, *args])
             outputs.append(capsys.readouterr().out)
-    assert read and all(doc is not None and same(doc, cluster) for doc in read)
+    docs = [doc for doc in read if doc is not None]     # (the pod's file is none)
+    assert docs and all(same(doc, cluster) for doc in docs)
     monkeypatch.setattr(json_list, "MIN_CHARS", len(text) + 1)     # whole parse: the same outputs
     again = []
     for extra in ((), ("--stored",)):

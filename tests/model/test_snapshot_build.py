@@ -1,7 +1,7 @@
 """A snapshot built from stored pods: facts shared per shape, nodes added in one batch.
 
 `Snapshot.build` works out a pod's requests, host ports and affinity terms once per shape
-(`PodInfo.facts_key`, or `same_facts_as` an earlier pod) and adds each node's pods at once
+(pods with equal `PodInfo.facts_key`s share one `PodInfo.facts`) and adds each node's pods at once
 (`NodeInfo.add_pods`). Whatever is shared, every NodeInfo must equal the one `add_pod` of each
 pod in turn gives, and pods that differ in what their facts read must not share them.
 """
@@ -109,10 +109,21 @@ def test_pods_of_one_shape_share_their_facts_and_others_do_not():
     assert other.namespaces == frozenset({"other"})
 
 
-def test_container_statuses_are_never_taken_as_equal():
+def test_container_statuses_with_resources_tell_facts_apart():
     plain = PodInfo(pod("a-1", "n1", [container()]))
     resized = PodInfo(pod("a-2", "n1", [container()], status={"phase": "Running", "containerStatuses": [
         {"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}))
-    assert plain.same_facts_as(PodInfo(pod("a-3", "n2", [container()])))
-    assert not resized.same_facts_as(plain) and not plain.same_facts_as(resized)
+    assert plain.facts_key() == PodInfo(pod("a-3", "n2", [container()])).facts_key()
     assert resized.facts_key() != plain.facts_key()
+
+
+def test_facts_keys_tell_types_apart():
+    """Python's equality takes `cpu: 1` for `cpu: true`; the facts of such pods differ (one does
+    not parse), so their keys do too (`kexplain.model.shapes.shape_key`)."""
+    def requests(cpu: Any) -> PodInfo:
+        return PodInfo(pod("a-1", "n1", [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]))
+    keys = {requests(1).facts_key(), requests(True).facts_key(), requests(1.0).facts_key(), requests("1").facts_key()}
+    assert len(keys) == 4
+    built = Snapshot.build([(node("n1"), None)], [requests(1).obj, requests(1.0).obj])
+    one, other = built.get("n1").pods
+    assert one.facts is not other.facts

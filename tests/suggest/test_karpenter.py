@@ -329,9 +329,11 @@ def test_verified_with_one_pod_of_each_shape_as_with_the_whole_pass(tmp_path):
 def test_a_pod_landing_on_a_nodepool_with_limits_is_verified_with_the_whole_pass(tmp_path):
     # with its nodeSelector dropped, the pod would land on the heavier NodePool, which has limits
     # other pods draw on: the pods alone cannot say, so the whole pass decides
+    # (`web`, which the heavier NodePool takes, shares it: the changed pod is not cut off)
     small = node_pool("small", [req("karpenter.k8s.aws/instance-family", "In", "t3"), ON_DEMAND], weight=5,
                       limits={"cpu": "4"})
-    inputs = load(tmp_path, [pod("batch-0", node_selector={"workload": "batch"})], [GENERAL, small])
+    inputs = load(tmp_path, [pod("batch-0", node_selector={"workload": "batch"}), pod("web", "500m")],
+                  [GENERAL, small])
     found = {(s["kind"], s["target"]): s["verified"]["scope"]
              for s in suggestions_for(run(inputs, WORLD), WORLD, shape_above=0)}
     assert found[(DROP_TERM, "pod default/batch-0")] == "pass"
@@ -348,6 +350,53 @@ def test_pods_that_reach_one_another_are_verified_with_the_whole_pass(tmp_path):
     inputs = load(tmp_path, [spread], [GENERAL])
     found = suggestions_for(run(inputs, WORLD), WORLD, shape_above=0)
     assert found and {s["verified"]["scope"] for s in found} == {"pass"}
+
+
+SPREAD = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+           "labelSelector": {"matchLabels": {"app": "web"}}}]
+
+
+def _spread_web(name: str) -> dict[str, Any]:
+    web = pod(name, "500m")
+    web["metadata"]["labels"] = {"app": "web"}
+    web["spec"]["topologySpreadConstraints"] = SPREAD
+    return web
+
+
+def test_a_pod_change_cut_off_from_the_other_pods_is_verified_with_those_pods(tmp_path):
+    # the pods reach one another (zone spread), but not the GPU pods: no term selects them, no
+    # other pod may use the gpu NodePool, and they may use no other; the toleration is verified by a pass over the GPU
+    # pods alone (and the nodes they could land on), with the whole pass's verdict
+    gpu = node_pool("gpu", [req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", "nvidia"), ON_DEMAND,
+                            req("workload", "In", "training")], weight=10, taints=[GPU_TAINT], limits={"cpu": "64"})
+    pods = [*(_spread_web(f"web-{i}") for i in range(3)),
+            *(pod(f"trainer-{i}", "4", "16Gi", gpu=1, node_selector={"workload": "training"}) for i in range(2))]
+    inputs = load(tmp_path, pods, [GENERAL, gpu])
+    first = run(inputs, WORLD)
+    whole = suggestions_for(first, WORLD)
+    scoped = suggestions_for(first, WORLD, shape_above=0)
+    assert [(s["kind"], s["description"], s["pods"]) for s in scoped] == \
+        [(s["kind"], s["description"], s["pods"]) for s in whole]
+    by_kind = {s["kind"]: s for s in scoped}
+    assert by_kind[ADD_TOLERATION]["verified"]["scope"] == "pods"
+    assert by_kind[ADD_TOLERATION]["pods"] == ["default/trainer-0", "default/trainer-1"]
+    for s in scoped:
+        again = run(changed_pass(inputs, s["change"]), WORLD)
+        assert all(again.placed(k) for k in s["pods"]), s["description"]
+        assert all(again.placed(k) for k, p in first.placements.items() if p.placed), s["description"]
+
+
+def test_a_pod_change_another_pod_selects_is_verified_with_the_whole_pass(tmp_path):
+    # the web pods' zone spread counts the GPU pods (same label): the whole pass decides
+    gpu = node_pool("gpu", [req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", "nvidia"), ON_DEMAND],
+                    weight=10, taints=[GPU_TAINT])
+    trainers = [pod(f"trainer-{i}", "4", "16Gi", gpu=1) for i in range(2)]
+    for trainer in trainers:
+        trainer["metadata"]["labels"] = {"app": "web"}
+    inputs = load(tmp_path, [*(_spread_web(f"web-{i}") for i in range(3)), *trainers], [GENERAL, gpu])
+    found = suggestions_for(run(inputs, WORLD), WORLD, shape_above=0)
+    tolerations = [s for s in found if s["kind"] == ADD_TOLERATION]
+    assert tolerations and {s["verified"]["scope"] for s in tolerations} == {"pass"}
 
 
 def test_the_table_says_when_no_change_was_verified(tmp_path):

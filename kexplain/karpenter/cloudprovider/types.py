@@ -205,15 +205,19 @@ class InstanceTypes(list):
         return len(self), None, None
 
     def truncate(self, requirements: Requirements, max_items: int,
-                 min_values_policy: str = MIN_VALUES_POLICY_STRICT) -> tuple["InstanceTypes", WrappedError | None]:
+                 min_values_policy: str = MIN_VALUES_POLICY_STRICT,
+                 ordered: list[InstanceType] | None = None) -> tuple["InstanceTypes", WrappedError | None]:
         """Truncate: the cheapest `max_items` types (this list is sorted by price in place); with
         minValues under the Strict policy, the untruncated list and an error when the truncated
-        one no longer meets them."""
-        truncated = InstanceTypes(self.order_by_price(requirements)[:max(max_items, 0)])
+        one no longer meets them. `ordered`: these types already in OrderByPrice's order (the
+        scheduler's TypeIndex answers it without asking every offering again); the list
+        returned with the error is then that one, as Go's is its own list sorted in place."""
+        ordered = ordered if ordered is not None else self.order_by_price(requirements)
+        truncated = InstanceTypes(ordered[:max(max_items, 0)])
         if requirements.has_min_values() and min_values_policy != MIN_VALUES_POLICY_BEST_EFFORT:
             _, _, err = truncated.satisfies_min_values(requirements)
             if err is not None:
-                return self, WrappedError("validating minValues", err)
+                return InstanceTypes(ordered), WrappedError("validating minValues", err)
         return truncated, None
 
 

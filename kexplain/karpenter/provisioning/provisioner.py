@@ -305,12 +305,13 @@ def _run(pods: list[PodInfo], node_pools: Sequence[Mapping[str, Any]], daemonset
         return
     ds_pods = daemonset_pods(cluster, daemonsets)
     scheduler = Scheduler(pools, state_nodes, topology, instance_types, ds_pods, volume_reqs, options,
-                          cloud.satisfies_min_values, cloud.limits, cluster.volume_index)
+                          cloud.satisfies_min_values, cloud.limits, cluster.volume_index,
+                          getattr(cloud, "type_index", None))
     out.events.extend(scheduler.events)
     out.tried_node_pools = [t.node_pool_name for t in scheduler.templates]
     solved = scheduler.solve(schedulable)
     out.scheduler = scheduler
-    truncate_instance_types(solved, cloud, scheduler.type_index, options.min_values_best_effort)
+    truncate_instance_types(solved, scheduler.type_index, options.min_values_best_effort)
     record(solved, out)
     create_all(solved, cluster, cloud, out, pools, scheduler.type_index)
     out.type_index = scheduler.type_index
@@ -334,20 +335,21 @@ def _obj_name(obj: Mapping[str, Any] | None) -> str:
     return ((obj or {}).get("metadata") or {}).get("name") or ""
 
 
-def truncate_instance_types(results: Results, cloud: CloudProvider, index: Any, best_effort: bool) -> None:
+def truncate_instance_types(results: Results, index: Any, best_effort: bool) -> None:
     """Results.TruncateInstanceTypes: each new NodeClaim's types ordered by price and cut to
     `MAX_INSTANCE_TYPES` (InstanceTypes.Truncate); a NodeClaim whose cut list no longer meets
     minValues (Strict policy) is dropped and its pods fail."""
+    from kexplain.karpenter.cloudprovider.types import (
+        MIN_VALUES_POLICY_BEST_EFFORT, MIN_VALUES_POLICY_STRICT, InstanceTypes,
+    )
+    policy = MIN_VALUES_POLICY_BEST_EFFORT if best_effort else MIN_VALUES_POLICY_STRICT
     valid = []
     for claim in results.new_node_claims:
         requirements = claim.requirements
-        ordered = index.question(requirements).order_by_price(claim.instance_type_options)
-        its, err = ordered[:MAX_INSTANCE_TYPES], None
-        if requirements.has_min_values() and not best_effort:
-            _, _, min_err = cloud.satisfies_min_values(its, requirements)
-            if min_err is not None:
-                its, err = ordered, WrappedError("validating minValues", min_err)
-        claim.instance_type_options = its
+        its, err = InstanceTypes(claim.instance_type_options).truncate(
+            requirements, MAX_INSTANCE_TYPES, policy,
+            ordered=index.question(requirements).order_by_price(claim.instance_type_options))
+        claim.instance_type_options = list(its)
         if err is not None:
             for pod in claim.pods:
                 results.pod_errors[pod.uid] = NodePoolError(MIN_VALUES_NOT_MET, claim.node_pool_name, err)

@@ -17,8 +17,12 @@ class ReservationManager:
     def __init__(self, instance_types: Mapping[str, Sequence[Any]]) -> None:
         self.reservations: dict[str, set[str]] = {}
         self.capacity: dict[str, int] = {}
+        seen: set[int] = set()              # NodePools of one EC2NodeClass share their types: each read once
         for its in instance_types.values():
             for it in its:
+                if id(it) in seen:
+                    continue
+                seen.add(id(it))
                 for o in it.offerings:
                     if o.capacity_type() != RESERVED:
                         continue

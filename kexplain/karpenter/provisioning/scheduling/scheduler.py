@@ -129,7 +129,10 @@ class Scheduler:
                  instance_types: Mapping[str, list[Any]], daemonset_pods: Sequence[PodInfo],
                  volume_reqs_by_pod: Mapping[str, list[Requirements]], options: Options,
                  satisfies_min_values: Callable[[list[Any], Requirements], tuple[int, dict[str, int], Any]],
-                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any) -> None:
+                 limits_of: Callable[[Mapping[str, Any]], ResourceList | None], volume_index: Any,
+                 type_index: TypeIndex | None = None) -> None:
+        """`type_index`: an index of these instance types to keep growing (passes over the same
+        types share one: its answers depend on the types and requirements alone)."""
         from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
         self.options = options
         self.events: list[Event] = []
@@ -143,7 +146,7 @@ class Scheduler:
                        for np in node_pools for t in _template_spec(np).get("taints") or () if isinstance(t, dict))
         self.preferences = prefs.Preferences(tolerate)
         self.satisfies_min_values = satisfies_min_values
-        self.type_index = TypeIndex()
+        self.type_index = type_index if type_index is not None else TypeIndex()
         self.templates: list[NodeClaimTemplate] = []
         for np in node_pools:
             nct = new_node_claim_template(np)

@@ -161,29 +161,58 @@ def build_domain_groups(node_pools: Sequence[Any],
                         instance_types: Mapping[str, Sequence[Any]]) -> dict[str, TopologyDomainGroup]:
     """buildDomainGroups: per label key, the values NodePools could give a node (each instance
     type's requirements within its NodePool's, and the NodePool's own `In` values), with the
-    NodePool's taints."""
+    NodePool's taints. Each NodePool's domains are worked out once for its template and types
+    (`_pool_domains`): the suggestions run the pass again on the same NodePools many times."""
     by_name = {_name(np): np for np in node_pools}
     groups: dict[str, TopologyDomainGroup] = {}
     for np_name, its in instance_types.items():
         np = by_name.get(np_name)
         if np is None:
             continue
-        reqs, labels, taints = _template(np)
-        base = new_node_selector_requirements_with_min_values(reqs)
-        base.add(*new_label_requirements(labels).values())
-        for it in its:
-            requirements = new_requirements(*base.values())
-            requirements.add(*it.requirements.values())
-            for key, requirement in requirements.items():
-                group = groups.setdefault(key, TopologyDomainGroup())
-                for domain in requirement.values():
+        domains, taints = _pool_domains(np, its)
+        for key, values in domains:
+            group = groups.setdefault(key, TopologyDomainGroup())
+            for domain, times in values:
+                for _ in range(times if taints else 1):    # (an untainted insert is the same each time)
                     group.insert(domain, *taints)
-        for key, requirement in base.items():
-            if requirement.operator() == IN:
-                group = groups.setdefault(key, TopologyDomainGroup())
-                for value in requirement.values():
-                    group.insert(value, *taints)
     return groups
+
+
+DOMAIN_MEMO_SIZE = 64          # NodePools (as objects, with their types) whose domains are kept
+_domain_memo: dict[tuple[int, ...], tuple[Any, tuple[Any, ...], Any]] = {}
+
+
+def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tuple[str, int]]]], list[Any]]:
+    """One NodePool's label keys, each with its domains in the order buildDomainGroups first
+    inserts them and how many times it does, and the NodePool's taints. Kept for the same
+    NodePool object and instance type objects."""
+    key = (id(np), *map(id, its))
+    found = _domain_memo.get(key)
+    if found is not None and found[0] is np and all(a is b for a, b in zip(found[1], its)):
+        return found[2]
+    reqs, labels, taints = _template(np)
+    base = new_node_selector_requirements_with_min_values(reqs)
+    base.add(*new_label_requirements(labels).values())
+    ordered: dict[str, dict[str, int]] = {}
+
+    def count(label: str, values: Iterable[str]) -> None:
+        times = ordered.setdefault(label, {})
+        for v in values:
+            times[v] = times.get(v, 0) + 1
+
+    for it in its:
+        requirements = new_requirements(*base.values())
+        requirements.add(*it.requirements.values())
+        for label, requirement in requirements.items():
+            count(label, requirement.values())
+    for label, requirement in base.items():
+        if requirement.operator() == IN:
+            count(label, requirement.values())
+    value = ([(label, list(times.items())) for label, times in ordered.items()], taints)
+    if len(_domain_memo) >= DOMAIN_MEMO_SIZE:
+        _domain_memo.pop(next(iter(_domain_memo)))
+    _domain_memo[key] = (np, tuple(its), value)
+    return value
 
 
 # -- the topology ---------------------------------------------------------------------------------

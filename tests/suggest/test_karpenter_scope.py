@@ -1,0 +1,54 @@
+"""Which nodes and pods a pass over changed pods keeps (kexplain.suggest.karpenter_scope)."""
+from __future__ import annotations
+
+from typing import Any
+
+from kexplain.model.pod import PodInfo
+from kexplain.suggest.karpenter_scope import pod_change_scope
+
+
+def pod(name: str, labels: dict[str, str] | None = None, **spec: Any) -> PodInfo:
+    return PodInfo({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": name, "namespace": "default", "labels": labels or {}},
+                    "spec": {"containers": [{"name": "app", "image": "busybox"}], **spec}})
+
+
+def node(name: str, labels: dict[str, str], taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "spec": {"taints": taints or []}}
+
+
+GPU_ONLY = {"nodeSelector": {"pool": "gpu"}}
+NODES = [node("gpu-1", {"pool": "gpu"}),
+         node("general-1", {"pool": "general"}),
+         node("gpu-tainted", {"pool": "gpu"}, [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]),
+         node("gpu-preferred", {"pool": "gpu"}, [{"key": "dedicated", "value": "x", "effect": "PreferNoSchedule"}]),
+         node("joining", {"pool": "general", "karpenter.sh/nodepool": "default"}),
+         node("unlabelled", {})]
+
+
+def test_the_nodes_kept_are_those_the_pods_could_land_on():
+    pending = [pod("trainer-0", {"app": "train"}, **GPU_ONLY), pod("web", {"app": "web"})]
+    scope = pod_change_scope(pending, ["default/trainer-0"], [], [], NODES, [], False)
+    assert scope is not None and scope.pods == ("default/trainer-0",)
+    # not general-1 (its label), nor gpu-tainted (a NoSchedule taint); an uninitialized
+    # Karpenter node is kept whatever its labels (its taints may not be its last)
+    assert scope.nodes == ("gpu-1", "gpu-preferred", "joining")
+
+
+def test_a_pod_another_pods_term_selects_is_not_cut_off():
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "train"}}}]}}
+    pending = [pod("trainer-0", {"app": "train"}, **GPU_ONLY), pod("web", {"app": "web"}, affinity=anti)]
+    assert pod_change_scope(pending, ["default/trainer-0"], [], [], NODES, [], False) is None
+    # nor one a bound pod's required anti-affinity selects, nor one with a spread of its own
+    assert pod_change_scope(pending[:1], ["default/trainer-0"], [], [pending[1]], NODES, [], False) is None
+    spread = pod("trainer-1", {"app": "train"}, topologySpreadConstraints=[
+        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+         "labelSelector": {"matchLabels": {"app": "train"}}}])
+    assert pod_change_scope([spread], ["default/trainer-1"], [], [], NODES, [], False) is None
+
+
+def test_reserved_offerings_leave_nothing_cut_off():
+    pending = [pod("trainer-0", {"app": "train"}, **GPU_ONLY)]
+    assert pod_change_scope(pending, ["default/trainer-0"], [], [], NODES, [], True) is None
