@@ -210,6 +210,13 @@ SCENARIOS: dict[str, tuple[Scenario, int]] = {
     "403 on the get": (fault(forbid(f"/api/v1/namespaces/shop/pods/{CHECKOUT}", "forbidden-get-pods.json"),
                              ["snapshot", CHECKOUT, "-o", "{tmp}/c.json"]), 2),
     "404 pod": (lambda api, tmp: ["pod", "nope"], 2),
+    "Karpenter installed, pod NAME -o json": (fault(lambda api: api.add_collections("karpenter"),
+                                                    ["pod", CHECKOUT, "-o", "json"]), 1),
+    "Karpenter installed, snapshot": (fault(lambda api: api.add_collections("karpenter"),
+                                            ["snapshot", "-o", "{tmp}/c.json"]), 0),
+    "Karpenter installed, a namespace's reader": (fault(lambda api: (api.add_collections("karpenter"),
+                                                                     setattr(api.faults, "rbac", Rbac())),
+                                                        ["pod", CHECKOUT]), 1),
     "timeout": (fault(lambda api: api.faults.delay.__setitem__("/api/v1/nodes", 3),
                       ["pod", "-A", "--request-timeout", "0.3"]), 2),
     "unreachable": (unreachable, 2),
@@ -291,17 +298,21 @@ def test_kubectl_plugin_only_reads(capsys, tmp_path, sent, monkeypatch):
     check_no_secret(cred, out, err, tmp_path, kubeconfig)
 
 
-def test_every_kind_read_is_listed_and_only_the_pod_is_got(capsys, tmp_path, sent):
-    """One `pod NAME` run reads each kind of RESOURCES with `list`, the pod with `get`, and the
-    autoscaler's node groups (CA's status ConfigMap, Cluster API) and DaemonSets: exactly what
-    the ClusterRole grants, nothing more, nothing less."""
+@pytest.mark.parametrize("karpenter", [False, True])
+def test_every_kind_read_is_listed_and_only_the_pod_is_got(capsys, tmp_path, sent, karpenter):
+    """One `pod NAME` run reads each kind of RESOURCES with `list`, the pod with `get`, the
+    autoscaler's node groups (CA's status ConfigMap, Cluster API) and DaemonSets, and on a
+    cluster that serves them Karpenter's kinds: exactly what the ClusterRole grants, nothing
+    more, nothing less."""
     cred = credentials(tmp_path)["token"]
     with RecordedApiServer(token=TOKEN) as api:
+        if karpenter:
+            api.add_collections("karpenter")
         kubeconfig = cred.kubeconfig(tmp_path / "kubeconfig", api.url)
         run(capsys, ["pod", CHECKOUT, "--kubeconfig", kubeconfig])
         needed = {rbac_verb(s.method, s.path) for s in api.requests} - {None}
-    assert needed == ({("list", r.group, r.plural) for r in (*RESOURCES, DAEMONSETS)} | {("get", "", "pods")}
-                      | set(ACCESS))
+    assert needed == ({("list", r.group, r.plural) for r in (*RESOURCES, DAEMONSETS, *(KARPENTER if karpenter else ()))}
+                      | {("get", "", "pods")} | set(ACCESS))
     assert needed <= granted()
 
 

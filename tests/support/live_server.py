@@ -3,10 +3,11 @@
 
 It answers as a real API server does, for what kexplain asks: collection lists (paged with
 `limit` and `continue` tokens, `remainingItemCount`, `fieldSelector` on fields such as
-`status.phase`), a get of one pod (or of an object a test puts in `objects`), and /version (the recorded one, or the gitVersion a test
-chooses), the API group list of /apis (the groups of the recorded collections); 404 Status
-bodies for anything else. Tests inject the recorded failures: 401 for
-every request, 403 on one path, 410 Expired on the next continue request of a path, a delay.
+`status.phase`), a get of one pod (or of an object a test puts in `objects`), /version (the
+recorded one, or the gitVersion a test chooses), and the API group list of /apis (the groups of
+the recorded collections; a test adds more with `add_collections`); 404 Status bodies for
+anything else. Tests inject the recorded failures: 401 for every request, 403 on one path, 410
+Expired on the next continue request of a path, a delay.
 Every request is recorded (method, path, query, headers), so a test can assert that only GETs
 were made and what was sent.
 """
