@@ -140,14 +140,17 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     own: list[PodInfo] = []
     for obj, src in objects:
         kind = obj.get("kind")
-        if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
-            if id(src) in pending_ids:
-                given.append(PodInfo(obj))
-            elif (obj.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
-                own.append(PodInfo(obj))        # the cluster's own pending pods
-            continue
-        if kind == "Pod" and (obj.get("spec") or {}).get("nodeName") and _priority(obj) < cutoff:
-            continue          # expendable: not in CA's snapshot
+        if kind == "Pod":
+            spec = obj.get("spec") or {}
+            if not spec.get("nodeName"):
+                if id(src) in pending_ids:
+                    given.append(PodInfo(obj))
+                elif (obj.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+                    own.append(PodInfo(obj))        # the cluster's own pending pods
+                continue
+            prio = spec.get("priority")
+            if (prio if isinstance(prio, int) else 0) < cutoff:
+                continue          # expendable: not in CA's snapshot
         if kind == "Node":     # FilterOutNodesWithStartupTaints: such a node is listed as unready
             obj = as_listed(obj, taint_config)
         if kind in CLUSTER_KINDS:
@@ -230,6 +233,8 @@ def _refuse_repeats(cluster: list[tuple[dict, Source]], pending: list[tuple[dict
     """A pending pod named as a pod of the cluster is refused, as the API server refuses a
     second object of one kind, namespace and name."""
     from kexplain.apimachinery.fielderrors import go_quote
+    if not pending:
+        return
     names = set()
     for obj, _ in cluster:
         if obj.get("kind") == "Pod":
