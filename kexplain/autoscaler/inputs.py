@@ -102,7 +102,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
-        cluster_objs = list(cluster_objects) if cluster_objects is not None else \
+        cluster_objs = _listed(cluster_objects) if cluster_objects is not None else \
             load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
         pod_objs = list(pod_objects) if pod_objects is not None else \
             load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
@@ -118,15 +118,15 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
     _refuse_repeats(cluster_objs + others, pending_src)
     kinds = CLUSTER_KINDS | EXTRA_KINDS
-    cluster = [(o, s) for o, s in cluster_objs + others if o.get("kind") in kinds]
+    cluster = _of_kinds(cluster_objs + others if others else cluster_objs, kinds)
     index = ShapeIndex()
-    checked = check_objects(cluster + pending_src, kinds, validate=validate, shape_index=index, kube=kube)
+    checked = check_objects([*cluster, *pending_src] if pending_src else cluster, kinds, validate=validate,
+                            shape_index=index, kube=kube)
     warnings = list(checked.warnings)
-    admitted = admit([(o, s) for o, s in checked.objects if o.get("kind") in CLUSTER_KINDS], None,
-                     shape_index=index, kube=kube)
+    admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
     # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
-    daemonsets = [_with_uid(o) for o, _ in checked.objects if o.get("kind") == "DaemonSet"]
-    config_maps = [o for o, _ in checked.objects if o.get("kind") == "ConfigMap"]
+    daemonsets = [_with_uid(o) for o, _ in _of_kinds(checked.objects, {"DaemonSet"})]
+    config_maps = [o for o, _ in _of_kinds(checked.objects, {"ConfigMap"})]
     warnings += admitted.warnings
     pending_ids = {id(s) for _, s in pending_src}
     cutoff = settings.flag("expendable-pods-priority-cutoff")
@@ -165,7 +165,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     owner = {n: g for g, names in group_members.items() for n in names}
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
     config = read_config(None, kube=kube)
-    jobs = [o for o, _ in checked.objects if o.get("kind") == "Job"]
+    jobs = [o for o, _ in _of_kinds(checked.objects, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
                       daemonsets, config_maps, config, warnings, jobs, base=snapshot)
@@ -205,6 +205,21 @@ def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], 
         if owner.get(name) in out:
             out[owner[name]].append(name)
     return out
+
+
+def _listed(objs: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
+    """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`)."""
+    from kexplain.apimachinery import columns
+    return objs.same() if columns.rows_of(objs) is not None else list(objs)     # type: ignore[attr-defined]
+
+
+def _of_kinds(objs: list[tuple[dict, Source]], kinds: "frozenset[str] | set[str]") -> list[tuple[dict, Source]]:
+    """The objects of `kinds`, in order; a dump's (`columns.Dump`) asked of its rows, and kept one."""
+    from kexplain.apimachinery import columns
+    rows = columns.rows_of(objs)
+    if rows is None:
+        return [(o, s) for o, s in objs if o.get("kind") in kinds]
+    return objs.taken(list(map(kinds.__contains__, rows.kinds)))     # type: ignore[attr-defined]
 
 
 def _priority(obj: dict[str, Any]) -> int:

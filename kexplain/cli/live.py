@@ -154,7 +154,8 @@ class Session:
                 if karpenter.installed and failed and not refusals:     # else nothing is simulated
                     karpenter = replace(karpenter, notes=(*karpenter.notes, "DaemonSets could not be read (Karpenter's "
                                                           f"DaemonSet overhead on new nodes is not counted): {failed}"))
-        return Live(self.conn.server, self.conn.context, self.namespace, cluster, pod, version,
+        from kexplain.load.manifests import as_dump
+        return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
                     tuple(refusals), tuple(events), groups, karpenter)
 
     def close(self) -> None:

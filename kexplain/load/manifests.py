@@ -240,9 +240,13 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
         documents = iter([document]) if document is not None else parse_documents(text, path)
         del data
         out.extend(_objects_of(documents, path, max_objects, len(out), problems))
-    if len(out) >= DUMP_OBJECTS:
-        out = columns.Dump(out)        # a cluster: what the passes over it ask, read once
-    return named(one_apply(out))
+    return named(one_apply(as_dump(out)))
+
+
+def as_dump(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+    """`objs` as a `columns.Dump` when they are a cluster's many (what the passes over them ask,
+    read once), else as they are."""
+    return columns.Dump(objs) if len(objs) >= DUMP_OBJECTS else objs
 
 
 def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
