@@ -10,6 +10,7 @@ exact path, which says what is wrong.
 """
 from __future__ import annotations
 
+from itertools import compress
 from operator import itemgetter, methodcaller
 from typing import Any, Iterable, Iterator
 
@@ -121,7 +122,7 @@ class Rows:
 
     def taken(self, keep: list[bool]) -> "Rows":
         """The rows of the objects `keep` says, in order."""
-        return Rows(*([v for v, k in zip(column, keep) if k] for column in self._columns()), self.plain)
+        return Rows(*(list(compress(column, keep)) for column in self._columns()), self.plain)
 
     def __add__(self, other: "Rows") -> "Rows":
         return Rows(*(a + b for a, b in zip(self._columns(), other._columns())), self.plain and other.plain)
@@ -149,7 +150,7 @@ class Dump(list):  # type: ignore[type-arg]
 
     def taken(self, keep: list[bool]) -> "Dump":
         """The objects `keep` says, in order, with their rows."""
-        return Dump([pair for pair, k in zip(self, keep) if k], self.rows.taken(keep))
+        return Dump(compress(self, keep), self.rows.taken(keep))
 
 
 def rows_of(pairs: Any) -> Rows | None:
