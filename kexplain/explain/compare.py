@@ -101,6 +101,8 @@ def nominated_notes(inputs: Any, trace: Obj) -> list[str]:
     priority as if they were running."""
     pod = inputs.pod
     suspects: dict[str, list[Any]] = {}
+    if not any(inputs.nominated.values()):     # (no pod nominated anywhere: nothing to ask of each node)
+        return []
     for node, status in (trace.get("filter") or {}).items():
         if (status or {}).get("code") == "Success":
             continue
