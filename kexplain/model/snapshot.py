@@ -30,6 +30,18 @@ PodsByNamespace = dict[str, Prefix[tuple[PodInfo, Node]]]
 
 
 _TERMINAL = ("Succeeded", "Failed")      # pod phases NodeInfo never counts
+_SLOTS = "snapshot.slots"                 # the `_cache` key of `Snapshot._slots`
+
+
+def _without(items: list[Any], positions: list[int]) -> list[Any]:
+    """`items` but those at `positions` (ascending), by slices: the list is copied in C."""
+    out: list[Any] = []
+    start = 0
+    for k in positions:
+        out += items[start:k]
+        start = k + 1
+    out += items[start:]
+    return out
 
 
 def zone_key(labels: dict[str, str]) -> str:
@@ -198,14 +210,22 @@ class Snapshot:
                 touched.update(p.namespace for p in new.pods)
                 kept[name] = {id(p) for p in new.pods}
         index = dict(self._by_namespace)
+        slots = self._slots()
         for namespace in touched:
-            members = []
-            for pod, node in index.get(namespace, ()):
-                if node.name not in changed:
-                    members.append((pod, node))
-                elif id(pod) in kept.get(node.name, ()):
-                    members.append((pod, by_name[node.name].node))
-            present = {id(pod) for pod, _ in members}
+            members = list(index.get(namespace, ()))
+            at = slots.get(namespace, {})
+            dropped: list[int] = []
+            present: set[int] = set()
+            for name in changed:
+                for k in at.get(name, ()):
+                    pod = members[k][0]
+                    if id(pod) in kept.get(name, ()):
+                        members[k] = (pod, by_name[name].node)
+                        present.add(id(pod))
+                    else:
+                        dropped.append(k)
+            if dropped:
+                members = _without(members, sorted(dropped))
             members.extend((pod, new.node) for new in changed.values() if new is not None
                            for pod in new.pods if pod.namespace == namespace and id(pod) not in present)
             if members:
@@ -213,6 +233,21 @@ class Snapshot:
             else:
                 index.pop(namespace, None)
         return Snapshot(infos, self.namespaces, self.objects, index, by_name)
+
+    def _slots(self) -> dict[str, dict[str, list[int]]]:
+        """Where each node's pods are in each namespace's list of the index (namespace -> node
+        name -> positions, in order): what `with_node_infos` patches, worked out once for a
+        snapshot that changes are made from (the cluster a suggestion is checked against)."""
+        found = self._cache.get(_SLOTS)
+        if found is None:
+            found = {}
+            for namespace, members in (self._by_namespace or {}).items():
+                at: dict[str, list[int]] = {}
+                for k, (_, node) in enumerate(members):
+                    at.setdefault(node.name, []).append(k)
+                found[namespace] = at
+            self._cache[_SLOTS] = found
+        return found
 
     def fresh(self) -> "Snapshot":
         """The same snapshot with nothing cached by plugins (benchmarks: a first explanation)."""

@@ -69,3 +69,64 @@ def test_a_dropped_node_takes_its_pods_out_of_the_index():
     derived = snap.with_node_infos([snap.get("n2"), snap.get("n3")])
     assert members(derived) == members(from_nothing([snap.get("n2"), snap.get("n3")]))
     assert "other" not in members(derived)
+
+
+def documented_order(parent: Snapshot, infos: list[NodeInfo]) -> dict[str, list[tuple[int, int]]]:
+    """Each namespace's (pod, node) pairs in the order `with_node_infos` documents: the
+    parent's order for pods still on their node (with the node each is on now), then the pods
+    the parent's index lacked, node by node in `infos` order."""
+    now = {ni.name: ni for ni in infos}
+    on = {id(p): ni for ni in infos for p in ni.pods}
+    out: dict[str, list[tuple[int, int]]] = {}
+    seen: set[int] = set()
+    for namespace, entries in parent.pods_by_namespace.items():
+        for p, n in entries:
+            ni = now.get(n.name)
+            if ni is not None and on.get(id(p)) is ni:
+                out.setdefault(namespace, []).append((id(p), id(ni.node)))
+                seen.add(id(p))
+    changed = [ni for ni in infos if parent.get(ni.name) is not ni]
+    for ni in changed:
+        for p in ni.pods:
+            if id(p) not in seen:
+                out.setdefault(p.namespace, []).append((id(p), id(ni.node)))
+    return out
+
+
+def test_random_changes_keep_the_documented_order():
+    """Many nodes, namespaces spread over them, random pods removed, nodes relabelled, added
+    and dropped, and a change made from a changed snapshot: each namespace's pods in the
+    documented order, and the same pods as a build from nothing."""
+    import random
+
+    from tests.model.test_snapshot_build import container, pod
+
+    for seed in range(40):
+        rng = random.Random(seed)
+        names = [f"n{k}" for k in range(12)]
+        pods = [pod(f"p{k}", rng.choice(names), [container()], namespace=f"ns{rng.randrange(4)}")
+                for k in range(150)]
+        parent = Snapshot.build([(node(n), None) for n in names], pods)
+        for _ in range(2):          # a change, then a change of the changed snapshot
+            infos = []
+            for ni in parent.node_infos:
+                roll = rng.random()
+                if roll < 0.1:
+                    continue                        # dropped
+                if roll < 0.4:
+                    ni = ni.clone()
+                    for p in [p for p in ni.pods if rng.random() < 0.3]:
+                        ni.remove_pod(p)
+                    if rng.random() < 0.5:
+                        ni = replace(ni, node=Node.from_obj({**ni.node.obj, "metadata": {
+                            "name": ni.name, "labels": {"zone": str(rng.random())}}}))
+                infos.append(ni)
+            if rng.random() < 0.5:
+                infos.append(NodeInfo(Node.from_obj(node(f"new{seed}-{len(infos)}"))))
+            rng.shuffle(infos)
+            derived = parent.with_node_infos(infos)
+            got = {ns: [(id(p), id(n)) for p, n in entries]
+                   for ns, entries in derived.pods_by_namespace.items() if len(entries)}
+            assert got == documented_order(parent, infos), seed
+            assert members(derived) == members(from_nothing(infos)), seed
+            parent = derived
