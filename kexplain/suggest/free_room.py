@@ -21,6 +21,7 @@ from kexplain.suggest.resources import INSUFFICIENT, fit_request, format_amount,
 ID = "free-room"
 FREE_RESOURCES = "free-resources"
 KINDS = (FREE_RESOURCES,)
+POOLS = "free_room.evictable"       # the snapshot's cache of each NodeInfo's evictable pods
 
 
 def evictable(pod: PodInfo) -> bool:
@@ -30,14 +31,25 @@ def evictable(pod: PodInfo) -> bool:
     return not any(o.get("kind") == "DaemonSet" for o in pod.metadata.get("ownerReferences") or ())
 
 
-def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] | None = None) -> list[PodInfo] | None:
+def _evictable_pods(ctx: Context, info: NodeInfo) -> list[PodInfo]:
+    """`info`'s pods that may be asked to go (`evictable`), worked out once per NodeInfo of the
+    snapshot: each pending pod's suggestions ask it of the same nodes again."""
+    known: dict[int, tuple[NodeInfo, list[PodInfo]]] = ctx.snapshot.cached(POOLS, dict)
+    found = known.get(id(info))
+    if found is None or found[0] is not info:
+        found = known[id(info)] = (info, [p for p in info.pods if evictable(p)])
+    return found[1]
+
+
+def _pods_to_free(info: NodeInfo, needs: dict[str, int], beat: tuple[int, int] | None = None,
+                  pool: list[PodInfo] | None = None) -> list[PodInfo] | None:
     """Few pods, lowest priority first, whose requests cover `needs` (name -> amount; `pods`: a count):
     greedily the pod of lowest priority that covers most of what is still missing (as shares of
     it), then any chosen pod the others make unnecessary is dropped, last chosen first. Each pod's
     amounts are read once (a node may need tens of small pods to go). None too when no choice of
     its pods could rank before `beat` (the best node's count of pods and their highest priority)."""
     names = list(needs)
-    pool = [p for p in info.pods if evictable(p)]
+    pool = [p for p in info.pods if evictable(p)] if pool is None else pool
     gives = [tuple(1 if n == PODS else p.resource.resource.get(n) for n in names) for p in pool]
     if beat is not None and not _may_beat(pool, gives, [needs[n] for n in names], beat):
         return None
@@ -111,7 +123,7 @@ def candidates(ctx: Context) -> list[Candidate]:
         needs = {k: v for k, v in needs.items() if v > 0}
         if not needs:
             continue
-        pods = _pods_to_free(info, needs, best[0][:2] if best is not None else None)
+        pods = _pods_to_free(info, needs, best[0][:2] if best is not None else None, _evictable_pods(ctx, info))
         if not pods:
             continue
         rank = (len(pods), max(p.priority for p in pods), position)
