@@ -39,8 +39,12 @@ class Cycle:
 def plugin_verdicts(columns: list[tuple[str, list[Status] | None]], k: int) -> dict[str, Any]:
     """Every Filter plugin's verdict on node `k` of a filtered batch (the trace's filterAll
     entry for it): plugin -> status JSON, `Skip` for a plugin PreFilter told to skip."""
-    return {name: SKIP_JSON if col is None else SUCCESS_JSON if col[k].code is Code.SUCCESS else col[k].json_view()
-            for name, col in columns}
+    return {name: verdict_json(None if col is None else col[k]) for name, col in columns}
+
+
+def verdict_json(status: "Status | None") -> dict[str, Any]:
+    """A plugin's verdict on a node as filterAll writes it (None: PreFilter told it to skip)."""
+    return SKIP_JSON if status is None else SUCCESS_JSON if status.code is Code.SUCCESS else status.json_view()
 
 
 def node_facts(ni: "NodeInfo") -> dict[str, Any]:

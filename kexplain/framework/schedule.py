@@ -15,12 +15,13 @@ an argument: there is no ambient setting.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Iterator
 
 from kexplain.features import version_json
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.extras import Cycle, evaluate_unexamined, plugin_verdicts, record_details
+from kexplain.framework.extras import Cycle, evaluate_unexamined, record_details, verdict_json
 from kexplain.framework.fit_error import fit_error_message, truncate_message
 from kexplain.framework.interface import NodeToStatus
 from kexplain.framework.runtime import Framework
@@ -226,9 +227,18 @@ def _filter_all_rows(columns: list[tuple[str, list[Status] | None]], passed: fro
     names = [name for name, _ in columns]
     clean = dict(zip(names, [SKIP_JSON if col is None else SUCCESS_JSON for _, col in columns]))
     out = [clean] * n
-    for k in range(n):
-        if k not in passed:
-            out[k] = plugin_verdicts(columns, k)
+    # each node's statuses, one per plugin (None: skipped), read in C; nodes with the same
+    # statuses (a plugin's verdicts are shared objects) share their entry
+    rows = zip(*[repeat(None, n) if col is None else col for _, col in columns])
+    made: dict[tuple[int, ...], dict[str, Any]] = {}
+    for k, row in enumerate(rows):
+        if k in passed:
+            continue
+        key = tuple(map(id, row))
+        entry = made.get(key)
+        if entry is None:
+            entry = made[key] = dict(zip(names, map(verdict_json, row)))
+        out[k] = entry
     return out
 
 
