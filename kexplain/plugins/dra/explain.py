@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
-from kexplain.cel import CelError
 from kexplain.model.dra import ALL, Device, DeviceClass, ExactRequest, ResourceClaim, ResourceSlice, device_id_str
 from kexplain.plugins.dra import capacity as cc
 from kexplain.plugins.dra.allocator import ClaimAllocation
@@ -292,6 +291,7 @@ def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[s
     expression = expressions[index] or ""
     out: dict[str, Any] = {"reason": SELECTOR_FALSE, "selector": {"owner": str(owner), "index": index,
                                                                   "expression": expression}}
+    from kexplain.cel import CelError     # (loaded by the selector's match above: never on a run without one)
     try:
         why = selectors.program(owner, index, expression).explain(selectors.device_input(d))
     except (SelectorError, CelError):   # explaining is best effort; the verdict stands

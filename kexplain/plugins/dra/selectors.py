@@ -11,10 +11,12 @@ the selector lists of its classes and of the pods explained against it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from kexplain.cel import CelCompileError, CelError, CelUnsupported, DeviceInput, compile_selector, make_device
 from kexplain.model.dra import Device
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.cel import DeviceInput
 
 
 class SelectorError(Exception):
@@ -58,6 +60,7 @@ class Selectors:
     def device_input(self, device: Device) -> DeviceInput:
         got = self._inputs.get(device)
         if got is None:
+            from kexplain.cel import make_device
             got = self._inputs[device] = make_device(device.driver, device.attributes, device.capacity)
         return got
 
@@ -77,6 +80,7 @@ class Selectors:
         return got
 
     def _match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
+        from kexplain.cel import CelUnsupported
         for i, expression in enumerate(selectors):
             if expression is None:
                 raise SelectorError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
@@ -92,6 +96,8 @@ class Selectors:
 
     @staticmethod
     def program(owner: Owner, index: int, expression: str) -> Any:
+        # (CEL is imported here, on a device's first selector: a run without one never loads it)
+        from kexplain.cel import CelCompileError, CelError, compile_selector
         try:
             return compile_selector(expression)
         except CelCompileError as err:
