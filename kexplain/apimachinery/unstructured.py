@@ -19,6 +19,25 @@ def type_name(value: Any) -> str:
         type(value), type(value).__name__)
 
 
+def json_type(value: Any, *, integral_floats: bool = False) -> str:
+    """A decoded value's JSON type as OpenAPI schema validation names it in its messages
+    ("integer", "array", "object", ...). `integral_floats`: a float without a fraction is an
+    integer too, as the custom resources' schema validation takes it (3.0 for an integer field)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (integral_floats and isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
 NOT_AN_OBJECT = ("not a Kubernetes object: no apiVersion and no kind (a kustomization.yaml, Helm values, "
                  "another tool's file?)")
 NOT_AN_OBJECT_NO_METADATA = ("not a Kubernetes object: no kind and no metadata (a Helm Chart.yaml, another tool's "

@@ -34,6 +34,7 @@ from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, DEFS_PREFIX, Decode
                                         definitions, dotted_path, group_of, gvk_key, normalize_version, parse_validate,
                                         quote, unknown_field_warning)
 from kexplain.errors import InputError, Source, clip
+from kexplain.apimachinery.unstructured import json_type
 from kexplain.load.manifests import read_text
 from kexplain.load.yaml_io import parse_documents
 
@@ -304,26 +305,9 @@ def _types(spec: Any) -> list[str]:
     return [t for t in dict.fromkeys(names) if t != "null"] or names
 
 
-def _json_type(value: Any) -> str:
-    """The JSON type of a value, as kube-openapi names it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _type_invalid(name: str, types: list[str], value: Any) -> str:
     """`Invalid value: "object": spec.containers in body must be of type array: "object"`."""
-    got = quote(_json_type(value))
+    got = quote(json_type(value))
     return f"Invalid value: {got}: {name} in body must be of type {','.join(types)}: {got}"
 
 

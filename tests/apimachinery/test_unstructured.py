@@ -68,3 +68,12 @@ def test_explain_and_lint_read_a_typed_list_alike(tmp_path):
     report = lint(LintOptions((str(path),)))
     assert report.findings == [] and report.objects == 1
     assert report.linted[0].location.item == 0 and report.linted[0].location.line == 4
+
+
+def test_json_type_names_values_as_openapi_validation_does():
+    from kexplain.apimachinery.unstructured import json_type
+    assert [json_type(v) for v in (None, True, 3, 3.0, 2.5, "x", [1], {"a": 1})] == \
+        ["null", "boolean", "integer", "number", "number", "string", "array", "object"]
+    assert json_type(3.0, integral_floats=True) == "integer"     # a custom resource's integer field
+    assert json_type(2.5, integral_floats=True) == "number"
+    assert json_type(True, integral_floats=True) == "boolean"

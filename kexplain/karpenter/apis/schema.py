@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.admission.openapi import unknown_field_warning, unknown_fields_error
+from kexplain.apimachinery.unstructured import json_type
 from kexplain.apimachinery.strconv import parse_int64
 from kexplain.apimachinery.fielderrors import (INVALID, NOT_SUPPORTED, FieldError, GoString, child, index, invalid,
                                                invalid_message, required, too_long)
@@ -93,22 +94,6 @@ STRING = Node("string")
 STRING_MAP = mapping(STRING)
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def _type_ok(node: Node, jtype: str) -> bool:
     if node.type == "any":
         return True
@@ -138,7 +123,7 @@ class _Walk:
 
     def visit(self, value: Any, node: Node, path: str) -> Any:
         """The value with nulls dropped and defaults applied; errors recorded."""
-        jtype = _json_type(value)
+        jtype = json_type(value, integral_floats=True)
         if not _type_ok(node, jtype):
             shown = node.type if node.type != "int-or-string" else "integer,string"
             self.error(FieldError(TYPE_INVALID, path, GoString(jtype), f"{path} in body must be of type {shown}: "
