@@ -30,6 +30,7 @@ from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.errors import InputError, Source
 
 GROUP = "cluster.x-k8s.io"
+GPU_LABEL = "cluster-api/accelerator"      # the provider's GPULabel()
 MIN_SIZE = f"{GROUP}/cluster-api-autoscaler-node-group-min-size"
 MAX_SIZE = f"{GROUP}/cluster-api-autoscaler-node-group-max-size"
 OPTIONS_PREFIX = f"{GROUP}/autoscaling-options-"

@@ -25,6 +25,9 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, zone_of
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"
+GPU_LABEL = "cloud.google.com/gke-accelerator"        # GceCloudProvider.GPULabel()
+DRA_GPU_LABEL = "cloud.google.com/gke-gpu-dra-driver"  # "true": the node's GPUs come through DRA (GpuDraDriverEnabled)
+DRA_GPU_DRIVER = "gpu.nvidia.com"
 # The MIG a GKE node pool V has in each zone: gke-CLUSTER-V-HASH-grp (the last part of its URL).
 POOL_MIG_FORM = r"gke-.+-{v}-[0-9a-f]{8}-grp"
 _MIG_URL = re.compile(r"https://.*/projects/(.*)/zones/(.*)/instanceGroups/(.*)")     # ParseMigUrl
