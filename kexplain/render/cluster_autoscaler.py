@@ -135,14 +135,34 @@ def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return next((p for p in doc.get("pods") or () if f"{p.get('namespace')}/{p.get('name')}" == key), None)
 
 
-def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any]) -> str:
+def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any] | None = None) -> str:
     """Which CA and which scheduler inside it: CA's behaviour is the reference commit's, its
-    scheduler plugins follow the Kubernetes version kexplain follows."""
-    source = (doc.get("autoscaler") or {}).get("source", "")
-    minor = (trace.get("kubernetesVersion") or {}).get("minor") or (doc.get("explained") or {}).get("kubernetes")
-    inside = f"Kubernetes {minor}, the version followed" if minor else "the Kubernetes version followed"
-    return (f"CA as of {source}; the scheduler plugins inside it follow {inside} (a CA release embeds "
-            "its minor's scheduler).")
+    scheduler plugins follow the Kubernetes version kexplain follows (the document's
+    `kubernetesFollowed`, else the trace's)."""
+    auto = doc.get("autoscaler") or {}
+    followed = doc.get("kubernetesFollowed") or {}
+    trace = trace or {}
+    minor = followed.get("minor") or (trace.get("kubernetesVersion") or {}).get("minor") \
+        or (doc.get("explained") or {}).get("kubernetes")
+    release = f" (kube-scheduler {followed['kubeScheduler']}" if followed.get("kubeScheduler") else ""
+    gates = ", ".join(f"{n}={'true' if v else 'false'}" for n, v in (followed.get("featureGates") or {}).items())
+    release += (f", feature gates {gates}" if gates else "") + (")" if release else "")
+    inside = f"Kubernetes {minor}{release}, the version followed" if minor else "the Kubernetes version followed"
+    return (f"CA as of {auto.get('source', '')}; the scheduler plugins inside it follow {inside} (a CA release "
+            "embeds its minor's scheduler).")
+
+
+def provider_lines(doc: Mapping[str, Any]) -> list[str]:
+    """The cloud provider followed (its GPU label and how kexplain knows it), when it matters:
+    another than CA's test provider, GPU limits given, or a note on GPU labels it does not read."""
+    auto = doc.get("autoscaler") or {}
+    chosen = doc.get("cloudProvider") or {}
+    notes = list(chosen.get("notes") or ())
+    if not chosen or (chosen.get("name") == "test" and not notes and "gpu-total" not in (auto.get("flags") or {})):
+        return []
+    name = "CA's test provider" if chosen.get("name") == "test" else chosen.get("name")
+    return [f"Cloud provider: {name} (GPU label {chosen.get('gpuLabel')}): {chosen.get('from')}.",
+            *(f"note: {n}" for n in notes)]
 
 
 def found_lines(doc: Mapping[str, Any]) -> list[str]:
@@ -157,8 +177,11 @@ def found_lines(doc: Mapping[str, Any]) -> list[str]:
     return [line, *(f"note: {n}" for n in found.get("notes") or ())]
 
 
-def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
-    return [Block(Text(line, style="dim"), gap=False) for line in found_lines(doc)]
+def found_blocks(doc: Mapping[str, Any], width: int, trace: Mapping[str, Any] | None = None) -> list[Block]:
+    """The version followed, the provider and where the groups were found, dim, each line
+    wrapped at `width` between words (a MIG's URL broken after a `/`, never inside a word)."""
+    lines = [version_note(doc, trace), *provider_lines(doc), *found_lines(doc)]
+    return [Block(Text(wrap(line, width), style="dim"), gap=False) for line in lines]
 
 
 def outcome_line(record: Mapping[str, Any] | None) -> str:
@@ -488,9 +511,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines = answer_lines(trace)
         return [Block(Text(line), gap=i == 0) for i, line in enumerate(lines)]
     record = explained_record(doc)
-    blocks = [Block(Text(TITLE, style="bold")),
-              Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc)]
+    blocks = [Block(Text(TITLE, style="bold")), *found_blocks(doc, look.width, trace)]
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         pods = look.table("Pending pods, each CA's answer in one loop over all of them")
@@ -505,7 +526,8 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     line = outcome_line(record)
     if several(doc) and pod:
         line = f"Pod {pod}: {line}"
-    blocks.append(Block(Text(line), whole=bool(record and record.get("events")), gap=len(blocks) > 3))
+    whole = bool(record and record.get("events"))       # CA's event, as kubectl prints it: never wrapped
+    blocks.append(Block(Text(line if whole else wrap(line, look.width)), whole=whole, gap=len(blocks) > 3))
     if random_pick(doc) and any(e.get("reason") == "TriggeredScaleUp" for e in (record or {}).get("events") or ()):
         blocks.append(Block(Text("(the event names the group CA picks at random among the tied ones: see the "
                                  "expander below)", style="dim"), gap=False))
@@ -524,7 +546,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         blocks.append(Block(Text(wrap(line, look.width)), gap=not tie))
     others = others_line(doc)
     if others:
-        blocks.append(Block(Text(others, style="dim"), gap=not line))
+        blocks.append(Block(Text(wrap(others, look.width), style="dim"), gap=not line))
     return blocks
 
 
@@ -574,19 +596,18 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     head = Text(wrap(f"Node group {group} for pod {pod.get('namespace')}/{pod.get('name')}: {verdict}", width))
     head.stylize("bold green" if verdict in ("fits", "its template takes the pod") else "bold red",
                  len(head) - len(verdict))
-    blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc)]
+    blocks = [Block(head, gap=False), *found_blocks(doc, width, trace)]
     if not v:       # CA's scale-up did not look at the groups for it: why
-        blocks.append(Block(Text(outcome_line(record or None)), gap=False))
+        blocks.append(Block(Text(wrap(outcome_line(record or None), width)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
-    blocks.append(Block(Text(f"{size}; template: {template_words(doc, template)}"), gap=False))
+    blocks.append(Block(Text(wrap(f"{size}; template: {template_words(doc, template)}", width)), gap=False))
     if verdict == "skipped":
-        blocks.append(Block(Text("Skipped by CA: " + "; ".join(v.get("reasons") or ())), gap=False))
+        blocks.append(Block(Text(wrap("Skipped by CA: " + "; ".join(v.get("reasons") or ()), width)), gap=False))
     elif verdict == "rejected":
-        blocks.append(Block(Text(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
-                                 + "; ".join(v.get("reasons") or ())), gap=False))
+        blocks.append(Block(Text(wrap(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
+                                      + "; ".join(v.get("reasons") or ()), width)), gap=False))
     if entry is not None:
         blocks += _template_plugins(entry, v.get("predicate") if verdict == "rejected" else None)
     taints = ", ".join(_taint(t) for t in template.get("taints") or ())
