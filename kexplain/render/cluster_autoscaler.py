@@ -270,6 +270,13 @@ def deciding_words(entry: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
+def backoff_words(backoff: Mapping[str, Any]) -> str:
+    """Where a group's backoff comes from: CA's status ConfigMap, with its error."""
+    since = f" since {backoff['since']}" if backoff.get("since") else ""
+    error = ": ".join(str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k))
+    return f"(CA's status ConfigMap: scaleUp Backoff{since}{f'; {error}' if error else ''})"
+
+
 # A line of a group's row: (plugin, its reasons or a heading, the facts in words under it).
 Line = tuple[str, str, list[str]]
 TEMPLATE = "template"       # the row line naming the template
@@ -282,6 +289,7 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
     record = explained_record(doc) or {}
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
+    backoff = (doc.get("nodeGroupsFound") or {}).get("backoff") or {}
     rows = []
     for g in doc.get("nodeGroups") or ():
         name = g.get("name", "")
@@ -294,6 +302,8 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
         lines: list[Line] = []
         if verdict == "skipped":
             lines.append(("", "; ".join(v.get("reasons") or ()), []))
+            if name in backoff:
+                lines.append(("", backoff_words(backoff[name]), []))
         own = v.get("predicate") if verdict == "rejected" else None
         failing = failing_plugins(entry) if entry is not None else []
         if entry is not None and verdict == "skipped":
@@ -604,7 +614,9 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     template = g.get("template") or {}
     blocks.append(Block(Text(wrap(f"{size}; template: {template_words(doc, template)}", width)), gap=False))
     if verdict == "skipped":
-        blocks.append(Block(Text(wrap("Skipped by CA: " + "; ".join(v.get("reasons") or ()), width)), gap=False))
+        backoff = ((doc.get("nodeGroupsFound") or {}).get("backoff") or {}).get(group)
+        blocks.append(Block(Text(wrap("Skipped by CA: " + "; ".join(v.get("reasons") or ())
+                                      + (f" {backoff_words(backoff)}" if backoff else ""), width)), gap=False))
     elif verdict == "rejected":
         blocks.append(Block(Text(wrap(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
                                       + "; ".join(v.get("reasons") or ()), width)), gap=False))

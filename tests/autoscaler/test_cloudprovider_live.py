@@ -393,3 +393,31 @@ def test_node_group_takes_the_managed_node_groups_name(capsys, api):
     code = main([*base, "--node-group", "general-xlarg"])
     out, err = capsys.readouterr()
     assert code == 2 and err.endswith("; the closest: general-xlarge\n")
+
+
+@pytest.mark.parametrize("scale_up", ["Backoff", "NoActivity"])
+def test_a_group_ca_reports_in_backoff_is_skipped_and_the_status_is_named(capsys, api, scale_up):
+    """clusterstate's NodeGroupScaleUpSafety: CA skips a group in backoff ("in backoff after
+    failed scale-up"); kexplain knows it only from CA's status ConfigMap (node-a2, the GPU node,
+    is the GPU group's member, so the group has a template)."""
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    next(i for i in nodes["items"] if i["metadata"]["name"] == "node-a2")["metadata"]["labels"][EKS] = "gpu-12xlarge"
+    api.collections["/api/v1/nodes"] = nodes
+    cm = yaml.safe_load((HERE / "status-yaml.yaml").read_text())
+    cm["data"]["status"] = cm["data"]["status"].replace("status: Backoff", f"status: {scale_up}")
+    serve_status(api, cm)
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)["autoscaler"]
+    verdict = next(p for p in doc["pods"] if p["name"] == CHECKOUT)["nodeGroups"][GPU]
+    if scale_up == "NoActivity":
+        assert verdict["verdict"] != "skipped" and doc["nodeGroupsFound"]["backoff"] == {}, err
+        return
+    assert verdict == {"verdict": "skipped", "reasons": ["in backoff after failed scale-up"]}, err
+    assert doc["nodeGroupsFound"]["backoff"][GPU]["errorCode"] == "InsufficientInstanceCapacity"
+    assert all(u["nodeGroup"] != GPU for u in (doc["expansion"] or {}).get("scaleUps") or ())
+    code = main([*base, "--node-group", GPU])
+    out, _ = capsys.readouterr()
+    assert ("Skipped by CA: in backoff after failed scale-up (CA's status ConfigMap: scaleUp Backoff since "
+            "2026-11-23T13:31:47Z; InsufficientInstanceCapacity: We currently") in " ".join(out.split())
