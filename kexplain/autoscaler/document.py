@@ -162,13 +162,16 @@ def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
 
 
 def _template_json(template) -> dict[str, Any] | None:
-    """A group's template as the cases define it, plus `member` (kexplain's: the member node it
-    was built from, for `source: node`), which the comparison ignores."""
+    """A group's template as the cases define it, plus kexplain's keys, which the comparison
+    ignores: `member` (the member node it was built from, for `source: node`) and `origin`
+    (for a provider's template found in the cluster: what stands in for it)."""
     if template is None:
         return None
     out = template.to_json()
     if template.member:
         out["member"] = template.member
+    if template.origin:
+        out["origin"] = template.origin
     return out
 
 

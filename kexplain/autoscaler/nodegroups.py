@@ -55,6 +55,7 @@ class NodeGroup:
     options: NodeGroupOptions = field(default_factory=NodeGroupOptions)
     source: Source | None = None                # where it was read, for error messages
     backoff: Backoff | None = None              # in backoff, as CA's status ConfigMap says
+    template_origin: str = ""                   # what `template` is, in words ("": the file's)
 
     def selects(self, labels: Mapping[str, str]) -> bool:
         """Whether a Node with `labels` is one of this group's instances (an empty selector

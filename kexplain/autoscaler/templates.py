@@ -3,8 +3,10 @@ simulator/node_info_utils.go).
 
 A group's template is built from its first member, in cluster order, that is a good template
 candidate (Ready for more than a minute, schedulable, not being deleted by CA); failing that,
-from the group's own `template` (with every DaemonSet that would run there, and the deprecated
-beta labels CA adds to provider templates); failing that, from any member. Either way the node
+from the group's own `template`, the provider's (the file's; for groups found in the cluster
+a stand-in, `cloudprovider.standins`, or Cluster API's scale-from-zero one), with every
+DaemonSet that would run there and the deprecated beta labels CA adds to provider templates;
+failing that, from any member. Either way the node
 is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
 dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
 `cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
@@ -49,6 +51,7 @@ class Template:
     pod_names: tuple[str, ...]        # `DaemonSet NS/NAME` or `Pod NS/NAME`, sorted
     csi_node: Mapping[str, Any] | None = None     # the template's CSINode (CSI-node-aware scheduling)
     member: str = ""                  # source `node`: the member node it was built from
+    origin: str = ""                  # source `template` from the provider: what it is, in words
 
     def to_json(self) -> dict[str, Any]:
         node = self.node_info.node
@@ -230,8 +233,9 @@ def template_node_infos(loop: LoopInputs) -> dict[str, Template]:
             bad.append(facts)
     for group in loop.groups:
         if group.name not in out and group.template is not None:
-            out[group.name] = sanitized_template(group.name, "template", _template_node(group.template),
-                                                 (), loop.daemonsets, True, settings, deprecated_labels=True)
+            made = sanitized_template(group.name, "template", _template_node(group.template),
+                                      (), loop.daemonsets, True, settings, deprecated_labels=True)
+            out[group.name] = replace(made, origin=group.template_origin)
     for facts in bad:
         from_member(facts)
     return out

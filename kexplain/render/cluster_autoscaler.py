@@ -240,6 +240,8 @@ def template_source(doc: Mapping[str, Any], template: Mapping[str, Any] | None) 
         return "none"
     if template.get("source") == "node":
         return f"member node {template['member']}" if template.get("member") else "a member node"
+    if template.get("origin"):
+        return str(template["origin"])
     return "the provider's template" if doc.get("nodeGroupsFound") else "the template in --node-groups"
 
 

@@ -350,3 +350,22 @@ def test_a_group_in_backoff_is_neither_balanced_to_nor_grown_to_its_minimum(tmp_
     doc = build_document(loop, run_once(loop))
     assert {k: next(g["newTargetSize"] for g in doc["nodeGroups"] if g["name"] == gid) for k, gid in ids.items()} \
         == sizes
+
+
+def test_a_group_found_in_the_cluster_has_a_stand_in_for_the_providers_template():
+    """The provider's TemplateNodeInfo (an ASG's launch template here) stands in as the group's
+    member made it: not its cordon, nor its node-condition taints' state."""
+    (cm,) = load("status-yaml.yaml")
+    member = {**node("n1", **{EKS: "general-xlarge", "kubernetes.io/hostname": "n1"}),
+              "spec": {"providerID": "aws:///us-east-1a/i-0abc", "unschedulable": True,
+                       "taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}]},
+              "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3920m"},
+                         "conditions": [{"type": "Ready", "status": "False"}]}}
+    found = discover([member, cm])
+    general = next(g for g in found.groups if g.name == EKS_GENERAL)
+    assert general.template_origin == "the ASG's launch template, stood in for by its member node n1"
+    assert general.template == {"apiVersion": "v1", "kind": "Node", "metadata": {"labels": {EKS: "general-xlarge"}},
+                                "spec": {"taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}]},
+                                "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3920m"},
+                                           "conditions": [{"type": "Ready", "status": "True"}]}}
+    assert next(g for g in found.groups if g.name == "memory-large").template is None     # no member: none

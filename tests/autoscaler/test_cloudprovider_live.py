@@ -421,3 +421,28 @@ def test_a_group_ca_reports_in_backoff_is_skipped_and_the_status_is_named(capsys
     out, _ = capsys.readouterr()
     assert ("Skipped by CA: in backoff after failed scale-up (CA's status ConfigMap: scaleUp Backoff since "
             "2026-11-23T13:31:47Z; InsufficientInstanceCapacity: We currently") in " ".join(out.split())
+
+
+def test_a_mig_whose_only_member_is_cordoned_takes_the_instance_templates_stand_in(capsys, gke):
+    """MixedTemplateNodeInfoProvider: no good member (node-b1 is cordoned), so the provider's
+    template (GCE: the MIG's instance template, which node-b1 stands in for, without its cordon)
+    comes before the cordoned member, which is only a last resort."""
+    nodes = copy.deepcopy(gke.collections["/api/v1/nodes"])
+    b1 = next(i for i in nodes["items"] if i["metadata"]["name"] == "node-b1")
+    b1["spec"]["unschedulable"] = True
+    b1["spec"]["taints"] = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    gke.collections["/api/v1/nodes"] = nodes
+    mig = mig_url("default-pool", "b")
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", gke.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == mig)["template"]
+    assert template["source"] == "template" and template["taints"] == [], err
+    assert template["origin"].startswith("the MIG's instance template, stood in for by its member node node-b1")
+    assert next(p for p in doc["pods"] if p["name"] == CHECKOUT)["nodeGroups"][mig] == {"verdict": "fits"}
+    code = main([*base, "--node-group", "gke-prod-default-pool-5e6f7a8b-grp"])
+    out, _ = capsys.readouterr()
+    text = " ".join(out.split())
+    assert "template: the MIG's instance template, stood in for by its member node node-b1" in text
+    assert "NodeUnschedulable Success" in text and "Rejected by" not in text

@@ -212,21 +212,24 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
 
 def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
                 source: Source | None = None) -> tuple[list[NodeGroup], Members]:
-    """The reported groups as NodeGroups (selector: the labels that name their nodes; a MIG
-    without a node: a template from its pool's nodes in another zone), their members among
+    """The reported groups as NodeGroups (selector: the labels that name their nodes; template:
+    a stand-in for the provider's, `standins`), their members among
     `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
     could not be found."""
+    from kexplain.autoscaler.cloudprovider.standins import stand_ins
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
-    templates = gce.pool_templates(ids, found.members, found.selectors, nodes)
+    templates = stand_ins(ids, found.members, found.selectors, nodes)
     groups = [NodeGroup(gs.name, gs.min_size, gs.max_size, gs.target_size, found.selectors[gs.name],
-                        templates[gs.name][0] if gs.name in templates else None, source=source, backoff=gs.backoff)
+                        templates[gs.name].node if gs.name in templates else None, source=source, backoff=gs.backoff,
+                        template_origin=templates[gs.name].origin if gs.name in templates else "")
               for gs in status.groups]
     for gs in status.groups:
         if gs.backoff is not None:
             found.notes.append(backoff_note(gs.name, gs.backoff))
         if gs.name in templates:
-            found.notes.append(templates[gs.name][1])
+            if templates[gs.name].note:
+                found.notes.append(templates[gs.name].note)
         elif not found.members[gs.name]:
             found.notes.append(_no_member(gs.name, found.selectors[gs.name], label_keys))
     return groups, found
