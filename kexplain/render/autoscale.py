@@ -121,13 +121,18 @@ def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per group, what the scale-up found for the pending pods that reached it, one line per
-    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`."""
+    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`; a skipped
+    group whose template CA then checked (--scaleup-simulation-for-skipped-node-groups-enabled)
+    with the reasons its event counts for the pod (`pods[].rejected`)."""
     counts: dict[str, dict[str, int]] = {}
     for pod in doc.get("pods") or ():
+        simulated = pod.get("rejected") or {}
         for group, v in (pod.get("nodeGroups") or {}).items():
             verdict = v.get("verdict", "")
             if verdict == "rejected":
                 verdict = f"{v.get('predicate', '')}: {', '.join(v.get('reasons') or ())}"
+            elif verdict == "skipped" and group in simulated:
+                verdict = f"skipped, then checked on its template: {', '.join(simulated[group])}"
             elif verdict == "skipped":
                 verdict = f"skipped: {', '.join(v.get('reasons') or ())}"
             by_verdict = counts.setdefault(group, {})

@@ -308,7 +308,12 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
                 lines.append(("", backoff_words(backoff[name]), []))
         own = v.get("predicate") if verdict == "rejected" else None
         failing = failing_plugins(entry) if entry is not None else []
-        if entry is not None and verdict == "skipped":
+        simulated = (record.get("rejected") or {}).get(name) if verdict == "skipped" else None
+        if simulated:       # CA checked the skipped group's template too: its event counts these reasons
+            lines.append(("", "then CA checked its template (its simulation on skipped groups): "
+                          + "; ".join(simulated), []))
+            own = next((p for p, reasons in failing if list(reasons) == list(simulated)), None)
+        elif entry is not None and verdict == "skipped":
             lines.append(("", "its template would take the pod" if not failing else "and on its template:", []))
         if g.get("template") is not None:
             decided = deciding_words(entry) if entry is not None and not failing else []

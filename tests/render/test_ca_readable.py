@@ -270,3 +270,32 @@ def test_notes_break_a_mig_url_after_a_slash_never_inside_a_word():
         assert_readable(text, width)
         assert MIGS[0] in re.sub(r"/\n", "/", text), text         # broken after a `/` only
         assert "Cloud provider: gce (GPU label cloud.google.com/gke-accelerator)" in text.replace("\n", " ")
+
+
+@pytest.mark.parametrize("simulated", [True, False])
+def test_a_skipped_groups_row_agrees_with_cas_event(tmp_path: Path, simulated: bool):
+    """--scaleup-simulation-for-skipped-node-groups-enabled: CA checks the skipped group's template
+    and its event counts the rejection (general: Insufficient cpu), not the skip; both tables say so."""
+    pod = tmp_path / "big.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\nspec:\n"
+                   "  nodeSelector: {kubernetes.io/arch: amd64}\n"
+                   "  containers: [{name: c, image: x, resources: {requests: {cpu: '9', memory: 1Gi}}}]\n")
+    config = tmp_path / "ca.yaml"
+    config.write_text(f"flags: {{scaleup-simulation-for-skipped-node-groups-enabled: '{str(simulated).lower()}'}}\n")
+    args = [str(pod), "--nodes", str(AWS / "cluster.yaml"), "--node-groups", str(AWS / "nodegroups.yaml"),
+            "--autoscaler-config", str(config)]
+    _, out = run("autoscale", *args)
+    text = " ".join(out.split())
+    event = "2 Insufficient cpu" if simulated else "1 Insufficient cpu"
+    assert f"pod didn't trigger scale-up: {event}" in text
+    general = text[text.index("general 2->2"):text.index("gpu 0->0")]
+    if simulated:
+        assert "skipped, then checked on its template: Insufficient cpu (1 pod)" in general
+        assert "skipped: max node group size reached (1 pod)" not in general
+    else:
+        assert "skipped: max node group size reached (1 pod)" in general
+    _, out = run(*args)
+    rows = " ".join(section(out).split())
+    general = rows[rows.index("general 2 (1..2) skipped"):rows.index("gpu 0 (0..3)")]
+    assert ("NodeResourcesFit*: Insufficient cpu" in general) == simulated
+    assert ("then CA checked its template (its simulation on skipped groups): Insufficient cpu" in general) == simulated
