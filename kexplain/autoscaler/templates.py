@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.labels import (LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
                                           LABEL_HOSTNAME, LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA,
                                           LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE)
-from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.autoscaler.podutil import daemonset_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.taints import TO_BE_DELETED, TaintConfig, sanitize_taints
@@ -123,8 +123,8 @@ def renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
 
 
 def _shown_name(pod: PodInfo, original_name: str) -> str:
-    ref = controller_ref(pod)
-    if ref is not None and ref.get("kind") == "DaemonSet":
+    ref = daemonset_ref(pod)
+    if ref is not None:
         return f"DaemonSet {pod.namespace}/{ref.get('name')}"
     return f"Pod {pod.namespace}/{original_name}"
 
@@ -182,8 +182,8 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
         if pod.deletion_timestamp is None and (is_mirror_pod(pod) or is_daemonset_pod(pod)):
             kept.append(renamed_pod(pod, name, "1"))
             shown.append(_shown_name(pod, pod.name))
-        ref = controller_ref(pod)
-        if ref is not None and ref.get("kind") == "DaemonSet":
+        ref = daemonset_ref(pod)
+        if ref is not None:
             running.add(str(ref.get("uid")))
     for ds in daemonsets:
         if str((ds.get("metadata") or {}).get("uid")) in running:
