@@ -248,8 +248,10 @@ def template_source(doc: Mapping[str, Any], template: Mapping[str, Any] | None) 
 def template_words(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> str:
     """The template named, with its zone and instance type: what tells a GKE pool's MIGs apart."""
     labels = (template or {}).get("labels") or {}
-    facts = [v for v in (zone_of(labels), labels.get(LABEL_INSTANCE_TYPE)) if v]
-    return template_source(doc, template) + (f" ({', '.join(facts)})" if facts else "")
+    facts = ", ".join(v for v in (zone_of(labels), labels.get(LABEL_INSTANCE_TYPE)) if v)
+    if facts and (template or {}).get("origin"):        # words of its own: the facts after them
+        return f"{template_source(doc, template)}; {facts}"
+    return template_source(doc, template) + (f" ({facts})" if facts else "")
 
 
 # The plugins whose passing facts say why a template takes the pod: where it is, what it has, its taints.

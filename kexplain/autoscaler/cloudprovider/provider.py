@@ -119,10 +119,9 @@ def label_notes(chosen: Chosen, templates: Mapping[str, Mapping[str, Any] | None
         shown = ", ".join(where[:3]) + (f" and {len(where) - 3} more" if len(where) > 3 else "")
         name = others[label]
         hint = (f"; give {FLAG}: {name} in --autoscaler-config if CA runs on {name}" if name in PROVIDERS else "")
-        out.append(f"{shown} carr{'y' if len(where) > 1 else 'ies'} {label}, {_called(name)}'s GPU label; the provider "
-                   f"followed is {_called(chosen.provider.name)} ({chosen.why}), whose GPU label is "
-                   f"{chosen.provider.gpu_label}: CA does not read that label (--gpu-total, GPU readiness and GPU "
-                   f"utilization ignore it){hint}")
+        out.append(f"{shown} carr{'y' if len(where) > 1 else 'ies'} {label}, {_called(name)}'s GPU label, which "
+                   f"{_called(chosen.provider.name)} (followed: {chosen.why}) does not read: --gpu-total, GPU "
+                   f"readiness and GPU utilization ignore it{hint}")
     return out
 
 

@@ -35,7 +35,7 @@ class StandIn:
 # providerID scheme -> what the provider builds a template from
 TEMPLATE_OF = {gce.PROVIDER_ID_PREFIX: "the MIG's instance template", "aws://": "the ASG's launch template",
                "azure://": "the scale set's VM profile"}
-GCE_KUBE_PROXY = "without the kube-proxy pod CA adds to a MIG's template: 100m cpu"
+GCE_KUBE_PROXY = "less the kube-proxy pod CA adds to it (100m cpu)"
 
 
 def node_as_made(node: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> dict[str, Any]:
