@@ -19,7 +19,7 @@ from kexplain.apimachinery import quantity
 from kexplain.admission.defaults import aggregate_containers
 from kexplain.admission.dra_validate import too_many
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
-from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD as MIRROR_ANNOTATION
+from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD
 from kexplain.apimachinery.fielderrors import (FieldError, duplicate, forbidden, invalid, invalid_typed, not_found,
                                                not_supported, required, too_long)
 from kexplain.apimachinery.names import (is_dns1123_label, is_dns1123_subdomain, is_label_key, validate_dns1123_label,
@@ -104,8 +104,8 @@ def _deletion_cost_ok(text: str) -> bool:
 def _pod_annotations(meta: dict, spec: dict) -> list[FieldError]:
     errs: list[FieldError] = []
     annotations = meta.get("annotations") or {}
-    if MIRROR_ANNOTATION in annotations and not spec.get("nodeName"):
-        errs.append(invalid(f"metadata.annotations[{MIRROR_ANNOTATION}]", annotations[MIRROR_ANNOTATION],
+    if ANNOTATION_MIRROR_POD in annotations and not spec.get("nodeName"):
+        errs.append(invalid(f"metadata.annotations[{ANNOTATION_MIRROR_POD}]", annotations[ANNOTATION_MIRROR_POD],
                             "must set spec.nodeName if mirror pod annotation is set"))
     if DELETION_COST_ANNOTATION in annotations and not _deletion_cost_ok(annotations[DELETION_COST_ANNOTATION]):
         errs.append(invalid(f"metadata.annotations[{DELETION_COST_ANNOTATION}]",

@@ -42,7 +42,7 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     final = result.final_status or status      # ScaleUpToNodeGroupMinSize's replaces the loop's
     kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
     doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": kind, "autoscaler": loop.settings.to_json(),
-                           "result": result.result}
+                           **followed_json(loop), "result": result.result}
     if final.error:
         doc["error"] = final.error
     if result.loop_error:
@@ -57,6 +57,17 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
         from kexplain.autoscaler.scaledown.loop import scale_down_document
         doc["scaleDown"] = scale_down_document(loop, result.scale_down, processed=not result.ended_early)
     return doc
+
+
+def followed_json(loop: LoopInputs) -> dict[str, Any]:
+    """kexplain's keys beside `autoscaler` (whose `kubernetes` names the Kubernetes CA's build
+    vendors, as the cases define it): `kubernetesFollowed`, the version whose scheduler plugins
+    and feature gates the loop ran (--kubernetes-version, a snapshot's, else CA's own minor),
+    and `cloudProvider`, the provider followed (its GPU label) and how it was found."""
+    kube = loop.kube
+    return {"kubernetesFollowed": {"minor": kube.minor, "kubeScheduler": kube.release,
+                                   "featureGates": dict(kube.gates.changed())},
+            "cloudProvider": loop.provider.to_json()}
 
 
 def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
@@ -151,13 +162,16 @@ def _groups(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
 
 
 def _template_json(template) -> dict[str, Any] | None:
-    """A group's template as the cases define it, plus `member` (kexplain's: the member node it
-    was built from, for `source: node`), which the comparison ignores."""
+    """A group's template as the cases define it, plus kexplain's keys, which the comparison
+    ignores: `member` (the member node it was built from, for `source: node`) and `origin`
+    (for a provider's template found in the cluster: what stands in for it)."""
     if template is None:
         return None
     out = template.to_json()
     if template.member:
         out["member"] = template.member
+    if template.origin:
+        out["origin"] = template.origin
     return out
 
 

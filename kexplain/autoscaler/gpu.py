@@ -1,23 +1,27 @@
 """GPUs as CA counts them (utils/gpu, processors/customresources/gpu_processor.go).
 
-A node is a GPU node with the cloud provider's GPU label (the cases' test provider:
-`TestGPULabel/accelerator`, whose value is the GPU type) or a GPU vendor's resource in its
-allocatable. For the cluster-wide GPU limits (`--gpu-total TYPE:MIN:MAX`) a node counts, under
-its label's GPU type, the GPUs it has allocatable, or failing that the capacity its group's
-provider template gives (GPUs whose driver is not installed yet); a node without the label
-counts none.
+A node is a GPU node with its cloud provider's GPU label (`CloudProvider.gpu_label`, whose value
+is the GPU type; kexplain.autoscaler.cloudprovider.provider) or a GPU vendor's resource in its
+allocatable (`node_gpu_config`, GetNodeGpuConfig). For the cluster-wide GPU limits
+(`--gpu-total TYPE:MIN:MAX`) a node counts, under its label's GPU type, the GPUs it has
+allocatable, or failing that the capacity its group's provider template gives (GPUs whose driver
+is not installed yet); a node without the label, or whose GPUs come through DRA, counts none. A
+node CA's ready lister keeps that has the label but no GPU allocatable is listed as unready
+(`listed_gpu_ready`, FilterOutNodesWithUnreadyResources): its driver is not up yet.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kexplain.apimachinery.quantity import value
+from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
+from kexplain.autoscaler.readiness import RESOURCE_UNREADY, is_ready_and_schedulable, unready_copy
 from kexplain.model.resources import pod_requests, resource_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
 
-GPU_LABEL = "TestGPULabel/accelerator"   # the test cloud provider's GPULabel()
 # GPUVendorResourceNames, in CA's order
 GPU_RESOURCES = ("nvidia.com/gpu", "habana.ai/gaudi", "gpu.intel.com/xe", "amd.com/gpu", "microsoft.com/directx")
 
@@ -37,17 +41,60 @@ def gpu_allocatable(node: Mapping[str, Any]) -> int | None:
     return None
 
 
-def gpu_type(node: Mapping[str, Any]) -> str | None:
-    """The node's GPU type: its GPU label's value, None without the label."""
-    return ((node.get("metadata") or {}).get("labels") or {}).get(GPU_LABEL)
+def _labels(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    return (node.get("metadata") or {}).get("labels") or {}
 
 
-def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None) -> tuple[str, int] | None:
-    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without
-    or whose GPUs cannot be told (no allocatable, and no provider template giving a capacity).
-    `provider_template`: the node's group's TemplateNodeInfo node (nodegroups.yaml's `template`)."""
-    kind = gpu_type(node)
-    if kind is None:
+def gpu_type(node: Mapping[str, Any], provider: CloudProvider = TEST) -> str | None:
+    """The node's GPU type: its provider GPU label's value, None without the label."""
+    found = _labels(node).get(provider.gpu_label)
+    return found if isinstance(found, str) else None
+
+
+@dataclass(frozen=True)
+class GpuConfig:
+    """cloudprovider.GpuConfig: a GPU node's type (the label's value, "" without it) and the
+    resource its GPUs are (`resource`, "" when they come through DRA: `dra_driver`)."""
+
+    type: str
+    resource: str
+    dra_driver: str = ""
+
+    @property
+    def via_dra(self) -> bool:
+        return bool(self.dra_driver)
+
+
+def node_gpu_config(node: Mapping[str, Any], provider: CloudProvider = TEST) -> GpuConfig | None:
+    """GetNodeGpuConfig: None for a node without the GPU label and without GPUs allocatable; its
+    resource the first vendor resource allocatable (nvidia.com/gpu when none is); on gce, a node
+    labelled for the DRA GPU driver has its GPUs through DRA."""
+    labels = _labels(node)
+    has_label = provider.gpu_label in labels
+    if not has_label and gpu_allocatable(node) is None:
+        return None
+    allocatable = _status_list(node, "allocatable")
+    resource = next((r for r in GPU_RESOURCES if allocatable.get(r)), GPU_RESOURCES[0])
+    kind = str(labels.get(provider.gpu_label) or "")
+    if provider.dra_gpu_label and labels.get(provider.dra_gpu_label) == "true":
+        from kexplain.autoscaler.cloudprovider.gce import DRA_GPU_DRIVER
+        return GpuConfig(kind, "", DRA_GPU_DRIVER)
+    return GpuConfig(kind, resource)
+
+
+def _via_dra(node: Mapping[str, Any], provider: CloudProvider) -> bool:
+    config = node_gpu_config(node, provider)
+    return config is not None and config.via_dra
+
+
+def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None,
+               provider: CloudProvider = TEST) -> tuple[str, int] | None:
+    """GetNodeGpuTarget: (GPU type, count) of a node with the GPU label, None for one without,
+    one whose GPUs come through DRA, or one whose GPUs cannot be told (no allocatable, and no
+    provider template giving a capacity). `provider_template`: the node's group's
+    TemplateNodeInfo node (nodegroups.yaml's `template`)."""
+    kind = gpu_type(node, provider)
+    if kind is None or _via_dra(node, provider):
         return None
     found = gpu_allocatable(node)
     if found is not None:
@@ -58,6 +105,17 @@ def gpu_target(node: Mapping[str, Any], provider_template: Mapping[str, Any] | N
             if name in capacity:
                 return kind, value(capacity[name])
     return None
+
+
+def listed_gpu_ready(node: Mapping[str, Any], provider: CloudProvider = TEST) -> Mapping[str, Any]:
+    """The GPU processor's FilterOutNodesWithUnreadyResources for one node of CA's list: a node
+    its ready lister keeps (ready and schedulable) with the GPU label and no GPU allocatable
+    (its GPUs not through DRA) becomes its unready copy."""
+    if provider.gpu_label not in _labels(node) or not is_ready_and_schedulable(node):
+        return node
+    if _via_dra(node, provider) or gpu_allocatable(node) is not None:
+        return node
+    return unready_copy(node, RESOURCE_UNREADY)
 
 
 def pod_requests_gpu(pod: "PodInfo") -> bool:

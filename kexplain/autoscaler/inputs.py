@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
+from kexplain.autoscaler.cloudprovider.provider import Chosen, choose
+from kexplain.autoscaler.gpu import listed_gpu_ready
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings, read_settings
 from kexplain.autoscaler.readiness import node_readiness
@@ -75,6 +77,7 @@ class LoopInputs:
     warnings: list[str] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)   # what scale-down's drainability rules look up
     base: Snapshot | None = None    # the snapshot before `with_pending` put pods on nodes (None: `snapshot`)
+    provider: Chosen = field(default_factory=Chosen)     # the cloud provider followed, and how it was found
     # what the simulations of these inputs found, shared with the copies `replace` makes of them
     # (a loop run again with a change): scheduler configuration (by identity) -> `SimMemo`
     memo: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -135,6 +138,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
         from kexplain.load.pv_controller import settle     # the set's claims, as the PV controller binds them
         objects = settle(objects, lambda o, src: id(src) in set_sources).objects
+    provider = _provider(settings, groups, [o for o, _ in objects if o.get("kind") == "Node"])
     scheduler_objects = []
     given: list[PodInfo] = []
     own: list[PodInfo] = []
@@ -151,8 +155,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
             prio = spec.get("priority")
             if (prio if isinstance(prio, int) else 0) < cutoff:
                 continue          # expendable: not in CA's snapshot
-        if kind == "Node":     # FilterOutNodesWithStartupTaints: such a node is listed as unready
-            obj = as_listed(obj, taint_config)
+        if kind == "Node":     # FilterOutNodesWithUnreadyResources (GPUs), FilterOutNodesWithStartupTaints
+            obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
     snapshot, _ = build_cluster(scheduler_objects)
@@ -168,8 +172,17 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     jobs = [o for o, _ in _of_kinds(checked.objects, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
-                      daemonsets, config_maps, config, warnings, jobs, base=snapshot)
+                      daemonsets, config_maps, config, warnings, jobs, base=snapshot, provider=provider)
     return with_pending(loop, own + given)
+
+
+def _provider(settings: Settings, groups: "Discovery", nodes: Sequence[dict[str, Any]]) -> Chosen:
+    """The cloud provider the loop follows (`cloudprovider.provider.choose`): --cloud-provider,
+    else what the groups' ids or the nodes' providerIDs name, else CA's test provider."""
+    from kexplain.autoscaler.cloudprovider import CLUSTER_API_KINDS
+    templates = {g.name: g.template for g in groups.groups}
+    cluster_api = "Cluster API" in groups.sources and any(n.startswith(CLUSTER_API_KINDS) for n in templates)
+    return choose(settings.given.get("cloud-provider"), templates, cluster_api, nodes)
 
 
 def with_pending(loop: LoopInputs, pending: Sequence[PodInfo], bound: Sequence[PodInfo] = (),

@@ -306,7 +306,7 @@ def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
     group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
     templates = {g.name: g.template for g in loop.groups if g.template is not None}
     return QuotaTracker(resource_limits(loop.settings), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
-                        templates)
+                        templates, provider=loop.provider.provider)
 
 
 def _expander(loop: LoopInputs):

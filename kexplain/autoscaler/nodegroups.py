@@ -29,6 +29,20 @@ class NodeGroupOptions:
 
 
 @dataclass(frozen=True)
+class Backoff:
+    """A group CA's status ConfigMap reports in backoff after a failed scale-up (its scaleUp
+    condition `Backoff`, clusterstate's NodeGroupScaleUpSafety): CA skips it for scale-up, and
+    leaves it out of balancing, until the backoff ends. Only CA knows it: offline there is none."""
+
+    error_code: str = ""        # backoffInfo.errorCode, e.g. InsufficientInstanceCapacity
+    error_message: str = ""     # backoffInfo.errorMessage
+    since: str = ""             # the condition's lastTransitionTime ("" when not said)
+
+    def to_json(self) -> dict[str, str]:
+        return {"errorCode": self.error_code, "errorMessage": self.error_message, "since": self.since}
+
+
+@dataclass(frozen=True)
 class NodeGroup:
     """One node group (cloudprovider.NodeGroup): its id, sizes and how its members are found."""
 
@@ -40,6 +54,8 @@ class NodeGroup:
     template: Mapping[str, Any] | None = None   # a Node manifest: the provider's TemplateNodeInfo
     options: NodeGroupOptions = field(default_factory=NodeGroupOptions)
     source: Source | None = None                # where it was read, for error messages
+    backoff: Backoff | None = None              # in backoff, as CA's status ConfigMap says
+    template_origin: str = ""                   # what `template` is, in words ("": the file's)
 
     def selects(self, labels: Mapping[str, str]) -> bool:
         """Whether a Node with `labels` is one of this group's instances (an empty selector

@@ -1,7 +1,7 @@
 """CA's scale-up orchestrator (core/scaleup/orchestrator): from unschedulable pods to a plan.
 
 `scale_up` builds the equivalence groups, skips the groups that cannot grow (filterValid-
-ScaleUpNodeGroups: not ready, at max size, an atomic scale-up over --max-nodes-total, over the
+ScaleUpNodeGroups: not ready, in the backoff CA's status ConfigMap reports, at max size, an atomic scale-up over --max-nodes-total, over the
 cluster's core/memory limits), checks each group's first pod against every valid group's
 template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
 the snapshot), estimates each group's option with the binpacking estimator, lets the expander
@@ -24,7 +24,7 @@ from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
 from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_node_count
 from kexplain.autoscaler.simulator import ClusterSim
-from kexplain.autoscaler.status import (ATOMIC_LIMIT, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
+from kexplain.autoscaler.status import (ATOMIC_LIMIT, BACKOFF, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
                                         NO_OPTIONS, NOT_NEEDED, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
                                         STATUS_CONFIGMAP, SUCCESSFUL, max_nodes_total_message)
 from kexplain.autoscaler.templates import Template
@@ -128,7 +128,7 @@ def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str
         ctx.compare = comparator_of(ctx.settings)
     out = []
     for other in find_similar_node_groups(group, ctx.groups, node_infos, ctx.compare):
-        if other.name in ctx.unhealthy:
+        if not_safe_to_scale(ctx, other) is not None:
             continue            # not safe to scale
         theirs = schedulable.get(other.name)
         if theirs is not None and {id(eg) for eg in pod_groups} <= {id(eg) for eg in theirs}:
@@ -190,9 +190,21 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     return st
 
 
-def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...] | None:
+def not_safe_to_scale(ctx: Context, g: NodeGroup) -> tuple[str, ...] | None:
+    """IsNodeGroupReadyToScaleUp (NodeGroupScaleUpSafety): unhealthy, not ready; else in the
+    backoff CA's status reports (known only where it has the group's template: without one CA
+    reads no backoff status), in backoff."""
     if g.name in ctx.unhealthy:
         return (NOT_READY,)
+    if g.backoff is not None and g.name in ctx.templates:
+        return (BACKOFF,)
+    return None
+
+
+def _skip_reason(ctx: Context, g: NodeGroup, node_count: int) -> tuple[str, ...] | None:
+    unsafe = not_safe_to_scale(ctx, g)
+    if unsafe is not None:
+        return unsafe
     target = ctx.target_sizes[g.name]
     if target >= g.max_size:
         return (MAX_LIMIT_REACHED,)
@@ -310,7 +322,7 @@ def _execute(ctx: Context, st: ScaleUpStatus, infos: Sequence[ScaleUpInfo]) -> N
 
 
 def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
-    """ScaleUpToNodeGroupMinSize: every group whose target size is below its minimum, healthy
+    """ScaleUpToNodeGroupMinSize: every group whose target size is below its minimum, safe to scale
     and with a template, grown to the minimum as far as the resource limits (each group checked
     against what the cluster's nodes leave, nothing charged) and --max-nodes-total allow. CA
     caps by the group's own target size where the other scale-up counts the cluster's nodes."""
@@ -319,7 +331,7 @@ def scale_up_to_node_group_min_size(ctx: Context) -> ScaleUpStatus:
     for g in ctx.groups:
         target = ctx.target_sizes[g.name]
         template = ctx.templates.get(g.name)
-        if target >= g.min_size or g.name in ctx.unhealthy or template is None:
+        if target >= g.min_size or not_safe_to_scale(ctx, g) is not None or template is None:
             continue
         node = template.node_info.node.obj
         if ctx.limits.check(g.name, node, 1).is_exceeded:

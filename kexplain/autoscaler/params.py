@@ -130,7 +130,6 @@ NO_EFFECT: dict[str, str] = {
 }
 # kexplain cannot apply these: refused whenever given
 REFUSED: dict[str, str] = {
-    "cloud-provider": "the node groups come from --node-groups (or are found in the cluster), not a cloud provider",
     "cloud-config": "kexplain reads no cloud provider config; give the node groups with --node-groups",
     "nodes": "the node groups come from --node-groups",
     "node-group-auto-discovery": "the node groups come from --node-groups (or are found in the cluster)",
@@ -259,6 +258,11 @@ def parse_settings(doc: Any, src: Source) -> Settings:
             raise InputError(f"flags.{name}: cluster-autoscaler has no flag --{name}", source=src)
         given[name], values[name] = _value(name, value, src)
     for name in given:
+        if name == "cloud-provider":
+            from kexplain.autoscaler.cloudprovider.provider import unknown_name
+            wrong = unknown_name(values[name])
+            if wrong:
+                raise InputError(f"flags.{name}: {wrong}", source=src)
         if name in REFUSED:
             raise InputError(f"flags.{name}: kexplain cannot apply --{name}: {REFUSED[name]}", source=src)
         if name in ONLY and values[name] != ONLY[name][0]:

@@ -1,12 +1,12 @@
 """CA's pod predicates (utils/pod): a DaemonSet's pod counts CA's own annotation too."""
 from __future__ import annotations
 
-from kexplain.model.owners import controller_ref, is_mirror_pod, is_owned_by_daemonset
+from kexplain.model.owners import controller_ref, daemonset_ref, is_mirror_pod, is_owned_by_daemonset
 from kexplain.model.pod import PodInfo
 
 DAEMONSET_POD_ANNOTATION = "cluster-autoscaler.kubernetes.io/daemonset-pod"
 
-__all__ = ["controller_ref", "is_daemonset_pod", "is_mirror_pod", "DAEMONSET_POD_ANNOTATION"]
+__all__ = ["controller_ref", "daemonset_ref", "is_daemonset_pod", "is_mirror_pod", "DAEMONSET_POD_ANNOTATION"]
 
 
 def is_daemonset_pod(pod: PodInfo) -> bool:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kexplain.apimachinery.quantity import value
+from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
 from kexplain.autoscaler.gpu import gpu_target
 from kexplain.autoscaler.status import MAX_NODES_TOTAL_ERROR, exceeded_quota
 from kexplain.errors import InputError, Source
@@ -139,15 +140,17 @@ def resource_limits(settings: "Settings") -> ResourceLimits:
                                      tuple(settings.flag("gpu-total")))
 
 
-def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None) -> dict[str, int]:
+def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None,
+                   provider: CloudProvider = TEST) -> dict[str, int]:
     """What one node counts for: capacity cpu as whole cores (rounded up), memory in bytes
     (missing or negative: 0), one node, and its GPUs under its GPU type (totalNodeResources;
-    `provider_template`: its group's provider template, for GPUs not allocatable yet)."""
+    `provider_template`: its group's provider template, for GPUs not allocatable yet;
+    `provider`: whose GPU label gives the type)."""
     capacity = resource_list((node.get("status") or {}).get("capacity"))
     cores = max(value(capacity[CPU]), 0) if CPU in capacity else 0
     memory = max(value(capacity[MEMORY]), 0) if MEMORY in capacity else 0
     out = {CPU: cores, MEMORY: memory, NODES: 1}
-    target = gpu_target(node, provider_template)
+    target = gpu_target(node, provider_template, provider)
     if target is not None and target[0] and target[1] > 0:
         out[target[0]] = target[1]
     return out
@@ -196,11 +199,13 @@ class QuotaTracker:
 
     def __init__(self, limits: ResourceLimits, nodes: Iterable[Mapping[str, Any]],
                  group_of: Mapping[str, str], provider_templates: Mapping[str, Mapping[str, Any]] | None = None,
-                 *, minimum: bool = False) -> None:
+                 *, minimum: bool = False, provider: CloudProvider = TEST) -> None:
         """`nodes`: the Node manifests the scale-up sees (the snapshot's, in its order);
         `group_of`: node name -> its group's name (nodes in no group are left out of it);
         `provider_templates`: group name -> the provider's template Node, where it has one;
-        `minimum`: held to the min limits (scale-down) rather than the max ones."""
+        `minimum`: held to the min limits (scale-down) rather than the max ones; `provider`: the
+        cloud provider, whose GPU label gives a node's GPU type."""
+        self._provider = provider
         self._per_group: dict[str, dict[str, int]] = {}
         self._templates = provider_templates or {}
         usage: dict[str, int] = {}
@@ -218,10 +223,10 @@ class QuotaTracker:
 
     def _resources(self, node: Mapping[str, Any], group: str | None) -> dict[str, int]:
         if group is None:
-            return node_resources(node)
+            return node_resources(node, provider=self._provider)
         cached = self._per_group.get(group)
         if cached is None:
-            cached = self._per_group[group] = node_resources(node, self._templates.get(group))
+            cached = self._per_group[group] = node_resources(node, self._templates.get(group), self._provider)
         return cached
 
     def per_node(self, group: str, template_node: Mapping[str, Any]) -> dict[str, int]:

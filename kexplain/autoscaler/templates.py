@@ -3,8 +3,10 @@ simulator/node_info_utils.go).
 
 A group's template is built from its first member, in cluster order, that is a good template
 candidate (Ready for more than a minute, schedulable, not being deleted by CA); failing that,
-from the group's own `template` (with every DaemonSet that would run there, and the deprecated
-beta labels CA adds to provider templates); failing that, from any member. Either way the node
+from the group's own `template`, the provider's (the file's; for groups found in the cluster
+a stand-in, `cloudprovider.standins`, or Cluster API's scale-from-zero one), with every
+DaemonSet that would run there and the deprecated beta labels CA adds to provider templates;
+failing that, from any member. Either way the node
 is sanitized: a new name (and hostname label), the node-condition, CA and startup/status taints
 dropped, only its DaemonSet and mirror pods kept (renamed, bound to the new name), the label
 `cluster-autoscaler.kubernetes.io/template-node: "true"` added. A group with none of these has
@@ -22,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from kexplain.apimachinery.labels import (LABEL_FAILURE_DOMAIN_BETA_REGION, LABEL_FAILURE_DOMAIN_BETA_ZONE,
                                           LABEL_HOSTNAME, LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA,
                                           LABEL_TOPOLOGY_REGION, LABEL_TOPOLOGY_ZONE)
-from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod, is_mirror_pod
+from kexplain.autoscaler.podutil import daemonset_ref, is_daemonset_pod, is_mirror_pod
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.taints import TO_BE_DELETED, TaintConfig, sanitize_taints
@@ -49,6 +51,7 @@ class Template:
     pod_names: tuple[str, ...]        # `DaemonSet NS/NAME` or `Pod NS/NAME`, sorted
     csi_node: Mapping[str, Any] | None = None     # the template's CSINode (CSI-node-aware scheduling)
     member: str = ""                  # source `node`: the member node it was built from
+    origin: str = ""                  # source `template` from the provider: what it is, in words
 
     def to_json(self) -> dict[str, Any]:
         node = self.node_info.node
@@ -120,8 +123,8 @@ def renamed_pod(pod: PodInfo, node_name: str, suffix: str) -> PodInfo:
 
 
 def _shown_name(pod: PodInfo, original_name: str) -> str:
-    ref = controller_ref(pod)
-    if ref is not None and ref.get("kind") == "DaemonSet":
+    ref = daemonset_ref(pod)
+    if ref is not None:
         return f"DaemonSet {pod.namespace}/{ref.get('name')}"
     return f"Pod {pod.namespace}/{original_name}"
 
@@ -179,8 +182,8 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
         if pod.deletion_timestamp is None and (is_mirror_pod(pod) or is_daemonset_pod(pod)):
             kept.append(renamed_pod(pod, name, "1"))
             shown.append(_shown_name(pod, pod.name))
-        ref = controller_ref(pod)
-        if ref is not None and ref.get("kind") == "DaemonSet":
+        ref = daemonset_ref(pod)
+        if ref is not None:
             running.add(str(ref.get("uid")))
     for ds in daemonsets:
         if str((ds.get("metadata") or {}).get("uid")) in running:
@@ -230,8 +233,9 @@ def template_node_infos(loop: LoopInputs) -> dict[str, Template]:
             bad.append(facts)
     for group in loop.groups:
         if group.name not in out and group.template is not None:
-            out[group.name] = sanitized_template(group.name, "template", _template_node(group.template),
-                                                 (), loop.daemonsets, True, settings, deprecated_labels=True)
+            made = sanitized_template(group.name, "template", _template_node(group.template),
+                                      (), loop.daemonsets, True, settings, deprecated_labels=True)
+            out[group.name] = replace(made, origin=group.template_origin)
     for facts in bad:
         from_member(facts)
     return out

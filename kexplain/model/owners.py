@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.apimachinery.labels import ANNOTATION_MIRROR_POD
 from kexplain.model.pod import PodInfo
-
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 
 
 def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
@@ -21,12 +20,17 @@ def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
     return None
 
 
+def daemonset_ref(pod: PodInfo) -> Mapping[str, Any] | None:
+    """The controller reference of a DaemonSet's pod (its controller is a DaemonSet), else None."""
+    ref = controller_ref(pod)
+    return ref if ref is not None and ref.get("kind") == "DaemonSet" else None
+
+
 def is_owned_by_daemonset(pod: PodInfo) -> bool:
     """Its controller is a DaemonSet."""
-    ref = controller_ref(pod)
-    return ref is not None and ref.get("kind") == "DaemonSet"
+    return daemonset_ref(pod) is not None
 
 
 def is_mirror_pod(pod: PodInfo) -> bool:
     """A static pod's mirror: the kubelet's config.mirror annotation, whatever its value."""
-    return MIRROR_ANNOTATION in (pod.metadata.get("annotations") or {})
+    return ANNOTATION_MIRROR_POD in (pod.metadata.get("annotations") or {})

@@ -1,5 +1,5 @@
-"""`kexplain autoscale` in words: the loop's result, each pending pod's outcome and event (or why
-there is none), a table of the node groups (their option, what the scale-up found for the
+"""`kexplain autoscale` in words: the loop's result, the CA and Kubernetes versions followed (and
+the cloud provider, when it matters), each pending pod's outcome and event (or why there is none), a table of the node groups (their option, what the scale-up found for the
 pending pods, the template they were judged on) and the expander's choice with its node count,
 or its tie said as CA's random pick. Reads only the document `-o json` prints
 (`kexplain.autoscaler.document`).
@@ -16,7 +16,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.cluster_autoscaler import indented, names_table, template_words, tie_lines, why_none
+from kexplain.render.cluster_autoscaler import found_blocks, indented, names_table, template_words, tie_lines, why_none
 from kexplain.render.style import Look, wrap
 
 RESULT_WORDS = {
@@ -44,6 +44,8 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if doc.get("error"):
         blocks.append(Block(Text(wrap(f"error: {doc['error']}", look.width)), gap=False))
     blocks += _choice(doc, look)
+    notes = found_blocks(doc, look.width)     # the CA and Kubernetes versions, the cloud provider
+    blocks += [Block(notes[0].renderable), *notes[1:]]
     pods = [(f"{p['namespace']}/{p['name']}", (_outcome(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
@@ -119,13 +121,18 @@ def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
     """Per group, what the scale-up found for the pending pods that reached it, one line per
-    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`."""
+    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`; a skipped
+    group whose template CA then checked (--scaleup-simulation-for-skipped-node-groups-enabled)
+    with the reasons its event counts for the pod (`pods[].rejected`)."""
     counts: dict[str, dict[str, int]] = {}
     for pod in doc.get("pods") or ():
+        simulated = pod.get("rejected") or {}
         for group, v in (pod.get("nodeGroups") or {}).items():
             verdict = v.get("verdict", "")
             if verdict == "rejected":
                 verdict = f"{v.get('predicate', '')}: {', '.join(v.get('reasons') or ())}"
+            elif verdict == "skipped" and group in simulated:
+                verdict = f"skipped, then checked on its template: {', '.join(simulated[group])}"
             elif verdict == "skipped":
                 verdict = f"skipped: {', '.join(v.get('reasons') or ())}"
             by_verdict = counts.setdefault(group, {})

@@ -135,14 +135,34 @@ def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return next((p for p in doc.get("pods") or () if f"{p.get('namespace')}/{p.get('name')}" == key), None)
 
 
-def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any]) -> str:
+def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any] | None = None) -> str:
     """Which CA and which scheduler inside it: CA's behaviour is the reference commit's, its
-    scheduler plugins follow the Kubernetes version kexplain follows."""
-    source = (doc.get("autoscaler") or {}).get("source", "")
-    minor = (trace.get("kubernetesVersion") or {}).get("minor") or (doc.get("explained") or {}).get("kubernetes")
-    inside = f"Kubernetes {minor}, the version followed" if minor else "the Kubernetes version followed"
-    return (f"CA as of {source}; the scheduler plugins inside it follow {inside} (a CA release embeds "
-            "its minor's scheduler).")
+    scheduler plugins follow the Kubernetes version kexplain follows (the document's
+    `kubernetesFollowed`, else the trace's)."""
+    auto = doc.get("autoscaler") or {}
+    followed = doc.get("kubernetesFollowed") or {}
+    trace = trace or {}
+    minor = followed.get("minor") or (trace.get("kubernetesVersion") or {}).get("minor") \
+        or (doc.get("explained") or {}).get("kubernetes")
+    release = f" (kube-scheduler {followed['kubeScheduler']}" if followed.get("kubeScheduler") else ""
+    gates = ", ".join(f"{n}={'true' if v else 'false'}" for n, v in (followed.get("featureGates") or {}).items())
+    release += (f", feature gates {gates}" if gates else "") + (")" if release else "")
+    inside = f"Kubernetes {minor}{release}, the version followed" if minor else "the Kubernetes version followed"
+    return (f"CA as of {auto.get('source', '')}; the scheduler plugins inside it follow {inside} (a CA release "
+            "embeds its minor's scheduler).")
+
+
+def provider_lines(doc: Mapping[str, Any]) -> list[str]:
+    """The cloud provider followed (its GPU label and how kexplain knows it), when it matters:
+    another than CA's test provider, GPU limits given, or a note on GPU labels it does not read."""
+    auto = doc.get("autoscaler") or {}
+    chosen = doc.get("cloudProvider") or {}
+    notes = list(chosen.get("notes") or ())
+    if not chosen or (chosen.get("name") == "test" and not notes and "gpu-total" not in (auto.get("flags") or {})):
+        return []
+    name = "CA's test provider" if chosen.get("name") == "test" else chosen.get("name")
+    return [f"Cloud provider: {name} (GPU label {chosen.get('gpuLabel')}): {chosen.get('from')}.",
+            *(f"note: {n}" for n in notes)]
 
 
 def found_lines(doc: Mapping[str, Any]) -> list[str]:
@@ -157,8 +177,11 @@ def found_lines(doc: Mapping[str, Any]) -> list[str]:
     return [line, *(f"note: {n}" for n in found.get("notes") or ())]
 
 
-def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
-    return [Block(Text(line, style="dim"), gap=False) for line in found_lines(doc)]
+def found_blocks(doc: Mapping[str, Any], width: int, trace: Mapping[str, Any] | None = None) -> list[Block]:
+    """The version followed, the provider and where the groups were found, dim, each line
+    wrapped at `width` between words (a MIG's URL broken after a `/`, never inside a word)."""
+    lines = [version_note(doc, trace), *provider_lines(doc), *found_lines(doc)]
+    return [Block(Text(wrap(line, width), style="dim"), gap=False) for line in lines]
 
 
 def outcome_line(record: Mapping[str, Any] | None) -> str:
@@ -217,14 +240,18 @@ def template_source(doc: Mapping[str, Any], template: Mapping[str, Any] | None) 
         return "none"
     if template.get("source") == "node":
         return f"member node {template['member']}" if template.get("member") else "a member node"
+    if template.get("origin"):
+        return str(template["origin"])
     return "the provider's template" if doc.get("nodeGroupsFound") else "the template in --node-groups"
 
 
 def template_words(doc: Mapping[str, Any], template: Mapping[str, Any] | None) -> str:
     """The template named, with its zone and instance type: what tells a GKE pool's MIGs apart."""
     labels = (template or {}).get("labels") or {}
-    facts = [v for v in (zone_of(labels), labels.get(LABEL_INSTANCE_TYPE)) if v]
-    return template_source(doc, template) + (f" ({', '.join(facts)})" if facts else "")
+    facts = ", ".join(v for v in (zone_of(labels), labels.get(LABEL_INSTANCE_TYPE)) if v)
+    if facts and (template or {}).get("origin"):        # words of its own: the facts after them
+        return f"{template_source(doc, template)}; {facts}"
+    return template_source(doc, template) + (f" ({facts})" if facts else "")
 
 
 # The plugins whose passing facts say why a template takes the pod: where it is, what it has, its taints.
@@ -247,6 +274,13 @@ def deciding_words(entry: Mapping[str, Any] | None) -> list[str]:
     return out
 
 
+def backoff_words(backoff: Mapping[str, Any]) -> str:
+    """Where a group's backoff comes from: CA's status ConfigMap, with its error."""
+    since = f" since {backoff['since']}" if backoff.get("since") else ""
+    error = ": ".join(str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k))
+    return f"(CA's status ConfigMap: scaleUp Backoff{since}{f'; {error}' if error else ''})"
+
+
 # A line of a group's row: (plugin, its reasons or a heading, the facts in words under it).
 Line = tuple[str, str, list[str]]
 TEMPLATE = "template"       # the row line naming the template
@@ -259,6 +293,7 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
     record = explained_record(doc) or {}
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
+    backoff = (doc.get("nodeGroupsFound") or {}).get("backoff") or {}
     rows = []
     for g in doc.get("nodeGroups") or ():
         name = g.get("name", "")
@@ -271,9 +306,16 @@ def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]
         lines: list[Line] = []
         if verdict == "skipped":
             lines.append(("", "; ".join(v.get("reasons") or ()), []))
+            if name in backoff:
+                lines.append(("", backoff_words(backoff[name]), []))
         own = v.get("predicate") if verdict == "rejected" else None
         failing = failing_plugins(entry) if entry is not None else []
-        if entry is not None and verdict == "skipped":
+        simulated = (record.get("rejected") or {}).get(name) if verdict == "skipped" else None
+        if simulated:       # CA checked the skipped group's template too: its event counts these reasons
+            lines.append(("", "then CA checked its template (its simulation on skipped groups): "
+                          + "; ".join(simulated), []))
+            own = next((p for p, reasons in failing if list(reasons) == list(simulated)), None)
+        elif entry is not None and verdict == "skipped":
             lines.append(("", "its template would take the pod" if not failing else "and on its template:", []))
         if g.get("template") is not None:
             decided = deciding_words(entry) if entry is not None and not failing else []
@@ -488,9 +530,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines = answer_lines(trace)
         return [Block(Text(line), gap=i == 0) for i, line in enumerate(lines)]
     record = explained_record(doc)
-    blocks = [Block(Text(TITLE, style="bold")),
-              Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc)]
+    blocks = [Block(Text(TITLE, style="bold")), *found_blocks(doc, look.width, trace)]
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         pods = look.table("Pending pods, each CA's answer in one loop over all of them")
@@ -505,7 +545,8 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     line = outcome_line(record)
     if several(doc) and pod:
         line = f"Pod {pod}: {line}"
-    blocks.append(Block(Text(line), whole=bool(record and record.get("events")), gap=len(blocks) > 3))
+    whole = bool(record and record.get("events"))       # CA's event, as kubectl prints it: never wrapped
+    blocks.append(Block(Text(line if whole else wrap(line, look.width)), whole=whole, gap=len(blocks) > 3))
     if random_pick(doc) and any(e.get("reason") == "TriggeredScaleUp" for e in (record or {}).get("events") or ()):
         blocks.append(Block(Text("(the event names the group CA picks at random among the tied ones: see the "
                                  "expander below)", style="dim"), gap=False))
@@ -524,7 +565,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         blocks.append(Block(Text(wrap(line, look.width)), gap=not tie))
     others = others_line(doc)
     if others:
-        blocks.append(Block(Text(others, style="dim"), gap=not line))
+        blocks.append(Block(Text(wrap(others, look.width), style="dim"), gap=not line))
     return blocks
 
 
@@ -574,19 +615,20 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     head = Text(wrap(f"Node group {group} for pod {pod.get('namespace')}/{pod.get('name')}: {verdict}", width))
     head.stylize("bold green" if verdict in ("fits", "its template takes the pod") else "bold red",
                  len(head) - len(verdict))
-    blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False),
-              *found_blocks(doc)]
+    blocks = [Block(head, gap=False), *found_blocks(doc, width, trace)]
     if not v:       # CA's scale-up did not look at the groups for it: why
-        blocks.append(Block(Text(outcome_line(record or None)), gap=False))
+        blocks.append(Block(Text(wrap(outcome_line(record or None), width)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}
-    blocks.append(Block(Text(f"{size}; template: {template_words(doc, template)}"), gap=False))
+    blocks.append(Block(Text(wrap(f"{size}; template: {template_words(doc, template)}", width)), gap=False))
     if verdict == "skipped":
-        blocks.append(Block(Text("Skipped by CA: " + "; ".join(v.get("reasons") or ())), gap=False))
+        backoff = ((doc.get("nodeGroupsFound") or {}).get("backoff") or {}).get(group)
+        blocks.append(Block(Text(wrap("Skipped by CA: " + "; ".join(v.get("reasons") or ())
+                                      + (f" {backoff_words(backoff)}" if backoff else ""), width)), gap=False))
     elif verdict == "rejected":
-        blocks.append(Block(Text(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
-                                 + "; ".join(v.get("reasons") or ())), gap=False))
+        blocks.append(Block(Text(wrap(f"Rejected by {v.get('predicate')} (CA's first failing plugin): "
+                                      + "; ".join(v.get("reasons") or ()), width)), gap=False))
     if entry is not None:
         blocks += _template_plugins(entry, v.get("predicate") if verdict == "rejected" else None)
     taints = ", ".join(_taint(t) for t in template.get("taints") or ())

@@ -7,9 +7,9 @@ being deleted; the node needing the fewest, then the least important, pods wins.
 """
 from __future__ import annotations
 
-from kexplain.admission.validate_pod import MIRROR_ANNOTATION
 from kexplain.framework.status import Code
 from kexplain.model.nodeinfo import NodeInfo
+from kexplain.model.owners import is_mirror_pod, is_owned_by_daemonset
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import PODS
 from kexplain.plugins.names import NODE_RESOURCES_FIT
@@ -26,9 +26,7 @@ POOLS = "free_room.evictable"       # the snapshot's cache of each NodeInfo's ev
 
 def evictable(pod: PodInfo) -> bool:
     """A bound pod a suggestion may ask to go: not static, not a DaemonSet's, not already going."""
-    if MIRROR_ANNOTATION in (pod.metadata.get("annotations") or {}) or pod.deletion_timestamp:
-        return False
-    return not any(o.get("kind") == "DaemonSet" for o in pod.metadata.get("ownerReferences") or ())
+    return not (is_mirror_pod(pod) or pod.deletion_timestamp or is_owned_by_daemonset(pod))
 
 
 def _evictable_pods(ctx: Context, info: NodeInfo) -> list[PodInfo]:

@@ -9,7 +9,8 @@ import json
 import pytest
 import yaml
 
-from kexplain.autoscaler.cloudprovider import DEFAULT_LABEL_KEYS, discover, label_keys, membership, static, status_configmap
+from kexplain.autoscaler.cloudprovider import (DEFAULT_LABEL_KEYS, discover, label_keys, membership, provenance,
+                                              static, status_configmap)
 from kexplain.autoscaler.cloudprovider.clusterapi import normalized_provider_id
 from kexplain.errors import InputError, Source
 from tests.support.paths import DATA
@@ -124,7 +125,8 @@ def test_members_are_the_nodes_whose_label_names_the_group_and_a_group_without_a
     assert [(g.name, dict(g.node_selector), g.target_size) for g in found.groups] == [
         (EKS_GENERAL, {EKS: "general-xlarge"}, 3), ("memory-large", {EKS: "memory-large"}, 2), (EKS_GPU, {}, 0)]
     assert dict(found.members) == {EKS_GENERAL: ("n1", "n3"), "memory-large": ("n4",), EKS_GPU: ()}
-    (note,) = found.notes
+    backoff, note = found.notes        # the status reports the GPU group in backoff, and it has no member
+    assert backoff.startswith(f"node group {EKS_GPU}: in backoff after a failed scale-up")
     assert note.startswith(f"node group {EKS_GPU} (CA's status ConfigMap): no node carries a node-group label")
     assert "not ready for scale-up" in note and "--node-group-label" in note
     assert found.sources == ("status ConfigMap",)
@@ -291,3 +293,79 @@ def test_discovery_does_not_change_the_objects():
     before = copy.deepcopy(objs)
     discover(objs)
     assert objs == before
+
+
+def test_a_group_ca_reports_in_backoff_carries_it_with_its_error_and_a_note():
+    (cm,) = load("status-yaml.yaml")
+    status = status_configmap.parse(cm)
+    assert [g.backoff for g in status.groups[:2]] == [None, None]
+    backoff = status.groups[2].backoff
+    assert (backoff.error_code, backoff.since) == ("InsufficientInstanceCapacity", "2026-11-23T13:31:47Z")
+    assert backoff.error_message.startswith("We currently do not have sufficient g4dn.12xlarge capacity")
+    found = discover([cm])
+    assert {g.name: g.backoff for g in found.groups}[EKS_GPU] == backoff
+    assert provenance(found)["backoff"] == {EKS_GPU: backoff.to_json()}
+    assert any(n.startswith(f"node group {EKS_GPU}: in backoff after a failed scale-up, CA's status ConfigMap says "
+                            "(scaleUp.status Backoff since 2026-11-23T13:31:47Z; InsufficientInstanceCapacity: ")
+               for n in found.notes)
+    (old,) = load("status-upstream.yaml")           # CA's own test status: Backoff without backoffInfo
+    assert status_configmap.parse(old).groups[0].backoff is not None
+
+
+BACKOFF_STATUS = """autoscalerStatus: Running
+nodeGroups:
+- name: {a}
+  health: {{cloudProviderTarget: 1, maxSize: 5, minSize: 1}}
+  scaleUp: {{status: NoActivity}}
+- name: {b}
+  health: {{cloudProviderTarget: 1, maxSize: 5, minSize: {b_min}}}
+  scaleUp: {{status: Backoff, backoffInfo: {{errorCode: InsufficientInstanceCapacity}}}}
+"""
+
+
+@pytest.mark.parametrize(("flags", "sizes"), [
+    ({"balance-similar-node-groups": True, "balancing-ignore-label": [EKS]}, {"a": 3, "b": 1}),   # similar, not safe
+    ({"enforce-node-group-min-size": True}, {"a": 1, "b": 1}),   # b below its minimum stays: not safe to scale
+])
+def test_a_group_in_backoff_is_neither_balanced_to_nor_grown_to_its_minimum(tmp_path, flags, sizes):
+    from kexplain.autoscaler.document import build_document
+    from kexplain.autoscaler.inputs import load_loop
+    from kexplain.autoscaler.loop import run_once
+    from kexplain.features import KubeVersion
+
+    ids = {"a": "eks-web-a-d2c5e8a1-3b4f-4c6d-9e0f-1a2b3c4d5e6f", "b": "eks-web-b-0f1e2d3c-4b5a-4697-8877-665544332211"}
+    nodes = [{**node(f"n-{k}", **{EKS: f"web-{k}", "kubernetes.io/hostname": f"n-{k}"}),
+              "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+                         "allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}} for k in ids]
+    status = with_status(BACKOFF_STATUS.format(a=ids["a"], b=ids["b"], b_min=3 if "enforce-node-group-min-size"
+                                               in flags else 0))
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(nodes))
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "3"}}}]}}
+            for i in range(4 if "balance-similar-node-groups" in flags else 0)]
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump_all(pods) if pods else "")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"flags": flags}))
+    loop = load_loop(str(tmp_path / "pods.yaml"), (str(tmp_path / "cluster.yaml"),), discover([*nodes, status]),
+                     str(tmp_path / "params.yaml"), KubeVersion(), max_bytes=1 << 20, max_objects=1000)
+    doc = build_document(loop, run_once(loop))
+    assert {k: next(g["newTargetSize"] for g in doc["nodeGroups"] if g["name"] == gid) for k, gid in ids.items()} \
+        == sizes
+
+
+def test_a_group_found_in_the_cluster_has_a_stand_in_for_the_providers_template():
+    """The provider's TemplateNodeInfo (an ASG's launch template here) stands in as the group's
+    member made it: not its cordon, nor its node-condition taints' state."""
+    (cm,) = load("status-yaml.yaml")
+    member = {**node("n1", **{EKS: "general-xlarge", "kubernetes.io/hostname": "n1"}),
+              "spec": {"providerID": "aws:///us-east-1a/i-0abc", "unschedulable": True,
+                       "taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}]},
+              "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3920m"},
+                         "conditions": [{"type": "Ready", "status": "False"}]}}
+    found = discover([member, cm])
+    general = next(g for g in found.groups if g.name == EKS_GENERAL)
+    assert general.template_origin == "the ASG's launch template, stood in for by its member node n1"
+    assert general.template == {"apiVersion": "v1", "kind": "Node", "metadata": {"labels": {EKS: "general-xlarge"}},
+                                "spec": {"taints": [{"key": "dedicated", "value": "web", "effect": "NoSchedule"}]},
+                                "status": {"capacity": {"cpu": "4"}, "allocatable": {"cpu": "3920m"},
+                                           "conditions": [{"type": "Ready", "status": "True"}]}}
+    assert next(g for g in found.groups if g.name == "memory-large").template is None     # no member: none

@@ -393,3 +393,56 @@ def test_node_group_takes_the_managed_node_groups_name(capsys, api):
     code = main([*base, "--node-group", "general-xlarg"])
     out, err = capsys.readouterr()
     assert code == 2 and err.endswith("; the closest: general-xlarge\n")
+
+
+@pytest.mark.parametrize("scale_up", ["Backoff", "NoActivity"])
+def test_a_group_ca_reports_in_backoff_is_skipped_and_the_status_is_named(capsys, api, scale_up):
+    """clusterstate's NodeGroupScaleUpSafety: CA skips a group in backoff ("in backoff after
+    failed scale-up"); kexplain knows it only from CA's status ConfigMap (node-a2, the GPU node,
+    is the GPU group's member, so the group has a template)."""
+    nodes = copy.deepcopy(api.collections["/api/v1/nodes"])
+    next(i for i in nodes["items"] if i["metadata"]["name"] == "node-a2")["metadata"]["labels"][EKS] = "gpu-12xlarge"
+    api.collections["/api/v1/nodes"] = nodes
+    cm = yaml.safe_load((HERE / "status-yaml.yaml").read_text())
+    cm["data"]["status"] = cm["data"]["status"].replace("status: Backoff", f"status: {scale_up}")
+    serve_status(api, cm)
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)["autoscaler"]
+    verdict = next(p for p in doc["pods"] if p["name"] == CHECKOUT)["nodeGroups"][GPU]
+    if scale_up == "NoActivity":
+        assert verdict["verdict"] != "skipped" and doc["nodeGroupsFound"]["backoff"] == {}, err
+        return
+    assert verdict == {"verdict": "skipped", "reasons": ["in backoff after failed scale-up"]}, err
+    assert doc["nodeGroupsFound"]["backoff"][GPU]["errorCode"] == "InsufficientInstanceCapacity"
+    assert all(u["nodeGroup"] != GPU for u in (doc["expansion"] or {}).get("scaleUps") or ())
+    code = main([*base, "--node-group", GPU])
+    out, _ = capsys.readouterr()
+    assert ("Skipped by CA: in backoff after failed scale-up (CA's status ConfigMap: scaleUp Backoff since "
+            "2026-11-23T13:31:47Z; InsufficientInstanceCapacity: We currently") in " ".join(out.split())
+
+
+def test_a_mig_whose_only_member_is_cordoned_takes_the_instance_templates_stand_in(capsys, gke):
+    """MixedTemplateNodeInfoProvider: no good member (node-b1 is cordoned), so the provider's
+    template (GCE: the MIG's instance template, which node-b1 stands in for, without its cordon)
+    comes before the cordoned member, which is only a last resort."""
+    nodes = copy.deepcopy(gke.collections["/api/v1/nodes"])
+    b1 = next(i for i in nodes["items"] if i["metadata"]["name"] == "node-b1")
+    b1["spec"]["unschedulable"] = True
+    b1["spec"]["taints"] = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    gke.collections["/api/v1/nodes"] = nodes
+    mig = mig_url("default-pool", "b")
+    base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", gke.kubeconfig]
+    code = main([*base, "-o", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)["autoscaler"]
+    template = next(g for g in doc["nodeGroups"] if g["name"] == mig)["template"]
+    assert template["source"] == "template" and template["taints"] == [], err
+    assert template["origin"].startswith("the MIG's instance template, stood in for by its member node node-b1")
+    assert next(p for p in doc["pods"] if p["name"] == CHECKOUT)["nodeGroups"][mig] == {"verdict": "fits"}
+    code = main([*base, "--node-group", "gke-prod-default-pool-5e6f7a8b-grp"])
+    out, _ = capsys.readouterr()
+    text = " ".join(out.split())
+    assert "template: the MIG's instance template, stood in for by its member node node-b1" in text
+    assert "NodeUnschedulable Success" in text and "Rejected by" not in text

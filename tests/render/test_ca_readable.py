@@ -231,3 +231,71 @@ def test_autoscale_long_pod_names_go_on_lines_of_their_own(tmp_path: Path):
               str(GKE / "nodegroups.yaml"))[1]
     assert_readable(out, 80)
     assert f"\nshop/{long}\n  TriggeredScaleUp" in out
+
+
+# -- the version followed, the provider, and notes that wrap at break points ----------------------
+
+@pytest.mark.parametrize(("extra", "minor"), [(("--kubernetes-version", "1.33"), "1.33"), ((), "1.36")])
+def test_autoscale_names_the_version_it_followed(extra: tuple[str, ...], minor: str):
+    args = [str(AWS / "pod.yaml"), "--nodes", str(AWS / "cluster.yaml"), "--node-groups", str(AWS / "nodegroups.yaml")]
+    _, out = run("autoscale", *args, *extra)
+    assert re.search(rf"the scheduler plugins inside it follow\s+Kubernetes {minor}\s+\(kube-scheduler v{minor}\.",
+                     out), out
+    _, doc = run("autoscale", *args, *extra, "-o", "json")
+    doc = json.loads(doc)
+    # `autoscaler.kubernetes` is the build CA vendors (../shared/autoscaler/README.md): it stays
+    assert doc["autoscaler"]["kubernetes"] == "k8s.io/kubernetes v1.36.2"
+    assert doc["kubernetesFollowed"]["minor"] == minor
+
+
+def test_autoscale_follows_the_version_a_snapshot_recorded(tmp_path: Path):
+    snapshot = tmp_path / "snap.yaml"
+    snapshot.write_text((AWS / "cluster.yaml").read_text()
+                        + "\n---\napiVersion: kexplain/v1\nkind: ServerVersion\ngitVersion: v1.35.4\n")
+    _, out = run("autoscale", str(AWS / "pod.yaml"), "--nodes", str(snapshot), "--node-groups",
+                 str(AWS / "nodegroups.yaml"), "-o", "json")
+    assert json.loads(out)["kubernetesFollowed"] == {"minor": "1.35", "kubeScheduler": "v1.35.4", "featureGates": {}}
+
+
+def test_notes_break_a_mig_url_after_a_slash_never_inside_a_word():
+    from kexplain.render.cluster_autoscaler import found_blocks
+    note = f"node group {MIGS[0]}: no node in its zone us-central1-a; template from node node-b1"
+    doc = {"autoscaler": {"source": "k8s.io/autoscaler/cluster-autoscaler (openshift/kubernetes-autoscaler 70920d3c6f5f)"},
+           "cloudProvider": {"name": "gce", "gpuLabel": "cloud.google.com/gke-accelerator",
+                             "from": "the node groups' ids are MIG URLs", "notes": []},
+           "nodeGroupsFound": {"sources": ["CA's status ConfigMap kube-system/cluster-autoscaler-status"],
+                               "notes": [note]}}
+    for width in (80, 50):
+        text = "\n".join(b.renderable.plain for b in found_blocks(doc, width))
+        assert_readable(text, width)
+        assert MIGS[0] in re.sub(r"/\n", "/", text), text         # broken after a `/` only
+        assert "Cloud provider: gce (GPU label cloud.google.com/gke-accelerator)" in text.replace("\n", " ")
+
+
+@pytest.mark.parametrize("simulated", [True, False])
+def test_a_skipped_groups_row_agrees_with_cas_event(tmp_path: Path, simulated: bool):
+    """--scaleup-simulation-for-skipped-node-groups-enabled: CA checks the skipped group's template
+    and its event counts the rejection (general: Insufficient cpu), not the skip; both tables say so."""
+    pod = tmp_path / "big.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\nspec:\n"
+                   "  nodeSelector: {kubernetes.io/arch: amd64}\n"
+                   "  containers: [{name: c, image: x, resources: {requests: {cpu: '9', memory: 1Gi}}}]\n")
+    config = tmp_path / "ca.yaml"
+    config.write_text(f"flags: {{scaleup-simulation-for-skipped-node-groups-enabled: '{str(simulated).lower()}'}}\n")
+    args = [str(pod), "--nodes", str(AWS / "cluster.yaml"), "--node-groups", str(AWS / "nodegroups.yaml"),
+            "--autoscaler-config", str(config)]
+    _, out = run("autoscale", *args)
+    text = " ".join(out.split())
+    event = "2 Insufficient cpu" if simulated else "1 Insufficient cpu"
+    assert f"pod didn't trigger scale-up: {event}" in text
+    general = text[text.index("general 2->2"):text.index("gpu 0->0")]
+    if simulated:
+        assert "skipped, then checked on its template: Insufficient cpu (1 pod)" in general
+        assert "skipped: max node group size reached (1 pod)" not in general
+    else:
+        assert "skipped: max node group size reached (1 pod)" in general
+    _, out = run(*args)
+    rows = " ".join(section(out).split())
+    general = rows[rows.index("general 2 (1..2) skipped"):rows.index("gpu 0 (0..3)")]
+    assert ("NodeResourcesFit*: Insufficient cpu" in general) == simulated
+    assert ("then CA checked its template (its simulation on skipped groups): Insufficient cpu" in general) == simulated

@@ -71,12 +71,14 @@ CLUSTER_API_KINDS = ("MachineDeployment/", "MachineSet/")
 def provenance(found: Discovery) -> dict[str, Any]:
     """Where the groups of `found` came from, in words (`sources`), the node labels that
     named the members of the groups found by label (`memberLabels`), the groups some member of
-    which its providerID placed (`memberProviderIds`), and `notes`: the autoscaler document's
+    which its providerID placed (`memberProviderIds`), the groups CA's status reports in backoff
+    (`backoff`: group -> errorCode, errorMessage, since), and `notes`: the autoscaler document's
     `nodeGroupsFound` key."""
     labels = dict.fromkeys(k for g in found.groups if not g.name.startswith(CLUSTER_API_KINDS)
                            for k in g.node_selector)
     return {"sources": [SOURCE_WORDS.get(s, s) for s in found.sources], "memberLabels": list(labels),
             "memberProviderIds": [g.name for g in found.groups if g.name in found.by_provider_id],
+            "backoff": {g.name: g.backoff.to_json() for g in found.groups if g.backoff is not None},
             "notes": list(found.notes)}
 
 
@@ -117,7 +119,11 @@ def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LA
         found, membership = status_configmap.node_groups(reported, nodes, keys, source)
         own = {g.name: g for g in found}
         for gs in status.groups:
-            groups.append(by_name.get(gs.name) or own[gs.name])
+            capi_group = by_name.get(gs.name)
+            if capi_group is not None and gs.backoff is not None:       # CA's status says it of Cluster API's too
+                capi_group = replace(capi_group, backoff=gs.backoff)
+                notes.append(status_configmap.backoff_note(gs.name, gs.backoff))
+            groups.append(capi_group or own[gs.name])
         members.update(membership.members)
         notes.extend(membership.notes)
         by_provider_id = membership.by_provider_id

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+GPU_LABEL = "k8s.amazonaws.com/accelerator"        # awsCloudProvider.GPULabel()
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # The ASG of the managed node group V: eks-V-UUID.
 MANAGED_ASG_FORM = r"eks-{v}-" + _UUID

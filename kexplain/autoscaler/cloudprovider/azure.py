@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
+GPU_LABEL = "kubernetes.azure.com/accelerator"     # AzureCloudProvider.GPULabel()
 # The scale set of the AKS agent pool V: aks-V-DIGITS-vmss.
 POOL_VMSS_FORM = r"aks-{v}-\d+-vmss"
 _POOL_VMSS = re.compile(r"aks-(.+)-\d+-vmss")

@@ -30,6 +30,7 @@ from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.errors import InputError, Source
 
 GROUP = "cluster.x-k8s.io"
+GPU_LABEL = "cluster-api/accelerator"      # the provider's GPULabel()
 MIN_SIZE = f"{GROUP}/cluster-api-autoscaler-node-group-min-size"
 MAX_SIZE = f"{GROUP}/cluster-api-autoscaler-node-group-max-size"
 OPTIONS_PREFIX = f"{GROUP}/autoscaling-options-"
@@ -128,7 +129,9 @@ def node_groups(objects: Sequence[Obj], nodes: Sequence[Obj], source: Source | N
     for name, group in groups.items():
         template = _template(group, found[name], nodes, scalable, notes)
         out.append(NodeGroup(group.name, group.min_size, group.max_size, group.target_size, group.node_selector,
-                             template, group.options, source))
+                             template, group.options, source,
+                             template_origin="the template CA builds from its scale-from-zero capacity annotations"
+                             if template is not None else ""))
         if not found[name] and template is None:
             notes.append(f"node group {name}: no node of it was found and it has no capacity annotations "
                          f"({CPU} and {MEMORY}) to build a template from: not ready for scale-up, as CA says")

@@ -12,9 +12,11 @@ has; the base instance name is the IGM's `baseInstanceName`, which GKE makes the
 without its `-grp` (`gke-CLUSTER-POOL-HASH-grp`, instances `gke-CLUSTER-POOL-HASH-XXXX`).
 A node without a gce providerID is matched by its node-pool label and its zone.
 
-CA builds the template of a MIG without a node (a pool's zone scaled to zero) from the MIG's
-instance template, read from the GCE API. The pool's MIGs in other zones share it but for the
-zone, so kexplain builds it from a node of theirs (`pool_templates`), said in a note.
+CA builds the template of a MIG (used when no member is a good one: a pool's zone scaled to
+zero, its only node cordoned) from the MIG's instance template, read from the GCE API. kexplain
+has no API: a member of the MIG stands in for it (`standins`); for a MIG without one, a node
+of the pool's MIGs in other zones, which share the instance template but for the zone
+(`pool_templates`), said in a note.
 """
 from __future__ import annotations
 
@@ -22,9 +24,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, zone_of
+from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE, zone_of
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"
+GPU_LABEL = "cloud.google.com/gke-accelerator"        # GceCloudProvider.GPULabel()
+DRA_GPU_LABEL = "cloud.google.com/gke-gpu-dra-driver"  # "true": the node's GPUs come through DRA (GpuDraDriverEnabled)
+DRA_GPU_DRIVER = "gpu.nvidia.com"
 # The MIG a GKE node pool V has in each zone: gke-CLUSTER-V-HASH-grp (the last part of its URL).
 POOL_MIG_FORM = r"gke-.+-{v}-[0-9a-f]{8}-grp"
 _MIG_URL = re.compile(r"https://.*/projects/(.*)/zones/(.*)/instanceGroups/(.*)")     # ParseMigUrl
@@ -105,28 +110,32 @@ def zones(groups: Sequence[str]) -> dict[str, str]:
 
 def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
                    selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
-                   ) -> dict[str, tuple[dict[str, Any], str]]:
-    """For each MIG without a member, a template node from a member of another MIG of its node
-    pool (same project, same pool label, or same GKE name but the hash), with the note that
-    says so: CA builds an empty MIG's template from its instance template, which the cluster
-    does not hold, and a GKE pool's MIGs share machine type, labels and taints (`pool_template`)."""
+                   ) -> dict[str, Any]:
+    """For each MIG without a member, a stand-in for its instance template (`standins.StandIn`)
+    from a member of another MIG of its node pool (same project, same pool label, or same GKE
+    name but the hash), with the note that says so: CA builds an empty MIG's template from its
+    instance template, which the cluster does not hold, and a GKE pool's MIGs share machine
+    type, labels and taints (`pool_template`)."""
+    from kexplain.autoscaler.cloudprovider.standins import GCE_KUBE_PROXY, StandIn
     by_name = {str((n.get("metadata") or {}).get("name")): n for n in nodes}
     migs = {g: ref for g in groups if (ref := parse_mig_url(g)) is not None}
     pools = {g: _pool_key(ref, selectors.get(g) or {}) for g, ref in migs.items()}
-    out: dict[str, tuple[dict[str, Any], str]] = {}
+    out: dict[str, Any] = {}
     for gid, mig in migs.items():
         if members.get(gid) or not pools[gid]:
             continue
         sibling = next((g for g in migs if g != gid and pools[g] == pools[gid] and members.get(g)), None)
         if sibling is None:
             continue
-        node = by_name[members[sibling][0]]
         name = members[sibling][0]
-        out[gid] = (pool_template(mig, node),
-                    f"node group {gid}: no node in its zone {mig.zone}; template from node {name} of the same node "
-                    f"pool (MIG {migs[sibling].name}, zone {migs[sibling].zone}) with its zone labels set to "
-                    f"{mig.zone}, as CA builds it from the MIG's instance template; not included: the kube-proxy "
-                    "pod CA adds to it (100m cpu)")
+        origin = (f"the MIG's instance template, stood in for by node {name} of the same node pool (MIG "
+                  f"{migs[sibling].name}, zone {migs[sibling].zone}) with its zone labels set to {mig.zone}, "
+                  f"{GCE_KUBE_PROXY}")
+        out[gid] = StandIn(pool_template(mig, by_name[name]), origin,
+                           f"node group {gid}: no node in its zone {mig.zone}; template from node {name} of the same "
+                           f"node pool (MIG {migs[sibling].name}, zone {migs[sibling].zone}) with its zone labels set "
+                           f"to {mig.zone}, as CA builds it from the MIG's instance template; not included: the "
+                           "kube-proxy pod CA adds to it (100m cpu)")
     return out
 
 
@@ -139,20 +148,10 @@ def _pool_key(mig: GceRef, sel: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def pool_template(mig: GceRef, node: Mapping[str, Any]) -> dict[str, Any]:
-    """A template node for `mig` from `node`, an instance of another MIG of its pool: its
-    labels (every label that carries the node's zone set to the MIG's; no hostname), taints,
-    capacity and allocatable, Ready."""
-    meta = node.get("metadata") or {}
-    labels = {k: v for k, v in (meta.get("labels") or {}).items() if isinstance(v, str) and k != LABEL_HOSTNAME}
+    """A template node for `mig` from `node`, an instance of another MIG of its pool
+    (`standins.node_as_made`), every label that carries the node's zone set to the MIG's."""
+    from kexplain.autoscaler.cloudprovider.standins import node_as_made
+    labels = {k: v for k, v in ((node.get("metadata") or {}).get("labels") or {}).items() if isinstance(v, str)}
     instance = ref_from_provider_id(str((node.get("spec") or {}).get("providerID") or ""))
     zone = instance.zone if instance is not None else zone_of(labels)
-    labels = {k: (mig.zone if zone and v == zone else v) for k, v in labels.items()}
-    status = node.get("status") or {}
-    capacity = dict(status.get("capacity") or status.get("allocatable") or {})
-    out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"labels": labels},
-                           "status": {"capacity": capacity, "allocatable": dict(status.get("allocatable") or capacity),
-                                      "conditions": [{"type": "Ready", "status": "True"}]}}
-    taints = [dict(t) for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)]
-    if taints:
-        out["spec"] = {"taints": taints}
-    return out
+    return node_as_made(node, {k: (mig.zone if zone and v == zone else v) for k, v in labels.items()})

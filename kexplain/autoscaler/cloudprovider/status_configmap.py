@@ -21,13 +21,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
 from kexplain.autoscaler.cloudprovider import azure, gce
 from kexplain.autoscaler.cloudprovider.membership import Members, members, node_refs
-from kexplain.autoscaler.nodegroups import NodeGroup
+from kexplain.autoscaler.nodegroups import Backoff, NodeGroup
 from kexplain.errors import InputError, Source
 
 NAMESPACE = "kube-system"
 NAME = "cluster-autoscaler-status"
 DATA_KEY = "status"
 FIELD = f"data.{DATA_KEY}"
+BACKOFF = "Backoff"         # the scale-up condition's status of a group in backoff (clusterstate/api)
 ACCEPTED = ("accepted: the YAML ClusterAutoscalerStatus of current CA releases (nodeGroups[].name, "
             "nodeGroups[].health.minSize/maxSize/cloudProviderTarget), or the plain text of earlier releases "
             "(\"Cluster-autoscaler status at ...\" with NodeGroups: Name: / Health: ... cloudProviderTarget=N "
@@ -46,6 +47,16 @@ class GroupStatus:
     target_size: int            # cloudProviderTarget: the provider's target size
     health: str = ""            # Healthy, Unhealthy ("" when not said)
     scale_up: str = ""          # NoActivity, InProgress, Backoff, ... ("" when not said)
+    backoff_code: str = ""      # scaleUp.backoffInfo (status Backoff)
+    backoff_message: str = ""
+    scale_up_since: str = ""    # scaleUp.lastTransitionTime
+
+    @property
+    def backoff(self) -> Backoff | None:
+        """The backoff CA reports (its scale-up status `Backoff`, api.ClusterAutoscalerBackoff), None for another."""
+        if self.scale_up != BACKOFF:
+            return None
+        return Backoff(self.backoff_code, self.backoff_message, self.scale_up_since)
 
 
 @dataclass(frozen=True)
@@ -113,9 +124,12 @@ def _parse_yaml(text: str, cm: Obj, source: Source | None) -> AutoscalerStatus:
                          f"{at}.health")
         sizes = [_count(health, key, cm, source, f"{at}.health.{key}")
                  for key in ("minSize", "maxSize", "cloudProviderTarget")]
-        scale_up = item.get("scaleUp")
+        scale_up = item.get("scaleUp") if isinstance(item.get("scaleUp"), dict) else {}
+        info = scale_up.get("backoffInfo") if isinstance(scale_up.get("backoffInfo"), dict) else {}
         groups.append(GroupStatus(name, *sizes, health=_text(health.get("status")),
-                                  scale_up=_text(scale_up.get("status") if isinstance(scale_up, dict) else None)))
+                                  scale_up=_text(scale_up.get("status")), backoff_code=_text(info.get("errorCode")),
+                                  backoff_message=_text(info.get("errorMessage")),
+                                  scale_up_since=_time(scale_up.get("lastTransitionTime"))))
     return AutoscalerStatus("yaml", _text(doc.get("autoscalerStatus")), _text(doc.get("time")), tuple(groups))
 
 
@@ -128,6 +142,13 @@ def _count(health: Mapping[str, Any], key: str, cm: Obj, source: Source | None, 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _time(value: Any) -> str:
+    """A time as the YAML holds it (a string, or a timestamp the YAML reader made of it)."""
+    if hasattr(value, "isoformat"):
+        return value.isoformat().replace("+00:00", "Z")
+    return _text(value)
 
 
 # --- the plain text of earlier releases --------------------------------------------------------
@@ -191,22 +212,36 @@ def _error(cm: Obj, source: Source | None, what: str, at: str) -> InputError:
 
 def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequence[str],
                 source: Source | None = None) -> tuple[list[NodeGroup], Members]:
-    """The reported groups as NodeGroups (selector: the labels that name their nodes; a MIG
-    without a node: a template from its pool's nodes in another zone), their members among
+    """The reported groups as NodeGroups (selector: the labels that name their nodes; template:
+    a stand-in for the provider's, `standins`), their members among
     `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
     could not be found."""
+    from kexplain.autoscaler.cloudprovider.standins import stand_ins
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
-    templates = gce.pool_templates(ids, found.members, found.selectors, nodes)
+    templates = stand_ins(ids, found.members, found.selectors, nodes)
     groups = [NodeGroup(gs.name, gs.min_size, gs.max_size, gs.target_size, found.selectors[gs.name],
-                        templates[gs.name][0] if gs.name in templates else None, source=source)
+                        templates[gs.name].node if gs.name in templates else None, source=source, backoff=gs.backoff,
+                        template_origin=templates[gs.name].origin if gs.name in templates else "")
               for gs in status.groups]
     for gs in status.groups:
+        if gs.backoff is not None:
+            found.notes.append(backoff_note(gs.name, gs.backoff))
         if gs.name in templates:
-            found.notes.append(templates[gs.name][1])
+            if templates[gs.name].note:
+                found.notes.append(templates[gs.name].note)
         elif not found.members[gs.name]:
             found.notes.append(_no_member(gs.name, found.selectors[gs.name], label_keys))
     return groups, found
+
+
+def backoff_note(group: str, backoff: Backoff) -> str:
+    """What CA's status says of a group in backoff, and what CA does with it."""
+    since = f" since {backoff.since}" if backoff.since else ""
+    error = ": ".join(t for t in (backoff.error_code, backoff.error_message) if t)
+    return (f"node group {group}: in backoff after a failed scale-up, CA's status ConfigMap says (scaleUp.status "
+            f"{BACKOFF}{since}{f'; {error}' if error else ''}): CA skips it for scale-up (\"in backoff after failed "
+            "scale-up\") until the backoff ends")
 
 
 def _no_member(group: str, sel: Mapping[str, str], label_keys: Sequence[str]) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.resourcelimits import ResourceLimits, resource_limits
@@ -37,9 +38,10 @@ class ScaleDownConfig:
     deletion_candidate_ttl_ns: int = 0      # --node-deletion-candidate-ttl (0: marks not read back)
     limits: ResourceLimits = field(default_factory=ResourceLimits)   # their minimums hold scale-down
     delete_options: DeleteOptions = field(default_factory=DeleteOptions)
+    provider: CloudProvider = TEST      # whose GPU label makes a GPU node (GPU utilization and threshold)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "ScaleDownConfig":
+    def from_settings(cls, settings: Settings, provider: CloudProvider = TEST) -> "ScaleDownConfig":
         flag = settings.flag
 
         def ns(name: str) -> int:
@@ -61,7 +63,7 @@ class ScaleDownConfig:
             expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
             unremovable_node_recheck_timeout_ns=ns("unremovable-node-recheck-timeout"),
             deletion_candidate_ttl_ns=ns("node-deletion-candidate-ttl"),
-            limits=resource_limits(settings),
+            limits=resource_limits(settings), provider=provider,
             delete_options=DeleteOptions(
                 skip_nodes_with_system_pods=flag("skip-nodes-with-system-pods"),
                 skip_nodes_with_local_storage=flag("skip-nodes-with-local-storage"),

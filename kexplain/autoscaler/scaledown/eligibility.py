@@ -18,7 +18,8 @@ from kexplain.autoscaler.scaledown.cluster import TO_BE_DELETED_TAINT
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
 from kexplain.autoscaler.scaledown.drainability import DeleteOptions, DrainContext, pods_to_move
 from kexplain.autoscaler.scaledown.pdb import PdbTracker
-from kexplain.autoscaler.scaledown.utilization import Utilization, UtilizationError, calculate, gpu_resource
+from kexplain.autoscaler.gpu import node_gpu_config
+from kexplain.autoscaler.scaledown.utilization import Utilization, UtilizationError, calculate
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -123,12 +124,14 @@ def check(node_info: NodeInfo, group: NodeGroup | None, config: ScaleDownConfig,
     if group is None:
         return Eligibility(NOT_AUTOSCALED, None)
     try:
-        util = calculate(node_info, config.ignore_daemonsets(group), config.ignore_mirror_pods_utilization, now_ns)
+        util = calculate(node_info, config.ignore_daemonsets(group), config.ignore_mirror_pods_utilization, now_ns,
+                         config.provider)
     except UtilizationError:
         return Eligibility(UNEXPECTED_ERROR, None)
     if not config.scale_down_unready_enabled and not is_ready(node):
         return Eligibility(SCALE_DOWN_UNREADY_DISABLED, None)
-    threshold = config.gpu_threshold(group) if gpu_resource(node) is not None else config.threshold(group)
+    gpu = node_gpu_config(node, config.provider) is not None      # GPUs through DRA too
+    threshold = config.gpu_threshold(group) if gpu else config.threshold(group)
     if util.utilization > threshold:
         return Eligibility(NOT_UNDERUTILIZED, util)
     return Eligibility("", util)

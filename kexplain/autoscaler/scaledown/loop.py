@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.scaledown.config import ScaleDownConfig
@@ -52,7 +53,8 @@ def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[
                    controllers: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                    in_cooldown: bool = False, sizes: Mapping[str, int] | None = None,
                    delayed_groups: frozenset[str] = frozenset(),
-                   created: Callable[[PodInfo], int | None] | None = None) -> ScaleDownOutcome:
+                   created: Callable[[PodInfo], int | None] | None = None,
+                   provider: CloudProvider = TEST) -> ScaleDownOutcome:
     """Scale-down of one loop at `now_ns`. `sim`: CA's snapshot and scheduler as the loop's
     scale-up part left them (nodes in CA's list order: cluster.yaml order, then any the loop
     added; `ca_sim(ca_snapshot(...), config)` for one run on its own); `node_names`: the cluster's nodes (the
@@ -60,8 +62,8 @@ def run_scale_down(sim: ClusterSim, node_names: Sequence[str], groups: Sequence[
     `controllers`: controllers by kind the snapshot's objects lack (DaemonSets, Jobs); `sizes`:
     each group's size (default: its target size, else its member count); `delayed_groups`: the
     groups whose nodes are no candidates for a per-group delay; `created`: when a pod without a
-    creationTimestamp was created."""
-    config = ScaleDownConfig.from_settings(settings)
+    creationTimestamp was created; `provider`: the cloud provider (its GPU label)."""
+    config = ScaleDownConfig.from_settings(settings, provider)
     group_of: dict[str, NodeGroup | None] = {name: None for name in node_names}
     by_name = {g.name: g for g in groups}
     for group_name, names in members.items():
@@ -109,7 +111,7 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
     # the loop says, bound pods 30 minutes before now
     by_key = {p.key: _ns(t) for p, t in zip(loop.pending, loop.pending_created)}
     bound_created = now_ns - BOUND_POD_AGE_NS
-    config = ScaleDownConfig.from_settings(loop.settings)
+    config = ScaleDownConfig.from_settings(loop.settings, loop.provider.provider)
     cooldown = config.in_cooldown(scale_up_result == SCALED_UP, scale_up_result == TOO_NEW)
     delayed: frozenset[str] = frozenset()
     if config.delay_type_local and config.delay_after_add_ns > 0:     # per group: the groups scaled up now
@@ -117,7 +119,8 @@ def loop_scale_down(loop: "LoopInputs", sim: ClusterSim, scale_up_result: str,
         delayed = frozenset(g for g, size in target_sizes.items() if size > before.get(g, size))
     return run_scale_down(sim, [n.name for n in loop.nodes], loop.groups, loop.group_members, loop.settings,
                           now_ns, controllers=extra, in_cooldown=cooldown, sizes=target_sizes,
-                          delayed_groups=delayed, created=lambda pod: by_key.get(pod.key, bound_created))
+                          delayed_groups=delayed, created=lambda pod: by_key.get(pod.key, bound_created),
+                          provider=loop.provider.provider)
 
 
 def untried(node_names: Sequence[str], groups: Sequence[NodeGroup],

@@ -194,7 +194,8 @@ def _nodes_to_delete(loop: Loop, original: Snapshot, removable: Sequence[Removab
     groups = {n: g for n, g in loop.group_of.items() if g is not None}
     limits = QuotaTracker(loop.config.limits, [ni.node.obj for ni in original.node_infos],
                           {n: g.name for n, g in groups.items()},
-                          {g.name: g.template for g in groups.values() if g.template is not None}, minimum=True)
+                          {g.name: g.template for g in groups.values() if g.template is not None}, minimum=True,
+                          provider=loop.config.provider)
     empty = [r for r in removable if not r.pods]
     drain = [r for r in removable if r.pods]
     drain = [r for r in drain if not r.risky] + [r for r in drain if r.risky]

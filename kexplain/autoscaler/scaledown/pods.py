@@ -10,7 +10,6 @@ from typing import Any, Mapping
 from kexplain.framework.preemption import parse_timestamp
 from kexplain.model.pod import PodInfo
 from kexplain.autoscaler.podutil import DAEMONSET_POD_ANNOTATION, controller_ref, is_daemonset_pod, is_mirror_pod
-from kexplain.model.owners import MIRROR_ANNOTATION
 from kexplain.plugins.helper.spread import parse_group_version
 
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from kexplain.apimachinery.quantity import milli_value
-from kexplain.autoscaler.gpu import GPU_LABEL, GPU_RESOURCES
+from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
+from kexplain.autoscaler.gpu import node_gpu_config
 from kexplain.autoscaler.scaledown.pods import is_daemonset_pod, is_long_terminating, is_mirror_pod
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.resources import pod_requests, resource_list
@@ -50,15 +51,12 @@ def _allocatable(node: Mapping[str, Any]) -> Mapping[str, Fraction]:
     return resource_list((node.get("status") or {}).get("allocatable"))
 
 
-def gpu_resource(node: Mapping[str, Any]) -> str | None:
-    """The GPU resource a GPU node is measured by (GetNodeGpuConfig), None for another node: a
-    node is a GPU node with the provider's GPU label or a GPU vendor's resource allocatable."""
-    allocatable = _allocatable(node)
-    found = next((r for r in GPU_RESOURCES if allocatable.get(r)), None)
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    if found is None and GPU_LABEL not in labels:
-        return None
-    return found or GPU_RESOURCES[0]
+def gpu_resource(node: Mapping[str, Any], provider: CloudProvider = TEST) -> str | None:
+    """The GPU resource a GPU node is measured by (GetNodeGpuConfig), None for another node or
+    one whose GPUs come through DRA: a node is a GPU node with its provider's GPU label or a GPU
+    vendor's resource allocatable."""
+    config = node_gpu_config(node, provider)
+    return config.resource if config is not None and not config.via_dra else None
 
 
 def resource_utilization(node_info: NodeInfo, resource: str, skip_daemonsets: bool, skip_mirror: bool,
@@ -89,9 +87,10 @@ def _go_divide(a: float, b: float) -> float:
     return a / b
 
 
-def calculate(node_info: NodeInfo, skip_daemonsets: bool, skip_mirror: bool, now_ns: int) -> Utilization:
+def calculate(node_info: NodeInfo, skip_daemonsets: bool, skip_mirror: bool, now_ns: int,
+              provider: CloudProvider = TEST) -> Utilization:
     """utilization.Calculate (UtilizationError where CA's returns an error)."""
-    gpu = gpu_resource(node_info.node.obj)
+    gpu = gpu_resource(node_info.node.obj, provider)
     if gpu is not None:
         try:
             ratio = resource_utilization(node_info, gpu, skip_daemonsets, skip_mirror, now_ns)

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from kexplain.render.cluster_autoscaler import (FAILED, TEMPLATE, answer_lines, choice_line, does_line, explained_pod,
                                                 explained_record, found_lines, group_rows, others_line, outcome_line,
-                                                pod_rows, random_pick, several, template_source, template_words,
+                                                pod_rows, provider_lines, random_pick, several, template_source, template_words,
                                                 tie_lines, version_note)
 from kexplain.render.html.markup import Html, el, esc, join, table
 from kexplain.render.node import filter_words
@@ -48,7 +48,7 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
             if lines else []
     out: list[Html] = [el("h3", "Cluster autoscaler", id=f"t{i}-ca"),
                        el("p", version_note(doc, trace), cls="note"),
-                       *(el("p", line, cls="note ca-found") for line in found_lines(doc))]
+                       *(el("p", line, cls="note ca-found") for line in [*provider_lines(doc), *found_lines(doc)])]
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         out.append(table(("pods", "outcome", "event, or why none"),
