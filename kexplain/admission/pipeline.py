@@ -343,6 +343,7 @@ class _Admission:
         self._volume_dropped = gated_fields.volume_dropped_by(kube)
         self._merged = merged_kinds(kube)
         self._copies_labels = podtopologylabels.copies_labels(kube)
+        self._pod_level = kube.enabled("PodLevelResources")     # LimitRanger's pod totals
         self.objects: list[tuple[dict, Source]] = []
         self._stored = stored
         self._shapes = shapes_seen
@@ -587,7 +588,7 @@ class _Admission:
             raise _reject(str(exc), src, pod) from None
         if ranges:              # the validating plugins, in the server's order
             try:
-                limitranger.check(pod, ranges)
+                limitranger.check(pod, ranges, self._pod_level)
             except limitranger.LimitRangeRejected as exc:
                 raise _reject(str(exc), src, pod) from None
         labels = self.namespace_labels.get(meta.get("namespace") or "default")

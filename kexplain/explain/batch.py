@@ -368,7 +368,8 @@ class Batch:
     def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
         """Each entry with its pod admitted, and as many copies as the quotas let be created
         (`created`), but those `refused` takes (see the class)."""
-        ledger = None if self.stored else QuotaLedger.of(o for o, _ in self.pool.objects)
+        ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
+                                                          self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
             if self.refused is None:
                 inputs = admitted(entry, self.pool, stored=self.stored)

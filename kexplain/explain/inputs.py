@@ -503,7 +503,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
                 snapshot = single.snapshot
                 created(entry, single, QuotaLedger.of(
                     [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
-                    if snapshot.of_kind("ResourceQuota") else []))
+                    if snapshot.of_kind("ResourceQuota") else [], kube.enabled("PodLevelResources")))
         except KexplainError as err:        # the one pod refused: nothing is left to explain
             problems.add(err)
             return Loaded(kube=kube)

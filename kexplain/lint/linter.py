@@ -431,7 +431,8 @@ class Linter:
                 created = [(o, s) for o, s in created if s is not err.source]
         from kexplain.admission.resourcequota import QuotaLedger
         from kexplain.load.hpa_controller import autoscalers
-        ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
+                                                                  pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         hpas = autoscalers(objs)
         if self.options.node_groups is None and not self._karpenter:

@@ -291,3 +291,82 @@ def test_policy_labels() -> None:
     assert "probe or lifecycle host" in podsecurity.validate_pod(pod, labels, 35).refused
     labels["pod-security.kubernetes.io/enforce-version"] = "v1.33"
     assert podsecurity.validate_pod(pod, labels, 35).refused == ""
+
+
+# -- Pod-level resources and the quantities a message sums (issue 39, audit) --------------------
+POD_LIMITS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: pod-bounds, namespace: payments}
+spec:
+  limits:
+  - type: Pod
+    max: {memory: 3Gi}
+"""
+
+
+def pod_level(name: str, cpu: str, containers: str = "") -> str:
+    """A pod that states its resources once, for the pod (PodLevelResources), as the Kubernetes
+    docs' example does; `containers`: more containers, with their own resources."""
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: payments}}
+spec:
+  resources:
+    requests: {{cpu: {cpu}, memory: 1Gi}}
+    limits: {{cpu: "1", memory: 2Gi}}
+  containers:
+  - name: app
+    image: europe-docker.pkg.dev/acme/payments/{name}:3.2.1{containers}
+"""
+
+
+def test_the_pod_limit_range_reads_pod_level_resources(tmp_path: Path) -> None:
+    """podLimits takes the pod's own 2Gi (PodLevelResources is on from 1.34): within the Pod max
+    of 3Gi; 1.33's API server drops spec.resources (the gate is off), and nothing is left."""
+    bundle, nodes = _write(tmp_path, namespace(), POD_LIMITS, pod_level("ledger", "500m"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json")
+    assert code == 0, err
+    code, _, err = _run(bundle, "--nodes", nodes, "--kubernetes-version", "1.33")
+    assert code == 2
+    assert 'pods "ledger" is forbidden: maximum memory usage per Pod is 3Gi.  No limit is specified' in err
+
+
+def test_a_pod_limit_sums_quantities_as_the_api_server_prints_them(tmp_path: Path) -> None:
+    """Two containers' 2Gi add up to 4Gi (Quantity.Add keeps the first one's format), not
+    4294967296."""
+    pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: ledger, namespace: payments}
+spec:
+  containers:
+  - {name: app, image: ledger:3, resources: {limits: {memory: 2Gi}}}
+  - {name: proxy, image: envoy:1.31, resources: {limits: {memory: 2048Mi}}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), POD_LIMITS, pod)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert 'pods "ledger" is forbidden: maximum memory usage per Pod is 3Gi, but limit is 4Gi' in err
+
+
+def test_a_quota_asks_nothing_of_containers_when_the_pod_states_its_resources(tmp_path: Path) -> None:
+    """podEvaluator.Constraints returns nil for a pod with pod-level resources: the first pod is
+    admitted, and charged its pod-level 500m; the second's 800m exceeds requests.cpu 1."""
+    quota = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-compute, namespace: payments}
+spec:
+  hard: {requests.cpu: "1", limits.memory: 4Gi}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), quota, pod_level("ledger", "500m"), pod_level("audit", "800m"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    assert [p["object"]["name"] for p in json.loads(out)["placements"]] == ["ledger"]
+    assert ('pods "audit" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=800m, '
+            'used: requests.cpu=500m, limited: requests.cpu=1') in err
+    assert "must specify" not in err and code == 2
+    code, _, err = _run(bundle, "--nodes", nodes, "--kubernetes-version", "1.33")
+    assert 'pods "ledger" is forbidden: failed quota: payments-compute: must specify limits.memory for: app; ' \
+           'requests.cpu for: app' in err
