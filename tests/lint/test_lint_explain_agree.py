@@ -116,6 +116,61 @@ def test_removed_kinds_are_errors_naming_what_replaced_them(tmp_path: Path) -> N
     assert by_kind["PodSecurityPolicy"]["field"] == "apiVersion"
 
 
+# A chart's policy bundle written for the wrong group, and an old dynamic-audit sink: no version of
+# these kinds is served, and no CustomResourceDefinition can serve a group of Kubernetes' own.
+WRONG_GROUPS = """\
+apiVersion: policy/v1
+kind: PodSecurityPolicy
+metadata: {name: restricted}
+spec:
+  privileged: false
+  seLinux: {rule: RunAsAny}
+---
+apiVersion: apps/v1
+kind: PodSecurityPolicy
+metadata: {name: privileged}
+spec:
+  privileged: true
+---
+apiVersion: auditregistration.k8s.io/v1alpha1
+kind: AuditSink
+metadata: {name: falco}
+spec:
+  policy: {level: RequestResponse, stages: [ResponseComplete]}
+  webhook:
+    clientConfig: {service: {namespace: falco, name: falco-k8saudit-webhook, path: /k8s-audit}}
+---
+apiVersion: apps/v1
+kind: Rollout
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+"""
+
+
+def test_a_builtin_group_serves_no_kind_it_does_not_have(tmp_path: Path) -> None:
+    (tmp_path / "policies.yaml").write_text(WRONG_GROUPS)
+    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-f", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert [f["rule"] for f in report["findings"]] == ["unknown-api-version"] * 4
+    assert report["summary"]["skipped"] == 0 and report["summary"]["errors"] == 4
+    messages = {(f["object"]["kind"], f["object"]["name"]): f["message"] for f in report["findings"]}
+    assert messages[("PodSecurityPolicy", "restricted")] == (
+        'no matches for kind "PodSecurityPolicy" in version "policy/v1": Kubernetes 1.36 does not serve it '
+        "(removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
+        "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit)")
+    assert messages[("PodSecurityPolicy", "privileged")].startswith(
+        'no matches for kind "PodSecurityPolicy" in version "apps/v1": Kubernetes 1.36 does not serve it (removed '
+        "in Kubernetes 1.25")
+    assert messages[("AuditSink", "falco")].startswith(
+        'no matches for kind "AuditSink" in version "auditregistration.k8s.io/v1alpha1": Kubernetes 1.36 does '
+        "not serve it (removed in Kubernetes 1.19")
+    assert messages[("Rollout", "web")] == \
+        'no matches for kind "Rollout" in version "apps/v1": Kubernetes 1.36 does not serve it'
+    assert [f["object"]["namespace"] for f in report["findings"]] == ["", "", "", "shop"]
+
+
 @pytest.mark.parametrize(("cpu", "explain_code", "rule"), [("8", 1, "unschedulable"), ("1", 0, "not-scheduled")])
 def test_a_pinned_pod_is_the_same_verdict(tmp_path: Path, cpu: str, explain_code: int, rule: str) -> None:
     (tmp_path / "debug.yaml").write_text(debug_pod(cpu))
