@@ -370,3 +370,49 @@ spec:
     code, _, err = _run(bundle, "--nodes", nodes, "--kubernetes-version", "1.33")
     assert 'pods "ledger" is forbidden: failed quota: payments-compute: must specify limits.memory for: app; ' \
            'requests.cpu for: app' in err
+
+
+def test_a_daemonsets_pods_are_charged_to_the_quota(tmp_path: Path) -> None:
+    """The DaemonSet controller's creates pass quota admission like any other: a log agent on
+    both nodes meets pods: 1 after its first pod, and the Deployment after it finds the quota
+    used up (pods charged in the set's order)."""
+    quota = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-pods, namespace: payments}
+spec:
+  hard: {pods: "2"}
+"""
+    agent = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: log-agent, namespace: payments}
+spec:
+  selector: {matchLabels: {app: log-agent}}
+  template:
+    metadata: {labels: {app: log-agent}}
+    spec:
+      containers:
+      - name: fluent-bit
+        image: cr.fluentbit.io/fluent/fluent-bit:3.1
+        resources: {requests: {cpu: 50m, memory: 64Mi}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), quota, deployment(name="api", replicas=1), agent,
+                           deployment(name="web", replicas=1))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    placements = {p["object"]["name"]: p for p in json.loads(out)["placements"]}
+    daemon = placements["log-agent"]
+    assert (daemon["replicas"], daemon["fit"], daemon["notCreated"]) == (1, 1, ["pool-a-2"])
+    assert daemon["failedCreate"] == (
+        'DaemonSet payments/log-agent: daemonset-controller creates 1 of 2 pods: FailedCreate: Error creating: '
+        'pods "log-agent-1" is forbidden: exceeded quota: payments-pods, requested: pods=1, used: pods=2, '
+        'limited: pods=2')
+    assert "web" not in placements
+    assert ('Deployment payments/web: replicaset-controller creates 0 of 1 pods: FailedCreate: Error creating: '
+            'pods "web-0" is forbidden: exceeded quota: payments-pods') in err
+    assert code == 2
+    code, out, _ = _run(bundle, "--nodes", nodes)
+    assert "fits on 1 of 1 eligible nodes; no pod created on 1 more (FailedCreate)" in " ".join(out.split())
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
+    assert found == [("api", "fits"), ("log-agent", "admission"), ("log-agent", "fits"), ("web", "admission")]
