@@ -122,6 +122,11 @@ class AdmissionRejected(KexplainError):
     """An object the API server would refuse; the message is the API server's own."""
 
 
+class NamespaceNotFound(AdmissionRejected):
+    """An object of a namespace that does not exist (its Namespace was refused): NamespaceLifecycle
+    refuses it, whatever its kind (`namespaces "team" not found`); a workload itself, not its pods."""
+
+
 class ConfigError(KexplainError):
     """An invalid KubeSchedulerConfiguration or a pod naming a profile that does not exist."""
 

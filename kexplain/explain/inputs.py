@@ -644,8 +644,10 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
     warnings: list[str] = []
     if not stored:
         from kexplain.admission import admit
-        admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube),
-                                cluster, problems, owned)
+        from kexplain.admission.podsecurity import refused_namespaces
+        absent = refused_namespaces(cluster)        # (their pods: `namespaces "x" not found`, once they are left out)
+        admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube,
+                                                   absent=absent), cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
@@ -780,6 +782,9 @@ class Pool:
     # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
     # NodePools say whether its pass runs).
     other_kinds: Objects = field(default_factory=list, repr=False)
+    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
+    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
+    absent_namespaces: frozenset[str] = frozenset()
 
     @property
     def kube(self) -> KubeVersion:
@@ -788,16 +793,18 @@ class Pool:
         return self.config.kube
 
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
-                 problems: Problems = RAISE) -> "Pool":
+                 problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "Pool":
         """This pool with the cluster objects of a POD file (or of a linted file) applied to
         it, as `cluster_with` says: the file's version of an object the pool has replaces it,
         `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
         are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
         PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
         This pool is not changed; without new objects it is returned as it is. A new object the
-        API server refuses goes to `problems` (raised unless it collects: then it is left out)."""
+        API server refuses goes to `problems` (raised unless it collects: then it is left out).
+        `absent`: namespaces refused already (a caller that left their Namespace out), besides
+        those of `file_objects` the API server refuses and the pool's own."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
-            return self
+            return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
         merged = cluster_with(self.objects, file_objects, created)
         old = {id(o) for o, _ in self.objects}
         new = [(o, s) for o, s in merged if id(o) not in old]
@@ -810,8 +817,12 @@ class Pool:
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
-        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube), context + new,
-                                   problems)
+        from kexplain.admission.podsecurity import refused_namespaces
+        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects if o.get("kind") == "Namespace"}
+        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
+            - kept_namespaces
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube, absent=absent),
+                                   context + new, problems)
         if len(used) < len(context) + len(new):        # some refused: left out
             kept = {id(o) for o, _ in used}
             new = [(o, s) for o, s in new if id(o) in kept]
@@ -860,7 +871,8 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds)
+                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds,
+                    absent_namespaces=absent)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -910,8 +922,10 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
                             problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
     cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
     from kexplain.admission import admit
-    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube), cluster,
-                            problems)
+    from kexplain.admission.podsecurity import refused_namespaces
+    absent = refused_namespaces(cluster) if not stored else frozenset()
+    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
+                                               absent=absent), cluster, problems)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
@@ -921,7 +935,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     context = admission_context(cluster)
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster, other_kinds=others)
+                objects=cluster, other_kinds=others, absent_namespaces=absent)
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
@@ -963,7 +977,7 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
-    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces)
     pod = admitted.pending
     snapshot = pool.snapshot
     namespace = (pod.get("metadata") or {}).get("namespace") or "default"

@@ -411,9 +411,11 @@ class Linter:
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
         refused: dict[tuple[str, int, int | None], Finding] = {}
-        while True:
+        from kexplain.admission.podsecurity import refused_namespaces
+        absent = refused_namespaces(file_objects) if not self.options.stored else frozenset()
+        while True:         # (a Namespace refused stays absent once left out: its objects are refused)
             try:
-                pool = self.pool.extended(file_objects, created)
+                pool = self.pool.extended(file_objects, created, absent=absent)
                 break
             except KexplainError as err:
                 doc = where.get(id(err.source)) if err.source is not None else None

@@ -416,3 +416,50 @@ spec:
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
     assert found == [("api", "fits"), ("log-agent", "admission"), ("log-agent", "fits"), ("web", "admission")]
+
+
+@pytest.mark.parametrize(("labels", "error"), [
+    ("\n    pod-security.kubernetes.io/enforce: strict\n    pod-security.kubernetes.io/enforce-version: v1.22",
+     'metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, '
+     'baseline, restricted'),
+    ("\n    pod-security.kubernetes.io/enforce: restricted\n    pod-security.kubernetes.io/enforce-version: junk"
+     "\n    pod-security.kubernetes.io/warn-version: v1.05",
+     '[metadata.labels[pod-security.kubernetes.io/enforce-version]: Invalid value: "junk": must be "latest" or '
+     '"v1.x", metadata.labels[pod-security.kubernetes.io/warn-version]: Invalid value: "v1.05": must be "latest" '
+     'or "v1.x"]'),
+])
+def test_a_namespace_with_pod_security_labels_that_do_not_parse_is_refused(tmp_path: Path, labels: str,
+                                                                          error: str) -> None:
+    """PodSecurity's ValidateNamespace refuses the create; the namespace then does not exist, and
+    NamespaceLifecycle refuses what is created in it (the LimitRange, the Deployment itself, the
+    Pod); another namespace's pod is explained."""
+    restricted_pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: ledger, namespace: payments}
+spec:
+  securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: ledger
+    image: europe-docker.pkg.dev/acme/payments/ledger:3.2.1
+    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
+"""
+    elsewhere = restricted_pod.replace("ledger", "status").replace("namespace: payments", "namespace: default")
+    bundle, nodes = _write(tmp_path, namespace(labels), LIMITS, deployment(), restricted_pod, elsewhere)
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json")
+    assert f'Namespace payments: Namespace "payments" is invalid: {error}' in err
+    for what in ("LimitRange payments/container-defaults", "Deployment payments/api", "Pod payments/ledger"):
+        assert f'{what}: namespaces "payments" not found' in err
+    assert [p["object"]["name"] for p in json.loads(out)["placements"]] == ["status"]
+    assert code == 2
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    found = [(f["object"]["kind"], f["rule"], f["message"]) for f in json.loads(out)["findings"]]
+    assert found[0] == ("Namespace", "admission", f'Namespace "payments" is invalid: {error}')
+    assert found[1:4] == [(kind, "admission", 'namespaces "payments" not found')
+                          for kind in ("LimitRange", "Deployment", "Pod")]
+    assert found[4][:2] == ("Pod", "fits") and code == 1
+    # the pod alone with its Namespace: both refused, in the API server's words
+    bundle, nodes = _write(tmp_path, namespace(labels), restricted_pod)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert f'Namespace "payments" is invalid: {error}' in err and 'Pod payments/ledger: namespaces "payments" not found' \
+        in err and code == 2
