@@ -615,8 +615,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
         # lint's not-scheduled finding, said beside the explanation: the same story in both
         inputs.warnings.append(f"{src}: {describe(pod_obj)}: spec.nodeName is {pinned}: the scheduler does not "
-                               "place this pod (it bypasses the scheduler); kexplain checks it against that node "
-                               "as the scheduler's filters would")
+                               "place this pod (it bypasses the scheduler); kexplain checks it as that node's "
+                               "kubelet admits it")
     return inputs
 
 

@@ -44,7 +44,7 @@ from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
-from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.framework.trace import FAILED, GATED, UNSCHEDULABLE, Trace
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
@@ -99,7 +99,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
-    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
+                                         "admits the pod."),
+    Rule("kubelet-rejected", Severity.ERROR, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
+                                             "rejects the pod (OutOfcpu, NodeAffinity, ...): it fails."),
     Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
                                        "its template is scheduled, taking no room, for when it is resumed."),
     Rule("version-change", Severity.WARNING,
@@ -182,7 +185,7 @@ SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknow
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
 SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
+                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler", "kubelet-rejected"})
 
 
 @dataclass
@@ -616,11 +619,8 @@ class Linter:
                 return [Finding("no-eligible-nodes", loc, ref,
                                 f"no node of the pool is eligible, the DaemonSet would run no pod{why}",
                                 details={**details, "replicas": 0, "fit": 0, "nodes": []})]
-        elif workload and inputs.pod.node_name:
-            if pool.snapshot.get(inputs.pod.node_name) is not None:
-                return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {inputs.pod.node_name}: "
-                                                           "the scheduler does not place its pods")]
-            pinned = inputs.pod.node_name
+        elif workload and inputs.pod.node_name and pool.snapshot.get(inputs.pod.node_name) is None:
+            pinned = inputs.pod.node_name       # (a node of the pool: its kubelet admits each copy, queued)
         queued = _Queued(entry, inputs, ref, loc, pinned)
         if pinned is None:
             return queued
@@ -633,10 +633,9 @@ class Linter:
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
         """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
-        but its node's kubelet still admits it only if it fits, so it is checked against that
-        node as `kexplain POD` checks it (the whole pipeline: every other node fails NodeName),
-        on the pool as the set leaves it without the pod itself. Fits: `not-scheduled` (info);
-        does not: the same verdict as explain's (`unschedulable`, the FailedScheduling message)."""
+        its node's kubelet admits it or not (`kexplain.explain.kubelet`, as `kexplain POD`
+        says it), on the pool as the set leaves it without the pod itself. Admitted:
+        `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
         from kexplain.explain.inputs import inputs_for
         from kexplain.explain.run import explain
 
@@ -648,15 +647,14 @@ class Linter:
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
-        try:
-            trace = explain(inputs, self._run_options())
-        except ConfigError:
-            return [self._other_scheduler(ref, loc, inputs.pod.spec.get("schedulerName") or "default-scheduler")]
-        if trace.result.status != UNSCHEDULABLE:
-            return [Finding("not-scheduled", loc, ref, f"{said} (it fits there)")]
-        verdict = self._verdict(ref, loc, False, 1, [], inputs, trace)
-        return [replace(verdict, message=f"{said}, and the node cannot take it (its kubelet refuses the pod): "
-                                         f"{verdict.message}")]
+        trace = explain(inputs, self._run_options())        # (its kubelet's verdict: no cycle runs)
+        kubelet = trace.extra.get("kubelet") or {}
+        if kubelet.get("admitted"):
+            evicted = kubelet.get("evicted") or []
+            also = f", once it evicts {', '.join(evicted)} (a critical pod)" if evicted else ""
+            return [Finding("not-scheduled", loc, ref, f"{said}; its kubelet admits it{also}",
+                            details={"node": node, **({"evicted": evicted} if evicted else {})})]
+        return [self._verdict(ref, loc, False, 1, [], inputs, trace)]
 
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
@@ -863,6 +861,12 @@ class Linter:
                 zones[c.zone] = zones.get(c.zone, 0) + 1
         finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
                                 zones)
+        bound = q.inputs.pod.node_name
+        if q.pinned is None and bound and finding.rule == "fits":      # each copy admitted by its kubelet
+            admits = "it" if copies == 1 else f"all {copies:,}"
+            return Finding("not-scheduled", q.loc, q.ref, f"spec.template.spec.nodeName is {bound}: the scheduler "
+                                                          f"does not place its pods; its kubelet admits {admits}",
+                           details=finding.details)
         if q.pinned is None:
             return finding
         field_name = "spec.nodeName" if q.ref.kind == "Pod" else "spec.template.spec.nodeName"
@@ -892,6 +896,17 @@ class Linter:
         suggestions = self._suggest(inputs, trace)
         if result.status == GATED:
             return Finding("gated", loc, ref, _gated_text(inputs, trace), details={**details, **_gate_details(trace)})
+        if result.status == FAILED:         # bound by spec.nodeName: its kubelet rejects it
+            kubelet = trace.extra.get("kubelet") or {}
+            event = kubelet.get("event") or {}
+            details.update(node=kubelet.get("node"), reason=event.get("reason"), message=event.get("message"))
+            field_name = "spec.template.spec.nodeName" if workload else "spec.nodeName"
+            prefix = f"{len(placed):,} of {copies:,} replicas run ({_where(placed, zones)}); {replica}: " if placed \
+                else "" if copies == 1 else f"none of the {copies} replicas runs: "
+            return Finding("kubelet-rejected", loc, ref,
+                           f"{prefix}{field_name} is {kubelet.get('node')}: the scheduler does not place this pod, "
+                           f"and its kubelet rejects it: the pod fails with reason {event.get('reason')}: "
+                           f"{event.get('message')}", details=details)
         if result.status != UNSCHEDULABLE:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
