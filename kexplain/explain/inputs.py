@@ -606,7 +606,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     admitted by `kube`'s API server."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
-    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
+    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
+                        or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
                                  shape_index=shape_index, kube=kube, problems=problems,
                                  owned=frozenset(id(o) for o, _ in created))
@@ -628,7 +629,8 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`load.pv_controller`); the rest is the cluster as it is. The collector pauses
+    binds (`load.pv_controller`) and whose bound pods their kubelet admits or rejects
+    (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
     A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`."""
     with bulk_load():
@@ -656,6 +658,10 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
             warnings += settled.notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
+    pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
+    if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
+        snapshot, _, said = _kubelets_admit(snapshot, pods, kube, True, False)
+        warnings += said
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        controllers_create_for(pod_obj)))
 
@@ -785,6 +791,9 @@ class Pool:
     # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
     # they do not exist, so what is created in them is refused (`admit`'s `absent`).
     absent_namespaces: frozenset[str] = frozenset()
+    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
+    # (`_kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
+    kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -846,7 +855,8 @@ class Pool:
         objects += namespaces_created
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
         replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
-        if any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50:
+        rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
+        if rebuilt:
             snapshot, nominated = build_cluster(objects)
         else:                      # the same nodes: the other objects, then the file's bound pods
             others: dict[str, list[dict[str, Any]]] = {}
@@ -860,10 +870,12 @@ class Pool:
                     meta = o.get("metadata") or {}
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
-            for pod in map(PodInfo, pods):
-                if pod.node_name and snapshot.get(pod.node_name) is not None \
-                        and pod.status.get("phase") not in ("Succeeded", "Failed"):
-                    snapshot = snapshot.with_pod_bound(pod)
+        snapshot, failed, said = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
+                                                 self.kube, rebuilt, stored)
+        rejected = dict(self.kubelet_rejected)
+        if failed:          # the kubelet set their phase: Failed pods, which take no room
+            objects = [(failed[id(o)][0] if id(o) in failed else o, src) for o, src in objects]
+            rejected.update({(PodInfo(o).namespace, PodInfo(o).name): why for o, why in failed.values()})
         keys = set(self.pod_keys)
         for o, _ in added:
             if o.get("kind") == "Pod":
@@ -871,8 +883,8 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds,
-                    absent_namespaces=absent)
+                    [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
+                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -887,6 +899,59 @@ class Pool:
             objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
             self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
         return self._with_namespace[name]
+
+
+def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
+                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str]]:
+    """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
+    admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
+    set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
+    objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
+    critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
+    Failed, its reason and message) with its event's (reason, message), and what is said of
+    them. `stored` pods ran already. Cheap when every pod is admitted even with all the others
+    there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
+    moves."""
+    from kexplain.explain.kubelet import admission
+    candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
+                  and snapshot.get(str(o["spec"]["nodeName"])) is not None
+                  and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    if bound and (stored or all(_admitted_among_all(pod, snapshot, kube) for pod, _ in candidates)):
+        return snapshot, {}, []
+    if bound:
+        for pod, _ in candidates:
+            snapshot = snapshot.without_pod(pod.node_name, pod.namespace, pod.name)
+    failed: dict[int, tuple[dict[str, Any], tuple[str, str]]] = {}
+    said: list[str] = []
+    for pod, src in candidates:
+        info = snapshot.get(pod.node_name)
+        verdict = admission(pod, info, kube) if not stored and info is not None else None
+        if verdict is not None and not verdict.admitted:
+            failed[id(pod.obj)] = ({**pod.obj, "status": {**pod.status, "phase": "Failed", "reason": verdict.reason,
+                                                          "message": verdict.status_message}},
+                                   (verdict.reason, verdict.message))
+            said.append(f"{src}: {describe(pod.obj)}: spec.nodeName is {pod.node_name}: its kubelet rejects it "
+                        f"({verdict.reason}: {verdict.message}): the pod fails, and takes no room")
+            continue
+        for victim in (verdict.evicted if verdict is not None else ()):
+            namespace, _, name = victim.partition("/")
+            snapshot = snapshot.without_pod(pod.node_name, namespace, name)
+        snapshot = snapshot.with_pod_bound(pod)
+    return snapshot, failed, said
+
+
+def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
+    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
+    there (its own binding taken away)."""
+    from kexplain.explain.kubelet import admission
+    info = snapshot.get(pod.node_name)
+    if info is None:
+        return True
+    info = info.clone()
+    if any(p.key == pod.key for p in info.pods):
+        info.remove_pod(pod)
+    verdict = admission(pod, info, kube)
+    return verdict.admitted and not verdict.evicted
 
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,

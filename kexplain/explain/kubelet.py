@@ -41,10 +41,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from kexplain.explain.inputs import Inputs
-from kexplain.explain.request import RunOptions
 from kexplain.features import KubeVersion, version_json
 from kexplain.features.gate_table import SPECS
 from kexplain.framework.extras import node_facts, pod_facts
@@ -60,6 +58,10 @@ from kexplain.plugins.node_name import ERR_REASON as NODE_NAME_REASON
 from kexplain.plugins.node_ports import ERR_REASON as NODE_PORTS_REASON, SIDECAR_PORTS_SINCE, \
     container_host_ports, fits_ports
 from kexplain.plugins.node_resources_fit import InsufficientResource, insufficient_resources
+
+if TYPE_CHECKING:       # (explain.inputs binds the set's pods through `admission`: no import cycle)
+    from kexplain.explain.inputs import Inputs
+    from kexplain.explain.request import RunOptions
 
 KUBELET = "kubelet"         # the events' source
 LABEL_OS = "kubernetes.io/os"
@@ -101,7 +103,7 @@ class KubeletVerdict:
         return out
 
 
-def bound_node(pod: PodInfo, inputs: Inputs) -> str | None:
+def bound_node(pod: PodInfo, inputs: "Inputs") -> str | None:
     """The node a pod names (`spec.nodeName`) when the cluster has it: its kubelet, not the
     scheduler, decides (a node the cluster lacks runs no kubelet that could: the scheduler's
     NodeName filter says so, as before)."""
@@ -360,7 +362,7 @@ def admission(pod: PodInfo, info: NodeInfo, kube: KubeVersion) -> KubeletVerdict
     return KubeletVerdict(node, *_said(failures[0]))
 
 
-def kubelet_trace(inputs: Inputs, options: RunOptions, node: str) -> Trace:
+def kubelet_trace(inputs: "Inputs", options: "RunOptions", node: str) -> Trace:
     """The trace of a pod bound to `node`: no scheduling cycle (every scheduler key null), the
     kubelet's verdict under `kubelet`, and `result`: Scheduled on that node when admitted, else
     Failed with the pod's status message."""

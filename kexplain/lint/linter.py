@@ -646,6 +646,9 @@ class Linter:
             inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        rejected = pool.kubelet_rejected.get((inputs.pod.namespace, inputs.pod.name))
+        if rejected is not None:        # rejected as the set was created, in its order (`Pool.extended`)
+            return [_kubelet_rejected(ref, loc, "spec.nodeName", node, *rejected)]
         inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
         trace = explain(inputs, self._run_options())        # (its kubelet's verdict: no cycle runs)
         kubelet = trace.extra.get("kubelet") or {}
@@ -899,14 +902,11 @@ class Linter:
         if result.status == FAILED:         # bound by spec.nodeName: its kubelet rejects it
             kubelet = trace.extra.get("kubelet") or {}
             event = kubelet.get("event") or {}
-            details.update(node=kubelet.get("node"), reason=event.get("reason"), message=event.get("message"))
-            field_name = "spec.template.spec.nodeName" if workload else "spec.nodeName"
             prefix = f"{len(placed):,} of {copies:,} replicas run ({_where(placed, zones)}); {replica}: " if placed \
                 else "" if copies == 1 else f"none of the {copies} replicas runs: "
-            return Finding("kubelet-rejected", loc, ref,
-                           f"{prefix}{field_name} is {kubelet.get('node')}: the scheduler does not place this pod, "
-                           f"and its kubelet rejects it: the pod fails with reason {event.get('reason')}: "
-                           f"{event.get('message')}", details=details)
+            return _kubelet_rejected(ref, loc, "spec.template.spec.nodeName" if workload else "spec.nodeName",
+                                     str(kubelet.get("node")), str(event.get("reason")), str(event.get("message")),
+                                     prefix, details)
         if result.status != UNSCHEDULABLE:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
@@ -997,6 +997,16 @@ class Linter:
             from kexplain.suggest.add_node import ADD_NODE
             found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
         return tuple(str(getattr(s, "text", None) or s) for s in found)
+
+
+def _kubelet_rejected(ref: ObjectRef, loc: Location, field_name: str, node: str, reason: str, message: str,
+                      prefix: str = "", details: dict[str, Any] | None = None) -> Finding:
+    """Rule kubelet-rejected: the pod names its node (`field_name`), whose kubelet rejects it
+    (`kexplain.explain.kubelet`) with `reason` and `message`, its event's."""
+    return Finding("kubelet-rejected", loc, ref,
+                   f"{prefix}{field_name} is {node}: the scheduler does not place this pod, and its kubelet rejects "
+                   f"it: the pod fails with reason {reason}: {message}",
+                   details={**(details or {}), "node": node, "reason": reason, "message": message})
 
 
 def _key(loc: Location) -> tuple[str, int, int | None]:

@@ -222,3 +222,31 @@ def test_the_view_says_what_the_kubelet_does(tmp_path: Path) -> None:
     assert ("Warning TaintToleration kubelet Predicate TaintToleration failed: node(s) had taints that the pod "
             "didn't tolerate") in text
     assert "FailedScheduling" not in text
+
+
+def test_a_bound_pod_of_a_set_its_kubelet_rejects_takes_no_room(tmp_path: Path) -> None:
+    """A set's bound pods are created in its order and their kubelet admits or rejects each: the
+    first debugger asks for more than db-1 has and fails (phase Failed: no room taken), the
+    second is admitted, and a pending pod after them finds the room the first one left."""
+    tolerates = "\n  tolerations: [{key: dedicated, operator: Exists}]"
+    first = pinned("debug-a", "db-1", tolerates, "\n    resources: {requests: {cpu: '3'}}")
+    second = pinned("debug-b", "db-1", tolerates, "\n    resources: {requests: {cpu: '1'}}")
+    api = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: ops}
+spec:
+  nodeSelector: {kubernetes.io/hostname: db-1}
+  tolerations: [{key: dedicated, operator: Exists}]
+  containers: [{name: api, image: registry.example.com/api:2.4, resources: {requests: {cpu: 1}}}]
+"""
+    code, trace, err = _run(tmp_path, "---\n".join([first, second, api]))
+    assert ("pod.yaml: document 1: Pod ops/debug-a: spec.nodeName is db-1: its kubelet rejects it (OutOfcpu: Node "
+            "didn't have enough resource: cpu, requested: 3000, used: 0, capacity: 2000): the pod fails, and takes no "
+            "room") in err
+    assert code == 0 and trace["result"]["suggestedHost"] == "db-1"     # debug-b's 1 and its 1 of 2 cpu
+    code, findings = _lint(tmp_path)
+    assert [(f["object"]["name"], f["rule"]) for f in findings] == [
+        ("debug-a", "kubelet-rejected"), ("debug-b", "not-scheduled"), ("api", "fits")]
+    assert findings[0]["details"]["message"] == ("Node didn't have enough resource: cpu, requested: 3000, used: 0, "
+                                                 "capacity: 2000")
