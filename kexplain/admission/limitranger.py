@@ -9,6 +9,9 @@ default is its max, its missing defaultRequest its default, else its min), and t
 it so. Each LimitRange of the namespace applies in turn (the API server lists them from a cache
 in no set order; kexplain takes them by name): a default of an earlier one wins. Only pods the
 API server creates get this: a pod already stored (read from a cluster) carries its defaults.
+A Pod item reads the pod's totals, summed as Quantity.Add sums (`4Gi`, in the first one's
+format), with the pod's own cpu and memory where PodLevelResources is on (admission.go read at
+v1.33.3 and v1.34.1; 1.35 and 1.36 taken as 1.34).
 Not done: the PersistentVolumeClaim items (storage min/max of claims).
 """
 from __future__ import annotations

@@ -7,7 +7,9 @@ tracks (pods, count/pods, cpu, memory, ephemeral-storage and their requests./lim
 hugepages, requests.<extended resource>) and whose scopes all match the pod (Terminating,
 NotTerminating, BestEffort, NotBestEffort, PriorityClass In/NotIn/Exists/DoesNotExist,
 CrossNamespacePodAffinity) is checked in turn: a quota tracking cpu or memory needs every
-container to state it (`failed quota: NAME: must specify limits.cpu for: web`); then the pod's
+container to state it (`failed quota: NAME: must specify limits.cpu for: web`), unless the pod
+states pod-level resources and PodLevelResources is on (then the pod-level cpu, memory and
+hugepages are its usage: pods.go read at v1.33.2, v1.34.2 and v1.35.2, 1.36 taken as 1.35); then the pod's
 usage is added to the quota's, and a quota it would exceed refuses it (`exceeded quota: NAME,
 requested: pods=1, used: pods=2, limited: pods=2`), in the API server's words, after
 `pods "NAME" is forbidden: `. An admitted pod's usage is charged to every quota it matched, so the

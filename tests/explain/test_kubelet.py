@@ -118,6 +118,8 @@ def test_a_cordon_and_a_no_schedule_taint_are_the_schedulers_not_the_kubelets(tm
      "Node didn't have enough resource: memory, requested: 13958643712, used: 4294967296, capacity: 17179869184"),
     ("drained-1", "\n  os: {name: windows}", "", "PodOSNotSupported",
      "Failed to admit pod as the OS field doesn't match node OS"),
+    ("drained-1", "\n  securityContext: {supplementalGroupsPolicy: Strict}", "", "SupplementalGroupsPolicyNotSupported",
+     "SupplementalGroupsPolicy=Strict is not supported in this node"),
 ])
 def test_the_kubelet_rejects_with_its_own_reason_and_words(tmp_path: Path, node: str, extra: str, container: str,
                                                           reason: str, message: str) -> None:
