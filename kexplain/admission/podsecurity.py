@@ -13,7 +13,9 @@ warning; its controller's creates of the pods are what the enforce level refuses
 
 A Namespace whose Pod Security labels do not parse (a level that is none of the three, a version
 not `latest` or `v1.N`) is refused on create (`namespace_refusal`: ValidateNamespace in the
-admission package), so it does not exist for its pods. The checks are the policy package's, each at the versions it has (a `-version` label older
+admission package), so it does not exist for its pods.
+
+The checks are the policy package's, each at the versions it has (a `-version` label older
 than a check's first version leaves it out; `latest` and newer labels are the API server's own
 minor), in its order (baseline checks, then restricted ones, by ID) with its words.
 """

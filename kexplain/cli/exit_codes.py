@@ -8,7 +8,7 @@ from typing import Iterable
 
 class ExitStatus(IntEnum):
     SUCCESS = 0             # the pod would be scheduled; lint: no finding at or above --fail-on
-    UNSCHEDULABLE = 1       # unschedulable, gated, or rejected by its node's kubelet; lint: findings at or above --fail-on
+    UNSCHEDULABLE = 1       # unschedulable, gated, or rejected by its node's kubelet; lint: findings >= --fail-on
     FINDINGS = 1
     BAD_INPUT = 2           # bad usage or bad input (a KexplainError)
     SCHEDULER_ERROR = 3     # the scheduler itself would fail with an error

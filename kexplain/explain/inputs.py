@@ -827,7 +827,8 @@ class Pool:
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
         from kexplain.admission.podsecurity import refused_namespaces
-        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects if o.get("kind") == "Namespace"}
+        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
+                           if o.get("kind") == "Namespace"}
         absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
             - kept_namespaces
         admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube, absent=absent),

@@ -143,7 +143,8 @@ def _without_missing_extended(spec: dict[str, Any], info: NodeInfo) -> dict[str,
                 c = {**c, "resources": {**(c.get("resources") or {}), "requests": kept}}
             out.append(c)
         return out
-    return {**spec, "containers": trimmed(spec.get("containers")), "initContainers": trimmed(spec.get("initContainers"))}
+    return {**spec, "containers": trimmed(spec.get("containers")),
+            "initContainers": trimmed(spec.get("initContainers"))}
 
 
 def _ports_fit(pod: PodInfo, info: NodeInfo, kube: KubeVersion) -> bool:

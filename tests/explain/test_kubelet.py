@@ -179,9 +179,10 @@ def test_a_critical_pod_is_admitted_by_evicting_pods(tmp_path: Path) -> None:
         "monitoring/exporter-1 (a critical pod)"]
     code, trace, _ = _run(tmp_path, pinned("csi-node", "gpu-1", critical, "\n    resources: {requests: {memory: 30Gi}}"))
     assert code == 1 and trace["kubelet"]["event"]["reason"] == "UnexpectedAdmissionError"
+    # 18Gi short (30Gi asked, 12Gi free), the exporter frees 4Gi: 14Gi left
     assert trace["kubelet"]["event"]["message"] == (
         "Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods "
-        "to preempt: no set of running pods found to reclaim resources: [(res: memory, q: 15032385536), ]")  # 18Gi short, 4Gi freed
+        "to preempt: no set of running pods found to reclaim resources: [(res: memory, q: 15032385536), ]")
 
 
 def test_a_workloads_pinned_copies_are_each_admitted(tmp_path: Path) -> None:

@@ -137,7 +137,8 @@ def _kubelet_verdict(trace: Trace) -> list[Html]:
         line = f"Runs on {node}: its kubelet admits it" + (f" once it evicts {', '.join(evicted)}" if evicted else "")
     else:
         status = kubelet.get("status") or {}
-        line = f"The kubelet of {node} rejects it: the pod fails (phase {status.get('phase')}, reason {status.get('reason')})"
+        line = (f"The kubelet of {node} rejects it: the pod fails (phase {status.get('phase')}, reason "
+                f"{status.get('reason')})")
     return [el("p", join(meta, " \u00b7 "), cls="meta"), el("p", line + ".", cls="verdict"),
             el("p", "The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
                     "checks (resources, node selector and affinity, host ports, NoExecute taints).", cls="note")]
