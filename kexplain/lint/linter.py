@@ -610,10 +610,6 @@ class Linter:
             nodes = daemon_nodes(inputs.pod, inputs.snapshot)
             details: dict[str, Any] = {"nodesInPool": len(nodes.eligible) + len(nodes.excluded),
                                        "eligible": list(nodes.eligible), "notEligible": nodes.excluded}
-            if inputs.pod.node_name and nodes.eligible:   # the one node it names
-                return [Finding("not-scheduled", loc, ref,
-                                f"spec.template.spec.nodeName is {inputs.pod.node_name}: the scheduler does not "
-                                "place its pod", details=details)]
             if not nodes.eligible:
                 why = f": {_grouped(nodes.excluded)}" if nodes.excluded else ": the pool has no node"
                 return [Finding("no-eligible-nodes", loc, ref,
@@ -943,6 +939,16 @@ class Linter:
         total = len(nodes.eligible) + len(nodes.excluded)
         details: dict[str, Any] = {"nodesInPool": total, "eligible": list(nodes.eligible),
                                    "notEligible": nodes.excluded}
+        bound = outcome.inputs.pod.node_name
+        if bound and nodes.eligible:        # the one node its template names: that node's kubelet decides
+            if tally.kubelet is not None:
+                event = tally.kubelet
+                return [_kubelet_rejected(ref, loc, "spec.template.spec.nodeName", bound, str(event.get("reason")),
+                                          str(event.get("message")), details=details)]
+            if tally.stop is None:
+                return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {bound}: the scheduler "
+                                                           "does not place its pod; its kubelet admits it",
+                                details=details)]
         if tally.stop is not None:      # gated, or the scheduler would fail: said of the first such copy
             placement = tally.stop
             trace = placement.trace
@@ -1204,6 +1210,7 @@ class _DaemonTally:
     first_failed: "Placement | None" = None
     first_preempting: "Placement | None" = None
     stop: "Placement | None" = None
+    kubelet: dict[str, Any] | None = None      # the event of a copy bound by spec.nodeName its kubelet rejected
 
     def __call__(self, placement: "Placement") -> None:
         if self.stop is not None:
@@ -1213,6 +1220,9 @@ class _DaemonTally:
             return
         trace = placement.trace
         result = trace.result
+        if result.status == FAILED:
+            self.kubelet = self.kubelet or (trace.extra.get("kubelet") or {}).get("event") or {}
+            return
         if result.status != UNSCHEDULABLE:      # gated, or the scheduler would fail
             self.stop = placement
             return

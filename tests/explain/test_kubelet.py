@@ -253,3 +253,25 @@ spec:
         ("debug-a", "kubelet-rejected"), ("debug-b", "not-scheduled"), ("api", "fits")]
     assert findings[0]["details"]["message"] == ("Node didn't have enough resource: cpu, requested: 3000, used: 0, "
                                                  "capacity: 2000")
+
+
+def test_a_daemonset_whose_template_names_a_node(tmp_path: Path) -> None:
+    """Its one pod, for that node (cordoned: the controller tolerates it), bypasses the
+    scheduler: the node's kubelet rejects the pod (3.5 cpu of 2), and lint says it alike."""
+    agent = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: gpu-agent, namespace: ops}
+spec:
+  selector: {matchLabels: {app: gpu-agent}}
+  template:
+    metadata: {labels: {app: gpu-agent}}
+    spec:
+      nodeName: drained-1
+      containers: [{name: agent, image: registry.example.com/gpu-agent:1.2, resources: {requests: {cpu: "3500m"}}}]
+"""
+    code, doc, _ = _run(tmp_path, agent, "--no-suggestions")
+    assert [p["status"] for p in doc["placements"][0]["pods"]] == ["Failed"]
+    assert doc["items"][0]["kubelet"]["event"]["reason"] == "OutOfcpu"
+    code, findings = _lint(tmp_path)
+    assert code == 1 and [(f["rule"], f["details"]["reason"]) for f in findings] == [("kubelet-rejected", "OutOfcpu")]

@@ -187,7 +187,7 @@ def test_gated_template_and_template_node_name(tmp_path):
     assert (f.rule, f.message) == ("gated", "waits for its scheduling gates (example.com/wait)")
     (f,) = lint_one(tmp_path, daemonset(nodeName="n2"), node("n1"), node("n2")).findings
     assert (f.rule, f.message) == ("not-scheduled", "spec.template.spec.nodeName is n2: the scheduler does not place "
-                                                    "its pod")
+                                                    "its pod; its kubelet admits it")
     (f,) = lint_one(tmp_path, daemonset(nodeName="gone"), node("n1")).findings
     assert f.rule == "no-eligible-nodes" and f.details["notEligible"] == {"n1": "spec.nodeName is gone"}
 
