@@ -32,8 +32,9 @@ class Source:
         return f"{self.path}: document {self.doc}" if self.doc else self.path
 
 
-# The built-in kinds without a namespace (kube-apiserver v1.35): an object of one is named by its
-# name alone, whatever namespace it gives (the API server clears it).
+# The built-in kinds without a namespace (kube-apiserver v1.35, and the removed kinds that had
+# none): an object of one is named by its name alone, whatever namespace it gives (the API server
+# clears it).
 CLUSTER_SCOPED_KINDS = frozenset({
     "Namespace", "Node", "PersistentVolume", "ComponentStatus",
     "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass",
@@ -44,6 +45,7 @@ CLUSTER_SCOPED_KINDS = frozenset({
     "FlowSchema", "PriorityLevelConfiguration", "DeviceClass", "ResourceSlice", "DeviceTaintRule",
     "TokenReview", "SelfSubjectReview", "SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview",
     "StorageVersion", "StorageVersionMigration", "PodSecurityPolicy",
+    "AuditSink", "ClusterCIDR", "ResourceClass", "InitializerConfiguration", "ThirdPartyResource",
 })
 
 
@@ -118,6 +120,11 @@ class InputError(KexplainError):
 
 class AdmissionRejected(KexplainError):
     """An object the API server would refuse; the message is the API server's own."""
+
+
+class NamespaceNotFound(AdmissionRejected):
+    """An object of a namespace that does not exist (its Namespace was refused): NamespaceLifecycle
+    refuses it, whatever its kind (`namespaces "team" not found`); a workload itself, not its pods."""
 
 
 class ConfigError(KexplainError):

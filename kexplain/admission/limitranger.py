@@ -9,6 +9,9 @@ default is its max, its missing defaultRequest its default, else its min), and t
 it so. Each LimitRange of the namespace applies in turn (the API server lists them from a cache
 in no set order; kexplain takes them by name): a default of an earlier one wins. Only pods the
 API server creates get this: a pod already stored (read from a cluster) carries its defaults.
+A Pod item reads the pod's totals, summed as Quantity.Add sums (`4Gi`, in the first one's
+format), with the pod's own cpu and memory where PodLevelResources is on (admission.go read at
+v1.33.3 and v1.34.1; 1.35 and 1.36 taken as 1.34).
 Not done: the PersistentVolumeClaim items (storage min/max of claims).
 """
 from __future__ import annotations
@@ -143,8 +146,8 @@ def _compared(req: Fraction, lim: Fraction, enforced: Fraction) -> tuple[int, in
 
 def _q(resources: dict[str, Any], name: str) -> quantity.Quantity | None:
     raw = resources.get(name) if isinstance(resources, dict) else None
-    if raw is None:
-        return None
+    if raw is None or isinstance(raw, quantity.Quantity):
+        return raw
     try:
         return quantity.parse(raw)
     except quantity.QuantityError:
@@ -206,51 +209,63 @@ def _checks(kind: str, item: Item, requests: dict, limits: dict) -> list[str]:
     return out
 
 
-def _add(total: dict[str, Fraction], resources: Any) -> None:
+def _add(total: dict[str, quantity.Quantity], resources: Any) -> None:
+    """addResourceList: a resource met first is taken as it is, one met before is added to
+    (Quantity.Add: the sum keeps the first one's format, so 2Gi and 2Gi print `4Gi`)."""
     for name in resources if isinstance(resources, dict) else ():
         q = _q(resources, name)
         if q is not None:
-            total[name] = total.get(name, Fraction(0)) + q.value
+            total[name] = quantity.add(total[name], q) if name in total else q
 
 
-def _maximum(total: dict[str, Fraction], other: dict[str, Fraction]) -> None:
+def _maximum(total: dict[str, quantity.Quantity], other: dict[str, quantity.Quantity]) -> None:
+    """maxResourceList: the larger quantity, as it is."""
     for name, value in other.items():
-        if name not in total or value > total[name]:
+        if name not in total or value.value > total[name].value:
             total[name] = value
 
 
-def _pod_total(spec: dict[str, Any], key: str) -> dict[str, str]:
+POD_LEVEL = ("cpu", "memory")     # the limitranger's own isSupportedPodLevelResource (no hugepages)
+
+
+def _pod_total(spec: dict[str, Any], key: str, pod_level: bool) -> dict[str, quantity.Quantity]:
     """podRequests / podLimits (key: requests or limits): the containers' sum, sidecars (init
     containers with restartPolicy Always) added, and the largest of each other init container
-    with the sidecars started before it."""
-    total: dict[str, Fraction] = {}
+    with the sidecars started before it; with PodLevelResources on, the pod's own
+    `spec.resources` replace the sums for cpu and memory."""
+    total: dict[str, quantity.Quantity] = {}
     for c in spec.get("containers") or ():
         if isinstance(c, dict):
             _add(total, (c.get("resources") or {}).get(key))
-    sidecars: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
+    sidecars: dict[str, quantity.Quantity] = {}
+    init_max: dict[str, quantity.Quantity] = {}
     for c in spec.get("initContainers") or ():
         if not isinstance(c, dict):
             continue
-        own: dict[str, Fraction] = {}
-        _add(own, (c.get("resources") or {}).get(key))
+        own = (c.get("resources") or {}).get(key)
         if c.get("restartPolicy") == "Always":
-            for k, v in own.items():
-                total[k] = total.get(k, Fraction(0)) + v
-                sidecars[k] = sidecars.get(k, Fraction(0)) + v
+            _add(total, own)
+            _add(sidecars, own)
             current = dict(sidecars)
         else:
-            current = dict(own)
-            for k, v in sidecars.items():
-                current[k] = current.get(k, Fraction(0)) + v
+            current = {}
+            _add(current, own)
+            _add(current, sidecars)
         _maximum(init_max, current)
     _maximum(total, init_max)
-    return {k: str(quantity.Quantity(v)) for k, v in total.items()}
+    if pod_level and isinstance(spec.get("resources"), dict):
+        own = spec["resources"].get(key)
+        for name in POD_LEVEL:
+            q = _q(own, name) if isinstance(own, dict) else None
+            if q is not None:
+                total[name] = q
+    return total
 
 
-def validate(pod: dict[str, Any], limit_range: LimitRange) -> list[str]:
+def validate(pod: dict[str, Any], limit_range: LimitRange, pod_level: bool = True) -> list[str]:
     """PodValidateLimitFunc: every bound of the LimitRange the pod's containers (Container
-    items) or the pod as a whole (Pod items) break, in the plugin's order."""
+    items) or the pod as a whole (Pod items) break, in the plugin's order; `pod_level`: the
+    PodLevelResources gate (`_pod_total`)."""
     spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
     errors: list[str] = []
     for item in limit_range.items:
@@ -259,7 +274,7 @@ def validate(pod: dict[str, Any], limit_range: LimitRange) -> list[str]:
                 resources = c.get("resources") if isinstance(c.get("resources"), dict) else {}
                 errors += _checks(CONTAINER, item, resources.get("requests") or {}, resources.get("limits") or {})
         elif item.type == POD:
-            errors += _checks(POD, item, _pod_total(spec, "requests"), _pod_total(spec, "limits"))
+            errors += _checks(POD, item, _pod_total(spec, "requests", pod_level), _pod_total(spec, "limits", pod_level))
     return errors
 
 
@@ -269,11 +284,11 @@ def admit(pod: dict[str, Any], ranges: list[LimitRange]) -> None:
         mutate(pod, limit_range)
 
 
-def check(pod: dict[str, Any], ranges: list[LimitRange]) -> None:
+def check(pod: dict[str, Any], ranges: list[LimitRange], pod_level: bool = True) -> None:
     """The validating half: LimitRangeRejected with the first LimitRange's errors (the API
     server stops at the first LimitRange that refuses), aggregated as utilerrors prints them."""
     for limit_range in ranges:
-        errors = validate(pod, limit_range)
+        errors = validate(pod, limit_range, pod_level)
         if errors:
             name = (pod.get("metadata") or {}).get("name") or ""
             text = errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"

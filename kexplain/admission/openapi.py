@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterable
 
 from kexplain.apimachinery.fielderrors import go_quote as quote  # Go's %q (re-exported)
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION  # (re-exported)
-from kexplain.apimachinery.versions import REMOVED_KINDS, off_by_default, runtime_config_flag
+from kexplain.apimachinery.versions import REMOVED_GROUPS, off_by_default, removed_kind, runtime_config_flag
 from kexplain.errors import KexplainError, clip
 
 SCHEMA_PACKAGE = "kubernetes_validate"
@@ -276,12 +276,14 @@ class ApiIndex:
         if not isinstance(api_version, str) or not api_version:
             return ApiVersionStatus("", kind, self.version, MISSING)
         available = self._available.get(kind)
-        if not available and (api_version, kind) in REMOVED_KINDS:     # gone at every version: no schema
-            return ApiVersionStatus(api_version, kind, self.version, NOT_SERVED,
-                                    removed=REMOVED_KINDS[(api_version, kind)])
-        if not available or group_of(api_version) not in self._groups:
-            return None
         group = group_of(api_version)
+        if not available:       # no version of the kind: gone (no schema), or a kind of a group of its own
+            removed = removed_kind(api_version, kind)
+            if removed or self.builtin_group(group):
+                return ApiVersionStatus(api_version, kind, self.version, NOT_SERVED, removed=removed)
+            return None
+        if not self.builtin_group(group):
+            return None
         served = tuple(sorted(self.served_versions(kind), key=lambda a: group_of(a) != group))    # its group first
         if (api_version, kind) not in self._kinds:
             if served:
@@ -292,6 +294,13 @@ class ApiIndex:
         if api_version in self._off:
             return ApiVersionStatus(api_version, kind, self.version, OFF_BY_DEFAULT, served)
         return ApiVersionStatus(api_version, kind, self.version, SERVED)
+
+    def builtin_group(self, group: str) -> bool:
+        """A group of Kubernetes' own, which kube-apiserver serves itself and no
+        CustomResourceDefinition can: one without a dot (a CRD's group must have one: `apps`,
+        `policy`, the core group), one its definitions have, or one a removed kind had
+        (`settings.k8s.io`, `auditregistration.k8s.io`)."""
+        return "." not in group or group in self._groups or group in REMOVED_GROUPS
 
     def api_version_problem(self, api_version: Any, kind: str) -> str | None:
         """Why the API server would not take a `kind` object at `api_version` (no apiVersion, or

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
-from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, NamespaceNotFound, Source
 
 from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
     priority, runtimeclass, shapes, tolerations
@@ -265,6 +265,11 @@ def _reject(message: str, src: Source, obj: dict) -> AdmissionRejected:
     return AdmissionRejected(message, source=src, obj=obj)
 
 
+def _not_found(namespace: str, src: Source, obj: dict) -> NamespaceNotFound:
+    """NamespaceLifecycle's refusal of an object whose namespace does not exist."""
+    return NamespaceNotFound(f"namespaces {go_quote(namespace)} not found", source=src, obj=obj)
+
+
 def _check_invalid(kind: str, obj: dict, src: Source, errs: list[FieldError]) -> None:
     if errs:
         raise _reject(invalid_message(kind, _name(obj), errs), src, obj)
@@ -336,13 +341,16 @@ class _Admission:
     its name and registers what later steps look up, and is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
-                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None) -> None:
+                 shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None,
+                 absent: frozenset[str] = frozenset()) -> None:
         self.kube = kube
+        self.absent = absent        # namespaces that do not exist: their Namespace was refused
         self._pod_dropped = gated_fields.pod_dropped_by(kube)        # the version's gates, resolved once
         self._node_dropped = gated_fields.node_dropped_by(kube)
         self._volume_dropped = gated_fields.volume_dropped_by(kube)
         self._merged = merged_kinds(kube)
         self._copies_labels = podtopologylabels.copies_labels(kube)
+        self._pod_level = kube.enabled("PodLevelResources")     # LimitRanger's pod totals
         self.objects: list[tuple[dict, Source]] = []
         self._stored = stored
         self._shapes = shapes_seen
@@ -399,6 +407,8 @@ class _Admission:
             if oid in stored:
                 self._register_stored_pod(obj, src)
                 continue
+            if self.absent:
+                self._check_namespace(obj, src)
             admitted = None
             key = raw.get(oid)
             if key is None:
@@ -460,6 +470,9 @@ class _Admission:
                     meta.pop("namespace", None)
                 elif kind in NAMESPACED_DEFAULTED and not meta.get("namespace"):
                     meta["namespace"] = "default"
+                if self.absent and kind not in CLUSTER_SCOPED_KINDS and (meta.get("namespace") or "default") \
+                        in self.absent:     # NamespaceLifecycle
+                    raise _not_found(meta.get("namespace") or "default", objects[index][1], obj)
         seen: dict[str, set[str]] = {}
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
@@ -528,12 +541,32 @@ class _Admission:
                 self.priority_classes[name] = priority.class_info(obj)
                 self.add(obj, BUILTIN)
 
+    def check_namespace_labels(self) -> None:
+        """PodSecurity's ValidateNamespace, before anything is created in the Namespaces: one
+        whose Pod Security labels do not parse is refused (`podsecurity.namespace_refusal`); one
+        the API server would refuse as invalid anyway is left to `run_namespaces`."""
+        for obj, src in self.of_kind("Namespace"):
+            meta = obj.get("metadata")
+            if self.stored(obj) or not isinstance(meta, dict) or not podsecurity.labelled(meta.get("labels")):
+                continue
+            refusal = podsecurity.namespace_refusal(obj)
+            if refusal and not validate_namespace(obj):
+                raise _reject(refusal, src, obj)
+
+    def _check_namespace(self, pod: dict, src: Source) -> None:
+        """NamespaceLifecycle: a pod of a namespace that does not exist is refused."""
+        if self.absent and not self.stored(pod):
+            namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+            if namespace in self.absent:
+                raise _not_found(namespace, src, pod)
+
     def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> dict:
         """Admit one pod by the full path; returns it admitted: `pod` itself, changed in place
         (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy."""
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
+        self._check_namespace(pod, src)
         if self._shapes is not None and id(pod) in self._shapes.raw:    # no patch for its shape, or its
             pod = _copy(pod, src)       # name is taken: the full path (it decodes as its shape's first did)
             check_decodes(pod, src, self.kube)
@@ -587,7 +620,7 @@ class _Admission:
             raise _reject(str(exc), src, pod) from None
         if ranges:              # the validating plugins, in the server's order
             try:
-                limitranger.check(pod, ranges)
+                limitranger.check(pod, ranges, self._pod_level)
             except limitranger.LimitRangeRejected as exc:
                 raise _reject(str(exc), src, pod) from None
         labels = self.namespace_labels.get(meta.get("namespace") or "default")
@@ -797,7 +830,7 @@ def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
           stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
-          kube: KubeVersion = DEFAULT_VERSION) -> Admitted:
+          kube: KubeVersion = DEFAULT_VERSION, absent: frozenset[str] = frozenset()) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
     Raises AdmissionRejected (the API server's message) for the first object it refuses, and
@@ -810,7 +843,10 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     False: every pod by the full path (what the tests compare the patched ones with). `kube`:
     the Kubernetes version whose API server admits them: the versions it decodes
     (`dra_convert.READ_AS`), its feature gates (fields dropped, merges, the PodTopologyLabels
-    plugin) and its validation.
+    plugin) and its validation. `absent`: namespaces that do not exist although the input named
+    them (their Namespace was refused: `podsecurity.refused_namespaces`), whose objects
+    NamespaceLifecycle refuses (`namespaces "team" not found`) instead of kexplain creating the
+    namespace as it does for one the input does not have.
     """
     result = Admitted()
     stored_ids: set[int] = set()
@@ -833,7 +869,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
         check_decodes(pending_pod, pending[1], kube)     # a copy, stored or not: one object, always checked
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
-    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind, flat.rows)
+    run = _Admission(objects, stored_ids, kube, seen, flat.by_kind, flat.rows, absent)
+    run.check_namespace_labels()
     run.run_cluster_objects()
     run.add_builtin_priority_classes()
     run.admit_pods()

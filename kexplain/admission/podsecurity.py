@@ -11,6 +11,10 @@ level goes to the audit log (its text is kept as an audit note). A workload (a D
 never refused: its template is checked against the warn level and the workload admitted with the
 warning; its controller's creates of the pods are what the enforce level refuses.
 
+A Namespace whose Pod Security labels do not parse (a level that is none of the three, a version
+not `latest` or `v1.N`) is refused on create (`namespace_refusal`: ValidateNamespace in the
+admission package), so it does not exist for its pods.
+
 The checks are the policy package's, each at the versions it has (a `-version` label older
 than a check's first version leaves it out; `latest` and newer labels are the API server's own
 minor), in its order (baseline checks, then restricted ones, by ID) with its words.
@@ -18,9 +22,10 @@ minor), in its order (baseline checks, then restricted ones, by ID) with its wor
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
-from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.apimachinery import columns
+from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid, invalid_message
 
 PREFIX = "pod-security.kubernetes.io/"
 PRIVILEGED, BASELINE, RESTRICTED = "privileged", "baseline", "restricted"
@@ -58,13 +63,74 @@ class Policy:
         return all(lv.level == PRIVILEGED for lv in (self.enforce, self.audit, self.warn))
 
 
+_INT_MAX = 2 ** 63 - 1         # strconv.Atoi's range (a 64-bit int)
+
+
+def _version_ok(text: str) -> bool:
+    """ParseVersion's test: "latest", or `v1.N` (N: 0, or digits without a leading zero) with a
+    number Atoi takes."""
+    if text == LATEST:
+        return True
+    number = text[3:]
+    return (text.startswith("v1.") and number.isascii() and number.isdigit()
+            and (number == "0" or not number.startswith("0")) and int(number) <= _INT_MAX)
+
+
 def _version(text: str) -> str:
     """ParseVersion: "latest" or "v1.N"; anything else is latest (and a parse error)."""
-    if text == LATEST:
-        return LATEST
-    if text.startswith("v1.") and text[3:].isdigit() and (text[3:] == "0" or not text[3:].startswith("0")):
-        return text
-    return LATEST
+    return text if _version_ok(text) else LATEST
+
+
+# PolicyToEvaluate's labels, in the order it reads them: (label, a level or a version)
+_LABELS = (("enforce", True), ("enforce-version", False), ("audit", True), ("audit-version", False),
+           ("warn", True), ("warn-version", False))
+
+
+def label_errors(labels: dict[str, Any] | None) -> list[FieldError]:
+    """PolicyToEvaluate's errors: each Pod Security label whose value is no level
+    (`must be one of privileged, baseline, restricted`) or no version (`must be "latest" or
+    "v1.x"`), as field.Invalid at `metadata.labels[<label>]`, in its order."""
+    errs: list[FieldError] = []
+    for suffix, is_level in _LABELS:
+        label = PREFIX + suffix
+        if not isinstance(labels, dict) or label not in labels:
+            continue
+        value = labels[label]
+        text = value if isinstance(value, str) else str(value)
+        if is_level and text not in _LEVELS:
+            errs.append(invalid(f"metadata.labels[{label}]", text, "must be one of " + ", ".join(_LEVELS)))
+        elif not is_level and not _version_ok(text):
+            errs.append(invalid(f"metadata.labels[{label}]", text, 'must be "latest" or "v1.x"'))
+    return errs
+
+
+def namespace_refusal(namespace: dict[str, Any]) -> str:
+    """ValidateNamespace on create: a Namespace whose Pod Security labels do not parse is refused
+    (`Namespace "team" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid
+    value: "strict": must be one of privileged, baseline, restricted`, apierrors.NewInvalid's
+    words); "" when they parse (or it has none)."""
+    meta = _d(namespace.get("metadata"))
+    errs = label_errors(_d(meta.get("labels")))
+    return invalid_message("Namespace", str(meta.get("name") or ""), errs) if errs else ""
+
+
+def refused_namespaces(objects: Iterable[tuple[dict[str, Any], Any]]) -> frozenset[str]:
+    """The names of the Namespaces among `objects` the API server would refuse to create for
+    their Pod Security labels (`namespace_refusal`); not those it stored already (a
+    resourceVersion: they exist)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:        # a dump's 150,000 objects: its Namespaces, by the kinds of its rows
+        try:
+            objects = [pair for pair, kind in zip(objects, rows.kinds) if kind == "Namespace"]
+        except TypeError:
+            pass
+    out = set()
+    for obj, _ in objects:
+        if isinstance(obj, dict) and obj.get("kind") == "Namespace":
+            meta = _d(obj.get("metadata"))
+            if not meta.get("resourceVersion") and labelled(_d(meta.get("labels"))) and namespace_refusal(obj):
+                out.add(str(meta.get("name") or ""))
+    return frozenset(out)
 
 
 def policy_of(labels: dict[str, str]) -> Policy:

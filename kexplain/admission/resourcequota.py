@@ -7,7 +7,9 @@ tracks (pods, count/pods, cpu, memory, ephemeral-storage and their requests./lim
 hugepages, requests.<extended resource>) and whose scopes all match the pod (Terminating,
 NotTerminating, BestEffort, NotBestEffort, PriorityClass In/NotIn/Exists/DoesNotExist,
 CrossNamespacePodAffinity) is checked in turn: a quota tracking cpu or memory needs every
-container to state it (`failed quota: NAME: must specify limits.cpu for: web`); then the pod's
+container to state it (`failed quota: NAME: must specify limits.cpu for: web`), unless the pod
+states pod-level resources and PodLevelResources is on (then the pod-level cpu, memory and
+hugepages are its usage: pods.go read at v1.33.2, v1.34.2 and v1.35.2, 1.36 taken as 1.35); then the pod's
 usage is added to the quota's, and a quota it would exceed refuses it (`exceeded quota: NAME,
 requested: pods=1, used: pods=2, limited: pods=2`), in the API server's words, after
 `pods "NAME" is forbidden: `. An admitted pod's usage is charged to every quota it matched, so the
@@ -43,9 +45,7 @@ def _d(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _add(a: Quantity, b: Quantity) -> Quantity:
-    """Quantity.Add: the sum, in the format of `a` unless `a` is zero."""
-    return Quantity(a.value + b.value, a.fmt if a.value != 0 else b.fmt)
+_add = quantity.add        # Quantity.Add: the sum, in the first one's format unless it is zero
 
 
 def _list(raw: Any) -> dict[str, Quantity]:
@@ -76,10 +76,23 @@ def _max_into(total: dict[str, Quantity], resources: dict[str, Quantity]) -> Non
             total[k] = v
 
 
-def _pod_total(spec: dict[str, Any], key: str) -> dict[str, Quantity]:
+def _pod_level_resource(name: str) -> bool:
+    """resourcehelper.IsSupportedPodLevelResource: cpu, memory and hugepages."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def pod_level_set(spec: dict[str, Any]) -> bool:
+    """resourcehelper.IsPodLevelResourcesSet: `spec.resources` requests or limits a resource
+    pod-level resources support."""
+    own = _d(spec.get("resources"))
+    return any(_pod_level_resource(str(n)) for key in ("requests", "limits") for n in _d(own.get(key)))
+
+
+def _pod_total(spec: dict[str, Any], key: str, pod_level: bool = True) -> dict[str, Quantity]:
     """resourcehelper.PodRequests / PodLimits of a pod being created (no status): containers
-    summed, sidecars added, the largest init container with its sidecars, pod-level values for
-    cpu and memory, overhead (for limits: only on resources with a limit)."""
+    summed, sidecars added, the largest init container with its sidecars, then (PodLevelResources
+    on: `pod_level`) the pod-level values of the resources they support, overhead (for limits:
+    only on resources with a limit that is not zero)."""
     total: dict[str, Quantity] = {}
     for c in spec.get("containers") or ():
         if isinstance(c, dict):
@@ -99,12 +112,13 @@ def _pod_total(spec: dict[str, Any], key: str) -> dict[str, Quantity]:
             _sum_into(current, sidecars)
         _max_into(init_max, current)
     _max_into(total, init_max)
-    for k, v in _list(_d(spec.get("resources")).get(key)).items():
-        if k in ("cpu", "memory"):
-            total[k] = v
+    if pod_level:
+        for k, v in _list(_d(spec.get("resources")).get(key)).items():
+            if _pod_level_resource(k):
+                total[k] = v
     overhead = _list(spec.get("overhead"))
     for k, v in overhead.items():
-        if key == "requests" or k in total:
+        if key == "requests" or (k in total and total[k].value != 0):
             total[k] = _add(total[k], v) if k in total else v
     return total
 
@@ -129,22 +143,24 @@ def terminal(pod: dict[str, Any]) -> bool:
     return _d(pod.get("status")).get("phase") in ("Succeeded", "Failed")
 
 
-def pod_usage(pod: dict[str, Any]) -> dict[str, Quantity]:
-    """PodUsageFunc: count/pods always; the compute usage unless the pod has ended."""
+def pod_usage(pod: dict[str, Any], pod_level: bool = True) -> dict[str, Quantity]:
+    """PodUsageFunc: count/pods always; the compute usage unless the pod has ended (`pod_level`:
+    the PodLevelResources gate)."""
     out = {"count/pods": Quantity(Fraction(1))}
     if terminal(pod):
         return out
     spec = _d(pod.get("spec"))
-    out.update(_compute_usage(_pod_total(spec, "requests"), _pod_total(spec, "limits")))
+    out.update(_compute_usage(_pod_total(spec, "requests", pod_level), _pod_total(spec, "limits", pod_level)))
     return out
 
 
-def _missing(pod: dict[str, Any], required: set[str]) -> str:
-    """podEvaluator.Constraints: the tracked cpu/memory resources a container does not state."""
+def _missing(pod: dict[str, Any], required: set[str], pod_level: bool = True) -> str:
+    """podEvaluator.Constraints: the tracked cpu/memory resources a container does not state;
+    nothing is asked of a pod that sets pod-level resources (PodLevelResources on)."""
     needed = required & VALIDATION_SET
-    if not needed:
-        return ""
     spec = _d(pod.get("spec"))
+    if not needed or (pod_level and pod_level_set(spec)):
+        return ""
     missing: dict[str, set[str]] = {}
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or ():
@@ -242,22 +258,25 @@ def _pretty(resources: dict[str, Quantity]) -> str:
 
 
 class QuotaLedger:
-    """The quotas of a set's cluster and what they have used, pods charged as they are created."""
+    """The quotas of a set's cluster and what they have used, pods charged as they are created;
+    `pod_level`: the PodLevelResources gate of the version followed (the evaluator reads a pod's
+    own `spec.resources` only with it on)."""
 
-    def __init__(self, quotas: list[Quota]) -> None:
+    def __init__(self, quotas: list[Quota], pod_level: bool = True) -> None:
+        self.pod_level = pod_level
         self.by_namespace: dict[str, list[Quota]] = {}
         for q in sorted(quotas, key=lambda q: q.name):
             self.by_namespace.setdefault(q.namespace, []).append(q)
 
     @classmethod
-    def of(cls, objects: Iterable[dict[str, Any]]) -> "QuotaLedger | None":
+    def of(cls, objects: Iterable[dict[str, Any]], pod_level: bool = True) -> "QuotaLedger | None":
         """The ledger of `objects` (their ResourceQuotas; their pods charged as the quota
         controller counts them, unless a quota carries its own status.used); None without quotas."""
         objects = list(objects)
         quotas = [Quota.of(o) for o in objects if o.get("kind") == "ResourceQuota"]
         if not quotas:
             return None
-        ledger = cls(quotas)
+        ledger = cls(quotas, pod_level)
         counted = [q for q in quotas if not q.used]
         for q in counted:
             q.used = {name: Quantity(Fraction(0)) for name in q.hard}
@@ -267,7 +286,7 @@ class QuotaLedger:
                     namespace = str(_d(o.get("metadata")).get("namespace") or "default")
                     for q in counted:
                         if q.namespace == namespace and q.matches(o):
-                            q.charge(pod_usage(o))
+                            q.charge(pod_usage(o, pod_level))
         return ledger
 
     def refusal(self, pod: dict[str, Any]) -> str:
@@ -280,10 +299,10 @@ class QuotaLedger:
         prefix = f"pods {go_quote(str(meta.get('name') or ''))} is forbidden: "
         for q in quotas:
             tracked = set(matching_resources(q.hard))
-            missing = _missing(pod, tracked)
+            missing = _missing(pod, tracked, self.pod_level)
             if missing:
                 return f"{prefix}failed quota: {q.name}: {missing}"
-        usage = pod_usage(pod)
+        usage = pod_usage(pod, self.pod_level)
         for q in quotas:
             requested = {k: v for k, v in usage.items() if k in q.hard and v.value != 0}
             exceeded = sorted(k for k, v in requested.items()
@@ -297,7 +316,7 @@ class QuotaLedger:
     def charge(self, pod: dict[str, Any]) -> None:
         """Count an admitted pod in every quota of its namespace that matches it."""
         meta = _d(pod.get("metadata"))
-        usage = pod_usage(pod)
+        usage = pod_usage(pod, self.pod_level)
         for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ()):
             if q.matches(pod):
                 q.charge(usage)

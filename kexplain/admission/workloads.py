@@ -33,7 +33,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
-from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source
+from kexplain.errors import AdmissionRejected, InputError, KexplainError, NamespaceNotFound, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
@@ -522,6 +522,8 @@ def refused_pods(err: KexplainError, workload: Any, kube: KubeVersion = DEFAULT_
     if not (isinstance(workload, dict) and workload.get("kind") not in (None, "Pod") and isinstance(pod, dict)
             and pod.get("kind") == "Pod"):
         return err
+    if isinstance(err, NamespaceNotFound):      # the workload's namespace does not exist: it is refused itself
+        return NamespaceNotFound(err.message, source=err.source, obj=workload)
     kind = str(workload.get("kind"))
     field = f"{_template_path(kind)}.{err.field}" if err.field else None
     if not isinstance(err, AdmissionRejected):

@@ -65,6 +65,9 @@ def runtime_config_flag(api_version: str) -> str:
 # them say. A kind still served at another version (extensions/v1beta1 Deployment) needs no
 # entry: the schemas name the versions to use (`kexplain.admission.openapi.ApiIndex`).
 REMOVED_KINDS: Mapping[tuple[str, str], str] = MappingProxyType({
+    ("auditregistration.k8s.io/v1alpha1", "AuditSink"):
+        "removed in Kubernetes 1.19 with dynamic audit configuration, with no replacement API: kube-apiserver's "
+        "audit webhook backend (--audit-webhook-config-file) takes its place",
     ("policy/v1beta1", "PodSecurityPolicy"):
         "removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
         "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit",
@@ -94,3 +97,24 @@ REMOVED_KINDS: Mapping[tuple[str, str], str] = MappingProxyType({
         "removed in Kubernetes 1.32 with classic Dynamic Resource Allocation, with no replacement API: the "
         "scheduler allocates claims itself",
 })
+
+
+def _group(api_version: str) -> str:
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+# The groups of the removed kinds (`settings.k8s.io`, `auditregistration.k8s.io`, ...): Kubernetes'
+# own, so that no CustomResourceDefinition serves them.
+REMOVED_GROUPS: frozenset[str] = frozenset(_group(a) for a, _ in REMOVED_KINDS)
+
+
+def removed_kind(api_version: str, kind: str) -> str:
+    """What replaced a kind gone at every version (`REMOVED_KINDS`), written at `api_version`:
+    its own entry, else the entry of its group, else the kind's first entry (`apps/v1
+    PodSecurityPolicy` was never served, and policy/v1beta1's words say what to use); "" for a
+    kind that is not gone."""
+    if (api_version, kind) in REMOVED_KINDS:
+        return REMOVED_KINDS[(api_version, kind)]
+    entries = [(a, text) for (a, k), text in REMOVED_KINDS.items() if k == kind]
+    same_group = [text for a, text in entries if _group(a) == _group(api_version)]
+    return (same_group or [text for _, text in entries] or [""])[0]

@@ -20,7 +20,7 @@ CLOSEST = 3     # group names a wrong --node-group NAME suggests
 
 
 # Verdicts after which CA has nothing to do for the pod (no section unless --node-group asks).
-NO_AUTOSCALER = ("Scheduled", "Error")
+NO_AUTOSCALER = ("Scheduled", "Error", "Failed")     # (Failed: a bound pod its kubelet rejects, not pending)
 
 
 def check_groups_options(req: "Request", node: Optional[str], node_group: Optional[str],

@@ -159,6 +159,8 @@ class Outcome:
         out["pods"] = [c.to_json() for c in self.copies]
         if self.daemon is not None:
             out["notEligible"] = dict(self.daemon.excluded)
+            if self.daemon.not_created:     # eligible, but no pod was created (`failedCreate`)
+                out["notCreated"] = list(self.daemon.not_created)
         return out
 
 
@@ -247,6 +249,8 @@ class Queue:
         placements: Iterable[Placement]
         if entry.daemon:
             nodes = daemon_nodes(inputs.pod, base)
+            if entry.failed_create:         # the quota let its controller create `copies` pods only
+                nodes = nodes.created(entry.copies)
             bound_each = siblings_matter(inputs.pod, inputs)
             outcome.entry, outcome.daemon = replace(entry, copies=len(nodes.eligible)), nodes
             placements = iter_daemon_placements(inputs, options, nodes.eligible, bound_each, entry.naming,
@@ -368,7 +372,8 @@ class Batch:
     def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
         """Each entry with its pod admitted, and as many copies as the quotas let be created
         (`created`), but those `refused` takes (see the class)."""
-        ledger = None if self.stored else QuotaLedger.of(o for o, _ in self.pool.objects)
+        ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
+                                                          self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
             if self.refused is None:
                 inputs = admitted(entry, self.pool, stored=self.stored)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from kexplain.admission.pipeline import copy_json
 from kexplain.explain.inputs import Inputs
+from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for, schedule_options
 from kexplain.framework.opportunistic_batch import OPPORTUNISTIC_BATCHING, OpportunisticBatch
@@ -55,7 +56,11 @@ class Carryover:
 
         With `quiet` (a copy nobody reads in full unless it does not fit), the cycle runs as
         `quiet` says, and only when the pod is not scheduled then is it run again, from the
-        same memory, as `options` say: the decision is the same, the extra keys differ."""
+        same memory, as `options` say: the decision is the same, the extra keys differ. A pod
+        bound by `spec.nodeName` is no cycle: its kubelet admits it (`explain.kubelet`)."""
+        node = bound_node(inputs.pod, inputs)
+        if node is not None:
+            return kubelet_trace(inputs, options, node)
         inputs = replace(inputs, nominated={n: list(p) for n, p in self.nominated.items() if p})
         if quiet is not None:
             kept = {name: b.clone() for name, b in self.batches.items()}

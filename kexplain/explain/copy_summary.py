@@ -24,10 +24,14 @@ def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
     scheduler ranks them: total, then the chosen node first, then name), `rejected` ([{plugin,
     reason, nodes}], most nodes first; PreFilter's with `stage`), `randomPickAmong` (how many
     nodes tied at the top when the version's scheduler picks one of them at random), and,
-    unless it was scheduled, the event `message` and any `nominatedNodeName`."""
+    unless it was scheduled, the event `message` and any `nominatedNodeName` (a pod bound by
+    spec.nodeName that its kubelet rejects: `kubelet`, the kubelet's event)."""
     out: dict[str, Any] = {}
     result = trace.result
-    if result.status != SCHEDULED:
+    kubelet = trace.extra.get("kubelet") or {}
+    if kubelet.get("event"):        # bound by spec.nodeName: its kubelet's event, no FailedScheduling
+        out["kubelet"] = kubelet["event"]
+    elif result.status != SCHEDULED:
         out["message"] = result.message
         nominated = (trace.post_filter or {}).get("nominatedNodeName")
         if nominated:

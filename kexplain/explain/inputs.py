@@ -503,7 +503,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
                 snapshot = single.snapshot
                 created(entry, single, QuotaLedger.of(
                     [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
-                    if snapshot.of_kind("ResourceQuota") else []))
+                    if snapshot.of_kind("ResourceQuota") else [], kube.enabled("PodLevelResources")))
         except KexplainError as err:        # the one pod refused: nothing is left to explain
             problems.add(err)
             return Loaded(kube=kube)
@@ -606,7 +606,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     admitted by `kube`'s API server."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
-    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS)
+    applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
+                        or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
                                  shape_index=shape_index, kube=kube, problems=problems,
                                  owned=frozenset(id(o) for o, _ in created))
@@ -615,8 +616,8 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
         # lint's not-scheduled finding, said beside the explanation: the same story in both
         inputs.warnings.append(f"{src}: {describe(pod_obj)}: spec.nodeName is {pinned}: the scheduler does not "
-                               "place this pod (it bypasses the scheduler); kexplain checks it against that node "
-                               "as the scheduler's filters would")
+                               "place this pod (it bypasses the scheduler); kexplain checks it as that node's "
+                               "kubelet admits it")
     return inputs
 
 
@@ -628,7 +629,8 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`load.pv_controller`); the rest is the cluster as it is. The collector pauses
+    binds (`load.pv_controller`) and whose bound pods their kubelet admits or rejects
+    (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
     A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`."""
     with bulk_load():
@@ -644,8 +646,10 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
     warnings: list[str] = []
     if not stored:
         from kexplain.admission import admit
-        admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube),
-                                cluster, problems, owned)
+        from kexplain.admission.podsecurity import refused_namespaces
+        absent = refused_namespaces(cluster)        # (their pods: `namespaces "x" not found`, once they are left out)
+        admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube,
+                                                   absent=absent), cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
@@ -654,6 +658,10 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
             warnings += settled.notes
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
+    pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
+    if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
+        snapshot, _, said = _kubelets_admit(snapshot, pods, kube, True, False)
+        warnings += said
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        controllers_create_for(pod_obj)))
 
@@ -780,6 +788,12 @@ class Pool:
     # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
     # NodePools say whether its pass runs).
     other_kinds: Objects = field(default_factory=list, repr=False)
+    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
+    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
+    absent_namespaces: frozenset[str] = frozenset()
+    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
+    # (`_kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
+    kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -788,16 +802,18 @@ class Pool:
         return self.config.kube
 
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
-                 problems: Problems = RAISE) -> "Pool":
+                 problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "Pool":
         """This pool with the cluster objects of a POD file (or of a linted file) applied to
         it, as `cluster_with` says: the file's version of an object the pool has replaces it,
         `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
         are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
         PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
         This pool is not changed; without new objects it is returned as it is. A new object the
-        API server refuses goes to `problems` (raised unless it collects: then it is left out)."""
+        API server refuses goes to `problems` (raised unless it collects: then it is left out).
+        `absent`: namespaces refused already (a caller that left their Namespace out), besides
+        those of `file_objects` the API server refuses and the pool's own."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
-            return self
+            return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
         merged = cluster_with(self.objects, file_objects, created)
         old = {id(o) for o, _ in self.objects}
         new = [(o, s) for o, s in merged if id(o) not in old]
@@ -810,8 +826,13 @@ class Pool:
             or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
         from kexplain.admission import admit
         from kexplain.admission.pipeline import BUILTIN
-        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube), context + new,
-                                   problems)
+        from kexplain.admission.podsecurity import refused_namespaces
+        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
+                           if o.get("kind") == "Namespace"}
+        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
+            - kept_namespaces
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube, absent=absent),
+                                   context + new, problems)
         if len(used) < len(context) + len(new):        # some refused: left out
             kept = {id(o) for o, _ in used}
             new = [(o, s) for o, s in new if id(o) in kept]
@@ -835,7 +856,8 @@ class Pool:
         objects += namespaces_created
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
         replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
-        if any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50:
+        rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
+        if rebuilt:
             snapshot, nominated = build_cluster(objects)
         else:                      # the same nodes: the other objects, then the file's bound pods
             others: dict[str, list[dict[str, Any]]] = {}
@@ -849,10 +871,12 @@ class Pool:
                     meta = o.get("metadata") or {}
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
-            for pod in map(PodInfo, pods):
-                if pod.node_name and snapshot.get(pod.node_name) is not None \
-                        and pod.status.get("phase") not in ("Succeeded", "Failed"):
-                    snapshot = snapshot.with_pod_bound(pod)
+        snapshot, failed, said = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
+                                                 self.kube, rebuilt, stored)
+        rejected = dict(self.kubelet_rejected)
+        if failed:          # the kubelet set their phase: Failed pods, which take no room
+            objects = [(failed[id(o)][0] if id(o) in failed else o, src) for o, src in objects]
+            rejected.update({(PodInfo(o).namespace, PodInfo(o).name): why for o, why in failed.values()})
         keys = set(self.pod_keys)
         for o, _ in added:
             if o.get("kind") == "Pod":
@@ -860,7 +884,8 @@ class Pool:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned], objects=objects, other_kinds=self.other_kinds)
+                    [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
+                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -875,6 +900,59 @@ class Pool:
             objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
             self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
         return self._with_namespace[name]
+
+
+def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
+                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str]]:
+    """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
+    admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
+    set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
+    objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
+    critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
+    Failed, its reason and message) with its event's (reason, message), and what is said of
+    them. `stored` pods ran already. Cheap when every pod is admitted even with all the others
+    there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
+    moves."""
+    from kexplain.explain.kubelet import admission
+    candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
+                  and snapshot.get(str(o["spec"]["nodeName"])) is not None
+                  and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    if bound and (stored or all(_admitted_among_all(pod, snapshot, kube) for pod, _ in candidates)):
+        return snapshot, {}, []
+    if bound:
+        for pod, _ in candidates:
+            snapshot = snapshot.without_pod(pod.node_name, pod.namespace, pod.name)
+    failed: dict[int, tuple[dict[str, Any], tuple[str, str]]] = {}
+    said: list[str] = []
+    for pod, src in candidates:
+        info = snapshot.get(pod.node_name)
+        verdict = admission(pod, info, kube) if not stored and info is not None else None
+        if verdict is not None and not verdict.admitted:
+            failed[id(pod.obj)] = ({**pod.obj, "status": {**pod.status, "phase": "Failed", "reason": verdict.reason,
+                                                          "message": verdict.status_message}},
+                                   (verdict.reason, verdict.message))
+            said.append(f"{src}: {describe(pod.obj)}: spec.nodeName is {pod.node_name}: its kubelet rejects it "
+                        f"({verdict.reason}: {verdict.message}): the pod fails, and takes no room")
+            continue
+        for victim in (verdict.evicted if verdict is not None else ()):
+            namespace, _, name = victim.partition("/")
+            snapshot = snapshot.without_pod(pod.node_name, namespace, name)
+        snapshot = snapshot.with_pod_bound(pod)
+    return snapshot, failed, said
+
+
+def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
+    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
+    there (its own binding taken away)."""
+    from kexplain.explain.kubelet import admission
+    info = snapshot.get(pod.node_name)
+    if info is None:
+        return True
+    info = info.clone()
+    if any(p.key == pod.key for p in info.pods):
+        info.remove_pod(pod)
+    verdict = admission(pod, info, kube)
+    return verdict.admitted and not verdict.evicted
 
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
@@ -910,8 +988,10 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
                             problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
     cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
     from kexplain.admission import admit
-    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube), cluster,
-                            problems)
+    from kexplain.admission.podsecurity import refused_namespaces
+    absent = refused_namespaces(cluster) if not stored else frozenset()
+    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
+                                               absent=absent), cluster, problems)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
@@ -921,7 +1001,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     context = admission_context(cluster)
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster, other_kinds=others)
+                objects=cluster, other_kinds=others, absent_namespaces=absent)
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
@@ -963,7 +1043,7 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
-    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces)
     pod = admitted.pending
     snapshot = pool.snapshot
     namespace = (pod.get("metadata") or {}).get("namespace") or "default"

@@ -253,6 +253,8 @@ class PassBuilder:
         owner = pods_owner(entry.workload) if entry.workload is not None else None
         if not entry.replicated:
             node = outcome.copies[0].node if outcome.copies else None
+            if node is None and _kubelet_rejects(inputs.pod, inputs):
+                return
             pod = _with_nominated(_owned(inputs.pod.obj, owner), nominated if node is None else None)
             self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, claims=claims)
             return
@@ -264,9 +266,18 @@ class PassBuilder:
             else:
                 obj = pending_copy(inputs.pod, i, entry.naming)
             node = nodes[i] if i < len(nodes) else None
+            if node is None and _kubelet_rejects(PodInfo(obj), inputs):
+                continue
             last_tried = i == len(nodes) - 1
             pod = _with_nominated(_owned(obj, owner), nominated if node is None and last_tried else None)
             self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims)
+
+
+def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
+    """A pod bound by spec.nodeName to a node of the cluster that did not land there: its kubelet
+    rejected it (`kexplain.explain.kubelet`), so it is Failed, not pending: no autoscaler acts."""
+    from kexplain.explain.kubelet import bound_node
+    return bound_node(pod, inputs) is not None
 
 
 def _owned(obj: Obj, owner: Obj | None) -> PodInfo:

@@ -264,10 +264,17 @@ NOT_SELECTED = "node selector or affinity does not match"
 @dataclass(frozen=True)
 class DaemonNodes:
     """Which nodes of a snapshot a DaemonSet's controller would create a pod for (`eligible`, in
-    node name order), and why not for the others (`excluded`: node name -> reason)."""
+    node name order), and why not for the others (`excluded`: node name -> reason);
+    `not_created`: eligible nodes whose pod the API server refused to create (a quota), which
+    `eligible` then leaves out."""
 
     eligible: tuple[str, ...]
     excluded: dict[str, str]
+    not_created: tuple[str, ...] = ()
+
+    def created(self, pods: int) -> "DaemonNodes":
+        """The nodes as the controller could create only `pods` pods: the first ones."""
+        return DaemonNodes(self.eligible[:pods], self.excluded, self.eligible[pods:])
 
 
 def _evicting_or_blocking(taint: dict[str, Any]) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from kexplain.errors import KexplainError
 from kexplain.explain.inputs import Inputs
+from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import Request, RunOptions
 from kexplain.framework.runtime import Framework
 from kexplain.framework.schedule import Options, schedule_pod
@@ -20,9 +21,14 @@ from kexplain.plugins.names import DEFAULT_PREEMPTION
 
 
 def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
-    """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options)."""
+    """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options);
+    of a pod bound to a node of the cluster by `spec.nodeName`, which no scheduler sees, its
+    kubelet's admission instead (`kexplain.explain.kubelet`)."""
     if isinstance(options, Request):
         options = options.run
+    node = bound_node(inputs.pod, inputs)
+    if node is not None:
+        return kubelet_trace(inputs, options, node)
     return schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
 
 

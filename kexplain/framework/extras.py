@@ -66,7 +66,8 @@ def node_facts(ni: "NodeInfo") -> dict[str, Any]:
     return out
 
 
-def _pod_facts(pod: "PodInfo") -> dict[str, Any]:
+def pod_facts(pod: "PodInfo") -> dict[str, Any]:
+    """The pod's requests and priority (`details.pod`)."""
     res = pod.resource.resource
     requests = {name: format_quantity(name, res.get(name)) for name in ("cpu", "memory", "ephemeral-storage")
                 if res.get(name)}
@@ -105,7 +106,7 @@ def record_details(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle, ex
             batch = fw.run_filter_nodes(state, pod, [ni], every=True)
             entry["filterAll"] = plugin_verdicts(batch.columns or [], 0)
         entry["plugins"] = fw.run_explain(state, pod, ni)
-    trace.extra["details"] = {"pod": _pod_facts(pod), "nodes": nodes}
+    trace.extra["details"] = {"pod": pod_facts(pod), "nodes": nodes}
 
 
 def evaluate_unexamined(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> None:

@@ -44,7 +44,7 @@ from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
-from kexplain.framework.trace import GATED, UNSCHEDULABLE, Trace
+from kexplain.framework.trace import FAILED, GATED, UNSCHEDULABLE, Trace
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
@@ -99,7 +99,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
          "(--config): not checked."),
     Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
-    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed."),
+    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
+                                         "admits the pod."),
+    Rule("kubelet-rejected", Severity.ERROR, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
+                                             "rejects the pod (OutOfcpu, NodeAffinity, ...): it fails."),
     Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
                                        "its template is scheduled, taking no room, for when it is resumed."),
     Rule("version-change", Severity.WARNING,
@@ -182,7 +185,7 @@ SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknow
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
 SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
+                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler", "kubelet-rejected"})
 
 
 @dataclass
@@ -411,9 +414,11 @@ class Linter:
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
         refused: dict[tuple[str, int, int | None], Finding] = {}
-        while True:
+        from kexplain.admission.podsecurity import refused_namespaces
+        absent = refused_namespaces(file_objects) if not self.options.stored else frozenset()
+        while True:         # (a Namespace refused stays absent once left out: its objects are refused)
             try:
-                pool = self.pool.extended(file_objects, created)
+                pool = self.pool.extended(file_objects, created, absent=absent)
                 break
             except KexplainError as err:
                 doc = where.get(id(err.source)) if err.source is not None else None
@@ -431,7 +436,8 @@ class Linter:
                 created = [(o, s) for o, s in created if s is not err.source]
         from kexplain.admission.resourcequota import QuotaLedger
         from kexplain.load.hpa_controller import autoscalers
-        ledger = None if self.options.stored else QuotaLedger.of(o for o, _ in pool.objects)
+        ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
+                                                                  pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         hpas = autoscalers(objs)
         if self.options.node_groups is None and not self._karpenter:
@@ -604,20 +610,13 @@ class Linter:
             nodes = daemon_nodes(inputs.pod, inputs.snapshot)
             details: dict[str, Any] = {"nodesInPool": len(nodes.eligible) + len(nodes.excluded),
                                        "eligible": list(nodes.eligible), "notEligible": nodes.excluded}
-            if inputs.pod.node_name and nodes.eligible:   # the one node it names
-                return [Finding("not-scheduled", loc, ref,
-                                f"spec.template.spec.nodeName is {inputs.pod.node_name}: the scheduler does not "
-                                "place its pod", details=details)]
             if not nodes.eligible:
                 why = f": {_grouped(nodes.excluded)}" if nodes.excluded else ": the pool has no node"
                 return [Finding("no-eligible-nodes", loc, ref,
                                 f"no node of the pool is eligible, the DaemonSet would run no pod{why}",
                                 details={**details, "replicas": 0, "fit": 0, "nodes": []})]
-        elif workload and inputs.pod.node_name:
-            if pool.snapshot.get(inputs.pod.node_name) is not None:
-                return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {inputs.pod.node_name}: "
-                                                           "the scheduler does not place its pods")]
-            pinned = inputs.pod.node_name
+        elif workload and inputs.pod.node_name and pool.snapshot.get(inputs.pod.node_name) is None:
+            pinned = inputs.pod.node_name       # (a node of the pool: its kubelet admits each copy, queued)
         queued = _Queued(entry, inputs, ref, loc, pinned)
         if pinned is None:
             return queued
@@ -630,10 +629,9 @@ class Linter:
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
         """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
-        but its node's kubelet still admits it only if it fits, so it is checked against that
-        node as `kexplain POD` checks it (the whole pipeline: every other node fails NodeName),
-        on the pool as the set leaves it without the pod itself. Fits: `not-scheduled` (info);
-        does not: the same verdict as explain's (`unschedulable`, the FailedScheduling message)."""
+        its node's kubelet admits it or not (`kexplain.explain.kubelet`, as `kexplain POD`
+        says it), on the pool as the set leaves it without the pod itself. Admitted:
+        `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
         from kexplain.explain.inputs import inputs_for
         from kexplain.explain.run import explain
 
@@ -644,16 +642,18 @@ class Linter:
             inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
+        rejected = pool.kubelet_rejected.get((inputs.pod.namespace, inputs.pod.name))
+        if rejected is not None:        # rejected as the set was created, in its order (`Pool.extended`)
+            return [_kubelet_rejected(ref, loc, "spec.nodeName", node, *rejected)]
         inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
-        try:
-            trace = explain(inputs, self._run_options())
-        except ConfigError:
-            return [self._other_scheduler(ref, loc, inputs.pod.spec.get("schedulerName") or "default-scheduler")]
-        if trace.result.status != UNSCHEDULABLE:
-            return [Finding("not-scheduled", loc, ref, f"{said} (it fits there)")]
-        verdict = self._verdict(ref, loc, False, 1, [], inputs, trace)
-        return [replace(verdict, message=f"{said}, and the node cannot take it (its kubelet refuses the pod): "
-                                         f"{verdict.message}")]
+        trace = explain(inputs, self._run_options())        # (its kubelet's verdict: no cycle runs)
+        kubelet = trace.extra.get("kubelet") or {}
+        if kubelet.get("admitted"):
+            evicted = kubelet.get("evicted") or []
+            also = f", once it evicts {', '.join(evicted)} (a critical pod)" if evicted else ""
+            return [Finding("not-scheduled", loc, ref, f"{said}; its kubelet admits it{also}",
+                            details={"node": node, **({"evicted": evicted} if evicted else {})})]
+        return [self._verdict(ref, loc, False, 1, [], inputs, trace)]
 
     def _run_options(self) -> "RunOptions":
         from kexplain.explain.request import RunOptions
@@ -860,6 +860,12 @@ class Linter:
                 zones[c.zone] = zones.get(c.zone, 0) + 1
         finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
                                 zones)
+        bound = q.inputs.pod.node_name
+        if q.pinned is None and bound and finding.rule == "fits":      # each copy admitted by its kubelet
+            admits = "it" if copies == 1 else f"all {copies:,}"
+            return Finding("not-scheduled", q.loc, q.ref, f"spec.template.spec.nodeName is {bound}: the scheduler "
+                                                          f"does not place its pods; its kubelet admits {admits}",
+                           details=finding.details)
         if q.pinned is None:
             return finding
         field_name = "spec.nodeName" if q.ref.kind == "Pod" else "spec.template.spec.nodeName"
@@ -889,6 +895,14 @@ class Linter:
         suggestions = self._suggest(inputs, trace)
         if result.status == GATED:
             return Finding("gated", loc, ref, _gated_text(inputs, trace), details={**details, **_gate_details(trace)})
+        if result.status == FAILED:         # bound by spec.nodeName: its kubelet rejects it
+            kubelet = trace.extra.get("kubelet") or {}
+            event = kubelet.get("event") or {}
+            prefix = f"{len(placed):,} of {copies:,} replicas run ({_where(placed, zones)}); {replica}: " if placed \
+                else "" if copies == 1 else f"none of the {copies} replicas runs: "
+            return _kubelet_rejected(ref, loc, "spec.template.spec.nodeName" if workload else "spec.nodeName",
+                                     str(kubelet.get("node")), str(event.get("reason")), str(event.get("message")),
+                                     prefix, details)
         if result.status != UNSCHEDULABLE:
             details["error"] = result.error
             return Finding("scheduler-error", loc, ref, f"the scheduler would fail: {result.error}", details=details)
@@ -925,6 +939,16 @@ class Linter:
         total = len(nodes.eligible) + len(nodes.excluded)
         details: dict[str, Any] = {"nodesInPool": total, "eligible": list(nodes.eligible),
                                    "notEligible": nodes.excluded}
+        bound = outcome.inputs.pod.node_name
+        if bound and nodes.eligible:        # the one node its template names: that node's kubelet decides
+            if tally.kubelet is not None:
+                event = tally.kubelet
+                return [_kubelet_rejected(ref, loc, "spec.template.spec.nodeName", bound, str(event.get("reason")),
+                                          str(event.get("message")), details=details)]
+            if tally.stop is None:
+                return [Finding("not-scheduled", loc, ref, f"spec.template.spec.nodeName is {bound}: the scheduler "
+                                                           "does not place its pod; its kubelet admits it",
+                                details=details)]
         if tally.stop is not None:      # gated, or the scheduler would fail: said of the first such copy
             placement = tally.stop
             trace = placement.trace
@@ -979,6 +1003,16 @@ class Linter:
             from kexplain.suggest.add_node import ADD_NODE
             found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
         return tuple(str(getattr(s, "text", None) or s) for s in found)
+
+
+def _kubelet_rejected(ref: ObjectRef, loc: Location, field_name: str, node: str, reason: str, message: str,
+                      prefix: str = "", details: dict[str, Any] | None = None) -> Finding:
+    """Rule kubelet-rejected: the pod names its node (`field_name`), whose kubelet rejects it
+    (`kexplain.explain.kubelet`) with `reason` and `message`, its event's."""
+    return Finding("kubelet-rejected", loc, ref,
+                   f"{prefix}{field_name} is {node}: the scheduler does not place this pod, and its kubelet rejects "
+                   f"it: the pod fails with reason {reason}: {message}",
+                   details={**(details or {}), "node": node, "reason": reason, "message": message})
 
 
 def _key(loc: Location) -> tuple[str, int, int | None]:
@@ -1176,6 +1210,7 @@ class _DaemonTally:
     first_failed: "Placement | None" = None
     first_preempting: "Placement | None" = None
     stop: "Placement | None" = None
+    kubelet: dict[str, Any] | None = None      # the event of a copy bound by spec.nodeName its kubelet rejected
 
     def __call__(self, placement: "Placement") -> None:
         if self.stop is not None:
@@ -1185,6 +1220,9 @@ class _DaemonTally:
             return
         trace = placement.trace
         result = trace.result
+        if result.status == FAILED:
+            self.kubelet = self.kubelet or (trace.extra.get("kubelet") or {}).get("event") or {}
+            return
         if result.status != UNSCHEDULABLE:      # gated, or the scheduler would fail
             self.stop = placement
             return

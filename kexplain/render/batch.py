@@ -119,11 +119,15 @@ def heading_parts(section: "Section | Outcome") -> list[str]:
     fit, replicas = int(pl.get("fit") or 0), int(pl.get("replicas") or 0)
     if s.daemon and not replicas:
         return parts + ["no eligible node, it would run no pod"]
+    # a DaemonSet's eligible nodes whose pod the API server refused to create (a quota: `failedCreate`)
+    unmade = len(pl.get("notCreated") or ())
+    not_created = f"; no pod created on {num(unmade)} more (FailedCreate)" if unmade else ""
     if not s.many:
-        parts.append(f"fits on {fit} of {replicas} eligible nodes" if s.daemon else f"{fit} of {replicas} replicas fit")
+        parts.append(f"fits on {fit} of {replicas} eligible nodes{not_created}" if s.daemon
+                     else f"{fit} of {replicas} replicas fit")
         return parts
     nodes = len(pl.get("nodes") or {})
-    verdict = (f"fits on {num(fit)} of {num(replicas)} eligible nodes" if s.daemon
+    verdict = (f"fits on {num(fit)} of {num(replicas)} eligible nodes{not_created}" if s.daemon
                else f"{num(fit)} of {num(replicas)} replicas fit on {num(nodes)} node{'s' if nodes != 1 else ''}")
     zones = zone_counts(s)
     if not zones:

@@ -30,7 +30,7 @@ class Block:
 
 # The verdict (result.status) as the headings colour it.
 VERDICT_STYLE = {"Scheduled": "bold green", "Unschedulable": "bold red", "Gated": "bold yellow",
-                 "Error": "bold red"}
+                 "Error": "bold red", "Failed": "bold red"}
 
 
 def print_blocks(blocks: Iterable[Block], console: Console) -> None:

@@ -45,6 +45,8 @@ def render(trace: Mapping[str, Any], wide: bool = False, plain: bool = False, wi
     """The blocks of the default (or wide) view of one trace. `no_nodes_hint`: what to say when
     the cluster has no nodes (default NO_NODES_HINT)."""
     look = Look(plain=plain, wide=wide, width=width)
+    if trace.get("kubelet"):        # a pod bound by spec.nodeName: no cycle ran, its kubelet's verdict
+        return _kubelet_summary(trace) + (_resources(trace, look) if wide else [])
     blocks = [*_summary(trace, look), *_no_nodes(trace, no_nodes_hint, width), *_feasible(trace, look),
               *_rejected(trace, look), *device_blocks(trace, look)]
     if wide:
@@ -65,11 +67,12 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
     Plain text (no box-drawing characters) when not on a terminal. `no_nodes_hint`: what to
     say when the cluster has no nodes (default NO_NODES_HINT)."""
     plain = not console.is_terminal
+    wide = wide or (node is not None and bool(trace.get("kubelet")))
     if node_group is not None:
         print_blocks(render_node_group(trace, node_group, plain=plain, width=console.width), console)
     elif node_pool is not None and trace.get("karpenter"):
         print_blocks(section_blocks(trace["karpenter"], Look(plain=plain, width=console.width), node_pool), console)
-    elif node is not None:
+    elif node is not None and not trace.get("kubelet"):     # (a bound pod: its kubelet's node, as wide shows it)
         blocks = render_node(trace, node, plain=plain, width=console.width) + _no_nodes(trace, no_nodes_hint,
                                                                                         console.width)
         print_blocks(blocks, console)
@@ -89,7 +92,50 @@ def _no_nodes(trace: Mapping[str, Any], hint: str | None, width: int) -> list[Bl
 
 # -- the summary -----------------------------------------------------------------------------------
 
+def _kubelet_summary(trace: Mapping[str, Any]) -> list[Block]:
+    """A pod bound by spec.nodeName (`kexplain.explain.kubelet`): no scheduling cycle, its
+    kubelet's verdict: where it runs, or the event it records and the pod's status."""
+    kubelet = trace["kubelet"]
+    pod, status, node = trace["pod"], trace["result"]["status"], kubelet["node"]
+    head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
+                         (f" (spec.nodeName {node}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
+    lines: list[Block] = [Block(head, gap=False)]
+    version = version_text(trace.get("kubernetesVersion"))
+    if version:
+        lines.append(Block(Text(version.replace("(kube-scheduler ", "(kubelet "), style="dim"), gap=False))
+    facts = (trace.get("details") or {}).get("pod")
+    if facts:
+        lines.append(Block(Text(f"Requests {quantities(facts.get('requests'))}; priority {facts.get('priority', 0)}",
+                                style="dim"), gap=False))
+    bypass = ("The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
+              "checks (resources, node selector and affinity, host ports, NoExecute taints; not a cordon nor "
+              "NoSchedule taints, which are the scheduler's).")
+    if kubelet["admitted"]:
+        evicted = kubelet.get("evicted") or []
+        said = (f" once it evicts {', '.join(evicted)} (a critical pod: the kubelet frees what it needs)"
+                if evicted else "")
+        lines.append(Block(Text(f"Runs on {node}: its kubelet admits it{said}."), gap=False))
+        lines.append(Block(Text(bypass, style="dim"), gap=False))
+        return lines
+    pod_status = kubelet["status"]
+    lines.append(Block(Text(f"The kubelet of {node} rejects it: the pod fails (phase {pod_status['phase']}, reason "
+                            f"{pod_status['reason']})."), gap=False))
+    lines.append(Block(Text(bypass, style="dim"), gap=False))
+    event = kubelet["event"]
+    rows = [("Type", "Reason", "From", "Message"), ("----", "------", "----", "-------"),
+            (event["type"], event["reason"], event["from"], event["message"])]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    table = ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+    lines += [Block(Text.assemble(("Events:", "bold"))), Block(Text("\n".join(table[:2])), gap=False),
+              Block(Text(table[2]), whole=True, gap=False),
+              Block(Text(f"Status: {pod_status['phase']}, reason {pod_status['reason']}: {pod_status['message']}"),
+                    whole=True)]
+    return lines
+
+
 def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
+    if trace.get("kubelet"):
+        return _kubelet_summary(trace)
     result = trace["result"]
     pod = trace["pod"]
     status = result["status"]

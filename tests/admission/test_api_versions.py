@@ -54,10 +54,21 @@ def test_how_each_minor_takes_an_api_version(minor, api_version, kind, state, us
     assert status is not None and (status.state, status.use) == (state, use)
 
 
-@pytest.mark.parametrize("api_version, kind", [("example.com/v1", "Widget"), ("apps/v1", "NoSuchKind"),
+@pytest.mark.parametrize("api_version, kind", [("example.com/v1", "Widget"),
                                                 ("gateway.networking.k8s.io/v1", "HTTPRoute")])
-def test_custom_resources_and_unknown_kinds_are_not_judged(api_version, kind):
+def test_custom_resources_are_not_judged(api_version, kind):
     assert builtin_index().api_version_status(api_version, kind) is None
+
+
+@pytest.mark.parametrize("api_version, kind", [("apps/v1", "NoSuchKind"), ("v1", "NoSuchKind"),
+                                                ("settings.k8s.io/v1", "NoSuchKind")])
+def test_a_group_of_kubernetes_own_serves_no_kind_it_does_not_have(api_version, kind):
+    """No CustomResourceDefinition can serve a group without a dot, nor one of Kubernetes' own
+    (issue 39, audit): kubectl's `no matches for kind`, with nothing to use instead."""
+    status = builtin_index().api_version_status(api_version, kind)
+    assert status is not None and (status.state, status.use, status.removed) == (NOT_SERVED, (), "")
+    assert status.message == f'no matches for kind "NoSuchKind" in version "{api_version}": Kubernetes ' \
+                             f"{DEFAULT_K8S_VERSION} does not serve it"
 
 
 def test_a_minor_without_a_table_serves_what_its_definitions_have():

@@ -291,3 +291,175 @@ def test_policy_labels() -> None:
     assert "probe or lifecycle host" in podsecurity.validate_pod(pod, labels, 35).refused
     labels["pod-security.kubernetes.io/enforce-version"] = "v1.33"
     assert podsecurity.validate_pod(pod, labels, 35).refused == ""
+
+
+# -- Pod-level resources and the quantities a message sums (issue 39, audit) --------------------
+POD_LIMITS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: pod-bounds, namespace: payments}
+spec:
+  limits:
+  - type: Pod
+    max: {memory: 3Gi}
+"""
+
+
+def pod_level(name: str, cpu: str, containers: str = "") -> str:
+    """A pod that states its resources once, for the pod (PodLevelResources), as the Kubernetes
+    docs' example does; `containers`: more containers, with their own resources."""
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: payments}}
+spec:
+  resources:
+    requests: {{cpu: {cpu}, memory: 1Gi}}
+    limits: {{cpu: "1", memory: 2Gi}}
+  containers:
+  - name: app
+    image: europe-docker.pkg.dev/acme/payments/{name}:3.2.1{containers}
+"""
+
+
+def test_the_pod_limit_range_reads_pod_level_resources(tmp_path: Path) -> None:
+    """podLimits takes the pod's own 2Gi (PodLevelResources is on from 1.34): within the Pod max
+    of 3Gi; 1.33's API server drops spec.resources (the gate is off), and nothing is left."""
+    bundle, nodes = _write(tmp_path, namespace(), POD_LIMITS, pod_level("ledger", "500m"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json")
+    assert code == 0, err
+    code, _, err = _run(bundle, "--nodes", nodes, "--kubernetes-version", "1.33")
+    assert code == 2
+    assert 'pods "ledger" is forbidden: maximum memory usage per Pod is 3Gi.  No limit is specified' in err
+
+
+def test_a_pod_limit_sums_quantities_as_the_api_server_prints_them(tmp_path: Path) -> None:
+    """Two containers' 2Gi add up to 4Gi (Quantity.Add keeps the first one's format), not
+    4294967296."""
+    pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: ledger, namespace: payments}
+spec:
+  containers:
+  - {name: app, image: ledger:3, resources: {limits: {memory: 2Gi}}}
+  - {name: proxy, image: envoy:1.31, resources: {limits: {memory: 2048Mi}}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), POD_LIMITS, pod)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert 'pods "ledger" is forbidden: maximum memory usage per Pod is 3Gi, but limit is 4Gi' in err
+
+
+def test_a_quota_asks_nothing_of_containers_when_the_pod_states_its_resources(tmp_path: Path) -> None:
+    """podEvaluator.Constraints returns nil for a pod with pod-level resources: the first pod is
+    admitted, and charged its pod-level 500m; the second's 800m exceeds requests.cpu 1."""
+    quota = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-compute, namespace: payments}
+spec:
+  hard: {requests.cpu: "1", limits.memory: 4Gi}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), quota, pod_level("ledger", "500m"), pod_level("audit", "800m"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    assert [p["object"]["name"] for p in json.loads(out)["placements"]] == ["ledger"]
+    assert ('pods "audit" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=800m, '
+            'used: requests.cpu=500m, limited: requests.cpu=1') in err
+    assert "must specify" not in err and code == 2
+    code, _, err = _run(bundle, "--nodes", nodes, "--kubernetes-version", "1.33")
+    assert 'pods "ledger" is forbidden: failed quota: payments-compute: must specify limits.memory for: app; ' \
+           'requests.cpu for: app' in err
+
+
+def test_a_daemonsets_pods_are_charged_to_the_quota(tmp_path: Path) -> None:
+    """The DaemonSet controller's creates pass quota admission like any other: a log agent on
+    both nodes meets pods: 1 after its first pod, and the Deployment after it finds the quota
+    used up (pods charged in the set's order)."""
+    quota = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-pods, namespace: payments}
+spec:
+  hard: {pods: "2"}
+"""
+    agent = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: log-agent, namespace: payments}
+spec:
+  selector: {matchLabels: {app: log-agent}}
+  template:
+    metadata: {labels: {app: log-agent}}
+    spec:
+      containers:
+      - name: fluent-bit
+        image: cr.fluentbit.io/fluent/fluent-bit:3.1
+        resources: {requests: {cpu: 50m, memory: 64Mi}}
+"""
+    bundle, nodes = _write(tmp_path, namespace(), quota, deployment(name="api", replicas=1), agent,
+                           deployment(name="web", replicas=1))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    placements = {p["object"]["name"]: p for p in json.loads(out)["placements"]}
+    daemon = placements["log-agent"]
+    assert (daemon["replicas"], daemon["fit"], daemon["notCreated"]) == (1, 1, ["pool-a-2"])
+    assert daemon["failedCreate"] == (
+        'DaemonSet payments/log-agent: daemonset-controller creates 1 of 2 pods: FailedCreate: Error creating: '
+        'pods "log-agent-1" is forbidden: exceeded quota: payments-pods, requested: pods=1, used: pods=2, '
+        'limited: pods=2')
+    assert "web" not in placements
+    assert ('Deployment payments/web: replicaset-controller creates 0 of 1 pods: FailedCreate: Error creating: '
+            'pods "web-0" is forbidden: exceeded quota: payments-pods') in err
+    assert code == 2
+    code, out, _ = _run(bundle, "--nodes", nodes)
+    assert "fits on 1 of 1 eligible nodes; no pod created on 1 more (FailedCreate)" in " ".join(out.split())
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
+    assert found == [("api", "fits"), ("log-agent", "admission"), ("log-agent", "fits"), ("web", "admission")]
+
+
+@pytest.mark.parametrize(("labels", "error"), [
+    ("\n    pod-security.kubernetes.io/enforce: strict\n    pod-security.kubernetes.io/enforce-version: v1.22",
+     'metadata.labels[pod-security.kubernetes.io/enforce]: Invalid value: "strict": must be one of privileged, '
+     'baseline, restricted'),
+    ("\n    pod-security.kubernetes.io/enforce: restricted\n    pod-security.kubernetes.io/enforce-version: junk"
+     "\n    pod-security.kubernetes.io/warn-version: v1.05",
+     '[metadata.labels[pod-security.kubernetes.io/enforce-version]: Invalid value: "junk": must be "latest" or '
+     '"v1.x", metadata.labels[pod-security.kubernetes.io/warn-version]: Invalid value: "v1.05": must be "latest" '
+     'or "v1.x"]'),
+])
+def test_a_namespace_with_pod_security_labels_that_do_not_parse_is_refused(tmp_path: Path, labels: str,
+                                                                          error: str) -> None:
+    """PodSecurity's ValidateNamespace refuses the create; the namespace then does not exist, and
+    NamespaceLifecycle refuses what is created in it (the LimitRange, the Deployment itself, the
+    Pod); another namespace's pod is explained."""
+    restricted_pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: ledger, namespace: payments}
+spec:
+  securityContext: {runAsNonRoot: true, seccompProfile: {type: RuntimeDefault}}
+  containers:
+  - name: ledger
+    image: europe-docker.pkg.dev/acme/payments/ledger:3.2.1
+    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
+"""
+    elsewhere = restricted_pod.replace("ledger", "status").replace("namespace: payments", "namespace: default")
+    bundle, nodes = _write(tmp_path, namespace(labels), LIMITS, deployment(), restricted_pod, elsewhere)
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json")
+    assert f'Namespace payments: Namespace "payments" is invalid: {error}' in err
+    for what in ("LimitRange payments/container-defaults", "Deployment payments/api", "Pod payments/ledger"):
+        assert f'{what}: namespaces "payments" not found' in err
+    assert [p["object"]["name"] for p in json.loads(out)["placements"]] == ["status"]
+    assert code == 2
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    found = [(f["object"]["kind"], f["rule"], f["message"]) for f in json.loads(out)["findings"]]
+    assert found[0] == ("Namespace", "admission", f'Namespace "payments" is invalid: {error}')
+    assert found[1:4] == [(kind, "admission", 'namespaces "payments" not found')
+                          for kind in ("LimitRange", "Deployment", "Pod")]
+    assert found[4][:2] == ("Pod", "fits") and code == 1
+    # the pod alone with its Namespace: both refused, in the API server's words
+    bundle, nodes = _write(tmp_path, namespace(labels), restricted_pod)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert f'Namespace "payments" is invalid: {error}' in err and 'Pod payments/ledger: namespaces "payments" not found' \
+        in err and code == 2

@@ -209,7 +209,7 @@ def test_a_bound_pod_of_the_file_is_cluster_and_takes_room(capsys):
     assert doc["pod"]["name"] == "frontend" and doc["result"]["suggestedHost"] == "west-1"   # east-1 is full
     findings = lint_findings(data("web-with-bound-pod.yaml"))
     assert [(f.rule, f.message) for f in findings] == [
-        ("not-scheduled", "spec.nodeName is east-1: the scheduler does not place this pod (it fits there)"),
+        ("not-scheduled", "spec.nodeName is east-1: the scheduler does not place this pod; its kubelet admits it"),
         ("fits", "fits: west-1")]
 
 

@@ -481,7 +481,7 @@ def test_gated_and_bound_pods(tmp_path):
     report = lint(LintOptions((write(tmp_path, "p.yaml", gated, bound),), (pool(tmp_path),)))
     assert [(f.rule, f.message) for f in report.findings] == [
         ("gated", "waits for its scheduling gates (example.com/wait)"),
-        ("not-scheduled", "spec.nodeName is n2: the scheduler does not place this pod (it fits there)")]
+        ("not-scheduled", "spec.nodeName is n2: the scheduler does not place this pod; its kubelet admits it")]
 
 
 def test_pods_in_a_new_namespace_get_its_labels(tmp_path):

@@ -187,7 +187,7 @@ def test_gated_template_and_template_node_name(tmp_path):
     assert (f.rule, f.message) == ("gated", "waits for its scheduling gates (example.com/wait)")
     (f,) = lint_one(tmp_path, daemonset(nodeName="n2"), node("n1"), node("n2")).findings
     assert (f.rule, f.message) == ("not-scheduled", "spec.template.spec.nodeName is n2: the scheduler does not place "
-                                                    "its pod")
+                                                    "its pod; its kubelet admits it")
     (f,) = lint_one(tmp_path, daemonset(nodeName="gone"), node("n1")).findings
     assert f.rule == "no-eligible-nodes" and f.details["notEligible"] == {"n1": "spec.nodeName is gone"}
 
@@ -195,7 +195,7 @@ def test_gated_template_and_template_node_name(tmp_path):
 def test_a_template_node_name_on_other_workloads_bypasses_the_scheduler(tmp_path):
     (f,) = lint_one(tmp_path, deployment(replicas=3, nodeName="n1"), node("n1")).findings
     assert (f.rule, f.message) == ("not-scheduled", "spec.template.spec.nodeName is n1: the scheduler does not place "
-                                                    "its pods")
+                                                    "its pods; its kubelet admits all 3")
 
 
 def test_copies_that_select_each_other_are_bound_one_after_another(tmp_path):

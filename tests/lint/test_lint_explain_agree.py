@@ -116,26 +116,89 @@ def test_removed_kinds_are_errors_naming_what_replaced_them(tmp_path: Path) -> N
     assert by_kind["PodSecurityPolicy"]["field"] == "apiVersion"
 
 
-@pytest.mark.parametrize(("cpu", "explain_code", "rule"), [("8", 1, "unschedulable"), ("1", 0, "not-scheduled")])
+# A chart's policy bundle written for the wrong group, and an old dynamic-audit sink: no version of
+# these kinds is served, and no CustomResourceDefinition can serve a group of Kubernetes' own.
+WRONG_GROUPS = """\
+apiVersion: policy/v1
+kind: PodSecurityPolicy
+metadata: {name: restricted}
+spec:
+  privileged: false
+  seLinux: {rule: RunAsAny}
+---
+apiVersion: apps/v1
+kind: PodSecurityPolicy
+metadata: {name: privileged}
+spec:
+  privileged: true
+---
+apiVersion: auditregistration.k8s.io/v1alpha1
+kind: AuditSink
+metadata: {name: falco}
+spec:
+  policy: {level: RequestResponse, stages: [ResponseComplete]}
+  webhook:
+    clientConfig: {service: {namespace: falco, name: falco-k8saudit-webhook, path: /k8s-audit}}
+---
+apiVersion: apps/v1
+kind: Rollout
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+"""
+
+
+def test_a_builtin_group_serves_no_kind_it_does_not_have(tmp_path: Path) -> None:
+    (tmp_path / "policies.yaml").write_text(WRONG_GROUPS)
+    code, out, _ = _run("lint", str(tmp_path / "policies.yaml"), "-f", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert [f["rule"] for f in report["findings"]] == ["unknown-api-version"] * 4
+    assert report["summary"]["skipped"] == 0 and report["summary"]["errors"] == 4
+    messages = {(f["object"]["kind"], f["object"]["name"]): f["message"] for f in report["findings"]}
+    assert messages[("PodSecurityPolicy", "restricted")] == (
+        'no matches for kind "PodSecurityPolicy" in version "policy/v1": Kubernetes 1.36 does not serve it '
+        "(removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
+        "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit)")
+    assert messages[("PodSecurityPolicy", "privileged")].startswith(
+        'no matches for kind "PodSecurityPolicy" in version "apps/v1": Kubernetes 1.36 does not serve it (removed '
+        "in Kubernetes 1.25")
+    assert messages[("AuditSink", "falco")].startswith(
+        'no matches for kind "AuditSink" in version "auditregistration.k8s.io/v1alpha1": Kubernetes 1.36 does '
+        "not serve it (removed in Kubernetes 1.19")
+    assert messages[("Rollout", "web")] == \
+        'no matches for kind "Rollout" in version "apps/v1": Kubernetes 1.36 does not serve it'
+    assert [f["object"]["namespace"] for f in report["findings"]] == ["", "", "", "shop"]
+
+
+@pytest.mark.parametrize(("cpu", "explain_code", "rule"), [("8", 1, "kubelet-rejected"), ("1", 0, "not-scheduled")])
 def test_a_pinned_pod_is_the_same_verdict(tmp_path: Path, cpu: str, explain_code: int, rule: str) -> None:
+    """A pod that names its node is no scheduler's: the node's kubelet admits it, or rejects it
+    with its own reason and words, in explain and lint alike; no FailedScheduling event."""
     (tmp_path / "debug.yaml").write_text(debug_pod(cpu))
     (tmp_path / "nodes.yaml").write_text(NODES)
     pod, nodes = str(tmp_path / "debug.yaml"), str(tmp_path / "nodes.yaml")
     code, out, _ = _run(pod, "--nodes", nodes, "-o", "json", "--no-suggestions")
     assert code == explain_code
     trace = json.loads(out)
+    assert trace["preFilter"] is None and trace["filter"] is None and trace["postFilter"] is None
     lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-f", "json")
     [finding] = json.loads(lint_out)["findings"]
     assert (finding["rule"], lint_code) == (rule, explain_code)
-    if rule == "unschedulable":
+    if rule == "kubelet-rejected":
+        message = "Node didn't have enough resource: cpu, requested: 8000, used: 0, capacity: 4000"
+        assert trace["result"] == {"status": "Failed", "selectedNodes": [], "message": f"Pod was rejected: {message}"}
+        assert trace["kubelet"]["event"] == {"type": "Warning", "reason": "OutOfcpu", "from": "kubelet",
+                                             "message": message}
         assert finding["severity"] == "error"
-        assert finding["details"]["message"] == trace["result"]["message"]
-        assert finding["message"].startswith("spec.nodeName is worker-1: the scheduler does not place this pod, "
-                                             "and the node cannot take it")
-        assert "1 Insufficient cpu, 1 node(s) didn't match the requested node name" in finding["message"]
+        assert (finding["details"]["reason"], finding["details"]["message"]) == ("OutOfcpu", message)
+        assert finding["message"] == ("spec.nodeName is worker-1: the scheduler does not place this pod, and its "
+                                      f"kubelet rejects it: the pod fails with reason OutOfcpu: {message}")
     else:
-        assert trace["result"]["status"] == "Scheduled"
-        assert finding["message"] == "spec.nodeName is worker-1: the scheduler does not place this pod (it fits there)"
+        assert trace["result"]["status"] == "Scheduled" and trace["result"]["suggestedHost"] == "worker-1"
+        assert trace["kubelet"] == {"node": "worker-1", "admitted": True}
+        assert finding["message"] == "spec.nodeName is worker-1: the scheduler does not place this pod; its kubelet " \
+                                     "admits it"
 
 
 def test_a_pinned_pod_of_a_set_is_not_counted_twice(tmp_path: Path) -> None:

@@ -1037,6 +1037,10 @@
       out.push(h("table", { cls: "event" }, h("tbody", null, h("tr", null, h("td", { text: "Warning" }), h("td", { text: "FailedScheduling" }),
         h("td", null, h("span", { cls: "message", text: s.message }))))));
     }
+    if (s.kubelet) {  // bound by spec.nodeName: the kubelet's own event (no scheduler saw the pod)
+      out.push(h("table", { cls: "event" }, h("tbody", null, h("tr", null, h("td", { text: s.kubelet.type }), h("td", { text: s.kubelet.reason }),
+        h("td", { text: s.kubelet.from }), h("td", null, h("span", { cls: "message", text: s.kubelet.message }))))));
+    }
     var q = s.search;
     if (q) {
       out.push(h("p", { cls: "copy-search", text: "The search started at index " + num(q.startIndex) + " of " + plural(q.numAllNodes, "node") +

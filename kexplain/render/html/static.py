@@ -124,7 +124,29 @@ def _node_brief(trace: Trace, i: int, node: str, facts: Mapping[str, Any]) -> Ht
 
 # -- the verdict ------------------------------------------------------------------------------------
 
+def _kubelet_verdict(trace: Trace) -> list[Html]:
+    """A pod bound by spec.nodeName (`kexplain.explain.kubelet`): its kubelet's verdict, no cycle."""
+    kubelet = trace["kubelet"]
+    node = kubelet.get("node")
+    facts = (trace.get("details") or {}).get("pod") or {}
+    meta = [f"spec.nodeName {node}"]
+    if facts:
+        meta += [f"requests {quantities(facts.get('requests'))}", f"priority {facts.get('priority', 0)}"]
+    if kubelet.get("admitted"):
+        evicted = kubelet.get("evicted") or []
+        line = f"Runs on {node}: its kubelet admits it" + (f" once it evicts {', '.join(evicted)}" if evicted else "")
+    else:
+        status = kubelet.get("status") or {}
+        line = (f"The kubelet of {node} rejects it: the pod fails (phase {status.get('phase')}, reason "
+                f"{status.get('reason')})")
+    return [el("p", join(meta, " \u00b7 "), cls="meta"), el("p", line + ".", cls="verdict"),
+            el("p", "The scheduler never sees a pod that names its node: the node's kubelet admits it with its own "
+                    "checks (resources, node selector and affinity, host ports, NoExecute taints).", cls="note")]
+
+
 def _verdict(trace: Trace, i: int) -> list[Html]:
+    if trace.get("kubelet"):
+        return _kubelet_verdict(trace)
     result = trace["result"]
     status = result["status"]
     facts = (trace.get("details") or {}).get("pod") or {}
@@ -198,6 +220,10 @@ def _scheduled(trace: Trace, i: int) -> Html:
 
 
 def _event(trace: Trace) -> list[Html]:
+    event = (trace.get("kubelet") or {}).get("event")
+    if event:       # the kubelet's rejection of a bound pod (no FailedScheduling: no scheduler saw it)
+        rows = [(event["type"], event["reason"], event["from"], el("span", event["message"], cls="message"))]
+        return [el("h3", "Event"), table(("Type", "Reason", "From", "Message"), rows, cls="event")]
     result = trace["result"]
     if result["status"] != "Unschedulable" or not result.get("message"):
         return []
