@@ -362,7 +362,16 @@ class Entry:
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
-    failed_create: str = ""     # its controller could create only `copies` pods: why not more (a quota)
+    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
+    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
+    failed_create: str = ""
+    asked: int = 0
+    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`hpa_controller.scaling`)
+
+    @property
+    def not_created(self) -> bool:
+        """Its controller asks for pods and the API server refuses the first: no pod exists."""
+        return bool(self.failed_create) and self.copies == 0
 
     @property
     def daemon(self) -> bool:
@@ -487,29 +496,9 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
-        entry = found[0]
-        index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
-                                kube=kube, problems=problems)
-        cluster, warnings = checked.objects, warnings + checked.warnings
-        assert entry.workload is not None
-        try:
-            with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
-                single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
-                                       stored=req.stored, shape_index=index, kube=kube, problems=problems)
-            if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
-                from kexplain.admission.resourcequota import QuotaLedger
-                from kexplain.explain.created import created
-                snapshot = single.snapshot
-                created(entry, single, QuotaLedger.of(
-                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
-                    if snapshot.of_kind("ResourceQuota") else []))
-        except KexplainError as err:        # the one pod refused: nothing is left to explain
-            problems.add(err)
-            return Loaded(kube=kube)
-        single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
-        single.warnings = workload_warnings(single.warnings, entry.workload)
-        return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
+        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems)
+        if single_load is not None:
+            return single_load
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
@@ -521,6 +510,42 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
+            config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems) -> Loaded | None:
+    """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
+    workload's controller gets no pod created (the API server or a quota refuses the first:
+    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate."""
+    from kexplain.explain.created import created, refused_creates
+
+    entry = found[0]
+    since = len(problems.found)
+    index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
+                            kube=kube, problems=problems)
+    assert entry.workload is not None
+    try:
+        with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
+            single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
+                                   stored=req.stored, shape_index=index, kube=kube, problems=problems)
+        if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
+            from kexplain.admission.resourcequota import QuotaLedger
+            snapshot = single.snapshot
+            if created(entry, single, QuotaLedger.of(
+                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
+                    if snapshot.of_kind("ResourceQuota") else []))[0].not_created:
+                del problems.found[since:]       # read again with the pool
+                return None
+    except KexplainError as err:        # the one pod refused: nothing is left to explain
+        if not req.stored and refused_creates(entry, err, kube=kube) is not None:
+            del problems.found[since:]
+            return None
+        problems.add(err)
+        return Loaded(kube=kube)
+    single.warnings[:0] = warnings + checked.warnings      # kubectl --validate=warn: the unknown fields
+    single.warnings = workload_warnings(single.warnings, entry.workload)
+    return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:

@@ -110,10 +110,12 @@ def heading_parts(section: "Section | Outcome") -> list[str]:
     s = _section(section)
     pl = s.placement
     obj = pl.get("object") or {}
-    parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}", f"(priority {pl.get('priority')})"]
+    parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}"]
+    if pl.get("priority") is not None:      # (none: the API server refused its pod)
+        parts.append(f"(priority {pl.get('priority')})")
     if pl.get("idle"):      # no pod: the template, explained as its first pod would be met
         return parts[:-1] + [parts[-1] + ":", *f"{pl['idle']}; its template, explained without taking room:".split()]
-    if not s.replicated:
+    if not s.replicated and "failedCreate" not in pl:
         return parts
     parts[-1] += ":"
     fit, replicas = int(pl.get("fit") or 0), int(pl.get("replicas") or 0)
@@ -292,6 +294,21 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
     return title, out
 
 
+def object_notes(section: "Section | Outcome") -> list[str]:
+    """What happened to the object before its pods met the scheduler, under its heading: the
+    HorizontalPodAutoscaler that set its replicas, and how many pods its controller got created
+    when the API server refused one (its FailedCreate event)."""
+    pl = _section(section).placement
+    out = []
+    hpa = pl.get("horizontalPodAutoscaler")
+    if hpa and hpa.get("message"):
+        out.append(str(hpa["message"]))
+    if pl.get("failedCreate"):
+        out.append(f"{num(int(pl.get('created') or 0))} of {num(int(pl.get('replicas') or 0))} pods created "
+                   f"(FailedCreate: {pl['failedCreate']})")
+    return out
+
+
 def random_pick_note(section: "Section | Outcome") -> str | None:
     """Where copies were placed by a random pick among nodes tied at the top (each copy's
     `summary.randomPickAmong`: kube-scheduler before 1.35), that the nodes shown from the first
@@ -329,6 +346,8 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
                 console.print()
             for text in wrap_entries(f"=== {parts[0]}", parts[1:], console.width, indent=4, sep=""):
                 line(text)
+        for text in object_notes(s):
+            line(text)
         if not s.replicated:
             if s.first is not None:
                 print_trace(s.first, console, wide=wide)

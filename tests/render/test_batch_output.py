@@ -203,25 +203,37 @@ def test_gated_by_scheduling_gates_names_them(tmp_path):
 
 # --- 3. a workload's pods refused -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["Deployment", "DaemonSet", "Job", "ReplicaSet"])
-def test_a_workload_whose_pods_are_refused_is_named_not_an_invented_pod(capsys, tmp_path, kind):
+@pytest.mark.parametrize("kind, controller", [("Deployment", "replicaset-controller"),
+                                              ("DaemonSet", "daemonset-controller"), ("Job", "job-controller"),
+                                              ("ReplicaSet", "replicaset-controller")])
+def test_a_workload_whose_pods_are_refused_is_explained_with_its_failed_create(capsys, tmp_path, kind, controller):
+    """The API server stores the workload and refuses each pod its controller asks it for (no
+    such PriorityClass): none is created. The workload is explained as that, its controller's
+    FailedCreate event in its own words, exit code 1 (before: exit 2, as bad input, `the API
+    server would refuse its pods`, nothing on stdout)."""
     obj = workload(kind, "placeholder", 2, priorityClassName="low-priority")
     path = write(tmp_path, "w.yaml", obj)
     pool = write(tmp_path, "n.yaml", node("n1"))
-    expected = (f"{kind} default/placeholder: the API server would refuse its pods: no PriorityClass with name "
-                "low-priority was found")
+    asked = 1 if kind == "DaemonSet" else 2      # (a DaemonSet: a pod for each eligible node)
     code, out, err = kexplain(capsys, path, "--nodes", pool)
-    assert code == 2 and err == f"error: {path}: document 1: {expected}\n"
-    assert "placeholder-0" not in err
+    assert code == 1 and err == ""
+    heading, said = out.splitlines()
+    first = re.fullmatch(rf'0 of {asked} pods created \(FailedCreate: Error creating: pods "(?P<pod>[^"]+)" is '
+                         r'forbidden: no PriorityClass with name low-priority was found\)', said)
+    assert heading == f"=== {kind} default/placeholder: 0 of {asked} replicas fit" and first is not None
+    assert first["pod"].startswith("placeholder-")      # its controller's name for it
     (finding,) = lint(LintOptions((path,), node_paths=(pool,))).findings
-    assert (finding.rule, finding.headline()) == ("admission", expected)
+    assert (finding.rule, finding.headline()) == (
+        "admission", f"{kind} default/placeholder: {controller} creates 0 of {asked} pods: FailedCreate: Error "
+                     f'creating: pods "{first["pod"]}" is forbidden: no PriorityClass with name low-priority was found')
 
 
 def test_a_statefulset_s_pods_keep_their_real_names(capsys, tmp_path):
     path = write(tmp_path, "s.yaml", workload("StatefulSet", "db", 2, namespace="data", priorityClassName="nope"))
     (finding,) = lint(LintOptions((path,), node_paths=(write(tmp_path, "n.yaml", node("n1")),))).findings
-    assert finding.headline() == ('StatefulSet data/db: the API server would refuse its pods: pods "db-0" is '
-                                  'forbidden: no PriorityClass with name nope was found')
+    assert finding.headline() == ('StatefulSet data/db: statefulset-controller creates 0 of 2 pods: FailedCreate: '
+                                  'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: no '
+                                  'PriorityClass with name nope was found')
 
 
 def test_an_invalid_template_refuses_the_workload_itself(capsys, tmp_path):
