@@ -85,6 +85,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
                                       "has no pod template), or an object of the file the pods need."),
+    Rule("admission-warning", Severity.WARNING,
+         "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
+         "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`."),
     Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
     Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
     Rule("replicas", Severity.ERROR,
@@ -181,7 +184,7 @@ class Finding:
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
-SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
+SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
                               "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
 
 
@@ -598,9 +601,8 @@ class Linter:
             return [self._failed_create(entry, ref, loc)]
         if entry.failed_create:
             self._add(self._failed_create(entry, ref, loc))
-        from kexplain.admission.workloads import workload_warnings
-        self.report.warnings += [w for w in workload_warnings(inputs.warnings, obj) if "PodSecurity" in w
-                                 and w not in self.report.warnings]      # Pod Security's warn level
+        for warning in dict.fromkeys(api_warnings(inputs.warnings)):     # (Pod Security's warn level)
+            self._add(Finding("admission-warning", loc, ref, warning))
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)
@@ -1031,6 +1033,15 @@ class Linter:
             from kexplain.suggest.add_node import ADD_NODE
             found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
         return tuple(str(getattr(s, "text", None) or s) for s in found)
+
+
+API_WARNING = ": Warning: "
+
+
+def api_warnings(warnings: Iterable[str]) -> list[str]:
+    """The API server's warnings among admission's (`src: pods "x": Warning: would violate
+    PodSecurity ...`), as `kubectl apply` prints them: `Warning: would violate PodSecurity ...`."""
+    return [f"Warning: {w.split(API_WARNING, 1)[1]}" for w in warnings if API_WARNING in w]
 
 
 def _key(loc: Location) -> tuple[str, int, int | None]:

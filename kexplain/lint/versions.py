@@ -77,7 +77,7 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
     """Each object's scheduling findings, by location."""
     out: dict[Any, list[Finding]] = {}
     for f in report.findings:
-        if f.rule in SCHEDULING_RULES:
+        if f.rule in SCHEDULING_RULES and f.rule != "admission-warning":    # (the API server's words, not a verdict)
             out.setdefault(_key(f.location), []).append(f)
     return out
 

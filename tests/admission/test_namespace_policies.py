@@ -276,9 +276,11 @@ def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) ->
     assert code == 1
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     report = json.loads(out)
-    assert [f["rule"] for f in report["findings"]] == ["admission", "fits"]
-    assert any('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest"' in w
-               for w in report["warnings"])
+    assert [f["rule"] for f in report["findings"]] == ["admission", "admission-warning", "fits"]
+    warned = report["findings"][1]
+    assert (warned["severity"], warned["object"]["name"]) == ("warning", "web")
+    assert warned["message"].startswith('Warning: would violate PodSecurity "restricted:latest"')
+    assert report["warnings"] == []
 
 
 def test_policy_labels() -> None:
