@@ -25,7 +25,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import autoscaled
+from kexplain.load.hpa_controller import autoscaled, scalings
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -488,11 +488,15 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
+    scaled_by: dict[tuple[str, str, str], dict[str, Any]] = {}
     if req.replicas is None:        # the HPAs of the file set their targets' replicas first
+        scaled_by = scalings(objs)
         objs, scaled = autoscaled(objs)
         warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
+    found = [replace(e, autoscaled_by=scaled_by.get((e.kind, e.namespace, e.name))) if scaled_by else e
+             for e in found]
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:

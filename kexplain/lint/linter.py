@@ -572,8 +572,10 @@ class Linter:
         if pinned is not None and pool.snapshot.get(pinned) is not None:
             return self._bound_pod(obj, ref, loc, pinned)
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
+        scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
-            from kexplain.load.hpa_controller import rescaled
+            from kexplain.load.hpa_controller import rescaled, scaling
+            scaled_by = scaling(obj, hpa[0])
             obj, note = rescaled(obj, hpa[0])
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
@@ -581,7 +583,7 @@ class Linter:
         try:
             if workload:
                 # the API server's workload checks
-                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -642,9 +644,12 @@ class Linter:
         refuses a pod (`kexplain.explain.created`): how many of its pods are created, and the
         controller's FailedCreate event."""
         from kexplain.explain.created import said
-        details = {"replicas": entry.asked, "created": entry.copies, "failedCreate": entry.failed_create}
+        details: dict[str, Any] = {"replicas": entry.asked, "created": entry.copies,
+                                   "failedCreate": entry.failed_create}
         if entry.not_created:
             details.update(fit=0, nodes=[])
+        if entry.autoscaled_by is not None:
+            details["horizontalPodAutoscaler"] = entry.autoscaled_by
         return Finding("admission", loc, ref, said(entry), details=details)
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
@@ -713,7 +718,10 @@ class Linter:
                 found[key] += findings
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
-            self._scheduled(q.linted, found[id(q)], q.at)
+            scaled_by = q.entry.autoscaled_by       # the HPA that set its replicas: said with its verdict
+            findings = [replace(f, details={**f.details, "horizontalPodAutoscaler": scaled_by})
+                        if scaled_by is not None and f.rule in _VERDICT_RULES else f for f in found[id(q)]]
+            self._scheduled(q.linted, findings, q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's

@@ -295,14 +295,12 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
 
 
 def object_notes(section: "Section | Outcome") -> list[str]:
-    """What happened to the object before its pods met the scheduler, under its heading: the
-    HorizontalPodAutoscaler that set its replicas, and how many pods its controller got created
-    when the API server refused one (its FailedCreate event)."""
+    """What happened to the object's pods before they met the scheduler, under its heading: how
+    many its controller got created when the API server refused one (its FailedCreate event).
+    (The HorizontalPodAutoscaler that set its replicas is said on stderr, with the input's
+    other warnings.)"""
     pl = _section(section).placement
     out = []
-    hpa = pl.get("horizontalPodAutoscaler")
-    if hpa and hpa.get("message"):
-        out.append(str(hpa["message"]))
     if pl.get("failedCreate"):
         out.append(f"{num(int(pl.get('created') or 0))} of {num(int(pl.get('replicas') or 0))} pods created "
                    f"(FailedCreate: {pl['failedCreate']})")
