@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kexplain.errors import KexplainError
+from kexplain.explain import pod_notes
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.framework.runtime import Framework
@@ -23,7 +24,9 @@ def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
     """The trace of one scheduling cycle of `inputs.pod` (a `Request` runs as its `run` options)."""
     if isinstance(options, Request):
         options = options.run
-    return schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
+    trace = schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
+    pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)      # what the pod got beyond its manifest
+    return trace
 
 
 def schedule_options(inputs: Inputs, options: RunOptions) -> Options:

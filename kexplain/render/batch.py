@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.explain.describe import counted
-from kexplain.render.table import print_trace
+from kexplain.render.table import label_lines, print_trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
@@ -362,6 +362,10 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
                     line(text)
         if not s.pods:
             continue
+        labels = (s.first or {}).get("labels")      # its controller's labels: the first pod's, shown
+        if labels:
+            for text in label_lines(f"Labels of {(s.first or {}).get('pod', {}).get('name')}:", labels, width):
+                line(text)
         if s.many:
             title, rows = grouped_lines(s, width)
             line(title)
@@ -398,15 +402,45 @@ def print_batch_node(outcomes: "Iterable[Section | Outcome]", console: Console, 
             print_trace(shown, console, node=node)
 
 
+def _atoms(text: str) -> list[str]:
+    """The words of `text`, a parenthesised group kept as one (`(InterPodAffinity: Queue)`)."""
+    out: list[str] = []
+    depth = 0
+    for word in text.split(" "):
+        if depth > 0:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+        depth = max(0, depth + word.count("(") - word.count(")"))
+    return out
+
+
+def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+    """`text` wrapped at `width` between words, never inside a parenthesised group (a longer
+    group stays whole on its line); continuation lines start with `indent`; no trailing blanks."""
+    lines: list[str] = []
+    line = text[:len(text) - len(text.lstrip(" "))]        # its own indent
+    for atom in _atoms(text.lstrip(" ")):
+        candidate = f"{line} {atom}" if line.strip() else f"{line}{atom}"
+        if not line.strip() or cell_len(candidate) <= width:
+            line = candidate
+            continue
+        lines.append(line.rstrip())
+        line = indent + atom
+    lines.append(line.rstrip())
+    return lines
+
+
 def retry_lines(retried: "Iterable[Any]", width: int = 80) -> list[str]:
     """What the scheduling queue's retry did after the first pass (`kexplain.explain.retry`):
-    per pod scheduled again, where it went and which binding brought it back."""
+    per pod scheduled again, where it went and which binding brought it back; wrapped at `width`
+    between words (never inside a parenthesis)."""
     lines: list[str] = []
     for r in retried:
         e = r.entry
         where = f"bound to {r.node}" if r.node is not None else f"still unschedulable: {r.message}"
-        lines.append(f"{e.kind} {e.namespace}/{e.name}: {r.pod} {where}")
-        lines.append(f"    requeued (round {r.round}) when {r.trigger}")
+        lines += wrap_words(f"{e.kind} {e.namespace}/{e.name}: {r.pod} {where}", width, "    ")
+        lines += wrap_words(f"    requeued (round {r.round}) when {r.trigger}", width, "      ")
     return lines
 
 
@@ -414,6 +448,7 @@ def print_retries(retried: "Sequence[Any]", console: Console) -> None:
     """The section after the objects: the pods the queue's retry scheduled again."""
     if not retried:
         return
-    console.print(Text("=== Retried by the scheduling queue (after the pass in creation order)", style="bold"))
+    console.print(Text("=== Retried by the scheduling queue (after the pass in creation order)", style="bold"),
+                  soft_wrap=True)
     for line in retry_lines(retried, console.width):
-        console.print(Text(line))
+        console.print(Text(line), soft_wrap=True, highlight=False)

@@ -138,14 +138,15 @@ def test_a_thousand_copies_the_heading_counts_them_per_zone_and_the_table_groups
     lines = out.splitlines()
     assert lines[:2] == ["=== Deployment shop/web (priority 0): 1,000 of 1,000 replicas fit on 25 nodes:",
                          "    us-east-1a 360, us-east-1b 320, us-east-1c 320"]
-    assert lines[2] == "Copies by zone, in the order they were placed (1,000 copies):"
-    assert lines[3].split() == ["zone", "nodes", "copies", "first", "last"]
-    rows = [line.split() for line in lines[4:]]
+    assert lines[2].startswith("Labels of web-0: app=web,pod-template-hash=")     # its controller's label
+    assert lines[3] == "Copies by zone, in the order they were placed (1,000 copies):"
+    assert lines[4].split() == ["zone", "nodes", "copies", "first", "last"]
+    rows = [line.split() for line in lines[5:]]
     assert [r[:3] for r in rows] == [["us-east-1a", "9", "360"], ["us-east-1b", "8", "320"],
                                      ["us-east-1c", "8", "320"]]
     assert rows[0][3] == "web-0" and all(r[3].startswith("web-") and r[4].startswith("web-") for r in rows)
     assert "web-999" in {r[4] for r in rows}
-    assert len(lines) == 7 and all(len(line) <= 80 for line in lines)
+    assert len(lines) == 8 and all(len(line) <= 80 for line in lines)
 
 
 def test_many_nodes_without_zones_list_the_first_and_last_nodes(tmp_path):
@@ -157,9 +158,10 @@ def test_many_nodes_without_zones_list_the_first_and_last_nodes(tmp_path):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "=== Deployment shop/web (priority 0): 60 of 60 replicas fit on 30 nodes"
-    assert lines[1] == "Copies by node, in the order they were placed (60 copies, 10 nodes not listed):"
-    assert lines[2].split() == ["node", "copies", "first", "last"]
-    table = lines[3:]
+    assert lines[1].startswith("Labels of web-0: app=web,pod-template-hash=")
+    assert lines[2] == "Copies by node, in the order they were placed (60 copies, 10 nodes not listed):"
+    assert lines[3].split() == ["node", "copies", "first", "last"]
+    table = lines[4:]
     assert len(table) == 21 and table[10] == " ... (10 more nodes)"
     assert all(r.split()[1] == "2" for r in table[:10] + table[11:])
 
