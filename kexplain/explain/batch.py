@@ -9,8 +9,9 @@ previous ones left it: a pod that fits is bound to the node the scheduler picks
 (`placement.chosen_node`) before the next pod is scheduled, and the round-robin position is
 carried over (`Queue`). A workload with more than one replica (`spec.replicas`; a Job's
 parallelism, at most its completions; or `--replicas N` for every object of the file) is placed
-copy by copy (`placement.iter_placements`), copies named `<name>-<i>` (a StatefulSet's: its pods
-of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
+copy by copy (`placement.iter_placements`), copies named as their controller names them
+(`load.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
+pods of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
 the trace of the first copy that does not fit, with its reasons. A DaemonSet is placed as its
 controller places it: one pod pinned to each node it would run on
 (`placement.iter_daemon_placements`); with no such node it runs no pod, and there is nothing

@@ -357,7 +357,7 @@ class Entry:
     pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
     source: Source
     copies: int                  # how many copies to place; 1 without replicas (a DaemonSet's: see `daemon`)
-    replicated: bool             # placed copy by copy, copies named `<name>-<i>`
+    replicated: bool             # placed copy by copy, copies named as `naming` says
     position: int                # order of appearance in the file
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
@@ -391,9 +391,11 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
     idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
     copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj),
-                 pod_of(obj, src, stored=stored, kube=kube),
-                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
+    pod = pod_of(obj, src, stored=stored, kube=kube)
+    labels = (pod.get("metadata") or {}).get("labels") if isinstance(pod.get("metadata"), dict) else None
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod,
+                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position,
+                 copies_of(obj, labels if isinstance(labels, dict) else None), obj, idle)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,

@@ -172,7 +172,8 @@ def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Cal
             event, plugin = trigger
             said = f"{event} ({plugin}: {QUEUE})"
             naming = w.entry.naming or Copies.of_pod(pod.name)
-            shifted = _Shifted(naming.base, naming.statefulset, w.next_index)
+            shifted = _Shifted(naming.base, naming.statefulset, naming.generate, naming.namespace, naming.indexed,
+                               w.next_index)
             entry = replace(w.entry, copies=w.pending, naming=shifted,
                             replicated=w.entry.replicated or w.pending > 1)
             landed: list[tuple[str, str]] = []

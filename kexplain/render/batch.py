@@ -17,6 +17,7 @@ markup) and never cut: lines break between names.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
@@ -217,7 +218,9 @@ def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[st
 @dataclass
 class Group:
     """One row of the grouped copies table: copies that went to one node (or zone), or that
-    did not fit with one status; the first and last of them, and the nodes they span."""
+    did not fit with one status; the first and last of them (`#i`: the i-th copy placed, as
+    the table of a few copies numbers them; their names, generated as their controller's are,
+    would fill the row), and the nodes they span."""
 
     key: str
     zone: str = ""
@@ -234,7 +237,7 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
     nodes = {p["node"] for p in pods if p.get("node") is not None}
     by = "zone" if len(nodes) > GROUPS_LISTED and zone_counts(section) else "node"
     groups: dict[str, Group] = {}
-    for p in pods:
+    for i, p in enumerate(pods):
         node = p.get("node")
         if node is None:
             key = f"(does not fit: {p.get('status')})"
@@ -242,10 +245,10 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
             key = node if by == "node" else (p.get("zone") or NO_ZONE)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(key, zone=str(p.get("zone") or "") if by == "node" else "", first=str(p["name"]),
+            g = groups[key] = Group(key, zone=str(p.get("zone") or "") if by == "node" else "", first=f"#{i}",
                                     nodes=set())
         g.copies += 1
-        g.last = str(p["name"])
+        g.last = f"#{i}"
         if node is not None and g.nodes is not None:
             g.nodes.add(node)
     return by, list(groups.values())
@@ -253,7 +256,8 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
 
 def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
     """The copies table of many copies, one row per node (per zone across many nodes: with how
-    many nodes) with how many copies went there, the first and the last of them; of more rows
+    many nodes) with how many copies went there, the first and the last of them (by number:
+    `Group`); of more rows
     than GROUPS_LISTED, the first and last halves. A row wider than `width` puts its counts and
     names on a line under its node. Returns the table's title and its (text, style) lines."""
     s = _section(section)
@@ -274,7 +278,7 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
         cells = [row[i].rjust(widths[i]) if i in numeric else _cell(row[i], widths[i]) for i in cols]
         return (" " + "  ".join(cells)).rstrip()
 
-    side = cell_len(joined(header, range(len(header)))) <= width
+    side = all(cell_len(joined(row, range(len(row)))) <= width for row in [header, *rows])
     out: list[tuple[str, str]] = []
     if side:
         out.append((joined(header, range(len(header))), "bold"))
@@ -287,8 +291,8 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
             out.append((joined(row, range(len(row))), ""))
         else:
             out.append((f" {row[0]}", ""))
-            rest = ", ".join(f"{h} {v}" for h, v in zip(header[1:], row[1:]) if v)
-            out.append((f"     {rest}", ""))
+            rest = [f"{h} {v}" for h, v in zip(header[1:], row[1:]) if v]
+            out += [(text, "") for text in wrap_entries("     ", rest, width, indent=5)]
     title = f"Copies by {by}, in the order they were placed ({num(len(s.pods))} copies"
     title += f", {num(left_out)} {by}s not listed):" if left_out else "):"
     return title, out
@@ -344,8 +348,10 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
                 console.print()
             for text in wrap_entries(f"=== {parts[0]}", parts[1:], console.width, indent=4, sep=""):
                 line(text)
-        for text in object_notes(s):
-            line(text)
+        for note in object_notes(s):        # wrapped between words (never a name cut)
+            for text in textwrap.wrap(note, console.width, subsequent_indent="    ", break_long_words=False,
+                                      break_on_hyphens=False):
+                line(text)
         if not s.replicated:
             if s.first is not None:
                 print_trace(s.first, console, wide=wide)

@@ -156,11 +156,12 @@ def label_lines(head: str, labels: Mapping[str, str], width: int = 80) -> list[s
     rows, row = [], head
     for i, pair in enumerate(pairs):
         piece = pair + ("," if i < len(pairs) - 1 else "")
-        if i and cell_len(row) + cell_len(piece) > width:
+        candidate = f"{row} {piece}" if row == head else row + piece
+        if cell_len(candidate) > width:     # on a line of its own (a label longer than a line stays whole)
             rows.append(row)
             row = "  " + piece
         else:
-            row = f"{row} {piece}" if not i else row + piece
+            row = candidate
     return [*rows, row]
 
 

@@ -16,6 +16,7 @@ from kexplain.cli.app import main
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = """\
 apiVersion: v1
@@ -135,8 +136,9 @@ def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> N
     bundle, nodes = _write(tmp_path, namespace(), LIMITS, deployment(resources=resources))
     code, out, err = _run(bundle, "--nodes", nodes)
     assert code == 1 and "error:" not in err
-    assert ('0 of 3 pods created (FailedCreate: Error creating: pods "api-0" is forbidden: '
-            f"{message})") in out
+    first = copy_names(deployment(resources=resources), 1)[0]
+    assert (f'0 of 3 pods created (FailedCreate: Error creating: pods "{first}" is forbidden: '
+            f"{message})") in " ".join(out.split())       # (wrapped at 80 columns)
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
     assert finding["message"].endswith(message)
@@ -164,12 +166,13 @@ def test_pods_beyond_the_quota_are_not_created(tmp_path: Path) -> None:
     code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
     [placement] = json.loads(out)["placements"]
     assert (placement["replicas"], placement["created"], placement["fit"]) == (6, 4, 4)
-    expected = ('Error creating: pods "api-4" is forbidden: exceeded quota: payments-compute, requested: '
+    fifth = copy_names(deployment(replicas=6), 5)[4]
+    expected = (f'Error creating: pods "{fifth}" is forbidden: exceeded quota: payments-compute, requested: '
                 'limits.memory=1Gi,pods=1, used: limits.memory=4Gi,pods=4, limited: limits.memory=4Gi,pods=4')
     assert placement["failedCreate"] == expected and code == 1
     code, out, _ = _run(bundle, "--nodes", nodes, "--no-suggestions")
-    assert f"=== Deployment payments/api (priority 0): 4 of 6 replicas fit\n4 of 6 pods created (FailedCreate: " \
-           f"{expected})" in out
+    assert f"=== Deployment payments/api (priority 0): 4 of 6 replicas fit 4 of 6 pods created (FailedCreate: " \
+           f"{expected})" in " ".join(out.split())
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     findings = json.loads(out)["findings"]
     assert code == 1 and [f["rule"] for f in findings] == ["admission", "fits"]
@@ -192,8 +195,10 @@ spec:
     code, out, _ = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
     [placement] = json.loads(out)["placements"]
     assert (placement["replicas"], placement["created"]) == (2, 1)
+    second = copy_names(deployment(replicas=2, resources=(
+        '\n        resources: {requests: {cpu: 500m, memory: 256Mi}, limits: {memory: 512Mi}}')), 2)[1]
     assert placement["failedCreate"].endswith(
-        'pods "api-1" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=500m, '
+        f'pods "{second}" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=500m, '
         'used: requests.cpu=2, limited: requests.cpu=2')
 
 
@@ -201,9 +206,10 @@ def test_a_quota_on_cpu_needs_every_container_to_say_it(tmp_path: Path) -> None:
     bundle, nodes = _write(tmp_path, namespace(), QUOTA, deployment(replicas=1))
     code, out, _ = _run(bundle, "--nodes", nodes)
     assert code == 1
-    assert ("0 of 1 pods created (FailedCreate: Error creating: pods \"api-0\" is forbidden: failed quota: "
+    assert (f"0 of 1 pods created (FailedCreate: Error creating: pods \"{copy_names(deployment(replicas=1), 1)[0]}\" "
+            "is forbidden: failed quota: "
             "payments-compute: must specify limits.memory for: api; requests.cpu for: api; requests.memory for: "
-            "api)") in out
+            "api)") in " ".join(out.split())
 
 
 def test_scopes_and_priority_classes() -> None:
@@ -268,8 +274,10 @@ def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) ->
     bundle, nodes = _write(tmp_path, namespace(BASELINE), deployment(security=PRIVILEGED),
                            deployment(name="web", replicas=1))
     code, out, err = _run(bundle, "--nodes", nodes)
-    assert ('0 of 3 pods created (FailedCreate: Error creating: pods "api-0" is forbidden: violates PodSecurity '
-            '"baseline:latest": privileged (container "api" must not set securityContext.privileged=true))') in out
+    first = copy_names(deployment(security=PRIVILEGED), 1)[0]
+    assert (f'0 of 3 pods created (FailedCreate: Error creating: pods "{first}" is forbidden: violates PodSecurity '
+            '"baseline:latest": privileged (container "api" must not set securityContext.privileged=true))') in \
+        " ".join(out.split())
     assert ('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest": '
             'allowPrivilegeEscalation != false (container "web" must set '
             'securityContext.allowPrivilegeEscalation=false)') in err

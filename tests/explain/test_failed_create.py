@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = """\
 apiVersion: v1
@@ -100,8 +101,9 @@ def _run(tmp_path: Path, *docs: str, args: tuple[str, ...] = (), lint: bool = Fa
     return code, env.out, env.err
 
 
-FULL = ('Error creating: pods "cart-0" is forbidden: exceeded quota: shop-quota, requested: pods=1, used: pods=1, '
-        'limited: pods=1')
+CART_0 = copy_names(deployment(), 1)[0]         # cart-<pod-template-hash>-<5 characters>
+FULL = (f'Error creating: pods "{CART_0}" is forbidden: exceeded quota: shop-quota, requested: pods=1, used: '
+        'pods=1, limited: pods=1')
 
 
 def test_a_full_quota_leaves_the_deployment_without_pods(tmp_path: Path) -> None:
@@ -145,8 +147,8 @@ def test_a_job_and_a_replication_controller(tmp_path: Path) -> None:
     assert [(p["replicas"], p.get("created"), p["fit"]) for p in placements.values()] == [
         (2, None, 2), (2, 0, 0), (1, 0, 0)]
     assert placements["reindex"]["failedCreate"] == (
-        'Error creating: pods "reindex-0" is forbidden: exceeded quota: shop-quota, requested: pods=1, '
-        'used: pods=3, limited: pods=3')
+        f'Error creating: pods "{copy_names(JOB, 1)[0]}" is forbidden: exceeded quota: shop-quota, requested: '
+        'pods=1, used: pods=3, limited: pods=3')
     code, out, _ = _run(tmp_path, quota(3), deployment(), JOB, RC, lint=True)
     assert "Job shop/reindex: job-controller creates 0 of 2 pods: FailedCreate: Error creating:" in out
     assert "ReplicationController shop/legacy-web: replication-controller creates 0 of 1 pods: FailedCreate:" in out
@@ -157,8 +159,8 @@ def test_a_partial_create_is_said_in_the_section(tmp_path: Path) -> None:
     created" with the FailedCreate (before: only on stderr, "2 of 2 replicas fit", JSON
     `replicas: 2`); `-o json` keeps the replicas asked, the pods created beside them."""
     code, out, err = _run(tmp_path, quota(3), deployment(replicas=3), args=("--no-suggestions",))
-    event = ('Error creating: pods "cart-2" is forbidden: exceeded quota: shop-quota, requested: pods=1, used: '
-             'pods=3, limited: pods=3')
+    event = (f'Error creating: pods "{copy_names(deployment(replicas=3), 3)[2]}" is forbidden: exceeded quota: '
+             'shop-quota, requested: pods=1, used: pods=3, limited: pods=3')
     assert code == 1 and err == ""
     assert out.startswith("=== Deployment shop/cart (priority 0): 2 of 3 replicas fit\n"
                           f"2 of 3 pods created (FailedCreate: {event})\n")
@@ -189,8 +191,9 @@ def test_pod_security_refuses_the_pods_not_the_deployment(tmp_path: Path) -> Non
     assert code == 1 and "error:" not in err
     [p] = json.loads(out)["placements"]
     assert "priority" not in p           # its pod was refused before it was stored: not known
+    first = copy_names(deployment(name="node-agent", spec=spec), 1)[0]
     assert (p["replicas"], p["created"], p["failedCreate"]) == (
-        2, 0, 'Error creating: pods "node-agent-0" is forbidden: violates PodSecurity "baseline:v1.30": host '
+        2, 0, f'Error creating: pods "{first}" is forbidden: violates PodSecurity "baseline:v1.30": host '
               'namespaces (hostNetwork=true)')
     code, out, _ = _run(tmp_path, PRIVILEGED_NS, deployment(name="node-agent", spec=spec))
     assert out.startswith("=== Deployment shop/node-agent: 0 of 2 replicas fit\n0 of 2 pods created (FailedCreate: ")

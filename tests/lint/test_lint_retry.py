@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = "".join(f"""---
 apiVersion: v1
@@ -85,7 +86,7 @@ def test_a_retry_that_places_no_pod_is_judged_on_its_own_message(tmp_path: Path)
     assert finding["message"].endswith(f"The scheduling queue retried it when {TRIGGER}: still unschedulable.")
     details = finding["details"]
     assert details["message"].startswith("0/2 nodes are available: 1 Insufficient cpu")
-    assert [(r["pod"], r["node"]) for r in details["retried"]] == [("web-0", None)]
+    assert [(r["pod"], r["node"]) for r in details["retried"]] == [(copy_names(web(2, "3800m"), 1)[0], None)]
     assert details["firstAttempt"]["message"].startswith(
         "none of the 2 replicas fits: 0/2 nodes are available: 2 node(s) didn't match pod affinity rules.")
     assert not any("opens 2 nodes" in s for s in finding["suggestions"])
@@ -97,9 +98,10 @@ def test_a_retry_that_places_some_pods_is_a_replicas_finding(tmp_path: Path) -> 
     (before: "none of the 3 replicas fits", `fit: 0`)."""
     code, report = _lint(tmp_path, web(3, "2") + "---\n" + CACHE)
     finding = report["findings"][0]
+    web_0, web_1 = copy_names(web(3, "2"), 2)
     assert code == 1 and finding["rule"] == "replicas"
-    assert finding["message"].startswith("fits only 1 of 3 replicas (aks-pool-0); replica web-1: 0/2 nodes are "
+    assert finding["message"].startswith(f"fits only 1 of 3 replicas (aks-pool-0); replica {web_1}: 0/2 nodes are "
                                          "available: 1 Insufficient cpu, 1 node(s) didn't match pod affinity rules.")
-    assert finding["message"].endswith(f"The scheduling queue retried it when {TRIGGER}: web-0 went to aks-pool-0.")
+    assert finding["message"].endswith(f"The scheduling queue retried it when {TRIGGER}: {web_0} went to aks-pool-0.")
     assert (finding["details"]["fit"], finding["details"]["nodes"]) == (1, ["aks-pool-0"])
-    assert [(r["pod"], r["node"]) for r in finding["details"]["retried"]] == [("web-0", "aks-pool-0"), ("web-1", None)]
+    assert [(r["pod"], r["node"]) for r in finding["details"]["retried"]] == [(web_0, "aks-pool-0"), (web_1, None)]

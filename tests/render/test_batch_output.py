@@ -18,6 +18,7 @@ from kexplain.cli.app import main
 from kexplain.lint.linter import LintOptions, ObjectRef, lint
 from kexplain.render.lint_formats import render_text, summary_line
 from kexplain.suggest.add_node import new_node_name
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 LONG = "ip-10-0-12-141.ec2.internal"        # a node name as EKS gives them
@@ -107,9 +108,10 @@ def test_replica_heading_is_short_and_the_nodes_wrap_between_names(capsys, tmp_p
     assert set(by_zone) == {"us-east-1a", "us-east-1b", "us-east-1c"} and sum(map(int, by_zone.values())) == 10
     # the copies table: plain, aligned, every copy
     start = lines.index("Copies, in the order they were placed:")
-    assert lines[start + 1] == " #  pod            node"
+    copies = copy_names(workload("Job", "job-success", 10), 10)      # job-success-<5 characters>
+    assert lines[start + 1] == f" #  {'pod'.ljust(max(map(len, copies)))}  node"
     rows = lines[start + 2:start + 12]
-    assert [r.split()[1] for r in rows] == [f"job-success-{i}" for i in range(10)]
+    assert [r.split()[1] for r in rows] == copies
     assert all(r.split()[2] in names for r in rows)
 
 
@@ -126,12 +128,14 @@ def test_a_thousand_copies_on_many_nodes_read_in_a_few_lines(capsys, tmp_path):
                          "    us-east-1a 240, us-east-1b 240, us-east-1c 240"]
     assert_readable(out)
     start = lines.index("Copies by node, in the order they were placed (721 copies):")
-    table = lines[start + 1:lines.index("Why web-720 does not fit:")]
+    copies = copy_names(workload("Deployment", "web", 1000, cpu="1m", namespace="shop"), 721)
+    table = lines[start + 1:lines.index(f"Why {copies[720]} does not fit:")]
     assert table[0].split() == ["node", "zone", "copies", "first", "last"]
     rows = [r.split() for r in table[1:-1]]
     assert {r[0] for r in rows} == names and all(r[2] == "60" for r in rows)
-    assert rows[0][3] == "web-0" and sorted(int(r[4].removeprefix("web-")) for r in rows)[-1] == 719
-    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "web-720"]
+    # the first and last copy on each node by number (#i: the i-th placed), their names too long for a row
+    assert rows[0][3] == "#0" and max(int(r[4].removeprefix("#")) for r in rows) == 719
+    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "#720"]
     assert len(out.splitlines()) < 80
 
 
@@ -155,8 +159,9 @@ def test_long_names_go_under_their_pods_never_cut(capsys, tmp_path):
     assert_readable(out)
     lines = out.splitlines()
     start = lines.index("Copies, in the order they were placed:")
-    assert lines[start + 1:start + 6] == [" #  pod / node", f" 0  {name}-0", f"      {nodes[0]['metadata']['name']}",
-                                          f" 1  {name}-1", f"      {nodes[0]['metadata']['name']}"]
+    first, second = copy_names(workload("Deployment", name, 2), 2)
+    assert lines[start + 1:start + 6] == [" #  pod / node", f" 0  {first}", f"      {nodes[0]['metadata']['name']}",
+                                          f" 1  {second}", f"      {nodes[0]['metadata']['name']}"]
 
 
 def test_on_a_terminal_the_heading_is_a_rule_and_names_stay_text(tmp_path):
@@ -217,7 +222,7 @@ def test_a_workload_whose_pods_are_refused_is_explained_with_its_failed_create(c
     asked = 1 if kind == "DaemonSet" else 2      # (a DaemonSet: a pod for each eligible node)
     code, out, err = kexplain(capsys, path, "--nodes", pool)
     assert code == 1 and err == ""
-    heading, said = out.splitlines()
+    heading, said = out.splitlines()[0], " ".join(" ".join(out.splitlines()[1:]).split())    # (wrapped at 80)
     first = re.fullmatch(rf'0 of {asked} pods created \(FailedCreate: Error creating: pods "(?P<pod>[^"]+)" is '
                          r'forbidden: no PriorityClass with name low-priority was found\)', said)
     assert heading == f"=== {kind} default/placeholder: 0 of {asked} replicas fit" and first is not None

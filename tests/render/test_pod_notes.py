@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = """\
 apiVersion: v1
@@ -104,7 +105,9 @@ def test_a_copy_shows_the_labels_its_controller_added(tmp_path: Path) -> None:
     [value] = hashes
     assert items[0]["labels"] == {"app": "api", "tier": "backend", "pod-template-hash": value}
     code, out = _run(tmp_path, DEPLOYMENT)
-    assert f"Labels of api-0: app=api,pod-template-hash={value},tier=backend" in out.splitlines()
+    first = copy_names(DEPLOYMENT, 1)[0]
+    assert first.startswith(f"api-{value}-")        # its ReplicaSet's name: <name>-<pod-template-hash>
+    assert f"Labels of {first}: app=api,pod-template-hash={value},tier=backend" in out.splitlines()
 
 
 RETRY = """\
@@ -138,6 +141,7 @@ def test_the_retry_section_breaks_between_words_never_in_a_parenthesis(tmp_path:
     code, out = _run(tmp_path, RETRY, "--no-suggestions", width=60)
     section = out[out.index("=== Retried by the scheduling queue"):].splitlines()
     assert code == 0
-    assert section[1:] == ["Deployment shop/frontend: frontend-0 bound to node-a",
+    assert section[1:] == [f"Deployment shop/frontend: {copy_names(RETRY, 1)[0]} bound to",
+                           "    node-a",
                            "    requeued (round 1) when pod shop/redis-primary bound to",
                            "      node-a (InterPodAffinity: Queue)"]
