@@ -59,7 +59,8 @@ class Section:
 
     @property
     def daemon(self) -> bool:
-        return "notEligible" in self.placement
+        """A DaemonSet's: placed on its eligible nodes (or none of its pods created)."""
+        return "notEligible" in self.placement or (self.placement.get("object") or {}).get("kind") == "DaemonSet"
 
     @property
     def replicated(self) -> bool:

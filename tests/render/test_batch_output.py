@@ -225,7 +225,8 @@ def test_a_workload_whose_pods_are_refused_is_explained_with_its_failed_create(c
     heading, said = out.splitlines()[0], " ".join(" ".join(out.splitlines()[1:]).split())    # (wrapped at 80)
     first = re.fullmatch(rf'0 of {asked} pods created \(FailedCreate: Error creating: pods "(?P<pod>[^"]+)" is '
                          r'forbidden: no PriorityClass with name low-priority was found\)', said)
-    assert heading == f"=== {kind} default/placeholder: 0 of {asked} replicas fit" and first is not None
+    counted = f"fits on 0 of {asked} eligible nodes" if kind == "DaemonSet" else f"0 of {asked} replicas fit"
+    assert heading == f"=== {kind} default/placeholder: {counted}" and first is not None
     assert first["pod"].startswith("placeholder-")      # its controller's name for it
     (finding,) = lint(LintOptions((path,), node_paths=(pool,))).findings
     assert (finding.rule, finding.headline()) == (
