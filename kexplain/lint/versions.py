@@ -85,9 +85,10 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
 def _summary(findings: Sequence[Finding]) -> list[tuple[Any, ...]]:
     """What counts as the same scheduling: the rules, the nodes (counted, not in order), how
     many fit, and the scheduler's message."""
+    from kexplain.explain.versions import unnamed
     return [(f.rule, sorted(f.details.get("nodes") or []), f.details.get("fit"), f.details.get("replicas"),
              f.details.get("status"), f.details.get("message"), f.details.get("nominatedNode"),
-             f.message if f.rule == "admission" else None)
+             unnamed(f.message) if f.rule == "admission" else None)      # (a refused pod's name: the version's)
             for f in findings]
 
 

@@ -197,3 +197,14 @@ def test_pod_security_refuses_the_pods_not_the_deployment(tmp_path: Path) -> Non
               'namespaces (hostNetwork=true)')
     code, out, _ = _run(tmp_path, PRIVILEGED_NS, deployment(name="node-agent", spec=spec))
     assert out.startswith("=== Deployment shop/node-agent: 0 of 2 replicas fit\n0 of 2 pods created (FailedCreate: ")
+
+
+def test_versions_compared_do_not_differ_by_the_refused_pods_name(tmp_path: Path) -> None:
+    """A Deployment's pods are named after its pod-template-hash, which each version computes:
+    the same FailedCreate under 1.35 and 1.36 is no version-change (lint), and explain's
+    --compare-versions says the refusal once, as for any input refused alike."""
+    code, out, _ = _run(tmp_path, quota(1), deployment(), args=("--compare-versions", "1.35,1.36"), lint=True)
+    assert code == 1 and "version-change" not in out and "[admission]" in out
+    code, out, err = _run(tmp_path, quota(1), deployment(), args=("--compare-versions", "1.35,1.36"))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "replicaset-controller creates 0 of 1 pods: FailedCreate: Error creating: pods " in err
