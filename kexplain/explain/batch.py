@@ -389,8 +389,7 @@ class Batch:
         ledger = None if self.stored else QuotaLedger.of(o for o, _ in self.pool.objects)
         for entry in self.batch:
             try:
-                inputs: Inputs | None = admitted(entry, self.pool, stored=self.stored)
-                assert inputs is not None
+                inputs = admitted(entry, self.pool, stored=self.stored)
                 entry, _ = created(entry, inputs, ledger)
             except KexplainError as err:
                 none = None if self.stored else refused_creates(entry, err, self.pool)

@@ -84,7 +84,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
-                                      "has no pod template), or an object of the file the pods need."),
+                                      "has no pod template), or an object of the file the pods need; or it stores "
+                                      "the workload and refuses pods its controller asks for (its FailedCreate)."),
     Rule("admission-warning", Severity.WARNING,
          "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
          "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`."),
@@ -184,8 +185,8 @@ class Finding:
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
-SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
+SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated",
+                              "scheduler-error", "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler"})
 
 
 @dataclass
@@ -776,9 +777,13 @@ class Linter:
         first pass and on the retries (`mine`), judged with the trace of its last try that did
         not fit (its message, its suggestions); said with what brought them back, the first
         attempt's verdict kept in `details.firstAttempt`."""
+        from kexplain.apimachinery.labels import zone_of
+
         log = self._retry
         landed = [r for r in mine if r.node is not None]
-        placed = log.placed.get(id(w), []) + [(r.node, "") for r in landed]
+        nodes_of = self._set.pool.snapshot if self._set is not None else None
+        placed = log.placed.get(id(w), []) + [
+            (r.node, zone_of(info.node.labels) if (info := nodes_of and nodes_of.get(r.node)) else "") for r in landed]
         zones: dict[str, int] = {}
         for _, zone in placed:
             if zone:

@@ -258,9 +258,9 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
 def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
     """The copies table of many copies, one row per node (per zone across many nodes: with how
     many nodes) with how many copies went there, the first and the last of them (by number:
-    `Group`); of more rows
-    than GROUPS_LISTED, the first and last halves. A row wider than `width` puts its counts and
-    names on a line under its node. Returns the table's title and its (text, style) lines."""
+    `Group`); of more rows than GROUPS_LISTED, the first and last halves. When a row would be
+    wider than `width`, each row puts its counts on lines under its node. Returns the table's
+    title and its (text, style) lines."""
     s = _section(section)
     by, groups = group_by(s)
     left_out = 0
