@@ -14,7 +14,7 @@ words: `Error creating: pods "web-2" is forbidden: exceeded quota: ...` (a State
 
 Either way the workload itself was admitted: its entry stays, with the pods created (maybe
 none), the pods asked for and the event (`Entry.failed_create`, `Entry.asked`). A Pod the API
-server refuses is the user's own create failing: it is refused (AdmissionRejected), as before.
+server refuses is the user's own create failing: it is refused (AdmissionRejected).
 """
 from __future__ import annotations
 
