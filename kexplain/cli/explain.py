@@ -431,7 +431,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
                 if autoscaler is not None:
                     gathered.add_outcome(outcome)
                 with bar.paused():          # whatever is printed of it, not across the bar
-                    for warning in outcome.inputs.warnings:
+                    for warning in (outcome.inputs.warnings if outcome.inputs is not None else ()):
                         env.error(f"warning: {warning}")
                     yield outcome
 

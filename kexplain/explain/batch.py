@@ -9,8 +9,9 @@ previous ones left it: a pod that fits is bound to the node the scheduler picks
 (`placement.chosen_node`) before the next pod is scheduled, and the round-robin position is
 carried over (`Queue`). A workload with more than one replica (`spec.replicas`; a Job's
 parallelism, at most its completions; or `--replicas N` for every object of the file) is placed
-copy by copy (`placement.iter_placements`), copies named `<name>-<i>` (a StatefulSet's: its pods
-of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
+copy by copy (`placement.iter_placements`), copies named as their controller names them
+(`load.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
+pods of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
 the trace of the first copy that does not fit, with its reasons. A DaemonSet is placed as its
 controller places it: one pod pinned to each node it would run on
 (`placement.iter_daemon_placements`); with no such node it runs no pod, and there is nothing
@@ -44,7 +45,7 @@ from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
-from kexplain.explain.created import created
+from kexplain.explain.created import created, refused_creates
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
@@ -94,10 +95,12 @@ class Outcome:
     they were scheduled, without its trace; the placements shown in full are kept: `first`,
     `first_unfit` (of replicas: the last attempt) and `last`. `entry` is the entry as placed (a
     DaemonSet's `copies`: its eligible nodes); `inputs` its pod as admitted, before any copy;
-    `daemon`: which nodes a DaemonSet runs on, and why not the others."""
+    `daemon`: which nodes a DaemonSet runs on, and why not the others. An entry whose
+    controller got no pod created (`Entry.not_created`) is never placed: no copies, and no
+    `inputs` when the API server refused its pod (not a quota)."""
 
     entry: Entry
-    inputs: Inputs
+    inputs: Inputs | None
     daemon: DaemonNodes | None = None
     copies: list[CopyRecord] = field(default_factory=list)
     first: Placement | None = None
@@ -121,8 +124,9 @@ class Outcome:
         return sorted(kept.values(), key=lambda p: p.index)
 
     @property
-    def priority(self) -> int:
-        return self.inputs.pod.priority
+    def priority(self) -> int | None:
+        """Its pod's priority as admitted (None: the API server refused its pod)."""
+        return self.inputs.pod.priority if self.inputs is not None else None
 
     @property
     def placed(self) -> list[str]:
@@ -145,15 +149,18 @@ class Outcome:
                 if c.zone:
                     zones[c.zone] = zones.get(c.zone, 0) + 1
         e = self.entry
-        out: dict[str, Any] = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name},
-                               "priority": self.priority}
+        out: dict[str, Any] = {"object": {"kind": e.kind, "namespace": e.namespace, "name": e.name}}
+        if self.priority is not None:
+            out["priority"] = self.priority
+        if e.autoscaled_by is not None:
+            out["horizontalPodAutoscaler"] = e.autoscaled_by
         if e.idle:      # no pod: its template, explained, took no room
             out.update({"replicas": 0, "fit": 0, "nodes": {}, "idle": e.idle, "pods": [],
                         "template": self.copies[0].to_json() if self.copies else None})
             return out
-        out.update({"replicas": e.copies, "fit": len(self.placed), "nodes": nodes})
-        if e.failed_create:     # the controller created only `replicas` pods (a quota)
-            out["failedCreate"] = e.failed_create
+        out.update({"replicas": e.asked if e.failed_create else e.copies, "fit": len(self.placed), "nodes": nodes})
+        if e.failed_create:     # the controller created only `created` pods (a quota, or none: refused)
+            out.update({"created": e.copies, "failedCreate": e.failed_create})
         if zones:
             out["zones"] = zones
         out["pods"] = [c.to_json() for c in self.copies]
@@ -193,6 +200,12 @@ def queue_order(entry: Entry, inputs: Inputs) -> tuple[int, int]:
     """Where an admitted entry comes in PrioritySort order: priority descending, then order of
     appearance (a sort key)."""
     return -inputs.pod.priority, entry.position
+
+
+def _order(entry: Entry, inputs: Inputs | None) -> tuple[int, int]:
+    """`queue_order`, an entry whose pod the API server refused at priority 0 (it is not placed:
+    only where its section comes)."""
+    return queue_order(entry, inputs) if inputs is not None else (0, entry.position)
 
 
 @dataclass(frozen=True)
@@ -340,7 +353,7 @@ class Batch:
 
     def _scheduled(self) -> Iterator[Outcome]:
         queue = Queue(self.pool, self.options, on_first_unfit=self._suggest if self.suggester else None)
-        pods = sorted(self._admitted(), key=lambda ei: queue_order(*ei))
+        pods = sorted(self._admitted(), key=lambda ei: _order(*ei))
         planned = [e.copies for e, _ in pods]
         done = 0
         seq = itertools.count()
@@ -359,6 +372,10 @@ class Batch:
                 self.progress(done, max(done, sum(planned)))
 
         for i, (entry, inputs) in enumerate(pods):
+            if entry.not_created:       # no pod to place: its controller's FailedCreate says why
+                yield Outcome(entry, inputs)
+                continue
+            assert inputs is not None
             outcome = queue.place(entry, inputs, counted)
             planned[i] = len(outcome.copies)        # stopped early, or a DaemonSet's eligible nodes
             w = waiting_of(outcome.entry, inputs, len(outcome.placed), outcome.first_unfit, next(seq))
@@ -369,23 +386,27 @@ class Batch:
         self.still_pending.clear()
         self.still_pending.update({w.entry.position: w.pending for w in waiting})
 
-    def _admitted(self) -> Iterator[tuple[Entry, Inputs]]:
+    def _admitted(self) -> Iterator[tuple[Entry, Inputs | None]]:
         """Each entry with its pod admitted, and as many copies as the quotas let be created
-        (`created`), but those `refused` takes (see the class)."""
+        (`created`); a workload whose pods the API server refuses, with none created and no
+        inputs (`refused_creates`); but those `refused` takes (see the class)."""
         ledger = None if self.stored else QuotaLedger.of((o for o, _ in self.pool.objects),
                                                           self.pool.kube.enabled("PodLevelResources"))
         for entry in self.batch:
-            if self.refused is None:
-                inputs = admitted(entry, self.pool, stored=self.stored)
-                entry, said = created(entry, inputs, ledger)
-                yield entry, replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
-                continue
             try:
                 inputs = admitted(entry, self.pool, stored=self.stored)
-                entry, said = created(entry, inputs, ledger)
-                inputs = replace(inputs, warnings=inputs.warnings + [said]) if said else inputs
+                entry, _ = created(entry, inputs, ledger)
             except KexplainError as err:
+                none = None if self.stored else refused_creates(entry, err, self.pool)
+                if none is not None:
+                    yield none, None
+                    continue
+                if self.refused is None:
+                    raise
                 self.refused(entry, err)
+                continue
+            if self.refused is None:
+                yield entry, inputs
                 continue
             other = other_scheduler(entry, inputs, self.pool)
             if other is not None:

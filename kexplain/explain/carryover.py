@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kexplain.admission.pipeline import copy_json
+from kexplain.explain import pod_notes
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import RunOptions
@@ -82,8 +83,10 @@ class Carryover:
         # Each profile batches only where the OpportunisticBatching gate is on (1.35 on, by default).
         batch = self.batches.setdefault(fw.profile_name, OpportunisticBatch()) \
             if fw.kube.enabled(OPPORTUNISTIC_BATCHING) else None
-        return schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
-                                                    cycle=self.cycle + 1))
+        trace = schedule_pod(fw, inputs.pod, replace(schedule_options(inputs, options), batch=batch,
+                                                     cycle=self.cycle + 1))
+        pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)
+        return trace
 
     def _nominate(self, pod: PodInfo, node: str) -> None:
         """The pod nominated to `node` (a nomination to no node leaves an earlier one)."""

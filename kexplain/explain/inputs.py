@@ -25,7 +25,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import autoscaled
+from kexplain.load.hpa_controller import autoscaled, scalings
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -357,12 +357,21 @@ class Entry:
     pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
     source: Source
     copies: int                  # how many copies to place; 1 without replicas (a DaemonSet's: see `daemon`)
-    replicated: bool             # placed copy by copy, copies named `<name>-<i>`
+    replicated: bool             # placed copy by copy, copies named as `naming` says
     position: int                # order of appearance in the file
     naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
     workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
     idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
-    failed_create: str = ""     # its controller could create only `copies` pods: why not more (a quota)
+    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
+    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
+    failed_create: str = ""
+    asked: int = 0
+    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`hpa_controller.scaling`)
+
+    @property
+    def not_created(self) -> bool:
+        """Its controller asks for pods and the API server refuses the first: no pod exists."""
+        return bool(self.failed_create) and self.copies == 0
 
     @property
     def daemon(self) -> bool:
@@ -382,9 +391,11 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
     copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
     idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
     copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj),
-                 pod_of(obj, src, stored=stored, kube=kube),
-                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position, copies_of(obj), obj, idle)
+    pod = pod_of(obj, src, stored=stored, kube=kube)
+    labels = (pod.get("metadata") or {}).get("labels") if isinstance(pod.get("metadata"), dict) else None
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod,
+                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position,
+                 copies_of(obj, labels if isinstance(labels, dict) else None), obj, idle)
 
 
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
@@ -479,37 +490,21 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
+    scaled_by: dict[tuple[str, str, str], dict[str, Any]] = {}
     if req.replicas is None:        # the HPAs of the file set their targets' replicas first
+        scaled_by = scalings(objs)
         objs, scaled = autoscaled(objs)
         warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
+    found = [replace(e, autoscaled_by=scaled_by.get((e.kind, e.namespace, e.name))) if scaled_by else e
+             for e in found]
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
-        entry = found[0]
-        index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
-        checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
-                                kube=kube, problems=problems)
-        cluster, warnings = checked.objects, warnings + checked.warnings
-        assert entry.workload is not None
-        try:
-            with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
-                single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, cluster, config,
-                                       stored=req.stored, shape_index=index, kube=kube, problems=problems)
-            if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
-                from kexplain.admission.resourcequota import QuotaLedger
-                from kexplain.explain.created import created
-                snapshot = single.snapshot
-                created(entry, single, QuotaLedger.of(
-                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
-                    if snapshot.of_kind("ResourceQuota") else [], kube.enabled("PodLevelResources")))
-        except KexplainError as err:        # the one pod refused: nothing is left to explain
-            problems.add(err)
-            return Loaded(kube=kube)
-        single.warnings[:0] = warnings      # kubectl --validate=warn: the unknown fields
-        single.warnings = workload_warnings(single.warnings, entry.workload)
-        return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
+        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems)
+        if single_load is not None:
+            return single_load
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
@@ -521,6 +516,42 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
+            config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems) -> Loaded | None:
+    """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
+    workload's controller gets no pod created (the API server or a quota refuses the first:
+    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate."""
+    from kexplain.explain.created import created, refused_creates
+
+    entry = found[0]
+    since = len(problems.found)
+    index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
+    checked = check_objects(cluster, CLUSTER_KINDS, validate=req.validate, stored=req.stored, shape_index=index,
+                            kube=kube, problems=problems)
+    assert entry.workload is not None
+    try:
+        with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
+            single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
+                                   stored=req.stored, shape_index=index, kube=kube, problems=problems)
+        if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
+            from kexplain.admission.resourcequota import QuotaLedger
+            snapshot = single.snapshot
+            if created(entry, single, QuotaLedger.of(
+                    [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
+                    if snapshot.of_kind("ResourceQuota") else [], kube.enabled("PodLevelResources")))[0].not_created:
+                del problems.found[since:]       # read again with the pool
+                return None
+    except KexplainError as err:        # the one pod refused: nothing is left to explain
+        if not req.stored and refused_creates(entry, err, kube=kube) is not None:
+            del problems.found[since:]
+            return None
+        problems.add(err)
+        return Loaded(kube=kube)
+    single.warnings[:0] = warnings + checked.warnings      # kubectl --validate=warn: the unknown fields
+    single.warnings = workload_warnings(single.warnings, entry.workload)
+    return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:

@@ -49,6 +49,7 @@ from kexplain.framework.extras import node_facts, pod_facts
 from kexplain.framework.trace import FAILED, SCHEDULED, Result, Trace
 from kexplain.model.nodeinfo import HostPortInfo, NodeInfo
 from kexplain.model.nodeselector import RequiredNodeAffinity
+from kexplain.model.owners import is_mirror_pod
 from kexplain.model.pod import PodInfo
 from kexplain.model.resources import Resource, is_extended_resource, pod_requests, resource_list
 from kexplain.model.taints import NO_EXECUTE, tolerations_tolerate
@@ -65,7 +66,6 @@ if TYPE_CHECKING:       # (explain.inputs binds the set's pods through `admissio
 
 KUBELET = "kubelet"         # the events' source
 LABEL_OS = "kubernetes.io/os"
-MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 SYSTEM_CRITICAL_PRIORITY = 2000000000
 # tainttoleration.ErrReasonNotMatch, which the kubelet reports (the scheduler's Filter says otherwise)
 TAINT_REASON = "node(s) had taints that the pod didn't tolerate"
@@ -198,7 +198,7 @@ def _said(failure: Failure) -> tuple[str, str]:
 def _critical(pod: PodInfo) -> bool:
     """kubetypes.IsCriticalPod for a pod from the API server: a mirror pod, or priority at
     least SystemCriticalPriority."""
-    return MIRROR_ANNOTATION in (pod.metadata.get("annotations") or {}) or pod.priority >= SYSTEM_CRITICAL_PRIORITY
+    return is_mirror_pod(pod) or pod.priority >= SYSTEM_CRITICAL_PRIORITY
 
 
 def _preemptable(preemptor: PodInfo, preemptee: PodInfo) -> bool:

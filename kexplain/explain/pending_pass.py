@@ -241,11 +241,12 @@ class PassBuilder:
 
     def add_outcome(self, outcome: "Outcome") -> None:
         """One object of a batch, placed: each of its pods (a workload's every copy, those never
-        tried included) pending, or bound where it went. An idle workload makes none."""
+        tried included) pending, or bound where it went. An idle workload makes none, and one
+        whose controller the API server refuses every pod (`Entry.not_created`) gets none."""
         from kexplain.explain.placement import daemon_copy, pending_copy
 
         entry, inputs = outcome.entry, outcome.inputs
-        if entry.idle:
+        if entry.idle or inputs is None or entry.not_created:     # no pod: none made, or none created
             return
         stands = object_ref(entry.kind, entry.namespace, entry.name)
         claims = inputs.claims_from_templates

@@ -26,8 +26,9 @@ the views only count and name, is scheduled without them (`quiet_options`: its t
 `filterAll` key and no extra keys; its decision is the same). So `-o json` lists a trace per
 copy, most of them without `filterAll`.
 
-Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): `<name>-<i>`,
-or a StatefulSet's pod of ordinal i, with that ordinal's claims. Each copy is a `Placement`:
+Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): its generated
+name (`<replicaset>-<5 characters>` of a Deployment), or a StatefulSet's pod of ordinal i, with
+that ordinal's claims. Each copy is a `Placement`:
 the one record of a pod scheduled in turn, which `kexplain.explain.batch` and lint read.
 
 A DaemonSet is placed differently: its controller creates one pod for every node on which the
@@ -102,7 +103,8 @@ def chosen_node(trace: Trace) -> str | None:
 
 def pending_copy(pod: PodInfo, index: int, naming: Copies | None = None) -> dict[str, Any]:
     """The pending pod object of copy `index`: the pod named as `naming` names it (by default
-    `<name>-<index>`; a StatefulSet's pod of that ordinal, with its own claims), with its own uid."""
+    `<name>-<index>`; a workload's: its controller's; a StatefulSet's pod of that ordinal, with
+    its own claims), with its own uid."""
     obj = copy_json(pod.obj)
     meta = obj.setdefault("metadata", {})
     (naming or Copies.of_pod(pod.name)).apply(obj, index)
@@ -219,8 +221,8 @@ def place(inputs: Inputs, options: RunOptions, carry: Carryover | None = None) -
 def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
                     naming: Copies | None = None, carry: Carryover | None = None) -> Iterator[Placement]:
     """Schedule up to `copies` copies of `inputs.pod` one after another, copy i named as `naming`
-    names it (by default `<name>-<i>`), each bound before the next (after the cycles `carry`
-    remembers, when given); stops after the first copy that does not fit (that placement has
+    names it (by default `<name>-<i>`; a workload's: as its controller does), each bound before
+    the next (after the cycles `carry` remembers, when given); stops after the first copy that does not fit (that placement has
     `node` None). Only the first copy, the last and one that does not fit have a full trace;
     the others have no filterAll and no extra keys (`_run`)."""
     snapshot = inputs.snapshot

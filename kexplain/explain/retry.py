@@ -152,12 +152,14 @@ def waiting_of(entry: Entry, inputs: Inputs, placed: int, unfit: Any, seq: int) 
 
 
 def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Callable[[], int],
-          order: Callable[[Waiting], Any]) -> list[Retried]:
+          order: Callable[[Waiting], Any], on_unfit: Callable[[Waiting, Any], None] | None = None) -> list[Retried]:
     """Retry the `waiting` objects on `queue` (`kexplain.explain.batch.Queue`, as the first
     pass left it) until none moves: in each round, in queue order, an object that a binding
     since its last try brings back (`requeued_by`) is scheduled again from its first copy not
     placed. `events` are the bindings so far (grown as pods land); `next_seq` numbers events and
-    tries. Returns what each retry did, in order."""
+    tries. `on_unfit(w, placement)`: a retry's copy that did not fit, with its trace (what a
+    verdict on where the pods end up reads: lint's; not kept here, as a trace of a large
+    cluster weighs megabytes). Returns what each retry did, in order."""
     out: list[Retried] = []
     for round_ in range(1, MAX_ROUNDS + 1):
         moved = False
@@ -170,7 +172,8 @@ def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Cal
             event, plugin = trigger
             said = f"{event} ({plugin}: {QUEUE})"
             naming = w.entry.naming or Copies.of_pod(pod.name)
-            shifted = _Shifted(naming.base, naming.statefulset, w.next_index)
+            shifted = _Shifted(naming.base, naming.statefulset, naming.generate, naming.namespace, naming.indexed,
+                               w.next_index)
             entry = replace(w.entry, copies=w.pending, naming=shifted,
                             replicated=w.entry.replicated or w.pending > 1)
             landed: list[tuple[str, str]] = []
@@ -192,6 +195,8 @@ def retry(queue: Any, waiting: list[Waiting], events: list[Bound], next_seq: Cal
             if unfit is not None:
                 w.plugins = rejecting_plugins(unfit.trace) or w.plugins
                 w.message = unfit.trace.result.message
+                if on_unfit is not None:
+                    on_unfit(w, unfit)
                 out.append(Retried(w.entry, unfit.inputs.pod.name, None, said, round_, w.message))
         if not moved:
             break

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kexplain.errors import KexplainError
+from kexplain.explain import pod_notes
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import Request, RunOptions
@@ -28,8 +29,11 @@ def explain(inputs: Inputs, options: RunOptions | Request) -> Trace:
         options = options.run
     node = bound_node(inputs.pod, inputs)
     if node is not None:
-        return kubelet_trace(inputs, options, node)
-    return schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
+        trace = kubelet_trace(inputs, options, node)
+    else:
+        trace = schedule_pod(framework_for(inputs, options), inputs.pod, schedule_options(inputs, options))
+    pod_notes.record(trace.extra, inputs.pod, inputs.snapshot)      # what the pod got beyond its manifest
+    return trace
 
 
 def schedule_options(inputs: Inputs, options: RunOptions) -> Options:

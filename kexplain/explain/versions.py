@@ -12,11 +12,12 @@ counts as a difference too. Never prints.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
-from kexplain.errors import KexplainError
-from kexplain.explain.inputs import Objects, load_read
+from kexplain.errors import AdmissionRejected, KexplainError
+from kexplain.explain.inputs import Loaded, Objects, load_read
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.features import KubeVersion, version_json
@@ -119,7 +120,7 @@ def compare_versions(req: Request, kubes: Sequence[KubeVersion], options: RunOpt
             continue
         pod = pod or run.trace["pod"]  # type: ignore[index]
         runs.append(run)
-    if len(errors) == len(kubes) and len({str(e) for e in errors}) == 1:
+    if len(errors) == len(kubes) and len({unnamed(str(e)) for e in errors}) == 1:
         raise errors[0]
     return Comparison(pod or _named(objs, req.pod_path), tuple(runs), tuple(differences(runs)))
 
@@ -136,12 +137,36 @@ def _named(objs: Objects, path: str) -> Mapping[str, str]:
 def _run(req: Request, kube: KubeVersion, objs: Objects, cluster: Objects, options: RunOptions) -> Run:
     with bulk_load():
         loaded = load_read(replace(req, kube=kube, version=None, replicas=1), objs, cluster)
+    if loaded.single is None and len(loaded.batch) == 1 and not loaded.batch[0].replicated:
+        _not_created(loaded, options)       # its controller's creates refused: no pod to compare
     if loaded.single is None:
         raise KexplainError(f"--compare-versions explains one pod, and {req.pod_path} holds {len(loaded.batch)} "
                             "Pods or workloads (or a DaemonSet): compare them with kexplain lint FILE --nodes ... "
                             "--compare-versions A,B")
     trace = explain(loaded.single, options).to_json()
     return Run(kube, trace, warnings=tuple(loaded.single.warnings))
+
+
+_POD_NAME = re.compile(r'pods "[^"]*"')
+
+
+def unnamed(refusal: str) -> str:
+    """A refusal without the name of the pod refused: a Deployment's pods are named after its
+    pod-template-hash, which each version computes (the same refusal otherwise)."""
+    return _POD_NAME.sub('pods "..."', refusal)
+
+
+def _not_created(loaded: Loaded, options: RunOptions) -> None:
+    """The one workload of the file, when its controller gets none of its pods created
+    (`kexplain.explain.created`), refused with its FailedCreate: nothing to compare."""
+    from kexplain.explain.batch import explain_batch
+    from kexplain.explain.created import said
+
+    assert loaded.pool is not None
+    for outcome in explain_batch(loaded.batch, loaded.pool, options):
+        if outcome.entry.not_created:
+            e = outcome.entry
+            raise AdmissionRejected(said(e), source=e.source, obj=e.workload)
 
 
 # -- what differs ---------------------------------------------------------------------------------
@@ -157,7 +182,7 @@ def differences(runs: Sequence[Run]) -> list[Change]:
         if any(key(v) != key(vals[0]) for v in vals[1:]):
             out.append(Change(what, dict(zip(minors, vals)), node, plugin))
 
-    add(REFUSED, (r.refused for r in runs))
+    add(REFUSED, (r.refused for r in runs), key=lambda v: unnamed(v) if v else v)
     traces = [r.trace for r in runs]
     if any(t is None for t in traces):          # nothing else to compare with a refused input
         return out

@@ -44,7 +44,7 @@ from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
-from kexplain.framework.trace import FAILED, GATED, UNSCHEDULABLE, Trace
+from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
@@ -84,7 +84,11 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
-                                      "has no pod template), or an object of the file the pods need."),
+                                      "has no pod template), or an object of the file the pods need; or it stores "
+                                      "the workload and refuses pods its controller asks for (its FailedCreate)."),
+    Rule("admission-warning", Severity.WARNING,
+         "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
+         "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`."),
     Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
     Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
     Rule("replicas", Severity.ERROR,
@@ -184,8 +188,9 @@ class Finding:
 SCHEMA_RULES = frozenset({"invalid-document", "schema", "unknown-field", "unknown-api-version", "unknown-kind"})
 # Scheduling findings of an object whose pod the scheduler never ran (refused, bypassed, not ours).
 NOT_SCHEDULED_RULES = frozenset({"admission", "not-scheduled", "other-scheduler"})
-SCHEDULING_RULES = frozenset({"admission", "unschedulable", "preemption", "replicas", "gated", "scheduler-error",
-                              "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler", "kubelet-rejected"})
+SCHEDULING_RULES = frozenset({"admission", "admission-warning", "unschedulable", "preemption", "replicas", "gated",
+                              "scheduler-error", "fits", "not-scheduled", "no-eligible-nodes", "other-scheduler",
+                              "kubelet-rejected"})
 
 
 @dataclass
@@ -561,6 +566,7 @@ class Linter:
         scheduler's, a DaemonSet that runs no pod), else its entry of the set's batch."""
         from kexplain.admission.workloads import refused_pods
         from kexplain.explain.batch import Queue
+        from kexplain.explain.created import created, refused_creates
         from kexplain.explain.inputs import entry_of, inputs_for
         from kexplain.explain.placement import daemon_nodes
 
@@ -574,15 +580,18 @@ class Linter:
         if pinned is not None and pool.snapshot.get(pinned) is not None:
             return self._bound_pod(obj, ref, loc, pinned)
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
+        scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
-            from kexplain.load.hpa_controller import rescaled
+            from kexplain.load.hpa_controller import rescaled, scaling
+            scaled_by = scaling(obj, hpa[0])
             obj, note = rescaled(obj, hpa[0])
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
+        entry: "Entry | None" = None
         try:
             if workload:
                 # the API server's workload checks
-                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -591,16 +600,19 @@ class Linter:
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
                 entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
-            from kexplain.explain.created import created
-            entry, said = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
+            entry, _ = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
-            err = refused_pods(err, obj) if workload else err
+            none = refused_creates(entry, err, pool) if entry is not None else None
+            if none is not None:        # the workload admitted, its controller's creates refused
+                return [self._failed_create(none, ref, loc)]
+            err = refused_pods(err, obj, pool.kube) if workload else err
             return [Finding("admission", loc, ref, err.message, field=err.field)]
-        if said:
-            self._add(Finding("admission", loc, ref, said.split(": ", 1)[1]))
-        from kexplain.admission.workloads import workload_warnings
-        self.report.warnings += [w for w in workload_warnings(inputs.warnings, obj) if "PodSecurity" in w
-                                 and w not in self.report.warnings]      # Pod Security's warn level
+        if entry.not_created:       # (a quota)
+            return [self._failed_create(entry, ref, loc)]
+        if entry.failed_create:
+            self._add(self._failed_create(entry, ref, loc))
+        for warning in dict.fromkeys(api_warnings(inputs.warnings)):     # (Pod Security's warn level)
+            self._add(Finding("admission-warning", loc, ref, warning))
         scheduler = inputs.pod.spec.get("schedulerName") or "default-scheduler"
         try:
             pool.config.profile_for(scheduler)
@@ -626,6 +638,20 @@ class Linter:
             return [self._pinned(queued, outcome)]
         except ConfigError:
             return [self._other_scheduler(ref, loc, scheduler)]
+
+    @staticmethod
+    def _failed_create(entry: "Entry", ref: ObjectRef, loc: Location) -> Finding:
+        """The `admission` finding of a workload the API server admits but whose controller it
+        refuses a pod (`kexplain.explain.created`): how many of its pods are created, and the
+        controller's FailedCreate event."""
+        from kexplain.explain.created import said
+        details: dict[str, Any] = {"replicas": entry.asked, "created": entry.copies,
+                                   "failedCreate": entry.failed_create}
+        if entry.not_created:
+            details.update(fit=0, nodes=[])
+        if entry.autoscaled_by is not None:
+            details["horizontalPodAutoscaler"] = entry.autoscaled_by
+        return Finding("admission", loc, ref, said(entry), details=details)
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
         """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
@@ -694,7 +720,10 @@ class Linter:
                 found[key] += findings
         for q in reversed(self._set.queued):     # the last first: the earlier indexes stay valid
             assert q.linted is not None
-            self._scheduled(q.linted, found[id(q)], q.at)
+            scaled_by = q.entry.autoscaled_by       # the HPA that set its replicas: said with its verdict
+            findings = [replace(f, details={**f.details, "horizontalPodAutoscaler": scaled_by})
+                        if scaled_by is not None and f.rule in _VERDICT_RULES else f for f in found[id(q)]]
+            self._scheduled(q.linted, findings, q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's
@@ -726,9 +755,9 @@ class Linter:
         return [self._pinned(q, outcome)]
 
     def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> list[Any]:
-        """The queue's retry after the set's pass (`kexplain.explain.retry`): an object whose
-        left pods all land once retried fits, said with what brought them back; one of whose
-        pods some land says how many more (its finding stays). Returns what the retries did."""
+        """The queue's retry after the set's pass (`kexplain.explain.retry`): the verdict on an
+        object the retry scheduled again is where its pods end up (`_after_retry`). Returns
+        what the retries did."""
         from kexplain.explain.batch import queue_order
         from kexplain.explain.retry import retry
 
@@ -736,25 +765,54 @@ class Linter:
         waiting = [w for _, w in log.waiting]
         if not waiting:
             return []
-        retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs))
+        retried = retry(queue, waiting, log.events, log.next, lambda w: queue_order(w.entry, w.inputs),
+                        on_unfit=lambda w, placement: log.unfit.__setitem__(id(w), placement))
         for q, w in log.waiting:
-            landed = [r for r in retried if r.entry is w.entry and r.node is not None]
-            if not landed or id(q) not in found:
-                continue
-            said = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
-                    f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''} once the "
-                    f"scheduling queue retried (requeued when {landed[0].trigger})")
-            details = {"retried": [r.to_json() for r in landed]}
-            if w.pending == 0:
-                copies = w.entry.copies
-                what = "fits" if copies == 1 else f"all {copies} replicas fit"
-                found[id(q)] = [f for f in found[id(q)] if f.rule not in ("unschedulable", "replicas")] + [
-                    Finding("fits", q.loc, q.ref, f"{what}: {said}", details=details)]
-            else:
-                found[id(q)] = [replace(f, message=f"{f.message} ({said}; {w.pending} still unschedulable)",
-                                        details={**f.details, **details})
-                                if f.rule in ("unschedulable", "replicas") else f for f in found[id(q)]]
+            mine = [r for r in retried if r.entry is w.entry]
+            if mine and id(q) in found:
+                found[id(q)] = self._guarded(q.ref, q.loc, lambda: self._after_retry(q, w, mine, found[id(q)]))
         return retried
+
+    def _after_retry(self, q: "_Queued", w: Any, mine: list[Any], first: list[Finding]) -> list[Finding]:
+        """An object's findings where the queue's retry leaves its pods: its copies placed on the
+        first pass and on the retries (`mine`), judged with the trace of its last try that did
+        not fit (its message, its suggestions); said with what brought them back, the first
+        attempt's verdict kept in `details.firstAttempt`."""
+        from kexplain.apimachinery.labels import zone_of
+
+        log = self._retry
+        landed = [r for r in mine if r.node is not None]
+        nodes_of = self._set.pool.snapshot if self._set is not None else None
+        placed = log.placed.get(id(w), []) + [
+            (r.node, zone_of(info.node.labels) if (info := nodes_of and nodes_of.get(r.node)) else "") for r in landed]
+        zones: dict[str, int] = {}
+        for _, zone in placed:
+            if zone:
+                zones[zone] = zones.get(zone, 0) + 1
+        nodes = [n for n, _ in placed]
+        unfit = log.unfit.get(id(w))
+        verdict = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", w.entry.copies, nodes,
+                                unfit.inputs if unfit is not None else w.inputs,
+                                unfit.trace if unfit is not None else None, zones, asked=w.entry.asked)
+        where = (f"{', '.join(f'{r.pod} on {r.node}' for r in landed[:_LIST_LIMIT])}"
+                 f"{f' and {len(landed) - _LIST_LIMIT} more' if len(landed) > _LIST_LIMIT else ''}")
+        before = next((f for f in first if f.rule in _VERDICT_RULES), None)
+        details = {**verdict.details, "retried": [r.to_json() for r in mine]}
+        if before is not None:
+            details["firstAttempt"] = {"rule": before.rule, "message": before.message,
+                                       **{k: before.details[k] for k in ("fit", "nodes") if k in before.details}}
+        if verdict.rule == "fits":
+            copies, asked = w.entry.copies, w.entry.asked
+            what = (f"the {copies:,} pods created (of {asked:,} replicas) fit" if asked
+                    else "fits" if copies == 1 else f"all {copies:,} replicas fit")
+            message = f"{what}: {where} once the scheduling queue retried (requeued when {landed[0].trigger})"
+        else:       # (the verdict ends with the scheduler's message, a sentence)
+            went = ", ".join(f"{r.pod} went to {r.node}" for r in landed[:_LIST_LIMIT]) + (
+                f" and {len(landed) - _LIST_LIMIT} more" if len(landed) > _LIST_LIMIT else "")
+            message = (f"{verdict.message} The scheduling queue retried it when {mine[0].trigger}: "
+                       f"{went if landed else 'still unschedulable'}.")
+        return [f for f in first if f.rule not in _VERDICT_RULES] + [replace(verdict, message=message,
+                                                                              details=details)]
 
     def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
         """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
@@ -859,7 +917,7 @@ class Linter:
             if c.node is not None and c.zone:
                 zones[c.zone] = zones.get(c.zone, 0) + 1
         finding = self._verdict(q.ref, q.loc, q.ref.kind != "Pod", copies, outcome.placed, last.inputs, last.trace,
-                                zones)
+                                zones, asked=outcome.entry.asked)
         bound = q.inputs.pod.node_name
         if q.pinned is None and bound and finding.rule == "fits":      # each copy admitted by its kubelet
             admits = "it" if copies == 1 else f"all {copies:,}"
@@ -881,14 +939,24 @@ class Linter:
                        details={"schedulerName": scheduler})
 
     def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
-                 inputs: "Inputs", trace: Trace, zones: dict[str, int] | None = None) -> Finding:
-        details: dict[str, Any] = {"replicas": copies, "fit": len(placed), "nodes": placed,
-                                   "status": trace.result.status}
-        if len(placed) == copies:
+                 inputs: "Inputs", trace: Trace | None, zones: dict[str, int] | None = None,
+                 asked: int = 0) -> Finding:
+        """The verdict on the `copies` pods of an object (`asked`: the replicas it wants, when its
+        controller got only `copies` created): they fit (`placed` has one node each; `trace` may
+        then be None), or the attempt `trace` of `inputs`, the first that did not fit, says why."""
+        details: dict[str, Any] = {"replicas": asked or copies, "fit": len(placed), "nodes": placed,
+                                   "status": trace.result.status if trace is not None else SCHEDULED}
+        if asked:
+            details["created"] = copies
+        if len(placed) == copies or trace is None:
             where = _where(placed, zones)
-            text = (f"fits: {where}" if copies == 1 else f"all {copies:,} replicas fit"
-                    f"{' ' if where.startswith('on ') else ': '}{where}")
+            sep = " " if where.startswith("on ") else ": "
+            if asked:
+                text = f"the {copies:,} pods created (of {asked:,} replicas) fit{sep}{where}"
+            else:
+                text = f"fits: {where}" if copies == 1 else f"all {copies:,} replicas fit{sep}{where}"
             return Finding("fits", loc, ref, text, details=details)
+        of_copies = f"{copies} replicas" if not asked else f"{copies} pods created (of {asked} replicas)"
         name = inputs.pod.name
         replica = f"replica {name}" if workload else "the pod"
         result = trace.result
@@ -911,7 +979,7 @@ class Linter:
             details["rejection"] = trace.extra["rejection"]
         post = trace.post_filter or {}
         nominated = post.get("nominatedNodeName") or ""
-        prefix = f"{len(placed):,} of {copies:,} replicas fit ({_where(placed, zones)}); " if placed else ""
+        prefix = f"{len(placed):,} of {of_copies} fit ({_where(placed, zones)}); " if placed else ""
         if nominated:
             victims = post.get("victims") or []
             details.update(nominatedNode=nominated, victims=victims)
@@ -922,10 +990,10 @@ class Linter:
                 text += " (later replicas not checked)" if copies - len(placed) > 1 else ""
             return Finding("preemption", loc, ref, text.strip(), suggestions=suggestions, details=details)
         if placed:
-            return Finding("replicas", loc, ref, f"fits only {len(placed)} of {copies} replicas "
+            return Finding("replicas", loc, ref, f"fits only {len(placed)} of {of_copies} "
                                                  f"({_where(placed, zones)}); {replica}: {result.message}",
                            suggestions=suggestions, details=details)
-        text = result.message if copies == 1 else f"none of the {copies} replicas fits: {result.message}"
+        text = result.message if copies == 1 and not asked else f"none of the {of_copies} fits: {result.message}"
         return Finding("unschedulable", loc, ref, text, suggestions=suggestions, details=details)
 
     def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome",
@@ -1015,6 +1083,15 @@ def _kubelet_rejected(ref: ObjectRef, loc: Location, field_name: str, node: str,
                    details={**(details or {}), "node": node, "reason": reason, "message": message})
 
 
+API_WARNING = ": Warning: "
+
+
+def api_warnings(warnings: Iterable[str]) -> list[str]:
+    """The API server's warnings among admission's (`src: pods "x": Warning: would violate
+    PodSecurity ...`), as `kubectl apply` prints them: `Warning: would violate PodSecurity ...`."""
+    return [f"Warning: {w.split(API_WARNING, 1)[1]}" for w in warnings if API_WARNING in w]
+
+
 def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
 
@@ -1077,6 +1154,10 @@ class _RetryLog:
     events: list[Any] = field(default_factory=list)
     waiting: list[tuple["_Queued", Any]] = field(default_factory=list)
     seq: int = 0
+    # per object waiting (by id): where its copies went on the first pass (node, zone), and the
+    # placement of its last try that did not fit (kept only for these objects)
+    placed: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    unfit: dict[int, Any] = field(default_factory=dict)
 
     def next(self) -> int:
         self.seq += 1
@@ -1093,6 +1174,8 @@ class _RetryLog:
         w = waiting_of(outcome.entry, q.inputs, len(outcome.placed), outcome.first_unfit, self.next())
         if w is not None:
             self.waiting.append((q, w))
+            self.placed[id(w)] = [(c.node, c.zone) for c in outcome.copies if c.node is not None]
+            self.unfit[id(w)] = outcome.first_unfit
 
 
 
@@ -1139,6 +1222,8 @@ class _Queued:
 
 
 _LIST_LIMIT = 10
+# the rules of a verdict on where an object's pods go (one per object scheduled)
+_VERDICT_RULES = frozenset({"fits", "unschedulable", "replicas", "preemption", "gated", "scheduler-error"})
 
 
 def _name_list(names: Iterable[str], limit: int = _LIST_LIMIT) -> str:

@@ -77,7 +77,7 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
     """Each object's scheduling findings, by location."""
     out: dict[Any, list[Finding]] = {}
     for f in report.findings:
-        if f.rule in SCHEDULING_RULES:
+        if f.rule in SCHEDULING_RULES and f.rule != "admission-warning":    # (the API server's words, not a verdict)
             out.setdefault(_key(f.location), []).append(f)
     return out
 
@@ -85,9 +85,10 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
 def _summary(findings: Sequence[Finding]) -> list[tuple[Any, ...]]:
     """What counts as the same scheduling: the rules, the nodes (counted, not in order), how
     many fit, and the scheduler's message."""
+    from kexplain.explain.versions import unnamed
     return [(f.rule, sorted(f.details.get("nodes") or []), f.details.get("fit"), f.details.get("replicas"),
              f.details.get("status"), f.details.get("message"), f.details.get("nominatedNode"),
-             f.message if f.rule == "admission" else None)
+             unnamed(f.message) if f.rule == "admission" else None)      # (a refused pod's name: the version's)
             for f in findings]
 
 

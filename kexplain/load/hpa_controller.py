@@ -96,6 +96,32 @@ def rescaled(obj: dict[str, Any], hpa: dict[str, Any]) -> tuple[dict[str, Any], 
                  f"to {_dict(hpa.get('spec')).get('maxReplicas')})")
 
 
+def scaling(obj: dict[str, Any], hpa: dict[str, Any]) -> dict[str, Any]:
+    """What the HPA does at once to the replicas of `obj` (as written), as `-o json` and lint's
+    details say it: the HPA (`namespace`, `name`), `from` (spec.replicas, 1 when unset), `to`,
+    `reason` (its SuccessfulRescale event's; "" when it leaves them to its metrics, or scaling
+    is disabled) and `message` (what `rescaled` says)."""
+    meta = _dict(hpa.get("metadata"))
+    written = _int(_dict(obj.get("spec")).get("replicas"))
+    replicas = 1 if written is None else written
+    new, reason = desired_replicas(hpa, replicas)
+    return {"namespace": str(meta.get("namespace") or "default"), "name": str(meta.get("name") or ""),
+            "from": replicas, "to": new, "reason": reason, "message": rescaled(obj, hpa)[1]}
+
+
+def scalings(objs: Objects) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """`scaling` of each workload of `objs` an HPA of `objs` targets, by (kind, namespace, name)."""
+    hpas = autoscalers(objs)
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for obj, _ in objs if hpas else ():
+        if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS:
+            meta = _dict(obj.get("metadata"))
+            key = _key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))
+            if key in hpas:
+                out[key] = scaling(obj, hpas[key][0])
+    return out
+
+
 def autoscaled(objs: Objects) -> tuple[Objects, list[str]]:
     """`objs` with each workload an HPA of `objs` targets replaced by the workload as the HPA
     leaves it (`rescaled`), and a note per such workload."""

@@ -1,7 +1,9 @@
 """The pod a workload would create: its template, made into a Pod as its controller would.
 
-Copy i of a workload's pods is named `<name>-<i>`; a StatefulSet's are its pods of each ordinal,
-with their identity and their own claims, as its controller makes them (`Copies`,
+A workload's pods are named as its controller names them (`Copies`): `<rs>-<5 characters>` of a
+Deployment (its ReplicaSet `<name>-<pod-template-hash>`), `<name>-<5 characters>` of a
+ReplicaSet, ReplicationController, DaemonSet or Job; a StatefulSet's are its pods of each
+ordinal, with their identity and their own claims, as its controller makes them (`Copies`,
 `statefulset_claims`). A DaemonSet's pods get what its controller (v1.35 pkg/controller/daemon)
 gives every pod it creates: the tolerations of `add_daemon_tolerations`, and, per node, a
 required node affinity pinning the pod to that node (`pin_to_node`)."""
@@ -113,9 +115,9 @@ def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeV
 def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
                       kube: KubeVersion | None = None) -> dict[str, Any]:
     """Copy `index` of the workload's pods, as its controller would create it: the template's
-    labels, annotations and spec, the workload's namespace, the name `<name>-<index>` (for a
-    StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with that ordinal's claims: see
-    `Copies`), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
+    labels, annotations and spec, the workload's namespace, the name its controller gives copy
+    `index` (`Copies`: for a StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with
+    that ordinal's claims), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
     owned by the object itself, which default topology spreading reads). A Job's pods carry the
     job-name and controller-uid labels the API server adds to its template. The workload is not
     validated here: `workload_pod` does that first. With `kube`, the labels its controller adds
@@ -155,7 +157,7 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
     if kind == "DaemonSet":
         add_daemon_tolerations(spec)
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta, "spec": spec}
-    copies_of(obj).apply(pod, index)
+    copies_of(obj, pod_meta["labels"]).apply(pod, index)
     return pod
 
 
@@ -198,8 +200,17 @@ def _start_ordinal(sts: dict[str, Any]) -> int:
 class Copies:
     """How the copies of one pod are told apart, as their controller names them.
 
-    Copy i of a workload is `<name>-<i>`; of a Pod placed several times (`--replicas`),
-    `<pod name>-<i>`. A StatefulSet's copy i is its pod of ordinal `start + i` (`spec.ordinals.start`,
+    A workload's controller gives its pods a generateName (`generate`), and the API server
+    adds five random characters: copy i gets those kexplain derives from the prefix, the
+    namespace and i (`generated_name`, so that a run repeats). The prefix is the controller's:
+    a Deployment's ReplicaSet's name and a dash (`<name>-<pod-template-hash>-`: the
+    ReplicaSet controller's getPodsPrefix), the workload's name and a dash for a ReplicaSet,
+    ReplicationController, DaemonSet, Job or CronJob (its Job's name, `<name>-<scheduled
+    time>`, is not known: the CronJob's stands for it), `<name>-<index>-` for an Indexed Job's
+    pod of completion index i (the name cut to keep the index); cut to 58 characters
+    (names.SimpleNameGenerator). Copy i of a Pod
+    placed several times (`--replicas`) is `<pod name>-<i>`. A StatefulSet's copy i is its pod
+    of ordinal `start + i` (`spec.ordinals.start`,
     0 by default), as the StatefulSet controller makes it (stateful_set_utils.go): named
     `<set>-<ordinal>`, labelled with its pod name and index, with hostname `<set>-<ordinal>` and
     subdomain `spec.serviceName`, and one volume per `volumeClaimTemplates` entry, named after the
@@ -208,6 +219,9 @@ class Copies:
 
     base: str
     statefulset: dict[str, Any] | None = field(default=None, compare=False)
+    generate: str = ""      # the generateName its controller gives its pods ("": `<base>-<i>`)
+    namespace: str = ""     # (of its pods: the generated names are derived from it)
+    indexed: bool = False   # an Indexed Job's: `<generate><index>-` and the random characters
 
     @classmethod
     def of_pod(cls, name: str) -> "Copies":
@@ -217,7 +231,16 @@ class Copies:
         return index + (_start_ordinal(self.statefulset) if self.statefulset is not None else 0)
 
     def name(self, index: int) -> str:
-        return copy_name(self.base, self.ordinal(index))
+        i = self.ordinal(index)
+        if not self.generate:
+            return copy_name(self.base, i)
+        from kexplain.admission.workloads import generated_name
+        prefix = self.generate
+        if self.indexed:        # podGenerateNameWithIndex: the Job's name cut, its index kept
+            append = f"-{i}-"
+            prefix = self.base[:MAX_GENERATED_PREFIX - len(append)] + append
+        pod = {"kind": "Pod", "metadata": {"namespace": self.namespace, "generateName": prefix}}
+        return generated_name(pod, i)
 
     def claim_name(self, template: str, index: int) -> str:
         """getPersistentVolumeClaimName: `<template>-<set>-<ordinal>`."""
@@ -251,12 +274,29 @@ class Copies:
         return pod
 
 
-def copies_of(obj: dict[str, Any]) -> Copies:
-    """How the copies of a Pod or a workload's pods are named (see `Copies`)."""
-    if obj.get("kind") == "Pod":
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+MAX_GENERATED_PREFIX = 58      # names.SimpleNameGenerator: maxNameLength 63 less the 5 random characters
+
+
+def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copies:
+    """How the copies of a Pod or a workload's pods are named (see `Copies`); `labels`: its pods'
+    (a Deployment's `pod-template-hash` names its ReplicaSet)."""
+    kind = obj.get("kind")
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if kind == "Pod":
         return Copies.of_pod(meta.get("name") if isinstance(meta.get("name"), str) else "")
-    return Copies(workload_name(obj), obj if obj.get("kind") == "StatefulSet" else None)
+    name = workload_name(obj)
+    if kind == "StatefulSet":
+        return Copies(name, obj)
+    if not name:
+        return Copies(name)
+    owner = name
+    template_hash = (labels or {}).get("pod-template-hash")
+    if kind == "Deployment" and isinstance(template_hash, str) and template_hash:
+        owner = f"{name}-{template_hash}"       # its ReplicaSet
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
+    return Copies(name, None, f"{owner}-"[:MAX_GENERATED_PREFIX], namespace or "default",
+                  indexed=kind == "Job" and spec.get("completionMode") == "Indexed")
 
 
 def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ markup) and never cut: lines break between names.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence, TypeVar
 
@@ -25,7 +26,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.explain.describe import counted
-from kexplain.render.table import print_trace
+from kexplain.render.table import label_lines, print_trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
@@ -58,7 +59,8 @@ class Section:
 
     @property
     def daemon(self) -> bool:
-        return "notEligible" in self.placement
+        """A DaemonSet's: placed on its eligible nodes (or none of its pods created)."""
+        return "notEligible" in self.placement or (self.placement.get("object") or {}).get("kind") == "DaemonSet"
 
     @property
     def replicated(self) -> bool:
@@ -110,10 +112,12 @@ def heading_parts(section: "Section | Outcome") -> list[str]:
     s = _section(section)
     pl = s.placement
     obj = pl.get("object") or {}
-    parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}", f"(priority {pl.get('priority')})"]
+    parts = [str(obj.get("kind")), f"{obj.get('namespace')}/{obj.get('name')}"]
+    if pl.get("priority") is not None:      # (none: the API server refused its pod)
+        parts.append(f"(priority {pl.get('priority')})")
     if pl.get("idle"):      # no pod: the template, explained as its first pod would be met
         return parts[:-1] + [parts[-1] + ":", *f"{pl['idle']}; its template, explained without taking room:".split()]
-    if not s.replicated:
+    if not s.replicated and "failedCreate" not in pl:
         return parts
     parts[-1] += ":"
     fit, replicas = int(pl.get("fit") or 0), int(pl.get("replicas") or 0)
@@ -121,7 +125,7 @@ def heading_parts(section: "Section | Outcome") -> list[str]:
         return parts + ["no eligible node, it would run no pod"]
     # a DaemonSet's eligible nodes whose pod the API server refused to create (a quota: `failedCreate`)
     unmade = len(pl.get("notCreated") or ())
-    not_created = f"; no pod created on {num(unmade)} more (FailedCreate)" if unmade else ""
+    not_created = f"; no pod created on {num(unmade)} of them (FailedCreate)" if unmade else ""
     if not s.many:
         parts.append(f"fits on {fit} of {replicas} eligible nodes{not_created}" if s.daemon
                      else f"{fit} of {replicas} replicas fit")
@@ -219,7 +223,9 @@ def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[st
 @dataclass
 class Group:
     """One row of the grouped copies table: copies that went to one node (or zone), or that
-    did not fit with one status; the first and last of them, and the nodes they span."""
+    did not fit with one status; the first and last of them (`#i`: the i-th copy placed, as
+    the table of a few copies numbers them; their names, generated as their controller's are,
+    would fill the row), and the nodes they span."""
 
     key: str
     zone: str = ""
@@ -236,7 +242,7 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
     nodes = {p["node"] for p in pods if p.get("node") is not None}
     by = "zone" if len(nodes) > GROUPS_LISTED and zone_counts(section) else "node"
     groups: dict[str, Group] = {}
-    for p in pods:
+    for i, p in enumerate(pods):
         node = p.get("node")
         if node is None:
             key = f"(does not fit: {p.get('status')})"
@@ -244,10 +250,10 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
             key = node if by == "node" else (p.get("zone") or NO_ZONE)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(key, zone=str(p.get("zone") or "") if by == "node" else "", first=str(p["name"]),
+            g = groups[key] = Group(key, zone=str(p.get("zone") or "") if by == "node" else "", first=f"#{i}",
                                     nodes=set())
         g.copies += 1
-        g.last = str(p["name"])
+        g.last = f"#{i}"
         if node is not None and g.nodes is not None:
             g.nodes.add(node)
     return by, list(groups.values())
@@ -255,9 +261,10 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
 
 def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
     """The copies table of many copies, one row per node (per zone across many nodes: with how
-    many nodes) with how many copies went there, the first and the last of them; of more rows
-    than GROUPS_LISTED, the first and last halves. A row wider than `width` puts its counts and
-    names on a line under its node. Returns the table's title and its (text, style) lines."""
+    many nodes) with how many copies went there, the first and the last of them (by number:
+    `Group`); of more rows than GROUPS_LISTED, the first and last halves. When a row would be
+    wider than `width`, each row puts its counts on lines under its node. Returns the table's
+    title and its (text, style) lines."""
     s = _section(section)
     by, groups = group_by(s)
     left_out = 0
@@ -276,7 +283,7 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
         cells = [row[i].rjust(widths[i]) if i in numeric else _cell(row[i], widths[i]) for i in cols]
         return (" " + "  ".join(cells)).rstrip()
 
-    side = cell_len(joined(header, range(len(header)))) <= width
+    side = all(cell_len(joined(row, range(len(row)))) <= width for row in [header, *rows])
     out: list[tuple[str, str]] = []
     if side:
         out.append((joined(header, range(len(header))), "bold"))
@@ -289,11 +296,24 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
             out.append((joined(row, range(len(row))), ""))
         else:
             out.append((f" {row[0]}", ""))
-            rest = ", ".join(f"{h} {v}" for h, v in zip(header[1:], row[1:]) if v)
-            out.append((f"     {rest}", ""))
+            rest = [f"{h} {v}" for h, v in zip(header[1:], row[1:]) if v]
+            out += [(text, "") for text in wrap_entries("     ", rest, width, indent=5)]
     title = f"Copies by {by}, in the order they were placed ({num(len(s.pods))} copies"
     title += f", {num(left_out)} {by}s not listed):" if left_out else "):"
     return title, out
+
+
+def object_notes(section: "Section | Outcome") -> list[str]:
+    """What happened to the object's pods before they met the scheduler, under its heading: how
+    many its controller got created when the API server refused one (its FailedCreate event).
+    (The HorizontalPodAutoscaler that set its replicas is said on stderr, with the input's
+    other warnings.)"""
+    pl = _section(section).placement
+    out = []
+    if pl.get("failedCreate"):
+        out.append(f"{num(int(pl.get('created') or 0))} of {num(int(pl.get('replicas') or 0))} pods created "
+                   f"(FailedCreate: {pl['failedCreate']})")
+    return out
 
 
 def random_pick_note(section: "Section | Outcome") -> str | None:
@@ -333,6 +353,10 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
                 console.print()
             for text in wrap_entries(f"=== {parts[0]}", parts[1:], console.width, indent=4, sep=""):
                 line(text)
+        for note in object_notes(s):        # wrapped between words (never a name cut)
+            for text in textwrap.wrap(note, console.width, subsequent_indent="    ", break_long_words=False,
+                                      break_on_hyphens=False):
+                line(text)
         if not s.replicated:
             if s.first is not None:
                 print_trace(s.first, console, wide=wide)
@@ -349,6 +373,10 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
                     line(text)
         if not s.pods:
             continue
+        labels = (s.first or {}).get("labels")      # its controller's labels: the first pod's, shown
+        if labels:
+            for text in label_lines(f"Labels of {(s.first or {}).get('pod', {}).get('name')}:", labels, width):
+                line(text)
         if s.many:
             title, rows = grouped_lines(s, width)
             line(title)
@@ -385,15 +413,45 @@ def print_batch_node(outcomes: "Iterable[Section | Outcome]", console: Console, 
             print_trace(shown, console, node=node)
 
 
+def _atoms(text: str) -> list[str]:
+    """The words of `text`, a parenthesised group kept as one (`(InterPodAffinity: Queue)`)."""
+    out: list[str] = []
+    depth = 0
+    for word in text.split(" "):
+        if depth > 0:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+        depth = max(0, depth + word.count("(") - word.count(")"))
+    return out
+
+
+def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
+    """`text` wrapped at `width` between words, never inside a parenthesised group (a longer
+    group stays whole on its line); continuation lines start with `indent`; no trailing blanks."""
+    lines: list[str] = []
+    line = text[:len(text) - len(text.lstrip(" "))]        # its own indent
+    for atom in _atoms(text.lstrip(" ")):
+        candidate = f"{line} {atom}" if line.strip() else f"{line}{atom}"
+        if not line.strip() or cell_len(candidate) <= width:
+            line = candidate
+            continue
+        lines.append(line.rstrip())
+        line = indent + atom
+    lines.append(line.rstrip())
+    return lines
+
+
 def retry_lines(retried: "Iterable[Any]", width: int = 80) -> list[str]:
     """What the scheduling queue's retry did after the first pass (`kexplain.explain.retry`):
-    per pod scheduled again, where it went and which binding brought it back."""
+    per pod scheduled again, where it went and which binding brought it back; wrapped at `width`
+    between words (never inside a parenthesis)."""
     lines: list[str] = []
     for r in retried:
         e = r.entry
         where = f"bound to {r.node}" if r.node is not None else f"still unschedulable: {r.message}"
-        lines.append(f"{e.kind} {e.namespace}/{e.name}: {r.pod} {where}")
-        lines.append(f"    requeued (round {r.round}) when {r.trigger}")
+        lines += wrap_words(f"{e.kind} {e.namespace}/{e.name}: {r.pod} {where}", width, "    ")
+        lines += wrap_words(f"    requeued (round {r.round}) when {r.trigger}", width, "      ")
     return lines
 
 
@@ -401,6 +459,7 @@ def print_retries(retried: "Sequence[Any]", console: Console) -> None:
     """The section after the objects: the pods the queue's retry scheduled again."""
     if not retried:
         return
-    console.print(Text("=== Retried by the scheduling queue (after the pass in creation order)", style="bold"))
+    console.print(Text("=== Retried by the scheduling queue (after the pass in creation order)", style="bold"),
+                  soft_wrap=True)
     for line in retry_lines(retried, console.width):
-        console.print(Text(line))
+        console.print(Text(line), soft_wrap=True, highlight=False)

@@ -153,6 +153,7 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         requests = quantities(facts.get("requests"))
         lines.append(Block(Text(f"Requests {requests}; priority {facts.get('priority', 0)}", style="dim"),
                            gap=False))
+    lines += [Block(Text(text, style="dim"), gap=False) for text in pod_note_lines(trace, look.width)]
     if status == "Scheduled":
         lines.append(Block(Text(_scheduled_line(trace)), gap=False))
     elif status == "Gated":
@@ -173,6 +174,41 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
         lines += _not_found(trace, pre)
     lines += [Block(Text(note, style="yellow")) for note in dra_notes(trace)]
     return lines
+
+
+def pod_note_lines(trace: Mapping[str, Any], width: int = 80) -> list[str]:
+    """What the pod got beyond its manifest (`kexplain.explain.pod_notes`), each as one text
+    wrapped at `width` (between words; labels between labels): the requests and limits a
+    LimitRange gave it, and its labels when its controller added some, as `kubectl get pods
+    --show-labels` prints them."""
+    out = []
+    limits = trace.get("limitRanger")
+    if limits:
+        names = list(limits.get("limitRanges") or ())
+        source = (f"LimitRange{'s' if len(names) > 1 else ''} {', '.join(names)}" if names
+                  else "a LimitRange of its namespace")
+        out.append("\n".join(textwrap.wrap(f"Set by {source} (LimitRanger): {limits.get('set', '')}", width,
+                                           subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)))
+    labels = trace.get("labels")
+    if labels:
+        out.append("\n".join(label_lines("Labels", labels, width)))
+    return out
+
+
+def label_lines(head: str, labels: Mapping[str, str], width: int = 80) -> list[str]:
+    """`head k1=v1,k2=v2` as `kubectl get pods --show-labels` prints labels (sorted by key, joined
+    by commas), wrapped at `width` between labels (continuation lines indented)."""
+    pairs = [f"{k}={v}" for k, v in sorted(labels.items())]
+    rows, row = [], head
+    for i, pair in enumerate(pairs):
+        piece = pair + ("," if i < len(pairs) - 1 else "")
+        candidate = f"{row} {piece}" if row == head else row + piece
+        if cell_len(candidate) > width:     # on a line of its own (a label longer than a line stays whole)
+            rows.append(row)
+            row = "  " + piece
+        else:
+            row = candidate
+    return [*rows, row]
 
 
 def _not_found(trace: Mapping[str, Any], pre: Mapping[str, Any] | None) -> list[Block]:

@@ -16,6 +16,7 @@ from kexplain.cli.app import main
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = """\
 apiVersion: v1
@@ -130,10 +131,14 @@ spec:
      "memory max limit to request ratio per Container is 4, but provided ratio is 8.000000"),
 ])
 def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> None:
+    """The Deployment is admitted; the ReplicaSet controller's creates are refused: none of its
+    pods exists (exit code 1, its section says so; not bad input)."""
     bundle, nodes = _write(tmp_path, namespace(), LIMITS, deployment(resources=resources))
-    code, _, err = _run(bundle, "--nodes", nodes)
-    assert code == 2
-    assert f"Deployment payments/api: the API server would refuse its pods: {message}" in err
+    code, out, err = _run(bundle, "--nodes", nodes)
+    assert code == 1 and "error:" not in err
+    first = copy_names(deployment(resources=resources), 1)[0]
+    assert (f'0 of 3 pods created (FailedCreate: Error creating: pods "{first}" is forbidden: '
+            f"{message})") in " ".join(out.split())       # (wrapped at 80 columns)
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
     assert finding["message"].endswith(message)
@@ -160,12 +165,14 @@ def test_pods_beyond_the_quota_are_not_created(tmp_path: Path) -> None:
     bundle, nodes = _write(tmp_path, namespace(), LIMITS, QUOTA, deployment(replicas=6))
     code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
     [placement] = json.loads(out)["placements"]
-    assert placement["replicas"] == 4 and placement["fit"] == 4
-    expected = ('Deployment payments/api: replicaset-controller creates 4 of 6 pods: FailedCreate: Error creating: '
-                'pods "api-4" is forbidden: exceeded quota: payments-compute, requested: limits.memory=1Gi,pods=1, '
-                'used: limits.memory=4Gi,pods=4, limited: limits.memory=4Gi,pods=4')
-    assert placement["failedCreate"] == expected
-    assert expected in err and code == 1
+    assert (placement["replicas"], placement["created"], placement["fit"]) == (6, 4, 4)
+    fifth = copy_names(deployment(replicas=6), 5)[4]
+    expected = (f'Error creating: pods "{fifth}" is forbidden: exceeded quota: payments-compute, requested: '
+                'limits.memory=1Gi,pods=1, used: limits.memory=4Gi,pods=4, limited: limits.memory=4Gi,pods=4')
+    assert placement["failedCreate"] == expected and code == 1
+    code, out, _ = _run(bundle, "--nodes", nodes, "--no-suggestions")
+    assert f"=== Deployment payments/api (priority 0): 4 of 6 replicas fit 4 of 6 pods created (FailedCreate: " \
+           f"{expected})" in " ".join(out.split())
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     findings = json.loads(out)["findings"]
     assert code == 1 and [f["rule"] for f in findings] == ["admission", "fits"]
@@ -187,18 +194,22 @@ spec:
     (tmp_path / "nodes.yaml").write_text(NODES + running)
     code, out, _ = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
     [placement] = json.loads(out)["placements"]
-    assert placement["replicas"] == 1
+    assert (placement["replicas"], placement["created"]) == (2, 1)
+    second = copy_names(deployment(replicas=2, resources=(
+        '\n        resources: {requests: {cpu: 500m, memory: 256Mi}, limits: {memory: 512Mi}}')), 2)[1]
     assert placement["failedCreate"].endswith(
-        'pods "api-1" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=500m, '
+        f'pods "{second}" is forbidden: exceeded quota: payments-compute, requested: requests.cpu=500m, '
         'used: requests.cpu=2, limited: requests.cpu=2')
 
 
 def test_a_quota_on_cpu_needs_every_container_to_say_it(tmp_path: Path) -> None:
     bundle, nodes = _write(tmp_path, namespace(), QUOTA, deployment(replicas=1))
-    code, _, err = _run(bundle, "--nodes", nodes)
-    assert code == 2
-    assert ("pods \"api-0\" is forbidden: failed quota: payments-compute: must specify limits.memory for: api; "
-            "requests.cpu for: api; requests.memory for: api") in err
+    code, out, _ = _run(bundle, "--nodes", nodes)
+    assert code == 1
+    assert (f"0 of 1 pods created (FailedCreate: Error creating: pods \"{copy_names(deployment(replicas=1), 1)[0]}\" "
+            "is forbidden: failed quota: "
+            "payments-compute: must specify limits.memory for: api; requests.cpu for: api; requests.memory for: "
+            "api)") in " ".join(out.split())
 
 
 def test_scopes_and_priority_classes() -> None:
@@ -262,18 +273,22 @@ spec:
 def test_a_workloads_pods_are_refused_and_the_workload_warned(tmp_path: Path) -> None:
     bundle, nodes = _write(tmp_path, namespace(BASELINE), deployment(security=PRIVILEGED),
                            deployment(name="web", replicas=1))
-    code, _, err = _run(bundle, "--nodes", nodes)
-    assert ('Deployment payments/api: the API server would refuse its pods: violates PodSecurity "baseline:latest": '
-            'privileged (container "api" must not set securityContext.privileged=true)') in err
+    code, out, err = _run(bundle, "--nodes", nodes)
+    first = copy_names(deployment(security=PRIVILEGED), 1)[0]
+    assert (f'0 of 3 pods created (FailedCreate: Error creating: pods "{first}" is forbidden: violates PodSecurity '
+            '"baseline:latest": privileged (container "api" must not set securityContext.privileged=true))') in \
+        " ".join(out.split())
     assert ('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest": '
             'allowPrivilegeEscalation != false (container "web" must set '
             'securityContext.allowPrivilegeEscalation=false)') in err
-    assert code == 2
+    assert code == 1
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     report = json.loads(out)
-    assert [f["rule"] for f in report["findings"]] == ["admission", "fits"]
-    assert any('Deployment payments/web: Warning: would violate PodSecurity "restricted:latest"' in w
-               for w in report["warnings"])
+    assert [f["rule"] for f in report["findings"]] == ["admission", "admission-warning", "fits"]
+    warned = report["findings"][1]
+    assert (warned["severity"], warned["object"]["name"]) == ("warning", "web")
+    assert warned["message"].startswith('Warning: would violate PodSecurity "restricted:latest"')
+    assert report["warnings"] == []
 
 
 def test_policy_labels() -> None:
@@ -402,17 +417,20 @@ spec:
     code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
     placements = {p["object"]["name"]: p for p in json.loads(out)["placements"]}
     daemon = placements["log-agent"]
-    assert (daemon["replicas"], daemon["fit"], daemon["notCreated"]) == (1, 1, ["pool-a-2"])
+    assert (daemon["replicas"], daemon["created"], daemon["fit"], daemon["notCreated"]) == (2, 1, 1, ["pool-a-2"])
+    agent_pod = copy_names(agent, 2)[1]
     assert daemon["failedCreate"] == (
-        'DaemonSet payments/log-agent: daemonset-controller creates 1 of 2 pods: FailedCreate: Error creating: '
-        'pods "log-agent-1" is forbidden: exceeded quota: payments-pods, requested: pods=1, used: pods=2, '
-        'limited: pods=2')
-    assert "web" not in placements
-    assert ('Deployment payments/web: replicaset-controller creates 0 of 1 pods: FailedCreate: Error creating: '
-            'pods "web-0" is forbidden: exceeded quota: payments-pods') in err
-    assert code == 2
+        f'Error creating: pods "{agent_pod}" is forbidden: exceeded quota: payments-pods, requested: pods=1, '
+        'used: pods=2, limited: pods=2')
+    web = placements["web"]         # admitted; its controller gets no pod created
+    assert (web["replicas"], web["created"], web["fit"], web["pods"]) == (1, 0, 0, [])
+    assert web["failedCreate"].startswith(f'Error creating: pods "{copy_names(deployment(name="web", replicas=1), 1)[0]}" '
+                                          'is forbidden: exceeded quota: payments-pods')
+    assert code == 1
     code, out, _ = _run(bundle, "--nodes", nodes)
-    assert "fits on 1 of 1 eligible nodes; no pod created on 1 more (FailedCreate)" in " ".join(out.split())
+    text = " ".join(out.split())
+    assert "fits on 1 of 2 eligible nodes; no pod created on 1 of them (FailedCreate)" in text
+    assert "1 of 2 pods created (FailedCreate: Error creating:" in text
     code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
     found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
     assert found == [("api", "fits"), ("log-agent", "admission"), ("log-agent", "fits"), ("web", "admission")]

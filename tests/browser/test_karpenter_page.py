@@ -14,6 +14,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 from tests.browser.conftest import kexplain  # noqa: E402
 from tests.browser.test_autoscaler_page import load  # noqa: E402  (the page opened, its script done)
+from tests.support.copies import copy_names  # noqa: E402
 from tests.support.paths import FIXTURES  # noqa: E402
 
 CASE = FIXTURES / "karpenter"
@@ -50,8 +51,8 @@ def test_a_new_nodeclaim_and_a_lists_pass(browser, pages):
     load(browser, pages["web.yaml"])
     assert browser.find_element(By.ID, "tlist-karpenter").text == "Karpenter"
     rows = browser.find_elements(By.CSS_SELECTOR, "table.kp-pods tbody tr")
-    assert [r.find_element(By.TAG_NAME, "td").text for r in rows] == ["default/web-0", "default/web-1",
-                                                                      "default/web-2"]
+    assert [r.find_element(By.TAG_NAME, "td").text for r in rows] == [
+        f"default/{name}" for name in copy_names(CASE / "web.yaml", 3)]
     assert all("NodeClaim general-00001" in r.text for r in rows)
 
 

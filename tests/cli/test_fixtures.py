@@ -48,6 +48,8 @@ EXPECTED = {
     "karpenter": (1, "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."),
     # where the default version, 1.36, places it (1.35 picks node-3: docs/versions.md)
     "upgrade": (0, "node-1"),
+    # a namespace's LimitRange and ResourceQuota: 3 of cart's 4 pods created, the third does not fit
+    "admission": (1, "0/2 nodes are available: 2 Insufficient cpu."),
 }
 FORMATS = ["table", "wide", "json", "yaml"]
 

@@ -10,6 +10,7 @@ import json
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
+from tests.support.copies import copy_names
 
 CASE = FIXTURES / "karpenter"
 CLUSTER = ["--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodepools.yaml")]
@@ -77,7 +78,7 @@ def test_replicas_share_one_nodeclaim():
     assert code == 1, err
     section = out[out.index("\nKarpenter: "):]
     assert "Karpenter: 1 new NodeClaim; pods: 3 NewNodeClaim" in section
-    for copy in ("default/web-0", "default/web-1", "default/web-2"):
+    for copy in (f"default/{n}" for n in copy_names(CASE / "web.yaml", 3)):
         row = next(line for line in section.splitlines() if line.startswith(copy))
         assert "NodeClaim general-00001" in row
 
@@ -87,7 +88,7 @@ def test_json_replicas_each_copy_its_answer():
     doc = json.loads(out)
     [placement] = doc["placements"]
     assert [(a["pod"], a["outcome"], a["nodeClaim"]) for a in placement["autoscalers"]] == [
-        (f"default/web-{i}", "NewNodeClaim", "general-00001") for i in range(3)]
+        (f"default/{n}", "NewNodeClaim", "general-00001") for n in copy_names(CASE / "web.yaml", 3)]
     assert doc["karpenter"]["summary"] == {"pods": {"NewNodeClaim": 3}, "newNodeClaims": 1}
     assert "autoscaler" not in doc          # no node groups: CA did not run
 

@@ -19,6 +19,7 @@ from kexplain.render.live import print_pending, summary
 from kexplain.render.table import print_trace
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
+from tests.support.copies import copy_names
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 EMOJI = "\U0001f4af\U0001f604\U0001f525"     # what rich makes of :100:, :smile:, :fire:
@@ -113,11 +114,13 @@ def test_replicas(files, node, terminal):
                             *(["--node", node] if node else []), terminal=terminal)
     assert code == 1
     assert_literal(out, f"Deployment {NAMESPACE}/d:smile:[bold]x[/] (priority 0): 1 of 3 replicas fit")
+    first, second = copy_names(Path(files["deployment"]), 2)       # d:smile:[bold]x[/]-<hash>-<5 characters>
+    assert first.startswith("d:smile:[bold]x[/]-")
     if node is None:
-        assert_literal(out, f"On 1 node: {FIT}", f"By zone: {ZONE}", "d:smile:[bold]x[/]-0",
-                       f"Pod {NAMESPACE}/d:smile:[bold]x[/]-1 (profile default-scheduler): Unschedulable")
+        assert_literal(out, f"On 1 node: {FIT}", f"By zone: {ZONE}", first,
+                       f"Pod {NAMESPACE}/{second} (profile default-scheduler): Unschedulable")
     else:
-        assert_literal(out, f"Node {FIT} (zone {ZONE}) for pod {NAMESPACE}/d:smile:[bold]x[/]-1")
+        assert_literal(out, f"Node {FIT} (zone {ZONE}) for pod {NAMESPACE}/{second}")
 
 
 def test_exports(files, tmp_path):

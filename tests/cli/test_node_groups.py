@@ -13,12 +13,15 @@ from kexplain.cli.app import main
 from kexplain.load.manifests import load_objects
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA, FIXTURES
+from kexplain.features import KubeVersion
+from tests.support.copies import copy_names
 
 CASE = FIXTURES / "autoscaler"
 BASE = [str(CASE / "pod.yaml"), "--nodes", str(CASE / "cluster.yaml"), "--kubernetes-version", "1.35",
         "--no-suggestions"]
 GROUPS = ["--node-groups", str(CASE / "nodegroups.yaml")]
 DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas on amd64 nodes
+KUBE = KubeVersion("1.35")      # (BASE's: a Deployment's pod-template-hash, in its pods' names, is the version's)
 
 
 def kexplain(*args: str) -> tuple[int, str, str]:
@@ -129,7 +132,7 @@ def test_replicas_the_copies_that_did_not_fit_are_pending(tmp_path: Path):
     code, out, _ = kexplain(*args, "-o", "json")
     doc = json.loads(out)["autoscaler"]
     # two copies fit (one per node), the third is CA's only pending pod
-    assert [p["name"] for p in doc["pods"]] == ["worker-2"]
+    assert [p["name"] for p in doc["pods"]] == [copy_names(DEPLOYMENT, 3, kube=KUBE)[2]]
     assert doc["pods"][0]["outcome"] == "TriggeredScaleUp"
     code, out, _ = kexplain(*args)
     assert "Event: Normal TriggeredScaleUp" in section(out)
@@ -205,16 +208,20 @@ def test_every_copy_that_did_not_fit_is_in_the_loop(tmp_path: Path):
     code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS, "-o", "json")
     listed = json.loads(out)
     doc = listed["autoscaler"]
-    assert [p["name"] for p in doc["pods"]] == [f"web-{i}" for i in range(10)]
+    names = copy_names(web(10), 10, kube=KUBE)
+    assert [p["name"] for p in doc["pods"]] == names
     assert doc["expansion"]["scaleUps"] == [{"nodeGroup": "compute", "currentSize": 0, "newSize": 4, "maxSize": 4}]
     answers = listed["placements"][0]["autoscalers"]
-    assert [a["pod"] for a in answers] == [f"default/web-{i}" for i in range(10)]
+    assert [a["pod"] for a in answers] == [f"default/{n}" for n in names]
     assert [a["outcome"] for a in answers] == ["TriggeredScaleUp"] * 8 + ["NoEvent"] * 2
     assert {a["equivalenceClass"] for a in answers} == {0}      # one controller, one spec: one class
-    assert doc["pendingPass"]["pods"]["default/web-9"] == {"standsFor": "Deployment default/web", "copy": 9}
+    assert doc["pendingPass"]["pods"][f"default/{names[9]}"] == {"standsFor": "Deployment default/web", "copy": 9}
     code, out, _ = kexplain(str(workload), *BASE[1:], *GROUPS)
-    rows = {(w[0], w[2], w[3], w[-1]) for w in (line.split() for line in section(out).splitlines()) if len(w) > 4}
-    assert {("default/web-0", "web-7", "(8", "TriggeredScaleUp"), ("default/web-8", "web-9", "(2", "NoEvent")} <= rows
+    lines = [line.split() for line in section(out).splitlines()]
+    for first, last, count, outcome in ((names[0], names[7], "(8", "TriggeredScaleUp"),
+                                        (names[8], names[9], "(2", "NoEvent")):     # the rows of a class, wrapped
+        at = lines.index([f"default/{first}", "...", outcome])
+        assert lines[at + 1][:2] == [last, count]
     text = " ".join(section(out).split())
     assert "Expander least-waste chose compute: 4 nodes for 8 pods; compute 0 -> 4 (max 4)." in text
 
@@ -227,9 +234,10 @@ def test_several_pods_each_its_answer(tmp_path: Path):
     code, out, _ = kexplain(str(both), *BASE[1:], *GROUPS, "-o", "json")
     listed = json.loads(out)
     answers = {a["pod"]: a for p in listed["placements"] for a in p["autoscalers"]}
+    web_0, web_1 = copy_names(web(2), 2, kube=KUBE)
     assert {k: a["outcome"] for k, a in answers.items()} == {
-        "default/trainer": "RemainsUnschedulableNoEvent", "default/web-0": "TriggeredScaleUp",
-        "default/web-1": "TriggeredScaleUp"}
+        "default/trainer": "RemainsUnschedulableNoEvent", f"default/{web_0}": "TriggeredScaleUp",
+        f"default/{web_1}": "TriggeredScaleUp"}
     assert answers["default/trainer"]["events"] == [] and answers["default/trainer"]["reasons"]
     alone = json.loads(kexplain(str(CASE / "pod-gpu.yaml"), *BASE[1:], *GROUPS, "-o", "json")[1])
     assert alone["autoscalers"][0]["outcome"] == "NotTriggerScaleUp"      # on its own, CA would record an event
@@ -282,7 +290,8 @@ spec:
     code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
     doc = json.loads(out)["autoscaler"]
     outcomes = {p["name"]: (p["outcome"], p.get("filteredBy")) for p in doc["pods"]}
-    assert outcomes == {"agent-0": ("FilteredOut", "FilterOutDaemonSet"), "agent-1": ("FilteredOut", "FilterOutDaemonSet"),
+    agent_0, agent_1 = copy_names(path, 2, kube=KUBE)
+    assert outcomes == {agent_0: ("FilteredOut", "FilterOutDaemonSet"), agent_1: ("FilteredOut", "FilterOutDaemonSet"),
                         "worker": ("NotTriggerScaleUp", None)}
     compute = next(g for g in doc["nodeGroups"] if g["name"] == "compute")
     assert compute["template"]["pods"] == ["DaemonSet kube-system/agent"]
@@ -300,7 +309,8 @@ def test_autoscale_takes_workloads(tmp_path: Path):
                               "--kubernetes-version", "1.35", "-o", "json")
     assert code == 0, err
     doc = json.loads(out)
-    assert [(p["name"], p["outcome"]) for p in doc["pods"]] == [("worker-2", "TriggeredScaleUp")]
+    assert [(p["name"], p["outcome"]) for p in doc["pods"]] == [(copy_names(DEPLOYMENT, 3, kube=KUBE)[2],
+                                                                 "TriggeredScaleUp")]
     assert doc["expansion"]["scaleUps"] == [{"nodeGroup": "compute", "currentSize": 0, "newSize": 1, "maxSize": 4}]
 
 

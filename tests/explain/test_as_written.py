@@ -5,6 +5,7 @@ case asserts what `kexplain POD` and `kexplain lint` say, and that they say the 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from kexplain.explain.request import Request
 from kexplain.explain.run import explain
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.workloads import copies_of, pod_from_workload, statefulset_claims
+from tests.support.copies import copy_names
 from tests.support.paths import DATA
 
 DATA = DATA / "as-written"
@@ -166,7 +168,7 @@ def test_a_file_with_its_deployment_service_and_claim(capsys):
     """Before, `persistentvolumeclaim "guestbook-uploads" not found`: the claim is in the file."""
     code, doc, err = explain_cli(capsys, data("guestbook.yaml"))
     assert code == 0, err
-    assert doc["kind"] == "SchedulingTrace" and doc["pod"]["name"] == "guestbook-0"
+    assert doc["kind"] == "SchedulingTrace" and doc["pod"]["name"] == copy_names(Path(data("guestbook.yaml")), 1)[0]
     assert err == ""              # the ConfigMap is ignored silently, as a kind the scheduler does not read
     inputs = load_inputs(Request(pod_path=data("guestbook.yaml"), node_paths=(CLUSTER,)))
     assert [c["spec"]["storageClassName"] for c in inputs.snapshot.of_kind("PersistentVolumeClaim")] == ["balanced"]
@@ -309,13 +311,18 @@ def test_a_workload_named_by_generate_name_gets_the_api_servers_kind_of_name(cap
     path = tmp_path / "job.yaml"
     path.write_text(yaml.safe_dump(job))
     code, doc, _ = explain_cli(capsys, str(path))
-    assert code == 0 and doc["pod"]["name"] == f"{name}-0"
+    # its pods: the Job's name, a dash and five characters of their own (the Job controller's generateName)
+    assert code == 0 and re.fullmatch(rf"{name}-[bcdfghjklmnpqrstvwxz2456789]{{5}}", doc["pod"]["name"])
 
 
 # -- names: none invented --------------------------------------------------------------------------
 def test_workload_pods_are_named_like_the_controllers_not_with_placeholders(capsys):
     code, out, err = explain_table(capsys, data("guestbook.yaml"))
-    assert code == 0 and "Pod default/guestbook-0 " in out
+    # the ReplicaSet controller's: <deployment>-<pod-template-hash>-<five characters>
+    code, doc, _ = explain_cli(capsys, data("guestbook.yaml"))
+    template_hash = doc["labels"]["pod-template-hash"]
+    assert re.fullmatch(rf"guestbook-{template_hash}-[bcdfghjklmnpqrstvwxz2456789]{{5}}", doc["pod"]["name"])
+    assert code == 0 and f"Pod default/{doc['pod']['name']} " in out
     code, out, err = explain_table(capsys, data("ledger-local.yaml"), CLUSTER, data("local-volumes.yaml"))
     assert "Why ledger-2 does not fit:" in out
     for text in (out, err):

@@ -13,6 +13,7 @@ import yaml
 from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 
@@ -57,7 +58,7 @@ def test_an_outcome_of_many_copies_keeps_three_traces_not_one_per_copy(tmp_path)
     outcomes = list(explain_batch(loaded.batch, loaded.pool, req.run, sink=sink))
     gc.collect()
     (outcome,) = outcomes
-    assert seen == [f"web-{i}" for i in range(120)] and len(outcome.copies) == 120
+    assert seen == copy_names(deployment("web", 120, "100m"), 120) and len(outcome.copies) == 120
     alive = [i for i, ref in enumerate(traces) if ref() is not None]
     assert alive == [0, 119]                # the first copy and the last one: all fit
     assert [a.index for a in outcome.attempts] == [0, 119]
@@ -74,7 +75,8 @@ def test_the_first_copy_that_does_not_fit_is_kept_with_its_trace(tmp_path):
     (outcome,) = outcomes
     assert len(traces) == len(outcome.copies) == 17
     assert [i for i, ref in enumerate(traces) if ref() is not None] == [0, 16]
-    assert outcome.first_unfit is outcome.last and outcome.first_unfit.inputs.pod.name == "web-16"
+    assert outcome.first_unfit is outcome.last
+    assert outcome.first_unfit.inputs.pod.name == copy_names(deployment("web", 50, "1"), 17)[16]
     assert outcome.first_unfit.trace.result.status == "Unschedulable"
     assert [c.status for c in outcome.copies] == ["Scheduled"] * 16 + ["Unschedulable"]
 

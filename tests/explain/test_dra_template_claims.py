@@ -14,6 +14,7 @@ from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load, load_inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.load.resourceclaim_controller import POD_CLAIM_NAME_ANNOTATION, generate_name
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 V1 = "resource.k8s.io/v1"
@@ -119,7 +120,7 @@ def test_workload_pod_gets_its_claim(tmp_path):
     inputs = load_inputs(write(tmp_path, [deployment(1)]))
     [entry] = inputs.pod.status["resourceClaimStatuses"]
     owner = claims_of(inputs.snapshot)[entry["resourceClaimName"]]["metadata"]["ownerReferences"][0]
-    assert owner["name"] == inputs.pod.name == "train-0" and owner["uid"] == inputs.pod.uid
+    assert owner["name"] == inputs.pod.name == copy_names(deployment(1), 1)[0] and owner["uid"] == inputs.pod.uid
 
 
 def test_each_replica_gets_its_own_claim(tmp_path):

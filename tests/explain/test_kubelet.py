@@ -11,6 +11,7 @@ import pytest
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = """\
 apiVersion: v1
@@ -208,7 +209,8 @@ spec:
                                                                "used: 3, capacity: 3")
     code, findings = _lint(tmp_path)
     assert [f["rule"] for f in findings] == ["kubelet-rejected"]
-    assert findings[0]["message"].startswith("2 of 3 replicas run (gpu-1 ×2); replica cache-2: "
+    third = copy_names(deployment, 3)[2]
+    assert findings[0]["message"].startswith(f"2 of 3 replicas run (gpu-1 ×2); replica {third}: "
                                              "spec.template.spec.nodeName is gpu-1: the scheduler does not place this "
                                              "pod, and its kubelet rejects it: the pod fails with reason OutOfpods")
 

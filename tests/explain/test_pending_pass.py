@@ -14,6 +14,7 @@ from kexplain.explain.pending_pass import (PassAnswers, PassBuilder, PendingPass
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
 from kexplain.model.pod import PodInfo
+from tests.support.copies import copy_names
 from tests.support.paths import DATA, FIXTURES
 
 CLUSTER = str(FIXTURES / "autoscaler" / "cluster.yaml")     # two m5.xlarge nodes with 1920m cpu free each
@@ -37,7 +38,7 @@ def test_every_copy_that_did_not_fit_is_pending_not_only_the_first(tmp_path: Pat
     pp = gathered(workload)
     # the scheduler stops at the first copy that does not fit; the five after it are pending as well
     assert [(p.key, p.stands_for, p.copy) for p in pp.pending] == \
-        [(f"default/worker-{i}", "Deployment default/worker", i) for i in range(6)]
+        [(f"default/{n}", "Deployment default/worker", i) for i, n in enumerate(copy_names(workload, 6, kube=KUBE))]
     assert pp.bound == ()
     owners = {p.pod.metadata["ownerReferences"][0]["uid"] for p in pp.pending}
     assert len(owners) == 1 and pp.pending[0].pod.metadata["ownerReferences"][0]["kind"] == "ReplicaSet"
@@ -49,8 +50,9 @@ def test_the_copies_that_fit_are_bound_where_they_went(tmp_path: Path):
     workload = tmp_path / "worker.yaml"
     workload.write_text((DATA / "autoscaler" / "worker-deployment.yaml").read_text())
     pp = gathered(workload)
-    assert [(p.name, p.node_name) for p in pp.bound] == [("worker-0", "general-1"), ("worker-1", "general-2")]
-    assert [p.key for p in pp.pending] == ["default/worker-2"]
+    names = copy_names(workload, 3, kube=KUBE)
+    assert [(p.name, p.node_name) for p in pp.bound] == [(names[0], "general-1"), (names[1], "general-2")]
+    assert [p.key for p in pp.pending] == [f"default/{names[2]}"]
 
 
 def test_each_copy_with_its_own_claims():
@@ -146,10 +148,11 @@ spec:
     batch = explain_batch(loaded.batch, loaded.pool, RunOptions())
     for outcome in batch:
         builder.add_outcome(outcome)
-    assert [p.key for p in builder.build().pending] == ["default/web-0", "default/web-1"]   # first attempts
+    web_0, web_1 = copy_names(web, 2, kube=KUBE)
+    assert [p.key for p in builder.build().pending] == [f"default/{web_0}", f"default/{web_1}"]   # first attempts
     builder.settle(batch.retried)
     pp = builder.build()
     cache_node = next(p.node_name for p in pp.bound if p.name == "cache")
     assert pp.pending == ()
     assert sorted((p.name, p.node_name) for p in pp.bound) == [
-        ("cache", cache_node), ("web-0", cache_node), ("web-1", cache_node)]
+        ("cache", cache_node), *sorted((n, cache_node) for n in (web_0, web_1))]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 NODES = "".join(f"""---
 apiVersion: v1
@@ -79,23 +80,24 @@ def test_the_web_tier_lands_when_the_cache_binds(tmp_path: Path) -> None:
     assert code == 0
     # the first attempt as it was: storefront-0 unschedulable (no cache yet), then the cache
     assert [(i["pod"]["name"], i["result"]["status"]) for i in doc["items"]] == [
-        ("storefront-0", "Unschedulable"), ("session-cache-0", "Scheduled")]
+        (copy_names(WEB, 1)[0], "Unschedulable"), ("session-cache-0", "Scheduled")]
     assert [p["fit"] for p in doc["placements"]] == [0, 1]
     trigger = "pod shop/session-cache-0 bound to zone-a-1 (InterPodAffinity: Queue)"
     assert doc["retries"] == [
-        {"object": {"kind": "Deployment", "namespace": "shop", "name": "storefront"}, "pod": f"storefront-{i}",
-         "node": "zone-a-1", "round": 1, "requeuedBy": trigger} for i in (0, 1)]
+        {"object": {"kind": "Deployment", "namespace": "shop", "name": "storefront"}, "pod": name,
+         "node": "zone-a-1", "round": 1, "requeuedBy": trigger} for name in copy_names(WEB, 2)]
 
 
 def test_the_table_and_lint_say_where_they_end_up(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, WEB + "---\n" + CACHE, "--no-suggestions")
     assert code == 0
     assert "=== Retried by the scheduling queue (after the pass in creation order)" in out
-    assert "Deployment shop/storefront: storefront-1 bound to zone-a-1" in out
+    assert f"Deployment shop/storefront: {copy_names(WEB, 2)[1]} bound to zone-a-1" in out
     code, out, _ = _run(tmp_path, WEB + "---\n" + CACHE, "lint", "-f", "json")
     findings = json.loads(out)["findings"]
     assert code == 0 and [f["rule"] for f in findings] == ["fits", "fits"]
-    assert findings[0]["message"].startswith("all 2 replicas fit: storefront-0 on zone-a-1, storefront-1 on "
+    first, second = copy_names(WEB, 2)
+    assert findings[0]["message"].startswith(f"all 2 replicas fit: {first} on zone-a-1, {second} on "
                                              "zone-a-1 once the scheduling queue retried")
 
 
@@ -155,7 +157,7 @@ spec:
     doc = json.loads(out)
     assert code == 0
     assert [(r["pod"], r["node"], r["round"]) for r in doc["retries"]] == [("api", "zone-a-1", 1)]
-    assert doc["retries"][0]["requeuedBy"] == ("pod shop/api-workers-0 bound to zone-b-1 "
+    assert doc["retries"][0]["requeuedBy"] == (f"pod shop/{copy_names(workers, 1)[0]} bound to zone-b-1 "
                                               "(PodTopologySpread: Queue)")
     assert doc["items"][0]["pod"]["name"] == "api" and doc["items"][0]["result"]["status"] == "Unschedulable"
 

@@ -13,6 +13,7 @@ from kexplain.cli.app import main
 from kexplain.errors import Source
 from kexplain.explain.inputs import entries
 from kexplain.load.workloads import replica_count
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 
@@ -67,7 +68,8 @@ def test_replicas_n_of_m_fit_and_where(capsys, tmp_path):
     code, doc = as_json(capsys, tmp_path, [deployment("web", 5)], [node("n1", "2"), node("n2", "1")])
     assert code == 1
     assert doc["kind"] == "SchedulingTraceList" and doc["apiVersion"] == "kexplain/v1"
-    assert [t["pod"] for t in doc["items"]] == [{"namespace": "shop", "name": f"web-{i}"} for i in range(4)]
+    assert [t["pod"] for t in doc["items"]] == [{"namespace": "shop", "name": n}
+                                                for n in copy_names(deployment("web", 5), 4)]
     assert [t["result"]["status"] for t in doc["items"]] == ["Scheduled"] * 3 + ["Unschedulable"]
     (placement,) = doc["placements"]
     assert placement["object"] == {"kind": "Deployment", "namespace": "shop", "name": "web"}
@@ -111,7 +113,7 @@ def test_table_says_how_many_fit_and_why_the_next_does_not(capsys, tmp_path):
     assert code == 1
     assert "=== Deployment shop/web (priority 0): 3 of 5 replicas fit" in out.splitlines()
     assert "On 2 nodes: n1 ×2, n2" in out.splitlines()
-    assert "Why web-3 does not fit:" in out and "Insufficient cpu" in out
+    assert f"Why {copy_names(deployment('web', 5), 4)[3]} does not fit:" in out and "Insufficient cpu" in out
     assert "Copies, in the order they were placed:" in out.splitlines()      # one line, not wrapped
     assert "add a node like n1 (cpu 2, memory 16Gi)" in " ".join(out.split())     # its suggestions
 
@@ -136,7 +138,10 @@ def test_entries_name_copies_after_the_workload():
     found = entries([(deployment("web", 3), Source("f", 1)), (deployment("one", 1), Source("f", 2)),
                      (deployment("zero", 0), Source("f", 3))], "f")
     assert [(e.name, e.copies, e.replicated, e.pod["metadata"]["name"]) for e in found] == [
-        ("web", 3, True, "web-0"), ("one", 1, False, "one-0"), ("zero", 1, False, "zero-0")]
+        ("web", 3, True, copy_names(deployment("web", 3), 1)[0]),
+        ("one", 1, False, copy_names(deployment("one", 1), 1)[0]),
+        ("zero", 1, False, copy_names(deployment("zero", 0), 1)[0])]
+    assert [e.pod["metadata"]["name"].startswith(f"{e.name}-") for e in found] == [True] * 3
 
 
 # --- several pods ---------------------------------------------------------------------------------
@@ -180,7 +185,7 @@ def test_pods_and_workloads_mixed(capsys, tmp_path):
     code, doc = as_json(capsys, tmp_path, [pod("solo", "1"), deployment("web", 2)], [node("n1", "2")])
     assert code == 1
     assert [p["fit"] for p in doc["placements"]] == [1, 1]
-    assert [t["pod"]["name"] for t in doc["items"]] == ["solo", "web-0", "web-1"]
+    assert [t["pod"]["name"] for t in doc["items"]] == ["solo", *copy_names(deployment("web", 2), 2)]
 
 
 def test_several_pods_table_and_yaml(capsys, tmp_path):
@@ -218,7 +223,7 @@ def tainted(name: str, cpu: str = "4") -> Obj:
 def test_a_daemonset_runs_a_pod_on_every_eligible_node(capsys, tmp_path):
     code, doc = as_json(capsys, tmp_path, [daemonset()], [node("n2"), node("n1"), tainted("gpu1")])
     assert code == 0
-    assert [t["pod"]["name"] for t in doc["items"]] == ["agent-0", "agent-1"]   # node name order
+    assert [t["pod"]["name"] for t in doc["items"]] == copy_names(daemonset(), 2)   # node name order
     (placement,) = doc["placements"]
     assert (placement["replicas"], placement["fit"], placement["nodes"]) == (2, 2, {"n1": 1, "n2": 1})
     assert placement["notEligible"] == {"gpu1": "untolerated taint dedicated=gpu:NoSchedule"}
@@ -234,8 +239,9 @@ def test_a_daemonset_that_does_not_fit_on_a_node_and_lint_agrees(capsys, tmp_pat
     code, doc = as_json(capsys, tmp_path, [daemonset(cpu="1500m")], [node("n1", "2"), node("small", "1")],
                         "--no-suggestions")
     assert code == 1
+    first, second = copy_names(daemonset(), 2)
     assert [(p["name"], p["node"], p["status"]) for p in doc["placements"][0]["pods"]] == [
-        ("agent-0", "n1", "Scheduled"), ("agent-1", None, "Unschedulable")]
+        (first, "n1", "Scheduled"), (second, None, "Unschedulable")]
     (finding,) = lint(LintOptions((str(tmp_path / "pods.yaml"),), (str(tmp_path / "cluster.yaml"),))).findings
     assert (finding.rule, finding.details["fit"], finding.details["replicas"]) == ("replicas", 1, 2)
 
@@ -259,5 +265,6 @@ def test_a_daemonset_among_other_pods_takes_its_room_first_when_it_comes_first(c
     code, doc = as_json(capsys, tmp_path, [daemonset(cpu="3"), pod("web", "2")], [node("n1"), node("n2")],
                         "--no-suggestions", "--no-preemption")
     assert code == 1
+    first, second = copy_names(daemonset(), 2)
     assert [(t["pod"]["name"], t["result"]["status"]) for t in doc["items"]] == [
-        ("agent-0", "Scheduled"), ("agent-1", "Scheduled"), ("web", "Unschedulable")]
+        (first, "Scheduled"), (second, "Scheduled"), ("web", "Unschedulable")]

@@ -11,6 +11,7 @@ import pytest
 
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 # An old cluster-policy bundle, as charts of the PodSecurityPolicy era shipped them.
 OLD_POLICIES = """\
@@ -243,5 +244,6 @@ spec:
     doc = json.loads(out)
     assert code == 0
     marks = {i["pod"]["name"]: i.get("notCreated") for i in doc["items"]}
-    assert marks == {"standby-0": "spec.replicas is 0: the Deployment controller creates no pod",
-                     "web-0": None, "web-1": None}
+    web = standby.replace("standby", "web").replace("replicas: 0", "replicas: 2")
+    assert marks == {copy_names(standby, 1)[0]: "spec.replicas is 0: the Deployment controller creates no pod",
+                     **{name: None for name in copy_names(web, 2)}}

@@ -17,6 +17,7 @@ from kexplain.lint.linter import LintOptions, Severity, default_suggester, lint
 from kexplain.load.ephemeral_controller import create_volume_claims
 from kexplain.load.workloads import idle_reason
 from tests.support.cli_helpers import TestEnvironment
+from tests.support.copies import copy_names
 
 # One node with room for exactly three pods of 1 cpu.
 NODE = """apiVersion: v1
@@ -144,7 +145,8 @@ def test_one_deployment_scaled_to_zero_is_said_so(tmp_path):
     nodes = write(tmp_path, "nodes.yaml", NODE)
     code, out, _ = run(write(tmp_path, "app.yaml", deployment("worker", 0, cpu="8")), "--nodes", nodes)
     assert out.startswith("=== Deployment shop/worker (priority 0): spec.replicas is 0")
-    assert "Pod shop/worker-0 (profile default-scheduler): Unschedulable" in out   # its template, told
+    template = copy_names(deployment("worker", 0, cpu="8"), 1)[0]
+    assert f"Pod shop/{template} (profile default-scheduler): Unschedulable" in out   # its template, told
     assert code == 0        # ... but no pod is created: nothing fails to schedule
 
 
@@ -158,7 +160,8 @@ def test_a_suspended_job_is_explained_and_linted_as_a_note(tmp_path):
     text = " ".join(out.split())
     assert "=== Job shop/backfill (priority 0): spec.suspend is true: the Job controller creates no pod until the " \
            "Job is resumed; its template, explained without taking room:" in text
-    assert "Pod shop/backfill-0 (profile default-scheduler): Scheduled" in out
+    assert f"Pod shop/{copy_names(job('backfill', cpu='2', suspend=True, parallelism=4), 1)[0]} (profile " \
+           "default-scheduler): Scheduled" in out
     assert "3 of 3 replicas fit" in out          # the template took no room
     report = lint(LintOptions((app,), (nodes,)))
     by_name = {f.obj.name: f for f in report.findings}
@@ -181,7 +184,8 @@ def test_a_suspended_job_that_would_not_fit_is_a_note_not_an_error(tmp_path):
     code, _, _ = run("lint", app, "--nodes", nodes)
     assert code == 0
     code, out, _ = run(app, "--nodes", nodes)
-    assert code == 0 and "Pod shop/backfill-0 (profile default-scheduler): Unschedulable" in out
+    template = copy_names(job("backfill", cpu="16", suspend=True), 1)[0]
+    assert code == 0 and f"Pod shop/{template} (profile default-scheduler): Unschedulable" in out
 
 
 # -- generic ephemeral volumes --------------------------------------------------------------------

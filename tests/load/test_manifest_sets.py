@@ -21,6 +21,7 @@ from kexplain.load import yaml_io
 from kexplain.load.manifests import load_objects, named, objects_from_text
 from kexplain.load.problems import Problems
 from tests.support.paths import DATA
+from tests.support.copies import copy_names
 
 SETS = DATA / "manifests"
 VOLCANO = SETS / "volcano"
@@ -124,7 +125,7 @@ def test_a_pod_of_another_scheduler_is_not_bad_input_beside_others(capsys, tmp_p
                       "profiles:\n- schedulerName: default-scheduler\n- schedulerName: volcano\n")
     code, trace, err = explain(capsys, str(app), "--nodes", CLUSTER, "--config", str(config))
     assert (code, err) == (0, "")
-    assert sorted(pod_names(trace)) == ["deploy-with-volcano-0", "deploy-with-volcano-1", "web"]
+    assert sorted(pod_names(trace)) == sorted([*copy_names(VOLCANO / "deployment-with-volcano.yaml", 2), "web"])
 
 
 def test_a_bad_object_in_nodes_is_left_out_of_the_cluster(capsys, tmp_path):

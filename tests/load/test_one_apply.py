@@ -14,6 +14,7 @@ from kexplain.cli.app import main
 from kexplain.errors import Source
 from kexplain.load.manifests import applied, identity, load_objects, one_apply, repeats
 from tests.support.paths import DATA
+from tests.support.copies import copy_names
 
 BOOKINFO = DATA / "manifests" / "bookinfo"
 CLUSTER = str(DATA / "as-written" / "cluster.yaml")
@@ -154,4 +155,5 @@ def test_bookinfo_objects_in_two_files(capsys):
         ("Service", "bookinfo.yaml"), ("ServiceAccount", "bookinfo.yaml"), ("Deployment", "bookinfo.yaml")]
     code, trace, err = explain(capsys, str(BOOKINFO), "--nodes", CLUSTER)
     assert (code, err) == (0, "")
-    assert trace["pod"]["name"] == "productpage-v1-0" and trace["result"]["status"] == "Scheduled"
+    productpage = next(o for o, _ in objs if o["kind"] == "Deployment")     # (bookinfo.yaml's contents)
+    assert trace["pod"]["name"] == copy_names(productpage, 1)[0] and trace["result"]["status"] == "Scheduled"

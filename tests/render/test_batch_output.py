@@ -18,6 +18,7 @@ from kexplain.cli.app import main
 from kexplain.lint.linter import LintOptions, ObjectRef, lint
 from kexplain.render.lint_formats import render_text, summary_line
 from kexplain.suggest.add_node import new_node_name
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 LONG = "ip-10-0-12-141.ec2.internal"        # a node name as EKS gives them
@@ -107,9 +108,10 @@ def test_replica_heading_is_short_and_the_nodes_wrap_between_names(capsys, tmp_p
     assert set(by_zone) == {"us-east-1a", "us-east-1b", "us-east-1c"} and sum(map(int, by_zone.values())) == 10
     # the copies table: plain, aligned, every copy
     start = lines.index("Copies, in the order they were placed:")
-    assert lines[start + 1] == " #  pod            node"
+    copies = copy_names(workload("Job", "job-success", 10), 10)      # job-success-<5 characters>
+    assert lines[start + 1] == f" #  {'pod'.ljust(max(map(len, copies)))}  node"
     rows = lines[start + 2:start + 12]
-    assert [r.split()[1] for r in rows] == [f"job-success-{i}" for i in range(10)]
+    assert [r.split()[1] for r in rows] == copies
     assert all(r.split()[2] in names for r in rows)
 
 
@@ -126,12 +128,14 @@ def test_a_thousand_copies_on_many_nodes_read_in_a_few_lines(capsys, tmp_path):
                          "    us-east-1a 240, us-east-1b 240, us-east-1c 240"]
     assert_readable(out)
     start = lines.index("Copies by node, in the order they were placed (721 copies):")
-    table = lines[start + 1:lines.index("Why web-720 does not fit:")]
+    copies = copy_names(workload("Deployment", "web", 1000, cpu="1m", namespace="shop"), 721)
+    table = lines[start + 1:lines.index(f"Why {copies[720]} does not fit:")]
     assert table[0].split() == ["node", "zone", "copies", "first", "last"]
     rows = [r.split() for r in table[1:-1]]
     assert {r[0] for r in rows} == names and all(r[2] == "60" for r in rows)
-    assert rows[0][3] == "web-0" and sorted(int(r[4].removeprefix("web-")) for r in rows)[-1] == 719
-    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "web-720"]
+    # the first and last copy on each node by number (#i: the i-th placed), their names too long for a row
+    assert rows[0][3] == "#0" and max(int(r[4].removeprefix("#")) for r in rows) == 719
+    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "#720"]
     assert len(out.splitlines()) < 80
 
 
@@ -155,8 +159,9 @@ def test_long_names_go_under_their_pods_never_cut(capsys, tmp_path):
     assert_readable(out)
     lines = out.splitlines()
     start = lines.index("Copies, in the order they were placed:")
-    assert lines[start + 1:start + 6] == [" #  pod / node", f" 0  {name}-0", f"      {nodes[0]['metadata']['name']}",
-                                          f" 1  {name}-1", f"      {nodes[0]['metadata']['name']}"]
+    first, second = copy_names(workload("Deployment", name, 2), 2)
+    assert lines[start + 1:start + 6] == [" #  pod / node", f" 0  {first}", f"      {nodes[0]['metadata']['name']}",
+                                          f" 1  {second}", f"      {nodes[0]['metadata']['name']}"]
 
 
 def test_on_a_terminal_the_heading_is_a_rule_and_names_stay_text(tmp_path):
@@ -203,25 +208,38 @@ def test_gated_by_scheduling_gates_names_them(tmp_path):
 
 # --- 3. a workload's pods refused -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["Deployment", "DaemonSet", "Job", "ReplicaSet"])
-def test_a_workload_whose_pods_are_refused_is_named_not_an_invented_pod(capsys, tmp_path, kind):
+@pytest.mark.parametrize("kind, controller", [("Deployment", "replicaset-controller"),
+                                              ("DaemonSet", "daemonset-controller"), ("Job", "job-controller"),
+                                              ("ReplicaSet", "replicaset-controller")])
+def test_a_workload_whose_pods_are_refused_is_explained_with_its_failed_create(capsys, tmp_path, kind, controller):
+    """The API server stores the workload and refuses each pod its controller asks it for (no
+    such PriorityClass): none is created. The workload is explained as that, its controller's
+    FailedCreate event in its own words, exit code 1 (before: exit 2, as bad input, `the API
+    server would refuse its pods`, nothing on stdout)."""
     obj = workload(kind, "placeholder", 2, priorityClassName="low-priority")
     path = write(tmp_path, "w.yaml", obj)
     pool = write(tmp_path, "n.yaml", node("n1"))
-    expected = (f"{kind} default/placeholder: the API server would refuse its pods: no PriorityClass with name "
-                "low-priority was found")
+    asked = 1 if kind == "DaemonSet" else 2      # (a DaemonSet: a pod for each eligible node)
     code, out, err = kexplain(capsys, path, "--nodes", pool)
-    assert code == 2 and err == f"error: {path}: document 1: {expected}\n"
-    assert "placeholder-0" not in err
+    assert code == 1 and err == ""
+    heading, said = out.splitlines()[0], " ".join(" ".join(out.splitlines()[1:]).split())    # (wrapped at 80)
+    first = re.fullmatch(rf'0 of {asked} pods created \(FailedCreate: Error creating: pods "(?P<pod>[^"]+)" is '
+                         r'forbidden: no PriorityClass with name low-priority was found\)', said)
+    counted = f"fits on 0 of {asked} eligible nodes" if kind == "DaemonSet" else f"0 of {asked} replicas fit"
+    assert heading == f"=== {kind} default/placeholder: {counted}" and first is not None
+    assert first["pod"].startswith("placeholder-")      # its controller's name for it
     (finding,) = lint(LintOptions((path,), node_paths=(pool,))).findings
-    assert (finding.rule, finding.headline()) == ("admission", expected)
+    assert (finding.rule, finding.headline()) == (
+        "admission", f"{kind} default/placeholder: {controller} creates 0 of {asked} pods: FailedCreate: Error "
+                     f'creating: pods "{first["pod"]}" is forbidden: no PriorityClass with name low-priority was found')
 
 
 def test_a_statefulset_s_pods_keep_their_real_names(capsys, tmp_path):
     path = write(tmp_path, "s.yaml", workload("StatefulSet", "db", 2, namespace="data", priorityClassName="nope"))
     (finding,) = lint(LintOptions((path,), node_paths=(write(tmp_path, "n.yaml", node("n1")),))).findings
-    assert finding.headline() == ('StatefulSet data/db: the API server would refuse its pods: pods "db-0" is '
-                                  'forbidden: no PriorityClass with name nope was found')
+    assert finding.headline() == ('StatefulSet data/db: statefulset-controller creates 0 of 2 pods: FailedCreate: '
+                                  'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: no '
+                                  'PriorityClass with name nope was found')
 
 
 def test_an_invalid_template_refuses_the_workload_itself(capsys, tmp_path):

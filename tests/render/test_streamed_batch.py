@@ -18,6 +18,8 @@ from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.render.structured import ListWriter
+from kexplain.features import KubeVersion
+from tests.support.copies import copy_names
 
 Obj = dict[str, Any]
 ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
@@ -78,11 +80,12 @@ def test_json_and_yaml_are_one_list_items_in_scheduling_order_then_placements(tm
     assert list(doc) == ["apiVersion", "kind", "items", "placements"]
     assert (doc["apiVersion"], doc["kind"]) == (API_VERSION, LIST_KIND)
     # PrioritySort: the high-priority pod first, then file order; one item per pod, copies in order
-    assert [t["pod"]["name"] for t in doc["items"]] == ["high", "low", "web-0", "web-1", "web-2"]
+    web_names = copy_names(deployment("web", 3), 3)
+    assert [t["pod"]["name"] for t in doc["items"]] == ["high", "low", *web_names]
     assert all(t["kind"] == "SchedulingTrace" for t in doc["items"])
     assert [p["object"]["name"] for p in doc["placements"]] == ["high", "low", "web"]
     web = doc["placements"][2]
-    assert [p["name"] for p in web["pods"]] == ["web-0", "web-1", "web-2"]
+    assert [p["name"] for p in web["pods"]] == web_names
     assert sum(web["zones"].values()) == web["fit"] == 3 and set(web["zones"]) <= set(ZONES)
     assert all(p["zone"] in ZONES for p in web["pods"])
     # the same document in YAML, and the same the engine gives in memory
@@ -112,7 +115,7 @@ def test_each_trace_is_written_when_its_pod_is_scheduled(tmp_path):
         writer.close({"placements": outcomes})
         assert written == list(range(1, 8))
         doc = json.loads(out.getvalue()) if fmt == "json" else yaml.safe_load(out.getvalue())
-        assert [t["pod"]["name"] for t in doc["items"]] == [f"web-{i}" for i in range(6)] + ["last"]
+        assert [t["pod"]["name"] for t in doc["items"]] == copy_names(deployment("web", 6), 6) + ["last"]
 
 
 def test_a_batch_with_nothing_to_schedule_is_still_a_whole_document(tmp_path):
@@ -138,14 +141,16 @@ def test_a_thousand_copies_the_heading_counts_them_per_zone_and_the_table_groups
     lines = out.splitlines()
     assert lines[:2] == ["=== Deployment shop/web (priority 0): 1,000 of 1,000 replicas fit on 25 nodes:",
                          "    us-east-1a 360, us-east-1b 320, us-east-1c 320"]
-    assert lines[2] == "Copies by zone, in the order they were placed (1,000 copies):"
-    assert lines[3].split() == ["zone", "nodes", "copies", "first", "last"]
-    rows = [line.split() for line in lines[4:]]
+    first = copy_names(deployment("web", 1000, cpu="1m"), 1)[0]
+    assert lines[2].startswith(f"Labels of {first}: app=web,pod-template-hash=")     # its controller's label
+    assert lines[3] == "Copies by zone, in the order they were placed (1,000 copies):"
+    assert lines[4].split() == ["zone", "nodes", "copies", "first", "last"]
+    rows = [line.split() for line in lines[5:]]
     assert [r[:3] for r in rows] == [["us-east-1a", "9", "360"], ["us-east-1b", "8", "320"],
                                      ["us-east-1c", "8", "320"]]
-    assert rows[0][3] == "web-0" and all(r[3].startswith("web-") and r[4].startswith("web-") for r in rows)
-    assert "web-999" in {r[4] for r in rows}
-    assert len(lines) == 7 and all(len(line) <= 80 for line in lines)
+    assert rows[0][3] == "#0" and all(r[3].startswith("#") and r[4].startswith("#") for r in rows)
+    assert "#999" in {r[4] for r in rows}
+    assert len(lines) == 8 and all(len(line) <= 80 for line in lines)
 
 
 def test_many_nodes_without_zones_list_the_first_and_last_nodes(tmp_path):
@@ -157,9 +162,11 @@ def test_many_nodes_without_zones_list_the_first_and_last_nodes(tmp_path):
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == "=== Deployment shop/web (priority 0): 60 of 60 replicas fit on 30 nodes"
-    assert lines[1] == "Copies by node, in the order they were placed (60 copies, 10 nodes not listed):"
-    assert lines[2].split() == ["node", "copies", "first", "last"]
-    table = lines[3:]
+    first = copy_names(deployment("web", 60, cpu="1m"), 1, kube=KubeVersion("1.35"))[0]
+    assert lines[1].startswith(f"Labels of {first}: app=web,")
+    assert lines[2] == "Copies by node, in the order they were placed (60 copies, 10 nodes not listed):"
+    assert lines[3].split() == ["node", "copies", "first", "last"]
+    table = lines[4:]
     assert len(table) == 21 and table[10] == " ... (10 more nodes)"
     assert all(r.split()[1] == "2" for r in table[:10] + table[11:])
 
@@ -170,12 +177,13 @@ def test_the_first_copy_that_does_not_fit_keeps_its_full_explanation(tmp_path):
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith("=== Deployment shop/web (priority 0): 24 of 100 replicas fit on 6 nodes:")
-    assert lines[-1] != "" and "Why web-24 does not fit:" in lines
-    why = lines[lines.index("Why web-24 does not fit:"):]
-    assert why[1].startswith("Pod shop/web-24 (profile default-scheduler): Unschedulable")
+    unfit = copy_names(deployment("web", 100, cpu="1"), 25)[24]
+    assert lines[-1] != "" and f"Why {unfit} does not fit:" in lines
+    why = lines[lines.index(f"Why {unfit} does not fit:"):]
+    assert why[1].startswith(f"Pod shop/{unfit} (profile default-scheduler): Unschedulable")
     assert any("FailedScheduling" in line and "6 Insufficient cpu" in line for line in why)
     table = lines[lines.index("Copies by node, in the order they were placed (25 copies):") + 1:lines.index(why[0])]
-    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "web-24"]
+    assert table[-1].split() == ["(does", "not", "fit:", "Unschedulable)", "1", "#24"]
     assert sum(int(r.split()[2]) for r in table[1:-1]) == 24      # node, zone, copies, first, last
 
 

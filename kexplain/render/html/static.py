@@ -508,7 +508,8 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
             links = join((el("a", pp.get("name"), href=f"#t{index[obj.get('namespace') + '/' + pp.get('name')]}")
                           for pp in traced), ", ")
             zones = ", ".join(f"{z} {c:,}" for z, c in (p.get("zones") or {}).items())
-            rows.append([obj.get("kind"), name, str(p.get("priority")), f"{p.get('fit', 0):,} of {p.get('replicas', 0):,}",
+            priority = "-" if p.get("priority") is None else str(p.get("priority"))    # (-: its pod refused)
+            rows.append([obj.get("kind"), name, priority, f"{p.get('fit', 0):,} of {p.get('replicas', 0):,}",
                          f"{len(p.get('nodes') or {}):,}", zones or "-", links or "-"])
         parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
                            cls="placements", numeric=[2, 4]))
@@ -540,7 +541,7 @@ def untried_note(placement: Mapping[str, Any]) -> str | None:
     A StatefulSet's ordinals also differ by their own claims; its controller creates the next
     ordinal only once this one runs (OrderedReady, the default)."""
     pods = placement.get("pods") or []
-    replicas = int(placement.get("replicas") or 0)
+    replicas = int(placement.get("created", placement.get("replicas")) or 0)      # (the pods its controller made)
     if len(pods) >= replicas or not pods or pods[-1].get("node"):
         return None
     obj = placement.get("object") or {}

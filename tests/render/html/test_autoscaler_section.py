@@ -7,6 +7,8 @@ import re
 from kexplain.cli.app import main
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA, FIXTURES
+from kexplain.features import KubeVersion
+from tests.support.copies import copy_names
 
 CASE = FIXTURES / "autoscaler"
 
@@ -67,7 +69,8 @@ def test_several_pods_each_its_answer_on_the_page(tmp_path):
     section = html[html.index('<h3 id="tlist-ca">Cluster autoscaler</h3>'):]
     pods = section[section.index('class="ca-pods"'):section.index("</table>")]
     assert "default/trainer" in pods and "<b>RemainsUnschedulableNoEvent</b>" in pods
-    assert "default/worker-0 ... worker-2 (3 pods of Deployment default/worker)" in pods
+    first, _, last = copy_names(DEPLOYMENT.replace("cpu: 1500m", 'cpu: "3"'), 3, kube=KubeVersion("1.35"))
+    assert f"default/{first} ... {last} (3 pods of Deployment default/worker)" in pods
     assert "Node groups, for pod default/trainer" in section
     answers = re.findall(r'<p class="ca-answer" id="(t\d+)-ca"><div><code>([^<]*)</code>', html)
     assert ("Cluster autoscaler: RemainsUnschedulableNoEvent: no event: no group can take it (the loop scaled up for "

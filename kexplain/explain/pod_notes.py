@@ -1,0 +1,70 @@
+"""What the pod carries that its manifest did not say, noted in its trace for the reader: the
+requests and limits the LimitRanger admission plugin gave it, and the labels its controller
+added (extra keys `limitRanger` and `labels`, which never change the others).
+
+LimitRanger leaves the `kubernetes.io/limit-ranger` annotation on a pod it gave defaults to
+(`LimitRanger plugin set: cpu, memory request for container api; cpu limit for container api`):
+what it set, not from which LimitRange. The LimitRanges of the pod's namespace the cluster holds
+say which: for each resource set, the first of them (by name, the order admission applies them
+in: `kexplain.admission.limitranger`) whose Container items default it, as stored.
+
+A workload's controller labels its pods (`pod-template-hash`, `controller-revision-hash`,
+`kexplain.load.workloads.controller_labels`); the labels are shown as `kubectl get pods
+--show-labels` shows them, for a pod that carries one of those.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kexplain.admission import limitranger
+from kexplain.load.controller_utils import CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_HASH_LABEL
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+
+_PREFIX = "LimitRanger plugin set: "
+_NOTE = re.compile(r"^(?P<resources>.+) (?P<kind>request|limit) for (?:init )?container .*$")
+_DEFAULTS = {"request": "defaultRequest", "limit": "default"}
+CONTROLLER_LABELS = (POD_TEMPLATE_HASH_LABEL, CONTROLLER_REVISION_HASH_LABEL)
+
+
+def limit_ranger(pod: PodInfo, snapshot: Snapshot) -> dict[str, Any] | None:
+    """`{"set": what the annotation says was set, "limitRanges": [names]}` for a pod LimitRanger
+    gave defaults to (none known: `[]`), else None."""
+    meta = pod.obj.get("metadata") or {}
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    text = annotations.get(limitranger.ANNOTATION)
+    if not isinstance(text, str) or not text.startswith(_PREFIX):
+        return None
+    said = text[len(_PREFIX):]
+    ranges = limitranger.by_namespace([o for o in snapshot.of_kind("LimitRange")
+                                       if ((o.get("metadata") or {}).get("namespace") or "default") == pod.namespace])
+    names: list[str] = []
+    for note in said.split("; "):
+        m = _NOTE.match(note)
+        if m is None:
+            continue
+        key = _DEFAULTS[m.group("kind")]
+        for resource in m.group("resources").split(", "):
+            source = next((r.name for r in ranges.get(pod.namespace, ())
+                           if any(resource in item.of(key) for item in r.items if item.type == limitranger.CONTAINER)),
+                          None)
+            if source is not None and source not in names:
+                names.append(source)
+    return {"set": said, "limitRanges": names}
+
+
+def shown_labels(pod: PodInfo) -> dict[str, str] | None:
+    """The pod's labels when its controller added some (`CONTROLLER_LABELS`), else None."""
+    labels = pod.labels
+    return dict(labels) if any(k in labels for k in CONTROLLER_LABELS) else None
+
+
+def record(trace_extra: dict[str, Any], pod: PodInfo, snapshot: Snapshot) -> None:
+    """Add the notes (`limitRanger`, `labels`) to a trace's extra keys, when there are some."""
+    limits = limit_ranger(pod, snapshot)
+    if limits is not None:
+        trace_extra["limitRanger"] = limits
+    labels = shown_labels(pod)
+    if labels is not None:
+        trace_extra["labels"] = labels
