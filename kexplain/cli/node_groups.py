@@ -181,20 +181,28 @@ def autoscaled(trace: dict, groups: "GroupsRequest", kube: "KubeVersion", pp: "P
 def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
     """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
     `autoscaler` (CA's document); each object's `placements` entry with the answers for its
-    pending pods (`autoscalers`, every copy's, in copy order); each trace of a pod left pending
-    with its own answers (`autoscalers`)."""
-    from kexplain.explain.pending_pass import object_ref
-
+    pending pods (`autoscalers`, every copy's, in copy order) and the copies its controller has
+    not created (`notCreated`); each trace of a pod left pending with its own answers
+    (`autoscalers`)."""
     if run is None:
         return doc
     out = dict(doc)
-    out["placements"] = [{**p, "autoscalers": run.standing_for(object_ref(p["object"]["kind"], p["object"]["namespace"],
-                                                                          p["object"]["name"]))}
-                         for p in doc.get("placements") or ()]
+    out["placements"] = [_placement(p, run) for p in doc.get("placements") or ()]
     if "items" in doc:
         out["items"] = [_with_answers(t, run) for t in doc["items"]]
     out.update(run.documents)
     return out
+
+
+def _placement(placement: dict, run: AutoscalerRun) -> dict:
+    """An object's `placements` entry with its pods' answers (`autoscalers`) and the copies its
+    controller has not created, which no autoscaler sees (`notCreated`)."""
+    from kexplain.explain.pending_pass import not_created_json, object_ref
+
+    obj = placement["object"]
+    ref = object_ref(obj["kind"], obj["namespace"], obj["name"])
+    missing = not_created_json(run.pending, ref)
+    return {**placement, "autoscalers": run.standing_for(ref), **({"notCreated": missing} if missing else {})}
 
 
 def _with_answers(trace: dict, run: AutoscalerRun) -> dict:

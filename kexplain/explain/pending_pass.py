@@ -9,8 +9,11 @@ pass's input, built from whatever kexplain was given:
 
 - `pending`: the pods explained and left pending: a file's Pods, every copy of every workload
   that did not fit (the copies after the first that did not were never tried: pending as
-  well), each named as its controller names it, with its own claims, in creation order, each
-  tied to the explained Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
+  well, when its controller has created them: `existing_copies`), each named as its
+  controller names it, with its own claims, in creation order, each tied to the explained
+  Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
+- `not_created`: the copies a controller has not created yet (a StatefulSet's ordinals after
+  the first that does not fit, with OrderedReady): no autoscaler sees them (`NotCreated`);
 - `bound`: the copies that fit, bound to their nodes;
 - `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
   StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
@@ -70,6 +73,19 @@ class PendingPod:
 
 
 @dataclass(frozen=True)
+class NotCreated:
+    """Copies of an explained workload (`stands_for`) its controller has not created (`pods`,
+    keys in ordinal order), and why (`why`): no autoscaler sees them, so they get no answer."""
+
+    stands_for: str
+    pods: tuple[str, ...]
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"standsFor": self.stands_for, "pods": list(self.pods), "why": self.why}
+
+
+@dataclass(frozen=True)
 class PendingPass:
     """What the autoscalers see of the input (see the module docstring)."""
 
@@ -78,6 +94,7 @@ class PendingPass:
     objects: tuple[tuple[Obj, Source], ...] = ()
     created: tuple[tuple[Obj, Source], ...] = ()
     notes: tuple[str, ...] = ()
+    not_created: tuple["NotCreated", ...] = ()
 
     def applied_to(self, cluster: Objects) -> Objects:
         """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind)."""
@@ -182,8 +199,17 @@ def pass_json(pp: PendingPass) -> dict[str, Any]:
     for p in pp.pending:
         if p.stands_for:
             pods[p.key] = {"standsFor": p.stands_for, **({"copy": p.copy} if p.copy is not None else {})}
-    return {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
-            "bound": len(pp.bound), "notes": list(pp.notes)}
+    out = {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
+           "bound": len(pp.bound), "notes": list(pp.notes)}
+    if pp.not_created:
+        out["notCreated"] = [n.to_json() for n in pp.not_created]
+    return out
+
+
+def not_created_json(pp: PendingPass, explained: str) -> dict[str, Any] | None:
+    """The copies of `explained` (`Kind namespace/name`) its controller has not created, or None."""
+    found = next((n for n in pp.not_created if n.stands_for == explained), None)
+    return found.to_json() if found is not None else None
 
 
 # -- building the pass ---------------------------------------------------------------------------
@@ -197,10 +223,11 @@ class PassBuilder:
         self.objects: Objects = []
         self.created: Objects = []
         self.notes: list[str] = []
+        self.not_created: list[NotCreated] = []
 
     def build(self) -> PendingPass:
         return PendingPass(tuple(self.pending), tuple(self.bound), tuple(self.objects), tuple(self.created),
-                           tuple(self.notes))
+                           tuple(self.notes), tuple(self.not_created))
 
     def add_objects(self, objects: Iterable[tuple[Obj, Source]], created: Iterable[tuple[Obj, Source]] = ()) -> None:
         self.objects.extend(objects)
@@ -257,7 +284,13 @@ class PassBuilder:
             self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, claims=claims)
             return
         nodes = [c.node for c in outcome.copies]
-        count = len(outcome.daemon.eligible) if outcome.daemon is not None else entry.copies
+        count = len(outcome.daemon.eligible) if outcome.daemon is not None else existing_copies(entry, nodes)
+        if count < entry.copies and outcome.daemon is None:
+            naming = entry.naming
+            names = tuple(f"{entry.namespace}/{naming.name(i) if naming is not None else f'{entry.name}-{i}'}"
+                          for i in range(count, entry.copies))
+            waiting = naming.name(count - 1) if naming is not None else f"{entry.name}-{count - 1}"
+            self.not_created.append(NotCreated(stands, names, ordered_ready_why(waiting)))
         for i in range(count):
             if outcome.daemon is not None:
                 obj = daemon_copy(inputs.pod, i, outcome.daemon.eligible[i], entry.naming)
@@ -267,6 +300,31 @@ class PassBuilder:
             last_tried = i == len(nodes) - 1
             pod = _with_nominated(_owned(obj, owner), nominated if node is None and last_tried else None)
             self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims)
+
+
+def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
+    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
+    OrderedReady, the default; Parallel creates them all at once)."""
+    if not workload or workload.get("kind") != "StatefulSet":
+        return False
+    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
+    return (spec.get("podManagementPolicy") or "OrderedReady") != "Parallel"
+
+
+def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
+    """How many of a workload's copies its controller has created, given where the copies tried
+    went (`nodes`, None: did not fit): every copy, but a StatefulSet's with OrderedReady, whose
+    controller creates ordinal n+1 only once ordinal n is Running and Ready (stateful_set_control.go):
+    the copies that fit (bound, taken as becoming Ready) and the first that does not."""
+    if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
+        return entry.copies
+    return len(nodes)
+
+
+def ordered_ready_why(waiting: str) -> str:
+    """Why a StatefulSet's later ordinals do not exist (`waiting`: the pod name of the pending one)."""
+    return (f"with podManagementPolicy OrderedReady (the default) the StatefulSet's controller "
+            f"creates each pod only once the one before it is Running and Ready, and {waiting} is pending")
 
 
 def _owned(obj: Obj, owner: Obj | None) -> PodInfo:

@@ -101,14 +101,25 @@ def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             continue
         outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
         rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
+    for missing in (doc.get("pendingPass") or {}).get("notCreated") or ():
+        rows[(str(missing.get("standsFor") or ""), NOT_CREATED, str(missing.get("why") or ""))] = \
+            list(missing.get("pods") or ())
     out = []
     for (of, outcome, why), keys in rows.items():
-        if len(keys) == 1:
-            pods = keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
-        else:
-            pods = f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
-        out.append((pods, outcome, why))
+        out.append((pods_label(keys, of), outcome, why))
     return out
+
+
+# A pod's "outcome" in the pods' table when its controller has not created it (no autoscaler sees it).
+NOT_CREATED = "not created (no answer)"
+
+
+def pods_label(keys: list[str], of: str) -> str:
+    """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
+    `ns/a ... b (N pods of Kind ns/x)`."""
+    if len(keys) == 1:
+        return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
+    return f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
 
 
 def others_line(doc: Mapping[str, Any]) -> str | None:

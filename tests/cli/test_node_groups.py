@@ -244,10 +244,11 @@ STORAGE = (DATA / "autoscaler" / "storage.yaml").read_text()
 
 
 def test_the_loop_sees_the_sets_claims(tmp_path: Path):
-    """A StatefulSet's claims (each copy its own), a claim of the file, an ephemeral volume's
-    claim: CA finds them all, in explain, autoscale and lint alike."""
+    """A StatefulSet's claims (each copy its own: Parallel, every copy exists at once), a claim
+    of the file, an ephemeral volume's claim: CA finds them all, in explain, autoscale and lint
+    alike."""
     path = tmp_path / "storage.yaml"
-    path.write_text(STORAGE)
+    path.write_text(STORAGE.replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
     code, out, err = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
     doc = json.loads(out)["autoscaler"]
     assert {p["name"]: p["outcome"] for p in doc["pods"]} == {
@@ -262,6 +263,40 @@ def test_the_loop_sees_the_sets_claims(tmp_path: Path):
     code, out, err = kexplain("lint", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
                               "--kubernetes-version", "1.35")
     assert "no-node-group" not in out, out
+
+
+STS_ONLY = STORAGE.split("---\napiVersion: v1\nkind: PersistentVolumeClaim")[0]   # the StorageClass and the StatefulSet
+
+
+def test_an_ordered_ready_statefulset_has_one_pending_pod(tmp_path: Path):
+    """OrderedReady (the default): with db-0 pending its controller has not created db-1 and db-2,
+    so CA's loop holds one pod (compute 0->1, not 0->2) and the others get no answer, said so in
+    text and -o json; Karpenter's pass alike. Parallel: every copy is pending."""
+    path = tmp_path / "sts.yaml"
+    path.write_text(STS_ONLY)
+    code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
+    listed = json.loads(out)
+    assert [p["name"] for p in listed["autoscaler"]["pods"]] == ["db-0"]
+    assert listed["autoscaler"]["expansion"]["scaleUps"] == [
+        {"nodeGroup": "compute", "currentSize": 0, "newSize": 1, "maxSize": 4}]
+    placement = listed["placements"][0]
+    assert [a["pod"] for a in placement["autoscalers"]] == ["default/db-0"]
+    assert placement["notCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert "OrderedReady" in placement["notCreated"]["why"]
+    code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS)
+    lines = [line.split() for line in section(out).splitlines()]
+    assert ["default/db-1", "...", "db-2", "(2", "pods", "of", "StatefulSet", "not", "created", "(no", "answer)"] in lines
+    assert "compute 0 -> 1 (max 4)" in " ".join(section(out).split())
+    karpenter = [str(path), "--nodes", str(FIXTURES / "karpenter" / "cluster.yaml"), "--nodes",
+                 str(FIXTURES / "karpenter" / "nodepools.yaml"), "--no-suggestions", "--kubernetes-version", "1.35"]
+    listed = json.loads(kexplain(*karpenter, "-o", "json")[1])
+    assert [p["pod"] for p in listed["karpenter"]["pods"]] == ["default/db-0"]
+    assert listed["placements"][0]["notCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert "not created (no answer)" in kexplain(*karpenter)[1]
+    path.write_text(STS_ONLY.replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
+    listed = json.loads(kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")[1])
+    assert [p["name"] for p in listed["autoscaler"]["pods"]] == ["db-0", "db-1", "db-2"]
+    assert "notCreated" not in listed["placements"][0]
 
 
 def test_the_sets_daemonsets_run_on_the_templates(tmp_path: Path):

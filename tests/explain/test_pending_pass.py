@@ -53,16 +53,39 @@ def test_the_copies_that_fit_are_bound_where_they_went(tmp_path: Path):
     assert [p.key for p in pp.pending] == ["default/worker-2"]
 
 
-def test_each_copy_with_its_own_claims():
-    pp = gathered(DATA / "autoscaler" / "storage.yaml")
+def test_each_copy_with_its_own_claims(tmp_path: Path):
+    parallel = tmp_path / "storage.yaml"       # every ordinal exists at once (see the OrderedReady test below)
+    parallel.write_text((DATA / "autoscaler" / "storage.yaml").read_text()
+                        .replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
+    pp = gathered(parallel)
     claims = {p.pod.name: [v["persistentVolumeClaim"]["claimName"] for v in p.pod.spec["volumes"]
                            if "persistentVolumeClaim" in v] for p in pp.pending}
     assert claims == {"db-0": ["data-db-0"], "db-1": ["data-db-1"], "db-2": ["data-db-2"], "uses-scratch": ["scratch"],
                       "eph": []}
+    assert pp.not_created == ()
     created = [(o["metadata"]["name"], o["metadata"].get("ownerReferences", [{}])[0].get("uid")) for o, _ in pp.created]
     eph = next(p for p in pp.pending if p.pod.name == "eph")
     assert created == [("data-db-0", None), ("data-db-1", None), ("data-db-2", None), ("eph-tmp", eph.pod.uid)]
     assert [o["kind"] for o, _ in pp.objects] == ["StorageClass", "StatefulSet", "PersistentVolumeClaim"]
+
+
+def test_an_ordered_ready_statefulset_has_only_the_pods_its_controller_created(tmp_path: Path):
+    """OrderedReady (the default): the controller creates db-1 only once db-0 is Running and Ready,
+    so with db-0 pending only db-0 exists; the copies that fit are bound (taken as Ready) and the
+    next one exists. Parallel: every copy exists."""
+    pp = gathered(DATA / "autoscaler" / "storage.yaml")
+    assert [p.pod.name for p in pp.pending] == ["db-0", "uses-scratch", "eph"]
+    [missing] = pp.not_created
+    assert (missing.stands_for, missing.pods) == ("StatefulSet default/db", ("default/db-1", "default/db-2"))
+    assert "OrderedReady" in missing.why and "db-0 is pending" in missing.why
+    assert pass_json(pp)["notCreated"] == [missing.to_json()]
+    two_fit = tmp_path / "sts.yaml"     # 1500m each: two fit the two busy nodes, the third does not
+    two_fit.write_text((DATA / "autoscaler" / "storage.yaml").read_text()
+                       .replace('cpu: "3"', "cpu: 1500m").replace("replicas: 3", "replicas: 5"))
+    pp = gathered(two_fit)
+    assert [(p.name, p.node_name) for p in pp.bound] == [("db-0", "general-1"), ("db-1", "general-2")]
+    assert [p.pod.name for p in pp.pending if p.stands_for.startswith("StatefulSet")] == ["db-2"]
+    assert pp.not_created[0].pods == ("default/db-3", "default/db-4")
 
 
 def pod(name: str, created: str | None = None, namespace: str = "default") -> PodInfo:
