@@ -478,13 +478,13 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     groups = groups_of(args, live, cluster)
     if groups is not None:
         if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
-            autoscaled(trace, groups, config.kube, live_pass([inputs]), inputs.pod)
+            autoscaled(trace, groups, config.kube, live_pass([(inputs, trace)]), inputs.pod)
             args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
     pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
-        karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
+        karpentered(trace, pools, config.kube, live_pass([(inputs, trace)]), inputs.pod.key)
         if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
             from kexplain.suggest.add_node import ADD_NODE
             trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
@@ -504,15 +504,16 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     return for_trace(trace)
 
 
-def live_pass(explained: "list[Any]") -> "PendingPass":
-    """What the autoscalers see of a live cluster: the pods explained (`Inputs`), each standing
-    for itself; every other pending pod of the cluster (all namespaces) joins when the
+def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
+    """What the autoscalers see of a live cluster: the pods explained (`Inputs`, with their
+    explanation's trace or None), each standing for itself, nominated where its preemption would
+    nominate it; every other pending pod of the cluster (all namespaces) joins when the
     autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in creation order."""
     from kexplain.explain.pending_pass import PassBuilder
 
     builder = PassBuilder()
-    for inputs in explained:
-        builder.add_pod(inputs.pod, inputs.pod_source)
+    for inputs, trace in explained:
+        builder.add_pod(inputs.pod, inputs.pod_source, post_filter=(trace or {}).get("postFilter"))
     return builder.build()
 
 
@@ -548,13 +549,13 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     groups = groups_of(args, live, live.cluster)
     ran = None       # with node groups: ONE loop over every pending pod, before the list (each item has its answer)
     if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
-        ran = run_autoscalers(groups, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
+        ran = run_autoscalers(groups, config.kube, live_pass([(Inputs(PodInfo(p), _source(live, p), snapshot, config), None)
                                                               for p in pods]))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
     pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     if pools is not None and pods:      # ONE provisioning pass over every pending pod
-        kp = run_karpenter(pools, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
+        kp = run_karpenter(pools, config.kube, live_pass([(Inputs(PodInfo(p), _source(live, p), snapshot, config), None)
                                                          for p in pods]))
         ran = ran.joined(kp) if ran is not None else kp
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),

@@ -15,6 +15,13 @@ pass's input, built from whatever kexplain was given:
 - `not_created`: the copies a controller has not created yet (a StatefulSet's ordinals after
   the first that does not fit, with OrderedReady): no autoscaler sees them (`NotCreated`);
 - `bound`: the copies that fit, bound to their nodes;
+- `preemptions`: where the scheduler's preemption, in the explanation of a pod left pending,
+  would nominate it (`Preemption`): the scheduler's PostFilter runs before any autoscaler looks,
+  so the pod carries `status.nominatedNodeName` (the Cluster Autoscaler's lister counts it as
+  nominated and puts it on that node in its snapshot, not among the pods to scale up for;
+  Karpenter's IsProvisionable skips a pod that is preempting) and its victims are terminating
+  (deletionTimestamp, DisruptionTarget), still on their node (CA counts them there; its
+  templates leave out pods being deleted). Taken from the explanations, never run again;
 - `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
   StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
   object of the same kind, namespace and name; `created`: what controllers create for the
@@ -73,6 +80,19 @@ class PendingPod:
 
 
 @dataclass(frozen=True)
+class Preemption:
+    """The scheduler's preemption for a pod left pending (`pod`, a key), as its explanation's
+    PostFilter found it: the node it nominates and the victims (keys) it deletes there."""
+
+    pod: str
+    node: str
+    victims: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"nominatedNodeName": self.node, "victims": list(self.victims)}
+
+
+@dataclass(frozen=True)
 class NotCreated:
     """Copies of an explained workload (`stands_for`) its controller has not created (`pods`,
     keys in ordinal order), and why (`why`): no autoscaler sees them, so they get no answer."""
@@ -95,13 +115,22 @@ class PendingPass:
     created: tuple[tuple[Obj, Source], ...] = ()
     notes: tuple[str, ...] = ()
     not_created: tuple["NotCreated", ...] = ()
+    preemptions: tuple[Preemption, ...] = ()
 
     def applied_to(self, cluster: Objects) -> Objects:
-        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind)."""
+        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind),
+        and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
+        victims = {v for p in self.preemptions for v in p.victims}
+        if victims:
+            cluster = [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
         if not self.objects and not self.created:
             return cluster
         from kexplain.explain.inputs import cluster_with
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
+
+    def preemption(self, pod_key: str) -> Preemption | None:
+        """The preemption that nominated the pending pod `pod_key`, if any."""
+        return next((p for p in self.preemptions if p.pod == pod_key), None)
 
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
         """Every pending pod, the cluster's own (as the autoscaler read them) with the set's, in
@@ -125,6 +154,19 @@ class PendingPass:
 
     def with_notes(self, *notes: str) -> "PendingPass":
         return replace(self, notes=(*self.notes, *notes))
+
+
+def _pod_key(obj: Obj) -> str | None:
+    """A bound Pod's key (None for another kind, or a pod not on a node: victims are bound)."""
+    if obj.get("kind") != "Pod" or not (obj.get("spec") or {}).get("nodeName"):
+        return None
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _as_victim(obj: Obj) -> Obj:
+    from kexplain.explain.carryover import preempted
+    return preempted(obj)
 
 
 def creation_order(created: datetime | None) -> tuple[bool, datetime]:
@@ -203,6 +245,8 @@ def pass_json(pp: PendingPass) -> dict[str, Any]:
            "bound": len(pp.bound), "notes": list(pp.notes)}
     if pp.not_created:
         out["notCreated"] = [n.to_json() for n in pp.not_created]
+    if pp.preemptions:
+        out["preempting"] = {p.pod: p.to_json() for p in pp.preemptions}
     return out
 
 
@@ -224,26 +268,43 @@ class PassBuilder:
         self.created: Objects = []
         self.notes: list[str] = []
         self.not_created: list[NotCreated] = []
+        self.preemptions: list[Preemption] = []
 
     def build(self) -> PendingPass:
-        return PendingPass(tuple(self.pending), tuple(self.bound), tuple(self.objects), tuple(self.created),
-                           tuple(self.notes), tuple(self.not_created))
+        victims = {v for p in self.preemptions for v in p.victims}
+        bound = [PodInfo(_as_victim(p.obj)) if p.key in victims else p for p in self.bound]
+        return PendingPass(tuple(self.pending), tuple(bound), tuple(self.objects), tuple(self.created),
+                           tuple(self.notes), tuple(self.not_created), tuple(self.preemptions))
 
     def add_objects(self, objects: Iterable[tuple[Obj, Source]], created: Iterable[tuple[Obj, Source]] = ()) -> None:
         self.objects.extend(objects)
         self.created.extend(created)
 
     def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
-                copy: int | None = None, claims: bool = False) -> None:
+                copy: int | None = None, claims: bool = False, post_filter: Mapping[str, Any] | None = None) -> None:
         """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
-        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`)."""
+        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`); `post_filter`:
+        its explanation's PostFilter (a trace's `postFilter`), whose nomination it carries when
+        pending (`preempting`)."""
         if claims:
             self.created.extend(ephemeral_claims(pod.obj, source))
         if node is not None:
             self.bound.append(PodInfo(_bound(pod.obj, node)))
         else:
+            pod = self.preempting(pod, post_filter)
             self.pending.append(PendingPod(pod, pod_ref(pod) if stands_for is None else stands_for, copy,
                                            creation_time(pod)))
+
+    def preempting(self, pod: PodInfo, post_filter: Mapping[str, Any] | None) -> PodInfo:
+        """The pending pod as the scheduler's attempt leaves it when its preemption (`post_filter`,
+        a trace's `postFilter`) nominates a node: `status.nominatedNodeName` set and the victims
+        remembered (`Preemption`); as it is otherwise (a nomination it already carries stays)."""
+        node = (post_filter or {}).get("nominatedNodeName") or ""
+        if not node:
+            return pod
+        victims = tuple(str(v) for v in (post_filter or {}).get("victims") or ())
+        self.preemptions = [p for p in self.preemptions if p.pod != pod.key] + [Preemption(pod.key, node, victims)]
+        return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
 
     def settle(self, retried: Iterable[Any]) -> None:
         """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
@@ -262,9 +323,12 @@ class PassBuilder:
                 self.bound.append(PodInfo(_bound(p.pod.obj, node)))
         self.pending = still
 
-    def add_single(self, inputs: "Inputs", node: str | None = None) -> None:
-        """The pod of one explanation: pending, or bound to `node`."""
-        self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates)
+    def add_single(self, inputs: "Inputs", node: str | None = None,
+                   post_filter: Mapping[str, Any] | None = None) -> None:
+        """The pod of one explanation: pending (nominated where its PostFilter, `post_filter`,
+        says), or bound to `node`."""
+        self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates,
+                     post_filter=post_filter)
 
     def add_outcome(self, outcome: "Outcome") -> None:
         """One object of a batch, placed: each of its pods (a workload's every copy, those never
@@ -276,12 +340,12 @@ class PassBuilder:
             return
         stands = object_ref(entry.kind, entry.namespace, entry.name)
         claims = inputs.claims_from_templates
-        nominated = _nominated(outcome)
+        post = _post_filter(outcome)
         owner = pods_owner(entry.workload) if entry.workload is not None else None
         if not entry.replicated:
             node = outcome.copies[0].node if outcome.copies else None
-            pod = _with_nominated(_owned(inputs.pod.obj, owner), nominated if node is None else None)
-            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, claims=claims)
+            self.add_pod(_owned(inputs.pod.obj, owner), inputs.pod_source, stands_for=stands, node=node, claims=claims,
+                         post_filter=post)
             return
         nodes = [c.node for c in outcome.copies]
         count = len(outcome.daemon.eligible) if outcome.daemon is not None else existing_copies(entry, nodes)
@@ -298,8 +362,8 @@ class PassBuilder:
                 obj = pending_copy(inputs.pod, i, entry.naming)
             node = nodes[i] if i < len(nodes) else None
             last_tried = i == len(nodes) - 1
-            pod = _with_nominated(_owned(obj, owner), nominated if node is None and last_tried else None)
-            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims)
+            self.add_pod(_owned(obj, owner), inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims,
+                         post_filter=post if last_tried else None)
 
 
 def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
@@ -338,20 +402,10 @@ def _bound(obj: Obj, node: str) -> Obj:
     return {**obj, "spec": {**(obj.get("spec") or {}), "nodeName": node}}
 
 
-def _nominated(outcome: "Outcome") -> str | None:
-    """The node preemption would nominate for the object's first pod that did not fit."""
+def _post_filter(outcome: "Outcome") -> Mapping[str, Any] | None:
+    """The PostFilter of the object's first pod that did not fit (where preemption nominates it)."""
     unfit = outcome.first_unfit
-    if unfit is None:
-        return None
-    post = unfit.trace.post_filter or {}
-    return post.get("nominatedNodeName") or None
-
-
-def _with_nominated(pod: PodInfo, node: str | None) -> PodInfo:
-    """The pod as the scheduler leaves it after preemption nominated `node` for it."""
-    if not node:
-        return pod
-    return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
+    return unfit.trace.post_filter if unfit is not None else None
 
 
 def pods_owner(workload: Mapping[str, Any]) -> Obj | None:

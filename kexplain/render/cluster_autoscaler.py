@@ -84,6 +84,9 @@ def why_none(record: Mapping[str, Any]) -> str:
     if events:
         return "; ".join(str(e.get("message") or "") for e in events)
     outcome = str(record.get("outcome") or "")
+    if record.get("nominatedNodeName"):
+        return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
+                "there (not unschedulable)")
     by = str(record.get("filteredBy") or "")
     return SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
 
@@ -172,14 +175,37 @@ def found_blocks(doc: Mapping[str, Any]) -> list[Block]:
     return [Block(Text(line, style="dim"), gap=False) for line in found_lines(doc)]
 
 
-def outcome_line(record: Mapping[str, Any] | None) -> str:
-    """The event CA would emit on the pod, or why it emits none."""
+def victims_of(doc: Mapping[str, Any], record: Mapping[str, Any]) -> list[str]:
+    """The victims of the preemption that nominated the pod of `record`, as the pending pass
+    took them from its explanation (none known for a nomination the cluster already had)."""
+    key = f"{record.get('namespace')}/{record.get('name')}"
+    found = ((doc.get("pendingPass") or {}).get("preempting") or {}).get(key) or {}
+    return [str(v) for v in found.get("victims") or ()]
+
+
+def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
+    """Why CA emits nothing on a pod nominated by preemption: CA's lister counts it as
+    nominated (ArrangePodsBySchedulability), and its snapshot puts it on that node
+    (SetClusterState), with its victims still there until they are gone."""
+    node = record.get("nominatedNodeName")
+    victims = victims_of(doc, record)
+    evicting = f", evicting {', '.join(victims)}" if victims else ""
+    return (f"CA does not count it as unschedulable: the scheduler's preemption nominates {node} for it "
+            f"(status.nominatedNodeName){evicting}, so CA lists it as nominated and puts it on {node} in its "
+            "snapshot, where it waits for its victims to go: no scale-up for it, no event.")
+
+
+def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None = None) -> str:
+    """The event CA would emit on the pod, or why it emits none (`doc`: the loop's document,
+    for what its pass knows of the pod)."""
     if record is None:
         return "The pod is not among CA's pending pods."
     events = record.get("events") or ()
     if events:
         return "\n".join(f"Event: {e.get('type')} {e.get('reason')}: {e.get('message')}" for e in events)
     outcome = record.get("outcome", "")
+    if record.get("nominatedNodeName"):
+        return nominated_line(record, doc or {})
     if outcome == "FilteredOut":
         by = record.get("filteredBy", "")
         return FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
@@ -404,6 +430,10 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
             return (f"Cluster autoscaler: scales up one of {len(pick['among'])} tied node groups for it, picked at "
                     "random (the expander's tie below).")
         return f"Cluster autoscaler: scales up {plan or 'a node group'} for it."
+    if record.get("nominatedNodeName"):
+        node = record["nominatedNodeName"]
+        return (f"Cluster autoscaler: adds no node for it: the scheduler's preemption nominates {node} for it, and CA "
+                f"counts it there while its victims go.")
     what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
     if what is None:
         return f"Cluster autoscaler: {outcome}, no event."
@@ -513,7 +543,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
                          Group(Text(outcome, style="bold"), Text(wrap(why, look.width - who_w - GAP))))
         blocks.append(Block(pods))
     pod = explained_pod(doc)
-    line = outcome_line(record)
+    line = outcome_line(record, doc)
     if several(doc) and pod:
         line = f"Pod {pod}: {line}"
     blocks.append(Block(Text(line), whole=bool(record and record.get("events")), gap=len(blocks) > 3))
@@ -588,7 +618,7 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
     blocks = [Block(head, gap=False), Block(Text(version_note(doc, trace), style="dim"), gap=False),
               *found_blocks(doc)]
     if not v:       # CA's scale-up did not look at the groups for it: why
-        blocks.append(Block(Text(outcome_line(record or None)), gap=False))
+        blocks.append(Block(Text(outcome_line(record or None, doc)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}

@@ -18,6 +18,7 @@ from kexplain.render.karpenter import (RESULT_WORDS, node_claims_blocks, pod_why
 from kexplain.render.style import Look, wrap
 
 PLACED = ("NewNodeClaim", "ExistingNode")
+NOT_PROVISIONABLE = "NotProvisionable"      # IsProvisionable false: its one reason goes on the top line
 
 
 def pod_key(trace: Mapping[str, Any]) -> str:
@@ -36,7 +37,8 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
     if outcome in PLACED:
         return f"Karpenter: {outcome} ({RESULT_WORDS.get(outcome, outcome)}): {reasons[0] if reasons else ''}."
     words = RESULT_WORDS.get(outcome)
-    return f"Karpenter: {outcome}" + (f" ({words})" if words else "") + "."
+    why = f": {reasons[0]}" if outcome == NOT_PROVISIONABLE and reasons else ""    # e.g. preempting: nominated
+    return f"Karpenter: {outcome}" + (f" ({words})" if words else "") + why + "."
 
 
 def does_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:

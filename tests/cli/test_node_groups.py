@@ -299,6 +299,42 @@ def test_an_ordered_ready_statefulset_has_one_pending_pod(tmp_path: Path):
     assert "notCreated" not in listed["placements"][0]
 
 
+VIP = str(DATA / "autoscaler" / "vip.yaml")     # preemption nominates general-2, evicting default/api-2
+
+
+def test_a_pod_preemption_nominates_gets_no_scale_up(tmp_path: Path):
+    """The scheduler's PostFilter nominates the pod before CA looks: CA lists it as nominated
+    (not unschedulable) and puts it on general-2, so no scale-up for it; Karpenter skips a pod
+    that is preempting. Said on the top line, in the section and in -o json."""
+    code, out, _ = kexplain(VIP, *BASE[1:], *GROUPS)
+    assert code == 1
+    top = " ".join(out[:out.index("Kubernetes 1.35")].split())
+    assert ("Cluster autoscaler: adds no node for it: the scheduler's preemption nominates general-2 for it, and CA "
+            "counts it there while its victims go.") in top
+    text = " ".join(section(out).split())
+    assert "nominates general-2 for it (status.nominatedNodeName), evicting default/api-2" in text
+    assert "scales up" not in out and "TriggeredScaleUp" not in out
+    trace = json.loads(kexplain(VIP, *BASE[1:], *GROUPS, "-o", "json")[1])
+    [answer] = trace["autoscalers"]
+    assert (answer["outcome"], answer["nominatedNodeName"], answer["events"]) == \
+        ("NotListedAsUnschedulable", "general-2", [])
+    assert answer["reasons"][0].startswith("status.nominatedNodeName general-2: CA lists it as nominated")
+    assert trace["autoscaler"]["result"] == "ScaleUpNotNeeded"
+    assert trace["autoscaler"]["pendingPass"]["preempting"] == {
+        "default/vip": {"nominatedNodeName": "general-2", "victims": ["default/api-2"]}}
+    small = tmp_path / "vip.yaml"       # Karpenter's node (1930m) takes 1 CPU once api-0 (1500m) is gone
+    small.write_text(Path(VIP).read_text().replace('cpu: "3"', 'cpu: "1"'))
+    karpenter = [str(small), "--nodes", str(FIXTURES / "karpenter" / "cluster.yaml"), "--nodes",
+                 str(FIXTURES / "karpenter" / "nodepools.yaml"), "--no-suggestions", "--kubernetes-version", "1.35"]
+    trace = json.loads(kexplain(*karpenter, "-o", "json")[1])
+    [answer] = trace["autoscalers"]
+    assert answer["outcome"] == "NotProvisionable" and "preempting" in answer["reasons"][0]
+    assert trace["karpenter"]["nodeClaims"] == []
+    out = kexplain(*karpenter)[1]
+    assert "Karpenter: NotProvisionable (not a pod Karpenter provisions for): status.nominatedNodeName is set" in \
+        " ".join(out[:out.index("Kubernetes 1.35")].split())
+
+
 def test_the_sets_daemonsets_run_on_the_templates(tmp_path: Path):
     """A DaemonSet of the file takes 5 CPUs on every new node: compute's template (7910m) no
     longer takes a pod of 3; its own pods that do not fit are CA's FilterOutDaemonSet."""

@@ -13,6 +13,7 @@ from kexplain.explain.pending_pass import (PassAnswers, PassBuilder, PendingPass
                                            answers_json, copies_json, pass_json)
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
+from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
 from tests.support.paths import DATA, FIXTURES
 
@@ -86,6 +87,34 @@ def test_an_ordered_ready_statefulset_has_only_the_pods_its_controller_created(t
     assert [(p.name, p.node_name) for p in pp.bound] == [("db-0", "general-1"), ("db-1", "general-2")]
     assert [p.pod.name for p in pp.pending if p.stands_for.startswith("StatefulSet")] == ["db-2"]
     assert pp.not_created[0].pods == ("default/db-3", "default/db-4")
+
+
+def test_a_pod_preemption_nominates_carries_its_node_and_its_victims_terminate():
+    """The scheduler's PostFilter runs before any autoscaler looks: the pod its explanation's
+    preemption nominates carries status.nominatedNodeName, and its victims are terminating in the
+    cluster the autoscalers read (still on their node), the set's bound copies as well."""
+    from kexplain.explain.run import explain
+    loaded = load(Request(pod_path=str(DATA / "autoscaler" / "vip.yaml"), node_paths=(CLUSTER,), kube=KUBE))
+    assert loaded.single is not None
+    trace = explain(loaded.single, RunOptions())
+    builder = PassBuilder()
+    builder.add_single(loaded.single, post_filter=trace.post_filter)
+    builder.add_pod(pod("api-2"), Source("pods.yaml"), node="general-2")     # a bound copy of the set, a victim
+    pp = builder.build()
+    [vip] = pp.pending
+    assert vip.pod.status["nominatedNodeName"] == "general-2"
+    assert [p.to_json() for p in pp.preemptions] == [{"nominatedNodeName": "general-2", "victims": ["default/api-2"]}]
+    assert pass_json(pp)["preempting"] == {"default/vip": {"nominatedNodeName": "general-2", "victims": ["default/api-2"]}}
+    cluster = load_objects([CLUSTER])
+    applied = {o["metadata"]["name"]: o for o, _ in pp.applied_to(cluster) if o["kind"] == "Pod"}
+    for victim in (applied["api-2"], pp.bound[0].obj):
+        assert victim["metadata"]["deletionTimestamp"] and victim["spec"]["nodeName"] == "general-2"
+        assert {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"} in \
+            victim["status"]["conditions"]
+    assert "deletionTimestamp" not in applied["api-1"]["metadata"]
+    unnominated = PassBuilder()       # no PostFilter (or one that nominates nothing): as it is
+    unnominated.add_single(loaded.single, post_filter={"code": "Unschedulable"})
+    assert "nominatedNodeName" not in unnominated.build().pending[0].pod.status
 
 
 def pod(name: str, created: str | None = None, namespace: str = "default") -> PodInfo:
