@@ -13,7 +13,9 @@ pod's answer in the queue is the one to compare.
 `walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue: a pod that
 changes the cluster for those after it (it fits: bound where it goes; or its preemption
 nominates a node: nominated there, its victims terminating) is scheduled again, as the
-scheduler would, against the cluster the pods ahead of it left, once one of them changed it;
+scheduler would, against the cluster the pods ahead of it left, once one of them changed it
+(quietly, as a workload's middle copies are: no extra keys, and its preemption only when it
+does not fit);
 the others keep their verdict (a pod that fits nowhere alone fits nowhere once others take
 room; pod affinity and topology spread, which the pods ahead can help, are the exception kexplain
 does not try). Its answer (`QueueAnswer`) for each pod whose verdict there differs from its
@@ -144,7 +146,7 @@ def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None)
     verdict there differs from its verdict alone, by pod key. With `only` (a key), the walk
     stops at that pod. Pods share one cluster: the first pod's snapshot and nominations."""
     from kexplain.explain.carryover import terminating
-    from kexplain.explain.placement import bind, chosen_node
+    from kexplain.explain.placement import bind, chosen_node, quiet_options
     from kexplain.explain.run import explain
 
     if not pods:
@@ -158,7 +160,9 @@ def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None)
             continue
         if alone.moves and moved:       # the cluster the pods ahead left is not the one it was explained in
             inputs = replace(alone.inputs, snapshot=snapshot, nominated=_without(nominated, alone.inputs.pod))
-            trace = explain(inputs, options)
+            trace = explain(inputs, quiet_options(options))     # as a workload's copies: quiet unless it fails
+            if trace.result.status != SCHEDULED and options.preemption:
+                trace = explain(inputs, replace(options.plain(), filter_all=False))
             status, node, post = trace.result.status, chosen_node(trace), trace.post_filter
             now = Alone(inputs, status, node, post)
             if (status, node, now.nominated) != (alone.status, alone.node, alone.nominated):
