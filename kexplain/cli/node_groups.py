@@ -226,7 +226,7 @@ def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
     """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
     `autoscaler` (CA's document); each object's `placements` entry with the answers for its
     pending pods (`autoscalers`, every copy's, in copy order) and the copies its controller has
-    not created (`notCreated`); each trace of a pod left pending with its own answers
+    not created (`notYetCreated`); each trace of a pod left pending with its own answers
     (`autoscalers`)."""
     if run is None:
         return doc
@@ -240,13 +240,13 @@ def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
 
 def _placement(placement: dict, run: AutoscalerRun) -> dict:
     """An object's `placements` entry with its pods' answers (`autoscalers`) and the copies its
-    controller has not created, which no autoscaler sees (`notCreated`)."""
+    controller has not created, which no autoscaler sees (`notYetCreated`)."""
     from kexplain.explain.pending_pass import not_created_json, object_ref
 
     obj = placement["object"]
     ref = object_ref(obj["kind"], obj["namespace"], obj["name"])
     missing = not_created_json(run.pending, ref)
-    return {**placement, "autoscalers": run.standing_for(ref), **({"notCreated": missing} if missing else {})}
+    return {**placement, "autoscalers": run.standing_for(ref), **({"notYetCreated": missing} if missing else {})}
 
 
 def _with_answers(trace: dict, run: AutoscalerRun) -> dict:

@@ -244,7 +244,7 @@ def pass_json(pp: PendingPass) -> dict[str, Any]:
     out = {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
            "bound": len(pp.bound), "notes": list(pp.notes)}
     if pp.not_created:
-        out["notCreated"] = [n.to_json() for n in pp.not_created]
+        out["notYetCreated"] = [n.to_json() for n in pp.not_created]
     if pp.preemptions:
         out["preempting"] = {p.pod: p.to_json() for p in pp.preemptions}
     return out

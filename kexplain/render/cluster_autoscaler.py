@@ -88,7 +88,8 @@ def why_none(record: Mapping[str, Any]) -> str:
         return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
                 "there (not unschedulable)")
     by = str(record.get("filteredBy") or "")
-    return SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+    words = SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+    return f"{words} ({record['node']})" if outcome == "FilteredOut" and record.get("node") else words
 
 
 def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -104,7 +105,7 @@ def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             continue
         outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
         rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
-    for missing in (doc.get("pendingPass") or {}).get("notCreated") or ():
+    for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():
         rows[(str(missing.get("standsFor") or ""), NOT_CREATED, str(missing.get("why") or ""))] = \
             list(missing.get("pods") or ())
     out = []
@@ -208,7 +209,8 @@ def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None
         return nominated_line(record, doc or {})
     if outcome == "FilteredOut":
         by = record.get("filteredBy", "")
-        return FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
+        words = FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
+        return words + (f" Its packing puts it on {record['node']}." if record.get("node") else "")
     return OUTCOME_WORDS.get(outcome, f"{outcome}: no event.")
 
 

@@ -53,7 +53,7 @@ def karpenter_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         return []
     key = pod_key(trace)
     blocks = summary_blocks(doc, look)         # its first line, "Karpenter: ...", is the section's title
-    if len(doc.get("pods") or ()) > 1 or (doc.get("pendingPass") or {}).get("notCreated"):
+    if len(doc.get("pods") or ()) > 1 or (doc.get("pendingPass") or {}).get("notYetCreated"):
         blocks += pods_blocks(doc, look)
     record = next((p for p in doc.get("pods") or () if p.get("pod") == key), None)
     if record is None:

@@ -281,8 +281,8 @@ def test_an_ordered_ready_statefulset_has_one_pending_pod(tmp_path: Path):
         {"nodeGroup": "compute", "currentSize": 0, "newSize": 1, "maxSize": 4}]
     placement = listed["placements"][0]
     assert [a["pod"] for a in placement["autoscalers"]] == ["default/db-0"]
-    assert placement["notCreated"]["pods"] == ["default/db-1", "default/db-2"]
-    assert "OrderedReady" in placement["notCreated"]["why"]
+    assert placement["notYetCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert "OrderedReady" in placement["notYetCreated"]["why"]
     code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS)
     lines = [line.split() for line in section(out).splitlines()]
     assert ["default/db-1", "...", "db-2", "(2", "pods", "of", "StatefulSet", "not", "created", "(no", "answer)"] in lines
@@ -291,15 +291,15 @@ def test_an_ordered_ready_statefulset_has_one_pending_pod(tmp_path: Path):
                  str(FIXTURES / "karpenter" / "nodepools.yaml"), "--no-suggestions", "--kubernetes-version", "1.35"]
     listed = json.loads(kexplain(*karpenter, "-o", "json")[1])
     assert [p["pod"] for p in listed["karpenter"]["pods"]] == ["default/db-0"]
-    assert listed["placements"][0]["notCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert listed["placements"][0]["notYetCreated"]["pods"] == ["default/db-1", "default/db-2"]
     assert "not created (no answer)" in kexplain(*karpenter)[1]
     path.write_text(STS_ONLY.replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
     listed = json.loads(kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")[1])
     assert [p["name"] for p in listed["autoscaler"]["pods"]] == ["db-0", "db-1", "db-2"]
-    assert "notCreated" not in listed["placements"][0]
+    assert "notYetCreated" not in listed["placements"][0]
 
 
-VIP = str(DATA / "autoscaler" / "vip.yaml")     # preemption nominates general-2, evicting default/api-2
+VIP = str(CASE / "vip.yaml")     # preemption nominates general-2, evicting default/api-2
 
 
 def test_a_pod_preemption_nominates_gets_no_scale_up(tmp_path: Path):

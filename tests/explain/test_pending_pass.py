@@ -79,7 +79,7 @@ def test_an_ordered_ready_statefulset_has_only_the_pods_its_controller_created(t
     [missing] = pp.not_created
     assert (missing.stands_for, missing.pods) == ("StatefulSet default/db", ("default/db-1", "default/db-2"))
     assert "OrderedReady" in missing.why and "db-0 is pending" in missing.why
-    assert pass_json(pp)["notCreated"] == [missing.to_json()]
+    assert pass_json(pp)["notYetCreated"] == [missing.to_json()]
     two_fit = tmp_path / "sts.yaml"     # 1500m each: two fit the two busy nodes, the third does not
     two_fit.write_text((DATA / "autoscaler" / "storage.yaml").read_text()
                        .replace('cpu: "3"', "cpu: 1500m").replace("replicas: 3", "replicas: 5"))
@@ -94,7 +94,7 @@ def test_a_pod_preemption_nominates_carries_its_node_and_its_victims_terminate()
     preemption nominates carries status.nominatedNodeName, and its victims are terminating in the
     cluster the autoscalers read (still on their node), the set's bound copies as well."""
     from kexplain.explain.run import explain
-    loaded = load(Request(pod_path=str(DATA / "autoscaler" / "vip.yaml"), node_paths=(CLUSTER,), kube=KUBE))
+    loaded = load(Request(pod_path=str(FIXTURES / "autoscaler" / "vip.yaml"), node_paths=(CLUSTER,), kube=KUBE))
     assert loaded.single is not None
     trace = explain(loaded.single, RunOptions())
     builder = PassBuilder()
