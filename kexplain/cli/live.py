@@ -512,7 +512,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_result(verdict["status"])
 

@@ -263,6 +263,9 @@ def test_each_pod_in_the_schedulers_queue_and_in_cas_loop(capsys, crowded, tmp_p
                           "Unschedulable: alone it would be bound to node-a2, but of the ")
     assert "team-a/api-0, team-a/api-1 on node-a2; then: 0/6 nodes are available" in top
     assert "Cluster autoscaler: scales up big 0 -> " in top
+    page = tmp_path / "api-2.html"
+    run(capsys, "pod", "api-2", "-n", "team-a", *live, "--html", str(page))
+    assert "In the scheduler&#x27;s queue it is Unschedulable: alone it would be bound to node-a2" in page.read_text()
     code, out, _ = run(capsys, "pod", "api-1", "-n", "team-a", *live)
     top = " ".join(out[:out.index("Kubernetes 1.")].split())
     assert "Cluster autoscaler: scales up big 0 -> " in top and "CA and the scheduler's queue differ here: " in top
