@@ -128,10 +128,6 @@ class PendingPass:
         from kexplain.explain.inputs import cluster_with
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
 
-    def preemption(self, pod_key: str) -> Preemption | None:
-        """The preemption that nominated the pending pod `pod_key`, if any."""
-        return next((p for p in self.preemptions if p.pod == pod_key), None)
-
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
         """Every pending pod, the cluster's own (as the autoscaler read them) with the set's, in
         creation order: those with a creation time first, by it (a live cluster's pods), then
