@@ -477,7 +477,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         raise
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
-    queued = named_in_queue(args, others, inputs, trace, config, _source_of(live))
+    queued = named_in_queue(env, args, others, inputs, trace, config, _source_of(live))
     verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
     # CA packs every pending pod: one that the queue places may find no room in CA's loop
     packed = verdict["status"] == "Scheduled" and bool(others)
@@ -536,21 +536,29 @@ def _source_of(live: Live) -> Any:
     return lambda pod: _source(live, pod)
 
 
-def named_in_queue(args: PodArgs, others: list[Obj], inputs: Any, trace: dict, config: Any,
+def walk_note(left: "tuple[str, ...]") -> str:
+    """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
+    from kexplain.explain.queue_order import RERUNS
+    n = len(left)
+    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit alone; "
+            f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone")
+
+
+def named_in_queue(env: Environment, args: PodArgs, others: list[Obj], inputs: Any, trace: dict, config: Any,
                    source: Any) -> "list[tuple[Any, dict]]":
     """The named pod in the scheduler's queue (`kexplain.explain.queue_order`), with `others`,
-    the cluster's other pending pods: when it changes the cluster alone (it fits, or its
-    preemption nominates a node), the pending pods the queue takes before it are explained alone
-    and the queue walked to it; its answer there, when it differs, goes under the trace's
-    `queue` key. What the autoscalers see of it: the pod (its nomination as the queue leaves
-    it) and the pods ahead, with their nominations."""
+    the cluster's other pending pods: when it fits alone, the pending pods the queue takes before
+    it are explained alone and the queue walked to it; its answer there, when it differs, goes
+    under the trace's `queue` key (and a walk cut short is said on stderr). What the autoscalers
+    see of it: the pod (its nomination as the queue leaves it) and the pods ahead, with their
+    nominations."""
     from kexplain.explain.batch import explain_each
     from kexplain.explain.inputs import Inputs
     from kexplain.explain.queue_order import Alone, ahead_of, walk
     from kexplain.model.pod import PodInfo
 
     alone = Alone.of(inputs, trace)
-    if not others or not alone.moves:
+    if not others or not alone.fits:
         return [(inputs, trace)]
     ahead = ahead_of(inputs.pod.key, [*(PodInfo(p) for p in others), inputs.pod])
     if not ahead:
@@ -558,9 +566,12 @@ def named_in_queue(args: PodArgs, others: list[Obj], inputs: Any, trace: dict, c
     options = queue_options(args)
     before_inputs = [Inputs(p, source(p.obj), inputs.snapshot, config, inputs.nominated) for p in ahead]
     before = [Alone.of(v.inputs, v.trace) for v in explain_each(before_inputs, options) if v.trace is not None]
-    answer = walk([*before, alone], options, only=inputs.pod.key).get(inputs.pod.key)
+    walked = walk([*before, alone], options, only=inputs.pod.key)
+    answer = walked.get(inputs.pod.key)
     if answer is not None:
         trace["queue"] = answer.to_json()
+    if walked.left:
+        env.error(walk_note(walked.left))
     post = answer.post_filter if answer is not None else trace.get("postFilter")
     return [(inputs, {"postFilter": post}), *((a.inputs, {"postFilter": a.post_filter, "standsFor": ""})
                                                 for a in before if a.nominated)]
@@ -640,10 +651,13 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
                                         tuple(nominated_notes(verdict.inputs, trace)),
                                         trace if args.details else None, full if args.html else None))
     alone = [e.alone for e in explained if e.alone is not None]
-    queued = walk(alone, replace(options, filter_all=False))
+    walked = walk(alone, replace(options, filter_all=False))
     for e in explained:
-        if e.alone is not None and e.alone.key in queued:
-            e.queue = queued[e.alone.key].to_json()
+        answer = walked.get(e.alone.key) if e.alone is not None else None
+        if answer is not None:
+            e.queue = answer.to_json()
+    if walked.left:
+        env.error(walk_note(walked.left))
     ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
     groups = groups_of(args, live, live.cluster)
     seen = [(e.inputs if e.alone is None else e.alone.inputs, {"postFilter": e.post_filter}) for e in explained]

@@ -10,17 +10,21 @@ will be scheduled. The Cluster Autoscaler's loop packs every pending pod the sam
 own order: `kexplain.autoscaler.podlistprocessor`), so where the two are put side by side the
 pod's answer in the queue is the one to compare.
 
-`walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue: a pod that
-changes the cluster for those after it (it fits: bound where it goes; or its preemption
-nominates a node: nominated there, its victims terminating) is scheduled again, as the
-scheduler would, against the cluster the pods ahead of it left, once one of them changed it
-(quietly, as a workload's middle copies are: no extra keys, and its preemption only when it
-does not fit);
-the others keep their verdict (a pod that fits nowhere alone fits nowhere once others take
-room; pod affinity and topology spread, which the pods ahead can help, are the exception kexplain
-does not try). Its answer (`QueueAnswer`) for each pod whose verdict there differs from its
-verdict alone. `ahead_of` picks, for one pod, the pending pods the queue takes before it. Never
-prints; no trace kept but the answers' few facts.
+`walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue. Each pod
+changes the cluster for those after it as the scheduler leaves it: one that fits is bound
+where it goes; one whose preemption nominates a node is nominated there (counted there for
+the pods of at most its priority), its victims terminating. A pod that fits alone is scheduled
+again, as the scheduler would, against the cluster the pods ahead of it left, once one of them
+changed it (quietly, as a workload's middle copies are: no extra keys; its preemption only when
+it does not fit and some pod on a node has a lower priority, else none is a victim), at most
+`RERUNS` of them (`QueueWalk.left` names the others: they keep their verdict alone). The other
+pods keep their verdict alone: a pod that fits nowhere alone fits nowhere once others take room
+(pod affinity and topology spread, which the pods ahead can help, are the exception kexplain
+does not try), and a pod's preemption is not run again (its nomination alone stands, even where
+a preemptor ahead was nominated to the same node).
+Its answer (`QueueAnswer`) for each pod whose verdict there differs from its verdict alone.
+`ahead_of` picks, for one pod, the pending pods the queue takes before it. Never prints; no
+trace kept but the answers' few facts.
 """
 from __future__ import annotations
 
@@ -58,7 +62,11 @@ class Alone:
     @property
     def moves(self) -> bool:
         """Whether it changes the cluster for the pods after it: bound, or nominated."""
-        return (self.status == SCHEDULED and self.node is not None) or bool(self.nominated)
+        return self.fits or bool(self.nominated)
+
+    @property
+    def fits(self) -> bool:
+        return self.status == SCHEDULED and self.node is not None
 
     @classmethod
     def of(cls, inputs: Inputs, trace: Trace | Mapping[str, Any]) -> "Alone":
@@ -141,27 +149,55 @@ def in_queue_order(pods: Sequence[Alone]) -> list[Alone]:
     return [p for _, p in sorted(enumerate(pods), key=lambda ip: queue_key(ip[1].inputs.pod, ip[0]))]
 
 
-def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None) -> dict[str, QueueAnswer]:
+# The pods the walk schedules again at most: each is a scheduling cycle over the whole cluster
+# (one that fails, with preemption's dry run when there are pods it could evict); the pods after
+# that keep their verdict alone, and `QueueWalk.left` names them.
+RERUNS = 64
+
+
+@dataclass(frozen=True)
+class QueueWalk:
+    """The walk's answers by pod key, and the pods that change the cluster it did not schedule
+    again once `RERUNS` were (`left`, keys in queue order: they keep their verdict alone)."""
+
+    answers: Mapping[str, QueueAnswer]
+    left: tuple[str, ...] = ()
+
+    def get(self, key: str) -> QueueAnswer | None:
+        return self.answers.get(key)
+
+
+def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
+         budget: int | None = None) -> QueueWalk:
     """The scheduler's queue over `pods` (see the module docstring): each pod's answer where its
     verdict there differs from its verdict alone, by pod key. With `only` (a key), the walk
-    stops at that pod. Pods share one cluster: the first pod's snapshot and nominations."""
+    stops at that pod. Pods share one cluster: the first pod's snapshot and nominations. At
+    most `budget` (default `RERUNS`) pods are scheduled again."""
     from kexplain.explain.carryover import terminating
     from kexplain.explain.placement import bind, chosen_node, quiet_options
     from kexplain.explain.run import explain
 
     if not pods:
-        return {}
+        return QueueWalk({})
+    budget = RERUNS if budget is None else budget
     snapshot = pods[0].inputs.snapshot
     nominated = {n: list(p) for n, p in pods[0].inputs.nominated.items()}
     moved: list[Placed] = []
     answers: dict[str, QueueAnswer] = {}
+    left: list[str] = []
+    lowest: list[int] = []      # the lowest priority among the pods on nodes, once needed
     for ahead, alone in enumerate(in_queue_order(pods)):
         if only is not None and alone.key != only and not alone.moves:
             continue
-        if alone.moves and moved:       # the cluster the pods ahead left is not the one it was explained in
+        if alone.fits and moved and budget <= 0:
+            left.append(alone.key)
+            inputs, now = alone.inputs, alone
+        elif alone.fits and moved:      # the cluster the pods ahead left is not the one it was explained in
+            budget -= 1
             inputs = replace(alone.inputs, snapshot=snapshot, nominated=_without(nominated, alone.inputs.pod))
             trace = explain(inputs, quiet_options(options))     # as a workload's copies: quiet unless it fails
-            if trace.result.status != SCHEDULED and options.preemption:
+            if trace.result.status == UNSCHEDULABLE and options.preemption and \
+                    alone.inputs.pod.priority > _lowest(snapshot, lowest):     # else no pod is a victim
                 trace = explain(inputs, replace(options.plain(), filter_all=False))
             status, node, post = trace.result.status, chosen_node(trace), trace.post_filter
             now = Alone(inputs, status, node, post)
@@ -177,13 +213,23 @@ def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None)
         if now.status == SCHEDULED and now.node is not None:
             snapshot = bind(snapshot, inputs, options, inputs.pod.obj, now.node)
             moved.append(Placed(alone.key, now.node))
+            if lowest:
+                lowest[0] = min(lowest[0], inputs.pod.priority)
         elif now.nominated:
             snapshot = terminating(snapshot, now.post_filter)
             obj = {**inputs.pod.obj, "status": {**inputs.pod.status, "nominatedNodeName": now.nominated}}
             nominated = _without(nominated, inputs.pod)
             nominated.setdefault(now.nominated, []).append(PodInfo(obj))
             moved.append(Placed(alone.key, now.nominated, nominated=True))
-    return answers
+    return QueueWalk(answers, tuple(left))
+
+
+def _lowest(snapshot: Any, memo: list[int]) -> int:
+    """The lowest priority of a pod on a node (remembered in `memo`): a pod of no higher
+    priority finds no victim, so its preemption cannot help."""
+    if not memo:
+        memo.append(min((p.priority for ni in snapshot.node_infos for p in ni.pods), default=2 ** 31))
+    return memo[0]
 
 
 def _without(nominated: Mapping[str, list[PodInfo]], pod: PodInfo) -> dict[str, list[PodInfo]]:

@@ -296,3 +296,16 @@ def test_a_live_pod_preemption_nominates_gets_no_scale_up(capsys, api, tmp_path:
     _, listed = run_json(capsys, "pod", "--pending", "-A", *live)
     item = next(i for i in listed["items"] if i["pod"]["name"] == vip["metadata"]["name"])
     assert item["autoscalers"][0]["outcome"] == "NotListedAsUnschedulable"
+
+
+def test_a_walk_cut_short_says_so(capsys, crowded, monkeypatch, tmp_path: Path):
+    """The queue's walk schedules at most RERUNS pods again: the others keep their verdict alone,
+    and stderr says which."""
+    import kexplain.explain.queue_order as queue_order
+    monkeypatch.setattr(queue_order, "RERUNS", 1)
+    code, out, err = run(capsys, "pod", "--pending", "-A", "--kubeconfig", crowded.kubeconfig, "-o", "json")
+    # default/upload-0, ahead of them and after the nominated vip, is the one scheduled again
+    assert err == ("note: the scheduler's queue was walked for the first 1 pods that fit alone; 5 more "
+                   "(team-a/api-0, ...) keep their verdict alone\n")
+    items = {i["pod"]["name"]: i for i in json.loads(out)["items"]}
+    assert "queue" not in items["api-2"] and items["api-2"]["result"]["status"] == "Scheduled"

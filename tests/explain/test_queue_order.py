@@ -41,7 +41,7 @@ def test_the_pods_ahead_take_the_room_each_fits_alone():
     pods = alone([pod("a", 1), pod("b", 2), pod("c", 3), pod("vip", 4, priority=1000)])
     assert [(p.status, p.node is not None) for p in pods] == [("Scheduled", True)] * 4
     assert {p.node for p in pods} == {"general-1"}
-    answers = walk(pods, RunOptions())
+    answers = walk(pods, RunOptions()).answers
     a, b = answers["default/a"], answers["default/b"]
     # vip takes general-1's room: a goes to general-2, and b and c fit nowhere once a is there
     assert (a.ahead, a.moved, a.status, a.node) == (1, 1, "Scheduled", "general-2")
@@ -52,13 +52,16 @@ def test_the_pods_ahead_take_the_room_each_fits_alone():
     assert b.to_json()["result"] == {"status": "Unschedulable", "message": b.message}
     assert (answers["default/c"].ahead, set(answers)) == (3, {"default/a", "default/b", "default/c"})
     # walked to one pod only: the same answer
-    assert walk(pods, RunOptions(), only="default/b")["default/b"] == b
+    assert walk(pods, RunOptions(), only="default/b").get("default/b") == b
+    # a budget of one pod scheduled again: a's answer, and b and c keep their verdict alone
+    cut = walk(pods, RunOptions(), budget=1)
+    assert (set(cut.answers), cut.left) == ({"default/a"}, ("default/b", "default/c"))
 
 
 def test_a_pod_that_fits_nowhere_alone_is_not_tried_again_and_the_first_keeps_its_verdict():
     pods = alone([pod("a", 1), pod("big", 0, cpu="3")])
     assert pods[1].status == "Unschedulable" and not pods[1].moves
-    assert walk(pods, RunOptions()) == {}
+    assert walk(pods, RunOptions()).answers == {}
 
 
 def test_ahead_of_is_priority_then_creation_time_then_the_listing():
@@ -67,13 +70,16 @@ def test_ahead_of_is_priority_then_creation_time_then_the_listing():
     assert ahead_of("default/late-vip", pods) == [] and ahead_of("default/none", pods) == []
 
 
-def test_a_nomination_ahead_moves_the_next_preemptor_elsewhere():
-    """Two pods of priority 1000 that need 3 CPUs: alone, each one's preemption nominates
-    general-2 (evicting default/api-2); in the queue the second finds general-2 taken by the
-    first's nomination (counted there for pods of at most its priority) and nominates general-1."""
-    pods = alone([pod("vip-1", 1, cpu="3", priority=1000), pod("vip-2", 2, cpu="3", priority=1000)])
-    assert [(p.status, p.nominated) for p in pods] == [("Unschedulable", "general-2")] * 2
-    [(key, answer)] = walk(pods, RunOptions()).items()
-    assert (key, answer.status, answer.nominated) == ("default/vip-2", "Unschedulable", "general-1")
-    assert answer.to_json()["postFilter"] == {"nominatedNodeName": "general-1", "victims": ["default/api-1"]}
-    assert answer.to_json()["takenBy"] == [{"pod": "default/vip-1", "node": "general-2", "nominated": True}]
+def test_a_nomination_ahead_takes_the_room_and_is_not_run_again():
+    """A pod of priority 1000 whose preemption nominates general-2 (evicting default/api-2), then
+    two 1500m pods that fit alone (general-1): the nomination counts on general-2 for pods of at
+    most its priority, so the first goes to general-1 and the second fits nowhere. A second
+    preemptor keeps the nomination its explanation alone found (preemption is not run again)."""
+    pods = alone([pod("vip-1", 1, cpu="3", priority=1000), pod("vip-2", 2, cpu="3", priority=1000),
+                  pod("a", 3), pod("b", 4)])
+    assert [(p.status, p.nominated) for p in pods[:2]] == [("Unschedulable", "general-2")] * 2
+    walked = walk(pods, RunOptions())
+    assert set(walked.answers) == {"default/b"} and walked.left == ()
+    b = walked.answers["default/b"]
+    assert (b.alone_node, b.status, b.moved) == ("general-1", "Unschedulable", 3)
+    assert b.to_json()["takenBy"] == [{"pod": "default/a", "node": "general-1"}]
