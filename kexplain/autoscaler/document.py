@@ -103,6 +103,10 @@ def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
                                   "outcome": outcome}
         if filtered is not None:
             record["filteredBy"] = filtered        # a processor's name, or TooYoung
+            if id(pod) in result.processed.placed:
+                record["node"] = result.processed.placed[id(pod)]    # FilterOutSchedulable's node
+        if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
+            record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
         record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
         eg = reached.get(id(pod))
         if eg is not None:

@@ -78,13 +78,14 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 
 # The keys of a pod's record in the document that its answer carries.
-ANSWER_KEYS = ("equivalenceClass", "filteredBy", "events", "nodeGroups", "rejected", "skipped")
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "events", "nodeGroups", "rejected",
+               "skipped")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
     """A pod's answer from its record in the loop's document: its outcome; the reasons (the
     NotTriggerScaleUp event's parts, the processor that filtered it out, the scale-ups it
-    triggered, or, with no event, CA's reasons per group); its record's keys (`ANSWER_KEYS`),
+    triggered, the node preemption nominated it to, or, with no event, CA's reasons per group); its record's keys (`ANSWER_KEYS`),
     and for a pod that triggered a scale-up, CA's plan (`scaleUps`)."""
     outcome = str(record.get("outcome") or "")
     events = record.get("events") or ()
@@ -96,6 +97,8 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = list(not_triggered.get("messageParts") or [message.split(": ", 1)[-1]])
     elif outcome == "FilteredOut":
         reasons = [str(record.get("filteredBy") or "")]
+    elif record.get("nominatedNodeName"):
+        reasons = [nominated_reason(str(record["nominatedNodeName"]))]
     elif outcome == "TriggeredScaleUp":
         ups = (doc.get("expansion") or {}).get("scaleUps") or ()
         detail["scaleUps"] = list(ups)
@@ -106,6 +109,13 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
                 reasons += [f"{group}: {r}" for r in why]
     return PodAnswer(CLUSTER_AUTOSCALER, f"{record.get('namespace')}/{record.get('name')}", outcome,
                      tuple(reasons), detail)
+
+
+def nominated_reason(node: str) -> str:
+    """Why CA adds no node for a pod the scheduler's preemption nominated (ArrangePodsBySchedulability
+    lists it as nominated, and SetClusterState puts it on that node)."""
+    return (f"status.nominatedNodeName {node}: CA lists it as nominated, not unschedulable, and puts it on {node} in "
+            "its snapshot, where it waits for its victims to go")
 
 
 def loop_document(loop: LoopInputs) -> dict[str, Any]:

@@ -34,12 +34,14 @@ class Processed:
 
     pods: list[PodInfo]
     filtered_by: dict[int, str] = field(default_factory=dict)     # id(pod) -> processor
+    placed: dict[int, str] = field(default_factory=dict)          # id(pod) -> the node FilterOutSchedulable put it on
 
 
 def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSim, settings: Settings,
             now: datetime) -> Processed:
     """Run the processors over the unschedulable `pods` (`created`: each one's creation time)."""
     dropped: dict[int, str] = {}
+    placed: dict[int, str] = {}
     cutoff = settings.flag("expendable-pods-priority-cutoff")
     left = []
     for pod in pods:
@@ -47,7 +49,7 @@ def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSi
             dropped[id(pod)] = EXPENDABLE
         else:
             left.append(pod)
-    left = filter_out_schedulable(left, sim, dropped)
+    left = filter_out_schedulable(left, sim, dropped, placed)
     kept = []
     for pod in left:
         if is_daemonset_pod(pod):
@@ -62,7 +64,7 @@ def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSi
             old.append(pod)
         else:
             dropped[id(pod)] = TOO_YOUNG
-    return Processed(old, dropped)
+    return Processed(old, dropped, placed)
 
 
 def _scale_up_delay(pod: PodInfo, delay: float) -> float:
@@ -72,9 +74,10 @@ def _scale_up_delay(pod: PodInfo, delay: float) -> float:
     return max(delay, nanos / 1e9) if nanos is not None else delay
 
 
-def filter_out_schedulable(pods: list[PodInfo], sim: ClusterSim, dropped: dict[int, str]) -> list[PodInfo]:
+def filter_out_schedulable(pods: list[PodInfo], sim: ClusterSim, dropped: dict[int, str],
+                           placed: dict[int, str] | None = None) -> list[PodInfo]:
     """The pods that fit no existing node, in the order CA leaves them (sorted by priority,
-    highest first, with sort.Slice); those that fit are bound where they fit."""
+    highest first, with sort.Slice); those that fit are bound where they fit (`placed`: where)."""
     ordered = list(pods)
     go_sort(ordered, lambda a, b: a.priority > b.priority)
     unschedulable_like: dict[str, list[tuple[dict, str]]] = {}
@@ -88,8 +91,11 @@ def filter_out_schedulable(pods: list[PodInfo], sim: ClusterSim, dropped: dict[i
             if any(labels == pod.labels and k == key for labels, k in unschedulable_like.get(uid, ())):
                 out.append(pod)
                 continue
-        if sim.schedule_anywhere(pod) is not None:
+        node = sim.schedule_anywhere(pod)
+        if node is not None:
             dropped[id(pod)] = SCHEDULABLE
+            if placed is not None:
+                placed[id(pod)] = node
             continue
         out.append(pod)
         if uid is not None and not is_daemonset_pod(pod):

@@ -240,7 +240,7 @@ def command(
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     pending = trace["result"]["status"] not in NO_AUTOSCALER
-    pp = single_pass(loaded) if (groups is not None or pools is not None) else None
+    pp = single_pass(loaded, trace) if (groups is not None or pools is not None) else None
     if groups is not None and (node_group is not None or pending):
         autoscaled(trace, groups, loaded.kube, pp, loaded.single.pod)
         node_group = check_node_group(node_group, trace["autoscaler"])
@@ -301,14 +301,16 @@ def both_autoscalers(groups: "Optional[GroupsRequest]", pools: "Optional[NodePoo
     return run
 
 
-def single_pass(loaded: "Loaded") -> "PendingPass":
-    """What the autoscalers see of one pod explained: the pod pending, the file's objects."""
+def single_pass(loaded: "Loaded", trace: dict) -> "PendingPass":
+    """What the autoscalers see of one pod explained (`trace`, its explanation): the pod pending,
+    nominated where its preemption would nominate it (the scheduler's PostFilter runs before any
+    autoscaler looks), the file's objects."""
     from kexplain.explain.pending_pass import PassBuilder
 
     assert loaded.single is not None
     builder = PassBuilder()
     builder.add_objects(loaded.set_objects, loaded.set_created)
-    builder.add_single(loaded.single)
+    builder.add_single(loaded.single, post_filter=trace.get("postFilter"))
     return builder.build()
 
 

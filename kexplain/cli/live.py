@@ -9,17 +9,17 @@ compared with the scheduler's own last word (`kexplain.explain.compare`) and sho
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import typer
 
 from kexplain.cli.env import Environment, env_of
-from kexplain.cli.exit_codes import ExitStatus, aggregate, for_trace
+from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.explain import (Output, as_asked, check_node, explain_for_page, explain_one, node_names, page_options,
                                   run_options, save_page, write_trace)
 from kexplain.cli.node_groups import (NO_AUTOSCALER, autoscaled, check_groups, check_groups_options, check_node_group,
-                                      run_autoscalers)
+                                      run_autoscalers, with_scheduler)
 from kexplain.cli.node_pools import aws_data_option, karpenter_config_option, karpentered, node_pools_request, \
     run_karpenter
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
@@ -476,20 +476,33 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
+    pending = not (live.pod.get("spec") or {}).get("nodeName")
+    others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
+    queued = named_in_queue(env, args, others, inputs, trace, config, _source_of(live))
+    verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
+    # CA packs every pending pod: one that the queue places may find no room in CA's loop
+    packed = verdict["status"] == "Scheduled" and bool(others)
     groups = groups_of(args, live, cluster)
     if groups is not None:
-        if args.node_group is not None or trace["result"]["status"] not in NO_AUTOSCALER:
-            autoscaled(trace, groups, config.kube, live_pass([inputs]), inputs.pod)
-            args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
+        if args.node_group is not None or verdict["status"] not in NO_AUTOSCALER or packed:
+            autoscaled(trace, groups, config.kube, live_pass(queued), inputs.pod)
+            trace["autoscalers"] = with_scheduler(trace["autoscalers"], verdict["status"], verdict.get("suggestedHost"),
+                                                  trace["autoscaler"])
+            if packed and args.node_group is None and all((a.get("scheduler") or {}).get("agrees", True)
+                                                          for a in trace["autoscalers"]):
+                del trace["autoscaler"], trace["autoscalers"]       # CA finds it room too: nothing to say
+            else:
+                args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
     pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
-    if pools is not None and trace["result"]["status"] not in NO_AUTOSCALER:
-        karpentered(trace, pools, config.kube, live_pass([inputs]), inputs.pod.key)
+    if pools is not None and verdict["status"] not in NO_AUTOSCALER:
+        karpentered(trace, pools, config.kube, live_pass(queued), inputs.pod.key)
         if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
             from kexplain.suggest.add_node import ADD_NODE
             trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
-    comparison = compare(trace, live.pod, config_given=args.config is not None, server_version=live.server_version,
+    comparison = compare({**trace, "result": verdict}, live.pod, config_given=args.config is not None,
+                         server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
     if note:
         env.error(f"note: {note}")
@@ -500,29 +513,108 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), comparison)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
-    return for_trace(trace)
+    return for_result(verdict["status"])
 
 
-def live_pass(explained: "list[Any]") -> "PendingPass":
-    """What the autoscalers see of a live cluster: the pods explained (`Inputs`), each standing
-    for itself; every other pending pod of the cluster (all namespaces) joins when the
-    autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in creation order."""
+def pending_pods(live: Live) -> list[Obj]:
+    """The cluster's pending pods the scheduler has tried (PodScheduled=False), every namespace,
+    but those being deleted (the scheduler skips them), as listed."""
+    from kexplain.load.live import is_pending_unschedulable
+    return [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
+            and not (o.get("metadata") or {}).get("deletionTimestamp")]
+
+
+def queue_options(args: PodArgs) -> Any:
+    """How the pods the queue takes are scheduled: as --pending schedules them (no extra keys)."""
+    from kexplain.explain.request import RunOptions
+    return RunOptions(start_index=args.start_index, preemption=args.preemption,
+                      preemption_offset=args.preemption_offset, filter_all=False)
+
+
+def _source_of(live: Live) -> Any:
+    return lambda pod: _source(live, pod)
+
+
+def walk_note(left: "tuple[str, ...]") -> str:
+    """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
+    from kexplain.explain.queue_order import RERUNS
+    n = len(left)
+    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit alone; "
+            f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone")
+
+
+def named_in_queue(env: Environment, args: PodArgs, others: list[Obj], inputs: Any, trace: dict, config: Any,
+                   source: Any) -> "list[tuple[Any, dict]]":
+    """The named pod in the scheduler's queue (`kexplain.explain.queue_order`), with `others`,
+    the cluster's other pending pods: when it fits alone, the pending pods the queue takes before
+    it are explained alone and the queue walked to it; its answer there, when it differs, goes
+    under the trace's `queue` key (and a walk cut short is said on stderr). What the autoscalers
+    see of it: the pod (its nomination as the queue leaves it) and the pods ahead, with their
+    nominations."""
+    from kexplain.explain.batch import explain_each
+    from kexplain.explain.inputs import Inputs
+    from kexplain.explain.queue_order import Alone, ahead_of, walk
+    from kexplain.model.pod import PodInfo
+
+    alone = Alone.of(inputs, trace)
+    if not others or not alone.fits:
+        return [(inputs, trace)]
+    ahead = ahead_of(inputs.pod.key, [*(PodInfo(p) for p in others), inputs.pod])
+    if not ahead:
+        return [(inputs, trace)]
+    options = queue_options(args)
+    before_inputs = [Inputs(p, source(p.obj), inputs.snapshot, config, inputs.nominated) for p in ahead]
+    before = [Alone.of(v.inputs, v.trace) for v in explain_each(before_inputs, options) if v.trace is not None]
+    walked = walk([*before, alone], options, only=inputs.pod.key)
+    answer = walked.get(inputs.pod.key)
+    if answer is not None:
+        trace["queue"] = answer.to_json()
+    if walked.left:
+        env.error(walk_note(walked.left))
+    post = answer.post_filter if answer is not None else trace.get("postFilter")
+    return [(inputs, {"postFilter": post}), *((a.inputs, {"postFilter": a.post_filter, "standsFor": ""})
+                                                for a in before if a.nominated)]
+
+
+def verdict_in_queue(trace: dict) -> dict:
+    """The pod's verdict as the scheduler's queue leaves it: its `queue` answer's, else its own."""
+    queue = trace.get("queue")
+    return queue["result"] if queue else trace["result"]
+
+
+def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
+    """What the autoscalers see of a live cluster: the pods explained (`Inputs`, with their
+    explanation's trace, or what of it counts: its `postFilter`; None), each standing for itself
+    (but one whose `standsFor` is "": a pod of the cluster nobody asked about), nominated where
+    its preemption would nominate it; every other pending pod of the cluster (all namespaces)
+    joins when the autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in
+    creation order."""
     from kexplain.explain.pending_pass import PassBuilder
 
     builder = PassBuilder()
-    for inputs in explained:
-        builder.add_pod(inputs.pod, inputs.pod_source)
+    for inputs, trace in explained:
+        trace = trace or {}
+        builder.add_pod(inputs.pod, inputs.pod_source, post_filter=trace.get("postFilter"),
+                        stands_for=trace.get("standsFor"))
     return builder.build()
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
-    """Every pending pod explained on its own against the cluster as it is (`explain_each`),
-    streamed: `-o json`/`-o yaml` write each item as it comes, the list keeps one row per pod
-    (and the traces only with --details); a progress bar on stderr when it is a terminal."""
+    """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
+    the scheduler's queue over them (`kexplain.explain.queue_order.walk`: a pod whose room the
+    pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
+    the explanations' preemption nominates them), then the list: `-o json`/`-o yaml` write each
+    item with its answers (the traces wait in a spool file meanwhile, so memory stays flat), the
+    table one row per pod (and the traces only with --details); a progress bar on stderr while
+    the pods are explained when it is a terminal."""
+    import json as _json
+    import tempfile
+
     from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
     from kexplain.explain.inputs import Inputs, build_cluster
+    from kexplain.explain.queue_order import Alone, walk
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.model.pod import PodInfo
@@ -540,57 +632,81 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
                          preemption_offset=args.preemption_offset)
     recorded = page_options(options, [ni.name for ni in snapshot.node_infos]) if args.html else options
-    explained: list[dict[str, Any]] = []      # every pod's trace, for --html
     structured_out = args.output.value in structured.FORMATS
-    statuses: list[ExitStatus] = []
-    rows: list[tuple[str, str, str, str]] = []
-    detailed: list[LivePod] = []
     skipped: list[dict[str, str]] = []
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8") if structured_out else None
+    explained: list[_Explained] = []
+    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
+                        what="explaining pending pods") as bar:
+        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
+        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
+            if verdict.trace is None:
+                explained.append(_Explained(pod, skipped=verdict.error, inputs=verdict.inputs))
+                skipped.append({"pod": pod_key(pod), "reason": verdict.error})
+                continue
+            full = verdict.trace.to_json()
+            trace = as_asked(full, options)
+            if spool is not None:
+                spool.write(_json.dumps(trace) + "\n")
+            explained.append(_Explained(pod, Alone.of(verdict.inputs, verdict.trace), _slim(trace),
+                                        tuple(nominated_notes(verdict.inputs, trace)),
+                                        trace if args.details else None, full if args.html else None))
+    alone = [e.alone for e in explained if e.alone is not None]
+    walked = walk(alone, replace(options, filter_all=False))
+    for e in explained:
+        answer = walked.get(e.alone.key) if e.alone is not None else None
+        if answer is not None:
+            e.queue = answer.to_json()
+    if walked.left:
+        env.error(walk_note(walked.left))
+    ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
     groups = groups_of(args, live, live.cluster)
-    ran = None       # with node groups: ONE loop over every pending pod, before the list (each item has its answer)
+    seen = [(e.inputs if e.alone is None else e.alone.inputs, {"postFilter": e.post_filter}) for e in explained]
     if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
-        ran = run_autoscalers(groups, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
-                                                              for p in pods]))
+        ran = run_autoscalers(groups, config.kube, live_pass(seen))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
     pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     if pools is not None and pods:      # ONE provisioning pass over every pending pod
-        kp = run_karpenter(pools, config.kube, live_pass([Inputs(PodInfo(p), _source(live, p), snapshot, config)
-                                                         for p in pods]))
+        kp = run_karpenter(pools, config.kube, live_pass(seen))
         ran = ran.joined(kp) if ran is not None else kp
-    with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),
-                        what="explaining pending pods") as bar:
-        writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
-                                                                       "kind": LIST_KIND}) if structured_out else None
-        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
-        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
-            if verdict.trace is None:
-                result = LivePod(pod, skipped=verdict.error)
-                skipped.append({"pod": result.key, "reason": verdict.error})
-            else:
-                full = verdict.trace.to_json()
-                trace = as_asked(full, options)
-                comparison = compare(trace, pod, config_given=args.config is not None,
-                                     server_version=live.server_version,
-                                     hints=tuple(nominated_notes(verdict.inputs, trace)))
-                answers = {"autoscalers": ran.pod(pod_key(pod))} if ran is not None else {}
-                trace = {**trace, **answers}
-                result = LivePod(pod, trace, comparison)
-                statuses.append(for_trace(trace))
-                where = live_json(live.server, live.context, live.server_version, comparison)
-                if writer is not None:
-                    writer.item({**trace, "live": where})
-                if args.html:
-                    explained.append({**full, **answers, "live": where})
-            rows.append(summary(result))
-            if args.details and result.trace is not None:
-                detailed.append(result)
     doc = ran.document if ran is not None and (ran.explained or args.node_group is not None) else None
     doc = doc or None       # Karpenter's pass alone: no CA document
     extra = {"autoscaler": doc} if doc is not None else {}
     karpenter = ran.documents.get("karpenter") if ran is not None and ran.explained else None
     if karpenter is not None:
         extra["karpenter"] = karpenter
+    statuses: list[ExitStatus] = []
+    rows: list[tuple[str, str, str, str]] = []
+    detailed: list[LivePod] = []
+    items: list[dict[str, Any]] = []      # every pod's trace, for --html
+    writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
+                                                                   "kind": LIST_KIND}) if structured_out else None
+    if spool is not None:
+        spool.seek(0)
+    for e in explained:
+        if e.alone is None:
+            rows.append(summary(LivePod(e.pod, skipped=e.skipped)))
+            continue
+        verdict = e.queue["result"] if e.queue else e.slim["result"]
+        answers = {}
+        if ran is not None:
+            answers = {"autoscalers": with_scheduler(ran.pod(pod_key(e.pod)), verdict["status"],
+                                                     verdict.get("suggestedHost"), ran.document)}
+        queue = {"queue": e.queue} if e.queue else {}
+        comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
+                             server_version=live.server_version, hints=e.hints)
+        statuses.append(for_result(verdict["status"]))
+        rows.append(summary(LivePod(e.pod, {**e.slim, **queue, **answers}, comparison)))
+        where = live_json(live.server, live.context, live.server_version, comparison)
+        if writer is not None and spool is not None:
+            writer.item({**_json.loads(spool.readline()), **queue, **answers, "live": where})
+        if e.full is not None:
+            items.append({**e.full, **queue, **answers, "live": where})
+        if e.trace is not None:
+            detailed.append(LivePod(e.pod, {**e.trace, **queue, **answers}, comparison))
+    if spool is not None:
+        spool.close()
     if writer is not None:
         writer.close({"skipped": skipped, **extra})
     else:
@@ -605,6 +721,47 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
         if rows and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:
-        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": explained, "skipped": skipped,
+        save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": items, "skipped": skipped,
                               **extra})
     return aggregate(statuses)
+
+
+@dataclass
+class _Explained:
+    """A pending pod of `--pending` once explained alone: its verdict (`alone`), the few keys of
+    its trace the list reads (`_slim`), the hints of its comparison; its trace in full for
+    --details (`trace`) and --html (`full`); its answer in the scheduler's queue (`queue`, the
+    trace's key, when it differs); or why it was skipped."""
+
+    pod: Obj
+    alone: Any = None
+    slim: dict[str, Any] = field(default_factory=dict)
+    hints: tuple[str, ...] = ()
+    trace: Optional[dict[str, Any]] = None
+    full: Optional[dict[str, Any]] = None
+    skipped: str = ""
+    queue: Optional[dict[str, Any]] = None
+    inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
+
+    @property
+    def post_filter(self) -> Optional[dict[str, Any]]:
+        """Its PostFilter as the queue leaves it (where preemption nominates it)."""
+        if self.queue is not None:
+            return self.queue.get("postFilter")
+        return self.alone.post_filter if self.alone is not None else None
+
+
+# The keys of a trace the list reads (`render.live.summary`, `explain.compare.compare`, the exit code).
+SLIM_KEYS = ("apiVersion", "kind", "pod", "profile", "kubernetesVersion", "result", "preEnqueue", "tieBreak")
+
+
+def _slim(trace: dict[str, Any]) -> dict[str, Any]:
+    """The few keys of a trace `--pending`'s list reads, without the per-node ones."""
+    out = {k: trace[k] for k in SLIM_KEYS if k in trace}
+    post = trace.get("postFilter")
+    if post:
+        out["postFilter"] = {k: post[k] for k in ("code", "message", "nominatedNodeName", "victims") if k in post}
+    search = trace.get("search")
+    if search:
+        out["search"] = {k: search[k] for k in ("numAllNodes", "orderDeterministic") if k in search}
+    return out

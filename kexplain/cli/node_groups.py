@@ -178,23 +178,75 @@ def autoscaled(trace: dict, groups: "GroupsRequest", kube: "KubeVersion", pp: "P
     return run
 
 
+# CA's answer that says it finds room for the pod on an existing node (what Scheduled is to the scheduler).
+FITS_EXISTING = ("FilteredOut", "FilterOutSchedulable")
+SCHEDULER_VERDICTS = ("Scheduled", "Unschedulable")
+
+
+def with_scheduler(answers: list[dict], status: str, node: Optional[str] = None,
+                   doc: Optional[dict] = None) -> list[dict]:
+    """A pod's answers (`autoscalers`) with CA's compared with the scheduler's verdict on it in
+    its queue (`status`; `node`: where it goes when Scheduled): key `scheduler`, whether they
+    agree that it fits the existing nodes (Scheduled, and CA's FilterOutSchedulable) or not,
+    and why they may differ (`doc`, CA's document: the pods CA put on that node first). The
+    other answers, and every answer for a verdict that is neither Scheduled nor Unschedulable,
+    as they are."""
+    from kexplain.autoscaler.pending import CLUSTER_AUTOSCALER
+
+    out = []
+    for answer in answers:
+        if answer.get("autoscaler") != CLUSTER_AUTOSCALER or status not in SCHEDULER_VERDICTS:
+            out.append(answer)
+            continue
+        fits = status == "Scheduled"
+        ca_fits = (answer.get("outcome"), answer.get("filteredBy")) == FITS_EXISTING
+        said: dict = {"verdict": status, **({"node": node} if fits and node else {}), "agrees": fits == ca_fits}
+        if fits != ca_fits:
+            said["why"] = _why_not_alike(answer, fits, node, doc or {})
+        out.append({**answer, "scheduler": said})
+    return out
+
+
+def _why_not_alike(answer: dict, fits: bool, node: Optional[str], doc: dict) -> str:
+    """Why CA's FilterOutSchedulable and the scheduler's queue part on a pod (`fits`: the queue
+    places it, on `node`)."""
+    order = ("CA packs the pending pods of every scheduler by priority alone, each on the first node that fits; "
+             "the queue takes its own by priority, then creation time, each to its best-scored node")
+    if not fits:
+        return f"CA's loop finds room for it on {answer.get('node') or 'an existing node'}, where the scheduler's " \
+               f"queue does not ({order})"
+    first = [f"{p['namespace']}/{p['name']}" for p in doc.get("pods") or ()
+             if (p.get("outcome"), p.get("filteredBy")) == FITS_EXISTING and node and p.get("node") == node]
+    there = f"puts {', '.join(first)} on {node} first and " if first else ""
+    return f"CA's loop {there}finds no room left for it on the existing nodes, where the scheduler's queue " \
+           f"places it{f' on {node}' if node else ''} ({order})"
+
+
 def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
     """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
     `autoscaler` (CA's document); each object's `placements` entry with the answers for its
-    pending pods (`autoscalers`, every copy's, in copy order); each trace of a pod left pending
-    with its own answers (`autoscalers`)."""
-    from kexplain.explain.pending_pass import object_ref
-
+    pending pods (`autoscalers`, every copy's, in copy order) and the copies its controller has
+    not created (`notYetCreated`); each trace of a pod left pending with its own answers
+    (`autoscalers`)."""
     if run is None:
         return doc
     out = dict(doc)
-    out["placements"] = [{**p, "autoscalers": run.standing_for(object_ref(p["object"]["kind"], p["object"]["namespace"],
-                                                                          p["object"]["name"]))}
-                         for p in doc.get("placements") or ()]
+    out["placements"] = [_placement(p, run) for p in doc.get("placements") or ()]
     if "items" in doc:
         out["items"] = [_with_answers(t, run) for t in doc["items"]]
     out.update(run.documents)
     return out
+
+
+def _placement(placement: dict, run: AutoscalerRun) -> dict:
+    """An object's `placements` entry with its pods' answers (`autoscalers`) and the copies its
+    controller has not created, which no autoscaler sees (`notYetCreated`)."""
+    from kexplain.explain.pending_pass import not_created_json, object_ref
+
+    obj = placement["object"]
+    ref = object_ref(obj["kind"], obj["namespace"], obj["name"])
+    missing = not_created_json(run.pending, ref)
+    return {**placement, "autoscalers": run.standing_for(ref), **({"notYetCreated": missing} if missing else {})}
 
 
 def _with_answers(trace: dict, run: AutoscalerRun) -> dict:

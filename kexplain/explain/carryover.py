@@ -111,10 +111,18 @@ def terminating(snapshot: Snapshot, post_filter: dict | None) -> Snapshot:
     replaced = {}
     for pod in info.pods:
         if pod.key in victims and not pod.deletion_timestamp:
-            obj = copy_json(pod.obj)
-            obj.setdefault("metadata", {})["deletionTimestamp"] = DELETION_TIMESTAMP
-            status = obj.setdefault("status", {})
-            status["conditions"] = [*(status.get("conditions") or []), {
-                "type": DISRUPTION_TARGET, "status": "True", "reason": REASON_PREEMPTION_BY_SCHEDULER}]
-            replaced[id(pod)] = PodInfo(obj)
+            replaced[id(pod)] = PodInfo(preempted(pod.obj))
     return snapshot.with_pods_replaced(node, replaced) if replaced else snapshot
+
+
+def preempted(obj: dict) -> dict:
+    """A victim of preemption as the scheduler leaves it: a copy with the DisruptionTarget
+    condition and graceful deletion's deletionTimestamp (the pod object as it is when it has one)."""
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return obj
+    obj = copy_json(obj)
+    obj.setdefault("metadata", {})["deletionTimestamp"] = DELETION_TIMESTAMP
+    status = obj.setdefault("status", {})
+    status["conditions"] = [*(status.get("conditions") or []), {
+        "type": DISRUPTION_TARGET, "status": "True", "reason": REASON_PREEMPTION_BY_SCHEDULER}]
+    return obj

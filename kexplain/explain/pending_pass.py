@@ -9,9 +9,19 @@ pass's input, built from whatever kexplain was given:
 
 - `pending`: the pods explained and left pending: a file's Pods, every copy of every workload
   that did not fit (the copies after the first that did not were never tried: pending as
-  well), each named as its controller names it, with its own claims, in creation order, each
-  tied to the explained Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
+  well, when its controller has created them: `existing_copies`), each named as its
+  controller names it, with its own claims, in creation order, each tied to the explained
+  Pod or workload (and copy) it stands for (`PendingPod.stands_for`);
+- `not_created`: the copies a controller has not created yet (a StatefulSet's ordinals after
+  the first that does not fit, with OrderedReady): no autoscaler sees them (`NotCreated`);
 - `bound`: the copies that fit, bound to their nodes;
+- `preemptions`: where the scheduler's preemption, in the explanation of a pod left pending,
+  would nominate it (`Preemption`): the scheduler's PostFilter runs before any autoscaler looks,
+  so the pod carries `status.nominatedNodeName` (the Cluster Autoscaler's lister counts it as
+  nominated and puts it on that node in its snapshot, not among the pods to scale up for;
+  Karpenter's IsProvisionable skips a pod that is preempting) and its victims are terminating
+  (deletionTimestamp, DisruptionTarget), still on their node (CA counts them there; its
+  templates leave out pods being deleted). Taken from the explanations, never run again;
 - `objects`: the set's own objects, as `kubectl apply` leaves them (claims, volumes,
   StorageClasses, DaemonSets, ConfigMaps, the workloads, ...): each replaces the cluster's
   object of the same kind, namespace and name; `created`: what controllers create for the
@@ -70,6 +80,32 @@ class PendingPod:
 
 
 @dataclass(frozen=True)
+class Preemption:
+    """The scheduler's preemption for a pod left pending (`pod`, a key), as its explanation's
+    PostFilter found it: the node it nominates and the victims (keys) it deletes there."""
+
+    pod: str
+    node: str
+    victims: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"nominatedNodeName": self.node, "victims": list(self.victims)}
+
+
+@dataclass(frozen=True)
+class NotCreated:
+    """Copies of an explained workload (`stands_for`) its controller has not created (`pods`,
+    keys in ordinal order), and why (`why`): no autoscaler sees them, so they get no answer."""
+
+    stands_for: str
+    pods: tuple[str, ...]
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"standsFor": self.stands_for, "pods": list(self.pods), "why": self.why}
+
+
+@dataclass(frozen=True)
 class PendingPass:
     """What the autoscalers see of the input (see the module docstring)."""
 
@@ -78,9 +114,15 @@ class PendingPass:
     objects: tuple[tuple[Obj, Source], ...] = ()
     created: tuple[tuple[Obj, Source], ...] = ()
     notes: tuple[str, ...] = ()
+    not_created: tuple["NotCreated", ...] = ()
+    preemptions: tuple[Preemption, ...] = ()
 
     def applied_to(self, cluster: Objects) -> Objects:
-        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind)."""
+        """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind),
+        and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
+        victims = {v for p in self.preemptions for v in p.victims}
+        if victims:
+            cluster = [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
         if not self.objects and not self.created:
             return cluster
         from kexplain.explain.inputs import cluster_with
@@ -108,6 +150,19 @@ class PendingPass:
 
     def with_notes(self, *notes: str) -> "PendingPass":
         return replace(self, notes=(*self.notes, *notes))
+
+
+def _pod_key(obj: Obj) -> str | None:
+    """A bound Pod's key (None for another kind, or a pod not on a node: victims are bound)."""
+    if obj.get("kind") != "Pod" or not (obj.get("spec") or {}).get("nodeName"):
+        return None
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _as_victim(obj: Obj) -> Obj:
+    from kexplain.explain.carryover import preempted
+    return preempted(obj)
 
 
 def creation_order(created: datetime | None) -> tuple[bool, datetime]:
@@ -182,8 +237,19 @@ def pass_json(pp: PendingPass) -> dict[str, Any]:
     for p in pp.pending:
         if p.stands_for:
             pods[p.key] = {"standsFor": p.stands_for, **({"copy": p.copy} if p.copy is not None else {})}
-    return {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
-            "bound": len(pp.bound), "notes": list(pp.notes)}
+    out = {"pods": pods, "clusterPending": sum(1 for p in pp.pending if not p.stands_for),
+           "bound": len(pp.bound), "notes": list(pp.notes)}
+    if pp.not_created:
+        out["notYetCreated"] = [n.to_json() for n in pp.not_created]
+    if pp.preemptions:
+        out["preempting"] = {p.pod: p.to_json() for p in pp.preemptions}
+    return out
+
+
+def not_created_json(pp: PendingPass, explained: str) -> dict[str, Any] | None:
+    """The copies of `explained` (`Kind namespace/name`) its controller has not created, or None."""
+    found = next((n for n in pp.not_created if n.stands_for == explained), None)
+    return found.to_json() if found is not None else None
 
 
 # -- building the pass ---------------------------------------------------------------------------
@@ -197,26 +263,44 @@ class PassBuilder:
         self.objects: Objects = []
         self.created: Objects = []
         self.notes: list[str] = []
+        self.not_created: list[NotCreated] = []
+        self.preemptions: list[Preemption] = []
 
     def build(self) -> PendingPass:
-        return PendingPass(tuple(self.pending), tuple(self.bound), tuple(self.objects), tuple(self.created),
-                           tuple(self.notes))
+        victims = {v for p in self.preemptions for v in p.victims}
+        bound = [PodInfo(_as_victim(p.obj)) if p.key in victims else p for p in self.bound]
+        return PendingPass(tuple(self.pending), tuple(bound), tuple(self.objects), tuple(self.created),
+                           tuple(self.notes), tuple(self.not_created), tuple(self.preemptions))
 
     def add_objects(self, objects: Iterable[tuple[Obj, Source]], created: Iterable[tuple[Obj, Source]] = ()) -> None:
         self.objects.extend(objects)
         self.created.extend(created)
 
     def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
-                copy: int | None = None, claims: bool = False) -> None:
+                copy: int | None = None, claims: bool = False, post_filter: Mapping[str, Any] | None = None) -> None:
         """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
-        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`)."""
+        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`); `post_filter`:
+        its explanation's PostFilter (a trace's `postFilter`), whose nomination it carries when
+        pending (`preempting`)."""
         if claims:
             self.created.extend(ephemeral_claims(pod.obj, source))
         if node is not None:
             self.bound.append(PodInfo(_bound(pod.obj, node)))
         else:
+            pod = self.preempting(pod, post_filter)
             self.pending.append(PendingPod(pod, pod_ref(pod) if stands_for is None else stands_for, copy,
                                            creation_time(pod)))
+
+    def preempting(self, pod: PodInfo, post_filter: Mapping[str, Any] | None) -> PodInfo:
+        """The pending pod as the scheduler's attempt leaves it when its preemption (`post_filter`,
+        a trace's `postFilter`) nominates a node: `status.nominatedNodeName` set and the victims
+        remembered (`Preemption`); as it is otherwise (a nomination it already carries stays)."""
+        node = (post_filter or {}).get("nominatedNodeName") or ""
+        if not node:
+            return pod
+        victims = tuple(str(v) for v in (post_filter or {}).get("victims") or ())
+        self.preemptions = [p for p in self.preemptions if p.pod != pod.key] + [Preemption(pod.key, node, victims)]
+        return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
 
     def settle(self, retried: Iterable[Any]) -> None:
         """The pods the scheduling queue's retry placed (`kexplain.explain.retry.Retried` with a
@@ -235,9 +319,12 @@ class PassBuilder:
                 self.bound.append(PodInfo(_bound(p.pod.obj, node)))
         self.pending = still
 
-    def add_single(self, inputs: "Inputs", node: str | None = None) -> None:
-        """The pod of one explanation: pending, or bound to `node`."""
-        self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates)
+    def add_single(self, inputs: "Inputs", node: str | None = None,
+                   post_filter: Mapping[str, Any] | None = None) -> None:
+        """The pod of one explanation: pending (nominated where its PostFilter, `post_filter`,
+        says), or bound to `node`."""
+        self.add_pod(inputs.pod, inputs.pod_source, node=node, claims=inputs.claims_from_templates,
+                     post_filter=post_filter)
 
     def add_outcome(self, outcome: "Outcome") -> None:
         """One object of a batch, placed: each of its pods (a workload's every copy, those never
@@ -250,17 +337,23 @@ class PassBuilder:
             return
         stands = object_ref(entry.kind, entry.namespace, entry.name)
         claims = inputs.claims_from_templates
-        nominated = _nominated(outcome)
+        post = _post_filter(outcome)
         owner = pods_owner(entry.workload) if entry.workload is not None else None
         if not entry.replicated:
             node = outcome.copies[0].node if outcome.copies else None
             if node is None and _kubelet_rejects(inputs.pod, inputs):
                 return
-            pod = _with_nominated(_owned(inputs.pod.obj, owner), nominated if node is None else None)
-            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, claims=claims)
+            self.add_pod(_owned(inputs.pod.obj, owner), inputs.pod_source, stands_for=stands, node=node, claims=claims,
+                         post_filter=post)
             return
         nodes = [c.node for c in outcome.copies]
-        count = len(outcome.daemon.eligible) if outcome.daemon is not None else entry.copies
+        count = len(outcome.daemon.eligible) if outcome.daemon is not None else existing_copies(entry, nodes)
+        if count < entry.copies and outcome.daemon is None:
+            naming = entry.naming
+            names = tuple(f"{entry.namespace}/{naming.name(i) if naming is not None else f'{entry.name}-{i}'}"
+                          for i in range(count, entry.copies))
+            waiting = naming.name(count - 1) if naming is not None else f"{entry.name}-{count - 1}"
+            self.not_created.append(NotCreated(stands, names, ordered_ready_why(waiting)))
         for i in range(count):
             if outcome.daemon is not None:
                 obj = daemon_copy(inputs.pod, i, outcome.daemon.eligible[i], entry.naming)
@@ -270,8 +363,33 @@ class PassBuilder:
             if node is None and _kubelet_rejects(PodInfo(obj), inputs):
                 continue
             last_tried = i == len(nodes) - 1
-            pod = _with_nominated(_owned(obj, owner), nominated if node is None and last_tried else None)
-            self.add_pod(pod, inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims)
+            self.add_pod(_owned(obj, owner), inputs.pod_source, stands_for=stands, node=node, copy=i, claims=claims,
+                         post_filter=post if last_tried else None)
+
+
+def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
+    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
+    OrderedReady, the default; Parallel creates them all at once)."""
+    if not workload or workload.get("kind") != "StatefulSet":
+        return False
+    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
+    return (spec.get("podManagementPolicy") or "OrderedReady") != "Parallel"
+
+
+def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
+    """How many of a workload's copies its controller has created, given where the copies tried
+    went (`nodes`, None: did not fit): every copy, but a StatefulSet's with OrderedReady, whose
+    controller creates ordinal n+1 only once ordinal n is Running and Ready (stateful_set_control.go):
+    the copies that fit (bound, taken as becoming Ready) and the first that does not."""
+    if not ordered_ready(entry.workload) or not nodes or nodes[-1] is not None:
+        return entry.copies
+    return len(nodes)
+
+
+def ordered_ready_why(waiting: str) -> str:
+    """Why a StatefulSet's later ordinals do not exist (`waiting`: the pod name of the pending one)."""
+    return (f"with podManagementPolicy OrderedReady (the default) the StatefulSet's controller "
+            f"creates each pod only once the one before it is Running and Ready, and {waiting} is pending")
 
 
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
@@ -292,20 +410,10 @@ def _bound(obj: Obj, node: str) -> Obj:
     return {**obj, "spec": {**(obj.get("spec") or {}), "nodeName": node}}
 
 
-def _nominated(outcome: "Outcome") -> str | None:
-    """The node preemption would nominate for the object's first pod that did not fit."""
+def _post_filter(outcome: "Outcome") -> Mapping[str, Any] | None:
+    """The PostFilter of the object's first pod that did not fit (where preemption nominates it)."""
     unfit = outcome.first_unfit
-    if unfit is None:
-        return None
-    post = unfit.trace.post_filter or {}
-    return post.get("nominatedNodeName") or None
-
-
-def _with_nominated(pod: PodInfo, node: str | None) -> PodInfo:
-    """The pod as the scheduler leaves it after preemption nominated `node` for it."""
-    if not node:
-        return pod
-    return PodInfo({**pod.obj, "status": {**pod.status, "nominatedNodeName": node}})
+    return unfit.trace.post_filter if unfit is not None else None
 
 
 def pods_owner(workload: Mapping[str, Any]) -> Obj | None:

@@ -328,8 +328,9 @@ class Snapshot:
                 changed.add_pod(new)
         infos = [changed if ni is target else ni for ni in self.node_infos]
         index = None
-        if self._by_namespace is not None:
-            index = {ns: Prefix([(replaced.get(id(p), p), n) for p, n in members])
+        if self._by_namespace is not None:     # only the namespaces of the pods replaced change
+            touched = {p.namespace for p in target.pods if id(p) in replaced}
+            index = {ns: Prefix([(replaced.get(id(p), p), n) for p, n in members]) if ns in touched else members
                      for ns, members in self._by_namespace.items()}
         return Snapshot(infos, self.namespaces, self.objects, index)
 

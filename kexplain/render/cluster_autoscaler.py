@@ -84,8 +84,12 @@ def why_none(record: Mapping[str, Any]) -> str:
     if events:
         return "; ".join(str(e.get("message") or "") for e in events)
     outcome = str(record.get("outcome") or "")
+    if record.get("nominatedNodeName"):
+        return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
+                "there (not unschedulable)")
     by = str(record.get("filteredBy") or "")
-    return SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+    words = SHORT_WORDS.get(by if outcome == "FilteredOut" else outcome, f"{outcome}: no event")
+    return f"{words} ({record['node']})" if outcome == "FilteredOut" and record.get("node") else words
 
 
 def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
@@ -101,14 +105,25 @@ def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             continue
         outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
         rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
+    for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():
+        rows[(str(missing.get("standsFor") or ""), NOT_CREATED, str(missing.get("why") or ""))] = \
+            list(missing.get("pods") or ())
     out = []
     for (of, outcome, why), keys in rows.items():
-        if len(keys) == 1:
-            pods = keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
-        else:
-            pods = f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
-        out.append((pods, outcome, why))
+        out.append((pods_label(keys, of), outcome, why))
     return out
+
+
+# A pod's "outcome" in the pods' table when its controller has not created it (no autoscaler sees it).
+NOT_CREATED = "not created (no answer)"
+
+
+def pods_label(keys: list[str], of: str) -> str:
+    """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
+    `ns/a ... b (N pods of Kind ns/x)`."""
+    if len(keys) == 1:
+        return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
+    return f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
 
 
 def others_line(doc: Mapping[str, Any]) -> str | None:
@@ -184,17 +199,41 @@ def found_blocks(doc: Mapping[str, Any], width: int, trace: Mapping[str, Any] | 
     return [Block(Text(wrap(line, width), style="dim"), gap=False) for line in lines]
 
 
-def outcome_line(record: Mapping[str, Any] | None) -> str:
-    """The event CA would emit on the pod, or why it emits none."""
+def victims_of(doc: Mapping[str, Any], record: Mapping[str, Any]) -> list[str]:
+    """The victims of the preemption that nominated the pod of `record`, as the pending pass
+    took them from its explanation (none known for a nomination the cluster already had)."""
+    key = f"{record.get('namespace')}/{record.get('name')}"
+    found = ((doc.get("pendingPass") or {}).get("preempting") or {}).get(key) or {}
+    return [str(v) for v in found.get("victims") or ()]
+
+
+def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
+    """Why CA emits nothing on a pod nominated by preemption: CA's lister counts it as
+    nominated (ArrangePodsBySchedulability), and its snapshot puts it on that node
+    (SetClusterState), with its victims still there until they are gone."""
+    node = record.get("nominatedNodeName")
+    victims = victims_of(doc, record)
+    evicting = f", evicting {', '.join(victims)}" if victims else ""
+    return (f"CA does not count it as unschedulable: the scheduler's preemption nominates {node} for it "
+            f"(status.nominatedNodeName){evicting}, so CA lists it as nominated and puts it on {node} in its "
+            "snapshot, where it waits for its victims to go: no scale-up for it, no event.")
+
+
+def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None = None) -> str:
+    """The event CA would emit on the pod, or why it emits none (`doc`: the loop's document,
+    for what its pass knows of the pod)."""
     if record is None:
         return "The pod is not among CA's pending pods."
     events = record.get("events") or ()
     if events:
         return "\n".join(f"Event: {e.get('type')} {e.get('reason')}: {e.get('message')}" for e in events)
     outcome = record.get("outcome", "")
+    if record.get("nominatedNodeName"):
+        return nominated_line(record, doc or {})
     if outcome == "FilteredOut":
         by = record.get("filteredBy", "")
-        return FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
+        words = FILTERED_WORDS.get(by, f"CA drops it before the scale-up ({by}): no event.")
+        return words + (f" Its packing puts it on {record['node']}." if record.get("node") else "")
     return OUTCOME_WORDS.get(outcome, f"{outcome}: no event.")
 
 
@@ -435,6 +474,10 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
             return (f"Cluster autoscaler: scales up one of {len(pick['among'])} tied node groups for it, picked at "
                     "random (the expander's tie below).")
         return f"Cluster autoscaler: scales up {plan or 'a node group'} for it."
+    if record.get("nominatedNodeName"):
+        node = record["nominatedNodeName"]
+        return (f"Cluster autoscaler: adds no node for it: the scheduler's preemption nominates {node} for it, and CA "
+                f"counts it there while its victims go.")
     what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
     if what is None:
         return f"Cluster autoscaler: {outcome}, no event."
@@ -542,7 +585,7 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
                          Group(Text(outcome, style="bold"), Text(wrap(why, look.width - who_w - GAP))))
         blocks.append(Block(pods))
     pod = explained_pod(doc)
-    line = outcome_line(record)
+    line = outcome_line(record, doc)
     if several(doc) and pod:
         line = f"Pod {pod}: {line}"
     whole = bool(record and record.get("events"))       # CA's event, as kubectl prints it: never wrapped
@@ -617,7 +660,7 @@ def render_node_group(trace: Mapping[str, Any], group: str, plain: bool = False,
                  len(head) - len(verdict))
     blocks = [Block(head, gap=False), *found_blocks(doc, width, trace)]
     if not v:       # CA's scale-up did not look at the groups for it: why
-        blocks.append(Block(Text(wrap(outcome_line(record or None), width)), gap=False))
+        blocks.append(Block(Text(wrap(outcome_line(record or None, doc), width)), gap=False))
     size = (f"size {g.get('targetSize')} (min {g.get('minSize')}, max {g.get('maxSize')}); members: "
             f"{', '.join(g.get('nodes') or ()) or 'none'}")
     template = g.get("template") or {}

@@ -199,6 +199,10 @@ def pods_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         result = pod.get("result", "")
         words = f"{result} ({RESULT_WORDS[result]})" if result in RESULT_WORDS else result
         rows.append((pod.get("pod", ""), words, _where(pod)))
+    for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():     # a list's: not in the pass
+        pods = list(missing.get("pods") or ())
+        label = pods[0] if len(pods) == 1 else f"{pods[0]} ... {pods[-1].split('/', 1)[-1]} ({len(pods)} pods)"
+        rows.append((label, "not created (no answer)", str(missing.get("why") or "")))
     if not rows:
         return [Block(Text("No pending pods."))]
     return [table_block(look, "Pending pods", ("pod", "result", "where"), rows)]

@@ -18,6 +18,7 @@ from kexplain.render.karpenter import (RESULT_WORDS, node_claims_blocks, pod_why
 from kexplain.render.style import Look, wrap
 
 PLACED = ("NewNodeClaim", "ExistingNode")
+NOT_PROVISIONABLE = "NotProvisionable"      # IsProvisionable false: its one reason goes on the top line
 
 
 def pod_key(trace: Mapping[str, Any]) -> str:
@@ -36,7 +37,8 @@ def does_line(trace: Mapping[str, Any]) -> str | None:
     if outcome in PLACED:
         return f"Karpenter: {outcome} ({RESULT_WORDS.get(outcome, outcome)}): {reasons[0] if reasons else ''}."
     words = RESULT_WORDS.get(outcome)
-    return f"Karpenter: {outcome}" + (f" ({words})" if words else "") + "."
+    why = f": {reasons[0]}" if outcome == NOT_PROVISIONABLE and reasons else ""    # e.g. preempting: nominated
+    return f"Karpenter: {outcome}" + (f" ({words})" if words else "") + why + "."
 
 
 def does_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
@@ -51,7 +53,7 @@ def karpenter_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
         return []
     key = pod_key(trace)
     blocks = summary_blocks(doc, look)         # its first line, "Karpenter: ...", is the section's title
-    if len(doc.get("pods") or ()) > 1:
+    if len(doc.get("pods") or ()) > 1 or (doc.get("pendingPass") or {}).get("notYetCreated"):
         blocks += pods_blocks(doc, look)
     record = next((p for p in doc.get("pods") or () if p.get("pod") == key), None)
     if record is None:

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from kexplain.explain.compare import Comparison, LivePod
 from kexplain.render.consoles import text_console
+from kexplain.render.queue import queue_why, scheduler_why
 from kexplain.render.table import print_trace
 from kexplain.render.views import random_tie, shorten
 
@@ -115,7 +116,13 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
     result = res.trace["result"]
     status = result["status"]
     tied = random_tie(res.trace)
-    if status == "Scheduled" and tied:
+    agrees = res.comparison.agrees if res.comparison is not None else None
+    queued = queue_why(res.trace)       # the pods ahead in the scheduler's queue change its verdict
+    differs = scheduler_why(res.trace)      # CA's loop parts from the queue on it
+    if queued is not None:
+        status = res.trace["queue"]["result"]["status"]
+        why = queued
+    elif status == "Scheduled" and tied:
         why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
     elif status == "Scheduled":
         why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
@@ -130,7 +137,8 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
         if post.get("nominatedNodeName"):
             victims = ", ".join(post.get("victims") or []) or "none"
             why += f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
-    agrees = res.comparison.agrees if res.comparison is not None else None
+    if differs is not None:
+        why += f"; {differs}"
     return res.key, status, {True: "agrees", False: "differs"}.get(agrees, "-"), why
 
 

@@ -23,7 +23,8 @@ from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import rejection as rejection_words
 from kexplain.render.node import render_node
 from kexplain.render.preemption import preemption_blocks
-from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short
+from kexplain.render.queue import queue_line, scheduler_line
+from kexplain.render.style import GAP, Look, names_layout, quantities, quantity, short, wrap
 from kexplain.render.suggestions import suggestion_blocks
 from kexplain.explain.describe import gate
 from kexplain.render.views import (STOP_ERROR, STOP_FIRST, Ranked, SearchFigures, missing_prefilter_state, never_reason,
@@ -142,9 +143,15 @@ def _summary(trace: Mapping[str, Any], look: Look) -> list[Block]:
     head = Text.assemble(("Pod ", ""), (f"{pod['namespace']}/{pod['name']}", "bold"),
                          (f" (profile {trace['profile']}): ", ""), (status, VERDICT_STYLE.get(status, "bold")))
     lines: list[Block] = [Block(head, gap=False)]
-    if status == "Unschedulable":       # what the autoscalers will do, before the details
+    queue = queue_line(trace)      # the pods ahead of it in the scheduler's queue change its verdict
+    if queue:
+        lines.append(Block(Text(wrap(queue, look.width), style="bold"), gap=False))
+    differs = scheduler_line(trace)     # CA's packing parts from the queue on it
+    if status == "Unschedulable" or queue or differs:       # what the autoscalers will do, before the details
         lines += does_blocks(trace, look)
         lines += karpenter_does(trace, look)
+    if differs:
+        lines.append(Block(Text(wrap(differs, look.width)), gap=False))
     version = version_text(trace.get("kubernetesVersion"))
     if version:
         lines.append(Block(Text(version, style="dim"), gap=False))

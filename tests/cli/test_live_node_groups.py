@@ -206,3 +206,106 @@ def test_the_list_says_each_pods_answer(capsys, busy, tmp_path: Path):
     assert rows["ml/trainer"] == "RemainsUnschedulableNoEvent" and rows["team-a/big-1"] == "TriggeredScaleUp"
     details = out[:out.index("\nCluster autoscaler\n")]        # each pod explained in full: its answer
     assert "Cluster autoscaler: RemainsUnschedulableNoEvent: no event: no group can take it" in " ".join(details.split())
+
+
+# -- the scheduler's queue: pods explained alone, side by side with CA's one loop --
+# Four copies of a 3-CPU api pod and a pod of team-b, all pending: node-a2 (7910m, the one GPU
+# node; they tolerate its taint) has room for two of them. Alone, each fits node-a2; in the
+# scheduler's queue (priority, then creation time) api-0 and api-1 take that room and the others
+# no longer fit. CA's loop packs every pending pod of every scheduler by priority alone: the
+# gpu-scheduler's batch/train-0 (4 CPUs and the GPU) goes to node-a2 before them, so it finds room
+# for api-0 only.
+CROWDED = {**{f"team-a/api-{i}": {"cpu": "3"} for i in range(4)}, "team-b/solo": {"cpu": "3"}}
+
+
+@pytest.fixture
+def crowded(api):
+    api.collections["/api/v1/namespaces"]["items"] += [namespace(n) for n in ("team-a", "team-b")]
+    api.collections["/api/v1/pods"]["items"] += [pending_pod(k, r, 20 + i) for i, (k, r) in enumerate(CROWDED.items())]
+    return api
+
+
+def test_each_pod_in_the_schedulers_queue_and_in_cas_loop(capsys, crowded, tmp_path: Path):
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    live = ["--kubeconfig", crowded.kubeconfig, "--node-groups", str(groups)]
+    code, listed = run_json(capsys, "pod", "--pending", "-A", *live, "-o", "json")
+    loop = {f"{p['namespace']}/{p['name']}": p for p in listed["autoscaler"]["pods"]}
+    assert {k: loop[k]["outcome"] for k in CROWDED} == {
+        "team-a/api-0": "FilteredOut", "team-a/api-1": "TriggeredScaleUp", "team-a/api-2": "TriggeredScaleUp",
+        "team-a/api-3": "TriggeredScaleUp", "team-b/solo": "TriggeredScaleUp"}
+    assert loop["batch/train-0"]["node"] == loop["team-a/api-0"]["node"] == "node-a2"
+    items = {f"{i['pod']['namespace']}/{i['pod']['name']}": i for i in listed["items"]}
+    for key in CROWDED:         # each one's first attempt, alone: unchanged
+        assert items[key]["result"]["status"] == "Scheduled" and items[key]["result"]["suggestedHost"] == "node-a2"
+    in_queue = {k: (items[k].get("queue") or items[k])["result"]["status"] for k in CROWDED}
+    assert in_queue == {"team-a/api-0": "Scheduled", "team-a/api-1": "Scheduled", "team-a/api-2": "Unschedulable",
+                        "team-a/api-3": "Unschedulable", "team-b/solo": "Unschedulable"}
+    assert [p["pod"] for p in items["team-a/api-2"]["queue"]["takenBy"]] == ["team-a/api-0", "team-a/api-1"]
+    said = {k: items[k]["autoscalers"][0]["scheduler"] for k in CROWDED}
+    assert {k: s["agrees"] for k, s in said.items()} == {k: k != "team-a/api-1" for k in CROWDED}
+    assert "puts batch/train-0, team-a/api-0 on node-a2 first" in said["team-a/api-1"]["why"]
+    assert code == 1
+    for key in CROWDED:         # explained on its own: the same verdict in the queue, the same answer
+        namespace_, name = key.split("/")
+        code, trace = run_json(capsys, "pod", name, "-n", namespace_, *live, "-o", "json")
+        assert (trace.get("queue") or trace)["result"]["status"] == in_queue[key]
+        assert code == (0 if in_queue[key] == "Scheduled" else 1)
+        if key == "team-a/api-0":       # the queue places it and CA finds it room: nothing to say
+            assert "autoscalers" not in trace and "queue" not in trace
+            continue
+        [answer] = trace["autoscalers"]
+        assert (answer["outcome"], answer["events"]) == (loop[key]["outcome"], loop[key]["events"])
+        assert answer["scheduler"] == said[key]
+    code, out, _ = run(capsys, "pod", "api-2", "-n", "team-a", *live)
+    top = " ".join(out[:out.index("Kubernetes 1.")].split())
+    assert top.startswith("Pod team-a/api-2 (profile default-scheduler): Scheduled In the scheduler's queue it is "
+                          "Unschedulable: alone it would be bound to node-a2, but of the ")
+    assert "team-a/api-0, team-a/api-1 on node-a2; then: 0/6 nodes are available" in top
+    assert "Cluster autoscaler: scales up big 0 -> " in top
+    page = tmp_path / "api-2.html"
+    run(capsys, "pod", "api-2", "-n", "team-a", *live, "--html", str(page))
+    assert "In the scheduler&#x27;s queue it is Unschedulable: alone it would be bound to node-a2" in page.read_text()
+    code, out, _ = run(capsys, "pod", "api-1", "-n", "team-a", *live)
+    top = " ".join(out[:out.index("Kubernetes 1.")].split())
+    assert "Cluster autoscaler: scales up big 0 -> " in top and "CA and the scheduler's queue differ here: " in top
+    code, out, _ = run(capsys, "pod", "--pending", "-A", *live)
+    listing = out[:out.index("\nCluster autoscaler\n")]
+    rows = {line.split()[0]: line for line in listing.splitlines() if line.startswith("team-")}
+    assert [k for k, line in rows.items() if "fits now: would be bound to node-a2" in line] == \
+        ["team-a/api-0", "team-a/api-1"]
+    assert "alone it fits node-a2, taken first in the scheduler's queue by team-a/api-0, team-a/api-1; then: " \
+        in rows["team-b/solo"]
+
+
+def test_a_live_pod_preemption_nominates_gets_no_scale_up(capsys, api, tmp_path: Path):
+    """The recorded vip pod without the nomination the scheduler gave it: its explanation's
+    preemption nominates node-a1 again, so CA's loop counts it there, not among the pods to scale
+    up for (pod NAME and --pending alike), and its victim is terminating in what CA reads."""
+    pods = api.collections["/api/v1/pods"]["items"]
+    vip = next(p for p in pods if p["metadata"]["name"].startswith("vip-"))
+    del vip["status"]["nominatedNodeName"]
+    groups = tmp_path / "groups.yaml"
+    groups.write_text(GROUPS)
+    live = ["--kubeconfig", api.kubeconfig, "--node-groups", str(groups), "-o", "json"]
+    _, trace = run_json(capsys, "pod", vip["metadata"]["name"], "-n", "shop", *live)
+    assert trace["postFilter"]["nominatedNodeName"] == "node-a1"
+    [answer] = trace["autoscalers"]
+    assert (answer["outcome"], answer["nominatedNodeName"]) == ("NotListedAsUnschedulable", "node-a1")
+    assert trace["autoscaler"]["pendingPass"]["preempting"][f"shop/{vip['metadata']['name']}"]["victims"]
+    _, listed = run_json(capsys, "pod", "--pending", "-A", *live)
+    item = next(i for i in listed["items"] if i["pod"]["name"] == vip["metadata"]["name"])
+    assert item["autoscalers"][0]["outcome"] == "NotListedAsUnschedulable"
+
+
+def test_a_walk_cut_short_says_so(capsys, crowded, monkeypatch, tmp_path: Path):
+    """The queue's walk schedules at most RERUNS pods again: the others keep their verdict alone,
+    and stderr says which."""
+    import kexplain.explain.queue_order as queue_order
+    monkeypatch.setattr(queue_order, "RERUNS", 1)
+    code, out, err = run(capsys, "pod", "--pending", "-A", "--kubeconfig", crowded.kubeconfig, "-o", "json")
+    # default/upload-0, ahead of them and after the nominated vip, is the one scheduled again
+    assert err == ("note: the scheduler's queue was walked for the first 1 pods that fit alone; 5 more "
+                   "(team-a/api-0, ...) keep their verdict alone\n")
+    items = {i["pod"]["name"]: i for i in json.loads(out)["items"]}
+    assert "queue" not in items["api-2"] and items["api-2"]["result"]["status"] == "Scheduled"

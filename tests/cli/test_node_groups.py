@@ -252,10 +252,11 @@ STORAGE = (DATA / "autoscaler" / "storage.yaml").read_text()
 
 
 def test_the_loop_sees_the_sets_claims(tmp_path: Path):
-    """A StatefulSet's claims (each copy its own), a claim of the file, an ephemeral volume's
-    claim: CA finds them all, in explain, autoscale and lint alike."""
+    """A StatefulSet's claims (each copy its own: Parallel, every copy exists at once), a claim
+    of the file, an ephemeral volume's claim: CA finds them all, in explain, autoscale and lint
+    alike."""
     path = tmp_path / "storage.yaml"
-    path.write_text(STORAGE)
+    path.write_text(STORAGE.replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
     code, out, err = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
     doc = json.loads(out)["autoscaler"]
     assert {p["name"]: p["outcome"] for p in doc["pods"]} == {
@@ -270,6 +271,76 @@ def test_the_loop_sees_the_sets_claims(tmp_path: Path):
     code, out, err = kexplain("lint", str(path), "--nodes", str(CASE / "cluster.yaml"), *GROUPS,
                               "--kubernetes-version", "1.35")
     assert "no-node-group" not in out, out
+
+
+STS_ONLY = STORAGE.split("---\napiVersion: v1\nkind: PersistentVolumeClaim")[0]   # the StorageClass and the StatefulSet
+
+
+def test_an_ordered_ready_statefulset_has_one_pending_pod(tmp_path: Path):
+    """OrderedReady (the default): with db-0 pending its controller has not created db-1 and db-2,
+    so CA's loop holds one pod (compute 0->1, not 0->2) and the others get no answer, said so in
+    text and -o json; Karpenter's pass alike. Parallel: every copy is pending."""
+    path = tmp_path / "sts.yaml"
+    path.write_text(STS_ONLY)
+    code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")
+    listed = json.loads(out)
+    assert [p["name"] for p in listed["autoscaler"]["pods"]] == ["db-0"]
+    assert listed["autoscaler"]["expansion"]["scaleUps"] == [
+        {"nodeGroup": "compute", "currentSize": 0, "newSize": 1, "maxSize": 4}]
+    placement = listed["placements"][0]
+    assert [a["pod"] for a in placement["autoscalers"]] == ["default/db-0"]
+    assert placement["notYetCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert "OrderedReady" in placement["notYetCreated"]["why"]
+    code, out, _ = kexplain(str(path), *BASE[1:], *GROUPS)
+    lines = [line.split() for line in section(out).splitlines()]
+    assert ["default/db-1", "...", "db-2", "(2", "pods", "of", "StatefulSet", "not", "created", "(no", "answer)"] in lines
+    assert "compute 0 -> 1 (max 4)" in " ".join(section(out).split())
+    karpenter = [str(path), "--nodes", str(FIXTURES / "karpenter" / "cluster.yaml"), "--nodes",
+                 str(FIXTURES / "karpenter" / "nodepools.yaml"), "--no-suggestions", "--kubernetes-version", "1.35"]
+    listed = json.loads(kexplain(*karpenter, "-o", "json")[1])
+    assert [p["pod"] for p in listed["karpenter"]["pods"]] == ["default/db-0"]
+    assert listed["placements"][0]["notYetCreated"]["pods"] == ["default/db-1", "default/db-2"]
+    assert "not created (no answer)" in kexplain(*karpenter)[1]
+    path.write_text(STS_ONLY.replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
+    listed = json.loads(kexplain(str(path), *BASE[1:], *GROUPS, "-o", "json")[1])
+    assert [p["name"] for p in listed["autoscaler"]["pods"]] == ["db-0", "db-1", "db-2"]
+    assert "notYetCreated" not in listed["placements"][0]
+
+
+VIP = str(CASE / "vip.yaml")     # preemption nominates general-2, evicting default/api-2
+
+
+def test_a_pod_preemption_nominates_gets_no_scale_up(tmp_path: Path):
+    """The scheduler's PostFilter nominates the pod before CA looks: CA lists it as nominated
+    (not unschedulable) and puts it on general-2, so no scale-up for it; Karpenter skips a pod
+    that is preempting. Said on the top line, in the section and in -o json."""
+    code, out, _ = kexplain(VIP, *BASE[1:], *GROUPS)
+    assert code == 1
+    top = " ".join(out[:out.index("Kubernetes 1.35")].split())
+    assert ("Cluster autoscaler: adds no node for it: the scheduler's preemption nominates general-2 for it, and CA "
+            "counts it there while its victims go.") in top
+    text = " ".join(section(out).split())
+    assert "nominates general-2 for it (status.nominatedNodeName), evicting default/api-2" in text
+    assert "scales up" not in out and "TriggeredScaleUp" not in out
+    trace = json.loads(kexplain(VIP, *BASE[1:], *GROUPS, "-o", "json")[1])
+    [answer] = trace["autoscalers"]
+    assert (answer["outcome"], answer["nominatedNodeName"], answer["events"]) == \
+        ("NotListedAsUnschedulable", "general-2", [])
+    assert answer["reasons"][0].startswith("status.nominatedNodeName general-2: CA lists it as nominated")
+    assert trace["autoscaler"]["result"] == "ScaleUpNotNeeded"
+    assert trace["autoscaler"]["pendingPass"]["preempting"] == {
+        "default/vip": {"nominatedNodeName": "general-2", "victims": ["default/api-2"]}}
+    small = tmp_path / "vip.yaml"       # Karpenter's node (1930m) takes 1 CPU once api-0 (1500m) is gone
+    small.write_text(Path(VIP).read_text().replace('cpu: "3"', 'cpu: "1"'))
+    karpenter = [str(small), "--nodes", str(FIXTURES / "karpenter" / "cluster.yaml"), "--nodes",
+                 str(FIXTURES / "karpenter" / "nodepools.yaml"), "--no-suggestions", "--kubernetes-version", "1.35"]
+    trace = json.loads(kexplain(*karpenter, "-o", "json")[1])
+    [answer] = trace["autoscalers"]
+    assert answer["outcome"] == "NotProvisionable" and "preempting" in answer["reasons"][0]
+    assert trace["karpenter"]["nodeClaims"] == []
+    out = kexplain(*karpenter)[1]
+    assert "Karpenter: NotProvisionable (not a pod Karpenter provisions for): status.nominatedNodeName is set" in \
+        " ".join(out[:out.index("Kubernetes 1.35")].split())
 
 
 def test_the_sets_daemonsets_run_on_the_templates(tmp_path: Path):

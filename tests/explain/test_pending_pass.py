@@ -13,6 +13,7 @@ from kexplain.explain.pending_pass import (PassAnswers, PassBuilder, PendingPass
                                            answers_json, copies_json, pass_json)
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
+from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
 from tests.support.copies import copy_names
 from tests.support.paths import DATA, FIXTURES
@@ -55,16 +56,67 @@ def test_the_copies_that_fit_are_bound_where_they_went(tmp_path: Path):
     assert [p.key for p in pp.pending] == [f"default/{names[2]}"]
 
 
-def test_each_copy_with_its_own_claims():
-    pp = gathered(DATA / "autoscaler" / "storage.yaml")
+def test_each_copy_with_its_own_claims(tmp_path: Path):
+    parallel = tmp_path / "storage.yaml"       # every ordinal exists at once (see the OrderedReady test below)
+    parallel.write_text((DATA / "autoscaler" / "storage.yaml").read_text()
+                        .replace("  serviceName: db\n", "  serviceName: db\n  podManagementPolicy: Parallel\n"))
+    pp = gathered(parallel)
     claims = {p.pod.name: [v["persistentVolumeClaim"]["claimName"] for v in p.pod.spec["volumes"]
                            if "persistentVolumeClaim" in v] for p in pp.pending}
     assert claims == {"db-0": ["data-db-0"], "db-1": ["data-db-1"], "db-2": ["data-db-2"], "uses-scratch": ["scratch"],
                       "eph": []}
+    assert pp.not_created == ()
     created = [(o["metadata"]["name"], o["metadata"].get("ownerReferences", [{}])[0].get("uid")) for o, _ in pp.created]
     eph = next(p for p in pp.pending if p.pod.name == "eph")
     assert created == [("data-db-0", None), ("data-db-1", None), ("data-db-2", None), ("eph-tmp", eph.pod.uid)]
     assert [o["kind"] for o, _ in pp.objects] == ["StorageClass", "StatefulSet", "PersistentVolumeClaim"]
+
+
+def test_an_ordered_ready_statefulset_has_only_the_pods_its_controller_created(tmp_path: Path):
+    """OrderedReady (the default): the controller creates db-1 only once db-0 is Running and Ready,
+    so with db-0 pending only db-0 exists; the copies that fit are bound (taken as Ready) and the
+    next one exists. Parallel: every copy exists."""
+    pp = gathered(DATA / "autoscaler" / "storage.yaml")
+    assert [p.pod.name for p in pp.pending] == ["db-0", "uses-scratch", "eph"]
+    [missing] = pp.not_created
+    assert (missing.stands_for, missing.pods) == ("StatefulSet default/db", ("default/db-1", "default/db-2"))
+    assert "OrderedReady" in missing.why and "db-0 is pending" in missing.why
+    assert pass_json(pp)["notYetCreated"] == [missing.to_json()]
+    two_fit = tmp_path / "sts.yaml"     # 1500m each: two fit the two busy nodes, the third does not
+    two_fit.write_text((DATA / "autoscaler" / "storage.yaml").read_text()
+                       .replace('cpu: "3"', "cpu: 1500m").replace("replicas: 3", "replicas: 5"))
+    pp = gathered(two_fit)
+    assert [(p.name, p.node_name) for p in pp.bound] == [("db-0", "general-1"), ("db-1", "general-2")]
+    assert [p.pod.name for p in pp.pending if p.stands_for.startswith("StatefulSet")] == ["db-2"]
+    assert pp.not_created[0].pods == ("default/db-3", "default/db-4")
+
+
+def test_a_pod_preemption_nominates_carries_its_node_and_its_victims_terminate():
+    """The scheduler's PostFilter runs before any autoscaler looks: the pod its explanation's
+    preemption nominates carries status.nominatedNodeName, and its victims are terminating in the
+    cluster the autoscalers read (still on their node), the set's bound copies as well."""
+    from kexplain.explain.run import explain
+    loaded = load(Request(pod_path=str(FIXTURES / "autoscaler" / "vip.yaml"), node_paths=(CLUSTER,), kube=KUBE))
+    assert loaded.single is not None
+    trace = explain(loaded.single, RunOptions())
+    builder = PassBuilder()
+    builder.add_single(loaded.single, post_filter=trace.post_filter)
+    builder.add_pod(pod("api-2"), Source("pods.yaml"), node="general-2")     # a bound copy of the set, a victim
+    pp = builder.build()
+    [vip] = pp.pending
+    assert vip.pod.status["nominatedNodeName"] == "general-2"
+    assert [p.to_json() for p in pp.preemptions] == [{"nominatedNodeName": "general-2", "victims": ["default/api-2"]}]
+    assert pass_json(pp)["preempting"] == {"default/vip": {"nominatedNodeName": "general-2", "victims": ["default/api-2"]}}
+    cluster = load_objects([CLUSTER])
+    applied = {o["metadata"]["name"]: o for o, _ in pp.applied_to(cluster) if o["kind"] == "Pod"}
+    for victim in (applied["api-2"], pp.bound[0].obj):
+        assert victim["metadata"]["deletionTimestamp"] and victim["spec"]["nodeName"] == "general-2"
+        assert {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"} in \
+            victim["status"]["conditions"]
+    assert "deletionTimestamp" not in applied["api-1"]["metadata"]
+    unnominated = PassBuilder()       # no PostFilter (or one that nominates nothing): as it is
+    unnominated.add_single(loaded.single, post_filter={"code": "Unschedulable"})
+    assert "nominatedNodeName" not in unnominated.build().pending[0].pod.status
 
 
 def pod(name: str, created: str | None = None, namespace: str = "default") -> PodInfo:

@@ -55,7 +55,7 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
                          [(who, el("b", outcome), breakable(why)) for who, outcome, why in rows],
                          cls="ca-pods", caption="Pending pods, each CA's answer in one loop over all of them"))
     pod = explained_pod(doc)
-    line = outcome_line(explained_record(doc))
+    line = outcome_line(explained_record(doc), doc)
     out.append(el("p", f"Pod {pod}: " if several(doc) and pod else "", el("code", breakable(line)), cls="ca-event"))
     if random_pick(doc) and line.startswith("Event: Normal TriggeredScaleUp"):
         out.append(el("p", "The event names the group CA picks at random among the tied ones (the expander's tie "

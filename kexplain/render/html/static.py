@@ -17,6 +17,7 @@ from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
+from kexplain.render.queue import queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
@@ -174,10 +175,16 @@ def _verdict(trace: Trace, i: int) -> list[Html]:
                          f"{victims} pod(s) to make room (see ", el("a", "Preemption", href=f"#t{i}-preemption"),
                          ")."])
     out.append(el("p", line, cls="verdict"))
-    does = does_html(trace, i) if status == "Unschedulable" else None
+    queued, differs = queue_line(trace), scheduler_line(trace)     # the scheduler's queue, and CA's packing
+    if queued:
+        out.append(el("p", queued, cls="verdict queue"))
+    shown = status == "Unschedulable" or bool(queued or differs)
+    does = does_html(trace, i) if shown else None
     if does is not None:        # what the Cluster Autoscaler will do, before the details
         out.append(el("p", does, cls="verdict ca-does"))
-    does = karpenter_does(trace, i) if status == "Unschedulable" else None
+    if differs:
+        out.append(el("p", differs, cls="note ca-differs"))
+    does = karpenter_does(trace, i) if shown else None
     if does is not None:        # ... and Karpenter
         out.append(el("p", does, cls="verdict kp-does"))
     fixes = len(trace.get("suggestions") or ())

@@ -1,0 +1,74 @@
+"""The words for a pod's verdict in the scheduler's queue (the trace's `queue` key,
+`kexplain.explain.queue_order`): where the pods ahead of it change what it gets alone, and
+where the Cluster Autoscaler's packing of the same pods parts from the queue (CA's answer's
+`scheduler` key). Read by the terminal, the page and `--pending`'s list alike."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+
+def _names(placed: list[Mapping[str, Any]]) -> str:
+    return ", ".join(str(p.get("pod")) for p in placed)
+
+
+def queue_line(trace: Mapping[str, Any]) -> str | None:
+    """One sentence: the pod's verdict in the queue next to its verdict alone; None without a
+    `queue` key (the queue changes nothing for it)."""
+    queue = trace.get("queue")
+    if not queue:
+        return None
+    result = queue.get("result") or {}
+    alone = queue.get("alone") or {}
+    ahead, moved = int(queue.get("ahead") or 0), int(queue.get("moved") or 0)
+    where = alone.get("node")
+    was = (f"alone it would be bound to {where}" if alone.get("status") == "Scheduled"
+           else f"alone its preemption nominates {where}" if where else f"alone it is {alone.get('status')}")
+    taken = queue.get("takenBy") or []
+    of = (f"of the {ahead} pending pod{'s' if ahead != 1 else ''} it comes after (priority, then creation time), "
+          f"{moved} {'is' if moved == 1 else 'are'} bound or nominated first")
+    if taken and where:
+        of += f", {_names(taken)} on {where}"
+    if result.get("status") == "Scheduled":
+        return f"In the scheduler's queue it goes to {result.get('suggestedHost')}: {was}, but {of}."
+    post = queue.get("postFilter") or {}
+    nominated = f"; its preemption nominates {post['nominatedNodeName']}" if post.get("nominatedNodeName") else ""
+    then = str(result.get("message") or "").rstrip(".")
+    return (f"In the scheduler's queue it is {result.get('status')}: {was}, but {of}; then: {then}{nominated}.")
+
+
+def queue_why(trace: Mapping[str, Any]) -> str | None:
+    """The same in a few words, for a line of `--pending`'s list."""
+    queue = trace.get("queue")
+    if not queue:
+        return None
+    result = queue.get("result") or {}
+    alone = queue.get("alone") or {}
+    taken = queue.get("takenBy") or []
+    was = f"alone it fits {alone['node']}" if alone.get("status") == "Scheduled" and alone.get("node") \
+        else f"alone: {alone.get('status')}"
+    by = f", taken first in the scheduler's queue by {_names(taken)}" if taken else \
+        " (in the scheduler's queue, after the pods ahead of it)"
+    if result.get("status") == "Scheduled":
+        return f"{was}{by}; it goes to {result.get('suggestedHost')}"
+    return f"{was}{by}; then: {result.get('message') or result.get('status')}"
+
+
+def scheduler_line(trace: Mapping[str, Any]) -> str | None:
+    """Where the Cluster Autoscaler's loop parts from the scheduler's queue on the pod (its
+    answer's `scheduler` key says they differ), in one sentence; None when they agree."""
+    answer = next((a for a in trace.get("autoscalers") or () if a.get("autoscaler") == "ClusterAutoscaler"), None)
+    said = (answer or {}).get("scheduler") or {}
+    if said.get("agrees", True):
+        return None
+    return f"CA and the scheduler's queue differ here: {said.get('why')}."
+
+
+def scheduler_why(trace: Mapping[str, Any]) -> str | None:
+    """The same in a few words, for a line of `--pending`'s list: what CA's loop does instead
+    (its outcome), without why its packing differs."""
+    answer = next((a for a in trace.get("autoscalers") or () if a.get("autoscaler") == "ClusterAutoscaler"), None)
+    said = (answer or {}).get("scheduler") or {}
+    if said.get("agrees", True):
+        return None
+    what = str(said.get("why") or "").split(" (", 1)[0]
+    return f"but {what} ({(answer or {}).get('outcome')})"
