@@ -122,7 +122,7 @@ class PendingPass:
         and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
         victims = {v for p in self.preemptions for v in p.victims}
         if victims:
-            cluster = [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
+            cluster = _with_victims(cluster, victims)
         if not self.objects and not self.created:
             return cluster
         from kexplain.explain.inputs import cluster_with
@@ -158,6 +158,29 @@ def _pod_key(obj: Obj) -> str | None:
         return None
     meta = obj.get("metadata") or {}
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _with_victims(cluster: Objects, victims: set[str]) -> Objects:
+    """The cluster with the bound pods `victims` (keys) terminating (`_as_victim`); a dump's
+    (`columns.Dump`) looked up by its rows' names and kept a dump (its rows stand: a victim
+    keeps its kind, name and resourceVersion), so the passes over it keep their fast paths."""
+    from itertools import compress
+
+    from kexplain.apimachinery import columns
+    rows = columns.rows_of(cluster)
+    if rows is None:
+        return [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
+    names = {v.partition("/")[2] for v in victims}
+    try:
+        found = list(compress(range(len(rows.names)), map(names.__contains__, rows.names)))
+    except TypeError:           # (a name that is no key: asked object by object)
+        return [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
+    out = list(cluster)
+    for i in found:
+        obj, src = out[i]
+        if _pod_key(obj) in victims:
+            out[i] = (_as_victim(obj), src)
+    return columns.Dump(out, rows)
 
 
 def _as_victim(obj: Obj) -> Obj:

@@ -208,3 +208,25 @@ spec:
     assert pp.pending == ()
     assert sorted((p.name, p.node_name) for p in pp.bound) == [
         ("cache", cache_node), *sorted((n, cache_node) for n in (web_0, web_1))]
+
+
+def test_victims_marked_on_a_dump_keep_it_a_dump():
+    """A cluster read as a dump (`columns.Dump`) stays one with the pass's victims terminating:
+    the passes over it (admission, CA's kind filters, the build) keep their fast paths, and the
+    same victims are marked as on a plain list."""
+    from kexplain.apimachinery import columns
+    from kexplain.explain.pending_pass import Preemption
+
+    src = Source("cluster.json")
+    pods = [({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "team", "resourceVersion": "1"},
+              "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]}}, src) for i in range(3)]
+    same_name = ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "p1", "namespace": "team",
+                                                                       "resourceVersion": "1"}}, src)
+    cluster = columns.Dump([*pods, same_name])
+    pp = PendingPass(preemptions=(Preemption("team/x", "n1", ("team/p1",)),))
+    got = pp.applied_to(cluster)
+    plain = pp.applied_to(list(cluster))
+    assert type(got) is columns.Dump and columns.rows_of(got) is not None
+    assert [bool((o.get("metadata") or {}).get("deletionTimestamp")) for o, _ in got] == [False, True, False, False]
+    assert [o for o, _ in got] == [o for o, _ in plain]
+    assert cluster[1][0].get("metadata", {}).get("deletionTimestamp") is None      # never changed in place
