@@ -739,9 +739,13 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
         (bound if (p.get("spec") or {}).get("nodeName") else unbound).append(p)
     parts = _BuiltFrom([o for o, _ in nodes], bound)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
-    if last is not None and last[0].same_as(parts):      # its nodes and indexes, these objects
+    replaced = last[0].replaced_in(parts) if last is not None else None
+    patched = _patched(last[1], replaced) if last is not None and replaced else None
+    if replaced is not None and (patched is not None or not replaced):   # its nodes and indexes, these objects
         listed = Snapshot.build([], [], others)
-        snapshot = last[1].with_objects(listed.namespaces, listed.objects)
+        snapshot = (patched or last[1]).with_objects(listed.namespaces, listed.objects)    # type: ignore[index]
+        if patched is not None:
+            _LAST_BUILT[:] = [(parts, patched)]
     else:
         snapshot = Snapshot.build(nodes, bound, others)
         _LAST_BUILT[:] = [(parts, snapshot)]
@@ -766,6 +770,43 @@ class _BuiltFrom:
         """The same nodes follow: the same node and pod objects, unchanged since (stored
         objects pass admission as they are)."""
         return _same(self.nodes, other.nodes) and _same(self.pods, other.pods)
+
+    def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
+        """The pods `other` has in place of this one's (old, new), when it has the same nodes
+        and, but for at most MAX_REPLACED of them, the same pods, each replacement on its
+        pod's node (the victims a preemption marks terminating); [] for the same objects; None
+        otherwise."""
+        if not _same(self.nodes, other.nodes) or len(self.pods) != len(other.pods):
+            return None
+        at = list(compress(range(len(self.pods)), map(operator.is_not, self.pods, other.pods)))
+        if len(at) > MAX_REPLACED:
+            return None
+        pairs = [(self.pods[i], other.pods[i]) for i in at]
+        if any(((o.get("spec") or {}).get("nodeName") != (n.get("spec") or {}).get("nodeName")) for o, n in pairs):
+            return None
+        return pairs
+
+
+MAX_REPLACED = 64       # pods replaced in a cluster built before, patched into its snapshot (else built again)
+
+
+def _patched(snapshot: Snapshot, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Snapshot | None:
+    """`snapshot` with the pods of `pairs` (old object, new object) replaced on their nodes
+    (`Snapshot.with_pods_replaced`); None when one is not there as its old object (a pod the
+    build left out: a finished one), or its new object is one the build would leave out."""
+    by_node: dict[str, dict[int, PodInfo]] = {}
+    for old, new in pairs:
+        info = PodInfo(new)
+        if info.status.get("phase") in ("Succeeded", "Failed"):
+            return None
+        ni = snapshot.get(info.node_name)
+        found = next((p for p in ni.pods if p.obj is old), None) if ni is not None else None
+        if found is None:
+            return None
+        by_node.setdefault(info.node_name, {})[id(found)] = info
+    for node, replaced in by_node.items():
+        snapshot = snapshot.with_pods_replaced(node, replaced)
+    return snapshot
 
 
 def _same(a: list[Any], b: list[Any]) -> bool:

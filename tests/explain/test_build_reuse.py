@@ -62,3 +62,31 @@ def test_pending_pods_left_out_still_share_the_build_and_each_build_nominates_it
     bound_elsewhere = {**pending, "spec": {**pending["spec"], "nodeName": "n1"}}
     third, _ = build_cluster([*cluster, (bound_elsewhere, src)])
     assert third.node_infos is not first.node_infos and [len(ni.pods) for ni in third.node_infos] == [2]
+
+
+def test_a_few_pods_replaced_on_their_nodes_are_patched_into_the_build():
+    """The victims of a preemption, marked terminating, replace their pods in CA's cluster: the
+    first build is patched (the other nodes shared), and holds what a build from nothing does."""
+    from kexplain.explain.carryover import preempted
+    from kexplain.model.snapshot import Snapshot
+
+    cluster = objects()
+    src = cluster[0][1]
+    node2 = {**copy.deepcopy(cluster[0][0]), "metadata": {"name": "n2", "labels": {"zone": "b"}}}
+    other = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "r", "namespace": "default"},
+             "spec": {"nodeName": "n2", "containers": [{"name": "c", "image": "i",
+                                                        "resources": {"requests": {"cpu": "1"}}}]}}
+    cluster = [cluster[0], (node2, src), cluster[1], (other, src), cluster[2]]
+    first, _ = build_cluster(cluster)
+    victim = preempted(other)
+    marked = [(victim, s) if o is other else (o, s) for o, s in cluster]
+    second, _ = build_cluster(marked)
+    assert second.node_infos[0] is first.node_infos[0]             # n1: untouched, shared
+    [on_n2] = second.get("n2").pods
+    assert on_n2.obj is victim and on_n2.deletion_timestamp
+    fresh = Snapshot.build([(o, s) for o, s in marked if o["kind"] == "Node"], [o for o, _ in marked if o["kind"] == "Pod"])
+    assert [(ni.name, [p.obj for p in ni.pods], ni.requested.milli_cpu) for ni in second.node_infos] == \
+        [(ni.name, [p.obj for p in ni.pods], ni.requested.milli_cpu) for ni in fresh.node_infos]
+    assert sorted(id(p.obj) for p, _ in second.pods_by_namespace["default"]) == \
+        sorted(id(p.obj) for p, _ in fresh.pods_by_namespace["default"])
+    assert [p.obj for p in first.get("n2").pods] == [other]          # the first build as it was
