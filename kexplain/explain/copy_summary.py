@@ -11,9 +11,9 @@ cluster; the copies table of the page (`placements[].pods[].summary`) opens it o
 from __future__ import annotations
 
 import heapq
-from typing import Any
+from typing import Any, Mapping
 
-from kexplain.framework.trace import SCHEDULED, Trace
+from kexplain.framework.trace import SCHEDULED, NodeScores, Trace
 
 TOP_NODES = 3
 _REJECTED = frozenset({"Unschedulable", "UnschedulableAndUnresolvable", "Error"})
@@ -50,11 +50,13 @@ def summarize(trace: Trace, top: int = TOP_NODES) -> dict[str, Any]:
     return out
 
 
-def _top(score: dict[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
-    best = heapq.nsmallest(n, score.items(), key=lambda kv: (-kv[1].get("total", 0), kv[0] != chosen, kv[0]))
-    return [{"node": node, "total": entry.get("total", 0),
-             "plugins": {p: v.get("weighted", 0) for p, v in (entry.get("plugins") or {}).items()}}
-            for node, entry in best]
+def _top(score: Mapping[str, dict[str, Any]], chosen: str | None, n: int) -> list[dict[str, Any]]:
+    totals = score.totals() if isinstance(score, NodeScores) else \
+        {node: entry.get("total", 0) for node, entry in score.items()}
+    best = heapq.nsmallest(n, totals.items(), key=lambda kv: (-kv[1], kv[0] != chosen, kv[0]))
+    return [{"node": node, "total": total,
+             "plugins": {p: v.get("weighted", 0) for p, v in (score[node].get("plugins") or {}).items()}}
+            for node, total in best]
 
 
 def _rejected(trace: Trace) -> list[dict[str, Any]]:

@@ -84,10 +84,11 @@ class FilterBatch:
 
 @dataclass
 class ScoreBatch:
-    """run_score's answer, in node order: each node's trace entries (plugin -> raw,
-    normalized, weight, weighted) and its total."""
+    """run_score's answer, in node order: each node's total, and per plugin (in order) each
+    node's trace entry (raw, normalized, weight, weighted), shared by the nodes alike."""
 
-    details: list[dict[str, dict[str, int]]]
+    plugins: list[str]
+    columns: list[list[dict[str, int]]]
     totals: list[int]
 
 
@@ -455,8 +456,8 @@ class Framework:
                         for k in dict.fromkeys(keys)}
             entries.append(list(map(distinct.__getitem__, keys)))
         if not names:
-            return ScoreBatch([{} for _ in nodes], [0] * len(nodes))
-        return ScoreBatch([dict(zip(names, row)) for row in zip(*entries)], list(map(sum, zip(*weighted))))
+            return ScoreBatch([], [], [0] * len(nodes))
+        return ScoreBatch(names, entries, list(map(sum, zip(*weighted))))
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     @cached_property

@@ -28,7 +28,7 @@ from kexplain.framework.runtime import Framework
 from kexplain.framework.opportunistic_batch import OpportunisticBatch
 from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
-from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, Result, Search, Trace
+from kexplain.framework.trace import ERROR, GATED, SCHEDULED, UNSCHEDULABLE, NodeScores, Result, Search, Trace
 
 # The reason of the nodes a PreFilter result left out (the plugins that narrowed them, by name).
 ERR_ABSENT_FORMAT = "node(s) didn't satisfy plugin(s) [{}]"
@@ -257,8 +257,7 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
             raise FrameworkError(s.message())
         scored = fw.run_score(state, pod, feasible)
         totals = scored.totals
-        trace.score = {name: {"total": total, "plugins": per}
-                       for name, total, per in zip(names, totals, scored.details)}
+        trace.score = NodeScores(names, totals, scored.plugins, scored.columns)
     best = max(totals)
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     ranking = SortedScores(names, totals)

@@ -7,7 +7,7 @@ strings (kexplain.apimachinery.display writes them), so that readers need not kn
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 # Not the trace's: framework/extras.py still imports it from here (it belongs to apimachinery).
 
@@ -57,6 +57,46 @@ class Result:
         return out
 
 
+class NodeScores(Mapping[str, dict[str, Any]]):
+    """The trace's `score`: per node scored, in order, `{"total", "plugins"}` (plugin -> its
+    entry: raw, normalized, weight, weighted), made from Score's columns on first read. Of the
+    many copies of a workload only a few traces are read in full, and a copy scores hundreds of
+    nodes: the others never build a mapping per node."""
+
+    __slots__ = ("_nodes", "_totals", "_plugins", "_columns", "_at", "_made")
+
+    def __init__(self, nodes: list[str], totals: list[int], plugins: list[str],
+                 columns: list[list[dict[str, int]]]) -> None:
+        self._nodes, self._totals, self._plugins, self._columns = nodes, totals, plugins, columns
+        self._at: dict[str, int] | None = None
+        self._made: dict[str, dict[str, Any]] = {}
+
+    def __getitem__(self, node: str) -> dict[str, Any]:
+        made = self._made.get(node)
+        if made is None:
+            if self._at is None:
+                self._at = {n: k for k, n in enumerate(self._nodes)}
+            k = self._at[node]
+            made = self._made[node] = {"total": self._totals[k],
+                                       "plugins": {p: col[k] for p, col in zip(self._plugins, self._columns)}}
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def totals(self) -> dict[str, int]:
+        """Each node's total, without the per-plugin entries."""
+        return dict(zip(self._nodes, self._totals))
+
+
+def score_json(score: Mapping[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]] | None:
+    """The trace's `score` as JSON: a plain mapping per node, in order."""
+    return score if score is None or type(score) is dict else {n: score[n] for n in score}
+
+
 @dataclass
 class Trace:
     """One scheduling attempt. JSON-ready parts are plain dicts and lists."""
@@ -69,7 +109,7 @@ class Trace:
     search: Search | None = None
     filter: dict[str, dict[str, Any]] | None = None
     filter_all: dict[str, dict[str, dict[str, Any]]] | None = None
-    score: dict[str, dict[str, Any]] | None = None
+    score: Mapping[str, dict[str, Any]] | None = None       # node -> total and plugins (`NodeScores`)
     post_filter: dict[str, Any] | None = None
     result: Result = field(default_factory=lambda: Result(ERROR))
     extra: dict[str, Any] = field(default_factory=dict)   # kexplain's own additions (ignored by conformance)
@@ -88,7 +128,7 @@ class Trace:
             "search": self.search.to_json() if self.search else None,
             "filter": self.filter,
             "filterAll": self.filter_all,
-            "score": self.score,
+            "score": score_json(self.score),
             "postFilter": self.post_filter,
             "result": self.result.to_json(),
         }
