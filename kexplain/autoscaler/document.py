@@ -4,15 +4,20 @@ Keys as ../shared/autoscaler/README.md defines them: the settings, the result, e
 with its equivalence class, outcome, events and per-group verdicts, every node group with its
 sizes, template, skip reasons and option, the expansion and the cluster events. Pod names are
 `NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
+
+Where the expander leaves a tie, CA draws one of the tied options at random; the document
+follows the first and says what each draw gives (kexplain's keys, which the comparison
+ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods) and, on each pod
+whose answer depends on the draw, `byPick` (its outcome and events under each tied option).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.loop import LoopResult, reasons_message_parts
+from kexplain.autoscaler.loop import LoopResult, other_picks, reasons_message_parts, run_once
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 
@@ -36,8 +41,16 @@ def option_json(option: Option | None) -> dict[str, Any] | None:
     return out
 
 
-def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
-    """The document of one loop."""
+def run_document(loop: LoopInputs) -> tuple[LoopResult, dict[str, Any]]:
+    """One loop run (`run_once`) and its document; where its expander leaves a tie, the loop
+    is run again for each other tied option (`other_picks`) to say what each draw gives."""
+    result = run_once(loop)
+    return result, build_document(loop, result, other_picks(loop, result))
+
+
+def build_document(loop: LoopInputs, result: LoopResult, picks: Sequence[LoopResult] = ()) -> dict[str, Any]:
+    """The document of one loop; `picks`: the loop run with each other option of its
+    expander's tie drawn (`other_picks`), for what depends on CA's draw."""
     status = result.status
     final = result.final_status or status      # ScaleUpToNodeGroupMinSize's replaces the loop's
     kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
@@ -51,6 +64,8 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     doc["pods"] = _pods(loop, result)
     doc["nodeGroups"] = _groups(loop, result)
     doc["expansion"] = _expansion(loop, result) if result.scale_up_called else None
+    if picks and doc["expansion"] is not None and "randomPick" in doc["expansion"]:
+        _with_picks(doc, loop, result, picks)
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
@@ -203,9 +218,36 @@ def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
     tied = result.status.random_among
     filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
+    best = result.status.best
     out: dict[str, Any] = {"expander": filters[-1] if filters else RANDOM,
-                           "among": [o.node_group.name for o in tied], "followed": tied[0].node_group.name}
+                           "among": [o.node_group.name for o in tied],
+                           "followed": (best or tied[0]).node_group.name}
     if out["expander"] == LeastWaste.name:
         out["wasteScores"] = {o.node_group.name: wasted_score(o, result.templates[o.node_group.name].node_info)
                               for o in tied if o.node_group.name in result.templates}
     return out
+
+
+# A pod's answer, the keys of its record that CA's draw may change.
+PICKED_KEYS = ("outcome", "events")
+
+
+def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult, picks: Sequence[LoopResult]) -> None:
+    """What each draw of the expander's tie gives: `expansion.randomPick.picks`, per tied option
+    (the followed one first) its scale-ups and the pods it triggers or leaves awaiting, and
+    `byPick` on each pod whose outcome or events differ between draws: its answer under each
+    tied option, in the same order (the record's own keys are the first's)."""
+    runs = [result, *picks]
+    tied = [r.status.best.node_group.name if r.status.best is not None else "" for r in runs]
+    pick = doc["expansion"]["randomPick"]
+    pick["picks"] = [{"nodeGroup": name, "result": r.result,
+                      "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                                    "maxSize": i.max_size} for i in r.status.scale_up_infos],
+                      "podsTriggeredScaleUp": _names(r.status.triggered),
+                      "podsAwaitEvaluation": _names(r.status.await_evaluation)}
+                     for name, r in zip(tied, runs)]
+    others = [_pods(loop, r) for r in picks]
+    for i, record in enumerate(doc["pods"]):
+        answers = [{k: record[k] for k in PICKED_KEYS}, *({k: alt[i][k] for k in PICKED_KEYS} for alt in others)]
+        if any(a != answers[0] for a in answers[1:]):
+            record["byPick"] = [{"nodeGroup": name, **a} for name, a in zip(tied, answers)]

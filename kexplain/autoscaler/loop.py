@@ -215,7 +215,9 @@ def _unix(at: datetime) -> float:
     return at.timestamp()
 
 
-def run_once(loop: LoopInputs) -> LoopResult:
+def run_once(loop: LoopInputs, pick: int = 0) -> LoopResult:
+    """CA's RunOnce over `loop`. `pick`: where the expander leaves a tie (CA's random draw), the
+    tied option the draw takes (its index among them; the first by default)."""
     settings = loop.settings
     recorder = status_object(settings)
     targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
@@ -260,8 +262,8 @@ def run_once(loop: LoopInputs) -> LoopResult:
     unhealthy = unhealthy_groups(loop, targets, states)
 
     def context() -> Context:       # a new quota tracker over the snapshot's nodes, as each scale-up makes
-        return Context(settings, loop.groups, targets, templates, sim, _expander(loop), _quota_tracker(loop, sim),
-                       unhealthy=unhealthy, status_object=recorder)
+        return Context(settings, loop.groups, targets, templates, sim, _expander(loop, pick),
+                       _quota_tracker(loop, sim), unhealthy=unhealthy, status_object=recorder)
 
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
@@ -291,6 +293,14 @@ def run_once(loop: LoopInputs) -> LoopResult:
     return result
 
 
+def other_picks(loop: LoopInputs, result: LoopResult) -> list[LoopResult]:
+    """Where `result`'s expander left a tie (CA draws one of the tied options at random), the
+    loop run again with each of the other tied options drawn, in the tie's order (none without
+    a tie): what CA does when its draw is not the first. Each run is the whole loop, as CA's
+    would be: its events, the sizes it sets, what the scale-down part then finds."""
+    return [run_once(loop, pick=k) for k in range(1, len(result.status.random_among))]
+
+
 def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> bool:
     """allPodsAreNew: the oldest pod younger than 2 seconds, or the oldest pod asking for a GPU
     younger than 30."""
@@ -309,14 +319,15 @@ def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
                         templates, provider=loop.provider.provider)
 
 
-def _expander(loop: LoopInputs):
-    """The --expander chain; the priority expander reads its ConfigMap in --namespace."""
+def _expander(loop: LoopInputs, pick: int = 0):
+    """The --expander chain (`pick`: the tied option its random draw takes); the priority
+    expander reads its ConfigMap in --namespace."""
     from kexplain.autoscaler.expander.factory import build
     key = (loop.settings.flag("namespace"), PRIORITY_CONFIGMAP_NAME)
     configmap = next((c for c in loop.config_maps
                       if ((c.get("metadata") or {}).get("namespace") or "default",
                           (c.get("metadata") or {}).get("name")) == key), None)
-    return build(loop.settings.expander, configmap)
+    return build(loop.settings.expander, configmap, pick=pick)
 
 
 def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[str]:

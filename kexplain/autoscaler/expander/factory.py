@@ -36,11 +36,12 @@ def accepted_names() -> list[str]:
 
 
 def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
-          source: Source | None = None, field: str = "expander") -> Chain:
+          source: Source | None = None, field: str = "expander", pick: int = 0) -> Chain:
     """The strategy for `--expander` (a comma-separated chain). `priority_configmap`: the
     `kube-system/cluster-autoscaler-priority-expander` ConfigMap, if the cluster has one.
     Raises InputError (naming `source` and `field`) where CA would refuse to start.
-    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice."""
+    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice; `pick`:
+    the tied option that stands for the draw (`Chain`)."""
     known = _filters(priority_configmap)
     accepted = ", ".join(accepted_names())
     filters: list[Filter] = []
@@ -60,4 +61,4 @@ def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
             raise InputError(f"Expander {name} not supported (accepted: {accepted})", source=source, field=field)
         if name != RANDOM:
             filters.append(known[name]())
-    return Chain(filters)
+    return Chain(filters, pick)
