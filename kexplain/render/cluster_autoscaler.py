@@ -196,9 +196,9 @@ NOT_CREATED = "not created (no answer)"
 
 def pods_label(keys: list[str], of: str, copies: Sequence[int | None] | None = None) -> str:
     """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
-    `ns/a ... c, e (N pods of Kind ns/x)`: a range (`a ... c`) only for three copies or more
-    whose numbers follow one another (`copies`: each pod's; None: the keys are such copies),
-    every other pod named."""
+    `ns/a ... c, e (N pods of Kind ns/x)`: a range (`a ... c`) only for copies whose numbers
+    follow one another (`copies`: each pod's; None: the keys are such copies), every other pod
+    named."""
     if len(keys) == 1:
         return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
     numbers = list(copies) if copies is not None else list(range(len(keys)))
@@ -210,7 +210,7 @@ def pods_label(keys: list[str], of: str, copies: Sequence[int | None] | None = N
             runs[-1].append(name)
         else:
             runs.append([name])
-    parts = [f"{run[0]} ... {run[-1]}" if len(run) > 2 else ", ".join(run) for run in runs]
+    parts = [f"{run[0]} ... {run[-1]}" if len(run) > 1 else run[0] for run in runs]
     return f"{', '.join(parts)} ({len(keys)} pods of {of})"
 
 

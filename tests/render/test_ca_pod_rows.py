@@ -27,7 +27,7 @@ def test_a_copy_with_another_answer_between_two_is_a_row_of_its_own():
     table = out[out.index("Pending pods, each CA's answer"):out.index("\nPod default/db-0: ")]
     rows = re.findall(r"^(default/db-\d.*)$", table, re.M)
     assert [r.split()[0] for r in rows] == ["default/db-0", "default/db-1", "default/db-2"]
-    assert "..." not in table and "(2 pods" not in table
+    assert "..." not in table and "pods of" not in table
     outcomes = [r.split()[-1] for r in rows]       # the outcome beside each row's first line
     assert outcomes == ["TriggeredScaleUp", "RemainsUnschedulableNoEvent", "TriggeredScaleUp"]
 
@@ -42,14 +42,15 @@ def test_only_pods_that_follow_one_another_share_a_row():
     rows = pod_rows(doc(("w-0", 0, "NoEvent"), ("w-1", 1, "NoEvent"), ("w-2", 2, "AwaitingEvaluation"),
                         ("w-3", 3, "NoEvent")))
     assert [(who, outcome) for who, outcome, _ in rows] == [
-        ("ns/w-0, w-1 (2 pods of Deployment ns/w)", "NoEvent"), ("ns/w-2 (of Deployment ns/w)", "AwaitingEvaluation"),
+        ("ns/w-0 ... w-1 (2 pods of Deployment ns/w)", "NoEvent"), ("ns/w-2 (of Deployment ns/w)", "AwaitingEvaluation"),
         ("ns/w-3 (of Deployment ns/w)", "NoEvent")]
 
 
 def test_a_range_only_where_the_copies_follow_one_another():
-    keys = [f"ns/w-{i}" for i in (0, 1, 2, 4, 6, 7, 8, 9)]
-    assert pods_label(keys, "Deployment ns/w", [0, 1, 2, 4, 6, 7, 8, 9]) == \
-        "ns/w-0 ... w-2, w-4, w-6 ... w-9 (8 pods of Deployment ns/w)"
+    keys = [f"ns/w-{i}" for i in (0, 1, 2, 4, 6, 7, 8, 9, 11)]
+    assert pods_label(keys, "Deployment ns/w", [0, 1, 2, 4, 6, 7, 8, 9, 11]) == \
+        "ns/w-0 ... w-2, w-4, w-6 ... w-9, w-11 (9 pods of Deployment ns/w)"
+    assert pods_label(["ns/w-0", "ns/w-2"], "Deployment ns/w", [0, 2]) == "ns/w-0, w-2 (2 pods of Deployment ns/w)"
     assert pods_label(keys[:3], "Deployment ns/w", [0, 1, 2]) == "ns/w-0 ... w-2 (3 pods of Deployment ns/w)"
     assert pods_label(["ns/a", "ns/b"], "Job ns/j", [None, None]) == "ns/a, b (2 pods of Job ns/j)"
     assert pods_label(["ns/w-5", "ns/w-6", "ns/w-7"], "StatefulSet ns/w") == \
