@@ -540,7 +540,7 @@ def depending_words(doc: Mapping[str, Any]) -> str:
     if not pods:
         return " Every pending pod's answer is the same whichever it picks."
     shown = ", ".join(pods[:MAX_NAMED]) + (f" and {len(pods) - MAX_NAMED:,} more" if len(pods) > MAX_NAMED else "")
-    return f" The pick decides the answer for {shown} (each pick's answer is with the pod)."
+    return f" The pick decides the answer for {shown}."
 
 
 MAX_NAMED = 10     # pods named in a line; the others counted

@@ -89,7 +89,7 @@ def test_autoscale_says_the_pods_answer_depends_on_the_draw(shop: Path):
     assert "if CA picks gke-prod-default-pool-5e6f7a8b-grp (1 of 3 tied options): TriggeredScaleUp: pod triggered " \
            "scale-up:" in text
     assert "(the same outcome whichever of the 3 tied options CA picks; its event names the scale-up picked)" in text
-    assert "The pick decides the answer for shop/checkout, shop/web (each pick's answer is with the pod)." in text
+    assert "The pick decides the answer for shop/checkout, shop/web." in text
     assert not any(line.split()[:2] == ["shop/checkout", "AwaitingEvaluation"] for line in out.splitlines())
 
 

@@ -9,10 +9,10 @@ import re
 from kexplain.cli.app import main
 from kexplain.render.cluster_autoscaler import pod_rows, pods_label
 from tests.support.cli_helpers import TestEnvironment
-from tests.support.paths import DATA, FIXTURES
+from tests.support.paths import FIXTURES
 
 AWS = FIXTURES / "autoscaler"
-PARALLEL = DATA / "autoscaler" / "statefulset-parallel-pv.yaml"
+PARALLEL = AWS / "statefulset-parallel.yaml"
 
 
 def run(*args: str) -> str:

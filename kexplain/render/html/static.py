@@ -562,10 +562,10 @@ def untried_note(placement: Mapping[str, Any]) -> str | None:
         why = (f"{stopped} is not bound, so the cluster stays as {stopped} found it, and each later copy, the same pod "
                "under another name, would be rejected the same way")
     elif placement.get("podManagementPolicy") == "Parallel":
-        answered = " (each one's autoscaler answer is in the section below)" if placement.get("autoscalers") else ""
+        answered = "; each one's autoscaler answer is in the section below" if placement.get("autoscalers") else ""
         why = (f"{stopped} is not bound, and with podManagementPolicy Parallel the StatefulSet's controller creates "
                f"every ordinal at once: they are pending as {stopped} is, in the cluster as {stopped} found it, each "
-               f"differing from it only by its ordinal (its name, labels and claims){answered}")
+               f"differing from it only by its ordinal: its name, labels and claims{answered}")
     else:
         why = (f"{stopped} is not bound, and with podManagementPolicy OrderedReady (the default) the StatefulSet's "
                "controller creates the next ordinal only once it runs")

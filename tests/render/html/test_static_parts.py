@@ -18,7 +18,7 @@ from kexplain.render.html import render_page
 from kexplain.render.html.static import untried_note
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.html_pages import page_data, visible_text
-from tests.support.paths import DATA, FIXTURES
+from tests.support.paths import FIXTURES
 from tests.support.render_helpers import trace_of
 
 CLUSTER = str(FIXTURES / "cluster.yaml")
@@ -154,7 +154,7 @@ def test_a_parallel_statefulsets_untried_copies_exist(tmp_path, groups):
     an OrderedReady StatefulSet keeps its note. The placement says the policy (`-o json` too)."""
     aws = FIXTURES / "autoscaler"
     extra = ["--node-groups", str(aws / "nodegroups.yaml")] if groups else []
-    parallel = DATA / "autoscaler" / "statefulset-parallel-pv.yaml"
+    parallel = aws / "statefulset-parallel.yaml"
     text = visible_text(page_of(tmp_path, str(parallel), "--nodes", str(aws / "cluster.yaml"), *extra))
     note = re.search(r"StatefulSet default/db: copies 2 to 3 \(2 of them\) of 3 were never scheduled[^\n]*", text)
     assert note is not None, text
