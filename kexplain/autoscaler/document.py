@@ -6,18 +6,20 @@ sizes, template, skip reasons and option, the expansion and the cluster events. 
 `NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
 
 Where the expander leaves a tie, CA draws one of the tied options at random; the document
-follows the first and says what each draw gives (kexplain's keys, which the comparison
-ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods) and, on each pod
-whose answer depends on the draw, `byPick` (its outcome and events under each tied option).
+follows the first and says what each draw gives (the scale-up's `picks`; kexplain's keys, which
+the comparison ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods)
+and, on each pod whose answer depends on the draw, `byPick` (its outcome and events under each
+tied option).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from dataclasses import replace
+from typing import Any, Iterable
 
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.loop import LoopResult, other_picks, reasons_message_parts, run_once
+from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 
@@ -41,16 +43,8 @@ def option_json(option: Option | None) -> dict[str, Any] | None:
     return out
 
 
-def run_document(loop: LoopInputs) -> tuple[LoopResult, dict[str, Any]]:
-    """One loop run (`run_once`) and its document; where its expander leaves a tie, the loop
-    is run again for each other tied option (`other_picks`) to say what each draw gives."""
-    result = run_once(loop)
-    return result, build_document(loop, result, other_picks(loop, result))
-
-
-def build_document(loop: LoopInputs, result: LoopResult, picks: Sequence[LoopResult] = ()) -> dict[str, Any]:
-    """The document of one loop; `picks`: the loop run with each other option of its
-    expander's tie drawn (`other_picks`), for what depends on CA's draw."""
+def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
+    """The document of one loop."""
     status = result.status
     final = result.final_status or status      # ScaleUpToNodeGroupMinSize's replaces the loop's
     kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
@@ -64,8 +58,8 @@ def build_document(loop: LoopInputs, result: LoopResult, picks: Sequence[LoopRes
     doc["pods"] = _pods(loop, result)
     doc["nodeGroups"] = _groups(loop, result)
     doc["expansion"] = _expansion(loop, result) if result.scale_up_called else None
-    if picks and doc["expansion"] is not None and "randomPick" in doc["expansion"]:
-        _with_picks(doc, loop, result, picks)
+    if doc["expansion"] is not None and result.status.picks:
+        _with_picks(doc, loop, result)
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
@@ -85,7 +79,9 @@ def followed_json(loop: LoopInputs) -> dict[str, Any]:
             "cloudProvider": loop.provider.to_json()}
 
 
-def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
+def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
+    """Every pending pod's record (`verdicts`: with the groups' verdicts and reasons, else its
+    outcome and events alone)."""
     status = result.status
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
     listed = {id(p) for p in result.listed}
@@ -123,6 +119,9 @@ def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
         record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
+        if not verdicts:
+            out.append(record)
+            continue
         eg = reached.get(id(pod))
         if eg is not None:
             record["nodeGroups"] = _verdicts(loop, status, eg)
@@ -232,21 +231,22 @@ def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 PICKED_KEYS = ("outcome", "events")
 
 
-def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult, picks: Sequence[LoopResult]) -> None:
-    """What each draw of the expander's tie gives: `expansion.randomPick.picks`, per tied option
-    (the followed one first) its scale-ups and the pods it triggers or leaves awaiting, and
-    `byPick` on each pod whose outcome or events differ between draws: its answer under each
-    tied option, in the same order (the record's own keys are the first's)."""
-    runs = [result, *picks]
-    tied = [r.status.best.node_group.name if r.status.best is not None else "" for r in runs]
-    pick = doc["expansion"]["randomPick"]
-    pick["picks"] = [{"nodeGroup": name, "result": r.result,
-                      "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
-                                    "maxSize": i.max_size} for i in r.status.scale_up_infos],
-                      "podsTriggeredScaleUp": _names(r.status.triggered),
-                      "podsAwaitEvaluation": _names(r.status.await_evaluation)}
-                     for name, r in zip(tied, runs)]
-    others = [_pods(loop, r) for r in picks]
+def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> None:
+    """What each draw of the expander's tie gives (the scale-up's `picks`): `expansion.
+    randomPick.picks`, per tied option (the followed one first) its scale-ups and the pods it
+    triggers or leaves awaiting, and `byPick` on each pod whose outcome or events differ between
+    draws: its answer under each tied option, in the same order (the record's own keys are the
+    first's)."""
+    statuses = [result.status, *result.status.picks]
+    runs = [result, *(replace(result, status=st, pod_events=pod_events(st)) for st in result.status.picks)]
+    tied = [st.best.node_group.name if st.best is not None else "" for st in statuses]
+    doc["expansion"]["randomPick"]["picks"] = [
+        {"nodeGroup": name, "result": st.result,
+         "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                       "maxSize": i.max_size} for i in st.scale_up_infos],
+         "podsTriggeredScaleUp": _names(st.triggered), "podsAwaitEvaluation": _names(st.await_evaluation)}
+        for name, st in zip(tied, statuses)]
+    others = [_pods(loop, r, verdicts=False) for r in runs[1:]]
     for i, record in enumerate(doc["pods"]):
         answers = [{k: record[k] for k in PICKED_KEYS}, *({k: alt[i][k] for k in PICKED_KEYS} for alt in others)]
         if any(a != answers[0] for a in answers[1:]):

@@ -215,9 +215,7 @@ def _unix(at: datetime) -> float:
     return at.timestamp()
 
 
-def run_once(loop: LoopInputs, pick: int = 0) -> LoopResult:
-    """CA's RunOnce over `loop`. `pick`: where the expander leaves a tie (CA's random draw), the
-    tied option the draw takes (its index among them; the first by default)."""
+def run_once(loop: LoopInputs) -> LoopResult:
     settings = loop.settings
     recorder = status_object(settings)
     targets = {g.name: g.target_size if g.target_size is not None else len(loop.group_members[g.name])
@@ -262,8 +260,8 @@ def run_once(loop: LoopInputs, pick: int = 0) -> LoopResult:
     unhealthy = unhealthy_groups(loop, targets, states)
 
     def context() -> Context:       # a new quota tracker over the snapshot's nodes, as each scale-up makes
-        return Context(settings, loop.groups, targets, templates, sim, _expander(loop, pick),
-                       _quota_tracker(loop, sim), unhealthy=unhealthy, status_object=recorder)
+        return Context(settings, loop.groups, targets, templates, sim, _expander(loop), _quota_tracker(loop, sim),
+                       unhealthy=unhealthy, status_object=recorder)
 
     if not to_help:
         status = ScaleUpStatus(NOT_NEEDED)
@@ -293,14 +291,6 @@ def run_once(loop: LoopInputs, pick: int = 0) -> LoopResult:
     return result
 
 
-def other_picks(loop: LoopInputs, result: LoopResult) -> list[LoopResult]:
-    """Where `result`'s expander left a tie (CA draws one of the tied options at random), the
-    loop run again with each of the other tied options drawn, in the tie's order (none without
-    a tie): what CA does when its draw is not the first. Each run is the whole loop, as CA's
-    would be: its events, the sizes it sets, what the scale-down part then finds."""
-    return [run_once(loop, pick=k) for k in range(1, len(result.status.random_among))]
-
-
 def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> bool:
     """allPodsAreNew: the oldest pod younger than 2 seconds, or the oldest pod asking for a GPU
     younger than 30."""
@@ -319,15 +309,14 @@ def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
                         templates, provider=loop.provider.provider)
 
 
-def _expander(loop: LoopInputs, pick: int = 0):
-    """The --expander chain (`pick`: the tied option its random draw takes); the priority
-    expander reads its ConfigMap in --namespace."""
+def _expander(loop: LoopInputs):
+    """The --expander chain; the priority expander reads its ConfigMap in --namespace."""
     from kexplain.autoscaler.expander.factory import build
     key = (loop.settings.flag("namespace"), PRIORITY_CONFIGMAP_NAME)
     configmap = next((c for c in loop.config_maps
                       if ((c.get("metadata") or {}).get("namespace") or "default",
                           (c.get("metadata") or {}).get("name")) == key), None)
-    return build(loop.settings.expander, configmap, pick=pick)
+    return build(loop.settings.expander, configmap)
 
 
 def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[str]:
@@ -345,9 +334,14 @@ def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[st
 
 
 def _emit_events(result: LoopResult) -> None:
-    """EventingScaleUpStatusProcessor.Process."""
-    status = result.status
-    events = result.pod_events
+    """EventingScaleUpStatusProcessor.Process, on the loop's scale-up status."""
+    result.pod_events = pod_events(result.status)
+
+
+def pod_events(status: ScaleUpStatus) -> dict[int, list[Event]]:
+    """The events EventingScaleUpStatusProcessor records on pods (by id) for `status` (the
+    loop's, or the status of another draw of an expander tie: `ScaleUpStatus.picks`)."""
+    events: dict[int, list[Event]] = {}
     if status.result not in (SUCCESSFUL, ERROR):
         for info in status.remain_unschedulable:
             if status.result == LIMITED_BY_MAX_NODES_TOTAL:
@@ -361,4 +355,5 @@ def _emit_events(result: LoopResult) -> None:
         for pod in status.triggered:
             events.setdefault(id(pod), []).append(
                 Event(pod.key, "Normal", TRIGGERED, f"{TRIGGERED_PREFIX}{text}"))
+    return events
 

@@ -128,10 +128,12 @@ def loop_document(loop: LoopInputs) -> dict[str, Any]:
 def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: the document, with `explained` (every Filter
     plugin on each group's template) for `explained` (default: the first pending pod)."""
-    from kexplain.autoscaler.document import run_document
+    from kexplain.autoscaler.document import build_document
+    from kexplain.autoscaler.loop import run_once
     from kexplain.autoscaler.templates import template_node_infos
 
-    result, doc = run_document(loop)
+    result = run_once(loop)
+    doc = build_document(loop, result)
     pod = explained if explained is not None else (loop.pending[0] if loop.pending else None)
     if pod is not None:
         templates = result.templates or template_node_infos(loop)

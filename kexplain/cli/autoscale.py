@@ -68,8 +68,9 @@ def command(
     Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing
     nodes, 1 some pending pod did not, 2 bad usage or bad input, 4 internal error."""
     from kexplain.autoscaler.cloudprovider import Discovery
-    from kexplain.autoscaler.document import run_document
+    from kexplain.autoscaler.document import build_document
     from kexplain.autoscaler.inputs import load_loop
+    from kexplain.autoscaler.loop import run_once
     from kexplain.autoscaler.pending import loop_over
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import load_objects
@@ -90,7 +91,7 @@ def command(
         env.error(f"warning: {warning}")
     if pp is not None:
         loop, _ = loop_over(loop, pp)
-    _, doc = run_document(loop)
+    doc = build_document(loop, run_once(loop))
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

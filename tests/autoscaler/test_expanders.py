@@ -254,16 +254,3 @@ def test_build_refuses_what_ca_refuses(flag, message):
 def test_accepted_names():
     assert accepted_names() == ["least-nodes", "least-waste", "most-pods", "priority", "random"]
 
-
-def test_the_draw_takes_the_tied_option_it_is_told():
-    """`pick`: which tied option stands for CA's random draw (the loop is run once per tied
-    option to say what each draw gives); the tie is named alike whichever it is."""
-    reqs = ({"cpu": "3", "memory": "8Gi"}, {"cpu": "3", "memory": "8Gi"})
-    opts = [option("a", 2, *reqs), option("b", 1, *reqs), option("c", 1, {"cpu": "1"})]
-    assert build("random").choose(opts, INFOS).option is opts[0]
-    assert build("random", pick=2).choose(opts, INFOS).option is opts[2]
-    assert build("least-waste", pick=1).choose(opts, INFOS).option is opts[1]
-    drawn = build("least-waste", pick=1).choose(opts, INFOS)
-    assert names(drawn.random_among) == ["a", "b"] and drawn.is_random
-    assert build("least-waste", pick=5).choose(opts, INFOS).option is opts[0]      # past the tie: the first
-    assert build("most-pods,least-waste", pick=1).choose(opts, INFOS).option is opts[1]

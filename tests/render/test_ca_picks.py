@@ -1,12 +1,13 @@
 """An expander tie whose draw decides a pod's answer (issue 37, item 4): CA draws one of the tied
 options at random, so a pod's outcome that depends on the draw is never shown as settled. The
-loop runs again with each tied option drawn; the document says what each draw gives
-(`expansion.randomPick.picks`, and `byPick` on each pod whose answer depends on it), and the
-terminal, `kexplain autoscale`, the pod's answers in `-o json` and the page say it.
+document says what each draw gives (`expansion.randomPick.picks`, and `byPick` on each pod whose
+answer depends on it), and the terminal, `kexplain autoscale`, the pod's answers in `-o json`
+and the page say it.
 
 On fixtures/autoscaler/gke: least-waste ties default-pool's three MIGs (one per zone). shop/web
 (2 CPUs anywhere) triggers a scale-up whichever MIG CA draws; shop/checkout (2 CPUs in zone b)
-only when CA draws zone b's MIG, which takes both pods (else it awaits the next loop)."""
+only when CA draws zone b's MIG, which takes both pods (else it awaits the next loop). Each
+other draw is the rest of the scale-up from the draw on, apart from the one followed."""
 from __future__ import annotations
 
 import json
@@ -74,6 +75,11 @@ def test_the_document_says_what_each_draw_gives(shop: Path):
     assert [p["events"] for p in pods["shop/web"]["byPick"]] == [triggered(A, "1->2"), triggered(B, "1->3"),
                                                                  triggered(C, "0->1")]
     assert "byPick" not in pods["shop/batch"] and "byPick" not in pods["shop/report"]     # alike under every draw
+    # the other draws leave the one followed as it was: its sizes, its events
+    assert [(g["name"], g["newTargetSize"]) for g in doc["nodeGroups"][:3]] == [(A, 2), (B, 1), (C, 0)]
+    assert [e["message"] for e in doc["clusterEvents"]] == [
+        f"Scale-up: setting group {A} size to 2 instead of 1 (max: 5)",
+        f"Scale-up: group {A} size set to 2 instead of 1 (max: 5)"]
 
 
 def test_no_tie_no_picks():

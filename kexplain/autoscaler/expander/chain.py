@@ -2,9 +2,7 @@
 
 Each filter narrows the options; as soon as one leaves a single option it is taken. When the
 filters are done and several are left, CA's random strategy draws one of them: `Choice` then
-names the tie (`random_among`) instead of pretending to know the draw. `pick` says which of
-the tied options stands for the draw (the first by default): the loop is run once per tied
-option to tell what each draw gives (`kexplain.autoscaler.loop.other_picks`).
+names the tie (`random_among`) instead of pretending to know the draw.
 """
 from __future__ import annotations
 
@@ -31,8 +29,8 @@ class Step:
 class Choice:
     """The expander's decision. `option`: the option CA takes, None when none is left (CA then
     reports every pod as filtered out by the expander). `random_among`: when two or more, CA
-    draws `option` among them at random and `option` is only the one the chain's `pick` stands
-    for (the first, unless told); empty when the choice is determined. `steps`: each filter that ran and what it kept; `events`: what the
+    draws `option` among them at random and `option` is only their first; empty when the
+    choice is determined. `steps`: each filter that ran and what it kept; `events`: what the
     filters recorded (the priority expander's warnings on its ConfigMap), in order."""
 
     option: Option | None
@@ -46,13 +44,11 @@ class Choice:
 
 
 class Chain:
-    """A Strategy: `filters` (each with a `name`) in order, CA's random draw after them, which
-    takes the tied option at index `pick` (the first when there are fewer)."""
+    """A Strategy: `filters` (each with a `name`) in order, CA's random draw after them."""
 
-    def __init__(self, filters: Sequence[Filter], pick: int = 0) -> None:
+    def __init__(self, filters: Sequence[Filter]) -> None:
         self.filters = tuple(filters)
         self.fallback = Random()
-        self.pick = pick
 
     def choose(self, options: Sequence[Option], node_infos: Mapping[str, "NodeInfo"]) -> Choice:
         remaining = list(options)
@@ -70,8 +66,8 @@ class Chain:
             if len(remaining) == 1:
                 return Choice(remaining[0], (), tuple(steps), tuple(events))
         tie = self.fallback.candidates(remaining)
-        drawn = tie[self.pick] if 0 < self.pick < len(tie) else self.fallback.best_option(remaining, node_infos)
-        return Choice(drawn, tie if len(tie) > 1 else (), tuple(steps), tuple(events))
+        return Choice(self.fallback.best_option(remaining, node_infos), tie if len(tie) > 1 else (),
+                      tuple(steps), tuple(events))
 
     def best_option(self, options: Sequence[Option], node_infos: Mapping[str, "NodeInfo"]) -> Option | None:
         return self.choose(options, node_infos).option

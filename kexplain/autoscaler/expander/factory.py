@@ -36,12 +36,11 @@ def accepted_names() -> list[str]:
 
 
 def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
-          source: Source | None = None, field: str = "expander", pick: int = 0) -> Chain:
+          source: Source | None = None, field: str = "expander") -> Chain:
     """The strategy for `--expander` (a comma-separated chain). `priority_configmap`: the
     `kube-system/cluster-autoscaler-priority-expander` ConfigMap, if the cluster has one.
     Raises InputError (naming `source` and `field`) where CA would refuse to start.
-    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice; `pick`:
-    the tied option that stands for the draw (`Chain`)."""
+    `Chain.choose` tells a random draw (`Choice.random_among`) from a determined choice."""
     known = _filters(priority_configmap)
     accepted = ", ".join(accepted_names())
     filters: list[Filter] = []
@@ -61,4 +60,4 @@ def build(expander: str, priority_configmap: Mapping[str, Any] | None = None, *,
             raise InputError(f"Expander {name} not supported (accepted: {accepted})", source=source, field=field)
         if name != RANDOM:
             filters.append(known[name]())
-    return Chain(filters, pick)
+    return Chain(filters)
