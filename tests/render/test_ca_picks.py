@@ -142,3 +142,14 @@ def test_the_page_says_it(shop: Path, tmp_path: Path):
     pods = pods[:pods.index("</table>")]
     assert f"<b>{DEPENDS.replace(chr(39), '&#x27;')}</b>" in pods
     assert pods.count('<span class="ca-line">if CA picks ') == 2
+
+
+def test_pending_lists_line_says_it_too():
+    """`pod --pending`'s list, where CA's packing parts from the scheduler's queue on a pod: the
+    outcome in brackets is the pick's, not the first draw's alone."""
+    from kexplain.render.queue import scheduler_why
+    answer = {"autoscaler": "ClusterAutoscaler", "outcome": "AwaitingEvaluation",
+              "byPick": [{"nodeGroup": A, "outcome": "AwaitingEvaluation", "events": []},
+                         {"nodeGroup": B, "outcome": "TriggeredScaleUp", "events": triggered(B, "1->3")}],
+              "scheduler": {"verdict": "Scheduled", "agrees": False, "why": "CA's loop finds no room left (order)"}}
+    assert scheduler_why({"autoscalers": [answer]}) == f"but CA's loop finds no room left ({DEPENDS})"
