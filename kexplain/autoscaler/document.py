@@ -4,15 +4,22 @@ Keys as ../shared/autoscaler/README.md defines them: the settings, the result, e
 with its equivalence class, outcome, events and per-group verdicts, every node group with its
 sizes, template, skip reasons and option, the expansion and the cluster events. Pod names are
 `NAMESPACE/NAME`; lists said to be sorted are sorted by byte order.
+
+Where the expander leaves a tie, CA draws one of the tied options at random; the document
+follows the first and says what each draw gives (the scale-up's `picks`; kexplain's keys, which
+the comparison ignores): `expansion.randomPick.picks` (each tied option's scale-ups and pods)
+and, on each pod whose answer depends on the draw, `byPick` (its outcome and events under each
+tied option).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable
 
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
-from kexplain.autoscaler.loop import LoopResult, reasons_message_parts
+from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 
@@ -51,6 +58,8 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     doc["pods"] = _pods(loop, result)
     doc["nodeGroups"] = _groups(loop, result)
     doc["expansion"] = _expansion(loop, result) if result.scale_up_called else None
+    if doc["expansion"] is not None and result.status.picks:
+        _with_picks(doc, loop, result)
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
     if loop.settings.mode == "scaledown":
@@ -70,7 +79,9 @@ def followed_json(loop: LoopInputs) -> dict[str, Any]:
             "cloudProvider": loop.provider.to_json()}
 
 
-def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
+def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
+    """Every pending pod's record (`verdicts`: with the groups' verdicts and reasons, else its
+    outcome and events alone)."""
     status = result.status
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
     listed = {id(p) for p in result.listed}
@@ -108,6 +119,9 @@ def _pods(loop: LoopInputs, result: LoopResult) -> list[dict[str, Any]]:
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
         record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
+        if not verdicts:
+            out.append(record)
+            continue
         eg = reached.get(id(pod))
         if eg is not None:
             record["nodeGroups"] = _verdicts(loop, status, eg)
@@ -203,9 +217,37 @@ def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
 
     tied = result.status.random_among
     filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
+    best = result.status.best
     out: dict[str, Any] = {"expander": filters[-1] if filters else RANDOM,
-                           "among": [o.node_group.name for o in tied], "followed": tied[0].node_group.name}
+                           "among": [o.node_group.name for o in tied],
+                           "followed": (best or tied[0]).node_group.name}
     if out["expander"] == LeastWaste.name:
         out["wasteScores"] = {o.node_group.name: wasted_score(o, result.templates[o.node_group.name].node_info)
                               for o in tied if o.node_group.name in result.templates}
     return out
+
+
+# A pod's answer, the keys of its record that CA's draw may change.
+PICKED_KEYS = ("outcome", "events")
+
+
+def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> None:
+    """What each draw of the expander's tie gives (the scale-up's `picks`): `expansion.
+    randomPick.picks`, per tied option (the followed one first) its scale-ups and the pods it
+    triggers or leaves awaiting, and `byPick` on each pod whose outcome or events differ between
+    draws: its answer under each tied option, in the same order (the record's own keys are the
+    first's)."""
+    statuses = [result.status, *result.status.picks]
+    runs = [result, *(replace(result, status=st, pod_events=pod_events(st)) for st in result.status.picks)]
+    tied = [st.best.node_group.name if st.best is not None else "" for st in statuses]
+    doc["expansion"]["randomPick"]["picks"] = [
+        {"nodeGroup": name, "result": st.result,
+         "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                       "maxSize": i.max_size} for i in st.scale_up_infos],
+         "podsTriggeredScaleUp": _names(st.triggered), "podsAwaitEvaluation": _names(st.await_evaluation)}
+        for name, st in zip(tied, statuses)]
+    others = [_pods(loop, r, verdicts=False) for r in runs[1:]]
+    for i, record in enumerate(doc["pods"]):
+        answers = [{k: record[k] for k in PICKED_KEYS}, *({k: alt[i][k] for k in PICKED_KEYS} for alt in others)]
+        if any(a != answers[0] for a in answers[1:]):
+            record["byPick"] = [{"nodeGroup": name, **a} for name, a in zip(tied, answers)]

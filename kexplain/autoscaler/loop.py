@@ -334,9 +334,14 @@ def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[st
 
 
 def _emit_events(result: LoopResult) -> None:
-    """EventingScaleUpStatusProcessor.Process."""
-    status = result.status
-    events = result.pod_events
+    """EventingScaleUpStatusProcessor.Process, on the loop's scale-up status."""
+    result.pod_events = pod_events(result.status)
+
+
+def pod_events(status: ScaleUpStatus) -> dict[int, list[Event]]:
+    """The events EventingScaleUpStatusProcessor records on pods (by id) for `status` (the
+    loop's, or the status of another draw of an expander tie: `ScaleUpStatus.picks`)."""
+    events: dict[int, list[Event]] = {}
     if status.result not in (SUCCESSFUL, ERROR):
         for info in status.remain_unschedulable:
             if status.result == LIMITED_BY_MAX_NODES_TOTAL:
@@ -350,4 +355,5 @@ def _emit_events(result: LoopResult) -> None:
         for pod in status.triggered:
             events.setdefault(id(pod), []).append(
                 Event(pod.key, "Normal", TRIGGERED, f"{TRIGGERED_PREFIX}{text}"))
+    return events
 

@@ -6,7 +6,9 @@ cluster's core/memory limits), checks each group's first pod against every valid
 template (SchedulablePodGroups: the scheduler's PreFilter and Filter on the template added to
 the snapshot), estimates each group's option with the binpacking estimator, lets the expander
 choose, caps the count (--max-nodes-total, the resource limits), balances it over similar
-groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's. With
+groups, and executes it on the provider. The outcome is a `ScaleUpStatus` as CA's. Where the
+expander leaves a tie, CA draws one option at random: the status follows the first, and its
+`picks` are what the rest of the scale-up gives for each other tied option. With
 --scaleup-simulation-for-skipped-node-groups-enabled, the pods left unschedulable are also
 checked against the skipped groups' templates, so a skipped group that would reject them says
 why instead of its skip reason. `scale_up_to_node_group_min_size` is RunOnce's other scale-up
@@ -14,7 +16,7 @@ why instead of its skip reason. `scale_up_to_node_group_min_size` is RunOnce's o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from kexplain.autoscaler.equivalence import PodGroup, build_pod_groups
@@ -83,6 +85,7 @@ class ScaleUpStatus:
     best: Option | None = None
     random_among: tuple[Option, ...] = ()    # the options CA draws `best` from at random (a tie), else ()
     events: list[Event] = field(default_factory=list)        # cluster events, in order
+    picks: list["ScaleUpStatus"] = field(default_factory=list)   # a tie: the status had CA drawn each other option
 
 
 @dataclass
@@ -138,7 +141,6 @@ def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str
 
 def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpStatus:
     """CA's ScaleUp for the unschedulable `pods` (`node_count`: the cluster's nodes)."""
-    settings = ctx.settings
     groups = build_pod_groups(pods)
     st = ScaleUpStatus(NOT_TRIED, pod_groups=groups, considered=list(ctx.groups))
     valid: list[NodeGroup] = []
@@ -170,6 +172,37 @@ def scale_up(ctx: Context, pods: Sequence[PodInfo], node_count: int) -> ScaleUpS
     if best is None or best.node_count <= 0:
         _mark_all_unschedulable(groups, OPTIONS_FILTERED_OUT)
         return _no_options(ctx, st)
+    if choice.is_random:        # CA draws at random: what each other draw would give
+        st.picks = _other_draws(ctx, st, groups, schedulable, node_count)
+    return _scale_up_with(ctx, st, best, groups, schedulable, node_count)
+
+
+def _other_draws(ctx: Context, st: ScaleUpStatus, groups: list[PodGroup], schedulable: Mapping[str, list[PodGroup]],
+                 node_count: int) -> list[ScaleUpStatus]:
+    """The rest of the scale-up had CA's random draw taken each other tied option, in the tie's
+    order: each from the state the draw finds (its own copy of the groups' sizes and of the
+    quota; what the equivalence groups were found to fit, put back after each), so `ctx` and
+    `groups` are left as they were for the draw followed."""
+    saved = [(eg.schedulable, list(eg.schedulable_groups), dict(eg.scheduling_errors)) for eg in groups]
+    out = []
+    for option in st.random_among:
+        if option is st.best:
+            continue
+        drawn = ScaleUpStatus(NOT_TRIED, pod_groups=groups, considered=list(st.considered), verdicts=st.verdicts,
+                              skipped=st.skipped, options=st.options, best=option, random_among=st.random_among,
+                              events=list(st.events))
+        own = replace(ctx, target_sizes=dict(ctx.target_sizes), limits=ctx.limits.copy())
+        out.append(_scale_up_with(own, drawn, option, groups, schedulable, node_count))
+        for eg, (fits, names, errors) in zip(groups, saved):
+            eg.schedulable, eg.schedulable_groups, eg.scheduling_errors = fits, list(names), dict(errors)
+    return out
+
+
+def _scale_up_with(ctx: Context, st: ScaleUpStatus, best: Option, groups: list[PodGroup],
+                   schedulable: Mapping[str, list[PodGroup]], node_count: int) -> ScaleUpStatus:
+    """The scale-up once the expander chose `best`: its node count capped (--max-nodes-total,
+    the resource limits), balanced over similar groups, executed; the pods it leaves."""
+    settings = ctx.settings
     cap = cap_new_node_count(best.node_count, node_count, settings.max_nodes_total)
     new_nodes = cap.count
     if cap.capped:

@@ -79,7 +79,7 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 # The keys of a pod's record in the document that its answer carries.
 ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "events", "nodeGroups", "rejected",
-               "skipped")
+               "skipped", "byPick")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:

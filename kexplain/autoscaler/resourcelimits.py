@@ -21,6 +21,7 @@ nothing is the scale-up error `max node total count already reached`.
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -250,6 +251,13 @@ class QuotaTracker:
         # CA lists the resources in Go map order (random when several are exceeded); here: cpu,
         # memory, then the GPU type
         return QuotaCheck(allowed, (ExceededQuota(CLUSTER_WIDE, tuple(exceeded)),) if exceeded else ())
+
+    def copy(self) -> "QuotaTracker":
+        """A tracker with what is left now, charged apart from this one (another draw of an
+        expander tie)."""
+        other = copy.copy(self)
+        other.limits_left = dict(self.limits_left)
+        return other
 
     def consume(self, group: str, template_node: Mapping[str, Any], node_delta: int) -> QuotaCheck:
         """`check`, then, when all `node_delta` nodes fit, take their resources off what is left."""

@@ -11,7 +11,8 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_groups, check_groups_options,
-                                      check_node_group, groups_request, run_autoscalers, without_add_node)
+                                      check_node_group, groups_request, run_autoscalers, with_answers,
+                                      without_add_node)
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.node_pools import (EXPLAIN_NODEPOOL_HELP, aws_data_option, karpenter_config_option, karpentered,
                                      node_pool_option, node_pools_request, run_karpenter)
@@ -394,7 +395,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     `--html`: `as_asked`). `autoscaler(pass)`: with node groups, the autoscalers' pass over the
     set (`kexplain.explain.pending_pass`: every copy that did not fit pending, those that did
     bound, the file's objects), shown after the objects (json, yaml: the list's key
-    `autoscaler`, and in each object's `placements` entry its pods' answers, `autoscalers`)."""
+    `autoscaler`, in each object's `placements` entry its pods' answers, `autoscalers`, and on
+    each item of a pod the pass held its own, `autoscalers`, as `pod --pending` gives them)."""
     from kexplain.explain.batch import API_VERSION, LIST_KIND
     from kexplain.explain.pending_pass import PassBuilder
     from kexplain.render.batch import print_batch, print_batch_node
@@ -441,12 +443,20 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
         if output in (Output.json, Output.yaml):
             writer = structured.ListWriter(env.stdout, output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
             shown = asked or batch.options
+            # with the autoscalers' pass, each item waits for its pod's answers in a spool file
+            # (memory stays flat), as `pod --pending` writes its items
+            spool = structured.ItemSpool() if autoscaler is not None else None
+            item = spool.add if spool is not None else writer.item
             outcomes = []
-            for o in placed(run.with_sink(lambda p: writer.item(as_asked(p.trace.to_json(), shown)))):
+            for o in placed(run.with_sink(lambda p: item(as_asked(p.trace.to_json(), shown)))):
                 outcomes.append(o.to_json())
                 if html:
                     kept.append(o)
             ran = autoscaled()
+            if spool is not None:
+                with spool:
+                    for trace in spool.items():
+                        writer.item(with_answers(trace, ran) if ran is not None else trace)
             retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
             writer.close(annotated_list({"placements": outcomes, **retries}, ran))
             if html:

@@ -233,7 +233,7 @@ def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
     out = dict(doc)
     out["placements"] = [_placement(p, run) for p in doc.get("placements") or ()]
     if "items" in doc:
-        out["items"] = [_with_answers(t, run) for t in doc["items"]]
+        out["items"] = [with_answers(t, run) for t in doc["items"]]
     out.update(run.documents)
     return out
 
@@ -249,7 +249,9 @@ def _placement(placement: dict, run: AutoscalerRun) -> dict:
     return {**placement, "autoscalers": run.standing_for(ref), **({"notYetCreated": missing} if missing else {})}
 
 
-def _with_answers(trace: dict, run: AutoscalerRun) -> dict:
+def with_answers(trace: dict, run: AutoscalerRun) -> dict:
+    """An item of a list (a pod's trace) with its pod's answers (`autoscalers`) when the pass
+    held it: each pod's answers sit on its item, offline as live (`pod --pending`)."""
     pod = trace.get("pod") or {}
     answers = run.pod(f"{pod.get('namespace')}/{pod.get('name')}")
     return {**trace, "autoscalers": answers} if answers else trace

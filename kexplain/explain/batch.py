@@ -47,6 +47,7 @@ from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
 from kexplain.explain.created import created, refused_creates
 from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
+from kexplain.explain.pending_pass import ordered_ready
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions
@@ -154,6 +155,8 @@ class Outcome:
             out["priority"] = self.priority
         if e.autoscaled_by is not None:
             out["horizontalPodAutoscaler"] = e.autoscaled_by
+        if e.kind == "StatefulSet":     # whether its controller creates the ordinals one by one
+            out["podManagementPolicy"] = "OrderedReady" if ordered_ready(e.workload) else "Parallel"
         if e.idle:      # no pod: its template, explained, took no room
             out.update({"replicas": 0, "fit": 0, "nodes": {}, "idle": e.idle, "pods": [],
                         "template": self.copies[0].to_json() if self.copies else None})

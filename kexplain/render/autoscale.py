@@ -16,7 +16,8 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.cluster_autoscaler import found_blocks, indented, names_table, template_words, tie_lines, why_none
+from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented, names_table, outcome_label,
+                                                template_words, tie_lines, why_none)
 from kexplain.render.style import Look, wrap
 
 RESULT_WORDS = {
@@ -46,7 +47,7 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks += _choice(doc, look)
     notes = found_blocks(doc, look.width)     # the CA and Kubernetes versions, the cloud provider
     blocks += [Block(notes[0].renderable), *notes[1:]]
-    pods = [(f"{p['namespace']}/{p['name']}", (_outcome(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
+    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
     rows = []
@@ -75,10 +76,6 @@ def _wrapped(text: str):
     return lambda width: Text(wrap(text, width))
 
 
-def _outcome(pod: Mapping[str, Any]) -> str:
-    return str(pod.get("outcome", "")) + (f" ({pod['filteredBy']})" if pod.get("filteredBy") else "")
-
-
 def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
     """The expander's choice and CA's plan; a tie as CA's random pick among the tied options,
     the plan shown being the first's, which kexplain follows."""
@@ -95,6 +92,8 @@ def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
                           f"{best['nodeCount']} node(s) for {len(best['pods'])} pod(s)", look.width))
     lines += [indented(f"{s['nodeGroup']}: {s['currentSize']} -> {s['newSize']} (max {s['maxSize']})", look.width)
               for s in expansion.get("scaleUps") or ()]
+    if tie and depending_words(doc):
+        lines.append(wrap(depending_words(doc).strip(), look.width))
     return [Block(Text("\n".join(lines)), gap=False)] if lines else []
 
 

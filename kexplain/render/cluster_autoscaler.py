@@ -18,7 +18,7 @@ is said as what it is: CA's random pick among the tied options.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -79,7 +79,14 @@ SHORT_WORDS = {
 
 
 def why_none(record: Mapping[str, Any]) -> str:
-    """A pod's event message, or in a few words why CA records none."""
+    """A pod's event message, or in a few words why CA records none; where it depends on CA's
+    random pick among the expander's tied options (`byPick`), a line per answer a pick gives
+    (`pick_lines`)."""
+    lines = pick_lines(record, _why_one)
+    return "\n".join(lines) if lines else _why_one(record)
+
+
+def _why_one(record: Mapping[str, Any]) -> str:
     events = record.get("events") or ()
     if events:
         return "; ".join(str(e.get("message") or "") for e in events)
@@ -92,38 +99,119 @@ def why_none(record: Mapping[str, Any]) -> str:
     return f"{words} ({record['node']})" if outcome == "FilteredOut" and record.get("node") else words
 
 
+def picks_of(record: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The pod's answer under each option of the expander's tie, when it depends on CA's random
+    pick (`byPick`: the followed option first); [] when it does not."""
+    return list((record or {}).get("byPick") or ())
+
+
+def pick_outcomes(record: Mapping[str, Any] | None) -> list[str]:
+    """The distinct outcomes CA's random pick gives the pod, in the picks' order."""
+    return list(dict.fromkeys(str(p.get("outcome") or "") for p in picks_of(record)))
+
+
+# A pod's outcome in a table when CA's random pick among the expander's tied options decides it.
+DEPENDS = "depends on CA's pick"
+
+
+def outcome_label(record: Mapping[str, Any]) -> str:
+    """A pod's outcome for a table cell (with the processor that filtered it out); `DEPENDS`
+    where CA's random pick decides it."""
+    if len(pick_outcomes(record)) > 1:
+        return DEPENDS     # each pick's outcome with its answer (`pick_lines`)
+    return str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
+
+
+def by_pick(record: Mapping[str, Any], words) -> list[tuple[str, list[str]]]:
+    """The pod's answers under CA's random pick, each with the tied options that give it, in
+    the picks' order: (`words` of the record as that pick leaves it, its `picked` option
+    named, the options)."""
+    out: dict[str, list[str]] = {}
+    for p in picks_of(record):
+        said = words({**record, "outcome": p.get("outcome"), "events": p.get("events") or [],
+                      "picked": p.get("nodeGroup")})
+        out.setdefault(said, []).append(str(p.get("nodeGroup") or ""))
+    return list(out.items())
+
+
+def pick_lines(record: Mapping[str, Any], words) -> list[str]:
+    """Where the pod's answer depends on CA's random pick (`byPick`): when its outcome does,
+    a line per answer, `if CA picks G (1 of 3 tied options): OUTCOME: ...`; when only its event
+    does (it names the scale-up picked), the first pick's answer and a line saying so. Groups
+    are named by `pick_name`. [] when the answer does not depend on the pick."""
+    picks = picks_of(record)
+    if not picks:
+        return []
+    if len(pick_outcomes(record)) == 1:
+        return [words({**record, "picked": picks[0].get("nodeGroup")}), same_outcome_words(len(picks))]
+    names = [str(p.get("nodeGroup") or "") for p in picks]
+    out = []
+    for said, groups in by_pick(record, words):
+        outcome = next(str(p.get("outcome")) for p in picks if p.get("nodeGroup") == groups[0])
+        out.append(f"if CA picks {' or '.join(pick_name(g, names) for g in groups)} ({len(groups)} of {len(picks)} "
+                   f"tied options): {outcome}: {said}")
+    return out
+
+
+def same_outcome_words(n: int) -> str:
+    return f"(the same outcome whichever of the {n} tied options CA picks; its event names the scale-up picked)"
+
+
+def pick_name(group: str, names: list[str]) -> str:
+    """A tied group as a line about a pick names it: a URL (a GKE MIG's) by its last part when
+    no other tied group ends alike (the expander's tie lists the names in full)."""
+    last = group.rstrip("/").rsplit("/", 1)[-1]
+    if last == group or sum(1 for n in names if n.rstrip("/").rsplit("/", 1)[-1] == last) > 1:
+        return group
+    return last
+
+
 def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """The loop's answer for each pod of the set (the document's `pendingPass.pods`: what each
-    stands for), pods of one object with the same answer on one row: (pods, outcome, the event
-    or why there is none)."""
+    stands for), in the loop's order, pods of one object that follow one another with the same
+    answer on one row: (pods, outcome, the event or why there is none). A row's pods are
+    named by `pods_label`, so a copy with another answer never seems to be among them."""
     stands = (doc.get("pendingPass") or {}).get("pods") or {}
-    rows: dict[tuple[str, str, str], list[str]] = {}
+    rows: list[tuple[tuple[str, str, str], list[str], list[int | None] | None]] = []
     for record in doc.get("pods") or ():
         key = f"{record.get('namespace')}/{record.get('name')}"
         of = stands.get(key)
         if of is None:
             continue
-        outcome = str(record.get("outcome") or "") + (f" ({record['filteredBy']})" if record.get("filteredBy") else "")
-        rows.setdefault((str(of.get("standsFor") or ""), outcome, why_none(record)), []).append(key)
-    for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():
-        rows[(str(missing.get("standsFor") or ""), NOT_CREATED, str(missing.get("why") or ""))] = \
-            list(missing.get("pods") or ())
-    out = []
-    for (of, outcome, why), keys in rows.items():
-        out.append((pods_label(keys, of), outcome, why))
-    return out
+        answer = (str(of.get("standsFor") or ""), outcome_label(record), why_none(record))
+        if rows and rows[-1][0] == answer:
+            rows[-1][1].append(key)
+            rows[-1][2].append(of.get("copy"))      # type: ignore[union-attr]
+        else:
+            rows.append((answer, [key], [of.get("copy")]))
+    for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():     # later ordinals, in order
+        rows.append(((str(missing.get("standsFor") or ""), NOT_CREATED, str(missing.get("why") or "")),
+                     list(missing.get("pods") or ()), None))
+    return [(pods_label(keys, of, copies), outcome, why) for (of, outcome, why), keys, copies in rows]
 
 
 # A pod's "outcome" in the pods' table when its controller has not created it (no autoscaler sees it).
 NOT_CREATED = "not created (no answer)"
 
 
-def pods_label(keys: list[str], of: str) -> str:
+def pods_label(keys: list[str], of: str, copies: Sequence[int | None] | None = None) -> str:
     """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
-    `ns/a ... b (N pods of Kind ns/x)`."""
+    `ns/a ... c, e (N pods of Kind ns/x)`: a range (`a ... c`) only for copies whose numbers
+    follow one another (`copies`: each pod's; None: the keys are such copies), every other pod
+    named."""
     if len(keys) == 1:
         return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
-    return f"{keys[0]} ... {keys[-1].split('/', 1)[-1]} ({len(keys)} pods of {of})"
+    numbers = list(copies) if copies is not None else list(range(len(keys)))
+    runs: list[list[str]] = []
+    for i, key in enumerate(keys):
+        name = key if not runs else key.split("/", 1)[-1]
+        follows = i > 0 and numbers[i] is not None and numbers[i - 1] is not None and numbers[i] == numbers[i - 1] + 1
+        if follows:
+            runs[-1].append(name)
+        else:
+            runs.append([name])
+    parts = [f"{run[0]} ... {run[-1]}" if len(run) > 1 else run[0] for run in runs]
+    return f"{', '.join(parts)} ({len(keys)} pods of {of})"
 
 
 def others_line(doc: Mapping[str, Any]) -> str | None:
@@ -221,9 +309,21 @@ def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
 
 def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None = None) -> str:
     """The event CA would emit on the pod, or why it emits none (`doc`: the loop's document,
-    for what its pass knows of the pod)."""
+    for what its pass knows of the pod); where its outcome depends on CA's random pick among
+    the expander's tied options, what each pick gives (a line each, after the first)."""
     if record is None:
         return "The pod is not among CA's pending pods."
+    picks = picks_of(record)
+    if len(pick_outcomes(record)) < 2:     # the same outcome whatever the pick: its event names the pick's group
+        return _outcome_one(record, doc)
+    n = len(picks)
+    names = [str(p.get("nodeGroup") or "") for p in picks]
+    return "\n".join([f"It depends on CA's random pick among the {n} options the expander leaves tied:",
+                      *(f"If CA picks {' or '.join(pick_name(g, names) for g in groups)} ({len(groups)} of {n}): "
+                        f"{said}" for said, groups in by_pick(record, lambda r: _outcome_one(r, doc)))])
+
+
+def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None) -> str:
     events = record.get("events") or ()
     if events:
         return "\n".join(f"Event: {e.get('type')} {e.get('reason')}: {e.get('message')}" for e in events)
@@ -426,9 +526,24 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     fails = f"; the scale-up fails: {doc['error']}" if doc.get("error") else ""
     if random_pick(doc):
         return (f"kexplain follows the first: {plan or best.get('nodeGroup')}{fails}; CA may scale up another of "
-                "them instead.")
+                f"them instead.{depending_words(doc)}")
     line = f"Expander {expander} chose {best.get('nodeGroup')}: {_plural(n, 'node')} for {_plural(pods, 'pod')}"
     return line + (f"; {plan}" if plan else "") + fails + "."
+
+
+def depending_words(doc: Mapping[str, Any]) -> str:
+    """After a tie, which pending pods' answers depend on CA's pick (`byPick`), or that none
+    does; "" when the document does not say (the loop was not run for each pick)."""
+    if "picks" not in (random_pick(doc) or {}):
+        return ""
+    pods = [f"{p.get('namespace')}/{p.get('name')}" for p in doc.get("pods") or () if p.get("byPick")]
+    if not pods:
+        return " Every pending pod's answer is the same whichever it picks."
+    shown = ", ".join(pods[:MAX_NAMED]) + (f" and {len(pods) - MAX_NAMED:,} more" if len(pods) > MAX_NAMED else "")
+    return f" The pick decides the answer for {shown}."
+
+
+MAX_NAMED = 10     # pods named in a line; the others counted
 
 
 # What CA does for a pod, by its outcome, in the first lines of its explanation.
@@ -461,32 +576,52 @@ def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping
 def does_line(trace: Mapping[str, Any]) -> str | None:
     """What the Cluster Autoscaler will do for the pending pod, in one sentence for the top of
     its explanation: scale up group X (or one of the tied groups, at random), or nothing and
-    why. None without CA's answer for the pod."""
+    why; where that depends on CA's random pick among the expander's tied options, what each
+    pick does. None without CA's answer for the pod."""
     record, doc = _answer(trace)
     if record is None:
         return None
+    picks = picks_of(record)
+    if len(pick_outcomes(record)) > 1:
+        names = [str(p.get("nodeGroup") or "") for p in picks]
+        parts = [f"if it picks {' or '.join(pick_name(g, names) for g in groups)} ({len(groups)} of {len(picks)}), "
+                 f"it {what}" for what, groups in by_pick(record, lambda r: _does(r, doc))]
+        return f"Cluster autoscaler: depends on its random pick among {len(picks)} tied node groups: {'; '.join(parts)}."
+    outcome = str(record.get("outcome") or "")
+    pick = random_pick(doc) or {}
+    tied = len(picks) or (0 if "picks" in pick else len(pick.get("among") or ()))    # known alike under every pick
+    if outcome in ("TriggeredScaleUp", "TriggeredScaleUpNoEvent") and tied:
+        return (f"Cluster autoscaler: scales up one of {tied} tied node groups for it, picked at random (the "
+                "expander's tie below).")
+    return f"Cluster autoscaler: {_does(record, doc)}."
+
+
+def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
+    """What CA does for the pod of `record` (as a pick of the tie leaves it: its `picked`
+    group), after "Cluster autoscaler: "."""
     outcome = str(record.get("outcome") or "")
     if outcome in ("TriggeredScaleUp", "TriggeredScaleUpNoEvent"):
-        ups = (doc.get("expansion") or {}).get("scaleUps") if doc else record.get("scaleUps")
+        picked = record.get("picked")
+        if picked:
+            plans = ((doc.get("expansion") or {}).get("randomPick") or {}).get("picks") or ()
+            ups = next((p.get("scaleUps") for p in plans if p.get("nodeGroup") == picked), None)
+        else:
+            ups = (doc.get("expansion") or {}).get("scaleUps") if doc else record.get("scaleUps")
         plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
-        pick = random_pick(doc) if doc else None
-        if pick is not None:
-            return (f"Cluster autoscaler: scales up one of {len(pick['among'])} tied node groups for it, picked at "
-                    "random (the expander's tie below).")
-        return f"Cluster autoscaler: scales up {plan or 'a node group'} for it."
+        return f"scales up {plan or picked or 'a node group'} for it"
     if record.get("nominatedNodeName"):
         node = record["nominatedNodeName"]
-        return (f"Cluster autoscaler: adds no node for it: the scheduler's preemption nominates {node} for it, and CA "
-                f"counts it there while its victims go.")
+        return (f"adds no node for it: the scheduler's preemption nominates {node} for it, and CA counts it there "
+                "while its victims go")
     what = DOES_WORDS.get(str(record.get("filteredBy") or "") if outcome == "FilteredOut" else outcome)
     if what is None:
-        return f"Cluster autoscaler: {outcome}, no event."
+        return f"{outcome}, no event"
     if outcome == "NotTriggerScaleUp":     # the groups' reasons; or the loop's (max total nodes reached)
         event = next((e for e in record.get("events") or () if e.get("reason") == outcome), {})
         parts = event.get("messageParts")
         why = str(event.get("message") or "").split(": ", 1)[-1]
         what = f"{what} ({', '.join(parts)})" if parts else f"adds no node for it ({why})" if why else what
-    return f"Cluster autoscaler: {what}."
+    return what
 
 
 # The autoscalers' names in a pod's answers (`autoscalers`), as a reader says them.
@@ -501,9 +636,11 @@ def answer_lines(trace: Mapping[str, Any]) -> list[str]:
         if answer.get("autoscaler") == "Karpenter" and trace.get("karpenter"):
             continue        # its own section follows (`render.karpenter_section`)
         name = AUTOSCALER_WORDS.get(str(answer.get("autoscaler")), str(answer.get("autoscaler")))
-        why = why_none(answer) if answer.get("autoscaler") == "ClusterAutoscaler" else \
-            "; ".join(answer.get("reasons") or ())       # another autoscaler's: its reasons
-        out.append(f"{name}: {answer.get('outcome')}: {why}")
+        if answer.get("autoscaler") == "ClusterAutoscaler":
+            outcome, why = outcome_label(answer), why_none(answer)
+        else:       # another autoscaler's: its reasons
+            outcome, why = answer.get("outcome"), "; ".join(answer.get("reasons") or ())
+        out.append(f"{name}: {outcome}: {why}")
     return out
 
 
@@ -588,9 +725,14 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     line = outcome_line(record, doc)
     if several(doc) and pod:
         line = f"Pod {pod}: {line}"
-    whole = bool(record and record.get("events"))       # CA's event, as kubectl prints it: never wrapped
-    blocks.append(Block(Text(line if whole else wrap(line, look.width)), whole=whole, gap=len(blocks) > 3))
-    if random_pick(doc) and any(e.get("reason") == "TriggeredScaleUp" for e in (record or {}).get("events") or ()):
+    depends = len(pick_outcomes(record)) > 1
+    whole = bool(record and record.get("events")) and not depends    # CA's event as kubectl prints it
+    if not whole:       # each pick's answer under the line that says it depends on the pick, indented
+        head, *rest = line.split("\n") if depends else [line]
+        line = "\n".join([wrap(head, look.width), *(indented(r, look.width) for r in rest)])
+    blocks.append(Block(Text(line), whole=whole, gap=len(blocks) > 3))
+    if random_pick(doc) and not depends and \
+            any(e.get("reason") == "TriggeredScaleUp" for e in (record or {}).get("events") or ()):
         blocks.append(Block(Text("(the event names the group CA picks at random among the tied ones: see the "
                                  "expander below)", style="dim"), gap=False))
     table, marked = groups_table(doc, look, f"Node groups, for pod {pod}" if several(doc) and pod else "Node groups")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.render.cluster_autoscaler import outcome_label
+
 
 def _names(placed: list[Mapping[str, Any]]) -> str:
     return ", ".join(str(p.get("pod")) for p in placed)
@@ -71,4 +73,4 @@ def scheduler_why(trace: Mapping[str, Any]) -> str | None:
     if said.get("agrees", True):
         return None
     what = str(said.get("why") or "").split(" (", 1)[0]
-    return f"but {what} ({(answer or {}).get('outcome')})"
+    return f"but {what} ({outcome_label(answer or {})})"

@@ -13,7 +13,7 @@ each item is dumped on its own).
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, TextIO
+from typing import Any, Iterator, Mapping, TextIO
 
 import yaml
 
@@ -91,6 +91,31 @@ class ListWriter:
             if tail:
                 self.out.write(_yaml(dict(tail)))
         self.out.flush()
+
+
+class ItemSpool:
+    """Items of a list kept aside in a temporary file (JSON lines) until something they need is
+    known (the autoscalers' answers, which come from one pass after the last item): `add` each,
+    then read them back in order with `items`; memory stays flat. A context manager that
+    removes the file."""
+
+    def __init__(self) -> None:
+        import tempfile
+        self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
+
+    def add(self, doc: Any) -> None:
+        self.file.write(json.dumps(doc) + "\n")
+
+    def items(self) -> Iterator[Any]:
+        self.file.seek(0)
+        for line in self.file:
+            yield json.loads(line)
+
+    def __enter__(self) -> "ItemSpool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
 
 
 def objects_text(objects: list[dict[str, Any]], *, as_yaml: bool, single: bool = False) -> str:

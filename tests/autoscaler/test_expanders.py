@@ -253,3 +253,4 @@ def test_build_refuses_what_ca_refuses(flag, message):
 
 def test_accepted_names():
     assert accepted_names() == ["least-nodes", "least-waste", "most-pods", "priority", "random"]
+

@@ -1,7 +1,8 @@
 """The --html page of a pod explained with node groups: the "Cluster autoscaler" section (the
 event, the groups' table, the expander's choice) and a group's full verdict, opened from its
 name in the table or from its address (#t0/group/NAME, which a click puts in the location bar);
-readable without script too; with GKE's MIG URLs for names the table fits 800 and 1280 pixels.
+readable without script too; with GKE's MIG URLs for names the table fits 800 and 1280 pixels,
+and so do a list's (its pods' table keeps each pod's name on a line, its groups' addresses open).
 Its own pages (fixtures/autoscaler, fixtures/autoscaler/gke), written here: not the shared pages
 of test_html_in_chromium.py."""
 from __future__ import annotations
@@ -182,5 +183,82 @@ def test_the_ca_table_fits_with_mig_urls(browser, gke_page, gke_report_page, wid
                                        "return Math.round(r.getBoundingClientRect().height / "
                                        "parseFloat(getComputedStyle(arguments[0]).lineHeight))", cell)
         assert 1 < lines <= 6       # after a `/` or a `-`, never a character per line
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+@pytest.fixture(scope="module")
+def gke_list_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The GKE fixture's four pods in one file: the list's section (`tlist`) with its pods' table,
+    where CA's random pick among the three tied MIGs decides shop/checkout's answer."""
+    folder = tmp_path_factory.mktemp("autoscaler-gke-list")
+    pods = folder / "shop.yaml"
+    pods.write_text("\n---\n".join((GKE / f"{p}.yaml").read_text() for p in ("batch", "checkout", "report", "web")))
+    out = folder / "shop.html"
+    kexplain(str(pods), "--nodes", str(GKE / "cluster.yaml"), "--node-groups", str(GKE / "nodegroups.yaml"),
+             "--kubernetes-version", "1.35", "--html", str(out))
+    return out
+
+
+def line_count(browser, element) -> int:
+    return browser.execute_script("var r = document.createRange(); r.selectNodeContents(arguments[0]); "
+                                  "return Math.round(r.getBoundingClientRect().height / "
+                                  "parseFloat(getComputedStyle(arguments[0]).lineHeight))", element)
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_the_list_pages_ca_tables_fit_and_read(browser, gke_list_page, width):
+    """At 800 and 1280 pixels: nothing wider than the page; each pod's name on one line (not a
+    few letters a line beside the wide outcome column); each pick's answer on lines of its own."""
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    browser.set_window_size(width, 900)
+    try:
+        load(browser, gke_list_page)
+        for details in browser.find_elements(By.CSS_SELECTOR, "details.ca-group"):
+            browser.execute_script("arguments[0].open = true", details)
+        page = browser.execute_script("return [document.documentElement.scrollWidth, "
+                                      "document.documentElement.clientWidth]")
+        assert page[0] <= page[1], page
+        for css in ("table.ca-pods", "table.ca-groups", "p.ca-event", ".ca-tie", "p.ca-choice", "details.ca-group"):
+            for el in browser.find_elements(By.CSS_SELECTOR, css):
+                right = browser.execute_script("return arguments[0].getBoundingClientRect().right", el)
+                assert right <= page[1], (css, right, page[1])
+        rows = browser.find_elements(By.CSS_SELECTOR, "table.ca-pods tbody tr")
+        names = [r.find_element(By.TAG_NAME, "td") for r in rows]
+        assert [n.text for n in names] == ["shop/batch", "shop/checkout", "shop/report", "shop/web"]
+        assert all(line_count(browser, n) == 1 for n in names), [line_count(browser, n) for n in names]
+        checkout = rows[1].find_elements(By.TAG_NAME, "td")
+        assert checkout[1].text == "depends on CA's pick"
+        picks = checkout[2].find_elements(By.CSS_SELECTOR, "span.ca-line")
+        assert [p.text.split(" (")[0] for p in picks] == [
+            "if CA picks gke-prod-default-pool-1a2b3c4d-grp or gke-prod-default-pool-9c0d1e2f-grp",
+            "if CA picks gke-prod-default-pool-5e6f7a8b-grp"]
+        tops = [browser.execute_script("return arguments[0].getBoundingClientRect().top", p) for p in picks]
+        assert tops[0] < tops[1]        # a block each
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+def test_the_list_pages_group_links_open_and_are_the_address(browser, gke_list_page):
+    """The list's groups (`#tlist/group/<MIG URL>`): the address opens its group; a click on
+    another's name opens it and puts its address in the location bar."""
+    browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    browser.set_window_size(800, 900)
+    try:
+        browser.get("about:blank")
+        browser.get_log("browser")
+        browser.get(gke_list_page.as_uri() + f"#tlist/group/{MIGS[2]}")
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+        assert opened(browser) == [f"tlist/group/{MIGS[2]}"]
+        details = browser.find_element(By.ID, f"tlist/group/{MIGS[2]}")
+        top = browser.execute_script("return arguments[0].getBoundingClientRect().top", details)
+        assert -2 <= top < browser.execute_script("return window.innerHeight")
+        link = browser.find_element(By.CSS_SELECTOR, f'a.group[data-group="tlist/group/{MIGS[1]}"]')
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", link)
+        link.click()
+        WebDriverWait(browser, 5).until(lambda d: f"tlist/group/{MIGS[1]}" in opened(d))
+        assert browser.execute_script("return location.hash") == f"#tlist/group/{MIGS[1]}"
+        assert [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"] == []
     finally:
         browser.set_window_size(1280, 900)

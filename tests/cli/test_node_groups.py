@@ -248,6 +248,23 @@ def test_several_pods_each_its_answer(tmp_path: Path):
     assert "Node groups, for pod default/trainer" in text
 
 
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_each_pods_answers_on_its_item_as_live(tmp_path: Path, fmt: str):
+    """A file of several pods: each item (a pod's trace) carries its pod's answers, `items[].
+    autoscalers`, as `pod --pending` gives them live; the placements keep theirs."""
+    import yaml
+    both = tmp_path / "both.yaml"
+    both.write_text((CASE / "pod-gpu.yaml").read_text() + "\n---\n" + web(2))
+    listed = yaml.safe_load(kexplain(str(both), *BASE[1:], *GROUPS, "-o", fmt)[1])
+    answers = {a["pod"]: a for p in listed["placements"] for a in p["autoscalers"]}
+    items = {f"{i['pod']['namespace']}/{i['pod']['name']}": i for i in listed["items"]}
+    pending = [k for k, i in items.items() if i["result"]["status"] == "Unschedulable"]
+    assert "default/trainer" in pending and len(pending) >= 2
+    for key in pending:
+        assert items[key]["autoscalers"] == [answers[key]], key
+    assert list(items["default/trainer"])[-1] == "autoscalers"      # added after the trace's own keys
+
+
 STORAGE = (DATA / "autoscaler" / "storage.yaml").read_text()
 
 

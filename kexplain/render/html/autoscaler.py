@@ -31,6 +31,12 @@ def breakable(text: str) -> Html:
     return Html(Html("<wbr>").join(esc(part) for part in re.findall(r"[^/]*/+|[^/]+", text)) if text else "")
 
 
+def lines_html(text: str) -> Html:
+    """Text of several lines (a pod's answer under each of CA's picks), a block each."""
+    lines = text.split("\n")
+    return breakable(text) if len(lines) == 1 else join(el("span", breakable(line), cls="ca-line") for line in lines)
+
+
 def does_html(trace: Trace, i: int | str) -> Html | None:
     """What the Cluster Autoscaler will do for the pod (`does_line`), linked to the section."""
     line = does_line(trace)
@@ -44,7 +50,8 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
     doc = trace.get("autoscaler")
     if not doc:     # a list's pod: its answers (the pass's section follows the overview)
         lines = answer_lines(trace)
-        return [el("p", *(el("div", el("code", line)) for line in lines), cls="ca-answer", id=f"t{i}-ca")] \
+        return [el("p", *(el("div", el("code", line if "\n" not in line else lines_html(line))) for line in lines),
+                   cls="ca-answer", id=f"t{i}-ca")] \
             if lines else []
     out: list[Html] = [el("h3", "Cluster autoscaler", id=f"t{i}-ca"),
                        el("p", version_note(doc, trace), cls="note"),
@@ -52,12 +59,14 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
     rows = pod_rows(doc)
     if len(rows) > 1 or (rows and len((doc.get("pendingPass") or {}).get("pods") or ()) > 1):
         out.append(table(("pods", "outcome", "event, or why none"),
-                         [(who, el("b", outcome), breakable(why)) for who, outcome, why in rows],
+                         [(who, el("b", outcome), lines_html(why)) for who, outcome, why in rows],
                          cls="ca-pods", caption="Pending pods, each CA's answer in one loop over all of them"))
     pod = explained_pod(doc)
-    line = outcome_line(explained_record(doc), doc)
-    out.append(el("p", f"Pod {pod}: " if several(doc) and pod else "", el("code", breakable(line)), cls="ca-event"))
-    if random_pick(doc) and line.startswith("Event: Normal TriggeredScaleUp"):
+    record = explained_record(doc)
+    head, *picks = outcome_line(record, doc).split("\n")      # where CA's pick decides: each pick's answer
+    out.append(el("p", f"Pod {pod}: " if several(doc) and pod else "", el("code", breakable(head)),
+                  *(el("span", el("code", breakable(line)), cls="ca-pick") for line in picks), cls="ca-event"))
+    if random_pick(doc) and not picks and head.startswith("Event: Normal TriggeredScaleUp"):
         out.append(el("p", "The event names the group CA picks at random among the tied ones (the expander's tie "
                            "below).", cls="note"))
     others = others_line(doc)

@@ -545,8 +545,11 @@ def untried_note(placement: Mapping[str, Any]) -> str | None:
     copy was): kexplain places a workload's copies one by one and stops at that copy
     (`explain.placement.iter_placements`). It is not bound, so the cluster stays as it found it,
     and every later copy is the same pod under another name: it would be rejected the same way.
-    A StatefulSet's ordinals also differ by their own claims; its controller creates the next
-    ordinal only once this one runs (OrderedReady, the default)."""
+    A StatefulSet's ordinals also differ by their own claims, and its `podManagementPolicy`
+    (the placement's) says whether they exist: with OrderedReady (the default) the controller
+    creates the next ordinal only once this one runs; with Parallel it creates them all at once,
+    so they are pending too (each with its autoscalers' answer, when node groups or NodePools
+    were given)."""
     pods = placement.get("pods") or []
     replicas = int(placement.get("created", placement.get("replicas")) or 0)      # (the pods its controller made)
     if len(pods) >= replicas or not pods or pods[-1].get("node"):
@@ -555,10 +558,17 @@ def untried_note(placement: Mapping[str, Any]) -> str | None:
     stopped = pods[-1].get("name")
     first, rest = len(pods) + 1, replicas - len(pods)
     which = f"copy {first}" if rest == 1 else f"copies {first} to {replicas:,} ({rest:,} of them)"
-    why = (f"{stopped} is not bound, and with podManagementPolicy OrderedReady (the default) the StatefulSet's "
-           "controller creates the next ordinal only once it runs" if obj.get("kind") == "StatefulSet" else
-           f"{stopped} is not bound, so the cluster stays as {stopped} found it, and each later copy, the same pod "
-           "under another name, would be rejected the same way")
+    if obj.get("kind") != "StatefulSet":
+        why = (f"{stopped} is not bound, so the cluster stays as {stopped} found it, and each later copy, the same pod "
+               "under another name, would be rejected the same way")
+    elif placement.get("podManagementPolicy") == "Parallel":
+        answered = "; each one's autoscaler answer is in the section below" if placement.get("autoscalers") else ""
+        why = (f"{stopped} is not bound, and with podManagementPolicy Parallel the StatefulSet's controller creates "
+               f"every ordinal at once: they are pending as {stopped} is, in the cluster as {stopped} found it, each "
+               f"differing from it only by its ordinal: its name, labels and claims{answered}")
+    else:
+        why = (f"{stopped} is not bound, and with podManagementPolicy OrderedReady (the default) the StatefulSet's "
+               "controller creates the next ordinal only once it runs")
     return (f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}: {which} of {replicas:,} were never "
             f"scheduled: kexplain places the copies one by one and stops at the first that does not fit, "
             f"{stopped} (copy {len(pods)}): {why}.")
