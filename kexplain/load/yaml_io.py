@@ -39,9 +39,29 @@ from kexplain.errors import InputError, Source, clip
 from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
-try:  # pragma: no cover - depends on how PyYAML was built
-    _BaseLoader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
+
+
+def _lift_libyaml_nesting_cap(depth: int = MAX_DEPTH) -> None:
+    """libyaml 0.2.6 (in PyYAML 6.0.4's wheels) refuses a text nested past 1,000 levels by itself
+    ("exceeded maximum nesting depth"), where kubectl reads deeper and kexplain's own guard is
+    MAX_DEPTH (`nesting_error`, with the document and line): lift libyaml's cap above ours. It
+    is a process-wide setting of libyaml's, read as it parses; older builds have no cap (and no
+    setter). Its levels count parser states, up to two a nesting level: twice ours, and more."""
+    setter = getattr(getattr(yaml, "_yaml", None), "_set_max_nest_level", None)
+    if setter is not None:
+        setter(2 * depth + 16)
+
+
+if hasattr(yaml, "CSafeLoader"):
+    class _CSafeLoader(yaml.CSafeLoader):  # type: ignore[misc, name-defined]
+        """The C loader, with libyaml's own nesting cap above kexplain's (every use goes here)."""
+
+        def __init__(self, stream: Any) -> None:
+            _lift_libyaml_nesting_cap()
+            super().__init__(stream)
+
+    _BaseLoader: type = _CSafeLoader
+else:  # pragma: no cover - depends on how PyYAML was built
     _BaseLoader = yaml.SafeLoader
 
 # A block collection nested in another starts at least one column further right every second
