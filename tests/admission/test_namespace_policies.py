@@ -144,6 +144,69 @@ def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> N
     assert finding["message"].endswith(message)
 
 
+DEFAULT_LIMITS_ONLY = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: container-defaults, namespace: payments}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m, memory: 512Mi}
+    defaultRequest: {cpu: 100m, memory: 128Mi}
+    max: {cpu: "2"}
+"""
+
+AGENT = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent, namespace: payments}
+spec:
+  selector: {matchLabels: {app: node-agent}}
+  template:
+    metadata: {labels: {app: node-agent}}
+    spec:
+      containers:
+      - name: agent
+        image: europe-docker.pkg.dev/acme/ops/agent:1.0
+        resources: {requests: {memory: 1Gi}}
+"""
+
+
+@pytest.mark.parametrize(("workload", "copies", "controller", "error"), [
+    (deployment(replicas=2, resources='\n        resources: {requests: {cpu: "1"}}'), 2, "replicaset-controller",
+     'spec.containers[0].resources.requests: Invalid value: "1": must be less than or equal to cpu limit of 500m'),
+    (AGENT, 2, "daemonset-controller",
+     'spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of '
+     '512Mi'),
+])
+def test_a_default_limit_below_the_templates_request_refuses_the_pods_not_the_workload(
+        tmp_path: Path, workload: str, copies: int, controller: str, error: str) -> None:
+    """LimitRanger admits Pods only: the Deployment (DaemonSet) is stored, its template valid as
+    written, and each pod its controller creates gets the default limit, below its request, and
+    is invalid: 0 of N created (FailedCreate), exit code 1, not the workload refused."""
+    bundle, nodes = _write(tmp_path, namespace(), DEFAULT_LIMITS_ONLY, workload)
+    code, out, err = _run(bundle, "--nodes", nodes, "--no-suggestions")
+    first = copy_names(workload, 1)[0]
+    assert code == 1 and "error:" not in err, err
+    assert (f'0 of {copies} pods created (FailedCreate: Error creating: Pod "{first}" is invalid: {error})'
+            in " ".join(out.split()))
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
+    assert finding["message"] == (f'{controller} creates 0 of {copies} pods: FailedCreate: Error creating: '
+                                  f'Pod "{first}" is invalid: {error}')
+    assert (finding["details"]["replicas"], finding["details"]["created"]) == (copies, 0)
+
+
+def test_a_template_invalid_as_written_still_refuses_the_workload(tmp_path: Path) -> None:
+    """The template's own errors are the workload's (ValidatePodTemplateSpec), LimitRange or not."""
+    bad = deployment(replicas=2, resources='\n        resources: {requests: {cpu: "1"}, limits: {cpu: 500m}}')
+    bundle, nodes = _write(tmp_path, namespace(), DEFAULT_LIMITS_ONLY, bad)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert ('Deployment payments/api: Deployment.apps "api" is invalid: spec.template.spec.containers[0].resources.'
+            'requests: Invalid value: "1": must be less than or equal to cpu limit of 500m') in err
+
+
 # -- ResourceQuota -----------------------------------------------------------------------------
 QUOTA = """\
 apiVersion: v1
