@@ -19,7 +19,7 @@ import msgspec
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, NamespaceNotFound, Source
 
 from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
-    priority, runtimeclass, shapes, tolerations
+    priority, runtimeclass, shapes, tolerations, validate_policy
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
@@ -39,6 +39,7 @@ KNOWN_KINDS = frozenset(SCHEMAS)
 # Namespaced policy objects admission reads for pods: LimitRanges (`limitranger`), and ResourceQuotas,
 # which the set's pods are charged to as they are created (`resourcequota`, outside this module).
 POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
+POLICY_RESOURCES = {"LimitRange": "limitranges", "ResourceQuota": "resourcequotas"}
 _UNSET = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
@@ -474,6 +475,11 @@ class _Admission:
                         in self.absent:     # NamespaceLifecycle
                     raise _not_found(meta.get("namespace") or "default", objects[index][1], obj)
         seen: dict[str, set[str]] = {}
+        for obj, src in self.of_kind(*sorted(POLICY_KINDS)):    # refused: their defaults and quotas never act
+            self._unique(POLICY_RESOURCES[obj["kind"]], (obj.get("metadata") or {}).get("namespace") or "default",
+                         obj, src, seen)
+            if not self.stored(obj):
+                _check_invalid(obj["kind"], obj, src, validate_policy.validate(obj, self.kube))
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
             self._unique(resource, "", obj, src, seen)

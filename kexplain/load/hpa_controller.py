@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.errors import Source
+from kexplain.errors import AdmissionRejected, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -40,6 +41,25 @@ def _key(kind: str, namespace: Any, name: Any) -> tuple[str, str, str]:
 def is_hpa(obj: Any) -> bool:
     return isinstance(obj, dict) and obj.get("kind") == KIND and \
         str(obj.get("apiVersion") or "").split("/")[0] == "autoscaling"
+
+
+def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = False) -> tuple[Objects, list[AdmissionRejected]]:
+    """`objs` without the HPAs `kube`'s API server refuses (`validate_policy.validate_hpa`: a
+    refused HPA is never stored, and never scales its target), and the refusals, in its words.
+    HPAs read from a cluster (`stored`, or a resourceVersion) are taken as they are."""
+    from kexplain.admission.pipeline import is_stored
+    from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
+    from kexplain.apimachinery.fielderrors import invalid_message
+    kept: Objects = []
+    refused: list[AdmissionRejected] = []
+    for obj, src in objs:
+        errs = validate_hpa(obj, kube) if is_hpa(obj) and not stored and not is_stored(obj) else []
+        if errs:
+            name = str(_dict(obj.get("metadata")).get("name") or "")
+            refused.append(AdmissionRejected(invalid_message(QUALIFIED[KIND], name, errs), source=src, obj=obj))
+            continue
+        kept.append((obj, src))
+    return kept, refused
 
 
 def autoscalers(objs: Objects) -> dict[tuple[str, str, str], tuple[dict[str, Any], Source]]:
