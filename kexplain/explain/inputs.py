@@ -400,6 +400,9 @@ class Entry:
     failed_create: str = ""
     asked: int = 0
     autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`hpa_controller.scaling`)
+    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
+    # created at its place in the set, are admitted without them (`policies_after`)
+    later_policies: frozenset[tuple[str, str, str]] = frozenset()
 
     @property
     def not_created(self) -> bool:
@@ -411,6 +414,31 @@ class Entry:
         """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
         (`kexplain.explain.placement.daemon_nodes`)."""
         return self.kind == "DaemonSet"
+
+
+POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
+
+
+def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
+    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
+    the order given, files by name, documents in order, and does not sort kinds), the namespace
+    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
+    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
+    workload's pods are taken as created at the workload's (its controller creates them within
+    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
+    keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
+             str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
+            and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
+    remaining = frozenset(k for k in keys if k is not None)
+    out: dict[int, frozenset[tuple[str, str, str]]] = {}
+    if not remaining:
+        return out
+    for (o, _), key in zip(objs, keys):
+        if key is not None:
+            remaining = remaining - {key}
+        elif remaining:
+            out[id(o)] = remaining      # type: ignore[assignment]
+    return out
 
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
@@ -541,6 +569,9 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
     found = [replace(e, autoscaled_by=scaled_by.get((e.kind, e.namespace, e.name))) if scaled_by else e
              for e in found]
+    if not req.stored:      # the namespace policies the set creates after each
+        after = policies_after(objs)
+        found = [replace(e, later_policies=after[id(e.workload)]) if id(e.workload) in after else e for e in found]
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
@@ -577,7 +608,8 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
     try:
         with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
-                                   stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone)
+                                   stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone,
+                                   later=entry.later_policies)
         if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
             from kexplain.admission.resourcequota import QuotaLedger
             snapshot = single.snapshot
@@ -675,18 +707,18 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
                   config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
-                  absent: frozenset[str] = frozenset()) -> Inputs:
+                  absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
     pod), against `cluster` with the file's cluster objects and the workload's created objects,
     admitted by `kube`'s API server. `absent`: namespaces of the file refused already (their
-    Namespace left out)."""
+    Namespace left out); `later`: the file's policies created after it (`policies_after`)."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
                         or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
                                  shape_index=shape_index, kube=kube, problems=problems,
-                                 owned=frozenset(id(o) for o, _ in created), absent=absent)
+                                 owned=frozenset(id(o) for o, _ in created), absent=absent, later=later)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -701,7 +733,8 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
                         stored: bool = False, applied: frozenset[int] = frozenset(),
                         shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION,
                         problems: Problems = RAISE, owned: frozenset[int] = frozenset(),
-                        absent: frozenset[str] = frozenset()) -> Inputs:
+                        absent: frozenset[str] = frozenset(),
+                        later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
@@ -710,16 +743,18 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
     A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`;
-    a Namespace refused (there, or before: `absent`) does not exist."""
+    a Namespace refused (there, or before: `absent`) does not exist; the pod is created after
+    `cluster`'s objects but the policies `later` names (`policies_after`)."""
     with bulk_load():
         return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube, problems,
-                                    owned, absent)
+                                    owned, absent, later)
 
 
 def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                          stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
                          kube: KubeVersion, problems: Problems = RAISE,
-                         owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset()) -> Inputs:
+                         owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
+                         later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     if not stored:
@@ -728,7 +763,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         absent = refused_namespaces(cluster) | gone     # (their pods: `namespaces "x" not found`, once they are left out)
         every = cluster
         admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube,
-                                                   absent=absent | left_out_namespaces(every, objs)),
+                                                   absent=absent | left_out_namespaces(every, objs), later=later),
                                 cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
@@ -1164,11 +1199,12 @@ def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, st
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
-               itself: bool = False) -> Inputs:
+               itself: bool = False, later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
     `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of
     that name exists in the pool, unless `itself`: the pool's pod of that name is this very
-    pod, bound already, joined from its file); `pod_obj` itself is not changed."""
+    pod, bound already, joined from its file); `pod_obj` itself is not changed. `later`: the
+    pool's policies its set creates after the pod (`policies_after`), which it does not meet."""
     if stored:
         from kexplain.admission.pipeline import copy_json
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
@@ -1180,7 +1216,8 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
-    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces,
+                     later=later)
     pod = admitted.pending
     snapshot = pool.snapshot
     namespace = (pod.get("metadata") or {}).get("namespace") or "default"

@@ -419,7 +419,7 @@ class Linter:
         which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
         Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
         refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
-        from kexplain.explain.inputs import PodFile, created_objects, is_bound_pod, outside_namespaces
+        from kexplain.explain.inputs import PodFile, created_objects, is_bound_pod, outside_namespaces, policies_after
 
         from kexplain.explain.pending_pass import owner_objects, set_objects
         from kexplain.load.hpa_controller import admitted as admitted_hpas
@@ -475,12 +475,13 @@ class Linter:
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         hpas = autoscalers(objs_kept)
+        later = policies_after(objs) if not self.options.stored else {}
         if self.options.node_groups is None and not self._karpenter:
-            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger)
+            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later)
         autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
                       if _key(where[id(s)].location) not in refused]
         autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
-        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created)
+        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -641,6 +642,7 @@ class Linter:
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
             return self._bound_pod(obj, ref, loc, pinned)
+        later = self._set.later.get(id(obj), frozenset())     # (the set's policies created after it)
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
         scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
@@ -653,15 +655,16 @@ class Linter:
         try:
             if workload:
                 # the API server's workload checks
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by,
+                                later_policies=later)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
-                inputs = inputs_for(entry.pod, source, pool, stored=False)
+                inputs = inputs_for(entry.pod, source, pool, stored=False, later=later)
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
-                inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+                inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None, later=later)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), later_policies=later)
             entry, _ = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             none = refused_creates(entry, err, pool) if entry is not None else None
@@ -727,7 +730,8 @@ class Linter:
         pool = self._set.pool
         said = f"spec.nodeName is {node}: the scheduler does not place this pod"
         try:
-            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
+            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True,
+                                later=self._set.later.get(id(obj), frozenset()))
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         rejected = pool.kubelet_rejected.get((inputs.pod.namespace, inputs.pod.name))
@@ -1203,6 +1207,8 @@ class _SetCluster:
     queued: list["_Queued"] = field(default_factory=list)
     hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
     ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
+    # by id of each document's object: the set's policies created after it (`policies_after`)
+    later: dict[int, frozenset[tuple[str, str, str]]] = field(default_factory=dict)
     autoscaled: list = field(default_factory=list)
     created: list = field(default_factory=list)
 
