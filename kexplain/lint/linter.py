@@ -647,8 +647,8 @@ class Linter:
         scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
             from kexplain.load.hpa_controller import rescaled, scaling
-            scaled_by = scaling(obj, hpa[0])
-            obj, note = rescaled(obj, hpa[0])
+            scaled_by = scaling(obj, hpa)
+            obj, note = rescaled(obj, hpa)
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         entry: "Entry | None" = None
@@ -1205,7 +1205,7 @@ class _SetCluster:
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
-    hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
+    hpas: dict[tuple[str, str, str], list[dict[str, Any]]] = field(default_factory=dict)   # by target, in order
     ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
     # by id of each document's object: the set's policies created after it (`policies_after`)
     later: dict[int, frozenset[tuple[str, str, str]]] = field(default_factory=dict)
