@@ -19,7 +19,7 @@ import msgspec
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, NamespaceNotFound, Source
 
 from kexplain.admission import defaults, dra_convert, gated_fields, limitranger, podsecurity, podtopologylabels, \
-    priority, runtimeclass, shapes, tolerations
+    priority, runtimeclass, shapes, tolerations, validate_policy
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
@@ -39,6 +39,7 @@ KNOWN_KINDS = frozenset(SCHEMAS)
 # Namespaced policy objects admission reads for pods: LimitRanges (`limitranger`), and ResourceQuotas,
 # which the set's pods are charged to as they are created (`resourcequota`, outside this module).
 POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
+POLICY_RESOURCES = {"LimitRange": "limitranges", "ResourceQuota": "resourcequotas"}
 _UNSET = object()
 BUILTIN = Source("<built-in>")
 NAMESPACED_DEFAULTED = frozenset({"PersistentVolumeClaim", "PodDisruptionBudget", "Service", "ReplicaSet",
@@ -372,7 +373,17 @@ class _Admission:
         self.pod_namespaces: list[str] = []
         self._pod_namespace_set: set[str] = set()
         self.warnings: list[str] = []
-        self.limit_ranges = limitranger.by_namespace([o for o, _ in self.of_kind("LimitRange")])
+        # namespace -> its LimitRanges by name, each with its place among `objects` and its key: a
+        # pod meets those created before it (`_ranges_for`)
+        self.limit_ranges: dict[str, list[tuple[int, tuple[str, str, str], limitranger.LimitRange]]] = {}
+        for index in self._by_kind.get("LimitRange", ()):
+            obj = self.objects[index][0]
+            namespace = str((obj.get("metadata") or {}).get("namespace") or "default")
+            parsed = limitranger.parse(obj)
+            self.limit_ranges.setdefault(namespace, []).append((index, ("LimitRange", namespace, parsed.name), parsed))
+        for ranges in self.limit_ranges.values():
+            ranges.sort(key=lambda entry: entry[2].name)
+        self.later: frozenset[tuple[str, str, str]] = frozenset()     # (`admit`'s `later`: the pending pod's)
         # the labels of the input's Namespaces (as written: PodSecurity reads its own labels only)
         self.namespace_labels = {_name(o): dict((o.get("metadata") or {}).get("labels") or {})
                                  for o, _ in self.of_kind("Namespace") if isinstance(o.get("metadata"), dict)}
@@ -421,7 +432,7 @@ class _Admission:
                     admitted = apply(obj)
                     patched += admitted is not None
             if admitted is None:
-                admitted = self.admit_pod(obj, src, bound=True)
+                admitted = self.admit_pod(obj, src, bound=True, at=index)
             if admitted is not obj:
                 objects[index] = (admitted, src)
         self.patched += patched
@@ -474,6 +485,11 @@ class _Admission:
                         in self.absent:     # NamespaceLifecycle
                     raise _not_found(meta.get("namespace") or "default", objects[index][1], obj)
         seen: dict[str, set[str]] = {}
+        for obj, src in self.of_kind(*sorted(POLICY_KINDS)):    # refused: their defaults and quotas never act
+            self._unique(POLICY_RESOURCES[obj["kind"]], (obj.get("metadata") or {}).get("namespace") or "default",
+                         obj, src, seen)
+            if not self.stored(obj):
+                _check_invalid(obj["kind"], obj, src, validate_policy.validate(obj, self.kube))
         for obj, src in self.of_kind("PriorityClass", "PersistentVolume"):
             resource = "priorityclasses" if obj["kind"] == "PriorityClass" else "persistentvolumes"
             self._unique(resource, "", obj, src, seen)
@@ -560,9 +576,10 @@ class _Admission:
             if namespace in self.absent:
                 raise _not_found(namespace, src, pod)
 
-    def admit_pod(self, pod: dict, src: Source, *, bound: bool) -> dict:
+    def admit_pod(self, pod: dict, src: Source, *, bound: bool, at: int | None = None) -> dict:
         """Admit one pod by the full path; returns it admitted: `pod` itself, changed in place
-        (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy."""
+        (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy. `at`: its
+        place among `objects` (None: the pending pod, created after them but `later`)."""
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
@@ -580,7 +597,7 @@ class _Admission:
         if meta.get("name") and key in self.pod_keys:
             raise _reject(_already_exists("pods", meta["name"]), src, pod)
         self.pod_keys.add(key)
-        self._admit_steps(pod, src)
+        self._admit_steps(pod, src, at)
         if bound:
             copied = self._topology_labels(spec.get("nodeName"))
             if copied:
@@ -590,15 +607,22 @@ class _Admission:
         self._pod_namespace_seen(meta["namespace"])
         return pod
 
-    def _admit_steps(self, pod: dict, src: Source) -> None:
+    def _ranges_for(self, namespace: str, at: int | None) -> list[limitranger.LimitRange]:
+        """The LimitRanges of `namespace` a pod created at `at` meets: those that exist by then,
+        created before it in the set's order (the pending pod: all but `later`)."""
+        return [r for index, key, r in self.limit_ranges.get(namespace, ())
+                if (index < at if at is not None else key not in self.later)]
+
+    def _admit_steps(self, pod: dict, src: Source, at: int | None = None) -> None:
         """What admission does to one pod between its name's check and its zone labels: the
-        generated uid, defaulting, the mutating plugins in the server's order, validation."""
+        generated uid, defaulting, the mutating plugins in the server's order, validation. `at`:
+        the pod's place among `objects` (`_ranges_for`)."""
         meta = pod["metadata"]
         spec = pod["spec"]
         if not meta.get("uid"):
             meta["uid"] = object_uid(pod)
         defaults.default_pod(pod, self.kube)
-        ranges = self.limit_ranges.get(meta.get("namespace") or "default")
+        ranges = self._ranges_for(meta.get("namespace") or "default", at) if self.limit_ranges else None
         if ranges:              # LimitRanger, the first mutating plugin that changes a pod
             limitranger.admit(pod, ranges)
         try:
@@ -830,7 +854,8 @@ def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
 
 def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None, *,
           stored: bool = False, shape_index: shapes.ShapeIndex | None = None, by_shape: bool = True,
-          kube: KubeVersion = DEFAULT_VERSION, absent: frozenset[str] = frozenset()) -> Admitted:
+          kube: KubeVersion = DEFAULT_VERSION, absent: frozenset[str] = frozenset(),
+          later: frozenset[tuple[str, str, str]] = frozenset()) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
     Raises AdmissionRejected (the API server's message) for the first object it refuses, and
@@ -847,6 +872,10 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     them (their Namespace was refused: `podsecurity.refused_namespaces`), whose objects
     NamespaceLifecycle refuses (`namespaces "team" not found`) instead of kexplain creating the
     namespace as it does for one the input does not have.
+
+    Pods are created in the order of `cluster`: each meets the LimitRanges before it, as the
+    API server has only those when it is created; the pending pod meets all but `later`
+    ((kind, namespace, name) of the policies its set creates after it).
     """
     result = Admitted()
     stored_ids: set[int] = set()
@@ -870,6 +899,7 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
     if pending_pod is not None and is_stored(pending_pod):
         stored_ids.add(id(pending_pod))
     run = _Admission(objects, stored_ids, kube, seen, flat.by_kind, flat.rows, absent)
+    run.later = later
     run.check_namespace_labels()
     run.run_cluster_objects()
     run.add_builtin_priority_classes()

@@ -243,6 +243,10 @@ class Quota:
         used = _list(status.get("used")) if status.get("used") else {}
         return cls(str(meta.get("namespace") or "default"), str(meta.get("name") or ""), hard, scopes, used)
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return "ResourceQuota", self.namespace, self.name
+
     def matches(self, pod: dict[str, Any]) -> bool:
         """generic.Matches: it tracks a resource of pods, and every scope selects the pod."""
         return bool(matching_resources(self.hard)) and all(_scope_matches(s, o, v, pod) for s, o, v in self.scopes)
@@ -289,11 +293,14 @@ class QuotaLedger:
                             q.charge(pod_usage(o, pod_level))
         return ledger
 
-    def refusal(self, pod: dict[str, Any]) -> str:
+    def refusal(self, pod: dict[str, Any], later: frozenset[tuple[str, str, str]] = frozenset()) -> str:
         """Why the API server would refuse to create `pod` (its whole message), "" when the quotas
-        of its namespace admit it; nothing is charged."""
+        of its namespace admit it; nothing is charged. `later`: the quotas not created yet when
+        the pod is ((kind, namespace, name): its set creates them after it), which admit it
+        (they count it once created: `charge` charges every quota)."""
         meta = _d(pod.get("metadata"))
-        quotas = [q for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ()) if q.matches(pod)]
+        quotas = [q for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ())
+                  if q.matches(pod) and q.key not in later]
         if not quotas:
             return ""
         prefix = f"pods {go_quote(str(meta.get('name') or ''))} is forbidden: "
@@ -321,23 +328,24 @@ class QuotaLedger:
             if q.matches(pod):
                 q.charge(usage)
 
-    def create(self, pod: dict[str, Any]) -> str:
+    def create(self, pod: dict[str, Any], later: frozenset[tuple[str, str, str]] = frozenset()) -> str:
         """`refusal`, and the pod charged when admitted."""
-        refused = self.refusal(pod)
+        refused = self.refusal(pod, later)
         if not refused:
             self.charge(pod)
         return refused
 
-    def created_copies(self, pod: dict[str, Any], copies: int, name_of: Any = None) -> tuple[int, str]:
+    def created_copies(self, pod: dict[str, Any], copies: int, name_of: Any = None,
+                       later: frozenset[tuple[str, str, str]] = frozenset()) -> tuple[int, str]:
         """How many of `copies` pods like `pod` the quotas let be created one after another (each
         charged), and the refusal of the first one refused ("" when all are), naming that copy
-        (`name_of(i)`: copy i's name)."""
+        (`name_of(i)`: copy i's name); `later` as `refusal` says."""
         for i in range(copies):
-            refused = self.refusal(pod)
+            refused = self.refusal(pod, later)
             if refused:
                 if name_of is not None:
                     named = {**pod, "metadata": {**_d(pod.get("metadata")), "name": name_of(i)}}
-                    refused = self.refusal(named)
+                    refused = self.refusal(named, later)
                 return i, refused
             self.charge(pod)
         return copies, ""

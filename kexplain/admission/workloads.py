@@ -23,7 +23,10 @@ selector and labels):
 - a CronJob's schedule is required.
 
 Not checked here: the pod spec of the template (the pod made from it goes through the Pod
-validation of admission next, and is refused with `Pod "NAME" is invalid: ...`), update
+validation of admission next; when it is refused as invalid, `refused_pods` validates the
+template as the workload's create does, defaulted and without the admission plugins' changes:
+its errors refuse the workload, and a pod invalid only once a plugin changed it, a LimitRange's
+default limit below the template's request, is its controller's FailedCreate), update
 strategies, a CronJob's schedule syntax and time zone, pod failure and success policies.
 """
 from __future__ import annotations
@@ -560,21 +563,40 @@ _POD_ONLY_PATHS = ("metadata.name", "metadata.generateName", "metadata.namespace
 
 def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: KubeVersion) -> str | None:
     """The API server's message refusing `workload` for its pod template, when the pod made
-    from it was refused as invalid (`message`) for its spec or labels: the workload's create
-    validates the template as a pod (ValidatePodTemplateSpec), with the field paths under the
-    template (`Deployment.apps "web" is invalid: spec.template.spec.tolerations[0]...`). None
-    when the pod's errors are not all the template's (its name, kexplain's, is among them)."""
+    from it was refused as invalid (`message`): the workload's create validates its template as
+    a pod spec (ValidatePodTemplateSpec), defaulted but untouched by the admission plugins (a
+    LimitRange's defaults, the pod's priority, ... are given to each pod its controller creates,
+    never to the template), with the field paths under the template (`Deployment.apps "web" is
+    invalid: spec.template.spec.tolerations[0]...`). None when the template is valid (the pods'
+    refusal is then their controller's FailedCreate: a LimitRange's default limit below the
+    template's request makes each pod invalid, not the workload), or when the errors are not
+    all the template's (its name, kexplain's, is among them)."""
     from dataclasses import replace as with_path
 
     from kexplain.admission.validate_pod import validate_pod_create
-    errs = validate_pod_create(pod, kube)
-    if not errs or invalid_message("Pod", name, errs) != message:
-        return None
-    if any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
+    errs = validate_pod_create(_as_template(pod, workload, kube), kube)
+    if not errs or any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
         return None
     prefix = _template_path(str(workload.get("kind")))
     moved = [with_path(e, path=f"{prefix}.{e.path}") for e in errs]
     return invalid_message(qualified_kind(str(workload.get("kind"))), generated_name(workload), moved)
+
+
+def _as_template(pod: dict, workload: dict, kube: KubeVersion) -> dict:
+    """The pod kexplain made of `workload`'s template (`pod`, admitted), with the spec the
+    template has, defaulted as the API server defaults a pod (and its fields of gates that are
+    off dropped): what validating the template validates, none of the admission plugins'
+    changes in it."""
+    from kexplain.admission import defaults, gated_fields
+    from kexplain.admission.pipeline import copy_json
+    template: Any = workload
+    for key in TEMPLATE_PATHS.get(str(workload.get("kind")), ("spec", "template")):
+        template = template.get(key) if isinstance(template, dict) else None
+    spec = template.get("spec") if isinstance(template, dict) else None
+    out = {**pod, "spec": copy_json(spec) if isinstance(spec, dict) else {}}
+    defaults.default_pod(out, kube)
+    gated_fields.drop_disabled_fields(out, gated_fields.pod_dropped_by(kube))
+    return out
 
 
 @contextmanager

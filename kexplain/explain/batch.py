@@ -178,7 +178,7 @@ def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
     """The entry's pod admitted against the pool; a workload's pod refused is said of the
     workload (`admission.workloads.pods_of`)."""
     with pods_of(entry.workload, pool.config.kube):
-        inputs = inputs_for(entry.pod, entry.source, pool, stored=stored)
+        inputs = inputs_for(entry.pod, entry.source, pool, stored=stored, later=entry.later_policies)
     return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 

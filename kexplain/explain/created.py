@@ -70,7 +70,7 @@ def created(entry: Entry, inputs: Inputs, ledger: QuotaLedger | None) -> tuple[E
     copies = len(daemon_nodes(inputs.pod, inputs.snapshot).eligible) if entry.daemon else entry.copies
     naming = entry.naming
     name_of = (lambda i: naming.name(i)) if naming is not None and entry.kind != "Pod" else None
-    made, refusal = ledger.created_copies(inputs.pod.obj, copies, name_of)
+    made, refusal = ledger.created_copies(inputs.pod.obj, copies, name_of, entry.later_policies)
     if not refusal:
         return entry, ""
     if entry.kind == "Pod":

@@ -25,7 +25,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import autoscaled, scalings
+from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, scalings
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -110,6 +110,39 @@ def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Probl
                 raise
             problems.add(err)
             objects = rest
+
+
+def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
+    """The names of the Namespaces of `before` that `after` does not have (by identity): refused,
+    so they do not exist, and NamespaceLifecycle refuses what is created in them (`admit`'s
+    `absent`), where a namespace the input does not name is taken as one the cluster has."""
+    kept = {id(o) for o, _ in after}
+    return frozenset(str((o.get("metadata") or {}).get("name") or "") for o, _ in before
+                     if o.get("kind") == "Namespace" and id(o) not in kept and isinstance(o.get("metadata"), dict))
+
+
+def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
+    """`objs` without the objects of the built-in namespaced kinds admission does not read (a
+    ConfigMap, a HorizontalPodAutoscaler, a Role...) whose namespace is `absent` (its Namespace
+    was refused), and NamespaceLifecycle's refusal of each (`namespaces "team" not found`):
+    everything the input creates in a namespace that does not exist is refused. The kinds
+    admission reads (`CLUSTER_KINDS`, Pods and workloads) are refused where they are admitted."""
+    if not absent:
+        return objs, []
+    from kexplain.apimachinery.fielderrors import go_quote
+    from kexplain.errors import NamespaceNotFound
+    kept: Objects = []
+    refused: list[KexplainError] = []
+    for o, s in objs:
+        kind = o.get("kind")
+        meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+        namespace = str(meta.get("namespace") or "default")
+        if isinstance(kind, str) and kind not in CLUSTER_KINDS and kind not in POD_KINDS and kind not in _CLUSTER_SCOPED \
+                and namespace in absent and is_builtin_kind(o.get("apiVersion"), kind):
+            refused.append(NamespaceNotFound(f"namespaces {go_quote(namespace)} not found", source=s, obj=o))
+            continue
+        kept.append((o, s))
+    return kept, refused
 
 
 def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
@@ -367,6 +400,9 @@ class Entry:
     failed_create: str = ""
     asked: int = 0
     autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`hpa_controller.scaling`)
+    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
+    # created at its place in the set, are admitted without them (`policies_after`)
+    later_policies: frozenset[tuple[str, str, str]] = frozenset()
 
     @property
     def not_created(self) -> bool:
@@ -378,6 +414,31 @@ class Entry:
         """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
         (`kexplain.explain.placement.daemon_nodes`)."""
         return self.kind == "DaemonSet"
+
+
+POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
+
+
+def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
+    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
+    the order given, files by name, documents in order, and does not sort kinds), the namespace
+    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
+    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
+    workload's pods are taken as created at the workload's (its controller creates them within
+    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
+    keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
+             str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
+            and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
+    remaining = frozenset(k for k in keys if k is not None)
+    out: dict[int, frozenset[tuple[str, str, str]]] = {}
+    if not remaining:
+        return out
+    for (o, _), key in zip(objs, keys):
+        if key is not None:
+            remaining = remaining - {key}
+        elif remaining:
+            out[id(o)] = remaining      # type: ignore[assignment]
+    return out
 
 
 def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
@@ -465,6 +526,7 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
     return loaded
 
 
+
 def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
           keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
@@ -484,9 +546,17 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
-    checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS, validate=req.validate, stored=req.stored,
+    checked = check_objects(objs, POD_KINDS | CLUSTER_KINDS | {HPA_KIND}, validate=req.validate, stored=req.stored,
                             explained=POD_KINDS, kube=kube, problems=problems)
+    # a Namespace refused there does not exist: what the file creates in it is refused
+    gone = left_out_namespaces(objs, checked.objects) if not req.stored else frozenset()
     objs, warnings = checked.objects, version_warnings + config.notes + checked.warnings
+    if not req.stored:
+        from kexplain.admission.podsecurity import refused_namespaces
+        objs, outside = outside_namespaces(objs, gone | refused_namespaces(objs))
+        objs, refused_hpas = admitted_hpas(objs, kube)      # (refused: they set no replicas)
+        for err in [*outside, *refused_hpas]:
+            problems.add(err)
     hint = kustomize_hint(kustomization_dirs(objs))
     if hint:
         warnings.append(hint)
@@ -499,17 +569,20 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
     found = [replace(e, autoscaled_by=scaled_by.get((e.kind, e.namespace, e.name))) if scaled_by else e
              for e in found]
+    if not req.stored:      # the namespace policies the set creates after each
+        after = policies_after(objs)
+        found = [replace(e, later_policies=after[id(e.workload)]) if id(e.workload) in after else e for e in found]
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
-        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems)
+        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems, gone)
         if single_load is not None:
             return single_load
     pool = _pool_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
     pool = pool.extended(pod_file.cluster, [c for made in created.values() for c in made], stored=req.stored,
-                         problems=problems)
+                         problems=problems, absent=gone)
     found = _without_refused_claims(found, created, problems, before)
     if not found:
         return Loaded(kube=kube)
@@ -519,7 +592,8 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
 
 
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
-            config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems) -> Loaded | None:
+            config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems,
+            gone: frozenset[str] = frozenset()) -> Loaded | None:
     """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
     workload's controller gets no pod created (the API server or a quota refuses the first:
     `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate."""
@@ -534,7 +608,8 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
     try:
         with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
-                                   stored=req.stored, shape_index=index, kube=kube, problems=problems)
+                                   stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone,
+                                   later=entry.later_policies)
         if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
             from kexplain.admission.resourcequota import QuotaLedger
             snapshot = single.snapshot
@@ -631,17 +706,19 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
                   config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
-                  kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE) -> Inputs:
+                  kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
+                  absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
     pod), against `cluster` with the file's cluster objects and the workload's created objects,
-    admitted by `kube`'s API server."""
+    admitted by `kube`'s API server. `absent`: namespaces of the file refused already (their
+    Namespace left out); `later`: the file's policies created after it (`policies_after`)."""
     created = created_objects(obj, src, 1)
     cluster = cluster_with(cluster, pod_file.cluster, created)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
                         or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
                                  shape_index=shape_index, kube=kube, problems=problems,
-                                 owned=frozenset(id(o) for o, _ in created))
+                                 owned=frozenset(id(o) for o, _ in created), absent=absent, later=later)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -655,7 +732,9 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                         stored: bool = False, applied: frozenset[int] = frozenset(),
                         shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION,
-                        problems: Problems = RAISE, owned: frozenset[int] = frozenset()) -> Inputs:
+                        problems: Problems = RAISE, owned: frozenset[int] = frozenset(),
+                        absent: frozenset[str] = frozenset(),
+                        later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
@@ -663,24 +742,29 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     binds (`load.pv_controller`) and whose bound pods their kubelet admits or rejects
     (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
-    A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`."""
+    A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`;
+    a Namespace refused (there, or before: `absent`) does not exist; the pod is created after
+    `cluster`'s objects but the policies `later` names (`policies_after`)."""
     with bulk_load():
         return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube, problems,
-                                    owned)
+                                    owned, absent, later)
 
 
 def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
                          stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
                          kube: KubeVersion, problems: Problems = RAISE,
-                         owned: frozenset[int] = frozenset()) -> Inputs:
+                         owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
+                         later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     if not stored:
         from kexplain.admission import admit
         from kexplain.admission.podsecurity import refused_namespaces
-        absent = refused_namespaces(cluster)        # (their pods: `namespaces "x" not found`, once they are left out)
+        absent = refused_namespaces(cluster) | gone     # (their pods: `namespaces "x" not found`, once they are left out)
+        every = cluster
         admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube,
-                                                   absent=absent), cluster, problems, owned)
+                                                   absent=absent | left_out_namespaces(every, objs), later=later),
+                                cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
         from kexplain.load.pv_controller import half_bound_notes, settle
         if applied:
@@ -691,7 +775,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
     snapshot, nominated = build_cluster(cluster)
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
     if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
-        snapshot, _, said = _kubelets_admit(snapshot, pods, kube, True, False)
+        snapshot, _, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
         warnings += said
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        controllers_create_for(pod_obj)))
@@ -866,6 +950,9 @@ class Pool:
     # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
     # (`_kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
     kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
+    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
+    # pods evicted (`namespace/name`)
+    kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -903,8 +990,11 @@ class Pool:
                            if o.get("kind") == "Namespace"}
         absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
             - kept_namespaces
-        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube, absent=absent),
-                                   context + new, problems)
+        every = context + new
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube,
+                                                      absent=absent | left_out_namespaces(every, objs)), every, problems)
+        if not stored:
+            absent |= left_out_namespaces(every, used)
         if len(used) < len(context) + len(new):        # some refused: left out
             kept = {id(o) for o, _ in used}
             new = [(o, s) for o, s in new if id(o) in kept]
@@ -943,9 +1033,10 @@ class Pool:
                     meta = o.get("metadata") or {}
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
-        snapshot, failed, said = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
-                                                 self.kube, rebuilt, stored)
+        snapshot, failed, said, evictions = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
+                                                            self.kube, rebuilt, stored)
         rejected = dict(self.kubelet_rejected)
+        evicted = {**self.kubelet_evicted, **evictions}
         if failed:          # the kubelet set their phase: Failed pods, which take no room
             objects = [(failed[id(o)][0] if id(o) in failed else o, src) for o, src in objects]
             rejected.update({(PodInfo(o).namespace, PodInfo(o).name): why for o, why in failed.values()})
@@ -957,7 +1048,8 @@ class Pool:
         context = admission_context(objects)
         return Pool(snapshot, self.config, nominated, context, frozenset(keys),
                     [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
-                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected)
+                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
+                    kubelet_evicted=evicted)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
@@ -975,14 +1067,16 @@ class Pool:
 
 
 def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
-                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str]]:
+                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str],
+                                           dict[tuple[str, str], list[str]]]:
     """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
     admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
     set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
     objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
     critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
-    Failed, its reason and message) with its event's (reason, message), and what is said of
-    them. `stored` pods ran already. Cheap when every pod is admitted even with all the others
+    Failed, its reason and message) with its event's (reason, message), what is said of them,
+    and by (namespace, name) the pods a critical pod's kubelet evicted to admit it. `stored` pods
+    ran already. Cheap when every pod is admitted even with all the others
     there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
     moves."""
     from kexplain.explain.kubelet import admission
@@ -990,12 +1084,13 @@ def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound:
                   and snapshot.get(str(o["spec"]["nodeName"])) is not None
                   and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
     if bound and (stored or all(_admitted_among_all(pod, snapshot, kube) for pod, _ in candidates)):
-        return snapshot, {}, []
+        return snapshot, {}, [], {}
     if bound:
         for pod, _ in candidates:
             snapshot = snapshot.without_pod(pod.node_name, pod.namespace, pod.name)
     failed: dict[int, tuple[dict[str, Any], tuple[str, str]]] = {}
     said: list[str] = []
+    evicted: dict[tuple[str, str], list[str]] = {}
     for pod, src in candidates:
         info = snapshot.get(pod.node_name)
         verdict = admission(pod, info, kube) if not stored and info is not None else None
@@ -1009,8 +1104,10 @@ def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound:
         for victim in (verdict.evicted if verdict is not None else ()):
             namespace, _, name = victim.partition("/")
             snapshot = snapshot.without_pod(pod.node_name, namespace, name)
+        if verdict is not None and verdict.evicted:
+            evicted[(pod.namespace, pod.name)] = list(verdict.evicted)
         snapshot = snapshot.with_pod_bound(pod)
-    return snapshot, failed, said
+    return snapshot, failed, said, evicted
 
 
 def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
@@ -1062,8 +1159,11 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     from kexplain.admission import admit
     from kexplain.admission.podsecurity import refused_namespaces
     absent = refused_namespaces(cluster) if not stored else frozenset()
-    admitted, _ = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
-                                               absent=absent), cluster, problems)
+    every = cluster
+    admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
+                                                  absent=absent | left_out_namespaces(every, objs)), cluster, problems)
+    if not stored:
+        absent |= left_out_namespaces(every, used)
     cluster = admitted.objects
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
@@ -1099,11 +1199,12 @@ def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, st
 
 
 def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
-               itself: bool = False) -> Inputs:
+               itself: bool = False, later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
     `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of
     that name exists in the pool, unless `itself`: the pool's pod of that name is this very
-    pod, bound already, joined from its file); `pod_obj` itself is not changed."""
+    pod, bound already, joined from its file); `pod_obj` itself is not changed. `later`: the
+    pool's policies its set creates after the pod (`policies_after`), which it does not meet."""
     if stored:
         from kexplain.admission.pipeline import copy_json
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
@@ -1115,7 +1216,8 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, store
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:
         raise AdmissionRejected(f"pods {go_quote(key[1])} already exists", source=pod_source, obj=pod_obj)
-    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces)
+    admitted = admit(pool.admission_context, (pod_obj, pod_source), kube=pool.kube, absent=pool.absent_namespaces,
+                     later=later)
     pod = admitted.pending
     snapshot = pool.snapshot
     namespace = (pod.get("metadata") or {}).get("namespace") or "default"

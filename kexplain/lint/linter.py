@@ -328,6 +328,7 @@ class Linter:
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
+        self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
         from kexplain.karpenter.pending import has_node_pools
@@ -376,7 +377,14 @@ class Linter:
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
         self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
         applied = [doc for doc in items if _key(doc.location) not in self._repeated]
-        self._set = self._set_cluster(applied, files[0].path if files else "") if self.pool is not None else None
+        if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
+            schema_refused = self._refused_by_schema(applied)
+            kept = [doc for doc in applied if _key(doc.location) not in schema_refused]
+            gone = frozenset(str(ObjectRef.of(doc.obj).name) for doc in applied
+                             if _key(doc.location) in schema_refused and ObjectRef.of(doc.obj).kind == "Namespace")
+            self._set = self._set_cluster(kept, files[0].path if files else "", gone)
+        else:
+            self._set = None
         try:
             devices = self._check_devices(applied)
             for f in files:
@@ -389,6 +397,7 @@ class Linter:
         finally:
             self._set = None
             self._repeated = set()
+            self._schemas = {}
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
         """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set
@@ -401,56 +410,78 @@ class Linter:
                                                                field=p.field))
         return out
 
-    def _set_cluster(self, items: list[Document], path: str) -> "_SetCluster":
+    def _set_cluster(self, items: list[Document], path: str, gone: frozenset[str] = frozenset()) -> "_SetCluster":
         """The pool as the set leaves it (`Pool.extended`): its objects of the kinds the
-        scheduler reads, and its StatefulSets' claims. An object the API server would refuse
-        is left out and becomes an `admission` finding of its document (a StatefulSet whose
-        claims are refused: of the StatefulSet, which is then not scheduled)."""
-        from kexplain.explain.inputs import PodFile, created_objects
+        scheduler reads (its Pods bound by spec.nodeName too, when they are all it has to
+        schedule: created in the set's order, as explain creates them), and its StatefulSets'
+        claims. An object the API server would refuse is left out and becomes an `admission`
+        finding of its document (a StatefulSet whose claims are refused: of the StatefulSet,
+        which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
+        Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
+        refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
+        from kexplain.explain.inputs import PodFile, created_objects, is_bound_pod, outside_namespaces, policies_after
 
         from kexplain.explain.pending_pass import owner_objects, set_objects
+        from kexplain.load.hpa_controller import admitted as admitted_hpas
 
         assert self.pool is not None
         objs, where = _objects(items)
+        refused: dict[tuple[str, int, int | None], Finding] = {}
+
+        def refuse(err: KexplainError) -> bool:
+            """The refusal of one of the set's documents as its finding; False when it is none of them."""
+            doc = where.get(id(err.source)) if err.source is not None else None
+            if doc is None:
+                return False
+            ref = ObjectRef.of(doc.obj)
+            message = err.message
+            if isinstance(err.obj, dict) and (ObjectRef.of(err.obj).kind, ObjectRef.of(err.obj).name) != \
+                    (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
+                message = f"{describe(err.obj)}: {message}"
+            location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
+            refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
+            return True
+
         pod_file = PodFile.of(objs, path)
-        if not pod_file.explained:
-            return _SetCluster(self.pool)
-        file_objects = list(pod_file.cluster)
+        bound_only = bool(pod_file.explained) and all(is_bound_pod(o) for o, _ in pod_file.explained)
+        joining = {id(o) for o, _ in pod_file.cluster} | ({id(o) for o, _ in pod_file.explained} if bound_only else set())
+        file_objects = [(o, s) for o, s in objs if id(o) in joining]     # (in the set's order)
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
-        refused: dict[tuple[str, int, int | None], Finding] = {}
         from kexplain.admission.podsecurity import refused_namespaces
-        absent = refused_namespaces(file_objects) if not self.options.stored else frozenset()
+        absent = (refused_namespaces(file_objects) | gone) if not self.options.stored else frozenset()
         while True:         # (a Namespace refused stays absent once left out: its objects are refused)
             try:
                 pool = self.pool.extended(file_objects, created, absent=absent)
                 break
             except KexplainError as err:
-                doc = where.get(id(err.source)) if err.source is not None else None
-                if doc is None:           # not one of the file's objects: the file adds nothing
+                if not refuse(err):           # not one of the file's objects: the file adds nothing
                     pool = self.pool
                     break
-                ref = ObjectRef.of(doc.obj)
-                message = err.message
-                if isinstance(err.obj, dict) and (ObjectRef.of(err.obj).kind, ObjectRef.of(err.obj).name) != \
-                        (ref.kind, ref.name):       # not the document's object: a claim of a StatefulSet
-                    message = f"{describe(err.obj)}: {message}"
-                location = replace(doc.location, line=line_of_field(doc.node, err.field) or doc.location.line)
-                refused[_key(doc.location)] = Finding("admission", location, ref, message, field=err.field)
+                if isinstance(err.obj, dict) and err.obj.get("kind") == "Namespace" and not self.options.stored:
+                    absent |= {str(ObjectRef.of(err.obj).name)}
                 file_objects = [(o, s) for o, s in file_objects if s is not err.source]
                 created = [(o, s) for o, s in created if s is not err.source]
+        # NamespaceLifecycle for the kinds admission does not read, then the HPAs' validation
+        objs_kept, outside = outside_namespaces([(o, s) for o, s in objs if id(o) not in joining],
+                                                pool.absent_namespaces)
+        objs_kept, hpa_refusals = admitted_hpas(objs_kept, pool.kube, self.options.stored)
+        for err in [*outside, *hpa_refusals]:
+            refuse(err)
+        objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
         from kexplain.admission.resourcequota import QuotaLedger
         from kexplain.load.hpa_controller import autoscalers
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
-        hpas = autoscalers(objs)
+        hpas = autoscalers(objs_kept)
+        later = policies_after(objs) if not self.options.stored else {}
         if self.options.node_groups is None and not self._karpenter:
-            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger)
-        autoscaled = [(o, s) for o, s in set_objects(objs, [o for o, _ in pod_file.explained])
+            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later)
+        autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
                       if _key(where[id(s)].location) not in refused]
         autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
-        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created)
+        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -522,24 +553,56 @@ class Linter:
         """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
         only unknown fields under --validate=warn (the API server then drops them; under strict
         it refuses the object, which is then never created, let alone scheduled)."""
+        findings, valid = self._schema_of(obj, ref, doc)
+        self.report.findings.extend(findings)
+        return valid
+
+    def _schema_of(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
+        """The schema findings of a document and whether it is fit to be scheduled
+        (`check_schema`), worked out once (the set's documents are checked before the set is
+        applied: `_refused_by_schema`)."""
+        key = _key(doc.location)
+        found = self._schemas.get(key)
+        if found is None:
+            found = self._schemas[key] = self._schema_check(obj, ref, doc)
+        return found
+
+    def _schema_check(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
+        findings: list[Finding] = []
         status = builtin_index(self.store.version).api_version_status(ref.api_version, ref.kind)
         if status is not None and status.state in (NOT_SERVED, OFF_BY_DEFAULT):
-            self._add(Finding("unknown-api-version", replace(doc.location, line=line_of(doc.node, ("apiVersion",))),
-                              ref, status.message, field="apiVersion", details={"served": list(status.use)},
-                              severity=Severity.WARNING if status.state == OFF_BY_DEFAULT else None))
+            findings.append(Finding("unknown-api-version", replace(doc.location, line=line_of(doc.node, ("apiVersion",))),
+                                    ref, status.message, field="apiVersion", details={"served": list(status.use)},
+                                    severity=Severity.WARNING if status.state == OFF_BY_DEFAULT else None))
             if status.state == NOT_SERVED:
-                return False
+                return findings, False
         validator = self.store.validator(ref.api_version, ref.kind)
         if validator is None:
             hint = kustomize_hint(kustomization_dirs([(obj, Source(doc.location.path))]), "kexplain lint -", "checked")
-            self._add(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
-                              f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
-                              f" or --schemas: skipped{'; ' + hint if hint else ''}"))
-            return False
+            findings.append(Finding("unknown-kind", replace(doc.location, line=line_of(doc.node, ("kind",))), ref,
+                                    f"no schema for {ref.api_version} {ref.kind} in Kubernetes {self.store.version}"
+                                    f" or --schemas: skipped{'; ' + hint if hint else ''}"))
+            return findings, False
         errors = validator.errors(obj)
-        for err in errors:
-            self._add(self._schema_finding(err, ref, doc, validator.origin, self.store.validate))
-        return all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
+        findings += [self._schema_finding(err, ref, doc, validator.origin, self.store.validate) for err in errors]
+        return findings, all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
+
+    def _refused_by_schema(self, items: list[Document]) -> set[tuple[str, int, int | None]]:
+        """The documents of `items` whose schema check has an error (a field that does not decode,
+        an unknown field under --validate=strict, an API version not served): the API server
+        refuses them, `kubectl apply` goes on with the rest, so they are not part of the set
+        applied, whatever their kind (a LimitRange, a Namespace, a HorizontalPodAutoscaler...).
+        A kind without a schema (a custom resource) is not refused."""
+        out: set[tuple[str, int, int | None]] = set()
+        for doc in items:
+            obj = doc.obj
+            if not isinstance(obj, dict) or not_an_object(obj) is not None or \
+                    not all(isinstance(obj.get(k), str) and obj[k] for k in ("apiVersion", "kind")):
+                continue
+            findings, _ = self._schema_of(obj, ObjectRef.of(obj), doc)
+            if any(f.level >= Severity.ERROR for f in findings):
+                out.add(_key(doc.location))
+        return out
 
     @staticmethod
     def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
@@ -579,27 +642,29 @@ class Linter:
         pinned = str(spec["nodeName"]) if not workload and spec.get("nodeName") else None
         if pinned is not None and pool.snapshot.get(pinned) is not None:
             return self._bound_pod(obj, ref, loc, pinned)
+        later = self._set.later.get(id(obj), frozenset())     # (the set's policies created after it)
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
         scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
             from kexplain.load.hpa_controller import rescaled, scaling
-            scaled_by = scaling(obj, hpa[0])
-            obj, note = rescaled(obj, hpa[0])
+            scaled_by = scaling(obj, hpa)
+            obj, note = rescaled(obj, hpa)
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         entry: "Entry | None" = None
         try:
             if workload:
                 # the API server's workload checks
-                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by,
+                                later_policies=later)
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
-                inputs = inputs_for(entry.pod, source, pool, stored=False)
+                inputs = inputs_for(entry.pod, source, pool, stored=False, later=later)
             else:   # admitted as written: a refusal in the API server's words (a Pod bound to a node
                     # the pool lacks may be in the pool, from its own file: itself)
-                inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None)
-                entry = entry_of(obj, source, len(self._set.queued), kube=pool.kube)
+                inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None, later=later)
+                entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), later_policies=later)
             entry, _ = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
             none = refused_creates(entry, err, pool) if entry is not None else None
@@ -665,7 +730,8 @@ class Linter:
         pool = self._set.pool
         said = f"spec.nodeName is {node}: the scheduler does not place this pod"
         try:
-            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True)
+            inputs = inputs_for(obj, Source(loc.path, loc.doc), pool, stored=False, itself=True,
+                                later=self._set.later.get(id(obj), frozenset()))
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         rejected = pool.kubelet_rejected.get((inputs.pod.namespace, inputs.pod.name))
@@ -674,8 +740,8 @@ class Linter:
         inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
         trace = explain(inputs, self._run_options())        # (its kubelet's verdict: no cycle runs)
         kubelet = trace.extra.get("kubelet") or {}
-        if kubelet.get("admitted"):
-            evicted = kubelet.get("evicted") or []
+        if kubelet.get("admitted"):         # (a critical pod of the set evicted pods as it was created: gone since)
+            evicted = pool.kubelet_evicted.get((inputs.pod.namespace, inputs.pod.name)) or kubelet.get("evicted") or []
             also = f", once it evicts {', '.join(evicted)} (a critical pod)" if evicted else ""
             return [Finding("not-scheduled", loc, ref, f"{said}; its kubelet admits it{also}",
                             details={"node": node, **({"evicted": evicted} if evicted else {})})]
@@ -1139,8 +1205,10 @@ class _SetCluster:
     pool: "Pool"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
-    hpas: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = field(default_factory=dict)   # by target
+    hpas: dict[tuple[str, str, str], list[dict[str, Any]]] = field(default_factory=dict)   # by target, in order
     ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
+    # by id of each document's object: the set's policies created after it (`policies_after`)
+    later: dict[int, frozenset[tuple[str, str, str]]] = field(default_factory=dict)
     autoscaled: list = field(default_factory=list)
     created: list = field(default_factory=list)
 

@@ -9,12 +9,21 @@ the metrics decide, which kexplain does not have: the replicas stay as written, 
 says the HPA may change them. HPAs are read at autoscaling/v1 and v2 (the same fields here:
 scaleTargetRef, minReplicas, maxReplicas); the target is the object of the HPA's namespace with
 the reference's kind and name (a Deployment, StatefulSet, ReplicaSet or ReplicationController).
+
+Several HPAs on one target (two charts' HPAs for one Deployment, as kubernetes/examples'
+AI/vllm-deployment ships): each reconcile checks its own bounds first, then finds the pods
+controlled by more than one HPA and reads no metric (validateAndParseSelector: event
+AmbiguousSelector, `pods by selector app=web are controlled by multiple HPAs: [...]`). So the
+count goes wherever their bounds push it, reconcile after reconcile, and stays once it is within
+every HPA's bounds (`reconciled`); bounds that conflict never settle, and the count flips.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from kexplain.errors import Source
+from kexplain.errors import AdmissionRejected, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -42,23 +51,41 @@ def is_hpa(obj: Any) -> bool:
         str(obj.get("apiVersion") or "").split("/")[0] == "autoscaling"
 
 
-def autoscalers(objs: Objects) -> dict[tuple[str, str, str], tuple[dict[str, Any], Source]]:
-    """The HPAs of `objs` by the (kind, namespace, name) of their target (the first for a target
-    two HPAs name: the controller would fight over it; kexplain reads one)."""
-    out: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
+def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = False) -> tuple[Objects, list[AdmissionRejected]]:
+    """`objs` without the HPAs `kube`'s API server refuses (`validate_policy.validate_hpa`: a
+    refused HPA is never stored, and never scales its target), and the refusals, in its words.
+    HPAs read from a cluster (`stored`, or a resourceVersion) are taken as they are."""
+    from kexplain.admission.pipeline import is_stored
+    from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
+    from kexplain.apimachinery.fielderrors import invalid_message
+    kept: Objects = []
+    refused: list[AdmissionRejected] = []
     for obj, src in objs:
+        errs = validate_hpa(obj, kube) if is_hpa(obj) and not stored and not is_stored(obj) else []
+        if errs:
+            name = str(_dict(obj.get("metadata")).get("name") or "")
+            refused.append(AdmissionRejected(invalid_message(QUALIFIED[KIND], name, errs), source=src, obj=obj))
+            continue
+        kept.append((obj, src))
+    return kept, refused
+
+
+def autoscalers(objs: Objects) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """The HPAs of `objs` by the (kind, namespace, name) of their target, in the set's order
+    (the controller's queue takes them as they are created)."""
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for obj, _ in objs:
         if not is_hpa(obj):
             continue
         ref = _dict(_dict(obj.get("spec")).get("scaleTargetRef"))
         if ref.get("kind") in SCALABLE_KINDS and ref.get("name"):
-            out.setdefault(_key(str(ref["kind"]), _dict(obj.get("metadata")).get("namespace"), ref["name"]),
-                           (obj, src))
+            out.setdefault(_key(str(ref["kind"]), _dict(obj.get("metadata")).get("namespace"), ref["name"]), []).append(obj)
     return out
 
 
 def desired_replicas(hpa: dict[str, Any], replicas: int) -> tuple[int, str]:
-    """What the controller's first reconcile sets the target's replicas to, and why ("" when it
-    leaves them to the metrics, or disabled)."""
+    """What one reconcile of `hpa` sets the target's replicas to, before it reads a metric, and
+    why ("" when it leaves them to the metrics, or disabled)."""
     spec = _dict(hpa.get("spec"))
     minimum = _int(spec.get("minReplicas"))
     minimum = 1 if minimum is None else minimum
@@ -72,41 +99,147 @@ def desired_replicas(hpa: dict[str, Any], replicas: int) -> tuple[int, str]:
     return replicas, ""
 
 
+@dataclass(frozen=True)
+class Step:
+    """One reconcile that rescaled the target: the HPA, the count it set and its reason."""
+
+    hpa: dict[str, Any]
+    before: int
+    after: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    """Where the HPAs of one target leave its replicas: `replicas` as written (1 unset), the
+    count they settle on (`to`), the rescales that led there in order, and, when their bounds
+    conflict, the counts they flip between (`flipping`: each reconcile undoes the other's)."""
+
+    hpas: tuple[dict[str, Any], ...]
+    replicas: int
+    to: int
+    steps: tuple[Step, ...] = ()
+    flipping: tuple[int, ...] = ()
+
+
+def reconciled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> Reconciled:
+    """The reconciles of `hpas` (in order, again and again, as the controller resyncs them) on
+    the workload `obj` as written, until none rescales it: each compares the count with its
+    bounds first and only then reads metrics. With several HPAs on one target, a reconcile
+    within its bounds reads none: the pods are controlled by several HPAs (AmbiguousSelector),
+    so once every HPA is within its bounds the count stays. Bounds that conflict (one's max below
+    the other's min) never settle: the count flips at each resync, and the largest is kept."""
+    written = _int(_dict(obj.get("spec")).get("replicas"))
+    replicas = current = 1 if written is None else written
+    steps: list[Step] = []
+    visited = [current]                 # the count after each rescale
+    passes = {current: 0}               # the count at the end of a pass -> where in `visited`
+    while True:
+        moved = False
+        for hpa in hpas:
+            new, reason = desired_replicas(hpa, current)
+            if reason and new != current:
+                steps.append(Step(hpa, current, new, reason))
+                current, moved = new, True
+                visited.append(current)
+        if not moved:
+            return Reconciled(tuple(hpas), replicas, current, tuple(steps))
+        if current in passes:           # a pass came back to a count: the bounds conflict
+            cycle = tuple(sorted(set(visited[passes[current]:])))
+            return Reconciled(tuple(hpas), replicas, max(cycle), tuple(steps), cycle)
+        passes[current] = len(visited) - 1
+
+
+def selector_text(raw: Any) -> str:
+    """A label selector as labels.Selector.String() prints it (the scale subresource's
+    status.selector): requirements by key, `k=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`."""
+    if not isinstance(raw, dict):
+        return ""
+    if "matchLabels" not in raw and "matchExpressions" not in raw:      # a ReplicationController's map
+        raw = {"matchLabels": raw}
+    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in _dict(raw.get("matchLabels")).items()]
+    for e in raw.get("matchExpressions") or ():
+        e = _dict(e)
+        key, op = str(e.get("key") or ""), e.get("operator")
+        values = ",".join(sorted(str(v) for v in e.get("values") or ()))
+        text = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key,
+                "DoesNotExist": f"!{key}"}.get(str(op), key)
+        parts.append((key, text))
+    return ",".join(text for _, text in sorted(parts, key=lambda p: p[0]))
+
+
 def _describe(obj: dict[str, Any]) -> str:
     meta = _dict(obj.get("metadata"))
     return f"{obj.get('kind')} {meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
-def rescaled(obj: dict[str, Any], hpa: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """The workload as the HPA leaves it (a copy with spec.replicas set, or `obj` itself), and
-    what to say of it."""
-    spec = _dict(obj.get("spec"))
-    written = _int(spec.get("replicas"))
-    replicas = 1 if written is None else written
-    new, reason = desired_replicas(hpa, replicas)
-    who = f"{_describe(obj)}: {_describe(hpa)}"
-    if reason:
-        copy = {**obj, "spec": {**spec, "replicas": new}}
-        return copy, (f"{who} sets spec.replicas from {replicas} to {new} at once (SuccessfulRescale: New size: "
-                      f"{new}; reason: {reason}); its pods are explained at {new} replicas")
-    if replicas == 0:
-        return obj, f"{who}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
-    return obj, (f"{who} leaves spec.replicas at {replicas} until its metrics say otherwise (kexplain reads no "
-                 f"metrics: the HPA may set any count from {_int(_dict(hpa.get('spec')).get('minReplicas')) or 1} "
-                 f"to {_dict(hpa.get('spec')).get('maxReplicas')})")
-
-
-def scaling(obj: dict[str, Any], hpa: dict[str, Any]) -> dict[str, Any]:
-    """What the HPA does at once to the replicas of `obj` (as written), as `-o json` and lint's
-    details say it: the HPA (`namespace`, `name`), `from` (spec.replicas, 1 when unset), `to`,
-    `reason` (its SuccessfulRescale event's; "" when it leaves them to its metrics, or scaling
-    is disabled) and `message` (what `rescaled` says)."""
+def _ref(hpa: dict[str, Any]) -> str:
     meta = _dict(hpa.get("metadata"))
-    written = _int(_dict(obj.get("spec")).get("replicas"))
-    replicas = 1 if written is None else written
-    new, reason = desired_replicas(hpa, replicas)
-    return {"namespace": str(meta.get("namespace") or "default"), "name": str(meta.get("name") or ""),
-            "from": replicas, "to": new, "reason": reason, "message": rescaled(obj, hpa)[1]}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
+
+
+def _said(obj: dict[str, Any], done: Reconciled) -> str:
+    """What the HPAs do to `obj`, in a sentence."""
+    who = _describe(obj)
+    if len(done.hpas) == 1:
+        hpa = done.hpas[0]
+        head = f"{who}: {_describe(hpa)}"
+        if done.steps:
+            step = done.steps[-1]
+            return (f"{head} sets spec.replicas from {done.replicas} to {done.to} at once (SuccessfulRescale: New "
+                    f"size: {done.to}; reason: {step.reason}); its pods are explained at {done.to} replicas")
+        if done.replicas == 0:
+            return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
+        spec = _dict(hpa.get("spec"))
+        return (f"{head} leaves spec.replicas at {done.replicas} until its metrics say otherwise (kexplain reads no "
+                f"metrics: the HPA may set any count from {_int(spec.get('minReplicas')) or 1} to "
+                f"{spec.get('maxReplicas')})")
+    names = [_ref(h) for h in done.hpas]
+    head = f"{who}: HorizontalPodAutoscalers {', '.join(names[:-1])} and {names[-1]} all target it"
+    if len(names) == 2:
+        head = head.replace(" all target it", " both target it")
+    moves = "; ".join(f"{_ref(s.hpa)} sets spec.replicas from {s.before} to {s.after} (SuccessfulRescale: New size: "
+                      f"{s.after}; reason: {s.reason})" for s in done.steps[:len(done.hpas)])
+    if done.flipping:
+        counts = ", ".join(map(str, done.flipping[:-1])) + f" and {done.flipping[-1]}"
+        return (f"{head}, with bounds that conflict: {moves}; then each undoes the other: the count flips between "
+                f"{counts} at each resync (its pods are explained at {done.to} replicas, the most)")
+    ambiguous = (f"pods by selector {selector_text(_dict(obj.get('spec')).get('selector'))} are controlled by "
+                 f"multiple HPAs: [{' '.join(sorted(names))}]")
+    if done.replicas == 0 and not done.steps:
+        return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
+    settled = (f"{moves}; then every one is within its bounds, and none scales on its metrics (AmbiguousSelector: "
+               f"{ambiguous})") if done.steps else (f"spec.replicas stays at {done.replicas}, within every one's "
+                                                     f"bounds, and none scales on its metrics (AmbiguousSelector: "
+                                                     f"{ambiguous})")
+    return f"{head}: {settled}; its pods are explained at {done.to} replicas"
+
+
+def rescaled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """The workload as its HPAs leave it (a copy with spec.replicas set, or `obj` itself), and
+    what to say of it."""
+    done = reconciled(obj, hpas)
+    spec = _dict(obj.get("spec"))
+    if done.to != done.replicas:
+        return {**obj, "spec": {**spec, "replicas": done.to}}, _said(obj, done)
+    return obj, _said(obj, done)
+
+
+def scaling(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the HPAs do at once to the replicas of `obj` (as written), as `-o json` and lint's
+    details say it: the HPA that set the count last (`namespace`, `name`: the first when none
+    rescaled), `from` (spec.replicas, 1 when unset), `to`, `reason` (its last SuccessfulRescale
+    event's; "" when they leave the count, or scaling is disabled), `message` (what `rescaled`
+    says), and with several HPAs `targetedBy`, each of them (`namespace/name`)."""
+    done = reconciled(obj, hpas)
+    last = done.steps[-1] if done.steps else None
+    meta = _dict((last.hpa if last is not None else hpas[0]).get("metadata"))
+    out = {"namespace": str(meta.get("namespace") or "default"), "name": str(meta.get("name") or ""),
+           "from": done.replicas, "to": done.to, "reason": last.reason if last is not None else "",
+           "message": _said(obj, done)}
+    if len(hpas) > 1:
+        out["targetedBy"] = [_ref(h) for h in hpas]
+    return out
 
 
 def scalings(objs: Objects) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -118,13 +251,13 @@ def scalings(objs: Objects) -> dict[tuple[str, str, str], dict[str, Any]]:
             meta = _dict(obj.get("metadata"))
             key = _key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))
             if key in hpas:
-                out[key] = scaling(obj, hpas[key][0])
+                out[key] = scaling(obj, hpas[key])
     return out
 
 
 def autoscaled(objs: Objects) -> tuple[Objects, list[str]]:
-    """`objs` with each workload an HPA of `objs` targets replaced by the workload as the HPA
-    leaves it (`rescaled`), and a note per such workload."""
+    """`objs` with each workload an HPA of `objs` targets replaced by the workload as its HPAs
+    leave it (`rescaled`), and a note per such workload."""
     hpas = autoscalers(objs)
     if not hpas:
         return objs, []
@@ -134,8 +267,8 @@ def autoscaled(objs: Objects) -> tuple[Objects, list[str]]:
         meta = _dict(obj.get("metadata")) if isinstance(obj, dict) else {}
         found = hpas.get(_key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))) \
             if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS else None
-        if found is not None:
-            obj, note = rescaled(obj, found[0])
+        if found:
+            obj, note = rescaled(obj, found)
             notes.append(f"{src}: {note}")
         out.append((obj, src))
     return out, notes

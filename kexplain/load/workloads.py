@@ -196,6 +196,13 @@ def _start_ordinal(sts: dict[str, Any]) -> int:
     return start if isinstance(start, int) and not isinstance(start, bool) and start >= 0 else 0
 
 
+# What stands for the scheduled time in the name of a CronJob's Job (`<cronjob>-<minutes since
+# the epoch of the time its schedule fires>`): the time the schedule next fires after the set is
+# applied, in the kube-controller-manager's time zone when the CronJob names none, which kexplain
+# does not know (and its runs repeat). A word no scheduled time is, so that the name says it.
+CRONJOB_JOB_PLACEHOLDER = "scheduled"
+
+
 @dataclass(frozen=True)
 class Copies:
     """How the copies of one pod are told apart, as their controller names them.
@@ -205,9 +212,11 @@ class Copies:
     namespace and i (`generated_name`, so that a run repeats). The prefix is the controller's:
     a Deployment's ReplicaSet's name and a dash (`<name>-<pod-template-hash>-`: the
     ReplicaSet controller's getPodsPrefix), the workload's name and a dash for a ReplicaSet,
-    ReplicationController, DaemonSet, Job or CronJob (its Job's name, `<name>-<scheduled
-    time>`, is not known: the CronJob's stands for it), `<name>-<index>-` for an Indexed Job's
-    pod of completion index i (the name cut to keep the index); cut to 58 characters
+    ReplicationController, DaemonSet or Job, its Job's name and a dash for a CronJob's (the Job
+    is `<name>-<its scheduled time in minutes since the epoch>`, getJobName: a time kexplain
+    cannot know, so `<name>-scheduled-` stands for it: `CRONJOB_JOB_PLACEHOLDER`),
+    `<name>-<index>-` for an Indexed Job's pod of completion index i (the name cut to keep the
+    index); cut to 58 characters
     (names.SimpleNameGenerator). Copy i of a Pod
     placed several times (`--replicas`) is `<pod name>-<i>`. A StatefulSet's copy i is its pod
     of ordinal `start + i` (`spec.ordinals.start`,
@@ -294,9 +303,13 @@ def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copi
     if kind == "Deployment" and isinstance(template_hash, str) and template_hash:
         owner = f"{name}-{template_hash}"       # its ReplicaSet
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if kind == "CronJob":       # its Job's pods
+        owner = f"{name}-{CRONJOB_JOB_PLACEHOLDER}"
+        job = spec.get("jobTemplate") if isinstance(spec.get("jobTemplate"), dict) else {}
+        spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
     namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else ""
-    return Copies(name, None, f"{owner}-"[:MAX_GENERATED_PREFIX], namespace or "default",
-                  indexed=kind == "Job" and spec.get("completionMode") == "Indexed")
+    return Copies(owner if kind == "CronJob" else name, None, f"{owner}-"[:MAX_GENERATED_PREFIX],
+                  namespace or "default", indexed=kind in ("Job", "CronJob") and spec.get("completionMode") == "Indexed")
 
 
 def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:

@@ -144,6 +144,69 @@ def test_limit_range_refusals(tmp_path: Path, resources: str, message: str) -> N
     assert finding["message"].endswith(message)
 
 
+DEFAULT_LIMITS_ONLY = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: container-defaults, namespace: payments}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m, memory: 512Mi}
+    defaultRequest: {cpu: 100m, memory: 128Mi}
+    max: {cpu: "2"}
+"""
+
+AGENT = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent, namespace: payments}
+spec:
+  selector: {matchLabels: {app: node-agent}}
+  template:
+    metadata: {labels: {app: node-agent}}
+    spec:
+      containers:
+      - name: agent
+        image: europe-docker.pkg.dev/acme/ops/agent:1.0
+        resources: {requests: {memory: 1Gi}}
+"""
+
+
+@pytest.mark.parametrize(("workload", "copies", "controller", "error"), [
+    (deployment(replicas=2, resources='\n        resources: {requests: {cpu: "1"}}'), 2, "replicaset-controller",
+     'spec.containers[0].resources.requests: Invalid value: "1": must be less than or equal to cpu limit of 500m'),
+    (AGENT, 2, "daemonset-controller",
+     'spec.containers[0].resources.requests: Invalid value: "1Gi": must be less than or equal to memory limit of '
+     '512Mi'),
+])
+def test_a_default_limit_below_the_templates_request_refuses_the_pods_not_the_workload(
+        tmp_path: Path, workload: str, copies: int, controller: str, error: str) -> None:
+    """LimitRanger admits Pods only: the Deployment (DaemonSet) is stored, its template valid as
+    written, and each pod its controller creates gets the default limit, below its request, and
+    is invalid: 0 of N created (FailedCreate), exit code 1, not the workload refused."""
+    bundle, nodes = _write(tmp_path, namespace(), DEFAULT_LIMITS_ONLY, workload)
+    code, out, err = _run(bundle, "--nodes", nodes, "--no-suggestions")
+    first = copy_names(workload, 1)[0]
+    assert code == 1 and "error:" not in err, err
+    assert (f'0 of {copies} pods created (FailedCreate: Error creating: Pod "{first}" is invalid: {error})'
+            in " ".join(out.split()))
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "admission"]
+    assert finding["message"] == (f'{controller} creates 0 of {copies} pods: FailedCreate: Error creating: '
+                                  f'Pod "{first}" is invalid: {error}')
+    assert (finding["details"]["replicas"], finding["details"]["created"]) == (copies, 0)
+
+
+def test_a_template_invalid_as_written_still_refuses_the_workload(tmp_path: Path) -> None:
+    """The template's own errors are the workload's (ValidatePodTemplateSpec), LimitRange or not."""
+    bad = deployment(replicas=2, resources='\n        resources: {requests: {cpu: "1"}, limits: {cpu: 500m}}')
+    bundle, nodes = _write(tmp_path, namespace(), DEFAULT_LIMITS_ONLY, bad)
+    code, _, err = _run(bundle, "--nodes", nodes)
+    assert code == 2
+    assert ('Deployment payments/api: Deployment.apps "api" is invalid: spec.template.spec.containers[0].resources.'
+            'requests: Invalid value: "1": must be less than or equal to cpu limit of 500m') in err
+
+
 # -- ResourceQuota -----------------------------------------------------------------------------
 QUOTA = """\
 apiVersion: v1
@@ -481,3 +544,71 @@ spec:
     code, _, err = _run(bundle, "--nodes", nodes)
     assert f'Namespace "payments" is invalid: {error}' in err and 'Pod payments/ledger: namespaces "payments" not found' \
         in err and code == 2
+
+
+# -- the set's order -----------------------------------------------------------------------------
+def _pod(name: str, extra: str = "") -> str:
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: payments}}
+spec:{extra}
+  containers:
+  - name: {name}
+    image: europe-docker.pkg.dev/acme/payments/{name}:3.2.1
+"""
+
+
+ORDER_LIMITS = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: container-defaults, namespace: payments}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: "3"}
+    defaultRequest: {cpu: "3"}
+"""
+ORDER_QUOTA = """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: payments-pods, namespace: payments}
+spec:
+  hard: {pods: "1"}
+"""
+
+
+def test_a_pod_created_before_its_namespaces_policies_meets_none(tmp_path: Path) -> None:
+    """`kubectl apply -f` creates the objects in the order given: the Pod written before the
+    LimitRange and the ResourceQuota is admitted without defaults and without a quota, which then
+    counts it; the Pod written after gets the defaults and meets the full quota."""
+    bundle, nodes = _write(tmp_path, namespace(), _pod("migrate"), ORDER_LIMITS, ORDER_QUOTA, _pod("ledger"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    [item] = json.loads(out)["items"]
+    assert item["pod"]["name"] == "migrate" and item["result"]["status"] == "Scheduled"
+    assert "limitRanger" not in item and code == 2
+    assert ('Pod payments/ledger: pods "ledger" is forbidden: exceeded quota: payments-pods, requested: pods=1, '
+            'used: pods=1, limited: pods=1') in err
+    code, out, _ = _run("lint", bundle, "--nodes", nodes, "-f", "json")
+    found = [(f["object"]["name"], f["rule"]) for f in json.loads(out)["findings"]]
+    assert found == [("migrate", "fits"), ("ledger", "admission")]
+    # the policies first, as Helm and kustomize sort them: both pods meet them
+    bundle, nodes = _write(tmp_path, namespace(), ORDER_LIMITS, ORDER_QUOTA, _pod("migrate"), _pod("ledger"))
+    code, out, err = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    [item] = json.loads(out)["items"]
+    assert item["pod"]["name"] == "migrate" and item["limitRanger"]["limitRanges"] == ["container-defaults"]
+
+
+@pytest.mark.parametrize(("first", "fits"), [(True, True), (False, False)])
+def test_a_bound_pod_meets_the_limit_ranges_created_before_it(tmp_path: Path, first: bool, fits: bool) -> None:
+    """A pod of the set bound to pool-a-1 takes the LimitRange's 3 cpus only when it comes after
+    it: then the 6-cpu batch pod no longer fits there (7910m allocatable)."""
+    agent = _pod("agent", "\n  nodeName: pool-a-1")
+    job = _pod("batch").replace("namespace: payments}", "namespace: default}").replace(
+        "    image:", "    resources: {requests: {cpu: \"6\"}}\n    image:")
+    docs = [namespace(), agent, ORDER_LIMITS] if first else [namespace(), ORDER_LIMITS, agent]
+    bundle, nodes = _write(tmp_path, *docs, job)
+    (tmp_path / "nodes.yaml").write_text(NODES.split("---")[0])
+    code, out, _ = _run(bundle, "--nodes", nodes, "-o", "json", "--no-suggestions")
+    trace = json.loads(out)
+    assert trace["pod"]["name"] == "batch" and (trace["result"]["status"] == "Scheduled") is fits

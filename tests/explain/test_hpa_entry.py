@@ -72,3 +72,59 @@ def test_lint_says_it_with_the_verdict(tmp_path: Path) -> None:
     [finding] = json.loads(out)["findings"]
     assert code == 0 and finding["rule"] == "fits" and finding["details"]["replicas"] == 6
     assert finding["details"]["horizontalPodAutoscaler"] == EXPECTED
+
+
+SECOND = """\
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: frontend-rps, namespace: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: frontend}
+  minReplicas: MIN
+  maxReplicas: MAX
+  metrics:
+  - type: Pods
+    pods: {metric: {name: http_requests_per_second}, target: {type: AverageValue, averageValue: "50"}}
+"""
+
+
+def _two(tmp_path: Path, minimum: int, maximum: int, *argv: str) -> tuple[int, str, str]:
+    (tmp_path / "app.yaml").write_text(APP + SECOND.replace("MIN", str(minimum)).replace("MAX", str(maximum)))
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    env = TestEnvironment(width=200)
+    paths = [str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml")]
+    code = main([*argv[:1], *paths, *argv[1:]] if argv[:1] == ("lint",) else [*paths, *argv], env=env)
+    return code, env.out, env.err
+
+
+def test_two_hpas_on_one_target_each_apply_their_bounds(tmp_path: Path) -> None:
+    """The chart's CPU HPA raises the Deployment to 6, the second HPA (min 8) to 8; then both are
+    within their bounds and neither reads a metric (AmbiguousSelector): 8 replicas, both said."""
+    code, out, err = _two(tmp_path, 8, 40, "-o", "json")
+    [placement] = json.loads(out)["placements"]
+    scaled = placement["horizontalPodAutoscaler"]
+    assert code == 0 and placement["replicas"] == 8
+    assert (scaled["name"], scaled["from"], scaled["to"], scaled["targetedBy"]) == (
+        "frontend-rps", 1, 8, ["web/frontend-hpa", "web/frontend-rps"])
+    assert scaled["message"] == (
+        "Deployment web/frontend: HorizontalPodAutoscalers web/frontend-hpa and web/frontend-rps both target it: "
+        "web/frontend-hpa sets spec.replicas from 1 to 6 (SuccessfulRescale: New size: 6; reason: Current number of "
+        "replicas below Spec.MinReplicas); web/frontend-rps sets spec.replicas from 6 to 8 (SuccessfulRescale: New "
+        "size: 8; reason: Current number of replicas below Spec.MinReplicas); then every one is within its bounds, and "
+        "none scales on its metrics (AmbiguousSelector: pods by selector app=frontend are controlled by multiple HPAs: "
+        "[web/frontend-hpa web/frontend-rps]); its pods are explained at 8 replicas")
+    assert scaled["message"] in err
+    code, out, _ = _two(tmp_path, 8, 40, "lint", "-f", "json")
+    [finding] = json.loads(out)["findings"]
+    assert finding["details"]["replicas"] == 8 and finding["details"]["horizontalPodAutoscaler"] == scaled
+
+
+def test_two_hpas_whose_bounds_conflict_flip_the_count(tmp_path: Path) -> None:
+    """The second HPA's max (4) is below the first's min (6): each resync undoes the other."""
+    code, out, _ = _two(tmp_path, 2, 4, "-o", "json")
+    [placement] = json.loads(out)["placements"]
+    assert placement["replicas"] == 6
+    assert "with bounds that conflict" in placement["horizontalPodAutoscaler"]["message"]
+    assert "then each undoes the other: the count flips between 4 and 6 at each resync (its pods are explained at 6 " \
+        "replicas, the most)" in placement["horizontalPodAutoscaler"]["message"]

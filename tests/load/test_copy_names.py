@@ -99,3 +99,16 @@ def test_explain_and_lint_use_them(tmp_path: Path) -> None:
     main(["lint", str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-f", "json"], env=env)
     [finding] = json.loads(env.out)["findings"]
     assert f"replica {copies[2]}: " in finding["message"]
+
+
+def test_a_cronjobs_pods_are_named_after_its_job_with_the_time_marked() -> None:
+    """getJobName: the CronJob's Job is `<cronjob>-<scheduled time in minutes since the epoch>`,
+    a time kexplain cannot know; its pods are `<job>-<5>`, the time written `scheduled`."""
+    job_template = workload("Job")["spec"]
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly-report", "namespace": "shop"},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": job_template}}}
+    copies, _ = names(cron, 2)
+    assert all(re.fullmatch(rf"nightly-report-scheduled-{RANDOM}", n) for n in copies), copies
+    job_template["completionMode"], job_template["completions"] = "Indexed", 2
+    copies, _ = names(cron, 2)
+    assert [n.rsplit("-", 1)[0] for n in copies] == ["nightly-report-scheduled-0", "nightly-report-scheduled-1"]
