@@ -176,6 +176,7 @@ class Inputs:
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
+    kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
@@ -774,11 +775,13 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
+    rejected = 0
     if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
-        snapshot, _, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
+        snapshot, failed, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
         warnings += said
+        rejected = len(failed)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
-                                       controllers_create_for(pod_obj)))
+                                       controllers_create_for(pod_obj), rejected))
 
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
