@@ -25,7 +25,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, scalings
+from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -562,9 +562,10 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if hint:
         warnings.append(hint)
     scaled_by: dict[tuple[str, str, str], dict[str, Any]] = {}
-    if req.replicas is None:        # the HPAs of the file set their targets' replicas first
-        scaled_by = scalings(objs)
-        objs, scaled = autoscaled(objs)
+    if req.replicas is None:        # the HPAs of the file and of the cluster set their targets' replicas first
+        theirs = cluster_hpas(cluster, req, kube, problems)
+        scaled_by = scalings(objs, theirs)
+        objs, scaled = autoscaled(objs, theirs)
         warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
@@ -590,6 +591,19 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
+    """The HPAs of --nodes (`hpa_controller.of_cluster`), as kubectl --validate and the API
+    server take them (stored ones as they are); one refused goes to `problems`."""
+    found = of_cluster(cluster)
+    if not found:
+        return []
+    checked = check_objects(found, {HPA_KIND}, validate=req.validate, stored=req.stored, kube=kube, problems=problems)
+    kept, refused = admitted_hpas(checked.objects, kube, req.stored)
+    for err in refused:
+        problems.add(err)
+    return kept
 
 
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
