@@ -468,7 +468,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
             retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
             writer.close(annotated_list({"placements": outcomes, **retries}, ran))
             if html:
-                save_page(html, annotated_list(batch_document(kept), ran))
+                save_page(html, annotated_list({**batch_document(kept), **retries}, ran))
             return aggregate(after_retries(run, statuses, positions))
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
@@ -497,7 +497,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     section(env.console())
     export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
-        save_page(html, annotated_list(batch_document(kept), ran))
+        retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
+        save_page(html, annotated_list({**batch_document(kept), **retries}, ran))
     return aggregate(after_retries(run, statuses, positions))
 
 
