@@ -170,6 +170,8 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
     internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
     another version is converted on a copy, never changed itself)."""
     if kind in POLICY_KINDS:         # read by admission (LimitRanger, ResourceQuota), taken as written
+        if is_stored(obj):           # (never validated again, as no stored object is)
+            stored.add(id(obj))
         flat.by_kind.setdefault(kind, []).append(len(flat.objects))
         flat.objects.append((obj, src))
         return

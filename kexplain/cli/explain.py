@@ -235,7 +235,8 @@ def command(
         status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
                              autoscaler=autoscalers, node_group=node_group, node_pool=node_pool)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
-        return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else [])])
+        return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),
+                          *rejected_bound(len(loaded.pool.kubelet_rejected) if loaded.pool is not None else 0)])
     groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
@@ -269,7 +270,14 @@ def command(
             if key in trace:
                 page[key] = trace[key]
         save_page(html, page)
-    return aggregate([for_trace(trace), *left_out])
+    return aggregate([for_trace(trace), *left_out, *rejected_bound(loaded.single.kubelet_rejected)])
+
+
+def rejected_bound(count: int) -> list[ExitStatus]:
+    """The exit status of the set's pods bound by spec.nodeName that joined the cluster (not
+    explained themselves) and that their kubelet rejects (said on stderr): 1 each, as lint's
+    kubelet-rejected finding and as such a pod explained alone; none when it admits them all."""
+    return [ExitStatus.UNSCHEDULABLE] * min(count, 1)
 
 
 def has_node_pools(cluster: list) -> bool:
@@ -460,7 +468,7 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
             retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
             writer.close(annotated_list({"placements": outcomes, **retries}, ran))
             if html:
-                save_page(html, annotated_list(batch_document(kept), ran))
+                save_page(html, annotated_list({**batch_document(kept), **retries}, ran))
             return aggregate(after_retries(run, statuses, positions))
 
         def draw(console, outcomes: "Iterable[Outcome]") -> None:
@@ -489,7 +497,8 @@ def write_batch(env: Environment, loaded: "Loaded", batch: "Batch", output: Outp
     section(env.console())
     export_view(env, lambda c: (draw(c, kept), section(c)), svg)
     if html:
-        save_page(html, annotated_list(batch_document(kept), ran))
+        retries = {"retries": [r.to_json() for r in run.retried]} if run.retried else {}
+        save_page(html, annotated_list({**batch_document(kept), **retries}, ran))
     return aggregate(after_retries(run, statuses, positions))
 
 

@@ -25,7 +25,7 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, scalings
+from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -176,6 +176,7 @@ class Inputs:
     nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
+    kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
@@ -561,9 +562,10 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if hint:
         warnings.append(hint)
     scaled_by: dict[tuple[str, str, str], dict[str, Any]] = {}
-    if req.replicas is None:        # the HPAs of the file set their targets' replicas first
-        scaled_by = scalings(objs)
-        objs, scaled = autoscaled(objs)
+    if req.replicas is None:        # the HPAs of the file and of the cluster set their targets' replicas first
+        theirs = cluster_hpas(cluster, req, kube, problems)
+        scaled_by = scalings(objs, theirs)
+        objs, scaled = autoscaled(objs, theirs)
         warnings += scaled
     pod_file = PodFile.of(objs, req.pod_path)
     found = entries(objs, req.pod_path, req.replicas, stored=req.stored, problems=problems, kube=kube)
@@ -589,6 +591,19 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     pool.warnings[:0] = warnings
     pool.warnings += missing_node_warnings(pod_file.cluster, pool.snapshot)
     return Loaded(batch=found, pool=pool, kube=kube, **autoscaled_objects(objs, pod_file, found))
+
+
+def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
+    """The HPAs of --nodes (`hpa_controller.of_cluster`), as kubectl --validate and the API
+    server take them (stored ones as they are); one refused goes to `problems`."""
+    found = of_cluster(cluster)
+    if not found:
+        return []
+    checked = check_objects(found, {HPA_KIND}, validate=req.validate, stored=req.stored, kube=kube, problems=problems)
+    kept, refused = admitted_hpas(checked.objects, kube, req.stored)
+    for err in refused:
+        problems.add(err)
+    return kept
 
 
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
@@ -774,11 +789,13 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         warnings += half_bound_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
+    rejected = 0
     if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
-        snapshot, _, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
+        snapshot, failed, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
         warnings += said
+        rejected = len(failed)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
-                                       controllers_create_for(pod_obj)))
+                                       controllers_create_for(pod_obj), rejected))
 
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:

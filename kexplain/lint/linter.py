@@ -303,6 +303,22 @@ class LintOptions:
         return self.k8s_version or self.kube.minor
 
 
+def _cluster_hpas(pool: "Pool", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
+    """The HPAs of the pool's objects (`hpa_controller.of_cluster`), as explain takes those of
+    --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
+    raised, as any object of the pool the API server refuses."""
+    from kexplain.load.hpa_controller import KIND, admitted, of_cluster
+    from kexplain.load.manifests import check_objects
+    found = of_cluster(pool.other_kinds)
+    if not found:
+        return []
+    checked = check_objects(found, {KIND}, validate=options.validate, stored=options.stored, kube=pool.kube)
+    kept, refused = admitted(checked.objects, pool.kube, options.stored)
+    if refused:
+        raise refused[0]
+    return kept
+
+
 class Linter:
     """Lints objects against one schema store and (optionally) one pool."""
 
@@ -333,6 +349,8 @@ class Linter:
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
         from kexplain.karpenter.pending import has_node_pools
         self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
+        # the HPAs of --nodes: they act on the set's workloads they target (refused: bad input)
+        self._cluster_hpas = _cluster_hpas(pool, options) if pool is not None else []
 
     # -- files ------------------------------------------------------------------------------
     def run(self) -> Report:
@@ -470,11 +488,11 @@ class Linter:
             refuse(err)
         objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
         from kexplain.admission.resourcequota import QuotaLedger
-        from kexplain.load.hpa_controller import autoscalers
+        from kexplain.load.hpa_controller import applied, autoscalers
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
-        hpas = autoscalers(objs_kept)
+        hpas = autoscalers(applied(self._cluster_hpas, objs_kept))
         later = policies_after(objs) if not self.options.stored else {}
         if self.options.node_groups is None and not self._karpenter:
             return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later)

@@ -70,6 +70,29 @@ def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = 
     return kept, refused
 
 
+SERVED_VERSIONS = frozenset({"autoscaling/v1", "autoscaling/v2"})    # (v2beta1, v2beta2: gone since 1.25, 1.26)
+
+
+def of_cluster(cluster: Objects) -> Objects:
+    """The HPAs of the cluster (`--nodes`: a cluster's dump, with `kubectl get hpa -A -o yaml`),
+    at the versions the API server serves: they exist before the set is applied, and act on the
+    set's workloads they target as the set's own do."""
+    return [(o, s) for o, s in cluster if is_hpa(o) and o.get("apiVersion") in SERVED_VERSIONS]
+
+
+def applied(cluster_hpas: Objects, objs: Objects) -> Objects:
+    """The HPAs (and the set's other objects) once the set `objs` is applied to a cluster that
+    has `cluster_hpas`: the cluster's first, but one the set gives again (same namespace and
+    name: `kubectl apply` updates it, and the set's version acts), then the set's objects."""
+    if not cluster_hpas:
+        return objs
+    given = {_key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+             for o, _ in objs if is_hpa(o)}
+    return [(o, s) for o, s in cluster_hpas
+            if _key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+            not in given] + list(objs)
+
+
 def autoscalers(objs: Objects) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
     """The HPAs of `objs` by the (kind, namespace, name) of their target, in the set's order
     (the controller's queue takes them as they are created)."""
@@ -242,9 +265,10 @@ def scaling(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def scalings(objs: Objects) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """`scaling` of each workload of `objs` an HPA of `objs` targets, by (kind, namespace, name)."""
-    hpas = autoscalers(objs)
+def scalings(objs: Objects, cluster: Objects = ()) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """`scaling` of each workload of `objs` an HPA of `objs` or of the `cluster` (`of_cluster`)
+    targets, by (kind, namespace, name)."""
+    hpas = autoscalers(applied(cluster, objs))
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for obj, _ in objs if hpas else ():
         if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS:
@@ -255,10 +279,10 @@ def scalings(objs: Objects) -> dict[tuple[str, str, str], dict[str, Any]]:
     return out
 
 
-def autoscaled(objs: Objects) -> tuple[Objects, list[str]]:
-    """`objs` with each workload an HPA of `objs` targets replaced by the workload as its HPAs
-    leave it (`rescaled`), and a note per such workload."""
-    hpas = autoscalers(objs)
+def autoscaled(objs: Objects, cluster: Objects = ()) -> tuple[Objects, list[str]]:
+    """`objs` with each workload an HPA of `objs` or of the `cluster` (`of_cluster`) targets
+    replaced by the workload as its HPAs leave it (`rescaled`), and a note per such workload."""
+    hpas = autoscalers(applied(cluster, objs))
     if not hpas:
         return objs, []
     out: Objects = []

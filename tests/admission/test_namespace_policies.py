@@ -307,6 +307,43 @@ def test_a_quota_status_read_from_a_cluster_is_used() -> None:
     assert refusal.endswith("used: pods=10, limited: pods=10")
 
 
+
+@pytest.mark.parametrize("kind", ["ResourceQuota", "LimitRange"])
+def test_a_stored_policy_is_taken_as_it_is(tmp_path: Path, kind: str) -> None:
+    """A LimitRange or ResourceQuota of the cluster's dump (a resourceVersion: the API server
+    stored it) is not validated again, as no stored object is: it acts as it is, even where the
+    version followed would refuse it as a create (a `request.cpu` key: a typo no create gets
+    past, but a stored object is what the cluster has)."""
+    policy = {"ResourceQuota": """\
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: team-quota, namespace: payments, resourceVersion: "9120"}
+spec:
+  hard: {pods: "2", request.cpu: "4"}
+status:
+  hard: {pods: "2", request.cpu: "4"}
+  used: {pods: "2"}
+""", "LimitRange": """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: container-defaults, namespace: payments, resourceVersion: "9121"}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 100m}
+    defaultRequest: {cpu: 250m}
+"""}[kind]
+    (tmp_path / "app.yaml").write_text(deployment(replicas=1))
+    (tmp_path / "nodes.yaml").write_text("---\n".join([NODES, namespace(), policy]))
+    code, out, err = _run(str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml"), "-o", "json")
+    assert "is invalid" not in err and code == 1
+    doc = json.loads(out)
+    if kind == "ResourceQuota":     # full already: the ReplicaSet controller's create is refused
+        assert doc["placements"][0]["failedCreate"].endswith(
+            "exceeded quota: team-quota, requested: pods=1, used: pods=2, limited: pods=2")
+    else:                           # its defaults reach the pod, which they make invalid
+        assert "must be less than or equal to cpu limit of 100m" in doc["placements"][0]["failedCreate"]
+
 # -- Pod Security -------------------------------------------------------------------------------
 BASELINE = ("\n    pod-security.kubernetes.io/enforce: baseline\n    pod-security.kubernetes.io/enforce-version: latest"
             "\n    pod-security.kubernetes.io/warn: restricted")

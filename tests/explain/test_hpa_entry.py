@@ -128,3 +128,69 @@ def test_two_hpas_whose_bounds_conflict_flip_the_count(tmp_path: Path) -> None:
     assert "with bounds that conflict" in placement["horizontalPodAutoscaler"]["message"]
     assert "then each undoes the other: the count flips between 4 and 6 at each resync (its pods are explained at 6 " \
         "replicas, the most)" in placement["horizontalPodAutoscaler"]["message"]
+
+
+# The HPA already in the cluster (`kubectl get hpa -A -o yaml` beside the nodes: stored), and the
+# Deployment applied from the file: the controller scales it as it would one applied with it.
+CLUSTER_HPA = """\
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: frontend-hpa, namespace: web, resourceVersion: "811204"}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: frontend}
+  minReplicas: 6
+  maxReplicas: 30
+status: {currentReplicas: 6, desiredReplicas: 6}
+"""
+
+
+def _cluster_hpa(tmp_path: Path, app: str, hpa: str, *argv: str) -> tuple[int, str, str]:
+    (tmp_path / "app.yaml").write_text(app)
+    (tmp_path / "nodes.yaml").write_text(NODES + hpa)
+    env = TestEnvironment(width=200)
+    paths = [str(tmp_path / "app.yaml"), "--nodes", str(tmp_path / "nodes.yaml")]
+    code = main([*argv[:1], *paths, *argv[1:]] if argv[:1] == ("lint",) else [*paths, *argv], env=env)
+    return code, env.out, env.err
+
+
+def test_an_hpa_of_the_cluster_scales_the_sets_workload(tmp_path: Path) -> None:
+    """The HPA of --nodes targets the Deployment the file applies: 6 replicas, said as for the
+    set's own HPA, in explain and lint alike (before: the Deployment's 1, and no word of it)."""
+    deployment = APP.split("---\n")[0]
+    code, out, err = _cluster_hpa(tmp_path, deployment, CLUSTER_HPA, "-o", "json")
+    [placement] = json.loads(out)["placements"]
+    assert code == 0 and placement["replicas"] == 6 and placement["horizontalPodAutoscaler"] == EXPECTED
+    assert EXPECTED["message"] in err
+    code, out, _ = _cluster_hpa(tmp_path, deployment, CLUSTER_HPA, "lint", "-f", "json")
+    [finding] = json.loads(out)["findings"]
+    assert finding["details"]["replicas"] == 6 and finding["details"]["horizontalPodAutoscaler"] == EXPECTED
+
+
+def test_the_sets_hpa_replaces_the_clusters_of_its_name(tmp_path: Path) -> None:
+    """`kubectl apply` updates the cluster's HPA with the file's (minReplicas 6 -> 3): the file's
+    acts, alone; another HPA of the cluster on the same target would act beside it."""
+    app = APP.replace("minReplicas: 6", "minReplicas: 3")
+    code, out, _ = _cluster_hpa(tmp_path, app, CLUSTER_HPA, "-o", "json")
+    [placement] = json.loads(out)["placements"]
+    assert (code, placement["replicas"], placement["horizontalPodAutoscaler"]["name"]) == (0, 3, "frontend-hpa")
+    assert "targetedBy" not in placement["horizontalPodAutoscaler"]
+    other = CLUSTER_HPA.replace("name: frontend-hpa", "name: frontend-old")
+    code, out, _ = _cluster_hpa(tmp_path, app, other, "-o", "json")
+    [placement] = json.loads(out)["placements"]
+    assert placement["replicas"] == 6
+    assert placement["horizontalPodAutoscaler"]["targetedBy"] == ["web/frontend-old", "web/frontend-hpa"]
+
+
+def test_an_hpa_of_the_nodes_file_the_api_server_refuses_is_bad_input(tmp_path: Path) -> None:
+    """Not stored (no resourceVersion): created as the rest of --nodes, and refused (maxReplicas
+    below minReplicas), it scales nothing; explain and lint say it as any refused object of the
+    cluster (exit 2)."""
+    refused = CLUSTER_HPA.replace(' resourceVersion: "811204"', "").replace("maxReplicas: 30", "maxReplicas: 2")
+    deployment = APP.split("---\n")[0]
+    code, out, err = _cluster_hpa(tmp_path, deployment, refused, "-o", "json")
+    message = ('HorizontalPodAutoscaler.autoscaling "frontend-hpa" is invalid: spec.maxReplicas: Invalid value: 2: '
+               "must be greater than or equal to `minReplicas`")
+    assert code == 2 and message in err and json.loads(out)["kind"] == "SchedulingTrace"     # its 1 pod
+    code, _, err = _cluster_hpa(tmp_path, deployment, refused, "lint")
+    assert code == 2 and message in err

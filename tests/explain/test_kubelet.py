@@ -249,7 +249,8 @@ spec:
     assert ("pod.yaml: document 1: Pod ops/debug-a: spec.nodeName is db-1: its kubelet rejects it (OutOfcpu: Node "
             "didn't have enough resource: cpu, requested: 3000, used: 0, capacity: 2000): the pod fails, and takes no "
             "room") in err
-    assert code == 0 and trace["result"]["suggestedHost"] == "db-1"     # debug-b's 1 and its 1 of 2 cpu
+    # debug-b's 1 and its 1 of 2 cpu; exit 1: a pod the set creates fails (debug-a), as lint says it
+    assert code == 1 and trace["result"]["suggestedHost"] == "db-1"
     code, findings = _lint(tmp_path)
     assert [(f["object"]["name"], f["rule"]) for f in findings] == [
         ("debug-a", "kubelet-rejected"), ("debug-b", "not-scheduled"), ("api", "fits")]

@@ -224,6 +224,36 @@ spec:
     assert code == 0 and rules == ["not-scheduled", "fits"]
 
 
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_a_pinned_pod_of_a_set_its_kubelet_rejects_fails_both(tmp_path: Path, replicas: int) -> None:
+    """Beside a workload, the bound pod joins the cluster instead of being explained; when its
+    kubelet rejects it, a pod the set creates fails: explain says so on stderr and exits 1, as
+    lint's kubelet-rejected error does (one copy: the workload's pod explained alone; two: a
+    batch)."""
+    web = f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: ops}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: nginx:1.27, resources: {{requests: {{cpu: 500m}}}}}}]
+"""
+    (tmp_path / "set.yaml").write_text(debug_pod("8") + "---\n" + web)
+    (tmp_path / "nodes.yaml").write_text(NODES)
+    pod, nodes = str(tmp_path / "set.yaml"), str(tmp_path / "nodes.yaml")
+    code, _, err = _run(pod, "--nodes", nodes, "--no-suggestions")
+    assert "Pod ops/node-debugger: spec.nodeName is worker-1: its kubelet rejects it (OutOfcpu" in err
+    lint_code, lint_out, _ = _run("lint", pod, "--nodes", nodes, "-f", "json")
+    rules = [f["rule"] for f in json.loads(lint_out)["findings"]]
+    assert rules == ["kubelet-rejected", "fits"] and (code, lint_code) == (1, 1)
+    code, _, _ = _run(pod, "--nodes", nodes, "-o", "json")
+    assert code == 1
+
+
 def test_idle_template_is_marked_in_json(tmp_path: Path) -> None:
     standby = """\
 apiVersion: apps/v1

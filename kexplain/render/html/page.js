@@ -1136,10 +1136,12 @@
     var podGrid = podsGrid(pods, placements.length > 0 && objects.length > 1);
     var notes = h("div");
     var said = h("p", { cls: "count", "aria-live": "polite" });
-    // Of each object's copies, how many there are (a workload's replicas: the copies after the
-    // first that does not fit are never tried, and the static note says why).
+    // Of each object's copies, how many there are (a workload's replicas its controller got
+    // created: the copies after the first that does not fit are never tried, and the static
+    // note says why; those the API server refused, FailedCreate, are no pods).
     var planned = {};
-    placements.forEach(function (p) { var o = p.object || {}; planned[o.kind + " " + o.namespace + "/" + o.name] = p.replicas || 0; });
+    placements.forEach(function (p) { var o = p.object || {};
+      planned[o.kind + " " + o.namespace + "/" + o.name] = (p.created !== undefined ? p.created : p.replicas) || 0; });
     function apply() {
       var chosen = pods.filter(function (p) { return !which.value || p.object === which.value; });
       var zones = counts(chosen, function (x) { return x.node ? (x.zone || "(no zone)") : null; });

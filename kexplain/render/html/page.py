@@ -64,9 +64,15 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
     placements = doc.get("placements")
     if placements:
         replicas = sum(p.get("replicas", 0) for p in placements)
-        tried = sum(len(p.get("pods") or ()) for p in placements)
+        made = sum(p.get("created", p.get("replicas", 0)) for p in placements)     # (the others: FailedCreate)
+        retried = doc.get("retries") or ()
+        tried = len({(str(p.get("object")), x.get("name")) for p in placements for x in p.get("pods") or ()}
+                    | {(str(r.get("object")), r.get("pod")) for r in retried})    # (in the pass, or on its retry)
+        landed = sum(1 for r in retried if r.get("node"))
         return f"{len(placements)} object(s): {sum(p.get('fit', 0) for p in placements):,} of {replicas:,} pods fit" \
-            + (f", {replicas - tried:,} never tried" if tried < replicas else "")
+            + (f", {landed:,} more once the scheduling queue retried them" if landed else "") \
+            + (f", {replicas - made:,} not created" if made < replicas else "") \
+            + (f", {made - tried:,} never tried" if tried < made else "")
     unfit = sum(1 for t in traces if t["result"]["status"] != "Scheduled")
     return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
 

@@ -520,7 +520,20 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
                          f"{len(p.get('nodes') or {}):,}", zones or "-", links or "-"])
         parts.append(table(("kind", "object", "priority", "fit", "nodes", "per zone", "explained"), rows,
                            cls="placements", numeric=[2, 4]))
-        parts += [el("p", note, cls="untried") for note in map(untried_note, placements) if note]
+        parts += [el("p", note, cls="note") for p in placements for note in admitted_notes(p)]
+        retried = doc.get("retries") or []
+        again = {_object_name(r.get("object") or {}) for r in retried}
+        parts += [el("p", note + (" The scheduling queue retried them after the pass: see the table below."
+                                  if _object_name(p.get("object") or {}) in again else ""), cls="untried")
+                  for p in placements if (note := untried_note(p))]
+        if retried:
+            parts.append(table(("object", "pod", "where it ended up", "brought back when"),
+                               [(_object_name(r.get("object") or {}), r.get("pod"),
+                                 f"bound to {r['node']}" if r.get("node") else
+                                 f"still unschedulable: {r.get('message') or ''}",
+                                 f"{r.get('requeuedBy')} (round {r.get('round')})") for r in retried],
+                               caption="Retried by the scheduling queue (after the pass in creation order: where "
+                                       "the pods end up)"))
         parts.append(el("p", "Explained: the pods whose explanation is kept in full (of replicas: the first copy, the "
                              "first that does not fit and the last); every pod's explanation in brief (its verdict, "
                              "search, best nodes and rejections) opens from the table of each pod below.", cls="note"))
@@ -538,6 +551,29 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
                            caption="Skipped"))
     parts.append(el("div", cls="mount", data_mount="overview"))
     return el("section", *parts, id="overview", aria_labelledby="overview-h")
+
+
+def _object_name(obj: Mapping[str, Any]) -> str:
+    return f"{obj.get('kind')} {obj.get('namespace')}/{obj.get('name')}"
+
+
+def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
+    """What happened to an object's pods before the scheduler met them, as the table's section
+    says it under the object's heading and stderr's warnings: the HPA that set its replicas, a
+    workload that creates no pod (its template explained apart), its controller's creates the
+    API server refused (FailedCreate)."""
+    name = _object_name(placement.get("object") or {})
+    out: list[str] = []
+    hpa = placement.get("horizontalPodAutoscaler") or {}
+    if hpa.get("message"):
+        out.append(str(hpa["message"]))
+    if placement.get("idle"):
+        out.append(f"{name}: {placement['idle']}; its template is explained as its first pod would meet the "
+                   "cluster, and takes no room")
+    if placement.get("failedCreate"):
+        out.append(f"{name}: {int(placement.get('created') or 0):,} of {int(placement.get('replicas') or 0):,} pods "
+                   f"created (FailedCreate: {placement['failedCreate']})")
+    return out
 
 
 def untried_note(placement: Mapping[str, Any]) -> str | None:

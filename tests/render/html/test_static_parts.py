@@ -171,6 +171,61 @@ def test_a_parallel_statefulsets_untried_copies_exist(tmp_path, groups):
     assert json.loads(env.out)["placements"][0]["podManagementPolicy"] == "Parallel"
 
 
+ADMISSION = FIXTURES / "admission"
+
+
+def test_what_happened_before_the_scheduler_is_on_the_page(tmp_path):
+    """The page says what the table's sections and stderr say of a set's objects before the
+    scheduler met their pods: the FailedCreate of a controller whose creates the quota refused
+    (and the title does not count those pods as never tried), the HPA that set the replicas."""
+    nodes = str(ADMISSION / "cluster.yaml")
+    page = page_of(tmp_path, str(ADMISSION / "pod.yaml"), "--nodes", nodes)
+    text = visible_text(page)
+    [cart, reindex] = page_data(page)["doc"]["placements"]
+    assert f"Deployment shop/cart: 3 of 4 pods created (FailedCreate: {cart['failedCreate']})" in text
+    assert f"Job shop/reindex: 0 of 1 pods created (FailedCreate: {reindex['failedCreate']})" in text
+    assert f"<title>kexplain: 2 object(s): {cart['fit']} of 5 pods fit, 2 not created</title>" in page
+    page = page_of(tmp_path, str(ADMISSION / "hpa.yaml"), "--nodes", nodes)
+    [placement] = page_data(page)["doc"]["placements"]
+    assert placement["horizontalPodAutoscaler"]["message"].startswith(
+        "Deployment shop/storefront: HorizontalPodAutoscaler shop/storefront sets spec.replicas from 1 to 3 at once")
+    assert placement["horizontalPodAutoscaler"]["message"] in visible_text(page)
+
+
+def test_an_idle_workloads_template_is_said_so(tmp_path):
+    (tmp_path / "standby.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: standby, namespace: shop}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: standby}}
+  template:
+    metadata: {labels: {app: standby}}
+    spec:
+      containers: [{name: app, image: registry.example.com/standby:1.0}]
+""")
+    text = visible_text(page_of(tmp_path, str(tmp_path / "standby.yaml"), "--nodes", CLUSTER))
+    assert ("Deployment shop/standby: spec.replicas is 0: the Deployment controller creates no pod; its template is "
+            "explained as its first pod would meet the cluster, and takes no room") in text
+
+
+def test_the_queues_retry_is_on_the_page(tmp_path):
+    """web-before-cache: the web tier's first attempt finds no cache; the page lists what the
+    scheduling queue's retry did (as the table's section and `-o json`'s retries), the untried
+    note points to it, and the title counts the pod that landed on the retry."""
+    page = page_of(tmp_path, str(ADMISSION / "web-before-cache.yaml"), "--nodes", str(ADMISSION / "cluster.yaml"))
+    doc = page_data(page)["doc"]
+    [landed, still] = doc["retries"]
+    text = visible_text(page)
+    assert "Retried by the scheduling queue (after the pass in creation order: where the pods end up)" in text
+    assert (f"Deployment shop/web {landed['pod']} bound to pool-b pod shop/session-cache-0 bound to pool-b "
+            "(InterPodAffinity: Queue) (round 1)") in " ".join(text.split())
+    assert f"{still['pod']} still unschedulable: 0/2 nodes are available" in " ".join(text.split())
+    assert "The scheduling queue retried them after the pass: see the table below." in text
+    assert "1 of 4 pods fit, 1 more once the scheduling queue retried them, 1 never tried</title>" in page
+
+
 # -- devices -------------------------------------------------------------------------------------------
 
 def test_the_devices_section_is_html_with_the_nodes_linked(dra):
