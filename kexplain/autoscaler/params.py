@@ -12,7 +12,8 @@ say (the process, its clients and metrics, later loops' actuation and backoffs, 
 budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
 refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
 kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
-`<min>:<max>`) are refused here, whether or not the loop would reach them.
+`<min>:<max>`, `--predicate-parallelism` below 1) are refused here, whether or not the loop would
+reach them.
 """
 from __future__ import annotations
 
@@ -279,6 +280,9 @@ def _check_startup(settings: Settings, src: Source) -> None:
     from kexplain.autoscaler.resourcelimits import resource_limits
     settings.cores_total, settings.memory_total    # a bad <min>:<max>
     resource_limits(settings)                       # a bad --gpu-total (InputError naming the flag)
+    if settings.predicate_parallelism < 1:
+        raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
+                         f"{settings.predicate_parallelism}", source=src)
     if settings.flag("estimator") not in ESTIMATORS:
         raise InputError(f"estimator: unknown estimator: {settings.flag('estimator')} "
                          f"(accepted: {', '.join(ESTIMATORS)})", source=src)

@@ -363,6 +363,8 @@ def test_flags_kexplain_runs_with_one_value(name):
     ({"estimator": "oracle"}, "unknown estimator: oracle"),
     ({"drain-priority-config": "1000:10", "max-graceful-termination-sec": 30},
      "could not use --drain-priority-config together with --max-graceful-termination-sec"),
+    ({"predicate-parallelism": 0}, "Invalid value for --predicate-parallelism flag: 0$"),
+    ({"predicate-parallelism": -2}, "Invalid value for --predicate-parallelism flag: -2$"),
 ])
 def test_what_ca_refuses_at_start_up(flags, words):
     with pytest.raises(InputError, match=words):
