@@ -12,8 +12,8 @@ say (the process, its clients and metrics, later loops' actuation and backoffs, 
 budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
 refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
 kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
-`<min>:<max>`, `--predicate-parallelism` below 1) are refused here, whether or not the loop would
-reach them.
+`<min>:<max>`, `--predicate-parallelism` below 1, `--bypassed-scheduler-names` outside a non-empty
+`--allowed-scheduler-names`) are refused here, whether or not the loop would reach them.
 """
 from __future__ import annotations
 
@@ -283,6 +283,12 @@ def _check_startup(settings: Settings, src: Source) -> None:
     if settings.predicate_parallelism < 1:
         raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
                          f"{settings.predicate_parallelism}", source=src)
+    allowed = settings.flag("allowed-scheduler-names")
+    missing = [name for name in settings.flag("bypassed-scheduler-names") if allowed and name not in allowed]
+    if missing:         # parseAllowedSchedulers (CA names one of them, in Go's map order)
+        raise InputError("bypassed-scheduler-names: Invalid configuration. --bypassed-scheduler-names should be a "
+                         f"subset of --allowed-scheduler-names. {missing[0]} not included in "
+                         "--allowed-scheduler-names", source=src)
     if settings.flag("estimator") not in ESTIMATORS:
         raise InputError(f"estimator: unknown estimator: {settings.flag('estimator')} "
                          f"(accepted: {', '.join(ESTIMATORS)})", source=src)

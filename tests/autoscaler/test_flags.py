@@ -365,10 +365,21 @@ def test_flags_kexplain_runs_with_one_value(name):
      "could not use --drain-priority-config together with --max-graceful-termination-sec"),
     ({"predicate-parallelism": 0}, "Invalid value for --predicate-parallelism flag: 0$"),
     ({"predicate-parallelism": -2}, "Invalid value for --predicate-parallelism flag: -2$"),
+    ({"allowed-scheduler-names": "default-scheduler", "bypassed-scheduler-names": "default-scheduler,batch"},
+     r"Invalid configuration\. --bypassed-scheduler-names should be a subset of --allowed-scheduler-names\. "
+     "batch not included in --allowed-scheduler-names$"),
 ])
 def test_what_ca_refuses_at_start_up(flags, words):
     with pytest.raises(InputError, match=words):
         parse_settings({"flags": flags}, Source("params.yaml"))
+
+
+@pytest.mark.parametrize("flags", [
+    {"bypassed-scheduler-names": "batch"},           # no allowed list: every scheduler's pods are listed
+    {"allowed-scheduler-names": "default-scheduler,batch", "bypassed-scheduler-names": "batch"},
+])
+def test_bypassed_schedulers_within_the_allowed_ones_are_accepted(flags):
+    assert parse_settings({"flags": flags}, Source("params.yaml")).flag("bypassed-scheduler-names") == ("batch",)
 
 
 # -- readiness as CA reads it ----------------------------------------------------------------------
