@@ -13,10 +13,12 @@ budgets kexplain never runs out of, other cloud providers). A flag kexplain cann
 refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
 kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
 `<min>:<max>`, `--predicate-parallelism` below 1, `--bypassed-scheduler-names` outside a non-empty
-`--allowed-scheduler-names`) are refused here, whether or not the loop would reach them.
+`--allowed-scheduler-names`, a `--drain-priority-config` CA cannot parse) are refused here, whether
+or not the loop would reach them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -296,6 +298,24 @@ def _check_startup(settings: Settings, src: Source) -> None:
     if "drain-priority-config" in settings.given and "max-graceful-termination-sec" in settings.given:
         raise InputError("Invalid configuration, could not use --drain-priority-config together with "
                          "--max-graceful-termination-sec", source=src)
+    drain = settings.given.get("drain-priority-config")
+    if drain is not None and not _priority_grace_periods(drain):
+        raise InputError("Invalid configuration, parsing --drain-priority-config", source=src)
+
+
+def _priority_grace_periods(text: str) -> list[tuple[int, int]]:
+    """parseShutdownGracePeriodsAndPriorities: `priority:seconds` pairs joined by `,`, each an
+    integer as Go's strconv.Atoi reads it; none (CA's empty list) when any pair is not."""
+    pairs = []
+    for item in text.split(",") if text else ():
+        parts = item.split(":")
+        if len(parts) != 2 or not all(_GO_INT.fullmatch(x) and abs(int(x)) < 1 << 63 for x in parts):
+            return []
+        pairs.append((int(parts[0]), int(parts[1])))
+    return pairs
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def _text(value: Any) -> str:

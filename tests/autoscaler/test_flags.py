@@ -337,11 +337,15 @@ def test_the_docs_say_what_each_applied_flag_does():
     assert not missing, f"docs/autoscaler.md does not describe {missing}"
 
 
+WELL_FORMED = {"drain-priority-config": "1000:10,0:60"}      # a string CA parses at start-up
+
+
 @pytest.mark.parametrize("name", sorted(NO_EFFECT))
 def test_flags_without_effect_on_a_first_loop_are_accepted(name):
     kind, default = FLAGS[name]
     value = {"bool": not default, "int": 7, "float": 0.5, "duration": "3m", "string": "x",
              "multi": ["x"], "slice": "x"}[kind]
+    value = WELL_FORMED.get(name, value)
     assert parse_settings({"flags": {name: value}}, Source("params.yaml")).given[name]
 
 
@@ -363,6 +367,10 @@ def test_flags_kexplain_runs_with_one_value(name):
     ({"estimator": "oracle"}, "unknown estimator: oracle"),
     ({"drain-priority-config": "1000:10", "max-graceful-termination-sec": 30},
      "could not use --drain-priority-config together with --max-graceful-termination-sec"),
+    ({"drain-priority-config": "1000:10,0"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": "high:10"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": "1000: 10"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": ""}, "Invalid configuration, parsing --drain-priority-config$"),
     ({"predicate-parallelism": 0}, "Invalid value for --predicate-parallelism flag: 0$"),
     ({"predicate-parallelism": -2}, "Invalid value for --predicate-parallelism flag: -2$"),
     ({"allowed-scheduler-names": "default-scheduler", "bypassed-scheduler-names": "default-scheduler,batch"},
@@ -380,6 +388,12 @@ def test_what_ca_refuses_at_start_up(flags, words):
 ])
 def test_bypassed_schedulers_within_the_allowed_ones_are_accepted(flags):
     assert parse_settings({"flags": flags}, Source("params.yaml")).flag("bypassed-scheduler-names") == ("batch",)
+
+
+@pytest.mark.parametrize("text", ["10000:20,1000:100,0:60", "-10:+30"])
+def test_a_drain_priority_config_ca_parses_is_accepted(text):
+    assert parse_settings({"flags": {"drain-priority-config": text}}, Source("params.yaml")).given[
+        "drain-priority-config"] == text
 
 
 # -- readiness as CA reads it ----------------------------------------------------------------------
