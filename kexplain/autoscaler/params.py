@@ -12,9 +12,10 @@ say (the process, its clients and metrics, later loops' actuation and backoffs, 
 budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
 refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
 kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
-`<min>:<max>`, `--predicate-parallelism` below 1, `--bypassed-scheduler-names` outside a non-empty
-`--allowed-scheduler-names`, a `--drain-priority-config` CA cannot parse) are refused here, whether
-or not the loop would reach them.
+`<min>:<max>`, `--predicate-parallelism` below 1, `--enable-dynamic-resource-allocation=false`,
+`--bypassed-scheduler-names` outside a non-empty `--allowed-scheduler-names`, a
+`--drain-priority-config` CA cannot parse) are refused here, in CA's words, whether or not the loop
+would reach them.
 """
 from __future__ import annotations
 
@@ -147,7 +148,6 @@ ONLY: dict[str, tuple[Any, str]] = {
     "capacity-buffer-controller-enabled": (False, "capacity buffers are not modelled"),
     "capacity-buffer-pod-injection-enabled": (False, "capacity buffers are not modelled"),
     "capacity-quotas-enabled": (False, "CapacityQuota objects are not modelled"),
-    "enable-dynamic-resource-allocation": (True, "kexplain's scheduler always runs DRA, as CA's default does"),
     "fastpath-binpacking-enabled": (False, "the estimator's fast path is not modelled"),
 }
 ESTIMATORS = ("binpacking",)        # estimator.AvailableEstimators
@@ -285,6 +285,9 @@ def _check_startup(settings: Settings, src: Source) -> None:
     if settings.predicate_parallelism < 1:
         raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
                          f"{settings.predicate_parallelism}", source=src)
+    if not settings.flag("enable-dynamic-resource-allocation"):     # CA runs DRA, as kexplain's scheduler does
+        raise InputError("enable-dynamic-resource-allocation: --enable-dynamic-resource-allocation flag must be "
+                         "true: false", source=src)
     allowed = settings.flag("allowed-scheduler-names")
     missing = [name for name in settings.flag("bypassed-scheduler-names") if allowed and name not in allowed]
     if missing:         # parseAllowedSchedulers (CA names one of them, in Go's map order)

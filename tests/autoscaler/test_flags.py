@@ -373,6 +373,7 @@ def test_flags_kexplain_runs_with_one_value(name):
     ({"drain-priority-config": ""}, "Invalid configuration, parsing --drain-priority-config$"),
     ({"predicate-parallelism": 0}, "Invalid value for --predicate-parallelism flag: 0$"),
     ({"predicate-parallelism": -2}, "Invalid value for --predicate-parallelism flag: -2$"),
+    ({"enable-dynamic-resource-allocation": False}, "--enable-dynamic-resource-allocation flag must be true: false$"),
     ({"allowed-scheduler-names": "default-scheduler", "bypassed-scheduler-names": "default-scheduler,batch"},
      r"Invalid configuration\. --bypassed-scheduler-names should be a subset of --allowed-scheduler-names\. "
      "batch not included in --allowed-scheduler-names$"),
