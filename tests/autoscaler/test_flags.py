@@ -202,6 +202,33 @@ def test_the_min_size_status_replaces_the_loops(tmp_path):
     assert doc["scaleUpCalled"] and doc["expansion"]["scaleUps"][0]["newSize"] == 2
     assert doc["result"] == "ScaleUpNotNeeded"
     assert doc["pods"][1]["outcome"] == "TriggeredScaleUp"
+    assert "minSizeScaleUps" not in doc
+
+
+def test_the_groups_grown_to_their_minimum_are_named(tmp_path):
+    groups = [group("small", minSize=3), group("big", minSize=2, template=template("big"))]
+    params = {"flags": {"enforce-node-group-min-size": True}}
+    _, doc, _ = run(tmp_path, [pod("p")], [node("n1", "small")], groups, params)
+    assert doc["minSizeScaleUps"] == [
+        {"nodeGroup": "small", "currentSize": 1, "newSize": 3, "minSize": 3, "maxSize": 5},
+        {"nodeGroup": "big", "currentSize": 0, "newSize": 2, "minSize": 2, "maxSize": 5}]
+    env = TestEnvironment()
+    assert main(["autoscale", str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+                 "--node-groups", str(tmp_path / "groups.yaml"), "--autoscaler-config",
+                 str(tmp_path / "params.yaml")], env) == 0
+    assert " ".join(env.out.split("\n\n")[0].split()) == (
+        "Cluster Autoscaler: ScaleUpSuccessful (scale-up) --enforce-node-group-min-size then grows the node groups "
+        "below their minimum size (ScaleUpToNodeGroupMinSize, whose status is the loop's): small 1 -> 3 (min 3, "
+        "max 5), big 0 -> 2 (min 2, max 5).")
+    # the explanation's section says it after the expander's choice: a pod no node takes
+    (tmp_path / "big.yaml").write_text(yaml.safe_dump(pod("big", "6")))
+    env = TestEnvironment()
+    assert main([str(tmp_path / "big.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--node-groups",
+                 str(tmp_path / "groups.yaml"), "--autoscaler-config", str(tmp_path / "params.yaml"),
+                 "--no-suggestions"], env) == 1
+    assert ("--enforce-node-group-min-size then grows the node groups below their minimum size "
+            "(ScaleUpToNodeGroupMinSize, whose status is the loop's): small 1 -> 3 (min 3, max 5), big 0 -> 2 (min 2, "
+            "max 5).") in " ".join(env.out.split())
 
 
 # -- the simulation on skipped groups --------------------------------------------------------------
