@@ -62,6 +62,10 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
         _with_picks(doc, loop, result)
     doc["clusterEvents"] = [{"object": e.object, "type": e.type, "reason": e.reason, "message": e.message}
                             for e in result.cluster_events]
+    if result.final_status is not None and result.final_status.scale_up_infos:
+        doc["minSizeScaleUps"] = [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
+                                   "minSize": i.group.min_size, "maxSize": i.max_size}
+                                  for i in result.final_status.scale_up_infos]
     if loop.settings.mode == "scaledown":
         from kexplain.autoscaler.scaledown.loop import scale_down_document
         doc["scaleDown"] = scale_down_document(loop, result.scale_down, processed=not result.ended_early)

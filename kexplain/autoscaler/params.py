@@ -12,10 +12,14 @@ say (the process, its clients and metrics, later loops' actuation and backoffs, 
 budgets kexplain never runs out of, other cloud providers). A flag kexplain cannot apply is
 refused as an unknown one is: `REFUSED` whenever given, `ONLY` with any value but the one
 kexplain runs. Values CA refuses at start-up (a bad `--expander`, `--estimator`, `--gpu-total`,
-`<min>:<max>`) are refused here, whether or not the loop would reach them.
+`<min>:<max>`, `--predicate-parallelism` below 1, `--enable-dynamic-resource-allocation=false`,
+`--bypassed-scheduler-names` outside a non-empty `--allowed-scheduler-names`, a
+`--drain-priority-config` CA cannot parse) are refused here, in CA's words, whether or not the loop
+would reach them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -144,7 +148,6 @@ ONLY: dict[str, tuple[Any, str]] = {
     "capacity-buffer-controller-enabled": (False, "capacity buffers are not modelled"),
     "capacity-buffer-pod-injection-enabled": (False, "capacity buffers are not modelled"),
     "capacity-quotas-enabled": (False, "CapacityQuota objects are not modelled"),
-    "enable-dynamic-resource-allocation": (True, "kexplain's scheduler always runs DRA, as CA's default does"),
     "fastpath-binpacking-enabled": (False, "the estimator's fast path is not modelled"),
 }
 ESTIMATORS = ("binpacking",)        # estimator.AvailableEstimators
@@ -279,6 +282,18 @@ def _check_startup(settings: Settings, src: Source) -> None:
     from kexplain.autoscaler.resourcelimits import resource_limits
     settings.cores_total, settings.memory_total    # a bad <min>:<max>
     resource_limits(settings)                       # a bad --gpu-total (InputError naming the flag)
+    if settings.predicate_parallelism < 1:
+        raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
+                         f"{settings.predicate_parallelism}", source=src)
+    if not settings.flag("enable-dynamic-resource-allocation"):     # CA runs DRA, as kexplain's scheduler does
+        raise InputError("enable-dynamic-resource-allocation: --enable-dynamic-resource-allocation flag must be "
+                         "true: false", source=src)
+    allowed = settings.flag("allowed-scheduler-names")
+    missing = [name for name in settings.flag("bypassed-scheduler-names") if allowed and name not in allowed]
+    if missing:         # parseAllowedSchedulers (CA names one of them, in Go's map order)
+        raise InputError("bypassed-scheduler-names: Invalid configuration. --bypassed-scheduler-names should be a "
+                         f"subset of --allowed-scheduler-names. {missing[0]} not included in "
+                         "--allowed-scheduler-names", source=src)
     if settings.flag("estimator") not in ESTIMATORS:
         raise InputError(f"estimator: unknown estimator: {settings.flag('estimator')} "
                          f"(accepted: {', '.join(ESTIMATORS)})", source=src)
@@ -286,6 +301,24 @@ def _check_startup(settings: Settings, src: Source) -> None:
     if "drain-priority-config" in settings.given and "max-graceful-termination-sec" in settings.given:
         raise InputError("Invalid configuration, could not use --drain-priority-config together with "
                          "--max-graceful-termination-sec", source=src)
+    drain = settings.given.get("drain-priority-config")
+    if drain is not None and not _priority_grace_periods(drain):
+        raise InputError("Invalid configuration, parsing --drain-priority-config", source=src)
+
+
+def _priority_grace_periods(text: str) -> list[tuple[int, int]]:
+    """parseShutdownGracePeriodsAndPriorities: `priority:seconds` pairs joined by `,`, each an
+    integer as Go's strconv.Atoi reads it; none (CA's empty list) when any pair is not."""
+    pairs = []
+    for item in text.split(",") if text else ():
+        parts = item.split(":")
+        if len(parts) != 2 or not all(_GO_INT.fullmatch(x) and abs(int(x)) < 1 << 63 for x in parts):
+            return []
+        pairs.append((int(parts[0]), int(parts[1])))
+    return pairs
+
+
+_GO_INT = re.compile(r"[+-]?[0-9]+")
 
 
 def _text(value: Any) -> str:

@@ -16,8 +16,8 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented, names_table, outcome_label,
-                                                template_words, tie_lines, why_none)
+from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented, min_size_line, names_table,
+                                                outcome_label, template_words, tie_lines, why_none)
 from kexplain.render.style import Look, wrap
 
 RESULT_WORDS = {
@@ -94,6 +94,9 @@ def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
               for s in expansion.get("scaleUps") or ()]
     if tie and depending_words(doc):
         lines.append(wrap(depending_words(doc).strip(), look.width))
+    grown = min_size_line(doc)
+    if grown:
+        lines.append(wrap(grown, look.width))
     return [Block(Text("\n".join(lines)), gap=False)] if lines else []
 
 

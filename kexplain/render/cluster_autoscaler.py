@@ -531,6 +531,17 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     return line + (f"; {plan}" if plan else "") + fails + "."
 
 
+def min_size_line(doc: Mapping[str, Any]) -> str | None:
+    """The groups --enforce-node-group-min-size grows after the loop (`minSizeScaleUps`), or None."""
+    grown = doc.get("minSizeScaleUps") or ()
+    if not grown:
+        return None
+    sizes = ", ".join(f"{g['nodeGroup']} {g['currentSize']} -> {g['newSize']} (min {g['minSize']}, max {g['maxSize']})"
+                      for g in grown)
+    return ("--enforce-node-group-min-size then grows the node groups below their minimum size "
+            f"(ScaleUpToNodeGroupMinSize, whose status is the loop's): {sizes}.")
+
+
 def depending_words(doc: Mapping[str, Any]) -> str:
     """After a tie, which pending pods' answers depend on CA's pick (`byPick`), or that none
     does; "" when the document does not say (the loop was not run for each pick)."""
@@ -748,6 +759,10 @@ def autoscaler_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
     line = choice_line(doc)
     if line:
         blocks.append(Block(Text(wrap(line, look.width)), gap=not tie))
+    grown = min_size_line(doc)
+    if grown:
+        blocks.append(Block(Text(wrap(grown, look.width)), gap=not line))
+        line = line or grown
     others = others_line(doc)
     if others:
         blocks.append(Block(Text(wrap(others, look.width), style="dim"), gap=not line))

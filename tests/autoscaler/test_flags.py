@@ -202,6 +202,33 @@ def test_the_min_size_status_replaces_the_loops(tmp_path):
     assert doc["scaleUpCalled"] and doc["expansion"]["scaleUps"][0]["newSize"] == 2
     assert doc["result"] == "ScaleUpNotNeeded"
     assert doc["pods"][1]["outcome"] == "TriggeredScaleUp"
+    assert "minSizeScaleUps" not in doc
+
+
+def test_the_groups_grown_to_their_minimum_are_named(tmp_path):
+    groups = [group("small", minSize=3), group("big", minSize=2, template=template("big"))]
+    params = {"flags": {"enforce-node-group-min-size": True}}
+    _, doc, _ = run(tmp_path, [pod("p")], [node("n1", "small")], groups, params)
+    assert doc["minSizeScaleUps"] == [
+        {"nodeGroup": "small", "currentSize": 1, "newSize": 3, "minSize": 3, "maxSize": 5},
+        {"nodeGroup": "big", "currentSize": 0, "newSize": 2, "minSize": 2, "maxSize": 5}]
+    env = TestEnvironment()
+    assert main(["autoscale", str(tmp_path / "pods.yaml"), "--nodes", str(tmp_path / "cluster.yaml"),
+                 "--node-groups", str(tmp_path / "groups.yaml"), "--autoscaler-config",
+                 str(tmp_path / "params.yaml")], env) == 0
+    assert " ".join(env.out.split("\n\n")[0].split()) == (
+        "Cluster Autoscaler: ScaleUpSuccessful (scale-up) --enforce-node-group-min-size then grows the node groups "
+        "below their minimum size (ScaleUpToNodeGroupMinSize, whose status is the loop's): small 1 -> 3 (min 3, "
+        "max 5), big 0 -> 2 (min 2, max 5).")
+    # the explanation's section says it after the expander's choice: a pod no node takes
+    (tmp_path / "big.yaml").write_text(yaml.safe_dump(pod("big", "6")))
+    env = TestEnvironment()
+    assert main([str(tmp_path / "big.yaml"), "--nodes", str(tmp_path / "cluster.yaml"), "--node-groups",
+                 str(tmp_path / "groups.yaml"), "--autoscaler-config", str(tmp_path / "params.yaml"),
+                 "--no-suggestions"], env) == 1
+    assert ("--enforce-node-group-min-size then grows the node groups below their minimum size "
+            "(ScaleUpToNodeGroupMinSize, whose status is the loop's): small 1 -> 3 (min 3, max 5), big 0 -> 2 (min 2, "
+            "max 5).") in " ".join(env.out.split())
 
 
 # -- the simulation on skipped groups --------------------------------------------------------------
@@ -337,11 +364,15 @@ def test_the_docs_say_what_each_applied_flag_does():
     assert not missing, f"docs/autoscaler.md does not describe {missing}"
 
 
+WELL_FORMED = {"drain-priority-config": "1000:10,0:60"}      # a string CA parses at start-up
+
+
 @pytest.mark.parametrize("name", sorted(NO_EFFECT))
 def test_flags_without_effect_on_a_first_loop_are_accepted(name):
     kind, default = FLAGS[name]
     value = {"bool": not default, "int": 7, "float": 0.5, "duration": "3m", "string": "x",
              "multi": ["x"], "slice": "x"}[kind]
+    value = WELL_FORMED.get(name, value)
     assert parse_settings({"flags": {name: value}}, Source("params.yaml")).given[name]
 
 
@@ -363,10 +394,34 @@ def test_flags_kexplain_runs_with_one_value(name):
     ({"estimator": "oracle"}, "unknown estimator: oracle"),
     ({"drain-priority-config": "1000:10", "max-graceful-termination-sec": 30},
      "could not use --drain-priority-config together with --max-graceful-termination-sec"),
+    ({"drain-priority-config": "1000:10,0"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": "high:10"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": "1000: 10"}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"drain-priority-config": ""}, "Invalid configuration, parsing --drain-priority-config$"),
+    ({"predicate-parallelism": 0}, "Invalid value for --predicate-parallelism flag: 0$"),
+    ({"predicate-parallelism": -2}, "Invalid value for --predicate-parallelism flag: -2$"),
+    ({"enable-dynamic-resource-allocation": False}, "--enable-dynamic-resource-allocation flag must be true: false$"),
+    ({"allowed-scheduler-names": "default-scheduler", "bypassed-scheduler-names": "default-scheduler,batch"},
+     r"Invalid configuration\. --bypassed-scheduler-names should be a subset of --allowed-scheduler-names\. "
+     "batch not included in --allowed-scheduler-names$"),
 ])
 def test_what_ca_refuses_at_start_up(flags, words):
     with pytest.raises(InputError, match=words):
         parse_settings({"flags": flags}, Source("params.yaml"))
+
+
+@pytest.mark.parametrize("flags", [
+    {"bypassed-scheduler-names": "batch"},           # no allowed list: every scheduler's pods are listed
+    {"allowed-scheduler-names": "default-scheduler,batch", "bypassed-scheduler-names": "batch"},
+])
+def test_bypassed_schedulers_within_the_allowed_ones_are_accepted(flags):
+    assert parse_settings({"flags": flags}, Source("params.yaml")).flag("bypassed-scheduler-names") == ("batch",)
+
+
+@pytest.mark.parametrize("text", ["10000:20,1000:100,0:60", "-10:+30"])
+def test_a_drain_priority_config_ca_parses_is_accepted(text):
+    assert parse_settings({"flags": {"drain-priority-config": text}}, Source("params.yaml")).given[
+        "drain-priority-config"] == text
 
 
 # -- readiness as CA reads it ----------------------------------------------------------------------

@@ -11,6 +11,7 @@ import pytest
 from kexplain.cli.app import main
 from kexplain.load.live import RESOURCES
 from tests.support.live_server import NAMESPACE_VIEW, Rbac, isolate, recorded_api
+from tests.support.paths import ROOT
 
 TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"
@@ -319,6 +320,25 @@ def test_the_autoscalers_scale_up(capsys, shop):
     assert event["scaleUps"] == [{"group": "general-large", "from": 1, "to": 3, "max": 5}]
     _, out, _ = run(capsys, shop, "pod", "cache-1", "-n", "shop", "--kubernetes-version", "1.35")
     assert "    Scaling up general-large from 1 to 3 nodes (max 5): the pod should be placed once they are ready." in out
+
+
+def test_with_node_groups_the_loop_is_not_run_and_cas_own_events_stand_in(capsys, shop):
+    # CA's loop holds every pending pod of the cluster, which a namespace reader cannot list:
+    # kexplain says so once, on stderr, and answers from CA's events on the pod instead.
+    groups = str(ROOT / "fixtures" / "autoscaler" / "nodegroups.yaml")
+    code, out, err = run(capsys, shop, "pod", "api-cpu", "-n", "shop", "--node-groups", groups,
+                         "-o", "json", "--kubernetes-version", "1.35")
+    doc = json.loads(out)
+    assert code == 1
+    assert err.splitlines()[0] == ("note: the Cluster Autoscaler's loop is not run: it holds every pending pod of "
+                                   "the cluster, which RBAC does not let kexplain list; CA's own events on the pod "
+                                   "are shown instead")
+    assert "autoscaler" not in doc and "autoscalers" not in doc
+    assert [e["reason"] for e in doc["fromEvent"]["autoscaler"]] == ["NotTriggerScaleUp"]
+    _, out, err = run(capsys, shop, "pod", "--pending", "-n", "shop", "--node-groups", groups,
+                      "--kubernetes-version", "1.35")
+    assert err.count("the Cluster Autoscaler's loop is not run") == 1
+    assert "Cluster autoscaler" not in out and "Node groups" not in out
 
 
 def test_a_gated_pod_is_explained_by_its_pre_enqueue_plugins(capsys, shop):

@@ -12,9 +12,9 @@ import re
 from typing import Any, Mapping
 
 from kexplain.render.cluster_autoscaler import (FAILED, TEMPLATE, answer_lines, choice_line, does_line, explained_pod,
-                                                explained_record, found_lines, group_rows, others_line, outcome_line,
-                                                pod_rows, provider_lines, random_pick, several, template_source, template_words,
-                                                tie_lines, version_note)
+                                                explained_record, found_lines, group_rows, min_size_line, others_line,
+                                                outcome_line, pod_rows, provider_lines, random_pick, several,
+                                                template_source, template_words, tie_lines, version_note)
 from kexplain.render.html.markup import Html, el, esc, join, table
 from kexplain.render.node import filter_words
 
@@ -96,6 +96,9 @@ def autoscaler_section(trace: Trace, i: int | str) -> list[Html]:
     line = choice_line(doc)
     if line:
         out.append(el("p", breakable(line), cls="ca-choice"))
+    grown = min_size_line(doc)
+    if grown:
+        out.append(el("p", breakable(grown), cls="ca-choice"))
     out += [_group_details(doc, g, i) for g in doc.get("nodeGroups") or ()]
     return out
 
