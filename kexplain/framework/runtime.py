@@ -84,11 +84,14 @@ class FilterBatch:
 
 @dataclass
 class ScoreBatch:
-    """run_score's answer, in node order: each node's total, and per plugin (in order) each
-    node's trace entry (raw, normalized, weight, weighted), shared by the nodes alike."""
+    """run_score's answer, in node order: each node's total, and per plugin (in order) its
+    weight and each node's raw and normalized score (the trace's entries are made of them
+    only for the nodes read: `NodeScores`)."""
 
     plugins: list[str]
-    columns: list[list[dict[str, int]]]
+    weights: list[int]
+    raw: list[list[int]]
+    normalized: list[list[int]]
     totals: list[int]
 
 
@@ -202,9 +205,14 @@ class Framework:
             found = fingerprints[id(pod)] = (pod, pod_fingerprint(pod))
         if found[1] is None:
             return None
-        # each plugin as configured: its args, and whatever else configures it (a Kubernetes version)
-        configured = tuple((pl.name, repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None))))
-                           for pl in plugins)
+        # each plugin as configured: its args, and whatever else configures it (a Kubernetes
+        # version); the framework's own plugins, so their ids name them while it lives
+        known = self.__dict__.setdefault("_configured", {})
+        ids = tuple(map(id, plugins))
+        configured = known.get(ids)
+        if configured is None:
+            configured = known[ids] = tuple(
+                (pl.name, repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))) for pl in plugins)
         return node_memo(self.snapshot).table((point, configured, found[1]))
 
     def _filter_memoized(self, state: CycleState, pod: "PodInfo", pl: Plugin,
@@ -509,10 +517,12 @@ class Framework:
             state.skip_score_plugins = frozenset(skip)
 
     def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> ScoreBatch:
-        """Per node (in the given order): plugin -> its trace entry (raw, normalized, weight,
-        weighted), built here once, plugin by plugin: a cluster has thousands of nodes."""
+        """Each Score plugin's raw and normalized scores of `nodes` (in the given order), plugin
+        by plugin over the list, and each node's weighted total."""
         names: list[str] = []
-        entries: list[list[dict[str, int]]] = []
+        weights: list[int] = []
+        raws: list[list[int]] = []
+        normalized: list[list[int]] = []
         weighted: list[list[int]] = []
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
@@ -537,15 +547,13 @@ class Framework:
                     f'after normalizing')
             weight = self.weights.get(pl.name, 1)
             names.append(pl.name)
-            weighted.append([f * weight for f in final])
-            # one entry per distinct (raw, normalized), shared by the nodes that scored it
-            keys = list(zip(raw, final))
-            distinct = {k: {"raw": k[0], "normalized": k[1], "weight": weight, "weighted": k[1] * weight}
-                        for k in dict.fromkeys(keys)}
-            entries.append(list(map(distinct.__getitem__, keys)))
+            weights.append(weight)
+            raws.append(raw)
+            normalized.append(final)
+            weighted.append(final if weight == 1 else [f * weight for f in final])
         if not names:
-            return ScoreBatch([], [], [0] * len(nodes))
-        return ScoreBatch(names, entries, list(map(sum, zip(*weighted))))
+            return ScoreBatch([], [], [], [], [0] * len(nodes))
+        return ScoreBatch(names, weights, raws, normalized, list(map(sum, zip(*weighted))))
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     @cached_property
