@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import (
-    MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScore, NodeToStatus, Plugin,
+    MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScoreList, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
     PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework.node_memo import memoized, node_memo, pod_fingerprint
@@ -39,7 +39,7 @@ _SUCCESS_CODE = Code.SUCCESS
 _NAME = attrgetter("name")      # a NodeInfo's name, read in C (`run_score`: every node, every cycle)
 
 FilterFn = Callable[[CycleState, "PodInfo", "NodeInfo"], Status]
-NormalizeFn = Callable[[CycleState, "PodInfo", list[NodeScore]], Status]
+NormalizeFn = Callable[[CycleState, "PodInfo", NodeScoreList], Status]
 
 
 @dataclass
@@ -524,6 +524,7 @@ class Framework:
         raws: list[list[int]] = []
         normalized: list[list[int]] = []
         weighted: list[list[int]] = []
+        node_names: list[str] | None = None          # (for the normalizers)
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
@@ -533,12 +534,14 @@ class Framework:
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:
-                scores = list(map(NodeScore, map(_NAME, nodes), raw))
+                if node_names is None:
+                    node_names = list(map(_NAME, nodes))
+                scores = NodeScoreList(node_names, list(raw))
                 s = normalize(state, pod, scores)
                 if not s.is_success:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                                          f'{s.message()}')
-                final = [ns.score for ns in scores]
+                final = scores.scores
             if final and (min(final) < MIN_NODE_SCORE or max(final) > MAX_NODE_SCORE):
                 bad = next(f for f in final if not MIN_NODE_SCORE <= f <= MAX_NODE_SCORE)
                 raise FrameworkError(
