@@ -14,7 +14,7 @@ implements by inheriting their interfaces, as kube-scheduler's plugins assert
     PostFilterPlugin   post_filter(state, pod, statuses: NodeToStatus) -> (PostFilterResult | None, Status)
     PreScorePlugin     pre_score(state, pod, nodes) -> Status
     ScorePlugin        score(state, pod, node_info) -> int, and score_nodes(state, pod, nodes)
-    ScoreExtensions    normalize_score(state, pod, scores: list[NodeScore]) -> Status (in place)
+    ScoreExtensions    normalize_score(state, pod, scores: NodeScoreList) -> Status (in place)
     SignPlugin         sign_pod(pod) -> list[(key, value)] | None (OpportunisticBatching's signature)
     Explainer          explain(state, pod, node_info) -> dict | None (kexplain's own: the facts)
 
@@ -90,11 +90,13 @@ class PreFilterResult:
 
 
 @dataclass(slots=True)
-class NodeScore:
-    """One node's score, as normalizers rewrite it in place (slots: thousands a cycle)."""
+class NodeScoreList:
+    """Go's NodeScoreList (a []NodeScore) as two columns in node order: the nodes' names, and
+    their scores, which normalizers rewrite in place (`scores[i] = ...`). Columns rather than
+    an object per node: a cycle scores hundreds of nodes, and a workload's copies a cycle each."""
 
-    name: str
-    score: int
+    names: list[str]
+    scores: list[int]
 
 
 @dataclass
@@ -270,7 +272,7 @@ class ScoreExtensions(Plugin):
     """A Score plugin that rescales its raw scores (kube-scheduler's ScoreExtensions())."""
 
     @abstractmethod
-    def normalize_score(self, state: CycleState, pod: "PodInfo", scores: list[NodeScore]) -> Status: ...
+    def normalize_score(self, state: CycleState, pod: "PodInfo", scores: NodeScoreList) -> Status: ...
 
 
 class ReservePlugin(Plugin):

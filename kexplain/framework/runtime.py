@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from kexplain.errors import FrameworkError
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.interface import (
-    MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScore, NodeToStatus, Plugin,
+    MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScoreList, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
     PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework.node_memo import memoized, node_memo, pod_fingerprint
@@ -39,7 +39,7 @@ _SUCCESS_CODE = Code.SUCCESS
 _NAME = attrgetter("name")      # a NodeInfo's name, read in C (`run_score`: every node, every cycle)
 
 FilterFn = Callable[[CycleState, "PodInfo", "NodeInfo"], Status]
-NormalizeFn = Callable[[CycleState, "PodInfo", list[NodeScore]], Status]
+NormalizeFn = Callable[[CycleState, "PodInfo", NodeScoreList], Status]
 
 
 @dataclass
@@ -84,11 +84,14 @@ class FilterBatch:
 
 @dataclass
 class ScoreBatch:
-    """run_score's answer, in node order: each node's total, and per plugin (in order) each
-    node's trace entry (raw, normalized, weight, weighted), shared by the nodes alike."""
+    """run_score's answer, in node order: each node's total, and per plugin (in order) its
+    weight and each node's raw and normalized score (the trace's entries are made of them
+    only for the nodes read: `NodeScores`)."""
 
     plugins: list[str]
-    columns: list[list[dict[str, int]]]
+    weights: list[int]
+    raw: list[list[int]]
+    normalized: list[list[int]]
     totals: list[int]
 
 
@@ -98,6 +101,25 @@ def _filter_failure(plugin: str, s: Status) -> Status:
     if not s.is_rejected:
         s = Status(Code.ERROR, (f'running "{plugin}" filter plugin: {s.message()}',))
     return s.with_plugin(plugin)
+
+
+def _sift(plugin: str, alive: Sequence[int], statuses: Sequence[Status], verdicts: list[Status]) -> list[int]:
+    """Of the nodes `alive` (indices into `verdicts`), with `statuses` from `plugin` in the same
+    order: those that passed; each other's verdict set. Equal statuses (a plugin's per-node
+    `Insufficient cpu`s, or one shared by many nodes) make one verdict: it depends on the code
+    and reasons only."""
+    passed: list[int] = []
+    made: dict[tuple[Code, tuple[str, ...]], Status] = {}
+    for i, s in zip(alive, statuses):
+        if s.code is _SUCCESS_CODE:
+            passed.append(i)
+            continue
+        key = (s.code, s.reasons)
+        verdict = made.get(key)
+        if verdict is None:
+            verdict = made[key] = _filter_failure(plugin, s)
+        verdicts[i] = verdict
+    return passed
 
 
 class Framework:
@@ -171,15 +193,74 @@ class Framework:
         other plugin, or a pod that is not plain data."""
         if not pl.node_local:
             return None
+        return self._memo_table(point, (pl,), pod)
+
+    def _memo_table(self, point: str, plugins: Sequence[Plugin], pod: "PodInfo") -> dict | None:
+        """The node memo's table for these node-local plugins at `point` (one plugin, or a run
+        of Filter plugins memoized as one: `_filter_run`) for `pod`; None when the pod is not
+        plain data."""
         fingerprints = self.__dict__.setdefault("_fingerprints", {})
         found = fingerprints.get(id(pod))
         if found is None or found[0] is not pod:
             found = fingerprints[id(pod)] = (pod, pod_fingerprint(pod))
         if found[1] is None:
             return None
-        # the plugin as configured: its args, and whatever else configures it (a Kubernetes version)
-        configured = repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))
-        return node_memo(self.snapshot).table((point, pl.name, configured, found[1]))
+        # each plugin as configured: its args, and whatever else configures it (a Kubernetes
+        # version); the framework's own plugins, so their ids name them while it lives
+        known = self.__dict__.setdefault("_configured", {})
+        ids = tuple(map(id, plugins))
+        configured = known.get(ids)
+        if configured is None:
+            configured = known[ids] = tuple(
+                (pl.name, repr((pl.args, getattr(self, "kube", None), getattr(pl, "kube", None)))) for pl in plugins)
+        return node_memo(self.snapshot).table((point, configured, found[1]))
+
+    def _filter_memoized(self, state: CycleState, pod: "PodInfo", pl: Plugin,
+                         nodes: "Sequence[NodeInfo]") -> list[Status]:
+        """`pl.filter_nodes`, through the node memo when the plugin is node-local (filterAll's
+        columns fill it for the runs of later copies, and the other way round)."""
+        table = self._node_local(pl, pod, "filter")
+        if table is None:
+            return pl.filter_nodes(state, pod, nodes)
+        return memoized(table, self.snapshot, nodes, lambda todo: pl.filter_nodes(state, pod, todo))
+
+    def _filter_segments(self, skip: frozenset[str]) -> list[tuple[Plugin, ...]]:
+        """The Filter plugins not skipped, in order, with each run of node-local ones one segment
+        (`_filter_run`), every other plugin a segment of its own."""
+        segments: list[tuple[Plugin, ...]] = []
+        run: list[Plugin] = []
+        for pl in self.filter_plugins:
+            if pl.name in skip:
+                continue
+            if pl.node_local:
+                run.append(pl)
+                continue
+            if run:
+                segments.append(tuple(run))
+                run = []
+            segments.append((pl,))
+        if run:
+            segments.append(tuple(run))
+        return segments
+
+    def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
+                    nodes: "Sequence[NodeInfo]") -> list[Status]:
+        """Each node's verdict from a run of node-local Filter plugins (SUCCESS, or the first
+        failure's, as `run_filter_plugins` gives it), each plugin on the nodes the ones before it
+        passed. Memoized as one answer per node: a workload's copies meet the same thousands of
+        NodeInfos cycle after cycle, and one look-up a node costs less than one a plugin."""
+        def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
+            out: list[Status] = [SUCCESS] * len(todo)
+            alive = list(range(len(todo)))
+            for pl in run:
+                targets = todo if len(alive) == len(todo) else [todo[i] for i in alive]
+                alive = _sift(pl.name, alive, self._filter_memoized(state, pod, pl, targets), out)
+                if not alive:
+                    break
+            return out
+
+        table = self._memo_table("filter-run", run, pod)
+        return compute(nodes) if table is None else memoized(table, self.snapshot, nodes, compute)
 
     # -- queue ---------------------------------------------------------------------------
     def run_pre_enqueue(self, pod: "PodInfo") -> tuple[Status, list[PluginCall]]:
@@ -264,41 +345,56 @@ class Framework:
         every plugin before it passed, as the scheduler stops at a node's first failure; with
         `every` it runs on all of them and its statuses are kept (filterAll). Filter has no
         side effects, so the order makes no difference."""
-        n = len(nodes)
-        verdicts: list[Status] = [SUCCESS] * n
+        verdicts: list[Status] = [SUCCESS] * len(nodes)
         columns: list[tuple[str, list[Status] | None]] = []
-        skip = state.skip_filter_plugins
+        if every:
+            passed = self._filter_every(state, pod, nodes, verdicts, columns)
+        else:
+            passed = self._filter_to_first_failure(state, pod, nodes, verdicts)
+        return self._with_nominated_verdicts(state, pod, nodes, verdicts, set(passed), columns, every)
+
+    def _filter_to_first_failure(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
+                                 verdicts: list[Status]) -> list[int]:
+        """Each segment (`_filter_segments`) on the nodes the ones before it passed: the indices
+        of the nodes that pass them all; the others' verdicts set."""
+        n = len(nodes)
         alive = list(range(n))              # nodes no plugin has failed yet
+        for segment in self._filter_segments(state.skip_filter_plugins):
+            if not alive:
+                break
+            targets = nodes if len(alive) == n else [nodes[i] for i in alive]
+            if len(segment) == 1 and not segment[0].node_local:
+                alive = _sift(segment[0].name, alive, segment[0].filter_nodes(state, pod, targets), verdicts)
+                continue
+            survivors = []
+            for i, v in zip(alive, self._filter_run(state, pod, segment, targets)):
+                if v is SUCCESS:
+                    survivors.append(i)
+                else:
+                    verdicts[i] = v
+            alive = survivors
+        return alive
+
+    def _filter_every(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
+                      verdicts: list[Status], columns: list[tuple[str, list[Status] | None]]) -> list[int]:
+        """filterAll: every plugin on every node, each plugin's statuses kept as a column (None
+        for a skipped plugin); the verdicts are still each node's first failure."""
+        skip = state.skip_filter_plugins
+        alive = list(range(len(nodes)))
         for pl in self.filter_plugins:
             name = pl.name
             if name in skip:
                 columns.append((name, None))
                 continue
-            if not alive and not every:
-                continue
-            targets = nodes if every or len(alive) == n else [nodes[i] for i in alive]
-            table = self._node_local(pl, pod, "filter")
-            col = pl.filter_nodes(state, pod, targets) if table is None else memoized(
-                table, self.snapshot, targets, lambda todo, pl=pl: pl.filter_nodes(state, pod, todo))
-            if every:
-                columns.append((name, col))
-                pairs = [(i, col[i]) for i in alive]
-            else:
-                pairs = list(zip(alive, col))
-            failed = [(i, s) for i, s in pairs if s.code is not _SUCCESS_CODE]
-            if failed:
-                # equal statuses (a plugin's per-node `Insufficient cpu`s, or one shared by
-                # many nodes) make one verdict: the verdict depends on the code and reasons only
-                made: dict[tuple[Code, tuple[str, ...]], Status] = {}
-                for i, s in failed:
-                    key = (s.code, s.reasons)
-                    verdict = made.get(key)
-                    if verdict is None:
-                        verdict = made[key] = _filter_failure(name, s)
-                    verdicts[i] = verdict
-                out = {i for i, _ in failed}
-                alive = [i for i in alive if i not in out]
-        passed = set(alive)
+            col = self._filter_memoized(state, pod, pl, nodes)
+            columns.append((name, col))
+            alive = _sift(name, alive, [col[i] for i in alive], verdicts)
+        return alive
+
+    def _with_nominated_verdicts(self, state: CycleState, pod: "PodInfo", nodes: "Sequence[NodeInfo]",
+                                 verdicts: list[Status], passed: set[int],
+                                 columns: list[tuple[str, list[Status] | None]], every: bool) -> FilterBatch:
+        """The batch, with the nodes that have nominated pods filtered again with them in."""
         if self._nominated:
             for i, ni in enumerate(nodes):
                 if ni.name not in self._nominated:
@@ -421,11 +517,14 @@ class Framework:
             state.skip_score_plugins = frozenset(skip)
 
     def run_score(self, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"]) -> ScoreBatch:
-        """Per node (in the given order): plugin -> its trace entry (raw, normalized, weight,
-        weighted), built here once, plugin by plugin: a cluster has thousands of nodes."""
+        """Each Score plugin's raw and normalized scores of `nodes` (in the given order), plugin
+        by plugin over the list, and each node's weighted total."""
         names: list[str] = []
-        entries: list[list[dict[str, int]]] = []
+        weights: list[int] = []
+        raws: list[list[int]] = []
+        normalized: list[list[int]] = []
         weighted: list[list[int]] = []
+        node_names: list[str] | None = None          # (for the normalizers)
         for pl in self.score_plugins:
             if pl.name in state.skip_score_plugins:
                 continue
@@ -435,12 +534,14 @@ class Framework:
             final = raw
             normalize = self._normalizers.get(pl.name)
             if normalize is not None:
-                scores = list(map(NodeScore, map(_NAME, nodes), raw))
+                if node_names is None:
+                    node_names = list(map(_NAME, nodes))
+                scores = NodeScoreList(node_names, list(raw))
                 s = normalize(state, pod, scores)
                 if not s.is_success:
                     raise FrameworkError(f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                                          f'{s.message()}')
-                final = [ns.score for ns in scores]
+                final = scores.scores
             if final and (min(final) < MIN_NODE_SCORE or max(final) > MAX_NODE_SCORE):
                 bad = next(f for f in final if not MIN_NODE_SCORE <= f <= MAX_NODE_SCORE)
                 raise FrameworkError(
@@ -449,15 +550,13 @@ class Framework:
                     f'after normalizing')
             weight = self.weights.get(pl.name, 1)
             names.append(pl.name)
-            weighted.append([f * weight for f in final])
-            # one entry per distinct (raw, normalized), shared by the nodes that scored it
-            keys = list(zip(raw, final))
-            distinct = {k: {"raw": k[0], "normalized": k[1], "weight": weight, "weighted": k[1] * weight}
-                        for k in dict.fromkeys(keys)}
-            entries.append(list(map(distinct.__getitem__, keys)))
+            weights.append(weight)
+            raws.append(raw)
+            normalized.append(final)
+            weighted.append(final if weight == 1 else [f * weight for f in final])
         if not names:
-            return ScoreBatch([], [], [0] * len(nodes))
-        return ScoreBatch(names, entries, list(map(sum, zip(*weighted))))
+            return ScoreBatch([], [], [], [], [0] * len(nodes))
+        return ScoreBatch(names, weights, raws, normalized, list(map(sum, zip(*weighted))))
 
     # -- explanations (kexplain's own, never part of a scheduling decision) ------------------
     @cached_property

@@ -257,7 +257,7 @@ def _decide(fw: Framework, state: CycleState, pod: "PodInfo", feasible: list["No
             raise FrameworkError(s.message())
         scored = fw.run_score(state, pod, feasible)
         totals = scored.totals
-        trace.score = NodeScores(names, totals, scored.plugins, scored.columns)
+        trace.score = NodeScores(names, totals, scored.plugins, scored.weights, scored.raw, scored.normalized)
     best = max(totals)
     selected = sorted(n for n, t in zip(names, totals) if t == best)
     ranking = SortedScores(names, totals)

@@ -63,11 +63,12 @@ class NodeScores(Mapping[str, dict[str, Any]]):
     many copies of a workload only a few traces are read in full, and a copy scores hundreds of
     nodes: the others never build a mapping per node."""
 
-    __slots__ = ("_nodes", "_totals", "_plugins", "_columns", "_at", "_made")
+    __slots__ = ("_nodes", "_totals", "_plugins", "_weights", "_raw", "_normalized", "_at", "_made")
 
-    def __init__(self, nodes: list[str], totals: list[int], plugins: list[str],
-                 columns: list[list[dict[str, int]]]) -> None:
-        self._nodes, self._totals, self._plugins, self._columns = nodes, totals, plugins, columns
+    def __init__(self, nodes: list[str], totals: list[int], plugins: list[str], weights: list[int],
+                 raw: list[list[int]], normalized: list[list[int]]) -> None:
+        self._nodes, self._totals, self._plugins = nodes, totals, plugins
+        self._weights, self._raw, self._normalized = weights, raw, normalized
         self._at: dict[str, int] | None = None
         self._made: dict[str, dict[str, Any]] = {}
 
@@ -77,8 +78,9 @@ class NodeScores(Mapping[str, dict[str, Any]]):
             if self._at is None:
                 self._at = {n: k for k, n in enumerate(self._nodes)}
             k = self._at[node]
-            made = self._made[node] = {"total": self._totals[k],
-                                       "plugins": {p: col[k] for p, col in zip(self._plugins, self._columns)}}
+            made = self._made[node] = {"total": self._totals[k], "plugins": {
+                p: {"raw": raw[k], "normalized": norm[k], "weight": w, "weighted": norm[k] * w}
+                for p, w, raw, norm in zip(self._plugins, self._weights, self._raw, self._normalized)}}
         return made
 
     def __iter__(self) -> Iterator[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.display import format_parsed_selector
-from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScoreList, PreFilterExtensions,
                                           PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
@@ -471,17 +471,17 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreSc
     def score(self, state, pod: PodInfo, node_info: NodeInfo) -> int:
         return state.read(PRE_SCORE_STATE_KEY).node_score(node_info.node.labels)
 
-    def normalize_score(self, state, pod: PodInfo, scores: list[NodeScore]) -> Status:
+    def normalize_score(self, state, pod: PodInfo, scores: NodeScoreList) -> Status:
         """Min-max onto 0..MAX_NODE_SCORE, truncated as the scheduler's float arithmetic does."""
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return Status.error(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        if not s.topology_score or not scores:
+        values = scores.scores
+        if not s.topology_score or not values:
             return SUCCESS
-        lo = min(ns.score for ns in scores)
-        diff = max(ns.score for ns in scores) - lo
-        for ns in scores:
-            ns.score = int(float(MAX_NODE_SCORE) * (float(ns.score - lo) / float(diff))) if diff > 0 else 0
+        lo = min(values)
+        diff = max(values) - lo
+        values[:] = [int(float(MAX_NODE_SCORE) * (float(v - lo) / float(diff))) if diff > 0 else 0 for v in values]
         return SUCCESS
 
     # Explanation (kexplain) ------------------------------------------------------------------

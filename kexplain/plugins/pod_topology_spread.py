@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery.display import format_parsed_selector
 from kexplain.apimachinery.labels import LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE
-from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScore, PreFilterExtensions,
+from kexplain.framework.interface import (MAX_NODE_SCORE, Explainer, FilterPlugin, NodeScoreList, PreFilterExtensions,
                                           PreFilterPlugin, PreScorePlugin, ScoreExtensions, ScorePlugin, SignPlugin)
 from kexplain.framework import signers
 from kexplain.framework.status import SKIP, SUCCESS, Status, unresolvable, unschedulable
@@ -621,24 +621,21 @@ class PodTopologySpread(PreFilterPlugin, PreFilterExtensions, FilterPlugin, PreS
             out.append(round_half_away(total))
         return out
 
-    def normalize_score(self, state, pod: PodInfo, scores: list[NodeScore]) -> Status:
+    def normalize_score(self, state, pod: PodInfo, scores: NodeScoreList) -> Status:
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return Status.error(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        min_score, max_score = None, 0
-        for ns in scores:
-            if ns.name in s.ignored_nodes:
-                ns.score = INVALID_SCORE
-                continue
-            min_score = ns.score if min_score is None else min(min_score, ns.score)
-            max_score = max(max_score, ns.score)
-        for ns in scores:
-            if ns.score == INVALID_SCORE:
-                ns.score = 0
-            elif max_score == 0:
-                ns.score = MAX_NODE_SCORE
-            else:
-                ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
+        values = scores.scores
+        ignored = s.ignored_nodes
+        counted = values
+        if ignored:
+            for i, name in enumerate(scores.names):
+                if name in ignored:
+                    values[i] = INVALID_SCORE
+            counted = [v for name, v in zip(scores.names, values) if name not in ignored]
+        min_score, max_score = min(counted, default=None), max(0, max(counted, default=0))
+        values[:] = [0 if v == INVALID_SCORE else MAX_NODE_SCORE if max_score == 0 else
+                     MAX_NODE_SCORE * (max_score + min_score - v) // max_score for v in values]
         return SUCCESS
 
     # -- explanation (kexplain) ---------------------------------------------------------------

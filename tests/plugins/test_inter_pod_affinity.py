@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeScore
+from kexplain.framework.interface import NodeScoreList
 from kexplain.framework.status import Code
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
@@ -278,9 +278,9 @@ def run_score(snap: Snapshot, incoming: PodInfo, args: dict | None = None):
     if s.code is SKIP:
         return SKIP, None, None
     raw = {ni.name: pl.score(state, incoming, ni) for ni in snap.node_infos}
-    scores = [NodeScore(n, v) for n, v in raw.items()]
+    scores = NodeScoreList(list(raw), list(raw.values()))
     assert pl.normalize_score(state, incoming, scores).code is OK
-    return s.code, raw, {ns.name: ns.score for ns in scores}
+    return s.code, raw, dict(zip(scores.names, scores.scores))
 
 
 SCORE_CASES = [
@@ -351,9 +351,9 @@ def test_normalize_score_arithmetic(raw, want):
     pl, state = plugin(snap), CycleState()
     incoming = pod("p", {}, aff=affinity(pref=[weighted(1, term({"app": "db"}))]))
     assert pl.pre_score(state, incoming, snap.node_infos).code is OK
-    scores = [NodeScore(f"n{i}", v) for i, v in enumerate(raw)]
+    scores = NodeScoreList([f"n{i}" for i in range(len(raw))], list(raw))
     pl.normalize_score(state, incoming, scores)
-    assert [s.score for s in scores] == want
+    assert scores.scores == want
 
 
 def test_prescore_counts_pods_on_nodes_outside_the_feasible_list():

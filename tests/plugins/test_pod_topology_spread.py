@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeScore
+from kexplain.framework.interface import NodeScoreList
 from kexplain.framework.status import Code
 from kexplain.model.labels import IN, NOT_IN, Requirement
 from kexplain.model.nodeinfo import Node, NodeInfo
@@ -110,10 +110,10 @@ def scores(snap: Snapshot, p: PodInfo, feasible: list[str] | None = None,
     if status.code is SKIP:
         return None
     assert status.code is OK
-    ns = [NodeScore(ni.name, pl.score(state, p, ni)) for ni in nodes]
-    raw = [s.score for s in ns]
+    ns = NodeScoreList([ni.name for ni in nodes], [pl.score(state, p, ni) for ni in nodes])
+    raw = list(ns.scores)
     assert pl.normalize_score(state, p, ns).code is OK
-    return {s.name: (r, s.score) for s, r in zip(ns, raw)}
+    return {name: (r, s) for name, r, s in zip(ns.names, raw, ns.scores)}
 
 
 # Three zone-labelled nodes (n1, n2 in z1; n3 in z2) with 2 + 1 + 0 "web" pods, plus noise:

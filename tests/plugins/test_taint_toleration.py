@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeScore
+from kexplain.framework.interface import NodeScoreList
 from kexplain.plugins.helper.normalize_score import default_normalize_score
 from kexplain.features import KubeVersion
 from kexplain.plugins.taint_toleration import ERR_REASON_UNTOLERATED, TaintToleration
@@ -76,9 +76,9 @@ def test_score_counts_untolerated_prefer_no_schedule():
     (True, [3, 0, 7], [58, 100, 0]),
 ])
 def test_default_normalize_score(reverse, scores, want):
-    ns = [NodeScore(str(i), s) for i, s in enumerate(scores)]
+    ns = NodeScoreList([str(i) for i in range(len(scores))], list(scores))
     default_normalize_score(100, reverse, ns)
-    assert [s.score for s in ns] == want
+    assert ns.scores == want
 
 
 # --- before 1.34 the reason names the first untolerated NoSchedule/NoExecute taint ----------

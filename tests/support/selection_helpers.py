@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.interface import NodeScore, ScoreExtensions
+from kexplain.framework.interface import NodeScoreList, ScoreExtensions
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -58,8 +58,8 @@ def status_tuple(status) -> tuple[str, tuple[str, ...]]:
 
 def score_all(plugin, state: CycleState, p: PodInfo, infos: list[NodeInfo]) -> tuple[dict, dict]:
     """Raw scores and, when the plugin normalises, the normalised ones, by node name."""
-    scores = [NodeScore(ni.name, plugin.score(state, p, ni)) for ni in infos]
-    raw = {s.name: s.score for s in scores}
+    scores = NodeScoreList([ni.name for ni in infos], [plugin.score(state, p, ni) for ni in infos])
+    raw = dict(zip(scores.names, scores.scores))
     if isinstance(plugin, ScoreExtensions):
         plugin.normalize_score(state, p, scores)
-    return raw, {s.name: s.score for s in scores}
+    return raw, dict(zip(scores.names, scores.scores))

@@ -6,9 +6,7 @@ gets it). Integer arithmetic with Go's truncating division, as the scheduler doe
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-from kexplain.framework.interface import NodeScore
+from kexplain.framework.interface import NodeScoreList
 
 
 def go_div(a: int, b: int) -> int:
@@ -17,18 +15,16 @@ def go_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-def default_normalize_score(max_priority: int, reverse: bool, scores: Sequence[NodeScore]) -> None:
+def default_normalize_score(max_priority: int, reverse: bool, scores: NodeScoreList) -> None:
     """Scale scores from [0, max(scores)] to [0, max_priority], in place; `reverse`
     subtracts each from max_priority. All zero: unchanged, or all max_priority when reversed."""
-    max_count = 0
-    for s in scores:
-        if s.score > max_count:
-            max_count = s.score
+    values = scores.scores
+    max_count = max(0, max(values, default=0))
     if max_count == 0:
         if reverse:
-            for s in scores:
-                s.score = max_priority
+            values[:] = [max_priority] * len(values)
         return
-    for s in scores:
-        score = go_div(max_priority * s.score, max_count)
-        s.score = max_priority - score if reverse else score
+    if reverse:
+        values[:] = [max_priority - go_div(max_priority * v, max_count) for v in values]
+    else:
+        values[:] = [go_div(max_priority * v, max_count) for v in values]
