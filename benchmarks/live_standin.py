@@ -1,9 +1,9 @@
 """A stand-in kube-apiserver for live-mode benchmarks: the generated snapshot, plus pending pods.
 
 Serves `generate.py`'s cluster.json on 127.0.0.1 as a real API server answers kexplain's
-requests (the paths of `kexplain.load.live.RESOURCES`, paged with `limit` and `continue`
-tokens and `remainingItemCount`, the scheduler's `fieldSelector` on pods, a get of one pod,
-/version), with `--pending` pending pods of `--shapes` shapes added (Pending, PodScheduled
+requests (the paths of `kexplain.load.live.RESOURCES` and `POLICIES`, paged with `limit` and
+`continue` tokens and `remainingItemCount`, the scheduler's `fieldSelector` on pods, a get of
+one pod, /version), with `--pending` pending pods of `--shapes` shapes added (Pending, PodScheduled
 False: what `kexplain pod --pending -A` explains), and writes a kubeconfig for it. Each item
 is serialised once at start-up and pages are joined from those bytes, so the server (another
 process) costs kexplain's run little; it holds about the file's size in memory.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from generate import pending_pod, plain_pod  # noqa: E402  (benchmarks/, beside this file)
-from kexplain.load.live import POD_FIELD_SELECTOR, RESOURCES  # noqa: E402
+from kexplain.load.live import POD_FIELD_SELECTOR, POLICIES, RESOURCES  # noqa: E402
 
 VERSION = {"major": "1", "minor": "35", "gitVersion": "v1.35.4", "platform": "linux/amd64"}
 CONDITION = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
@@ -73,9 +73,10 @@ class Collections:
     out), with what a field selector reads and the key a continue token resumes after."""
 
     def __init__(self, objects: list[dict[str, Any]]) -> None:
-        paths = {(r.api_version, r.kind): r.path for r in RESOURCES}
-        self.kinds = {r.path: (r.kind + "List", r.api_version) for r in RESOURCES}
-        self.items: dict[str, list[tuple[bytes, str, str]]] = {r.path: [] for r in RESOURCES}
+        served = (*RESOURCES, *POLICIES)
+        paths = {(r.api_version, r.kind): r.path for r in served}
+        self.kinds = {r.path: (r.kind + "List", r.api_version) for r in served}
+        self.items: dict[str, list[tuple[bytes, str, str]]] = {r.path: [] for r in served}
         self.pods: dict[tuple[str, str], bytes] = {}
         for obj in objects:
             path = paths.get((obj.get("apiVersion"), obj.get("kind")))

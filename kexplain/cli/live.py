@@ -85,6 +85,7 @@ class Live:
     events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
     node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
     karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
+    policies: Any = None                # `kexplain.load.live.PolicyRead`, when they were read (snapshot)
 
 
 class Session:
@@ -110,7 +111,7 @@ class Session:
         return self._version
 
     def read(self, pod_name: Optional[str] = None, allowed: bool = False,
-             node_group_labels: Optional[tuple[str, ...]] = None) -> Live:
+             node_group_labels: Optional[tuple[str, ...]] = None, policies: bool = False) -> Live:
         """The named pod (get), then every kind the pipeline reads (list); a progress bar on
         stderr when it is a terminal. With `allowed`, a refused read (403) does not end it:
         what RBAC allows is read (`ClusterReader.read_allowed`), the refusals kept, and then
@@ -120,7 +121,10 @@ class Session:
         with the cluster (each failure a note of the groups, never an error). Karpenter's
         objects when the cluster serves them (`ClusterReader.read_karpenter`, with the
         DaemonSets), put with the cluster; their refusals are `Live.karpenter`'s, and in the
-        block of refused reads when the scheduler's were refused too."""
+        block of refused reads when the scheduler's were refused too. With `policies`, the
+        namespaces' LimitRanges, ResourceQuotas and HPAs (`ClusterReader.read_policies`: what a
+        set explained against a snapshot meets), put with the cluster after the scheduler's
+        kinds; their refusals and notes are `Live.policies`'."""
         from kexplain.load.live import ClusterReader
         from kexplain.render.live import progress_bar
 
@@ -136,6 +140,10 @@ class Session:
                 cluster = reader.read_cluster()
             else:
                 cluster, refusals = reader.read_allowed(self.namespace)
+            policy_read = None
+            if policies:
+                policy_objects, policy_read = reader.read_policies(self.namespace)
+                cluster.extend(policy_objects)
             karpenter_objects, karpenter = reader.read_karpenter()
             cluster.extend(karpenter_objects)
             if refusals:        # no simulation: every refused read, Karpenter's too, is named in one block
@@ -156,7 +164,7 @@ class Session:
                                                           f"DaemonSet overhead on new nodes is not counted): {failed}"))
         from kexplain.load.manifests import as_dump
         return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
-                    tuple(refusals), tuple(events), groups, karpenter)
+                    tuple(refusals), tuple(events), groups, karpenter, policy_read)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -200,11 +208,12 @@ def session(env: Environment, opts: Connect) -> Iterator[Session]:
         s.close()
 
 
-def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None) -> Live:
-    """/version, the named pod (get), then every kind the pipeline reads (list)."""
+def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None, policies: bool = False) -> Live:
+    """/version, the named pod (get), then every kind the pipeline reads (list); with
+    `policies`, the namespaces' policies and HPAs too (`Session.read`)."""
     with session(env, opts) as s:
         s.server_version()
-        return s.read(pod_name)
+        return s.read(pod_name, policies=policies)
 
 
 def followed_version(env: Environment, choice: VersionChoice, s: Session) -> KubeVersion:
@@ -353,9 +362,14 @@ def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> 
     """On stderr: Karpenter's reads RBAC refused (with `refusals`), in the words of the block
     of refused reads (what each would add, the rule that allows it), and the notes of those
     reads. The answer goes on without them."""
+    say_reads(env, live.karpenter, refusals)
+
+
+def say_reads(env: Environment, read: Any, refusals: bool = True) -> None:
+    """On stderr: the reads of a `KarpenterRead` or `PolicyRead` that RBAC refused (with
+    `refusals`), in the words of the block of refused reads, and its notes; nothing for None."""
     from kexplain.render.from_event import refused_lines
 
-    read = live.karpenter
     if read is None:
         return
     for line in refused_lines([r.to_json() for r in read.refusals] if refusals else [], None):

@@ -3,7 +3,11 @@ replay it offline (`kexplain POD.yaml --nodes FILE --stored`), redacted if asked
 records the API server's version first (a `kexplain/v1 ServerVersion` item), which the replay
 follows unless told another (`--kubernetes-version`). On a cluster that serves Karpenter, its
 NodePools, NodeClaims and EC2NodeClasses and the DaemonSets are written too, so a replay has them
-as `--nodes` objects; a redacted snapshot leaves them out and says so."""
+as `--nodes` objects; a redacted snapshot leaves them out and says so. The namespaces'
+LimitRanges, ResourceQuotas and HorizontalPodAutoscalers are written too (which `kexplain pod`
+does not read: a stored pod has met them), so a set explained against the snapshot (`kexplain
+app.yaml --nodes FILE`) meets them as it would meet the cluster; a kind RBAC refuses is said and
+left out, and a redacted snapshot leaves them out (a redacted set does not exist to meet them)."""
 from __future__ import annotations
 
 import json
@@ -17,7 +21,7 @@ import typer
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
 from kexplain.cli.live import (Connect, chunk_size_option, context_option, kubeconfig_option, namespace_option,
-                               read_live, say_karpenter_reads, timeout_option)
+                               read_live, say_karpenter_reads, say_reads, timeout_option)
 from kexplain.errors import KexplainError
 from kexplain.render.structured import objects_text
 
@@ -65,7 +69,7 @@ def default_pod_output(output: str) -> str:
 
 
 def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
-    from kexplain.load.live import KARPENTER, as_pending, version_record
+    from kexplain.load.live import KARPENTER, POLICIES, as_pending, version_record
     from kexplain.load.redact import Redactor
 
     if args.redact_map and not args.redact:
@@ -75,8 +79,9 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     pod_path = (args.pod_output or default_pod_output(args.output)) if args.name else None
     if pod_path == "-" or (args.name and args.output == "-" and not args.pod_output):
         raise KexplainError("with a pod NAME, write the snapshot to a file (-o FILE) or give --pod-output FILE")
-    live = read_live(env, args.connect, args.name)
+    live = read_live(env, args.connect, args.name, policies=True)
     say_karpenter_reads(env, live)
+    say_reads(env, live.policies)
     cluster = live.cluster
     pod, note = None, None
     if live.pod is not None:
@@ -91,8 +96,11 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
         left_out = [o for o, r in redacted if r is None]
         if left_out:        # the kinds only the autoscalers read (`Redactor.redact` knows the scheduler's)
             karpenter = any(o.get("kind") in {r.kind for r in KARPENTER} for o in left_out)
+            policies = any(o.get("kind") in {r.kind for r in POLICIES} for o in left_out)
             env.error(f"note: a redacted snapshot leaves out {_counts(left_out)}: redaction keeps only what the "
-                      "scheduler reads" + ("; a replay has no Karpenter section" if karpenter else ""))
+                      "scheduler reads" + ("; a replay has no Karpenter section" if karpenter else "")
+                      + ("; a set explained against it meets none of the namespaces' policies and HPAs"
+                         if policies else ""))
         pod = redactor.redact(pod) if pod else None
     # The API server's version first: a replay follows it (`kexplain.load.live.recorded_version`).
     record = [version_record(live.server_version)] if live.server_version else []
@@ -120,9 +128,9 @@ def _is_yaml(path: str) -> bool:
 
 
 def _counts(objects: list[Obj]) -> str:
-    from kexplain.load.live import DAEMONSETS, KARPENTER, RESOURCES
+    from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES
     parts = []
-    for res in (*RESOURCES, DAEMONSETS, *KARPENTER):
+    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER):
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")

@@ -20,6 +20,11 @@ are listed after the scheduler's kinds when the API group list (GET /apis, read 
 their group at v1: a cluster without Karpenter is asked nothing more. A refusal of one of them
 (403) is kept, not raised: the rest of the answer needs none of them.
 
+`kexplain snapshot` also lists the namespaces' LimitRanges and ResourceQuotas (v1) and the
+HorizontalPodAutoscalers (autoscaling/v2), which a set explained against the snapshot meets
+(POLICIES): a kind whose cluster-wide list is refused is read in the namespace instead, and one
+refused there too is left out with a note.
+
 Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
 TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
 `Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
@@ -195,6 +200,30 @@ KARPENTER: tuple[Resource, ...] = (
              adds="Karpenter's EC2NodeClasses: the zones of their subnets (without them no NodePool is ready)"),
 )
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
+# The namespaces' admission policies and the HPA controller's objects, read for `kexplain snapshot`
+# only: a pod the cluster stored has met them already (its LimitRange defaults, its quota charge,
+# its workload's count), so no explanation of a live pod reads them; a set explained against the
+# snapshot (`--nodes`) meets them as the API server and the HPA controller would. Outside
+# RESOURCES, like DAEMONSETS: a refusal is said and the snapshot goes on without the kind
+# (`ClusterReader.read_policies`). Optional: a server that does not serve one has none of them.
+POLICIES: tuple[Resource, ...] = (
+    Resource("LimitRange", "limitranges", "", "v1", optional=True, namespaced=True,
+             adds="the namespaces' LimitRanges: the default requests and limits, and the bounds, a set's pods meet"),
+    Resource("ResourceQuota", "resourcequotas", "", "v1", optional=True, namespaced=True,
+             adds="the namespaces' ResourceQuotas: which of a set's pods their controllers get created"),
+    Resource("HorizontalPodAutoscaler", "horizontalpodautoscalers", "autoscaling", "v2", optional=True,
+             namespaced=True, adds="the HorizontalPodAutoscalers: the replicas they set on a set's workloads"),
+)
+
+
+@dataclass(frozen=True)
+class PolicyRead:
+    """What was learnt reading POLICIES (their objects go with the cluster's): the reads RBAC
+    refused (said as the namespace-scoped mode says them) and notes (a kind read in one
+    namespace only, or not at all)."""
+
+    refusals: tuple[Refusal, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -332,6 +361,11 @@ def _load_in_cluster(cfg: Any) -> str:
         return "default"
 
 
+def _and(words: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
 def _first_line(err: BaseException) -> str:
     text = str(err).strip() or type(err).__name__
     return text.splitlines()[0]
@@ -434,6 +468,41 @@ class ClusterReader:
         else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
             installed = bool(out)
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
+
+    def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
+        """The LimitRanges, ResourceQuotas and HorizontalPodAutoscalers (POLICIES) of every
+        namespace; a kind whose cluster-wide list RBAC refuses (403) is read in `namespace`
+        instead, as `read_allowed` reads the scheduler's kinds, and one refused there too is
+        left out. Every refusal is kept, not raised, with a note of what the snapshot then
+        lacks: the rest of the cluster needs none of them."""
+        out: list[tuple[Obj, Source]] = []
+        refusals: list[Refusal] = []
+        partial: list[str] = []
+        unread: list[str] = []
+        for res in POLICIES:
+            try:
+                items, src = self.list_served(res), Source(f"{self.conn.server}{res.path}")
+            except Forbidden as err:
+                refusals.append(err.refusal)
+                try:
+                    items = self._collect(res, self._served_events(res, namespace))
+                except Forbidden as again:
+                    refusals.append(again.refusal)
+                    unread.append(f"{res.kind}s")
+                    continue
+                src = Source(f"{self.conn.server}{res.path_in(namespace)}")
+                partial.append(f"{res.kind}s")
+            out.extend((obj, src) for obj in items)
+        notes = []
+        if partial:
+            notes.append(f'{_and(partial)} were read in the namespace "{namespace}" only (RBAC refused the '
+                         "cluster-wide list, 403): a set explained against this snapshot meets none of the other "
+                         "namespaces'")
+        if unread:
+            notes.append(f"the namespaces' policies were not read: {_and(unread)} (RBAC refused, 403, at the cluster "
+                         f'scope and in the namespace "{namespace}"); a set explained against this snapshot meets '
+                         "none of them")
+        return out, PolicyRead(tuple(refusals), tuple(notes))
 
     def read_cluster(self) -> list[tuple[Obj, Source]]:
         """Every object of every kind in RESOURCES, kinds in that order.

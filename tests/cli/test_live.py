@@ -31,7 +31,7 @@ from kexplain.load import live as live_mod
 from kexplain.autoscaler.cloudprovider.live import ACCESS as AUTOSCALER_ACCESS
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API as AUTOSCALER_CLUSTER_API
 from kexplain.autoscaler.cloudprovider.live import STATUS_PATH as AUTOSCALER_STATUS
-from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, RESOURCES
+from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, POLICIES, RESOURCES
 from tests.support.live_server import DATA, RecordedApiServer, isolate, recorded_api, write_kubeconfig
 from tests.support.paths import ROOT
 
@@ -42,7 +42,7 @@ WEB_PENDING = "web-5f6d8c7b9-x9n2k"           # the scheduler's message is stale
 VIP = "vip-9f7c6d5b8-t4wqz"                   # nominated by preemption
 WEB_BOUND = "web-5f6d8c7b9-2xkqp"             # running on node-a1, the victim VIP's preemption picked
 DB_BOUND = "db-0"                             # running on node-c1 with a zonal volume
-RESOURCE_PATHS = {r.path for r in (*RESOURCES, DAEMONSETS)} | {AUTOSCALER_STATUS} | {     # and CA's node groups
+RESOURCE_PATHS = {r.path for r in (*RESOURCES, *POLICIES, DAEMONSETS)} | {AUTOSCALER_STATUS} | {  # CA's node groups
     f"/apis/{r.group}/{v}/{r.plural}" for r in AUTOSCALER_CLUSTER_API for v in (r.version, *r.fallbacks)} | {
     APIS_PATH}      # the API group list: whether Karpenter's kinds are served
 
@@ -675,7 +675,7 @@ def test_rbac_grants_get_and_list_on_exactly_what_is_read():
     for rule in role["rules"]:     # a get of one named object (CA's status ConfigMap) needs no list
         assert sorted(rule["verbs"]) == (["get"] if rule.get("resourceNames") else ["get", "list"])
         granted |= {(g, r) for g in rule["apiGroups"] for r in rule["resources"]}
-    assert granted == ({(r.group, r.plural) for r in (*RESOURCES, DAEMONSETS, *KARPENTER)}
+    assert granted == ({(r.group, r.plural) for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER)}
                        | {(g, r) for _, g, r in AUTOSCALER_ACCESS})
 
 

@@ -43,7 +43,8 @@ class Seen:
 # What a namespace's `view`/`edit` RoleBinding lets a user read there (namespaced kinds).
 NAMESPACE_VIEW = frozenset({"pods", "events", "persistentvolumeclaims", "services", "replicasets", "statefulsets",
                             "replicationcontrollers", "poddisruptionbudgets", "resourceclaims",
-                            "resourceclaimtemplates", "namespaces"})
+                            "resourceclaimtemplates", "namespaces", "limitranges", "resourcequotas",
+                            "horizontalpodautoscalers"})
 
 
 @dataclass
