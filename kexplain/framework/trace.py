@@ -63,7 +63,7 @@ class NodeScores(Mapping[str, dict[str, Any]]):
     many copies of a workload only a few traces are read in full, and a copy scores hundreds of
     nodes: the others never build a mapping per node."""
 
-    __slots__ = ("_nodes", "_totals", "_plugins", "_weights", "_raw", "_normalized", "_at", "_made")
+    __slots__ = ("_nodes", "_totals", "_plugins", "_weights", "_raw", "_normalized", "_at", "_made", "_entries")
 
     def __init__(self, nodes: list[str], totals: list[int], plugins: list[str], weights: list[int],
                  raw: list[list[int]], normalized: list[list[int]]) -> None:
@@ -71,6 +71,9 @@ class NodeScores(Mapping[str, dict[str, Any]]):
         self._weights, self._raw, self._normalized = weights, raw, normalized
         self._at: dict[str, int] | None = None
         self._made: dict[str, dict[str, Any]] = {}
+        # one entry per plugin and distinct (raw, normalized), shared by the nodes that scored
+        # it: JSON writes a container it meets again once (`render/json_text`)
+        self._entries: dict[tuple[int, int, int], dict[str, int]] = {}
 
     def __getitem__(self, node: str) -> dict[str, Any]:
         made = self._made.get(node)
@@ -78,9 +81,15 @@ class NodeScores(Mapping[str, dict[str, Any]]):
             if self._at is None:
                 self._at = {n: k for k, n in enumerate(self._nodes)}
             k = self._at[node]
-            made = self._made[node] = {"total": self._totals[k], "plugins": {
-                p: {"raw": raw[k], "normalized": norm[k], "weight": w, "weighted": norm[k] * w}
-                for p, w, raw, norm in zip(self._plugins, self._weights, self._raw, self._normalized)}}
+            plugins = {}
+            entries = self._entries
+            for i, (p, w, raw, norm) in enumerate(zip(self._plugins, self._weights, self._raw, self._normalized)):
+                key = (i, raw[k], norm[k])
+                entry = entries.get(key)
+                if entry is None:
+                    entry = entries[key] = {"raw": key[1], "normalized": key[2], "weight": w, "weighted": key[2] * w}
+                plugins[p] = entry
+            made = self._made[node] = {"total": self._totals[k], "plugins": plugins}
         return made
 
     def __iter__(self) -> Iterator[str]:
