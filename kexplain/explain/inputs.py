@@ -71,7 +71,9 @@ def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
         if keep is not None:
             if all(keep.values()):
                 return objs.same()      # type: ignore[attr-defined]
-            return objs.taken([keep[pair] for pair in zip(rows.api_versions, rows.kinds)])  # type: ignore[attr-defined]
+            if not any(keep.values()):
+                return columns.Dump(())
+            return objs.taken(list(map(keep.__getitem__, zip(rows.api_versions, rows.kinds))))  # type: ignore[attr-defined]
     verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
     out: Objects = []
     for o, s in objs:
@@ -112,13 +114,19 @@ def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Probl
             objects = rest
 
 
+_NAMESPACE = frozenset({"Namespace"})
+_OBJECT = operator.itemgetter(0)
+
+
 def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
     """The names of the Namespaces of `before` that `after` does not have (by identity): refused,
     so they do not exist, and NamespaceLifecycle refuses what is created in them (`admit`'s
     `absent`), where a namespace the input does not name is taken as one the cluster has."""
-    kept = {id(o) for o, _ in after}
-    return frozenset(str((o.get("metadata") or {}).get("name") or "") for o, _ in before
-                     if o.get("kind") == "Namespace" and id(o) not in kept and isinstance(o.get("metadata"), dict))
+    namespaces = [o for o, _ in of_kinds(before, _NAMESPACE) if isinstance(o.get("metadata"), dict)]
+    if not namespaces:          # (a dump's 150,000 objects are not asked one by one)
+        return frozenset()
+    kept = {id(o) for o in namespaces}.intersection(map(id, map(_OBJECT, after)))
+    return frozenset(str(o["metadata"].get("name") or "") for o in namespaces if id(o) not in kept)
 
 
 def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
@@ -596,7 +604,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
 def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
     """The HPAs of --nodes (`hpa_controller.of_cluster`), as kubectl --validate and the API
     server take them (stored ones as they are); one refused goes to `problems`."""
-    found = of_cluster(cluster)
+    found = of_cluster(of_kinds(cluster, frozenset({HPA_KIND})))     # (a dump's asked of its rows)
     if not found:
         return []
     checked = check_objects(found, {HPA_KIND}, validate=req.validate, stored=req.stored, kube=kube, problems=problems)
