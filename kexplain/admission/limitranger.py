@@ -59,6 +59,20 @@ def _list(raw: Any) -> dict[str, quantity.Quantity]:
     return out
 
 
+def set_item_defaults(item_type: Any, values: dict[str, dict[str, Any]]) -> None:
+    """SetDefaults_LimitRangeItem, in place: a Container item's missing default is its max, its
+    missing defaultRequest its default, else its min (`values`: max, min, default,
+    defaultRequest, each resource name -> value)."""
+    if item_type != CONTAINER:
+        return
+    for k, v in values["max"].items():
+        values["default"].setdefault(k, v)
+    for k, v in values["default"].items():
+        values["defaultRequest"].setdefault(k, v)
+    for k, v in values["min"].items():
+        values["defaultRequest"].setdefault(k, v)
+
+
 def parse(obj: dict[str, Any]) -> LimitRange:
     """A LimitRange object as the API server stores it (its Container items defaulted)."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
@@ -68,13 +82,7 @@ def parse(obj: dict[str, Any]) -> LimitRange:
         if not isinstance(raw, dict):
             continue
         values = {key: _list(raw.get(key)) for key in _KEYS}
-        if raw.get("type") == CONTAINER:        # SetDefaults_LimitRangeItem
-            for k, v in values["max"].items():
-                values["default"].setdefault(k, v)
-            for k, v in values["default"].items():
-                values["defaultRequest"].setdefault(k, v)
-            for k, v in values["min"].items():
-                values["defaultRequest"].setdefault(k, v)
+        set_item_defaults(raw.get("type"), values)
         items.append(Item(str(raw.get("type") or ""), values))
     return LimitRange(str(meta.get("name") or ""), tuple(items))
 

@@ -25,6 +25,7 @@ from typing import Any
 from kexplain.admission.validate_common import (validate_container_resource_name, validate_object_meta,
                                                 validate_quantity_value, validate_resource_name)
 from kexplain.admission.validate_common import is_overcommit_allowed
+from kexplain.admission.limitranger import CONTAINER, POD, set_item_defaults
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import (FieldError, Raw, duplicate, forbidden, go_json, invalid, invalid_typed,
                                                not_supported, required)
@@ -36,7 +37,7 @@ KINDS = frozenset({"LimitRange", "ResourceQuota", "HorizontalPodAutoscaler"})
 QUALIFIED = {"LimitRange": "LimitRange", "ResourceQuota": "ResourceQuota",
              "HorizontalPodAutoscaler": "HorizontalPodAutoscaler.autoscaling"}
 
-CONTAINER, POD, PVC = "Container", "Pod", "PersistentVolumeClaim"
+PVC = "PersistentVolumeClaim"         # (the LimitRange item types besides limitranger's)
 _LIMIT_TYPES = (POD, CONTAINER, PVC)
 _MAX_MILLI = (2 ** 63 - 1) // 1000      # resource.MaxMilliValue
 
@@ -96,13 +97,7 @@ def _defaulted_item(raw: dict[str, Any]) -> dict[str, dict[str, quantity.Quantit
     its missing defaultRequest its default, else its min; every value rounded up to milli."""
     values = {key: _resources(raw.get(key)) for key in ("max", "min", "default", "defaultRequest",
                                                         "maxLimitRequestRatio")}
-    if raw.get("type") == CONTAINER:
-        for k, v in values["max"].items():
-            values["default"].setdefault(k, v)
-        for k, v in values["default"].items():
-            values["defaultRequest"].setdefault(k, v)
-        for k, v in values["min"].items():
-            values["defaultRequest"].setdefault(k, v)
+    set_item_defaults(raw.get("type"), values)
     return values
 
 
