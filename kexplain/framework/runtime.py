@@ -245,10 +245,11 @@ class Framework:
 
     def _filter_run(self, state: CycleState, pod: "PodInfo", run: Sequence[Plugin],
                     nodes: "Sequence[NodeInfo]") -> list[Status]:
-        """Each node's verdict from a run of node-local Filter plugins (SUCCESS, or the first
-        failure's, as `run_filter_plugins` gives it), each plugin on the nodes the ones before it
-        passed. Memoized as one answer per node: a workload's copies meet the same thousands of
-        NodeInfos cycle after cycle, and one look-up a node costs less than one a plugin."""
+        """Each node's verdict from a segment of Filter plugins (SUCCESS, or the first failure's,
+        as `run_filter_plugins` gives it), each plugin on the nodes the ones before it passed. A
+        run of node-local ones is memoized as one answer per node: a workload's copies meet the
+        same thousands of NodeInfos cycle after cycle, and one look-up a node costs less than one
+        a plugin."""
         def compute(todo: "Sequence[NodeInfo]") -> list[Status]:
             out: list[Status] = [SUCCESS] * len(todo)
             alive = list(range(len(todo)))
@@ -259,7 +260,7 @@ class Framework:
                     break
             return out
 
-        table = self._memo_table("filter-run", run, pod)
+        table = self._memo_table("filter-run", run, pod) if run[0].node_local else None
         return compute(nodes) if table is None else memoized(table, self.snapshot, nodes, compute)
 
     # -- queue ---------------------------------------------------------------------------
@@ -363,9 +364,6 @@ class Framework:
             if not alive:
                 break
             targets = nodes if len(alive) == n else [nodes[i] for i in alive]
-            if len(segment) == 1 and not segment[0].node_local:
-                alive = _sift(segment[0].name, alive, segment[0].filter_nodes(state, pod, targets), verdicts)
-                continue
             survivors = []
             for i, v in zip(alive, self._filter_run(state, pod, segment, targets)):
                 if v is SUCCESS:
