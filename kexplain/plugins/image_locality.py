@@ -5,6 +5,7 @@ do not all pile onto the few nodes that happen to have an image."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from kexplain.apimachinery.display import format_quantity
 from kexplain.framework.interface import MAX_NODE_SCORE, Explainer, ScorePlugin, SignPlugin
@@ -20,6 +21,7 @@ STATE_KEY = NAME
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
+FULL_INDEX_AFTER = 8        # distinct image names sought node by node before all are indexed (`ImageStates`)
 
 
 @dataclass(frozen=True)
@@ -31,19 +33,28 @@ class ImageState:
 
 
 class ImageStates:
-    """Every image name of the nodes' status.images and its `ImageState`, made for a name when
-    it is asked for: a cluster's nodes list tens of thousands of names, a pod asks for a few."""
+    """The `ImageState` of an image name of the nodes' status.images, made when it is asked for:
+    a cluster's nodes list tens of thousands of names, a pod asks for a few. The first names
+    asked are each sought on every node (one pass over the nodes' images, no index); once more
+    than FULL_INDEX_AFTER distinct names were asked (a pass over many pods of many images), every
+    name is indexed in one pass and the rest are looked up. Either way a name's size is the
+    first one the nodes (in order) report for it, as the scheduler's cache keeps it, and a node
+    is counted once."""
 
-    __slots__ = ("_sizes", "_nodes", "_states")
+    __slots__ = ("_images", "_states", "_index")
 
-    def __init__(self, sizes: dict[str, int], nodes: dict[str, set[str]]) -> None:
-        self._sizes, self._nodes = sizes, nodes
-        self._states: dict[str, ImageState] = {}
+    def __init__(self, images: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        self._images = images           # (node name, its status.images), in the snapshot's order
+        self._states: dict[str, ImageState | None] = {}
+        self._index: tuple[dict[str, int], dict[str, set[str]]] | None = None
 
     def get(self, name: str) -> ImageState | None:
-        state = self._states.get(name)
-        if state is None and name in self._sizes:
-            state = self._states[name] = ImageState(self._sizes[name], frozenset(self._nodes[name]))
+        states = self._states
+        if name in states:
+            return states[name]
+        if self._index is None and len(states) >= FULL_INDEX_AFTER:
+            self._index = _index(self._images)
+        state = states[name] = self._sought(name) if self._index is None else self._looked_up(name)
         return state
 
     def __getitem__(self, name: str) -> ImageState:
@@ -52,19 +63,40 @@ class ImageStates:
             raise KeyError(name)
         return state
 
+    def _sought(self, name: str) -> ImageState | None:
+        size: int | None = None
+        having = set()
+        for node, images in self._images:
+            for image in images:
+                names = image.get("names")
+                if names and name in (names if type(names) is list else list(names)):
+                    if size is None:
+                        size = int(image.get("sizeBytes") or 0)
+                    having.add(node)
+                    break
+        return None if size is None else ImageState(size, frozenset(having))
 
-def build_image_states(snapshot: Snapshot) -> ImageStates:
-    """Every name in the nodes' status.images, exactly as reported (not normalised). The size
-    is the first one recorded for the name, as the cache keeps it; nodes are counted once."""
+    def _looked_up(self, name: str) -> ImageState | None:
+        sizes, nodes = self._index       # type: ignore[misc]
+        return ImageState(sizes[name], frozenset(nodes[name])) if name in sizes else None
+
+
+def _index(images: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict[str, int], dict[str, set[str]]]:
+    """Every name's first size and the nodes reporting it, in one pass."""
     sizes: dict[str, int] = {}
     nodes: dict[str, set[str]] = {}
-    for ni in snapshot.node_infos:
-        for image in ni.node.images:
-            size = int(image.get("sizeBytes") or 0)
+    for node, listed in images:
+        for image in listed:
             for name in image.get("names") or ():
-                sizes.setdefault(name, size)
-                nodes.setdefault(name, set()).add(ni.name)
-    return ImageStates(sizes, nodes)
+                if name not in sizes:
+                    sizes[name] = int(image.get("sizeBytes") or 0)
+                nodes.setdefault(name, set()).add(node)
+    return sizes, nodes
+
+
+def build_image_states(snapshot: Snapshot) -> ImageStates:
+    """The image states of the snapshot's nodes (read as the names are asked: `ImageStates`)."""
+    return ImageStates([(ni.name, ni.node.images) for ni in snapshot.node_infos])
 
 
 def scaled_image_score(state: ImageState, total_nodes: int) -> int:

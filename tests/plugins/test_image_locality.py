@@ -5,7 +5,7 @@ import pytest
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.model.images import normalized_image_name
-from kexplain.plugins.image_locality import ImageLocality, build_image_states, calculate_priority
+from kexplain.plugins.image_locality import FULL_INDEX_AFTER, ImageLocality, build_image_states, calculate_priority
 from tests.support.selection_helpers import handle, node_info, pod, score_all
 
 MB = 1024 * 1024
@@ -60,6 +60,26 @@ def test_image_states_count_nodes_per_name():
 def test_image_size_is_the_first_reported():
     infos = [node_info("a", images=[image(100, "x:1")]), node_info("b", images=[image(200, "x:1")])]
     assert build_image_states(handle(infos).snapshot)["x:1"].size == 100 * MB
+
+
+def test_names_sought_one_by_one_and_indexed_agree():
+    """The first FULL_INDEX_AFTER names are sought node by node, later ones in the full index:
+    each name's state is the same either way (first size reported, each node once, absent: None)."""
+    infos = [node_info(f"n{k}", images=[image(10 + k, f"i{k % 5}:1", f"j{k % 3}:1"), image(99, f"i{k % 5}:1")])
+             for k in range(12)]
+    asked = [f"i{k}:1" for k in range(5)] + [f"j{k}:1" for k in range(3)] + ["absent:1"]
+    assert len(asked) > FULL_INDEX_AFTER
+    one_by_one = {name: build_image_states(handle(infos).snapshot).get(name) for name in asked}
+    states = build_image_states(handle(infos).snapshot)
+    in_turn = {name: states.get(name) for name in asked}           # the last ones from the index
+    indexed = build_image_states(handle(infos).snapshot)
+    for name in [f"warm{k}" for k in range(FULL_INDEX_AFTER)]:      # the index made first
+        assert indexed.get(name) is None
+    from_index = {name: indexed.get(name) for name in asked}
+    assert states._index is not None and indexed._index is not None
+    assert one_by_one == in_turn == from_index
+    assert one_by_one["i0:1"].size == 10 * MB and one_by_one["i0:1"].nodes == {"n0", "n5", "n10"}
+    assert one_by_one["absent:1"] is None
 
 
 @pytest.mark.parametrize("spec,want", [
