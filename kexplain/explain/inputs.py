@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import compress, repeat
 from operator import eq
 from typing import Any, BinaryIO, Callable, TypeVar
@@ -830,10 +831,11 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
         kinds = rows.kinds if rows is not None else columns.kinds(objects)
     except columns.NotPlain:
         kinds = None
-    if kinds is not None:       # (pods without a node: into `unbound` by `Snapshot.build`)
-        pods = [o for o, kind in zip(objects, kinds) if kind == "Pod"]
-        nodes = [item for item, kind in zip(cluster, kinds) if kind == "Node"]
-        others = [o for o, kind in zip(objects, kinds) if kind != "Pod" and kind != "Node"]
+    if kinds is not None:       # (in C: `compress` by each kind's column of verdicts)
+        is_pod, is_node = list(map(eq, kinds, repeat("Pod"))), list(map(eq, kinds, repeat("Node")))
+        pods = list(compress(objects, is_pod))
+        nodes = list(compress(cluster, is_node))
+        others = list(compress(objects, map(operator.not_, map(operator.or_, is_pod, is_node))))
     else:
         for o, s in cluster:
             kind = o.get("kind")
@@ -843,10 +845,7 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
                 nodes.append((o, s))
             else:
                 others.append(o)
-    bound = []
-    for p in pods:
-        (bound if (p.get("spec") or {}).get("nodeName") else unbound).append(p)
-    parts = _BuiltFrom([o for o, _ in nodes], bound)
+    parts = _BuiltFrom([o for o, _ in nodes], pods)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
     replaced = last[0].replaced_in(parts) if last is not None else None
     patched = _patched(last[1], replaced) if last is not None and replaced else None
@@ -855,8 +854,9 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
         snapshot = (patched or last[1]).with_objects(listed.namespaces, listed.objects)    # type: ignore[index]
         if patched is not None:
             _LAST_BUILT[:] = [(parts, patched)]
-    else:
-        snapshot = Snapshot.build(nodes, bound, others)
+        unbound = parts.unbound
+    else:           # (the pods without a node put in `unbound` by the one pass over them)
+        snapshot = Snapshot.build(nodes, pods, others, unbound)
         _LAST_BUILT[:] = [(parts, snapshot)]
     nominated: dict[str, list[PodInfo]] = {}
     for p in unbound:
@@ -868,29 +868,36 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
 
 @dataclass(frozen=True)
 class _BuiltFrom:
-    """What a snapshot was built from: its nodes and bound pods (the very objects). The pods
-    without a node are not in it (each build reads its own for the nominated pods): CA's loop
-    leaves the cluster's pending pods out of its cluster, the explanation keeps them."""
+    """What a snapshot was built from: its nodes and pods (the very objects). Only the bound
+    pods are compared (`bound`, split off only when a second build asks): each build reads its
+    own pods without a node for the nominated pods, and CA's loop leaves the cluster's pending
+    pods out of its cluster where the explanation keeps them."""
 
     nodes: list[dict[str, Any]]
     pods: list[dict[str, Any]]
 
-    def same_as(self, other: "_BuiltFrom") -> bool:
-        """The same nodes follow: the same node and pod objects, unchanged since (stored
-        objects pass admission as they are)."""
-        return _same(self.nodes, other.nodes) and _same(self.pods, other.pods)
+    @cached_property
+    def bound(self) -> list[dict[str, Any]]:
+        return [p for p in self.pods if (p.get("spec") or {}).get("nodeName")]
+
+    @cached_property
+    def unbound(self) -> list[dict[str, Any]]:
+        return [p for p in self.pods if not (p.get("spec") or {}).get("nodeName")]
 
     def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
         """The pods `other` has in place of this one's (old, new), when it has the same nodes
-        and, but for at most MAX_REPLACED of them, the same pods, each replacement on its
+        and, but for at most MAX_REPLACED of them, the same bound pods, each replacement on its
         pod's node (the victims a preemption marks terminating); [] for the same objects; None
         otherwise."""
-        if not _same(self.nodes, other.nodes) or len(self.pods) != len(other.pods):
+        if not _same(self.nodes, other.nodes):
             return None
-        at = list(compress(range(len(self.pods)), map(operator.is_not, self.pods, other.pods)))
+        mine, theirs = self.bound, other.bound
+        if len(mine) != len(theirs):
+            return None
+        at = list(compress(range(len(mine)), map(operator.is_not, mine, theirs)))
         if len(at) > MAX_REPLACED:
             return None
-        pairs = [(self.pods[i], other.pods[i]) for i in at]
+        pairs = [(mine[i], theirs[i]) for i in at]
         if any(((o.get("spec") or {}).get("nodeName") != (n.get("spec") or {}).get("nodeName")) for o, n in pairs):
             return None
         return pairs
