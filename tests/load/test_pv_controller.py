@@ -321,3 +321,25 @@ def test_the_pod_of_a_provisioned_claim_schedules(capsys, tmp_path):
     pod_file = [storage_class("fast", provisioner="example.com/csi"), claim("pv-claim", cls="fast"), pod("pv-claim")]
     code, trace = run(capsys, tmp_path, pod_file, NODES)
     assert code == 0 and trace["result"]["status"] == "Scheduled"
+
+
+def test_half_bound_notes_read_a_dumps_rows_as_they_read_each_object():
+    """A claim written bound by hand (spec.volumeName, no bind-completed) gets its note, a stored
+    one none: the same from a dump's rows (`columns.Dump`) as from a plain list."""
+    from kexplain.apimachinery.columns import Dump, rows_of
+    from kexplain.load.pv_controller import half_bound_notes
+
+    def claim(name: str, stored: bool) -> dict:
+        meta = {"name": name, "namespace": "default", **({"resourceVersion": "7"} if stored else {})}
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta,
+                "spec": {"volumeName": f"pv-{name}"}}
+
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{k}", "resourceVersion": "1"}, "spec": {}}
+            for k in range(3)]
+    objects = [(o, Source("cluster.json", k + 1)) for k, o in
+               enumerate([pods[0], claim("hand", False), pods[1], claim("kept", True), pods[2]])]
+    dump = Dump(objects)
+    assert rows_of(dump) is not None
+    notes = half_bound_notes(dump)
+    assert notes == half_bound_notes(list(objects))
+    assert len(notes) == 1 and "PersistentVolumeClaim default/hand names volume pv-hand" in notes[0]
