@@ -12,6 +12,7 @@ import copy
 import datetime
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
+from operator import and_
 from typing import Any, Callable, Iterable
 
 import msgspec
@@ -159,7 +160,7 @@ def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
     """For each object of a dump, whether it is one `_take` keeps as it is without a look
     (stored, of a known kind but DRA's), asked of its rows; None when a kind is no key."""
     try:
-        return [stored and kind in _KEPT_AS_STORED for stored, kind in zip(rows.stored, rows.kinds)]
+        return list(map(and_, rows.stored, map(_KEPT_AS_STORED.__contains__, rows.kinds)))
     except TypeError:
         return None
 
@@ -842,7 +843,7 @@ def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
             kinds = None
         if kinds is not None and not any(type(k) is str and (k == "LimitRange" or (
                 k not in KNOWN_KINDS and k.endswith("List"))) for k in kinds):
-            cluster = [pair for pair, kind in zip(cluster, rows.kinds) if kind == "Namespace"]
+            cluster = columns.of_kind(cluster, rows, "Namespace")
     for obj, src in cluster:
         kind = _kind(obj)
         if kind == "LimitRange" or (kind == "Namespace" and podsecurity.labelled(

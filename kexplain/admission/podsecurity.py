@@ -120,10 +120,7 @@ def refused_namespaces(objects: Iterable[tuple[dict[str, Any], Any]]) -> frozens
     resourceVersion: they exist)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # a dump's 150,000 objects: its Namespaces, by the kinds of its rows
-        try:
-            objects = [pair for pair, kind in zip(objects, rows.kinds) if kind == "Namespace"]
-        except TypeError:
-            pass
+        objects = columns.of_kind(objects, rows, "Namespace")      # type: ignore[arg-type]
     out = set()
     for obj, _ in objects:
         if isinstance(obj, dict) and obj.get("kind") == "Namespace":

@@ -16,6 +16,7 @@ import stat
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, BinaryIO, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
@@ -194,7 +195,7 @@ def _objects_of(documents: Iterator[ParsedDocument], path: str, limit: int, befo
             continue
         if len(out) + len(items) > room:
             raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
-        out.extend([(item, src) for item in items])
+        out.extend(zip(items, repeat(src)))
 
 
 def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
