@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from kexplain.apimachinery.columns import Rows
 from kexplain.errors import InputError, Source
 
 
@@ -115,15 +116,23 @@ def flatten_lists(obj: dict[str, Any], source: Source) -> Iterator[tuple[dict[st
         stack.extend(reversed(unwrapped))
 
 
-def plain_items(obj: Any) -> list[dict[str, Any]] | None:
+def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
     """The items of a `kind: List` when every one is an object that is not a list itself (what
-    a cluster dump is): what `flatten_lists` gives, in one pass without field paths; None
-    otherwise (not such a List, or an item `flatten_lists` would unwrap or refuse)."""
+    a cluster dump is): what `flatten_lists` gives, in one pass without field paths, with their
+    `Rows` read in that same pass (each item's memory touched once: the passes over a dump ask
+    the rows); None otherwise (not such a List, or an item `flatten_lists` would unwrap or
+    refuse)."""
     if type(obj) is not dict or obj.get("kind") != "List":
         return None
     items = obj.get("items")
     if type(items) is not list:
         return None
+    kinds: list[Any] = []
+    api_versions: list[Any] = []
+    names: list[Any] = []
+    namespaces: list[Any] = []
+    stored: list[bool] = []
+    plain = True            # (every item's metadata a mapping: else the rows are not filled)
     for item in items:
         if type(item) is not dict:
             return None
@@ -131,4 +140,15 @@ def plain_items(obj: Any) -> list[dict[str, Any]] | None:
         if type(kind) is not str or not kind or (kind.endswith("List") and (
                 kind == "List" or isinstance(item.get("items"), list))):
             return None
-    return list(items)
+        if plain:
+            meta = item.get("metadata")
+            if type(meta) is not dict:
+                plain = False
+                continue
+            kinds.append(kind)
+            api_versions.append(item.get("apiVersion"))
+            names.append(meta.get("name"))
+            namespaces.append(meta.get("namespace"))
+            stored.append(bool(meta.get("resourceVersion")))
+    rows = Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
+    return list(items), rows

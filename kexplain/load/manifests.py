@@ -175,32 +175,57 @@ def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
 
 def _objects_of(documents: Iterator[ParsedDocument], path: str, limit: int, before: int,
                 problems: Problems) -> list[tuple[dict[str, Any], Source]]:
+    return _read_objects(documents, path, limit, before, problems)[0]
+
+
+def _read_objects(documents: Iterator[ParsedDocument], path: str, limit: int, before: int,
+                  problems: Problems) -> tuple[list[tuple[dict[str, Any], Source]], columns.Rows | None]:
+    """The objects of `documents`, and their rows when every document was a dump's List read
+    with them (`plain_items`: the rows of its items, from the pass that checked them)."""
     out: list[tuple[dict[str, Any], Source]] = []
+    rows: list[columns.Rows | None] = []     # each document's, when read with its items (`plain_items`)
     room = limit - before
     while True:
         try:
             doc = next(documents, None)
         except InputError as err:          # the text stops parsing here (a ReadError)
             problems.add(err)
-            return out
+            return _with_rows(out, rows)
         if doc is None:
-            return out
+            return _with_rows(out, rows)
         if doc.value is None:
             continue
         src = Source(path, doc.number)
         try:
-            items = _document_objects(doc.value, src)
+            items, read = _document_objects(doc.value, src)
         except InputError as err:
             problems.add(err)
             continue
         if len(out) + len(items) > room:
             raise InputError(f"more than {limit:,} objects (raise the limit with --max-objects)", source=src)
         out.extend(zip(items, repeat(src)))
+        rows.append(read)
 
 
-def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
-    """The objects of one document: itself, or its List's items (unwrapped); InputError for a
-    document that is not an object."""
+def _with_rows(out: list[tuple[dict[str, Any], Source]], rows: list[columns.Rows | None]
+               ) -> tuple[list[tuple[dict[str, Any], Source]], columns.Rows | None]:
+    return out, _joined(rows) if rows else None
+
+
+def _joined(rows: list[columns.Rows | None]) -> columns.Rows | None:
+    """The rows of parts read one after another, None when one part has none."""
+    if any(r is None for r in rows):
+        return None
+    whole = rows[0]
+    for more in rows[1:]:
+        whole = whole + more        # type: ignore[operator]
+    return whole
+
+
+def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], columns.Rows | None]:
+    """The objects of one document: itself, or its List's items (unwrapped), with their rows
+    when they were read with them (a dump's List: `plain_items`); InputError for a document
+    that is not an object."""
     if not isinstance(obj, dict):
         raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
     other = not_an_object(obj)
@@ -212,7 +237,7 @@ def _document_objects(obj: Any, src: Source) -> list[dict[str, Any]]:
     plain = plain_items(obj)
     if plain is not None:           # a cluster dump: nothing to refuse but its size
         return plain
-    return [item for item, _ in flatten_lists(obj, src)]
+    return [item for item, _ in flatten_lists(obj, src)], None
 
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
@@ -224,10 +249,13 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
     apply` goes on past them); a path that does not exist is an error."""
     out: list[tuple[dict[str, Any], Source]] = []
+    rows: list[columns.Rows | None] = []      # each path's objects' rows, when read with them
     for path in expand_paths(paths):
         mapped = _mapped_dump(path, max_bytes)
         if mapped is not None:          # a large JSON List file, read in parts (`json_list.read_file`)
-            out.extend(_objects_of(iter([mapped]), path, max_objects, len(out), problems))
+            read, read_rows = _read_objects(iter([mapped]), path, max_objects, len(out), problems)
+            out.extend(read)
+            rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
             continue
         try:
             data = read_data(path, max_bytes, stdin)
@@ -240,14 +268,19 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
             continue
         documents = iter([document]) if document is not None else parse_documents(text, path)
         del data
-        out.extend(_objects_of(documents, path, max_objects, len(out), problems))
-    return named(one_apply(as_dump(out)))
+        read, read_rows = _read_objects(documents, path, max_objects, len(out), problems)
+        out.extend(read)
+        rows.append(read_rows if read_rows is not None or len(read) >= DUMP_OBJECTS else columns.Rows.of(read))
+    return named(one_apply(as_dump(out, _joined(rows) if rows else None)))
 
 
-def as_dump(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+def as_dump(objs: list[tuple[dict[str, Any], Source]], rows: columns.Rows | None = None
+            ) -> list[tuple[dict[str, Any], Source]]:
     """`objs` as a `columns.Dump` when they are a cluster's many (what the passes over them ask,
-    read once), else as they are."""
-    return columns.Dump(objs) if len(objs) >= DUMP_OBJECTS else objs
+    read once: `rows`, when they were read with them), else as they are."""
+    if len(objs) < DUMP_OBJECTS:
+        return objs
+    return columns.Dump(objs, rows if rows is not None and len(rows) == len(objs) else None)
 
 
 def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
