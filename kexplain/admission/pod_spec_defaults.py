@@ -1,21 +1,25 @@
-"""The API server's defaulting of a workload's pod template (core/v1 SetObjectDefaults_PodTemplate,
-which the apps and batch defaulters run on their templates too), in full.
+"""The API server's defaulting of a PodSpec, in full: SetDefaults_PodSpec and the generated
+defaulter's walk of the spec, which SetObjectDefaults_Pod and SetObjectDefaults_PodTemplate
+(and the apps and batch defaulters on their templates) share; a Pod's own SetDefaults_Pod runs
+before it (`kexplain.admission.defaults.default_pod`).
 
-`kexplain.admission.defaults` defaults what the scheduler reads of a pod; a template's every
-defaulted field matters where the whole template is hashed (the Deployment controller's
-`pod-template-hash`, `kexplain.load.controller_utils`). So this is the generated defaulter's walk,
-in its order: SetDefaults_PodSpec (dnsPolicy, restartPolicy, securityContext,
-terminationGracePeriodSeconds, schedulerName), each volume (an empty source becomes emptyDir;
-hostPath type, secret / configMap / downwardAPI / projected defaultMode, token expiration,
-fieldRef apiVersion, iSCSI / RBD / Azure disk / ScaleIO defaults, an ephemeral volume's claim
-volumeMode), each container, init container and ephemeral container (imagePullPolicy from the
-image's tag, terminationMessagePath and policy, port protocol, env fieldRef apiVersion and
-fileKeyRef optional, probes' timeouts, periods and thresholds, HTTP GET path and scheme, gRPC
-service, lifecycle hooks), resource lists rounded up to milli precision. Not SetDefaults_Pod's
-(requests from limits, enableServiceLinks): those are a Pod's only. In place.
+The walk, in its order: SetDefaults_PodSpec (dnsPolicy, restartPolicy, securityContext,
+terminationGracePeriodSeconds, schedulerName), each volume (no source becomes emptyDir; hostPath
+type, secret / configMap / downwardAPI / projected defaultMode, token expiration, fieldRef
+apiVersion, iSCSI / RBD / Azure disk / ScaleIO defaults, an ephemeral volume's claim volumeMode),
+each init, regular and ephemeral container (imagePullPolicy from the image's tag,
+terminationMessagePath and policy, port protocol, env fieldRef apiVersion and fileKeyRef
+optional, probes' timeouts, periods and thresholds, HTTP GET path and scheme, gRPC service,
+lifecycle hooks), resource lists rounded up to milli precision. In place.
+
+A template's every defaulted field matters where the whole template is hashed (the Deployment
+controller's `pod-template-hash`, `kexplain.load.controller_utils`): its quantities are written
+in the text the API server stores; a Pod's keep the text they were written in where rounding
+leaves the value alone (`round_resource_list`).
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from kexplain.apimachinery import quantity
@@ -23,8 +27,13 @@ from kexplain.apimachinery import quantity
 TERMINATION_MESSAGE_PATH = "/dev/termination-log"
 DEFAULT_MODE = 0o644                # secret, configMap, downwardAPI and projected volumes
 TOKEN_EXPIRATION_SECONDS = 3600
-_VOLUME_SOURCES_WITH_DEFAULTS = ("hostPath", "secret", "iscsi", "rbd", "downwardAPI", "configMap", "azureDisk",
-                                 "projected", "scaleIO", "ephemeral")
+VOLUME_SOURCES = (                  # v1.VolumeSource's fields: none set, the volume is an emptyDir
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs",
+    "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker",
+    "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk",
+    "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
+    "image",
+)
 
 
 def _dict(parent: dict, key: str) -> dict | None:
@@ -35,6 +44,37 @@ def _dict(parent: dict, key: str) -> dict | None:
 def _items(parent: dict, key: str) -> list[dict]:
     value = parent.get(key)
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def round_resource_list(rl: Any, canonical: bool = False) -> None:
+    """SetDefaults_ResourceList: every value rounded up to milli precision, in place. `canonical`:
+    every value in the canonical text the API server stores; otherwise a value the rounding leaves
+    alone keeps its text. A value that does not parse is left to decoding, which refuses it."""
+    if not isinstance(rl, dict):
+        return
+    for name, raw in list(rl.items()):
+        try:
+            rounded = _rounded_text(raw, canonical) if type(raw) is str else _rounded(raw, canonical)
+        except quantity.QuantityError:
+            continue
+        if rounded is not None:
+            rl[name] = rounded
+
+
+def _rounded(raw: Any, canonical: bool) -> str | None:
+    """The canonical text of `raw` rounded up to milli precision; None when it needs neither
+    rounding nor (with `canonical`) rewriting."""
+    q = quantity.parse(raw)
+    rounded = quantity.round_up_milli(q)
+    if canonical or raw is None or rounded.value != q.value:
+        return quantity.canonical(rounded)
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _rounded_text(raw: str, canonical: bool) -> str | None:
+    """`_rounded` of a text: the same few texts recur on every node and container of a cluster."""
+    return _rounded(raw, canonical)
 
 
 def image_tag(image: str) -> str:
@@ -51,15 +91,10 @@ def image_tag(image: str) -> str:
     return tag or ("" if digest else "latest")
 
 
-def _round(resources: Any) -> None:
-    """SetDefaults_ResourceList: each value rounded up to milli precision, in its canonical text."""
-    if not isinstance(resources, dict):
-        return
-    for name, raw in list(resources.items()):
-        try:
-            resources[name] = quantity.canonical(quantity.round_up_milli(quantity.parse(raw)))
-        except quantity.QuantityError:
-            continue        # refused by validation elsewhere
+def _resources(resources: dict | None, canonical: bool) -> None:
+    if resources is not None:
+        round_resource_list(resources.get("limits"), canonical)
+        round_resource_list(resources.get("requests"), canonical)
 
 
 def _http_get(action: dict | None) -> None:
@@ -88,7 +123,7 @@ def _field_ref(ref: dict | None) -> None:
         ref["apiVersion"] = "v1"
 
 
-def default_container(c: dict) -> None:
+def default_container(c: dict, canonical: bool = False) -> None:
     """SetDefaults_Container and what the generated defaulter does to a container's fields."""
     if not c.get("imagePullPolicy"):
         c["imagePullPolicy"] = "Always" if image_tag(str(c.get("image") or "")) == "latest" else "IfNotPresent"
@@ -106,10 +141,7 @@ def default_container(c: dict) -> None:
             file_ref = _dict(source, "fileKeyRef")
             if file_ref is not None and file_ref.get("optional") is None:
                 file_ref["optional"] = False
-    resources = _dict(c, "resources")
-    if resources is not None:
-        _round(resources.get("limits"))
-        _round(resources.get("requests"))
+    _resources(_dict(c, "resources"), canonical)
     for key in ("livenessProbe", "readinessProbe", "startupProbe"):
         _probe(_dict(c, key))
     lifecycle = _dict(c, "lifecycle")
@@ -125,10 +157,9 @@ def _default_mode(source: dict | None) -> None:
         source["defaultMode"] = DEFAULT_MODE
 
 
-def default_volume(v: dict) -> None:
+def default_volume(v: dict, canonical: bool = False) -> None:
     """SetDefaults_Volume and the generated defaulter's walk of one volume."""
-    sources = [k for k in v if k != "name" and v.get(k) is not None]
-    if not sources:
+    if all(v.get(source) is None for source in VOLUME_SOURCES):
         v["emptyDir"] = {}
     host_path = _dict(v, "hostPath")
     if host_path is not None and host_path.get("type") is None:
@@ -178,14 +209,12 @@ def default_volume(v: dict) -> None:
             spec = claim["spec"] = {}
         if spec.get("volumeMode") is None:
             spec["volumeMode"] = "Filesystem"
-        resources = _dict(spec, "resources")
-        if resources is not None:
-            _round(resources.get("limits"))
-            _round(resources.get("requests"))
+        _resources(_dict(spec, "resources"), canonical)
 
 
-def default_pod_spec_scalars(spec: dict) -> None:
-    """SetDefaults_PodSpec's scalars, in place: the same for a Pod and a template."""
+def default_pod_spec(spec: dict, canonical: bool = False) -> None:
+    """SetDefaults_PodSpec and the generated walk of the spec, in place: the same for a Pod and a
+    template; `canonical` as `round_resource_list` (a template's quantities)."""
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     if not spec.get("restartPolicy"):
@@ -196,23 +225,21 @@ def default_pod_spec_scalars(spec: dict) -> None:
         spec["terminationGracePeriodSeconds"] = 30
     if not spec.get("schedulerName"):
         spec["schedulerName"] = "default-scheduler"
+    for v in _items(spec, "volumes"):
+        default_volume(v, canonical)
+    for key in ("initContainers", "containers", "ephemeralContainers"):
+        for c in _items(spec, key):
+            default_container(c, canonical)
+    round_resource_list(spec.get("overhead"), canonical)
+    _resources(_dict(spec, "resources"), canonical)
 
 
 def default_pod_template(template: dict) -> dict:
     """Defaults (in place) a pod template (`spec.template` of a workload) as the API server's
-    defaulter does on create; returns it."""
+    defaulter does on create (SetObjectDefaults_PodTemplate: no SetDefaults_Pod, whose requests
+    from limits, enableServiceLinks and host ports are a Pod's only); returns it."""
     spec = _dict(template, "spec")
     if spec is None:
         spec = template["spec"] = {}
-    default_pod_spec_scalars(spec)
-    for v in _items(spec, "volumes"):
-        default_volume(v)
-    for key in ("initContainers", "containers", "ephemeralContainers"):
-        for c in _items(spec, key):
-            default_container(c)
-    _round(spec.get("overhead"))
-    resources = _dict(spec, "resources")
-    if resources is not None:
-        _round(resources.get("limits"))
-        _round(resources.get("requests"))
+    default_pod_spec(spec, canonical=True)
     return template
