@@ -3,7 +3,8 @@ defaulter's walk of the spec, which SetObjectDefaults_Pod and SetObjectDefaults_
 (and the apps and batch defaulters on their templates) share; a Pod's own SetDefaults_Pod runs
 before it (`kexplain.admission.defaults.default_pod`).
 
-The walk, in its order: SetDefaults_PodSpec (dnsPolicy, restartPolicy, securityContext,
+The walk (each default independent of the others, so taken in the order the fields stand):
+SetDefaults_PodSpec (dnsPolicy, restartPolicy, securityContext,
 terminationGracePeriodSeconds, schedulerName), each volume (no source becomes emptyDir; hostPath
 type, secret / configMap / downwardAPI / projected defaultMode, token expiration, fieldRef
 apiVersion, iSCSI / RBD / Azure disk / ScaleIO defaults, an ephemeral volume's claim volumeMode),
@@ -20,7 +21,7 @@ leaves the value alone (`round_resource_list`).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from kexplain.apimachinery import quantity
 
@@ -91,8 +92,8 @@ def image_tag(image: str) -> str:
     return tag or ("" if digest else "latest")
 
 
-def _resources(resources: dict | None, canonical: bool) -> None:
-    if resources is not None:
+def _resources(resources: Any, canonical: bool) -> None:
+    if isinstance(resources, dict):
         round_resource_list(resources.get("limits"), canonical)
         round_resource_list(resources.get("requests"), canonical)
 
@@ -105,8 +106,8 @@ def _http_get(action: dict | None) -> None:
             action["scheme"] = "HTTP"
 
 
-def _probe(probe: dict | None) -> None:
-    if probe is None:
+def _probe(probe: Any, _canonical: bool) -> None:
+    if not isinstance(probe, dict):
         return
     for key, default in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1),
                          ("failureThreshold", 3)):
@@ -123,93 +124,134 @@ def _field_ref(ref: dict | None) -> None:
         ref["apiVersion"] = "v1"
 
 
-def default_container(c: dict, canonical: bool = False) -> None:
-    """SetDefaults_Container and what the generated defaulter does to a container's fields."""
-    if not c.get("imagePullPolicy"):
-        c["imagePullPolicy"] = "Always" if image_tag(str(c.get("image") or "")) == "latest" else "IfNotPresent"
-    if not c.get("terminationMessagePath"):
-        c["terminationMessagePath"] = TERMINATION_MESSAGE_PATH
-    if not c.get("terminationMessagePolicy"):
-        c["terminationMessagePolicy"] = "File"
-    for port in _items(c, "ports"):
-        if not port.get("protocol"):
+def _ports(ports: Any, _canonical: bool) -> None:
+    for port in ports if isinstance(ports, list) else ():
+        if isinstance(port, dict) and not port.get("protocol"):
             port["protocol"] = "TCP"
-    for env in _items(c, "env"):
-        source = _dict(env, "valueFrom")
+
+
+def _env(env: Any, _canonical: bool) -> None:
+    for var in env if isinstance(env, list) else ():
+        source = _dict(var, "valueFrom") if isinstance(var, dict) else None
         if source is not None:
             _field_ref(_dict(source, "fieldRef"))
             file_ref = _dict(source, "fileKeyRef")
             if file_ref is not None and file_ref.get("optional") is None:
                 file_ref["optional"] = False
-    _resources(_dict(c, "resources"), canonical)
-    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
-        _probe(_dict(c, key))
-    lifecycle = _dict(c, "lifecycle")
-    if lifecycle is not None:
+
+
+def _lifecycle(lifecycle: Any, _canonical: bool) -> None:
+    if isinstance(lifecycle, dict):
         for hook in ("postStart", "preStop"):
             handler = _dict(lifecycle, hook)
             if handler is not None:
                 _http_get(_dict(handler, "httpGet"))
 
 
-def _default_mode(source: dict | None) -> None:
-    if source is not None and source.get("defaultMode") is None:
+# A container's fields the generated defaulter walks into, and how.
+_CONTAINER_FIELDS: dict[str, Callable[[Any, bool], None]] = {
+    "ports": _ports, "env": _env, "resources": _resources, "livenessProbe": _probe, "readinessProbe": _probe,
+    "startupProbe": _probe, "lifecycle": _lifecycle}
+
+
+@lru_cache(maxsize=4096)
+def _pull_policy(image: str) -> str:
+    return "Always" if image_tag(image) == "latest" else "IfNotPresent"
+
+
+def default_container(c: dict, canonical: bool = False) -> None:
+    """SetDefaults_Container and what the generated defaulter does to a container's fields."""
+    if not c.get("imagePullPolicy"):
+        c["imagePullPolicy"] = _pull_policy(str(c.get("image") or ""))
+    if not c.get("terminationMessagePath"):
+        c["terminationMessagePath"] = TERMINATION_MESSAGE_PATH
+    if not c.get("terminationMessagePolicy"):
+        c["terminationMessagePolicy"] = "File"
+    for key, value in c.items():
+        walk = _CONTAINER_FIELDS.get(key)
+        if walk is not None:
+            walk(value, canonical)
+
+
+def _default_mode(source: dict, _canonical: bool = False) -> None:
+    if source.get("defaultMode") is None:
         source["defaultMode"] = DEFAULT_MODE
 
 
-def default_volume(v: dict, canonical: bool = False) -> None:
-    """SetDefaults_Volume and the generated defaulter's walk of one volume."""
-    if all(v.get(source) is None for source in VOLUME_SOURCES):
-        v["emptyDir"] = {}
-    host_path = _dict(v, "hostPath")
-    if host_path is not None and host_path.get("type") is None:
-        host_path["type"] = ""
-    _default_mode(_dict(v, "secret"))
-    iscsi = _dict(v, "iscsi")
-    if iscsi is not None and not iscsi.get("iscsiInterface"):
-        iscsi["iscsiInterface"] = "default"
-    rbd = _dict(v, "rbd")
-    if rbd is not None:
-        for key, default in (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring")):
-            if not rbd.get(key):
-                rbd[key] = default
-    downward = _dict(v, "downwardAPI")
-    if downward is not None:
-        _default_mode(downward)
-        for item in _items(downward, "items"):
+def _host_path(source: dict, _canonical: bool) -> None:
+    if source.get("type") is None:
+        source["type"] = ""
+
+
+def _iscsi(source: dict, _canonical: bool) -> None:
+    if not source.get("iscsiInterface"):
+        source["iscsiInterface"] = "default"
+
+
+def _rbd(source: dict, _canonical: bool) -> None:
+    for key, default in (("pool", "rbd"), ("user", "admin"), ("keyring", "/etc/ceph/keyring")):
+        if not source.get(key):
+            source[key] = default
+
+
+def _downward_api(source: dict, _canonical: bool) -> None:
+    _default_mode(source)
+    for item in _items(source, "items"):
+        _field_ref(_dict(item, "fieldRef"))
+
+
+def _azure_disk(source: dict, _canonical: bool) -> None:
+    for key, default in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False), ("kind", "Shared")):
+        if source.get(key) is None:
+            source[key] = default
+
+
+def _projected(source: dict, _canonical: bool) -> None:
+    _default_mode(source)
+    for projection in _items(source, "sources"):
+        api = _dict(projection, "downwardAPI")
+        for item in _items(api, "items") if api is not None else ():
             _field_ref(_dict(item, "fieldRef"))
-    _default_mode(_dict(v, "configMap"))
-    azure = _dict(v, "azureDisk")
-    if azure is not None:
-        for key, default in (("cachingMode", "ReadWrite"), ("fsType", "ext4"), ("readOnly", False),
-                             ("kind", "Shared")):
-            if azure.get(key) is None:
-                azure[key] = default
-    projected = _dict(v, "projected")
-    if projected is not None:
-        _default_mode(projected)
-        for source in _items(projected, "sources"):
-            api = _dict(source, "downwardAPI")
-            for item in _items(api, "items") if api is not None else ():
-                _field_ref(_dict(item, "fieldRef"))
-            token = _dict(source, "serviceAccountToken")
-            if token is not None and token.get("expirationSeconds") is None:
-                token["expirationSeconds"] = TOKEN_EXPIRATION_SECONDS
-    scale_io = _dict(v, "scaleIO")
-    if scale_io is not None:
-        if not scale_io.get("storageMode"):
-            scale_io["storageMode"] = "ThinProvisioned"
-        if not scale_io.get("fsType"):
-            scale_io["fsType"] = "xfs"
-    ephemeral = _dict(v, "ephemeral")
-    claim = _dict(ephemeral, "volumeClaimTemplate") if ephemeral is not None else None
+        token = _dict(projection, "serviceAccountToken")
+        if token is not None and token.get("expirationSeconds") is None:
+            token["expirationSeconds"] = TOKEN_EXPIRATION_SECONDS
+
+
+def _scale_io(source: dict, _canonical: bool) -> None:
+    if not source.get("storageMode"):
+        source["storageMode"] = "ThinProvisioned"
+    if not source.get("fsType"):
+        source["fsType"] = "xfs"
+
+
+def _ephemeral(source: dict, canonical: bool) -> None:
+    claim = _dict(source, "volumeClaimTemplate")
     if claim is not None:
         spec = _dict(claim, "spec")
         if spec is None:
             spec = claim["spec"] = {}
         if spec.get("volumeMode") is None:
             spec["volumeMode"] = "Filesystem"
-        _resources(_dict(spec, "resources"), canonical)
+        _resources(spec.get("resources"), canonical)
+
+
+# The volume sources the generated defaulter walks into, and how (the others have no defaults).
+_VOLUME_SOURCE_DEFAULTS: dict[str, Callable[[dict, bool], None]] = {
+    "hostPath": _host_path, "secret": _default_mode, "iscsi": _iscsi, "rbd": _rbd, "downwardAPI": _downward_api,
+    "configMap": _default_mode, "azureDisk": _azure_disk, "projected": _projected, "scaleIO": _scale_io,
+    "ephemeral": _ephemeral}
+_SOURCES = frozenset(VOLUME_SOURCES)
+
+
+def default_volume(v: dict, canonical: bool = False) -> None:
+    """SetDefaults_Volume (no source: an emptyDir) and the generated defaulter's walk of each source."""
+    sources = [(key, value) for key, value in v.items() if value is not None and key in _SOURCES]
+    if not sources:
+        v["emptyDir"] = {}
+    for key, source in sources:
+        walk = _VOLUME_SOURCE_DEFAULTS.get(key)
+        if walk is not None and isinstance(source, dict):
+            walk(source, canonical)
 
 
 def default_pod_spec(spec: dict, canonical: bool = False) -> None:
@@ -231,7 +273,7 @@ def default_pod_spec(spec: dict, canonical: bool = False) -> None:
         for c in _items(spec, key):
             default_container(c, canonical)
     round_resource_list(spec.get("overhead"), canonical)
-    _resources(_dict(spec, "resources"), canonical)
+    _resources(spec.get("resources"), canonical)
 
 
 def default_pod_template(template: dict) -> dict:
