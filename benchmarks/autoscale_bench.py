@@ -17,9 +17,6 @@ and its wall time is compared with the standard library's `json.load` of the sam
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,15 +24,13 @@ from typing import Any
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
-import yaml  # noqa: E402
-
-from generate import DUMPER  # noqa: E402
+import autoscaler_case  # noqa: E402
+from autoscaler_case import yaml_text  # noqa: E402
 from live_standin import pending_pods  # noqa: E402
-from load_bench import KEXPLAIN, ensure_snapshot, ratio_row  # noqa: E402
+from load_bench import KEXPLAIN, ensure_snapshot  # noqa: E402
 
 GROUP_LABEL = "eks.amazonaws.com/nodegroup"
 TARGET = 1.5            # x json.load of the snapshot (issue 40; issue 34: 3x)
-PEAK_MB = 1536.0
 HEADROOM = 20           # a group's max size: its members plus this many (some groups: none)
 
 Obj = dict[str, Any]
@@ -70,25 +65,15 @@ def node_groups(nodes: list[Obj]) -> list[Obj]:
 def write_case(snapshot_dir: Path, pending: int, shapes: int) -> Path:
     """cluster.json (nodes labelled by group), nodegroups.yaml and pods.yaml under
     `snapshot_dir/autoscale`, kept when newer than the snapshot."""
-    out = snapshot_dir / "autoscale"
-    cluster = snapshot_dir / "cluster.json"
-    done = out / "pods.yaml"
-    if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
-        return out
-    out.mkdir(exist_ok=True)
-    with open(cluster, encoding="utf-8") as fh:
-        doc = json.load(fh)
-    groups = node_groups([o for o in doc["items"] if o.get("kind") == "Node"])
-    with open(out / "cluster.json", "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"))
-    (out / "nodegroups.yaml").write_text(
-        yaml.dump({"apiVersion": "kexplain/v1", "kind": "NodeGroupList", "nodeGroups": groups},
-                  Dumper=DUMPER, sort_keys=False), encoding="utf-8")
-    pods = pending_pods(pending, shapes)
-    for pod in pods:
-        pod.pop("status", None)
-    done.write_text(yaml.dump_all(pods, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
-    return out
+    def build(doc: Obj) -> dict[str, str]:
+        groups = node_groups([o for o in doc["items"] if o.get("kind") == "Node"])
+        pods = pending_pods(pending, shapes)
+        for pod in pods:
+            pod.pop("status", None)
+        return {"nodegroups.yaml": yaml_text([{"apiVersion": "kexplain/v1", "kind": "NodeGroupList",
+                                               "nodeGroups": groups}]),
+                "pods.yaml": yaml_text(pods)}
+    return autoscaler_case.write_case(snapshot_dir, "autoscale", build)
 
 
 def command(case: Path) -> list[str]:
@@ -97,18 +82,9 @@ def command(case: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--pending", type=int, default=500)
-    parser.add_argument("--shapes", type=int, default=20)
-    args = parser.parse_args(argv)
+    args = autoscaler_case.parser(__doc__).parse_args(argv)
     case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
-    row = ratio_row("autoscale", command(case), case / "cluster.json", args.pairs, TARGET)
-    print(f"{'row':<14} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail  ({case}, {os.cpu_count()} CPUs)")
-    print(row.line())
-    print(f"peak RSS {row.peak_mb:.0f} MB: {'ok' if row.peak_mb <= PEAK_MB else 'MISSED'} (<= {PEAK_MB:.0f} MB)")
+    autoscaler_case.print_ratio_row("autoscale", command(case), case, args.pairs, TARGET)
     return 0
 
 

@@ -27,9 +27,7 @@ running app, a few that no group can take).
 """
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import os
 import sys
 from pathlib import Path
@@ -38,11 +36,11 @@ from typing import Any, Callable
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
-import yaml  # noqa: E402
-
+import autoscaler_case  # noqa: E402
 import live_standin  # noqa: E402
-from autoscale_bench import PEAK_MB, write_case  # noqa: E402
-from generate import DUMPER, ZONES  # noqa: E402
+from autoscale_bench import write_case  # noqa: E402
+from autoscaler_case import peak_verdict, read_json, write_json, yaml_text  # noqa: E402
+from generate import ZONES  # noqa: E402
 from load_bench import KEXPLAIN, ensure_snapshot, ratio_row, standin  # noqa: E402
 
 TARGET = 3.0
@@ -130,15 +128,13 @@ def write_pending_case(case: Path, generator: str, pending: int, shapes: int) ->
     explained = copy.deepcopy(bare[EXPLAINED[generator]])
     explained["metadata"]["name"] += "-explained"
     explained["metadata"].pop("uid", None)
-    (out / "pod.yaml").write_text(yaml.dump(explained, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
+    (out / "pod.yaml").write_text(yaml_text([explained]), encoding="utf-8")
     if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
         return out
-    (out / "pods.yaml").write_text(yaml.dump_all(bare, Dumper=DUMPER, sort_keys=False), encoding="utf-8")
-    with open(cluster, encoding="utf-8") as fh:
-        doc = json.load(fh)
+    (out / "pods.yaml").write_text(yaml_text(bare), encoding="utf-8")
+    doc = read_json(cluster)
     doc["items"] += pods
-    with open(done, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"))
+    write_json(done, doc)
     return out
 
 
@@ -147,12 +143,7 @@ def groups_args(case: Path) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--pending", type=int, default=500)
-    parser.add_argument("--shapes", type=int, default=20)
+    parser = autoscaler_case.parser(__doc__)
     parser.add_argument("--generator", choices=(*GENERATORS, "both"), default="both")
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated, of " + ", ".join(ROWS))
     args = parser.parse_args(argv)
@@ -162,8 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
     data = case / "cluster.json"
-    print(f"{'row':<14} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail  ({case}, {os.cpu_count()} CPUs, "
-          f"load {os.getloadavg()[0]:.2f})", flush=True)
+    print(autoscaler_case.header(case, load=True), flush=True)
     for generator in GENERATORS if args.generator == "both" else (args.generator,):
         sub = write_pending_case(case, generator, args.pending, args.shapes)
         results = []
@@ -187,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(ratio_row(f"{generator} live -A", [str(KEXPLAIN), "pod", "--pending", "-A",
                                                                      *common[:4]], data, args.pairs, TARGET))
         for row in results:
-            print(row.line() + f"  peak {'ok' if row.peak_mb <= PEAK_MB else 'MISSED'}", flush=True)
+            print(row.line() + f"  peak {peak_verdict(row)}", flush=True)
     print(f"load after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -21,9 +21,6 @@ The command runs with its defaults, the explanation and the verified fix suggest
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,14 +28,12 @@ from typing import Any
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
-import yaml  # noqa: E402
-
-from generate import DUMPER  # noqa: E402
+import autoscaler_case  # noqa: E402
+from autoscaler_case import yaml_text  # noqa: E402
 from live_standin import pending_pods  # noqa: E402
-from load_bench import KEXPLAIN, ensure_snapshot, ratio_row  # noqa: E402
+from load_bench import KEXPLAIN, ensure_snapshot  # noqa: E402
 
 TARGET = 3.0            # x json.load of the snapshot
-PEAK_MB = 1536.0
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 
 Obj = dict[str, Any]
@@ -131,20 +126,10 @@ def karpenterize(doc: Obj) -> None:
 def write_case(snapshot_dir: Path, pending: int, shapes: int) -> Path:
     """cluster.json, nodepools.yaml and pods.yaml under `snapshot_dir/karpenter`, kept when newer
     than the snapshot."""
-    out = snapshot_dir / "karpenter"
-    cluster = snapshot_dir / "cluster.json"
-    done = out / "pods.yaml"
-    if done.exists() and done.stat().st_mtime >= cluster.stat().st_mtime:
-        return out
-    out.mkdir(exist_ok=True)
-    with open(cluster, encoding="utf-8") as fh:
-        doc = json.load(fh)
-    karpenterize(doc)
-    with open(out / "cluster.json", "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, separators=(",", ":"))
-    (out / "nodepools.yaml").write_text(yaml.dump_all(node_pools(), Dumper=DUMPER, sort_keys=False), encoding="utf-8")
-    done.write_text(yaml.dump_all(pending_pods(pending, shapes), Dumper=DUMPER, sort_keys=False), encoding="utf-8")
-    return out
+    def build(doc: Obj) -> dict[str, str]:
+        karpenterize(doc)
+        return {"nodepools.yaml": yaml_text(node_pools()), "pods.yaml": yaml_text(pending_pods(pending, shapes))}
+    return autoscaler_case.write_case(snapshot_dir, "karpenter", build)
 
 
 def command(case: Path, suggestions: bool = True) -> list[str]:
@@ -153,20 +138,12 @@ def command(case: Path, suggestions: bool = True) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/kexplain-bench"))
-    parser.add_argument("--nodes", type=int, default=5000)
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--pending", type=int, default=500)
-    parser.add_argument("--shapes", type=int, default=20)
+    parser = autoscaler_case.parser(__doc__)
     parser.add_argument("--no-suggestions", action="store_true", help="time the command without its suggestions")
     args = parser.parse_args(argv)
     case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
     name = "karpenter" if not args.no_suggestions else "karpenter -S"
-    row = ratio_row(name, command(case, not args.no_suggestions), case / "cluster.json", args.pairs, TARGET)
-    print(f"{'row':<14} {'value':>9} {'target':<10} {'':<7} {'peak':>10}  detail  ({case}, {os.cpu_count()} CPUs)")
-    print(row.line())
-    print(f"peak RSS {row.peak_mb:.0f} MB: {'ok' if row.peak_mb <= PEAK_MB else 'MISSED'} (<= {PEAK_MB:.0f} MB)")
+    autoscaler_case.print_ratio_row(name, command(case, not args.no_suggestions), case, args.pairs, TARGET)
     return 0
 
 

@@ -2,15 +2,14 @@
 
 The scheduler sees objects after this step: a container with only a limit
 requests that limit, a node without allocatable offers its capacity, a claim
-has a volumeMode. Only fields that something downstream (scheduling or
-validation) reads are defaulted; all work is done in place on copies.
+has a volumeMode. A pod's spec is defaulted in full, as a template's is
+(`kexplain.admission.pod_spec_defaults`); of the other kinds, the fields that
+something downstream (scheduling or validation) reads. All work is done in
+place on copies.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any
-
-from kexplain.admission.template_defaults import default_pod_spec_scalars
+from kexplain.admission.pod_spec_defaults import default_pod_spec, round_resource_list
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.labels import LABEL_METADATA_NAME
 from kexplain.apimachinery.quantity import Quantity
@@ -32,61 +31,6 @@ def meta_of(obj: dict) -> dict:
     if not isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {}
     return obj["metadata"]
-
-
-def round_resource_list(rl: Any) -> None:
-    """SetDefaults_ResourceList: round every value up to milli precision (text kept when unchanged)."""
-    if not isinstance(rl, dict):
-        return
-    for name, raw in list(rl.items()):
-        rounded = _rounded_text(raw) if type(raw) is str else _rounded(raw)
-        if rounded is not None:
-            rl[name] = rounded
-
-
-def _rounded(raw: Any) -> str | None:
-    """The canonical text of `raw` rounded up to milli precision, None when it needs none."""
-    q = quantity.parse(raw)
-    rounded = quantity.round_up_milli(q)
-    if raw is None or rounded.value != q.value:
-        return quantity.canonical(rounded)
-    return None
-
-
-@lru_cache(maxsize=4096)
-def _rounded_text(raw: str) -> str | None:
-    """`_rounded` of a text: the same few texts recur on every node and container of a cluster."""
-    return _rounded(raw)
-
-
-def _image_tag(image: str) -> str:
-    """The tag parsers.ParseImageName finds ("latest" when there is neither tag nor digest)."""
-    if "@" in image:
-        image, _, _ = image.partition("@")
-        last = image.rsplit("/", 1)[-1]
-        return last.partition(":")[2]
-    last = image.rsplit("/", 1)[-1]
-    tag = last.partition(":")[2]
-    return tag or "latest"
-
-
-def _default_container(c: dict, host_network: bool) -> None:
-    if not c.get("imagePullPolicy"):
-        c["imagePullPolicy"] = "Always" if _image_tag(c.get("image") or "") == "latest" else "IfNotPresent"
-    if not c.get("terminationMessagePath"):
-        c["terminationMessagePath"] = "/dev/termination-log"
-    if not c.get("terminationMessagePolicy"):
-        c["terminationMessagePolicy"] = "File"
-    for port in c.get("ports") or []:
-        if isinstance(port, dict):
-            if not port.get("protocol"):
-                port["protocol"] = "TCP"
-            if host_network and not port.get("hostPort"):
-                port["hostPort"] = port.get("containerPort") or 0
-    res = c.get("resources")
-    if isinstance(res, dict):
-        round_resource_list(res.get("limits"))
-        round_resource_list(res.get("requests"))
 
 
 def _requests_from_limits(c: dict) -> None:
@@ -174,37 +118,10 @@ def _default_pod_level_resources(spec: dict) -> None:
         res["requests"] = pod_reqs
 
 
-_VOLUME_SOURCES = (
-    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs",
-    "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker",
-    "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk",
-    "photonPersistentDisk", "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral",
-    "image",
-)
-
-
-def _default_volume(vol: dict) -> None:
-    if all(vol.get(src) is None for src in _VOLUME_SOURCES):
-        vol["emptyDir"] = {}
-    if isinstance(vol.get("hostPath"), dict) and vol["hostPath"].get("type") is None:
-        vol["hostPath"]["type"] = ""
-    for src in ("secret", "configMap", "downwardAPI", "projected"):
-        if isinstance(vol.get(src), dict) and vol[src].get("defaultMode") is None:
-            vol[src]["defaultMode"] = 420
-    eph = vol.get("ephemeral")
-    if isinstance(eph, dict) and isinstance(eph.get("volumeClaimTemplate"), dict):
-        tspec = spec_of(eph["volumeClaimTemplate"])
-        if tspec.get("volumeMode") is None:
-            tspec["volumeMode"] = "Filesystem"
-        res = tspec.get("resources")
-        if isinstance(res, dict):
-            round_resource_list(res.get("limits"))
-            round_resource_list(res.get("requests"))
-
-
 def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
-    """SetObjectDefaults_Pod (the parts that matter: resources, ports, spec scalars, volumes),
-    with `kube`'s gates."""
+    """SetObjectDefaults_Pod, with `kube`'s gates: SetDefaults_Pod (requests from limits,
+    pod-level resources, enableServiceLinks, host network ports), then the spec's defaulting a
+    template's shares (`default_pod_spec`). Pod status is not defaulted: nothing reads its lists."""
     spec = spec_of(pod)
     containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
     inits = [c for c in spec.get("initContainers") or [] if isinstance(c, dict)]
@@ -214,20 +131,17 @@ def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
         _default_pod_level_resources(spec)
     if spec.get("enableServiceLinks") is None:
         spec["enableServiceLinks"] = True
-    host_network = bool(spec.get("hostNetwork"))
-    default_pod_spec_scalars(spec)
-    for vol in spec.get("volumes") or []:
-        if isinstance(vol, dict):
-            _default_volume(vol)
-    for c in inits + containers:
-        _default_container(c, host_network)
-    for c in spec.get("ephemeralContainers") or []:
-        if isinstance(c, dict):
-            _default_container(c, False)
-    round_resource_list(spec.get("overhead"))
-    if isinstance(spec.get("resources"), dict):
-        round_resource_list(spec["resources"].get("limits"))
-        round_resource_list(spec["resources"].get("requests"))
+    if spec.get("hostNetwork"):
+        for c in containers + inits:
+            _default_host_network_ports(c)
+    default_pod_spec(spec)
+
+
+def _default_host_network_ports(c: dict) -> None:
+    """defaultHostNetworkPorts: with the host's network, a port without a hostPort has its containerPort."""
+    for port in c.get("ports") or []:
+        if isinstance(port, dict) and not port.get("hostPort"):
+            port["hostPort"] = port.get("containerPort") or 0
 
 
 def default_node(node: dict) -> None:

@@ -8,7 +8,7 @@ struct, set or not, in declaration order, each with its Go type in parentheses; 
 slices and maps as `<nil>`; strings unquoted; map entries sorted by key; slice elements and map
 values without their type; a pointer's target after `(*Type)`. The value printed is the
 template of the Deployment as kube-controller-manager holds it: defaulted by the API server
-(`kexplain.admission.template_defaults`), stored, and decoded from protobuf, so an empty list or
+(`kexplain.admission.pod_spec_defaults`), stored, and decoded from protobuf, so an empty list or
 map is nil, a pointer set to an empty object is not, and each quantity is what ParseQuantity
 makes of its canonical text (its int64 amount, scale, the text when canonical, its format). The
 Go structs are `kexplain.load.template_structs`'s, of the Kubernetes version followed.
@@ -24,7 +24,7 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from kexplain.admission.template_defaults import default_pod_template
+from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.gohash import compute_hash, hash_controller_revision

@@ -184,6 +184,42 @@ def test_volume_without_source_becomes_empty_dir() -> None:
     assert run(pod).pending["spec"]["volumes"][0]["emptyDir"] == {}
 
 
+def test_pod_spec_defaulted_in_full_as_a_templates() -> None:
+    """SetObjectDefaults_Pod walks the spec as SetObjectDefaults_PodTemplate does: probes, env
+    field refs, volume sources' defaults; an image name the reference parser refuses (upper case)
+    has no tag, so IfNotPresent."""
+    pod = make_pod(
+        containers=[{"name": "c", "image": "Registry/App", "livenessProbe": {"httpGet": {"port": 80}},
+                     "env": [{"name": "N", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}],
+        volumes=[{"name": "i", "iscsi": {"targetPortal": "t:3260", "iqn": "iqn.2001-04.com.x:y", "lun": 0}},
+                 {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}}])
+    spec = run(pod).pending["spec"]
+    c = spec["containers"][0]
+    assert c["imagePullPolicy"] == "IfNotPresent"
+    assert c["livenessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, "timeoutSeconds": 1,
+                                  "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+    assert c["env"][0]["valueFrom"]["fieldRef"]["apiVersion"] == "v1"
+    assert spec["volumes"][0]["iscsi"]["iscsiInterface"] == "default"
+    assert spec["volumes"][1]["projected"]["sources"][0]["serviceAccountToken"]["expirationSeconds"] == 3600
+
+
+def test_what_a_pods_defaulting_does_and_a_templates_does_not() -> None:
+    """SetDefaults_Pod is a Pod's only (requests from limits, enableServiceLinks, host network
+    ports); a template's quantities are in the text the API server stores (its hash reads it),
+    a Pod's keep the text they were written in."""
+    from kexplain.admission.pod_spec_defaults import default_pod_template
+    spec = {"hostNetwork": True, "containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}],
+                                                 "resources": {"limits": {"cpu": "1000m"}}}]}
+    template = default_pod_template({"spec": copy.deepcopy(spec)})["spec"]
+    assert template["containers"][0]["resources"] == {"limits": {"cpu": "1"}}
+    assert template["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert "enableServiceLinks" not in template
+    pod = run(make_pod(**spec)).pending["spec"]
+    assert pod["containers"][0]["resources"] == {"limits": {"cpu": "1000m"}, "requests": {"cpu": "1000m"}}
+    assert pod["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP", "hostPort": 80}]
+    assert pod["enableServiceLinks"] is True
+
+
 def test_node_allocatable_defaults_to_capacity_and_namespace_cleared() -> None:
     n = {"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n1", "namespace": "x"},
          "status": {"capacity": {"cpu": "2", "memory": "4Gi"}}}

@@ -15,7 +15,7 @@ from kexplain.autoscaler.cloudprovider.live import STATUS_PATH
 from kexplain.cli.app import main
 from kexplain.cli.env import Environment
 from kexplain.cli.live import Connect, session
-from tests.support.live_server import isolate, recorded_api
+from tests.support.live_server import isolated, recorded_api  # noqa: F401 (isolated: an autouse fixture)
 from tests.support.paths import DATA
 
 TOKEN = "t0ken-autoscaler-7b1e"
@@ -24,11 +24,6 @@ EKS = "eks.amazonaws.com/nodegroup"
 HERE = DATA / "autoscaler-live"
 GENERAL = "eks-general-xlarge-d2c5e8a1-3b4f-4c6d-9e0f-1a2b3c4d5e6f"
 GPU = "eks-gpu-12xlarge-0f1e2d3c-4b5a-4697-8877-665544332211"
-
-
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from kexplain.cli import app as cli
-from kexplain.cli.app import kubectl_args, main
+from kexplain.cli.app import kubectl_args
 from kexplain.cli.explain import Output
 from kexplain.cli.live import Connect, PodArgs, run_pod
 from kexplain.cli.env import Environment
@@ -32,10 +32,10 @@ from kexplain.autoscaler.cloudprovider.live import ACCESS as AUTOSCALER_ACCESS
 from kexplain.autoscaler.cloudprovider.live import CLUSTER_API as AUTOSCALER_CLUSTER_API
 from kexplain.autoscaler.cloudprovider.live import STATUS_PATH as AUTOSCALER_STATUS
 from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, POLICIES, RESOURCES
-from tests.support.live_server import DATA, RecordedApiServer, isolate, recorded_api, write_kubeconfig
+from tests.support.live_server import (DATA, TOKEN, RecordedApiServer, isolated, recorded_api,  # noqa: F401
+                                       run_cli, write_kubeconfig)  # (isolated: an autouse fixture)
 from tests.support.paths import ROOT
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CLUSTER = DATA / "cluster"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # unschedulable; the scheduler's message agrees
 WEB_PENDING = "web-5f6d8c7b9-x9n2k"           # the scheduler's message is stale (5 nodes, now 6)
@@ -49,14 +49,9 @@ RESOURCE_PATHS = {r.path for r in (*RESOURCES, *POLICIES, DAEMONSETS)} | {AUTOSC
 
 # --- fixtures and helpers ---------------------------------------------------------------------
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
-
-
 @pytest.fixture
 def api(tmp_path):
-    with recorded_api(tmp_path, TOKEN) as server:
+    with recorded_api(tmp_path) as server:
         yield server
         for seen in server.requests:
             known = seen.path in RESOURCE_PATHS or seen.path in ("/version", "/version/") or (
@@ -64,20 +59,13 @@ def api(tmp_path):
             assert known, f"unexpected request {seen.path}"
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert TOKEN not in out and TOKEN not in err
-    return code, out, err
-
-
 def live_json(capsys, api, *args: str) -> tuple[int, dict]:
-    code, out, err = run(capsys, *args, "--kubeconfig", api.kubeconfig, "-o", "json")
+    code, out, err = run_cli(capsys, *args, "--kubeconfig", api.kubeconfig, "-o", "json")
     return code, json.loads(out)
 
 
 def offline_json(capsys, pod: str, cluster: str) -> tuple[int, dict]:
-    code, out, _ = run(capsys, pod, "--nodes", cluster, "--stored", "-o", "json")
+    code, out, _ = run_cli(capsys, pod, "--nodes", cluster, "--stored", "-o", "json")
     return code, json.loads(out)
 
 
@@ -87,7 +75,7 @@ def without_live(trace: dict) -> dict:
 
 def snapshot(capsys, api, tmp_path: Path, *args: str, name: str = "cluster.json") -> tuple[Path, str]:
     out = tmp_path / name
-    code, _, err = run(capsys, "snapshot", *args, "-o", str(out), "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "snapshot", *args, "-o", str(out), "--kubeconfig", api.kubeconfig)
     assert code == 0, err
     return out, err
 
@@ -170,7 +158,7 @@ def test_kubectl_args_existing_file_is_a_manifest(tmp_path):
 
 
 def test_pending_lists_pods_of_the_namespace_one_line_each(capsys, api):
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
     lines = out.splitlines()
     assert code == 1
     assert lines[0].split() == ["POD", "KEXPLAIN", "SCHEDULER", "WHY"]
@@ -192,7 +180,7 @@ OTHER_SCHEDULER = ('profile not found for scheduler name "gpu-scheduler": the po
 
 
 def test_all_namespaces_skips_pods_of_another_scheduler(capsys, api):
-    code, out, _ = run(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--chunk-size", "3")
+    code, out, _ = run_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "--chunk-size", "3")
     rows = {line.split()[0]: line for line in out.splitlines()[1:]}
     assert set(rows) == {f"shop/{CHECKOUT}", "shop/gated-report", f"shop/{VIP}", f"shop/{WEB_PENDING}",
                          "default/upload-0", "batch/train-0"}
@@ -221,14 +209,14 @@ def test_pending_json_items_match_offline_runs(capsys, api, tmp_path):
 
 
 def test_pending_details_prints_every_trace(capsys, api):
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--details", "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--details", "--kubeconfig", api.kubeconfig)
     assert out.count("The scheduler said") == 4
     assert out.count("Rejected nodes") == 3        # the gated pod has none
     assert "kexplain differs from the scheduler" in out
 
 
 def test_pending_in_a_namespace_without_pending_pods(capsys, api):
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "kube-system", "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "kube-system", "--kubeconfig", api.kubeconfig)
     assert code == 0
     assert out == 'No pod in namespace "kube-system" is Pending with PodScheduled=False.\n'
 
@@ -265,7 +253,7 @@ def test_default_namespace_comes_from_the_context(capsys, api):
 # --- comparison with the scheduler's message ----------------------------------------------------
 
 def test_table_output_says_the_scheduler_agrees(capsys, api):
-    code, out, _ = run(capsys, "pod", CHECKOUT, "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", CHECKOUT, "--kubeconfig", api.kubeconfig)
     out = " ".join(out.split())
     assert code == 1
     assert "The scheduler said (PodScheduled=False, Unschedulable, since 2025-11-04T08:30:05Z)" in out
@@ -385,14 +373,14 @@ def test_snapshot_yaml_by_suffix_and_replay(capsys, api, tmp_path):
 
 
 def test_snapshot_to_stdout(capsys, api):
-    code, out, err = run(capsys, "snapshot", "-o", "-", "--kubeconfig", api.kubeconfig)
+    code, out, err = run_cli(capsys, "snapshot", "-o", "-", "--kubeconfig", api.kubeconfig)
     assert code == 0
     assert json.loads(out)["kind"] == "List"
     assert "to stdout" in err
 
 
 def test_snapshot_with_a_pod_needs_a_file(capsys, api):
-    code, out, err = run(capsys, "snapshot", CHECKOUT, "-o", "-", "--kubeconfig", api.kubeconfig)
+    code, out, err = run_cli(capsys, "snapshot", CHECKOUT, "-o", "-", "--kubeconfig", api.kubeconfig)
     assert code == 2 and out == ""
     assert "--pod-output" in err
 
@@ -472,7 +460,7 @@ def test_redacted_images_keep_image_locality(capsys, api, tmp_path):
 
 
 def test_redact_map_needs_redact(capsys, api, tmp_path):
-    code, _, err = run(capsys, "snapshot", "-o", str(tmp_path / "c.json"), "--redact-map", "k.json",
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(tmp_path / "c.json"), "--redact-map", "k.json",
                        "--kubeconfig", api.kubeconfig)
     assert code == 2 and "--redact-map needs --redact" in err
 
@@ -502,7 +490,7 @@ def test_expired_continue_token_lists_again(capsys, api, tmp_path):
 
 def test_a_list_that_keeps_expiring_is_one_error(capsys, api, tmp_path):
     api.faults.expire["/api/v1/nodes"] = 100
-    code, out, err = run(capsys, "snapshot", "-o", str(tmp_path / "c.json"), "--chunk-size", "2",
+    code, out, err = run_cli(capsys, "snapshot", "-o", str(tmp_path / "c.json"), "--chunk-size", "2",
                          "--kubeconfig", api.kubeconfig)
     assert code == 2 and out == ""
     assert err.count("\n") == 1
@@ -512,7 +500,7 @@ def test_a_list_that_keeps_expiring_is_one_error(capsys, api, tmp_path):
 # --- errors: one line, exit code 2, no credentials ---------------------------------------------
 
 def one_line_error(capsys, *args: str) -> str:
-    code, out, err = run(capsys, *args)
+    code, out, err = run_cli(capsys, *args)
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1, err
@@ -529,7 +517,7 @@ def test_unauthorized(capsys, api):
 
 def test_wrong_token_is_refused_and_not_printed(capsys, api, tmp_path):
     other = write_kubeconfig(tmp_path / "other", api.url, token="wr0ng-t0ken-SECRET")
-    code, out, err = run(capsys, "pod", CHECKOUT, "--kubeconfig", str(other))
+    code, out, err = run_cli(capsys, "pod", CHECKOUT, "--kubeconfig", str(other))
     assert code == 2 and "unauthorized (401)" in err
     assert "wr0ng" not in out + err
 
@@ -597,7 +585,7 @@ def test_unknown_context(capsys, api):
 def test_kubeconfig_from_env_and_other_context(capsys, api, tmp_path, monkeypatch):
     kc = write_kubeconfig(tmp_path / "kc2", api.url, token=TOKEN, namespace="default", extra_contexts=("dev",))
     monkeypatch.setenv("KUBECONFIG", str(kc))
-    code, out, _ = run(capsys, "pod", "upload-0", "--context", "dev", "-o", "json")
+    code, out, _ = run_cli(capsys, "pod", "upload-0", "--context", "dev", "-o", "json")
     assert code == 0
     assert json.loads(out)["live"]["context"] == "dev"
 
@@ -626,7 +614,7 @@ def test_in_cluster_configuration(capsys, tmp_path, monkeypatch):
     with RecordedApiServer(token=TOKEN, tls=ctx) as server:
         monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
         monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(server.port))
-        code, out, err = run(capsys, "pod", CHECKOUT, "-o", "json")
+        code, out, err = run_cli(capsys, "pod", CHECKOUT, "-o", "json")
         assert server.methods == {"GET"}, err
     trace = json.loads(out)
     assert code == 1
@@ -722,13 +710,13 @@ def test_config_profiles_cover_another_scheduler(capsys, api, tmp_path):
     assert not any(n.startswith("a profile kexplain was not given") for n in train["live"]["notes"])
     cluster, _ = snapshot(capsys, api, tmp_path, "train-0", "-n", "batch",
                           "--pod-output", str(tmp_path / "t.json"))
-    code, out, _ = run(capsys, str(tmp_path / "t.json"), "--nodes", str(cluster), "--stored", "--config", str(cfg),
+    code, out, _ = run_cli(capsys, str(tmp_path / "t.json"), "--nodes", str(cluster), "--stored", "--config", str(cfg),
                        "-o", "json")
     assert json.loads(out) == without_live(train)
 
 
 def test_pod_output_needs_a_name(capsys, api, tmp_path):
-    code, _, err = run(capsys, "snapshot", "-o", str(tmp_path / "c.json"),
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(tmp_path / "c.json"),
                        "--pod-output", str(tmp_path / "p.json"), "--kubeconfig", api.kubeconfig)
     assert code == 2 and "--pod-output needs a pod NAME" in err
 
@@ -747,14 +735,14 @@ def test_node_option_gives_the_offline_details(capsys, api, tmp_path):
     code, live = live_json(capsys, api, "pod", CHECKOUT, "-n", "shop", "--node", node)
     assert "details" in live and "details" not in plain
     cluster, _ = snapshot(capsys, api, tmp_path, CHECKOUT, "-n", "shop")
-    off_code, out, _ = run(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(cluster), "--stored",
+    off_code, out, _ = run_cli(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(cluster), "--stored",
                            "--node", node, "-o", "json")
     assert off_code == code
     assert json.loads(out) == without_live(live)
-    code, out, _ = run(capsys, "pod", CHECKOUT, "-n", "shop", "--node", node, "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--node", node, "--kubeconfig", api.kubeconfig)
     assert node in out
 
 
 def test_node_option_needs_a_pod_name(capsys, api):
-    code, _, err = run(capsys, "pod", "--pending", "--node", "n1", "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "pod", "--pending", "--node", "n1", "--kubeconfig", api.kubeconfig)
     assert code == 2 and "--node needs a pod NAME" in err

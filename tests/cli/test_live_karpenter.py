@@ -13,15 +13,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kexplain.cli.app import main
 from kexplain.cli.env import Environment
 from kexplain.cli.live import Connect, read_live, say_karpenter_reads
 from kexplain.errors import Source
 from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, RESOURCES, KarpenterRead
 from kexplain.load.manifests import load_objects
-from tests.support.live_server import DATA, Rbac, isolate, recorded_api
+from tests.support.live_server import DATA, TOKEN, Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # unschedulable: 3 cpu
 KARPENTER_DATA = DATA / "karpenter"
 KARPENTER_KINDS = {r.kind for r in KARPENTER}
@@ -46,31 +44,18 @@ spec:
 """
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
-
-
 @pytest.fixture
 def api(tmp_path):
     """The recorded cluster with Karpenter installed (its kinds and the DaemonSets served)."""
-    with recorded_api(tmp_path, TOKEN) as server:
-        server.add_collections("karpenter")
+    with recorded_api(tmp_path, collections=("karpenter",)) as server:
         yield server
 
 
 @pytest.fixture
 def plain(tmp_path):
     """The recorded cluster as it is: no Karpenter."""
-    with recorded_api(tmp_path, TOKEN) as server:
+    with recorded_api(tmp_path) as server:
         yield server
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert TOKEN not in out and TOKEN not in err
-    return code, out, err
 
 
 def read(api, namespace: str | None = None):
@@ -128,7 +113,7 @@ def test_karpenter_decides_on_the_live_objects_as_on_the_nodes_file(capsys, api,
     the same cluster without Karpenter's objects plus a --nodes file of them: the same
     document. The EC2NodeClass's status is what decides the zones: us-east-1c has no subnet."""
     snap = tmp_path / "cluster.json"
-    code, _, err = run(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
     assert code == 0, err
     assert "2 nodepools, 1 nodeclaims, 1 ec2nodeclasses" in err and "1 daemonsets" in err
     listed = json.loads(snap.read_text())["items"]
@@ -139,9 +124,9 @@ def test_karpenter_decides_on_the_live_objects_as_on_the_nodes_file(capsys, api,
     pods = tmp_path / "pods.yaml"
     pods.write_text(ZONE_PODS)
     base = ["karpenter", str(pods), "-o", "json", "--no-suggestions"]
-    code, out, err = run(capsys, *base, "--nodes", str(snap))
+    code, out, err = run_cli(capsys, *base, "--nodes", str(snap))
     from_live = json.loads(out)
-    code_file, out, _ = run(capsys, *base, "--nodes", str(scheduler_only), "--nodes", str(nodes_file))
+    code_file, out, _ = run_cli(capsys, *base, "--nodes", str(scheduler_only), "--nodes", str(nodes_file))
     assert (code_file, json.loads(out)) == (code, from_live)
     assert [p["nodePool"] for p in from_live["explained"]["nodePools"]] == ["gpu", "default"]     # by weight
     pods_by_name = {p["pod"]: p for p in from_live["pods"]}
@@ -168,7 +153,7 @@ def test_a_cluster_without_karpenter_is_asked_nothing_more(capsys, plain):
     asked = plain.paths()
     assert APIS_PATH in asked
     assert not set(asked) & {*KARPENTER_PATHS, DAEMONSETS.path}
-    code, out, err = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", plain.kubeconfig)
+    code, out, err = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", plain.kubeconfig)
     assert code == 1 and "Karpenter" not in err
 
 
@@ -199,7 +184,7 @@ def test_without_the_group_list_every_kind_is_listed(capsys, api):
 
 def test_a_refused_nodepools_read_is_said_and_the_rest_goes_on(capsys, api):
     api.faults.rbac = Rbac(cluster=EVERY_KIND - {"nodepools"})
-    code, out, err = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    code, out, err = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
     assert code == 1
     assert json.loads(out)["result"]["status"] == "Unschedulable"      # the scheduler's simulation, in full
     lines = err.splitlines()
@@ -235,7 +220,7 @@ def test_the_namespace_scoped_mode_names_them_in_its_block(capsys, tmp_path):
     with recorded_api(tmp_path, TOKEN, scenario="namespaced") as api:
         api.add_collections("karpenter")
         api.faults.rbac = Rbac()
-        code, out, err = run(capsys, "pod", "api-cpu", "-n", "shop", "--kubeconfig", api.kubeconfig)
+        code, out, err = run_cli(capsys, "pod", "api-cpu", "-n", "shop", "--kubeconfig", api.kubeconfig)
     assert code == 1
     assert "Karpenter" not in err and "DaemonSets" not in err
     refused = out[out.index("Not read (RBAC refused, 403)"):]
@@ -253,20 +238,19 @@ def test_the_namespace_scoped_mode_names_them_in_its_block(capsys, tmp_path):
 
 def test_a_snapshot_has_them_and_a_redacted_one_says_what_it_leaves_out(capsys, api, tmp_path):
     snap = tmp_path / "cluster.yaml"
-    code, _, err = run(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
     assert code == 0, err
     replayed = load_objects([str(snap)], MAX_BYTES, None, max_objects=MAX_OBJECTS)
     live, _ = read(api)
     assert [o for o, _ in replayed if o.get("kind") in READ_KINDS] == \
         [o for o, _ in live.cluster if o.get("kind") in READ_KINDS]
     redacted = tmp_path / "redacted.json"
-    code, _, err = run(capsys, "snapshot", "--redact", "-o", str(redacted), "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "snapshot", "--redact", "-o", str(redacted), "--kubeconfig", api.kubeconfig)
     assert code == 0
     assert err.splitlines()[0] == ("note: a redacted snapshot leaves out 1 daemonsets, 2 nodepools, 1 nodeclaims, "
                                    "1 ec2nodeclasses: redaction keeps only what the scheduler reads; a replay has no "
                                    "Karpenter section")
     assert not {o["kind"] for o in json.loads(redacted.read_text())["items"]} & READ_KINDS
-
 
 
 # --- end to end: the Karpenter section of a live pod ------------------------------------------
@@ -276,7 +260,7 @@ def test_a_live_pod_has_the_karpenter_section_as_its_offline_replay(capsys, api,
     (the checkout pod waits for the in-flight NodeClaim), in the table and -o json's `karpenter`
     key, the same as the offline replay of the pod's snapshot."""
     base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig]
-    code, out, err = run(capsys, *base, "-o", "json")
+    code, out, err = run_cli(capsys, *base, "-o", "json")
     assert code == 1, err
     live = json.loads(out)
     doc = live["karpenter"]
@@ -288,12 +272,12 @@ def test_a_live_pod_has_the_karpenter_section_as_its_offline_replay(capsys, api,
     assert [p["nodePool"] for p in doc["explained"]["nodePools"]] == ["gpu", "default"]
     assert not [s for s in live["suggestions"] if s["kind"] == "add-node"]     # a node comes from a NodePool
     snap = tmp_path / "cluster.json"
-    code_snap, _, err = run(capsys, "snapshot", CHECKOUT, "-n", "shop", "-o", str(snap),
+    code_snap, _, err = run_cli(capsys, "snapshot", CHECKOUT, "-n", "shop", "-o", str(snap),
                             "--kubeconfig", api.kubeconfig)
     assert code_snap == 0, err
-    off_code, out, _ = run(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored", "-o", "json")
+    off_code, out, _ = run_cli(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored", "-o", "json")
     assert (off_code, json.loads(out)) == (code, {k: v for k, v in live.items() if k != "live"})
-    code, out, _ = run(capsys, *base)
+    code, out, _ = run_cli(capsys, *base)
     assert "\nKarpenter: ExistingNode (an existing node or in-flight NodeClaim): in-flight\nNodeClaim default-x7k2p." \
         in out
     assert "\nKarpenter: 0 new NodeClaims; pods: 4 ExistingNode, 2 NotProvisionable\n" in out
@@ -301,11 +285,11 @@ def test_a_live_pod_has_the_karpenter_section_as_its_offline_replay(capsys, api,
 
 def test_the_pending_list_has_the_section(capsys, api):
     """--pending: one Karpenter pass over every pending pod of the cluster, the section after the list."""
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
     assert code == 1
     assert out.splitlines()[0].split() == ["POD", "KEXPLAIN", "SCHEDULER", "WHY"]
     assert "\nKarpenter: 0 new NodeClaims; pods: 4 ExistingNode, 2 NotProvisionable\n" in out
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
     doc = json.loads(out)["karpenter"]
     assert {p["pod"]: p["result"] for p in doc["pods"]}[f"shop/{CHECKOUT}"] == "ExistingNode"
 
@@ -316,7 +300,7 @@ def test_no_section_without_nodepools(capsys, request, refused):
     server = request.getfixturevalue("plain" if refused is None else "api")
     if refused:
         server.faults.rbac = Rbac(cluster=EVERY_KIND - {refused})
-    code, out, _ = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", server.kubeconfig, "-o", "json")
+    code, out, _ = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", server.kubeconfig, "-o", "json")
     trace = json.loads(out)
     assert code == 1 and trace["result"]["status"] == "Unschedulable"
     assert "karpenter" not in trace and not [a for a in trace.get("autoscalers", ()) if a["autoscaler"] == "Karpenter"]

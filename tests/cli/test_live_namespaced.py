@@ -8,34 +8,24 @@ import json
 
 import pytest
 
-from kexplain.cli.app import main
 from kexplain.load.live import RESOURCES
-from tests.support.live_server import NAMESPACE_VIEW, Rbac, isolate, recorded_api
+from tests.support.live_server import (TOKEN, NAMESPACE_VIEW, Rbac, isolated, recorded_api,  # noqa: F401
+                                       run_cli)  # (isolated: an autouse fixture)
 from tests.support.paths import ROOT
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"
 VIP = "vip-9f7c6d5b8-t4wqz"
 CLUSTER_SCOPED = [r.plural for r in RESOURCES if not r.namespaced]
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
-
-
 @pytest.fixture
 def api(tmp_path):
-    with recorded_api(tmp_path, TOKEN) as server:
-        server.faults.rbac = Rbac()
+    with recorded_api(tmp_path, rbac=Rbac()) as server:
         yield server
 
 
 def run(capsys, api, *args: str) -> tuple[int, str, str]:
-    code = main([*args, "--kubeconfig", api.kubeconfig])
-    out, err = capsys.readouterr()
-    assert TOKEN not in out + err
-    return code, out, err
+    return run_cli(capsys, *args, "--kubeconfig", api.kubeconfig)
 
 
 def test_a_namespace_reader_gets_the_schedulers_verdict_and_the_missing_permissions(capsys, api):

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from kexplain.cli.app import main
-from tests.support.live_server import isolate, recorded_api
+from tests.support.live_server import api, isolated, run_cli  # noqa: F401 (fixtures; isolated: autouse)
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # unschedulable
 GROUPS = """nodeGroups:
 - name: general
@@ -35,30 +34,11 @@ GROUPS = """nodeGroups:
 """
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
-
-
-@pytest.fixture
-def api(tmp_path):
-    with recorded_api(tmp_path, TOKEN) as server:
-        yield server
-        assert {seen.method for seen in server.requests} <= {"GET"}
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert TOKEN not in out and TOKEN not in err
-    return code, out, err
-
-
 def test_the_section_for_a_live_pod(capsys, api, tmp_path: Path):
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
     base = ["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups)]
-    code, out, err = run(capsys, *base, "-o", "json")
+    code, out, err = run_cli(capsys, *base, "-o", "json")
     assert code == 1, err
     trace = json.loads(out)
     doc = trace["autoscaler"]
@@ -67,9 +47,9 @@ def test_the_section_for_a_live_pod(capsys, api, tmp_path: Path):
     assert doc["explained"]["pod"] == f"shop/{CHECKOUT}"
     assert set(doc["explained"]["nodeGroups"]) == {"general", "gpu", "big"}
     assert "live" in trace
-    code, out, _ = run(capsys, *base)
+    code, out, _ = run_cli(capsys, *base)
     assert "\nCluster autoscaler\n" in out and "Node groups" in out
-    code, out, _ = run(capsys, *base, "--node-group", "big")
+    code, out, _ = run_cli(capsys, *base, "--node-group", "big")
     assert out.startswith(f"Node group big for pod shop/{CHECKOUT}: ")
 
 
@@ -79,7 +59,7 @@ def test_the_section_after_the_pending_list(capsys, api, tmp_path: Path):
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
     base = ["pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-groups", str(groups)]
-    code, out, err = run(capsys, *base, "-o", "json")
+    code, out, err = run_cli(capsys, *base, "-o", "json")
     assert code == 1, err
     doc = json.loads(out)
     loop = {f"{p['namespace']}/{p['name']}": p for p in doc["autoscaler"]["pods"]}
@@ -94,12 +74,12 @@ def test_the_section_after_the_pending_list(capsys, api, tmp_path: Path):
     passed = doc["autoscaler"]["pendingPass"]
     assert set(passed["pods"]) == {f"shop/{i['pod']['name']}" for i in doc["items"]} and passed["clusterPending"] == 2
     assert "nodeGroupsFound" not in doc["autoscaler"]      # given, not found
-    code, out, _ = run(capsys, *base)
+    code, out, _ = run_cli(capsys, *base)
     assert out.index(f"shop/{CHECKOUT}") < out.index("\nCluster autoscaler\n")
 
 
 def test_node_group_without_any_group_is_refused_after_reading(capsys, api):
-    code, out, err = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group", "gpu")
+    code, out, err = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--node-group", "gpu")
     assert code == 2 and out == ""
     assert err == ("error: --node-group needs node groups: none were found in the cluster (CA's status ConfigMap, "
                    "provider labels, Cluster API): give --node-groups FILE\n")
@@ -143,7 +123,7 @@ def busy(api):
 
 
 def run_json(capsys, *args: str) -> tuple[int, dict]:
-    code, out, err = run(capsys, *args)
+    code, out, err = run_cli(capsys, *args)
     assert code in (0, 1), err
     return code, json.loads(out)
 
@@ -197,7 +177,7 @@ def test_alone_the_pod_without_a_group_would_get_an_event(capsys, busy, tmp_path
 def test_the_list_says_each_pods_answer(capsys, busy, tmp_path: Path):
     groups = tmp_path / "groups.yaml"
     groups.write_text(GROUPS)
-    code, out, _ = run(capsys, "pod", "--pending", "-A", "--kubeconfig", busy.kubeconfig, "--node-groups", str(groups),
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-A", "--kubeconfig", busy.kubeconfig, "--node-groups", str(groups),
                        "--details")
     assert code == 1
     section = out[out.index("\nCluster autoscaler\n"):]
@@ -257,19 +237,19 @@ def test_each_pod_in_the_schedulers_queue_and_in_cas_loop(capsys, crowded, tmp_p
         [answer] = trace["autoscalers"]
         assert (answer["outcome"], answer["events"]) == (loop[key]["outcome"], loop[key]["events"])
         assert answer["scheduler"] == said[key]
-    code, out, _ = run(capsys, "pod", "api-2", "-n", "team-a", *live)
+    code, out, _ = run_cli(capsys, "pod", "api-2", "-n", "team-a", *live)
     top = " ".join(out[:out.index("Kubernetes 1.")].split())
     assert top.startswith("Pod team-a/api-2 (profile default-scheduler): Scheduled In the scheduler's queue it is "
                           "Unschedulable: alone it would be bound to node-a2, but of the ")
     assert "team-a/api-0, team-a/api-1 on node-a2; then: 0/6 nodes are available" in top
     assert "Cluster autoscaler: scales up big 0 -> " in top
     page = tmp_path / "api-2.html"
-    run(capsys, "pod", "api-2", "-n", "team-a", *live, "--html", str(page))
+    run_cli(capsys, "pod", "api-2", "-n", "team-a", *live, "--html", str(page))
     assert "In the scheduler&#x27;s queue it is Unschedulable: alone it would be bound to node-a2" in page.read_text()
-    code, out, _ = run(capsys, "pod", "api-1", "-n", "team-a", *live)
+    code, out, _ = run_cli(capsys, "pod", "api-1", "-n", "team-a", *live)
     top = " ".join(out[:out.index("Kubernetes 1.")].split())
     assert "Cluster autoscaler: scales up big 0 -> " in top and "CA and the scheduler's queue differ here: " in top
-    code, out, _ = run(capsys, "pod", "--pending", "-A", *live)
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-A", *live)
     listing = out[:out.index("\nCluster autoscaler\n")]
     rows = {line.split()[0]: line for line in listing.splitlines() if line.startswith("team-")}
     assert [k for k, line in rows.items() if "fits now: would be bound to node-a2" in line] == \
@@ -303,7 +283,7 @@ def test_a_walk_cut_short_says_so(capsys, crowded, monkeypatch, tmp_path: Path):
     and stderr says which."""
     import kexplain.explain.queue_order as queue_order
     monkeypatch.setattr(queue_order, "RERUNS", 1)
-    code, out, err = run(capsys, "pod", "--pending", "-A", "--kubeconfig", crowded.kubeconfig, "-o", "json")
+    code, out, err = run_cli(capsys, "pod", "--pending", "-A", "--kubeconfig", crowded.kubeconfig, "-o", "json")
     # default/upload-0, ahead of them and after the nominated vip, is the one scheduled again
     assert err == ("note: the scheduler's queue was walked for the first 1 pods that fit alone; 5 more "
                    "(team-a/api-0, ...) keep their verdict alone\n")

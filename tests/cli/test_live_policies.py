@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli.app import main
 from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES
 from kexplain.load.manifests import load_objects
-from tests.support.live_server import DATA, NAMESPACE_VIEW, Rbac, isolate, recorded_api
+from tests.support.live_server import (DATA, NAMESPACE_VIEW, Rbac, isolated, recorded_api,  # noqa: F401
+                                       run_cli)  # (isolated: an autouse fixture)
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # shop: requests cpu 3, no limit (LimitRanger would refuse it)
 POLICY_KINDS = {r.kind for r in POLICIES}
 POLICY_PATHS = {r.path for r in POLICIES}
@@ -63,35 +62,22 @@ HPA_MESSAGE = ("Deployment default/api: HorizontalPodAutoscaler default/api sets
                "pods are explained at 3 replicas")
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch, tmp_path):
-    isolate(monkeypatch, tmp_path / "home")
-
-
 @pytest.fixture
 def api(tmp_path):
     """The recorded cluster with the namespaces' policies and an HPA served."""
-    with recorded_api(tmp_path, TOKEN) as server:
-        server.add_collections("policies")
+    with recorded_api(tmp_path, collections=("policies",)) as server:
         yield server
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert TOKEN not in out and TOKEN not in err
-    return code, out, err
-
-
 def snapshot(capsys, api, path: Path, *args: str) -> tuple[int, str]:
-    code, _, err = run(capsys, "snapshot", "-o", str(path), "--kubeconfig", api.kubeconfig, *args)
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(path), "--kubeconfig", api.kubeconfig, *args)
     return code, err
 
 
 def explain_set(capsys, tmp_path: Path, snap: Path) -> tuple[int, dict, str]:
     app = tmp_path / "app.yaml"
     app.write_text(SET)
-    code, out, err = run(capsys, str(app), "--nodes", str(snap), "-o", "json")
+    code, out, err = run_cli(capsys, str(app), "--nodes", str(snap), "-o", "json")
     return code, json.loads(out), err
 
 
@@ -138,7 +124,7 @@ def test_a_limitrange_of_the_cluster_gives_a_sets_pod_its_defaults(capsys, api, 
     assert item["limitRanger"] == {"set": "cpu, memory request for container cart; cpu, memory limit for container "
                                           "cart", "limitRanges": ["shop-defaults"]}
     app = tmp_path / "app.yaml"
-    code, out, _ = run(capsys, str(app), "--nodes", str(snap))
+    code, out, _ = run_cli(capsys, str(app), "--nodes", str(snap))
     assert "Requests cpu 250m, memory 256Mi; priority 0" in out
     assert "Set by LimitRange shop-defaults (LimitRanger): cpu, memory request for container" in out
 
@@ -177,7 +163,7 @@ def test_the_clusters_own_pods_are_not_admitted_again(capsys, api, tmp_path):
     app = tmp_path / "one.yaml"
     app.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: shop}\nspec:\n"
                    "  containers: [{name: big, image: nginx, resources: {limits: {cpu: '1'}}}]\n")
-    code, out, err = run(capsys, str(app), "--nodes", str(snap), "-o", "json")
+    code, out, err = run_cli(capsys, str(app), "--nodes", str(snap), "-o", "json")
     doc = json.loads(out)
     assert code == 1 and "forbidden" not in err and "db-0" not in err
     assert doc["limitRanger"]["limitRanges"] == ["shop-defaults"]      # the set's pod meets the LimitRange
@@ -186,8 +172,8 @@ def test_the_clusters_own_pods_are_not_admitted_again(capsys, api, tmp_path):
 
 def test_explaining_a_live_pod_reads_none_of_them(capsys, api):
     """A stored pod has met them: `kexplain pod` (NAME or --pending) asks nothing of them."""
-    run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
-    run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
+    run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
     assert not [p for p in api.paths() if p.rsplit("/", 1)[-1] in {r.plural for r in POLICIES}]
 
 

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.cli.app import main
 from kexplain.features import NEWEST, SUPPORTED
-from tests.support.live_server import isolate, recorded_api
+from tests.support.live_server import api, isolate, run_cli  # noqa: F401 (api: a fixture)
 
-TOKEN = "t0ken-DO-NOT-PRINT"
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # unschedulable in namespace shop
 WEB_PENDING = "web-5f6d8c7b9-x9n2k"           # the scheduler's message differs from kexplain's (stale)
 ENV = "KEXPLAIN_KUBERNETES_VERSION"
@@ -38,21 +36,8 @@ def isolated(monkeypatch, tmp_path):
     isolate(monkeypatch, tmp_path / "home", ENV)
 
 
-@pytest.fixture
-def api(tmp_path):
-    with recorded_api(tmp_path, TOKEN) as server:
-        yield server
-
-
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    assert TOKEN not in out + err
-    return code, out, err
-
-
 def pod_json(capsys, api, *args: str, name: str = CHECKOUT) -> tuple[int, dict, str]:
-    code, out, err = run(capsys, "pod", name, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json", *args)
+    code, out, err = run_cli(capsys, "pod", name, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json", *args)
     assert out, err
     return code, json.loads(out), err
 
@@ -76,7 +61,7 @@ def test_live_follows_the_servers_minor(capsys, api, git_version, minor):
 
 def test_the_table_names_the_version_followed(capsys, api):
     api.serve_version("v1.36.3")
-    code, out, _ = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
+    code, out, _ = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
     assert code == 1
     assert out.splitlines()[1] == "Kubernetes 1.36 (kube-scheduler v1.36.3)"
 
@@ -106,7 +91,7 @@ def test_a_newer_minor_is_explained_as_the_newest_with_a_warning(capsys, api):
 
 def test_an_older_minor_is_refused(capsys, api):
     api.serve_version("v1.32.9")
-    code, out, err = run(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
+    code, out, err = run_cli(capsys, "pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig)
     assert code == 2 and out == ""
     [line] = err.splitlines()
     assert line == (f"error: {api.url} runs Kubernetes v1.32.9: Kubernetes 1.32 is not supported: kexplain follows "
@@ -123,21 +108,21 @@ def test_the_configuration_is_read_as_the_clusters_scheduler_reads_it(capsys, ap
     config.write_text(DRA_AT_SCORE)
     args = ("pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "--config", str(config))
     api.serve_version("v1.34.7")
-    code, _, err = run(capsys, *args)
+    code, _, err = run_cli(capsys, *args)
     assert code == 2 and 'plugin "DynamicResources" does not extend ScorePlugin plugin' in err
     assert len(err.splitlines()) == 1
     assert "/api/v1/nodes" not in api.paths(), "a refused configuration reads no cluster"
     api.serve_version("v1.35.4")
-    code, _, err = run(capsys, *args)
+    code, _, err = run_cli(capsys, *args)
     assert code == 1, err
 
 
 def test_pending_pods_follow_the_cluster_too(capsys, api):
     api.serve_version("v1.36.3")
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
     items = json.loads(out)["items"]
     assert items and {followed(t) for t in items} == {"1.36"}
-    code, out, _ = run(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+    code, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
                        "--kubernetes-version", "1.33")
     assert {followed(t) for t in json.loads(out)["items"]} == {"1.33"}
 
@@ -157,14 +142,14 @@ def test_the_live_scheduler_comparison_blames_no_version_when_they_match(capsys,
 def take_snapshot(capsys, api, tmp_path: Path, git_version: str) -> tuple[Path, Path]:
     api.serve_version(git_version)
     out = tmp_path / f"cluster-{git_version}.json"
-    code, _, err = run(capsys, "snapshot", CHECKOUT, "-n", "shop", "-o", str(out), "--kubeconfig", api.kubeconfig)
+    code, _, err = run_cli(capsys, "snapshot", CHECKOUT, "-n", "shop", "-o", str(out), "--kubeconfig", api.kubeconfig)
     assert code == 0, err
     assert f"(Kubernetes {git_version}, which a replay follows)" in err
     return out, tmp_path / f"cluster-{git_version}.pod.json"
 
 
 def replay(capsys, pod: Path, cluster: Path, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run(capsys, str(pod), "--nodes", str(cluster), "--stored", "-o", "json", *args)
+    code, out, err = run_cli(capsys, str(pod), "--nodes", str(cluster), "--stored", "-o", "json", *args)
     return code, json.loads(out) if out else {}, err
 
 
@@ -213,7 +198,7 @@ def test_snapshots_of_two_versions_are_refused_together(capsys, api, tmp_path):
 
 
 def lint_json(capsys, pod: Path, cluster: Path, *args: str) -> tuple[int, dict, str]:
-    code, out, err = run(capsys, "lint", str(pod), "--nodes", str(cluster), "--stored", "--format", "json", *args)
+    code, out, err = run_cli(capsys, "lint", str(pod), "--nodes", str(cluster), "--stored", "--format", "json", *args)
     return code, json.loads(out) if out else {}, err
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, workers_yaml
 from tests.support.copies import copy_names
 
 # An old cluster-policy bundle, as charts of the PodSecurityPolicy era shipped them.
@@ -53,25 +53,7 @@ spec:
       containers: [{name: legacy, image: registry.example.com/legacy:0.9}]
 """
 
-NODES = """\
-apiVersion: v1
-kind: Node
-metadata:
-  name: worker-1
-  labels: {kubernetes.io/hostname: worker-1, topology.kubernetes.io/zone: eu-west-1a}
-status:
-  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
-  allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: worker-2
-  labels: {kubernetes.io/hostname: worker-2, topology.kubernetes.io/zone: eu-west-1b}
-status:
-  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
-  allocatable: {cpu: "4", memory: 16Gi, pods: "110"}
-"""
+NODES = workers_yaml("4", "16Gi")
 
 
 def debug_pod(cpu: str) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kexplain.admission.template_defaults import default_pod_template
+from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.gohash import compute_hash, fnv32, fnv32a, hash_controller_revision, safe_encode_string
 from kexplain.cli.app import main

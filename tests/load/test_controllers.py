@@ -16,19 +16,11 @@ from kexplain.explain.request import Request
 from kexplain.lint.linter import LintOptions, Severity, default_suggester, lint
 from kexplain.load.ephemeral_controller import create_volume_claims
 from kexplain.load.workloads import idle_reason
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, node_yaml
 from tests.support.copies import copy_names
 
 # One node with room for exactly three pods of 1 cpu.
-NODE = """apiVersion: v1
-kind: Node
-metadata:
-  name: node-1
-  labels: {kubernetes.io/hostname: node-1, topology.kubernetes.io/zone: eu-west-1a}
-status:
-  capacity: {cpu: "3", memory: 8Gi, pods: "110"}
-  allocatable: {cpu: "3", memory: 8Gi, pods: "110"}
-"""
+NODE = node_yaml("node-1", "eu-west-1a", "3", "8Gi")
 DEFAULT_CLASS = """apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:

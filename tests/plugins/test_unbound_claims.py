@@ -9,24 +9,9 @@ import json
 from pathlib import Path
 
 from kexplain.cli.app import main
-from tests.support.cli_helpers import TestEnvironment
+from tests.support.cli_helpers import TestEnvironment, workers_yaml
 
-NODES = """apiVersion: v1
-kind: Node
-metadata:
-  name: worker-1
-  labels: {kubernetes.io/hostname: worker-1, topology.kubernetes.io/zone: eu-west-1a}
-status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: worker-2
-  labels: {kubernetes.io/hostname: worker-2, topology.kubernetes.io/zone: eu-west-1b}
-status:
-  capacity: {cpu: "8", memory: 32Gi, pods: "110"}
-"""
+NODES = workers_yaml("8", "32Gi", allocatable=False)
 GP3 = """---
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

@@ -26,6 +26,21 @@ class TestEnvironment(Environment):
         return self.stderr.getvalue()   # type: ignore[attr-defined]
 
 
+def node_yaml(name: str, zone: str, cpu: str, memory: str, allocatable: bool = True) -> str:
+    """A Node as people write one in a cluster file: hostname and zone labels, a capacity of
+    `cpu`, `memory` and 110 pods (its allocatable the same, unless told not to write one)."""
+    room = f'{{cpu: "{cpu}", memory: {memory}, pods: "110"}}'
+    return (f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n"
+            f"  labels: {{kubernetes.io/hostname: {name}, topology.kubernetes.io/zone: {zone}}}\n"
+            f"status:\n  capacity: {room}\n" + (f"  allocatable: {room}\n" if allocatable else ""))
+
+
+def workers_yaml(cpu: str, memory: str, allocatable: bool = True) -> str:
+    """Two such nodes, worker-1 in eu-west-1a and worker-2 in eu-west-1b, as one file."""
+    return "---\n".join(node_yaml(f"worker-{i}", f"eu-west-1{zone}", cpu, memory, allocatable)
+                        for i, zone in ((1, "a"), (2, "b")))
+
+
 # A one-node cluster and a small pod, written as people write them.
 NODE = """apiVersion: v1
 kind: Node

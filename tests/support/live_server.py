@@ -24,10 +24,15 @@ from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Iterator
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from kexplain.cli.app import main
 from tests.support.paths import DATA
 
 DATA = DATA / "live"
 ERRORS = DATA / "errors"
+TOKEN = "t0ken-DO-NOT-PRINT"        # the recorded cluster's bearer token, never to be printed
 POD_PATH = "/api/v1/pods"
 APIS_PATH = "/apis"
 
@@ -330,7 +335,7 @@ def _fields_match(item: dict[str, Any], selector: str) -> bool:
     return True
 
 
-def write_kubeconfig(path: Path, server: str, *, token: str = "t0ken-DO-NOT-PRINT", namespace: str = "shop",
+def write_kubeconfig(path: Path, server: str, *, token: str = TOKEN, namespace: str = "shop",
                      context: str = "prod", extra_contexts: tuple[str, ...] = ()) -> Path:
     """A kubeconfig with one cluster and a bearer-token user, current context `context`."""
     contexts = [{"name": name, "context": {"cluster": "c", "user": "u", "namespace": namespace}}
@@ -357,11 +362,38 @@ def isolate(monkeypatch: Any, home: Path, *unset: str) -> None:
 
 
 @contextmanager
-def recorded_api(folder: Path, token: str, scenario: str = "cluster",
-                 git_version: str | None = None) -> Iterator[RecordedApiServer]:
-    """The stand-in API server with a kubeconfig for it in `folder` (its path as `.kubeconfig`);
+def recorded_api(folder: Path, token: str = TOKEN, scenario: str = "cluster", git_version: str | None = None, *,
+                 collections: tuple[str, ...] = (), rbac: Rbac | None = None) -> Iterator[RecordedApiServer]:
+    """The stand-in API server with a kubeconfig for it in `folder` (its path as `.kubeconfig`),
+    serving the `collections` scenarios' too (`add_collections`), as `rbac` allows when given;
     on leaving, it asserts that only GETs were made."""
     with RecordedApiServer(scenario, token=token, git_version=git_version) as server:
         server.kubeconfig = str(write_kubeconfig(folder / "kubeconfig", server.url, token=token))
+        for more in collections:
+            server.add_collections(more)
+        if rbac is not None:
+            server.faults.rbac = rbac
         yield server
         assert server.methods <= {"GET"}, "kexplain must only read"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`isolate` for every test of a module that imports this fixture (autouse there)."""
+    isolate(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[RecordedApiServer]:
+    """The recorded cluster as it is (`recorded_api`)."""
+    with recorded_api(tmp_path) as server:
+        yield server
+
+
+def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """`kexplain ARGS` in this process: exit code, stdout, stderr; the recorded cluster's token
+    in neither."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    assert TOKEN not in out + err
+    return code, out, err
