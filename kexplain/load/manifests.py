@@ -426,9 +426,9 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
     if rows is None:
         return range(len(objs))
     try:
-        names = Counter(rows.names)
-        if len(names) == len(rows.names):
+        if len(set(rows.names)) == len(rows.names):     # (a set: cheaper than counting, the common case)
             return ()
+        names = Counter(rows.names)
         maybe = [i for i, name in enumerate(rows.names) if names[name] > 1]     # (a name given twice)
         counts = Counter((rows.kinds[i], rows.names[i]) for i in maybe)
     except TypeError:       # a kind or name that is no key
