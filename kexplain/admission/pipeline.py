@@ -241,9 +241,9 @@ class _Shapes:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
         that one did, its own status too, and is copied by nothing), else a copy, as for any
         other object."""
-        key = self.index.key(obj) if type(obj) is dict else None
+        _, key, decodes = self.index.entry(obj) if type(obj) is dict else (None, None, False)
         known = key is not None and key in self.first
-        if known and self.index.status_decodes(obj):     # (each pod's own: `shapes.STATUS`)
+        if known and decodes:     # (its status, each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
         copied = _copy(obj, src)

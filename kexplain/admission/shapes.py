@@ -239,9 +239,14 @@ class ShapeIndex:
     def key(self, pod: dict) -> bytes | None:
         """The bytes naming the shape of `pod` (`canonical`, its `shape_key`), None off the
         fast path (a value a shape key does not hold)."""
+        return self.entry(pod)[1]
+
+    def entry(self, pod: dict) -> tuple[dict, bytes | None, bool]:
+        """`pod`, its `key`, and whether its status decodes (`decode.status_decodes`; False
+        without a key), worked out once: what each pass asks of a pod in one look-up."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
-            return found[1]
+            return found
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
         key = None
         if undo is not None:
@@ -253,13 +258,8 @@ class ShapeIndex:
             if key is not None:
                 key = self._keys.setdefault(key, key)
         # (its status, out of the shape, asked now: `status_decodes`)
-        self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
-        return key
-
-    def status_decodes(self, pod: dict) -> bool:
-        """`decode.status_decodes` of a pod whose `key` was asked (False for any other)."""
-        found = self._of.get(id(pod))
-        return found is not None and found[0] is pod and found[2]
+        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
+        return found
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
