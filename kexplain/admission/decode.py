@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+from itertools import repeat
 from typing import Any
 
 from kexplain.errors import InputError, Source, clip, describe
@@ -261,7 +262,7 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif kind is tuple:
         if not isinstance(value, dict):
             raise _expected("a mapping", value, path, obj, source)
-        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
+        if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
             from kexplain.admission.openapi import _key_text
             keyed = {_key_text(key): item for key, item in value.items()}
             value.clear()
@@ -321,6 +322,7 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     return value
 
 
+_STRS = repeat(str)     # (`isinstance`'s second argument, for as many keys as `map` asks)
 # The types a leaf schema keeps as they are (`_check` returns the value itself): looked up
 # before calling it for each item and field (most values are of these types).
 _KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
