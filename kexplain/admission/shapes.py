@@ -22,7 +22,9 @@ everything else it does is a function of the rest of the pod and of the run's co
   gives exactly the admitted one, and when no placeholder leaks into what it writes;
 - every later pod of the shape is the pod as written with the patch applied: copy-on-write
   along the patched paths, everything else shared with the input (as stored objects are), and
-  what admission wrote shared by the pods of the shape (nothing changes an admitted object).
+  what admission wrote shared by the pods of the shape (nothing changes an admitted object); a
+  mapping admission only added to (a spec given its defaults) is a copy of the shape's
+  admitted one with the pod's own values written back (`_templated`).
 
 Only success is remembered: a shape whose canonical pod is refused anywhere keeps every pod of
 it on the full path, so every message is the full path's own. A uid admission generates (none
@@ -292,12 +294,15 @@ class Patch:
     """Changes to one mapping (`keys`) or list (`indexes`), each a `_Set` or a nested Patch,
     in the order the admitted value has them (new keys last, as admission appended them).
     `compiled` runs them as prepared by `_prepare`: consecutive plain values written to a
-    mapping in one `dict.update` (same keys, same order), the rest one by one."""
+    mapping in one `dict.update` (same keys, same order), the rest one by one; or, for a mapping
+    given a `_template` (`_templated`), a copy of that with the pod's `_own` values written."""
 
     is_dict: bool
     changes: list[tuple[Any, "Patch | _Set"]] = field(default_factory=list)
     _ops: list[tuple[int, Any, Any]] | None = field(default=None, repr=False)
     _function: Callable[[dict, dict], dict] | None = field(default=None, repr=False)
+    _template: dict | None = field(default=None, repr=False)
+    _own: tuple[Any, ...] = field(default=(), repr=False)
 
     def _prepare(self) -> list[tuple[int, Any, Any]]:
         ops: list[tuple[int, Any, Any]] = []
@@ -343,6 +348,11 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
         return const(change.value)
 
     def emit(node: Patch, source: str, out: str) -> None:
+        if node._template is not None:
+            lines.append(f"        {out} = {const(node._template)}.copy()")
+            for key in node._own:
+                lines.append(f"        {out}[{const(key)}] = {source}[{const(key)}]")
+            return
         lines.append(f"        {out} = {source}.copy()")
         for op, key, payload in node._ops if node._ops is not None else node._prepare():
             if op == 0:
@@ -432,6 +442,7 @@ def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -
             meta_change.changes = [(k, _Uid(c.value, make_uid) if k == "uid" and type(c) is _Set else c)
                                    for k, c in meta_change.changes]
     _share_alike(change, written, admitted)
+    _templated(change, written, admitted)
     if _leaks(change) or not _same(change.compiled()(written, written), admitted):
         return None
     return change
@@ -448,6 +459,25 @@ def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
             _share_alike(change, written[key], admitted[key])
         else:
             patch.changes[i] = (key, _Set(admitted[key]))
+
+
+def _templated(patch: Patch, written: Any, admitted: Any) -> None:
+    """Each mapping of `patch` changed by plain values only (a pod's spec given its defaults),
+    with fewer values of the pod's own (keys whose written value holds a placeholder) than
+    changes, made from the admitted mapping itself: a copy of it with the pod's own values
+    written back, not a copy of the pod's updated key by key. The same keys in the same order
+    (the admitted keeps the written ones first), values alike (a key neither changed nor the
+    pod's own is alike in every pod of the shape): one copy made at its final size, not one
+    that grows. `_leaks` saw that no changed value holds a placeholder; the own ones are each
+    pod's."""
+    for key, change in patch.changes:
+        if type(change) is Patch:
+            _templated(change, written[key], admitted[key])
+    if patch.is_dict and all(type(change) is _Set for _, change in patch.changes):
+        changed = {key for key, _ in patch.changes}
+        own = tuple(key for key in written if key not in changed and _own(written[key]))
+        if len(own) < len(changed):
+            patch._template, patch._own = admitted, own
 
 
 def _own(value: Any) -> bool:
