@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+from itertools import repeat
 from typing import Any
 
 from kexplain.errors import InputError, Source, clip, describe
@@ -261,15 +262,16 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif kind is tuple:
         if not isinstance(value, dict):
             raise _expected("a mapping", value, path, obj, source)
-        if not all(isinstance(key, str) for key in value):     # YAML's `1:`: kubectl sends "1"
+        if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
             from kexplain.admission.openapi import _key_text
             keyed = {_key_text(key): item for key, item in value.items()}
             value.clear()
             value.update(keyed)
         sub = schema[1]
         kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
         for key in list(value):
-            if type(value[key]) in kept:
+            if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
                 continue
             if value[key] is None:
                 value[key] = _zero(sub)
@@ -321,9 +323,20 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     return value
 
 
+_STRS = repeat(str)     # (`isinstance`'s second argument, for as many keys as `map` asks)
 # The types a leaf schema keeps as they are (`_check` returns the value itself): looked up
 # before calling it for each item and field (most values are of these types).
 _KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
+
+
+def _quantity_text(text: str) -> bool:
+    """Whether a quantity written as a string parses (what `_check` asks of it, which keeps the
+    string as it is): a node's or a container's resource list, one cached parse per text."""
+    try:
+        quantity.parse_text(text)
+    except quantity.QuantityError:
+        return False
+    return True
 
 
 def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> InputError:

@@ -235,6 +235,14 @@ _UNSET = object()
 _UNKNOWN = object()
 
 
+def _any_value(value: Any) -> bool:
+    return True
+
+
+def _no_value(value: Any) -> bool:
+    return False
+
+
 class ApiIndex:
     """What the API server of one Kubernetes version knows of its built-in kinds, from the
     strict definitions lint validates against, without jsonschema: the API versions each kind
@@ -342,21 +350,22 @@ class ApiIndex:
         self._collect(self._defs[name], obj, (), out)
         return None, out
 
-    def field_sound(self, api_version: str, kind: str, field: str, value: Any, unknown: bool = True) -> bool:
-        """Whether `decode_problems` would find nothing in the `field` of a `kind` object (say
-        a pod's status) worth `value`: it decodes, and (when `unknown`) has no field its schema
-        does not define. Asked of one part of many objects whose rest is known to be sound."""
+    def field_check(self, api_version: str, kind: str, field: str, unknown: bool = True) -> Callable[[Any], bool]:
+        """Whether `decode_problems` would find nothing in the `field` of a `kind` object (say a
+        pod's status) worth a value, as a function of the value: it decodes, and (when
+        `unknown`) has no field its schema does not define. Asked of one part of each of many
+        objects whose rest is known to be sound: looked up once for them all."""
         name = self._kinds.get((api_version, kind))
         if name is None:
-            return True
+            return _any_value
         key = (name, field, unknown)
         check = self._field_checks.get(key, _UNSET)
         if check is _UNSET:
             props = (self._defs.get(name) or {}).get("properties") or {}
             check = self._field_checks[key] = self._compile(props[field], unknown) if field in props else _UNKNOWN
         if check is _UNKNOWN:           # (not a field of the kind: the whole walk says what of it)
-            return False
-        return check is None or check(value)
+            return _no_value
+        return _any_value if check is None else check
 
     def decode_error(self, api_version: Any, kind: Any, obj: Any) -> "DecodeError | None":
         """The error the API server's decoding refuses `obj` with, or None (also for a kind

@@ -22,7 +22,9 @@ everything else it does is a function of the rest of the pod and of the run's co
   gives exactly the admitted one, and when no placeholder leaks into what it writes;
 - every later pod of the shape is the pod as written with the patch applied: copy-on-write
   along the patched paths, everything else shared with the input (as stored objects are), and
-  what admission wrote shared by the pods of the shape (nothing changes an admitted object).
+  what admission wrote shared by the pods of the shape (nothing changes an admitted object); a
+  mapping admission only added to (a spec given its defaults) is a copy of the shape's
+  admitted one with the pod's own values written back (`_templated`).
 
 Only success is remembered: a shape whose canonical pod is refused anywhere keeps every pod of
 it on the full path, so every message is the full path's own. A uid admission generates (none
@@ -239,9 +241,14 @@ class ShapeIndex:
     def key(self, pod: dict) -> bytes | None:
         """The bytes naming the shape of `pod` (`canonical`, its `shape_key`), None off the
         fast path (a value a shape key does not hold)."""
+        return self.entry(pod)[1]
+
+    def entry(self, pod: dict) -> tuple[dict, bytes | None, bool]:
+        """`pod`, its `key`, and whether its status decodes (`decode.status_decodes`; False
+        without a key), worked out once: what each pass asks of a pod in one look-up."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
-            return found[1]
+            return found
         undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
         key = None
         if undo is not None:
@@ -253,13 +260,8 @@ class ShapeIndex:
             if key is not None:
                 key = self._keys.setdefault(key, key)
         # (its status, out of the shape, asked now: `status_decodes`)
-        self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
-        return key
-
-    def status_decodes(self, pod: dict) -> bool:
-        """`decode.status_decodes` of a pod whose `key` was asked (False for any other)."""
-        found = self._of.get(id(pod))
-        return found is not None and found[0] is pod and found[2]
+        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
+        return found
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
@@ -276,9 +278,6 @@ class _Set:
     def __init__(self, value: Any) -> None:
         self.value = value
 
-    def fresh(self, pod: dict) -> Any:
-        return self.value
-
 
 class _Uid(_Set):
     """The uid admission generates for a pod written without one: the pod's own."""
@@ -289,21 +288,21 @@ class _Uid(_Set):
         super().__init__(value)
         self.make = make
 
-    def fresh(self, pod: dict) -> Any:
-        return self.make(pod)
-
 
 @dataclass
 class Patch:
     """Changes to one mapping (`keys`) or list (`indexes`), each a `_Set` or a nested Patch,
     in the order the admitted value has them (new keys last, as admission appended them).
-    `apply` runs them as prepared by `_prepare`: consecutive plain values written to a mapping
-    in one `dict.update` (same keys, same order), the rest one by one."""
+    `compiled` runs them as prepared by `_prepare`: consecutive plain values written to a
+    mapping in one `dict.update` (same keys, same order), the rest one by one; or, for a mapping
+    given a `_template` (`_templated`), a copy of that with the pod's `_own` values written."""
 
     is_dict: bool
     changes: list[tuple[Any, "Patch | _Set"]] = field(default_factory=list)
     _ops: list[tuple[int, Any, Any]] | None = field(default=None, repr=False)
     _function: Callable[[dict, dict], dict] | None = field(default=None, repr=False)
+    _template: dict | None = field(default=None, repr=False)
+    _own: tuple[Any, ...] = field(default=(), repr=False)
 
     def _prepare(self) -> list[tuple[int, Any, Any]]:
         ops: list[tuple[int, Any, Any]] = []
@@ -320,21 +319,10 @@ class Patch:
         self._ops = ops
         return ops
 
-    def apply(self, value: Any, pod: dict) -> Any:
-        """A copy of `value` (of the shape the patch was made from) with the changes made;
-        what they do not reach is shared with `value`."""
-        out = value.copy()
-        for op, key, payload in self._ops if self._ops is not None else self._prepare():
-            if op == 0:
-                out.update(payload)
-            elif op == 2:
-                out[key] = payload.apply(value[key], pod)
-            else:
-                out[key] = payload.fresh(pod)
-        return out
-
     def compiled(self) -> Callable[[dict, dict], dict]:
-        """`apply` as one straight-line function (`_compile`), made on first use and kept."""
+        """The patch as one straight-line function (`_compile`), made on first use and kept:
+        `f(value, pod)` is a copy of `value` (of the shape the patch was made from, `pod` the
+        pod it is of) with the changes made; what they do not reach is shared with `value`."""
         if self._function is None:
             self._function = _compile(self)
         return self._function
@@ -342,10 +330,10 @@ class Patch:
 
 def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
     """The patch as one function without a call per level: every pod of a shape goes through
-    it (150,000 on a large cluster), and one Python call per nested mapping is most of the
-    cost of `Patch.apply`. The generated code names no key or value of the input: each is a
-    constant of the function (`c<i>`, a cell of the closure made from the list `C`), so nothing
-    written in a manifest becomes code. It does what `apply` does, in the same order."""
+    it (150,000 on a large cluster), and a Python call per nested mapping would be most of
+    the cost. The generated code names no key or value of the input: each is a constant of
+    the function (`c<i>`, a cell of the closure made from the list `C`), so nothing written in
+    a manifest becomes code. Each level: a copy, then the prepared changes in their order."""
     consts: list[Any] = []
     lines = ["    def apply(v0, pod):"]
     names = iter(range(1, 1 << 30))
@@ -360,6 +348,11 @@ def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
         return const(change.value)
 
     def emit(node: Patch, source: str, out: str) -> None:
+        if node._template is not None:
+            lines.append(f"        {out} = {const(node._template)}.copy()")
+            for key in node._own:
+                lines.append(f"        {out}[{const(key)}] = {source}[{const(key)}]")
+            return
         lines.append(f"        {out} = {source}.copy()")
         for op, key, payload in node._ops if node._ops is not None else node._prepare():
             if op == 0:
@@ -389,8 +382,14 @@ def _code(source: str) -> CodeType:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal values of equal types, mappings in equal key order."""
-    return type(a) is type(b) and repr(a) == repr(b)
+    """Equal values of equal types, mappings in equal key order. A string, integer or boolean
+    is compared as it is (its `==` is exact within its type), anything else by its repr."""
+    if type(a) is not type(b):
+        return False
+    return a == b if type(a) in _EXACT else repr(a) == repr(b)
+
+
+_EXACT = (str, int, bool)
 
 
 def diff(before: Any, after: Any) -> Patch | _Set | None:
@@ -443,8 +442,8 @@ def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -
             meta_change.changes = [(k, _Uid(c.value, make_uid) if k == "uid" and type(c) is _Set else c)
                                    for k, c in meta_change.changes]
     _share_alike(change, written, admitted)
-    if _leaks(change) or not _same(change.apply(written, written), admitted) \
-            or not _same(change.compiled()(written, written), admitted):
+    _templated(change, written, admitted)
+    if _leaks(change) or not _same(change.compiled()(written, written), admitted):
         return None
     return change
 
@@ -460,6 +459,25 @@ def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
             _share_alike(change, written[key], admitted[key])
         else:
             patch.changes[i] = (key, _Set(admitted[key]))
+
+
+def _templated(patch: Patch, written: Any, admitted: Any) -> None:
+    """Each mapping of `patch` changed by plain values only (a pod's spec given its defaults),
+    with fewer values of the pod's own (keys whose written value holds a placeholder) than
+    changes, made from the admitted mapping itself: a copy of it with the pod's own values
+    written back, not a copy of the pod's updated key by key. The same keys in the same order
+    (the admitted keeps the written ones first), values alike (a key neither changed nor the
+    pod's own is alike in every pod of the shape): one copy made at its final size, not one
+    that grows. `_leaks` saw that no changed value holds a placeholder; the own ones are each
+    pod's."""
+    for key, change in patch.changes:
+        if type(change) is Patch:
+            _templated(change, written[key], admitted[key])
+    if patch.is_dict and all(type(change) is _Set for _, change in patch.changes):
+        changed = {key for key, _ in patch.changes}
+        own = tuple(key for key in written if key not in changed and _own(written[key]))
+        if len(own) < len(changed):
+            patch._template, patch._own = admitted, own
 
 
 def _own(value: Any) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import repeat
 
 from kexplain.apimachinery.fielderrors import FieldError, invalid
 
@@ -25,6 +26,7 @@ _KEY_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must 
             "alphanumeric character")
 _VALUE_FMT = "(" + _KEY_FMT + ")?"
 _VALUE_RE = re.compile("^" + _VALUE_FMT + "$")
+_STR = repeat(str)      # (`isinstance`'s second argument, for as many values as `map` asks)
 _VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
               "'.', and must start and end with an alphanumeric character")
 
@@ -111,7 +113,12 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
 
 def validate_labels(labels: dict | None, path: str) -> list[FieldError]:
     """metav1 validation.ValidateLabels: keys then values, per entry. A null value is the empty
-    string, as the decoder reads it into a map[string]string (other types never decode)."""
+    string, as the decoder reads it into a map[string]string (other types never decode).
+    Labels of strings all valid are told in C first (`map` over the cached checks): a node's
+    dozen labels, of each of thousands of nodes, took a Python loop of calls each."""
+    if type(labels) is dict and all(map(isinstance, labels, _STR)) and all(map(isinstance, labels.values(), _STR)) \
+            and not any(map(is_label_key, labels)) and not any(map(is_label_value, labels.values())):
+        return []
     errs: list[FieldError] = []
     for key, value in (labels or {}).items():
         value = "" if value is None else str(value)

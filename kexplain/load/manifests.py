@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, BinaryIO, Collection, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, BinaryIO, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
                                              type_name)
@@ -536,6 +536,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         return Checked(objs.same(), [])       # type: ignore[attr-defined]
     # the shapes of pod whose fields were found sound, for this version and `validate`
     sound = shape_index.fields_ok.setdefault((kube.minor, validate), set()) if shape_index is not None else set()
+    status_checks: dict[str, Callable[[Any], bool]] = {}   # a Pod's apiVersion -> `field_check` of its status
     kept: list[tuple[dict[str, Any], Source]] = []
     refused: list[tuple[str, InputError]] = []           # (kind, why)
     off: dict[str, tuple[InputError, list[int]]] = {}    # version -> its first object's words, how many
@@ -571,11 +572,15 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound and isinstance(api_version, str) and (
-                    index := index or builtin_index(kube.minor)).field_sound(
-                    api_version, kind, "status", obj.get("status"), validate != "ignore"):
-                kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
-                continue
+            if shape is not None and shape in sound and isinstance(api_version, str):
+                status_sound = status_checks.get(api_version)
+                if status_sound is None:
+                    index = index or builtin_index(kube.minor)
+                    status_sound = status_checks[api_version] = index.field_check(
+                        api_version, kind, "status", validate != "ignore")
+                if status_sound(obj.get("status")):
+                    kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
+                    continue
             try:
                 found = check_fields(obj, src, validate, kube)
             except InputError as err:

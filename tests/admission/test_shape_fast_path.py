@@ -178,6 +178,21 @@ def test_plain_replicas_are_patched_and_share_what_admission_leaves() -> None:
     assert [p["spec"]["nodeName"] for p in admitted] == [p["spec"]["nodeName"] for p in pods]
 
 
+def test_a_spec_given_defaults_is_made_from_the_shapes_admitted_spec() -> None:
+    """A spec that admission only gives defaults is a copy of its shape's admitted spec with the
+    pod's own values (its node) written back (`shapes._templated`): what the pods have alike and
+    admission left (a node selector) is then shared by them too; keys and values are the full
+    path's (`assert_same`)."""
+    pods = replicas(lambda i: pod(f"web-{i}", f"n{i % 3 + 1}", nodeSelector={"disk": "ssd"}))
+    cluster = cluster_of(*pods)
+    assert assert_same(cluster) == len(pods)
+    admitted = [o for o, _ in admit(cluster, None).objects if o["kind"] == "Pod"]
+    assert admitted[1]["spec"]["nodeSelector"] is admitted[2]["spec"]["nodeSelector"] == {"disk": "ssd"}
+    assert admitted[1]["spec"]["nodeSelector"] is not pods[1]["spec"]["nodeSelector"]
+    assert [p["spec"]["nodeName"] for p in admitted] == ["n1", "n2", "n3", "n1"]
+    assert admitted[1]["spec"] is not admitted[2]["spec"]
+
+
 def _variant(name: str, i: int) -> dict:
     """The i-th replica of a workload whose pods are of one shape but for what `name` says."""
     p = pod(f"w-{i}", f"n{i % 3 + 1}")
