@@ -62,6 +62,16 @@ def test_offerings_helpers():
     assert Offerings().cheapest() is None
 
 
+def test_the_type_index_lists_each_types_available_reserved_offerings_in_order():
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    first, second = offering(ZONE_B, "reserved", 0.2), offering(ZONE_A, "reserved", 0.1)
+    it = itype("a", offering(ZONE_A, "on-demand", 0.3), first, offering(ZONE_A, "reserved", 0.05, available=False),
+               offering(ZONE_A, "spot", 0.1), second)
+    index = TypeIndex()
+    assert index.reserved(it) == [first, second] and index.reserved(it)[0] is first
+    assert index.reserved(itype("b", offering(ZONE_A, "spot", 0.1))) == []
+
+
 def min_values(n: int, *families: str):
     return new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, *families, min_values=n))
 

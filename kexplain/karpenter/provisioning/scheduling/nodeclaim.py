@@ -287,10 +287,9 @@ class NodeClaim:
         compatible_found = False
         reserved: list[Any] = []
         manager = self.context.reservation_manager
+        reserved_of = self.context.type_index.reserved
         for it in instance_types:
-            for o in it.offerings:
-                if o.capacity_type() != RESERVED or not o.available:
-                    continue
+            for o in reserved_of(it):             # its available offerings of capacity type reserved
                 if not requirements.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
                     continue
                 compatible_found = True

@@ -7,13 +7,15 @@ side has per key, and across hundreds of types those are few distinct values (a 
 zones and capacity types, tens of categories), so each type's requirement per key and each
 offering's requirements are interned once per pass (`TypeIndex`) and a question is answered
 once per distinct value (`Question`), by the same Requirements methods Go's code calls. The
-answers are exactly Go's; only the repeats are skipped.
+answers are exactly Go's; only the repeats are skipped. Each type's available reserved
+offerings are listed once too (`reserved`).
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.apis.labels import CAPACITY_TYPE_RESERVED
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements,
 )
@@ -57,9 +59,16 @@ class TypeIndex:
                     oid = self._offerings[content] = len(self._offering_reqs)
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
-            got = (it, keys, offerings, resources.to_nanos(it.allocatable()))
+            reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
+            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved)
             self._types[id(it)] = got
         return got[1], got[2], got[3]
+
+    def reserved(self, it: Any) -> list[Any]:
+        """Its available reserved offerings, in order (the only ones offeringsToReserve looks at:
+        the catalog's types have none, and hundreds of other offerings each)."""
+        self.of(it)
+        return self._types[id(it)][4]
 
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
