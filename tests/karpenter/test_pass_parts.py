@@ -361,3 +361,50 @@ def test_a_nodeclaim_refusal_on_requirements_lasts_until_a_pod_is_added(tmp_path
     assert [got[f"default/{n}"].get("nodeClaim") for n in ("first", "not-x", "wants-y")] == ["default-00001"] * 3
     assert code == 0 and len(doc["nodeClaims"]) == 1
     assert doc["nodeClaims"][0]["labels"]["team"] == "blue"
+
+
+def plain_node(name: str, cpu: str = "8") -> dict[str, Any]:
+    """A node Karpenter does not manage (no NodePool label), without a `team` label."""
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"providerID": f"aws:///z/{name}"},
+            "status": {"capacity": {"cpu": cpu, "memory": "32Gi", "pods": "110"},
+                       "allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}}
+
+
+def test_an_existing_node_refusing_requirements_is_asked_again_once_a_pod_lands(tmp_path: Path) -> None:
+    """`team In [blue]` has no known values on a node without the label, until a pod requiring
+    `team NotIn [red]` lands there; then pods of that selector fit, whatever their shape (blue-b
+    is another shape than blue-a, which the node refused before)."""
+    blue_a = pod("blue-a", "3", nodeSelector={"team": "blue"})
+    not_red = pod("not-red", "2", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["red"]}]}]}}})
+    blue_b = pod("blue-b", "1", nodeSelector={"team": "blue"})
+    code, doc, _ = run(tmp_path, [blue_a, not_red, blue_b], [NODEPOOL], [plain_node("plain")])
+    assert code == 0
+    assert {p["pod"]: (p["result"], p.get("node")) for p in doc["pods"]} == {
+        f"default/{n}": ("ExistingNode", "plain") for n in ("blue-a", "not-red", "blue-b")}
+
+
+def test_pods_of_equal_requirements_ask_an_unchanged_node_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """An existing node that refused a pod's requirements, and has had no pod added since,
+    refuses a pod of other requests and the same requirements too: it is not asked again."""
+    from kexplain.karpenter.pending import load_world
+    from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
+    from kexplain.karpenter.run import schedule
+
+    pods = [pod("blue-a", "1", nodeSelector={"team": "blue"}), pod("blue-b", "2", nodeSelector={"team": "blue"})]
+    inputs = load_pass(write(tmp_path, "pods.yaml", pods),
+                       (write(tmp_path, "c.yaml", [plain_node(f"n{i}") for i in range(3)]),
+                        write(tmp_path, "np.yaml", [NODEPOOL, NODECLASS])), None, KUBE,
+                       max_bytes=10 ** 8, max_objects=1000)
+    asked: list[str] = []
+    can_add = ExistingNode.can_add
+
+    def counted(self: ExistingNode, *args: Any) -> Any:
+        asked.append(self.name())
+        return can_add(self, *args)
+
+    monkeypatch.setattr(ExistingNode, "can_add", counted)
+    done = schedule(inputs, load_world(str(AWS)))
+    assert [p.result for p in done.result.pods] == ["Failed", "Failed"]
+    assert sorted(asked) == ["n0", "n1", "n2"]

@@ -11,7 +11,9 @@ subtracting, for each new NodeClaim, the largest capacity among its instance typ
 Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
 same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
 there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
-and templates; instance types are asked through a per-pass index (`typeindex`).
+and templates, and an existing node's refusal of a pod's requirements holds for every pod of
+equal requirements until a pod is added there; instance types are asked through a per-pass
+index (`typeindex`).
 """
 from __future__ import annotations
 
@@ -197,6 +199,7 @@ class Scheduler:
         # initialized first, then by name (sort.SliceStable)
         self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
         self._scans: dict[bytes, _ShapeScan] = {}
+        self._node_refusals: dict[tuple, dict[int, int]] = {}
         self._claim_refusals: dict[bytes, dict[int, int]] = {}
         self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
         self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
@@ -281,10 +284,19 @@ class Scheduler:
         except ValueError:
             return None
 
+    def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
+        """The existing nodes (indexes) that refused pods of these requirements on requirements,
+        with the node version they refused at: a node that has not changed since refuses them
+        again, whatever the rest of the pod (pods of many shapes select one pool)."""
+        key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
+                           for k, r in requirements.items()))
+        return self._node_refusals.setdefault(key, {})
+
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first existing node that takes the pod. Pods of one shape skip the nodes that
         refused the shape for good, and those that refused it on requirements and have not
-        changed since (`_ShapeScan`)."""
+        changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
+        those requirements and have not changed since (`_requirement_refusals`)."""
         from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
@@ -295,12 +307,14 @@ class Scheduler:
             scan = _ShapeScan(len(self.existing_nodes))
             if shape is not None:
                 self._scans[shape] = scan
+        refused = self._requirement_refusals(data.requirements)
         nodes = self.existing_nodes
         dead: list[int] = []
         placed = False
         for i in scan.alive:
             node = nodes[i]
-            if scan.stale.get(i) == node.version:
+            version = node.version
+            if scan.stale.get(i) == version or refused.get(i) == version:
                 continue
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
@@ -310,7 +324,7 @@ class Scheduler:
             if node.refusal == REFUSED_FOR_GOOD:
                 dead.append(i)
             elif node.refusal == REFUSED_AT_VERSION:
-                scan.stale[i] = node.version
+                scan.stale[i] = refused[i] = version
         if dead:
             gone = set(dead)
             scan.alive = [i for i in scan.alive if i not in gone]
