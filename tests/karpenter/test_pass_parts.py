@@ -276,6 +276,15 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
     assert resources.to_json(usage) == {"cpu": "14", "memory": "16Gi", "nodes": "3", "pods": "58"}
 
 
+def test_daemonset_requests_in_billionths_are_their_sum() -> None:
+    from kexplain.karpenter.state.statenode import StateNode
+    state = StateNode({"metadata": {"name": "n"}}, None)
+    state.daemonset_requests = {("ns", "a"): resources.requests_for_pod(pod("a", "100m", "64Mi")["spec"]),
+                                ("ns", "b"): resources.requests_for_pod(pod("b", "1500m", "1.5Gi")["spec"])}
+    assert state.daemonset_requests_nanos() == resources.to_nanos(state.daemonset_requests_total()) == {
+        "cpu": 1_600_000_000, "memory": (64 + 1536) * 2 ** 20 * 10 ** 9, "pods": 2 * 10 ** 9}
+
+
 # -- the pass, through the command ---------------------------------------------------------------
 def test_a_nodeclaim_not_launched_is_said_as_a_warning(tmp_path: Path) -> None:
     code, doc, err = run(tmp_path, [pod("a")], [NODEPOOL], managed("late", "default", "", registered=False))

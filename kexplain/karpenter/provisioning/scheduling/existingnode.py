@@ -31,8 +31,8 @@ class ExistingNode:
     def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
                  daemon_resources: ResourceList) -> None:
         # integers (billionths): the room is compared for every pod tried here, never printed
-        daemons = resources.to_nanos(daemon_resources)
-        for name, v in resources.to_nanos(state.daemonset_requests_total()).items():
+        daemons = dict(resources.nanos_of(daemon_resources))       # (nodes with the same DaemonSets share it)
+        for name, v in state.daemonset_requests_nanos().items():
             daemons[name] = daemons.get(name, 0) - v
         available = state.available_nanos()
         self.state = state

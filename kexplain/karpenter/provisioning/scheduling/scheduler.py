@@ -186,11 +186,18 @@ class Scheduler:
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes: list[ExistingNode] = []
+        # Each DaemonSet pod's strict requirements once (none: every node's labels take it), and
+        # the requests of each set of them that lands on a node once.
+        strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
+        overheads: dict[tuple[int, ...], ResourceList] = {}
         for state in state_nodes:
             taints = state.taints()
-            on_node = [p for p in daemons if _daemon_compatible_with_node(p, taints, state.labels())]
-            self.existing_nodes.append(ExistingNode(state, topology, taints,
-                                                    resources.requests_for_pods([p.spec for p in on_node])))
+            on_node = _daemons_compatible_with_node(strict, taints, state.labels())
+            key = tuple(map(id, on_node))
+            overhead = overheads.get(key)
+            if overhead is None:
+                overhead = overheads[key] = resources.requests_for_pods([p.spec for p in on_node])
+            self.existing_nodes.append(ExistingNode(state, topology, taints, overhead))
             pool = state.labels().get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
                 capacity = resources.to_nanos(state.capacity())
@@ -413,12 +420,24 @@ def _created(pod: PodInfo) -> Any:
     return parse_time(pod.metadata.get("creationTimestamp"))
 
 
-def _daemon_compatible_with_node(pod: PodInfo, taints: list[dict[str, Any]], labels: Mapping[str, str]) -> bool:
-    """isDaemonPodCompatibleWithNode: tolerates the node's taints, its strict requirements are
-    compatible with the node's labels."""
-    if Taints(taints).tolerates_pod(pod) is not None:
-        return False
-    return new_label_requirements(labels).compatible(new_strict_pod_requirements(pod)) is None
+def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
+                                  labels: Mapping[str, str]) -> list[PodInfo]:
+    """The DaemonSet pods (each with its strict requirements) isDaemonPodCompatibleWithNode
+    takes: they tolerate the node's taints, and their strict requirements are compatible with
+    the node's labels (built once, when some pod has a requirement: none is always compatible)."""
+    node_taints = Taints(taints)
+    node_requirements: Requirements | None = None
+    out = []
+    for pod, strict in daemons:
+        if node_taints.tolerates_pod(pod) is not None:
+            continue
+        if strict:
+            if node_requirements is None:
+                node_requirements = new_label_requirements(labels)
+            if node_requirements.compatible(strict) is not None:
+                continue
+        out.append(pod)
+    return out
 
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
