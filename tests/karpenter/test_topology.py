@@ -603,3 +603,18 @@ def test_domain_groups_read_a_parsed_nodepool_as_the_written_one():
     assert parsed == written and sorted(parsed[ZONE]) == ["test-zone-1", "test-zone-2"]
     # inserted per instance type and again as the NodePool's own In value: Go appends the taints twice
     assert parsed["team"] == {"a": [(taint,), (taint,)]}
+
+
+@pytest.mark.parametrize("before", [None, (), ({"key": "a", "effect": "NoSchedule"},)])
+@pytest.mark.parametrize("taints", [(), ({"key": "b", "effect": "NoSchedule"},)])
+@pytest.mark.parametrize("times", [0, 1, 3])
+def test_a_domain_inserted_n_times_at_once_is_inserted_n_times(before: Any, taints: tuple, times: int) -> None:
+    from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
+    once, repeated = TopologyDomainGroup(), TopologyDomainGroup()
+    if before is not None:
+        once.insert("z", *before)
+        repeated.insert("z", *before)
+    once.insert_times("z", taints, times)
+    for _ in range(times):
+        repeated.insert("z", *taints)
+    assert once == repeated

@@ -173,8 +173,7 @@ def build_domain_groups(node_pools: Sequence[Any],
         for key, values in domains:
             group = groups.setdefault(key, TopologyDomainGroup())
             for domain, times in values:
-                for _ in range(times if taints else 1):    # (an untainted insert is the same each time)
-                    group.insert(domain, *taints)
+                group.insert_times(domain, tuple(taints), times)
     return groups
 
 
@@ -231,11 +230,12 @@ class Topology:
         self.preference_policy = preference_policy
         self.topology_groups: dict[tuple, TopologyGroup] = {}
         self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
-        # Indexed once: the counted pods by namespace, node label requirements by node name.
+        # Indexed once: the pods by namespace (those counted worked out for a namespace a group
+        # asks about: `_counted`), node label requirements by node name.
         self._pods_by_namespace: dict[str, list[PodInfo]] = {}
         for pod in cluster.pods:
-            if not ignored_for_topology(pod) and pod.uid not in self.excluded_pods:
-                self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
+            self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
+        self._counted_by_namespace: dict[str, list[PodInfo]] = {}
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
         self._namespaces: dict[str, dict[str, str]] | None = None
         # The groups that govern a pod or select it, by uid, until a group or owner changes
@@ -502,7 +502,7 @@ class Topology:
                     tg.register(domain)
         selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         for namespace in tg.namespaces:
-            for pod in self._pods_by_namespace.get(namespace, ()):
+            for pod in self._counted(namespace):
                 if not selector.matches(pod.labels):
                     continue
                 node = self.cluster.node_by_name(pod.node_name)
@@ -517,6 +517,17 @@ class Topology:
                 if not every_node and not tg.node_filter.matches(taints, requirements):
                     continue
                 tg.record(domain)
+
+    def _counted(self, namespace: str) -> list[PodInfo]:
+        """The namespace's pods that count (not ignored for topology, not being scheduled), in
+        the cluster's order."""
+        pods = self._counted_by_namespace.get(namespace)
+        if pods is None:
+            excluded = self.excluded_pods
+            pods = self._counted_by_namespace[namespace] = [
+                pod for pod in self._pods_by_namespace.get(namespace, ())
+                if not ignored_for_topology(pod) and pod.uid not in excluded]
+        return pods
 
     def _state_domains(self, key: str) -> list[str]:
         """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""
