@@ -276,6 +276,31 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
     assert resources.to_json(usage) == {"cpu": "14", "memory": "16Gi", "nodes": "3", "pods": "58"}
 
 
+@pytest.mark.parametrize("refs", [
+    None, [], ["not a reference"],
+    [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "uid": "rs", "controller": True}],
+    [{"apiVersion": "apps/v1", "kind": "DaemonSet", "uid": "ds", "controller": True}],
+    [{"apiVersion": "apps/v1", "kind": "DaemonSet", "uid": "ds"},
+     {"apiVersion": "v1", "kind": "Node", "uid": "", "controller": True},
+     {"apiVersion": "apps/v1", "kind": "ReplicaSet", "uid": "rs", "controller": True}],
+    [{"apiVersion": "extensions/v1beta1", "kind": "DaemonSet", "uid": "old", "controller": True}]])
+def test_one_look_at_the_owners_says_what_two_do(refs: Any) -> None:
+    from kexplain.karpenter.state.cluster import _controller_uid, _owners, is_owned_by_daemonset
+    bound = PodInfo({**pod("p"), "metadata": {"name": "p", **({"ownerReferences": refs} if refs is not None else {})}})
+    assert _owners(bound) == (is_owned_by_daemonset(bound), _controller_uid(bound))
+
+
+@pytest.mark.parametrize("affinity", [None, {}, {"podAntiAffinity": {}}, {"podAntiAffinity": {
+    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": "k"}}]}},
+    {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}},
+    {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}}])
+def test_required_anti_affinity_as_the_pod_model_says(affinity: Any) -> None:
+    from kexplain.karpenter.state.cluster import _has_required_anti_affinity
+    spec = pod("p")["spec"]
+    bound = PodInfo({**pod("p"), "spec": {**spec, **({"affinity": affinity} if affinity is not None else {})}})
+    assert _has_required_anti_affinity(bound) is bound.has_required_anti_affinity
+
+
 def test_daemonset_requests_in_billionths_are_their_sum() -> None:
     from kexplain.karpenter.state.statenode import StateNode
     state = StateNode({"metadata": {"name": "n"}}, None)
