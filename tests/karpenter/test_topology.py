@@ -618,3 +618,15 @@ def test_a_domain_inserted_n_times_at_once_is_inserted_n_times(before: Any, tain
     for _ in range(times):
         repeated.insert("z", *taints)
     assert once == repeated
+
+
+def test_a_domain_is_counted_when_any_of_its_nodepools_taints_are_tolerated_repeats_aside() -> None:
+    from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
+    batch, gpu = {"key": "batch", "effect": "NoSchedule"}, {"key": "gpu", "effect": "NoSchedule"}
+    group = TopologyDomainGroup()
+    group.insert_times("z1", (batch,), 3)
+    group.insert_times("z1", (gpu,), 2)
+    group.insert_times("z2", (batch,), 4)
+    tolerates_gpu = PodInfo({"metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "gpu", "operator": "Exists"}]}})
+    assert list(group.for_each_domain(tolerates_gpu, "Honor")) == ["z1"]
+    assert list(group.for_each_domain(tolerates_gpu, "Ignore")) == ["z1", "z2"]

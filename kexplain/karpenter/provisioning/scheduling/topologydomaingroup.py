@@ -27,11 +27,12 @@ class TopologyDomainGroup(dict):
         unless the domain is untainted."""
         if times < 1:
             return
+        entry = Taints(taints)          # (one tuple for every repeat: a Taints is never changed)
         if domain not in self or not taints:
-            self[domain] = [Taints(taints)]
+            self[domain] = [entry]
             times -= 1
         if self[domain][0]:
-            self[domain].extend(Taints(taints) for _ in range(times))
+            self[domain].extend([entry] * times)
 
     def for_each_domain(self, pod, taint_honor_policy: str) -> Iterator[str]:
         """The domains a pod may count: all of them when its policy ignores taints, else those
@@ -42,7 +43,11 @@ class TopologyDomainGroup(dict):
             if taint_honor_policy == NODE_INCLUSION_POLICY_IGNORE:
                 yield domain
                 continue
+            last = None
             for taints in taint_groups:
+                if taints is last:      # a repeat (`insert_times`) the pod did not tolerate either
+                    continue
+                last = taints
                 if taints.tolerates(tolerations) is None:
                     yield domain
                     break
