@@ -442,3 +442,47 @@ def test_pods_of_equal_requirements_ask_an_unchanged_node_once(tmp_path: Path, m
     done = schedule(inputs, load_world(str(AWS)))
     assert [p.result for p in done.result.pods] == ["Failed", "Failed"]
     assert sorted(asked) == ["n0", "n1", "n2"]
+
+
+@pytest.mark.parametrize("all_stored", [False, True])
+def test_a_dumps_rows_give_the_inputs_its_objects_give(all_stored: bool) -> None:
+    """`pass_of` over a `columns.Dump` (the checks and admission ask its rows) and over the same
+    objects as a plain list: the same inputs, the same warnings (some objects stored, or all)."""
+    import copy
+
+    from kexplain.apimachinery import columns
+    from kexplain.karpenter.inputs import pass_of
+    from kexplain.karpenter.params import read_settings
+
+    stored = {"resourceVersion": "7", "uid": "u-{}", "creationTimestamp": "2026-01-01T00:00:00Z"}
+
+    def bound(name: str, node: str, **meta: Any) -> dict[str, Any]:
+        return {**pod(name), "metadata": {"name": name, "namespace": "team", **meta},
+                "spec": {**pod(name)["spec"], "nodeName": node}, "status": {"phase": "Running"}}
+
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "team"},
+          "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {
+              "metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    objs = [pod("pending-a"), pod("pending-b", "2"),
+            *[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", **({"resourceVersion": "3"} if i else {})},
+               "status": {"capacity": {"cpu": "4"}}} for i in range(3)],
+            ds, bound("stored", "n1", **{k: v.format(1) for k, v in stored.items()}), bound("plain", "n2"),
+            bound("agent-x", "n0", ownerReferences=[{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent"}]),
+            *[{**o, "metadata": {**o["metadata"], "resourceVersion": "5"}} for o in managed("k1", "default", "aws:///z/i-1")],
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "team"},
+             "spec": {"volumeName": "pv", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+            NODEPOOL, NODECLASS]
+    src = Source("c.yaml")
+    if all_stored:
+        objs = [{**o, "metadata": {"resourceVersion": "9", **o["metadata"]}} for o in objs]
+
+    def summary(inputs: Any) -> Any:
+        return ([p.obj for p in inputs.pending], [p.obj for p in inputs.bound_pods], inputs.nodes,
+                inputs.node_claims, inputs.daemonsets, [np.name for np in inputs.node_pools],
+                [c.name for c in inputs.node_classes], inputs.objects, inputs.warnings)
+
+    plain = pass_of([(o, src) for o in copy.deepcopy(objs)], read_settings(None, 10 ** 8), KUBE)
+    dump = columns.Dump([(o, src) for o in copy.deepcopy(objs)])
+    assert columns.rows_of(dump) is not None
+    assert summary(pass_of(dump, read_settings(None, 10 ** 8), KUBE)) == summary(plain)
+    assert [p.name for p in plain.bound_pods] == ["stored", "plain", "agent-x"] and len(plain.nodes) == 4
