@@ -72,6 +72,23 @@ def test_the_type_index_lists_each_types_available_reserved_offerings_in_order()
     assert index.reserved(itype("b", offering(ZONE_A, "spot", 0.1))) == []
 
 
+def test_questions_sharing_an_index_answer_as_each_types_requirements_do():
+    """A type's compatibility is remembered per (requirement on a key, the type's requirement on
+    it) across the questions of one index: each answer is still `Intersects`'s."""
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    its = [itype("a", family="m5"), itype("b", family="c6"), itype("c", family="r7")]
+    asks = [new_requirements(), new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "m5", "c6")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, "NotIn", "m5")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "c6", "m5")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "m5", "c6", min_values=2),
+                             new_requirement(LABEL_TOPOLOGY_ZONE, IN, ZONE_A)),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, "DoesNotExist"))]
+    index = TypeIndex()
+    for reqs in [*asks, *reversed(asks)]:
+        question = index.question(reqs)
+        assert [question.compatible(it) for it in its] == [it.requirements.intersects(reqs) is None for it in its]
+
+
 def min_values(n: int, *families: str):
     return new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, *families, min_values=n))
 

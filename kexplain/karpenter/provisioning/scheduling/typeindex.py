@@ -37,7 +37,12 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
-        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int]]] = {}
+        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any]]] = {}
+        # A question's requirement on one key, interned (`single_id`), and whether a type's
+        # requirement on that key intersects it, by (single id, requirement id): asked once for
+        # every question (every NodeClaim's requirements) with that requirement.
+        self._singles: dict[tuple, int] = {}
+        self._intersects: dict[tuple[int, int], bool] = {}
 
     def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
@@ -70,6 +75,14 @@ class TypeIndex:
         self.of(it)
         return self._types[id(it)][4]
 
+    def single_id(self, key: str, r: Any) -> int:
+        """The interned id of the requirement `r` on `key`."""
+        content = (key, *_content(r))
+        sid = self._singles.get(content)
+        if sid is None:
+            sid = self._singles[content] = len(self._singles)
+        return sid
+
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
 
@@ -77,27 +90,28 @@ class TypeIndex:
 class Question:
     """One set of requirements asked of many types: each distinct answer worked out once."""
 
-    __slots__ = ("index", "requirements", "_singles", "_keys", "_offerings")
+    __slots__ = ("index", "requirements", "_singles", "_offerings")
 
     def __init__(self, index: TypeIndex, requirements: Requirements) -> None:
         self.index = index
         self.requirements = requirements
-        self._singles = {key: new_requirements(r) for key, r in requirements.items()}
-        self._keys: dict[tuple[str, int], bool] = {}
+        self._singles = [(key, index.single_id(key, r), r) for key, r in requirements.items()]
         self._offerings: dict[int, bool] = {}
 
     def compatible(self, it: Any) -> bool:
-        """`it.Requirements.Intersects(requirements) == nil`, key by key."""
-        keys, _, _ = self.index.of(it)
-        memo = self._keys
-        for key, single in self._singles.items():
+        """`it.Requirements.Intersects(requirements) == nil`, key by key (each (requirement,
+        type requirement) pair asked once per index: `TypeIndex.single_id`)."""
+        index = self.index
+        keys, _, _ = index.of(it)
+        memo = index._intersects
+        for key, sid, r in self._singles:
             rid = keys.get(key)
             if rid is None:
                 continue
-            ok = memo.get((key, rid))
+            ok = memo.get((sid, rid))
             if ok is None:
-                mine = new_requirements(self.index._key_reqs[rid])
-                ok = memo[(key, rid)] = mine.intersects(single) is None
+                mine = new_requirements(index._key_reqs[rid])
+                ok = memo[(sid, rid)] = mine.intersects(new_requirements(r)) is None
             if not ok:
                 return False
         return True
