@@ -89,6 +89,23 @@ def test_questions_sharing_an_index_answer_as_each_types_requirements_do():
         assert [question.compatible(it) for it in its] == [it.requirements.intersects(reqs) is None for it in its]
 
 
+def test_a_question_asks_each_set_of_available_offerings_once_with_go_s_answer():
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
+    its = [itype("a", offering(ZONE_A, "spot", 0.1), offering(ZONE_B, "on-demand", 0.2)),
+           itype("b", offering(ZONE_B, "on-demand", 0.3), offering(ZONE_A, "spot", 0.4)),    # a's set, other order
+           itype("c", offering(ZONE_A, "spot", 0.1, available=False), offering(ZONE_B, "spot", 0.2)),
+           itype("d", offering(ZONE_A, "on-demand", 0.1, available=False)), itype("e")]
+    index = TypeIndex()
+    assert index.available_id(its[0]) == index.available_id(its[1]) != index.available_id(its[2])
+    for reqs in (new_requirements(), zone(ZONE_A), zone(ZONE_B), zone("zone-c"),
+                 new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY, IN, "on-demand"))):
+        question = index.question(reqs)
+        assert [question.has_offering(it) for it in its] == [
+            any(o.available and reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
+                for o in it.offerings) for it in its]
+
+
 def min_values(n: int, *families: str):
     return new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, *families, min_values=n))
 

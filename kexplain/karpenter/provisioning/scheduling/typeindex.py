@@ -37,7 +37,11 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
-        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any]]] = {}
+        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int]] = {}
+        # The sets of requirements ids of a type's available offerings, interned: most types are
+        # sold in the same zones and capacity types (`Question.has_offering` asks each set once).
+        self._available: dict[frozenset[int], int] = {}
+        self._available_sets: list[frozenset[int]] = []
         # A question's requirement on one key, interned (`single_id`), and whether a type's
         # requirement on that key intersects it, by (single id, requirement id): asked once for
         # every question (every NodeClaim's requirements) with that requirement.
@@ -65,9 +69,19 @@ class TypeIndex:
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
-            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved)
+            available = frozenset(oid for o, oid in offerings if o.available)
+            aid = self._available.get(available)
+            if aid is None:
+                aid = self._available[available] = len(self._available_sets)
+                self._available_sets.append(available)
+            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved, aid)
             self._types[id(it)] = got
         return got[1], got[2], got[3]
+
+    def available_id(self, it: Any) -> int:
+        """The interned id of the set of its available offerings' requirements ids."""
+        self.of(it)
+        return self._types[id(it)][5]
 
     def reserved(self, it: Any) -> list[Any]:
         """Its available reserved offerings, in order (the only ones offeringsToReserve looks at:
@@ -90,13 +104,14 @@ class TypeIndex:
 class Question:
     """One set of requirements asked of many types: each distinct answer worked out once."""
 
-    __slots__ = ("index", "requirements", "_singles", "_offerings")
+    __slots__ = ("index", "requirements", "_singles", "_offerings", "_available")
 
     def __init__(self, index: TypeIndex, requirements: Requirements) -> None:
         self.index = index
         self.requirements = requirements
         self._singles = [(key, index.single_id(key, r), r) for key, r in requirements.items()]
         self._offerings: dict[int, bool] = {}
+        self._available: dict[int, bool] = {}
 
     def compatible(self, it: Any) -> bool:
         """`it.Requirements.Intersects(requirements) == nil`, key by key (each (requirement,
@@ -125,9 +140,13 @@ class Question:
         return ok
 
     def has_offering(self, it: Any) -> bool:
-        """Some available offering the requirements allow."""
-        _, offerings, _ = self.index.of(it)
-        return any(o.available and self.offering_allowed(oid) for o, oid in offerings)
+        """Some available offering the requirements allow (asked once per set of available
+        offerings' requirements: `TypeIndex.available_id`)."""
+        aid = self.index.available_id(it)
+        ok = self._available.get(aid)
+        if ok is None:
+            ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index._available_sets[aid])
+        return ok
 
     def cheapest_price(self, it: Any) -> float:
         """The cheapest available offering the requirements allow (MaxFloat64 for none)."""
