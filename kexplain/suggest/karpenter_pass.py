@@ -170,12 +170,13 @@ class BoundPods:
     @classmethod
     def of(cls, inputs: PassInputs, cluster: Cluster | None = None) -> "BoundPods":
         pods = inputs.bound_pods
-        owned: dict[int, int] = {}              # id -> position
         by_node: dict[str, list[int]] = {}
         for i, p in enumerate(pods):
             by_node.setdefault(p.node_name, []).append(i)
-            if is_owned_by_daemonset(p):
-                owned[id(p)] = i
+        if cluster is not None and cluster.bound_pods is pods:      # (the cluster state read their owners)
+            owned = {id(pods[i]): i for i in cluster.daemonset_owned}            # id -> position
+        else:
+            owned = {id(p): i for i, p in enumerate(pods) if is_owned_by_daemonset(p)}
         if cluster is not None and all(pods[i].metadata.get("creationTimestamp") for i in owned.values()):
             daemon = frozenset(id(p) for p in cluster.daemonset_pods.values())
         else:

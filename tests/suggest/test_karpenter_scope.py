@@ -87,7 +87,11 @@ def test_a_scoped_pass_keeps_the_pods_of_its_nodes_and_the_daemonsets_in_input_o
                                                  "spec": {"containers": [{"name": "app", "image": "busybox"}]}}]))
     inputs = load_pass(str(pending_file), (str(cluster_file),), None, resolve("1.35", None)[0],
                        max_bytes=10 ** 8, max_objects=1000)
-    index = BoundPods.of(inputs, new_cluster(inputs))
+    cluster = new_cluster(inputs)
+    index = BoundPods.of(inputs, cluster)
+    # the owners the cluster state read, or read again from another list of the same pods
+    assert index.daemon_at == BoundPods.of(replace(inputs, bound_pods=list(inputs.bound_pods)), cluster).daemon_at \
+        == (2,)
     indexed = scoped_inputs(inputs, set(), {"n1", "n3"}, set(), None, index)
     scanned = scoped_inputs(replace(inputs, bound_pods=list(inputs.bound_pods)), set(), {"n1", "n3"}, set(), None,
                             index)

@@ -102,6 +102,10 @@ class Cluster:
     warnings: list[str] = field(default_factory=list)
     by_provider_id: dict[str, StateNode] = field(default_factory=dict)
     by_node_name: dict[str, StateNode] = field(default_factory=dict)
+    # The positions in `bound_pods` (the inputs' list, every bound pod) of those a DaemonSet
+    # owns (`is_owned_by_daemonset`), in order.
+    daemonset_owned: list[int] = field(default_factory=list)
+    bound_pods: list[PodInfo] | None = None
 
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
@@ -195,10 +199,13 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         uid = _controller_uid(pod)
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
-    for pod in inputs.bound_pods:
+    daemonset_owned: list[int] = []
+    for position, pod in enumerate(inputs.bound_pods):
         daemonset, uid = _owners(pod)
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
+        if daemonset:
+            daemonset_owned.append(position)
         state = by_node_name.get(pod.node_name)
         if state is None or is_terminal(pod):
             continue
@@ -243,4 +250,4 @@ def new_cluster(inputs: PassInputs) -> Cluster:
 
     nodes = sorted(by_pid.values(), key=lambda n: n.name())
     return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name)
+                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods)
