@@ -543,6 +543,35 @@ def test_domain_groups_take_every_value_a_requirement_holds():
     assert build_domain_groups([pool], {}) == {}          # a NodePool without instance types adds nothing
 
 
+def test_a_pools_domains_are_those_of_its_requirements_with_each_types():
+    """Each type's requirements merged into the NodePool's as Go merges them (its keys first,
+    narrowed by the type's; then the type's own), counted key by key in that order."""
+    from kexplain.karpenter.provisioning.scheduling.topology import _pool_domains, _template
+    from kexplain.karpenter.scheduling.requirements import new_node_selector_requirements_with_min_values
+    pool = node_pool(requirements=[{"key": CAPACITY, "operator": "In", "values": ["spot", "on-demand"]},
+                                   {"key": "team", "operator": "In", "values": ["a"]},
+                                   {"key": ZONE, "operator": "NotIn", "values": ["test-zone-3"]}])
+    its = [instance_type(), instance_type(zones=("test-zone-2",), capacity=("spot",)),
+           SimpleNamespace(requirements=new_requirements(new_requirement("rack", "In", "r1", "r2"),
+                                                         new_requirement(ZONE, "In", "test-zone-3")))]
+    domains, _ = _pool_domains(pool, its)
+    reqs, labels, _ = _template(pool)
+    base = new_node_selector_requirements_with_min_values(reqs)
+    base.add(*new_requirements(*(new_requirement(k, "In", v) for k, v in labels.items())).values())
+    expected: dict[str, dict[str, int]] = {}
+    for it in its:
+        merged = new_requirements(*base.values())
+        merged.add(*it.requirements.values())
+        for label, requirement in merged.items():
+            for v in requirement.values():
+                expected.setdefault(label, {})[v] = expected.setdefault(label, {}).get(v, 0) + 1
+    for label, requirement in base.items():
+        if requirement.operator() == "In":
+            for v in requirement.values():
+                expected.setdefault(label, {})[v] = expected[label].get(v, 0) + 1
+    assert [(label, list(times.items())) for label, times in expected.items()] == domains
+
+
 @pytest.mark.parametrize("selector", [
     {"matchLabels": {"app": "{{ bad }}"}},                                         # a value the API refuses
     {"matchExpressions": [{"key": "app", "operator": "Equals", "values": ["web"]}]},  # not an operator

@@ -200,10 +200,16 @@ def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tup
             times[v] = times.get(v, 0) + 1
 
     for it in its:
-        requirements = new_requirements(*base.values())
-        requirements.add(*it.requirements.values())
-        for label, requirement in requirements.items():
-            count(label, requirement.values())
+        # the base's requirements with the type's (NewRequirements(base...).Add(type's...)),
+        # key by key without building them: the base's keys first, each narrowed by the type's
+        # requirement on it, then the type's other keys
+        own = it.requirements
+        for label, requirement in base.items():
+            mine = dict.get(own, label)
+            count(label, (requirement if mine is None else mine.intersection(requirement)).values())
+        for label, requirement in own.items():
+            if label not in base:
+                count(label, requirement.values())
     for label, requirement in base.items():
         if requirement.operator() == IN:
             count(label, requirement.values())
