@@ -37,11 +37,13 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
-        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int]] = {}
-        # The sets of requirements ids of a type's available offerings, interned: most types are
-        # sold in the same zones and capacity types (`Question.has_offering` asks each set once).
-        self._available: dict[frozenset[int], int] = {}
-        self._available_sets: list[frozenset[int]] = []
+        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int, int,
+                                     list[tuple[Any, int]]]] = {}
+        # The sets of requirements ids of a type's offerings (all of them, the available ones),
+        # interned: most types are sold in the same zones and capacity types (`Question.has_offering`
+        # and the explanation's offerings verdict ask each set once).
+        self._set_ids: dict[frozenset[int], int] = {}
+        self._sets: list[frozenset[int]] = []
         # A question's requirement on one key, interned (`single_id`), and whether a type's
         # requirement on that key intersects it, by (single id, requirement id): asked once for
         # every question (every NodeClaim's requirements) with that requirement.
@@ -69,19 +71,43 @@ class TypeIndex:
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
-            available = frozenset(oid for o, oid in offerings if o.available)
-            aid = self._available.get(available)
-            if aid is None:
-                aid = self._available[available] = len(self._available_sets)
-                self._available_sets.append(available)
-            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved, aid)
+            available = self._set_id(frozenset(oid for o, oid in offerings if o.available))
+            every = self._set_id(frozenset(oid for _, oid in offerings))
+            unavailable = [(o, oid) for o, oid in offerings if not o.available]
+            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved, available, every, unavailable)
             self._types[id(it)] = got
         return got[1], got[2], got[3]
+
+    def _set_id(self, oids: frozenset[int]) -> int:
+        sid = self._set_ids.get(oids)
+        if sid is None:
+            sid = self._set_ids[oids] = len(self._sets)
+            self._sets.append(oids)
+        return sid
 
     def available_id(self, it: Any) -> int:
         """The interned id of the set of its available offerings' requirements ids."""
         self.of(it)
         return self._types[id(it)][5]
+
+    def offering_set_ids(self, it: Any) -> tuple[int, int]:
+        """The interned ids of the sets of its available offerings' and of all its offerings'
+        requirements ids (`oid_set`)."""
+        self.of(it)
+        got = self._types[id(it)]
+        return got[5], got[6]
+
+    def unavailable(self, it: Any) -> list[tuple[Any, int]]:
+        """Its unavailable offerings with their requirements ids, in order."""
+        self.of(it)
+        return self._types[id(it)][7]
+
+    def oid_set(self, set_id: int) -> frozenset[int]:
+        return self._sets[set_id]
+
+    def offering_requirements(self, oid: int) -> Requirements:
+        """The requirements of the offerings of that requirements id (equal ones: the first's)."""
+        return self._offering_reqs[oid]
 
     def reserved(self, it: Any) -> list[Any]:
         """Its available reserved offerings, in order (the only ones offeringsToReserve looks at:
@@ -145,7 +171,7 @@ class Question:
         aid = self.index.available_id(it)
         ok = self._available.get(aid)
         if ok is None:
-            ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index._available_sets[aid])
+            ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index.oid_set(aid))
         return ok
 
     def cheapest_price(self, it: Any) -> float:
