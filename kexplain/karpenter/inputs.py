@@ -237,11 +237,15 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
             object_uid("DaemonSet", namespace, meta.get("name") or "")
     defaulted: list[tuple[dict[str, Any], Source]] = []
     position = 0
-    for (obj, src), kind in zip(everything, kinds_of):
+    for pair, kind in zip(everything, kinds_of):
+        obj, src = pair
         if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
             obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":
+            if _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
+                defaulted.append(pair)
+                continue
             obj = _bound_pod(obj, now, daemonset_uids)
         elif kind == "Node":
             obj = _node(obj, now)
@@ -262,9 +266,9 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     warnings = list(checked.warnings)
     checked_rows = columns.rows_of(checked.objects)
     if checked_rows is not None:
-        of_cluster = [kind in CLUSTER_KINDS for kind in checked_rows.kinds]
+        of_cluster = list(map(CLUSTER_KINDS.__contains__, checked_rows.kinds))
         cluster = checked.objects.taken(of_cluster)       # type: ignore[attr-defined]
-        rest = list(checked.objects.taken([not k for k in of_cluster]))      # type: ignore[attr-defined]
+        rest = list(compress(checked.objects, map(operator.not_, of_cluster)))
     else:
         cluster = [(o, s) for o, s in checked.objects if o.get("kind") in CLUSTER_KINDS]
         rest = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
