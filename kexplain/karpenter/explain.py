@@ -280,6 +280,15 @@ class PodExplainer:
         self.pools = {_name(np): np for np in result.node_pools}
         self.claim_names = {id(c.claim): c.name for c in result.node_claims}
         self._cache: dict[bytes, dict[str, Any]] = {}
+        self._nodes: list[tuple[Any, str, str]] | None = None    # (node, its group, its name): `nodes`
+
+    def nodes(self) -> list[tuple[Any, str, str]]:
+        """The scheduler's existing nodes, each with the group it is explained in (an in-flight
+        NodeClaim's or a node's) and its name: what the pass left them, read once for every pod."""
+        if self._nodes is None:
+            self._nodes = [(node, IN_FLIGHT if node.managed() and not node.state.registered() else NODES, node.name())
+                           for node in self.sched.existing_nodes]
+        return self._nodes
 
     # -- the pod's data as the scheduler reads it ------------------------------------------------
     def _pod_data(self, pod: PodInfo) -> Any:
@@ -460,8 +469,7 @@ class PodExplainer:
         from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, verr = get_volumes(self.sched.volume_index, pod)
         groups: dict[str, dict[tuple[str, tuple[str, ...]], list[str]]] = {NODES: {}, IN_FLIGHT: {}}
-        for node in self.sched.existing_nodes:
-            kind = IN_FLIGHT if node.managed() and not node.state.registered() else NODES
+        for node, kind, name in self.nodes():
             short: tuple[str, ...] = ()
             if verr is not None:
                 reason = f"its volumes cannot be read: {verr}"
@@ -472,7 +480,7 @@ class PodExplainer:
                     room = node.remaining_resources         # integers, as fits_nanos compares them
                     short = tuple(n for n, v in sorted(resources.nanos_of(data.requests).items())
                                   if v > room.get(n, 0))
-            groups[kind].setdefault((reason, short), []).append(node.name())
+            groups[kind].setdefault((reason, short), []).append(name)
         out = {}
         for kind, by_reason in groups.items():
             considered = sum(len(v) for v in by_reason.values())

@@ -209,23 +209,40 @@ def offerings_verdict(checks: Sequence[TypeCheck], requirements: Requirements, n
     groups: dict[tuple[str, tuple[str, ...]], dict[str, set[str]]] = {}
     question = index.question(requirements)
     kinds: dict[int, tuple[str, str]] = {}       # zone and capacity type of each kind of offering
+
+    def kind(oid: int) -> tuple[str, str]:
+        found = kinds.get(oid)
+        if found is None:
+            reqs = index.offering_requirements(oid)
+            found = kinds[oid] = (reqs.get(L.LABEL_TOPOLOGY_ZONE).any(), reqs.get(L.CAPACITY_TYPE_LABEL_KEY).any())
+        return found
+
+    # Each kind of offering (requirements id) asked once: of the sets the chosen types have
+    # (most have the same), those allowed and available give the zones and capacity types,
+    # those not allowed what the requirements exclude; an unavailable allowed one, its reasons.
+    available_sets: set[int] = set()
+    every_sets: set[int] = set()
     for c in chosen:
-        for o, oid in index.of(c.it)[1]:
-            kind = kinds.get(oid)
-            if kind is None:
-                kind = kinds[oid] = (o.zone(), o.capacity_type())
-            zone, ct = kind
-            allowed = question.offering_allowed(oid)
-            if o.available and allowed:
-                zones.add(zone)
-                capacity_types.add(ct)
+        available, every = index.offering_set_ids(c.it)
+        available_sets.add(available)
+        every_sets.add(every)
+    for oid in set().union(*map(index.oid_set, available_sets)):
+        if question.offering_allowed(oid):
+            zone, ct = kind(oid)
+            zones.add(zone)
+            capacity_types.add(ct)
+    for oid in set().union(*map(index.oid_set, every_sets)):
+        if not question.offering_allowed(oid):
+            zone, ct = kind(oid)
+            if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
+                excluded_zones.add(zone)
+            if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
+                excluded_types.add(ct)
+    for c in chosen:
+        for o, oid in index.unavailable(c.it):
+            if not question.offering_allowed(oid):
                 continue
-            if not allowed:
-                if not requirements.get(L.LABEL_TOPOLOGY_ZONE).has(zone):
-                    excluded_zones.add(zone)
-                if not requirements.get(L.CAPACITY_TYPE_LABEL_KEY).has(ct):
-                    excluded_types.add(ct)
-                continue
+            zone, ct = kind(oid)
             reasons = tuple(offering_unavailable_reasons(c.it, o, node_class, provider))
             group = groups.setdefault((zone, reasons), {})
             group.setdefault(ct, set()).add(c.it.name)

@@ -46,6 +46,7 @@ class Pool:
     instance_types: list[Any]              # GetInstanceTypes: its EC2NodeClass's types
     options: list[Any]                     # those its requirements allow ([]: dropped, NoCompatibleInstanceTypes)
     overhead: ResourceList                 # the DaemonSet pods' requests on its NodeClaims
+    index: TypeIndex = field(default_factory=TypeIndex)     # the pass's, which asks of its types (`takes`)
 
     @property
     def requirements(self) -> Requirements:
@@ -198,7 +199,7 @@ def ready_pools(run: PassRun) -> list[Pool]:
                                                               cloud.satisfies_min_values, index)
         daemons = [p for p in ds_pods if not has_dra_requirements(p) and is_daemon_pod_compatible(template, p)]
         out.append(Pool(template.node_pool_name, obj, parsed[template.node_pool_name], template, its,
-                        list(options or ()), resources.requests_for_pods([p.spec for p in daemons])))
+                        list(options or ()), resources.requests_for_pods([p.spec for p in daemons]), index))
     return out
 
 
@@ -235,11 +236,15 @@ def has_offering(it: Any, reqs: Requirements) -> bool:
 
 def takes(pool: Pool, want: Want, its: Sequence[Any] | None = None) -> list[Any]:
     """The types (of the NodePool's options, or `its`) that would take the pod on a new NodeClaim
-    of the pool, taints aside: requirements, room after overhead, an offering."""
+    of the pool, taints aside: requirements, room after overhead, an offering (asked of the
+    pool's TypeIndex: `it.requirements.intersects(reqs)`, `fits`, `has_offering`, each distinct
+    answer once)."""
     reqs = combined(pool, want)
     if reqs is None:
         return []
-    total = total_requests(pool, want)
+    total = resources.to_nanos(total_requests(pool, want))
+    index = pool.index
+    question = index.question(reqs)
     return [it for it in (pool.options if its is None else its)
-            if it.requirements.intersects(reqs) is None and resources.fits(total, it.allocatable())
-            and has_offering(it, reqs)]
+            if question.compatible(it) and resources.fits_nanos(total, index.of(it)[2])
+            and question.has_offering(it)]

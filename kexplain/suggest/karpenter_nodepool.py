@@ -159,22 +159,23 @@ def widening(pool: Pool, want: Want, index: TypeIndex | None = None) -> dict[str
     NodePool's requirements are not what keeps the pod out (a type it allows takes the pod, or
     no type of its EC2NodeClass would even with them widened). `index`: the pass's TypeIndex,
     by whose interned requirements each distinct (type requirement per key, offering) pair
-    is weighed once."""
+    is weighed once, and which answers whether a type fits and is compatible with the pod."""
     if takes(pool, want):
         return None
     index = index if index is not None else TypeIndex()
     widenable = {_key(raw) for raw in pool.spec_requirements()}
     keys = list(pool.requirements.keys())
-    total = total_requests(pool, want)
+    total = resources.to_nanos(total_requests(pool, want))
+    question = index.question(want.requirements)
     weighed: dict[tuple, dict[str, str | None] | None] = {}
     best: tuple[tuple[int, float, str], dict[str, str | None]] | None = None
     for it in pool.instance_types:
-        if not resources.fits(total, it.allocatable()) or it.requirements.intersects(want.requirements) is not None:
+        key_ids, offerings, allocatable = index.of(it)
+        if not resources.fits_nanos(total, allocatable) or not question.compatible(it):
             continue
-        key_ids, offerings, _ = index.of(it)
         own = tuple(key_ids.get(k) for k in keys)
         for offering, offering_id in offerings:
-            if not offering.available or not want.requirements.is_compatible(offering.requirements, ALLOW_UNDEFINED):
+            if not offering.available or not question.offering_allowed(offering_id):
                 continue
             content = (offering_id, own)
             if content not in weighed:

@@ -141,10 +141,15 @@ def scoped_inputs(inputs: PassInputs, keys: set[str], nodes: set[str], node_clai
         return (obj.get("metadata") or {}).get("name") in names
 
     bound = bound if bound is not None else BoundPods.of(inputs)
+    if bound.pods is inputs.bound_pods:
+        kept = sorted({i for name in nodes for i in bound.by_node.get(name, ())}.union(bound.daemon_at))
+        bound_pods = [inputs.bound_pods[i] for i in kept]
+    else:
+        bound_pods = [p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon]
     return replace(inputs, pending=[p for p in inputs.pending if p.key in keys],
                    nodes=[n for n in inputs.nodes if named(n, nodes)],
                    node_claims=[c for c in inputs.node_claims if named(c, node_claims)],
-                   bound_pods=[p for p in inputs.bound_pods if p.node_name in nodes or id(p) in bound.daemon],
+                   bound_pods=bound_pods,
                    node_pools=[np for np in inputs.node_pools if node_pools is None or np.name in node_pools])
 
 
@@ -153,16 +158,34 @@ class BoundPods:
     """The bound pods a pass over some nodes keeps wherever they are (ids), found once: the
     pod of each DaemonSet Karpenter sizes its overhead from (`Cluster.daemonset_pods`, the
     newest; kept alone when every DaemonSet pod has a creation time, so that it is the newest
-    of any set of them that holds it), else every DaemonSet pod."""
+    of any set of them that holds it), else every DaemonSet pod. With them, the list they were
+    found in (`pods`: changed inputs share it) indexed by node name, so that a pass over some
+    nodes picks their pods without a look at the others (positions in `pods`)."""
 
     daemon: frozenset[int]
+    pods: list[PodInfo] | None = field(default=None, compare=False)
+    by_node: dict[str, list[int]] = field(default_factory=dict, compare=False)
+    daemon_at: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, inputs: PassInputs, cluster: Cluster | None = None) -> "BoundPods":
-        owned = [p for p in inputs.bound_pods if is_owned_by_daemonset(p)]
-        if cluster is not None and all(p.metadata.get("creationTimestamp") for p in owned):
-            return cls(frozenset(id(p) for p in cluster.daemonset_pods.values()))
-        return cls(frozenset(id(p) for p in owned))
+        pods = inputs.bound_pods
+        by_node: dict[str, list[int]] = {}
+        for i, p in enumerate(pods):
+            by_node.setdefault(p.node_name, []).append(i)
+        if cluster is not None and cluster.bound_pods is pods:      # (the cluster state read their owners)
+            owned = {id(pods[i]): i for i in cluster.daemonset_owned}            # id -> position
+        else:
+            owned = {id(p): i for i, p in enumerate(pods) if is_owned_by_daemonset(p)}
+        if cluster is not None and all(pods[i].metadata.get("creationTimestamp") for i in owned.values()):
+            daemon = frozenset(id(p) for p in cluster.daemonset_pods.values())
+        else:
+            daemon = frozenset(owned)
+        if all(d in owned for d in daemon):
+            at = tuple(sorted(owned[d] for d in daemon))
+        else:
+            at = tuple(i for i, p in enumerate(pods) if id(p) in daemon)
+        return cls(daemon, pods, by_node, at)
 
 
 def _index(items: list[Any], match: Callable[[Any], bool]) -> int:

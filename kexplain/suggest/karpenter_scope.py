@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from kexplain.karpenter.provisioning.scheduling.nodeclaim import RESERVED
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_label_requirements, new_strict_pod_requirements,
 )
@@ -84,9 +83,9 @@ def pod_change_scope(pending: Sequence[PodInfo], changed: Sequence[str], pools: 
 
 
 def has_reserved(pools: Sequence[Any]) -> bool:
-    """Whether a NodePool has a reserved offering available (asked once per list of pools)."""
-    return any(o.available and o.capacity_type() == RESERVED for p in pools for it in p.instance_types
-               for o in it.offerings)
+    """Whether a NodePool has a reserved offering available (asked once per list of pools, of
+    each pool's TypeIndex: `TypeIndex.reserved`)."""
+    return any(p.index.reserved(it) for p in pools for it in p.instance_types)
 
 
 def distinct_pods(pods: Iterable[PodInfo]) -> list[PodInfo]:

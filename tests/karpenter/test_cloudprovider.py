@@ -62,6 +62,50 @@ def test_offerings_helpers():
     assert Offerings().cheapest() is None
 
 
+def test_the_type_index_lists_each_types_available_reserved_offerings_in_order():
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    first, second = offering(ZONE_B, "reserved", 0.2), offering(ZONE_A, "reserved", 0.1)
+    it = itype("a", offering(ZONE_A, "on-demand", 0.3), first, offering(ZONE_A, "reserved", 0.05, available=False),
+               offering(ZONE_A, "spot", 0.1), second)
+    index = TypeIndex()
+    assert index.reserved(it) == [first, second] and index.reserved(it)[0] is first
+    assert index.reserved(itype("b", offering(ZONE_A, "spot", 0.1))) == []
+
+
+def test_questions_sharing_an_index_answer_as_each_types_requirements_do():
+    """A type's compatibility is remembered per (requirement on a key, the type's requirement on
+    it) across the questions of one index: each answer is still `Intersects`'s."""
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    its = [itype("a", family="m5"), itype("b", family="c6"), itype("c", family="r7")]
+    asks = [new_requirements(), new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "m5", "c6")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, "NotIn", "m5")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "c6", "m5")),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, "m5", "c6", min_values=2),
+                             new_requirement(LABEL_TOPOLOGY_ZONE, IN, ZONE_A)),
+            new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, "DoesNotExist"))]
+    index = TypeIndex()
+    for reqs in [*asks, *reversed(asks)]:
+        question = index.question(reqs)
+        assert [question.compatible(it) for it in its] == [it.requirements.intersects(reqs) is None for it in its]
+
+
+def test_a_question_asks_each_set_of_available_offerings_once_with_go_s_answer():
+    from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
+    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
+    its = [itype("a", offering(ZONE_A, "spot", 0.1), offering(ZONE_B, "on-demand", 0.2)),
+           itype("b", offering(ZONE_B, "on-demand", 0.3), offering(ZONE_A, "spot", 0.4)),    # a's set, other order
+           itype("c", offering(ZONE_A, "spot", 0.1, available=False), offering(ZONE_B, "spot", 0.2)),
+           itype("d", offering(ZONE_A, "on-demand", 0.1, available=False)), itype("e")]
+    index = TypeIndex()
+    assert index.available_id(its[0]) == index.available_id(its[1]) != index.available_id(its[2])
+    for reqs in (new_requirements(), zone(ZONE_A), zone(ZONE_B), zone("zone-c"),
+                 new_requirements(new_requirement(CAPACITY_TYPE_LABEL_KEY, IN, "on-demand"))):
+        question = index.question(reqs)
+        assert [question.has_offering(it) for it in its] == [
+            any(o.available and reqs.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
+                for o in it.offerings) for it in its]
+
+
 def min_values(n: int, *families: str):
     return new_requirements(new_requirement(LABEL_INSTANCE_FAMILY, IN, *families, min_values=n))
 

@@ -276,6 +276,40 @@ def test_state_nodes_join_by_provider_id(tmp_path: Path) -> None:
     assert resources.to_json(usage) == {"cpu": "14", "memory": "16Gi", "nodes": "3", "pods": "58"}
 
 
+@pytest.mark.parametrize("refs", [
+    None, [], ["not a reference"],
+    [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "uid": "rs", "controller": True}],
+    [{"apiVersion": "apps/v1", "kind": "DaemonSet", "uid": "ds", "controller": True}],
+    [{"apiVersion": "apps/v1", "kind": "DaemonSet", "uid": "ds"},
+     {"apiVersion": "v1", "kind": "Node", "uid": "", "controller": True},
+     {"apiVersion": "apps/v1", "kind": "ReplicaSet", "uid": "rs", "controller": True}],
+    [{"apiVersion": "extensions/v1beta1", "kind": "DaemonSet", "uid": "old", "controller": True}]])
+def test_one_look_at_the_owners_says_what_two_do(refs: Any) -> None:
+    from kexplain.karpenter.state.cluster import _controller_uid, _owners, is_owned_by_daemonset
+    bound = PodInfo({**pod("p"), "metadata": {"name": "p", **({"ownerReferences": refs} if refs is not None else {})}})
+    assert _owners(bound) == (is_owned_by_daemonset(bound), _controller_uid(bound))
+
+
+@pytest.mark.parametrize("affinity", [None, {}, {"podAntiAffinity": {}}, {"podAntiAffinity": {
+    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": "k"}}]}},
+    {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}},
+    {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}}])
+def test_required_anti_affinity_as_the_pod_model_says(affinity: Any) -> None:
+    from kexplain.karpenter.state.cluster import _has_required_anti_affinity
+    spec = pod("p")["spec"]
+    bound = PodInfo({**pod("p"), "spec": {**spec, **({"affinity": affinity} if affinity is not None else {})}})
+    assert _has_required_anti_affinity(bound) is bound.has_required_anti_affinity
+
+
+def test_daemonset_requests_in_billionths_are_their_sum() -> None:
+    from kexplain.karpenter.state.statenode import StateNode
+    state = StateNode({"metadata": {"name": "n"}}, None)
+    state.daemonset_requests = {("ns", "a"): resources.requests_for_pod(pod("a", "100m", "64Mi")["spec"]),
+                                ("ns", "b"): resources.requests_for_pod(pod("b", "1500m", "1.5Gi")["spec"])}
+    assert state.daemonset_requests_nanos() == resources.to_nanos(state.daemonset_requests_total()) == {
+        "cpu": 1_600_000_000, "memory": (64 + 1536) * 2 ** 20 * 10 ** 9, "pods": 2 * 10 ** 9}
+
+
 # -- the pass, through the command ---------------------------------------------------------------
 def test_a_nodeclaim_not_launched_is_said_as_a_warning(tmp_path: Path) -> None:
     code, doc, err = run(tmp_path, [pod("a")], [NODEPOOL], managed("late", "default", "", registered=False))
@@ -361,3 +395,94 @@ def test_a_nodeclaim_refusal_on_requirements_lasts_until_a_pod_is_added(tmp_path
     assert [got[f"default/{n}"].get("nodeClaim") for n in ("first", "not-x", "wants-y")] == ["default-00001"] * 3
     assert code == 0 and len(doc["nodeClaims"]) == 1
     assert doc["nodeClaims"][0]["labels"]["team"] == "blue"
+
+
+def plain_node(name: str, cpu: str = "8") -> dict[str, Any]:
+    """A node Karpenter does not manage (no NodePool label), without a `team` label."""
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "spec": {"providerID": f"aws:///z/{name}"},
+            "status": {"capacity": {"cpu": cpu, "memory": "32Gi", "pods": "110"},
+                       "allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}}
+
+
+def test_an_existing_node_refusing_requirements_is_asked_again_once_a_pod_lands(tmp_path: Path) -> None:
+    """`team In [blue]` has no known values on a node without the label, until a pod requiring
+    `team NotIn [red]` lands there; then pods of that selector fit, whatever their shape (blue-b
+    is another shape than blue-a, which the node refused before)."""
+    blue_a = pod("blue-a", "3", nodeSelector={"team": "blue"})
+    not_red = pod("not-red", "2", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["red"]}]}]}}})
+    blue_b = pod("blue-b", "1", nodeSelector={"team": "blue"})
+    code, doc, _ = run(tmp_path, [blue_a, not_red, blue_b], [NODEPOOL], [plain_node("plain")])
+    assert code == 0
+    assert {p["pod"]: (p["result"], p.get("node")) for p in doc["pods"]} == {
+        f"default/{n}": ("ExistingNode", "plain") for n in ("blue-a", "not-red", "blue-b")}
+
+
+def test_pods_of_equal_requirements_ask_an_unchanged_node_once(tmp_path: Path, monkeypatch: Any) -> None:
+    """An existing node that refused a pod's requirements, and has had no pod added since,
+    refuses a pod of other requests and the same requirements too: it is not asked again."""
+    from kexplain.karpenter.pending import load_world
+    from kexplain.karpenter.provisioning.scheduling.existingnode import ExistingNode
+    from kexplain.karpenter.run import schedule
+
+    pods = [pod("blue-a", "1", nodeSelector={"team": "blue"}), pod("blue-b", "2", nodeSelector={"team": "blue"})]
+    inputs = load_pass(write(tmp_path, "pods.yaml", pods),
+                       (write(tmp_path, "c.yaml", [plain_node(f"n{i}") for i in range(3)]),
+                        write(tmp_path, "np.yaml", [NODEPOOL, NODECLASS])), None, KUBE,
+                       max_bytes=10 ** 8, max_objects=1000)
+    asked: list[str] = []
+    can_add = ExistingNode.can_add
+
+    def counted(self: ExistingNode, *args: Any) -> Any:
+        asked.append(self.name())
+        return can_add(self, *args)
+
+    monkeypatch.setattr(ExistingNode, "can_add", counted)
+    done = schedule(inputs, load_world(str(AWS)))
+    assert [p.result for p in done.result.pods] == ["Failed", "Failed"]
+    assert sorted(asked) == ["n0", "n1", "n2"]
+
+
+@pytest.mark.parametrize("all_stored", [False, True])
+def test_a_dumps_rows_give_the_inputs_its_objects_give(all_stored: bool) -> None:
+    """`pass_of` over a `columns.Dump` (the checks and admission ask its rows) and over the same
+    objects as a plain list: the same inputs, the same warnings (some objects stored, or all)."""
+    import copy
+
+    from kexplain.apimachinery import columns
+    from kexplain.karpenter.inputs import pass_of
+    from kexplain.karpenter.params import read_settings
+
+    stored = {"resourceVersion": "7", "uid": "u-{}", "creationTimestamp": "2026-01-01T00:00:00Z"}
+
+    def bound(name: str, node: str, **meta: Any) -> dict[str, Any]:
+        return {**pod(name), "metadata": {"name": name, "namespace": "team", **meta},
+                "spec": {**pod(name)["spec"], "nodeName": node}, "status": {"phase": "Running"}}
+
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "team"},
+          "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {
+              "metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+    objs = [pod("pending-a"), pod("pending-b", "2"),
+            *[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", **({"resourceVersion": "3"} if i else {})},
+               "status": {"capacity": {"cpu": "4"}}} for i in range(3)],
+            ds, bound("stored", "n1", **{k: v.format(1) for k, v in stored.items()}), bound("plain", "n2"),
+            bound("agent-x", "n0", ownerReferences=[{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent"}]),
+            *[{**o, "metadata": {**o["metadata"], "resourceVersion": "5"}} for o in managed("k1", "default", "aws:///z/i-1")],
+            {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "team"},
+             "spec": {"volumeName": "pv", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+            NODEPOOL, NODECLASS]
+    src = Source("c.yaml")
+    if all_stored:
+        objs = [{**o, "metadata": {"resourceVersion": "9", **o["metadata"]}} for o in objs]
+
+    def summary(inputs: Any) -> Any:
+        return ([p.obj for p in inputs.pending], [p.obj for p in inputs.bound_pods], inputs.nodes,
+                inputs.node_claims, inputs.daemonsets, [np.name for np in inputs.node_pools],
+                [c.name for c in inputs.node_classes], inputs.objects, inputs.warnings)
+
+    plain = pass_of([(o, src) for o in copy.deepcopy(objs)], read_settings(None, 10 ** 8), KUBE)
+    dump = columns.Dump([(o, src) for o in copy.deepcopy(objs)])
+    assert columns.rows_of(dump) is not None
+    assert summary(pass_of(dump, read_settings(None, 10 ** 8), KUBE)) == summary(plain)
+    assert [p.name for p in plain.bound_pods] == ["stored", "plain", "agent-x"] and len(plain.nodes) == 4

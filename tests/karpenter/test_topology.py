@@ -543,6 +543,35 @@ def test_domain_groups_take_every_value_a_requirement_holds():
     assert build_domain_groups([pool], {}) == {}          # a NodePool without instance types adds nothing
 
 
+def test_a_pools_domains_are_those_of_its_requirements_with_each_types():
+    """Each type's requirements merged into the NodePool's as Go merges them (its keys first,
+    narrowed by the type's; then the type's own), counted key by key in that order."""
+    from kexplain.karpenter.provisioning.scheduling.topology import _pool_domains, _template
+    from kexplain.karpenter.scheduling.requirements import new_node_selector_requirements_with_min_values
+    pool = node_pool(requirements=[{"key": CAPACITY, "operator": "In", "values": ["spot", "on-demand"]},
+                                   {"key": "team", "operator": "In", "values": ["a"]},
+                                   {"key": ZONE, "operator": "NotIn", "values": ["test-zone-3"]}])
+    its = [instance_type(), instance_type(zones=("test-zone-2",), capacity=("spot",)),
+           SimpleNamespace(requirements=new_requirements(new_requirement("rack", "In", "r1", "r2"),
+                                                         new_requirement(ZONE, "In", "test-zone-3")))]
+    domains, _ = _pool_domains(pool, its)
+    reqs, labels, _ = _template(pool)
+    base = new_node_selector_requirements_with_min_values(reqs)
+    base.add(*new_requirements(*(new_requirement(k, "In", v) for k, v in labels.items())).values())
+    expected: dict[str, dict[str, int]] = {}
+    for it in its:
+        merged = new_requirements(*base.values())
+        merged.add(*it.requirements.values())
+        for label, requirement in merged.items():
+            for v in requirement.values():
+                expected.setdefault(label, {})[v] = expected.setdefault(label, {}).get(v, 0) + 1
+    for label, requirement in base.items():
+        if requirement.operator() == "In":
+            for v in requirement.values():
+                expected.setdefault(label, {})[v] = expected[label].get(v, 0) + 1
+    assert [(label, list(times.items())) for label, times in expected.items()] == domains
+
+
 @pytest.mark.parametrize("selector", [
     {"matchLabels": {"app": "{{ bad }}"}},                                         # a value the API refuses
     {"matchExpressions": [{"key": "app", "operator": "Equals", "values": ["web"]}]},  # not an operator
@@ -603,3 +632,30 @@ def test_domain_groups_read_a_parsed_nodepool_as_the_written_one():
     assert parsed == written and sorted(parsed[ZONE]) == ["test-zone-1", "test-zone-2"]
     # inserted per instance type and again as the NodePool's own In value: Go appends the taints twice
     assert parsed["team"] == {"a": [(taint,), (taint,)]}
+
+
+@pytest.mark.parametrize("before", [None, (), ({"key": "a", "effect": "NoSchedule"},)])
+@pytest.mark.parametrize("taints", [(), ({"key": "b", "effect": "NoSchedule"},)])
+@pytest.mark.parametrize("times", [0, 1, 3])
+def test_a_domain_inserted_n_times_at_once_is_inserted_n_times(before: Any, taints: tuple, times: int) -> None:
+    from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
+    once, repeated = TopologyDomainGroup(), TopologyDomainGroup()
+    if before is not None:
+        once.insert("z", *before)
+        repeated.insert("z", *before)
+    once.insert_times("z", taints, times)
+    for _ in range(times):
+        repeated.insert("z", *taints)
+    assert once == repeated
+
+
+def test_a_domain_is_counted_when_any_of_its_nodepools_taints_are_tolerated_repeats_aside() -> None:
+    from kexplain.karpenter.provisioning.scheduling.topologydomaingroup import TopologyDomainGroup
+    batch, gpu = {"key": "batch", "effect": "NoSchedule"}, {"key": "gpu", "effect": "NoSchedule"}
+    group = TopologyDomainGroup()
+    group.insert_times("z1", (batch,), 3)
+    group.insert_times("z1", (gpu,), 2)
+    group.insert_times("z2", (batch,), 4)
+    tolerates_gpu = PodInfo({"metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "gpu", "operator": "Exists"}]}})
+    assert list(group.for_each_domain(tolerates_gpu, "Honor")) == ["z1"]
+    assert list(group.for_each_domain(tolerates_gpu, "Ignore")) == ["z1", "z2"]

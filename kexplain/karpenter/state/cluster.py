@@ -67,6 +67,26 @@ def _controller_uid(pod: PodInfo) -> str | None:
     return None
 
 
+def _owners(pod: PodInfo) -> tuple[bool, str | None]:
+    """(`is_owned_by_daemonset`, `_controller_uid`) in one look at the owner references."""
+    daemonset, controller = False, None
+    found = False
+    for ref in pod.metadata.get("ownerReferences") or ():
+        if not isinstance(ref, dict):
+            continue
+        if not daemonset and ref.get("apiVersion") == "apps/v1" and ref.get("kind") == "DaemonSet":
+            daemonset = True
+        if not found and ref.get("controller") is True:
+            controller, found = ref.get("uid") or None, True
+    return daemonset, controller
+
+
+def _has_required_anti_affinity(pod: PodInfo) -> bool:
+    """Required pod anti-affinity terms (what topology tracks in reverse)."""
+    anti = (pod.spec.get("affinity") or {}).get("podAntiAffinity") or {}
+    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
 @dataclass
 class Cluster:
     """Karpenter's cluster state at the start of the pass."""
@@ -82,6 +102,10 @@ class Cluster:
     warnings: list[str] = field(default_factory=list)
     by_provider_id: dict[str, StateNode] = field(default_factory=dict)
     by_node_name: dict[str, StateNode] = field(default_factory=dict)
+    # The positions in `bound_pods` (the inputs' list, every bound pod) of those a DaemonSet
+    # owns (`is_owned_by_daemonset`), in order.
+    daemonset_owned: list[int] = field(default_factory=list)
+    bound_pods: list[PodInfo] | None = None
 
     def active(self) -> list[StateNode]:
         """StateNodes.Active: those not marked for deletion."""
@@ -167,14 +191,28 @@ def new_cluster(inputs: PassInputs) -> Cluster:
 
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
-    for pod in inputs.bound_pods:
+    # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
+    # at a bound pod's owners as whether a DaemonSet owns it.
+    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    controlled: dict[str, list[PodInfo]] = {}
+    for pod in inputs.pending:
+        uid = _controller_uid(pod)
+        if uid in ds_uids:
+            controlled.setdefault(uid, []).append(pod)
+    daemonset_owned: list[int] = []
+    for position, pod in enumerate(inputs.bound_pods):
+        daemonset, uid = _owners(pod)
+        if uid in ds_uids:
+            controlled.setdefault(uid, []).append(pod)
+        if daemonset:
+            daemonset_owned.append(position)
         state = by_node_name.get(pod.node_name)
         if state is None or is_terminal(pod):
             continue
         key = (pod.namespace, pod.name)
         reqs = resources.requests_for_pod(pod.spec)
         state.pod_requests[key] = reqs
-        if is_owned_by_daemonset(pod):
+        if daemonset:
             state.daemonset_requests[key] = reqs
         ports = get_host_ports(pod)
         if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
@@ -184,7 +222,7 @@ def new_cluster(inputs: PassInputs) -> Cluster:
             state.volume_usage.add(pod, volumes)
         state.pods.append(pod)
         bindings[key] = pod.node_name
-        if pod.has_required_anti_affinity and state.node is not None:
+        if state.node is not None and _has_required_anti_affinity(pod):
             anti.append((pod, state.node))
 
     usage: dict[str, ResourceList] = {}
@@ -196,12 +234,6 @@ def new_cluster(inputs: PassInputs) -> Cluster:
             usage[pool] = resources.merge(usage.get(pool, {}), state.capacity())
 
     all_pods = [*inputs.pending, *inputs.bound_pods]
-    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
-    controlled: dict[str, list[PodInfo]] = {}
-    for pod in all_pods:
-        uid = _controller_uid(pod)
-        if uid in ds_uids:
-            controlled.setdefault(uid, []).append(pod)
     newest: dict[tuple[str, str], PodInfo] = {}
     for ds in inputs.daemonsets:
         meta = _dict(ds.get("metadata"))
@@ -218,4 +250,4 @@ def new_cluster(inputs: PassInputs) -> Cluster:
 
     nodes = sorted(by_pid.values(), key=lambda n: n.name())
     return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name)
+                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods)

@@ -154,6 +154,15 @@ class StateNode:
     def daemonset_requests_total(self) -> ResourceList:
         return resources.merge(*self.daemonset_requests.values())
 
+    def daemonset_requests_nanos(self) -> resources.Nanos:
+        """`daemonset_requests_total()` as integers (billionths), summed without Quantity
+        arithmetic."""
+        total: dict[str, int] = {}
+        for reqs in self.daemonset_requests.values():
+            for name, v in resources.nanos_of(reqs).items():
+                total[name] = total.get(name, 0) + v
+        return total
+
     def __repr__(self) -> str:
         return f"StateNode({self.name()})"
 

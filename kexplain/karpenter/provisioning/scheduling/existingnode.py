@@ -15,7 +15,7 @@ from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.errors import GoError, WrappedError
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW
 from kexplain.karpenter.scheduling.requirement import new_requirement
-from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements, new_requirements
+from kexplain.karpenter.scheduling.requirements import Requirements, new_label_requirements
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import StateNode
 from kexplain.karpenter.utils import resources
@@ -31,12 +31,13 @@ class ExistingNode:
     def __init__(self, state: StateNode, topology: Any, taints: list[dict[str, Any]],
                  daemon_resources: ResourceList) -> None:
         # integers (billionths): the room is compared for every pod tried here, never printed
-        daemons = resources.to_nanos(daemon_resources)
-        for name, v in resources.to_nanos(state.daemonset_requests_total()).items():
+        daemons = dict(resources.nanos_of(daemon_resources))       # (nodes with the same DaemonSets share it)
+        for name, v in state.daemonset_requests_nanos().items():
             daemons[name] = daemons.get(name, 0) - v
         available = state.available_nanos()
         self.state = state
         self.taints = taints
+        self._taints = Taints(taints)
         self.topology = topology
         self.pods: list[Any] = []
         self.version = 0            # pods added: what a cached refusal on requirements was made at
@@ -61,7 +62,7 @@ class ExistingNode:
         requirements), REFUSED_NOW (topology)."""
         from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.refusal = REFUSED_FOR_GOOD
-        err = Taints(self.taints).tolerates_pod(pod)
+        err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:
             return None, err
         host_ports = get_host_ports(pod)
@@ -74,24 +75,25 @@ class ExistingNode:
         if not resources.fits_nanos(resources.nanos_of(pod_data.requests), self.remaining_resources):
             return None, GoError(EXCEEDS_NODE_RESOURCES)
         self.refusal = REFUSED_AT_VERSION
-        err = self.requirements.compatible(pod_data.requirements)
-        if err is not None:
-            return None, err
+        if not self.requirements.is_compatible(pod_data.requirements):      # (the error built only then)
+            return None, self.requirements.compatible(pod_data.requirements)
         self.refusal = REFUSED_NOW
-        base = new_requirements(*self.requirements.values())
+        base = Requirements(self.requirements)          # NewRequirements(values...): the same requirements
         base.add(*pod_data.requirements.values())
         last: BaseException | None = None
-        for volume_reqs in pod_data.volume_requirements or [None]:
-            reqs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs)
+        alternatives = pod_data.volume_requirements or [None]
+        for volume_reqs in alternatives:
+            reqs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs, len(alternatives) > 1)
             if err is not None:
                 last = err
                 continue
             return reqs, None
         return None, last
 
-    def _try_volume_alternative(self, pod: Any, pod_data: Any, base: Requirements, volume_reqs: Requirements | None
-                                ) -> tuple[Requirements | None, BaseException | None]:
-        requirements = new_requirements(*base.values())
+    def _try_volume_alternative(self, pod: Any, pod_data: Any, base: Requirements, volume_reqs: Requirements | None,
+                                copy: bool = True) -> tuple[Requirements | None, BaseException | None]:
+        """One volume alternative on `base` (changed unless `copy`: another alternative needs it)."""
+        requirements = Requirements(base) if copy else base
         if volume_reqs is not None:
             err = requirements.compatible(volume_reqs)
             if err is not None:

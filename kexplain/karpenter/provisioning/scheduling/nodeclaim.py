@@ -207,9 +207,9 @@ class NodeClaim:
         if conflict is not None:
             return None, None, None, WrappedError("checking host port usage", conflict)
         self.refusal = REFUSED_AT_VERSION
-        base = new_requirements(*self.requirements.values())
-        err = base.compatible(pod_data.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
-        if err is not None:
+        base = Requirements(self.requirements)          # NewRequirements(values...): the same requirements
+        if not base.is_compatible(pod_data.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):   # (the error only then)
+            err = base.compatible(pod_data.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
             return None, None, None, WrappedError("incompatible requirements", err)
         base.add(*pod_data.requirements.values())
         alternatives = pod_data.volume_requirements or [None]
@@ -217,7 +217,8 @@ class NodeClaim:
             self.refusal = REFUSED_NOW
         last: BaseException | None = None
         for volume_reqs in alternatives:
-            reqs, its, ofs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs, relax_min_values)
+            reqs, its, ofs, err = self._try_volume_alternative(pod, pod_data, base, volume_reqs, relax_min_values,
+                                                               len(alternatives) > 1)
             if err is not None:
                 last = err
                 continue
@@ -225,8 +226,9 @@ class NodeClaim:
         return None, None, None, last
 
     def _try_volume_alternative(self, pod: Any, pod_data: Any, base: Requirements, volume_reqs: Requirements | None,
-                                relax_min_values: bool):
-        requirements = new_requirements(*base.values())
+                                relax_min_values: bool, copy: bool = True):
+        """One volume alternative on `base` (changed unless `copy`: another alternative needs it)."""
+        requirements = Requirements(base) if copy else base
         if volume_reqs is not None:
             err = requirements.compatible(volume_reqs, ALLOW_UNDEFINED_WELL_KNOWN_LABELS)
             if err is not None:
@@ -287,10 +289,9 @@ class NodeClaim:
         compatible_found = False
         reserved: list[Any] = []
         manager = self.context.reservation_manager
+        reserved_of = self.context.type_index.reserved
         for it in instance_types:
-            for o in it.offerings:
-                if o.capacity_type() != RESERVED or not o.available:
-                    continue
+            for o in reserved_of(it):             # its available offerings of capacity type reserved
                 if not requirements.is_compatible(o.requirements, ALLOW_UNDEFINED_WELL_KNOWN_LABELS):
                     continue
                 compatible_found = True

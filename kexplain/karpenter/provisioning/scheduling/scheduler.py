@@ -11,7 +11,9 @@ subtracting, for each new NodeClaim, the largest capacity among its instance typ
 Speed, with Go's answers: what refused a pod for a reason other than topology refuses a pod of the
 same shape again (taints stay; rooms, host ports and volumes only fill up) or until a pod is added
 there (requirements), so each pod shape remembers those refusals of existing nodes, NodeClaims
-and templates; instance types are asked through a per-pass index (`typeindex`).
+and templates, and an existing node's refusal of a pod's requirements holds for every pod of
+equal requirements until a pod is added there; instance types are asked through a per-pass
+index (`typeindex`).
 """
 from __future__ import annotations
 
@@ -184,11 +186,18 @@ class Scheduler:
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
         self.existing_nodes: list[ExistingNode] = []
+        # Each DaemonSet pod's strict requirements once (none: every node's labels take it), and
+        # the requests of each set of them that lands on a node once.
+        strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
+        overheads: dict[tuple[int, ...], ResourceList] = {}
         for state in state_nodes:
             taints = state.taints()
-            on_node = [p for p in daemons if _daemon_compatible_with_node(p, taints, state.labels())]
-            self.existing_nodes.append(ExistingNode(state, topology, taints,
-                                                    resources.requests_for_pods([p.spec for p in on_node])))
+            on_node = _daemons_compatible_with_node(strict, taints, state.labels())
+            key = tuple(map(id, on_node))
+            overhead = overheads.get(key)
+            if overhead is None:
+                overhead = overheads[key] = resources.requests_for_pods([p.spec for p in on_node])
+            self.existing_nodes.append(ExistingNode(state, topology, taints, overhead))
             pool = state.labels().get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
                 capacity = resources.to_nanos(state.capacity())
@@ -197,6 +206,7 @@ class Scheduler:
         # initialized first, then by name (sort.SliceStable)
         self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
         self._scans: dict[bytes, _ShapeScan] = {}
+        self._node_refusals: dict[tuple, dict[int, int]] = {}
         self._claim_refusals: dict[bytes, dict[int, int]] = {}
         self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
         self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
@@ -281,10 +291,19 @@ class Scheduler:
         except ValueError:
             return None
 
+    def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
+        """The existing nodes (indexes) that refused pods of these requirements on requirements,
+        with the node version they refused at: a node that has not changed since refuses them
+        again, whatever the rest of the pod (pods of many shapes select one pool)."""
+        key = tuple(sorted((k, r.complement, tuple(sorted(r.value_set)), r.gte, r.lte, r.min_values)
+                           for k, r in requirements.items()))
+        return self._node_refusals.setdefault(key, {})
+
     def add_to_existing_node(self, pod: PodInfo, data: PodData) -> bool:
         """The first existing node that takes the pod. Pods of one shape skip the nodes that
         refused the shape for good, and those that refused it on requirements and have not
-        changed since (`_ShapeScan`)."""
+        changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
+        those requirements and have not changed since (`_requirement_refusals`)."""
         from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
@@ -295,12 +314,14 @@ class Scheduler:
             scan = _ShapeScan(len(self.existing_nodes))
             if shape is not None:
                 self._scans[shape] = scan
+        refused = self._requirement_refusals(data.requirements)
         nodes = self.existing_nodes
         dead: list[int] = []
         placed = False
         for i in scan.alive:
             node = nodes[i]
-            if scan.stale.get(i) == node.version:
+            version = node.version
+            if scan.stale.get(i) == version or refused.get(i) == version:
                 continue
             requirements, err = node.can_add(pod, data, volumes)
             if err is None:
@@ -310,7 +331,7 @@ class Scheduler:
             if node.refusal == REFUSED_FOR_GOOD:
                 dead.append(i)
             elif node.refusal == REFUSED_AT_VERSION:
-                scan.stale[i] = node.version
+                scan.stale[i] = refused[i] = version
         if dead:
             gone = set(dead)
             scan.alive = [i for i in scan.alive if i not in gone]
@@ -399,12 +420,24 @@ def _created(pod: PodInfo) -> Any:
     return parse_time(pod.metadata.get("creationTimestamp"))
 
 
-def _daemon_compatible_with_node(pod: PodInfo, taints: list[dict[str, Any]], labels: Mapping[str, str]) -> bool:
-    """isDaemonPodCompatibleWithNode: tolerates the node's taints, its strict requirements are
-    compatible with the node's labels."""
-    if Taints(taints).tolerates_pod(pod) is not None:
-        return False
-    return new_label_requirements(labels).compatible(new_strict_pod_requirements(pod)) is None
+def _daemons_compatible_with_node(daemons: Sequence[tuple[PodInfo, Requirements]], taints: list[dict[str, Any]],
+                                  labels: Mapping[str, str]) -> list[PodInfo]:
+    """The DaemonSet pods (each with its strict requirements) isDaemonPodCompatibleWithNode
+    takes: they tolerate the node's taints, and their strict requirements are compatible with
+    the node's labels (built once, when some pod has a requirement: none is always compatible)."""
+    node_taints = Taints(taints)
+    node_requirements: Requirements | None = None
+    out = []
+    for pod, strict in daemons:
+        if node_taints.tolerates_pod(pod) is not None:
+            continue
+        if strict:
+            if node_requirements is None:
+                node_requirements = new_label_requirements(labels)
+            if node_requirements.compatible(strict) is not None:
+                continue
+        out.append(pod)
+    return out
 
 
 def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:

@@ -173,8 +173,7 @@ def build_domain_groups(node_pools: Sequence[Any],
         for key, values in domains:
             group = groups.setdefault(key, TopologyDomainGroup())
             for domain, times in values:
-                for _ in range(times if taints else 1):    # (an untainted insert is the same each time)
-                    group.insert(domain, *taints)
+                group.insert_times(domain, tuple(taints), times)
     return groups
 
 
@@ -201,10 +200,16 @@ def _pool_domains(np: Any, its: Sequence[Any]) -> tuple[list[tuple[str, list[tup
             times[v] = times.get(v, 0) + 1
 
     for it in its:
-        requirements = new_requirements(*base.values())
-        requirements.add(*it.requirements.values())
-        for label, requirement in requirements.items():
-            count(label, requirement.values())
+        # the base's requirements with the type's (NewRequirements(base...).Add(type's...)),
+        # key by key without building them: the base's keys first, each narrowed by the type's
+        # requirement on it, then the type's other keys
+        own = it.requirements
+        for label, requirement in base.items():
+            mine = dict.get(own, label)
+            count(label, (requirement if mine is None else mine.intersection(requirement)).values())
+        for label, requirement in own.items():
+            if label not in base:
+                count(label, requirement.values())
     for label, requirement in base.items():
         if requirement.operator() == IN:
             count(label, requirement.values())
@@ -231,11 +236,12 @@ class Topology:
         self.preference_policy = preference_policy
         self.topology_groups: dict[tuple, TopologyGroup] = {}
         self.inverse_topology_groups: dict[tuple, TopologyGroup] = {}
-        # Indexed once: the counted pods by namespace, node label requirements by node name.
+        # Indexed once: the pods by namespace (those counted worked out for a namespace a group
+        # asks about: `_counted`), node label requirements by node name.
         self._pods_by_namespace: dict[str, list[PodInfo]] = {}
         for pod in cluster.pods:
-            if not ignored_for_topology(pod) and pod.uid not in self.excluded_pods:
-                self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
+            self._pods_by_namespace.setdefault(pod.namespace, []).append(pod)
+        self._counted_by_namespace: dict[str, list[PodInfo]] = {}
         self._nodes: dict[str, tuple[dict[str, str], list[Taint], Requirements]] = {}
         self._namespaces: dict[str, dict[str, str]] | None = None
         # The groups that govern a pod or select it, by uid, until a group or owner changes
@@ -502,7 +508,7 @@ class Topology:
                     tg.register(domain)
         selector = EVERYTHING if tg.raw_selector is None else tg.selector   # TopologyListOptions: null lists all
         for namespace in tg.namespaces:
-            for pod in self._pods_by_namespace.get(namespace, ()):
+            for pod in self._counted(namespace):
                 if not selector.matches(pod.labels):
                     continue
                 node = self.cluster.node_by_name(pod.node_name)
@@ -517,6 +523,17 @@ class Topology:
                 if not every_node and not tg.node_filter.matches(taints, requirements):
                     continue
                 tg.record(domain)
+
+    def _counted(self, namespace: str) -> list[PodInfo]:
+        """The namespace's pods that count (not ignored for topology, not being scheduled), in
+        the cluster's order."""
+        pods = self._counted_by_namespace.get(namespace)
+        if pods is None:
+            excluded = self.excluded_pods
+            pods = self._counted_by_namespace[namespace] = [
+                pod for pod in self._pods_by_namespace.get(namespace, ())
+                if not ignored_for_topology(pod) and pod.uid not in excluded]
+        return pods
 
     def _state_domains(self, key: str) -> list[str]:
         """The values the state's nodes (with a Node) have for a key, in node order (read once per key)."""

@@ -19,12 +19,20 @@ class TopologyDomainGroup(dict):
     keeps only the empty set (every pod may use it)."""
 
     def insert(self, domain: str, *taints: Taint) -> None:
+        self.insert_times(domain, taints, 1)
+
+    def insert_times(self, domain: str, taints: tuple[Taint, ...], times: int) -> None:
+        """`insert` repeated `times` times (buildDomainGroups inserts a NodePool's domain once
+        per instance type that has it): the first sets or appends, each other appends again
+        unless the domain is untainted."""
+        if times < 1:
+            return
+        entry = Taints(taints)          # (one tuple for every repeat: a Taints is never changed)
         if domain not in self or not taints:
-            self[domain] = [Taints(taints)]
-            return
-        if not self[domain][0]:
-            return
-        self[domain].append(Taints(taints))
+            self[domain] = [entry]
+            times -= 1
+        if self[domain][0]:
+            self[domain].extend([entry] * times)
 
     def for_each_domain(self, pod, taint_honor_policy: str) -> Iterator[str]:
         """The domains a pod may count: all of them when its policy ignores taints, else those
@@ -35,7 +43,11 @@ class TopologyDomainGroup(dict):
             if taint_honor_policy == NODE_INCLUSION_POLICY_IGNORE:
                 yield domain
                 continue
+            last = None
             for taints in taint_groups:
+                if taints is last:      # a repeat (`insert_times`) the pod did not tolerate either
+                    continue
+                last = taints
                 if taints.tolerates(tolerations) is None:
                     yield domain
                     break

@@ -7,13 +7,15 @@ side has per key, and across hundreds of types those are few distinct values (a 
 zones and capacity types, tens of categories), so each type's requirement per key and each
 offering's requirements are interned once per pass (`TypeIndex`) and a question is answered
 once per distinct value (`Question`), by the same Requirements methods Go's code calls. The
-answers are exactly Go's; only the repeats are skipped.
+answers are exactly Go's; only the repeats are skipped. Each type's available reserved
+offerings are listed once too (`reserved`).
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.karpenter.apis.labels import CAPACITY_TYPE_RESERVED
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements,
 )
@@ -35,7 +37,18 @@ class TypeIndex:
         self._key_reqs: list[Any] = []                       # id -> the Requirement
         self._offerings: dict[tuple, int] = {}               # content of a Requirements -> id
         self._offering_reqs: list[Requirements] = []
-        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int]]] = {}
+        self._types: dict[int, tuple[Any, dict[str, int], list[tuple[Any, int]], dict[str, int], list[Any], int, int,
+                                     list[tuple[Any, int]]]] = {}
+        # The sets of requirements ids of a type's offerings (all of them, the available ones),
+        # interned: most types are sold in the same zones and capacity types (`Question.has_offering`
+        # and the explanation's offerings verdict ask each set once).
+        self._set_ids: dict[frozenset[int], int] = {}
+        self._sets: list[frozenset[int]] = []
+        # A question's requirement on one key, interned (`single_id`), and whether a type's
+        # requirement on that key intersects it, by (single id, requirement id): asked once for
+        # every question (every NodeClaim's requirements) with that requirement.
+        self._singles: dict[tuple, int] = {}
+        self._intersects: dict[tuple[int, int], bool] = {}
 
     def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
@@ -57,9 +70,58 @@ class TypeIndex:
                     oid = self._offerings[content] = len(self._offering_reqs)
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
-            got = (it, keys, offerings, resources.to_nanos(it.allocatable()))
+            reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
+            available = self._set_id(frozenset(oid for o, oid in offerings if o.available))
+            every = self._set_id(frozenset(oid for _, oid in offerings))
+            unavailable = [(o, oid) for o, oid in offerings if not o.available]
+            got = (it, keys, offerings, resources.to_nanos(it.allocatable()), reserved, available, every, unavailable)
             self._types[id(it)] = got
         return got[1], got[2], got[3]
+
+    def _set_id(self, oids: frozenset[int]) -> int:
+        sid = self._set_ids.get(oids)
+        if sid is None:
+            sid = self._set_ids[oids] = len(self._sets)
+            self._sets.append(oids)
+        return sid
+
+    def available_id(self, it: Any) -> int:
+        """The interned id of the set of its available offerings' requirements ids."""
+        self.of(it)
+        return self._types[id(it)][5]
+
+    def offering_set_ids(self, it: Any) -> tuple[int, int]:
+        """The interned ids of the sets of its available offerings' and of all its offerings'
+        requirements ids (`oid_set`)."""
+        self.of(it)
+        got = self._types[id(it)]
+        return got[5], got[6]
+
+    def unavailable(self, it: Any) -> list[tuple[Any, int]]:
+        """Its unavailable offerings with their requirements ids, in order."""
+        self.of(it)
+        return self._types[id(it)][7]
+
+    def oid_set(self, set_id: int) -> frozenset[int]:
+        return self._sets[set_id]
+
+    def offering_requirements(self, oid: int) -> Requirements:
+        """The requirements of the offerings of that requirements id (equal ones: the first's)."""
+        return self._offering_reqs[oid]
+
+    def reserved(self, it: Any) -> list[Any]:
+        """Its available reserved offerings, in order (the only ones offeringsToReserve looks at:
+        the catalog's types have none, and hundreds of other offerings each)."""
+        self.of(it)
+        return self._types[id(it)][4]
+
+    def single_id(self, key: str, r: Any) -> int:
+        """The interned id of the requirement `r` on `key`."""
+        content = (key, *_content(r))
+        sid = self._singles.get(content)
+        if sid is None:
+            sid = self._singles[content] = len(self._singles)
+        return sid
 
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
@@ -68,27 +130,29 @@ class TypeIndex:
 class Question:
     """One set of requirements asked of many types: each distinct answer worked out once."""
 
-    __slots__ = ("index", "requirements", "_singles", "_keys", "_offerings")
+    __slots__ = ("index", "requirements", "_singles", "_offerings", "_available")
 
     def __init__(self, index: TypeIndex, requirements: Requirements) -> None:
         self.index = index
         self.requirements = requirements
-        self._singles = {key: new_requirements(r) for key, r in requirements.items()}
-        self._keys: dict[tuple[str, int], bool] = {}
+        self._singles = [(key, index.single_id(key, r), r) for key, r in requirements.items()]
         self._offerings: dict[int, bool] = {}
+        self._available: dict[int, bool] = {}
 
     def compatible(self, it: Any) -> bool:
-        """`it.Requirements.Intersects(requirements) == nil`, key by key."""
-        keys, _, _ = self.index.of(it)
-        memo = self._keys
-        for key, single in self._singles.items():
+        """`it.Requirements.Intersects(requirements) == nil`, key by key (each (requirement,
+        type requirement) pair asked once per index: `TypeIndex.single_id`)."""
+        index = self.index
+        keys, _, _ = index.of(it)
+        memo = index._intersects
+        for key, sid, r in self._singles:
             rid = keys.get(key)
             if rid is None:
                 continue
-            ok = memo.get((key, rid))
+            ok = memo.get((sid, rid))
             if ok is None:
-                mine = new_requirements(self.index._key_reqs[rid])
-                ok = memo[(key, rid)] = mine.intersects(single) is None
+                mine = new_requirements(index._key_reqs[rid])
+                ok = memo[(sid, rid)] = mine.intersects(new_requirements(r)) is None
             if not ok:
                 return False
         return True
@@ -102,9 +166,13 @@ class Question:
         return ok
 
     def has_offering(self, it: Any) -> bool:
-        """Some available offering the requirements allow."""
-        _, offerings, _ = self.index.of(it)
-        return any(o.available and self.offering_allowed(oid) for o, oid in offerings)
+        """Some available offering the requirements allow (asked once per set of available
+        offerings' requirements: `TypeIndex.available_id`)."""
+        aid = self.index.available_id(it)
+        ok = self._available.get(aid)
+        if ok is None:
+            ok = self._available[aid] = any(self.offering_allowed(oid) for oid in self.index.oid_set(aid))
+        return ok
 
     def cheapest_price(self, it: Any) -> float:
         """The cheapest available offering the requirements allow (MaxFloat64 for none)."""
