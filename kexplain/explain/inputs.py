@@ -74,7 +74,11 @@ def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
                 return objs.same()      # type: ignore[attr-defined]
             if not any(keep.values()):
                 return columns.Dump(())
-            return objs.taken(list(map(keep.__getitem__, zip(rows.api_versions, rows.kinds))))  # type: ignore[attr-defined]
+            by_kind: dict[Any, bool] = {}
+            for (_, kind), verdict in keep.items():
+                if by_kind.setdefault(kind, verdict) != verdict:     # (a kind kept at one apiVersion only)
+                    return objs.taken(list(map(keep.__getitem__, zip(rows.api_versions, rows.kinds))))  # type: ignore[attr-defined]
+            return objs.taken(list(map(by_kind.__getitem__, rows.kinds)))      # type: ignore[attr-defined]
     verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
     out: Objects = []
     for o, s in objs:
