@@ -64,34 +64,31 @@ class ImageStates:
         return state
 
     def _sought(self, name: str) -> ImageState | None:
-        size: int | None = None
-        having = set()
-        for node, images in self._images:
-            for image in images:
-                names = image.get("names")
-                if names and name in (names if type(names) is list else list(names)):
-                    if size is None:
-                        size = int(image.get("sizeBytes") or 0)
-                    having.add(node)
-                    break
-        return None if size is None else ImageState(size, frozenset(having))
+        return _state(_index(self._images, {name}), name)
 
     def _looked_up(self, name: str) -> ImageState | None:
-        sizes, nodes = self._index       # type: ignore[misc]
-        return ImageState(sizes[name], frozenset(nodes[name])) if name in sizes else None
+        return _state(self._index, name)      # type: ignore[arg-type]
 
 
-def _index(images: list[tuple[str, list[dict[str, Any]]]]) -> tuple[dict[str, int], dict[str, set[str]]]:
-    """Every name's first size and the nodes reporting it, in one pass."""
+def _index(images: list[tuple[str, list[dict[str, Any]]]], wanted: set[str] | None = None
+           ) -> tuple[dict[str, int], dict[str, set[str]]]:
+    """Each name's first size and the nodes reporting it, in one pass: every name's, or only
+    those of `wanted` (picked from each image's names in C)."""
     sizes: dict[str, int] = {}
     nodes: dict[str, set[str]] = {}
     for node, listed in images:
         for image in listed:
-            for name in image.get("names") or ():
+            names = image.get("names") or ()
+            for name in (names if wanted is None else wanted.intersection(names)):
                 if name not in sizes:
                     sizes[name] = int(image.get("sizeBytes") or 0)
                 nodes.setdefault(name, set()).add(node)
     return sizes, nodes
+
+
+def _state(index: tuple[dict[str, int], dict[str, set[str]]], name: str) -> ImageState | None:
+    sizes, nodes = index
+    return ImageState(sizes[name], frozenset(nodes[name])) if name in sizes else None
 
 
 def build_image_states(snapshot: Snapshot) -> ImageStates:
