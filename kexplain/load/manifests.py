@@ -190,9 +190,9 @@ def _read_objects(documents: Iterator[ParsedDocument], path: str, limit: int, be
             doc = next(documents, None)
         except InputError as err:          # the text stops parsing here (a ReadError)
             problems.add(err)
-            return _with_rows(out, rows)
+            return out, _joined(rows)
         if doc is None:
-            return _with_rows(out, rows)
+            return out, _joined(rows)
         if doc.value is None:
             continue
         src = Source(path, doc.number)
@@ -207,14 +207,9 @@ def _read_objects(documents: Iterator[ParsedDocument], path: str, limit: int, be
         rows.append(read)
 
 
-def _with_rows(out: list[tuple[dict[str, Any], Source]], rows: list[columns.Rows | None]
-               ) -> tuple[list[tuple[dict[str, Any], Source]], columns.Rows | None]:
-    return out, _joined(rows) if rows else None
-
-
 def _joined(rows: list[columns.Rows | None]) -> columns.Rows | None:
-    """The rows of parts read one after another, None when one part has none."""
-    if any(r is None for r in rows):
+    """The rows of parts read one after another, None when one part has none (or no part)."""
+    if not rows or any(r is None for r in rows):
         return None
     whole = rows[0]
     for more in rows[1:]:
@@ -249,29 +244,36 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
     object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
     apply` goes on past them); a path that does not exist is an error."""
     out: list[tuple[dict[str, Any], Source]] = []
-    rows: list[columns.Rows | None] = []      # each path's objects' rows, when read with them
+    rows: list[columns.Rows | None] = []      # each path's objects' rows (read with them, for a dump)
     for path in expand_paths(paths):
-        mapped = _mapped_dump(path, max_bytes)
-        if mapped is not None:          # a large JSON List file, read in parts (`json_list.read_file`)
-            read, read_rows = _read_objects(iter([mapped]), path, max_objects, len(out), problems)
-            out.extend(read)
-            rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
+        documents = _documents(path, max_bytes, stdin, problems)
+        if documents is None:
             continue
-        try:
-            data = read_data(path, max_bytes, stdin)
-            document = json_document(data)      # a JSON document (a dump): parsed from the bytes
-            text = decoded_text(data, path) if document is None else ""
-        except InputError as err:
-            if isinstance(err, TooLarge):      # the caller's limit: it ends the run
-                raise
-            problems.add(err)
-            continue
-        documents = iter([document]) if document is not None else parse_documents(text, path)
-        del data
         read, read_rows = _read_objects(documents, path, max_objects, len(out), problems)
         out.extend(read)
-        rows.append(read_rows if read_rows is not None or len(read) >= DUMP_OBJECTS else columns.Rows.of(read))
-    return named(one_apply(as_dump(out, _joined(rows) if rows else None)))
+        rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
+    return named(one_apply(as_dump(out, _joined(rows))))
+
+
+def _documents(path: str, max_bytes: int, stdin: BinaryIO | None, problems: Problems
+               ) -> Iterator[ParsedDocument] | None:
+    """The documents of `path`: a large JSON List file read in parts (`json_list.read_file`), a
+    JSON document parsed from the bytes (a dump), or YAML documents; None when the file cannot
+    be read (in `problems`; past the caller's size limit, raised)."""
+    mapped = _mapped_dump(path, max_bytes)
+    if mapped is not None:
+        return iter([mapped])
+    try:
+        data = read_data(path, max_bytes, stdin)
+        document = json_document(data)
+        text = decoded_text(data, path) if document is None else ""
+    except InputError as err:
+        if isinstance(err, TooLarge):      # the caller's limit: it ends the run
+            raise
+        problems.add(err)
+        return None
+    del data
+    return iter([document]) if document is not None else parse_documents(text, path)
 
 
 def as_dump(objs: list[tuple[dict[str, Any], Source]], rows: columns.Rows | None = None
