@@ -6,6 +6,7 @@ exit code 2; nothing below the CLI prints.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 MAX_MESSAGE = 4000   # characters of one error line; longer ones are cut in the middle
@@ -72,7 +73,7 @@ def describe(obj: object) -> str:
     """`Kind ns/name` for messages, the namespace as the API server would default it
     (`object_namespace`: `default` when none is given; `Kind name` for a cluster-scoped kind);
     tolerant of malformed objects."""
-    if not isinstance(obj, dict):
+    if not isinstance(obj, Mapping):       # (a dict, or a dump's stored pod read as one)
         return "object"
     kind = clip(obj.get("kind"), 60) if isinstance(obj.get("kind"), str) else "object"
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}

@@ -24,6 +24,7 @@ from kexplain.admission import defaults, dra_convert, gated_fields, limitranger,
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
@@ -59,13 +60,15 @@ class Admitted:
 
 
 def _kind(obj: object) -> str:
-    return obj.get("kind") if isinstance(obj, dict) and isinstance(obj.get("kind"), str) else ""
+    return obj.get("kind") if isinstance(obj, OBJECTS) and isinstance(obj.get("kind"), str) else ""
 
 
 def is_stored(obj: object) -> bool:
     """An object an API server has stored: it carries a resourceVersion, which no create
     request may (the server refuses one that does), so it was read from a cluster or from a
     dump of one. Admission already ran on it; running it again would change it (admission.md)."""
+    if type(obj) is StoredPod:      # (read so only when it has one)
+        return True
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     return isinstance(meta, dict) and bool(meta.get("resourceVersion"))
 

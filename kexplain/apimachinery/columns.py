@@ -104,9 +104,19 @@ class Rows:
         names: list[Any] = []
         namespaces: list[Any] = []
         stored: list[bool] = []
+        from kexplain.apimachinery.stored_pods import StoredPod    # (it reads rows: imported when asked)
+
         for obj, _ in pairs:
             if type(obj) is not dict:
-                return cls([], [], [], [], [], False)
+                if type(obj) is not StoredPod:
+                    return cls([], [], [], [], [], False)
+                view = obj.view         # (a dump's stored pod: its row read of its view)
+                kinds.append("Pod")
+                api_versions.append("v1")
+                names.append(view.metadata.name)
+                namespaces.append(view.metadata.namespace)
+                stored.append(True)
+                continue
             meta = obj.get("metadata")
             if type(meta) is not dict:
                 return cls([], [], [], [], [], False)

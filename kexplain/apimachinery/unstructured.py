@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from kexplain.apimachinery.columns import Rows
+from kexplain.apimachinery.stored_pods import DumpItems
 from kexplain.errors import InputError, Source
 
 
@@ -125,6 +126,8 @@ def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
     if type(obj) is not dict or obj.get("kind") != "List":
         return None
     items = obj.get("items")
+    if type(items) is DumpItems:        # (checked, and their rows read, as they were decoded)
+        return list(items), items.rows
     if type(items) is not list:
         return None
     kinds: list[Any] = []

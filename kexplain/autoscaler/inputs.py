@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.autoscaler.cloudprovider.provider import Chosen, choose
 from kexplain.autoscaler.gpu import listed_gpu_ready
 from kexplain.autoscaler.nodegroups import NodeGroup
@@ -144,7 +145,11 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     own: list[PodInfo] = []
     for obj, src in objects:
         kind = obj.get("kind")
-        if kind == "Pod":
+        if kind == "Pod" and type(obj) is StoredPod:      # (a dump's stored, bound pod: its view)
+            prio = obj.view.spec.priority
+            if (prio if prio is not None else 0) < cutoff:
+                continue
+        elif kind == "Pod":
             spec = obj.get("spec") or {}
             if not spec.get("nodeName"):
                 if id(src) in pending_ids:

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Callable, TypeVar
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
@@ -253,6 +254,8 @@ def object_key(obj: dict[str, Any]) -> tuple[str, str, str] | None:
 
 def is_bound_pod(obj: dict[str, Any]) -> bool:
     """A Pod with spec.nodeName: bound already, the scheduler never sees it."""
+    if type(obj) is StoredPod:      # (read so only when it is one)
+        return True
     spec = obj.get("spec")
     return obj.get("kind") == "Pod" and isinstance(spec, dict) and bool(spec.get("nodeName"))
 
@@ -882,11 +885,11 @@ class _BuiltFrom:
 
     @cached_property
     def bound(self) -> list[dict[str, Any]]:
-        return [p for p in self.pods if (p.get("spec") or {}).get("nodeName")]
+        return [p for p in self.pods if type(p) is StoredPod or (p.get("spec") or {}).get("nodeName")]
 
     @cached_property
     def unbound(self) -> list[dict[str, Any]]:
-        return [p for p in self.pods if not (p.get("spec") or {}).get("nodeName")]
+        return [p for p in self.pods if type(p) is not StoredPod and not (p.get("spec") or {}).get("nodeName")]
 
     def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
         """The pods `other` has in place of this one's (old, new), when it has the same nodes

@@ -28,6 +28,9 @@ from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
 from typing import Any, BinaryIO
 
+from msgspec import UNSET
+
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
 from kexplain.features import KubeVersion
 from kexplain.karpenter.params import Settings, read_settings
@@ -153,11 +156,17 @@ def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, s
 def _complete_bound_pod(obj: dict[str, Any]) -> bool:
     """Whether `_bound_pod` would change nothing: a uid and a creation time, a status with a
     phase, every DaemonSet owner reference with its uid."""
-    meta = _meta(obj)
-    status = obj.get("status")
-    if not (meta.get("uid") and meta.get("creationTimestamp") and isinstance(status, dict) and "phase" in status):
+    if type(obj) is StoredPod:      # (of a dump: asked of its view)
+        view = obj.view
+        uid, created, refs = view.metadata.uid, view.metadata.creationTimestamp, view.owner_references()
+        phased = view.status is not None and view.status.phase is not UNSET
+    else:
+        meta = _meta(obj)
+        status = obj.get("status")
+        uid, created, refs = meta.get("uid"), meta.get("creationTimestamp"), meta.get("ownerReferences")
+        phased = isinstance(status, dict) and "phase" in status
+    if not (uid and created and phased):
         return False
-    refs = meta.get("ownerReferences")
     if isinstance(refs, list):
         for r in refs:          # (a loop, not any(): asked of 150,000 pods)
             if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
@@ -239,7 +248,7 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     position = 0
     for pair, kind in zip(everything, kinds_of):
         obj, src = pair
-        if kind == "Pod" and not (obj.get("spec") or {}).get("nodeName"):
+        if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
             obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":

@@ -34,6 +34,7 @@ from kexplain.load.manifests import (applied as applied_repeats, expand_paths, k
                                      named, read_text, repeats)
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.apimachinery.unstructured import not_an_object
 from kexplain.load.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
@@ -130,7 +131,7 @@ class ObjectRef:
         """The object's reference, its namespace as the API server would store it (as explain's
         errors name it: `errors.describe`): `default` for a namespaced kind that gives none,
         none for a cluster-scoped kind; a custom resource's as written (its scope is unknown)."""
-        if not isinstance(obj, dict):
+        if not isinstance(obj, OBJECTS):
             return cls("", "", "", "")
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         api_version, kind, namespace, name = (v if isinstance(v, str) else "" for v in
@@ -515,7 +516,7 @@ class Linter:
         ref = ObjectRef.of(obj)
         linted = LintedObject(loc, ref)
         self.report.linted.append(linted)
-        if not isinstance(obj, dict):
+        if not isinstance(obj, OBJECTS):
             self._add(Finding("invalid-document", loc, None,
                               f"document is a {type(obj).__name__}, not a Kubernetes object (a mapping)"))
             return
@@ -614,7 +615,7 @@ class Linter:
         out: set[tuple[str, int, int | None]] = set()
         for doc in items:
             obj = doc.obj
-            if not isinstance(obj, dict) or not_an_object(obj) is not None or \
+            if not isinstance(obj, OBJECTS) or not_an_object(obj) is not None or \
                     not all(isinstance(obj.get(k), str) and obj[k] for k in ("apiVersion", "kind")):
                 continue
             findings, _ = self._schema_of(obj, ObjectRef.of(obj), doc)

@@ -24,6 +24,7 @@ from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery import columns
+from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.load import json_list
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.problems import RAISE, Problems
@@ -365,8 +366,8 @@ def identity(obj: Any, scopes: dict[tuple[str, str], tuple[str, bool, bool]] | N
     as it stores it (`default` when none is given, none for a cluster-scoped kind, as written for
     a custom resource); None for an object without a kind or a name (generateName). `scopes`:
     `_scope` by (apiVersion, kind), kept by the caller for one pass over many objects."""
-    kind = obj.get("kind") if isinstance(obj, dict) else None
-    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    kind = obj.get("kind") if isinstance(obj, OBJECTS) else None
+    meta = obj.get("metadata") if isinstance(obj, OBJECTS) else None
     name = meta.get("name") if isinstance(meta, dict) else None
     if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
         return None

@@ -15,6 +15,7 @@ from typing import Any
 
 from kexplain.admission.workloads import TEMPLATE_PATHS
 from kexplain.apimachinery import labels as well_known
+from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.errors import InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.model.nodeselector import NODE_NAME_FIELD
@@ -43,7 +44,7 @@ def replica_count(obj: dict[str, Any]) -> int:
 
 
 def _spec(obj: Any) -> dict[str, Any]:
-    spec = obj.get("spec") if isinstance(obj, dict) else None
+    spec = obj.get("spec") if isinstance(obj, OBJECTS) else None
     return spec if isinstance(spec, dict) else {}
 
 

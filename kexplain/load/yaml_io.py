@@ -35,6 +35,7 @@ from typing import Any, Callable, ClassVar, Iterator
 import yaml
 from yaml.constructor import ConstructorError
 
+from kexplain.apimachinery import stored_pods
 from kexplain.errors import InputError, Source, clip
 from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
@@ -1017,8 +1018,12 @@ def json_document(data: bytes) -> ParsedDocument | None:
     first = _JSON_SPACE.match(data, start).end()
     if first == len(data) or data[first] not in _JSON_STARTS:
         return None
+    text = memoryview(data)[start:] if start else data
+    dump = stored_pods.dump_list(text)      # (a dump: its stored, bound pods as views)
+    if dump is not None:
+        return ParsedDocument(dump, 1)
     try:
-        return ParsedDocument(json_parse.decode_bytes(memoryview(data)[start:] if start else data), 1)
+        return ParsedDocument(json_parse.decode_bytes(text), 1)
     except Exception:    # noqa: BLE001 - anything refused is the text's to read, with its errors
         return None
 

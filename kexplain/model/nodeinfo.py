@@ -133,7 +133,7 @@ class NodeInfo:
         for pod in pods:
             facts = pod.facts
             counts[facts] = counts.get(facts, 0) + 1
-            if facts.indexed or "volumes" in pod.spec:
+            if facts.indexed or pod.has_volumes:
                 looked_at.append(pod)
         self.add_counted(pods, counts, looked_at)
 
@@ -151,7 +151,7 @@ class NodeInfo:
                 self.pods_with_required_anti_affinity.append(pod)
             for hp in facts.host_ports:
                 self.used_ports.add(hp, 1)
-            if "volumes" in pod.spec:           # no claims without volumes
+            if pod.has_volumes:                 # no claims without volumes
                 self._count_claims(pod, 1)
         requested, non_zero = self.requested, self.non_zero_requested
         for facts, n in counts.items():         # in order of first use: the scalars' key order
@@ -178,7 +178,7 @@ class NodeInfo:
         non_zero.memory += sign * res.non0_mem
         for hp in pod.host_ports:
             self.used_ports.add(hp, sign)
-        if "volumes" in pod.spec:               # no claims without volumes
+        if pod.has_volumes:                     # no claims without volumes
             self._count_claims(pod, sign)
 
     def _count_claims(self, pod: PodInfo, sign: int) -> None:

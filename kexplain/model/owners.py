@@ -14,7 +14,7 @@ from kexplain.model.pod import PodInfo
 
 def controller_ref(pod: PodInfo) -> Mapping[str, Any] | None:
     """The first owner reference marked controller (metav1.GetControllerOf), or None."""
-    for ref in pod.metadata.get("ownerReferences") or ():
+    for ref in pod.owner_references or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
             return ref
     return None

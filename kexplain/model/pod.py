@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
+from msgspec import UNSET
+
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import PodResource, add_status_parts, pod_resource
 from kexplain.model.shapes import shape_key
@@ -101,13 +104,19 @@ class HostPort:
 
 
 class PodInfo:
-    """Read-only view of one admitted pod; `obj` is the full object for rarely read fields."""
+    """Read-only view of one admitted pod; `obj` is the full object for rarely read fields. Of a
+    dump's stored, bound pod (`StoredPod`), a `StoredPodInfo`: what is read of every pod comes
+    from its view, the object is decoded only when more is asked."""
 
-    __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "__dict__")
+    __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "_facts", "__dict__")
+
+    def __new__(cls, obj: Mapping[str, Any]) -> "PodInfo":
+        return object.__new__(StoredPodInfo if type(obj) is StoredPod and cls is PodInfo else cls)
 
     def __init__(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}
         self.obj = obj
+        self._facts: PodFacts | None = None
         self.namespace: str = meta.get("namespace") or "default"
         self.name: str = meta.get("name") or ""
         spec = obj.get("spec") or {}
@@ -138,6 +147,15 @@ class PodInfo:
         prio = self.spec.get("priority")
         return prio if type(prio) is int else int(prio) if isinstance(prio, int) else 0
 
+    @property       # (read once per pod, by the snapshot's build: not kept, which would give each pod a dict)
+    def phase(self) -> Any:
+        return self.status.get("phase")
+
+    @property
+    def has_volumes(self) -> bool:
+        """Whether its spec names volumes (even none: `volumes: []`): only then are claims counted."""
+        return "volumes" in self.spec
+
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
 
@@ -155,11 +173,19 @@ class PodInfo:
         worked out for each of a cluster's pods)."""
         return self.metadata.get("uid") or f"{self.namespace}/{self.name}"
 
-    @lazy
+    @property
     def facts(self) -> "PodFacts":
         """What the pod's shape decides (its requests, host ports, pod affinity terms), worked out
-        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`facts_key`)."""
-        return PodFacts(self)
+        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`facts_key`).
+        (A slot: set for each of a cluster's pods, it makes no pod a dict.)"""
+        facts = self._facts
+        if facts is None:
+            facts = self._facts = PodFacts(self)
+        return facts
+
+    @facts.setter
+    def facts(self, facts: "PodFacts") -> None:
+        self._facts = facts
 
     @lazy
     def resource(self) -> PodResource:
@@ -229,6 +255,11 @@ class PodInfo:
             return None
         return shape_key(parts)
 
+    @lazy
+    def owner_references(self) -> Any:
+        """metadata.ownerReferences as written (read for most of a cluster's pods, by the autoscalers)."""
+        return self.metadata.get("ownerReferences")
+
     @property
     def deletion_timestamp(self) -> str | None:
         return self.metadata.get("deletionTimestamp")
@@ -240,6 +271,76 @@ class PodInfo:
     @property
     def preemption_policy(self) -> str:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
+
+
+class StoredPodInfo(PodInfo):
+    """A `PodInfo` of a dump's stored, bound pod: what the passes over a cluster read of every
+    pod, from its `StoredPod.view`; its spec and status decoded only when asked for."""
+
+    __slots__ = ("view",)
+
+    def __init__(self, obj: StoredPod) -> None:
+        view = self.view = obj.view
+        meta = view.metadata
+        self.obj = obj
+        self._facts = None
+        self.namespace = meta.namespace or "default"
+        self.name = meta.name or ""
+        self.node_name = view.spec.nodeName
+
+    @lazy
+    def spec(self) -> dict[str, Any]:       # type: ignore[override]
+        return self.obj.get("spec") or {}
+
+    @lazy
+    def status(self) -> dict[str, Any]:     # type: ignore[override]
+        return self.obj.get("status") or {}
+
+    @lazy
+    def labels(self) -> dict[str, str]:
+        return self.view.metadata.labels or {}
+
+    @lazy
+    def priority(self) -> int:
+        prio = self.view.spec.priority
+        return prio if prio is not None else 0
+
+    @lazy
+    def uid(self) -> str:
+        return self.view.metadata.uid or f"{self.namespace}/{self.name}"
+
+    @property
+    def phase(self) -> Any:
+        status = self.view.status
+        return status.phase if status is not None and status.phase is not UNSET else None
+
+    @property
+    def has_volumes(self) -> bool:
+        return self.view.spec.volumes is not UNSET
+
+    @lazy
+    def pvc_names(self) -> tuple[str, ...]:
+        return tuple(v.persistentVolumeClaim.get("claimName", "") for v in self.view.spec.volumes or ()
+                     if v.persistentVolumeClaim is not None)
+
+    @lazy
+    def owner_references(self) -> Any:
+        return self.view.owner_references()
+
+    @property
+    def deletion_timestamp(self) -> str | None:
+        return self.view.metadata.deletionTimestamp
+
+    @property
+    def nominated_node_name(self) -> str:
+        return (self.view.status.nominatedNodeName if self.view.status is not None else None) or ""
+
+    def facts_key(self) -> tuple[str | None, bytes]:       # type: ignore[override]
+        """What `facts` read, as written in the dump: equal texts are equal values (a status
+        that reports container resources is not read so: `stored_pods.resized`)."""
+        spec = self.view.spec
+        return (self.namespace if spec.affinity else None,
+                b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers, spec.containers)))
 
 
 class PodFacts:

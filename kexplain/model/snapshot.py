@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Hashable, Iterable, TypeVar
 
 from kexplain.apimachinery.labels import REGION_LABELS, ZONE_LABELS
 from kexplain.errors import InputError, Source
@@ -107,7 +107,7 @@ class Snapshot:
         batches: dict[str, tuple[Node, list[PodInfo], dict[PodFacts, int], list[PodInfo]]] = {
             ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        shared: dict[bytes, PodFacts] = {}          # `PodInfo.facts_key` -> the shape's facts
+        shared: dict[Hashable, PodFacts] = {}       # `PodInfo.facts_key` -> the shape's facts
         namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
         for obj in pods:
             pod = PodInfo(obj)
@@ -115,7 +115,7 @@ class Snapshot:
                 if unbound is not None:
                     unbound.append(obj)
                 continue
-            if pod.status.get("phase") in _TERMINAL:
+            if pod.phase in _TERMINAL:
                 continue
             batch = batches.get(pod.node_name)
             if batch is None:
@@ -128,11 +128,11 @@ class Snapshot:
                 if facts is None:
                     facts = shared[key] = pod.facts
                 else:
-                    pod.facts = facts               # (a lazy attribute: set, it is not worked out)
+                    pod._facts = facts              # (its slot: set, they are not worked out)
             batch[1].append(pod)
             counts = batch[2]
             counts[facts] = counts.get(facts, 0) + 1
-            if facts.indexed or "volumes" in pod.spec:
+            if facts.indexed or pod.has_volumes:
                 batch[3].append(pod)
             if pod.namespace != namespace:
                 namespace = pod.namespace

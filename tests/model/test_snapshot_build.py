@@ -127,3 +127,30 @@ def test_facts_keys_tell_types_apart():
     built = Snapshot.build([(node("n1"), None)], [requests(1).obj, requests(1.0).obj])
     one, other = built.get("n1").pods
     assert one.facts is not other.facts
+
+
+def test_pods_read_from_a_dump_as_views_build_the_same_nodes():
+    """A dump's stored, bound pods are read as views (`stored_pods.StoredPod`): their facts keys
+    are their texts, and the nodes built equal those built from the objects."""
+    import json
+
+    from kexplain.apimachinery.stored_pods import StoredPod, dump_list
+
+    nodes, pods = [node("n1"), node("n2")], cluster_pods()
+    for p in pods:
+        p["apiVersion"] = "v1"
+        p["metadata"]["resourceVersion"] = "1"
+    read = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())
+    assert read is not None
+    views = list(read["items"])
+    assert sum(type(p) is StoredPod for p in views) == len(pods) - 1        # (rsz-1 is read whole)
+    built = Snapshot.build([(n, None) for n in nodes], views)
+    expected = one_by_one(nodes, pods)
+    assert [state(ni) for ni in built.node_infos] == [state(expected[ni.name]) for ni in built.node_infos]
+    by_name = {p.name: p for p in built.all_pods()}
+    assert by_name["gpu-1"].resource is by_name["gpu-2"].resource
+    assert by_name["web-1"].required_anti_affinity_terms is by_name["web-2"].required_anti_affinity_terms
+    assert by_name["web-3"].required_anti_affinity_terms is not by_name["web-1"].required_anti_affinity_terms
+    assert all(p.obj._obj is None for p in built.all_pods()
+               if type(p.obj) is StoredPod and p.name not in {"web-1", "web-3", "gpu-1", "mem-1", "two-1", "spl-1",
+                                                                 "prt-1", "app-1", "pvc-1"})

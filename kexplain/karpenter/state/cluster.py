@@ -41,7 +41,7 @@ def is_managed_node_claim(claim: dict[str, Any]) -> bool:
 
 def is_owned_by(pod: PodInfo, api_version: str, kind: str) -> bool:
     """podutils.IsOwnedBy: any owner reference of that apiVersion and kind (not only the controller)."""
-    for ref in pod.metadata.get("ownerReferences") or ():
+    for ref in pod.owner_references or ():
         if isinstance(ref, dict) and ref.get("apiVersion") == api_version and ref.get("kind") == kind:
             return True
     return False
@@ -61,7 +61,7 @@ def is_terminal(pod: PodInfo) -> bool:
 
 
 def _controller_uid(pod: PodInfo) -> str | None:
-    for ref in pod.metadata.get("ownerReferences") or ():
+    for ref in pod.owner_references or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
             return ref.get("uid") or None
     return None
@@ -71,7 +71,7 @@ def _owners(pod: PodInfo) -> tuple[bool, str | None]:
     """(`is_owned_by_daemonset`, `_controller_uid`) in one look at the owner references."""
     daemonset, controller = False, None
     found = False
-    for ref in pod.metadata.get("ownerReferences") or ():
+    for ref in pod.owner_references or ():
         if not isinstance(ref, dict):
             continue
         if not daemonset and ref.get("apiVersion") == "apps/v1" and ref.get("kind") == "DaemonSet":

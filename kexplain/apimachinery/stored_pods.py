@@ -1,0 +1,283 @@
+"""A dump's stored, bound pods read as the few fields the passes over a cluster read.
+
+Of a cluster dump's 150,000 pods the scheduler reads a handful of fields each: the node, the
+namespace and name, labels, priority, volumes' claims, and what decides the requests (the
+containers, read once per shape of pod). Building every pod as Python dicts was most of
+reading a dump; here each is decoded in C into a `PodView` of those fields (the rest skipped
+by the decoder), and the object itself (`StoredPod.obj`) is decoded from its JSON text only
+when something asks for more: the pod explained, the first pod of a shape.
+
+Only pods an API server stored (a resourceVersion: nothing admits them) and bound to a node
+(nothing explains them) are read so. An item the view cannot hold as the object holds it (a
+null where a string belongs, a label that is not a string, ...) is decoded whole, so every
+value read is the object's own.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any, Iterator
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+from kexplain.apimachinery.columns import Rows
+
+_NO_TEXT = Raw(b"")      # a field the item does not have
+
+
+class _Meta(Struct):
+    name: str | None = None
+    namespace: str | None = None
+    uid: str | None = None
+    resourceVersion: str | None = None
+    creationTimestamp: str | None = None
+    labels: dict[str, str] | None = None
+    deletionTimestamp: str | None = None
+    ownerReferences: Raw = _NO_TEXT        # (decoded when asked: `PodView.owner_references`)
+
+
+class _Volume(Struct):
+    persistentVolumeClaim: dict[str, Any] | None = None
+
+
+class _Spec(Struct):
+    nodeName: str | None = None
+    priority: int | None = None
+    volumes: list[_Volume] | None | UnsetType = UNSET
+    # what a pod's facts are worked out from (`PodInfo.facts_key`), as written
+    affinity: Raw = _NO_TEXT
+    resources: Raw = _NO_TEXT
+    overhead: Raw = _NO_TEXT
+    initContainers: Raw = _NO_TEXT
+    containers: Raw = _NO_TEXT
+
+
+class _ContainerStatus(Struct):
+    resources: Raw = _NO_TEXT
+    allocatedResources: Raw = _NO_TEXT
+
+
+class _Status(Struct):
+    phase: str | None | UnsetType = UNSET
+    nominatedNodeName: str | None = None
+    containerStatuses: list[_ContainerStatus] | None = None
+    initContainerStatuses: list[_ContainerStatus] | None = None
+
+
+class PodView(Struct):
+    """The fields of a stored pod read for each of a cluster's pods."""
+
+    kind: str | None = None
+    apiVersion: str | None = None
+    metadata: _Meta | None = None
+    spec: _Spec | None = None
+    status: _Status | None = None
+
+    def owner_references(self) -> Any:
+        """metadata.ownerReferences as the object holds it (None without)."""
+        refs = self.metadata.ownerReferences if self.metadata is not None else _NO_TEXT
+        return _whole(refs) if refs else None
+
+
+def resized(status: _Status) -> bool:
+    """Whether a container status reports its resources (what `pod_resource` then reads of the
+    status): such pods are read whole."""
+    for statuses in (status.containerStatuses, status.initContainerStatuses):
+        for cs in statuses or ():
+            if (cs.resources and bytes(cs.resources) != b"null") or (
+                    cs.allocatedResources and bytes(cs.allocatedResources) != b"null"):
+                return True
+    return False
+
+
+def _whole(raw: Raw) -> Any:
+    """The object of an item's JSON text, as `json.loads` gives it (what msgspec refuses, json
+    reads: an exponent past a double, ...)."""
+    try:
+        return _decode(raw)
+    except msgspec.DecodeError:
+        return json.loads(bytes(raw))
+
+
+class StoredPod(Mapping[str, Any]):
+    """A stored, bound pod of a dump: its `view`, and its object decoded on first use (`obj`).
+    Read as the mapping it stands for; `copy.copy` and `copy.deepcopy` give plain dicts."""
+
+    __slots__ = ("raw", "view", "_obj")
+
+    def __init__(self, raw: Raw, view: PodView) -> None:
+        self.raw = raw
+        self.view = view
+        self._obj: dict[str, Any] | None = None
+
+    @property
+    def obj(self) -> dict[str, Any]:
+        obj = self._obj
+        if obj is None:
+            obj = self._obj = _whole(self.raw)
+        return obj
+
+    def __getitem__(self, key: str) -> Any:
+        return self.obj[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "kind":
+            return self.view.kind
+        if key == "apiVersion":
+            return self.view.apiVersion
+        return self.obj.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.obj
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.obj)
+
+    def __len__(self) -> int:
+        return len(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return self.obj == (other.obj if type(other) is StoredPod else other)
+
+    __hash__ = None     # type: ignore[assignment]
+
+    def __copy__(self) -> dict[str, Any]:
+        return dict(self.obj)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        return copy.deepcopy(self.obj, memo)
+
+    def __repr__(self) -> str:
+        return f"StoredPod({self.obj!r})"
+
+
+OBJECTS = (dict, StoredPod)     # what an object read is: `isinstance(obj, OBJECTS)`
+
+
+class DumpItems(list):  # type: ignore[type-arg]
+    """A dump List's items with their `Rows`, read in the pass that decoded them."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, items: list[Any], rows: Rows) -> None:
+        super().__init__(items)
+        self.rows = rows
+
+
+class _List(Struct, forbid_unknown_fields=True):
+    """A dump's List: its items as texts (any other field, and it is read as it is)."""
+
+    items: list[Raw]
+    apiVersion: Raw = _NO_TEXT
+    kind: Raw = _NO_TEXT
+    metadata: Raw = _NO_TEXT
+
+
+_decode = msgspec.json.Decoder().decode
+_list = msgspec.json.Decoder(_List).decode
+_view = msgspec.json.Decoder(PodView).decode
+
+
+def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
+    """The value of a JSON text that is a `kind: List` whose items are objects with a kind (a
+    dump): what `json.loads` gives, but that its stored, bound pods are `StoredPod`s and its
+    items a `DumpItems`. None for anything else (the caller decodes the text as it is)."""
+    if not (data.isascii() if isinstance(data, bytes) else bytes(data).isascii()):
+        return None         # (a string the decoder skips is not checked for UTF-8: read whole)
+    try:
+        top = _list(data)
+    except msgspec.DecodeError:
+        return None
+    if bytes(top.kind) != b'"List"':
+        return None
+    if not _has_stored_pods(top.items):
+        return None
+    items = _read_items(top.items)
+    if items is None:
+        return None
+    # (in the order kubectl writes them: nothing reads a List's own fields but its items)
+    out: dict[str, Any] = {"apiVersion": _whole(top.apiVersion)} if top.apiVersion else {}
+    out["items"] = items
+    out["kind"] = "List"
+    if top.metadata:
+        out["metadata"] = _whole(top.metadata)
+    return out
+
+
+PROBES = 64             # items looked at for stored pods before a dump is read with views
+
+
+def _has_stored_pods(raws: list[Raw]) -> bool:
+    """Whether items spread over the dump (`PROBES`) hold a stored pod: else views would be
+    decoded for nothing (a dump of manifests, or of nodes), and the text is read whole."""
+    step = max(1, len(raws) // PROBES)
+    for raw in raws[step // 2::step]:
+        try:
+            pod = _view(raw)
+        except msgspec.ValidationError:
+            continue
+        if pod.kind == "Pod" and pod.metadata is not None and pod.metadata.resourceVersion:
+            return True
+    return False
+
+
+UNSTORED_RUN = 32       # pods in a row that no API server stored: a dump of manifests, read whole from there
+
+
+def _read_items(raws: list[Raw]) -> DumpItems | None:
+    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
+    an object with a kind, or is a list itself (`plain_items` says no). A dump of manifests
+    never stored (the pods of one in a row, `UNSTORED_RUN`) is decoded whole from there: its
+    views would be read for nothing."""
+    items: list[Any] = []
+    kinds: list[Any] = []
+    api_versions: list[Any] = []
+    names: list[Any] = []
+    namespaces: list[Any] = []
+    stored: list[bool] = []
+    plain = True            # (every item's metadata a mapping: else the rows are not filled)
+    view = _view
+    unstored = 0            # pods in a row without a resourceVersion: past UNSTORED_RUN, views are not tried
+    for raw in raws:
+        pod = None
+        if unstored < UNSTORED_RUN:
+            try:
+                pod = view(raw)
+            except msgspec.ValidationError:
+                pass
+        if pod is not None and pod.kind == "Pod" and pod.apiVersion == "v1" and (meta := pod.metadata) is not None:
+            if not meta.resourceVersion:
+                unstored += 1
+            else:
+                unstored = 0
+                if (spec := pod.spec) is not None and spec.nodeName and (pod.status is None or not resized(pod.status)):
+                    items.append(StoredPod(raw, pod))
+                    if plain:
+                        kinds.append("Pod")
+                        api_versions.append("v1")
+                        names.append(meta.name)
+                        namespaces.append(meta.namespace)
+                        stored.append(True)
+                    continue
+        item = _whole(raw)
+        if type(item) is not dict:
+            return None
+        kind = item.get("kind")
+        if type(kind) is not str or not kind or (kind.endswith("List") and (
+                kind == "List" or isinstance(item.get("items"), list))):
+            return None
+        items.append(item)
+        if plain:
+            meta = item.get("metadata")
+            if type(meta) is not dict:
+                plain = False
+                continue
+            kinds.append(kind)
+            api_versions.append(item.get("apiVersion"))
+            names.append(meta.get("name"))
+            namespaces.append(meta.get("namespace"))
+            stored.append(bool(meta.get("resourceVersion")))
+    rows = Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
+    return DumpItems(items, rows)

@@ -1,0 +1,147 @@
+"""A dump read with its stored, bound pods as views (`stored_pods.dump_list`) is the value
+`json.loads` gives of its text, item by item, with the rows `plain_items` reads; a pod the view
+cannot hold as the object holds it is decoded whole, and `PodInfo` reads the same of a view as of
+the object."""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from kexplain.apimachinery import columns
+from kexplain.apimachinery.stored_pods import DumpItems, StoredPod, dump_list
+from kexplain.apimachinery.unstructured import plain_items
+from kexplain.model.pod import PodInfo, StoredPodInfo
+
+
+def bound(name: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "team", "uid": f"u-{name}", "resourceVersion": "7",
+                         "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}],
+                     "nodeName": "n1", "priority": 5, **spec},
+            "status": {"phase": "Running"}}
+
+
+def text(*items: Any, **top: Any) -> bytes:
+    return json.dumps({"apiVersion": "v1", "items": list(items), "kind": "List", "metadata": {}, **top}).encode()
+
+
+def read(*items: Any) -> list[Any]:
+    got = dump_list(text(*items))
+    assert got is not None
+    return got["items"]
+
+
+def test_the_value_is_json_loads_value_with_the_rows_plain_items_reads():
+    items = [bound("a"), {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+             bound("b", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "c"}}]),
+             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team", "resourceVersion": "1"}}]
+    data = text(*items)
+    got = dump_list(data)
+    assert got == json.loads(data)
+    assert [type(o) for o in got["items"]] == [StoredPod, dict, StoredPod, dict]
+    assert type(got["items"]) is DumpItems
+    objs, rows = plain_items(got)
+    again = plain_items(json.loads(data))
+    assert objs == again[0]
+    assert all(getattr(rows, c) == getattr(again[1], c)
+               for c in ("kinds", "api_versions", "names", "namespaces", "stored", "plain"))
+
+
+@pytest.mark.parametrize("change", [
+    lambda o: o["metadata"].pop("resourceVersion"),                 # not stored: admission reads it whole
+    lambda o: o["spec"].pop("nodeName"),                            # pending
+    lambda o: o["spec"].update(nodeName=None),
+    lambda o: o.update(apiVersion="v2"),
+    lambda o: o["metadata"]["labels"].update(n=1),                  # a label that is not a string
+    lambda o: o["spec"].update(priority=5.0),                       # not an int
+    lambda o: o["spec"].update(priority=True),
+    lambda o: o.update(metadata=None),
+    lambda o: o["status"].update(containerStatuses=[{"name": "app", "resources": {}}]),    # resized
+])
+def test_what_the_view_cannot_hold_is_read_whole(change: Any):
+    obj = bound("a")
+    change(obj)
+    view, got = read(bound("z"), obj)
+    assert type(view) is StoredPod
+    assert type(got) is dict and got == obj
+
+
+@pytest.mark.parametrize("data", [
+    text(bound("a"), extra=1),                                      # a List field it does not know
+    text(bound("a"), kind="PodList"),
+    text(bound("a"), [1]),                                          # an item that is not an object
+    text(bound("a"), {"apiVersion": "v1", "kind": "List", "items": []}),
+    text(bound("a"), {"metadata": {}}),                             # no kind
+    json.dumps([bound("a")]).encode(),
+    text(bound("a")).replace(b'"a"', '"\u00e9"'.encode()),          # not ASCII: its strings are checked whole
+])
+def test_anything_else_is_not_read_so(data: bytes):
+    assert dump_list(data) is None
+
+
+def test_a_view_reads_as_its_object():
+    obj = bound("a", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "c"}}, {"name": "e"}])
+    obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    obj["status"]["nominatedNodeName"] = "n2"
+    stored, = read(obj)
+    view, plain = PodInfo(stored), PodInfo(obj)
+    assert type(view) is StoredPodInfo and type(plain) is PodInfo
+    for attr in ("namespace", "name", "node_name", "labels", "priority", "uid", "phase", "has_volumes",
+                 "pvc_names", "deletion_timestamp", "nominated_node_name", "spec", "status", "metadata",
+                 "tolerations", "preemption_policy"):
+        assert getattr(view, attr) == getattr(plain, attr), attr
+    assert view.resource == plain.resource
+    assert stored.get("kind") == "Pod" and dict(stored) == obj and stored == obj
+    assert type(copy.copy(stored)) is dict and copy.deepcopy(stored) == obj
+
+
+def test_pods_alike_share_a_facts_key_and_pods_unlike_do_not():
+    a, b, other, spread = read(bound("a"), bound("b"), bound("c", priority=1, containers=[{"name": "app"}]),
+                               bound("d", affinity={"podAntiAffinity": {}}))
+    keys = [PodInfo(p).facts_key() for p in (a, b, other, spread)]
+    assert keys[0] == keys[1] and len({keys[0], keys[2], keys[3]}) == 3
+    assert PodInfo(other).resource.resource.milli_cpu == 0
+
+
+def test_a_dump_without_stored_pods_is_read_whole():
+    unstored = bound("a")
+    del unstored["metadata"]["resourceVersion"]
+    assert dump_list(text(unstored, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})) is None
+    many = [{**unstored, "metadata": {**unstored["metadata"], "name": f"p{i}"}} for i in range(40)]
+    items = read(*many, bound("b"), bound("c"))     # (40 pods in a row without one: past them, read whole)
+    assert [type(o) for o in items] == [dict] * 42
+
+
+def test_a_dump_loaded_from_a_file_keeps_its_rows(tmp_path):
+    from kexplain.load.manifests import DUMP_OBJECTS, load_objects
+    path = tmp_path / "dump.json"
+    path.write_bytes(text(*(bound(f"p{i}") for i in range(DUMP_OBJECTS + 3))))
+    objs = load_objects([str(path)])
+    assert type(objs) is columns.Dump and columns.rows_of(objs) is not None
+    assert all(type(o) is StoredPod for o, _ in objs)
+
+
+@pytest.mark.parametrize("change", [
+    lambda o: None,
+    lambda o: o["metadata"].pop("uid"),
+    lambda o: o["metadata"].pop("creationTimestamp"),
+    lambda o: o["status"].pop("phase"),
+    lambda o: o["status"].update(phase=None),
+    lambda o: o.pop("status"),
+    lambda o: o["metadata"]["ownerReferences"].append({"kind": "DaemonSet", "name": "d"}),
+    lambda o: o["metadata"]["ownerReferences"].append({"kind": "DaemonSet", "name": "d", "uid": ""}),
+])
+def test_karpenters_complete_bound_pod_reads_a_view_as_its_object(change: Any):
+    from kexplain.karpenter.inputs import _complete_bound_pod
+    obj = bound("a")
+    obj["metadata"].update(creationTimestamp="2026-01-01T00:00:00Z", ownerReferences=[
+        {"kind": "ReplicaSet", "name": "r"}, {"kind": "DaemonSet", "name": "e", "uid": "u"}])
+    change(obj)
+    _, view = read(bound("z"), obj)
+    assert type(view) is StoredPod
+    assert _complete_bound_pod(view) == _complete_bound_pod(obj)
+    assert PodInfo(view).phase == PodInfo(obj).phase
