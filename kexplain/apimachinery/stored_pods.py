@@ -38,14 +38,10 @@ class _Meta(Struct):
     ownerReferences: Raw = _NO_TEXT        # (decoded when asked: `PodView.owner_references`)
 
 
-class _Volume(Struct):
-    persistentVolumeClaim: dict[str, Any] | None = None
-
-
 class _Spec(Struct):
     nodeName: str | None = None
     priority: int | None = None
-    volumes: list[_Volume] | None | UnsetType = UNSET
+    volumes: Raw = _NO_TEXT         # (decoded when asked: `PodView.volumes`)
     # what a pod's facts are worked out from (`PodInfo.facts_key`), as written
     affinity: Raw = _NO_TEXT
     resources: Raw = _NO_TEXT
@@ -66,6 +62,10 @@ class _Status(Struct):
     initContainerStatuses: list[_ContainerStatus] | None = None
 
 
+_REFERENCES: dict[bytes, Any] = {}     # owner references' texts -> their values (bounded)
+_REFERENCES_MAX = 65536
+
+
 class PodView(Struct):
     """The fields of a stored pod read for each of a cluster's pods."""
 
@@ -75,10 +75,24 @@ class PodView(Struct):
     spec: _Spec | None = None
     status: _Status | None = None
 
+    def volumes(self) -> Any:
+        """spec.volumes as the object holds it (None without)."""
+        volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
+        return _whole(volumes) if volumes else None
+
     def owner_references(self) -> Any:
-        """metadata.ownerReferences as the object holds it (None without)."""
+        """metadata.ownerReferences as the object holds it (None without); the pods of one
+        controller share one (not to be changed) list."""
         refs = self.metadata.ownerReferences if self.metadata is not None else _NO_TEXT
-        return _whole(refs) if refs else None
+        if not refs:
+            return None
+        text = bytes(refs)
+        value = _REFERENCES.get(text)
+        if value is None:
+            value = _whole(refs)
+            if len(_REFERENCES) < _REFERENCES_MAX:
+                _REFERENCES[text] = value
+        return value
 
 
 def resized(status: _Status) -> bool:

@@ -234,9 +234,14 @@ class PodInfo:
         return tuple(self.spec.get("tolerations") or ())
 
     @lazy
+    def volumes(self) -> Any:
+        """spec.volumes as written."""
+        return self.spec.get("volumes")
+
+    @lazy
     def pvc_names(self) -> tuple[str, ...]:
         return tuple(v["persistentVolumeClaim"].get("claimName", "")
-                     for v in self.spec.get("volumes") or ()
+                     for v in self.volumes or ()
                      if isinstance(v.get("persistentVolumeClaim"), dict))
 
     def facts_key(self) -> bytes | None:
@@ -271,6 +276,9 @@ class PodInfo:
     @property
     def preemption_policy(self) -> str:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
+
+
+_STORED_FACTS: dict[tuple[str | None, bytes], "PodFacts"] = {}     # `StoredPodInfo.facts_key` -> facts
 
 
 class StoredPodInfo(PodInfo):
@@ -316,12 +324,26 @@ class StoredPodInfo(PodInfo):
 
     @property
     def has_volumes(self) -> bool:
-        return self.view.spec.volumes is not UNSET
+        return bool(self.view.spec.volumes)
 
     @lazy
-    def pvc_names(self) -> tuple[str, ...]:
-        return tuple(v.persistentVolumeClaim.get("claimName", "") for v in self.view.spec.volumes or ()
-                     if v.persistentVolumeClaim is not None)
+    def volumes(self) -> Any:
+        return self.view.volumes()
+
+    @property
+    def facts(self) -> "PodFacts":
+        """`PodInfo.facts`, shared by every stored pod of its shape (`facts_key`), wherever its
+        PodInfo was made (the autoscalers make their own of a cluster's pods)."""
+        facts = self._facts
+        if facts is None:
+            key = self.facts_key()
+            facts = _STORED_FACTS.get(key)
+            if facts is None:
+                facts = PodFacts(self)
+                if len(_STORED_FACTS) < _TERM_CACHE_MAX:
+                    _STORED_FACTS[key] = facts
+            self._facts = facts
+        return facts
 
     @lazy
     def owner_references(self) -> Any:

@@ -290,17 +290,6 @@ def test_one_look_at_the_owners_says_what_two_do(refs: Any) -> None:
     assert _owners(bound) == (is_owned_by_daemonset(bound), _controller_uid(bound))
 
 
-@pytest.mark.parametrize("affinity", [None, {}, {"podAntiAffinity": {}}, {"podAntiAffinity": {
-    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": "k"}}]}},
-    {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}},
-    {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "k"}]}}])
-def test_required_anti_affinity_as_the_pod_model_says(affinity: Any) -> None:
-    from kexplain.karpenter.state.cluster import _has_required_anti_affinity
-    spec = pod("p")["spec"]
-    bound = PodInfo({**pod("p"), "spec": {**spec, **({"affinity": affinity} if affinity is not None else {})}})
-    assert _has_required_anti_affinity(bound) is bound.has_required_anti_affinity
-
-
 def test_daemonset_requests_in_billionths_are_their_sum() -> None:
     from kexplain.karpenter.state.statenode import StateNode
     state = StateNode({"metadata": {"name": "n"}}, None)

@@ -55,7 +55,7 @@ def get_volumes(index: VolumeIndex, pod) -> tuple[Volumes, GoError | None]:
     """GetVolumes: the pod's claims by driver. A missing claim is skipped (Karpenter logs it);
     a bound claim whose volume is missing is an error."""
     pod_pvcs: Volumes = {}
-    for volume in pod.spec.get("volumes") or ():
+    for volume in pod.volumes or ():
         if not isinstance(volume, Mapping):
             continue
         pvc, err = get_persistent_volume_claim(index, pod, volume)

@@ -22,7 +22,7 @@ from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
-from kexplain.model.pod import PodInfo
+from kexplain.model.pod import PodFacts, PodInfo
 
 # The NodeClass kinds the AWS provider supports (GetSupportedNodeClasses): what makes a NodeClaim
 # or NodePool managed by this Karpenter.
@@ -57,7 +57,7 @@ def is_owned_by_node(pod: PodInfo) -> bool:
 
 
 def is_terminal(pod: PodInfo) -> bool:
-    return pod.status.get("phase") in ("Failed", "Succeeded")
+    return pod.phase in ("Failed", "Succeeded")
 
 
 def _controller_uid(pod: PodInfo) -> str | None:
@@ -79,12 +79,6 @@ def _owners(pod: PodInfo) -> tuple[bool, str | None]:
         if not found and ref.get("controller") is True:
             controller, found = ref.get("uid") or None, True
     return daemonset, controller
-
-
-def _has_required_anti_affinity(pod: PodInfo) -> bool:
-    """Required pod anti-affinity terms (what topology tracks in reverse)."""
-    anti = (pod.spec.get("affinity") or {}).get("podAntiAffinity") or {}
-    return bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
 
 
 @dataclass
@@ -200,6 +194,7 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
     daemonset_owned: list[int] = []
+    of_shape: dict[PodFacts, tuple[Any, list[Any]]] = {}      # requests and host ports of each shape
     for position, pod in enumerate(inputs.bound_pods):
         daemonset, uid = _owners(pod)
         if uid in ds_uids:
@@ -210,19 +205,23 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         if state is None or is_terminal(pod):
             continue
         key = (pod.namespace, pod.name)
-        reqs = resources.requests_for_pod(pod.spec)
+        facts = pod.facts       # (requests and host ports read what the facts of a shape read: once a shape)
+        shaped = of_shape.get(facts)
+        if shaped is None:
+            shaped = of_shape[facts] = (resources.requests_for_pod(pod.spec), get_host_ports(pod))
+        reqs, ports = shaped
         state.pod_requests[key] = reqs
         if daemonset:
             state.daemonset_requests[key] = reqs
-        ports = get_host_ports(pod)
         if ports:                      # (a pod without any adds nothing: skipped for 150,000 pods)
             state.host_port_usage.add(pod, ports)
-        volumes, _ = get_volumes(index, pod)
-        if volumes:
-            state.volume_usage.add(pod, volumes)
+        if pod.has_volumes:
+            volumes, _ = get_volumes(index, pod)
+            if volumes:
+                state.volume_usage.add(pod, volumes)
         state.pods.append(pod)
         bindings[key] = pod.node_name
-        if state.node is not None and _has_required_anti_affinity(pod):
+        if state.node is not None and pod.has_required_anti_affinity:
             anti.append((pod, state.node))
 
     usage: dict[str, ResourceList] = {}

@@ -105,7 +105,7 @@ def _node_taints(node: Mapping[str, Any] | None) -> list[Taint]:
 
 
 def _pod_anti_affinity(pod: PodInfo) -> Mapping[str, Any]:
-    return (pod.spec.get("affinity") or {}).get("podAntiAffinity") or {}
+    return pod.facts.affinity.get("podAntiAffinity") or {}       # (the spec's, read once a shape)
 
 
 def has_pod_anti_affinity(pod: PodInfo) -> bool:
@@ -121,7 +121,7 @@ def has_required_pod_anti_affinity(pod: PodInfo) -> bool:
 
 def ignored_for_topology(pod: PodInfo) -> bool:
     """IgnoredForTopology: not bound, finished (Succeeded/Failed) or terminating."""
-    return (not pod.node_name or pod.status.get("phase") in ("Succeeded", "Failed")
+    return (not pod.node_name or pod.phase in ("Succeeded", "Failed")
             or bool(pod.deletion_timestamp))
 
 
