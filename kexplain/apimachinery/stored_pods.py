@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
@@ -58,6 +58,7 @@ class _ContainerStatus(Struct):
 class _Status(Struct):
     phase: str | None | UnsetType = UNSET
     nominatedNodeName: str | None = None
+    startTime: str | None = None
     containerStatuses: list[_ContainerStatus] | None = None
     initContainerStatuses: list[_ContainerStatus] | None = None
 
@@ -116,21 +117,24 @@ def _whole(raw: Raw) -> Any:
 
 
 class StoredPod(Mapping[str, Any]):
-    """A stored, bound pod of a dump: its `view`, and its object decoded on first use (`obj`).
-    Read as the mapping it stands for; `copy.copy` and `copy.deepcopy` give plain dicts."""
+    """A stored, bound pod of a dump or a list: its `view`, and its object decoded on first use
+    (`obj`; of a typed list's item, what `listed` makes of it). Read as the mapping it stands
+    for; `copy.copy` and `copy.deepcopy` give plain dicts."""
 
-    __slots__ = ("raw", "view", "_obj")
+    __slots__ = ("raw", "view", "listed", "_obj")
 
-    def __init__(self, raw: Raw, view: PodView) -> None:
+    def __init__(self, raw: Raw, view: PodView, listed: Callable[[Any], Any] | None = None) -> None:
         self.raw = raw
         self.view = view
+        self.listed = listed
         self._obj: dict[str, Any] | None = None
 
     @property
     def obj(self) -> dict[str, Any]:
         obj = self._obj
         if obj is None:
-            obj = self._obj = _whole(self.raw)
+            obj = _whole(self.raw)
+            obj = self._obj = self.listed(obj) if self.listed is not None else obj
         return obj
 
     def __getitem__(self, key: str) -> Any:
@@ -223,21 +227,78 @@ def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
 PROBES = 64             # items looked at for stored pods before a dump is read with views
 
 
-def _has_stored_pods(raws: list[Raw]) -> bool:
+def _has_stored_pods(raws: list[Raw], listed: bool = False) -> bool:
     """Whether items spread over the dump (`PROBES`) hold a stored pod: else views would be
-    decoded for nothing (a dump of manifests, or of nodes), and the text is read whole."""
+    decoded for nothing (a dump of manifests, or of nodes), and the text is read whole.
+    `listed`: a typed list's items, which name no kind."""
     step = max(1, len(raws) // PROBES)
+    kind = None if listed else "Pod"
     for raw in raws[step // 2::step]:
         try:
             pod = _view(raw)
         except msgspec.ValidationError:
             continue
-        if pod.kind == "Pod" and pod.metadata is not None and pod.metadata.resourceVersion:
+        if pod.kind == kind and pod.metadata is not None and pod.metadata.resourceVersion:
             return True
     return False
 
 
 UNSTORED_RUN = 32       # pods in a row that no API server stored: a dump of manifests, read whole from there
+
+
+class _PodList(Struct, forbid_unknown_fields=True):
+    """A page of a list of pods as the API server writes it."""
+
+    items: list[Raw]
+    apiVersion: Raw = _NO_TEXT
+    kind: Raw = _NO_TEXT
+    metadata: Raw = _NO_TEXT
+
+
+_pod_list = msgspec.json.Decoder(_PodList).decode
+
+
+def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None:
+    """The value of a `PodList` page (a live list's), but that its items are those `listed`
+    makes of them (kind and apiVersion, no managedFields), stored and bound ones read as
+    `StoredPod`s (their object made by `listed` when asked); None when it is not such a page
+    (the caller decodes it as it is)."""
+    if not data.isascii():
+        return None
+    try:
+        page = _pod_list(data)
+    except msgspec.DecodeError:
+        return None
+    if bytes(page.kind) != b'"PodList"' or not _has_stored_pods(page.items, listed=True):
+        return None
+    items: list[Any] = []
+    unstored = 0
+    for raw in page.items:
+        pod = None
+        if unstored < UNSTORED_RUN:
+            try:
+                pod = _view(raw)
+            except msgspec.ValidationError:
+                pass
+        if pod is not None and pod.kind is None and pod.apiVersion is None and (meta := pod.metadata) is not None:
+            if not meta.resourceVersion:
+                unstored += 1
+            else:
+                unstored = 0
+                if (spec := pod.spec) is not None and spec.nodeName and (pod.status is None or not resized(pod.status)):
+                    pod.kind, pod.apiVersion = "Pod", "v1"
+                    items.append(StoredPod(raw, pod, listed))
+                    continue
+        item = _whole(raw)
+        if type(item) is not dict:
+            return None
+        items.append(listed(item))
+    out: dict[str, Any] = {"apiVersion": _whole(page.apiVersion)} if page.apiVersion else {}
+    out["items"] = items
+    out["kind"] = "PodList"
+    if page.metadata:
+        out["metadata"] = _whole(page.metadata)
+    return out
 
 
 def _read_items(raws: list[Raw]) -> DumpItems | None:

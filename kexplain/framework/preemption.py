@@ -99,7 +99,7 @@ class StartTimes:
         return self._now
 
     def of(self, pod: "PodInfo") -> int:
-        raw = pod.status.get("startTime")
+        raw = pod.start_time
         if isinstance(raw, str):
             ns = parse_timestamp(raw)
             if ns is not None:

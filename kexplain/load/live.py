@@ -33,6 +33,7 @@ cluster, records it and reads what is allowed instead (the pod's namespace).
 from __future__ import annotations
 
 import json
+import functools
 import os
 import queue
 import re
@@ -45,6 +46,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from kexplain.apimachinery import columns
 from kexplain.errors import KexplainError, Source
+from kexplain.apimachinery import stored_pods
 from kexplain.load import json_parse
 from kexplain.load.gcpolicy import bulk_load
 
@@ -626,14 +628,19 @@ class ClusterReader:
                     refusals.append(payload)
                 continue
             path, body = payload
-            page = self._decoded(body, path)
+            listed = stored_pods.pod_list(body, functools.partial(_stored, res=served)) \
+                if served.kind == "Pod" and type(body) is bytes else None
+            page = listed if listed is not None else self._decoded(body, path)
             meta = page.get("metadata")
             meta = meta if isinstance(meta, dict) else {}
             found = page.get("items") or []
-            if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
-                raise LiveError(f"the API server at {self.conn.where} answered GET {path} with a list "
-                                "whose items are not all JSON objects")
-            items.extend(_stored_items(found, served))
+            if listed is not None:
+                items.extend(found)     # (made standalone as they were read)
+            else:
+                if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+                    raise LiveError(f"the API server at {self.conn.where} answered GET {path} with a list "
+                                    "whose items are not all JSON objects")
+                items.extend(_stored_items(found, served))
             if self.progress is not None:
                 token = meta.get("continue") or None
                 remaining = meta.get("remainingItemCount")
@@ -827,7 +834,7 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
     except (UnicodeDecodeError, ValueError):
         text, meta = None, None
     if text is not None and meta is not None:
-        return text, meta
+        return data, meta       # (the bytes: a page of pods is read from them, `stored_pods.pod_list`)
     try:
         body = json_parse.loads(data)
     except ValueError:
@@ -928,6 +935,8 @@ class _Prefetch:
 
 def is_pending_unschedulable(pod: Obj) -> bool:
     """Pending, not bound, and the scheduler reported PodScheduled=False."""
+    if type(pod) is stored_pods.StoredPod:      # (read so only when bound)
+        return False
     if (pod.get("status") or {}).get("phase", "Pending") != "Pending":
         return False
     if (pod.get("spec") or {}).get("nodeName"):

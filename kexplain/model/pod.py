@@ -274,6 +274,11 @@ class PodInfo:
         return self.status.get("nominatedNodeName") or ""
 
     @property
+    def start_time(self) -> Any:
+        """status.startTime as written (read for the pods preemption sorts)."""
+        return self.status.get("startTime")
+
+    @property
     def preemption_policy(self) -> str:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
 
@@ -356,6 +361,10 @@ class StoredPodInfo(PodInfo):
     @property
     def nominated_node_name(self) -> str:
         return (self.view.status.nominatedNodeName if self.view.status is not None else None) or ""
+
+    @property
+    def start_time(self) -> Any:
+        return self.view.status.startTime if self.view.status is not None else None
 
     def facts_key(self) -> tuple[str | None, bytes]:       # type: ignore[override]
         """What `facts` read, as written in the dump: equal texts are equal values (a status

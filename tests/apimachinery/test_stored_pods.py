@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import DumpItems, StoredPod, dump_list
+from kexplain.apimachinery.stored_pods import DumpItems, StoredPod, dump_list, pod_list
 from kexplain.apimachinery.unstructured import plain_items
 from kexplain.model.pod import PodInfo, StoredPodInfo
 
@@ -87,11 +87,12 @@ def test_a_view_reads_as_its_object():
     obj = bound("a", volumes=[{"name": "d", "persistentVolumeClaim": {"claimName": "c"}}, {"name": "e"}])
     obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
     obj["status"]["nominatedNodeName"] = "n2"
+    obj["status"]["startTime"] = "2026-01-01T00:00:01Z"
     stored, = read(obj)
     view, plain = PodInfo(stored), PodInfo(obj)
     assert type(view) is StoredPodInfo and type(plain) is PodInfo
     for attr in ("namespace", "name", "node_name", "labels", "priority", "uid", "phase", "has_volumes",
-                 "pvc_names", "deletion_timestamp", "nominated_node_name", "spec", "status", "metadata",
+                 "pvc_names", "deletion_timestamp", "nominated_node_name", "start_time", "owner_references", "volumes", "spec", "status", "metadata",
                  "tolerations", "preemption_policy"):
         assert getattr(view, attr) == getattr(plain, attr), attr
     assert view.resource == plain.resource
@@ -145,3 +146,24 @@ def test_karpenters_complete_bound_pod_reads_a_view_as_its_object(change: Any):
     assert type(view) is StoredPod
     assert _complete_bound_pod(view) == _complete_bound_pod(obj)
     assert PodInfo(view).phase == PodInfo(obj).phase
+
+
+def test_a_page_of_a_pod_list_reads_as_its_items_made_standalone():
+    """A live list's page (`pod_list`): each item as `listed` makes it (here: kind and apiVersion
+    added), stored and bound ones as views; anything else is left to the caller."""
+    def listed(item: dict[str, Any]) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", **item}
+
+    items = [{k: v for k, v in bound(n).items() if k not in ("apiVersion", "kind")} for n in ("a", "b")]
+    pending = {**items[1], "spec": {"containers": []}}
+    page = json.dumps({"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "9"},
+                       "items": [items[0], pending]}).encode()
+    got = pod_list(page, listed)
+    assert got is not None and got["metadata"] == {"resourceVersion": "9"}
+    view, whole = got["items"]
+    assert type(view) is StoredPod and type(whole) is dict
+    assert view == listed(items[0]) and whole == listed(pending)
+    assert view.get("kind") == "Pod" and PodInfo(view).name == "a"
+    assert pod_list(page.replace(b'"PodList"', b'"List"'), listed) is None
+    unstored = {**pending, "metadata": {"name": "c"}}     # (no stored pod: read as it is)
+    assert pod_list(json.dumps({"kind": "PodList", "items": [unstored]}).encode(), listed) is None
