@@ -51,8 +51,14 @@ class _Spec(Struct):
 
 
 class _ContainerStatus(Struct):
+    name: Raw = _NO_TEXT
     resources: Raw = _NO_TEXT
     allocatedResources: Raw = _NO_TEXT
+
+
+class _Condition(Struct):
+    type: str | None = None
+    reason: str | None = None
 
 
 class _Status(Struct):
@@ -61,6 +67,7 @@ class _Status(Struct):
     startTime: str | None = None
     containerStatuses: list[_ContainerStatus] | None = None
     initContainerStatuses: list[_ContainerStatus] | None = None
+    conditions: list[_Condition] | None = None
 
 
 _REFERENCES: dict[bytes, Any] = {}     # owner references' texts -> their values (bounded)
@@ -96,15 +103,28 @@ class PodView(Struct):
         return value
 
 
-def resized(status: _Status) -> bool:
-    """Whether a container status reports its resources (what `pod_resource` then reads of the
-    status): such pods are read whole."""
-    for statuses in (status.containerStatuses, status.initContainerStatuses):
+def _given(raw: Raw) -> bool:
+    return bool(raw) and bytes(raw) != b"null"
+
+
+def resize_text(status: _Status | None) -> bytes:
+    """What `pod_resource` reads of a status, as written: each container status that reports
+    its resources (its name, resources and allocated resources), and whether a resize is
+    infeasible (the first PodResizePending condition's reason); empty when none reports them.
+    Texts joined by NUL, which JSON text never holds."""
+    if status is None or not (status.containerStatuses or status.initContainerStatuses):
+        return b""
+    parts: list[Any] = []
+    for tag, statuses in ((b"c", status.containerStatuses), (b"i", status.initContainerStatuses)):
         for cs in statuses or ():
-            if (cs.resources and bytes(cs.resources) != b"null") or (
-                    cs.allocatedResources and bytes(cs.allocatedResources) != b"null"):
-                return True
-    return False
+            if _given(cs.resources) or _given(cs.allocatedResources):
+                parts += (tag, cs.name, cs.resources, cs.allocatedResources)
+    if not parts:
+        return b""
+    infeasible = next((c.reason == "Infeasible" for c in status.conditions or () if c.type == "PodResizePending"),
+                      False)
+    parts.append(b"Infeasible" if infeasible else b"-")
+    return b"\0".join(parts)
 
 
 def _whole(raw: Raw) -> Any:
@@ -172,6 +192,12 @@ class StoredPod(Mapping[str, Any]):
 
 
 OBJECTS = (dict, StoredPod)     # what an object read is: `isinstance(obj, OBJECTS)`
+
+
+def plain(obj: Any) -> Any:
+    """The object as plain data (a `StoredPod`'s object; anything else as it is): what is
+    written out whole."""
+    return obj.obj if type(obj) is StoredPod else obj
 
 
 class DumpItems(list):  # type: ignore[type-arg]
@@ -285,7 +311,7 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
                 unstored += 1
             else:
                 unstored = 0
-                if (spec := pod.spec) is not None and spec.nodeName and (pod.status is None or not resized(pod.status)):
+                if (spec := pod.spec) is not None and spec.nodeName:
                     pod.kind, pod.apiVersion = "Pod", "v1"
                     items.append(StoredPod(raw, pod, listed))
                     continue
@@ -327,7 +353,7 @@ def _read_items(raws: list[Raw]) -> DumpItems | None:
                 unstored += 1
             else:
                 unstored = 0
-                if (spec := pod.spec) is not None and spec.nodeName and (pod.status is None or not resized(pod.status)):
+                if (spec := pod.spec) is not None and spec.nodeName:
                     items.append(StoredPod(raw, pod))
                     if plain:
                         kinds.append("Pod")

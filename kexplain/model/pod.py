@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from msgspec import UNSET
 
-from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.apimachinery.stored_pods import StoredPod, resize_text
 from kexplain.model.labels import LabelSelector, parse_selector
 from kexplain.model.resources import PodResource, add_status_parts, pod_resource
 from kexplain.model.shapes import shape_key
@@ -283,7 +283,7 @@ class PodInfo:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
 
 
-_STORED_FACTS: dict[tuple[str | None, bytes], "PodFacts"] = {}     # `StoredPodInfo.facts_key` -> facts
+_STORED_FACTS: dict[tuple[str | None, bytes, bytes], "PodFacts"] = {}     # `StoredPodInfo.facts_key` -> facts
 
 
 class StoredPodInfo(PodInfo):
@@ -366,12 +366,14 @@ class StoredPodInfo(PodInfo):
     def start_time(self) -> Any:
         return self.view.status.startTime if self.view.status is not None else None
 
-    def facts_key(self) -> tuple[str | None, bytes]:       # type: ignore[override]
-        """What `facts` read, as written in the dump: equal texts are equal values (a status
-        that reports container resources is not read so: `stored_pods.resized`)."""
+    def facts_key(self) -> tuple[str | None, bytes, bytes]:       # type: ignore[override]
+        """What `facts` read, as written in the dump (equal texts are equal values): the spec's
+        fields `PodInfo.facts_key` reads, what its status says of resized containers
+        (`stored_pods.resize_text`), and its namespace when it has affinity."""
         spec = self.view.spec
         return (self.namespace if spec.affinity else None,
-                b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers, spec.containers)))
+                b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers, spec.containers)),
+                resize_text(self.view.status))
 
 
 class PodFacts:

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping, TextIO
 
 import yaml
 
+from kexplain.apimachinery.stored_pods import plain
 from kexplain.render.json_text import dumps_indented
 
 FORMATS = ("json", "yaml")
@@ -121,6 +122,7 @@ class ItemSpool:
 def objects_text(objects: list[dict[str, Any]], *, as_yaml: bool, single: bool = False) -> str:
     """Objects to save and read again: one object, or a `v1 List` of them; YAML, or JSON with
     one object per line (a snapshot of a large cluster stays diffable and quick to write)."""
+    objects = [plain(o) for o in objects]       # (a stored pod read as a view: its object)
     doc: Any = objects[0] if single else {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": objects}
     if as_yaml:
         return yaml.dump(doc, Dumper=_DUMPER, sort_keys=False, allow_unicode=True)

@@ -60,7 +60,7 @@ def test_the_value_is_json_loads_value_with_the_rows_plain_items_reads():
     lambda o: o["spec"].update(priority=5.0),                       # not an int
     lambda o: o["spec"].update(priority=True),
     lambda o: o.update(metadata=None),
-    lambda o: o["status"].update(containerStatuses=[{"name": "app", "resources": {}}]),    # resized
+    lambda o: o["status"].update(conditions=[{"type": "PodResizePending", "reason": 1}]),
 ])
 def test_what_the_view_cannot_hold_is_read_whole(change: Any):
     obj = bound("a")
@@ -167,3 +167,30 @@ def test_a_page_of_a_pod_list_reads_as_its_items_made_standalone():
     assert pod_list(page.replace(b'"PodList"', b'"List"'), listed) is None
     unstored = {**pending, "metadata": {"name": "c"}}     # (no stored pod: read as it is)
     assert pod_list(json.dumps({"kind": "PodList", "items": [unstored]}).encode(), listed) is None
+
+
+def resized(name: str, cpu: str = "300m", *, reason: str | None = None, when: str = "2026-01-01T00:00:00Z",
+            **spec: Any) -> dict[str, Any]:
+    obj = bound(name, **spec)
+    obj["status"] = {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": when},
+        *([{"type": "PodResizePending", "status": "True", "reason": reason}] if reason else [])],
+        "containerStatuses": [{"name": "app", "containerID": f"c-{name}", "resources": {"requests": {"cpu": cpu}},
+                               "allocatedResources": {"cpu": cpu}}]}
+    return obj
+
+
+def test_a_status_that_reports_container_resources_is_in_the_facts_key():
+    """Pods whose containers report resources (as kubelets of 1.33 on do) share facts when they
+    report the same, whatever else their statuses say; their requests are the object's."""
+    objs = [resized("a"), resized("b", when="2026-01-02T00:00:00Z"), resized("c", "500m"),
+            resized("d", reason="Infeasible"), resized("e", reason="Deferred"), bound("f")]
+    views = read(*objs)
+    keys = [PodInfo(v).facts_key() for v in views]
+    assert keys[0] == keys[1] and keys[0] == keys[4]
+    assert len({keys[0], keys[2], keys[3], keys[5]}) == 4
+    for view, obj in zip(views, objs):
+        assert type(view) is StoredPod
+        assert PodInfo(view).resource == PodInfo(obj).resource
+    assert PodInfo(views[0]).resource.resource.milli_cpu == 300
+    assert PodInfo(views[3]).resource.resource.milli_cpu == 300     # infeasible: the allocated, not the spec's
