@@ -164,10 +164,22 @@ def ensure_generated(base: Path, nodes: int, yaml_too: bool, shape: str = "class
     missing = [r for r, p in paths.items() if not p.exists() and (yaml_too or r != "yaml")]
     if any(r in ("json", "yaml") for r in missing):
         print(f"generating {nodes} nodes of shape {shape} in {out} ...", file=sys.stderr)
-        generate.write(out, nodes, formats=("yaml", "json") if yaml_too else ("json",), shape=shape)
+        _in_child(generate.write, out, nodes, formats=("yaml", "json") if yaml_too else ("json",), shape=shape)
     elif missing:                           # a snapshot from before a pod was added: the pods alone
         generate.write_pods(out, shape)
     return paths
+
+
+def _in_child(fn: Any, *args: Any, **kwargs: Any) -> None:
+    """`fn(*args, **kwargs)` in a forked child: a snapshot of 800 MB made here would stay this
+    process's peak RSS, which Linux hands on to every command it runs after (the peak a child
+    reports from `wait4` counts the parent's at its fork)."""
+    import multiprocessing
+    proc = multiprocessing.get_context("fork").Process(target=fn, args=args, kwargs=kwargs)
+    proc.start()
+    proc.join()
+    if proc.exitcode != 0:
+        raise RuntimeError(f"generating the snapshot failed (exit {proc.exitcode})")
 
 
 def fmt(r: dict[str, Any]) -> str:
