@@ -298,23 +298,11 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     if bytes(page.kind) != b'"PodList"' or not _has_stored_pods(page.items, listed=True):
         return None
     items: list[Any] = []
-    unstored = 0
-    for raw in page.items:
-        pod = None
-        if unstored < UNSTORED_RUN:
-            try:
-                pod = _view(raw)
-            except msgspec.ValidationError:
-                pass
-        if pod is not None and pod.kind is None and pod.apiVersion is None and (meta := pod.metadata) is not None:
-            if not meta.resourceVersion:
-                unstored += 1
-            else:
-                unstored = 0
-                if (spec := pod.spec) is not None and spec.nodeName:
-                    pod.kind, pod.apiVersion = "Pod", "v1"
-                    items.append(StoredPod(raw, pod, listed))
-                    continue
+    for raw, pod in _stored_views(page.items, listed=True):
+        if pod is not None:
+            pod.kind, pod.apiVersion = "Pod", "v1"
+            items.append(StoredPod(raw, pod, listed))
+            continue
         item = _whole(raw)
         if type(item) is not dict:
             return None
@@ -327,58 +315,38 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     return out
 
 
-def _read_items(raws: list[Raw]) -> DumpItems | None:
-    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
-    an object with a kind, or is a list itself (`plain_items` says no). A dump of manifests
-    never stored (the pods of one in a row, `UNSTORED_RUN`) is decoded whole from there: its
-    views would be read for nothing."""
-    items: list[Any] = []
-    kinds: list[Any] = []
-    api_versions: list[Any] = []
-    names: list[Any] = []
-    namespaces: list[Any] = []
-    stored: list[bool] = []
-    plain = True            # (every item's metadata a mapping: else the rows are not filled)
-    view = _view
-    unstored = 0            # pods in a row without a resourceVersion: past UNSTORED_RUN, views are not tried
+def _stored_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
+    """Each item's text, with its view when it is a stored pod bound to a node (a `kind: Pod`
+    of `v1`; `listed`: an item of a typed list, which names neither). Past `UNSTORED_RUN` pods
+    in a row that no API server stored (a dump of manifests), views are no longer tried: they
+    would be decoded for nothing."""
+    kind, api_version = (None, None) if listed else ("Pod", "v1")
+    unstored = 0
     for raw in raws:
         pod = None
         if unstored < UNSTORED_RUN:
             try:
-                pod = view(raw)
+                pod = _view(raw)
             except msgspec.ValidationError:
                 pass
-        if pod is not None and pod.kind == "Pod" and pod.apiVersion == "v1" and (meta := pod.metadata) is not None:
-            if not meta.resourceVersion:
+        if pod is not None and pod.kind == kind and pod.apiVersion == api_version and pod.metadata is not None:
+            if not pod.metadata.resourceVersion:
                 unstored += 1
+                pod = None
             else:
                 unstored = 0
-                if (spec := pod.spec) is not None and spec.nodeName:
-                    items.append(StoredPod(raw, pod))
-                    if plain:
-                        kinds.append("Pod")
-                        api_versions.append("v1")
-                        names.append(meta.name)
-                        namespaces.append(meta.namespace)
-                        stored.append(True)
-                    continue
-        item = _whole(raw)
-        if type(item) is not dict:
-            return None
-        kind = item.get("kind")
-        if type(kind) is not str or not kind or (kind.endswith("List") and (
-                kind == "List" or isinstance(item.get("items"), list))):
-            return None
-        items.append(item)
-        if plain:
-            meta = item.get("metadata")
-            if type(meta) is not dict:
-                plain = False
-                continue
-            kinds.append(kind)
-            api_versions.append(item.get("apiVersion"))
-            names.append(meta.get("name"))
-            namespaces.append(meta.get("namespace"))
-            stored.append(bool(meta.get("resourceVersion")))
-    rows = Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
-    return DumpItems(items, rows)
+                if pod.spec is None or not pod.spec.nodeName:
+                    pod = None
+        else:
+            pod = None
+        yield raw, pod
+
+
+def _read_items(raws: list[Raw]) -> DumpItems | None:
+    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
+    an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
+    from kexplain.apimachinery.unstructured import item_rows    # (it knows StoredPod: imported when asked)
+
+    items = [StoredPod(raw, pod) if pod is not None else _whole(raw) for raw, pod in _stored_views(raws)]
+    rows = item_rows(items)
+    return DumpItems(items, rows) if rows is not None else None

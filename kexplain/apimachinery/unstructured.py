@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from kexplain.apimachinery.columns import Rows
-from kexplain.apimachinery.stored_pods import DumpItems
+from kexplain.apimachinery.stored_pods import DumpItems, StoredPod
 from kexplain.errors import InputError, Source
 
 
@@ -130,6 +130,13 @@ def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
         return list(items), items.rows
     if type(items) is not list:
         return None
+    rows = item_rows(items)
+    return (list(items), rows) if rows is not None else None
+
+
+def item_rows(items: list[Any]) -> Rows | None:
+    """The `Rows` of a List's items, when every one is an object (a mapping, or a dump's
+    `StoredPod`) that names a kind and is not a list itself; None otherwise."""
     kinds: list[Any] = []
     api_versions: list[Any] = []
     names: list[Any] = []
@@ -138,7 +145,16 @@ def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
     plain = True            # (every item's metadata a mapping: else the rows are not filled)
     for item in items:
         if type(item) is not dict:
-            return None
+            if type(item) is not StoredPod:
+                return None
+            if plain:           # (a pod read as a view: stored, and its metadata an object)
+                meta_view = item.view.metadata
+                kinds.append("Pod")
+                api_versions.append("v1")
+                names.append(meta_view.name)
+                namespaces.append(meta_view.namespace)
+                stored.append(True)
+            continue
         kind = item.get("kind")
         if type(kind) is not str or not kind or (kind.endswith("List") and (
                 kind == "List" or isinstance(item.get("items"), list))):
@@ -153,5 +169,4 @@ def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
             names.append(meta.get("name"))
             namespaces.append(meta.get("namespace"))
             stored.append(bool(meta.get("resourceVersion")))
-    rows = Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
-    return list(items), rows
+    return Rows(kinds, api_versions, names, namespaces, stored, True) if plain else Rows([], [], [], [], [], False)
