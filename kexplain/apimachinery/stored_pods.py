@@ -211,7 +211,8 @@ class DumpItems(list):  # type: ignore[type-arg]
 
 
 class _List(Struct, forbid_unknown_fields=True):
-    """A dump's List: its items as texts (any other field, and it is read as it is)."""
+    """A dump's List or a page of a live list: its items as texts (any other field, and it is
+    read as it is)."""
 
     items: list[Raw]
     apiVersion: Raw = _NO_TEXT
@@ -228,23 +229,29 @@ def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
     """The value of a JSON text that is a `kind: List` whose items are objects with a kind (a
     dump): what `json.loads` gives, but that its stored, bound pods are `StoredPod`s and its
     items a `DumpItems`. None for anything else (the caller decodes the text as it is)."""
+    top = _read_list(data, b'"List"', listed=False)
+    items = _read_items(top.items) if top is not None else None
+    return _value(top, "List", items) if items is not None else None
+
+
+def _read_list(data: bytes | memoryview, kind: bytes, listed: bool) -> _List | None:
+    """The list of `kind` (its JSON text) that `data` is, its items as texts, when they hold a
+    stored pod (`_has_stored_pods`); None for anything else."""
     if not (data.isascii() if isinstance(data, bytes) else bytes(data).isascii()):
         return None         # (a string the decoder skips is not checked for UTF-8: read whole)
     try:
         top = _list(data)
     except msgspec.DecodeError:
         return None
-    if bytes(top.kind) != b'"List"':
-        return None
-    if not _has_stored_pods(top.items):
-        return None
-    items = _read_items(top.items)
-    if items is None:
-        return None
-    # (in the order kubectl writes them: nothing reads a List's own fields but its items)
+    return top if bytes(top.kind) == kind and _has_stored_pods(top.items, listed) else None
+
+
+def _value(top: _List, kind: str, items: list[Any]) -> dict[str, Any]:
+    """The list's value with `items`, its fields in the order the API server and kubectl write
+    them (nothing reads a list's own fields but its items)."""
     out: dict[str, Any] = {"apiVersion": _whole(top.apiVersion)} if top.apiVersion else {}
     out["items"] = items
-    out["kind"] = "List"
+    out["kind"] = kind
     if top.metadata:
         out["metadata"] = _whole(top.metadata)
     return out
@@ -272,30 +279,13 @@ def _has_stored_pods(raws: list[Raw], listed: bool = False) -> bool:
 UNSTORED_RUN = 32       # pods in a row that no API server stored: a dump of manifests, read whole from there
 
 
-class _PodList(Struct, forbid_unknown_fields=True):
-    """A page of a list of pods as the API server writes it."""
-
-    items: list[Raw]
-    apiVersion: Raw = _NO_TEXT
-    kind: Raw = _NO_TEXT
-    metadata: Raw = _NO_TEXT
-
-
-_pod_list = msgspec.json.Decoder(_PodList).decode
-
-
 def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None:
     """The value of a `PodList` page (a live list's), but that its items are those `listed`
     makes of them (kind and apiVersion, no managedFields), stored and bound ones read as
     `StoredPod`s (their object made by `listed` when asked); None when it is not such a page
     (the caller decodes it as it is)."""
-    if not data.isascii():
-        return None
-    try:
-        page = _pod_list(data)
-    except msgspec.DecodeError:
-        return None
-    if bytes(page.kind) != b'"PodList"' or not _has_stored_pods(page.items, listed=True):
+    page = _read_list(data, b'"PodList"', listed=True)
+    if page is None:
         return None
     items: list[Any] = []
     for raw, pod in _stored_views(page.items, listed=True):
@@ -307,12 +297,7 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
         if type(item) is not dict:
             return None
         items.append(listed(item))
-    out: dict[str, Any] = {"apiVersion": _whole(page.apiVersion)} if page.apiVersion else {}
-    out["items"] = items
-    out["kind"] = "PodList"
-    if page.metadata:
-        out["metadata"] = _whole(page.metadata)
-    return out
+    return _value(page, "PodList", items)
 
 
 def _stored_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:

@@ -183,10 +183,6 @@ class PodInfo:
             facts = self._facts = PodFacts(self)
         return facts
 
-    @facts.setter
-    def facts(self, facts: "PodFacts") -> None:
-        self._facts = facts
-
     @lazy
     def resource(self) -> PodResource:
         return self.facts.resource
