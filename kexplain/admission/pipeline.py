@@ -24,7 +24,8 @@ from kexplain.admission import defaults, dra_convert, gated_fields, limitranger,
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
+from kexplain.apimachinery import stored_pods
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
@@ -67,8 +68,8 @@ def is_stored(obj: object) -> bool:
     """An object an API server has stored: it carries a resourceVersion, which no create
     request may (the server refuses one that does), so it was read from a cluster or from a
     dump of one. Admission already ran on it; running it again would change it (admission.md)."""
-    if type(obj) is StoredPod:      # (read so only when it has one)
-        return True
+    if type(obj) is StoredPod:
+        return obj.stored
     meta = obj.get("metadata") if isinstance(obj, dict) else None
     return isinstance(meta, dict) and bool(meta.get("resourceVersion"))
 
@@ -245,12 +246,13 @@ class _Shapes:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
         that one did, its own status too, and is copied by nothing), else a copy, as for any
         other object."""
-        _, key, decodes = self.index.entry(obj) if type(obj) is dict else (None, None, False)
+        _, key, decodes = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
+            else (None, None, False)
         known = key is not None and key in self.first
         if known and decodes:     # (its status, each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
             return obj
-        copied = _copy(obj, src)
+        copied = _copy(plain(obj), src)
         if key is not None:
             if not known:
                 found = self.index.canonical(obj)
@@ -555,7 +557,8 @@ class _Admission:
     def _check_namespace(self, pod: dict, src: Source) -> None:
         """NamespaceLifecycle: a pod of a namespace that does not exist is refused."""
         if self.absent and not self.stored(pod):
-            namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+            namespace = (pod.view.metadata.namespace if type(pod) is StoredPod else
+                         (pod.get("metadata") or {}).get("namespace")) or "default"
             if namespace in self.absent:
                 raise _not_found(namespace, src, pod)
 
@@ -568,7 +571,7 @@ class _Admission:
             return pod
         self._check_namespace(pod, src)
         if self._shapes is not None and id(pod) in self._shapes.raw:    # no patch for its shape, or its
-            pod = _copy(pod, src)       # name is taken: the full path (it decodes as its shape's first did)
+            pod = _copy(plain(pod), src)    # name is taken: the full path (it decodes as its shape's first did)
             check_decodes(pod, src, self.kube)
         meta = defaults.meta_of(pod)
         spec = defaults.spec_of(pod)
@@ -692,39 +695,95 @@ class _Admission:
         # when the shape's labels are alike in all its pods: then its pods share them
         merged: dict[int, Any] | None = None if shapes.holds_own(self._shapes.first[shape], "labels") else {}
 
-        def admit_patched(pod: dict) -> dict | None:
-            meta = pod["metadata"]
-            namespace = meta.get("namespace") or "default"
-            key = (namespace, meta["name"])
-            if key in pod_keys:
-                return None
-            pod_keys.add(key)
-            if namespace not in namespaces:
-                self._pod_namespace_seen(namespace)
-            admitted = apply(pod, pod)
-            node_name = pod["spec"].get("nodeName")
+        def zone_labels(labels: Any, copied: dict[str, str]) -> Any:
+            """The labels of a pod of the shape on a node of the zone `copied` names (its labels
+            as patched: `labels`); None when they are those."""
+            found = merged.get(id(copied), _UNSET) if merged is not None else _UNSET
+            if found is _UNSET:
+                if not isinstance(labels, dict):
+                    found = dict(copied)
+                elif labels.items() >= copied.items():     # its node's zone already (compared in C)
+                    found = None
+                else:
+                    found = {**labels, **copied}           # as `dict.update`: new keys last
+                if merged is not None:
+                    merged[id(copied)] = found
+            return found
+
+        def node_zone(node_name: Any) -> dict[str, str]:
             copied = node_topology.get(node_name) if type(node_name) is str else None
-            if copied is None:
-                copied = topology_labels(node_name)
+            return copied if copied is not None else topology_labels(node_name)
+
+        def admitted_of(pod: dict) -> dict:
+            """The pod admitted, its name taken: the shape's patch, its node's zone labels."""
+            admitted = apply(pod, pod)
+            copied = node_zone(pod["spec"].get("nodeName"))
             if copied:
-                new_meta = admitted["metadata"]
-                labels = merged.get(id(copied), _UNSET) if merged is not None else _UNSET
-                if labels is _UNSET:
-                    labels = new_meta.get("labels")
-                    if not isinstance(labels, dict):
-                        labels = dict(copied)
-                    elif labels.items() >= copied.items():     # its node's zone already (compared in C)
-                        labels = None
-                    else:
-                        labels = {**labels, **copied}           # as `dict.update`: new keys last
-                    if merged is not None:
-                        merged[id(copied)] = labels
+                meta, new_meta = pod["metadata"], admitted["metadata"]
+                labels = zone_labels(new_meta.get("labels"), copied)
                 if labels is not None:
                     if new_meta is meta:
                         new_meta = admitted["metadata"] = meta.copy()
                     new_meta["labels"] = labels
             return admitted
+
+        template: Any = _UNSET      # (the shape's `_view_template`, made for its first pod read as a view)
+
+        def admitted_view(pod: StoredPod) -> StoredPod | dict:
+            """A pod read as a view, admitted as a view: the shape's admitted view with the pod's
+            own values (`stored_pods.with_own`), its object made by `admitted_of` when asked.
+            Admitted as an object when the shape's pods are not alike but in those values (its
+            first pod's view so made is not the view of its object admitted)."""
+            nonlocal template
+            if template is _UNSET:
+                template = self._view_template(pod, apply, admitted_of) if merged is not None else None
+                if template is not None and own_view(pod, template) != template[0]:
+                    template = None
+            if template is None:
+                return admitted_of(pod.obj)
+            return StoredPod(pod.raw, own_view(pod, template), admitted_of)
+
+        def own_view(pod: StoredPod, template: tuple[stored_pods.PodView, Any]) -> stored_pods.PodView:
+            view, patched_labels = template
+            own = pod.view
+            copied = node_zone(own.spec.nodeName)
+            labels = zone_labels(patched_labels, copied) if copied else None
+            meta = own.metadata
+            uid = meta.uid or pod_uid({"metadata": {"namespace": meta.namespace, "name": meta.name}})
+            return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
+
+        def admit_patched(pod: dict | StoredPod) -> dict | StoredPod | None:
+            if type(pod) is StoredPod:
+                own = pod.view.metadata
+                namespace = own.namespace or "default"
+                key = (namespace, own.name)
+            else:
+                namespace = pod["metadata"].get("namespace") or "default"
+                key = (namespace, pod["metadata"]["name"])
+            if key in pod_keys:
+                return None
+            pod_keys.add(key)
+            if namespace not in namespaces:
+                self._pod_namespace_seen(namespace)
+            return admitted_view(pod) if type(pod) is StoredPod else admitted_of(pod)
         return admit_patched
+
+    @staticmethod
+    def _view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
+                       ) -> tuple[stored_pods.PodView, Any] | None:
+        """What the pods of a shape read as views are admitted as (`_patched_admission`): the
+        view of `pod` admitted, and its labels as patched (before its node's zone labels); None
+        when the patch changes the status (the views take each pod's own as written) or the
+        labels are not a mapping."""
+        written = stored_pods.whole(pod.raw)
+        admitted = admitted_of(written)
+        if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
+            return None
+        patched_labels = (apply(written, written).get("metadata") or {}).get("labels")
+        if patched_labels is not None and type(patched_labels) is not dict:
+            return None
+        view = stored_pods.view_of(admitted)
+        return (view, patched_labels) if view is not None else None
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's

@@ -41,6 +41,7 @@ from typing import Any, Callable
 from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
     is_label_value
 from kexplain.model.shapes import shape_key
@@ -175,6 +176,63 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     return undo
 
 
+def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:
+    """The shape of a pod read as a view (not stored), from its text, without its object: its
+    text with the values of its name, node, uid and creation timestamp emptied, and its status
+    left out; None when that would not say what `canonical` says (then its `canonical` key is
+    worked out from its object).
+
+    Pods with equal keys have equal `canonical` pods. Each value is emptied where first
+    written as its key's (decoded as the field's own, and valid: as `_canonicalize` replaces
+    it): when two texts are equal but there, either both are the field's own there, or the
+    field's own is written alike in both (then so is the value emptied). And nothing that
+    `_canonicalize` derives from the name or the node is there: neither the name nor its last
+    part is a label's value, the name is not the hostname nor in a volume (a claim's name), no
+    volume is ephemeral (then the name is kept), the node is not in the affinity (a DaemonSet's
+    pinned one), no zone or region label. The status is cut where the text ends with it (as
+    kubectl and API servers write a pod, `StoredPod.written_status`); a pod with a status
+    written otherwise has none."""
+    view = pod.view
+    meta, spec = view.metadata, view.spec
+    name, node = meta.name, spec.nodeName
+    if not name or not (len(name) <= 253 and _SUBDOMAIN_FULL(name)) or not node or spec.hostname == name:
+        return None
+    if node not in valid_nodes:
+        if is_dns1123_subdomain(node):
+            return None
+        valid_nodes.add(node)
+    labels = meta.labels
+    if labels:
+        values = labels.values()
+        if name in values or name.rsplit("-", 1)[-1] in values or _ZONE in labels or _REGION in labels:
+            return None
+    named, node_named = name.encode(), node.encode()
+    if spec.volumes and (named in bytes(spec.volumes) or b'"ephemeral":' in bytes(spec.volumes)) \
+            or spec.affinity and node_named in bytes(spec.affinity):
+        return None
+    text = bytes(pod.raw)
+    found = pod.written_status(text)
+    if found is None:
+        return None
+    at, status = found
+    if status is not None and (type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status)):
+        return None
+    body = text[:at]
+    key = body.replace(b'"name":"%s"' % named, b'"name":""', 1)
+    if len(key) == len(body):
+        return None
+    size = len(key)
+    key = key.replace(b'"nodeName":"%s"' % node_named, b'"nodeName":""', 1)
+    if len(key) == size:
+        return None
+    if meta.uid:
+        key = key.replace(b'"uid":"%s"' % meta.uid.encode(), b'"uid":""', 1)
+    created = meta.creationTimestamp
+    if created and (created in valid_times or _valid_time(created, valid_times)):
+        key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":""', 1)
+    return key
+
+
 def _valid_time(text: str, valid_times: set[str]) -> bool:
     """Whether `text` decodes as a metav1.Time (an RFC 3339 time), remembered in `valid_times`."""
     if go_time_parse_error(RFC3339, text) is not None:
@@ -235,6 +293,7 @@ class ShapeIndex:
         self.valid_times: set[str] = set()
         self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
         self._of: dict[int, tuple[dict, bytes | None, bool]] = {}     # id -> (pod, key, `status_decodes`)
+        self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -249,23 +308,40 @@ class ShapeIndex:
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found
-        undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
-        key = None
-        if undo is not None:
-            try:
-                key = shape_key(pod)
-            finally:
-                for mapping, k, value in reversed(undo):
-                    mapping[k] = value
-            if key is not None:
-                key = self._keys.setdefault(key, key)
+        if type(pod) is StoredPod:
+            key = self._written_shape(pod)
+            status = {"status": pod.status_value()}
+        else:
+            key, status = self._shape(pod), pod
         # (its status, out of the shape, asked now: `status_decodes`)
-        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
+        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(status, self.valid_times))
         return found
+
+    def _shape(self, pod: dict) -> bytes | None:
+        undo = _canonicalize(pod, self.valid_nodes, self.valid_times)   # its canonical self for a moment
+        if undo is None:
+            return None
+        try:
+            key = shape_key(pod)
+        finally:
+            for mapping, k, value in reversed(undo):
+                mapping[k] = value
+        return self._keys.setdefault(key, key) if key is not None else None
+
+    def _written_shape(self, pod: StoredPod) -> bytes | None:
+        """The shape of a pod read as a view: that of the first pod of its `written_key`,
+        worked out from its object."""
+        text = written_key(pod, self.valid_nodes, self.valid_times)
+        key = self._written.get(text) if text is not None else None
+        if key is None:
+            key = self._shape(pod.obj)
+            if key is not None and text is not None:
+                self._written[text] = key
+        return key
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""
-        return canonical(pod, self.valid_nodes, self.valid_times)
+        return canonical(pod.obj if type(pod) is StoredPod else pod, self.valid_nodes, self.valid_times)
 
 
 # -- patches ---------------------------------------------------------------------------------

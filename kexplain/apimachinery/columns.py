@@ -110,12 +110,12 @@ class Rows:
             if type(obj) is not dict:
                 if type(obj) is not StoredPod:
                     return cls([], [], [], [], [], False)
-                view = obj.view         # (a dump's stored pod: its row read of its view)
+                view = obj.view         # (a dump's pod read as a view: its row read of it)
                 kinds.append("Pod")
                 api_versions.append("v1")
                 names.append(view.metadata.name)
                 namespaces.append(view.metadata.namespace)
-                stored.append(True)
+                stored.append(obj.stored)
                 continue
             meta = obj.get("metadata")
             if type(meta) is not dict:

@@ -48,6 +48,7 @@ class _Spec(Struct):
     overhead: Raw = _NO_TEXT
     initContainers: Raw = _NO_TEXT
     containers: Raw = _NO_TEXT
+    hostname: str | None = None     # (a pod admitted by its shape: not derived from its name)
 
 
 class _ContainerStatus(Struct):
@@ -103,6 +104,9 @@ class PodView(Struct):
         return value
 
 
+_UNREAD = object()
+
+
 def _given(raw: Raw) -> bool:
     return bool(raw) and bytes(raw) != b"null"
 
@@ -127,6 +131,36 @@ def resize_text(status: _Status | None) -> bytes:
     return b"\0".join(parts)
 
 
+def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None) -> PodView:
+    """`view` (of a pod admitted by its shape: `kexplain.admission.shapes`) with what `own`
+    (another pod of the shape, as written) has of its own: its name, creation time, node and
+    status, and `uid` and `labels` (as admitted)."""
+    meta, mine, spec = view.metadata, own.metadata, view.spec
+    return PodView(view.kind, view.apiVersion,
+                   _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
+                         meta.deletionTimestamp, meta.ownerReferences),
+                   _Spec(own.spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
+                         spec.initContainers, spec.containers, spec.hostname),
+                   own.status)
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def view_of(obj: dict[str, Any]) -> PodView | None:
+    """The view of a pod's object (as a dump holding it would be read); None when it has none."""
+    try:
+        view = _view(_encode(obj))
+    except (TypeError, ValueError, OverflowError, msgspec.MsgspecError):
+        return None
+    return view if view.metadata is not None and view.spec is not None else None
+
+
+def whole(raw: Raw) -> Any:
+    """The object of an item's JSON text, decoded anew (`_whole`)."""
+    return _whole(raw)
+
+
 def _whole(raw: Raw) -> Any:
     """The object of an item's JSON text, as `json.loads` gives it (what msgspec refuses, json
     reads: an exponent past a double, ...)."""
@@ -137,17 +171,53 @@ def _whole(raw: Raw) -> Any:
 
 
 class StoredPod(Mapping[str, Any]):
-    """A stored, bound pod of a dump or a list: its `view`, and its object decoded on first use
-    (`obj`; of a typed list's item, what `listed` makes of it). Read as the mapping it stands
-    for; `copy.copy` and `copy.deepcopy` give plain dicts."""
+    """A bound pod of a dump or a list: its `view`, and its object decoded on first use (`obj`;
+    of a typed list's item, or of a pod admitted by its shape, what `listed` makes of it). Read
+    as the mapping it stands for; `copy.copy` and `copy.deepcopy` give plain dicts. A pod no API
+    server stored (`stored` False: a dump of manifests) is admitted by its shape
+    (`kexplain.admission.shapes.written_key`), as a view too."""
 
-    __slots__ = ("raw", "view", "listed", "_obj")
+    __slots__ = ("raw", "view", "listed", "_obj", "_status")
 
     def __init__(self, raw: Raw, view: PodView, listed: Callable[[Any], Any] | None = None) -> None:
         self.raw = raw
         self.view = view
         self.listed = listed
         self._obj: dict[str, Any] | None = None
+        self._status: Any = _UNREAD
+
+    @property
+    def stored(self) -> bool:
+        """Whether an API server stored it (a resourceVersion): admission never runs on it."""
+        meta = self.view.metadata
+        return meta is not None and bool(meta.resourceVersion)
+
+    def written_status(self, text: bytes) -> tuple[int, Any] | None:
+        """Where its status begins in `text` (its text), and the status: the text's end when it
+        has none. None when the status is not written last, as an object (as kubectl and API
+        servers write a pod), or the pod has one but not so. A `"status":{` found last is the
+        pod's own exactly when what follows it is one value and the text's closing brace."""
+        at = text.rfind(b',"status":{')
+        if at == -1:
+            if b'"status":' in text:
+                return None
+            status = None
+            at = len(text)
+        else:
+            if not text.endswith(b"}"):
+                return None
+            try:
+                status = _decode(text[at + 10:-1])
+            except msgspec.DecodeError:
+                return None
+        self._status = status
+        return at, status
+
+    def status_value(self) -> Any:
+        """`obj.get("status")`, as `written_status` found it when it did: a pod admitted by its
+        shape is checked by its own status."""
+        status = self._status
+        return self.obj.get("status") if status is _UNREAD else status
 
     @property
     def obj(self) -> dict[str, Any]:
@@ -236,14 +306,14 @@ def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
 
 def _read_list(data: bytes | memoryview, kind: bytes, listed: bool) -> _List | None:
     """The list of `kind` (its JSON text) that `data` is, its items as texts, when they hold a
-    stored pod (`_has_stored_pods`); None for anything else."""
+    pod bound to a node (`_has_bound_pods`); None for anything else."""
     if not (data.isascii() if isinstance(data, bytes) else bytes(data).isascii()):
         return None         # (a string the decoder skips is not checked for UTF-8: read whole)
     try:
         top = _list(data)
     except msgspec.DecodeError:
         return None
-    return top if bytes(top.kind) == kind and _has_stored_pods(top.items, listed) else None
+    return top if bytes(top.kind) == kind and _has_bound_pods(top.items, listed) else None
 
 
 def _value(top: _List, kind: str, items: list[Any]) -> dict[str, Any]:
@@ -257,13 +327,13 @@ def _value(top: _List, kind: str, items: list[Any]) -> dict[str, Any]:
     return out
 
 
-PROBES = 64             # items looked at for stored pods before a dump is read with views
+PROBES = 64             # items looked at for bound pods before a dump is read with views
 
 
-def _has_stored_pods(raws: list[Raw], listed: bool = False) -> bool:
-    """Whether items spread over the dump (`PROBES`) hold a stored pod: else views would be
-    decoded for nothing (a dump of manifests, or of nodes), and the text is read whole.
-    `listed`: a typed list's items, which name no kind."""
+def _has_bound_pods(raws: list[Raw], listed: bool = False) -> bool:
+    """Whether items spread over the dump (`PROBES`) hold a pod bound to a node: else views
+    would be decoded for nothing (a file of pending pods, or of nodes), and the text is read
+    whole. `listed`: a typed list's items, which name no kind."""
     step = max(1, len(raws) // PROBES)
     kind = None if listed else "Pod"
     for raw in raws[step // 2::step]:
@@ -271,12 +341,12 @@ def _has_stored_pods(raws: list[Raw], listed: bool = False) -> bool:
             pod = _view(raw)
         except msgspec.ValidationError:
             continue
-        if pod.kind == kind and pod.metadata is not None and pod.metadata.resourceVersion:
+        if pod.kind == kind and pod.metadata is not None and pod.spec is not None and pod.spec.nodeName:
             return True
     return False
 
 
-UNSTORED_RUN = 32       # pods in a row that no API server stored: a dump of manifests, read whole from there
+UNBOUND_RUN = 32        # pods in a row not bound to a node: pending pods, read whole from there
 
 
 def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None:
@@ -288,7 +358,7 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     if page is None:
         return None
     items: list[Any] = []
-    for raw, pod in _stored_views(page.items, listed=True):
+    for raw, pod in _bound_views(page.items, listed=True):
         if pod is not None:
             pod.kind, pod.apiVersion = "Pod", "v1"
             items.append(StoredPod(raw, pod, listed))
@@ -300,28 +370,26 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     return _value(page, "PodList", items)
 
 
-def _stored_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
-    """Each item's text, with its view when it is a stored pod bound to a node (a `kind: Pod`
-    of `v1`; `listed`: an item of a typed list, which names neither). Past `UNSTORED_RUN` pods
-    in a row that no API server stored (a dump of manifests), views are no longer tried: they
-    would be decoded for nothing."""
+def _bound_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
+    """Each item's text, with its view when it is a pod bound to a node (a `kind: Pod` of
+    `v1`; `listed`: an item of a typed list, which names neither), stored or not. Past
+    `UNBOUND_RUN` pods in a row that are not bound (pending pods), views are no longer tried:
+    they would be decoded for nothing."""
     kind, api_version = (None, None) if listed else ("Pod", "v1")
-    unstored = 0
+    unbound = 0
     for raw in raws:
         pod = None
-        if unstored < UNSTORED_RUN:
+        if unbound < UNBOUND_RUN:
             try:
                 pod = _view(raw)
             except msgspec.ValidationError:
                 pass
         if pod is not None and pod.kind == kind and pod.apiVersion == api_version and pod.metadata is not None:
-            if not pod.metadata.resourceVersion:
-                unstored += 1
+            if pod.spec is None or not pod.spec.nodeName:
+                unbound += 1
                 pod = None
             else:
-                unstored = 0
-                if pod.spec is None or not pod.spec.nodeName:
-                    pod = None
+                unbound = 0
         else:
             pod = None
         yield raw, pod
@@ -332,6 +400,6 @@ def _read_items(raws: list[Raw]) -> DumpItems | None:
     an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
     from kexplain.apimachinery.unstructured import item_rows    # (it knows StoredPod: imported when asked)
 
-    items = [StoredPod(raw, pod) if pod is not None else _whole(raw) for raw, pod in _stored_views(raws)]
+    items = [StoredPod(raw, pod) if pod is not None else _whole(raw) for raw, pod in _bound_views(raws)]
     rows = item_rows(items)
     return DumpItems(items, rows) if rows is not None else None

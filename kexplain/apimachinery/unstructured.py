@@ -147,13 +147,13 @@ def item_rows(items: list[Any]) -> Rows | None:
         if type(item) is not dict:
             if type(item) is not StoredPod:
                 return None
-            if plain:           # (a pod read as a view: stored, and its metadata an object)
+            if plain:           # (a pod read as a view: its metadata an object)
                 meta_view = item.view.metadata
                 kinds.append("Pod")
                 api_versions.append("v1")
                 names.append(meta_view.name)
                 namespaces.append(meta_view.namespace)
-                stored.append(True)
+                stored.append(bool(meta_view.resourceVersion))
             continue
         kind = item.get("kind")
         if type(kind) is not str or not kind or (kind.endswith("List") and (

@@ -12,6 +12,7 @@ import pytest
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import DumpItems, StoredPod, dump_list, pod_list
+from kexplain.admission.pipeline import is_stored
 from kexplain.apimachinery.unstructured import plain_items
 from kexplain.model.pod import PodInfo, StoredPodInfo
 
@@ -52,7 +53,6 @@ def test_the_value_is_json_loads_value_with_the_rows_plain_items_reads():
 
 
 @pytest.mark.parametrize("change", [
-    lambda o: o["metadata"].pop("resourceVersion"),                 # not stored: admission reads it whole
     lambda o: o["spec"].pop("nodeName"),                            # pending
     lambda o: o["spec"].update(nodeName=None),
     lambda o: o.update(apiVersion="v2"),
@@ -68,6 +68,15 @@ def test_what_the_view_cannot_hold_is_read_whole(change: Any):
     view, got = read(bound("z"), obj)
     assert type(view) is StoredPod
     assert type(got) is dict and got == obj
+
+
+def test_a_bound_pod_not_stored_is_read_as_a_view_too():
+    obj = bound("a")
+    obj["metadata"].pop("resourceVersion")
+    got, pending = read(obj, {**bound("b"), "spec": {}})
+    assert type(got) is StoredPod and not got.stored and got == obj
+    assert type(pending) is dict
+    assert is_stored(read(bound("a"))[0])
 
 
 @pytest.mark.parametrize("data", [
@@ -108,12 +117,12 @@ def test_pods_alike_share_a_facts_key_and_pods_unlike_do_not():
     assert PodInfo(other).resource.resource.milli_cpu == 0
 
 
-def test_a_dump_without_stored_pods_is_read_whole():
-    unstored = bound("a")
-    del unstored["metadata"]["resourceVersion"]
-    assert dump_list(text(unstored, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})) is None
-    many = [{**unstored, "metadata": {**unstored["metadata"], "name": f"p{i}"}} for i in range(40)]
-    items = read(*many, bound("b"), bound("c"))     # (40 pods in a row without one: past them, read whole)
+def test_a_dump_without_bound_pods_is_read_whole():
+    pending = bound("a")
+    del pending["spec"]["nodeName"]
+    assert dump_list(text(pending, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}})) is None
+    many = [{**pending, "metadata": {**pending["metadata"], "name": f"p{i}"}} for i in range(40)]
+    items = read(*many, bound("b"), bound("c"))     # (40 pending pods in a row: past them, read whole)
     assert [type(o) for o in items] == [dict] * 42
 
 
