@@ -219,7 +219,7 @@ def _copy_read(obj: dict, src: Source) -> dict:
 def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
     """`_take` of a pod not stored, when pods are admitted by shape (`_Shapes.note`)."""
     kept = shapes.note(obj, src)
-    if kept is not obj:
+    if kept is not obj and id(kept) not in shapes.raw:      # (a copy: a pod kept as written decodes as its shape's first)
         flat.undecoded.append((kept, src))
     found = flat.by_kind.get("Pod")
     if found is None:
@@ -248,6 +248,8 @@ class _Shapes:
         other object."""
         _, key, decodes = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
             else (None, None, False)
+        if type(obj) is StoredPod and not self.index.by_text(obj):
+            obj = obj.obj           # (its shape not told by its text: admitted as its object)
         known = key is not None and key in self.first
         if known and decodes:     # (its status, each pod's own: `shapes.STATUS`)
             self.raw[id(obj)] = key
@@ -736,19 +738,22 @@ class _Admission:
             first pod's view so made is not the view of its object admitted)."""
             nonlocal template
             if template is _UNSET:
-                template = self._view_template(pod, apply, admitted_of) if merged is not None else None
-                if template is not None and own_view(pod, template) != template[0]:
+                template = self._view_template(pod, apply, admitted_of)
+                if template is not None and (merged is None and not template[2]
+                                             or own_view(pod, template) != template[0]):
                     template = None
             if template is None:
                 return admitted_of(pod.obj)
             return StoredPod(pod.raw, own_view(pod, template), admitted_of)
 
-        def own_view(pod: StoredPod, template: tuple[stored_pods.PodView, Any]) -> stored_pods.PodView:
-            view, patched_labels = template
+        def own_view(pod: StoredPod, template: tuple[stored_pods.PodView, Any, bool]) -> stored_pods.PodView:
+            view, patched_labels, own_labels = template
             own = pod.view
+            meta = own.metadata
+            if own_labels:
+                patched_labels = meta.labels
             copied = node_zone(own.spec.nodeName)
             labels = zone_labels(patched_labels, copied) if copied else None
-            meta = own.metadata
             uid = meta.uid or pod_uid({"metadata": {"namespace": meta.namespace, "name": meta.name}})
             return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
 
@@ -770,20 +775,22 @@ class _Admission:
 
     @staticmethod
     def _view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
-                       ) -> tuple[stored_pods.PodView, Any] | None:
+                       ) -> tuple[stored_pods.PodView, Any, bool] | None:
         """What the pods of a shape read as views are admitted as (`_patched_admission`): the
-        view of `pod` admitted, and its labels as patched (before its node's zone labels); None
-        when the patch changes the status (the views take each pod's own as written) or the
-        labels are not a mapping."""
+        view of `pod` admitted, its labels as patched (before its node's zone labels), and
+        whether those are each pod's own as written (the patch leaves them); None when the
+        patch changes the status (the views take each pod's own as written) or the labels are
+        not a mapping."""
         written = stored_pods.whole(pod.raw)
         admitted = admitted_of(written)
         if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
             return None
+        written_labels = (written.get("metadata") or {}).get("labels")
         patched_labels = (apply(written, written).get("metadata") or {}).get("labels")
         if patched_labels is not None and type(patched_labels) is not dict:
             return None
         view = stored_pods.view_of(admitted)
-        return (view, patched_labels) if view is not None else None
+        return (view, patched_labels, patched_labels is written_labels) if view is not None else None
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's

@@ -178,18 +178,18 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
 
 def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:
     """The shape of a pod read as a view (not stored), from its text, without its object: its
-    text with the values of its name, node, uid and creation timestamp emptied, and its status
-    left out; None when that would not say what `canonical` says (then its `canonical` key is
+    text with the values of its name, node, uid and creation timestamp cut out (a NUL in their
+    place, which no JSON text holds), and its status left out; None when that would not say what `canonical` says (then its `canonical` key is
     worked out from its object).
 
-    Pods with equal keys have equal `canonical` pods. Each value is emptied where first
+    Pods with equal keys have equal `canonical` pods. Each value is cut where first
     written as its key's (decoded as the field's own, and valid: as `_canonicalize` replaces
     it): when two texts are equal but there, either both are the field's own there, or the
-    field's own is written alike in both (then so is the value emptied). And nothing that
-    `_canonicalize` derives from the name or the node is there: neither the name nor its last
-    part is a label's value, the name is not the hostname nor in a volume (a claim's name), no
-    volume is ephemeral (then the name is kept), the node is not in the affinity (a DaemonSet's
-    pinned one), no zone or region label. The status is cut where the text ends with it (as
+    field's own is written alike in both (then so is the value cut); so are the zone and
+    region labels' values. And nothing that `_canonicalize` derives from the name or the node
+    is there: neither the name nor its last part is a label's value, the name is not the
+    hostname nor in a volume (a claim's name), no volume is ephemeral (then the name is kept),
+    the node is not in the affinity (a DaemonSet's pinned one). The status is cut where the text ends with it (as
     kubectl and API servers write a pod, `StoredPod.written_status`); a pod with a status
     written otherwise has none."""
     view = pod.view
@@ -204,7 +204,7 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) ->
     labels = meta.labels
     if labels:
         values = labels.values()
-        if name in values or name.rsplit("-", 1)[-1] in values or _ZONE in labels or _REGION in labels:
+        if name in values or name.rsplit("-", 1)[-1] in values:
             return None
     named, node_named = name.encode(), node.encode()
     if spec.volumes and (named in bytes(spec.volumes) or b'"ephemeral":' in bytes(spec.volumes)) \
@@ -218,18 +218,24 @@ def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) ->
     if status is not None and (type(status) is not dict or not STATUS_ADMITTED.isdisjoint(status)):
         return None
     body = text[:at]
-    key = body.replace(b'"name":"%s"' % named, b'"name":""', 1)
+    key = body.replace(b'"name":"%s"' % named, b'"name":\0', 1)
     if len(key) == len(body):
         return None
     size = len(key)
-    key = key.replace(b'"nodeName":"%s"' % node_named, b'"nodeName":""', 1)
+    key = key.replace(b'"nodeName":"%s"' % node_named, b'"nodeName":\0', 1)
     if len(key) == size:
         return None
     if meta.uid:
-        key = key.replace(b'"uid":"%s"' % meta.uid.encode(), b'"uid":""', 1)
+        key = key.replace(b'"uid":"%s"' % meta.uid.encode(), b'"uid":\0', 1)
     created = meta.creationTimestamp
     if created and (created in valid_times or _valid_time(created, valid_times)):
-        key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":""', 1)
+        key = key.replace(b'"creationTimestamp":"%s"' % created.encode(), b'"creationTimestamp":\0', 1)
+    if labels and (_ZONE in labels or _REGION in labels):
+        for label in TOPOLOGY_LABELS:
+            value = labels.get(label)
+            if value is not None and not is_label_value(value):
+                quoted = b'"%s":' % label.encode()
+                key = key.replace(quoted + b'"%s"' % value.encode(), quoted + b"\0", 1)
     return key
 
 
@@ -294,6 +300,7 @@ class ShapeIndex:
         self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
         self._of: dict[int, tuple[dict, bytes | None, bool]] = {}     # id -> (pod, key, `status_decodes`)
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
+        self._by_text: set[int] = set()                    # ids of the pods read as views with a `written_key`
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -337,7 +344,15 @@ class ShapeIndex:
             key = self._shape(pod.obj)
             if key is not None and text is not None:
                 self._written[text] = key
+        if text is not None:
+            self._by_text.add(id(pod))
         return key
+
+    def by_text(self, pod: StoredPod) -> bool:
+        """Whether `pod` (of this load, its `entry` asked) has a `written_key`: then it differs
+        from the other pods of its shape with one only in the values that key leaves out (and
+        so can be admitted as a view: `kexplain.admission.pipeline`)."""
+        return id(pod) in self._by_text
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""

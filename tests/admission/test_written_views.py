@@ -1,0 +1,191 @@
+"""Pods not stored read as views (a dump of manifests) and admitted by their shape
+(`kexplain.admission.shapes.written_key`, `stored_pods.with_own`) against the objects admitted
+one by one: the same admitted objects byte for byte, the same refusals, and each admitted
+view the view of its admitted object. Inputs: the fast path's (`test_shape_fast_path`), written
+as a compact JSON List and read as a dump is; and texts chosen to tell shapes apart where only
+their text says which values are a pod's own.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from kexplain.admission import admit
+from kexplain.admission.shapes import ShapeIndex, written_key
+from kexplain.apimachinery.stored_pods import StoredPod, dump_list, plain, view_of
+from kexplain.errors import KexplainError, Source
+from kexplain.load.manifests import load_objects
+from tests.admission.test_shape_fast_path import CONTEXT, VARIANTS, _cases, _pod_of, _variant, amplified, \
+    cluster_of, outcome, pod, replicas
+
+
+def as_views(cluster: list[tuple[dict, Source]]) -> list[tuple[Any, Source]] | None:
+    """The objects as a compact JSON List read as a dump: bound pods as views. None when the
+    text would not hold them as they are (a YAML timestamp, a non-ASCII string, no bound pod)."""
+    objects = [o for o, _ in cluster]
+    try:
+        data = msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": objects})
+    except (TypeError, msgspec.EncodeError):
+        return None
+    if json.loads(data)["items"] != objects or any(type(a) is not type(b) for a, b in zip(json.loads(data)["items"],
+                                                                                          objects)):
+        return None
+    dump = dump_list(data)
+    if dump is None or not any(type(o) is StoredPod for o in dump["items"]):
+        return None
+    return [(item, src) for item, (_, src) in zip(dump["items"], cluster)]
+
+
+def views_outcome(views: list[tuple[Any, Source]], pending: tuple[dict, Source] | None) -> tuple[tuple, int]:
+    """`outcome` of the views admitted by shape, as plain objects; each admitted view checked
+    against its object. Returns it with the count of pods admitted as views."""
+    try:
+        result = admit(views, pending, by_shape=True)
+    except KexplainError as err:
+        return ("refused", type(err).__name__, str(err), err.field, repr(plain(err.obj)), str(err.source)), 0
+    viewed = [o for o, _ in result.objects if type(o) is StoredPod and not o.stored]
+    for obj in viewed:
+        assert view_of(obj.obj) == obj.view, obj.view.metadata.name
+    got = ("admitted", repr([plain(o) for o, _ in result.objects]), [str(s) for _, s in result.objects],
+           repr(result.pending), result.warnings)
+    return got, len(viewed)
+
+
+def assert_views_alike(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | None = None) -> int:
+    """The views admit as the objects do one by one; returns how many were admitted as views
+    (-1: the cluster is not one a JSON dump holds)."""
+    views = as_views(cluster)
+    if views is None:
+        return -1
+    before = copy.deepcopy([o for o, _ in cluster])
+    got, viewed = views_outcome(views, pending)
+    assert got == outcome(cluster, pending, False)[0]
+    assert [plain(o) for o, _ in views] == before, "admission changed its input"
+    return viewed
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda p: p.name)
+def test_conformance_clusters_admit_alike_as_views(case: Path) -> None:
+    try:
+        cluster = load_objects([str(case / "cluster.yaml")])
+    except KexplainError:
+        pytest.skip("the cluster does not load (a case about that)")
+    cluster = amplified(cluster)
+    if assert_views_alike(cluster) < 0:
+        pytest.skip("no bound pod a JSON dump holds as it is")
+    pending = _pod_of(case)
+    if pending is not None:
+        assert_views_alike(cluster, pending)
+
+
+def test_conformance_clusters_are_admitted_as_views() -> None:
+    """The comparison above is not vacuous: on the amplified clusters many pods stay views."""
+    viewed = pods = 0
+    for case in _cases()[:60]:
+        try:
+            cluster = amplified(load_objects([str(case / "cluster.yaml")]))
+        except KexplainError:
+            continue
+        got = assert_views_alike(cluster)
+        if got >= 0:
+            viewed += got
+            pods += sum(1 for o, _ in cluster if o.get("kind") == "Pod" and (o.get("spec") or {}).get("nodeName"))
+    if pods == 0:
+        pytest.skip("no conformance cases here")
+    assert viewed > pods // 3
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_variants_admit_alike_as_views(name: str) -> None:
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant(name, i), 5))
+    assert_views_alike(cluster)
+    assert_views_alike(cluster, (pod("pending", None), Source("pod.yaml", 1)))
+
+
+def test_plain_replicas_are_admitted_as_views() -> None:
+    cluster = cluster_of(*CONTEXT, *replicas(lambda i: _variant("priority", i), 6))
+    assert assert_views_alike(cluster) == 5      # (the shape's first: admitted whole, a copy)
+
+
+# -- the shape of a text -----------------------------------------------------------------------
+def _written(pod_obj: dict) -> StoredPod:
+    data = msgspec.json.encode({"apiVersion": "v1", "kind": "List", "items": [pod_obj]})
+    dump = dump_list(data)
+    assert dump is not None
+    item = dump["items"][0]
+    assert type(item) is StoredPod
+    return item
+
+
+def _twins(change: Any) -> list[dict]:
+    """Two pods of one workload (other name, uid, node, status, zone) changed alike by `change(pod, i)`."""
+    out = []
+    for i in range(2):
+        p = pod(f"web-{i}", f"n{i + 1}")
+        p["metadata"]["uid"] = f"u-{i}"
+        p["metadata"]["labels"]["topology.kubernetes.io/zone"] = f"zone-{i}"
+        p["status"] = {"phase": "Running", "podIP": f"10.0.0.{i}"}
+        change(p, i)
+        out.append(p)
+    return out
+
+
+def _name_as(path: str) -> Any:
+    def change(p: dict, i: int) -> None:
+        target = p
+        *parents, last = path.split(".")
+        for key in parents:
+            target = target.setdefault(key, {})
+        target[last] = p["metadata"]["name"]
+    return change
+
+
+TWINS = {
+    "plain": lambda p, i: None,
+    "name-as-label": lambda p, i: p["metadata"]["labels"].update(pod=p["metadata"]["name"]),
+    "suffix-as-label": lambda p, i: p["metadata"]["labels"].update(index=str(i)),
+    "name-as-hostname": _name_as("spec.hostname"),
+    "name-as-annotation": _name_as("metadata.annotations.name"),
+    "name-in-claim": lambda p, i: p["spec"].update(volumes=[
+        {"name": "d", "persistentVolumeClaim": {"claimName": f"data-{p['metadata']['name']}"}}]),
+    "name-as-container": lambda p, i: p["spec"]["containers"][0].update(name=p["metadata"]["name"]),
+    "pinned": lambda p, i: p["spec"].update(affinity={"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [p["spec"]["nodeName"]]}]}]}}}),
+    "ephemeral": lambda p, i: p["spec"].update(volumes=[{"name": "e", "ephemeral": {}}]),
+    "no-uid": lambda p, i: p["metadata"].pop("uid"),
+    "no-status": lambda p, i: p.pop("status"),
+    "null-status": lambda p, i: p.update(status=None),
+    "claim-status": lambda p, i: p["status"].update(resourceClaimStatuses=[]),
+    "status-first": lambda p, i: p.update({"status": p.pop("status"), "spec": p.pop("spec")}),
+    "spec-before-metadata": lambda p, i: p.update({"metadata": p.pop("metadata"), "status": p.pop("status")}),
+    "condition-status": lambda p, i: p["status"].update(conditions=[{"type": "Ready", "status": "True"}]),
+    "nested-status-key": lambda p, i: p["status"].update(x={"status": {"a": i}}),
+    "invalid-zone": lambda p, i: p["metadata"]["labels"].update({"topology.kubernetes.io/zone": "bad zone!"}),
+    "created": lambda p, i: p["metadata"].update(creationTimestamp=f"2026-01-0{i + 1}T00:00:00Z"),
+    "bad-created": lambda p, i: p["metadata"].update(creationTimestamp=f"not a time {i}"),
+    "owner-named-alike": lambda p, i: p["metadata"].update(ownerReferences=[
+        {"apiVersion": "v1", "kind": "X", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]}]),
+    "node-as-label": lambda p, i: p["metadata"]["labels"].update(host=p["spec"]["nodeName"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_equal_written_keys_are_equal_shapes(name: str) -> None:
+    """Pods whose texts give equal keys have equal canonical pods, on every pair of the twins
+    of every change (and of the plain ones): a written key never joins two shapes."""
+    pods = _twins(TWINS[name]) + _twins(TWINS["plain"])
+    index = ShapeIndex()
+    keys = [written_key(_written(p), index.valid_nodes, index.valid_times) for p in pods]
+    shapes = [index.key(copy.deepcopy(p)) for p in pods]
+    for a in range(len(pods)):
+        for b in range(len(pods)):
+            if keys[a] is not None and keys[a] == keys[b]:
+                assert shapes[a] == shapes[b], (name, a, b)
+    if name in ("plain", "no-uid", "no-status", "condition-status", "nested-status-key", "invalid-zone", "created"):
+        assert keys[0] is not None and keys[0] == keys[1], name      # (what the key is for)
