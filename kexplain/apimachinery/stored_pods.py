@@ -1,4 +1,4 @@
-"""A dump's stored, bound pods read as the few fields the passes over a cluster read.
+"""A dump's bound pods read as the few fields the passes over a cluster read.
 
 Of a cluster dump's 150,000 pods the scheduler reads a handful of fields each: the node, the
 namespace and name, labels, priority, volumes' claims, and what decides the requests (the
@@ -7,10 +7,12 @@ reading a dump; here each is decoded in C into a `PodView` of those fields (the 
 by the decoder), and the object itself (`StoredPod.obj`) is decoded from its JSON text only
 when something asks for more: the pod explained, the first pod of a shape.
 
-Only pods an API server stored (a resourceVersion: nothing admits them) and bound to a node
-(nothing explains them) are read so. An item the view cannot hold as the object holds it (a
-null where a string belongs, a label that is not a string, ...) is decoded whole, so every
-value read is the object's own.
+Pods bound to a node (nothing explains them) are read so. One an API server stored (a
+resourceVersion) is used as it is; one it did not (a dump of manifests) is admitted by its
+shape (`kexplain.admission.shapes.written_key`), its text telling the shape, and becomes a
+view of the shape's admitted pod with its own values (`with_own`). An item the view cannot
+hold as the object holds it (a null where a string belongs, a label that is not a string,
+...) is decoded whole, so every value read is the object's own.
 """
 from __future__ import annotations
 
@@ -76,7 +78,7 @@ _REFERENCES_MAX = 65536
 
 
 class PodView(Struct):
-    """The fields of a stored pod read for each of a cluster's pods."""
+    """The fields of a bound pod read for each of a cluster's pods."""
 
     kind: str | None = None
     apiVersion: str | None = None
@@ -297,7 +299,7 @@ _view = msgspec.json.Decoder(PodView).decode
 
 def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
     """The value of a JSON text that is a `kind: List` whose items are objects with a kind (a
-    dump): what `json.loads` gives, but that its stored, bound pods are `StoredPod`s and its
+    dump): what `json.loads` gives, but that its bound pods are `StoredPod`s and its
     items a `DumpItems`. None for anything else (the caller decodes the text as it is)."""
     top = _read_list(data, b'"List"', listed=False)
     items = _read_items(top.items) if top is not None else None

@@ -105,8 +105,9 @@ class HostPort:
 
 class PodInfo:
     """Read-only view of one admitted pod; `obj` is the full object for rarely read fields. Of a
-    dump's stored, bound pod (`StoredPod`), a `StoredPodInfo`: what is read of every pod comes
-    from its view, the object is decoded only when more is asked."""
+    dump's bound pod read as a view (`StoredPod`: stored, or admitted by its shape), a
+    `StoredPodInfo`: what is read of every pod comes from its view, the object is made only
+    when more is asked."""
 
     __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "_facts", "__dict__")
 
@@ -283,8 +284,9 @@ _STORED_FACTS: dict[tuple[str | None, bytes, bytes], "PodFacts"] = {}     # `Sto
 
 
 class StoredPodInfo(PodInfo):
-    """A `PodInfo` of a dump's stored, bound pod: what the passes over a cluster read of every
-    pod, from its `StoredPod.view`; its spec and status decoded only when asked for."""
+    """A `PodInfo` of a dump's bound pod read as a view (stored, or admitted by its shape): what
+    the passes over a cluster read of every pod, from its `StoredPod.view`; its spec and status
+    read of its object only when asked for."""
 
     __slots__ = ("view",)
 
