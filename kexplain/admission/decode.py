@@ -382,9 +382,9 @@ def status_decodes(pod: dict, valid_times: set[str] | None = None) -> bool:
         return True
     if type(status) is not dict:
         return False
-    for key, sub in _POD_STATUS.items():
-        value = status.get(key)
-        if value is None or (sub == STR and type(value) is str) or (
+    for key, value in status.items():      # (its own few fields, not the schema's many)
+        sub = _POD_STATUS.get(key)
+        if sub is None or value is None or (sub == STR and type(value) is str) or (
                 sub == TIME and valid_times is not None and type(value) is str and value in valid_times):
             continue
         break
