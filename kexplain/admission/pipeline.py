@@ -219,7 +219,7 @@ def _copy_read(obj: dict, src: Source) -> dict:
 def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
     """`_take` of a pod not stored, when pods are admitted by shape (`_Shapes.note`)."""
     kept = shapes.note(obj, src)
-    if kept is not obj and id(kept) not in shapes.raw:      # (a copy: a pod kept as written decodes as its shape's first)
+    if kept is not obj and id(kept) not in shapes.raw:  # (a copy; one kept as written decodes as its shape's first)
         flat.undecoded.append((kept, src))
     found = flat.by_kind.get("Pod")
     if found is None:

@@ -178,20 +178,21 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
 
 def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:
     """The shape of a pod read as a view (not stored), from its text, without its object: its
-    text with the values of its name, node, uid and creation timestamp cut out (a NUL in their
-    place, which no JSON text holds), and its status left out; None when that would not say what `canonical` says (then its `canonical` key is
-    worked out from its object).
+    text with the values of its name, node, uid, creation timestamp and zone and region labels
+    cut out (a NUL in their place, which no JSON text holds), and its status left out; None
+    when that would not say what `canonical` says (then its `canonical` key is worked out from
+    its object).
 
-    Pods with equal keys have equal `canonical` pods. Each value is cut where first
-    written as its key's (decoded as the field's own, and valid: as `_canonicalize` replaces
-    it): when two texts are equal but there, either both are the field's own there, or the
-    field's own is written alike in both (then so is the value cut); so are the zone and
-    region labels' values. And nothing that `_canonicalize` derives from the name or the node
-    is there: neither the name nor its last part is a label's value, the name is not the
-    hostname nor in a volume (a claim's name), no volume is ephemeral (then the name is kept),
-    the node is not in the affinity (a DaemonSet's pinned one). The status is cut where the text ends with it (as
-    kubectl and API servers write a pod, `StoredPod.written_status`); a pod with a status
-    written otherwise has none."""
+    Pods with equal keys have equal `canonical` pods. Each value is cut where it is first
+    written as its key's value (the field's own, decoded, and only when valid: as
+    `_canonicalize` replaces it). When two texts are equal but there, either both cuts are at
+    the field itself, or the field is written alike in both (and then so was the value cut).
+    Nothing `_canonicalize` derives from the name or the node is in the text: neither the name
+    nor its last part is a label's value, the name is not the hostname nor in a volume (a
+    claim's name), no volume is ephemeral (then the name is kept), and the node is not in the
+    affinity (a DaemonSet's pinned pods). The status is cut where the text ends with it (as
+    kubectl and API servers write a pod: `StoredPod.written_status`); a pod whose status is
+    written otherwise has no key."""
     view = pod.view
     meta, spec = view.metadata, view.spec
     name, node = meta.name, spec.nodeName
