@@ -11,6 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.karpenter.scheduling.taints import is_known_ephemeral_taint, match_taint
 from kexplain.karpenter.utils import resources
@@ -19,7 +20,6 @@ from kexplain.karpenter.utils.resources import ResourceList
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 REGISTERED_LABEL = "karpenter.sh/registered"
 INITIALIZED_LABEL = "karpenter.sh/initialized"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ONE_NODE = Quantity(Fraction(1), DECIMAL_SI)        # resource.MustParse("1")
 def _dict(value: Any) -> dict[str, Any]:

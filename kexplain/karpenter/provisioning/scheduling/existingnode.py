@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.errors import GoError, WrappedError
 from kexplain.karpenter.provisioning.scheduling.nodeclaim import REFUSED_AT_VERSION, REFUSED_FOR_GOOD, REFUSED_NOW
@@ -21,7 +22,6 @@ from kexplain.karpenter.state.statenode import StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
 
 

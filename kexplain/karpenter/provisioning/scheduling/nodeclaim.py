@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
+from kexplain.apimachinery.labels import LABEL_HOSTNAME as HOSTNAME_LABEL
 from kexplain.apimachinery.quantity import DECIMAL_SI, Quantity
 from kexplain.apimachinery.selectors import IN
 from kexplain.karpenter.errors import GoError, KarpenterError, WrappedError
@@ -26,7 +27,6 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 RESERVED = "reserved"
 _ONE_MILLION = Quantity(Fraction(10 ** 6), DECIMAL_SI)     # resource.MustParse("1M")
