@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+from collections.abc import Mapping
 from itertools import repeat
 from typing import Any
 
@@ -371,7 +372,7 @@ def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION
         raise decode_error(obj, source, kube) or err from None
 
 
-def status_decodes(pod: dict, valid_times: set[str] | None = None) -> bool:
+def status_decodes(pod: Mapping[str, Any], valid_times: set[str] | None = None) -> bool:
     """Whether `check_decodes` would find nothing wrong in a pod's status and change none of it
     (for a pod whose rest decodes as its shape's first did: `kexplain.admission.shapes`, where
     the status is not part of the shape). Texts and times known valid (`valid_times`, which

@@ -316,13 +316,9 @@ class ShapeIndex:
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found
-        if type(pod) is StoredPod:
-            key = self._written_shape(pod)
-            status = {"status": pod.status_value()}
-        else:
-            key, status = self._shape(pod), pod
-        # (its status, out of the shape, asked now: `status_decodes`)
-        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(status, self.valid_times))
+        key = self._written_shape(pod) if type(pod) is StoredPod else self._shape(pod)
+        # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
+        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
         return found
 
     def _shape(self, pod: dict) -> bytes | None:

@@ -106,7 +106,7 @@ class PodView(Struct):
         return value
 
 
-_UNREAD = object()
+_UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
 
 
 def _given(raw: Raw) -> bool:
@@ -198,28 +198,22 @@ class StoredPod(Mapping[str, Any]):
         """Where its status begins in `text` (its text), and the status: the text's end when it
         has none. None when the status is not written last, as an object (as kubectl and API
         servers write a pod), or the pod has one but not so. A `"status":{` found last is the
-        pod's own exactly when what follows it is one value and the text's closing brace."""
+        pod's own exactly when what follows it is one value and the text's closing brace. What
+        it finds, `get("status")` gives from then on."""
         at = text.rfind(b',"status":{')
         if at == -1:
             if b'"status":' in text:
                 return None
-            status = None
-            at = len(text)
-        else:
-            if not text.endswith(b"}"):
-                return None
-            try:
-                status = _decode(text[at + 10:-1])
-            except msgspec.DecodeError:
-                return None
+            self._status = _ABSENT
+            return len(text), None
+        if not text.endswith(b"}"):
+            return None
+        try:
+            status = _decode(text[at + 10:-1])
+        except msgspec.DecodeError:
+            return None
         self._status = status
         return at, status
-
-    def status_value(self) -> Any:
-        """`obj.get("status")`, as `written_status` found it when it did: a pod admitted by its
-        shape is checked by its own status."""
-        status = self._status
-        return self.obj.get("status") if status is _UNREAD else status
 
     @property
     def obj(self) -> dict[str, Any]:
@@ -237,6 +231,8 @@ class StoredPod(Mapping[str, Any]):
             return self.view.kind
         if key == "apiVersion":
             return self.view.apiVersion
+        if key == "status" and self._status is not _UNREAD:     # (found alone: `written_status`; the
+            return default if self._status is _ABSENT else self._status     # pod is checked by it)
         return self.obj.get(key, default)
 
     def __contains__(self, key: object) -> bool:

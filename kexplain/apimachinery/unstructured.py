@@ -153,7 +153,7 @@ def item_rows(items: list[Any]) -> Rows | None:
                 api_versions.append("v1")
                 names.append(meta_view.name)
                 namespaces.append(meta_view.namespace)
-                stored.append(bool(meta_view.resourceVersion))
+                stored.append(item.stored)
             continue
         kind = item.get("kind")
         if type(kind) is not str or not kind or (kind.endswith("List") and (

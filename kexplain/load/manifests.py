@@ -24,7 +24,7 @@ from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain as plain_object
+from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
 from kexplain.load import json_list
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.problems import RAISE, Problems
@@ -581,7 +581,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                     index = index or builtin_index(kube.minor)
                     status_sound = status_checks[api_version] = index.field_check(
                         api_version, kind, "status", validate != "ignore")
-                if status_sound(obj.status_value() if type(obj) is StoredPod else obj.get("status")):
+                if status_sound(obj.get("status")):
                     kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                     continue
             try:
