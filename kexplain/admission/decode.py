@@ -270,7 +270,11 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             value.update(keyed)
         sub = schema[1]
         kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        if kept and _KEPT_SETS[sub].issuperset(map(type, value.values())):
+            return value        # (labels, annotations: every value's type asked at once, in C)
         texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
+        if texts and _STR_SET.issuperset(map(type, value.values())) and _QUANTITY_TEXTS.issuperset(value.values()):
+            return value        # (every text one parsed before)
         for key in list(value):
             if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
                 continue
@@ -282,6 +286,8 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
             raise _expected("a list", value, path, obj, source)
         sub = schema[0]
         kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+        if kept and _KEPT_SETS[sub].issuperset(map(type, value)):
+            return value
         for i, item in enumerate(value):
             if type(item) in kept:
                 continue
@@ -328,6 +334,11 @@ _STRS = repeat(str)     # (`isinstance`'s second argument, for as many keys as `
 # The types a leaf schema keeps as they are (`_check` returns the value itself): looked up
 # before calling it for each item and field (most values are of these types).
 _KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
+_KEPT_SETS = {sub: frozenset(types) for sub, types in _KEPT.items()}
+_STR_SET = _KEPT_SETS[STR]
+# Quantity texts found to parse (bounded: then no more entries): a cluster's nodes repeat theirs.
+_QUANTITY_TEXTS: set[str] = set()
+_QUANTITY_TEXTS_MAX = 10_000
 
 
 def _quantity_text(text: str) -> bool:
@@ -337,7 +348,86 @@ def _quantity_text(text: str) -> bool:
         quantity.parse_text(text)
     except quantity.QuantityError:
         return False
+    if len(_QUANTITY_TEXTS) < _QUANTITY_TEXTS_MAX:
+        _QUANTITY_TEXTS.add(text)
     return True
+
+
+def _time_text(text: str) -> bool:
+    """Whether a time written as a string decodes (what `_check` asks of a TIME): metav1.Time's
+    time.Parse, one parse per text (a node's conditions repeat theirs)."""
+    if text in _TIME_TEXTS:
+        return True
+    from kexplain.admission.openapi import RFC3339, go_time_parse_error
+
+    if go_time_parse_error(RFC3339, text) is not None:
+        return False
+    if len(_TIME_TEXTS) < _QUANTITY_TEXTS_MAX:
+        _TIME_TEXTS.add(text)
+    return True
+
+
+_TIME_TEXTS: set[str] = set()       # times found to decode (bounded, as `_QUANTITY_TEXTS`)
+_LEAF_UNCHANGED = {
+    ANY: None, NUM: None,               # (anything: `_check` looks at neither)
+    STR: lambda v: type(v) is str,
+    INT: lambda v: type(v) is int,
+    INTSTR: lambda v: type(v) is int or type(v) is str,
+    BOOL: lambda v: type(v) is bool,
+    TIME: lambda v: type(v) is str and _time_text(v),
+    QTY: lambda v: type(v) is str and (v in _QUANTITY_TEXTS or _quantity_text(v)),
+}
+
+
+def _unchanged(schema: Any) -> Any:
+    """`_check` compiled into a yes/no walk: whether it would find nothing wrong in a value of
+    `schema` (never None; a mapping, map or list may be) and change none of it; None for a
+    schema that takes anything. Stricter where that is simpler (a timestamp object, a number
+    for a quantity, a null list item: no), never looser: `check_decodes` walks with `_check`
+    whatever it says no to. What a cluster's many nodes are asked, each value at a glance."""
+    kind = type(schema)
+    if kind is dict:
+        below = {name: (_KEPT.get(sub, ()) if type(sub) is str else (), _unchanged(sub))
+                 for name, sub in schema.items()}
+        below = {name: entry for name, entry in below.items() if entry[1] is not None}
+
+        def mapping(v: Any) -> bool:
+            if type(v) is not dict:
+                return v is None
+            for key, value in v.items():
+                found = below.get(key)
+                if found is not None and value is not None and type(value) not in found[0] and not found[1](value):
+                    return False
+            return True
+        return mapping
+    if kind is tuple or kind is list:
+        sub = schema[1] if kind is tuple else schema[0]
+        kept = _KEPT_SETS.get(sub, frozenset()) if type(sub) is str else frozenset()
+        each = _unchanged(sub) or _any_but_none
+        many = dict if kind is tuple else list
+
+        def items(v: Any) -> bool:
+            if type(v) is not many:
+                return v is None
+            values = v.values() if many is dict else v
+            if many is dict and not _STR_SET.issuperset(map(type, v)):
+                return False        # (a key that is not a string: `_check` makes it one)
+            if kept and kept.issuperset(map(type, values)):
+                return True
+            return all(value is not None and each(value) for value in values)   # (a null: made the zero value)
+        return items
+    return _LEAF_UNCHANGED.get(schema, _no)
+
+
+def _any_but_none(value: Any) -> bool:
+    return value is not None
+
+
+def _no(value: Any) -> bool:
+    return False
+
+
+_UNCHANGED: dict[str, Any] = {}     # kind -> `_unchanged` of its `SCHEMAS` entry, compiled when first asked
 
 
 def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> InputError:
@@ -366,8 +456,14 @@ def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION
             raise InputError(dra_version_error(obj, kube), source=source, obj=obj, field="apiVersion")
         check_decodes(dra_convert.decode(copy.deepcopy(obj), defaults=False, minor=kube.minor), source, kube)
         return
+    kind = obj["kind"]
+    unchanged = _UNCHANGED.get(kind)
+    if unchanged is None:
+        unchanged = _UNCHANGED[kind] = _unchanged(SCHEMAS[kind])
+    if unchanged(obj):
+        return
     try:
-        _check(obj, SCHEMAS[obj["kind"]], "", obj, source)
+        _check(obj, SCHEMAS[kind], "", obj, source)
     except InputError as err:
         raise decode_error(obj, source, kube) or err from None
 

@@ -440,12 +440,21 @@ class ApiIndex:
             return self._struct_check(detail, closed)
         if shape in ("slice", "map"):
             each = self._compile(detail, closed)
+            # the items' types taken at a glance, all asked at once in C (labels, a node's
+            # images' names): `each` only when one is of another type
+            glance = frozenset(_GLANCE.get(self._shape(detail)[0], ()))
             if shape == "slice":
                 if each is None:
                     return lambda v: v is None or type(v) is list
+                if glance:
+                    return lambda v: v is None or (type(v) is list and (glance.issuperset(map(type, v))
+                                                                         or all(map(each, v))))
                 return lambda v: v is None or (type(v) is list and all(map(each, v)))
             if each is None:
                 return lambda v: v is None or type(v) is dict
+            if glance:
+                return lambda v: v is None or (type(v) is dict and (glance.issuperset(map(type, v.values()))
+                                                                     or all(map(each, v.values()))))
             return lambda v: v is None or (type(v) is dict and all(map(each, v.values())))
         if shape == "time":
             return lambda v: (type(v) is str and go_time_parse_error(detail, v) is None) or _time_decodes(detail, v)
