@@ -228,6 +228,9 @@ def _take_pod(obj: dict, src: Source, flat: _Flat, shapes: "_Shapes") -> None:
     flat.objects.append((kept, src))
 
 
+_NO_ENTRY = (None, None, False, False)     # (`ShapeIndex.entry` of what is no pod object)
+
+
 class _Shapes:
     """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
     written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
@@ -246,9 +249,9 @@ class _Shapes:
         """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
         that one did, its own status too, and is copied by nothing), else a copy, as for any
         other object."""
-        _, key, decodes = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
-            else (None, None, False)
-        if type(obj) is StoredPod and not self.index.by_text(obj):
+        _, key, decodes, by_text = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
+            else _NO_ENTRY
+        if type(obj) is StoredPod and not by_text:
             obj = obj.obj           # (its shape not told by its text: admitted as its object)
         known = key is not None and key in self.first
         if known and decodes:     # (its status, each pod's own: `shapes.STATUS`)
@@ -731,20 +734,14 @@ class _Admission:
 
         template: Any = _UNSET      # (the shape's `_view_template`, made for its first pod read as a view)
 
-        def admitted_view(pod: StoredPod) -> StoredPod | dict:
-            """A pod read as a view, admitted as a view: the shape's admitted view with the pod's
-            own values (`stored_pods.with_own`), its object made by `admitted_of` when asked.
-            Admitted as an object when the shape's pods are not alike but in those values (its
-            first pod's view so made is not the view of its object admitted)."""
-            nonlocal template
-            if template is _UNSET:
-                template = self._view_template(pod, apply, admitted_of)
-                if template is not None and (merged is None and not template[2]
-                                             or own_view(pod, template) != template[0]):
-                    template = None
-            if template is None:
-                return admitted_of(pod.obj)
-            return StoredPod(pod.raw, own_view(pod, template), admitted_of)
+        def first_template(pod: StoredPod) -> tuple[stored_pods.PodView, Any, bool] | None:
+            """The shape's `_view_template`, made for its first pod read as a view; None when
+            the shape's pods are not alike but in their own values (that pod's view so made is
+            not the view of its object admitted)."""
+            found = self._view_template(pod, apply, admitted_of)
+            if found is not None and (merged is None and not found[2] or own_view(pod, found) != found[0]):
+                return None
+            return found
 
         def own_view(pod: StoredPod, template: tuple[stored_pods.PodView, Any, bool]) -> stored_pods.PodView:
             view, patched_labels, own_labels = template
@@ -758,7 +755,13 @@ class _Admission:
             return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
 
         def admit_patched(pod: dict | StoredPod) -> dict | StoredPod | None:
-            if type(pod) is StoredPod:
+            """The pod admitted, or None when its name is taken. A pod read as a view is admitted
+            as a view: the shape's admitted view with the pod's own values (`own_view`), its
+            object made by `admitted_of` when asked; as an object when the shape has no
+            template (`first_template`)."""
+            nonlocal template
+            stored = type(pod) is StoredPod
+            if stored:
                 own = pod.view.metadata
                 namespace = own.namespace or "default"
                 key = (namespace, own.name)
@@ -770,7 +773,13 @@ class _Admission:
             pod_keys.add(key)
             if namespace not in namespaces:
                 self._pod_namespace_seen(namespace)
-            return admitted_view(pod) if type(pod) is StoredPod else admitted_of(pod)
+            if not stored:
+                return admitted_of(pod)
+            if template is _UNSET:
+                template = first_template(pod)
+            if template is None:
+                return admitted_of(pod.obj)
+            return StoredPod(pod.raw, own_view(pod, template), admitted_of)
         return admit_patched
 
     @staticmethod

@@ -299,9 +299,9 @@ class ShapeIndex:
         self.valid_nodes: set[str] = set()
         self.valid_times: set[str] = set()
         self._keys: dict[bytes, bytes] = {}               # a shape's key, one object per shape
-        self._of: dict[int, tuple[dict, bytes | None, bool]] = {}     # id -> (pod, key, `status_decodes`)
+        # id -> (pod, key, `status_decodes`, whether it has a `written_key`)
+        self._of: dict[int, tuple[dict, bytes | None, bool, bool]] = {}
         self._written: dict[bytes, bytes] = {}             # `written_key` -> the shape's key
-        self._by_text: set[int] = set()                    # ids of the pods read as views with a `written_key`
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
@@ -310,15 +310,16 @@ class ShapeIndex:
         fast path (a value a shape key does not hold)."""
         return self.entry(pod)[1]
 
-    def entry(self, pod: dict) -> tuple[dict, bytes | None, bool]:
-        """`pod`, its `key`, and whether its status decodes (`decode.status_decodes`; False
-        without a key), worked out once: what each pass asks of a pod in one look-up."""
+    def entry(self, pod: dict) -> tuple[dict, bytes | None, bool, bool]:
+        """`pod`, its `key`, whether its status decodes (`decode.status_decodes`; False without
+        a key) and whether its shape is told by its text (`_written_shape`), worked out once:
+        what each pass asks of a pod in one look-up."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found
-        key = self._written_shape(pod) if type(pod) is StoredPod else self._shape(pod)
+        key, by_text = self._written_shape(pod) if type(pod) is StoredPod else (self._shape(pod), False)
         # (its status, out of the shape, asked now: `status_decodes`; a view's, read alone)
-        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times))
+        found = self._of[id(pod)] = (pod, key, key is not None and status_decodes(pod, self.valid_times), by_text)
         return found
 
     def _shape(self, pod: dict) -> bytes | None:
@@ -332,24 +333,18 @@ class ShapeIndex:
                 mapping[k] = value
         return self._keys.setdefault(key, key) if key is not None else None
 
-    def _written_shape(self, pod: StoredPod) -> bytes | None:
-        """The shape of a pod read as a view: that of the first pod of its `written_key`,
-        worked out from its object."""
+    def _written_shape(self, pod: StoredPod) -> tuple[bytes | None, bool]:
+        """The shape of a pod read as a view (that of the first pod of its `written_key`,
+        worked out from its object), and whether it has a `written_key`: then it differs from
+        the other pods of its shape with one only in the values that key leaves out (and so can
+        be admitted as a view: `kexplain.admission.pipeline`)."""
         text = written_key(pod, self.valid_nodes, self.valid_times)
         key = self._written.get(text) if text is not None else None
         if key is None:
             key = self._shape(pod.obj)
             if key is not None and text is not None:
                 self._written[text] = key
-        if text is not None:
-            self._by_text.add(id(pod))
-        return key
-
-    def by_text(self, pod: StoredPod) -> bool:
-        """Whether `pod` (of this load, its `entry` asked) has a `written_key`: then it differs
-        from the other pods of its shape with one only in the values that key leaves out (and
-        so can be admitted as a view: `kexplain.admission.pipeline`)."""
-        return id(pod) in self._by_text
+        return key, text is not None
 
     def canonical(self, pod: dict) -> dict | None:
         """`canonical(pod)` with this load's valid node names and times."""

@@ -574,7 +574,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
             if not stored and not _stored(obj):                      # off by default, and read
                 off.setdefault(api_version, (why, [0]))[1][0] += 1
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
-            shape = shape_index.key(obj) if shape_index is not None and kind == "Pod" else None
+            shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
             if shape is not None and shape in sound and isinstance(api_version, str):
                 status_sound = status_checks.get(api_version)
                 if status_sound is None:
