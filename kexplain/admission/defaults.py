@@ -144,14 +144,21 @@ def _default_host_network_ports(c: dict) -> None:
             port["hostPort"] = port.get("containerPort") or 0
 
 
-def default_node(node: dict) -> None:
-    """SetObjectDefaults_Node: allocatable := capacity when allocatable is absent."""
+def default_node(node: dict, change: bool = True) -> bool:
+    """SetObjectDefaults_Node: allocatable := capacity when allocatable is absent, the resource
+    lists rounded. Whether it changes the node (`change` False: would change it, changing
+    nothing)."""
     status = node.get("status")
-    if isinstance(status, dict):
-        if status.get("allocatable") is None and status.get("capacity") is not None:
-            status["allocatable"] = dict(status["capacity"])
-        round_resource_list(status.get("capacity"))
-        round_resource_list(status.get("allocatable"))
+    if not isinstance(status, dict):
+        return False
+    changed = False
+    if status.get("allocatable") is None and status.get("capacity") is not None:
+        if not change:
+            return True
+        status["allocatable"] = dict(status["capacity"])
+        changed = True
+    changed |= round_resource_list(status.get("capacity"), change=change)
+    return round_resource_list(status.get("allocatable"), change=change) or changed
 
 
 def default_pv(pv: dict) -> None:

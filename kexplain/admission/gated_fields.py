@@ -32,6 +32,21 @@ def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+class _Field:
+    """Drop one field of an object's spec or status (`where`); `found`: whether the object has it."""
+
+    __slots__ = ("where", "key")
+
+    def __init__(self, where: str, key: str) -> None:
+        self.where, self.key = where, key
+
+    def __call__(self, obj: dict) -> None:
+        _dict(obj.get(self.where)).pop(self.key, None)
+
+    def found(self, obj: dict) -> bool:
+        return self.key in _dict(obj.get(self.where))
+
+
 def _containers(spec: dict, kinds: tuple[str, ...] = _CONTAINER_KINDS) -> Iterator[dict]:
     for kind in kinds:
         yield from _dicts(spec.get(kind))
@@ -105,10 +120,8 @@ def _projected_source(key: str) -> Callable[[dict], None]:
     return drop
 
 
-def _spec_field(key: str) -> Callable[[dict], None]:
-    def drop(obj: dict) -> None:
-        _dict(obj.get("spec")).pop(key, None)
-    return drop
+def _spec_field(key: str) -> _Field:
+    return _Field("spec", key)
 
 
 def _resize_policies(pod: dict) -> None:
@@ -221,10 +234,8 @@ POD_DROPPED: tuple[tuple[str, Callable[[dict], None]], ...] = (
 
 
 
-def _status_field(key: str) -> Callable[[dict], None]:
-    def drop(obj: dict) -> None:
-        _dict(obj.get("status")).pop(key, None)
-    return drop
+def _status_field(key: str) -> _Field:
+    return _Field("status", key)
 
 
 # the node strategy's dropDisabledFields (the fields kexplain reads)
@@ -259,6 +270,12 @@ def node_dropped_by(kube: KubeVersion) -> Dropped:
 def volume_dropped_by(kube: KubeVersion) -> Dropped:
     """What `kube`'s API server drops from every PersistentVolume(Claim) it creates."""
     return _dropped(VOLUME_DROPPED, kube)
+
+
+def drops_any(obj: dict, dropped: Dropped) -> bool:
+    """Whether `drop_disabled_fields` would drop anything from `obj` (asked of a drop of one
+    field; any other drop is taken to drop something)."""
+    return any(not isinstance(drop, _Field) or drop.found(obj) for drop in dropped)
 
 
 def drop_disabled_fields(obj: dict, dropped: Dropped) -> None:

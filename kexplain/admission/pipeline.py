@@ -27,7 +27,7 @@ from kexplain.apimachinery import columns
 from kexplain.apimachinery import stored_pods
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain
 from kexplain.apimachinery.unstructured import flatten_lists, is_list
-from kexplain.admission.decode import SCHEMAS, check_decodes
+from kexplain.admission.decode import SCHEMAS, check_decodes, decodes_unchanged
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
     qualified_kind
 from kexplain.apimachinery.fielderrors import FieldError, go_quote, invalid_message
@@ -124,6 +124,7 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
         flat.rows = rows
         return flat
     # a dump's pods not stored (admitted by shape: `_take`'s pod path) and nodes not stored (copied)
+    node_dropped = gated_fields.node_dropped_by(kube)
     paths = [0 if was_stored else _POD if kind == "Pod" and shapes is not None else _NODE if kind == "Node" else 0
              for kind, was_stored in zip(rows.kinds, rows.stored)] if rows is not None else repeat(0)
     for (listed, src), kept, path in zip(cluster, as_is if as_is is not None else repeat(False), paths):
@@ -131,8 +132,11 @@ def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
             _take_pod(listed, src, flat, shapes)   # type: ignore[arg-type]
             continue
         if path == _NODE:
-            copied = _copy_read(listed, src)
-            flat.undecoded.append((copied, src))
+            if _admitted_as_read(listed, node_dropped):
+                copied = listed         # (admission leaves it as it is: neither copied nor decoded again)
+            else:
+                copied = _copy_read(listed, src)
+                flat.undecoded.append((copied, src))
             found = flat.by_kind.get("Node")
             if found is None:
                 found = flat.by_kind["Node"] = []
@@ -204,6 +208,17 @@ def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
 _POD, _NODE = 1, 2
 _encode_copy = msgspec.msgpack.Encoder().encode
 _decode_copy = msgspec.msgpack.Decoder().decode
+
+
+def _admitted_as_read(node: dict, dropped: gated_fields.Dropped) -> bool:
+    """Whether admission leaves a node it takes (not stored) exactly as it is, so that it needs
+    no copy (`admit` never changes its inputs): it decodes unchanged (`decode.decodes_unchanged`),
+    has a metadata mapping without a namespace (`run_cluster_objects` drops one), and nothing to
+    default (`defaults.default_node`) or to drop for the version's gates (`gated_fields`).
+    Nothing changes a node once admitted, as nothing changes a stored one."""
+    meta = node.get("metadata")
+    return type(meta) is dict and "namespace" not in meta and decodes_unchanged(node) \
+        and not defaults.default_node(node, change=False) and not gated_fields.drops_any(node, dropped)
 
 
 def _copy_read(obj: dict, src: Source) -> dict:

@@ -47,19 +47,25 @@ def _items(parent: dict, key: str) -> list[dict]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def round_resource_list(rl: Any, canonical: bool = False) -> None:
+def round_resource_list(rl: Any, canonical: bool = False, change: bool = True) -> bool:
     """SetDefaults_ResourceList: every value rounded up to milli precision, in place. `canonical`:
     every value in the canonical text the API server stores; otherwise a value the rounding leaves
-    alone keeps its text. A value that does not parse is left to decoding, which refuses it."""
+    alone keeps its text. A value that does not parse is left to decoding, which refuses it.
+    Whether it changes a value (`change` False: would change one, changing none)."""
     if not isinstance(rl, dict):
-        return
+        return False
+    changed = False
     for name, raw in list(rl.items()):
         try:
             rounded = _rounded_text(raw, canonical) if type(raw) is str else _rounded(raw, canonical)
         except quantity.QuantityError:
             continue
         if rounded is not None:
+            if not change:
+                return True
             rl[name] = rounded
+            changed = True
+    return changed
 
 
 def _rounded(raw: Any, canonical: bool) -> str | None:
