@@ -336,19 +336,23 @@ _STRS = repeat(str)     # (`isinstance`'s second argument, for as many keys as `
 _KEPT = {STR: (str,), INT: (int,), INTSTR: (int, str), BOOL: (bool,)}
 _KEPT_SETS = {sub: frozenset(types) for sub, types in _KEPT.items()}
 _STR_SET = _KEPT_SETS[STR]
-# Quantity texts found to parse (bounded: then no more entries): a cluster's nodes repeat theirs.
+# Quantity and time texts found to decode (bounded: then no more entries): a cluster's nodes
+# repeat theirs.
 _QUANTITY_TEXTS: set[str] = set()
-_QUANTITY_TEXTS_MAX = 10_000
+_TIME_TEXTS: set[str] = set()
+_TEXTS_MAX = 10_000
 
 
 def _quantity_text(text: str) -> bool:
     """Whether a quantity written as a string parses (what `_check` asks of it, which keeps the
-    string as it is): a node's or a container's resource list, one cached parse per text."""
+    string as it is): a node's or a container's resource list, one parse per text."""
+    if text in _QUANTITY_TEXTS:
+        return True
     try:
         quantity.parse_text(text)
     except quantity.QuantityError:
         return False
-    if len(_QUANTITY_TEXTS) < _QUANTITY_TEXTS_MAX:
+    if len(_QUANTITY_TEXTS) < _TEXTS_MAX:
         _QUANTITY_TEXTS.add(text)
     return True
 
@@ -362,12 +366,11 @@ def _time_text(text: str) -> bool:
 
     if go_time_parse_error(RFC3339, text) is not None:
         return False
-    if len(_TIME_TEXTS) < _QUANTITY_TEXTS_MAX:
+    if len(_TIME_TEXTS) < _TEXTS_MAX:
         _TIME_TEXTS.add(text)
     return True
 
 
-_TIME_TEXTS: set[str] = set()       # times found to decode (bounded, as `_QUANTITY_TEXTS`)
 _LEAF_UNCHANGED = {
     ANY: None, NUM: None,               # (anything: `_check` looks at neither)
     STR: lambda v: type(v) is str,
@@ -375,7 +378,7 @@ _LEAF_UNCHANGED = {
     INTSTR: lambda v: type(v) is int or type(v) is str,
     BOOL: lambda v: type(v) is bool,
     TIME: lambda v: type(v) is str and _time_text(v),
-    QTY: lambda v: type(v) is str and (v in _QUANTITY_TEXTS or _quantity_text(v)),
+    QTY: lambda v: type(v) is str and _quantity_text(v),
 }
 
 

@@ -775,8 +775,8 @@ class _Admission:
             object made by `admitted_of` when asked; as an object when the shape has no
             template (`first_template`)."""
             nonlocal template
-            stored = type(pod) is StoredPod
-            if stored:
+            viewed = type(pod) is StoredPod
+            if viewed:
                 own = pod.view.metadata
                 namespace = own.namespace or "default"
                 key = (namespace, own.name)
@@ -788,7 +788,7 @@ class _Admission:
             pod_keys.add(key)
             if namespace not in namespaces:
                 self._pod_namespace_seen(namespace)
-            if not stored:
+            if not viewed:
                 return admitted_of(pod)
             if template is _UNSET:
                 template = first_template(pod)

@@ -14,8 +14,8 @@ everything else it does is a function of the rest of the pod and of the run's co
   admission takes as written) by placeholders, once each has passed its own check (a DNS
   subdomain; a uid that is a string; a label value; a DNS label; a time; a status that
   decodes; an invalid one keeps the pod on the full path, which says why), and
-  `ShapeIndex.key` is the `shape_key` of that canonical pod: equal bytes are equal values of
-  equal types in equal key order;
+  `ShapeIndex.entry`'s key is the `shape_key` of that canonical pod: equal bytes are equal
+  values of equal types in equal key order;
 - the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
   same way, and the difference between it as written and as admitted becomes a `Patch` (keys
   set or added, in the admitted key order), kept only when replaying it on the canonical pod
@@ -86,7 +86,7 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     """Replace in place what tells `pod` from the other pods of its workload by placeholders;
     returns what to write back to undo it (in reverse order), or None, having changed nothing,
     when it is not of the common shape (not a mapping where one belongs, an identity field of
-    another type or invalid on its own). In place so that a shape key (`ShapeIndex.key`) needs
+    another type or invalid on its own). In place so that a shape key (`ShapeIndex.entry`'s) needs
     no copy of the pod, its metadata, labels and spec: four per pod, a third of the key's cost.
     `valid_nodes`: node names already found valid DNS subdomains (one per node the load's pods
     name). Replaced, each once it has passed the check admission makes of it alone:
@@ -305,15 +305,11 @@ class ShapeIndex:
         # (minor, validate) -> the shapes whose pods check_fields found nothing in
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
-    def key(self, pod: dict) -> bytes | None:
-        """The bytes naming the shape of `pod` (`canonical`, its `shape_key`), None off the
-        fast path (a value a shape key does not hold)."""
-        return self.entry(pod)[1]
-
     def entry(self, pod: dict) -> tuple[dict, bytes | None, bool, bool]:
-        """`pod`, its `key`, whether its status decodes (`decode.status_decodes`; False without
-        a key) and whether its shape is told by its text (`_written_shape`), worked out once:
-        what each pass asks of a pod in one look-up."""
+        """`pod`; its key, the bytes naming its shape (`canonical`, its `shape_key`; None off
+        the fast path, for a value a shape key does not hold); whether its status decodes
+        (`decode.status_decodes`; False without a key); and whether its shape is told by its
+        text (`_written_shape`). Worked out once: what each pass asks of a pod in one look-up."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found

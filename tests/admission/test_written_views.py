@@ -182,7 +182,7 @@ def test_equal_written_keys_are_equal_shapes(name: str) -> None:
     pods = _twins(TWINS[name]) + _twins(TWINS["plain"])
     index = ShapeIndex()
     keys = [written_key(_written(p), index.valid_nodes, index.valid_times) for p in pods]
-    shapes = [index.key(copy.deepcopy(p)) for p in pods]
+    shapes = [index.entry(copy.deepcopy(p))[1] for p in pods]
     for a in range(len(pods)):
         for b in range(len(pods)):
             if keys[a] is not None and keys[a] == keys[b]:
