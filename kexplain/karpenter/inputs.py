@@ -16,11 +16,16 @@ refused, StorageClass and PVC defaults, a Node's allocatable from its capacity).
 admission does more than the README's subset: it also validates, so a pod the API server would
 refuse is refused here (exit 2) where the recorded Karpenter took it as written.
 
-Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) and DaemonSets are not admitted: they
-are read as written, with the defaults above.
+Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) are not admitted: they are read as
+written, with the defaults above. A DaemonSet is stored with its pod template defaulted as the
+API server defaults a template (`default_pod_template`: a container port's protocol TCP, ...; no
+requests from limits, which are a Pod's), so that its pod, made from the template when it has
+none (PodForDaemonSet), holds the host ports a pod of the cluster would: Karpenter counts a
+DaemonSet's host ports on every new NodeClaim, matched by protocol.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import operator
 from dataclasses import dataclass, field
@@ -30,6 +35,7 @@ from typing import Any, BinaryIO
 
 from msgspec import UNSET
 
+from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
 from kexplain.features import KubeVersion
@@ -195,6 +201,16 @@ def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
     return out
 
 
+def _daemonset(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A DaemonSet as stored: the defaults above, and its pod template as the API server
+    defaults it (a copy; the input's object is left as it is)."""
+    out = _with_defaults(obj, now - NODE_AGE)
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+        out["spec"] = {**spec, "template": default_pod_template(copy.deepcopy(spec["template"]))}
+    return out
+
+
 def _pvc(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
     out = _with_defaults(obj, now - BOUND_AGE, True)
     if (obj.get("spec") or {}).get("volumeName") and not out["status"].get("phase"):
@@ -264,6 +280,8 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
             obj = _with_defaults(obj, now - NODEPOOL_AGE)
         elif kind == "PersistentVolumeClaim":
             obj = _pvc(obj, now)
+        elif kind == "DaemonSet":
+            obj = _daemonset(obj, now)
         elif isinstance(kind, str) and kind:
             obj = _with_defaults(obj, now - NODE_AGE)
         defaulted.append((obj, src))
