@@ -37,7 +37,7 @@ from msgspec import UNSET
 
 from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.model.pod import PodInfo
@@ -226,17 +226,24 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import load_objects
 
-    from kexplain.apimachinery import columns
-
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
         cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
-        everything = pod_objs + cluster_objs
-        rows = columns.rows_of(cluster_objs)
-        if rows is not None:        # a dump's: the passes over its objects ask their rows
-            everything = columns.Dump(everything, columns.Rows.of(pod_objs) + rows)
-    return pass_of(everything, settings, kube, validate=validate, now=now)
+    return pass_of(joined(pod_objs, cluster_objs), settings, kube, validate=validate, now=now)
+
+
+def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tuple[dict[str, Any], Source]]
+           ) -> list[tuple[dict[str, Any], Source]]:
+    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`), which
+    the passes over its objects ask."""
+    from kexplain.apimachinery import columns
+
+    everything = pod_objs + cluster_objs
+    rows = columns.rows_of(cluster_objs)
+    if rows is not None:
+        return columns.Dump(everything, columns.Rows.of(pod_objs) + rows)
+    return everything
 
 
 def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
@@ -319,10 +326,24 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
             objects.setdefault(kind, []).append(obj)
     for obj, src in rest:
         sources[id(obj)] = src
+    check_uids(pending, sources)
     of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
     pools, classes, claims = _karpenter_objects(rest, validate, warnings)
     return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
                       sources, warnings)
+
+
+def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
+    """Each pending pod's uid its own, as a cluster gives them (Karpenter tells its pods apart
+    by uid): two pods of one uid are bad input (InputError: exit 2), where the pass would take
+    them for one pod."""
+    seen: dict[str, PodInfo] = {}
+    for pod in pending:
+        other = seen.setdefault(pod.uid, pod)
+        if other is not pod:
+            raise InputError(f'Invalid value: "{pod.uid}": the uid of Pod {other.key} too (a cluster gives each '
+                             "object its own uid)", source=(sources or {}).get(id(pod.obj)), obj=pod.obj,
+                             field="metadata.uid")
 
 
 def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str]
