@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from kexplain.cli.env import env_of
-from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.exit_codes import ExitStatus, aggregate
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.node_pools import aws_data_option, karpenter_config_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -85,6 +85,8 @@ def command(
         done = schedule(inputs, world)
     for warning in inputs.warnings:            # the inputs' and the cluster state's
         env.error(f"warning: {warning}")
+    for err in inputs.refused:                 # bad input, as the API server says it; the pass reads them as written
+        env.error(f"error: {err}")
     doc = document(done, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
     if merged is not None:          # workloads: what each pod stands for, the copies not created
         doc["pendingPass"] = pass_json(merged)
@@ -98,7 +100,7 @@ def command(
     else:
         from kexplain.render.karpenter import print_pass
         print_pass(doc, env.console(), node_pool=node_pool)
-    return exit_status(doc)
+    return aggregate([exit_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests

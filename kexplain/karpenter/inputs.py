@@ -31,13 +31,14 @@ import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 
 from msgspec import UNSET
 
+from kexplain.admission.pipeline import is_stored
 from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.model.pod import PodInfo
@@ -77,6 +78,9 @@ class PassInputs:
     objects: dict[str, list[dict[str, Any]]]          # every other admitted object, by kind, file order
     sources: dict[int, Source] = field(default_factory=dict)   # id(object) -> where it was read
     warnings: list[str] = field(default_factory=list)
+    # Karpenter's objects the API server refuses (their CRD's schema and rules), each in its
+    # words: bad input, said by the command (exit 2); the pass reads them as written.
+    refused: list[KexplainError] = field(default_factory=list)
 
 
 def object_uid(kind: str, namespace: str, name: str) -> str:
@@ -328,9 +332,10 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
         sources[id(obj)] = src
     check_uids(pending, sources)
     of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
-    pools, classes, claims = _karpenter_objects(rest, validate, warnings)
+    refused: list[KexplainError] = []
+    pools, classes, claims = _karpenter_objects(rest, validate, warnings, refused)
     return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
-                      sources, warnings)
+                      sources, warnings, refused)
 
 
 def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
@@ -346,11 +351,10 @@ def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None)
                              field="metadata.uid")
 
 
-def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str]
-                       ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
-    """Karpenter's objects as the API server stores them (their CRDs' schemas and rules: an
-    object it refuses is bad input), in file order; NodeClaims as stored objects, which the
-    cluster state reads."""
+def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str],
+                       refused: list[KexplainError]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """Karpenter's objects as the API server stores them, through their CRDs' schemas and rules
+    (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
     from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
     from kexplain.karpenter.apis.nodeclaim import parse_node_claim
     from kexplain.karpenter.apis.nodepool import parse_node_pool
@@ -359,11 +363,27 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     for obj, src in objs:
         kind = obj.get("kind")
         if kind == NODEPOOL:
-            pools.append(parse_node_pool(obj, src, validate=validate, warnings=warnings))
+            pools.append(as_stored(parse_node_pool, obj, src, validate, warnings, refused))
         elif kind == EC2NODECLASS:
-            classes.append(parse_ec2_node_class(obj, src, validate=validate, warnings=warnings))
+            classes.append(as_stored(parse_ec2_node_class, obj, src, validate, warnings, refused))
         elif kind == NODECLAIM:
-            claims.append(dict(parse_node_claim(obj, src, validate=validate, warnings=warnings).obj))
+            claims.append(dict(as_stored(parse_node_claim, obj, src, validate, warnings, refused).obj))
     return pools, classes, claims
 
 
+def as_stored(parse: Callable[..., Any], obj: dict[str, Any], src: Source, validate: str, warnings: list[str],
+              refused: list[KexplainError]) -> Any:
+    """One of Karpenter's objects parsed (`parse`) as its CRD stores it. One the API server
+    refuses for a value (an enum, a pattern, a bound, a CEL rule) goes to `refused` in its words
+    (bad input) and is read as written, as Karpenter reads whatever is stored; one it cannot read
+    (a type, a required field; an unknown field under strict validation) raises. An object an API
+    server stored already (a dump's, a live cluster's: it has a resourceVersion) passed its CRD
+    of then: a value this CRD refuses is a warning."""
+    if is_stored(obj):
+        return parse(obj, src, validate=validate, invalid="note", warnings=warnings)
+    try:
+        return parse(obj, src, validate=validate, invalid="refuse", warnings=warnings)
+    except AdmissionRejected as err:
+        parsed = parse(obj, src, validate="ignore", invalid="note", warnings=[])    # (raises again: unreadable)
+        refused.append(err)
+        return parsed

@@ -66,12 +66,15 @@ def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | No
                     applied: PendingPass | None = None) -> tuple[PassInputs, Any]:
     """The pass's inputs with the cluster's own pending pods only (the set of `applied` in the
     cluster, its objects as `kubectl apply` leaves them) and the EC2 world, the settings checked
-    against it (bad input: InputError, exit 2)."""
+    against it (bad input: InputError, exit 2; a NodePool, EC2NodeClass or NodeClaim the API
+    server refuses: AdmissionRejected in its words)."""
     from kexplain.karpenter.params import read_settings
 
     settings = read_settings(req.config, req.max_bytes)
     cluster = applied.applied_to(list(req.cluster_objects)) if applied is not None else list(req.cluster_objects)
     inputs = pass_of(cluster, settings, kube, validate=req.validate, now=now or datetime.now(timezone.utc))
+    if inputs.refused:          # an object the API server refuses: bad input, as a misspelled field is
+        raise inputs.refused[0]
     world = load_world(req.aws_data)
     settings.check_world(world.instance_types, world.zones(), Source(req.config) if req.config else None)
     return inputs, world
