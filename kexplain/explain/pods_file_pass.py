@@ -16,9 +16,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.errors import Source
+from kexplain.explain.batch import explain_batch
+from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
 from kexplain.explain.pending_pass import PassBuilder, PendingPass, ephemeral_claims, object_ref
+from kexplain.explain.placement import chosen_node
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
+from kexplain.load.ephemeral_controller import writes_volume_claims_for
+from kexplain.load.workloads import workload_name
 
 Objects = list[tuple[dict[str, Any], Source]]
 
@@ -44,21 +52,12 @@ class PodsFilePass:
 def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVersion, *, max_bytes: int,
                    max_objects: int, validate: str) -> PodsFilePass:
     """The pass of the PODS file `path` (its objects read, `pod_objs`) against `cluster`."""
-    from kexplain.admission.workloads import WORKLOAD_KINDS
-    from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
-    from kexplain.load.ephemeral_controller import writes_volume_claims_for
-
     pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
     claims = [c for o, s in pending if writes_volume_claims_for(o) for c in ephemeral_claims(o, s)]
     builder = PassBuilder()
     builder.add_objects((), claims)         # the ephemeral volume controller's claims for the Pods
     if not of_kinds(pod_objs, WORKLOAD_KINDS):
         return PodsFilePass(builder.build() if claims else None, pod_objs)
-    from kexplain.explain.batch import explain_batch
-    from kexplain.explain.placement import chosen_node
-    from kexplain.explain.request import Request, RunOptions
-    from kexplain.explain.run import explain
-    from kexplain.load.workloads import workload_name
 
     given = {id(o) for o, _ in pending}
     rest = [(o, s) for o, s in pod_objs if id(o) not in given]
@@ -71,12 +70,8 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
         single = loaded.single
         warnings += single.warnings
         trace = explain(single, options)
-        workload = of_kinds(rest, WORKLOAD_KINDS)[0][0]
-        meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
-        stands = object_ref(str(workload.get("kind")), str(meta.get("namespace") or "default"),
-                            workload_name(workload))
-        builder.add_pod(single.pod, single.pod_source, stands_for=stands, node=chosen_node(trace),
-                        claims=single.claims_from_templates, post_filter=trace.post_filter)
+        builder.add_pod(single.pod, single.pod_source, stands_for=_stands_for(of_kinds(rest, WORKLOAD_KINDS)),
+                        node=chosen_node(trace), claims=single.claims_from_templates, post_filter=trace.post_filter)
     else:
         assert loaded.pool is not None
         warnings += loaded.pool.warnings
@@ -85,3 +80,13 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
             builder.add_outcome(outcome)
         builder.settle(batch.retried)       # the queue's retry placed them: not pending
     return PodsFilePass(builder.build(), pending, tuple(warnings))
+
+
+def _stands_for(workloads: Objects) -> str | None:
+    """What the one pod explained stands for: the file's one workload (`Kind namespace/name`);
+    None (the pod itself) when the file holds others, idle ones."""
+    if len(workloads) != 1:
+        return None
+    workload = workloads[0][0]
+    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
+    return object_ref(str(workload.get("kind")), str(meta.get("namespace") or "default"), workload_name(workload))
