@@ -113,47 +113,16 @@ def _followed(env: Environment, choice: "VersionChoice", cluster: list) -> "Kube
 
 def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: "KubeVersion",
                     max_bytes: int, max_objects: int, validate: str) -> "tuple[PendingPass | None, list]":
-    """For PODS with workloads: their copies scheduled as `kexplain POD` schedules them, the
-    pending pass of what did not fit (and the file's other objects), and the Pods left to the
-    loop as given; for PODS of Pods alone, every object to the loop as read, and a pass only
-    for the claims of the Pods' generic ephemeral volumes (what their controller creates)."""
-    from kexplain.admission.workloads import WORKLOAD_KINDS
-    from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
-    from kexplain.explain.request import Request
+    """The PODS file's pending pass, as every command that takes pods builds it
+    (`kexplain.explain.pods_file_pass`), and the objects left to the loop as given; its
+    warnings said."""
+    from kexplain.explain.pods_file_pass import pods_file_pass
 
-    from kexplain.explain.pending_pass import PassBuilder, ephemeral_claims
-    from kexplain.load.ephemeral_controller import writes_volume_claims_for
-
-    pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
-    claims = [c for o, s in pending if writes_volume_claims_for(o) for c in ephemeral_claims(o, s)]
-    builder = PassBuilder()
-    builder.add_objects((), claims)         # the ephemeral volume controller's claims for the Pods
-    if not of_kinds(pod_objs, WORKLOAD_KINDS):
-        return (builder.build() if claims else None), pod_objs
-    from kexplain.explain.batch import explain_batch
-    from kexplain.explain.placement import chosen_node
-    from kexplain.explain.request import RunOptions
-    from kexplain.explain.run import explain
-
-    given = {id(o) for o, _ in pending}
-    rest = [(o, s) for o, s in pod_objs if id(o) not in given]
-    req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
-    loaded = load_read(req, rest, cluster)
-    options = RunOptions(filter_all=False)
-    builder.add_objects(loaded.set_objects, loaded.set_created)
-    if loaded.single is not None:
-        for warning in loaded.single.warnings:
-            env.error(f"warning: {warning}")
-        builder.add_single(loaded.single, chosen_node(explain(loaded.single, options)))
-    else:
-        assert loaded.pool is not None
-        for warning in loaded.pool.warnings:
-            env.error(f"warning: {warning}")
-        batch = explain_batch(loaded.batch, loaded.pool, options)
-        for outcome in batch:
-            builder.add_outcome(outcome)
-        builder.settle(batch.retried)       # the queue's retry placed them: not pending
-    return builder.build(), pending
+    found = pods_file_pass(path, pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
+                           validate=validate)
+    for warning in found.warnings:
+        env.error(f"warning: {warning}")
+    return found.pending_pass, found.pods
 
 
 def exit_status(doc: dict) -> ExitStatus:

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from kexplain.cli.env import env_of
-from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.exit_codes import ExitStatus, aggregate
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.node_pools import aws_data_option, karpenter_config_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -25,7 +25,9 @@ class Output(str, Enum):
 def command(
     ctx: typer.Context,
     pods: str = typer.Argument(..., metavar="PODS",
-                               help="The pending Pods (file, directory or '-'). Unbound pods of any file are pending."),
+                               help="The pending Pods, and workloads whose copies that do not fit are pending, as "
+                                    "`kexplain POD` takes them (file, directory or '-'). Unbound pods of any file "
+                                    "are pending."),
     nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
                                     help="Cluster objects and Karpenter's: Nodes, bound Pods, DaemonSets, NodeClaims, "
                                          "NodePools, EC2NodeClasses, PVCs, StorageClasses, ... any kind in any file "
@@ -50,7 +52,8 @@ def command(
                                      help="Show verified fix suggestions for the pods Karpenter would not place "
                                           "(each change run through Karpenter's pass again; key 'suggestions')."),
 ) -> ExitStatus:
-    """Explain one Karpenter provisioning pass: which pending pods Karpenter would place on an
+    """Explain one Karpenter provisioning pass over the pending pods (PODS' Pods as written, and
+    its workloads' copies the scheduler leaves pending): which of them Karpenter would place on an
     existing node or in-flight NodeClaim, which NodeClaims it would create from which NodePool
     with which instance types and prices, and why the other pods fail, events included, as
     sigs.k8s.io/karpenter v1.13.0 with the AWS provider (openshift/aws-karpenter-provider-aws
@@ -59,7 +62,8 @@ def command(
     Exit codes: 0 every pending pod Karpenter provisions for is placed, 1 some pod failed or was
     ignored, 2 bad usage or bad input, 4 internal error."""
     from kexplain.features.kube_version import ENV_VAR, resolve
-    from kexplain.karpenter.inputs import load_pass
+    from kexplain.explain.pending_pass import pass_json
+    from kexplain.karpenter.pending import load_pods_pass
     from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
     from kexplain.load.gcpolicy import bulk_load
 
@@ -73,15 +77,19 @@ def command(
     # benchmark, 11 full collections rescanned up to 1.1 million objects for about a third of
     # the pass's time, and the whole run collected 346 objects).
     with bulk_load(freeze=True):
-        inputs = load_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
-                           max_objects=max_objects, validate=validate, stdin=env.stdin)
+        inputs, merged = load_pods_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
+                                        max_objects=max_objects, validate=validate, stdin=env.stdin)
         world = _world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(),
                                     Source(karpenter_config) if karpenter_config else None)
         done = schedule(inputs, world)
     for warning in inputs.warnings:            # the inputs' and the cluster state's
         env.error(f"warning: {warning}")
+    for err in inputs.refused:                 # bad input, as the API server says it; the pass reads them as written
+        env.error(f"error: {err}")
     doc = document(done, explain=EXPLAIN_ALL if node_pool is not None else EXPLAIN_UNPLACED)
+    if merged is not None:          # workloads: what each pod stands for, the copies not created
+        doc["pendingPass"] = pass_json(merged)
     check_node_pool(node_pool, doc)
     if suggestions:
         from kexplain.suggest import karpenter as fixes
@@ -92,7 +100,7 @@ def command(
     else:
         from kexplain.render.karpenter import print_pass
         print_pass(doc, env.console(), node_pool=node_pool)
-    return exit_status(doc)
+    return aggregate([exit_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
 CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests

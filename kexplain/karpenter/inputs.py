@@ -16,22 +16,29 @@ refused, StorageClass and PVC defaults, a Node's allocatable from its capacity).
 admission does more than the README's subset: it also validates, so a pod the API server would
 refuse is refused here (exit 2) where the recorded Karpenter took it as written.
 
-Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) and DaemonSets are not admitted: they
-are read as written, with the defaults above.
+Karpenter's own kinds (NodePool, NodeClaim, EC2NodeClass) are not admitted: they are read as
+written, with the defaults above. A DaemonSet is stored with its pod template defaulted as the
+API server defaults a template (`default_pod_template`: a container port's protocol TCP, ...; no
+requests from limits, which are a Pod's), so that its pod, made from the template when it has
+none (PodForDaemonSet), holds the host ports a pod of the cluster would: Karpenter counts a
+DaemonSet's host ports on every new NodeClaim, matched by protocol.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import operator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 
 from msgspec import UNSET
 
+from kexplain.admission.pipeline import is_stored
+from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.errors import CLUSTER_SCOPED_KINDS, Source
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
 from kexplain.features import KubeVersion
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.model.pod import PodInfo
@@ -71,6 +78,9 @@ class PassInputs:
     objects: dict[str, list[dict[str, Any]]]          # every other admitted object, by kind, file order
     sources: dict[int, Source] = field(default_factory=dict)   # id(object) -> where it was read
     warnings: list[str] = field(default_factory=list)
+    # Karpenter's objects the API server refuses (their CRD's schema and rules), each in its
+    # words: bad input, said by the command (exit 2); the pass reads them as written.
+    refused: list[KexplainError] = field(default_factory=list)
 
 
 def object_uid(kind: str, namespace: str, name: str) -> str:
@@ -195,6 +205,16 @@ def _node(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
     return out
 
 
+def _daemonset(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A DaemonSet as stored: the defaults above, and its pod template as the API server
+    defaults it (a copy; the input's object is left as it is)."""
+    out = _with_defaults(obj, now - NODE_AGE)
+    spec = obj.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("template"), dict):
+        out["spec"] = {**spec, "template": default_pod_template(copy.deepcopy(spec["template"]))}
+    return out
+
+
 def _pvc(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
     out = _with_defaults(obj, now - BOUND_AGE, True)
     if (obj.get("spec") or {}).get("volumeName") and not out["status"].get("phase"):
@@ -210,17 +230,24 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import load_objects
 
-    from kexplain.apimachinery import columns
-
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
         cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
-        everything = pod_objs + cluster_objs
-        rows = columns.rows_of(cluster_objs)
-        if rows is not None:        # a dump's: the passes over its objects ask their rows
-            everything = columns.Dump(everything, columns.Rows.of(pod_objs) + rows)
-    return pass_of(everything, settings, kube, validate=validate, now=now)
+    return pass_of(joined(pod_objs, cluster_objs), settings, kube, validate=validate, now=now)
+
+
+def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tuple[dict[str, Any], Source]]
+           ) -> list[tuple[dict[str, Any], Source]]:
+    """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`), which
+    the passes over its objects ask."""
+    from kexplain.apimachinery import columns
+
+    everything = pod_objs + cluster_objs
+    rows = columns.rows_of(cluster_objs)
+    if rows is not None:
+        return columns.Dump(everything, columns.Rows.of(pod_objs) + rows)
+    return everything
 
 
 def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
@@ -264,6 +291,8 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
             obj = _with_defaults(obj, now - NODEPOOL_AGE)
         elif kind == "PersistentVolumeClaim":
             obj = _pvc(obj, now)
+        elif kind == "DaemonSet":
+            obj = _daemonset(obj, now)
         elif isinstance(kind, str) and kind:
             obj = _with_defaults(obj, now - NODE_AGE)
         defaulted.append((obj, src))
@@ -301,17 +330,31 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
             objects.setdefault(kind, []).append(obj)
     for obj, src in rest:
         sources[id(obj)] = src
+    check_uids(pending, sources)
     of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
-    pools, classes, claims = _karpenter_objects(rest, validate, warnings)
+    refused: list[KexplainError] = []
+    pools, classes, claims = _karpenter_objects(rest, validate, warnings, refused)
     return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
-                      sources, warnings)
+                      sources, warnings, refused)
 
 
-def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str]
-                       ) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
-    """Karpenter's objects as the API server stores them (their CRDs' schemas and rules: an
-    object it refuses is bad input), in file order; NodeClaims as stored objects, which the
-    cluster state reads."""
+def check_uids(pending: list[PodInfo], sources: dict[int, Source] | None = None) -> None:
+    """Each pending pod's uid its own, as a cluster gives them (Karpenter tells its pods apart
+    by uid): two pods of one uid are bad input (InputError: exit 2), where the pass would take
+    them for one pod."""
+    seen: dict[str, PodInfo] = {}
+    for pod in pending:
+        other = seen.setdefault(pod.uid, pod)
+        if other is not pod:
+            raise InputError(f'Invalid value: "{pod.uid}": the uid of Pod {other.key} too (a cluster gives each '
+                             "object its own uid)", source=(sources or {}).get(id(pod.obj)), obj=pod.obj,
+                             field="metadata.uid")
+
+
+def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str, warnings: list[str],
+                       refused: list[KexplainError]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """Karpenter's objects as the API server stores them, through their CRDs' schemas and rules
+    (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
     from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
     from kexplain.karpenter.apis.nodeclaim import parse_node_claim
     from kexplain.karpenter.apis.nodepool import parse_node_pool
@@ -320,11 +363,27 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
     for obj, src in objs:
         kind = obj.get("kind")
         if kind == NODEPOOL:
-            pools.append(parse_node_pool(obj, src, validate=validate, warnings=warnings))
+            pools.append(as_stored(parse_node_pool, obj, src, validate, warnings, refused))
         elif kind == EC2NODECLASS:
-            classes.append(parse_ec2_node_class(obj, src, validate=validate, warnings=warnings))
+            classes.append(as_stored(parse_ec2_node_class, obj, src, validate, warnings, refused))
         elif kind == NODECLAIM:
-            claims.append(dict(parse_node_claim(obj, src, validate=validate, warnings=warnings).obj))
+            claims.append(dict(as_stored(parse_node_claim, obj, src, validate, warnings, refused).obj))
     return pools, classes, claims
 
 
+def as_stored(parse: Callable[..., Any], obj: dict[str, Any], src: Source, validate: str, warnings: list[str],
+              refused: list[KexplainError]) -> Any:
+    """One of Karpenter's objects parsed (`parse`) as its CRD stores it. One the API server
+    refuses for a value (an enum, a pattern, a bound, a CEL rule) goes to `refused` in its words
+    (bad input) and is read as written, as Karpenter reads whatever is stored; one it cannot read
+    (a type, a required field; an unknown field under strict validation) raises. An object an API
+    server stored already (a dump's, a live cluster's: it has a resourceVersion) passed its CRD
+    of then: a value this CRD refuses is a warning."""
+    if is_stored(obj):
+        return parse(obj, src, validate=validate, invalid="note", warnings=warnings)
+    try:
+        return parse(obj, src, validate=validate, invalid="refuse", warnings=warnings)
+    except AdmissionRejected as err:
+        parsed = parse(obj, src, validate="ignore", invalid="note", warnings=[])    # (raises again: unreadable)
+        refused.append(err)
+        return parsed

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
-from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
+from kexplain.explain.pending_pass import PassAnswers, PendingPass, PendingPod, PodAnswer, creation_time, pod_ref
 from kexplain.features import KubeVersion
-from kexplain.karpenter.inputs import NODEPOOL, PENDING_AGE, PassInputs, pass_of, stored_bound, stored_pending
+from kexplain.karpenter.inputs import (CLOCK, NODEPOOL, PENDING_AGE, PassInputs, check_uids, joined, pass_of,
+                                       stored_bound, stored_pending)
 from kexplain.model.pod import PodInfo
 
 KARPENTER = "Karpenter"         # the autoscaler's name in a pod's answers
@@ -65,33 +66,96 @@ def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | No
                     applied: PendingPass | None = None) -> tuple[PassInputs, Any]:
     """The pass's inputs with the cluster's own pending pods only (the set of `applied` in the
     cluster, its objects as `kubectl apply` leaves them) and the EC2 world, the settings checked
-    against it (bad input: InputError, exit 2)."""
+    against it (bad input: InputError, exit 2; a NodePool, EC2NodeClass or NodeClaim the API
+    server refuses: AdmissionRejected in its words)."""
     from kexplain.karpenter.params import read_settings
 
     settings = read_settings(req.config, req.max_bytes)
     cluster = applied.applied_to(list(req.cluster_objects)) if applied is not None else list(req.cluster_objects)
     inputs = pass_of(cluster, settings, kube, validate=req.validate, now=now or datetime.now(timezone.utc))
+    if inputs.refused:          # an object the API server refuses: bad input, as a misspelled field is
+        raise inputs.refused[0]
     world = load_world(req.aws_data)
     settings.check_world(world.instance_types, world.zones(), Source(req.config) if req.config else None)
     return inputs, world
+
+
+def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None, kube: KubeVersion,
+                   *, max_bytes: int, max_objects: int, validate: str = "strict", now: datetime = CLOCK,
+                   stdin: BinaryIO | None = None) -> tuple[PassInputs, PendingPass | None]:
+    """`kexplain karpenter PODS`'s pass: PODS taken as every command that takes pods takes it
+    (`kexplain.explain.pods_file_pass`): its Pods pending as written, in file order (the claims
+    of their generic ephemeral volumes created), and a workload's copies as the scheduler
+    leaves them, those that did not fit pending after (`pass_over`); and the merged pass, when
+    the file held workloads (None otherwise)."""
+    from kexplain.explain.pods_file_pass import pods_file_pass
+    from kexplain.karpenter.params import read_settings
+    from kexplain.load.gcpolicy import bulk_load
+    from kexplain.load.manifests import load_objects
+
+    settings = read_settings(settings_path, max_bytes)
+    with bulk_load():
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+        cluster = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
+    found = pods_file_pass(pods_path or "", pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
+                           validate=validate)
+    pp = found.pending_pass
+    applied = pp.applied_to(cluster) if pp is not None else cluster
+    inputs = pass_of(joined(found.pods, applied), settings, kube, validate=validate, now=now)
+    inputs.warnings[:0] = found.warnings
+    if not found.workloads:
+        return inputs, None
+    assert pp is not None
+    return pass_over(inputs, pp)
 
 
 def pass_over(inputs: PassInputs, pp: PendingPass) -> tuple[PassInputs, PendingPass]:
     """`inputs` with the pass's pods: every pending pod (the cluster's own and the set's, in
     creation order: `PendingPass.with_cluster_pending`) as the API server stores a pod the
     scheduler could not place, the set's copies that fit bound; and the merged pass."""
-    merged = pp.with_cluster_pending(inputs.pending)
+    merged = existing_made(pp, inputs.pending).with_cluster_pending(inputs.pending)
     own = {id(p) for p in inputs.pending}
     pending: list[PodInfo] = []
-    for i, p in enumerate(merged.pending):
+    for i, p in enumerate(one_per_name(merged.pending)):
         if id(p.pod) in own:
             pending.append(p.pod)       # read from the cluster: defaulted already
         else:
             pending.append(PodInfo(stored_pending(p.pod.obj, p.created or inputs.now - PENDING_AGE
                                                   + timedelta(seconds=i))))
+    check_uids(pending)
     bound = [PodInfo(stored_bound(p.obj, inputs.now)) for p in pp.bound]
     return replace(inputs, pending=pending, bound_pods=[*inputs.bound_pods, *bound],
                    warnings=list(inputs.warnings)), merged
+
+
+def existing_made(pp: PendingPass, cluster_pending: Sequence[PodInfo]) -> PendingPass:
+    """The pass with each copy a controller would make that the cluster holds already (a
+    StatefulSet's ordinal, by name) as the pod the cluster holds: its controller does not make
+    it again, and the pod keeps its own uid and creation time."""
+    held = {p.key: p for p in cluster_pending}
+    if not any(p.key in held and _controller_made(p) for p in pp.pending):
+        return pp
+    pending = tuple(replace(p, pod=held[p.key], created=creation_time(held[p.key]))
+                    if p.key in held and _controller_made(p) else p for p in pp.pending)
+    return replace(pp, pending=pending)
+
+
+def one_per_name(pods: Sequence[PendingPod]) -> list[PendingPod]:
+    """Each pending pod once, as the API server holds one Pod per namespace and name: where the
+    set holds a pod twice (a StatefulSet's ordinal and that pod itself, as `kubectl get
+    statefulset,pods` gives them), the pod given (or read from the cluster) is the one, and the
+    copy its controller would have made is not made (the pod exists). In the pass's order."""
+    chosen: dict[str, PendingPod] = {}
+    for p in pods:
+        held = chosen.get(p.key)
+        if held is None or (_controller_made(held) and not _controller_made(p)):
+            chosen[p.key] = p
+    return [p for p in pods if chosen[p.key] is p]
+
+
+def _controller_made(p: PendingPod) -> bool:
+    """A copy of a workload (made from its template), not a Pod the input gives."""
+    return p.copy is not None or bool(p.stands_for) and p.stands_for != pod_ref(p.pod)
 
 
 # The verified suggestions of a pass (`kexplain.suggest.karpenter`, a higher layer, given by the

@@ -20,7 +20,8 @@ from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
-from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap_widths
+from kexplain.render.cluster_autoscaler import names_table
+from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
 
 RESULT_WORDS = {
     "NewNodeClaim": "a new NodeClaim",
@@ -194,18 +195,25 @@ def _where(pod: Mapping[str, Any]) -> str:
 
 
 def pods_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
-    rows = []
+    """Every pending pod's result and where it goes, pod names never cut (`names_table`, as the
+    Cluster Autoscaler's pending pods are shown)."""
+    rows: list[tuple[str, tuple[str, ...], Any]] = []
     for pod in doc.get("pods") or ():
         result = pod.get("result", "")
         words = f"{result} ({RESULT_WORDS[result]})" if result in RESULT_WORDS else result
-        rows.append((pod.get("pod", ""), words, _where(pod)))
+        rows.append((pod.get("pod", ""), (words,), _wrapped(_where(pod))))
     for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():     # a list's: not in the pass
         pods = list(missing.get("pods") or ())
         label = pods[0] if len(pods) == 1 else f"{pods[0]} ... {pods[-1].split('/', 1)[-1]} ({len(pods)} pods)"
-        rows.append((label, "not created (no answer)", str(missing.get("why") or "")))
+        rows.append((label, ("not created (no answer)",), _wrapped(str(missing.get("why") or ""))))
     if not rows:
         return [Block(Text("No pending pods."))]
-    return [table_block(look, "Pending pods", ("pod", "result", "where"), rows)]
+    return [Block(names_table(look, "Pending pods", ("pod", "result", "where"), rows))]
+
+
+def _wrapped(text: str) -> Callable[[int], Text]:
+    """A last cell's text, wrapped at the width it gets."""
+    return lambda width: Text(wrap(text, width))
 
 
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
@@ -594,7 +602,7 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))]
     for number, s in enumerate(found, start=1):
         lines: list[Any] = [_numbered(number, str(s.get("description", "")))]
-        lines += [_line(2, f"{shown} -> {where}") for shown, where in _suggestion_places(s)]
+        lines += [_line(2, f"{shown} -> {where}") for shown, where in suggestion_places(s)]
         lines += [_yaml_line(line) for line in str(s.get("yaml") or "").splitlines()]
         out.append(Block(Group(*lines), gap=False))
     return out
@@ -616,7 +624,7 @@ def _yaml_line(line: str) -> Any:
     return Padding(Text(text, style="dim"), (0, 0, 0, 3 * INDENT + len(line) - len(text)))
 
 
-def _suggestion_places(s: Mapping[str, Any]) -> list[tuple[str, str]]:
+def suggestion_places(s: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(the pods, where the pass run again put them), one per place."""
     verified = s.get("verified") or {}
     claim_of = {pod: c for c in verified.get("nodeClaims") or () for pod in c.get("pods") or ()}

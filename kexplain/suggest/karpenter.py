@@ -331,7 +331,32 @@ def suggestions_for(base: PassRun, world: Any, budget: int = MAX_RERUNS,
         per_want[index] += 1
         if idea.group:
             done_groups.add(idea.group)
-    return sorted(kept.values(), key=lambda s: min(order[k] for k in s["pods"]))
+    return renumbered(sorted(kept.values(), key=lambda s: min(order[k] for k in s["pods"])),
+                      len(base.result.node_claims))
+
+
+def renumbered(found: list[dict[str, Any]], taken: int) -> list[dict[str, Any]]:
+    """The suggestions with the new NodeClaims their passes made numbered on after the `taken`
+    NodeClaims of the pass explained, and after those of the suggestions before: each pass run
+    again numbers its own from `-00001`, and a page or document that shows them beside the pass
+    explained would give one name to two NodeClaims (a database's suggested NodeClaim "joining"
+    another pod's). The names are kexplain's stand-ins for the API server's random ones."""
+    number = taken
+    for s in found:
+        verified = s.get("verified") or {}
+        names: dict[str, str] = {}
+        made = [c.get("name") for c in verified.get("nodeClaims") or ()] + \
+            [p.get("nodeClaim") for p in verified.get("pods") or () if p.get("result") == NEW_NODE_CLAIM]
+        for name in dict.fromkeys(n for n in made if n):
+            number += 1
+            names[name] = f"{name.rsplit('-', 1)[0]}-{number:05d}"
+        for c in verified.get("nodeClaims") or ():
+            if c.get("name") in names:
+                c["name"] = names[c["name"]]
+        for p in verified.get("pods") or ():
+            if p.get("result") == NEW_NODE_CLAIM and p.get("nodeClaim") in names:
+                p["nodeClaim"] = names[p["nodeClaim"]]
+    return found
 
 
 def _candidate(idea: Idea) -> Candidate | None:

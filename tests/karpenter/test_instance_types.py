@@ -22,6 +22,7 @@ from kexplain.karpenter.aws.world import load_world
 from tests.support.paths import ROOT
 
 BUNDLED = Path(__file__).resolve().parent / "cases"
+BUNDLED_AWS = BUNDLED / "sched-aws"         # the shared AWS data, copied: a clone needs nothing beside it
 SHARED = ROOT.parent / "shared" / "karpenter"
 ALIASES = {"al2023": "AL2023", "al2": "AL2", "bottlerocket": "Bottlerocket", "windows2019": "Windows2019",
            "windows2022": "Windows2022", "windows2025": "Windows2025"}
@@ -47,9 +48,15 @@ def _node_class(raw: dict[str, Any], subnets: list[dict[str, str]]) -> StaticNod
                            zones=tuple(zone_info(status_subnets)))
 
 
+def default_aws(case: Path) -> Path:
+    """The AWS data a case without its own `aws/` reads: its set's (a shared case's
+    ../shared/karpenter/aws; a bundled case's the copy in sched-aws)."""
+    return BUNDLED_AWS if case.is_relative_to(BUNDLED) else SHARED / "aws"
+
+
 def build(case: Path) -> tuple[dict, list[dict], dict]:
     """(the instanceTypes key, the NodePools' instance-type entries, the expected document)."""
-    aws = case / "aws" if (case / "aws").is_dir() else SHARED / "aws"
+    aws = case / "aws" if (case / "aws").is_dir() else default_aws(case)
     world = load_world(aws)
     params = yaml.safe_load((case / "params.yaml").read_text()) if (case / "params.yaml").exists() else {}
     if params.get("instanceTypes"):
@@ -100,3 +107,10 @@ def test_bundled_cases_exercise_the_provider_settings() -> None:
     m5 = next(t for t in got["default"] if t["name"] == "m5.large")
     assert m5["capacity"]["pods"] == "8"          # podsPerCore 4 x 2 vCPUs, below the ENI limit of 29
     assert m5["kubeReserved"]["memory"] == "574Mi"   # AL2023 reserves memory for the ENI-limited 29 pods
+
+
+@pytest.mark.parametrize("case", ["sched-basic", "sched-workload-label"])
+def test_bundled_cases_need_nothing_beside_the_clone(case: str, tmp_path: Path, monkeypatch) -> None:
+    """A clone with no ../shared: the bundled cases read the AWS data bundled with them."""
+    monkeypatch.setitem(globals(), "SHARED", tmp_path / "no-shared")
+    _check(BUNDLED / case)

@@ -95,3 +95,37 @@ def test_placed_words():
     assert words == "new NodeClaim c-1 from NodePool p: t0 $0, t1 $1, t2 $2, t3 $3, t4 $4 and 2 more"
     assert placed_words({"result": "ExistingNode", "node": "n1"}, None) == "existing node n1"
     assert placed_words({"result": "ExistingNode", "nodeClaim": "c-2"}, None) == "in-flight NodeClaim c-2"
+
+
+def _with_uid(obj: dict, uid: str) -> dict:
+    return {**obj, "metadata": {**obj["metadata"], "uid": uid}}
+
+
+@pytest.mark.parametrize("same_uid", [False, True])
+def test_a_pod_the_set_holds_twice_is_one_pod(same_uid):
+    """A StatefulSet's ordinal and the pod itself (`kubectl get statefulset,pods`): one pod
+    pending, the one given; with one uid for both (the pass took them for one pod and stopped
+    its queue before the other pods were tried) as with two."""
+    big = pod("db-0", cpu="400")        # no instance type holds it: it fails, and goes back in the queue
+    given = _with_uid(big, "uid-db-0")
+    copy = _with_uid(big, "uid-db-0" if same_uid else "uid-copy")
+    b = PassBuilder()
+    b.add_pod(PodInfo(copy), None, stands_for="StatefulSet default/db", copy=0)
+    b.add_pod(PodInfo(given), None)
+    b.add_pod(PodInfo(pod("web-1")), None)
+    b.add_pod(PodInfo(pod("web-2")), None)
+    inputs, merged, got = answers(read("cluster.yaml", "nodepools.yaml"), b)
+    assert [p["pod"] for p in got.document["pods"]] == ["default/db-0", "default/web-1", "default/web-2"]
+    assert [p.uid for p in inputs.pending] == ["uid-db-0", *[p.uid for p in inputs.pending[1:]]]
+    assert got.answer("default/db-0").outcome == "Failed"
+    assert {got.answer(k).outcome for k in ("default/web-1", "default/web-2")} == {"NewNodeClaim"}
+    # both the StatefulSet and the Pod find the pod's answer
+    assert [p.stands_for for p in merged.standing_for("StatefulSet default/db")] == ["StatefulSet default/db"]
+
+
+def test_two_pods_of_one_uid_are_bad_input():
+    b = PassBuilder()
+    b.add_pod(PodInfo(_with_uid(pod("a"), "uid-1")), None)
+    b.add_pod(PodInfo(_with_uid(pod("b"), "uid-1")), None)
+    with pytest.raises(InputError, match='metadata.uid: Invalid value: "uid-1": the uid of Pod default/a too'):
+        answers(read("cluster.yaml", "nodepools.yaml"), b)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from kexplain.cli.app import main
 from kexplain.cli.env import Environment
 from kexplain.render.karpenter import column_widths, print_pass
@@ -121,12 +123,9 @@ def test_piped_output_fits_80_columns_and_long_names_wrap_whole(tmp_path):
     code, out, _ = run(*_long_inputs(tmp_path))
     _fragments_ok(out, 80)
     pods = block(out, "Pending pods")
-    assert pods[1] == "pod result where"
-    # The long name in two pieces (it is longer than half the width), each half of it or more.
-    lines = out.splitlines()
-    first = next(i for i, line in enumerate(lines) if line.startswith("default/payments"))
-    pieces = [lines[first].split()[0], lines[first + 1].split()[0]]
-    assert "".join(pieces) == f"default/{LONG}" and min(map(len, pieces)) >= 30
+    # The long name whole on a line of its own, its result and place under it (as CA's table).
+    assert pods[1] == "pod; under it: result, where"
+    assert f"default/{LONG}" in out.splitlines()
     assert "box" not in out and "━" not in out and "│" not in out      # plain text when piped
 
 
@@ -214,3 +213,28 @@ def test_limits_and_unavailable_zones_in_words(tmp_path):
     assert ("- offerings of the NodePool's 1 type: none available where the requirements allow excluded by the "
             "requirements: zones test-zone-1a, test-zone-1a-local, test-zone-1b test-zone-1c on-demand/spot "
             "unavailable: the EC2NodeClass has no subnet in the zone (m6idn.32xlarge)") in text
+
+
+def _pods_doc(names: list[str]) -> dict:
+    return {"karpenter": "v1.13.0", "summary": {"pods": {"NewNodeClaim": len(names)}, "newNodeClaims": 1},
+            "pods": [{"pod": n, "result": "NewNodeClaim", "nodeClaim": "general-00001", "nodePool": "general"}
+                     for n in names], "nodePools": [], "nodeClaims": [], "events": []}
+
+
+@pytest.mark.parametrize("names", [
+    ["default/web-784f6f7c46-mmv2m", "default/api-0"],
+    ["monitoring-production/prometheus-kube-prometheus-operator-webhook-69b9mrqhh",
+     "default/batch-job-with-a-rather-long-name-for-the-nightly-report"],
+    ["team-a/" + "x" * 90],
+])
+def test_pending_pods_keep_their_names_whole_at_80_columns(names: list[str]) -> None:
+    """As the Cluster Autoscaler's pending pods table (`names_table`): a name is cut nowhere but
+    after its `/` when it is longer than the line."""
+    out = io.StringIO()
+    print_pass(_pods_doc(names), Environment(stdout=out, is_terminal=False).console())
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    assert max(len(line) for line in out.getvalue().splitlines()) <= 80
+    for name in names:
+        namespace, rest = name.split("/", 1)
+        assert any(name in line for line in lines) or (
+            f"{namespace}/" in lines and any(line.startswith(rest[:60]) for line in lines)), name

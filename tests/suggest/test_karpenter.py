@@ -448,3 +448,21 @@ def test_the_command_runs_its_pass_once(tmp_path, monkeypatch):
     assert main(["karpenter", pods_file, "--nodes", pools_file, "--aws-data", str(AWS), "-o", "json"], env) == 1
     assert [s["kind"] for s in json.loads(env.out)["suggestions"]] == [DECLARE_LABEL, DROP_TERM]
     assert len(seen) > 1 and [i is seen[0] for i in seen].count(True) == 1
+
+
+def test_suggested_nodeclaims_are_named_after_the_passes_own(tmp_path):
+    """Each pass run again numbers its NodeClaims from -00001; a suggestion's are numbered on
+    after the pass explained and after the suggestions before it, so that no name names two
+    NodeClaims (a 16-CPU database is not said to join the frontend's small NodeClaim)."""
+    inputs = load(tmp_path, [pod("frontend", "500m", "512Mi"), pod("database", "16", "32Gi",
+                                                                   node_selector={"workload": "db"})], [GENERAL])
+    first = run(inputs, WORLD)
+    own = [c.name for c in first.result.node_claims]
+    assert own == ["default-00001"]
+    found = suggestions(inputs, WORLD)
+    assert len(found) >= 2
+    named = [c["name"] for s in found for c in s["verified"]["nodeClaims"]]
+    assert named == [f"default-{n:05d}" for n in range(2, 2 + len(named))]
+    for s in found:
+        claims = {c["name"] for c in s["verified"]["nodeClaims"]}
+        assert {p["nodeClaim"] for p in s["verified"]["pods"] if p["result"] == "NewNodeClaim"} <= claims

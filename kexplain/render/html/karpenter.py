@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.render.html.markup import Html, el, join, table
-from kexplain.render.karpenter import (MAX_TYPES_SHOWN, RESULT_WORDS, nodes_lines, pool_lines, skipped_lines)
+from kexplain.render.karpenter import (MAX_TYPES_SHOWN, RESULT_WORDS, nodes_lines, pool_lines, skipped_lines,
+                                       suggestion_places)
 from kexplain.render.karpenter_section import PLACED, does_line, pod_key
 
 Trace = Mapping[str, Any]
@@ -115,10 +116,9 @@ def _fixes(doc: Mapping[str, Any], key: str | None) -> list[Html]:
     if not found:
         return [el("p", "No single change was verified to make Karpenter place it.", cls="note")]
     items = []
-    for s in found:
-        pods = ", ".join(str(p.get("pod")) + (f" -> {_where(p)}" if _where(p) else "")
-                         for p in (s.get("verified") or {}).get("pods") or ())
-        items.append(el("li", s.get("description", ""), el("div", pods, cls="note") if pods else "",
+    for s in found:         # where the pass run again puts the pods, in the text's words (instance types, prices)
+        places = [el("div", f"{shown} -> {where}", cls="note") for shown, where in suggestion_places(s)]
+        items.append(el("li", s.get("description", ""), *places,
                         el("pre", s.get("yaml", ""), cls="text") if s.get("yaml") else ""))
     return [el("h4", "What would make Karpenter place it (each change verified by running Karpenter's pass again)"),
             el("ol", *items, cls="kp-fixes")]

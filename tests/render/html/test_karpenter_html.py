@@ -31,3 +31,38 @@ def test_a_lists_pass(tmp_path):
     html = page(tmp_path, "web.yaml")
     assert 'id="tlist-karpenter"' in html and 'class="kp-pods"' in html and 'class="kp-claims"' in html
     assert page_data(html)["doc"]["karpenter"]["summary"]["newNodeClaims"] == 1
+
+
+FRONTEND_AND_DATABASE = """apiVersion: v1
+kind: Pod
+metadata: {name: frontend}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: 500m, memory: 512Mi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: database}
+spec:
+  nodeSelector: {workload: db}
+  containers: [{name: c, image: x, resources: {requests: {cpu: "16", memory: 32Gi}}}]
+"""
+
+
+def test_the_pages_fixes_say_what_the_text_says(tmp_path):
+    """Each fix's places on the page are the text's: the instance types and prices of the
+    NodeClaim the pass run again makes, not the name of one of the pass explained."""
+    import html as markup
+
+    pods = tmp_path / "pods.yaml"
+    pods.write_text(FRONTEND_AND_DATABASE)
+    out = tmp_path / "page.html"
+    env = TestEnvironment(width=400)      # the text's lines unwrapped
+    main([str(pods), "--nodes", str(CASE / "cluster.yaml"), "--nodes", str(CASE / "nodepools.yaml"),
+          "--html", str(out)], env=env)
+    fixes = env.out[env.out.index("What would make Karpenter place"):]
+    places = [line.strip() for line in fixes.splitlines() if " -> a new NodeClaim from NodePool " in line]
+    assert places and all("$" in p for p in places)        # instance types with their prices
+    page = markup.unescape(out.read_text())
+    for place in places:
+        assert place in page
+    assert "default/database -> NodeClaim general-00001" not in page

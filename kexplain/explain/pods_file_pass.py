@@ -1,0 +1,92 @@
+"""The pending pass of an autoscaler command's PODS file (`kexplain autoscale PODS`, `kexplain
+karpenter PODS`), as `kexplain POD` builds it for the same file: one mechanism for every command
+that takes pods, so that a workload is taken the same way wherever a pod is.
+
+A PODS file of Pods alone is the autoscaler's input as its yardstick gives it: the Pods pending
+as written, in file order, with the claims the ephemeral volume controller creates at once for
+their generic ephemeral volumes (`ephemeral_claims`). A file with workloads (Deployment,
+ReplicaSet, StatefulSet, Job, CronJob, DaemonSet, ...) has their copies scheduled first, as the
+scheduler would place them (`explain.batch`, `kexplain.explain.inputs.load_read`): those that fit
+bound where they went, the others pending as their controller names and creates them, with what
+the controllers create besides (a StatefulSet's claims, a Deployment's ReplicaSet) and the file's
+other objects in the cluster (`PassBuilder`, `kexplain.explain.pending_pass`). Never prints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kexplain.admission.workloads import WORKLOAD_KINDS
+from kexplain.errors import Source
+from kexplain.explain.batch import explain_batch
+from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
+from kexplain.explain.pending_pass import PassBuilder, PendingPass, ephemeral_claims, object_ref
+from kexplain.explain.placement import chosen_node
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
+from kexplain.features import KubeVersion
+from kexplain.load.ephemeral_controller import writes_volume_claims_for
+from kexplain.load.workloads import workload_name
+
+Objects = list[tuple[dict[str, Any], Source]]
+
+
+@dataclass(frozen=True)
+class PodsFilePass:
+    """`pending_pass`: what the autoscaler sees of the file besides its Pods (None: nothing, a
+    file of Pods none of whose volumes a controller creates); `pods`: the PODS file's objects
+    the autoscaler reads as given (every object of a file of Pods alone; else its pending Pods);
+    `warnings`: what loading and scheduling the workloads said."""
+
+    pending_pass: PendingPass | None
+    pods: Objects
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def workloads(self) -> bool:
+        """Whether the file held workloads, whose pods the pass holds (not `pods`)."""
+        return self.pending_pass is not None and bool(self.pending_pass.pending or self.pending_pass.bound
+                                                      or self.pending_pass.not_created)
+
+
+def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVersion, *, max_bytes: int,
+                   max_objects: int, validate: str) -> PodsFilePass:
+    """The pass of the PODS file `path` (its objects read, `pod_objs`) against `cluster`."""
+    pending = [(o, s) for o, s in pod_objs if o.get("kind") == "Pod" and not is_bound_pod(o)]
+    claims = [c for o, s in pending if writes_volume_claims_for(o) for c in ephemeral_claims(o, s)]
+    builder = PassBuilder()
+    builder.add_objects((), claims)         # the ephemeral volume controller's claims for the Pods
+    if not of_kinds(pod_objs, WORKLOAD_KINDS):
+        return PodsFilePass(builder.build() if claims else None, pod_objs)
+
+    given = {id(o) for o, _ in pending}
+    rest = [(o, s) for o, s in pod_objs if id(o) not in given]
+    req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
+    loaded = load_read(req, rest, cluster)
+    options = RunOptions(filter_all=False)
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    warnings: list[str] = []
+    if loaded.single is not None:       # the pod of the file's one workload (its given Pods are not explained)
+        single = loaded.single
+        warnings += single.warnings
+        trace = explain(single, options)
+        builder.add_pod(single.pod, single.pod_source, stands_for=_stands_for(of_kinds(rest, WORKLOAD_KINDS)),
+                        node=chosen_node(trace), claims=single.claims_from_templates, post_filter=trace.post_filter)
+    else:
+        assert loaded.pool is not None
+        warnings += loaded.pool.warnings
+        batch = explain_batch(loaded.batch, loaded.pool, options)
+        for outcome in batch:
+            builder.add_outcome(outcome)
+        builder.settle(batch.retried)       # the queue's retry placed them: not pending
+    return PodsFilePass(builder.build(), pending, tuple(warnings))
+
+
+def _stands_for(workloads: Objects) -> str | None:
+    """What the one pod explained stands for: the file's one workload (`Kind namespace/name`);
+    None (the pod itself) when the file holds others, idle ones."""
+    if len(workloads) != 1:
+        return None
+    workload = workloads[0][0]
+    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
+    return object_ref(str(workload.get("kind")), str(meta.get("namespace") or "default"), workload_name(workload))
