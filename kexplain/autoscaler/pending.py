@@ -78,8 +78,8 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 
 # The keys of a pod's record in the document that its answer carries.
-ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "events", "nodeGroups", "rejected",
-               "skipped", "byPick")
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "events", "nodeGroups",
+               "rejected", "skipped", "byPick", "beforeMinSize")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
@@ -97,6 +97,8 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = list(not_triggered.get("messageParts") or [message.split(": ", 1)[-1]])
     elif outcome == "FilteredOut":
         reasons = [str(record.get("filteredBy") or "")]
+    elif record.get("notListed"):
+        reasons = [str(record["notListed"])]
     elif record.get("nominatedNodeName"):
         reasons = [nominated_reason(str(record["nominatedNodeName"]))]
     elif outcome == "TriggeredScaleUp":

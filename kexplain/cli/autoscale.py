@@ -157,9 +157,11 @@ def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, 
 
 
 def exit_status(doc: dict) -> ExitStatus:
-    """0 when every pending pod triggered a scale-up or fits existing room, else 1."""
+    """0 when every pending pod triggered a scale-up or fits existing room, else 1. A pod the
+    loop's scale-up was for counts as triggered also where --enforce-node-group-min-size's
+    status replaced that scale-up's (`beforeMinSize`): its node is on its way all the same."""
     for pod in doc.get("pods") or ():
-        if pod.get("outcome") == "TriggeredScaleUp":
+        if "TriggeredScaleUp" in (pod.get("outcome"), (pod.get("beforeMinSize") or {}).get("outcome")):
             continue
         if pod.get("outcome") == "FilteredOut" and pod.get("filteredBy") == "FilterOutSchedulable":
             continue
