@@ -169,12 +169,13 @@ def command(
     node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
                                               help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
                                                    "that does not schedule, what CA would do (section \"Cluster "
-                                                   "autoscaler\"; -o json: key `autoscaler`)."),
+                                                   "autoscaler\"; -o json: key `autoscaler`). Without it, those "
+                                                   "CA's status ConfigMap or Cluster API among --nodes report."),
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for --node-groups (expander, limits, any CA "
+                                                    help="CA settings for the node groups (expander, limits, any CA "
                                                          "flag by name)."),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
-                                             help="Show one node group's full verdict (needs --node-groups), "
+                                             help="Show one node group's full verdict (needs node groups), "
                                                   "plugin by plugin on its template node, as --node does for a "
                                                   "node."),
     aws_data: Optional[str] = aws_data_option(),
