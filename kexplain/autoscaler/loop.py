@@ -257,7 +257,8 @@ def run_once(loop: LoopInputs) -> LoopResult:
     if not settings.flag("scale-up-from-zero") and (not loop.nodes or not ready):   # EmptyClusterProcessor
         if not loop.nodes and recorder is not None:     # (no ready nodes: no event in CA's first ten minutes)
             cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, NO_NODES_MESSAGE))
-        return ended("the cluster has no ready node and --scale-up-from-zero is false: CA's loop stops first")
+        return ended("the cluster has no ready node and --scale-up-from-zero is false: CA's loop stops before it "
+                     "lists any pod")
     loop = _with_allowed_schedulers(loop)
     bypassed = frozenset(settings.flag("bypassed-scheduler-names"))
     listed = [p for p in loop.pending if is_listed_unschedulable(p, bypassed)]

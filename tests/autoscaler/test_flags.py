@@ -293,6 +293,8 @@ def test_a_node_without_its_csinode_ends_the_loop(tmp_path):
     assert doc["result"] == "NotTried" and not doc["scaleUpCalled"]
     assert doc["loopError"] == ("failed to initialize ClusterSnapshot: couldn't obtain csi node: "
                                 "csi nodes n2 not found")
+    assert doc["pods"][0]["outcome"] == "NotListedAsUnschedulable"       # before the pod list processors
+    assert doc["pods"][0]["notListed"].endswith(doc["loopError"])
 
 
 # -- the first loop's cleanup ----------------------------------------------------------------------
@@ -330,6 +332,8 @@ def test_without_scale_up_from_zero_an_empty_cluster_stops_the_loop(tmp_path):
     code, doc, _ = run(tmp_path, [pod("p")], [], groups, {"flags": {"scale-up-from-zero": False}})
     assert doc["result"] == "NotTried"
     assert [e["message"] for e in doc["clusterEvents"]] == ["Cluster has no nodes."]
+    assert doc["pods"][0]["outcome"] == "NotListedAsUnschedulable" and "--scale-up-from-zero" in \
+        doc["pods"][0]["notListed"]
     code, doc, _ = run(tmp_path, [pod("p")], [], groups)
     assert doc["result"] == "ScaleUpSuccessful"
 
