@@ -154,3 +154,22 @@ def test_autoscaler_config_needs_groups_given_or_found(capsys, ca, tmp_path):
 
 def test_the_cli_asks_the_kinds_that_report_node_groups():
     assert MAY_REPORT == REPORTING_KINDS
+
+
+def test_kexplain_autoscale_finds_them_too(capsys, ca, tmp_path):
+    snap = tmp_path / "cluster.json"
+    assert snapshot(capsys, ca, snap)[0] == 0
+    empty = tmp_path / "none.yaml"          # the cluster's own pending pods only
+    empty.write_text("")
+    code, out, err = run_cli(capsys, "autoscale", str(empty), "--nodes", str(snap), "-o", "json")
+    assert code in (0, 1), err
+    doc = json.loads(out)
+    assert doc["nodeGroupsFound"]["sources"] == ["CA's status ConfigMap kube-system/cluster-autoscaler-status"]
+    assert doc["nodeGroups"][0]["name"] == GENERAL and doc["nodeGroups"][0]["nodes"] == ["node-a1", "node-b1",
+                                                                                          "node-c1"]
+    doc = json.loads(snap.read_text())
+    doc["items"] = [o for o in doc["items"] if o["kind"] != "ConfigMap"]
+    snap.write_text(json.dumps(doc))
+    code, out, err = run_cli(capsys, "autoscale", str(empty), "--nodes", str(snap))
+    assert code == 2 and err.startswith("error: --node-groups FILE is needed: no node group is reported among "
+                                        "--nodes")
