@@ -14,7 +14,7 @@ tied option).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
@@ -28,6 +28,20 @@ API_VERSION = "kexplain/v1"
 KIND = "ClusterAutoscalerScaleUp"
 SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
 # the outcomes, in the order the first that applies is taken (the events' reasons: TRIGGERED, NOT_TRIGGERED)
+
+
+def triggered(record: Mapping[str, Any]) -> bool:
+    """Whether the loop's scale-up is for the pod of `record` (its record in the document, or its
+    answer): CA's TriggeredScaleUp, also where --enforce-node-group-min-size's status replaced
+    the scale-up's as the loop's (`beforeMinSize`)."""
+    return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
+
+
+def scale_up_plan(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The loop's scale-up plan: `expansion.chosenScaleUps` where --enforce-node-group-min-size's
+    status replaced it, else `expansion.scaleUps`."""
+    expansion = doc.get("expansion") or {}
+    return list(expansion.get("chosenScaleUps", expansion.get("scaleUps")) or ())
 
 
 def _names(pods: Iterable[PodInfo]) -> list[str]:

@@ -183,8 +183,9 @@ def exit_status(doc: dict) -> ExitStatus:
     """0 when every pending pod triggered a scale-up or fits existing room, else 1. A pod the
     loop's scale-up was for counts as triggered also where --enforce-node-group-min-size's
     status replaced that scale-up's (`beforeMinSize`): its node is on its way all the same."""
+    from kexplain.autoscaler.document import triggered
     for pod in doc.get("pods") or ():
-        if "TriggeredScaleUp" in (pod.get("outcome"), (pod.get("beforeMinSize") or {}).get("outcome")):
+        if triggered(pod):
             continue
         if pod.get("outcome") == "FilteredOut" and pod.get("filteredBy") == "FilterOutSchedulable":
             continue
