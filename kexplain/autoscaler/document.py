@@ -13,13 +13,14 @@ tied option).
 """
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any, Iterable
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
 
 from kexplain.autoscaler.equivalence import build_pod_groups
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
+from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 
@@ -27,6 +28,20 @@ API_VERSION = "kexplain/v1"
 KIND = "ClusterAutoscalerScaleUp"
 SCALE_DOWN_KIND = "ClusterAutoscalerScaleDown"
 # the outcomes, in the order the first that applies is taken (the events' reasons: TRIGGERED, NOT_TRIGGERED)
+
+
+def triggered(record: Mapping[str, Any]) -> bool:
+    """Whether the loop's scale-up is for the pod of `record` (its record in the document, or its
+    answer): CA's TriggeredScaleUp, also where --enforce-node-group-min-size's status replaced
+    the scale-up's as the loop's (`beforeMinSize`)."""
+    return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
+
+
+def scale_up_plan(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The loop's scale-up plan: `expansion.chosenScaleUps` where --enforce-node-group-min-size's
+    status replaced it, else `expansion.scaleUps`."""
+    expansion = doc.get("expansion") or {}
+    return list(expansion.get("chosenScaleUps", expansion.get("scaleUps")) or ())
 
 
 def _names(pods: Iterable[PodInfo]) -> list[str]:
@@ -45,8 +60,7 @@ def option_json(option: Option | None) -> dict[str, Any] | None:
 
 def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     """The document of one loop."""
-    status = result.status
-    final = result.final_status or status      # ScaleUpToNodeGroupMinSize's replaces the loop's
+    final = result.reported      # ScaleUpToNodeGroupMinSize's replaces the loop's
     kind = SCALE_DOWN_KIND if loop.settings.mode == "scaledown" else KIND
     doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": kind, "autoscaler": loop.settings.to_json(),
                            **followed_json(loop), "result": result.result}
@@ -83,37 +97,63 @@ def followed_json(loop: LoopInputs) -> dict[str, Any]:
             "cloudProvider": loop.provider.to_json()}
 
 
+@dataclass(frozen=True)
+class _Lists:
+    """Which pods (by id) the loop listed and a status's lists hold: what an outcome is read from."""
+
+    listed: frozenset[int]
+    filtered: frozenset[int]
+    awaiting: frozenset[int]
+    triggered: frozenset[int]
+    remaining: frozenset[int]
+
+    @classmethod
+    def of(cls, result: LoopResult, status: ScaleUpStatus) -> "_Lists":
+        return cls(frozenset(map(id, result.listed)), frozenset(result.processed.filtered_by),
+                   frozenset(map(id, status.await_evaluation)), frozenset(map(id, status.triggered)),
+                   frozenset(id(i.pod) for i in status.remain_unschedulable))
+
+    def outcome(self, pod: PodInfo, events: list[Event]) -> str:
+        """The pod's outcome (with `events`, those CA records for it): the first that applies,
+        in the README's order."""
+        reasons = {e.reason for e in events}
+        key = id(pod)
+        if key not in self.listed:
+            return "NotListedAsUnschedulable"
+        if key in self.filtered:
+            return "FilteredOut"
+        if TRIGGERED in reasons:
+            return TRIGGERED
+        if NOT_TRIGGERED in reasons:
+            return NOT_TRIGGERED
+        if key in self.awaiting:
+            return "AwaitingEvaluation"
+        if key in self.triggered:
+            return "TriggeredScaleUpNoEvent"
+        if key in self.remaining:
+            return "RemainsUnschedulableNoEvent"
+        return "NoEvent"
+
+
 def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[dict[str, Any]]:
     """Every pending pod's record (`verdicts`: with the groups' verdicts and reasons, else its
-    outcome and events alone)."""
-    status = result.status
+    outcome and events alone). Its outcome, events and CA's lists are those of the status the
+    loop reports (`LoopResult.reported`); where ScaleUpToNodeGroupMinSize's replaced the
+    scale-up's and the pod's answer under the scale-up's own differs, kexplain's key
+    `beforeMinSize` gives that one (outcome, events); `notListed`: why the loop stopped before
+    it listed the unschedulable pods."""
+    status = result.reported
     classes = {id(p): g.index for g in build_pod_groups(loop.pending) for p in g.pods}
-    listed = {id(p) for p in result.listed}
-    reached = {id(p): eg for eg in status.pod_groups for p in eg.pods} if result.scale_up_called else {}
+    reached = {id(p): eg for eg in result.status.pod_groups for p in eg.pods} if result.scale_up_called else {}
     remaining = {id(i.pod): i for i in status.remain_unschedulable}
-    awaiting = {id(p) for p in status.await_evaluation}
-    triggered = {id(p) for p in status.triggered}
+    lists = _Lists.of(result, status)
+    own = pod_events(result.status) if result.final_status is not None and result.scale_up_called else None
+    before_lists = _Lists.of(result, result.status) if own is not None else lists
     out = []
     for pod in loop.pending:
         events = result.pod_events.get(id(pod), [])
-        reasons = {e.reason for e in events}
         filtered = result.processed.filtered_by.get(id(pod))
-        if id(pod) not in listed:
-            outcome = "NotListedAsUnschedulable"
-        elif filtered is not None:
-            outcome = "FilteredOut"
-        elif TRIGGERED in reasons:
-            outcome = TRIGGERED
-        elif NOT_TRIGGERED in reasons:
-            outcome = NOT_TRIGGERED
-        elif id(pod) in awaiting:
-            outcome = "AwaitingEvaluation"
-        elif id(pod) in triggered:
-            outcome = "TriggeredScaleUpNoEvent"
-        elif id(pod) in remaining:
-            outcome = "RemainsUnschedulableNoEvent"
-        else:
-            outcome = "NoEvent"
+        outcome = lists.outcome(pod, events)
         record: dict[str, Any] = {"namespace": pod.namespace, "name": pod.name, "equivalenceClass": classes[id(pod)],
                                   "outcome": outcome}
         if filtered is not None:
@@ -123,12 +163,20 @@ def _pods(loop: LoopInputs, result: LoopResult, verdicts: bool = True) -> list[d
         if outcome == "NotListedAsUnschedulable" and pod.status.get("nominatedNodeName"):
             record["nominatedNodeName"] = pod.status["nominatedNodeName"]   # listed as nominated: on that node
         record["events"] = [_event(e, status, remaining.get(id(pod))) for e in events]
+        if outcome == "NotListedAsUnschedulable" and result.not_listed:
+            record["notListed"] = result.not_listed
+        if own is not None:
+            before = before_lists.outcome(pod, own.get(id(pod), []))
+            if before != outcome:
+                info = next((i for i in result.status.remain_unschedulable if i.pod is pod), None)
+                record["beforeMinSize"] = {"outcome": before,
+                                           "events": [_event(e, result.status, info) for e in own.get(id(pod), [])]}
         if not verdicts:
             out.append(record)
             continue
         eg = reached.get(id(pod))
         if eg is not None:
-            record["nodeGroups"] = _verdicts(loop, status, eg)
+            record["nodeGroups"] = _verdicts(loop, result.status, eg)
         info = remaining.get(id(pod))
         if info is not None:
             if info.rejected:
@@ -197,14 +245,24 @@ def _template_json(template) -> dict[str, Any] | None:
     return out
 
 
+def _scale_ups(status: ScaleUpStatus) -> list[dict[str, Any]]:
+    return [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size, "maxSize": i.max_size}
+            for i in status.scale_up_infos]
+
+
 def _expansion(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
+    """The scale-up's options and the expander's choice; CA's plan and lists as the status the
+    loop reports has them (ScaleUpToNodeGroupMinSize's, with --enforce-node-group-min-size:
+    then kexplain's key `chosenScaleUps` is the scale-up's own plan)."""
     status = result.status
+    reported = result.reported
     out = {"options": [option_json(o) for o in status.options],
            "bestOption": option_json(status.best),
-           "scaleUps": [{"nodeGroup": i.group.name, "currentSize": i.current_size, "newSize": i.new_size,
-                         "maxSize": i.max_size} for i in status.scale_up_infos],
-           "podsTriggeredScaleUp": _names(status.triggered),
-           "podsAwaitEvaluation": _names(status.await_evaluation)}
+           "scaleUps": _scale_ups(reported),
+           "podsTriggeredScaleUp": _names(reported.triggered),
+           "podsAwaitEvaluation": _names(reported.await_evaluation)}
+    if reported is not status:
+        out["chosenScaleUps"] = _scale_ups(status)
     if len(status.random_among) > 1:
         out["randomPick"] = random_pick_json(loop, result)
     return out
@@ -242,7 +300,8 @@ def _with_picks(doc: dict[str, Any], loop: LoopInputs, result: LoopResult) -> No
     draws: its answer under each tied option, in the same order (the record's own keys are the
     first's)."""
     statuses = [result.status, *result.status.picks]
-    runs = [result, *(replace(result, status=st, pod_events=pod_events(st)) for st in result.status.picks)]
+    runs = [result, *(replace(result, status=st, pod_events=pod_events(replace(result, status=st).reported))
+                      for st in result.status.picks)]
     tied = [st.best.node_group.name if st.best is not None else "" for st in statuses]
     doc["expansion"]["randomPick"]["picks"] = [
         {"nodeGroup": name, "result": st.result,

@@ -10,8 +10,11 @@ error), the template node infos, the cluster's health (--ok-total-unready-count,
 --max-total-unready-percentage, --max-node-startup-time), the pod list processors, and then:
 no pod left (ScaleUpNotNeeded), as many ready nodes as --max-nodes-total
 (ScaleUpLimitedByMaxNodesTotal), pods too new (ScaleUpInCooldown), or the orchestrator's
-ScaleUp. The EventingScaleUpStatusProcessor's events follow, then scale-down, then, with
---enforce-node-group-min-size, ScaleUpToNodeGroupMinSize, whose status replaces the loop's.
+ScaleUp; then scale-down, then, with --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize.
+The loop's answers are those of the status CA's status processors see last (`LoopResult.
+reported`: the min-size's when it ran), the EventingScaleUpStatusProcessor's events on pods
+included. A loop that stops before its pod list processors (no ready node, a snapshot error,
+an unhealthy cluster) lists no pod as unschedulable, and says why (`LoopResult.not_listed`).
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from kexplain.autoscaler.simulator import ClusterSim, SimMemo
 from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
                                         LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES, NO_NODES_MESSAGE,
                                         NO_STATUS, NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, SUCCESSFUL,
-                                        TRIGGERED, TRIGGERED_PREFIX, max_nodes_total_message)
+                                        TRIGGERED, TRIGGERED_PREFIX, event_object, max_nodes_total_message)
 from kexplain.autoscaler.taints import CLEANUP, cleanup_events
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.nodeinfo import NodeInfo
@@ -61,13 +64,21 @@ class LoopResult:
     snapshot: Any = None    # what the scale-up started from: the cluster with the pods the processors placed
     final_status: ScaleUpStatus | None = None   # ScaleUpToNodeGroupMinSize's, which replaces `status`
     ended_early: bool = False       # the loop returned before CA's status processors ran
+    not_listed: str = ""            # why the loop stopped before it listed the unschedulable pods ("": it did not)
 
     @property
     def result(self) -> str:
         """The loop's ScaleUpStatus result as CA's status processors last saw it."""
         if self.ended_early:
             return NO_STATUS
-        return (self.final_status or self.status).result
+        return self.reported.result
+
+    @property
+    def reported(self) -> ScaleUpStatus:
+        """The status CA's status processors saw last, which the loop's answers are: with
+        --enforce-node-group-min-size, ScaleUpToNodeGroupMinSize's, which replaces the
+        scale-up's (RunOnce hands both to the processors, that one last)."""
+        return self.final_status or self.status
 
 
 def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()) -> bool:
@@ -87,6 +98,15 @@ def is_listed_unschedulable(pod: PodInfo, bypassed: frozenset[str] = frozenset()
             return (pod.spec.get("schedulerName") or "default-scheduler") in bypassed \
                 and cond.get("status") == "False" and not cond.get("reason")
     return not pod.spec.get("schedulingGates")
+
+
+def unhealthy_words(loop: LoopInputs, states: dict[str, str]) -> str:
+    """Why IsClusterHealthy says no, in words: how many nodes are unready, against the flags."""
+    unready = sum(1 for s in states.values() if s == "Unready")
+    settings = loop.settings
+    return (f"the cluster is unhealthy: {unready} of {len(loop.nodes)} nodes are unready, more than "
+            f"--ok-total-unready-count ({settings.flag('ok-total-unready-count')}) and "
+            f"--max-total-unready-percentage ({settings.flag('max-total-unready-percentage'):g}%) allow")
 
 
 def _too_many_unready(unready: int, total: int, settings) -> bool:
@@ -223,35 +243,39 @@ def run_once(loop: LoopInputs) -> LoopResult:
     before = dict(targets)
     # cleanUpIfRequired: CA's own taints left by an earlier run (events on the nodes)
     in_groups = [n.name for n in loop.nodes if n.group is not None]
-    cluster_events = [Event(f"Node {name}", "Normal", CLEANUP, message) for name, message in
+    cluster_events = [Event(event_object("Node", "", name), "Normal", CLEANUP, message) for name, message in
                       cleanup_events([ni.node.obj for ni in loop.snapshot.node_infos], in_groups, settings,
                                      _unix(loop.now))]
     ready = sum(1 for n in loop.nodes if n.ready and not loop.snapshot.get(n.name).node.unschedulable)
 
-    def ended(listed: list[PodInfo], error: str = "") -> LoopResult:
-        return LoopResult({}, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before, targets,
-                          cluster_events=cluster_events, loop_error=error, ended_early=True)
+    def ended(why: str, error: str = "") -> LoopResult:
+        """RunOnce returned before its status processors ran and before its pod list
+        processors saw any pod: no pod is listed as unschedulable."""
+        return LoopResult({}, [], Processed([]), ScaleUpStatus(NOT_TRIED), False, before, targets,
+                          cluster_events=cluster_events, loop_error=error, ended_early=True, not_listed=why)
 
     if not settings.flag("scale-up-from-zero") and (not loop.nodes or not ready):   # EmptyClusterProcessor
         if not loop.nodes and recorder is not None:     # (no ready nodes: no event in CA's first ten minutes)
             cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, NO_NODES_MESSAGE))
-        return ended([])
+        return ended("the cluster has no ready node and --scale-up-from-zero is false: CA's loop stops before it "
+                     "lists any pod")
     loop = _with_allowed_schedulers(loop)
     bypassed = frozenset(settings.flag("bypassed-scheduler-names"))
     listed = [p for p in loop.pending if is_listed_unschedulable(p, bypassed)]
     missing = _missing_csi_node(loop)
     if missing is not None:
-        return ended(listed, "failed to initialize ClusterSnapshot: couldn't obtain csi node: "
-                             f"csi nodes {missing} not found")
+        error = f"failed to initialize ClusterSnapshot: couldn't obtain csi node: csi nodes {missing} not found"
+        return ended(f"CA's loop ends with an error before it lists the unschedulable pods: {error}", error)
     templates = template_node_infos(loop)
     sim = ClusterSim(loop.snapshot, framework(loop, loop.snapshot), sim_memo(loop))
     created = dict(zip(map(id, loop.pending), loop.pending_created))
     states = readiness_states(loop)
-    if not cluster_healthy(loop, states):
+    if not cluster_healthy(loop, states):     # RunOnce returns before its pod list processors see any pod
         if recorder is not None:
             cluster_events.append(Event(recorder, "Warning", CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE))
-        return LoopResult(templates, listed, Processed(list(listed)), ScaleUpStatus(NOT_TRIED), False, before,
-                          targets, cluster_events=cluster_events)
+        why = f"{unhealthy_words(loop, states)}: CA's loop stops before it lists the unschedulable pods"
+        return LoopResult(templates, [], Processed([]), ScaleUpStatus(NOT_TRIED), False, before,
+                          targets, cluster_events=cluster_events, not_listed=why)
     processed = process(listed, [created[id(p)] for p in listed], sim, settings, loop.now)
     to_help = processed.pods
     processed_snapshot = sim.snapshot
@@ -279,15 +303,13 @@ def run_once(loop: LoopInputs) -> LoopResult:
         cluster_events.extend(status.events)
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
                         snapshot=processed_snapshot)
-    enforce = settings.flag("enforce-node-group-min-size")
-    if called or not enforce:       # an untried scale-up's status reaches the processor only without it
-        _emit_events(result)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
         from kexplain.autoscaler.scaledown.loop import loop_scale_down
         result.scale_down = loop_scale_down(loop, sim, status.result, targets)
-    if enforce:
+    if settings.flag("enforce-node-group-min-size"):
         result.final_status = scale_up_to_node_group_min_size(context())
         cluster_events.extend(result.final_status.events)
+    result.pod_events = pod_events(result.reported)
     return result
 
 
@@ -331,11 +353,6 @@ def reasons_message_parts(status: ScaleUpStatus, info: NoScaleUpInfo) -> list[st
             for reason in reasons:
                 counts[reason] = counts.get(reason, 0) + 1
     return [f"{n} {reason}" for reason, n in sorted(counts.items(), key=lambda kv: kv[0].encode())]
-
-
-def _emit_events(result: LoopResult) -> None:
-    """EventingScaleUpStatusProcessor.Process, on the loop's scale-up status."""
-    result.pod_events = pod_events(result.status)
 
 
 def pod_events(status: ScaleUpStatus) -> dict[int, list[Event]]:

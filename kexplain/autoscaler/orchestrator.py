@@ -28,7 +28,7 @@ from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.status import (ATOMIC_LIMIT, BACKOFF, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
                                         NO_OPTIONS, NOT_NEEDED, NOT_READY, NOT_TRIED, OPTIONS_FILTERED_OUT, SCALED_UP_GROUP,
-                                        STATUS_CONFIGMAP, SUCCESSFUL, max_nodes_total_message)
+                                        STATUS_CONFIGMAP, SUCCESSFUL, event_object, max_nodes_total_message)
 from kexplain.autoscaler.templates import Template
 from kexplain.model.pod import PodInfo
 
@@ -44,7 +44,7 @@ def status_object(settings: "Settings") -> str | None:
     --status-config-map-name), or None with --write-status-configmap=false (no such events)."""
     if not settings.flag("write-status-configmap"):
         return None
-    return f"ConfigMap {settings.flag('namespace')}/{settings.flag('status-config-map-name')}"
+    return event_object("ConfigMap", settings.flag("namespace"), settings.flag("status-config-map-name"))
 
 
 @dataclass(frozen=True)

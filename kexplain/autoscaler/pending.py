@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
+from kexplain.autoscaler.document import build_document, scale_up_plan, triggered
 from kexplain.autoscaler.inputs import LoopInputs, load_loop, with_pending
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
 from kexplain.features import KubeVersion
@@ -78,8 +79,8 @@ def run_pass(loop: LoopInputs, pp: PendingPass, explained: str | None = None
 
 
 # The keys of a pod's record in the document that its answer carries.
-ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "events", "nodeGroups", "rejected",
-               "skipped", "byPick")
+ANSWER_KEYS = ("equivalenceClass", "filteredBy", "node", "nominatedNodeName", "notListed", "events", "nodeGroups",
+               "rejected", "skipped", "byPick", "beforeMinSize")
 
 
 def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
@@ -97,11 +98,13 @@ def pod_answer(record: Mapping[str, Any], doc: Mapping[str, Any]) -> PodAnswer:
         reasons = list(not_triggered.get("messageParts") or [message.split(": ", 1)[-1]])
     elif outcome == "FilteredOut":
         reasons = [str(record.get("filteredBy") or "")]
+    elif record.get("notListed"):
+        reasons = [str(record["notListed"])]
     elif record.get("nominatedNodeName"):
         reasons = [nominated_reason(str(record["nominatedNodeName"]))]
-    elif outcome == "TriggeredScaleUp":
-        ups = (doc.get("expansion") or {}).get("scaleUps") or ()
-        detail["scaleUps"] = list(ups)
+    elif triggered(record):     # (also where --enforce-node-group-min-size's status replaced the scale-up's)
+        ups = scale_up_plan(doc)
+        detail["scaleUps"] = ups
         reasons = [f"{u['nodeGroup']} {u['currentSize']}->{u['newSize']} (max: {u['maxSize']})" for u in ups]
     else:
         for key in ("skipped", "rejected"):
@@ -120,7 +123,6 @@ def nominated_reason(node: str) -> str:
 
 def loop_document(loop: LoopInputs) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: its document alone (what a change is verified by)."""
-    from kexplain.autoscaler.document import build_document
     from kexplain.autoscaler.loop import run_once
     return build_document(loop, run_once(loop))
 
@@ -128,7 +130,6 @@ def loop_document(loop: LoopInputs) -> dict[str, Any]:
 def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: the document, with `explained` (every Filter
     plugin on each group's template) for `explained` (default: the first pending pod)."""
-    from kexplain.autoscaler.document import build_document
     from kexplain.autoscaler.loop import run_once
     from kexplain.autoscaler.templates import template_node_infos
 

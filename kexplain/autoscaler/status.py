@@ -49,12 +49,18 @@ EXECUTION_FAILED = "scale-up execution failed"
 MAX_NODES_TOTAL_ERROR = "max node total count already reached"
 
 # Events on CA's status ConfigMap (its LogRecorder).
-STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"
+STATUS_CONFIGMAP = "ConfigMap kube-system/cluster-autoscaler-status"    # event_object's text of it
 SCALED_UP_GROUP = "ScaledUpGroup"
 MAX_NODES_TOTAL_REACHED = "MaxNodesTotalReached"
 CLUSTER_UNHEALTHY = "ClusterUnhealthy"
 CLUSTER_UNHEALTHY_MESSAGE = "Cluster is unhealthy"
 NO_NODES_MESSAGE = "Cluster has no nodes."
+
+
+def event_object(kind: str, namespace: str, name: str) -> str:
+    """An event's object as `KIND NAMESPACE/NAME`, the way CA's recorder names it: a
+    cluster-scoped object (a Node) keeps its empty namespace, `Node /NAME`."""
+    return f"{kind} {namespace}/{name}"
 
 
 def exceeded_quota(quota: str, resources: Sequence[str]) -> str:

@@ -29,6 +29,8 @@ from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.taints import TO_BE_DELETED, TaintConfig, sanitize_taints
 from kexplain.errors import Source
+from kexplain.explain.placement import should_run_daemon_pod
+from kexplain.load.workloads import pod_from_workload
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 
@@ -130,27 +132,33 @@ def _shown_name(pod: PodInfo, original_name: str) -> str:
 
 
 def daemonset_pod(ds: Mapping[str, Any], node_name: str) -> PodInfo:
-    """The pod the DaemonSet controller would create for `node_name` (daemon.NewPod): the
-    template with the controller's tolerations, pinned to the node, owned by the DaemonSet."""
-    from kexplain.load.workloads import pod_from_workload
-    from kexplain.load.workloads import pin_to_node
-    obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
+    """The pod GetDaemonSetPodsForNode makes for `node_name` (daemon.NewPod): the template with
+    the controller's tolerations, on the node (spec.nodeName), owned by the DaemonSet. Its node
+    affinity is the template's: the controller pins a pod to its node only when it creates one."""
+    obj = _template_pod(ds)
     meta = obj.setdefault("metadata", {})
     ds_meta = ds.get("metadata") or {}
     meta["name"] = f"{ds_meta.get('name')}-pod"
     meta["namespace"] = ds_meta.get("namespace") or "default"
     meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": ds_meta.get("name"),
                                 "uid": ds_meta.get("uid"), "controller": True}]
-    pin_to_node(obj.setdefault("spec", {}), node_name)
     obj["spec"]["nodeName"] = node_name
     return PodInfo(obj)
 
 
-def _should_run(ds_pod: PodInfo, node: Node) -> bool:
-    from kexplain.explain.placement import should_run_daemon_pod
-    unpinned = dict(ds_pod.obj)
-    unpinned["spec"] = {k: v for k, v in ds_pod.spec.items() if k != "nodeName"}
-    return should_run_daemon_pod(PodInfo(unpinned), node) is None
+def _template_pod(ds: Mapping[str, Any]) -> dict[str, Any]:
+    """The DaemonSet's template as a pod, with the controller's tolerations (unpinned)."""
+    obj = pod_from_workload(dict(ds), Source("daemonset"), 0)
+    obj.setdefault("spec", {})
+    return obj
+
+
+def should_run(ds: Mapping[str, Any], node: Node) -> bool:
+    """NodeShouldRunDaemonPod, as GetDaemonSetPodsForNode asks it of a template node: the
+    template's spec.nodeName, when set, is the node; its node selector and required node
+    affinity match; no NoSchedule or NoExecute taint goes untolerated (the DaemonSet
+    controller's predicates, `explain.placement.should_run_daemon_pod`)."""
+    return should_run_daemon_pod(PodInfo(_template_pod(ds)), node) is None
 
 
 def _preempting_system_node_critical(pod: PodInfo) -> bool:
@@ -188,9 +196,9 @@ def sanitized_template(group: str, source: str, node_obj: Mapping[str, Any], pod
     for ds in daemonsets:
         if str((ds.get("metadata") or {}).get("uid")) in running:
             continue
-        ds_pod = daemonset_pod(ds, name)
-        if not _should_run(ds_pod, sanitized):
+        if not should_run(ds, sanitized):
             continue
+        ds_pod = daemonset_pod(ds, name)
         if force_ds or _preempting_system_node_critical(ds_pod):
             kept.append(ds_pod)
             shown.append(_shown_name(ds_pod, ds_pod.name))

@@ -1,4 +1,6 @@
 """`kexplain autoscale PODS --nodes CLUSTER --node-groups GROUPS`: one Cluster Autoscaler loop.
+Without --node-groups, the node groups CLUSTER reports (CA's status ConfigMap, Cluster API's
+objects: a snapshot keeps them), found as on a live cluster.
 
 PODS holds the pending Pods and, as `kexplain POD` takes them, workloads: their copies are
 scheduled first as the scheduler would place them (`kexplain.explain.batch`), those that fit
@@ -23,6 +25,7 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kexplain.autoscaler.cloudprovider import Discovery
     from kexplain.explain.pending_pass import PendingPass
     from kexplain.explain.request import VersionChoice
     from kexplain.features import KubeVersion
@@ -45,8 +48,10 @@ def command(
     nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
                                     help="Cluster objects: Nodes, bound Pods, DaemonSets, PriorityClasses, "
                                          "ConfigMaps, ... (repeatable)."),
-    node_groups: str = typer.Option(..., "--node-groups", metavar="FILE",
-                                    help="The node groups (NodeGroupList): sizes, node selector, template, options."),
+    node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
+                                              help="The node groups (NodeGroupList): sizes, node selector, template, "
+                                                   "options. Without it, those CA's status ConfigMap or Cluster API "
+                                                   "among --nodes report."),
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
                                                     help="CA settings: mode, expander, maxNodesTotal, coresTotal, "
                                                          "memoryTotal, balanceSimilarNodeGroups, flags (any CA "
@@ -78,9 +83,10 @@ def command(
     env = env_of(ctx)
     choice = version_choice(env, kubernetes_version, feature_gates)
     given = settle(env, choice) if choice.given else None    # a version given: checked before anything is read
-    groups = Discovery.from_file(node_groups, max_input_size)
+    groups = Discovery.from_file(node_groups, max_input_size) if node_groups else None
     with bulk_load(freeze=True):      # as the scheduler's CLI: no collection while reading, the snapshot frozen
         cluster = load_objects(tuple(nodes), max_input_size, env.stdin, max_objects=max_objects) if nodes else []
+        groups = groups or _found(cluster)
         pod_objs = load_objects([pods], max_input_size, env.stdin, max_objects=max_objects) if pods else []
         kube = given or _followed(env, choice, cluster)
         pp, pending = _workloads_pass(env, pods or "", pod_objs, cluster, kube, max_input_size, max_objects, validate)
@@ -92,12 +98,29 @@ def command(
     if pp is not None:
         loop, _ = loop_over(loop, pp)
     doc = build_document(loop, run_once(loop))
+    if not groups.file:         # found in the cluster's objects: where, as live
+        from kexplain.autoscaler.cloudprovider import provenance
+        doc["nodeGroupsFound"] = provenance(groups)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
         from kexplain.render.autoscale import print_scale_up
         print_scale_up(doc, env.console())
     return exit_status(doc)
+
+
+def _found(cluster: list) -> "Discovery":
+    """The node groups the cluster's objects report (`cloudprovider.discover_in`), the notes of
+    what could not be found said; none there is an error (exit 2)."""
+    from kexplain.autoscaler.cloudprovider import discover_in
+    from kexplain.errors import KexplainError
+
+    found = discover_in(cluster)
+    if found is None or not found.groups:
+        why = f" ({'; '.join(found.notes)})" if found is not None and found.notes else ""
+        raise KexplainError("--node-groups FILE is needed: no node group is reported among --nodes (CA's status "
+                            f"ConfigMap kube-system/cluster-autoscaler-status, Cluster API's objects){why}")
+    return found
 
 
 def _followed(env: Environment, choice: "VersionChoice", cluster: list) -> "KubeVersion":
@@ -126,9 +149,12 @@ def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, 
 
 
 def exit_status(doc: dict) -> ExitStatus:
-    """0 when every pending pod triggered a scale-up or fits existing room, else 1."""
+    """0 when every pending pod triggered a scale-up or fits existing room, else 1. A pod the
+    loop's scale-up was for counts as triggered also where --enforce-node-group-min-size's
+    status replaced that scale-up's (`beforeMinSize`): its node is on its way all the same."""
+    from kexplain.autoscaler.document import triggered
     for pod in doc.get("pods") or ():
-        if pod.get("outcome") == "TriggeredScaleUp":
+        if triggered(pod):
             continue
         if pod.get("outcome") == "FilteredOut" and pod.get("filteredBy") == "FilterOutSchedulable":
             continue

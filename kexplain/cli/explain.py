@@ -10,9 +10,9 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
-from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_groups, check_groups_options,
-                                      check_node_group, groups_request, run_autoscalers, with_answers,
-                                      without_add_node)
+from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_found, check_groups,
+                                      check_groups_options, check_node_group, groups_request, reports_node_groups,
+                                      run_autoscalers, with_answers, without_add_node)
 from kexplain.cli.lint import VALIDATE_OPTION
 from kexplain.cli.node_pools import (EXPLAIN_NODEPOOL_HELP, aws_data_option, karpenter_config_option, karpentered,
                                      node_pool_option, node_pools_request, run_karpenter)
@@ -169,12 +169,13 @@ def command(
     node_groups: Optional[str] = typer.Option(None, "--node-groups", metavar="FILE",
                                               help="The Cluster Autoscaler's node groups (NodeGroupList): for a pod "
                                                    "that does not schedule, what CA would do (section \"Cluster "
-                                                   "autoscaler\"; -o json: key `autoscaler`)."),
+                                                   "autoscaler\"; -o json: key `autoscaler`). Without it, those "
+                                                   "CA's status ConfigMap or Cluster API among --nodes report."),
     autoscaler_config: Optional[str] = typer.Option(None, "--autoscaler-config", metavar="FILE",
-                                                    help="CA settings for --node-groups (expander, limits, any CA "
+                                                    help="CA settings for the node groups (expander, limits, any CA "
                                                          "flag by name)."),
     node_group: Optional[str] = typer.Option(None, "--node-group", metavar="NAME",
-                                             help="Show one node group's full verdict (needs --node-groups), "
+                                             help="Show one node group's full verdict (needs node groups), "
                                                   "plugin by plugin on its template node, as --node does for a "
                                                   "node."),
     aws_data: Optional[str] = aws_data_option(),
@@ -197,7 +198,7 @@ def command(
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
                   autoscaler_config=autoscaler_config)
-    check_groups_options(req, node, node_group)
+    check_groups_options(req, node, node_group, discovering=True)     # (or found among --nodes: check_found)
     if compare_versions is not None:
         kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
         if node is not None:
@@ -210,12 +211,14 @@ def command(
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     with bulk_load(freeze=True):
         loaded = load(req, env.stdin, collect=True,       # CA's loop and Karpenter's pass read it too
-                      keep=req.node_groups is not None or has_node_pools)
+                      keep=req.node_groups is not None or (lambda o: has_node_pools(o) or reports_node_groups(o)))
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
     cluster = loaded.single if loaded.single is not None else loaded.pool
     check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
+    groups = groups_request(req, loaded.cluster_objects, say=lambda note: env.error(f"note: {note}"))
+    check_found(req, node_group, groups)
     pools = node_pools_of(loaded, aws_data, karpenter_config, req, node_pool)
     options = run_options(output, node, start_index=start_index, preemption=preemption,
                           preemption_offset=preemption_offset,
@@ -228,16 +231,14 @@ def command(
             skipped.append(entry)
             left_out.append(report_left_out(env, err))
 
-        suggester = (without_add_node(suggest) if req.node_groups or pools else suggest) if suggestions else None
+        suggester = (without_add_node(suggest) if groups is not None or pools else suggest) if suggestions else None
         batch = explain_batch(loaded.batch, loaded.pool, recorded, suggester, stored=stored, refused=refused)
-        groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
         autoscalers = both_autoscalers(groups, pools, loaded.kube, suggestions=suggestions, node_pool=node_pool)
         status = write_batch(env, loaded, batch, output, node=node, svg=svg, html=html, asked=options,
                              autoscaler=autoscalers, node_group=node_group, node_pool=node_pool)
         nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),
                           *rejected_bound(len(loaded.pool.kubelet_rejected) if loaded.pool is not None else 0)])
-    groups = groups_request(req, loaded.cluster_objects) if req.node_groups else None
     trace = explain_one(loaded.single, options, suggestions)
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")

@@ -77,14 +77,74 @@ def without_add_node(suggest: Callable) -> Callable:
     return lambda *args, **kw: [s for s in suggest(*args, **kw) if s.kind != ADD_NODE]
 
 
-def groups_request(req: "Request", cluster: Optional[list] = None):
-    """Where the node groups (--node-groups FILE, read now), CA's settings and the cluster CA
-    sees come from (`cluster`: --nodes as already read, else read again from its paths)."""
-    from kexplain.autoscaler.cloudprovider import Discovery
+def groups_request(req: "Request", cluster: Optional[list] = None,
+                   say: Optional[Callable[[str], None]] = None) -> "Optional[GroupsRequest]":
+    """Where the node groups, CA's settings and the cluster CA sees come from (`cluster`:
+    --nodes as already read, else read again from its paths): --node-groups FILE (read now);
+    else the node groups the cluster's objects report, found as on a live cluster (CA's status
+    ConfigMap, Cluster API: `cloudprovider.discover_in`; a snapshot keeps them); else None.
+    What keeps the cluster's report from being used is said (`say`, a note): --node-groups given
+    in its place, a status ConfigMap in a format CA does not write, a report of no group."""
+    if not req.node_groups and not reports_node_groups(cluster or []):
+        return None         # (the autoscaler's modules left unimported: a plain run needs none)
+    from kexplain.autoscaler.cloudprovider import Discovery, discover_in, reporting_objects
     from kexplain.autoscaler.pending import GroupsRequest
 
-    return GroupsRequest(Discovery.from_file(req.node_groups or "", req.max_bytes), req.autoscaler_config,
-                         req.node_paths, req.max_bytes, req.max_objects, req.validate, cluster_objects=cluster)
+    def request(found: "Discovery") -> "GroupsRequest":
+        return GroupsRequest(found, req.autoscaler_config, req.node_paths, req.max_bytes, req.max_objects,
+                             req.validate, cluster_objects=cluster)
+
+    note = say or (lambda _: None)
+    if req.node_groups:
+        if cluster and reporting_objects(cluster):
+            note(f"the node groups of --node-groups {req.node_groups} are used, not those {REPORTED} among --nodes")
+        return request(Discovery.from_file(req.node_groups, req.max_bytes))
+    try:
+        found = discover_in(cluster or [])
+    except KexplainError as err:
+        note(f"{REPORTED} among --nodes cannot be used: {err}: no Cluster autoscaler section (give --node-groups "
+             "FILE)")
+        return None
+    if found is None:
+        return None
+    if not found.groups:
+        why = "; ".join(found.notes) or "it reports none"
+        note(f"no node group found in {REPORTED} among --nodes ({why}): no Cluster autoscaler section")
+        return None
+    return request(found)
+
+
+# What reports node groups in a cluster's objects, in words.
+REPORTED = "CA's status ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects"
+
+
+def check_found(req: "Request", node_group: Optional[str], groups: "Optional[GroupsRequest]") -> None:
+    """--autoscaler-config and --node-group need node groups: --node-groups FILE, or found among
+    --nodes (checked once read)."""
+    if groups is not None:
+        return
+    for flag, given in (("--autoscaler-config", req.autoscaler_config), ("--node-group", node_group)):
+        if given is not None:
+            raise KexplainError(f"{flag} needs node groups: --node-groups FILE, or {REPORTED} among --nodes "
+                                "(none is there)")
+
+
+# The kinds of the objects that may report node groups (`cloudprovider.REPORTING_KINDS`), asked
+# first without importing the autoscaler.
+MAY_REPORT = frozenset({"ConfigMap", "MachineDeployment", "MachineSet", "Machine"})
+
+
+def reports_node_groups(cluster: list) -> bool:
+    """Whether --nodes holds objects that report node groups (`cloudprovider.reporting_objects`:
+    the cluster is kept for CA's loop); a cluster without any object of their kinds is answered
+    without importing the autoscaler."""
+    from kexplain.apimachinery import columns
+    rows = columns.rows_of(cluster)
+    kinds = set(rows.kinds) if rows is not None else {o.get("kind") for o, _ in cluster}
+    if not kinds & MAY_REPORT:
+        return False
+    from kexplain.autoscaler.cloudprovider import reporting_objects
+    return bool(reporting_objects(cluster))
 
 
 def check_groups(groups: "GroupsRequest", kube: "KubeVersion") -> None:

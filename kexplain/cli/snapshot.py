@@ -7,7 +7,10 @@ as `--nodes` objects; a redacted snapshot leaves them out and says so. The names
 LimitRanges, ResourceQuotas and HorizontalPodAutoscalers are written too (which `kexplain pod`
 does not read: a stored pod has met them), so a set explained against the snapshot (`kexplain
 app.yaml --nodes FILE`) meets them as it would meet the cluster; a kind RBAC refuses is said and
-left out, and a redacted snapshot leaves them out (a redacted set does not exist to meet them)."""
+left out, and a redacted snapshot leaves them out (a redacted set does not exist to meet them).
+What the Cluster Autoscaler's loop reads is written too: CA's status ConfigMap and Cluster
+API's objects, from which a replay finds the node groups as `kexplain pod` finds them live, and
+the DaemonSets its templates run; what could not be read is said, with what a replay then lacks."""
 from __future__ import annotations
 
 import json
@@ -20,9 +23,12 @@ import typer
 
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.live import (Connect, chunk_size_option, context_option, kubeconfig_option, namespace_option,
-                               read_live, say_karpenter_reads, say_reads, timeout_option)
+from kexplain.autoscaler.cloudprovider import reporting_objects, status_configmap
+from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS, read_group_objects
+from kexplain.cli.live import (Connect, Live, chunk_size_option, context_option, kubeconfig_option, namespace_option,
+                               say_karpenter_reads, say_reads, session, timeout_option)
 from kexplain.errors import KexplainError
+from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError
 from kexplain.render.structured import objects_text
 
 Obj = dict[str, Any]
@@ -68,8 +74,62 @@ def default_pod_output(output: str) -> str:
     return f"{root}.pod{ext or '.json'}"
 
 
+@dataclass(frozen=True)
+class AutoscalerReads:
+    """What the Cluster Autoscaler's loop reads besides `kexplain pod`'s reads: the objects that
+    report node groups and the DaemonSets (unless Karpenter's reads brought them), and what
+    could not be read, each with what a replay then lacks."""
+
+    objects: tuple[Obj, ...]
+    unread: tuple[str, ...]
+
+
+# What a replay lacks without an object a read failed for, by the start of that read's note.
+LACKS = {"CA's status": "a replay finds no node group CA reports (give it --node-groups FILE)",
+         "Cluster API": "a replay finds no Cluster API node group (give it --node-groups FILE)",
+         "DaemonSets": "a replay's node-group templates run no DaemonSet pod"}
+
+
+def read_cluster(env: Environment, connect: Connect, name: Optional[str]) -> tuple[Live, AutoscalerReads]:
+    """What `kexplain pod` reads, with the namespaces' policies (`Session.read`), then what CA's
+    loop reads (`autoscaler_reads`)."""
+    with session(env, connect) as s:
+        s.server_version()
+        live = s.read(name, policies=True)
+        return live, autoscaler_reads(ClusterReader(s.conn, connect.chunk_size, connect.request_timeout), live)
+
+
+def autoscaler_reads(reader: ClusterReader, live: Live) -> AutoscalerReads:
+    """CA's status ConfigMap and Cluster API's objects (`read_group_objects`), and the DaemonSets
+    when Karpenter's reads did not bring them (they are read for a cluster that serves it)."""
+    groups = read_group_objects(reader)
+    objects = list(groups.objects)
+    unread = list(groups.unread)
+    if not live.karpenter.installed:
+        try:
+            objects += reader.list_served(DAEMONSETS)
+        except LiveError as err:
+            unread.append(f"DaemonSets could not be read: {err.message}")
+    return AutoscalerReads(tuple(objects), tuple(unread))
+
+
+def say_autoscaler_reads(env: Environment, reads: AutoscalerReads) -> None:
+    """Each read that failed, with what a replay lacks; a status ConfigMap kexplain cannot read
+    (a replay says so, and finds no node group in it)."""
+    for note in reads.unread:
+        lacks = next((v for k, v in LACKS.items() if note.startswith(k)), "")
+        env.error(f"note: {note}: the snapshot leaves it out" + (f"; {lacks}" if lacks else ""))
+    cm = status_configmap.find(reads.objects)
+    if cm is not None:
+        try:
+            status_configmap.parse(cm)
+        except KexplainError as err:
+            env.error(f"note: the snapshot keeps CA's status ConfigMap, which kexplain cannot read ({err.message}): "
+                      "a replay says so and finds no node group in it")
+
+
 def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
-    from kexplain.load.live import KARPENTER, POLICIES, as_pending, version_record
+    from kexplain.load.live import as_pending, version_record
     from kexplain.load.redact import Redactor
 
     if args.redact_map and not args.redact:
@@ -79,14 +139,15 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
     pod_path = (args.pod_output or default_pod_output(args.output)) if args.name else None
     if pod_path == "-" or (args.name and args.output == "-" and not args.pod_output):
         raise KexplainError("with a pod NAME, write the snapshot to a file (-o FILE) or give --pod-output FILE")
-    live = read_live(env, args.connect, args.name, policies=True)
+    live, reads = read_cluster(env, args.connect, args.name)
     say_karpenter_reads(env, live)
     say_reads(env, live.policies)
+    say_autoscaler_reads(env, reads)
     cluster = live.cluster
     pod, note = None, None
     if live.pod is not None:
         pod, cluster, note = as_pending(live.pod, cluster)
-    objects = [o for o, _ in cluster]
+    objects = [o for o, _ in cluster] + list(reads.objects)
     redactor = None
     if args.redact:
         redactor = Redactor()
@@ -97,8 +158,10 @@ def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
         if left_out:        # the kinds only the autoscalers read (`Redactor.redact` knows the scheduler's)
             karpenter = any(o.get("kind") in {r.kind for r in KARPENTER} for o in left_out)
             policies = any(o.get("kind") in {r.kind for r in POLICIES} for o in left_out)
+            groups = bool(reporting_objects([(o, None) for o in left_out]))
             env.error(f"note: a redacted snapshot leaves out {_counts(left_out)}: redaction keeps only what the "
                       "scheduler reads" + ("; a replay has no Karpenter section" if karpenter else "")
+                      + ("; a replay finds no node group (give it --node-groups FILE)" if groups else "")
                       + ("; a set explained against it meets none of the namespaces' policies and HPAs"
                          if policies else ""))
         pod = redactor.redact(pod) if pod else None
@@ -128,9 +191,8 @@ def _is_yaml(path: str) -> bool:
 
 
 def _counts(objects: list[Obj]) -> str:
-    from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES
     parts = []
-    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER):
+    for res in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, STATUS, *CLUSTER_API):
         n = sum(1 for o in objects if o.get("kind") == res.kind)
         if n:
             parts.append(f"{n} {res.plural}")

@@ -78,6 +78,24 @@ SHORT_WORDS = {
 }
 
 
+def not_listed_words(record: Mapping[str, Any]) -> str | None:
+    """Why the loop listed no pod as unschedulable (`notListed`: it stopped first), or None."""
+    why = record.get("notListed")
+    return f"not listed as unschedulable: {why}" if why else None
+
+
+def min_size_words(record: Mapping[str, Any]) -> str | None:
+    """Where --enforce-node-group-min-size's status replaced the scale-up's as the loop's and the
+    scale-up answered the pod otherwise (`beforeMinSize`): both answers in words; else None."""
+    before = record.get("beforeMinSize")
+    if not before:
+        return None
+    now = "; ".join(str(e.get("message") or "") for e in record.get("events") or ()) or "no event"
+    said = "; ".join(str(e.get("message") or "") for e in before.get("events") or ()) or before.get("outcome")
+    return (f"{now}: the loop's status is ScaleUpToNodeGroupMinSize's (--enforce-node-group-min-size), which "
+            f"replaces the scale-up's; the scale-up's answer was: {said}")
+
+
 def why_none(record: Mapping[str, Any]) -> str:
     """A pod's event message, or in a few words why CA records none; where it depends on CA's
     random pick among the expander's tied options (`byPick`), a line per answer a pick gives
@@ -91,6 +109,10 @@ def _why_one(record: Mapping[str, Any]) -> str:
     if events:
         return "; ".join(str(e.get("message") or "") for e in events)
     outcome = str(record.get("outcome") or "")
+    if not_listed_words(record):
+        return str(not_listed_words(record))
+    if min_size_words(record):
+        return str(min_size_words(record))
     if record.get("nominatedNodeName"):
         return (f"no event: nominated to {record['nominatedNodeName']} by the scheduler's preemption; CA counts it "
                 "there (not unschedulable)")
@@ -328,6 +350,10 @@ def _outcome_one(record: Mapping[str, Any], doc: Mapping[str, Any] | None = None
     if events:
         return "\n".join(f"Event: {e.get('type')} {e.get('reason')}: {e.get('message')}" for e in events)
     outcome = record.get("outcome", "")
+    if not_listed_words(record):
+        return f"CA does nothing, no event: {record['notListed']}."
+    if min_size_words(record):
+        return f"{min_size_words(record)}."
     if record.get("nominatedNodeName"):
         return nominated_line(record, doc or {})
     if outcome == "FilteredOut":
@@ -503,8 +529,15 @@ def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     return head, items
 
 
+def chosen_scale_ups(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The scale-up's own plan: `expansion.chosenScaleUps` where --enforce-node-group-min-size's
+    status replaced it (its plan is then `minSizeScaleUps`), else `expansion.scaleUps`."""
+    expansion = doc.get("expansion") or {}
+    return list(expansion.get("chosenScaleUps", expansion.get("scaleUps")) or ())
+
+
 def _plan(doc: Mapping[str, Any]) -> str:
-    ups = (doc.get("expansion") or {}).get("scaleUps") or ()
+    ups = chosen_scale_ups(doc)
     return ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']} (max {u['maxSize']})" for u in ups)
 
 
@@ -620,6 +653,10 @@ def _does(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
             ups = (doc.get("expansion") or {}).get("scaleUps") if doc else record.get("scaleUps")
         plan = ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']}" for u in ups or ())
         return f"scales up {plan or picked or 'a node group'} for it"
+    if record.get("notListed"):
+        return f"does nothing: {record['notListed']}"
+    if min_size_words(record):
+        return f"records {min_size_words(record)}"
     if record.get("nominatedNodeName"):
         node = record["nominatedNodeName"]
         return (f"adds no node for it: the scheduler's preemption nominates {node} for it, and CA counts it there "

@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from kexplain.autoscaler.document import scale_up_plan, triggered
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.status import MAX_LIMIT_REACHED, TRIGGERED
@@ -109,7 +110,7 @@ def group_suggestions(loop: LoopInputs, pod: PodInfo, doc: Mapping[str, Any], do
     from kexplain.autoscaler.templates import template_node_infos
 
     record = _record(doc, pod)
-    if not record or record.get("outcome") in (TRIGGERED, "FilteredOut", "NotListedAsUnschedulable"):
+    if not record or triggered(record) or record.get("outcome") in ("FilteredOut", "NotListedAsUnschedulable"):
         return []
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
@@ -242,10 +243,10 @@ def _verified(doc: Mapping[str, Any], pod: PodInfo) -> dict[str, Any] | None:
     """When `pod` triggers a scale-up in `doc`: the suggestion's `verified`, CA's plan
     (`scaleUps`) and, when the expander left a tie, the tied groups CA draws the one it scales
     up from (`randomPickAmong`; the plan is the first's). Else None."""
-    if _record(doc, pod).get("outcome") != TRIGGERED:
+    if not triggered(_record(doc, pod)):
         return None
     expansion = doc.get("expansion") or {}
-    out: dict[str, Any] = {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": list(expansion.get("scaleUps") or ())}
+    out: dict[str, Any] = {"by": "autoscaler", "outcome": TRIGGERED, "scaleUps": scale_up_plan(doc)}
     if expansion.get("randomPick"):
         out["randomPickAmong"] = list(expansion["randomPick"].get("among") or ())
     return out

@@ -151,10 +151,29 @@ def test_a_status_in_an_unknown_format_is_an_error_after_the_pod_is_explained(ca
     assert "accepted: the YAML ClusterAutoscalerStatus" in line and TOKEN not in err
 
 
-def test_a_snapshot_does_not_read_node_groups(capsys, api, tmp_path):
+def test_a_snapshot_keeps_the_objects_that_report_node_groups(capsys, api, tmp_path):
+    """A snapshot keeps CA's status ConfigMap and Cluster API's objects, as read, for its replay
+    (tests/cli/test_snapshot_node_groups.py replays one)."""
     serve_status(api)
+    serve_cluster_api(api)
     code = main(["snapshot", "-o", str(tmp_path / "cluster.json"), "--kubeconfig", api.kubeconfig])
-    assert code == 0 and STATUS_PATH not in api.paths()
+    assert code == 0 and STATUS_PATH in api.paths() and api.methods == {"GET"}
+    kinds = [o["kind"] for o in json.loads((tmp_path / "cluster.json").read_text())["items"]]
+    assert {k: kinds.count(k) for k in ("ConfigMap", "MachineDeployment", "MachineSet", "Machine")} == {
+        "ConfigMap": 1, "MachineDeployment": 3, "MachineSet": 2, "Machine": 2}
+    # replayed, both sources give the groups they give live
+    code = main(["snapshot", CHECKOUT, "-n", "shop", "-o", str(tmp_path / "cluster.json"), "--kubeconfig",
+                 api.kubeconfig])
+    capsys.readouterr()
+    code = main([str(tmp_path / "cluster.pod.json"), "--nodes", str(tmp_path / "cluster.json"), "--stored", "-o",
+                 "json"])
+    replay = json.loads(capsys.readouterr().out)["autoscaler"]
+    code = main(["pod", CHECKOUT, "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json"])
+    live = json.loads(capsys.readouterr().out)["autoscaler"]
+    assert replay["nodeGroupsFound"]["sources"] == live["nodeGroupsFound"]["sources"] == [
+        "CA's status ConfigMap kube-system/cluster-autoscaler-status",
+        "Cluster API MachineDeployments and MachineSets (members through their Machines)"]
+    assert replay["nodeGroups"] == live["nodeGroups"]
 
 
 def test_a_node_group_label_that_is_no_label_name_is_refused_before_reading(capsys, api):

@@ -194,15 +194,26 @@ def test_groups_below_their_minimum_grow_to_it(tmp_path, flags, result, sizes, e
     assert doc["pods"][0]["filteredBy"] == "FilterOutSchedulable"
 
 
-def test_the_min_size_status_replaces_the_loops(tmp_path):
-    # the scale-up ran (p2 needs a node) and then the minimum needs nothing more: NotNeeded is the loop's
-    groups = [group("small", minSize=1)]
+@pytest.mark.parametrize(("min_size", "result", "scale_ups", "outcome"), [
+    # the scale-up ran (p2 needs a node), then the minimum needs nothing more: NotNeeded is the loop's
+    (1, "ScaleUpNotNeeded", [], "NoEvent"),
+    # the minimum grows the group further: that scale-up's plan is the loop's, p2 is in none of its lists
+    (3, "ScaleUpSuccessful", [{"nodeGroup": "small", "currentSize": 2, "newSize": 3, "maxSize": 5}], "NoEvent"),
+])
+def test_the_min_size_status_replaces_the_loops(tmp_path, min_size, result, scale_ups, outcome):
+    groups = [group("small", minSize=min_size)]
     code, doc, _ = run(tmp_path, [pod("p1", "3"), pod("p2", "3")], [node("n1", "small")], groups,
                        {"flags": {"enforce-node-group-min-size": True}})
-    assert doc["scaleUpCalled"] and doc["expansion"]["scaleUps"][0]["newSize"] == 2
-    assert doc["result"] == "ScaleUpNotNeeded"
-    assert doc["pods"][1]["outcome"] == "TriggeredScaleUp"
-    assert "minSizeScaleUps" not in doc
+    assert doc["scaleUpCalled"] and doc["result"] == result
+    assert doc["expansion"]["scaleUps"] == scale_ups
+    assert doc["expansion"]["chosenScaleUps"] == [{"nodeGroup": "small", "currentSize": 1, "newSize": 2,
+                                                   "maxSize": 5}]
+    assert doc["expansion"]["podsTriggeredScaleUp"] == []
+    p2 = doc["pods"][1]
+    assert (p2["outcome"], p2["events"]) == (outcome, [])
+    assert p2["beforeMinSize"] == {"outcome": "TriggeredScaleUp", "events": [{
+        "type": "Normal", "reason": "TriggeredScaleUp", "message": "pod triggered scale-up: [{small 1->2 (max: 5)}]"}]}
+    assert ("minSizeScaleUps" in doc) == bool(scale_ups)
 
 
 def test_the_groups_grown_to_their_minimum_are_named(tmp_path):
@@ -282,6 +293,8 @@ def test_a_node_without_its_csinode_ends_the_loop(tmp_path):
     assert doc["result"] == "NotTried" and not doc["scaleUpCalled"]
     assert doc["loopError"] == ("failed to initialize ClusterSnapshot: couldn't obtain csi node: "
                                 "csi nodes n2 not found")
+    assert doc["pods"][0]["outcome"] == "NotListedAsUnschedulable"       # before the pod list processors
+    assert doc["pods"][0]["notListed"].endswith(doc["loopError"])
 
 
 # -- the first loop's cleanup ----------------------------------------------------------------------
@@ -319,6 +332,8 @@ def test_without_scale_up_from_zero_an_empty_cluster_stops_the_loop(tmp_path):
     code, doc, _ = run(tmp_path, [pod("p")], [], groups, {"flags": {"scale-up-from-zero": False}})
     assert doc["result"] == "NotTried"
     assert [e["message"] for e in doc["clusterEvents"]] == ["Cluster has no nodes."]
+    assert doc["pods"][0]["outcome"] == "NotListedAsUnschedulable" and "--scale-up-from-zero" in \
+        doc["pods"][0]["notListed"]
     code, doc, _ = run(tmp_path, [pod("p")], [], groups)
     assert doc["result"] == "ScaleUpSuccessful"
 

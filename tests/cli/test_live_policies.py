@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS
 from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES
 from kexplain.load.manifests import load_objects
 from tests.support.live_server import (DATA, NAMESPACE_VIEW, Rbac, isolated, recorded_api,  # noqa: F401
@@ -22,7 +23,7 @@ from tests.support.live_server import (DATA, NAMESPACE_VIEW, Rbac, isolated, rec
 CHECKOUT = "checkout-6b8d9f7c4-lm3np"         # shop: requests cpu 3, no limit (LimitRanger would refuse it)
 POLICY_KINDS = {r.kind for r in POLICIES}
 POLICY_PATHS = {r.path for r in POLICIES}
-EVERY_KIND = frozenset(r.plural for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER))
+EVERY_KIND = frozenset(r.plural for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, STATUS, *CLUSTER_API))
 MAX_BYTES, MAX_OBJECTS = 64 << 20, 100_000
 SET = """\
 apiVersion: apps/v1

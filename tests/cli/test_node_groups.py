@@ -112,8 +112,10 @@ def test_node_group_skipped_for_max_size():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--node-group", "arm"], "--node-group needs --node-groups FILE (the Cluster Autoscaler's node groups)"),
-    (["--autoscaler-config", "x.yaml"], "--autoscaler-config needs --node-groups FILE"),
+    (["--node-group", "arm"], "--node-group needs node groups: --node-groups FILE, or CA's status ConfigMap "
+                              "kube-system/cluster-autoscaler-status or Cluster API's objects among --nodes (none is "
+                              "there)"),
+    (["--autoscaler-config", "x.yaml"], "--autoscaler-config needs node groups: --node-groups FILE, or CA's status"),
     ([*GROUPS, "--node-group", "comput"],
      "--node-group comput: no node group of that name among the 4 node groups of --node-groups; the closest: compute"),
     ([*GROUPS, "--node-group", "arm", "--node", "general-1"], "--node and --node-group each show one verdict"),

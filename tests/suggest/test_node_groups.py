@@ -25,12 +25,15 @@ CASE = FIXTURES / "autoscaler"
 GKE = CASE / "gke"
 
 
-def suggested(pod_file: str, case: Path = CASE, runs: list | None = None, obj: dict | None = None) -> list[dict]:
-    """The suggestions for the pod; `runs` gets each loop the verification ran again."""
+def suggested(pod_file: str, case: Path = CASE, runs: list | None = None, obj: dict | None = None,
+              config: str | None = None) -> list[dict]:
+    """The suggestions for the pod; `runs` gets each loop the verification ran again; `config`:
+    CA's settings (--autoscaler-config)."""
     obj = obj or load_objects([str(case / pod_file)], 1 << 20)[0][0]
     obj["metadata"].setdefault("namespace", "default")
     pod = PodInfo(obj)
-    req = GroupsRequest(Discovery.from_file(str(case / "nodegroups.yaml")), node_paths=(str(case / "cluster.yaml"),))
+    req = GroupsRequest(Discovery.from_file(str(case / "nodegroups.yaml")), config,
+                        node_paths=(str(case / "cluster.yaml"),))
     loop = with_pending(load_groups(req, KubeVersion("1.35")), [pod])
 
     def document(changed):
@@ -47,6 +50,17 @@ def test_a_toleration_for_the_gpu_groups_taint():
                             "path": "/spec/tolerations/-",
                             "value": {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present",
                                       "effect": "NoSchedule"}}]
+    assert s["verified"] == {"by": "autoscaler", "outcome": "TriggeredScaleUp",
+                             "scaleUps": [{"nodeGroup": "gpu", "currentSize": 0, "newSize": 1, "maxSize": 3}]}
+
+
+def test_verified_also_where_the_min_size_status_replaces_the_scale_ups(tmp_path):
+    """--enforce-node-group-min-size: the loop's status is the min-size's, in whose lists the pod
+    is not; the scale-up for it ran all the same, and its plan is the one shown."""
+    config = tmp_path / "params.yaml"
+    config.write_text("flags:\n  enforce-node-group-min-size: true\n")
+    [s] = suggested("pod-gpu.yaml", config=str(config))
+    assert s["kind"] == GROUP_TOLERATION
     assert s["verified"] == {"by": "autoscaler", "outcome": "TriggeredScaleUp",
                              "scaleUps": [{"nodeGroup": "gpu", "currentSize": 0, "newSize": 1, "maxSize": 3}]}
 

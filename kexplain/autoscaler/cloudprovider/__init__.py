@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery import columns
 from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
 from kexplain.autoscaler.cloudprovider.membership import PROVIDER_LABELS
 from kexplain.autoscaler.nodegroups import NodeGroup
@@ -135,6 +136,37 @@ def discover(objects: Sequence[dict[str, Any]], keys: Sequence[str] = DEFAULT_LA
     notes.extend(_claimed_twice(groups, members))
     return Discovery(tuple(groups), {g.name: tuple(members.get(g.name, ())) for g in groups}, tuple(notes),
                      tuple(sources), by_provider_id)
+
+
+# The kinds whose objects report node groups (CA's status ConfigMap; Cluster API's).
+REPORTING_KINDS = frozenset({"ConfigMap", *clusterapi.KINDS})
+
+
+def reporting_objects(objects: Sequence[tuple[dict[str, Any], Any]]) -> list[tuple[dict[str, Any], Any]]:
+    """The objects among `objects` that report node groups: CA's status ConfigMap and Cluster
+    API's MachineDeployments, MachineSets and Machines, in order (a dump's 150,000 objects: only
+    those kinds looked at, `columns.of_kind`)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:
+        objects = [pair for kind in sorted(REPORTING_KINDS) for pair in columns.of_kind(objects, rows, kind)]
+    return [(o, s) for o, s in objects if o.get("kind") in clusterapi.KINDS or
+            (o.get("kind") == "ConfigMap" and status_configmap.find([o]) is not None)]
+
+
+def discover_in(objects: Sequence[tuple[dict[str, Any], Any]], keys: Sequence[str] = DEFAULT_LABEL_KEYS
+                ) -> Discovery | None:
+    """The node groups a cluster's objects report, found as on a live cluster (`discover`: CA's
+    status ConfigMap with the providers' labels, Cluster API): for a cluster read from files or a
+    snapshot. None when no object reports any; a status ConfigMap in a format CA does not write
+    raises InputError (naming its file)."""
+    reporting = reporting_objects(objects)
+    if not reporting:
+        return None
+    rows = columns.rows_of(objects)
+    nodes = columns.of_kind(objects, rows, "Node") if rows is not None else \
+        [(o, s) for o, s in objects if o.get("kind") == "Node"]
+    source = next((s for o, s in reporting if o.get("kind") == "ConfigMap"), reporting[0][1])
+    return discover([o for o, _ in nodes] + [o for o, _ in reporting], keys, source)
 
 
 def _claimed_twice(groups: Sequence[NodeGroup], members: dict[str, list[str]]) -> list[str]:

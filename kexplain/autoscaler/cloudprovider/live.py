@@ -4,10 +4,12 @@ A get of CA's status ConfigMap (kube-system/cluster-autoscaler-status) and lists
 API kinds CA's clusterapi provider reads (MachineDeployments, MachineSets, Machines, at
 cluster.x-k8s.io v1beta2, else v1beta1). None of them is needed to explain a pod: a source that
 is not there (404), not served, or refused (403) is said in a note, never an error. A status
-ConfigMap in a format CA does not write is an error (exit 2), as any bad input.
+ConfigMap in a format CA does not write is an error (exit 2), as any bad input. `kexplain
+snapshot` keeps the objects read (`read_group_objects`), so its replay finds the same groups.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from kexplain.autoscaler.cloudprovider import Discovery, discover, label_keys, status_configmap
@@ -28,38 +30,62 @@ STATUS_PATH = (f"/api/v1/namespaces/{status_configmap.NAMESPACE}/configmaps/{sta
 Obj = dict[str, Any]
 
 
-def read_node_groups(reader: ClusterReader, cluster: Sequence[tuple[Obj, Source]],
-                     extra_labels: Sequence[str] = ()) -> Discovery:
-    """The node groups of the cluster `reader` reads (`cluster`: what it read already, for
-    the Nodes), members by the provider labels and `extra_labels` (--node-group-label)."""
-    server = reader.conn.server
+@dataclass(frozen=True)
+class GroupReads:
+    """The objects that report node groups, as read (CA's status ConfigMap, Cluster API's
+    MachineDeployments, MachineSets and Machines: what `discover` finds groups in, and what a
+    snapshot keeps), the notes of what is not there, and `unread`: the reads that failed (also
+    notes), each in words."""
+
+    objects: tuple[Obj, ...] = ()
+    notes: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
+
+
+
+def _scalable(objects: Sequence[Obj]) -> list[Obj]:
+    return [o for o in objects if o.get("kind") in ("MachineDeployment", "MachineSet")]
+
+
+def read_group_objects(reader: ClusterReader) -> GroupReads:
+    """CA's status ConfigMap (get) and Cluster API's objects (list, v1beta2 else v1beta1), with
+    get and list only; a source that is not there, not served or refused is a note."""
     objects: list[Obj] = []
     notes: list[str] = []
+    unread: list[str] = []
     where = f"ConfigMap {status_configmap.NAMESPACE}/{status_configmap.NAME}"
     try:
         config_map = reader.get_optional(STATUS, status_configmap.NAMESPACE, status_configmap.NAME)
     except LiveError as err:
         config_map = None
-        notes.append(f"CA's status {where} could not be read: {err.message}")
+        unread.append(f"CA's status {where} could not be read: {err.message}")
+        notes.append(unread[-1])
     else:
         if config_map is None:
             notes.append(f"no {where}: CA is not running in this cluster, or writes its status elsewhere "
                          "(--write-status-configmap=false, --status-config-map-name)")
     if config_map is not None:
         objects.append(config_map)
-    refused = False
     for res in CLUSTER_API:
         try:
             objects.extend(reader.list_served(res))
         except LiveError as err:
-            refused = True
-            notes.append(f"Cluster API {res.plural} could not be read: {err.message}")
-    scalable = [o for o in objects if o.get("kind") in ("MachineDeployment", "MachineSet")]
-    if not scalable and not refused:
+            unread.append(f"Cluster API {res.plural} could not be read: {err.message}")
+            notes.append(unread[-1])
+    if not _scalable(objects) and not unread:
         notes.append(f"no Cluster API MachineDeployment or MachineSet ({GROUP} is not served, or has none)")
+    return GroupReads(tuple(objects), tuple(notes), tuple(unread))
+
+
+def read_node_groups(reader: ClusterReader, cluster: Sequence[tuple[Obj, Source]],
+                     extra_labels: Sequence[str] = ()) -> Discovery:
+    """The node groups of the cluster `reader` reads (`cluster`: what it read already, for
+    the Nodes), members by the provider labels and `extra_labels` (--node-group-label)."""
+    read = read_group_objects(reader)
+    notes = list(read.notes)
     nodes = [obj for obj, _ in cluster if obj.get("kind") == "Node"]
-    found = discover(nodes + objects, label_keys(extra_labels), Source(server))
-    if scalable and not any(g.name.startswith(("MachineDeployment/", "MachineSet/")) for g in found.groups):
+    found = discover(nodes + list(read.objects), label_keys(extra_labels), Source(reader.conn.server))
+    if _scalable(read.objects) and not any(g.name.startswith(("MachineDeployment/", "MachineSet/")) for g in found.groups):
         notes.append("no Cluster API MachineDeployment or MachineSet is a node group: none has the autoscaler's "
                      "min/max-size annotations with room to scale")
     return found.with_notes(notes)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.expander.events import ExpanderEvent
+from kexplain.autoscaler.status import event_object
 from kexplain.cel.library.re2 import Program, RegexError, RegexUnsupported, compile_regex, has_match
 from kexplain.errors import InputError
 from kexplain.load.yaml_io import parse_documents
@@ -173,7 +174,7 @@ class Priority:
 
     def _object(self) -> str:
         meta = (self.configmap or {}).get("metadata") or {}
-        return f"ConfigMap {meta.get('namespace') or DEFAULT_NAMESPACE}/{meta.get('name') or CONFIGMAP_NAME}"
+        return event_object("ConfigMap", meta.get("namespace") or DEFAULT_NAMESPACE, meta.get("name") or CONFIGMAP_NAME)
 
     def _warning(self, reason: str, message: str) -> ExpanderEvent:
         return ExpanderEvent(self._object(), "Warning", reason, message)
