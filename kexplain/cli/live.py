@@ -476,6 +476,7 @@ def _source(live: Live, pod: Obj) -> Source:
 
 def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
     from kexplain.explain.inputs import inputs_from_objects
+    from kexplain.explain.queue_order import Alone
     from kexplain.load.live import as_pending
 
     assert live.pod is not None
@@ -492,11 +493,19 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         raise
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
-    queued = named_in_queue(env, args, others, inputs, trace, config, _source_of(live))
+    groups = groups_of(args, live, cluster)
+    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
+    # the queue `--pending -A` walks: its verdict there, and every pod's nomination for the autoscalers
+    walked, walked_pods = cluster_queue(env, args, live, config, [Alone.of(inputs, trace)] if pending else [],
+                                        inputs.snapshot, inputs.nominated, nominations=groups is not None or pools is not None)
+    answer = walked.get(inputs.pod.key)
+    if answer is not None:
+        trace["queue"] = answer.to_json()
+    post = answer.post_filter if answer is not None else trace.get("postFilter")
+    queued = [(inputs, {"postFilter": post}), *in_queue_pass(walked, walked_pods, {inputs.pod.key})]
     verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
     # CA packs every pending pod: one that the queue places may find no room in CA's loop
     packed = verdict["status"] == "Scheduled" and bool(others)
-    groups = groups_of(args, live, cluster)
     if groups is not None:
         if args.node_group is not None or verdict["status"] not in NO_AUTOSCALER or packed:
             autoscaled(trace, groups, config.kube, live_pass(queued), inputs.pod)
@@ -509,7 +518,6 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
                 args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
-    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     if pools is not None and verdict["status"] not in NO_AUTOSCALER:
         karpentered(trace, pools, config.kube, live_pass(queued), inputs.pod.key)
         if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
@@ -547,55 +555,52 @@ def queue_options(args: PodArgs) -> Any:
                       preemption_offset=args.preemption_offset, filter_all=False)
 
 
-def _source_of(live: Live) -> Any:
-    return lambda pod: _source(live, pod)
-
-
 def walk_note(left: "tuple[str, ...]") -> str:
     """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
     from kexplain.explain.queue_order import RERUNS
     n = len(left)
-    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit alone; "
+    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit or preempt alone; "
             f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone")
 
 
-def named_in_queue(env: Environment, args: PodArgs, others: list[Obj], inputs: Any, trace: dict, config: Any,
-                   source: Any) -> "list[tuple[Any, dict]]":
-    """The named pod in the scheduler's queue (`kexplain.explain.queue_order`), with `others`,
-    the cluster's other pending pods: when it fits alone, the pending pods the queue takes before
-    it are explained alone and the queue walked to it; its answer there, when it differs, goes
-    under the trace's `queue` key (and a walk cut short is said on stderr). What the autoscalers
-    see of it: the pod (its nomination as the queue leaves it) and the pods ahead, with their
-    nominations."""
+def cluster_queue(env: Environment, args: PodArgs, live: Live, config: Any, explained: "list[Any]", snapshot: Any,
+                  nominated: Any, *, nominations: bool) -> "tuple[Any, list[Any]]":
+    """The scheduler's queue over the cluster's pending pods, every namespace's, as both
+    `kexplain pod NAME` and `--pending` walk it (`kexplain.explain.queue_order`): the pods
+    explained already (`explained`, each `Alone`), and those of the others the walk needs
+    (`queue_order.needed`: the pods ahead of the last one that moves alone; with
+    `nominations`, where an autoscaler reads every pending pod's nomination, every pod that
+    may preempt), explained alone here against the cluster (`snapshot`, with the pods
+    `nominated` there). The walk (a walk cut short said on stderr) and the pods it went over."""
     from kexplain.explain.batch import explain_each
     from kexplain.explain.inputs import Inputs
-    from kexplain.explain.queue_order import Alone, ahead_of, walk
+    from kexplain.explain.queue_order import Alone, needed, walk
     from kexplain.model.pod import PodInfo
 
-    alone = Alone.of(inputs, trace)
-    if not others or not alone.fits:
-        return [(inputs, trace)]
-    ahead = ahead_of(inputs.pod.key, [*(PodInfo(p) for p in others), inputs.pod])
-    if not ahead:
-        return [(inputs, trace)]
     options = queue_options(args)
-    before_inputs = [Inputs(p, source(p.obj), inputs.snapshot, config, inputs.nominated) for p in ahead]
-    before = [Alone.of(v.inputs, v.trace) for v in explain_each(before_inputs, options) if v.trace is not None]
-    walked = walk([*before, alone], options, only=inputs.pod.key)
-    answer = walked.get(inputs.pod.key)
-    if answer is not None:
-        trace["queue"] = answer.to_json()
+    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)]
+
+    def explain_alone(pods: "list[Inputs]") -> "list[Alone]":
+        return [Alone.of(v.inputs, v.trace) for v in explain_each(pods, options) if v.trace is not None]
+
+    pods = needed(explained, pending, explain_alone, nominations=nominations)
+    walked = walk(pods, options)
     if walked.left:
         env.error(walk_note(walked.left))
-    post = answer.post_filter if answer is not None else trace.get("postFilter")
-    return [(inputs, {"postFilter": post}), *((a.inputs, {"postFilter": a.post_filter, "standsFor": ""})
-                                                for a in before if a.nominated)]
+    return walked, pods
+
+
+def in_queue_pass(walked: Any, pods: "list[Any]", shown: "set[str]") -> "list[tuple[Any, dict]]":
+    """What the autoscalers see of the pods the queue went over but `shown` (keys: the pods
+    the command explains, which it passes itself): each nominated where the queue leaves its
+    preemption, standing for nobody (`live_pass`)."""
+    return [(a.inputs, {"postFilter": walked.post_filter(a), "standsFor": ""}) for a in pods if a.key not in shown]
 
 
 def verdict_in_queue(trace: dict) -> dict:
     """The pod's verdict as the scheduler's queue leaves it: its `queue` answer's, else its own."""
-    queue = trace.get("queue")
-    return queue["result"] if queue else trace["result"]
+    from kexplain.explain.queue_order import in_queue
+    return dict(in_queue(trace))
 
 
 def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
@@ -628,7 +633,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
 
     from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
     from kexplain.explain.inputs import Inputs, build_cluster
-    from kexplain.explain.queue_order import Alone, walk
+    from kexplain.explain.queue_order import Alone
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.model.pod import PodInfo
@@ -665,22 +670,23 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
             explained.append(_Explained(pod, Alone.of(verdict.inputs, verdict.trace), _slim(trace),
                                         tuple(nominated_notes(verdict.inputs, trace)),
                                         trace if args.details else None, full if args.html else None))
+    ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
+    groups = groups_of(args, live, live.cluster)
+    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     alone = [e.alone for e in explained if e.alone is not None]
-    walked = walk(alone, replace(options, filter_all=False))
+    # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too
+    walked, walked_pods = cluster_queue(env, args, live, config, alone, snapshot, nominated,
+                                        nominations=groups is not None or pools is not None)
     for e in explained:
         answer = walked.get(e.alone.key) if e.alone is not None else None
         if answer is not None:
             e.queue = answer.to_json()
-    if walked.left:
-        env.error(walk_note(walked.left))
-    ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
-    groups = groups_of(args, live, live.cluster)
     seen = [(e.inputs if e.alone is None else e.alone.inputs, {"postFilter": e.post_filter}) for e in explained]
+    seen += in_queue_pass(walked, walked_pods, {a.key for a in alone})
     if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
         ran = run_autoscalers(groups, config.kube, live_pass(seen))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
-    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     if pools is not None and pods:      # ONE provisioning pass over every pending pod
         kp = run_karpenter(pools, config.kube, live_pass(seen))
         ran = ran.joined(kp) if ran is not None else kp

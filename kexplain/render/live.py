@@ -12,7 +12,7 @@ from rich.text import Text
 
 from kexplain.explain.compare import Comparison, LivePod
 from kexplain.render.consoles import text_console
-from kexplain.render.queue import queue_why, scheduler_why
+from kexplain.render.queue import nomination_why, queue_why, scheduler_why
 from kexplain.render.table import print_trace
 from kexplain.render.views import random_tie, shorten
 
@@ -132,11 +132,7 @@ def summary(res: LivePod) -> tuple[str, str, str, str]:
     elif status == "Error":
         why = result.get("error") or ""
     else:
-        why = result.get("message") or ""
-        post = res.trace.get("postFilter") or {}
-        if post.get("nominatedNodeName"):
-            victims = ", ".join(post.get("victims") or []) or "none"
-            why += f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
+        why = (result.get("message") or "") + nomination_why(res.trace.get("postFilter"))
     if differs is not None:
         why += f"; {differs}"
     return res.key, status, {True: "agrees", False: "differs"}.get(agrees, "-"), why

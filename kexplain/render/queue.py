@@ -38,6 +38,21 @@ def queue_line(trace: Mapping[str, Any]) -> str | None:
     return (f"In the scheduler's queue it is {result.get('status')}: {was}, but {of}; then: {then}{nominated}.")
 
 
+def nomination_why(post: Mapping[str, Any] | None) -> str:
+    """Where a pod's preemption nominates it (a trace's or a queue answer's `postFilter`), in
+    the words of `--pending`'s list: "" when it nominates no node."""
+    post = post or {}
+    if not post.get("nominatedNodeName"):
+        return ""
+    victims = ", ".join(post.get("victims") or []) or "none"
+    return f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
+
+
+def _names_placed(placed: list[Mapping[str, Any]]) -> str:
+    """The pods ahead placed where a pod went alone, each nominated one said so."""
+    return ", ".join(f"{p.get('pod')}{' (nominated there)' if p.get('nominated') else ''}" for p in placed)
+
+
 def queue_why(trace: Mapping[str, Any]) -> str | None:
     """The same in a few words, for a line of `--pending`'s list."""
     queue = trace.get("queue")
@@ -46,13 +61,17 @@ def queue_why(trace: Mapping[str, Any]) -> str | None:
     result = queue.get("result") or {}
     alone = queue.get("alone") or {}
     taken = queue.get("takenBy") or []
-    was = f"alone it fits {alone['node']}" if alone.get("status") == "Scheduled" and alone.get("node") \
-        else f"alone: {alone.get('status')}"
-    by = f", taken first in the scheduler's queue by {_names(taken)}" if taken else \
+    if alone.get("status") == "Scheduled" and alone.get("node"):
+        was = f"alone it fits {alone['node']}"
+    elif alone.get("node"):
+        was = f"alone its preemption nominates {alone['node']}"
+    else:
+        was = f"alone: {alone.get('status')}"
+    by = f", taken first in the scheduler's queue by {_names_placed(taken)}" if taken else \
         " (in the scheduler's queue, after the pods ahead of it)"
     if result.get("status") == "Scheduled":
         return f"{was}{by}; it goes to {result.get('suggestedHost')}"
-    return f"{was}{by}; then: {result.get('message') or result.get('status')}"
+    return f"{was}{by}; then: {result.get('message') or result.get('status')}{nomination_why(queue.get('postFilter'))}"
 
 
 def scheduler_line(trace: Mapping[str, Any]) -> str | None:
