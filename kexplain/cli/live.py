@@ -557,10 +557,11 @@ def queue_options(args: PodArgs) -> Any:
 
 def walk_note(left: "tuple[str, ...]") -> str:
     """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
-    from kexplain.explain.queue_order import RERUNS
+    from kexplain.explain.queue_order import PREEMPTION_RERUNS, RERUNS
     n = len(left)
-    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit or preempt alone; "
-            f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone")
+    return (f"note: walking the scheduler's queue, kexplain scheduled again at most {RERUNS} pods that fit alone "
+            f"and {PREEMPTION_RERUNS} that preempt; {n} more ({left[0]}{', ...' if n > 1 else ''}) keep their "
+            "verdict alone")
 
 
 def cluster_queue(env: Environment, args: PodArgs, live: Live, config: Any, explained: "list[Any]", snapshot: Any,

@@ -16,15 +16,18 @@ queue): a `Carryover` of the nominations (seeded with the cluster's) and the cyc
 changes the cluster for those after it as the scheduler leaves it: one that fits is bound
 where it goes; one whose preemption nominates a node is nominated there (counted there for
 the pods of at most its priority, in Filter and in preemption's own check of a candidate
-node), its victims terminating. A pod that moves the cluster alone (it fits, or its
-preemption nominates a node) is scheduled again, as the scheduler would, against the cluster
-the pods ahead of it left, once one of them changed it (plainly: no extra keys; its
-PostFilter, preemption, when it does not fit, as the scheduler runs it): so a
-second preemptor meets the first one's nomination, and goes elsewhere when the room of one
-victim was all there was. At most `RERUNS` of them (`QueueWalk.left` names the others: they
-keep their verdict alone). The other pods keep their verdict alone: a pod that fits nowhere
-and preempts nothing alone fits nowhere once others take room (pod affinity and topology
-spread, which the pods ahead can help, are the exception kexplain does not try).
+node), its victims terminating. A pod that fits alone is scheduled again, as the scheduler
+would, against the cluster the pods ahead of it left, once one of them changed it (plainly: no
+extra keys; its PostFilter, preemption, when it does not fit, as the scheduler runs it); a pod
+whose preemption nominates a node alone, once one of them is bound or nominated on that node:
+so a second preemptor meets the first one's nomination there, and goes elsewhere when the room
+of one victim was all there was (one that finds its node as it was keeps its nomination: the
+other nodes only lose room). At most `RERUNS` pods that fit alone and `PREEMPTION_RERUNS`
+preemptors (a dry run of preemption on node after node each) are scheduled again so
+(`QueueWalk.left` names the others: they keep their verdict alone). The other pods keep their
+verdict alone: a pod that fits nowhere and preempts nothing alone fits nowhere once others take
+room (pod affinity and topology spread, which the pods ahead can help, are the exception
+kexplain does not try).
 Its answer (`QueueAnswer`) for each pod whose verdict there differs from its verdict alone.
 
 `needed` picks the pending pods of the cluster the walk must hear of beside those explained
@@ -158,15 +161,18 @@ def in_queue_order(pods: Sequence[Alone]) -> list[Alone]:
 
 
 # The pods the walk schedules again at most: each is a scheduling cycle over the whole cluster
-# (one that fails, with preemption's dry run when there are pods it could evict); the pods after
-# that keep their verdict alone, and `QueueWalk.left` names them.
+# (one that fails, with preemption's dry run); the pods after that keep their verdict alone, and
+# `QueueWalk.left` names them. A preemptor's cycle is a dry run of preemption on node after node
+# (ten times a cycle that fits, and more): fewer of them.
 RERUNS = 64
+PREEMPTION_RERUNS = 8
 
 
 @dataclass(frozen=True)
 class QueueWalk:
     """The walk's answers by pod key, and the pods that change the cluster it did not schedule
-    again once `RERUNS` were (`left`, keys in queue order: they keep their verdict alone)."""
+    again once `RERUNS` (or `PREEMPTION_RERUNS`) were (`left`, keys in queue order: they keep
+    their verdict alone)."""
 
     answers: Mapping[str, QueueAnswer]
     left: tuple[str, ...] = ()
@@ -182,32 +188,56 @@ class QueueWalk:
         return answer.post_filter if answer is not None else alone.post_filter
 
 
+def _stale(alone: Alone, moved: Sequence[Placed]) -> bool:
+    """Whether the pods ahead (`moved`) changed the cluster its verdict alone was found in, as
+    far as it goes: any of them, for a pod that fits alone (its best node may be taken, or
+    scored differently); for a preemptor, one bound or nominated on the node its preemption
+    nominates alone (there the room of its victims may be taken: the others only lose room, or
+    keep their candidates' victims)."""
+    if alone.fits:
+        return bool(moved)
+    return bool(alone.nominated) and any(p.node == alone.nominated for p in moved)
+
+
 def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
-         budget: int | None = None) -> QueueWalk:
+         budget: int | None = None, preemptions: int | None = None) -> QueueWalk:
     """The scheduler's queue over `pods` (see the module docstring): each pod's answer where its
     verdict there differs from its verdict alone, by pod key. With `only` (a key), the walk
     stops at that pod. Pods share one cluster: the first pod's snapshot and nominations. At
-    most `budget` (default `RERUNS`) pods are scheduled again."""
+    most `budget` (default `RERUNS`) pods that fit alone and `preemptions` (default
+    `PREEMPTION_RERUNS`) preemptors are scheduled again."""
     from kexplain.explain.carryover import Carryover, terminating
     from kexplain.explain.placement import bind, chosen_node
 
     if not pods:
         return QueueWalk({})
-    budget = RERUNS if budget is None else budget
-    snapshot = pods[0].inputs.snapshot
+    left_to_run = {True: RERUNS if budget is None else budget,
+                   False: PREEMPTION_RERUNS if preemptions is None else preemptions}    # by: fits alone
+    base = pods[0].inputs.snapshot
+    marked: list[Mapping[str, Any]] = []        # preemptions whose victims are not marked terminating yet
+
+    def snapshot() -> Any:
+        """The cluster the pods so far left, its victims marked once someone reads it."""
+        nonlocal base
+        for post in marked:
+            base = terminating(base, dict(post))
+        marked.clear()
+        return base
+
     carry = Carryover.seeded(pods[0].inputs.nominated)
     plain = replace(options.plain(), filter_all=False)      # as a workload's middle copies: no extra keys
     moved: list[Placed] = []
     answers: dict[str, QueueAnswer] = {}
     left: list[str] = []
     for ahead, alone in enumerate(in_queue_order(pods)):
-        if alone.moves and moved and budget <= 0:
+        stale = _stale(alone, moved)
+        if stale and left_to_run[alone.fits] <= 0:
             left.append(alone.key)
             inputs, now = alone.inputs, alone
             carry.kept(inputs.pod, alone.status, alone.nominated)
-        elif alone.moves and moved:     # the cluster the pods ahead left is not the one it was explained in
-            budget -= 1
-            inputs = replace(alone.inputs, snapshot=snapshot)
+        elif stale:     # the cluster the pods ahead left is not the one it was explained in
+            left_to_run[alone.fits] -= 1
+            inputs = replace(alone.inputs, snapshot=snapshot())
             trace = carry.run(inputs, plain)
             now = Alone(inputs, trace.result.status, chosen_node(trace), trace.post_filter)
             if (now.status, now.node, now.nominated) != (alone.status, alone.node, alone.nominated):
@@ -222,10 +252,10 @@ def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
             break
         if now.fits:
             assert now.node is not None
-            snapshot = bind(snapshot, inputs, options, inputs.pod.obj, now.node)
+            base = bind(snapshot(), inputs, options, inputs.pod.obj, now.node)
             moved.append(Placed(alone.key, now.node))
         elif now.nominated:
-            snapshot = terminating(snapshot, dict(now.post_filter or {}))
+            marked.append(now.post_filter or {})
             moved.append(Placed(alone.key, now.nominated, nominated=True))
     return QueueWalk(answers, tuple(left))
 

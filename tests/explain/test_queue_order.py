@@ -136,3 +136,15 @@ def test_may_preempt_needs_a_lower_priority_and_a_policy_that_lets_it():
     low, high, obj = PodInfo(pod("low", 1)), PodInfo(pod("high", 1, priority=10)), pod("never", 1, priority=10)
     never = PodInfo({**obj, "spec": {**obj["spec"], "preemptionPolicy": "Never"}})
     assert [may_preempt(p, 0) for p in (low, high, never)] == [False, True, False]
+
+
+def test_a_preemptor_is_scheduled_again_only_where_the_pods_ahead_took_its_node():
+    """A preemptor whose node the pods ahead left as it was keeps its nomination alone (the other
+    nodes only lose room); one whose node they took is scheduled again, at most
+    `preemptions` of them (the others named in `left`)."""
+    ahead = pod("first", 0, cpu="500m", priority=2000)      # goes to general-1, alone as in the queue
+    pods = alone([ahead, pod("vip-1", 1, cpu="3", priority=1000), pod("vip-2", 2, cpu="3", priority=1000)])
+    assert (pods[0].node, pods[1].nominated, pods[2].nominated) == ("general-1", "general-2", "general-2")
+    cut = walk(pods, RunOptions(), preemptions=0)
+    assert (cut.answers, cut.left) == ({}, ("default/vip-2",))      # vip-1's node untouched: not even left
+    assert walk(pods, RunOptions(), preemptions=1).get("default/vip-2").nominated == "general-1"
