@@ -24,7 +24,7 @@ from kexplain.cli.node_pools import aws_data_option, karpenter_config_option, ka
     run_karpenter
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
-from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
+from kexplain.explain.compare import compare, nominated_notes, pod_key
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.render import structured
@@ -533,7 +533,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, {**trace, "live": where}, args.output)
     else:
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
-        print_comparison(env.console(), comparison)
+        print_comparison(env.console(), where)
     if args.html:
         extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
@@ -638,7 +638,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.model.pod import PodInfo
-    from kexplain.render.live import scheduling_bar, summary
+    from kexplain.render.live import scheduling_bar
     from kexplain.suggest import suggestions as suggest
 
     pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
@@ -698,48 +698,52 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     if karpenter is not None:
         extra["karpenter"] = karpenter
     statuses: list[ExitStatus] = []
-    rows: list[tuple[str, str, str, str]] = []
-    detailed: list[LivePod] = []
-    items: list[dict[str, Any]] = []      # every pod's trace, for --html
+    # each pod as listed: its item of the list (trace, queue, answers, live), or why it was
+    # skipped; the text's rows and the page read these very items (`render.queue.pending_line`)
+    listed: list[dict[str, Any]] = []
+    detailed: list[dict[str, Any]] = []   # each item as the output asked for it, for --details
+    items: list[dict[str, Any]] = []      # every pod's item in full, for --html
     writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
                                                                    "kind": LIST_KIND}) if structured_out else None
     if spool is not None:
         spool.seek(0)
     for e in explained:
         if e.alone is None:
-            rows.append(summary(LivePod(e.pod, skipped=e.skipped)))
+            listed.append({"pod": pod_key(e.pod), "reason": e.skipped})
             continue
-        verdict = e.queue["result"] if e.queue else e.slim["result"]
+        queue = {"queue": e.queue} if e.queue else {}
+        verdict = verdict_in_queue({**e.slim, **queue})
         answers = {}
         if ran is not None:
             answers = {"autoscalers": with_scheduler(ran.pod(pod_key(e.pod)), verdict["status"],
                                                      verdict.get("suggestedHost"), ran.document)}
-        queue = {"queue": e.queue} if e.queue else {}
         comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
                              server_version=live.server_version, hints=e.hints)
-        statuses.append(for_result(verdict["status"]))
-        rows.append(summary(LivePod(e.pod, {**e.slim, **queue, **answers}, comparison)))
         where = live_json(live.server, live.context, live.server_version, comparison)
+        shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
+        item = {**shown, **queue, **answers, "live": where}
+        statuses.append(for_result(verdict_in_queue(item)["status"]))
+        listed.append(item)
         if writer is not None and spool is not None:
             writer.item({**_json.loads(spool.readline()), **queue, **answers, "live": where})
         if e.full is not None:
-            items.append({**e.full, **queue, **answers, "live": where})
-        if e.trace is not None:
-            detailed.append(LivePod(e.pod, {**e.trace, **queue, **answers}, comparison))
+            items.append(item)
+        if args.details:
+            detailed.append(as_asked(item, options))
     if spool is not None:
         spool.close()
     if writer is not None:
         writer.close({"skipped": skipped, **extra})
     else:
         where = "any namespace" if args.all_namespaces else f'namespace "{live.namespace}"'
-        print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
+        print_pending(env.stdout, env.console(), listed, detailed, where=where, wide=args.output is Output.wide)
         if doc is not None:
             from kexplain.render.cluster_autoscaler import print_section
             print_section(doc, env.console(), args.node_group)
         if karpenter is not None:
             from kexplain.render.karpenter_section import print_section as print_karpenter
             print_karpenter(karpenter, env.console())
-        if rows and not args.details and env.stderr_is_terminal:
+        if listed and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:
         save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": items, "skipped": skipped,

@@ -1,12 +1,18 @@
 """The words for a pod's verdict in the scheduler's queue (the trace's `queue` key,
 `kexplain.explain.queue_order`): where the pods ahead of it change what it gets alone, and
 where the Cluster Autoscaler's packing of the same pods parts from the queue (CA's answer's
-`scheduler` key). Read by the terminal, the page and `--pending`'s list alike."""
+`scheduler` key). Read by the terminal, the page and `--pending`'s list alike: a pod's line
+(`pending_line`: its verdict in the queue, where it goes, why) is the one the text's list and
+the page's table both print."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.explain.queue_order import in_queue
 from kexplain.render.cluster_autoscaler import outcome_label
+from kexplain.render.views import random_tie, shorten
+
+TIED_LISTED = 8         # nodes named on a pod's line when a random pick among them is made
 
 
 def _names(placed: list[Mapping[str, Any]]) -> str:
@@ -93,3 +99,33 @@ def scheduler_why(trace: Mapping[str, Any]) -> str | None:
         return None
     what = str(said.get("why") or "").split(" (", 1)[0]
     return f"but {what} ({outcome_label(answer or {})})"
+
+
+def pending_line(trace: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A pod of a list, in one line: its verdict as the scheduler's queue leaves it
+    (`queue_order.in_queue`), the node it goes to ("" when none) and why, in a few words."""
+    result = in_queue(trace)
+    status = str(result.get("status") or "")
+    own = trace["result"]
+    host = str(result.get("suggestedHost") or "") if status == "Scheduled" else ""
+    tied = random_tie(trace)
+    queued = queue_why(trace)       # the pods ahead in the scheduler's queue change its verdict
+    differs = scheduler_why(trace)      # CA's loop parts from the queue on it
+    if queued is not None:
+        why = queued
+    elif status == "Scheduled" and tied:
+        why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
+        host = ""
+    elif status == "Scheduled":
+        host = host or ", ".join(own.get("selectedNodes") or ())
+        why = f"fits now: would be bound to {host}"
+    elif status == "Gated":
+        gate = next((e for e in trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
+        why = "; ".join(gate.get("reasons") or []) or f"gated by {gate.get('plugin', '')}"
+    elif status == "Error":
+        why = own.get("error") or ""
+    else:
+        why = (own.get("message") or "") + nomination_why(trace.get("postFilter"))
+    if differs is not None:
+        why += f"; {differs}"
+    return status, host, why
