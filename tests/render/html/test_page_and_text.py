@@ -19,6 +19,7 @@ from tests.support.cli_helpers import TestEnvironment
 from tests.support.html_pages import page_data
 from tests.support.live_server import isolated, recorded_api  # noqa: F401 (isolated: autouse)
 from tests.support.paths import FIXTURES
+from tests.support.queue_cases import APPS, crowd
 
 WIDE = 400      # columns: no table of the text wraps
 
@@ -176,33 +177,11 @@ def test_a_file_of_pods(tmp_path):
 
 # -- the scheduler's queue: --pending -A -------------------------------------------------------------
 
-def pending_pod(key: str, cpu: str, minute: int) -> dict:
-    """A pending pod the scheduler tried (PodScheduled=False), tolerating the GPU node's taint."""
-    namespace, name = key.split("/")
-    created = f"2025-11-03T10:{minute:02d}:00Z"
-    return {"metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}",
-                         "resourceVersion": "50001", "creationTimestamp": created},
-            "spec": {"containers": [{"name": "c", "image": "app:1", "resources": {"requests": {"cpu": cpu}}}],
-                     "schedulerName": "default-scheduler", "priority": 0,
-                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]},
-            "status": {"phase": "Pending", "conditions": [
-                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastTransitionTime": created,
-                 "message": "0/6 nodes are available"}]}}
-
-
-# Four 3-CPU pods: each fits node-a2 (the GPU node, 7910m) alone; in the queue two do.
-APPS = [f"team-a/app-{i}" for i in range(4)]
-
-
 @pytest.fixture(params=["plain", "karpenter"])
 def served(request, tmp_path):
     """The recorded cluster (and Karpenter's objects beside it) with the four pods pending."""
     with recorded_api(tmp_path, collections=("karpenter",) if request.param == "karpenter" else ()) as api:
-        api.collections["/api/v1/namespaces"]["items"].append(
-            {"metadata": {"name": "team-a", "labels": {"kubernetes.io/metadata.name": "team-a"}, "uid": "uid-ns-a",
-                          "resourceVersion": "50000", "creationTimestamp": "2025-11-03T09:00:00Z"},
-             "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
-        api.collections["/api/v1/pods"]["items"] += [pending_pod(k, "3", 20 + i) for i, k in enumerate(APPS)]
+        crowd(api)
         api.karpenter = request.param == "karpenter"
         yield api
 
