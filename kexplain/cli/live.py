@@ -497,7 +497,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
     pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     # the queue `--pending -A` walks: its verdict there, and every pod's nomination for the autoscalers
     walked, walked_pods = cluster_queue(env, args, live, config, [Alone.of(inputs, trace)] if pending else [],
-                                        inputs.snapshot, inputs.nominated, nominations=groups is not None or pools is not None)
+                                        inputs.snapshot, inputs.nominated,
+                                        nominations=groups is not None or pools is not None)
     answer = walked.get(inputs.pod.key)
     if answer is not None:
         trace["queue"] = answer.to_json()
@@ -565,21 +566,24 @@ def walk_note(left: "tuple[str, ...]") -> str:
 
 
 def cluster_queue(env: Environment, args: PodArgs, live: Live, config: Any, explained: "list[Any]", snapshot: Any,
-                  nominated: Any, *, nominations: bool) -> "tuple[Any, list[Any]]":
+                  nominated: Any, *, nominations: bool, skipped: "frozenset[str]" = frozenset()
+                  ) -> "tuple[Any, list[Any]]":
     """The scheduler's queue over the cluster's pending pods, every namespace's, as both
     `kexplain pod NAME` and `--pending` walk it (`kexplain.explain.queue_order`): the pods
     explained already (`explained`, each `Alone`), and those of the others the walk needs
     (`queue_order.needed`: the pods ahead of the last one that moves alone; with
     `nominations`, where an autoscaler reads every pending pod's nomination, every pod that
     may preempt), explained alone here against the cluster (`snapshot`, with the pods
-    `nominated` there). The walk (a walk cut short said on stderr) and the pods it went over."""
+    `nominated` there); but those that could not be explained already (`skipped`, keys). The
+    walk (a walk cut short said on stderr) and the pods it went over."""
     from kexplain.explain.batch import explain_each
     from kexplain.explain.inputs import Inputs
     from kexplain.explain.queue_order import Alone, needed, walk
     from kexplain.model.pod import PodInfo
 
     options = queue_options(args)
-    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)]
+    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
+               if pod_key(p) not in skipped]
 
     def explain_alone(pods: "list[Inputs]") -> "list[Alone]":
         return [Alone.of(v.inputs, v.trace) for v in explain_each(pods, options) if v.trace is not None]
@@ -677,7 +681,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     alone = [e.alone for e in explained if e.alone is not None]
     # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too
     walked, walked_pods = cluster_queue(env, args, live, config, alone, snapshot, nominated,
-                                        nominations=groups is not None or pools is not None)
+                                        nominations=groups is not None or pools is not None,
+                                        skipped=frozenset(pod_key(e.pod) for e in explained if e.alone is None))
     for e in explained:
         answer = walked.get(e.alone.key) if e.alone is not None else None
         if answer is not None:

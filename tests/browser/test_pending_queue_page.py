@@ -54,7 +54,8 @@ def test_the_script_draws_the_queues_answer(browser, run):
     page, out = run
     browser.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
     browser.get(page.as_uri())
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
     rows = browser.execute_script(
         "return Array.from(document.querySelectorAll('#overview > .mount > .grid-scroll table.grid tbody tr[data-row]'))"
         ".map(tr => Array.from(tr.cells).map(c => c.textContent));")
