@@ -627,12 +627,12 @@ def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
     """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
-    the scheduler's queue over them (`kexplain.explain.queue_order.walk`: a pod whose room the
+    the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
     pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
-    the explanations' preemption nominates them), then the list: `-o json`/`-o yaml` write each
-    item with its answers (the traces wait in a spool file meanwhile, so memory stays flat), the
-    table one row per pod (and the traces only with --details); a progress bar on stderr while
-    the pods are explained when it is a terminal."""
+    the queue leaves their preemption), then the list: `-o json`/`-o yaml` write each item with
+    its answers (the traces wait in a spool file meanwhile, so memory stays flat); the table one
+    row per pod (and the traces only with --details) and the page (--html) read the same items;
+    a progress bar on stderr while the pods are explained when it is a terminal."""
     import json as _json
     import tempfile
 

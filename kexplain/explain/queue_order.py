@@ -33,9 +33,8 @@ Its answer (`QueueAnswer`) for each pod whose verdict there differs from its ver
 `needed` picks the pending pods of the cluster the walk must hear of beside those explained
 already, so that `kexplain pod NAME` and `--pending` (of a namespace, or of every one) walk
 the same queue and the autoscalers see the same nominations: the pods ahead of the last one
-that moves alone, and every pod that may preempt when the nominations are read. `ahead_of`
-picks, for one pod, the pending pods the queue takes before it; `in_queue` is a trace's
-verdict as the queue leaves it. Never prints; no trace kept but the answers' few facts.
+that moves alone, and every pod that may preempt when the nominations are read. `in_queue` is
+a trace's verdict as the queue leaves it. Never prints; no trace kept but the answers' few facts.
 """
 from __future__ import annotations
 
@@ -307,11 +306,3 @@ def in_queue(trace: Mapping[str, Any]) -> Mapping[str, Any]:
     comparison with the scheduler and every renderer (the text's list, the page) read."""
     queue = trace.get("queue")
     return queue["result"] if queue else trace["result"]
-
-
-def ahead_of(key: str, pods: Sequence[PodInfo]) -> list[PodInfo]:
-    """The pods of `pods` (every pending pod of one queue, as listed, the pod `key` among them)
-    the queue takes before the pod `key` (`queue_key`); none when it is not among them."""
-    ordered = [p for _, p in sorted(enumerate(pods), key=lambda ip: queue_key(ip[1], ip[0]))]
-    at = next((i for i, p in enumerate(ordered) if p.key == key), None)
-    return ordered[:at] if at is not None else []

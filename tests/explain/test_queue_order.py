@@ -8,7 +8,7 @@ import pytest
 
 from kexplain.errors import Source
 from kexplain.explain.inputs import Inputs, inputs_from_objects, read_config
-from kexplain.explain.queue_order import Alone, ahead_of, may_preempt, needed, walk
+from kexplain.explain.queue_order import Alone, may_preempt, needed, queue_key, walk
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
@@ -68,10 +68,10 @@ def test_a_pod_that_fits_nowhere_alone_is_not_tried_again_and_the_first_keeps_it
     assert walk(pods, RunOptions()).answers == {}
 
 
-def test_ahead_of_is_priority_then_creation_time_then_the_listing():
+def test_the_queue_is_priority_then_creation_time_then_the_listing():
     pods = [PodInfo(pod("a", 1)), PodInfo(pod("b", 1)), PodInfo(pod("late-vip", 9, priority=10)), PodInfo(pod("c", 0))]
-    assert [p.name for p in ahead_of("default/b", pods)] == ["late-vip", "c", "a"]
-    assert ahead_of("default/late-vip", pods) == [] and ahead_of("default/none", pods) == []
+    ordered = sorted(enumerate(pods), key=lambda ip: queue_key(ip[1], ip[0]))
+    assert [p.name for _, p in ordered] == ["late-vip", "c", "a", "b"]
 
 
 def test_a_nomination_ahead_moves_the_next_preemptor_and_takes_the_room():
