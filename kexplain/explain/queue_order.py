@@ -44,6 +44,7 @@ from typing import Any, Callable, Mapping, Sequence
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.pending_pass import creation_order, creation_time
 from kexplain.explain.request import RunOptions
+from kexplain.explain.shapes import shape_of
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
 
@@ -280,16 +281,29 @@ def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
     nominated); then every pod ahead of the last one that moves alone (fits, or is nominated),
     whose verdict in the queue the pods ahead decide. The pods after it change nothing the
     walk is asked for: so `kexplain pod NAME` walks the queue `--pending -A` walks, for its
-    own verdict and for the nominations, without explaining every pending pod."""
+    own verdict and for the nominations, without explaining every pending pod. A pod of the
+    shape of one explained already (`explain.shapes`: only their names tell them apart) gets
+    its verdict alone."""
     have = {a.key: a for a in explained}
     tried = set(have)       # (a pod that cannot be explained is tried once)
+    shapes = {shape: a for a in explained if (shape := shape_of(a.inputs.pod)) is not None}
     order = [p for _, p in sorted(enumerate(pending), key=lambda ip: queue_key(ip[1].pod, ip[0]))]
 
     def explain_missing(pods: list[Inputs]) -> None:
-        missing = [p for p in pods if p.pod.key not in tried]
-        tried.update(p.pod.key for p in missing)
-        if missing:
-            have.update((a.key, a) for a in explain_alone(missing))
+        fresh: list[Inputs] = []
+        for p in pods:
+            if p.pod.key in tried:
+                continue
+            tried.add(p.pod.key)
+            known = shapes.get(shape) if (shape := shape_of(p.pod)) is not None else None
+            if known is not None:
+                have[p.pod.key] = replace(known, inputs=p)
+            else:
+                fresh.append(p)
+        for a in explain_alone(fresh) if fresh else ():
+            have[a.key] = a
+            if (shape := shape_of(a.inputs.pod)) is not None:
+                shapes.setdefault(shape, a)
 
     if nominations and pending:
         lowest = lowest_priority(pending[0].snapshot)

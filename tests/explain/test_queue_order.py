@@ -117,7 +117,7 @@ NEEDED = [
 
 @pytest.mark.parametrize("explained, nominations, more", NEEDED)
 def test_needed_explains_the_pods_the_walk_must_hear_of(explained, nominations, more):
-    objs = [pod("a", 1), pod("b", 2), pod("big", 3, cpu="3"), pod("vip", 4, cpu="3", priority=1000)]
+    objs = [pod("a", 1), pod("b", 2, cpu="1400m"), pod("big", 3, cpu="3"), pod("vip", 4, cpu="3", priority=1000)]
     pending = inputs_of(objs)
     by_name = {i.pod.name: i for i in pending}
     asked: list[str] = []
@@ -148,3 +148,15 @@ def test_a_preemptor_is_scheduled_again_only_where_the_pods_ahead_took_its_node(
     cut = walk(pods, RunOptions(), preemptions=0)
     assert (cut.answers, cut.left) == ({}, ("default/vip-2",))      # vip-1's node untouched: not even left
     assert walk(pods, RunOptions(), preemptions=1).get("default/vip-2").nominated == "general-1"
+
+
+def test_needed_gives_a_pod_of_an_explained_shape_its_verdict_alone():
+    """a and b differ only in their names (and creation times): b, explained, is a's verdict alone."""
+    pending = inputs_of([pod("a", 1), pod("b", 2)])
+    b = Alone.of(pending[1], explain(pending[1], RunOptions()))
+
+    def explain_alone(pods: list[Inputs]) -> list[Alone]:
+        raise AssertionError(f"explained again: {[p.pod.name for p in pods]}")
+
+    a, again = needed([b], pending, explain_alone, nominations=False)
+    assert again is b and (a.inputs, a.status, a.node) == (pending[0], b.status, b.node)
