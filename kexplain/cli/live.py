@@ -24,7 +24,7 @@ from kexplain.cli.node_pools import aws_data_option, karpenter_config_option, ka
     run_karpenter
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError, Source
-from kexplain.explain.compare import LivePod, compare, nominated_notes, pod_key
+from kexplain.explain.compare import compare, nominated_notes, pod_key
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.render import structured
@@ -476,6 +476,7 @@ def _source(live: Live, pod: Obj) -> Source:
 
 def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
     from kexplain.explain.inputs import inputs_from_objects
+    from kexplain.explain.queue_order import Alone
     from kexplain.load.live import as_pending
 
     assert live.pod is not None
@@ -492,11 +493,20 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         raise
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
-    queued = named_in_queue(env, args, others, inputs, trace, config, _source_of(live))
+    groups = groups_of(args, live, cluster)
+    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
+    # the queue `--pending -A` walks: its verdict there, and every pod's nomination for the autoscalers
+    walked, walked_pods = cluster_queue(env, args, live, config, [Alone.of(inputs, trace)] if pending else [],
+                                        inputs.snapshot, inputs.nominated,
+                                        nominations=groups is not None or pools is not None)
+    answer = walked.get(inputs.pod.key)
+    if answer is not None:
+        trace["queue"] = answer.to_json()
+    post = answer.post_filter if answer is not None else trace.get("postFilter")
+    queued = [(inputs, {"postFilter": post}), *in_queue_pass(walked, walked_pods, {inputs.pod.key})]
     verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
     # CA packs every pending pod: one that the queue places may find no room in CA's loop
     packed = verdict["status"] == "Scheduled" and bool(others)
-    groups = groups_of(args, live, cluster)
     if groups is not None:
         if args.node_group is not None or verdict["status"] not in NO_AUTOSCALER or packed:
             autoscaled(trace, groups, config.kube, live_pass(queued), inputs.pod)
@@ -509,7 +519,6 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
                 args = replace(args, node_group=check_node_group(args.node_group, trace["autoscaler"]))
         elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
             check_groups(groups, config.kube)
-    pools = node_pools_request(cluster, args.aws_data, args.karpenter_config)     # the cluster's NodePools
     if pools is not None and verdict["status"] not in NO_AUTOSCALER:
         karpentered(trace, pools, config.kube, live_pass(queued), inputs.pod.key)
         if "suggestions" in trace:      # a node comes from a NodePool: Karpenter's fixes say which (as offline)
@@ -525,7 +534,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, {**trace, "live": where}, args.output)
     else:
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
-        print_comparison(env.console(), comparison)
+        print_comparison(env.console(), where)
     if args.html:
         extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
@@ -547,55 +556,56 @@ def queue_options(args: PodArgs) -> Any:
                       preemption_offset=args.preemption_offset, filter_all=False)
 
 
-def _source_of(live: Live) -> Any:
-    return lambda pod: _source(live, pod)
-
-
 def walk_note(left: "tuple[str, ...]") -> str:
     """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
-    from kexplain.explain.queue_order import RERUNS
+    from kexplain.explain.queue_order import PREEMPTION_RERUNS, RERUNS
     n = len(left)
-    return (f"note: the scheduler's queue was walked for the first {RERUNS} pods that fit alone; "
-            f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone")
+    return (f"note: walking the scheduler's queue, kexplain scheduled again at most {RERUNS} pods that fit alone "
+            f"and {PREEMPTION_RERUNS} that preempt; {n} more ({left[0]}{', ...' if n > 1 else ''}) keep their "
+            "verdict alone")
 
 
-def named_in_queue(env: Environment, args: PodArgs, others: list[Obj], inputs: Any, trace: dict, config: Any,
-                   source: Any) -> "list[tuple[Any, dict]]":
-    """The named pod in the scheduler's queue (`kexplain.explain.queue_order`), with `others`,
-    the cluster's other pending pods: when it fits alone, the pending pods the queue takes before
-    it are explained alone and the queue walked to it; its answer there, when it differs, goes
-    under the trace's `queue` key (and a walk cut short is said on stderr). What the autoscalers
-    see of it: the pod (its nomination as the queue leaves it) and the pods ahead, with their
-    nominations."""
+def cluster_queue(env: Environment, args: PodArgs, live: Live, config: Any, explained: "list[Any]", snapshot: Any,
+                  nominated: Any, *, nominations: bool, skipped: "frozenset[str]" = frozenset()
+                  ) -> "tuple[Any, list[Any]]":
+    """The scheduler's queue over the cluster's pending pods, every namespace's, as both
+    `kexplain pod NAME` and `--pending` walk it (`kexplain.explain.queue_order`): the pods
+    explained already (`explained`, each `Alone`), and those of the others the walk needs
+    (`queue_order.needed`: the pods ahead of the last one that moves alone; with
+    `nominations`, where an autoscaler reads every pending pod's nomination, every pod that
+    may preempt), explained alone here against the cluster (`snapshot`, with the pods
+    `nominated` there); but those that could not be explained already (`skipped`, keys). The
+    walk (a walk cut short said on stderr) and the pods it went over."""
     from kexplain.explain.batch import explain_each
     from kexplain.explain.inputs import Inputs
-    from kexplain.explain.queue_order import Alone, ahead_of, walk
+    from kexplain.explain.queue_order import Alone, needed, walk
     from kexplain.model.pod import PodInfo
 
-    alone = Alone.of(inputs, trace)
-    if not others or not alone.fits:
-        return [(inputs, trace)]
-    ahead = ahead_of(inputs.pod.key, [*(PodInfo(p) for p in others), inputs.pod])
-    if not ahead:
-        return [(inputs, trace)]
     options = queue_options(args)
-    before_inputs = [Inputs(p, source(p.obj), inputs.snapshot, config, inputs.nominated) for p in ahead]
-    before = [Alone.of(v.inputs, v.trace) for v in explain_each(before_inputs, options) if v.trace is not None]
-    walked = walk([*before, alone], options, only=inputs.pod.key)
-    answer = walked.get(inputs.pod.key)
-    if answer is not None:
-        trace["queue"] = answer.to_json()
+    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
+               if pod_key(p) not in skipped]
+
+    def explain_alone(pods: "list[Inputs]") -> "list[Alone]":
+        return [Alone.of(v.inputs, v.trace) for v in explain_each(pods, options) if v.trace is not None]
+
+    pods = needed(explained, pending, explain_alone, nominations=nominations)
+    walked = walk(pods, options)
     if walked.left:
         env.error(walk_note(walked.left))
-    post = answer.post_filter if answer is not None else trace.get("postFilter")
-    return [(inputs, {"postFilter": post}), *((a.inputs, {"postFilter": a.post_filter, "standsFor": ""})
-                                                for a in before if a.nominated)]
+    return walked, pods
+
+
+def in_queue_pass(walked: Any, pods: "list[Any]", shown: "set[str]") -> "list[tuple[Any, dict]]":
+    """What the autoscalers see of the pods the queue went over but `shown` (keys: the pods
+    the command explains, which it passes itself): each nominated where the queue leaves its
+    preemption, standing for nobody (`live_pass`)."""
+    return [(a.inputs, {"postFilter": walked.post_filter(a), "standsFor": ""}) for a in pods if a.key not in shown]
 
 
 def verdict_in_queue(trace: dict) -> dict:
     """The pod's verdict as the scheduler's queue leaves it: its `queue` answer's, else its own."""
-    queue = trace.get("queue")
-    return queue["result"] if queue else trace["result"]
+    from kexplain.explain.queue_order import in_queue
+    return dict(in_queue(trace))
 
 
 def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
@@ -617,22 +627,22 @@ def live_pass(explained: "list[tuple[Any, Optional[dict]]]") -> "PendingPass":
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
     """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
-    the scheduler's queue over them (`kexplain.explain.queue_order.walk`: a pod whose room the
+    the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
     pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
-    the explanations' preemption nominates them), then the list: `-o json`/`-o yaml` write each
-    item with its answers (the traces wait in a spool file meanwhile, so memory stays flat), the
-    table one row per pod (and the traces only with --details); a progress bar on stderr while
-    the pods are explained when it is a terminal."""
+    the queue leaves their preemption), then the list: `-o json`/`-o yaml` write each item with
+    its answers (the traces wait in a spool file meanwhile, so memory stays flat); the table one
+    row per pod (and the traces only with --details) and the page (--html) read the same items;
+    a progress bar on stderr while the pods are explained when it is a terminal."""
     import json as _json
     import tempfile
 
     from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
     from kexplain.explain.inputs import Inputs, build_cluster
-    from kexplain.explain.queue_order import Alone, walk
+    from kexplain.explain.queue_order import Alone
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable
     from kexplain.model.pod import PodInfo
-    from kexplain.render.live import scheduling_bar, summary
+    from kexplain.render.live import scheduling_bar
     from kexplain.suggest import suggestions as suggest
 
     pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
@@ -665,22 +675,24 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
             explained.append(_Explained(pod, Alone.of(verdict.inputs, verdict.trace), _slim(trace),
                                         tuple(nominated_notes(verdict.inputs, trace)),
                                         trace if args.details else None, full if args.html else None))
+    ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
+    groups = groups_of(args, live, live.cluster)
+    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     alone = [e.alone for e in explained if e.alone is not None]
-    walked = walk(alone, replace(options, filter_all=False))
+    # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too
+    walked, walked_pods = cluster_queue(env, args, live, config, alone, snapshot, nominated,
+                                        nominations=groups is not None or pools is not None,
+                                        skipped=frozenset(pod_key(e.pod) for e in explained if e.alone is None))
     for e in explained:
         answer = walked.get(e.alone.key) if e.alone is not None else None
         if answer is not None:
             e.queue = answer.to_json()
-    if walked.left:
-        env.error(walk_note(walked.left))
-    ran = None       # with node groups: ONE loop over every pending pod (each item has its answer)
-    groups = groups_of(args, live, live.cluster)
     seen = [(e.inputs if e.alone is None else e.alone.inputs, {"postFilter": e.post_filter}) for e in explained]
+    seen += in_queue_pass(walked, walked_pods, {a.key for a in alone})
     if groups is not None and (pods or args.node_group is not None or groups.groups.file):   # a file: checked anyway
         ran = run_autoscalers(groups, config.kube, live_pass(seen))
         if ran.explained or args.node_group is not None:
             args = replace(args, node_group=check_node_group(args.node_group, ran.document))
-    pools = node_pools_request(live.cluster, args.aws_data, args.karpenter_config)    # the cluster's NodePools
     if pools is not None and pods:      # ONE provisioning pass over every pending pod
         kp = run_karpenter(pools, config.kube, live_pass(seen))
         ran = ran.joined(kp) if ran is not None else kp
@@ -691,48 +703,52 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     if karpenter is not None:
         extra["karpenter"] = karpenter
     statuses: list[ExitStatus] = []
-    rows: list[tuple[str, str, str, str]] = []
-    detailed: list[LivePod] = []
-    items: list[dict[str, Any]] = []      # every pod's trace, for --html
+    # each pod as listed: its item of the list (trace, queue, answers, live), or why it was
+    # skipped; the text's rows and the page read these very items (`render.queue.pending_line`)
+    listed: list[dict[str, Any]] = []
+    detailed: list[dict[str, Any]] = []   # each item as the output asked for it, for --details
+    items: list[dict[str, Any]] = []      # every pod's item in full, for --html
     writer = structured.ListWriter(env.stdout, args.output.value, {"apiVersion": API_VERSION,
                                                                    "kind": LIST_KIND}) if structured_out else None
     if spool is not None:
         spool.seek(0)
     for e in explained:
         if e.alone is None:
-            rows.append(summary(LivePod(e.pod, skipped=e.skipped)))
+            listed.append({"pod": pod_key(e.pod), "reason": e.skipped})
             continue
-        verdict = e.queue["result"] if e.queue else e.slim["result"]
+        queue = {"queue": e.queue} if e.queue else {}
+        verdict = verdict_in_queue({**e.slim, **queue})
         answers = {}
         if ran is not None:
             answers = {"autoscalers": with_scheduler(ran.pod(pod_key(e.pod)), verdict["status"],
                                                      verdict.get("suggestedHost"), ran.document)}
-        queue = {"queue": e.queue} if e.queue else {}
         comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
                              server_version=live.server_version, hints=e.hints)
-        statuses.append(for_result(verdict["status"]))
-        rows.append(summary(LivePod(e.pod, {**e.slim, **queue, **answers}, comparison)))
         where = live_json(live.server, live.context, live.server_version, comparison)
+        shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
+        item = {**shown, **queue, **answers, "live": where}
+        statuses.append(for_result(verdict_in_queue(item)["status"]))
+        listed.append(item)
         if writer is not None and spool is not None:
             writer.item({**_json.loads(spool.readline()), **queue, **answers, "live": where})
         if e.full is not None:
-            items.append({**e.full, **queue, **answers, "live": where})
-        if e.trace is not None:
-            detailed.append(LivePod(e.pod, {**e.trace, **queue, **answers}, comparison))
+            items.append(item)
+        if args.details:
+            detailed.append(as_asked(item, options))
     if spool is not None:
         spool.close()
     if writer is not None:
         writer.close({"skipped": skipped, **extra})
     else:
         where = "any namespace" if args.all_namespaces else f'namespace "{live.namespace}"'
-        print_pending(env.stdout, env.console(), rows, detailed, where=where, wide=args.output is Output.wide)
+        print_pending(env.stdout, env.console(), listed, detailed, where=where, wide=args.output is Output.wide)
         if doc is not None:
             from kexplain.render.cluster_autoscaler import print_section
             print_section(doc, env.console(), args.node_group)
         if karpenter is not None:
             from kexplain.render.karpenter_section import print_section as print_karpenter
             print_karpenter(karpenter, env.console())
-        if rows and not args.details and env.stderr_is_terminal:
+        if listed and not args.details and env.stderr_is_terminal:
             env.error("For every reason on every node: --details, or kexplain pod NAME -n NAMESPACE.")
     if args.html:
         save_page(args.html, {"apiVersion": API_VERSION, "kind": LIST_KIND, "items": items, "skipped": skipped,

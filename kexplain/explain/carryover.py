@@ -77,6 +77,15 @@ class Carryover:
             self._nominate(inputs.pod, trace.post_filter.get("nominatedNodeName") or "")
         return trace
 
+    def kept(self, pod: PodInfo, status: str, nominated: str = "") -> None:
+        """A cycle whose verdict is known without running it again (the scheduler's queue
+        walked over pods explained alone, `kexplain.explain.queue_order`): counted as `run`
+        counts one, and the node its preemption nominated (`nominated`) remembered."""
+        if status != GATED:
+            self.cycle += 1
+        if status == UNSCHEDULABLE:
+            self._nominate(pod, nominated)
+
     def _cycle(self, inputs: Inputs, options: RunOptions) -> Trace:
         """The cycle itself, with the batch of the pod's profile (changed by it)."""
         fw = framework_for(inputs, options)

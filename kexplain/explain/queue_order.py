@@ -10,30 +10,41 @@ will be scheduled. The Cluster Autoscaler's loop packs every pending pod the sam
 own order: `kexplain.autoscaler.podlistprocessor`), so where the two are put side by side the
 pod's answer in the queue is the one to compare.
 
-`walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue. Each pod
+`walk` takes the pods with their verdicts alone (`Alone`) and goes through the queue as the
+scheduler does, through the same memory a file's pods are scheduled with (`explain.batch`'s
+queue): a `Carryover` of the nominations (seeded with the cluster's) and the cycles. Each pod
 changes the cluster for those after it as the scheduler leaves it: one that fits is bound
 where it goes; one whose preemption nominates a node is nominated there (counted there for
-the pods of at most its priority), its victims terminating. A pod that fits alone is scheduled
-again, as the scheduler would, against the cluster the pods ahead of it left, once one of them
-changed it (quietly, as a workload's middle copies are: no extra keys; its preemption only when
-it does not fit and some pod on a node has a lower priority, else none is a victim), at most
-`RERUNS` of them (`QueueWalk.left` names the others: they keep their verdict alone). The other
-pods keep their verdict alone: a pod that fits nowhere alone fits nowhere once others take room
-(pod affinity and topology spread, which the pods ahead can help, are the exception kexplain
-does not try), and a pod's preemption is not run again (its nomination alone stands, even where
-a preemptor ahead was nominated to the same node).
+the pods of at most its priority, in Filter and in preemption's own check of a candidate
+node), its victims terminating. A pod that fits alone is scheduled again, as the scheduler
+would, against the cluster the pods ahead of it left, once one of them changed it (plainly: no
+extra keys; its PostFilter, preemption, when it does not fit, as the scheduler runs it); a pod
+whose preemption nominates a node alone, once one of them is bound or nominated on that node:
+so a second preemptor meets the first one's nomination there, and goes elsewhere when the room
+of one victim was all there was (one that finds its node as it was keeps its nomination: the
+other nodes only lose room). At most `RERUNS` pods that fit alone and `PREEMPTION_RERUNS`
+preemptors (a dry run of preemption on node after node each) are scheduled again so
+(`QueueWalk.left` names the others: they keep their verdict alone). The other pods keep their
+verdict alone: a pod that fits nowhere and preempts nothing alone fits nowhere once others take
+room (pod affinity and topology spread, which the pods ahead can help, are the exception
+kexplain does not try).
 Its answer (`QueueAnswer`) for each pod whose verdict there differs from its verdict alone.
-`ahead_of` picks, for one pod, the pending pods the queue takes before it. Never prints; no
-trace kept but the answers' few facts.
+
+`needed` picks the pending pods of the cluster the walk must hear of beside those explained
+already, so that `kexplain pod NAME` and `--pending` (of a namespace, or of every one) walk
+the same queue and the autoscalers see the same nominations: the pods ahead of the last one
+that moves alone, and every pod that may preempt when the nominations are read. `in_queue` is
+a trace's verdict as the queue leaves it. Never prints; no trace kept but the answers' few facts.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.pending_pass import creation_order, creation_time
 from kexplain.explain.request import RunOptions
+from kexplain.explain.shapes import shape_of
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
 
@@ -150,15 +161,18 @@ def in_queue_order(pods: Sequence[Alone]) -> list[Alone]:
 
 
 # The pods the walk schedules again at most: each is a scheduling cycle over the whole cluster
-# (one that fails, with preemption's dry run when there are pods it could evict); the pods after
-# that keep their verdict alone, and `QueueWalk.left` names them.
+# (one that fails, with preemption's dry run); the pods after that keep their verdict alone, and
+# `QueueWalk.left` names them. A preemptor's cycle is a dry run of preemption on node after node
+# (ten times a cycle that fits, and more): fewer of them.
 RERUNS = 64
+PREEMPTION_RERUNS = 8
 
 
 @dataclass(frozen=True)
 class QueueWalk:
     """The walk's answers by pod key, and the pods that change the cluster it did not schedule
-    again once `RERUNS` were (`left`, keys in queue order: they keep their verdict alone)."""
+    again once `RERUNS` (or `PREEMPTION_RERUNS`) were (`left`, keys in queue order: they keep
+    their verdict alone)."""
 
     answers: Mapping[str, QueueAnswer]
     left: tuple[str, ...] = ()
@@ -166,81 +180,143 @@ class QueueWalk:
     def get(self, key: str) -> QueueAnswer | None:
         return self.answers.get(key)
 
+    def post_filter(self, alone: Alone) -> Mapping[str, Any] | None:
+        """Where the pod's preemption nominates it as the queue leaves it (a trace's
+        `postFilter`, its answer's when the queue changes its verdict): what the autoscalers
+        read."""
+        answer = self.answers.get(alone.key)
+        return answer.post_filter if answer is not None else alone.post_filter
+
+
+def _stale(alone: Alone, moved: Sequence[Placed]) -> bool:
+    """Whether the pods ahead (`moved`) changed the cluster its verdict alone was found in, as
+    far as it goes: any of them, for a pod that fits alone (its best node may be taken, or
+    scored differently); for a preemptor, one bound or nominated on the node its preemption
+    nominates alone (there the room of its victims may be taken: the others only lose room, or
+    keep their candidates' victims)."""
+    if alone.fits:
+        return bool(moved)
+    return bool(alone.nominated) and any(p.node == alone.nominated for p in moved)
+
 
 def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
-         budget: int | None = None) -> QueueWalk:
+         budget: int | None = None, preemptions: int | None = None) -> QueueWalk:
     """The scheduler's queue over `pods` (see the module docstring): each pod's answer where its
     verdict there differs from its verdict alone, by pod key. With `only` (a key), the walk
     stops at that pod. Pods share one cluster: the first pod's snapshot and nominations. At
-    most `budget` (default `RERUNS`) pods are scheduled again."""
-    from kexplain.explain.carryover import terminating
-    from kexplain.explain.placement import bind, chosen_node, quiet_options
-    from kexplain.explain.run import explain
+    most `budget` (default `RERUNS`) pods that fit alone and `preemptions` (default
+    `PREEMPTION_RERUNS`) preemptors are scheduled again."""
+    from kexplain.explain.carryover import Carryover, terminating
+    from kexplain.explain.placement import bind, chosen_node
 
     if not pods:
         return QueueWalk({})
-    budget = RERUNS if budget is None else budget
-    snapshot = pods[0].inputs.snapshot
-    nominated = {n: list(p) for n, p in pods[0].inputs.nominated.items()}
+    left_to_run = {True: RERUNS if budget is None else budget,
+                   False: PREEMPTION_RERUNS if preemptions is None else preemptions}    # by: fits alone
+    base = pods[0].inputs.snapshot
+    marked: list[Mapping[str, Any]] = []        # preemptions whose victims are not marked terminating yet
+
+    def snapshot() -> Any:
+        """The cluster the pods so far left, its victims marked once someone reads it."""
+        nonlocal base
+        for post in marked:
+            base = terminating(base, dict(post))
+        marked.clear()
+        return base
+
+    carry = Carryover.seeded(pods[0].inputs.nominated)
+    plain = replace(options.plain(), filter_all=False)      # as a workload's middle copies: no extra keys
     moved: list[Placed] = []
     answers: dict[str, QueueAnswer] = {}
     left: list[str] = []
-    lowest: list[int] = []      # the lowest priority among the pods on nodes, once needed
     for ahead, alone in enumerate(in_queue_order(pods)):
-        if only is not None and alone.key != only and not alone.moves:
-            continue
-        if alone.fits and moved and budget <= 0:
+        stale = _stale(alone, moved)
+        if stale and left_to_run[alone.fits] <= 0:
             left.append(alone.key)
             inputs, now = alone.inputs, alone
-        elif alone.fits and moved:      # the cluster the pods ahead left is not the one it was explained in
-            budget -= 1
-            inputs = replace(alone.inputs, snapshot=snapshot, nominated=_without(nominated, alone.inputs.pod))
-            trace = explain(inputs, quiet_options(options))     # as a workload's copies: quiet unless it fails
-            if trace.result.status == UNSCHEDULABLE and options.preemption and \
-                    alone.inputs.pod.priority > _lowest(snapshot, lowest):     # else no pod is a victim
-                trace = explain(inputs, replace(options.plain(), filter_all=False))
-            status, node, post = trace.result.status, chosen_node(trace), trace.post_filter
-            now = Alone(inputs, status, node, post)
-            if (status, node, now.nominated) != (alone.status, alone.node, alone.nominated):
+            carry.kept(inputs.pod, alone.status, alone.nominated)
+        elif stale:     # the cluster the pods ahead left is not the one it was explained in
+            left_to_run[alone.fits] -= 1
+            inputs = replace(alone.inputs, snapshot=snapshot())
+            trace = carry.run(inputs, plain)
+            now = Alone(inputs, trace.result.status, chosen_node(trace), trace.post_filter)
+            if (now.status, now.node, now.nominated) != (alone.status, alone.node, alone.nominated):
                 answers[alone.key] = QueueAnswer(
-                    alone.key, ahead, len(moved), alone.status, alone.node or alone.nominated or None, status,
-                    node, trace.result.message or "", post if now.nominated else None,
+                    alone.key, ahead, len(moved), alone.status, alone.node or alone.nominated or None, now.status,
+                    now.node, trace.result.message or "", now.post_filter if now.nominated else None,
                     tuple(p for p in moved if p.node in (alone.node, alone.nominated)))
         else:
             inputs, now = alone.inputs, alone
+            carry.kept(inputs.pod, alone.status, alone.nominated)
         if only is not None and alone.key == only:
             break
-        if now.status == SCHEDULED and now.node is not None:
-            snapshot = bind(snapshot, inputs, options, inputs.pod.obj, now.node)
+        if now.fits:
+            assert now.node is not None
+            base = bind(snapshot(), inputs, options, inputs.pod.obj, now.node)
             moved.append(Placed(alone.key, now.node))
-            if lowest:
-                lowest[0] = min(lowest[0], inputs.pod.priority)
         elif now.nominated:
-            snapshot = terminating(snapshot, now.post_filter)
-            obj = {**inputs.pod.obj, "status": {**inputs.pod.status, "nominatedNodeName": now.nominated}}
-            nominated = _without(nominated, inputs.pod)
-            nominated.setdefault(now.nominated, []).append(PodInfo(obj))
+            marked.append(now.post_filter or {})
             moved.append(Placed(alone.key, now.nominated, nominated=True))
     return QueueWalk(answers, tuple(left))
 
 
-def _lowest(snapshot: Any, memo: list[int]) -> int:
-    """The lowest priority of a pod on a node (remembered in `memo`): a pod of no higher
-    priority finds no victim, so its preemption cannot help."""
-    if not memo:
-        memo.append(min((p.priority for ni in snapshot.node_infos for p in ni.pods), default=2 ** 31))
-    return memo[0]
+def lowest_priority(snapshot: Any) -> int:
+    """The lowest priority of a pod on a node: a pod of no higher priority finds no victim."""
+    return min((p.priority for ni in snapshot.node_infos for p in ni.pods), default=2 ** 31)
 
 
-def _without(nominated: Mapping[str, list[PodInfo]], pod: PodInfo) -> dict[str, list[PodInfo]]:
-    """The nominations but the pod's own (a pod is never filtered with itself counted in)."""
-    out = {n: [p for p in pods if p.key != pod.key] for n, pods in nominated.items()}
-    return {n: pods for n, pods in out.items() if pods}
+def may_preempt(pod: PodInfo, lowest: int) -> bool:
+    """Whether the pod's preemption can find a victim: its preemptionPolicy lets it preempt
+    (not Never) and some pod on a node has a lower priority (`lowest`: the lowest); the pods
+    the queue binds before it have at least its priority, so they are never its victims."""
+    return pod.spec.get("preemptionPolicy") != "Never" and pod.priority > lowest
 
 
-def ahead_of(key: str, pods: Sequence[PodInfo]) -> list[PodInfo]:
-    """The pods of `pods` (every pending pod of one queue, as listed, the pod `key` among them)
-    the queue takes before the pod `key` (`queue_key`); none when it is not among them."""
-    ordered = [p for _, p in sorted(enumerate(pods), key=lambda ip: queue_key(ip[1], ip[0]))]
-    at = next((i for i, p in enumerate(ordered) if p.key == key), None)
-    return ordered[:at] if at is not None else []
+def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
+           explain_alone: Callable[[list[Inputs]], list[Alone]], *, nominations: bool) -> list[Alone]:
+    """Every pod the walk needs, in the listing's order: `explained` (pods explained alone
+    already) and of `pending` (every pending pod of the cluster's queue, as listed) those
+    `explain_alone` explains here: with `nominations` (an autoscaler reads where each pending
+    pod is nominated), every pod that may preempt (`may_preempt`: the others are never
+    nominated); then every pod ahead of the last one that moves alone (fits, or is nominated),
+    whose verdict in the queue the pods ahead decide. The pods after it change nothing the
+    walk is asked for: so `kexplain pod NAME` walks the queue `--pending -A` walks, for its
+    own verdict and for the nominations, without explaining every pending pod. A pod of the
+    shape of one explained already (`explain.shapes`: only their names tell them apart) gets
+    its verdict alone."""
+    have = {a.key: a for a in explained}
+    tried = set(have)       # (a pod that cannot be explained is tried once)
+    shapes = {shape: a for a in explained if (shape := shape_of(a.inputs.pod)) is not None}
+    order = [p for _, p in sorted(enumerate(pending), key=lambda ip: queue_key(ip[1].pod, ip[0]))]
+
+    def explain_missing(pods: list[Inputs]) -> None:
+        fresh: list[Inputs] = []
+        for p in pods:
+            if p.pod.key in tried:
+                continue
+            tried.add(p.pod.key)
+            known = shapes.get(shape) if (shape := shape_of(p.pod)) is not None else None
+            if known is not None:
+                have[p.pod.key] = replace(known, inputs=p)
+            else:
+                fresh.append(p)
+        for a in explain_alone(fresh) if fresh else ():
+            have[a.key] = a
+            if (shape := shape_of(a.inputs.pod)) is not None:
+                shapes.setdefault(shape, a)
+
+    if nominations and pending:
+        lowest = lowest_priority(pending[0].snapshot)
+        explain_missing([p for p in pending if may_preempt(p.pod, lowest)])
+    last = max((i for i, p in enumerate(order) if (a := have.get(p.pod.key)) is not None and a.moves), default=0)
+    explain_missing(order[:last])
+    listed = {p.pod.key: i for i, p in enumerate(pending)}
+    return sorted(have.values(), key=lambda a: listed.get(a.key, len(listed)))
+
+
+def in_queue(trace: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A pod's verdict (a trace's `result` words) as the scheduler's queue leaves it: its
+    `queue` answer's, where the pods ahead change it, else its own. What the exit code, the
+    comparison with the scheduler and every renderer (the text's list, the page) read."""
+    queue = trace.get("queue")
+    return queue["result"] if queue else trace["result"]

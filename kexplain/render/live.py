@@ -5,23 +5,21 @@ a terminal while the cluster is read, and the one shown while many pods are sche
 from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, ContextManager, Iterator, Optional, TextIO
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional, Sequence, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from kexplain.explain.compare import Comparison, LivePod
+from kexplain.explain.compare import Comparison
 from kexplain.render.consoles import text_console
-from kexplain.render.queue import queue_why, scheduler_why
+from kexplain.render.queue import pending_line
 from kexplain.render.table import print_trace
-from kexplain.render.views import random_tie, shorten
 
 Progress = Callable[[str, int, Optional[int]], None]     # (resource, objects read, total or None)
 
 # Why a live cluster has no nodes (the human view says it when it has none).
 LIVE_NO_NODES = "The cluster has no nodes: the API server listed no Node object."
 COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
-TIED_LISTED = 8         # nodes named on a pod's line when a random pick among them is made
 
 
 @contextmanager
@@ -91,76 +89,60 @@ def live_json(server: str, context: Optional[str], server_version: Optional[str]
             **(comparison.to_json() if comparison is not None else {})}
 
 
-def print_comparison(console: Console, comparison: Comparison) -> None:
-    """What the scheduler said (the PodScheduled condition), whether kexplain agrees, and why not."""
-    cond = comparison.pod_scheduled
+def print_comparison(console: Console, live: Mapping[str, Any]) -> None:
+    """What the scheduler said (the PodScheduled condition), whether kexplain agrees, and why
+    not: a trace's `live` key (`live_json`)."""
+    cond = live.get("podScheduled")
     if cond is not None:
         since = f", since {cond['lastTransitionTime']}" if cond.get("lastTransitionTime") else ""
         said = f": {cond['message']}" if cond.get("message") else ""
         console.print(Text(f"The scheduler said (PodScheduled={cond.get('status')}, "
                            f"{cond.get('reason') or 'no reason'}{since}){said}"))
-    if comparison.agrees is True:
+    if live.get("agrees") is True:
         console.print(Text("kexplain agrees with the scheduler.", style="green"))
-    elif comparison.agrees is False:
+    elif live.get("agrees") is False:
         console.print(Text("kexplain differs from the scheduler. Possible reasons:", style="yellow"))
-    for note in comparison.notes:
+    for note in live.get("notes") or ():
         console.print(Text(f"  - {note}"))
-    for hint in comparison.hints:
+    for hint in live.get("hints") or ():
         console.print(Text(f"Note: {hint}"))
 
 
-def summary(res: LivePod) -> tuple[str, str, str, str]:
-    """(pod, kexplain's verdict, whether the scheduler agrees, the one-line why)."""
-    if res.trace is None:
-        return res.key, "skipped", "-", res.skipped
-    result = res.trace["result"]
-    status = result["status"]
-    tied = random_tie(res.trace)
-    agrees = res.comparison.agrees if res.comparison is not None else None
-    queued = queue_why(res.trace)       # the pods ahead in the scheduler's queue change its verdict
-    differs = scheduler_why(res.trace)      # CA's loop parts from the queue on it
-    if queued is not None:
-        status = res.trace["queue"]["result"]["status"]
-        why = queued
-    elif status == "Scheduled" and tied:
-        why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
-    elif status == "Scheduled":
-        why = f"fits now: would be bound to {result.get('suggestedHost') or ', '.join(result['selectedNodes'])}"
-    elif status == "Gated":
-        gate = next((e for e in res.trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
-        why = "; ".join(gate.get("reasons") or []) or f"gated by {gate.get('plugin', '')}"
-    elif status == "Error":
-        why = result.get("error") or ""
-    else:
-        why = result.get("message") or ""
-        post = res.trace.get("postFilter") or {}
-        if post.get("nominatedNodeName"):
-            victims = ", ".join(post.get("victims") or []) or "none"
-            why += f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
-    if differs is not None:
-        why += f"; {differs}"
-    return res.key, status, {True: "agrees", False: "differs"}.get(agrees, "-"), why
+def pod_key(doc: Mapping[str, Any]) -> str:
+    pod = doc.get("pod") or {}
+    return f"{pod.get('namespace')}/{pod.get('name')}" if isinstance(pod, Mapping) else str(pod)
 
 
-def print_pending(out: TextIO, console: Console, rows: list[tuple[str, str, str, str]], detailed: list[LivePod], *,
-                  where: str, wide: bool = False) -> None:
-    """One line per pod (`summary` of each; the why column unpadded, however long); then each
-    pod of `detailed` (--details) explained in full, with its comparison. `where`: the
+def summary(item: Mapping[str, Any]) -> tuple[str, str, str, str]:
+    """A pod's row of `--pending`'s list from its item of the list (its trace, with `queue`,
+    `autoscalers` and `live`), or from its entry of `skipped` (`pod`, `reason`): (pod,
+    kexplain's verdict in the scheduler's queue, whether the scheduler agrees, the one-line
+    why: `render.queue.pending_line`, as the page's table has it)."""
+    if "result" not in item:
+        return pod_key(item), "skipped", "-", str(item.get("reason") or "")
+    status, _, why = pending_line(item)
+    agrees = (item.get("live") or {}).get("agrees")
+    return pod_key(item), status, {True: "agrees", False: "differs"}.get(agrees, "-"), why
+
+
+def print_pending(out: TextIO, console: Console, listed: Sequence[Mapping[str, Any]],
+                  detailed: Sequence[Mapping[str, Any]] = (), *, where: str, wide: bool = False) -> None:
+    """One line per pod (`summary` of each entry of `listed`: the list's items and skipped
+    pods, as listed; the why column unpadded, however long); then each item of `detailed`
+    (--details) explained in full, with its comparison (its `live` key). `where`: the
     namespace(s) looked at."""
-    if not rows:
+    if not listed:
         out.write(f"No pod in {where} is Pending with PodScheduled=False.\n")
         return
-    table = [COLUMNS, *rows]
+    table = [COLUMNS, *(summary(i) for i in listed)]
     widths = [max(len(row[i]) for row in table) for i in range(3)]
     for row in table:
         out.write("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3] + "\n")
-    for res in detailed:
-        if res.trace is None:
-            continue
+    for item in detailed:
         out.write("\n")
-        console.rule(Text(res.key))
-        print_trace(res.trace, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
-        print_comparison(console, res.comparison or Comparison())
+        console.rule(Text(pod_key(item)))
+        print_trace(item, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
+        print_comparison(console, item.get("live") or {})
 
 
 def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:

@@ -1,12 +1,18 @@
 """The words for a pod's verdict in the scheduler's queue (the trace's `queue` key,
 `kexplain.explain.queue_order`): where the pods ahead of it change what it gets alone, and
 where the Cluster Autoscaler's packing of the same pods parts from the queue (CA's answer's
-`scheduler` key). Read by the terminal, the page and `--pending`'s list alike."""
+`scheduler` key). Read by the terminal, the page and `--pending`'s list alike: a pod's line
+(`pending_line`: its verdict in the queue, where it goes, why) is the one the text's list and
+the page's table both print."""
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kexplain.explain.queue_order import in_queue
 from kexplain.render.cluster_autoscaler import outcome_label
+from kexplain.render.views import random_tie, shorten
+
+TIED_LISTED = 8         # nodes named on a pod's line when a random pick among them is made
 
 
 def _names(placed: list[Mapping[str, Any]]) -> str:
@@ -38,6 +44,21 @@ def queue_line(trace: Mapping[str, Any]) -> str | None:
     return (f"In the scheduler's queue it is {result.get('status')}: {was}, but {of}; then: {then}{nominated}.")
 
 
+def nomination_why(post: Mapping[str, Any] | None) -> str:
+    """Where a pod's preemption nominates it (a trace's or a queue answer's `postFilter`), in
+    the words of `--pending`'s list: "" when it nominates no node."""
+    post = post or {}
+    if not post.get("nominatedNodeName"):
+        return ""
+    victims = ", ".join(post.get("victims") or []) or "none"
+    return f" (preemption would nominate {post['nominatedNodeName']}; victims: {victims})"
+
+
+def _names_placed(placed: list[Mapping[str, Any]]) -> str:
+    """The pods ahead placed where a pod went alone, each nominated one said so."""
+    return ", ".join(f"{p.get('pod')}{' (nominated there)' if p.get('nominated') else ''}" for p in placed)
+
+
 def queue_why(trace: Mapping[str, Any]) -> str | None:
     """The same in a few words, for a line of `--pending`'s list."""
     queue = trace.get("queue")
@@ -46,13 +67,17 @@ def queue_why(trace: Mapping[str, Any]) -> str | None:
     result = queue.get("result") or {}
     alone = queue.get("alone") or {}
     taken = queue.get("takenBy") or []
-    was = f"alone it fits {alone['node']}" if alone.get("status") == "Scheduled" and alone.get("node") \
-        else f"alone: {alone.get('status')}"
-    by = f", taken first in the scheduler's queue by {_names(taken)}" if taken else \
+    if alone.get("status") == "Scheduled" and alone.get("node"):
+        was = f"alone it fits {alone['node']}"
+    elif alone.get("node"):
+        was = f"alone its preemption nominates {alone['node']}"
+    else:
+        was = f"alone: {alone.get('status')}"
+    by = f", taken first in the scheduler's queue by {_names_placed(taken)}" if taken else \
         " (in the scheduler's queue, after the pods ahead of it)"
     if result.get("status") == "Scheduled":
         return f"{was}{by}; it goes to {result.get('suggestedHost')}"
-    return f"{was}{by}; then: {result.get('message') or result.get('status')}"
+    return f"{was}{by}; then: {result.get('message') or result.get('status')}{nomination_why(queue.get('postFilter'))}"
 
 
 def scheduler_line(trace: Mapping[str, Any]) -> str | None:
@@ -74,3 +99,33 @@ def scheduler_why(trace: Mapping[str, Any]) -> str | None:
         return None
     what = str(said.get("why") or "").split(" (", 1)[0]
     return f"but {what} ({outcome_label(answer or {})})"
+
+
+def pending_line(trace: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A pod of a list, in one line: its verdict as the scheduler's queue leaves it
+    (`queue_order.in_queue`), the node it goes to ("" when none) and why, in a few words."""
+    result = in_queue(trace)
+    status = str(result.get("status") or "")
+    own = trace["result"]
+    host = str(result.get("suggestedHost") or "") if status == "Scheduled" else ""
+    tied = random_tie(trace)
+    queued = queue_why(trace)       # the pods ahead in the scheduler's queue change its verdict
+    differs = scheduler_why(trace)      # CA's loop parts from the queue on it
+    if queued is not None:
+        why = queued
+    elif status == "Scheduled" and tied:
+        why = f"fits now: would be bound to one of {shorten(tied, TIED_LISTED)}, picked at random"
+        host = ""
+    elif status == "Scheduled":
+        host = host or ", ".join(own.get("selectedNodes") or ())
+        why = f"fits now: would be bound to {host}"
+    elif status == "Gated":
+        gate = next((e for e in trace.get("preEnqueue") or [] if e.get("code") != "Success"), {})
+        why = "; ".join(gate.get("reasons") or []) or f"gated by {gate.get('plugin', '')}"
+    elif status == "Error":
+        why = own.get("error") or ""
+    else:
+        why = (own.get("message") or "") + nomination_why(trace.get("postFilter"))
+    if differs is not None:
+        why += f"; {differs}"
+    return status, host, why

@@ -14,8 +14,7 @@ import pytest
 from rich.console import Console
 
 from kexplain.cli.app import main
-from kexplain.explain.compare import LivePod
-from kexplain.render.live import print_pending, summary
+from kexplain.render.live import print_pending
 from kexplain.render.table import print_trace
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
@@ -193,8 +192,7 @@ def test_renderers_print_text_on_any_console(files):
         print_trace(trace, Console(file=buf, width=120, force_terminal=False), wide=True, node=node)
         assert_literal(buf.getvalue(), POD_NAME, NAMESPACE, TAINTED)
     # `kexplain pod --pending --details`: each pod's rule and explanation.
-    res = LivePod({"metadata": {"namespace": NAMESPACE, "name": POD_NAME}}, trace)
     buf = io.StringIO()
-    print_pending(buf, Console(file=buf, width=120, force_terminal=True, color_system=None), [summary(res)], [res],
+    print_pending(buf, Console(file=buf, width=120, force_terminal=True, color_system=None), [trace], [trace],
                   where="every namespace")
     assert_literal(buf.getvalue(), f"{NAMESPACE}/{POD_NAME} ", f"\u2500 {NAMESPACE}/{POD_NAME} \u2500")

@@ -276,6 +276,11 @@ def test_a_live_pod_has_the_karpenter_section_as_its_offline_replay(capsys, api,
                             "--kubeconfig", api.kubeconfig)
     assert code_snap == 0, err
     off_code, out, _ = run_cli(capsys, str(tmp_path / "cluster.pod.json"), "--nodes", str(snap), "--stored", "-o", "json")
+    # Live, the pass holds the scheduler's queue over the cluster's pending pods as `--pending -A`
+    # walks it (the vip pod's preemption nominates node-a1 there); the replay explains the pod alone.
+    walked = live["karpenter"]["pendingPass"].pop("preempting")
+    assert walked == {"shop/vip-9f7c6d5b8-t4wqz": {"nominatedNodeName": "node-a1",
+                                                   "victims": ["shop/web-5f6d8c7b9-2xkqp"]}}
     assert (off_code, json.loads(out)) == (code, {k: v for k, v in live.items() if k != "live"})
     code, out, _ = run_cli(capsys, *base)
     assert "\nKarpenter: ExistingNode (an existing node or in-flight NodeClaim): in-flight\nNodeClaim default-x7k2p." \

@@ -285,7 +285,7 @@ def test_a_walk_cut_short_says_so(capsys, crowded, monkeypatch, tmp_path: Path):
     monkeypatch.setattr(queue_order, "RERUNS", 1)
     code, out, err = run_cli(capsys, "pod", "--pending", "-A", "--kubeconfig", crowded.kubeconfig, "-o", "json")
     # default/upload-0, ahead of them and after the nominated vip, is the one scheduled again
-    assert err == ("note: the scheduler's queue was walked for the first 1 pods that fit alone; 5 more "
-                   "(team-a/api-0, ...) keep their verdict alone\n")
+    assert err == ("note: walking the scheduler's queue, kexplain scheduled again at most 1 pods that fit alone and "
+                   "8 that preempt; 5 more (team-a/api-0, ...) keep their verdict alone\n")
     items = {i["pod"]["name"]: i for i in json.loads(out)["items"]}
     assert "queue" not in items["api-2"] and items["api-2"]["result"]["status"] == "Scheduled"

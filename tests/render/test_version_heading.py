@@ -10,7 +10,6 @@ import pytest
 from kexplain.cli.app import main
 from kexplain.features import DEFAULT_MINOR, RELEASES
 from kexplain.render.live import summary
-from kexplain.explain.compare import LivePod
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import ROOT
 from tests.support.render_helpers import squeeze, table_rows
@@ -81,8 +80,7 @@ def test_the_pending_list_names_no_winner_of_a_random_tie():
     main([*ARGS, "--kubernetes-version", "1.34", "-o", "json"], env=env)
     trace = json.loads(env.out)
     assert trace["tieBreak"] == "random"
-    pod = {"metadata": {"namespace": "default", "name": "api"}}
-    assert summary(LivePod(pod, trace))[3] == "fits now: would be bound to one of twin-a, twin-b, picked at random"
+    assert summary(trace)[3] == "fits now: would be bound to one of twin-a, twin-b, picked at random"
 
 
 @pytest.mark.parametrize("minor", ["1.33", "1.34"])

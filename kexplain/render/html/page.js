@@ -72,6 +72,9 @@
   function num(n) { return typeof n === "number" ? n.toLocaleString("en-US") : String(n); }
   function plural(n, word) { return num(n) + " " + word + (n === 1 ? "" : "s"); }
   function podName(t) { return t.pod.namespace + "/" + t.pod.name; }
+  // A pod's verdict as the scheduler's queue leaves it: its `queue` answer's where the pods ahead
+  // change it, else its own (kexplain.explain.queue_order.in_queue): what the text's list says.
+  function inQueue(t) { return t.queue ? t.queue.result : t.result; }
   function own(o, k) { return o !== null && o !== undefined && Object.prototype.hasOwnProperty.call(o, k); }
 
   var REJECTED = { Unschedulable: 1, UnschedulableAndUnresolvable: 1, Pending: 1 };
@@ -1115,11 +1118,12 @@
         });
       });
     } else {
-      TRACES.forEach(function (t, k) {
-        var host = t.result.suggestedHost || "";
+      TRACES.forEach(function (t, k) {     // each pod where the scheduler's queue leaves it
+        var result = inQueue(t);
+        var host = result.status === "Scheduled" ? result.suggestedHost || "" : "";
         var f = (((t.details || {}).nodes || {})[host]) || {};
         pods.push({ n: k + 1, object: "Pod " + podName(t), name: podName(t), node: host, zone: f.zone || "",
-          status: t.result.status, trace: k });
+          status: result.status, trace: k });
       });
     }
     var objects = [];
@@ -1254,7 +1258,7 @@
     if (!mount || !many || !sections.length) return;
     navSelect = h("select", { id: "nav-trace" });
     TRACES.forEach(function (t, k) {
-      navSelect.appendChild(h("option", { value: k, text: (k + 1) + ". " + podName(t) + " \u2013 " + t.result.status }));
+      navSelect.appendChild(h("option", { value: k, text: (k + 1) + ". " + podName(t) + " \u2013 " + inQueue(t).status }));
     });
     navSelect.addEventListener("change", function () { showTrace(+navSelect.value); });
     mount.appendChild(h("label", null, "Explanation of ", navSelect));

@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
+from kexplain.explain.queue_order import in_queue
 from kexplain.render.html.data import data_script, page_data
 from kexplain.render.html.from_event import FROM_EVENTS_KIND, FROM_EVENTS_LIST_KIND, render_from_events
 from kexplain.render.html.markup import Html, el, esc
@@ -73,7 +74,7 @@ def _title(doc: Mapping[str, Any], traces: list[Trace]) -> str:
             + (f", {landed:,} more once the scheduling queue retried them" if landed else "") \
             + (f", {replicas - made:,} not created" if made < replicas else "") \
             + (f", {made - tried:,} never tried" if tried < made else "")
-    unfit = sum(1 for t in traces if t["result"]["status"] != "Scheduled")
+    unfit = sum(1 for t in traces if in_queue(t)["status"] != "Scheduled")     # (as the text's list counts)
     return f"{len(traces)} pod(s): {len(traces) - unfit} would be scheduled, {unfit} would not"
 
 

@@ -17,7 +17,7 @@ from kexplain.explain.describe import gate
 from kexplain.render.consoles import text_console
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
-from kexplain.render.queue import queue_line, scheduler_line
+from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
@@ -537,13 +537,11 @@ def overview(doc: Mapping[str, Any], traces: list[Trace]) -> Html:
         parts.append(el("p", "Explained: the pods whose explanation is kept in full (of replicas: the first copy, the "
                              "first that does not fit and the last); every pod's explanation in brief (its verdict, "
                              "search, best nodes and rejections) opens from the table of each pod below.", cls="note"))
-    else:
+    else:       # a pod per row, as the text's list has it: its verdict in the scheduler's queue
         rows = []
         for i, t in enumerate(traces):
-            result = t["result"]
-            host = result.get("suggestedHost") or ""
-            rows.append([el("a", pod_name(t), href=f"#t{i}"), status_badge(result["status"]), host or "-",
-                         result.get("message") or result.get("error") or ""])
+            status, host, why = pending_line(t)
+            rows.append([el("a", pod_name(t), href=f"#t{i}"), status_badge(status), host or "-", why])
         parts.append(table(("pod", "verdict", "would go to", "why"), rows, cls="pods"))
     skipped = doc.get("skipped") or []
     if skipped:
