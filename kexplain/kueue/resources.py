@@ -28,6 +28,20 @@ class FlavorResource(NamedTuple):
         return f"{self.resource} in flavor {self.flavor}"
 
 
+def fnv64a(text: str) -> int:
+    h = 0xCBF29CE484222325
+    for byte in text.encode():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def iteration_order(names: Iterable[str]) -> list[str]:
+    """The order Kueue ranges over a pod set's requests: v0.19 keeps them sorted by the FNV-64a
+    hash of the name (SliceRequests, VectorizedResourceRequests); v0.17's are Go maps, in no
+    order, of which this is one. It decides which resource a flavor is found short of first."""
+    return sorted(names, key=lambda n: (fnv64a(n), n))
+
+
 def resource_value(name: str, exact: Fraction) -> int:
     """ResourceValue: cpu as MilliValue, the rest as Value (both rounded up)."""
     return milli_value(exact) if name == CPU else value(exact)

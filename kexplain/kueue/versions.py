@@ -25,6 +25,15 @@ class KueueVersion:
     equivalence_hashing: bool = False
     # The nominate step's namespace-selector text (lower-cased in v0.19.0, kueue #12659).
     namespace_mismatch: str = NAMESPACE_MISMATCH_0_17
+    # FlavorFungibilityPreserveScanProgress (on since v0.19.0): a head skipped in a cycle keeps
+    # the flavor it got to, so the next cycle resumes the scan there.
+    preserve_scan_progress: bool = False
+    # isPreferred ranks a flavor without preemption candidates below every viable mode before
+    # the fungibility preference compares borrowing and preemption (v0.19.0).
+    no_candidates_rank_lowest: bool = False
+    # The flavor assigner adds the `pods` count to a copy of the requests (v0.19.0), not to the
+    # Workload's own totals, which preemption then reads (v0.17).
+    pods_request_copied: bool = False
 
     @property
     def label(self) -> str:
@@ -37,7 +46,8 @@ BASE = KueueVersion(minor="0.17", release="v0.17.8", commit="818686e072da52af356
 VERSIONS: dict[str, KueueVersion] = {
     "0.17": BASE,
     "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
-                    equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19),
+                    equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
+                    no_candidates_rank_lowest=True, pods_request_copied=True),
 }
 DEFAULT = "0.17"
 

@@ -22,6 +22,10 @@ NAMESPACE_MISMATCH = "NamespaceMismatch"
 GENERIC = ""
 PENDING_PREEMPTION = "PendingPreemption"
 PREEMPTION_FAILED = "PreemptionFailed"
+# v0.19's names for a head that found no fit, or no preemption candidates: the reasons that set
+# equivalent Workloads aside (in v0.17 they requeue as GENERIC does).
+NO_FIT = "NoFit"
+PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
 
 
 @dataclass(eq=False)
@@ -83,9 +87,9 @@ class QueuedClusterQueue:
             immediate = reason != NAMESPACE_MISMATCH
         else:
             immediate = reason in (FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PREEMPTION_FAILED)
-        return self._requeue(info, immediate)
+        return self._requeue(info, immediate, reason)
 
-    def _requeue(self, info: Info, immediate: bool) -> bool:
+    def _requeue(self, info: Info, immediate: bool, reason: str) -> bool:
         key = info.key
         if self.inflight is not None and self.inflight.key == key:
             self.inflight = None
@@ -99,7 +103,7 @@ class QueuedClusterQueue:
         if held is not None or self.heap.get(key) is not None:
             return False
         self.inadmissible[key] = info
-        if self.version.equivalence_hashing and info.scheduling_hash and not immediate:
+        if self.version.equivalence_hashing and info.scheduling_hash and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
             self._set_aside_equivalent(info.scheduling_hash)
         return True
 

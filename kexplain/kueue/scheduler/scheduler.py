@@ -26,6 +26,7 @@ from kexplain.kueue.scheduler.preemption.preemption import Target
 from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.info import Info, new_info
+from kexplain.kueue.workload.resources import validate_resources
 from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
 from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted
 from kexplain.model.labels import LabelSelector
@@ -39,6 +40,7 @@ OVERLAPPING_TARGETS = "Workload has overlapping preemption targets with another 
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 CQ_INACTIVE = "ClusterQueue {} is inactive"
 CQ_NOT_FOUND = "ClusterQueue {} not found"
+INVALID_RESOURCES = "resources validation failed"
 
 
 @dataclass
@@ -61,10 +63,12 @@ class Entry:
         self.message = assignment.message()
         self.info.last_assignment = assignment.last_state
 
-    def mark_skipped(self, message: str) -> None:
+    def mark_skipped(self, message: str, keep_scan: bool = False) -> None:
+        """markSkipped: the flavor scan starts over next cycle (kept with `keep_scan`, v0.19)."""
         self.status = SKIPPED
         self.message = message
-        self.info.last_assignment = None
+        if not keep_scan:
+            self.info.last_assignment = None
 
     def mark_preemption_outcome(self, preempted: int) -> None:
         self.info.last_assignment = None
@@ -125,6 +129,8 @@ class Scheduler:
             elif not _selects(entry.cq.namespace_selector, self.namespace_labels(info.obj.meta.namespace)):
                 entry.message = self.version.namespace_mismatch
                 entry.requeue_reason = requeue.NAMESPACE_MISMATCH
+            elif (invalid := validate_resources(info.obj)):
+                entry.message = f"{INVALID_RESOURCES}: {invalid}"
             else:
                 assignment, targets, full = self.assignments(info, snapshot)
                 entry.record(assignment, targets)
@@ -150,7 +156,7 @@ class Scheduler:
         full assignment when a partial one was chosen."""
         cq = snapshot.cluster_queue(info.cluster_queue)
         assert cq is not None
-        assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot))
+        assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version)
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
@@ -185,16 +191,18 @@ class Scheduler:
         restore()
         mode = entry.assignment.representative_mode()
         if mode == NO_FIT:
+            entry.requeue_reason = requeue.NO_FIT
             return
         if mode == PREEMPT_MODE and not entry.targets:
+            entry.requeue_reason = requeue.PREEMPTION_NO_CANDIDATES
             if cq.preemption.reclaim_within_cohort != ANY:
                 cq.add_usage(self.reserved(entry, cq))
             return
         if any(t.info.key in preempted for t in entry.targets):
-            entry.mark_skipped(OVERLAPPING_TARGETS)
+            entry.mark_skipped(OVERLAPPING_TARGETS, self.version.preserve_scan_progress)
             return
         if not fits:
-            entry.mark_skipped(NO_LONGER_FITS)
+            entry.mark_skipped(NO_LONGER_FITS, self.version.preserve_scan_progress)
             return
         for t in entry.targets:
             preempted[t.info.key] = t.info

@@ -17,7 +17,8 @@ from typing import Any, Callable, Mapping
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
 from kexplain.kueue.cache.clusterqueue import Group
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot
-from kexplain.kueue.resources import PODS, FlavorResource, resource_quantity_text
+from kexplain.kueue.resources import PODS, FlavorResource, iteration_order, resource_quantity_text
+from kexplain.kueue.versions import KueueVersion
 from kexplain.kueue.scheduler.flavorassigner import attempts as att
 from kexplain.kueue.scheduler.flavorassigner.modes import (BEST, FIT, NO_FIT, PM_FIT, PM_NO_FIT, PREEMPT_MODE, WORST,
                                                            GranularMode, assignment_mode, from_possibility,
@@ -213,7 +214,8 @@ def flavor_selector(spec: Mapping[str, Any], keys: frozenset[str]) -> RequiredNo
 
 class FlavorAssigner:
     def __init__(self, info: Info, cq: ClusterQueueSnapshot, flavors: Mapping[str, ResourceFlavor],
-                 oracle: Oracle) -> None:
+                 oracle: Oracle, version: KueueVersion) -> None:
+        self.version = version
         self.info = info
         self.cq = cq
         self.flavors = flavors
@@ -228,8 +230,11 @@ class FlavorAssigner:
         return self._assign(counts)
 
     def _assign(self, counts: list[int] | None) -> Assignment:
-        if counts is None:
-            requests = self.info.total_requests
+        if counts is None and not self.version.pods_request_copied:
+            requests = self.info.total_requests       # v0.17: `pods` lands in the Workload's own totals
+        elif counts is None:
+            requests = [PodSetResources(ps.name, dict(ps.requests), ps.count, dict(ps.flavors))
+                        for ps in self.info.total_requests]
         else:
             requests = [ps.scaled_to(counts[i]) for i, ps in enumerate(self.info.total_requests)]
         assignment = Assignment(last_state=AssignmentState([], self.cq.generation))
@@ -254,7 +259,8 @@ class FlavorAssigner:
         trials: list[FlavorTrial] = []
         group_flavors: dict[str, FlavorAssignment] | None = {}
         group_status = Status()
-        for res, quantity in requests.items():
+        for res in iteration_order(requests):
+            quantity = requests[res]
             if quantity == 0 and self.cq.rg_by_resource(res) is None:
                 continue
             if group_flavors is not None and res in group_flavors:
@@ -286,7 +292,7 @@ class FlavorAssigner:
         if group is None:
             return {}, Status([UNAVAILABLE.format(res)]), []
         status = Status()
-        covered = {r: v for r, v in requests.items() if r in group.covered}
+        covered = {r: requests[r] for r in iteration_order(requests) if r in group.covered}
         tried: list[att.Attempt] = []
         best: dict[str, FlavorAssignment] = {}
         best_mode = WORST
@@ -321,7 +327,7 @@ class FlavorAssigner:
                     status.reasons.extend(s.reasons)
                 max_borrow = max(max_borrow, borrow)
                 mode = GranularMode(pm, borrow)
-                if is_preferred(representative, mode, fungibility):
+                if is_preferred(representative, mode, fungibility, self.version.no_candidates_rank_lowest):
                     representative = mode
                 if representative.preemption == PM_NO_FIT:
                     break
@@ -333,7 +339,7 @@ class FlavorAssigner:
             if not rule:
                 best, best_mode = assignments, representative
                 break
-            if is_preferred(representative, best_mode, fungibility):
+            if is_preferred(representative, best_mode, fungibility, self.version.no_candidates_rank_lowest):
                 best, best_mode = assignments, representative
         for fa in best.values():
             fa.tried_flavor_idx = -1 if attempted == len(group.flavors) - 1 else attempted

@@ -50,12 +50,16 @@ WORST = GranularMode(PM_NO_FIT, MAX_INT)
 BEST = GranularMode(PM_FIT, 0)
 
 
-def is_preferred(a: GranularMode, b: GranularMode, fungibility: FlavorFungibility) -> bool:
-    """isPreferred: whether mode `a` is better than `b` (never when `a` does not fit)."""
+def is_preferred(a: GranularMode, b: GranularMode, fungibility: FlavorFungibility,
+                 no_candidates_lowest: bool = False) -> bool:
+    """isPreferred: whether mode `a` is better than `b` (never when `a` does not fit; with
+    `no_candidates_lowest`, v0.19's, a mode without preemption candidates below any viable one)."""
     if a.preemption == PM_NO_FIT:
         return False
     if b.preemption == PM_NO_FIT:
         return True
+    if no_candidates_lowest and (a.preemption == PM_NO_CANDIDATES) != (b.preemption == PM_NO_CANDIDATES):
+        return a.preemption != PM_NO_CANDIDATES
 
     def borrowing_over_preemption() -> bool:
         if a.preemption != b.preemption:
