@@ -76,8 +76,14 @@ def command(
                   stdin=env.stdin)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
-    from kexplain.kueue.explain import explained
-    doc = explained(inputs, settings, suggestions=suggestions)
+    from kexplain.kueue.explain import explained_pass
+    from kexplain.kueue.run import run_pass
+    done = run_pass(inputs, settings)
+    doc = explained_pass(done)
+    if suggestions:
+        from kexplain.suggest import kueue as fixes
+        if fixes.needed(doc):
+            doc["suggestions"] = fixes.suggestions(done)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:

@@ -50,6 +50,8 @@ class KueueInputs:
     workloads: list[WorkloadObject] = field(default_factory=list)          # given as Workloads
     ignored: list[str] = field(default_factory=list)                       # `KIND NS/NAME: why`
     warnings: list[str] = field(default_factory=list)
+    submitted: Objects = ()         # the objects read, as read (what a change is applied to)
+    cluster: Objects = ()
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         """A namespace's labels; one no Namespace object gives exists with only its name label."""
@@ -87,7 +89,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict")
     """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
     (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
     Pod is admitted as the API server stores it (its priority and default tolerations set)."""
-    out = KueueInputs()
+    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster))
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter(_admitted_pods(pods, [*submitted, *cluster], validate))

@@ -66,6 +66,50 @@ class FlavorAssignment:
 
 
 @dataclass(frozen=True)
+class Lender:
+    """A ClusterQueue of the cohort tree with quota of the (flavor, resource) unused, and how
+    much of it the cohort may lend on (above what its lendingLimit keeps); or a cohort's own."""
+
+    name: str
+    kind: str               # ClusterQueue | Cohort
+    unused: int
+    lendable: int
+
+
+def lenders_of(cq: ClusterQueueSnapshot, fr: FlavorResource) -> tuple[Lender, ...]:
+    """Who could lend `fr` to `cq`: every other ClusterQueue of its cohort tree with quota of it
+    unused, and every cohort with quota of its own, at the time of the check."""
+    if cq.parent is None:
+        return ()
+    root = cq.parent.root()
+    out = []
+    for other in root.subtree_cluster_queues():
+        if other is cq:
+            continue
+        node = other.resource_node
+        quota = node.quotas.get(fr)
+        if quota is None:
+            continue
+        used = node.usage.get(fr, 0)
+        keep = node.local_quota(fr)
+        unused = max(0, quota.nominal - used)
+        lendable = max(0, (node.subtree_quota.get(fr, 0) - keep) - max(0, used - keep))
+        if unused or lendable:
+            out.append(Lender(other.name, "ClusterQueue", unused, min(unused, lendable)))
+    for cohort in _cohorts(root):
+        quota = cohort.resource_node.quotas.get(fr)
+        if quota is not None and quota.nominal:
+            out.append(Lender(cohort.name, "Cohort", quota.nominal, quota.nominal))
+    return tuple(out)
+
+
+def _cohorts(root):
+    yield root
+    for child in root.child_cohorts:
+        yield from _cohorts(child)
+
+
+@dataclass(frozen=True)
 class QuotaCheck:
     """One resource's request against one flavor's quota: the numbers behind its mode."""
 
@@ -82,6 +126,7 @@ class QuotaCheck:
     mode: int               # preemptionMode
     borrow: int             # the borrowing level (0: within its nominal quota)
     targets: tuple[str, ...] = ()       # what preemption would evict for it
+    lenders: tuple[Lender, ...] = ()    # short of quota: who in the cohort has it unused
 
 
 @dataclass(frozen=True)
@@ -93,7 +138,7 @@ class FlavorTrial:
     pod_set: str
     resource: str
     flavor: str
-    skip: str = ""                      # "" | "taint" | "affinity" | "missing"
+    skip: str = ""                      # "" | "taint" | "affinity" | "missing" | "uncovered"
     taint: Mapping[str, Any] | None = None
     selector_keys: tuple[str, ...] = ()
     quotas: tuple[QuotaCheck, ...] = ()
@@ -290,6 +335,7 @@ class FlavorAssigner:
         that group, the reasons the flavors tried fell short, and the attempts."""
         group = self.cq.rg_by_resource(res)
         if group is None:
+            trials.append(FlavorTrial(pod_set, res, "", skip="uncovered"))
             return {}, Status([UNAVAILABLE.format(res)]), []
         status = Status()
         covered = {r: requests[r] for r in iteration_order(requests) if r in group.covered}
@@ -385,8 +431,9 @@ class FlavorAssigner:
         used = cq.resource_node.usage.get(fr, 0)
 
         def check(pm: int, borrow: int, targets: tuple[str, ...] = ()) -> QuotaCheck:
+            lenders = lenders_of(cq, fr) if val > available else ()
             return QuotaCheck(fr.resource, fr.flavor, assumed, request, available, capacity, quota.nominal, used,
-                              quota.borrowing_limit, quota.lending_limit, pm, borrow, targets)
+                              quota.borrowing_limit, quota.lending_limit, pm, borrow, targets, lenders)
 
         if val > capacity:
             text = OVER_CAPACITY.format(fr.resource, fr.flavor, resource_quantity_text(fr.resource, assumed),
