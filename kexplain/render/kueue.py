@@ -235,7 +235,7 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         if item.get("message"):
             out.append(Block(Text(f"  Kueue: {item['message']}"), whole=True, gap=False))
         lines: list[tuple[int, str]] = []
-        if item.get("queueError"):
+        if item.get("queueError") and item.get("verdict") != "Inadmissible":
             lines.append((1, f"Not queued: {item['queueError']}"))
         if item.get("queue"):
             lines += _queue_lines(item["queue"])

@@ -140,16 +140,20 @@ def suggestions(first: Pass, budget: int = MAX_RERUNS) -> list[dict[str, Any]]:
         if n >= MAX_WORKLOADS or verifier.budget <= 0:
             break
         kept = 0
+        shown: set[str] = set()
         for idea in _turns(ctx):
             if kept >= MAX_PER_WORKLOAD or verifier.budget <= 0:
                 break
             key = repr(idea.change) + ctx.workload.key
+            if key in shown:            # the same change proposed by two families: once
+                continue
             if key not in tried:
                 tried[key] = verifier.verify(idea.change, ctx.workload.key)
             verdict = tried[key]
             if verdict is None:
                 continue
             kept += 1
+            shown.add(key)
             out.append(suggestion(ctx, idea, verdict))
     return out
 
