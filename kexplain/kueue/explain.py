@@ -12,7 +12,6 @@ preemption candidates are classified against the cache as the pass left it.
 from __future__ import annotations
 
 import functools
-from datetime import datetime
 from typing import Any
 
 from kexplain.kueue.apis.constants import NEVER, QUOTA_RESERVED, STRICT_FIFO
@@ -20,13 +19,13 @@ from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.document import document
 from kexplain.kueue.inputs import KueueInputs
 from kexplain.kueue.resources import FlavorResource, resource_quantity_text
-from kexplain.kueue.run import SCHEDULER, WORKLOAD_CONTROLLER, Pass, Settings, run_pass
+from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass, Settings, run_pass
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorTrial, QuotaCheck
 from kexplain.kueue.scheduler.flavorassigner.modes import MODE_NAMES, PM_NAMES, assignment_mode
 from kexplain.kueue.scheduler.preemption import classical
 from kexplain.kueue.scheduler.preemption.common import satisfies_policy
-from kexplain.kueue.scheduler.scheduler import ASSUMED, Entry
-from kexplain.kueue.workload.info import Info, new_info
+from kexplain.kueue.scheduler.scheduler import Entry
+from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
 
@@ -264,5 +263,3 @@ def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot
     return item
 
 
-__all__ = ["explained", "explained_pass", "explanation", "ADMITTED", "SCHEDULER", "ASSUMED", "new_info",
-           "datetime"]

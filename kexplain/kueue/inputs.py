@@ -10,22 +10,23 @@ admitted already and counts against its ClusterQueue; any other is pending.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterable, Mapping, Sequence
 
+from kexplain.admission import admit
 from kexplain.admission.workloads import object_uid
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
+from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
 from kexplain.kueue.apis.cohort import Cohort, parse_cohort
 from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
-from kexplain.kueue.apis.meta import ObjectMeta
 from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_class, parse_workload_priority_class
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
 from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
 from kexplain.kueue.controller.jobframework.interface import GenericJob
 from kexplain.kueue.controller.jobs import integration_for
+from kexplain.load.manifests import check_objects, load_objects
 
 Objects = Sequence[tuple[dict[str, Any], Source]]
 METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -52,6 +53,7 @@ class KueueInputs:
     warnings: list[str] = field(default_factory=list)
     submitted: Objects = ()         # the objects read, as read (what a change is applied to)
     cluster: Objects = ()
+    validate: str = "strict"        # the field validation they were read with
 
     def namespace_labels(self, name: str) -> dict[str, str]:
         """A namespace's labels; one no Namespace object gives exists with only its name label."""
@@ -89,7 +91,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict")
     """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
     (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
     Pod is admitted as the API server stores it (its priority and default tolerations set)."""
-    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster))
+    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
     admitted_pods = iter(_admitted_pods(pods, [*submitted, *cluster], validate))
@@ -126,10 +128,6 @@ def _admitted_pods(pods: Objects, everything: Objects, validate: str) -> list[di
     namespaces, priority classes, LimitRanges and RuntimeClasses given), in order."""
     if not pods:
         return []
-    from kexplain.admission import admit
-    from kexplain.features import KubeVersion
-    from kexplain.load.manifests import check_objects
-
     kube = KubeVersion(KUBERNETES)
     context = [(o, s) for o, s in everything if isinstance(o, dict) and _kind(o) in ADMISSION_CONTEXT
                and (_kind(o) != "PriorityClass" or str(o.get("apiVersion") or "").startswith("scheduling.k8s.io/"))]
@@ -162,15 +160,6 @@ def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_byt
          validate: str = "strict", stdin: BinaryIO | None = None) -> KueueInputs:
     """Read the files (kexplain's loader: any kind, YAML or JSON, lists unwrapped) and make
     Kueue's inputs of them."""
-    from kexplain.load.manifests import load_objects
-
     submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
     return inputs_of(submitted, cluster, validate=validate)
-
-
-def created_at(meta: ObjectMeta, now: datetime) -> ObjectMeta:
-    """The metadata with a creation time: `now` when the object gives none (it is created now)."""
-    return meta if meta.created is not None else replace(meta, created=now)
-
-

@@ -5,7 +5,7 @@ then the workload controller's checks, once. `run_pass` returns the pass's state
 document and the explanation); nothing here prints."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
@@ -80,7 +80,6 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
             record(job.meta.key, EVENT_NORMAL, REASON_CREATED_WORKLOAD, f"Created Workload: {outcome.workload.meta.key}")
     for obj in inputs.workloads:
         if obj.meta.created is None:
-            from dataclasses import replace
             obj = replace(obj, meta=replace(obj.meta, created=now))
         workloads.setdefault(obj.meta.key, Workload.of(obj))
 

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any, Iterator, Mapping, Sequence
 
 from kexplain.errors import KexplainError, Source
-from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
+from kexplain.kueue.explain import last_entries
 from kexplain.kueue.inputs import KueueInputs, Objects, inputs_of
 from kexplain.kueue.run import Pass, run_pass
 from kexplain.kueue.workload.workload import has_quota_reservation
@@ -50,7 +50,6 @@ class Verdict:
 
 def contexts(done: Pass) -> Iterator[KueueContext]:
     """Each pending Workload's context, the submitted ones first (the jobs' order)."""
-    from kexplain.kueue.explain import last_entries
     entries = last_entries(done)
     owners: dict[str, tuple[dict[str, Any], str]] = {}
     for outcome in done.outcomes:
@@ -107,7 +106,7 @@ class Verifier:
         inputs = self.first.inputs
         try:
             changed = inputs_of(changed_objects(inputs.submitted, change, False),
-                                changed_objects(inputs.cluster, change, True))
+                                changed_objects(inputs.cluster, change, True), validate=inputs.validate)
             after = run_pass(changed, self.first.settings)
         except KexplainError:
             return None             # the change makes an object the API server or Kueue refuses
@@ -164,5 +163,3 @@ def suggestion(ctx: KueueContext, idea: Idea, verdict: Verdict) -> dict[str, Any
             "verified": {"by": BY, "admits": verdict.admitted, "clusterQueue": verdict.cluster_queue,
                          "flavors": verdict.flavors}}
 
-
-__all__ = ["suggestions", "needed", "QUEUE_NAME_LABEL"]

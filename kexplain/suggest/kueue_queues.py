@@ -10,6 +10,8 @@ from typing import Any
 from kexplain.kueue.apis.constants import API_VERSION, STOP_NONE
 from kexplain.kueue.controller.core import workload_controller as wc
 from kexplain.kueue.resources import iteration_order, resource_quantity_text
+from kexplain.kueue.workload.info import new_info
+from kexplain.suggest.change import pointer
 from kexplain.suggest.kueue_context import Idea, KueueContext, find, ref
 
 ID = "kueue-queues"
@@ -73,7 +75,6 @@ def _create_cluster_queue(ctx: KueueContext, name: str) -> list[Idea]:
         return []
     flavor = next(iter(ctx.inputs.flavors))
     totals: dict[str, int] = {}
-    from kexplain.kueue.workload.info import new_info
     for ps in new_info(ctx.workload).total_requests:
         for r, v in ps.requests.items():
             totals[r] = totals.get(r, 0) + v
@@ -129,7 +130,6 @@ def _label_namespace(ctx: KueueContext) -> list[Idea]:
         obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": labels}}
         ops = ({"op": "create", "object": ref(obj), "value": obj},)
     else:
-        from kexplain.suggest.change import pointer
         ops = tuple({"op": "add", "object": ref(existing), "path": pointer("metadata", "labels", k), "value": v}
                     for k, v in labels.items())
     return [Idea("label-namespace", {"namespace": ns, "labels": labels, "clusterQueue": cq.name}, ops)]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.kueue.resources import resource_quantity_text
+from kexplain.apimachinery.quantity import parse
+from kexplain.kueue.resources import FlavorResource, resource_quantity_text, resource_value
 from kexplain.suggest.change import pointer
 from kexplain.suggest.kueue_context import Idea, KueueContext, find, ref
 
@@ -76,8 +77,6 @@ def ideas(ctx: KueueContext) -> list[Idea]:
 
 
 def _value(raw: Any, resource: str) -> int:
-    from kexplain.apimachinery.quantity import parse
-    from kexplain.kueue.resources import resource_value
     return resource_value(resource, parse(raw).value)
 
 
@@ -91,7 +90,6 @@ def _join_cohort(ctx: KueueContext, cq_obj: dict[str, Any], flavor: str, resourc
         located = _quota_path(find(ctx.inputs, "ClusterQueue", other.name) or {}, flavor, resource)
         if located is None:
             continue
-        from kexplain.kueue.resources import FlavorResource
         fr = FlavorResource(flavor, resource)
         quota = other.resource_node.quotas.get(fr)
         unused = (quota.nominal if quota else 0) - other.resource_node.usage.get(fr, 0)

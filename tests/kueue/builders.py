@@ -5,6 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+import yaml
+
+from kexplain.apimachinery.quantity import parse
+from kexplain.kueue.resources import resource_quantity_text, resource_value
+
 from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.cache.snapshot import Snapshot
 from kexplain.kueue.inputs import KueueInputs, inputs_of
@@ -64,8 +69,6 @@ def workload(name: str, queue: str, requests: dict[str, str], *, count: int = 1,
                            "spec": {"queueName": queue, "priority": priority, "podSets": [pod_set]}}
     if admitted_in:
         usage = {}
-        from kexplain.apimachinery.quantity import parse
-        from kexplain.kueue.resources import resource_quantity_text, resource_value
         for r, q in requests.items():
             usage[r] = resource_quantity_text(r, resource_value(r, parse(q).value) * count)
         obj["status"] = {"admission": {"clusterQueue": admitted_in, "podSetAssignments": [
@@ -80,7 +83,6 @@ def workload(name: str, queue: str, requests: dict[str, str], *, count: int = 1,
 
 
 def _yaml(obj: dict[str, Any]) -> str:
-    import yaml
     return yaml.safe_dump(obj, sort_keys=False)
 
 

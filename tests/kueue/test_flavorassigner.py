@@ -14,7 +14,7 @@ from kexplain.kueue.apis.clusterqueue import FlavorFungibility
 from kexplain.kueue.resources import iteration_order
 from kexplain.kueue.scheduler.preemption.common import NO_CANDIDATES
 from kexplain.kueue.versions import VERSIONS
-from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.workload.info import AssignmentState, new_info
 from kexplain.kueue.workload.workload import Workload
 from kexplain.model.nodeinfo import Node
 from tests.kueue.builders import cache_of, cluster_queue, flavor, local_queue, read, workload
@@ -79,7 +79,6 @@ def test_the_search_resumes_where_the_last_attempt_left_off() -> None:
     snap = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts).snapshot()
     info = new_info(Workload.of(inputs.workloads[0]))
     info.cluster_queue = "cq"
-    from kexplain.kueue.workload.info import AssignmentState
     info.last_assignment = AssignmentState([{"cpu": 0}], snap.cluster_queue("cq").generation)
     assignment = FlavorAssigner(info, snap.cluster_queue("cq"), snap.flavors, lambda *_: (NO_CANDIDATES, 0, []),
                                 VERSIONS["0.17"]).assign()

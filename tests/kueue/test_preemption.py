@@ -3,6 +3,7 @@ who is chosen within the ClusterQueue and when reclaiming from the cohort, and t
 and events a preemption writes."""
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 
 import pytest
@@ -40,7 +41,6 @@ def test_candidates_order_other_queues_then_lower_priority_then_uid() -> None:
     own_low = Info(_wl(1, T0, "b"), [], "cq")
     own_high = Info(_wl(5, T0, "a"), [], "cq")
     other = Info(_wl(9, T0, "c"), [], "other")
-    import functools
     ordered = sorted([own_high, own_low, other], key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, "cq", now)))
     assert [i.obj.meta.uid for i in ordered] == ["c", "b", "a"]
 

@@ -3,6 +3,8 @@ and at most, with borrowing and lending limits, nested cohorts and a cohort's ow
 usage climbs to the parent."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kexplain.kueue.cache import resource_node as rn
@@ -24,7 +26,6 @@ def _cohort(name: str, parent: str = "", quota: str = "") -> str:
     if quota:
         spec["resourceGroups"] = [{"coveredResources": ["cpu"],
                                    "flavors": [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": quota}]}]}]
-    import json
     return COHORT_OBJ % (name, json.dumps(spec))
 
 

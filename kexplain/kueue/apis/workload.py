@@ -12,6 +12,7 @@ from kexplain.errors import InputError, Source
 from kexplain.kueue.apis import schema
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, WORKLOAD
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta, parse_time
+from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.priorityclass import POD_PRIORITY_CLASS_REF, WORKLOAD_PRIORITY_CLASS_REF, PriorityClassRef
 
 
@@ -88,6 +89,8 @@ def _priority_class(raw: Any) -> PriorityClassRef | None:
 
 
 def _conditions(raw: Any, source: Source | None, obj: Any) -> tuple[Condition, ...]:
+    if raw is not None and not isinstance(raw, list):
+        raise InputError("must be a list", source=source, obj=obj, field="status.conditions")
     out = []
     for i, c in enumerate(raw or ()):
         if not isinstance(c, Mapping):
@@ -100,10 +103,17 @@ def _conditions(raw: Any, source: Source | None, obj: Any) -> tuple[Condition, .
 
 
 def _admission(raw: Any, source: Source | None, obj: Any) -> Admission | None:
-    if not isinstance(raw, Mapping):
+    if raw is None:
         return None
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("podSetAssignments") or [], list):
+        raise InputError("must be an object with a list of podSetAssignments", source=source, obj=obj,
+                         field="status.admission")
     assignments = []
     for i, psa in enumerate(raw.get("podSetAssignments") or ()):
+        if not isinstance(psa, Mapping) or not isinstance(psa.get("resourceUsage") or {}, Mapping) \
+                or not isinstance(psa.get("flavors") or {}, Mapping):
+            raise InputError("must be an object with resourceUsage and flavors mappings", source=source, obj=obj,
+                             field=f"status.admission.podSetAssignments[{i}]")
         usage = {}
         for name, q in (psa.get("resourceUsage") or {}).items():
             try:
@@ -122,6 +132,8 @@ def parse_workload(obj: dict[str, Any], source: Source | None = None, *, validat
                    warnings: list[str] | None = None) -> WorkloadObject:
     stored = schema.store(obj, schema.WORKLOAD, WORKLOAD, source, validate, warnings)
     spec = stored.get("spec") or {}
+    for i, ps in enumerate(spec.get("podSets") or ()):
+        check_pod_spec((ps.get("template") or {}).get("spec") or {}, source, obj, f"spec.podSets[{i}].template.spec")
     status = stored.get("status") or {}
     return WorkloadObject(
         meta=object_meta(stored, source),

@@ -12,7 +12,7 @@ from kexplain.kueue.cache import resource_node as rn
 from kexplain.kueue.cache.clusterqueue import CachedClusterQueue, quotas_of
 from kexplain.kueue.cache.hierarchy import CohortNode, add_child_sorted, has_cycle
 from kexplain.kueue.cache.resource_node import ResourceNode
-from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, CohortSnapshot, Snapshot
+from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.workload.info import Info
 
 CachedCohort = CohortNode[CachedClusterQueue]
@@ -66,10 +66,14 @@ class Cache:
         if cq is None:
             return False
         old = cq.workloads.pop(info.key, None)
-        if old is not None:
+        if old is not None and not (cq.parent is not None and has_cycle(cq.parent)):
             for fr, q in old.usage().items():
                 rn.remove_usage(cq, fr, q)
         cq.workloads[info.key] = info
+        if cq.parent is not None and has_cycle(cq.parent):     # its cohort tree is not one: its own usage only
+            for fr, q in info.usage().items():
+                cq.resource_node.usage[fr] = cq.resource_node.usage.get(fr, 0) + q
+            return True
         for fr, q in info.usage().items():
             rn.add_usage(cq, fr, q)
         return True
@@ -122,5 +126,3 @@ def _accumulate(parent: ResourceNode, child: ResourceNode) -> None:
     for fr, used in child.usage.items():
         parent.usage[fr] = parent.usage.get(fr, 0) + max(0, used - child.local_quota(fr))
 
-
-__all__ = ["Cache", "CohortSnapshot"]

@@ -5,6 +5,7 @@ BestEffortFIFO sets it aside unless it has flavors left to try or must be retrie
 StrictFIFO puts it back at the head."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -123,12 +124,10 @@ class QueuedClusterQueue:
 
     def pending(self) -> list[Info]:
         """The Workloads in the heap in the order they would pop (Snapshot's sort)."""
-        import functools
         return sorted(self.heap.items(), key=functools.cmp_to_key(self.compare))
 
     def position(self, info: Info) -> list[Info]:
         """The Workloads that sort ahead of `info` in this queue (heap and set aside alike)."""
-        import functools
         everyone = [*self.heap.items(), *self.inadmissible.values()]
         ordered = sorted(everyone, key=functools.cmp_to_key(self.compare))
         return [i for i in ordered if self.compare(i, info) < 0]

@@ -16,7 +16,7 @@ from kexplain.kueue.cache.cache import Cache
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
 from kexplain.kueue.queue import cluster_queue as requeue
 from kexplain.kueue.queue.manager import Manager
-from kexplain.kueue.resources import FlavorResource, resource_quantity, resource_quantity_text
+from kexplain.kueue.resources import FlavorResource, resource_quantity
 from kexplain.kueue.scheduler.flavorassigner import attempts
 from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner
 from kexplain.kueue.scheduler.flavorassigner.modes import FIT, NO_FIT, PREEMPT_MODE
@@ -296,5 +296,3 @@ def _entry_order(a: Entry, b: Entry) -> int:
         return -1 if ta < tb else 1
     return 0
 
-
-__all__ = ["Scheduler", "Entry", "CycleRecord", "resource_quantity_text"]

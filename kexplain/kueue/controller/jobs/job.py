@@ -9,6 +9,7 @@ from kexplain.admission.workloads import check_workload
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, JOB_MIN_PARALLELISM_ANNOTATION
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
+from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
 KIND = "Job"
@@ -63,5 +64,6 @@ def from_object(obj: dict[str, Any], source: Source | None) -> Job:
     template = spec.get("template")
     if not isinstance(template, Mapping):
         raise InputError("a Job needs spec.template", source=source, obj=obj, field="spec.template")
+    check_pod_spec(template.get("spec"), source, obj, "spec.template.spec")
     return Job(object_meta(obj, source), 1 if parallelism is None else int(parallelism),
                None if completions is None else int(completions), template, source)

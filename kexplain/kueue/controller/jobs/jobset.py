@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
+from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
 KIND = "JobSet"
@@ -63,6 +64,7 @@ def from_object(obj: dict[str, Any], source: Source | None) -> JobSet:
         if not isinstance(template, Mapping) or not rj.get("name"):
             raise InputError("a replicated job needs a name and template.spec.template", source=source, obj=obj,
                              field=path)
+        check_pod_spec(template.get("spec"), source, obj, f"{path}.template.spec.template.spec")
         parallelism = _int(job_spec.get("parallelism"), 1, source, obj, f"{path}.template.spec.parallelism")
         completions = _int(job_spec.get("completions"), parallelism, source, obj,
                            f"{path}.template.spec.completions")

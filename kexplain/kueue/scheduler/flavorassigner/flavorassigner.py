@@ -11,11 +11,9 @@ same decisions as values for the explanation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
-from kexplain.kueue.cache.clusterqueue import Group
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot
 from kexplain.kueue.resources import PODS, FlavorResource, iteration_order, resource_quantity_text
 from kexplain.kueue.versions import KueueVersion
