@@ -216,6 +216,8 @@ def _short_resources(assignment: Assignment) -> frozenset[FlavorResource]:
     return frozenset(out)
 
 
+# Admitted Workloads listed per preemption verdict (every target is); the rest are counted.
+CANDIDATES_SHOWN = 10
 # Why an admitted Workload is or is not a preemption candidate
 TARGET, CANDIDATE = "target", "candidate"
 POLICY_NEVER, NOT_LOWER, NOT_LOWER_OR_NEWER_EQUAL = "policy-never", "not-lower-priority", "not-lower-or-newer-equal"
@@ -229,16 +231,24 @@ def preemption_candidates(info: Info, cq: ClusterQueueSnapshot, snapshot: Snapsh
     take it for the resources short and why (codes), and the policies that decide it."""
     policy = cq.preemption
     candidates = []
+    left_out: dict[str, int] = {}
+    shown: dict[str, int] = {}
     queues = [cq] if cq.parent is None else cq.parent.root().subtree_cluster_queues()
     for other in sorted(queues, key=lambda q: (q is not cq, q.name)):
         for admitted in sorted(other.workloads.values(), key=lambda i: i.key):
-            candidates.append(_candidate(info, cq, other, admitted, frs, targets))
+            item = _candidate(info, cq, other, admitted, frs, targets)
+            verdict = item["verdict"]
+            if verdict != TARGET and shown.get(verdict, 0) >= CANDIDATES_SHOWN:
+                left_out[verdict] = left_out.get(verdict, 0) + 1
+                continue
+            shown[verdict] = shown.get(verdict, 0) + 1
+            candidates.append(item)
     return {"withinClusterQueue": policy.within_cluster_queue, "reclaimWithinCohort": policy.reclaim_within_cohort,
             "borrowWithinCohort": policy.borrow_within_cohort,
             **({"maxPriorityThreshold": policy.max_priority_threshold}
                if policy.max_priority_threshold is not None else {}),
             "resources": [{"flavor": fr.flavor, "resource": fr.resource} for fr in sorted(frs)],
-            "candidates": candidates}
+            "candidates": candidates, **({"leftOut": left_out} if left_out else {})}
 
 
 def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot, admitted: Info,

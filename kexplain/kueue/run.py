@@ -123,8 +123,11 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
 
 
 def _fingerprint(done: Pass) -> tuple:
-    """What a cycle may change: every Workload's status, and what each queue holds."""
-    statuses = tuple((k, tuple(wl.conditions), wl.admission) for k, wl in sorted(done.workloads.items()))
+    """What a cycle may change: the status of every Workload that came in pending, the
+    preemptions issued (the only change a Workload admitted before can see), and what each
+    queue holds."""
+    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in done.workloads.items()
+                      if not wl.admitted_in_input), done.scheduler.evictions)
     queues = tuple((name, tuple(sorted(i.key for i in cq.heap.items())), tuple(sorted(cq.inadmissible)),
                     tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))
                    for name, cq in sorted(done.queues.cluster_queues.items()))

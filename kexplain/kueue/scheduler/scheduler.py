@@ -28,7 +28,7 @@ from kexplain.kueue.workload import workload as wlmod
 from kexplain.kueue.workload.info import Info, new_info
 from kexplain.kueue.workload.resources import validate_resources
 from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
-from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted
+from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted, is_evicted
 from kexplain.model.labels import LabelSelector
 
 Recorder = Callable[[str, str, str, str], None]
@@ -98,6 +98,7 @@ class Scheduler:
         self.now = now
         self.record = record
         self.cycles: list[CycleRecord] = []
+        self.evictions = 0          # preemptions issued to Workloads not evicted before
 
     def schedule(self) -> bool:
         """Scheduler.schedule: False when no ClusterQueue has a head (nothing ran)."""
@@ -208,7 +209,9 @@ class Scheduler:
             preempted[t.info.key] = t.info
         cq.add_usage(usage)
         if mode == PREEMPT_MODE:
+            evicted_before = sum(1 for t in entry.targets if is_evicted(t.info.obj))
             entry.mark_preemption_outcome(preemption.issue(entry.info, entry.targets, cq, self.record, self.now))
+            self.evictions += sum(1 for t in entry.targets if is_evicted(t.info.obj)) - evicted_before
             return
         entry.status = NOMINATED
         self.admit(entry, cq)

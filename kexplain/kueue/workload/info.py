@@ -64,6 +64,15 @@ class Info:
     def key(self) -> str:
         return self.obj.key
 
+    def flavor_resources(self) -> frozenset[FlavorResource]:
+        """The (flavor, resource) pairs it holds quota of (worked out once: a Workload holding
+        quota keeps its admission through the pass)."""
+        cached = self.__dict__.get("_flavor_resources")
+        if cached is None:
+            cached = self.__dict__["_flavor_resources"] = frozenset(
+                FlavorResource(flavor, res) for ps in self.total_requests for res, flavor in ps.flavors.items())
+        return cached
+
     def usage(self) -> dict[FlavorResource, int]:
         """FlavorResourceUsage: the quota it holds per (flavor, resource)."""
         total: dict[FlavorResource, int] = {}

@@ -4,7 +4,6 @@ borrowing, reclaiming with a hierarchical advantage), and the borrowing level a 
 (`height_of_lowest_subtree_that_fits`)."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Iterable
@@ -14,7 +13,7 @@ from kexplain.kueue.apis.constants import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_W
 from kexplain.kueue.cache import resource_node as rn
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, CohortSnapshot, Snapshot, cohort_borrowing_with
 from kexplain.kueue.resources import FlavorResource
-from kexplain.kueue.scheduler.preemption.common import candidates_order, satisfies_policy
+from kexplain.kueue.scheduler.preemption.common import candidates_key, satisfies_policy
 from kexplain.kueue.workload.info import Info
 from kexplain.kueue.workload.ordering import priority
 from kexplain.kueue.workload.workload import Workload, is_evicted
@@ -27,8 +26,7 @@ REASONS = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMAT
 
 def uses_resources(info: Info, frs: Iterable[FlavorResource]) -> bool:
     """WorkloadUsesResources: it holds quota of a (flavor, resource) that needs preemption."""
-    wanted = set(frs)
-    return any(FlavorResource(flavor, res) in wanted for ps in info.total_requests for res, flavor in ps.flavors.items())
+    return not info.flavor_resources().isdisjoint(frs)
 
 
 def borrowing_within_cohort_forbidden(cq: ClusterQueueSnapshot) -> tuple[bool, int | None]:
@@ -137,8 +135,8 @@ class CandidateIterator:
         self.snapshot = snapshot
         same = _same_queue(ctx)
         hierarchy, by_priority = _hierarchical(ctx)
-        order = functools.cmp_to_key(lambda a, b: candidates_order(a.info, b.info, ctx.cq.name, now))
-        groups = [sorted(g, key=order) for g in (hierarchy, by_priority, same)]
+        key = candidates_key(ctx.cq.name, now)
+        groups = [sorted(g, key=lambda c: key(c.info)) for g in (hierarchy, by_priority, same)]
         evicted = [[c for c in g if is_evicted(c.info.obj)] for g in groups]
         others = [[c for c in g if not is_evicted(c.info.obj)] for g in groups]
         self.candidates = [c for g in evicted for c in g] + [c for g in others for c in g]
