@@ -224,6 +224,8 @@ def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
     for c in candidates:
         lines.append((2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
                          f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}"))
+    for verdict, count in sorted((p.get("leftOut") or {}).items()):
+        lines.append((2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}"))
     return lines
 
 

@@ -54,3 +54,21 @@ def test_bad_input_is_one_line(args, stdin, said) -> None:
     code, out, err = kexplain(*CLUSTER, *args, stdin=stdin)
     assert code == 2 and not out
     assert said in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+MISSING_CLASS = ("metadata: {{name: {name}, namespace: team-a, uid: u-{name}, "
+                 "labels: {{kueue.x-k8s.io/queue-name: a-queue}}}}\n")
+
+
+def test_a_missing_priority_class() -> None:
+    """A Job's template naming a PriorityClass that does not exist gets Kueue's error; a Pod naming
+    one is refused as the API server refuses it."""
+    job = ("apiVersion: batch/v1\nkind: Job\n" + MISSING_CLASS.format(name="j") +
+           "spec: {suspend: true, template: {spec: {priorityClassName: nope, restartPolicy: Never, "
+           "containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}\n")
+    code, out, err = kexplain("-", *CLUSTER, "-o", "json", stdin=job)
+    assert json.loads(out)["jobs"][0]["error"] == 'priorityclasses.scheduling.k8s.io "nope" not found'
+    pod = ("apiVersion: v1\nkind: Pod\n" + MISSING_CLASS.format(name="p") +
+           "spec: {priorityClassName: nope, containers: [{name: c, image: x}]}\n")
+    code, out, err = kexplain("-", *CLUSTER, "-o", "json", stdin=pod)
+    assert code == 2 and "no PriorityClass with name nope was found" in err and len(err.splitlines()) == 1

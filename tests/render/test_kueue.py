@@ -50,3 +50,14 @@ def test_every_code_is_worded() -> None:
     codes = {getattr(explain, n) for n in ("TARGET", "CANDIDATE", "POLICY_NEVER", "NOT_LOWER", "NOT_LOWER_OR_NEWER_EQUAL",
                                            "RECLAIM_NEVER", "LENDER_WITHIN_NOMINAL", "RESOURCE_NOT_USED", "EVICTED")}
     assert codes <= set(CANDIDATE_WORDS)
+
+
+def test_candidates_left_out_are_counted() -> None:
+    from kexplain.render.kueue import _preemption_lines
+    lines = _preemption_lines({"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Never",
+                               "borrowWithinCohort": "Never",
+                               "candidates": [{"workload": "ns/a", "clusterQueue": "cq", "priority": 5,
+                                               "verdict": "not-lower-priority"}],
+                               "leftOut": {"not-lower-priority": 3}})
+    said = [line for _, line in lines]
+    assert "- and 3 more: its priority is not lower" in said
