@@ -25,6 +25,7 @@ RANKS = {
     "load": 40,
     "explain": 50,
     "autoscaler": 55, "karpenter": 55,
+    "kueue": 56,        # reads Karpenter's CRD schema walk (karpenter.apis.schema) for Kueue's CRDs
     "suggest": 60,
     "lint": 70,
     "render": 80,

@@ -41,7 +41,7 @@ BUG = "a kexplain bug, please report it; set KEXPLAIN_DEBUG=1 for a traceback"
 # the autoscalers, lint), so that a small explanation takes a small part of a second.
 COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snapshot": "kexplain.cli.snapshot",
             "lint": "kexplain.cli.lint", "autoscale": "kexplain.cli.autoscale",
-            "karpenter": "kexplain.cli.karpenter", "version": ""}
+            "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": ""}
 
 
 def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:

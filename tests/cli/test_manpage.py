@@ -24,6 +24,7 @@ SECTIONS = {
     "kexplain lint": "lint",
     "kexplain autoscale": "autoscale",
     "kexplain karpenter": "karpenter",
+    "kexplain kueue": "kueue",
     "kexplain version": "version",
     "Options of every command": "*",
     "Options of kexplain itself": "",
@@ -80,7 +81,8 @@ def test_every_command_has_a_section():
     assert documented["*"] == HELP
 
 
-@pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "version"])
+@pytest.mark.parametrize("command", ["", "explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue",
+                                     "version"])
 def test_options_agree(command):
     cli = cli_options()[command]
     man = man_options()[command]
@@ -88,7 +90,7 @@ def test_options_agree(command):
     assert man - cli == set(), f"kexplain {command}: the man page documents options the command lacks"
 
 
-@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale", "karpenter"])
+@pytest.mark.parametrize("command", ["explain", "pod", "snapshot", "lint", "autoscale", "karpenter", "kueue"])
 def test_help_shows_what_the_man_page_documents(capsys, command):
     text = help_text(capsys, command)
     for option in man_options()[command] | HELP:

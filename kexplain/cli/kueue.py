@@ -1,0 +1,105 @@
+"""`kexplain kueue WORKLOADS --nodes CLUSTER`: Kueue's admission of the submitted Jobs, Pods,
+JobSets and Workloads, as Kueue v0.17.8 (or v0.19.2) decides it."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import Enum
+from typing import List, Optional
+
+import typer
+
+from kexplain.cli.env import env_of
+from kexplain.cli.exit_codes import ExitStatus
+from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.render import structured
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+def _now(text: Optional[str]) -> datetime:
+    from kexplain.errors import KexplainError
+    if not text:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise KexplainError(f"--now {text}: not an RFC 3339 time (e.g. 2026-01-01T00:00:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def command(
+    ctx: typer.Context,
+    workloads: List[str] = typer.Argument(..., metavar="WORKLOADS",
+                                          help="What is submitted: Jobs, Pods and JobSets with the "
+                                               "kueue.x-k8s.io/queue-name label, and Workloads (files, directories "
+                                               "or '-')."),
+    nodes: List[str] = typer.Option([], "--nodes", metavar="PATH",
+                                    help="The cluster: ResourceFlavors, ClusterQueues, Cohorts, LocalQueues, "
+                                         "WorkloadPriorityClasses, PriorityClasses, Namespaces and the admitted "
+                                         "Workloads; any kind in any file (repeatable)."),
+    now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
+                                      help="The clock (RFC 3339) for wait times and Workloads without a creation "
+                                           "time (default: the current time)."),
+    kueue_version: Optional[str] = typer.Option(None, "--kueue-version", metavar="X.Y",
+                                                help="The Kueue release whose decisions to follow: 0.17 (v0.17.8, "
+                                                     "the default) or 0.19 (v0.19.2)."),
+    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
+    suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
+                                     help="Show verified fixes for the Workloads left pending (each change run "
+                                          "through Kueue's cycles again; key 'suggestions')."),
+    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
+                                       help="Refuse inputs larger than this."),
+    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
+                                    help="Refuse inputs of more objects than this (per input)."),
+    validate: str = VALIDATE_OPTION,
+) -> ExitStatus:
+    """Explain Kueue's admission: the Workload each submitted job becomes, then Kueue's
+    scheduling cycles (flavor assignment, quota, cohort borrowing and lending, preemption,
+    partial admission) and the workload controller's checks, with Kueue's own conditions,
+    reasons, messages and events; per pending Workload the numbers behind the verdict and
+    verified fixes.
+
+    Exit codes: 0 every submitted Workload holds quota, 1 some is pending or was not created,
+    2 bad usage or bad input, 4 internal error."""
+    from kexplain.kueue import versions
+    from kexplain.kueue.inputs import load
+    from kexplain.kueue.run import Settings
+
+    env = env_of(ctx)
+    settings = Settings(versions.resolve(kueue_version), _now(now))
+    inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
+                  stdin=env.stdin)
+    for warning in inputs.warnings:
+        env.error(f"warning: {warning}")
+    from kexplain.kueue.explain import explained_pass
+    from kexplain.kueue.run import run_pass
+    done = run_pass(inputs, settings)
+    doc = explained_pass(done)
+    if suggestions:
+        from kexplain.suggest import kueue as fixes
+        if fixes.needed(doc):
+            doc["suggestions"] = fixes.suggestions(done)
+    if output.value in structured.FORMATS:
+        structured.write(env.stdout, doc, output.value)
+    else:
+        from kexplain.render.kueue import print_pass
+        print_pass(doc, env.console())
+    return exit_status(doc)
+
+
+def exit_status(doc: dict) -> ExitStatus:
+    """0 when every submitted Workload holds quota, else 1."""
+    submitted = {f"{j.get('namespace')}/{j.get('workload')}" for j in doc.get("jobs") or () if j.get("workload")}
+    for job in doc.get("jobs") or ():
+        if job.get("error") and job.get("queueName"):
+            return ExitStatus.UNSCHEDULABLE
+    for wl in doc.get("workloads") or ():
+        key = f"{wl.get('namespace')}/{wl.get('name')}"
+        if (key in submitted or not wl.get("inputAdmitted")) and not wl.get("quotaReserved"):
+            return ExitStatus.UNSCHEDULABLE
+    return ExitStatus.SUCCESS

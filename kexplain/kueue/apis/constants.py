@@ -1,0 +1,63 @@
+"""Kueue's well-known names: labels, annotations, condition types and reasons (apis/kueue/v1beta2
+and pkg/controller/constants)."""
+from __future__ import annotations
+
+GROUP = "kueue.x-k8s.io"
+API_VERSION = "kueue.x-k8s.io/v1beta2"
+
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"       # a WorkloadPriorityClass's name
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+JOB_MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
+ADMISSION_GATE = "kueue.x-k8s.io/admission"                   # the pod webhook's scheduling gate
+RESOURCE_IN_USE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
+
+DEFAULT_POD_SET_NAME = "main"
+DEFAULT_PRIORITY = 0
+
+# Kinds
+RESOURCE_FLAVOR = "ResourceFlavor"
+CLUSTER_QUEUE = "ClusterQueue"
+COHORT = "Cohort"
+LOCAL_QUEUE = "LocalQueue"
+WORKLOAD = "Workload"
+WORKLOAD_PRIORITY_CLASS = "WorkloadPriorityClass"
+KINDS = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD, WORKLOAD_PRIORITY_CLASS})
+CLUSTER_SCOPED = frozenset({RESOURCE_FLAVOR, CLUSTER_QUEUE, COHORT, WORKLOAD_PRIORITY_CLASS})
+
+# Workload condition types
+QUOTA_RESERVED = "QuotaReserved"
+ADMITTED = "Admitted"
+EVICTED = "Evicted"
+PREEMPTED = "Preempted"
+FINISHED = "Finished"
+REQUEUED = "Requeued"
+
+# Reasons
+REASON_PENDING = "Pending"
+REASON_INADMISSIBLE = "Inadmissible"
+REASON_QUOTA_RESERVED = "QuotaReserved"
+REASON_ADMITTED = "Admitted"
+EVICTED_BY_PREEMPTION = "Preempted"
+IN_CLUSTER_QUEUE = "InClusterQueue"
+IN_COHORT_RECLAMATION = "InCohortReclamation"
+IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+# Events
+EVENT_NORMAL = "Normal"
+EVENT_WARNING = "Warning"
+REASON_CREATED_WORKLOAD = "CreatedWorkload"
+
+# Policies
+NEVER = "Never"
+ANY = "Any"
+LOWER_PRIORITY = "LowerPriority"
+LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+MAY_STOP_SEARCH = "MayStopSearch"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+BEST_EFFORT_FIFO = "BestEffortFIFO"
+STRICT_FIFO = "StrictFIFO"
+STOP_NONE = "None"

@@ -1,0 +1,144 @@
+"""Workload (workload_types.go): its spec (queue, priority, pod sets) and the status an admitted
+Workload comes with (the admission and the conditions)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Mapping
+
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.quantity import Quantity
+from kexplain.errors import InputError, Source
+from kexplain.kueue.apis import schema
+from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, WORKLOAD
+from kexplain.kueue.apis.meta import ObjectMeta, object_meta, parse_time
+from kexplain.kueue.apis.podtemplate import check_pod_spec
+from kexplain.kueue.apis.priorityclass import POD_PRIORITY_CLASS_REF, WORKLOAD_PRIORITY_CLASS_REF, PriorityClassRef
+
+
+@dataclass(frozen=True)
+class PodSet:
+    name: str
+    count: int
+    template: Mapping[str, Any]         # a PodTemplateSpec: {metadata, spec}
+    min_count: int | None = None
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        spec = self.template.get("spec")
+        return spec if isinstance(spec, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    queue_name: str
+    pod_sets: tuple[PodSet, ...]
+    priority: int | None = None
+    priority_class: PriorityClassRef | None = None
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class Condition:
+    type: str
+    status: str
+    reason: str
+    message: str
+    last_transition: datetime | None = None
+
+
+@dataclass(frozen=True)
+class PodSetAssignment:
+    name: str
+    flavors: Mapping[str, str]
+    resource_usage: Mapping[str, Quantity]
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class Admission:
+    cluster_queue: str
+    pod_set_assignments: tuple[PodSetAssignment, ...]
+
+
+@dataclass(frozen=True)
+class WorkloadObject:
+    """A Workload as stored: its metadata, spec and status."""
+
+    meta: ObjectMeta
+    spec: WorkloadSpec
+    conditions: tuple[Condition, ...] = ()
+    admission: Admission | None = None
+    source: Source | None = field(default=None, compare=False)
+
+
+def parse_pod_sets(raw: Any) -> tuple[PodSet, ...]:
+    out = []
+    for ps in raw or ():
+        template = ps.get("template") if isinstance(ps.get("template"), Mapping) else {}
+        out.append(PodSet(name=str(ps.get("name") or DEFAULT_POD_SET_NAME), count=int(ps.get("count", 1)),
+                          template=template, min_count=int(ps["minCount"]) if "minCount" in ps else None))
+    return tuple(out)
+
+
+def _priority_class(raw: Any) -> PriorityClassRef | None:
+    if not isinstance(raw, Mapping):
+        return None
+    kind = WORKLOAD_PRIORITY_CLASS_REF if raw.get("kind") == WORKLOAD_PRIORITY_CLASS_REF else POD_PRIORITY_CLASS_REF
+    return PriorityClassRef(kind, str(raw.get("name")))
+
+
+def _conditions(raw: Any, source: Source | None, obj: Any) -> tuple[Condition, ...]:
+    if raw is not None and not isinstance(raw, list):
+        raise InputError("must be a list", source=source, obj=obj, field="status.conditions")
+    out = []
+    for i, c in enumerate(raw or ()):
+        if not isinstance(c, Mapping):
+            raise InputError("a condition must be an object", source=source, obj=obj, field=f"status.conditions[{i}]")
+        out.append(Condition(str(c.get("type") or ""), str(c.get("status") or ""), str(c.get("reason") or ""),
+                             str(c.get("message") or ""),
+                             parse_time(c.get("lastTransitionTime"), source, obj,
+                                        f"status.conditions[{i}].lastTransitionTime")))
+    return tuple(out)
+
+
+def _admission(raw: Any, source: Source | None, obj: Any) -> Admission | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("podSetAssignments") or [], list):
+        raise InputError("must be an object with a list of podSetAssignments", source=source, obj=obj,
+                         field="status.admission")
+    assignments = []
+    for i, psa in enumerate(raw.get("podSetAssignments") or ()):
+        if not isinstance(psa, Mapping) or not isinstance(psa.get("resourceUsage") or {}, Mapping) \
+                or not isinstance(psa.get("flavors") or {}, Mapping):
+            raise InputError("must be an object with resourceUsage and flavors mappings", source=source, obj=obj,
+                             field=f"status.admission.podSetAssignments[{i}]")
+        usage = {}
+        for name, q in (psa.get("resourceUsage") or {}).items():
+            try:
+                usage[str(name)] = quantity.parse(q)
+            except quantity.QuantityError as e:
+                raise InputError(str(e), source=source, obj=obj,
+                                 field=f"status.admission.podSetAssignments[{i}].resourceUsage.{name}") from None
+        count = psa.get("count")
+        assignments.append(PodSetAssignment(str(psa.get("name") or DEFAULT_POD_SET_NAME),
+                                            {str(k): str(v) for k, v in (psa.get("flavors") or {}).items()},
+                                            usage, int(count) if count is not None else None))
+    return Admission(str(raw.get("clusterQueue") or ""), tuple(assignments))
+
+
+def parse_workload(obj: dict[str, Any], source: Source | None = None, *, validate: str = "strict",
+                   warnings: list[str] | None = None) -> WorkloadObject:
+    stored = schema.store(obj, schema.WORKLOAD, WORKLOAD, source, validate, warnings)
+    spec = stored.get("spec") or {}
+    for i, ps in enumerate(spec.get("podSets") or ()):
+        check_pod_spec((ps.get("template") or {}).get("spec") or {}, source, obj, f"spec.podSets[{i}].template.spec")
+    status = stored.get("status") or {}
+    return WorkloadObject(
+        meta=object_meta(stored, source),
+        spec=WorkloadSpec(queue_name=str(spec.get("queueName") or ""), pod_sets=parse_pod_sets(spec.get("podSets")),
+                          priority=spec.get("priority"), priority_class=_priority_class(spec.get("priorityClassRef")),
+                          active=spec.get("active", True) is not False),
+        conditions=_conditions(status.get("conditions"), source, obj),
+        admission=_admission(status.get("admission"), source, obj), source=source)

@@ -1,0 +1,116 @@
+"""The snapshot a scheduling cycle takes of the cache (snapshot.go, clusterqueue_snapshot.go):
+the active ClusterQueues and the cohorts not in a cycle, usage copied, so that the cycle can add
+what it admits and preemption can simulate removing Workloads without touching the cache."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from kexplain.kueue.apis.clusterqueue import FlavorFungibility, Preemption
+from kexplain.kueue.apis.resourceflavor import ResourceFlavor
+from kexplain.kueue.cache import resource_node as rn
+from kexplain.kueue.cache.clusterqueue import Group
+from kexplain.kueue.cache.hierarchy import CohortNode
+from kexplain.kueue.cache.resource_node import Quota, ResourceNode
+from kexplain.kueue.resources import FlavorResource
+from kexplain.kueue.workload.info import Info
+from kexplain.model.labels import LabelSelector
+
+Usage = dict[FlavorResource, int]
+CohortSnapshot = CohortNode["ClusterQueueSnapshot"]
+
+
+@dataclass(eq=False)
+class ClusterQueueSnapshot:
+    name: str
+    groups: tuple[Group, ...]
+    workloads: dict[str, Info]
+    namespace_selector: LabelSelector
+    preemption: Preemption
+    flavor_fungibility: FlavorFungibility
+    generation: int
+    resource_node: ResourceNode
+    parent: Optional[CohortSnapshot] = None
+
+    def rg_by_resource(self, resource: str) -> Group | None:
+        for group in self.groups:
+            if resource in group.covered:
+                return group
+        return None
+
+    def quota_for(self, fr: FlavorResource) -> Quota:
+        return self.resource_node.quotas.get(fr) or Quota()
+
+    def available(self, fr: FlavorResource) -> int:
+        return max(0, rn.available(self, fr))
+
+    def potential_available(self, fr: FlavorResource) -> int:
+        return rn.potential_available(self, fr)
+
+    def borrowing_with(self, fr: FlavorResource, val: int) -> bool:
+        return self.resource_node.usage.get(fr, 0) + val > self.quota_for(fr).nominal
+
+    def borrowing(self, fr: FlavorResource) -> bool:
+        return self.borrowing_with(fr, 0)
+
+    def add_usage(self, usage: Usage) -> None:
+        for fr, q in usage.items():
+            rn.add_usage(self, fr, q)
+
+    def remove_usage(self, usage: Usage) -> None:
+        for fr, q in usage.items():
+            rn.remove_usage(self, fr, q)
+
+    def fits(self, usage: Usage) -> bool:
+        return all(self.available(fr) >= q for fr, q in usage.items())
+
+    def path_parent_to_root(self) -> Iterator[CohortSnapshot]:
+        return self.parent.path_self_to_root() if self.parent is not None else iter(())
+
+    def path(self) -> str:
+        """buildCQPath: `/ROOT/.../COHORT/NAME`."""
+        parts = [self.name, *(c.name for c in self.path_parent_to_root())]
+        return "/" + "/".join(reversed(parts))
+
+
+def cohort_borrowing_with(cohort: CohortSnapshot, fr: FlavorResource, val: int) -> bool:
+    node = cohort.resource_node
+    return node.usage.get(fr, 0) + val > node.subtree_quota.get(fr, 0)
+
+
+@dataclass
+class Snapshot:
+    cluster_queues: dict[str, ClusterQueueSnapshot]
+    cohorts: dict[str, CohortSnapshot]
+    flavors: dict[str, ResourceFlavor]
+    inactive: set[str] = field(default_factory=set)
+
+    def cluster_queue(self, name: str) -> ClusterQueueSnapshot | None:
+        return self.cluster_queues.get(name)
+
+    def add_workload(self, info: Info) -> None:
+        cq = self.cluster_queues[info.cluster_queue]
+        cq.workloads[info.key] = info
+        cq.add_usage(info.usage())
+
+    def remove_workload(self, info: Info) -> None:
+        cq = self.cluster_queues[info.cluster_queue]
+        cq.workloads.pop(info.key, None)
+        cq.remove_usage(info.usage())
+
+    def simulate_removal(self, infos: Iterable[Info]) -> "Restore":
+        """SimulateWorkloadRemoval: their usage taken out of their ClusterQueues until restored."""
+        removed = [(self.cluster_queues[i.cluster_queue], i.usage()) for i in infos
+                   if i.cluster_queue in self.cluster_queues]
+        for cq, usage in removed:
+            cq.remove_usage(usage)
+        return Restore(removed)
+
+
+@dataclass
+class Restore:
+    removed: list[tuple[ClusterQueueSnapshot, Usage]]
+
+    def __call__(self) -> None:
+        for cq, usage in self.removed:
+            cq.add_usage(usage)

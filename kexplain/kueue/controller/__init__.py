@@ -1,0 +1,2 @@
+"""Kueue's controllers that run in the pass: the job integrations (`jobframework`, `jobs`) and
+the workload controller's checks (`core`)."""

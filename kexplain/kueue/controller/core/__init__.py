@@ -1,0 +1,1 @@
+"""Kueue's core controllers (pkg/controller/core): here, the workload controller's checks."""

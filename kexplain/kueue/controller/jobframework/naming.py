@@ -1,0 +1,24 @@
+"""A Workload's name for its owner (workload_names.go): `KIND-NAME-HASH`, the prefix cut to fit,
+the hash the first 5 hex digits of sha1(kind, group, name, uid)."""
+from __future__ import annotations
+
+import hashlib
+
+HASH_LENGTH = 5
+MAX_WORKLOAD_NAME_LENGTH = 253          # ShortWorkloadNames is off: 63 otherwise
+MAX_PREFIX_LENGTH = MAX_WORKLOAD_NAME_LENGTH - 1 - HASH_LENGTH
+
+
+def name_hash(owner_name: str, owner_uid: str, kind: str, group: str, extra: str = "") -> str:
+    """getHash: sha1 over kind, group, name and uid (and `extra`), newline-separated."""
+    h = hashlib.sha1()
+    h.update(f"{kind}\n{group}\n{owner_name}\n{owner_uid}".encode())
+    if extra:
+        h.update(f"\n{extra}".encode())
+    return h.hexdigest()
+
+
+def workload_name(owner_name: str, owner_uid: str, kind: str, group: str) -> str:
+    """GetWorkloadNameForOwnerWithGVK."""
+    prefix = f"{kind.lower()}-{owner_name}"[:MAX_PREFIX_LENGTH]
+    return f"{prefix}-{name_hash(owner_name, owner_uid, kind, group)[:HASH_LENGTH]}"

@@ -1,0 +1,18 @@
+"""Kueue's job integrations, one module per kind (pkg/controller/jobs/<kind>), registered by
+kind: each turns a user's object into a GenericJob."""
+from __future__ import annotations
+
+from types import ModuleType
+
+from kexplain.kueue.controller.jobs import job, jobset, pod
+
+INTEGRATIONS: dict[str, ModuleType] = {job.KIND: job, pod.KIND: pod, jobset.KIND: jobset}
+
+
+def integration_for(kind: str, api_version: str) -> ModuleType | None:
+    """The integration of an object's kind, when its apiVersion is that integration's group."""
+    module = INTEGRATIONS.get(kind)
+    if module is None:
+        return None
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    return module if group == module.GROUP else None

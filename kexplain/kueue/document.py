@@ -1,0 +1,74 @@
+"""The result document of a pass (../shared/kueue/README.md, "The document"): data only, words
+as values; renderers read it and nothing else. `explanation` and `suggestions` are added by
+`explain.py` and kexplain.suggest."""
+from __future__ import annotations
+
+from typing import Any
+
+from kexplain.apimachinery.quantity import canonical
+from kexplain.kueue.apis.constants import QUEUE_NAME_LABEL
+from kexplain.kueue.apis.workload import Admission
+from kexplain.kueue.run import Pass
+from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
+
+
+def _admission(admission: Admission) -> dict[str, Any]:
+    return {"clusterQueue": admission.cluster_queue,
+            "podSetAssignments": [
+                {"name": psa.name, "flavors": dict(psa.flavors),
+                 "resourceUsage": {res: canonical(q) for res, q in psa.resource_usage.items()},
+                 **({"count": psa.count} if psa.count is not None else {})}
+                for psa in admission.pod_set_assignments]}
+
+
+def _workload(wl: Workload, done: Pass) -> dict[str, Any]:
+    out: dict[str, Any] = {"namespace": wl.meta.namespace, "name": wl.meta.name, "queueName": wl.spec.queue_name,
+                           "inputAdmitted": wl.admitted_in_input, "quotaReserved": has_quota_reservation(wl),
+                           "evicted": is_evicted(wl), "preempted": wl.is_true("Preempted")}
+    if has_quota_reservation(wl) and wl.admission is not None:
+        out.update(_admission(wl.admission))
+    out["conditions"] = [{"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
+                         for c in sorted(wl.conditions, key=lambda c: c.type)]
+    decided = done.decided_by.get(wl.key)
+    if decided and not has_quota_reservation(wl):
+        out["decidedBy"] = decided
+    if wl.meta.owner_kind:
+        out["owner"] = f"{wl.meta.owner_kind}/{wl.meta.owner_name}"
+    out["priority"] = priority(wl) if wl.spec.priority is not None else None
+    if wl.spec.priority_class is not None:
+        out["priorityClass"] = str(wl.spec.priority_class)
+    if out["priority"] is None:
+        del out["priority"]
+    return out
+
+
+def document(done: Pass) -> dict[str, Any]:
+    jobs = []
+    for outcome in done.outcomes:
+        meta = outcome.job.meta
+        item: dict[str, Any] = {"kind": outcome.job.kind, "namespace": meta.namespace, "name": meta.name}
+        queue = meta.labels.get(QUEUE_NAME_LABEL)
+        if queue:
+            item["queueName"] = queue
+        if outcome.workload is not None:
+            item["workload"] = outcome.workload.meta.name
+        if outcome.error:
+            item["error"] = outcome.error
+        jobs.append(item)
+    workloads = [_workload(wl, done) for _, wl in sorted(done.workloads.items())]
+    events = sorted({(e.object, e.type, e.reason, e.message) for e in done.events})
+    pending = {name: [i.key for i in cq.pending()] for name, cq in sorted(done.queues.cluster_queues.items())
+               if len(cq.heap)}
+    inadmissible = {name: sorted(cq.inadmissible) for name, cq in sorted(done.queues.cluster_queues.items())
+                    if cq.inadmissible}
+    doc: dict[str, Any] = {"kueueVersion": done.settings.version.label, "cycles": len(done.scheduler.cycles),
+                           "jobs": jobs, "workloads": workloads,
+                           "events": [dict(zip(("object", "type", "reason", "message"), e)) for e in events]}
+    if pending:
+        doc["pendingLeft"] = pending
+    if inadmissible:
+        doc["inadmissibleLeft"] = inadmissible
+    if done.inputs.ignored:
+        doc["ignoredObjects"] = list(done.inputs.ignored)
+    return doc

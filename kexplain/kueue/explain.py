@@ -1,0 +1,275 @@
+"""Why a Workload is pending, as data (the document's `explanation`): per pending Workload, the
+step that decided it, its place in its queue and who is ahead, per pod set and resource group
+each flavor tried (skipped for a taint, the node selection or a missing flavor; else per
+resource the quota numbers behind its mode: nominal, used, available with borrowing, the most
+it could have, what is short, who in the cohort has it unused and the limits in the way) and
+what preemption would evict and why each admitted Workload is or is not a candidate.
+
+Numbers are Kueue's integers written as quantities; reasons are codes the renderer words. The
+flavor trials are those of the Workload's last evaluation, with the numbers of that moment;
+preemption candidates are classified against the cache as the pass left it.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from kexplain.kueue.apis.constants import NEVER, QUOTA_RESERVED, STRICT_FIFO
+from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
+from kexplain.kueue.document import document
+from kexplain.kueue.inputs import KueueInputs
+from kexplain.kueue.resources import FlavorResource, resource_quantity_text
+from kexplain.kueue.run import WORKLOAD_CONTROLLER, Pass, Settings, run_pass
+from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorTrial, QuotaCheck
+from kexplain.kueue.scheduler.flavorassigner.modes import MODE_NAMES, PM_NAMES, assignment_mode
+from kexplain.kueue.scheduler.preemption import classical
+from kexplain.kueue.scheduler.preemption.common import satisfies_policy
+from kexplain.kueue.scheduler.scheduler import Entry
+from kexplain.kueue.workload.info import Info
+from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.workload import Workload, has_quota_reservation, is_evicted
+
+# The verdicts
+ADMITTED, PENDING, PENDING_PREEMPTION, INADMISSIBLE, NOT_TRIED, NOT_QUEUED = (
+    "Admitted", "Pending", "PendingPreemption", "Inadmissible", "NotTried", "NotQueued")
+
+
+def explained(inputs: KueueInputs, settings: Settings, *, suggestions: bool = True) -> dict[str, Any]:
+    """The pass's document with its explanation (the CLI adds the suggestions)."""
+    return explained_pass(run_pass(inputs, settings))
+
+
+def explained_pass(done: Pass) -> dict[str, Any]:
+    doc = document(done)
+    doc["explanation"] = explanation(done)
+    return doc
+
+
+def _q(resource: str, amount: int | None) -> str | None:
+    return None if amount is None else resource_quantity_text(resource, amount)
+
+
+def last_entries(done: Pass) -> dict[str, Entry]:
+    """Each Workload's last evaluation by the scheduler."""
+    out: dict[str, Entry] = {}
+    for cycle in done.scheduler.cycles:
+        for entry in [*cycle.entries, *cycle.inadmissible]:
+            out[entry.info.key] = entry
+    return out
+
+
+def explanation(done: Pass) -> dict[str, Any]:
+    entries = last_entries(done)
+    snapshot = done.cache.snapshot()
+    out = []
+    for key, wl in sorted(done.workloads.items()):
+        if has_quota_reservation(wl) or not wl.spec.active:
+            continue
+        out.append(workload_explanation(done, wl, entries.get(key), snapshot))
+    return {"workloads": out}
+
+
+def _verdict(done: Pass, wl: Workload, entry: Entry | None) -> str:
+    if done.decided_by.get(wl.key) == WORKLOAD_CONTROLLER:
+        return INADMISSIBLE
+    if entry is None:
+        return NOT_QUEUED if wl.key in done.queue_errors else NOT_TRIED
+    if entry.preempted:
+        return PENDING_PREEMPTION
+    return PENDING
+
+
+def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot: Snapshot) -> dict[str, Any]:
+    cq_name, _ = done.queues.cluster_queue_for(wl.meta.namespace, wl.spec.queue_name)
+    item: dict[str, Any] = {"workload": wl.key, "queueName": wl.spec.queue_name, "verdict": _verdict(done, wl, entry),
+                            "priority": priority(wl)}
+    if cq_name:
+        item["clusterQueue"] = cq_name
+    cond = wl.find(QUOTA_RESERVED)
+    if cond is not None:
+        item["message"] = cond.message
+    if wl.key in done.queue_errors:
+        item["queueError"] = done.queue_errors[wl.key]
+    queue = queue_position(done, wl)
+    if queue:
+        item["queue"] = queue
+    if entry is not None:
+        item["cycle"] = _cycle_of(done, entry)
+        if entry.assignment is not None:
+            item["podSets"] = pod_sets(entry.assignment, entry.info)
+            if entry.full_assignment is not None:
+                item["partialAdmission"] = {"counts": {ps.name: ps.count for ps in entry.assignment.pod_sets},
+                                            "fullCounts": {ps.name: ps.count for ps in entry.full_assignment.pod_sets}}
+            if entry.targets:
+                item["preemptionTargets"] = [{"workload": t.info.key, "clusterQueue": t.info.cluster_queue,
+                                              "reason": t.reason} for t in entry.targets]
+            short = _short_resources(entry.assignment)
+            cq = snapshot.cluster_queue(entry.info.cluster_queue)
+            if short and cq is not None:
+                item["preemption"] = preemption_candidates(entry.info, cq, snapshot, short,
+                                                           {t.info.key for t in entry.targets})
+    return item
+
+
+def _cycle_of(done: Pass, entry: Entry) -> int:
+    for cycle in done.scheduler.cycles:
+        if entry in cycle.entries or entry in cycle.inadmissible:
+            return cycle.number
+    return 0
+
+
+def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:
+    """Where the Workload waits: its ClusterQueue's strategy, its place among the pending
+    Workloads in queue order, those ahead, whether it was set aside as inadmissible, and under
+    StrictFIFO the head it waits behind."""
+    lq = done.queues.local_queues.get(f"{wl.meta.namespace}/{wl.spec.queue_name}")
+    if lq is None:
+        return None
+    cq = done.queues.cluster_queues.get(lq.cluster_queue)
+    if cq is None:
+        return None
+    everyone = [*cq.heap.items(), *cq.inadmissible.values()]
+    info = next((i for i in everyone if i.key == wl.key), None)
+    if info is None:
+        return None
+    ordered = sorted(everyone, key=functools.cmp_to_key(cq.compare))
+    ahead = [i.key for i in ordered if cq.compare(i, info) < 0]
+    out: dict[str, Any] = {"clusterQueue": cq.name, "strategy": cq.strategy, "position": len(ahead) + 1,
+                           "of": len(ordered), "ahead": ahead, "setAside": wl.key in cq.inadmissible}
+    if cq.strategy == STRICT_FIFO and len(cq.heap):
+        head = cq.pending()[0]
+        if head.key != wl.key:
+            out["blockedBy"] = head.key
+    if done.queues.cluster_queues[cq.name] and not done.cache.active(cq.name):
+        out["clusterQueueInactive"] = True
+    return out
+
+
+def pod_sets(assignment: Assignment, info: Info) -> list[dict[str, Any]]:
+    out = []
+    for i, psa in enumerate(assignment.pod_sets):
+        per_pod = info.total_requests[i].single_pod_requests() if i < len(info.total_requests) else {}
+        item: dict[str, Any] = {
+            "name": psa.name, "count": psa.count,
+            "requests": {r: resource_quantity_text(r, v) for r, v in per_pod.items()},
+            "mode": MODE_NAMES[psa.representative_mode()],
+            "flavors": {r: fa.name for r, fa in psa.flavors.items()},
+            "trials": [trial(t) for t in psa.trials],
+        }
+        if not psa.status.is_fit():
+            item["message"] = psa.status.message()
+        out.append(item)
+    return out
+
+
+def trial(t: FlavorTrial) -> dict[str, Any]:
+    out: dict[str, Any] = {"resource": t.resource, "flavor": t.flavor}
+    if t.skip:
+        out["skipped"] = t.skip
+        if t.taint is not None:
+            out["taint"] = {k: t.taint.get(k) for k in ("key", "value", "effect") if t.taint.get(k)}
+        if t.selector_keys:
+            out["flavorLabelKeys"] = list(t.selector_keys)
+        return out
+    out["mode"] = MODE_NAMES[assignment_mode(t.mode)]
+    out["preemptionMode"] = PM_NAMES[t.mode]
+    if t.borrow:
+        out["borrowingLevel"] = t.borrow
+    out["searchWentOn"] = t.next_rule or None
+    out["quotas"] = [quota(q) for q in t.quotas]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def quota(q: QuotaCheck) -> dict[str, Any]:
+    r = q.resource
+    want = q.assumed + q.request
+    out: dict[str, Any] = {"resource": r, "flavor": q.flavor, "request": _q(r, q.request),
+                           "previousPodSets": _q(r, q.assumed), "nominal": _q(r, q.nominal), "used": _q(r, q.used),
+                           "available": _q(r, q.available), "maxCapacity": _q(r, q.capacity),
+                           "preemptionMode": PM_NAMES[q.mode]}
+    if q.borrowing_limit is not None:
+        out["borrowingLimit"] = _q(r, q.borrowing_limit)
+    if q.lending_limit is not None:
+        out["lendingLimit"] = _q(r, q.lending_limit)
+    if want > q.capacity:
+        out["overCapacity"] = _q(r, want - q.capacity)
+    elif want > q.available:
+        out["short"] = _q(r, want - q.available)
+    if q.borrow:
+        out["borrowingLevel"] = q.borrow
+    if q.lenders:
+        out["lenders"] = [{"kind": lender.kind, "name": lender.name, "unused": _q(r, lender.unused),
+                           "lendable": _q(r, lender.lendable)} for lender in q.lenders]
+    if q.targets:
+        out["preemptionTargets"] = list(q.targets)
+    return out
+
+
+def _short_resources(assignment: Assignment) -> frozenset[FlavorResource]:
+    """The (flavor, resource) pairs the last evaluation found short."""
+    out = set()
+    for psa in assignment.pod_sets:
+        for t in psa.trials:
+            for q in t.quotas:
+                if q.assumed + q.request > q.available:
+                    out.add(FlavorResource(q.flavor, q.resource))
+    return frozenset(out)
+
+
+# Admitted Workloads listed per preemption verdict (every target is); the rest are counted.
+CANDIDATES_SHOWN = 10
+# Why an admitted Workload is or is not a preemption candidate
+TARGET, CANDIDATE = "target", "candidate"
+POLICY_NEVER, NOT_LOWER, NOT_LOWER_OR_NEWER_EQUAL = "policy-never", "not-lower-priority", "not-lower-or-newer-equal"
+RECLAIM_NEVER, LENDER_WITHIN_NOMINAL, RESOURCE_NOT_USED, EVICTED = (
+    "reclaim-never", "queue-within-nominal", "resource-not-used", "being-evicted")
+
+
+def preemption_candidates(info: Info, cq: ClusterQueueSnapshot, snapshot: Snapshot, frs: frozenset[FlavorResource],
+                          targets: set[str]) -> dict[str, Any]:
+    """Every admitted Workload of the ClusterQueue and its cohort tree, whether preemption could
+    take it for the resources short and why (codes), and the policies that decide it."""
+    policy = cq.preemption
+    candidates = []
+    left_out: dict[str, int] = {}
+    shown: dict[str, int] = {}
+    queues = [cq] if cq.parent is None else cq.parent.root().subtree_cluster_queues()
+    for other in sorted(queues, key=lambda q: (q is not cq, q.name)):
+        for admitted in sorted(other.workloads.values(), key=lambda i: i.key):
+            item = _candidate(info, cq, other, admitted, frs, targets)
+            verdict = item["verdict"]
+            if verdict != TARGET and shown.get(verdict, 0) >= CANDIDATES_SHOWN:
+                left_out[verdict] = left_out.get(verdict, 0) + 1
+                continue
+            shown[verdict] = shown.get(verdict, 0) + 1
+            candidates.append(item)
+    return {"withinClusterQueue": policy.within_cluster_queue, "reclaimWithinCohort": policy.reclaim_within_cohort,
+            "borrowWithinCohort": policy.borrow_within_cohort,
+            **({"maxPriorityThreshold": policy.max_priority_threshold}
+               if policy.max_priority_threshold is not None else {}),
+            "resources": [{"flavor": fr.flavor, "resource": fr.resource} for fr in sorted(frs)],
+            "candidates": candidates, **({"leftOut": left_out} if left_out else {})}
+
+
+def _candidate(info: Info, cq: ClusterQueueSnapshot, other: ClusterQueueSnapshot, admitted: Info,
+               frs: frozenset[FlavorResource], targets: set[str]) -> dict[str, Any]:
+    item: dict[str, Any] = {"workload": admitted.key, "clusterQueue": other.name, "priority": priority(admitted.obj)}
+    own = other is cq
+    policy = cq.preemption.within_cluster_queue if own else cq.preemption.reclaim_within_cohort
+    if admitted.key in targets:
+        item["verdict"] = TARGET
+    elif is_evicted(admitted.obj):
+        item["verdict"] = EVICTED
+    elif not classical.uses_resources(admitted, frs):
+        item["verdict"] = RESOURCE_NOT_USED
+    elif policy == NEVER:
+        item["verdict"] = POLICY_NEVER if own else RECLAIM_NEVER
+    elif not satisfies_policy(info.obj, admitted.obj, policy):
+        item["verdict"] = NOT_LOWER_OR_NEWER_EQUAL if policy == "LowerOrNewerEqualPriority" else NOT_LOWER
+    elif not own and not any(other.borrowing(fr) for fr in frs):
+        item["verdict"] = LENDER_WITHIN_NOMINAL
+    else:
+        item["verdict"] = CANDIDATE
+    return item
+
+

@@ -1,0 +1,165 @@
+"""The one seam from objects to Kueue's inputs: whatever read the objects (kexplain's loader
+from files today, one cluster state later), `inputs_of` turns them into what Kueue's
+controllers would hold: the Kueue objects as the API server stores them, the namespaces' labels,
+the priority classes, the Workloads (given, or admitted already) and the jobs submitted.
+
+Objects of any kind may come in any file. Jobs, Pods and JobSets are the submitted set only in
+the WORKLOADS files (`submitted`): those of the cluster files are the cluster's, not explained
+(listed in `ignored`). Workloads come from either: one holding quota (QuotaReserved=True) is
+admitted already and counts against its ClusterQueue; any other is pending.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Iterable, Mapping, Sequence
+
+from kexplain.admission import admit
+from kexplain.admission.workloads import object_uid
+from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
+from kexplain.features import KubeVersion
+from kexplain.kueue.apis import constants as c
+from kexplain.kueue.apis.clusterqueue import ClusterQueue, parse_cluster_queue
+from kexplain.kueue.apis.cohort import Cohort, parse_cohort
+from kexplain.kueue.apis.localqueue import LocalQueue, parse_local_queue
+from kexplain.kueue.apis.priorityclass import PriorityClass, parse_priority_class, parse_workload_priority_class
+from kexplain.kueue.apis.resourceflavor import ResourceFlavor, parse_resource_flavor
+from kexplain.kueue.apis.workload import WorkloadObject, parse_workload
+from kexplain.kueue.controller.jobframework.interface import GenericJob
+from kexplain.kueue.controller.jobs import integration_for
+from kexplain.load.manifests import check_objects, load_objects
+
+Objects = Sequence[tuple[dict[str, Any], Source]]
+METADATA_NAME_LABEL = "kubernetes.io/metadata.name"
+# What pod admission reads besides the pod: kexplain admits submitted Pods with them.
+ADMISSION_CONTEXT = frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass"})
+# The API server the pods are admitted by: the Kubernetes libraries Kueue v0.17.8 vendors (v0.35).
+KUBERNETES = "1.35"
+
+
+@dataclass
+class KueueInputs:
+    """What one pass reads, in the order given."""
+
+    flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
+    cluster_queues: list[ClusterQueue] = field(default_factory=list)
+    cohorts: list[Cohort] = field(default_factory=list)
+    local_queues: list[LocalQueue] = field(default_factory=list)
+    workload_priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
+    namespaces: dict[str, dict[str, str]] = field(default_factory=dict)    # name -> labels
+    jobs: list[GenericJob] = field(default_factory=list)                   # the submitted jobs
+    workloads: list[WorkloadObject] = field(default_factory=list)          # given as Workloads
+    ignored: list[str] = field(default_factory=list)                       # `KIND NS/NAME: why`
+    warnings: list[str] = field(default_factory=list)
+    submitted: Objects = ()         # the objects read, as read (what a change is applied to)
+    cluster: Objects = ()
+    validate: str = "strict"        # the field validation they were read with
+
+    def namespace_labels(self, name: str) -> dict[str, str]:
+        """A namespace's labels; one no Namespace object gives exists with only its name label."""
+        return self.namespaces.get(name) or {METADATA_NAME_LABEL: name}
+
+
+def _kind(obj: Mapping[str, Any]) -> str:
+    kind = obj.get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
+def _described(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    namespace = meta.get("namespace") or ("" if _kind(obj) in CLUSTER_SCOPED_KINDS | c.CLUSTER_SCOPED
+                                          else "default")
+    name = meta.get("name") or ""
+    return f"{_kind(obj)} {namespace}/{name}" if namespace else f"{_kind(obj)} {name}"
+
+
+def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
+    """A job as the API server stored it: with a uid (derived from its kind, namespace and name
+    when the manifest gives none, as kexplain's admission does)."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    if meta.get("uid"):
+        return obj
+    return {**obj, "metadata": {**meta, "uid": object_uid(obj)}}
+
+
+def _is_kueue(obj: Mapping[str, Any]) -> bool:
+    api = obj.get("apiVersion")
+    return isinstance(api, str) and api.split("/", 1)[0] == c.GROUP and _kind(obj) in c.KINDS
+
+
+def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict") -> KueueInputs:
+    """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
+    (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
+    Pod is admitted as the API server stores it (its priority and default tolerations set)."""
+    out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
+    pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
+            and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
+    admitted_pods = iter(_admitted_pods(pods, [*submitted, *cluster], validate))
+    for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
+        if not isinstance(obj, dict):
+            raise InputError("not an object", source=src)
+        kind = _kind(obj)
+        api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
+        if _is_kueue(obj):
+            _read_kueue(out, obj, src, validate)
+        elif kind == "Namespace":
+            meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+            name = str(meta.get("name") or "")
+            labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+            labels[METADATA_NAME_LABEL] = name
+            out.namespaces[name] = labels
+        elif kind == "PriorityClass" and api.startswith("scheduling.k8s.io/"):
+            pc = parse_priority_class(obj, src)
+            out.priority_classes[pc.name] = pc
+        elif (integration := integration_for(kind, api)) is not None:
+            if not is_submitted:
+                out.ignored.append(f"{_described(obj)}: a job of the cluster files (the submitted ones are "
+                                   "WORKLOADS')")
+                continue
+            stored = next(admitted_pods) if kind == "Pod" else _with_uid(obj)
+            out.jobs.append(integration.from_object(stored, src))
+        elif kind not in ADMISSION_CONTEXT:
+            out.ignored.append(f"{_described(obj)}: not a kind Kueue's admission reads")
+    return out
+
+
+def _admitted_pods(pods: Objects, everything: Objects, validate: str) -> list[dict[str, Any]]:
+    """The submitted Pods as kube-apiserver stores them (kexplain's admission, with the
+    namespaces, priority classes, LimitRanges and RuntimeClasses given), in order."""
+    if not pods:
+        return []
+    kube = KubeVersion(KUBERNETES)
+    context = [(o, s) for o, s in everything if isinstance(o, dict) and _kind(o) in ADMISSION_CONTEXT
+               and (_kind(o) != "PriorityClass" or str(o.get("apiVersion") or "").startswith("scheduling.k8s.io/"))]
+    objects = [*((_with_uid(o), s) for o, s in pods), *context]
+    checked = check_objects(objects, frozenset({"Pod", *ADMISSION_CONTEXT}), validate=validate, kube=kube)
+    admitted = admit(checked.objects, None, kube=kube)
+    return [o for o, _ in admitted.objects if _kind(o) == "Pod"][:len(pods)]
+
+
+def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: str) -> None:
+    kind = _kind(obj)
+    warnings = out.warnings
+    if kind == c.RESOURCE_FLAVOR:
+        rf = parse_resource_flavor(obj, src, validate=validate, warnings=warnings)
+        out.flavors[rf.name] = rf
+    elif kind == c.CLUSTER_QUEUE:
+        out.cluster_queues.append(parse_cluster_queue(obj, src, validate=validate, warnings=warnings))
+    elif kind == c.COHORT:
+        out.cohorts.append(parse_cohort(obj, src, validate=validate, warnings=warnings))
+    elif kind == c.LOCAL_QUEUE:
+        out.local_queues.append(parse_local_queue(obj, src, validate=validate, warnings=warnings))
+    elif kind == c.WORKLOAD_PRIORITY_CLASS:
+        wpc = parse_workload_priority_class(obj, src, validate=validate, warnings=warnings)
+        out.workload_priority_classes[wpc.name] = wpc
+    elif kind == c.WORKLOAD:
+        out.workloads.append(parse_workload(obj, src, validate=validate, warnings=warnings))
+
+
+def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
+         validate: str = "strict", stdin: BinaryIO | None = None) -> KueueInputs:
+    """Read the files (kexplain's loader: any kind, YAML or JSON, lists unwrapped) and make
+    Kueue's inputs of them."""
+    submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects)
+    cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
+    return inputs_of(submitted, cluster, validate=validate)

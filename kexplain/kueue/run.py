@@ -1,0 +1,134 @@
+"""One pass of Kueue over the inputs, as the README's oracle runs it: the job reconciler makes
+each submitted job's Workload; the cache counts the admitted Workloads; the queue manager takes
+the pending ones; scheduling cycles run until the queues are empty or a cycle changes nothing;
+then the workload controller's checks, once. `run_pass` returns the pass's state (read by the
+document and the explanation); nothing here prints."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
+from kexplain.kueue.cache.cache import Cache
+from kexplain.kueue.controller.core import workload_controller
+from kexplain.kueue.controller.jobframework.reconciler import JobOutcome, reconcile
+from kexplain.kueue.inputs import KueueInputs
+from kexplain.kueue.queue.manager import Manager
+from kexplain.kueue.scheduler.scheduler import Scheduler
+from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload.hashing import scheduling_hash
+from kexplain.kueue.workload.info import new_info
+from kexplain.kueue.workload.workload import Workload, has_active_quota_reservation, has_quota_reservation
+
+# A bound on the cycles of one pass: each cycle admits, sets aside or retries a head; far more
+# cycles than Workloads means a loop kexplain should not follow.
+CYCLES_PER_WORKLOAD = 4
+SCHEDULER = "scheduler"
+WORKLOAD_CONTROLLER = "workload-controller-rule"
+
+
+@dataclass(frozen=True)
+class Settings:
+    version: KueueVersion
+    now: datetime
+
+
+@dataclass(frozen=True)
+class Event:
+    object: str             # NAMESPACE/NAME
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass
+class Pass:
+    """The state a pass leaves: the jobs' outcomes, every Workload (by key), the cache and the
+    queues, the scheduler (with its cycles' records) and the events, and which step decided each
+    pending Workload's condition."""
+
+    settings: Settings
+    inputs: KueueInputs
+    outcomes: list[JobOutcome]
+    workloads: dict[str, Workload]
+    cache: Cache
+    queues: Manager
+    scheduler: Scheduler
+    events: list[Event] = field(default_factory=list)
+    decided_by: dict[str, str] = field(default_factory=dict)
+    queue_errors: dict[str, str] = field(default_factory=dict)
+
+
+def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
+    now = settings.now
+    events: list[Event] = []
+
+    def record(obj: str, etype: str, reason: str, message: str) -> None:
+        events.append(Event(obj, etype, reason, message))
+
+    given = {wl.meta.key: wl for wl in inputs.workloads}
+    by_owner = {wl.meta.owner_uid: wl for wl in inputs.workloads if wl.meta.owner_uid}
+    outcomes = []
+    workloads: dict[str, Workload] = {}
+    for job in inputs.jobs:
+        outcome = reconcile(job, by_owner, now, inputs.priority_classes, inputs.workload_priority_classes)
+        if outcome.created and outcome.workload is not None and outcome.workload.meta.key in given:
+            outcome = JobOutcome(job, given[outcome.workload.meta.key])
+        outcomes.append(outcome)
+        if outcome.created and outcome.workload is not None:
+            workloads[outcome.workload.meta.key] = Workload.of(outcome.workload)
+            record(job.meta.key, EVENT_NORMAL, REASON_CREATED_WORKLOAD, f"Created Workload: {outcome.workload.meta.key}")
+    for obj in inputs.workloads:
+        if obj.meta.created is None:
+            obj = replace(obj, meta=replace(obj.meta, created=now))
+        workloads.setdefault(obj.meta.key, Workload.of(obj))
+
+    cache = Cache.build(inputs.flavors, inputs.cluster_queues, inputs.cohorts)
+    queues = Manager.build(settings.version, inputs.cluster_queues, inputs.local_queues)
+    queue_errors = {}
+    for wl in workloads.values():
+        if has_active_quota_reservation(wl):
+            cache.add_workload(new_info(wl))
+    for wl in workloads.values():
+        if has_quota_reservation(wl):
+            continue
+        info = new_info(wl)
+        if settings.version.equivalence_hashing:
+            info.scheduling_hash = scheduling_hash(info)
+        problem = queues.add_workload(info)
+        if problem:
+            queue_errors[wl.key] = problem
+
+    scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record)
+    done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
+    limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
+    while len(scheduler.cycles) < limit:
+        before = _fingerprint(done)
+        if not scheduler.schedule():
+            break
+        if _fingerprint(done) == before:
+            break
+    for entry_cycle in scheduler.cycles:
+        for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
+            done.decided_by[entry.info.key] = SCHEDULER
+    for wl in workloads.values():
+        if has_quota_reservation(wl) or not wl.spec.active:
+            continue
+        found = workload_controller.inadmissible(wl, {lq.key: lq for lq in inputs.local_queues},
+                                                 queues.cluster_queue_for, cache.active)
+        if found is not None:
+            workload_controller.reconcile(wl, found, now)
+            done.decided_by[wl.key] = WORKLOAD_CONTROLLER
+    return done
+
+
+def _fingerprint(done: Pass) -> tuple:
+    """What a cycle may change: the status of every Workload that came in pending, the
+    preemptions issued (the only change a Workload admitted before can see), and what each
+    queue holds."""
+    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in done.workloads.items()
+                      if not wl.admitted_in_input), done.scheduler.evictions)
+    queues = tuple((name, tuple(sorted(i.key for i in cq.heap.items())), tuple(sorted(cq.inadmissible)),
+                    tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))
+                   for name, cq in sorted(done.queues.cluster_queues.items()))
+    return statuses, queues

@@ -1,0 +1,185 @@
+"""Classical (non fair-sharing) preemption's candidates (preemption/classical): who may be
+preempted and why (within the ClusterQueue, reclaiming quota lent to the cohort with or without
+borrowing, reclaiming with a hierarchical advantage), and the borrowing level a request needs
+(`height_of_lowest_subtree_that_fits`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable
+
+from kexplain.kueue.apis.constants import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING,
+                                           IN_COHORT_RECLAMATION, NEVER)
+from kexplain.kueue.cache import resource_node as rn
+from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, CohortSnapshot, Snapshot, cohort_borrowing_with
+from kexplain.kueue.resources import FlavorResource
+from kexplain.kueue.scheduler.preemption.common import candidates_key, satisfies_policy
+from kexplain.kueue.workload.info import Info
+from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.workload import Workload, is_evicted
+
+# preemptionVariant
+NEVER_VARIANT, WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(5)
+REASONS = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMATION,
+           RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION, RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING}
+
+
+def uses_resources(info: Info, frs: Iterable[FlavorResource]) -> bool:
+    """WorkloadUsesResources: it holds quota of a (flavor, resource) that needs preemption."""
+    return not info.flavor_resources().isdisjoint(frs)
+
+
+def borrowing_within_cohort_forbidden(cq: ClusterQueueSnapshot) -> tuple[bool, int | None]:
+    if cq.preemption.borrow_within_cohort == NEVER:
+        return True, None
+    return False, cq.preemption.max_priority_threshold
+
+
+@dataclass
+class Context:
+    """HierarchicalPreemptionCtx."""
+
+    wl: Workload
+    cq: ClusterQueueSnapshot
+    frs_need_preemption: frozenset[FlavorResource]
+    requests: dict[FlavorResource, int]
+
+
+def classify(ctx: Context, info: Info, hierarchical_advantage: bool) -> int:
+    """classifyPreemptionVariant: how `info` could be preempted, or NEVER_VARIANT."""
+    if not uses_resources(info, ctx.frs_need_preemption):
+        return NEVER_VARIANT
+    own = info.cluster_queue == ctx.cq.name
+    policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
+    if not satisfies_policy(ctx.wl, info.obj, policy):
+        return NEVER_VARIANT
+    if own:
+        return WITHIN_CQ
+    if hierarchical_advantage:
+        return HIERARCHICAL_RECLAIM
+    forbidden, threshold = borrowing_within_cohort_forbidden(ctx.cq)
+    if forbidden:
+        return RECLAIM_WITHOUT_BORROWING
+    if _above_threshold(priority(info.obj), priority(ctx.wl), threshold):
+        return RECLAIM_WITHOUT_BORROWING
+    return RECLAIM_WHILE_BORROWING
+
+
+def _above_threshold(candidate: int, incoming: int, threshold: int | None) -> bool:
+    if candidate >= incoming:
+        return True
+    if threshold is None:
+        return False
+    return candidate > threshold
+
+
+@dataclass
+class Candidate:
+    info: Info
+    lca: CohortSnapshot | None
+    variant: int
+
+
+def _from_cq(cq: ClusterQueueSnapshot, lca: CohortSnapshot | None, ctx: Context, advantage: bool
+             ) -> list[Candidate]:
+    out = []
+    for info in cq.workloads.values():
+        variant = classify(ctx, info, advantage)
+        if variant != NEVER_VARIANT:
+            out.append(Candidate(info, lca, variant))
+    return out
+
+
+def _same_queue(ctx: Context) -> list[Candidate]:
+    if ctx.cq.preemption.within_cluster_queue == NEVER:
+        return []
+    return _from_cq(ctx.cq, None, ctx, False)
+
+
+def _hierarchical(ctx: Context) -> tuple[list[Candidate], list[Candidate]]:
+    """collectCandidatesForHierarchicalReclaim: (with hierarchical advantage, by priority)."""
+    hierarchy: list[Candidate] = []
+    by_priority: list[Candidate] = []
+    if ctx.cq.parent is None or ctx.cq.preemption.reclaim_within_cohort == NEVER:
+        return hierarchy, by_priority
+    previous: CohortSnapshot | None = None
+    advantage, remaining = rn.fits_in_quota(ctx.cq, ctx.requests)
+    for root in ctx.cq.path_parent_to_root():
+        target = hierarchy if advantage else by_priority
+        _in_subtree(ctx, root, root, previous, advantage, target)
+        fits, remaining = rn.fits_in_quota(root, remaining)
+        advantage = advantage or fits
+        previous = root
+    return hierarchy, by_priority
+
+
+def _in_subtree(ctx: Context, current: CohortSnapshot, subtree_root: CohortSnapshot, skip: CohortSnapshot | None,
+                advantage: bool, out: list[Candidate]) -> None:
+    for child in current.child_cohorts:
+        if child is skip or rn.within_nominal(child, ctx.frs_need_preemption):
+            continue
+        _in_subtree(ctx, child, subtree_root, skip, advantage, out)
+    for cq in current.child_cqs:
+        if cq is ctx.cq:
+            continue
+        if not rn.within_nominal(cq, ctx.frs_need_preemption):
+            out.extend(_from_cq(cq, subtree_root, ctx, advantage))
+
+
+class CandidateIterator:
+    """candidateIterator: evicted candidates first (hierarchical, by priority, same queue), then
+    the others in the same groups, each group in CandidatesOrdering."""
+
+    def __init__(self, ctx: Context, snapshot: Snapshot, now: datetime) -> None:
+        self.ctx = ctx
+        self.snapshot = snapshot
+        same = _same_queue(ctx)
+        hierarchy, by_priority = _hierarchical(ctx)
+        key = candidates_key(ctx.cq.name, now)
+        groups = [sorted(g, key=lambda c: key(c.info)) for g in (hierarchy, by_priority, same)]
+        evicted = [[c for c in g if is_evicted(c.info.obj)] for g in groups]
+        others = [[c for c in g if not is_evicted(c.info.obj)] for g in groups]
+        self.candidates = [c for g in evicted for c in g] + [c for g in others for c in g]
+        self.no_candidate_from_other_queues = not hierarchy and not by_priority
+        self.no_candidate_for_hierarchical_reclaim = not hierarchy
+        self.index = 0
+
+    def reset(self) -> None:
+        self.index = 0
+
+    def next(self, borrow: bool) -> tuple[Info, str] | None:
+        while self.index < len(self.candidates):
+            candidate = self.candidates[self.index]
+            self.index += 1
+            if self._valid(candidate, borrow):
+                return candidate.info, REASONS[candidate.variant]
+        return None
+
+    def _valid(self, candidate: Candidate, borrow: bool) -> bool:
+        if candidate.info.cluster_queue == self.ctx.cq.name:
+            return True
+        if borrow and candidate.variant == RECLAIM_WITHOUT_BORROWING:
+            return False
+        cq = self.snapshot.cluster_queue(candidate.info.cluster_queue)
+        if cq is None or rn.within_nominal(cq, self.ctx.frs_need_preemption):
+            return False
+        for node in cq.path_parent_to_root():
+            if node is candidate.lca:
+                break
+            if rn.within_nominal(node, self.ctx.frs_need_preemption):
+                return False
+        return True
+
+
+def height_of_lowest_subtree_that_fits(cq: ClusterQueueSnapshot, fr: FlavorResource, val: int) -> tuple[int, bool]:
+    """FindHeightOfLowestSubtreeThatFits: 0 when the ClusterQueue's own nominal quota holds
+    `val`, else the height of the lowest cohort whose subtree quota holds what is left; and
+    whether reclaiming within that cohort's subtree may help (it has a parent)."""
+    if not cq.borrowing_with(fr, val) or cq.parent is None:
+        return 0, cq.parent is not None
+    remaining = val - rn.local_available(cq, fr)
+    for node in cq.path_parent_to_root():
+        if not cohort_borrowing_with(node, fr, remaining):
+            return node.height(), node.parent is not None
+        remaining -= rn.local_available(node, fr)
+    return cq.parent.root().height(), False

@@ -1,0 +1,172 @@
+"""The preemptor (preemption.go, preemption_oracle.go): the targets a pending Workload would
+evict (classical preemption: first with borrowing, then without, or the other way round; the
+fewest targets by filling back those not needed), the oracle the flavor assigner asks, and
+issuing the preemptions (the Preempted and Evicted conditions and Kueue's events)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+
+from kexplain.kueue.apis.constants import (EVENT_NORMAL, EVICTED_BY_PREEMPTION, IN_CLUSTER_QUEUE,
+                                           IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+                                           IN_COHORT_RECLAMATION, JOB_UID_LABEL)
+from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
+from kexplain.kueue.resources import FlavorResource
+from kexplain.kueue.scheduler.preemption import classical
+from kexplain.kueue.scheduler.preemption.common import NO_CANDIDATES, PREEMPT, RECLAIM
+from kexplain.kueue.workload import workload as wlmod
+from kexplain.kueue.workload.info import Info
+from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.workload import is_evicted
+
+HUMAN_REASONS = {IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
+                 IN_COHORT_RECLAMATION: "reclamation within the cohort",
+                 IN_COHORT_FAIR_SHARING: "Fair Sharing within the cohort",
+                 IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
+                 "": "UNKNOWN"}
+
+Recorder = Callable[[str, str, str, str], None]      # (object key, type, reason, message)
+
+
+@dataclass
+class Target:
+    info: Info
+    reason: str
+    cq: ClusterQueueSnapshot | None
+
+
+@dataclass
+class Context:
+    """preemptionCtx: the preemptor, its ClusterQueue, the snapshot, its usage, and the
+    (flavor, resource) pairs that need preemption."""
+
+    preemptor: Info
+    cq: ClusterQueueSnapshot
+    snapshot: Snapshot
+    usage: dict[FlavorResource, int]
+    frs: frozenset[FlavorResource]
+
+
+def _fits(ctx: Context, allow_borrowing: bool) -> bool:
+    """workloadFits."""
+    for fr, v in ctx.usage.items():
+        if not allow_borrowing and ctx.cq.borrowing_with(fr, v):
+            return False
+        if v > ctx.cq.available(fr):
+            return False
+    return True
+
+
+def _under_nominal(ctx: Context) -> bool:
+    """queueUnderNominalInResourcesNeedingPreemption."""
+    return all(ctx.cq.resource_node.usage.get(fr, 0) < ctx.cq.quota_for(fr).nominal for fr in ctx.frs)
+
+
+def classical_targets(ctx: Context, now: datetime) -> list[Target]:
+    """classicalPreemptions: try the candidates in order until the preemptor fits, then give
+    back every target (newest first) it fits without."""
+    hctx = classical.Context(ctx.preemptor.obj, ctx.cq, ctx.frs, ctx.usage)
+    candidates = classical.CandidateIterator(hctx, ctx.snapshot, now)
+    forbidden, _ = classical.borrowing_within_cohort_forbidden(ctx.cq)
+    if candidates.no_candidate_from_other_queues or (forbidden and not _under_nominal(ctx)):
+        attempts = [True]
+    elif forbidden and candidates.no_candidate_for_hierarchical_reclaim:
+        attempts = [False, True]
+    else:
+        attempts = [True, False]
+    for borrowing in attempts:
+        targets: list[Target] = []
+        candidates.reset()
+        while (found := candidates.next(borrowing)) is not None:
+            info, reason = found
+            ctx.snapshot.remove_workload(info)
+            targets.append(Target(info, reason, ctx.snapshot.cluster_queue(info.cluster_queue)))
+            if _fits(ctx, borrowing):
+                targets = _fill_back(ctx, targets, borrowing)
+                _restore(ctx.snapshot, targets)
+                return targets
+        _restore(ctx.snapshot, targets)
+    return []
+
+
+def _fill_back(ctx: Context, targets: list[Target], borrowing: bool) -> list[Target]:
+    for i in range(len(targets) - 2, -1, -1):
+        ctx.snapshot.add_workload(targets[i].info)
+        if _fits(ctx, borrowing):
+            targets[i] = targets[-1]
+            targets.pop()
+        else:
+            ctx.snapshot.remove_workload(targets[i].info)
+    return targets
+
+
+def _restore(snapshot: Snapshot, targets: list[Target]) -> None:
+    for t in targets:
+        snapshot.add_workload(t.info)
+
+
+def simulate(snapshot: Snapshot, cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int,
+             now: datetime) -> tuple[int, int, list[Target]]:
+    """PreemptionOracle.SimulatePreemption: whether preempting could make room for `quantity`
+    of `fr` (NoCandidates, Preempt within the ClusterQueue, Reclaim from the cohort), the
+    borrowing level after it, and the targets it found."""
+    preemptor_cq = snapshot.cluster_queue(info.cluster_queue) or cq
+    ctx = Context(info, preemptor_cq, snapshot, {fr: quantity}, frozenset({fr}))
+    targets = classical_targets(ctx, now)
+    if not targets:
+        borrow, _ = classical.height_of_lowest_subtree_that_fits(cq, fr, quantity)
+        return NO_CANDIDATES, borrow, []
+    restore = snapshot.simulate_removal(t.info for t in targets)
+    borrow, _ = classical.height_of_lowest_subtree_that_fits(cq, fr, quantity)
+    restore()
+    if any(t.info.cluster_queue == cq.name for t in targets):
+        return PREEMPT, borrow, targets
+    return RECLAIM, borrow, targets
+
+
+def get_targets(info: Info, usage: dict[FlavorResource, int], frs: frozenset[FlavorResource], snapshot: Snapshot,
+                now: datetime) -> list[Target]:
+    """GetTargets: the Workloads `info` would preempt for `usage`, or none."""
+    cq = snapshot.cluster_queue(info.cluster_queue)
+    if cq is None:
+        return []
+    return classical_targets(Context(info, cq, snapshot, usage, frs), now)
+
+
+def preemption_message(preemptor: Info, reason: str, preemptor_path: str, preemptee_path: str) -> str:
+    uid = preemptor.obj.meta.uid or "UNKNOWN"
+    job_uid = preemptor.obj.meta.labels.get(JOB_UID_LABEL) or "UNKNOWN"
+    return (f"Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to "
+            f"{HUMAN_REASONS.get(reason, HUMAN_REASONS[''])}; preemptor path: {preemptor_path or 'UNKNOWN'}; "
+            f"preemptee path: {preemptee_path or 'UNKNOWN'}")
+
+
+def _priority_text(preemptor: Info, target: Info) -> str:
+    p, t = priority(preemptor.obj), priority(target.obj)
+    return (f"preemptor effective priority: {p} (base: {p}, boost: 0); "
+            f"preemptee effective priority: {t} (base: {t}, boost: 0)")
+
+
+def issue(preemptor: Info, targets: list[Target], cq: ClusterQueueSnapshot, record: Recorder,
+          now: datetime) -> int:
+    """IssuePreemptions: each target not evicted yet gets Preempted (its reason) and Evicted
+    (Preempted) conditions and the events; the count of targets preempted or being preempted."""
+    preempted = 0
+    for target in targets:
+        wl = target.info.obj
+        if is_evicted(wl):
+            preempted += 1
+            continue
+        preemptee_path = target.cq.path() if target.cq is not None else f"/{target.info.cluster_queue}"
+        message = preemption_message(preemptor, target.reason, cq.path(), preemptee_path)
+        wlmod.set_preempted(wl, target.reason, message, now)
+        wlmod.set_evicted(wl, EVICTED_BY_PREEMPTION, message, now)
+        record(wl.key, EVENT_NORMAL, wlmod.reason_with_cause(wlmod.EVICTED, EVICTED_BY_PREEMPTION),
+               wlmod.event_message(message))
+        record(wl.key, EVENT_NORMAL, "Preempted", f"{message}; {_priority_text(preemptor, target.info)}")
+        record(preemptor.key, EVENT_NORMAL, "PreemptedWorkload",
+               f"Preempted workload {wl.key} (UID: {wl.meta.uid}) in ClusterQueue {target.info.cluster_queue}; "
+               f"{_priority_text(preemptor, target.info)}")
+        preempted += 1
+    return preempted

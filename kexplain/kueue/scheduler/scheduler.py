@@ -1,0 +1,301 @@
+"""One scheduling cycle (scheduler.go, Scheduler.schedule): the heads of the queues, a snapshot
+of the cache, nominate (the namespace check, then flavor assignment, then the preemption
+targets or partial admission), the entries in order (not borrowing first, higher priority,
+older), each admitted, preempting, or skipped, and the heads not admitted requeued with their
+`Pending` condition and event."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+from kexplain.kueue.apis.constants import ANY, EVENT_NORMAL, EVENT_WARNING, REASON_PENDING
+from kexplain.kueue.apis.workload import Admission, PodSetAssignment as APIAssignment
+from kexplain.kueue.cache.cache import Cache
+from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, Snapshot
+from kexplain.kueue.queue import cluster_queue as requeue
+from kexplain.kueue.queue.manager import Manager
+from kexplain.kueue.resources import FlavorResource, resource_quantity
+from kexplain.kueue.scheduler.flavorassigner import attempts
+from kexplain.kueue.scheduler.flavorassigner.flavorassigner import Assignment, FlavorAssigner
+from kexplain.kueue.scheduler.flavorassigner.modes import FIT, NO_FIT, PREEMPT_MODE
+from kexplain.kueue.scheduler.flavorassigner.podset_reducer import search
+from kexplain.kueue.scheduler.preemption import preemption
+from kexplain.kueue.scheduler.preemption.preemption import Target
+from kexplain.kueue.versions import KueueVersion
+from kexplain.kueue.workload import workload as wlmod
+from kexplain.kueue.workload.info import Info, new_info
+from kexplain.kueue.workload.resources import validate_resources
+from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
+from kexplain.kueue.workload.workload import has_quota_reservation, is_admitted, is_evicted
+from kexplain.model.labels import LabelSelector
+
+Recorder = Callable[[str, str, str, str], None]
+
+# entryStatus
+NOT_NOMINATED, NOMINATED, SKIPPED, PREEMPTION_GATED, EVICTED, ASSUMED = ("", "nominated", "skipped",
+                                                                         "preemptionGated", "evicted", "assumed")
+OVERLAPPING_TARGETS = "Workload has overlapping preemption targets with another workload"
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+CQ_INACTIVE = "ClusterQueue {} is inactive"
+CQ_NOT_FOUND = "ClusterQueue {} not found"
+INVALID_RESOURCES = "resources validation failed"
+
+
+@dataclass
+class Entry:
+    """A head in the cycle: its assignment, what it would preempt, and what became of it."""
+
+    info: Info
+    cq: ClusterQueueSnapshot | None = None
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    full_assignment: Assignment | None = None       # before partial admission reduced it
+    status: str = NOT_NOMINATED
+    message: str = ""
+    requeue_reason: str = requeue.GENERIC
+    preempted: int = 0
+
+    def record(self, assignment: Assignment, targets: list[Target]) -> None:
+        self.assignment = assignment
+        self.targets = targets
+        self.message = assignment.message()
+        self.info.last_assignment = assignment.last_state
+
+    def mark_skipped(self, message: str, keep_scan: bool = False) -> None:
+        """markSkipped: the flavor scan starts over next cycle (kept with `keep_scan`, v0.19)."""
+        self.status = SKIPPED
+        self.message = message
+        if not keep_scan:
+            self.info.last_assignment = None
+
+    def mark_preemption_outcome(self, preempted: int) -> None:
+        self.info.last_assignment = None
+        self.preempted = preempted
+        if preempted:
+            self.message += f". Pending the preemption of {preempted} workload(s)"
+            self.requeue_reason = requeue.PENDING_PREEMPTION
+
+
+@dataclass
+class CycleRecord:
+    """What one cycle did, for the explanation: its entries in the order processed and the
+    heads found inadmissible before flavor assignment."""
+
+    number: int
+    entries: list[Entry]
+    inadmissible: list[Entry]
+
+
+class Scheduler:
+    def __init__(self, cache: Cache, queues: Manager, namespace_labels: Callable[[str], dict[str, str]],
+                 version: KueueVersion, now: datetime, record: Recorder) -> None:
+        self.cache = cache
+        self.queues = queues
+        self.namespace_labels = namespace_labels
+        self.version = version
+        self.now = now
+        self.record = record
+        self.cycles: list[CycleRecord] = []
+        self.evictions = 0          # preemptions issued to Workloads not evicted before
+
+    def schedule(self) -> bool:
+        """Scheduler.schedule: False when no ClusterQueue has a head (nothing ran)."""
+        heads = self.queues.heads(self.cache.active)
+        if not heads:
+            return False
+        snapshot = self.cache.snapshot()
+        entries, inadmissible = self.nominate(heads, snapshot)
+        ordered = sorted(entries, key=functools.cmp_to_key(_entry_order))
+        preempted: dict[str, Info] = {}
+        for entry in ordered:
+            self.process(entry, snapshot, preempted)
+        for entry in ordered:
+            if entry.status not in (ASSUMED, EVICTED):
+                self.requeue_and_update(entry)
+        for entry in inadmissible:
+            self.requeue_and_update(entry)
+        self.cycles.append(CycleRecord(len(self.cycles) + 1, ordered, inadmissible))
+        return True
+
+    def nominate(self, heads: list[Info], snapshot: Snapshot) -> tuple[list[Entry], list[Entry]]:
+        entries, inadmissible = [], []
+        for info in heads:
+            entry = Entry(info, snapshot.cluster_queue(info.cluster_queue))
+            if info.cluster_queue in snapshot.inactive:
+                entry.message = CQ_INACTIVE.format(info.cluster_queue)
+            elif entry.cq is None:
+                entry.message = CQ_NOT_FOUND.format(info.cluster_queue)
+            elif not _selects(entry.cq.namespace_selector, self.namespace_labels(info.obj.meta.namespace)):
+                entry.message = self.version.namespace_mismatch
+                entry.requeue_reason = requeue.NAMESPACE_MISMATCH
+            elif (invalid := validate_resources(info.obj)):
+                entry.message = f"{INVALID_RESOURCES}: {invalid}"
+            else:
+                assignment, targets, full = self.assignments(info, snapshot)
+                entry.record(assignment, targets)
+                entry.full_assignment = full
+                entries.append(entry)
+                continue
+            inadmissible.append(entry)
+        return entries, inadmissible
+
+    def oracle(self, snapshot: Snapshot):
+        def simulate(cq: ClusterQueueSnapshot, info: Info, fr: FlavorResource, quantity: int):
+            return preemption.simulate(snapshot, cq, info, fr, quantity, self.now)
+        return simulate
+
+    def targets(self, info: Info, assignment: Assignment, snapshot: Snapshot) -> list[Target]:
+        return preemption.get_targets(info, assignment.total_requests_for(info), assignment.needing_preemption(),
+                                      snapshot, self.now)
+
+    def assignments(self, info: Info, snapshot: Snapshot) -> tuple[Assignment, list[Target], Assignment | None]:
+        """getInitialAssignments: the full assignment when it fits or its preemptions are found;
+        else, when the Workload allows partial admission, the largest counts that fit or whose
+        preemptions are found; else the full assignment without targets. The third value is the
+        full assignment when a partial one was chosen."""
+        cq = snapshot.cluster_queue(info.cluster_queue)
+        assert cq is not None
+        assigner = FlavorAssigner(info, cq, snapshot.flavors, self.oracle(snapshot), self.version)
+        full = assigner.assign()
+        mode = full.representative_mode()
+        if mode == FIT:
+            return full, [], None
+        if mode == PREEMPT_MODE:
+            targets = self.targets(info, full, snapshot)
+            if targets:
+                return full, targets, None
+        if info.can_be_partially_admitted():
+            def fits(counts: list[int]):
+                reduced = assigner.assign(counts)
+                reduced_mode = reduced.representative_mode()
+                if reduced_mode == FIT:
+                    return (reduced, []), True
+                if reduced_mode == PREEMPT_MODE:
+                    found = self.targets(info, reduced, snapshot)
+                    if found:
+                        return (reduced, found), True
+                return None, False
+            result, found = search(info.obj.spec.pod_sets, fits)
+            if found and result is not None:
+                return result[0], result[1], full
+        return full, [], None
+
+    def process(self, entry: Entry, snapshot: Snapshot, preempted: dict[str, Info]) -> None:
+        """processEntry."""
+        cq = entry.cq
+        assert cq is not None and entry.assignment is not None
+        usage = {} if has_quota_reservation(entry.info.obj) else dict(entry.assignment.usage)
+        restore = snapshot.simulate_removal([*preempted.values(), *(t.info for t in entry.targets)])
+        fits = cq.fits(usage)
+        restore()
+        mode = entry.assignment.representative_mode()
+        if mode == NO_FIT:
+            entry.requeue_reason = requeue.NO_FIT
+            return
+        if mode == PREEMPT_MODE and not entry.targets:
+            entry.requeue_reason = requeue.PREEMPTION_NO_CANDIDATES
+            if cq.preemption.reclaim_within_cohort != ANY:
+                cq.add_usage(self.reserved(entry, cq))
+            return
+        if any(t.info.key in preempted for t in entry.targets):
+            entry.mark_skipped(OVERLAPPING_TARGETS, self.version.preserve_scan_progress)
+            return
+        if not fits:
+            entry.mark_skipped(NO_LONGER_FITS, self.version.preserve_scan_progress)
+            return
+        for t in entry.targets:
+            preempted[t.info.key] = t.info
+        cq.add_usage(usage)
+        if mode == PREEMPT_MODE:
+            evicted_before = sum(1 for t in entry.targets if is_evicted(t.info.obj))
+            entry.mark_preemption_outcome(preemption.issue(entry.info, entry.targets, cq, self.record, self.now))
+            self.evictions += sum(1 for t in entry.targets if is_evicted(t.info.obj)) - evicted_before
+            return
+        entry.status = NOMINATED
+        self.admit(entry, cq)
+
+    def reserved(self, entry: Entry, cq: ClusterQueueSnapshot) -> dict[FlavorResource, int]:
+        """resourcesToReserve: a preempting Workload without candidates keeps what it could
+        use, up to its nominal quota (or its borrowing limit when it borrows), from Workloads of
+        other queues behind it."""
+        assignment = entry.assignment
+        assert assignment is not None
+        if has_quota_reservation(entry.info.obj):
+            return {}
+        if assignment.representative_mode() != PREEMPT_MODE:
+            return dict(assignment.usage)
+        out = {}
+        for fr, want in assignment.usage.items():
+            quota = cq.quota_for(fr)
+            used = cq.resource_node.usage.get(fr, 0)
+            if assignment.borrowing > 0:
+                out[fr] = want if quota.borrowing_limit is None else min(want, quota.nominal + quota.borrowing_limit
+                                                                          - used)
+            else:
+                out[fr] = max(0, min(want, quota.nominal - used))
+        return out
+
+    def admit(self, entry: Entry, cq: ClusterQueueSnapshot) -> None:
+        """admit: the admission written (QuotaReserved, and Admitted without admission checks),
+        the Workload counted in the cache, the QuotaReserved and Admitted events."""
+        assignment = entry.assignment
+        assert assignment is not None
+        wl = entry.info.obj
+        admission = Admission(entry.info.cluster_queue, tuple(_to_api(ps) for ps in assignment.pod_sets))
+        considered = attempts.format_for_events([(ps.name, ps.attempts) for ps in assignment.pod_sets])
+        had_reservation = has_quota_reservation(wl)
+        wlmod.set_quota_reservation(wl, admission, self.now)
+        self.cache.add_workload(new_info(wl))
+        entry.status = ASSUMED
+        if not had_reservation:
+            created = wl.meta.created or self.now
+            waited = (self.now - created).total_seconds()
+            message = f"Quota reserved in ClusterQueue {admission.cluster_queue}, wait time since queued was {waited:.0f}s"
+            if considered:
+                message += f"; Flavors considered: {considered}"
+            self.record(wl.key, EVENT_NORMAL, "QuotaReserved", wlmod.event_message(message))
+        if is_admitted(wl):
+            self.record(wl.key, EVENT_NORMAL, "Admitted",
+                        f"Admitted by ClusterQueue {admission.cluster_queue}, wait time since reservation was 0s")
+
+    def requeue_and_update(self, entry: Entry) -> None:
+        """requeueAndUpdate: back to the queue; a head not nominated or skipped gets
+        QuotaReserved=False, reason Pending, with the message, and the Pending event."""
+        reason = entry.requeue_reason
+        if entry.status != NOT_NOMINATED and reason == requeue.GENERIC:
+            reason = requeue.FAILED_AFTER_NOMINATION
+        self.queues.requeue(entry.info, reason)
+        if entry.status in (NOT_NOMINATED, SKIPPED, PREEMPTION_GATED):
+            wlmod.unset_quota_reservation(entry.info.obj, REASON_PENDING, entry.message, self.now)
+            self.record(entry.info.key, EVENT_WARNING, REASON_PENDING, wlmod.event_message(entry.message))
+
+
+def _selects(selector: LabelSelector, labels: dict[str, str]) -> bool:
+    return selector.matches(labels)
+
+
+def _to_api(ps) -> APIAssignment:
+    return APIAssignment(ps.name, {res: fa.name for res, fa in ps.flavors.items()},
+                         {res: resource_quantity(res, ps.requests.get(res, 0)) for res in ps.flavors}, ps.count)
+
+
+def _entry_order(a: Entry, b: Entry) -> int:
+    """classicalIterator's order: quota held first, then not borrowing (lower borrowing level),
+    then higher priority, then older."""
+    qa, qb = has_quota_reservation(a.info.obj), has_quota_reservation(b.info.obj)
+    if qa != qb:
+        return -1 if qa else 1
+    ba = a.assignment.borrowing if a.assignment else 0
+    bb = b.assignment.borrowing if b.assignment else 0
+    if ba != bb:
+        return -1 if ba < bb else 1
+    pa, pb = priority(a.info.obj), priority(b.info.obj)
+    if pa != pb:
+        return -1 if pa > pb else 1
+    ta, tb = queue_order_timestamp(a.info.obj), queue_order_timestamp(b.info.obj)
+    if ta is not None and tb is not None and ta != tb:
+        return -1 if ta < tb else 1
+    return 0
+

@@ -1,0 +1,65 @@
+"""Kueue versions as data: v0.17.8 is the base the engine follows, a later release is the base
+with the differences the code asks about. Nothing branches on a version's name; code asks a
+`KueueVersion` for the behaviour it needs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kexplain.errors import KexplainError
+
+NAMESPACE_MISMATCH_0_17 = "Workload namespace doesn't match ClusterQueue selector"
+NAMESPACE_MISMATCH_0_19 = "workload namespace doesn't match ClusterQueue selector"
+
+
+@dataclass(frozen=True)
+class KueueVersion:
+    """One Kueue release and the behaviours that differ between the releases followed."""
+
+    minor: str
+    release: str
+    commit: str
+    # SchedulingEquivalenceHashing (on by default since v0.18.0, kueue #11097): when a pending
+    # Workload does not fit, BestEffortFIFO moves the Workloads of the same shape waiting behind
+    # it to the inadmissible list without trying them.
+    equivalence_hashing: bool = False
+    # The nominate step's namespace-selector text (lower-cased in v0.19.0, kueue #12659).
+    namespace_mismatch: str = NAMESPACE_MISMATCH_0_17
+    # FlavorFungibilityPreserveScanProgress (on since v0.19.0): a head skipped in a cycle keeps
+    # the flavor it got to, so the next cycle resumes the scan there.
+    preserve_scan_progress: bool = False
+    # isPreferred ranks a flavor without preemption candidates below every viable mode before
+    # the fungibility preference compares borrowing and preemption (v0.19.0).
+    no_candidates_rank_lowest: bool = False
+    # The flavor assigner adds the `pods` count to a copy of the requests (v0.19.0), not to the
+    # Workload's own totals, which preemption then reads (v0.17).
+    pods_request_copied: bool = False
+
+    @property
+    def label(self) -> str:
+        """`v0.17.8 (818686e...)`: what the document's kueueVersion says."""
+        return f"{self.release} ({self.commit})"
+
+
+BASE = KueueVersion(minor="0.17", release="v0.17.8", commit="818686e072da52af3564ba21f37f826fe05190af")
+
+VERSIONS: dict[str, KueueVersion] = {
+    "0.17": BASE,
+    "0.19": replace(BASE, minor="0.19", release="v0.19.2", commit="8eab68778fc1b52affe165fdf5af29d1e9b4f3cb",
+                    equivalence_hashing=True, namespace_mismatch=NAMESPACE_MISMATCH_0_19, preserve_scan_progress=True,
+                    no_candidates_rank_lowest=True, pods_request_copied=True),
+}
+DEFAULT = "0.17"
+
+
+def resolve(text: str | None) -> KueueVersion:
+    """The release a `--kueue-version` names (`0.17`, `v0.19.2`, `0.19`); a one-line error
+    naming the supported ones otherwise."""
+    if not text:
+        return VERSIONS[DEFAULT]
+    wanted = text.strip().removeprefix("v")
+    for minor, version in VERSIONS.items():
+        if wanted in (minor, version.release.removeprefix("v")):
+            return version
+    supported = ", ".join(f"{m} ({v.release})" for m, v in VERSIONS.items())
+    raise KexplainError(f"--kueue-version {text}: not a Kueue version kexplain follows; supported: {supported}")

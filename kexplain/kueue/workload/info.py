@@ -1,0 +1,114 @@
+"""workload.Info: a Workload with its total requests per pod set (from its pod templates while
+pending, from its admission once it holds quota), the ClusterQueue it is queued in or admitted
+by, and the flavor search it left off at (`AssignmentState`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from kexplain.kueue import resources
+from kexplain.kueue.resources import FlavorResource, Requests
+from kexplain.kueue.workload.resources import adjusted_spec
+from kexplain.kueue.workload.workload import Workload
+
+
+@dataclass
+class PodSetResources:
+    """One pod set's total requests (per-pod requests times `count`) and, once admitted, the
+    flavor of each resource."""
+
+    name: str
+    requests: Requests
+    count: int
+    flavors: dict[str, str] = field(default_factory=dict)
+
+    def single_pod_requests(self) -> Requests:
+        return resources.divided(self.requests, self.count)
+
+    def scaled_to(self, count: int) -> "PodSetResources":
+        """ScaledTo: the same pod set with `count` pods."""
+        out = PodSetResources(self.name, dict(self.requests), self.count, dict(self.flavors))
+        if self.count != 0 and self.count != count:
+            out.requests = resources.scaled(resources.divided(out.requests, out.count), count)
+            out.count = count
+        return out
+
+
+@dataclass
+class AssignmentState:
+    """AssignmentClusterQueueState: per pod set, the index of the last flavor tried for each
+    resource (-1: the search reached the last flavor), and the ClusterQueue's generation then."""
+
+    last_tried_flavor_idx: list[dict[str, int]] = field(default_factory=list)
+    cluster_queue_generation: int = 0
+
+    def pending_flavors(self) -> bool:
+        return any(idx != -1 for per in self.last_tried_flavor_idx for idx in per.values())
+
+    def next_flavor_to_try(self, pod_set: int, resource: str) -> int:
+        if pod_set >= len(self.last_tried_flavor_idx):
+            return 0
+        idx = self.last_tried_flavor_idx[pod_set].get(resource)
+        return 0 if idx is None else idx + 1
+
+
+@dataclass
+class Info:
+    obj: Workload
+    total_requests: list[PodSetResources]
+    cluster_queue: str = ""
+    last_assignment: AssignmentState | None = None
+    scheduling_hash: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.obj.key
+
+    def flavor_resources(self) -> frozenset[FlavorResource]:
+        """The (flavor, resource) pairs it holds quota of (worked out once: a Workload holding
+        quota keeps its admission through the pass)."""
+        cached = self.__dict__.get("_flavor_resources")
+        if cached is None:
+            cached = self.__dict__["_flavor_resources"] = frozenset(
+                FlavorResource(flavor, res) for ps in self.total_requests for res, flavor in ps.flavors.items())
+        return cached
+
+    def usage(self) -> dict[FlavorResource, int]:
+        """FlavorResourceUsage: the quota it holds per (flavor, resource)."""
+        total: dict[FlavorResource, int] = {}
+        for ps in self.total_requests:
+            for res, q in ps.requests.items():
+                fr = FlavorResource(ps.flavors.get(res, ""), res)
+                total[fr] = total.get(fr, 0) + q
+        return total
+
+    def can_be_partially_admitted(self) -> bool:
+        return any(ps.count > (ps.min_count if ps.min_count is not None else ps.count)
+                   for ps in self.obj.spec.pod_sets)
+
+
+def _from_pod_sets(wl: Workload) -> list[PodSetResources]:
+    out = []
+    for ps in wl.spec.pod_sets:
+        per_pod = resources.pod_spec_requests(adjusted_spec(ps.spec))
+        out.append(PodSetResources(ps.name, resources.scaled(per_pod, ps.count), ps.count))
+    return out
+
+
+def _from_admission(wl: Workload) -> list[PodSetResources]:
+    assert wl.admission is not None
+    counts = {ps.name: ps.count for ps in wl.spec.pod_sets}
+    out = []
+    for psa in wl.admission.pod_set_assignments:
+        usage: Mapping = psa.resource_usage
+        out.append(PodSetResources(psa.name, {k: resources.resource_value(k, q.value) for k, q in usage.items()},
+                                   psa.count if psa.count is not None else counts.get(psa.name, 0),
+                                   dict(psa.flavors)))
+    return out
+
+
+def new_info(wl: Workload) -> Info:
+    """NewInfo: from the admission when there is one, else from the pod sets."""
+    if wl.admission is not None:
+        return Info(wl, _from_admission(wl), wl.admission.cluster_queue)
+    return Info(wl, _from_pod_sets(wl))

@@ -1,0 +1,307 @@
+"""`kexplain kueue` in words: the pass's summary, each Workload's state, then for each pending
+Workload why (the step that decided it, Kueue's own message, its place in its queue, per pod
+set each flavor tried and the quota numbers behind its verdict, what preemption would evict and
+why each admitted Workload is or is not a candidate), the verified fixes, and Kueue's events.
+
+Reads only the document `-o json` prints (`kexplain.kueue.document`, `explanation` from
+`kexplain.kueue.explain`, `suggestions` from `kexplain.suggest.kueue`); the codes there are
+worded here.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.style import Look, quantity
+
+INDENT = 2
+BULLET = "- "
+
+VERDICTS = {
+    "Pending": "pending: Kueue's scheduler tried it and it does not fit",
+    "PendingPreemption": "pending: Kueue is preempting Workloads to make room for it",
+    "Inadmissible": "inadmissible: the workload controller stops it before the scheduler",
+    "NotTried": "pending, never tried: other Workloads are ahead of it in its queue",
+    "NotQueued": "not queued",
+}
+SKIPS = {
+    "taint": "its pods do not tolerate the flavor's taint {taint}",
+    "affinity": "the pods' node selector or required node affinity excludes the flavor's node labels ({keys})",
+    "missing": "the ResourceFlavor does not exist",
+    "uncovered": "no resource group of the ClusterQueue covers {resource}",
+}
+RULES = {
+    "noFit": "it does not fit",
+    "noPreemptionCandidates": "preemption could not make room",
+    "whenCanPreempt=TryNextFlavor": "flavorFungibility.whenCanPreempt is TryNextFlavor",
+    "whenCanBorrow=TryNextFlavor": "flavorFungibility.whenCanBorrow is TryNextFlavor",
+}
+MODES = {"Fit": "fits", "Preempt": "fits after preemption", "NoFit": "does not fit"}
+CANDIDATE_WORDS = {
+    "target": "preempted for it",
+    "candidate": "could be preempted (not needed)",
+    "being-evicted": "already being evicted",
+    "resource-not-used": "uses none of the quota short",
+    "policy-never": "withinClusterQueue is Never",
+    "reclaim-never": "reclaimWithinCohort is Never",
+    "not-lower-priority": "its priority is not lower",
+    "not-lower-or-newer-equal": "its priority is not lower, nor equal and newer",
+    "queue-within-nominal": "its ClusterQueue uses no more than its nominal quota (nothing to reclaim)",
+}
+SUGGESTIONS = {
+    "raise-nominal-quota": "Raise ClusterQueue {clusterQueue}'s nominalQuota of {resource} in flavor {flavor} from "
+                           "{from} to {to}",
+    "raise-borrowing-limit": "Raise ClusterQueue {clusterQueue}'s borrowingLimit of {resource} in flavor {flavor} "
+                             "from {from} to {to}",
+    "raise-lending-limit": "Let ClusterQueue {lender} lend more {resource} in flavor {flavor}: lendingLimit from "
+                           "{from} to {to}",
+    "join-cohort": "Put ClusterQueue {clusterQueue} in cohort {cohort} with ClusterQueue {lender} ({unused} of "
+                   "{resource} in flavor {flavor} unused there)",
+    "cover-resource": "Cover {resource} in ClusterQueue {clusterQueue}: {to} in flavor {flavor}",
+    "lower-request": "Lower {object}'s {resource} request (container {container}) from {from} to {to}",
+    "partial-admission": "Let Kueue admit {object} with at least {minCount} of its {count} pods (partial admission)",
+    "tolerate-flavor-taint": "Tolerate flavor {flavor}'s taint {taint} in {object}",
+    "other-local-queue": "Submit {object} to LocalQueue {localQueue} (ClusterQueue {clusterQueue})",
+    "use-local-queue": "Use the LocalQueue {localQueue} of namespace {namespace}",
+    "create-local-queue": "Create LocalQueue {namespace}/{localQueue} in ClusterQueue {clusterQueue}",
+    "start-queue": "Start {kind} {name} (stopPolicy {from} -> None)",
+    "create-cluster-queue": "Create ClusterQueue {clusterQueue} with {quota} in flavor {flavor}",
+    "create-resource-flavor": "Create the ResourceFlavor(s) ClusterQueue {clusterQueue} names: {flavors}",
+    "label-namespace": "Label namespace {namespace} {labels} so that ClusterQueue {clusterQueue} selects it",
+}
+
+
+def _line(level: int, text: str) -> Any:
+    if not text.startswith(BULLET):
+        return Padding(Text(text), (0, 0, 0, INDENT * level))
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=len(BULLET))
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(BULLET), Text(text[len(BULLET):]))
+    return Padding(grid, (0, 0, 0, INDENT * level))
+
+
+def lines_block(items: Sequence[tuple[int, str]], gap: bool = True) -> Block:
+    return Block(Group(*(_line(level, text) for level, text in items)), gap=gap)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _values(values: Mapping[str, Any]) -> dict[str, str]:
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, Mapping):
+            v = ", ".join(f"{kk}={vv}" for kk, vv in v.items())
+        elif isinstance(v, (list, tuple)):
+            v = ", ".join(str(x) for x in v)
+        out[k] = str(v)
+    return out
+
+
+def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    workloads = doc.get("workloads") or ()
+    reserved = sum(1 for w in workloads if w.get("quotaReserved") and not w.get("inputAdmitted"))
+    pending = sum(1 for w in workloads if not w.get("quotaReserved"))
+    preempted = sum(1 for w in workloads if w.get("preempted"))
+    text = (f"Kueue {doc.get('kueueVersion')}: {_plural(len(doc.get('jobs') or ()), 'job')} submitted; "
+            f"{_plural(reserved, 'Workload')} admitted now, {pending} pending"
+            + (f", {preempted} preempted" if preempted else "")
+            + f"; {_plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")
+    return [Block(Text(text, style="bold"), gap=False)]
+
+
+def _state(w: Mapping[str, Any]) -> str:
+    if w.get("preempted") or w.get("evicted"):
+        return "evicted (preempted)"
+    if w.get("quotaReserved"):
+        flavors = sorted({f"{r}={f}" for psa in w.get("podSetAssignments") or () for r, f in (psa.get("flavors") or {}).items()})
+        how = "admitted before" if w.get("inputAdmitted") else "admitted"
+        return f"{how} in {w.get('clusterQueue')}" + (f" ({', '.join(flavors)})" if flavors else "")
+    cond = next((c for c in w.get("conditions") or () if c.get("type") == "QuotaReserved"), None)
+    return f"pending ({cond.get('reason')})" if cond else "pending (not tried)"
+
+
+def workloads_block(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    rows = []
+    for w in doc.get("workloads") or ():
+        rows.append((f"{w.get('namespace')}/{w.get('name')}", str(w.get("queueName") or ""),
+                     str(w.get("priority", "")), _state(w)))
+    jobs = [j for j in doc.get("jobs") or () if j.get("error")]
+    if not rows and not jobs:
+        return []
+    table = look.table("Workloads")
+    for header in ("WORKLOAD", "LOCALQUEUE", "PRIORITY", "STATE"):
+        table.add_column(header, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    out = [Block(table)]
+    if jobs:
+        out.append(lines_block([(0, f"{j.get('kind')} {j.get('namespace')}/{j.get('name')}: no Workload: "
+                                    f"{j.get('error')}") for j in jobs]))
+    return out
+
+
+def _quota_lines(q: Mapping[str, Any]) -> list[tuple[int, str]]:
+    r = q.get("resource", "")
+
+    def n(key: str) -> str:
+        return quantity(r, q.get(key))
+
+    head = (f"- {r}: wants {n('request')}" + (f" (after {n('previousPodSets')} of earlier pod sets)"
+                                              if q.get("previousPodSets") not in (None, "0") else "")
+            + f"; nominal {n('nominal')}, used {n('used')}, available {n('available')}"
+            + f", at most {n('maxCapacity')}")
+    if q.get("borrowingLimit") is not None:
+        head += f"; borrowingLimit {n('borrowingLimit')}"
+    if q.get("lendingLimit") is not None:
+        head += f"; lendingLimit {n('lendingLimit')}"
+    lines = [(3, head)]
+    if q.get("overCapacity"):
+        lines.append((4, f"{n('overCapacity')} more than it could ever have, borrowing included"))
+    elif q.get("short"):
+        lines.append((4, f"{n('short')} more needed"))
+    if q.get("borrowingLevel"):
+        lines.append((4, f"borrows from the cohort (level {q['borrowingLevel']})"))
+    lenders = q.get("lenders") or ()
+    if lenders:
+        told = ", ".join(f"{lender['kind']} {lender['name']} ({quantity(r, lender['unused'])} unused, "
+                         f"{quantity(r, lender['lendable'])} lendable)" for lender in lenders)
+        lines.append((4, f"in the cohort: {told}"))
+    if q.get("preemptionTargets"):
+        lines.append((4, f"preemption would evict {', '.join(q['preemptionTargets'])}"))
+    return lines
+
+
+def _trial_lines(t: Mapping[str, Any]) -> list[tuple[int, str]]:
+    flavor = t.get("flavor") or ""
+    if t.get("skipped"):
+        taint = t.get("taint") or {}
+        taint_text = f"{taint.get('key')}{'=' + taint['value'] if taint.get('value') else ''}:{taint.get('effect')}"
+        why = SKIPS.get(t["skipped"], t["skipped"]).format(taint=taint_text, keys=", ".join(t.get("flavorLabelKeys") or ()),
+                                                             resource=t.get("resource"))
+        return [(2, f"- {('flavor ' + flavor) if flavor else t.get('resource')}: skipped, {why}")]
+    text = f"- flavor {flavor}: {MODES.get(t.get('mode', ''), t.get('mode'))}"
+    went_on = t.get("searchWentOn")
+    text += f"; the search went on ({RULES.get(went_on, went_on)})" if went_on else "; the search stopped here"
+    lines = [(2, text)]
+    for q in t.get("quotas") or ():
+        lines += _quota_lines(q)
+    return lines
+
+
+def _queue_lines(queue: Mapping[str, Any]) -> list[tuple[int, str]]:
+    ahead = queue.get("ahead") or ()
+    text = (f"Queue: ClusterQueue {queue.get('clusterQueue')} ({queue.get('strategy')}), "
+            f"{queue.get('position')} of {queue.get('of')}")
+    if ahead:
+        shown = ", ".join(ahead[:5]) + (f" and {len(ahead) - 5} more" if len(ahead) > 5 else "")
+        text += f"; ahead: {shown}"
+    if queue.get("setAside"):
+        text += "; set aside as inadmissible until the ClusterQueue or its cohort changes"
+    lines = [(1, text)]
+    if queue.get("blockedBy"):
+        lines.append((2, f"StrictFIFO: waits behind {queue['blockedBy']}, which does not fit"))
+    if queue.get("clusterQueueInactive"):
+        lines.append((2, "the ClusterQueue is inactive: its heads are not taken"))
+    return lines
+
+
+def _preemption_lines(p: Mapping[str, Any]) -> list[tuple[int, str]]:
+    policy = (f"withinClusterQueue {p.get('withinClusterQueue')}, reclaimWithinCohort {p.get('reclaimWithinCohort')}, "
+              f"borrowWithinCohort {p.get('borrowWithinCohort')}"
+              + (f" (maxPriorityThreshold {p['maxPriorityThreshold']})" if "maxPriorityThreshold" in p else ""))
+    lines = [(1, f"Preemption ({policy}):")]
+    candidates = p.get("candidates") or ()
+    if not candidates:
+        lines.append((2, "no admitted Workload in the ClusterQueue or its cohort"))
+    for c in candidates:
+        lines.append((2, f"- {c['workload']} ({c['clusterQueue']}, priority {c['priority']}): "
+                         f"{CANDIDATE_WORDS.get(c['verdict'], c['verdict'])}"))
+    for verdict, count in sorted((p.get("leftOut") or {}).items()):
+        lines.append((2, f"- and {count} more: {CANDIDATE_WORDS.get(verdict, verdict)}"))
+    return lines
+
+
+def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    out = []
+    for item in (doc.get("explanation") or {}).get("workloads") or ():
+        out.append(Block(Text(f"Why {item['workload']} is {VERDICTS.get(item['verdict'], item['verdict'])}",
+                              style="bold")))
+        if item.get("message"):
+            out.append(Block(Text(f"  Kueue: {item['message']}"), whole=True, gap=False))
+        lines: list[tuple[int, str]] = []
+        if item.get("queueError") and item.get("verdict") != "Inadmissible":
+            lines.append((1, f"Not queued: {item['queueError']}"))
+        if item.get("queue"):
+            lines += _queue_lines(item["queue"])
+        if item.get("partialAdmission"):
+            pa = item["partialAdmission"]
+            lines.append((1, f"Partial admission tried: {pa['counts']} of {pa['fullCounts']} pods"))
+        for ps in item.get("podSets") or ():
+            requests = ", ".join(f"{r} {quantity(r, v)}" for r, v in (ps.get("requests") or {}).items())
+            lines.append((1, f"Pod set {ps['name']}: {_plural(int(ps['count']), 'pod')}"
+                             + (f", each requesting {requests}" if requests else "")))
+            for t in ps.get("trials") or ():
+                lines += _trial_lines(t)
+        if item.get("preemption"):
+            lines += _preemption_lines(item["preemption"])
+        if lines:
+            out.append(lines_block(lines, gap=False))
+    return out
+
+
+def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    if "suggestions" not in doc:
+        return []
+    found = doc.get("suggestions") or ()
+    if not found:
+        return [Block(Text("No single change was verified to admit the pending Workloads.", style="bold"))]
+    out = [Block(Text("What would admit them (each change verified by running Kueue's cycles again)", style="bold"))]
+    for number, s in enumerate(found, start=1):
+        template = SUGGESTIONS.get(s.get("kind", ""), s.get("kind", ""))
+        try:
+            text = template.format(**_values(s.get("values") or {}))
+        except (KeyError, IndexError):
+            text = f"{s.get('kind')}: {s.get('values')}"
+        verified = s.get("verified") or {}
+        admits = verified.get("admits") or ()
+        out.append(Block(Group(_numbered(number, f"{s.get('workload')}: {text}"),
+                               _line(2, f"admits {', '.join(admits)} in ClusterQueue {verified.get('clusterQueue')}")),
+                         gap=False))
+    return out
+
+
+def _numbered(number: int, text: str) -> Any:
+    """` 1. text`, the text wrapped under itself."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=4)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(f"{number:>2}. "), Text(text))
+    return grid
+
+
+def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    """Kueue's events, one per line: `OBJECT: TYPE REASON: MESSAGE`."""
+    events = doc.get("events") or ()
+    if not events:
+        return []
+    lines = [(0, f"- {e.get('object')}: {e.get('type')} {e.get('reason')}: {e.get('message')}") for e in events]
+    return [Block(Text("Events", style="bold")), lines_block(lines, gap=False)]
+
+
+def render(doc: Mapping[str, Any], look: Look) -> list[Block]:
+    return [*summary_blocks(doc, look), *workloads_block(doc, look), *why_blocks(doc, look),
+            *suggestions_blocks(doc, look), *events_blocks(doc, look)]
+
+
+def print_pass(doc: Mapping[str, Any], console: Console) -> None:
+    """The document as text on `console` (plain when not a terminal)."""
+    look = Look(plain=not console.is_terminal, width=console.width)
+    print_blocks(render(doc, look), console)

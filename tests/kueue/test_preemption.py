@@ -1,0 +1,86 @@
+"""Classical preemption (scheduler/preemption): the policies, the order candidates are tried in,
+who is chosen within the ClusterQueue and when reclaiming from the cohort, and the conditions
+and events a preemption writes."""
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timezone
+
+import pytest
+
+from kexplain.kueue.apis.meta import ObjectMeta
+from kexplain.kueue.apis.workload import WorkloadSpec
+from kexplain.kueue.scheduler.preemption.common import candidates_order, satisfies_policy
+from kexplain.kueue.workload.info import Info
+from kexplain.kueue.workload.workload import Workload
+from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
+
+T0 = datetime(2025, 12, 31, 20, tzinfo=timezone.utc)
+T1 = datetime(2025, 12, 31, 21, tzinfo=timezone.utc)
+
+
+def _wl(priority: int, created: datetime, uid: str = "") -> Workload:
+    return Workload(ObjectMeta("w", "default", uid=uid, created=created), WorkloadSpec("q", (), priority=priority))
+
+
+@pytest.mark.parametrize(("preemptor", "candidate", "policy", "ok"), [
+    (_wl(10, T0), _wl(5, T0), "LowerPriority", True),
+    (_wl(10, T0), _wl(10, T0), "LowerPriority", False),
+    (_wl(10, T0), _wl(10, T1), "LowerOrNewerEqualPriority", True),       # the candidate is newer
+    (_wl(10, T1), _wl(10, T0), "LowerOrNewerEqualPriority", False),
+    (_wl(10, T0), _wl(10, T0), "LowerOrNewerEqualPriority", False),
+    (_wl(1, T0), _wl(10, T0), "Any", True),
+    (_wl(10, T0), _wl(1, T0), "Never", False),
+])
+def test_satisfies_policy(preemptor, candidate, policy, ok) -> None:
+    assert satisfies_policy(preemptor, candidate, policy) is ok
+
+
+def test_candidates_order_other_queues_then_lower_priority_then_uid() -> None:
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    own_low = Info(_wl(1, T0, "b"), [], "cq")
+    own_high = Info(_wl(5, T0, "a"), [], "cq")
+    other = Info(_wl(9, T0, "c"), [], "other")
+    ordered = sorted([own_high, own_low, other], key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, "cq", now)))
+    assert [i.obj.meta.uid for i in ordered] == ["c", "b", "a"]
+
+
+CQ = [flavor("default"), local_queue("q", "cq")]
+
+
+@pytest.mark.parametrize(("policy", "running", "preempted", "message"), [
+    # a lower priority one, the fewest needed (equal priorities and admission times: by uid)
+    ("LowerPriority", [("low-1", 0, "2"), ("low-2", 0, "2"), ("mid", 50, "2")], ["default/low-1"],
+     "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed. "
+     "Pending the preemption of 1 workload(s)"),
+    ("Never", [("low-1", 0, "2"), ("low-2", 0, "2"), ("mid", 50, "2")], [],
+     "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed"),
+    ("LowerPriority", [("same-1", 100, "3"), ("same-2", 100, "3")], [],
+     "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default, 2 more needed"),
+])
+def test_within_cluster_queue(policy, running, preempted, message) -> None:
+    admitted = [workload(name, "q", {"cpu": cpu}, priority=p, admitted_in="cq", uid=f"uid-{name}",
+                         created=f"2025-12-31T1{i}:00:00Z") for i, (name, p, cpu) in enumerate(running)]
+    done = run(*CQ, cluster_queue("cq", {"default": {"cpu": "6"}}, preemption={"withinClusterQueue": policy}),
+               *admitted, submitted=(workload("high", "q", {"cpu": "2"}, priority=100),))
+    high = done.workloads["default/high"]
+    assert high.find("QuotaReserved").message == message
+    assert sorted(k for k, w in done.workloads.items() if w.is_true("Evicted")) == preempted
+    for key in preempted:
+        events = {(e.object, e.reason) for e in done.events}
+        assert {(key, "EvictedDueToPreempted"), (key, "Preempted"), ("default/high", "PreemptedWorkload")} <= events
+
+
+def test_reclaim_within_cohort_takes_a_borrowing_queues_workload() -> None:
+    docs = [flavor("default"), local_queue("a", "team-a"), local_queue("b", "team-b"),
+            cluster_queue("team-a", {"default": {"cpu": "4"}}, cohort="shared",
+                          preemption={"reclaimWithinCohort": "Any"}),
+            cluster_queue("team-b", {"default": {"cpu": "4"}}, cohort="shared"),
+            workload("b-own", "b", {"cpu": "4"}, admitted_in="team-b", uid="u1", created="2025-12-31T10:00:00Z",
+                     priority=10),
+            workload("b-borrowed", "b", {"cpu": "3"}, admitted_in="team-b", uid="u2", created="2025-12-31T11:00:00Z")]
+    done = run(*docs, submitted=(workload("a-train", "a", {"cpu": "3"}),))
+    victim = done.workloads["default/b-borrowed"]
+    assert victim.find("Preempted").reason == "InCohortReclamation"
+    assert victim.find("Evicted").message.endswith("preemptor path: /shared/team-a; preemptee path: /shared/team-b")
+    assert not done.workloads["default/b-own"].is_true("Evicted")
