@@ -29,8 +29,9 @@ PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' f
 e.g. `helm template . | kexplain lint - --nodes pool.yaml`. The PATHs are one apply, as
 `kubectl apply -f PATH...` (and `kexplain DIR`) take them: an object finds what another file
 creates (a ResourceClaimTemplate, a PriorityClass, a PVC), their pods take room from each
-other, an object given twice alike is one object, and given twice differently the second
-is refused (already exists). Lint files apart by running lint once per file.
+other, an object given twice alike is one object, and given twice differently the later
+manifest patches the first (its contents win, at the first's place). Lint files apart by
+running lint once per file.
 
 Fields a schema does not define are errors, as kubectl's default strict field validation
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
