@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import (applied as applied_repeats, expand_paths, kustomization_dirs, kustomize_hint,
-                                     named, read_text, repeats)
+                                     generate_name_refusal, named, read_text, repeats)
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.apimachinery.stored_pods import OBJECTS
@@ -84,6 +84,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
          "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
+    Rule("generate-name", Severity.WARNING,
+         "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; "
+         "`kubectl create` creates it, as lint checks it."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
                                       "has no pod template), or an object of the file the pods need; or it stores "
                                       "the workload and refuses pods its controller asks for (its FailedCreate)."),
@@ -345,6 +348,7 @@ class Linter:
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
+        self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
@@ -387,7 +391,7 @@ class Linter:
         """Lint the documents of `files` as one apply: each document in order with its schema
         and scheduling findings, then its file's device findings and reading error; the pods
         are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
-        _name_generated(files)
+        self._generated = _name_generated(files)
         items = [item for f in files for item in f.items]
         objs, where = _objects(items)
         found = repeats(objs)
@@ -416,6 +420,7 @@ class Linter:
         finally:
             self._set = None
             self._repeated = set()
+            self._generated = set()
             self._schemas = {}
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
@@ -529,6 +534,8 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
+        if _key(loc) in self._generated:
+            self._add(self._generate_name(obj, ref, doc))
         if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
         refused = self._set.refused.get(_key(loc)) if self._set is not None else None
@@ -605,6 +612,17 @@ class Linter:
         errors = validator.errors(obj)
         findings += [self._schema_finding(err, ref, doc, validator.origin, self.store.validate) for err in errors]
         return findings, all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
+
+    @staticmethod
+    def _generate_name(obj: dict[str, Any], ref: ObjectRef, doc: Document) -> Finding:
+        """An object named from its generateName: `kubectl apply` refuses it, in its words
+        (`generate_name_refusal`); lint checks it as `kubectl create` creates it."""
+        meta = obj.get("metadata") or {}
+        prefix = meta.get("generateName")
+        loc = replace(doc.location, line=line_of(doc.node, ("metadata", "generateName")) or doc.location.line)
+        return Finding("generate-name", loc, ref,
+                       f"{generate_name_refusal(str(prefix))} (kubectl apply refuses it; `kubectl create` creates "
+                       f"it, checked here as {meta.get('name')})", field="metadata.generateName")
 
     def _refused_by_schema(self, items: list[Document]) -> set[tuple[str, int, int | None]]:
         """The documents of `items` whose schema check has an error (a field that does not decode,
@@ -1181,13 +1199,17 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
 
 
-def _name_generated(files: "list[_File]") -> None:
+def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
     """Each object of the set that gives only a generateName named as `kexplain POD` names it
-    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document."""
+    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document;
+    the documents so named."""
     docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
+    out: set[tuple[str, int, int | None]] = set()
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
         if obj is not doc.obj:
             f.items[j] = replace(doc, obj=obj)
+            out.add(_key(doc.location))
+    return out
 
 
 def _objects(items: list[Document]) -> tuple[list[tuple[dict[str, Any], Source]], dict[int, Document]]:

@@ -332,6 +332,13 @@ def kustomize_hint(folders: Sequence[str], command: str = "kexplain -", done: st
 S = TypeVar("S")
 
 
+def generate_name_refusal(prefix: str) -> str:
+    """What `kubectl apply` says of an object that gives only a generateName (`prefix`), which
+    it refuses: it patches an object by name, and none is known before the API server generates
+    one. `kubectl create` creates it, as `named` names it."""
+    return f"from {prefix}: cannot use generate name with apply"
+
+
 def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]]:
     """`objs` with each object that gives only a generateName named as the API server names it
     on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
