@@ -546,7 +546,8 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
 
 def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
           keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
-    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
+    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems,
+                        namespace=req.namespace)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     loaded = load_read(req, objs, cluster, problems)
     if keep is True or (callable(keep) and (keep(cluster) or keep(objs))):

@@ -43,6 +43,7 @@ from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
+from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
@@ -84,6 +85,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
          "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
+    Rule("namespace-mismatch", Severity.ERROR,
+         "The object names another namespace than --namespace: `kubectl apply -n` refuses it (and applies the rest)."),
     Rule("generate-name", Severity.WARNING,
          "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; "
          "`kubectl create` creates it, as lint checks it."),
@@ -291,6 +294,7 @@ class LintOptions:
     explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
     node_groups: str | None = None    # --node-groups: the Cluster Autoscaler's (rule no-node-group)
     autoscaler_config: str | None = None   # --autoscaler-config: CA's settings
+    namespace: str | None = None      # -n: the set's namespace-less objects go in it (`kubectl apply -n`)
     # None: check against `kube`. Else the version is settled from this choice and the version a
     # snapshot in --nodes recorded (as `kexplain POD --nodes SNAPSHOT` settles it), and `kube`
     # becomes that version once the pool is read.
@@ -349,6 +353,7 @@ class Linter:
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName
+        self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
@@ -391,8 +396,9 @@ class Linter:
         """Lint the documents of `files` as one apply: each document in order with its schema
         and scheduling findings, then its file's device findings and reading error; the pods
         are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        self._elsewhere = _in_namespace(files, self.options.namespace)
         self._generated = _name_generated(files)
-        items = [item for f in files for item in f.items]
+        items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
         objs, where = _objects(items)
         found = repeats(objs)
         latest = applied_repeats(found)
@@ -412,7 +418,7 @@ class Linter:
             devices = self._check_devices(applied)
             for f in files:
                 for item in f.items:
-                    self.lint_document(item)
+                    self.lint_document(item)     # (those -n refuses too: their finding says so)
                 self.report.findings.extend(devices.get(f.path, ()))
                 if f.error is not None:
                     self._unreadable(f.path, f.error)
@@ -421,6 +427,7 @@ class Linter:
             self._set = None
             self._repeated = set()
             self._generated = set()
+            self._elsewhere = {}
             self._schemas = {}
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
@@ -534,6 +541,11 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
+        elsewhere = self._elsewhere.get(_key(loc))
+        if elsewhere is not None:     # `kubectl apply -n` refuses it: not part of the set
+            line = line_of(doc.node, ("metadata", "namespace")) or loc.line
+            self._add(Finding("namespace-mismatch", replace(loc, line=line), ref, elsewhere, field="metadata.namespace"))
+            return
         if _key(loc) in self._generated:
             self._add(self._generate_name(obj, ref, doc))
         if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
@@ -1197,6 +1209,26 @@ def api_warnings(warnings: Iterable[str]) -> list[str]:
 
 def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
+
+
+def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
+    """The set's objects as `kubectl apply -n flag` takes them (`namespace_flag`): each
+    namespace-less namespaced object in `flag`, in its document; the documents of objects in
+    another namespace, with kubectl's refusal of each."""
+    if not flag:
+        return {}
+    scopes = {**KNOWN_SCOPES, **declared_scopes(doc.obj for f in files for doc in f.items)}
+    refused: dict[tuple[str, int, int | None], str] = {}
+    for f in files:
+        for j, doc in enumerate(f.items):
+            why = refusal(doc.obj, flag, scopes)
+            if why is not None:
+                refused[_key(doc.location)] = why
+            elif isinstance(doc.obj, dict):
+                obj = placed(doc.obj, flag, scopes)
+                if obj is not doc.obj:
+                    f.items[j] = replace(doc, obj=obj)
+    return refused
 
 
 def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:

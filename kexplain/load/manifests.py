@@ -27,6 +27,7 @@ from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
 from kexplain.load import json_list
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.namespace_flag import in_namespace
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.yaml_io import ParsedDocument, json_document, parse_documents
 
@@ -237,13 +238,15 @@ def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], colu
 
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
-                 max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE
+                 max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE, namespace: str | None = None
                  ) -> list[tuple[dict[str, Any], Source]]:
     """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
     `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
     passed explicitly). A file that cannot be read or parsed, and a document that is not an
     object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
-    apply` goes on past them); a path that does not exist is an error."""
+    apply` goes on past them); a path that does not exist is an error. `namespace`: the
+    command's -n, as `kubectl apply -n` takes it (`namespace_flag.in_namespace`: namespace-less
+    objects in it, an object of another namespace refused to `problems`)."""
     out: list[tuple[dict[str, Any], Source]] = []
     rows: list[columns.Rows | None] = []      # each path's objects' rows (read with them, for a dump)
     for path in expand_paths(paths):
@@ -253,6 +256,8 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
         read, read_rows = _read_objects(documents, path, max_objects, len(out), problems)
         out.extend(read)
         rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
+    if namespace:           # (the objects change: their rows are read again)
+        return named(one_apply(as_dump(in_namespace(out, namespace, problems))))
     return named(one_apply(as_dump(out, _joined(rows))))
 
 
