@@ -354,6 +354,8 @@ class Linter:
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
         self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName
         self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
+        # documents whose update of an earlier copy the API server refuses (an immutable field changed)
+        self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
@@ -401,10 +403,12 @@ class Linter:
         items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
         objs, where = _objects(items)
         found = repeats(objs)
-        latest = applied_repeats(found)
-        # one object per identity applied: the first occurrence, or the last when they differ
+        settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
+        latest = settled.stands
+        # one object per identity applied: the first occurrence, or the one standing when they differ
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
         self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
+        self._update_refused = {_key(where[id(objs[i][1])].location): err for i, err in settled.refused.items()}
         applied = [doc for doc in items if _key(doc.location) not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
@@ -428,6 +432,7 @@ class Linter:
             self._repeated = set()
             self._generated = set()
             self._elsewhere = {}
+            self._update_refused = {}
             self._schemas = {}
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
@@ -548,6 +553,9 @@ class Linter:
             return
         if _key(loc) in self._generated:
             self._add(self._generate_name(obj, ref, doc))
+        update = self._update_refused.get(_key(loc))
+        if update is not None and valid:    # the copy before it stands (`manifests.applied`)
+            self._add(Finding("admission", loc, ref, update.message))
         if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
         refused = self._set.refused.get(_key(loc)) if self._set is not None else None

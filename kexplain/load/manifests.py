@@ -21,8 +21,9 @@ from typing import Any, BinaryIO, Callable, Collection, Iterable, Iterator, Sequ
 
 from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
                                              type_name)
-from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
 from kexplain.load import json_list
@@ -257,8 +258,8 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
         out.extend(read)
         rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
     if namespace:           # (the objects change: their rows are read again)
-        return named(one_apply(as_dump(in_namespace(out, namespace, problems))))
-    return named(one_apply(as_dump(out, _joined(rows))))
+        return named(one_apply(as_dump(in_namespace(out, namespace, problems)), problems))
+    return named(one_apply(as_dump(out, _joined(rows)), problems))
 
 
 def _documents(path: str, max_bytes: int, stdin: BinaryIO | None, problems: Problems
@@ -451,30 +452,59 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
     return [i for i in maybe if counts[(rows.kinds[i], rows.names[i])] > 1]
 
 
-def applied(found: Sequence[Repeat]) -> dict[int, int]:
-    """For each object given again differently (by the index of its first occurrence), the
-    index of the occurrence whose contents the cluster ends with: the last. `kubectl apply`
-    creates the object from the first manifest and patches it with each later one (a three-way
-    merge that sets every field the later manifest sets): kexplain takes the later manifest
-    whole. An object given again only alike is not listed (its first occurrence stands)."""
-    last: dict[int, int] = {}
-    differs: set[int] = set()
+@dataclass(frozen=True)
+class Applied:
+    """What one apply leaves of the objects given more than once: for each object given again
+    differently (by the index of its first occurrence), the index of the occurrence whose
+    contents the cluster ends with (`stands`), and the later occurrences the API server refuses
+    (`refused`, by index: an update that changes an immutable field)."""
+
+    stands: dict[int, int]
+    refused: dict[int, AdmissionRejected]
+
+
+def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None = None,
+            kube: KubeVersion = DEFAULT_VERSION) -> Applied:
+    """`kubectl apply` creates the object from its first manifest and patches it with each later
+    one. That patch (`apply_patch`: the original and the live object both the earlier manifest)
+    sets every field the later manifest sets and removes those it dropped: the cluster ends with
+    the later manifest's contents. Unless the API server refuses the update
+    (`validate_update.update_refusal` of the later manifest against the one standing: a
+    PriorityClass's value, a Deployment's selector changed): then the earlier stands, and the
+    next one is applied onto it. An object given again only alike is not listed (its first
+    occurrence stands). Without `objs`, no update is refused."""
+    stands: dict[int, int] = {}
+    refused: dict[int, AdmissionRejected] = {}
     for r in found:
-        last[r.first] = r.index
-        if not r.same:
-            differs.add(r.first)
-    return {first: index for first, index in last.items() if first in differs}
+        if r.same and r.first not in stands:
+            continue
+        stand = stands.get(r.first, r.first)
+        if objs is not None:
+            later, earlier = objs[r.index][0], objs[stand][0]
+            if _alike(earlier, later):
+                continue
+            why = update_refusal(later, earlier, kube) if isinstance(later, dict) and isinstance(earlier, dict) \
+                else None
+            if why is not None:
+                refused[r.index] = AdmissionRejected(why, source=objs[r.index][1], obj=later)
+                continue
+        stands[r.first] = r.index
+    return Applied({first: index for first, index in stands.items() if index != first}, refused)
 
 
-def one_apply(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+def one_apply(objs: list[tuple[dict[str, Any], Source]], problems: Problems = RAISE,
+              kube: KubeVersion = DEFAULT_VERSION) -> list[tuple[dict[str, Any], Source]]:
     """`objs` as one apply: each object once, at the place of its first occurrence (when it was
-    created), with the contents of its last occurrence (`applied`: alike, the first is kept)."""
+    created), with the contents of the occurrence that stands (`applied`: alike, the first is
+    kept); an update the API server refuses goes to `problems` (raised unless it collects)."""
     found = repeats(objs)
     if not found:
         return objs
-    latest = applied(found)
+    settled = applied(found, objs, kube)
+    for index in sorted(settled.refused):
+        problems.add(settled.refused[index])
     dropped = {r.index for r in found}
-    return [objs[latest.get(i, i)] for i in range(len(objs)) if i not in dropped]
+    return [objs[settled.stands.get(i, i)] for i in range(len(objs)) if i not in dropped]
 
 
 def _alike(a: Any, b: Any) -> bool:
