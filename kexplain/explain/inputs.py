@@ -29,6 +29,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionEr
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
 from kexplain.load.apply_patch import apply_onto
+from kexplain.load.disruption_controller import notes as budget_notes, with_status as budgets_with_status
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -812,6 +813,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
             cluster = settled.objects
             warnings += settled.notes
         warnings += half_bound_notes(cluster)
+    warnings += budget_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
     rejected = 0
@@ -825,8 +827,9 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
-    by node, from admitted or stored cluster objects. Several pods can share one cluster.
-    The collector pauses meanwhile (`bulk_load`)."""
+    by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
+    given the disruption controller's (`load.disruption_controller`). Several pods can share
+    one cluster. The collector pauses meanwhile (`bulk_load`)."""
     try:
         with bulk_load():
             return _build_cluster(cluster)
@@ -861,6 +864,7 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
                 nodes.append((o, s))
             else:
                 others.append(o)
+    others = budgets_with_status(others, pods)      # the disruption controller's, where none is written
     parts = _BuiltFrom([o for o, _ in nodes], pods)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
     replaced = last[0].replaced_in(parts) if last is not None else None
@@ -1064,6 +1068,7 @@ class Pool:
             provisioned = settled.notes
         added = admitted_new + namespaces_created
         objects += namespaces_created
+        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"})
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
         replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
         rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
@@ -1080,6 +1085,9 @@ class Pool:
                 if kind == "Namespace":
                     meta = o.get("metadata") or {}
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+            if "PodDisruptionBudget" in others:     # (the disruption controller's status, where none is written)
+                others["PodDisruptionBudget"] = budgets_with_status(
+                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"])
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
         snapshot, failed, said, evictions = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
                                                             self.kube, rebuilt, stored)
@@ -1216,6 +1224,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
+    warnings += budget_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     keys = _pod_keys(cluster)
     context = admission_context(cluster)
