@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 
 from kexplain.admission.openapi import builtin_index
 from kexplain.admission.validate_update import update_refusal
+from kexplain.apimachinery.stored_pods import plain
 from kexplain.errors import AdmissionRejected, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
@@ -54,11 +55,12 @@ def last_applied(live: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def patched(live: dict[str, Any], manifest: dict[str, Any], original: Any = _ANNOTATION,
+def patched(live: Any, manifest: dict[str, Any], original: Any = _ANNOTATION,
             kube: KubeVersion = DEFAULT_VERSION) -> dict[str, Any]:
     """`live` as `kubectl apply` of `manifest` leaves it (see the module docstring); `original`:
     the last-applied manifest (default: `live`'s annotation; None: none). Neither is changed;
     the result shares unchanged parts with them."""
+    live = plain(live)
     if original is _ANNOTATION:
         original = last_applied(live)
     return _Merge(_schemas(manifest, kube)).map(original if isinstance(original, dict) else None, manifest, live,
@@ -74,14 +76,18 @@ class Update:
     refused: AdmissionRejected | None = None
 
 
-def apply_onto(live: tuple[dict[str, Any], Source], manifest: tuple[dict[str, Any], Source], *,
+def apply_onto(live: tuple[Any, Source], manifest: tuple[dict[str, Any], Source], *,
                original: Any = _ANNOTATION, kube: KubeVersion = DEFAULT_VERSION) -> Update:
     """`kubectl apply` of `manifest` onto `live`: the patched object (`patched`; its Source the
     manifest's), unless the API server refuses the update (`validate_update.update_refusal`: an
-    immutable field changed), which leaves `live` as it is."""
+    immutable field changed), which leaves `live` as it is; a manifest alike the live object
+    changes nothing (kubectl: `unchanged`), and `live` stands."""
     obj, src = manifest
-    result = patched(live[0], obj, original, kube)
-    why = update_refusal(result, live[0], kube)
+    current = plain(live[0])        # (a dump's stored pod: its object)
+    if alike(current, obj):
+        return Update(live)
+    result = patched(current, obj, original, kube)
+    why = update_refusal(result, current, kube)
     if why is not None:
         return Update(live, AdmissionRejected(why, source=src, obj=obj))
     return Update((result, src))
@@ -227,3 +233,23 @@ def _interleave(kept: list, patch: list, live: Iterable[Any], key: Callable[[Any
                 out.append(patch[j])
                 j += 1
     return out
+
+
+def alike(a: Any, b: Any) -> bool:
+    """Equal, and of the same types all the way down (`true` is not `1`, `1` is not `"1"`)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if len(x) != len(y) or any(k not in y for k in x):
+                return False
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif type(x) is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y:
+            return False
+    return True

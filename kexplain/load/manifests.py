@@ -27,6 +27,7 @@ from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
 from kexplain.load import json_list
+from kexplain.load.apply_patch import alike
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.namespace_flag import in_namespace
 from kexplain.load.problems import RAISE, Problems
@@ -430,7 +431,7 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
             continue
         j = first.setdefault(key, i)
         if j != i:
-            out.append(Repeat(i, j, _alike(objs[j][0], objs[i][0])))
+            out.append(Repeat(i, j, alike(objs[j][0], objs[i][0])))
     return out
 
 
@@ -481,7 +482,7 @@ def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None =
         stand = stands.get(r.first, r.first)
         if objs is not None:
             later, earlier = objs[r.index][0], objs[stand][0]
-            if _alike(earlier, later):
+            if alike(earlier, later):
                 continue
             why = update_refusal(later, earlier, kube) if isinstance(later, dict) and isinstance(earlier, dict) \
                 else None
@@ -505,26 +506,6 @@ def one_apply(objs: list[tuple[dict[str, Any], Source]], problems: Problems = RA
         problems.add(settled.refused[index])
     dropped = {r.index for r in found}
     return [objs[settled.stands.get(i, i)] for i in range(len(objs)) if i not in dropped]
-
-
-def _alike(a: Any, b: Any) -> bool:
-    """Equal, and of the same types all the way down (`true` is not `1`, `1` is not `"1"`)."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if type(x) is dict:
-            if len(x) != len(y) or any(k not in y for k in x):
-                return False
-            stack.extend((v, y[k]) for k, v in x.items())
-        elif type(x) is list:
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y))
-        elif x != y:
-            return False
-    return True
 
 
 @dataclass(frozen=True)

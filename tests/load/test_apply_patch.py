@@ -138,3 +138,30 @@ def test_an_update_the_api_server_refuses_leaves_the_live_object():
                                       "may not be changed in an update.")
     taken = apply_onto(live, ({**live[0], "description": "x"}, manifest[1]))
     assert taken.refused is None and taken.applied == ({**live[0], "description": "x"}, manifest[1])
+
+
+def test_a_manifest_alike_the_live_object_changes_nothing():
+    """kubectl apply: `unchanged`; the live object stands (not a copy)."""
+    live = (ns(ENFORCE), Source("cluster.yaml", 1))
+    update = apply_onto(live, (ns(dict(ENFORCE)), Source("install.yaml", 1)))
+    assert update.applied is live and update.refused is None
+
+
+def test_a_dumps_stored_pod_is_patched(tmp_path):
+    """A pod a dump holds (stored: its uid, resourceVersion and status stay)."""
+    from kexplain.load.manifests import load_objects
+
+    dump = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "resourceVersion": "9",
+                                                          "uid": "u", "labels": {"app": "web"}},
+         "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx:1"}]},
+         "status": {"phase": "Running"}}]}
+    (tmp_path / "dump.json").write_text(json.dumps(dump))
+    ((stored, src),) = load_objects([str(tmp_path / "dump.json")])
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"tier": "front"}},
+                "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "nginx:2"}]}}
+    update = apply_onto((stored, src), (manifest, Source("pods.yaml", 1)))
+    assert update.refused is None
+    obj = update.applied[0]
+    assert obj["metadata"]["labels"] == {"app": "web", "tier": "front"} and obj["metadata"]["uid"] == "u"
+    assert obj["spec"]["containers"] == [{"name": "c", "image": "nginx:2"}] and obj["status"] == {"phase": "Running"}
