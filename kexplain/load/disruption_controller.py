@@ -38,9 +38,12 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import compress, repeat
+from operator import eq
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.errors import describe
 from kexplain.model.labels import SelectorError, parse_selector
@@ -239,10 +242,15 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, list[PodInfo]]:
     return out
 
 
-def notes(objects: Iterable[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
+def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
     """What the output says of the budgets among `objects` (object, source pairs) that had no
     status and select a pod: the status the controller gave them, and why. `among`: the ids of
     the budgets to say it of (None: every one)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
+        found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
+        if not any(needs_status(objects[i][0]) for i in found):
+            return []
     objs = [o for o, _ in objects]
     budgets = [o for o in objs if needs_status(o) and (among is None or id(o) in among)]
     if not budgets:
