@@ -331,6 +331,19 @@ class ApiIndex:
             name = self._kinds[((self.served_versions(kind) or self._available[kind])[0], kind)]
         return name
 
+    def kind_schema(self, api_version: Any, kind: Any) -> dict[str, Any] | None:
+        """The definition of a built-in kind at `api_version` (as `definition` finds it), for
+        what reads its fields' extensions (`kexplain.load.apply_patch`: patch strategies and
+        merge keys); None for a kind without one."""
+        name = self.definition(api_version, kind)
+        return self._defs.get(name) if name is not None else None
+
+    def resolved(self, schema: Any) -> dict[str, Any]:
+        """`schema` with its `$ref`s followed ({} for none)."""
+        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+            schema = self._defs.get(schema["$ref"][len(DEFS_PREFIX):])
+        return schema if isinstance(schema, dict) else {}
+
     def decode_problems(self, api_version: str, kind: str, obj: Any,
                         unknown: bool = True) -> tuple["DecodeError | None", list[str]]:
         """What decoding `obj` (a create request) as the API server does finds: its decoding

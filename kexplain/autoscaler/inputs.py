@@ -100,6 +100,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
+    from kexplain.load.disruption_controller import notes as budget_notes
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import check_objects, load_objects
 
@@ -164,7 +165,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
             obj = as_listed(listed_gpu_ready(obj, provider.provider), taint_config)
         if kind in CLUSTER_KINDS:
             scheduler_objects.append((obj, src))
-    snapshot, _ = build_cluster(scheduler_objects)
+    snapshot, _ = build_cluster(scheduler_objects)       # (a budget without a status: the disruption controller's)
+    warnings += budget_notes(scheduler_objects)
     node_objs = [o for o, _ in scheduler_objects if o.get("kind") == "Node"]
     order = [(o.get("metadata") or {}).get("name") or "" for o in node_objs]
     if [ni.name for ni in snapshot.node_infos] != order:    # in the listing's order (else as built: its indexes kept)

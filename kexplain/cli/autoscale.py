@@ -19,7 +19,7 @@ import typer
 from kexplain.autoscaler.inputs import CA_KUBERNETES
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
@@ -62,6 +62,7 @@ def command(
     max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
                                     help="Refuse inputs of more objects than this (per input)."),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded", CA_KUBERNETES,
                                                        "the scheduler the Cluster Autoscaler embeds"),
     feature_gates: Optional[str] = feature_gates_option(),
@@ -87,7 +88,8 @@ def command(
     with bulk_load(freeze=True):      # as the scheduler's CLI: no collection while reading, the snapshot frozen
         cluster = load_objects(tuple(nodes), max_input_size, env.stdin, max_objects=max_objects) if nodes else []
         groups = groups or _found(cluster)
-        pod_objs = load_objects([pods], max_input_size, env.stdin, max_objects=max_objects) if pods else []
+        pod_objs = load_objects([pods], max_input_size, env.stdin, max_objects=max_objects,
+                                namespace=namespace) if pods else []
         kube = given or _followed(env, choice, cluster)
         pp, pending = _workloads_pass(env, pods or "", pod_objs, cluster, kube, max_input_size, max_objects, validate)
         loop = load_loop(pods, tuple(nodes), groups, autoscaler_config, kube, max_bytes=max_input_size,

@@ -13,7 +13,7 @@ from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.node_groups import (NO_AUTOSCALER, annotated_list, autoscaled, check_found, check_groups,
                                       check_groups_options, check_node_group, groups_request, reports_node_groups,
                                       run_autoscalers, with_answers, without_add_node)
-from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
 from kexplain.cli.node_pools import (EXPLAIN_NODEPOOL_HELP, aws_data_option, karpenter_config_option, karpentered,
                                      node_pool_option, node_pools_request, run_karpenter)
 from kexplain.cli.pipes import verdict_known
@@ -182,6 +182,7 @@ def command(
     karpenter_config: Optional[str] = karpenter_config_option(),
     node_pool: Optional[str] = node_pool_option(EXPLAIN_NODEPOOL_HELP),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
     compare_versions: Optional[str] = compare_versions_option(),
@@ -197,7 +198,7 @@ def command(
     choice = version_choice(env, kubernetes_version, feature_gates)
     req = Request(pod_path=pod, node_paths=tuple(nodes), config_path=config, stored=stored, max_bytes=max_input_size,
                   max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
-                  autoscaler_config=autoscaler_config)
+                  autoscaler_config=autoscaler_config, namespace=namespace)
     check_groups_options(req, node, node_group, discovering=True)     # (or found among --nodes: check_found)
     if compare_versions is not None:
         kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)

@@ -8,7 +8,7 @@ import typer
 
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
 from kexplain.cli.node_pools import aws_data_option, karpenter_config_option
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
@@ -44,6 +44,7 @@ def command(
                                                  "not): every taint, requirement, instance type, offering and limit "
                                                  "in the way."),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = typer.Option(
         None, "--kubernetes-version", metavar="X.Y",
         help=f"The Kubernetes version whose API server admits the inputs (default: "
@@ -78,7 +79,8 @@ def command(
     # the pass's time, and the whole run collected 346 objects).
     with bulk_load(freeze=True):
         inputs, merged = load_pods_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
-                                        max_objects=max_objects, validate=validate, stdin=env.stdin)
+                                        max_objects=max_objects, validate=validate, stdin=env.stdin,
+                                        namespace=namespace)
         world = _world(aws_data)
         inputs.settings.check_world(world.instance_types, world.zones(),
                                     Source(karpenter_config) if karpenter_config else None)

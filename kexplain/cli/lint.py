@@ -29,8 +29,9 @@ PATH is a file, a directory (walked recursively: *.yaml, *.yml, *.json) or '-' f
 e.g. `helm template . | kexplain lint - --nodes pool.yaml`. The PATHs are one apply, as
 `kubectl apply -f PATH...` (and `kexplain DIR`) take them: an object finds what another file
 creates (a ResourceClaimTemplate, a PriorityClass, a PVC), their pods take room from each
-other, an object given twice alike is one object, and given twice differently the second
-is refused (already exists). Lint files apart by running lint once per file.
+other, an object given twice alike is one object, and given twice differently the later
+manifest patches the first (its contents win, at the first's place). Lint files apart by
+running lint once per file.
 
 Fields a schema does not define are errors, as kubectl's default strict field validation
 makes them (`strict decoding error: unknown field "spec.x"`); --validate=warn makes them
@@ -69,6 +70,26 @@ def _validate_value(value: str) -> str:
 # Shared with `kexplain POD` (kexplain.cli.explain): one option, one story.
 VALIDATE_OPTION = typer.Option("strict", "--validate", metavar="MODE", callback=_validate_value, help=VALIDATE_HELP)
 
+NAMESPACE_HELP = ("As `kubectl apply -n NS -f`: the manifests' namespaced objects without a namespace go in NS; one "
+                  "of another namespace is refused, as kubectl refuses it (the cluster's objects are not changed).")
+
+
+def _namespace_value(value: Optional[str]) -> Optional[str]:
+    """A namespace name (a DNS label), or a one-line refusal."""
+    from kexplain.apimachinery.names import is_dns1123_label
+
+    if value is None:
+        return None
+    problems = is_dns1123_label(value)
+    if problems:
+        raise typer.BadParameter(f"{value!r} is no namespace name: {problems[0]}")
+    return value
+
+
+# -n/--namespace of every command that reads manifest files (explain, lint, autoscale, karpenter).
+NAMESPACE_OPTION = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", callback=_namespace_value,
+                                help=NAMESPACE_HELP)
+
 
 class FailOn(str, Enum):
     error = "error"
@@ -97,6 +118,7 @@ def command(
                                               help="Deprecated: --kubernetes-version (a minor that option does not "
                                                    "take chooses the schemas only)."),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = NAMESPACE_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Deprecated: --validate=strict, the default."),
     schemas: List[str] = typer.Option([], "--schemas", metavar="DIR",
                                       help="Schemas of custom resources: CRD manifests or JSON schemas "
@@ -164,7 +186,7 @@ def command(
                           k8s_version=schemas_only,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
-                          node_groups=node_groups, autoscaler_config=autoscaler_config)
+                          node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace)
     from kexplain.render.live import scheduling_bar
 
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:

@@ -28,6 +28,8 @@ from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
+from kexplain.load.apply_patch import apply_onto
+from kexplain.load.disruption_controller import notes as budget_notes, with_status as budgets_with_status
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
@@ -293,12 +295,16 @@ class PodFile:
 
 
 def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
-                 kinds: frozenset[str] | None = CLUSTER_KINDS) -> Objects:
+                 kinds: frozenset[str] | None = CLUSTER_KINDS, *, kube: KubeVersion = DEFAULT_VERSION,
+                 problems: Problems | None = None) -> Objects:
     """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
 
     An object of the file that the cluster has already (same kind, namespace and name) is
-    replaced by the file's version, which is what `kubectl apply` sends, in the cluster's
-    place (so Nodes keep their order); the file's other objects come after the cluster's, in
+    patched onto the cluster's as `kubectl apply` patches it (`load.apply_patch.apply_onto`: a
+    three-way merge, the cluster's fields the file does not set kept), in the cluster's place (so
+    Nodes keep their order); an update the API server refuses (an immutable field changed)
+    leaves the cluster's object as it is, and the refusal goes to `problems` (raised unless it
+    collects; None: not said again). The file's other objects come after the cluster's, in
     file order. `created` are objects a controller creates unless they exist (a StatefulSet's
     claims): each is added only if neither the cluster nor the file has it, so a claim that
     exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
@@ -317,7 +323,10 @@ def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
         k = object_key(o) if by_key and (kinds is None or o.get("kind") in kinds) else None
         if k is not None and k in by_key:
             if k not in placed:
-                out.append(by_key[k])
+                update = apply_onto((o, s), by_key[k], kube=kube)
+                if update.refused is not None and problems is not None:
+                    problems.add(update.refused)
+                out.append(update.applied)
                 placed.add(k)
             continue
         out.append((o, s))
@@ -546,7 +555,8 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
 
 def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
           keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
-    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
+    objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems,
+                        namespace=req.namespace)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
     loaded = load_read(req, objs, cluster, problems)
     if keep is True or (callable(keep) and (keep(cluster) or keep(objs))):
@@ -744,7 +754,7 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
     admitted by `kube`'s API server. `absent`: namespaces of the file refused already (their
     Namespace left out); `later`: the file's policies created after it (`policies_after`)."""
     created = created_objects(obj, src, 1)
-    cluster = cluster_with(cluster, pod_file.cluster, created)
+    cluster = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
                         or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
     inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
@@ -803,6 +813,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
             cluster = settled.objects
             warnings += settled.notes
         warnings += half_bound_notes(cluster)
+    warnings += budget_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
     rejected = 0
@@ -816,8 +827,9 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
 
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
-    by node, from admitted or stored cluster objects. Several pods can share one cluster.
-    The collector pauses meanwhile (`bulk_load`)."""
+    by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
+    given the disruption controller's (`load.disruption_controller`). Several pods can share
+    one cluster. The collector pauses meanwhile (`bulk_load`)."""
     try:
         with bulk_load():
             return _build_cluster(cluster)
@@ -852,6 +864,7 @@ def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]
                 nodes.append((o, s))
             else:
                 others.append(o)
+    others = budgets_with_status(others, pods)      # the disruption controller's, where none is written
     parts = _BuiltFrom([o for o, _ in nodes], pods)
     last = _LAST_BUILT[0] if _LAST_BUILT else None
     replaced = last[0].replaced_in(parts) if last is not None else None
@@ -1002,7 +1015,7 @@ class Pool:
     def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
                  problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "Pool":
         """This pool with the cluster objects of a POD file (or of a linted file) applied to
-        it, as `cluster_with` says: the file's version of an object the pool has replaces it,
+        it, as `cluster_with` says: the file's version of an object the pool has is patched onto it,
         `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
         are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
         PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
@@ -1012,7 +1025,7 @@ class Pool:
         those of `file_objects` the API server refuses and the pool's own."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
-        merged = cluster_with(self.objects, file_objects, created)
+        merged = cluster_with(self.objects, file_objects, created, kube=self.kube, problems=problems)
         old = {id(o) for o, _ in self.objects}
         new = [(o, s) for o, s in merged if id(o) not in old]
         if not new:
@@ -1055,6 +1068,7 @@ class Pool:
             provisioned = settled.notes
         added = admitted_new + namespaces_created
         objects += namespaces_created
+        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"})
         pods = [o for o, _ in added if o.get("kind") == "Pod"]
         replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
         rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
@@ -1071,6 +1085,9 @@ class Pool:
                 if kind == "Namespace":
                     meta = o.get("metadata") or {}
                     namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+            if "PodDisruptionBudget" in others:     # (the disruption controller's status, where none is written)
+                others["PodDisruptionBudget"] = budgets_with_status(
+                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"])
             snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
         snapshot, failed, said, evictions = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
                                                             self.kube, rebuilt, stored)
@@ -1207,6 +1224,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
     if not stored:
         from kexplain.load.pv_controller import half_bound_notes
         warnings += half_bound_notes(cluster)
+    warnings += budget_notes(cluster)
     snapshot, nominated = build_cluster(cluster)
     keys = _pod_keys(cluster)
     context = admission_context(cluster)

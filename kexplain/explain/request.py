@@ -66,6 +66,7 @@ class Request:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_objects: int = DEFAULT_MAX_OBJECTS   # per load (the POD file, --nodes, the configuration)
     validate: str = "strict"      # kubectl's --validate: unknown fields refused, warned of (warn) or not (ignore)
+    namespace: str | None = None  # -n: the POD file's namespace-less objects go in it (`kubectl apply -n`)
     replicas: int | None = None   # --replicas: copies of every Pod or workload (None: their own counts)
     node_groups: str | None = None        # --node-groups: the Cluster Autoscaler's node groups
     autoscaler_config: str | None = None  # --autoscaler-config: CA's settings

@@ -106,7 +106,8 @@ def compare_versions(req: Request, kubes: Sequence[KubeVersion], options: RunOpt
     only, it is a difference. A POD file of several pods or copies is refused: they are
     compared by `kexplain lint --compare-versions`."""
     with bulk_load():
-        objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects)
+        objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects,
+                            namespace=req.namespace)
         cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects)
     runs: list[Run] = []
     errors: list[KexplainError] = []

@@ -224,15 +224,16 @@ def _pvc(obj: dict[str, Any], now: datetime) -> dict[str, Any]:
 
 def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None,
               kube: KubeVersion, *, max_bytes: int, max_objects: int, validate: str = "strict",
-              now: datetime = CLOCK, stdin: BinaryIO | None = None) -> PassInputs:
+              now: datetime = CLOCK, stdin: BinaryIO | None = None, namespace: str | None = None) -> PassInputs:
     """Read, default and admit everything one pass needs (InputError/AdmissionRejected: exit 2);
-    a path `-` reads `stdin`."""
+    a path `-` reads `stdin`; `namespace`: -n, for the pods' file (`load_objects`)."""
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import load_objects
 
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
-        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
+                                namespace=namespace) if pods_path else []
         cluster_objs = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
     return pass_of(joined(pod_objs, cluster_objs), settings, kube, validate=validate, now=now)
 

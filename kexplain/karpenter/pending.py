@@ -82,12 +82,13 @@ def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | No
 
 def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None, kube: KubeVersion,
                    *, max_bytes: int, max_objects: int, validate: str = "strict", now: datetime = CLOCK,
-                   stdin: BinaryIO | None = None) -> tuple[PassInputs, PendingPass | None]:
+                   stdin: BinaryIO | None = None, namespace: str | None = None
+                   ) -> tuple[PassInputs, PendingPass | None]:
     """`kexplain karpenter PODS`'s pass: PODS taken as every command that takes pods takes it
     (`kexplain.explain.pods_file_pass`): its Pods pending as written, in file order (the claims
     of their generic ephemeral volumes created), and a workload's copies as the scheduler
     leaves them, those that did not fit pending after (`pass_over`); and the merged pass, when
-    the file held workloads (None otherwise)."""
+    the file held workloads (None otherwise). `namespace`: -n, for PODS (`load_objects`)."""
     from kexplain.explain.pods_file_pass import pods_file_pass
     from kexplain.karpenter.params import read_settings
     from kexplain.load.gcpolicy import bulk_load
@@ -95,7 +96,8 @@ def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_
 
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
-        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects) if pods_path else []
+        pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
+                                namespace=namespace) if pods_path else []
         cluster = load_objects(node_paths, max_bytes, stdin, max_objects=max_objects) if node_paths else []
     found = pods_file_pass(pods_path or "", pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
 from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import (applied as applied_repeats, expand_paths, kustomization_dirs, kustomize_hint,
-                                     named, read_text, repeats)
+                                     generate_name_refusal, named, read_text, repeats)
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.apimachinery.stored_pods import OBJECTS
@@ -43,6 +43,7 @@ from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
+from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
 from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
@@ -84,6 +85,11 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
          "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
     Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
+    Rule("namespace-mismatch", Severity.ERROR,
+         "The object names another namespace than --namespace: `kubectl apply -n` refuses it (and applies the rest)."),
+    Rule("generate-name", Severity.WARNING,
+         "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; "
+         "`kubectl create` creates it, as lint checks it."),
     Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
                                       "has no pod template), or an object of the file the pods need; or it stores "
                                       "the workload and refuses pods its controller asks for (its FailedCreate)."),
@@ -288,6 +294,7 @@ class LintOptions:
     explain: bool = False             # keep each scheduled object's traces, with every node's facts (--html)
     node_groups: str | None = None    # --node-groups: the Cluster Autoscaler's (rule no-node-group)
     autoscaler_config: str | None = None   # --autoscaler-config: CA's settings
+    namespace: str | None = None      # -n: the set's namespace-less objects go in it (`kubectl apply -n`)
     # None: check against `kube`. Else the version is settled from this choice and the version a
     # snapshot in --nodes recorded (as `kexplain POD --nodes SNAPSHOT` settles it), and `kube`
     # becomes that version once the pool is read.
@@ -345,6 +352,10 @@ class Linter:
                              warnings=list(pool.warnings) if pool is not None else [])
         self._set: _SetCluster | None = None     # the set being linted: its pool, its refused objects
         self._repeated: set[tuple[str, int, int | None]] = set()   # documents not applied: a later one is
+        self._generated: set[tuple[str, int, int | None]] = set()  # documents named from their generateName
+        self._elsewhere: dict[tuple[str, int, int | None], str] = {}  # refused by -n: kubectl's words
+        # documents whose update of an earlier copy the API server refuses (an immutable field changed)
+        self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
@@ -387,14 +398,17 @@ class Linter:
         """Lint the documents of `files` as one apply: each document in order with its schema
         and scheduling findings, then its file's device findings and reading error; the pods
         are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
-        _name_generated(files)
-        items = [item for f in files for item in f.items]
+        self._elsewhere = _in_namespace(files, self.options.namespace)
+        self._generated = _name_generated(files)
+        items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
         objs, where = _objects(items)
         found = repeats(objs)
-        latest = applied_repeats(found)
-        # one object per identity applied: the first occurrence, or the last when they differ
+        settled = applied_repeats(found, objs, self.pool.kube if self.pool is not None else self.options.kube)
+        latest = settled.stands
+        # one object per identity applied: the first occurrence, or the one standing when they differ
         superseded = [r.index for r in found if latest.get(r.first) != r.index] + list(latest)
         self._repeated = {_key(where[id(objs[i][1])].location) for i in superseded}
+        self._update_refused = {_key(where[id(objs[i][1])].location): err for i, err in settled.refused.items()}
         applied = [doc for doc in items if _key(doc.location) not in self._repeated]
         if self.pool is not None:       # the set as applied: without what the API server refuses at decoding
             schema_refused = self._refused_by_schema(applied)
@@ -408,7 +422,7 @@ class Linter:
             devices = self._check_devices(applied)
             for f in files:
                 for item in f.items:
-                    self.lint_document(item)
+                    self.lint_document(item)     # (those -n refuses too: their finding says so)
                 self.report.findings.extend(devices.get(f.path, ()))
                 if f.error is not None:
                     self._unreadable(f.path, f.error)
@@ -416,6 +430,9 @@ class Linter:
         finally:
             self._set = None
             self._repeated = set()
+            self._generated = set()
+            self._elsewhere = {}
+            self._update_refused = {}
             self._schemas = {}
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
@@ -529,6 +546,16 @@ class Linter:
                 self._add(Finding("invalid-document", loc, ref, f"object has no {key}", field=key))
                 return
         valid = self.check_schema(obj, ref, doc)
+        elsewhere = self._elsewhere.get(_key(loc))
+        if elsewhere is not None:     # `kubectl apply -n` refuses it: not part of the set
+            line = line_of(doc.node, ("metadata", "namespace")) or loc.line
+            self._add(Finding("namespace-mismatch", replace(loc, line=line), ref, elsewhere, field="metadata.namespace"))
+            return
+        if _key(loc) in self._generated:
+            self._add(self._generate_name(obj, ref, doc))
+        update = self._update_refused.get(_key(loc))
+        if update is not None and valid:    # the copy before it stands (`manifests.applied`)
+            self._add(Finding("admission", loc, ref, update.message))
         if _key(loc) in self._repeated:     # given again alike, or patched by a later manifest: one object
             return
         refused = self._set.refused.get(_key(loc)) if self._set is not None else None
@@ -605,6 +632,17 @@ class Linter:
         errors = validator.errors(obj)
         findings += [self._schema_finding(err, ref, doc, validator.origin, self.store.validate) for err in errors]
         return findings, all(e.unknown_field for e in errors) and not (errors and self.store.validate == "strict")
+
+    @staticmethod
+    def _generate_name(obj: dict[str, Any], ref: ObjectRef, doc: Document) -> Finding:
+        """An object named from its generateName: `kubectl apply` refuses it, in its words
+        (`generate_name_refusal`); lint checks it as `kubectl create` creates it."""
+        meta = obj.get("metadata") or {}
+        prefix = meta.get("generateName")
+        loc = replace(doc.location, line=line_of(doc.node, ("metadata", "generateName")) or doc.location.line)
+        return Finding("generate-name", loc, ref,
+                       f"{generate_name_refusal(str(prefix))} (kubectl apply refuses it; `kubectl create` creates "
+                       f"it, checked here as {meta.get('name')})", field="metadata.generateName")
 
     def _refused_by_schema(self, items: list[Document]) -> set[tuple[str, int, int | None]]:
         """The documents of `items` whose schema check has an error (a field that does not decode,
@@ -1181,13 +1219,37 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
     return (loc.path, loc.doc, loc.item)
 
 
-def _name_generated(files: "list[_File]") -> None:
+def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
+    """The set's objects as `kubectl apply -n flag` takes them (`namespace_flag`): each
+    namespace-less namespaced object in `flag`, in its document; the documents of objects in
+    another namespace, with kubectl's refusal of each."""
+    if not flag:
+        return {}
+    scopes = {**KNOWN_SCOPES, **declared_scopes(doc.obj for f in files for doc in f.items)}
+    refused: dict[tuple[str, int, int | None], str] = {}
+    for f in files:
+        for j, doc in enumerate(f.items):
+            why = refusal(doc.obj, flag, scopes)
+            if why is not None:
+                refused[_key(doc.location)] = why
+            elif isinstance(doc.obj, dict):
+                obj = placed(doc.obj, flag, scopes)
+                if obj is not doc.obj:
+                    f.items[j] = replace(doc, obj=obj)
+    return refused
+
+
+def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
     """Each object of the set that gives only a generateName named as `kexplain POD` names it
-    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document."""
+    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document;
+    the documents so named."""
     docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
+    out: set[tuple[str, int, int | None]] = set()
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
         if obj is not doc.obj:
             f.items[j] = replace(doc, obj=obj)
+            out.add(_key(doc.location))
+    return out
 
 
 def _objects(items: list[Document]) -> tuple[list[tuple[dict[str, Any], Source]], dict[int, Document]]:

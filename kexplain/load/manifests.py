@@ -21,12 +21,15 @@ from typing import Any, BinaryIO, Callable, Collection, Iterable, Iterator, Sequ
 
 from kexplain.apimachinery.unstructured import (flatten_lists, kind_problem, not_an_object, plain_items,
                                              type_name)
-from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source, is_builtin_api
+from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, Source, is_builtin_api
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.admission.validate_update import update_refusal
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import OBJECTS, plain as plain_object
 from kexplain.load import json_list
+from kexplain.load.apply_patch import alike
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.namespace_flag import in_namespace
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.yaml_io import ParsedDocument, json_document, parse_documents
 
@@ -237,13 +240,15 @@ def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], colu
 
 
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
-                 max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE
+                 max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE, namespace: str | None = None
                  ) -> list[tuple[dict[str, Any], Source]]:
     """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
     `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
     passed explicitly). A file that cannot be read or parsed, and a document that is not an
     object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
-    apply` goes on past them); a path that does not exist is an error."""
+    apply` goes on past them); a path that does not exist is an error. `namespace`: the
+    command's -n, as `kubectl apply -n` takes it (`namespace_flag.in_namespace`: namespace-less
+    objects in it, an object of another namespace refused to `problems`)."""
     out: list[tuple[dict[str, Any], Source]] = []
     rows: list[columns.Rows | None] = []      # each path's objects' rows (read with them, for a dump)
     for path in expand_paths(paths):
@@ -253,7 +258,9 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
         read, read_rows = _read_objects(documents, path, max_objects, len(out), problems)
         out.extend(read)
         rows.append(read_rows if read_rows is not None else columns.Rows.of(read))
-    return named(one_apply(as_dump(out, _joined(rows))))
+    if namespace:           # (the objects change: their rows are read again)
+        return named(one_apply(as_dump(in_namespace(out, namespace, problems)), problems))
+    return named(one_apply(as_dump(out, _joined(rows)), problems))
 
 
 def _documents(path: str, max_bytes: int, stdin: BinaryIO | None, problems: Problems
@@ -330,6 +337,13 @@ def kustomize_hint(folders: Sequence[str], command: str = "kexplain -", done: st
 
 
 S = TypeVar("S")
+
+
+def generate_name_refusal(prefix: str) -> str:
+    """What `kubectl apply` says of an object that gives only a generateName (`prefix`), which
+    it refuses: it patches an object by name, and none is known before the API server generates
+    one. `kubectl create` creates it, as `named` names it."""
+    return f"from {prefix}: cannot use generate name with apply"
 
 
 def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]]:
@@ -417,7 +431,7 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
             continue
         j = first.setdefault(key, i)
         if j != i:
-            out.append(Repeat(i, j, _alike(objs[j][0], objs[i][0])))
+            out.append(Repeat(i, j, alike(objs[j][0], objs[i][0])))
     return out
 
 
@@ -439,50 +453,59 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
     return [i for i in maybe if counts[(rows.kinds[i], rows.names[i])] > 1]
 
 
-def applied(found: Sequence[Repeat]) -> dict[int, int]:
-    """For each object given again differently (by the index of its first occurrence), the
-    index of the occurrence whose contents the cluster ends with: the last. `kubectl apply`
-    creates the object from the first manifest and patches it with each later one (a three-way
-    merge that sets every field the later manifest sets): kexplain takes the later manifest
-    whole. An object given again only alike is not listed (its first occurrence stands)."""
-    last: dict[int, int] = {}
-    differs: set[int] = set()
+@dataclass(frozen=True)
+class Applied:
+    """What one apply leaves of the objects given more than once: for each object given again
+    differently (by the index of its first occurrence), the index of the occurrence whose
+    contents the cluster ends with (`stands`), and the later occurrences the API server refuses
+    (`refused`, by index: an update that changes an immutable field)."""
+
+    stands: dict[int, int]
+    refused: dict[int, AdmissionRejected]
+
+
+def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None = None,
+            kube: KubeVersion = DEFAULT_VERSION) -> Applied:
+    """`kubectl apply` creates the object from its first manifest and patches it with each later
+    one. That patch (`apply_patch`: the original and the live object both the earlier manifest)
+    sets every field the later manifest sets and removes those it dropped: the cluster ends with
+    the later manifest's contents. Unless the API server refuses the update
+    (`validate_update.update_refusal` of the later manifest against the one standing: a
+    PriorityClass's value, a Deployment's selector changed): then the earlier stands, and the
+    next one is applied onto it. An object given again only alike is not listed (its first
+    occurrence stands). Without `objs`, no update is refused."""
+    stands: dict[int, int] = {}
+    refused: dict[int, AdmissionRejected] = {}
     for r in found:
-        last[r.first] = r.index
-        if not r.same:
-            differs.add(r.first)
-    return {first: index for first, index in last.items() if first in differs}
+        if r.same and r.first not in stands:
+            continue
+        stand = stands.get(r.first, r.first)
+        if objs is not None:
+            later, earlier = objs[r.index][0], objs[stand][0]
+            if alike(earlier, later):
+                continue
+            why = update_refusal(later, earlier, kube) if isinstance(later, dict) and isinstance(earlier, dict) \
+                else None
+            if why is not None:
+                refused[r.index] = AdmissionRejected(why, source=objs[r.index][1], obj=later)
+                continue
+        stands[r.first] = r.index
+    return Applied({first: index for first, index in stands.items() if index != first}, refused)
 
 
-def one_apply(objs: list[tuple[dict[str, Any], Source]]) -> list[tuple[dict[str, Any], Source]]:
+def one_apply(objs: list[tuple[dict[str, Any], Source]], problems: Problems = RAISE,
+              kube: KubeVersion = DEFAULT_VERSION) -> list[tuple[dict[str, Any], Source]]:
     """`objs` as one apply: each object once, at the place of its first occurrence (when it was
-    created), with the contents of its last occurrence (`applied`: alike, the first is kept)."""
+    created), with the contents of the occurrence that stands (`applied`: alike, the first is
+    kept); an update the API server refuses goes to `problems` (raised unless it collects)."""
     found = repeats(objs)
     if not found:
         return objs
-    latest = applied(found)
+    settled = applied(found, objs, kube)
+    for index in sorted(settled.refused):
+        problems.add(settled.refused[index])
     dropped = {r.index for r in found}
-    return [objs[latest.get(i, i)] for i in range(len(objs)) if i not in dropped]
-
-
-def _alike(a: Any, b: Any) -> bool:
-    """Equal, and of the same types all the way down (`true` is not `1`, `1` is not `"1"`)."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if type(x) is dict:
-            if len(x) != len(y) or any(k not in y for k in x):
-                return False
-            stack.extend((v, y[k]) for k, v in x.items())
-        elif type(x) is list:
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y))
-        elif x != y:
-            return False
-    return True
+    return [objs[settled.stands.get(i, i)] for i in range(len(objs)) if i not in dropped]
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,11 @@ the explanation of a false selector. Expected values are worked out by hand from
 v0.26.0 and k8s.io/dynamic-resource-allocation/cel at v1.35.4."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from kexplain.cel import (COST_LIMIT, CelCompileError, CelCostError, CelEvalError, CelUnsupported,
                           api_validation_error, compile_selector, make_device)
+from tests.support.bounded import no_hang
 
 DEVICE = make_device(
     "gpu.example.com",
@@ -304,13 +303,13 @@ def test_cost_matches_cel_go(expr: str, cost: int) -> None:
     "lists.range(2000).map(x, lists.range(2000).filter(y, y == x)).size() > 0",
     'cel.bind(s, "' + "x" * 5000 + '", lists.range(500).all(i, s.contains(s)))',
 ])
-def test_hostile_selector_hits_the_cost_limit_quickly(expr: str) -> None:
-    start = time.perf_counter()
-    r = compile_selector(expr).evaluate(DEVICE)
+def test_hostile_selector_hits_the_cost_limit(expr: str) -> None:
+    """Stopped by the cost limit, not run to the end (how soon: benchmarks/budgets_bench.py)."""
+    with no_hang(expr[:60]):
+        r = compile_selector(expr).evaluate(DEVICE)
     assert isinstance(r.error, CelCostError)
     assert str(r.error) == "operation cancelled: actual cost limit exceeded"
     assert r.value is None
-    assert time.perf_counter() - start < 5.0
 
 
 def test_cost_limit_is_configurable() -> None:
@@ -331,17 +330,6 @@ def test_cost_error_is_never_absorbed() -> None:
 
 def test_compile_is_cached() -> None:
     assert compile_selector('device.driver == "x"') is compile_selector('device.driver == "x"')
-
-
-def test_evaluation_speed() -> None:
-    """Thousands of selector x device evaluations per explanation must stay cheap."""
-    prog = compile_selector('device.driver == "gpu.example.com" && '
-                            'device.attributes["gpu.example.com"].model == "a100" && '
-                            'device.capacity["gpu.example.com"].memory.compareTo(quantity("24Gi")) >= 0')
-    start = time.perf_counter()
-    for _ in range(8000):
-        prog.evaluate(DEVICE)
-    assert time.perf_counter() - start < 8.0   # about 0.1 s here; generous for loaded CI
 
 
 # -- explanation -------------------------------------------------------------------------------------

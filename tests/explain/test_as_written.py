@@ -177,15 +177,19 @@ def test_a_file_with_its_deployment_service_and_claim(capsys):
     assert (f.rule, f.message) == ("fits", f"fits: {doc['result']['suggestedHost']}")
 
 
-def test_the_files_version_of_an_object_wins_and_is_listed_once(capsys):
-    """The cluster's claim (eager class, unbound) is replaced by the file's: applying the file
-    sends the file's version."""
+def test_the_files_version_of_an_object_is_applied_onto_the_clusters_and_listed_once(capsys):
+    """The cluster's claim (eager class, unbound) is patched with the file's, as `kubectl apply`
+    patches it: the file's labels join, and the class the file does not set stays (no
+    last-applied annotation: nothing is deleted). Before, the file's version replaced it (the
+    default class). The eager class binds at once: a volume is provisioned, the pod fits."""
     stale = data("stale-claim.yaml")
-    code, doc, _ = explain_cli(capsys, data("guestbook.yaml"), CLUSTER, stale)
+    code, doc, err = explain_cli(capsys, data("guestbook.yaml"), CLUSTER, stale)
     assert code == 0 and doc["result"]["status"] == "Scheduled"
+    assert "its StorageClass eager binds Immediately" in err
     inputs = load_inputs(Request(pod_path=data("guestbook.yaml"), node_paths=(CLUSTER, stale)))
     claims = inputs.snapshot.of_kind("PersistentVolumeClaim")
-    assert [(c["metadata"]["name"], c["spec"]["storageClassName"]) for c in claims] == [("guestbook-uploads", "balanced")]
+    assert [(c["metadata"]["name"], c["spec"]["storageClassName"], c["metadata"]["labels"]) for c in claims] == [
+        ("guestbook-uploads", "eager", {"app": "guestbook"})]
     (f,) = lint_findings(data("guestbook.yaml"), CLUSTER, stale)
     assert f.rule == "fits"
 
@@ -201,7 +205,8 @@ def test_cluster_with_replaces_in_place_and_adds_created_objects_only_when_missi
     ignored = {"kind": "ConfigMap", "metadata": {"name": "x"}}
     out = cluster_with([(node, src), (other, src), (claim, src)], [(newer, src), (ignored, src)],
                        [(created_same, src), (created_new, src)])
-    assert [o for o, _ in out] == [newer, other, claim, created_new]
+    merged = {"kind": "Node", "metadata": {"name": "n1", "labels": {"old": "1", "new": "1"}}}   # (kubectl apply's patch)
+    assert [o for o, _ in out] == [merged, other, claim, created_new]
     assert object_key(created_same) == object_key(claim) == ("PersistentVolumeClaim", "default", "c")
 
 

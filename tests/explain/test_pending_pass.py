@@ -146,7 +146,7 @@ def test_the_set_is_applied_to_the_cluster():
     src = Source("cluster.yaml")
     claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "default"},
              "spec": {"resources": {"requests": {"storage": "1Gi"}}}}
-    newer = {**claim, "spec": {"resources": {"requests": {"storage": "2Gi"}}}}
+    newer = {**claim, "metadata": {**claim["metadata"], "labels": {"app": "db"}}}   # (a change the API server takes)
     ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"}}
     made = {**claim, "metadata": {"name": "made", "namespace": "default"}}
     pp = PendingPass(objects=((newer, Source("pods.yaml")), (ds, Source("pods.yaml"))),

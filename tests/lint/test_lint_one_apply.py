@@ -193,3 +193,19 @@ def test_a_deployment_in_two_files_differently_is_scheduled_once_as_the_later_on
     write(app, "a.yaml", deployment("web", replicas=1, cpu="1"))
     report = lint(LintOptions((str(app),), (pool(tmp_path),)))
     assert [(f.rule, f.location.path) for f in report.findings] == [("unschedulable", str(app / "b.yaml"))]
+
+
+def test_lint_help_says_what_lint_does_with_an_object_given_twice(tmp_path, capsys):
+    """`kexplain lint --help` (and the man page) say what the run above does: the later manifest
+    patches the first; no copy is refused as `already exists` (`kubectl create`'s answer)."""
+    from tests.support.paths import ROOT
+
+    team = team_a(tmp_path, namespace("{team: b}"))
+    report = lint(LintOptions((str(team),), (pool(tmp_path),)))
+    assert not any("already exists" in f.message for f in report.findings)
+    assert main(["lint", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    man = " ".join((ROOT / "man" / "kexplain.1").read_text().split())
+    for said in (text, man):
+        assert "already exists" not in said
+        assert "given twice differently the later manifest patches the first" in said

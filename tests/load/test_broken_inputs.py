@@ -1,5 +1,7 @@
 """Broken inputs: every one ends with ONE error line naming the file (and the object and the
-field where there is one), exit code 2, within a second of CPU time, and no traceback. What is
+field where there is one), exit code 2, and no traceback; a case that hangs fails after a generous
+wall-clock bound (`tests.support.bounded`), and how much CPU each case takes is measured by
+`benchmarks/budgets_bench.py`, not asserted here (a test asserts behaviour, a benchmark time). What is
 not broken is explained all the same (issue 32, item 4: one bad object never hides the rest): a
 broken --nodes file or object is left out of the cluster the pod is explained against, and a
 good document before a bad one is explained (`REST_EXPLAINED`).
@@ -16,10 +18,8 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -29,12 +29,12 @@ from kexplain.cli.app import main
 from kexplain.errors import InputError
 from kexplain.lint.linter import LintOptions, lint
 from kexplain.load.manifests import objects_from_text, read_text
+from tests.support.bounded import HANG_SECONDS, no_hang
 from tests.support.paths import DATA, ROOT
 
 BROKEN = DATA / "broken"
 POD = str(ROOT / "fixtures" / "pod-web.yaml")
 CLUSTER = str(ROOT / "fixtures" / "cluster.yaml")
-CPU_BUDGET = 1.0            # seconds of CPU time per case (a hang or a blow-up shows here)
 QTY = "quantities must match the regular expression"
 
 # file -> fragments its error line must contain (after "error: <path>")
@@ -232,13 +232,12 @@ def args_for(path: Path) -> list[str]:
             "config": [POD, "--nodes", CLUSTER, "--config", str(path)]}[role]
 
 
-def run(capsys, args: list[str]) -> tuple[int, str, str, float]:
-    """`kexplain ARGS -o json` in this process: exit code, stdout, stderr, CPU seconds."""
-    start = time.process_time()
-    code = main([*args, "-o", "json"])
-    cpu = time.process_time() - start
+def run(capsys, args: list[str]) -> tuple[int, str, str]:
+    """`kexplain ARGS -o json` in this process (a hang fails it): exit code, stdout, stderr."""
+    with no_hang(f"kexplain {' '.join(args)}"):
+        code = main([*args, "-o", "json"])
     out, err = capsys.readouterr()
-    return code, out, err, cpu
+    return code, out, err
 
 
 def assert_one_error_line(code: int, out: str, err: str, where: str, fragments: tuple[str, ...],
@@ -271,9 +270,8 @@ def test_every_corpus_file_has_expectations():
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_corpus(capsys, name):
     path = BROKEN / name
-    code, out, err, cpu = run(capsys, args_for(path))
+    code, out, err = run(capsys, args_for(path))
     assert_one_error_line(code, out, err, str(path), CORPUS[name], name)
-    assert cpu < CPU_BUDGET, f"{cpu:.2f} s of CPU"
 
 
 # Texts the reader refuses. lint reads with the same reader (`kexplain.load.yaml_io`): the same
@@ -356,49 +354,46 @@ def empty_dir(tmp: Path) -> Path:
     return tmp / "empty"
 
 
-# id -> (build the input in tmp_path -> its path, how it is given, fragments, CPU budget)
-Made = tuple[Callable[[Path], Path], Callable[[Path], list[str]], tuple[str, ...], float]
+# id -> (build the input in tmp_path -> its path, how it is given, fragments)
+Made = tuple[Callable[[Path], Path], Callable[[Path], list[str]], tuple[str, ...]]
 MADE: dict[str, Made] = {
-    # YAML's parser reads about 80 MB of plain text a second, JSON's about 300: a 100 MB value
-    # takes longer than a second to read, whatever is done with it after.
     "100 MB label value, YAML": (big_label_yaml, lambda p: [str(p), "--nodes", CLUSTER],
                                  ('Pod "big" is invalid: metadata.labels: Invalid value: "aaaa',
                                   f"({BIG - 1000:,} more characters)",
-                                  "must be no more than 63 bytes"), 6.0),
+                                  "must be no more than 63 bytes")),
     "100 MB label value, JSON": (big_label_json, lambda p: [str(p), "--nodes", CLUSTER],
-                                 ("more characters)", "must be no more than 63 bytes"), 3.0),
+                                 ("more characters)", "must be no more than 63 bytes")),
     "100 MB over --max-input-size": (big_label_json, lambda p: [str(p), "--nodes", CLUSTER, "--max-input-size",
                                                                  "10000000"],
                                      ("file is 104,857,", "over the limit of 10,000,000 bytes",
-                                      "raise it with --max-input-size"), CPU_BUDGET),
+                                      "raise it with --max-input-size")),
     "over --max-objects": (many_objects, lambda p: [POD, "--nodes", str(p), "--max-objects", "20"],
-                           ("document 21: more than 20 objects (raise the limit with --max-objects)",), CPU_BUDGET),
+                           ("document 21: more than 20 objects (raise the limit with --max-objects)",)),
     "directory with symlink loops": (symlink_loop_dir, lambda p: [POD, "--nodes", str(p)],
                                      ("sub/node.yaml: document 1: Node node-1: status: json: cannot unmarshal number "
                                       "into Go struct field Node.status of type v1.NodeStatus",),
-                                     CPU_BUDGET),
+                                     ),
     "List in a List in a List": (nested_lists, lambda p: [POD, "--nodes", str(p)],
                                  ("document 1: Node n: spec.taints: json: cannot unmarshal string "
-                                  "into Go struct field NodeSpec.spec.taints of type []v1.Taint",), CPU_BUDGET),
+                                  "into Go struct field NodeSpec.spec.taints of type []v1.Taint",)),
     "broken symbolic link": (link_to_nowhere, lambda p: [str(p), "--nodes", CLUSTER],
-                             ("broken symbolic link",), CPU_BUDGET),
+                             ("broken symbolic link",)),
     "directory without manifests": (empty_dir, lambda p: [str(p), "--nodes", CLUSTER],
-                                    ("no Pod or workload to explain (the input is empty)",), CPU_BUDGET),
+                                    ("no Pod or workload to explain (the input is empty)",)),
     "/dev/zero": (lambda tmp: Path("/dev/zero"), lambda p: [str(p), "--nodes", CLUSTER],
-                  ("not a text file (binary data)",), CPU_BUDGET),
+                  ("not a text file (binary data)",)),
     "a directory as --config": (empty_dir, lambda p: [POD, "--nodes", CLUSTER, "--config", str(p)],
-                                ("expected one KubeSchedulerConfiguration, found 0 objects",), CPU_BUDGET),
+                                ("expected one KubeSchedulerConfiguration, found 0 objects",)),
 }
 
 
 @pytest.mark.parametrize("what", sorted(MADE))
 def test_made_inputs(capsys, tmp_path, what):
-    build, given, fragments, budget = MADE[what]
+    build, given, fragments = MADE[what]
     path = build(tmp_path)
     args = given(path)
-    code, out, err, cpu = run(capsys, args)
+    code, out, err = run(capsys, args)
     line = assert_one_error_line(code, out, err, str(path), fragments, what)
-    assert cpu < budget, f"{cpu:.2f} s of CPU"
     assert "/loop/" not in line and "/up/" not in line     # each directory is read once
 
 
@@ -407,7 +402,7 @@ def test_fifo_in_a_directory_is_skipped_not_waited_for(capsys, tmp_path):
     d.mkdir()
     os.mkfifo(d / "pipe.yaml")                      # opening it would wait for a writer forever
     (d / "node.yaml").write_text(Path(CLUSTER).read_text())
-    code, out, err, cpu = run(capsys, [POD, "--nodes", str(d), "--no-suggestions"])
+    code, out, err = run(capsys, [POD, "--nodes", str(d), "--no-suggestions"])
     assert code == 0, err
     assert json.loads(out)["result"]["status"] == "Scheduled"
 
@@ -415,20 +410,15 @@ def test_fifo_in_a_directory_is_skipped_not_waited_for(capsys, tmp_path):
 # --- in a process of its own: what would kill the test process, stdin, permissions --------------
 
 def kexplain(args: list[str], *, stdin: bytes | None = b"", preexec: Callable[[], None] | None = None,
-             timeout: float = 60) -> tuple[int, str, str, float]:
-    """`python -m kexplain ARGS` in a new process: exit code, stdout, stderr, its CPU seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "kexplain", *args], input=stdin, capture_output=True,
-                          timeout=timeout, cwd=ROOT, preexec_fn=preexec)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace"), cpu
-
-
-@pytest.fixture(scope="module")
-def startup_cpu() -> float:
-    """CPU seconds of `python -m kexplain version`: what every process pays before reading input."""
-    return min(kexplain(["version"])[3] for _ in range(2))
+             timeout: float = HANG_SECONDS) -> tuple[int, str, str]:
+    """`python -m kexplain ARGS` in a new process (ended, and the test failed, past `timeout`:
+    a hang): exit code, stdout, stderr."""
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kexplain", *args], input=stdin, capture_output=True,
+                              timeout=timeout, cwd=ROOT, preexec_fn=preexec)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"kexplain {' '.join(args)}: did not finish within {timeout:g} s (a hang)")
+    return proc.returncode, proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
 
 
 def deep_flow(tmp: Path) -> Path:
@@ -482,28 +472,26 @@ DEEP = {
 
 
 @pytest.mark.parametrize("what", sorted(DEEP))
-def test_deep_nesting(tmp_path, startup_cpu, what):
+def test_deep_nesting(tmp_path, what):
     build, fragments = DEEP[what]
     path = build(tmp_path)
-    code, out, err, cpu = kexplain([str(path), "--nodes", CLUSTER])
+    code, out, err = kexplain([str(path), "--nodes", CLUSTER])
     assert_one_error_line(code, out, err, str(path), fragments)
-    assert cpu < startup_cpu + CPU_BUDGET, f"{cpu:.2f} s of CPU, {startup_cpu:.2f} s of it starting up"
 
 
-def test_empty_stdin(startup_cpu):
-    code, out, err, cpu = kexplain(["-", "--nodes", CLUSTER], stdin=b"")
+def test_empty_stdin():
+    code, out, err = kexplain(["-", "--nodes", CLUSTER], stdin=b"")
     assert_one_error_line(code, out, err, "-", ("no Pod or workload to explain (the input is empty)",))
-    assert cpu < startup_cpu + CPU_BUDGET
 
 
-def test_binary_stdin(startup_cpu):
-    code, out, err, cpu = kexplain(["-", "--nodes", CLUSTER], stdin=bytes(range(256)) * 1000)
+def test_binary_stdin():
+    code, out, err = kexplain(["-", "--nodes", CLUSTER], stdin=bytes(range(256)) * 1000)
     assert_one_error_line(code, out, err, "-", ("not a text file (binary data)",))
 
 
-def test_stdin_pod_and_stdin_nodes_read_once(startup_cpu):
+def test_stdin_pod_and_stdin_nodes_read_once():
     pod = Path(POD).read_bytes()
-    code, out, err, cpu = kexplain(["-", "--nodes", "-", "-o", "json", "--no-suggestions"], stdin=pod)
+    code, out, err = kexplain(["-", "--nodes", "-", "-o", "json", "--no-suggestions"], stdin=pod)
     assert code == 1, err                              # the nodes get what is left of stdin: nothing
     assert json.loads(out)["result"]["message"] == "no nodes available to schedule pods"
 
@@ -539,13 +527,12 @@ def as_unprivileged(tmp_path) -> Callable[[], None] | None:
     return drop_root_file_access
 
 
-def test_unreadable_file(tmp_path, as_unprivileged, startup_cpu):
+def test_unreadable_file(tmp_path, as_unprivileged):
     pod = tmp_path / "pod.yaml"
     pod.write_text(Path(POD).read_text())
     pod.chmod(0)
-    code, out, err, cpu = kexplain([str(pod), "--nodes", CLUSTER], preexec=as_unprivileged)
+    code, out, err = kexplain([str(pod), "--nodes", CLUSTER], preexec=as_unprivileged)
     assert_one_error_line(code, out, err, str(pod), ("cannot read: Permission denied",))
-    assert cpu < startup_cpu + CPU_BUDGET
 
 
 def test_unreadable_directory(tmp_path, as_unprivileged):
@@ -554,7 +541,7 @@ def test_unreadable_directory(tmp_path, as_unprivileged):
     (d / "node.yaml").write_text(Path(CLUSTER).read_text())
     (d / "locked").chmod(0)
     try:
-        code, out, err, _ = kexplain([POD, "--nodes", str(d)], preexec=as_unprivileged)
+        code, out, err = kexplain([POD, "--nodes", str(d)], preexec=as_unprivileged)
     finally:
         (d / "locked").chmod(0o755)
     assert_one_error_line(code, out, err, str(d / "locked"), ("cannot read directory: Permission denied",))

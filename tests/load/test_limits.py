@@ -1,6 +1,8 @@
 """Bounded resources and a clean end: the input size and object count caps and the flags that
 raise them, Ctrl-C (exit code 130, nothing printed), a reader that goes away
-(`kexplain ... | head -1`: quiet), and a memory cap an alias bomb stays under."""
+(`kexplain ... | head -1`: quiet), and a memory cap an alias bomb stays under. These assert what
+happens; a case that hangs fails after a generous bound (`tests.support.bounded`), and how fast
+each is, is measured by `benchmarks/budgets_bench.py`."""
 from __future__ import annotations
 
 import errno
@@ -21,6 +23,7 @@ from kexplain.cli.app import main
 from kexplain.load import manifests
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.manifests import load_objects
+from tests.support.bounded import HANG_SECONDS
 from tests.support.paths import DATA, ROOT
 
 POD = ROOT / "fixtures" / "pod-web.yaml"
@@ -101,14 +104,23 @@ def test_object_count_counts_list_items_across_files(capsys, tmp_path):
     assert json.loads(out)["search"]["numAllNodes"] == 30
 
 
-def test_object_count_stops_reading_at_the_limit(tmp_path):
+def test_object_count_stops_reading_at_the_limit(tmp_path, monkeypatch):
+    """Not all 50,000 documents are built first: the reader stops at the first over the limit."""
     path = tmp_path / "many.yaml"
     path.write_text("---\nkind: Node\nmetadata: {name: n}\n" * 50_000)
-    start = time.process_time()
+    built: list[int] = []
+    parse = manifests.parse_documents
+
+    def counted(text: str, where: str):
+        for document in parse(text, where):
+            built.append(document.number)
+            yield document
+
+    monkeypatch.setattr(manifests, "parse_documents", counted)
     with pytest.raises(Exception) as exc:
         load_objects([str(path)], max_objects=100)
     assert "more than 100 objects" in str(exc.value)
-    assert time.process_time() - start < 2.0      # not all 50,000 documents are built first
+    assert len(built) == 101
 
 
 def test_default_object_limit_is_on_the_help_page(capsys):
@@ -138,7 +150,7 @@ def start(args: list[str], **kw) -> subprocess.Popen:
                             stderr=subprocess.PIPE, **kw)
 
 
-def open_fifo_for_writing(path: Path, proc: subprocess.Popen, timeout: float = 60) -> int:
+def open_fifo_for_writing(path: Path, proc: subprocess.Popen, timeout: float = HANG_SECONDS) -> int:
     """The write end of a FIFO, once the process has opened its read end (it is then reading
     its input, inside the command); fails if the process ends first."""
     deadline = time.monotonic() + timeout
@@ -157,8 +169,14 @@ def open_fifo_for_writing(path: Path, proc: subprocess.Popen, timeout: float = 6
         time.sleep(0.02)
 
 
-def finish(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str, str]:
-    out, err = proc.communicate(timeout=timeout)
+def finish(proc: subprocess.Popen, timeout: float = HANG_SECONDS) -> tuple[int, str, str]:
+    """The process's exit code and output; past `timeout` (a hang) it is killed and the test fails."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"kexplain did not end within {timeout:g} s (a hang)")
     return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
 
@@ -195,12 +213,10 @@ def test_ctrl_c_while_working_exits_130_quietly(tmp_path, big_cluster):
     os.close(fd)                                    # the pod is read; the 5,000-node cluster is next
     time.sleep(0.3)
     assert proc.poll() is None, "finished before it could be interrupted"
-    started = time.monotonic()
     proc.send_signal(signal.SIGINT)
     code, out, err = finish(proc)
-    assert code == 130, err
+    assert code == 130, err             # it stops where it is: the work done would print the trace
     assert out == "" and "Traceback" not in err and "internal error" not in err, err
-    assert time.monotonic() - started < 10          # it stops at once, not after the work
 
 
 @pytest.fixture(scope="module")
@@ -217,7 +233,7 @@ def test_a_closed_pipe_ends_quietly(cluster_300, output):
     proc = start([str(POD), "--nodes", str(cluster_300), "-o", output, "--no-suggestions"])
     first = proc.stdout.readline()
     proc.stdout.close()
-    code = proc.wait(timeout=120)
+    code = proc.wait(timeout=HANG_SECONDS)
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     assert first.strip()
@@ -228,7 +244,7 @@ def test_a_closed_pipe_ends_quietly(cluster_300, output):
 def test_a_closed_pipe_after_the_output_fits_in_it():
     proc = start([str(POD), "--nodes", str(CLUSTER), "-o", "json", "--no-suggestions"])
     proc.stdout.close()
-    code = proc.wait(timeout=120)
+    code = proc.wait(timeout=HANG_SECONDS)
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     assert err == "" and code in (0, 1), (code, err)

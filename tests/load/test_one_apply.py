@@ -82,7 +82,7 @@ def test_alike_means_the_same_values_of_the_same_types():
     assert [(r.index, r.first, r.same) for r in repeats(objs)] == [(1, 0, True), (2, 0, False), (3, 0, False)]
     assert one_apply(objs[:2]) == objs[:1]
     assert one_apply(objs) == [objs[3]]         # the last manifest applied wins
-    assert applied(repeats(objs)) == {0: 3}
+    assert applied(repeats(objs)).stands == {0: 3} and applied(repeats(objs), objs).stands == {0: 3}
 
 
 def test_the_later_manifest_wins_at_the_place_of_the_first():
@@ -140,9 +140,11 @@ def test_a_pod_in_two_files_of_the_pod_directory(tmp_path, capsys):
     code, trace, err = explain(capsys, str(app), "--nodes", nodes)
     assert code == 0, err
     assert trace["pod"]["name"] == "web" and trace["result"]["status"] == "Scheduled"
-    write(app / "b.yaml", pod(cpu="6"))         # more than the node has: the later manifest is the pod
+    write(app / "b.yaml", pod(cpu="6"))         # more than the node has: an update the API server refuses
     code, trace, err = explain(capsys, str(app), "--nodes", nodes)
-    assert code == 1 and trace["pod"]["name"] == "web" and trace["result"]["status"] == "Unschedulable"
+    assert code == 2 and trace["pod"]["name"] == "web" and trace["result"]["status"] == "Scheduled"
+    assert err.startswith(f'error: {app / "b.yaml"}: document 1: Pod default/web: Pod "web" is invalid: spec: Forbidden: '
+                          "pod updates may not change fields other than `spec.containers[*].image`")
 
 
 def test_bookinfo_objects_in_two_files(capsys):

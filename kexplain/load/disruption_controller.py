@@ -1,0 +1,284 @@
+"""The disruption controller's status of a PodDisruptionBudget written without one.
+
+A PodDisruptionBudget as manifests write it has no `status`; in a cluster,
+kube-controller-manager's disruption controller (pkg/controller/disruption/disruption.go,
+trySync) fills it within a second, and preemption (the scheduler's PDB violations) and the
+Cluster Autoscaler's scale-down read `status.disruptionsAllowed`. Read as written, a budget
+would allow no disruption at all. So a budget without a status gets the one the controller
+computes, from the pods of the budget's namespace its selector selects (a null selector: none;
+an empty one: all):
+
+- **expectedPods and desiredHealthy** (getExpectedPodCount): with `maxUnavailable`, the expected
+  count is the controllers' scale (getExpectedScale) and desiredHealthy = expected - the
+  maxUnavailable value resolved against it (a percentage rounded up), at least 0; with an
+  integer `minAvailable`, desiredHealthy is that integer and expectedPods the number of pods
+  selected; with a percentage `minAvailable`, the expected count is the controllers' scale and
+  desiredHealthy the percentage of it, rounded up; with neither, 0 and 0.
+- **the controllers' scale** (getExpectedScale): for each selected pod's controller reference,
+  the first of its finders that knows it: a ReplicationController's `spec.replicas`, a
+  ReplicaSet's Deployment's (the ReplicaSet owned by that Deployment, uids matching), a
+  ReplicaSet's own (not owned by a Deployment), a StatefulSet's; else the scale subresource
+  (a ReplicaSet whose Deployment is not in the input: its replicas). Each controller counts
+  once. A pod without a controller reference is unmanaged: left out of the sum (the
+  controller's UnmanagedPods warning event). A controller it cannot find fails the sync (`found
+  no controllers for pod "x"`; a DaemonSet's or a Job's pods: `daemonsets.apps does not
+  implement the scale subresource`), and the fail-safe then allows 0 disruptions.
+- **currentHealthy** (countHealthyPods): the selected pods without a deletionTimestamp that are
+  Ready (condition Ready True). A bound pod whose status says nothing of readiness (a manifest's)
+  is taken as ready, as kexplain takes a bound pod as running; a pod without a node is not.
+- **disruptionsAllowed** = currentHealthy - desiredHealthy, or 0 when that is negative or
+  expectedPods is 0; the DisruptionAllowed condition (SufficientPods / InsufficientPods, or
+  SyncFailed with the error).
+
+A budget with a status (a cluster's: its controller wrote it) is read as it is. `notes` says, for
+each budget computed that selects a pod, what it was given, so the output says where the
+number preemption and scale-down spend comes from.
+"""
+from __future__ import annotations
+
+import math
+import re
+from itertools import compress, repeat
+from operator import eq
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from kexplain.apimachinery import columns
+from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.errors import describe
+from kexplain.model.labels import SelectorError, parse_selector
+from kexplain.model.owners import controller_ref
+from kexplain.model.pod import PodInfo
+
+KIND = "PodDisruptionBudget"
+CONDITION = "DisruptionAllowed"
+_PERCENT = re.compile(r"^(\d+)%$")
+# the controllers whose pods the finders know, by (API group, kind) -> the scale subresource's resource
+_NO_SCALE = {("apps", "DaemonSet"): "daemonsets.apps", ("batch", "Job"): "jobs.batch"}
+
+
+@dataclass(frozen=True)
+class BudgetStatus:
+    """What the controller writes in a budget's status, and why (its events' words)."""
+
+    current_healthy: int
+    desired_healthy: int
+    expected_pods: int
+    disruptions_allowed: int
+    selected: int                       # the pods the selector selects
+    unmanaged: tuple[str, ...] = ()     # selected pods without a controller (UnmanagedPods)
+    failed: str | None = None           # the sync's error: the fail-safe allowed 0
+
+    def to_status(self) -> dict[str, Any]:
+        if self.failed is not None:
+            return {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
+                    "conditions": [{"type": CONDITION, "status": "False", "reason": "SyncFailed",
+                                    "message": self.failed}]}
+        allowed = self.disruptions_allowed > 0
+        return {"disruptionsAllowed": self.disruptions_allowed, "currentHealthy": self.current_healthy,
+                "desiredHealthy": self.desired_healthy, "expectedPods": self.expected_pods,
+                "conditions": [{"type": CONDITION, "status": "True" if allowed else "False",
+                                "reason": "SufficientPods" if allowed else "InsufficientPods"}]}
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def needs_status(obj: Any) -> bool:
+    """A PodDisruptionBudget without a status (as a manifest writes it)."""
+    return isinstance(obj, dict) and obj.get("kind") == KIND and not obj.get("status")
+
+
+def scaled(value: Any, total: int) -> int:
+    """intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true); ValueError for a
+    string that is not a percentage."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    m = _PERCENT.match(value) if isinstance(value, str) else None
+    if m is None:
+        raise ValueError("invalid value for IntOrString: invalid type: string is not a percentage")
+    return math.ceil(int(m.group(1)) * total / 100)
+
+
+class _Controllers:
+    """The workload objects the finders look a controller reference up in, by (kind, namespace, name)."""
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]]) -> None:
+        self.by_key: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+        for obj in objects:
+            kind = obj.get("kind")
+            if kind in ("ReplicaSet", "ReplicationController", "StatefulSet", "Deployment"):
+                meta = _dict(obj.get("metadata"))
+                self.by_key.setdefault((str(kind), meta.get("namespace") or "default", str(meta.get("name") or "")),
+                                       obj)
+
+    def _get(self, kind: str, namespace: str, ref: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        obj = self.by_key.get((kind, namespace, str(ref.get("name") or "")))
+        if obj is None:
+            return None
+        uid = _dict(obj.get("metadata")).get("uid")
+        return obj if not ref.get("uid") or not uid or uid == ref.get("uid") else None
+
+    def scale(self, ref: Mapping[str, Any], namespace: str) -> tuple[str, int] | None:
+        """(the controller's identity, its scale) by the finders in their order; None when none
+        knows it; ValueError with the sync's error for a kind without the scale subresource."""
+        kind = str(ref.get("kind") or "")
+        group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+        if kind == "ReplicationController" and group == "":
+            rc = self._get(kind, namespace, ref)
+            return (_identity(rc), _replicas(rc)) if rc is not None else None
+        if kind == "ReplicaSet" and group in ("apps", "extensions"):
+            rs = self._get(kind, namespace, ref)
+            if rs is None:
+                return None
+            owner = _controller_of(rs)
+            if owner is not None and owner.get("kind") == "Deployment":
+                deployment = self._get("Deployment", namespace, owner)
+                if deployment is not None:
+                    return _identity(deployment), _replicas(deployment)
+            return _identity(rs), _replicas(rs)         # (its own finder, or its scale subresource)
+        if kind == "StatefulSet" and group == "apps":
+            ss = self._get(kind, namespace, ref)
+            return (_identity(ss), _replicas(ss)) if ss is not None else None
+        resource = _NO_SCALE.get((group, kind))
+        if resource is not None:
+            raise ValueError(f"{resource} does not implement the scale subresource")
+        return None
+
+
+def _identity(obj: Mapping[str, Any]) -> str:
+    meta = _dict(obj.get("metadata"))
+    return str(meta.get("uid") or f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{meta.get('name')}")
+
+
+def _replicas(obj: Mapping[str, Any]) -> int:
+    value = _dict(obj.get("spec")).get("replicas")
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1     # (defaulted to 1)
+
+
+def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in _dict(obj.get("metadata")).get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return ref
+    return None
+
+
+def is_healthy(pod: PodInfo) -> bool:
+    """countHealthyPods: not being deleted, and Ready (a bound pod whose status names no Ready
+    condition is taken as ready: see the module docstring)."""
+    if pod.deletion_timestamp:
+        return False
+    for condition in pod.status.get("conditions") or ():
+        if isinstance(condition, dict) and condition.get("type") == "Ready":
+            return condition.get("status") == "True"
+    return bool(pod.node_name) and pod.status.get("phase") not in ("Succeeded", "Failed")
+
+
+def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Controllers) -> BudgetStatus:
+    """The status the disruption controller writes for `pdb`, of `pods` (those of its namespace)."""
+    spec = _dict(pdb.get("spec"))
+    try:
+        selector = parse_selector(spec.get("selector"))
+    except SelectorError as err:
+        return BudgetStatus(0, 0, 0, 0, 0, failed=str(err))
+    selected = [p for p in pods if not selector.nothing and selector.matches(p.labels)]
+    unmanaged: list[str] = []
+    try:
+        if spec.get("maxUnavailable") is not None:
+            expected, unmanaged = _expected_scale(selected, controllers)
+            desired = max(expected - scaled(spec["maxUnavailable"], expected), 0)
+        elif isinstance(spec.get("minAvailable"), int) and not isinstance(spec.get("minAvailable"), bool):
+            expected, desired = len(selected), spec["minAvailable"]
+        elif spec.get("minAvailable") is not None:
+            expected, unmanaged = _expected_scale(selected, controllers)
+            desired = scaled(spec["minAvailable"], expected)
+        else:
+            expected = desired = 0
+    except ValueError as err:
+        return BudgetStatus(0, 0, 0, 0, len(selected), tuple(unmanaged), failed=str(err))
+    healthy = sum(1 for p in selected if is_healthy(p))
+    allowed = healthy - desired if expected > 0 and healthy - desired > 0 else 0
+    return BudgetStatus(healthy, desired, expected, allowed, len(selected), tuple(unmanaged))
+
+
+def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple[int, list[str]]:
+    scales: dict[str, int] = {}
+    unmanaged: list[str] = []
+    for pod in pods:
+        ref = controller_ref(pod)
+        if ref is None:
+            unmanaged.append(pod.name)
+            continue
+        found = controllers.scale(ref, pod.namespace)
+        if found is None:
+            raise ValueError(f"found no controllers for pod {go_quote(pod.name)}")
+        scales.setdefault(*found)
+    return sum(scales.values()), unmanaged
+
+
+def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
+    """`others` (a cluster's objects but its nodes and pods) with each PodDisruptionBudget
+    without a status replaced by a copy with the controller's (`computed`), of `pods`; `others`
+    itself when none lacks one."""
+    budgets = [i for i, o in enumerate(others) if needs_status(o)]
+    if not budgets:
+        return others
+    by_namespace = _pods_by_namespace(pods)
+    controllers = _Controllers(others)
+    out = list(others)
+    for i in budgets:
+        pdb = others[i]
+        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        out[i] = {**pdb, "status": computed(pdb, by_namespace.get(namespace, ()), controllers).to_status()}
+    return out
+
+
+def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, list[PodInfo]]:
+    out: dict[str, list[PodInfo]] = {}
+    for pod in pods:
+        info = pod if isinstance(pod, PodInfo) else PodInfo(pod)
+        out.setdefault(info.namespace, []).append(info)
+    return out
+
+
+def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
+    """What the output says of the budgets among `objects` (object, source pairs) that had no
+    status and select a pod: the status the controller gave them, and why. `among`: the ids of
+    the budgets to say it of (None: every one)."""
+    rows = columns.rows_of(objects)
+    if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
+        found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
+        if not any(needs_status(objects[i][0]) for i in found):
+            return []
+    objs = [o for o, _ in objects]
+    budgets = [o for o in objs if needs_status(o) and (among is None or id(o) in among)]
+    if not budgets:
+        return []
+    pods = [o for o in objs if isinstance(o, Mapping) and o.get("kind") == "Pod"]
+    by_namespace = _pods_by_namespace(pods)
+    controllers = _Controllers(o for o in objs if isinstance(o, dict))
+    out = []
+    for pdb in budgets:
+        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        status = computed(pdb, by_namespace.get(namespace, ()), controllers)
+        if status.selected:
+            out.append(note(pdb, status))
+    return out
+
+
+def note(pdb: Mapping[str, Any], status: BudgetStatus) -> str:
+    """One budget's note: the status it was given as the disruption controller computes it."""
+    head = f"{describe(pdb)} has no status (as a manifest writes it): the disruption controller's is "
+    if status.failed is not None:
+        return head + (f"disruptionsAllowed 0 (its sync fails: {status.failed}), which preemption and the Cluster "
+                       "Autoscaler's scale-down read")
+    text = head + (f"disruptionsAllowed {status.disruptions_allowed} (currentHealthy {status.current_healthy}, "
+                   f"desiredHealthy {status.desired_healthy}, expectedPods {status.expected_pods}), which "
+                   "preemption and the Cluster Autoscaler's scale-down read")
+    if status.unmanaged:
+        pods = ", ".join(status.unmanaged[:3]) + (f" and {len(status.unmanaged) - 3} more"
+                                                  if len(status.unmanaged) > 3 else "")
+        text += (f"; UnmanagedPods: {pods} have no controller, so they count for no expected pod (set "
+                 "\".spec.minAvailable\" to an integer to count them)")
+    return text
