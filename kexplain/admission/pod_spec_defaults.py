@@ -14,7 +14,7 @@ optional, probes' timeouts, periods and thresholds, HTTP GET path and scheme, gR
 lifecycle hooks), resource lists rounded up to milli precision. In place.
 
 A template's every defaulted field matters where the whole template is hashed (the Deployment
-controller's `pod-template-hash`, `kexplain.load.controller_utils`): its quantities are written
+controller's `pod-template-hash`, `kexplain.controllers.controller_utils`): its quantities are written
 in the text the API server stores; a Pod's keep the text they were written in where rounding
 leaves the value alone (`round_resource_list`).
 """

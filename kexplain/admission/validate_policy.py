@@ -4,7 +4,7 @@ ValidateLimitRange, ValidateResourceQuota) and of HorizontalPodAutoscalers (pkg/
 validation ValidateHorizontalPodAutoscaler, with the registry's options), after the defaulting
 that precedes it, in the API server's words. A refused one is not stored: its LimitRanger
 defaults, its quota, its replica count never act (`kexplain/admission/pipeline.py`,
-`kexplain/load/hpa_controller.py`).
+`kexplain/controllers/podautoscaler.py`).
 
 Read in Kubernetes v1.36.2 (vendored by the Cluster Autoscaler, and the Vertical Pod Autoscaler's
 tests) and v1.34.1 (openshift-apiserver's vendor): the LimitRange and ResourceQuota checks are

@@ -5,7 +5,7 @@ ValidateReplicationController), with the API server's messages.
 
 A workload the API server refuses never makes a pod, so kexplain refuses it too: `kexplain POD`
 exits 2 with the message, `kexplain lint` reports it as an `admission` finding. Both call
-`check_workload`, where a workload is made into its pods (`kexplain.load.workloads`).
+`check_workload`, where a workload is made into its pods (`kexplain.controllers.workloads`).
 
 What is checked, in the order Go appends the errors (after the defaulting that precedes
 validation: namespace `default`, restartPolicy `Always`, replicas 1, a Job's generated

@@ -100,7 +100,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
-    from kexplain.load.disruption_controller import notes as budget_notes
+    from kexplain.controllers.disruption import notes as budget_notes
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import check_objects, load_objects
 
@@ -138,7 +138,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     taint_config = TaintConfig.of(settings)
     objects = admitted.objects
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
-        from kexplain.load.pv_controller import settle     # the set's claims, as the PV controller binds them
+        from kexplain.controllers.persistentvolume import settle     # the set's claims, as the PV controller binds them
         objects = settle(objects, lambda o, src: id(src) in set_sources).objects
     provider = _provider(settings, groups, [o for o, _ in objects if o.get("kind") == "Node"])
     scheduler_objects = []

@@ -30,7 +30,7 @@ from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.taints import TO_BE_DELETED, TaintConfig, sanitize_taints
 from kexplain.errors import Source
 from kexplain.explain.placement import should_run_daemon_pod
-from kexplain.load.workloads import pod_from_workload
+from kexplain.controllers.workloads import pod_from_workload
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 

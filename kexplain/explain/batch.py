@@ -10,7 +10,7 @@ previous ones left it: a pod that fits is bound to the node the scheduler picks
 carried over (`Queue`). A workload with more than one replica (`spec.replicas`; a Job's
 parallelism, at most its completions; or `--replicas N` for every object of the file) is placed
 copy by copy (`placement.iter_placements`), copies named as their controller names them
-(`load.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
+(`controllers.workloads.Copies`: `<name>-<hash>-<5 characters>` of a Deployment; a StatefulSet's: its
 pods of each ordinal, each with its own claims), until one does not fit: how many fit, where, and
 the trace of the first copy that does not fit, with its reasons. A DaemonSet is placed as its
 controller places it: one pod pinned to each node it would run on

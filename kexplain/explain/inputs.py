@@ -27,17 +27,17 @@ from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError,
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.hpa_controller import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
+from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
 from kexplain.load.apply_patch import apply_onto
-from kexplain.load.disruption_controller import notes as budget_notes, with_status as budgets_with_status
+from kexplain.controllers.disruption import notes as budget_notes, with_status as budgets_with_status
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
 from kexplain.load.problems import RAISE, Problems
-from kexplain.load.ephemeral_controller import with_volume_claims, writes_volume_claims_for
-from kexplain.load.resourceclaim_controller import create_claims, templates_by_key, writes_claims_for
+from kexplain.controllers.ephemeral import with_volume_claims, writes_volume_claims_for
+from kexplain.controllers.resourceclaim import create_claims, templates_by_key, writes_claims_for
 from kexplain.admission.workloads import WORKLOAD_KINDS
-from kexplain.load.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
+from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
@@ -197,7 +197,7 @@ class Inputs:
 
 def with_template_claims(inputs: Inputs) -> Inputs:
     """`inputs` with the pod's template claims made as the resourceclaim controller makes them
-    (`kexplain.load.resourceclaim_controller`), for a pod that had no status as written
+    (`kexplain.controllers.resourceclaim`), for a pod that had no status as written
     (`claims_from_templates`): the status entries are the controller's, so any the pod carries
     (made for the pod it was copied from) are made again for this pod, and its claims join
     the snapshot (replacing a claim of the same name: the one made for the pod copied from).
@@ -214,7 +214,7 @@ def with_template_claims(inputs: Inputs) -> Inputs:
         objects["ResourceClaim"] = [c for c in snapshot.of_kind("ResourceClaim") if object_key(c) not in keys] \
             + made.claims
         snapshot = snapshot.with_objects(snapshot.namespaces, objects)
-    # and the claims of its generic ephemeral volumes (`kexplain.load.ephemeral_controller`)
+    # and the claims of its generic ephemeral volumes (`kexplain.controllers.ephemeral`)
     snapshot, volume_notes = with_volume_claims(made.pod, inputs.pod_source, snapshot, inputs.config.kube)
     warnings = inputs.warnings + [n for n in [*made.notes, *volume_notes] if n not in inputs.warnings]
     return replace(inputs, pod=PodInfo(made.pod), snapshot=snapshot, warnings=warnings)
@@ -425,7 +425,7 @@ class Entry:
     # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
     failed_create: str = ""
     asked: int = 0
-    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`hpa_controller.scaling`)
+    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`podautoscaler.scaling`)
     # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
     # created at its place in the set, are admitted without them (`policies_after`)
     later_policies: frozenset[tuple[str, str, str]] = frozenset()
@@ -620,7 +620,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
 
 
 def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Problems) -> Objects:
-    """The HPAs of --nodes (`hpa_controller.of_cluster`), as kubectl --validate and the API
+    """The HPAs of --nodes (`podautoscaler.of_cluster`), as kubectl --validate and the API
     server take them (stored ones as they are); one refused goes to `problems`."""
     found = of_cluster(of_kinds(cluster, frozenset({HPA_KIND})))     # (a dump's asked of its rows)
     if not found:
@@ -780,7 +780,7 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
     stored. `applied`: the
     ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`load.pv_controller`) and whose bound pods their kubelet admits or rejects
+    binds (`controllers.persistentvolume`) and whose bound pods their kubelet admits or rejects
     (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
     A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`;
@@ -807,7 +807,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
                                                    absent=absent | left_out_namespaces(every, objs), later=later),
                                 cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
-        from kexplain.load.pv_controller import half_bound_notes, settle
+        from kexplain.controllers.persistentvolume import half_bound_notes, settle
         if applied:
             settled = settle(cluster, lambda o, s: id(s) in applied)
             cluster = settled.objects
@@ -828,7 +828,7 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
 def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
     """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
     by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
-    given the disruption controller's (`load.disruption_controller`). Several pods can share
+    given the disruption controller's (`controllers.disruption`). Several pods can share
     one cluster. The collector pauses meanwhile (`bulk_load`)."""
     try:
         with bulk_load():
@@ -1062,7 +1062,7 @@ class Pool:
             objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
         provisioned: list[str] = []
         if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
-            from kexplain.load.pv_controller import settle
+            from kexplain.controllers.persistentvolume import settle
             settled = settle(objects, lambda o, s: id(s) in sources)
             objects = settled.objects
             provisioned = settled.notes
@@ -1222,7 +1222,7 @@ def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: s
         absent |= left_out_namespaces(every, used)
     cluster = admitted.objects
     if not stored:
-        from kexplain.load.pv_controller import half_bound_notes
+        from kexplain.controllers.persistentvolume import half_bound_notes
         warnings += half_bound_notes(cluster)
     warnings += budget_notes(cluster)
     snapshot, nominated = build_cluster(cluster)

@@ -444,7 +444,7 @@ def pods_owner(workload: Mapping[str, Any]) -> Obj | None:
     (`OWNER_OF_PODS`: a Deployment's pods are its ReplicaSet's; named here after the Deployment,
     the pod-template hash left out), None otherwise (the pods already name their owner)."""
     from kexplain.admission.workloads import object_uid
-    from kexplain.load.workloads import workload_name
+    from kexplain.controllers.workloads import workload_name
 
     kind = workload.get("kind")
     if kind not in OWNER_OF_PODS:
@@ -480,7 +480,7 @@ def ephemeral_claims(pod: Obj, source: Source) -> Objects:
     """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes
     (a pod not yet admitted: owned by the uid admission gives it, `admission.workloads.object_uid`)."""
     from kexplain.admission.workloads import object_uid
-    from kexplain.load.ephemeral_controller import create_volume_claims
+    from kexplain.controllers.ephemeral import create_volume_claims
     meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
     if not meta.get("uid"):
         pod = {**pod, "metadata": {**meta, "uid": object_uid(pod)}}

@@ -26,7 +26,7 @@ the views only count and name, is scheduled without them (`quiet_options`: its t
 `filterAll` key and no extra keys; its decision is the same). So `-o json` lists a trace per
 copy, most of them without `filterAll`.
 
-Copy i is named as its controller names it (`kexplain.load.workloads.Copies`): its generated
+Copy i is named as its controller names it (`kexplain.controllers.workloads.Copies`): its generated
 name (`<replicaset>-<5 characters>` of a Deployment), or a StatefulSet's pod of ordinal i, with
 that ordinal's claims. Each copy is a `Placement`:
 the one record of a pod scheduled in turn, which `kexplain.explain.batch` and lint read.
@@ -60,7 +60,7 @@ from kexplain.explain.inputs import Inputs, with_template_claims
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain, framework_for
 from kexplain.framework.cycle_state import CycleState
-from kexplain.load.workloads import Copies, pin_to_node
+from kexplain.controllers.workloads import Copies, pin_to_node
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.nodeinfo import Node
 from kexplain.model.nodeselector import RequiredNodeAffinity

@@ -9,7 +9,7 @@ say which: for each resource set, the first of them (by name, the order admissio
 in: `kexplain.admission.limitranger`) whose Container items default it, as stored.
 
 A workload's controller labels its pods (`pod-template-hash`, `controller-revision-hash`,
-`kexplain.load.workloads.controller_labels`); the labels are shown as `kubectl get pods
+`kexplain.controllers.workloads.controller_labels`); the labels are shown as `kubectl get pods
 --show-labels` shows them, for a pod that carries one of those.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from kexplain.admission import limitranger
-from kexplain.load.controller_utils import CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_HASH_LABEL
+from kexplain.controllers.controller_utils import CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_HASH_LABEL
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 

@@ -25,8 +25,8 @@ from kexplain.explain.placement import chosen_node
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
-from kexplain.load.ephemeral_controller import writes_volume_claims_for
-from kexplain.load.workloads import workload_name
+from kexplain.controllers.ephemeral import writes_volume_claims_for
+from kexplain.controllers.workloads import workload_name
 
 Objects = list[tuple[dict[str, Any], Source]]
 

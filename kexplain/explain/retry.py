@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from kexplain.explain.inputs import Entry, Inputs
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
-from kexplain.load.workloads import Copies
+from kexplain.controllers.workloads import Copies
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.pod import PodInfo
 

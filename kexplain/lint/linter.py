@@ -36,7 +36,7 @@ from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.apimachinery.unstructured import not_an_object
-from kexplain.load.workloads import replica_count
+from kexplain.controllers.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
                                         unknown_field_warning, unknown_fields_error)
@@ -312,10 +312,10 @@ class LintOptions:
 
 
 def _cluster_hpas(pool: "Pool", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
-    """The HPAs of the pool's objects (`hpa_controller.of_cluster`), as explain takes those of
+    """The HPAs of the pool's objects (`podautoscaler.of_cluster`), as explain takes those of
     --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
     raised, as any object of the pool the API server refuses."""
-    from kexplain.load.hpa_controller import KIND, admitted, of_cluster
+    from kexplain.controllers.podautoscaler import KIND, admitted, of_cluster
     from kexplain.load.manifests import check_objects
     found = of_cluster(pool.other_kinds)
     if not found:
@@ -458,7 +458,7 @@ class Linter:
         from kexplain.explain.inputs import PodFile, created_objects, is_bound_pod, outside_namespaces, policies_after
 
         from kexplain.explain.pending_pass import owner_objects, set_objects
-        from kexplain.load.hpa_controller import admitted as admitted_hpas
+        from kexplain.controllers.podautoscaler import admitted as admitted_hpas
 
         assert self.pool is not None
         objs, where = _objects(items)
@@ -506,7 +506,7 @@ class Linter:
             refuse(err)
         objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
         from kexplain.admission.resourcequota import QuotaLedger
-        from kexplain.load.hpa_controller import applied, autoscalers
+        from kexplain.controllers.podautoscaler import applied, autoscalers
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
@@ -703,7 +703,7 @@ class Linter:
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
         scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
-            from kexplain.load.hpa_controller import rescaled, scaling
+            from kexplain.controllers.podautoscaler import rescaled, scaling
             scaled_by = scaling(obj, hpa)
             obj, note = rescaled(obj, hpa)
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")

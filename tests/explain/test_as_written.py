@@ -19,7 +19,7 @@ from kexplain.explain.inputs import PodFile, cluster_with, load, load_inputs, ob
 from kexplain.explain.request import Request
 from kexplain.explain.run import explain
 from kexplain.lint.linter import LintOptions, lint
-from kexplain.load.workloads import copies_of, pod_from_workload, statefulset_claims
+from kexplain.controllers.workloads import copies_of, pod_from_workload, statefulset_claims
 from tests.support.copies import copy_names
 from tests.support.paths import DATA
 

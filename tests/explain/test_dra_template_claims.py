@@ -13,7 +13,7 @@ from kexplain.cli.app import main
 from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load, load_inputs
 from kexplain.explain.request import Request, RunOptions
-from kexplain.load.resourceclaim_controller import POD_CLAIM_NAME_ANNOTATION, generate_name
+from kexplain.controllers.resourceclaim import POD_CLAIM_NAME_ANNOTATION, generate_name
 from tests.support.copies import copy_names
 
 Obj = dict[str, Any]

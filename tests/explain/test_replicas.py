@@ -12,7 +12,7 @@ import yaml
 from kexplain.cli.app import main
 from kexplain.errors import Source
 from kexplain.explain.inputs import entries
-from kexplain.load.workloads import replica_count
+from kexplain.controllers.workloads import replica_count
 from tests.support.copies import copy_names
 
 Obj = dict[str, Any]

@@ -12,7 +12,7 @@ from kexplain.errors import Source
 from kexplain.explain.inputs import inputs_for, load_pool
 from kexplain.lint.linter import LintOptions, Linter, lint
 from kexplain.render.lint_formats import RenderOptions, render_text
-from kexplain.load.workloads import add_daemon_tolerations, pin_to_node, pod_from_workload
+from kexplain.controllers.workloads import add_daemon_tolerations, pin_to_node, pod_from_workload
 from kexplain.model.nodeinfo import Node
 from kexplain.model.pod import PodInfo
 from kexplain.explain import placement as place

@@ -127,7 +127,7 @@ spec:
 
 def test_an_immediate_class_without_a_volume(tmp_path):
     """The cluster's claim, unbound: its provisioner has not made its volume (a claim of the POD
-    file would have it made: `kexplain.load.pv_controller.provision`)."""
+    file would have it made: `kexplain.controllers.persistentvolume.provision`)."""
     code, out, _ = run(tmp_path, postgres("nfs"), NODES + IMMEDIATE + WAITING_CLAIM, "-o", "json")
     trace = json.loads(out)
     (claim,) = trace["rejection"]["claims"]

@@ -1,5 +1,5 @@
 """The names kexplain gives a workload's pods, as its controller names them
-(`kexplain.load.workloads.Copies`: `<name>-<pod-template-hash>-<5 characters>` of a Deployment,
+(`kexplain.controllers.workloads.Copies`: `<name>-<pod-template-hash>-<5 characters>` of a Deployment,
 `<name>-<5 characters>` of a ReplicaSet, Job, DaemonSet, ...; a StatefulSet's `<name>-<ordinal>`),
 for tests about something else than the names themselves (tests/load/test_copy_names.py checks
 the names)."""
@@ -12,7 +12,7 @@ import yaml
 
 from kexplain.errors import Source
 from kexplain.features import DEFAULT, KubeVersion
-from kexplain.load.workloads import copies_of, pod_from_workload
+from kexplain.controllers.workloads import copies_of, pod_from_workload
 
 
 def copy_names(workload: dict[str, Any] | str | Path, count: int, *, name: str | None = None,

@@ -1,7 +1,7 @@
 """Controllers as they behave: a workload scaled to zero or a suspended Job creates no pod (its
 template is explained, taking no room), and a pod's generic ephemeral volume gets the claim the
-ephemeral volume controller creates (`kexplain.load.workloads.idle_reason`,
-`kexplain.load.ephemeral_controller`). Files shaped like the ones people apply."""
+ephemeral volume controller creates (`kexplain.controllers.workloads.idle_reason`,
+`kexplain.controllers.ephemeral`). Files shaped like the ones people apply."""
 from __future__ import annotations
 
 import json
@@ -14,8 +14,8 @@ from kexplain.cli.app import main
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request
 from kexplain.lint.linter import LintOptions, Severity, default_suggester, lint
-from kexplain.load.ephemeral_controller import create_volume_claims
-from kexplain.load.workloads import idle_reason
+from kexplain.controllers.ephemeral import create_volume_claims
+from kexplain.controllers.workloads import idle_reason
 from tests.support.cli_helpers import TestEnvironment, node_yaml
 from tests.support.copies import copy_names
 

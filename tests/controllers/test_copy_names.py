@@ -16,7 +16,7 @@ import pytest
 from kexplain.cli.app import main
 from kexplain.errors import Source
 from kexplain.features import DEFAULT
-from kexplain.load.workloads import copies_of, pod_from_workload
+from kexplain.controllers.workloads import copies_of, pod_from_workload
 from tests.support.cli_helpers import TestEnvironment
 
 RANDOM = "[bcdfghjklmnpqrstvwxz2456789]{5}"      # apimachinery's rand.String alphabet

@@ -1,5 +1,5 @@
 """The Go structs of a pod template as kube-controller-manager holds them: data for the Deployment
-controller's and the StatefulSet controller's hashes of a template (`kexplain.load.controller_utils`),
+controller's and the StatefulSet controller's hashes of a template (`kexplain.controllers.controller_utils`),
 which print every field of the Go value, in declaration order (the Deployment's with its Go type,
 the StatefulSet's as encoding/json writes it: `omitempty` / `omitzero` fields left out when empty).
 

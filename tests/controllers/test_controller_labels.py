@@ -14,9 +14,9 @@ from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.gohash import compute_hash, fnv32, fnv32a, hash_controller_revision, safe_encode_string
 from kexplain.cli.app import main
 from kexplain.features import KubeVersion
-from kexplain.load.controller_utils import (_GoJSON, _stored_template, controller_revision_name, pod_template_hash,
+from kexplain.controllers.controller_utils import (_GoJSON, _stored_template, controller_revision_name, pod_template_hash,
                                             printed_template)
-from kexplain.load.hpa_controller import BELOW_MIN, desired_replicas
+from kexplain.controllers.podautoscaler import BELOW_MIN, desired_replicas
 from tests.support.cli_helpers import TestEnvironment
 
 V1_35 = KubeVersion("1.35")

@@ -1,5 +1,5 @@
 """The disruption controller's status of a PodDisruptionBudget written without one
-(`load.disruption_controller`, pkg/controller/disruption/disruption.go trySync): cases worked out
+(`controllers.disruption`, pkg/controller/disruption/disruption.go trySync): cases worked out
 by hand from getExpectedPodCount, getExpectedScale, countHealthyPods and updatePdbStatus; then
 preemption and the Cluster Autoscaler's scale-down, which read the computed status through the
 object as they read a stored one."""
@@ -10,7 +10,7 @@ import json
 import pytest
 
 from kexplain.cli.app import main
-from kexplain.load.disruption_controller import _Controllers, computed, notes, scaled, with_status
+from kexplain.controllers.disruption import _Controllers, computed, notes, scaled, with_status
 from kexplain.model.pod import PodInfo
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA

@@ -15,7 +15,7 @@ import yaml
 
 from kexplain.cli.app import main
 from kexplain.errors import Source
-from kexplain.load.pv_controller import ANN_BOUND_BY_CONTROLLER, settle
+from kexplain.controllers.persistentvolume import ANN_BOUND_BY_CONTROLLER, settle
 from kexplain.plugins.volume_binding import ERR_UNBOUND_IMMEDIATE
 from kexplain.plugins.volumes import ANN_BIND_COMPLETED
 
@@ -327,7 +327,7 @@ def test_half_bound_notes_read_a_dumps_rows_as_they_read_each_object():
     """A claim written bound by hand (spec.volumeName, no bind-completed) gets its note, a stored
     one none: the same from a dump's rows (`columns.Dump`) as from a plain list."""
     from kexplain.apimachinery.columns import Dump, rows_of
-    from kexplain.load.pv_controller import half_bound_notes
+    from kexplain.controllers.persistentvolume import half_bound_notes
 
     def claim(name: str, stored: bool) -> dict:
         meta = {"name": name, "namespace": "default", **({"resourceVersion": "7"} if stored else {})}

@@ -1,5 +1,5 @@
 """pod-template-hash checked against the real Deployment controller: the hashes in
-tests/load/pod_template_hash/hashes.json came from Kubernetes v1.36.2's `controller.ComputeHash`
+tests/controllers/pod_template_hash/hashes.json came from Kubernetes v1.36.2's `controller.ComputeHash`
 on each Deployment's defaulted template (the README there says how)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kexplain.features import KubeVersion
-from kexplain.load.workloads import controller_labels
+from kexplain.controllers.workloads import controller_labels
 
 HERE = Path(__file__).parent / "pod_template_hash"
 HASHES: dict[str, str] = json.loads((HERE / "hashes.json").read_text())

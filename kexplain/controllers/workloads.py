@@ -89,7 +89,7 @@ def copy_name(base: str, index: int) -> str:
 
 
 def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeVersion) -> dict[str, str]:
-    """The labels a workload's controller adds to the pods it creates (`kexplain.load.controller_utils`):
+    """The labels a workload's controller adds to the pods it creates (`kexplain.controllers.controller_utils`):
     a Deployment's `pod-template-hash` (its ReplicaSet's), a StatefulSet's `controller-revision-hash`
     (its ControllerRevision's name), a DaemonSet's `controller-revision-hash` and
     `pod-template-generation` (1: a new DaemonSet's). A template whose hash kexplain does not
@@ -97,7 +97,7 @@ def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeV
     kind = obj.get("kind")
     if kind not in ("Deployment", "StatefulSet", "DaemonSet"):
         return {}
-    from kexplain.load import controller_utils as cu
+    from kexplain.controllers import controller_utils as cu
     try:
         if kind == "StatefulSet":
             value = cu.controller_revision_name(workload_name(obj), template, kube)

@@ -11,7 +11,7 @@ template of the Deployment as kube-controller-manager holds it: defaulted by the
 (`kexplain.admission.pod_spec_defaults`), stored, and decoded from protobuf, so an empty list or
 map is nil, a pointer set to an empty object is not, and each quantity is what ParseQuantity
 makes of its canonical text (its int64 amount, scale, the text when canonical, its format). The
-Go structs are `kexplain.load.template_structs`'s, of the Kubernetes version followed.
+Go structs are `kexplain.controllers.template_structs`'s, of the Kubernetes version followed.
 
 Not reproduced (the label may then differ from the cluster's): a quantity beyond the int64 fast
 path (more than 18 digits), a non-zero creationTimestamp in the template, fields of feature gates
@@ -29,7 +29,7 @@ from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.gohash import compute_hash, hash_controller_revision
 from kexplain.features import KubeVersion
-from kexplain.load import template_structs as ts
+from kexplain.controllers import template_structs as ts
 
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"       # apps.DefaultDeploymentUniqueLabelKey
 CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"     # apps.StatefulSetRevisionLabel, DaemonSet's too

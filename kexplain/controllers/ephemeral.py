@@ -9,14 +9,14 @@ and the template's spec. Until it exists the scheduler's VolumeBinding keeps the
 unschedulable ("waiting for ephemeral volume controller to create the persistentvolumeclaim").
 
 kexplain plays the controller for pods as people write them, as it plays the resourceclaim
-controller (`kexplain.load.resourceclaim_controller.writes_claims_for`): a workload's pods, a
+controller (`kexplain.controllers.resourceclaim.writes_claims_for`): a workload's pods, a
 Pod manifest without a `status`. A pod with a status (read from a cluster or a snapshot) is
 taken as it is. A claim of that name that exists already is left alone: the controller stops
 there (`VolumeIsForPod`: unless the pod controls it, an error, and the later volumes wait),
 and the scheduler then says the pod is not its owner. A new claim goes through admission as
 any created claim does (DefaultStorageClass gives a claim without a class the default one;
 a claim the API server would refuse is not created, and a note says why), then through the
-PersistentVolume controller (`kexplain.load.pv_controller.settle`), which binds it to a
+PersistentVolume controller (`kexplain.controllers.persistentvolume.settle`), which binds it to a
 matching volume when its class binds at once.
 """
 from __future__ import annotations
@@ -136,7 +136,7 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
     then the scheduler binds them); and the notes to tell. A claim the API server refuses is
     not created (its note says why: the controller would retry in vain)."""
     from kexplain.admission import admit
-    from kexplain.load.pv_controller import settle
+    from kexplain.controllers.persistentvolume import settle
 
     made = create_volume_claims(pod, snapshot.of_kind("PersistentVolumeClaim"))
     if not made.claims:
