@@ -1,7 +1,7 @@
 """The names kexplain gives a workload's pods, as its controller names them
 (`kexplain.controllers.workloads.Copies`: `<name>-<pod-template-hash>-<5 characters>` of a Deployment,
 `<name>-<5 characters>` of a ReplicaSet, Job, DaemonSet, ...; a StatefulSet's `<name>-<ordinal>`),
-for tests about something else than the names themselves (tests/load/test_copy_names.py checks
+for tests about something else than the names themselves (tests/controllers/test_copy_names.py checks
 the names)."""
 from __future__ import annotations
 
