@@ -1135,7 +1135,7 @@ def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound:
     ran already. Cheap when every pod is admitted even with all the others
     there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
     moves."""
-    from kexplain.explain.kubelet import admission
+    from kexplain.controllers.kubelet import admission
     candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
                   and snapshot.get(str(o["spec"]["nodeName"])) is not None
                   and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
@@ -1169,7 +1169,7 @@ def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound:
 def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
     """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
     there (its own binding taken away)."""
-    from kexplain.explain.kubelet import admission
+    from kexplain.controllers.kubelet import admission
     info = snapshot.get(pod.node_name)
     if info is None:
         return True

@@ -15,7 +15,7 @@ API_VERSION = "kexplain/v1"
 
 SCHEDULED, UNSCHEDULABLE, GATED, ERROR = "Scheduled", "Unschedulable", "Gated", "Error"
 # kexplain's own: a pod bound by spec.nodeName, which no scheduler sees, that its node's kubelet
-# rejects (the pod's phase: `kexplain.explain.kubelet`)
+# rejects (the pod's phase: `kexplain.controllers.kubelet`)
 FAILED = "Failed"
 
 

@@ -777,7 +777,7 @@ class Linter:
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
         """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
-        its node's kubelet admits it or not (`kexplain.explain.kubelet`, as `kexplain POD`
+        its node's kubelet admits it or not (`kexplain.controllers.kubelet`, as `kexplain POD`
         says it), on the pool as the set leaves it without the pod itself. Admitted:
         `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
         from kexplain.explain.inputs import inputs_for
@@ -1199,7 +1199,7 @@ class Linter:
 def _kubelet_rejected(ref: ObjectRef, loc: Location, field_name: str, node: str, reason: str, message: str,
                       prefix: str = "", details: dict[str, Any] | None = None) -> Finding:
     """Rule kubelet-rejected: the pod names its node (`field_name`), whose kubelet rejects it
-    (`kexplain.explain.kubelet`) with `reason` and `message`, its event's."""
+    (`kexplain.controllers.kubelet`) with `reason` and `message`, its event's."""
     return Finding("kubelet-rejected", loc, ref,
                    f"{prefix}{field_name} is {node}: the scheduler does not place this pod, and its kubelet rejects "
                    f"it: the pod fails with reason {reason}: {message}",
