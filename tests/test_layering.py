@@ -1,4 +1,4 @@
-"""The import layering: data flows one way, cli -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> controllers -> load ->
+"""The import layering: data flows one way, cli -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> state -> controllers -> load ->
 framework / plugins / admission / config -> model / cel -> apimachinery -> errors.
 
 Every `kexplain` import of every module (function-level ones too) is read from the source; a
@@ -24,6 +24,7 @@ RANKS = {
     "plugins": 32,
     "load": 40,
     "controllers": 45,
+    "state": 47,
     "explain": 50,
     "autoscaler": 55, "karpenter": 55,
     "kueue": 56,        # reads Karpenter's CRD schema walk (karpenter.apis.schema) for Kueue's CRDs

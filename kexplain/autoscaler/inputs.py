@@ -99,7 +99,9 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     `pod_objects`: PODS already read, in place of `pods_path` (which then only names them)."""
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
-    from kexplain.explain.inputs import CLUSTER_KINDS, build_cluster, read_config
+    from kexplain.explain.inputs import read_config
+    from kexplain.state.build import build_cluster
+    from kexplain.state.objects import CLUSTER_KINDS
     from kexplain.controllers.disruption import notes as budget_notes
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.load.manifests import check_objects, load_objects

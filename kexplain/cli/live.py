@@ -637,7 +637,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     import tempfile
 
     from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
-    from kexplain.explain.inputs import Inputs, build_cluster
+    from kexplain.explain.inputs import Inputs
+    from kexplain.state.build import build_cluster
     from kexplain.explain.queue_order import Alone
     from kexplain.explain.request import RunOptions
     from kexplain.load.live import is_pending_unschedulable

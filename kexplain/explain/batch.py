@@ -19,7 +19,7 @@ to schedule.
 
 The file's other objects that the scheduler reads (claims, Services, PriorityClasses, bound
 Pods, ...) join the cluster of --nodes first, as applying the file would create them
-(`inputs.PodFile`, `Pool.extended`), with the claims of its StatefulSets.
+(`inputs.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
 
 Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
 trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
@@ -46,7 +46,8 @@ from kexplain.explain.carryover import Carryover, terminating
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
 from kexplain.explain.created import created, refused_creates
-from kexplain.explain.inputs import Entry, Inputs, Pool, inputs_for
+from kexplain.explain.inputs import Entry, Inputs, inputs_for
+from kexplain.state.cluster import ClusterState
 from kexplain.explain.pending_pass import ordered_ready
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
@@ -174,7 +175,7 @@ class Outcome:
         return out
 
 
-def admitted(entry: Entry, pool: Pool, *, stored: bool = False) -> Inputs:
+def admitted(entry: Entry, pool: ClusterState, *, stored: bool = False) -> Inputs:
     """The entry's pod admitted against the pool; a workload's pod refused is said of the
     workload (`admission.workloads.pods_of`)."""
     with pods_of(entry.workload, pool.config.kube):
@@ -188,7 +189,7 @@ class OtherScheduler(KexplainError):
     unschedulable, and not bad input when other pods are explained."""
 
 
-def other_scheduler(entry: Entry, inputs: Inputs, pool: Pool) -> OtherScheduler | None:
+def other_scheduler(entry: Entry, inputs: Inputs, pool: ClusterState) -> OtherScheduler | None:
     """Why the entry's pod (admitted: `inputs`) is not this kube-scheduler's, as lint's
     other-scheduler rule finds it (`SchedulerConfig.profile_for`); None when a profile takes it."""
     try:
@@ -230,7 +231,7 @@ class Queue:
     fails to be placed (an exception) leaves the queue as it was. `on_first_unfit` sees the
     first placement of each object that does not fit before any sink does (suggestions)."""
 
-    def __init__(self, pool: Pool, options: RunOptions, *,
+    def __init__(self, pool: ClusterState, options: RunOptions, *,
                  on_first_unfit: Callable[[Placement], None] | None = None) -> None:
         self.options = options
         self.start = options.start_index
@@ -327,7 +328,7 @@ class Batch:
     error, and the others are scheduled; without, the error is raised."""
 
     batch: tuple[Entry, ...]
-    pool: Pool
+    pool: ClusterState
     options: RunOptions
     suggester: Suggester | None = None
     stored: bool = False
@@ -435,7 +436,7 @@ class Batch:
         return replace(self, sink=both)
 
 
-def explain_batch(batch: Iterable[Entry], pool: Pool, options: RunOptions, suggester: Suggester | None = None, *,
+def explain_batch(batch: Iterable[Entry], pool: ClusterState, options: RunOptions, suggester: Suggester | None = None, *,
                   stored: bool = False, sink: Sink | None = None, progress: Progress | None = None,
                   refused: Refused | None = None) -> Batch:
     """The entries as a `Batch`: scheduled as it is iterated (see `Batch`)."""

@@ -30,7 +30,7 @@ from kexplain.explain.placement import daemon_nodes
 from kexplain.features import DEFAULT as DEFAULT_VERSION
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.explain.inputs import Pool
+    from kexplain.state.cluster import ClusterState
     from kexplain.features import KubeVersion
 
 # the controller that creates a kind's pods, as its events name it
@@ -80,7 +80,7 @@ def created(entry: Entry, inputs: Inputs, ledger: QuotaLedger | None) -> tuple[E
     return out, said(out)
 
 
-def refused_creates(entry: Entry, err: KexplainError, pool: "Pool | None" = None,
+def refused_creates(entry: Entry, err: KexplainError, pool: "ClusterState | None" = None,
                     kube: "KubeVersion | None" = None) -> Entry | None:
     """The entry as its controller leaves it when the API server refuses its first pod (`err`,
     raised admitting the pod its template makes): none created, the FailedCreate event naming
@@ -101,7 +101,7 @@ def refused_creates(entry: Entry, err: KexplainError, pool: "Pool | None" = None
     return replace(entry, copies=0, asked=asked, failed_create=failed_create(entry, cause.message, copy))
 
 
-def _daemon_nodes(entry: Entry, pool: "Pool | None") -> int:
+def _daemon_nodes(entry: Entry, pool: "ClusterState | None") -> int:
     if pool is None:
         return 0
     from kexplain.model.pod import PodInfo

@@ -4,181 +4,43 @@ The scheduler configuration, the POD file (the Pods and workloads to explain, an
 that join the cluster with them: `PodFile`, `cluster_with`), the cluster of --nodes, admission,
 and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance runner,
 the benchmarks): one pod of one copy gives the `Inputs` of one explanation, anything else a
-batch (`Entry`s) against a `Pool`, which `kexplain.explain.batch` schedules. `Pool` and
-`inputs_for` are also lint's: a cluster loaded once, and pods admitted against it one by one.
+batch (`Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
+schedules. `load_pool` and `inputs_for` are also lint's: a cluster state read once, and pods
+admitted against it one by one.
 Never prints.
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from itertools import compress, repeat
-from operator import eq
-from typing import Any, BinaryIO, Callable, TypeVar
+from typing import Any, BinaryIO, Callable
 
 from kexplain.admission.shapes import ShapeIndex
-from kexplain.apimachinery import columns
+from kexplain.admission.workloads import WORKLOAD_KINDS, pods_of, workload_warnings
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
-from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.admission.workloads import pods_of, workload_warnings
 from kexplain.config import SchedulerConfig, load_config
-from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, InputError, KexplainError, Source, describe
+from kexplain.controllers.disruption import notes as budget_notes
+from kexplain.controllers.ephemeral import with_volume_claims, writes_volume_claims_for
+from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
+    scalings
+from kexplain.controllers.resourceclaim import create_claims, templates_by_key, writes_claims_for
+from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
+    workload_name, workload_pod
+from kexplain.errors import InputError, KexplainError, Source, describe
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, scalings
-from kexplain.load.apply_patch import apply_onto
-from kexplain.controllers.disruption import notes as budget_notes, with_status as budgets_with_status
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.live import recorded_version
 from kexplain.load.manifests import check_objects, kustomization_dirs, kustomize_hint, load_objects
 from kexplain.load.problems import RAISE, Problems
-from kexplain.controllers.ephemeral import with_volume_claims, writes_volume_claims_for
-from kexplain.controllers.resourceclaim import create_claims, templates_by_key, writes_claims_for
-from kexplain.admission.workloads import WORKLOAD_KINDS
-from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
-    workload_name, workload_pod
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known
-
-CLUSTER_KINDS = frozenset({
-    "Node", "Pod", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode",
-    "PodDisruptionBudget", "PriorityClass", "Namespace", "RuntimeClass", "Service", "ReplicaSet",
-    "StatefulSet", "ReplicationController", "DeviceClass", "ResourceSlice", "ResourceClaim",
-    "ResourceClaimTemplate", "LimitRange", "ResourceQuota"})
-POD_KINDS = frozenset({"Pod"}) | WORKLOAD_KINDS     # what the POD file is read for
-VOLUME_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume"})   # what the PV controller binds
-ADMISSION_CONTEXT_KINDS = frozenset({"PriorityClass", "RuntimeClass", "LimitRange"})
-
-Objects = list[tuple[dict[str, Any], Source]]
-
-
-def admission_context(objects: Objects) -> Objects:
-    """What admission looks up when a pod is created against a pool: its PriorityClasses,
-    RuntimeClasses and LimitRanges, and the Namespaces whose labels set a Pod Security level."""
-    from kexplain.admission.podsecurity import labelled
-    return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
-        o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
-
-
-def of_kinds(objs: Objects, kinds: frozenset[str]) -> Objects:
-    """The objects of the built-in `kinds`: a custom resource that shares a kind's name (a
-    `batch.volcano.sh` Job, an `example.com` Node) is none of them (`is_builtin_kind`)."""
-    rows = columns.rows_of(objs)
-    if rows is not None:       # a dump's 150,000 objects: by (apiVersion, kind), asked of their rows
-        try:
-            keep = {pair: pair[1] in kinds and is_builtin_kind(*pair) for pair in rows.pairs()}
-        except TypeError:
-            keep = None
-        if keep is not None:
-            if all(keep.values()):
-                return objs.same()      # type: ignore[attr-defined]
-            if not any(keep.values()):
-                return columns.Dump(())
-            by_kind: dict[Any, bool] = {}
-            for (_, kind), verdict in keep.items():
-                if by_kind.setdefault(kind, verdict) != verdict:     # (a kind kept at one apiVersion only)
-                    return objs.taken(list(map(keep.__getitem__, zip(rows.api_versions, rows.kinds))))  # type: ignore[attr-defined]
-            return objs.taken(list(map(by_kind.__getitem__, rows.kinds)))      # type: ignore[attr-defined]
-    verdicts: dict[tuple[str, str], bool] = {}     # by (apiVersion, kind): one look-up for 150,000 pods
-    out: Objects = []
-    for o, s in objs:
-        kind = o.get("kind")
-        if kind not in kinds:
-            continue
-        api_version = o.get("apiVersion")
-        if type(api_version) is not str:
-            builtin = is_builtin_kind(api_version, kind)
-        else:
-            builtin = verdicts.get((api_version, kind))
-            if builtin is None:
-                builtin = verdicts[(api_version, kind)] = is_builtin_kind(api_version, kind)
-        if builtin:
-            out.append((o, s))
-    return out
-
-
-T = TypeVar("T")
-
-
-def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Problems = RAISE,
-              owned: frozenset[int] = frozenset()) -> tuple[T, Objects]:
-    """`attempt(objects)` (an admission of them), and the objects it was made with. When
-    `problems` collect and the API server refuses one of `objects` (the error names it), the
-    refusal goes to `problems` and the attempt is made again without that object, as `kubectl
-    apply` goes on with the others; any other error is raised, and so is the refusal of an object
-    of `owned` (ids: what a controller creates for the pod explained, a StatefulSet's claims,
-    without which there is no pod)."""
-    while True:
-        try:
-            return attempt(objects), objects
-        except KexplainError as err:
-            rest = _without(objects, err) if problems.keep else None
-            if rest is None or any(id(o) in owned for o in _dropped(objects, rest)):
-                raise
-            problems.add(err)
-            objects = rest
-
-
-_NAMESPACE = frozenset({"Namespace"})
-_OBJECT = operator.itemgetter(0)
-
-
-def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
-    """The names of the Namespaces of `before` that `after` does not have (by identity): refused,
-    so they do not exist, and NamespaceLifecycle refuses what is created in them (`admit`'s
-    `absent`), where a namespace the input does not name is taken as one the cluster has."""
-    namespaces = [o for o, _ in of_kinds(before, _NAMESPACE) if isinstance(o.get("metadata"), dict)]
-    if not namespaces:          # (a dump's 150,000 objects are not asked one by one)
-        return frozenset()
-    kept = {id(o) for o in namespaces}.intersection(map(id, map(_OBJECT, after)))
-    return frozenset(str(o["metadata"].get("name") or "") for o in namespaces if id(o) not in kept)
-
-
-def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
-    """`objs` without the objects of the built-in namespaced kinds admission does not read (a
-    ConfigMap, a HorizontalPodAutoscaler, a Role...) whose namespace is `absent` (its Namespace
-    was refused), and NamespaceLifecycle's refusal of each (`namespaces "team" not found`):
-    everything the input creates in a namespace that does not exist is refused. The kinds
-    admission reads (`CLUSTER_KINDS`, Pods and workloads) are refused where they are admitted."""
-    if not absent:
-        return objs, []
-    from kexplain.apimachinery.fielderrors import go_quote
-    from kexplain.errors import NamespaceNotFound
-    kept: Objects = []
-    refused: list[KexplainError] = []
-    for o, s in objs:
-        kind = o.get("kind")
-        meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
-        namespace = str(meta.get("namespace") or "default")
-        if isinstance(kind, str) and kind not in CLUSTER_KINDS and kind not in POD_KINDS and kind not in _CLUSTER_SCOPED \
-                and namespace in absent and is_builtin_kind(o.get("apiVersion"), kind):
-            refused.append(NamespaceNotFound(f"namespaces {go_quote(namespace)} not found", source=s, obj=o))
-            continue
-        kept.append((o, s))
-    return kept, refused
-
-
-def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
-    kept = {id(o) for o, _ in rest}
-    return [o for o, _ in objects if id(o) not in kept]
-
-
-def _without(objects: Objects, err: KexplainError) -> Objects | None:
-    """`objects` less the one `err` is about (by its source, then the object itself or its
-    name); None when it is about none of them."""
-    if err.source is None:
-        return None
-    same = [i for i, (_, s) in enumerate(objects) if s is err.source or s == err.source]
-    key = object_key(err.obj) if isinstance(err.obj, dict) else None
-    if key is not None:         # (an object without a name: the one of its document)
-        same = [i for i in same if objects[i][0] is err.obj or object_key(objects[i][0]) == key]
-    if not same:
-        return None
-    drop = set(same)
-    return [item for i, item in enumerate(objects) if i not in drop]
+from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, outside_namespaces
+from kexplain.state.build import build_cluster, kubelets_admit
+from kexplain.state.cluster import ClusterState, state_of
+from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, VOLUME_KINDS, Objects, is_bound_pod, object_key, \
+    of_kinds
 
 
 @dataclass
@@ -242,26 +104,6 @@ def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
 # -- the POD file -------------------------------------------------------------------------------
 
 
-def object_key(obj: dict[str, Any]) -> tuple[str, str, str] | None:
-    """(kind, namespace, name): what names one object in a cluster (the namespace `default`
-    when empty, none for cluster-scoped kinds); None for an object without a name."""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    name = meta.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    kind = str(obj.get("kind") or "")
-    namespace = "" if kind in _CLUSTER_SCOPED else str(meta.get("namespace") or "default")
-    return kind, namespace, name
-
-
-def is_bound_pod(obj: dict[str, Any]) -> bool:
-    """A Pod with spec.nodeName: bound already, the scheduler never sees it."""
-    if type(obj) is StoredPod:      # (read so only when it is one)
-        return True
-    spec = obj.get("spec")
-    return obj.get("kind") == "Pod" and isinstance(spec, dict) and bool(spec.get("nodeName"))
-
-
 @dataclass
 class PodFile:
     """The POD file split as a user applies it: what is explained, and what joins the cluster.
@@ -292,56 +134,6 @@ class PodFile:
         cluster = [(o, s) for o, s in objs if o.get("kind") in CLUSTER_KINDS
                    and not (o.get("kind") == "Pod" and id(o) in explained_ids)]
         return cls(path, pending, cluster)
-
-
-def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
-                 kinds: frozenset[str] | None = CLUSTER_KINDS, *, kube: KubeVersion = DEFAULT_VERSION,
-                 problems: Problems | None = None) -> Objects:
-    """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
-
-    An object of the file that the cluster has already (same kind, namespace and name) is
-    patched onto the cluster's as `kubectl apply` patches it (`load.apply_patch.apply_onto`: a
-    three-way merge, the cluster's fields the file does not set kept), in the cluster's place (so
-    Nodes keep their order); an update the API server refuses (an immutable field changed)
-    leaves the cluster's object as it is, and the refusal goes to `problems` (raised unless it
-    collects; None: not said again). The file's other objects come after the cluster's, in
-    file order. `created` are objects a controller creates unless they exist (a StatefulSet's
-    claims): each is added only if neither the cluster nor the file has it, so a claim that
-    exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
-    applied (the scheduler's; None: every kind, as the autoscalers read more)."""
-    file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
-    if not file_objects and not created:
-        return cluster
-    by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
-    for o, s in file_objects:
-        k = object_key(o)
-        if k is not None:
-            by_key.setdefault(k, (o, s))
-    out: Objects = []
-    placed: set[tuple[str, str, str]] = set()
-    for o, s in cluster:
-        k = object_key(o) if by_key and (kinds is None or o.get("kind") in kinds) else None
-        if k is not None and k in by_key:
-            if k not in placed:
-                update = apply_onto((o, s), by_key[k], kube=kube)
-                if update.refused is not None and problems is not None:
-                    problems.add(update.refused)
-                out.append(update.applied)
-                placed.add(k)
-            continue
-        out.append((o, s))
-    for o, s in file_objects:
-        k = object_key(o)
-        if k is None or k not in placed:
-            out.append((o, s))
-    if created:
-        known = {object_key(o) for o, _ in out}
-        for o, s in created:
-            k = object_key(o)
-            if k is None or k not in known:
-                out.append((o, s))
-                known.add(k)
-    return out
 
 
 def found_kinds(objs: Objects) -> str:
@@ -520,7 +312,7 @@ class Loaded:
 
     single: Inputs | None = None
     batch: list[Entry] = field(default_factory=list)
-    pool: Pool | None = None
+    pool: ClusterState | None = None
     kube: KubeVersion = DEFAULT_VERSION     # the version followed (`followed_version`)
     problems: list[KexplainError] = field(default_factory=list)    # what was left out, and why
     # What the autoscalers read of the POD file besides its pending pods (`autoscaled_objects`):
@@ -539,7 +331,7 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
          keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
-    created against it; anything else is a batch against a `Pool`. `collect`: one bad file,
+    created against it; anything else is a batch against the cluster state. `collect`: one bad file,
     document or object does not stop the load (`kexplain.load.problems`): it is left out, and
     `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
     in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
@@ -550,7 +342,6 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
         loaded = _load(req, stdin, problems, keep)
     loaded.problems = problems.found
     return loaded
-
 
 
 def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
@@ -606,7 +397,7 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
         single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems, gone)
         if single_load is not None:
             return single_load
-    pool = _pool_of(cluster, config, req.stored, req.validate, problems)
+    pool = state_of(cluster, config, req.stored, req.validate, problems)
     created = {id(e): created_objects(e.workload, e.source, e.copies) for e in found if e.workload is not None}
     before = len(problems.found)
     pool = pool.extended(pod_file.cluster, [c for made in created.values() for c in made], stored=req.stored,
@@ -818,377 +609,22 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
     pods = [(o, s) for o, s in cluster if id(s) in applied and is_bound_pod(o)] if not stored and applied else []
     rejected = 0
     if pods:        # the file's bound pods, created with it: their kubelet admits them, in order
-        snapshot, failed, said, _ = _kubelets_admit(snapshot, pods, kube, True, False)
+        snapshot, failed, said, _ = kubelets_admit(snapshot, pods, kube, True, False)
         warnings += said
         rejected = len(failed)
     return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
                                        controllers_create_for(pod_obj), rejected))
 
 
-def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
-    """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
-    by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
-    given the disruption controller's (`controllers.disruption`). Several pods can share
-    one cluster. The collector pauses meanwhile (`bulk_load`)."""
-    try:
-        with bulk_load():
-            return _build_cluster(cluster)
-    except KexplainError:
-        raise
-    except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
-        raise _unreadable(cluster, exc) from None
-
-
-def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
-    nodes: Objects = []
-    pods: list[dict[str, Any]] = []
-    unbound: list[dict[str, Any]] = []
-    others: list[dict[str, Any]] = []
-    rows = columns.rows_of(cluster)
-    try:            # 150,000 objects split by kind in C: their rows' kinds, or asked of each
-        objects = columns.objects(cluster)
-        kinds = rows.kinds if rows is not None else columns.kinds(objects)
-    except columns.NotPlain:
-        kinds = None
-    if kinds is not None:       # (in C: `compress` by each kind's column of verdicts)
-        is_pod, is_node = list(map(eq, kinds, repeat("Pod"))), list(map(eq, kinds, repeat("Node")))
-        pods = list(compress(objects, is_pod))
-        nodes = list(compress(cluster, is_node))
-        others = list(compress(objects, map(operator.not_, map(operator.or_, is_pod, is_node))))
-    else:
-        for o, s in cluster:
-            kind = o.get("kind")
-            if kind == "Pod":
-                pods.append(o)
-            elif kind == "Node":
-                nodes.append((o, s))
-            else:
-                others.append(o)
-    others = budgets_with_status(others, pods)      # the disruption controller's, where none is written
-    parts = _BuiltFrom([o for o, _ in nodes], pods)
-    last = _LAST_BUILT[0] if _LAST_BUILT else None
-    replaced = last[0].replaced_in(parts) if last is not None else None
-    patched = _patched(last[1], replaced) if last is not None and replaced else None
-    if replaced is not None and (patched is not None or not replaced):   # its nodes and indexes, these objects
-        listed = Snapshot.build([], [], others)
-        snapshot = (patched or last[1]).with_objects(listed.namespaces, listed.objects)    # type: ignore[index]
-        if patched is not None:
-            _LAST_BUILT[:] = [(parts, patched)]
-        unbound = parts.unbound
-    else:           # (the pods without a node put in `unbound` by the one pass over them)
-        snapshot = Snapshot.build(nodes, pods, others, unbound)
-        _LAST_BUILT[:] = [(parts, snapshot)]
-    nominated: dict[str, list[PodInfo]] = {}
-    for p in unbound:
-        if (p.get("status") or {}).get("nominatedNodeName"):
-            info = PodInfo(p)
-            nominated.setdefault(info.nominated_node_name, []).append(info)
-    return snapshot, nominated
-
-
-@dataclass(frozen=True)
-class _BuiltFrom:
-    """What a snapshot was built from: its nodes and pods (the very objects). Only the bound
-    pods are compared (`bound`, split off only when a second build asks): each build reads its
-    own pods without a node for the nominated pods, and CA's loop leaves the cluster's pending
-    pods out of its cluster where the explanation keeps them."""
-
-    nodes: list[dict[str, Any]]
-    pods: list[dict[str, Any]]
-
-    @cached_property
-    def bound(self) -> list[dict[str, Any]]:
-        return [p for p in self.pods if type(p) is StoredPod or (p.get("spec") or {}).get("nodeName")]
-
-    @cached_property
-    def unbound(self) -> list[dict[str, Any]]:
-        return [p for p in self.pods if type(p) is not StoredPod and not (p.get("spec") or {}).get("nodeName")]
-
-    def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
-        """The pods `other` has in place of this one's (old, new), when it has the same nodes
-        and, but for at most MAX_REPLACED of them, the same bound pods, each replacement on its
-        pod's node (the victims a preemption marks terminating); [] for the same objects; None
-        otherwise."""
-        if not _same(self.nodes, other.nodes):
-            return None
-        mine, theirs = self.bound, other.bound
-        if len(mine) != len(theirs):
-            return None
-        at = list(compress(range(len(mine)), map(operator.is_not, mine, theirs)))
-        if len(at) > MAX_REPLACED:
-            return None
-        pairs = [(mine[i], theirs[i]) for i in at]
-        if any(((o.get("spec") or {}).get("nodeName") != (n.get("spec") or {}).get("nodeName")) for o, n in pairs):
-            return None
-        return pairs
-
-
-MAX_REPLACED = 64       # pods replaced in a cluster built before, patched into its snapshot (else built again)
-
-
-def _patched(snapshot: Snapshot, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Snapshot | None:
-    """`snapshot` with the pods of `pairs` (old object, new object) replaced on their nodes
-    (`Snapshot.with_pods_replaced`); None when one is not there as its old object (a pod the
-    build left out: a finished one), or its new object is one the build would leave out."""
-    by_node: dict[str, dict[int, PodInfo]] = {}
-    for old, new in pairs:
-        info = PodInfo(new)
-        if info.status.get("phase") in ("Succeeded", "Failed"):
-            return None
-        ni = snapshot.get(info.node_name)
-        found = next((p for p in ni.pods if p.obj is old), None) if ni is not None else None
-        if found is None:
-            return None
-        by_node.setdefault(info.node_name, {})[id(found)] = info
-    for node, replaced in by_node.items():
-        snapshot = snapshot.with_pods_replaced(node, replaced)
-    return snapshot
-
-
-def _same(a: list[Any], b: list[Any]) -> bool:
-    return len(a) == len(b) and all(map(operator.is_, a, b))
-
-
-# The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
-# `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
-# Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
-# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
-# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
-_LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
-
-
-def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
-    """The error for a cluster the model could not read. Admitted objects were type-checked;
-    stored ones are trusted until then (checking 150k pods up front costs seconds), so find
-    the first object that would not decode and name its field."""
-    from kexplain.admission.decode import SCHEMAS, check_decodes
-    from kexplain.admission.pipeline import copy_json
-    for obj, src in cluster:
-        if obj.get("kind") in SCHEMAS:
-            try:
-                check_decodes(copy_json(obj), src)
-            except KexplainError as err:
-                return err
-            except RecursionError:
-                return InputError("object is nested too deeply", source=src, obj=obj)
-    return InputError(f"cannot read the cluster: {type(exc).__name__}: {exc}",
-                      source=cluster[0][1] if cluster else None)
-
-
-# -- many pods against one cluster (a batch, lint) ----------------------------------------------
-@dataclass
-class Pool:
-    """A cluster loaded, admitted and snapshotted once, to explain many pods against it.
-
-    `load_pool` builds it; `inputs_for` admits one pending pod against it and returns the
-    `Inputs` that `explain` takes. The snapshot is shared by every pod and never changed.
-    `extended` makes the pool a file's objects leave (`PodFile`, `cluster_with`).
-    """
-
-    snapshot: Snapshot
-    config: SchedulerConfig
-    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
-    admission_context: Objects = field(default_factory=list)
-    pod_keys: frozenset[tuple[str, str]] = frozenset()
-    warnings: list[str] = field(default_factory=list)
-    _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
-    objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
-    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
-    # NodePools say whether its pass runs).
-    other_kinds: Objects = field(default_factory=list, repr=False)
-    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
-    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
-    absent_namespaces: frozenset[str] = frozenset()
-    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
-    # (`_kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
-    kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
-    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
-    # pods evicted (`namespace/name`)
-    kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
-
-    @property
-    def kube(self) -> KubeVersion:
-        """The version the pool was loaded for (its configuration's): its API server admits
-        what joins the pool."""
-        return self.config.kube
-
-    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
-                 problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "Pool":
-        """This pool with the cluster objects of a POD file (or of a linted file) applied to
-        it, as `cluster_with` says: the file's version of an object the pool has is patched onto it,
-        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
-        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
-        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
-        This pool is not changed; without new objects it is returned as it is. A new object the
-        API server refuses goes to `problems` (raised unless it collects: then it is left out).
-        `absent`: namespaces refused already (a caller that left their Namespace out), besides
-        those of `file_objects` the API server refuses and the pool's own."""
-        if not created and not of_kinds(file_objects, CLUSTER_KINDS):
-            return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
-        merged = cluster_with(self.objects, file_objects, created, kube=self.kube, problems=problems)
-        old = {id(o) for o, _ in self.objects}
-        new = [(o, s) for o, s in merged if id(o) not in old]
-        if not new:
-            return self
-        new_keys = {object_key(o) for o, _ in new} - {None}
-        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
-        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
-            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
-            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
-        from kexplain.admission import admit
-        from kexplain.admission.pipeline import BUILTIN
-        from kexplain.admission.podsecurity import refused_namespaces
-        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
-                           if o.get("kind") == "Namespace"}
-        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
-            - kept_namespaces
-        every = context + new
-        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube,
-                                                      absent=absent | left_out_namespaces(every, objs)), every, problems)
-        if not stored:
-            absent |= left_out_namespaces(every, used)
-        if len(used) < len(context) + len(new):        # some refused: left out
-            kept = {id(o) for o, _ in used}
-            new = [(o, s) for o, s in new if id(o) in kept]
-            merged = [(o, s) for o, s in merged if id(o) in old or id(o) in kept]
-        sources = {id(s) for _, s in new}
-        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
-        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
-                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
-        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
-            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
-            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
-        else:                               # (a List unwrapped) the pool's objects, then the new ones
-            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
-        provisioned: list[str] = []
-        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
-            from kexplain.controllers.persistentvolume import settle
-            settled = settle(objects, lambda o, s: id(s) in sources)
-            objects = settled.objects
-            provisioned = settled.notes
-        added = admitted_new + namespaces_created
-        objects += namespaces_created
-        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"})
-        pods = [o for o, _ in added if o.get("kind") == "Pod"]
-        replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
-        rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
-        if rebuilt:
-            snapshot, nominated = build_cluster(objects)
-        else:                      # the same nodes: the other objects, then the file's bound pods
-            others: dict[str, list[dict[str, Any]]] = {}
-            namespaces: dict[str, dict[str, str]] = {}
-            for o, _ in objects:
-                kind = o.get("kind", "")
-                if kind in ("Node", "Pod"):
-                    continue
-                others.setdefault(kind, []).append(o)
-                if kind == "Namespace":
-                    meta = o.get("metadata") or {}
-                    namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
-            if "PodDisruptionBudget" in others:     # (the disruption controller's status, where none is written)
-                others["PodDisruptionBudget"] = budgets_with_status(
-                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"])
-            snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
-        snapshot, failed, said, evictions = _kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
-                                                            self.kube, rebuilt, stored)
-        rejected = dict(self.kubelet_rejected)
-        evicted = {**self.kubelet_evicted, **evictions}
-        if failed:          # the kubelet set their phase: Failed pods, which take no room
-            objects = [(failed[id(o)][0] if id(o) in failed else o, src) for o, src in objects]
-            rejected.update({(PodInfo(o).namespace, PodInfo(o).name): why for o, why in failed.values()})
-        keys = set(self.pod_keys)
-        for o, _ in added:
-            if o.get("kind") == "Pod":
-                meta = o.get("metadata") or {}
-                keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-        context = admission_context(objects)
-        return Pool(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
-                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
-                    kubelet_evicted=evicted)
-
-    def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
-        """The pool's snapshot, plus `namespace` (a Namespace object) if the pool lacks it:
-        what the API server would have created for a pod in a new namespace. (Remembered per
-        namespace name: one per namespace the pods of a run create.)"""
-        name = (namespace.get("metadata") or {}).get("name") or ""
-        if name in self.snapshot.namespaces:
-            return self.snapshot
-        if name not in self._with_namespace:
-            snap = self.snapshot
-            labels = dict((namespace.get("metadata") or {}).get("labels") or {})
-            objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
-            self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
-        return self._with_namespace[name]
-
-
-def _kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
-                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str],
-                                           dict[tuple[str, str], list[str]]]:
-    """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
-    admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
-    set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
-    objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
-    critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
-    Failed, its reason and message) with its event's (reason, message), what is said of them,
-    and by (namespace, name) the pods a critical pod's kubelet evicted to admit it. `stored` pods
-    ran already. Cheap when every pod is admitted even with all the others
-    there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
-    moves."""
-    from kexplain.controllers.kubelet import admission
-    candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
-                  and snapshot.get(str(o["spec"]["nodeName"])) is not None
-                  and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
-    if bound and (stored or all(_admitted_among_all(pod, snapshot, kube) for pod, _ in candidates)):
-        return snapshot, {}, [], {}
-    if bound:
-        for pod, _ in candidates:
-            snapshot = snapshot.without_pod(pod.node_name, pod.namespace, pod.name)
-    failed: dict[int, tuple[dict[str, Any], tuple[str, str]]] = {}
-    said: list[str] = []
-    evicted: dict[tuple[str, str], list[str]] = {}
-    for pod, src in candidates:
-        info = snapshot.get(pod.node_name)
-        verdict = admission(pod, info, kube) if not stored and info is not None else None
-        if verdict is not None and not verdict.admitted:
-            failed[id(pod.obj)] = ({**pod.obj, "status": {**pod.status, "phase": "Failed", "reason": verdict.reason,
-                                                          "message": verdict.status_message}},
-                                   (verdict.reason, verdict.message))
-            said.append(f"{src}: {describe(pod.obj)}: spec.nodeName is {pod.node_name}: its kubelet rejects it "
-                        f"({verdict.reason}: {verdict.message}): the pod fails, and takes no room")
-            continue
-        for victim in (verdict.evicted if verdict is not None else ()):
-            namespace, _, name = victim.partition("/")
-            snapshot = snapshot.without_pod(pod.node_name, namespace, name)
-        if verdict is not None and verdict.evicted:
-            evicted[(pod.namespace, pod.name)] = list(verdict.evicted)
-        snapshot = snapshot.with_pod_bound(pod)
-    return snapshot, failed, said, evicted
-
-
-def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
-    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
-    there (its own binding taken away)."""
-    from kexplain.controllers.kubelet import admission
-    info = snapshot.get(pod.node_name)
-    if info is None:
-        return True
-    info = info.clone()
-    if any(p.key == pod.key for p in info.pods):
-        info.remove_pod(pod)
-    verdict = admission(pod, info, kube)
-    return verdict.admitted and not verdict.evicted
-
-
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,
               max_bytes: int = DEFAULT_MAX_BYTES, max_objects: int = DEFAULT_MAX_OBJECTS,
               stdin: BinaryIO | None = None, validate: str = "strict",
-              kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> Pool:
-    """The cluster of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
+              kube: KubeVersion = DEFAULT_VERSION, version: VersionChoice | None = None) -> ClusterState:
+    """The cluster state of `--nodes`, checked as kubectl `--validate` asks (`check_objects`), admitted
     (unless `stored`) and snapshotted once, with the scheduler configuration of `config_path`, as
     `kube`'s API server and kube-scheduler take them; with a `version` choice, as the version it
     settles on once the objects are read (a snapshot's recorded one, unless one is given), whose
-    warnings lead the pool's."""
+    warnings lead the state's."""
     with bulk_load():
         # The configuration is checked first (before a large snapshot is read), unless the
         # version it is read as depends on that snapshot.
@@ -1198,64 +634,12 @@ def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, st
         if config is None:
             kube, warnings = settled_version(version or VersionChoice(), loaded)
             config = read_config(config_path, max_bytes, max_objects, kube)
-        pool = _pool_of(loaded, config, stored, validate)
+        pool = state_of(loaded, config, stored, validate)
         pool.warnings[:0] = warnings + config.notes
         return pool
 
 
-def _pool_of(loaded: Objects, config: SchedulerConfig, stored: bool, validate: str,
-             problems: Problems = RAISE) -> Pool:
-    """The pool of cluster objects read already, as `config`'s version admits them; an object
-    refused goes to `problems` (`admitting`)."""
-    kube = config.kube
-    index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
-    checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
-                            problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
-    cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
-    from kexplain.admission import admit
-    from kexplain.admission.podsecurity import refused_namespaces
-    absent = refused_namespaces(cluster) if not stored else frozenset()
-    every = cluster
-    admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
-                                                  absent=absent | left_out_namespaces(every, objs)), cluster, problems)
-    if not stored:
-        absent |= left_out_namespaces(every, used)
-    cluster = admitted.objects
-    if not stored:
-        from kexplain.controllers.persistentvolume import half_bound_notes
-        warnings += half_bound_notes(cluster)
-    warnings += budget_notes(cluster)
-    snapshot, nominated = build_cluster(cluster)
-    keys = _pod_keys(cluster)
-    context = admission_context(cluster)
-    others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
-    return Pool(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster, other_kinds=others, absent_namespaces=absent)
-
-
-def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
-    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
-    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
-    rows = columns.rows_of(cluster)
-    if rows is not None:
-        try:
-            keys = set(compress(zip(rows.namespaces, rows.names), map(eq, rows.kinds, repeat("Pod"))))
-        except TypeError:           # (a name no key: asked object by object, as written)
-            pass
-        else:
-            unnamed = [key for key in keys if not (key[0] and key[1])]
-            keys.difference_update(unnamed)
-            keys.update((namespace or "default", name or "") for namespace, name in unnamed)
-            return keys
-    keys = set()
-    for o, _ in cluster:
-        if o.get("kind") == "Pod":
-            meta = o.get("metadata") or {}
-            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
-    return keys
-
-
-def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: Pool, *, stored: bool = False,
+def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: ClusterState, *, stored: bool = False,
                itself: bool = False, later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
     """`Inputs` for one pending pod against a loaded pool: the pod goes through admission as
     `load` would (against the pool's PriorityClasses and RuntimeClasses, refused when a pod of

@@ -125,7 +125,7 @@ class PendingPass:
             cluster = _with_victims(cluster, victims)
         if not self.objects and not self.created:
             return cluster
-        from kexplain.explain.inputs import cluster_with
+        from kexplain.state.apply import cluster_with
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
 
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":

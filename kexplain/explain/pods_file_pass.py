@@ -19,7 +19,8 @@ from typing import Any
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.errors import Source
 from kexplain.explain.batch import explain_batch
-from kexplain.explain.inputs import is_bound_pod, load_read, of_kinds
+from kexplain.explain.inputs import load_read
+from kexplain.state.objects import is_bound_pod, of_kinds
 from kexplain.explain.pending_pass import PassBuilder, PendingPass, ephemeral_claims, object_ref
 from kexplain.explain.placement import chosen_node
 from kexplain.explain.request import Request, RunOptions

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.errors import AdmissionRejected, KexplainError
-from kexplain.explain.inputs import Loaded, Objects, load_read
+from kexplain.explain.inputs import Loaded, load_read
+from kexplain.state.objects import Objects
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.features import KubeVersion, version_json

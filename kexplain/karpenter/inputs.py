@@ -258,7 +258,7 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     from kexplain.admission import admit
     from kexplain.admission.shapes import ShapeIndex
     from kexplain.apimachinery import columns
-    from kexplain.explain.inputs import CLUSTER_KINDS
+    from kexplain.state.objects import CLUSTER_KINDS
     from kexplain.load.manifests import check_objects
 
     # A dump's rows (`columns.Dump`: kind, apiVersion, name, namespace, stored) stay its objects'

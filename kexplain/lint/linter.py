@@ -13,7 +13,7 @@ PATH...` and `kexplain DIR` take them: their Pods and workloads are scheduled as
 schedules a file, against the pool as the set leaves it (its objects of the kinds the scheduler
 reads: PVCs, PriorityClasses, StorageClasses, Services, ResourceClaimTemplates, bound Pods, ...,
 join the pool as `kubectl apply` would create them, with the claims of its StatefulSets:
-`kexplain.explain.inputs.PodFile`, `Pool.extended`), as one batch
+`kexplain.explain.inputs.PodFile`, `ClusterState.extended`), as one batch
 (`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
 before the next is scheduled, so they take room from each other, whatever file they are in. An
 object the API server would refuse is an `admission` finding of its own and is not scheduled;
@@ -53,7 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool 
     from kexplain.explain.batch import Outcome, Queue
     from kexplain.explain.placement import Placement
     from kexplain.explain.request import RunOptions, VersionChoice
-    from kexplain.explain.inputs import Entry, Inputs, Pool
+    from kexplain.explain.inputs import Entry, Inputs
+    from kexplain.state.cluster import ClusterState
 
 
 class Severity(IntEnum):
@@ -311,7 +312,7 @@ class LintOptions:
         return self.k8s_version or self.kube.minor
 
 
-def _cluster_hpas(pool: "Pool", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
+def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
     """The HPAs of the pool's objects (`podautoscaler.of_cluster`), as explain takes those of
     --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
     raised, as any object of the pool the API server refuses."""
@@ -332,7 +333,7 @@ class Linter:
 
     def __init__(self, options: LintOptions, stdin: BinaryIO | None = None,
                  suggester: Suggester | None = None, store: SchemaStore | None = None,
-                 pool: "Pool | None" = None, progress: Progress | None = None) -> None:
+                 pool: "ClusterState | None" = None, progress: Progress | None = None) -> None:
         self.options = options
         self.progress = progress
         self._scheduled_pods = self._planned_pods = 0      # for `progress`: pods placed, and planned
@@ -447,7 +448,7 @@ class Linter:
         return out
 
     def _set_cluster(self, items: list[Document], path: str, gone: frozenset[str] = frozenset()) -> "_SetCluster":
-        """The pool as the set leaves it (`Pool.extended`): its objects of the kinds the
+        """The pool as the set leaves it (`ClusterState.extended`): its objects of the kinds the
         scheduler reads (its Pods bound by spec.nodeName too, when they are all it has to
         schedule: created in the set's order, as explain creates them), and its StatefulSets'
         claims. An object the API server would refuse is left out and becomes an `admission`
@@ -455,7 +456,9 @@ class Linter:
         which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
         Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
         refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
-        from kexplain.explain.inputs import PodFile, created_objects, is_bound_pod, outside_namespaces, policies_after
+        from kexplain.explain.inputs import PodFile, created_objects, policies_after
+        from kexplain.state.apply import outside_namespaces
+        from kexplain.state.objects import is_bound_pod
 
         from kexplain.explain.pending_pass import owner_objects, set_objects
         from kexplain.controllers.podautoscaler import admitted as admitted_hpas
@@ -792,7 +795,7 @@ class Linter:
         except KexplainError as err:
             return [Finding("admission", loc, ref, err.message, field=err.field)]
         rejected = pool.kubelet_rejected.get((inputs.pod.namespace, inputs.pod.name))
-        if rejected is not None:        # rejected as the set was created, in its order (`Pool.extended`)
+        if rejected is not None:        # rejected as the set was created, in its order (`ClusterState.extended`)
             return [_kubelet_rejected(ref, loc, "spec.nodeName", node, *rejected)]
         inputs = replace(inputs, snapshot=inputs.snapshot.without_pod(node, inputs.pod.namespace, inputs.pod.name))
         trace = explain(inputs, self._run_options())        # (its kubelet's verdict: no cycle runs)
@@ -1283,7 +1286,7 @@ class _SetCluster:
     scheduled as one batch, in document order; what the autoscalers read of the set
     (`autoscaled`: its objects as applied; `created`: its StatefulSets' claims)."""
 
-    pool: "Pool"
+    pool: "ClusterState"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
     queued: list["_Queued"] = field(default_factory=list)
     hpas: dict[tuple[str, str, str], list[dict[str, Any]]] = field(default_factory=dict)   # by target, in order

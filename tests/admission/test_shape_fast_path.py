@@ -370,7 +370,7 @@ def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
     """The snapshot works out one pod's resources, host ports and affinity terms per shape
     (`PodInfo.facts_key`): every pod's, and every node's sums and lists, are those of a
     snapshot that works them out pod by pod."""
-    from kexplain.explain.inputs import build_cluster
+    from kexplain.state.build import build_cluster
     try:
         cluster = amplified(load_objects([str(case / "cluster.yaml")]))
         result = admit(cluster, None)
@@ -399,7 +399,7 @@ def assert_same_snapshot(by_shape: Any, by_pod: Any) -> None:
 def test_snapshot_shares_ports_and_affinity_terms_per_shape() -> None:
     """Replicas with host ports and pod (anti-)affinity: one shape, its facts worked out once
     and taken by the others; the snapshot is the one built pod by pod."""
-    from kexplain.explain.inputs import build_cluster
+    from kexplain.state.build import build_cluster
 
     def make(i: int) -> dict:
         p = pod(f"web-{i}", f"n{i % 3 + 1}")
@@ -427,7 +427,7 @@ def test_snapshot_from_shapes_is_not_vacuous() -> None:
             result = admit(amplified(load_objects([str(case / "cluster.yaml")])), None)
         except KexplainError:
             continue
-        from kexplain.explain.inputs import build_cluster
+        from kexplain.state.build import build_cluster
         pods = list(build_cluster(result.objects)[0].all_pods())
         shared += len(pods) - len({id(p.facts) for p in pods})
     assert shared > 100

@@ -12,7 +12,8 @@ from kexplain.admission import admit
 from kexplain.admission.pipeline import is_stored
 from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected, InputError, Source
-from kexplain.explain.inputs import build_cluster, load_inputs
+from kexplain.explain.inputs import load_inputs
+from kexplain.state.build import build_cluster
 from kexplain.explain.request import Request
 
 SRC = Source("cluster.json", 1)

@@ -247,10 +247,12 @@ def test_hundreds_of_nodes_build_the_cluster_once(tmp_path, monkeypatch):
     (the copies are independent): no snapshot is rebuilt per node. (Its time is measured by
     benchmarks/budgets_bench.py.)"""
     import kexplain.explain.inputs as inputs
+    import kexplain.state.cluster as state
 
     builds: list[int] = []
-    build = inputs.build_cluster
-    monkeypatch.setattr(inputs, "build_cluster", lambda cluster: builds.append(len(cluster)) or build(cluster))
+    build = state.build_cluster
+    for module in (inputs, state):
+        monkeypatch.setattr(module, "build_cluster", lambda cluster: builds.append(len(cluster)) or build(cluster))
     objs = []
     for i in range(300):
         objs.append(node(f"n{i:03d}", "4", zone=f"z{i % 3}"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from kexplain.errors import Source
-from kexplain.explain.inputs import build_cluster
+from kexplain.state.build import build_cluster
 
 
 def objects() -> list[tuple[dict, Source]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
-from kexplain.explain.inputs import _pod_keys
+from kexplain.state.cluster import _pod_keys
 
 SRC = Source("cluster.json")
 

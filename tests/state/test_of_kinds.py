@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
-from kexplain.explain.inputs import CLUSTER_KINDS, of_kinds
+from kexplain.state.objects import CLUSTER_KINDS, of_kinds
 
 SRC = Source("cluster.json")
 

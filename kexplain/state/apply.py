@@ -1,0 +1,146 @@
+"""A set of objects applied to a cluster, as `kubectl apply` leaves it: an object the cluster has
+patched onto it (`cluster_with`), an object the API server refuses left out and the rest applied
+(`admitting`), and what a refused Namespace takes with it (`left_out_namespaces`,
+`outside_namespaces`)."""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, TypeVar
+
+from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.errors import CLUSTER_SCOPED_KINDS as _CLUSTER_SCOPED, KexplainError, NamespaceNotFound, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.load.apply_patch import apply_onto
+from kexplain.load.problems import RAISE, Problems
+from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, Objects, object_key, of_kinds
+
+T = TypeVar("T")
+
+
+def admitting(attempt: Callable[[Objects], T], objects: Objects, problems: Problems = RAISE,
+              owned: frozenset[int] = frozenset()) -> tuple[T, Objects]:
+    """`attempt(objects)` (an admission of them), and the objects it was made with. When
+    `problems` collect and the API server refuses one of `objects` (the error names it), the
+    refusal goes to `problems` and the attempt is made again without that object, as `kubectl
+    apply` goes on with the others; any other error is raised, and so is the refusal of an object
+    of `owned` (ids: what a controller creates for the pod explained, a StatefulSet's claims,
+    without which there is no pod)."""
+    while True:
+        try:
+            return attempt(objects), objects
+        except KexplainError as err:
+            rest = _without(objects, err) if problems.keep else None
+            if rest is None or any(id(o) in owned for o in _dropped(objects, rest)):
+                raise
+            problems.add(err)
+            objects = rest
+
+
+_NAMESPACE = frozenset({"Namespace"})
+
+
+_OBJECT = operator.itemgetter(0)
+
+
+def left_out_namespaces(before: Objects, after: Objects) -> frozenset[str]:
+    """The names of the Namespaces of `before` that `after` does not have (by identity): refused,
+    so they do not exist, and NamespaceLifecycle refuses what is created in them (`admit`'s
+    `absent`), where a namespace the input does not name is taken as one the cluster has."""
+    namespaces = [o for o, _ in of_kinds(before, _NAMESPACE) if isinstance(o.get("metadata"), dict)]
+    if not namespaces:          # (a dump's 150,000 objects are not asked one by one)
+        return frozenset()
+    kept = {id(o) for o in namespaces}.intersection(map(id, map(_OBJECT, after)))
+    return frozenset(str(o["metadata"].get("name") or "") for o in namespaces if id(o) not in kept)
+
+
+def outside_namespaces(objs: Objects, absent: frozenset[str]) -> tuple[Objects, list[KexplainError]]:
+    """`objs` without the objects of the built-in namespaced kinds admission does not read (a
+    ConfigMap, a HorizontalPodAutoscaler, a Role...) whose namespace is `absent` (its Namespace
+    was refused), and NamespaceLifecycle's refusal of each (`namespaces "team" not found`):
+    everything the input creates in a namespace that does not exist is refused. The kinds
+    admission reads (`CLUSTER_KINDS`, Pods and workloads) are refused where they are admitted."""
+    if not absent:
+        return objs, []
+    kept: Objects = []
+    refused: list[KexplainError] = []
+    for o, s in objs:
+        kind = o.get("kind")
+        meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+        namespace = str(meta.get("namespace") or "default")
+        if isinstance(kind, str) and kind not in CLUSTER_KINDS and kind not in POD_KINDS and kind not in _CLUSTER_SCOPED \
+                and namespace in absent and is_builtin_kind(o.get("apiVersion"), kind):
+            refused.append(NamespaceNotFound(f"namespaces {go_quote(namespace)} not found", source=s, obj=o))
+            continue
+        kept.append((o, s))
+    return kept, refused
+
+
+def _dropped(objects: Objects, rest: Objects) -> list[dict[str, Any]]:
+    kept = {id(o) for o, _ in rest}
+    return [o for o, _ in objects if id(o) not in kept]
+
+
+def _without(objects: Objects, err: KexplainError) -> Objects | None:
+    """`objects` less the one `err` is about (by its source, then the object itself or its
+    name); None when it is about none of them."""
+    if err.source is None:
+        return None
+    same = [i for i, (_, s) in enumerate(objects) if s is err.source or s == err.source]
+    key = object_key(err.obj) if isinstance(err.obj, dict) else None
+    if key is not None:         # (an object without a name: the one of its document)
+        same = [i for i in same if objects[i][0] is err.obj or object_key(objects[i][0]) == key]
+    if not same:
+        return None
+    drop = set(same)
+    return [item for i, item in enumerate(objects) if i not in drop]
+
+
+def cluster_with(cluster: Objects, file_objects: Objects, created: Objects = (),
+                 kinds: frozenset[str] | None = CLUSTER_KINDS, *, kube: KubeVersion = DEFAULT_VERSION,
+                 problems: Problems | None = None) -> Objects:
+    """The cluster after the POD file is applied to it, as `kubectl apply` would leave it.
+
+    An object of the file that the cluster has already (same kind, namespace and name) is
+    patched onto the cluster's as `kubectl apply` patches it (`load.apply_patch.apply_onto`: a
+    three-way merge, the cluster's fields the file does not set kept), in the cluster's place (so
+    Nodes keep their order); an update the API server refuses (an immutable field changed)
+    leaves the cluster's object as it is, and the refusal goes to `problems` (raised unless it
+    collects; None: not said again). The file's other objects come after the cluster's, in
+    file order. `created` are objects a controller creates unless they exist (a StatefulSet's
+    claims): each is added only if neither the cluster nor the file has it, so a claim that
+    exists is used as it is. No object is listed twice. Only the file's objects of `kinds` are
+    applied (the scheduler's; None: every kind, as the autoscalers read more)."""
+    file_objects = of_kinds(file_objects, kinds) if kinds is not None else list(file_objects)
+    if not file_objects and not created:
+        return cluster
+    by_key: dict[tuple[str, str, str], tuple[dict[str, Any], Source]] = {}
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is not None:
+            by_key.setdefault(k, (o, s))
+    out: Objects = []
+    placed: set[tuple[str, str, str]] = set()
+    for o, s in cluster:
+        k = object_key(o) if by_key and (kinds is None or o.get("kind") in kinds) else None
+        if k is not None and k in by_key:
+            if k not in placed:
+                update = apply_onto((o, s), by_key[k], kube=kube)
+                if update.refused is not None and problems is not None:
+                    problems.add(update.refused)
+                out.append(update.applied)
+                placed.add(k)
+            continue
+        out.append((o, s))
+    for o, s in file_objects:
+        k = object_key(o)
+        if k is None or k not in placed:
+            out.append((o, s))
+    if created:
+        known = {object_key(o) for o, _ in out}
+        for o, s in created:
+            k = object_key(o)
+            if k is None or k not in known:
+                out.append((o, s))
+                known.add(k)
+    return out

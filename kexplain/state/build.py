@@ -1,0 +1,227 @@
+"""The snapshot of a cluster state (nodes with their bound pods, the other kinds by kind) and the
+pods nominated to its nodes, built from admitted or stored objects; and the set's pods bound by
+hand, as their kubelets admit them (`kexplain.controllers.kubelet`)."""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import compress, repeat
+from operator import eq
+from typing import Any
+
+from kexplain.apimachinery import columns
+from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.controllers.disruption import with_status as budgets_with_status
+from kexplain.controllers.kubelet import admission
+from kexplain.errors import InputError, KexplainError, describe
+from kexplain.features import KubeVersion
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.state.objects import Objects
+
+def build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+    """The snapshot (nodes with their bound pods, and the other kinds) and the nominated pods
+    by node, from admitted or stored cluster objects, a PodDisruptionBudget without a status
+    given the disruption controller's (`controllers.disruption`). Several pods can share
+    one cluster. The collector pauses meanwhile (`bulk_load`)."""
+    try:
+        with bulk_load():
+            return _build_cluster(cluster)
+    except KexplainError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, ArithmeticError) as exc:
+        raise _unreadable(cluster, exc) from None
+
+
+def _build_cluster(cluster: Objects) -> tuple[Snapshot, dict[str, list[PodInfo]]]:
+    nodes: Objects = []
+    pods: list[dict[str, Any]] = []
+    unbound: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    rows = columns.rows_of(cluster)
+    try:            # 150,000 objects split by kind in C: their rows' kinds, or asked of each
+        objects = columns.objects(cluster)
+        kinds = rows.kinds if rows is not None else columns.kinds(objects)
+    except columns.NotPlain:
+        kinds = None
+    if kinds is not None:       # (in C: `compress` by each kind's column of verdicts)
+        is_pod, is_node = list(map(eq, kinds, repeat("Pod"))), list(map(eq, kinds, repeat("Node")))
+        pods = list(compress(objects, is_pod))
+        nodes = list(compress(cluster, is_node))
+        others = list(compress(objects, map(operator.not_, map(operator.or_, is_pod, is_node))))
+    else:
+        for o, s in cluster:
+            kind = o.get("kind")
+            if kind == "Pod":
+                pods.append(o)
+            elif kind == "Node":
+                nodes.append((o, s))
+            else:
+                others.append(o)
+    others = budgets_with_status(others, pods)      # the disruption controller's, where none is written
+    parts = _BuiltFrom([o for o, _ in nodes], pods)
+    last = _LAST_BUILT[0] if _LAST_BUILT else None
+    replaced = last[0].replaced_in(parts) if last is not None else None
+    patched = _patched(last[1], replaced) if last is not None and replaced else None
+    if replaced is not None and (patched is not None or not replaced):   # its nodes and indexes, these objects
+        listed = Snapshot.build([], [], others)
+        snapshot = (patched or last[1]).with_objects(listed.namespaces, listed.objects)    # type: ignore[index]
+        if patched is not None:
+            _LAST_BUILT[:] = [(parts, patched)]
+        unbound = parts.unbound
+    else:           # (the pods without a node put in `unbound` by the one pass over them)
+        snapshot = Snapshot.build(nodes, pods, others, unbound)
+        _LAST_BUILT[:] = [(parts, snapshot)]
+    nominated: dict[str, list[PodInfo]] = {}
+    for p in unbound:
+        if (p.get("status") or {}).get("nominatedNodeName"):
+            info = PodInfo(p)
+            nominated.setdefault(info.nominated_node_name, []).append(info)
+    return snapshot, nominated
+
+
+@dataclass(frozen=True)
+class _BuiltFrom:
+    """What a snapshot was built from: its nodes and pods (the very objects). Only the bound
+    pods are compared (`bound`, split off only when a second build asks): each build reads its
+    own pods without a node for the nominated pods, and CA's loop leaves the cluster's pending
+    pods out of its cluster where the explanation keeps them."""
+
+    nodes: list[dict[str, Any]]
+    pods: list[dict[str, Any]]
+
+    @cached_property
+    def bound(self) -> list[dict[str, Any]]:
+        return [p for p in self.pods if type(p) is StoredPod or (p.get("spec") or {}).get("nodeName")]
+
+    @cached_property
+    def unbound(self) -> list[dict[str, Any]]:
+        return [p for p in self.pods if type(p) is not StoredPod and not (p.get("spec") or {}).get("nodeName")]
+
+    def replaced_in(self, other: "_BuiltFrom") -> list[tuple[dict[str, Any], dict[str, Any]]] | None:
+        """The pods `other` has in place of this one's (old, new), when it has the same nodes
+        and, but for at most MAX_REPLACED of them, the same bound pods, each replacement on its
+        pod's node (the victims a preemption marks terminating); [] for the same objects; None
+        otherwise."""
+        if not _same(self.nodes, other.nodes):
+            return None
+        mine, theirs = self.bound, other.bound
+        if len(mine) != len(theirs):
+            return None
+        at = list(compress(range(len(mine)), map(operator.is_not, mine, theirs)))
+        if len(at) > MAX_REPLACED:
+            return None
+        pairs = [(mine[i], theirs[i]) for i in at]
+        if any(((o.get("spec") or {}).get("nodeName") != (n.get("spec") or {}).get("nodeName")) for o, n in pairs):
+            return None
+        return pairs
+
+
+MAX_REPLACED = 64       # pods replaced in a cluster built before, patched into its snapshot (else built again)
+
+
+def _patched(snapshot: Snapshot, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> Snapshot | None:
+    """`snapshot` with the pods of `pairs` (old object, new object) replaced on their nodes
+    (`Snapshot.with_pods_replaced`); None when one is not there as its old object (a pod the
+    build left out: a finished one), or its new object is one the build would leave out."""
+    by_node: dict[str, dict[int, PodInfo]] = {}
+    for old, new in pairs:
+        info = PodInfo(new)
+        if info.status.get("phase") in ("Succeeded", "Failed"):
+            return None
+        ni = snapshot.get(info.node_name)
+        found = next((p for p in ni.pods if p.obj is old), None) if ni is not None else None
+        if found is None:
+            return None
+        by_node.setdefault(info.node_name, {})[id(found)] = info
+    for node, replaced in by_node.items():
+        snapshot = snapshot.with_pods_replaced(node, replaced)
+    return snapshot
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+# The last snapshot built and what from (one entry; it holds those objects, so no id is reused):
+# `kexplain POD --node-groups` and `kexplain pod NAME` build the scheduler's cluster, then the
+# Cluster Autoscaler's loop builds its own from the same stored objects, and gets this one's
+# nodes and indexes (`Snapshot.with_objects`: its own other objects, and nothing a plugin of the
+# other profile cached) instead of building 5,000 nodes and 150,000 pods again.
+_LAST_BUILT: list[tuple[_BuiltFrom, Snapshot]] = []
+
+
+def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
+    """The error for a cluster the model could not read. Admitted objects were type-checked;
+    stored ones are trusted until then (checking 150k pods up front costs seconds), so find
+    the first object that would not decode and name its field."""
+    from kexplain.admission.decode import SCHEMAS, check_decodes
+    from kexplain.admission.pipeline import copy_json
+    for obj, src in cluster:
+        if obj.get("kind") in SCHEMAS:
+            try:
+                check_decodes(copy_json(obj), src)
+            except KexplainError as err:
+                return err
+            except RecursionError:
+                return InputError("object is nested too deeply", source=src, obj=obj)
+    return InputError(f"cannot read the cluster: {type(exc).__name__}: {exc}",
+                      source=cluster[0][1] if cluster else None)
+
+
+def kubelets_admit(snapshot: Snapshot, pods: Objects, kube: KubeVersion, bound: bool,
+                    stored: bool) -> tuple[Snapshot, dict[int, tuple[dict[str, Any], tuple[str, str]]], list[str],
+                                           dict[tuple[str, str], list[str]]]:
+    """The set's pods bound by spec.nodeName, created one after another: each node's kubelet
+    admits or rejects them (`kexplain.explain.kubelet`), against what it runs already and the
+    set's pods it admitted before. `bound`: `snapshot` has them bound already (rebuilt from the
+    objects), else it has none of them. Returns the snapshot with the admitted ones bound (and a
+    critical pod's evictions gone), by id the rejected pods as the kubelet leaves them (phase
+    Failed, its reason and message) with its event's (reason, message), what is said of them,
+    and by (namespace, name) the pods a critical pod's kubelet evicted to admit it. `stored` pods
+    ran already. Cheap when every pod is admitted even with all the others
+    there (a kubelet that admits a pod among more pods admits it among fewer): then nothing
+    moves."""
+    candidates = [(PodInfo(o), s) for o, s in pods if (o.get("spec") or {}).get("nodeName")
+                  and snapshot.get(str(o["spec"]["nodeName"])) is not None
+                  and (o.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    if bound and (stored or all(_admitted_among_all(pod, snapshot, kube) for pod, _ in candidates)):
+        return snapshot, {}, [], {}
+    if bound:
+        for pod, _ in candidates:
+            snapshot = snapshot.without_pod(pod.node_name, pod.namespace, pod.name)
+    failed: dict[int, tuple[dict[str, Any], tuple[str, str]]] = {}
+    said: list[str] = []
+    evicted: dict[tuple[str, str], list[str]] = {}
+    for pod, src in candidates:
+        info = snapshot.get(pod.node_name)
+        verdict = admission(pod, info, kube) if not stored and info is not None else None
+        if verdict is not None and not verdict.admitted:
+            failed[id(pod.obj)] = ({**pod.obj, "status": {**pod.status, "phase": "Failed", "reason": verdict.reason,
+                                                          "message": verdict.status_message}},
+                                   (verdict.reason, verdict.message))
+            said.append(f"{src}: {describe(pod.obj)}: spec.nodeName is {pod.node_name}: its kubelet rejects it "
+                        f"({verdict.reason}: {verdict.message}): the pod fails, and takes no room")
+            continue
+        for victim in (verdict.evicted if verdict is not None else ()):
+            namespace, _, name = victim.partition("/")
+            snapshot = snapshot.without_pod(pod.node_name, namespace, name)
+        if verdict is not None and verdict.evicted:
+            evicted[(pod.namespace, pod.name)] = list(verdict.evicted)
+        snapshot = snapshot.with_pod_bound(pod)
+    return snapshot, failed, said, evicted
+
+
+def _admitted_among_all(pod: PodInfo, snapshot: Snapshot, kube: KubeVersion) -> bool:
+    """Whether `pod`'s kubelet admits it, evicting nothing, with every other pod of its node
+    there (its own binding taken away)."""
+    info = snapshot.get(pod.node_name)
+    if info is None:
+        return True
+    info = info.clone()
+    if any(p.key == pod.key for p in info.pods):
+        info.remove_pod(pod)
+    verdict = admission(pod, info, kube)
+    return verdict.admitted and not verdict.evicted

@@ -1,0 +1,222 @@
+"""The cluster state: the cluster read, decoded and admitted once, in the role of the Cluster
+Autoscaler's ClusterSnapshot or an informer cache. Every decision reads it and layers its changes
+on it (`ClusterState.extended`: a set of objects applied; pods placed on its snapshot), never
+admitting the cluster again."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
+from operator import eq
+from typing import Any
+
+from kexplain.admission import admit
+from kexplain.admission.pipeline import BUILTIN
+from kexplain.admission.podsecurity import refused_namespaces
+from kexplain.admission.shapes import ShapeIndex
+from kexplain.apimachinery import columns
+from kexplain.config import SchedulerConfig
+from kexplain.controllers.disruption import notes as budget_notes, with_status as budgets_with_status
+from kexplain.controllers.persistentvolume import half_bound_notes, settle
+from kexplain.errors import Source
+from kexplain.features import KubeVersion
+from kexplain.load.manifests import check_objects
+from kexplain.load.problems import RAISE, Problems
+from kexplain.model.pod import PodInfo
+from kexplain.model.snapshot import Snapshot
+from kexplain.state.apply import admitting, cluster_with, left_out_namespaces
+from kexplain.state.build import build_cluster, kubelets_admit
+from kexplain.state.objects import CLUSTER_KINDS, VOLUME_KINDS, Objects, admission_context, is_bound_pod, object_key, \
+    of_kinds
+
+@dataclass
+class ClusterState:
+    """A cluster read, decoded, admitted (unless stored) and snapshotted once, as `kube`'s API
+    server and controllers leave it, to explain many pods against it and to answer every
+    autoscaler from it.
+
+    `state_of` builds it; `kexplain.explain.inputs.inputs_for` admits one pending pod against
+    it. The snapshot is shared by every pod and never changed. `extended` is the state a set of
+    objects leaves (a POD file's, a linted file's: `cluster_with`), admitted alone.
+    """
+
+    snapshot: Snapshot
+    config: SchedulerConfig     # the scheduler's configuration (its version's API server admitted the objects)
+    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
+    admission_context: Objects = field(default_factory=list)
+    pod_keys: frozenset[tuple[str, str]] = frozenset()
+    warnings: list[str] = field(default_factory=list)
+    _with_namespace: dict[str, Snapshot] = field(default_factory=dict, repr=False)
+    objects: Objects = field(default_factory=list, repr=False)  # admitted, in order
+    # The objects of kinds the scheduler does not read, as checked (an autoscaler's: Karpenter's
+    # NodePools say whether its pass runs).
+    other_kinds: Objects = field(default_factory=list, repr=False)
+    # Namespaces the input named but the API server refused (`podsecurity.refused_namespaces`):
+    # they do not exist, so what is created in them is refused (`admit`'s `absent`).
+    absent_namespaces: frozenset[str] = frozenset()
+    # The set's pods bound by spec.nodeName that their kubelet rejected as they were created
+    # (`kubelets_admit`): (namespace, name) -> (reason, message), the kubelet's event.
+    kubelet_rejected: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
+    # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
+    # pods evicted (`namespace/name`)
+    kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def kube(self) -> KubeVersion:
+        """The version the state was read as (its configuration's): its API server admits what
+        joins the state."""
+        return self.config.kube
+
+    def extended(self, file_objects: Objects, created: Objects = (), *, stored: bool = False,
+                 problems: Problems = RAISE, absent: frozenset[str] = frozenset()) -> "ClusterState":
+        """This state with the cluster objects of a POD file (or of a linted file) applied to
+        it, as `cluster_with` says: the file's version of an object the pool has is patched onto it,
+        `created` objects (a StatefulSet's claims) are added unless they exist. The new objects
+        are admitted as the pool's were (unless `stored`), against the pool's StorageClasses,
+        PriorityClasses, RuntimeClasses, Namespaces and the Nodes their pods are bound to.
+        This pool is not changed; without new objects it is returned as it is. A new object the
+        API server refuses goes to `problems` (raised unless it collects: then it is left out).
+        `absent`: namespaces refused already (a caller that left their Namespace out), besides
+        those of `file_objects` the API server refuses and the pool's own."""
+        if not created and not of_kinds(file_objects, CLUSTER_KINDS):
+            return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
+        merged = cluster_with(self.objects, file_objects, created, kube=self.kube, problems=problems)
+        old = {id(o) for o, _ in self.objects}
+        new = [(o, s) for o, s in merged if id(o) not in old]
+        if not new:
+            return self
+        new_keys = {object_key(o) for o, _ in new} - {None}
+        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
+        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
+            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
+        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
+                           if o.get("kind") == "Namespace"}
+        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
+            - kept_namespaces
+        every = context + new
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube,
+                                                      absent=absent | left_out_namespaces(every, objs)), every, problems)
+        if not stored:
+            absent |= left_out_namespaces(every, used)
+        if len(used) < len(context) + len(new):        # some refused: left out
+            kept = {id(o) for o, _ in used}
+            new = [(o, s) for o, s in new if id(o) in kept]
+            merged = [(o, s) for o, s in merged if id(o) in old or id(o) in kept]
+        sources = {id(s) for _, s in new}
+        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
+        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
+                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
+        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
+            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
+            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
+        else:                               # (a List unwrapped) the pool's objects, then the new ones
+            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        provisioned: list[str] = []
+        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
+            settled = settle(objects, lambda o, s: id(s) in sources)
+            objects = settled.objects
+            provisioned = settled.notes
+        added = admitted_new + namespaces_created
+        objects += namespaces_created
+        provisioned += budget_notes(objects, {id(o) for o, _ in admitted_new if o.get("kind") == "PodDisruptionBudget"})
+        pods = [o for o, _ in added if o.get("kind") == "Pod"]
+        replaced_pods = any(k is not None and k[0] == "Pod" for k in new_keys & {object_key(o) for o, _ in self.objects})
+        rebuilt = any(o.get("kind") == "Node" for o, _ in added) or replaced_pods or len(pods) > 50
+        if rebuilt:
+            snapshot, nominated = build_cluster(objects)
+        else:                      # the same nodes: the other objects, then the file's bound pods
+            others: dict[str, list[dict[str, Any]]] = {}
+            namespaces: dict[str, dict[str, str]] = {}
+            for o, _ in objects:
+                kind = o.get("kind", "")
+                if kind in ("Node", "Pod"):
+                    continue
+                others.setdefault(kind, []).append(o)
+                if kind == "Namespace":
+                    meta = o.get("metadata") or {}
+                    namespaces[meta.get("name", "")] = dict(meta.get("labels") or {})
+            if "PodDisruptionBudget" in others:     # (the disruption controller's status, where none is written)
+                others["PodDisruptionBudget"] = budgets_with_status(
+                    others["PodDisruptionBudget"], [o for o, _ in objects if o.get("kind") == "Pod"])
+            snapshot, nominated = self.snapshot.with_objects(namespaces, others), self.nominated
+        snapshot, failed, said, evictions = kubelets_admit(snapshot, [(o, s) for o, s in added if o.get("kind") == "Pod"],
+                                                            self.kube, rebuilt, stored)
+        rejected = dict(self.kubelet_rejected)
+        evicted = {**self.kubelet_evicted, **evictions}
+        if failed:          # the kubelet set their phase: Failed pods, which take no room
+            objects = [(failed[id(o)][0] if id(o) in failed else o, src) for o, src in objects]
+            rejected.update({(PodInfo(o).namespace, PodInfo(o).name): why for o, why in failed.values()})
+        keys = set(self.pod_keys)
+        for o, _ in added:
+            if o.get("kind") == "Pod":
+                meta = o.get("metadata") or {}
+                keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+        context = admission_context(objects)
+        return ClusterState(snapshot, self.config, nominated, context, frozenset(keys),
+                    [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
+                    other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
+                    kubelet_evicted=evicted)
+
+    def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
+        """The state's snapshot, plus `namespace` (a Namespace object) if the state lacks it:
+        what the API server would have created for a pod in a new namespace. (Remembered per
+        namespace name: one per namespace the pods of a run create.)"""
+        name = (namespace.get("metadata") or {}).get("name") or ""
+        if name in self.snapshot.namespaces:
+            return self.snapshot
+        if name not in self._with_namespace:
+            snap = self.snapshot
+            labels = dict((namespace.get("metadata") or {}).get("labels") or {})
+            objects = {**snap.objects, "Namespace": [*snap.of_kind("Namespace"), namespace]}
+            self._with_namespace[name] = snap.with_objects({**snap.namespaces, name: labels}, objects)
+        return self._with_namespace[name]
+
+
+def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, validate: str = "strict",
+             problems: Problems = RAISE) -> ClusterState:
+    """The state of cluster objects read already, as the API server of `config`'s version takes
+    them (kubectl `--validate` as `validate` asks: `check_objects`) and admits them (unless
+    `stored`); an object refused goes to `problems` (`admitting`)."""
+    kube = config.kube
+    index = ShapeIndex()                # the pods' shapes, worked out once for both passes (this load only)
+    checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
+                            problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
+    cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
+    absent = refused_namespaces(cluster) if not stored else frozenset()
+    every = cluster
+    admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
+                                                  absent=absent | left_out_namespaces(every, objs)), cluster, problems)
+    if not stored:
+        absent |= left_out_namespaces(every, used)
+    cluster = admitted.objects
+    if not stored:
+        warnings += half_bound_notes(cluster)
+    warnings += budget_notes(cluster)
+    snapshot, nominated = build_cluster(cluster)
+    keys = _pod_keys(cluster)
+    context = admission_context(cluster)
+    others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
+    return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
+                objects=cluster, other_kinds=others, absent_namespaces=absent)
+
+
+def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
+    """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
+    of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""
+    rows = columns.rows_of(cluster)
+    if rows is not None:
+        try:
+            keys = set(compress(zip(rows.namespaces, rows.names), map(eq, rows.kinds, repeat("Pod"))))
+        except TypeError:           # (a name no key: asked object by object, as written)
+            pass
+        else:
+            unnamed = [key for key in keys if not (key[0] and key[1])]
+            keys.difference_update(unnamed)
+            keys.update((namespace or "default", name or "") for namespace, name in unnamed)
+            return keys
+    keys = set()
+    for o, _ in cluster:
+        if o.get("kind") == "Pod":
+            meta = o.get("metadata") or {}
+            keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
+    return keys
