@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from kexplain.apimachinery.columns import Rows
-from kexplain.apimachinery.stored_pods import DumpItems, StoredPod
+from kexplain.apimachinery.columns import DumpItems, Rows
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import InputError, Source
 
 

@@ -46,7 +46,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from kexplain.apimachinery import columns
 from kexplain.errors import KexplainError, Source
-from kexplain.apimachinery import stored_pods
+from kexplain.apimachinery import pod_lists, stored_pods
 from kexplain.load import json_parse
 from kexplain.load.gcpolicy import bulk_load
 
@@ -628,7 +628,7 @@ class ClusterReader:
                     refusals.append(payload)
                 continue
             path, body = payload
-            listed = stored_pods.pod_list(body, functools.partial(_stored, res=served)) \
+            listed = pod_lists.pod_list(body, functools.partial(_stored, res=served)) \
                 if served.kind == "Pod" and type(body) is bytes else None
             page = listed if listed is not None else self._decoded(body, path)
             meta = page.get("metadata")
@@ -834,7 +834,7 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
     except (UnicodeDecodeError, ValueError):
         text, meta = None, None
     if text is not None and meta is not None:
-        return data, meta       # (the bytes: a page of pods is read from them, `stored_pods.pod_list`)
+        return data, meta       # (the bytes: a page of pods is read from them, `pod_lists.pod_list`)
     try:
         body = json_parse.loads(data)
     except ValueError:
