@@ -8,7 +8,6 @@ plugins run in the server's fixed order before validation.
 """
 from __future__ import annotations
 
-import copy
 import datetime
 from dataclasses import dataclass, field
 from itertools import groupby, repeat
@@ -26,7 +25,7 @@ from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
 from kexplain.apimachinery import columns
 from kexplain.apimachinery import stored_pods
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain
-from kexplain.apimachinery.unstructured import flatten_lists, is_list
+from kexplain.apimachinery.unstructured import copy_json, flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes, decodes_unchanged
 from kexplain.admission.dra import KINDS as DRA_KINDS, RESOURCES as DRA_RESOURCES, DraServer, admit_dra, \
     qualified_kind
@@ -35,7 +34,7 @@ from kexplain.apimachinery.labels import (ANN_BETA_STORAGE_CLASS as BETA_STORAGE
                                           DEFAULT_STORAGE_CLASS_ANNOTATIONS as DEFAULT_CLASS_ANNOTATIONS)
 from kexplain.admission.validate_other import validate_namespace, validate_node, validate_pv, validate_pvc
 from kexplain.admission.validate_pod import validate_pod_create, validate_pod_status
-from kexplain.admission.workloads import generated_name, object_uid, pod_uid
+from kexplain.apimachinery.identity import generated_name, object_uid, pod_uid
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 
 KNOWN_KINDS = frozenset(SCHEMAS)
@@ -77,17 +76,6 @@ def is_stored(obj: object) -> bool:
 def _name(obj: dict) -> str:
     meta = obj.get("metadata")
     return (meta.get("name") or "") if isinstance(meta, dict) else ""
-
-
-def copy_json(value: object) -> object:
-    """Deep copy of YAML/JSON data (dicts, lists, scalars); much faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return copy.deepcopy(value)
 
 
 @dataclass

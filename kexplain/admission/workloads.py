@@ -31,9 +31,8 @@ strategies, a CronJob's schedule syntax and time zone, pod failure and success p
 """
 from __future__ import annotations
 
-import hashlib
-import uuid
 from contextlib import contextmanager
+from dataclasses import replace as with_path
 from typing import Any, Callable, Iterator, Sequence
 
 from kexplain.errors import AdmissionRejected, InputError, KexplainError, NamespaceNotFound, Source
@@ -42,7 +41,13 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.apimachinery.fielderrors import (FieldError, forbidden, go_quote, invalid, invalid_typed, invalid_message, not_supported,
                           required)
 from kexplain.apimachinery.names import is_dns1123_label, is_dns1123_subdomain, validate_labels
+from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.apimachinery.unstructured import copy_json
+from kexplain.admission import defaults, gated_fields
+from kexplain.admission.decode import SCHEMAS, check_decodes
 from kexplain.admission.validate_common import validate_annotations, validate_label_selector, validate_object_meta
+from kexplain.admission.validate_pod import validate_pod_create
+from kexplain.model.labels import SelectorError, parse_selector
 
 NameFn = Callable[[str], Sequence[str]]
 
@@ -72,9 +77,6 @@ CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"
 LEGACY_JOB_NAME_LABEL = "job-name"
 LEGACY_CONTROLLER_UID_LABEL = "controller-uid"
 
-_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
-_UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
-
 
 def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
@@ -84,66 +86,6 @@ def qualified_kind(kind: str) -> str:
     """`Deployment.apps`, `Job.batch`, `ReplicationController`: how apierrors names the kind."""
     group = GROUPS.get(kind, "")
     return f"{kind}.{group}" if group else kind
-
-
-_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # apimachinery utilrand: no vowels, no 0/1/3
-_NAME_SUFFIX_LENGTH = 5
-
-
-def generated_name(obj: dict, ordinal: int = 0) -> str:
-    """metadata.name; without one, the name the API server makes from metadata.generateName
-    before validating the object (the prefix and 5 random characters: kexplain derives them
-    from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
-    namespace and prefix in an input gets a name of its own); "" without either."""
-    meta = _dict(obj.get("metadata"))
-    name = meta.get("name")
-    if isinstance(name, str) and name:
-        return name
-    prefix = meta.get("generateName")
-    if not isinstance(prefix, str) or not prefix:
-        return ""
-    seed = f"{obj.get('kind')}/{meta.get('namespace') or ''}/{prefix}" + (f"/{ordinal}" if ordinal else "")
-    digest = hashlib.sha256(seed.encode()).digest()
-    return prefix + "".join(_NAME_SUFFIX_ALPHABET[b % len(_NAME_SUFFIX_ALPHABET)]
-                            for b in digest[:_NAME_SUFFIX_LENGTH])
-
-
-def object_uid(obj: dict) -> str:
-    """The object's uid: its own, or, in place of the random one the API server assigns on
-    create, one derived from its kind, namespace and name, so that a run repeats (a workload's
-    is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
-    meta = _dict(obj.get("metadata"))
-    uid, name = meta.get("uid"), meta.get("name")
-    if isinstance(uid, str) and uid:
-        return uid
-    if not (isinstance(name, str) and name):
-        name = generated_name(obj)
-    return uuid5_text(_UID_NAMESPACE_BYTES, f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{name}")
-
-
-def pod_uid(pod: dict) -> str:
-    """`object_uid` of a Pod whose metadata is a mapping with a name (a non-empty string) and
-    no uid, as every pod of a shape admitted by its patch is (`kexplain.admission.shapes`):
-    the same uid without the checks, for 150,000 pods."""
-    meta = pod["metadata"]
-    h = _POD_UID_SHA1.copy()
-    h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())
-    d = h.hexdigest()
-    return f"{d[:8]}-{d[8:12]}-5{d[13:16]}-{_VARIANT[d[16]]}{d[17:20]}-{d[20:32]}"    # as `uuid5_text`
-
-
-_POD_UID_SHA1 = hashlib.sha1(_UID_NAMESPACE_BYTES + b"Pod/")   # copied, never updated: the common prefix hashed once
-
-
-def uuid5_text(namespace: bytes, name: str) -> str:
-    """str(uuid.uuid5(UUID(bytes=namespace), name)), without the UUID object: admission makes
-    one for each of 150,000 pods written without a uid."""
-    h = hashlib.sha1(namespace + name.encode()).hexdigest()
-    # the version (5) in the 13th digit, the RFC 4122 variant in the top bits of the 17th
-    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
-
-
-_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}   # a hex digit with its top bits 10
 
 
 def _child(parent: dict, key: str) -> dict:
@@ -212,7 +154,6 @@ class _Selector:
     `ok` False when it does not convert (a bad operator, key or value)."""
 
     def __init__(self, raw: Any) -> None:
-        from kexplain.model.labels import SelectorError, parse_selector
         self.raw = raw
         self.ok = True
         self.parsed = None
@@ -452,7 +393,6 @@ def validate_workload(obj: dict) -> list[FieldError]:
     """The API server's field errors for a workload as written (after the defaulting that
     precedes validation); [] when it would store it. `obj` is not changed."""
     kind = obj.get("kind") or ""
-    from kexplain.admission.pipeline import copy_json
     work = copy_json(obj)
     assert isinstance(work, dict)
     meta = work.get("metadata") if isinstance(work.get("metadata"), dict) else {}
@@ -490,8 +430,6 @@ def check_workload(obj: dict, source: Source | None) -> None:
     try:
         errs = validate_workload(obj)
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
-        from kexplain.admission.decode import SCHEMAS, check_decodes
-        from kexplain.admission.pipeline import copy_json
         if obj.get("kind") in SCHEMAS:
             check_decodes(copy_json(obj), source or Source("-"))
         raise InputError(f"cannot read the workload: {type(exc).__name__}: {exc}", source=source, obj=obj) from None
@@ -571,9 +509,6 @@ def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: 
     refusal is then their controller's FailedCreate: a LimitRange's default limit below the
     template's request makes each pod invalid, not the workload), or when the errors are not
     all the template's (its name, kexplain's, is among them)."""
-    from dataclasses import replace as with_path
-
-    from kexplain.admission.validate_pod import validate_pod_create
     errs = validate_pod_create(_as_template(pod, workload, kube), kube)
     if not errs or any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
         return None
@@ -587,8 +522,6 @@ def _as_template(pod: dict, workload: dict, kube: KubeVersion) -> dict:
     template has, defaulted as the API server defaults a pod (and its fields of gates that are
     off dropped): what validating the template validates, none of the admission plugins'
     changes in it."""
-    from kexplain.admission import defaults, gated_fields
-    from kexplain.admission.pipeline import copy_json
     template: Any = workload
     for key in TEMPLATE_PATHS.get(str(workload.get("kind")), ("spec", "template")):
         template = template.get(key) if isinstance(template, dict) else None

@@ -14,6 +14,8 @@ from itertools import compress, repeat
 from operator import eq, itemgetter, methodcaller
 from typing import Any, Iterable, Iterator
 
+from kexplain.apimachinery.stored_pods import StoredPod
+
 _FIRST = itemgetter(0)
 _METADATA = methodcaller("get", "metadata")
 _KIND = methodcaller("get", "kind")
@@ -104,8 +106,6 @@ class Rows:
         names: list[Any] = []
         namespaces: list[Any] = []
         stored: list[bool] = []
-        from kexplain.apimachinery.stored_pods import StoredPod    # (it reads rows: imported when asked)
-
         for obj, _ in pairs:
             if type(obj) is not dict:
                 if type(obj) is not StoredPod:
@@ -173,3 +173,13 @@ def rows_of(pairs: Any) -> Rows | None:
     if type(pairs) is Dump and pairs.rows.plain and len(pairs.rows) == len(pairs):
         return pairs.rows
     return None
+
+
+class DumpItems(list):  # type: ignore[type-arg]
+    """A dump List's items with their `Rows`, read in the pass that decoded them."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, items: list[Any], rows: Rows) -> None:
+        super().__init__(items)
+        self.rows = rows

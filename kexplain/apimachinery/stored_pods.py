@@ -24,8 +24,6 @@ from typing import Any, Callable, Iterator
 import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
-from kexplain.apimachinery.columns import Rows
-
 _NO_TEXT = Raw(b"")      # a field the item does not have
 
 
@@ -147,12 +145,14 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
 
 
 _encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+decode_view = msgspec.json.Decoder(PodView).decode     # a pod's JSON text read as its view
 
 
 def view_of(obj: dict[str, Any]) -> PodView | None:
     """The view of a pod's object (as a dump holding it would be read); None when it has none."""
     try:
-        view = _view(_encode(obj))
+        view = decode_view(_encode(obj))
     except (TypeError, ValueError, OverflowError, msgspec.MsgspecError):
         return None
     return view if view.metadata is not None and view.spec is not None else None
@@ -267,137 +267,3 @@ def plain(obj: Any) -> Any:
     written out whole."""
     return obj.obj if type(obj) is StoredPod else obj
 
-
-class DumpItems(list):  # type: ignore[type-arg]
-    """A dump List's items with their `Rows`, read in the pass that decoded them."""
-
-    __slots__ = ("rows",)
-
-    def __init__(self, items: list[Any], rows: Rows) -> None:
-        super().__init__(items)
-        self.rows = rows
-
-
-class _List(Struct, forbid_unknown_fields=True):
-    """A dump's List or a page of a live list: its items as texts (any other field, and it is
-    read as it is)."""
-
-    items: list[Raw]
-    apiVersion: Raw = _NO_TEXT
-    kind: Raw = _NO_TEXT
-    metadata: Raw = _NO_TEXT
-
-
-_decode = msgspec.json.Decoder().decode
-_list = msgspec.json.Decoder(_List).decode
-_view = msgspec.json.Decoder(PodView).decode
-
-
-def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
-    """The value of a JSON text that is a `kind: List` whose items are objects with a kind (a
-    dump): what `json.loads` gives, but that its bound pods are `StoredPod`s and its
-    items a `DumpItems`. None for anything else (the caller decodes the text as it is)."""
-    top = _read_list(data, b'"List"', listed=False)
-    items = _read_items(top.items) if top is not None else None
-    return _value(top, "List", items) if items is not None else None
-
-
-def _read_list(data: bytes | memoryview, kind: bytes, listed: bool) -> _List | None:
-    """The list of `kind` (its JSON text) that `data` is, its items as texts, when they hold a
-    pod bound to a node (`_has_bound_pods`); None for anything else."""
-    if not (data.isascii() if isinstance(data, bytes) else bytes(data).isascii()):
-        return None         # (a string the decoder skips is not checked for UTF-8: read whole)
-    try:
-        top = _list(data)
-    except msgspec.DecodeError:
-        return None
-    return top if bytes(top.kind) == kind and _has_bound_pods(top.items, listed) else None
-
-
-def _value(top: _List, kind: str, items: list[Any]) -> dict[str, Any]:
-    """The list's value with `items`, its fields in the order the API server and kubectl write
-    them (nothing reads a list's own fields but its items)."""
-    out: dict[str, Any] = {"apiVersion": _whole(top.apiVersion)} if top.apiVersion else {}
-    out["items"] = items
-    out["kind"] = kind
-    if top.metadata:
-        out["metadata"] = _whole(top.metadata)
-    return out
-
-
-PROBES = 64             # items looked at for bound pods before a dump is read with views
-
-
-def _has_bound_pods(raws: list[Raw], listed: bool = False) -> bool:
-    """Whether items spread over the dump (`PROBES`) hold a pod bound to a node: else views
-    would be decoded for nothing (a file of pending pods, or of nodes), and the text is read
-    whole. `listed`: a typed list's items, which name no kind."""
-    step = max(1, len(raws) // PROBES)
-    kind = None if listed else "Pod"
-    for raw in raws[step // 2::step]:
-        try:
-            pod = _view(raw)
-        except msgspec.ValidationError:
-            continue
-        if pod.kind == kind and pod.metadata is not None and pod.spec is not None and pod.spec.nodeName:
-            return True
-    return False
-
-
-UNBOUND_RUN = 32        # pods in a row not bound to a node: pending pods, read whole from there
-
-
-def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None:
-    """The value of a `PodList` page (a live list's), but that its items are those `listed`
-    makes of them (kind and apiVersion, no managedFields), stored and bound ones read as
-    `StoredPod`s (their object made by `listed` when asked); None when it is not such a page
-    (the caller decodes it as it is)."""
-    page = _read_list(data, b'"PodList"', listed=True)
-    if page is None:
-        return None
-    items: list[Any] = []
-    for raw, pod in _bound_views(page.items, listed=True):
-        if pod is not None:
-            pod.kind, pod.apiVersion = "Pod", "v1"
-            items.append(StoredPod(raw, pod, listed))
-            continue
-        item = _whole(raw)
-        if type(item) is not dict:
-            return None
-        items.append(listed(item))
-    return _value(page, "PodList", items)
-
-
-def _bound_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
-    """Each item's text, with its view when it is a pod bound to a node (a `kind: Pod` of
-    `v1`; `listed`: an item of a typed list, which names neither), stored or not. Past
-    `UNBOUND_RUN` pods in a row that are not bound (pending pods), views are no longer tried:
-    they would be decoded for nothing."""
-    kind, api_version = (None, None) if listed else ("Pod", "v1")
-    unbound = 0
-    for raw in raws:
-        pod = None
-        if unbound < UNBOUND_RUN:
-            try:
-                pod = _view(raw)
-            except msgspec.ValidationError:
-                pass
-        if pod is not None and pod.kind == kind and pod.apiVersion == api_version and pod.metadata is not None:
-            if pod.spec is None or not pod.spec.nodeName:
-                unbound += 1
-                pod = None
-            else:
-                unbound = 0
-        else:
-            pod = None
-        yield raw, pod
-
-
-def _read_items(raws: list[Raw]) -> DumpItems | None:
-    """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
-    an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
-    from kexplain.apimachinery.unstructured import item_rows    # (it knows StoredPod: imported when asked)
-
-    items = [StoredPod(raw, pod) if pod is not None else _whole(raw) for raw, pod in _bound_views(raws)]
-    rows = item_rows(items)
-    return DumpItems(items, rows) if rows is not None else None

@@ -8,11 +8,24 @@ loader, lint and admission all unwrap lists here, so they agree on what a list h
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Iterator
 
-from kexplain.apimachinery.columns import Rows
-from kexplain.apimachinery.stored_pods import DumpItems, StoredPod
+from kexplain.apimachinery.columns import DumpItems, Rows
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import InputError, Source
+
+
+def copy_json(value: object) -> object:
+    """Deep copy of YAML/JSON data (dicts, lists, scalars); much faster than copy.deepcopy
+    (runtime.DeepCopyJSONValue)."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return copy.deepcopy(value)
 
 
 def type_name(value: Any) -> str:

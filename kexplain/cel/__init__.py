@@ -38,7 +38,9 @@ from kexplain.cel.evaluator import Compiler, ConstantError, Ctx
 from kexplain.cel.library import UNSUPPORTED_GLOBAL, UNSUPPORTED_MEMBER, functions, has_ext_lists
 from kexplain.cel.library import re2
 from kexplain.cel.parser import ParseFailed, parse
-from kexplain.cel.values import DefaultMap, DeviceObject
+from kexplain.cel.explain import Explanation, explain as explain_trace
+from kexplain.cel.result import Result
+from kexplain.cel.values import DefaultMap, DeviceObject, type_name
 
 __all__ = [
     "COST_LIMIT", "MAX_EXPRESSION_LENGTH", "CelCompileError", "CelCostError", "CelError",
@@ -65,19 +67,6 @@ def _deep_stack() -> Iterator[None]:
     finally:
         if old < _STACK:
             sys.setrecursionlimit(old)
-
-
-@dataclass(frozen=True)
-class Result:
-    """One evaluation: `value` True/False, or `error` (then `value` is None)."""
-
-    value: bool | None
-    error: CelError | None
-    cost: int
-
-    @property
-    def matched(self) -> bool:
-        return self.value is True
 
 
 class Program:
@@ -137,17 +126,16 @@ class Program:
         ctx = Ctx({"device": device}, cost_limit, trace)
         return self._finish(ctx, self._traced), trace
 
-    def explain(self, device: DeviceObject | "DeviceInput", cost_limit: int = COST_LIMIT):
+    def explain(self, device: DeviceObject | "DeviceInput", cost_limit: int = COST_LIMIT) -> Explanation:
         """Why the selector was false (or failed) for this device: see explain.Explanation."""
-        from kexplain.cel.explain import explain
         with _deep_stack():
-            return explain(self, device, cost_limit)
+            result, trace = self.trace(device, cost_limit)
+            return explain_trace(self.expression, self.root, result, trace)
 
 
 def _not_bool(v: Any) -> str:
     """DeviceMatches' text for a result that is not a bool (possible when the expression's
     type is an attribute's unknown type)."""
-    from kexplain.cel.values import type_name
     t = type_name(v)
     native = {
         "string": "unsupported native conversion from string to 'bool'",

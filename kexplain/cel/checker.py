@@ -14,6 +14,7 @@ from kexplain.cel.functions import Function, Overload
 from kexplain.cel.library import functions
 from kexplain.cel.library.re2 import RegexError, RegexUnsupported, compile_regex
 from kexplain.cel.types import Type
+from kexplain.cel.values import UInt
 
 DEVICE_FIELDS: dict[str, Type] = {
     "driver": T.STRING,
@@ -333,7 +334,6 @@ class Checker:
 
 
 def _literal_type(v: object) -> Type:
-    from kexplain.cel.values import UInt
     t = type(v)
     if t is bool:
         return T.BOOL

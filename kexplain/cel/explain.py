@@ -10,14 +10,12 @@ scheduler's evaluation read, in the order it read them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kexplain.cel import ast as A
 from kexplain.cel.errors import CelError
+from kexplain.cel.result import Result
 from kexplain.cel.values import format_value
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.cel import Program, Result
 
 
 @dataclass(frozen=True)
@@ -31,7 +29,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Explanation:
-    result: "Result"
+    result: Result
     conjunct: str | None            # the source of the false (or failing) top-level conjunct
     conjunct_index: int | None      # its position in the top-level && chain (0-based)
     steps: tuple[Step, ...] = field(default=())
@@ -134,12 +132,12 @@ def _error_origin(src: str, node: A.Expr, trace: dict[A.Expr, Any]) -> str | Non
     return _text(src, best) if best is not None else None
 
 
-def explain(program: "Program", device: Any, cost_limit: int) -> Explanation:
-    result, trace = program.trace(device, cost_limit)
-    src = program.expression
+def explain(src: str, root: A.Expr, result: Result, trace: dict[A.Expr, Any]) -> Explanation:
+    """The explanation of one traced evaluation (`Program.trace`) of the expression `src`
+    parsed into `root`."""
     if result.value is True:
         return Explanation(result, None, None)
-    parts = conjuncts(program.root)
+    parts = conjuncts(root)
     chosen: int | None = None
     for i, c in enumerate(parts):
         v = trace.get(c)
@@ -150,7 +148,7 @@ def explain(program: "Program", device: Any, cost_limit: int) -> Explanation:
             chosen = i
             break
     if chosen is None:
-        node = program.root
+        node = root
         return Explanation(result, _text(src, node), None, tuple(_steps(src, node, trace)),
                            _error_origin(src, node, trace) if result.error is not None else None)
     node = parts[chosen]

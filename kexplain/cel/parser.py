@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kexplain.cel import ast as A
 from kexplain.cel.lexer import BYTES, EOF, ERROR, ESC_IDENT, FLOAT, IDENT, INT, OP, STRING, UINT, Token, tokenize
+from kexplain.cel.values import UInt
 
 MAX_RECURSION = 250
 MAX_CODE_POINTS = 100_000
@@ -456,7 +457,6 @@ class Parser:
                 self._error(start, "invalid int literal")
             return A.Literal(self._id(), start, start, t.end, v)
         if t.kind == UINT:
-            from kexplain.cel.values import UInt
             body = text[:-1]
             v = int(body[2:], 16) if body.startswith("0x") else int(body)
             if v >= 1 << 64:

@@ -29,6 +29,8 @@ from kexplain.errors import KexplainError, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins.volumes import WAIT_FOR_FIRST_CONSUMER, binding_mode, claim_class, name_of
+from kexplain.admission import admit
+from kexplain.controllers.persistentvolume import settle
 
 
 def _dict(value: Any) -> dict:
@@ -135,9 +137,6 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
     bound by the PersistentVolume controller (unless their classes wait for the first consumer:
     then the scheduler binds them); and the notes to tell. A claim the API server refuses is
     not created (its note says why: the controller would retry in vain)."""
-    from kexplain.admission import admit
-    from kexplain.controllers.persistentvolume import settle
-
     made = create_volume_claims(pod, snapshot.of_kind("PersistentVolumeClaim"))
     if not made.claims:
         return snapshot, []

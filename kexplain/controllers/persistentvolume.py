@@ -62,7 +62,8 @@ from itertools import compress, repeat
 from operator import and_, eq, not_
 from typing import Any, Callable
 
-from kexplain.admission.pipeline import copy_json, is_stored
+from kexplain.admission.pipeline import is_stored
+from kexplain.apimachinery.unstructured import copy_json
 from kexplain.apimachinery import columns
 from kexplain.errors import Source
 from kexplain.apimachinery.labels import ANN_BOUND_BY_CONTROLLER
@@ -74,6 +75,7 @@ from kexplain.plugins.volumes import (
     access_modes, annotations, attributes_class, claim_class, labels, meta, name_of, namespace_of,
     spec, storage_request, volume_capacity, volume_class, volume_mode,
 )
+from kexplain.apimachinery.identity import object_uid
 
 ANN_PRE_RESIZE_CAPACITY = "volume.alpha.kubernetes.io/pre-resize-capacity"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
@@ -233,7 +235,6 @@ class _Controller:
         affinity is the class's allowedTopologies when it names one term (where the driver
         must put it), none otherwise (the note says the zone is not known)."""
         claim = self.obj(c)
-        from kexplain.admission.workloads import object_uid
         uid = str(meta(claim).get("uid") or object_uid(claim))
         request = (spec(claim).get("resources") or {}).get("requests") or {}
         pv: dict[str, Any] = {

@@ -24,6 +24,9 @@ from typing import Any
 
 from kexplain.errors import AdmissionRejected, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.admission.pipeline import is_stored
+from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
+from kexplain.apimachinery.fielderrors import invalid_message
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -55,9 +58,6 @@ def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = 
     """`objs` without the HPAs `kube`'s API server refuses (`validate_policy.validate_hpa`: a
     refused HPA is never stored, and never scales its target), and the refusals, in its words.
     HPAs read from a cluster (`stored`, or a resourceVersion) are taken as they are."""
-    from kexplain.admission.pipeline import is_stored
-    from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
-    from kexplain.apimachinery.fielderrors import invalid_message
     kept: Objects = []
     refused: list[AdmissionRejected] = []
     for obj, src in objs:

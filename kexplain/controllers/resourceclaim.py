@@ -24,7 +24,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kexplain.admission.workloads import generated_name
+from kexplain.apimachinery.identity import generated_name
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 MAX_BASE_LENGTH = 57         # the controller leaves room for the API server's 5 random characters

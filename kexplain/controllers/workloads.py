@@ -13,12 +13,15 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from kexplain.admission.workloads import TEMPLATE_PATHS
+from kexplain.admission.workloads import TEMPLATE_PATHS, check_workload, generate_job_selector
 from kexplain.apimachinery import labels as well_known
 from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.errors import InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.model.nodeselector import NODE_NAME_FIELD
+from kexplain.apimachinery.identity import generated_name, object_uid
+from kexplain.controllers import controller_utils as cu
+from kexplain.admission.pipeline import is_stored
 
 
 def _count(raw: Any, default: int) -> int:
@@ -79,7 +82,6 @@ def idle_reason(obj: dict[str, Any]) -> str:
 def workload_name(obj: dict[str, Any]) -> str:
     """The name the manifest gives the workload, or the one the API server makes from its
     generateName; "" when it gives neither (the API server refuses it)."""
-    from kexplain.admission.workloads import generated_name
     return generated_name(obj)
 
 
@@ -97,7 +99,6 @@ def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeV
     kind = obj.get("kind")
     if kind not in ("Deployment", "StatefulSet", "DaemonSet"):
         return {}
-    from kexplain.controllers import controller_utils as cu
     try:
         if kind == "StatefulSet":
             value = cu.controller_revision_name(workload_name(obj), template, kube)
@@ -132,7 +133,6 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
         if not isinstance(node, dict):
             raise InputError("workload has no pod template", source=source, obj=obj, field=".".join(walked))
     if kind == "Job":
-        from kexplain.admission.workloads import generate_job_selector
         job = {**obj, "spec": copy.deepcopy(obj["spec"])}
         generate_job_selector(job)
         node = job["spec"]["template"]
@@ -150,10 +150,9 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
     if tmeta.get("annotations") and isinstance(tmeta["annotations"], dict):
         pod_meta["annotations"] = dict(tmeta["annotations"])
     if kind in ("ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"):
-        from kexplain.admission.workloads import object_uid as workload_uid
         pod_meta["ownerReferences"] = [{
             "apiVersion": obj.get("apiVersion", ""), "kind": kind, "name": name,
-            "uid": workload_uid(obj), "controller": True}]
+            "uid": object_uid(obj), "controller": True}]
     spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
     if kind == "DaemonSet":
         add_daemon_tolerations(spec)
@@ -167,8 +166,6 @@ def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored:
     """`pod_from_workload`, after the API server's validation of the workload
     (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
     workload already stored (`stored`, or its resourceVersion) is taken as valid."""
-    from kexplain.admission.pipeline import is_stored
-    from kexplain.admission.workloads import check_workload
     pod = pod_from_workload(obj, source, index, kube)      # a workload without a pod template: said first
     if not stored and not is_stored(obj):
         check_workload(obj, source)
@@ -244,7 +241,6 @@ class Copies:
         i = self.ordinal(index)
         if not self.generate:
             return copy_name(self.base, i)
-        from kexplain.admission.workloads import generated_name
         prefix = self.generate
         if self.indexed:        # podGenerateNameWithIndex: the Job's name cut, its index kept
             append = f"-{i}-"

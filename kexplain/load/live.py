@@ -38,7 +38,6 @@ import os
 import queue
 import re
 import threading
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator
@@ -46,8 +45,9 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from kexplain.apimachinery import columns
 from kexplain.errors import KexplainError, Source
-from kexplain.apimachinery import stored_pods
+from kexplain.apimachinery import pod_lists, stored_pods
 from kexplain.load import json_parse
+from kexplain.load.client_errors import ApiStatus, ClientConfigError, Unreachable
 from kexplain.load.gcpolicy import bulk_load
 
 DEFAULT_CHUNK_SIZE = 500          # kubectl's --chunk-size
@@ -286,22 +286,19 @@ def in_cluster() -> bool:
     return bool(os.environ.get(SERVICE_HOST_ENV)) and os.path.exists(os.path.join(SA_DIR, "token"))
 
 
-def _new_configuration() -> Any:
-    import urllib3
-    from kubernetes.client.configuration import Configuration
-
-    cfg = Configuration()
-    # No silent retries: they would multiply the timeout and log warnings on stderr.
-    cfg.retries = urllib3.Retry(total=0, read=0, redirect=0, raise_on_redirect=False)
-    return cfg
+def _client() -> Any:
+    """The `kubernetes` client's calls (`load.kube_client`), imported when a live command first
+    connects: the one import here kept out of the module's top, as the client costs about 0.2 s
+    that a run on files (which imports this module for its helpers) never pays."""
+    from kexplain.load import kube_client
+    return kube_client
 
 
 def connect(kubeconfig: str | None = None, context: str | None = None) -> Connection:
     """A client from the kubeconfig (--kubeconfig, $KUBECONFIG, ~/.kube/config) or, when there
     is none and kexplain runs in a pod, from the pod's service account."""
-    from kubernetes.client.api_client import ApiClient
-
-    cfg = _new_configuration()
+    client = _client()
+    cfg = client.configuration()
     paths, chosen = kubeconfig_paths(kubeconfig)
     if paths:
         context, namespace = _load_kubeconfig(cfg, paths, chosen, context)
@@ -313,22 +310,16 @@ def connect(kubeconfig: str | None = None, context: str | None = None) -> Connec
         extra = f' (asked for context "{context}")' if context else ""
         raise LiveError(f"no kubeconfig: {chosen} does not exist, KUBECONFIG is not set{extra} and "
                         "kexplain is not running in a cluster; pass --kubeconfig FILE")
-    if not cfg.verify_ssl:
-        import urllib3
-        warnings.filterwarnings("ignore", category=urllib3.exceptions.InsecureRequestWarning)
-    return Connection(ApiClient(cfg), safe_url(cfg.host), namespace or "default", context)
+    return Connection(client.api_client(cfg), safe_url(cfg.host), namespace or "default", context)
 
 
 def _load_kubeconfig(cfg: Any, paths: list[str], chosen: str,
                      context: str | None) -> tuple[str, str]:
-    from kubernetes.config import kube_config
-    from kubernetes.config.config_exception import ConfigException
-
     joined = os.pathsep.join(paths)
     try:
-        contexts, current = kube_config.list_kube_config_contexts(joined)
-    except (ConfigException, OSError, ValueError, AttributeError, TypeError) as err:
-        raise LiveError(f"cannot read the kubeconfig {chosen}: {_first_line(err)}") from None
+        contexts, current = _client().list_contexts(joined)
+    except ClientConfigError as err:
+        raise LiveError(f"cannot read the kubeconfig {chosen}: {_first_line(err.error)}") from None
     names = [c.get("name") for c in contexts or []]
     name = context or (current or {}).get("name")
     if not name:
@@ -340,22 +331,17 @@ def _load_kubeconfig(cfg: Any, paths: list[str], chosen: str,
     entry = next(c for c in contexts if c.get("name") == name)
     namespace = ((entry.get("context") or {}).get("namespace")) or "default"
     try:
-        kube_config.load_kube_config(config_file=joined, context=name, client_configuration=cfg,
-                                     persist_config=False)
-    except (ConfigException, OSError, ValueError, TypeError, KeyError) as err:
-        raise LiveError(f'cannot use context "{name}" of the kubeconfig {chosen}: {_first_line(err)}') from None
+        _client().load_kubeconfig(cfg, joined, name)
+    except ClientConfigError as err:
+        raise LiveError(f'cannot use context "{name}" of the kubeconfig {chosen}: {_first_line(err.error)}') from None
     return name, namespace
 
 
 def _load_in_cluster(cfg: Any) -> str:
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.incluster_config import InClusterConfigLoader
-
     try:
-        InClusterConfigLoader(token_filename=os.path.join(SA_DIR, "token"),
-                              cert_filename=os.path.join(SA_DIR, "ca.crt")).load_and_set(cfg)
-    except (ConfigException, OSError) as err:
-        raise LiveError(f"cannot use the in-cluster configuration: {_first_line(err)}") from None
+        _client().load_in_cluster(cfg, os.path.join(SA_DIR, "token"), os.path.join(SA_DIR, "ca.crt"))
+    except ClientConfigError as err:
+        raise LiveError(f"cannot use the in-cluster configuration: {_first_line(err.error)}") from None
     try:
         with open(os.path.join(SA_DIR, "namespace"), encoding="utf-8") as fh:
             return fh.read().strip() or "default"
@@ -423,12 +409,10 @@ class ClusterReader:
         return self._groups      # type: ignore[return-value]
 
     def _read_api_groups(self) -> dict[str, tuple[str, ...]] | None:
-        from kubernetes.client.exceptions import ApiException
-
         with self._errors("get", None, path=APIS_PATH):
             try:
                 body = self._decoded(self._fetch(APIS_PATH), APIS_PATH)
-            except ApiException as err:
+            except ApiStatus as err:
                 if err.status in (403, 404):
                     return None
                 raise
@@ -628,7 +612,7 @@ class ClusterReader:
                     refusals.append(payload)
                 continue
             path, body = payload
-            listed = stored_pods.pod_list(body, functools.partial(_stored, res=served)) \
+            listed = pod_lists.pod_list(body, functools.partial(_stored, res=served)) \
                 if served.kind == "Pod" and type(body) is bytes else None
             page = listed if listed is not None else self._decoded(body, path)
             meta = page.get("metadata")
@@ -665,26 +649,8 @@ class ClusterReader:
         return self._decoded(self._fetch(path, query), path)
 
     def _fetch(self, path: str, query: list[tuple[str, Any]] | None = None) -> bytes:
-        """The raw body of a GET (`_preload_content=False`: the client's model deserialisation
-        never runs); an error status raises the client's ApiException."""
-        from kubernetes.client.exceptions import ApiException
-
-        client = self.conn.api_client
-        headers = {"Accept": "application/json"}
-        if hasattr(client, "param_serialize"):          # clients generated by openapi-generator 7
-            request = client.param_serialize("GET", path, query_params=query or [], header_params=headers,
-                                             auth_settings=["BearerToken"])
-            resp = client.call_api(*request, _request_timeout=self.timeout)
-            data = resp.read()
-            if not 200 <= resp.status <= 299:
-                raise ApiException(status=resp.status, reason=resp.reason,
-                                   body=data.decode("utf-8", "replace") if data else None)
-        else:                                           # the older generator: raises on errors itself
-            resp = client.call_api(path, "GET", query_params=query or [], header_params=headers,
-                                   auth_settings=["BearerToken"], _preload_content=False,
-                                   _return_http_data_only=True, _request_timeout=self.timeout)
-            data = resp.data
-        return data
+        """The raw body of a GET (`kube_client.fetch`); an error status raises ApiStatus."""
+        return _client().fetch(self.conn.api_client, path, query or [], self.timeout)
 
     def _decoded(self, body: bytes | str | Obj, path: str) -> Obj:
         """A body as a JSON object (parsed here unless `_page_metadata` did it), else LiveError."""
@@ -703,27 +669,23 @@ class ClusterReader:
                 name: str | None = None, path: str | None = None,
                 expirable: bool = False) -> Iterator[None]:
         """The client's exceptions as one line each; with `expirable`, a 410 raises _Expired."""
-        import urllib3
-        from kubernetes.client.exceptions import ApiException
-        from kubernetes.config.config_exception import ConfigException
-
         what = path or (f"{verb} {res.plural}" if res else verb)
         try:
             yield
-        except ApiException as err:
+        except ApiStatus as err:
             if expirable and err.status == 410:
                 raise _Expired() from None
             if res is not None and res.optional and err.status == 404:
                 raise _NotServed() from None
             raise self._api_error(err, verb, res, namespace, name, what) from None
-        except urllib3.exceptions.MaxRetryError as err:
-            raise self._transport_error(err.reason or err, what) from None
-        except (urllib3.exceptions.HTTPError, OSError) as err:
+        except Unreachable as err:
             raise self._transport_error(err, what) from None
-        except ConfigException as err:   # e.g. an exec credential plugin that failed
-            raise LiveError(f"cannot get credentials for {self.conn.where}: {_first_line(err)}") from None
+        except OSError as err:
+            raise self._transport_error(Unreachable.of_os_error(err), what) from None
+        except ClientConfigError as err:   # e.g. an exec credential plugin that failed
+            raise LiveError(f"cannot get credentials for {self.conn.where}: {_first_line(err.error)}") from None
 
-    def _api_error(self, err: Any, verb: str, res: Resource | None, namespace: str | None,
+    def _api_error(self, err: ApiStatus, verb: str, res: Resource | None, namespace: str | None,
                    name: str | None, what: str) -> LiveError:
         server = self.conn.where
         status = err.status or 0
@@ -749,18 +711,14 @@ class ClusterReader:
         return LiveError(f"the API server at {server} answered {status} {err.reason or ''} to "
                          f"{what}{detail}".replace("  ", " "))
 
-    def _transport_error(self, err: BaseException, what: str) -> LiveError:
-        import urllib3
-
+    def _transport_error(self, err: Unreachable, what: str) -> LiveError:
         server = self.conn.where
-        if isinstance(err, urllib3.exceptions.NewConnectionError):   # a ConnectTimeoutError subclass
-            return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err)}")
-        if isinstance(err, (urllib3.exceptions.TimeoutError, TimeoutError)):
+        if err.kind == "timeout":
             return LiveError(f"timed out after {self.timeout:g}s waiting for the API server at {server} "
                              f"({what}); is it overloaded? raise --request-timeout")
-        if isinstance(err, urllib3.exceptions.SSLError):
-            return LiveError(f"TLS error talking to the API server at {server}: {_first_line(err)}")
-        return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err)}")
+        if err.kind == "tls":
+            return LiveError(f"TLS error talking to the API server at {server}: {_first_line(err.error)}")
+        return LiveError(f"cannot reach the API server at {server}: {_connection_reason(err.error)}")
 
 
 def _connection_reason(err: BaseException) -> str:
@@ -834,7 +792,7 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
     except (UnicodeDecodeError, ValueError):
         text, meta = None, None
     if text is not None and meta is not None:
-        return data, meta       # (the bytes: a page of pods is read from them, `stored_pods.pod_list`)
+        return data, meta       # (the bytes: a page of pods is read from them, `pod_lists.pod_list`)
     try:
         body = json_parse.loads(data)
     except ValueError:

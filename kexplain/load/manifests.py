@@ -351,7 +351,7 @@ def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]
     on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
     the n-th name of that prefix, so that several are several objects (three Jobs of one
     generateName are three Jobs) and a run repeats. The objects named are copies."""
-    from kexplain.admission.workloads import generated_name
+    from kexplain.apimachinery.identity import generated_name
 
     rows = columns.rows_of(objs)
     if rows is not None and all(rows.names):       # a dump: every object named

@@ -35,7 +35,7 @@ from typing import Any, Callable, ClassVar, Iterator
 import yaml
 from yaml.constructor import ConstructorError
 
-from kexplain.apimachinery import stored_pods
+from kexplain.apimachinery import pod_lists
 from kexplain.errors import InputError, Source, clip
 from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
@@ -1019,7 +1019,7 @@ def json_document(data: bytes) -> ParsedDocument | None:
     if first == len(data) or data[first] not in _JSON_STARTS:
         return None
     text = memoryview(data)[start:] if start else data
-    dump = stored_pods.dump_list(text)      # (a dump: its stored, bound pods as views)
+    dump = pod_lists.dump_list(text)      # (a dump: its stored, bound pods as views)
     if dump is not None:
         return ParsedDocument(dump, 1)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import uuid
 
-from kexplain.admission.workloads import _UID_NAMESPACE_BYTES, object_uid, pod_uid, uuid5_text
+from kexplain.apimachinery.identity import _UID_NAMESPACE_BYTES, object_uid, pod_uid, uuid5_text
 
 
 def test_uuid5_text_equals_the_standard_librarys() -> None:

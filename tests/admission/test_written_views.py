@@ -17,7 +17,8 @@ import pytest
 
 from kexplain.admission import admit
 from kexplain.admission.shapes import ShapeIndex, written_key
-from kexplain.apimachinery.stored_pods import StoredPod, dump_list, plain, view_of
+from kexplain.apimachinery.pod_lists import dump_list
+from kexplain.apimachinery.stored_pods import StoredPod, plain, view_of
 from kexplain.errors import KexplainError, Source
 from kexplain.load.manifests import load_objects
 from tests.admission.test_shape_fast_path import CONTEXT, VARIANTS, _cases, _pod_of, _variant, amplified, \

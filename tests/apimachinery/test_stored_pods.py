@@ -1,4 +1,4 @@
-"""A dump read with its stored, bound pods as views (`stored_pods.dump_list`) is the value
+"""A dump read with its stored, bound pods as views (`pod_lists.dump_list`) is the value
 `json.loads` gives of its text, item by item, with the rows `plain_items` reads; a pod the view
 cannot hold as the object holds it is decoded whole, and `PodInfo` reads the same of a view as of
 the object."""
@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import DumpItems, StoredPod, dump_list, pod_list
+from kexplain.apimachinery.columns import DumpItems
+from kexplain.apimachinery.pod_lists import dump_list, pod_list
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.pipeline import is_stored
 from kexplain.apimachinery.unstructured import plain_items
 from kexplain.model.pod import PodInfo, StoredPodInfo

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kexplain.admission.workloads import generated_name
+from kexplain.apimachinery.identity import generated_name
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.cli.app import main
 from kexplain.cli.env import Environment

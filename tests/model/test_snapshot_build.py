@@ -134,7 +134,8 @@ def test_pods_read_from_a_dump_as_views_build_the_same_nodes():
     are their texts, and the nodes built equal those built from the objects."""
     import json
 
-    from kexplain.apimachinery.stored_pods import StoredPod, dump_list
+    from kexplain.apimachinery.pod_lists import dump_list
+    from kexplain.apimachinery.stored_pods import StoredPod
 
     nodes, pods = [node("n1"), node("n2")], cluster_pods()
     for p in pods:

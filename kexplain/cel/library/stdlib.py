@@ -11,7 +11,7 @@ from typing import Any
 from kexplain.cel.errors import CelEvalError, CelUnsupported
 from kexplain.cel.functions import fn, mov, ov, traversal
 from kexplain.cel.values import (INT64_MAX, INT64_MIN, UINT64_MAX, TypeValue, UInt, compare,
-                      equals, map_contains, no_such_overload, size, type_name)
+                      equals, format_value, map_contains, no_such_overload, size, type_name)
 from kexplain.cel.library import re2
 
 OVERFLOW = "integer overflow"
@@ -464,7 +464,6 @@ def map_insert(m: Any, k: Any, v: Any = None) -> Any:
     out = dict(m)
     for key, val in entries:
         if map_contains(out, key):
-            from kexplain.cel.values import format_value
             raise CelEvalError(f"insert failed: key {format_value(key)} already exists")
         out[key] = val
     return out

@@ -7,6 +7,7 @@ from typing import Any
 
 from kexplain.cel.errors import CelEvalError
 from kexplain.cel.functions import fn, mov, ov, traversal
+from kexplain.cel.values import format_value
 
 # unicode.IsSpace / the White_Space property, as Go's strings.TrimSpace strips.
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
@@ -95,7 +96,6 @@ def trim(s: str) -> str:
 def join(items: Any, sep: str = "") -> str:
     for x in items:
         if type(x) is not str:
-            from kexplain.cel.values import format_value
             raise CelEvalError(f"join: invalid input: {format_value(x)}")
     return sep.join(items)
 

@@ -1,0 +1,78 @@
+"""An object's identity as the API server gives it on create: its name, made from
+metadata.generateName (apiserver's storage/names SimpleNameGenerator), and its uid. kexplain
+derives both from the object, in place of the random ones, so that a run repeats: admission,
+the controllers that make objects and the consumers that refer to them (owner references, a
+Job's selector) all ask here.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any
+
+_UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
+_UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"   # apimachinery utilrand: no vowels, no 0/1/3
+_NAME_SUFFIX_LENGTH = 5
+
+
+def generated_name(obj: dict, ordinal: int = 0) -> str:
+    """metadata.name; without one, the name the API server makes from metadata.generateName
+    before validating the object (the prefix and 5 random characters: kexplain derives them
+    from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
+    namespace and prefix in an input gets a name of its own); "" without either."""
+    meta = _dict(obj.get("metadata"))
+    name = meta.get("name")
+    if isinstance(name, str) and name:
+        return name
+    prefix = meta.get("generateName")
+    if not isinstance(prefix, str) or not prefix:
+        return ""
+    seed = f"{obj.get('kind')}/{meta.get('namespace') or ''}/{prefix}" + (f"/{ordinal}" if ordinal else "")
+    digest = hashlib.sha256(seed.encode()).digest()
+    return prefix + "".join(_NAME_SUFFIX_ALPHABET[b % len(_NAME_SUFFIX_ALPHABET)]
+                            for b in digest[:_NAME_SUFFIX_LENGTH])
+
+
+def object_uid(obj: dict) -> str:
+    """The object's uid: its own, or, in place of the random one the API server assigns on
+    create, one derived from its kind, namespace and name, so that a run repeats (a workload's
+    is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
+    meta = _dict(obj.get("metadata"))
+    uid, name = meta.get("uid"), meta.get("name")
+    if isinstance(uid, str) and uid:
+        return uid
+    if not (isinstance(name, str) and name):
+        name = generated_name(obj)
+    return uuid5_text(_UID_NAMESPACE_BYTES, f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{name}")
+
+
+def pod_uid(pod: dict) -> str:
+    """`object_uid` of a Pod whose metadata is a mapping with a name (a non-empty string) and
+    no uid, as every pod of a shape admitted by its patch is (`kexplain.admission.shapes`):
+    the same uid without the checks, for 150,000 pods."""
+    meta = pod["metadata"]
+    h = _POD_UID_SHA1.copy()
+    h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())
+    d = h.hexdigest()
+    return f"{d[:8]}-{d[8:12]}-5{d[13:16]}-{_VARIANT[d[16]]}{d[17:20]}-{d[20:32]}"    # as `uuid5_text`
+
+
+_POD_UID_SHA1 = hashlib.sha1(_UID_NAMESPACE_BYTES + b"Pod/")   # copied, never updated: the common prefix hashed once
+
+
+def uuid5_text(namespace: bytes, name: str) -> str:
+    """str(uuid.uuid5(UUID(bytes=namespace), name)), without the UUID object: admission makes
+    one for each of 150,000 pods written without a uid."""
+    h = hashlib.sha1(namespace + name.encode()).hexdigest()
+    # the version (5) in the 13th digit, the RFC 4122 variant in the top bits of the 17th
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+
+
+_VARIANT = {d: "89ab"[int(d, 16) & 3] for d in "0123456789abcdef"}   # a hex digit with its top bits 10
