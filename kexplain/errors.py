@@ -115,6 +115,13 @@ class KexplainError(Exception):
         return text
 
 
+class LeftOutNote(KexplainError):
+    """Something left out of the explanation that is not bad input (exit code 0 when the rest is
+    explained): a pod of another scheduler, a workload whose controller creates nothing more."""
+
+    exit_code = 0
+
+
 class InputError(KexplainError):
     """Malformed input: YAML syntax, wrong types, missing kind, invalid quantity, ..."""
 

@@ -19,7 +19,7 @@ from kexplain.cli.node_pools import (EXPLAIN_NODEPOOL_HELP, aws_data_option, kar
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
                                    version_choice, version_option)
-from kexplain.errors import KexplainError
+from kexplain.errors import KexplainError, LeftOutNote
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
@@ -329,9 +329,7 @@ def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
     """Say on stderr what was left out of the explanation and why (the file, the object, the
     reason), as `kubectl apply` reports the objects it could not apply and applies the rest; the
     exit code it counts for: a pod of another scheduler is not bad input (0), the rest is (2)."""
-    from kexplain.explain.batch import OtherScheduler
-
-    if isinstance(err, OtherScheduler):
+    if isinstance(err, LeftOutNote):
         env.error(f"note: {err}")
         return ExitStatus.SUCCESS
     env.error(f"error: {err}")

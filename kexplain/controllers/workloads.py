@@ -229,13 +229,14 @@ class Copies:
     generate: str = ""      # the generateName its controller gives its pods ("": `<base>-<i>`)
     namespace: str = ""     # (of its pods: the generated names are derived from it)
     indexed: bool = False   # an Indexed Job's: `<generate><index>-` and the random characters
+    skip: int = 0           # a StatefulSet's copy 0 is this many ordinals after its first (the lower ones exist)
 
     @classmethod
     def of_pod(cls, name: str) -> "Copies":
         return cls(name)
 
     def ordinal(self, index: int) -> int:
-        return index + (_start_ordinal(self.statefulset) if self.statefulset is not None else 0)
+        return index + (_start_ordinal(self.statefulset) + self.skip if self.statefulset is not None else 0)
 
     def name(self, index: int) -> str:
         i = self.ordinal(index)

@@ -40,7 +40,7 @@ from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
 from kexplain.admission.workloads import pods_of, workload_warnings
-from kexplain.errors import ConfigError, KexplainError
+from kexplain.errors import ConfigError, KexplainError, LeftOutNote
 from kexplain.apimachinery.labels import zone_of
 from kexplain.explain.carryover import Carryover, terminating
 from kexplain.admission.resourcequota import QuotaLedger
@@ -183,7 +183,7 @@ def admitted(entry: Entry, pool: ClusterState, *, stored: bool = False) -> Input
     return replace(inputs, warnings=workload_warnings(inputs.warnings, entry.workload))
 
 
-class OtherScheduler(KexplainError):
+class OtherScheduler(LeftOutNote):
     """A pod whose spec.schedulerName is no profile of the scheduler configuration: another
     scheduler's (Volcano's, a gang scheduler's), which this kube-scheduler never picks up. Not
     unschedulable, and not bad input when other pods are explained."""

@@ -19,13 +19,14 @@ from kexplain.admission.workloads import WORKLOAD_KINDS, pods_of, workload_warni
 from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.controllers.disruption import notes as budget_notes
+from kexplain.controllers.existing import Children, still_to_create
 from kexplain.controllers.ephemeral import with_volume_claims, writes_volume_claims_for
 from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
     scalings
 from kexplain.controllers.resourceclaim import create_claims, templates_by_key, writes_claims_for
 from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
     workload_name, workload_pod
-from kexplain.errors import InputError, KexplainError, Source, describe
+from kexplain.errors import InputError, KexplainError, LeftOutNote, Source, describe
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
@@ -277,6 +278,29 @@ def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | No
                  copies_of(obj, labels if isinstance(labels, dict) else None), obj, idle)
 
 
+def with_existing(entry: Entry, children: Children) -> Entry:
+    """The entry with the pods its controller still creates, given the objects of the file it
+    made already (`kexplain.controllers.existing`); raises `PodsExist` when it creates none."""
+    if entry.workload is None or entry.kind == "Pod":
+        return entry
+    todo = still_to_create(entry.workload, children)
+    if todo is None:
+        return entry
+    if todo.copies == 0:
+        made = [str((c.get("metadata") or {}).get("name")) for c in children.of(entry.workload)]
+        raise PodsExist(f"its controller creates no pod now: what it made is in the input already "
+                        f"({', '.join(made)})", source=entry.source, obj=entry.workload)
+    if entry.idle:
+        return entry        # its template explained unbound, as without the existing objects
+    naming = replace(entry.naming, skip=todo.skip) if entry.naming is not None else None
+    return replace(entry, copies=todo.copies, replicated=todo.copies > 1, naming=naming)
+
+
+class PodsExist(LeftOutNote):
+    """A workload whose controller creates nothing now: its pods (a Deployment's ReplicaSet)
+    are in the input already, each explained as what it is. Not bad input."""
+
+
 def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
             problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
     """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
@@ -284,9 +308,11 @@ def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bo
     collects), and so does a file with nothing to explain."""
     out = []
     candidates = PodFile.of(objs, path).explained
+    children = Children(o for o, _ in objs) if replicas is None else None
     for i, (obj, src) in enumerate(candidates):
         try:
-            out.append(entry_of(obj, src, i, replicas, stored=stored, kube=kube))
+            entry = entry_of(obj, src, i, replicas, stored=stored, kube=kube)
+            out.append(entry if children is None else with_existing(entry, children))
         except KexplainError as err:
             problems.add(err)
     if not out and not problems:

@@ -36,6 +36,7 @@ from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery.kinds import is_builtin_kind
 from kexplain.apimachinery.stored_pods import OBJECTS
 from kexplain.apimachinery.unstructured import not_an_object
+from kexplain.controllers.existing import Children
 from kexplain.controllers.workloads import replica_count
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -116,7 +117,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("kubelet-rejected", Severity.ERROR, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
                                              "rejects the pod (OutOfcpu, NodeAffinity, ...): it fails."),
     Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
-                                       "its template is scheduled, taking no room, for when it is resumed."),
+                                       "its template is scheduled, taking no room, for when it is resumed; or "
+                                       "what it makes is in the set already, each linted by itself."),
     Rule("version-change", Severity.WARNING,
          "The Pod or workload is scheduled differently under the Kubernetes version compared with "
          "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
@@ -515,12 +517,14 @@ class Linter:
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
         hpas = autoscalers(applied(self._cluster_hpas, objs_kept))
         later = policies_after(objs) if not self.options.stored else {}
+        children = Children(o for o, _ in objs)
         if self.options.node_groups is None and not self._karpenter:
-            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later)
+            return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, later=later, children=children)
         autoscaled = [(o, s) for o, s in set_objects(objs_kept, [o for o, _ in pod_file.explained])
                       if _key(where[id(s)].location) not in refused]
         autoscaled += [c for o, s in pod_file.explained for c in owner_objects(o, s, replica_count(o))]
-        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later)
+        return _SetCluster(pool, refused, hpas=hpas, ledger=ledger, autoscaled=autoscaled, created=created, later=later,
+                           children=children)
 
     def _unreadable(self, path: str, err: InputError) -> None:
         src = err.source or Source(path)
@@ -690,7 +694,7 @@ class Linter:
         from kexplain.admission.workloads import refused_pods
         from kexplain.explain.batch import Queue
         from kexplain.explain.created import created, refused_creates
-        from kexplain.explain.inputs import entry_of, inputs_for
+        from kexplain.explain.inputs import PodsExist, entry_of, inputs_for, with_existing
         from kexplain.explain.placement import daemon_nodes
 
         assert self.pool is not None and self._set is not None
@@ -717,6 +721,10 @@ class Linter:
                 # the API server's workload checks
                 entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), autoscaled_by=scaled_by,
                                 later_policies=later)
+                try:
+                    entry = with_existing(entry, self._set.children)
+                except PodsExist as err:
+                    return [Finding("not-created", loc, ref, err.message)]
                 if copies == 0:
                     return [Finding("fits", loc, ref, "0 replicas: nothing to place",
                                     details={"replicas": 0, "fit": 0})]
@@ -1293,6 +1301,7 @@ class _SetCluster:
     ledger: Any = None      # the quotas of the set's namespaces, its pods charged as queued (`explain.created`)
     # by id of each document's object: the set's policies created after it (`policies_after`)
     later: dict[int, frozenset[tuple[str, str, str]]] = field(default_factory=dict)
+    children: Children = field(default_factory=lambda: Children(()))   # what the set's controllers made already
     autoscaled: list = field(default_factory=list)
     created: list = field(default_factory=list)
 
