@@ -21,19 +21,33 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping, Sequence
 
+from kexplain.admission import admit
+from kexplain.admission.shapes import ShapeIndex
+from kexplain.apimachinery import columns
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.admission.workloads import object_uid
 from kexplain.autoscaler.cloudprovider.provider import Chosen, choose
 from kexplain.autoscaler.gpu import listed_gpu_ready
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings, read_settings
 from kexplain.autoscaler.readiness import node_readiness
 from kexplain.autoscaler.taints import TaintConfig, as_listed
+from kexplain.controllers.disruption import notes as budget_notes
+from kexplain.controllers.persistentvolume import settle
 from kexplain.errors import AdmissionRejected, InputError, Source
-from kexplain.explain.pending_pass import creation_order, creation_time
+from kexplain.explain.inputs import read_config
+from kexplain.explain.pending_pass import creation_order, creation_time, with_victims
 from kexplain.explain.pod_events import parse_time
 from kexplain.features import KubeVersion
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import check_objects, load_objects
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot
+from kexplain.state.apply import cluster_with
+from kexplain.state.build import build_cluster
+from kexplain.state.cluster import ClusterState
+from kexplain.state.objects import CLUSTER_KINDS, Objects, of_kinds
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.cloudprovider import Discovery
@@ -96,16 +110,8 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     found in the cluster). `pods_given`: the caller puts the pending pods in itself
     (`with_pending`); `cluster_objects`: the cluster already read, in place of `node_paths`;
     `applied`: a pending pass whose set's objects join the cluster (`PendingPass.applied_to`);
-    `pod_objects`: PODS already read, in place of `pods_path` (which then only names them)."""
-    from kexplain.admission import admit
-    from kexplain.admission.shapes import ShapeIndex
-    from kexplain.explain.inputs import read_config
-    from kexplain.state.build import build_cluster
-    from kexplain.state.objects import CLUSTER_KINDS
-    from kexplain.controllers.disruption import notes as budget_notes
-    from kexplain.load.gcpolicy import bulk_load
-    from kexplain.load.manifests import check_objects, load_objects
-
+    `pod_objects`: PODS already read, in place of `pods_path` (which then only names them).
+    A cluster admitted already (a `ClusterState`) is read by `loop_of_state` instead."""
     now = now or datetime.now(timezone.utc)
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
@@ -131,17 +137,52 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
                             shape_index=index, kube=kube)
     warnings = list(checked.warnings)
     admitted = admit(_of_kinds(checked.objects, CLUSTER_KINDS), None, shape_index=index, kube=kube)
-    # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
-    daemonsets = [_with_uid(o) for o, _ in _of_kinds(checked.objects, {"DaemonSet"})]
-    config_maps = [o for o, _ in _of_kinds(checked.objects, {"ConfigMap"})]
     warnings += admitted.warnings
-    pending_ids = {id(s) for _, s in pending_src}
+    return _loop_of(admitted.objects, checked.objects, settings, groups, kube, now, warnings, set_sources,
+                    {id(s) for _, s in pending_src})
+
+
+def loop_of_state(state: ClusterState, groups: "Discovery", settings_path: str | None, *, max_bytes: int,
+                  validate: str = "strict", now: datetime | None = None,
+                  applied: "PendingPass | None" = None) -> LoopInputs:
+    """One loop's inputs read from a cluster state (`kexplain.state.ClusterState`: read, checked
+    and admitted once), with the cluster's own pending pods only (the caller puts the others
+    in: `with_pending`): CA's overlays copy-on-write over the state's admitted objects, never
+    admitting them again. The victims of `applied`'s preemptions terminating, its set applied
+    (`ClusterState.with_set`: only what the state does not hold admitted), the DaemonSets,
+    ConfigMaps, Jobs and Deployments the state keeps unchecked checked here (with the set's).
+    What the state said is said already: the loop adds nothing to it."""
+    now = now or datetime.now(timezone.utc)
+    settings = read_settings(settings_path, max_bytes)
+    view, set_sources, extras = state, set(), of_kinds(state.other_kinds, EXTRA_KINDS)
+    if applied is not None:
+        victims = applied.victims
+        if victims:
+            view = state.overlaid(with_victims(state.objects, victims))
+        set_objects, created = list(applied.objects), list(applied.created)
+        objects, _ = view.with_set(set_objects, created)
+        extras = cluster_with(extras, set_objects, kinds=EXTRA_KINDS, kube=state.kube)
+        set_sources = {id(s) for _, s in (*applied.objects, *applied.created)}
+    else:
+        objects = view.objects
+    checked = check_objects(extras, EXTRA_KINDS, validate=validate, kube=state.kube)
+    return _loop_of(objects, checked.objects, settings, groups, state.kube, now, [], set_sources, set())
+
+
+def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Discovery", kube: KubeVersion,
+             now: datetime, warnings: list[str], set_sources: set[int], pending_ids: set[int]) -> LoopInputs:
+    """The loop's inputs from the admitted cluster (`objects`, the scheduler's kinds, in order)
+    and the checked objects of its other kinds (`extras`: DaemonSets, ConfigMaps, Jobs), as CA
+    lists them: the set's claims settled (`set_sources`), the cluster's own pending pods (in
+    creation order) and those given (`pending_ids`, sources), the expendable pods left out, the
+    nodes as CA's listers leave them (GPU readiness, startup taints), the groups' members."""
+    # admission keeps the scheduler's kinds: DaemonSets and ConfigMaps are read as checked
+    daemonsets = [_with_uid(o) for o, _ in _of_kinds(extras, {"DaemonSet"})]
+    config_maps = [o for o, _ in _of_kinds(extras, {"ConfigMap"})]
     cutoff = settings.flag("expendable-pods-priority-cutoff")
     taint_config = TaintConfig.of(settings)
-    objects = admitted.objects
     if set_sources and any(o.get("kind") in ("PersistentVolumeClaim", "PersistentVolume") for o, _ in objects):
-        from kexplain.controllers.persistentvolume import settle     # the set's claims, as the PV controller binds them
-        objects = settle(objects, lambda o, src: id(src) in set_sources).objects
+        objects = settle(objects, lambda o, src: id(src) in set_sources).objects   # the set's claims, as the PV controller binds them
     provider = _provider(settings, groups, [o for o, _ in objects if o.get("kind") == "Node"])
     scheduler_objects = []
     given: list[PodInfo] = []
@@ -178,7 +219,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
     owner = {n: g for g, names in group_members.items() for n in names}
     facts = [_node_facts(o, now, owner.get(n)) for o, n in zip(node_objs, order)]
     config = read_config(None, kube=kube)
-    jobs = [o for o, _ in _of_kinds(checked.objects, {"Job"})]
+    jobs = [o for o, _ in _of_kinds(extras, {"Job"})]
     own.sort(key=lambda p: creation_order(creation_time(p)))
     loop = LoopInputs(settings, kube, now, list(groups.groups), group_members, facts, snapshot, [], [],
                       daemonsets, config_maps, config, warnings, jobs, base=snapshot, provider=provider)
@@ -231,13 +272,11 @@ def in_cluster(groups: Sequence[NodeGroup], given: Mapping[str, Sequence[str]], 
 
 def _listed(objs: list[tuple[dict, Source]]) -> list[tuple[dict, Source]]:
     """A list of its own of `objs` (a dump's with its rows, `columns.Dump.same`)."""
-    from kexplain.apimachinery import columns
     return objs.same() if columns.rows_of(objs) is not None else list(objs)     # type: ignore[attr-defined]
 
 
 def _of_kinds(objs: list[tuple[dict, Source]], kinds: "frozenset[str] | set[str]") -> list[tuple[dict, Source]]:
     """The objects of `kinds`, in order; a dump's (`columns.Dump`) asked of its rows, and kept one."""
-    from kexplain.apimachinery import columns
     rows = columns.rows_of(objs)
     if rows is None:
         return [(o, s) for o, s in objs if o.get("kind") in kinds]
@@ -252,7 +291,6 @@ def _priority(obj: dict[str, Any]) -> int:
 def _with_uid(ds: dict[str, Any]) -> dict[str, Any]:
     """A DaemonSet without a uid gets the one its pods' owner references carry when kexplain
     makes them (`admission.workloads.object_uid`)."""
-    from kexplain.admission.workloads import object_uid
     meta = ds.get("metadata") or {}
     if meta.get("uid"):
         return ds
@@ -269,7 +307,6 @@ def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFa
 def _refuse_repeats(cluster: list[tuple[dict, Source]], pending: list[tuple[dict, Source]]) -> None:
     """A pending pod named as a pod of the cluster is refused, as the API server refuses a
     second object of one kind, namespace and name."""
-    from kexplain.apimachinery.fielderrors import go_quote
     if not pending:
         return
     names = set()

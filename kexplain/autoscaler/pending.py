@@ -19,10 +19,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kexplain.autoscaler.document import build_document, scale_up_plan, triggered
-from kexplain.autoscaler.inputs import LoopInputs, load_loop, with_pending
+from kexplain.autoscaler.inputs import LoopInputs, load_loop, loop_of_state, with_pending
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
 from kexplain.features import KubeVersion
+from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.model.pod import PodInfo
+from kexplain.state.cluster import ClusterState
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.cloudprovider import Discovery
@@ -43,13 +45,17 @@ class GroupsRequest:
     max_objects: int | None = None
     validate: str = "strict"
     cluster_objects: list | None = None  # the cluster already read (a live one), in place of node_paths
+    state: ClusterState | None = None    # the cluster admitted already, read in place of both (`loop_of_state`)
 
 
 def load_groups(req: GroupsRequest, kube: KubeVersion, now: datetime | None = None,
                 applied: PendingPass | None = None) -> LoopInputs:
     """The loop's inputs with the cluster's own pending pods only: cluster, groups, settings,
-    with the set of `applied` (its objects) in the cluster (bad input: InputError)."""
-    from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+    with the set of `applied` (its objects) in the cluster (bad input: InputError). A cluster
+    state given is read as it is admitted (`loop_of_state`), never admitted again."""
+    if req.state is not None and not req.state.stored:     # (stored: the loop admits what the state did not)
+        return loop_of_state(req.state, req.groups, req.config, max_bytes=req.max_bytes or DEFAULT_MAX_BYTES,
+                             validate=req.validate, now=now, applied=applied)
     return load_loop(None, req.node_paths, req.groups, req.config, kube,
                      max_bytes=req.max_bytes or DEFAULT_MAX_BYTES, max_objects=req.max_objects or DEFAULT_MAX_OBJECTS,
                      validate=req.validate, now=now, pods_given=True, cluster_objects=req.cluster_objects,

@@ -78,7 +78,7 @@ def without_add_node(suggest: Callable) -> Callable:
 
 
 def groups_request(req: "Request", cluster: Optional[list] = None,
-                   say: Optional[Callable[[str], None]] = None) -> "Optional[GroupsRequest]":
+                   say: Optional[Callable[[str], None]] = None, state: Any = None) -> "Optional[GroupsRequest]":
     """Where the node groups, CA's settings and the cluster CA sees come from (`cluster`:
     --nodes as already read, else read again from its paths): --node-groups FILE (read now);
     else the node groups the cluster's objects report, found as on a live cluster (CA's status
@@ -92,7 +92,7 @@ def groups_request(req: "Request", cluster: Optional[list] = None,
 
     def request(found: "Discovery") -> "GroupsRequest":
         return GroupsRequest(found, req.autoscaler_config, req.node_paths, req.max_bytes, req.max_objects,
-                             req.validate, cluster_objects=cluster)
+                             req.validate, cluster_objects=cluster, state=state)
 
     note = say or (lambda _: None)
     if req.node_groups:

@@ -117,12 +117,17 @@ class PendingPass:
     not_created: tuple["NotCreated", ...] = ()
     preemptions: tuple[Preemption, ...] = ()
 
+    @property
+    def victims(self) -> set[str]:
+        """The keys of the pods the pass's preemptions delete (terminating: `with_victims`)."""
+        return {v for p in self.preemptions for v in p.victims}
+
     def applied_to(self, cluster: Objects) -> Objects:
         """The cluster with the set applied (`kexplain.explain.inputs.cluster_with`, every kind),
         and the victims of the pass's preemptions terminating (`carryover.preempted`)."""
-        victims = {v for p in self.preemptions for v in p.victims}
+        victims = self.victims
         if victims:
-            cluster = _with_victims(cluster, victims)
+            cluster = with_victims(cluster, victims)
         if not self.objects and not self.created:
             return cluster
         from kexplain.state.apply import cluster_with
@@ -160,7 +165,7 @@ def _pod_key(obj: Obj) -> str | None:
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
-def _with_victims(cluster: Objects, victims: set[str]) -> Objects:
+def with_victims(cluster: Objects, victims: set[str]) -> Objects:
     """The cluster with the bound pods `victims` (keys) terminating (`_as_victim`); a dump's
     (`columns.Dump`) looked up by its rows' names and kept a dump (its rows stand: a victim
     keeps its kind, name and resourceVersion), so the passes over it keep their fast paths."""

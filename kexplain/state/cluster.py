@@ -28,6 +28,22 @@ from kexplain.state.build import build_cluster, kubelets_admit
 from kexplain.state.objects import CLUSTER_KINDS, VOLUME_KINDS, Objects, admission_context, is_bound_pod, object_key, \
     of_kinds
 
+@dataclass(frozen=True)
+class _Applied:
+    """A set applied to a state's objects (`ClusterState._applied`): the objects after it, in
+    order, the new ones as given and as admitted, the Namespaces admission created, the new
+    objects' keys and sources (ids), the namespaces that do not exist, admission's warnings."""
+
+    objects: Objects
+    new: Objects
+    admitted_new: Objects
+    namespaces_created: Objects
+    new_keys: set[Any]
+    sources: set[int]
+    absent: frozenset[str]
+    warnings: list[str]
+
+
 @dataclass
 class ClusterState:
     """A cluster read, decoded, admitted (unless stored) and snapshotted once, as `kube`'s API
@@ -59,6 +75,10 @@ class ClusterState:
     # ... and those a critical pod's kubelet admitted by evicting pods: (namespace, name) -> the
     # pods evicted (`namespace/name`)
     kubelet_evicted: dict[tuple[str, str], list[str]] = field(default_factory=dict, repr=False)
+    # The set's objects applied to the state (`extended`'s, as given): an autoscaler reading the
+    # state with the same set applied takes them as held (`with_set`), admitted once.
+    applied: Objects = field(default_factory=list, repr=False)
+    stored: bool = False        # read as stored (`--stored`): nothing was admitted
 
     @property
     def kube(self) -> KubeVersion:
@@ -79,40 +99,13 @@ class ClusterState:
         those of `file_objects` the API server refuses and the pool's own."""
         if not created and not of_kinds(file_objects, CLUSTER_KINDS):
             return self if not absent else replace(self, absent_namespaces=self.absent_namespaces | absent)
-        merged = cluster_with(self.objects, file_objects, created, kube=self.kube, problems=problems)
-        old = {id(o) for o, _ in self.objects}
-        new = [(o, s) for o, s in merged if id(o) not in old]
-        if not new:
+        applied = self._applied(file_objects, created, stored=stored, problems=problems, absent=absent)
+        if applied is None:
             return self
-        new_keys = {object_key(o) for o, _ in new} - {None}
-        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
-        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
-            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
-            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
-        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
-                           if o.get("kind") == "Namespace"}
-        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
-            - kept_namespaces
-        every = context + new
-        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube,
-                                                      absent=absent | left_out_namespaces(every, objs)), every, problems)
-        if not stored:
-            absent |= left_out_namespaces(every, used)
-        if len(used) < len(context) + len(new):        # some refused: left out
-            kept = {id(o) for o, _ in used}
-            new = [(o, s) for o, s in new if id(o) in kept]
-            merged = [(o, s) for o, s in merged if id(o) in old or id(o) in kept]
-        sources = {id(s) for _, s in new}
-        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
-        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
-                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
-        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
-            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
-            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
-        else:                               # (a List unwrapped) the pool's objects, then the new ones
-            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        objects, new_keys, sources = applied.objects, applied.new_keys, applied.sources
+        admitted_new, namespaces_created, absent = applied.admitted_new, applied.namespaces_created, applied.absent
         provisioned: list[str] = []
-        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in new):   # the PV controller binds them
+        if not stored and any(o.get("kind") in VOLUME_KINDS for o, _ in applied.new):   # the PV controller binds them
             settled = settle(objects, lambda o, s: id(s) in sources)
             objects = settled.objects
             provisioned = settled.notes
@@ -153,9 +146,69 @@ class ClusterState:
                 keys.add((meta.get("namespace") or "default", meta.get("name") or ""))
         context = admission_context(objects)
         return ClusterState(snapshot, self.config, nominated, context, frozenset(keys),
-                    [*self.warnings, *admitted.warnings, *provisioned, *said], objects=objects,
+                    [*self.warnings, *applied.warnings, *provisioned, *said], objects=objects,
                     other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
-                    kubelet_evicted=evicted)
+                    kubelet_evicted=evicted, applied=[*self.applied, *file_objects, *created], stored=self.stored)
+
+    def _applied(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS,
+                 stored: bool = False, problems: Problems = RAISE, absent: frozenset[str] = frozenset()
+                 ) -> "_Applied | None":
+        """The state's objects with a set applied (`cluster_with`, the set's objects of `kinds`),
+        only its new objects admitted (unless `stored`), against the state's StorageClasses,
+        PriorityClasses, RuntimeClasses, Namespaces, LimitRanges and the Nodes their pods are
+        bound to; None when the set brings nothing new. Neither the snapshot nor this state changes."""
+        merged = cluster_with(self.objects, file_objects, created, kinds=kinds, kube=self.kube, problems=problems)
+        old = {id(o) for o, _ in self.objects}
+        new = [(o, s) for o, s in merged if id(o) not in old]
+        if not new:
+            return None
+        new_keys = {object_key(o) for o, _ in new} - {None}
+        nodes = {str(o["spec"]["nodeName"]) for o, _ in new if is_bound_pod(o)}
+        context = [(o, s) for o, s in self.objects if object_key(o) not in new_keys and (
+            o.get("kind") in ("StorageClass", "PriorityClass", "RuntimeClass", "Namespace", "LimitRange")
+            or (o.get("kind") == "Node" and object_key(o) is not None and object_key(o)[2] in nodes))]
+        kept_namespaces = {(o.get("metadata") or {}).get("name") for o, _ in self.objects
+                           if o.get("kind") == "Namespace"}
+        absent = (self.absent_namespaces | absent | (refused_namespaces(new) if not stored else frozenset())) \
+            - kept_namespaces
+        every = context + new
+        admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, kube=self.kube,
+                                                      absent=absent | left_out_namespaces(every, objs)), every, problems)
+        if not stored:
+            absent |= left_out_namespaces(every, used)
+        if len(used) < len(context) + len(new):        # some refused: left out
+            kept = {id(o) for o, _ in used}
+            new = [(o, s) for o, s in new if id(o) in kept]
+            merged = [(o, s) for o, s in merged if id(o) in old or id(o) in kept]
+        sources = {id(s) for _, s in new}
+        admitted_new = [(o, s) for o, s in admitted.objects if id(s) in sources]
+        namespaces_created = [(o, s) for o, s in admitted.objects if s is BUILTIN and o.get("kind") == "Namespace"
+                              and (o.get("metadata") or {}).get("name") not in self.snapshot.namespaces]
+        if len(admitted_new) == len(new):   # in merged order, each new object replaced by its admitted copy
+            by_id = {id(o): copy for (o, _), copy in zip(new, admitted_new)}
+            objects = [by_id.get(id(o), (o, s)) for o, s in merged]
+        else:                               # (a List unwrapped) the pool's objects, then the new ones
+            objects = [(o, s) for o, s in merged if id(o) in old] + admitted_new
+        return _Applied(objects, new, admitted_new, namespaces_created, new_keys, sources, absent,
+                        list(admitted.warnings))
+
+    def with_set(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS
+                 ) -> tuple[Objects, list[str]]:
+        """The state's objects (copy-on-write: this state is not changed) with a set applied as an
+        autoscaler reads it: what the state holds applied already (`applied`, by identity) left
+        out, the rest applied and only its new objects admitted (`_applied`: a refusal raises);
+        and what their admission said. No snapshot is built: the autoscaler builds its own."""
+        held = {id(o) for o, _ in self.applied}
+        rest = [(o, s) for o, s in file_objects if id(o) not in held]
+        applied = self._applied(rest, created, kinds=kinds) if rest or created else None
+        if applied is None:
+            return self.objects, []
+        return [*applied.objects, *applied.namespaces_created], applied.warnings
+
+    def overlaid(self, objects: Objects) -> "ClusterState":
+        """This state with `objects` in place of its objects (an overlay: victims of a
+        preemption terminating), its snapshot and the rest shared."""
+        return replace(self, objects=objects)
 
     def snapshot_with_namespace(self, namespace: dict[str, Any]) -> Snapshot:
         """The state's snapshot, plus `namespace` (a Namespace object) if the state lacks it:
@@ -197,7 +250,7 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     context = admission_context(cluster)
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster, other_kinds=others, absent_namespaces=absent)
+                objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored)
 
 
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
