@@ -42,7 +42,7 @@ class _Spec(Struct):
     nodeName: str | None = None
     priority: int | None = None
     volumes: Raw = _NO_TEXT         # (decoded when asked: `PodView.volumes`)
-    # what a pod's facts are worked out from (`PodInfo.facts_key`), as written
+    # what a pod's facts are worked out from (`kexplain.model.shapes.facts_key`), as written
     affinity: Raw = _NO_TEXT
     resources: Raw = _NO_TEXT
     overhead: Raw = _NO_TEXT

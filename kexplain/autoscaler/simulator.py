@@ -9,14 +9,13 @@ as in CA, where one plugin runner serves every simulation of the loop. A failure
 failing plugin and its reasons, as CA's FailingPredicateError records them. A node a node-local
 Filter plugin rejected for a pod is not filtered again for the pods like it while its NodeInfo
 stays (500 pending pods of a few shapes, each tried on 5,000 nodes: the search then filters only
-the nodes that could still pass). And pods alike (`sharing_key`: equal in all PreFilter and
-Filter read of them) get one answer per snapshot: `check` on a node, and a search that found no
+the nodes that could still pass). And pods alike (`kexplain.model.shapes.pending_key`: equal in
+all PreFilter and Filter read of them) get one answer per snapshot: `check` on a node, and a search that found no
 node, are looked up for the next such pod while the snapshot is the same (the pods of one shape,
 checked against every template and tried one after the other).
 """
 from __future__ import annotations
 
-import marshal
 from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -24,15 +23,15 @@ from itertools import compress
 from operator import not_
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from kexplain.explain.shapes import IDENTITY
 from kexplain.framework.cycle_state import CycleState
-from kexplain.framework.node_memo import MEMO_KEY, pod_fingerprint
+from kexplain.framework.node_memo import MEMO_KEY
 from kexplain.framework.preemption import PDB_CACHE_KEY
 from kexplain.model.pod_index import POD_INDEX_KEY
 from kexplain.plugins.helper.spread import CACHE_KEY as OWNERS_KEY
 from kexplain.plugins.volume_restrictions import USED_PVCS_KEY
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import pending_key, plugin_key
 from kexplain.model.snapshot import Snapshot, unchanged_by_bind
 from kexplain.plugins.pod_topology_spread import DOMAINS_KEY, domains_with_node
 
@@ -66,34 +65,9 @@ _FIRST_CHUNK = 8           # nodes filtered in the first chunk of a search; each
 # default spreading), of PodDisruptionBudgets, of the claims pods use, and the per-NodeInfo memo
 # of node-local verdicts.
 _KEPT_ON_NEW_NODE = (POD_INDEX_KEY, OWNERS_KEY, PDB_CACHE_KEY, USED_PVCS_KEY, MEMO_KEY)
-
-
-# Metadata that names one pod and that neither PreFilter nor Filter reads of a pending pod.
-_IDENTITY = IDENTITY | {"generateName"}
-# The pod status fields plugins read (DRA's claims made for the pod).
-_READ_STATUS = ("resourceClaimStatuses", "extendedResourceClaimStatus")
 _SNAPSHOT_MEMOS = 4        # snapshots whose shared answers are kept (a fork's and the one it left)
 _SEARCHES_KEPT = 1024      # searches over every node kept (a loop's pod list processors search once per pod)
 _KEYS_KEPT = 4096          # pods whose sharing keys are kept
-
-
-def sharing_key(pod: PodInfo) -> bytes | None:
-    """What PreFilter and Filter read of a pending pod, as bytes: its metadata but what names
-    it (name, uid, creation, ...; its labels, annotations and owners are in), its spec, and the
-    status fields plugins read. Two pods with equal keys get the same verdicts on the same
-    snapshot. None for a pod whose verdicts are its own: with resource claims (reserved for the
-    pod by uid) or generic ephemeral volumes (claims named after the pod), or a nominated node,
-    or not plain data."""
-    spec = pod.spec
-    if spec.get("resourceClaims") or pod.status.get("nominatedNodeName") or any(
-            isinstance(v, dict) and v.get("ephemeral") for v in spec.get("volumes") or ()):
-        return None
-    meta = {k: v for k, v in pod.metadata.items() if k not in _IDENTITY}
-    status = [pod.status.get(k) for k in _READ_STATUS]
-    try:
-        return marshal.dumps((sorted(meta.items()), spec, status), 2)
-    except ValueError:
-        return None
 
 
 class _Shared:
@@ -127,7 +101,7 @@ def with_node(snapshot: Snapshot, node_info: NodeInfo, csi_node: Mapping[str, An
 class SimMemo:
     """What the simulations over one loop's inputs share, answers only (never a verdict of its
     own): per pod as the plugins read it, the NodeInfos a node-local Filter plugin rejected
-    (`ClusterSim._ruled_out`); per snapshot, what pods alike share there (`sharing_key`); and
+    (`ClusterSim._ruled_out`); per snapshot, what pods alike share there (`shapes.pending_key`); and
     the searches over every node (`schedule_anywhere`) by snapshot, pod, and where the search
     starts, with the node found, the snapshot its bind made and where the next search starts.
     A `LoopInputs` keeps one (`LoopInputs.memo`) for the loops run again with a change (the
@@ -141,7 +115,7 @@ class SimMemo:
         self.shared: OrderedDict[int, tuple[Snapshot, _Shared]] = OrderedDict()
         self.searches: OrderedDict[tuple[int, int, int], tuple[Snapshot, PodInfo, str | None, Snapshot, int]] = \
             OrderedDict()
-        self.keys: dict[int, tuple[PodInfo, bytes | None]] = {}    # id(pod) -> (pod, sharing_key)
+        self.keys: dict[int, tuple[PodInfo, bytes | None]] = {}    # id(pod) -> (pod, shapes.pending_key)
 
 
 class ClusterSim:
@@ -175,14 +149,14 @@ class ClusterSim:
     def _ruled_out(self, pod: PodInfo, state: CycleState) -> dict[int, NodeInfo]:
         """The NodeInfos (by id; each entry keeps its NodeInfo alive, so the id is that
         NodeInfo's) a node-local Filter plugin rejected for a pod read alike by the plugins
-        (`pod_fingerprint`, and the same plugins skipped): such a verdict depends only on the pod
+        (`shapes.plugin_key`, and the same plugins skipped): such a verdict depends only on the pod
         and that very NodeInfo, which binds replace rather than change, so the node is not
         filtered again for the loop's next pods like it (the pending pods of one shape, tried on
         every node). Kept for the last `_RULED_OUT_KEYS` such pods; nothing is kept when the
         framework has nominated pods (their verdicts are not the plugin's alone)."""
         if getattr(self.framework, "_nominated", None):
             return _NOTHING
-        fingerprint = pod_fingerprint(pod)
+        fingerprint = plugin_key(pod)
         if fingerprint is None:
             return _NOTHING
         key = (fingerprint, state.skip_filter_plugins)
@@ -197,7 +171,7 @@ class ClusterSim:
 
     # -- what pods alike share on one snapshot ----------------------------------------------
     def _key(self, pod: PodInfo) -> bytes | None:
-        """The pod's `sharing_key`; None also when the framework has nominated pods (their
+        """The pod's `shapes.pending_key`; None also when the framework has nominated pods (their
         entries leave out the pod itself, by uid)."""
         if getattr(self.framework, "_nominated", None):
             return None
@@ -206,7 +180,7 @@ class ClusterSim:
         if found is None or found[0] is not pod:
             if len(keys) >= _KEYS_KEPT:
                 keys.clear()
-            found = keys[id(pod)] = (pod, sharing_key(pod))
+            found = keys[id(pod)] = (pod, pending_key(pod))
         return found[1]
 
     def _shared_here(self) -> _Shared:

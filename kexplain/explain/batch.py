@@ -54,8 +54,9 @@ from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_node
 from kexplain.explain.request import RunOptions
 from kexplain.explain.retry import Bound, Waiting, retry, waiting_of
 from kexplain.explain.run import explain
-from kexplain.explain.shapes import renamed, shape_of
+from kexplain.explain.shapes import renamed
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
+from kexplain.model.shapes import pending_key
 from kexplain.model.snapshot import Snapshot
 
 Suggester = Callable[[Inputs, Trace, RunOptions], list[Any]]
@@ -484,9 +485,9 @@ def explain_each(pods: Iterable[Inputs], options: RunOptions, suggester: Suggest
     done = 0
     # shape -> the first trace of that shape (`shapes`); the most recent SHAPES_KEPT only, since
     # a trace of a large cluster weighs megabytes (pods of one workload come together in a listing)
-    explained: OrderedDict[str, Verdict] = OrderedDict()
+    explained: OrderedDict[bytes, Verdict] = OrderedDict()
     for inputs in pods:
-        shape = shape_of(inputs.pod)
+        shape = pending_key(inputs.pod)
         first = explained.get(shape) if shape is not None else None
         if first is not None and first.trace is not None:
             explained.move_to_end(shape)

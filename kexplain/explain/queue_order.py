@@ -44,9 +44,9 @@ from typing import Any, Callable, Mapping, Sequence
 from kexplain.explain.inputs import Inputs
 from kexplain.explain.pending_pass import creation_order, creation_time
 from kexplain.explain.request import RunOptions
-from kexplain.explain.shapes import shape_of
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import pending_key
 
 Obj = dict[str, Any]
 
@@ -286,7 +286,7 @@ def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
     its verdict alone."""
     have = {a.key: a for a in explained}
     tried = set(have)       # (a pod that cannot be explained is tried once)
-    shapes = {shape: a for a in explained if (shape := shape_of(a.inputs.pod)) is not None}
+    shapes = {shape: a for a in explained if (shape := pending_key(a.inputs.pod)) is not None}
     order = [p for _, p in sorted(enumerate(pending), key=lambda ip: queue_key(ip[1].pod, ip[0]))]
 
     def explain_missing(pods: list[Inputs]) -> None:
@@ -295,14 +295,14 @@ def needed(explained: Sequence[Alone], pending: Sequence[Inputs],
             if p.pod.key in tried:
                 continue
             tried.add(p.pod.key)
-            known = shapes.get(shape) if (shape := shape_of(p.pod)) is not None else None
+            known = shapes.get(shape) if (shape := pending_key(p.pod)) is not None else None
             if known is not None:
                 have[p.pod.key] = replace(known, inputs=p)
             else:
                 fresh.append(p)
         for a in explain_alone(fresh) if fresh else ():
             have[a.key] = a
-            if (shape := shape_of(a.inputs.pod)) is not None:
+            if (shape := pending_key(a.inputs.pod)) is not None:
                 shapes.setdefault(shape, a)
 
     if nominations and pending:

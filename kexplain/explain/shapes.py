@@ -1,37 +1,20 @@
 """Pending pods that only their names tell apart, explained once (`kexplain pod --pending`).
 
 Hundreds of pending pods are mostly copies: the replicas of a few workloads. Against one
-unchanged cluster, two pending pods whose metadata (their identity aside), spec and scheduling
-status are equal get the same verdict, search, scores, preemption dry run and suggestions:
-nothing the scheduler reads tells them apart. So the first of each shape is explained and the
-others get its trace with their own name (`renamed`).
-
-The identity the engine does read keeps a pod to itself: a pod with a nominated node (it is
-among the nominated pods, and only its own entry is skipped) and a pod with resource claims (a
-claim's `reservedFor` names pods by uid) are never shared (`shape_of` is None).
+unchanged cluster, two pending pods of one `kexplain.model.shapes.pending_key` get the same
+verdict, search, scores, preemption dry run and suggestions: nothing the scheduler reads tells
+them apart. So the first of each shape is explained and the others get its trace with their own
+name (`renamed`). A pod whose identity the engine does read (a nominated node, resource claims,
+generic ephemeral volumes) has no key: it is explained on its own.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from typing import Any
 
 from kexplain.framework.trace import Trace
 from kexplain.model.pod import PodInfo
-
-# Metadata that names one pod and decides nothing about where it goes.
-IDENTITY = frozenset({"name", "uid", "creationTimestamp", "resourceVersion", "managedFields", "generation",
-                      "selfLink"})
-
-
-def shape_of(pod: PodInfo) -> str | None:
-    """What the pending pod's verdict depends on besides the cluster, as one string; None for a
-    pod that must be explained on its own."""
-    if pod.status.get("nominatedNodeName") or pod.spec.get("resourceClaims"):
-        return None
-    meta = {k: v for k, v in pod.metadata.items() if k not in IDENTITY}
-    return json.dumps({"metadata": meta, "spec": pod.spec}, sort_keys=True, default=str)
 
 
 def renamed(trace: Trace, first: PodInfo, pod: PodInfo) -> Trace:

@@ -10,14 +10,13 @@ every other node the answer of an earlier cycle is looked up instead of computed
 The memo lives on the snapshot (`Snapshot.cached`) and is handed on by binds, so it is
 dropped with the snapshot's other caches whenever anything but a bind changes the cluster
 (`with_objects`, `with_pods_replaced`). It is keyed by the plugin as configured (its args) and
-the pod as the plugins read it (namespace, labels and spec: the copies of a workload are one
-key); each answer is kept with the NodeInfo it was computed for, and only for NodeInfos of
+the pod as the plugins read it (`kexplain.model.shapes.plugin_key`: the copies of a workload
+are one key); each answer is kept with the NodeInfo it was computed for, and only for NodeInfos of
 the snapshot (never for a what-if's clone). Normalization, and every plugin that is not node
 local, runs each cycle as before.
 """
 from __future__ import annotations
 
-import marshal
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 
@@ -25,22 +24,12 @@ from kexplain.model.snapshot import unchanged_by_bind
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.nodeinfo import NodeInfo
-    from kexplain.model.pod import PodInfo
     from kexplain.model.snapshot import Snapshot
 
 MEMO_KEY = "framework/node-local"
 MAX_KEYS = 64            # (plugin, profile, pod) keys kept; the least recently used goes first
 T = Any
 _ANSWER = itemgetter(1)         # of a table's (NodeInfo, answer)
-
-
-def pod_fingerprint(pod: "PodInfo") -> bytes | None:
-    """The pod as plugins read it, as bytes (its name and uid left out: the copies of a workload
-    share it); None when it is not plain data (then nothing is memoized for it)."""
-    try:
-        return marshal.dumps((pod.namespace, pod.labels, pod.spec), 2)
-    except ValueError:
-        return None
 
 
 class NodeMemo:

@@ -24,9 +24,10 @@ from kexplain.framework.interface import (
     MAX_NODE_SCORE, MIN_NODE_SCORE, Explainer, ExtensionPoint, FilterPlugin, NodeScoreList, NodeToStatus, Plugin,
     PostFilterPlugin, PostFilterResult, PreEnqueuePlugin, PreFilterExtensions, PreFilterPlugin, PreFilterResult,
     PreScorePlugin, QueueSortPlugin, ScoreExtensions, ScorePlugin, SignPlugin)
-from kexplain.framework.node_memo import memoized, node_memo, pod_fingerprint
+from kexplain.framework.node_memo import memoized, node_memo
 from kexplain.framework.signers import signature
 from kexplain.framework.status import SUCCESS, Code, Status
+from kexplain.model.shapes import plugin_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.config import Profile
@@ -202,7 +203,7 @@ class Framework:
         fingerprints = self.__dict__.setdefault("_fingerprints", {})
         found = fingerprints.get(id(pod))
         if found is None or found[0] is not pod:
-            found = fingerprints[id(pod)] = (pod, pod_fingerprint(pod))
+            found = fingerprints[id(pod)] = (pod, plugin_key(pod))
         if found[1] is None:
             return None
         # each plugin as configured: its args, and whatever else configures it (a Kubernetes

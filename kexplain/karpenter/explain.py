@@ -21,7 +21,6 @@ in the way (`inTheWay` lists the kinds of obstacle found).
 from __future__ import annotations
 
 import copy
-import marshal
 from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.selectors import EXISTS, IN
@@ -47,6 +46,7 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.cluster import is_managed_node_claim
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import plugin_key
 from kexplain.model.taints import taint_to_string
 
 REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
@@ -263,16 +263,9 @@ def with_term(pod: PodInfo, term: Mapping[str, Any]) -> PodInfo:
     return PodInfo({**pod.obj, "spec": spec})
 
 
-def _shape(pod: PodInfo) -> bytes | None:
-    """Pods with the same namespace, labels and spec get the same answers from one state."""
-    try:
-        return marshal.dumps((pod.namespace, pod.metadata.get("labels"), pod.spec))
-    except ValueError:
-        return None
-
-
 class PodExplainer:
-    """Explains pods against the scheduler's final state; one analysis per pod shape."""
+    """Explains pods against the scheduler's final state; one analysis per pod shape
+    (`kexplain.model.shapes.plugin_key`: pods with equal keys get the same answers from one state)."""
 
     def __init__(self, result: PassResult, cloud: Any) -> None:
         self.sched = result.scheduler
@@ -303,7 +296,7 @@ class PodExplainer:
         return data
 
     def explain(self, pod: PodInfo) -> dict[str, Any]:
-        shape = _shape(pod)
+        shape = plugin_key(pod)
         if shape is not None and shape in self._cache:
             return self._cache[shape]
         sched = self.sched

@@ -10,10 +10,10 @@ from typing import Any, Callable, Mapping, TypeVar
 
 from msgspec import UNSET
 
-from kexplain.apimachinery.stored_pods import StoredPod, resize_text
+from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.model.labels import LabelSelector, parse_selector
-from kexplain.model.resources import PodResource, add_status_parts, pod_resource
-from kexplain.model.shapes import shape_key
+from kexplain.model.resources import PodResource, pod_resource
+from kexplain.model.shapes import facts_key, shape_key
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ class PodInfo:
     @property
     def facts(self) -> "PodFacts":
         """What the pod's shape decides (its requests, host ports, pod affinity terms), worked out
-        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`facts_key`).
+        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`shapes.facts_key`).
         (A slot: set for each of a cluster's pods, it makes no pod a dict.)"""
         facts = self._facts
         if facts is None:
@@ -241,22 +241,6 @@ class PodInfo:
                      for v in self.volumes or ()
                      if isinstance(v.get("persistentVolumeClaim"), dict))
 
-    def facts_key(self) -> bytes | None:
-        """What `facts` read, as a `shape_key`: pods with equal keys have equal facts, and a
-        workload's pods have equal keys. Their whole containers (stricter than the facts need,
-        and written in C), pod-level resources and overhead, pod affinity with the namespace its
-        terms are read in, and what the status says of resized containers. None when a value
-        is not plain data (the pod then works its facts out itself)."""
-        spec = self.spec
-        try:
-            affinity = spec.get("affinity")
-            parts: list[object] = [self.namespace if affinity else None, affinity, spec.get("resources"),
-                                   spec.get("overhead"), spec.get("initContainers"), spec.get("containers")]
-            add_status_parts(self.status, parts)
-        except (AttributeError, TypeError):
-            return None
-        return shape_key(parts)
-
     @lazy
     def owner_references(self) -> Any:
         """metadata.ownerReferences as written (read for most of a cluster's pods, by the autoscalers)."""
@@ -280,7 +264,7 @@ class PodInfo:
         return self.spec.get("preemptionPolicy") or "PreemptLowerPriority"
 
 
-_STORED_FACTS: dict[tuple[str | None, bytes, bytes], "PodFacts"] = {}     # `StoredPodInfo.facts_key` -> facts
+_STORED_FACTS: dict[bytes, "PodFacts"] = {}     # `shapes.facts_key` of a stored pod -> its facts
 
 
 class StoredPodInfo(PodInfo):
@@ -335,15 +319,15 @@ class StoredPodInfo(PodInfo):
 
     @property
     def facts(self) -> "PodFacts":
-        """`PodInfo.facts`, shared by every stored pod of its shape (`facts_key`), wherever its
+        """`PodInfo.facts`, shared by every stored pod of its shape (`shapes.facts_key`), wherever its
         PodInfo was made (the autoscalers make their own of a cluster's pods)."""
         facts = self._facts
         if facts is None:
-            key = self.facts_key()
+            key = facts_key(self)
             facts = _STORED_FACTS.get(key)
             if facts is None:
                 facts = PodFacts(self)
-                if len(_STORED_FACTS) < _TERM_CACHE_MAX:
+                if key is not None and len(_STORED_FACTS) < _TERM_CACHE_MAX:
                     _STORED_FACTS[key] = facts
             self._facts = facts
         return facts
@@ -364,20 +348,11 @@ class StoredPodInfo(PodInfo):
     def start_time(self) -> Any:
         return self.view.status.startTime if self.view.status is not None else None
 
-    def facts_key(self) -> tuple[str | None, bytes, bytes]:       # type: ignore[override]
-        """What `facts` read, as written in the dump (equal texts are equal values): the spec's
-        fields `PodInfo.facts_key` reads, what its status says of resized containers
-        (`stored_pods.resize_text`), and its namespace when it has affinity."""
-        spec = self.view.spec
-        return (self.namespace if spec.affinity else None,
-                b"\0".join((spec.affinity, spec.resources, spec.overhead, spec.initContainers, spec.containers)),
-                resize_text(self.view.status))
-
 
 class PodFacts:
     """What a pod's shape decides: its requests, its host ports, whether it has pod (anti-)
     affinity and its terms (read in its namespace). Worked out on first use from the first pod
-    of the shape, then shared by every pod whose `facts_key` is that pod's (the snapshot's 150,000
+    of the shape, then shared by every pod whose `shapes.facts_key` is that pod's (the snapshot's 150,000
     pods have a few hundred): `NodeInfo.add_pods` adds up pods per `PodFacts`."""
 
     __slots__ = ("pod", "__dict__")

@@ -8,7 +8,6 @@ it is what scoring sees so that request-less pods do not pile onto one node.
 """
 from __future__ import annotations
 
-import marshal
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -16,6 +15,7 @@ from typing import Mapping
 
 from kexplain.apimachinery.names import is_label_key
 from kexplain.apimachinery.quantity import milli_value, parse_quantity, value
+from kexplain.model.shapes import requests_key
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -225,40 +225,14 @@ _SHAPE_CACHE: dict[bytes, PodResource] = {}
 _SHAPE_CACHE_MAX = 65536
 
 
-def _shape_key(pod: Mapping) -> bytes | None:
-    """Everything `pod_resource` reads, as bytes: pods of one template share it. None when a
-    value is not plain data (the slow path then decides, and reports)."""
-    spec = pod.get("spec")
-    parts: list[object] = [spec.get("resources"), spec.get("overhead")]
-    for key in ("initContainers", "containers"):
-        parts.append(key)       # (an init container and a container add up differently)
-        for c in spec.get(key) or ():
-            parts.append((c.get("name"), c.get("restartPolicy"), c.get("resources")))
-    add_status_parts(pod.get("status") or {}, parts)
-    return marshal.dumps(parts)
-
-
-def add_status_parts(status: Mapping, parts: list[object]) -> None:
-    """What `pod_resource` reads of a pod's status (resized containers' resources), appended to
-    `parts`: nothing for a pod whose containers report none."""
-    if type(status) is dict and "containerStatuses" not in status and "initContainerStatuses" not in status:
-        return
-    resized = False
-    for key in ("containerStatuses", "initContainerStatuses"):
-        for cs in status.get(key) or ():
-            if cs.get("resources") is not None or cs.get("allocatedResources") is not None:
-                parts.append((key, cs.get("name"), cs.get("resources"), cs.get("allocatedResources")))
-                resized = True
-    if resized:
-        parts.append(status.get("conditions"))
-
-
 def pod_resource(pod: Mapping) -> PodResource:
     """What NodeInfo adds for the pod (CalculateResource). Pods of one shape share one
     (immutable by convention) result: a cluster of 150k pods has a few hundred shapes."""
     try:
-        key = _shape_key(pod)
-    except (AttributeError, TypeError, ValueError):     # not plain data: the slow path decides
+        key = requests_key(pod.get("spec"), pod.get("status") or {})
+    except AttributeError:      # not plain data: the slow path decides, and reports
+        return _pod_resource(pod)
+    if key is None:
         return _pod_resource(pod)
     cached = _SHAPE_CACHE.get(key)
     if cached is None:

@@ -19,6 +19,7 @@ from kexplain.errors import InputError, Source
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodFacts, PodInfo
 from kexplain.model.prefix import Prefix
+from kexplain.model.shapes import facts_key
 
 T = TypeVar("T")
 # How a cached index follows a bind: (the index of the snapshot before, the snapshot after, the
@@ -90,7 +91,7 @@ class Snapshot:
               others: Iterable[dict[str, Any]] = (), unbound: list[dict[str, Any]] | None = None) -> "Snapshot":
         """`nodes` in order of appearance; `pods` are the bound pods (others are ignored, or those
         without a node put in `unbound`, when given: the caller's nominated pods). Pods
-        of one shape (equal `PodInfo.facts_key`) share one `PodInfo.facts`: their requests, host
+        of one shape (equal `shapes.facts_key`) share one `PodInfo.facts`: their requests, host
         ports and affinity terms are worked out once per shape, and added up per shape."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
@@ -107,7 +108,7 @@ class Snapshot:
         batches: dict[str, tuple[Node, list[PodInfo], dict[PodFacts, int], list[PodInfo]]] = {
             ni.name: (ni.node, [], {}, []) for ni in infos}
         by_namespace: dict[str, list[tuple[PodInfo, Node]]] = {}
-        shared: dict[Hashable, PodFacts] = {}       # `PodInfo.facts_key` -> the shape's facts
+        shared: dict[Hashable, PodFacts] = {}       # `shapes.facts_key` -> the shape's facts
         namespace, members = None, []               # the last pod's (a dump lists pods by namespace)
         for obj in pods:
             pod = PodInfo(obj)
@@ -120,7 +121,7 @@ class Snapshot:
             batch = batches.get(pod.node_name)
             if batch is None:
                 continue
-            key = pod.facts_key()
+            key = facts_key(pod)
             if key is None:
                 facts = pod.facts
             else:

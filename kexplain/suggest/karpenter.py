@@ -47,9 +47,10 @@ from kexplain.karpenter.run import Pass
 from kexplain.karpenter.scheduling.requirements import new_strict_pod_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import want_key
 from kexplain.suggest.change import Candidate, Op, _tokens, apply_ops
 from kexplain.suggest.karpenter_context import (
-    Idea, KarpenterContext, Want, build_context, combined, not_placed, per_pool_errors, ready_pools, shape_key, takes,
+    Idea, KarpenterContext, Want, build_context, combined, not_placed, per_pool_errors, ready_pools, takes,
 )
 from kexplain.suggest.karpenter_nodeclass import FAMILIES as NODECLASS_FAMILIES
 from kexplain.suggest.karpenter_nodepool import FAMILIES as NODEPOOL_FAMILIES
@@ -270,7 +271,7 @@ class Verifier:
 
 def _by_shape(pods: Iterable[PodInfo]) -> list[str]:
     """One pod of each shape (the first)."""
-    return list({shape_key(p): p.key for p in reversed(list(pods))}.values())[::-1]
+    return list({want_key(p) or p.key: p.key for p in reversed(list(pods))}.values())[::-1]
 
 
 def uncoupled(ctx: KarpenterContext, reserved: bool) -> bool:

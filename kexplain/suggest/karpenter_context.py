@@ -8,7 +8,6 @@ every pod of the shape, as it would be made in their workload's template.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -28,6 +27,7 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import want_key
 from kexplain.model.taints import NO_EXECUTE, NO_SCHEDULE
 from kexplain.suggest.change import Candidate, Op
 from kexplain.suggest.karpenter_pass import PassRun
@@ -109,24 +109,6 @@ class KarpenterContext:
         return next((p for p in self.pools if p.name == name), None)
 
 
-# What of a pod's spec Karpenter schedules by (a replica's own names, e.g. of its service account
-# token volume, left out).
-SHAPE_FIELDS = ("nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "overhead", "resources",
-                "priority", "resourceClaims", "hostNetwork")
-
-
-def shape_key(pod: PodInfo) -> str:
-    """Pods of one shape: same namespace and the same scheduling facts (requests and host ports
-    of every container, node selection, tolerations, spread, claimed volumes)."""
-    spec = pod.spec
-    containers = [[c.get("resources"), c.get("ports"), c.get("restartPolicy")]
-                  for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]
-    claims = [v for v in spec.get("volumes") or ()
-              if isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral"))]
-    return json.dumps([pod.namespace, containers, claims, [spec.get(f) for f in SHAPE_FIELDS]],
-                      sort_keys=True, default=str)
-
-
 def not_placed(run: PassRun) -> list[PodInfo]:
     """The pods the pass failed, or put on a NodeClaim Create could not make (a limit)."""
     out = []
@@ -158,9 +140,9 @@ def build_context(run: PassRun, world: Any,
 
 
 def wants_of(run: PassRun) -> list[Want]:
-    shapes: dict[str, list[PodInfo]] = {}
+    shapes: dict[bytes | str, list[PodInfo]] = {}
     for pod in not_placed(run):
-        shapes.setdefault(shape_key(pod), []).append(pod)
+        shapes.setdefault(want_key(pod) or pod.key, []).append(pod)   # (no key: a pod alone)
     volumes = VolumeTopology(run.cluster.volume_index)
     out = []
     for pods in shapes.values():

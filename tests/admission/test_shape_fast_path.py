@@ -368,7 +368,7 @@ def pod_by_pod(objects: list) -> Any:
 @pytest.mark.parametrize("case", _cases()[::3], ids=lambda p: p.name)
 def test_snapshot_from_shapes_equals_one_from_each_pod(case: Path) -> None:
     """The snapshot works out one pod's resources, host ports and affinity terms per shape
-    (`PodInfo.facts_key`): every pod's, and every node's sums and lists, are those of a
+    (`kexplain.model.shapes.facts_key`): every pod's, and every node's sums and lists, are those of a
     snapshot that works them out pod by pod."""
     from kexplain.state.build import build_cluster
     try:

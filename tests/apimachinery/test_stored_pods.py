@@ -17,6 +17,7 @@ from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.pipeline import is_stored
 from kexplain.apimachinery.unstructured import plain_items
 from kexplain.model.pod import PodInfo, StoredPodInfo
+from kexplain.model.shapes import facts_key
 
 
 def bound(name: str, **spec: Any) -> dict[str, Any]:
@@ -114,7 +115,7 @@ def test_a_view_reads_as_its_object():
 def test_pods_alike_share_a_facts_key_and_pods_unlike_do_not():
     a, b, other, spread = read(bound("a"), bound("b"), bound("c", priority=1, containers=[{"name": "app"}]),
                                bound("d", affinity={"podAntiAffinity": {}}))
-    keys = [PodInfo(p).facts_key() for p in (a, b, other, spread)]
+    keys = [facts_key(PodInfo(p)) for p in (a, b, other, spread)]
     assert keys[0] == keys[1] and len({keys[0], keys[2], keys[3]}) == 3
     assert PodInfo(other).resource.resource.milli_cpu == 0
 
@@ -197,7 +198,7 @@ def test_a_status_that_reports_container_resources_is_in_the_facts_key():
     objs = [resized("a"), resized("b", when="2026-01-02T00:00:00Z"), resized("c", "500m"),
             resized("d", reason="Infeasible"), resized("e", reason="Deferred"), bound("f")]
     views = read(*objs)
-    keys = [PodInfo(v).facts_key() for v in views]
+    keys = [facts_key(PodInfo(v)) for v in views]
     assert keys[0] == keys[1] and keys[0] == keys[4]
     assert len({keys[0], keys[2], keys[3], keys[5]}) == 4
     for view, obj in zip(views, objs):

@@ -1,12 +1,13 @@
 """CA's predicate snapshot: nodes added by the simulation, checks, binds and the search order."""
 from __future__ import annotations
 
-from kexplain.autoscaler.simulator import ClusterSim, SimMemo, bound, sharing_key
+from kexplain.autoscaler.simulator import ClusterSim, SimMemo, bound
 from kexplain.config import load_config
 from kexplain.features import KubeVersion
 from kexplain.framework.runtime import Framework
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import pending_key
 from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known, plugin_class
 
@@ -112,14 +113,14 @@ def test_the_acceptable_nodes_are_searched_from_after_the_last_match_round_the_l
 
 def test_pods_alike_share_a_key_their_identity_aside():
     a, b = pod("p1", "z"), pod("p2", "z")
-    assert sharing_key(a) is not None and sharing_key(a) == sharing_key(b)
-    assert sharing_key(pod("p3", "other")) != sharing_key(a)            # labels are read (selectors)
-    assert sharing_key(pod("p4", "z", cpu="2")) != sharing_key(a)
+    assert pending_key(a) is not None and pending_key(a) == pending_key(b)
+    assert pending_key(pod("p3", "other")) != pending_key(a)            # labels are read (selectors)
+    assert pending_key(pod("p4", "z", cpu="2")) != pending_key(a)
     claimed = pod("p5", "z")
     claimed.obj["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "c"}]
-    assert sharing_key(PodInfo(claimed.obj)) is None                     # a claim is reserved for one pod
+    assert pending_key(PodInfo(claimed.obj)) is None                     # a claim is reserved for one pod
     nominated = PodInfo({**a.obj, "status": {"nominatedNodeName": "a"}})
-    assert sharing_key(nominated) is None
+    assert pending_key(nominated) is None
 
 
 def test_a_pod_alike_gets_the_answers_of_the_first_on_the_same_snapshot_only():

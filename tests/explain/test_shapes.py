@@ -10,7 +10,7 @@ from kexplain.explain.batch import admitted, explain_each
 from kexplain.explain.inputs import load
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
-from kexplain.explain.shapes import shape_of
+from kexplain.model.shapes import pending_key
 from kexplain.suggest import suggestions
 
 NODES = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"kubernetes.io/hostname": n}},
@@ -35,7 +35,7 @@ def _inputs(tmp_path: Path, *pods: dict):
 
 def test_copies_share_the_first_trace_renamed_as_their_own(tmp_path):
     first, second = _inputs(tmp_path, _pod("web-a"), _pod("web-b"))
-    assert shape_of(first.pod) == shape_of(second.pod)
+    assert pending_key(first.pod) == pending_key(second.pod)
     options = RunOptions()
     shared = [v.trace for v in explain_each([first, second], options, suggestions)]
     own = explain(second, options)
@@ -48,9 +48,9 @@ def test_copies_share_the_first_trace_renamed_as_their_own(tmp_path):
 def test_pods_that_differ_are_explained_each():
     from kexplain.model.pod import PodInfo
     a, b = PodInfo(_pod("a")), PodInfo(_pod("b", cpu="1"))
-    assert shape_of(a) != shape_of(b)
+    assert pending_key(a) != pending_key(b)
     nominated = PodInfo(_pod("c", nominatedNodeName="n1"))
-    assert shape_of(nominated) is None
+    assert pending_key(nominated) is None
     claims = _pod("d")
     claims["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": "gpu"}]
-    assert shape_of(PodInfo(claims)) is None
+    assert pending_key(PodInfo(claims)) is None

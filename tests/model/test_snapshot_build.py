@@ -1,7 +1,7 @@
 """A snapshot built from stored pods: facts shared per shape, nodes added in one batch.
 
 `Snapshot.build` works out a pod's requests, host ports and affinity terms once per shape
-(pods with equal `PodInfo.facts_key`s share one `PodInfo.facts`) and adds each node's pods at once
+(pods with equal `kexplain.model.shapes.facts_key`s share one `PodInfo.facts`) and adds each node's pods at once
 (`NodeInfo.add_pods`). Whatever is shared, every NodeInfo must equal the one `add_pod` of each
 pod in turn gives, and pods that differ in what their facts read must not share them.
 """
@@ -12,6 +12,7 @@ from typing import Any
 
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import facts_key
 from kexplain.model.snapshot import Snapshot
 
 
@@ -113,8 +114,8 @@ def test_container_statuses_with_resources_tell_facts_apart():
     plain = PodInfo(pod("a-1", "n1", [container()]))
     resized = PodInfo(pod("a-2", "n1", [container()], status={"phase": "Running", "containerStatuses": [
         {"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}))
-    assert plain.facts_key() == PodInfo(pod("a-3", "n2", [container()])).facts_key()
-    assert resized.facts_key() != plain.facts_key()
+    assert facts_key(plain) == facts_key(PodInfo(pod("a-3", "n2", [container()])))
+    assert facts_key(resized) != facts_key(plain)
 
 
 def test_facts_keys_tell_types_apart():
@@ -122,7 +123,7 @@ def test_facts_keys_tell_types_apart():
     not parse), so their keys do too (`kexplain.model.shapes.shape_key`)."""
     def requests(cpu: Any) -> PodInfo:
         return PodInfo(pod("a-1", "n1", [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]))
-    keys = {requests(1).facts_key(), requests(True).facts_key(), requests(1.0).facts_key(), requests("1").facts_key()}
+    keys = {facts_key(requests(1)), facts_key(requests(True)), facts_key(requests(1.0)), facts_key(requests("1"))}
     assert len(keys) == 4
     built = Snapshot.build([(node("n1"), None)], [requests(1).obj, requests(1.0).obj])
     one, other = built.get("n1").pods

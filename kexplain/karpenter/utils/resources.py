@@ -9,13 +9,13 @@ Go's zero Quantity (value 0, no format), so the first non-zero addend decides. P
 """
 from __future__ import annotations
 
-import marshal
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.quantity import (DECIMAL_EXPONENT, DECIMAL_SI, Quantity, QuantityError, add, canonical, parse,
                                            sub)
+from kexplain.model.shapes import requests_key
 
 ResourceList = dict[str, Quantity]
 
@@ -137,10 +137,8 @@ def pod_requests(spec: Mapping[str, Any]) -> ResourceList:
     """resourcehelper.PodRequests(pod, PodResourcesOptions{}) with formats: containers summed,
     restartable init containers added, the largest init container step, pod-level cpu/memory,
     overhead. Pods of one template share the (not to be mutated) result."""
-    try:
-        key = marshal.dumps((spec.get("containers"), spec.get("initContainers"), spec.get("resources"),
-                             spec.get("overhead")))
-    except ValueError:
+    key = requests_key(spec)
+    if key is None:
         return _pod_requests(spec)
     got = _REQUESTS_CACHE.get(key)
     if got is None:

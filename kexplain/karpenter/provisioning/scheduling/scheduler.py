@@ -17,7 +17,6 @@ index (`typeindex`).
 """
 from __future__ import annotations
 
-import marshal
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -43,6 +42,7 @@ from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
+from kexplain.model.shapes import node_fit_key
 
 NODEPOOLS_FILTERED_OUT = "nodepool requirements filtered out all available instance types"
 DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
@@ -274,22 +274,10 @@ class Scheduler:
         return self.add_to_new_node_claim(pod, data)
 
     def _shape(self, pod: PodInfo) -> bytes | None:
-        """What every check but topology reads of the pod (its namespace, tolerations, containers
-        with their requests and ports, node selector and node affinity), as bytes: pods with
-        equal shapes are refused alike by a node or NodeClaim that has not changed. None for a
-        pod with claims (its volumes and their zones are its own: no pod shares its answers)."""
-        spec = pod.spec
-        for volume in spec.get("volumes") or ():
-            if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
-                return None
-        if pod.uid in self.volume_reqs_by_pod:
-            return None
-        try:
-            return marshal.dumps((pod.namespace, spec.get("tolerations"), spec.get("containers"),
-                                  spec.get("initContainers"), spec.get("overhead"), spec.get("resources"),
-                                  spec.get("nodeSelector"), (spec.get("affinity") or {}).get("nodeAffinity")))
-        except ValueError:
-            return None
+        """The pod's `kexplain.model.shapes.node_fit_key`: pods with equal ones are refused alike
+        by a node or NodeClaim that has not changed. None also for a pod with volume requirements
+        (their zones are its own: no pod shares its answers)."""
+        return node_fit_key(pod) if pod.uid not in self.volume_reqs_by_pod else None
 
     def _requirement_refusals(self, requirements: Requirements) -> dict[int, int]:
         """The existing nodes (indexes) that refused pods of these requirements on requirements,
