@@ -219,7 +219,7 @@ def command(
     cluster = loaded.single if loaded.single is not None else loaded.pool
     check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
     groups = groups_request(req, loaded.cluster_objects, say=lambda note: env.error(f"note: {note}"),
-                            state=loaded.pool)
+                            state=loaded.cluster_state)
     check_found(req, node_group, groups)
     pools = node_pools_of(loaded, aws_data, karpenter_config, req, node_pool)
     options = run_options(output, node, start_index=start_index, preemption=preemption,

@@ -39,7 +39,7 @@ from kexplain.model.snapshot import Snapshot
 from kexplain.plugins import implements, known
 from kexplain.state.apply import admitting, cluster_with, left_out_namespaces, outside_namespaces
 from kexplain.state.build import build_cluster, kubelets_admit
-from kexplain.state.cluster import ClusterState, state_of
+from kexplain.state.cluster import ClusterState, state_admitted_with_pod, state_of
 from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, VOLUME_KINDS, Objects, is_bound_pod, object_key, \
     of_kinds
 
@@ -56,6 +56,9 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
     kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
+    # The cluster as admitted with the pod, for the autoscalers to read instead of admitting it
+    # again (`single_inputs`' keep_state; None: not asked, stored, or part of it refused)
+    state: ClusterState | None = None
 
 
 def with_template_claims(inputs: Inputs) -> Inputs:
@@ -348,6 +351,12 @@ class Loaded:
     cluster_objects: Objects | None = None     # --nodes as read (never changed), when asked to keep them
 
     @property
+    def cluster_state(self) -> ClusterState | None:
+        """The cluster state the autoscalers read instead of admitting the cluster again: the
+        batch's `pool`, or the one pod's cluster as admitted with it (`Inputs.state`)."""
+        return self.pool if self.single is None else self.single.state
+
+    @property
     def empty(self) -> bool:
         """Nothing to explain: every Pod and workload was left out (`problems` say why)."""
         return self.single is None and not self.batch
@@ -375,18 +384,22 @@ def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems,
                         namespace=req.namespace)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
-    loaded = load_read(req, objs, cluster, problems)
-    if keep is True or (callable(keep) and (keep(cluster) or keep(objs))):
+    kept = keep is True or (callable(keep) and (keep(cluster) or keep(objs)))
+    loaded = load_read(req, objs, cluster, problems, keep_state=kept)
+    if kept:
         loaded.cluster_objects = cluster
     return loaded
 
 
-def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE) -> Loaded:
+def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems = RAISE, *,
+              keep_state: bool = False) -> Loaded:
     """`load`, for the objects of the POD file (`objs`) and of --nodes (`cluster`) read already:
     to explain them again (under another version), as read objects are never changed. The
     version followed is settled first (`followed_version`): the configuration's defaults, the
     plugins and admission depend on it. An object refused goes to `problems` (raised unless it
-    collects); when that leaves nothing to explain, the `Loaded` is `empty`."""
+    collects); when that leaves nothing to explain, the `Loaded` is `empty`. `keep_state`: the
+    autoscalers read the cluster: one pod's keeps it as admitted with it (`Inputs.state`; a
+    batch's `pool` is one always)."""
     kube, version_warnings = followed_version(req, cluster)
     config = read_config(req.config_path, req.max_bytes, req.max_objects, kube)
     # kubectl --validate, for the objects explained and those that join the cluster (PodFile)
@@ -420,7 +433,8 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     if not found:
         return Loaded(kube=kube)
     if len(found) == 1 and not found[0].replicated and not found[0].idle:
-        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems, gone)
+        single_load = _single(req, found, objs, pod_file, cluster, config, warnings, kube, problems, gone,
+                              keep_state)
         if single_load is not None:
             return single_load
     pool = state_of(cluster, config, req.stored, req.validate, problems)
@@ -451,10 +465,12 @@ def cluster_hpas(cluster: Objects, req: Request, kube: KubeVersion, problems: Pr
 
 def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, cluster: Objects,
             config: SchedulerConfig, warnings: list[str], kube: KubeVersion, problems: Problems,
-            gone: frozenset[str] = frozenset()) -> Loaded | None:
+            gone: frozenset[str] = frozenset(), keep_state: bool = False) -> Loaded | None:
     """The one pod of `found` admitted together with the cluster (`Loaded.single`). None when its
     workload's controller gets no pod created (the API server or a quota refuses the first:
-    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate."""
+    `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate.
+    `keep_state`: the cluster kept as admitted (`Inputs.state`), unless some of it was refused
+    (left out here, where an autoscaler reading the cluster refuses it)."""
     from kexplain.explain.created import created, refused_creates
 
     entry = found[0]
@@ -467,7 +483,7 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
         with pods_of(entry.workload, kube):     # a workload's pod refused: its controller's requests would be
             single = single_inputs(pod_file, entry.workload, entry.pod, entry.source, checked.objects, config,
                                    stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone,
-                                   later=entry.later_policies)
+                                   later=entry.later_policies, keep_state=keep_state)
         if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
             from kexplain.admission.resourcequota import QuotaLedger
             snapshot = single.snapshot
@@ -482,6 +498,8 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
             return None
         problems.add(err)
         return Loaded(kube=kube)
+    if len(problems.found) > since:     # part of the cluster refused: the autoscalers read it as it is
+        single.state = None
     single.warnings[:0] = warnings + checked.warnings      # kubectl --validate=warn: the unknown fields
     single.warnings = workload_warnings(single.warnings, entry.workload)
     return Loaded(single=single, kube=kube, **autoscaled_objects(objs, pod_file, found))
@@ -565,18 +583,27 @@ def load_inputs(req: Request, stdin: BinaryIO | None = None) -> Inputs:
 def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any], src: Source, cluster: Objects,
                   config: SchedulerConfig, *, stored: bool = False, shape_index: ShapeIndex | None = None,
                   kube: KubeVersion = DEFAULT_VERSION, problems: Problems = RAISE,
-                  absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
+                  absent: frozenset[str] = frozenset(), later: frozenset[tuple[str, str, str]] = frozenset(),
+                  keep_state: bool = False) -> Inputs:
     """The inputs of `pod_obj`, the pod of the POD file's one Pod or workload `obj` (its first
-    pod), against `cluster` with the file's cluster objects and the workload's created objects,
-    admitted by `kube`'s API server. `absent`: namespaces of the file refused already (their
-    Namespace left out); `later`: the file's policies created after it (`policies_after`)."""
+    pod), against `cluster` (--nodes, checked) with the file's cluster objects and the
+    workload's created objects, admitted by `kube`'s API server. `absent`: namespaces of the
+    file refused already (their Namespace left out); `later`: the file's policies created after
+    it (`policies_after`); `keep_state`: the cluster as admitted kept as a `ClusterState`
+    (`Inputs.state`, unless `stored`: `state_admitted_with_pod`), for the autoscalers."""
     created = created_objects(obj, src, 1)
-    cluster = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
+    merged = cluster_with(cluster, pod_file.cluster, created, kube=kube, problems=problems)
     applied = frozenset(id(s) for o, s in [*pod_file.cluster, *created] if o.get("kind") in VOLUME_KINDS
                         or is_bound_pod(o))     # (volumes: the PV controller binds them; bound pods: their kubelet)
-    inputs = inputs_from_objects(pod_obj, src, cluster, config, stored=stored, applied=applied,
-                                 shape_index=shape_index, kube=kube, problems=problems,
-                                 owned=frozenset(id(o) for o, _ in created), absent=absent, later=later)
+    with bulk_load():
+        inputs, admitted, gone = _admitted_inputs(pod_obj, src, merged, config, stored, applied, shape_index, kube,
+                                                  problems, frozenset(id(o) for o, _ in created), absent, later)
+        if keep_state and not stored:
+            inputs.state = state_admitted_with_pod(
+                admitted, inputs.snapshot, inputs.nominated, config, inputs.pod.obj, absent=gone,
+                other_kinds=[(o, s) for o, s in cluster if o.get("kind") not in CLUSTER_KINDS],
+                applied=[*pod_file.cluster, *created])
+        inputs = with_template_claims(inputs)
     inputs.warnings += missing_node_warnings([(pod_obj, src), *pod_file.cluster], inputs.snapshot)
     pinned = (pod_obj.get("spec") or {}).get("nodeName") if isinstance(pod_obj.get("spec"), dict) else None
     if pinned and inputs.snapshot.get(str(pinned)) is not None:
@@ -604,17 +631,22 @@ def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objec
     a Namespace refused (there, or before: `absent`) does not exist; the pod is created after
     `cluster`'s objects but the policies `later` names (`policies_after`)."""
     with bulk_load():
-        return _inputs_from_objects(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube, problems,
-                                    owned, absent, later)
+        inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube,
+                                        problems, owned, absent, later)
+        return with_template_claims(inputs)
 
 
-def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
-                         stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
-                         kube: KubeVersion, problems: Problems = RAISE,
-                         owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
-                         later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
+def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
+                     stored: bool, applied: frozenset[int], shape_index: ShapeIndex | None,
+                     kube: KubeVersion, problems: Problems = RAISE,
+                     owned: frozenset[int] = frozenset(), gone: frozenset[str] = frozenset(),
+                     later: frozenset[tuple[str, str, str]] = frozenset()
+                     ) -> tuple[Inputs, Objects, frozenset[str]]:
+    """`inputs_from_objects` before the pod's template claims are made (`with_template_claims`),
+    with the cluster's objects as admitted (and settled) and the namespaces that do not exist."""
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
+    absent = gone
     if not stored:
         from kexplain.admission import admit
         from kexplain.admission.podsecurity import refused_namespaces
@@ -638,8 +670,8 @@ def _inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Obje
         snapshot, failed, said, _ = kubelets_admit(snapshot, pods, kube, True, False)
         warnings += said
         rejected = len(failed)
-    return with_template_claims(Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings,
-                                       controllers_create_for(pod_obj), rejected))
+    return Inputs(PodInfo(pod_obj), pod_src, snapshot, config, nominated, warnings, controllers_create_for(pod_obj),
+                  rejected), cluster, absent
 
 
 def load_pool(node_paths: tuple[str, ...], config_path: str | None = None, *, stored: bool = False,

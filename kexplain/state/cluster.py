@@ -253,6 +253,33 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
                 objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored)
 
 
+def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
+                            config: SchedulerConfig, pod: dict[str, Any], *, other_kinds: Objects = (),
+                            absent: frozenset[str] = frozenset(), applied: Objects = ()) -> ClusterState:
+    """The state of a cluster admitted together with one pending `pod` (admitted: its namespace
+    set), as `kexplain.explain.inputs.single_inputs` admits them for the scheduler's one-pod path,
+    shared as admitted and never admitted again: the same as a state read without the pod
+    (`state_of`, `extended` with the set `applied`) but for the Namespace the API server created
+    for the pod alone (no Pod or ResourceClaim of the cluster is in it), which is left out, as
+    an autoscaler reading the cluster meets the pod in its own pass. The kubelets' verdicts on
+    the set's bound pods and the warnings are the pod's explanation's (`Inputs`), not the state's."""
+    namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
+    made = [o for o, s in objects if s is BUILTIN and o.get("kind") == "Namespace"
+            and (o.get("metadata") or {}).get("name") == namespace]
+    if made and not any(o.get("kind") in ("Pod", "ResourceClaim")
+                        and ((o.get("metadata") or {}).get("namespace") or "default") == namespace for o, _ in objects):
+        keep = [o is not made[0] for o, _ in objects]
+        objects = objects.taken(keep) if columns.rows_of(objects) is not None \
+            else list(compress(objects, keep))   # type: ignore[attr-defined]
+        snapshot = snapshot.with_objects(
+            {name: labels for name, labels in snapshot.namespaces.items() if name != namespace},
+            {**snapshot.objects, "Namespace": [o for o in snapshot.of_kind("Namespace")
+                                         if (o.get("metadata") or {}).get("name") != namespace]})
+    return ClusterState(snapshot, config, nominated, admission_context(objects), frozenset(_pod_keys(objects)),
+                        objects=objects, other_kinds=list(other_kinds), absent_namespaces=absent,
+                        applied=list(applied))
+
+
 def _pod_keys(cluster: list[tuple[dict[str, Any], Source]]) -> set[tuple[str, str]]:
     """The (namespace, name) of every Pod of `cluster` (no namespace: default); a dump's read
     of its rows (`columns.Dump`), in C but for the few written without a namespace or name."""

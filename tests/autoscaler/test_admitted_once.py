@@ -1,11 +1,15 @@
 """The cluster is checked and admitted once: `kexplain POD --node-groups` reads it into a cluster
-state (`kexplain.state.ClusterState`) for the scheduler, and CA's loop reads that state
-(`inputs.loop_of_state`), its overlays copy-on-write, instead of checking and admitting the
-cluster's objects again. Counted: how many calls of admission (`admission.admit`) and of
-kubectl's checks (`load.manifests.check_objects`) are handed the cluster's Nodes."""
+state (`kexplain.state.ClusterState`) for the scheduler — a batch's pool, or one pod's cluster
+as admitted with it (`Inputs.state`) — and CA's loop reads that state (`inputs.loop_of_state`),
+its overlays copy-on-write, instead of checking and admitting the cluster's objects again.
+Counted: how many calls of admission (`admission.admit`) and of kubectl's checks
+(`load.manifests.check_objects`) are handed the cluster's Nodes. And one pod's state gives CA
+the loop the cluster read again gives (`load_loop`): the same snapshot, objects and pods."""
 from __future__ import annotations
 
+import json
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,15 +20,77 @@ import kexplain.cli.explain  # noqa: F401
 import kexplain.explain.inputs  # noqa: F401
 import kexplain.state.cluster  # noqa: F401
 from kexplain.admission import pipeline
+from kexplain.autoscaler.cloudprovider import Discovery
+from kexplain.autoscaler.inputs import LoopInputs
+from kexplain.autoscaler.pending import GroupsRequest, load_groups
 from kexplain.cli.app import main
+from kexplain.explain.inputs import load
+from kexplain.explain.pending_pass import PassBuilder
+from kexplain.explain.request import Request
+from kexplain.features import KubeVersion
 from kexplain.load import manifests
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA, FIXTURES
 
 CASE = FIXTURES / "autoscaler"
 DEPLOYMENT = (DATA / "autoscaler" / "worker-deployment.yaml").read_text()   # 3 replicas: a batch
-TWO_PODS = (CASE / "pod.yaml").read_text() + "\n---\n" + (CASE / "pod.yaml").read_text().replace(
-    "name: ", "name: second-", 1)
+POD = (CASE / "pod.yaml").read_text()       # needs 3 CPUs: no node has them free
+TWO_PODS = POD + "\n---\n" + POD.replace("name: ", "name: second-", 1)
+GP3 = """apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: gp3}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+"""
+# One pod each (the single path): in the cluster's namespace; in one the API server creates for
+# it alone; fitting (CA's loop read all the same); with a claim of its file; a StatefulSet's one
+# copy with its claim; with a generic ephemeral volume's claim.
+SINGLE = {
+    "pod": POD,
+    "new-namespace": POD.replace("namespace: default", "namespace: team"),
+    "fits": POD.replace('cpu: "3"', "cpu: 100m"),
+    "claim": GP3 + """---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: scratch}
+spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: uses-scratch}
+spec:
+  containers: [{name: c, image: x:1, resources: {requests: {cpu: "3"}}, volumeMounts: [{name: s, mountPath: /s}]}]
+  volumes: [{name: s, persistentVolumeClaim: {claimName: scratch}}]
+""",
+    "statefulset": GP3 + """---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: data}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: db:1, resources: {requests: {cpu: "3"}}, volumeMounts: [{name: d, mountPath: /d}]}]
+  volumeClaimTemplates:
+  - metadata: {name: d}
+    spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
+""",
+    "ephemeral": GP3 + """---
+apiVersion: v1
+kind: Pod
+metadata: {name: eph}
+spec:
+  containers: [{name: c, image: x:1, resources: {requests: {cpu: "3"}}}]
+  volumes:
+  - name: tmp
+    ephemeral:
+      volumeClaimTemplate:
+        spec: {storageClassName: gp3, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+""",
+}
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], name: str) -> list[int]:
@@ -45,7 +111,8 @@ def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], nam
     return calls
 
 
-@pytest.mark.parametrize("pods", [DEPLOYMENT, TWO_PODS], ids=["deployment", "two-pods"])
+@pytest.mark.parametrize("pods", [DEPLOYMENT, TWO_PODS, *SINGLE.values()],
+                         ids=["deployment", "two-pods", *(f"single-{name}" for name in SINGLE)])
 @pytest.mark.parametrize("counted", [(pipeline, "admit"), (manifests, "check_objects")],
                          ids=["admit", "check_objects"])
 def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pods: str,
@@ -58,5 +125,46 @@ def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.Monkey
     code = main([str(path), "--nodes", str(CASE / "cluster.yaml"), "--node-groups", str(CASE / "nodegroups.yaml"),
                  "--kubernetes-version", "1.35", "--no-suggestions", "-o", "json"], env=env)
     assert code in (0, 1), env.err
-    assert '"autoscaler"' in env.out          # CA's loop ran
+    assert ('"autoscaler"' in env.out) is (pods != SINGLE["fits"])      # CA's loop ran (read only, for one that fits)
     assert len(calls) == 1, calls
+
+
+def _loop_facts(loop: LoopInputs) -> str:
+    """What CA's loop reads of its inputs: the snapshot's nodes with their pods, namespaces and
+    objects, the nodes' facts, the groups' members, DaemonSets, ConfigMaps and Jobs."""
+    snapshot = loop.snapshot
+    return json.dumps({
+        "nodes": [(ni.name, [p.key for p in ni.pods]) for ni in snapshot.node_infos],
+        "namespaces": snapshot.namespaces,
+        "objects": {kind: sorted(objs, key=lambda o: json.dumps(o, sort_keys=True, default=str))
+                    for kind, objs in sorted(snapshot.objects.items())},
+        "pods": [p.obj for ni in snapshot.node_infos for p in ni.pods],
+        "facts": [repr(f) for f in loop.nodes], "members": loop.group_members,
+        "daemonsets": loop.daemonsets, "config_maps": loop.config_maps, "jobs": loop.jobs,
+    }, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("pods", SINGLE.values(), ids=SINGLE.keys())
+def test_one_pods_state_is_the_cluster_read_again(tmp_path: Path, pods: str) -> None:
+    """CA's loop over one pod's cluster state (`Inputs.state`) is the loop over the cluster read
+    and admitted again (`load_loop`), with the pod's set applied: a namespace created for the pod
+    alone is none of the cluster's."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(pods)
+    kube = KubeVersion("1.35")
+    req = Request(pod_path=str(path), node_paths=(str(CASE / "cluster.yaml"),), kube=kube)
+    loaded = load(req, keep=True)
+    assert loaded.single is not None and loaded.single.state is not None
+    assert loaded.cluster_state is loaded.single.state
+    builder = PassBuilder()
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    builder.add_single(loaded.single)
+    pp = builder.build()
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    groups = Discovery.from_file(str(CASE / "nodegroups.yaml"))
+    again = GroupsRequest(groups, None, req.node_paths, cluster_objects=loaded.cluster_objects)
+    read_again = load_groups(again, kube, now=now, applied=pp)
+    from_state = load_groups(GroupsRequest(groups, None, req.node_paths, state=loaded.single.state), kube, now=now,
+                             applied=pp)
+    assert _loop_facts(from_state) == _loop_facts(read_again)
+    assert "team" not in loaded.single.state.snapshot.namespaces     # (created for the pod alone)
