@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
-from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
+from kexplain.autoscaler.cloudprovider import clusterapi, static, status_configmap
 from kexplain.autoscaler.cloudprovider.membership import PROVIDER_LABELS
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.errors import Source
@@ -47,17 +47,15 @@ class Discovery:
 
     @classmethod
     def from_file(cls, path: str, max_bytes: int | None = None) -> "Discovery":
-        """The groups of a --node-groups FILE (`nodegroups.read_node_groups`; bad input: InputError)."""
-        from kexplain.autoscaler.nodegroups import read_node_groups
-        return cls(tuple(read_node_groups(path, max_bytes)), sources=(path,), file=path)
+        """The groups of a --node-groups FILE (`static.read_node_groups`; bad input: InputError)."""
+        return cls(tuple(static.read_node_groups(path, max_bytes)), sources=(path,), file=path)
 
     def members_among(self, nodes: Iterable[tuple[str, Mapping[str, str]]]) -> Mapping[str, Sequence[str]]:
         """Each group's members among `nodes` (name and labels, cluster order): as found, or, for
         a file's groups, the nodes each one's nodeSelector selects (a node two select: InputError)."""
         if not self.file:
             return self.members
-        from kexplain.autoscaler.nodegroups import members
-        return members(self.groups, nodes, Source(self.file))
+        return static.members(self.groups, nodes, Source(self.file))
 
     def with_notes(self, notes: Iterable[str]) -> "Discovery":
         return replace(self, notes=(*notes, *self.notes))
