@@ -324,10 +324,10 @@ def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> boo
 
 def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
     """The cluster-wide core, memory and GPU quota over the nodes the scale-up sees."""
-    from kexplain.autoscaler.resourcelimits import QuotaTracker, resource_limits
+    from kexplain.autoscaler.resourcelimits import QuotaTracker
     group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
     templates = {g.name: g.template for g in loop.groups if g.template is not None}
-    return QuotaTracker(resource_limits(loop.settings), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
+    return QuotaTracker(loop.settings.resource_limits(), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
                         templates, provider=loop.provider.provider)
 
 

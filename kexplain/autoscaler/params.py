@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from kexplain.autoscaler.resourcelimits import ResourceLimits
 from kexplain.errors import InputError, Source
 
 SOURCE = "k8s.io/autoscaler/cluster-autoscaler (openshift/kubernetes-autoscaler 70920d3c6f5f)"
@@ -194,6 +195,11 @@ class Settings:
     def balance_similar_node_groups(self) -> bool:
         return self.flag("balance-similar-node-groups")
 
+    def resource_limits(self) -> ResourceLimits:
+        """The limits of --cores-total, --memory-total and --gpu-total."""
+        return ResourceLimits.from_flags(self.flag("cores-total"), self.flag("memory-total"),
+                                         tuple(self.flag("gpu-total")))
+
     @property
     def predicate_parallelism(self) -> int:
         """1 unless given: the cases ran with one worker (the earliest node always wins)."""
@@ -279,9 +285,8 @@ def parse_settings(doc: Any, src: Source) -> Settings:
 def _check_startup(settings: Settings, src: Source) -> None:
     """What CA refuses when it starts, whether or not a loop would reach it."""
     from kexplain.autoscaler.expander.factory import build
-    from kexplain.autoscaler.resourcelimits import resource_limits
     settings.cores_total, settings.memory_total    # a bad <min>:<max>
-    resource_limits(settings)                       # a bad --gpu-total (InputError naming the flag)
+    settings.resource_limits()                      # a bad --gpu-total (InputError naming the flag)
     if settings.predicate_parallelism < 1:
         raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
                          f"{settings.predicate_parallelism}", source=src)
