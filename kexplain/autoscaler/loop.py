@@ -28,7 +28,7 @@ from kexplain.autoscaler.orchestrator import (Context, Event, NoScaleUpInfo, Sca
                                               scale_up_to_node_group_min_size, status_object)
 from kexplain.autoscaler.podlistprocessor import Processed, process
 from kexplain.autoscaler.resourcelimits import max_nodes_total_reached
-from kexplain.autoscaler.simulator import ClusterSim, SimMemo
+from kexplain.autoscaler.simulator import ClusterSim, SimMemo, scheduler_framework
 from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
                                         LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES, NO_NODES_MESSAGE,
                                         NO_STATUS, NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, SUCCESSFUL,
@@ -170,17 +170,6 @@ def unhealthy_groups(loop: LoopInputs, targets: dict[str, int], states: dict[str
         if _too_many_unready(max(target - ready, 0), len(names), loop.settings):
             out.add(g.name)
     return frozenset(out)
-
-
-def scheduler_framework(scheduler_config, snapshot):
-    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
-    (the version's default configuration) over `snapshot`. The one builder of the loop's
-    scale-up and scale-down."""
-    from kexplain.framework.runtime import Framework
-    from kexplain.plugins import plugin_class
-    profile = scheduler_config.profile_for("default-scheduler")
-    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
-    return Framework(profile, registry, snapshot)
 
 
 def framework(loop: LoopInputs, snapshot):
