@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from kexplain.errors import InputError, Source
+from kexplain.config._decode import parse_duration
 
 API_VERSION = "kexplain/v1"
 LIST_KIND = "NodeGroupList"
@@ -144,7 +145,6 @@ def _count(item: dict, key: str, at: str, src: Source, default: int | None) -> i
 
 
 def _options(raw: Any, at: str, src: Source) -> NodeGroupOptions:
-    from kexplain.config._decode import parse_duration
     if raw is None:
         return NodeGroupOptions()
     if not isinstance(raw, dict):

@@ -24,7 +24,8 @@ from kexplain.apimachinery import columns
 from kexplain.autoscaler.cloudprovider import clusterapi, static, status_configmap
 from kexplain.autoscaler.cloudprovider.membership import PROVIDER_LABELS
 from kexplain.autoscaler.nodegroups import NodeGroup
-from kexplain.errors import Source
+from kexplain.errors import KexplainError, Source
+from kexplain.apimachinery.names import is_label_key
 
 # The node-group labels of EKS managed node groups, GKE node pools and AKS agent pools.
 DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
@@ -84,9 +85,6 @@ def provenance(found: Discovery) -> dict[str, Any]:
 def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
     """The provider labels, then the ones given (--node-group-label), each once; a given one
     that is not a label name is an error."""
-    from kexplain.apimachinery.names import is_label_key
-    from kexplain.errors import KexplainError
-
     for key in extra:
         problems = is_label_key(key)
         if problems:
