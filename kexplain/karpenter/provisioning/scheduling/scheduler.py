@@ -34,15 +34,17 @@ from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeCla
 from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
-from kexplain.karpenter.scheduling.requirements import (
-    Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
-    new_strict_pod_requirements,
-)
+from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
+                                                        has_preferred_node_affinity, new_label_requirements,
+                                                        new_pod_requirements, new_strict_pod_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
+from kexplain.karpenter.inputs import parse_time
+from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+from kexplain.karpenter.scheduling.volumeusage import get_volumes
 
 NODEPOOLS_FILTERED_OUT = "nodepool requirements filtered out all available instance types"
 DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
@@ -135,7 +137,6 @@ class Scheduler:
                  type_index: TypeIndex | None = None) -> None:
         """`type_index`: an index of these instance types to keep growing (passes over the same
         types share one: its answers depend on the types and requirements alone)."""
-        from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
         self.options = options
         self.events: list[Event] = []
         self.topology = topology
@@ -304,7 +305,6 @@ class Scheduler:
         refused the shape for good, and those that refused it on requirements and have not
         changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
         those requirements and have not changed since (`_requirement_refusals`)."""
-        from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
@@ -416,7 +416,6 @@ def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _created(pod: PodInfo) -> Any:
-    from kexplain.karpenter.inputs import parse_time
     return parse_time(pod.metadata.get("creationTimestamp"))
 
 
@@ -444,7 +443,6 @@ def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
     """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
     PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
     Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
-    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
     prefs.tolerate_prefer_no_schedule_taints(pod.spec)
     if Taints(template.taints).tolerates_pod(pod) is not None:
         return False
