@@ -31,6 +31,8 @@ from kexplain.admission import dra_convert
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.admission.openapi import (RFC3339, _key_text, _timestamp_text, builtin_index, go_time_parse_error,
+                                        unknown_field_warning, unknown_fields_error)
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -264,7 +266,6 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
         if not isinstance(value, dict):
             raise _expected("a mapping", value, path, obj, source)
         if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
-            from kexplain.admission.openapi import _key_text
             keyed = {_key_text(key): item for key, item in value.items()}
             value.clear()
             value.update(keyed)
@@ -314,7 +315,6 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
             raise _expected("a timestamp string", value, path, obj, source)
-        from kexplain.admission.openapi import RFC3339, go_time_parse_error
 
         problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
         if problem is not None:
@@ -362,7 +362,6 @@ def _time_text(text: str) -> bool:
     time.Parse, one parse per text (a node's conditions repeat theirs)."""
     if text in _TIME_TEXTS:
         return True
-    from kexplain.admission.openapi import RFC3339, go_time_parse_error
 
     if go_time_parse_error(RFC3339, text) is not None:
         return False
@@ -437,11 +436,6 @@ def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> In
     """The decoder's words for a value of the wrong type (made only when one is found: `_check`
     runs for every field of every object read)."""
     return InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
-
-
-def _timestamp_text(value: Any) -> str:
-    from kexplain.admission.openapi import _timestamp_text as text
-    return text(value)
 
 
 def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> None:
@@ -523,8 +517,6 @@ def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION)
     """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
     field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
     first served one (in `kube`'s API server)."""
-    from kexplain.admission.openapi import builtin_index
-
     try:
         refused = builtin_index(kube.minor).decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
     except RecursionError:
@@ -541,8 +533,6 @@ def check_fields(obj: dict, source: Source, validate: str, kube: KubeVersion = D
     naming every unknown field (the API server's message; the field too when there is one);
     warn returns one warning per unknown field (its warning's text, after the file and the
     object); ignore returns []."""
-    from kexplain.admission.openapi import builtin_index, unknown_field_warning, unknown_fields_error
-
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []
