@@ -263,38 +263,9 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
                     continue
                 value[name] = _check(item, sub, _join(path, name), obj, source)
     elif kind is tuple:
-        if not isinstance(value, dict):
-            raise _expected("a mapping", value, path, obj, source)
-        if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
-            keyed = {_key_text(key): item for key, item in value.items()}
-            value.clear()
-            value.update(keyed)
-        sub = schema[1]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        if kept and _KEPT_SETS[sub].issuperset(map(type, value.values())):
-            return value        # (labels, annotations: every value's type asked at once, in C)
-        texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
-        if texts and _STR_SET.issuperset(map(type, value.values())) and _QUANTITY_TEXTS.issuperset(value.values()):
-            return value        # (every text one parsed before)
-        for key in list(value):
-            if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
-                continue
-            if value[key] is None:
-                value[key] = _zero(sub)
-            value[key] = _check(value[key], sub, _join(path, key), obj, source)
+        return _check_map(value, schema[1], path, obj, source)
     elif kind is list:
-        if not isinstance(value, list):
-            raise _expected("a list", value, path, obj, source)
-        sub = schema[0]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        if kept and _KEPT_SETS[sub].issuperset(map(type, value)):
-            return value
-        for i, item in enumerate(value):
-            if type(item) in kept:
-                continue
-            if item is None:
-                item = _zero(sub)
-            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+        return _check_list(value, schema[0], path, obj, source)
     elif schema == ANY:
         return value
     elif schema == STR:
@@ -315,7 +286,6 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
             raise _expected("a timestamp string", value, path, obj, source)
-
         problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
         if problem is not None:
             raise InputError(problem, source=source, obj=obj, field=path)
@@ -341,6 +311,45 @@ _STR_SET = _KEPT_SETS[STR]
 _QUANTITY_TEXTS: set[str] = set()
 _TIME_TEXTS: set[str] = set()
 _TEXTS_MAX = 10_000
+
+
+def _check_map(value: Any, sub: Any, path: str, obj: dict, source: Source) -> Any:
+    """`_check` of a map (string keys, every value of schema `sub`)."""
+    if not isinstance(value, dict):
+        raise _expected("a mapping", value, path, obj, source)
+    if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
+        keyed = {_key_text(key): item for key, item in value.items()}
+        value.clear()
+        value.update(keyed)
+    kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+    if kept and _KEPT_SETS[sub].issuperset(map(type, value.values())):
+        return value        # (labels, annotations: every value's type asked at once, in C)
+    texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
+    if texts and _STR_SET.issuperset(map(type, value.values())) and _QUANTITY_TEXTS.issuperset(value.values()):
+        return value        # (every text one parsed before)
+    for key in list(value):
+        if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
+            continue
+        if value[key] is None:
+            value[key] = _zero(sub)
+        value[key] = _check(value[key], sub, _join(path, key), obj, source)
+    return value
+
+
+def _check_list(value: Any, sub: Any, path: str, obj: dict, source: Source) -> Any:
+    """`_check` of a list (every item of schema `sub`)."""
+    if not isinstance(value, list):
+        raise _expected("a list", value, path, obj, source)
+    kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+    if kept and _KEPT_SETS[sub].issuperset(map(type, value)):
+        return value
+    for i, item in enumerate(value):
+        if type(item) in kept:
+            continue
+        if item is None:
+            item = _zero(sub)
+        value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+    return value
 
 
 def _quantity_text(text: str) -> bool:
