@@ -31,6 +31,8 @@ from kexplain.admission import dra_convert
 from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.admission.openapi import (RFC3339, _key_text, _timestamp_text, builtin_index, go_time_parse_error,
+                                        unknown_field_warning, unknown_fields_error)
 
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
@@ -261,39 +263,9 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
                     continue
                 value[name] = _check(item, sub, _join(path, name), obj, source)
     elif kind is tuple:
-        if not isinstance(value, dict):
-            raise _expected("a mapping", value, path, obj, source)
-        if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
-            from kexplain.admission.openapi import _key_text
-            keyed = {_key_text(key): item for key, item in value.items()}
-            value.clear()
-            value.update(keyed)
-        sub = schema[1]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        if kept and _KEPT_SETS[sub].issuperset(map(type, value.values())):
-            return value        # (labels, annotations: every value's type asked at once, in C)
-        texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
-        if texts and _STR_SET.issuperset(map(type, value.values())) and _QUANTITY_TEXTS.issuperset(value.values()):
-            return value        # (every text one parsed before)
-        for key in list(value):
-            if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
-                continue
-            if value[key] is None:
-                value[key] = _zero(sub)
-            value[key] = _check(value[key], sub, _join(path, key), obj, source)
+        return _check_map(value, schema[1], path, obj, source)
     elif kind is list:
-        if not isinstance(value, list):
-            raise _expected("a list", value, path, obj, source)
-        sub = schema[0]
-        kept = _KEPT.get(sub, ()) if type(sub) is str else ()
-        if kept and _KEPT_SETS[sub].issuperset(map(type, value)):
-            return value
-        for i, item in enumerate(value):
-            if type(item) in kept:
-                continue
-            if item is None:
-                item = _zero(sub)
-            value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+        return _check_list(value, schema[0], path, obj, source)
     elif schema == ANY:
         return value
     elif schema == STR:
@@ -314,8 +286,6 @@ def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any
     elif schema == TIME:
         if not isinstance(value, (str, datetime.date, datetime.datetime)):
             raise _expected("a timestamp string", value, path, obj, source)
-        from kexplain.admission.openapi import RFC3339, go_time_parse_error
-
         problem = go_time_parse_error(RFC3339, _timestamp_text(value))     # metav1.Time's time.Parse
         if problem is not None:
             raise InputError(problem, source=source, obj=obj, field=path)
@@ -343,6 +313,45 @@ _TIME_TEXTS: set[str] = set()
 _TEXTS_MAX = 10_000
 
 
+def _check_map(value: Any, sub: Any, path: str, obj: dict, source: Source) -> Any:
+    """`_check` of a map (string keys, every value of schema `sub`)."""
+    if not isinstance(value, dict):
+        raise _expected("a mapping", value, path, obj, source)
+    if not all(map(isinstance, value, _STRS)):     # YAML's `1:`: kubectl sends "1" (asked in C)
+        keyed = {_key_text(key): item for key, item in value.items()}
+        value.clear()
+        value.update(keyed)
+    kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+    if kept and _KEPT_SETS[sub].issuperset(map(type, value.values())):
+        return value        # (labels, annotations: every value's type asked at once, in C)
+    texts = sub == QTY      # (a resource list: each text parsed here, no call of `_check` each)
+    if texts and _STR_SET.issuperset(map(type, value.values())) and _QUANTITY_TEXTS.issuperset(value.values()):
+        return value        # (every text one parsed before)
+    for key in list(value):
+        if type(value[key]) in kept or (texts and type(value[key]) is str and _quantity_text(value[key])):
+            continue
+        if value[key] is None:
+            value[key] = _zero(sub)
+        value[key] = _check(value[key], sub, _join(path, key), obj, source)
+    return value
+
+
+def _check_list(value: Any, sub: Any, path: str, obj: dict, source: Source) -> Any:
+    """`_check` of a list (every item of schema `sub`)."""
+    if not isinstance(value, list):
+        raise _expected("a list", value, path, obj, source)
+    kept = _KEPT.get(sub, ()) if type(sub) is str else ()
+    if kept and _KEPT_SETS[sub].issuperset(map(type, value)):
+        return value
+    for i, item in enumerate(value):
+        if type(item) in kept:
+            continue
+        if item is None:
+            item = _zero(sub)
+        value[i] = _check(item, sub, f"{path}[{i}]", obj, source)
+    return value
+
+
 def _quantity_text(text: str) -> bool:
     """Whether a quantity written as a string parses (what `_check` asks of it, which keeps the
     string as it is): a node's or a container's resource list, one parse per text."""
@@ -362,7 +371,6 @@ def _time_text(text: str) -> bool:
     time.Parse, one parse per text (a node's conditions repeat theirs)."""
     if text in _TIME_TEXTS:
         return True
-    from kexplain.admission.openapi import RFC3339, go_time_parse_error
 
     if go_time_parse_error(RFC3339, text) is not None:
         return False
@@ -437,11 +445,6 @@ def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> In
     """The decoder's words for a value of the wrong type (made only when one is found: `_check`
     runs for every field of every object read)."""
     return InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
-
-
-def _timestamp_text(value: Any) -> str:
-    from kexplain.admission.openapi import _timestamp_text as text
-    return text(value)
 
 
 def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> None:
@@ -523,8 +526,6 @@ def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION)
     """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
     field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
     first served one (in `kube`'s API server)."""
-    from kexplain.admission.openapi import builtin_index
-
     try:
         refused = builtin_index(kube.minor).decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
     except RecursionError:
@@ -541,8 +542,6 @@ def check_fields(obj: dict, source: Source, validate: str, kube: KubeVersion = D
     naming every unknown field (the API server's message; the field too when there is one);
     warn returns one warning per unknown field (its warning's text, after the file and the
     object); ignore returns []."""
-    from kexplain.admission.openapi import builtin_index, unknown_field_warning, unknown_fields_error
-
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []

@@ -180,6 +180,7 @@ def cel_compatibility(kube: KubeVersion) -> str:
 def validate_cel_expression(expression: Any, path: str, cel: str | None = None) -> Errors:
     """The DRA CEL compiler's verdict on a new expression (environment NewExpressions, at the
     compatibility version `cel`, `cel_compatibility`; None: every library)."""
+    # lazy: the CEL compiler (about 0.1 s) only for an object with an expression (docs/development.md, "Lazy imports")
     from kexplain.cel import api_validation_error
 
     expression = _text(expression)

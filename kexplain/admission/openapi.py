@@ -32,11 +32,14 @@ import importlib.util
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_quote as quote  # Go's %q (re-exported)
+from kexplain.apimachinery.gotypes import FIELD_TYPES, NAMED_CONTAINERS
 from kexplain.apimachinery.versions import DEFAULT_K8S_VERSION  # (re-exported)
 from kexplain.apimachinery.versions import REMOVED_GROUPS, off_by_default, removed_kind, runtime_config_flag
 from kexplain.errors import KexplainError, clip
@@ -618,7 +621,6 @@ def _quantity_problem(v: Any) -> str | None:
         return None
     if t is str and v in _QUANTITY_PROBLEMS:
         return _QUANTITY_PROBLEMS[v]
-    from kexplain.apimachinery import quantity
 
     if t is not str:
         return quantity.GRAMMAR          # true, {...}, [...], a timestamp: not a number
@@ -710,8 +712,6 @@ def go_type_of(schema: Any) -> str:
 
 def _element_type(go_type: str) -> str:
     """The element type of a Go slice or map type (`[]v1.Container`, `v1.ResourceList`)."""
-    from kexplain.apimachinery.gotypes import NAMED_CONTAINERS
-
     go_type = NAMED_CONTAINERS.get(go_type, go_type)
     if go_type.startswith("[]"):
         return go_type[2:]
@@ -750,7 +750,6 @@ def json_number(v: int | float) -> str:
         return str(v)
     if v.is_integer() and abs(v) < 1e21:
         return str(int(v))
-    from decimal import Decimal
 
     digits = Decimal(repr(v))
     if v != 0 and (abs(v) < 1e-6 or abs(v) >= 1e21):
@@ -806,7 +805,6 @@ class _Decoding:
             if type(value) is not dict:
                 mismatch(_json_word(value))
                 return
-            from kexplain.apimachinery.gotypes import FIELD_TYPES
 
             props = self.index._defs[detail].get("properties") or {}
             declared = FIELD_TYPES.get(detail, {})

@@ -23,6 +23,9 @@ from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_par
 from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
+from kexplain.autoscaler.scaledown.loop import scale_down_document
+from kexplain.autoscaler.expander.factory import RANDOM
+from kexplain.autoscaler.expander.least_waste import LeastWaste, wasted_score
 
 API_VERSION = "kexplain/v1"
 KIND = "ClusterAutoscalerScaleUp"
@@ -81,7 +84,6 @@ def build_document(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
                                    "minSize": i.group.min_size, "maxSize": i.max_size}
                                   for i in result.final_status.scale_up_infos]
     if loop.settings.mode == "scaledown":
-        from kexplain.autoscaler.scaledown.loop import scale_down_document
         doc["scaleDown"] = scale_down_document(loop, result.scale_down, processed=not result.ended_early)
     return doc
 
@@ -274,9 +276,6 @@ def random_pick_json(loop: LoopInputs, result: LoopResult) -> dict[str, Any]:
     is only the first of them, the one kexplain follows. `expander`: the filter that left the
     tie (`random` when the chain has none); `among`: the tied groups, in the options' order;
     `wasteScores` (least-waste): each one's score, all equal."""
-    from kexplain.autoscaler.expander.factory import RANDOM
-    from kexplain.autoscaler.expander.least_waste import LeastWaste, wasted_score
-
     tied = result.status.random_among
     filters = [n for n in loop.settings.expander.split(",") if n != RANDOM]
     best = result.status.best

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from kexplain.autoscaler.podutil import controller_ref, is_daemonset_pod
 from kexplain.model.pod import PodInfo
+from kexplain.apimachinery.quantity import QuantityError, parse_quantity
 
 
 MAX_GROUPS_PER_CONTROLLER = 10
@@ -65,7 +66,6 @@ def _canonical(value: Any, key: str = "") -> Any:
 
 
 def _quantity(value: Any) -> Any:
-    from kexplain.apimachinery.quantity import QuantityError, parse_quantity
     try:
         q = parse_quantity(value)
     except (QuantityError, ValueError, TypeError):

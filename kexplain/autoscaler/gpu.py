@@ -18,6 +18,7 @@ from kexplain.apimachinery.quantity import value
 from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
 from kexplain.autoscaler.readiness import RESOURCE_UNREADY, is_ready_and_schedulable, unready_copy
 from kexplain.model.resources import pod_requests, resource_list
+from kexplain.autoscaler.cloudprovider.gce import DRA_GPU_DRIVER
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.model.pod import PodInfo
@@ -77,7 +78,6 @@ def node_gpu_config(node: Mapping[str, Any], provider: CloudProvider = TEST) -> 
     resource = next((r for r in GPU_RESOURCES if allocatable.get(r)), GPU_RESOURCES[0])
     kind = str(labels.get(provider.gpu_label) or "")
     if provider.dra_gpu_label and labels.get(provider.dra_gpu_label) == "true":
-        from kexplain.autoscaler.cloudprovider.gce import DRA_GPU_DRIVER
         return GpuConfig(kind, "", DRA_GPU_DRIVER)
     return GpuConfig(kind, resource)
 

@@ -27,8 +27,8 @@ from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.orchestrator import (Context, Event, NoScaleUpInfo, ScaleUpStatus, scale_up,
                                               scale_up_to_node_group_min_size, status_object)
 from kexplain.autoscaler.podlistprocessor import Processed, process
-from kexplain.autoscaler.resourcelimits import max_nodes_total_reached
-from kexplain.autoscaler.simulator import ClusterSim, SimMemo
+from kexplain.autoscaler.resourcelimits import QuotaTracker, max_nodes_total_reached
+from kexplain.autoscaler.simulator import ClusterSim, SimMemo, scheduler_framework
 from kexplain.autoscaler.status import (CLUSTER_UNHEALTHY, CLUSTER_UNHEALTHY_MESSAGE, ERROR, IN_COOLDOWN,
                                         LIMITED_BY_MAX_NODES_TOTAL, MAX_NODES_TOTAL_REACHED, MAX_TOTAL_NODES, NO_NODES_MESSAGE,
                                         NO_STATUS, NOT_NEEDED, NOT_TRIED, NOT_TRIGGERED, NOT_TRIGGERED_PREFIX, SUCCESSFUL,
@@ -37,6 +37,8 @@ from kexplain.autoscaler.taints import CLEANUP, cleanup_events
 from kexplain.autoscaler.templates import Template, template_node_infos
 from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.autoscaler.scaledown.loop import loop_scale_down
+from kexplain.autoscaler.expander.factory import build
 
 PRIORITY_CONFIGMAP_NAME = "cluster-autoscaler-priority-expander"     # in --namespace
 NEW_POD_BUFFER = timedelta(seconds=2)     # unschedulablePodTimeBuffer
@@ -172,17 +174,6 @@ def unhealthy_groups(loop: LoopInputs, targets: dict[str, int], states: dict[str
     return frozenset(out)
 
 
-def scheduler_framework(scheduler_config, snapshot):
-    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
-    (the version's default configuration) over `snapshot`. The one builder of the loop's
-    scale-up and scale-down."""
-    from kexplain.framework.runtime import Framework
-    from kexplain.plugins import plugin_class
-    profile = scheduler_config.profile_for("default-scheduler")
-    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
-    return Framework(profile, registry, snapshot)
-
-
 def framework(loop: LoopInputs, snapshot):
     """The loop's scheduler framework over `snapshot` (`scheduler_framework`)."""
     return scheduler_framework(loop.scheduler_config, snapshot)
@@ -304,7 +295,6 @@ def run_once(loop: LoopInputs) -> LoopResult:
     result = LoopResult(templates, listed, processed, status, called, before, targets, cluster_events=cluster_events,
                         snapshot=processed_snapshot)
     if settings.mode == "scaledown":        # RunOnce's scale-down part: kexplain.autoscaler.scaledown
-        from kexplain.autoscaler.scaledown.loop import loop_scale_down
         result.scale_down = loop_scale_down(loop, sim, status.result, targets)
     if settings.flag("enforce-node-group-min-size"):
         result.final_status = scale_up_to_node_group_min_size(context())
@@ -324,16 +314,14 @@ def _all_new(created: list[datetime], pods: list[PodInfo], now: datetime) -> boo
 
 def _quota_tracker(loop: LoopInputs, sim: ClusterSim):
     """The cluster-wide core, memory and GPU quota over the nodes the scale-up sees."""
-    from kexplain.autoscaler.resourcelimits import QuotaTracker, resource_limits
     group_of = {n.name: n.group for n in loop.nodes if n.group is not None}
     templates = {g.name: g.template for g in loop.groups if g.template is not None}
-    return QuotaTracker(resource_limits(loop.settings), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
+    return QuotaTracker(loop.settings.resource_limits(), [ni.node.obj for ni in sim.snapshot.node_infos], group_of,
                         templates, provider=loop.provider.provider)
 
 
 def _expander(loop: LoopInputs):
     """The --expander chain; the priority expander reads its ConfigMap in --namespace."""
-    from kexplain.autoscaler.expander.factory import build
     key = (loop.settings.flag("namespace"), PRIORITY_CONFIGMAP_NAME)
     configmap = next((c for c in loop.config_maps
                       if ((c.get("metadata") or {}).get("namespace") or "default",

@@ -1,16 +1,18 @@
 """Node groups as the cloud provider lists them: sizes, members, an optional template.
 
 The offline input is `--node-groups FILE` (../shared/autoscaler/README.md's `nodegroups.yaml`);
-live mode finds the same model from CA's status ConfigMap and provider labels. `read_node_groups`
-parses the file (every mistake is an `InputError` naming the file, the group and the field),
-`members` finds each group's instances among the cluster's Nodes, in cluster order.
+live mode finds the same model from CA's status ConfigMap and provider labels. `parse_node_groups`
+parses the file's document (every mistake is an `InputError` naming the file, the group and the
+field); reading the file and finding each group's instances among the cluster's Nodes is the
+file provider's (`cloudprovider.static`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
 from kexplain.errors import InputError, Source
+from kexplain.config._decode import parse_duration
 
 API_VERSION = "kexplain/v1"
 LIST_KIND = "NodeGroupList"
@@ -74,19 +76,6 @@ OPTION_KEYS = {
     "scaleDownUnneededTime": ("scale_down_unneeded_time", "duration"),
     "ignoreDaemonSetsUtilization": ("ignore_daemonsets_utilization", "bool"),
 }
-
-
-def read_node_groups(path: str, max_bytes: int | None = None) -> list[NodeGroup]:
-    """The node groups of `path`, in the order the file lists them (the provider's order)."""
-    from kexplain.load.limits import DEFAULT_MAX_BYTES
-    from kexplain.load.manifests import read_text
-    from kexplain.load.yaml_io import parse_documents
-
-    text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
-    docs = [d for d in parse_documents(text, path) if d.value is not None]
-    if len(docs) != 1:
-        raise InputError(f"expected one {LIST_KIND} document, found {len(docs)}", source=Source(path))
-    return parse_node_groups(docs[0].value, Source(path))
 
 
 def parse_node_groups(doc: Any, src: Source) -> list[NodeGroup]:
@@ -156,7 +145,6 @@ def _count(item: dict, key: str, at: str, src: Source, default: int | None) -> i
 
 
 def _options(raw: Any, at: str, src: Source) -> NodeGroupOptions:
-    from kexplain.config._decode import parse_duration
     if raw is None:
         return NodeGroupOptions()
     if not isinstance(raw, dict):
@@ -182,30 +170,3 @@ def _options(raw: Any, at: str, src: Source) -> NodeGroupOptions:
             value = nanos / 1e9
         values[attr] = value
     return NodeGroupOptions(**values)
-
-
-def members(groups: Sequence[NodeGroup], nodes: Iterable[tuple[str, Mapping[str, str]]],
-            source: Source | None = None) -> dict[str, list[str]]:
-    """Each group's member nodes (`nodes`: name and labels, in cluster order), by group name.
-    A node two groups select is an input error; a node none selects belongs to no group."""
-    out: dict[str, list[str]] = {g.name: [] for g in groups}
-    for name, labels in nodes:
-        owners = [g.name for g in groups if g.selects(labels)]
-        if len(owners) > 1:
-            raise InputError(f"node {name} is selected by two node groups, {owners[0]} and {owners[1]}: "
-                             f"each node belongs to at most one group (check their nodeSelector{_zonal_hint(owners)})",
-                             source=source)
-        if owners:
-            out[owners[0]].append(name)
-    return out
-
-
-def _zonal_hint(owners: Sequence[str]) -> str:
-    """For two MIGs (a GKE pool's, one per zone) selected alike: what tells them apart."""
-    from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
-    from kexplain.autoscaler.cloudprovider.gce import parse_mig_url
-
-    migs = [parse_mig_url(o) for o in owners[:2]]
-    if all(migs) and migs[0].zone != migs[1].zone:
-        return f"; MIGs of zones {migs[0].zone} and {migs[1].zone}: add {LABEL_TOPOLOGY_ZONE} to each"
-    return ""

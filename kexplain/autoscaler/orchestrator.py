@@ -23,7 +23,8 @@ from kexplain.autoscaler.equivalence import PodGroup, build_pod_groups
 from kexplain.autoscaler.estimator import estimate, estimator_limits, group_limit
 from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.nodegroups import NodeGroup
-from kexplain.autoscaler.nodegroupset import ScaleUpInfo, balance_scale_up
+from kexplain.autoscaler.nodegroupset import (DifferenceRatios, ScaleUpInfo, balance_scale_up, comparator,
+                                              find_similar_node_groups)
 from kexplain.autoscaler.resourcelimits import atomic_scale_up_exceeds, cap_new_node_count
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.autoscaler.status import (ATOMIC_LIMIT, BACKOFF, ERROR, EXECUTION_FAILED, MAX_LIMIT_REACHED, MAX_NODES_TOTAL_REACHED,
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.autoscaler.expander.chain import Chain
     from kexplain.autoscaler.resourcelimits import QuotaTracker
     from kexplain.autoscaler.params import Settings
-
 
 
 def status_object(settings: "Settings") -> str | None:
@@ -111,7 +111,6 @@ class Context:
 
 def comparator_of(settings: "Settings"):
     """The similarity test CA's builder picks from the balancing flags."""
-    from kexplain.autoscaler.nodegroupset import DifferenceRatios, comparator
     ratios = DifferenceRatios(settings.flag("max-allocatable-difference-ratio"),
                               settings.flag("max-free-difference-ratio"), settings.flag("memory-difference-ratio"))
     return comparator(settings.flag("balancing-label"), settings.flag("balancing-ignore-label"), ratios)
@@ -120,7 +119,6 @@ def comparator_of(settings: "Settings"):
 def similar_node_groups(ctx: Context, group: NodeGroup, schedulable: Mapping[str, list[PodGroup]]) -> list[NodeGroup]:
     """ComputeSimilarNodeGroups: with --balance-similar-node-groups, the groups similar to
     `group` (nodegroupset) that can take every pod group `group` can (the same exemplars)."""
-    from kexplain.autoscaler.nodegroupset import find_similar_node_groups
     if not ctx.settings.balance_similar_node_groups or group.options.zero_or_max_node_scaling:
         return []
     pod_groups = schedulable.get(group.name)

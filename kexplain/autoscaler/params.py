@@ -23,7 +23,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from kexplain.autoscaler.cloudprovider.provider import unknown_name
+from kexplain.autoscaler.resourcelimits import ResourceLimits
+from kexplain.config._decode import parse_duration
 from kexplain.errors import InputError, Source
+from kexplain.load.manifests import read_settings_document
 
 SOURCE = "k8s.io/autoscaler/cluster-autoscaler (openshift/kubernetes-autoscaler 70920d3c6f5f)"
 KUBERNETES = "k8s.io/kubernetes v1.36.2"
@@ -194,6 +198,11 @@ class Settings:
     def balance_similar_node_groups(self) -> bool:
         return self.flag("balance-similar-node-groups")
 
+    def resource_limits(self) -> ResourceLimits:
+        """The limits of --cores-total, --memory-total and --gpu-total."""
+        return ResourceLimits.from_flags(self.flag("cores-total"), self.flag("memory-total"),
+                                         tuple(self.flag("gpu-total")))
+
     @property
     def predicate_parallelism(self) -> int:
         """1 unless given: the cases ran with one worker (the earliest node always wins)."""
@@ -225,7 +234,6 @@ def read_settings(path: str | None, max_bytes: int | None = None) -> Settings:
     """The settings of `path` (None: CA's defaults, scale-up mode)."""
     if path is None:
         return Settings()
-    from kexplain.load.manifests import read_settings_document
     return parse_settings(*read_settings_document(path, "CA settings", max_bytes))
 
 
@@ -262,7 +270,6 @@ def parse_settings(doc: Any, src: Source) -> Settings:
         given[name], values[name] = _value(name, value, src)
     for name in given:
         if name == "cloud-provider":
-            from kexplain.autoscaler.cloudprovider.provider import unknown_name
             wrong = unknown_name(values[name])
             if wrong:
                 raise InputError(f"flags.{name}: {wrong}", source=src)
@@ -278,10 +285,11 @@ def parse_settings(doc: Any, src: Source) -> Settings:
 
 def _check_startup(settings: Settings, src: Source) -> None:
     """What CA refuses when it starts, whether or not a loop would reach it."""
+    # lazy: the expanders load the priority expander's RE2 through kexplain.cel (about 0.1 s), and
+    # this module is read by every start-up of the command line (docs/development.md, "Lazy imports")
     from kexplain.autoscaler.expander.factory import build
-    from kexplain.autoscaler.resourcelimits import resource_limits
     settings.cores_total, settings.memory_total    # a bad <min>:<max>
-    resource_limits(settings)                       # a bad --gpu-total (InputError naming the flag)
+    settings.resource_limits()                      # a bad --gpu-total (InputError naming the flag)
     if settings.predicate_parallelism < 1:
         raise InputError("predicate-parallelism: Invalid value for --predicate-parallelism flag: "
                          f"{settings.predicate_parallelism}", source=src)
@@ -329,7 +337,6 @@ def _text(value: Any) -> str:
 
 def _value(name: str, value: Any, src: Source) -> tuple[str, Any]:
     """A flag's value as given (a string, a repeated flag's values joined by `,`) and typed."""
-    from kexplain.config._decode import parse_duration
     kind = FLAGS[name][0]
     if kind in ("multi", "slice"):
         items = value if isinstance(value, list) else [value]

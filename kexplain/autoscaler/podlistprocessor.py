@@ -19,6 +19,7 @@ from kexplain.apimachinery.gosort import go_sort
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.simulator import ClusterSim
 from kexplain.model.pod import PodInfo
+from kexplain.config._decode import parse_duration
 
 EXPENDABLE = "FilterOutExpendable"
 SCHEDULABLE = "FilterOutSchedulable"
@@ -68,7 +69,6 @@ def process(pods: Sequence[PodInfo], created: Sequence[datetime], sim: ClusterSi
 
 
 def _scale_up_delay(pod: PodInfo, delay: float) -> float:
-    from kexplain.config._decode import parse_duration
     text = (pod.metadata.get("annotations") or {}).get(SCALE_UP_DELAY_ANNOTATION)
     nanos = parse_duration(text) if isinstance(text, str) else None
     return max(delay, nanos / 1e9) if nanos is not None else delay

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from kexplain.apimachinery.quantity import value
 from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
@@ -32,9 +32,6 @@ from kexplain.autoscaler.gpu import gpu_target
 from kexplain.autoscaler.status import MAX_NODES_TOTAL_ERROR, exceeded_quota
 from kexplain.errors import InputError, Source
 from kexplain.model.resources import CPU, MEMORY, resource_list
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.autoscaler.params import Settings
 
 CLUSTER_WIDE = "cluster-wide"            # the ResourceLimiter's quota id
 NODES = "nodes"                          # counted per node, never limited by the flags
@@ -133,12 +130,6 @@ class ResourceLimits:
     def min_limits(self) -> dict[str, int]:
         """The limits scale-down is held to (the ResourceLimiter's min limits)."""
         return {CPU: self.min_cores, MEMORY: self.min_memory, **{kind: low for kind, low, _ in self.gpus}}
-
-
-def resource_limits(settings: "Settings") -> ResourceLimits:
-    """The limits of --cores-total, --memory-total and --gpu-total in `settings`."""
-    return ResourceLimits.from_flags(settings.flag("cores-total"), settings.flag("memory-total"),
-                                     tuple(settings.flag("gpu-total")))
 
 
 def node_resources(node: Mapping[str, Any], provider_template: Mapping[str, Any] | None = None,

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.node_memo import MEMO_KEY
@@ -33,10 +33,18 @@ from kexplain.model.nodeinfo import NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import pending_key, plugin_key
 from kexplain.model.snapshot import Snapshot, unchanged_by_bind
+from kexplain.framework.runtime import Framework
+from kexplain.plugins import plugin_class
 from kexplain.plugins.pod_topology_spread import DOMAINS_KEY, domains_with_node
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.framework.runtime import Framework
+
+def scheduler_framework(scheduler_config, snapshot):
+    """The scheduler framework CA embeds: the default profile's plugins of `scheduler_config`
+    (the version's default configuration) over `snapshot`. The one builder of the loop's
+    scale-up and scale-down (CA's simulator/framework handle)."""
+    profile = scheduler_config.profile_for("default-scheduler")
+    registry = {name: plugin_class(name) for names in profile.plugins.values() for name in names}
+    return Framework(profile, registry, snapshot)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from kexplain.explain.placement import should_run_daemon_pod
 from kexplain.controllers.workloads import pod_from_workload
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
+from kexplain.apimachinery.quantity import QuantityError, canonical, parse
 
 TEMPLATE_LABEL = "cluster-autoscaler.kubernetes.io/template-node"
 HOSTNAME = LABEL_HOSTNAME
@@ -76,7 +77,6 @@ def _taint_json(t: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _quantity(raw: Any) -> str:
-    from kexplain.apimachinery.quantity import QuantityError, canonical, parse
     try:
         return canonical(parse(raw))
     except (QuantityError, ValueError, TypeError):

@@ -414,7 +414,7 @@ def _explain_from_events(env: Environment, args: PodArgs, live: Live, kube: Kube
     from kexplain.explain import partial
     from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
     from kexplain.load.live import is_pending_unschedulable
-    from kexplain.render.live import print_from_events
+    from kexplain.render.from_event import print_from_events
 
     now = datetime.now(timezone.utc)
     if args.node:

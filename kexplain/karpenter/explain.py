@@ -48,6 +48,9 @@ from kexplain.karpenter.utils import resources
 from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import plugin_key
 from kexplain.model.taints import taint_to_string
+from kexplain.apimachinery.quantity import canonical, sub
+from kexplain.karpenter.scheduling.hostportusage import get_host_ports
+from kexplain.karpenter.scheduling.volumeusage import get_volumes
 
 REQUIRED = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 NODE_SELECTOR = "spec.nodeSelector"
@@ -128,7 +131,6 @@ def node_pools_entries(result: PassResult, cloud: Any) -> list[dict[str, Any]]:
 def _limit_rows(limits: Mapping[str, Any], remaining: resources.Nanos | None) -> list[dict[str, str]]:
     """Each limit and, when the scheduler ran, what its nodes and new NodeClaims take of it
     (`remaining`: the scheduler's integer view of what is left)."""
-    from kexplain.apimachinery.quantity import canonical, sub
     left = resources.from_nanos(remaining, limits) if remaining is not None else {}
     rows = []
     for name in sorted(limits):
@@ -332,7 +334,6 @@ class PodExplainer:
     # -- one NodePool ------------------------------------------------------------------------------
     def _pool(self, nct: Any, pod: PodInfo, relaxed: PodInfo, data: Any, per_term: list[tuple[int | None, Any]],
               last: int | None) -> dict[str, Any]:
-        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         sched, cloud = self.sched, self.cloud
         name = nct.node_pool_name
         np = self.pools.get(name) or {}
@@ -459,7 +460,6 @@ class PodExplainer:
     # -- nodes and NodeClaims ----------------------------------------------------------------------
     def _existing(self, pod: PodInfo, data: Any) -> dict[str, Any]:
         """Why each existing node and in-flight NodeClaim does not take the pod, grouped by reason."""
-        from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, verr = get_volumes(self.sched.volume_index, pod)
         groups: dict[str, dict[tuple[str, tuple[str, ...]], list[str]]] = {NODES: {}, IN_FLIGHT: {}}
         for node, kind, name in self.nodes():

@@ -24,6 +24,7 @@ from kexplain.karpenter.provisioning.scheduling.typeindex import Question, TypeI
 from kexplain.karpenter.scheduling.requirements import Requirements, new_requirements
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
 
 MAX_CLOSEST = 3        # types closest to fitting shown per NodePool
 MAX_NAMES = 5          # names listed per group (unavailable offerings, types over the limits)
@@ -266,7 +267,6 @@ def offering_unavailable_reasons(it: Any, offering: Any, node_class: Any, provid
     """Why the provider made this offering unavailable, from the same answers createOfferings
     combines: the type's zones (sold there, the class has a subnet there), the
     insufficient-capacity cache, the pricing provider, the class's compatibility with the type."""
-    from kexplain.karpenter.aws.instancetype.compatibility import is_compatible_with_node_class
     world = provider.world
     zone, ct = offering.zone(), offering.capacity_type()
     reasons = []

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from kexplain.errors import InputError, Source
+from kexplain.load.manifests import read_settings_document
+from kexplain.features.featuregate import FeatureGateError, parse_flag
 
 PREFERENCE_POLICIES = ("Respect", "Ignore")          # options.PreferencePolicy
 MIN_VALUES_POLICIES = ("Strict", "BestEffort")       # options.MinValuesPolicy
@@ -96,7 +98,6 @@ def read_settings(path: str | None, max_bytes: int | None = None) -> Settings:
     """The settings of `path` (None: the defaults)."""
     if path is None:
         return Settings()
-    from kexplain.load.manifests import read_settings_document
     return parse_settings(*read_settings_document(path, "Karpenter settings", max_bytes))
 
 
@@ -147,7 +148,6 @@ def parse_feature_gates(raw: Any, src: Source) -> tuple[FeatureGates, tuple[str,
     """ParseFeatureGates: `Name=bool,...` over the defaults (the flag's pairs, parsed as the
     Kubernetes flag parsers do). Names Karpenter does not know it ignores; they are returned
     to be said."""
-    from kexplain.features.featuregate import FeatureGateError, parse_flag
     if not isinstance(raw, str):
         raise InputError(f"featureGates: expected a string such as \"ReservedCapacity=true\", found {_show(raw)}",
                          source=src)

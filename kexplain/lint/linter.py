@@ -26,36 +26,52 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Sequence
 
-from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
-from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.manifests import (applied as applied_repeats, expand_paths, kustomization_dirs, kustomize_hint,
-                                     generate_name_refusal, named, read_text, repeats)
-from kexplain.admission.workloads import WORKLOAD_KINDS
-from kexplain.apimachinery.kinds import is_builtin_kind
-from kexplain.apimachinery.stored_pods import OBJECTS
-from kexplain.apimachinery.unstructured import not_an_object
-from kexplain.controllers.existing import Children
-from kexplain.controllers.workloads import replica_count
-from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
                                         unknown_field_warning, unknown_fields_error)
+from kexplain.admission.podsecurity import refused_namespaces
+from kexplain.admission.resourcequota import QuotaLedger
+from kexplain.admission.workloads import WORKLOAD_KINDS, refused_pods
+from kexplain.apimachinery.kinds import is_builtin_kind
+from kexplain.apimachinery.labels import zone_of
+from kexplain.apimachinery.stored_pods import OBJECTS
+from kexplain.apimachinery.unstructured import not_an_object
+from kexplain.autoscaler.cloudprovider import Discovery
+from kexplain.controllers import podautoscaler
+from kexplain.controllers.existing import Children
+from kexplain.controllers.workloads import replica_count
+from kexplain.errors import ConfigError, InputError, KexplainError, Source, describe, is_builtin_api, object_namespace
+from kexplain.explain.batch import Outcome, Queue, queue_order
+from kexplain.explain import created as creates
+from kexplain.explain.describe import gate
+from kexplain.explain.inputs import (Entry, Inputs, PodFile, PodsExist, created_objects, entry_of, inputs_for,
+                                     load_pool, policies_after, with_existing)
+from kexplain.explain.pending_pass import PassBuilder, PendingPass, PendingPod, object_ref, owner_objects, set_objects
+from kexplain.explain.placement import Placement, daemon_nodes
+from kexplain.explain.request import RunOptions, VersionChoice
+from kexplain.explain.retry import Bound, retry, waiting_of
+from kexplain.explain.run import explain
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
+from kexplain.karpenter.pending import (NodePoolsRequest, has_node_pools, load_node_pools, pass_over,
+                                        run_pass as run_karpenter_pass)
+from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
+from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
-from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
-from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.schemas import SchemaError, SchemaStore
-from kexplain.framework.trace import FAILED, GATED, SCHEDULED, UNSCHEDULABLE, Trace
-from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
-
-if TYPE_CHECKING:  # pragma: no cover - the engine is imported only when a pool is given
-    from kexplain.explain.batch import Outcome, Queue
-    from kexplain.explain.placement import Placement
-    from kexplain.explain.request import RunOptions, VersionChoice
-    from kexplain.explain.inputs import Entry, Inputs
-    from kexplain.state.cluster import ClusterState
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.limits import DEFAULT_MAX_BYTES
+from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
+                                     kustomization_dirs, kustomize_hint, load_objects, named, read_text, repeats)
+from kexplain.load.namespace_flag import KNOWN_SCOPES, declared_scopes, placed, refusal
+from kexplain.state.apply import outside_namespaces
+from kexplain.state.cluster import ClusterState
+from kexplain.state.objects import is_bound_pod
+from kexplain.suggest import verified_suggestions
+from kexplain.suggest.add_node import ADD_NODE
 
 
 class Severity(IntEnum):
@@ -277,7 +293,6 @@ def default_suggester() -> Suggester:
     """Verified fix suggestions (`kexplain.suggest.verified_suggestions`): lint calls
     `suggester(inputs, trace)` for the pod (or the replica) that did not fit, with the inputs it
     was scheduled with, and shows each item returned (its `text`, or the item as a string)."""
-    from kexplain.suggest import verified_suggestions
     return verified_suggestions
 
 
@@ -318,13 +333,12 @@ def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict
     """The HPAs of the pool's objects (`podautoscaler.of_cluster`), as explain takes those of
     --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
     raised, as any object of the pool the API server refuses."""
-    from kexplain.controllers.podautoscaler import KIND, admitted, of_cluster
-    from kexplain.load.manifests import check_objects
-    found = of_cluster(pool.other_kinds)
+    found = podautoscaler.of_cluster(pool.other_kinds)
     if not found:
         return []
-    checked = check_objects(found, {KIND}, validate=options.validate, stored=options.stored, kube=pool.kube)
-    kept, refused = admitted(checked.objects, pool.kube, options.stored)
+    checked = check_objects(found, {podautoscaler.KIND}, validate=options.validate, stored=options.stored,
+                            kube=pool.kube)
+    kept, refused = podautoscaler.admitted(checked.objects, pool.kube, options.stored)
     if refused:
         raise refused[0]
     return kept
@@ -342,7 +356,6 @@ class Linter:
         self.stdin = stdin
         self.suggester = suggester
         if pool is None and options.node_paths:
-            from kexplain.explain.inputs import load_pool
             pool = load_pool(options.node_paths, options.config_path, stored=options.stored,
                              max_bytes=options.max_bytes, stdin=stdin, validate=options.validate, kube=options.kube,
                              version=options.version)
@@ -362,7 +375,6 @@ class Linter:
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
-        from kexplain.karpenter.pending import has_node_pools
         self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
         # the HPAs of --nodes: they act on the set's workloads they target (refused: bad input)
         self._cluster_hpas = _cluster_hpas(pool, options) if pool is not None else []
@@ -458,13 +470,6 @@ class Linter:
         which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
         Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
         refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
-        from kexplain.explain.inputs import PodFile, created_objects, policies_after
-        from kexplain.state.apply import outside_namespaces
-        from kexplain.state.objects import is_bound_pod
-
-        from kexplain.explain.pending_pass import owner_objects, set_objects
-        from kexplain.controllers.podautoscaler import admitted as admitted_hpas
-
         assert self.pool is not None
         objs, where = _objects(items)
         refused: dict[tuple[str, int, int | None], Finding] = {}
@@ -489,7 +494,6 @@ class Linter:
         file_objects = [(o, s) for o, s in objs if id(o) in joining]     # (in the set's order)
         created = [c for o, s in pod_file.explained if o.get("kind") == "StatefulSet"
                    for c in created_objects(o, s, replica_count(o))]
-        from kexplain.admission.podsecurity import refused_namespaces
         absent = (refused_namespaces(file_objects) | gone) if not self.options.stored else frozenset()
         while True:         # (a Namespace refused stays absent once left out: its objects are refused)
             try:
@@ -506,16 +510,14 @@ class Linter:
         # NamespaceLifecycle for the kinds admission does not read, then the HPAs' validation
         objs_kept, outside = outside_namespaces([(o, s) for o, s in objs if id(o) not in joining],
                                                 pool.absent_namespaces)
-        objs_kept, hpa_refusals = admitted_hpas(objs_kept, pool.kube, self.options.stored)
+        objs_kept, hpa_refusals = podautoscaler.admitted(objs_kept, pool.kube, self.options.stored)
         for err in [*outside, *hpa_refusals]:
             refuse(err)
         objs_kept = [(o, s) for o, s in objs if _key(where[id(s)].location) not in refused]
-        from kexplain.admission.resourcequota import QuotaLedger
-        from kexplain.controllers.podautoscaler import applied, autoscalers
         ledger = None if self.options.stored else QuotaLedger.of((o for o, _ in pool.objects),
                                                                   pool.kube.enabled("PodLevelResources"))
         self.report.warnings += [w for w in pool.warnings if w not in self.report.warnings]   # (a volume provisioned)
-        hpas = autoscalers(applied(self._cluster_hpas, objs_kept))
+        hpas = podautoscaler.autoscalers(podautoscaler.applied(self._cluster_hpas, objs_kept))
         later = policies_after(objs) if not self.options.stored else {}
         children = Children(o for o, _ in objs)
         if self.options.node_groups is None and not self._karpenter:
@@ -691,12 +693,6 @@ class Linter:
         """What a Pod or workload is before it meets the scheduler, against the pool as its set
         leaves it: findings when it never does (refused, bound, zero replicas, another
         scheduler's, a DaemonSet that runs no pod), else its entry of the set's batch."""
-        from kexplain.admission.workloads import refused_pods
-        from kexplain.explain.batch import Queue
-        from kexplain.explain.created import created, refused_creates
-        from kexplain.explain.inputs import PodsExist, entry_of, inputs_for, with_existing
-        from kexplain.explain.placement import daemon_nodes
-
         assert self.pool is not None and self._set is not None
         pool = self._set.pool
         source = Source(loc.path, loc.doc)
@@ -710,9 +706,8 @@ class Linter:
         hpa = self._set.hpas.get((ref.kind, ref.namespace, ref.name)) if workload else None
         scaled_by = None
         if hpa is not None:             # the HPA controller sets its replicas first
-            from kexplain.controllers.podautoscaler import rescaled, scaling
-            scaled_by = scaling(obj, hpa)
-            obj, note = rescaled(obj, hpa)
+            scaled_by = podautoscaler.scaling(obj, hpa)
+            obj, note = podautoscaler.rescaled(obj, hpa)
             self.report.warnings.append(f"{loc.path}: document {loc.doc}: {note}")
         copies = replica_count(obj) if workload else 1
         entry: "Entry | None" = None
@@ -733,9 +728,9 @@ class Linter:
                     # the pool lacks may be in the pool, from its own file: itself)
                 inputs = inputs_for(obj, source, pool, stored=False, itself=pinned is not None, later=later)
                 entry = replace(entry_of(obj, source, len(self._set.queued), kube=pool.kube), later_policies=later)
-            entry, _ = created(entry, inputs, self._set.ledger)     # the quotas: pods not created
+            entry, _ = creates.created(entry, inputs, self._set.ledger)     # the quotas: pods not created
         except KexplainError as err:        # a workload's pod refused: the workload's controller would fail
-            none = refused_creates(entry, err, pool) if entry is not None else None
+            none = creates.refused_creates(entry, err, pool) if entry is not None else None
             if none is not None:        # the workload admitted, its controller's creates refused
                 return [self._failed_create(none, ref, loc)]
             err = refused_pods(err, obj, pool.kube) if workload else err
@@ -777,23 +772,19 @@ class Linter:
         """The `admission` finding of a workload the API server admits but whose controller it
         refuses a pod (`kexplain.explain.created`): how many of its pods are created, and the
         controller's FailedCreate event."""
-        from kexplain.explain.created import said
         details: dict[str, Any] = {"replicas": entry.asked, "created": entry.copies,
                                    "failedCreate": entry.failed_create}
         if entry.not_created:
             details.update(fit=0, nodes=[])
         if entry.autoscaled_by is not None:
             details["horizontalPodAutoscaler"] = entry.autoscaled_by
-        return Finding("admission", loc, ref, said(entry), details=details)
+        return Finding("admission", loc, ref, creates.said(entry), details=details)
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
         """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
         its node's kubelet admits it or not (`kexplain.controllers.kubelet`, as `kexplain POD`
         says it), on the pool as the set leaves it without the pod itself. Admitted:
         `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
-        from kexplain.explain.inputs import inputs_for
-        from kexplain.explain.run import explain
-
         assert self._set is not None
         pool = self._set.pool
         said = f"spec.nodeName is {node}: the scheduler does not place this pod"
@@ -816,7 +807,6 @@ class Linter:
         return [self._verdict(ref, loc, False, 1, [], inputs, trace)]
 
     def _run_options(self) -> "RunOptions":
-        from kexplain.explain.request import RunOptions
         if self.options.explain and self._set is not None:     # every node's facts, as `kexplain POD --html`
             names = frozenset(ni.name for ni in self._set.pool.snapshot.node_infos)
             return RunOptions(preemption=self.options.preemption, details=True, explain_nodes=names, unexamined=True)
@@ -832,8 +822,6 @@ class Linter:
         """Schedule the set's queued Pods and workloads as one batch (`explain.batch.Queue`:
         PrioritySort order, each pod bound before the next) and add their findings where their
         documents are."""
-        from kexplain.explain.batch import Queue, queue_order
-
         if self._set is None or not self._set.queued:
             return
         queue = Queue(self._set.pool, self._run_options())
@@ -892,9 +880,6 @@ class Linter:
         """The queue's retry after the set's pass (`kexplain.explain.retry`): the verdict on an
         object the retry scheduled again is where its pods end up (`_after_retry`). Returns
         what the retries did."""
-        from kexplain.explain.batch import queue_order
-        from kexplain.explain.retry import retry
-
         log = self._retry
         waiting = [w for _, w in log.waiting]
         if not waiting:
@@ -912,8 +897,6 @@ class Linter:
         first pass and on the retries (`mine`), judged with the trace of its last try that did
         not fit (its message, its suggestions); said with what brought them back, the first
         attempt's verdict kept in `details.firstAttempt`."""
-        from kexplain.apimachinery.labels import zone_of
-
         log = self._retry
         landed = [r for r in mine if r.node is not None]
         nodes_of = self._set.pool.snapshot if self._set is not None else None
@@ -953,10 +936,9 @@ class Linter:
         workload the scheduler placed: ONE Cluster Autoscaler loop over the set's pending pods
         (every copy that did not fit; those that did bound), and each object's template check
         against the cluster as the objects placed before it left it (never its own copies)."""
-        from kexplain.autoscaler.cloudprovider import Discovery
-        from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass
+        # lazy: CA's loop (about 0.3 s to import) only for --node-groups (docs/development.md, "Lazy imports")
+        from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass as run_ca_pass
         from kexplain.autoscaler.templates import template_node_infos
-        from kexplain.lint.node_groups import never_taken, not_scaled_for
 
         pp = gathered.builder.build()
         req = GroupsRequest(Discovery.from_file(self.options.node_groups or "", self.options.max_bytes),
@@ -965,15 +947,15 @@ class Linter:
         loop = load_groups(req, self.options.kube, applied=pp)
         if not loop.groups:
             return {}
-        ran, _, answers = run_pass(loop, pp)
+        ran, _, answers = run_ca_pass(loop, pp)
         templates = template_node_infos(ran)
         cluster = loop.base if loop.base is not None else loop.snapshot
         out: dict[int, list[Finding]] = {}       # by id of the queued object
 
         def check_in(q: _Queued, stands: str, pod: Any, here: Any) -> None:
             def check() -> list[Finding]:
-                found = never_taken(ran, pod, here, templates) or \
-                    not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
+                found = node_groups.never_taken(ran, pod, here, templates) or \
+                    node_groups.not_scaled_for([answers.answer(p.key) for p in pp.standing_for(stands)])
                 return [] if found is None else [Finding(NO_NODE_GROUP, q.loc, q.ref, found.message,
                                                          details={"nodeGroups": found.groups})]
             out[id(q)] = self._guarded(q.ref, q.loc, check)
@@ -999,18 +981,15 @@ class Linter:
         (`kexplain.lint.node_pools`) for each Pod or workload the scheduler placed: ONE Karpenter
         provisioning pass over the set's pending pods (every copy that did not fit; those that
         did bound), and each object's pod alone against the NodePools, with no node."""
-        from kexplain.explain.pending_pass import PendingPass, PendingPod
+        # lazy: Karpenter's provisioner only with NodePools (docs/development.md, "Lazy imports")
         from kexplain.karpenter.document import pod_document
-        from kexplain.karpenter.pending import NodePoolsRequest, load_node_pools, pass_over, run_pass
-        from kexplain.lint.node_pools import never_taken, not_provisioned_for
-        from kexplain.load.manifests import load_objects
         from kexplain.suggest.karpenter_pass import run, shape_inputs
 
         pp = gathered.builder.build()
         cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin)
         req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate)
         inputs, world = load_node_pools(req, self.options.kube, applied=pp)
-        _, _, answers = run_pass(inputs, world, pp)
+        _, _, answers = run_karpenter_pass(inputs, world, pp)
         # each object's pod alone, as Karpenter would see it pending in an empty cluster
         own, _ = pass_over(replace(inputs, pending=[]), PendingPass(tuple(PendingPod(pod, stands)
                                                                           for _, stands, pod, _ in gathered.objects)))
@@ -1023,8 +1002,8 @@ class Linter:
                 base = base or alone
                 record = next((pod_document(p, alone.result.tried_node_pools) for p in alone.result.pods
                                if p.pod.key == pod.key), None)
-                found = never_taken(record) or not_provisioned_for([answers.answer(p.key)
-                                                                    for p in pp.standing_for(stands)])
+                found = node_pools.never_taken(record) or node_pools.not_provisioned_for(
+                    [answers.answer(p.key) for p in pp.standing_for(stands)])
                 return [] if found is None else [Finding(NO_NODEPOOL, q.loc, q.ref, found.message,
                                                          details={"nodePools": found.node_pools})]
             out[id(q)] = self._guarded(q.ref, q.loc, check)
@@ -1202,7 +1181,6 @@ class Linter:
             return ()
         found = self.suggester(inputs, trace)
         if self.options.node_groups is not None or self._karpenter:   # a node comes from a group or a NodePool
-            from kexplain.suggest.add_node import ADD_NODE
             found = [s for s in found if getattr(s, "kind", None) != ADD_NODE]
         return tuple(str(getattr(s, "text", None) or s) for s in found)
 
@@ -1306,7 +1284,6 @@ class _SetCluster:
     created: list = field(default_factory=list)
 
 
-
 @dataclass
 class _RetryLog:
     """The set's pass as the queue's retry needs it: every binding and attempt numbered
@@ -1325,19 +1302,16 @@ class _RetryLog:
         return self.seq
 
     def saw(self, placement: "Placement") -> None:
-        from kexplain.explain.retry import Bound
         at = self.next()
         if placement.node is not None:
             self.events.append(Bound(at, placement.inputs.pod, placement.node))
 
     def left(self, q: "_Queued", outcome: "Outcome") -> None:
-        from kexplain.explain.retry import waiting_of
         w = waiting_of(outcome.entry, q.inputs, len(outcome.placed), outcome.first_unfit, self.next())
         if w is not None:
             self.waiting.append((q, w))
             self.placed[id(w)] = [(c.node, c.zone) for c in outcome.copies if c.node is not None]
             self.unfit[id(w)] = outcome.first_unfit
-
 
 
 class _Gathered:
@@ -1346,7 +1320,6 @@ class _Gathered:
     and its bound copies' span in the pass (`objects`, queue order)."""
 
     def __init__(self, cluster: _SetCluster) -> None:
-        from kexplain.explain.pending_pass import PassBuilder
         self.builder = PassBuilder()
         self.builder.add_objects(cluster.autoscaled, cluster.created)
         self.objects: list[tuple[_Queued, str, Any, tuple[int, int]]] = []
@@ -1354,13 +1327,11 @@ class _Gathered:
 
     def settle(self, retried: Sequence[Any]) -> None:
         """The pods the queue's retry placed are bound, not pending (`PassBuilder.settle`)."""
-        from kexplain.explain.pending_pass import object_ref
         self.builder.settle(retried)
         self.retried |= {object_ref(r.entry.kind, r.entry.namespace, r.entry.name) for r in retried
                          if r.node is not None}
 
     def add(self, q: "_Queued", outcome: "Outcome") -> None:
-        from kexplain.explain.pending_pass import object_ref
         before = len(self.builder.bound)
         self.builder.add_outcome(outcome)
         if q.pinned is None and not q.entry.idle and outcome.daemon is None:
@@ -1404,7 +1375,6 @@ def _grouped(reasons: dict[str, str]) -> str:
 
 def _gate(trace: Trace) -> dict[str, Any]:
     """The PreEnqueue plugin that held the pod back (`explain.describe.gate`, as explain shows it)."""
-    from kexplain.explain.describe import gate
     return dict(gate({"preEnqueue": trace.pre_enqueue}) or {})
 
 

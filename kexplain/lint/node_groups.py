@@ -64,6 +64,7 @@ def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Ma
     """The finding's words when every group's template rejects `pod` (the object's pod as
     admitted) placed after the nodes of `cluster`, else None. `templates`: the loop's
     (`templates.template_node_infos`)."""
+    # lazy: CA's loop only for --node-groups; lint reads this module's rule (docs/development.md, "Lazy imports")
     from kexplain.autoscaler.pending import template_verdict
 
     if not loop.groups:

@@ -28,7 +28,9 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator
+
+import jsonschema
 
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, DEFS_PREFIX, DecodeError, api_version_of, builtin_index, builtin_kinds,
                                         definitions, dotted_path, group_of, gvk_key, normalize_version, parse_validate,
@@ -37,9 +39,6 @@ from kexplain.errors import InputError, Source, clip
 from kexplain.apimachinery.unstructured import json_type
 from kexplain.load.manifests import read_text
 from kexplain.load.yaml_io import parse_documents
-
-if TYPE_CHECKING:  # pragma: no cover - imported where validators are built (68 ms: not for `kexplain POD`)
-    import jsonschema
 
 MAX_ERRORS_PER_OBJECT = 20
 
@@ -392,7 +391,6 @@ class SchemaStore:
         name = self._builtin.get(gvk_key(api_version, kind))
         if name is None:
             return None
-        import jsonschema
 
         schema = {**self._document, "$ref": DEFS_PREFIX + name}
         validator = jsonschema.Draft202012Validator(schema)
@@ -510,7 +508,6 @@ class CustomSchemas:
         entry = self._schemas.get(key) or self._by_lower.get((api_version, kind.lower()))
         if entry is None:
             return None
-        import jsonschema
 
         schema, origin, cls = entry
         if cls == "draft4":

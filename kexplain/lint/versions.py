@@ -18,6 +18,7 @@ from kexplain.errors import KexplainError
 from kexplain.features import KubeVersion
 from kexplain.lint.documents import Location
 from kexplain.lint.linter import SCHEDULING_RULES, Finding, LintOptions, Progress, Report, Suggester, lint
+from kexplain.explain.versions import unnamed
 
 RULE = "version-change"
 
@@ -85,7 +86,6 @@ def _verdicts(report: Report) -> dict[Any, list[Finding]]:
 def _summary(findings: Sequence[Finding]) -> list[tuple[Any, ...]]:
     """What counts as the same scheduling: the rules, the nodes (counted, not in order), how
     many fit, and the scheduler's message."""
-    from kexplain.explain.versions import unnamed
     return [(f.rule, sorted(f.details.get("nodes") or []), f.details.get("fit"), f.details.get("replicas"),
              f.details.get("status"), f.details.get("message"), f.details.get("nominatedNode"),
              unnamed(f.message) if f.rule == "admission" else None)      # (a refused pod's name: the version's)

@@ -32,6 +32,10 @@ from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.namespace_flag import in_namespace
 from kexplain.load.problems import RAISE, Problems
 from kexplain.load.yaml_io import ParsedDocument, json_document, parse_documents
+from kexplain.apimachinery.identity import generated_name
+from kexplain.admission.decode import check_fields
+from kexplain.admission.dra_convert import reads
+from kexplain.admission.openapi import MISSING, NOT_SERVED, SERVED, builtin_index
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 DUMP_OBJECTS = 1000             # objects read from which `load_objects` reads their rows once (`columns.Dump`)
@@ -351,8 +355,6 @@ def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]
     on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
     the n-th name of that prefix, so that several are several objects (three Jobs of one
     generateName are three Jobs) and a run repeats. The objects named are copies."""
-    from kexplain.apimachinery.identity import generated_name
-
     rows = columns.rows_of(objs)
     if rows is not None and all(rows.names):       # a dump: every object named
         return objs
@@ -550,10 +552,6 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
 
     An object refused (a missing apiVersion, a value that does not decode, an unknown field) goes
     to `problems`: raised, unless it collects (then the object is left out)."""
-    from kexplain.admission.decode import check_fields
-    from kexplain.admission.dra_convert import reads
-    from kexplain.admission.openapi import MISSING, NOT_SERVED, SERVED, builtin_index
-
     index = None
     statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
@@ -631,7 +629,6 @@ def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: b
     """Whether `check_objects` would keep every object as it is and say nothing: each of `kinds`
     at an API version `kube`'s API server serves, and stored (when `fields` are checked); asked
     of the objects' rows, one look-up per apiVersion and kind."""
-    from kexplain.admission.openapi import SERVED, builtin_index
     try:
         pairs = rows.pairs()
         if fields and not all(rows.stored) and not all(

@@ -26,7 +26,7 @@ from rich.text import Text
 
 from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
-from kexplain.render.blocks import Block
+from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
 from kexplain.render.style import GAP, Look, TextTable, name_lines, wrap
 from kexplain.render.views import REJECTED
@@ -820,7 +820,6 @@ def does_blocks(trace: Mapping[str, Any], look: Look) -> list[Block]:
 def print_section(doc: Mapping[str, Any], console, node_group: str | None = None) -> None:
     """The section on its own (after a batch: the loop over every copy that did not fit), or
     with `node_group` that group's verdict."""
-    from kexplain.render.blocks import print_blocks
     trace = {"autoscaler": doc, "pod": _explained_pod(doc)}
     plain = not console.is_terminal
     blocks = (render_node_group(trace, node_group, plain=plain, width=console.width) if node_group is not None

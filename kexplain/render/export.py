@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from rich.console import Console
 
 from kexplain.render.consoles import text_console
+from kexplain.render.html import write_page
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
@@ -36,7 +37,6 @@ def export_svg(draw: Callable[[Console], None], width: int, svg: str, title: str
 
 def export_html(path: str, doc: Mapping[str, Any]) -> None:
     """The page of a trace, a list of traces or a lint report (OSError if it cannot be written)."""
-    from kexplain.render.html import write_page
     write_page(path, doc)
 
 

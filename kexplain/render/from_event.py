@@ -4,7 +4,7 @@ against the pod's spec, and the block of reads RBAC refused with the rules that 
 them. Plain lines: `kexplain.render.live` writes them."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, TextIO
 
 from kexplain.explain.from_event import GATED, PENDING, SCHEDULED, UNSCHEDULABLE, age_text
 
@@ -164,3 +164,20 @@ def refused_lines(refusals: Iterable[dict[str, Any]], snapshot: str | None) -> l
         lines.append(f"{INDENT}Someone with cluster-wide reads can send a redacted snapshot that replays offline: "
                      f"{snapshot}")
     return lines
+
+
+def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:
+    """Pods explained by the scheduler's own word: the `FromEvents` document of one pod or the
+    `FromEventsList` of `--pending` (what `-o json` writes), then one block of the reads RBAC
+    refused, what each would add and the rules that allow them."""
+    many = doc.get("kind") == "FromEventsList"
+    items = doc["items"] if many else [doc]
+    if many and not items:
+        out.write(f'No pod in namespace "{doc["namespace"]}" is Pending with PodScheduled=False.\n')
+    for n, item in enumerate(items):
+        if n:
+            out.write("\n")
+        out.writelines(line + "\n" for line in answer_lines(item))
+    out.write("\n")
+    refused = doc["refused"] if many else doc["fromEvent"]["refused"]
+    out.writelines(line + "\n" for line in refused_lines(refused, doc["snapshot"] if many else doc["live"]["snapshot"]))

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import socket
 from dataclasses import dataclass
 from datetime import timezone
 from pathlib import Path
@@ -38,6 +39,7 @@ class RenderOptions:
 
 
 def _version() -> str:
+    # lazy: importlib.metadata (and the email package it reads) only for the SARIF and JUnit reports
     from importlib.metadata import PackageNotFoundError, version
     try:
         return version("kexplain")
@@ -122,7 +124,6 @@ def _testcase_name(obj: LintedObject, check: str) -> str:
 
 
 def _hostname() -> str:
-    import socket
     try:
         return socket.gethostname() or "localhost"
     except OSError:  # pragma: no cover

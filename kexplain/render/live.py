@@ -8,6 +8,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Optional, Sequence, TextIO
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from kexplain.explain.compare import Comparison
@@ -25,8 +26,6 @@ COLUMNS = ("POD", "KEXPLAIN", "SCHEDULER", "WHY")
 @contextmanager
 def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
     """A callback drawing one bar per resource on `stream` (a terminal), gone when done."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn
-
     console = text_console(stream, force_terminal=True, no_color=not color)
     with Bars(TextColumn("reading {task.description:<24}", markup=False), BarColumn(), MofNCompleteColumn(),
               console=console, transient=True) as bar:
@@ -74,7 +73,6 @@ def scheduling_bar(stream: TextIO, *, color: bool, enabled: bool, what: str = "s
     if not enabled:
         yield ScheduleBar()
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bars, TextColumn, TimeElapsedColumn
 
     console = text_console(stream, force_terminal=True, no_color=not color)
     with Bars(TextColumn(f"{what:<24}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -143,22 +141,3 @@ def print_pending(out: TextIO, console: Console, listed: Sequence[Mapping[str, A
         console.rule(Text(pod_key(item)))
         print_trace(item, console, wide=wide, no_nodes_hint=LIVE_NO_NODES)
         print_comparison(console, item.get("live") or {})
-
-
-def print_from_events(out: TextIO, doc: dict[str, Any]) -> None:
-    """Pods explained by the scheduler's own word: the `FromEvents` document of one pod or the
-    `FromEventsList` of `--pending` (what `-o json` writes), then one block of the reads RBAC
-    refused, what each would add and the rules that allow them."""
-    from kexplain.render.from_event import answer_lines, refused_lines
-
-    many = doc.get("kind") == "FromEventsList"
-    items = doc["items"] if many else [doc]
-    if many and not items:
-        out.write(f'No pod in namespace "{doc["namespace"]}" is Pending with PodScheduled=False.\n')
-    for n, item in enumerate(items):
-        if n:
-            out.write("\n")
-        out.writelines(line + "\n" for line in answer_lines(item))
-    out.write("\n")
-    refused = doc["refused"] if many else doc["fromEvent"]["refused"]
-    out.writelines(line + "\n" for line in refused_lines(refused, doc["snapshot"] if many else doc["live"]["snapshot"]))

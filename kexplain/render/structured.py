@@ -13,6 +13,7 @@ each item is dumped on its own).
 from __future__ import annotations
 
 import json
+import tempfile
 from typing import Any, Iterator, Mapping, TextIO
 
 import yaml
@@ -101,7 +102,6 @@ class ItemSpool:
     removes the file."""
 
     def __init__(self) -> None:
-        import tempfile
         self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
 
     def add(self, doc: Any) -> None:

@@ -9,16 +9,16 @@ The change goes to the claim's ResourceClaim, or to the ResourceClaimTemplate it
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.suggest.change import Candidate
 from kexplain.suggest.context import MAX_PER_REASON, Context
 from kexplain.suggest.dra import ClaimSource, Facts, claim_source, dra_nodes, node_facts, pending_requests, \
     request_index, request_tokens
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.plugins.dra.pools import Pool
+from kexplain.plugins.dra.explain import class_usage
+from kexplain.plugins.dra.inventory import inventory
+from kexplain.plugins.dra.pools import Pool, PoolError, gather_pools
 
 
 ID = "device-claims"
@@ -122,9 +122,6 @@ def _bytes(q: str) -> float:
 def _classes(ctx: Context, facts: dict[str, Facts]) -> list[Candidate]:
     """Another DeviceClass with free devices on the rejected nodes, for a request none of them can serve."""
     # (imported here: CEL comes with them, which a run without device claims never needs)
-    from kexplain.plugins.dra.explain import class_usage
-    from kexplain.plugins.dra.inventory import inventory
-    from kexplain.plugins.dra.pools import PoolError, gather_pools
 
     inv = inventory(ctx.snapshot)
     stuck: dict[tuple[str, str], str] = {}
@@ -171,8 +168,6 @@ def _classes(ctx: Context, facts: dict[str, Facts]) -> list[Candidate]:
 def _drivers(inv: Any, class_name: str) -> set[str]:
     """The drivers whose devices a class selects anywhere in the cluster, else those its
     selectors name: another class is only offered for the same kind of device (a GPU for a GPU)."""
-    from kexplain.plugins.dra.explain import class_usage
-
     cls = inv.classes.get(class_name)
     if cls is None:
         return set()
@@ -185,8 +180,6 @@ def _drivers(inv: Any, class_name: str) -> set[str]:
 
 def _all_pools(inv: Any) -> list[Pool]:
     """The cluster's slices as pools (per driver and pool name), whatever node they serve."""
-    from kexplain.plugins.dra.pools import Pool
-
     grouped: dict[tuple[str, str], list[Any]] = {}
     for s in inv.slices:
         grouped.setdefault((s.driver, s.pool), []).append(s)

@@ -18,6 +18,8 @@ from kexplain.karpenter.run import AWSCloud, Pass, schedule
 from kexplain.karpenter.state.cluster import Cluster, is_owned_by_daemonset
 from kexplain.model.pod import PodInfo
 from kexplain.suggest.change import Op, apply_ops
+from kexplain.karpenter.apis.nodepool import parse_node_pool
+from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
 
 POD = "Pod"
 
@@ -107,11 +109,9 @@ def changed_pass(inputs: PassInputs, change: Sequence[Op]) -> PassInputs | None:
                 at = _index(pending, lambda p: (p.namespace, p.name) == (namespace, name))
                 pending[at] = PodInfo(apply_ops(pending[at].obj, ops))
             elif kind == NODEPOOL:
-                from kexplain.karpenter.apis.nodepool import parse_node_pool
                 at = _index(pools, lambda np: np.name == name)
                 pools[at] = _store(parse_node_pool, pools[at].obj, apply_ops(pools[at].obj, ops))
             elif kind == EC2NODECLASS:
-                from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
                 at = _index(classes, lambda c: c.name == name)
                 classes[at] = _store(parse_ec2_node_class, classes[at].obj, apply_ops(classes[at].obj, ops))
             else:

@@ -40,6 +40,7 @@ from kexplain.suggest.change import Op, apply_ops, pod_op, pointer
 from kexplain.suggest.node_selection import required_edits
 from kexplain.suggest.resources import INSUFFICIENT, _lowered, fit_request, free, lower_ops, round_down
 from kexplain.suggest.tolerations import _toleration, untolerated
+from kexplain.autoscaler.templates import template_node_infos
 
 ID = "node-groups"
 RAISE_MAX_SIZE = "raise-max-size"
@@ -107,8 +108,6 @@ class PodChange:
 def group_suggestions(loop: LoopInputs, pod: PodInfo, doc: Mapping[str, Any], document: Document) -> list[dict]:
     """Verified changes after which CA scales a group up for `pod` (`document(loop)`: the
     loop's document, run again for each distinct change)."""
-    from kexplain.autoscaler.templates import template_node_infos
-
     record = _record(doc, pod)
     if not record or triggered(record) or record.get("outcome") in ("FilteredOut", "NotListedAsUnschedulable"):
         return []

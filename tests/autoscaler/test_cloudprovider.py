@@ -9,8 +9,8 @@ import json
 import pytest
 import yaml
 
-from kexplain.autoscaler.cloudprovider import (DEFAULT_LABEL_KEYS, discover, label_keys, membership, provenance,
-                                              static, status_configmap)
+from kexplain.autoscaler.cloudprovider import (DEFAULT_LABEL_KEYS, Discovery, discover, label_keys, membership, provenance,
+                                              status_configmap)
 from kexplain.autoscaler.cloudprovider.clusterapi import normalized_provider_id
 from kexplain.errors import InputError, Source
 from tests.support.paths import DATA
@@ -277,15 +277,15 @@ def test_a_node_two_groups_claim_stays_in_the_first_and_is_said():
 
 # --- the --node-groups file -------------------------------------------------------------------------
 
-def test_static_wraps_the_node_groups_file(tmp_path):
+def test_a_node_groups_file_gives_its_groups_members_by_their_node_selector(tmp_path):
     path = tmp_path / "groups.yaml"
     path.write_text(yaml.safe_dump({"nodeGroups": [
         {"name": "g1", "minSize": 0, "maxSize": 3, "nodeSelector": {"pool": "a"}},
         {"name": "g2", "minSize": 0, "maxSize": 3, "nodeSelector": {"pool": "b"}}]}))
-    found = static.discover(str(path), [node("n1", pool="a"), node("n2", pool="c")])
-    assert [g.name for g in found.groups] == ["g1", "g2"] and dict(found.members) == {"g1": ("n1",), "g2": ()}
-    assert found.notes == ("node group g2: no node matches its nodeSelector and it has no template: not ready for "
-                           "scale-up, as CA says",)
+    found = Discovery.from_file(str(path))
+    members = found.members_among([("n1", {"pool": "a"}), ("n2", {"pool": "c"})])
+    assert [g.name for g in found.groups] == ["g1", "g2"] and dict(members) == {"g1": ["n1"], "g2": []}
+    assert found.file == str(path) and found.sources == (str(path),)
 
 
 def test_discovery_does_not_change_the_objects():

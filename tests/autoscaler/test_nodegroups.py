@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.autoscaler.nodegroups import NodeGroup, members, parse_node_groups, read_node_groups
+from kexplain.autoscaler.cloudprovider.static import members, read_node_groups
+from kexplain.autoscaler.nodegroups import NodeGroup, parse_node_groups
 from kexplain.errors import InputError, Source
 
 SRC = Source("groups.yaml")

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
-from kexplain.autoscaler.cloudprovider import clusterapi, status_configmap
+from kexplain.autoscaler.cloudprovider import clusterapi, static, status_configmap
 from kexplain.autoscaler.cloudprovider.membership import PROVIDER_LABELS
 from kexplain.autoscaler.nodegroups import NodeGroup
-from kexplain.errors import Source
+from kexplain.errors import KexplainError, Source
+from kexplain.apimachinery.names import is_label_key
 
 # The node-group labels of EKS managed node groups, GKE node pools and AKS agent pools.
 DEFAULT_LABEL_KEYS: tuple[str, ...] = tuple(PROVIDER_LABELS)
@@ -47,17 +48,15 @@ class Discovery:
 
     @classmethod
     def from_file(cls, path: str, max_bytes: int | None = None) -> "Discovery":
-        """The groups of a --node-groups FILE (`nodegroups.read_node_groups`; bad input: InputError)."""
-        from kexplain.autoscaler.nodegroups import read_node_groups
-        return cls(tuple(read_node_groups(path, max_bytes)), sources=(path,), file=path)
+        """The groups of a --node-groups FILE (`static.read_node_groups`; bad input: InputError)."""
+        return cls(tuple(static.read_node_groups(path, max_bytes)), sources=(path,), file=path)
 
     def members_among(self, nodes: Iterable[tuple[str, Mapping[str, str]]]) -> Mapping[str, Sequence[str]]:
         """Each group's members among `nodes` (name and labels, cluster order): as found, or, for
         a file's groups, the nodes each one's nodeSelector selects (a node two select: InputError)."""
         if not self.file:
             return self.members
-        from kexplain.autoscaler.nodegroups import members
-        return members(self.groups, nodes, Source(self.file))
+        return static.members(self.groups, nodes, Source(self.file))
 
     def with_notes(self, notes: Iterable[str]) -> "Discovery":
         return replace(self, notes=(*notes, *self.notes))
@@ -86,9 +85,6 @@ def provenance(found: Discovery) -> dict[str, Any]:
 def label_keys(extra: Sequence[str] = ()) -> tuple[str, ...]:
     """The provider labels, then the ones given (--node-group-label), each once; a given one
     that is not a label name is an error."""
-    from kexplain.apimachinery.names import is_label_key
-    from kexplain.errors import KexplainError
-
     for key in extra:
         problems = is_label_key(key)
         if problems:

@@ -28,6 +28,9 @@ from kexplain.apimachinery.labels import (LABEL_ARCH, LABEL_FAILURE_DOMAIN_BETA_
                                           LABEL_TOPOLOGY_REGION)
 from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.errors import InputError, Source
+from kexplain.config._decode import parse_duration
+from kexplain.apimachinery import quantity
+from kexplain.apimachinery.names import is_label_key, is_label_value
 
 GROUP = "cluster.x-k8s.io"
 GPU_LABEL = "cluster-api/accelerator"      # the provider's GPULabel()
@@ -176,8 +179,6 @@ def _size(obj: Obj, ann: Mapping[str, str], key: str, source: Source | None) -> 
 
 
 def _options(gid: str, ann: Mapping[str, str], notes: list[str]) -> NodeGroupOptions:
-    from kexplain.config._decode import parse_duration
-
     values: dict[str, Any] = {}
     for key, raw in ann.items():
         name = key[len(OPTIONS_PREFIX):] if key.startswith(OPTIONS_PREFIX) else ""
@@ -226,8 +227,6 @@ def _owning_group(node: Obj, by_provider: Mapping[str, Obj], by_key: Mapping[str
 def _capacity(ann: Mapping[str, str]) -> dict[str, str] | None:
     """`InstanceCapacity` from the annotations, None when it cannot scale from zero (cpu or
     memory missing or zero, or a value that is not a quantity)."""
-    from kexplain.apimachinery import quantity
-
     out: dict[str, str] = {}
     for resource, key in (("cpu", CPU), ("memory", MEMORY), ("ephemeral-storage", DISK)):
         text = ann.get(key, "")
@@ -324,8 +323,6 @@ def _taints(obj: Obj, ann: Mapping[str, str]) -> list[Obj]:
 
 def _parse_taint(text: str) -> Obj | None:
     """`parseTaint`: KEY, or KEY[=VALUE]:EFFECT; None for what CA skips as invalid."""
-    from kexplain.apimachinery.names import is_label_key, is_label_value
-
     parts = text.split(":")
     value, effect = "", ""
     if len(parts) == 1:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE, zone_of
+from kexplain.autoscaler.cloudprovider.template import StandIn, node_as_made
 
 POOL_LABEL = "cloud.google.com/gke-nodepool"
 GPU_LABEL = "cloud.google.com/gke-accelerator"        # GceCloudProvider.GPULabel()
@@ -36,6 +37,7 @@ _MIG_URL = re.compile(r"https://.*/projects/(.*)/zones/(.*)/instanceGroups/(.*)"
 _GKE_MIG = re.compile(r"(gke-.+)-[0-9a-f]{8}-grp")
 PROVIDER_ID_PREFIX = "gce://"
 DOMAIN_URL = "https://www.googleapis.com/compute/v1"
+GCE_KUBE_PROXY = "less the kube-proxy pod CA adds to it (100m cpu)"
 
 
 @dataclass(frozen=True)
@@ -111,12 +113,11 @@ def zones(groups: Sequence[str]) -> dict[str, str]:
 def pool_templates(groups: Sequence[str], members: Mapping[str, Sequence[str]],
                    selectors: Mapping[str, Mapping[str, str]], nodes: Sequence[Mapping[str, Any]]
                    ) -> dict[str, Any]:
-    """For each MIG without a member, a stand-in for its instance template (`standins.StandIn`)
+    """For each MIG without a member, a stand-in for its instance template (`template.StandIn`)
     from a member of another MIG of its node pool (same project, same pool label, or same GKE
     name but the hash), with the note that says so: CA builds an empty MIG's template from its
     instance template, which the cluster does not hold, and a GKE pool's MIGs share machine
     type, labels and taints (`pool_template`)."""
-    from kexplain.autoscaler.cloudprovider.standins import GCE_KUBE_PROXY, StandIn
     by_name = {str((n.get("metadata") or {}).get("name")): n for n in nodes}
     migs = {g: ref for g in groups if (ref := parse_mig_url(g)) is not None}
     pools = {g: _pool_key(ref, selectors.get(g) or {}) for g, ref in migs.items()}
@@ -149,8 +150,7 @@ def _pool_key(mig: GceRef, sel: Mapping[str, str]) -> tuple[str, ...]:
 
 def pool_template(mig: GceRef, node: Mapping[str, Any]) -> dict[str, Any]:
     """A template node for `mig` from `node`, an instance of another MIG of its pool
-    (`standins.node_as_made`), every label that carries the node's zone set to the MIG's."""
-    from kexplain.autoscaler.cloudprovider.standins import node_as_made
+    (`template.node_as_made`), every label that carries the node's zone set to the MIG's."""
     labels = {k: v for k, v in ((node.get("metadata") or {}).get("labels") or {}).items() if isinstance(v, str)}
     instance = ref_from_provider_id(str((node.get("spec") or {}).get("providerID") or ""))
     zone = instance.zone if instance is not None else zone_of(labels)

@@ -15,44 +15,16 @@ Not included: the kube-proxy pod GCE's template adds (100m cpu).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.autoscaler.cloudprovider import gce
-
-
-@dataclass(frozen=True)
-class StandIn:
-    """A template Node standing in for the provider's, the words saying what it stands for and
-    from which node (`origin`), and a discovery note when one is due (a MIG without a node)."""
-
-    node: dict[str, Any]
-    origin: str
-    note: str = ""
+from kexplain.autoscaler.cloudprovider.gce import GCE_KUBE_PROXY
+from kexplain.autoscaler.cloudprovider.template import StandIn, node_as_made
 
 
 # providerID scheme -> what the provider builds a template from
 TEMPLATE_OF = {gce.PROVIDER_ID_PREFIX: "the MIG's instance template", "aws://": "the ASG's launch template",
                "azure://": "the scale set's VM profile"}
-GCE_KUBE_PROXY = "less the kube-proxy pod CA adds to it (100m cpu)"
-
-
-def node_as_made(node: Mapping[str, Any], labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """A template Node from `node`: its labels (or `labels`) without the hostname, its taints,
-    capacity and allocatable, Ready; not its cordon, conditions or pods."""
-    meta = node.get("metadata") or {}
-    labels = {k: v for k, v in (labels if labels is not None else meta.get("labels") or {}).items()
-              if isinstance(v, str) and k != LABEL_HOSTNAME}
-    status = node.get("status") or {}
-    capacity = dict(status.get("capacity") or status.get("allocatable") or {})
-    out: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"labels": labels},
-                           "status": {"capacity": capacity, "allocatable": dict(status.get("allocatable") or capacity),
-                                      "conditions": [{"type": "Ready", "status": "True"}]}}
-    taints = [dict(t) for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)]
-    if taints:
-        out["spec"] = {"taints": taints}
-    return out
 
 
 def stand_ins(groups: Sequence[str], members: Mapping[str, Sequence[str]], selectors: Mapping[str, Mapping[str, str]],

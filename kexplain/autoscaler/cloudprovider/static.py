@@ -1,22 +1,47 @@
-"""The `--node-groups FILE` provider: groups as a file lists them (../shared/autoscaler/README.md),
-members by each group's nodeSelector. A thin wrapper of `kexplain.autoscaler.nodegroups`, so that
-every source of node groups answers with the same `Discovery`."""
+"""The `--node-groups FILE` provider: groups as a file lists them (../shared/autoscaler/README.md,
+parsed by `kexplain.autoscaler.nodegroups`), members by each group's nodeSelector
+(`Discovery.from_file` and `Discovery.members_among`)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from kexplain.autoscaler.cloudprovider import Discovery
-from kexplain.autoscaler.nodegroups import members, read_node_groups
-from kexplain.errors import Source
+from kexplain.apimachinery.labels import LABEL_TOPOLOGY_ZONE
+from kexplain.autoscaler.cloudprovider.gce import parse_mig_url
+from kexplain.autoscaler.nodegroups import LIST_KIND, NodeGroup, parse_node_groups
+from kexplain.errors import InputError, Source
+from kexplain.load.limits import DEFAULT_MAX_BYTES
+from kexplain.load.manifests import read_text
+from kexplain.load.yaml_io import parse_documents
 
 
-def discover(path: str, nodes: Sequence[dict[str, Any]], max_bytes: int | None = None) -> Discovery:
-    """The groups of `path`, each with its members among `nodes` (cluster order). A node two
-    groups select is an input error here: the file is the user's to fix."""
-    groups = read_node_groups(path, max_bytes)
-    pairs = [(str((n.get("metadata") or {}).get("name")), (n.get("metadata") or {}).get("labels") or {})
-             for n in nodes]
-    found = members(groups, pairs, Source(path))
-    notes = tuple(f"node group {g.name}: no node matches its nodeSelector and it has no template: not ready "
-                  "for scale-up, as CA says" for g in groups if not found[g.name] and g.template is None)
-    return Discovery(tuple(groups), {k: tuple(v) for k, v in found.items()}, notes, (path,))
+def read_node_groups(path: str, max_bytes: int | None = None) -> list[NodeGroup]:
+    """The node groups of `path`, in the order the file lists them (the provider's order)."""
+    text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
+    docs = [d for d in parse_documents(text, path) if d.value is not None]
+    if len(docs) != 1:
+        raise InputError(f"expected one {LIST_KIND} document, found {len(docs)}", source=Source(path))
+    return parse_node_groups(docs[0].value, Source(path))
+
+
+def members(groups: Sequence[NodeGroup], nodes: Iterable[tuple[str, Mapping[str, str]]],
+            source: Source | None = None) -> dict[str, list[str]]:
+    """Each group's member nodes (`nodes`: name and labels, in cluster order), by group name.
+    A node two groups select is an input error; a node none selects belongs to no group."""
+    out: dict[str, list[str]] = {g.name: [] for g in groups}
+    for name, labels in nodes:
+        owners = [g.name for g in groups if g.selects(labels)]
+        if len(owners) > 1:
+            raise InputError(f"node {name} is selected by two node groups, {owners[0]} and {owners[1]}: "
+                             f"each node belongs to at most one group (check their nodeSelector{_zonal_hint(owners)})",
+                             source=source)
+        if owners:
+            out[owners[0]].append(name)
+    return out
+
+
+def _zonal_hint(owners: Sequence[str]) -> str:
+    """For two MIGs (a GKE pool's, one per zone) selected alike: what tells them apart."""
+    migs = [parse_mig_url(o) for o in owners[:2]]
+    if all(migs) and migs[0].zone != migs[1].zone:
+        return f"; MIGs of zones {migs[0].zone} and {migs[1].zone}: add {LABEL_TOPOLOGY_ZONE} to each"
+    return ""

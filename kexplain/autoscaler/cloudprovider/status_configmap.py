@@ -23,6 +23,8 @@ from kexplain.autoscaler.cloudprovider import azure, gce
 from kexplain.autoscaler.cloudprovider.membership import Members, members, node_refs
 from kexplain.autoscaler.nodegroups import Backoff, NodeGroup
 from kexplain.errors import InputError, Source
+from kexplain.load.yaml_io import parse_documents
+from kexplain.autoscaler.cloudprovider.standins import stand_ins
 
 NAMESPACE = "kube-system"
 NAME = "cluster-autoscaler-status"
@@ -96,8 +98,6 @@ _TOP_KEYS = ("time", "autoscalerStatus", "message", "clusterWide", "nodeGroups")
 
 
 def _parse_yaml(text: str, cm: Obj, source: Source | None) -> AutoscalerStatus:
-    from kexplain.load.yaml_io import parse_documents
-
     try:
         docs = [d.value for d in parse_documents(text, FIELD)]
     except InputError:
@@ -216,7 +216,6 @@ def node_groups(status: AutoscalerStatus, nodes: Sequence[Obj], label_keys: Sequ
     a stand-in for the provider's, `standins`), their members among
     `nodes` (Node objects, cluster order) as the provider defines them (`membership`), and what
     could not be found."""
-    from kexplain.autoscaler.cloudprovider.standins import stand_ins
     ids = [gs.name for gs in status.groups]
     found = members(ids, node_refs(nodes), label_keys)
     templates = stand_ins(ids, found.members, found.selectors, nodes)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from kexplain.autoscaler.simulator import ClusterSim
+from kexplain.autoscaler.simulator import ClusterSim, scheduler_framework
 from kexplain.autoscaler.taints import TO_BE_DELETED as TO_BE_DELETED_TAINT
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
@@ -20,8 +20,7 @@ from kexplain.model.snapshot import Snapshot
 
 def ca_sim(snapshot: Snapshot, scheduler_config) -> ClusterSim:
     """A new `ClusterSim` over `snapshot` with the scheduler CA embeds (the default profile of
-    `scheduler_config`, built by the loop's one builder), for a scale-down run on its own."""
-    from kexplain.autoscaler.loop import scheduler_framework
+    `scheduler_config`, built by the simulator's one builder), for a scale-down run on its own."""
     return ClusterSim(snapshot, scheduler_framework(scheduler_config, snapshot))
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from kexplain.autoscaler.cloudprovider.provider import TEST, CloudProvider
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.params import Settings
-from kexplain.autoscaler.resourcelimits import ResourceLimits, resource_limits
+from kexplain.autoscaler.resourcelimits import ResourceLimits
 from kexplain.autoscaler.scaledown.drainability import DeleteOptions
 
 NS = 10**9
@@ -63,7 +63,7 @@ class ScaleDownConfig:
             expendable_pods_priority_cutoff=flag("expendable-pods-priority-cutoff"),
             unremovable_node_recheck_timeout_ns=ns("unremovable-node-recheck-timeout"),
             deletion_candidate_ttl_ns=ns("node-deletion-candidate-ttl"),
-            limits=resource_limits(settings), provider=provider,
+            limits=settings.resource_limits(), provider=provider,
             delete_options=DeleteOptions(
                 skip_nodes_with_system_pods=flag("skip-nodes-with-system-pods"),
                 skip_nodes_with_local_storage=flag("skip-nodes-with-local-storage"),

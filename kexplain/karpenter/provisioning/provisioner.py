@@ -26,6 +26,10 @@ from kexplain.karpenter.scheduling.requirements import new_pod_requirements
 from kexplain.karpenter.state.cluster import Cluster, is_managed_node_claim, is_owned_by_daemonset, is_owned_by_node
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
+from kexplain.karpenter.provisioning.scheduling.topology import new_topology
+from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
+from kexplain.karpenter.cloudprovider.types import (InstanceTypes, MIN_VALUES_POLICY_BEST_EFFORT,
+                                                    MIN_VALUES_POLICY_STRICT)
 
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 NO_DYNAMIC_NODEPOOLS = "no dynamic nodepools found"
@@ -231,9 +235,6 @@ def schedule_pass(pending: Sequence[PodInfo], node_pools: Sequence[Mapping[str, 
                   daemonsets: Sequence[Mapping[str, Any]], cluster: Cluster, cloud: CloudProvider,
                   options: Options, preference_policy: str) -> PassResult:
     """Provisioner.Schedule, then Create for each new NodeClaim."""
-    from kexplain.karpenter.provisioning.scheduling.topology import new_topology
-    from kexplain.karpenter.provisioning.scheduling.volumetopology import VolumeTopology
-
     results: dict[str, PodResult] = {}
     out = PassResult([], node_pools=list(node_pools))
     volume_topology = VolumeTopology(cluster.volume_index)
@@ -339,9 +340,6 @@ def truncate_instance_types(results: Results, index: Any, best_effort: bool) -> 
     """Results.TruncateInstanceTypes: each new NodeClaim's types ordered by price and cut to
     `MAX_INSTANCE_TYPES` (InstanceTypes.Truncate); a NodeClaim whose cut list no longer meets
     minValues (Strict policy) is dropped and its pods fail."""
-    from kexplain.karpenter.cloudprovider.types import (
-        MIN_VALUES_POLICY_BEST_EFFORT, MIN_VALUES_POLICY_STRICT, InstanceTypes,
-    )
     policy = MIN_VALUES_POLICY_BEST_EFFORT if best_effort else MIN_VALUES_POLICY_STRICT
     valid = []
     for claim in results.new_node_claims:

@@ -23,6 +23,9 @@ from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodFacts, PodInfo
+from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
+from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of, volume_class
 
 # The NodeClass kinds the AWS provider supports (GetSupportedNodeClasses): what makes a NodeClaim
 # or NodePool managed by this Karpenter.
@@ -126,10 +129,6 @@ class Cluster:
 
 def new_cluster(inputs: PassInputs) -> Cluster:
     """The state Karpenter's informers build from the stored objects."""
-    from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
-    from kexplain.karpenter.scheduling.volumeusage import VolumeUsage, get_volumes, volume_limits
-    from kexplain.plugins.volumes import VolumeIndex, name_of, namespace_of
-
     objects = inputs.objects
     index = VolumeIndex()
     for pvc in objects.get("PersistentVolumeClaim", ()):
@@ -141,7 +140,6 @@ def new_cluster(inputs: PassInputs) -> Cluster:
     for cn in objects.get("CSINode", ()):
         index.csinodes[name_of(cn)] = cn
     for pv in index.pvs.values():
-        from kexplain.plugins.volumes import volume_class
         index.pvs_by_class.setdefault(volume_class(pv), []).append(pv)
 
     warnings: list[str] = []

@@ -290,6 +290,11 @@ class _Search:
             return self.rules.admin_same_claim and ci in self.allocating.get(did, ())
         return did in self.in_use or bool(self.allocating.get(did))
 
+    def _share_id(self, ci: int, data: _Request, did: DeviceID) -> str:
+        """A share's ID: random in the scheduler; kexplain derives one from what it shares."""
+        return str(uuid.uuid5(uuid.NAMESPACE_OID, f"{self.claims[ci].key}/{data.full_name}/"
+                                                  f"{device_id_str(did)}/{len(self.results[ci])}"))
+
     def _take(self, ci: int, data: _Request, did: DeviceID, d: Device, s: ResourceSlice, pool: Pool,
               must: bool) -> Callable[[], None] | None:
         """allocateDevice: add the device to claim `ci` if nothing forbids it; the undo, or None."""
@@ -341,9 +346,7 @@ class _Search:
                 consumed = cc.consumed_by(requested_capacity(data.request), capacities(d))
                 existed = did in self.allocating_capacity
                 cc.add(self.allocating_capacity.setdefault(did, {}), consumed)
-                # A share's ID is random in the scheduler; kexplain derives one from what it shares.
-                share_id = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{self.claims[ci].key}/{data.full_name}/"
-                                                              f"{device_id_str(did)}/{len(self.results[ci])}"))
+                share_id = self._share_id(ci, data, did)
         results = self.results[ci]
         before = len(results)
         results.append(AllocatedDevice(

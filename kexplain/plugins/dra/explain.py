@@ -22,7 +22,7 @@ from kexplain.plugins.dra.claims import ClaimLookupError, claim_name
 from kexplain.plugins.dra.features import blocking_taint, capacities, requested_capacity
 from kexplain.plugins.dra.inventory import Inventory
 from kexplain.plugins.dra.pools import Pool, PoolError, device_matches, gather_pools
-from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors
+from kexplain.plugins.dra.selectors import Owner, SelectorError, Selectors, cel_module
 from kexplain.plugins.dra.variant import (CONSUMABLE_CAPACITY, DEFAULT_RULES, DEVICE_TAINTS, PARTITIONABLE_DEVICES,
                                           AllocatorRules)
 
@@ -291,10 +291,9 @@ def selector_failure(selectors: Selectors, owner: Owner, expressions: Sequence[s
     expression = expressions[index] or ""
     out: dict[str, Any] = {"reason": SELECTOR_FALSE, "selector": {"owner": str(owner), "index": index,
                                                                   "expression": expression}}
-    from kexplain.cel import CelError     # (loaded by the selector's match above: never on a run without one)
     try:
         why = selectors.program(owner, index, expression).explain(selectors.device_input(d))
-    except (SelectorError, CelError):   # explaining is best effort; the verdict stands
+    except (SelectorError, cel_module().CelError):   # explaining is best effort; the verdict stands
         return out
     out["selector"].update(conjunct=why.conjunct, summary=why.summary(),
                            values=[{"expression": st.text, **({"value": st.value} if st.error is None

@@ -11,12 +11,20 @@ the selector lists of its classes and of the pods explained against it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Sequence
 
 from kexplain.model.dra import Device
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.cel import DeviceInput
+
+
+def cel_module() -> ModuleType:
+    """`kexplain.cel`, imported on a device's first selector: a run without one never loads the
+    CEL compiler (about 0.1 s). The DRA plugins' one lazy import (docs/development.md, "Lazy imports")."""
+    from kexplain import cel
+    return cel
 
 
 class SelectorError(Exception):
@@ -60,8 +68,7 @@ class Selectors:
     def device_input(self, device: Device) -> DeviceInput:
         got = self._inputs.get(device)
         if got is None:
-            from kexplain.cel import make_device
-            got = self._inputs[device] = make_device(device.driver, device.attributes, device.capacity)
+            got = self._inputs[device] = cel_module().make_device(device.driver, device.attributes, device.capacity)
         return got
 
     def match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
@@ -80,14 +87,13 @@ class Selectors:
         return got
 
     def _match(self, owner: Owner, selectors: Sequence[str | None], device: Device) -> Verdict:
-        from kexplain.cel import CelUnsupported
         for i, expression in enumerate(selectors):
             if expression is None:
                 raise SelectorError(f"{owner}: selector #{i}: CEL expression empty (unsupported selector type?)")
             program = self.program(owner, i, expression)
             result = program.evaluate(self.device_input(device))
             if result.error is not None:
-                if isinstance(result.error, CelUnsupported):
+                if isinstance(result.error, cel_module().CelUnsupported):
                     raise SelectorError(f"{owner}: selector #{i}: kexplain cannot evaluate it: {result.error}")
                 raise SelectorError(f"{owner}: selector #{i}: CEL runtime error: {result.error}")
             if not result.value:
@@ -96,11 +102,10 @@ class Selectors:
 
     @staticmethod
     def program(owner: Owner, index: int, expression: str) -> Any:
-        # (CEL is imported here, on a device's first selector: a run without one never loads it)
-        from kexplain.cel import CelCompileError, CelError, compile_selector
+        cel = cel_module()
         try:
-            return compile_selector(expression)
-        except CelCompileError as err:
+            return cel.compile_selector(expression)
+        except cel.CelCompileError as err:
             raise SelectorError(f"{owner}: selector #{index}: CEL compile error: {err}") from None
-        except CelError as err:   # CelUnsupported: part of the environment kexplain lacks
+        except cel.CelError as err:   # CelUnsupported: part of the environment kexplain lacks
             raise SelectorError(f"{owner}: selector #{index}: kexplain cannot evaluate it: {err}") from None

@@ -28,6 +28,7 @@ from kexplain.render.table import print_trace
 from kexplain.render.views import (REJECTED, STOP_ERROR, STOP_FIRST, missing_prefilter_state, never_reason, no_nodes,
                                    prefilter_rejection, random_tie, ranking, rejection_groups, search_figures,
                                    tie_rule)
+from kexplain.render.devices_view import allocation, class_groups, why_groups
 
 Trace = Mapping[str, Any]
 
@@ -307,8 +308,6 @@ def _devices(trace: Trace, i: int) -> list[Html]:
     """Why DynamicResources cannot allocate the pod's claims, nodes whose devices say the same
     grouped (as the terminal groups them, `devices_view`), what it would allocate on the chosen
     node, and the device classes per node; each node's name leads to its own devices."""
-    from kexplain.render.devices_view import allocation, class_groups, why_groups
-
     groups = why_groups(trace)
     found = allocation(trace)
     classes = class_groups(trace)

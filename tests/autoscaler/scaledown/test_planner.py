@@ -1,7 +1,8 @@
 """One loop of the scale-down planner on small clusters: candidates, reasons, the simulation."""
 from __future__ import annotations
 
-from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions, members
+from kexplain.autoscaler.cloudprovider.static import members
+from kexplain.autoscaler.nodegroups import NodeGroup, NodeGroupOptions
 from kexplain.autoscaler.params import Settings
 from kexplain.autoscaler.scaledown.cluster import ca_sim
 from kexplain.autoscaler.scaledown.loop import ca_snapshot, run_scale_down, scale_down_json

@@ -21,6 +21,7 @@ from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.karpenter.scheduling.hostportusage import get_host_ports
 
 EXCEEDS_NODE_RESOURCES = "exceeds node resources"
 
@@ -60,7 +61,6 @@ class ExistingNode:
         """CanAdd: (the node's requirements with the pod's, error). A refusal also sets
         `refusal`: REFUSED_FOR_GOOD (taints, volumes, host ports, room), REFUSED_AT_VERSION (the
         requirements), REFUSED_NOW (topology)."""
-        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.refusal = REFUSED_FOR_GOOD
         err = self._taints.tolerates_pod(pod) if self._taints else None
         if err is not None:
@@ -110,7 +110,6 @@ class ExistingNode:
         return requirements, None
 
     def add(self, pod: Any, pod_data: Any, requirements: Requirements, volumes: Any) -> None:
-        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.pods.append(pod)
         self.version += 1
         remaining = self.remaining_resources

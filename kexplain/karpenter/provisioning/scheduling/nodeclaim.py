@@ -26,6 +26,7 @@ from kexplain.karpenter.scheduling.requirements import (
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.karpenter.scheduling.hostportusage import get_host_ports
 
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
 RESERVED = "reserved"
@@ -202,7 +203,6 @@ class NodeClaim:
         err = Taints(self.taints).tolerates_pod(pod)
         if err is not None:
             return None, None, None, err
-        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         conflict = self.host_port_usage.conflicts(pod, get_host_ports(pod))
         if conflict is not None:
             return None, None, None, WrappedError("checking host port usage", conflict)
@@ -263,7 +263,6 @@ class NodeClaim:
     def add(self, pod: Any, pod_data: Any, requirements: Requirements, instance_types: list[Any],
             offerings_to_reserve: list[Any]) -> None:
         """Add: the pod is on this NodeClaim now."""
-        from kexplain.karpenter.scheduling.hostportusage import get_host_ports
         self.pods.append(pod)
         self.version += 1
         self.instance_type_options = instance_types

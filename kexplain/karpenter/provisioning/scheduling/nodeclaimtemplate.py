@@ -19,6 +19,7 @@ from kexplain.karpenter.scheduling.requirements import (
     Requirements, new_label_requirements, new_node_selector_requirements_with_min_values, new_requirements,
 )
 from kexplain.karpenter.utils.resources import ResourceList
+from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
 
 # MaxInstanceTypes (nodeclaimtemplate.go): how many instance types a NodeClaim names at most.
 # (The README says 60; the code at this commit says 600, and the code wins.)
@@ -89,7 +90,6 @@ def new_node_claim_template(node_pool: Mapping[str, Any]) -> NodeClaimTemplate:
 
 
 def _requirement_values(raw: Any) -> list[Any]:
-    from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
     out = []
     for r in raw or ():
         if not isinstance(r, dict):

@@ -9,6 +9,7 @@ and says what it removed; the caller re-reads the pod.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable
 
 PREFER_NO_SCHEDULE_TOLERATION = {"operator": "Exists", "effect": "PreferNoSchedule"}
@@ -109,7 +110,6 @@ class Preferences:
 def relaxable_copy(obj: dict[str, Any]) -> dict[str, Any]:
     """pod.DeepCopy() as far as relaxation reaches: the spec's affinity, tolerations and spread
     constraints copied, the rest shared."""
-    import copy
     spec = dict(obj.get("spec") or {})
     for key in ("affinity", "tolerations", "topologySpreadConstraints"):
         if key in spec:

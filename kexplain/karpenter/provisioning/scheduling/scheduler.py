@@ -33,16 +33,18 @@ from kexplain.karpenter.provisioning.scheduling.nodeclaimtemplate import NodeCla
 from kexplain.karpenter.provisioning.scheduling.queue import Queue
 from kexplain.karpenter.provisioning.scheduling.reservationmanager import ReservationManager
 from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
-from kexplain.karpenter.scheduling.requirements import (
-    Requirements, has_preferred_node_affinity, new_label_requirements, new_pod_requirements,
-    new_strict_pod_requirements,
-)
+from kexplain.karpenter.scheduling.requirements import (ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements,
+                                                        has_preferred_node_affinity, new_label_requirements,
+                                                        new_pod_requirements, new_strict_pod_requirements)
 from kexplain.karpenter.scheduling.taints import Taints
 from kexplain.karpenter.state.statenode import NODEPOOL_LABEL, StateNode
 from kexplain.karpenter.utils import resources
 from kexplain.karpenter.utils.resources import ResourceList
 from kexplain.model.pod import PodInfo
 from kexplain.model.shapes import node_fit_key
+from kexplain.karpenter.inputs import parse_time
+from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
+from kexplain.karpenter.scheduling.volumeusage import get_volumes
 
 NODEPOOLS_FILTERED_OUT = "nodepool requirements filtered out all available instance types"
 DRA_NOT_SUPPORTED = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter"
@@ -135,7 +137,6 @@ class Scheduler:
                  type_index: TypeIndex | None = None) -> None:
         """`type_index`: an index of these instance types to keep growing (passes over the same
         types share one: its answers depend on the types and requirements alone)."""
-        from kexplain.karpenter.scheduling.hostportusage import HostPortUsage, get_host_ports
         self.options = options
         self.events: list[Event] = []
         self.topology = topology
@@ -149,35 +150,14 @@ class Scheduler:
         self.preferences = prefs.Preferences(tolerate)
         self.satisfies_min_values = satisfies_min_values
         self.type_index = type_index if type_index is not None else TypeIndex()
-        self.templates: list[NodeClaimTemplate] = []
-        for np in node_pools:
-            nct = new_node_claim_template(np)
-            its, _, err = filter_instance_types_by_requirements(
-                instance_types.get(nct.node_pool_name) or [], nct.requirements, {}, {}, {},
-                options.min_values_best_effort, satisfies_min_values, self.type_index)
-            if not its:
-                min_values = isinstance(err, InstanceTypeFilterError) and err.min_values_incompatible_err is not None
-                self.events.append(no_compatible_instance_types(nct.node_pool_name, min_values))
-                continue
-            nct.instance_type_options = its
-            self.templates.append(nct)
+        self.templates = self._templates(node_pools, instance_types)
         # The DaemonSets' pods are the scheduler's own copies, which the compatibility checks
         # change as Go's do (isDaemonPodCompatible adds the PreferNoSchedule toleration and drops
         # required node affinity terms it tried, for good): overhead first, host ports next, then
         # the existing nodes see the changed pods.
         daemons = [PodInfo(prefs.relaxable_copy(p.obj)) for p in daemonset_pods
                    if not (has_dra_requirements(p) and options.ignore_dra_requests)]
-        self.daemon_overhead: dict[int, ResourceList] = {}
-        for nct in self.templates:
-            compatible = [p for p in daemons if is_daemon_pod_compatible(nct, p)]
-            self.daemon_overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
-        self.daemon_host_ports: dict[int, Any] = {}
-        for nct in self.templates:
-            usage = HostPortUsage()
-            for p in daemons:
-                if is_daemon_pod_compatible(nct, p):
-                    usage.add(p, get_host_ports(p))
-            self.daemon_host_ports[id(nct)] = usage
+        self.daemon_overhead, self.daemon_host_ports = self._daemon_needs(daemons)
         # Each NodePool's limits less what its nodes and new NodeClaims may take, in billionths
         # (compared for every instance type, never printed).
         self.remaining_resources: dict[str, resources.Nanos] = {}
@@ -185,9 +165,54 @@ class Scheduler:
             self.remaining_resources[_name(np)] = resources.to_nanos(limits_of(np) or {})
         self.context = SchedulingContext(ReservationManager(instance_types), options.reserved_capacity,
                                          options.strict_reserved_offerings, satisfies_min_values, self.type_index)
-        self.existing_nodes: list[ExistingNode] = []
-        # Each DaemonSet pod's strict requirements once (none: every node's labels take it), and
-        # the requests of each set of them that lands on a node once.
+        self.existing_nodes = self._existing_nodes(state_nodes, topology, daemons)
+        self._scans: dict[bytes, _ShapeScan] = {}
+        self._node_refusals: dict[tuple, dict[int, int]] = {}
+        self._claim_refusals: dict[bytes, dict[int, int]] = {}
+        self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
+        self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
+
+    def _templates(self, node_pools: Sequence[Mapping[str, Any]],
+                   instance_types: Mapping[str, list[Any]]) -> list[NodeClaimTemplate]:
+        """A NodeClaimTemplate per NodePool with its compatible instance types; a pool without
+        one is an event instead."""
+        out: list[NodeClaimTemplate] = []
+        for np in node_pools:
+            nct = new_node_claim_template(np)
+            its, _, err = filter_instance_types_by_requirements(
+                instance_types.get(nct.node_pool_name) or [], nct.requirements, {}, {}, {},
+                self.options.min_values_best_effort, self.satisfies_min_values, self.type_index)
+            if not its:
+                min_values = isinstance(err, InstanceTypeFilterError) and err.min_values_incompatible_err is not None
+                self.events.append(no_compatible_instance_types(nct.node_pool_name, min_values))
+                continue
+            nct.instance_type_options = its
+            out.append(nct)
+        return out
+
+    def _daemon_needs(self, daemons: Sequence[PodInfo]) -> tuple[dict[int, ResourceList], dict[int, Any]]:
+        """Per template (by id): the requests of the DaemonSet pods compatible with it, then their
+        host ports (the compatibility check changes the pods: overhead first, as Go's)."""
+        overhead: dict[int, ResourceList] = {}
+        for nct in self.templates:
+            compatible = [p for p in daemons if is_daemon_pod_compatible(nct, p)]
+            overhead[id(nct)] = resources.requests_for_pods([p.spec for p in compatible])
+        host_ports: dict[int, Any] = {}
+        for nct in self.templates:
+            usage = HostPortUsage()
+            for p in daemons:
+                if is_daemon_pod_compatible(nct, p):
+                    usage.add(p, get_host_ports(p))
+            host_ports[id(nct)] = usage
+        return overhead, host_ports
+
+    def _existing_nodes(self, state_nodes: Sequence[StateNode], topology: Any,
+                        daemons: Sequence[PodInfo]) -> list[ExistingNode]:
+        """The cluster's nodes with their DaemonSet overhead, initialized first, then by name
+        (sort.SliceStable); each one's capacity comes off its NodePool's remaining resources.
+        Each DaemonSet pod's strict requirements are computed once (none: every node's labels
+        take it), and the requests of each set of them that lands on a node once."""
+        out: list[ExistingNode] = []
         strict = [(p, new_strict_pod_requirements(p)) for p in daemons]
         overheads: dict[tuple[int, ...], ResourceList] = {}
         for state in state_nodes:
@@ -197,19 +222,14 @@ class Scheduler:
             overhead = overheads.get(key)
             if overhead is None:
                 overhead = overheads[key] = resources.requests_for_pods([p.spec for p in on_node])
-            self.existing_nodes.append(ExistingNode(state, topology, taints, overhead))
+            out.append(ExistingNode(state, topology, taints, overhead))
             pool = state.labels().get(NODEPOOL_LABEL)
             if pool in self.remaining_resources:
                 capacity = resources.to_nanos(state.capacity())
                 self.remaining_resources[pool] = {name: v - capacity.get(name, 0)
                                                   for name, v in self.remaining_resources[pool].items()}
-        # initialized first, then by name (sort.SliceStable)
-        self.existing_nodes.sort(key=lambda n: (not n.initialized(), n.name()))
-        self._scans: dict[bytes, _ShapeScan] = {}
-        self._node_refusals: dict[tuple, dict[int, int]] = {}
-        self._claim_refusals: dict[bytes, dict[int, int]] = {}
-        self._template_refusals: dict[tuple[int, bytes, int], BaseException] = {}
-        self._within_limits: dict[tuple[int, tuple], list[Any]] = {}
+        out.sort(key=lambda n: (not n.initialized(), n.name()))
+        return out
 
     # -- Solve -------------------------------------------------------------------------------
     def solve(self, pods: Sequence[PodInfo]) -> Results:
@@ -292,7 +312,6 @@ class Scheduler:
         refused the shape for good, and those that refused it on requirements and have not
         changed since (`_ShapeScan`); pods of equal requirements skip the nodes that refused
         those requirements and have not changed since (`_requirement_refusals`)."""
-        from kexplain.karpenter.scheduling.volumeusage import get_volumes
         volumes, err = get_volumes(self.volume_index, pod)
         if err is not None:
             return False
@@ -404,7 +423,6 @@ def _template_spec(np: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _created(pod: PodInfo) -> Any:
-    from kexplain.karpenter.inputs import parse_time
     return parse_time(pod.metadata.get("creationTimestamp"))
 
 
@@ -432,7 +450,6 @@ def is_daemon_pod_compatible(template: NodeClaimTemplate, pod: PodInfo) -> bool:
     """isDaemonPodCompatible: would the DaemonSet's pod land on this NodePool's nodes (its
     PreferNoSchedule taints tolerated, its required node affinity terms tried one by one). As
     Go's, it changes the pod it is given (the toleration stays, the terms tried are gone)."""
-    from kexplain.karpenter.scheduling.requirements import ALLOW_UNDEFINED_WELL_KNOWN_LABELS
     prefs.tolerate_prefer_no_schedule_taints(pod.spec)
     if Taints(template.taints).tolerates_pod(pod) is not None:
         return False
