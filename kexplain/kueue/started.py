@@ -29,15 +29,20 @@ GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.Pars
 Answers = dict[tuple[str, str, str], dict[str, Any]]
 
 
+def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
+                  version: str | None = None) -> tuple[Pass, dict[str, Any]]:
+    """One pass of Kueue over the `submitted` jobs and `context`, and its explained document."""
+    done = run_pass(inputs_of(submitted, context, validate=validate), Settings(versions.resolve(version), now))
+    return done, explained_pass(done)
+
+
 def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
                     version: str | None) -> tuple[Objects, Answers]:
     """The POD file's objects with its managed ones (at `submitted`) as Kueue leaves them after
     one pass over them and `context` (the Kueue objects and what pod admission reads), and
     Kueue's answer for each object made."""
     chosen = set(submitted)
-    inputs = inputs_of([objs[i] for i in submitted], context, validate=validate)
-    done = run_pass(inputs, Settings(versions.resolve(version), now))
-    doc = explained_pass(done)
+    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
     outcomes = iter(done.outcomes)
     out: list[tuple[Any, Any]] = []
     answers: Answers = {}
