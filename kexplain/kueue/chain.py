@@ -130,3 +130,16 @@ class Chain:
             if found is None and isinstance(ref, Mapping):
                 found = self.answers.get((str(ref.get("kind")), namespace, str(ref.get("name"))))
         return found
+
+
+def live_answer(pod: Mapping[str, Any], cluster: Objects) -> dict[str, Any] | None:
+    """Kueue's answer for a pod read from a cluster (`kexplain pod NAME`), with its Workload's
+    status as stored beside it (`kexplain.kueue.started.live_answer`); None when Kueue does not
+    manage it or the cluster has none of Kueue's objects."""
+    if not managed(pod):
+        return None
+    context = of_kinds(cluster, READ_KINDS)
+    if not any(is_kueue(o) for o, _ in context):
+        return None
+    from kexplain.kueue.started import live_answer as computed      # the pass: only now (see `Chain`)
+    return computed(dict(pod), context, datetime.now(timezone.utc).replace(microsecond=0))

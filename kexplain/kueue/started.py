@@ -30,9 +30,11 @@ Answers = dict[tuple[str, str, str], dict[str, Any]]
 
 
 def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
-                  version: str | None = None) -> tuple[Pass, dict[str, Any]]:
-    """One pass of Kueue over the `submitted` jobs and `context`, and its explained document."""
-    done = run_pass(inputs_of(submitted, context, validate=validate), Settings(versions.resolve(version), now))
+                  version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
+    """One pass of Kueue over the `submitted` jobs and `context` (`stored`: read from an API
+    server), and its explained document."""
+    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
+                    Settings(versions.resolve(version), now))
     return done, explained_pass(done)
 
 
@@ -210,3 +212,24 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
         out.pop("explanation", None)
     return out
 
+
+
+def live_answer(pod: dict[str, Any], context: Objects, now: datetime) -> dict[str, Any]:
+    """Kueue's answer for a pod read from a cluster (stored: not admitted again), computed by one
+    pass over the cluster's Kueue objects (its own Workload among them), with that Workload's
+    status as the cluster has it (`live`: `workload`, `conditions`, `admission`,
+    `requeueState`), beside what kexplain computes."""
+    done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, stored=True)
+    _, answer = started(pod, done.outcomes[0], done, doc)
+    uid = meta_of(pod).get("uid")
+    for obj, _ in context:
+        if kind_of(obj) != c.WORKLOAD or not uid:
+            continue
+        if any(isinstance(r, Mapping) and r.get("uid") == uid for r in meta_of(obj).get("ownerReferences") or ()):
+            status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+            answer["live"] = {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
+                              "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
+                                             for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
+                              **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}
+            break
+    return answer

@@ -45,7 +45,33 @@ def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
     return lines
 
 
+def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """The cluster's own Workload (`live`: read from the API server), beside what kexplain computes."""
+    live = answer.get("live")
+    if not live:
+        return []
+    lines = [(0, f"In the cluster, Workload {live.get('workload')} (as stored):")]
+    admission = live.get("admission") or {}
+    if admission.get("clusterQueue"):
+        lines.append((1, f"admission: ClusterQueue {admission['clusterQueue']}"))
+    for cond in live.get("conditions") or ():
+        lines.append((1, f"{cond.get('type')} {cond.get('status')} ({cond.get('reason')})"
+                         + (f": {cond['message']}" if cond.get("message") else "")))
+    if live.get("requeueState"):
+        state = live["requeueState"]
+        lines.append((1, f"requeue state: count {state.get('count')}"
+                         + (f", requeue at {state['requeueAt']}" if state.get("requeueAt") else "")))
+    return lines
+
+
 def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
+    """The answer's blocks, the cluster's own Workload (when read live) after them."""
+    blocks = _answer_blocks(answer, look)
+    lines = live_lines(answer)
+    return blocks + [lines_block(lines)] if lines else blocks
+
+
+def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
     obj = answer.get("object") or {}
     kind = str(obj.get("kind"))
     what = f"{kind} {obj.get('namespace')}/{obj.get('name')}"
