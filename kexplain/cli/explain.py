@@ -191,6 +191,7 @@ def command(
     from kexplain.explain.batch import explain_batch
     from kexplain.explain.inputs import load
     from kexplain.explain.request import Request
+    from kexplain.kueue.chain import Chain
     from kexplain.load.gcpolicy import bulk_load
     from kexplain.suggest import suggestions as suggest
 
@@ -210,9 +211,11 @@ def command(
     # A version given explicitly is checked before anything is read; else a snapshot's recorded
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
+    kueue = Chain(validate=validate)        # Kueue's answer first, for the jobs it manages
     with bulk_load(freeze=True):
-        loaded = load(req, env.stdin, collect=True,       # CA's loop and Karpenter's pass read it too
-                      keep=req.node_groups is not None or (lambda o: has_node_pools(o) or reports_node_groups(o)))
+        loaded = kueue.attach(load(req, env.stdin, collect=True,      # CA's loop and Karpenter's pass read it too
+                                   keep=req.node_groups is not None or (lambda o: has_node_pools(o)
+                                                                        or reports_node_groups(o)), prepare=kueue))
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
@@ -242,6 +245,9 @@ def command(
         return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),
                           *rejected_bound(len(loaded.pool.kubelet_rejected) if loaded.pool is not None else 0)])
     trace = explain_one(loaded.single, options, suggestions)
+    answer = kueue.answer_for(loaded.single.pod.obj)
+    if answer is not None:
+        trace["kueue"] = answer
     for warning in loaded.single.warnings:
         env.error(f"warning: {warning}")
     pending = trace["result"]["status"] not in NO_AUTOSCALER
@@ -269,7 +275,7 @@ def command(
                                                node_group=node_group, node_pool=node_pool), svg)
     if html:
         page = explain_for_page(loaded.single, options, trace)
-        for key in ("autoscaler", "autoscalers", "karpenter"):
+        for key in ("autoscaler", "autoscalers", "karpenter", "kueue"):
             if key in trace:
                 page[key] = trace[key]
         save_page(html, page)
@@ -513,8 +519,10 @@ def after_retries(batch: "Batch", statuses: list[ExitStatus], positions: list[in
 def outcome_status(outcome: "Outcome") -> ExitStatus:
     """Every copy's verdict, and 1 when the object's copies did not all fit; 0 for an idle
     workload (its controller creates no pod: its template's verdict is told, not counted)."""
-    if outcome.entry.idle:
-        return ExitStatus.SUCCESS
+    if outcome.entry.idle:      # (held by Kueue, not admitted: its pods do not run)
+        kueue = outcome.entry.kueue
+        return ExitStatus.UNSCHEDULABLE if kueue is not None and kueue.get("verdict") != "Admitted" \
+            else ExitStatus.SUCCESS
     return aggregate([for_result(c.status) for c in outcome.copies]
                      + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
 

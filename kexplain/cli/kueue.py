@@ -10,7 +10,7 @@ import typer
 
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.lint import VALIDATE_OPTION
+from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 
@@ -57,6 +57,7 @@ def command(
     max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
                                     help="Refuse inputs of more objects than this (per input)."),
     validate: str = VALIDATE_OPTION,
+    namespace: Optional[str] = NAMESPACE_OPTION,
 ) -> ExitStatus:
     """Explain Kueue's admission: the Workload each submitted job becomes, then Kueue's
     scheduling cycles (flavor assignment, quota, cohort borrowing and lending, preemption,
@@ -73,7 +74,7 @@ def command(
     env = env_of(ctx)
     settings = Settings(versions.resolve(kueue_version), _now(now))
     inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                  stdin=env.stdin)
+                  stdin=env.stdin, namespace=namespace)
     for warning in inputs.warnings:
         env.error(f"warning: {warning}")
     from kexplain.kueue.explain import explained_pass

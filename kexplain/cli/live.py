@@ -86,6 +86,7 @@ class Live:
     node_groups: Optional["Discovery"] = None   # the autoscaler's node groups, when asked for
     karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
     policies: Any = None                # `kexplain.load.live.PolicyRead`, when they were read (snapshot)
+    kueue: Any = None                   # Kueue's read (`ClusterReader.read_kueue`): its objects are in `cluster`
 
 
 class Session:
@@ -146,8 +147,10 @@ class Session:
                 cluster.extend(policy_objects)
             karpenter_objects, karpenter = reader.read_karpenter()
             cluster.extend(karpenter_objects)
-            if refusals:        # no simulation: every refused read, Karpenter's too, is named in one block
-                refusals += karpenter.refusals
+            kueue_objects, kueue = reader.read_kueue()
+            cluster.extend(kueue_objects)
+            if refusals:        # no simulation: every refused read, Karpenter's and Kueue's too, is named in one block
+                refusals += karpenter.refusals + kueue.refusals
                 events, refused = reader.list_events(self.namespace, "Pod", pod_name)
                 refusals += [refused] if refused is not None else []
             groups = None
@@ -164,7 +167,7 @@ class Session:
                                                           f"DaemonSet overhead on new nodes is not counted): {failed}"))
         from kexplain.load.manifests import as_dump
         return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
-                    tuple(refusals), tuple(events), groups, karpenter, policy_read)
+                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue)
 
     def close(self) -> None:
         close = getattr(self.conn.api_client, "close", None)
@@ -363,6 +366,7 @@ def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> 
     of refused reads (what each would add, the rule that allows it), and the notes of those
     reads. The answer goes on without them."""
     say_reads(env, live.karpenter, refusals)
+    say_reads(env, live.kueue, refusals)
 
 
 def say_reads(env: Environment, read: Any, refusals: bool = True) -> None:
@@ -491,6 +495,10 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
+    from kexplain.kueue.chain import live_answer
+    kueue = live_answer(live.pod, live.cluster)     # Kueue's answer first, its Workload's status beside
+    if kueue is not None:
+        trace["kueue"] = kueue
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
     groups = groups_of(args, live, cluster)
@@ -536,7 +544,7 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
         write_trace(env, trace, args.output, node=args.node, no_nodes_hint=LIVE_NO_NODES, node_group=args.node_group)
         print_comparison(env.console(), where)
     if args.html:
-        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue") if k in trace}
+        extra = {k: trace[k] for k in ("autoscaler", "autoscalers", "karpenter", "queue", "kueue") if k in trace}
         save_page(args.html, {**explain_for_page(inputs, options, trace), "live": where, **extra})
     return for_result(verdict["status"])
 

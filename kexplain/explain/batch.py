@@ -157,6 +157,8 @@ class Outcome:
             out["priority"] = self.priority
         if e.autoscaled_by is not None:
             out["horizontalPodAutoscaler"] = e.autoscaled_by
+        if e.kueue is not None:         # Kueue's answer, before its controller created its pods
+            out["kueue"] = e.kueue
         if e.kind == "StatefulSet":     # whether its controller creates the ordinals one by one
             out["podManagementPolicy"] = "OrderedReady" if ordered_ready(e.workload) else "Parallel"
         if e.idle:      # no pod: its template, explained, took no room

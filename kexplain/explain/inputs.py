@@ -225,6 +225,8 @@ class Entry:
     # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
     # created at its place in the set, are admitted without them (`policies_after`)
     later_policies: frozenset[tuple[str, str, str]] = frozenset()
+    # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
+    kueue: dict[str, Any] | None = None
 
     @property
     def not_created(self) -> bool:
@@ -362,8 +364,11 @@ class Loaded:
         return self.single is None and not self.batch
 
 
+Prepare = Callable[[Objects, Objects], Objects]
+
+
 def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
-         keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
+         keep: "bool | Callable[[Objects], bool]" = False, prepare: Prepare | None = None) -> Loaded:
     """Read the configuration, the POD file and the cluster once. One Pod or workload of one
     copy (not a DaemonSet) is `single`: it is admitted together with the cluster, as a pod
     created against it; anything else is a batch against the cluster state. `collect`: one bad file,
@@ -371,19 +376,22 @@ def load(req: Request, stdin: BinaryIO | None = None, *, collect: bool = False,
     `problems` says why (else the first is raised). `keep`: the cluster's objects as read stay
     in `cluster_objects`, for what reads the cluster again (the autoscalers), so that it is
     read once (a function of the objects read, --nodes' then the POD file's: whether to keep
-    them, e.g. when either holds Karpenter's NodePools)."""
+    them, e.g. when either holds Karpenter's NodePools). `prepare(objects, cluster)`: the POD
+    file's objects as what acts before their controllers leaves them (Kueue: `kexplain.kueue.chain`)."""
     problems = Problems(keep=collect)
     with bulk_load():
-        loaded = _load(req, stdin, problems, keep)
+        loaded = _load(req, stdin, problems, keep, prepare)
     loaded.problems = problems.found
     return loaded
 
 
 def _load(req: Request, stdin: BinaryIO | None, problems: Problems,
-          keep: "bool | Callable[[Objects], bool]" = False) -> Loaded:
+          keep: "bool | Callable[[Objects], bool]" = False, prepare: Prepare | None = None) -> Loaded:
     objs = load_objects([req.pod_path], req.max_bytes, stdin, max_objects=req.max_objects, problems=problems,
                         namespace=req.namespace)
     cluster = load_objects(req.node_paths, req.max_bytes, stdin, max_objects=req.max_objects, problems=problems)
+    if prepare is not None:
+        objs = prepare(objs, cluster)
     kept = keep is True or (callable(keep) and (keep(cluster) or keep(objs)))
     loaded = load_read(req, objs, cluster, problems, keep_state=kept)
     if kept:

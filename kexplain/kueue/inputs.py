@@ -87,14 +87,16 @@ def _is_kueue(obj: Mapping[str, Any]) -> bool:
     return isinstance(api, str) and api.split("/", 1)[0] == c.GROUP and _kind(obj) in c.KINDS
 
 
-def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict") -> KueueInputs:
+def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
     """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
     (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
-    Pod is admitted as the API server stores it (its priority and default tolerations set)."""
+    Pod is admitted as the API server stores it (its priority and default tolerations set),
+    unless `stored` (read from an API server: admitted already)."""
     out = KueueInputs(submitted=tuple(submitted), cluster=tuple(cluster), validate=validate)
     pods = [(o, s) for o, s in submitted if isinstance(o, dict) and _kind(o) == "Pod"
             and integration_for("Pod", str(o.get("apiVersion") or "")) is not None]
-    admitted_pods = iter(_admitted_pods(pods, [*submitted, *cluster], validate))
+    admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
+                         _admitted_pods(pods, [*submitted, *cluster], validate))
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, dict):
             raise InputError("not an object", source=src)
@@ -157,9 +159,11 @@ def _read_kueue(out: KueueInputs, obj: dict[str, Any], src: Source, validate: st
 
 
 def load(workload_paths: Iterable[str], cluster_paths: Iterable[str], *, max_bytes: int, max_objects: int,
-         validate: str = "strict", stdin: BinaryIO | None = None) -> KueueInputs:
+         validate: str = "strict", stdin: BinaryIO | None = None, namespace: str | None = None) -> KueueInputs:
     """Read the files (kexplain's loader: any kind, YAML or JSON, lists unwrapped) and make
-    Kueue's inputs of them."""
-    submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects)
+    Kueue's inputs of them. `namespace`: -n, for the WORKLOADS files as `kubectl apply -n` takes
+    it (`kexplain.load.namespace_flag`: their namespace-less objects in it, one of another
+    namespace refused)."""
+    submitted = load_objects(list(workload_paths), max_bytes, stdin, max_objects=max_objects, namespace=namespace)
     cluster = load_objects(list(cluster_paths), max_bytes, stdin, max_objects=max_objects) if cluster_paths else []
     return inputs_of(submitted, cluster, validate=validate)

@@ -58,6 +58,8 @@ from kexplain.karpenter.pending import (NodePoolsRequest, has_node_pools, load_n
                                         run_pass as run_karpenter_pass)
 from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
+from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
+    problems as kueue_problems
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
@@ -138,6 +140,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("version-change", Severity.WARNING,
          "The Pod or workload is scheduled differently under the Kubernetes version compared with "
          "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
+    Rule(KUEUE_LOCAL_QUEUE, Severity.ERROR, "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace "
+                                            "does not have (with Kueue's objects given): Kueue never admits it."),
+    Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue's "
+                                           "quota, even with all it may borrow: Kueue never admits it."),
     Rule(NO_NODE_GROUP, Severity.WARNING, NO_NODE_GROUP_SUMMARY),
     Rule(NO_NODEPOOL, Severity.WARNING, NO_NODEPOOL_SUMMARY),
     *(Rule(r, Severity[s.upper()], d) for r, s, d in DEVICE_RULES),
@@ -435,10 +441,12 @@ class Linter:
             self._set = None
         try:
             devices = self._check_devices(applied)
+            queued = self._kueue(applied)
             for f in files:
                 for item in f.items:
                     self.lint_document(item)     # (those -n refuses too: their finding says so)
                 self.report.findings.extend(devices.get(f.path, ()))
+                self.report.findings.extend(queued.get(f.path, ()))
                 if f.error is not None:
                     self._unreadable(f.path, f.error)
             self._schedule_set()
@@ -449,6 +457,23 @@ class Linter:
             self._elsewhere = {}
             self._update_refused = {}
             self._schemas = {}
+
+    def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
+        """Kueue's rules (`kexplain.kueue.lint_checks`) for the set's jobs Kueue manages, with the
+        Kueue objects of the set and of --nodes, by file (none when Kueue's checks refuse one of
+        its objects: `kexplain kueue` says which)."""
+        objs, where = _objects(items)
+        cluster = self.pool.other_kinds if self.pool is not None else []
+        out: dict[str, list[Finding]] = {}
+        try:
+            found = kueue_problems(objs, cluster, validate=self.options.validate)
+        except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
+            return out
+        for index, rule, message, details in found:
+            doc = where[id(objs[index][1])]
+            out.setdefault(doc.location.path, []).append(Finding(rule, doc.location, ObjectRef.of(doc.obj), message,
+                                                                 details=details, field="metadata.labels"))
+        return out
 
     def _check_devices(self, items: list[Document]) -> dict[str, list[Finding]]:
         """DRA references and selectors (`kexplain.lint.devices`), against the pool as the set

@@ -201,6 +201,20 @@ KARPENTER: tuple[Resource, ...] = (
     Resource("EC2NodeClass", "ec2nodeclasses", "karpenter.k8s.aws", "v1", optional=True,
              adds="Karpenter's EC2NodeClasses: the zones of their subnets (without them no NodePool is ready)"),
 )
+# Kueue's kinds (kueue.x-k8s.io/v1beta2), read as Karpenter's are (`ClusterReader.read_kueue`):
+# when the cluster serves the group, outside RESOURCES (a refusal is said, the rest goes on).
+# Objects in the order Kueue's cache reads them; Workloads carry their status (admission,
+# conditions) for the live Workload shown beside what kexplain computes.
+KUEUE: tuple[Resource, ...] = tuple(
+    Resource(kind, plural, "kueue.x-k8s.io", "v1beta2", optional=True, namespaced=namespaced, adds=adds)
+    for kind, plural, namespaced, adds in (
+        ("ResourceFlavor", "resourceflavors", False, "Kueue's ResourceFlavors: the node labels and taints of its flavors"),
+        ("Cohort", "cohorts", False, "Kueue's Cohorts: the quota a cohort tree lends"),
+        ("ClusterQueue", "clusterqueues", False, "Kueue's ClusterQueues: the quota a job is admitted in"),
+        ("LocalQueue", "localqueues", True, "Kueue's LocalQueues: which ClusterQueue a job is submitted to"),
+        ("WorkloadPriorityClass", "workloadpriorityclasses", False, "Kueue's WorkloadPriorityClasses: the "
+                                                                    "priorities of Workloads"),
+        ("Workload", "workloads", True, "Kueue's Workloads: what is admitted, and each job's own status")))
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
 # The namespaces' admission policies and the HPA controller's objects, read for `kexplain snapshot`
 # only: a pod the cluster stored has met them already (its LimitRange defaults, its quota charge,
@@ -232,7 +246,8 @@ class PolicyRead:
 class KarpenterRead:
     """What was learnt reading Karpenter's kinds (their objects go with the cluster's): whether
     the cluster serves karpenter.sh/v1, the reads RBAC refused (said as the namespace-scoped
-    mode says them), and notes (a group served at an older version only)."""
+    mode says them), and notes (a group served at an older version only). Kueue's read
+    (`ClusterReader.read_kueue`) says the same of kueue.x-k8s.io/v1beta2."""
 
     installed: bool = False
     refusals: tuple[Refusal, ...] = ()
@@ -454,6 +469,30 @@ class ClusterReader:
         else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
             installed = bool(out)
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
+
+    def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
+        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at
+        v1beta2: a cluster without Kueue is asked nothing more. A refused list (403) is kept as
+        a `Refusal` (said once; the rest goes on); a group served at older versions only is a note."""
+        groups = self.api_groups()
+        versions = groups.get(KUEUE[0].group) if groups is not None else (KUEUE[0].version,)
+        if not versions:
+            return [], KarpenterRead()
+        if KUEUE[0].version not in versions:
+            return [], KarpenterRead(notes=(f"{KUEUE[0].group} is served at {', '.join(versions)} only, not "
+                                            f"{KUEUE[0].version}: its objects are not read, kexplain reads "
+                                            f"{KUEUE[0].api_version}",))
+        out: list[tuple[Obj, Source]] = []
+        refusals: list[Refusal] = []
+        for res in KUEUE:
+            try:
+                items = self.list_served(res)
+            except Forbidden as err:
+                refusals.append(err.refusal)
+                continue
+            src = Source(f"{self.conn.server}{res.path}")
+            out.extend((obj, src) for obj in items)
+        return out, KarpenterRead(groups is not None or bool(out), tuple(refusals))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
         """The LimitRanges, ResourceQuotas and HorizontalPodAutoscalers (POLICIES) of every

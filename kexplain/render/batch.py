@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kexplain.explain.describe import counted
+from kexplain.render.kueue_chain import print_answer
 from kexplain.render.table import label_lines, print_trace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -357,6 +358,9 @@ def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide:
             for text in textwrap.wrap(note, console.width, subsequent_indent="    ", break_long_words=False,
                                       break_on_hyphens=False):
                 line(text)
+        if s.placement.get("kueue"):        # Kueue's answer: whether (and how) its pods were created
+            print_answer(s.placement["kueue"], console)
+            console.print()
         if not s.replicated:
             if s.first is not None:
                 print_trace(s.first, console, wide=wide)

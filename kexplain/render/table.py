@@ -19,6 +19,7 @@ from kexplain.render.blocks import VERDICT_STYLE, Block, print_blocks
 from kexplain.render.cluster_autoscaler import autoscaler_blocks, does_blocks, render_node_group
 from kexplain.render.devices_view import device_blocks
 from kexplain.render.karpenter_section import does_blocks as karpenter_does, karpenter_blocks, section_blocks
+from kexplain.render.kueue_chain import print_answer
 from kexplain.render.dra_notes import dra_notes
 from kexplain.render.facts import rejection as rejection_words
 from kexplain.render.node import render_node
@@ -78,6 +79,9 @@ def print_trace(trace: Mapping[str, Any], console: Console, wide: bool = False, 
                                                                                         console.width)
         print_blocks(blocks, console)
     else:
+        if trace.get("kueue"):      # Kueue's answer comes first: it decides whether the pod is created
+            print_answer(trace["kueue"], console)
+            console.print()
         print_blocks(render(trace, wide=wide, plain=plain, width=console.width, no_nodes_hint=no_nodes_hint),
                      console)
 

@@ -72,3 +72,25 @@ def test_a_missing_priority_class() -> None:
            "spec: {priorityClassName: nope, containers: [{name: c, image: x}]}\n")
     code, out, err = kexplain("-", *CLUSTER, "-o", "json", stdin=pod)
     assert code == 2 and "no PriorityClass with name nope was found" in err and len(err.splitlines()) == 1
+
+
+NAMESPACE_LESS = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: small, uid: u1, "
+                  "labels: {kueue.x-k8s.io/queue-name: b-queue}}\nspec: {suspend: true, template: {spec: "
+                  "{restartPolicy: Never, containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}\n")
+
+
+@pytest.mark.parametrize(("flag", "code", "said"), [
+    (["-n", "team-b"], 0, "team-b"),        # in team-b, b-queue exists: admitted
+    ([], 1, "default"),                      # in default: no LocalQueue b-queue there
+])
+def test_namespace_flag_places_namespace_less_objects(flag, code, said) -> None:
+    got, out, err = kexplain("-", *CLUSTER, *flag, "-o", "json", "--no-suggestions", stdin=NAMESPACE_LESS)
+    assert got == code, err
+    assert json.loads(out)["jobs"][0]["namespace"] == said
+
+
+def test_namespace_flag_refuses_an_object_of_another_namespace() -> None:
+    code, out, err = kexplain(str(CASE / "typo.yaml"), *CLUSTER, "--namespace", "team-a")
+    assert code == 2 and not out
+    assert ('the namespace from the provided object "team-b" does not match the namespace "team-a"' in err
+            and len(err.strip().splitlines()) == 1)

@@ -35,7 +35,7 @@ import yaml
 from kexplain.cli import app as cli
 from kexplain.cli.app import main
 from kexplain.autoscaler.cloudprovider.live import ACCESS, CLUSTER_API, STATUS_PATH
-from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, POLICIES, RESOURCES
+from kexplain.load.live import APIS_PATH, DAEMONSETS, KARPENTER, KUEUE, POLICIES, RESOURCES
 from tests.support.live_server import NAMESPACE_VIEW, RecordedApiServer, Rbac, isolate
 from tests.support.paths import ROOT
 
@@ -120,7 +120,8 @@ def granted() -> set[tuple[str, str, str]]:
             for group in rule["apiGroups"] for res in rule["resources"]}
 
 
-COLLECTIONS = {r.path: (r.group, r.plural) for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER)}  # DaemonSets: CA's templates
+COLLECTIONS = {r.path: (r.group, r.plural)      # DaemonSets: CA's templates
+               for r in (*RESOURCES, *POLICIES, DAEMONSETS, *KARPENTER, *KUEUE)}
 COLLECTIONS.update({f"/apis/{r.group}/{v}/{r.plural}": (r.group, r.plural)      # the autoscaler's node groups
                     for r in CLUSTER_API for v in (r.version, *r.fallbacks)})
 

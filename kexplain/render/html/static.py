@@ -19,6 +19,8 @@ from kexplain.render.dra_notes import dra_notes
 from kexplain.render.html.autoscaler import autoscaler_section, does_html
 from kexplain.render.queue import pending_line, queue_line, scheduler_line
 from kexplain.render.html.karpenter import does_html as karpenter_does, karpenter_section
+from kexplain.render.html.kueue import kueue_section
+from kexplain.render.kueue_chain import summary as kueue_summary
 from kexplain.render.html.markup import Html, el, esc, join, names, node_link, table
 from kexplain.render.node import filter_words, node_verdict, score_words
 from kexplain.render.preemption import preemption_view
@@ -55,6 +57,7 @@ def trace_section(trace: Trace, i: int, heading: str | None = None) -> Html:
     parts: list[Any] = [
         el("h2", heading or "Pod ", el("span", pod_name(trace), cls="name"), " ", status_badge(trace["result"]["status"]),
            id=f"t{i}-h"),
+        *kueue_section(trace, i),
         *_verdict(trace, i),
         *_event(trace),
         *_live(trace),
@@ -564,6 +567,8 @@ def admitted_notes(placement: Mapping[str, Any]) -> list[str]:
     hpa = placement.get("horizontalPodAutoscaler") or {}
     if hpa.get("message"):
         out.append(str(hpa["message"]))
+    if placement.get("kueue"):
+        out.append(kueue_summary(placement["kueue"]))
     if placement.get("idle"):
         out.append(f"{name}: {placement['idle']}; its template is explained as its first pod would meet the "
                    "cluster, and takes no room")

@@ -1,0 +1,235 @@
+"""Kueue's pass for the chain (`kexplain.kueue.chain`): the POD file's managed jobs run through
+Kueue (`kexplain.kueue.run`, explained by `kexplain.kueue.explain`), then are held or started
+as Kueue leaves them (see `kexplain.kueue.chain`), each object made with Kueue's answer.
+Nothing here prints."""
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+from typing import Any, Mapping
+
+from kexplain.admission.workloads import object_uid
+from kexplain.kueue import versions
+from kexplain.kueue.apis import constants as c
+from kexplain.kueue.chain import ADMITTED, Objects, kind_of, meta_of, object_key
+from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
+from kexplain.kueue.explain import explained_pass
+from kexplain.kueue.inputs import inputs_of
+from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
+from kexplain.kueue.run import Pass, Settings, run_pass
+from kexplain.kueue.workload.workload import has_quota_reservation
+
+MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
+TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
+COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelism"
+JOBSET_LABELS = ("jobset.sigs.k8s.io/jobset-name", "jobset.sigs.k8s.io/replicatedjob-name",
+                 "jobset.sigs.k8s.io/job-index", "jobset.sigs.k8s.io/replicatedjob-replicas")
+NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
+GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
+Answers = dict[tuple[str, str, str], dict[str, Any]]
+
+
+def explained_run(submitted: Objects, context: Objects, *, validate: str, now: datetime,
+                  version: str | None = None, stored: bool = False) -> tuple[Pass, dict[str, Any]]:
+    """One pass of Kueue over the `submitted` jobs and `context` (`stored`: read from an API
+    server), and its explained document."""
+    done = run_pass(inputs_of(submitted, context, validate=validate, stored=stored),
+                    Settings(versions.resolve(version), now))
+    return done, explained_pass(done)
+
+
+def held_or_started(objs: Objects, submitted: list[int], context: Objects, *, validate: str, now: datetime,
+                    version: str | None) -> tuple[Objects, Answers]:
+    """The POD file's objects with its managed ones (at `submitted`) as Kueue leaves them after
+    one pass over them and `context` (the Kueue objects and what pod admission reads), and
+    Kueue's answer for each object made."""
+    chosen = set(submitted)
+    done, doc = explained_run([objs[i] for i in submitted], context, validate=validate, now=now, version=version)
+    outcomes = iter(done.outcomes)
+    out: list[tuple[Any, Any]] = []
+    answers: Answers = {}
+    for i, (obj, src) in enumerate(objs):
+        if i not in chosen:
+            out.append((obj, src))
+            continue
+        made, answer = started(obj, next(outcomes), done, doc)
+        for n, m in enumerate(made):
+            out.append((m, src))
+            answers[object_key(m)] = _for_made(answer, m, n)
+    return out, answers
+
+
+def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]
+            ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The objects a managed job leaves after Kueue's pass (itself, started or held; a JobSet's
+    Jobs), and Kueue's answer for them."""
+    answer = _answer(obj, outcome, done, doc)
+    wl = done.workloads.get(outcome.workload.meta.key) if outcome.workload is not None else None
+    pod_sets: list[PodSetInfo] | None = None
+    if wl is not None and has_quota_reservation(wl) and wl.admission is not None:
+        pod_sets = infos(wl, done.inputs.flavors)
+        answer["podSets"] = [p.to_json() for p in pod_sets]
+    kind = kind_of(obj)
+    try:
+        if kind == "Pod":
+            made = [_pod(obj, pod_sets)]
+        elif kind == "JobSet":
+            made = _jobset_jobs(obj, pod_sets)
+        else:
+            made = [_job(obj, outcome, pod_sets)]
+    except Conflict as err:         # Kueue cannot start it: it stays held
+        answer["startError"] = str(err)
+        made = _jobset_jobs(obj, None) if kind == "JobSet" else [_pod(obj, None) if kind == "Pod"
+                                                                  else _job(obj, outcome, None)]
+    return made, answer
+
+
+def _answer(obj: Mapping[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[str, Any]) -> dict[str, Any]:
+    kind, namespace, name = object_key(obj)
+    out: dict[str, Any] = {"kueueVersion": done.settings.version.label,
+                           "object": {"kind": kind, "namespace": namespace, "name": name},
+                           "queueName": outcome.queue_name}
+    if outcome.workload is None:
+        out.update(verdict=NOT_CREATED, error=outcome.error)
+        return out
+    key = outcome.workload.meta.key
+    out["workload"] = key
+    wl = done.workloads.get(key)
+    item = next((w for w in (doc.get("explanation") or {}).get("workloads") or () if w.get("workload") == key), None)
+    shown = next((w for w in doc.get("workloads") or () if f"{w.get('namespace')}/{w.get('name')}" == key), None)
+    if wl is not None and has_quota_reservation(wl) and wl.admission is not None:
+        out.update(verdict=ADMITTED, clusterQueue=wl.admission.cluster_queue)
+    elif item is not None:
+        out["verdict"] = item.get("verdict")
+        for k in ("clusterQueue", "message"):
+            if item.get(k):
+                out[k] = item[k]
+        out["explanation"] = item
+    if shown is not None:
+        out["conditions"] = shown.get("conditions") or []
+    return out
+
+
+def _copy(obj: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(obj))
+    for key in ("metadata", "spec"):
+        if not isinstance(out.get(key), dict):
+            out[key] = {}
+    return out
+
+
+def _job(obj: Mapping[str, Any], outcome: JobOutcome, pod_sets: list[PodSetInfo] | None) -> dict[str, Any]:
+    """A Job held (the job webhook suspends it) or started (RunWithPodSetsInfo: unsuspended;
+    under partial admission its parallelism the admitted count, and its completions too when
+    the completions-equal-parallelism annotation says so; its template merged)."""
+    job = _copy(obj)
+    spec = job["spec"]
+    spec["suspend"] = pod_sets is None
+    if pod_sets is None:
+        return job
+    info = pod_sets[0]
+    min_count = getattr(outcome.job, "min_pods_count", lambda: None)()
+    if min_count is not None:
+        spec["parallelism"] = info.count
+        if (meta_of(job).get("annotations") or {}).get(COMPLETIONS_EQUAL_PARALLELISM) in GO_TRUE:
+            spec["completions"] = info.count
+    spec["template"] = merged(spec.get("template") if isinstance(spec.get("template"), Mapping) else {}, info)
+    return job
+
+
+def _gates(spec: dict[str, Any]) -> list[Any]:
+    gates = spec.get("schedulingGates")
+    return list(gates) if isinstance(gates, list) else []
+
+
+def _pod(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> dict[str, Any]:
+    """A Pod held (the pod webhook's managed label and gates) or started (prepare: merged,
+    then its admission gate and, Kueue's topology unused, the topology gate removed)."""
+    pod = _copy(obj)
+    spec = pod["spec"]
+    gates = _gates(spec)
+    names = [g.get("name") for g in gates if isinstance(g, Mapping)]
+    if pod_sets is None:
+        pod["metadata"]["labels"] = {**(pod["metadata"].get("labels") or {}), MANAGED_LABEL: "true"}
+        spec["schedulingGates"] = gates + [{"name": n} for n in (c.ADMISSION_GATE, TOPOLOGY_GATE) if n not in names]
+        return pod
+    template = merged({"metadata": pod["metadata"], "spec": spec}, pod_sets[0])
+    pod["metadata"], pod["spec"] = template["metadata"], template["spec"]
+    kept = [g for g in _gates(pod["spec"])
+            if not (isinstance(g, Mapping) and g.get("name") in (c.ADMISSION_GATE, TOPOLOGY_GATE))]
+    if kept:
+        pod["spec"]["schedulingGates"] = kept
+    else:
+        pod["spec"].pop("schedulingGates", None)
+    return pod
+
+
+def _jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> list[dict[str, Any]]:
+    """The Jobs a JobSet's controller creates: per replicated job, one per replica, named
+    `<jobset>-<replicated job>-<index>`, its template's Job spec (each pod template merged with
+    the pod set's info once Kueue started the JobSet), suspended while the JobSet is, labelled
+    (and annotated) with the JobSet's names and owned by it."""
+    meta = meta_of(obj)
+    name = str(meta.get("name") or "")
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    out = []
+    for index, rj in enumerate(spec.get("replicatedJobs") or ()):
+        if not isinstance(rj, Mapping):
+            continue
+        template = rj.get("template") if isinstance(rj.get("template"), Mapping) else {}
+        job_spec = copy.deepcopy(dict(template.get("spec") or {}))
+        pod_template = job_spec.get("template") if isinstance(job_spec.get("template"), Mapping) else {}
+        if pod_sets is not None and index < len(pod_sets):
+            pod_template = merged(pod_template, pod_sets[index])
+        replicas = rj.get("replicas") if isinstance(rj.get("replicas"), int) else 1
+        for i in range(replicas):
+            names = dict(zip(JOBSET_LABELS, (name, str(rj.get("name")), str(i), str(replicas))))
+            tmeta = dict(pod_template.get("metadata") or {})
+            tmeta["labels"] = {**(tmeta.get("labels") or {}), **names}
+            tmeta["annotations"] = {**(tmeta.get("annotations") or {}), **names}
+            jmeta = dict(template.get("metadata") or {})
+            job = {"apiVersion": "batch/v1", "kind": "Job",
+                   "metadata": {**jmeta, "name": f"{name}-{rj.get('name')}-{i}",
+                                "namespace": meta.get("namespace") or "default",
+                                "labels": {**(jmeta.get("labels") or {}), **names},
+                                "annotations": {**(jmeta.get("annotations") or {}), **names},
+                                "ownerReferences": [{"apiVersion": str(obj.get("apiVersion")), "kind": "JobSet",
+                                                     "name": name, "uid": str(meta.get("uid") or object_uid(dict(obj))),
+                                                     "controller": True, "blockOwnerDeletion": True}]},
+                   "spec": {**job_spec, "suspend": pod_sets is None,
+                            "template": {**pod_template, "metadata": tmeta}}}
+            out.append(job)
+    return out
+
+def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> dict[str, Any]:
+    """The answer for one object made of a job: a JobSet's Job names its pod set (its replicated
+    job), and only its first Job carries the explanation (the others, Kueue's message)."""
+    labels = meta_of(made).get("labels") or {}
+    if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
+        return answer
+    out = {**answer, "podSet": str(labels.get(JOBSET_LABELS[1]))}
+    if index:
+        out.pop("explanation", None)
+    return out
+
+
+
+def live_answer(pod: dict[str, Any], context: Objects, now: datetime) -> dict[str, Any]:
+    """Kueue's answer for a pod read from a cluster (stored: not admitted again), computed by one
+    pass over the cluster's Kueue objects (its own Workload among them), with that Workload's
+    status as the cluster has it (`live`: `workload`, `conditions`, `admission`,
+    `requeueState`), beside what kexplain computes."""
+    done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, stored=True)
+    _, answer = started(pod, done.outcomes[0], done, doc)
+    uid = meta_of(pod).get("uid")
+    for obj, _ in context:
+        if kind_of(obj) != c.WORKLOAD or not uid:
+            continue
+        if any(isinstance(r, Mapping) and r.get("uid") == uid for r in meta_of(obj).get("ownerReferences") or ()):
+            status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+            answer["live"] = {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
+                              "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
+                                             for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
+                              **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}
+            break
+    return answer

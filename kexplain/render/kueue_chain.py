@@ -1,0 +1,112 @@
+"""Kueue's answer before the scheduler's, in words (`kueue` of a trace or of a batch's
+placement: `kexplain.kueue.chain`): whether Kueue admitted the job's Workload, in which
+ClusterQueue and with what in its pods (the flavors' node selector and tolerations), or why not
+(Kueue's message and the explanation `kexplain kueue` gives: `render.kueue.why_blocks`)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.console import Console
+from rich.text import Text
+
+from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.kueue import lines_block, why_blocks
+from kexplain.render.style import Look
+
+HELD = {"Job": "the Job stays suspended (no pod is created)",
+        "Pod": "the Pod keeps its scheduling gate",
+        "JobSet": "the JobSet stays suspended (its Jobs create no pod)"}
+STARTED = {"Job": "the Job is unsuspended", "Pod": "the Pod is ungated", "JobSet": "the JobSet is unsuspended"}
+
+
+def _toleration(t: Mapping[str, Any]) -> str:
+    text = str(t.get("key") or "")
+    if t.get("operator") == "Exists":
+        text += " (Exists)" if text else "every taint (Exists)"
+    elif t.get("value"):
+        text += f"={t['value']}"
+    return text + (f":{t['effect']}" if t.get("effect") else "")
+
+
+def pod_set_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """Per pod set: its count, flavors, and the node selector and tolerations Kueue adds."""
+    lines = []
+    for ps in answer.get("podSets") or ():
+        if answer.get("podSet") and ps.get("name") != answer["podSet"]:      # a JobSet's Job: its own
+            continue
+        flavors = ", ".join(ps.get("flavors") or ()) or "none"
+        lines.append((1, f"Pod set {ps.get('name')}: {ps.get('count')} pod{'s' if ps.get('count') != 1 else ''}, "
+                         f"flavor {flavors}"))
+        selector = ps.get("nodeSelector") or {}
+        if selector:
+            lines.append((2, "nodeSelector " + ", ".join(f"{k}={v}" for k, v in selector.items())))
+        if ps.get("tolerations"):
+            lines.append((2, "tolerations " + ", ".join(_toleration(t) for t in ps["tolerations"])))
+    return lines
+
+
+def live_lines(answer: Mapping[str, Any]) -> list[tuple[int, str]]:
+    """The cluster's own Workload (`live`: read from the API server), beside what kexplain computes."""
+    live = answer.get("live")
+    if not live:
+        return []
+    lines = [(0, f"In the cluster, Workload {live.get('workload')} (as stored):")]
+    admission = live.get("admission") or {}
+    if admission.get("clusterQueue"):
+        lines.append((1, f"admission: ClusterQueue {admission['clusterQueue']}"))
+    for cond in live.get("conditions") or ():
+        lines.append((1, f"{cond.get('type')} {cond.get('status')} ({cond.get('reason')})"
+                         + (f": {cond['message']}" if cond.get("message") else "")))
+    if live.get("requeueState"):
+        state = live["requeueState"]
+        lines.append((1, f"requeue state: count {state.get('count')}"
+                         + (f", requeue at {state['requeueAt']}" if state.get("requeueAt") else "")))
+    return lines
+
+
+def answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
+    """The answer's blocks, the cluster's own Workload (when read live) after them."""
+    blocks = _answer_blocks(answer, look)
+    lines = live_lines(answer)
+    return blocks + [lines_block(lines)] if lines else blocks
+
+
+def _answer_blocks(answer: Mapping[str, Any], look: Look) -> list[Block]:
+    obj = answer.get("object") or {}
+    kind = str(obj.get("kind"))
+    what = f"{kind} {obj.get('namespace')}/{obj.get('name')}"
+    version = str(answer.get("kueueVersion") or "").split(" (")[0]
+    head = f"Kueue {version}, LocalQueue {answer.get('queueName')}" + (f" ({what})" if answer.get("podSet") else "") \
+        + ": "
+    verdict = answer.get("verdict")
+    if verdict == "NotCreated":
+        return [Block(Text(head + f"no Workload for {what}: {answer.get('error')}; {HELD.get(kind, '')}",
+                           style="bold"), gap=False)]
+    workload = answer.get("workload")
+    if verdict == "Admitted":
+        if answer.get("startError"):
+            text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}, but Kueue cannot "
+                    f"start {what}: {answer['startError']}; {HELD.get(kind, '')}")
+            return [Block(Text(head + text, style="bold"), gap=False)]
+        text = (f"Workload {workload} is admitted in ClusterQueue {answer.get('clusterQueue')}; "
+                f"{STARTED.get(kind, '')}, " + ("as Kueue sets it:" if kind == "Pod" else "its pods as Kueue sets them:"))
+        return [Block(Text(head + text, style="bold"), gap=False), lines_block(pod_set_lines(answer), gap=False)]
+    out = [Block(Text(head + f"Workload {workload} is not admitted; {HELD.get(kind, '')}", style="bold"), gap=False)]
+    if answer.get("explanation"):
+        out += why_blocks({"explanation": {"workloads": [answer["explanation"]]}}, look)
+    elif answer.get("message"):
+        out.append(Block(Text(f"  Kueue: {answer['message']}"), whole=True, gap=False))
+    if kind == "Pod":
+        return out
+    return out + [Block(Text("Its pod template, explained without a flavor (Kueue assigns one when it admits it):"))]
+
+
+def summary(answer: Mapping[str, Any]) -> str:
+    """The answer in one sentence (the page's note under an object)."""
+    blocks = answer_blocks({**answer, "explanation": None}, Look(plain=True, width=10_000))
+    text = blocks[0].renderable
+    return text.plain if isinstance(text, Text) else str(text)
+
+
+def print_answer(answer: Mapping[str, Any], console: Console) -> None:
+    print_blocks(answer_blocks(answer, Look(plain=not console.is_terminal, width=console.width)), console)

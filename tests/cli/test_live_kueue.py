@@ -1,0 +1,83 @@
+"""Kueue's objects read live (kexplain/load/live.py `KUEUE`, `ClusterReader.read_kueue`):
+ResourceFlavors, Cohorts, ClusterQueues, LocalQueues, WorkloadPriorityClasses and Workloads
+(kueue.x-k8s.io/v1beta2) from the stand-in API server (tests/support/live_server.py) serving the
+recorded cluster and tests/data/live/kueue/. A pod Kueue gates gets Kueue's answer, with its
+Workload's status as the cluster stores it beside; a refused read is said once and the rest
+goes on; `kexplain snapshot` keeps them; a cluster without Kueue is asked nothing more."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kexplain.load.live import KUEUE, RESOURCES
+from tests.support.live_server import Rbac, isolated, recorded_api, run_cli  # noqa: F401 (isolated: autouse)
+
+POD_UID = "5b0e2d7c-3a1f-4c8e-9d6b-7e2f1a3c5d90"
+NOTEBOOK = {"metadata": {"name": "notebook", "namespace": "shop", "uid": POD_UID, "resourceVersion": "52010",
+                         "creationTimestamp": "2025-11-03T10:00:00Z",
+                         "labels": {"kueue.x-k8s.io/queue-name": "shop-queue", "kueue.x-k8s.io/managed": "true"}},
+            "spec": {"containers": [{"name": "main", "image": "registry.example.com/notebook:3",
+                                     "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+                     "schedulingGates": [{"name": "kueue.x-k8s.io/admission"}],
+                     "schedulerName": "default-scheduler", "priority": 0, "restartPolicy": "Always",
+                     "preemptionPolicy": "PreemptLowerPriority", "serviceAccountName": "default"},
+            "status": {"phase": "Pending", "qosClass": "Burstable",
+                       "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
+                                       "message": "Scheduling is blocked due to non-empty scheduling gates"}]}}
+EVERY_KIND = frozenset(r.plural for r in (*RESOURCES, *KUEUE)) | {"daemonsets", "nodepools", "nodeclaims"}
+
+
+@pytest.fixture
+def api(tmp_path):
+    """The recorded cluster with Kueue installed and a pod it gates (shop/notebook)."""
+    with recorded_api(tmp_path, collections=("kueue",)) as server:
+        server.collections["/api/v1/pods"]["items"].append(NOTEBOOK)
+        yield server
+
+
+def test_a_gated_pod_gets_kueues_answer_and_its_workloads_stored_status(api, capsys) -> None:
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["result"]["status"] == "Gated"         # the pod as the cluster has it
+    kueue = trace["kueue"]
+    assert kueue["workload"] == "shop/pod-notebook-8c1d2"       # its own Workload, found by owner
+    assert kueue["verdict"] == "Admitted" and kueue["clusterQueue"] == "shop-cq"   # what kexplain computes
+    assert kueue["podSets"][0]["nodeSelector"] == {"topology.kubernetes.io/zone": "us-east-1a"}
+    live = kueue["live"]        # beside it, what the cluster stores
+    assert live["workload"] == "shop/pod-notebook-8c1d2"
+    assert [(c["type"], c["status"], c["reason"]) for c in live["conditions"]] == [("QuotaReserved", "False", "Pending")]
+    assert live["requeueState"] == {"count": 2}
+    assert code == 1
+
+
+def test_the_text_shows_both(api, capsys) -> None:
+    _, out, _ = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    flat = " ".join(out.split())
+    assert "Workload shop/pod-notebook-8c1d2 is admitted in ClusterQueue shop-cq" in flat
+    assert "In the cluster, Workload shop/pod-notebook-8c1d2 (as stored):" in flat
+    assert "QuotaReserved False (Pending): couldn't assign flavors to pod set main" in flat
+
+
+def test_a_refused_read_is_said_once_and_the_rest_goes_on(api, capsys) -> None:
+    api.faults.rbac = Rbac(cluster=EVERY_KIND - {"workloads"})
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert err.count("list workloads: Kueue's Workloads") == 1, err
+    assert trace["kueue"]["verdict"] == "Admitted" and "live" not in trace["kueue"]
+
+
+def test_snapshot_keeps_them(api, capsys, tmp_path) -> None:
+    snap = tmp_path / "cluster.json"
+    code, _, err = run_cli(capsys, "snapshot", "-o", str(snap), "--kubeconfig", api.kubeconfig)
+    assert code == 0, err
+    kinds = {item.get("kind") for item in json.loads(snap.read_text())["items"]}
+    assert {r.kind for r in KUEUE if r.kind != "Cohort" and r.kind != "WorkloadPriorityClass"} <= kinds
+
+
+def test_a_cluster_without_kueue_is_asked_nothing_more(tmp_path, capsys) -> None:
+    with recorded_api(tmp_path) as plain:
+        code, out, _ = run_cli(capsys, "pod", "gated-report", "-n", "shop", "--kubeconfig", plain.kubeconfig,
+                               "-o", "json")
+        assert not any("kueue.x-k8s.io" in r.path for r in plain.requests)
+    assert "kueue" not in json.loads(out)

@@ -1,0 +1,66 @@
+"""Kueue's lint rules: a job Kueue manages whose LocalQueue does not exist, or whose Workload
+can never fit its ClusterQueue (even borrowing all it may), is an error; none without Kueue's
+objects, none for a job that fits or waits only for quota in use."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kexplain.cli.app import main
+from tests.support.cli_helpers import TestEnvironment
+from tests.support.paths import FIXTURES
+
+CASE = FIXTURES / "kueue"
+HUGE = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: huge
+  namespace: team-a
+  labels: {kueue.x-k8s.io/queue-name: a-queue}
+spec:
+  parallelism: PODS
+  completions: PODS
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}
+"""
+
+
+def lint(*args: str, stdin: str = "") -> tuple[int, list[dict]]:
+    env = TestEnvironment(width=200, stdin=stdin.encode())
+    code = main(["lint", *args, "-f", "json"], env)
+    return code, [f for f in json.loads(env.out)["findings"] if f["rule"].startswith("kueue-")]
+
+
+@pytest.mark.parametrize(("pods", "found"), [
+    ("20", ["kueue-never-fits"]),       # 20 cpu: at most 10 (8 nominal + 2 borrowable) on-demand; spot tainted
+    ("10", []),                         # at most 10: it fits once the nightly batch is done
+    ("4", []),
+])
+def test_never_fits(pods, found) -> None:
+    code, findings = lint("-", "--nodes", str(CASE / "cluster.yaml"), stdin=HUGE.replace("PODS", pods))
+    assert [f["rule"] for f in findings] == found
+    if found:
+        assert code == 1
+        assert "cpu wants 20, at most 10 in flavor on-demand" in findings[0]["message"]
+        assert findings[0]["details"]["clusterQueue"] == "team-a-cq"
+
+
+def test_a_missing_local_queue() -> None:
+    _, findings = lint(str(CASE / "typo.yaml"), "--nodes", str(CASE / "cluster.yaml"))
+    assert [(f["rule"], f["severity"], f["details"]["localQueue"]) for f in findings] == [
+        ("kueue-local-queue", "error", "b-queu")]
+
+
+def test_the_kueue_objects_may_be_in_the_set_itself() -> None:
+    _, findings = lint(str(CASE / "typo.yaml"), str(CASE / "cluster.yaml"))
+    assert [f["rule"] for f in findings] == ["kueue-local-queue"]
+
+
+def test_no_kueue_finding_without_kueues_objects() -> None:
+    code, findings = lint(str(CASE / "typo.yaml"), "--nodes", str(CASE / "nodes.yaml"))
+    assert findings == [] and code == 0
