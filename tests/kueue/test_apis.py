@@ -3,9 +3,13 @@ rules and Kueue's webhooks refuse (in the API server's words), and the inputs ma
 objects read."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from kexplain.errors import AdmissionRejected, InputError
+from kexplain.apimachinery.pod_lists import dump_list
+from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.errors import AdmissionRejected, InputError, Source
 from kexplain.kueue.inputs import inputs_of
 from kexplain.load.manifests import objects_from_text
 from tests.kueue.builders import cluster_queue, flavor, local_queue, read
@@ -91,6 +95,20 @@ def test_inputs_sort_kinds_and_name_the_ignored() -> None:
     assert inputs.namespace_labels("ml") == {"team": "ml", "kubernetes.io/metadata.name": "ml"}
     assert inputs.namespace_labels("other") == {"kubernetes.io/metadata.name": "other"}
     assert [i.split(":")[0] for i in inputs.ignored] == ["ConfigMap default/cm", "Job default/old"]
+
+
+@pytest.mark.parametrize("namespace", ["team", None])
+def test_a_dumps_bound_pods_in_the_cluster_files_are_ignored_by_name(namespace) -> None:
+    """A cluster dump's bound pods are read as views (`StoredPod`), not dicts: they are objects
+    Kueue's admission does not read, named without being decoded whole."""
+    meta = {"name": "web-0", "uid": "u-web-0", "resourceVersion": "7", **({"namespace": namespace} if namespace else {})}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+           "spec": {"containers": [{"name": "app", "image": "x"}], "nodeName": "n1"}}
+    items = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}).encode())
+    assert items is not None and type(items["items"][0]) is StoredPod
+    inputs = inputs_of([], [(items["items"][0], Source("cluster.json", 1))])
+    assert inputs.ignored == [f"Pod {namespace or 'default'}/web-0: a job of the cluster files (the submitted ones "
+                              "are WORKLOADS')"]
 
 
 def test_a_job_without_a_uid_gets_a_stable_one() -> None:
