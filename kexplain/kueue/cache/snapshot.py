@@ -86,6 +86,7 @@ class Snapshot:
     inactive: set[str] = field(default_factory=set)
     # per ClusterQueue, its Workloads as preemption reads them (`classical.held`), made once
     held: dict[str, Any] = field(default_factory=dict)
+    candidates: dict[tuple, Any] = field(default_factory=dict)     # (`classical._from_cq`)
 
     def cluster_queue(self, name: str) -> ClusterQueueSnapshot | None:
         return self.cluster_queues.get(name)

@@ -131,14 +131,22 @@ class Candidate:
 
 def _from_cq(cq: ClusterQueueSnapshot, lca: CohortSnapshot | None, ctx: Context, advantage: bool
              ) -> list[Candidate]:
+    """`cq`'s candidates for the preemptor, in `cq`'s candidate order; worked out once per
+    snapshot for what they depend on (whether `cq` is the preemptor's, the preemptor's
+    ClusterQueue's policies, its priority, its creation time where the policy reads it, the
+    resources, the lowest common ancestor and the advantage): the heads of a cycle ask the same
+    ClusterQueues the same questions."""
     own = cq.name == ctx.cq.name
     policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
     preemptor = priority(ctx.wl)
-    out = []
-    for h in held(ctx, cq):
-        variant = _variant(ctx, h, own, policy, preemptor, advantage)
-        if variant != NEVER_VARIANT:
-            out.append(Candidate(h.info, lca, variant, h.order, h.evicted))
+    created = queue_order_timestamp(ctx.wl) if policy == LOWER_OR_NEWER_EQUAL_PRIORITY else None
+    key = (cq.name, own, policy, borrowing_within_cohort_forbidden(ctx.cq), lca.name if lca is not None else None,
+           ctx.frs_need_preemption, preemptor, created, advantage)
+    memo = ctx.snapshot.candidates
+    out = memo.get(key)
+    if out is None:
+        out = memo[key] = [Candidate(h.info, lca, variant, h.order, h.evicted) for h in held(ctx, cq)
+                           if (variant := _variant(ctx, h, own, policy, preemptor, advantage)) != NEVER_VARIANT]
     return out
 
 
