@@ -15,7 +15,7 @@ from kexplain.kueue.apis.workload import Condition, WorkloadSpec
 from kexplain.kueue.scheduler.preemption import classical
 from kexplain.kueue.scheduler.preemption.common import candidates_order, satisfies_policy
 from kexplain.kueue.workload.info import Info
-from kexplain.kueue.workload.workload import TRUE, Workload
+from kexplain.kueue.workload.workload import TRUE, Workload, set_evicted
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
 
 T0 = datetime(2025, 12, 31, 20, tzinfo=timezone.utc)
@@ -72,6 +72,11 @@ def test_held_order_is_candidates_ordering_within_a_group(cq) -> None:
     held = classical.held(ctx, SimpleNamespace(name="cq", workloads={i.obj.meta.uid: i for i in infos}))
     assert [h.info.obj.meta.uid for h in held] == [i.obj.meta.uid for i in by_cmp] == list("ehcfbagd")
     assert classical.held(ctx, SimpleNamespace(name="cq", workloads={})) is held      # once per snapshot
+    set_evicted(infos[0].obj, "Preempted", "m", now)        # a later cycle sees the eviction
+    ctx.snapshot = SimpleNamespace(held={})
+    again = classical.held(ctx, SimpleNamespace(name="cq", workloads={i.obj.meta.uid: i for i in infos}))
+    by_cmp = sorted(infos, key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, cq, now)))
+    assert [h.info.obj.meta.uid for h in again] == [i.obj.meta.uid for i in by_cmp] == list("aehcfbgd")
 
 
 CQ = [flavor("default"), local_queue("q", "cq")]

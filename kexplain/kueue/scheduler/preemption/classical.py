@@ -80,12 +80,20 @@ def held(ctx: Context, cq: ClusterQueueSnapshot) -> list[Held]:
 
 
 def _held(info: Info, now: datetime) -> Held:
+    """The Workload as preemption reads it, remembered on its Info across cycles for as long as
+    its conditions (eviction, reservation time) are the same."""
     wl = info.obj
+    conditions = tuple(wl.conditions)
+    cached = info.__dict__.get("_held")
+    if cached is not None and cached[0] == conditions and cached[1] == now:
+        return cached[2]
     evicted = is_evicted(wl)
     prio = priority(wl)
     reserved = quota_reservation_time(wl, now)
-    return Held(info, info.flavor_resources(), prio, queue_order_timestamp(wl),
-                (not evicted, prio, -reserved.timestamp(), wl.meta.uid), evicted)
+    out = Held(info, info.flavor_resources(), prio, queue_order_timestamp(wl),
+               (not evicted, prio, -reserved.timestamp(), wl.meta.uid), evicted)
+    info.__dict__["_held"] = (conditions, now, out)
+    return out
 
 
 def _variant(ctx: Context, h: Held, own: bool, policy: str, preemptor: int, advantage: bool) -> int:
