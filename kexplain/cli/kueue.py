@@ -69,18 +69,22 @@ def command(
     2 bad usage or bad input, 4 internal error."""
     from kexplain.kueue import versions
     from kexplain.kueue.inputs import load
-    from kexplain.kueue.run import Settings
+    from kexplain.kueue.explain import explained_pass
+    from kexplain.kueue.run import Settings, run_pass
+    from kexplain.load.gcpolicy import bulk_load
 
     env = env_of(ctx)
     settings = Settings(versions.resolve(kueue_version), _now(now))
-    inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
-                  stdin=env.stdin, namespace=namespace)
-    for warning in inputs.warnings:
-        env.error(f"warning: {warning}")
-    from kexplain.kueue.explain import explained_pass
-    from kexplain.kueue.run import run_pass
-    done = run_pass(inputs, settings)
-    doc = explained_pass(done)
+    # The collector paused over loading and the first pass, then frozen (as `kexplain
+    # karpenter`): a cluster dump is millions of objects without cycles the suggestions' passes
+    # would otherwise rescan.
+    with bulk_load(freeze=True):
+        inputs = load(workloads, nodes, max_bytes=max_input_size, max_objects=max_objects, validate=validate,
+                      stdin=env.stdin, namespace=namespace)
+        for warning in inputs.warnings:
+            env.error(f"warning: {warning}")
+        done = run_pass(inputs, settings)
+        doc = explained_pass(done)
     if suggestions:
         from kexplain.suggest import kueue as fixes
         if fixes.needed(doc):

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO, Iterable, Mapping, Sequence
 
 from kexplain.admission import admit
 from kexplain.admission.workloads import object_uid
+from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, InputError, Source
 from kexplain.features import KubeVersion
 from kexplain.kueue.apis import constants as c
@@ -66,6 +67,9 @@ def _kind(obj: Mapping[str, Any]) -> str:
 
 
 def _described(obj: Mapping[str, Any]) -> str:
+    if type(obj) is StoredPod:      # (a dump's bound pod: named by its view, not decoded whole)
+        view = obj.view.metadata
+        return f"Pod {view.namespace or 'default'}/{view.name or ''}"
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     namespace = meta.get("namespace") or ("" if _kind(obj) in CLUSTER_SCOPED_KINDS | c.CLUSTER_SCOPED
                                           else "default")
@@ -98,7 +102,7 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     admitted_pods = iter([_with_uid(o) for o, _ in pods] if stored else
                          _admitted_pods(pods, [*submitted, *cluster], validate))
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
-        if not isinstance(obj, dict):
+        if not isinstance(obj, OBJECTS):
             raise InputError("not an object", source=src)
         kind = _kind(obj)
         api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""

@@ -3,9 +3,15 @@ rules and Kueue's webhooks refuse (in the API server's words), and the inputs ma
 objects read."""
 from __future__ import annotations
 
+import copy
+import json
+
 import pytest
 
-from kexplain.errors import AdmissionRejected, InputError
+from kexplain.apimachinery.pod_lists import dump_list
+from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.errors import AdmissionRejected, InputError, Source
+from kexplain.kueue.apis.workload import parse_workload
 from kexplain.kueue.inputs import inputs_of
 from kexplain.load.manifests import objects_from_text
 from tests.kueue.builders import cluster_queue, flavor, local_queue, read
@@ -93,8 +99,45 @@ def test_inputs_sort_kinds_and_name_the_ignored() -> None:
     assert [i.split(":")[0] for i in inputs.ignored] == ["ConfigMap default/cm", "Job default/old"]
 
 
+@pytest.mark.parametrize("namespace", ["team", None])
+def test_a_dumps_bound_pods_in_the_cluster_files_are_ignored_by_name(namespace) -> None:
+    """A cluster dump's bound pods are read as views (`StoredPod`), not dicts: they are objects
+    Kueue's admission does not read, named without being decoded whole."""
+    meta = {"name": "web-0", "uid": "u-web-0", "resourceVersion": "7", **({"namespace": namespace} if namespace else {})}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+           "spec": {"containers": [{"name": "app", "image": "x"}], "nodeName": "n1"}}
+    items = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}).encode())
+    assert items is not None and type(items["items"][0]) is StoredPod
+    inputs = inputs_of([], [(items["items"][0], Source("cluster.json", 1))])
+    assert inputs.ignored == [f"Pod {namespace or 'default'}/web-0: a job of the cluster files (the submitted ones "
+                              "are WORKLOADS')"]
+
+
 def test_a_job_without_a_uid_gets_a_stable_one() -> None:
     text = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, labels: {kueue.x-k8s.io/queue-name: q}}\n"
             "spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}}\n")
     first = inputs_of(objects_from_text(text, "a.yaml"), []).jobs[0].meta.uid
     assert first and first == inputs_of(objects_from_text(text, "b.yaml"), []).jobs[0].meta.uid
+
+
+WORKLOAD_OBJ = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                "metadata": {"name": "w", "namespace": "ml", "uid": "u-w"},
+                "spec": {"queueName": "q", "extra": 1, "podSets": [
+                    {"name": "main", "count": 2, "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}]}}
+
+
+@pytest.mark.parametrize(("change", "count"), [(None, 2), ({"count": 3}, 3)])
+def test_a_workload_read_again_is_parsed_once_with_its_warnings(change, count) -> None:
+    """The suggestions' passes read every object again: the same object (never changed in place)
+    gives the same Workload and the same warnings; a changed copy is parsed anew."""
+    obj = copy.deepcopy(WORKLOAD_OBJ)
+    first_warnings: list[str] = []
+    first = parse_workload(obj, Source("c.yaml", 1), validate="warn", warnings=first_warnings)
+    again = obj if change is None else {**obj, "spec": {**obj["spec"], "podSets": [{**obj["spec"]["podSets"][0],
+                                                                                     **change}]}}
+    warnings: list[str] = []
+    second = parse_workload(again, Source("c.yaml", 1), validate="warn", warnings=warnings)
+    assert warnings == first_warnings and len(warnings) == 1 and "extra" in warnings[0]
+    assert (second is first) is (change is None) and second.spec.pod_sets[0].count == count
+    with pytest.raises(InputError):
+        parse_workload(obj, Source("c.yaml", 1), validate="strict")

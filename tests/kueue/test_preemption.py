@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime, timezone
+from types import SimpleNamespace
 
 import pytest
 
 from kexplain.kueue.apis.meta import ObjectMeta
-from kexplain.kueue.apis.workload import WorkloadSpec
+from kexplain.kueue.apis.constants import EVICTED, QUOTA_RESERVED
+from kexplain.kueue.apis.workload import Condition, WorkloadSpec
+from kexplain.kueue.scheduler.preemption import classical
 from kexplain.kueue.scheduler.preemption.common import candidates_order, satisfies_policy
 from kexplain.kueue.workload.info import Info
-from kexplain.kueue.workload.workload import Workload
+from kexplain.kueue.workload.workload import TRUE, Workload, set_evicted
 from tests.kueue.builders import cluster_queue, flavor, local_queue, run, workload
 
 T0 = datetime(2025, 12, 31, 20, tzinfo=timezone.utc)
@@ -43,6 +46,37 @@ def test_candidates_order_other_queues_then_lower_priority_then_uid() -> None:
     other = Info(_wl(9, T0, "c"), [], "other")
     ordered = sorted([own_high, own_low, other], key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, "cq", now)))
     assert [i.obj.meta.uid for i in ordered] == ["c", "b", "a"]
+
+
+def _reserved(wl: Workload, at: datetime | None, evicted: bool) -> Workload:
+    if at is not None:
+        wl.conditions.append(Condition(QUOTA_RESERVED, TRUE, "QuotaReserved", "", at))
+    if evicted:
+        wl.conditions.append(Condition(EVICTED, TRUE, "Preempted", "", at))
+    return wl
+
+
+@pytest.mark.parametrize("cq", ["cq", "other"])
+def test_held_order_is_candidates_ordering_within_a_group(cq) -> None:
+    """The per-cycle index (`classical.held`) orders one ClusterQueue's Workloads as the
+    CandidatesOrdering comparator does (evicted, priority, newest reservation, uid, the time
+    of reservation defaulting to now), for the preemptor's ClusterQueue and another's."""
+    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    infos = [Info(_reserved(_wl(prio, T0, uid), at, evicted), [], "cq")
+             for prio, uid, at, evicted in [(5, "a", T0, False), (5, "b", T1, False), (1, "c", T1, False),
+                                            (9, "d", None, False), (5, "e", T0, True), (1, "f", T0, False),
+                                            (5, "g", T0, False), (9, "h", T1, True)]]
+    by_cmp = sorted(infos, key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, cq, now)))
+    snap = SimpleNamespace(held={})
+    ctx = classical.Context(_wl(10, T0), SimpleNamespace(name=cq), frozenset(), {}, snap, now)
+    held = classical.held(ctx, SimpleNamespace(name="cq", workloads={i.obj.meta.uid: i for i in infos}))
+    assert [h.info.obj.meta.uid for h in held] == [i.obj.meta.uid for i in by_cmp] == list("ehcfbagd")
+    assert classical.held(ctx, SimpleNamespace(name="cq", workloads={})) is held      # once per snapshot
+    set_evicted(infos[0].obj, "Preempted", "m", now)        # a later cycle sees the eviction
+    ctx.snapshot = SimpleNamespace(held={})
+    again = classical.held(ctx, SimpleNamespace(name="cq", workloads={i.obj.meta.uid: i for i in infos}))
+    by_cmp = sorted(infos, key=functools.cmp_to_key(lambda a, b: candidates_order(a, b, cq, now)))
+    assert [h.info.obj.meta.uid for h in again] == [i.obj.meta.uid for i in by_cmp] == list("aehcfbgd")
 
 
 CQ = [flavor("default"), local_queue("q", "cq")]

@@ -128,8 +128,31 @@ def _admission(raw: Any, source: Source | None, obj: Any) -> Admission | None:
     return Admission(str(raw.get("clusterQueue") or ""), tuple(assignments))
 
 
+# Workloads parsed, by the identity of the object read (bounded): objects read are never changed
+# in place (a change is a copy), and the suggestions' verifying passes read every object again.
+_PARSED: dict[int, tuple[Any, Source | None, str, WorkloadObject, tuple[str, ...]]] = {}
+PARSED_MAX = 65536
+
+
 def parse_workload(obj: dict[str, Any], source: Source | None = None, *, validate: str = "strict",
                    warnings: list[str] | None = None) -> WorkloadObject:
+    """The Workload as stored, parsed once per object read (with the warnings it gave)."""
+    hit = _PARSED.get(id(obj))
+    if hit is not None and hit[0] is obj and hit[1] == source and hit[2] == validate:
+        if warnings is not None:
+            warnings.extend(hit[4])
+        return hit[3]
+    given: list[str] = []
+    out = _parse_workload(obj, source, validate, given)
+    if warnings is not None:
+        warnings.extend(given)
+    if len(_PARSED) >= PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[id(obj)] = (obj, source, validate, out, tuple(given))
+    return out
+
+
+def _parse_workload(obj: dict[str, Any], source: Source | None, validate: str, warnings: list[str]) -> WorkloadObject:
     stored = schema.store(obj, schema.WORKLOAD, WORKLOAD, source, validate, warnings)
     spec = stored.get("spec") or {}
     for i, ps in enumerate(spec.get("podSets") or ()):

@@ -4,7 +4,7 @@ what it admits and preemption can simulate removing Workloads without touching t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from kexplain.kueue.apis.clusterqueue import FlavorFungibility, Preemption
 from kexplain.kueue.apis.resourceflavor import ResourceFlavor
@@ -84,6 +84,9 @@ class Snapshot:
     cohorts: dict[str, CohortSnapshot]
     flavors: dict[str, ResourceFlavor]
     inactive: set[str] = field(default_factory=set)
+    # per ClusterQueue, its Workloads as preemption reads them (`classical.held`), made once
+    held: dict[str, Any] = field(default_factory=dict)
+    candidates: dict[tuple, Any] = field(default_factory=dict)     # (`classical._from_cq`)
 
     def cluster_queue(self, name: str) -> ClusterQueueSnapshot | None:
         return self.cluster_queues.get(name)

@@ -9,6 +9,7 @@ from kexplain.admission.workloads import check_workload
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.constants import DEFAULT_POD_SET_NAME, JOB_MIN_PARALLELISM_ANNOTATION
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
+from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
@@ -53,6 +54,7 @@ class Job:
         return str((self.template.get("spec") or {}).get("priorityClassName") or "")
 
 
+@by_identity
 def from_object(obj: dict[str, Any], source: Source | None) -> Job:
     """A Job as the API server stores it (its validation; parallelism and completions
     defaulted to 1 when neither is set, parallelism to 1 when only it is not)."""

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from kexplain.errors import InputError, Source
 from kexplain.kueue.apis.meta import ObjectMeta, object_meta
+from kexplain.kueue.apis.once import by_identity
 from kexplain.kueue.apis.podtemplate import check_pod_spec
 from kexplain.kueue.apis.workload import PodSet
 
@@ -54,6 +55,7 @@ def _int(value: Any, default: int, source: Source | None, obj: Any, path: str) -
     return value
 
 
+@by_identity
 def from_object(obj: dict[str, Any], source: Source | None) -> JobSet:
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     rjs = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 from typing import Iterable
 
 from kexplain.kueue.apis.constants import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING,
@@ -13,9 +14,10 @@ from kexplain.kueue.apis.constants import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_W
 from kexplain.kueue.cache import resource_node as rn
 from kexplain.kueue.cache.snapshot import ClusterQueueSnapshot, CohortSnapshot, Snapshot, cohort_borrowing_with
 from kexplain.kueue.resources import FlavorResource
-from kexplain.kueue.scheduler.preemption.common import candidates_key, satisfies_policy
+from kexplain.kueue.apis.constants import ANY, LOWER_OR_NEWER_EQUAL_PRIORITY, LOWER_PRIORITY
+from kexplain.kueue.scheduler.preemption.common import quota_reservation_time
 from kexplain.kueue.workload.info import Info
-from kexplain.kueue.workload.ordering import priority
+from kexplain.kueue.workload.ordering import priority, queue_order_timestamp
 from kexplain.kueue.workload.workload import Workload, is_evicted
 
 # preemptionVariant
@@ -37,30 +39,83 @@ def borrowing_within_cohort_forbidden(cq: ClusterQueueSnapshot) -> tuple[bool, i
 
 @dataclass
 class Context:
-    """HierarchicalPreemptionCtx."""
+    """HierarchicalPreemptionCtx, with the snapshot whose per-cycle index of admitted Workloads
+    (`held`) the candidates are read from, and the clock reservation times default to."""
 
     wl: Workload
     cq: ClusterQueueSnapshot
     frs_need_preemption: frozenset[FlavorResource]
     requests: dict[FlavorResource, int]
+    snapshot: Snapshot
+    now: datetime
 
 
-def classify(ctx: Context, info: Info, hierarchical_advantage: bool) -> int:
-    """classifyPreemptionVariant: how `info` could be preempted, or NEVER_VARIANT."""
-    if not uses_resources(info, ctx.frs_need_preemption):
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An admitted Workload as preemption reads it: the (flavor, resource) pairs it holds, its
+    priority and creation time, and its place in CandidatesOrdering among the candidates of one
+    group (in a group the ClusterQueue is either the preemptor's for all or for none): evicted
+    first, then lower priority, then the most recently reserved, then by uid."""
+
+    info: Info
+    frs: frozenset[FlavorResource]
+    priority: int
+    created: datetime | None
+    order: tuple
+    evicted: bool
+
+
+ORDER = attrgetter("order")
+
+
+def held(ctx: Context, cq: ClusterQueueSnapshot) -> list[Held]:
+    """`cq`'s admitted Workloads in candidate order, worked out once per snapshot: within a cycle
+    the candidates are chosen while the Workloads a snapshot holds and their eviction stand still
+    (preemption's trials remove and restore them; preemptions are issued after)."""
+    memo = ctx.snapshot.held
+    out = memo.get(cq.name)
+    if out is None:
+        out = memo[cq.name] = sorted(map(_held, cq.workloads.values(), (ctx.now,) * len(cq.workloads)), key=ORDER)
+    return out
+
+
+def _held(info: Info, now: datetime) -> Held:
+    """The Workload as preemption reads it, remembered on its Info across cycles for as long as
+    its conditions (eviction, reservation time) are the same."""
+    wl = info.obj
+    conditions = tuple(wl.conditions)
+    cached = info.__dict__.get("_held")
+    if cached is not None and cached[0] == conditions and cached[1] == now:
+        return cached[2]
+    evicted = is_evicted(wl)
+    prio = priority(wl)
+    reserved = quota_reservation_time(wl, now)
+    out = Held(info, info.flavor_resources(), prio, queue_order_timestamp(wl),
+               (not evicted, prio, -reserved.timestamp(), wl.meta.uid), evicted)
+    info.__dict__["_held"] = (conditions, now, out)
+    return out
+
+
+def _variant(ctx: Context, h: Held, own: bool, policy: str, preemptor: int, advantage: bool) -> int:
+    """classifyPreemptionVariant: how `h` could be preempted, or NEVER_VARIANT."""
+    if h.frs.isdisjoint(ctx.frs_need_preemption):
         return NEVER_VARIANT
-    own = info.cluster_queue == ctx.cq.name
-    policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
-    if not satisfies_policy(ctx.wl, info.obj, policy):
+    if policy == LOWER_PRIORITY:
+        allowed = preemptor > h.priority
+    elif policy == LOWER_OR_NEWER_EQUAL_PRIORITY:
+        tp = queue_order_timestamp(ctx.wl)
+        allowed = preemptor > h.priority or (preemptor == h.priority and tp is not None and h.created is not None
+                                             and tp < h.created)
+    else:
+        allowed = policy == ANY
+    if not allowed:
         return NEVER_VARIANT
     if own:
         return WITHIN_CQ
-    if hierarchical_advantage:
+    if advantage:
         return HIERARCHICAL_RECLAIM
     forbidden, threshold = borrowing_within_cohort_forbidden(ctx.cq)
-    if forbidden:
-        return RECLAIM_WITHOUT_BORROWING
-    if _above_threshold(priority(info.obj), priority(ctx.wl), threshold):
+    if forbidden or _above_threshold(h.priority, preemptor, threshold):
         return RECLAIM_WITHOUT_BORROWING
     return RECLAIM_WHILE_BORROWING
 
@@ -73,20 +128,33 @@ def _above_threshold(candidate: int, incoming: int, threshold: int | None) -> bo
     return candidate > threshold
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
     info: Info
     lca: CohortSnapshot | None
     variant: int
+    order: tuple
+    evicted: bool
 
 
 def _from_cq(cq: ClusterQueueSnapshot, lca: CohortSnapshot | None, ctx: Context, advantage: bool
              ) -> list[Candidate]:
-    out = []
-    for info in cq.workloads.values():
-        variant = classify(ctx, info, advantage)
-        if variant != NEVER_VARIANT:
-            out.append(Candidate(info, lca, variant))
+    """`cq`'s candidates for the preemptor, in `cq`'s candidate order; worked out once per
+    snapshot for what they depend on (whether `cq` is the preemptor's, the preemptor's
+    ClusterQueue's policies, its priority, its creation time where the policy reads it, the
+    resources, the lowest common ancestor and the advantage): the heads of a cycle ask the same
+    ClusterQueues the same questions."""
+    own = cq.name == ctx.cq.name
+    policy = ctx.cq.preemption.within_cluster_queue if own else ctx.cq.preemption.reclaim_within_cohort
+    preemptor = priority(ctx.wl)
+    created = queue_order_timestamp(ctx.wl) if policy == LOWER_OR_NEWER_EQUAL_PRIORITY else None
+    key = (cq.name, own, policy, borrowing_within_cohort_forbidden(ctx.cq), lca.name if lca is not None else None,
+           ctx.frs_need_preemption, preemptor, created, advantage)
+    memo = ctx.snapshot.candidates
+    out = memo.get(key)
+    if out is None:
+        out = memo[key] = [Candidate(h.info, lca, variant, h.order, h.evicted) for h in held(ctx, cq)
+                           if (variant := _variant(ctx, h, own, policy, preemptor, advantage)) != NEVER_VARIANT]
     return out
 
 
@@ -130,16 +198,15 @@ class CandidateIterator:
     """candidateIterator: evicted candidates first (hierarchical, by priority, same queue), then
     the others in the same groups, each group in CandidatesOrdering."""
 
-    def __init__(self, ctx: Context, snapshot: Snapshot, now: datetime) -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.snapshot = snapshot
+        self.snapshot = ctx.snapshot
         same = _same_queue(ctx)
         hierarchy, by_priority = _hierarchical(ctx)
-        key = candidates_key(ctx.cq.name, now)
-        groups = [sorted(g, key=lambda c: key(c.info)) for g in (hierarchy, by_priority, same)]
-        evicted = [[c for c in g if is_evicted(c.info.obj)] for g in groups]
-        others = [[c for c in g if not is_evicted(c.info.obj)] for g in groups]
-        self.candidates = [c for g in evicted for c in g] + [c for g in others for c in g]
+        groups = [sorted(g, key=ORDER) for g in (hierarchy, by_priority, same)]
+        evicted = [c for g in groups for c in g if c.evicted]
+        self.candidates = evicted + [c for g in groups for c in g if not c.evicted] if evicted else \
+            [c for g in groups for c in g]
         self.no_candidate_from_other_queues = not hierarchy and not by_priority
         self.no_candidate_for_hierarchical_reclaim = not hierarchy
         self.index = 0

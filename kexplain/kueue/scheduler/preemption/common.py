@@ -35,15 +35,6 @@ def quota_reservation_time(wl: Workload, now: datetime) -> datetime:
     return cond.last_transition
 
 
-def candidates_key(cq: str, now: datetime):
-    """CandidatesOrdering as a sort key (the same order, computed once per candidate)."""
-    def key(info: Info) -> tuple:
-        reserved = quota_reservation_time(info.obj, now)
-        return (not is_evicted(info.obj), info.cluster_queue == cq, priority(info.obj), -reserved.timestamp(),
-                info.obj.meta.uid)
-    return key
-
-
 def candidates_order(a: Info, b: Info, cq: str, now: datetime) -> int:
     """CandidatesOrdering: evicted first, then those of other ClusterQueues, then lower
     priority, then the most recently admitted, then by uid."""

@@ -66,8 +66,8 @@ def _under_nominal(ctx: Context) -> bool:
 def classical_targets(ctx: Context, now: datetime) -> list[Target]:
     """classicalPreemptions: try the candidates in order until the preemptor fits, then give
     back every target (newest first) it fits without."""
-    hctx = classical.Context(ctx.preemptor.obj, ctx.cq, ctx.frs, ctx.usage)
-    candidates = classical.CandidateIterator(hctx, ctx.snapshot, now)
+    hctx = classical.Context(ctx.preemptor.obj, ctx.cq, ctx.frs, ctx.usage, ctx.snapshot, now)
+    candidates = classical.CandidateIterator(hctx)
     forbidden, _ = classical.borrowing_within_cohort_forbidden(ctx.cq)
     if candidates.no_candidate_from_other_queues or (forbidden and not _under_nominal(ctx)):
         attempts = [True]

@@ -1,0 +1,30 @@
+"""What is made of an object read, remembered by the object's identity (bounded).
+
+Objects read are never changed in place (a suggested change is a deep copy), and each of the
+suggestions' verifying passes reads every object again; what Kueue's inputs make of an object
+that did not change is then the same, and made once."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+MAX_OBJECTS = 65536         # per function; past it the memo starts over
+
+
+def by_identity(fn: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
+    """`fn(obj, source)` made once per object (the same `obj`, an equal `source`); what raises
+    is not remembered."""
+    made: dict[int, tuple[Any, Any, T]] = {}
+
+    @functools.wraps(fn)
+    def once(obj: Any, source: Any) -> T:
+        hit = made.get(id(obj))
+        if hit is not None and hit[0] is obj and hit[1] == source:
+            return hit[2]
+        out = fn(obj, source)
+        if len(made) >= MAX_OBJECTS:
+            made.clear()
+        made[id(obj)] = (obj, source, out)
+        return out
+    return once
