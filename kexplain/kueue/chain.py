@@ -23,67 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping
 
-from kexplain.apimachinery import columns
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.apis import constants as c
-
-Objects = Sequence[tuple[Any, Any]]
-# What Kueue's pass reads of the cluster: its own kinds, and what pod admission reads
-# (`kexplain.kueue.inputs.ADMISSION_CONTEXT`)
-READ_KINDS = c.KINDS | frozenset({"Namespace", "PriorityClass", "LimitRange", "RuntimeClass"})
-# The kinds Kueue's integrations manage and their API groups: the registry's
-# (`kexplain.kueue.controller.jobs.INTEGRATIONS`; a test keeps the two in step), which is
-# imported only when Kueue's objects are there
-MANAGED_KINDS = {"Job": "batch", "Pod": "", "JobSet": "jobset.x-k8s.io"}
-ADMITTED = "Admitted"
-
-
-def kind_of(obj: Any) -> str:
-    kind = obj.get("kind") if isinstance(obj, Mapping) else None
-    return kind if isinstance(kind, str) else ""
-
-
-def meta_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
-
-
-def object_key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
-    """(kind, namespace, name) of an object of the POD file, as its entry names it."""
-    meta = meta_of(obj)
-    return kind_of(obj), str(meta.get("namespace") or "default"), str(meta.get("name") or "")
-
-
-def is_kueue(obj: Any) -> bool:
-    api = obj.get("apiVersion") if isinstance(obj, Mapping) else None
-    return isinstance(api, str) and api.split("/", 1)[0] == c.GROUP and kind_of(obj) in c.KINDS
-
-
-def managed(obj: Any) -> bool:
-    """A Job, Pod or JobSet Kueue manages: its integration's kind and group, and the queue-name label."""
-    kind = kind_of(obj)
-    if not isinstance(obj, dict) or kind not in MANAGED_KINDS:
-        return False
-    api = str(obj.get("apiVersion") or "")
-    labels = meta_of(obj).get("labels")
-    return ((api.rsplit("/", 1)[0] if "/" in api else "") == MANAGED_KINDS[kind]
-            and isinstance(labels, Mapping) and bool(labels.get(c.QUEUE_NAME_LABEL)))
-
-
-def of_kinds(objects: Iterable[tuple[Any, Any]], kinds: frozenset[str]) -> Objects:
-    """The objects of `kinds` (a dump's asked of its rows: its pods are never looked at)."""
-    rows = columns.rows_of(objects)
-    if rows is not None:
-        return [pair for kind in sorted(kinds) for pair in columns.of_kind(objects, rows, kind)]  # type: ignore[arg-type]
-    return [(o, s) for o, s in objects if isinstance(o, dict) and kind_of(o) in kinds]
-
-
-def has_kueue(objects: Iterable[tuple[Any, Any]]) -> bool:
-    """Whether a set of objects holds any of Kueue's."""
-    return any(is_kueue(o) for o, _ in of_kinds(objects, c.KINDS))
-
+from kexplain.kueue.objects import READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
 class Chain:

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kexplain.apimachinery.quantity import parse_quantity
-from kexplain.kueue.chain import READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
+from kexplain.kueue.objects import READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
 
 LOCAL_QUEUE = "kueue-local-queue"
 NEVER_FITS = "kueue-never-fits"

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from kexplain.admission.workloads import object_uid
 from kexplain.kueue import versions
 from kexplain.kueue.apis import constants as c
-from kexplain.kueue.chain import ADMITTED, Objects, kind_of, meta_of, object_key
+from kexplain.kueue.objects import ADMITTED, Objects, kind_of, meta_of, object_key
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of

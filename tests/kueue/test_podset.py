@@ -42,6 +42,6 @@ def test_a_conflicting_key_is_refused_as_kueue_refuses_it(template, said) -> Non
 
 
 def test_the_light_kinds_table_is_the_registrys() -> None:
-    from kexplain.kueue.chain import MANAGED_KINDS
+    from kexplain.kueue.objects import MANAGED_KINDS
     from kexplain.kueue.controller.jobs import INTEGRATIONS
     assert MANAGED_KINDS == {kind: module.GROUP for kind, module in INTEGRATIONS.items()}
