@@ -161,6 +161,10 @@ def browser() -> Iterator[object]:
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # The driver named explicitly: Selenium Manager (which downloads drivers) is never run.
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    # A bound on a hang, not a budget: a large page's every node opened takes seconds, and far
+    # longer on a machine busy with other work (Selenium's default is 30 s).
+    driver.set_script_timeout(600)
+    driver.set_page_load_timeout(600)
     try:
         yield driver
     finally:

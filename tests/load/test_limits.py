@@ -145,9 +145,15 @@ def test_object_limit_is_not_left_behind_by_the_command(capsys, tmp_path):
 
 # --- Ctrl-C and closed pipes: in a process of their own -------------------------------------------
 
+def _interruptible() -> None:
+    """Ctrl-C's default in the child, as a terminal gives it: a test run started in the
+    background (`pytest ... &` in a script) ignores SIGINT, and a child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(args: list[str], **kw) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "kexplain", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, **kw)
+                            stderr=subprocess.PIPE, preexec_fn=_interruptible, **kw)
 
 
 def open_fifo_for_writing(path: Path, proc: subprocess.Popen, timeout: float = HANG_SECONDS) -> int:
