@@ -8,9 +8,11 @@ on this one; none of them imports another view's module for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 
@@ -53,3 +55,23 @@ def _print(blocks: Iterable[Block], console: Console, whole_lines: bool) -> None
             console.print()
         whole = b.whole and whole_lines
         console.print(b.renderable, soft_wrap=whole, crop=not whole)
+
+
+BULLET = "- "
+LINE_INDENT = 2     # columns a level of `indented_line` indents
+
+
+def indented_line(level: int, text: str) -> RenderableType:
+    """One line indented by `level`, wrapped between words; a `- ` item wraps under its text."""
+    if not text.startswith(BULLET):
+        return Padding(Text(text), (0, 0, 0, LINE_INDENT * level))
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=len(BULLET))
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(BULLET), Text(text[len(BULLET):]))
+    return Padding(grid, (0, 0, 0, LINE_INDENT * level))
+
+
+def lines_block(items: Sequence[tuple[int, str]], gap: bool = True) -> Block:
+    """Lines (`(level, text)`), indented by level, wrapped between words at the width."""
+    return Block(Group(*(indented_line(level, text) for level, text in items)), gap=gap)

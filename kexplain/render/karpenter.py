@@ -18,7 +18,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
 from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
@@ -112,23 +112,6 @@ def table_block(look: Look, title: str, headers: Sequence[str], rows: Sequence[S
     return Block(table)
 
 
-BULLET = "- "
-
-
-def _line(level: int, text: str) -> Any:
-    """One line indented by `level`, wrapped between words; a `- ` item wraps under its text."""
-    if not text.startswith(BULLET):
-        return Padding(Text(text), (0, 0, 0, INDENT * level))
-    grid = Table.grid()
-    grid.add_column(no_wrap=True, width=len(BULLET))
-    grid.add_column(overflow="fold")
-    grid.add_row(Text(BULLET), Text(text[len(BULLET):]))
-    return Padding(grid, (0, 0, 0, INDENT * level))
-
-
-def lines_block(items: Sequence[tuple[int, str]], gap: bool = True) -> Block:
-    """Lines (`(level, text)`), indented by level, wrapped between words at the width."""
-    return Block(Group(*(_line(level, text) for level, text in items)), gap=gap)
 
 
 def _q(resource: str, amount: Any) -> str:
@@ -602,7 +585,7 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))]
     for number, s in enumerate(found, start=1):
         lines: list[Any] = [_numbered(number, str(s.get("description", "")))]
-        lines += [_line(2, f"{shown} -> {where}") for shown, where in suggestion_places(s)]
+        lines += [indented_line(2, f"{shown} -> {where}") for shown, where in suggestion_places(s)]
         lines += [_yaml_line(line) for line in str(s.get("yaml") or "").splitlines()]
         out.append(Block(Group(*lines), gap=False))
     return out

@@ -9,18 +9,16 @@ worded here.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from rich.console import Console, Group
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from kexplain.render.blocks import Block, print_blocks
+from kexplain.render.blocks import Block, indented_line, lines_block, print_blocks
 from kexplain.render.style import Look, quantity
 
 INDENT = 2
-BULLET = "- "
 
 VERDICTS = {
     "Pending": "pending: Kueue's scheduler tried it and it does not fit",
@@ -74,20 +72,6 @@ SUGGESTIONS = {
     "create-resource-flavor": "Create the ResourceFlavor(s) ClusterQueue {clusterQueue} names: {flavors}",
     "label-namespace": "Label namespace {namespace} {labels} so that ClusterQueue {clusterQueue} selects it",
 }
-
-
-def _line(level: int, text: str) -> Any:
-    if not text.startswith(BULLET):
-        return Padding(Text(text), (0, 0, 0, INDENT * level))
-    grid = Table.grid()
-    grid.add_column(no_wrap=True, width=len(BULLET))
-    grid.add_column(overflow="fold")
-    grid.add_row(Text(BULLET), Text(text[len(BULLET):]))
-    return Padding(grid, (0, 0, 0, INDENT * level))
-
-
-def lines_block(items: Sequence[tuple[int, str]], gap: bool = True) -> Block:
-    return Block(Group(*(_line(level, text) for level, text in items)), gap=gap)
 
 
 def _plural(n: int, word: str) -> str:
@@ -273,7 +257,7 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         verified = s.get("verified") or {}
         admits = verified.get("admits") or ()
         out.append(Block(Group(_numbered(number, f"{s.get('workload')}: {text}"),
-                               _line(2, f"admits {', '.join(admits)} in ClusterQueue {verified.get('clusterQueue')}")),
+                               indented_line(2, f"admits {', '.join(admits)} in ClusterQueue {verified.get('clusterQueue')}")),
                          gap=False))
     return out
 
