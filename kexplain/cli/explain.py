@@ -291,7 +291,7 @@ def rejected_bound(count: int) -> list[ExitStatus]:
 
 def has_node_pools(cluster: list) -> bool:
     """Whether --nodes holds Karpenter's NodePools (the cluster is kept for its pass)."""
-    from kexplain.karpenter.pending import has_node_pools as holds
+    from kexplain.karpenter.request import has_node_pools as holds
     return holds(cluster)
 
 
@@ -300,7 +300,8 @@ def node_pools_of(loaded: "Loaded", aws_data: Optional[str], config: Optional[st
     """Karpenter's pass's inputs when the cluster (--nodes, or the POD file's own objects) holds
     NodePools (`node_pools.node_pools_request`)."""
     return node_pools_request(loaded.cluster_objects, aws_data, config, max_bytes=req.max_bytes,
-                              validate=req.validate, node_pool=node_pool, applied=loaded.set_objects)
+                              validate=req.validate, node_pool=node_pool, applied=loaded.set_objects,
+                              state=loaded.cluster_state)
 
 
 def both_autoscalers(groups: "Optional[GroupsRequest]", pools: "Optional[NodePoolsRequest]", kube: "KubeVersion", *,

@@ -42,15 +42,16 @@ EXPLAIN_NODEPOOL_HELP = ("Show one Karpenter NodePool's full verdict for the pen
 
 def node_pools_request(cluster: Optional[list], aws_data: Optional[str], config: Optional[str], *,
                        max_bytes: Optional[int] = None, validate: str = "strict",
-                       node_pool: Optional[str] = None, applied: list = ()) -> "Optional[NodePoolsRequest]":
+                       node_pool: Optional[str] = None, applied: list = (), state: Any = None
+                       ) -> "Optional[NodePoolsRequest]":
     """Where Karpenter's pass reads from, when the cluster set (`cluster`, as read, with the
     objects of the POD file `applied` to it) holds NodePools; None otherwise. `--aws-data`,
     `--karpenter-config` or `--nodepool` without NodePools: a one-line error (exit 2), as the
-    options would otherwise be ignored."""
-    from kexplain.karpenter.pending import NodePoolsRequest, has_node_pools
+    options would otherwise be ignored. `state`: the cluster admitted already, which the pass reads."""
+    from kexplain.karpenter.request import NodePoolsRequest, has_node_pools
 
     if has_node_pools(cluster or ()) or has_node_pools(applied):
-        return NodePoolsRequest(cluster or [], aws_data, config, max_bytes, validate)
+        return NodePoolsRequest(cluster or [], aws_data, config, max_bytes, validate, state)
     for flag, given in (("--aws-data", aws_data), ("--karpenter-config", config), ("--nodepool", node_pool)):
         if given is not None:
             raise KexplainError(f"{flag} is for Karpenter's NodePools: the cluster's objects (--nodes) hold no "

@@ -20,6 +20,7 @@ from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.errors import Source
 from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load_read
+from kexplain.state.cluster import ClusterState
 from kexplain.state.objects import is_bound_pod, of_kinds
 from kexplain.explain.pending_pass import PassBuilder, PendingPass, ephemeral_claims, object_ref
 from kexplain.explain.placement import chosen_node
@@ -37,11 +38,13 @@ class PodsFilePass:
     """`pending_pass`: what the autoscaler sees of the file besides its Pods (None: nothing, a
     file of Pods none of whose volumes a controller creates); `pods`: the PODS file's objects
     the autoscaler reads as given (every object of a file of Pods alone; else its pending Pods);
-    `warnings`: what loading and scheduling the workloads said."""
+    `warnings`: what loading and scheduling the workloads said; `state`: the cluster state the
+    workloads were scheduled against (None: a file of Pods alone), which the autoscaler reads."""
 
     pending_pass: PendingPass | None
     pods: Objects
     warnings: tuple[str, ...] = ()
+    state: ClusterState | None = None
 
     @property
     def workloads(self) -> bool:
@@ -63,7 +66,7 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
     given = {id(o) for o, _ in pending}
     rest = [(o, s) for o, s in pod_objs if id(o) not in given]
     req = Request(pod_path=path, max_bytes=max_bytes, max_objects=max_objects, validate=validate, kube=kube)
-    loaded = load_read(req, rest, cluster)
+    loaded = load_read(req, rest, cluster, keep_state=True)
     options = RunOptions(filter_all=False)
     builder.add_objects(loaded.set_objects, loaded.set_created)
     warnings: list[str] = []
@@ -80,7 +83,7 @@ def pods_file_pass(path: str, pod_objs: Objects, cluster: Objects, kube: KubeVer
         for outcome in batch:
             builder.add_outcome(outcome)
         builder.settle(batch.retried)       # the queue's retry placed them: not pending
-    return PodsFilePass(builder.build(), pending, tuple(warnings))
+    return PodsFilePass(builder.build(), pending, tuple(warnings), loaded.cluster_state)
 
 
 def _stands_for(workloads: Objects) -> str | None:

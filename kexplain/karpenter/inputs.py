@@ -35,13 +35,26 @@ from typing import Any, BinaryIO, Callable
 
 from msgspec import UNSET
 
-from kexplain.admission.pipeline import is_stored
+from kexplain.admission import admit
+from kexplain.admission.pipeline import BUILTIN, is_stored
 from kexplain.admission.pod_spec_defaults import default_pod_template
+from kexplain.admission.shapes import ShapeIndex
+from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
+from kexplain.explain.pending_pass import with_victims
 from kexplain.features import KubeVersion
+from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
+from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+from kexplain.karpenter.apis.nodepool import parse_node_pool
 from kexplain.karpenter.params import Settings, read_settings
+from kexplain.karpenter.request import NODEPOOL
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import check_objects, load_objects
 from kexplain.model.pod import PodInfo
+from kexplain.state.apply import cluster_with
+from kexplain.state.cluster import ClusterState
+from kexplain.state.objects import CLUSTER_KINDS, Objects, admission_filled_uid
 
 CLOCK = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
 PENDING_AGE = timedelta(minutes=10)
@@ -49,7 +62,6 @@ BOUND_AGE = timedelta(minutes=30)
 NODE_AGE = timedelta(hours=2)
 NODEPOOL_AGE = timedelta(days=1)
 
-NODEPOOL = "NodePool"
 NODECLAIM = "NodeClaim"
 EC2NODECLASS = "EC2NodeClass"
 KARPENTER_KINDS = frozenset({NODEPOOL, NODECLAIM, EC2NODECLASS})
@@ -227,9 +239,6 @@ def load_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path:
               now: datetime = CLOCK, stdin: BinaryIO | None = None, namespace: str | None = None) -> PassInputs:
     """Read, default and admit everything one pass needs (InputError/AdmissionRejected: exit 2);
     a path `-` reads `stdin`; `namespace`: -n, for the pods' file (`load_objects`)."""
-    from kexplain.load.gcpolicy import bulk_load
-    from kexplain.load.manifests import load_objects
-
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
@@ -242,8 +251,6 @@ def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tup
            ) -> list[tuple[dict[str, Any], Source]]:
     """The PODS file's objects, then the cluster's; a dump's rows kept (`columns.Dump`), which
     the passes over its objects ask."""
-    from kexplain.apimachinery import columns
-
     everything = pod_objs + cluster_objs
     rows = columns.rows_of(cluster_objs)
     if rows is not None:
@@ -254,73 +261,140 @@ def joined(pod_objs: list[tuple[dict[str, Any], Source]], cluster_objs: list[tup
 def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings, kube: KubeVersion, *,
             validate: str = "strict", now: datetime = CLOCK) -> PassInputs:
     """`load_pass` for objects read already (the PODS file's, then the cluster's), never
-    changed: defaulted, checked and admitted as the API server would store them."""
-    from kexplain.admission import admit
-    from kexplain.admission.shapes import ShapeIndex
-    from kexplain.apimachinery import columns
-    from kexplain.state.objects import CLUSTER_KINDS
-    from kexplain.load.manifests import check_objects
-
+    changed: defaulted, checked and admitted as the API server would store them. A cluster
+    admitted already (a `ClusterState`) is read by `pass_of_state` instead."""
     # A dump's rows (`columns.Dump`: kind, apiVersion, name, namespace, stored) stay its objects'
     # through the defaults below, which change none of them: the checks and admission then ask
     # the rows, not each of 150,000 objects.
-    rows = columns.rows_of(everything)
-    kinds_of = rows.kinds if rows is not None else [obj.get("kind") for obj, _ in everything]
-    daemonset_uids = {}
-    for obj, _ in compress(everything, map(operator.eq, kinds_of, repeat("DaemonSet"))):     # (found in C)
+    defaulted = defaulted_objects(everything, now)
+    index = ShapeIndex()
+    checked = check_objects(defaulted, CLUSTER_KINDS | EXTRA_KINDS, validate=validate, shape_index=index, kube=kube)
+    cluster, rest = _cluster_and_rest(checked.objects)
+    admitted = admit(cluster, None, shape_index=index, kube=kube)
+    return _inputs_of(admitted.objects, rest, settings, kube, now, validate, [*checked.warnings, *admitted.warnings])
+
+
+def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "strict", now: datetime = CLOCK,
+                  set_objects: Objects = (), created: Objects = (), victims: set[str] | frozenset[str] = frozenset(),
+                  given: Objects = ()) -> PassInputs:
+    """The pass's inputs read from a cluster state (`kexplain.state.ClusterState`: read, checked
+    and admitted once), never admitting it again: Karpenter's overlays copy-on-write over the
+    state's admitted objects. The `victims` of a preemption terminating; the set's objects
+    (`set_objects`, and `created` unless they exist) applied, only what the state does not hold
+    admitted admitted (`ClusterState.with_set`); the PODS file's pending Pods `given` joined the
+    same way, listed first (as `joined` lists them). Then the README's defaults, as `pass_of`
+    gives them before admission (admission reads none of them): a uid admission filled in
+    (`admission_filled_uid`) is taken as none, so the pass's own (`object_uid`) is given. The
+    objects the state keeps unchecked (NodePools, EC2NodeClasses, NodeClaims, DaemonSets) with
+    the set's, defaulted, then checked."""
+    view = state.overlaid(with_victims(state.objects, set(victims))) if victims else state
+    extra = [*given, *set_objects]
+    if extra or created:
+        objects, said = view.with_set(extra, list(created))
+    else:
+        objects, said = view.objects, []
+    if given:           # the PODS file's Pods first, as `joined` lists them
+        first = {id(s) for _, s in given}
+        objects = [pair for pair in objects if id(pair[1]) in first] + \
+            [pair for pair in objects if id(pair[1]) not in first]
+    others = cluster_with(state.other_kinds, [(o, s) for o, s in set_objects if o.get("kind") not in CLUSTER_KINDS],
+                          kinds=None, kube=state.kube)
+    defaulted_others = defaulted_objects(others, now)
+    checked = check_objects(defaulted_others, EXTRA_KINDS, validate=validate, kube=state.kube)
+    uids = daemonset_uids(defaulted_others)
+    cluster = defaulted_objects(objects, now, uids, admitted=True)
+    return _inputs_of(cluster, checked.objects, settings, state.kube, now, validate, [*checked.warnings, *said])
+
+
+def daemonset_uids(objects: Objects) -> dict[tuple[str, Any], str]:
+    """Each DaemonSet's uid by (namespace, name): its own, else the README's (`object_uid`),
+    which its pods' owner references without one take. (Found in C among a dump's kinds.)"""
+    uids = {}
+    for obj, _ in compress(objects, map(operator.eq, _kinds_of(objects), repeat("DaemonSet"))):
         meta = _meta(obj)
         namespace = meta.get("namespace") or "default"
-        daemonset_uids[(namespace, meta.get("name"))] = meta.get("uid") or \
+        uids[(namespace, meta.get("name"))] = meta.get("uid") or \
             object_uid("DaemonSet", namespace, meta.get("name") or "")
-    defaulted: list[tuple[dict[str, Any], Source]] = []
+    return uids
+
+
+def _kinds_of(objects: Objects) -> list[Any]:
+    rows = columns.rows_of(objects)
+    return rows.kinds if rows is not None else [obj.get("kind") for obj, _ in objects]
+
+
+def defaulted_objects(objects: Objects, now: datetime, uids: dict[tuple[str, Any], str] | None = None, *,
+                      admitted: bool = False) -> Objects:
+    """`objects` with the README's defaults (module docstring), each defaulted object a copy; a
+    dump's rows kept. `uids`: the DaemonSets' (`daemonset_uids`; default: those of `objects`).
+    `admitted`: the objects admission left (a cluster state's), whose pods' uids admission
+    filled in are taken as none, and the objects it made itself (`BUILTIN`: a namespace, the
+    system PriorityClasses), made after the defaults, kept as made."""
+    kinds_of = _kinds_of(objects)
+    daemonsets = daemonset_uids(objects) if uids is None else uids
+    defaulted: Objects = []
     position = 0
-    for pair, kind in zip(everything, kinds_of):
+    for pair, kind in zip(objects, kinds_of):
         obj, src = pair
+        if admitted and src is BUILTIN:
+            defaulted.append(pair)
+            continue
+        if kind == "Pod" and admitted and admission_filled_uid(obj):     # (as written: none)
+            obj = dict(obj)
+            obj["metadata"] = {**_meta(obj), "uid": ""}
         if kind == "Pod" and type(obj) is not StoredPod and not (obj.get("spec") or {}).get("nodeName"):
             obj = _pending_pod(obj, now - PENDING_AGE + timedelta(seconds=position))
             position += 1
         elif kind == "Pod":
-            if _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
+            if obj is pair[0] and _complete_bound_pod(obj):        # (a dump's: kept, pair and all)
                 defaulted.append(pair)
                 continue
-            obj = _bound_pod(obj, now, daemonset_uids)
-        elif kind == "Node":
-            obj = _node(obj, now)
-        elif kind == NODECLAIM:
-            obj = _with_defaults(obj, now - NODE_AGE)
-        elif kind in (NODEPOOL, EC2NODECLASS):
-            obj = _with_defaults(obj, now - NODEPOOL_AGE)
-        elif kind == "PersistentVolumeClaim":
-            obj = _pvc(obj, now)
-        elif kind == "DaemonSet":
-            obj = _daemonset(obj, now)
-        elif isinstance(kind, str) and kind:
-            obj = _with_defaults(obj, now - NODE_AGE)
+            obj = _bound_pod(obj, now, daemonsets)
+        else:
+            obj = _defaulted(obj, kind, now)
         defaulted.append((obj, src))
-    if rows is not None:
-        defaulted = columns.Dump(defaulted, rows)
-    kinds = CLUSTER_KINDS | EXTRA_KINDS
-    index = ShapeIndex()
-    checked = check_objects(defaulted, kinds, validate=validate, shape_index=index, kube=kube)
-    warnings = list(checked.warnings)
-    checked_rows = columns.rows_of(checked.objects)
+    rows = columns.rows_of(objects)
+    return columns.Dump(defaulted, rows) if rows is not None else defaulted
+
+
+def _defaulted(obj: dict[str, Any], kind: Any, now: datetime) -> dict[str, Any]:
+    """An object not a Pod with the README's defaults for its kind."""
+    if kind == "Node":
+        return _node(obj, now)
+    if kind == NODECLAIM:
+        return _with_defaults(obj, now - NODE_AGE)
+    if kind in (NODEPOOL, EC2NODECLASS):
+        return _with_defaults(obj, now - NODEPOOL_AGE)
+    if kind == "PersistentVolumeClaim":
+        return _pvc(obj, now)
+    if kind == "DaemonSet":
+        return _daemonset(obj, now)
+    if isinstance(kind, str) and kind:
+        return _with_defaults(obj, now - NODE_AGE)
+    return obj
+
+
+def _cluster_and_rest(checked: Objects) -> tuple[Objects, Objects]:
+    """The checked objects of the scheduler's kinds (admitted; a dump kept one), and the rest."""
+    checked_rows = columns.rows_of(checked)
     if checked_rows is not None:
         of_cluster = list(map(CLUSTER_KINDS.__contains__, checked_rows.kinds))
-        cluster = checked.objects.taken(of_cluster)       # type: ignore[attr-defined]
-        rest = list(compress(checked.objects, map(operator.not_, of_cluster)))
-    else:
-        cluster = [(o, s) for o, s in checked.objects if o.get("kind") in CLUSTER_KINDS]
-        rest = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
-    admitted = admit(cluster, None, shape_index=index, kube=kube)
-    warnings += admitted.warnings
+        return checked.taken(of_cluster), list(compress(checked, map(operator.not_, of_cluster)))  # type: ignore[attr-defined]
+    return [(o, s) for o, s in checked if o.get("kind") in CLUSTER_KINDS], \
+        [(o, s) for o, s in checked if o.get("kind") not in CLUSTER_KINDS]
+
+
+def _inputs_of(cluster: Objects, rest: Objects, settings: Settings, kube: KubeVersion, now: datetime,
+               validate: str, warnings: list[str]) -> PassInputs:
+    """The pass's inputs from the admitted, defaulted cluster (the scheduler's kinds, in order)
+    and the checked objects of the other kinds (Karpenter's, DaemonSets): the pods pending and
+    bound, the nodes, the other objects by kind, Karpenter's objects as their CRDs store them."""
     pending: list[PodInfo] = []
     bound: list[PodInfo] = []
     nodes: list[dict[str, Any]] = []
     objects: dict[str, list[dict[str, Any]]] = {}
     sources: dict[int, Source] = {}
-    admitted_rows = columns.rows_of(admitted.objects)
-    admitted_kinds = admitted_rows.kinds if admitted_rows is not None else [o.get("kind") for o, _ in admitted.objects]
-    for (obj, src), kind in zip(admitted.objects, admitted_kinds):
+    for (obj, src), kind in zip(cluster, _kinds_of(cluster)):
         sources[id(obj)] = src
         if kind == "Pod":
             pod = PodInfo(obj)
@@ -332,10 +406,10 @@ def pass_of(everything: list[tuple[dict[str, Any], Source]], settings: Settings,
     for obj, src in rest:
         sources[id(obj)] = src
     check_uids(pending, sources)
-    of = {kind: [o for o, _ in rest if o.get("kind") == kind] for kind in (*KARPENTER_KINDS, "DaemonSet")}
+    daemonsets = [o for o, _ in rest if o.get("kind") == "DaemonSet"]
     refused: list[KexplainError] = []
     pools, classes, claims = _karpenter_objects(rest, validate, warnings, refused)
-    return PassInputs(settings, kube, now, pending, bound, nodes, claims, of["DaemonSet"], pools, classes, objects,
+    return PassInputs(settings, kube, now, pending, bound, nodes, claims, daemonsets, pools, classes, objects,
                       sources, warnings, refused)
 
 
@@ -356,10 +430,6 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
                        refused: list[KexplainError]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Karpenter's objects as the API server stores them, through their CRDs' schemas and rules
     (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
-    from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
-    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
-    from kexplain.karpenter.apis.nodepool import parse_node_pool
-
     pools, classes, claims = [], [], []
     for obj, src in objs:
         kind = obj.get("kind")

@@ -15,14 +15,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Mapping, Sequence
 
-from kexplain.apimachinery import columns
 from kexplain.errors import Source
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PendingPod, PodAnswer, creation_time, pod_ref
+from kexplain.explain.pods_file_pass import pods_file_pass
 from kexplain.features import KubeVersion
-from kexplain.karpenter.inputs import (CLOCK, NODEPOOL, PENDING_AGE, PassInputs, check_uids, joined, pass_of,
-                                       stored_bound, stored_pending)
+from kexplain.karpenter.aws.world import catalog_world, load_world as world_of
+from kexplain.karpenter.inputs import (CLOCK, PENDING_AGE, PassInputs, check_uids, joined, pass_of,
+                                       pass_of_state, stored_bound, stored_pending)
+from kexplain.karpenter.params import read_settings
+from kexplain.karpenter.request import NodePoolsRequest, has_node_pools  # noqa: F401  (the pass's words, here too)
+from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
 
 KARPENTER = "Karpenter"         # the autoscaler's name in a pod's answers
@@ -33,33 +39,9 @@ TYPES_SHOWN = 5                 # a new NodeClaim's cheapest instance types in a
 Objects = list[tuple[dict[str, Any], Source]]
 
 
-def has_node_pools(objects: Iterable[tuple[dict[str, Any], Any]]) -> bool:
-    """Whether the cluster set holds a NodePool (karpenter.sh): Karpenter's section is shown. A
-    dump's 150,000 objects: only its NodePools looked at (`columns.of_kind`)."""
-    rows = columns.rows_of(objects)
-    if rows is not None:
-        objects = columns.of_kind(objects, rows, NODEPOOL)      # type: ignore[arg-type]
-    return any(o.get("kind") == NODEPOOL and str(o.get("apiVersion") or "").startswith("karpenter.sh/")
-               for o, _ in objects)
-
-
-@dataclass(frozen=True)
-class NodePoolsRequest:
-    """Where the EC2 world, Karpenter's settings and the cluster Karpenter sees come from, as the
-    command line gives them (`--aws-data`, `--karpenter-config`, `--nodes`), or, live, the cluster
-    read."""
-
-    cluster_objects: Objects
-    aws_data: str | None = None          # --aws-data DIR (None: the catalog kexplain ships)
-    config: str | None = None            # --karpenter-config FILE
-    max_bytes: int | None = None
-    validate: str = "strict"
-
-
 def load_world(aws_data: str | None) -> Any:
     """The EC2 world: `--aws-data DIR` (the AWS CLI's JSON), else the shipped catalog."""
-    from kexplain.karpenter.aws.world import catalog_world, load_world as from_dir
-    return from_dir(aws_data) if aws_data else catalog_world()
+    return world_of(aws_data) if aws_data else catalog_world()
 
 
 def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | None = None,
@@ -67,17 +49,29 @@ def load_node_pools(req: NodePoolsRequest, kube: KubeVersion, now: datetime | No
     """The pass's inputs with the cluster's own pending pods only (the set of `applied` in the
     cluster, its objects as `kubectl apply` leaves them) and the EC2 world, the settings checked
     against it (bad input: InputError, exit 2; a NodePool, EC2NodeClass or NodeClaim the API
-    server refuses: AdmissionRejected in its words)."""
-    from kexplain.karpenter.params import read_settings
-
+    server refuses: AdmissionRejected in its words). A cluster state given is read as it is
+    admitted (`pass_of_state`), never admitted again; else (a live cluster's objects, lint's)
+    the cluster is admitted here."""
     settings = read_settings(req.config, req.max_bytes)
-    cluster = applied.applied_to(list(req.cluster_objects)) if applied is not None else list(req.cluster_objects)
-    inputs = pass_of(cluster, settings, kube, validate=req.validate, now=now or datetime.now(timezone.utc))
+    now = now or datetime.now(timezone.utc)
+    if req.state is not None and not req.state.stored:     # (stored: the pass admits what the state did not)
+        inputs = pass_of_state(req.state, settings, validate=req.validate, now=now, **_layers(applied))
+    else:
+        cluster = applied.applied_to(list(req.cluster_objects)) if applied is not None else list(req.cluster_objects)
+        inputs = pass_of(cluster, settings, kube, validate=req.validate, now=now)
     if inputs.refused:          # an object the API server refuses: bad input, as a misspelled field is
         raise inputs.refused[0]
     world = load_world(req.aws_data)
     settings.check_world(world.instance_types, world.zones(), Source(req.config) if req.config else None)
     return inputs, world
+
+
+def _layers(applied: PendingPass | None) -> dict[str, Any]:
+    """What a pending pass layers on a cluster state (`pass_of_state`'s arguments): its set's
+    objects, what controllers create unless it exists, its preemptions' victims."""
+    if applied is None:
+        return {}
+    return {"set_objects": list(applied.objects), "created": list(applied.created), "victims": applied.victims}
 
 
 def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_path: str | None, kube: KubeVersion,
@@ -88,12 +82,11 @@ def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_
     (`kexplain.explain.pods_file_pass`): its Pods pending as written, in file order (the claims
     of their generic ephemeral volumes created), and a workload's copies as the scheduler
     leaves them, those that did not fit pending after (`pass_over`); and the merged pass, when
-    the file held workloads (None otherwise). `namespace`: -n, for PODS (`load_objects`)."""
-    from kexplain.explain.pods_file_pass import pods_file_pass
-    from kexplain.karpenter.params import read_settings
-    from kexplain.load.gcpolicy import bulk_load
-    from kexplain.load.manifests import load_objects
-
+    the file held workloads (None otherwise). `namespace`: -n, for PODS (`load_objects`). The
+    cluster is admitted once: with the file's Pods, after the README's defaults (`pass_of`: a
+    DaemonSet pod's owner reference takes its uid before admission checks it), when the file
+    holds Pods alone; else as its workloads were scheduled against it (`PodsFilePass.state`),
+    which the pass reads with the file's Pods and set layered on it (`pass_of_state`)."""
     settings = read_settings(settings_path, max_bytes)
     with bulk_load():
         pod_objs = load_objects([pods_path], max_bytes, stdin, max_objects=max_objects,
@@ -102,8 +95,11 @@ def load_pods_pass(pods_path: str | None, node_paths: tuple[str, ...], settings_
     found = pods_file_pass(pods_path or "", pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)
     pp = found.pending_pass
-    applied = pp.applied_to(cluster) if pp is not None else cluster
-    inputs = pass_of(joined(found.pods, applied), settings, kube, validate=validate, now=now)
+    if found.state is not None:         # workloads: the state they were scheduled against
+        inputs = pass_of_state(found.state, settings, validate=validate, now=now, given=found.pods, **_layers(pp))
+    else:           # Pods alone: defaulted, then admitted once with the cluster (the README's order)
+        applied = pp.applied_to(cluster) if pp is not None else cluster
+        inputs = pass_of(joined(found.pods, applied), settings, kube, validate=validate, now=now)
     inputs.warnings[:0] = found.warnings
     if not found.workloads:
         return inputs, None
@@ -171,8 +167,6 @@ def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Sugges
     Karpenter's answers, its document explaining every pod it does not place (every pod with
     `every_pod`: `--nodepool`), with the verified suggestions `suggest` finds (key
     `suggestions`)."""
-    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
-
     inputs, merged = pass_over(inputs, pp)
     done = schedule(inputs, world)
     doc = document(done, explain=EXPLAIN_ALL if every_pod else EXPLAIN_UNPLACED)
