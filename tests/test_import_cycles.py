@@ -32,9 +32,9 @@ ALLOWED_CYCLES = {
 # Imports inside functions per package (kexplain.X): at most these. Lower a number when you
 # remove some; never raise one.
 LAZY_CEILING = {
-    "admission": 1, "autoscaler": 23, "karpenter": 41, "kueue": 3, "lint": 5, "load": 1, "plugins": 1,
+    "admission": 1, "autoscaler": 1, "karpenter": 0, "kueue": 3, "lint": 5, "load": 1, "plugins": 1,
     "render": 1,
-    "app": 0, "cli": 146, "explain": 31, "state": 3,      # (the application's rooms, being reworked)
+    "app": 0, "cli": 146, "explain": 31, "state": 0,      # (the application's rooms, being reworked)
 }
 
 

@@ -27,6 +27,7 @@ from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.admission.workloads import object_uid
+from kexplain.autoscaler.cloudprovider import CLUSTER_API_KINDS
 from kexplain.autoscaler.cloudprovider.provider import Chosen, choose
 from kexplain.autoscaler.gpu import listed_gpu_ready
 from kexplain.autoscaler.nodegroups import NodeGroup
@@ -229,7 +230,6 @@ def _loop_of(objects: Objects, extras: Objects, settings: Settings, groups: "Dis
 def _provider(settings: Settings, groups: "Discovery", nodes: Sequence[dict[str, Any]]) -> Chosen:
     """The cloud provider the loop follows (`cloudprovider.provider.choose`): --cloud-provider,
     else what the groups' ids or the nodes' providerIDs name, else CA's test provider."""
-    from kexplain.autoscaler.cloudprovider import CLUSTER_API_KINDS
     templates = {g.name: g.template for g in groups.groups}
     cluster_api = "Cluster API" in groups.sources and any(n.startswith(CLUSTER_API_KINDS) for n in templates)
     return choose(settings.given.get("cloud-provider"), templates, cluster_api, nodes)

@@ -20,8 +20,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from kexplain.autoscaler.document import build_document, scale_up_plan, triggered
 from kexplain.autoscaler.inputs import LoopInputs, load_loop, loop_of_state, with_pending
+from kexplain.autoscaler.loop import framework, run_once
+from kexplain.autoscaler.simulator import with_node
+from kexplain.autoscaler.templates import template_node_infos
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PodAnswer
 from kexplain.features import KubeVersion
+from kexplain.framework.cycle_state import CycleState
+from kexplain.framework.extras import plugin_verdicts
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.model.pod import PodInfo
 from kexplain.state.cluster import ClusterState
@@ -129,15 +134,12 @@ def nominated_reason(node: str) -> str:
 
 def loop_document(loop: LoopInputs) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: its document alone (what a change is verified by)."""
-    from kexplain.autoscaler.loop import run_once
     return build_document(loop, run_once(loop))
 
 
 def autoscaler_document(loop: LoopInputs, explained: PodInfo | None = None) -> dict[str, Any]:
     """One CA loop over `loop`'s pending pods: the document, with `explained` (every Filter
     plugin on each group's template) for `explained` (default: the first pending pod)."""
-    from kexplain.autoscaler.loop import run_once
-    from kexplain.autoscaler.templates import template_node_infos
 
     result = run_once(loop)
     doc = build_document(loop, result)
@@ -159,10 +161,6 @@ def template_verdict(loop: LoopInputs, pod: PodInfo, template, cluster=None, csi
     (`plugins`, what `--node` reads), or the PreFilter plugin that rejects the pod for every
     node (`preFilter`), or the PreFilter plugins whose node names leave the template out
     (`notAmong`). `csi_node`: the template's CSINode (CSI-node-aware scheduling)."""
-    from kexplain.autoscaler.loop import framework
-    from kexplain.autoscaler.simulator import with_node
-    from kexplain.framework.cycle_state import CycleState
-    from kexplain.framework.extras import plugin_verdicts
 
     snapshot = with_node(cluster if cluster is not None else loop.snapshot, template, csi_node)
     fw = framework(loop, snapshot)

@@ -10,11 +10,28 @@ the scheduler's TypeIndex's).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
+from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
+from kexplain.karpenter.apis.nodepool import is_ready, node_pool_conditions, validate_requirement
+from kexplain.karpenter.apis.status import Condition
+from kexplain.karpenter.aws.cloudprovider import get_instance_types
+from kexplain.karpenter.aws.document import instance_types_key, node_pool_instance_types
+from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider, StaticNodeClass, zone_info
+from kexplain.karpenter.aws.instancetype.types import Options as ProviderOptions
+from kexplain.karpenter.aws.nodeclass import default_status_subnets
+from kexplain.karpenter.aws.unavailableofferings import from_entries
+from kexplain.karpenter.cloudprovider.types import InstanceTypes, format_price
+from kexplain.karpenter.document import build_document
+from kexplain.karpenter.errors import GoError, combine
+from kexplain.karpenter.explain import explain_pass
 from kexplain.karpenter.inputs import PassInputs
+from kexplain.karpenter.provisioning.provisioner import schedule_pass
 from kexplain.karpenter.provisioning.scheduling.scheduler import Options
+from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
 from kexplain.karpenter.scheduling.requirements import Requirements
+from kexplain.karpenter.state.cluster import new_cluster
 from kexplain.karpenter.utils.resources import ResourceList
 
 
@@ -29,11 +46,6 @@ class AWSCloud:
     by name."""
 
     def __init__(self, inputs: PassInputs, world: Any) -> None:
-        from kexplain.karpenter.aws.instancetype.instancetype import InstanceTypeProvider
-        from kexplain.karpenter.aws.instancetype.types import Options as ProviderOptions
-        from kexplain.karpenter.aws.nodeclass import default_status_subnets
-        from kexplain.karpenter.aws.unavailableofferings import from_entries
-
         settings = inputs.settings
         if settings.instance_types is not None:
             world = world.keep_instance_types(settings.instance_types)
@@ -50,7 +62,6 @@ class AWSCloud:
         self._types: dict[str, tuple[list[Any], Any]] = {}
         # The scheduler's index of the instance types, shared by the passes that share the
         # provider (the suggestions' passes run again): see provisioning.scheduling.typeindex.
-        from kexplain.karpenter.provisioning.scheduling.typeindex import TypeIndex
         self.type_index = TypeIndex()
         self._conditions: dict[str, tuple[Any, ...]] = {}
 
@@ -66,7 +77,6 @@ class AWSCloud:
         return None if node_class is None or node_class.deleting else self.views[name]
 
     def get_instance_types(self, node_pool: Mapping[str, Any]) -> tuple[list[Any], BaseException | None]:
-        from kexplain.karpenter.aws.cloudprovider import get_instance_types
         name = self._pool(node_pool).name
         if name not in self._types:
             self._types[name] = get_instance_types(node_pool, self.node_class_of(node_pool), self.provider)
@@ -76,7 +86,6 @@ class AWSCloud:
     def node_pool_conditions(self, node_pool: Mapping[str, Any]) -> tuple[Any, ...]:
         """Its status conditions: the input's, else those Karpenter's NodePool validation and
         readiness controllers set."""
-        from kexplain.karpenter.apis.nodepool import node_pool_conditions
         np = self._pool(node_pool)
         if np.name not in self._conditions:
             node_class = self.node_classes.get(np.spec.template.spec.node_class_ref.name)
@@ -86,17 +95,14 @@ class AWSCloud:
         return self._conditions[np.name]
 
     def node_pool_ready(self, node_pool: Mapping[str, Any]) -> bool:
-        from kexplain.karpenter.apis.nodepool import is_ready
         return is_ready(self.node_pool_conditions(node_pool))
 
     # -- InstanceTypes -----------------------------------------------------------------------
     def satisfies_min_values(self, instance_types: list[Any], requirements: Requirements) -> tuple[int, Any, Any]:
-        from kexplain.karpenter.cloudprovider.types import InstanceTypes
         return InstanceTypes(instance_types).satisfies_min_values(requirements)
 
     def price_text(self, price: float) -> str:
         """A price as the document writes it (`none` for MaxFloat64: no offering)."""
-        from kexplain.karpenter.cloudprovider.types import format_price
         return "none" if price >= 1.7976931348623157e308 else format_price(price)
 
     # -- limits and validation -----------------------------------------------------------------
@@ -105,15 +111,11 @@ class AWSCloud:
         return dict(limits) if limits is not None else None
 
     def limits_exceeded_by(self, node_pool: Mapping[str, Any], usage: ResourceList) -> BaseException | None:
-        from kexplain.karpenter.errors import GoError
         err = self._pool(node_pool).spec.exceeded_by(usage)
         return GoError(str(err)) if err is not None else None
 
     def validate_requirement(self, requirement: Mapping[str, Any]) -> BaseException | None:
         """v1.ValidateRequirement of a pod's requirement, its errors combined as multierr does."""
-        from kexplain.karpenter.apis.nodeclaim import NodeSelectorRequirementWithMinValues
-        from kexplain.karpenter.apis.nodepool import validate_requirement
-        from kexplain.karpenter.errors import GoError, combine
         req = NodeSelectorRequirementWithMinValues(str(requirement.get("key") or ""),
                                                    str(requirement.get("operator") or ""),
                                                    tuple(str(v) for v in requirement.get("values") or ()))
@@ -121,7 +123,6 @@ class AWSCloud:
 
     # -- the document's provider keys ------------------------------------------------------------
     def node_pools_key(self, node_pools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        from kexplain.karpenter.aws.document import node_pool_instance_types
         out = []
         for obj in node_pools:
             np = self._pool(obj)
@@ -135,14 +136,12 @@ class AWSCloud:
         return out
 
     def instance_types_key(self) -> dict[str, Any]:
-        from kexplain.karpenter.aws.document import instance_types_key
         return instance_types_key(self.views.values(), self.provider)
 
 
 def node_class_ready(node_class: Any) -> Any:
     """The EC2NodeClass's Ready condition: its status's, or `Ready=True` where the input gives no
     conditions (the README's default status: its controller did not run)."""
-    from kexplain.karpenter.apis.status import Condition
     if node_class.status.conditions is None:
         return Condition("Ready", "True", "Ready")
     return node_class.ready_condition()
@@ -151,7 +150,6 @@ def node_class_ready(node_class: Any) -> Any:
 def node_class_view(node_class: Any, default_subnets: Sequence[Mapping[str, str]]) -> Any:
     """The provider's NodeClass of a stored EC2NodeClass: its spec, and its status subnets (the
     README's default where the input gives none)."""
-    from kexplain.karpenter.aws.instancetype.instancetype import StaticNodeClass, zone_info
     status = node_class.status
     subnets = [{"id": sn.id, "zone": sn.zone, "zoneID": sn.zone_id} for sn in status.subnets] \
         if status.subnets is not None else list(default_subnets)
@@ -165,7 +163,6 @@ def node_class_view(node_class: Any, default_subnets: Sequence[Mapping[str, str]
 
 def _dec(q: Any) -> str:
     """Quantity.AsDec().String(): the value as a plain decimal."""
-    from fractions import Fraction
     value: Fraction = q.value
     if value.denominator == 1:
         return str(value.numerator)
@@ -199,8 +196,6 @@ def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> P
     """Karpenter's pass over the loaded inputs and the EC2 world (`cloud`: a provider the caller
     made for `inputs`, e.g. sharing another pass's instance types). The cluster state's notes
     join `inputs.warnings`."""
-    from kexplain.karpenter.provisioning.provisioner import schedule_pass
-    from kexplain.karpenter.state.cluster import new_cluster
 
     cloud = cloud if cloud is not None else AWSCloud(inputs, world)
     cluster = new_cluster(inputs)
@@ -213,13 +208,11 @@ def schedule(inputs: PassInputs, world: Any, cloud: AWSCloud | None = None) -> P
 def document(done: Pass, explain: str | None = EXPLAIN_UNPLACED) -> dict[str, Any]:
     """The pass's document, with the explanation (`kexplain.karpenter.explain`) under
     `explained` unless `explain` is None."""
-    from kexplain.karpenter.document import build_document
 
     cloud, result = done.cloud, done.result
     pools = [np.obj for np in done.inputs.node_pools]
     doc = build_document(result, cloud.node_pools_key(pools), cloud.instance_types_key(), cloud.price_text)
     if explain is not None:
-        from kexplain.karpenter.explain import explain_pass
         doc["explained"] = explain_pass(result, cloud, every_pod=explain == EXPLAIN_ALL)
     return doc
 

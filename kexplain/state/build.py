@@ -10,6 +10,8 @@ from itertools import compress, repeat
 from operator import eq
 from typing import Any
 
+from kexplain.admission.decode import SCHEMAS, check_decodes
+from kexplain.admission.pipeline import copy_json
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.controllers.disruption import with_status as budgets_with_status
@@ -157,8 +159,6 @@ def _unreadable(cluster: Objects, exc: Exception) -> KexplainError:
     """The error for a cluster the model could not read. Admitted objects were type-checked;
     stored ones are trusted until then (checking 150k pods up front costs seconds), so find
     the first object that would not decode and name its field."""
-    from kexplain.admission.decode import SCHEMAS, check_decodes
-    from kexplain.admission.pipeline import copy_json
     for obj, src in cluster:
         if obj.get("kind") in SCHEMAS:
             try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kexplain.admission.podsecurity import labelled
 from kexplain.admission.workloads import WORKLOAD_KINDS
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.identity import object_uid
@@ -34,7 +35,6 @@ Objects = list[tuple[dict[str, Any], Source]]
 def admission_context(objects: Objects) -> Objects:
     """What admission looks up when a pod is created against a pool: its PriorityClasses,
     RuntimeClasses and LimitRanges, and the Namespaces whose labels set a Pod Security level."""
-    from kexplain.admission.podsecurity import labelled
     return [(o, s) for o, s in objects if o.get("kind") in ADMISSION_CONTEXT_KINDS or (
         o.get("kind") == "Namespace" and labelled((o.get("metadata") or {}).get("labels")))]
 
