@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from kexplain.karpenter.inputs import PassInputs, parse_time
 from kexplain.karpenter.state.statenode import INITIALIZED_LABEL, INSTANCE_TYPE_LABEL, NODEPOOL_LABEL, StateNode
@@ -128,8 +128,31 @@ class Cluster:
 
 
 def new_cluster(inputs: PassInputs) -> Cluster:
-    """The state Karpenter's informers build from the stored objects."""
+    """The state Karpenter's informers build from the stored objects: the volumes' index, the
+    state nodes, the bound pods on them, each NodePool's usage, each DaemonSet's newest pod."""
     objects = inputs.objects
+    index = _volume_index(objects)
+    warnings: list[str] = []
+    by_pid, by_node_name = _state_nodes(inputs, index, warnings)
+    # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
+    # at a bound pod's owners as whether a DaemonSet owns it.
+    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
+    controlled: dict[str, list[PodInfo]] = {}
+    for pod in inputs.pending:
+        uid = _controller_uid(pod)
+        if uid in ds_uids:
+            controlled.setdefault(uid, []).append(pod)
+    bindings, anti, daemonset_owned = _bound_pods(inputs.bound_pods, by_node_name, index, ds_uids, controlled)
+    usage = _pool_usage(by_pid.values())
+    all_pods = [*inputs.pending, *inputs.bound_pods]
+    newest = _newest_daemonset_pods(inputs.daemonsets, controlled)
+    nodes = sorted(by_pid.values(), key=lambda n: n.name())
+    return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
+                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods)
+
+
+def _volume_index(objects: dict[str, list[dict[str, Any]]]) -> VolumeIndex:
+    """The claims, volumes, classes and CSINodes the volume checks look up."""
     index = VolumeIndex()
     for pvc in objects.get("PersistentVolumeClaim", ()):
         index.pvcs[(namespace_of(pvc), name_of(pvc))] = pvc
@@ -141,8 +164,14 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         index.csinodes[name_of(cn)] = cn
     for pv in index.pvs.values():
         index.pvs_by_class.setdefault(volume_class(pv), []).append(pv)
+    return index
 
-    warnings: list[str] = []
+
+def _state_nodes(inputs: PassInputs, index: VolumeIndex, warnings: list[str]
+                 ) -> tuple[dict[str, StateNode], dict[str, StateNode]]:
+    """The state nodes by providerID (the module docstring's rules: a managed NodeClaim without
+    one is said in `warnings` and left out), and by Node name; each with empty host port and
+    volume usage, its volume limits from its CSINode."""
     by_pid: dict[str, StateNode] = {}
     for claim in inputs.node_claims:
         if not is_managed_node_claim(claim):
@@ -180,20 +209,21 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         if state.node is not None:
             for driver, limit in volume_limits(index.csinode(name_of(state.node))).items():
                 state.volume_usage.add_limit(driver, limit)
+    return by_pid, by_node_name
 
+
+def _bound_pods(bound_pods: list[PodInfo], by_node_name: dict[str, StateNode], index: VolumeIndex,
+                ds_uids: set[Any], controlled: dict[str, list[PodInfo]]
+                ) -> tuple[dict[tuple[str, str], str], list[tuple[PodInfo, dict[str, Any]]], list[int]]:
+    """The bound pods on their state nodes (terminal ones left out): their requests (a
+    DaemonSet's apart), host ports and volumes. Returns the bindings, the pods with required
+    anti-affinity with their nodes, the positions of the DaemonSets' pods; a DaemonSet's pods
+    join `controlled`."""
     bindings: dict[tuple[str, str], str] = {}
     anti: list[tuple[PodInfo, dict[str, Any]]] = []
-    # The DaemonSets' pods by the DaemonSet's uid (a controller reference), read in the same look
-    # at a bound pod's owners as whether a DaemonSet owns it.
-    ds_uids = {_dict(ds.get("metadata")).get("uid") for ds in inputs.daemonsets}
-    controlled: dict[str, list[PodInfo]] = {}
-    for pod in inputs.pending:
-        uid = _controller_uid(pod)
-        if uid in ds_uids:
-            controlled.setdefault(uid, []).append(pod)
     daemonset_owned: list[int] = []
     of_shape: dict[PodFacts, tuple[Any, list[Any]]] = {}      # requests and host ports of each shape
-    for position, pod in enumerate(inputs.bound_pods):
+    for position, pod in enumerate(bound_pods):
         daemonset, uid = _owners(pod)
         if uid in ds_uids:
             controlled.setdefault(uid, []).append(pod)
@@ -221,18 +251,27 @@ def new_cluster(inputs: PassInputs) -> Cluster:
         bindings[key] = pod.node_name
         if state.node is not None and pod.has_required_anti_affinity:
             anti.append((pod, state.node))
+    return bindings, anti, daemonset_owned
 
+
+def _pool_usage(states: Iterable[StateNode]) -> dict[str, ResourceList]:
+    """Per NodePool, the capacity of its nodes not marked for deletion."""
     usage: dict[str, ResourceList] = {}
-    for state in by_pid.values():
+    for state in states:
         if state.marked_for_deletion():
             continue
         pool = state.labels().get(NODEPOOL_LABEL)
         if pool:
             usage[pool] = resources.merge(usage.get(pool, {}), state.capacity())
+    return usage
 
-    all_pods = [*inputs.pending, *inputs.bound_pods]
+
+def _newest_daemonset_pods(daemonsets: list[dict[str, Any]], controlled: dict[str, list[PodInfo]]
+                           ) -> dict[tuple[str, str], PodInfo]:
+    """Per DaemonSet (namespace, name), its newest pod in its namespace (the first by name
+    among equally new ones)."""
     newest: dict[tuple[str, str], PodInfo] = {}
-    for ds in inputs.daemonsets:
+    for ds in daemonsets:
         meta = _dict(ds.get("metadata"))
         namespace = meta.get("namespace") or "default"
         best, best_time = None, None
@@ -244,7 +283,4 @@ def new_cluster(inputs: PassInputs) -> Cluster:
                 best, best_time = pod, created
         if best is not None:
             newest[(namespace, meta.get("name") or "")] = best
-
-    nodes = sorted(by_pid.values(), key=lambda n: n.name())
-    return Cluster(nodes, usage, newest, bindings, anti, all_pods, index, dict(objects), warnings,
-                   by_pid, by_node_name, daemonset_owned, inputs.bound_pods)
+    return newest

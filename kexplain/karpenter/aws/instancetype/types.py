@@ -156,6 +156,15 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
     zone_ids = [_get(z, "zone_id") or "" for z in subnet_zone_info if _get(z, "zone") in available_zones]
     if zone_ids:
         reqs.add(new_requirement(L.LABEL_TOPOLOGY_ZONE_ID, IN, *zone_ids))
+    _add_reservations(reqs, capacity_reservations)
+    _insert_type_values(reqs, info, family, bandwidth)
+    return reqs
+
+
+def _add_reservations(reqs: Requirements, capacity_reservations: Sequence[Any]) -> None:
+    """computeRequirements' capacity reservation labels: the reservations' ids, types and
+    interruptibility, or DoesNotExist without any."""
+    dne = DOES_NOT_EXIST
     if capacity_reservations:
         reqs.add(new_requirement(RESERVATION_ID_LABEL, IN, *(_get(cr, "id") for cr in capacity_reservations)))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, IN,
@@ -166,6 +175,14 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
         reqs.add(new_requirement(RESERVATION_ID_LABEL, dne))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_TYPE, dne))
         reqs.add(new_requirement(L.LABEL_CAPACITY_RESERVATION_INTERRUPTIBLE, dne))
+
+
+def _insert_type_values(reqs: Requirements, info: InstanceTypeInfo, family: AMIFamily,
+                        bandwidth: Mapping[str, int]) -> None:
+    """computeRequirements' values read from the type, into the requirements made
+    DoesNotExist: category, generation, family and size from its name, local NVMe, flex,
+    network bandwidth, one GPU, one accelerator or Neuron device, the Windows build, the CPU's
+    manufacturer and clock, EBS bandwidth."""
     name = info.instance_type
     family_parts = _INSTANCE_TYPE_SCHEME.search(name)
     if family_parts:
@@ -205,7 +222,6 @@ def compute_requirements(info: InstanceTypeInfo, region: str, offering_zones: It
     reqs.get(L.LABEL_INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ).insert(str(mhz))
     if info.has_ebs_optimized_info and info.ebs_optimized_support == "default":
         reqs.get(L.LABEL_INSTANCE_EBS_BANDWIDTH).insert(str(info.ebs_maximum_bandwidth_in_mbps or 0))
-    return reqs
 
 
 def _go_round(x: float) -> int:
