@@ -303,7 +303,8 @@ def pass_of_state(state: ClusterState, settings: Settings, *, validate: str = "s
     checked = check_objects(defaulted_others, EXTRA_KINDS, validate=validate, kube=state.kube)
     uids = daemonset_uids(defaulted_others)
     cluster = defaulted_objects(objects, now, uids, admitted=True)
-    return _inputs_of(cluster, checked.objects, settings, state.kube, now, validate, [*checked.warnings, *said])
+    warnings = [*state.said, *checked.warnings, *said]     # (what loading said, as `pass_of` says it)
+    return _inputs_of(cluster, checked.objects, settings, state.kube, now, validate, warnings)
 
 
 def daemonset_uids(objects: Objects) -> dict[tuple[str, Any], str]:

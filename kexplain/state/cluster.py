@@ -79,6 +79,9 @@ class ClusterState:
     # state with the same set applied takes them as held (`with_set`), admitted once.
     applied: Objects = field(default_factory=list, repr=False)
     stored: bool = False        # read as stored (`--stored`): nothing was admitted
+    # What kubectl's checks, then admission, said of the objects as they joined the state (not
+    # the controllers' notes): a consumer whose document repeats what loading said reads it here.
+    said: list[str] = field(default_factory=list, repr=False)
 
     @property
     def kube(self) -> KubeVersion:
@@ -148,7 +151,8 @@ class ClusterState:
         return ClusterState(snapshot, self.config, nominated, context, frozenset(keys),
                     [*self.warnings, *applied.warnings, *provisioned, *said], objects=objects,
                     other_kinds=self.other_kinds, absent_namespaces=absent, kubelet_rejected=rejected,
-                    kubelet_evicted=evicted, applied=[*self.applied, *file_objects, *created], stored=self.stored)
+                    kubelet_evicted=evicted, applied=[*self.applied, *file_objects, *created], stored=self.stored,
+                    said=[*self.said, *applied.warnings])
 
     def _applied(self, file_objects: Objects, created: Objects = (), *, kinds: frozenset[str] = CLUSTER_KINDS,
                  stored: bool = False, problems: Problems = RAISE, absent: frozenset[str] = frozenset()
@@ -235,6 +239,7 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     checked = check_objects(loaded, CLUSTER_KINDS, validate=validate, stored=stored, shape_index=index, kube=kube,
                             problems=problems)      # (other kinds kept: `of_kinds` leaves them out)
     cluster, warnings = of_kinds(checked.objects, CLUSTER_KINDS), checked.warnings
+    said = list(warnings)           # (before the notes join `warnings`)
     absent = refused_namespaces(cluster) if not stored else frozenset()
     every = cluster
     admitted, used = admitting(lambda objs: admit(objs, None, stored=stored, shape_index=index, kube=kube,
@@ -250,7 +255,8 @@ def state_of(loaded: Objects, config: SchedulerConfig, stored: bool = False, val
     context = admission_context(cluster)
     others = [(o, s) for o, s in checked.objects if o.get("kind") not in CLUSTER_KINDS]
     return ClusterState(snapshot, config, nominated, context, frozenset(keys), warnings + list(admitted.warnings),
-                objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored)
+                objects=cluster, other_kinds=others, absent_namespaces=absent, stored=stored,
+                said=[*said, *admitted.warnings])
 
 
 def state_admitted_with_pod(objects: Objects, snapshot: Snapshot, nominated: dict[str, list[PodInfo]],
