@@ -120,3 +120,21 @@ def test_the_state_gives_the_pass_admitting_again(uids: bool) -> None:
 def _without_uid(obj: dict) -> dict:
     meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k != "uid"}
     return {**obj, "metadata": meta}
+
+
+def test_what_loading_said_is_in_the_pass_read_from_the_state(tmp_path: Path) -> None:
+    """Karpenter's document repeats what kubectl's checks and admission said of the cluster
+    (`ClusterState.said`) though the pass does not check or admit it again."""
+    path = tmp_path / "pods.yaml"
+    path.write_text(yaml.safe_dump_all(FILES["two-pods"]))
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                     "metadata": {"name": "c1", "namespace": "default"},
+                                     "spec": {"bogus": 1, "accessModes": ["ReadWriteOnce"],
+                                              "resources": {"requests": {"storage": "1Gi"}}}}))
+    env = TestEnvironment(width=100)
+    code = main([str(path), *CLUSTER, "--nodes", str(extra), "--validate", "warn", "--kubernetes-version", "1.35",
+                 "--no-suggestions", "-o", "json"], env=env)
+    assert code in (0, 1), env.err
+    warnings = json.loads(env.out)["karpenter"]["warnings"]
+    assert any('unknown field "spec.bogus"' in w for w in warnings), warnings
