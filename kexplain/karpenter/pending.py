@@ -6,7 +6,8 @@ they went and the set's objects (claims, StorageClasses, DaemonSets, ...) in the
 reads; from that pass, each pending pod's answer (`PodAnswer`: Karpenter's result, its errors,
 where it goes or every NodePool's verdict).
 
-The pass is the one `kexplain karpenter` runs (`kexplain.karpenter.inputs.pass_of`, `run.schedule`,
+The pass is the one `kexplain karpenter` runs (`kexplain.karpenter.inputs.pass_of`, or over the
+one cluster state `pass_of_state`, which never admits the cluster again; `run.schedule`,
 `run.document`): the same loading, engine and document, with the explanation of every pod it
 does not place (`explained`) and, when asked, the verified suggestions. Karpenter runs when the
 cluster set holds NodePools (`has_node_pools`): read from files or from a live cluster alike.
