@@ -56,7 +56,7 @@ from kexplain.admission.podtopologylabels import labels_on_bind
 from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
                                           ANN_SELECTED_NODE as _SELECTED_NODE)
 from kexplain.explain.carryover import Carryover
-from kexplain.explain.inputs import Inputs, with_template_claims
+from kexplain.explain.pod_inputs import Inputs, with_template_claims
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain, framework_for
 from kexplain.framework.cycle_state import CycleState
@@ -182,7 +182,7 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
     the node (`bound_copy`), its resource claims allocated and reserved for it as DynamicResources
     writes them (`with_claims_allocated`), and its volume claims bound for the node
     (`_with_volumes_bound`)."""
-    from kexplain.explain.dra_binding import with_claims_allocated
+    from kexplain.explain.dra_binding import with_claims_allocated     # (start-up: DRA's allocator, ~20 ms)
 
     info = snapshot.get(node)
     labels = labels_on_bind(info.node.labels, inputs.config.kube) if info is not None else {}
