@@ -1,10 +1,10 @@
 """Loading: from a `Request` to what the scheduler's cycle starts from.
 
 The scheduler configuration, the POD file (the Pods and workloads to explain, and the objects
-that join the cluster with them: `PodFile`, `cluster_with`), the cluster of --nodes, admission,
-and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance runner,
-the benchmarks): one pod of one copy gives the `Inputs` of one explanation, anything else a
-batch (`Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
+that join the cluster with them: `pod_file.PodFile`, `cluster_with`), the cluster of --nodes,
+admission, and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance
+runner, the benchmarks): one pod of one copy gives the `pod_inputs.Inputs` of one explanation,
+anything else a batch (`pod_file.Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
 schedules. `load_pool` and `inputs_for` are also lint's: a cluster state read once, and pods
 admitted against it one by one.
 Never prints.
