@@ -353,24 +353,14 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
-                        stored: bool = False, applied: frozenset[int] = frozenset(),
-                        shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION,
-                        problems: Problems = RAISE, owned: frozenset[int] = frozenset(),
-                        absent: frozenset[str] = frozenset(),
-                        later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
+                        stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
-    stored. `applied`: the
-    ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`controllers.persistentvolume`) and whose bound pods their kubelet admits or rejects
-    (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
+    stored; the cluster is as it is (no object of it is the POD file's). The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
-    A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`;
-    a Namespace refused (there, or before: `absent`) does not exist; the pod is created after
-    `cluster`'s objects but the policies `later` names (`policies_after`)."""
+    A cluster object the API server refuses is raised (`admitting`)."""
     with bulk_load():
-        inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube,
-                                        problems, owned, absent, later)
+        inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, frozenset(), None, kube)
         return with_template_claims(inputs)
 
 
@@ -381,7 +371,13 @@ def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects,
                      later: frozenset[tuple[str, str, str]] = frozenset()
                      ) -> tuple[Inputs, Objects, frozenset[str]]:
     """`inputs_from_objects` before the pod's template claims are made (`with_template_claims`),
-    with the cluster's objects as admitted (and settled) and the namespaces that do not exist."""
+    with the cluster's objects as admitted (and settled) and the namespaces that do not exist.
+    `applied`: the ids of the Sources of the POD file's objects, which the PersistentVolume
+    controller then binds (`controllers.persistentvolume`) and whose bound pods their kubelet
+    admits or rejects (`kubelets_admit`); the rest is the cluster as it is. A cluster object the
+    API server refuses goes to `problems` (`admitting`), but one of `owned`; a Namespace refused
+    (there, or before: `gone`) does not exist; the pod is created after `cluster`'s objects but
+    the policies `later` names (`policies_after`)."""
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     absent = gone

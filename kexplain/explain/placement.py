@@ -42,8 +42,7 @@ over as for replicas. Copies do not compete for a node, so they are all judged a
 snapshot passed in, which keeps every index cached on it, unless a copy could be affected by its
 copies on other nodes (required pod affinity or anti-affinity, or topology spread constraints,
 that select its own labels; volume claims; resource claims: `siblings_matter`); then each copy
-is bound before the next, as `iter_placements` binds replicas. `bound_after` gives the cluster
-with every copy that fit bound, for the pods scheduled after them.
+is bound before the next, as `iter_placements` binds replicas.
 """
 from __future__ import annotations
 
@@ -237,26 +236,6 @@ def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
             return
         snapshot = bind(copy_inputs.snapshot, copy_inputs, options, copy_inputs.pod.obj, placement.node)
         start = placement.next_start_index
-
-
-def bound_after(placements: Sequence[Placement], base: Snapshot, options: RunOptions, *,
-                bound_each: bool = True) -> Snapshot:
-    """The cluster after `placements` (of one Pod or workload, in order): every copy that fit
-    bound to its node. `bound_each`: each placement was scheduled against the cluster the one
-    before it left (replicas, a DaemonSet whose copies select each other), so only the last
-    one is still to bind; otherwise all were scheduled against `base`, and are bound onto it."""
-    if not placements:
-        return base
-    if bound_each:
-        last = placements[-1]
-        if last.node is None:
-            return last.inputs.snapshot
-        return bind(last.inputs.snapshot, last.inputs, options, last.inputs.pod.obj, last.node)
-    snapshot = base
-    for p in placements:
-        if p.node is not None:
-            snapshot = bind(snapshot, p.inputs, options, p.inputs.pod.obj, p.node)
-    return snapshot
 
 
 # -- DaemonSets -----------------------------------------------------------------------------------
