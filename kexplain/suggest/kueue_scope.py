@@ -25,18 +25,19 @@ from typing import Any, Iterable, Mapping, Sequence
 from kexplain.apimachinery.identity import object_uid
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.controller.jobframework.naming import workload_name
-from kexplain.kueue.controller.jobs import integration_for
+from kexplain.kueue.controller.jobs import INTEGRATIONS, integration_for
 from kexplain.kueue.inputs import ADMISSION_CONTEXT, Objects
 from kexplain.suggest.kueue_context import ref
 
 # Kinds every part reads (kept whole in every pass run again).
 SHARED = frozenset({"Namespace", *ADMISSION_CONTEXT})
 SHARED_KUEUE = frozenset({c.RESOURCE_FLAVOR, c.WORKLOAD_PRIORITY_CLASS})
+READ = frozenset({*c.KINDS, *SHARED, *INTEGRATIONS})      # the kinds a pass run again may read
 RefKey = tuple[str, str, str]            # kind, namespace ("" when cluster-scoped), name
 
 
 def _dict(raw: Any) -> Mapping[str, Any]:
-    return raw if isinstance(raw, Mapping) else {}
+    return raw if isinstance(raw, dict) else {}
 
 
 def _meta(obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -53,17 +54,18 @@ def ref_key(ref: Mapping[str, Any]) -> RefKey:
 def links(obj: Any, submitted: bool) -> list[str] | None:
     """The nodes an object links (its own first): [] for an object every part reads, None for
     one the pass only lists as ignored (or that is no object)."""
-    if not isinstance(obj, Mapping):
-        return None
+    if not isinstance(obj, dict):       # (a dump's bound pod; submitted, read by every part)
+        return [] if submitted else None
     kind = obj.get("kind")
-    kind = kind if isinstance(kind, str) else ""
+    if kind not in READ or (not submitted and kind in INTEGRATIONS):
+        return None             # (most of a cluster dump: its Nodes and bound Pods)
     api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
     if api.split("/", 1)[0] == c.GROUP and kind in c.KINDS:
         return _kueue_links(obj, kind)
     if kind in SHARED:
         return []
     integration = integration_for(kind, api)
-    if integration is None or not submitted:
+    if integration is None:
         return None
     namespace, name = _meta(obj)
     uid = object_uid(obj)       # (as `inputs._with_uid` gives it)
