@@ -102,11 +102,12 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
+    pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
     while len(scheduler.cycles) < limit:
-        before = _fingerprint(done)
+        before = _fingerprint(done, pending)
         if not scheduler.schedule():
             break
-        if _fingerprint(done) == before:
+        if _fingerprint(done, pending) == before:
             break
     for entry_cycle in scheduler.cycles:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
@@ -122,12 +123,11 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     return done
 
 
-def _fingerprint(done: Pass) -> tuple:
-    """What a cycle may change: the status of every Workload that came in pending, the
-    preemptions issued (the only change a Workload admitted before can see), and what each
+def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:
+    """What a cycle may change: the status of every Workload that came in pending (`pending`),
+    the preemptions issued (the only change a Workload admitted before can see), and what each
     queue holds."""
-    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in done.workloads.items()
-                      if not wl.admitted_in_input), done.scheduler.evictions)
+    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in pending), done.scheduler.evictions)
     queues = tuple((name, tuple(sorted(i.key for i in cq.heap.items())), tuple(sorted(cq.inadmissible)),
                     tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))
                    for name, cq in sorted(done.queues.cluster_queues.items()))

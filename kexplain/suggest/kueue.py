@@ -96,6 +96,7 @@ class Verifier:
         self.world = World(first.inputs.submitted, first.inputs.cluster)
         # every Workload of the first pass placed in a part, or no pass is scoped
         self.scoped = scoped and all(self.world.part_of(f"wl:{k}") is not None for k in first.workloads)
+        self.admitted_parts = {k: self.world.part_of(f"wl:{k}") for k in self.admitted_first} if self.scoped else {}
 
     def verify(self, change: Sequence[Op], key: str) -> Verdict | None:
         """Kueue's pass on the changed objects: the Workload `key` holds quota, and every Workload
@@ -116,7 +117,7 @@ class Verifier:
         if wl is None or not has_quota_reservation(wl) or wl.admission is None:
             return None
         kept = self.admitted_first if parts is None else \
-            {k for k in self.admitted_first if self.world.part_of(f"wl:{k}") in parts}
+            {k for k, part in self.admitted_parts.items() if part in parts}
         if any(k not in after.workloads or not has_quota_reservation(after.workloads[k]) for k in kept):
             return None
         newly = [k for k, w in sorted(after.workloads.items())

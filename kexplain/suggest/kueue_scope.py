@@ -128,6 +128,8 @@ class World:
         found: list[tuple[int, int, str | None]] = []
         for which, objects in enumerate(self.lists):
             for position, (obj, _) in enumerate(objects):
+                if which and not isinstance(obj, dict):
+                    continue            # (a dump's bound pod: `links` gives None)
                 nodes = links(obj, which == 0)
                 if nodes is None:
                     continue
