@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
@@ -57,6 +58,23 @@ class Pass:
     events: list[Event] = field(default_factory=list)
     decided_by: dict[str, str] = field(default_factory=dict)
     queue_errors: dict[str, str] = field(default_factory=dict)
+    _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
+
+    def cycle_of(self, entry: Any) -> int:
+        """The number of the first cycle whose entries (or heads found inadmissible) hold one
+        equal to `entry` (0: none). Entries are looked for among those of the same Workload
+        (equal entries are of the same Workload), indexed once per count of cycles."""
+        cycles = self.scheduler.cycles
+        if self._by_key is None or self._by_key[0] != len(cycles):
+            index: dict[str, list[tuple[int, Any]]] = {}
+            for cycle in cycles:
+                for e in [*cycle.entries, *cycle.inadmissible]:
+                    index.setdefault(e.info.key, []).append((cycle.number, e))
+            self._by_key = (len(cycles), index)
+        for number, e in self._by_key[1].get(entry.info.key, ()):
+            if e is entry or e == entry:
+                return number
+        return 0
 
 
 def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
