@@ -103,3 +103,16 @@ def test_bundled_cases_same_verdicts(case: Path, version: str) -> None:
                        objects_from_text((case / "cluster.yaml").read_text(), "cluster.yaml"))
     first = run_pass(inputs, Settings(VERSIONS[version], NOW))
     assert _verdicts(first, True) == _verdicts(first, False)
+
+
+def test_a_workload_no_part_names_turns_scoping_off() -> None:
+    """A submitted Pod named by generateName: its Workload's name comes from the name the API
+    server generates, which the parts (read from the objects as written) do not know; no pass
+    is scoped then, and the verdicts are the whole pass's."""
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {generateName: gen-, namespace: default,"
+           " labels: {kueue.x-k8s.io/queue-name: q-a1}}\nspec:\n  containers:\n"
+           "  - {name: c, image: busybox, resources: {requests: {cpu: '3'}}}\n")
+    first = run(*_two_trees(), submitted=(pod,))
+    assert not fixes.Verifier(first, 5).scoped
+    assert fixes.Verifier(run(*_two_trees(), submitted=_pending()), 5).scoped
+    assert _verdicts(first, True) == _verdicts(first, False)
