@@ -17,14 +17,16 @@ median of alternating pairs, as `load_bench.ratio_row`); target at most 1.5x, pe
 1.5 GB.
 
     .venv/bin/python benchmarks/kueue_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
-        [--pending 1000] [--admitted 5000] [--no-suggestions]
+        [--pending 1000] [--admitted 5000] [--no-suggestions] [--kexplain PATH]
 
 The command runs with its defaults, the explanation and the verified fix suggestions included;
-`--no-suggestions` times it without them.
+`--no-suggestions` times it without them; `--kexplain` times another build's executable. The
+detail gives the CPU seconds of both too: on a shared, loaded machine their ratio moves least.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -200,27 +202,33 @@ def write_case(snapshot_dir: Path, pending: int, admitted: int) -> Path:
     return out
 
 
-def command(case: Path, suggestions: bool = True) -> list[str]:
-    return [str(KEXPLAIN), "kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"), "--now", NOW,
+def command(case: Path, suggestions: bool = True, kexplain: Path = KEXPLAIN) -> list[str]:
+    return [str(kexplain), "kueue", str(case / "jobs.json"), "--nodes", str(case / "cluster.json"), "--now", NOW,
             "-o", "json", *(() if suggestions else ("--no-suggestions",))]
 
 
 def ratio_row(name: str, argv: Sequence[str], files: Sequence[Path], pairs: int) -> Row:
-    """The median over `pairs` alternating pairs of (command wall) / (json.load wall of `files`)."""
+    """The median over `pairs` alternating pairs of (command wall) / (json.load wall of `files`),
+    with the CPU seconds of both (the ratio a loaded machine distorts least) in the detail."""
     run(argv)                                           # warm-up: bytecode, page cache
-    ratios, peaks, walls, loads = [], [], [], []
+    ratios, cpu_ratios, peaks, walls, loads, cpus, load_cpus = [], [], [], [], [], [], []
     for _ in range(pairs):
         base = run([PYTHON, "-c", JSON_LOAD, *map(str, files)])
         got = run(argv)
         if got.code not in (0, 1):
             raise RuntimeError(f"{' '.join(argv)} exited with {got.code}")
         ratios.append(got.wall / base.wall)
+        cpu_ratios.append(got.cpu / base.cpu)
         peaks.append(got.peak_mb)
         walls.append(got.wall)
         loads.append(base.wall)
-    detail = (f"command {statistics.median(walls):.2f} s, json.load {statistics.median(loads):.2f} s "
-              f"(ratios {', '.join(f'{r:.2f}' for r in ratios)})")
-    return Row(name, statistics.median(ratios), "x", TARGET, max(peaks), detail)
+        cpus.append(got.cpu)
+        load_cpus.append(base.cpu)
+    median = statistics.median
+    detail = (f"command {median(walls):.2f} s, json.load {median(loads):.2f} s "
+              f"(ratios {', '.join(f'{r:.2f}' for r in ratios)}); CPU {median(cpus):.2f} s vs {median(load_cpus):.2f} s "
+              f"= {median(cpu_ratios):.2f}x (ratios {', '.join(f'{r:.2f}' for r in cpu_ratios)})")
+    return Row(name, median(ratios), "x", TARGET, max(peaks), detail)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,13 +240,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--admitted", type=int, default=5000)
     parser.add_argument("--no-suggestions", action="store_true", help="time the command without its suggestions")
     parser.add_argument("--write-only", action="store_true", help="write the case, print its path, time nothing")
+    parser.add_argument("--kexplain", type=Path, default=KEXPLAIN, help="the kexplain to time (another build's)")
     args = parser.parse_args(argv)
     case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.admitted)
     if args.write_only:
         print(case)
         return 0
-    row = ratio_row("kueue" if not args.no_suggestions else "kueue -S", command(case, not args.no_suggestions),
+    start = os.getloadavg()[0]
+    row = ratio_row("kueue" if not args.no_suggestions else "kueue -S",
+                    command(case, not args.no_suggestions, args.kexplain),
                     [case / "jobs.json", case / "cluster.json"], args.pairs)
+    print(f"load average {start:.2f} at the start")
     print(autoscaler_case.header(case, load=True))
     print(row.line())
     print(f"peak RSS {row.peak_mb:.0f} MB: {autoscaler_case.peak_verdict(row)} (<= {autoscaler_case.PEAK_MB:.0f} MB)")

@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from kexplain.karpenter.pending import NodePoolsRequest
     from kexplain.explain.batch import Batch, Outcome
     from kexplain.explain.pending_pass import PendingPass
-    from kexplain.explain.inputs import Inputs, Loaded
+    from kexplain.explain.inputs import Loaded
+    from kexplain.explain.pod_inputs import Inputs
     from kexplain.explain.request import Request, RunOptions
     from kexplain.features import KubeVersion
     from kexplain.model.snapshot import Snapshot

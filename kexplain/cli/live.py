@@ -585,7 +585,7 @@ def cluster_queue(env: Environment, args: PodArgs, live: Live, config: Any, expl
     `nominated` there); but those that could not be explained already (`skipped`, keys). The
     walk (a walk cut short said on stderr) and the pods it went over."""
     from kexplain.explain.batch import explain_each
-    from kexplain.explain.inputs import Inputs
+    from kexplain.explain.pod_inputs import Inputs
     from kexplain.explain.queue_order import Alone, needed, walk
     from kexplain.model.pod import PodInfo
 
@@ -645,7 +645,7 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
     import tempfile
 
     from kexplain.explain.batch import API_VERSION, LIST_KIND, explain_each
-    from kexplain.explain.inputs import Inputs
+    from kexplain.explain.pod_inputs import Inputs
     from kexplain.state.build import build_cluster
     from kexplain.explain.queue_order import Alone
     from kexplain.explain.request import RunOptions

@@ -19,7 +19,7 @@ to schedule.
 
 The file's other objects that the scheduler reads (claims, Services, PriorityClasses, bound
 Pods, ...) join the cluster of --nodes first, as applying the file would create them
-(`inputs.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
+(`pod_file.PodFile`, `ClusterState.extended`), with the claims of its StatefulSets.
 
 Memory stays flat in the number of pods: a trace of a large cluster weighs megabytes, so no
 trace outlives its pod's turn unless someone shows it. `explain_batch` is a lazy `Batch`:
@@ -46,9 +46,10 @@ from kexplain.explain.carryover import Carryover, terminating
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.explain.copy_summary import summarize
 from kexplain.explain.created import created, refused_creates
-from kexplain.explain.inputs import Entry, Inputs, inputs_for
+from kexplain.explain.inputs import inputs_for
+from kexplain.explain.pod_file import Entry, ordered_ready
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.state.cluster import ClusterState
-from kexplain.explain.pending_pass import ordered_ready
 from kexplain.explain.placement import DaemonNodes, Placement, bind, daemon_nodes, iter_daemon_placements, \
     iter_placements, place, siblings_matter
 from kexplain.explain.request import RunOptions

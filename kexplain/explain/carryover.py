@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from kexplain.admission.pipeline import copy_json
 from kexplain.explain import pod_notes
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for, schedule_options

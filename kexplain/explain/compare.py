@@ -40,20 +40,6 @@ class Comparison:
                 "hints": list(self.hints)}
 
 
-@dataclass(frozen=True)
-class LivePod:
-    """A pod of the live cluster, explained (its trace and comparison) or skipped (why)."""
-
-    pod: Obj
-    trace: Optional[Obj] = None
-    comparison: Optional[Comparison] = None
-    skipped: str = ""
-
-    @property
-    def key(self) -> str:
-        return pod_key(self.pod)
-
-
 def pod_key(pod: Obj) -> str:
     meta = pod.get("metadata") or {}
     return f"{meta.get('namespace')}/{meta.get('name')}"

@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING
 from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.admission.workloads import REFUSED_PODS, refused_pods
 from kexplain.errors import AdmissionRejected, KexplainError
-from kexplain.explain.inputs import Entry, Inputs
+from kexplain.explain.pod_file import Entry
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.placement import daemon_nodes
 from kexplain.features import DEFAULT as DEFAULT_VERSION
+from kexplain.model.pod import PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.state.cluster import ClusterState
@@ -104,5 +106,4 @@ def refused_creates(entry: Entry, err: KexplainError, pool: "ClusterState | None
 def _daemon_nodes(entry: Entry, pool: "ClusterState | None") -> int:
     if pool is None:
         return 0
-    from kexplain.model.pod import PodInfo
     return len(daemon_nodes(PodInfo(entry.pod), pool.snapshot).eligible)

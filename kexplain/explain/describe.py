@@ -5,7 +5,7 @@ Reads a trace as `Trace.to_json()` gives it (a mapping of the documented keys); 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 
 def gate(trace: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -13,19 +13,6 @@ def gate(trace: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return next((e for e in trace.get("preEnqueue") or () if e.get("code") != "Success"), None)
 
 
-def node_counts(nodes: Iterable[str]) -> dict[str, int]:
-    """How many pods (copies) went to each node, in order of first placement."""
-    counts: dict[str, int] = {}
-    for n in nodes:
-        counts[n] = counts.get(n, 0) + 1
-    return counts
-
-
 def counted(name: str, count: int) -> str:
     """`name`, or `name ×3` for three copies on one node."""
     return name if count == 1 else f"{name} ×{count}"
-
-
-def nodes_text(nodes: Iterable[str]) -> str:
-    """`n1 ×2, n2` in order of first placement."""
-    return ", ".join(counted(n, c) for n, c in node_counts(nodes).items())

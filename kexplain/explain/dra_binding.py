@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import framework_for
 from kexplain.framework.cycle_state import CycleState

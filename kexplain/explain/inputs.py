@@ -1,10 +1,10 @@
 """Loading: from a `Request` to what the scheduler's cycle starts from.
 
 The scheduler configuration, the POD file (the Pods and workloads to explain, and the objects
-that join the cluster with them: `PodFile`, `cluster_with`), the cluster of --nodes, admission,
-and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance runner,
-the benchmarks): one pod of one copy gives the `Inputs` of one explanation, anything else a
-batch (`Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
+that join the cluster with them: `pod_file.PodFile`, `cluster_with`), the cluster of --nodes,
+admission, and the snapshot. `load` is the one way to read a POD file (the CLI, the conformance
+runner, the benchmarks): one pod of one copy gives the `pod_inputs.Inputs` of one explanation,
+anything else a batch (`pod_file.Entry`s) against a `kexplain.state.ClusterState`, which `kexplain.explain.batch`
 schedules. `load_pool` and `inputs_for` are also lint's: a cluster state read once, and pods
 admitted against it one by one.
 Never prints.
@@ -14,19 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable
 
+from kexplain.admission import admit
+from kexplain.admission.pipeline import copy_json
+from kexplain.admission.podsecurity import refused_namespaces
+from kexplain.admission.resourcequota import QuotaLedger
 from kexplain.admission.shapes import ShapeIndex
-from kexplain.admission.workloads import WORKLOAD_KINDS, pods_of, workload_warnings
-from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
+from kexplain.admission.workloads import pods_of, workload_warnings
+from kexplain.apimachinery.fielderrors import go_quote
 from kexplain.config import SchedulerConfig, load_config
 from kexplain.controllers.disruption import notes as budget_notes
-from kexplain.controllers.existing import Children, still_to_create
-from kexplain.controllers.ephemeral import with_volume_claims, writes_volume_claims_for
+from kexplain.controllers.persistentvolume import half_bound_notes, settle
 from kexplain.controllers.podautoscaler import KIND as HPA_KIND, admitted as admitted_hpas, autoscaled, of_cluster, \
     scalings
-from kexplain.controllers.resourceclaim import create_claims, templates_by_key, writes_claims_for
-from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
-    workload_name, workload_pod
-from kexplain.errors import InputError, KexplainError, LeftOutNote, Source, describe
+from kexplain.errors import AdmissionRejected, InputError, KexplainError, Source, describe
+from kexplain.explain.created import created, refused_creates
+from kexplain.explain.pass_objects import owner_objects, set_objects
+from kexplain.explain.pod_file import Entry, PodFile, created_objects, entries, policies_after
+from kexplain.explain.pod_inputs import Inputs, controllers_create_for, with_template_claims
 from kexplain.explain.request import Request, VersionChoice
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
@@ -44,54 +48,6 @@ from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, VOLUME_KINDS, Objec
     of_kinds
 
 
-@dataclass
-class Inputs:
-    """One pending pod, admitted, and the cluster it is scheduled against."""
-
-    pod: PodInfo
-    pod_source: Source
-    snapshot: Snapshot
-    config: SchedulerConfig
-    nominated: dict[str, list[PodInfo]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    claims_from_templates: bool = False    # kexplain plays the claims' controllers (`controllers_create_for`)
-    kubelet_rejected: int = 0     # the set's other pods bound by spec.nodeName that their kubelet rejects
-    # The cluster as admitted with the pod, for the autoscalers to read instead of admitting it
-    # again (`single_inputs`' keep_state; None: not asked, stored, or part of it refused)
-    state: ClusterState | None = None
-
-
-def with_template_claims(inputs: Inputs) -> Inputs:
-    """`inputs` with the pod's template claims made as the resourceclaim controller makes them
-    (`kexplain.controllers.resourceclaim`), for a pod that had no status as written
-    (`claims_from_templates`): the status entries are the controller's, so any the pod carries
-    (made for the pod it was copied from) are made again for this pod, and its claims join
-    the snapshot (replacing a claim of the same name: the one made for the pod copied from).
-    A note per claim created or template missing joins the warnings. Other pods: unchanged."""
-    if not inputs.claims_from_templates:
-        return inputs
-    snapshot = inputs.snapshot
-    as_written = {k: v for k, v in inputs.pod.obj.items() if k != "status"}
-    made = create_claims(as_written, templates_by_key(snapshot.of_kind("ResourceClaimTemplate")),
-                         snapshot.of_kind("ResourceClaim"))
-    if made.claims:
-        keys = {object_key(c) for c in made.claims}
-        objects = dict(snapshot.objects)
-        objects["ResourceClaim"] = [c for c in snapshot.of_kind("ResourceClaim") if object_key(c) not in keys] \
-            + made.claims
-        snapshot = snapshot.with_objects(snapshot.namespaces, objects)
-    # and the claims of its generic ephemeral volumes (`kexplain.controllers.ephemeral`)
-    snapshot, volume_notes = with_volume_claims(made.pod, inputs.pod_source, snapshot, inputs.config.kube)
-    warnings = inputs.warnings + [n for n in [*made.notes, *volume_notes] if n not in inputs.warnings]
-    return replace(inputs, pod=PodInfo(made.pod), snapshot=snapshot, warnings=warnings)
-
-
-def controllers_create_for(pod: dict[str, Any]) -> bool:
-    """Whether kexplain plays the controllers that create a pod's claims from its templates
-    (resource claim templates, ephemeral volume claim templates): a pod as people write it."""
-    return writes_claims_for(pod) or writes_volume_claims_for(pod)
-
-
 def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
                 max_objects: int = DEFAULT_MAX_OBJECTS, kube: KubeVersion = DEFAULT_VERSION) -> SchedulerConfig:
     """The scheduler configuration at `path` (None: the defaults) as `kube`'s kube-scheduler reads it."""
@@ -105,92 +61,6 @@ def read_config(path: str | None, max_bytes: int = DEFAULT_MAX_BYTES,
     return load_config(doc, source=src, implements=implements, known=known, kube=kube)
 
 
-# -- the POD file -------------------------------------------------------------------------------
-
-
-@dataclass
-class PodFile:
-    """The POD file split as a user applies it: what is explained, and what joins the cluster.
-
-    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
-    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
-    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
-    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
-    is bound already: it joins the cluster (taking room on its node) when the file has anything
-    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
-    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
-    is in the cluster when they are scheduled (default topology spreading reads its selector).
-    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
-    ignored, as in --nodes."""
-
-    path: str
-    explained: Objects = field(default_factory=list)
-    cluster: Objects = field(default_factory=list)
-
-    @classmethod
-    def of(cls, objs: Objects, path: str) -> "PodFile":
-        objs = of_kinds(objs, POD_KINDS | CLUSTER_KINDS)
-        pending = [(o, s) for o, s in objs
-                   if o.get("kind") in WORKLOAD_KINDS or (o.get("kind") == "Pod" and not is_bound_pod(o))]
-        if not pending:
-            pending = [(o, s) for o, s in objs if is_bound_pod(o)]
-        explained_ids = {id(o) for o, _ in pending}
-        cluster = [(o, s) for o, s in objs if o.get("kind") in CLUSTER_KINDS
-                   and not (o.get("kind") == "Pod" and id(o) in explained_ids)]
-        return cls(path, pending, cluster)
-
-
-def found_kinds(objs: Objects) -> str:
-    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
-    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
-    resource)`), as the kind alone would say a Job was found and not explained."""
-    names = set()
-    for o, _ in objs:
-        kind = str(o.get("kind"))
-        if kind in KIND_GROUPS and not is_builtin_kind(o.get("apiVersion"), kind):
-            kind = f"{kind} ({api_group(o.get('apiVersion'))}, a custom resource)"
-        names.add(kind)
-    return ", ".join(sorted(names))
-
-
-def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
-    """The one Pod or workload the positional argument names."""
-    candidates = PodFile.of(objs, path).explained
-    if not candidates:
-        kinds = found_kinds(objs)
-        found = f" (found {kinds})" if kinds else " (the input is empty)"
-        hint = kustomize_hint(kustomization_dirs(objs))
-        raise InputError(f"no Pod or workload to explain{found}{'; ' + hint if hint else ''}", source=Source(path))
-    if len(candidates) > 1:
-        raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
-                         "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
-    return candidates[0]
-
-
-def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
-           kube: KubeVersion | None = None) -> dict[str, Any]:
-    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
-    first pod (`workload_pod`: refused with the API server's message when it would refuse the
-    workload, unless `stored`)."""
-    if obj.get("kind") != "Pod":
-        return workload_pod(obj, src, 0, stored=stored, kube=kube)
-    if not isinstance(obj.get("spec"), dict):
-        raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
-    return obj
-
-
-def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict[str, Any], Source]:
-    """The one Pod (or workload's first pod) the positional argument names."""
-    obj, src = explained_object(objs, path)
-    return pod_of(obj, src, stored=stored), src
-
-
-def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
-    """What a workload's controller creates besides its pods, for its first `copies` pods: a
-    StatefulSet's claims (`statefulset_claims`)."""
-    return [(c, src) for c in statefulset_claims(obj, copies)]
-
-
 def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
     """A warning for each Pod whose spec.nodeName names a node the cluster does not have: the
     scheduler never sees such a pod, and no kubelet will run it."""
@@ -199,140 +69,6 @@ def missing_node_warnings(pods: Objects, snapshot: Snapshot) -> list[str]:
         if is_bound_pod(obj) and snapshot.get(str(obj["spec"]["nodeName"])) is None:
             out.append(f"{src}: {describe(obj)}: spec.nodeName is {obj['spec']['nodeName']}, which is not a node "
                        "of the cluster: no kubelet will run the pod")
-    return out
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One object of the POD file: a Pod, or a workload and how many copies of its pod to place."""
-
-    kind: str
-    namespace: str
-    name: str
-    pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
-    source: Source
-    copies: int                  # how many copies to place; 1 without replicas (a DaemonSet's: see `daemon`)
-    replicated: bool             # placed copy by copy, copies named as `naming` says
-    position: int                # order of appearance in the file
-    naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
-    workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
-    idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
-    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
-    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
-    failed_create: str = ""
-    asked: int = 0
-    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`podautoscaler.scaling`)
-    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
-    # created at its place in the set, are admitted without them (`policies_after`)
-    later_policies: frozenset[tuple[str, str, str]] = frozenset()
-    # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
-    kueue: dict[str, Any] | None = None
-
-    @property
-    def not_created(self) -> bool:
-        """Its controller asks for pods and the API server refuses the first: no pod exists."""
-        return bool(self.failed_create) and self.copies == 0
-
-    @property
-    def daemon(self) -> bool:
-        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
-        (`kexplain.explain.placement.daemon_nodes`)."""
-        return self.kind == "DaemonSet"
-
-
-POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
-
-
-def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
-    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
-    the order given, files by name, documents in order, and does not sort kinds), the namespace
-    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
-    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
-    workload's pods are taken as created at the workload's (its controller creates them within
-    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
-    keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
-             str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
-            and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
-    remaining = frozenset(k for k in keys if k is not None)
-    out: dict[int, frozenset[tuple[str, str, str]]] = {}
-    if not remaining:
-        return out
-    for (o, _), key in zip(objs, keys):
-        if key is not None:
-            remaining = remaining - {key}
-        elif remaining:
-            out[id(o)] = remaining      # type: ignore[assignment]
-    return out
-
-
-def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
-             stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
-    """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
-    count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
-    its first ordinal's); a workload the API server would refuse is refused with its message
-    (`kexplain.admission.workloads`), unless `stored`."""
-    kind = str(obj.get("kind"))
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
-    copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
-    idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
-    copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
-    pod = pod_of(obj, src, stored=stored, kube=kube)
-    labels = (pod.get("metadata") or {}).get("labels") if isinstance(pod.get("metadata"), dict) else None
-    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod,
-                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position,
-                 copies_of(obj, labels if isinstance(labels, dict) else None), obj, idle)
-
-
-def with_existing(entry: Entry, children: Children) -> Entry:
-    """The entry with the pods its controller still creates, given the objects of the file it
-    made already (`kexplain.controllers.existing`); raises `PodsExist` when it creates none."""
-    if entry.workload is None or entry.kind == "Pod":
-        return entry
-    todo = still_to_create(entry.workload, children)
-    if todo is None:
-        return entry
-    if todo.copies == 0:
-        made = [str((c.get("metadata") or {}).get("name")) for c in children.of(entry.workload)]
-        raise PodsExist(f"its controller creates no pod now: what it made is in the input already "
-                        f"({', '.join(made)})", source=entry.source, obj=entry.workload)
-    if entry.idle:
-        return entry        # its template explained unbound, as without the existing objects
-    naming = replace(entry.naming, skip=todo.skip) if entry.naming is not None else None
-    return replace(entry, copies=todo.copies, replicated=todo.copies > 1, naming=naming)
-
-
-class PodsExist(LeftOutNote):
-    """A workload whose controller creates nothing now: its pods (a Deployment's ReplicaSet)
-    are in the input already, each explained as what it is. Not bad input."""
-
-
-def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
-            problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
-    """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
-    order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
-    collects), and so does a file with nothing to explain."""
-    out = []
-    candidates = PodFile.of(objs, path).explained
-    children = Children(o for o, _ in objs) if replicas is None else None
-    for i, (obj, src) in enumerate(candidates):
-        try:
-            entry = entry_of(obj, src, i, replicas, stored=stored, kube=kube)
-            out.append(entry if children is None else with_existing(entry, children))
-        except KexplainError as err:
-            problems.add(err)
-    if not out and not problems:
-        try:
-            pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
-        except KexplainError as err:
-            problems.add(err)
-    elif not out and objs:      # the errors said what was wrong, not what the rest was
-        hint = kustomize_hint(kustomization_dirs(objs))
-        if not candidates:
-            kinds = found_kinds(objs)
-            problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
-                                    f"{'; ' + hint if hint else ''}", source=Source(path)))
-        elif hint:              # every workload refused: a kustomize base's may lack what it adds
-            problems.add(InputError(hint))
     return out
 
 
@@ -417,7 +153,6 @@ def load_read(req: Request, objs: Objects, cluster: Objects, problems: Problems 
     gone = left_out_namespaces(objs, checked.objects) if not req.stored else frozenset()
     objs, warnings = checked.objects, version_warnings + config.notes + checked.warnings
     if not req.stored:
-        from kexplain.admission.podsecurity import refused_namespaces
         objs, outside = outside_namespaces(objs, gone | refused_namespaces(objs))
         objs, refused_hpas = admitted_hpas(objs, kube)      # (refused: they set no replicas)
         for err in [*outside, *refused_hpas]:
@@ -479,8 +214,6 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
     `kexplain.explain.created`): the workload is explained as a batch, with its FailedCreate.
     `keep_state`: the cluster kept as admitted (`Inputs.state`), unless some of it was refused
     (left out here, where an autoscaler reading the cluster refuses it)."""
-    from kexplain.explain.created import created, refused_creates
-
     entry = found[0]
     since = len(problems.found)
     index = ShapeIndex()            # the pods' shapes, worked out once for both passes (this load only)
@@ -493,7 +226,6 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
                                    stored=req.stored, shape_index=index, kube=kube, problems=problems, absent=gone,
                                    later=entry.later_policies, keep_state=keep_state)
         if not req.stored:          # the quotas of its namespace (`kexplain.explain.created`)
-            from kexplain.admission.resourcequota import QuotaLedger
             snapshot = single.snapshot
             if created(entry, single, QuotaLedger.of(
                     [*snapshot.of_kind("ResourceQuota"), *(p.obj for p in snapshot.all_pods())]
@@ -515,10 +247,8 @@ def _single(req: Request, found: list[Entry], objs: Objects, pod_file: PodFile, 
 
 def autoscaled_objects(objs: Objects, pod_file: PodFile, found: list[Entry]) -> dict[str, Objects]:
     """`Loaded.set_objects` and `set_created`: the file's objects but its pending Pods
-    (`pending_pass.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
+    (`pass_objects.set_objects`), a Deployment's ReplicaSet, and the claims of every copy of its
     StatefulSets."""
-    from kexplain.explain.pending_pass import owner_objects, set_objects
-
     objects = set_objects(objs, [o for o, _ in pod_file.explained])
     created: Objects = []
     for e in found:
@@ -623,24 +353,14 @@ def single_inputs(pod_file: PodFile, obj: dict[str, Any], pod_obj: dict[str, Any
 
 
 def inputs_from_objects(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects, config: SchedulerConfig,
-                        stored: bool = False, applied: frozenset[int] = frozenset(),
-                        shape_index: ShapeIndex | None = None, kube: KubeVersion = DEFAULT_VERSION,
-                        problems: Problems = RAISE, owned: frozenset[int] = frozenset(),
-                        absent: frozenset[str] = frozenset(),
-                        later: frozenset[tuple[str, str, str]] = frozenset()) -> Inputs:
+                        stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Inputs:
     """Inputs from objects already read (files, or a live cluster with `stored=True`): objects
     of other kinds are ignored; admission (`kube`'s API server) runs unless the objects were
-    stored. `applied`: the
-    ids of the Sources of the POD file's objects, which the PersistentVolume controller then
-    binds (`controllers.persistentvolume`) and whose bound pods their kubelet admits or rejects
-    (`_kubelets_admit`); the rest is the cluster as it is. The collector pauses
+    stored; the cluster is as it is (no object of it is the POD file's). The collector pauses
     meanwhile (`bulk_load`: a live cluster's objects are read by a caller that may not pause it).
-    A cluster object the API server refuses goes to `problems` (`admitting`), but one of `owned`;
-    a Namespace refused (there, or before: `absent`) does not exist; the pod is created after
-    `cluster`'s objects but the policies `later` names (`policies_after`)."""
+    A cluster object the API server refuses is raised (`admitting`)."""
     with bulk_load():
-        inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, applied, shape_index, kube,
-                                        problems, owned, absent, later)
+        inputs, _, _ = _admitted_inputs(pod_obj, pod_src, cluster, config, stored, frozenset(), None, kube)
         return with_template_claims(inputs)
 
 
@@ -651,20 +371,23 @@ def _admitted_inputs(pod_obj: dict[str, Any], pod_src: Source, cluster: Objects,
                      later: frozenset[tuple[str, str, str]] = frozenset()
                      ) -> tuple[Inputs, Objects, frozenset[str]]:
     """`inputs_from_objects` before the pod's template claims are made (`with_template_claims`),
-    with the cluster's objects as admitted (and settled) and the namespaces that do not exist."""
+    with the cluster's objects as admitted (and settled) and the namespaces that do not exist.
+    `applied`: the ids of the Sources of the POD file's objects, which the PersistentVolume
+    controller then binds (`controllers.persistentvolume`) and whose bound pods their kubelet
+    admits or rejects (`kubelets_admit`); the rest is the cluster as it is. A cluster object the
+    API server refuses goes to `problems` (`admitting`), but one of `owned`; a Namespace refused
+    (there, or before: `gone`) does not exist; the pod is created after `cluster`'s objects but
+    the policies `later` names (`policies_after`)."""
     cluster = of_kinds(cluster, CLUSTER_KINDS)
     warnings: list[str] = []
     absent = gone
     if not stored:
-        from kexplain.admission import admit
-        from kexplain.admission.podsecurity import refused_namespaces
         absent = refused_namespaces(cluster) | gone     # (their pods: `namespaces "x" not found`, once they are left out)
         every = cluster
         admitted, _ = admitting(lambda objs: admit(objs, (pod_obj, pod_src), shape_index=shape_index, kube=kube,
                                                    absent=absent | left_out_namespaces(every, objs), later=later),
                                 cluster, problems, owned)
         cluster, pod_obj, warnings = admitted.objects, admitted.pending, list(admitted.warnings)
-        from kexplain.controllers.persistentvolume import half_bound_notes, settle
         if applied:
             settled = settle(cluster, lambda o, s: id(s) in applied)
             cluster = settled.objects
@@ -713,12 +436,8 @@ def inputs_for(pod_obj: dict[str, Any], pod_source: Source, pool: ClusterState, 
     pod, bound already, joined from its file); `pod_obj` itself is not changed. `later`: the
     pool's policies its set creates after the pod (`policies_after`), which it does not meet."""
     if stored:
-        from kexplain.admission.pipeline import copy_json
         return with_template_claims(Inputs(PodInfo(copy_json(pod_obj)), pod_source, pool.snapshot, pool.config,
                                            pool.nominated, claims_from_templates=controllers_create_for(pod_obj)))
-    from kexplain.admission import admit
-    from kexplain.apimachinery.fielderrors import go_quote
-    from kexplain.errors import AdmissionRejected
     meta = pod_obj.get("metadata") if isinstance(pod_obj.get("metadata"), dict) else {}
     key = (meta.get("namespace") or "default", meta.get("name") or "")
     if key[1] and key in pool.pod_keys and not itself:

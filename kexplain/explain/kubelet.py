@@ -10,8 +10,8 @@ from kexplain.framework.extras import node_facts, pod_facts
 from kexplain.framework.trace import FAILED, SCHEDULED, Result, Trace
 from kexplain.model.pod import PodInfo
 
-if TYPE_CHECKING:       # (explain.inputs binds the set's pods through `admission`: no import cycle)
-    from kexplain.explain.inputs import Inputs
+if TYPE_CHECKING:
+    from kexplain.explain.pod_inputs import Inputs
     from kexplain.explain.request import RunOptions
 
 

@@ -14,7 +14,9 @@ from typing import Any, Optional
 
 from kexplain.apimachinery.display import format_toleration
 from kexplain.errors import KexplainError, Source
+from kexplain.explain.inputs import inputs_from_objects
 from kexplain.explain.request import RunOptions
+from kexplain.explain.run import explain
 from kexplain.features import KubeVersion
 from kexplain.framework.status import Code
 from kexplain.plugins import names, plugin_class
@@ -96,8 +98,5 @@ def gating(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: 
 
 def _cycle(pod: Obj, source: Source, cluster: list[tuple[Obj, Source]], config: Any, kube: KubeVersion) -> Obj:
     """One cycle of `pod` on what was read, every Filter plugin recorded, no preemption."""
-    from kexplain.explain.inputs import inputs_from_objects
-    from kexplain.explain.run import explain
-
     inputs = inputs_from_objects(pod, source, cluster, config, stored=True, kube=kube)
     return explain(inputs, RunOptions(preemption=False, filter_all=True)).to_json()

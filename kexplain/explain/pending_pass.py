@@ -44,22 +44,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from kexplain.apimachinery import columns
 from kexplain.errors import Source
+from kexplain.explain.carryover import preempted
+from kexplain.explain.kubelet import bound_node
+from kexplain.explain.pass_objects import ephemeral_claims, pods_owner
+from kexplain.explain.placement import daemon_copy, pending_copy
 from kexplain.explain.pod_events import parse_time
+from kexplain.explain.pod_file import ordered_ready
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.model.pod import PodInfo
+from kexplain.state.apply import cluster_with
 
 if TYPE_CHECKING:  # pragma: no cover
     from kexplain.explain.batch import Outcome
-    from kexplain.explain.inputs import Inputs
 
 Obj = dict[str, Any]
 Objects = list[tuple[Obj, Source]]
-
-# The controller a workload's pods get their ownerReference from, when it is not the workload
-# itself: a Deployment's ReplicaSet, a CronJob's Job (autoscalers group pods by controller).
-OWNER_OF_PODS = {"Deployment": ("apps/v1", "ReplicaSet"), "CronJob": ("batch/v1", "Job")}
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,6 @@ class PendingPass:
             cluster = with_victims(cluster, victims)
         if not self.objects and not self.created:
             return cluster
-        from kexplain.state.apply import cluster_with
         return cluster_with(cluster, list(self.objects), list(self.created), kinds=None)
 
     def with_cluster_pending(self, pods: Iterable[PodInfo]) -> "PendingPass":
@@ -169,9 +172,6 @@ def with_victims(cluster: Objects, victims: set[str]) -> Objects:
     """The cluster with the bound pods `victims` (keys) terminating (`_as_victim`); a dump's
     (`columns.Dump`) looked up by its rows' names and kept a dump (its rows stand: a victim
     keeps its kind, name and resourceVersion), so the passes over it keep their fast paths."""
-    from itertools import compress
-
-    from kexplain.apimachinery import columns
     rows = columns.rows_of(cluster)
     if rows is None:
         return [(_as_victim(o) if _pod_key(o) in victims else o, s) for o, s in cluster]
@@ -189,7 +189,6 @@ def with_victims(cluster: Objects, victims: set[str]) -> Objects:
 
 
 def _as_victim(obj: Obj) -> Obj:
-    from kexplain.explain.carryover import preempted
     return preempted(obj)
 
 
@@ -307,7 +306,7 @@ class PassBuilder:
     def add_pod(self, pod: PodInfo, source: Source, *, stands_for: str | None = None, node: str | None = None,
                 copy: int | None = None, claims: bool = False, post_filter: Mapping[str, Any] | None = None) -> None:
         """One pod: pending (`node` None) or bound to `node`; `claims`: its controllers create its
-        ephemeral volumes' claims (`kexplain.explain.inputs.controllers_create_for`); `post_filter`:
+        ephemeral volumes' claims (`kexplain.explain.pod_inputs.controllers_create_for`); `post_filter`:
         its explanation's PostFilter (a trace's `postFilter`), whose nomination it carries when
         pending (`preempting`)."""
         if claims:
@@ -358,8 +357,6 @@ class PassBuilder:
         """One object of a batch, placed: each of its pods (a workload's every copy, those never
         tried included) pending, or bound where it went. An idle workload makes none, and one
         whose controller the API server refuses every pod (`Entry.not_created`) gets none."""
-        from kexplain.explain.placement import daemon_copy, pending_copy
-
         entry, inputs = outcome.entry, outcome.inputs
         if entry.idle or inputs is None or entry.not_created:     # no pod: none made, or none created
             return
@@ -395,15 +392,6 @@ class PassBuilder:
                          post_filter=post if last_tried else None)
 
 
-def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
-    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
-    OrderedReady, the default; Parallel creates them all at once)."""
-    if not workload or workload.get("kind") != "StatefulSet":
-        return False
-    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
-    return (spec.get("podManagementPolicy") or "OrderedReady") != "Parallel"
-
-
 def existing_copies(entry: Any, nodes: Sequence[str | None]) -> int:
     """How many of a workload's copies its controller has created, given where the copies tried
     went (`nodes`, None: did not fit): every copy, but a StatefulSet's with OrderedReady, whose
@@ -423,7 +411,6 @@ def ordered_ready_why(waiting: str) -> str:
 def _kubelet_rejects(pod: PodInfo, inputs: "Inputs") -> bool:
     """A pod bound by spec.nodeName to a node of the cluster that did not land there: its kubelet
     rejected it (`kexplain.explain.kubelet`), so it is Failed, not pending: no autoscaler acts."""
-    from kexplain.explain.kubelet import bound_node
     return bound_node(pod, inputs) is not None
 
 
@@ -442,59 +429,3 @@ def _post_filter(outcome: "Outcome") -> Mapping[str, Any] | None:
     """The PostFilter of the object's first pod that did not fit (where preemption nominates it)."""
     unfit = outcome.first_unfit
     return unfit.trace.post_filter if unfit is not None else None
-
-
-def pods_owner(workload: Mapping[str, Any]) -> Obj | None:
-    """The controller ownerReference of a workload's pods when it is not the workload itself
-    (`OWNER_OF_PODS`: a Deployment's pods are its ReplicaSet's; named here after the Deployment,
-    the pod-template hash left out), None otherwise (the pods already name their owner)."""
-    from kexplain.admission.workloads import object_uid
-    from kexplain.controllers.workloads import workload_name
-
-    kind = workload.get("kind")
-    if kind not in OWNER_OF_PODS:
-        return None
-    api_version, owner_kind = OWNER_OF_PODS[str(kind)]
-    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
-    name = workload_name(dict(workload))
-    uid = object_uid({"kind": owner_kind, "metadata": {"name": name, "namespace": meta.get("namespace") or "default"}})
-    return {"apiVersion": api_version, "kind": owner_kind, "name": name, "uid": uid, "controller": True}
-
-
-def owner_objects(workload: Mapping[str, Any], source: Source, replicas: int) -> Objects:
-    """The controller object `pods_owner` names, as its workload's controller makes it (a
-    Deployment's ReplicaSet: its selector, template and replicas), so that what reads a pod's
-    controller (the Cluster Autoscaler's drain rules) finds it; none for other workloads."""
-    owner = pods_owner(workload)
-    if owner is None or owner["kind"] != "ReplicaSet":
-        return []
-    meta = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
-    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
-    rs_meta: Obj = {"name": owner["name"], "namespace": meta.get("namespace") or "default", "uid": owner["uid"]}
-    if meta.get("uid") or meta.get("name"):
-        from kexplain.admission.workloads import object_uid
-        rs_meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": meta.get("name") or "",
-                                       "uid": object_uid(dict(workload)), "controller": True}]
-    rs: Obj = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": rs_meta,
-               "spec": {"replicas": replicas, "selector": spec.get("selector") or {},
-                        "template": spec.get("template") or {}}}
-    return [(rs, source)]
-
-
-def ephemeral_claims(pod: Obj, source: Source) -> Objects:
-    """The claims the ephemeral volume controller creates for `pod`'s generic ephemeral volumes
-    (a pod not yet admitted: owned by the uid admission gives it, `admission.workloads.object_uid`)."""
-    from kexplain.admission.workloads import object_uid
-    from kexplain.controllers.ephemeral import create_volume_claims
-    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
-    if not meta.get("uid"):
-        pod = {**pod, "metadata": {**meta, "uid": object_uid(pod)}}
-    return [(c, source) for c in create_volume_claims(pod, ()).claims]
-
-
-def set_objects(objects: Objects, explained: Iterable[Obj]) -> Objects:
-    """The objects of a POD file the autoscalers read besides its pending pods: every object but
-    the explained ones that are pending Pods (a workload is both: its pods are explained, and the
-    object is in the cluster they run in)."""
-    skip = {id(o) for o in explained if o.get("kind") == "Pod" and not (o.get("spec") or {}).get("nodeName")}
-    return [(o, s) for o, s in objects if id(o) not in skip]

@@ -42,8 +42,7 @@ over as for replicas. Copies do not compete for a node, so they are all judged a
 snapshot passed in, which keeps every index cached on it, unless a copy could be affected by its
 copies on other nodes (required pod affinity or anti-affinity, or topology spread constraints,
 that select its own labels; volume claims; resource claims: `siblings_matter`); then each copy
-is bound before the next, as `iter_placements` binds replicas. `bound_after` gives the cluster
-with every copy that fit bound, for the pods scheduled after them.
+is bound before the next, as `iter_placements` binds replicas.
 """
 from __future__ import annotations
 
@@ -56,7 +55,7 @@ from kexplain.admission.podtopologylabels import labels_on_bind
 from kexplain.apimachinery.labels import (ANN_BIND_COMPLETED as _BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER as _BOUND_BY_CONTROLLER,
                                           ANN_SELECTED_NODE as _SELECTED_NODE)
 from kexplain.explain.carryover import Carryover
-from kexplain.explain.inputs import Inputs, with_template_claims
+from kexplain.explain.pod_inputs import Inputs, with_template_claims
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain, framework_for
 from kexplain.framework.cycle_state import CycleState
@@ -182,7 +181,7 @@ def bind(snapshot: Snapshot, inputs: Inputs, options: RunOptions, obj: dict[str,
     the node (`bound_copy`), its resource claims allocated and reserved for it as DynamicResources
     writes them (`with_claims_allocated`), and its volume claims bound for the node
     (`_with_volumes_bound`)."""
-    from kexplain.explain.dra_binding import with_claims_allocated
+    from kexplain.explain.dra_binding import with_claims_allocated     # (start-up: DRA's allocator, ~20 ms)
 
     info = snapshot.get(node)
     labels = labels_on_bind(info.node.labels, inputs.config.kube) if info is not None else {}
@@ -237,26 +236,6 @@ def iter_placements(inputs: Inputs, options: RunOptions, copies: int,
             return
         snapshot = bind(copy_inputs.snapshot, copy_inputs, options, copy_inputs.pod.obj, placement.node)
         start = placement.next_start_index
-
-
-def bound_after(placements: Sequence[Placement], base: Snapshot, options: RunOptions, *,
-                bound_each: bool = True) -> Snapshot:
-    """The cluster after `placements` (of one Pod or workload, in order): every copy that fit
-    bound to its node. `bound_each`: each placement was scheduled against the cluster the one
-    before it left (replicas, a DaemonSet whose copies select each other), so only the last
-    one is still to bind; otherwise all were scheduled against `base`, and are bound onto it."""
-    if not placements:
-        return base
-    if bound_each:
-        last = placements[-1]
-        if last.node is None:
-            return last.inputs.snapshot
-        return bind(last.inputs.snapshot, last.inputs, options, last.inputs.pod.obj, last.node)
-    snapshot = base
-    for p in placements:
-        if p.node is not None:
-            snapshot = bind(snapshot, p.inputs, options, p.inputs.pod.obj, p.node)
-    return snapshot
 
 
 # -- DaemonSets -----------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from kexplain.explain.batch import explain_batch
 from kexplain.explain.inputs import load_read
 from kexplain.state.cluster import ClusterState
 from kexplain.state.objects import is_bound_pod, of_kinds
-from kexplain.explain.pending_pass import PassBuilder, PendingPass, ephemeral_claims, object_ref
+from kexplain.explain.pass_objects import ephemeral_claims
+from kexplain.explain.pending_pass import PassBuilder, PendingPass, object_ref
 from kexplain.explain.placement import chosen_node
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain

@@ -41,8 +41,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.carryover import Carryover, terminating
 from kexplain.explain.pending_pass import creation_order, creation_time
+from kexplain.explain.placement import bind, chosen_node
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.framework.trace import SCHEDULED, UNSCHEDULABLE, Trace
 from kexplain.model.pod import PodInfo
@@ -82,7 +84,6 @@ class Alone:
     @classmethod
     def of(cls, inputs: Inputs, trace: Trace | Mapping[str, Any]) -> "Alone":
         """From its explanation, a `Trace` or its JSON."""
-        from kexplain.explain.placement import chosen_node
         if isinstance(trace, Trace):
             return cls(inputs, trace.result.status, chosen_node(trace), trace.post_filter)
         result = trace.get("result") or {}
@@ -206,9 +207,6 @@ def walk(pods: Sequence[Alone], options: RunOptions, *, only: str | None = None,
     stops at that pod. Pods share one cluster: the first pod's snapshot and nominations. At
     most `budget` (default `RERUNS`) pods that fit alone and `preemptions` (default
     `PREEMPTION_RERUNS`) preemptors are scheduled again."""
-    from kexplain.explain.carryover import Carryover, terminating
-    from kexplain.explain.placement import bind, chosen_node
-
     if not pods:
         return QueueWalk({})
     left_to_run = {True: RERUNS if budget is None else budget,

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from kexplain.explain.inputs import Entry, Inputs
+from kexplain.explain.pod_file import Entry
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.framework.trace import UNSCHEDULABLE, Trace
 from kexplain.controllers.workloads import Copies
 from kexplain.model.labels import SelectorError, parse_selector

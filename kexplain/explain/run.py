@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from kexplain.errors import KexplainError
 from kexplain.explain import pod_notes
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.kubelet import bound_node, kubelet_trace
 from kexplain.explain.request import Request, RunOptions
 from kexplain.framework.runtime import Framework

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Callable, Iterable, Mapping, Sequence
 
 from kexplain.errors import AdmissionRejected, KexplainError
+from kexplain.explain.batch import explain_batch
+from kexplain.explain.created import said
 from kexplain.explain.inputs import Loaded, load_read
 from kexplain.state.objects import Objects
 from kexplain.explain.request import Request, RunOptions
@@ -161,9 +163,6 @@ def unnamed(refusal: str) -> str:
 def _not_created(loaded: Loaded, options: RunOptions) -> None:
     """The one workload of the file, when its controller gets none of its pods created
     (`kexplain.explain.created`), refused with its FailedCreate: nothing to compare."""
-    from kexplain.explain.batch import explain_batch
-    from kexplain.explain.created import said
-
     assert loaded.pool is not None
     for outcome in explain_batch(loaded.batch, loaded.pool, options):
         if outcome.entry.not_created:

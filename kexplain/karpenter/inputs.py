@@ -44,9 +44,6 @@ from kexplain.apimachinery.stored_pods import StoredPod
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
 from kexplain.explain.pending_pass import with_victims
 from kexplain.features import KubeVersion
-from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
-from kexplain.karpenter.apis.nodeclaim import parse_node_claim
-from kexplain.karpenter.apis.nodepool import parse_node_pool
 from kexplain.karpenter.params import Settings, read_settings
 from kexplain.karpenter.request import NODEPOOL
 from kexplain.load.gcpolicy import bulk_load
@@ -431,6 +428,11 @@ def _karpenter_objects(objs: list[tuple[dict[str, Any], Source]], validate: str,
                        refused: list[KexplainError]) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
     """Karpenter's objects as the API server stores them, through their CRDs' schemas and rules
     (`as_stored`), in file order; NodeClaims as stored objects, which the cluster state reads."""
+    # lazy: their CRDs' schemas and rules only when a pass runs (docs/development.md, "Lazy imports")
+    from kexplain.karpenter.apis.ec2nodeclass import parse_ec2_node_class
+    from kexplain.karpenter.apis.nodeclaim import parse_node_claim
+    from kexplain.karpenter.apis.nodepool import parse_node_pool
+
     pools, classes, claims = [], [], []
     for obj, src in objs:
         kind = obj.get("kind")

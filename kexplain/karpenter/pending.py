@@ -22,12 +22,10 @@ from kexplain.errors import Source
 from kexplain.explain.pending_pass import PassAnswers, PendingPass, PendingPod, PodAnswer, creation_time, pod_ref
 from kexplain.explain.pods_file_pass import pods_file_pass
 from kexplain.features import KubeVersion
-from kexplain.karpenter.aws.world import catalog_world, load_world as world_of
 from kexplain.karpenter.inputs import (CLOCK, PENDING_AGE, PassInputs, check_uids, joined, pass_of,
                                        pass_of_state, stored_bound, stored_pending)
 from kexplain.karpenter.params import read_settings
 from kexplain.karpenter.request import NodePoolsRequest, has_node_pools  # noqa: F401  (the pass's words, here too)
-from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.manifests import load_objects
 from kexplain.model.pod import PodInfo
@@ -42,6 +40,8 @@ Objects = list[tuple[dict[str, Any], Source]]
 
 def load_world(aws_data: str | None) -> Any:
     """The EC2 world: `--aws-data DIR` (the AWS CLI's JSON), else the shipped catalog."""
+    # lazy: the provider's world only when a pass runs (docs/development.md, "Lazy imports")
+    from kexplain.karpenter.aws.world import catalog_world, load_world as world_of
     return world_of(aws_data) if aws_data else catalog_world()
 
 
@@ -168,6 +168,9 @@ def run_pass(inputs: PassInputs, world: Any, pp: PendingPass, *, suggest: Sugges
     Karpenter's answers, its document explaining every pod it does not place (every pod with
     `every_pod`: `--nodepool`), with the verified suggestions `suggest` finds (key
     `suggestions`)."""
+    # lazy: the provisioner only when a pass runs (docs/development.md, "Lazy imports")
+    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
+
     inputs, merged = pass_over(inputs, pp)
     done = schedule(inputs, world)
     doc = document(done, explain=EXPLAIN_ALL if every_pod else EXPLAIN_UNPLACED)

@@ -13,7 +13,9 @@ runs Kueue's pass over the POD file's managed objects and the cluster's Kueue ob
   (`kueue.x-k8s.io/admission`, and `kueue.x-k8s.io/topology` while TopologyAwareScheduling is
   on, as it is by default);
 - a JobSet becomes the Jobs its controller creates, one per replica of each replicated job
-  (`<jobset>-<replicated job>-<index>`), suspended with it.
+  (`<jobset>-<replicated job>-<index>`), suspended with it, labelled as the JobSet controller
+  labels them (`job-key` and the indexes, the DNS subdomain, exclusive placement's terms on the
+  leader pod: `kexplain.kueue.jobset_jobs`).
 
 Each object made carries Kueue's answer (`answers`, by kind, namespace and name): the Workload,
 its verdict, and where admitted the ClusterQueue and what was merged into its pods; where not,

@@ -94,7 +94,7 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
     if queue:
         item["queue"] = queue
     if entry is not None:
-        item["cycle"] = _cycle_of(done, entry)
+        item["cycle"] = done.cycle_of(entry)
         if entry.assignment is not None:
             item["podSets"] = pod_sets(entry.assignment, entry.info)
             if entry.full_assignment is not None:
@@ -109,13 +109,6 @@ def workload_explanation(done: Pass, wl: Workload, entry: Entry | None, snapshot
                 item["preemption"] = preemption_candidates(entry.info, cq, snapshot, short,
                                                            {t.info.key for t in entry.targets})
     return item
-
-
-def _cycle_of(done: Pass, entry: Entry) -> int:
-    for cycle in done.scheduler.cycles:
-        if entry in cycle.entries or entry in cycle.inadmissible:
-            return cycle.number
-    return 0
 
 
 def queue_position(done: Pass, wl: Workload) -> dict[str, Any] | None:

@@ -86,11 +86,6 @@ def _with_uid(obj: dict[str, Any]) -> dict[str, Any]:
     return {**obj, "metadata": {**meta, "uid": object_uid(obj)}}
 
 
-def _is_kueue(obj: Mapping[str, Any]) -> bool:
-    api = obj.get("apiVersion")
-    return isinstance(api, str) and api.split("/", 1)[0] == c.GROUP and _kind(obj) in c.KINDS
-
-
 def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict", stored: bool = False) -> KueueInputs:
     """Kueue's inputs from objects already read: `submitted` (the WORKLOADS files) and `cluster`
     (the cluster files). A Kueue object the API server would refuse is bad input; a submitted
@@ -104,9 +99,11 @@ def inputs_of(submitted: Objects, cluster: Objects, *, validate: str = "strict",
     for obj, src, is_submitted in [*((o, s, True) for o, s in submitted), *((o, s, False) for o, s in cluster)]:
         if not isinstance(obj, OBJECTS):
             raise InputError("not an object", source=src)
-        kind = _kind(obj)
-        api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
-        if _is_kueue(obj):
+        kind = obj.get("kind")          # (read once each: most of a dump is bound pods, read by view)
+        kind = kind if isinstance(kind, str) else ""
+        api = obj.get("apiVersion")
+        api = api if isinstance(api, str) else ""
+        if kind in c.KINDS and api.split("/", 1)[0] == c.GROUP:         # one of Kueue's objects
             _read_kueue(out, obj, src, validate)
         elif kind == "Namespace":
             meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from kexplain.kueue.apis.constants import EVENT_NORMAL, REASON_CREATED_WORKLOAD
 from kexplain.kueue.cache.cache import Cache
@@ -57,6 +58,23 @@ class Pass:
     events: list[Event] = field(default_factory=list)
     decided_by: dict[str, str] = field(default_factory=dict)
     queue_errors: dict[str, str] = field(default_factory=dict)
+    _by_key: tuple[int, dict[str, list[tuple[int, Any]]]] | None = field(default=None, repr=False, compare=False)
+
+    def cycle_of(self, entry: Any) -> int:
+        """The number of the first cycle whose entries (or heads found inadmissible) hold one
+        equal to `entry` (0: none). Entries are looked for among those of the same Workload
+        (equal entries are of the same Workload), indexed once per count of cycles."""
+        cycles = self.scheduler.cycles
+        if self._by_key is None or self._by_key[0] != len(cycles):
+            index: dict[str, list[tuple[int, Any]]] = {}
+            for cycle in cycles:
+                for e in [*cycle.entries, *cycle.inadmissible]:
+                    index.setdefault(e.info.key, []).append((cycle.number, e))
+            self._by_key = (len(cycles), index)
+        for number, e in self._by_key[1].get(entry.info.key, ()):
+            if e is entry or e == entry:
+                return number
+        return 0
 
 
 def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
@@ -102,11 +120,12 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     scheduler = Scheduler(cache, queues, inputs.namespace_labels, settings.version, now, record)
     done = Pass(settings, inputs, outcomes, workloads, cache, queues, scheduler, events, queue_errors=queue_errors)
     limit = CYCLES_PER_WORKLOAD * len(workloads) + 2
+    pending = [(k, wl) for k, wl in workloads.items() if not wl.admitted_in_input]   # (fixed over the cycles)
     while len(scheduler.cycles) < limit:
-        before = _fingerprint(done)
+        before = _fingerprint(done, pending)
         if not scheduler.schedule():
             break
-        if _fingerprint(done) == before:
+        if _fingerprint(done, pending) == before:
             break
     for entry_cycle in scheduler.cycles:
         for entry in [*entry_cycle.entries, *entry_cycle.inadmissible]:
@@ -122,12 +141,11 @@ def run_pass(inputs: KueueInputs, settings: Settings) -> Pass:
     return done
 
 
-def _fingerprint(done: Pass) -> tuple:
-    """What a cycle may change: the status of every Workload that came in pending, the
-    preemptions issued (the only change a Workload admitted before can see), and what each
+def _fingerprint(done: Pass, pending: list[tuple[str, Workload]]) -> tuple:
+    """What a cycle may change: the status of every Workload that came in pending (`pending`),
+    the preemptions issued (the only change a Workload admitted before can see), and what each
     queue holds."""
-    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in done.workloads.items()
-                      if not wl.admitted_in_input), done.scheduler.evictions)
+    statuses = (tuple((k, tuple(wl.conditions), wl.admission) for k, wl in pending), done.scheduler.evictions)
     queues = tuple((name, tuple(sorted(i.key for i in cq.heap.items())), tuple(sorted(cq.inadmissible)),
                     tuple((i.key, repr(i.last_assignment)) for i in cq.heap.items()))
                    for name, cq in sorted(done.queues.cluster_queues.items()))

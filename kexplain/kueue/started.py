@@ -8,13 +8,13 @@ import copy
 from datetime import datetime
 from typing import Any, Mapping
 
-from kexplain.admission.workloads import object_uid
 from kexplain.kueue import versions
 from kexplain.kueue.apis import constants as c
 from kexplain.kueue.objects import ADMITTED, Objects, kind_of, meta_of, object_key
 from kexplain.kueue.controller.jobframework.reconciler import JobOutcome
 from kexplain.kueue.explain import explained_pass
 from kexplain.kueue.inputs import inputs_of
+from kexplain.kueue.jobset_jobs import REPLICATED_JOB_NAME, jobset_jobs
 from kexplain.kueue.podset import Conflict, PodSetInfo, infos, merged
 from kexplain.kueue.run import Pass, Settings, run_pass
 from kexplain.kueue.workload.workload import has_quota_reservation
@@ -22,8 +22,6 @@ from kexplain.kueue.workload.workload import has_quota_reservation
 MANAGED_LABEL = "kueue.x-k8s.io/managed"        # the pod webhook's (pkg/controller/constants)
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"       # TopologySchedulingGate
 COMPLETIONS_EQUAL_PARALLELISM = "kueue.x-k8s.io/job-completions-equal-parallelism"
-JOBSET_LABELS = ("jobset.sigs.k8s.io/jobset-name", "jobset.sigs.k8s.io/replicatedjob-name",
-                 "jobset.sigs.k8s.io/job-index", "jobset.sigs.k8s.io/replicatedjob-replicas")
 NOT_CREATED = "NotCreated"      # the job reconciler made no Workload (`error` says why)
 GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})      # strconv.ParseBool's true
 Answers = dict[tuple[str, str, str], dict[str, Any]]
@@ -74,13 +72,15 @@ def started(obj: dict[str, Any], outcome: JobOutcome, done: Pass, doc: Mapping[s
         if kind == "Pod":
             made = [_pod(obj, pod_sets)]
         elif kind == "JobSet":
-            made = _jobset_jobs(obj, pod_sets)
+            made = jobset_jobs(obj, pod_sets, done.inputs.priority_classes)
         else:
             made = [_job(obj, outcome, pod_sets)]
     except Conflict as err:         # Kueue cannot start it: it stays held
         answer["startError"] = str(err)
-        made = _jobset_jobs(obj, None) if kind == "JobSet" else [_pod(obj, None) if kind == "Pod"
-                                                                  else _job(obj, outcome, None)]
+        if kind == "JobSet":
+            made = jobset_jobs(obj, None, done.inputs.priority_classes)
+        else:
+            made = [_pod(obj, None) if kind == "Pod" else _job(obj, outcome, None)]
     return made, answer
 
 
@@ -164,50 +164,13 @@ def _pod(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> dict[str,
     return pod
 
 
-def _jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None) -> list[dict[str, Any]]:
-    """The Jobs a JobSet's controller creates: per replicated job, one per replica, named
-    `<jobset>-<replicated job>-<index>`, its template's Job spec (each pod template merged with
-    the pod set's info once Kueue started the JobSet), suspended while the JobSet is, labelled
-    (and annotated) with the JobSet's names and owned by it."""
-    meta = meta_of(obj)
-    name = str(meta.get("name") or "")
-    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-    out = []
-    for index, rj in enumerate(spec.get("replicatedJobs") or ()):
-        if not isinstance(rj, Mapping):
-            continue
-        template = rj.get("template") if isinstance(rj.get("template"), Mapping) else {}
-        job_spec = copy.deepcopy(dict(template.get("spec") or {}))
-        pod_template = job_spec.get("template") if isinstance(job_spec.get("template"), Mapping) else {}
-        if pod_sets is not None and index < len(pod_sets):
-            pod_template = merged(pod_template, pod_sets[index])
-        replicas = rj.get("replicas") if isinstance(rj.get("replicas"), int) else 1
-        for i in range(replicas):
-            names = dict(zip(JOBSET_LABELS, (name, str(rj.get("name")), str(i), str(replicas))))
-            tmeta = dict(pod_template.get("metadata") or {})
-            tmeta["labels"] = {**(tmeta.get("labels") or {}), **names}
-            tmeta["annotations"] = {**(tmeta.get("annotations") or {}), **names}
-            jmeta = dict(template.get("metadata") or {})
-            job = {"apiVersion": "batch/v1", "kind": "Job",
-                   "metadata": {**jmeta, "name": f"{name}-{rj.get('name')}-{i}",
-                                "namespace": meta.get("namespace") or "default",
-                                "labels": {**(jmeta.get("labels") or {}), **names},
-                                "annotations": {**(jmeta.get("annotations") or {}), **names},
-                                "ownerReferences": [{"apiVersion": str(obj.get("apiVersion")), "kind": "JobSet",
-                                                     "name": name, "uid": str(meta.get("uid") or object_uid(dict(obj))),
-                                                     "controller": True, "blockOwnerDeletion": True}]},
-                   "spec": {**job_spec, "suspend": pod_sets is None,
-                            "template": {**pod_template, "metadata": tmeta}}}
-            out.append(job)
-    return out
-
 def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> dict[str, Any]:
     """The answer for one object made of a job: a JobSet's Job names its pod set (its replicated
     job), and only its first Job carries the explanation (the others, Kueue's message)."""
     labels = meta_of(made).get("labels") or {}
     if kind_of(made) != "Job" or answer["object"]["kind"] != "JobSet":
         return answer
-    out = {**answer, "podSet": str(labels.get(JOBSET_LABELS[1]))}
+    out = {**answer, "podSet": str(labels.get(REPLICATED_JOB_NAME))}
     if index:
         out.pop("explanation", None)
     return out

@@ -13,7 +13,7 @@ PATH...` and `kexplain DIR` take them: their Pods and workloads are scheduled as
 schedules a file, against the pool as the set leaves it (its objects of the kinds the scheduler
 reads: PVCs, PriorityClasses, StorageClasses, Services, ResourceClaimTemplates, bound Pods, ...,
 join the pool as `kubectl apply` would create them, with the claims of its StatefulSets:
-`kexplain.explain.inputs.PodFile`, `ClusterState.extended`), as one batch
+`kexplain.explain.pod_file.PodFile`, `ClusterState.extended`), as one batch
 (`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
 before the next is scheduled, so they take room from each other, whatever file they are in. An
 object the API server would refuse is an `admission` finding of its own and is not scheduled;
@@ -45,10 +45,13 @@ from kexplain.errors import ConfigError, InputError, KexplainError, Source, desc
 from kexplain.explain.batch import Outcome, Queue, queue_order
 from kexplain.explain import created as creates
 from kexplain.explain.describe import gate
-from kexplain.explain.inputs import (Entry, Inputs, PodFile, PodsExist, created_objects, entry_of, inputs_for,
-                                     load_pool, policies_after, with_existing)
-from kexplain.explain.pending_pass import PassBuilder, PendingPass, PendingPod, object_ref, owner_objects, set_objects
+from kexplain.explain.inputs import inputs_for, load_pool
+from kexplain.explain.pass_objects import owner_objects, set_objects
+from kexplain.explain.pending_pass import PassBuilder, PendingPass, PendingPod, object_ref
 from kexplain.explain.placement import Placement, daemon_nodes
+from kexplain.explain.pod_file import Entry, PodFile, PodsExist, created_objects, entry_of, policies_after, \
+    with_existing
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.explain.retry import Bound, retry, waiting_of
 from kexplain.explain.run import explain

@@ -21,7 +21,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Callable, Iterable, Iterator, Sequence
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain
 from kexplain.framework.trace import UNSCHEDULABLE, Trace

@@ -23,7 +23,7 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.model.nodeinfo import Node, NodeInfo
 from kexplain.model.pod import PodInfo
 from kexplain.model.snapshot import Snapshot, node_tree_order

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.framework.status import Code
 from kexplain.framework.trace import Trace

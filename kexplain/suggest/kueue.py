@@ -5,9 +5,11 @@ For each pending Workload (those submitted first, in the document's order), each
 (`kueue_quota`: quota, borrowing and lending; `kueue_workload`: the Workload's own requests,
 partial admission, tolerations, LocalQueue; `kueue_queues`: the queues and namespaces the
 workload controller's checks and the namespace selector stop it at) proposes changes as
-operations on the objects read. An idea is only an idea until Kueue's whole pass, run again on
-the changed objects (read again, so the API server's and Kueue's checks apply to the change),
-gives the Workload QuotaReserved and takes quota from no Workload the first pass admitted. At
+operations on the objects read. An idea is only an idea until Kueue's pass, run again on the
+changed objects (read again, so the API server's and Kueue's checks apply to the change),
+gives the Workload QuotaReserved and takes quota from no Workload the first pass admitted. The
+pass run again reads only the cohort trees the change can reach (`kueue_scope`: what it leaves
+out is as in the first pass), the unchanged objects as already parsed. At
 most `MAX_RERUNS` passes are run per call and `MAX_PER_WORKLOAD` suggestions kept per Workload;
 families take turns, so every family gets its first ideas tried before any gets its last.
 """
@@ -20,12 +22,13 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from kexplain.errors import KexplainError, Source
 from kexplain.kueue.explain import last_entries
-from kexplain.kueue.inputs import KueueInputs, Objects, inputs_of
-from kexplain.kueue.run import Pass, run_pass
+from kexplain.kueue.inputs import KueueInputs, inputs_of
+from kexplain.kueue.run import CYCLES_PER_WORKLOAD, Pass, run_pass
 from kexplain.kueue.workload.workload import has_quota_reservation
 from kexplain.suggest import kueue_queues, kueue_quota, kueue_workload
 from kexplain.suggest.change import Op, apply_ops
-from kexplain.suggest.kueue_context import Idea, KueueContext, ref
+from kexplain.suggest.kueue_context import Idea, KueueContext
+from kexplain.suggest.kueue_scope import World, ref_key
 
 ID = "kueue"
 BY = "kueue"
@@ -34,6 +37,8 @@ MAX_PER_WORKLOAD = 3        # suggestions kept per pending Workload
 MAX_WORKLOADS = 10          # pending Workloads suggestions are sought for
 FAMILIES: dict[str, ModuleType] = {f.ID: f for f in (kueue_queues, kueue_quota, kueue_workload)}
 SUGGESTED = Source("suggested")
+Changed = dict[tuple[int, int], dict[str, Any]]         # (list, position) -> the object as changed
+Created = list[tuple[dict[str, Any], Source]]
 
 
 def needed(doc: Mapping[str, Any]) -> bool:
@@ -51,14 +56,15 @@ class Verdict:
 def contexts(done: Pass) -> Iterator[KueueContext]:
     """Each pending Workload's context, the submitted ones first (the jobs' order)."""
     entries = last_entries(done)
+    submitted = _submitted_index(done.inputs)
     owners: dict[str, tuple[dict[str, Any], str]] = {}
     for outcome in done.outcomes:
         if outcome.workload is not None:
-            obj = _object_of(done.inputs, outcome.job.kind, outcome.job.meta.name, outcome.job.meta.namespace)
+            obj = submitted.get((outcome.job.kind, outcome.job.meta.namespace, outcome.job.meta.name))
             if obj is not None:
                 owners[outcome.workload.meta.key] = (obj, outcome.job.kind)
     for wl in done.inputs.workloads:
-        obj = _object_of(done.inputs, "Workload", wl.meta.name, wl.meta.namespace)
+        obj = submitted.get(("Workload", wl.meta.namespace, wl.meta.name))
         if obj is not None:
             owners.setdefault(wl.meta.key, (obj, "Workload"))
     order = [o.workload.meta.key for o in done.outcomes if o.workload is not None] + sorted(done.workloads)
@@ -70,32 +76,27 @@ def contexts(done: Pass) -> Iterator[KueueContext]:
         yield KueueContext(done, done.inputs, wl, entries.get(key), owner, kind)
 
 
-def _object_of(inputs: KueueInputs, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+def _submitted_index(inputs: KueueInputs) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """The submitted objects by (kind, namespace, name), the first of each."""
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for obj, _ in inputs.submitted:
         meta = obj.get("metadata") if isinstance(obj, dict) and isinstance(obj.get("metadata"), dict) else {}
-        if obj.get("kind") == kind and meta.get("name") == name and (meta.get("namespace") or "default") == namespace:
-            return obj
-    return None
-
-
-def changed_objects(objects: Objects, change: Sequence[Op], create: bool) -> list[tuple[dict[str, Any], Source]]:
-    """The objects with the change's path operations applied (and, with `create`, the objects it
-    creates appended)."""
-    out = []
-    for obj, src in objects:
-        ops = [op for op in change if op["op"] not in ("create",) and isinstance(obj, dict)
-               and ref(obj) == op["object"]]
-        out.append((apply_ops(obj, ops) if ops else obj, src))
-    if create:
-        out += [(copy.deepcopy(op["value"]), SUGGESTED) for op in change if op["op"] == "create"]
+        out.setdefault((obj.get("kind"), meta.get("namespace") or "default", meta.get("name")), obj)
     return out
 
 
 class Verifier:
-    def __init__(self, first: Pass, budget: int) -> None:
+    """Runs Kueue's pass on changed objects; `scoped`: on the cohort trees a change can reach
+    (`kueue_scope`), else on everything the pass reads."""
+
+    def __init__(self, first: Pass, budget: int, scoped: bool = True) -> None:
         self.first = first
         self.budget = budget
         self.admitted_first = {k for k, wl in first.workloads.items() if has_quota_reservation(wl)}
+        self.world = World(first.inputs.submitted, first.inputs.cluster)
+        # every Workload of the first pass placed in a part, or no pass is scoped
+        self.scoped = scoped and all(self.world.part_of(f"wl:{k}") is not None for k in first.workloads)
+        self.admitted_parts = {k: self.world.part_of(f"wl:{k}") for k in self.admitted_first} if self.scoped else {}
 
     def verify(self, change: Sequence[Op], key: str) -> Verdict | None:
         """Kueue's pass on the changed objects: the Workload `key` holds quota, and every Workload
@@ -103,22 +104,47 @@ class Verifier:
         if self.budget <= 0:
             return None
         self.budget -= 1
-        inputs = self.first.inputs
         try:
-            changed = inputs_of(changed_objects(inputs.submitted, change, False),
-                                changed_objects(inputs.cluster, change, True), validate=inputs.validate)
-            after = run_pass(changed, self.first.settings)
+            changed, created, pairs = self._changed(change)
+            parts = self.world.parts(pairs) if self.scoped else None
+            after = self._run(parts, changed, created)
+            if parts is not None and len(after.scheduler.cycles) >= CYCLES_PER_WORKLOAD * len(after.workloads) + 2:
+                parts = None            # the cycles' bound cut the pass short: the whole pass decides
+                after = self._run(None, changed, created)
         except KexplainError:
             return None             # the change makes an object the API server or Kueue refuses
         wl = after.workloads.get(key)
         if wl is None or not has_quota_reservation(wl) or wl.admission is None:
             return None
-        if any(k not in after.workloads or not has_quota_reservation(after.workloads[k]) for k in self.admitted_first):
+        kept = self.admitted_first if parts is None else \
+            {k for k, part in self.admitted_parts.items() if part in parts}
+        if any(k not in after.workloads or not has_quota_reservation(after.workloads[k]) for k in kept):
             return None
         newly = [k for k, w in sorted(after.workloads.items())
                  if has_quota_reservation(w) and k not in self.admitted_first]
         flavors = {psa.name: dict(psa.flavors) for psa in wl.admission.pod_set_assignments}
         return Verdict([key, *(k for k in newly if k != key)], wl.admission.cluster_queue, flavors)
+
+    def _changed(self, change: Sequence[Op]) -> tuple[Changed, Created, list[tuple[int, Any, Any]]]:
+        """The objects the change's path operations change (by list and position; each object a
+        reference names, the operations in order), the objects it creates, and each (list, as
+        read, as changed) for `World.parts`."""
+        changed: Changed = {}
+        pairs: list[tuple[int, Any, Any]] = []
+        path_ops = [op for op in change if op["op"] != "create"]
+        for target in dict.fromkeys(ref_key(op["object"]) for op in path_ops):
+            ops = [op for op in path_ops if ref_key(op["object"]) == target]
+            for which, position in self.world.by_ref.get(target, ()):
+                obj = self.world.lists[which][position][0]
+                changed[(which, position)] = apply_ops(obj, ops)
+                pairs.append((which, obj, changed[(which, position)]))
+        created = [(copy.deepcopy(op["value"]), SUGGESTED) for op in change if op["op"] == "create"]
+        pairs += [(1, None, obj) for obj, _ in created]
+        return changed, created, pairs
+
+    def _run(self, parts: set[str] | None, changed: Changed, created: Created) -> Pass:
+        submitted, cluster = self.world.objects(parts, changed, created)
+        return run_pass(inputs_of(submitted, cluster, validate=self.first.inputs.validate), self.first.settings)
 
 
 def _turns(ctx: KueueContext) -> Iterator[Idea]:

@@ -97,11 +97,26 @@ def ref(obj: Mapping[str, Any]) -> dict[str, str]:
 
 def find(inputs: KueueInputs, kind: str, name: str, namespace: str = "") -> dict[str, Any] | None:
     """The object as read (the last of a kind and name, as the API server would end up with)."""
-    found = None
-    for obj, _ in [*inputs.submitted, *inputs.cluster]:
-        if not isinstance(obj, dict) or obj.get("kind") != kind:
-            continue
-        r = ref(obj)
-        if r["name"] == name and r.get("namespace", "") == (namespace if "namespace" in r else ""):
-            found = obj
-    return found
+    index = _of_kind(inputs, kind)
+    found = index.get((name, namespace))
+    return index.get((name, "")) if found is None else found      # (a cluster-scoped kind: any namespace)
+
+
+# The objects of each kind read, by (name, namespace as `ref` gives it, else ""): for the inputs
+# last asked about (one pass's suggestions ask many times; a cluster dump is 160,000 objects).
+_INDEX: dict[str, Any] = {"inputs": None, "kinds": {}}
+
+
+def _of_kind(inputs: KueueInputs, kind: str) -> dict[tuple[str, str], dict[str, Any]]:
+    if _INDEX["inputs"] is not inputs:
+        _INDEX.update(inputs=inputs, kinds={})
+    kinds: dict[str, dict[tuple[str, str], dict[str, Any]]] = _INDEX["kinds"]
+    if kind not in kinds:
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        for objects in (inputs.submitted, inputs.cluster):
+            for obj, _ in objects:
+                if isinstance(obj, dict) and obj.get("kind") == kind:
+                    r = ref(obj)
+                    out[(r["name"], r.get("namespace", ""))] = obj
+        kinds[kind] = out
+    return kinds[kind]

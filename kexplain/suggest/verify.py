@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
-from kexplain.explain.inputs import Inputs
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain
 from kexplain.framework.status import Code

@@ -15,7 +15,8 @@ import yaml
 from kexplain.admission.workloads import check_workload, generated_name, validate_workload
 from kexplain.cli.app import main
 from kexplain.errors import AdmissionRejected, Source
-from kexplain.explain.inputs import PodFile, load, load_inputs
+from kexplain.explain.inputs import load, load_inputs
+from kexplain.explain.pod_file import PodFile
 from kexplain.state.apply import cluster_with
 from kexplain.state.objects import object_key
 from kexplain.explain.request import Request

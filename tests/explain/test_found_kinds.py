@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kexplain.cli.app import main
 from kexplain.errors import Source
-from kexplain.explain.inputs import found_kinds
+from kexplain.explain.pod_file import found_kinds
 from tests.support.paths import DATA
 
 VOLCANO_JOB = DATA / "manifests" / "volcano" / "job.yaml"

@@ -19,7 +19,8 @@ import pytest
 import yaml
 
 from kexplain.explain.carryover import Carryover
-from kexplain.explain.inputs import Inputs, load
+from kexplain.explain.inputs import load
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.placement import iter_placements
 from kexplain.explain.request import Request, RunOptions
 from kexplain.explain.run import explain, framework_for

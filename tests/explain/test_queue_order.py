@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from kexplain.errors import Source
-from kexplain.explain.inputs import Inputs, inputs_from_objects, read_config
+from kexplain.explain.inputs import inputs_from_objects, read_config
+from kexplain.explain.pod_inputs import Inputs
 from kexplain.explain.queue_order import Alone, may_preempt, needed, queue_key, walk
 from kexplain.explain.request import RunOptions
 from kexplain.explain.run import explain

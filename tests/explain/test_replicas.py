@@ -11,7 +11,7 @@ import yaml
 
 from kexplain.cli.app import main
 from kexplain.errors import Source
-from kexplain.explain.inputs import entries
+from kexplain.explain.pod_file import entries
 from kexplain.controllers.workloads import replica_count
 from tests.support.copies import copy_names
 

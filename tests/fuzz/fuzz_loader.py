@@ -47,7 +47,8 @@ def _imports() -> dict[str, Any]:
     from kexplain.cli.explain import Output, write_trace
     from kexplain.cli.env import Environment
     from kexplain.errors import KexplainError
-    from kexplain.explain.inputs import inputs_from_objects, pending_pod, read_config
+    from kexplain.explain.inputs import inputs_from_objects, read_config
+    from kexplain.explain.pod_file import pending_pod
     from kexplain.explain.request import Request
     from kexplain.explain.run import explain
     from kexplain.load.manifests import load_objects, objects_from_text, read_text

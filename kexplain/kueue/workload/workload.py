@@ -7,6 +7,7 @@ the way they patch the API object; everything else about a Workload is frozen.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -53,9 +54,9 @@ class Workload:
         wl.admitted_in_input = has_quota_reservation(wl)
         return wl
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """`NAMESPACE/NAME` (workload.Key)."""
+        """`NAMESPACE/NAME` (workload.Key; made once: `meta` is frozen and never replaced)."""
         return f"{self.meta.namespace}/{self.meta.name}"
 
     @property

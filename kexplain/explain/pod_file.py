@@ -1,0 +1,245 @@
+"""The POD file: what is explained, what joins the cluster (`PodFile`), and one `Entry` per Pod
+or workload explained, with how many copies its controller makes (`entries`). Read by
+`kexplain.explain.inputs` (loading), the batch and lint; imports no module that schedules.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+from kexplain.admission.workloads import WORKLOAD_KINDS
+from kexplain.apimachinery.kinds import KIND_GROUPS, api_group, is_builtin_kind
+from kexplain.controllers.existing import Children, still_to_create
+from kexplain.controllers.workloads import Copies, copies_of, idle_reason, replica_count, statefulset_claims, \
+    workload_name, workload_pod
+from kexplain.errors import InputError, KexplainError, LeftOutNote, Source
+from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
+from kexplain.load.manifests import kustomization_dirs, kustomize_hint
+from kexplain.load.problems import RAISE, Problems
+from kexplain.state.objects import CLUSTER_KINDS, POD_KINDS, Objects, is_bound_pod, of_kinds
+
+
+@dataclass
+class PodFile:
+    """The POD file split as a user applies it: what is explained, and what joins the cluster.
+
+    `explained`: the Pods and workloads whose pods are explained, in file order. `cluster`: the
+    file's objects of the kinds the scheduler reads (`CLUSTER_KINDS`: claims, volumes,
+    StorageClasses, PriorityClasses, Services, ...): `kubectl apply -f FILE` creates them with
+    the pods, so the pods are scheduled against a cluster that has them. A Pod with spec.nodeName
+    is bound already: it joins the cluster (taking room on its node) when the file has anything
+    else to explain, and is explained (as before) when it is all the file holds. A ReplicaSet,
+    StatefulSet or ReplicationController is both: its pods are explained, and the object itself
+    is in the cluster when they are scheduled (default topology spreading reads its selector).
+    Objects of other kinds (ConfigMaps, Ingresses, Deployments as cluster objects, ...) are
+    ignored, as in --nodes."""
+
+    path: str
+    explained: Objects = field(default_factory=list)
+    cluster: Objects = field(default_factory=list)
+
+    @classmethod
+    def of(cls, objs: Objects, path: str) -> "PodFile":
+        objs = of_kinds(objs, POD_KINDS | CLUSTER_KINDS)
+        pending = [(o, s) for o, s in objs
+                   if o.get("kind") in WORKLOAD_KINDS or (o.get("kind") == "Pod" and not is_bound_pod(o))]
+        if not pending:
+            pending = [(o, s) for o, s in objs if is_bound_pod(o)]
+        explained_ids = {id(o) for o, _ in pending}
+        cluster = [(o, s) for o, s in objs if o.get("kind") in CLUSTER_KINDS
+                   and not (o.get("kind") == "Pod" and id(o) in explained_ids)]
+        return cls(path, pending, cluster)
+
+
+def found_kinds(objs: Objects) -> str:
+    """The kinds of `objs`, for a message that there is nothing to explain; a custom resource
+    named like a kind kexplain reads is named with its group (`Job (batch.volcano.sh, a custom
+    resource)`), as the kind alone would say a Job was found and not explained."""
+    names = set()
+    for o, _ in objs:
+        kind = str(o.get("kind"))
+        if kind in KIND_GROUPS and not is_builtin_kind(o.get("apiVersion"), kind):
+            kind = f"{kind} ({api_group(o.get('apiVersion'))}, a custom resource)"
+        names.add(kind)
+    return ", ".join(sorted(names))
+
+
+def explained_object(objs: Objects, path: str) -> tuple[dict[str, Any], Source]:
+    """The one Pod or workload the positional argument names."""
+    candidates = PodFile.of(objs, path).explained
+    if not candidates:
+        kinds = found_kinds(objs)
+        found = f" (found {kinds})" if kinds else " (the input is empty)"
+        hint = kustomize_hint(kustomization_dirs(objs))
+        raise InputError(f"no Pod or workload to explain{found}{'; ' + hint if hint else ''}", source=Source(path))
+    if len(candidates) > 1:
+        raise InputError(f"expected one Pod or workload, found {len(candidates)}; "
+                         "put the others in --nodes", source=candidates[1][1], obj=candidates[1][0])
+    return candidates[0]
+
+
+def pod_of(obj: dict[str, Any], src: Source, *, stored: bool = False,
+           kube: KubeVersion | None = None) -> dict[str, Any]:
+    """The pending pod of a Pod or workload of the POD file: the Pod itself, or the workload's
+    first pod (`workload_pod`: refused with the API server's message when it would refuse the
+    workload, unless `stored`)."""
+    if obj.get("kind") != "Pod":
+        return workload_pod(obj, src, 0, stored=stored, kube=kube)
+    if not isinstance(obj.get("spec"), dict):
+        raise InputError("a Pod needs a spec", source=src, obj=obj, field="spec")
+    return obj
+
+
+def pending_pod(objs: Objects, path: str, *, stored: bool = False) -> tuple[dict[str, Any], Source]:
+    """The one Pod (or workload's first pod) the positional argument names."""
+    obj, src = explained_object(objs, path)
+    return pod_of(obj, src, stored=stored), src
+
+
+def created_objects(obj: dict[str, Any], src: Source, copies: int) -> Objects:
+    """What a workload's controller creates besides its pods, for its first `copies` pods: a
+    StatefulSet's claims (`statefulset_claims`)."""
+    return [(c, src) for c in statefulset_claims(obj, copies)]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One object of the POD file: a Pod, or a workload and how many copies of its pod to place."""
+
+    kind: str
+    namespace: str
+    name: str
+    pod: dict[str, Any]          # the pending pod (a workload's: made from its template)
+    source: Source
+    copies: int                  # how many copies to place; 1 without replicas (a DaemonSet's: see `daemon`)
+    replicated: bool             # placed copy by copy, copies named as `naming` says
+    position: int                # order of appearance in the file
+    naming: Copies | None = None             # how its copies are named (a StatefulSet's: ordinals, claims)
+    workload: dict[str, Any] | None = None   # the Pod or workload as the file has it
+    idle: str = ""      # why its controller creates no pod now (`idle_reason`): its template is explained, unbound
+    # its controller could create only `copies` pods (none: 0) of the `asked` it wants: the
+    # FailedCreate event of the first create the API server refused (`kexplain.explain.created`)
+    failed_create: str = ""
+    asked: int = 0
+    autoscaled_by: dict[str, Any] | None = None     # the HPA that set its replicas (`podautoscaler.scaling`)
+    # the set's LimitRanges and ResourceQuotas created after it ((kind, namespace, name)): its pods,
+    # created at its place in the set, are admitted without them (`policies_after`)
+    later_policies: frozenset[tuple[str, str, str]] = frozenset()
+    # what held its pods before its controller created them: Kueue's answer (`kexplain.kueue.chain`)
+    kueue: dict[str, Any] | None = None
+
+    @property
+    def not_created(self) -> bool:
+        """Its controller asks for pods and the API server refuses the first: no pod exists."""
+        return bool(self.failed_create) and self.copies == 0
+
+    @property
+    def daemon(self) -> bool:
+        """A DaemonSet: one copy per node its controller runs it on, whatever `copies` says
+        (`kexplain.explain.placement.daemon_nodes`)."""
+        return self.kind == "DaemonSet"
+
+
+POLICY_KINDS = frozenset({"LimitRange", "ResourceQuota"})
+
+
+def policies_after(objs: Objects) -> dict[int, frozenset[tuple[str, str, str]]]:
+    """By id of each object of a set (in the set's order: `kubectl apply -f` creates objects in
+    the order given, files by name, documents in order, and does not sort kinds), the namespace
+    policies of the set created after it: (kind, namespace, name) of its LimitRanges and
+    ResourceQuotas that do not exist yet when it is created. A Pod is created at its place; a
+    workload's pods are taken as created at the workload's (its controller creates them within
+    a second of it: a later policy may in fact win that race, which kexplain does not play)."""
+    keys = [(o.get("kind"), str((o.get("metadata") or {}).get("namespace") or "default"),
+             str((o.get("metadata") or {}).get("name") or "")) if o.get("kind") in POLICY_KINDS
+            and isinstance(o.get("metadata"), dict) else None for o, _ in objs]
+    remaining = frozenset(k for k in keys if k is not None)
+    out: dict[int, frozenset[tuple[str, str, str]]] = {}
+    if not remaining:
+        return out
+    for (o, _), key in zip(objs, keys):
+        if key is not None:
+            remaining = remaining - {key}
+        elif remaining:
+            out[id(o)] = remaining      # type: ignore[assignment]
+    return out
+
+
+def entry_of(obj: dict[str, Any], src: Source, position: int, replicas: int | None = None, *,
+             stored: bool = False, kube: KubeVersion = DEFAULT_VERSION) -> Entry:
+    """The entry of one Pod or workload, the `position`-th of its file; `replicas` overrides its
+    count (not a DaemonSet's). A workload's pod is its first copy, `<name>-0` (a StatefulSet's,
+    its first ordinal's); a workload the API server would refuse is refused with its message
+    (`kexplain.admission.workloads`), unless `stored`."""
+    kind = str(obj.get("kind"))
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    copies = replicas if replicas is not None and kind != "DaemonSet" else replica_count(obj)
+    idle = idle_reason(obj) if replicas is None else ""     # --replicas N: N copies, as asked
+    copies = 1 if idle else max(1, copies)      # an idle workload: its template is explained once, unbound
+    pod = pod_of(obj, src, stored=stored, kube=kube)
+    labels = (pod.get("metadata") or {}).get("labels") if isinstance(pod.get("metadata"), dict) else None
+    return Entry(kind, str(meta.get("namespace") or "default"), workload_name(obj), pod,
+                 src, copies, not idle and (copies > 1 or kind == "DaemonSet"), position,
+                 copies_of(obj, labels if isinstance(labels, dict) else None), obj, idle)
+
+
+def with_existing(entry: Entry, children: Children) -> Entry:
+    """The entry with the pods its controller still creates, given the objects of the file it
+    made already (`kexplain.controllers.existing`); raises `PodsExist` when it creates none."""
+    if entry.workload is None or entry.kind == "Pod":
+        return entry
+    todo = still_to_create(entry.workload, children)
+    if todo is None:
+        return entry
+    if todo.copies == 0:
+        made = [str((c.get("metadata") or {}).get("name")) for c in children.of(entry.workload)]
+        raise PodsExist(f"its controller creates no pod now: what it made is in the input already "
+                        f"({', '.join(made)})", source=entry.source, obj=entry.workload)
+    if entry.idle:
+        return entry        # its template explained unbound, as without the existing objects
+    naming = replace(entry.naming, skip=todo.skip) if entry.naming is not None else None
+    return replace(entry, copies=todo.copies, replicated=todo.copies > 1, naming=naming)
+
+
+class PodsExist(LeftOutNote):
+    """A workload whose controller creates nothing now: its pods (a Deployment's ReplicaSet)
+    are in the input already, each explained as what it is. Not bad input."""
+
+
+def entries(objs: Objects, path: str, replicas: int | None = None, *, stored: bool = False,
+            problems: Problems = RAISE, kube: KubeVersion = DEFAULT_VERSION) -> list[Entry]:
+    """The entries of the Pods and workloads of the POD file that are explained (`PodFile`), in
+    order (`entry_of`). A workload the API server refuses goes to `problems` (raised unless it
+    collects), and so does a file with nothing to explain."""
+    out = []
+    candidates = PodFile.of(objs, path).explained
+    children = Children(o for o, _ in objs) if replicas is None else None
+    for i, (obj, src) in enumerate(candidates):
+        try:
+            entry = entry_of(obj, src, i, replicas, stored=stored, kube=kube)
+            out.append(entry if children is None else with_existing(entry, children))
+        except KexplainError as err:
+            problems.add(err)
+    if not out and not problems:
+        try:
+            pending_pod(objs, path)      # raises its "no Pod or workload to explain" error
+        except KexplainError as err:
+            problems.add(err)
+    elif not out and objs:      # the errors said what was wrong, not what the rest was
+        hint = kustomize_hint(kustomization_dirs(objs))
+        if not candidates:
+            kinds = found_kinds(objs)
+            problems.add(InputError(f"no other Pod or workload to explain (found {kinds})"
+                                    f"{'; ' + hint if hint else ''}", source=Source(path)))
+        elif hint:              # every workload refused: a kustomize base's may lack what it adds
+            problems.add(InputError(hint))
+    return out
+
+
+def ordered_ready(workload: Mapping[str, Any] | None) -> bool:
+    """A StatefulSet whose controller creates its pods one by one (podManagementPolicy
+    OrderedReady, the default; Parallel creates them all at once)."""
+    if not workload or workload.get("kind") != "StatefulSet":
+        return False
+    spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
+    return (spec.get("podManagementPolicy") or "OrderedReady") != "Parallel"

@@ -1,0 +1,214 @@
+"""The Jobs the JobSet controller makes of a JobSet (sigs.k8s.io/jobset: the JobSet webhook's
+defaults, `constructJob` and `labelAndAnnotateObject` of pkg/controllers/jobset_controller.go,
+and the pod webhook of pkg/webhooks/pod_webhook.go on the pods those Jobs create), for the
+chain (`kexplain.kueue.started`): one Job per replica of each replicated job, named
+`<jobset>-<replicated job>-<index>`, its template's Job spec, suspended while the JobSet is.
+
+- Defaults (the JobSet webhook): a replicated job's completion mode Indexed, its pods' restart
+  policy OnFailure, `network.enableDNSHostnames` true.
+- Labels and annotations, on the Job and its pod template, over the template's own: the
+  JobSet's name and uid, the replicated job's name and replicas, the JobSet's replicas in all
+  (`global-replicas`), the Job's index, its `job-key` (the SHA-1 of `<namespace>/<job name>`),
+  its global index, its group (`groupName`, default `default`), the group's replicas and the
+  Job's index in the group, the restart attempt (the JobSet's `status.restarts`); the
+  coordinator's endpoint when `spec.coordinator` names one; the annotation
+  `alpha.jobset.sigs.k8s.io/exclusive-topology` (and `.../node-selector`) when the JobSet or
+  the replicated job's template carries it. The RestartJob feature gate (alpha, off by default)
+  is off: no `job-restart-attempt`.
+- DNS hostnames on: the pod template's subdomain (`network.subdomain`, else the JobSet's name).
+- Exclusive placement with the node-selector strategy: the node selector
+  `alpha.jobset.sigs.k8s.io/namespaced-job: <namespace>_<job>` and the toleration of the
+  `alpha.jobset.sigs.k8s.io/no-schedule` NoSchedule taint.
+- The pod webhook, for the pods the Job creates: the label `jobset.sigs.k8s.io/priority` (the
+  pod's priority, as the Priority admission plugin set it before: `priority` of the template,
+  else its PriorityClass's value, else the global default's, else 0); with exclusive placement
+  (not the node-selector strategy) the leader's (completion index 0, the pod kexplain explains
+  for a Job) required pod affinity to its own `job-key` and anti-affinity to any other
+  `job-key` of the same priority, both over the exclusive topology key, in every namespace.
+  A follower (index > 0) gets instead, once the leader is bound, a node selector for the
+  leader's topology domain, which the leader's terms give it too: the template carries the
+  leader's terms.
+Objects are plain dicts; nothing here reads a cluster."""
+from __future__ import annotations
+
+import copy
+import hashlib
+from typing import Any, Mapping
+
+from kexplain.admission.workloads import object_uid
+from kexplain.kueue.apis.priorityclass import PriorityClass
+from kexplain.kueue.objects import meta_of
+from kexplain.kueue.podset import PodSetInfo, merged
+
+PREFIX = "jobset.sigs.k8s.io/"
+JOBSET_NAME = PREFIX + "jobset-name"
+JOBSET_UID = PREFIX + "jobset-uid"
+REPLICATED_JOB_NAME = PREFIX + "replicatedjob-name"
+RESTARTS = PREFIX + "restart-attempt"
+REPLICATED_JOB_REPLICAS = PREFIX + "replicatedjob-replicas"
+GLOBAL_REPLICAS = PREFIX + "global-replicas"
+JOB_INDEX = PREFIX + "job-index"
+JOB_KEY = PREFIX + "job-key"
+JOB_GLOBAL_INDEX = PREFIX + "job-global-index"
+GROUP_NAME = PREFIX + "group-name"
+GROUP_REPLICAS = PREFIX + "group-replicas"
+JOB_GROUP_INDEX = PREFIX + "job-group-index"
+COORDINATOR = PREFIX + "coordinator"
+PRIORITY = PREFIX + "priority"
+EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
+NODE_SELECTOR_STRATEGY = "alpha.jobset.sigs.k8s.io/node-selector"
+NAMESPACED_JOB = "alpha.jobset.sigs.k8s.io/namespaced-job"
+NO_SCHEDULE_TAINT = "alpha.jobset.sigs.k8s.io/no-schedule"
+DEFAULT_GROUP = "default"
+
+
+def _dict(raw: Any) -> dict[str, Any]:
+    return raw if isinstance(raw, dict) else {}
+
+
+def _replicas(rj: Mapping[str, Any]) -> int:
+    return rj["replicas"] if isinstance(rj.get("replicas"), int) and not isinstance(rj["replicas"], bool) else 1
+
+
+def job_key(namespace: str, job_name: str) -> str:
+    """jobHashKey: the SHA-1 of `<namespace>/<job name>`, in hex."""
+    return hashlib.sha1(f"{namespace}/{job_name}".encode()).hexdigest()
+
+
+def _subdomain(spec: Mapping[str, Any], name: str) -> str | None:
+    """GetSubdomain when DNS hostnames are on (the webhook's default), else None."""
+    network = _dict(spec.get("network"))
+    if network.get("enableDNSHostnames") is False:
+        return None
+    return str(network.get("subdomain") or name)
+
+
+def _names(obj: Mapping[str, Any], rjs: list[Mapping[str, Any]], index: int, job_index: int
+           ) -> tuple[dict[str, str], dict[str, str]]:
+    """labelAndAnnotateObject's labels and annotations for Job `job_index` of replicated job
+    `index` (the template's own added under them by the caller)."""
+    meta = meta_of(obj)
+    name, namespace = str(meta.get("name") or ""), str(meta.get("namespace") or "default")
+    spec = _dict(obj.get("spec"))
+    rj = rjs[index]
+    group = str(rj.get("groupName") or DEFAULT_GROUP)
+    job_name = f"{name}-{rj.get('name')}-{job_index}"
+    before = sum(_replicas(r) for r in rjs[:index])
+    in_group = [i for i, r in enumerate(rjs) if str(r.get("groupName") or DEFAULT_GROUP) == group]
+    group_before = sum(_replicas(rjs[i]) for i in in_group if i < index)
+    status = _dict(obj.get("status"))
+    restarts = status.get("restarts") if isinstance(status.get("restarts"), int) else 0
+    labels = {JOBSET_NAME: name, JOBSET_UID: str(meta.get("uid") or object_uid(dict(obj))),
+              REPLICATED_JOB_NAME: str(rj.get("name")), RESTARTS: str(restarts),
+              REPLICATED_JOB_REPLICAS: str(_replicas(rj)), GLOBAL_REPLICAS: str(sum(_replicas(r) for r in rjs)),
+              JOB_INDEX: str(job_index), JOB_KEY: job_key(namespace, job_name),
+              JOB_GLOBAL_INDEX: str(before + job_index), GROUP_NAME: group,
+              GROUP_REPLICAS: str(sum(_replicas(rjs[i]) for i in in_group)),
+              JOB_GROUP_INDEX: str(group_before + job_index)}
+    coordinator = _dict(spec.get("coordinator"))
+    if coordinator:
+        subdomain = str(_dict(spec.get("network")).get("subdomain") or name)
+        labels[COORDINATOR] = (f"{name}-{coordinator.get('replicatedJob') or ''}-{coordinator.get('jobIndex') or 0}-"
+                               f"{coordinator.get('podIndex') or 0}.{subdomain}")
+    annotations = dict(labels)
+    for source in (meta.get("annotations"), _dict(_dict(rj.get("template")).get("metadata")).get("annotations")):
+        source = _dict(source)
+        if EXCLUSIVE in source:
+            annotations[EXCLUSIVE] = str(source[EXCLUSIVE])
+            if NODE_SELECTOR_STRATEGY in source:
+                annotations[NODE_SELECTOR_STRATEGY] = str(source[NODE_SELECTOR_STRATEGY])
+    return labels, annotations
+
+
+def pod_priority(pod_spec: Mapping[str, Any], priority_classes: Mapping[str, PriorityClass]) -> int | None:
+    """The priority the Priority admission plugin gives the pod: its own, its class's, the
+    global default's, else 0; None when it names a class that does not exist (refused)."""
+    if isinstance(pod_spec.get("priority"), int):
+        return int(pod_spec["priority"])
+    name = pod_spec.get("priorityClassName")
+    if name:
+        pc = priority_classes.get(str(name))
+        return None if pc is None else pc.value
+    return next((pc.value for pc in priority_classes.values() if pc.global_default), 0)
+
+
+def _exclusive_terms(key: str, priority: str, topology: str) -> dict[str, Any]:
+    """setExclusiveAffinities' two terms."""
+    same = {"labelSelector": {"matchExpressions": [{"key": JOB_KEY, "operator": "In", "values": [key]}]},
+            "namespaceSelector": {}, "topologyKey": topology}
+    others = {"labelSelector": {"matchExpressions": [
+        {"key": JOB_KEY, "operator": "Exists"}, {"key": JOB_KEY, "operator": "NotIn", "values": [key]},
+        {"key": PRIORITY, "operator": "In", "values": [priority]}]},
+        "namespaceSelector": {}, "topologyKey": topology}
+    return {"podAffinity": same, "podAntiAffinity": others}
+
+
+def _pod_webhook(template: dict[str, Any], priority_classes: Mapping[str, PriorityClass]) -> None:
+    """The JobSet pod webhook's Default on the leader pod (see the module's words), in place."""
+    meta, spec = template["metadata"], template["spec"]
+    annotations = meta.get("annotations") or {}
+    if NODE_SELECTOR_STRATEGY in annotations:
+        return
+    priority = pod_priority(spec, priority_classes)
+    if priority is not None:
+        meta["labels"] = {**(meta.get("labels") or {}), PRIORITY: str(priority)}
+    if EXCLUSIVE not in annotations:
+        return
+    labels = meta.get("labels") or {}
+    terms = _exclusive_terms(str(labels.get(JOB_KEY, "")), str(labels.get(PRIORITY, "")), str(annotations[EXCLUSIVE]))
+    affinity = _dict(spec.get("affinity"))
+    spec["affinity"] = affinity
+    for kind, term in terms.items():
+        node = affinity[kind] = _dict(affinity.get(kind))
+        node["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            *(node.get("requiredDuringSchedulingIgnoredDuringExecution") or ()), term]
+
+
+def jobset_jobs(obj: Mapping[str, Any], pod_sets: list[PodSetInfo] | None,
+                priority_classes: Mapping[str, PriorityClass] | None = None) -> list[dict[str, Any]]:
+    """The Jobs of a JobSet (see the module's words), each pod template merged with its pod
+    set's info once Kueue started the JobSet (`pod_sets`; None: held, the Jobs suspended);
+    `priority_classes`: the PriorityClasses the pods' priority comes from."""
+    meta = meta_of(obj)
+    name = str(meta.get("name") or "")
+    namespace = str(meta.get("namespace") or "default")
+    spec = _dict(obj.get("spec"))
+    rjs = [rj for rj in spec.get("replicatedJobs") or () if isinstance(rj, Mapping)]
+    subdomain = _subdomain(spec, name)
+    out = []
+    for index, rj in enumerate(rjs):
+        template = _dict(rj.get("template"))
+        job_spec = copy.deepcopy(_dict(template.get("spec")))
+        job_spec.setdefault("completionMode", "Indexed")
+        pod_template = copy.deepcopy(_dict(job_spec.get("template")))
+        pod_template["spec"] = _dict(pod_template.get("spec"))
+        if not pod_template["spec"].get("restartPolicy"):
+            pod_template["spec"]["restartPolicy"] = "OnFailure"
+        if pod_sets is not None and index < len(pod_sets):
+            pod_template = merged(pod_template, pod_sets[index])
+        for i in range(_replicas(rj)):
+            labels, annotations = _names(obj, rjs, index, i)
+            job_name = f"{name}-{rj.get('name')}-{i}"
+            pod = copy.deepcopy(pod_template)
+            pod["metadata"] = _dict(pod.get("metadata"))
+            pod["metadata"]["labels"] = {**(pod["metadata"].get("labels") or {}), **labels}
+            pod["metadata"]["annotations"] = {**(pod["metadata"].get("annotations") or {}), **annotations}
+            pod_spec = pod["spec"] = _dict(pod.get("spec"))
+            if subdomain is not None:
+                pod_spec["subdomain"] = subdomain
+            if EXCLUSIVE in annotations and NODE_SELECTOR_STRATEGY in annotations:
+                pod_spec["nodeSelector"] = {**(pod_spec.get("nodeSelector") or {}),
+                                            NAMESPACED_JOB: f"{namespace}_{job_name}"}
+                pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or ()),
+                                           {"key": NO_SCHEDULE_TAINT, "operator": "Exists", "effect": "NoSchedule"}]
+            _pod_webhook(pod, priority_classes or {})
+            jmeta = _dict(template.get("metadata"))
+            out.append({"apiVersion": "batch/v1", "kind": "Job",
+                        "metadata": {**jmeta, "name": job_name, "namespace": namespace,
+                                     "labels": {**(jmeta.get("labels") or {}), **labels},
+                                     "annotations": {**(jmeta.get("annotations") or {}), **annotations},
+                                     "ownerReferences": [{"apiVersion": str(obj.get("apiVersion")), "kind": "JobSet",
+                                                          "name": name, "uid": labels[JOBSET_UID],
+                                                          "controller": True, "blockOwnerDeletion": True}]},
+                        "spec": {**job_spec, "suspend": pod_sets is None, "template": pod}})
+    return out
