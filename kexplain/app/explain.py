@@ -6,8 +6,8 @@ and results; the command line picks the output and the exit code."""
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, Callable, Iterable, Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO, Callable, Optional, Sequence
 
 from kexplain.app.autoscalers import (Autoscaler, AutoscalerRun, adapter, keeps_cluster, node_pools,
                                      reports_node_groups, run_all)
@@ -154,9 +154,10 @@ def autoscalers_of(req: Request, loaded: Loaded, opts: AutoscalerOptions,
     again), Karpenter the cluster set; the options that need one checked (`say`: a note)."""
     groups = None
     if req.node_groups or reports_node_groups(loaded.cluster_objects or []):
-        groups = adapter("cluster-autoscaler").groups_request(req.node_groups, req.autoscaler_config, req.node_paths, req.max_bytes,
-                                                      req.max_objects, req.validate, loaded.cluster_objects, say,
-                                                      state=loaded.cluster_state)
+        ca = adapter("cluster-autoscaler")
+        groups = ca.groups_request(req.node_groups, req.autoscaler_config, req.node_paths, req.max_bytes,
+                                   req.max_objects, req.validate, loaded.cluster_objects, say,
+                                   state=loaded.cluster_state)
     check_found(req.autoscaler_config, opts.node_group, groups)
     pools = node_pools(loaded.cluster_objects, opts.aws_data, opts.karpenter_config, max_bytes=req.max_bytes,
                        validate=req.validate, node_pool=opts.node_pool, applied=loaded.set_objects,

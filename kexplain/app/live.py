@@ -27,7 +27,8 @@ from kexplain.explain.compare import compare, nominated_notes, pod_key
 from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
 from kexplain.explain.inputs import Inputs, inputs_from_objects
 from kexplain.explain.pending_pass import PassBuilder, PendingPass
-from kexplain.explain.queue_order import PREEMPTION_RERUNS, RERUNS, Alone, in_queue, needed, walk
+from kexplain.explain import queue_order
+from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.kueue.chain import live_answer
@@ -387,9 +388,9 @@ def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: A
 def walk_note(left: tuple[str, ...]) -> str:
     """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
     n = len(left)
-    return (f"note: walking the scheduler's queue, kexplain scheduled again at most {RERUNS} pods that fit alone "
-            f"and {PREEMPTION_RERUNS} that preempt; {n} more ({left[0]}{', ...' if n > 1 else ''}) keep their "
-            "verdict alone")
+    more = f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone"
+    return (f"note: walking the scheduler's queue, kexplain scheduled again at most {queue_order.RERUNS} pods that "
+            f"fit alone and {queue_order.PREEMPTION_RERUNS} that preempt; {more}")
 
 
 # --- `kexplain pod --pending` / `-A` -------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Callable, Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional
 
 import typer
 
@@ -140,34 +140,49 @@ def command(
                   max_objects=max_objects, validate=validate, replicas=replicas, node_groups=node_groups,
                   autoscaler_config=autoscaler_config, namespace=namespace)
     check_groups_options(req.node_groups, req.autoscaler_config, node, node_group, req.node_paths, discovering=True)
-    shown = Shown(output, node, svg, html, node_group, node_pool)
     if compare_versions is not None:
-        kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
-        if node is not None:
-            raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
-        options = run_options(False, None, start_index=start_index, preemption=preemption,
-                              preemption_offset=preemption_offset)     # the scheduler's keys only: compared
-        return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
+        return _compare(env, req, compare_versions, kubernetes_version, feature_gates, node, output, svg, html,
+                        run_options(False, None, start_index=start_index, preemption=preemption,
+                                    preemption_offset=preemption_offset))  # the scheduler's keys only: compared
     # A version given explicitly is checked before anything is read; else a snapshot's recorded
     # version may be followed, settled once --nodes is read.
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
+    return explain_files(env, req, Shown(output, node, svg, html, node_group, node_pool),
+                         AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
+                         start_index=start_index, preemption=preemption, preemption_offset=preemption_offset)
+
+
+def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
+             feature_gates: Optional[str], node: Optional[str], output: Output, svg: Optional[str],
+             html: Optional[str], options: RunOptions) -> ExitStatus:
+    """`--compare-versions A,B[,...]`: the versions checked, then compared (`write_version_comparison`)."""
+    kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
+    if node is not None:
+        raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
+    return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
+
+
+def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
+                  preemption: bool, preemption_offset: int) -> ExitStatus:
+    """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
+    the autoscalers picked; then one pod or a batch."""
     files = read_files(req, env.stdin)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why
         return aggregate(left_out)
     cluster = loaded.single if loaded.single is not None else loaded.pool
-    check_node(node, node_names(cluster.snapshot if cluster is not None else None), no_nodes_hint(nodes))
-    opts = AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions)
+    hint = no_nodes_hint(list(req.node_paths))
+    check_node(shown.node, node_names(cluster.snapshot if cluster is not None else None), hint)
     autoscalers = autoscalers_of(req, loaded, opts, say=lambda note: env.error(f"note: {note}"))
-    options = run_options(output.human, node, start_index=start_index, preemption=preemption,
+    options = run_options(shown.output.human, shown.node, start_index=start_index, preemption=preemption,
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
-        return explain_files_batch(env, files, options, suggestions, autoscalers, opts, shown, left_out,
-                                   stored=stored)
-    return explain_files_single(env, files, options, suggestions, autoscalers, opts, shown, left_out,
-                                hint=no_nodes_hint(nodes))
+        return explain_files_batch(env, files, options, opts.suggestions, autoscalers, opts, shown, left_out,
+                                   stored=req.stored)
+    return explain_files_single(env, files, options, opts.suggestions, autoscalers, opts, shown, left_out,
+                                hint=hint)
 
 
 def explain_files_batch(env: Environment, files: Files, options: RunOptions, suggestions: bool,

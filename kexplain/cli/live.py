@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager, nullcontext
-from typing import Any, ContextManager, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import typer
 
+from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
                                explain_pending, from_events, safe_server, unschedulable, verdict_in_queue)
 from kexplain.app.live import session as app_session
@@ -29,7 +30,6 @@ from kexplain.explain.batch import API_VERSION, LIST_KIND
 from kexplain.explain.compare import compare, pod_key
 from kexplain.explain.inputs import read_config
 from kexplain.explain.request import VersionChoice
-from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.features import KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.render import structured

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NOT_NEEDED = ("kexplain.cel", "kexplain.autoscaler", "kexplain.karpenter.scheduling", "kexplain.lint")
+NOT_NEEDED = ("kexplain.cel", "kexplain.autoscaler", "kexplain.karpenter", "kexplain.lint", "kexplain.app.cluster_autoscaler",
+              "kexplain.app.karpenter", "kexplain.render.html")
 
 SCRIPT = """
 import contextlib, io, json, sys
