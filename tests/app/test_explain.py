@@ -6,6 +6,7 @@ from __future__ import annotations
 from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, autoscalers_of, batch_of, explain_single,
                                   read_files, run_options)
 from kexplain.explain.request import Request
+from kexplain.suggest.add_node import ADD_NODE
 from tests.support.paths import FIXTURES
 
 CA = FIXTURES / "autoscaler"
@@ -27,7 +28,7 @@ def test_a_pending_pod_gets_the_cluster_autoscalers_answer(tmp_path):
     assert done.trace["result"]["status"] == "Unschedulable"
     assert done.trace["autoscaler"]["nodeGroups"]
     assert [a["autoscaler"] for a in done.trace["autoscalers"]] == ["ClusterAutoscaler"]
-    assert all(s.get("kind") != "AddNode" for s in done.trace.get("suggestions", ()))
+    assert done.trace["suggestions"] and all(s.get("kind") != ADD_NODE for s in done.trace["suggestions"])
 
 
 def test_a_pod_that_fits_gets_no_autoscaler_key(tmp_path):
