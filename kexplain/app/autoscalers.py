@@ -32,6 +32,9 @@ CA_DOCUMENT = "autoscaler"      # the Cluster Autoscaler's key of -o json (`auto
 MAY_REPORT = frozenset({"ConfigMap", "MachineDeployment", "MachineSet", "Machine"})
 NODEPOOL = "NodePool"
 
+# What reports node groups in a cluster's objects, in words.
+REPORTED = "CA's status ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects"
+
 
 def adapter(name: str) -> ModuleType:
     """The module of the implementation `name` (a key of `ADAPTERS`), imported now."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
-from kexplain.app.autoscalers import AutoscalerRun
+from kexplain.app.autoscalers import REPORTED, AutoscalerRun
 from kexplain.autoscaler.cloudprovider import Discovery, discover_in, provenance, reporting_objects
 from kexplain.autoscaler.cloudprovider.names import closest as closest_group
 from kexplain.autoscaler.cloudprovider.names import known as known_groups
@@ -22,9 +22,6 @@ from kexplain.features import KubeVersion
 from kexplain.suggest.node_groups import with_group_suggestions
 
 CLOSEST = 3     # group names a wrong --node-group NAME suggests
-
-# What reports node groups in a cluster's objects, in words.
-REPORTED = "CA's status ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects"
 
 
 def reports_node_groups(cluster: list) -> bool:

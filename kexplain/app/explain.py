@@ -9,8 +9,8 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, Callable, Optional, Sequence
 
-from kexplain.app.autoscalers import (Autoscaler, AutoscalerRun, adapter, keeps_cluster, node_pools,
-                                     reports_node_groups, run_all)
+from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster,
+                                     node_pools, reports_node_groups, run_all)
 from kexplain.errors import KexplainError
 from kexplain.explain.batch import Batch, Outcome, explain_batch
 from kexplain.explain.inputs import Inputs, Loaded, load
@@ -163,10 +163,6 @@ def autoscalers_of(req: Request, loaded: Loaded, opts: AutoscalerOptions,
                        validate=req.validate, node_pool=opts.node_pool, applied=loaded.set_objects,
                        suggestions=opts.suggestions)
     return Autoscalers(groups, pools)
-
-
-# What reports node groups in a cluster's objects, in words (`cluster_autoscaler.REPORTED`).
-REPORTED = "CA's status ConfigMap kube-system/cluster-autoscaler-status or Cluster API's objects"
 
 
 def check_found(autoscaler_config: Optional[str], node_group: Optional[str], groups: Any) -> None:

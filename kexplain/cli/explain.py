@@ -23,6 +23,7 @@ from kexplain.cli.versions import (compare_versions_option, compared_versions, f
                                    version_choice, version_option)
 from kexplain.errors import KexplainError, LeftOutNote
 from kexplain.explain.batch import API_VERSION, LIST_KIND, Batch, Outcome
+from kexplain.explain.inputs import Loaded
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
@@ -179,15 +180,13 @@ def explain_files(env: Environment, req: Request, shown: Shown, opts: Autoscaler
                           preemption_offset=preemption_offset,
                           replicated=loaded.single is None and any(e.replicated for e in loaded.batch))
     if loaded.single is None:
-        return explain_files_batch(env, files, options, opts.suggestions, autoscalers, opts, shown, left_out,
-                                   stored=req.stored)
-    return explain_files_single(env, files, options, opts.suggestions, autoscalers, opts, shown, left_out,
-                                hint=hint)
+        return explain_files_batch(env, files, options, autoscalers, opts, shown, left_out, stored=req.stored)
+    return explain_files_single(env, files, options, autoscalers, opts, shown, left_out, hint=hint)
 
 
-def explain_files_batch(env: Environment, files: Files, options: RunOptions, suggestions: bool,
-                        autoscalers: Autoscalers, opts: AutoscalerOptions, shown: Shown, left_out: list[ExitStatus],
-                        *, stored: bool) -> ExitStatus:
+def explain_files_batch(env: Environment, files: Files, options: RunOptions, autoscalers: Autoscalers,
+                        opts: AutoscalerOptions, shown: Shown, left_out: list[ExitStatus], *, stored: bool
+                        ) -> ExitStatus:
     """Several pods: the batch written as it is placed (`write_batch`), then the exit code of
     every object, the ones left out and the bound pods their kubelet rejects."""
     loaded = files.loaded
@@ -199,21 +198,21 @@ def explain_files_batch(env: Environment, files: Files, options: RunOptions, sug
         skipped.append(entry)
         left_out.append(report_left_out(env, err))
 
-    batch = batch_of(loaded, recorded, suggestions, autoscalers, stored=stored, refused=refused)
+    batch = batch_of(loaded, recorded, opts.suggestions, autoscalers, stored=stored, refused=refused)
     status = write_batch(env, loaded, batch, shown, asked=options, autoscalers=BatchPass(loaded, autoscalers, opts))
     nothing = len(skipped) == len(loaded.batch)     # every pod left out (another scheduler's): nothing explained
     return aggregate([status, *left_out, *([ExitStatus.BAD_INPUT] if nothing else []),
                       *rejected_bound(len(loaded.pool.kubelet_rejected) if loaded.pool is not None else 0)])
 
 
-def explain_files_single(env: Environment, files: Files, options: RunOptions, suggestions: bool,
-                         autoscalers: Autoscalers, opts: AutoscalerOptions, shown: Shown,
-                         left_out: list[ExitStatus], *, hint: str) -> ExitStatus:
+def explain_files_single(env: Environment, files: Files, options: RunOptions, autoscalers: Autoscalers,
+                         opts: AutoscalerOptions, shown: Shown, left_out: list[ExitStatus], *, hint: str
+                         ) -> ExitStatus:
     """One pod: its trace with Kueue's and the autoscalers' answers (`app.explain.explain_single`),
     written, drawn again for --svg, and its page for --html."""
     single = files.loaded.single
     assert single is not None
-    done = explain_single(files, options, suggestions, autoscalers, opts)
+    done = explain_single(files, options, opts.suggestions, autoscalers, opts)
     trace, node_group = done.trace, done.node_group
     for warning in single.warnings:
         env.error(f"warning: {warning}")
@@ -301,7 +300,7 @@ class _Tally:
         return aggregate(after_retries(batch, self.statuses, self.positions))
 
 
-def write_batch(env: Environment, loaded, batch: Batch, shown: Shown, *, asked: Optional[RunOptions] = None,
+def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *, asked: Optional[RunOptions] = None,
                 autoscalers: BatchPass) -> ExitStatus:
     """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
     yaml) whose items are written one by one, or one section per object as soon as it is
