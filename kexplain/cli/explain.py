@@ -160,7 +160,9 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
     kubes = compared_versions(env, compare_versions, kubernetes_version, feature_gates)
     if node is not None:
         raise KexplainError("--node shows one version's verdict: drop --compare-versions, or --node")
-    return write_version_comparison(env, req, kubes, options, output, svg=svg, html=html)
+    if html is not None:
+        raise KexplainError("--html shows one version's explanation: drop --compare-versions, or --html")
+    return write_version_comparison(env, req, kubes, options, output, svg=svg)
 
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
@@ -246,7 +248,7 @@ def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
 
 
 def write_version_comparison(env: Environment, req: Request, kubes: list[KubeVersion], options: RunOptions,
-                             output: Output, *, svg: Optional[str] = None, html: Optional[str] = None) -> ExitStatus:
+                             output: Output, *, svg: Optional[str] = None) -> ExitStatus:
     """`--compare-versions`: the pod explained under each version, only what differs shown
     (`-o json`/`-o yaml`: the VersionComparison); the exit code is the worst of the verdicts
     (2 when the input is refused under one of the versions)."""
@@ -257,19 +259,16 @@ def write_version_comparison(env: Environment, req: Request, kubes: list[KubeVer
     status = aggregate(for_trace(run.trace) if run.trace is not None else ExitStatus.BAD_INPUT
                        for run in comparison.runs)
     with verdict_known(status):
-        _write_comparison(env, doc, output, svg=svg, html=html)
+        _write_comparison(env, doc, output, svg=svg)
     return status
 
 
-def _write_comparison(env: Environment, doc: dict, output: Output, *, svg: Optional[str] = None,
-                      html: Optional[str] = None) -> None:
+def _write_comparison(env: Environment, doc: dict, output: Output, *, svg: Optional[str] = None) -> None:
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
         return
     print_comparison(doc, env.console(), wide=output is Output.wide)
     export_view(env, lambda c: print_comparison(doc, c, wide=output is Output.wide), svg)
-    if html:
-        save_page(html, doc)
 
 
 class _Tally:
