@@ -22,7 +22,6 @@ PACKAGE = ROOT / "kexplain"
 
 # Cycles another change is removing; each entry is one whole cycle, exactly.
 ALLOWED_CYCLES = {
-    frozenset({"kexplain.cli.explain", "kexplain.cli.karpenter", "kexplain.cli.lint", "kexplain.cli.node_pools"}),
 }
 
 # Imports inside functions per package (kexplain.X): at most these. Lower a number when you
@@ -30,7 +29,7 @@ ALLOWED_CYCLES = {
 LAZY_CEILING = {
     "admission": 1, "autoscaler": 1, "karpenter": 5, "kueue": 3, "lint": 5, "load": 1, "plugins": 1,
     "render": 1,
-    "app": 0, "cli": 146, "explain": 1, "state": 0,      # (the application's rooms, being reworked)
+    "app": 0, "cli": 2, "explain": 1, "state": 0,
 }
 
 

@@ -1,4 +1,4 @@
-"""The import layering: data flows one way, cli -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> state -> controllers -> load ->
+"""The import layering: data flows one way, cli -> app -> render -> lint -> suggest -> autoscaler / karpenter -> explain -> state -> controllers -> load ->
 framework / plugins / admission / config -> model / cel -> apimachinery -> errors.
 
 Every `kexplain` import of every module (function-level ones too) is read from the source; a
@@ -31,6 +31,7 @@ RANKS = {
     "suggest": 60,
     "lint": 70,
     "render": 80,
+    "app": 85,          # the application's wiring: which passes run, in which order (cli only parses and prints)
     "cli": 90,
     "__main__": 100,
 }

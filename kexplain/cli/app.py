@@ -44,15 +44,60 @@ COMMANDS = {"explain": "kexplain.cli.explain", "pod": "kexplain.cli.live", "snap
             "karpenter": "kexplain.cli.karpenter", "kueue": "kexplain.cli.kueue", "version": ""}
 
 
-def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
-    """The typer app with the commands `names` (default: all, as help lists them)."""
+# Each command's summary, the first paragraph of its help, as `kexplain --help` lists it without
+# importing the command modules (`listing_app`; tests/cli/test_lazy_imports.py keeps them equal).
+SUMMARIES = {
+    "explain": "Explain where (and whether) the scheduler would place POD.",
+    "pod": "Explain a pod of the live cluster (or, with --pending / -A, every pending pod).",
+    "snapshot": "Save what kexplain reads from the cluster as one `kind: List`, to replay offline:\n"
+                "kexplain POD.yaml --nodes FILE --stored.",
+    "lint": "Lint manifests: validate every object against the Kubernetes JSON schemas and, with\n"
+            "--nodes, run every Pod and workload pod template through the scheduler against the pool\n"
+            "(each replica placed in turn; a DaemonSet's pod on each node it is eligible for).",
+    "autoscale": "Explain one Cluster Autoscaler loop: which pending pods trigger a scale-up of which node\n"
+                 "group, and why the others do not, events included, as the Cluster Autoscaler of\n"
+                 "openshift/kubernetes-autoscaler 70920d3c6f5f (Kubernetes v1.36.2 vendored) decides.",
+    "karpenter": "Explain one Karpenter provisioning pass over the pending pods (PODS' Pods as written, and\n"
+                 "its workloads' copies the scheduler leaves pending): which of them Karpenter would place on an\n"
+                 "existing node or in-flight NodeClaim, which NodeClaims it would create from which NodePool\n"
+                 "with which instance types and prices, and why the other pods fail, events included, as\n"
+                 "sigs.k8s.io/karpenter v1.13.0 with the AWS provider (openshift/aws-karpenter-provider-aws\n"
+                 "abcf7d1e3417) decides.",
+    "kueue": "Explain Kueue's admission: the Workload each submitted job becomes, then Kueue's\n"
+             "scheduling cycles (flavor assignment, quota, cohort borrowing and lending, preemption,\n"
+             "partial admission) and the workload controller's checks, with Kueue's own conditions,\n"
+             "reasons, messages and events; per pending Workload the numbers behind the verdict and\n"
+             "verified fixes.",
+}
+
+
+def _app() -> typer.Typer:
     out = typer.Typer(add_completion=True, help=HELP, no_args_is_help=True, rich_markup_mode=None,
                       pretty_exceptions_enable=False, context_settings={"help_option_names": ["-h", "--help"]})
     out.callback()(_root)
+    return out
+
+
+def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
+    """The typer app with the commands `names` (default: all, as help lists them)."""
+    out = _app()
     for name in COMMANDS:
         if name in names:
             out.command(name)(version_cmd if name == "version" else importlib.import_module(COMMANDS[name]).command)
     return out
+
+
+def listing_app() -> typer.Typer:
+    """The app `kexplain --help` (and `kexplain` alone) prints: every command listed by its
+    summary (`SUMMARIES`), none of their modules imported."""
+    out = _app()
+    for name in COMMANDS:
+        out.command(name, help=SUMMARIES.get(name))(version_cmd if name == "version" else _listed)
+    return out
+
+
+def _listed() -> None:
+    """A command as the listing shows it (never run: a run builds the app of its command)."""
 
 
 def version_text() -> str:
@@ -106,10 +151,14 @@ def _subcommands() -> set[str]:
 
 
 def app_for(args: list[str]) -> typer.Typer:
-    """The app to run `args` with: only the command they name (help, a root option, shell
-    completion: every command)."""
-    if args and args[0] in COMMANDS and not any(k.endswith("_COMPLETE") for k in os.environ):
+    """The app to run `args` with: only the command they name; kexplain's help: every command
+    listed, none imported (`listing_app`); another root option, shell completion: every command."""
+    if any(k.endswith("_COMPLETE") for k in os.environ):
+        return make_app()
+    if args and args[0] in COMMANDS:
         return make_app((args[0],))
+    if not args or args[0] in ("-h", "--help"):
+        return listing_app()
     return make_app()
 
 

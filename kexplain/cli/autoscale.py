@@ -12,23 +12,30 @@ as `../shared/autoscaler` runs it: its Pods pending as given, in file order.
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 import typer
 
-from kexplain.autoscaler.inputs import CA_KUBERNETES
+from kexplain.autoscaler.cloudprovider import Discovery, discover_in, provenance
+from kexplain.autoscaler.document import build_document, triggered
+from kexplain.autoscaler.inputs import CA_KUBERNETES, load_loop
+from kexplain.autoscaler.loop import run_once
+from kexplain.autoscaler.pending import loop_over
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
+from kexplain.errors import KexplainError
+from kexplain.explain.inputs import settled_version
+from kexplain.explain.pending_pass import PendingPass
+from kexplain.explain.pods_file_pass import pods_file_pass
+from kexplain.explain.request import VersionChoice
+from kexplain.features import KubeVersion
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
+from kexplain.load.manifests import load_objects
 from kexplain.render import structured
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.autoscaler.cloudprovider import Discovery
-    from kexplain.explain.pending_pass import PendingPass
-    from kexplain.explain.request import VersionChoice
-    from kexplain.features import KubeVersion
+from kexplain.render.autoscale import print_scale_up
 
 EXIT_HELP = ("Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing nodes, "
              "1 some pending pod did not, 2 bad usage or bad input, 4 internal error.")
@@ -73,14 +80,6 @@ def command(
 
     Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing
     nodes, 1 some pending pod did not, 2 bad usage or bad input, 4 internal error."""
-    from kexplain.autoscaler.cloudprovider import Discovery
-    from kexplain.autoscaler.document import build_document
-    from kexplain.autoscaler.inputs import load_loop
-    from kexplain.autoscaler.loop import run_once
-    from kexplain.autoscaler.pending import loop_over
-    from kexplain.load.gcpolicy import bulk_load
-    from kexplain.load.manifests import load_objects
-
     env = env_of(ctx)
     choice = version_choice(env, kubernetes_version, feature_gates)
     given = settle(env, choice) if choice.given else None    # a version given: checked before anything is read
@@ -101,22 +100,17 @@ def command(
         loop, _ = loop_over(loop, pp)
     doc = build_document(loop, run_once(loop))
     if not groups.file:         # found in the cluster's objects: where, as live
-        from kexplain.autoscaler.cloudprovider import provenance
         doc["nodeGroupsFound"] = provenance(groups)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
-        from kexplain.render.autoscale import print_scale_up
         print_scale_up(doc, env.console())
     return exit_status(doc)
 
 
-def _found(cluster: list) -> "Discovery":
+def _found(cluster: list) -> Discovery:
     """The node groups the cluster's objects report (`cloudprovider.discover_in`), the notes of
     what could not be found said; none there is an error (exit 2)."""
-    from kexplain.autoscaler.cloudprovider import discover_in
-    from kexplain.errors import KexplainError
-
     found = discover_in(cluster)
     if found is None or not found.groups:
         why = f" ({'; '.join(found.notes)})" if found is not None and found.notes else ""
@@ -125,24 +119,20 @@ def _found(cluster: list) -> "Discovery":
     return found
 
 
-def _followed(env: Environment, choice: "VersionChoice", cluster: list) -> "KubeVersion":
+def _followed(env: Environment, choice: VersionChoice, cluster: list) -> KubeVersion:
     """The version a snapshot among the cluster's objects recorded, else the scheduler CA embeds
     (`CA_KUBERNETES`), with its warnings said."""
-    from kexplain.explain.inputs import settled_version
-
     kube, warnings = settled_version(choice, cluster, CA_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
     return kube
 
 
-def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: "KubeVersion",
-                    max_bytes: int, max_objects: int, validate: str) -> "tuple[PendingPass | None, list]":
+def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: KubeVersion,
+                    max_bytes: int, max_objects: int, validate: str) -> tuple[Optional[PendingPass], list]:
     """The PODS file's pending pass, as every command that takes pods builds it
     (`kexplain.explain.pods_file_pass`), and the objects left to the loop as given; its
     warnings said."""
-    from kexplain.explain.pods_file_pass import pods_file_pass
-
     found = pods_file_pass(path, pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)
     for warning in found.warnings:
@@ -154,7 +144,6 @@ def exit_status(doc: dict) -> ExitStatus:
     """0 when every pending pod triggered a scale-up or fits existing room, else 1. A pod the
     loop's scale-up was for counts as triggered also where --enforce-node-group-min-size's
     status replaced that scale-up's (`beforeMinSize`): its node is on its way all the same."""
-    from kexplain.autoscaler.document import triggered
     for pod in doc.get("pods") or ():
         if triggered(pod):
             continue

@@ -6,12 +6,20 @@ from typing import List, Optional
 
 import typer
 
-from kexplain.cli.env import env_of
+from kexplain.app.karpenter import check_node_pool
+from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
-from kexplain.cli.node_pools import aws_data_option, karpenter_config_option
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, aws_data_option, karpenter_config_option
+from kexplain.errors import Source
+from kexplain.explain.pending_pass import pass_json
+from kexplain.features.kube_version import ENV_VAR, resolve
+from kexplain.karpenter.pending import load_pods_pass, load_world
+from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
+from kexplain.render.karpenter import print_pass
+from kexplain.suggest import karpenter as fixes
 
 KARPENTER_KUBERNETES = "1.35"     # the Kubernetes libraries Karpenter v1.13.0 is built with (v0.35)
 
@@ -62,29 +70,12 @@ def command(
 
     Exit codes: 0 every pending pod Karpenter provisions for is placed, 1 some pod failed or was
     ignored, 2 bad usage or bad input, 4 internal error."""
-    from kexplain.features.kube_version import ENV_VAR, resolve
-    from kexplain.explain.pending_pass import pass_json
-    from kexplain.karpenter.pending import load_pods_pass
-    from kexplain.karpenter.run import EXPLAIN_ALL, EXPLAIN_UNPLACED, document, schedule
-    from kexplain.load.gcpolicy import bulk_load
-
     env = env_of(ctx)
     kube, warnings = resolve(kubernetes_version, env.variables.get(ENV_VAR) or None, None, KARPENTER_KUBERNETES)
     for warning in warnings:
         env.error(f"warning: {warning}")
-    from kexplain.errors import Source
-    # The collector paused and then frozen over the first pass too: its cluster state, instance
-    # types and scheduler live as long as the snapshot, and it makes next to no cycles (on the
-    # benchmark, 11 full collections rescanned up to 1.1 million objects for about a third of
-    # the pass's time, and the whole run collected 346 objects).
-    with bulk_load(freeze=True):
-        inputs, merged = load_pods_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
-                                        max_objects=max_objects, validate=validate, stdin=env.stdin,
-                                        namespace=namespace)
-        world = _world(aws_data)
-        inputs.settings.check_world(world.instance_types, world.zones(),
-                                    Source(karpenter_config) if karpenter_config else None)
-        done = schedule(inputs, world)
+    inputs, world, done, merged = _pass(env, pods, nodes, aws_data, karpenter_config, kube, max_input_size,
+                                        max_objects, validate, namespace)
     for warning in inputs.warnings:            # the inputs' and the cluster state's
         env.error(f"warning: {warning}")
     for err in inputs.refused:                 # bad input, as the API server says it; the pass reads them as written
@@ -93,41 +84,32 @@ def command(
     if merged is not None:          # workloads: what each pod stands for, the copies not created
         doc["pendingPass"] = pass_json(merged)
     check_node_pool(node_pool, doc)
-    if suggestions:
-        from kexplain.suggest import karpenter as fixes
-        if fixes.needed(doc):
-            doc["suggestions"] = fixes.suggestions(inputs, world, first=done)
+    if suggestions and fixes.needed(doc):
+        doc["suggestions"] = fixes.suggestions(inputs, world, first=done)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
-        from kexplain.render.karpenter import print_pass
         print_pass(doc, env.console(), node_pool=node_pool)
     return aggregate([exit_status(doc), *([ExitStatus.BAD_INPUT] if inputs.refused else [])])
 
 
-CLOSEST = 3     # NodePool names a wrong --nodepool NAME suggests
-
-
-def check_node_pool(name: Optional[str], doc: dict) -> None:
-    """`--nodepool NAME` names a NodePool of the inputs, or a one-line error (exit 2) with the
-    closest names."""
-    import difflib
-    from kexplain.errors import KexplainError
-
-    names = [np.get("name", "") for np in doc.get("nodePools") or ()]
-    if name is None or name in names:
-        return
-    if not names:
-        raise KexplainError(f"--nodepool {name}: no NodePool in the inputs (give them with --nodes)")
-    among = f"among the {len(names)} NodePool{'s' if len(names) != 1 else ''} of the inputs"
-    close = difflib.get_close_matches(name, names, n=CLOSEST)
-    raise KexplainError(f"--nodepool {name}: no NodePool of that name {among}"
-                        + (f"; the closest: {', '.join(close)}" if close else f" ({', '.join(names[:10])})"))
-
-
-def _world(aws_data: str | None):
-    from kexplain.karpenter.pending import load_world
-    return load_world(aws_data)
+def _pass(env: Environment, pods: str, nodes: List[str], aws_data: Optional[str], karpenter_config: Optional[str],
+          kube, max_input_size: int, max_objects: int, validate: str, namespace: Optional[str]):
+    """The pass's inputs, the EC2 world (the settings checked against it), the pass, and the
+    merged pending pass when PODS held workloads (`karpenter.pending.load_pods_pass`)."""
+    # The collector paused and then frozen over the first pass too: its cluster state, instance
+    # types and scheduler live as long as the snapshot, and it makes next to no cycles (on the
+    # benchmark, 11 full collections rescanned up to 1.1 million objects for about a third of
+    # the pass's time, and the whole run collected 346 objects).
+    with bulk_load(freeze=True):
+        inputs, merged = load_pods_pass(pods, tuple(nodes), karpenter_config, kube, max_bytes=max_input_size,
+                                        max_objects=max_objects, validate=validate, stdin=env.stdin,
+                                        namespace=namespace)
+        world = load_world(aws_data)
+        inputs.settings.check_world(world.instance_types, world.zones(),
+                                    Source(karpenter_config) if karpenter_config else None)
+        done = schedule(inputs, world)
+    return inputs, world, done, merged
 
 
 def exit_status(doc: dict) -> ExitStatus:

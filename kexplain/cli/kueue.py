@@ -10,9 +10,17 @@ import typer
 
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.lint import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.errors import KexplainError
+from kexplain.kueue import versions
+from kexplain.kueue.explain import explained_pass
+from kexplain.kueue.inputs import load
+from kexplain.kueue.run import Settings, run_pass
+from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
+from kexplain.render.kueue import print_pass
+from kexplain.suggest import kueue as fixes
 
 
 class Output(str, Enum):
@@ -22,7 +30,6 @@ class Output(str, Enum):
 
 
 def _now(text: Optional[str]) -> datetime:
-    from kexplain.errors import KexplainError
     if not text:
         return datetime.now(timezone.utc).replace(microsecond=0)
     try:
@@ -67,12 +74,6 @@ def command(
 
     Exit codes: 0 every submitted Workload holds quota, 1 some is pending or was not created,
     2 bad usage or bad input, 4 internal error."""
-    from kexplain.kueue import versions
-    from kexplain.kueue.inputs import load
-    from kexplain.kueue.explain import explained_pass
-    from kexplain.kueue.run import Settings, run_pass
-    from kexplain.load.gcpolicy import bulk_load
-
     env = env_of(ctx)
     settings = Settings(versions.resolve(kueue_version), _now(now))
     # The collector paused over loading and the first pass, then frozen (as `kexplain
@@ -85,14 +86,11 @@ def command(
             env.error(f"warning: {warning}")
         done = run_pass(inputs, settings)
         doc = explained_pass(done)
-    if suggestions:
-        from kexplain.suggest import kueue as fixes
-        if fixes.needed(doc):
-            doc["suggestions"] = fixes.suggestions(done)
+    if suggestions and fixes.needed(doc):
+        doc["suggestions"] = fixes.suggestions(done)
     if output.value in structured.FORMATS:
         structured.write(env.stdout, doc, output.value)
     else:
-        from kexplain.render.kueue import print_pass
         print_pass(doc, env.console())
     return exit_status(doc)
 

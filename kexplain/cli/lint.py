@@ -3,23 +3,26 @@ from __future__ import annotations
 
 import os
 from enum import Enum
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 import typer
 
+from kexplain.admission.openapi import normalize_version
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.output import save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
                                    version_option)
 from kexplain.errors import KexplainError
 from kexplain.explain.request import VersionChoice
-from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES
+from kexplain.features import DEFAULT as DEFAULT_VERSION, RELEASES, KubeVersion
+from kexplain.lint.linter import FAIL_ON, LintOptions, Report, default_suggester, lint
+from kexplain.lint.versions import lint_compared
 from kexplain.load.limits import DEFAULT_MAX_BYTES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kexplain.lint.linter import Report
-    from kexplain.render.lint_formats import RenderOptions
+from kexplain.render.lint_formats import RenderOptions, formats_for, print_text, render
+from kexplain.render.live import scheduling_bar
 
 HELP = f"""Lint manifests: validate every object against the Kubernetes JSON schemas and, with
 --nodes, run every Pod and workload pod template through the scheduler against the pool
@@ -52,43 +55,6 @@ class Format(str, Enum):
     junit = "junit"
     sarif = "sarif"
     github = "github"
-
-
-VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a schema does not define are "
-                 "errors, as the API server refuses them; warn: warnings; ignore (or false): not looked for.")
-
-
-def _validate_value(value: str) -> str:
-    from kexplain.admission.openapi import parse_validate
-
-    try:
-        return parse_validate(value)
-    except KexplainError as err:
-        raise typer.BadParameter(err.message) from None
-
-
-# Shared with `kexplain POD` (kexplain.cli.explain): one option, one story.
-VALIDATE_OPTION = typer.Option("strict", "--validate", metavar="MODE", callback=_validate_value, help=VALIDATE_HELP)
-
-NAMESPACE_HELP = ("As `kubectl apply -n NS -f`: the manifests' namespaced objects without a namespace go in NS; one "
-                  "of another namespace is refused, as kubectl refuses it (the cluster's objects are not changed).")
-
-
-def _namespace_value(value: Optional[str]) -> Optional[str]:
-    """A namespace name (a DNS label), or a one-line refusal."""
-    from kexplain.apimachinery.names import is_dns1123_label
-
-    if value is None:
-        return None
-    problems = is_dns1123_label(value)
-    if problems:
-        raise typer.BadParameter(f"{value!r} is no namespace name: {problems[0]}")
-    return value
-
-
-# -n/--namespace of every command that reads manifest files (explain, lint, autoscale, karpenter).
-NAMESPACE_OPTION = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", callback=_namespace_value,
-                                help=NAMESPACE_HELP)
 
 
 class FailOn(str, Enum):
@@ -144,56 +110,28 @@ def command(
                                        help="Also write the findings, with each scheduled pod's explanation, as a "
                                             "self-contained interactive page."),
 ) -> ExitStatus:
-    from kexplain.lint.linter import FAIL_ON, LintOptions, default_suggester, lint
-    from kexplain.render.lint_formats import RenderOptions, formats_for
-
     env = env_of(ctx)
     if strict:
         if validate != "strict":
             raise KexplainError(f"--strict (deprecated: --validate=strict) contradicts --validate={validate}")
         env.error("warning: --strict is deprecated: unknown fields are errors by default (--validate=strict)")
-    chosen = formats_for([f.value for f in formats], dict(os.environ))
-    if len(outputs) > len(chosen):
-        raise KexplainError("more --output files than --format options (each --output belongs to one --format)")
-    targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
-    if targets.count("-") > 1:
-        raise KexplainError("only one format can go to stdout: give the others an --output FILE")
-    if node_groups is not None and not nodes:
-        raise KexplainError("--node-groups checks the scheduling against the pool: give the pool with --nodes")
-    if node_groups is not None and "-" in nodes:
-        raise KexplainError("--node-groups reads the pool of --nodes a second time: give --nodes as a file, not '-'")
-    if autoscaler_config is not None and node_groups is None:
-        raise KexplainError("--autoscaler-config needs --node-groups FILE (the Cluster Autoscaler's node groups)")
+    chosen, targets = _outputs(formats, outputs)
+    _check_node_groups(nodes, node_groups, autoscaler_config)
     choice = version_choice(env, kubernetes_version, feature_gates)
     schemas_only = None
     if k8s_version is not None:
         choice, schemas_only = _deprecated_version(env, k8s_version, choice)
-    before = None
-    if compare_versions is not None:
-        if not nodes:
-            raise KexplainError("--compare-versions compares the scheduling: give the pool with --nodes")
-        kubes = compared_versions(env, compare_versions, kubernetes_version or k8s_version, feature_gates)
-        if len(kubes) != 2:
-            raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
-                                "against B and flags what is scheduled differently under A")
-        before, kube = kubes
-        follow = None
-    elif choice.given or not nodes or schemas_only:
-        kube, follow = settle(env, choice), None
-    else:   # the pool may be a snapshot that recorded its cluster's version: settled once it is read
-        kube, follow = DEFAULT_VERSION, choice
+    before, kube, follow = _versions(env, choice, nodes, compare_versions, kubernetes_version or k8s_version,
+                                     feature_gates, schemas_only)
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, version=follow,
                           k8s_version=schemas_only,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
                           node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace)
-    from kexplain.render.live import scheduling_bar
-
     with scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal and nodes)) as bar:
         if before is None:
             report = lint(options, env.stdin, suggester=default_suggester(), freeze_pool=True, progress=bar.update)
         else:
-            from kexplain.lint.versions import lint_compared
             report = lint_compared(options, before, env.stdin, default_suggester(), freeze_pool=True,
                                    progress=bar.update)
     render_options = RenderOptions(verbose=verbose, fail_on=FAIL_ON[fail_on.value])
@@ -203,16 +141,53 @@ def command(
     with verdict_known(aggregate(outcomes)):     # the report is complete: only its telling is cut short
         _write_report(env, report, render_options, chosen, targets)
     if html:
-        from kexplain.cli.explain import save_page
         save_page(html, {**report.to_json(), "explanations": report.explanations})
     return aggregate(outcomes)
+
+
+def _outputs(formats: List[Format], outputs: List[str]) -> tuple[list[str], list[str]]:
+    """The formats chosen (GitHub's by default in a workflow) and where each goes."""
+    chosen = formats_for([f.value for f in formats], dict(os.environ))
+    if len(outputs) > len(chosen):
+        raise KexplainError("more --output files than --format options (each --output belongs to one --format)")
+    targets = [outputs[i] if i < len(outputs) else "-" for i in range(len(chosen))]
+    if targets.count("-") > 1:
+        raise KexplainError("only one format can go to stdout: give the others an --output FILE")
+    return chosen, targets
+
+
+def _check_node_groups(nodes: List[str], node_groups: Optional[str], autoscaler_config: Optional[str]) -> None:
+    """--node-groups checks the scheduling against the pool, read a second time: --nodes as files."""
+    if node_groups is not None and not nodes:
+        raise KexplainError("--node-groups checks the scheduling against the pool: give the pool with --nodes")
+    if node_groups is not None and "-" in nodes:
+        raise KexplainError("--node-groups reads the pool of --nodes a second time: give --nodes as a file, not '-'")
+    if autoscaler_config is not None and node_groups is None:
+        raise KexplainError("--autoscaler-config needs --node-groups FILE (the Cluster Autoscaler's node groups)")
+
+
+def _versions(env: Environment, choice: VersionChoice, nodes: List[str], compare_versions: Optional[str],
+              flag: Optional[str], feature_gates: Optional[str], schemas_only: Optional[str]
+              ) -> tuple[Optional[KubeVersion], KubeVersion, Optional[VersionChoice]]:
+    """The version compared against (`--compare-versions A,B`: A), the one checked, and the
+    choice still to settle once the pool is read (a snapshot may have recorded its version)."""
+    if compare_versions is not None:
+        if not nodes:
+            raise KexplainError("--compare-versions compares the scheduling: give the pool with --nodes")
+        kubes = compared_versions(env, compare_versions, flag, feature_gates)
+        if len(kubes) != 2:
+            raise KexplainError(f"--compare-versions {compare_versions!r}: lint compares two versions, A,B: it checks "
+                                "against B and flags what is scheduled differently under A")
+        return kubes[0], kubes[1], None
+    if choice.given or not nodes or schemas_only:
+        return None, settle(env, choice), None
+    # the pool may be a snapshot that recorded its cluster's version: settled once it is read
+    return None, DEFAULT_VERSION, choice
 
 
 def _write_report(env: Environment, report: Report, render_options: RenderOptions, chosen: list[str],
                   targets: list[str]) -> None:
     """The report in each format chosen, to stdout (`-`) or its file."""
-    from kexplain.render.lint_formats import print_text, render
-
     for fmt, target in zip(chosen, targets):
         if target == "-" and fmt == "text":
             print_text(report, env.console(), render_options)
@@ -231,8 +206,6 @@ def _write_report(env: Environment, report: Report, render_options: RenderOption
 def _deprecated_version(env: Environment, value: str, choice: VersionChoice) -> tuple[VersionChoice, Optional[str]]:
     """`--k8s-version X.Y`, deprecated: --kubernetes-version X.Y for a minor that flag takes;
     for another one (an older cluster's schemas), the schemas' version alone, as before."""
-    from kexplain.admission.openapi import normalize_version
-
     minor = normalize_version(value)       # its own error for text that is no version
     if choice.given is not None and minor != choice.given:
         raise KexplainError(f"--k8s-version {value} (deprecated) contradicts the version given "

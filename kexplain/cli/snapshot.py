@@ -28,7 +28,9 @@ from kexplain.autoscaler.cloudprovider.live import CLUSTER_API, STATUS, read_gro
 from kexplain.cli.live import (Connect, Live, chunk_size_option, context_option, kubeconfig_option, namespace_option,
                                say_karpenter_reads, say_reads, session, timeout_option)
 from kexplain.errors import KexplainError
-from kexplain.load.live import DAEMONSETS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError
+from kexplain.load.live import (DAEMONSETS, KARPENTER, POLICIES, RESOURCES, ClusterReader, LiveError, as_pending,
+                                version_record)
+from kexplain.load.redact import Redactor
 from kexplain.render.structured import objects_text
 
 Obj = dict[str, Any]
@@ -129,9 +131,6 @@ def say_autoscaler_reads(env: Environment, reads: AutoscalerReads) -> None:
 
 
 def run_snapshot(env: Environment, args: SnapshotArgs) -> ExitStatus:
-    from kexplain.load.live import as_pending, version_record
-    from kexplain.load.redact import Redactor
-
     if args.redact_map and not args.redact:
         raise KexplainError("--redact-map needs --redact")
     if args.pod_output and not args.name:

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import pytest
 
 import kexplain.autoscaler.pending  # noqa: F401  (every reader of the cluster loaded: their names patched)
-import kexplain.cli.explain  # noqa: F401
+import kexplain.app.cluster_autoscaler  # noqa: F401
+import kexplain.app.explain  # noqa: F401
 import kexplain.explain.inputs  # noqa: F401
 import kexplain.state.cluster  # noqa: F401
 from kexplain.admission import pipeline

@@ -1,10 +1,10 @@
-"""`--node-group NAME` (kexplain.cli.node_groups.check_node_group): a group's id or the name people
+"""`--node-group NAME` (kexplain.app.cluster_autoscaler.check_node_group): a group's id or the name people
 know it by, a pool of several MIGs asks which, an unknown name gets the closest names."""
 from __future__ import annotations
 
 import pytest
 
-from kexplain.cli.node_groups import check_node_group
+from kexplain.app.cluster_autoscaler import check_node_group
 from kexplain.errors import KexplainError
 
 ASG = "eks-general-xlarge-d2c5e8a1-3b4f-4c6d-9e0f-1a2b3c4d5e6f"

@@ -101,7 +101,7 @@ def boom(*args, **kwargs):
 
 
 def test_4_a_kexplain_bug_is_one_line_asking_for_a_report(monkeypatch):
-    monkeypatch.setattr("kexplain.explain.run.explain", boom)
+    monkeypatch.setattr("kexplain.app.explain.explain", boom)
     env = TestEnvironment()
     assert main([WEB, "--nodes", CLUSTER], env=env) == ExitStatus.INTERNAL_ERROR == 4
     assert env.out == ""
@@ -111,7 +111,7 @@ def test_4_a_kexplain_bug_is_one_line_asking_for_a_report(monkeypatch):
 
 
 def test_kexplain_debug_raises_the_bug(monkeypatch):
-    monkeypatch.setattr("kexplain.explain.run.explain", boom)
+    monkeypatch.setattr("kexplain.app.explain.explain", boom)
     monkeypatch.setenv("KEXPLAIN_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         main([WEB, "--nodes", CLUSTER], env=TestEnvironment())
@@ -122,7 +122,7 @@ def interrupt(*args, **kwargs):
 
 
 def test_130_interrupted(monkeypatch):
-    monkeypatch.setattr("kexplain.explain.run.explain", interrupt)
+    monkeypatch.setattr("kexplain.app.explain.explain", interrupt)
     env = TestEnvironment()
     assert main([WEB, "--nodes", CLUSTER], env=env) == ExitStatus.INTERRUPTED == 130
     assert "Traceback" not in env.err and "internal error" not in env.err

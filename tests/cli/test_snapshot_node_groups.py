@@ -14,7 +14,7 @@ import yaml
 
 from kexplain.autoscaler.cloudprovider import REPORTING_KINDS
 from kexplain.autoscaler.cloudprovider.live import STATUS_PATH
-from kexplain.cli.node_groups import MAY_REPORT
+from kexplain.app.autoscalers import MAY_REPORT
 from tests.support.live_server import isolated, recorded_api, run_cli  # noqa: F401 (isolated: an autouse fixture)
 from tests.support.paths import DATA
 

@@ -142,6 +142,18 @@ def test_compare_versions_as_json():
     assert {c["what"] for c in doc["changes"][1:]} == {"score"}
 
 
+def test_compare_versions_saves_its_view_as_svg_and_refuses_html(tmp_path):
+    svg = tmp_path / "compared.svg"
+    code, out, err = kexplain(*case_args(BALANCED), "--compare-versions", "1.35,1.36", "--svg", str(svg))
+    assert code == 0 and err == ""
+    assert "what changes from Kubernetes 1.35 to 1.36" in out
+    assert svg.read_text().startswith("<svg") and "Kubernetes&#160;1.35" in svg.read_text()
+    page = tmp_path / "compared.html"
+    code, out, err = kexplain(*case_args(BALANCED), "--compare-versions", "1.35,1.36", "--html", str(page))
+    one_line_error(code, out, err, "error: --html shows one version's explanation")
+    assert not page.exists()
+
+
 def test_compare_versions_with_nothing_to_show():
     code, out, _ = kexplain(*case_args(BALANCED), "--compare-versions", "1.33,1.35")
     assert code == 0

@@ -52,7 +52,7 @@ def test_without_script_the_verdict_the_event_and_the_top_nodes(too_big, web):
 
 
 def test_the_search_preemption_and_suggestions_read_without_script(too_big):
-    from kexplain.cli.explain import explain_one
+    from kexplain.app.explain import explain_one
     from kexplain.explain.inputs import load_inputs
     from kexplain.explain.request import Request, RunOptions
     from tests.support.render_helpers import fixture_paths

@@ -1,0 +1,285 @@
+"""Explaining files (`kexplain POD --nodes ...`): the POD file and the cluster read once, with
+Kueue's chain as the hook that acts before the controllers (`kueue.chain.Chain`); one pod
+explained with its suggestions, or a batch; then the autoscalers over the pending pass
+(`kexplain.app.autoscalers`); or the pod under several Kubernetes versions. Returns documents
+and results; the command line picks the output and the exit code."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO, Callable, Optional, Sequence
+
+from kexplain.app.autoscalers import (REPORTED, Autoscaler, AutoscalerRun, adapter, keeps_cluster,
+                                     node_pools, reports_node_groups, run_all)
+from kexplain.errors import KexplainError
+from kexplain.explain.batch import Batch, Outcome, explain_batch
+from kexplain.explain.inputs import Loaded, load
+from kexplain.explain.pod_inputs import Inputs
+from kexplain.explain.pending_pass import PassBuilder, PendingPass
+from kexplain.explain.request import Request, RunOptions
+from kexplain.explain.run import explain
+from kexplain.explain.versions import Comparison, compare_versions
+from kexplain.features import KubeVersion
+from kexplain.framework.trace import UNSCHEDULABLE
+from kexplain.kueue.chain import Chain
+from kexplain.load.gcpolicy import bulk_load
+from kexplain.model.snapshot import Snapshot
+from kexplain.suggest import suggestions as suggest
+from kexplain.suggest.add_node import ADD_NODE
+
+# Verdicts after which an autoscaler has nothing to do for the pod (no section unless asked).
+NO_AUTOSCALER = ("Scheduled", "Error", "Failed")     # (Failed: a bound pod its kubelet rejects, not pending)
+CLOSEST = 3     # node names a wrong --node NAME suggests
+
+
+def run_options(human: bool, node: Optional[str], *, start_index: int = 0, preemption: bool = True,
+                preemption_offset: int = 0, replicated: bool = False) -> RunOptions:
+    """How to run the cycle, and what to record beyond the scheduler's trace: node facts for
+    the human views (`human`; and the facts of every plugin for `--node`); the never-examined
+    nodes evaluated for the search section, except for replicas (only their last copy is shown
+    in full)."""
+    return RunOptions(start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
+                      details=human or node is not None, explain_nodes=frozenset([node] if node else []),
+                      unexamined=human and not replicated)
+
+
+def check_node(node: Optional[str], names: Sequence[str], no_nodes: str = "The cluster has no nodes.") -> None:
+    """`--node NAME` names a node of the cluster (`names`), or the command stops with a one-line
+    error (exit 2) naming the closest names, so a typo is not answered by a verdict on no node.
+    `no_nodes`: why the cluster has none, when it has none."""
+    if node is None or node in names:
+        return
+    if not names:
+        raise KexplainError(f"--node {node}: no node of that name. {no_nodes}")
+    among = f"among the cluster's {len(names):,} node{'s' if len(names) != 1 else ''}"
+    close = difflib.get_close_matches(node, names, n=CLOSEST)
+    if not close:
+        raise KexplainError(f"--node {node}: no node of that name {among}, and no name is close to it")
+    raise KexplainError(f"--node {node}: no node of that name {among}; the closest: {', '.join(close)}")
+
+
+def node_names(snapshot: Optional[Snapshot]) -> list[str]:
+    """The names of the cluster's nodes, in the scheduler's order."""
+    return [ni.name for ni in snapshot.node_infos] if snapshot is not None else []
+
+
+def page_options(options: RunOptions, names: Sequence[str]) -> RunOptions:
+    """How a cycle runs for `--html`: as `options` say, recording every node's facts (each
+    node's full verdict is one click away on the page) and the never-examined nodes."""
+    return replace(options, details=True, explain_nodes=frozenset(names), unexamined=True)
+
+
+def as_asked(trace: dict, options: RunOptions) -> dict:
+    """A trace recorded for `--html` as the output asked for it: without the extra keys
+    `options` do not record (`-o json` stays the same with or without `--html`)."""
+    unasked = [k for k, on in (("details", options.details), ("unexamined", options.unexamined)) if not on]
+    return {k: v for k, v in trace.items() if k not in unasked}
+
+
+def explain_one(inputs: Inputs, options: RunOptions, suggestions: bool) -> dict:
+    """One pod's trace; an Unschedulable one with its verified fix suggestions (key `suggestions`,
+    each proven by a re-run without the extra trace keys) unless they are turned off."""
+    result = explain(inputs, options)
+    if suggestions and result.result.status == UNSCHEDULABLE:
+        result.extra["suggestions"] = [s.to_json() for s in suggest(inputs, result, options)]
+    return result.to_json()
+
+
+def explain_for_page(inputs: Inputs, options: RunOptions, trace: dict) -> dict:
+    """The cycle run again recording every node's facts (`page_options`), with the verified
+    suggestions `trace` already has (they do not depend on what is recorded)."""
+    full = explain(inputs, page_options(options, node_names(inputs.snapshot))).to_json()
+    if "suggestions" in trace:
+        full["suggestions"] = trace["suggestions"]
+    return full
+
+
+def without_add_node(suggester: Callable) -> Callable:
+    """`suggester` without add-node: with an autoscaler a node comes from a group or a NodePool
+    (its section says which would take the copies that did not fit)."""
+    return lambda *args, **kw: [s for s in suggester(*args, **kw) if s.kind != ADD_NODE]
+
+
+def without_add_node_json(trace: dict) -> None:
+    """The trace's suggestions without add-node (Karpenter's fixes say which NodePool)."""
+    if "suggestions" in trace:
+        trace["suggestions"] = [s for s in trace["suggestions"] if s.get("kind") != ADD_NODE]
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files read once: the load (`Loaded`) and Kueue's chain over it."""
+
+    loaded: Loaded
+    kueue: Chain
+
+
+def read_files(req: Request, stdin: Optional[BinaryIO]) -> Files:
+    """The POD file and the cluster, read once, problems collected (`Loaded.problems`); the
+    cluster's objects kept when an autoscaler may read them (node groups given or reported,
+    NodePools); Kueue's answer first, for the jobs it manages (`Chain`, the `prepare` hook)."""
+    kueue = Chain(validate=req.validate)
+    keep = req.node_groups is not None or keeps_cluster
+    with bulk_load(freeze=True):
+        loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))
+    return Files(loaded, kueue)
+
+
+@dataclass(frozen=True)
+class AutoscalerOptions:
+    """What the command line says of the autoscalers (`--node-groups`' own are in the Request)."""
+
+    aws_data: Optional[str] = None
+    karpenter_config: Optional[str] = None
+    node_group: Optional[str] = None
+    node_pool: Optional[str] = None
+    suggestions: bool = True
+
+
+@dataclass(frozen=True)
+class Autoscalers:
+    """The autoscalers that answer for the files' pending pods: CA's (node groups given or
+    found among --nodes) and Karpenter (NodePools among them), each None when not called for."""
+
+    groups: Any = None      # `app.cluster_autoscaler.ClusterAutoscaler`
+    pools: Optional[Autoscaler] = None
+
+    @property
+    def each(self) -> list[Autoscaler]:
+        return [a for a in (self.groups, self.pools) if a is not None]
+
+
+def autoscalers_of(req: Request, loaded: Loaded, opts: AutoscalerOptions,
+                   say: Callable[[str], None]) -> Autoscalers:
+    """The autoscalers for the files: CA reading the one cluster state (never admitting it
+    again), Karpenter the cluster set; the options that need one checked (`say`: a note)."""
+    groups = None
+    if req.node_groups or reports_node_groups(loaded.cluster_objects or []):
+        ca = adapter("cluster-autoscaler")
+        groups = ca.groups_request(req.node_groups, req.autoscaler_config, req.node_paths, req.max_bytes,
+                                   req.max_objects, req.validate, loaded.cluster_objects, say,
+                                   state=loaded.cluster_state)
+    check_found(req.autoscaler_config, opts.node_group, groups)
+    pools = node_pools(loaded.cluster_objects, opts.aws_data, opts.karpenter_config, max_bytes=req.max_bytes,
+                       validate=req.validate, node_pool=opts.node_pool, applied=loaded.set_objects,
+                       suggestions=opts.suggestions, state=loaded.cluster_state)
+    return Autoscalers(groups, pools)
+
+
+def check_found(autoscaler_config: Optional[str], node_group: Optional[str], groups: Any) -> None:
+    """--autoscaler-config and --node-group need node groups: --node-groups FILE, or found among
+    --nodes (checked once read)."""
+    if groups is not None:
+        return
+    for flag, given in (("--autoscaler-config", autoscaler_config), ("--node-group", node_group)):
+        if given is not None:
+            raise KexplainError(f"{flag} needs node groups: --node-groups FILE, or {REPORTED} among --nodes "
+                                "(none is there)")
+
+
+def single_pass(loaded: Loaded, trace: dict) -> PendingPass:
+    """What the autoscalers see of one pod explained (`trace`, its explanation): the pod pending,
+    nominated where its preemption would nominate it (the scheduler's PostFilter runs before any
+    autoscaler looks), the file's objects."""
+    assert loaded.single is not None
+    builder = PassBuilder()
+    builder.add_objects(loaded.set_objects, loaded.set_created)
+    builder.add_single(loaded.single, post_filter=trace.get("postFilter"))
+    return builder.build()
+
+
+@dataclass(frozen=True)
+class Single:
+    """One pod explained: its trace (with Kueue's answer and the autoscalers' keys) and the
+    node group `--node-group` names, resolved to its id."""
+
+    trace: dict
+    node_group: Optional[str]
+
+
+def explain_single(files: Files, options: RunOptions, suggestions: bool, autoscalers: Autoscalers,
+                   opts: AutoscalerOptions) -> Single:
+    """One pod: its trace with its suggestions, Kueue's answer (`kueue`), then each autoscaler
+    over the pass of the pod pending (when it is, or when its --node-group/--nodepool asks);
+    the other autoscalers read all the same (bad input is refused whatever the verdict)."""
+    loaded = files.loaded
+    assert loaded.single is not None
+    trace = explain_one(loaded.single, options, suggestions)
+    answer = files.kueue.answer_for(loaded.single.pod.obj)
+    if answer is not None:
+        trace["kueue"] = answer
+    pending = trace["result"]["status"] not in NO_AUTOSCALER
+    groups, pools = autoscalers.groups, autoscalers.pools
+    pp = single_pass(loaded, trace) if autoscalers.each else None
+    node_group = opts.node_group
+    if groups is not None and (node_group is not None or pending):
+        groups.explain_one(trace, pp, loaded.kube, loaded.single.pod)
+        node_group = adapter("cluster-autoscaler").check_node_group(node_group, trace["autoscaler"])
+    elif groups is not None:
+        groups.check(loaded.kube)
+    if pools is not None and (opts.node_pool is not None or pending):
+        pools.explain_one(trace, pp, loaded.kube, loaded.single.pod)
+        without_add_node_json(trace)       # a node comes from a NodePool: Karpenter's fixes say which
+    elif pools is not None and (opts.aws_data or opts.karpenter_config):
+        pools.check(loaded.kube)
+    return Single(trace, node_group)
+
+
+def page_of_single(files: Files, options: RunOptions, trace: dict) -> dict:
+    """`--html`'s document of one pod: every node's facts, with the trace's answers."""
+    assert files.loaded.single is not None
+    page = explain_for_page(files.loaded.single, options, trace)
+    for key in ("autoscaler", "autoscalers", "karpenter", "kueue"):
+        if key in trace:
+            page[key] = trace[key]
+    return page
+
+
+def batch_of(loaded: Loaded, options: RunOptions, suggestions: bool, autoscalers: Autoscalers, *,
+             stored: bool, refused: Callable[[Any, KexplainError], None]) -> Batch:
+    """Several pods, replicas or workloads as a `Batch` (scheduled as it is iterated), their
+    suggestions without add-node when an autoscaler answers for them."""
+    suggester = (without_add_node(suggest) if autoscalers.each else suggest) if suggestions else None
+    return explain_batch(loaded.batch, loaded.pool, options, suggester, stored=stored, refused=refused)
+
+
+class BatchPass:
+    """What the autoscalers see of a batch, gathered object by object as it is placed (`add`),
+    then their ONE pass (`run`): every copy that did not fit pending, those that did bound, the
+    file's objects (`kexplain.explain.pending_pass`)."""
+
+    def __init__(self, loaded: Loaded, autoscalers: Autoscalers, opts: AutoscalerOptions) -> None:
+        self.autoscalers, self.kube = autoscalers.each, loaded.kube
+        self.node_group, self.node_pool = opts.node_group, opts.node_pool
+        self.gathered = PassBuilder()
+        self.gathered.add_objects(loaded.set_objects, loaded.set_created)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.autoscalers)
+
+    def add(self, outcome: Outcome) -> None:
+        if self.autoscalers:
+            self.gathered.add_outcome(outcome)
+
+    def run(self, batch: Batch) -> Optional[AutoscalerRun]:
+        """The autoscalers' pass once every outcome was placed (run when every copy fit too: a
+        bad file is refused); None when there is nothing to show; `node_group` resolved."""
+        if not self.autoscalers:
+            return None
+        self.gathered.settle(batch.retried)
+        pp = self.gathered.build()
+        ran = run_all(self.autoscalers, pp, self.kube)
+        if not (pp.pending or self.node_group or self.node_pool):
+            return None
+        assert ran is not None
+        if ran.document:
+            self.node_group = adapter("cluster-autoscaler").check_node_group(self.node_group, ran.document)
+        return ran
+
+
+def versions_compared(req: Request, kubes: list[KubeVersion], options: RunOptions,
+                      stdin: Optional[BinaryIO]) -> Comparison:
+    """`--compare-versions`: the pod explained under each version."""
+    with bulk_load(freeze=True):
+        return compare_versions(req, kubes, options, stdin)

@@ -1,0 +1,611 @@
+"""A live cluster (`kexplain pod NAME`, `--pending`, `-A`, and `kexplain snapshot`'s reads): one
+session with the API server (its version first, then the cluster, get and list only: `Session`);
+then a named pod explained against the stored objects with the scheduler's queue over the
+cluster's pending pods (`explain_named`), or every pending pod (`explain_pending`: each alone,
+then the queue, then ONE autoscalers' pass over every pending pod); or, when RBAC refused
+reads, the scheduler's own word from the events (`from_events`). Kueue's live objects are read
+with the cluster (`Live.kueue`). Returns documents; the command line writes them."""
+from __future__ import annotations
+
+import json
+import tempfile
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, ContextManager, Iterator, Optional
+
+from kexplain.app.autoscalers import AutoscalerRun, adapter, node_pools
+from kexplain.app.explain import Autoscalers, NO_AUTOSCALER, as_asked, check_node, explain_one, node_names, \
+    page_options, run_options, without_add_node_json
+from kexplain.autoscaler.cloudprovider import Discovery
+from kexplain.autoscaler.cloudprovider.live import read_node_groups
+from kexplain.autoscaler.events import autoscaler_events
+from kexplain.errors import KexplainError, Source
+from kexplain.explain import partial
+from kexplain.explain.batch import explain_each
+from kexplain.explain.compare import compare, nominated_notes, pod_key
+from kexplain.explain.from_event import GATED, UNSCHEDULABLE, answer
+from kexplain.explain.inputs import inputs_from_objects
+from kexplain.explain.pod_inputs import Inputs
+from kexplain.explain.pending_pass import PassBuilder, PendingPass
+from kexplain.explain import queue_order
+from kexplain.explain.queue_order import Alone, in_queue, needed, walk
+from kexplain.explain.request import RunOptions, VersionChoice
+from kexplain.features import KubeVersion
+from kexplain.kueue.chain import live_answer
+from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
+                                safe_url)
+from kexplain.load.manifests import as_dump
+from kexplain.model.pod import PodInfo
+from kexplain.render.live import LIVE_NO_NODES, live_json
+from kexplain.state.build import build_cluster
+from kexplain.suggest import suggestions as suggest
+
+Obj = dict[str, Any]
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Connect:
+    kubeconfig: Optional[str] = None
+    context: Optional[str] = None
+    namespace: Optional[str] = None
+    request_timeout: float = 30.0
+    chunk_size: int = 500
+
+
+@dataclass(frozen=True)
+class Live:
+    """What was read from the cluster."""
+
+    server: str
+    context: Optional[str]
+    namespace: str               # -n, or the context's namespace
+    cluster: list[tuple[Obj, Source]]
+    pod: Optional[Obj] = None    # the named pod, as a get returned it
+    server_version: Optional[str] = None
+    refusals: tuple[Any, ...] = ()      # the reads RBAC refused (`kexplain.load.live.Refusal`), in order
+    events: tuple[Obj, ...] = ()        # the namespace's pod events, read only when something was refused
+    node_groups: Optional[Discovery] = None   # the autoscaler's node groups, when asked for
+    karpenter: Any = None               # `kexplain.load.live.KarpenterRead`: its objects are in `cluster`
+    policies: Any = None                # `kexplain.load.live.PolicyRead`, when they were read (snapshot)
+    kueue: Any = None                   # Kueue's read (`ClusterReader.read_kueue`): its objects are in `cluster`
+
+
+class Session:
+    """One connection to the API server: its version first (`server_version`: what the command
+    follows, and so how the configuration is read), then the cluster (`read`). `progress()`:
+    the bar the reads draw (a context giving a callback, or None)."""
+
+    def __init__(self, opts: Connect, progress: Callable[[], ContextManager] = lambda: nullcontext(None)) -> None:
+        self.opts, self.progress = opts, progress
+        self.conn = connect(opts.kubeconfig, opts.context)
+        self.namespace = opts.namespace or self.conn.namespace
+        self._version: Optional[str] = None
+        self._asked = False
+
+    def server_version(self) -> Optional[str]:
+        """The API server's gitVersion (GET /version), None when it does not say; asked once."""
+        if not self._asked:
+            self._version = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout).server_version()
+            self._asked = True
+        return self._version
+
+    def read(self, pod_name: Optional[str] = None, allowed: bool = False,
+             node_group_labels: Optional[tuple[str, ...]] = None, policies: bool = False) -> Live:
+        """The named pod (get), then every kind the pipeline reads (list). With `allowed`, a
+        refused read (403) does not end it: what RBAC allows is read (`ClusterReader.read_allowed`),
+        the refusals kept, and then the namespace's pod events too (the scheduler's own word).
+        When `node_group_labels` is given (None: not asked for), the autoscaler's node groups too
+        (`kexplain.autoscaler.cloudprovider.live`) and the DaemonSets its templates run, put
+        with the cluster (each failure a note of the groups, never an error). Karpenter's and
+        Kueue's objects when the cluster serves them (`ClusterReader.read_karpenter`,
+        `read_kueue`), put with the cluster; their refusals are `Live.karpenter`'s and
+        `Live.kueue`'s, and in the block of refused reads when the scheduler's were refused
+        too. With `policies`, the namespaces' LimitRanges, ResourceQuotas and HPAs
+        (`ClusterReader.read_policies`: what a set explained against a snapshot meets), put
+        with the cluster after the scheduler's kinds; their refusals and notes are `Live.policies`'."""
+        version = self.server_version()
+        with self.progress() as progress:
+            reader = ClusterReader(self.conn, self.opts.chunk_size, self.opts.request_timeout, progress)
+            pod = reader.get_pod(self.namespace, pod_name) if pod_name else None
+            cluster, refusals = (reader.read_cluster(), []) if not allowed else reader.read_allowed(self.namespace)
+            policy_read = None
+            if policies:
+                policy_objects, policy_read = reader.read_policies(self.namespace)
+                cluster.extend(policy_objects)
+            karpenter_objects, karpenter = reader.read_karpenter()
+            cluster.extend(karpenter_objects)
+            kueue_objects, kueue = reader.read_kueue()
+            cluster.extend(kueue_objects)
+            events: list[Obj] = []
+            if refusals:        # no simulation: every refused read, Karpenter's and Kueue's too, is named in one block
+                refusals += karpenter.refusals + kueue.refusals
+                events, refused = reader.list_events(self.namespace, "Pod", pod_name)
+                refusals += [refused] if refused is not None else []
+            groups = _node_groups(reader, cluster, node_group_labels) if node_group_labels is not None else None
+            groups, karpenter = _with_daemonsets(reader, cluster, groups, karpenter, bool(refusals))
+        return Live(self.conn.server, self.conn.context, self.namespace, as_dump(cluster), pod, version,
+                    tuple(refusals), tuple(events), groups, karpenter, policy_read, kueue)
+
+    def close(self) -> None:
+        close = getattr(self.conn.api_client, "close", None)
+        if close is not None:
+            close()
+
+
+def _with_daemonsets(reader: Any, cluster: list, groups: Optional[Discovery], karpenter: Any,
+                     refused: bool) -> tuple[Optional[Discovery], Any]:
+    """The DaemonSets put with the cluster when the node groups or Karpenter put their pods on
+    new nodes; what kept them from being read a note of each."""
+    if groups is None and not karpenter.installed:
+        return groups, karpenter
+    daemonsets, failed = _daemonsets(reader)
+    cluster.extend(daemonsets)
+    if groups is not None:
+        groups = groups.with_notes([f"DaemonSets could not be read (the template nodes get no DaemonSet "
+                                    f"pod): {failed}"] if failed else [])
+    if karpenter.installed and failed and not refused:     # else nothing is simulated
+        karpenter = replace(karpenter, notes=(*karpenter.notes, "DaemonSets could not be read (Karpenter's "
+                                              f"DaemonSet overhead on new nodes is not counted): {failed}"))
+    return groups, karpenter
+
+
+def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[str, ...]) -> Discovery:
+    """The autoscaler's node groups (`read_node_groups`). What stops their discovery (a status
+    ConfigMap CA would not write) is bad input, but none is needed to explain a pod: it is kept
+    (source "error", `discovery_error`) and reported after the explanation, which counts it (2)."""
+    try:
+        return read_node_groups(reader, cluster, labels)
+    except KexplainError as err:
+        return Discovery(notes=(f"the autoscaler's node groups could not be found: {err}",),
+                         sources=("error",))
+
+
+def _daemonsets(reader: Any) -> tuple[list[tuple[Obj, Source]], Optional[str]]:
+    """The DaemonSets (`kexplain.load.live.DAEMONSETS`: CA's templates and Karpenter's new
+    nodes run their pods), or none and why they could not be read."""
+    try:
+        items = reader.list_served(DAEMONSETS)
+    except LiveError as err:
+        return [], err.message
+    src = Source(f"{reader.conn.server}{DAEMONSETS.path}")
+    return [(obj, src) for obj in items], None
+
+
+@contextmanager
+def session(opts: Connect, progress: Callable[[], ContextManager] = lambda: nullcontext(None)) -> Iterator[Session]:
+    s = Session(opts, progress)
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def safe_server(server: str) -> str:
+    return safe_url(server)
+
+
+def discovery_error(live: Live) -> Optional[str]:
+    """What stopped the discovery of the autoscaler's node groups (`_node_groups`), or None."""
+    groups = live.node_groups
+    if groups is not None and not groups.groups and groups.sources == ("error",):
+        return groups.notes[-1]         # with_notes puts the others first
+    return None
+
+
+@dataclass(frozen=True)
+class PodArgs:
+    name: Optional[str]
+    connect: Connect
+    all_namespaces: bool = False
+    pending: bool = False
+    details: bool = False
+    config: Optional[str] = None
+    output: Any = "table"       # the command line's Output (its `human`, its `value`)
+    start_index: int = 0
+    preemption: bool = True
+    preemption_offset: int = 0
+    node: Optional[str] = None
+    version: VersionChoice = VersionChoice()
+    html: Optional[str] = None
+    node_group_labels: tuple[str, ...] = ()
+    node_groups: Optional[str] = None         # --node-groups: the Cluster Autoscaler's
+    autoscaler_config: Optional[str] = None
+    node_group: Optional[str] = None
+    aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
+    karpenter_config: Optional[str] = None
+
+
+def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
+    """The autoscalers for a live cluster: CA with --node-groups FILE, else the groups found in
+    the cluster (`Live.node_groups`); --node-group and --autoscaler-config without any is an
+    error; Karpenter when the cluster holds NodePools."""
+    found = live.node_groups
+    groups = None
+    if args.node_groups or (found is not None and found.groups):
+        groups = adapter("cluster-autoscaler").live_groups(args.node_groups, args.autoscaler_config, found, cluster)
+    else:
+        for flag, given in (("--autoscaler-config", args.autoscaler_config), ("--node-group", args.node_group)):
+            if given is not None:
+                raise KexplainError(f"{flag} needs node groups: none were found in the cluster (CA's status "
+                                    "ConfigMap, provider labels, Cluster API): give --node-groups FILE")
+    return Autoscalers(groups, node_pools(cluster, args.aws_data, args.karpenter_config))
+
+
+def _source(live: Live, pod: Obj) -> Source:
+    meta = pod.get("metadata") or {}
+    return Source(f"{live.server} pods/{meta.get('namespace')}/{meta.get('name')}")
+
+
+# --- the cluster's queue -------------------------------------------------------------------------
+
+def pending_pods(live: Live) -> list[Obj]:
+    """The cluster's pending pods the scheduler has tried (PodScheduled=False), every namespace,
+    but those being deleted (the scheduler skips them), as listed."""
+    return [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
+            and not (o.get("metadata") or {}).get("deletionTimestamp")]
+
+
+def queue_options(args: PodArgs) -> RunOptions:
+    """How the pods the queue takes are scheduled: as --pending schedules them (no extra keys)."""
+    return RunOptions(start_index=args.start_index, preemption=args.preemption,
+                      preemption_offset=args.preemption_offset, filter_all=False)
+
+
+def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone], snapshot: Any, nominated: Any, *,
+                  nominations: bool, skipped: frozenset[str] = frozenset()) -> tuple[Any, list[Alone]]:
+    """The scheduler's queue over the cluster's pending pods, every namespace's, as both
+    `kexplain pod NAME` and `--pending` walk it (`kexplain.explain.queue_order`): the pods
+    explained already (`explained`, each `Alone`), and those of the others the walk needs
+    (`queue_order.needed`: the pods ahead of the last one that moves alone; with
+    `nominations`, where an autoscaler reads every pending pod's nomination, every pod that
+    may preempt), explained alone here against the cluster (`snapshot`, with the pods
+    `nominated` there); but those that could not be explained already (`skipped`, keys). The
+    walk (`QueueWalk.left`: what it left out) and the pods it went over."""
+    options = queue_options(args)
+    pending = [Inputs(PodInfo(p), _source(live, p), snapshot, config, nominated) for p in pending_pods(live)
+               if pod_key(p) not in skipped]
+
+    def explain_alone(pods: list[Inputs]) -> list[Alone]:
+        return [Alone.of(v.inputs, v.trace) for v in explain_each(pods, options) if v.trace is not None]
+
+    pods = needed(explained, pending, explain_alone, nominations=nominations)
+    return walk(pods, options), pods
+
+
+def in_queue_pass(walked: Any, pods: list[Alone], shown: set[str]) -> list[tuple[Any, dict]]:
+    """What the autoscalers see of the pods the queue went over but `shown` (keys: the pods
+    the command explains, which it passes itself): each nominated where the queue leaves its
+    preemption, standing for nobody (`live_pass`)."""
+    return [(a.inputs, {"postFilter": walked.post_filter(a), "standsFor": ""}) for a in pods if a.key not in shown]
+
+
+def verdict_in_queue(trace: dict) -> dict:
+    """The pod's verdict as the scheduler's queue leaves it: its `queue` answer's, else its own."""
+    return dict(in_queue(trace))
+
+
+def live_pass(explained: list[tuple[Any, Optional[dict]]]) -> PendingPass:
+    """What the autoscalers see of a live cluster: the pods explained (`Inputs`, with their
+    explanation's trace, or what of it counts: its `postFilter`; None), each standing for itself
+    (but one whose `standsFor` is "": a pod of the cluster nobody asked about), nominated where
+    its preemption would nominate it; every other pending pod of the cluster (all namespaces)
+    joins when the autoscaler reads the cluster (`PendingPass.with_cluster_pending`), in
+    creation order."""
+    builder = PassBuilder()
+    for inputs, trace in explained:
+        trace = trace or {}
+        builder.add_pod(inputs.pod, inputs.pod_source, post_filter=trace.get("postFilter"),
+                        stands_for=trace.get("standsFor"))
+    return builder.build()
+
+
+# --- `kexplain pod NAME` -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Named:
+    """A named pod explained: its trace (with the queue's, Kueue's and the autoscalers' answers),
+    its verdict in the queue, the comparison with the scheduler's own word (`live`), the note of
+    how it was read, and what --html runs again (`inputs`, `options`)."""
+
+    trace: dict
+    verdict: dict
+    where: dict
+    note: Optional[str]
+    inputs: Inputs
+    options: RunOptions
+    node_group: Optional[str]
+
+
+def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
+    """The named pod explained alone against the stored cluster; Kueue's answer; its verdict in
+    the scheduler's queue (`cluster_queue`); the autoscalers over the queue's pass; compared with
+    its PodScheduled condition."""
+    assert live.pod is not None
+    pod, cluster, note = as_pending(live.pod, live.cluster)
+    options = run_options(args.output.human, args.node, start_index=args.start_index, preemption=args.preemption,
+                          preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
+    try:
+        inputs = inputs_from_objects(pod, _source(live, pod), cluster, config, stored=True)
+        check_node(args.node, node_names(inputs.snapshot), LIVE_NO_NODES)
+        trace = explain_one(inputs, options, True)
+    except KexplainError as err:
+        if "profile not found" in err.message:    # said of the pod, as --pending says it
+            raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
+        raise
+    kueue = live_answer(live.pod, live.cluster)     # Kueue's answer first, its Workload's status beside
+    if kueue is not None:
+        trace["kueue"] = kueue
+    pending = not (live.pod.get("spec") or {}).get("nodeName")
+    others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
+    autoscalers = autoscalers_of(args, live, cluster)
+    # the queue `--pending -A` walks: its verdict there, and every pod's nomination for the autoscalers
+    walked, walked_pods = cluster_queue(args, live, config, [Alone.of(inputs, trace)] if pending else [],
+                                        inputs.snapshot, inputs.nominated, nominations=bool(autoscalers.each))
+    if walked.left:
+        say(walk_note(walked.left))
+    answer = walked.get(inputs.pod.key)
+    if answer is not None:
+        trace["queue"] = answer.to_json()
+    post = answer.post_filter if answer is not None else trace.get("postFilter")
+    queued = [(inputs, {"postFilter": post}), *in_queue_pass(walked, walked_pods, {inputs.pod.key})]
+    verdict = verdict_in_queue(trace)       # the queue's, when the pods ahead change it
+    node_group = _named_autoscalers(args, trace, verdict, autoscalers, config.kube, queued, inputs, bool(others))
+    comparison = compare({**trace, "result": verdict}, live.pod, config_given=args.config is not None,
+                         server_version=live.server_version,
+                         hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
+    where = live_json(live.server, live.context, live.server_version, comparison)
+    return Named(trace, verdict, where, note, inputs, options, node_group)
+
+
+def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,
+                       queued: list, inputs: Inputs, others: bool) -> Optional[str]:
+    """The autoscalers for the named pod, over the queue's pass; CA's answer compared with the
+    queue's verdict (CA packs every pending pod: one that the queue places may find no room in
+    CA's loop). The node group --node-group names, resolved."""
+    node_group = args.node_group
+    groups, pools = autoscalers.groups, autoscalers.pools
+    packed = verdict["status"] == "Scheduled" and others
+    if groups is not None:
+        if node_group is not None or verdict["status"] not in NO_AUTOSCALER or packed:
+            ca = adapter("cluster-autoscaler")
+            groups.explain_one(trace, live_pass(queued), kube, inputs.pod)
+            trace["autoscalers"] = ca.with_scheduler(trace["autoscalers"], verdict["status"],
+                                                     verdict.get("suggestedHost"), trace["autoscaler"])
+            if packed and node_group is None and all((a.get("scheduler") or {}).get("agrees", True)
+                                                     for a in trace["autoscalers"]):
+                del trace["autoscaler"], trace["autoscalers"]       # CA finds it room too: nothing to say
+            else:
+                node_group = ca.check_node_group(node_group, trace["autoscaler"])
+        elif groups.groups.file:     # read all the same: a bad file is refused whatever the verdict
+            groups.check(kube)
+    if pools is not None and verdict["status"] not in NO_AUTOSCALER:
+        pools.explain_one(trace, live_pass(queued), kube, inputs.pod)
+        without_add_node_json(trace)    # a node comes from a NodePool: Karpenter's fixes say which (as offline)
+    return node_group
+
+
+def walk_note(left: tuple[str, ...]) -> str:
+    """What the walk of the scheduler's queue left out (`QueueWalk.left`), for stderr."""
+    n = len(left)
+    more = f"{n} more ({left[0]}{', ...' if n > 1 else ''}) keep their verdict alone"
+    return (f"note: walking the scheduler's queue, kexplain scheduled again at most {queue_order.RERUNS} pods that "
+            f"fit alone and {queue_order.PREEMPTION_RERUNS} that preempt; {more}")
+
+
+# --- `kexplain pod --pending` / `-A` -------------------------------------------------------------
+
+@dataclass
+class Explained:
+    """A pending pod of `--pending` once explained alone: its verdict (`alone`), the few keys of
+    its trace the list reads (`slim`), the hints of its comparison; its trace in full for
+    --details (`trace`) and --html (`full`); its answer in the scheduler's queue (`queue`, the
+    trace's key, when it differs); or why it was skipped."""
+
+    pod: Obj
+    alone: Any = None
+    slim: dict[str, Any] = field(default_factory=dict)
+    hints: tuple[str, ...] = ()
+    trace: Optional[dict[str, Any]] = None
+    full: Optional[dict[str, Any]] = None
+    skipped: str = ""
+    queue: Optional[dict[str, Any]] = None
+    inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
+
+    @property
+    def post_filter(self) -> Optional[dict[str, Any]]:
+        """Its PostFilter as the queue leaves it (where preemption nominates it)."""
+        if self.queue is not None:
+            return self.queue.get("postFilter")
+        return self.alone.post_filter if self.alone is not None else None
+
+
+# The keys of a trace the list reads (`render.live.summary`, `explain.compare.compare`, the exit code).
+SLIM_KEYS = ("apiVersion", "kind", "pod", "profile", "kubernetesVersion", "result", "preEnqueue", "tieBreak")
+
+
+def slim(trace: dict[str, Any]) -> dict[str, Any]:
+    """The few keys of a trace `--pending`'s list reads, without the per-node ones."""
+    out = {k: trace[k] for k in SLIM_KEYS if k in trace}
+    post = trace.get("postFilter")
+    if post:
+        out["postFilter"] = {k: post[k] for k in ("code", "message", "nominatedNodeName", "victims") if k in post}
+    search = trace.get("search")
+    if search:
+        out["search"] = {k: search[k] for k in ("numAllNodes", "orderDeterministic") if k in search}
+    return out
+
+
+@dataclass
+class Pending:
+    """Every pending pod explained (`explained`, in the list's order; `skipped`: why some could
+    not be), the traces as the output asked for them spooled (`spool`, -o json/yaml: one line
+    each, read back as the list is written), the autoscalers' run over every pending pod
+    (`ran`), CA's and Karpenter's documents when they are shown, the options the output asked."""
+
+    explained: list[Explained]
+    skipped: list[dict[str, str]]
+    spool: Any
+    ran: Optional[AutoscalerRun]
+    doc: Optional[dict]
+    karpenter: Optional[dict]
+    options: RunOptions
+    node_group: Optional[str]
+    ca_ran: bool
+
+    def answers(self, e: Explained, verdict: dict) -> dict:
+        """A pod's answers (`autoscalers`), CA's compared with the queue's verdict."""
+        if self.ran is None:
+            return {}
+        answers = self.ran.pod(pod_key(e.pod))
+        if self.ca_ran:
+            answers = adapter("cluster-autoscaler").with_scheduler(answers, verdict["status"],
+                                                                   verdict.get("suggestedHost"), self.ran.document)
+        return {"autoscalers": answers}
+
+
+def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
+    """The pending pods `--pending` (the namespace's) or `-A` (every namespace's) explains, but
+    those being deleted (the scheduler skips them; said)."""
+    pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
+            and (args.all_namespaces or (o.get("metadata") or {}).get("namespace") == live.namespace)]
+    deleting = sum(1 for p in pods if (p.get("metadata") or {}).get("deletionTimestamp"))
+    if deleting:
+        say(f"note: skipped {deleting} pending pod(s) being deleted (the scheduler skips them)")
+    return [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
+
+
+def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
+                    progress: Callable[[], ContextManager]) -> Pending:
+    """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
+    the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
+    pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
+    the queue leaves their preemption). With `structured` (-o json/yaml), each trace as the
+    output asked for it waits in a spool file (memory stays flat). `progress()`: the bar while
+    the pods are explained."""
+    pods = pending_of(args, live, say)
+    snapshot, nominated = build_cluster(live.cluster)
+    # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
+    options = RunOptions(start_index=args.start_index, preemption=args.preemption,
+                         preemption_offset=args.preemption_offset)
+    recorded = page_options(options, [ni.name for ni in snapshot.node_infos]) if args.html else options
+    skipped: list[dict[str, str]] = []
+    spool = tempfile.TemporaryFile("w+", encoding="utf-8") if structured else None
+    explained: list[Explained] = []
+    with progress() as bar:
+        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
+        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
+            if verdict.trace is None:
+                explained.append(Explained(pod, skipped=verdict.error, inputs=verdict.inputs))
+                skipped.append({"pod": pod_key(pod), "reason": verdict.error})
+                continue
+            full = verdict.trace.to_json()
+            trace = as_asked(full, options)
+            if spool is not None:
+                spool.write(json.dumps(trace) + "\n")
+            explained.append(Explained(pod, Alone.of(verdict.inputs, verdict.trace), slim(trace),
+                                       tuple(nominated_notes(verdict.inputs, trace)),
+                                       trace if args.details else None, full if args.html else None))
+    return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
+                         Pending(explained, skipped, spool, None, None, None, options, args.node_group, False))
+
+
+def _pending_pass(args: PodArgs, live: Live, config: Any, say: Say, pods: list[Obj], explained: list[Explained],
+                  snapshot: Any, nominated: Any, out: Pending) -> Pending:
+    """The queue over the explained pods, then ONE autoscalers' pass over every pending pod."""
+    autoscalers = autoscalers_of(args, live, live.cluster)
+    groups, pools = autoscalers.groups, autoscalers.pools
+    alone = [e.alone for e in explained if e.alone is not None]
+    # the cluster's queue, as `pod NAME` walks it: the pods of other namespaces it needs explained too
+    walked, walked_pods = cluster_queue(args, live, config, alone, snapshot, nominated,
+                                        nominations=bool(autoscalers.each),
+                                        skipped=frozenset(pod_key(e.pod) for e in explained if e.alone is None))
+    if walked.left:
+        say(walk_note(walked.left))
+    for e in explained:
+        answer = walked.get(e.alone.key) if e.alone is not None else None
+        if answer is not None:
+            e.queue = answer.to_json()
+    seen = [(e.inputs if e.alone is None else e.alone.inputs, {"postFilter": e.post_filter}) for e in explained]
+    seen += in_queue_pass(walked, walked_pods, {a.key for a in alone})
+    ran, node_group = None, args.node_group     # with node groups: ONE loop over every pending pod
+    ca_ran = groups is not None and bool(pods or node_group is not None or groups.groups.file)  # a file: checked
+    if ca_ran:
+        ran = groups.run(live_pass(seen), config.kube)
+        if ran.explained or node_group is not None:
+            node_group = adapter("cluster-autoscaler").check_node_group(node_group, ran.document)
+    if pools is not None and pods:      # ONE provisioning pass over every pending pod
+        kp = pools.run(live_pass(seen), config.kube)
+        ran = ran.joined(kp) if ran is not None else kp
+    doc = ran.document if ran is not None and (ran.explained or node_group is not None) else None
+    karpenter = ran.documents.get("karpenter") if ran is not None and ran.explained else None
+    return replace(out, ran=ran, doc=doc or None, karpenter=karpenter, node_group=node_group,
+                   ca_ran=ca_ran)
+
+
+# --- RBAC refused reads: the scheduler's own word ------------------------------------------------
+
+@dataclass(frozen=True)
+class FromEvents:
+    """Each pod's answer from the events (`kexplain.explain.from_event`) and the document of them."""
+
+    answers: list
+    whole: dict
+
+
+def from_events(args: PodArgs, live: Live, kube: KubeVersion, config: Any, say: Say) -> FromEvents:
+    """The cluster could not be read in full: no simulation, the scheduler's own word on each
+    pod (`kexplain.explain.from_event`), with what was refused and what each read would add."""
+    now = datetime.now(timezone.utc)
+    if args.node:
+        say(f"note: --node {args.node} is not shown: a node's full verdict needs the reads RBAC refused")
+    if args.node_groups or (live.node_groups is not None and live.node_groups.groups):
+        say("note: the Cluster Autoscaler's loop is not run: it holds every pending pod of the cluster, which "
+            "RBAC does not let kexplain list; CA's own events on the pod are shown instead")
+    if args.name:
+        assert live.pod is not None
+        pods = [live.pod]
+    else:
+        pods = [o for o, _ in live.cluster if o.get("kind") == "Pod" and is_pending_unschedulable(o)
+                and (o.get("metadata") or {}).get("namespace") == live.namespace
+                and not (o.get("metadata") or {}).get("deletionTimestamp")]
+    objects = [o for o, _ in live.cluster]
+    nodes_read = not any(r.resource.plural == "nodes" for r in live.refusals)
+
+    def per_node(pod: Obj) -> Optional[Obj]:
+        return partial.per_node(pod, _source(live, pod), live.cluster, config, kube)
+
+    def gating(pod: Obj) -> list[Obj]:
+        return partial.gating(pod, _source(live, pod), live.cluster, config, kube)
+
+    def autoscaler(pod: Obj) -> list[Obj]:
+        return autoscaler_events(pod, live.events, objects, kube, now)
+
+    answers = [answer(pod, live.events, objects, live.refusals, kube, now, per_node if nodes_read else None, gating,
+                      autoscaler) for pod in pods]
+    return FromEvents(answers, _from_events_document(args, live, kube, answers))
+
+
+def _from_events_document(args: PodArgs, live: Live, kube: KubeVersion, answers: list) -> dict:
+    where = {"server": live.server, "context": live.context, "serverVersion": live.server_version,
+             "snapshot": snapshot_hint(args.name, live.namespace)}
+    documents = [{"apiVersion": "kexplain/v1", "kind": "FromEvents",
+                  "pod": {"namespace": (a.pod.get("metadata") or {}).get("namespace"),
+                          "name": (a.pod.get("metadata") or {}).get("name")},
+                  "kubernetesVersion": kube.minor, "fromEvent": a.to_json(), "live": where} for a in answers]
+    return documents[0] if args.name else {"apiVersion": "kexplain/v1", "kind": "FromEventsList",
+                                           "namespace": live.namespace, "items": documents,
+                                           "refused": [r.to_json() for r in live.refusals],
+                                           "snapshot": where["snapshot"]}
+
+
+def unschedulable(a: Any) -> bool:
+    """An answer from the events that counts as unschedulable (exit 1)."""
+    return a.word.status in (UNSCHEDULABLE, GATED) or bool(a.gates)
+
+
+def snapshot_hint(name: Optional[str], namespace: str) -> str:
+    """What someone with cluster reads can run and send: a redacted snapshot that replays offline."""
+    pod = f" {name} -n {namespace}" if name else ""
+    return f"kexplain snapshot{pod} --redact -o cluster.json"

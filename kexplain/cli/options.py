@@ -1,0 +1,81 @@
+"""Options several commands share, one definition each: `--validate` and `-n` (every command
+that reads manifest files), Karpenter's (`kexplain POD`, `kexplain pod`, `kexplain
+karpenter`), and the checks of the Cluster Autoscaler's options before anything is read."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from kexplain.admission.openapi import parse_validate
+from kexplain.apimachinery.names import is_dns1123_label
+from kexplain.errors import KexplainError
+
+VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a schema does not define are "
+                 "errors, as the API server refuses them; warn: warnings; ignore (or false): not looked for.")
+
+
+def _validate_value(value: str) -> str:
+    try:
+        return parse_validate(value)
+    except KexplainError as err:
+        raise typer.BadParameter(err.message) from None
+
+
+VALIDATE_OPTION = typer.Option("strict", "--validate", metavar="MODE", callback=_validate_value, help=VALIDATE_HELP)
+
+NAMESPACE_HELP = ("As `kubectl apply -n NS -f`: the manifests' namespaced objects without a namespace go in NS; one "
+                  "of another namespace is refused, as kubectl refuses it (the cluster's objects are not changed).")
+
+
+def _namespace_value(value: Optional[str]) -> Optional[str]:
+    """A namespace name (a DNS label), or a one-line refusal."""
+    if value is None:
+        return None
+    problems = is_dns1123_label(value)
+    if problems:
+        raise typer.BadParameter(f"{value!r} is no namespace name: {problems[0]}")
+    return value
+
+
+# -n/--namespace of every command that reads manifest files (explain, lint, autoscale, karpenter).
+NAMESPACE_OPTION = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", callback=_namespace_value,
+                                help=NAMESPACE_HELP)
+
+
+def aws_data_option() -> Any:
+    return typer.Option(None, "--aws-data", metavar="DIR",
+                        help="The EC2 world Karpenter's AWS provider sees: describe-instance-types.json, "
+                             "describe-instance-type-offerings.json, describe-subnets.json (AWS CLI output), "
+                             "world.json, pricing.json, ... (default: the catalog kexplain ships).")
+
+
+def karpenter_config_option() -> Any:
+    return typer.Option(None, "--karpenter-config", metavar="FILE",
+                        help="Karpenter's settings: featureGates, preferencePolicy, minValuesPolicy, cpuRequests, "
+                             "vmMemoryOverheadPercent, reservedENIs, instanceTypes, zones, unavailableOfferings.")
+
+
+def node_pool_option(what: str) -> Any:
+    return typer.Option(None, "--nodepool", metavar="NAME", help=what)
+
+
+EXPLAIN_NODEPOOL_HELP = ("Show one Karpenter NodePool's full verdict for the pending pods (needs NodePools among "
+                         "the --nodes objects): every taint, requirement, instance type, offering and limit in the "
+                         "way.")
+
+
+def check_groups_options(node_groups: Optional[str], autoscaler_config: Optional[str], node: Optional[str],
+                         node_group: Optional[str], node_paths: tuple = (), discovering: bool = False) -> None:
+    """--autoscaler-config and --node-group need --node-groups (unless the groups may be found
+    in the cluster: `discovering`, checked once read); --node-group and --node are two views of
+    one verdict: one of them."""
+    if node_groups is None and not discovering:
+        for flag, given in (("--autoscaler-config", autoscaler_config), ("--node-group", node_group)):
+            if given is not None:
+                raise KexplainError(f"{flag} needs --node-groups FILE (the Cluster Autoscaler's node groups)")
+    if node is not None and node_group is not None:
+        raise KexplainError("--node and --node-group each show one verdict: give one of them")
+    if node_groups is not None and "-" in node_paths:
+        raise KexplainError("--node-groups reads the cluster of --nodes a second time: give --nodes as a file, "
+                            "not '-'")
