@@ -320,9 +320,6 @@ class ApiIndex:
         status = self.api_version_status(api_version, kind)
         return status.message if status is not None and status.state in (MISSING, NOT_SERVED) else None
 
-    def knows(self, api_version: str, kind: str) -> bool:
-        return (api_version, kind) in self._kinds
-
     def definition(self, api_version: Any, kind: Any) -> str | None:
         """The name of the definition of a built-in kind; at an API version it is not served at
         (or without one), of the kind at its preferred version; None for other kinds (and for a
