@@ -23,7 +23,6 @@ from kexplain.features import KubeVersion
 GROUP = "resource.k8s.io"
 RESOURCES = {"DeviceClass": "deviceclasses", "ResourceSlice": "resourceslices",
              "ResourceClaim": "resourceclaims", "ResourceClaimTemplate": "resourceclaimtemplates"}
-NAMESPACED = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 KINDS = frozenset(RESOURCES)
 
 

@@ -320,9 +320,6 @@ class ApiIndex:
         status = self.api_version_status(api_version, kind)
         return status.message if status is not None and status.state in (MISSING, NOT_SERVED) else None
 
-    def knows(self, api_version: str, kind: str) -> bool:
-        return (api_version, kind) in self._kinds
-
     def definition(self, api_version: Any, kind: Any) -> str | None:
         """The name of the definition of a built-in kind; at an API version it is not served at
         (or without one), of the kind at its preferred version; None for other kinds (and for a
@@ -787,25 +784,17 @@ class _Decoding:
 
     def walk(self, schema: Any, go_type: str, value: Any, path: tuple[str | int, ...], fields: tuple[str, ...],
              struct: str | None) -> None:
+        """Check `value` against `schema` (Go type `go_type`) at `path`, inside the struct
+        `struct` reached through `fields` (for the error's context)."""
         if value is None:       # null: a nil pointer, slice or map, or the zero value
             return
         shape, detail = self.index._shape(schema)
-
-        def mismatch(word: str, hard: bool = False, of: str = go_type, at: tuple[str | int, ...] = path) -> None:
-            context = f"Go struct field {struct or ''}.{'.'.join(fields)}" if struct or fields else "Go value"
-            error = DecodeError(at, f"json: cannot unmarshal {word} into {context} of type {of}")
-            if hard:
-                raise _Hard(error)
-            if self.saved is None:
-                self.saved = error
-
         if shape == "any":
             return
         if shape == "struct":
             if type(value) is not dict:
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
                 return
-
             props = self.index._defs[detail].get("properties") or {}
             declared = FIELD_TYPES.get(detail, {})
             name = detail.rsplit(".", 1)[-1]
@@ -816,7 +805,7 @@ class _Decoding:
                               fields + (key,), name)
         elif shape in ("slice", "map"):
             if type(value) is not (list if shape == "slice" else dict):
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
                 return
             element = _element_type(go_type)
             if shape == "slice":
@@ -827,20 +816,26 @@ class _Decoding:
                     self.walk(detail, element, value[key], path + (_key_text(key),), fields, struct)
         elif shape == "string":
             if not _is_text(value):
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
         elif shape == "bool":
             if value is not True and value is not False:
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
         elif shape in ("int32", "int64"):
             if type(value) is int or type(value) is float:
                 if not _in_range(value, _INT32 if shape == "int32" else _INT64):
-                    mismatch("number " + json_number(value))
+                    self._mismatch("number " + json_number(value), go_type, path, fields, struct)
             else:
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
         elif shape == "float":
             if type(value) is not int and type(value) is not float:
-                mismatch(_json_word(value))
-        elif shape == "bytes":
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
+        else:
+            self._custom(shape, detail, go_type, value, path, fields, struct)
+
+    def _custom(self, shape: str, detail: Any, go_type: str, value: Any, path: tuple[str | int, ...],
+                fields: tuple[str, ...], struct: str | None) -> None:
+        """The types with a decoder of their own ([]byte, Quantity, IntOrString, Time)."""
+        if shape == "bytes":
             if type(value) is str:
                 problem = _base64_problem(value)
                 if problem is not None and self.saved is None:
@@ -848,10 +843,9 @@ class _Decoding:
             elif type(value) is list:        # an array of numbers is a []byte too
                 for i, item in enumerate(value):
                     if item is not None and not _in_range(item, _UINT8):
-                        mismatch("number " + json_number(item) if type(item) in (int, float) else _json_word(item),
-                                 of="uint8", at=path + (i,))
+                        self._mismatch(_number_word(item), "uint8", path + (i,), fields, struct)
             else:
-                mismatch(_json_word(value))
+                self._mismatch(_json_word(value), go_type, path, fields, struct)
         elif shape == "quantity":
             problem = _quantity_problem(value)
             if problem is not None:
@@ -860,15 +854,31 @@ class _Decoding:
             # IntOrString.UnmarshalJSON: a string, else json.Unmarshal into its int32; that
             # error gets the field's context as it leaves the decoder
             if not _int_or_string(value):
-                word = "number " + json_number(value) if type(value) in (int, float) else _json_word(value)
-                mismatch(word, hard=True, of="int32")
+                self._mismatch(_number_word(value), "int32", path, fields, struct, hard=True)
         elif shape == "time":
             # metav1.Time.UnmarshalJSON: json.Unmarshal into a string, then time.Parse
             if not _is_text(value):
-                mismatch(_json_word(value), hard=True, of="string")
+                self._mismatch(_json_word(value), "string", path, fields, struct, hard=True)
             problem = go_time_parse_error(detail, _timestamp_text(value))
             if problem is not None:
                 raise _Hard(DecodeError(path, problem))
+
+    def _mismatch(self, word: str, go_type: str, path: tuple[str | int, ...], fields: tuple[str, ...],
+                  struct: str | None, hard: bool = False) -> None:
+        """json's UnmarshalTypeError: kept when it is the first (decoding goes on), raised when
+        `hard` (a decoder of its own failed: decoding stops)."""
+        context = f"Go struct field {struct or ''}.{'.'.join(fields)}" if struct or fields else "Go value"
+        error = DecodeError(path, f"json: cannot unmarshal {word} into {context} of type {go_type}")
+        if hard:
+            raise _Hard(error)
+        if self.saved is None:
+            self.saved = error
+
+
+def _number_word(value: Any) -> str:
+    """How json names a value that did not fit a number: `number 300`, else its JSON kind."""
+    return "number " + json_number(value) if type(value) in (int, float) else _json_word(value)
+
 
 
 # -- the Go library errors decoding reports -------------------------------------------------
@@ -937,35 +947,8 @@ def go_time_parse_error(layout: str, value: str) -> str | None:
     """time.Parse(layout, value)'s error (`parsing time "x" as "2006-01-02T15:04:05Z07:00":
     cannot parse "x" as "2006"`), None when it parses: for the layouts of metav1.Time and
     MicroTime. The value is cut in the message when long (clip)."""
-    raw = value.encode("utf-8", "surrogatepass")
-    shown = _go_quote(clip(value, 200).encode("utf-8", "surrogatepass"))
-
-    def error(layout_elem: str, value_elem: bytes, message: str = "") -> str:
-        if message:
-            return f"parsing time {shown}{message}"
-        rest = clip(value_elem.decode("utf-8", "replace"), 200).encode("utf-8", "surrogatepass")
-        return f"parsing time {shown} as {json.dumps(layout)}: cannot parse {_go_quote(rest)} as {json.dumps(layout_elem)}"
-
-    def digit(b: bytes, i: int) -> bool:
-        return len(b) > i and 48 <= b[i] <= 57
-
-    def getnum(b: bytes, fixed: bool) -> tuple[int, bytes] | None:
-        if not digit(b, 0):
-            return None
-        if not digit(b, 1):
-            return None if fixed else (b[0] - 48, b[1:])
-        return (b[0] - 48) * 10 + b[1] - 48, b[2:]
-
-    def atoi(b: bytes) -> int | None:
-        neg = b[:1] == b"-"
-        if b[:1] in (b"-", b"+"):
-            b = b[1:]
-        if b and not all(48 <= c <= 57 for c in b):
-            return None
-        return -int(b or b"0") if neg else int(b or b"0")
-
+    rest = value.encode("utf-8", "surrogatepass")
     year = month = day = -1
-    rest = raw
     chunks = _TIME_CHUNKS[layout]
     for index, (prefix, std) in enumerate(chunks):
         p = prefix.encode()
@@ -973,75 +956,110 @@ def go_time_parse_error(layout: str, value: str) -> str | None:
             common = 0
             while common < len(p) and common < len(rest) and rest[common] == p[common]:
                 common += 1
-            return error(prefix, rest[common:])
-        rest = rest[len(p):]
-        hold = rest
-        bad = False
-        out_of_range = ""
-        if std == "2006":
-            if len(rest) < 4 or not digit(rest, 0):
-                bad = True
-            else:
-                year_value = atoi(rest[:4])
-                rest = rest[4:]
-                bad = year_value is None
-                year = year_value or 0
-        elif std in ("01", "02", "15", "04", "05"):
-            got = getnum(rest, std != "15")
-            if got is None:
-                bad = True
-            else:
-                number, rest = got
-                if std == "01":
-                    month = number
-                    out_of_range = "month" if not 1 <= number <= 12 else ""
-                elif std == "02":
-                    day = number
-                elif std == "15" and number >= 24:
-                    out_of_range = "hour"
-                elif std == "04" and number >= 60:
-                    out_of_range = "minute"
-                elif std == "05":
-                    if number >= 60:
-                        out_of_range = "second"
-                    elif (len(rest) >= 2 and rest[:1] in (b".", b",") and digit(rest, 1)
-                          and chunks[index + 1][1] != ".000000"):
-                        n = 2
-                        while n < len(rest) and digit(rest, n):
-                            n += 1
-                        rest = rest[n:]
-        elif std == ".000000":
-            if len(rest) < 7 or rest[:1] not in (b".", b","):
-                bad = True
-            else:
-                nanos = atoi(rest[1:7])
-                bad = nanos is None
-                out_of_range = "fractional second" if nanos is not None and nanos < 0 else ""
-                rest = rest[7:]
-        else:       # Z07:00
-            if rest[:1] == b"Z":
-                rest = rest[1:]
-            elif len(rest) < 6 or rest[3:4] != b":":
-                bad = True
-            else:
-                sign, hour, minute, rest = rest[:1], rest[1:3], rest[4:6], rest[6:]
-                hh, mm = getnum(hour, True), getnum(minute, True)
-                bad = hh is None or mm is None
-                if hh is not None and hh[0] > 24:
-                    out_of_range = "time zone offset hour"
-                if mm is not None and mm[0] > 60:
-                    out_of_range = "time zone offset minute"
-                bad = bad or sign not in (b"+", b"-")
+            return _time_error(layout, value, prefix, rest[common:])
+        hold = rest = rest[len(p):]
+        fraction_next = std == "05" and chunks[index + 1][1] == ".000000"
+        rest, bad, out_of_range, number = _time_element(std, rest, fraction_next)
         if out_of_range:
-            return error(std, rest, f": {out_of_range} out of range")
+            return _time_error(layout, value, std, rest, f": {out_of_range} out of range")
         if bad:
-            return error(std, hold)
+            return _time_error(layout, value, std, hold)
+        if std == "2006":
+            year = number
+        elif std == "01":
+            month = number
+        elif std == "02":
+            day = number
     if rest:
-        return error("", rest, ": extra text: " + _go_quote(rest))
+        return _time_error(layout, value, "", rest, ": extra text: " + _go_quote(rest))
     if month == 2:
         days = 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
     else:
         days = 30 if month in (4, 6, 9, 11) else 31
     if day < 1 or day > days:
-        return error("", rest, ": day out of range")
+        return _time_error(layout, value, "", rest, ": day out of range")
     return None
+
+
+def _time_element(std: str, rest: bytes, fraction_next: bool) -> tuple[bytes, bool, str, int]:
+    """time.Parse's step for one layout element `std` at the front of `rest`: what is left,
+    whether it failed to parse, the field out of range (empty: none) and the number read
+    (the year, month or day; -1 otherwise). `fraction_next`: the layout's seconds are
+    followed by its own fraction (else a fraction after them is skipped, as Go does)."""
+    bad, out_of_range, number = False, "", -1
+    if std == "2006":
+        if len(rest) < 4 or not _digit(rest, 0):
+            return rest, True, "", -1
+        year = _atoi(rest[:4])
+        return rest[4:], year is None, "", year or 0
+    if std in ("01", "02", "15", "04", "05"):
+        got = _getnum(rest, std != "15")
+        if got is None:
+            return rest, True, "", -1
+        number, rest = got
+        if std == "01":
+            out_of_range = "month" if not 1 <= number <= 12 else ""
+        elif std == "15" and number >= 24:
+            out_of_range = "hour"
+        elif std == "04" and number >= 60:
+            out_of_range = "minute"
+        elif std == "05":
+            if number >= 60:
+                out_of_range = "second"
+            elif len(rest) >= 2 and rest[:1] in (b".", b",") and _digit(rest, 1) and not fraction_next:
+                n = 2
+                while n < len(rest) and _digit(rest, n):
+                    n += 1
+                rest = rest[n:]
+        return rest, False, out_of_range, number
+    if std == ".000000":
+        if len(rest) < 7 or rest[:1] not in (b".", b","):
+            return rest, True, "", -1
+        nanos = _atoi(rest[1:7])
+        return rest[7:], nanos is None, "fractional second" if nanos is not None and nanos < 0 else "", -1
+    # Z07:00
+    if rest[:1] == b"Z":
+        return rest[1:], False, "", -1
+    if len(rest) < 6 or rest[3:4] != b":":
+        return rest, True, "", -1
+    sign, hour, minute, rest = rest[:1], rest[1:3], rest[4:6], rest[6:]
+    hh, mm = _getnum(hour, True), _getnum(minute, True)
+    bad = hh is None or mm is None
+    if hh is not None and hh[0] > 24:
+        out_of_range = "time zone offset hour"
+    if mm is not None and mm[0] > 60:
+        out_of_range = "time zone offset minute"
+    return rest, bad or sign not in (b"+", b"-"), out_of_range, number
+
+
+def _time_error(layout: str, value: str, layout_elem: str, value_elem: bytes, message: str = "") -> str:
+    """time.ParseError's text: `message` after the (clipped) value, else the element that
+    did not parse against the layout's element."""
+    shown = _go_quote(clip(value, 200).encode("utf-8", "surrogatepass"))
+    if message:
+        return f"parsing time {shown}{message}"
+    rest = clip(value_elem.decode("utf-8", "replace"), 200).encode("utf-8", "surrogatepass")
+    return f"parsing time {shown} as {json.dumps(layout)}: cannot parse {_go_quote(rest)} as {json.dumps(layout_elem)}"
+
+
+def _digit(b: bytes, i: int) -> bool:
+    return len(b) > i and 48 <= b[i] <= 57
+
+
+def _getnum(b: bytes, fixed: bool) -> tuple[int, bytes] | None:
+    """time's getnum: one or (`fixed`) exactly two leading digits, and the rest."""
+    if not _digit(b, 0):
+        return None
+    if not _digit(b, 1):
+        return None if fixed else (b[0] - 48, b[1:])
+    return (b[0] - 48) * 10 + b[1] - 48, b[2:]
+
+
+def _atoi(b: bytes) -> int | None:
+    """time's atoi: an optionally signed run of digits (None: not one)."""
+    neg = b[:1] == b"-"
+    if b[:1] in (b"-", b"+"):
+        b = b[1:]
+    if b and not all(48 <= c <= 57 for c in b):
+        return None
+    return -int(b or b"0") if neg else int(b or b"0")

@@ -22,8 +22,8 @@ from kexplain.admission import defaults, dra_convert, gated_fields, limitranger,
     priority, runtimeclass, shapes, tolerations, validate_policy
 
 from kexplain.admission.match_label_keys import merge_label_keys, merged_kinds
+from kexplain.admission.patched import ShapeAdmission
 from kexplain.apimachinery import columns
-from kexplain.apimachinery import stored_pods
 from kexplain.apimachinery.stored_pods import OBJECTS, StoredPod, plain
 from kexplain.apimachinery.unstructured import copy_json, flatten_lists, is_list
 from kexplain.admission.decode import SCHEMAS, check_decodes, decodes_unchanged
@@ -681,128 +681,19 @@ class _Admission:
         return shapes.make_patch(written, work, pod_uid)
 
     def _patched_admission(self, shape: bytes) -> Callable[[dict], dict | None] | None:
-        """How a bound pod of `shape` kept as written is admitted: its name taken, the shape's
-        patch applied, its node's zone labels copied; the function returns None when its name is
-        taken (the full path refuses it, in its words). None when the shape has no patch. One
-        function per shape, its look-ups bound once: it runs for each of 150,000 pods. Each pod
-        takes its name here, not in a pass of its own before: the pod's memory is read once,
-        where it is patched (a pass over 150,000 scattered objects costs more in cache misses
-        than the look-ups it batches)."""
+        """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`):
+        its name taken, the shape's patch applied, its node's zone labels copied; the function
+        returns None when its name is taken (the full path refuses it, in its words). None when
+        the shape has no patch."""
         assert self._shapes is not None
         if shape not in self._shapes.patches:
             self._shapes.patches[shape] = self._patch_of(shape)
         patch = self._shapes.patches[shape]
         if patch is None:
             return None
-        apply = patch.compiled()
-        pod_keys = self.pod_keys
-        node_topology = self._node_topology
-        topology_labels = self._topology_labels
-        namespaces = self._pod_namespace_set
-        # the labels of a pod of the shape with each zone's labels copied (by the zone's dict),
-        # when the shape's labels are alike in all its pods: then its pods share them
-        merged: dict[int, Any] | None = None if shapes.holds_own(self._shapes.first[shape], "labels") else {}
-
-        def zone_labels(labels: Any, copied: dict[str, str]) -> Any:
-            """The labels of a pod of the shape on a node of the zone `copied` names (its labels
-            as patched: `labels`); None when they are those."""
-            found = merged.get(id(copied), _UNSET) if merged is not None else _UNSET
-            if found is _UNSET:
-                if not isinstance(labels, dict):
-                    found = dict(copied)
-                elif labels.items() >= copied.items():     # its node's zone already (compared in C)
-                    found = None
-                else:
-                    found = {**labels, **copied}           # as `dict.update`: new keys last
-                if merged is not None:
-                    merged[id(copied)] = found
-            return found
-
-        def node_zone(node_name: Any) -> dict[str, str]:
-            copied = node_topology.get(node_name) if type(node_name) is str else None
-            return copied if copied is not None else topology_labels(node_name)
-
-        def admitted_of(pod: dict) -> dict:
-            """The pod admitted, its name taken: the shape's patch, its node's zone labels."""
-            admitted = apply(pod, pod)
-            copied = node_zone(pod["spec"].get("nodeName"))
-            if copied:
-                meta, new_meta = pod["metadata"], admitted["metadata"]
-                labels = zone_labels(new_meta.get("labels"), copied)
-                if labels is not None:
-                    if new_meta is meta:
-                        new_meta = admitted["metadata"] = meta.copy()
-                    new_meta["labels"] = labels
-            return admitted
-
-        template: Any = _UNSET      # (the shape's `_view_template`, made for its first pod read as a view)
-
-        def first_template(pod: StoredPod) -> tuple[stored_pods.PodView, Any, bool] | None:
-            """The shape's `_view_template`, made for its first pod read as a view; None when
-            the shape's pods are not alike but in their own values (that pod's view so made is
-            not the view of its object admitted)."""
-            found = self._view_template(pod, apply, admitted_of)
-            if found is not None and (merged is None and not found[2] or own_view(pod, found) != found[0]):
-                return None
-            return found
-
-        def own_view(pod: StoredPod, template: tuple[stored_pods.PodView, Any, bool]) -> stored_pods.PodView:
-            view, patched_labels, own_labels = template
-            own = pod.view
-            meta = own.metadata
-            if own_labels:
-                patched_labels = meta.labels
-            copied = node_zone(own.spec.nodeName)
-            labels = zone_labels(patched_labels, copied) if copied else None
-            uid = meta.uid or pod_uid({"metadata": {"namespace": meta.namespace, "name": meta.name}})
-            return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
-
-        def admit_patched(pod: dict | StoredPod) -> dict | StoredPod | None:
-            """The pod admitted, or None when its name is taken. A pod read as a view is admitted
-            as a view: the shape's admitted view with the pod's own values (`own_view`), its
-            object made by `admitted_of` when asked; as an object when the shape has no
-            template (`first_template`)."""
-            nonlocal template
-            viewed = type(pod) is StoredPod
-            if viewed:
-                own = pod.view.metadata
-                namespace = own.namespace or "default"
-                key = (namespace, own.name)
-            else:
-                namespace = pod["metadata"].get("namespace") or "default"
-                key = (namespace, pod["metadata"]["name"])
-            if key in pod_keys:
-                return None
-            pod_keys.add(key)
-            if namespace not in namespaces:
-                self._pod_namespace_seen(namespace)
-            if not viewed:
-                return admitted_of(pod)
-            if template is _UNSET:
-                template = first_template(pod)
-            if template is None:
-                return admitted_of(pod.obj)
-            return StoredPod(pod.raw, own_view(pod, template), admitted_of)
-        return admit_patched
-
-    @staticmethod
-    def _view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
-                       ) -> tuple[stored_pods.PodView, Any, bool] | None:
-        """What the pods of a shape read as views are admitted as (`_patched_admission`): the
-        view of `pod` admitted, its labels as patched (before its node's zone labels), and
-        whether those are each pod's own as written (the patch leaves them); None when the
-        patch changes the status (the views take each pod's own as written) or the labels are
-        not a mapping."""
-        written = stored_pods.whole(pod.raw)
-        admitted = admitted_of(written)
-        if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
-            return None
-        written_labels = (written.get("metadata") or {}).get("labels")
-        patched_labels = (apply(written, written).get("metadata") or {}).get("labels")
-        if patched_labels is not None and type(patched_labels) is not dict:
-            return None
-        view = stored_pods.view_of(admitted)
-        return (view, patched_labels, patched_labels is written_labels) if view is not None else None
+        labels_shared = not shapes.holds_own(self._shapes.first[shape], "labels")
+        return ShapeAdmission(patch.compiled(), self.pod_keys, self._pod_namespace_set, self._pod_namespace_seen,
+                              self._node_topology, self._topology_labels, labels_shared).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
         """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's

@@ -33,10 +33,6 @@ _LEVELS = (PRIVILEGED, BASELINE, RESTRICTED)
 LATEST = "latest"
 
 
-class PodSecurityRejected(ValueError):
-    """The enforce level refuses the pod: the whole API server message."""
-
-
 @dataclass(frozen=True)
 class LevelVersion:
     level: str
@@ -589,15 +585,6 @@ def validate_pod(pod: dict[str, Any], labels: dict[str, str], server_minor: int)
     warn = evaluate(policy.warn, meta, spec, server_minor)
     warnings = (f"would violate PodSecurity {go_quote(str(policy.warn))}: {warn}",) if warn else ()
     return Verdict("", warnings, audit_text)
-
-
-def validate_template(template: dict[str, Any], labels: dict[str, str], server_minor: int) -> tuple[str, ...]:
-    """ValidatePodController for a workload's create: never refused; the warn level's warning."""
-    policy = policy_of(labels)
-    if policy.warn.level == PRIVILEGED and policy.audit.level == PRIVILEGED:
-        return ()
-    warn = evaluate(policy.warn, _d(template.get("metadata")), _d(template.get("spec")), server_minor)
-    return (f"would violate PodSecurity {go_quote(str(policy.warn))}: {warn}",) if warn else ()
 
 
 def labelled(labels: dict[str, str] | None) -> bool:

@@ -128,23 +128,7 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
         meta["name"] = NAME
     labels = meta.get("labels")
     if type(labels) is dict and labels:
-        suffix = name.rsplit("-", 1)[-1]
-        values = labels.values()
-        derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
-        if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
-            value = labels.get(_ZONE)                   # (TOPOLOGY's two labels, written out)
-            if type(value) is str and not is_label_value(value):
-                undo.append((labels, _ZONE, value))
-                labels[_ZONE] = _ZONE_PLACEHOLDER
-            value = labels.get(_REGION)
-            if type(value) is str and not is_label_value(value):
-                undo.append((labels, _REGION, value))
-                labels[_REGION] = _REGION_PLACEHOLDER
-            if derived:
-                for key, value in labels.items():
-                    if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
-                        undo.append((labels, key, value))
-                        labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+        _canonical_labels(labels, name, renamed, undo)
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
@@ -157,23 +141,57 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
         undo.append((pod, "status", status))
         pod["status"] = STATUS
     if node:
-        undo.append((spec, "nodeName", node))
-        spec["nodeName"] = NODE
-        affinity = spec.get("affinity")
-        if type(affinity) is dict and "nodeAffinity" in affinity:
-            pinned = _pinned_to(affinity, node)
-            if pinned is not None:
-                undo.append((spec, "affinity", affinity))
-                spec["affinity"] = pinned
+        _canonical_node(spec, node, undo)
     if renamed:
-        if spec.get("hostname") == name and not spec.get("setHostnameAsFQDN") and not is_dns1123_label(name):
-            undo.append((spec, "hostname", name))
-            spec["hostname"] = HOST
-        if type(volumes) is list and any(type(v) is dict and type(v.get("persistentVolumeClaim")) is dict
-                                         and name in str(v["persistentVolumeClaim"].get("claimName")) for v in volumes):
-            undo.append((spec, "volumes", volumes))
-            spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
+        _canonical_named(spec, name, volumes, undo)
     return undo
+
+
+def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for a pod's labels: the zone and region values, and when the name is
+    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index)."""
+    suffix = name.rsplit("-", 1)[-1]
+    values = labels.values()
+    derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
+    if derived or TOPOLOGY_LABELS[0] in labels or TOPOLOGY_LABELS[1] in labels:
+        value = labels.get(_ZONE)                   # (TOPOLOGY's two labels, written out)
+        if type(value) is str and not is_label_value(value):
+            undo.append((labels, _ZONE, value))
+            labels[_ZONE] = _ZONE_PLACEHOLDER
+        value = labels.get(_REGION)
+        if type(value) is str and not is_label_value(value):
+            undo.append((labels, _REGION, value))
+            labels[_REGION] = _REGION_PLACEHOLDER
+        if derived:
+            for key, value in labels.items():
+                if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
+                    undo.append((labels, key, value))
+                    labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def _canonical_node(spec: dict, node: str, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for a bound pod's node: its name, and a required node affinity
+    pinning the pod to it (a DaemonSet's)."""
+    undo.append((spec, "nodeName", node))
+    spec["nodeName"] = NODE
+    affinity = spec.get("affinity")
+    if type(affinity) is dict and "nodeAffinity" in affinity:
+        pinned = _pinned_to(affinity, node)
+        if pinned is not None:
+            undo.append((spec, "affinity", affinity))
+            spec["affinity"] = pinned
+
+
+def _canonical_named(spec: dict, name: str, volumes: Any, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for what the spec derives from a replaced name: the hostname (a
+    StatefulSet's, not a FQDN) and the name inside a claim's (`data-<pod>`)."""
+    if spec.get("hostname") == name and not spec.get("setHostnameAsFQDN") and not is_dns1123_label(name):
+        undo.append((spec, "hostname", name))
+        spec["hostname"] = HOST
+    if type(volumes) is list and any(type(v) is dict and type(v.get("persistentVolumeClaim")) is dict
+                                     and name in str(v["persistentVolumeClaim"].get("claimName")) for v in volumes):
+        undo.append((spec, "volumes", volumes))
+        spec["volumes"] = [_claim_renamed(v, name) for v in volumes]
 
 
 def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:

@@ -115,9 +115,6 @@ class NodeToStatus:
     def __len__(self) -> int:
         return len(self.statuses)
 
-    def nodes_for_status_code(self, nodes: Iterable["NodeInfo"], code: Code) -> list["NodeInfo"]:
-        return [n for n in nodes if self.get(n.name).code is code]
-
 
 @dataclass(frozen=True)
 class PostFilterResult:

@@ -460,9 +460,6 @@ class Framework:
                 return Status(Code.ERROR, (f'running {which} on PreFilter plugin "{pl.name}": {s.message()}',))
         return Status()
 
-    def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]:
-        return list(self._nominated.get(node_name, ()))
-
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "PodInfo", node_info: "NodeInfo",
                                                plain: Status | None = None) -> Status:
         """Filters with higher-or-equal priority pods nominated to the node counted in, then

@@ -24,7 +24,7 @@ from kexplain.framework.cycle_state import CycleState
 from kexplain.framework.extras import Cycle, evaluate_unexamined, record_details, verdict_json
 from kexplain.framework.fit_error import fit_error_message, truncate_message
 from kexplain.framework.interface import NodeToStatus
-from kexplain.framework.runtime import Framework
+from kexplain.framework.runtime import Framework, PreFilterOutcome
 from kexplain.framework.opportunistic_batch import OpportunisticBatch
 from kexplain.framework.search import SortedScores, num_feasible_nodes_to_find
 from kexplain.framework.status import SKIP_JSON, SUCCESS_JSON, Code, Status
@@ -89,88 +89,84 @@ def _record_notes(fw: Framework, pod: "PodInfo", trace: Trace, cycle: Cycle) -> 
 
 
 def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cycle: Cycle) -> None:
+    """schedulePod: the PreEnqueue gate, findNodesThatFitPod, then prioritizeNodes and
+    selectHost (`_decide`) on the feasible nodes, or the failure (`_fail`)."""
     status, calls = fw.run_pre_enqueue(pod)
     trace.pre_enqueue = [c.to_json() for c in calls]
     if not status.is_success:
         trace.result = Result(GATED)
         return
-
-    snapshot = fw.snapshot
-    all_nodes = snapshot.node_infos
-    num_all = len(all_nodes)
+    num_all = len(fw.snapshot.node_infos)
     if num_all == 0:
         trace.result = Result(UNSCHEDULABLE, [], "no nodes available to schedule pods")
         return
-
     state = cycle.state = CycleState()
     statuses = NodeToStatus()
-    pre = fw.run_pre_filter(state, pod)
-    trace.pre_filter = [c.to_json() for c in pre.calls]
-    if pre.result is not None and not pre.result.all_nodes:
-        trace.pre_filter_node_names = sorted(pre.result.node_names or ())
-
-    if not pre.status.is_success:
-        if not pre.status.is_rejected:
-            trace.result = Result(ERROR, [], "", error=pre.status.message())
-            return
-        statuses.absent = pre.status
-        _fail(fw, state, pod, statuses, trace, num_all, pre_filter_msg=pre.status.message())
-        facts = fw.run_rejection(state, pod, pre.status.plugin)
-        if facts:       # what the rejection's message does not name (kexplain's, beside the trace)
-            trace.extra["rejection"] = {"plugin": pre.status.plugin, **facts}
+    pre = _pre_filter(fw, state, pod, statuses, trace, num_all)
+    if pre is None:
         return
-
     search = Search(num_all_nodes=num_all, num_feasible_nodes_to_find=0, start_index=options.start_index)
     cycle.searched = True
     trace.search, trace.filter = search, {}
     if options.filter_all:
         trace.filter_all = {}
-
-    def check(nodes: list["NodeInfo"]) -> Iterator[tuple["NodeInfo", Status]]:
-        """Filter `nodes` as one batch, then hand them out in order, each recorded in the
-        trace only when taken: the search may stop before the end of the batch."""
-        batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
-        rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None
-        for k, ni in enumerate(nodes):
-            s = batch.verdicts[k]
-            search.order.append(ni.name)
-            search.num_nodes_searched += 1
-            if rows is not None:
-                trace.filter_all[ni.name] = rows[k]
-            if s.code is Code.ERROR:
-                # The cycle ends, but the node is reported, and the round-robin still moves
-                # past the nodes processed before it (the scheduler updates it regardless).
-                trace.filter[ni.name] = s.json_view(with_plugin=True)
-                search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % num_all
-                raise FrameworkError(s.message())
-            trace.filter[ni.name] = s.json_view(with_plugin=True)
-            if s.is_success:
-                search.num_filter_success += 1
-            yield ni, s
-
     hint, signature = "", None
     if options.batch is not None:
         hint, signature = options.batch.get_node_hint(fw, state, pod, options.cycle)
         if hint:
             trace.extra["hint"] = hint
+    feasible = _find_nodes_that_fit(fw, state, pod, pre, hint, statuses, options, trace, cycle)
+    if not feasible:
+        _fail(fw, state, pod, statuses, trace, num_all)
+        return
+    cycle.feasible = feasible
+    rest = _decide(fw, state, pod, feasible, trace)
+    if options.batch is not None:
+        options.batch.store_results(signature, hint, trace.result.suggested_host, rest, options.cycle)
 
-    def placed(rest: SortedScores | None) -> None:
-        if options.batch is not None:
-            options.batch.store_results(signature, hint, trace.result.suggested_host, rest, options.cycle)
 
-    # The nominated node (set by an earlier preemption), else the batch's hint, is tried first, alone.
+def _pre_filter(fw: Framework, state: CycleState, pod: "PodInfo", statuses: NodeToStatus, trace: Trace,
+                num_all: int) -> PreFilterOutcome | None:
+    """The PreFilter stage, traced; its result, or None when it ended the cycle (an error, or a
+    rejection: then the failure, PostFilter included, is recorded)."""
+    pre = fw.run_pre_filter(state, pod)
+    trace.pre_filter = [c.to_json() for c in pre.calls]
+    if pre.result is not None and not pre.result.all_nodes:
+        trace.pre_filter_node_names = sorted(pre.result.node_names or ())
+    if pre.status.is_success:
+        return pre
+    if not pre.status.is_rejected:
+        trace.result = Result(ERROR, [], "", error=pre.status.message())
+        return None
+    statuses.absent = pre.status
+    _fail(fw, state, pod, statuses, trace, num_all, pre_filter_msg=pre.status.message())
+    facts = fw.run_rejection(state, pod, pre.status.plugin)
+    if facts:       # what the rejection's message does not name (kexplain's, beside the trace)
+        trace.extra["rejection"] = {"plugin": pre.status.plugin, **facts}
+    return None
+
+
+def _find_nodes_that_fit(fw: Framework, state: CycleState, pod: "PodInfo", pre: PreFilterOutcome, hint: str,
+                         statuses: NodeToStatus, options: Options, trace: Trace,
+                         cycle: Cycle) -> list["NodeInfo"]:
+    """findNodesThatFitPod: the nominated node (set by an earlier preemption), else the batch's
+    hint, tried first and alone; when it does not fit, the round-robin search of the nodes
+    PreFilter left, which stops once enough feasible nodes are found. Failed nodes go to
+    `statuses`."""
+    snapshot, search = fw.snapshot, trace.search
+    all_nodes = snapshot.node_infos
+    num_all = len(all_nodes)
     nominated = pod.nominated_node_name or hint
-    if nominated and snapshot.get(nominated) is not None:
-        ni = snapshot.get(nominated)
-        _, s = next(check([ni]))
+    ni = snapshot.get(nominated) if nominated else None
+    if ni is not None:
+        _, s = next(_checked(fw, state, pod, [ni], options, trace))
         if s.is_success:
             search.num_feasible_nodes_to_find = num_feasible_nodes_to_find(
                 num_all, fw.percentage_of_nodes_to_score, options.global_percentage) \
                 if pod.nominated_node_name else 1
             search.next_start_index = options.start_index
-            cycle.feasible, cycle.order = [ni], _rotated(all_nodes, options.start_index)
-            placed(_decide(fw, state, pod, [ni], trace))
-            return
+            cycle.order = _rotated(all_nodes, options.start_index)
+            return [ni]
         statuses.set(ni.name, s)
 
     nodes = all_nodes
@@ -185,35 +181,60 @@ def _schedule(fw: Framework, pod: "PodInfo", options: Options, trace: Trace, cyc
     if not fw.has_score_plugins:
         to_find = 1
     search.num_feasible_nodes_to_find = to_find
-
-    feasible: list["NodeInfo"] = []
-    if nodes:
-        order = cycle.order = _rotated(nodes, options.start_index)
-        if not fw.has_filter_plugins:
-            feasible = order[:to_find]
-        pos = len(order) if not fw.has_filter_plugins else 0
-        while pos < len(order):
-            # At least as many nodes as must still be looked at, so no batch filters nodes
-            # the search will not reach by more than MIN_FILTER_BATCH.
-            size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
-            batch, pos = order[pos:pos + size], pos + size
-            for ni, s in check(batch):
-                if s.is_success:
-                    if len(feasible) == to_find:
-                        cycle.dropped = ni
-                        pos = len(order)
-                        break  # one more than needed: found, dropped, visited first next time
-                    feasible.append(ni)
-                else:
-                    statuses.set(ni.name, s)
+    feasible = _search_feasible(fw, state, pod, nodes, to_find, statuses, options, trace, cycle) if nodes else []
     processed = len(feasible) + len(statuses)
     search.next_start_index = (options.start_index + processed) % num_all
+    return feasible
 
-    if not feasible:
-        _fail(fw, state, pod, statuses, trace, num_all)
-        return
-    cycle.feasible = feasible
-    placed(_decide(fw, state, pod, feasible, trace))
+
+def _search_feasible(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], to_find: int,
+                     statuses: NodeToStatus, options: Options, trace: Trace, cycle: Cycle) -> list["NodeInfo"]:
+    """The round-robin from the start index: batches filtered until `to_find` nodes fit (one
+    more that fits is dropped, and visited first next time) or the nodes run out."""
+    feasible: list["NodeInfo"] = []
+    order = cycle.order = _rotated(nodes, options.start_index)
+    if not fw.has_filter_plugins:
+        return order[:to_find]
+    pos = 0
+    while pos < len(order):
+        # At least as many nodes as must still be looked at, so no batch filters nodes
+        # the search will not reach by more than MIN_FILTER_BATCH.
+        size = max(MIN_FILTER_BATCH, to_find - len(feasible) + 1)
+        batch, pos = order[pos:pos + size], pos + size
+        for ni, s in _checked(fw, state, pod, batch, options, trace):
+            if s.is_success:
+                if len(feasible) == to_find:
+                    cycle.dropped = ni
+                    return feasible  # one more than needed: found, dropped, visited first next time
+                feasible.append(ni)
+            else:
+                statuses.set(ni.name, s)
+    return feasible
+
+
+def _checked(fw: Framework, state: CycleState, pod: "PodInfo", nodes: list["NodeInfo"], options: Options,
+             trace: Trace) -> Iterator[tuple["NodeInfo", Status]]:
+    """Filter `nodes` as one batch, then hand them out in order, each recorded in the
+    trace only when taken: the search may stop before the end of the batch."""
+    search = trace.search
+    batch = fw.run_filter_nodes(state, pod, nodes, every=options.filter_all)
+    rows = _filter_all_rows(batch.columns, batch.passed, len(nodes)) if batch.columns is not None else None
+    for k, ni in enumerate(nodes):
+        s = batch.verdicts[k]
+        search.order.append(ni.name)
+        search.num_nodes_searched += 1
+        if rows is not None:
+            trace.filter_all[ni.name] = rows[k]
+        if s.code is Code.ERROR:
+            # The cycle ends, but the node is reported, and the round-robin still moves
+            # past the nodes processed before it (the scheduler updates it regardless).
+            trace.filter[ni.name] = s.json_view(with_plugin=True)
+            search.next_start_index = (options.start_index + search.num_nodes_searched - 1) % search.num_all_nodes
+            raise FrameworkError(s.message())
+        trace.filter[ni.name] = s.json_view(with_plugin=True)
+        if s.is_success:
+            search.num_filter_success += 1
+        yield ni, s
 
 
 MIN_FILTER_BATCH = 32

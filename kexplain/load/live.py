@@ -878,7 +878,6 @@ class _Prefetch:
 
     def __init__(self, reader: "ClusterReader",
                  events_of: "Callable[[Resource], Iterator[_Event]] | None" = None) -> None:
-        self._reader = reader
         self._events_of = events_of or reader._served_events
         self._queue: queue.Queue[tuple[str, Any, Any]] = queue.Queue(_QUEUED_PAGES)
         self._stop = threading.Event()

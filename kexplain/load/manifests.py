@@ -580,49 +580,82 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
         if status is statuses:      # (not looked up yet)
             index = index or builtin_index(kube.minor)
             status = statuses[key] = index.api_version_status(api_version, kind)
-        if status is not None and status.state != SERVED:
-            why = InputError(status.message, source=src, obj=obj, field="apiVersion")
-            if status.state == MISSING:
-                problems.add(why)
-                continue
-            if status.state == NOT_SERVED:
-                refused.append((kind, why))
-                warnings.append(f"{why}; skipped (kubectl apply refuses it and applies the rest of the file)")
-                continue
-            if not reads(api_version, kind, kube.minor):
-                warnings.append(f"{why}; skipped: kexplain does not read this version")
-                continue
-            if not stored and not _stored(obj):                      # off by default, and read
-                off.setdefault(api_version, (why, [0]))[1][0] += 1
+        if status is not None and status.state != SERVED and not _version_read(
+                obj, src, kind, api_version, status, stored, kube, refused, off, warnings, problems):
+            continue
         if fields and not (was_stored if was_stored is not None else _stored(obj)):
             shape = shape_index.entry(obj)[1] if shape_index is not None and kind == "Pod" else None
-            if shape is not None and shape in sound and isinstance(api_version, str):
-                status_sound = status_checks.get(api_version)
-                if status_sound is None:
-                    index = index or builtin_index(kube.minor)
-                    status_sound = status_checks[api_version] = index.field_check(
-                        api_version, kind, "status", validate != "ignore")
-                if status_sound(obj.get("status")):
-                    kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
-                    continue
-            try:
-                found = check_fields(plain_object(obj), src, validate, kube)
-            except InputError as err:
-                problems.add(err)
+            if shape is not None and shape in sound and isinstance(api_version, str) and (
+                    status_checks.get(api_version) or _status_check(status_checks, api_version, kind, validate, kube)
+            )(obj.get("status")):
+                kept.append((obj, src))     # (its shape found sound, and its own status: `shapes.STATUS`)
                 continue
-            if shape is not None and not found:
-                sound.add(shape)
-            warnings.extend(found)
+            if not _decodes(obj, src, shape, sound, validate, kube, warnings, problems):
+                continue
         kept.append((obj, src))
+    _close(kept, refused, off, warnings, explained, problems)
+    if rows is not None and len(kept) == len(objs):     # (all kept, in order: a dump's, with its rows)
+        return Checked(columns.Dump(kept, rows), warnings)
+    return Checked(kept, warnings)
+
+
+def _version_read(obj: dict[str, Any], src: Source, kind: Any, api_version: Any, status: Any, stored: bool,
+                  kube: KubeVersion, refused: list[tuple[str, InputError]],
+                  off: dict[str, tuple[InputError, list[int]]], warnings: list[str], problems: Problems) -> bool:
+    """`check_objects`' step for an object at an API version the server does not simply serve:
+    whether it is read. Missing: refused (`problems`); not served: left out with a warning (and
+    noted in `refused`); served only when enabled: read when kexplain converts it (counted in
+    `off` when not stored), else left out with a warning."""
+    why = InputError(status.message, source=src, obj=obj, field="apiVersion")
+    if status.state == MISSING:
+        problems.add(why)
+        return False
+    if status.state == NOT_SERVED:
+        refused.append((kind, why))
+        warnings.append(f"{why}; skipped (kubectl apply refuses it and applies the rest of the file)")
+        return False
+    if not reads(api_version, kind, kube.minor):
+        warnings.append(f"{why}; skipped: kexplain does not read this version")
+        return False
+    if not stored and not _stored(obj):                      # off by default, and read
+        off.setdefault(api_version, (why, [0]))[1][0] += 1
+    return True
+
+
+def _status_check(status_checks: dict[str, Callable[[Any], bool]], api_version: str, kind: str, validate: str,
+                  kube: KubeVersion) -> Callable[[Any], bool]:
+    """The `field_check` of a `kind`'s status at `api_version`, made once (`status_checks`)."""
+    check = status_checks[api_version] = builtin_index(kube.minor).field_check(
+        api_version, kind, "status", validate != "ignore")
+    return check
+
+
+def _decodes(obj: dict[str, Any], src: Source, shape: Any, sound: set, validate: str, kube: KubeVersion,
+             warnings: list[str], problems: Problems) -> bool:
+    """`check_objects`' decoding of an object no API server stored: False when it is refused
+    (`problems`); its unknown fields' warnings added; a pod's shape found sound when it has none."""
+    try:
+        found = check_fields(plain_object(obj), src, validate, kube)
+    except InputError as err:
+        problems.add(err)
+        return False
+    if shape is not None and not found:
+        sound.add(shape)
+    warnings.extend(found)
+    return True
+
+
+def _close(kept: list[tuple[dict[str, Any], Source]], refused: list[tuple[str, InputError]],
+           off: dict[str, tuple[InputError, list[int]]], warnings: list[str], explained: Collection[str],
+           problems: Problems) -> None:
+    """`check_objects`' last words: the refusal of an `explained` object when no such object is
+    left, and one warning per version read as if enabled."""
     explained_refused = [why for kind, why in refused if kind in explained]
     if explained_refused and not any(o.get("kind") in explained for o, _ in kept):
         problems.add(explained_refused[0])
     for first, (count,) in off.values():
         others = f" (and {count - 1} other object{'s' if count > 2 else ''} of this version)" if count > 1 else ""
         warnings.append(f"{first}; read as if enabled{others}")
-    if rows is not None and len(kept) == len(objs):     # (all kept, in order: a dump's, with its rows)
-        return Checked(columns.Dump(kept, rows), warnings)
-    return Checked(kept, warnings)
 
 
 def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: bool, kube: KubeVersion) -> bool:

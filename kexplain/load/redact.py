@@ -134,11 +134,6 @@ class Redactor:
         return out
 
     # -- objects -------------------------------------------------------------------------
-    def redact_all(self, objects: list[Obj]) -> list[Obj]:
-        """The objects redacted, in the same order (node order is the node tree's)."""
-        self.prepare(objects)
-        return [r for r in (self.redact(o) for o in objects) if r is not None]
-
     def prepare(self, objects: list[Obj]) -> None:
         """Look at everything to be redacted first: the values kept, and readable tokens for
         the names that recur most (namespaces, then nodes)."""

@@ -16,7 +16,8 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.render.cluster_autoscaler import (chosen_scale_ups, depending_words, found_blocks, indented,
+from kexplain.autoscaler.document import scale_up_plan
+from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented,
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)
 from kexplain.render.style import Look, wrap
@@ -92,7 +93,7 @@ def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:
         lines.append(wrap(f"Expander ({(doc.get('autoscaler') or {}).get('expander')}) chose {best['nodeGroup']}: "
                           f"{best['nodeCount']} node(s) for {len(best['pods'])} pod(s)", look.width))
     lines += [indented(f"{s['nodeGroup']}: {s['currentSize']} -> {s['newSize']} (max {s['maxSize']})", look.width)
-              for s in chosen_scale_ups(doc)]
+              for s in scale_up_plan(doc)]
     if tie and depending_words(doc):
         lines.append(wrap(depending_words(doc).strip(), look.width))
     grown = min_size_line(doc)

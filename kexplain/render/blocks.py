@@ -72,6 +72,15 @@ def indented_line(level: int, text: str) -> RenderableType:
     return Padding(grid, (0, 0, 0, LINE_INDENT * level))
 
 
+def numbered_line(number: int, text: str) -> RenderableType:
+    """` 1. text`, the text wrapped under itself (a numbered suggestion)."""
+    grid = Table.grid()
+    grid.add_column(no_wrap=True, width=4)
+    grid.add_column(overflow="fold")
+    grid.add_row(Text(f"{number:>2}. "), Text(text))
+    return grid
+
+
 def lines_block(items: Sequence[tuple[int, str]], gap: bool = True) -> Block:
     """Lines (`(level, text)`), indented by level, wrapped between words at the width."""
     return Block(Group(*(indented_line(level, text) for level, text in items)), gap=gap)

@@ -25,6 +25,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
+from kexplain.autoscaler.document import scale_up_plan
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
@@ -529,15 +530,8 @@ def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     return head, items
 
 
-def chosen_scale_ups(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The scale-up's own plan: `expansion.chosenScaleUps` where --enforce-node-group-min-size's
-    status replaced it (its plan is then `minSizeScaleUps`), else `expansion.scaleUps`."""
-    expansion = doc.get("expansion") or {}
-    return list(expansion.get("chosenScaleUps", expansion.get("scaleUps")) or ())
-
-
 def _plan(doc: Mapping[str, Any]) -> str:
-    ups = chosen_scale_ups(doc)
+    ups = scale_up_plan(doc)
     return ", ".join(f"{u['nodeGroup']} {u['currentSize']} -> {u['newSize']} (max {u['maxSize']})" for u in ups)
 
 

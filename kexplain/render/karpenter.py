@@ -15,10 +15,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rich.console import Console, Group
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
-from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, print_blocks
+from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
 from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
@@ -584,20 +583,11 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     out = [Block(Text("What would make Karpenter place them (each change verified by running Karpenter's pass "
                       "again" + (", with one pod of each shape it concerns" if shapes else "") + ")", style="bold"))]
     for number, s in enumerate(found, start=1):
-        lines: list[Any] = [_numbered(number, str(s.get("description", "")))]
+        lines: list[Any] = [numbered_line(number, str(s.get("description", "")))]
         lines += [indented_line(2, f"{shown} -> {where}") for shown, where in suggestion_places(s)]
         lines += [_yaml_line(line) for line in str(s.get("yaml") or "").splitlines()]
         out.append(Block(Group(*lines), gap=False))
     return out
-
-
-def _numbered(number: int, text: str) -> Any:
-    """` 1. text`, the text wrapped under itself."""
-    grid = Table.grid()
-    grid.add_column(no_wrap=True, width=4)
-    grid.add_column(overflow="fold")
-    grid.add_row(Text(f"{number:>2}. "), Text(text))
-    return grid
 
 
 def _yaml_line(line: str) -> Any:

@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from rich.console import Console, Group
-from rich.table import Table
 from rich.text import Text
 
-from kexplain.render.blocks import Block, indented_line, lines_block, print_blocks
+from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.render.style import Look, quantity
 
 INDENT = 2
@@ -256,19 +255,10 @@ def suggestions_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
             text = f"{s.get('kind')}: {s.get('values')}"
         verified = s.get("verified") or {}
         admits = verified.get("admits") or ()
-        out.append(Block(Group(_numbered(number, f"{s.get('workload')}: {text}"),
+        out.append(Block(Group(numbered_line(number, f"{s.get('workload')}: {text}"),
                                indented_line(2, f"admits {', '.join(admits)} in ClusterQueue {verified.get('clusterQueue')}")),
                          gap=False))
     return out
-
-
-def _numbered(number: int, text: str) -> Any:
-    """` 1. text`, the text wrapped under itself."""
-    grid = Table.grid()
-    grid.add_column(no_wrap=True, width=4)
-    grid.add_column(overflow="fold")
-    grid.add_row(Text(f"{number:>2}. "), Text(text))
-    return grid
 
 
 def events_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:

@@ -78,9 +78,6 @@ def blocking_taint(d: Device, request: ExactRequest, by_effect: bool) -> Taint |
 
 # -- partitionable devices ------------------------------------------------------------------------
 
-CounterSets = dict[str, dict[str, Fraction]]   # counter set -> counter -> value
-
-
 def counter_sets(s: ResourceSlice) -> list[tuple[str, dict[str, Fraction]]]:
     """The slice's sharedCounters, in order: (counter set, {counter: value})."""
     return [(str(c.get("name") or ""), {str(k): quantity(_map(v).get("value")) for k, v in _map(c.get("counters")).items()})

@@ -73,13 +73,6 @@ def _device_id(r: Mapping[str, Any]) -> DeviceID:
     return str(r.get("driver") or ""), str(r.get("pool") or ""), str(r.get("device") or "")
 
 
-def allocated_devices(obj: Mapping[str, Any]) -> Iterator[DeviceID]:
-    """The devices a claim's JSON holds: its allocation's results without admin access, read as
-    `ResourceClaim.from_obj` reads them."""
-    for r in _results(obj):
-        yield _device_id(r)
-
-
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""How a bound pod kept as written is admitted by its shape's patch (`pipeline._patched_admission`).
+
+One `ShapeAdmission` per shape, its look-ups bound once: it runs for each of 150,000 pods. Each
+pod takes its name here, not in a pass of its own before: the pod's memory is read once, where it
+is patched (a pass over 150,000 scattered objects costs more in cache misses than the look-ups it
+batches). Its two memos are its own state: the labels per zone (`zone_labels`) and the admitted
+view of the shape (`template`).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kexplain.apimachinery import stored_pods
+from kexplain.apimachinery.identity import pod_uid
+from kexplain.apimachinery.stored_pods import StoredPod
+
+_UNSET = object()
+# An admitted view of a shape: the view of its first pod admitted, its labels as patched (before
+# its node's zone labels), whether those are each pod's own as written (the patch leaves them).
+Template = tuple[stored_pods.PodView, Any, bool]
+
+
+class ShapeAdmission:
+    """The admission of the bound pods of one shape: the name taken, the shape's patch applied
+    (`apply`), the node's zone labels copied. `admit` is what the pipeline calls per pod."""
+
+    __slots__ = ("apply", "pod_keys", "namespaces", "namespace_seen", "node_topology", "topology_labels",
+                 "merged", "template", "admitted")
+
+    def __init__(self, apply: Callable[[dict, dict], dict], pod_keys: Any, namespaces: set[str],
+                 namespace_seen: Callable[[str], None], node_topology: dict[str, dict[str, str]],
+                 topology_labels: Callable[[Any], dict[str, str]], labels_shared: bool) -> None:
+        self.apply = apply
+        self.pod_keys = pod_keys
+        self.namespaces = namespaces
+        self.namespace_seen = namespace_seen
+        self.node_topology = node_topology
+        self.topology_labels = topology_labels
+        # zone -> the labels of a pod of the shape with that zone's labels copied, when the
+        # shape's labels are alike in all its pods (`labels_shared`: then its pods share them).
+        # Keyed by the id of the zone's labels: one dict per zone, interned and kept for the run
+        # by the pipeline (`_topology_labels`), so the id is the zone's for the run.
+        self.merged: dict[int, Any] | None = {} if labels_shared else None
+        self.template: Template | None | Any = _UNSET     # made for the shape's first pod read as a view
+        self.admitted = self.admitted_of        # bound once: each view keeps it
+
+    def zone_labels(self, labels: Any, copied: dict[str, str]) -> Any:
+        """The labels of a pod of the shape on a node of the zone `copied` names (its labels
+        as patched: `labels`); None when they are those."""
+        merged = self.merged
+        found = merged.get(id(copied), _UNSET) if merged is not None else _UNSET
+        if found is _UNSET:
+            if not isinstance(labels, dict):
+                found = dict(copied)
+            elif labels.items() >= copied.items():     # its node's zone already (compared in C)
+                found = None
+            else:
+                found = {**labels, **copied}           # as `dict.update`: new keys last
+            if merged is not None:
+                merged[id(copied)] = found
+        return found
+
+    def node_zone(self, node_name: Any) -> dict[str, str]:
+        """The zone labels of the node `node_name` (empty: none to copy)."""
+        copied = self.node_topology.get(node_name) if type(node_name) is str else None
+        return copied if copied is not None else self.topology_labels(node_name)
+
+    def admitted_of(self, pod: dict) -> dict:
+        """The pod admitted, its name taken: the shape's patch, its node's zone labels."""
+        admitted = self.apply(pod, pod)
+        copied = self.node_zone(pod["spec"].get("nodeName"))
+        if copied:
+            meta, new_meta = pod["metadata"], admitted["metadata"]
+            labels = self.zone_labels(new_meta.get("labels"), copied)
+            if labels is not None:
+                if new_meta is meta:
+                    new_meta = admitted["metadata"] = meta.copy()
+                new_meta["labels"] = labels
+        return admitted
+
+    def first_template(self, pod: StoredPod) -> Template | None:
+        """The shape's `view_template`, made for its first pod read as a view; None when
+        the shape's pods are not alike but in their own values (that pod's view so made is
+        not the view of its object admitted)."""
+        found = view_template(pod, self.apply, self.admitted)
+        if found is not None and (self.merged is None and not found[2] or self.own_view(pod, found) != found[0]):
+            return None
+        return found
+
+    def own_view(self, pod: StoredPod, template: Template) -> stored_pods.PodView:
+        """The shape's admitted view with `pod`'s own values: uid, name, labels, zone labels."""
+        view, patched_labels, own_labels = template
+        own = pod.view
+        meta = own.metadata
+        if own_labels:
+            patched_labels = meta.labels
+        copied = self.node_zone(own.spec.nodeName)
+        labels = self.zone_labels(patched_labels, copied) if copied else None
+        uid = meta.uid or pod_uid({"metadata": {"namespace": meta.namespace, "name": meta.name}})
+        return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
+
+    def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
+        """The pod admitted, or None when its name is taken. A pod read as a view is admitted
+        as a view: the shape's admitted view with the pod's own values (`own_view`), its
+        object made by `admitted_of` when asked; as an object when the shape has no
+        template (`first_template`)."""
+        viewed = type(pod) is StoredPod
+        if viewed:
+            own = pod.view.metadata
+            namespace = own.namespace or "default"
+            key = (namespace, own.name)
+        else:
+            namespace = pod["metadata"].get("namespace") or "default"
+            key = (namespace, pod["metadata"]["name"])
+        pod_keys = self.pod_keys
+        if key in pod_keys:
+            return None
+        pod_keys.add(key)
+        if namespace not in self.namespaces:
+            self.namespace_seen(namespace)
+        if not viewed:
+            return self.admitted_of(pod)
+        template = self.template
+        if template is _UNSET:
+            template = self.template = self.first_template(pod)
+        if template is None:
+            return self.admitted_of(pod.obj)
+        return StoredPod(pod.raw, self.own_view(pod, template), self.admitted)
+
+
+def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
+                  ) -> Template | None:
+    """What the pods of a shape read as views are admitted as (`ShapeAdmission`): the
+    view of `pod` admitted, its labels as patched (before its node's zone labels), and
+    whether those are each pod's own as written (the patch leaves them); None when the
+    patch changes the status (the views take each pod's own as written) or the labels are
+    not a mapping."""
+    written = stored_pods.whole(pod.raw)
+    admitted = admitted_of(written)
+    if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)
+        return None
+    written_labels = (written.get("metadata") or {}).get("labels")
+    patched_labels = (apply(written, written).get("metadata") or {}).get("labels")
+    if patched_labels is not None and type(patched_labels) is not dict:
+        return None
+    view = stored_pods.view_of(admitted)
+    return (view, patched_labels, patched_labels is written_labels) if view is not None else None
