@@ -4,9 +4,7 @@ The graph counts every import of a module, wherever it stands (module top, a fun
 `if TYPE_CHECKING:` block), and the packages an import runs first: importing `a.b.c` runs
 `a/__init__` and `a/b/__init__`, so it is an edge to each of them too (but a module's own
 packages, which are already running). A strongly connected component of more than one module is
-a cycle. The cycles being removed now are listed exactly (`ALLOWED_CYCLES`): a module joining
-one, or a cycle anywhere else, fails; so does an entry that no longer exists, to keep the list
-exact. Imports inside functions are counted per package and held at most at today's numbers
+a cycle, and there is none. Imports inside functions are counted per package and held at most at today's numbers
 (`LAZY_CEILING`): the count may only go down; the lazy imports kept for start-up time are
 listed in docs/development.md ("Lazy imports").
 """
@@ -20,16 +18,12 @@ from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "kexplain"
 
-# Cycles another change is removing; each entry is one whole cycle, exactly.
-ALLOWED_CYCLES = {
-}
 
 # Imports inside functions per package (kexplain.X): at most these. Lower a number when you
 # remove some; never raise one.
 LAZY_CEILING = {
     "admission": 1, "autoscaler": 1, "karpenter": 5, "kueue": 3, "lint": 5, "load": 1, "plugins": 1,
-    "render": 1,
-    "app": 0, "cli": 2, "explain": 1, "state": 0,
+    "render": 1, "app": 0, "cli": 2, "explain": 1, "state": 0,
 }
 
 
@@ -155,15 +149,9 @@ def test_tarjan_finds_each_cycle_whole():
     assert cycles(graph) == {frozenset("abc"), frozenset("de")}
 
 
-def test_no_import_cycle_but_the_listed_ones():
-    found = cycles(import_graph())
-    new = [sorted(c) for c in found - ALLOWED_CYCLES]
-    assert not new, f"import cycles (move what both sides need to a lower module): {new}"
-
-
-def test_every_listed_cycle_still_exists():
-    gone = [sorted(c) for c in ALLOWED_CYCLES - cycles(import_graph())]
-    assert not gone, f"cycles gone or changed: remove or correct their ALLOWED_CYCLES entry: {gone}"
+def test_no_import_cycle():
+    found = [sorted(c) for c in cycles(import_graph())]
+    assert not found, f"import cycles (move what both sides need to a lower module): {found}"
 
 
 def test_imports_inside_functions_stay_under_each_package_ceiling():

@@ -21,6 +21,7 @@ from kexplain.autoscaler.expander import Option
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.loop import LoopResult, pod_events, reasons_message_parts
 from kexplain.autoscaler.orchestrator import Event, ScaleUpStatus
+from kexplain.autoscaler.plan import scale_up_plan  # noqa: F401  (the document's plan, read here too)
 from kexplain.autoscaler.status import LIMITED_BY_MAX_NODES_TOTAL, NOT_TRIGGERED, TRIGGERED
 from kexplain.model.pod import PodInfo
 from kexplain.autoscaler.scaledown.loop import scale_down_document
@@ -38,13 +39,6 @@ def triggered(record: Mapping[str, Any]) -> bool:
     answer): CA's TriggeredScaleUp, also where --enforce-node-group-min-size's status replaced
     the scale-up's as the loop's (`beforeMinSize`)."""
     return TRIGGERED in (record.get("outcome"), (record.get("beforeMinSize") or {}).get("outcome"))
-
-
-def scale_up_plan(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The loop's scale-up plan: `expansion.chosenScaleUps` where --enforce-node-group-min-size's
-    status replaced it, else `expansion.scaleUps`."""
-    expansion = doc.get("expansion") or {}
-    return list(expansion.get("chosenScaleUps", expansion.get("scaleUps")) or ())
 
 
 def _names(pods: Iterable[PodInfo]) -> list[str]:

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
-from kexplain.autoscaler.document import build_document, scale_up_plan, triggered
+from kexplain.autoscaler.document import build_document, triggered
+from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.autoscaler.inputs import LoopInputs, load_loop, loop_of_state, with_pending
 from kexplain.autoscaler.loop import framework, run_once
 from kexplain.autoscaler.simulator import with_node

@@ -16,7 +16,7 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, print_blocks
-from kexplain.autoscaler.document import scale_up_plan
+from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented,
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)

@@ -25,7 +25,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from kexplain.apimachinery.labels import LABEL_INSTANCE_TYPE, zone_of
-from kexplain.autoscaler.document import scale_up_plan
+from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines

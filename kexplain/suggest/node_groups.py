@@ -26,7 +26,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from kexplain.autoscaler.document import scale_up_plan, triggered
+from kexplain.autoscaler.document import triggered
+from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.autoscaler.inputs import LoopInputs
 from kexplain.autoscaler.nodegroups import NodeGroup
 from kexplain.autoscaler.status import MAX_LIMIT_REACHED, TRIGGERED
