@@ -72,6 +72,7 @@ class _Status(Struct):
 
 
 _REFERENCES: dict[bytes, Any] = {}     # owner references' texts -> their values (bounded)
+_VOLUMES: dict[bytes, Any] = {}        # volumes' texts -> their values (bounded)
 _REFERENCES_MAX = 65536
 
 
@@ -85,23 +86,29 @@ class PodView(Struct):
     status: _Status | None = None
 
     def volumes(self) -> Any:
-        """spec.volumes as the object holds it (None without)."""
+        """spec.volumes as the object holds it (None without); pods whose volumes are written
+        alike (a workload's, without claims of their own) share one (not to be changed) list:
+        every pod's are read (`PodInfo.pvc_names`), and a projected service-account token
+        volume alone is a dozen mappings."""
         volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
-        return _whole(volumes) if volumes else None
+        return _shared(volumes, _VOLUMES) if volumes else None
 
     def owner_references(self) -> Any:
         """metadata.ownerReferences as the object holds it (None without); the pods of one
         controller share one (not to be changed) list."""
         refs = self.metadata.ownerReferences if self.metadata is not None else _NO_TEXT
-        if not refs:
-            return None
-        text = bytes(refs)
-        value = _REFERENCES.get(text)
-        if value is None:
-            value = _whole(refs)
-            if len(_REFERENCES) < _REFERENCES_MAX:
-                _REFERENCES[text] = value
-        return value
+        return _shared(refs, _REFERENCES) if refs else None
+
+
+def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
+    """The value of `raw`, the one made of an equal text before while `values` has room."""
+    text = bytes(raw)
+    value = values.get(text)
+    if value is None:
+        value = _whole(raw)
+        if len(values) < _REFERENCES_MAX:
+            values[text] = value
+    return value
 
 
 _UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
@@ -142,6 +149,41 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
                    _Spec(own.spec.nodeName, spec.priority, spec.volumes, spec.affinity, spec.resources, spec.overhead,
                          spec.initContainers, spec.containers, spec.hostname),
                    own.status)
+
+
+def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
+    """`view` with each of its texts (`Raw`s) its own copy, one per distinct text (`texts`: the
+    copies made so far). A view decoded from a mapped file (`kexplain.load.json_list`) points
+    into the mapping: the texts every pod's shape is read from (containers, affinity, ...)
+    would map the file's pages back in, each pod's own; copied, the pods of a shape share one
+    and the mapping stays out of memory."""
+    meta, spec, status = view.metadata, view.spec, view.status
+    if meta is not None and meta.ownerReferences:
+        meta.ownerReferences = _owned(meta.ownerReferences, texts)
+    if spec is not None:
+        for name in _SPEC_TEXTS:
+            raw = getattr(spec, name)
+            if raw:
+                setattr(spec, name, _owned(raw, texts))
+    if status is not None:
+        for statuses in (status.containerStatuses, status.initContainerStatuses):
+            for cs in statuses or ():
+                cs.name = _owned(cs.name, texts) if cs.name else cs.name
+                cs.resources = _owned(cs.resources, texts) if cs.resources else cs.resources
+                cs.allocatedResources = _owned(cs.allocatedResources, texts) if cs.allocatedResources \
+                    else cs.allocatedResources
+    return view
+
+
+_SPEC_TEXTS = tuple(f.name for f in msgspec.structs.fields(_Spec) if f.type is Raw)
+
+
+def _owned(raw: Raw, texts: dict[bytes, Raw]) -> Raw:
+    text = bytes(raw)
+    found = texts.get(text)
+    if found is None:
+        found = texts[text] = Raw(text)
+    return found
 
 
 _encode = msgspec.json.Encoder().encode
