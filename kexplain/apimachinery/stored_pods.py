@@ -153,29 +153,41 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
     """`view` with each of its texts (`Raw`s) its own copy, one per distinct text (`texts`: the
-    copies made so far). A view decoded from a mapped file (`kexplain.load.json_list`) points
-    into the mapping: the texts every pod's shape is read from (containers, affinity, ...)
-    would map the file's pages back in, each pod's own; copied, the pods of a shape share one
-    and the mapping stays out of memory."""
+    copies made so far). A view decoded from a part of a large file read as a copy
+    (`kexplain.load.json_list`) would keep the whole part alive; the texts every pod's shape
+    is read from (containers, affinity, ...) are equal for the pods of a shape, which share
+    one copy. Every `Raw` field of a view is one of these (`RAW_FIELDS`)."""
     meta, spec, status = view.metadata, view.spec, view.status
     if meta is not None and meta.ownerReferences:
         meta.ownerReferences = _owned(meta.ownerReferences, texts)
     if spec is not None:
-        for name in _SPEC_TEXTS:
-            raw = getattr(spec, name)
-            if raw:
-                setattr(spec, name, _owned(raw, texts))
+        if spec.containers:
+            spec.containers = _owned(spec.containers, texts)
+        if spec.volumes:
+            spec.volumes = _owned(spec.volumes, texts)
+        if spec.affinity:
+            spec.affinity = _owned(spec.affinity, texts)
+        if spec.initContainers:
+            spec.initContainers = _owned(spec.initContainers, texts)
+        if spec.resources:
+            spec.resources = _owned(spec.resources, texts)
+        if spec.overhead:
+            spec.overhead = _owned(spec.overhead, texts)
     if status is not None:
         for statuses in (status.containerStatuses, status.initContainerStatuses):
             for cs in statuses or ():
-                cs.name = _owned(cs.name, texts) if cs.name else cs.name
-                cs.resources = _owned(cs.resources, texts) if cs.resources else cs.resources
-                cs.allocatedResources = _owned(cs.allocatedResources, texts) if cs.allocatedResources \
-                    else cs.allocatedResources
+                if cs.name:
+                    cs.name = _owned(cs.name, texts)
+                if cs.resources:
+                    cs.resources = _owned(cs.resources, texts)
+                if cs.allocatedResources:
+                    cs.allocatedResources = _owned(cs.allocatedResources, texts)
     return view
 
 
-_SPEC_TEXTS = tuple(f.name for f in msgspec.structs.fields(_Spec) if f.type is Raw)
+RAW_FIELDS = {"_Meta": ("ownerReferences",),
+              "_Spec": ("volumes", "affinity", "resources", "overhead", "initContainers", "containers"),
+              "_ContainerStatus": ("name", "resources", "allocatedResources")}     # what `owning` copies
 
 
 def _owned(raw: Raw, texts: dict[bytes, Raw]) -> Raw:

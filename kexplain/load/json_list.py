@@ -78,9 +78,9 @@ def read_file(path: str) -> dict[str, Any] | None:
             if size < MIN_CHARS:
                 return None
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            document = _read_windows(mapped, fh.fileno())
     except (OSError, ValueError):
         return None
-    document = _read_windows(mapped)
     if document is not None:
         return document         # (its pods' texts are views of the mapping: it stays open while they live)
     try:
@@ -98,29 +98,30 @@ _ITEMS_KEY = re.compile(rb'"items"[ \t\n\r]*:[ \t\n\r]*\[')
 _WSB = rb"[ \t\n\r]*"
 
 
-def _read_windows(mapped: mmap.mmap) -> dict[str, Any] | None:
+def _read_windows(mapped: mmap.mmap, fd: int) -> dict[str, Any] | None:
     """`read_file`'s document of the mapped text, its items read WINDOW bytes at a time; None
     when it is not so read. The List's own fields (before and after its items, at most EDGE
     bytes each) are parsed with an empty item array in place of the items; the items are cut
-    where the text has the first item's start (`_cut_pattern`) and each part, parsed on its
-    own (a copy), must be an array of whole values: a cut inside an item leaves it unbalanced,
-    and the next candidate is tried. Each item is then read from the mapping itself (`Raw`s of
-    it), and the pages of the part handed back (MADV_DONTNEED: a page read again is read from
-    the page cache)."""
+    where the text has the first item's start (`_cut_pattern`) and each part, read as a copy
+    (from `fd`) and parsed on its own, must be an array of whole values: a cut inside an item
+    leaves it unbalanced, and the next candidate is tried. A bound pod keeps its text as a
+    `Raw` of the mapping, not touched until its object is asked for; the pages the cuts were
+    searched in are handed back (MADV_DONTNEED: a page read again is read from the page
+    cache)."""
     start = 3 if mapped[:3] == b"\xef\xbb\xbf" else 0       # (a byte-order mark, as utf-8-sig drops it)
     head = mapped[start:start + 8192]
     if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not head.lstrip(b" \t\r\n").startswith(b"{"):
         return None
     view = memoryview(mapped)
     try:
-        return _windows(mapped, view, start)
-    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError, OverflowError):
+        return _windows(mapped, view, start, fd)
+    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError, OverflowError, OSError):
         return None
     finally:
         view.release()
 
 
-def _windows(mapped: mmap.mmap, view: memoryview, start: int) -> dict[str, Any] | None:
+def _windows(mapped: mmap.mmap, view: memoryview, start: int, fd: int) -> dict[str, Any] | None:
     opened = _items_opened(mapped, start)
     if opened is None:
         return None
@@ -130,7 +131,7 @@ def _windows(mapped: mmap.mmap, view: memoryview, start: int) -> dict[str, Any] 
     cut = _cut_pattern(mapped, first)
     if cut is None:
         return None
-    reader = _Windows(mapped, view)
+    reader = _Windows(mapped, view, fd)
     pos = first
     while True:
         found = cut.search(mapped, pos + WINDOW)
@@ -222,44 +223,57 @@ _SECOND_KEY = re.compile(_STRING + _WSB + b"," + _WSB + b"(" + _STRING + b")" + 
 
 
 class _Windows:
-    """The items of a mapped List read a part at a time (`read`): bound pods as views of their
-    text in the mapping (`pod_lists.dump_objects`; the view's own texts copied, `owning`), the
-    other items made whole (`_ItemReader`: equal values shared), and a part that is not all
-    ASCII made whole throughout (msgspec checks the UTF-8 of what it decodes, not of what it
-    skips)."""
+    """The items of a mapped List read a part at a time (`read`): bound pods as views
+    (`pod_lists.dump_objects`; the view's own texts copied, `owning`) that keep their text as a
+    view of the mapping, the other items made whole (`_ItemReader`: equal values shared), and
+    a part that is not all ASCII made whole throughout (msgspec checks the UTF-8 of what it
+    decodes, not of what it skips). The parts are read into one buffer, which nothing read
+    from it keeps."""
 
-    __slots__ = ("mapped", "view", "items", "texts", "reader")
+    __slots__ = ("mapped", "view", "fd", "items", "texts", "reader", "part")
 
-    def __init__(self, mapped: mmap.mmap, view: memoryview) -> None:
-        self.mapped, self.view = mapped, view
+    def __init__(self, mapped: mmap.mmap, view: memoryview, fd: int) -> None:
+        self.mapped, self.view, self.fd = mapped, view, fd
         self.items: list[Any] = []
         self.texts: dict[bytes, Raw] = {}
         self.reader = _ItemReader()
+        self.part = bytearray()
 
     def read(self, pos: int, end: int) -> bool:
         """Read the items of the text from `pos` (an item's `{`) to `end`; False when it is not a
         run of whole items (nothing read)."""
-        part = b"".join((b"[", self.view[pos:end], b"]"))
+        length = end - pos
+        part = self.part
+        if len(part) < length + 2:          # (a new one: the last part's texts may not all be gone yet)
+            part = self.part = bytearray(length + 2 + (length >> 2))
+        part[0], part[length + 1] = _OPEN, _CLOSE
+        with memoryview(part) as inner:
+            if os.preadv(self.fd, [inner[1:length + 1]], pos) != length:
+                raise OSError("the file changed while it was read")
+        aligned = pos - pos % PAGE          # (the pages the cut was searched in)
+        self.mapped.madvise(mmap.MADV_DONTNEED, aligned, end - aligned)
+        window = memoryview(part)[:length + 2]
         try:
-            raws = _ITEMS(part)
+            raws = _ITEMS(window)
         except (msgspec.MsgspecError, ValueError):
             return False
-        if part.isascii():
-            view, texts, at = self.view, self.texts, 1
+        if part.isascii():                  # (past the part: an earlier ASCII part's bytes, or zeros)
+            view, at, texts = self.view, 1, self.texts
             located = []
-            for raw in raws:               # (each item's place in the mapping: a view of it there)
+            for raw in raws:                # (each item's place in the mapping: a view of it there)
                 at = _SPACE.match(part, at).end()
-                length = len(raw)
-                located.append(Raw(view[pos + at - 1:pos + at - 1 + length]))
-                at = _AFTER_ITEM.match(part, at + length).end()
-            del raws, part
-            self.items += pod_lists.dump_objects(located, lambda pod: stored_pods.owning(pod, texts), self.reader.item)
+                size = len(raw)
+                located.append(Raw(view[pos + at - 1:pos + at - 1 + size]))
+                at = _AFTER_ITEM.match(part, at + size).end()
+            self.items += pod_lists.dump_objects(raws, lambda pod: stored_pods.owning(pod, texts), located,
+                                                 self.reader.item)
         else:
             self.items += [self.reader.item(raw) for raw in raws]
-            del raws, part
-        aligned = pos - pos % PAGE
-        self.mapped.madvise(mmap.MADV_DONTNEED, aligned, end - aligned)
+            self.part = bytearray()         # (its bytes are not all ASCII: not to be read past a later part)
         return True
+
+
+_OPEN, _CLOSE = ord("["), ord("]")
 
 
 def _parsed(mapped: mmap.mmap, view: memoryview) -> dict[str, Any] | None:

@@ -33,7 +33,7 @@ def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def no_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     """A file read as `_read_mapped` reads it (whole dicts, shared where equal)."""
-    monkeypatch.setattr(json_list, "_read_windows", lambda mapped: None)
+    monkeypatch.setattr(json_list, "_read_windows", lambda mapped, fd: None)
 
 
 def plain_document(doc: Any) -> Any:
@@ -83,7 +83,7 @@ def test_a_file_read_in_parts_gives_what_json_loads_gives(small_parts: None, tmp
                                                           n: int, windows: bool) -> None:
     monkeypatch.setattr(json_list, "READ_ITEMS", 7)
     if not windows:
-        monkeypatch.setattr(json_list, "_read_windows", lambda mapped: None)
+        monkeypatch.setattr(json_list, "_read_windows", lambda mapped, fd: None)
     text = dump(n, indent, metadata={"resourceVersion": "", "x": [1, [2]]})
     for prefix in ("", "\ufeff", " \n"):
         (tmp_path / "c.json").write_text(prefix + text, encoding="utf-8")
