@@ -135,18 +135,21 @@ def _read_items(raws: list[Raw]) -> DumpItems | None:
     return dump_items(dump_objects(raws))
 
 
-def dump_objects(raws: Iterable[Raw], kept: Callable[[PodView], PodView] | None = None,
+def dump_objects(raws: Iterable[Raw], kept: Callable[[PodView], PodView | None] | None = None,
                  texts: Iterable[Raw] | None = None, other: Callable[[Raw], Any] = whole) -> list[Any]:
     """The objects of a dump's items (their texts): a bound pod as a `StoredPod` (its view
-    passed through `kept`, when given), any other item as `other` makes it (decoded whole).
-    `texts`: the text each bound pod keeps (its object is decoded from it when asked), when
-    not the one read (an equal text elsewhere: `kexplain.load.json_list` reads a copy, and
-    keeps the file's)."""
+    passed through `kept`, when given: None, and the pod is as `other` makes it), any other
+    item as `other` makes it (decoded whole). `texts`: the text each bound pod keeps (its
+    object is decoded from it when asked), when not the one read (an equal text elsewhere:
+    `kexplain.load.json_list` reads a copy, and keeps the file's)."""
     if kept is None and texts is None:
         return [StoredPod(raw, pod) if pod is not None else other(raw) for raw, pod in _bound_views(raws)]
-    keep = kept if kept is not None else (lambda pod: pod)
-    return [StoredPod(text, keep(pod)) if pod is not None else other(raw)
-            for text, (raw, pod) in zip(texts if texts is not None else raws, _bound_views(raws))]
+    out: list[Any] = []
+    for text, (raw, pod) in zip(texts if texts is not None else raws, _bound_views(raws)):
+        if pod is not None and kept is not None:
+            pod = kept(pod)
+        out.append(StoredPod(text, pod) if pod is not None else other(raw))
+    return out
 
 
 def dump_items(items: list[Any]) -> DumpItems | None:
