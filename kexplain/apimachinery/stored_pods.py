@@ -226,6 +226,45 @@ def _whole(raw: Raw) -> Any:
         return json.loads(bytes(raw))
 
 
+_SPEC_VALUES: dict[bytes, Any] = {}     # the texts of pods' spec fields (lists, mappings) -> their values
+_SPEC_VALUES_MAX = 65536
+_fields = msgspec.json.Decoder(dict[str, Raw]).decode
+_COMPOUND = (ord("{"), ord("["))
+
+
+def _pod_object(raw: Raw) -> Any:
+    """The object of a pod's text, as `json.loads` gives it (`_whole`), its spec's lists and
+    mappings made once per distinct text while there is room (the pods whose objects are asked
+    for are the first of each shape: a DaemonSet's pods each have their own node affinity, and
+    share their containers, volumes, tolerations; not to be changed, as every loaded object)."""
+    try:
+        top = _fields(raw)
+        spec = top.get("spec")
+        if spec is None or memoryview(spec)[0] != _COMPOUND[0]:
+            return _whole(raw)
+        out = {}
+        for key, value in top.items():
+            if key != "spec":
+                out[key] = _decode(value)
+                continue
+            fields = {}
+            for name, text in _fields(value).items():
+                if memoryview(text)[0] not in _COMPOUND:
+                    fields[name] = _decode(text)
+                    continue
+                written = bytes(text)
+                found = _SPEC_VALUES.get(written)
+                if found is None:
+                    found = _decode(written)
+                    if len(_SPEC_VALUES) < _SPEC_VALUES_MAX:
+                        _SPEC_VALUES[written] = found
+                fields[name] = found
+            out[key] = fields
+        return out
+    except (msgspec.DecodeError, msgspec.ValidationError):  # (what msgspec refuses: json.loads reads)
+        return _whole(raw)
+
+
 class StoredPod(Mapping[str, Any]):
     """A bound pod of a dump or a list: its `view`, and its object decoded on first use (`obj`;
     of a typed list's item, or of a pod admitted by its shape, what `listed` makes of it). Read
@@ -273,7 +312,7 @@ class StoredPod(Mapping[str, Any]):
     def obj(self) -> dict[str, Any]:
         obj = self._obj
         if obj is None:
-            obj = _whole(self.raw)
+            obj = _pod_object(self.raw)
             obj = self._obj = self.listed(obj) if self.listed is not None else obj
         return obj
 
