@@ -253,3 +253,18 @@ def test_owning_copies_every_text_of_a_view() -> None:
     first, second = views
     assert first.spec.containers is second.spec.containers and first.status.containerStatuses[0].resources \
         is second.status.initContainerStatuses[0].resources
+
+
+def test_a_pods_object_shares_its_specs_lists_and_mappings_by_text() -> None:
+    """Two pods of a DaemonSet (each its own node affinity) read as views: each object is
+    `json.loads` of its text, their equal containers one list, their affinities apart."""
+    pods = [bound(f"ds-{i}", affinity={"nodeAffinity": {"required": [f"n{i}"]}},
+                  tolerations=[{"operator": "Exists"}]) for i in range(2)]
+    dump = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())
+    assert dump is not None
+    first, second = dump["items"]
+    assert type(first) is StoredPod and first.obj == pods[0] and second.obj == pods[1]
+    assert first.obj["spec"]["containers"] is second.obj["spec"]["containers"]
+    assert first.obj["spec"]["tolerations"] is second.obj["spec"]["tolerations"]
+    assert first.obj["spec"]["affinity"] != second.obj["spec"]["affinity"]
+    assert list(first.obj) == list(pods[0]) and list(first.obj["spec"]) == list(pods[0]["spec"])
