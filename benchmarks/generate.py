@@ -19,7 +19,7 @@ Written to OUT (a directory):
 - `config-100.yaml`: a KubeSchedulerConfiguration with percentageOfNodesToScore: 100;
 - `pod-plain.yaml`: a plain pod (requests and a nodeSelector only), for the many-copies row.
 
-    .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--shape classic|teams|wide]
+    .venv/bin/python benchmarks/generate.py OUT [--nodes 5000] [--shape classic|teams|wide|lean|heavy|kubectl]
         [--pods-per-node 30] [--seed 1] [--format both|yaml|json]
 """
 from __future__ import annotations
@@ -304,9 +304,9 @@ def write_pods(out: Path, shape: str = "classic") -> dict[str, Path]:
 
 CONFIG_100 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
               "percentageOfNodesToScore": 100}
-KUBECTL_SHAPES = ("lean", "heavy")       # `kubectl_shapes.py`: as kubectl prints a busy cluster's objects
+KUBECTL_SHAPES = ("lean", "heavy", "kubectl")   # `kubectl_shapes.py`: as kubectl prints a busy cluster's objects
 SHAPES = ("classic", "teams", "wide", *KUBECTL_SHAPES)
-PODS_PER_NODE = {"classic": 30, "teams": 29, "wide": 30, "lean": 29, "heavy": 29}
+PODS_PER_NODE = {"classic": 30, "teams": 29, "wide": 30, "lean": 29, "heavy": 29, "kubectl": 29}
 
 
 def _dump_json(path: Path, items: list[Obj]) -> None:
@@ -325,13 +325,17 @@ def write(out: Path, nodes: int, pods_per_node: int | None = None, apps: int = 3
         items = cluster(nodes, per_node, apps, seed)
     elif shape in KUBECTL_SHAPES:
         import kubectl_shapes
-        items = kubectl_shapes.cluster(shape == "heavy", nodes, per_node, seed)
+        items = kubectl_shapes.cluster(shape != "lean", nodes, per_node, seed, mesh=shape != "kubectl")
     else:
         import cluster_shapes
         items = cluster_shapes.cluster(shape, nodes, per_node, seed)
     if "json" in formats:
         paths["json"] = out / "cluster.json"
-        _dump_json(paths["json"], items)
+        if shape == "kubectl":
+            import kubectl_shapes
+            kubectl_shapes.dump_as_kubectl(paths["json"], items)
+        else:
+            _dump_json(paths["json"], items)
     if "yaml" in formats:
         paths["yaml"] = out / "cluster.yaml"
         with open(paths["yaml"], "w", encoding="utf-8") as fh:
@@ -345,8 +349,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--shape", choices=SHAPES, default="classic",
-                        help="classic: this file's cluster; teams, wide: cluster_shapes.py's; lean, heavy: "
-                             "kubectl_shapes.py's (as `kubectl get -o json` prints a busy cluster)")
+                        help="classic: this file's cluster; teams, wide: cluster_shapes.py's; lean, heavy, kubectl: "
+                             "kubectl_shapes.py's (as `kubectl get -o json` prints a busy cluster; "
+                             "kubectl: heavy's objects in kubectl's own layout, four-space indented)")
     parser.add_argument("--pods-per-node", type=int, default=None, help="30 (teams: 29)")
     parser.add_argument("--apps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)

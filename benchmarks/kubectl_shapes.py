@@ -16,7 +16,11 @@ image lists, pods with their owner references, the fields admission defaulted (`
   statuses (each pod's own container ids and start times). Four DaemonSets, and 3% of the pods
   of StatefulSets with a claim (and its volume) each.
 
-Both make about 29 pods per node (146,000 on 5,000 nodes) over three zones, 8% of the nodes
+- `kubectl`: `heavy`'s objects written as `kubectl get nodes,pods -A -o json` writes them (Go's
+  `json.MarshalIndent` with four spaces: one value a line, `": "` after a key; the List's own
+  `metadata` last), about 1.3 GB for 5,000 nodes: the dump issue 55 asks to be read by default.
+
+All make about 29 pods per node (146,000 on 5,000 nodes) over three zones, 8% of the nodes
 tainted and 1% cordoned, and the pending pods of `cluster_shapes.py`'s `teams` (its app here
 too). The objects are stored ones (a resourceVersion each), as `generate.stored` leaves them;
 `load_bench.unstored_snapshot` removes the resourceVersions for the unstored rows.
@@ -24,7 +28,9 @@ too). The objects are stored ones (a resourceVersion each), as `generate.stored`
 from __future__ import annotations
 
 import hashlib
+import json
 import random
+from pathlib import Path
 from typing import Any, Callable
 
 import cluster_shapes
@@ -54,8 +60,9 @@ def _sorted(value: Any) -> Any:
 class Maker:
     """One cluster of a shape being made: a seeded generator, names taken, resource versions."""
 
-    def __init__(self, heavy: bool, seed: int) -> None:
+    def __init__(self, heavy: bool, seed: int, mesh: bool = True) -> None:
         self.heavy = heavy
+        self.mesh = mesh
         self.rng = random.Random(seed)
         self.version = 5_000_000
         self.taken: set[tuple[str, str]] = set()
@@ -206,6 +213,8 @@ class Maker:
                       for kind in ("Initialized", "Ready", "ContainersReady", "PodScheduled")]
         status: Obj = {"conditions": conditions, "containerStatuses": statuses, "hostIP": node_ip,
                        "phase": "Running", "podIP": pod_ip, "qosClass": w.qos, "startTime": started}
+        if not self.mesh:           # (as a 1.30+ API server writes a pod's status)
+            status.update({"hostIPs": [{"ip": node_ip}], "podIPs": [{"ip": pod_ip}]})
         if init_statuses:
             status["initContainerStatuses"] = init_statuses
         return _sorted({"apiVersion": "v1", "kind": "Pod", "metadata": {
@@ -270,8 +279,10 @@ class Workload:
         self.labels: dict[str, str] = {"app": app}
         self.annotations: dict[str, str] = {}
         self.template: Obj = {}
-        if m.heavy:
+        if m.heavy and m.mesh:
             self.heavy_template(m, team, tier, cpu, memory)
+        elif m.heavy:
+            self.plain_template(team, tier, cpu, memory)
 
     def heavy_template(self, m: Maker, team: str, tier: str, cpu: str, memory: str) -> None:
         rng = m.rng
@@ -330,6 +341,38 @@ class Workload:
                             {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
                             {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}],
                                            "name": "kube-root-ca.crt"}}]}}]}
+
+
+    def plain_template(self, team: str, tier: str, cpu: str, memory: str) -> None:
+        """The `kubectl` shape's pods: the issue's (four labels, one container with cpu and memory
+        requests and a memory limit; here a port, an environment variable and a restart
+        annotation too) with what the API server, the service-account admission and the kubelet
+        add to every pod (defaults, the projected token volume, a full status)."""
+        self.labels = {"app": self.app, "team": team, "tier": tier}
+        self.annotations = {"kubectl.kubernetes.io/restartedAt": "2025-12-30T10:15:00Z"}
+        self.template = {
+            "containers": [
+                {"env": [{"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                          "fieldPath": "metadata.name"}}}],
+                 "image": self.image, "imagePullPolicy": "IfNotPresent", "name": self.container,
+                 "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+                 "resources": {"limits": {"memory": memory}, "requests": {"cpu": cpu, "memory": memory}},
+                 "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+                 "volumeMounts": [{"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                                   "name": "kube-api-access", "readOnly": True}]}],
+            "dnsPolicy": "ClusterFirst", "enableServiceLinks": True,
+            "preemptionPolicy": "PreemptLowerPriority", "priority": self.priority, "restartPolicy": "Always",
+            "schedulerName": "default-scheduler", "securityContext": {},
+            "serviceAccount": "default", "serviceAccountName": "default", "terminationGracePeriodSeconds": 30,
+            "tolerations": [{"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                             "tolerationSeconds": 300},
+                            {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                             "tolerationSeconds": 300}],
+            "volumes": [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+                {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+                {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                            "path": "namespace"}]}}]}}]}
 
 
 def _workloads(m: Maker, nodes: int, pods_per_node: int) -> list[Workload]:
@@ -422,9 +465,10 @@ def _tolerated(node: Obj, key: str | None) -> bool:
                if t["key"] != "node.kubernetes.io/unschedulable")
 
 
-def cluster(heavy: bool, nodes: int, pods_per_node: int, seed: int) -> list[Obj]:
-    """The cluster's objects, as `kubectl get -o json` lists them (each kind by namespace and name)."""
-    m = Maker(heavy, seed)
+def cluster(heavy: bool, nodes: int, pods_per_node: int, seed: int, mesh: bool = True) -> list[Obj]:
+    """The cluster's objects, as `kubectl get -o json` lists them (each kind by namespace and name);
+    `mesh` False: heavy's cluster with the `kubectl` shape's pods (`Workload.plain_template`)."""
+    m = Maker(heavy, seed, mesh)
     node_objs = [m.node(i) for i in range(nodes)]
     make: Callable[[Workload, Obj], Obj] = m.heavy_pod if heavy else m.lean_pod
     load = {n["metadata"]["name"]: 0 for n in node_objs}
@@ -490,3 +534,12 @@ def pending(unschedulable: bool) -> Obj:
 
 
 PODS_PER_NODE = 29
+
+
+def dump_as_kubectl(path: Path, items: list[Obj]) -> None:
+    """`items` written to `path` as kubectl writes a List with `-o json`: its keys sorted, four
+    spaces a level, non-ASCII escaped (Go escapes `<`, `>` and `&` too; none occur here)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}},
+                  fh, indent=4)
+        fh.write("\n")

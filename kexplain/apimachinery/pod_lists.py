@@ -4,7 +4,7 @@ read, and the items' `Rows` read in the same pass.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import msgspec
 from msgspec import Raw, Struct
@@ -104,7 +104,7 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
     return _value(page, "PodList", items)
 
 
-def _bound_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
+def _bound_views(raws: Iterable[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
     """Each item's text, with its view when it is a pod bound to a node (a `kind: Pod` of
     `v1`; `listed`: an item of a typed list, which names neither), stored or not. Past
     `UNBOUND_RUN` pods in a row that are not bound (pending pods), views are no longer tried:
@@ -132,6 +132,28 @@ def _bound_views(raws: list[Raw], listed: bool = False) -> Iterator[tuple[Raw, P
 def _read_items(raws: list[Raw]) -> DumpItems | None:
     """Each item as a `StoredPod` or decoded whole, with their rows; None when an item is not
     an object with a kind, or is a list itself (`unstructured.item_rows` says no)."""
-    items = [StoredPod(raw, pod) if pod is not None else whole(raw) for raw, pod in _bound_views(raws)]
+    return dump_items(dump_objects(raws))
+
+
+def dump_objects(raws: Iterable[Raw], kept: Callable[[PodView], PodView | None] | None = None,
+                 texts: Iterable[Raw] | None = None, other: Callable[[Raw], Any] = whole) -> list[Any]:
+    """The objects of a dump's items (their texts): a bound pod as a `StoredPod` (its view
+    passed through `kept`, when given: None, and the pod is as `other` makes it), any other
+    item as `other` makes it (decoded whole). `texts`: the text each bound pod keeps (its
+    object is decoded from it when asked), when not the one read (an equal text elsewhere:
+    `kexplain.load.json_list` reads a copy, and keeps the file's)."""
+    if kept is None and texts is None:
+        return [StoredPod(raw, pod) if pod is not None else other(raw) for raw, pod in _bound_views(raws)]
+    out: list[Any] = []
+    for text, (raw, pod) in zip(texts if texts is not None else raws, _bound_views(raws)):
+        if pod is not None and kept is not None:
+            pod = kept(pod)
+        out.append(StoredPod(text, pod) if pod is not None else other(raw))
+    return out
+
+
+def dump_items(items: list[Any]) -> DumpItems | None:
+    """`items` (`dump_objects`) with their rows; None when an item is not an object with a
+    kind, or is a list itself (`unstructured.item_rows` says no)."""
     rows = item_rows(items)
     return DumpItems(items, rows) if rows is not None else None

@@ -72,6 +72,7 @@ class _Status(Struct):
 
 
 _REFERENCES: dict[bytes, Any] = {}     # owner references' texts -> their values (bounded)
+_VOLUMES: dict[bytes, Any] = {}        # volumes' texts -> their values (bounded)
 _REFERENCES_MAX = 65536
 
 
@@ -85,23 +86,29 @@ class PodView(Struct):
     status: _Status | None = None
 
     def volumes(self) -> Any:
-        """spec.volumes as the object holds it (None without)."""
+        """spec.volumes as the object holds it (None without); pods whose volumes are written
+        alike (a workload's, without claims of their own) share one (not to be changed) list:
+        every pod's are read (`PodInfo.pvc_names`), and a projected service-account token
+        volume alone is a dozen mappings."""
         volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
-        return _whole(volumes) if volumes else None
+        return _shared(volumes, _VOLUMES) if volumes else None
 
     def owner_references(self) -> Any:
         """metadata.ownerReferences as the object holds it (None without); the pods of one
         controller share one (not to be changed) list."""
         refs = self.metadata.ownerReferences if self.metadata is not None else _NO_TEXT
-        if not refs:
-            return None
-        text = bytes(refs)
-        value = _REFERENCES.get(text)
-        if value is None:
-            value = _whole(refs)
-            if len(_REFERENCES) < _REFERENCES_MAX:
-                _REFERENCES[text] = value
-        return value
+        return _shared(refs, _REFERENCES) if refs else None
+
+
+def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
+    """The value of `raw`, the one made of an equal text before while `values` has room."""
+    text = bytes(raw)
+    value = values.get(text)
+    if value is None:
+        value = _whole(raw)
+        if len(values) < _REFERENCES_MAX:
+            values[text] = value
+    return value
 
 
 _UNREAD, _ABSENT = object(), object()      # `StoredPod._status` not read yet; read, and the pod has none
@@ -144,6 +151,53 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
                    own.status)
 
 
+def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
+    """`view` with each of its texts (`Raw`s) its own copy, one per distinct text (`texts`: the
+    copies made so far). A view decoded from a part of a large file read as a copy
+    (`kexplain.load.json_list`) would keep the whole part alive; the texts every pod's shape
+    is read from (containers, affinity, ...) are equal for the pods of a shape, which share
+    one copy. Every `Raw` field of a view is one of these (`RAW_FIELDS`)."""
+    meta, spec, status = view.metadata, view.spec, view.status
+    if meta is not None and meta.ownerReferences:
+        meta.ownerReferences = _owned(meta.ownerReferences, texts)
+    if spec is not None:
+        if spec.containers:
+            spec.containers = _owned(spec.containers, texts)
+        if spec.volumes:
+            spec.volumes = _owned(spec.volumes, texts)
+        if spec.affinity:
+            spec.affinity = _owned(spec.affinity, texts)
+        if spec.initContainers:
+            spec.initContainers = _owned(spec.initContainers, texts)
+        if spec.resources:
+            spec.resources = _owned(spec.resources, texts)
+        if spec.overhead:
+            spec.overhead = _owned(spec.overhead, texts)
+    if status is not None:
+        for statuses in (status.containerStatuses, status.initContainerStatuses):
+            for cs in statuses or ():
+                if cs.name:
+                    cs.name = _owned(cs.name, texts)
+                if cs.resources:
+                    cs.resources = _owned(cs.resources, texts)
+                if cs.allocatedResources:
+                    cs.allocatedResources = _owned(cs.allocatedResources, texts)
+    return view
+
+
+RAW_FIELDS = {"_Meta": ("ownerReferences",),
+              "_Spec": ("volumes", "affinity", "resources", "overhead", "initContainers", "containers"),
+              "_ContainerStatus": ("name", "resources", "allocatedResources")}     # what `owning` copies
+
+
+def _owned(raw: Raw, texts: dict[bytes, Raw]) -> Raw:
+    text = bytes(raw)
+    found = texts.get(text)
+    if found is None:
+        found = texts[text] = Raw(text)
+    return found
+
+
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 decode_view = msgspec.json.Decoder(PodView).decode     # a pod's JSON text read as its view
@@ -170,6 +224,45 @@ def _whole(raw: Raw) -> Any:
         return _decode(raw)
     except msgspec.DecodeError:
         return json.loads(bytes(raw))
+
+
+_SPEC_VALUES: dict[bytes, Any] = {}     # the texts of pods' spec fields (lists, mappings) -> their values
+_SPEC_VALUES_MAX = 65536
+_fields = msgspec.json.Decoder(dict[str, Raw]).decode
+_COMPOUND = (ord("{"), ord("["))
+
+
+def _pod_object(raw: Raw) -> Any:
+    """The object of a pod's text, as `json.loads` gives it (`_whole`), its spec's lists and
+    mappings made once per distinct text while there is room (the pods whose objects are asked
+    for are the first of each shape: a DaemonSet's pods each have their own node affinity, and
+    share their containers, volumes, tolerations; not to be changed, as every loaded object)."""
+    try:
+        top = _fields(raw)
+        spec = top.get("spec")
+        if spec is None or memoryview(spec)[0] != _COMPOUND[0]:
+            return _whole(raw)
+        out = {}
+        for key, value in top.items():
+            if key != "spec":
+                out[key] = _decode(value)
+                continue
+            fields = {}
+            for name, text in _fields(value).items():
+                if memoryview(text)[0] not in _COMPOUND:
+                    fields[name] = _decode(text)
+                    continue
+                written = bytes(text)
+                found = _SPEC_VALUES.get(written)
+                if found is None:
+                    found = _decode(written)
+                    if len(_SPEC_VALUES) < _SPEC_VALUES_MAX:
+                        _SPEC_VALUES[written] = found
+                fields[name] = found
+            out[key] = fields
+        return out
+    except (msgspec.DecodeError, msgspec.ValidationError):  # (what msgspec refuses: json.loads reads)
+        return _whole(raw)
 
 
 class StoredPod(Mapping[str, Any]):
@@ -219,7 +312,7 @@ class StoredPod(Mapping[str, Any]):
     def obj(self) -> dict[str, Any]:
         obj = self._obj
         if obj is None:
-            obj = _whole(self.raw)
+            obj = _pod_object(self.raw)
             obj = self._obj = self.listed(obj) if self.listed is not None else obj
         return obj
 

@@ -1,4 +1,11 @@
-"""A large JSON List (a cluster dump) read in parts, its items' equal lists and mappings shared.
+"""A large JSON List (a cluster dump) read in parts, in bounded memory: its bound pods as views,
+its items' equal lists and mappings shared.
+
+A file (`read_file`, what kubectl's 1.3 GB dump of a 5,000-node cluster is) is read a window
+at a time (`_read_windows`): its bound pods become views (`stored_pods.StoredPod`, as
+`pod_lists` reads a smaller dump) whose text stays in the file's mapping, untouched until
+something asks for a pod's object, so neither the text whole nor every pod's object is ever in
+memory. What follows is how the other items, and a file the windows cannot read, are read.
 
 `json.loads` of a dump of 150,000 pods makes a new object for every value written: the pods of
 one workload each get their own copy of its tolerations, containers, labels, owner references.
@@ -7,8 +14,8 @@ Read in parts, each part's items have their second-level lists and mappings (`sp
 is new: the copies freed go back to the allocator before the next part is read, and the load's
 peak memory falls by half or more on such a dump. Only texts of at least MIN_CHARS are read so:
 the sharing costs time, and a smaller text's whole read stays within the memory budget (see
-MIN_CHARS). A file (`read_file`) is mapped and its items found by msgspec, in C; a text given
-whole (stdin) is cut into parts of about CHUNK_CHARS (`read_list`).
+MIN_CHARS). Such a file is mapped and its items found by msgspec, in C (`_read_mapped`); a text
+given whole (stdin) is cut into parts of about CHUNK_CHARS (`read_list`).
 
 Sharing is safe because loaded objects are never changed in place (admission copies what it
 changes; `kexplain.admission.shapes` shares unchanged parts of its output with its input the
@@ -30,7 +37,9 @@ from json.decoder import WHITESPACE, scanstring
 from typing import Any
 
 import msgspec
+from msgspec import Raw
 
+from kexplain.apimachinery import pod_lists, stored_pods
 from kexplain.load import json_parse
 from kexplain.model.shapes import shape_key
 
@@ -48,6 +57,10 @@ PROBE = 256                     # a field's lists keyed before how often they re
 MIN_REPEATS = 0.5               # a field whose lists repeat less often is no longer keyed (pure cost)
 RESCAN = 64                     # every so many items of a kind are searched for list fields anew
 READ_ITEMS = 8192               # items of a mapped file parsed between two hand-backs of its pages
+WINDOW = 16 << 20               # bytes of a mapped file's items read at a time (`_read_windows`)
+MAX_WINDOW = 256 << 20          # a part longer than this (no cut found): the file is read by `_read_mapped`
+EDGE = 1 << 20                  # the List's own fields before and after its items: at most this many bytes
+PAGE = mmap.PAGESIZE
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode       # an object's values, found in C
 _ITEMS = msgspec.json.Decoder(list[msgspec.Raw]).decode             # an array's items, found in C
 _decode = msgspec.json.Decoder().decode
@@ -59,22 +72,128 @@ def read_file(path: str) -> dict[str, Any] | None:
     """The document of the JSON file at `path`, equal to `json.loads` of its text, when the file
     holds at least MIN_CHARS bytes of one JSON object with an array of objects under "items"
     (a cluster dump); None otherwise, or for anything msgspec refuses (read the text, which says
-    what is wrong). The file is mapped, not read: msgspec finds each item in C (a `Raw` view of
-    the mapping), each is parsed and its second-level lists and mappings shared (`_Sharer`), and
-    the pages already parsed are handed back every READ_ITEMS items, so the text and the objects
-    made of it are never both in memory (a 780 MB dump of heavy pods: about a gigabyte at peak)."""
+    what is wrong). The file is mapped, and its items read a window at a time (`_read_windows`):
+    bound pods as views (`stored_pods.StoredPod`, as `pod_lists` reads a smaller dump), each
+    pod's text left in the mapping until something asks for its object, so neither the text
+    whole nor every pod's object is ever in memory (kubectl's 1.29 GB dump of 5,000 nodes:
+    about 0.5 GB once read, against 3.5 GB for `json.load`). A file the windows cannot read (no
+    item boundary within MAX_WINDOW, ...) is read by `_read_mapped`: whole dicts, shared where
+    equal."""
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             if size < MIN_CHARS:
                 return None
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            document = _read_windows(mapped, fh.fileno())
     except (OSError, ValueError):
         return None
+    if document is not None:
+        return document         # (its pods' texts are views of the mapping: it stays open while they live)
     try:
         return _read_mapped(mapped)
     finally:
-        mapped.close()
+        try:
+            mapped.close()
+        except BufferError:     # (a view of it still alive: closed when the last one goes)
+            pass
+
+
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_AFTER_ITEM = re.compile(rb"[ \t\n\r]*,?[ \t\n\r]*")
+_ITEMS_KEY = re.compile(rb'"items"[ \t\n\r]*:[ \t\n\r]*\[')
+_WSB = rb"[ \t\n\r]*"
+
+
+def _read_windows(mapped: mmap.mmap, fd: int) -> dict[str, Any] | None:
+    """`read_file`'s document of the mapped text, its items read WINDOW bytes at a time; None
+    when it is not so read. The List's own fields (before and after its items, at most EDGE
+    bytes each) are parsed with an empty item array in place of the items; the items are cut
+    where the text has the first item's start (`_cut_pattern`) and each part, read as a copy
+    (from `fd`) and parsed on its own, must be an array of whole values: a cut inside an item
+    leaves it unbalanced, and the next candidate is tried. A bound pod keeps its text as a
+    `Raw` of the mapping, not touched until its object is asked for; the pages the cuts were
+    searched in are handed back (MADV_DONTNEED: a page read again is read from the page
+    cache)."""
+    start = 3 if mapped[:3] == b"\xef\xbb\xbf" else 0       # (a byte-order mark, as utf-8-sig drops it)
+    head = mapped[start:start + 8192]
+    if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not head.lstrip(b" \t\r\n").startswith(b"{"):
+        return None
+    view = memoryview(mapped)
+    try:
+        return _windows(mapped, view, start, fd)
+    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError, OverflowError, OSError):
+        return None
+    finally:
+        view.release()
+
+
+def _windows(mapped: mmap.mmap, view: memoryview, start: int, fd: int) -> dict[str, Any] | None:
+    opened = _items_opened(mapped, start)
+    if opened is None:
+        return None
+    first = _SPACE.match(mapped, opened).end()
+    if mapped[first:first + 1] != b"{":
+        return None
+    cut = _cut_pattern(mapped, first)
+    if cut is None:
+        return None
+    reader = _Windows(mapped, view, fd)
+    pos = first
+    while True:
+        found = cut.search(mapped, pos + WINDOW)
+        misses = 0
+        while found is not None:
+            if found.start() - pos > MAX_WINDOW:
+                return None
+            if reader.read(pos, found.start() + 1):
+                break
+            misses += 1                 # cut inside an item or a string: try the next one
+            if misses > MAX_MISSES:
+                return None
+            found = cut.search(mapped, found.start() + 1)
+        else:
+            return _last_window(mapped, start, opened, pos, reader)
+        pos = found.start(1)
+
+
+def _items_opened(mapped: mmap.mmap, start: int) -> int | None:
+    """Where the top-level "items" array's first item may begin (past its `[`), found within
+    EDGE bytes of the text's start: the text up to there, closed by `]}`, must parse (a key
+    "items" inside another value would leave it unbalanced)."""
+    for found in _ITEMS_KEY.finditer(mapped, start, start + EDGE):
+        try:
+            fields = _FIELDS(mapped[start:found.end()] + b"]}")
+        except (msgspec.MsgspecError, ValueError):
+            continue
+        return found.end() if list(fields)[-1] == "items" else None
+    return None
+
+
+def _last_window(mapped: mmap.mmap, start: int, opened: int, pos: int, reader: "_Windows") -> dict[str, Any] | None:
+    """The document, the last part's items read up to the array's `]`: the last `]`s of the
+    text within EDGE of its end are tried, last first, until the List's own fields parse."""
+    size = len(mapped)
+    if size - pos > MAX_WINDOW + EDGE:
+        return None
+    close = size
+    for _ in range(MAX_MISSES):
+        close = mapped.rfind(b"]", max(pos, size - EDGE), close)
+        if close == -1:
+            return None
+        tail = mapped[close + 1:]
+        if b'"items"' not in tail:      # (a repeated "items": its last value is the one read)
+            try:
+                fields = _FIELDS(mapped[start:opened] + b"]" + tail)
+            except (msgspec.MsgspecError, ValueError):
+                continue
+            if not reader.read(pos, close):
+                return None
+            items = pod_lists.dump_items(reader.items)
+            if items is None:
+                return None
+            return {key: items if key == "items" else _decode(raw) for key, raw in fields.items()}
+    return None
 
 
 def _read_mapped(mapped: mmap.mmap) -> dict[str, Any] | None:
@@ -87,6 +206,88 @@ def _read_mapped(mapped: mmap.mmap) -> dict[str, Any] | None:
         return _parsed(mapped, view)
     finally:
         view.release()
+
+
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+
+
+def _cut_pattern(mapped: mmap.mmap, first: int) -> re.Pattern[bytes] | None:
+    """Where a later item like the first one (at `first`) begins: the end of an item, a comma,
+    and the first item's first key (and second key, when the first value is a string), the
+    key text as written (`_item_start`, of bytes). Group 1: the next item, from its `{`."""
+    head = mapped[first:first + 4096]
+    found = re.match(rb"\{" + _WSB + b"(" + _STRING + b")" + _WSB + b":" + _WSB, head)
+    if found is None:
+        return None
+    signature = re.escape(found.group(1)) + _WSB + b":" + _WSB
+    second = _SECOND_KEY.match(head, found.end()) if head[found.end():found.end() + 1] == b'"' else None
+    if second is not None:
+        signature += _STRING + _WSB + b"," + _WSB + re.escape(second.group(1)) + _WSB + b":"
+    return re.compile(rb"\}" + _WSB + b"," + _WSB + rb"(\{" + _WSB + signature + b")")
+
+
+_SECOND_KEY = re.compile(_STRING + _WSB + b"," + _WSB + b"(" + _STRING + b")" + _WSB + b":")
+
+
+class _Windows:
+    """The items of a mapped List read a part at a time (`read`): stored bound pods as views
+    (`pod_lists.dump_objects`; the view's own texts copied, `owning`) that keep their text as a
+    view of the mapping, the other items made whole (`_ItemReader`: equal values shared), and
+    a part that is not all ASCII made whole throughout (msgspec checks the UTF-8 of what it
+    decodes, not of what it skips). The parts are read into one buffer, which nothing read
+    from it keeps."""
+
+    __slots__ = ("mapped", "view", "fd", "items", "texts", "reader", "part")
+
+    def __init__(self, mapped: mmap.mmap, view: memoryview, fd: int) -> None:
+        self.mapped, self.view, self.fd = mapped, view, fd
+        self.items: list[Any] = []
+        self.texts: dict[bytes, Raw] = {}
+        self.reader = _ItemReader()
+        self.part = bytearray()
+
+    def read(self, pos: int, end: int) -> bool:
+        """Read the items of the text from `pos` (an item's `{`) to `end`; False when it is not a
+        run of whole items (nothing read)."""
+        length = end - pos
+        part = self.part
+        if len(part) < length + 2:          # (a new one: the last part's texts may not all be gone yet)
+            part = self.part = bytearray(length + 2 + (length >> 2))
+        part[0], part[length + 1] = _OPEN, _CLOSE
+        with memoryview(part) as inner:
+            if os.preadv(self.fd, [inner[1:length + 1]], pos) != length:
+                raise OSError("the file changed while it was read")
+        aligned = pos - pos % PAGE          # (the pages the cut was searched in)
+        self.mapped.madvise(mmap.MADV_DONTNEED, aligned, end - aligned)
+        window = memoryview(part)[:length + 2]
+        try:
+            raws = _ITEMS(window)
+        except (msgspec.MsgspecError, ValueError):
+            return False
+        if part.isascii():                  # (past the part: an earlier ASCII part's bytes, or zeros)
+            view, at, texts = self.view, 1, self.texts
+            located = []
+            for raw in raws:                # (each item's place in the mapping: a view of it there)
+                at = _SPACE.match(part, at).end()
+                size = len(raw)
+                located.append(Raw(view[pos + at - 1:pos + at - 1 + size]))
+                at = _AFTER_ITEM.match(part, at + size).end()
+            self.items += pod_lists.dump_objects(raws, lambda pod: _kept(pod, texts), located, self.reader.item)
+        else:
+            self.items += [self.reader.item(raw) for raw in raws]
+            self.part = bytearray()         # (its bytes are not all ASCII: not to be read past a later part)
+        return True
+
+
+_OPEN, _CLOSE = ord("["), ord("]")
+
+
+def _kept(pod: stored_pods.PodView, texts: dict[bytes, Raw]) -> stored_pods.PodView | None:
+    """A stored pod's view, its texts its own (`owning`); None for a pod no API server stored: it
+    is admitted by its shape, read from its whole text (`admission.shapes.written_key`), and the
+    file's every page would come back into memory: it is made whole (`_ItemReader`) instead."""
+    meta = pod.metadata
+    return stored_pods.owning(pod, texts) if meta is not None and meta.resourceVersion else None
 
 
 def _parsed(mapped: mmap.mmap, view: memoryview) -> dict[str, Any] | None:

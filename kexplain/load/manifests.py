@@ -11,6 +11,7 @@ out with a warning, as `kubectl apply` refuses it alone), values of the types it
 hold, and (kubectl's `--validate`) no field its schema does not define."""
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
@@ -40,6 +41,7 @@ from kexplain.admission.openapi import MISSING, NOT_SERVED, SERVED, builtin_inde
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 DUMP_OBJECTS = 1000             # objects read from which `load_objects` reads their rows once (`columns.Dump`)
 FIRST_CHUNK = 1 << 16           # read first: binary data is refused before the rest is read
+READ_CHUNK = 1 << 24            # a pipe read this much at a time
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
@@ -156,7 +158,9 @@ def _os_problem(path: str, err: OSError) -> str:
 
 
 def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
-    """At most `max_bytes + 1` bytes; binary data (a NUL in the first 8 KiB) stops the read early."""
+    """At most `max_bytes + 1` bytes; binary data (a NUL in the first 8 KiB) stops the read early.
+    No read asks for more than the input holds (a file's size, a pipe's chunks): `read(n)`
+    allocates n bytes before it reads, and `max_bytes` is gigabytes (`limits.DEFAULT_MAX_BYTES`)."""
     start = stream.tell() if stream.seekable() else None
     first = stream.read(min(FIRST_CHUNK, max_bytes + 1)) or b""
     if first.startswith((b"\xff\xfe", b"\xfe\xff")):   # what PowerShell's `>` writes
@@ -166,9 +170,21 @@ def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
     if len(first) > max_bytes:
         return first
     if start is not None:   # a regular file: read it whole at once rather than copy two parts
+        end = stream.seek(0, os.SEEK_END)
         stream.seek(start)
-        return stream.read(max_bytes + 1) or b""
-    return first + (stream.read(max_bytes + 1 - len(first)) or b"")
+        want = min(max(end - start, 0), max_bytes) + 1       # (a byte more: a file that grew since)
+        data = stream.read(want) or b""
+        if len(data) < want or len(data) > max_bytes:
+            return data
+        return data + (stream.read(max_bytes + 1 - len(data)) or b"")
+    out = io.BytesIO(first)     # (grown in place, handed over without a copy)
+    out.seek(len(first))
+    while out.tell() <= max_bytes:
+        chunk = stream.read(min(READ_CHUNK, max_bytes + 1 - out.tell()))
+        if not chunk:
+            break
+        out.write(chunk)
+    return out.getvalue()
 
 
 def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,

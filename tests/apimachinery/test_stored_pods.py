@@ -8,9 +8,11 @@ import copy
 import json
 from typing import Any
 
+import msgspec
+import msgspec.inspect
 import pytest
 
-from kexplain.apimachinery import columns
+from kexplain.apimachinery import columns, stored_pods
 from kexplain.apimachinery.columns import DumpItems
 from kexplain.apimachinery.pod_lists import dump_list, pod_list
 from kexplain.apimachinery.stored_pods import StoredPod
@@ -206,3 +208,63 @@ def test_a_status_that_reports_container_resources_is_in_the_facts_key():
         assert PodInfo(view).resource == PodInfo(obj).resource
     assert PodInfo(views[0]).resource.resource.milli_cpu == 300
     assert PodInfo(views[3]).resource.resource.milli_cpu == 300     # infeasible: the allocated, not the spec's
+
+
+def _raw_fields(kind: Any, out: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Every (struct, field) of a `Raw` type in `kind`, through its structs, lists and options."""
+    info = msgspec.inspect.type_info(kind)
+    stack = [info]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, msgspec.inspect.StructType):
+            for field in t.fields:
+                if isinstance(field.type, msgspec.inspect.RawType):
+                    out.add((t.cls.__name__, field.name))
+                stack.append(field.type)
+        elif isinstance(t, msgspec.inspect.UnionType):
+            stack.extend(t.types)
+        elif isinstance(t, (msgspec.inspect.ListType, msgspec.inspect.DictType)):
+            stack.append(getattr(t, "item_type", None) or t.value_type)
+    return out
+
+
+def test_owning_copies_every_text_of_a_view() -> None:
+    """`owning` leaves no text of a view in the buffer it was decoded from (a change to it does
+    not show), and equal texts become one; its list of fields is every `Raw` of a view."""
+    assert _raw_fields(stored_pods.PodView, set()) == {(kind, name) for kind, names in stored_pods.RAW_FIELDS.items()
+                                                      for name in names}
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "a", "namespace": "n", "resourceVersion": "1",
+                        "ownerReferences": [{"kind": "ReplicaSet", "name": "r", "uid": "u"}]},
+           "spec": {"nodeName": "n1", "volumes": [{"name": "v", "emptyDir": {}}], "affinity": {"x": 1},
+                    "resources": {"requests": {"cpu": "1"}}, "overhead": {"cpu": "1"},
+                    "initContainers": [{"name": "i"}], "containers": [{"name": "c"}]},
+           "status": {"containerStatuses": [{"name": "c", "resources": {"a": 1}, "allocatedResources": {"b": 2}}],
+                      "initContainerStatuses": [{"name": "i", "resources": {"a": 1}}]}}
+    texts: dict[bytes, msgspec.Raw] = {}
+    views = []
+    for _ in range(2):
+        buffer = bytearray(json.dumps(pod).encode())
+        view = stored_pods.owning(stored_pods.decode_view(buffer), texts)
+        before = msgspec.json.encode(view)
+        buffer[:] = buffer.replace(b'"', b"'")          # (the same length: any text still in it changes)
+        assert msgspec.json.encode(view) == before
+        views.append(view)
+    first, second = views
+    assert first.spec.containers is second.spec.containers and first.status.containerStatuses[0].resources \
+        is second.status.initContainerStatuses[0].resources
+
+
+def test_a_pods_object_shares_its_specs_lists_and_mappings_by_text() -> None:
+    """Two pods of a DaemonSet (each its own node affinity) read as views: each object is
+    `json.loads` of its text, their equal containers one list, their affinities apart."""
+    pods = [bound(f"ds-{i}", affinity={"nodeAffinity": {"required": [f"n{i}"]}},
+                  tolerations=[{"operator": "Exists"}]) for i in range(2)]
+    dump = dump_list(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())
+    assert dump is not None
+    first, second = dump["items"]
+    assert type(first) is StoredPod and first.obj == pods[0] and second.obj == pods[1]
+    assert first.obj["spec"]["containers"] is second.obj["spec"]["containers"]
+    assert first.obj["spec"]["tolerations"] is second.obj["spec"]["tolerations"]
+    assert first.obj["spec"]["affinity"] != second.obj["spec"]["affinity"]
+    assert list(first.obj) == list(pods[0]) and list(first.obj["spec"]) == list(pods[0]["spec"])

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from kexplain.apimachinery.columns import DumpItems
+from kexplain.apimachinery.stored_pods import StoredPod, plain
 from kexplain.cli.app import main
 from kexplain.errors import InputError
 from kexplain.load import json_list
@@ -25,6 +27,21 @@ from tests.load.test_yaml_fast import same
 def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(json_list, "MIN_CHARS", 0)
     monkeypatch.setattr(json_list, "CHUNK_CHARS", 300)
+    monkeypatch.setattr(json_list, "WINDOW", 300)
+
+
+@pytest.fixture
+def no_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read as `_read_mapped` reads it (whole dicts, shared where equal)."""
+    monkeypatch.setattr(json_list, "_read_windows", lambda mapped, fd: None)
+
+
+def plain_document(doc: Any) -> Any:
+    """A document read with views (a dump's `DumpItems`, bound pods as `StoredPod`s) as the
+    plain data it stands for."""
+    if type(doc) is not dict or type(doc.get("items")) is not DumpItems:
+        return doc
+    return {key: [plain(item) for item in value] if key == "items" else value for key, value in doc.items()}
 
 
 def pod(i: int, rng: random.Random) -> dict[str, Any]:
@@ -34,6 +51,7 @@ def pod(i: int, rng: random.Random) -> dict[str, Any]:
         owners.append({"apiVersion": "v1", "kind": "Pod", "name": "x", "uid": "v"})
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"{app}-{i}", "namespace": "ns", "labels": {"app": app},
+                         **({"resourceVersion": str(i + 1)} if i % 5 else {}),
                          "ownerReferences": owners,
                          "annotations": {"note": '},{"apiVersion":"v1","kind":"Pod"}]'}},
             "spec": {"containers": [{"name": "c", "image": f"img:{i % 3}", "ports": [{"containerPort": 80}]}],
@@ -58,20 +76,79 @@ def test_parts_give_what_json_loads_gives(small_parts: None, indent: int | None,
     assert same(read, json.loads(text))
 
 
-@pytest.mark.parametrize("indent", [None, 2])
+@pytest.mark.parametrize("windows", [True, False])
+@pytest.mark.parametrize("indent", [None, 2, 4])
 @pytest.mark.parametrize("n", [1, 2, 40])
 def test_a_file_read_in_parts_gives_what_json_loads_gives(small_parts: None, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch, indent: int | None,
-                                                          n: int) -> None:
+                                                          n: int, windows: bool) -> None:
     monkeypatch.setattr(json_list, "READ_ITEMS", 7)
-    text = dump(n, indent, metadata={"resourceVersion": ""})
+    if not windows:
+        monkeypatch.setattr(json_list, "_read_windows", lambda mapped, fd: None)
+    text = dump(n, indent, metadata={"resourceVersion": "", "x": [1, [2]]})
     for prefix in ("", "\ufeff", " \n"):
         (tmp_path / "c.json").write_text(prefix + text, encoding="utf-8")
         read = json_list.read_file(str(tmp_path / "c.json"))
-        assert read is not None and same(read, json.loads(text))
+        assert read is not None and same(plain_document(read), json.loads(text))
+        assert (type(read["items"]) is DumpItems) is windows
+        assert [type(item) is StoredPod for item in read["items"]] == \
+            [windows and "resourceVersion" in item["metadata"] for item in json.loads(text)["items"]]
 
 
-def test_a_file_shares_equal_values_and_no_others(small_parts: None, tmp_path: Path,
+def test_a_window_reads_bound_pods_as_views_of_the_mapping(small_parts: None, tmp_path: Path) -> None:
+    """Stored bound pods are views whose whole text stays in the file's mapping (a change to the
+    file shows in it) and whose own texts are copies, one per distinct text (the pods of one
+    shape share them: the change does not show there); a node, and a pod no API server stored
+    (admitted from its whole text), are dicts."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"images": []}}
+    doc = json.loads(dump(40))
+    doc["items"].insert(3, node)
+    text = json.dumps(doc, indent=4)
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    read = json_list.read_file(str(path))
+    assert read is not None and same(plain_document(read), json.loads(text))
+    pods = [item for item in read["items"] if type(item) is StoredPod]
+    assert len(pods) == 32 and read["items"][3] == node and type(read["items"][3]) is dict
+    assert all(type(item) is dict for item in [*read["items"][:3], *read["items"][4:]][::5])   # (pods 0, 5, ...)
+    containers: dict[bytes, Any] = {}
+    for pod in pods:
+        found = containers.setdefault(bytes(pod.view.spec.containers), pod.view.spec.containers)
+        assert found is pod.view.spec.containers
+    assert len(containers) == 3
+    before = [bytes(pod.raw) for pod in pods]
+    with open(path, "r+", encoding="utf-8") as fh:          # (in place: the same length)
+        fh.write(text.replace('"img:', '"IMG:'))
+    assert [bytes(pod.raw) for pod in pods] == [t.replace(b'"img:', b'"IMG:') for t in before] != before
+    assert all(b'"img:' in bytes(pod.view.spec.containers) for pod in pods)
+
+
+@pytest.mark.parametrize("cut", ["ascii", "window", "tail"])
+def test_what_a_window_cannot_read_is_read_otherwise(small_parts: None, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch, cut: str) -> None:
+    """A part that is not ASCII is made whole (strings checked for UTF-8); a part longer than
+    MAX_WINDOW, or a List whose own fields after the items exceed EDGE, leave the file to
+    `_read_mapped`: json.loads' value every time."""
+    doc = json.loads(dump(40))
+    if cut == "ascii":
+        doc["items"][7]["metadata"]["annotations"]["note"] = "caf\u00e9"
+    if cut == "window":
+        monkeypatch.setattr(json_list, "WINDOW", 100)
+        monkeypatch.setattr(json_list, "MAX_WINDOW", 200)
+    if cut == "tail":
+        monkeypatch.setattr(json_list, "EDGE", 2000)
+        doc["metadata"] = {"x": "y" * 3000}
+    text = json.dumps(doc, ensure_ascii=False)
+    (tmp_path / "c.json").write_text(text, encoding="utf-8")
+    read = json_list.read_file(str(tmp_path / "c.json"))
+    assert read is not None and same(plain_document(read), json.loads(text))
+    kinds = {type(item) for item in read["items"]}
+    assert kinds == ({dict, StoredPod} if cut == "ascii" else {dict})
+    if cut == "ascii":      # (the window of the pod that is not ASCII: made whole)
+        assert type(read["items"][7]) is dict and type(read["items"][1]) is StoredPod
+
+
+def test_a_file_shares_equal_values_and_no_others(small_parts: None, no_windows: None, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Read from a file, values written alike are one object (containers, tolerations, the
     strings of the conditions), values that differ in type are not, and the document is
@@ -206,7 +283,7 @@ def test_a_run_changes_no_loaded_object(small_parts: None, tmp_path: Path, capsy
                   *extra, *args])
             outputs.append(capsys.readouterr().out)
     docs = [doc for doc in read if doc is not None]     # (the pod's file is none)
-    assert docs and all(same(doc, cluster) for doc in docs)
+    assert docs and all(same(plain_document(doc), cluster) for doc in docs)
     monkeypatch.setattr(json_list, "MIN_CHARS", len(text) + 1)     # whole parse: the same outputs
     again = []
     for extra in ((), ("--stored",)):

@@ -85,8 +85,27 @@ def test_stdin_is_read_no_further_than_the_limit(capsys, monkeypatch):
     assert Endless.read_bytes < 2_000_000
 
 
+def test_a_read_asks_for_no_more_than_the_input_holds(tmp_path):
+    """`read(n)` allocates n bytes first: a small file or pipe read under the 4 GiB default
+    allocates about its own size, not the limit (a machine with less memory would refuse)."""
+    import tracemalloc
+    path = tmp_path / "pod.yaml"
+    path.write_bytes(POD.read_bytes())
+    pipe = io.BufferedReader(io.BytesIO(b"x" * 3_000_000))
+    tracemalloc.start()
+    try:
+        assert manifests.read_data(str(path), DEFAULT_MAX_BYTES) == POD.read_bytes()
+        assert len(manifests.read_data("-", DEFAULT_MAX_BYTES, pipe)) == 3_000_000
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20
+    with pytest.raises(manifests.TooLarge):
+        manifests.read_data("-", 2_999_999, io.BufferedReader(io.BytesIO(b"x" * 3_000_000)))
+
+
 def test_default_input_size_limit():
-    assert DEFAULT_MAX_BYTES == 1 << 30
+    assert DEFAULT_MAX_BYTES == 4 << 30     # kubectl's dump of a 5,000-node cluster (1.3 GB) and then some
 
 
 # --- object count ---------------------------------------------------------------------------------
