@@ -215,6 +215,7 @@ class PodArgs:
     node_group: Optional[str] = None
     aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
     karpenter_config: Optional[str] = None
+    kueue_version: Optional[str] = None       # --kueue-version: the Kueue release that answers (None: v0.17.8)
 
 
 def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
@@ -334,7 +335,7 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
-    kueue = live_answer(live.pod, live.cluster)     # Kueue's answer first, its Workload's status beside
+    kueue = live_answer(live.pod, live.cluster, version=args.kueue_version)     # Kueue's answer first, its Workload's status beside
     if kueue is not None:
         trace["kueue"] = kueue
     pending = not (live.pod.get("spec") or {}).get("nodeName")

@@ -77,9 +77,11 @@ class Chain:
         return found
 
 
-def live_answer(pod: Mapping[str, Any], cluster: Objects) -> dict[str, Any] | None:
+def live_answer(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
+                now: datetime | None = None) -> dict[str, Any] | None:
     """Kueue's answer for a pod read from a cluster (`kexplain pod NAME`), with its Workload's
-    status as stored beside it (`kexplain.kueue.started.live_answer`); None when Kueue does not
+    status as stored beside it (`kexplain.kueue.started.live_answer`), as the Kueue release
+    `version` decides (None: v0.17.8) at `now` (default: when it runs); None when Kueue does not
     manage it or the cluster has none of Kueue's objects."""
     if not managed(pod):
         return None
@@ -87,4 +89,4 @@ def live_answer(pod: Mapping[str, Any], cluster: Objects) -> dict[str, Any] | No
     if not any(is_kueue(o) for o, _ in context):
         return None
     from kexplain.kueue.started import live_answer as computed      # the pass: only now (see `Chain`)
-    return computed(dict(pod), context, datetime.now(timezone.utc).replace(microsecond=0))
+    return computed(dict(pod), context, now or datetime.now(timezone.utc).replace(microsecond=0), version=version)

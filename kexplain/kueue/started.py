@@ -177,12 +177,12 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
 
 
 
-def live_answer(pod: dict[str, Any], context: Objects, now: datetime) -> dict[str, Any]:
+def live_answer(pod: dict[str, Any], context: Objects, now: datetime, *, version: str | None = None) -> dict[str, Any]:
     """Kueue's answer for a pod read from a cluster (stored: not admitted again), computed by one
     pass over the cluster's Kueue objects (its own Workload among them), with that Workload's
     status as the cluster has it (`live`: `workload`, `conditions`, `admission`,
     `requeueState`), beside what kexplain computes."""
-    done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, stored=True)
+    done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, version=version, stored=True)
     _, answer = started(pod, done.outcomes[0], done, doc)
     uid = meta_of(pod).get("uid")
     for obj, _ in context:

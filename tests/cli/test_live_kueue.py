@@ -81,3 +81,10 @@ def test_a_cluster_without_kueue_is_asked_nothing_more(tmp_path, capsys) -> None
                                "-o", "json")
         assert not any("kueue.x-k8s.io" in r.path for r in plain.requests)
     assert "kueue" not in json.loads(out)
+
+
+@pytest.mark.parametrize(("flag", "release"), [([], "v0.17.8"), (["--kueue-version", "0.19"], "v0.19.2")])
+def test_kueue_version_picks_the_release_that_answers_live(api, capsys, flag, release) -> None:
+    _, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                          *flag)
+    assert json.loads(out)["kueue"]["kueueVersion"].startswith(release), err
