@@ -32,7 +32,7 @@ from kexplain.explain import queue_order
 from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
-from kexplain.kueue.chain import live_answer
+from kexplain.kueue.chain import live_chain
 from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
                                 safe_url)
 from kexplain.load.manifests import as_dump
@@ -320,11 +320,13 @@ class Named:
 
 
 def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
-    """The named pod explained alone against the stored cluster; Kueue's answer; its verdict in
-    the scheduler's queue (`cluster_queue`); the autoscalers over the queue's pass; compared with
-    its PodScheduled condition."""
+    """The named pod explained alone against the stored cluster, as Kueue leaves it (a pod gated
+    by Kueue's admission whose Workload Kueue admits: started, `kueue_started`); Kueue's answer;
+    its verdict in the scheduler's queue (`cluster_queue`); the autoscalers over the queue's
+    pass; compared with its PodScheduled condition."""
     assert live.pod is not None
-    pod, cluster, note = as_pending(live.pod, live.cluster)
+    kueue = live_chain(live.pod, live.cluster, version=args.kueue_version)   # Kueue's answer first
+    pod, cluster, note = as_pending(kueue.pod if kueue is not None else live.pod, live.cluster)
     options = run_options(args.output.human, args.node, start_index=args.start_index, preemption=args.preemption,
                           preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
     try:
@@ -335,9 +337,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
-    kueue = live_answer(live.pod, live.cluster, version=args.kueue_version)     # Kueue's answer first, its Workload's status beside
     if kueue is not None:
-        trace["kueue"] = kueue
+        trace["kueue"] = kueue.answer       # its Workload's status as stored beside
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
     autoscalers = autoscalers_of(args, live, cluster)
@@ -356,8 +357,21 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     comparison = compare({**trace, "result": verdict}, live.pod, config_given=args.config is not None,
                          server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
+    if kueue is not None and kueue.started:
+        comparison = kueue_started(comparison)
     where = live_json(live.server, live.context, live.server_version, comparison)
     return Named(trace, verdict, where, note, inputs, options, node_group)
+
+
+KUEUE_STARTED = ("kexplain scheduled the pod as Kueue would start it (its Workload admitted: the "
+                 "kueue.x-k8s.io/admission gate removed, its flavor's node labels and tolerations merged); "
+                 "the cluster's pod is still gated")
+
+
+def kueue_started(comparison: Any) -> Any:
+    """The comparison of a pod scheduled as Kueue starts it: the cluster's condition speaks of
+    the gated pod, so nothing to agree with; said why."""
+    return replace(comparison, agrees=None, notes=(), hints=(KUEUE_STARTED, *comparison.hints))
 
 
 def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,

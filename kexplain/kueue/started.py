@@ -178,12 +178,19 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
 
 
 def live_answer(pod: dict[str, Any], context: Objects, now: datetime, *, version: str | None = None) -> dict[str, Any]:
-    """Kueue's answer for a pod read from a cluster (stored: not admitted again), computed by one
-    pass over the cluster's Kueue objects (its own Workload among them), with that Workload's
-    status as the cluster has it (`live`: `workload`, `conditions`, `admission`,
-    `requeueState`), beside what kexplain computes."""
+    """Kueue's answer for a pod read from a cluster (`live_started`'s answer)."""
+    return live_started(pod, context, now, version=version)[1]
+
+
+def live_started(pod: dict[str, Any], context: Objects, now: datetime, *,
+                 version: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A pod read from a cluster (stored: not admitted again) as Kueue leaves it after one pass
+    over the cluster's Kueue objects (its own Workload among them: one the cluster admitted
+    holds its quota): started (ungated, merged with its pod set's flavors) when admitted, else
+    held; and Kueue's answer, with its Workload's status as the cluster has it (`live`:
+    `workload`, `conditions`, `admission`, `requeueState`) beside what kexplain computes."""
     done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, version=version, stored=True)
-    _, answer = started(pod, done.outcomes[0], done, doc)
+    made, answer = started(pod, done.outcomes[0], done, doc)
     uid = meta_of(pod).get("uid")
     for obj, _ in context:
         if kind_of(obj) != c.WORKLOAD or not uid:
@@ -195,4 +202,4 @@ def live_answer(pod: dict[str, Any], context: Objects, now: datetime, *, version
                                              for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
                               **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}
             break
-    return answer
+    return made[0], answer

@@ -25,6 +25,9 @@ NOTEBOOK = {"metadata": {"name": "notebook", "namespace": "shop", "uid": POD_UID
             "status": {"phase": "Pending", "qosClass": "Burstable",
                        "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
                                        "message": "Scheduling is blocked due to non-empty scheduling gates"}]}}
+CLUSTER_QUEUES = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+WORKLOADS = "/apis/kueue.x-k8s.io/v1beta2/workloads"
+ZONE_B = ("node-b1", "node-b2")     # the recorded cluster's nodes outside the flavor's zone (us-east-1a)
 EVERY_KIND = frozenset(r.plural for r in (*RESOURCES, *KUEUE)) | {"daemonsets", "nodepools", "nodeclaims"}
 
 
@@ -39,7 +42,6 @@ def api(tmp_path):
 def test_a_gated_pod_gets_kueues_answer_and_its_workloads_stored_status(api, capsys) -> None:
     code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
     trace = json.loads(out)
-    assert trace["result"]["status"] == "Gated"         # the pod as the cluster has it
     kueue = trace["kueue"]
     assert kueue["workload"] == "shop/pod-notebook-8c1d2"       # its own Workload, found by owner
     assert kueue["verdict"] == "Admitted" and kueue["clusterQueue"] == "shop-cq"   # what kexplain computes
@@ -88,3 +90,46 @@ def test_kueue_version_picks_the_release_that_answers_live(api, capsys, flag, re
     _, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
                           *flag)
     assert json.loads(out)["kueue"]["kueueVersion"].startswith(release), err
+
+
+def test_a_pod_kueue_admits_is_scheduled_as_kueue_starts_it(api, capsys) -> None:
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Admitted"
+    assert trace["result"]["status"] == "Unschedulable"      # ungated: the scheduler's answer, not the gate's
+    for node in ZONE_B:     # the flavor's node label merged into the pod's node selector
+        assert trace["filterAll"][node]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
+    live = trace["live"]    # the cluster's pod is still gated: nothing to agree with, said why
+    assert live["agrees"] is None and live["podScheduled"]["reason"] == "SchedulingGated"
+    assert live["hints"][0].startswith("kexplain scheduled the pod as Kueue would start it")
+    assert code == 1
+
+
+def test_a_pod_kueue_would_not_admit_keeps_its_gate(api, capsys) -> None:
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Pending"
+    assert trace["kueue"]["message"].startswith("couldn't assign flavors to pod set main: insufficient quota for cpu")
+    assert trace["result"]["status"] == "Gated"          # the pod as the cluster has it
+    assert trace["live"]["agrees"] is True and not trace["live"]["hints"]
+    assert code == 1
+
+
+def test_a_pod_the_cluster_admitted_is_scheduled_as_started(api, capsys) -> None:
+    # no quota left to admit it now, but its Workload holds quota in the cluster (status.admission)
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    api.collections[WORKLOADS]["items"][0]["status"] = {
+        "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                        "message": "Quota reserved in ClusterQueue shop-cq",
+                        "lastTransitionTime": "2025-11-03T10:00:02Z"}],
+        "admission": {"clusterQueue": "shop-cq",
+                      "podSetAssignments": [{"name": "main", "flavors": {"cpu": "zone-a", "memory": "zone-a"},
+                                             "resourceUsage": {"cpu": "1", "memory": "1Gi"}, "count": 1}]}}
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Admitted" and trace["kueue"]["live"]["admission"]["clusterQueue"] == "shop-cq"
+    assert trace["result"]["status"] != "Gated"
+    assert trace["filterAll"]["node-b1"]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
