@@ -427,6 +427,8 @@ class Explained:
     skipped: str = ""
     queue: Optional[dict[str, Any]] = None
     inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
+    kueue: Optional[dict[str, Any]] = None     # Kueue's answer, for a pod Kueue manages (`live_chain`)
+    kueue_started: bool = False     # explained as Kueue starts it (admitted), not as stored (gated)
 
     @property
     def post_filter(self) -> Optional[dict[str, Any]]:
@@ -493,13 +495,15 @@ def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
 
 def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
                     progress: Callable[[], ContextManager]) -> Pending:
-    """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
+    """Every pending pod explained on its own against the cluster as it is (`explain_each`; a pod
+    Kueue manages with Kueue's answer, and as Kueue starts it when admitted: `live_chain`), then
     the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
     pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
     the queue leaves their preemption). With `structured` (-o json/yaml), each trace as the
     output asked for it waits in a spool file (memory stays flat). `progress()`: the bar while
     the pods are explained."""
     pods = pending_of(args, live, say)
+    chains = [live_chain(pod, live.cluster, version=args.kueue_version) for pod in pods]  # Kueue's answer first
     snapshot, nominated = build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
@@ -509,10 +513,13 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     spool = tempfile.TemporaryFile("w+", encoding="utf-8") if structured else None
     explained: list[Explained] = []
     with progress() as bar:
-        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
-        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
+        inputs = (Inputs(PodInfo(chain.pod if chain is not None else pod), _source(live, pod), snapshot, config,
+                         nominated) for pod, chain in zip(pods, chains))
+        explained_each = explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)
+        for pod, chain, verdict in zip(pods, chains, explained_each):
+            kueue = {"kueue": chain.answer, "kueue_started": chain.started} if chain is not None else {}
             if verdict.trace is None:
-                explained.append(Explained(pod, skipped=verdict.error, inputs=verdict.inputs))
+                explained.append(Explained(pod, skipped=verdict.error, inputs=verdict.inputs, **kueue))
                 skipped.append({"pod": pod_key(pod), "reason": verdict.error})
                 continue
             full = verdict.trace.to_json()
@@ -521,7 +528,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
                 spool.write(json.dumps(trace) + "\n")
             explained.append(Explained(pod, Alone.of(verdict.inputs, verdict.trace), slim(trace),
                                        tuple(nominated_notes(verdict.inputs, trace)),
-                                       trace if args.details else None, full if args.html else None))
+                                       trace if args.details else None, full if args.html else None, **kueue))
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
                          Pending(explained, skipped, spool, None, None, None, options, args.node_group, False))
 

@@ -16,7 +16,8 @@ import typer
 
 from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
-                               explain_pending, from_events, safe_server, unschedulable, verdict_in_queue)
+                               explain_pending, from_events, kueue_started, safe_server, unschedulable,
+                               verdict_in_queue)
 from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
@@ -298,9 +299,11 @@ def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
             continue
         queue = {"queue": e.queue} if e.queue else {}
         verdict = verdict_in_queue({**e.slim, **queue})
-        answers = done.answers(e, verdict)
+        answers = {**done.answers(e, verdict), **({"kueue": e.kueue} if e.kueue is not None else {})}
         comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
                              server_version=live.server_version, hints=e.hints)
+        if e.kueue_started:
+            comparison = kueue_started(comparison)
         where = live_json(live.server, live.context, live.server_version, comparison)
         shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
         item = {**shown, **queue, **answers, "live": where}

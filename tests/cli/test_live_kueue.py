@@ -133,3 +133,36 @@ def test_a_pod_the_cluster_admitted_is_scheduled_as_started(api, capsys) -> None
     assert trace["kueue"]["verdict"] == "Admitted" and trace["kueue"]["live"]["admission"]["clusterQueue"] == "shop-cq"
     assert trace["result"]["status"] != "Gated"
     assert trace["filterAll"]["node-b1"]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
+
+
+def _items(out: str) -> dict[str, dict]:
+    return {f"{i['pod']['namespace']}/{i['pod']['name']}": i for i in json.loads(out)["items"]}
+
+
+def test_pending_gives_kueues_answer_and_schedules_the_admitted_as_started(api, capsys) -> None:
+    code, out, err = run_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "-o", "json")
+    items = _items(out)
+    notebook = items["shop/notebook"]
+    assert notebook["kueue"]["verdict"] == "Admitted" and notebook["kueue"]["workload"] == "shop/pod-notebook-8c1d2"
+    assert notebook["result"]["status"] == "Unschedulable"      # as Kueue starts it, not "Gated"
+    assert notebook["live"]["agrees"] is None
+    assert notebook["live"]["hints"][0].startswith("kexplain scheduled the pod as Kueue would start it")
+    others = [i for key, i in items.items() if key != "shop/notebook"]
+    assert others and not any("kueue" in i for i in others)      # pods Kueue does not manage: as they were
+
+
+def test_pending_keeps_the_gate_kueue_would_not_lift(api, capsys) -> None:
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                             "--kueue-version", "0.19")
+    notebook = _items(out)["shop/notebook"]
+    assert notebook["kueue"]["verdict"] == "Pending" and notebook["kueue"]["kueueVersion"].startswith("v0.19.2")
+    assert notebook["result"]["status"] == "Gated" and notebook["live"]["agrees"] is True
+
+
+def test_pending_text_says_kueues_answer_in_the_row(api, capsys) -> None:
+    _, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    row = next(line for line in out.splitlines() if line.startswith("shop/notebook"))
+    assert "Kueue admits it in ClusterQueue shop-cq; 0/6 nodes are available" in row
+    assert not any("Kueue" in line for line in out.splitlines() if not line.startswith("shop/notebook"))
