@@ -1,6 +1,7 @@
 """Options several commands share, one definition each: `--validate` and `-n` (every command
 that reads manifest files), Karpenter's (`kexplain POD`, `kexplain pod`, `kexplain
-karpenter`), Kueue's `--kueue-version` (`kexplain POD`, `kexplain pod`, `kexplain kueue`), and the checks of the Cluster Autoscaler's options before anything is read."""
+karpenter`), Kueue's `--kueue-version` (`kexplain POD`, `kexplain pod`, `kexplain kueue`), and
+the checks of the Cluster Autoscaler's options before anything is read."""
 from __future__ import annotations
 
 from typing import Any, Optional
