@@ -32,7 +32,7 @@ from kexplain.explain import queue_order
 from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
-from kexplain.kueue.chain import live_chain
+from kexplain.kueue.chain import live_chain, live_chains
 from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
                                 safe_url)
 from kexplain.load.manifests import as_dump
@@ -503,7 +503,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     output asked for it waits in a spool file (memory stays flat). `progress()`: the bar while
     the pods are explained."""
     pods = pending_of(args, live, say)
-    chains = [live_chain(pod, live.cluster, version=args.kueue_version) for pod in pods]  # Kueue's answer first
+    chains = live_chains(pods, live.cluster, version=args.kueue_version)      # Kueue's answer first: one pass
     snapshot, nominated = build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,

@@ -78,13 +78,6 @@ class Chain:
         return found
 
 
-def live_answer(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
-                now: datetime | None = None) -> dict[str, Any] | None:
-    """Kueue's answer for a pod read from a cluster (`live_chain`'s answer)."""
-    found = live_chain(pod, cluster, version=version, now=now)
-    return found.answer if found is not None else None
-
-
 @dataclass(frozen=True)
 class LiveChain:
     """A live pod as Kueue leaves it (`pod`: started when Kueue admits it, else as it came) and
@@ -98,23 +91,34 @@ class LiveChain:
 def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
                now: datetime | None = None) -> LiveChain | None:
     """A pod read from a cluster (`kexplain pod NAME`, `--pending`) through Kueue: one pass over
-    the cluster's Kueue objects (`kexplain.kueue.started.live_started`), as the Kueue release
+    the cluster's Kueue objects (`live_chains`), as the Kueue release
     `version` decides (None: v0.17.8) at `now` (default: when it runs). A pod gated by Kueue's
     admission gate whose Workload Kueue admits (or the cluster admitted) comes back ungated, its
     pod set's flavors merged, so the scheduler's answer is for the pod Kueue lets run; any other
     pod comes back as it was (Kueue does not touch a pod it already let go). None when Kueue does
     not manage it or the cluster has none of Kueue's objects."""
-    if not managed(pod):
-        return None
+    return live_chains([pod], cluster, version=version, now=now)[0]
+
+
+def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
+                now: datetime | None = None) -> list[LiveChain | None]:
+    """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
+    Kueue (`kexplain.kueue.started.live_started_all`): they compete for quota in Kueue's order."""
+    chosen = [i for i, pod in enumerate(pods) if managed(pod)]
+    out: list[LiveChain | None] = [None] * len(pods)
+    if not chosen:
+        return out
     context = of_kinds(cluster, READ_KINDS)
     if not any(is_kueue(o) for o, _ in context):
-        return None
-    from kexplain.kueue.started import live_started      # the pass: only now (see `Chain`)
-    made, answer = live_started(dict(pod), context, now or datetime.now(timezone.utc).replace(microsecond=0),
-                                version=version)
-    if answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made):
-        return LiveChain(made, answer, True)
-    return LiveChain(dict(pod), answer, False)
+        return out
+    from kexplain.kueue.started import live_started_all      # the pass: only now (see `Chain`)
+    passed = live_started_all([dict(pods[i]) for i in chosen], context,
+                              now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+    for i, (made, answer) in zip(chosen, passed):
+        pod = pods[i]
+        started = answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made)
+        out[i] = LiveChain(made if started else dict(pod), answer, started)
+    return out
 
 
 def admission_gated(pod: Mapping[str, Any]) -> bool:
