@@ -166,3 +166,18 @@ def test_pending_text_says_kueues_answer_in_the_row(api, capsys) -> None:
     row = next(line for line in out.splitlines() if line.startswith("shop/notebook"))
     assert "Kueue admits it in ClusterQueue shop-cq; 0/6 nodes are available" in row
     assert not any("Kueue" in line for line in out.splitlines() if not line.startswith("shop/notebook"))
+
+
+def test_pending_pods_compete_for_kueues_quota_in_one_pass(api, capsys) -> None:
+    # a second gated pod, created first, asks all the ClusterQueue's 4 cpu: Kueue admits it first, and
+    # the notebook (admitted when it is alone: test above) waits for quota
+    first = json.loads(json.dumps(NOTEBOOK))
+    first["metadata"].update(name="trainer", uid="9a8b7c6d-0000-4000-8000-00000000000a",
+                             creationTimestamp="2025-11-03T09:00:00Z")
+    first["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "4"
+    api.collections["/api/v1/pods"]["items"].append(first)
+    _, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    items = _items(out)
+    assert items["shop/trainer"]["kueue"]["verdict"] == "Admitted", err
+    assert items["shop/notebook"]["kueue"]["verdict"] != "Admitted"
+    assert items["shop/notebook"]["result"]["status"] == "Gated"
