@@ -114,11 +114,12 @@ class Files:
     kueue: Chain
 
 
-def read_files(req: Request, stdin: Optional[BinaryIO]) -> Files:
+def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None) -> Files:
     """The POD file and the cluster, read once, problems collected (`Loaded.problems`); the
     cluster's objects kept when an autoscaler may read them (node groups given or reported,
-    NodePools); Kueue's answer first, for the jobs it manages (`Chain`, the `prepare` hook)."""
-    kueue = Chain(validate=req.validate)
+    NodePools); Kueue's answer first, for the jobs it manages (`Chain`, the `prepare` hook),
+    as the Kueue release `kueue_version` decides (`--kueue-version`; None: v0.17.8)."""
+    kueue = Chain(validate=req.validate, version=kueue_version)
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):
         loaded = kueue.attach(load(req, stdin, collect=True, keep=keep, prepare=kueue))

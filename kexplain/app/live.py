@@ -32,7 +32,7 @@ from kexplain.explain import queue_order
 from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
-from kexplain.kueue.chain import live_answer
+from kexplain.kueue.chain import live_chain, live_chains
 from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
                                 safe_url)
 from kexplain.load.manifests import as_dump
@@ -215,6 +215,7 @@ class PodArgs:
     node_group: Optional[str] = None
     aws_data: Optional[str] = None            # Karpenter's, when the cluster has NodePools
     karpenter_config: Optional[str] = None
+    kueue_version: Optional[str] = None       # --kueue-version: the Kueue release that answers (None: v0.17.8)
 
 
 def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
@@ -319,11 +320,13 @@ class Named:
 
 
 def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
-    """The named pod explained alone against the stored cluster; Kueue's answer; its verdict in
-    the scheduler's queue (`cluster_queue`); the autoscalers over the queue's pass; compared with
-    its PodScheduled condition."""
+    """The named pod explained alone against the stored cluster, as Kueue leaves it (a pod gated
+    by Kueue's admission whose Workload Kueue admits: started, `kueue_started`); Kueue's answer;
+    its verdict in the scheduler's queue (`cluster_queue`); the autoscalers over the queue's
+    pass; compared with its PodScheduled condition."""
     assert live.pod is not None
-    pod, cluster, note = as_pending(live.pod, live.cluster)
+    kueue = live_chain(live.pod, live.cluster, version=args.kueue_version)   # Kueue's answer first
+    pod, cluster, note = as_pending(kueue.pod if kueue is not None else live.pod, live.cluster)
     options = run_options(args.output.human, args.node, start_index=args.start_index, preemption=args.preemption,
                           preemption_offset=args.preemption_offset)     # zones, requests, --node: as offline
     try:
@@ -334,9 +337,8 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
         if "profile not found" in err.message:    # said of the pod, as --pending says it
             raise KexplainError(f"pod {pod_key(pod)}: {err.message}") from None
         raise
-    kueue = live_answer(live.pod, live.cluster)     # Kueue's answer first, its Workload's status beside
     if kueue is not None:
-        trace["kueue"] = kueue
+        trace["kueue"] = kueue.answer       # its Workload's status as stored beside
     pending = not (live.pod.get("spec") or {}).get("nodeName")
     others = [p for p in pending_pods(live) if pod_key(p) != inputs.pod.key] if pending else []
     autoscalers = autoscalers_of(args, live, cluster)
@@ -355,8 +357,21 @@ def explain_named(args: PodArgs, live: Live, config: Any, say: Say) -> Named:
     comparison = compare({**trace, "result": verdict}, live.pod, config_given=args.config is not None,
                          server_version=live.server_version,
                          hints=tuple(([note] if note else []) + nominated_notes(inputs, trace)))
+    if kueue is not None and kueue.started:
+        comparison = kueue_started(comparison)
     where = live_json(live.server, live.context, live.server_version, comparison)
     return Named(trace, verdict, where, note, inputs, options, node_group)
+
+
+KUEUE_STARTED = ("kexplain scheduled the pod as Kueue would start it (its Workload admitted: the "
+                 "kueue.x-k8s.io/admission gate removed, its flavor's node labels and tolerations merged); "
+                 "the cluster's pod is still gated")
+
+
+def kueue_started(comparison: Any) -> Any:
+    """The comparison of a pod scheduled as Kueue starts it: the cluster's condition speaks of
+    the gated pod, so nothing to agree with; said why."""
+    return replace(comparison, agrees=None, notes=(), hints=(KUEUE_STARTED, *comparison.hints))
 
 
 def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,
@@ -412,6 +427,8 @@ class Explained:
     skipped: str = ""
     queue: Optional[dict[str, Any]] = None
     inputs: Any = None      # a skipped pod's (the autoscalers see it all the same)
+    kueue: Optional[dict[str, Any]] = None     # Kueue's answer, for a pod Kueue manages (`live_chain`)
+    kueue_started: bool = False     # explained as Kueue starts it (admitted), not as stored (gated)
 
     @property
     def post_filter(self) -> Optional[dict[str, Any]]:
@@ -478,13 +495,15 @@ def pending_of(args: PodArgs, live: Live, say: Say) -> list[Obj]:
 
 def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structured: bool,
                     progress: Callable[[], ContextManager]) -> Pending:
-    """Every pending pod explained on its own against the cluster as it is (`explain_each`), then
+    """Every pending pod explained on its own against the cluster as it is (`explain_each`; a pod
+    Kueue manages with Kueue's answer, and as Kueue starts it when admitted: `live_chain`), then
     the cluster's queue over them (`cluster_queue`, as `pod NAME` walks it: a pod whose room the
     pods ahead take says so), then ONE autoscalers' pass over every pending pod (nominated where
     the queue leaves their preemption). With `structured` (-o json/yaml), each trace as the
     output asked for it waits in a spool file (memory stays flat). `progress()`: the bar while
     the pods are explained."""
     pods = pending_of(args, live, say)
+    chains = live_chains(pods, live.cluster, version=args.kueue_version)      # Kueue's answer first: one pass
     snapshot, nominated = build_cluster(live.cluster)
     # No extra trace keys: the list shows one line per pod (and -o json what offline -o json shows).
     options = RunOptions(start_index=args.start_index, preemption=args.preemption,
@@ -494,10 +513,13 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
     spool = tempfile.TemporaryFile("w+", encoding="utf-8") if structured else None
     explained: list[Explained] = []
     with progress() as bar:
-        inputs = (Inputs(PodInfo(pod), _source(live, pod), snapshot, config, nominated) for pod in pods)
-        for pod, verdict in zip(pods, explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)):
+        inputs = (Inputs(PodInfo(chain.pod if chain is not None else pod), _source(live, pod), snapshot, config,
+                         nominated) for pod, chain in zip(pods, chains))
+        explained_each = explain_each(inputs, recorded, suggest, planned=len(pods), progress=bar.update)
+        for pod, chain, verdict in zip(pods, chains, explained_each):
+            kueue = {"kueue": chain.answer, "kueue_started": chain.started} if chain is not None else {}
             if verdict.trace is None:
-                explained.append(Explained(pod, skipped=verdict.error, inputs=verdict.inputs))
+                explained.append(Explained(pod, skipped=verdict.error, inputs=verdict.inputs, **kueue))
                 skipped.append({"pod": pod_key(pod), "reason": verdict.error})
                 continue
             full = verdict.trace.to_json()
@@ -506,7 +528,7 @@ def explain_pending(args: PodArgs, live: Live, config: Any, say: Say, *, structu
                 spool.write(json.dumps(trace) + "\n")
             explained.append(Explained(pod, Alone.of(verdict.inputs, verdict.trace), slim(trace),
                                        tuple(nominated_notes(verdict.inputs, trace)),
-                                       trace if args.details else None, full if args.html else None))
+                                       trace if args.details else None, full if args.html else None, **kueue))
     return _pending_pass(args, live, config, say, pods, explained, snapshot, nominated,
                          Pending(explained, skipped, spool, None, None, None, options, args.node_group, False))
 

@@ -16,7 +16,8 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
 from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, NAMESPACE_OPTION, VALIDATE_OPTION, aws_data_option,
-                                  check_groups_options, karpenter_config_option, node_pool_option)
+                                  check_groups_options, karpenter_config_option, kueue_version_option,
+                                  node_pool_option)
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -128,6 +129,7 @@ def command(
     aws_data: Optional[str] = aws_data_option(),
     karpenter_config: Optional[str] = karpenter_config_option(),
     node_pool: Optional[str] = node_pool_option(EXPLAIN_NODEPOOL_HELP),
+    kueue_version: Optional[str] = kueue_version_option(),
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
@@ -150,7 +152,8 @@ def command(
     req = replace(req, kube=settle(env, choice)) if choice.given else replace(req, version=choice)
     return explain_files(env, req, Shown(output, node, svg, html, node_group, node_pool),
                          AutoscalerOptions(aws_data, karpenter_config, node_group, node_pool, suggestions),
-                         start_index=start_index, preemption=preemption, preemption_offset=preemption_offset)
+                         start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
+                         kueue_version=kueue_version)
 
 
 def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_version: Optional[str],
@@ -166,10 +169,10 @@ def _compare(env: Environment, req: Request, compare_versions: str, kubernetes_v
 
 
 def explain_files(env: Environment, req: Request, shown: Shown, opts: AutoscalerOptions, *, start_index: int,
-                  preemption: bool, preemption_offset: int) -> ExitStatus:
+                  preemption: bool, preemption_offset: int, kueue_version: Optional[str] = None) -> ExitStatus:
     """The files read once (`app.explain.read_files`), what was left out said, `--node` checked,
     the autoscalers picked; then one pod or a batch."""
-    files = read_files(req, env.stdin)
+    files = read_files(req, env.stdin, kueue_version=kueue_version)
     loaded = files.loaded
     left_out = [report_left_out(env, err) for err in loaded.problems]
     if loaded.empty:            # every Pod and workload left out: each said why

@@ -10,7 +10,7 @@ import typer
 
 from kexplain.cli.env import env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
 from kexplain.errors import KexplainError
 from kexplain.kueue import versions
 from kexplain.kueue.explain import explained_pass
@@ -52,9 +52,7 @@ def command(
     now: Optional[str] = typer.Option(None, "--now", metavar="TIME",
                                       help="The clock (RFC 3339) for wait times and Workloads without a creation "
                                            "time (default: the current time)."),
-    kueue_version: Optional[str] = typer.Option(None, "--kueue-version", metavar="X.Y",
-                                                help="The Kueue release whose decisions to follow: 0.17 (v0.17.8, "
-                                                     "the default) or 0.19 (v0.19.2)."),
+    kueue_version: Optional[str] = kueue_version_option(),
     output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fixes for the Workloads left pending (each change run "

@@ -16,13 +16,14 @@ import typer
 
 from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
-                               explain_pending, from_events, safe_server, unschedulable, verdict_in_queue)
+                               explain_pending, from_events, kueue_started, safe_server, unschedulable,
+                               verdict_in_queue)
 from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result
 from kexplain.cli.explain import Output, write_trace
-from kexplain.cli.options import aws_data_option, check_groups_options, karpenter_config_option
+from kexplain.cli.options import aws_data_option, check_groups_options, karpenter_config_option, kueue_version_option
 from kexplain.cli.output import save_page
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError
@@ -150,6 +151,7 @@ def command(
                                                   "verdict, plugin by plugin on its template node."),
     aws_data: Optional[str] = aws_data_option(),
     karpenter_config: Optional[str] = karpenter_config_option(),
+    kueue_version: Optional[str] = kueue_version_option(),
 ) -> ExitStatus:
     """Explain a pod of the live cluster (or, with --pending / -A, every pending pod).
 
@@ -163,7 +165,7 @@ def command(
                    all_namespaces, pending, details, config, output, start_index, preemption,
                    preemption_offset, node, version_choice(env, kubernetes_version, feature_gates), html,
                    tuple(node_group_label or ()), node_groups, autoscaler_config, node_group, aws_data,
-                   karpenter_config)
+                   karpenter_config, kueue_version)
     return run_pod(env, args)
 
 
@@ -297,9 +299,11 @@ def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
             continue
         queue = {"queue": e.queue} if e.queue else {}
         verdict = verdict_in_queue({**e.slim, **queue})
-        answers = done.answers(e, verdict)
+        answers = {**done.answers(e, verdict), **({"kueue": e.kueue} if e.kueue is not None else {})}
         comparison = compare({**e.slim, "result": verdict}, e.pod, config_given=args.config is not None,
                              server_version=live.server_version, hints=e.hints)
+        if e.kueue_started:
+            comparison = kueue_started(comparison)
         where = live_json(live.server, live.context, live.server_version, comparison)
         shown = e.full if e.full is not None else e.trace if e.trace is not None else e.slim
         item = {**shown, **queue, **answers, "live": where}

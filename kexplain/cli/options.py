@@ -1,6 +1,7 @@
 """Options several commands share, one definition each: `--validate` and `-n` (every command
 that reads manifest files), Karpenter's (`kexplain POD`, `kexplain pod`, `kexplain
-karpenter`), and the checks of the Cluster Autoscaler's options before anything is read."""
+karpenter`), Kueue's `--kueue-version` (`kexplain POD`, `kexplain pod`, `kexplain kueue`), and
+the checks of the Cluster Autoscaler's options before anything is read."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -10,6 +11,7 @@ import typer
 from kexplain.admission.openapi import parse_validate
 from kexplain.apimachinery.names import is_dns1123_label
 from kexplain.errors import KexplainError
+from kexplain.kueue import versions
 
 VALIDATE_HELP = ("kubectl's --validate: strict (or true; the default): fields a schema does not define are "
                  "errors, as the API server refuses them; warn: warnings; ignore (or false): not looked for.")
@@ -41,6 +43,23 @@ def _namespace_value(value: Optional[str]) -> Optional[str]:
 # -n/--namespace of every command that reads manifest files (explain, lint, autoscale, karpenter).
 NAMESPACE_OPTION = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE", callback=_namespace_value,
                                 help=NAMESPACE_HELP)
+
+
+KUEUE_VERSION_HELP = ("The Kueue release whose decisions to follow: 0.17 (v0.17.8, the default) or 0.19 "
+                      "(v0.19.2).")
+
+
+def _kueue_version_value(value: Optional[str]) -> Optional[str]:
+    """A Kueue release kexplain follows (`kexplain.kueue.versions.resolve`), checked before
+    anything is read; a one-line error naming the supported ones otherwise (exit 2)."""
+    if value is not None:
+        versions.resolve(value)
+    return value
+
+
+def kueue_version_option() -> Any:
+    return typer.Option(None, "--kueue-version", metavar="X.Y", callback=_kueue_version_value,
+                        help=KUEUE_VERSION_HELP)
 
 
 def aws_data_option() -> Any:

@@ -28,7 +28,8 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from kexplain.explain.inputs import Loaded
-from kexplain.kueue.objects import READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
+from kexplain.kueue.apis.constants import ADMISSION_GATE
+from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 @dataclass
 class Chain:
@@ -77,14 +78,50 @@ class Chain:
         return found
 
 
-def live_answer(pod: Mapping[str, Any], cluster: Objects) -> dict[str, Any] | None:
-    """Kueue's answer for a pod read from a cluster (`kexplain pod NAME`), with its Workload's
-    status as stored beside it (`kexplain.kueue.started.live_answer`); None when Kueue does not
-    manage it or the cluster has none of Kueue's objects."""
-    if not managed(pod):
-        return None
+@dataclass(frozen=True)
+class LiveChain:
+    """A live pod as Kueue leaves it (`pod`: started when Kueue admits it, else as it came) and
+    Kueue's answer for it; `started`: the pod is the one Kueue ungates, not the one stored."""
+
+    pod: dict[str, Any]
+    answer: dict[str, Any]
+    started: bool
+
+
+def live_chain(pod: Mapping[str, Any], cluster: Objects, *, version: str | None = None,
+               now: datetime | None = None) -> LiveChain | None:
+    """A pod read from a cluster (`kexplain pod NAME`, `--pending`) through Kueue: one pass over
+    the cluster's Kueue objects (`live_chains`), as the Kueue release
+    `version` decides (None: v0.17.8) at `now` (default: when it runs). A pod gated by Kueue's
+    admission gate whose Workload Kueue admits (or the cluster admitted) comes back ungated, its
+    pod set's flavors merged, so the scheduler's answer is for the pod Kueue lets run; any other
+    pod comes back as it was (Kueue does not touch a pod it already let go). None when Kueue does
+    not manage it or the cluster has none of Kueue's objects."""
+    return live_chains([pod], cluster, version=version, now=now)[0]
+
+
+def live_chains(pods: list[Mapping[str, Any]], cluster: Objects, *, version: str | None = None,
+                now: datetime | None = None) -> list[LiveChain | None]:
+    """`live_chain` for each of `pods` (`--pending`, `-A`), those Kueue manages in ONE pass of
+    Kueue (`kexplain.kueue.started.live_started_all`): they compete for quota in Kueue's order."""
+    chosen = [i for i, pod in enumerate(pods) if managed(pod)]
+    out: list[LiveChain | None] = [None] * len(pods)
+    if not chosen:
+        return out
     context = of_kinds(cluster, READ_KINDS)
     if not any(is_kueue(o) for o, _ in context):
-        return None
-    from kexplain.kueue.started import live_answer as computed      # the pass: only now (see `Chain`)
-    return computed(dict(pod), context, datetime.now(timezone.utc).replace(microsecond=0))
+        return out
+    from kexplain.kueue.started import live_started_all      # the pass: only now (see `Chain`)
+    passed = live_started_all([dict(pods[i]) for i in chosen], context,
+                              now or datetime.now(timezone.utc).replace(microsecond=0), version=version)
+    for i, (made, answer) in zip(chosen, passed):
+        pod = pods[i]
+        started = answer.get("verdict") == ADMITTED and admission_gated(pod) and not admission_gated(made)
+        out[i] = LiveChain(made if started else dict(pod), answer, started)
+    return out
+
+
+def admission_gated(pod: Mapping[str, Any]) -> bool:
+    """The pod waits for Kueue's admission gate (`kueue.x-k8s.io/admission`)."""
+    spec = pod.get("spec") if isinstance(pod.get("spec"), Mapping) else {}
+    return any(isinstance(g, Mapping) and g.get("name") == ADMISSION_GATE for g in spec.get("schedulingGates") or ())

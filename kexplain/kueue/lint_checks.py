@@ -4,39 +4,72 @@ against the Kueue objects given with them, whether its LocalQueue does not exist
 its Workload can never fit its ClusterQueue: in every flavor Kueue could try for a pod set
 (not skipped for a taint or the node selection), some resource asks for more than the most the
 ClusterQueue could ever have there, its nominal quota and all it may borrow (`maxCapacity` of
-the explanation). Problems as values: (index of the object, rule, message, details)."""
+the explanation). Problems as values: (index of the object, rule, message, details). The same
+pass gives the Jobs and Pods Kueue admits as Kueue starts them (`Checked.started`): lint
+schedules those, not the suspended template or the gated pod."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from kexplain.apimachinery.quantity import parse_quantity
-from kexplain.kueue.objects import READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
+from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
 
 LOCAL_QUEUE = "kueue-local-queue"
 NEVER_FITS = "kueue-never-fits"
 Problem = tuple[int, str, str, dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Started:
+    """A Job or Pod of the set as Kueue starts it once admitted (unsuspended or ungated, its pod
+    set's flavors merged: `kexplain.kueue.started`), and Kueue's answer for it."""
+
+    obj: dict[str, Any]
+    answer: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Kueue's one pass over a set: its problems, and the Jobs and Pods it admits as started (by
+    index of the object; a JobSet, whose Jobs are other objects, is not among them)."""
+
+    problems: list[Problem] = field(default_factory=list)
+    started: dict[int, Started] = field(default_factory=dict)
+
+
 def problems(objs: Objects, cluster: Objects, *, validate: str = "strict") -> list[Problem]:
-    """The problems of the managed objects of `objs` (Kueue's objects from `objs` and `cluster`);
-    none when no Kueue object is given."""
+    """The problems of the managed objects of `objs` (`checked`)."""
+    return checked(objs, cluster, validate=validate).problems
+
+
+def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", version: str | None = None) -> Checked:
+    """Kueue's pass over the managed objects of `objs` (Kueue's objects from `objs` and
+    `cluster`; as the Kueue release `version` decides, None: v0.17.8): their problems and those
+    it starts; nothing when no Kueue object is given."""
     submitted = [i for i, (o, _) in enumerate(objs) if managed(o)]
     if not submitted:
-        return []
+        return Checked()
     chosen = set(submitted)
     context = [*of_kinds(cluster, READ_KINDS),
                *((o, s) for i, (o, s) in enumerate(objs) if i not in chosen and kind_of(o) in READ_KINDS)]
     if not any(is_kueue(o) for o, _ in context):
-        return []
+        return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
-    from kexplain.kueue.started import explained_run
+    from kexplain.kueue.started import explained_run, started
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate,
-                              now=datetime.now(timezone.utc).replace(microsecond=0))
+                              now=datetime.now(timezone.utc).replace(microsecond=0), version=version)
     items = {w["workload"]: w for w in doc["explanation"]["workloads"]}
     queues = {lq.key for lq in done.inputs.local_queues}
     out: list[Problem] = []
+    begun: dict[int, Started] = {}
     for index, outcome in zip(submitted, done.outcomes):
+        obj = objs[index][0]
+        if kind_of(obj) in ("Job", "Pod"):
+            made, answer = started(obj, outcome, done, doc)
+            if answer.get("verdict") == ADMITTED and "startError" not in answer:
+                begun[index] = Started(made[0], answer)
         wl = outcome.workload
         if wl is None:
             continue
@@ -52,7 +85,7 @@ def problems(objs: Objects, cluster: Objects, *, validate: str = "strict") -> li
             out.append((index, NEVER_FITS, f"its Workload can never fit ClusterQueue {item.get('clusterQueue')}, even "
                         f"with all it may borrow: {short}", {"workload": wl.meta.key,
                                                              "clusterQueue": item.get("clusterQueue")}))
-    return out
+    return Checked(out, begun)
 
 
 def _never_fits(item: dict[str, Any]) -> str:

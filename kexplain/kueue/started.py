@@ -177,22 +177,31 @@ def _for_made(answer: dict[str, Any], made: Mapping[str, Any], index: int) -> di
 
 
 
-def live_answer(pod: dict[str, Any], context: Objects, now: datetime) -> dict[str, Any]:
-    """Kueue's answer for a pod read from a cluster (stored: not admitted again), computed by one
-    pass over the cluster's Kueue objects (its own Workload among them), with that Workload's
-    status as the cluster has it (`live`: `workload`, `conditions`, `admission`,
-    `requeueState`), beside what kexplain computes."""
-    done, doc = explained_run([(pod, None)], context, validate="ignore", now=now, stored=True)
-    _, answer = started(pod, done.outcomes[0], done, doc)
-    uid = meta_of(pod).get("uid")
+def live_started_all(pods: list[dict[str, Any]], context: Objects, now: datetime, *,
+                     version: str | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Pods read from a cluster (stored: not admitted again) as Kueue leaves them after ONE pass
+    over them and the cluster's Kueue objects (their own Workloads among them: one the cluster
+    admitted holds its quota; the others compete for quota in Kueue's order, as in the
+    cluster): each started (ungated, merged with its pod set's flavors) when admitted, else
+    held; and Kueue's answer, with its Workload's status as the cluster has it (`live`:
+    `workload`, `conditions`, `admission`, `requeueState`) beside what kexplain computes."""
+    done, doc = explained_run([(pod, None) for pod in pods], context, validate="ignore", now=now, version=version,
+                              stored=True)
+    owned: dict[str, Mapping[str, Any]] = {}        # each stored Workload by the uid of its owner
     for obj, _ in context:
-        if kind_of(obj) != c.WORKLOAD or not uid:
-            continue
-        if any(isinstance(r, Mapping) and r.get("uid") == uid for r in meta_of(obj).get("ownerReferences") or ()):
+        if kind_of(obj) == c.WORKLOAD:
+            for ref in meta_of(obj).get("ownerReferences") or ():
+                if isinstance(ref, Mapping) and ref.get("uid"):
+                    owned.setdefault(str(ref["uid"]), obj)
+    out = []
+    for pod, outcome in zip(pods, done.outcomes):
+        made, answer = started(pod, outcome, done, doc)
+        obj = owned.get(str(meta_of(pod).get("uid") or ""))
+        if obj is not None:
             status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
             answer["live"] = {"workload": f"{meta_of(obj).get('namespace')}/{meta_of(obj).get('name')}",
                               "conditions": [{k: cond.get(k) for k in ("type", "status", "reason", "message")}
                                              for cond in status.get("conditions") or () if isinstance(cond, Mapping)],
                               **{k: status[k] for k in ("admission", "requeueState") if status.get(k)}}
-            break
-    return answer
+        out.append((made[0], answer))
+    return out

@@ -62,7 +62,7 @@ from kexplain.karpenter.pending import (NodePoolsRequest, has_node_pools, load_n
 from kexplain.lint import node_groups, node_pools
 from kexplain.lint.devices import DEVICE_RULES, check_devices
 from kexplain.kueue.lint_checks import LOCAL_QUEUE as KUEUE_LOCAL_QUEUE, NEVER_FITS as KUEUE_NEVER_FITS, \
-    problems as kueue_problems
+    Started as KueueStarted, checked as kueue_checked
 from kexplain.lint.documents import Document, Location, line_of, line_of_field, read_documents, unwrap
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
@@ -382,6 +382,8 @@ class Linter:
         # documents whose update of an earlier copy the API server refuses (an immutable field changed)
         self._update_refused: dict[tuple[str, int, int | None], KexplainError] = {}
         self._schemas: dict[tuple[str, int, int | None], tuple[list[Finding], bool]] = {}   # `_schema_of`
+        # the set's Jobs and Pods Kueue admits, as Kueue starts them: scheduled in their place (`_kueue`)
+        self._kueue_started: dict[tuple[str, int, int | None], KueueStarted] = {}
         self._retry = _RetryLog()       # the set's pass, for the queue's retry
         # Karpenter's NodePools among the --nodes objects: rule no-nodepool (`_node_pools`)
         self._karpenter = pool is not None and has_node_pools(pool.other_kinds)
@@ -460,19 +462,22 @@ class Linter:
             self._elsewhere = {}
             self._update_refused = {}
             self._schemas = {}
+            self._kueue_started = {}
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
         """Kueue's rules (`kexplain.kueue.lint_checks`) for the set's jobs Kueue manages, with the
         Kueue objects of the set and of --nodes, by file (none when Kueue's checks refuse one of
-        its objects: `kexplain kueue` says which)."""
+        its objects: `kexplain kueue` says which). The Jobs and Pods Kueue admits are kept as
+        Kueue starts them (`_kueue_started`): the scheduler meets those pods, not the held ones."""
         objs, where = _objects(items)
         cluster = self.pool.other_kinds if self.pool is not None else []
         out: dict[str, list[Finding]] = {}
         try:
-            found = kueue_problems(objs, cluster, validate=self.options.validate)
+            done = kueue_checked(objs, cluster, validate=self.options.validate)
         except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
             return out
-        for index, rule, message, details in found:
+        self._kueue_started = {_key(where[id(objs[i][1])].location): s for i, s in done.started.items()}
+        for index, rule, message, details in done.problems:
             doc = where[id(objs[index][1])]
             out.setdefault(doc.location.path, []).append(Finding(rule, doc.location, ObjectRef.of(doc.obj), message,
                                                                  details=details, field="metadata.labels"))
@@ -603,12 +608,24 @@ class Linter:
         if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
                 and is_builtin_kind(ref.api_version, ref.kind):
             linted.checks.append("scheduling")
-            found = self._guarded(ref, loc, lambda: self.check_scheduling(obj, ref, loc))
+            kueue = self._kueue_started.get(_key(loc))
+            scheduled = kueue.obj if kueue is not None else obj     # as Kueue starts it, once admitted
+            found = self._guarded(ref, loc, lambda: self.check_scheduling(scheduled, ref, loc))
             if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
                 assert self._set is not None
                 self._set.queued.append(replace(found, at=len(self.report.findings), linted=linted))
             else:
-                self._scheduled(linted, found)
+                self._scheduled(linted, self._said_kueue(loc, found))
+
+    def _said_kueue(self, loc: Location, findings: list[Finding]) -> list[Finding]:
+        """The verdict of a Job or Pod Kueue admits says so (details `kueue`: its Workload and
+        ClusterQueue): its pods are scheduled as Kueue starts them."""
+        started = self._kueue_started.get(_key(loc))
+        if started is None:
+            return findings
+        said = {k: started.answer[k] for k in ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets")
+                if k in started.answer}
+        return [replace(f, details={**f.details, "kueue": said}) if f.rule in _VERDICT_RULES else f for f in findings]
 
     def _scheduled(self, linted: LintedObject, findings: list[Finding], at: int | None = None) -> None:
         """Add an object's scheduling findings (at index `at` of the report, by default last)."""
@@ -873,7 +890,7 @@ class Linter:
             scaled_by = q.entry.autoscaled_by       # the HPA that set its replicas: said with its verdict
             findings = [replace(f, details={**f.details, "horizontalPodAutoscaler": scaled_by})
                         if scaled_by is not None and f.rule in _VERDICT_RULES else f for f in found[id(q)]]
-            self._scheduled(q.linted, findings, q.at)
+            self._scheduled(q.linted, self._said_kueue(q.loc, findings), q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's

@@ -128,4 +128,16 @@ def pending_line(trace: Mapping[str, Any]) -> tuple[str, str, str]:
         why = (own.get("message") or "") + nomination_why(trace.get("postFilter"))
     if differs is not None:
         why += f"; {differs}"
-    return status, host, why
+    kueue = kueue_why(trace.get("kueue"))
+    return status, host, f"{kueue}; {why}" if kueue else why
+
+
+def kueue_why(answer: Any) -> str:
+    """Kueue's answer for a pod it manages (the `kueue` key), in a few words: where it admits
+    it (the pod then scheduled as Kueue starts it), or why not; "" for a pod Kueue does not manage."""
+    if not isinstance(answer, Mapping):
+        return ""
+    if answer.get("verdict") == "Admitted":
+        return f"Kueue admits it in ClusterQueue {answer.get('clusterQueue')}"
+    said = answer.get("message") or answer.get("error") or ""
+    return f"Kueue: {answer.get('verdict')}" + (f" ({said})" if said else "")

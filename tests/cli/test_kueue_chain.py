@@ -113,3 +113,37 @@ def test_without_kueues_objects_the_output_is_unchanged() -> None:
     doc = json.loads(out)
     assert "kueue" not in json.dumps(doc["placements"]).replace("kueue.x-k8s.io", "")
     assert doc["placements"][0]["idle"].startswith("spec.suspend is true")
+
+
+@pytest.mark.parametrize(("flag", "release", "message"), [
+    ([], "v0.17.8", "Workload namespace doesn't match ClusterQueue selector"),
+    (["--kueue-version", "0.17"], "v0.17.8", "Workload namespace doesn't match ClusterQueue selector"),
+    (["--kueue-version", "v0.19.2"], "v0.19.2", "workload namespace doesn't match ClusterQueue selector"),
+])
+def test_kueue_version_picks_the_release_that_answers(tmp_path, flag, release, message) -> None:
+    # the ClusterQueues select no namespace: Kueue's nominate step says so, in each release's words
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text((CASE / "cluster.yaml").read_text().replace(
+        "namespaceSelector: {}", "namespaceSelector: {matchLabels: {team: none}}"))
+    got, out, err = kexplain(str(CASE / "eval.yaml"), "--nodes", str(cluster), "--nodes", str(CASE / "nodes.yaml"),
+                             "-o", "json", *flag)
+    answer = _answer(json.loads(out))
+    assert got == 1, err
+    assert answer["verdict"] == "Pending" and answer["message"] == message
+    assert answer["kueueVersion"].startswith(release)
+
+
+def test_kueue_version_admits_as_the_release_does() -> None:
+    got, out, err = kexplain(str(CASE / "notebook.yaml"), *CLUSTER, "-o", "json", "--kueue-version", "0.19")
+    assert got == 0, err
+    doc = json.loads(out)
+    assert doc["kueue"]["verdict"] == "Admitted" and doc["kueue"]["kueueVersion"].startswith("v0.19.2")
+    assert doc["result"]["status"] == "Scheduled"
+
+
+@pytest.mark.parametrize("command", [[str(CASE / "eval.yaml"), *CLUSTER], ["pod", "notebook"]])
+def test_a_bad_kueue_version_is_a_one_line_error(command) -> None:
+    got, out, err = kexplain(*command, "--kueue-version", "0.18")
+    assert got == 2 and out == ""
+    assert err.strip() == ("error: --kueue-version 0.18: not a Kueue version kexplain follows; supported: "
+                           "0.17 (v0.17.8), 0.19 (v0.19.2)")

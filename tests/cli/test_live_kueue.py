@@ -25,6 +25,9 @@ NOTEBOOK = {"metadata": {"name": "notebook", "namespace": "shop", "uid": POD_UID
             "status": {"phase": "Pending", "qosClass": "Burstable",
                        "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated",
                                        "message": "Scheduling is blocked due to non-empty scheduling gates"}]}}
+CLUSTER_QUEUES = "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
+WORKLOADS = "/apis/kueue.x-k8s.io/v1beta2/workloads"
+ZONE_B = ("node-b1", "node-b2")     # the recorded cluster's nodes outside the flavor's zone (us-east-1a)
 EVERY_KIND = frozenset(r.plural for r in (*RESOURCES, *KUEUE)) | {"daemonsets", "nodepools", "nodeclaims"}
 
 
@@ -39,7 +42,6 @@ def api(tmp_path):
 def test_a_gated_pod_gets_kueues_answer_and_its_workloads_stored_status(api, capsys) -> None:
     code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
     trace = json.loads(out)
-    assert trace["result"]["status"] == "Gated"         # the pod as the cluster has it
     kueue = trace["kueue"]
     assert kueue["workload"] == "shop/pod-notebook-8c1d2"       # its own Workload, found by owner
     assert kueue["verdict"] == "Admitted" and kueue["clusterQueue"] == "shop-cq"   # what kexplain computes
@@ -81,3 +83,101 @@ def test_a_cluster_without_kueue_is_asked_nothing_more(tmp_path, capsys) -> None
                                "-o", "json")
         assert not any("kueue.x-k8s.io" in r.path for r in plain.requests)
     assert "kueue" not in json.loads(out)
+
+
+@pytest.mark.parametrize(("flag", "release"), [([], "v0.17.8"), (["--kueue-version", "0.19"], "v0.19.2")])
+def test_kueue_version_picks_the_release_that_answers_live(api, capsys, flag, release) -> None:
+    _, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                          *flag)
+    assert json.loads(out)["kueue"]["kueueVersion"].startswith(release), err
+
+
+def test_a_pod_kueue_admits_is_scheduled_as_kueue_starts_it(api, capsys) -> None:
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Admitted"
+    assert trace["result"]["status"] == "Unschedulable"      # ungated: the scheduler's answer, not the gate's
+    for node in ZONE_B:     # the flavor's node label merged into the pod's node selector
+        assert trace["filterAll"][node]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
+    live = trace["live"]    # the cluster's pod is still gated: nothing to agree with, said why
+    assert live["agrees"] is None and live["podScheduled"]["reason"] == "SchedulingGated"
+    assert live["hints"][0].startswith("kexplain scheduled the pod as Kueue would start it")
+    assert code == 1
+
+
+def test_a_pod_kueue_would_not_admit_keeps_its_gate(api, capsys) -> None:
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Pending"
+    assert trace["kueue"]["message"].startswith("couldn't assign flavors to pod set main: insufficient quota for cpu")
+    assert trace["result"]["status"] == "Gated"          # the pod as the cluster has it
+    assert trace["live"]["agrees"] is True and not trace["live"]["hints"]
+    assert code == 1
+
+
+def test_a_pod_the_cluster_admitted_is_scheduled_as_started(api, capsys) -> None:
+    # no quota left to admit it now, but its Workload holds quota in the cluster (status.admission)
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    api.collections[WORKLOADS]["items"][0]["status"] = {
+        "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                        "message": "Quota reserved in ClusterQueue shop-cq",
+                        "lastTransitionTime": "2025-11-03T10:00:02Z"}],
+        "admission": {"clusterQueue": "shop-cq",
+                      "podSetAssignments": [{"name": "main", "flavors": {"cpu": "zone-a", "memory": "zone-a"},
+                                             "resourceUsage": {"cpu": "1", "memory": "1Gi"}, "count": 1}]}}
+    code, out, err = run_cli(capsys, "pod", "notebook", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    trace = json.loads(out)
+    assert trace["kueue"]["verdict"] == "Admitted" and trace["kueue"]["live"]["admission"]["clusterQueue"] == "shop-cq"
+    assert trace["result"]["status"] != "Gated"
+    assert trace["filterAll"]["node-b1"]["NodeAffinity"]["code"] == "UnschedulableAndUnresolvable"
+
+
+def _items(out: str) -> dict[str, dict]:
+    return {f"{i['pod']['namespace']}/{i['pod']['name']}": i for i in json.loads(out)["items"]}
+
+
+def test_pending_gives_kueues_answer_and_schedules_the_admitted_as_started(api, capsys) -> None:
+    code, out, err = run_cli(capsys, "pod", "-A", "--kubeconfig", api.kubeconfig, "-o", "json")
+    items = _items(out)
+    notebook = items["shop/notebook"]
+    assert notebook["kueue"]["verdict"] == "Admitted" and notebook["kueue"]["workload"] == "shop/pod-notebook-8c1d2"
+    assert notebook["result"]["status"] == "Unschedulable"      # as Kueue starts it, not "Gated"
+    assert notebook["live"]["agrees"] is None
+    assert notebook["live"]["hints"][0].startswith("kexplain scheduled the pod as Kueue would start it")
+    others = [i for key, i in items.items() if key != "shop/notebook"]
+    assert others and not any("kueue" in i for i in others)      # pods Kueue does not manage: as they were
+
+
+def test_pending_keeps_the_gate_kueue_would_not_lift(api, capsys) -> None:
+    quota = api.collections[CLUSTER_QUEUES]["items"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    quota[0]["nominalQuota"] = "0"
+    code, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json",
+                             "--kueue-version", "0.19")
+    notebook = _items(out)["shop/notebook"]
+    assert notebook["kueue"]["verdict"] == "Pending" and notebook["kueue"]["kueueVersion"].startswith("v0.19.2")
+    assert notebook["result"]["status"] == "Gated" and notebook["live"]["agrees"] is True
+
+
+def test_pending_text_says_kueues_answer_in_the_row(api, capsys) -> None:
+    _, out, _ = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig)
+    row = next(line for line in out.splitlines() if line.startswith("shop/notebook"))
+    assert "Kueue admits it in ClusterQueue shop-cq; 0/6 nodes are available" in row
+    assert not any("Kueue" in line for line in out.splitlines() if not line.startswith("shop/notebook"))
+
+
+def test_pending_pods_compete_for_kueues_quota_in_one_pass(api, capsys) -> None:
+    # a second gated pod, created first, asks all the ClusterQueue's 4 cpu: Kueue admits it first, and
+    # the notebook (admitted when it is alone: test above) waits for quota
+    first = json.loads(json.dumps(NOTEBOOK))
+    first["metadata"].update(name="trainer", uid="9a8b7c6d-0000-4000-8000-00000000000a",
+                             creationTimestamp="2025-11-03T09:00:00Z")
+    first["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "4"
+    api.collections["/api/v1/pods"]["items"].append(first)
+    _, out, err = run_cli(capsys, "pod", "--pending", "-n", "shop", "--kubeconfig", api.kubeconfig, "-o", "json")
+    items = _items(out)
+    assert items["shop/trainer"]["kueue"]["verdict"] == "Admitted", err
+    assert items["shop/notebook"]["kueue"]["verdict"] != "Admitted"
+    assert items["shop/notebook"]["result"]["status"] == "Gated"

@@ -64,3 +64,41 @@ def test_the_kueue_objects_may_be_in_the_set_itself() -> None:
 def test_no_kueue_finding_without_kueues_objects() -> None:
     code, findings = lint(str(CASE / "typo.yaml"), "--nodes", str(CASE / "nodes.yaml"))
     assert findings == [] and code == 0
+
+
+def verdicts(*args: str) -> dict[str, dict]:
+    """The scheduling verdict of each object linted, by name."""
+    env = TestEnvironment(width=200)
+    main(["lint", *args, "-f", "json"], env)
+    return {f["object"]["name"]: f for f in json.loads(env.out)["findings"]
+            if f["rule"] in ("fits", "unschedulable", "gated", "not-created", "replicas")}
+
+
+NODES = ["--nodes", str(CASE / "nodes.yaml")]
+
+
+def test_lint_schedules_the_pods_kueue_starts() -> None:
+    found = verdicts(str(CASE / "eval.yaml"), str(CASE / "notebook.yaml"), "--nodes", str(CASE / "cluster.yaml"),
+                     *NODES)
+    job, pod = found["eval"], found["notebook"]
+    # the Job not a suspended template, the Pod not gated: the pods Kueue starts, on the flavor's nodes only
+    assert (job["rule"], job["details"]["fit"]) == ("fits", 2) and "idle" not in job["details"]
+    assert (pod["rule"], pod["details"]["status"]) == ("fits", "Scheduled")
+    assert set(job["details"]["nodes"]) | set(pod["details"]["nodes"]) <= {"od-1", "od-2"}
+    for f in (job, pod):
+        assert f["details"]["kueue"]["verdict"] == "Admitted"
+        assert f["details"]["kueue"]["podSets"][0]["nodeSelector"] == {"cloud.example.com/capacity": "on-demand"}
+    assert job["details"]["kueue"]["clusterQueue"] == "team-a-cq"
+
+
+def test_kueues_objects_in_the_set_start_them_too() -> None:
+    found = verdicts(str(CASE / "notebook.yaml"), str(CASE / "cluster.yaml"), *NODES)
+    assert found["notebook"]["rule"] == "fits" and found["notebook"]["details"]["kueue"]["clusterQueue"] == "team-b-cq"
+
+
+def test_a_job_kueue_holds_stays_suspended_and_without_kueue_nothing_changes() -> None:
+    held = verdicts(str(CASE / "train.yaml"), "--nodes", str(CASE / "cluster.yaml"), *NODES)["train"]
+    assert held["rule"] == "not-created" and held["details"]["idle"].startswith("spec.suspend is true")
+    assert "kueue" not in held["details"]
+    plain = verdicts(str(CASE / "notebook.yaml"), *NODES)["notebook"]       # no Kueue object: gated, as written
+    assert plain["rule"] == "gated" and "kueue" not in plain["details"]
