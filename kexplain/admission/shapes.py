@@ -42,8 +42,9 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
-    is_label_value
+from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
+from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
+    is_dns1123_label, is_dns1123_subdomain, is_label_value
 from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
@@ -53,9 +54,11 @@ TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label 
 NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
 SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
 HOST = "kexplain-placeholder-hostname"             # a DNS label
+LABEL = "kexplain-placeholder-label"                # any other label's value (a valid one)
+ANNOTATION = "kexplain-placeholder-annotation"      # an annotation's value admission does not read
 CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, *TOPOLOGY.values())
+PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, *TOPOLOGY.values())
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
 # status it takes as written (admission.md), each value checked on its own when decoded.
@@ -64,6 +67,10 @@ _ZONE, _REGION = TOPOLOGY_LABELS
 _ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
+_LABEL_VALUE_FULL = re.compile(LABEL_VALUE_FMT).fullmatch       # a valid label value at most 63 long (ASCII)
+# Annotations of these domains keep their values in the shape: the API server's own, some of which
+# admission reads (the mirror pod's, the deletion cost, seccomp and AppArmor profiles, tolerations).
+_RESERVED_DOMAINS = ("kubernetes.io", "k8s.io")
 
 
 def canonical(pod: dict, valid_nodes: set[str], valid_times: set[str] | None = None) -> dict | None:
@@ -128,7 +135,10 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
         meta["name"] = NAME
     labels = meta.get("labels")
     if type(labels) is dict and labels:
-        _canonical_labels(labels, name, renamed, undo)
+        _canonical_labels(labels, name, renamed, undo, not _reads_labels(spec))
+    annotations = meta.get("annotations")
+    if type(annotations) is dict and annotations:
+        _canonical_annotations(meta, annotations, undo)
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
@@ -147,9 +157,19 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     return undo
 
 
-def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]]) -> None:
+def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]],
+                      unread: bool) -> None:
     """`_canonicalize`'s step for a pod's labels: the zone and region values, and when the name is
-    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index)."""
+    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index); when
+    admission reads no label's value but to validate it (`unread`: `_reads_labels`), every other
+    valid value (LABEL). The keys stay: their checks are the key's own, and PodTopologyLabels
+    merges the node's zone labels by key."""
+    if unread:
+        for key, value in labels.items():
+            if type(value) is str and len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None:
+                undo.append((labels, key, value))
+                labels[key] = TOPOLOGY.get(key, LABEL)
+        return
     suffix = name.rsplit("-", 1)[-1]
     values = labels.values()
     derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
@@ -167,6 +187,46 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
                 if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
                     undo.append((labels, key, value))
                     labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def _reads_labels(spec: dict) -> bool:
+    """Whether admission reads a pod's label values beyond validating them: the matchLabelKeys
+    and mismatchLabelKeys merged into its topology spread and pod (anti-)affinity selectors
+    (`kexplain.admission.match_label_keys`). Asked loosely (any spread constraint naming
+    matchLabelKeys, any pod affinity whose encoding holds "LabelKeys"): a pod kept keyed by its
+    labels costs speed only."""
+    spread = spec.get("topologySpreadConstraints")
+    if spread is not None and (type(spread) is not list or any(
+            type(c) is not dict or "matchLabelKeys" in c for c in spread)):
+        return True
+    affinity = spec.get("affinity")
+    if affinity is None:
+        return False
+    if type(affinity) is not dict:
+        return True
+    if "podAffinity" not in affinity and "podAntiAffinity" not in affinity:
+        return False
+    encoded = shape_key(affinity)
+    return encoded is None or b"LabelKeys" in encoded
+
+
+def _canonical_annotations(meta: dict, annotations: dict, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for a pod's annotations: each string value (ANNOTATION) but those of
+    the reserved domains (`_RESERVED_DOMAINS`), when their total size is within the limit (the one
+    check of their values, `validate_common.validate_annotations`; over it, nothing is replaced
+    and the full path says so). The keys stay: their checks are the key's own."""
+    total = 0
+    for key, value in annotations.items():
+        if type(key) is not str or type(value) is not str:
+            return
+        total += len(key) + len(value)
+    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
+            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
+        return
+    replaced = {key: value if key.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in key else ANNOTATION
+                for key, value in annotations.items()}
+    undo.append((meta, "annotations", annotations))
+    meta["annotations"] = replaced
 
 
 def _canonical_node(spec: dict, node: str, undo: list[tuple[dict, Any, Any]]) -> None:
