@@ -580,8 +580,7 @@ def _leaks(change: Patch | _Set) -> bool:
     """Does the patch write a placeholder anywhere (admission copied one)?"""
     if type(change) is Patch:
         return any(_leaks(c) for _, c in change.changes)   # type: ignore[union-attr]
-    text = repr(change.value)   # type: ignore[union-attr]
-    return any(p in text for p in PLACEHOLDERS)
+    return _holds_placeholder(change.value)   # type: ignore[union-attr]
 
 
 def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -> Patch | None:
@@ -639,7 +638,27 @@ def _templated(patch: Patch, written: Any, admitted: Any) -> None:
 
 def _own(value: Any) -> bool:
     """Whether a part of a canonical pod holds something of each pod's own (a placeholder)."""
-    return value is STATUS or any(p in repr(value) for p in PLACEHOLDERS)
+    return value is STATUS or _holds_placeholder(value)
+
+
+# What each placeholder holds: the common prefix of all but CREATED, and CREATED
+_MARKS = ("kexplain-placeholder-", CREATED)
+assert all(any(mark in p for mark in _MARKS) for p in PLACEHOLDERS)
+_MARK_BYTES = tuple(mark.encode() for mark in _MARKS)
+
+
+def _holds_placeholder(value: Any) -> bool:
+    """Whether a placeholder is written anywhere in `value` (a key or a string holding it), asked
+    of its encoding (`shape_key`: in C, a string's bytes as they are), not of its repr: every shape
+    asks it of each part of its pod. Asked loosely, as whether what every placeholder holds
+    (`_MARKS`) is there: a string holding a placeholder holds it, and one that holds it otherwise
+    (or bytes found across two strings) only keeps a part unshared or a shape on the full path
+    (speed, never a wrong value)."""
+    encoded = shape_key(value)
+    if encoded is None:
+        text = repr(value)
+        return _MARKS[0] in text or _MARKS[1] in text
+    return _MARK_BYTES[0] in encoded or _MARK_BYTES[1] in encoded
 
 
 def holds_own(canonical_pod: dict, field: str) -> bool:
