@@ -7,13 +7,16 @@ only to validate them on their own and to copy a bound pod's zone labels from it
 everything else it does is a function of the rest of the pod and of the run's context
 (PriorityClasses, RuntimeClasses), which is fixed while pods are admitted. So:
 
-- `canonical` replaces the name, uid and nodeName of a pod, the values of its zone and
-  region labels, and what a controller derives from the name and node (a StatefulSet pod's
+- `canonical` replaces the name, uid and nodeName of a pod, the values of its labels (those of
+  a pod whose label values admission merges into selectors, matchLabelKeys, only the zone and
+  region) and of its annotations (but the reserved domains', some of which admission reads),
+  and what a controller derives from the name and node (a StatefulSet pod's
   pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity),
   its creation timestamp and its status (what a kubelet reports of that one pod, which
   admission takes as written) by placeholders, once each has passed its own check (a DNS
-  subdomain; a uid that is a string; a label value; a DNS label; a time; a status that
-  decodes; an invalid one keeps the pod on the full path, which says why), and
+  subdomain; a uid that is a string; a label value; the annotations' total size; a DNS label;
+  a time; a status that decodes; an invalid one keeps the pod on the full path, which says
+  why), and
   `ShapeIndex.entry`'s key is the `shape_key` of that canonical pod: equal bytes are equal
   values of equal types in equal key order;
 - the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
