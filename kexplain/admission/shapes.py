@@ -7,13 +7,16 @@ only to validate them on their own and to copy a bound pod's zone labels from it
 everything else it does is a function of the rest of the pod and of the run's context
 (PriorityClasses, RuntimeClasses), which is fixed while pods are admitted. So:
 
-- `canonical` replaces the name, uid and nodeName of a pod, the values of its zone and
-  region labels, and what a controller derives from the name and node (a StatefulSet pod's
+- `canonical` replaces the name, uid and nodeName of a pod, the values of its labels (those of
+  a pod whose label values admission merges into selectors, matchLabelKeys, only the zone and
+  region) and of its annotations (but the reserved domains', some of which admission reads),
+  and what a controller derives from the name and node (a StatefulSet pod's
   pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity),
   its creation timestamp and its status (what a kubelet reports of that one pod, which
   admission takes as written) by placeholders, once each has passed its own check (a DNS
-  subdomain; a uid that is a string; a label value; a DNS label; a time; a status that
-  decodes; an invalid one keeps the pod on the full path, which says why), and
+  subdomain; a uid that is a string; a label value; the annotations' total size; a DNS label;
+  a time; a status that decodes; an invalid one keeps the pod on the full path, which says
+  why), and
   `ShapeIndex.entry`'s key is the `shape_key` of that canonical pod: equal bytes are equal
   values of equal types in equal key order;
 - the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
@@ -42,8 +45,9 @@ from kexplain.admission.decode import status_decodes
 from kexplain.admission.openapi import RFC3339, go_time_parse_error
 from kexplain.apimachinery.labels import TOPOLOGY_LABELS
 from kexplain.apimachinery.stored_pods import StoredPod
-from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, is_dns1123_label, is_dns1123_subdomain, \
-    is_label_value
+from kexplain.admission.validate_common import ANNOTATIONS_SIZE_LIMIT
+from kexplain.apimachinery.names import _SUBDOMAIN as DNS1123_SUBDOMAIN, _VALUE_FMT as LABEL_VALUE_FMT, \
+    is_dns1123_label, is_dns1123_subdomain, is_label_value
 from kexplain.model.shapes import shape_key
 
 NAME = "kexplain-placeholder-name.invalid"
@@ -53,9 +57,11 @@ TOPOLOGY = {label: f"kexplain-placeholder-{label.rsplit('/', 1)[-1]}" for label 
 NAME_LABEL = "kexplain-placeholder-pod-name"        # label values: valid ones
 SUFFIX_LABEL = "kexplain-placeholder-pod-suffix"
 HOST = "kexplain-placeholder-hostname"             # a DNS label
+LABEL = "kexplain-placeholder-label"                # any other label's value (a valid one)
+ANNOTATION = "kexplain-placeholder-annotation"      # an annotation's value admission does not read
 CREATED = "1111-11-11T11:11:11Z"                    # a creation timestamp (a valid one)
 STATUS: dict[str, Any] = {}         # a pod's status (`_canonicalize`, a canonical pod's: never changed)
-PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, *TOPOLOGY.values())
+PLACEHOLDERS = (NAME, UID, NODE, NAME_LABEL, SUFFIX_LABEL, HOST, CREATED, LABEL, ANNOTATION, *TOPOLOGY.values())
 # The status fields of a pod that admission reads or drops (the claim statuses it validates and
 # drops with their gates, `validate_pod.validate_pod_status`, `gated_fields`); the rest of the
 # status it takes as written (admission.md), each value checked on its own when decoded.
@@ -64,6 +70,10 @@ _ZONE, _REGION = TOPOLOGY_LABELS
 _ZONE_PLACEHOLDER, _REGION_PLACEHOLDER = TOPOLOGY[_ZONE], TOPOLOGY[_REGION]
 _subdomain_problems = getattr(is_dns1123_subdomain, "__wrapped__", is_dns1123_subdomain)   # names are unique: no cache
 _SUBDOMAIN_FULL = re.compile(DNS1123_SUBDOMAIN).fullmatch      # the valid ones at once (ASCII: chars are bytes)
+_LABEL_VALUE_FULL = re.compile(LABEL_VALUE_FMT).fullmatch       # a valid label value at most 63 long (ASCII)
+# Annotations of these domains keep their values in the shape: the API server's own, some of which
+# admission reads (the mirror pod's, the deletion cost, seccomp and AppArmor profiles, tolerations).
+_RESERVED_DOMAINS = ("kubernetes.io", "k8s.io")
 
 
 def canonical(pod: dict, valid_nodes: set[str], valid_times: set[str] | None = None) -> dict | None:
@@ -128,7 +138,10 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
         meta["name"] = NAME
     labels = meta.get("labels")
     if type(labels) is dict and labels:
-        _canonical_labels(labels, name, renamed, undo)
+        _canonical_labels(labels, name, renamed, undo, not _reads_labels(spec))
+    annotations = meta.get("annotations")
+    if type(annotations) is dict and annotations:
+        _canonical_annotations(meta, annotations, undo)
     if uid:
         undo.append((meta, "uid", uid))
         meta["uid"] = UID
@@ -147,9 +160,19 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
     return undo
 
 
-def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]]) -> None:
+def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]],
+                      unread: bool) -> None:
     """`_canonicalize`'s step for a pod's labels: the zone and region values, and when the name is
-    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index)."""
+    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index); when
+    admission reads no label's value but to validate it (`unread`: `_reads_labels`), every other
+    valid value (LABEL). The keys stay: their checks are the key's own, and PodTopologyLabels
+    merges the node's zone labels by key."""
+    if unread:
+        for key, value in labels.items():
+            if type(value) is str and len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None:
+                undo.append((labels, key, value))
+                labels[key] = TOPOLOGY.get(key, LABEL)
+        return
     suffix = name.rsplit("-", 1)[-1]
     values = labels.values()
     derived = renamed and (name in values or suffix in values)     # (scans in C; a StatefulSet's pods)
@@ -167,6 +190,46 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
                 if (value == name or value == suffix) and key not in TOPOLOGY and not is_label_value(value):
                     undo.append((labels, key, value))
                     labels[key] = NAME_LABEL if value == name else SUFFIX_LABEL
+
+
+def _reads_labels(spec: dict) -> bool:
+    """Whether admission reads a pod's label values beyond validating them: the matchLabelKeys
+    and mismatchLabelKeys merged into its topology spread and pod (anti-)affinity selectors
+    (`kexplain.admission.match_label_keys`). Asked loosely (any spread constraint naming
+    matchLabelKeys, any pod affinity whose encoding holds "LabelKeys"): a pod kept keyed by its
+    labels costs speed only."""
+    spread = spec.get("topologySpreadConstraints")
+    if spread is not None and (type(spread) is not list or any(
+            type(c) is not dict or "matchLabelKeys" in c for c in spread)):
+        return True
+    affinity = spec.get("affinity")
+    if affinity is None:
+        return False
+    if type(affinity) is not dict:
+        return True
+    if "podAffinity" not in affinity and "podAntiAffinity" not in affinity:
+        return False
+    encoded = shape_key(affinity)
+    return encoded is None or b"LabelKeys" in encoded
+
+
+def _canonical_annotations(meta: dict, annotations: dict, undo: list[tuple[dict, Any, Any]]) -> None:
+    """`_canonicalize`'s step for a pod's annotations: each string value (ANNOTATION) but those of
+    the reserved domains (`_RESERVED_DOMAINS`), when their total size is within the limit (the one
+    check of their values, `validate_common.validate_annotations`; over it, nothing is replaced
+    and the full path says so). The keys stay: their checks are the key's own."""
+    total = 0
+    for key, value in annotations.items():
+        if type(key) is not str or type(value) is not str:
+            return
+        total += len(key) + len(value)
+    if 4 * total > ANNOTATIONS_SIZE_LIMIT and sum(
+            len(k.encode()) + len(v.encode()) for k, v in annotations.items()) > ANNOTATIONS_SIZE_LIMIT:
+        return
+    replaced = {key: value if key.partition("/")[0].endswith(_RESERVED_DOMAINS) and "/" in key else ANNOTATION
+                for key, value in annotations.items()}
+    undo.append((meta, "annotations", annotations))
+    meta["annotations"] = replaced
 
 
 def _canonical_node(spec: dict, node: str, undo: list[tuple[dict, Any, Any]]) -> None:
@@ -520,8 +583,7 @@ def _leaks(change: Patch | _Set) -> bool:
     """Does the patch write a placeholder anywhere (admission copied one)?"""
     if type(change) is Patch:
         return any(_leaks(c) for _, c in change.changes)   # type: ignore[union-attr]
-    text = repr(change.value)   # type: ignore[union-attr]
-    return any(p in text for p in PLACEHOLDERS)
+    return _holds_placeholder(change.value)   # type: ignore[union-attr]
 
 
 def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -> Patch | None:
@@ -579,7 +641,27 @@ def _templated(patch: Patch, written: Any, admitted: Any) -> None:
 
 def _own(value: Any) -> bool:
     """Whether a part of a canonical pod holds something of each pod's own (a placeholder)."""
-    return value is STATUS or any(p in repr(value) for p in PLACEHOLDERS)
+    return value is STATUS or _holds_placeholder(value)
+
+
+# What each placeholder holds: the common prefix of all but CREATED, and CREATED
+_MARKS = ("kexplain-placeholder-", CREATED)
+assert all(any(mark in p for mark in _MARKS) for p in PLACEHOLDERS)
+_MARK_BYTES = tuple(mark.encode() for mark in _MARKS)
+
+
+def _holds_placeholder(value: Any) -> bool:
+    """Whether a placeholder is written anywhere in `value` (a key or a string holding it), asked
+    of its encoding (`shape_key`: in C, a string's bytes as they are), not of its repr: every shape
+    asks it of each part of its pod. Asked loosely, as whether what every placeholder holds
+    (`_MARKS`) is there: a string holding a placeholder holds it, and one that holds it otherwise
+    (or bytes found across two strings) only keeps a part unshared or a shape on the full path
+    (speed, never a wrong value)."""
+    encoded = shape_key(value)
+    if encoded is None:
+        text = repr(value)
+        return _MARKS[0] in text or _MARKS[1] in text
+    return _MARK_BYTES[0] in encoded or _MARK_BYTES[1] in encoded
 
 
 def holds_own(canonical_pod: dict, field: str) -> bool:

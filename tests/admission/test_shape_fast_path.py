@@ -254,6 +254,31 @@ def _variant(name: str, i: int) -> dict:
         meta["annotations"] = {"kubernetes.io/config.mirror": "x"}
         if i == 2:
             del spec["nodeName"]
+    elif name == "label-values":                # a workload's labels, each pod's values its own
+        meta["labels"].update({"app": f"web-{i}", "pod-template-hash": f"{i * 7919:08x}", "empty": "" if i else "x"})
+    elif name == "label-value-invalid-later" and i == 2:
+        meta["labels"]["tier"] = "not a label value!"
+    elif name == "label-value-long-later":
+        meta["labels"]["tier"] = "t" * (64 if i == 2 else 63)
+    elif name == "annotation-values":           # unique annotations: each pod's values its own
+        meta["annotations"] = {"example.com/build": f"b-{i}", "note": "x" * i,
+                               "kubernetes.io/description": "kept in the shape"}
+    elif name == "annotation-key-invalid-later":
+        meta["annotations"] = {"example.com/build": f"b-{i}", **({"bad key!": "v"} if i == 2 else {})}
+    elif name == "annotations-too-large-later":
+        meta["annotations"] = {"example.com/blob": "x" * (256 * 1024 - 16 + (8 if i == 2 else 0))}
+    elif name == "deletion-cost-later":
+        meta["annotations"] = {"controller.kubernetes.io/pod-deletion-cost": "x" if i == 2 else str(i),
+                               "example.com/build": f"b-{i}"}
+    elif name == "merged-label-values":     # values merged into the selector: each pod keyed by them
+        meta["labels"]["pod-template-hash"] = f"h{i}"
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                              "whenUnsatisfiable": "DoNotSchedule",
+                                              "labelSelector": {"matchLabels": {"app": "web"}},
+                                              "matchLabelKeys": ["pod-template-hash"]}]
+    elif name == "label-placeholder-text":
+        meta["labels"]["copy"] = "kexplain-placeholder-label"
+        meta["annotations"] = {"copy": "kexplain-placeholder-annotation"}
     elif name == "scheduling-gates":
         spec["schedulingGates"] = [{"name": "g"}]
     elif name == "host-network":
@@ -286,10 +311,12 @@ def _variant(name: str, i: int) -> dict:
 ADMITTED = ["plain", "long-name-ephemeral", "uid-kinds", "match-label-keys", "match-label-keys-zone", "no-labels",
             "null-labels", "unbound", "unknown-node", "yaml-timestamp", "float-values", "priority", "runtime-class",
             "default-namespace", "host-network", "node-name-placeholder-text", "stateful", "stateful-match-label-keys",
-            "stateful-fqdn", "daemon"]
+            "stateful-fqdn", "daemon", "label-values", "annotation-values", "merged-label-values",
+            "label-placeholder-text"]
 REFUSED = ["bad-name-later", "bad-node-later", "uid-not-a-string", "duplicate-name", "zone-label-invalid-later",
            "yaml-naive-timestamp", "null-port-later", "priority-given-wrong", "mirror-annotation", "scheduling-gates",
-           "stateful-dotted-later", "daemon-bad-pin-later"]
+           "stateful-dotted-later", "daemon-bad-pin-later", "label-value-invalid-later", "label-value-long-later",
+           "annotation-key-invalid-later", "annotations-too-large-later", "deletion-cost-later"]
 VARIANTS = ADMITTED + REFUSED
 CONTEXT = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
             "value": 1000},
@@ -314,8 +341,8 @@ def test_admitted_variants_are_admitted(name: str) -> None:
     if name not in ("long-name-ephemeral", "match-label-keys-zone", "yaml-timestamp", "stateful-match-label-keys",
                     "stateful-fqdn"):
         assert patched > 0
-    if name in ("stateful", "daemon"):            # every pod: one shape despite the per-pod fields
-        assert patched == 5
+    if name in ("stateful", "daemon", "label-values", "annotation-values", "label-placeholder-text"):
+        assert patched == 5                     # every pod: one shape despite the per-pod fields
 
 
 @pytest.mark.parametrize("name", REFUSED)
@@ -448,3 +475,58 @@ def test_first_pod_of_a_shape_is_patched_or_refused_alike() -> None:
     got, _ = outcome(cluster, None, True)
     assert got[0] == "refused" and 'pods "web-0" already exists' in got[2]
     assert_same(cluster)
+
+
+def _full_path_admissions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the pods admission takes through its steps (`_Admission._admit_steps`: the
+    full path, or a shape's canonical pod when its patch is made)."""
+    from kexplain.admission import pipeline
+    seen: list[str] = []
+    steps = pipeline._Admission._admit_steps
+
+    def counted(self: Any, pod: dict, *args: Any, **kwargs: Any) -> None:
+        seen.append(pod["metadata"].get("name"))
+        steps(self, pod, *args, **kwargs)
+    monkeypatch.setattr(pipeline._Admission, "_admit_steps", counted)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["label-values", "annotation-values"])
+def test_pods_differing_in_label_or_annotation_values_share_one_admission(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten pods that differ in their label values or annotations (and name and node) are
+    admitted once, as their shape's canonical pod; each keeps its own values."""
+    pods = replicas(lambda i: _variant(name, i), 10)
+    seen = _full_path_admissions(monkeypatch)
+    result = admit(cluster_of(*pods), None)
+    assert result.patched == 10
+    assert seen == ["kexplain-placeholder-name.invalid"]
+    admitted = [o for o, _ in result.objects if o["kind"] == "Pod"]
+    for written, got in zip(pods, admitted):
+        assert got["metadata"].get("annotations") == written["metadata"].get("annotations")
+        assert {k: v for k, v in got["metadata"]["labels"].items() if not k.startswith("topology.")} == \
+            written["metadata"]["labels"]
+
+
+def test_label_values_merged_by_match_label_keys_keep_pods_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pod whose label values admission merges into its selectors (matchLabelKeys) is keyed by
+    them: four values, four admissions, each selector holding its pod's own value."""
+    pods = replicas(lambda i: _variant("merged-label-values", i), 4)
+    seen = _full_path_admissions(monkeypatch)
+    admitted = [o for o, _ in admit(cluster_of(*pods), None).objects if o["kind"] == "Pod"]
+    assert len(seen) == 4
+    for i, got in enumerate(admitted):
+        exprs = got["spec"]["topologySpreadConstraints"][0]["labelSelector"]["matchExpressions"]
+        assert exprs == [{"key": "pod-template-hash", "operator": "In", "values": [f"h{i}"]}]
+
+
+@pytest.mark.parametrize("name", ["label-value-invalid-later", "annotation-key-invalid-later",
+                                  "annotations-too-large-later", "deletion-cost-later"])
+def test_an_invalid_label_or_annotation_gets_the_full_paths_error(name: str) -> None:
+    """The third pod's label value, annotation key, annotations' size or deletion cost is invalid:
+    the refusal is the full path's, word for word, and names that pod."""
+    cluster = cluster_of(*replicas(lambda i: _variant(name, i), 5))
+    fast, _ = outcome(cluster, None, True)
+    full, _ = outcome(cluster, None, False)
+    assert fast == full and fast[0] == "refused"
+    assert 'Pod "w-2" is invalid' in fast[2] and "metadata." in fast[2]
