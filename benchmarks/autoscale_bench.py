@@ -13,7 +13,11 @@ and its wall time is compared with the standard library's `json.load` of the sam
 34's was 3x), peak RSS at most 1.5 GB.
 
     .venv/bin/python benchmarks/autoscale_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
-        [--pending 500] [--shapes 20]
+        [--pending 500] [--shapes 20] [--cluster-shape generated|plain]
+
+`--cluster-shape plain` runs it on `plain_list.py --stored`'s cluster instead (issue 55: a plain
+JSON List of lean pods, no uids or owners; its nodes in 30 groups by index), e.g. with
+`--shapes 25`.
 """
 from __future__ import annotations
 
@@ -27,9 +31,10 @@ sys.path.insert(0, str(BENCHMARKS))
 import autoscaler_case  # noqa: E402
 from autoscaler_case import yaml_text  # noqa: E402
 from live_standin import pending_pods  # noqa: E402
-from load_bench import KEXPLAIN, ensure_snapshot  # noqa: E402
+from load_bench import KEXPLAIN  # noqa: E402
 
 GROUP_LABEL = "eks.amazonaws.com/nodegroup"
+PLAIN_GROUPS = 30       # `plain_list.py`'s nodes (a zone and a size each): by index, modulo this
 TARGET = 1.5            # x json.load of the snapshot (issue 40; issue 34: 3x)
 HEADROOM = 20           # a group's max size: its members plus this many (some groups: none)
 
@@ -37,8 +42,12 @@ Obj = dict[str, Any]
 
 
 def group_of(node: Obj) -> str:
-    """The node group a generated node belongs to, from its labels and taints."""
+    """The node group a generated node belongs to, from its labels and taints; a node of
+    `plain_list.py` (no instance type, pool or taints) by its index modulo `PLAIN_GROUPS`
+    (which fixes its zone and size too)."""
     labels = node["metadata"]["labels"]
+    if "node.kubernetes.io/instance-type" not in labels:
+        return f"plain-{int(node['metadata']['name'].rsplit('-', 1)[1]) % PLAIN_GROUPS:02d}"
     zone = labels["topology.kubernetes.io/zone"].removeprefix("us-east-")
     itype = labels["node.kubernetes.io/instance-type"].replace(".", "-")
     taints = {t["key"] for t in node["spec"].get("taints") or ()}
@@ -83,7 +92,7 @@ def command(case: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = autoscaler_case.parser(__doc__).parse_args(argv)
-    case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
+    case = write_case(autoscaler_case.snapshot(args), args.pending, args.shapes)
     autoscaler_case.print_ratio_row("autoscale", command(case), case, args.pairs, TARGET)
     return 0
 

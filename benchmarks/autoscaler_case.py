@@ -17,9 +17,10 @@ sys.path.insert(0, str(BENCHMARKS))
 import yaml  # noqa: E402
 
 from generate import DUMPER  # noqa: E402
-from load_bench import Row, ratio_row  # noqa: E402
+from load_bench import Row, ensure_snapshot, ratio_row  # noqa: E402
 
 PEAK_MB = 1536.0        # peak RSS bound of every autoscaler benchmark
+CLUSTER_SHAPES = ("generated", "plain")
 
 Obj = dict[str, Any]
 
@@ -33,6 +34,21 @@ def parser(doc: str) -> argparse.ArgumentParser:
     out.add_argument("--pairs", type=int, default=3)
     out.add_argument("--pending", type=int, default=500)
     out.add_argument("--shapes", type=int, default=20)
+    out.add_argument("--cluster-shape", choices=CLUSTER_SHAPES, default="generated",
+                     help="generated: generate.py's snapshot; plain: plain_list.py --stored's (issue 55)")
+    return out
+
+
+def snapshot(args: argparse.Namespace) -> Path:
+    """The snapshot directory the options name: `generate.py`'s (`load_bench.ensure_snapshot`)
+    or `plain_list.py --stored`'s (a plain JSON List of lean pods, issue 55's shape), generated
+    when missing."""
+    if args.cluster_shape == "generated":
+        return ensure_snapshot(args.dir, args.nodes)
+    out = args.dir / f"plain-n{args.nodes}"
+    if not (out / "cluster.json").exists():
+        import plain_list
+        plain_list.main([str(out), "--nodes", str(args.nodes), "--stored"])
     return out
 
 

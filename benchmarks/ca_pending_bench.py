@@ -24,6 +24,10 @@ running app, a few that no group can take).
 
     .venv/bin/python benchmarks/ca_pending_bench.py [--dir /tmp/kexplain-bench] [--nodes 5000] [--pairs 3]
         [--pending 500] [--generator standin|owned|both] [--rows explain-set,explain-own,live-pod,live-pending]
+        [--cluster-shape generated|plain]
+
+`--cluster-shape plain`: on `plain_list.py --stored`'s cluster (issue 55's shape), its nodes in
+`autoscale_bench.py`'s 30 groups by index.
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ import live_standin  # noqa: E402
 from autoscale_bench import write_case  # noqa: E402
 from autoscaler_case import peak_verdict, read_json, write_json, yaml_text  # noqa: E402
 from generate import ZONES  # noqa: E402
-from load_bench import KEXPLAIN, ensure_snapshot, ratio_row, standin  # noqa: E402
+from load_bench import KEXPLAIN, ratio_row, standin  # noqa: E402
 
 TARGET = 3.0
 ROWS = ("explain-set", "explain-own", "live-pod", "live-pending")
@@ -151,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(rows) - set(ROWS)
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
-    case = write_case(ensure_snapshot(args.dir, args.nodes), args.pending, args.shapes)
+    case = write_case(autoscaler_case.snapshot(args), args.pending, args.shapes)
     data = case / "cluster.json"
     print(autoscaler_case.header(case, load=True), flush=True)
     for generator in GENERATORS if args.generator == "both" else (args.generator,):

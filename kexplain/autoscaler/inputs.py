@@ -130,7 +130,7 @@ def load_loop(pods_path: str | None, node_paths: tuple[str, ...], groups: "Disco
                          "--autoscaler-config runs without it")
     pending_objs = {id(o) for o, _ in pending_src}
     others = [(o, s) for o, s in pod_objs if id(o) not in pending_objs]
-    _refuse_repeats(cluster_objs + others, pending_src)
+    _refuse_repeats((cluster_objs, others), pending_src)
     kinds = CLUSTER_KINDS | EXTRA_KINDS
     cluster = _of_kinds(cluster_objs + others if others else cluster_objs, kinds)
     index = ShapeIndex()
@@ -304,19 +304,40 @@ def _node_facts(obj: dict[str, Any], now: datetime, group: str | None) -> NodeFa
     return NodeFacts(meta.get("name") or "", readiness.ready, readiness.last_transition, created, group)
 
 
-def _refuse_repeats(cluster: list[tuple[dict, Source]], pending: list[tuple[dict, Source]]) -> None:
-    """A pending pod named as a pod of the cluster is refused, as the API server refuses a
-    second object of one kind, namespace and name."""
+def _refuse_repeats(clusters: Sequence[list[tuple[dict, Source]]], pending: list[tuple[dict, Source]]) -> None:
+    """A pending pod named as a pod of the cluster (any list of `clusters`) is refused, as the
+    API server refuses a second object of one kind, namespace and name. Only the pending pods'
+    names are looked for: a dump's names are read of its rows, a stored pod's of its view (no
+    pod of the cluster decoded or its metadata copied for this)."""
     if not pending:
         return
+    keys = [_pod_key(obj) for obj, _ in pending]
+    wanted = set(keys)
     names = set()
-    for obj, _ in cluster:
-        if obj.get("kind") == "Pod":
-            meta = obj.get("metadata") or {}
-            names.add((meta.get("namespace") or "default", meta.get("name")))
-    for obj, src in pending:
-        meta = obj.get("metadata") or {}
-        key = (meta.get("namespace") or "default", meta.get("name"))
+    for objs in clusters:
+        names.update(key for key in _pod_keys(objs) if key in wanted)
+    for key, (obj, src) in zip(keys, pending):
         if key in names:
             raise AdmissionRejected(f"pods {go_quote(str(key[1]))} already exists", source=src, obj=obj)
         names.add(key)
+
+
+def _pod_key(obj: dict[str, Any]) -> tuple[str, Any]:
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace") or "default", meta.get("name")
+
+
+def _pod_keys(objs: list[tuple[dict, Source]]) -> list[tuple[str, Any]]:
+    """The (namespace, name) of each Pod of `objs`, in order: of a dump's rows when it has them."""
+    rows = columns.rows_of(objs)
+    if rows is not None:
+        return [(ns or "default", name) for kind, ns, name in zip(rows.kinds, rows.namespaces, rows.names)
+                if kind == "Pod"]
+    out = []
+    for obj, _ in objs:
+        if type(obj) is StoredPod:          # (its view: the object is not decoded)
+            meta = obj.view.metadata
+            out.append((meta.namespace or "default", meta.name))
+        elif obj.get("kind") == "Pod":
+            out.append(_pod_key(obj))
+    return out

@@ -60,7 +60,7 @@ def node_claim_document(created: Any, price_text: Any, type_index: Any) -> dict[
     its = list(claim.instance_type_options)
     doc["instanceTypes"] = [it.name for it in its]
     question = type_index.question(claim.requirements)
-    doc["prices"] = [price_text(question.cheapest_price(it)) for it in its]
+    doc["prices"] = [price_text(price) for price in question.cheapest_prices(its)]
     obj = created.node_claim
     if obj:
         reqs = [r.to_dict() for r in obj["requirements"]]

@@ -26,6 +26,7 @@ DaemonSet's host ports on every new NodeClaim, matched by protocol.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import operator
 from dataclasses import dataclass, field
@@ -33,14 +34,14 @@ from datetime import datetime, timedelta, timezone
 from itertools import compress, repeat
 from typing import Any, BinaryIO, Callable
 
-from msgspec import UNSET
+from msgspec import UNSET, structs
 
 from kexplain.admission import admit
 from kexplain.admission.pipeline import BUILTIN, is_stored
 from kexplain.admission.pod_spec_defaults import default_pod_template
 from kexplain.admission.shapes import ShapeIndex
 from kexplain.apimachinery import columns
-from kexplain.apimachinery.stored_pods import StoredPod
+from kexplain.apimachinery.stored_pods import StoredPod, decode_view
 from kexplain.errors import CLUSTER_SCOPED_KINDS, AdmissionRejected, InputError, KexplainError, Source
 from kexplain.explain.pending_pass import with_victims
 from kexplain.features import KubeVersion
@@ -56,6 +57,7 @@ from kexplain.state.objects import CLUSTER_KINDS, Objects, admission_filled_uid
 CLOCK = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
 PENDING_AGE = timedelta(minutes=10)
 BOUND_AGE = timedelta(minutes=30)
+_PHASE_RUNNING = decode_view(b'{"status":{"phase":"Running"}}').status   # a view's status of phase Running only
 NODE_AGE = timedelta(hours=2)
 NODEPOOL_AGE = timedelta(days=1)
 
@@ -98,7 +100,9 @@ def object_uid(kind: str, namespace: str, name: str) -> str:
     return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
 
 
+@functools.lru_cache(maxsize=64)
 def _stamp(when: datetime) -> str:
+    """(Remembered: one time is stamped on every pod without one.)"""
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -154,9 +158,51 @@ def _pending_pod(obj: dict[str, Any], created: datetime) -> dict[str, Any]:
 
 def _bound_pod(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
     """The README's defaults of a bound pod: phase Running, its DaemonSet owner's uid. A pod
-    that has them all (a dump's) is taken as it is: no copy of 150,000 pods' metadata."""
+    that has them all (a dump's) is taken as it is: no copy of 150,000 pods' metadata; a dump's
+    pod that lacks only a uid, a creation time or a phase (a list written without them) gets
+    them in its view, and in its object only if that is ever decoded (`_defaulted_view`)."""
     if _complete_bound_pod(obj):
         return obj
+    if type(obj) is StoredPod:
+        lazy = _defaulted_view(obj, now)
+        if lazy is not None:
+            return lazy
+    return _bound_pod_now(obj, now, daemonsets)
+
+
+def _defaulted_view(obj: StoredPod, now: datetime) -> StoredPod | None:
+    """A dump's bound pod with `_bound_pod`'s defaults, still a view (`StoredPod`): its view
+    given the uid, creation time and phase `_with_defaults` would write, its object decoded
+    only when asked for and then defaulted as `_bound_pod_now` defaults it. None when a
+    DaemonSet owner reference lacks its uid (then the object is defaulted now)."""
+    view = obj.view
+    meta, status = view.metadata, view.status
+    if meta is None:
+        return None
+    refs = view.owner_references()
+    if isinstance(refs, list):
+        for r in refs:
+            if isinstance(r, dict) and r.get("kind") == "DaemonSet" and not r.get("uid"):
+                return None
+    kind = view.kind or ""
+    namespace = "" if kind in _CLUSTER_SCOPED else (meta.namespace or "default")
+    uid = meta.uid or object_uid(kind, namespace, meta.name if isinstance(meta.name, str) else "")
+    created = meta.creationTimestamp or _stamp(now - BOUND_AGE)
+    if status is None:
+        status = _PHASE_RUNNING
+    elif status.phase is UNSET:
+        status = structs.replace(status, phase="Running")
+    defaulted = structs.replace(view, metadata=structs.replace(meta, uid=uid, creationTimestamp=created),
+                                status=status)
+    given = obj.listed
+
+    def listed(whole: dict[str, Any]) -> dict[str, Any]:
+        return _bound_pod_now(given(whole) if given is not None else whole, now, {})
+    return StoredPod(obj.raw, defaulted, listed)
+
+
+def _bound_pod_now(obj: dict[str, Any], now: datetime, daemonsets: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """`_bound_pod`'s defaults written in a copy of `obj`."""
     out = _with_defaults(obj, now - BOUND_AGE, True)
     out["status"].setdefault("phase", "Running")
     meta = out["metadata"]

@@ -64,6 +64,7 @@ class AWSCloud:
         # provider (the suggestions' passes run again): see provisioning.scheduling.typeindex.
         self.type_index = TypeIndex()
         self._conditions: dict[str, tuple[Any, ...]] = {}
+        self._price_texts: dict[float, str] = {}    # (a few hundred prices, written for every NodeClaim's types)
 
     def _pool(self, node_pool: Mapping[str, Any]) -> Any:
         return self.node_pools[_dict(node_pool.get("metadata")).get("name") or ""]
@@ -103,7 +104,14 @@ class AWSCloud:
 
     def price_text(self, price: float) -> str:
         """A price as the document writes it (`none` for MaxFloat64: no offering)."""
-        return "none" if price >= 1.7976931348623157e308 else format_price(price)
+        if price >= 1.7976931348623157e308:
+            return "none"
+        text = self._price_texts.get(price) if price > 0 else None      # (-0.0 == 0.0: not remembered)
+        if text is None:
+            text = format_price(price)
+            if price > 0:
+                self._price_texts[price] = text
+        return text
 
     # -- limits and validation -----------------------------------------------------------------
     def limits(self, node_pool: Mapping[str, Any]) -> ResourceList | None:

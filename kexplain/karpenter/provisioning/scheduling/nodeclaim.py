@@ -119,8 +119,20 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
     err = InstanceTypeFilterError(requirements, pod_requests, daemon_requests)
     unsatisfiable: dict[str, int] = {}
     remaining: list[Any] = []
-    question = index.question(requirements)
     total = resources.to_nanos(total_requests)
+    # (asked alike by every NodeClaim started for pods of one shape: worked out once, `TypeIndex.filtered`)
+    key = None if requirements.has_min_values() else index.answer_key(requirements)
+    if key is not None:
+        key = (key, tuple(map(id, instance_types)), tuple(sorted(total.items())))
+        known = index.filtered.get(key)
+        if known is not None:
+            kept, flags, _ = known
+            (err.requirements_met, err.fits, err.has_offering, err.requirements_and_fits,
+             err.requirements_and_offering, err.fits_and_offering) = flags
+            if not kept:
+                return None, unsatisfiable, err
+            return list(kept), unsatisfiable, None
+    question = index.question(requirements)
     requirements_met = fits_any = offering_any = req_fits = req_offering = fits_offering = False
     for it in instance_types:
         compat = question.compatible(it)
@@ -137,6 +149,9 @@ def filter_instance_types_by_requirements(instance_types: Sequence[Any], require
     err.requirements_met, err.fits, err.has_offering = requirements_met, fits_any, offering_any
     err.requirements_and_fits, err.requirements_and_offering, err.fits_and_offering = \
         req_fits, req_offering, fits_offering
+    if key is not None and index.answers_kept():
+        index.filtered[key] = (tuple(remaining), (requirements_met, fits_any, offering_any, req_fits, req_offering,
+                                                  fits_offering), tuple(instance_types))
     if requirements.has_min_values():
         _, keys, min_err = satisfies_min_values(remaining, requirements)
         unsatisfiable = dict(keys or {})

@@ -9,12 +9,18 @@ offering's requirements are interned once per pass (`TypeIndex`) and a question 
 once per distinct value (`Question`), by the same Requirements methods Go's code calls. The
 answers are exactly Go's; only the repeats are skipped. Each type's available reserved
 offerings are listed once too (`reserved`).
+
+Whole answers over a list of types are remembered too (`filtered`, `ordered`), by what they
+depend on (`answer_key`): the requirements on the keys a type or an offering may name. Every
+NodeClaim has a hostname of its own, which no catalog type or offering names, so NodeClaims
+started for pods of one shape ask the same questions: answered once per shape, not per NodeClaim.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from kexplain.apimachinery.gosort import go_sort
+from kexplain.apimachinery.labels import LABEL_HOSTNAME
 from kexplain.karpenter.apis.labels import CAPACITY_TYPE_RESERVED
 from kexplain.karpenter.scheduling.requirements import (
     ALLOW_UNDEFINED_WELL_KNOWN_LABELS, Requirements, new_requirements,
@@ -49,6 +55,12 @@ class TypeIndex:
         # every question (every NodeClaim's requirements) with that requirement.
         self._singles: dict[tuple, int] = {}
         self._intersects: dict[tuple[int, int], bool] = {}
+        # Whole answers by `answer_key` (and the ids of the list asked, whose types they keep
+        # alive): `nodeclaim.filter_instance_types_by_requirements`'s; `Question.order_by_price`'s,
+        # `capacity_types`' and `cheapest_prices`' (keys told apart by their first item).
+        self.filtered: dict[tuple, tuple] = {}
+        self.ordered: dict[tuple, tuple] = {}
+        self._hostname = False           # some type or offering has a requirement on the hostname
 
     def of(self, it: Any) -> tuple[dict[str, int], list[tuple[Any, int]], dict[str, int]]:
         """(key -> requirement id, [(offering, requirements id)], allocatable in billionths)."""
@@ -70,6 +82,8 @@ class TypeIndex:
                     oid = self._offerings[content] = len(self._offering_reqs)
                     self._offering_reqs.append(o.requirements)
                 offerings.append((o, oid))
+            if LABEL_HOSTNAME in keys or any(LABEL_HOSTNAME in o.requirements for o in it.offerings):
+                self._hostname = True
             reserved = [o for o in it.offerings if o.available and o.capacity_type() == CAPACITY_TYPE_RESERVED]
             available = self._set_id(frozenset(oid for o, oid in offerings if o.available))
             every = self._set_id(frozenset(oid for _, oid in offerings))
@@ -125,6 +139,20 @@ class TypeIndex:
 
     def question(self, requirements: Requirements) -> "Question":
         return Question(self, requirements)
+
+    def answer_key(self, requirements: Requirements) -> tuple | None:
+        """What a question's answers depend on: the requirements' content on every key but the
+        hostname (a type's compatibility reads the keys the type has, an offering's the keys the
+        offering has: Requirements.IsCompatible and Intersects ignore the other keys), as it is
+        now. None once some type or offering has a requirement on the hostname (then no whole
+        answer is remembered or reused)."""
+        if self._hostname:
+            return None
+        return tuple(sorted((k, *_content(r)) for k, r in requirements.items() if k != LABEL_HOSTNAME))
+
+    def answers_kept(self) -> bool:
+        """Whether whole answers may be remembered: no type indexed so far names the hostname."""
+        return not self._hostname
 
 
 class Question:
@@ -183,9 +211,32 @@ class Question:
                 price = o.price
         return price
 
+    def cheapest_prices(self, its: Sequence[Any]) -> list[float]:
+        """`cheapest_price` of each type, in order; for a list of equal types and equal
+        requirements (`answer_key`), worked out once."""
+        index = self.index
+        key = index.answer_key(self.requirements)
+        if key is not None:
+            key = ("prices", key, tuple(map(id, its)))
+            known = index.ordered.get(key)
+            if known is not None:
+                return list(known[0])
+        out = [self.cheapest_price(it) for it in its]
+        if key is not None and index.answers_kept():
+            index.ordered[key] = (tuple(out), tuple(its))
+        return out
+
     def capacity_types(self, its: Sequence[Any]) -> list[str]:
         """The capacity types of the available offerings the requirements allow, in first-seen
-        order (ToNodeClaim's lo.Uniq)."""
+        order (ToNodeClaim's lo.Uniq); for a list of equal types and equal requirements
+        (`answer_key`), worked out once."""
+        index = self.index
+        key = index.answer_key(self.requirements)
+        if key is not None:
+            key = ("capacity", key, tuple(map(id, its)))
+            known = index.ordered.get(key)
+            if known is not None:
+                return list(known[0])
         out: list[str] = []
         for it in its:
             _, offerings, _ = self.index.of(it)
@@ -194,15 +245,29 @@ class Question:
                     ct = o.capacity_type()
                     if ct not in out:
                         out.append(ct)
+        if key is not None and index.answers_kept():
+            index.ordered[key] = (tuple(out), tuple(its))
         return out
 
     def order_by_price(self, its: list[Any]) -> list[Any]:
         """InstanceTypes.OrderByPrice: sorted in place by cheapest price with Go's sort.Slice
         (equal prices where pdqsort leaves them; Python's sort gives the same order when no two
-        prices are equal)."""
+        prices are equal). The order of a list of equal types for equal requirements (`answer_key`)
+        is worked out once."""
+        index = self.index
+        key = index.answer_key(self.requirements)
+        if key is not None:
+            key = (key, tuple(map(id, its)))
+            known = index.ordered.get(key)
+            if known is not None:
+                its[:] = known[0]
+                return its
+        asked = tuple(its)
         prices = {id(it): self.cheapest_price(it) for it in its}
         if len(set(prices.values())) == len(prices):
             its.sort(key=lambda it: prices[id(it)])
         else:
             go_sort(its, lambda a, b: prices[id(a)] < prices[id(b)])
+        if key is not None and index.answers_kept():
+            index.ordered[key] = (tuple(its), asked)
         return its
