@@ -5,8 +5,9 @@ its Workload can never fit its ClusterQueue: in every flavor Kueue could try for
 (not skipped for a taint or the node selection), some resource asks for more than the most the
 ClusterQueue could ever have there, its nominal quota and all it may borrow (`maxCapacity` of
 the explanation). Problems as values: (index of the object, rule, message, details). The same
-pass gives the Jobs and Pods Kueue admits as Kueue starts them (`Checked.started`): lint
-schedules those, not the suspended template or the gated pod."""
+pass gives the Jobs, Pods and JobSets Kueue admits as Kueue starts them (`Checked.started`: a
+JobSet as the Jobs its controller makes, `kexplain.kueue.jobset_jobs`): lint schedules those,
+not the suspended template or the gated pod."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,26 +15,31 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kexplain.apimachinery.quantity import parse_quantity
-from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, of_kinds
+from kexplain.kueue.objects import ADMITTED, READ_KINDS, Objects, is_kueue, kind_of, managed, meta_of, of_kinds
 
 LOCAL_QUEUE = "kueue-local-queue"
 NEVER_FITS = "kueue-never-fits"
+SAID = ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets")     # the answer a verdict carries
 Problem = tuple[int, str, str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class Started:
     """A Job or Pod of the set as Kueue starts it once admitted (unsuspended or ungated, its pod
-    set's flavors merged: `kexplain.kueue.started`), and Kueue's answer for it."""
+    set's flavors merged: `kexplain.kueue.started`), or a JobSet as the Jobs it then makes, none
+    of which has a document of its own; and Kueue's answer for it."""
 
-    obj: dict[str, Any]
+    made: tuple[dict[str, Any], ...]
     answer: dict[str, Any]
+    # Kueue's answer as the verdict on each of `made` carries it: a JobSet's Job also names
+    # itself and its pod set (its replicated job), the JobSet's verdict being one per Job
+    said: tuple[dict[str, Any], ...]
 
 
 @dataclass(frozen=True)
 class Checked:
-    """Kueue's one pass over a set: its problems, and the Jobs and Pods it admits as started (by
-    index of the object; a JobSet, whose Jobs are other objects, is not among them)."""
+    """Kueue's one pass over a set: its problems, and the Jobs, Pods and JobSets it admits as
+    started (by index of the object)."""
 
     problems: list[Problem] = field(default_factory=list)
     started: dict[int, Started] = field(default_factory=dict)
@@ -57,7 +63,7 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     if not any(is_kueue(o) for o, _ in context):
         return Checked()
     # Kueue's pass, imported only now: a lint without Kueue's objects never pays its 0.15 s
-    from kexplain.kueue.started import explained_run, started
+    from kexplain.kueue.started import REPLICATED_JOB_NAME, explained_run, started
     done, doc = explained_run([objs[i] for i in submitted], context, validate=validate,
                               now=datetime.now(timezone.utc).replace(microsecond=0), version=version)
     items = {w["workload"]: w for w in doc["explanation"]["workloads"]}
@@ -66,10 +72,14 @@ def checked(objs: Objects, cluster: Objects, *, validate: str = "strict", versio
     begun: dict[int, Started] = {}
     for index, outcome in zip(submitted, done.outcomes):
         obj = objs[index][0]
-        if kind_of(obj) in ("Job", "Pod"):
+        if kind_of(obj) in ("Job", "Pod", "JobSet"):
             made, answer = started(obj, outcome, done, doc)
             if answer.get("verdict") == ADMITTED and "startError" not in answer:
-                begun[index] = Started(made[0], answer)
+                said = {k: answer[k] for k in SAID if k in answer}
+                begun[index] = Started(tuple(made), answer, tuple(
+                    {**said, "job": str(meta_of(m).get("name")),
+                     "podSet": str((meta_of(m).get("labels") or {}).get(REPLICATED_JOB_NAME))}
+                    if kind_of(obj) == "JobSet" else said for m in made))
         wl = outcome.workload
         if wl is None:
             continue

@@ -326,6 +326,7 @@ class LintOptions:
     # snapshot in --nodes recorded (as `kexplain POD --nodes SNAPSHOT` settles it), and `kube`
     # becomes that version once the pool is read.
     version: "VersionChoice | None" = None
+    kueue_version: str | None = None  # --kueue-version: the Kueue release lint's Kueue pass follows (None: v0.17.8)
 
     @property
     def strict(self) -> bool:
@@ -467,13 +468,14 @@ class Linter:
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
         """Kueue's rules (`kexplain.kueue.lint_checks`) for the set's jobs Kueue manages, with the
         Kueue objects of the set and of --nodes, by file (none when Kueue's checks refuse one of
-        its objects: `kexplain kueue` says which). The Jobs and Pods Kueue admits are kept as
-        Kueue starts them (`_kueue_started`): the scheduler meets those pods, not the held ones."""
+        its objects: `kexplain kueue` says which). The Jobs, Pods and JobSets Kueue admits are
+        kept as Kueue starts them (`_kueue_started`; a JobSet, its Jobs): the scheduler meets
+        those pods, not the held ones."""
         objs, where = _objects(items)
         cluster = self.pool.other_kinds if self.pool is not None else []
         out: dict[str, list[Finding]] = {}
         try:
-            done = kueue_checked(objs, cluster, validate=self.options.validate)
+            done = kueue_checked(objs, cluster, validate=self.options.validate, version=self.options.kueue_version)
         except KexplainError:       # a Kueue object Kueue's checks refuse: `kexplain kueue` says which
             return out
         self._kueue_started = {_key(where[id(objs[i][1])].location): s for i, s in done.started.items()}
@@ -605,32 +607,44 @@ class Linter:
             if valid:                 # (its schema findings say why already, if any)
                 self._add(refused)
             return
-        if self.pool is not None and valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) \
-                and is_builtin_kind(ref.api_version, ref.kind):
-            linted.checks.append("scheduling")
-            kueue = self._kueue_started.get(_key(loc))
-            scheduled = kueue.obj if kueue is not None else obj     # as Kueue starts it, once admitted
-            found = self._guarded(ref, loc, lambda: self.check_scheduling(scheduled, ref, loc))
+        kueue = self._kueue_started.get(_key(loc))
+        if self.pool is None or not self._schedulable(doc, ref, valid, kueue is not None):
+            return
+        linted.checks.append("scheduling")
+        # as Kueue starts it, once admitted (a JobSet: each of its Jobs, its findings the JobSet's)
+        for n, scheduled in enumerate(kueue.made if kueue is not None else (obj,)):
+            found = self._guarded(ref, loc, lambda job=scheduled: self.check_scheduling(job, ref, loc))
             if isinstance(found, _Queued):      # scheduled with the set's other pods (`_schedule_set`)
                 assert self._set is not None
-                self._set.queued.append(replace(found, at=len(self.report.findings), linted=linted))
+                self._set.queued.append(replace(found, at=len(self.report.findings), linted=linted, made=n))
             else:
-                self._scheduled(linted, self._said_kueue(loc, found))
+                self._scheduled(linted, self._said_kueue(loc, found, n))
 
-    def _said_kueue(self, loc: Location, findings: list[Finding]) -> list[Finding]:
-        """The verdict of a Job or Pod Kueue admits says so (details `kueue`: its Workload and
-        ClusterQueue): its pods are scheduled as Kueue starts them."""
+    def _schedulable(self, doc: Document, ref: ObjectRef, valid: bool, started: bool) -> bool:
+        """Whether the object's pods meet the scheduler: a valid Pod or built-in workload, or a
+        JobSet Kueue starts (`started`: its Jobs) that its schema, if one is given, does not refuse."""
+        if started and ref.kind == "JobSet":
+            return not any(f.level >= Severity.ERROR for f in self._schema_of(doc.obj, ref, doc)[0])
+        return valid and (ref.kind == "Pod" or ref.kind in WORKLOAD_KINDS) and is_builtin_kind(ref.api_version,
+                                                                                                ref.kind)
+
+    def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
+        """The verdict of a Job, Pod or JobSet Kueue admits says so (details `kueue`: its Workload
+        and ClusterQueue): its pods are scheduled as Kueue starts them. A JobSet's findings are
+        those of its Jobs (`made`: which), each named first in their words."""
         started = self._kueue_started.get(_key(loc))
         if started is None:
             return findings
-        said = {k: started.answer[k] for k in ("kueueVersion", "workload", "verdict", "clusterQueue", "podSets")
-                if k in started.answer}
+        job, said = started.made[made], started.said[made]
+        if "job" in said:
+            findings = [replace(f, message=f"Job {ObjectRef.of(job).namespace}/{said['job']}: {f.message}")
+                        for f in findings]
         return [replace(f, details={**f.details, "kueue": said}) if f.rule in _VERDICT_RULES else f for f in findings]
 
     def _scheduled(self, linted: LintedObject, findings: list[Finding], at: int | None = None) -> None:
         """Add an object's scheduling findings (at index `at` of the report, by default last)."""
-        linted.scheduled = any(f.rule not in NOT_SCHEDULED_RULES and not f.details.get("internalError")
-                               for f in findings)
+        linted.scheduled = linted.scheduled or any(      # (a JobSet's Jobs: any of them)
+            f.rule not in NOT_SCHEDULED_RULES and not f.details.get("internalError") for f in findings)
         if at is None:
             self.report.findings.extend(findings)
         else:
@@ -890,7 +904,7 @@ class Linter:
             scaled_by = q.entry.autoscaled_by       # the HPA that set its replicas: said with its verdict
             findings = [replace(f, details={**f.details, "horizontalPodAutoscaler": scaled_by})
                         if scaled_by is not None and f.rule in _VERDICT_RULES else f for f in found[id(q)]]
-            self._scheduled(q.linted, self._said_kueue(q.loc, findings), q.at)
+            self._scheduled(q.linted, self._said_kueue(q.loc, findings, q.made), q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
         """The findings of a queued object, placed by the file's queue; a profile the pod's
@@ -1396,6 +1410,7 @@ class _Queued:
     pinned: str | None = None             # the node it is bound to, which the pool does not have
     at: int = 0
     linted: LintedObject | None = None
+    made: int = 0                         # which object Kueue made of its document (a JobSet's Jobs)
 
 
 _LIST_LIMIT = 10
