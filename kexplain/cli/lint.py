@@ -10,7 +10,7 @@ import typer
 from kexplain.admission.openapi import normalize_version
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION, kueue_version_option
 from kexplain.cli.output import save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compared_versions, feature_gates_option, settle, version_choice,
@@ -77,6 +77,7 @@ def command(
                                                          "flag by name)."),
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded"),
     feature_gates: Optional[str] = feature_gates_option(),
+    kueue_version: Optional[str] = kueue_version_option(),
     compare_versions: Optional[str] = typer.Option(
         None, "--compare-versions", metavar="A,B",
         help="Check against B and flag every Pod and workload scheduled differently under A (version-change)."),
@@ -124,7 +125,7 @@ def command(
     before, kube, follow = _versions(env, choice, nodes, compare_versions, kubernetes_version or k8s_version,
                                      feature_gates, schemas_only)
     options = LintOptions(paths=tuple(paths), node_paths=tuple(nodes), kube=kube, version=follow,
-                          k8s_version=schemas_only,
+                          k8s_version=schemas_only, kueue_version=kueue_version,
                           validate=validate, schema_dirs=tuple(schemas), config_path=config, stored=stored,
                           preemption=preemption, max_bytes=max_input_size, explain=html is not None,
                           node_groups=node_groups, autoscaler_config=autoscaler_config, namespace=namespace)
