@@ -102,3 +102,46 @@ def test_a_job_kueue_holds_stays_suspended_and_without_kueue_nothing_changes() -
     assert "kueue" not in held["details"]
     plain = verdicts(str(CASE / "notebook.yaml"), *NODES)["notebook"]       # no Kueue object: gated, as written
     assert plain["rule"] == "gated" and "kueue" not in plain["details"]
+
+
+def jobset_findings(*args: str, cluster: str = str(CASE / "cluster.yaml")) -> list[dict]:
+    """The findings of sim.yaml's JobSet, linted with Kueue's objects (`cluster`) and the nodes."""
+    env = TestEnvironment(width=200)
+    main(["lint", str(CASE / "sim.yaml"), "--nodes", cluster, *NODES, "-f", "json", *args], env)
+    return [f for f in json.loads(env.out)["findings"] if f["object"]["name"] == "sim"]
+
+
+def test_lint_schedules_the_jobs_of_a_jobset_kueue_starts() -> None:
+    found = jobset_findings()
+    verdicts = [f for f in found if f["rule"] != "unknown-kind"]
+    # one verdict per Job the JobSet makes, each the JobSet's (its document, its object), on the flavor's nodes
+    assert [(f["rule"], f["details"]["kueue"]["job"], f["details"]["kueue"]["podSet"]) for f in verdicts] == [
+        ("fits", "sim-driver-0", "driver"), ("fits", "sim-workers-0", "workers"), ("fits", "sim-workers-1", "workers")]
+    for f in verdicts:
+        assert f["object"]["kind"] == "JobSet" and f["file"].endswith("sim.yaml") and f["document"] == 1
+        assert f["message"].startswith(f"Job team-b/{f['details']['kueue']['job']}: fits: ")
+        assert set(f["details"]["nodes"]) <= {"od-1", "od-2"}
+        assert f["details"]["kueue"]["verdict"] == "Admitted" and f["details"]["kueue"]["clusterQueue"] == "team-b-cq"
+        assert f["details"]["kueue"]["workload"].startswith("team-b/jobset-sim-")
+
+
+def test_a_jobset_kueue_holds_is_not_scheduled(tmp_path) -> None:
+    cluster = tmp_path / "cluster.yaml"       # no ClusterQueue selects team-b: the Workload stays pending
+    cluster.write_text((CASE / "cluster.yaml").read_text().replace(
+        "namespaceSelector: {}", "namespaceSelector: {matchLabels: {team: none}}"))
+    assert [f["rule"] for f in jobset_findings(cluster=str(cluster))] == ["unknown-kind"]
+
+
+@pytest.mark.parametrize(("flag", "release"), [([], "v0.17.8"), (["--kueue-version", "0.17"], "v0.17.8"),
+                                               (["--kueue-version", "v0.19.2"], "v0.19.2")])
+def test_kueue_version_picks_the_release_that_answers(flag, release) -> None:
+    answers = [f["details"]["kueue"] for f in jobset_findings(*flag) if f["rule"] == "fits"]
+    assert len(answers) == 3 and all(a["kueueVersion"].startswith(release + " ") for a in answers)
+
+
+def test_a_bad_kueue_version_is_a_one_line_error() -> None:
+    env = TestEnvironment(width=200)
+    code = main(["lint", str(CASE / "sim.yaml"), "--kueue-version", "0.18"], env)
+    assert code == 2 and env.out == ""
+    assert env.err.strip() == ("error: --kueue-version 0.18: not a Kueue version kexplain follows; supported: "
+                               "0.17 (v0.17.8), 0.19 (v0.19.2)")
