@@ -438,6 +438,17 @@ class ClusterReader:
                                               if isinstance(v, dict) and isinstance(v.get("version"), str))
         return groups
 
+    def _list_into(self, res: Resource, out: list[tuple[Obj, Source]], refusals: list[Refusal]) -> None:
+        """List `res` into `out`, each object with its source; a refused list (403) joins
+        `refusals` instead of ending the read."""
+        try:
+            items = self.list_served(res)
+        except Forbidden as err:
+            refusals.append(err.refusal)
+            return
+        src = Source(f"{self.conn.server}{res.path}")
+        out.extend((obj, src) for obj in items)
+
     def read_karpenter(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
         """Karpenter's NodePools, NodeClaims and EC2NodeClasses (KARPENTER), listed when the API
         group list shows their group at v1: a cluster without Karpenter adds nothing and is
@@ -457,13 +468,7 @@ class ClusterReader:
                 if note not in notes:
                     notes.append(note)
                 continue
-            try:
-                items = self.list_served(res)
-            except Forbidden as err:
-                refusals.append(err.refusal)
-                continue
-            src = Source(f"{self.conn.server}{res.path}")
-            out.extend((obj, src) for obj in items)
+            self._list_into(res, out, refusals)
         if groups is not None:
             installed = KARPENTER[0].version in groups.get(KARPENTER[0].group, ())
         else:       # no group list: only what was read says so (RBAC refuses a kind that does not exist too)
@@ -485,13 +490,7 @@ class ClusterReader:
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         for res in KUEUE:
-            try:
-                items = self.list_served(res)
-            except Forbidden as err:
-                refusals.append(err.refusal)
-                continue
-            src = Source(f"{self.conn.server}{res.path}")
-            out.extend((obj, src) for obj in items)
+            self._list_into(res, out, refusals)
         return out, KarpenterRead(groups is not None or bool(out), tuple(refusals))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
