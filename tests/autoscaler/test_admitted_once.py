@@ -8,10 +8,9 @@ the loop the cluster read again gives (`load_loop`): the same snapshot, objects 
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -30,6 +29,7 @@ from kexplain.explain.pending_pass import PassBuilder
 from kexplain.explain.request import Request
 from kexplain.features import KubeVersion
 from kexplain.load import manifests
+from tests.support.admissions import counting
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import DATA, FIXTURES
 
@@ -94,23 +94,6 @@ spec:
 }
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], name: str) -> list[int]:
-    """Every module's `name` that is `original`, wrapped to count the calls handed a Node of
-    the cluster (their number, one entry per such call)."""
-    calls: list[int] = []
-
-    def counted(objs: Any, *args: Any, **kw: Any) -> Any:
-        objs = list(objs)
-        nodes = sum(1 for o, _ in objs if o.get("kind") == "Node")
-        if nodes:
-            calls.append(nodes)
-        return original(objs, *args, **kw)
-
-    for module in list(sys.modules.values()):
-        if module is not None and getattr(module, name, None) is original:
-            monkeypatch.setattr(module, name, counted)
-    return calls
-
 
 @pytest.mark.parametrize("pods", [DEPLOYMENT, TWO_PODS, *SINGLE.values()],
                          ids=["deployment", "two-pods", *(f"single-{name}" for name in SINGLE)])
@@ -119,7 +102,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], nam
 def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pods: str,
                                       counted: tuple[Any, str]) -> None:
     module, name = counted
-    calls = _counting(monkeypatch, getattr(module, name), name)
+    calls = counting(monkeypatch, getattr(module, name), name)
     path = tmp_path / "pods.yaml"
     path.write_text(pods)
     env = TestEnvironment(width=100)

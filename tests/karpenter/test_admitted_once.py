@@ -9,9 +9,8 @@ cluster again (`pass_of`), a uid admission filled in taken as none (Karpenter's 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
@@ -29,6 +28,7 @@ from kexplain.karpenter.params import read_settings
 from kexplain.load import manifests
 from kexplain.load.manifests import load_objects
 from kexplain.state.cluster import state_of
+from tests.support.admissions import counting
 from tests.support.cli_helpers import TestEnvironment
 from tests.support.paths import FIXTURES
 
@@ -46,23 +46,6 @@ FILES = {"pod": [POD], "two-pods": [POD, {**POD, "metadata": {"name": "second", 
          "deployment": [DEPLOYMENT], "deployment-and-pod": [DEPLOYMENT, {**POD, "metadata": {"name": "alone"}}]}
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], name: str) -> list[int]:
-    """Every module's `name` that is `original`, wrapped to count the calls handed a Node of
-    the cluster (their number, one entry per such call)."""
-    calls: list[int] = []
-
-    def counted(objs: Any, *args: Any, **kw: Any) -> Any:
-        objs = list(objs)
-        nodes = sum(1 for o, _ in objs if o.get("kind") == "Node")
-        if nodes:
-            calls.append(nodes)
-        return original(objs, *args, **kw)
-
-    for module in list(sys.modules.values()):
-        if module is not None and getattr(module, name, None) is original:
-            monkeypatch.setattr(module, name, counted)
-    return calls
-
 
 @pytest.mark.parametrize("command", ["explain", "karpenter"])
 @pytest.mark.parametrize("pods", FILES.values(), ids=FILES.keys())
@@ -71,7 +54,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], nam
 def test_the_cluster_is_admitted_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
                                       pods: list[dict], counted: tuple[Any, str]) -> None:
     module, name = counted
-    calls = _counting(monkeypatch, getattr(module, name), name)
+    calls = counting(monkeypatch, getattr(module, name), name)
     path = tmp_path / "pods.yaml"
     path.write_text(yaml.safe_dump_all(pods))
     env = TestEnvironment(width=100)
