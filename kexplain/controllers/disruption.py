@@ -1,38 +1,8 @@
-"""The disruption controller's status of a PodDisruptionBudget written without one.
-
-A PodDisruptionBudget as manifests write it has no `status`; in a cluster,
-kube-controller-manager's disruption controller (pkg/controller/disruption/disruption.go,
-trySync) fills it within a second, and preemption (the scheduler's PDB violations) and the
-Cluster Autoscaler's scale-down read `status.disruptionsAllowed`. Read as written, a budget
-would allow no disruption at all. So a budget without a status gets the one the controller
-computes, from the pods of the budget's namespace its selector selects (a null selector: none;
-an empty one: all):
-
-- **expectedPods and desiredHealthy** (getExpectedPodCount): with `maxUnavailable`, the expected
-  count is the controllers' scale (getExpectedScale) and desiredHealthy = expected - the
-  maxUnavailable value resolved against it (a percentage rounded up), at least 0; with an
-  integer `minAvailable`, desiredHealthy is that integer and expectedPods the number of pods
-  selected; with a percentage `minAvailable`, the expected count is the controllers' scale and
-  desiredHealthy the percentage of it, rounded up; with neither, 0 and 0.
-- **the controllers' scale** (getExpectedScale): for each selected pod's controller reference,
-  the first of its finders that knows it: a ReplicationController's `spec.replicas`, a
-  ReplicaSet's Deployment's (the ReplicaSet owned by that Deployment, uids matching), a
-  ReplicaSet's own (not owned by a Deployment), a StatefulSet's; else the scale subresource
-  (a ReplicaSet whose Deployment is not in the input: its replicas). Each controller counts
-  once. A pod without a controller reference is unmanaged: left out of the sum (the
-  controller's UnmanagedPods warning event). A controller it cannot find fails the sync (`found
-  no controllers for pod "x"`; a DaemonSet's or a Job's pods: `daemonsets.apps does not
-  implement the scale subresource`), and the fail-safe then allows 0 disruptions.
-- **currentHealthy** (countHealthyPods): the selected pods without a deletionTimestamp that are
-  Ready (condition Ready True). A bound pod whose status says nothing of readiness (a manifest's)
-  is taken as ready, as kexplain takes a bound pod as running; a pod without a node is not.
-- **disruptionsAllowed** = currentHealthy - desiredHealthy, or 0 when that is negative or
-  expectedPods is 0; the DisruptionAllowed condition (SufficientPods / InsufficientPods, or
-  SyncFailed with the error).
-
-A budget with a status (a cluster's: its controller wrote it) is read as it is. `notes` says, for
-each budget computed that selects a pod, what it was given, so the output says where the
-number preemption and scale-down spend comes from.
+"""The disruption controller's status of a PodDisruptionBudget written without one
+(pkg/controller/disruption/disruption.go trySync: getExpectedPodCount, getExpectedScale,
+countHealthyPods): read as written, a budget would allow no disruption to preemption or scale-down.
+A budget with a status is read as it is; `notes` says what each computed one was given. The rules:
+docs/internals/controllers.md.
 """
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
-"""The claims the ephemeral volume controller (v1.35 pkg/controller/volume/ephemeral) creates for a pod.
-
-A generic ephemeral volume (`spec.volumes[].ephemeral.volumeClaimTemplate`) names no claim:
-kube-controller-manager's ephemeral volume controller creates, for each such volume in volume
-order, the PersistentVolumeClaim `<pod>-<volume>` (component-helpers' VolumeClaimName) in the
-pod's namespace, with the pod as its controlling owner (apiVersion v1, kind Pod, the pod's
-name and uid, controller and blockOwnerDeletion true), the template's labels and annotations,
-and the template's spec. Until it exists the scheduler's VolumeBinding keeps the pod
-unschedulable ("waiting for ephemeral volume controller to create the persistentvolumeclaim").
-
-kexplain plays the controller for pods as people write them, as it plays the resourceclaim
-controller (`kexplain.controllers.resourceclaim.writes_claims_for`): a workload's pods, a
-Pod manifest without a `status`. A pod with a status (read from a cluster or a snapshot) is
-taken as it is. A claim of that name that exists already is left alone: the controller stops
-there (`VolumeIsForPod`: unless the pod controls it, an error, and the later volumes wait),
-and the scheduler then says the pod is not its owner. A new claim goes through admission as
-any created claim does (DefaultStorageClass gives a claim without a class the default one;
-a claim the API server would refuse is not created, and a note says why), then through the
-PersistentVolume controller (`kexplain.controllers.persistentvolume.settle`), which binds it to a
-matching volume when its class binds at once.
+"""The claims the ephemeral volume controller (v1.35 pkg/controller/volume/ephemeral) creates for a pod:
+until `<pod>-<volume>` exists, VolumeBinding keeps the pod unschedulable. Played for pods as people
+write them (no `status`), the claim admitted and then settled by `persistentvolume`; details:
+docs/internals/controllers.md.
 """
 from __future__ import annotations
 

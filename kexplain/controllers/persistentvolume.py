@@ -1,58 +1,8 @@
-"""The PersistentVolume controller's binding, for the claims and volumes a user applies.
-
-`kubectl apply -f FILE` with a PersistentVolume, a claim and a pod: within a second of the
-create, kube-controller-manager's PersistentVolume controller (v1.35.4,
-pkg/controller/volume/persistentvolume/pv_controller.go) binds the claim to the volume, and
-only then does the pod's VolumeBinding PreFilter pass: the scheduler reads the claim as the
-controller left it. `settle` returns the objects that way, for the objects the caller says
-were applied now (never for objects an API server has stored: those already carry what the
-controller did).
-
-What it does, in the controller's words:
-
-- **syncVolume** (new volume): the API server clears a created volume's status (Pending); the
-  controller makes it Available when it has no claimRef or a claimRef without a uid
-  (reserved for a claim that is not bound yet); a claimRef with a uid whose claim is gone
-  (or has another uid) makes it Released. A hand-written volume of the rest of the input still
-  Pending (or without a phase) is matched as the controller would see it after that sync, but
-  not rewritten; a stored one is matched with the phase it has.
-- **syncBoundClaim** (claim with pv.kubernetes.io/bind-completed): its volume without a
-  claimRef is bound to it (`bind`). Not emulated: a claimRef without the claim's uid (which
-  a hand-written claim lacks and the API server would give it) makes the controller mark the
-  claim Lost (ClaimMisbound); the claim is left as written.
-- **syncUnboundClaim**, claim without spec.volumeName: `findBestMatchForClaim` (index.go
-  findByClaim): the volumes are grouped by their set of access modes; the groups whose modes
-  contain every mode the claim asks for are searched, fewest modes first, each with
-  component-helpers' `FindMatchingVolume(claim, volumes, node=nil, delayBinding)`:
-  a volume whose claimRef names another claim is skipped; capacity >= the request (exact
-  comparison), the same volumeMode (Filesystem when unset) and volumeAttributesClassName, not
-  being deleted; a volume pre-bound to the claim (claimRef naming it, and its uid if set)
-  is taken at once; otherwise, unless binding waits for the first consumer, the smallest
-  Available volume of the claim's class whose labels the claim's selector matches. The
-  binding waits (`IsDelayBindingMode`) only for a class that exists with volumeBindingMode
-  WaitForFirstConsumer; class "" or a class without an object binds at once. No match: a
-  class with a provisioner (a CSI driver, anything but kubernetes.io/no-provisioner) has a
-  volume provisioned, which kexplain assumes its driver does (`provision`: the claim's size and
-  modes; a zone only when the class's allowedTopologies names one; `Settled.notes` says so),
-  and the volume is bound to the claim; otherwise the claim stays Pending.
-- **syncUnboundClaim**, claim with spec.volumeName (pre-bound by the user; the class's binding
-  mode is not read): the volume without a claimRef is bound if `checkVolumeSatisfyClaim`
-  passes (not deleted, capacity Value() >= request Value(), the same class, volumeMode and
-  access modes); a volume whose claimRef already names the claim is bound as it is; a
-  missing volume or one claimed by another claim leaves the claim Pending.
-- **bind**: the volume gets claimRef (kind, namespace, name, uid and resourceVersion of the
-  claim when it has them), the annotation pv.kubernetes.io/bound-by-controller: "yes" when
-  its claimRef did not already name the claim, and status.phase Bound; the claim gets
-  spec.volumeName (and pv.kubernetes.io/bound-by-controller: "yes" when it named no volume or
-  another one), pv.kubernetes.io/bind-completed: "yes", and status phase Bound with the
-  volume's access modes and capacity.
-
-Synced are the claims `applied` names and the claims their volumes' claimRefs name; the
-caller (`explain`) names the POD file's objects only: --nodes is the cluster as it is.
-Claims are synced in the order given (the order `kubectl apply` creates them, which the
-controller's queue keeps), bound claims first; a volume one claim took is no longer free for
-the next. Where the controller's order is not defined (volumes of equal size, or groups of
-as many access modes), the first in the order given wins.
+"""The PersistentVolume controller's binding (pkg/controller/volume/persistentvolume/pv_controller.go
+syncVolume / syncClaim / bind, v1.35.4) for the claims and volumes a user applies: the scheduler's
+VolumeBinding reads a claim as the controller left it a second after the create, so `settle` returns
+the applied objects that way (stored objects already carry what the controller did). The rules
+followed and what is not emulated: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -225,15 +175,9 @@ class _Controller:
             self.bind(v, c)
 
     def provision(self, c: int, sc: dict[str, Any], provisioner: str) -> None:
-        """The claim's volume as its class's provisioner creates it, then bound by the controller.
-
-        An Immediate claim no volume serves is annotated for its class's provisioner, and the
-        driver (a CSI driver's external-provisioner) creates the volume: `pvc-<claim uid>`, the
-        claim's size, access modes and volumeMode, the class's reclaimPolicy and mountOptions,
-        `pv.kubernetes.io/provisioned-by`. kexplain assumes the driver runs in the cluster and
-        provisions it; the topology the driver gives the volume is its own choice: the node
-        affinity is the class's allowedTopologies when it names one term (where the driver
-        must put it), none otherwise (the note says the zone is not known)."""
+        """The claim's volume as its class's provisioner (a CSI external-provisioner, assumed to run)
+        would create it, then bound; its node affinity only when the class's allowedTopologies names one
+        term. The fields written: docs/internals/controllers.md."""
         claim = self.obj(c)
         uid = str(meta(claim).get("uid") or object_uid(claim))
         request = (spec(claim).get("resources") or {}).get("requests") or {}

@@ -1,21 +1,7 @@
 """The HorizontalPodAutoscaler controller's first pass over a workload applied with its HPA
-(pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler), before any metric is read.
-
-The controller compares the target's spec.replicas with the HPA's bounds first, and only then
-reads metrics: a target with 0 replicas is left alone (autoscaling is disabled while the target
-is scaled to zero); above maxReplicas it is set to maxReplicas, below minReplicas (default 1) to
-minReplicas, at once (event SuccessfulRescale, `New size: N; reason: ...`). Between the bounds
-the metrics decide, which kexplain does not have: the replicas stay as written, and the note
-says the HPA may change them. HPAs are read at autoscaling/v1 and v2 (the same fields here:
-scaleTargetRef, minReplicas, maxReplicas); the target is the object of the HPA's namespace with
-the reference's kind and name (a Deployment, StatefulSet, ReplicaSet or ReplicationController).
-
-Several HPAs on one target (two charts' HPAs for one Deployment, as kubernetes/examples'
-AI/vllm-deployment ships): each reconcile checks its own bounds first, then finds the pods
-controlled by more than one HPA and reads no metric (validateAndParseSelector: event
-AmbiguousSelector, `pods by selector app=web are controlled by multiple HPAs: [...]`). So the
-count goes wherever their bounds push it, reconcile after reconcile, and stays once it is within
-every HPA's bounds (`reconciled`); bounds that conflict never settle, and the count flips.
+(pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler), before any metric is read: the bounds
+act at once, metrics kexplain does not have; several HPAs on one target settle or flip (`reconciled`).
+Details: docs/internals/controllers.md.
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""The claims the resourceclaim controller (v1.35 pkg/controller/resourceclaim) creates for a pod.
-
-A pod entry `spec.resourceClaims[].resourceClaimTemplateName` names no claim: the controller
-creates one from the template and records its name in the pod's
-`status.resourceClaimStatuses`; until then the scheduler gates the pod (`ResourceClaim not
-created yet`). kexplain plays the controller, but only for pods as people write them (a
-workload's pods, a Pod manifest with no `status` at all: `writes_claims_for`); a pod with a
-status (read from a cluster or a snapshot, or written as the controller left it) is taken as it
-is, since what it says is what the scheduler sees.
-
-The claim, as the controller makes it: in the pod's namespace, generateName `<pod>-<claim>-`
-(both parts cut in proportion when longer than 57 characters), the template's labels and
-annotations plus `resource.kubernetes.io/pod-claim-name: <claim>`, the pod as its controlling
-owner, and the template's spec. The API server adds 5 random characters to the generateName;
-kexplain derives them from the prefix instead (`admission.workloads.generated_name`), so the
-same pod always gets the same claim name. A claim the pod already owns for that entry (same
-annotation, the pod's uid as controller) is used instead of a new one, as the controller does.
-A template that does not exist gives no claim: the controller retries until it appears, and the
-scheduler keeps the pod gated meanwhile; the note says so.
+"""The claims the resourceclaim controller (v1.35 pkg/controller/resourceclaim) creates for a pod: until
+then the scheduler gates it (`ResourceClaim not created yet`). Played only for pods as people write them
+(`writes_claims_for`); the claim's name is derived from its generateName so the same pod always gets
+the same claim. The claim as the controller makes it: docs/internals/controllers.md.
 """
 from __future__ import annotations
 

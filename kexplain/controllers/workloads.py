@@ -1,12 +1,7 @@
-"""The pod a workload would create: its template, made into a Pod as its controller would.
-
-A workload's pods are named as its controller names them (`Copies`): `<rs>-<5 characters>` of a
-Deployment (its ReplicaSet `<name>-<pod-template-hash>`), `<name>-<5 characters>` of a
-ReplicaSet, ReplicationController, DaemonSet or Job; a StatefulSet's are its pods of each
-ordinal, with their identity and their own claims, as its controller makes them (`Copies`,
-`statefulset_claims`). A DaemonSet's pods get what its controller (v1.35 pkg/controller/daemon)
-gives every pod it creates: the tolerations of `add_daemon_tolerations`, and, per node, a
-required node affinity pinning the pod to that node (`pin_to_node`)."""
+"""The pod a workload would create: its template, made into a Pod as its controller would, named as
+its controller names it (`Copies`), with a StatefulSet's identity and claims and a DaemonSet's
+tolerations and node pin (v1.35 pkg/controller/daemon). Details: docs/internals/controllers.md.
+"""
 from __future__ import annotations
 
 import copy
@@ -116,14 +111,9 @@ def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeV
 
 def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
                       kube: KubeVersion | None = None) -> dict[str, Any]:
-    """Copy `index` of the workload's pods, as its controller would create it: the template's
-    labels, annotations and spec, the workload's namespace, the name its controller gives copy
-    `index` (`Copies`: for a StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with
-    that ordinal's claims), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
-    owned by the object itself, which default topology spreading reads). A Job's pods carry the
-    job-name and controller-uid labels the API server adds to its template. The workload is not
-    validated here: `workload_pod` does that first. With `kube`, the labels its controller adds
-    (`controller_labels`: a Deployment's pod-template-hash, ...) as that version computes them."""
+    """Copy `index` of the workload's pods as its controller would create it (`Copies` names it;
+    owner reference, a Job's labels, and with `kube` the labels `controller_labels` adds); not validated
+    here: `workload_pod` does that first."""
     kind = obj["kind"]
     node: Any = obj
     walked = []
@@ -203,26 +193,9 @@ CRONJOB_JOB_PLACEHOLDER = "scheduled"
 
 @dataclass(frozen=True)
 class Copies:
-    """How the copies of one pod are told apart, as their controller names them.
-
-    A workload's controller gives its pods a generateName (`generate`), and the API server
-    adds five random characters: copy i gets those kexplain derives from the prefix, the
-    namespace and i (`generated_name`, so that a run repeats). The prefix is the controller's:
-    a Deployment's ReplicaSet's name and a dash (`<name>-<pod-template-hash>-`: the
-    ReplicaSet controller's getPodsPrefix), the workload's name and a dash for a ReplicaSet,
-    ReplicationController, DaemonSet or Job, its Job's name and a dash for a CronJob's (the Job
-    is `<name>-<its scheduled time in minutes since the epoch>`, getJobName: a time kexplain
-    cannot know, so `<name>-scheduled-` stands for it: `CRONJOB_JOB_PLACEHOLDER`),
-    `<name>-<index>-` for an Indexed Job's pod of completion index i (the name cut to keep the
-    index); cut to 58 characters
-    (names.SimpleNameGenerator). Copy i of a Pod
-    placed several times (`--replicas`) is `<pod name>-<i>`. A StatefulSet's copy i is its pod
-    of ordinal `start + i` (`spec.ordinals.start`,
-    0 by default), as the StatefulSet controller makes it (stateful_set_utils.go): named
-    `<set>-<ordinal>`, labelled with its pod name and index, with hostname `<set>-<ordinal>` and
-    subdomain `spec.serviceName`, and one volume per `volumeClaimTemplates` entry, named after the
-    template, using the claim `<template>-<set>-<ordinal>` (the template's volumes come first, in
-    template order; a volume of the pod template with the same name is replaced)."""
+    """How the copies of one pod are told apart, as their controller names them (getPodsPrefix,
+    getJobName, names.SimpleNameGenerator, stateful_set_utils.go): the generated suffix derived from the
+    prefix so a run repeats. The names per kind: docs/internals/controllers.md."""
 
     base: str
     statefulset: dict[str, Any] | None = field(default=None, compare=False)
