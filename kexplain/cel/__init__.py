@@ -1,22 +1,8 @@
-"""CEL device selectors, evaluated as kube-scheduler v1.35.4 evaluates them.
-
-kexplain's own evaluator for the Kubernetes CEL environment of DRA selectors
-(k8s.io/dynamic-resource-allocation/cel, cel-go v0.26.0): a hand-written parser with cel-go's
-macros and limits, cel-go's type checker and error texts, and closures with CEL's runtime
-semantics and cost. No PyPI CEL library fits: cel-python has no optional syntax and no
-cross-type numeric comparison and takes ~0.4 ms per evaluation; the native bindings
-(common-expression-language, cel-expr-python) cannot carry Quantity/Semver objects or a
-per-subexpression trace.
-
-    program = compile_selector('device.capacity["gpu.example.com"].memory.compareTo(quantity("24Gi")) >= 0')
-    result = program.evaluate(make_device("gpu.example.com", attributes={...}, capacity={...}))
-    result.value, result.error          # True/False, or the CEL runtime error the scheduler reports
-    program.explain(device).summary()   # which conjunct was false and the values it read
-
-Errors carry the real components' texts: `CelCompileError` (`compilation failed: ERROR:
-<input>:1:8: undeclared reference to 'devic' (in container '')` ...), `CelEvalError` (`no such
-key: model`), `CelCostError` (`operation cancelled: actual cost limit exceeded`).
-`CelUnsupported` marks the few parts of the environment kexplain does not implement.
+"""CEL device selectors, evaluated as kube-scheduler v1.35.4 evaluates them (k8s.io/dynamic-resource-allocation/cel,
+cel-go v0.26.0): kexplain's own parser, checker and evaluator, because no PyPI CEL library carries
+Quantity/Semver, optional syntax and a per-subexpression trace. Errors carry the real components'
+texts (`CelCompileError`, `CelEvalError`, `CelCostError`; `CelUnsupported` for what is not implemented).
+Usage: docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,19 +1,6 @@
-"""A recursive-descent parser for CEL with cel-go's macros, limits and error texts.
-
-Precedence and associativity follow cel-go's grammar (parser/gen/CEL.g4): `?:` (right),
-`||`, `&&`, the relations (`< <= >= > == != in`, one level, left), `+ -`, `* / %`, the
-prefix `!` and `-`, then member access. `-` directly before a number literal belongs to the
-literal, as in cel-go (so `-9223372036854775808` is an int).
-
-Limits, as cel-go's parser enforces them: 100,000 code points, and a depth of 250 per grammar
-rule (`expression recursion limit exceeded: 250`), counted the way ANTLR's rule listener sees
-it: nested sub-expressions, and the links of left-recursive chains (`a.b.c`, `1 + 2 + 3`).
-Binary chains are parsed iteratively and nesting costs two Python frames a level, so the
-limit is reached long before Python's own recursion limit.
-
-Syntax-error texts are ANTLR's where they are predictable (`mismatched input ')' expecting
-...`, `token recognition error at: '#'`); ANTLR's error recovery (several errors for one
-slip) is not reproduced: the first syntax error ends the parse.
+"""A recursive-descent parser for CEL with cel-go's macros, limits and error texts (parser/gen/CEL.g4
+precedence; 100,000 code points, a depth of 250 per rule as ANTLR counts it; the first syntax error
+ends the parse). Details: docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""CEL runtime values, as plain Python objects where they fit.
-
-bool -> bool, int -> int, uint -> `UInt` (an int subclass), double -> float, string -> str,
-bytes -> bytes, null -> None, list -> tuple, map -> dict (or `DefaultMap`), optional ->
-`Optional`, type -> `TypeValue`, `kubernetes.Quantity` -> quantity.Quantity,
-`kubernetes.Semver` -> semver.Semver, the DRA `device` -> `DeviceObject`.
-
-Equality and ordering follow cel-go's `common/types`: numbers compare across int, uint and
-double; any other mix of types is unequal (or, for Quantity and Semver receivers, the
-"no such overload" error Go's `Equal` methods return).
+"""CEL runtime values, as plain Python objects where they fit, with cel-go's `common/types` equality
+and ordering (numbers compare across int, uint and double; other mixes are unequal or "no such
+overload"). The mapping of types: docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,37 +1,7 @@
-"""Go's regexp/syntax (Go 1.25, which builds Kubernetes v1.35): a pattern parsed with Go's grammar
-and refused with Go's error text, then written out again for RE2 (re2.py matches it).
-
-CEL's `matches`, `find` and `findAll` use Go's regexp. Its syntax is RE2's, in Go's dialect: Go
-refuses `\\C` (RE2 C++ accepts it), accepts the Unicode names of Go 1.25 (`\\p{Letter}`,
-`\\p{ascii}`, `\\p{Cn}`, `\\p{Assigned}`, case and `_- ` ignored, which RE2 C++ refuses), counts
-nested repetitions and program size by its own rules, and words its errors its own way. So the
-pattern is parsed here as Go's parser does (the same checks in the same order, each error with
-Go's text) and printed in the small part of RE2's syntax whose meaning both share: literals as
-`\\x{…}`, groups without captures, classes as ranges, Perl and POSIX names and `\\p{…}` tables,
-flags made explicit per node (`(?i:…)`, `(?s:.)`, `(?m:^)`), never `(?U)`.
-
-Where Go and RE2 differ in meaning, the printed form says what Go means:
-- `\\pC` and `\\p{Other}` include unassigned code points in Go 1.25, not in RE2; `\\p{Cn}`,
-  `\\p{Assigned}`, `\\p{LC}` do not exist in RE2: they are written as complements and unions of
-  the other categories; Go does not fold `LC`, `C`, `Cn` under `(?i)`, so neither is done here.
-- Go's tables are Unicode 15.0, google-re2's 15.1: the 627 code points 15.1 assigned (CJK
-  Extension I U+2EBF0-U+2EE5D, U+2FFC-U+2FFF, U+31EF) are in RE2's `\\pL`, `\\pS`, `\\p{Han}`
-  and `\\p{Common}`, unassigned in Go. This is the one known difference in verdicts.
-
-Refused as unsupported (RegexUnsupported, a clear "kexplain does not support" message) rather
-than guessed: scripts whose name has more than one word or inner capitals (`\\p{Old_Italic}`,
-`\\p{SignWriting}`; whether Go 1.25 finds them depends on its patch release), a negated class
-mixing complemented tables with anything else (`[^\\pCa]`), and limits reached on a tree that
-Go would first simplify (below).
-
-Limits, as Go checks them while parsing: a count above 1000 or nested counts whose product is
-above 1000 (`invalid repeat count`), a program estimated above 3,355,443 instructions
-(`expression too large`) or a tree deeper than 1000 (`expression nests too deeply`). Size and
-depth are Go's formulas on Go's tree (concatenations and literal runs merged, groups without
-captures free); Go also factors alternations and turns folded one-character classes into
-literals, so such a pattern past a limit is refused as unsupported instead of with Go's error.
-Go's cap on the code points listed by classes (32M, some 26,000 `\\pL`) is not checked: RE2's
-memory budget (re2.py) refuses such patterns long before.
+"""Go's regexp/syntax (Go 1.25, which builds Kubernetes v1.35): a pattern parsed with Go's grammar,
+limits and error texts, then written out in the part of RE2's syntax whose meaning both share, so that
+re2.py matches what Go means. Refused as unsupported rather than guessed where Go would first simplify
+the tree. Where Go and RE2 differ, and the limits: docs/internals/cel.md.
 """
 from __future__ import annotations
 
