@@ -1,11 +1,6 @@
-"""The snapshot's bound pods by namespace and, built on demand, by label value: pod
-(anti-)affinity terms and spread selectors are matched against the few candidate pods a
-label narrows them to, instead of every pod of the cluster.
-
-What plugins count over those pods for an incoming pod (`Tally`: matching pods per node or
-per topology domain) is kept on the index too, and a bind patches each tally with the one pod
-it adds, so the copies of a pod (replicas, a DaemonSet's pods) do not count the cluster's pods
-again: a copy's work is what its bind changed, however many pods a selector matches.
+"""The snapshot's bound pods by namespace and, on demand, by label value, so affinity terms and spread
+selectors meet the few candidate pods a label narrows them to; the per-node/per-domain tallies
+(`Tally`) are patched by each bind, so the copies of a pod do not count the cluster's pods again.
 """
 from __future__ import annotations
 

@@ -1,41 +1,8 @@
-"""Shape keys: the one way kexplain tells that values, and pods, are alike.
-
-Pods of one workload are alike in everything but a few fields (their name, uid, node, ...), and
-most work on a cluster of 150,000 pods is done once per kind of pod instead of once per pod. Every
-such memo keys its pods here, and nowhere else (tests/model/test_shapes.py fails on a second key).
-
-**One encoding.** `shape_key` answers "are these values alike?" with bytes that are equal exactly
-when the values are equal *and of equal types*, mappings in equal key order: MessagePack, written
-by msgspec in C. Python's own equality would not do: `1 == 1.0 == True`, and a pod asking for
-`cpu: 1` is not one asking for `cpu: true`. MessagePack writes a tuple as a list and a
-`datetime.date` as its ISO text: loaded objects hold neither (JSON has no such values, and YAML
-timestamps are read as their text, as kubectl sends them), and the parts put together here are
-tuples throughout. A value it cannot write (an integer beyond 64 bits, an object of another type)
-has no key (None): the caller then works the pod out alone, which is never wrong.
-
-**Projections.** A consumer that reads only part of a pod keys it by that part, so that more pods
-share its answers; each projection below says what its consumers read. A projection may leave a
-field out only when none of its consumers reads it: one that leaves out less costs speed only, one
-that leaves out more is a wrong answer. Key order is kept, never sorted: two pods whose
-mappings differ only in order get two keys (speed only), and nothing is sorted per pod.
-
-- `requests_key`: what a pod's requests are made of (model.resources, Karpenter's requests);
-- `facts_key`: what `PodFacts` read (requests, host ports, pod affinity terms);
-- `plugin_key`: the pod as the scheduler's plugins read it on one node (the node memo; Karpenter's
-  per-pod explanation);
-- `node_fit_key`: what Karpenter's per-node checks read but topology;
-- `pending_key`: all a pending pod's verdict reads besides the cluster (`pod --pending`, CA's pods
-  alike);
-- `want_key`: what Karpenter's fix suggestions group unplaced pods by.
-
-Admission's shape (`kexplain.admission.shapes.ShapeIndex`) is `shape_key` of the whole pod with
-its identity replaced by placeholders: which fields it may replace is admission's own knowledge
-(each placeholder stands for a value checked on its own first), so that canonical pod is made
-there, and only keyed here.
-
-Nothing is cached on the pod: Karpenter relaxes a pod's spec in place between two looks at it,
-so a key kept on the pod could go stale; each consumer memos its keys for as long as its pods
-are fixed (a framework's cycle, a simulation's loop).
+"""Shape keys: the one way kexplain tells that values, and pods, are alike, so that work on 150,000 pods
+is done once per kind of pod (tests/model/test_shapes.py fails on a second key). `shape_key` is
+msgspec MessagePack bytes: equal exactly when values and their types are (`1 == 1.0 == True` would
+not do); None when unencodable. Each projection leaves out only what none of its consumers reads;
+nothing is cached on the pod (Karpenter relaxes specs in place). Details: docs/internals/model.md.
 """
 from __future__ import annotations
 

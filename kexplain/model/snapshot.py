@@ -1,12 +1,5 @@
-"""The cluster snapshot: NodeInfos in the scheduler's node-tree order, plus indexes built once.
-
-Everything a plugin needs cluster-wide comes from here. Plugins that need an index
-of their own (images, volumes, owners) build it through `cached`, once per snapshot,
-instead of scanning all pods per node.
-
-A sequence of pods (replicas, a file's pods) binds one pod per cycle, and a bind changes one
-node: an index that says how to follow a bind (`cached(..., on_bind=...)`) is patched into the
-snapshot after the bind instead of being rebuilt over every pod of the cluster.
+"""The cluster snapshot: NodeInfos in the scheduler's node-tree order, plus indexes built once per
+snapshot (`cached`) and patched after a bind (`on_bind`) instead of rebuilt over every pod.
 """
 from __future__ import annotations
 
