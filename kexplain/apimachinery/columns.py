@@ -1,12 +1,6 @@
-"""Fields of many objects at once, read in C: the fast paths of the passes over a dump.
-
-A pass over the 150,000 objects of a cluster dump that runs Python code for each costs about a
-tenth of a second (a loop, a call, a few look-ups each); the same look-ups chained with `map`
-over `operator` callables cost a tenth of that. Each pass asks its question of a column of
-values (every object's kind, every metadata's name) and takes its exact per-object path only
-when the answer is not the common one. A column is read only from mappings: anything else
-(`None` metadata, a list where an object belongs) raises NotPlain, and the caller takes its
-exact path, which says what is wrong.
+"""Fields of many objects at once, read in C (`map` over `operator` callables, a tenth of a Python
+loop's cost): the fast paths of the passes over a dump. A column is read only from mappings; anything
+else raises NotPlain and the caller takes its exact path, which says what is wrong.
 """
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """resource.Quantity as k8s.io/apimachinery v1.35 parses, rounds and prints it: one parser and one
-printer for every layer.
-
-A parsed quantity keeps its exact value, a `Fraction` rounded up to nano precision as ParseQuantity
-rounds it (fitting never meets a float), and its format (decimal SI, binary SI or decimal
-exponent), because the canonical text the API server stores and prints depends on it (`0.5` is
-`500m`, `1024Mi` is `1Gi`). Admission prints that text in its messages and rounds resource lists
-with it; the scheduler reads values through `value` (Value(): rounded up) and `milli_value`
-(MilliValue()). The CEL library's quantity (kexplain.cel.quantity) adds Go's int64-or-inf.Dec
-representation on top of `split`, `interpret` and `canonical_parts`.
+printer for every layer. The exact value (a `Fraction` rounded up to nano precision as ParseQuantity
+does) and its format are kept, because the canonical text depends on the format (`0.5` is `500m`);
+`value` / `milli_value` are Value() / MilliValue(). kexplain.cel.quantity builds on `split`,
+`interpret` and `canonical_parts`.
 """
 from __future__ import annotations
 

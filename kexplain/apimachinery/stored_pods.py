@@ -1,18 +1,7 @@
-"""A dump's bound pods read as the few fields the passes over a cluster read.
-
-Of a cluster dump's 150,000 pods the scheduler reads a handful of fields each: the node, the
-namespace and name, labels, priority, volumes' claims, and what decides the requests (the
-containers, read once per shape of pod). Building every pod as Python dicts was most of
-reading a dump; here each is decoded in C into a `PodView` of those fields (the rest skipped
-by the decoder), and the object itself (`StoredPod.obj`) is decoded from its JSON text only
-when something asks for more: the pod explained, the first pod of a shape.
-
-Pods bound to a node (nothing explains them) are read so. One an API server stored (a
-resourceVersion) is used as it is; one it did not (a dump of manifests) is admitted by its
-shape (`kexplain.admission.shapes.written_key`), its text telling the shape, and becomes a
-view of the shape's admitted pod with its own values (`with_own`). An item the view cannot
-hold as the object holds it (a null where a string belongs, a label that is not a string,
-...) is decoded whole, so every value read is the object's own.
+"""A dump's bound pods read as the few fields the passes over a cluster read: each decoded in C into a
+`PodView` (the rest skipped), the object itself (`StoredPod.obj`) decoded only when something asks for
+more. A pod no API server stored is admitted by its shape (`with_own`); an item the view cannot hold
+as the object does is decoded whole. Details: docs/internals/apimachinery.md.
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""The Kubernetes versions kexplain follows, and what each minor's API server serves by default,
-as data, in a module cheap enough for the CLI to import.
-
-Which group versions exist in a minor comes from its OpenAPI definitions
-(`kexplain.admission.openapi.ApiIndex`): they hold every group version kube-apiserver is built
-with, alpha and beta ones included. Which of those it *serves* without `--runtime-config` is
-`OFF_BY_DEFAULT`: kube-apiserver's `DefaultAPIResourceConfigSource`
-(`pkg/controlplane/instance.go`: the group versions of `betaAPIGroupVersionsDisabledByDefault`
-and `alphaAPIGroupVersionsDisabledByDefault`, in 1.36 also their `generic...` twins), read from
-openshift/microshift's vendored Kubernetes: release-4.20 (v1.33.13), release-4.21 (v1.34.9),
-release-4.22 (v1.35.6), release-4.23 (v1.36.3; `pkg/apis/resource` and `pkg/controlplane` are
-not vendored in the scheduler-plugins copy of v1.35.4). The lists change with minors only.
-
-What they say that matters here: `resource.k8s.io/v1beta1` and `v1beta2` are off by default in
-every minor from 1.33 to 1.36 (in 1.33 DRA has no GA version at all: none of its kinds is served
-by default; 1.34 serves `resource.k8s.io/v1`). Since 1.24 no new beta API is on by default, and
-the last old ones were removed before 1.33, so in these minors the list covers every alpha and
-beta group version the definitions have (and names a few whose types are gone). Minors without
-an entry (older ones, 1.37) are taken as serving every group version their definitions have.
+"""The Kubernetes versions kexplain follows, and what each minor's API server serves by default, as
+data, in a module cheap enough for the CLI to import. `OFF_BY_DEFAULT` is kube-apiserver's
+`DefaultAPIResourceConfigSource` (pkg/controlplane/instance.go); minors without an entry serve every
+group version their definitions have. Sources and what the lists say: docs/internals/apimachinery.md.
 """
 from __future__ import annotations
 
