@@ -6,17 +6,12 @@ from __future__ import annotations
 
 from itertools import compress, repeat
 from operator import eq, itemgetter, methodcaller
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from kexplain.apimachinery.stored_pods import StoredPod
 
 _FIRST = itemgetter(0)
-_METADATA = methodcaller("get", "metadata")
 _KIND = methodcaller("get", "kind")
-_API_VERSION = methodcaller("get", "apiVersion")
-_NAME = methodcaller("get", "name")
-_NAMESPACE = methodcaller("get", "namespace")
-_RESOURCE_VERSION = methodcaller("get", "resourceVersion")
 
 
 class NotPlain(Exception):
@@ -35,41 +30,8 @@ def objects(pairs: Iterable[tuple[Any, Any]]) -> list[Any]:
     return _column(_FIRST, pairs)
 
 
-def metadatas(objs: Iterable[Any]) -> list[Any]:
-    """Each object's metadata (None when it has none)."""
-    return _column(_METADATA, objs)
-
-
 def kinds(objs: Iterable[Any]) -> list[Any]:
     return _column(_KIND, objs)
-
-
-def api_versions(objs: Iterable[Any]) -> list[Any]:
-    return _column(_API_VERSION, objs)
-
-
-def names(metas: Iterable[Any]) -> list[Any]:
-    """Each metadata's name (of mappings only)."""
-    return _column(_NAME, metas)
-
-
-def namespaces(metas: Iterable[Any]) -> list[Any]:
-    return _column(_NAMESPACE, metas)
-
-
-def resource_versions(metas: Iterable[Any]) -> list[Any]:
-    return _column(_RESOURCE_VERSION, metas)
-
-
-def field(values: Iterable[Any], key: str) -> list[Any]:
-    """Each mapping's value of `key` (None when absent)."""
-    return _column(methodcaller("get", key), values)
-
-
-def stored_flags(objs: Iterable[Any]) -> Iterator[bool]:
-    """For each object, whether an API server stored it (a non-empty resourceVersion): what
-    `kexplain.admission.pipeline.is_stored` says of each, for mappings with mapping metadata."""
-    return map(bool, resource_versions(metadatas(objs)))
 
 
 class Rows:

@@ -65,9 +65,6 @@ def _split_args(text: str) -> list[str]:
 
 
 STRING_TRAVERSAL = 0.1
-REGEX_FACTOR = 0.25
-LIST_CREATE = 10
-MAP_CREATE = 30
 
 
 def traversal(n: int, factor: float = STRING_TRAVERSAL) -> int:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 IDENT, ESC_IDENT, INT, UINT, FLOAT, STRING, BYTES, OP, EOF, ERROR = (
     "IDENT", "ESC_IDENT", "INT", "UINT", "FLOAT", "STRING", "BYTES", "OP", "EOF", "ERROR")
 
-KEYWORDS = {"true", "false", "null", "in"}
 _OPS2 = ("==", "!=", "<=", ">=", "&&", "||")
 _OPS1 = "<>[]{}().,-!?:+*/%"
 _ESC_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/ ")

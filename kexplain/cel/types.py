@@ -142,10 +142,6 @@ def unwrap_optional(t: Type) -> tuple[Type, bool]:
 Mapping = dict[str, Type]
 
 
-def is_exact(a: Type, b: Type) -> bool:
-    return a == b
-
-
 def _is_assignable_type(to: Type, frm: Type) -> bool:
     """cel-go `defaultIsAssignableType`: `to.IsAssignableType(frm)`."""
     if to == frm or is_dyn(to):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from kexplain.cel.errors import CelEvalError
 from kexplain.cel.quantity import Quantity
@@ -86,18 +86,9 @@ def type_name(v: Any) -> str:
     return _TYPE_NAMES.get(type(v), type(v).__name__)
 
 
-def type_value(v: Any) -> TypeValue:
-    return TypeValue(type_name(v))
-
-
 def no_such_overload(fn: str, *args: Any) -> CelEvalError:
     """cel-go's `MaybeNoSuchOverload`: `no such overload: fn(int, string)`."""
     return CelEvalError(f"no such overload: {fn}({', '.join(type_name(a) for a in args)})")
-
-
-def is_number(v: Any) -> bool:
-    t = type(v)
-    return t is int or t is UInt or t is float
 
 
 def equals(a: Any, b: Any) -> bool:
@@ -237,11 +228,6 @@ def _has_bool_key(m: Mapping[Any, Any], key: Any) -> bool:
 def map_contains(m: Mapping[Any, Any], key: Any) -> bool:
     """`key in map` sees only the real keys, also of a `DefaultMap`."""
     return map_lookup(m, key)[0]
-
-
-def iterate(v: Any) -> Iterator[Any]:
-    """Elements of a list, keys of a map."""
-    return iter(v)
 
 
 def is_zero(v: Any) -> bool:
