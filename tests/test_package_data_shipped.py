@@ -1,6 +1,6 @@
-"""The data files the engine reads at run time (Go struct tables, the gate table, Go field types) ship
-with the package: each is declared in pyproject.toml's package-data, so a wheel carries it, and
-`importlib.resources` finds it from the installed package."""
+"""The data files the engine reads at run time (Go struct tables, the gate table, Go field types, Go's
+Unicode names) ship with the package: each is declared in pyproject.toml's package-data, so a wheel
+carries it, and `importlib.resources` finds it from the installed package."""
 from __future__ import annotations
 
 import tomllib
@@ -21,7 +21,7 @@ def _package(path: Path) -> str:
 def test_the_moved_tables_are_among_the_data_files():
     names = {f"{_package(p)}/{p.name}" for p in DATA_FILES}
     assert {"kexplain.controllers/template_structs.json", "kexplain.features/gate_table.json",
-            "kexplain.apimachinery/gotypes.json"} <= names
+            "kexplain.apimachinery/gotypes.json", "kexplain.cel.library/unicode_names.json"} <= names
 
 
 @pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -5,8 +5,10 @@ the tree. Where Go and RE2 differ, and the limits: docs/internals/cel.md.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.resources import files
 
 MAX_REPEAT = 1000                   # Go's maxRepeat: one count, and the product of nested ones
 MAX_HEIGHT = 1000                   # Go's maxHeight
@@ -67,38 +69,10 @@ _TABLES |= {
     "Any": (CharSet(_ANY), CharSet(())),
     "Ascii": (CharSet(("[:ascii:]",)), CharSet(("[:^ascii:]",))),
 }
-# unicode.CategoryAliases, by canonical name.
-_CATEGORY_ALIASES = {
-    "Casedletter": "Lc", "Closepunctuation": "Pe", "Combiningmark": "M", "Connectorpunctuation": "Pc",
-    "Control": "Cc", "Currencysymbol": "Sc", "Dashpunctuation": "Pd", "Decimalnumber": "Nd",
-    "Enclosingmark": "Me", "Finalpunctuation": "Pf", "Format": "Cf", "Initialpunctuation": "Pi",
-    "Letter": "L", "Letternumber": "Nl", "Lineseparator": "Zl", "Lowercaseletter": "Ll", "Mark": "M",
-    "Mathsymbol": "Sm", "Modifierletter": "Lm", "Modifiersymbol": "Sk", "Nonspacingmark": "Mn",
-    "Number": "N", "Openpunctuation": "Ps", "Other": "C", "Otherletter": "Lo", "Othernumber": "No",
-    "Otherpunctuation": "Po", "Othersymbol": "So", "Paragraphseparator": "Zp", "Privateuse": "Co",
-    "Punctuation": "P", "Separator": "Z", "Spaceseparator": "Zs", "Spacingmark": "Mc",
-    "Surrogate": "Cs", "Symbol": "S", "Titlecaseletter": "Lt", "Unassigned": "Cn",
-    "Uppercaseletter": "Lu", "Cntrl": "Cc", "Digit": "Nd", "Punct": "P",
-}
-# unicode.Scripts of Go 1.25 (Unicode 15.0).
-_SCRIPTS = frozenset("""
-Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah Batak Bengali
-Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian
-Chakma Cham Cherokee Chorasmian Common Coptic Cuneiform Cypriot Cypro_Minoan Cyrillic Deseret
-Devanagari Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs Elbasan Elymaic Ethiopic Georgian
-Glagolitic Gothic Grantha Greek Gujarati Gunjala_Gondi Gurmukhi Han Hangul Hanifi_Rohingya Hanunoo
-Hatran Hebrew Hiragana Imperial_Aramaic Inherited Inscriptional_Pahlavi Inscriptional_Parthian
-Javanese Kaithi Kannada Katakana Kawi Kayah_Li Kharoshthi Khitan_Small_Script Khmer Khojki
-Khudawadi Lao Latin Lepcha Limbu Linear_A Linear_B Lisu Lycian Lydian Mahajani Makasar Malayalam
-Mandaic Manichaean Marchen Masaram_Gondi Medefaidrin Meetei_Mayek Mende_Kikakui Meroitic_Cursive
-Meroitic_Hieroglyphs Miao Modi Mongolian Mro Multani Myanmar Nabataean Nag_Mundari Nandinagari
-New_Tai_Lue Newa Nko Nushu Nyiakeng_Puachue_Hmong Ogham Ol_Chiki Old_Hungarian Old_Italic
-Old_North_Arabian Old_Permic Old_Persian Old_Sogdian Old_South_Arabian Old_Turkic Old_Uyghur Oriya
-Osage Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic
-Samaritan Saurashtra Sharada Shavian Siddham SignWriting Sinhala Sogdian Sora_Sompeng Soyombo
-Sundanese Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut
-Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi Wancho Warang_Citi Yezidi Yi
-Zanabazar_Square""".split())
+# unicode.CategoryAliases (by canonical name) and unicode.Scripts of Go 1.25 (Unicode 15.0): unicode_names.json.
+_NAMES = json.loads(files("kexplain.cel.library").joinpath("unicode_names.json").read_text())
+_CATEGORY_ALIASES: dict[str, str] = _NAMES["category_aliases"]
+_SCRIPTS: frozenset[str] = frozenset(_NAMES["scripts"])
 
 _PERL = {c: CharSet((f"\\{c}",)) for c in "dDsSwW"}
 _POSIX = frozenset(("alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print",
