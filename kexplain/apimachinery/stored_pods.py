@@ -94,7 +94,7 @@ def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
     text = bytes(raw)
     value = values.get(text)
     if value is None:
-        value = _whole(raw)
+        value = whole(raw)
         if len(values) < _REFERENCES_MAX:
             values[text] = value
     return value
@@ -202,11 +202,6 @@ def view_of(obj: dict[str, Any]) -> PodView | None:
 
 
 def whole(raw: Raw) -> Any:
-    """The object of an item's JSON text, decoded anew (`_whole`)."""
-    return _whole(raw)
-
-
-def _whole(raw: Raw) -> Any:
     """The object of an item's JSON text, as `json.loads` gives it (what msgspec refuses, json
     reads: an exponent past a double, ...)."""
     try:
@@ -222,7 +217,7 @@ _COMPOUND = (ord("{"), ord("["))
 
 
 def _pod_object(raw: Raw) -> Any:
-    """The object of a pod's text, as `json.loads` gives it (`_whole`), its spec's lists and
+    """The object of a pod's text, as `json.loads` gives it (`whole`), its spec's lists and
     mappings made once per distinct text while there is room (the pods whose objects are asked
     for are the first of each shape: a DaemonSet's pods each have their own node affinity, and
     share their containers, volumes, tolerations; not to be changed, as every loaded object)."""
@@ -230,7 +225,7 @@ def _pod_object(raw: Raw) -> Any:
         top = _fields(raw)
         spec = top.get("spec")
         if spec is None or memoryview(spec)[0] != _COMPOUND[0]:
-            return _whole(raw)
+            return whole(raw)
         out = {}
         for key, value in top.items():
             if key != "spec":
@@ -251,7 +246,7 @@ def _pod_object(raw: Raw) -> Any:
             out[key] = fields
         return out
     except (msgspec.DecodeError, msgspec.ValidationError):  # (what msgspec refuses: json.loads reads)
-        return _whole(raw)
+        return whole(raw)
 
 
 class StoredPod(Mapping[str, Any]):

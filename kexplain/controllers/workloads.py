@@ -74,10 +74,8 @@ def idle_reason(obj: dict[str, Any]) -> str:
     return f"spec.replicas is 0: the {kind} controller creates no pod" if replicas == 0 and not isinstance(replicas, bool) else ""
 
 
-def workload_name(obj: dict[str, Any]) -> str:
-    """The name the manifest gives the workload, or the one the API server makes from its
-    generateName; "" when it gives neither (the API server refuses it)."""
-    return generated_name(obj)
+# The name the manifest gives the workload, or the API server's from its generateName ("": neither).
+workload_name = generated_name
 
 
 def copy_name(base: str, index: int) -> str:
