@@ -14,7 +14,8 @@ _UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
 _UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
 
 
-def _dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict:
+    """A field read as a mapping: a missing or malformed one reads as empty."""
     return value if isinstance(value, dict) else {}
 
 
@@ -27,7 +28,7 @@ def generated_name(obj: dict, ordinal: int = 0) -> str:
     before validating the object (the prefix and 5 random characters: kexplain derives them
     from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
     namespace and prefix in an input gets a name of its own); "" without either."""
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     name = meta.get("name")
     if isinstance(name, str) and name:
         return name
@@ -44,7 +45,7 @@ def object_uid(obj: dict) -> str:
     """The object's uid: its own, or, in place of the random one the API server assigns on
     create, one derived from its kind, namespace and name, so that a run repeats (a workload's
     is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     uid, name = meta.get("uid"), meta.get("name")
     if isinstance(uid, str) and uid:
         return uid

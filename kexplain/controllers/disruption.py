@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.apimachinery.identity import as_dict
 from kexplain.errors import describe
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.owners import controller_ref
@@ -51,10 +52,6 @@ class BudgetStatus:
                                 "reason": "SufficientPods" if allowed else "InsufficientPods"}]}
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def needs_status(obj: Any) -> bool:
     """A PodDisruptionBudget without a status (as a manifest writes it)."""
     return isinstance(obj, dict) and obj.get("kind") == KIND and not obj.get("status")
@@ -79,7 +76,7 @@ class _Controllers:
         for obj in objects:
             kind = obj.get("kind")
             if kind in ("ReplicaSet", "ReplicationController", "StatefulSet", "Deployment"):
-                meta = _dict(obj.get("metadata"))
+                meta = as_dict(obj.get("metadata"))
                 self.by_key.setdefault((str(kind), meta.get("namespace") or "default", str(meta.get("name") or "")),
                                        obj)
 
@@ -87,7 +84,7 @@ class _Controllers:
         obj = self.by_key.get((kind, namespace, str(ref.get("name") or "")))
         if obj is None:
             return None
-        uid = _dict(obj.get("metadata")).get("uid")
+        uid = as_dict(obj.get("metadata")).get("uid")
         return obj if not ref.get("uid") or not uid or uid == ref.get("uid") else None
 
     def scale(self, ref: Mapping[str, Any], namespace: str) -> tuple[str, int] | None:
@@ -118,17 +115,17 @@ class _Controllers:
 
 
 def _identity(obj: Mapping[str, Any]) -> str:
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     return str(meta.get("uid") or f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{meta.get('name')}")
 
 
 def _replicas(obj: Mapping[str, Any]) -> int:
-    value = _dict(obj.get("spec")).get("replicas")
+    value = as_dict(obj.get("spec")).get("replicas")
     return value if isinstance(value, int) and not isinstance(value, bool) else 1     # (defaulted to 1)
 
 
 def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _dict(obj.get("metadata")).get("ownerReferences") or ():
+    for ref in as_dict(obj.get("metadata")).get("ownerReferences") or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
             return ref
     return None
@@ -147,7 +144,7 @@ def is_healthy(pod: PodInfo) -> bool:
 
 def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Controllers) -> BudgetStatus:
     """The status the disruption controller writes for `pdb`, of `pods` (those of its namespace)."""
-    spec = _dict(pdb.get("spec"))
+    spec = as_dict(pdb.get("spec"))
     try:
         selector = parse_selector(spec.get("selector"))
     except SelectorError as err:
@@ -199,7 +196,7 @@ def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
     out = list(others)
     for i in budgets:
         pdb = others[i]
-        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         out[i] = {**pdb, "status": computed(pdb, by_namespace.get(namespace, ()), controllers).to_status()}
     return out
 
@@ -230,7 +227,7 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -
     controllers = _Controllers(o for o in objs if isinstance(o, dict))
     out = []
     for pdb in budgets:
-        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         status = computed(pdb, by_namespace.get(namespace, ()), controllers)
         if status.selected:
             out.append(note(pdb, status))

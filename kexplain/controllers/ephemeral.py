@@ -9,6 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from kexplain.apimachinery.identity import as_dict
 from kexplain.errors import KexplainError, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.snapshot import Snapshot
@@ -17,12 +18,8 @@ from kexplain.admission import admit
 from kexplain.controllers.persistentvolume import settle
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _ephemeral_volumes(pod: Mapping[str, Any]) -> list[dict[str, Any]]:
-    volumes = _dict(pod.get("spec")).get("volumes")
+    volumes = as_dict(pod.get("spec")).get("volumes")
     return [v for v in volumes if isinstance(v, dict) and isinstance(v.get("ephemeral"), dict)] \
         if isinstance(volumes, list) else []
 
@@ -40,9 +37,9 @@ def claim_name(pod_name: str, volume_name: str) -> str:
 
 def claim_for(pod: Mapping[str, Any], volume: Mapping[str, Any]) -> dict[str, Any]:
     """The PersistentVolumeClaim the controller creates for the pod's ephemeral `volume`."""
-    meta = _dict(pod.get("metadata"))
-    template = _dict(_dict(volume.get("ephemeral")).get("volumeClaimTemplate"))
-    tmeta = _dict(template.get("metadata"))
+    meta = as_dict(pod.get("metadata"))
+    template = as_dict(as_dict(volume.get("ephemeral")).get("volumeClaimTemplate"))
+    tmeta = as_dict(template.get("metadata"))
     claim_meta: dict[str, Any] = {
         "name": claim_name(str(meta.get("name") or ""), str(volume.get("name") or "")),
         "namespace": meta.get("namespace") or "default",
@@ -60,7 +57,7 @@ def claim_for(pod: Mapping[str, Any], volume: Mapping[str, Any]) -> dict[str, An
 
 def _controlled_by(claim: Mapping[str, Any], namespace: str, uid: str) -> bool:
     """VolumeIsForPod: the claim is in the pod's namespace and the pod is its controller."""
-    meta = _dict(claim.get("metadata"))
+    meta = as_dict(claim.get("metadata"))
     return (meta.get("namespace") or "default") == namespace and any(
         isinstance(r, dict) and r.get("controller") is True and (r.get("uid") or "") == uid
         for r in meta.get("ownerReferences") or ())
@@ -90,9 +87,9 @@ def create_volume_claims(pod: Mapping[str, Any], existing: Iterable[Mapping[str,
     volume, given the claims the cluster has (`existing`): a claim for each ephemeral volume
     whose claim does not exist; it stops at a claim that exists and that the pod does not
     control (the sync fails there, and is retried)."""
-    meta = _dict(pod.get("metadata"))
+    meta = as_dict(pod.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", str(meta.get("name") or ""), meta.get("uid") or ""
-    have = {(_dict(c.get("metadata")).get("namespace") or "default", _dict(c.get("metadata")).get("name")): c
+    have = {(as_dict(c.get("metadata")).get("namespace") or "default", as_dict(c.get("metadata")).get("name")): c
             for c in existing}
     created = Created()
     if meta.get("deletionTimestamp") is not None:
@@ -128,7 +125,7 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
     admitted: list[dict[str, Any]] = []
     namespace = made.claims[0]["metadata"]["namespace"]
     context = [(o, source) for o in snapshot.of_kind("StorageClass")] + [
-        (o, source) for o in snapshot.of_kind("Namespace") if _dict(o.get("metadata")).get("name") == namespace]
+        (o, source) for o in snapshot.of_kind("Namespace") if as_dict(o.get("metadata")).get("name") == namespace]
     for i, claim in enumerate(made.claims):
         mine = Source(source.path, source.doc)
         try:

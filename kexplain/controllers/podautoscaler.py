@@ -13,6 +13,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.pipeline import is_stored
 from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
 from kexplain.apimachinery.fielderrors import invalid_message
+from kexplain.apimachinery.identity import as_dict
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -21,10 +22,6 @@ BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
 SCALING_DISABLED = "scaling is disabled since the replica count of the target is zero"
 
 Objects = list[tuple[dict[str, Any], Source]]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _int(value: Any) -> int | None:
@@ -49,7 +46,7 @@ def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = 
     for obj, src in objs:
         errs = validate_hpa(obj, kube) if is_hpa(obj) and not stored and not is_stored(obj) else []
         if errs:
-            name = str(_dict(obj.get("metadata")).get("name") or "")
+            name = str(as_dict(obj.get("metadata")).get("name") or "")
             refused.append(AdmissionRejected(invalid_message(QUALIFIED[KIND], name, errs), source=src, obj=obj))
             continue
         kept.append((obj, src))
@@ -72,10 +69,10 @@ def applied(cluster_hpas: Objects, objs: Objects) -> Objects:
     name: `kubectl apply` updates it, and the set's version acts), then the set's objects."""
     if not cluster_hpas:
         return objs
-    given = {_key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+    given = {_key(KIND, as_dict(o.get("metadata")).get("namespace"), as_dict(o.get("metadata")).get("name"))
              for o, _ in objs if is_hpa(o)}
     return [(o, s) for o, s in cluster_hpas
-            if _key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+            if _key(KIND, as_dict(o.get("metadata")).get("namespace"), as_dict(o.get("metadata")).get("name"))
             not in given] + list(objs)
 
 
@@ -86,16 +83,16 @@ def autoscalers(objs: Objects) -> dict[tuple[str, str, str], list[dict[str, Any]
     for obj, _ in objs:
         if not is_hpa(obj):
             continue
-        ref = _dict(_dict(obj.get("spec")).get("scaleTargetRef"))
+        ref = as_dict(as_dict(obj.get("spec")).get("scaleTargetRef"))
         if ref.get("kind") in SCALABLE_KINDS and ref.get("name"):
-            out.setdefault(_key(str(ref["kind"]), _dict(obj.get("metadata")).get("namespace"), ref["name"]), []).append(obj)
+            out.setdefault(_key(str(ref["kind"]), as_dict(obj.get("metadata")).get("namespace"), ref["name"]), []).append(obj)
     return out
 
 
 def desired_replicas(hpa: dict[str, Any], replicas: int) -> tuple[int, str]:
     """What one reconcile of `hpa` sets the target's replicas to, before it reads a metric, and
     why ("" when it leaves them to the metrics, or disabled)."""
-    spec = _dict(hpa.get("spec"))
+    spec = as_dict(hpa.get("spec"))
     minimum = _int(spec.get("minReplicas"))
     minimum = 1 if minimum is None else minimum
     maximum = _int(spec.get("maxReplicas"))
@@ -138,7 +135,7 @@ def reconciled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> Reconciled:
     within its bounds reads none: the pods are controlled by several HPAs (AmbiguousSelector),
     so once every HPA is within its bounds the count stays. Bounds that conflict (one's max below
     the other's min) never settle: the count flips at each resync, and the largest is kept."""
-    written = _int(_dict(obj.get("spec")).get("replicas"))
+    written = _int(as_dict(obj.get("spec")).get("replicas"))
     replicas = current = 1 if written is None else written
     steps: list[Step] = []
     visited = [current]                 # the count after each rescale
@@ -166,9 +163,9 @@ def selector_text(raw: Any) -> str:
         return ""
     if "matchLabels" not in raw and "matchExpressions" not in raw:      # a ReplicationController's map
         raw = {"matchLabels": raw}
-    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in _dict(raw.get("matchLabels")).items()]
+    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in as_dict(raw.get("matchLabels")).items()]
     for e in raw.get("matchExpressions") or ():
-        e = _dict(e)
+        e = as_dict(e)
         key, op = str(e.get("key") or ""), e.get("operator")
         values = ",".join(sorted(str(v) for v in e.get("values") or ()))
         text = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key,
@@ -178,12 +175,12 @@ def selector_text(raw: Any) -> str:
 
 
 def _describe(obj: dict[str, Any]) -> str:
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     return f"{obj.get('kind')} {meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
 def _ref(hpa: dict[str, Any]) -> str:
-    meta = _dict(hpa.get("metadata"))
+    meta = as_dict(hpa.get("metadata"))
     return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
@@ -199,7 +196,7 @@ def _said(obj: dict[str, Any], done: Reconciled) -> str:
                     f"size: {done.to}; reason: {step.reason}); its pods are explained at {done.to} replicas")
         if done.replicas == 0:
             return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
-        spec = _dict(hpa.get("spec"))
+        spec = as_dict(hpa.get("spec"))
         return (f"{head} leaves spec.replicas at {done.replicas} until its metrics say otherwise (kexplain reads no "
                 f"metrics: the HPA may set any count from {_int(spec.get('minReplicas')) or 1} to "
                 f"{spec.get('maxReplicas')})")
@@ -213,7 +210,7 @@ def _said(obj: dict[str, Any], done: Reconciled) -> str:
         counts = ", ".join(map(str, done.flipping[:-1])) + f" and {done.flipping[-1]}"
         return (f"{head}, with bounds that conflict: {moves}; then each undoes the other: the count flips between "
                 f"{counts} at each resync (its pods are explained at {done.to} replicas, the most)")
-    ambiguous = (f"pods by selector {selector_text(_dict(obj.get('spec')).get('selector'))} are controlled by "
+    ambiguous = (f"pods by selector {selector_text(as_dict(obj.get('spec')).get('selector'))} are controlled by "
                  f"multiple HPAs: [{' '.join(sorted(names))}]")
     if done.replicas == 0 and not done.steps:
         return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
@@ -228,7 +225,7 @@ def rescaled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> tuple[dict[str,
     """The workload as its HPAs leave it (a copy with spec.replicas set, or `obj` itself), and
     what to say of it."""
     done = reconciled(obj, hpas)
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     if done.to != done.replicas:
         return {**obj, "spec": {**spec, "replicas": done.to}}, _said(obj, done)
     return obj, _said(obj, done)
@@ -242,7 +239,7 @@ def scaling(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> dict[str, Any]:
     says), and with several HPAs `targetedBy`, each of them (`namespace/name`)."""
     done = reconciled(obj, hpas)
     last = done.steps[-1] if done.steps else None
-    meta = _dict((last.hpa if last is not None else hpas[0]).get("metadata"))
+    meta = as_dict((last.hpa if last is not None else hpas[0]).get("metadata"))
     out = {"namespace": str(meta.get("namespace") or "default"), "name": str(meta.get("name") or ""),
            "from": done.replicas, "to": done.to, "reason": last.reason if last is not None else "",
            "message": _said(obj, done)}
@@ -258,7 +255,7 @@ def scalings(objs: Objects, cluster: Objects = ()) -> dict[tuple[str, str, str],
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for obj, _ in objs if hpas else ():
         if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS:
-            meta = _dict(obj.get("metadata"))
+            meta = as_dict(obj.get("metadata"))
             key = _key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))
             if key in hpas:
                 out[key] = scaling(obj, hpas[key])
@@ -274,7 +271,7 @@ def autoscaled(objs: Objects, cluster: Objects = ()) -> tuple[Objects, list[str]
     out: Objects = []
     notes: list[str] = []
     for obj, src in objs:
-        meta = _dict(obj.get("metadata")) if isinstance(obj, dict) else {}
+        meta = as_dict(obj.get("metadata")) if isinstance(obj, dict) else {}
         found = hpas.get(_key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))) \
             if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS else None
         if found:

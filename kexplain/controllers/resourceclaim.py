@@ -9,7 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kexplain.apimachinery.identity import generated_name
+from kexplain.apimachinery.identity import as_dict, generated_name
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 MAX_BASE_LENGTH = 57         # the controller leaves room for the API server's 5 random characters
@@ -18,16 +18,12 @@ API_VERSION = "resource.k8s.io/v1"
 Key = tuple[str, str]         # (namespace, name)
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def writes_claims_for(pod: Mapping[str, Any]) -> bool:
     """Whether kexplain creates this pod's template claims: it has no `status` at all (a
     workload's pod, or a Pod manifest as written), and names a template."""
     if pod.get("status") is not None:
         return False
-    claims = _dict(pod.get("spec")).get("resourceClaims")
+    claims = as_dict(pod.get("spec")).get("resourceClaims")
     return isinstance(claims, list) and any(isinstance(c, dict) and c.get("resourceClaimTemplateName")
                                             for c in claims)
 
@@ -53,10 +49,10 @@ class Created:
 def _owned_claim(claims: Iterable[Mapping[str, Any]], namespace: str, uid: str, entry: str) -> str | None:
     """findPodResourceClaim: a claim of the namespace the pod controls, made for this entry."""
     for claim in claims:
-        meta = _dict(claim.get("metadata"))
+        meta = as_dict(claim.get("metadata"))
         if (meta.get("namespace") or "default") != namespace:
             continue
-        if _dict(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION) != entry:
+        if as_dict(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION) != entry:
             continue
         if any(isinstance(r, dict) and r.get("controller") and r.get("uid") == uid
                for r in meta.get("ownerReferences") or ()):
@@ -66,23 +62,23 @@ def _owned_claim(claims: Iterable[Mapping[str, Any]], namespace: str, uid: str, 
 
 def claim_from_template(pod: Mapping[str, Any], entry: str, template: Mapping[str, Any]) -> dict[str, Any]:
     """The ResourceClaim the controller creates for the pod's entry `entry` from `template`."""
-    meta = _dict(pod.get("metadata"))
-    tspec = _dict(template.get("spec"))
-    tmeta = _dict(tspec.get("metadata"))
+    meta = as_dict(pod.get("metadata"))
+    tspec = as_dict(template.get("spec"))
+    tmeta = as_dict(tspec.get("metadata"))
     namespace = meta.get("namespace") or "default"
     prefix = generate_name(str(meta.get("name") or ""), entry)
     claim_meta: dict[str, Any] = {
         "name": generated_name({"kind": "ResourceClaim", "metadata": {"generateName": prefix, "namespace": namespace}}),
         "generateName": prefix,
         "namespace": namespace,
-        "annotations": {**copy.deepcopy(_dict(tmeta.get("annotations"))), POD_CLAIM_NAME_ANNOTATION: entry},
+        "annotations": {**copy.deepcopy(as_dict(tmeta.get("annotations"))), POD_CLAIM_NAME_ANNOTATION: entry},
         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta.get("name") or "",
                              "uid": meta.get("uid") or "", "controller": True, "blockOwnerDeletion": True}],
     }
     if tmeta.get("labels"):
         claim_meta["labels"] = copy.deepcopy(tmeta["labels"])
     return {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": claim_meta,
-            "spec": copy.deepcopy(_dict(tspec.get("spec")))}
+            "spec": copy.deepcopy(as_dict(tspec.get("spec")))}
 
 
 def create_claims(pod: Mapping[str, Any], templates: Mapping[Key, Mapping[str, Any]],
@@ -92,14 +88,14 @@ def create_claims(pod: Mapping[str, Any], templates: Mapping[Key, Mapping[str, A
     a note for each claim created and each template missing. `templates` by (namespace, name);
     `existing`: the claims the cluster has already."""
     out = copy.deepcopy(dict(pod))
-    meta = _dict(out.get("metadata"))
+    meta = as_dict(out.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid") or ""
-    status = out["status"] = dict(_dict(out.get("status")))
+    status = out["status"] = dict(as_dict(out.get("status")))
     statuses = [s for s in status.get("resourceClaimStatuses") or () if isinstance(s, dict)]
     done = {s.get("name") for s in statuses}
     created = Created(out)
     existing = list(existing)
-    for entry in _dict(out.get("spec")).get("resourceClaims") or ():
+    for entry in as_dict(out.get("spec")).get("resourceClaims") or ():
         if not isinstance(entry, dict) or entry.get("resourceClaimName") or not entry.get("resourceClaimTemplateName"):
             continue
         name, template_name = str(entry.get("name") or ""), str(entry["resourceClaimTemplateName"])
@@ -134,6 +130,6 @@ def templates_by_key(objects: Iterable[Mapping[str, Any]]) -> dict[Key, Mapping[
     """ResourceClaimTemplates by (namespace, name)."""
     out: dict[Key, Mapping[str, Any]] = {}
     for obj in objects:
-        meta = _dict(obj.get("metadata"))
+        meta = as_dict(obj.get("metadata"))
         out.setdefault((meta.get("namespace") or "default", str(meta.get("name") or "")), obj)
     return out
