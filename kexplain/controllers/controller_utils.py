@@ -145,24 +145,20 @@ class _Printer:
 
 
 def printed_template(template: dict[str, Any], kube: KubeVersion) -> str:
-    """The text DeepHashObject hashes for a pod template as the API server stores it (already
-    defaulted: `default_pod_template`), with `kube`'s Go structs. NotReproduced for a value
-    whose printing kexplain does not reproduce."""
+    """The text DeepHashObject hashes for a stored (defaulted) pod template, with `kube`'s Go structs;
+    NotReproduced where kexplain does not reproduce the printing."""
     return _Printer(kube.minor).value("v1.PodTemplateSpec", template)
 
 
 def pod_template_hash(template: dict[str, Any], kube: KubeVersion, collision_count: int | None = None) -> str:
-    """controller.ComputeHash of a Deployment's `spec.template` as written (copied, defaulted as
-    the API server does on create, printed, hashed); `collision_count` is the Deployment's
-    status.collisionCount (none for a new Deployment). NotReproduced as `printed_template`."""
+    """controller.ComputeHash of a Deployment's `spec.template` as written (defaulted as on create),
+    with its status.collisionCount; NotReproduced as `printed_template`."""
     return compute_hash(printed_template(_stored_template(template), kube), collision_count)
 
 
 class _GoJSON:
-    """encoding/json's value of a Go value held as JSON, by the struct tables of one version:
-    every field of a struct but those whose `omitempty` finds them empty (a zero number, false,
-    "", a nil pointer, an empty list or map; never a struct) or whose `omitzero` finds them zero;
-    nil pointers, lists and maps as null; a quantity as its canonical text; a zero time as null."""
+    """encoding/json's value of a Go value held as JSON, by one version's struct tables (`omitempty` /
+    `omitzero` as Go decides emptiness, so the revision hash sees the bytes the controller marshals)."""
 
     def __init__(self, minor: str) -> None:
         self.structs, self.named = _tables(minor)
@@ -219,18 +215,14 @@ def _stored_template(template: dict[str, Any]) -> dict[str, Any]:
 
 
 def controller_revision_name(name: str, template: dict[str, Any], kube: KubeVersion, collision_count: int = 0) -> str:
-    """The name of the ControllerRevision the StatefulSet controller makes for a set named `name`
-    with this `spec.template` (newRevision): `<name>-<hash>` (the name cut to 223 bytes), the hash
-    of its Data (getPatch: the set's JSON encoding, its template alone under `spec`, marked
-    `"$patch":"replace"`, marshalled again with sorted keys) and the set's collision count (0 for
-    a new set). Its pods' `controller-revision-hash` label. NotReproduced as `printed_template`."""
+    """The ControllerRevision name the StatefulSet controller makes (newRevision, getPatch): `<name>-<hash>`,
+    its pods' `controller-revision-hash` label. NotReproduced as `printed_template`."""
     encoded = _GoJSON(kube.minor).value("v1.PodTemplateSpec", _stored_template(template))
     patch = go_json({"spec": {"template": {"$patch": "replace", **encoded}}}, sort_keys=True)
     return f"{name[:223]}-{hash_controller_revision(patch.encode(), collision_count)}"
 
 
 def fallback_hash(template: Any) -> str:
-    """For a template whose hash kexplain does not reproduce: FNV-32a of its JSON text (sorted
-    keys), encoded as the controllers encode theirs. Not the cluster's value, but the same for
-    every copy of one template and different for another template."""
+    """A stand-in hash for a template kexplain does not reproduce (FNV-32a of its sorted JSON): not the
+    cluster's, but the same for every copy of one template."""
     return compute_hash(go_json(template, sort_keys=True))

@@ -185,9 +185,7 @@ def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple
 
 
 def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
-    """`others` (a cluster's objects but its nodes and pods) with each PodDisruptionBudget
-    without a status replaced by a copy with the controller's (`computed`), of `pods`; `others`
-    itself when none lacks one."""
+    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`)."""
     budgets = [i for i, o in enumerate(others) if needs_status(o)]
     if not budgets:
         return others
@@ -210,9 +208,7 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, list[PodInfo]]:
 
 
 def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
-    """What the output says of the budgets among `objects` (object, source pairs) that had no
-    status and select a pod: the status the controller gave them, and why. `among`: the ids of
-    the budgets to say it of (None: every one)."""
+    """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))

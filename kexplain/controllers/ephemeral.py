@@ -83,10 +83,8 @@ class Created:
 
 
 def create_volume_claims(pod: Mapping[str, Any], existing: Iterable[Mapping[str, Any]]) -> Created:
-    """What the controller's sync of `pod` (admitted: namespace and uid set) creates, volume by
-    volume, given the claims the cluster has (`existing`): a claim for each ephemeral volume
-    whose claim does not exist; it stops at a claim that exists and that the pod does not
-    control (the sync fails there, and is retried)."""
+    """The claims the controller's sync of an admitted `pod` creates given `existing`; it stops at a
+    claim the pod does not control, as the sync fails there."""
     meta = as_dict(pod.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", str(meta.get("name") or ""), meta.get("uid") or ""
     have = {(as_dict(c.get("metadata")).get("namespace") or "default", as_dict(c.get("metadata")).get("name")): c
@@ -113,11 +111,8 @@ _VOLUME_KINDS = ("StorageClass", "PersistentVolume")  # what the PV controller r
 
 def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapshot,
                        kube: KubeVersion = DEFAULT_VERSION) -> tuple[Snapshot, list[str]]:
-    """`snapshot` with the pod's ephemeral volume claims created (`create_volume_claims`),
-    admitted by `kube`'s API server against the snapshot's StorageClasses and Namespaces, and
-    bound by the PersistentVolume controller (unless their classes wait for the first consumer:
-    then the scheduler binds them); and the notes to tell. A claim the API server refuses is
-    not created (its note says why: the controller would retry in vain)."""
+    """`snapshot` with the pod's ephemeral claims created, admitted (a refused one is not created) and
+    settled by the PersistentVolume controller, and the notes to tell."""
     made = create_volume_claims(pod, snapshot.of_kind("PersistentVolumeClaim"))
     if not made.claims:
         return snapshot, []

@@ -37,9 +37,8 @@ _OUT_OF = {"cpu": "OutOfcpu", "memory": "OutOfmemory", "ephemeral-storage": "Out
 
 @dataclass(frozen=True)
 class KubeletVerdict:
-    """What the kubelet of `node` does with a pod bound to it: admits it (`reason` "") or
-    rejects it with `reason` and `message` (the event's); `evicted`: the pods a critical pod's
-    admission evicts (`namespace/name`)."""
+    """What the kubelet of `node` does with a pod bound to it: admits it (`reason` "") or rejects it;
+    `evicted`: the pods a critical pod's admission evicts."""
 
     node: str
     reason: str = ""

@@ -54,10 +54,8 @@ class _Delay(Exception):
 
 
 def settle(objects: Objects, applied: Callable[[dict[str, Any], Source], bool]) -> Settled:
-    """`objects` after the PersistentVolume controller has acted on those `applied` says were
-    applied now (and carry no resourceVersion): their claims are synced, and so is a claim
-    that one of their volumes names in its claimRef. Volumes and classes of every object are
-    read; `objects` itself is never changed."""
+    """`objects` after the PersistentVolume controller acted on those `applied` names (and the claims
+    their volumes' claimRefs name); `objects` itself is never changed."""
     return _Controller(objects, applied).run()
 
 
@@ -104,10 +102,7 @@ class _Controller:
         return obj
 
     def phase(self, i: int) -> str:
-        """The volume's phase as the controller sees it before binding: a new volume's is
-        what syncVolume made of the API server's Pending; so is a hand-written volume's of
-        the cluster still Pending (the phase defaulting gives it): syncVolume runs on it before
-        any claim is matched (Available when nothing claims it)."""
+        """The volume's phase as the controller sees it before binding (syncVolume run on a Pending one)."""
         pv = self.obj(i)
         written = str((pv.get("status") or {}).get("phase") or "")
         if i in self.new or (written in ("", VOLUME_PENDING) and not is_stored(pv)):
@@ -313,9 +308,8 @@ class _Controller:
         return set(access_modes(claim)) <= set(access_modes(pv))
 
     def bind(self, v: int, c: int) -> None:
-        """bind(): the volume first (bindVolumeToClaim, updateVolumePhase), then the claim
-        (bindClaimToVolume, updateClaimStatus); each object is written only where it differs,
-        as the controller saves only what changed."""
+        """bind(): bindVolumeToClaim, updateVolumePhase, then bindClaimToVolume, updateClaimStatus; each object
+        written only where it differs, as the controller saves only what changed."""
         pv, claim = self.obj(v), self.obj(c)
         claim_meta = meta(claim)
         ref = spec(pv).get("claimRef")
@@ -384,11 +378,8 @@ def _key(claim: dict[str, Any]) -> str:
 
 
 def half_bound_notes(objects: Objects) -> list[str]:
-    """A note per claim written as bound by hand (spec.volumeName set) that still lacks the
-    pv.kubernetes.io/bind-completed annotation: the scheduler's VolumeBinding counts only such
-    annotated claims as bound and treats this one as an unbound claim that binds immediately
-    ("pod has unbound immediate PersistentVolumeClaims"). Claims of the POD file were settled
-    by the controller first; stored claims carry what the controller wrote."""
+    """A note per claim bound by hand (spec.volumeName) without pv.kubernetes.io/bind-completed: VolumeBinding
+    treats it as unbound ("pod has unbound immediate PersistentVolumeClaims")."""
     notes = []
     rows = columns.rows_of(objects)
     if rows is not None:        # a dump's 150,000 objects: its claims not stored, asked of its rows in C

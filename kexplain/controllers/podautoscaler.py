@@ -38,9 +38,8 @@ def is_hpa(obj: Any) -> bool:
 
 
 def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = False) -> tuple[Objects, list[AdmissionRejected]]:
-    """`objs` without the HPAs `kube`'s API server refuses (`validate_policy.validate_hpa`: a
-    refused HPA is never stored, and never scales its target), and the refusals, in its words.
-    HPAs read from a cluster (`stored`, or a resourceVersion) are taken as they are."""
+    """`objs` without the HPAs the API server refuses (never stored, they never scale), and the refusals;
+    HPAs read from a cluster are taken as they are."""
     kept: Objects = []
     refused: list[AdmissionRejected] = []
     for obj, src in objs:
@@ -57,16 +56,13 @@ SERVED_VERSIONS = frozenset({"autoscaling/v1", "autoscaling/v2"})    # (v2beta1,
 
 
 def of_cluster(cluster: Objects) -> Objects:
-    """The HPAs of the cluster (`--nodes`: a cluster's dump, with `kubectl get hpa -A -o yaml`),
-    at the versions the API server serves: they exist before the set is applied, and act on the
-    set's workloads they target as the set's own do."""
+    """The cluster's HPAs (`--nodes`), at the versions the API server serves: they act on the set's workloads too."""
     return [(o, s) for o, s in cluster if is_hpa(o) and o.get("apiVersion") in SERVED_VERSIONS]
 
 
 def applied(cluster_hpas: Objects, objs: Objects) -> Objects:
-    """The HPAs (and the set's other objects) once the set `objs` is applied to a cluster that
-    has `cluster_hpas`: the cluster's first, but one the set gives again (same namespace and
-    name: `kubectl apply` updates it, and the set's version acts), then the set's objects."""
+    """The HPAs once the set `objs` is applied over `cluster_hpas`: one the set gives again replaces the
+    cluster's, as `kubectl apply` updates it."""
     if not cluster_hpas:
         return objs
     given = {_key(KIND, as_dict(o.get("metadata")).get("namespace"), as_dict(o.get("metadata")).get("name"))
@@ -117,9 +113,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Reconciled:
-    """Where the HPAs of one target leave its replicas: `replicas` as written (1 unset), the
-    count they settle on (`to`), the rescales that led there in order, and, when their bounds
-    conflict, the counts they flip between (`flipping`: each reconcile undoes the other's)."""
+    """Where the HPAs of one target leave its replicas: as written, where they settle (`to`), the rescales
+    in order, and the counts conflicting bounds flip between (`flipping`)."""
 
     hpas: tuple[dict[str, Any], ...]
     replicas: int
@@ -129,12 +124,8 @@ class Reconciled:
 
 
 def reconciled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> Reconciled:
-    """The reconciles of `hpas` (in order, again and again, as the controller resyncs them) on
-    the workload `obj` as written, until none rescales it: each compares the count with its
-    bounds first and only then reads metrics. With several HPAs on one target, a reconcile
-    within its bounds reads none: the pods are controlled by several HPAs (AmbiguousSelector),
-    so once every HPA is within its bounds the count stays. Bounds that conflict (one's max below
-    the other's min) never settle: the count flips at each resync, and the largest is kept."""
+    """The reconciles of `hpas` on `obj`, resync after resync, until none rescales it (AmbiguousSelector
+    stops metrics once several are within bounds); conflicting bounds flip and the largest is kept."""
     written = _int(as_dict(obj.get("spec")).get("replicas"))
     replicas = current = 1 if written is None else written
     steps: list[Step] = []
@@ -232,11 +223,8 @@ def rescaled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> tuple[dict[str,
 
 
 def scaling(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the HPAs do at once to the replicas of `obj` (as written), as `-o json` and lint's
-    details say it: the HPA that set the count last (`namespace`, `name`: the first when none
-    rescaled), `from` (spec.replicas, 1 when unset), `to`, `reason` (its last SuccessfulRescale
-    event's; "" when they leave the count, or scaling is disabled), `message` (what `rescaled`
-    says), and with several HPAs `targetedBy`, each of them (`namespace/name`)."""
+    """What the HPAs do at once to `obj`'s replicas, as `-o json` and lint say it (who, from, to, reason,
+    message, and `targetedBy` with several HPAs)."""
     done = reconciled(obj, hpas)
     last = done.steps[-1] if done.steps else None
     meta = as_dict((last.hpa if last is not None else hpas[0]).get("metadata"))

@@ -83,10 +83,8 @@ def claim_from_template(pod: Mapping[str, Any], entry: str, template: Mapping[st
 
 def create_claims(pod: Mapping[str, Any], templates: Mapping[Key, Mapping[str, Any]],
                   existing: Iterable[Mapping[str, Any]] = ()) -> Created:
-    """What the controller's sync of `pod` (admitted: namespace and uid set) leaves: a copy of
-    the pod with a status entry per template claim it could create or find, the new claims, and
-    a note for each claim created and each template missing. `templates` by (namespace, name);
-    `existing`: the claims the cluster has already."""
+    """The controller's sync of an admitted `pod`: the pod with a status entry per claim made or found,
+    the new claims, and a note for each claim created and each template missing."""
     out = copy.deepcopy(dict(pod))
     meta = as_dict(out.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid") or ""

@@ -24,9 +24,8 @@ def _count(raw: Any, default: int) -> int:
 
 
 def replica_count(obj: dict[str, Any]) -> int:
-    """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
-    (default 1), at most its completions; a CronJob's job template likewise; 1 for a Pod and
-    for a DaemonSet (whose pods are counted per node: see `kexplain.explain.placement.daemon_nodes`)."""
+    """How many pods of a workload run at once (spec.replicas; a Job's parallelism capped by completions;
+    1 for a Pod and a DaemonSet, whose pods are counted per node)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     kind = obj.get("kind")
     if kind == "CronJob":
@@ -47,12 +46,8 @@ def _spec(obj: Any) -> dict[str, Any]:
 
 
 def idle_reason(obj: dict[str, Any]) -> str:
-    """Why the workload's controller creates no pod now ("" when it creates some), in the
-    controller's terms: a suspended CronJob creates no Job, a suspended Job no pod until it is
-    resumed (the Job controller's manageJob deletes a suspended Job's pods and creates none);
-    a Job wants min(parallelism, completions) pods, none at parallelism or completions 0; a
-    ReplicaSet, Deployment, StatefulSet or ReplicationController of 0 replicas has no pod.
-    (A DaemonSet's pods depend on the nodes: `kexplain.explain.placement.daemon_nodes`.)"""
+    """Why the workload's controller creates no pod now, in its terms ("" when it creates some): suspended,
+    parallelism or completions 0, or 0 replicas (manageJob, manageReplicas)."""
     kind = obj.get("kind")
     spec = _spec(obj)
     if kind == "CronJob":
@@ -84,11 +79,8 @@ def copy_name(base: str, index: int) -> str:
 
 
 def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeVersion) -> dict[str, str]:
-    """The labels a workload's controller adds to the pods it creates (`kexplain.controllers.controller_utils`):
-    a Deployment's `pod-template-hash` (its ReplicaSet's), a StatefulSet's `controller-revision-hash`
-    (its ControllerRevision's name), a DaemonSet's `controller-revision-hash` and
-    `pod-template-generation` (1: a new DaemonSet's). A template whose hash kexplain does not
-    reproduce gets a hash of its own text instead, the same for all its copies."""
+    """The labels a workload's controller adds to its pods (`pod-template-hash`, `controller-revision-hash`,
+    `pod-template-generation`); an unreproduced template gets `fallback_hash`."""
     kind = obj.get("kind")
     if kind not in ("Deployment", "StatefulSet", "DaemonSet"):
         return {}
@@ -151,9 +143,8 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
 
 def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored: bool = False,
                  kube: KubeVersion | None = None) -> dict[str, Any]:
-    """`pod_from_workload`, after the API server's validation of the workload
-    (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
-    workload already stored (`stored`, or its resourceVersion) is taken as valid."""
+    """`pod_from_workload` after the API server's validation of the workload (AdmissionRejected);
+    a stored workload is taken as valid."""
     pod = pod_from_workload(obj, source, index, kube)      # a workload without a pod template: said first
     if not stored and not is_stored(obj):
         check_workload(obj, source)
@@ -282,11 +273,8 @@ def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copi
 
 
 def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:
-    """The claims the StatefulSet controller creates for its first `copies` pods
-    (getPersistentVolumeClaims), ordinal by ordinal in template order: each template's labels,
-    annotations and spec, named `<template>-<set>-<ordinal>`, in the set's namespace, with the
-    labels of the set's `selector.matchLabels` added. As any new claim, they go through
-    admission (DefaultStorageClass gives a claim without a class the default one)."""
+    """The claims the StatefulSet controller creates for its first `copies` pods (getPersistentVolumeClaims),
+    `<template>-<set>-<ordinal>`, admitted as any new claim."""
     templates = _claim_templates(sts)
     if not templates or sts.get("kind") != "StatefulSet":
         return []
@@ -335,9 +323,8 @@ def _toleration_key(t: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def _add_or_update_toleration(tolerations: list[Any], toleration: dict[str, Any]) -> list[Any]:
-    """The list with `toleration` added, as the API helper AddOrUpdateTolerationInPodSpec does:
-    an entry with the same key, operator, value and effect is replaced by it (the list is
-    unchanged when such an entry is already identical to it); otherwise it is appended."""
+    """AddOrUpdateTolerationInPodSpec: an entry with the same key, operator, value and effect is replaced,
+    otherwise the toleration is appended."""
     wanted = _toleration_key(toleration)
     out: list[Any] = []
     updated = False
@@ -368,10 +355,8 @@ def add_daemon_tolerations(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def pin_to_node(spec: dict[str, Any], node_name: str) -> dict[str, Any]:
-    """Pins (in place) a DaemonSet pod to `node_name` as its controller does before creating it:
-    the required node affinity becomes the one term `metadata.name In [node_name]` (replacing
-    the template's required terms, which chose the node already); the node selector, the
-    preferred terms and pod (anti-)affinity are kept. Returns `spec`."""
+    """Pins a DaemonSet pod to `node_name` in place, as its controller does: the required node affinity
+    becomes `metadata.name In [node_name]`, the rest kept. Returns `spec`."""
     term = {"matchFields": [{"key": NODE_NAME_FIELD, "operator": "In", "values": [node_name]}]}
     affinity = spec.get("affinity")
     if not isinstance(affinity, dict):
