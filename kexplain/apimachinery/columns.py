@@ -35,10 +35,8 @@ def kinds(objs: Iterable[Any]) -> list[Any]:
 
 
 class Rows:
-    """What the passes over a cluster ask of each of many objects, read in one pass over them
-    (each object's memory touched once): kind, apiVersion, name, namespace (as written), and
-    whether an API server stored it. `plain`: every object a mapping with mapping metadata (else
-    the columns are not filled, and the passes ask object by object)."""
+    """Each object's kind, apiVersion, name, namespace and whether it is stored, read in one pass (each
+    object's memory touched once); `plain` False: not filled, ask object by object."""
 
     __slots__ = ("kinds", "api_versions", "names", "namespaces", "stored", "plain", "_pairs")
 
@@ -98,11 +96,8 @@ class Rows:
 
 
 class Dump(list):  # type: ignore[type-arg]
-    """Objects (object, source pairs) with their `Rows`, for the passes over a dump of 150,000
-    objects: each asks its question of the rows, not of every object again. Made where a dump
-    is read (`kexplain.load.manifests.load_objects`) and kept by the passes that keep its
-    objects as they are; any other list of objects is plain, and asked object by object. Never
-    changed in place (its rows would no longer be its objects')."""
+    """A dump's (object, source) pairs with their `Rows`, so each pass over 150,000 objects asks the rows;
+    never changed in place (its rows would no longer be its objects')."""
 
     __slots__ = ("rows",)
 

@@ -24,10 +24,8 @@ _NAME_SUFFIX_LENGTH = 5
 
 
 def generated_name(obj: dict, ordinal: int = 0) -> str:
-    """metadata.name; without one, the name the API server makes from metadata.generateName
-    before validating the object (the prefix and 5 random characters: kexplain derives them
-    from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
-    namespace and prefix in an input gets a name of its own); "" without either."""
+    """metadata.name, else the name the API server makes from generateName (its 5 characters derived from
+    the object and `ordinal`, so that a run repeats); "" without either."""
     meta = as_dict(obj.get("metadata"))
     name = meta.get("name")
     if isinstance(name, str) and name:
@@ -42,9 +40,8 @@ def generated_name(obj: dict, ordinal: int = 0) -> str:
 
 
 def object_uid(obj: dict) -> str:
-    """The object's uid: its own, or, in place of the random one the API server assigns on
-    create, one derived from its kind, namespace and name, so that a run repeats (a workload's
-    is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
+    """The object's uid, or one derived from its kind, namespace and name in place of the API server's
+    random one, so that a run repeats."""
     meta = as_dict(obj.get("metadata"))
     uid, name = meta.get("uid"), meta.get("name")
     if isinstance(uid, str) and uid:
@@ -55,9 +52,8 @@ def object_uid(obj: dict) -> str:
 
 
 def pod_uid(pod: dict) -> str:
-    """`object_uid` of a Pod whose metadata is a mapping with a name (a non-empty string) and
-    no uid, as every pod of a shape admitted by its patch is (`kexplain.admission.shapes`):
-    the same uid without the checks, for 150,000 pods."""
+    """`object_uid` of a Pod known to have a name and no uid (each pod of an admitted shape): the same uid
+    without the checks, for 150,000 pods."""
     meta = pod["metadata"]
     h = _POD_UID_SHA1.copy()
     h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())

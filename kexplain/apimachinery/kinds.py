@@ -33,10 +33,8 @@ def api_group(api_version: object) -> str | None:
 
 
 def is_builtin_kind(api_version: object, kind: object) -> bool:
-    """Whether an object of `kind` at `api_version` is the built-in kind of that name: its group
-    is the kind's (any version: one the API server does not serve is refused as such, later).
-    Without an apiVersion, yes (the API server's refusal of the missing field is said later);
-    a kind kexplain does not read is judged by its group alone (`is_builtin_api`)."""
+    """Whether `kind` at `api_version` is the built-in kind of that name (its group; any version, or none);
+    a kind kexplain does not read is judged by its group (`is_builtin_api`)."""
     group = api_group(api_version)
     if group is None:
         return True

@@ -75,10 +75,7 @@ class PodView(Struct):
     status: _Status | None = None
 
     def volumes(self) -> Any:
-        """spec.volumes as the object holds it (None without); pods whose volumes are written
-        alike (a workload's, without claims of their own) share one (not to be changed) list:
-        every pod's are read (`PodInfo.pvc_names`), and a projected service-account token
-        volume alone is a dozen mappings."""
+        """spec.volumes as the object holds it (None without), one shared list for pods that write them alike."""
         volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
         return _shared(volumes, _VOLUMES) if volumes else None
 
@@ -108,10 +105,8 @@ def _given(raw: Raw) -> bool:
 
 
 def resize_text(status: _Status | None) -> bytes:
-    """What `pod_resource` reads of a status, as written: each container status that reports
-    its resources (its name, resources and allocated resources), and whether a resize is
-    infeasible (the first PodResizePending condition's reason); empty when none reports them.
-    Texts joined by NUL, which JSON text never holds."""
+    """What `pod_resource` reads of a status, as one NUL-joined text: the container statuses reporting
+    resources, and whether a resize is infeasible; empty when none reports them."""
     if status is None or not (status.containerStatuses or status.initContainerStatuses):
         return b""
     parts: list[Any] = []
@@ -128,9 +123,7 @@ def resize_text(status: _Status | None) -> bytes:
 
 
 def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None) -> PodView:
-    """`view` (of a pod admitted by its shape: `kexplain.admission.shapes`) with what `own`
-    (another pod of the shape, as written) has of its own: its name, creation time, node and
-    status, and `uid` and `labels` (as admitted)."""
+    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
@@ -141,11 +134,8 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
-    """`view` with each of its texts (`Raw`s) its own copy, one per distinct text (`texts`: the
-    copies made so far). A view decoded from a part of a large file read as a copy
-    (`kexplain.load.json_list`) would keep the whole part alive; the texts every pod's shape
-    is read from (containers, affinity, ...) are equal for the pods of a shape, which share
-    one copy. Every `Raw` field of a view is one of these (`RAW_FIELDS`)."""
+    """`view` with each `Raw` its own copy, one per distinct text (`texts`), so a view does not keep a
+    large file's part alive and a shape's pods share one copy."""
     meta, spec, status = view.metadata, view.spec, view.status
     if meta is not None and meta.ownerReferences:
         meta.ownerReferences = _owned(meta.ownerReferences, texts)
@@ -217,10 +207,8 @@ _COMPOUND = (ord("{"), ord("["))
 
 
 def _pod_object(raw: Raw) -> Any:
-    """The object of a pod's text, as `json.loads` gives it (`whole`), its spec's lists and
-    mappings made once per distinct text while there is room (the pods whose objects are asked
-    for are the first of each shape: a DaemonSet's pods each have their own node affinity, and
-    share their containers, volumes, tolerations; not to be changed, as every loaded object)."""
+    """A pod's object from its text, its spec's lists and mappings made once per distinct text while there
+    is room (the first pod of each shape; not to be changed)."""
     try:
         top = _fields(raw)
         spec = top.get("spec")
@@ -250,11 +238,8 @@ def _pod_object(raw: Raw) -> Any:
 
 
 class StoredPod(Mapping[str, Any]):
-    """A bound pod of a dump or a list: its `view`, and its object decoded on first use (`obj`;
-    of a typed list's item, or of a pod admitted by its shape, what `listed` makes of it). Read
-    as the mapping it stands for; `copy.copy` and `copy.deepcopy` give plain dicts. A pod no API
-    server stored (`stored` False: a dump of manifests) is admitted by its shape
-    (`kexplain.admission.shapes.written_key`), as a view too."""
+    """A bound pod of a dump or list: its `view`, its object decoded on first use (`obj`), read as the
+    mapping it stands for; an unstored one is admitted by its shape (`written_key`)."""
 
     __slots__ = ("raw", "view", "listed", "_obj", "_status")
 
@@ -272,11 +257,8 @@ class StoredPod(Mapping[str, Any]):
         return meta is not None and bool(meta.resourceVersion)
 
     def written_status(self, text: bytes) -> tuple[int, Any] | None:
-        """Where its status begins in `text` (its text), and the status: the text's end when it
-        has none. None when the status is not written last, as an object (as kubectl and API
-        servers write a pod), or the pod has one but not so. A `"status":{` found last is the
-        pod's own exactly when what follows it is one value and the text's closing brace. What
-        it finds, `get("status")` gives from then on."""
+        """Where the status begins in the text, and the status (the text's end without one); None unless it is
+        written last as an object, as kubectl and API servers write a pod."""
         at = text.rfind(b',"status":{')
         if at == -1:
             if b'"status":' in text:

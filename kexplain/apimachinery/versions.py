@@ -94,10 +94,8 @@ REMOVED_GROUPS: frozenset[str] = frozenset(_group(a) for a, _ in REMOVED_KINDS)
 
 
 def removed_kind(api_version: str, kind: str) -> str:
-    """What replaced a kind gone at every version (`REMOVED_KINDS`), written at `api_version`:
-    its own entry, else the entry of its group, else the kind's first entry (`apps/v1
-    PodSecurityPolicy` was never served, and policy/v1beta1's words say what to use); "" for a
-    kind that is not gone."""
+    """What replaced a kind gone at every version: its own entry, else its group's, else the kind's first;
+    "" for a kind that is not gone."""
     if (api_version, kind) in REMOVED_KINDS:
         return REMOVED_KINDS[(api_version, kind)]
     entries = [(a, text) for (a, k), text in REMOVED_KINDS.items() if k == kind]

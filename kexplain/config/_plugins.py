@@ -195,10 +195,8 @@ Known = Callable[[str], bool]
 
 def expand(plugins: Mapping[str, PluginSet], scheduler_name: str, implements: Implements,
            known: Known) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
-    """Per-point run order and score weights, as NewFramework builds them.
-
-    Raises FrameworkError with kube-scheduler's message on the first problem.
-    """
+    """Per-point run order and score weights, as NewFramework builds them (FrameworkError: kube-scheduler's
+    first message)."""
     lists: dict[str, list[str]] = {}
     for point in FRAMEWORK_ORDER:  # updatePluginList
         names: list[str] = []

@@ -40,9 +40,8 @@ def _key(minor: str) -> tuple[int, int]:
 
 
 def parse_minor(text: str) -> tuple[str, str | None]:
-    """The supported minor to follow for `text` ("1.36", "v1.36.3", "1.36.0-gke.1"), and a
-    warning when it is newer than the newest supported one (followed as that one). Raises
-    VersionError for a malformed text or a minor older than the oldest supported."""
+    """The supported minor to follow for `text` ("v1.36.3", "1.36.0-gke.1"), with a warning when newer than
+    the newest; VersionError when malformed or too old."""
     m = _VERSION.match(text.strip())
     if not m or m.group(1) != "1":
         raise VersionError(f"Kubernetes version {text!r} is not a version: write a minor such as {NEWEST} "
