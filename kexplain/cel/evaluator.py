@@ -183,9 +183,8 @@ class Compiler:
         self._consts: dict[A.Expr, tuple[bool, Any]] = {}
 
     def constant(self, e: A.Expr) -> tuple[bool, Any]:
-        """cel-go's plan-time folding (OptOptimize): literals, lists and maps of constants, and
-        type conversions of a constant. (True, value) where the value is known, a CelEvalError
-        value for a constant aggregate that fails to build."""
+        """cel-go's plan-time folding (OptOptimize): (True, value) when known, a CelEvalError for a constant
+        aggregate that fails to build."""
         if e in self._consts:
             return self._consts[e]
         out: tuple[bool, Any] = (False, None)

@@ -18,12 +18,8 @@ _MAX_SCALE = 100_000   # decimal digits kexplain will materialise for one quanti
 
 @dataclass(frozen=True, slots=True)
 class Quantity:
-    """A parsed quantity: value = unscaled * 10**scale.
-
-    `dec` says Go holds it as an `inf.Dec` (then `AsInt64` fails whatever the value); otherwise
-    it is Go's `int64Amount{value: unscaled, scale}`. `boxed` marks the pointer that the CEL
-    `add`/`sub` functions return: Go's `Quantity.Equal` refuses a pointer as its argument.
-    """
+    """A parsed quantity, unscaled * 10**scale: `dec` when Go holds an `inf.Dec` (AsInt64 fails), `boxed`
+    for the pointer `add`/`sub` return, which `Quantity.Equal` refuses."""
 
     unscaled: int
     scale: int

@@ -48,9 +48,8 @@ NONE = Optional(False)
 
 
 class DefaultMap(dict):
-    """The DRA `device.attributes` / `device.capacity` map: looking up a missing domain yields
-    an empty map (dynamic-resource-allocation/cel `mapper.Find`), while `in`, `size()` and
-    iteration see only the real keys."""
+    """`device.attributes` / `device.capacity`: a missing domain reads as an empty map (`mapper.Find`);
+    `in`, `size()` and iteration see only the real keys."""
 
     __slots__ = ()
 

@@ -33,9 +33,8 @@ def shape_key(value: Any) -> bytes | None:
 
 
 def status_parts(status: Mapping, parts: list[object]) -> None:
-    """What a pod's requests read of its status (resized containers' resources, and the
-    conditions that say whether a resize is infeasible), appended to `parts`: nothing for a pod
-    whose containers report none (the common case, decided without a loop)."""
+    """Appends what a pod's requests read of its status (resized containers, infeasible resize); nothing,
+    without a loop, for the common pod."""
     if type(status) is dict and "containerStatuses" not in status and "initContainerStatuses" not in status:
         return
     resized = False
@@ -49,10 +48,8 @@ def status_parts(status: Mapping, parts: list[object]) -> None:
 
 
 def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
-    """What a pod's requests are made of: pod-level resources, overhead, its init containers and
-    containers (whole: written in C, and a workload's pods have equal ones; the requests read
-    their names, restart policies and resources), and, given `status`, its resized containers.
-    Kubernetes' PodRequests reads the status, Karpenter's (given no status) does not."""
+    """What a pod's requests are made of, and with `status` its resized containers (Kubernetes'
+    PodRequests reads the status, Karpenter's does not)."""
     try:
         parts: list[object] = [spec.get("resources"), spec.get("overhead"), spec.get("initContainers"),
                                spec.get("containers")]
@@ -64,12 +61,8 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
 
 
 def facts_key(pod: Any) -> bytes | None:
-    """What `PodFacts` read (requests, host ports, pod (anti-)affinity terms), for a `PodInfo`:
-    `requests_key`'s fields, the affinity, and the namespace its terms are read in (only when it
-    has affinity: otherwise the namespace decides nothing). A pod read as a view (`StoredPod`)
-    is keyed by the same fields as written in the dump (equal texts are equal values), never
-    decoded; its key and a decoded pod's are never equal (a pod of each is worked out once
-    more: speed only)."""
+    """What `PodFacts` read; a `StoredPod` is keyed by its dump texts, never decoded (its key never equals
+    a decoded pod's: speed only)."""
     obj = pod.obj
     if type(obj) is StoredPod:
         view = pod.view
@@ -90,9 +83,8 @@ def facts_key(pod: Any) -> bytes | None:
 
 
 def plugin_key(pod: Any) -> bytes | None:
-    """The pod as the scheduler's plugins read it on one node: its namespace, labels (selectors
-    match them), spec and resized containers (its requests); its name, uid, annotations and
-    owners left out, so the copies of a workload share it. Karpenter's scheduler reads no more."""
+    """The pod as the scheduler's (and Karpenter's) plugins read it on one node, its identity left out so a
+    workload's copies share it."""
     parts: list[object] = [pod.namespace, pod.metadata.get("labels"), pod.spec]
     try:
         status_parts(pod.status, parts)
@@ -102,9 +94,8 @@ def plugin_key(pod: Any) -> bytes | None:
 
 
 def node_fit_key(pod: Any) -> bytes | None:
-    """What Karpenter's per-node checks but topology read of a pod: its namespace, tolerations,
-    containers (requests and host ports), overhead, pod-level resources, node selector and node
-    affinity. None for a pod with claimed volumes (their zones are its own)."""
+    """What Karpenter's per-node checks but topology read of a pod; None with claimed volumes (their zones
+    are its own)."""
     spec = pod.spec
     for volume in spec.get("volumes") or ():
         if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
@@ -116,12 +107,8 @@ def node_fit_key(pod: Any) -> bytes | None:
 
 
 def pending_key(pod: Any) -> bytes | None:
-    """All a pending pod's verdict reads besides the cluster: its metadata but what names it
-    (`IDENTITY`: its labels, annotations and owners are in), its spec, and the status fields
-    plugins read. Two pods with equal keys get the same verdicts, scores and suggestions on one
-    cluster. None for a pod whose verdict is its own: with resource claims (reserved for the pod
-    by uid), generic ephemeral volumes (claims named after the pod) or a nominated node (only its
-    own entry among the nominated pods is skipped)."""
+    """All a pending pod's verdict reads besides the cluster (its identity left out); None when the verdict
+    is its own (resource claims, ephemeral volumes, a nominated node)."""
     spec = pod.spec
     status = pod.status
     if spec.get("resourceClaims") or status.get("nominatedNodeName") or any(
@@ -133,10 +120,8 @@ def pending_key(pod: Any) -> bytes | None:
 
 
 def want_key(pod: Any) -> bytes | None:
-    """What Karpenter's fix suggestions group unplaced pods by (one change proposed per group,
-    then verified by running the pass again): its namespace, each container's requests, host
-    ports and restart policy, its claimed volumes, and the spec fields Karpenter schedules by
-    (`WANT_FIELDS`); a replica's own names (of its token volume, its hostname) left out."""
+    """What Karpenter's fix suggestions group unplaced pods by (`WANT_FIELDS` and the requests), a
+    replica's own names left out."""
     spec = pod.spec
     containers = [(c.get("resources"), c.get("ports"), c.get("restartPolicy"))
                   for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]

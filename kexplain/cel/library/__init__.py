@@ -53,9 +53,8 @@ def has_ext_lists(compatibility: str | None) -> bool:
 
 @lru_cache(maxsize=8)   # one environment per compatibility version: built once
 def functions(compatibility: str | None = None) -> dict[str, Function]:
-    """Every implemented function by name, overloads merged across libraries; with a
-    `compatibility` version (the API server's for new expressions), only the overloads of the
-    libraries introduced by then (`INTRODUCED`); a function left without overloads is absent."""
+    """Every implemented function by name, overloads merged; with `compatibility`, only the libraries
+    `INTRODUCED` by then (a function left without overloads is absent)."""
     dropped = frozenset().union(*(ids for since, ids in INTRODUCED.items()
                                   if compatibility is not None and _key(compatibility) < _key(since)))
     out: dict[str, Function] = {}
