@@ -5,6 +5,8 @@ group version their definitions have. Sources and what the lists say: docs/inter
 """
 from __future__ import annotations
 
+import json
+from importlib.resources import files
 from types import MappingProxyType
 from typing import Mapping
 
@@ -45,43 +47,12 @@ def runtime_config_flag(api_version: str) -> str:
 
 
 # Built-in kinds whose every version is gone from kube-apiserver, so that no schema of any minor
-# kexplain follows has them: (apiVersion, kind) -> what replaced them (or that nothing did), as
-# the Kubernetes deprecated API migration guide and the release notes of the minor that removed
-# them say. A kind still served at another version (extensions/v1beta1 Deployment) needs no
-# entry: the schemas name the versions to use (`kexplain.admission.openapi.ApiIndex`).
+# kexplain follows has them: (apiVersion, kind) -> what replaced them (or that nothing did), as the
+# deprecated API migration guide and the removing minor's release notes say (removed_kinds.json).
+# A kind still served at another version needs no entry (`kexplain.admission.openapi.ApiIndex`).
 REMOVED_KINDS: Mapping[tuple[str, str], str] = MappingProxyType({
-    ("auditregistration.k8s.io/v1alpha1", "AuditSink"):
-        "removed in Kubernetes 1.19 with dynamic audit configuration, with no replacement API: kube-apiserver's "
-        "audit webhook backend (--audit-webhook-config-file) takes its place",
-    ("policy/v1beta1", "PodSecurityPolicy"):
-        "removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
-        "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit",
-    ("extensions/v1beta1", "PodSecurityPolicy"):
-        "removed in Kubernetes 1.16 (then policy/v1beta1, itself removed in 1.25, with no replacement API: Pod "
-        "Security admission takes its place, set per namespace by the labels pod-security.kubernetes.io/enforce, "
-        "warn and audit)",
-    ("settings.k8s.io/v1alpha1", "PodPreset"):
-        "removed in Kubernetes 1.20, with no replacement API: a mutating admission webhook does what it did",
-    ("extensions/v1beta1", "ThirdPartyResource"):
-        "removed in Kubernetes 1.8: use a CustomResourceDefinition (apiextensions.k8s.io/v1)",
-    ("admissionregistration.k8s.io/v1alpha1", "InitializerConfiguration"):
-        "removed in Kubernetes 1.14, with no replacement API: use mutating admission webhooks",
-    ("networking.k8s.io/v1alpha1", "ClusterCIDR"):
-        "removed in Kubernetes 1.29, with no replacement API",
-    ("resource.k8s.io/v1alpha2", "ResourceClass"):
-        "removed in Kubernetes 1.31: use a DeviceClass (resource.k8s.io/v1)",
-    ("resource.k8s.io/v1alpha2", "ResourceClaimParameters"):
-        "removed in Kubernetes 1.31, with no replacement API: a ResourceClaim's requests and a DeviceClass's "
-        "selectors hold what it did",
-    ("resource.k8s.io/v1alpha2", "ResourceClassParameters"):
-        "removed in Kubernetes 1.31, with no replacement API: a DeviceClass's selectors and config hold what it did",
-    ("resource.k8s.io/v1alpha2", "PodSchedulingContext"):
-        "removed in Kubernetes 1.32 with classic Dynamic Resource Allocation, with no replacement API: the "
-        "scheduler allocates claims itself",
-    ("resource.k8s.io/v1alpha3", "PodSchedulingContext"):
-        "removed in Kubernetes 1.32 with classic Dynamic Resource Allocation, with no replacement API: the "
-        "scheduler allocates claims itself",
-})
+    (api_version, kind): text for api_version, kind, text in
+    json.loads(files("kexplain.apimachinery").joinpath("removed_kinds.json").read_text())["removed_kinds"]})
 
 
 def _group(api_version: str) -> str:
