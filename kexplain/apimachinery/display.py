@@ -1,9 +1,5 @@
-"""API values written on one line, as kubectl writes them: an amount of a named resource as a
-quantity, a selector requirement, a label selector, a toleration.
-
-Plugins put these strings in the facts behind their verdicts (`Explainer.explain`) and the
-trace's extra keys carry them, so that neither JSON readers nor renderers need to know a unit
-or a selector's structure.
+"""API values written on one line as kubectl writes them (a quantity, a selector requirement, a label
+selector, a toleration), so that neither JSON readers nor renderers need to know a unit or a selector.
 """
 from __future__ import annotations
 

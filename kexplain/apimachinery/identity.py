@@ -1,8 +1,6 @@
-"""An object's identity as the API server gives it on create: its name, made from
-metadata.generateName (apiserver's storage/names SimpleNameGenerator), and its uid. kexplain
-derives both from the object, in place of the random ones, so that a run repeats: admission,
-the controllers that make objects and the consumers that refer to them (owner references, a
-Job's selector) all ask here.
+"""An object's identity as the API server gives it on create: the name from generateName (storage/names
+SimpleNameGenerator) and the uid, derived from the object so that a run repeats; every maker and
+referrer asks here.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Which objects are the built-in kinds kexplain reads: told apart by API group and kind, not by
-kind alone, as the API server tells them apart.
-
-A custom resource may share a built-in kind's name (Volcano's `batch.volcano.sh/v1alpha1` Job,
-an `example.com/v1` Pod or Node): it is not a workload, a pod or a node, and kexplain ignores it
-as it ignores every kind it does not read (`kexplain lint` reports it `unknown-kind`). One rule
-for every reader: `is_builtin_kind`.
+"""Which objects are the built-in kinds kexplain reads, told apart by API group and kind as the API
+server does: a custom resource may share a built-in kind's name (Volcano's Job) and is ignored like
+any unknown kind. One rule for every reader: `is_builtin_kind`.
 """
 from __future__ import annotations
 

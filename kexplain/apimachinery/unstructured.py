@@ -1,10 +1,6 @@
-"""Unstructured objects (mappings decoded from YAML or JSON) as k8s.io/apimachinery reads them:
-what a list object is and which objects it holds.
-
-A list is `kind: List` or a typed list (`PodList`, ...) with an items array. The API server
-leaves the kind (and kubectl the apiVersion) out of a typed list's items, so an item naming
-none takes them from the list, as unstructured.UnstructuredList's decoding does. The file
-loader, lint and admission all unwrap lists here, so they agree on what a list holds.
+"""Unstructured objects as k8s.io/apimachinery reads them: what a list object is and which objects it
+holds (a typed list's items take its kind and apiVersion, as UnstructuredList decodes), so the file
+loader, lint and admission agree on what a list holds.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Tokens of the CEL grammar (cel-go parser/gen/CEL.g4), with code-point offsets.
-
-Offsets count code points, as cel-go's error locations do. A character the grammar has no
-token for becomes an ERROR token; the parser reports it the way ANTLR does
-(`token recognition error at: '#'`).
+"""Tokens of the CEL grammar (cel-go parser/gen/CEL.g4) with code-point offsets, as cel-go's error
+locations count; an unknown character is an ERROR token, reported as ANTLR does.
 """
 from __future__ import annotations
 

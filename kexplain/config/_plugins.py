@@ -1,8 +1,6 @@
-"""Plugin sets: v1 defaults, merging a profile's `plugins` into them, and the framework's
-expansion into per-extension-point run order (NewFramework / expandMultiPointPlugins).
-
-The order matters: it is the order kube-scheduler calls plugins in, which decides the
-first failing Filter plugin and every trace we print.
+"""Plugin sets: v1 defaults, a profile's `plugins` merged into them, and NewFramework's
+expandMultiPointPlugins into per-extension-point run order, the order kube-scheduler calls plugins in
+(which decides the first failing Filter plugin and every trace).
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The Kubernetes version kexplain follows: a minor (whose kube-scheduler and API server it
-reproduces) and that minor's feature gates.
-
-Everything a minor changes is data read where its rule lives: the gates here (`gate_table`),
-the default plugins and weights in `kexplain.config`, the API versions served in
-`kexplain.admission`, and the few changes no gate guards as named checks (`since`) in the
-plugin they concern. Nothing else compares versions.
+"""The Kubernetes version kexplain follows: a minor and its feature gates. Everything a minor changes is
+data read where its rule lives (gates here, default plugins in `kexplain.config`, served API versions in
+`kexplain.admission`, ungated changes as named `since` checks); nothing else compares versions.
 """
 from __future__ import annotations
 
