@@ -527,23 +527,24 @@ class Parser:
         return A.Comprehension(self._id(), pos, start, end, rng, v1, v2, accu, init, cond, step,
                                result, macro, args)
 
+    def _iter_vars(self, args: list[A.Expr], two: bool) -> tuple[str, str | None] | None:
+        """The macro's iteration variable(s), or None with the error recorded."""
+        v1 = self._iter_var(args[0], "argument must be a simple name")
+        if v1 is None or not two:
+            return None if v1 is None else (v1, None)
+        v2 = self._iter_var(args[1], "argument must be a simple name")
+        if v2 is None:
+            return None
+        if v1 == v2:
+            self._error(args[1].pos, f"duplicate variable name: {v1}")
+            return None
+        return v1, v2
+
     def _quantifier(self, name, target, args, pos, start, end):
-        two = len(args) == 3
-        if two:
-            v1 = self._iter_var(args[0], "argument must be a simple name")
-            if v1 is None:
-                return None
-            v2 = self._iter_var(args[1], "argument must be a simple name")
-            if v2 is None:
-                return None
-            if v1 == v2:
-                self._error(args[1].pos, f"duplicate variable name: {v1}")
-                return None
-        else:
-            v1 = self._iter_var(args[0], "argument must be a simple name")
-            v2 = None
-            if v1 is None:
-                return None
+        names = self._iter_vars(args, len(args) == 3)
+        if names is None:
+            return None
+        v1, v2 = names
         pred = args[-1]
         accu = self._ident(A.ACCU, pos)
         kind = "exists_one" if name == "existsOne" else name
@@ -595,15 +596,10 @@ class Parser:
                           self._ident(A.ACCU, pos), "filter", (pred,))
 
     def _transform(self, name, target, args, pos, start, end):
-        v1 = self._iter_var(args[0], "argument must be a simple name")
-        if v1 is None:
+        names = self._iter_vars(args, True)
+        if names is None:
             return None
-        v2 = self._iter_var(args[1], "argument must be a simple name")
-        if v2 is None:
-            return None
-        if v1 == v2:
-            self._error(args[1].pos, f"duplicate variable name: {v1}")
-            return None
+        v1, v2 = names
         transform = args[-1]
         filt = args[2] if len(args) == 4 else None
         accu = self._ident(A.ACCU, pos)
