@@ -90,6 +90,17 @@ def no_such_overload(fn: str, *args: Any) -> CelEvalError:
     return CelEvalError(f"no such overload: {fn}({', '.join(type_name(a) for a in args)})")
 
 
+def list_has(items: Any, x: Any) -> bool:
+    """Whether an element of `items` equals `x`; an element whose comparison errs counts as unequal."""
+    for y in items:
+        try:
+            if equals(x, y):
+                return True
+        except CelEvalError:
+            pass
+    return False
+
+
 def equals(a: Any, b: Any) -> bool:
     """CEL `==` (heterogeneous equality). Raises where Go's receiver `Equal` returns an error."""
     ta, tb = type(a), type(b)
