@@ -1,28 +1,17 @@
-"""Fields of many objects at once, read in C: the fast paths of the passes over a dump.
-
-A pass over the 150,000 objects of a cluster dump that runs Python code for each costs about a
-tenth of a second (a loop, a call, a few look-ups each); the same look-ups chained with `map`
-over `operator` callables cost a tenth of that. Each pass asks its question of a column of
-values (every object's kind, every metadata's name) and takes its exact per-object path only
-when the answer is not the common one. A column is read only from mappings: anything else
-(`None` metadata, a list where an object belongs) raises NotPlain, and the caller takes its
-exact path, which says what is wrong.
+"""Fields of many objects at once, read in C (`map` over `operator` callables, a tenth of a Python
+loop's cost): the fast paths of the passes over a dump. A column is read only from mappings; anything
+else raises NotPlain and the caller takes its exact path, which says what is wrong.
 """
 from __future__ import annotations
 
 from itertools import compress, repeat
 from operator import eq, itemgetter, methodcaller
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from kexplain.apimachinery.stored_pods import StoredPod
 
 _FIRST = itemgetter(0)
-_METADATA = methodcaller("get", "metadata")
 _KIND = methodcaller("get", "kind")
-_API_VERSION = methodcaller("get", "apiVersion")
-_NAME = methodcaller("get", "name")
-_NAMESPACE = methodcaller("get", "namespace")
-_RESOURCE_VERSION = methodcaller("get", "resourceVersion")
 
 
 class NotPlain(Exception):
@@ -41,48 +30,13 @@ def objects(pairs: Iterable[tuple[Any, Any]]) -> list[Any]:
     return _column(_FIRST, pairs)
 
 
-def metadatas(objs: Iterable[Any]) -> list[Any]:
-    """Each object's metadata (None when it has none)."""
-    return _column(_METADATA, objs)
-
-
 def kinds(objs: Iterable[Any]) -> list[Any]:
     return _column(_KIND, objs)
 
 
-def api_versions(objs: Iterable[Any]) -> list[Any]:
-    return _column(_API_VERSION, objs)
-
-
-def names(metas: Iterable[Any]) -> list[Any]:
-    """Each metadata's name (of mappings only)."""
-    return _column(_NAME, metas)
-
-
-def namespaces(metas: Iterable[Any]) -> list[Any]:
-    return _column(_NAMESPACE, metas)
-
-
-def resource_versions(metas: Iterable[Any]) -> list[Any]:
-    return _column(_RESOURCE_VERSION, metas)
-
-
-def field(values: Iterable[Any], key: str) -> list[Any]:
-    """Each mapping's value of `key` (None when absent)."""
-    return _column(methodcaller("get", key), values)
-
-
-def stored_flags(objs: Iterable[Any]) -> Iterator[bool]:
-    """For each object, whether an API server stored it (a non-empty resourceVersion): what
-    `kexplain.admission.pipeline.is_stored` says of each, for mappings with mapping metadata."""
-    return map(bool, resource_versions(metadatas(objs)))
-
-
 class Rows:
-    """What the passes over a cluster ask of each of many objects, read in one pass over them
-    (each object's memory touched once): kind, apiVersion, name, namespace (as written), and
-    whether an API server stored it. `plain`: every object a mapping with mapping metadata (else
-    the columns are not filled, and the passes ask object by object)."""
+    """Each object's kind, apiVersion, name, namespace and whether it is stored, read in one pass (each
+    object's memory touched once); `plain` False: not filled, ask object by object."""
 
     __slots__ = ("kinds", "api_versions", "names", "namespaces", "stored", "plain", "_pairs")
 
@@ -142,11 +96,8 @@ class Rows:
 
 
 class Dump(list):  # type: ignore[type-arg]
-    """Objects (object, source pairs) with their `Rows`, for the passes over a dump of 150,000
-    objects: each asks its question of the rows, not of every object again. Made where a dump
-    is read (`kexplain.load.manifests.load_objects`) and kept by the passes that keep its
-    objects as they are; any other list of objects is plain, and asked object by object. Never
-    changed in place (its rows would no longer be its objects')."""
+    """A dump's (object, source) pairs with their `Rows`, so each pass over 150,000 objects asks the rows;
+    never changed in place (its rows would no longer be its objects')."""
 
     __slots__ = ("rows",)
 

@@ -1,9 +1,5 @@
-"""API values written on one line, as kubectl writes them: an amount of a named resource as a
-quantity, a selector requirement, a label selector, a toleration.
-
-Plugins put these strings in the facts behind their verdicts (`Explainer.explain`) and the
-trace's extra keys carry them, so that neither JSON readers nor renderers need to know a unit
-or a selector's structure.
+"""API values written on one line as kubectl writes them (a quantity, a selector requirement, a label
+selector, a toleration), so that neither JSON readers nor renderers need to know a unit or a selector.
 """
 from __future__ import annotations
 
@@ -18,9 +14,8 @@ _BYTE_UNITS = (*((s, 1 << e) for s, e in sorted(BINARY_SUFFIXES.items(), key=lam
 
 
 def format_quantity(name: str, amount: int) -> str:
-    """An integer amount of resource `name` as a quantity string: cpu is given in millicores
-    ("500m", "4"), memory, storage and hugepages in bytes ("16Gi", "1536Mi", "1G"), anything
-    else as a plain count."""
+    """An integer amount of resource `name` as a quantity string (cpu in millicores, memory-like in bytes,
+    else a count)."""
     if name == "cpu":
         return format_milli(amount)
     if amount and (name in BYTE_RESOURCES or name.startswith("hugepages-")):

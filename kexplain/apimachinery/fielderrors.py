@@ -1,9 +1,5 @@
-"""field.Error and field.ErrorList as apimachinery prints them.
-
-A rejection must read exactly like the API server's, so each error keeps the
-same parts (type, field path, bad value, detail) and renders the bad value the
-way Go does: plain strings with %q, typed values (enums, quantities,
-structs) through encoding/json, numbers and booleans bare.
+"""field.Error and field.ErrorList as apimachinery prints them, so a rejection reads exactly like the
+API server's: the bad value rendered as Go does (%q strings, typed values through encoding/json).
 """
 from __future__ import annotations
 

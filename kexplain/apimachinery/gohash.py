@@ -32,9 +32,8 @@ def safe_encode_string(s: str) -> str:
 
 
 def compute_hash(printed: str, collision_count: int | None = None) -> str:
-    """controller.ComputeHash once the object is printed: FNV-32a of the text, then of the
-    collision count as 8 little-endian bytes (only its 4 low ones set) when there is one, the
-    sum in decimal, safely encoded."""
+    """controller.ComputeHash once the object is printed: FNV-32a of the text and the collision count,
+    safely encoded."""
     h = fnv32a(printed.encode())
     if collision_count is not None:
         h = fnv32a((collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4), h)

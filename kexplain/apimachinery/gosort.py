@@ -1,14 +1,7 @@
-"""Go's `sort.Slice` order: pattern-defeating quicksort, so equal elements end where Go puts them.
-
-kube-scheduler and CA sort with `sort.Slice` (the pending pods by priority, the estimator's pod groups by score),
-which is not stable: beyond 12 elements, elements that compare equal are moved around by the
-pivoting. Which of several equal-priority pods takes the free room of a node decides the
-outcome, so this module sorts a list exactly as Go 1.19+'s pdqsort does (the same comparisons
-and exchanges, hence the same final order); lists of 12 or fewer are sorted by insertion, which
-is stable. `go_sort(items, less)` sorts in place. The pattern breaker's xorshift uses the shifts
-13, 7, 17 of Go 1.24 and later (before, 13, 17, 5): every kube-scheduler kexplain follows
-(1.33-1.36) and this CA are built with such a Go. kube-scheduler's DefaultPreemption orders
-victims with it too.
+"""Go's `sort.Slice` order (pdqsort, Go 1.19+, the xorshift shifts of Go 1.24+): not stable beyond 12
+elements, and which of several equal-priority pods takes a node's room decides the outcome, so lists are
+sorted with Go's very comparisons and exchanges (`go_sort(items, less)`, in place). Used by the
+scheduler's queue, DefaultPreemption and CA's estimator; details: docs/internals/apimachinery.md.
 """
 from __future__ import annotations
 

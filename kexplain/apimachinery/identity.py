@@ -1,8 +1,6 @@
-"""An object's identity as the API server gives it on create: its name, made from
-metadata.generateName (apiserver's storage/names SimpleNameGenerator), and its uid. kexplain
-derives both from the object, in place of the random ones, so that a run repeats: admission,
-the controllers that make objects and the consumers that refer to them (owner references, a
-Job's selector) all ask here.
+"""An object's identity as the API server gives it on create: the name from generateName (storage/names
+SimpleNameGenerator) and the uid, derived from the object so that a run repeats; every maker and
+referrer asks here.
 """
 from __future__ import annotations
 
@@ -14,7 +12,8 @@ _UID_NAMESPACE = uuid.UUID("5d0f4c7a-2b8e-4f1a-9c3d-6e7b8a9f0c12")
 _UID_NAMESPACE_BYTES = _UID_NAMESPACE.bytes
 
 
-def _dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict:
+    """A field read as a mapping: a missing or malformed one reads as empty."""
     return value if isinstance(value, dict) else {}
 
 
@@ -23,11 +22,9 @@ _NAME_SUFFIX_LENGTH = 5
 
 
 def generated_name(obj: dict, ordinal: int = 0) -> str:
-    """metadata.name; without one, the name the API server makes from metadata.generateName
-    before validating the object (the prefix and 5 random characters: kexplain derives them
-    from the object and `ordinal`, so that a run repeats: the `ordinal`-th object of one kind,
-    namespace and prefix in an input gets a name of its own); "" without either."""
-    meta = _dict(obj.get("metadata"))
+    """metadata.name, else the name the API server makes from generateName (its 5 characters derived from
+    the object and `ordinal`, so that a run repeats); "" without either."""
+    meta = as_dict(obj.get("metadata"))
     name = meta.get("name")
     if isinstance(name, str) and name:
         return name
@@ -41,10 +38,9 @@ def generated_name(obj: dict, ordinal: int = 0) -> str:
 
 
 def object_uid(obj: dict) -> str:
-    """The object's uid: its own, or, in place of the random one the API server assigns on
-    create, one derived from its kind, namespace and name, so that a run repeats (a workload's
-    is what owner references and a Job's selector carry; a pod's tells it from other pods)."""
-    meta = _dict(obj.get("metadata"))
+    """The object's uid, or one derived from its kind, namespace and name in place of the API server's
+    random one, so that a run repeats."""
+    meta = as_dict(obj.get("metadata"))
     uid, name = meta.get("uid"), meta.get("name")
     if isinstance(uid, str) and uid:
         return uid
@@ -54,9 +50,8 @@ def object_uid(obj: dict) -> str:
 
 
 def pod_uid(pod: dict) -> str:
-    """`object_uid` of a Pod whose metadata is a mapping with a name (a non-empty string) and
-    no uid, as every pod of a shape admitted by its patch is (`kexplain.admission.shapes`):
-    the same uid without the checks, for 150,000 pods."""
+    """`object_uid` of a Pod known to have a name and no uid (each pod of an admitted shape): the same uid
+    without the checks, for 150,000 pods."""
     meta = pod["metadata"]
     h = _POD_UID_SHA1.copy()
     h.update(f"{meta.get('namespace') or 'default'}/{meta['name']}".encode())

@@ -1,10 +1,6 @@
-"""Which objects are the built-in kinds kexplain reads: told apart by API group and kind, not by
-kind alone, as the API server tells them apart.
-
-A custom resource may share a built-in kind's name (Volcano's `batch.volcano.sh/v1alpha1` Job,
-an `example.com/v1` Pod or Node): it is not a workload, a pod or a node, and kexplain ignores it
-as it ignores every kind it does not read (`kexplain lint` reports it `unknown-kind`). One rule
-for every reader: `is_builtin_kind`.
+"""Which objects are the built-in kinds kexplain reads, told apart by API group and kind as the API
+server does: a custom resource may share a built-in kind's name (Volcano's Job) and is ignored like
+any unknown kind. One rule for every reader: `is_builtin_kind`.
 """
 from __future__ import annotations
 
@@ -33,10 +29,8 @@ def api_group(api_version: object) -> str | None:
 
 
 def is_builtin_kind(api_version: object, kind: object) -> bool:
-    """Whether an object of `kind` at `api_version` is the built-in kind of that name: its group
-    is the kind's (any version: one the API server does not serve is refused as such, later).
-    Without an apiVersion, yes (the API server's refusal of the missing field is said later);
-    a kind kexplain does not read is judged by its group alone (`is_builtin_api`)."""
+    """Whether `kind` at `api_version` is the built-in kind of that name (its group; any version, or none);
+    a kind kexplain does not read is judged by its group (`is_builtin_api`)."""
     group = api_group(api_version)
     if group is None:
         return True

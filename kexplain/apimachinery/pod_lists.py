@@ -30,9 +30,8 @@ _list = msgspec.json.Decoder(_List).decode
 
 
 def dump_list(data: bytes | memoryview) -> dict[str, Any] | None:
-    """The value of a JSON text that is a `kind: List` whose items are objects with a kind (a
-    dump): what `json.loads` gives, but that its bound pods are `StoredPod`s and its
-    items a `DumpItems`. None for anything else (the caller decodes the text as it is)."""
+    """A `kind: List` dump's value, as `json.loads` gives it but with bound pods as `StoredPod`s and items
+    as a `DumpItems`; None for anything else."""
     top = _read_list(data, b'"List"', listed=False)
     items = _read_items(top.items) if top is not None else None
     return _value(top, "List", items) if items is not None else None
@@ -65,9 +64,7 @@ PROBES = 64             # items looked at for bound pods before a dump is read w
 
 
 def _has_bound_pods(raws: list[Raw], listed: bool = False) -> bool:
-    """Whether items spread over the dump (`PROBES`) hold a pod bound to a node: else views
-    would be decoded for nothing (a file of pending pods, or of nodes), and the text is read
-    whole. `listed`: a typed list's items, which name no kind."""
+    """Whether items spread over the dump (`PROBES`) hold a bound pod: else views would be decoded for nothing."""
     step = max(1, len(raws) // PROBES)
     kind = None if listed else "Pod"
     for raw in raws[step // 2::step]:
@@ -84,10 +81,8 @@ UNBOUND_RUN = 32        # pods in a row not bound to a node: pending pods, read 
 
 
 def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None:
-    """The value of a `PodList` page (a live list's), but that its items are those `listed`
-    makes of them (kind and apiVersion, no managedFields), stored and bound ones read as
-    `StoredPod`s (their object made by `listed` when asked); None when it is not such a page
-    (the caller decodes it as it is)."""
+    """A live `PodList` page's value with its items as `listed` makes them, bound ones as `StoredPod`s;
+    None when it is not such a page."""
     page = _read_list(data, b'"PodList"', listed=True)
     if page is None:
         return None
@@ -105,10 +100,8 @@ def pod_list(data: bytes, listed: Callable[[Any], Any]) -> dict[str, Any] | None
 
 
 def _bound_views(raws: Iterable[Raw], listed: bool = False) -> Iterator[tuple[Raw, PodView | None]]:
-    """Each item's text, with its view when it is a pod bound to a node (a `kind: Pod` of
-    `v1`; `listed`: an item of a typed list, which names neither), stored or not. Past
-    `UNBOUND_RUN` pods in a row that are not bound (pending pods), views are no longer tried:
-    they would be decoded for nothing."""
+    """Each item's text, with its view when it is a bound `v1` Pod; past `UNBOUND_RUN` unbound pods in a
+    row, views are no longer tried."""
     kind, api_version = (None, None) if listed else ("Pod", "v1")
     unbound = 0
     for raw in raws:
@@ -137,11 +130,8 @@ def _read_items(raws: list[Raw]) -> DumpItems | None:
 
 def dump_objects(raws: Iterable[Raw], kept: Callable[[PodView], PodView | None] | None = None,
                  texts: Iterable[Raw] | None = None, other: Callable[[Raw], Any] = whole) -> list[Any]:
-    """The objects of a dump's items (their texts): a bound pod as a `StoredPod` (its view
-    passed through `kept`, when given: None, and the pod is as `other` makes it), any other
-    item as `other` makes it (decoded whole). `texts`: the text each bound pod keeps (its
-    object is decoded from it when asked), when not the one read (an equal text elsewhere:
-    `kexplain.load.json_list` reads a copy, and keeps the file's)."""
+    """A dump's items: bound pods as `StoredPod`s (their view passed through `kept`), others as `other`
+    makes them; `texts`: the text each pod keeps, when not the one read."""
     if kept is None and texts is None:
         return [StoredPod(raw, pod) if pod is not None else other(raw) for raw, pod in _bound_views(raws)]
     out: list[Any] = []

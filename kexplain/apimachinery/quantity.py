@@ -1,13 +1,8 @@
 """resource.Quantity as k8s.io/apimachinery v1.35 parses, rounds and prints it: one parser and one
-printer for every layer.
-
-A parsed quantity keeps its exact value, a `Fraction` rounded up to nano precision as ParseQuantity
-rounds it (fitting never meets a float), and its format (decimal SI, binary SI or decimal
-exponent), because the canonical text the API server stores and prints depends on it (`0.5` is
-`500m`, `1024Mi` is `1Gi`). Admission prints that text in its messages and rounds resource lists
-with it; the scheduler reads values through `value` (Value(): rounded up) and `milli_value`
-(MilliValue()). The CEL library's quantity (kexplain.cel.quantity) adds Go's int64-or-inf.Dec
-representation on top of `split`, `interpret` and `canonical_parts`.
+printer for every layer. The exact value (a `Fraction` rounded up to nano precision as ParseQuantity
+does) and its format are kept, because the canonical text depends on the format (`0.5` is `500m`);
+`value` / `milli_value` are Value() / MilliValue(). kexplain.cel.quantity builds on `split`,
+`interpret` and `canonical_parts`.
 """
 from __future__ import annotations
 
@@ -44,9 +39,8 @@ class QuantityError(ValueError):
 
 @dataclass(frozen=True)
 class Quantity:
-    """An exact quantity value and the format it prints in; `text`, when set, is the string Go's
-    ParseQuantity kept because it was already canonical by its fast path's test (`must_parse`),
-    which String() prints as it is (`2.147483648e+09`). Arithmetic drops it, as Go's does."""
+    """An exact quantity value and its print format; `text`: the string ParseQuantity kept as already
+    canonical, which String() prints as is (arithmetic drops it, as Go's does)."""
 
     value: Fraction
     fmt: str = DECIMAL_SI
@@ -162,9 +156,8 @@ def _keeps_text(text: str) -> bool:
 
 
 def must_parse(text: str) -> Quantity:
-    """resource.MustParse(text) as Karpenter's providers use it on texts they print themselves
-    (`fmt.Sprint` of a count or a float): the value, and the text itself when Go's ParseQuantity
-    keeps it (so `2.147483648e+09`, parsed from a float, prints back in that form)."""
+    """resource.MustParse as Karpenter's providers use it on their own texts: the value, and the text when
+    ParseQuantity keeps it (`2.147483648e+09` prints back so)."""
     q = parse_text(text)
     if text != "0" and _keeps_text(text):
         return Quantity(q.value, q.fmt, text)
@@ -238,9 +231,8 @@ def _remove_factors(n: int, base: int) -> tuple[int, int]:
 
 
 def canonical_parts(exact: Fraction, fmt: str) -> tuple[str, str]:
-    """CanonicalizeBytes: the number and the suffix that String() prints. Binary values that are
-    small or not whole print as decimal SI. v1.35 prints a decimal SI value beyond exa with its
-    mantissa alone (`1000E` as `1`), which later releases fix; kexplain prints what v1.35 stores."""
+    """CanonicalizeBytes: the number and suffix String() prints, as v1.35 stores it (beyond exa a decimal
+    SI value prints its mantissa alone: `1000E` as `1`)."""
     if exact == 0:
         return "0", ""
     sign = "-" if exact < 0 else ""

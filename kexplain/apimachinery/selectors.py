@@ -15,9 +15,8 @@ NODE_SELECTOR_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT)
 
 
 def requirement_errors(key: str, op: str, values: Sequence[str] | None, path: str) -> list[FieldError]:
-    """NewRequirement's field errors for a node-selector operator (In, NotIn, Exists,
-    DoesNotExist, Gt, Lt; the caller refuses others); `path` is the requirement's. `values` is
-    printed as given (None: Go's nil slice, `null`)."""
+    """NewRequirement's field errors for a node-selector operator at `path` (`values` printed as given;
+    None: Go's nil slice)."""
     errs: list[FieldError] = []
     shown, values = values, values or ()
     key_errors = is_label_key(key)

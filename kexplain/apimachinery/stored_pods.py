@@ -1,18 +1,7 @@
-"""A dump's bound pods read as the few fields the passes over a cluster read.
-
-Of a cluster dump's 150,000 pods the scheduler reads a handful of fields each: the node, the
-namespace and name, labels, priority, volumes' claims, and what decides the requests (the
-containers, read once per shape of pod). Building every pod as Python dicts was most of
-reading a dump; here each is decoded in C into a `PodView` of those fields (the rest skipped
-by the decoder), and the object itself (`StoredPod.obj`) is decoded from its JSON text only
-when something asks for more: the pod explained, the first pod of a shape.
-
-Pods bound to a node (nothing explains them) are read so. One an API server stored (a
-resourceVersion) is used as it is; one it did not (a dump of manifests) is admitted by its
-shape (`kexplain.admission.shapes.written_key`), its text telling the shape, and becomes a
-view of the shape's admitted pod with its own values (`with_own`). An item the view cannot
-hold as the object holds it (a null where a string belongs, a label that is not a string,
-...) is decoded whole, so every value read is the object's own.
+"""A dump's bound pods read as the few fields the passes over a cluster read: each decoded in C into a
+`PodView` (the rest skipped), the object itself (`StoredPod.obj`) decoded only when something asks for
+more. A pod no API server stored is admitted by its shape (`with_own`); an item the view cannot hold
+as the object does is decoded whole. Details: docs/internals/apimachinery.md.
 """
 from __future__ import annotations
 
@@ -86,10 +75,7 @@ class PodView(Struct):
     status: _Status | None = None
 
     def volumes(self) -> Any:
-        """spec.volumes as the object holds it (None without); pods whose volumes are written
-        alike (a workload's, without claims of their own) share one (not to be changed) list:
-        every pod's are read (`PodInfo.pvc_names`), and a projected service-account token
-        volume alone is a dozen mappings."""
+        """spec.volumes as the object holds it (None without), one shared list for pods that write them alike."""
         volumes = self.spec.volumes if self.spec is not None else _NO_TEXT
         return _shared(volumes, _VOLUMES) if volumes else None
 
@@ -105,7 +91,7 @@ def _shared(raw: Raw, values: dict[bytes, Any]) -> Any:
     text = bytes(raw)
     value = values.get(text)
     if value is None:
-        value = _whole(raw)
+        value = whole(raw)
         if len(values) < _REFERENCES_MAX:
             values[text] = value
     return value
@@ -119,10 +105,8 @@ def _given(raw: Raw) -> bool:
 
 
 def resize_text(status: _Status | None) -> bytes:
-    """What `pod_resource` reads of a status, as written: each container status that reports
-    its resources (its name, resources and allocated resources), and whether a resize is
-    infeasible (the first PodResizePending condition's reason); empty when none reports them.
-    Texts joined by NUL, which JSON text never holds."""
+    """What `pod_resource` reads of a status, as one NUL-joined text: the container statuses reporting
+    resources, and whether a resize is infeasible; empty when none reports them."""
     if status is None or not (status.containerStatuses or status.initContainerStatuses):
         return b""
     parts: list[Any] = []
@@ -139,9 +123,7 @@ def resize_text(status: _Status | None) -> bytes:
 
 
 def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str] | None) -> PodView:
-    """`view` (of a pod admitted by its shape: `kexplain.admission.shapes`) with what `own`
-    (another pod of the shape, as written) has of its own: its name, creation time, node and
-    status, and `uid` and `labels` (as admitted)."""
+    """`view` (a pod admitted by its shape) with `own`'s name, creation time, node, status, uid and labels."""
     meta, mine, spec = view.metadata, own.metadata, view.spec
     return PodView(view.kind, view.apiVersion,
                    _Meta(mine.name, meta.namespace, uid, meta.resourceVersion, mine.creationTimestamp, labels,
@@ -152,11 +134,8 @@ def with_own(view: PodView, own: PodView, uid: str | None, labels: dict[str, str
 
 
 def owning(view: PodView, texts: dict[bytes, Raw]) -> PodView:
-    """`view` with each of its texts (`Raw`s) its own copy, one per distinct text (`texts`: the
-    copies made so far). A view decoded from a part of a large file read as a copy
-    (`kexplain.load.json_list`) would keep the whole part alive; the texts every pod's shape
-    is read from (containers, affinity, ...) are equal for the pods of a shape, which share
-    one copy. Every `Raw` field of a view is one of these (`RAW_FIELDS`)."""
+    """`view` with each `Raw` its own copy, one per distinct text (`texts`), so a view does not keep a
+    large file's part alive and a shape's pods share one copy."""
     meta, spec, status = view.metadata, view.spec, view.status
     if meta is not None and meta.ownerReferences:
         meta.ownerReferences = _owned(meta.ownerReferences, texts)
@@ -213,11 +192,6 @@ def view_of(obj: dict[str, Any]) -> PodView | None:
 
 
 def whole(raw: Raw) -> Any:
-    """The object of an item's JSON text, decoded anew (`_whole`)."""
-    return _whole(raw)
-
-
-def _whole(raw: Raw) -> Any:
     """The object of an item's JSON text, as `json.loads` gives it (what msgspec refuses, json
     reads: an exponent past a double, ...)."""
     try:
@@ -233,15 +207,13 @@ _COMPOUND = (ord("{"), ord("["))
 
 
 def _pod_object(raw: Raw) -> Any:
-    """The object of a pod's text, as `json.loads` gives it (`_whole`), its spec's lists and
-    mappings made once per distinct text while there is room (the pods whose objects are asked
-    for are the first of each shape: a DaemonSet's pods each have their own node affinity, and
-    share their containers, volumes, tolerations; not to be changed, as every loaded object)."""
+    """A pod's object from its text, its spec's lists and mappings made once per distinct text while there
+    is room (the first pod of each shape; not to be changed)."""
     try:
         top = _fields(raw)
         spec = top.get("spec")
         if spec is None or memoryview(spec)[0] != _COMPOUND[0]:
-            return _whole(raw)
+            return whole(raw)
         out = {}
         for key, value in top.items():
             if key != "spec":
@@ -262,15 +234,12 @@ def _pod_object(raw: Raw) -> Any:
             out[key] = fields
         return out
     except (msgspec.DecodeError, msgspec.ValidationError):  # (what msgspec refuses: json.loads reads)
-        return _whole(raw)
+        return whole(raw)
 
 
 class StoredPod(Mapping[str, Any]):
-    """A bound pod of a dump or a list: its `view`, and its object decoded on first use (`obj`;
-    of a typed list's item, or of a pod admitted by its shape, what `listed` makes of it). Read
-    as the mapping it stands for; `copy.copy` and `copy.deepcopy` give plain dicts. A pod no API
-    server stored (`stored` False: a dump of manifests) is admitted by its shape
-    (`kexplain.admission.shapes.written_key`), as a view too."""
+    """A bound pod of a dump or list: its `view`, its object decoded on first use (`obj`), read as the
+    mapping it stands for; an unstored one is admitted by its shape (`written_key`)."""
 
     __slots__ = ("raw", "view", "listed", "_obj", "_status")
 
@@ -288,11 +257,8 @@ class StoredPod(Mapping[str, Any]):
         return meta is not None and bool(meta.resourceVersion)
 
     def written_status(self, text: bytes) -> tuple[int, Any] | None:
-        """Where its status begins in `text` (its text), and the status: the text's end when it
-        has none. None when the status is not written last, as an object (as kubectl and API
-        servers write a pod), or the pod has one but not so. A `"status":{` found last is the
-        pod's own exactly when what follows it is one value and the text's closing brace. What
-        it finds, `get("status")` gives from then on."""
+        """Where the status begins in the text, and the status (the text's end without one); None unless it is
+        written last as an object, as kubectl and API servers write a pod."""
         at = text.rfind(b',"status":{')
         if at == -1:
             if b'"status":' in text:

@@ -25,9 +25,8 @@ def parse_int64(s: object) -> int | None:
 
 
 def _shortest_digits(f: float) -> tuple[str, int]:
-    """The fewest decimal digits that read back as `f` (Python's repr and Go's shortest formatting
-    pick the same ones) and the decimal point's position after the first `point` digits:
-    0.0832 is ("832", -1), 2147483648.0 is ("2147483648", 10)."""
+    """The fewest decimal digits that read back as `f` (as Go's shortest formatting) and the decimal
+    point's position: 0.0832 is ("832", -1)."""
     _, digits, exponent = Decimal(repr(abs(f))).as_tuple()
     text = "".join(map(str, digits))
     stripped = text.lstrip("0")

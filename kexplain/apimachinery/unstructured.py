@@ -1,10 +1,6 @@
-"""Unstructured objects (mappings decoded from YAML or JSON) as k8s.io/apimachinery reads them:
-what a list object is and which objects it holds.
-
-A list is `kind: List` or a typed list (`PodList`, ...) with an items array. The API server
-leaves the kind (and kubectl the apiVersion) out of a typed list's items, so an item naming
-none takes them from the list, as unstructured.UnstructuredList's decoding does. The file
-loader, lint and admission all unwrap lists here, so they agree on what a list holds.
+"""Unstructured objects as k8s.io/apimachinery reads them: what a list object is and which objects it
+holds (a typed list's items take its kind and apiVersion, as UnstructuredList decodes), so the file
+loader, lint and admission agree on what a list holds.
 """
 from __future__ import annotations
 
@@ -35,9 +31,8 @@ def type_name(value: Any) -> str:
 
 
 def json_type(value: Any, *, integral_floats: bool = False) -> str:
-    """A decoded value's JSON type as OpenAPI schema validation names it in its messages
-    ("integer", "array", "object", ...). `integral_floats`: a float without a fraction is an
-    integer too, as the custom resources' schema validation takes it (3.0 for an integer field)."""
+    """A value's JSON type as OpenAPI validation names it; `integral_floats`: 3.0 is an integer too, as
+    custom resources' validation takes it."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -60,9 +55,8 @@ NOT_AN_OBJECT_NO_METADATA = ("not a Kubernetes object: no kind and no metadata (
 
 
 def not_an_object(obj: dict[str, Any]) -> str | None:
-    """Why a mapping is another tool's file rather than an object missing a field: it names
-    neither apiVersion nor kind (`NOT_AN_OBJECT`), or an apiVersion without kind or metadata (a
-    Helm Chart.yaml's `apiVersion: v2`); None for anything else."""
+    """Why a mapping is another tool's file rather than an object missing a field (`NOT_AN_OBJECT`, a Helm
+    Chart.yaml); None for anything else."""
     if "kind" in obj:
         return None
     if "apiVersion" not in obj:
@@ -89,9 +83,8 @@ def is_list(obj: Any) -> bool:
 
 
 def list_items(obj: dict[str, Any], source: Source, where: str = "") -> list[Any]:
-    """The items of the list object `obj`, as written but that an item of a typed list naming no
-    kind gets the list's kind (and, naming no apiVersion, the list's): a copy, the list is not
-    changed. A List without an items array is refused (`where`: the list's field path)."""
+    """A copy of the list's items, a typed list's kind (and apiVersion) given to items naming none, as
+    UnstructuredList decodes; a List without items is refused at `where`."""
     kind, items = obj["kind"], obj.get("items")
     if not isinstance(items, list):
         raise InputError("a List needs an items array", source=source, obj=obj, field=f"{where}items")
@@ -108,10 +101,8 @@ def list_items(obj: dict[str, Any], source: Source, where: str = "") -> list[Any
 
 
 def flatten_lists(obj: dict[str, Any], source: Source) -> Iterator[tuple[dict[str, Any], str]]:
-    """`obj` when it is not a list; else the objects its items hold, lists among them unwrapped
-    too (without recursion: no nesting exhausts the stack), in order. Each comes with its field
-    path in the document as a prefix (`""`, `"items[2]."`). An item that is not a mapping, or
-    names no kind, is refused (InputError naming its field)."""
+    """`obj`, or the objects its (nested) lists hold, in order, with their field path prefix; iterative so
+    no nesting exhausts the stack; a non-object item is refused."""
     stack: list[tuple[dict[str, Any], str]] = [(obj, "")]
     while stack:
         current, where = stack.pop()
@@ -131,11 +122,8 @@ def flatten_lists(obj: dict[str, Any], source: Source) -> Iterator[tuple[dict[st
 
 
 def plain_items(obj: Any) -> tuple[list[dict[str, Any]], Rows] | None:
-    """The items of a `kind: List` when every one is an object that is not a list itself (what
-    a cluster dump is): what `flatten_lists` gives, in one pass without field paths, with their
-    `Rows` read in that same pass (each item's memory touched once: the passes over a dump ask
-    the rows); None otherwise (not such a List, or an item `flatten_lists` would unwrap or
-    refuse)."""
+    """A dump List's items with their `Rows`, read in one pass, when each is an object and not a list;
+    None otherwise."""
     if type(obj) is not dict or obj.get("kind") != "List":
         return None
     items = obj.get("items")

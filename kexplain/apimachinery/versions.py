@@ -1,25 +1,12 @@
-"""The Kubernetes versions kexplain follows, and what each minor's API server serves by default,
-as data, in a module cheap enough for the CLI to import.
-
-Which group versions exist in a minor comes from its OpenAPI definitions
-(`kexplain.admission.openapi.ApiIndex`): they hold every group version kube-apiserver is built
-with, alpha and beta ones included. Which of those it *serves* without `--runtime-config` is
-`OFF_BY_DEFAULT`: kube-apiserver's `DefaultAPIResourceConfigSource`
-(`pkg/controlplane/instance.go`: the group versions of `betaAPIGroupVersionsDisabledByDefault`
-and `alphaAPIGroupVersionsDisabledByDefault`, in 1.36 also their `generic...` twins), read from
-openshift/microshift's vendored Kubernetes: release-4.20 (v1.33.13), release-4.21 (v1.34.9),
-release-4.22 (v1.35.6), release-4.23 (v1.36.3; `pkg/apis/resource` and `pkg/controlplane` are
-not vendored in the scheduler-plugins copy of v1.35.4). The lists change with minors only.
-
-What they say that matters here: `resource.k8s.io/v1beta1` and `v1beta2` are off by default in
-every minor from 1.33 to 1.36 (in 1.33 DRA has no GA version at all: none of its kinds is served
-by default; 1.34 serves `resource.k8s.io/v1`). Since 1.24 no new beta API is on by default, and
-the last old ones were removed before 1.33, so in these minors the list covers every alpha and
-beta group version the definitions have (and names a few whose types are gone). Minors without
-an entry (older ones, 1.37) are taken as serving every group version their definitions have.
+"""The Kubernetes versions kexplain follows, and what each minor's API server serves by default, as
+data, in a module cheap enough for the CLI to import. `OFF_BY_DEFAULT` is kube-apiserver's
+`DefaultAPIResourceConfigSource` (pkg/controlplane/instance.go); minors without an entry serve every
+group version their definitions have. Sources and what the lists say: docs/internals/apimachinery.md.
 """
 from __future__ import annotations
 
+import json
+from importlib.resources import files
 from types import MappingProxyType
 from typing import Mapping
 
@@ -60,43 +47,12 @@ def runtime_config_flag(api_version: str) -> str:
 
 
 # Built-in kinds whose every version is gone from kube-apiserver, so that no schema of any minor
-# kexplain follows has them: (apiVersion, kind) -> what replaced them (or that nothing did), as
-# the Kubernetes deprecated API migration guide and the release notes of the minor that removed
-# them say. A kind still served at another version (extensions/v1beta1 Deployment) needs no
-# entry: the schemas name the versions to use (`kexplain.admission.openapi.ApiIndex`).
+# kexplain follows has them: (apiVersion, kind) -> what replaced them (or that nothing did), as the
+# deprecated API migration guide and the removing minor's release notes say (removed_kinds.json).
+# A kind still served at another version needs no entry (`kexplain.admission.openapi.ApiIndex`).
 REMOVED_KINDS: Mapping[tuple[str, str], str] = MappingProxyType({
-    ("auditregistration.k8s.io/v1alpha1", "AuditSink"):
-        "removed in Kubernetes 1.19 with dynamic audit configuration, with no replacement API: kube-apiserver's "
-        "audit webhook backend (--audit-webhook-config-file) takes its place",
-    ("policy/v1beta1", "PodSecurityPolicy"):
-        "removed in Kubernetes 1.25, with no replacement API: Pod Security admission takes its place, set per "
-        "namespace by the labels pod-security.kubernetes.io/enforce, warn and audit",
-    ("extensions/v1beta1", "PodSecurityPolicy"):
-        "removed in Kubernetes 1.16 (then policy/v1beta1, itself removed in 1.25, with no replacement API: Pod "
-        "Security admission takes its place, set per namespace by the labels pod-security.kubernetes.io/enforce, "
-        "warn and audit)",
-    ("settings.k8s.io/v1alpha1", "PodPreset"):
-        "removed in Kubernetes 1.20, with no replacement API: a mutating admission webhook does what it did",
-    ("extensions/v1beta1", "ThirdPartyResource"):
-        "removed in Kubernetes 1.8: use a CustomResourceDefinition (apiextensions.k8s.io/v1)",
-    ("admissionregistration.k8s.io/v1alpha1", "InitializerConfiguration"):
-        "removed in Kubernetes 1.14, with no replacement API: use mutating admission webhooks",
-    ("networking.k8s.io/v1alpha1", "ClusterCIDR"):
-        "removed in Kubernetes 1.29, with no replacement API",
-    ("resource.k8s.io/v1alpha2", "ResourceClass"):
-        "removed in Kubernetes 1.31: use a DeviceClass (resource.k8s.io/v1)",
-    ("resource.k8s.io/v1alpha2", "ResourceClaimParameters"):
-        "removed in Kubernetes 1.31, with no replacement API: a ResourceClaim's requests and a DeviceClass's "
-        "selectors hold what it did",
-    ("resource.k8s.io/v1alpha2", "ResourceClassParameters"):
-        "removed in Kubernetes 1.31, with no replacement API: a DeviceClass's selectors and config hold what it did",
-    ("resource.k8s.io/v1alpha2", "PodSchedulingContext"):
-        "removed in Kubernetes 1.32 with classic Dynamic Resource Allocation, with no replacement API: the "
-        "scheduler allocates claims itself",
-    ("resource.k8s.io/v1alpha3", "PodSchedulingContext"):
-        "removed in Kubernetes 1.32 with classic Dynamic Resource Allocation, with no replacement API: the "
-        "scheduler allocates claims itself",
-})
+    (api_version, kind): text for api_version, kind, text in
+    json.loads(files("kexplain.apimachinery").joinpath("removed_kinds.json").read_text())["removed_kinds"]})
 
 
 def _group(api_version: str) -> str:
@@ -109,10 +65,8 @@ REMOVED_GROUPS: frozenset[str] = frozenset(_group(a) for a, _ in REMOVED_KINDS)
 
 
 def removed_kind(api_version: str, kind: str) -> str:
-    """What replaced a kind gone at every version (`REMOVED_KINDS`), written at `api_version`:
-    its own entry, else the entry of its group, else the kind's first entry (`apps/v1
-    PodSecurityPolicy` was never served, and policy/v1beta1's words say what to use); "" for a
-    kind that is not gone."""
+    """What replaced a kind gone at every version: its own entry, else its group's, else the kind's first;
+    "" for a kind that is not gone."""
     if (api_version, kind) in REMOVED_KINDS:
         return REMOVED_KINDS[(api_version, kind)]
     entries = [(a, text) for (a, k), text in REMOVED_KINDS.items() if k == kind]

@@ -1,22 +1,8 @@
-"""CEL device selectors, evaluated as kube-scheduler v1.35.4 evaluates them.
-
-kexplain's own evaluator for the Kubernetes CEL environment of DRA selectors
-(k8s.io/dynamic-resource-allocation/cel, cel-go v0.26.0): a hand-written parser with cel-go's
-macros and limits, cel-go's type checker and error texts, and closures with CEL's runtime
-semantics and cost. No PyPI CEL library fits: cel-python has no optional syntax and no
-cross-type numeric comparison and takes ~0.4 ms per evaluation; the native bindings
-(common-expression-language, cel-expr-python) cannot carry Quantity/Semver objects or a
-per-subexpression trace.
-
-    program = compile_selector('device.capacity["gpu.example.com"].memory.compareTo(quantity("24Gi")) >= 0')
-    result = program.evaluate(make_device("gpu.example.com", attributes={...}, capacity={...}))
-    result.value, result.error          # True/False, or the CEL runtime error the scheduler reports
-    program.explain(device).summary()   # which conjunct was false and the values it read
-
-Errors carry the real components' texts: `CelCompileError` (`compilation failed: ERROR:
-<input>:1:8: undeclared reference to 'devic' (in container '')` ...), `CelEvalError` (`no such
-key: model`), `CelCostError` (`operation cancelled: actual cost limit exceeded`).
-`CelUnsupported` marks the few parts of the environment kexplain does not implement.
+"""CEL device selectors, evaluated as kube-scheduler v1.35.4 evaluates them (k8s.io/dynamic-resource-allocation/cel,
+cel-go v0.26.0): kexplain's own parser, checker and evaluator, because no PyPI CEL library carries
+Quantity/Semver, optional syntax and a per-subexpression trace. Errors carry the real components'
+texts (`CelCompileError`, `CelEvalError`, `CelCostError`; `CelUnsupported` for what is not implemented).
+Usage: docs/internals/cel.md.
 """
 from __future__ import annotations
 
@@ -56,9 +42,8 @@ _STACK = 30_000
 
 @contextmanager
 def _deep_stack() -> Iterator[None]:
-    """Room for the recursion of deeply nested expressions (cel-go allows 250 levels per grammar
-    rule; Python's default limit of 1,000 frames would not hold them). Python 3.11 runs nested
-    Python calls without growing the C stack, so a higher limit is safe."""
+    """Room for deeply nested expressions (cel-go allows 250 levels per rule); Python 3.11 does not grow the
+    C stack for nested Python calls, so a higher limit is safe."""
     old = sys.getrecursionlimit()
     if old < _STACK:
         sys.setrecursionlimit(_STACK)
@@ -273,12 +258,8 @@ def compile_selector(expression: str) -> Program:
 
 
 def api_validation_error(expression: str, compatibility: str | None = None) -> str | None:
-    """What the API server says of a selector on create (after the field path and ': '), or None:
-    `Too long: may not be more than 10240 bytes`, `Invalid value: "...": compilation failed: ...`.
-    `compatibility`: the API server's CEL compatibility version, whose environment new
-    expressions are compiled in (None: every library; a 1.34 API server compiles at 1.33,
-    without cel-go's lists extension). The static cost estimate (`Forbidden: too complex,
-    exceeds cost limit`) is not reproduced."""
+    """What the API server says of a selector on create, or None; `compatibility`: its CEL compatibility
+    version (None: every library). The static cost estimate is not reproduced."""
     if len(expression.encode("utf-8", errors="surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return f"Too long: may not be more than {MAX_EXPRESSION_LENGTH} bytes"
     try:
@@ -342,9 +323,8 @@ def _split_name(name: str, driver: str) -> tuple[str, str]:
 
 def make_device(driver: str, attributes: Mapping[str, Any] | None = None,
                 capacity: Mapping[str, Any] | None = None) -> DeviceInput:
-    """The `device` variable from a ResourceSlice device's fields (resource.k8s.io/v1 shapes):
-    `attributes: {name: {int|bool|string|version: value}}`, `capacity: {name: {value: "16Gi"}}`
-    (a bare quantity string is accepted too). Names without a domain get the driver's."""
+    """The `device` variable from a ResourceSlice device's v1 fields (a bare quantity string accepted);
+    names without a domain get the driver's."""
     attrs: dict[str, dict[str, Any]] = {}
     for name, attr in (attributes or {}).items():
         value: Any

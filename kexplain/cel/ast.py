@@ -1,8 +1,6 @@
-"""The parsed expression: frozen nodes, macros already expanded the way cel-go expands them.
-
-Every node keeps `pos`, the code-point offset cel-go reports errors at, and `start`/`end`,
-the source span an explanation quotes (`device.capacity["x"].memory`). Nodes compare by
-identity: the checker and the evaluator key their tables on them.
+"""The parsed expression: frozen nodes, macros expanded as cel-go expands them, each with `pos` (where
+cel-go reports errors) and `start`/`end` (the span an explanation quotes). Nodes compare by identity:
+the checker and evaluator key their tables on them.
 """
 from __future__ import annotations
 

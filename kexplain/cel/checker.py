@@ -1,8 +1,6 @@
-"""The type checker: cel-go's checker/checker.go over the DRA environment, plus the AST
-validators the Kubernetes environment installs (homogeneous aggregate literals, regex
-literals). It reports what cel-go reports, at the same places, in the same words:
-`undeclared reference to 'x' (in container '')`, `found no matching overload for '_>_' applied
-to '(kubernetes.Quantity, int)'`, `undefined field 'foo'`, ...
+"""The type checker: cel-go's checker/checker.go over the DRA environment, plus the Kubernetes AST
+validators (homogeneous aggregate literals, regex literals), reporting what cel-go reports, where and
+in its words.
 """
 from __future__ import annotations
 

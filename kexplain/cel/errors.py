@@ -1,16 +1,6 @@
 """The errors a CEL selector can produce, with the texts the API server and the scheduler print.
-
-`CelCompileError` carries the detail that k8s.io/dynamic-resource-allocation/cel puts in its
-`CompilationResult.Error` (`compilation failed: ERROR: <input>:1:5: ...`); the scheduler's
-allocator wraps it as `class <name>: selector #<i>: CEL compile error: <detail>`.
-
-`CelEvalError` is a CEL runtime error value (`no such key: model`, `integer overflow`, ...);
-the allocator wraps it as `... selector #<i>: CEL runtime error: <message>`. CEL's logical
-operators absorb these (`true || error` is true), so they are ordinary exceptions inside the
-evaluator.
-
-`CelCostError` is the cost limit: cel-go panics out of the whole evaluation, nothing absorbs it,
-so it deliberately does not derive from `CelEvalError`.
+`CelCostError` (cel-go panics out of the whole evaluation) deliberately does not derive from
+`CelEvalError`, which CEL's logical operators absorb. The wrapping texts: docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
-"""Compile a checked AST into nested Python closures, and run them with CEL's semantics.
-
-Each node becomes one closure `f(ctx) -> value`; a CEL error value is a raised CelEvalError
-(absorbed where CEL absorbs errors: `&&`, `||`, the macros' accumulators), the cost limit a
-raised CelCostError (absorbed nowhere). Closures are built once per expression and reused for
-every device, which is what makes thousands of evaluations per explanation cheap.
-
-Cost follows cel-go's runtime tracker (interpreter/runtimecost.go) with the Kubernetes
-estimator's prices (apiserver/pkg/cel/library/cost.go): 1 per variable or field access, 0 for
-constants and for `&&`, `||`, `?:`, 1 per function call unless the library prices it by the
-size of its input, 10 per list and 30 per map built. Macros are charged as cel-go charges
-the loops they expand to (condition, step and accumulator accesses per iteration). The limit
-is checked at every loop iteration and before any call whose work grows with its input, so a
-hostile selector stops within the budget instead of running on.
-
-With `trace=True` every closure also records its last value (or error) per node, for the
-explanation of a false or failed selector.
+"""Compile a checked AST into nested Python closures, built once per expression and reused for every
+device, and run them with CEL's semantics: errors absorbed where CEL absorbs them, cost as cel-go's
+runtime tracker (interpreter/runtimecost.go) with the Kubernetes prices (library/cost.go), checked so a
+hostile selector stops within budget. Details: docs/internals/cel.md.
 """
 from __future__ import annotations
 
@@ -196,9 +183,8 @@ class Compiler:
         self._consts: dict[A.Expr, tuple[bool, Any]] = {}
 
     def constant(self, e: A.Expr) -> tuple[bool, Any]:
-        """cel-go's plan-time folding (OptOptimize): literals, lists and maps of constants, and
-        type conversions of a constant. (True, value) where the value is known, a CelEvalError
-        value for a constant aggregate that fails to build."""
+        """cel-go's plan-time folding (OptOptimize): (True, value) when known, a CelEvalError for a constant
+        aggregate that fails to build."""
         if e in self._consts:
             return self._consts[e]
         out: tuple[bool, Any] = (False, None)

@@ -1,11 +1,5 @@
-"""Why a selector did not match one device: the conjunct that was false (or the sub-expression
-that failed) and the values its parts evaluated to.
-
-For `device.driver == "gpu.example.com" && device.capacity["gpu.example.com"].memory
-.compareTo(quantity("24Gi")) >= 0` against a 16Gi device the explanation names the second
-conjunct and lists `device.capacity["gpu.example.com"].memory` = 16Gi, `quantity("24Gi")` =
-24Gi, `....compareTo(quantity("24Gi"))` = -1 and the comparison's false: the values the
-scheduler's evaluation read, in the order it read them.
+"""Why a selector did not match one device: the conjunct that was false (or the sub-expression that
+failed) and the values its parts evaluated to, in the order the scheduler's evaluation read them.
 """
 from __future__ import annotations
 

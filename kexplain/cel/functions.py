@@ -1,10 +1,6 @@
-"""Function declarations: what the checker resolves and what the evaluator calls.
-
-An `Overload` is one signature of a function as cel-go declares it (its id, whether it is a
-member function, argument and result types) plus kexplain's implementation and cost. Costs
-follow cel-go's runtime tracker: 1 per call unless the library says otherwise; `precost`
-is charged before the call runs (for calls whose work grows with their input, so the cost
-limit stops them before they build a huge value), `cost` after it (from args and result).
+"""Function declarations: an `Overload` is one cel-go signature plus kexplain's implementation and cost
+(cel-go's runtime tracker: 1 per call unless the library says otherwise; `precost` charged before the
+call so growing work stops at the limit, `cost` after it).
 """
 from __future__ import annotations
 
@@ -65,9 +61,6 @@ def _split_args(text: str) -> list[str]:
 
 
 STRING_TRAVERSAL = 0.1
-REGEX_FACTOR = 0.25
-LIST_CREATE = 10
-MAP_CREATE = 30
 
 
 def traversal(n: int, factor: float = STRING_TRAVERSAL) -> int:

@@ -1,8 +1,5 @@
-"""Tokens of the CEL grammar (cel-go parser/gen/CEL.g4), with code-point offsets.
-
-Offsets count code points, as cel-go's error locations do. A character the grammar has no
-token for becomes an ERROR token; the parser reports it the way ANTLR does
-(`token recognition error at: '#'`).
+"""Tokens of the CEL grammar (cel-go parser/gen/CEL.g4) with code-point offsets, as cel-go's error
+locations count; an unknown character is an ERROR token, reported as ANTLR does.
 """
 from __future__ import annotations
 
@@ -12,7 +9,6 @@ from dataclasses import dataclass
 IDENT, ESC_IDENT, INT, UINT, FLOAT, STRING, BYTES, OP, EOF, ERROR = (
     "IDENT", "ESC_IDENT", "INT", "UINT", "FLOAT", "STRING", "BYTES", "OP", "EOF", "ERROR")
 
-KEYWORDS = {"true", "false", "null", "in"}
 _OPS2 = ("==", "!=", "<=", ">=", "&&", "||")
 _OPS1 = "<>[]{}().,-!?:+*/%"
 _ESC_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-/ ")

@@ -1,19 +1,6 @@
-"""A recursive-descent parser for CEL with cel-go's macros, limits and error texts.
-
-Precedence and associativity follow cel-go's grammar (parser/gen/CEL.g4): `?:` (right),
-`||`, `&&`, the relations (`< <= >= > == != in`, one level, left), `+ -`, `* / %`, the
-prefix `!` and `-`, then member access. `-` directly before a number literal belongs to the
-literal, as in cel-go (so `-9223372036854775808` is an int).
-
-Limits, as cel-go's parser enforces them: 100,000 code points, and a depth of 250 per grammar
-rule (`expression recursion limit exceeded: 250`), counted the way ANTLR's rule listener sees
-it: nested sub-expressions, and the links of left-recursive chains (`a.b.c`, `1 + 2 + 3`).
-Binary chains are parsed iteratively and nesting costs two Python frames a level, so the
-limit is reached long before Python's own recursion limit.
-
-Syntax-error texts are ANTLR's where they are predictable (`mismatched input ')' expecting
-...`, `token recognition error at: '#'`); ANTLR's error recovery (several errors for one
-slip) is not reproduced: the first syntax error ends the parse.
+"""A recursive-descent parser for CEL with cel-go's macros, limits and error texts (parser/gen/CEL.g4
+precedence; 100,000 code points, a depth of 250 per rule as ANTLR counts it; the first syntax error
+ends the parse). Details: docs/internals/cel.md.
 """
 from __future__ import annotations
 
@@ -540,23 +527,24 @@ class Parser:
         return A.Comprehension(self._id(), pos, start, end, rng, v1, v2, accu, init, cond, step,
                                result, macro, args)
 
+    def _iter_vars(self, args: list[A.Expr], two: bool) -> tuple[str, str | None] | None:
+        """The macro's iteration variable(s), or None with the error recorded."""
+        v1 = self._iter_var(args[0], "argument must be a simple name")
+        if v1 is None or not two:
+            return None if v1 is None else (v1, None)
+        v2 = self._iter_var(args[1], "argument must be a simple name")
+        if v2 is None:
+            return None
+        if v1 == v2:
+            self._error(args[1].pos, f"duplicate variable name: {v1}")
+            return None
+        return v1, v2
+
     def _quantifier(self, name, target, args, pos, start, end):
-        two = len(args) == 3
-        if two:
-            v1 = self._iter_var(args[0], "argument must be a simple name")
-            if v1 is None:
-                return None
-            v2 = self._iter_var(args[1], "argument must be a simple name")
-            if v2 is None:
-                return None
-            if v1 == v2:
-                self._error(args[1].pos, f"duplicate variable name: {v1}")
-                return None
-        else:
-            v1 = self._iter_var(args[0], "argument must be a simple name")
-            v2 = None
-            if v1 is None:
-                return None
+        names = self._iter_vars(args, len(args) == 3)
+        if names is None:
+            return None
+        v1, v2 = names
         pred = args[-1]
         accu = self._ident(A.ACCU, pos)
         kind = "exists_one" if name == "existsOne" else name
@@ -608,15 +596,10 @@ class Parser:
                           self._ident(A.ACCU, pos), "filter", (pred,))
 
     def _transform(self, name, target, args, pos, start, end):
-        v1 = self._iter_var(args[0], "argument must be a simple name")
-        if v1 is None:
+        names = self._iter_vars(args, True)
+        if names is None:
             return None
-        v2 = self._iter_var(args[1], "argument must be a simple name")
-        if v2 is None:
-            return None
-        if v1 == v2:
-            self._error(args[1].pos, f"duplicate variable name: {v1}")
-            return None
+        v1, v2 = names
         transform = args[-1]
         filt = args[2] if len(args) == 4 else None
         accu = self._ident(A.ACCU, pos)

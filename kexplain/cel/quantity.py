@@ -1,13 +1,6 @@
-"""`resource.Quantity` as the Kubernetes CEL quantity library sees it.
-
-kexplain.apimachinery.quantity keeps a quantity as an exact `Fraction` and its format, which is
-all admission and the scheduler's resource fitting need. CEL needs more of Go's
-`resource.Quantity`: the representation it chose while parsing (an int64 mantissa with a
-decimal scale, or an arbitrary-precision `inf.Dec`), because `isInteger()`/`asInteger()` answer
-from it (`1000m` is not an integer to Go, `1.5Mi` is not either), Go's int32 narrowing of an
-exponent and its own limits rather than kexplain's, and arithmetic that switches representation
-on int64 overflow. This module is that adapter, on the shared grammar (`split`, `interpret`), errors
-and canonical printing; comparisons stay exact either way.
+"""`resource.Quantity` as the Kubernetes CEL quantity library sees it: Go's int64-or-inf.Dec
+representation, which `isInteger()`/`asInteger()` answer from, on top of the shared grammar of
+`kexplain.apimachinery.quantity`; comparisons stay exact. Why it is needed: docs/internals/cel.md.
 """
 from __future__ import annotations
 
@@ -25,12 +18,8 @@ _MAX_SCALE = 100_000   # decimal digits kexplain will materialise for one quanti
 
 @dataclass(frozen=True, slots=True)
 class Quantity:
-    """A parsed quantity: value = unscaled * 10**scale.
-
-    `dec` says Go holds it as an `inf.Dec` (then `AsInt64` fails whatever the value); otherwise
-    it is Go's `int64Amount{value: unscaled, scale}`. `boxed` marks the pointer that the CEL
-    `add`/`sub` functions return: Go's `Quantity.Equal` refuses a pointer as its argument.
-    """
+    """A parsed quantity, unscaled * 10**scale: `dec` when Go holds an `inf.Dec` (AsInt64 fails), `boxed`
+    for the pointer `add`/`sub` return, which `Quantity.Equal` refuses."""
 
     unscaled: int
     scale: int

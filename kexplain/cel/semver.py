@@ -1,8 +1,5 @@
-"""Semantic versions as github.com/blang/semver/v4 parses and orders them.
-
-Device attributes of kind `version` and the CEL `semver()` function both go through
-blang's `Parse`; the messages below are its own, so a bad version reads as the scheduler
-and the API server report it.
+"""Semantic versions as github.com/blang/semver/v4 parses and orders them, with its messages: device
+attributes of kind `version` and CEL's `semver()` both go through its `Parse`.
 """
 from __future__ import annotations
 

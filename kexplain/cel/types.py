@@ -1,9 +1,5 @@
-"""CEL types for the checker, with cel-go's assignability and unification rules
-(checker/types.go) and its two ways of printing a type.
-
-`format_type` is cel-go's `FormatCELType` (compile errors: `found no matching overload for
-'_>_' applied to '(kubernetes.Quantity, int)'`); `type_string` is `Type.String()` (the DRA
-result-type error: `must evaluate to bool or the unknown type, not string`).
+"""CEL types for the checker, with cel-go's assignability and unification rules (checker/types.go);
+`format_type` is `FormatCELType` (compile errors), `type_string` is `Type.String()` (the result-type error).
 """
 from __future__ import annotations
 
@@ -140,10 +136,6 @@ def unwrap_optional(t: Type) -> tuple[Type, bool]:
 
 
 Mapping = dict[str, Type]
-
-
-def is_exact(a: Type, b: Type) -> bool:
-    return a == b
 
 
 def _is_assignable_type(to: Type, frm: Type) -> bool:

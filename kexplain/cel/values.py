@@ -1,19 +1,12 @@
-"""CEL runtime values, as plain Python objects where they fit.
-
-bool -> bool, int -> int, uint -> `UInt` (an int subclass), double -> float, string -> str,
-bytes -> bytes, null -> None, list -> tuple, map -> dict (or `DefaultMap`), optional ->
-`Optional`, type -> `TypeValue`, `kubernetes.Quantity` -> quantity.Quantity,
-`kubernetes.Semver` -> semver.Semver, the DRA `device` -> `DeviceObject`.
-
-Equality and ordering follow cel-go's `common/types`: numbers compare across int, uint and
-double; any other mix of types is unequal (or, for Quantity and Semver receivers, the
-"no such overload" error Go's `Equal` methods return).
+"""CEL runtime values, as plain Python objects where they fit, with cel-go's `common/types` equality
+and ordering (numbers compare across int, uint and double; other mixes are unequal or "no such
+overload"). The mapping of types: docs/internals/cel.md.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from kexplain.cel.errors import CelEvalError
 from kexplain.cel.quantity import Quantity
@@ -55,9 +48,8 @@ NONE = Optional(False)
 
 
 class DefaultMap(dict):
-    """The DRA `device.attributes` / `device.capacity` map: looking up a missing domain yields
-    an empty map (dynamic-resource-allocation/cel `mapper.Find`), while `in`, `size()` and
-    iteration see only the real keys."""
+    """`device.attributes` / `device.capacity`: a missing domain reads as an empty map (`mapper.Find`);
+    `in`, `size()` and iteration see only the real keys."""
 
     __slots__ = ()
 
@@ -93,18 +85,20 @@ def type_name(v: Any) -> str:
     return _TYPE_NAMES.get(type(v), type(v).__name__)
 
 
-def type_value(v: Any) -> TypeValue:
-    return TypeValue(type_name(v))
-
-
 def no_such_overload(fn: str, *args: Any) -> CelEvalError:
     """cel-go's `MaybeNoSuchOverload`: `no such overload: fn(int, string)`."""
     return CelEvalError(f"no such overload: {fn}({', '.join(type_name(a) for a in args)})")
 
 
-def is_number(v: Any) -> bool:
-    t = type(v)
-    return t is int or t is UInt or t is float
+def list_has(items: Any, x: Any) -> bool:
+    """Whether an element of `items` equals `x`; an element whose comparison errs counts as unequal."""
+    for y in items:
+        try:
+            if equals(x, y):
+                return True
+        except CelEvalError:
+            pass
+    return False
 
 
 def equals(a: Any, b: Any) -> bool:
@@ -244,11 +238,6 @@ def _has_bool_key(m: Mapping[Any, Any], key: Any) -> bool:
 def map_contains(m: Mapping[Any, Any], key: Any) -> bool:
     """`key in map` sees only the real keys, also of a `DefaultMap`."""
     return map_lookup(m, key)[0]
-
-
-def iterate(v: Any) -> Iterator[Any]:
-    """Elements of a list, keys of a map."""
-    return iter(v)
 
 
 def is_zero(v: Any) -> bool:

@@ -1,17 +1,7 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as kube-scheduler reads it (each supported minor).
-
-`load_config` runs the same stages as kube-scheduler, in the same order, so a broken
-file fails with the message kube-scheduler would print first:
-strict v1 decoding -> v1 defaulting (plugins merged into the defaults, plugin args
-defaulted) -> ValidateKubeSchedulerConfiguration -> per profile, NewFramework
-(plugin construction, plugin lists, multiPoint expansion, score weights).
-The feature gates and the default plugins are those of the Kubernetes version passed in
-(`kexplain.features.KubeVersion`; the default version's when none is passed).
-
-Known gaps: leaderElection/clientConnection are only checked for unknown fields;
-extenders are refused (kexplain cannot call them); in-tree plugins kexplain does not reproduce
-(GangScheduling, the 1.36 placement plugins: `_plugins.NOT_REPRODUCED`) are left out of a
-profile, with a note (`SchedulerConfig.notes`), where kube-scheduler would run them.
+`load_config` runs kube-scheduler's stages in its order (strict decoding, defaulting,
+ValidateKubeSchedulerConfiguration, NewFramework per profile), so a broken file fails with the message
+kube-scheduler would print first. Stages and known gaps: docs/internals/config.md.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Typed plugin args of kubescheduler.config.k8s.io/v1: decoding, v1 defaulting, validation.
-
-Each decoder returns a plain dict with every v1 field of the kind present (defaults
-filled in, optional pointers as None), so plugins can index it directly. Values stay
-in v1 units: RequestedToCapacityRatio / VolumeBinding shape scores are NOT rescaled
-(the plugins do that), durations are Go duration strings ("10s").
-Validators mirror validation_pluginargs.go and return FieldErrors under `base`.
+"""Typed plugin args of kubescheduler.config.k8s.io/v1: decoding, v1 defaulting, and validation as
+validation_pluginargs.go. Each decoder returns a plain dict with every v1 field present (plugins index
+it directly), in v1 units: shape scores not rescaled, durations as Go duration strings.
 """
 from __future__ import annotations
 

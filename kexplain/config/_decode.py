@@ -1,8 +1,6 @@
-"""Strict, typed reading of parsed YAML, as kube-scheduler's strict v1 decoder does.
-
-kube-scheduler refuses unknown fields and wrongly typed values rather than ignoring
-them; a silently ignored typo (say `pluginConfigs:`) would make us explain a scheduler
-that does not exist. JSON `null` means "unset", like Go's zero value.
+"""Strict, typed reading of parsed YAML, as kube-scheduler's strict v1 decoder: unknown fields and
+wrong types are refused, since a silently ignored typo would explain a scheduler that does not exist.
+JSON `null` means unset, like Go's zero value.
 """
 from __future__ import annotations
 

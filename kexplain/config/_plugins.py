@@ -1,8 +1,6 @@
-"""Plugin sets: v1 defaults, merging a profile's `plugins` into them, and the framework's
-expansion into per-extension-point run order (NewFramework / expandMultiPointPlugins).
-
-The order matters: it is the order kube-scheduler calls plugins in, which decides the
-first failing Filter plugin and every trace we print.
+"""Plugin sets: v1 defaults, a profile's `plugins` merged into them, and NewFramework's
+expandMultiPointPlugins into per-extension-point run order, the order kube-scheduler calls plugins in
+(which decides the first failing Filter plugin and every trace).
 """
 from __future__ import annotations
 
@@ -195,10 +193,8 @@ Known = Callable[[str], bool]
 
 def expand(plugins: Mapping[str, PluginSet], scheduler_name: str, implements: Implements,
            known: Known) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
-    """Per-point run order and score weights, as NewFramework builds them.
-
-    Raises FrameworkError with kube-scheduler's message on the first problem.
-    """
+    """Per-point run order and score weights, as NewFramework builds them (FrameworkError: kube-scheduler's
+    first message)."""
     lists: dict[str, list[str]] = {}
     for point in FRAMEWORK_ORDER:  # updatePluginList
         names: list[str] = []

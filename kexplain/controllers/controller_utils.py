@@ -1,27 +1,14 @@
-"""The Deployment controller's `pod-template-hash` (pkg/controller/controller_utils.go ComputeHash):
-FNV-32a over the pod template as `hashutil.DeepHashObject` prints it, the collision count after
-it, SafeEncodeString of the sum (`kexplain.apimachinery.gohash`).
-
-DeepHashObject prints the Go value with go-spew's `%#v` in the configuration k8s.io/utils/dump
-keeps for hashes (SortKeys, SpewKeys, no methods, no pointer addresses): every field of every
-struct, set or not, in declaration order, each with its Go type in parentheses; nil pointers,
-slices and maps as `<nil>`; strings unquoted; map entries sorted by key; slice elements and map
-values without their type; a pointer's target after `(*Type)`. The value printed is the
-template of the Deployment as kube-controller-manager holds it: defaulted by the API server
-(`kexplain.admission.pod_spec_defaults`), stored, and decoded from protobuf, so an empty list or
-map is nil, a pointer set to an empty object is not, and each quantity is what ParseQuantity
-makes of its canonical text (its int64 amount, scale, the text when canonical, its format). The
-Go structs are `kexplain.controllers.template_structs`'s, of the Kubernetes version followed.
-
-Not reproduced (the label may then differ from the cluster's): a quantity beyond the int64 fast
-path (more than 18 digits), a non-zero creationTimestamp in the template, fields of feature gates
-the API server drops, and 1.33/1.34, whose structs are taken as 1.35's (those minors' PodSpec
-lacks fields 1.35 declares).
+"""The Deployment controller's `pod-template-hash` (pkg/controller/controller_utils.go ComputeHash) and
+the StatefulSet's revision hash: FNV-32a over the template as `hashutil.DeepHashObject` (go-spew `%#v`)
+prints it, or as encoding/json writes it. The Go structs printed are read from `template_structs.json`;
+what spew prints and what is not reproduced: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
 import copy
+import json
 from functools import lru_cache
+from importlib.resources import files
 from typing import Any
 
 from kexplain.admission.pod_spec_defaults import default_pod_template
@@ -29,7 +16,6 @@ from kexplain.apimachinery import quantity
 from kexplain.apimachinery.fielderrors import go_json
 from kexplain.apimachinery.gohash import compute_hash, hash_controller_revision
 from kexplain.features import KubeVersion
-from kexplain.controllers import template_structs as ts
 
 POD_TEMPLATE_HASH_LABEL = "pod-template-hash"       # apps.DefaultDeploymentUniqueLabelKey
 CONTROLLER_REVISION_HASH_LABEL = "controller-revision-hash"     # apps.StatefulSetRevisionLabel, DaemonSet's too
@@ -42,14 +28,21 @@ class NotReproduced(ValueError):
     """A template value the hash's printing is not reproduced for."""
 
 
+Field = tuple[str, str, str, bool, str]     # Go name, Go type as reflect prints it, JSON name, inline, omit options
+
+
 @lru_cache(maxsize=8)
-def _tables(minor: str) -> tuple[dict[str, tuple[ts.Field, ...]], dict[str, str]]:
-    structs, named = dict(ts.STRUCTS), dict(ts.NAMED)
-    if tuple(int(p) for p in minor.split(".")) >= (1, 36):
-        structs.update(ts.STRUCTS_1_36)
-        named.update(ts.NAMED_1_36)
-        for gone in ts.GONE_1_36:
-            structs.pop(gone, None)
+def _tables(minor: str) -> tuple[dict[str, tuple[Field, ...]], dict[str, str]]:
+    """The Go structs and named types of `minor`: 1.35's (1.33/1.34 too), then each later minor's changes."""
+    structs: dict[str, tuple[Field, ...]] = {}
+    named: dict[str, str] = {}
+    by_minor = json.loads(files("kexplain.controllers").joinpath("template_structs.json").read_text())
+    for version, declared in by_minor.items():
+        if version == "1.35" or KubeVersion(minor).since(version):
+            structs.update({name: tuple(map(tuple, fields)) for name, fields in declared["structs"].items()})
+            named.update(declared["named"])
+            for gone in declared.get("gone", ()):
+                structs.pop(gone, None)
     return structs, named
 
 
@@ -152,24 +145,20 @@ class _Printer:
 
 
 def printed_template(template: dict[str, Any], kube: KubeVersion) -> str:
-    """The text DeepHashObject hashes for a pod template as the API server stores it (already
-    defaulted: `default_pod_template`), with `kube`'s Go structs. NotReproduced for a value
-    whose printing kexplain does not reproduce."""
+    """The text DeepHashObject hashes for a stored (defaulted) pod template, with `kube`'s Go structs;
+    NotReproduced where kexplain does not reproduce the printing."""
     return _Printer(kube.minor).value("v1.PodTemplateSpec", template)
 
 
 def pod_template_hash(template: dict[str, Any], kube: KubeVersion, collision_count: int | None = None) -> str:
-    """controller.ComputeHash of a Deployment's `spec.template` as written (copied, defaulted as
-    the API server does on create, printed, hashed); `collision_count` is the Deployment's
-    status.collisionCount (none for a new Deployment). NotReproduced as `printed_template`."""
+    """controller.ComputeHash of a Deployment's `spec.template` as written (defaulted as on create),
+    with its status.collisionCount; NotReproduced as `printed_template`."""
     return compute_hash(printed_template(_stored_template(template), kube), collision_count)
 
 
 class _GoJSON:
-    """encoding/json's value of a Go value held as JSON, by the struct tables of one version:
-    every field of a struct but those whose `omitempty` finds them empty (a zero number, false,
-    "", a nil pointer, an empty list or map; never a struct) or whose `omitzero` finds them zero;
-    nil pointers, lists and maps as null; a quantity as its canonical text; a zero time as null."""
+    """encoding/json's value of a Go value held as JSON, by one version's struct tables (`omitempty` /
+    `omitzero` as Go decides emptiness, so the revision hash sees the bytes the controller marshals)."""
 
     def __init__(self, minor: str) -> None:
         self.structs, self.named = _tables(minor)
@@ -226,18 +215,14 @@ def _stored_template(template: dict[str, Any]) -> dict[str, Any]:
 
 
 def controller_revision_name(name: str, template: dict[str, Any], kube: KubeVersion, collision_count: int = 0) -> str:
-    """The name of the ControllerRevision the StatefulSet controller makes for a set named `name`
-    with this `spec.template` (newRevision): `<name>-<hash>` (the name cut to 223 bytes), the hash
-    of its Data (getPatch: the set's JSON encoding, its template alone under `spec`, marked
-    `"$patch":"replace"`, marshalled again with sorted keys) and the set's collision count (0 for
-    a new set). Its pods' `controller-revision-hash` label. NotReproduced as `printed_template`."""
+    """The ControllerRevision name the StatefulSet controller makes (newRevision, getPatch): `<name>-<hash>`,
+    its pods' `controller-revision-hash` label. NotReproduced as `printed_template`."""
     encoded = _GoJSON(kube.minor).value("v1.PodTemplateSpec", _stored_template(template))
     patch = go_json({"spec": {"template": {"$patch": "replace", **encoded}}}, sort_keys=True)
     return f"{name[:223]}-{hash_controller_revision(patch.encode(), collision_count)}"
 
 
 def fallback_hash(template: Any) -> str:
-    """For a template whose hash kexplain does not reproduce: FNV-32a of its JSON text (sorted
-    keys), encoded as the controllers encode theirs. Not the cluster's value, but the same for
-    every copy of one template and different for another template."""
+    """A stand-in hash for a template kexplain does not reproduce (FNV-32a of its sorted JSON): not the
+    cluster's, but the same for every copy of one template."""
     return compute_hash(go_json(template, sort_keys=True))

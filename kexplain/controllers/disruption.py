@@ -1,38 +1,8 @@
-"""The disruption controller's status of a PodDisruptionBudget written without one.
-
-A PodDisruptionBudget as manifests write it has no `status`; in a cluster,
-kube-controller-manager's disruption controller (pkg/controller/disruption/disruption.go,
-trySync) fills it within a second, and preemption (the scheduler's PDB violations) and the
-Cluster Autoscaler's scale-down read `status.disruptionsAllowed`. Read as written, a budget
-would allow no disruption at all. So a budget without a status gets the one the controller
-computes, from the pods of the budget's namespace its selector selects (a null selector: none;
-an empty one: all):
-
-- **expectedPods and desiredHealthy** (getExpectedPodCount): with `maxUnavailable`, the expected
-  count is the controllers' scale (getExpectedScale) and desiredHealthy = expected - the
-  maxUnavailable value resolved against it (a percentage rounded up), at least 0; with an
-  integer `minAvailable`, desiredHealthy is that integer and expectedPods the number of pods
-  selected; with a percentage `minAvailable`, the expected count is the controllers' scale and
-  desiredHealthy the percentage of it, rounded up; with neither, 0 and 0.
-- **the controllers' scale** (getExpectedScale): for each selected pod's controller reference,
-  the first of its finders that knows it: a ReplicationController's `spec.replicas`, a
-  ReplicaSet's Deployment's (the ReplicaSet owned by that Deployment, uids matching), a
-  ReplicaSet's own (not owned by a Deployment), a StatefulSet's; else the scale subresource
-  (a ReplicaSet whose Deployment is not in the input: its replicas). Each controller counts
-  once. A pod without a controller reference is unmanaged: left out of the sum (the
-  controller's UnmanagedPods warning event). A controller it cannot find fails the sync (`found
-  no controllers for pod "x"`; a DaemonSet's or a Job's pods: `daemonsets.apps does not
-  implement the scale subresource`), and the fail-safe then allows 0 disruptions.
-- **currentHealthy** (countHealthyPods): the selected pods without a deletionTimestamp that are
-  Ready (condition Ready True). A bound pod whose status says nothing of readiness (a manifest's)
-  is taken as ready, as kexplain takes a bound pod as running; a pod without a node is not.
-- **disruptionsAllowed** = currentHealthy - desiredHealthy, or 0 when that is negative or
-  expectedPods is 0; the DisruptionAllowed condition (SufficientPods / InsufficientPods, or
-  SyncFailed with the error).
-
-A budget with a status (a cluster's: its controller wrote it) is read as it is. `notes` says, for
-each budget computed that selects a pod, what it was given, so the output says where the
-number preemption and scale-down spend comes from.
+"""The disruption controller's status of a PodDisruptionBudget written without one
+(pkg/controller/disruption/disruption.go trySync: getExpectedPodCount, getExpectedScale,
+countHealthyPods): read as written, a budget would allow no disruption to preemption or scale-down.
+A budget with a status is read as it is; `notes` says what each computed one was given. The rules:
+docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -45,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kexplain.apimachinery import columns
 from kexplain.apimachinery.fielderrors import go_quote
+from kexplain.apimachinery.identity import as_dict
 from kexplain.errors import describe
 from kexplain.model.labels import SelectorError, parse_selector
 from kexplain.model.owners import controller_ref
@@ -81,10 +52,6 @@ class BudgetStatus:
                                 "reason": "SufficientPods" if allowed else "InsufficientPods"}]}
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def needs_status(obj: Any) -> bool:
     """A PodDisruptionBudget without a status (as a manifest writes it)."""
     return isinstance(obj, dict) and obj.get("kind") == KIND and not obj.get("status")
@@ -109,7 +76,7 @@ class _Controllers:
         for obj in objects:
             kind = obj.get("kind")
             if kind in ("ReplicaSet", "ReplicationController", "StatefulSet", "Deployment"):
-                meta = _dict(obj.get("metadata"))
+                meta = as_dict(obj.get("metadata"))
                 self.by_key.setdefault((str(kind), meta.get("namespace") or "default", str(meta.get("name") or "")),
                                        obj)
 
@@ -117,7 +84,7 @@ class _Controllers:
         obj = self.by_key.get((kind, namespace, str(ref.get("name") or "")))
         if obj is None:
             return None
-        uid = _dict(obj.get("metadata")).get("uid")
+        uid = as_dict(obj.get("metadata")).get("uid")
         return obj if not ref.get("uid") or not uid or uid == ref.get("uid") else None
 
     def scale(self, ref: Mapping[str, Any], namespace: str) -> tuple[str, int] | None:
@@ -148,17 +115,17 @@ class _Controllers:
 
 
 def _identity(obj: Mapping[str, Any]) -> str:
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     return str(meta.get("uid") or f"{obj.get('kind')}/{meta.get('namespace') or 'default'}/{meta.get('name')}")
 
 
 def _replicas(obj: Mapping[str, Any]) -> int:
-    value = _dict(obj.get("spec")).get("replicas")
+    value = as_dict(obj.get("spec")).get("replicas")
     return value if isinstance(value, int) and not isinstance(value, bool) else 1     # (defaulted to 1)
 
 
 def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for ref in _dict(obj.get("metadata")).get("ownerReferences") or ():
+    for ref in as_dict(obj.get("metadata")).get("ownerReferences") or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
             return ref
     return None
@@ -177,7 +144,7 @@ def is_healthy(pod: PodInfo) -> bool:
 
 def computed(pdb: Mapping[str, Any], pods: Sequence[PodInfo], controllers: _Controllers) -> BudgetStatus:
     """The status the disruption controller writes for `pdb`, of `pods` (those of its namespace)."""
-    spec = _dict(pdb.get("spec"))
+    spec = as_dict(pdb.get("spec"))
     try:
         selector = parse_selector(spec.get("selector"))
     except SelectorError as err:
@@ -218,9 +185,7 @@ def _expected_scale(pods: Sequence[PodInfo], controllers: _Controllers) -> tuple
 
 
 def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
-    """`others` (a cluster's objects but its nodes and pods) with each PodDisruptionBudget
-    without a status replaced by a copy with the controller's (`computed`), of `pods`; `others`
-    itself when none lacks one."""
+    """`others` with each PodDisruptionBudget lacking a status given the controller's (`computed`, of `pods`)."""
     budgets = [i for i, o in enumerate(others) if needs_status(o)]
     if not budgets:
         return others
@@ -229,7 +194,7 @@ def with_status(others: list[Any], pods: Iterable[Any]) -> list[Any]:
     out = list(others)
     for i in budgets:
         pdb = others[i]
-        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         out[i] = {**pdb, "status": computed(pdb, by_namespace.get(namespace, ()), controllers).to_status()}
     return out
 
@@ -243,9 +208,7 @@ def _pods_by_namespace(pods: Iterable[Any]) -> dict[str, list[PodInfo]]:
 
 
 def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -> list[str]:
-    """What the output says of the budgets among `objects` (object, source pairs) that had no
-    status and select a pod: the status the controller gave them, and why. `among`: the ids of
-    the budgets to say it of (None: every one)."""
+    """What the output says of each computed budget that selects a pod (`among`: the budgets' ids; None: all)."""
     rows = columns.rows_of(objects)
     if rows is not None:        # (a dump's 150,000 objects: its budgets found by their rows, in C)
         found = compress(range(len(rows)), map(eq, rows.kinds, repeat(KIND)))
@@ -260,7 +223,7 @@ def notes(objects: Sequence[tuple[Any, Any]], among: "set[int] | None" = None) -
     controllers = _Controllers(o for o in objs if isinstance(o, dict))
     out = []
     for pdb in budgets:
-        namespace = _dict(pdb.get("metadata")).get("namespace") or "default"
+        namespace = as_dict(pdb.get("metadata")).get("namespace") or "default"
         status = computed(pdb, by_namespace.get(namespace, ()), controllers)
         if status.selected:
             out.append(note(pdb, status))

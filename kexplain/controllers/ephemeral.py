@@ -1,23 +1,7 @@
-"""The claims the ephemeral volume controller (v1.35 pkg/controller/volume/ephemeral) creates for a pod.
-
-A generic ephemeral volume (`spec.volumes[].ephemeral.volumeClaimTemplate`) names no claim:
-kube-controller-manager's ephemeral volume controller creates, for each such volume in volume
-order, the PersistentVolumeClaim `<pod>-<volume>` (component-helpers' VolumeClaimName) in the
-pod's namespace, with the pod as its controlling owner (apiVersion v1, kind Pod, the pod's
-name and uid, controller and blockOwnerDeletion true), the template's labels and annotations,
-and the template's spec. Until it exists the scheduler's VolumeBinding keeps the pod
-unschedulable ("waiting for ephemeral volume controller to create the persistentvolumeclaim").
-
-kexplain plays the controller for pods as people write them, as it plays the resourceclaim
-controller (`kexplain.controllers.resourceclaim.writes_claims_for`): a workload's pods, a
-Pod manifest without a `status`. A pod with a status (read from a cluster or a snapshot) is
-taken as it is. A claim of that name that exists already is left alone: the controller stops
-there (`VolumeIsForPod`: unless the pod controls it, an error, and the later volumes wait),
-and the scheduler then says the pod is not its owner. A new claim goes through admission as
-any created claim does (DefaultStorageClass gives a claim without a class the default one;
-a claim the API server would refuse is not created, and a note says why), then through the
-PersistentVolume controller (`kexplain.controllers.persistentvolume.settle`), which binds it to a
-matching volume when its class binds at once.
+"""The claims the ephemeral volume controller (v1.35 pkg/controller/volume/ephemeral) creates for a pod:
+until `<pod>-<volume>` exists, VolumeBinding keeps the pod unschedulable. Played for pods as people
+write them (no `status`), the claim admitted and then settled by `persistentvolume`; details:
+docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -25,6 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from kexplain.apimachinery.identity import as_dict
 from kexplain.errors import KexplainError, Source
 from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.model.snapshot import Snapshot
@@ -33,12 +18,8 @@ from kexplain.admission import admit
 from kexplain.controllers.persistentvolume import settle
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _ephemeral_volumes(pod: Mapping[str, Any]) -> list[dict[str, Any]]:
-    volumes = _dict(pod.get("spec")).get("volumes")
+    volumes = as_dict(pod.get("spec")).get("volumes")
     return [v for v in volumes if isinstance(v, dict) and isinstance(v.get("ephemeral"), dict)] \
         if isinstance(volumes, list) else []
 
@@ -56,9 +37,9 @@ def claim_name(pod_name: str, volume_name: str) -> str:
 
 def claim_for(pod: Mapping[str, Any], volume: Mapping[str, Any]) -> dict[str, Any]:
     """The PersistentVolumeClaim the controller creates for the pod's ephemeral `volume`."""
-    meta = _dict(pod.get("metadata"))
-    template = _dict(_dict(volume.get("ephemeral")).get("volumeClaimTemplate"))
-    tmeta = _dict(template.get("metadata"))
+    meta = as_dict(pod.get("metadata"))
+    template = as_dict(as_dict(volume.get("ephemeral")).get("volumeClaimTemplate"))
+    tmeta = as_dict(template.get("metadata"))
     claim_meta: dict[str, Any] = {
         "name": claim_name(str(meta.get("name") or ""), str(volume.get("name") or "")),
         "namespace": meta.get("namespace") or "default",
@@ -76,7 +57,7 @@ def claim_for(pod: Mapping[str, Any], volume: Mapping[str, Any]) -> dict[str, An
 
 def _controlled_by(claim: Mapping[str, Any], namespace: str, uid: str) -> bool:
     """VolumeIsForPod: the claim is in the pod's namespace and the pod is its controller."""
-    meta = _dict(claim.get("metadata"))
+    meta = as_dict(claim.get("metadata"))
     return (meta.get("namespace") or "default") == namespace and any(
         isinstance(r, dict) and r.get("controller") is True and (r.get("uid") or "") == uid
         for r in meta.get("ownerReferences") or ())
@@ -102,13 +83,11 @@ class Created:
 
 
 def create_volume_claims(pod: Mapping[str, Any], existing: Iterable[Mapping[str, Any]]) -> Created:
-    """What the controller's sync of `pod` (admitted: namespace and uid set) creates, volume by
-    volume, given the claims the cluster has (`existing`): a claim for each ephemeral volume
-    whose claim does not exist; it stops at a claim that exists and that the pod does not
-    control (the sync fails there, and is retried)."""
-    meta = _dict(pod.get("metadata"))
+    """The claims the controller's sync of an admitted `pod` creates given `existing`; it stops at a
+    claim the pod does not control, as the sync fails there."""
+    meta = as_dict(pod.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", str(meta.get("name") or ""), meta.get("uid") or ""
-    have = {(_dict(c.get("metadata")).get("namespace") or "default", _dict(c.get("metadata")).get("name")): c
+    have = {(as_dict(c.get("metadata")).get("namespace") or "default", as_dict(c.get("metadata")).get("name")): c
             for c in existing}
     created = Created()
     if meta.get("deletionTimestamp") is not None:
@@ -132,11 +111,8 @@ _VOLUME_KINDS = ("StorageClass", "PersistentVolume")  # what the PV controller r
 
 def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapshot,
                        kube: KubeVersion = DEFAULT_VERSION) -> tuple[Snapshot, list[str]]:
-    """`snapshot` with the pod's ephemeral volume claims created (`create_volume_claims`),
-    admitted by `kube`'s API server against the snapshot's StorageClasses and Namespaces, and
-    bound by the PersistentVolume controller (unless their classes wait for the first consumer:
-    then the scheduler binds them); and the notes to tell. A claim the API server refuses is
-    not created (its note says why: the controller would retry in vain)."""
+    """`snapshot` with the pod's ephemeral claims created, admitted (a refused one is not created) and
+    settled by the PersistentVolume controller, and the notes to tell."""
     made = create_volume_claims(pod, snapshot.of_kind("PersistentVolumeClaim"))
     if not made.claims:
         return snapshot, []
@@ -144,7 +120,7 @@ def with_volume_claims(pod: Mapping[str, Any], source: Source, snapshot: Snapsho
     admitted: list[dict[str, Any]] = []
     namespace = made.claims[0]["metadata"]["namespace"]
     context = [(o, source) for o in snapshot.of_kind("StorageClass")] + [
-        (o, source) for o in snapshot.of_kind("Namespace") if _dict(o.get("metadata")).get("name") == namespace]
+        (o, source) for o in snapshot.of_kind("Namespace") if as_dict(o.get("metadata")).get("name") == namespace]
     for i, claim in enumerate(made.claims):
         mine = Source(source.path, source.doc)
         try:

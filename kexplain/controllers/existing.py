@@ -1,19 +1,8 @@
-"""What a workload's controller still creates when some of its objects exist already.
-
-A namespace as `kubectl get all -o yaml` gives it holds a workload beside the objects its
-controller made: a Deployment's ReplicaSet, a ReplicaSet's, Job's or StatefulSet's pods. The
-controllers reconcile from what exists (kube-controller-manager's pkg/controller): the
-ReplicaSet controller creates `replicas` less its active pods (replica_set.go
-manageReplicas), the Job controller `parallelism` less its active pods (job_controller.go
-manageJob), the StatefulSet controller the ordinals it lacks — one at a time, and none while a
-lower ordinal's pod is not Running and Ready, unless `podManagementPolicy: Parallel`
-(stateful_set_control.go) — and the Deployment controller scales the ReplicaSets it owns
-rather than making another. So such a workload is explained by the pods still to come, and
-its existing pods by themselves; nothing is counted twice.
-
-A child is the workload's when its controller owner reference names the workload's kind and
-name in its namespace (and uid, when both carry one). DaemonSets (one pod per node, matched
-by node) and CronJobs (which create a Job per schedule whatever exists) are left as written."""
+"""What a workload's controller still creates when some of its objects exist already (ReplicaSet
+manageReplicas, Job manageJob, StatefulSet's ordinals, the Deployment's ReplicaSets), so that a
+namespace dump's workload is explained by the pods still to come and nothing is counted twice.
+Ownership and what is left as written: docs/internals/controllers.md.
+"""
 from __future__ import annotations
 
 from collections import defaultdict

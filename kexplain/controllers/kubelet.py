@@ -1,41 +1,8 @@
-"""The kubelet's admission of a pod that names its node (`spec.nodeName`): the scheduler never
-sees such a pod, so no FailedScheduling event ever comes; the node's kubelet admits it with
-its own checks, or rejects it, and the rejected pod fails (phase Failed, the kubelet's reason).
-One home for the cluster state (the set's pods bound by hand, as they are created), explain
-(`kexplain.explain.kubelet`: the trace of such a pod) and lint (`kubelet-rejected`).
-
-`admission` follows pkg/kubelet/lifecycle/predicate.go (`predicateAdmitHandler.Admit`, read at
-v1.33.1, v1.34.1, v1.35.0 and v1.36.2: the same checks, in this order):
-
-1. the pod's `kubernetes.io/os` *label* against the node's OS (PodOSSelectorNodeLabelDoesNotMatch)
-   and its `spec.os.name` (PodOSNotSupported); the node's OS is its `kubernetes.io/os` label,
-   which its kubelet sets (linux when it has none);
-2. `securityContext.supplementalGroupsPolicy: Strict` on a node whose `status.features` does
-   not say it supports it (SupplementalGroupsPolicyNotSupported; the gate is beta or GA in
-   every minor followed);
-3. extended resources the node does not have are dropped from the requests (the kubelet
-   admits such a pod: the device plugin's problem, not the admission's);
-4. `generalFilter`: scheduler.AdmissionCheck with every failure (resources as NodeResourcesFit
-   counts them: pods, cpu, memory, ephemeral storage, extended resources; the required node
-   selector and affinity; the node name; host ports), then the node's NoExecute taints only.
-   A cordoned node (`spec.unschedulable`) and NoSchedule taints are the scheduler's, not the
-   kubelet's: a pod bound by hand runs there.
-
-The first failure is the verdict: `OutOfcpu` (`Node didn't have enough resource: cpu,
-requested: 6000, used: 1000, capacity: 4000`, the numbers in millicores, bytes or units), or the
-predicate's name (`NodeAffinity`: `Predicate NodeAffinity failed: node(s) didn't match Pod's
-node affinity/selector`). The kubelet records it as a Warning event of that reason and sets the
-pod's status: phase Failed, that reason, `Pod was rejected: <message>`.
-
-A critical pod (priority of at least 2000000000, or a mirror pod) whose only failures are
-resources is admitted instead once the kubelet evicts pods to free them
-(pkg/kubelet/preemption: best-effort pods first, then burstable, then guaranteed, those closest
-to what is missing; none that is critical itself or of a priority not below the pod's); when
-the node's pods cannot free enough, the pod is rejected (UnexpectedAdmissionError). Not
-reproduced: the kubelet's other admit handlers (eviction under node pressure, sysctls,
-AppArmor, the topology, CPU and memory managers, graceful shutdown), and a node whose labels
-changed since it was read. A pod from the API server is never static (that is a kubelet's own
-manifest), so its taints are always checked.
+"""The kubelet's admission of a pod that names its node (pkg/kubelet/lifecycle/predicate.go
+`predicateAdmitHandler.Admit`, and pkg/kubelet/preemption for critical pods): the scheduler never sees
+such a pod, the kubelet admits or rejects it (phase Failed, its reason). One home for the cluster state,
+explain (`kexplain.explain.kubelet`) and lint (`kubelet-rejected`). The checks, their order and what is
+not reproduced: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -70,9 +37,8 @@ _OUT_OF = {"cpu": "OutOfcpu", "memory": "OutOfmemory", "ephemeral-storage": "Out
 
 @dataclass(frozen=True)
 class KubeletVerdict:
-    """What the kubelet of `node` does with a pod bound to it: admits it (`reason` "") or
-    rejects it with `reason` and `message` (the event's); `evicted`: the pods a critical pod's
-    admission evicts (`namespace/name`)."""
+    """What the kubelet of `node` does with a pod bound to it: admits it (`reason` "") or rejects it;
+    `evicted`: the pods a critical pod's admission evicts."""
 
     node: str
     reason: str = ""

@@ -1,58 +1,8 @@
-"""The PersistentVolume controller's binding, for the claims and volumes a user applies.
-
-`kubectl apply -f FILE` with a PersistentVolume, a claim and a pod: within a second of the
-create, kube-controller-manager's PersistentVolume controller (v1.35.4,
-pkg/controller/volume/persistentvolume/pv_controller.go) binds the claim to the volume, and
-only then does the pod's VolumeBinding PreFilter pass: the scheduler reads the claim as the
-controller left it. `settle` returns the objects that way, for the objects the caller says
-were applied now (never for objects an API server has stored: those already carry what the
-controller did).
-
-What it does, in the controller's words:
-
-- **syncVolume** (new volume): the API server clears a created volume's status (Pending); the
-  controller makes it Available when it has no claimRef or a claimRef without a uid
-  (reserved for a claim that is not bound yet); a claimRef with a uid whose claim is gone
-  (or has another uid) makes it Released. A hand-written volume of the rest of the input still
-  Pending (or without a phase) is matched as the controller would see it after that sync, but
-  not rewritten; a stored one is matched with the phase it has.
-- **syncBoundClaim** (claim with pv.kubernetes.io/bind-completed): its volume without a
-  claimRef is bound to it (`bind`). Not emulated: a claimRef without the claim's uid (which
-  a hand-written claim lacks and the API server would give it) makes the controller mark the
-  claim Lost (ClaimMisbound); the claim is left as written.
-- **syncUnboundClaim**, claim without spec.volumeName: `findBestMatchForClaim` (index.go
-  findByClaim): the volumes are grouped by their set of access modes; the groups whose modes
-  contain every mode the claim asks for are searched, fewest modes first, each with
-  component-helpers' `FindMatchingVolume(claim, volumes, node=nil, delayBinding)`:
-  a volume whose claimRef names another claim is skipped; capacity >= the request (exact
-  comparison), the same volumeMode (Filesystem when unset) and volumeAttributesClassName, not
-  being deleted; a volume pre-bound to the claim (claimRef naming it, and its uid if set)
-  is taken at once; otherwise, unless binding waits for the first consumer, the smallest
-  Available volume of the claim's class whose labels the claim's selector matches. The
-  binding waits (`IsDelayBindingMode`) only for a class that exists with volumeBindingMode
-  WaitForFirstConsumer; class "" or a class without an object binds at once. No match: a
-  class with a provisioner (a CSI driver, anything but kubernetes.io/no-provisioner) has a
-  volume provisioned, which kexplain assumes its driver does (`provision`: the claim's size and
-  modes; a zone only when the class's allowedTopologies names one; `Settled.notes` says so),
-  and the volume is bound to the claim; otherwise the claim stays Pending.
-- **syncUnboundClaim**, claim with spec.volumeName (pre-bound by the user; the class's binding
-  mode is not read): the volume without a claimRef is bound if `checkVolumeSatisfyClaim`
-  passes (not deleted, capacity Value() >= request Value(), the same class, volumeMode and
-  access modes); a volume whose claimRef already names the claim is bound as it is; a
-  missing volume or one claimed by another claim leaves the claim Pending.
-- **bind**: the volume gets claimRef (kind, namespace, name, uid and resourceVersion of the
-  claim when it has them), the annotation pv.kubernetes.io/bound-by-controller: "yes" when
-  its claimRef did not already name the claim, and status.phase Bound; the claim gets
-  spec.volumeName (and pv.kubernetes.io/bound-by-controller: "yes" when it named no volume or
-  another one), pv.kubernetes.io/bind-completed: "yes", and status phase Bound with the
-  volume's access modes and capacity.
-
-Synced are the claims `applied` names and the claims their volumes' claimRefs name; the
-caller (`explain`) names the POD file's objects only: --nodes is the cluster as it is.
-Claims are synced in the order given (the order `kubectl apply` creates them, which the
-controller's queue keeps), bound claims first; a volume one claim took is no longer free for
-the next. Where the controller's order is not defined (volumes of equal size, or groups of
-as many access modes), the first in the order given wins.
+"""The PersistentVolume controller's binding (pkg/controller/volume/persistentvolume/pv_controller.go
+syncVolume / syncClaim / bind, v1.35.4) for the claims and volumes a user applies: the scheduler's
+VolumeBinding reads a claim as the controller left it a second after the create, so `settle` returns
+the applied objects that way (stored objects already carry what the controller did). The rules
+followed and what is not emulated: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -104,10 +54,8 @@ class _Delay(Exception):
 
 
 def settle(objects: Objects, applied: Callable[[dict[str, Any], Source], bool]) -> Settled:
-    """`objects` after the PersistentVolume controller has acted on those `applied` says were
-    applied now (and carry no resourceVersion): their claims are synced, and so is a claim
-    that one of their volumes names in its claimRef. Volumes and classes of every object are
-    read; `objects` itself is never changed."""
+    """`objects` after the PersistentVolume controller acted on those `applied` names (and the claims
+    their volumes' claimRefs name); `objects` itself is never changed."""
     return _Controller(objects, applied).run()
 
 
@@ -154,10 +102,7 @@ class _Controller:
         return obj
 
     def phase(self, i: int) -> str:
-        """The volume's phase as the controller sees it before binding: a new volume's is
-        what syncVolume made of the API server's Pending; so is a hand-written volume's of
-        the cluster still Pending (the phase defaulting gives it): syncVolume runs on it before
-        any claim is matched (Available when nothing claims it)."""
+        """The volume's phase as the controller sees it before binding (syncVolume run on a Pending one)."""
         pv = self.obj(i)
         written = str((pv.get("status") or {}).get("phase") or "")
         if i in self.new or (written in ("", VOLUME_PENDING) and not is_stored(pv)):
@@ -225,15 +170,9 @@ class _Controller:
             self.bind(v, c)
 
     def provision(self, c: int, sc: dict[str, Any], provisioner: str) -> None:
-        """The claim's volume as its class's provisioner creates it, then bound by the controller.
-
-        An Immediate claim no volume serves is annotated for its class's provisioner, and the
-        driver (a CSI driver's external-provisioner) creates the volume: `pvc-<claim uid>`, the
-        claim's size, access modes and volumeMode, the class's reclaimPolicy and mountOptions,
-        `pv.kubernetes.io/provisioned-by`. kexplain assumes the driver runs in the cluster and
-        provisions it; the topology the driver gives the volume is its own choice: the node
-        affinity is the class's allowedTopologies when it names one term (where the driver
-        must put it), none otherwise (the note says the zone is not known)."""
+        """The claim's volume as its class's provisioner (a CSI external-provisioner, assumed to run)
+        would create it, then bound; its node affinity only when the class's allowedTopologies names one
+        term. The fields written: docs/internals/controllers.md."""
         claim = self.obj(c)
         uid = str(meta(claim).get("uid") or object_uid(claim))
         request = (spec(claim).get("resources") or {}).get("requests") or {}
@@ -369,9 +308,8 @@ class _Controller:
         return set(access_modes(claim)) <= set(access_modes(pv))
 
     def bind(self, v: int, c: int) -> None:
-        """bind(): the volume first (bindVolumeToClaim, updateVolumePhase), then the claim
-        (bindClaimToVolume, updateClaimStatus); each object is written only where it differs,
-        as the controller saves only what changed."""
+        """bind(): bindVolumeToClaim, updateVolumePhase, then bindClaimToVolume, updateClaimStatus; each object
+        written only where it differs, as the controller saves only what changed."""
         pv, claim = self.obj(v), self.obj(c)
         claim_meta = meta(claim)
         ref = spec(pv).get("claimRef")
@@ -440,11 +378,8 @@ def _key(claim: dict[str, Any]) -> str:
 
 
 def half_bound_notes(objects: Objects) -> list[str]:
-    """A note per claim written as bound by hand (spec.volumeName set) that still lacks the
-    pv.kubernetes.io/bind-completed annotation: the scheduler's VolumeBinding counts only such
-    annotated claims as bound and treats this one as an unbound claim that binds immediately
-    ("pod has unbound immediate PersistentVolumeClaims"). Claims of the POD file were settled
-    by the controller first; stored claims carry what the controller wrote."""
+    """A note per claim bound by hand (spec.volumeName) without pv.kubernetes.io/bind-completed: VolumeBinding
+    treats it as unbound ("pod has unbound immediate PersistentVolumeClaims")."""
     notes = []
     rows = columns.rows_of(objects)
     if rows is not None:        # a dump's 150,000 objects: its claims not stored, asked of its rows in C

@@ -1,21 +1,7 @@
 """The HorizontalPodAutoscaler controller's first pass over a workload applied with its HPA
-(pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler), before any metric is read.
-
-The controller compares the target's spec.replicas with the HPA's bounds first, and only then
-reads metrics: a target with 0 replicas is left alone (autoscaling is disabled while the target
-is scaled to zero); above maxReplicas it is set to maxReplicas, below minReplicas (default 1) to
-minReplicas, at once (event SuccessfulRescale, `New size: N; reason: ...`). Between the bounds
-the metrics decide, which kexplain does not have: the replicas stay as written, and the note
-says the HPA may change them. HPAs are read at autoscaling/v1 and v2 (the same fields here:
-scaleTargetRef, minReplicas, maxReplicas); the target is the object of the HPA's namespace with
-the reference's kind and name (a Deployment, StatefulSet, ReplicaSet or ReplicationController).
-
-Several HPAs on one target (two charts' HPAs for one Deployment, as kubernetes/examples'
-AI/vllm-deployment ships): each reconcile checks its own bounds first, then finds the pods
-controlled by more than one HPA and reads no metric (validateAndParseSelector: event
-AmbiguousSelector, `pods by selector app=web are controlled by multiple HPAs: [...]`). So the
-count goes wherever their bounds push it, reconcile after reconcile, and stays once it is within
-every HPA's bounds (`reconciled`); bounds that conflict never settle, and the count flips.
+(pkg/controller/podautoscaler/horizontal.go reconcileAutoscaler), before any metric is read: the bounds
+act at once, metrics kexplain does not have; several HPAs on one target settle or flip (`reconciled`).
+Details: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -27,6 +13,7 @@ from kexplain.features import DEFAULT as DEFAULT_VERSION, KubeVersion
 from kexplain.admission.pipeline import is_stored
 from kexplain.admission.validate_policy import QUALIFIED, validate_hpa
 from kexplain.apimachinery.fielderrors import invalid_message
+from kexplain.apimachinery.identity import as_dict
 
 KIND = "HorizontalPodAutoscaler"
 SCALABLE_KINDS = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
@@ -35,10 +22,6 @@ BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
 SCALING_DISABLED = "scaling is disabled since the replica count of the target is zero"
 
 Objects = list[tuple[dict[str, Any], Source]]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _int(value: Any) -> int | None:
@@ -55,15 +38,14 @@ def is_hpa(obj: Any) -> bool:
 
 
 def admitted(objs: Objects, kube: KubeVersion = DEFAULT_VERSION, stored: bool = False) -> tuple[Objects, list[AdmissionRejected]]:
-    """`objs` without the HPAs `kube`'s API server refuses (`validate_policy.validate_hpa`: a
-    refused HPA is never stored, and never scales its target), and the refusals, in its words.
-    HPAs read from a cluster (`stored`, or a resourceVersion) are taken as they are."""
+    """`objs` without the HPAs the API server refuses (never stored, they never scale), and the refusals;
+    HPAs read from a cluster are taken as they are."""
     kept: Objects = []
     refused: list[AdmissionRejected] = []
     for obj, src in objs:
         errs = validate_hpa(obj, kube) if is_hpa(obj) and not stored and not is_stored(obj) else []
         if errs:
-            name = str(_dict(obj.get("metadata")).get("name") or "")
+            name = str(as_dict(obj.get("metadata")).get("name") or "")
             refused.append(AdmissionRejected(invalid_message(QUALIFIED[KIND], name, errs), source=src, obj=obj))
             continue
         kept.append((obj, src))
@@ -74,22 +56,19 @@ SERVED_VERSIONS = frozenset({"autoscaling/v1", "autoscaling/v2"})    # (v2beta1,
 
 
 def of_cluster(cluster: Objects) -> Objects:
-    """The HPAs of the cluster (`--nodes`: a cluster's dump, with `kubectl get hpa -A -o yaml`),
-    at the versions the API server serves: they exist before the set is applied, and act on the
-    set's workloads they target as the set's own do."""
+    """The cluster's HPAs (`--nodes`), at the versions the API server serves: they act on the set's workloads too."""
     return [(o, s) for o, s in cluster if is_hpa(o) and o.get("apiVersion") in SERVED_VERSIONS]
 
 
 def applied(cluster_hpas: Objects, objs: Objects) -> Objects:
-    """The HPAs (and the set's other objects) once the set `objs` is applied to a cluster that
-    has `cluster_hpas`: the cluster's first, but one the set gives again (same namespace and
-    name: `kubectl apply` updates it, and the set's version acts), then the set's objects."""
+    """The HPAs once the set `objs` is applied over `cluster_hpas`: one the set gives again replaces the
+    cluster's, as `kubectl apply` updates it."""
     if not cluster_hpas:
         return objs
-    given = {_key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+    given = {_key(KIND, as_dict(o.get("metadata")).get("namespace"), as_dict(o.get("metadata")).get("name"))
              for o, _ in objs if is_hpa(o)}
     return [(o, s) for o, s in cluster_hpas
-            if _key(KIND, _dict(o.get("metadata")).get("namespace"), _dict(o.get("metadata")).get("name"))
+            if _key(KIND, as_dict(o.get("metadata")).get("namespace"), as_dict(o.get("metadata")).get("name"))
             not in given] + list(objs)
 
 
@@ -100,16 +79,16 @@ def autoscalers(objs: Objects) -> dict[tuple[str, str, str], list[dict[str, Any]
     for obj, _ in objs:
         if not is_hpa(obj):
             continue
-        ref = _dict(_dict(obj.get("spec")).get("scaleTargetRef"))
+        ref = as_dict(as_dict(obj.get("spec")).get("scaleTargetRef"))
         if ref.get("kind") in SCALABLE_KINDS and ref.get("name"):
-            out.setdefault(_key(str(ref["kind"]), _dict(obj.get("metadata")).get("namespace"), ref["name"]), []).append(obj)
+            out.setdefault(_key(str(ref["kind"]), as_dict(obj.get("metadata")).get("namespace"), ref["name"]), []).append(obj)
     return out
 
 
 def desired_replicas(hpa: dict[str, Any], replicas: int) -> tuple[int, str]:
     """What one reconcile of `hpa` sets the target's replicas to, before it reads a metric, and
     why ("" when it leaves them to the metrics, or disabled)."""
-    spec = _dict(hpa.get("spec"))
+    spec = as_dict(hpa.get("spec"))
     minimum = _int(spec.get("minReplicas"))
     minimum = 1 if minimum is None else minimum
     maximum = _int(spec.get("maxReplicas"))
@@ -134,9 +113,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Reconciled:
-    """Where the HPAs of one target leave its replicas: `replicas` as written (1 unset), the
-    count they settle on (`to`), the rescales that led there in order, and, when their bounds
-    conflict, the counts they flip between (`flipping`: each reconcile undoes the other's)."""
+    """Where the HPAs of one target leave its replicas: as written, where they settle (`to`), the rescales
+    in order, and the counts conflicting bounds flip between (`flipping`)."""
 
     hpas: tuple[dict[str, Any], ...]
     replicas: int
@@ -146,13 +124,9 @@ class Reconciled:
 
 
 def reconciled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> Reconciled:
-    """The reconciles of `hpas` (in order, again and again, as the controller resyncs them) on
-    the workload `obj` as written, until none rescales it: each compares the count with its
-    bounds first and only then reads metrics. With several HPAs on one target, a reconcile
-    within its bounds reads none: the pods are controlled by several HPAs (AmbiguousSelector),
-    so once every HPA is within its bounds the count stays. Bounds that conflict (one's max below
-    the other's min) never settle: the count flips at each resync, and the largest is kept."""
-    written = _int(_dict(obj.get("spec")).get("replicas"))
+    """The reconciles of `hpas` on `obj`, resync after resync, until none rescales it (AmbiguousSelector
+    stops metrics once several are within bounds); conflicting bounds flip and the largest is kept."""
+    written = _int(as_dict(obj.get("spec")).get("replicas"))
     replicas = current = 1 if written is None else written
     steps: list[Step] = []
     visited = [current]                 # the count after each rescale
@@ -180,9 +154,9 @@ def selector_text(raw: Any) -> str:
         return ""
     if "matchLabels" not in raw and "matchExpressions" not in raw:      # a ReplicationController's map
         raw = {"matchLabels": raw}
-    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in _dict(raw.get("matchLabels")).items()]
+    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in as_dict(raw.get("matchLabels")).items()]
     for e in raw.get("matchExpressions") or ():
-        e = _dict(e)
+        e = as_dict(e)
         key, op = str(e.get("key") or ""), e.get("operator")
         values = ",".join(sorted(str(v) for v in e.get("values") or ()))
         text = {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key,
@@ -192,12 +166,12 @@ def selector_text(raw: Any) -> str:
 
 
 def _describe(obj: dict[str, Any]) -> str:
-    meta = _dict(obj.get("metadata"))
+    meta = as_dict(obj.get("metadata"))
     return f"{obj.get('kind')} {meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
 def _ref(hpa: dict[str, Any]) -> str:
-    meta = _dict(hpa.get("metadata"))
+    meta = as_dict(hpa.get("metadata"))
     return f"{meta.get('namespace') or 'default'}/{meta.get('name') or ''}"
 
 
@@ -213,7 +187,7 @@ def _said(obj: dict[str, Any], done: Reconciled) -> str:
                     f"size: {done.to}; reason: {step.reason}); its pods are explained at {done.to} replicas")
         if done.replicas == 0:
             return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
-        spec = _dict(hpa.get("spec"))
+        spec = as_dict(hpa.get("spec"))
         return (f"{head} leaves spec.replicas at {done.replicas} until its metrics say otherwise (kexplain reads no "
                 f"metrics: the HPA may set any count from {_int(spec.get('minReplicas')) or 1} to "
                 f"{spec.get('maxReplicas')})")
@@ -227,7 +201,7 @@ def _said(obj: dict[str, Any], done: Reconciled) -> str:
         counts = ", ".join(map(str, done.flipping[:-1])) + f" and {done.flipping[-1]}"
         return (f"{head}, with bounds that conflict: {moves}; then each undoes the other: the count flips between "
                 f"{counts} at each resync (its pods are explained at {done.to} replicas, the most)")
-    ambiguous = (f"pods by selector {selector_text(_dict(obj.get('spec')).get('selector'))} are controlled by "
+    ambiguous = (f"pods by selector {selector_text(as_dict(obj.get('spec')).get('selector'))} are controlled by "
                  f"multiple HPAs: [{' '.join(sorted(names))}]")
     if done.replicas == 0 and not done.steps:
         return f"{head}: {SCALING_DISABLED} (the pods are explained at 0 replicas)"
@@ -242,21 +216,18 @@ def rescaled(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> tuple[dict[str,
     """The workload as its HPAs leave it (a copy with spec.replicas set, or `obj` itself), and
     what to say of it."""
     done = reconciled(obj, hpas)
-    spec = _dict(obj.get("spec"))
+    spec = as_dict(obj.get("spec"))
     if done.to != done.replicas:
         return {**obj, "spec": {**spec, "replicas": done.to}}, _said(obj, done)
     return obj, _said(obj, done)
 
 
 def scaling(obj: dict[str, Any], hpas: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the HPAs do at once to the replicas of `obj` (as written), as `-o json` and lint's
-    details say it: the HPA that set the count last (`namespace`, `name`: the first when none
-    rescaled), `from` (spec.replicas, 1 when unset), `to`, `reason` (its last SuccessfulRescale
-    event's; "" when they leave the count, or scaling is disabled), `message` (what `rescaled`
-    says), and with several HPAs `targetedBy`, each of them (`namespace/name`)."""
+    """What the HPAs do at once to `obj`'s replicas, as `-o json` and lint say it (who, from, to, reason,
+    message, and `targetedBy` with several HPAs)."""
     done = reconciled(obj, hpas)
     last = done.steps[-1] if done.steps else None
-    meta = _dict((last.hpa if last is not None else hpas[0]).get("metadata"))
+    meta = as_dict((last.hpa if last is not None else hpas[0]).get("metadata"))
     out = {"namespace": str(meta.get("namespace") or "default"), "name": str(meta.get("name") or ""),
            "from": done.replicas, "to": done.to, "reason": last.reason if last is not None else "",
            "message": _said(obj, done)}
@@ -272,7 +243,7 @@ def scalings(objs: Objects, cluster: Objects = ()) -> dict[tuple[str, str, str],
     out: dict[tuple[str, str, str], dict[str, Any]] = {}
     for obj, _ in objs if hpas else ():
         if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS:
-            meta = _dict(obj.get("metadata"))
+            meta = as_dict(obj.get("metadata"))
             key = _key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))
             if key in hpas:
                 out[key] = scaling(obj, hpas[key])
@@ -288,7 +259,7 @@ def autoscaled(objs: Objects, cluster: Objects = ()) -> tuple[Objects, list[str]
     out: Objects = []
     notes: list[str] = []
     for obj, src in objs:
-        meta = _dict(obj.get("metadata")) if isinstance(obj, dict) else {}
+        meta = as_dict(obj.get("metadata")) if isinstance(obj, dict) else {}
         found = hpas.get(_key(str(obj.get("kind")), meta.get("namespace"), meta.get("name"))) \
             if isinstance(obj, dict) and obj.get("kind") in SCALABLE_KINDS else None
         if found:

@@ -1,22 +1,7 @@
-"""The claims the resourceclaim controller (v1.35 pkg/controller/resourceclaim) creates for a pod.
-
-A pod entry `spec.resourceClaims[].resourceClaimTemplateName` names no claim: the controller
-creates one from the template and records its name in the pod's
-`status.resourceClaimStatuses`; until then the scheduler gates the pod (`ResourceClaim not
-created yet`). kexplain plays the controller, but only for pods as people write them (a
-workload's pods, a Pod manifest with no `status` at all: `writes_claims_for`); a pod with a
-status (read from a cluster or a snapshot, or written as the controller left it) is taken as it
-is, since what it says is what the scheduler sees.
-
-The claim, as the controller makes it: in the pod's namespace, generateName `<pod>-<claim>-`
-(both parts cut in proportion when longer than 57 characters), the template's labels and
-annotations plus `resource.kubernetes.io/pod-claim-name: <claim>`, the pod as its controlling
-owner, and the template's spec. The API server adds 5 random characters to the generateName;
-kexplain derives them from the prefix instead (`admission.workloads.generated_name`), so the
-same pod always gets the same claim name. A claim the pod already owns for that entry (same
-annotation, the pod's uid as controller) is used instead of a new one, as the controller does.
-A template that does not exist gives no claim: the controller retries until it appears, and the
-scheduler keeps the pod gated meanwhile; the note says so.
+"""The claims the resourceclaim controller (v1.35 pkg/controller/resourceclaim) creates for a pod: until
+then the scheduler gates it (`ResourceClaim not created yet`). Played only for pods as people write them
+(`writes_claims_for`); the claim's name is derived from its generateName so the same pod always gets
+the same claim. The claim as the controller makes it: docs/internals/controllers.md.
 """
 from __future__ import annotations
 
@@ -24,7 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kexplain.apimachinery.identity import generated_name
+from kexplain.apimachinery.identity import as_dict, generated_name
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 MAX_BASE_LENGTH = 57         # the controller leaves room for the API server's 5 random characters
@@ -33,16 +18,12 @@ API_VERSION = "resource.k8s.io/v1"
 Key = tuple[str, str]         # (namespace, name)
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def writes_claims_for(pod: Mapping[str, Any]) -> bool:
     """Whether kexplain creates this pod's template claims: it has no `status` at all (a
     workload's pod, or a Pod manifest as written), and names a template."""
     if pod.get("status") is not None:
         return False
-    claims = _dict(pod.get("spec")).get("resourceClaims")
+    claims = as_dict(pod.get("spec")).get("resourceClaims")
     return isinstance(claims, list) and any(isinstance(c, dict) and c.get("resourceClaimTemplateName")
                                             for c in claims)
 
@@ -68,10 +49,10 @@ class Created:
 def _owned_claim(claims: Iterable[Mapping[str, Any]], namespace: str, uid: str, entry: str) -> str | None:
     """findPodResourceClaim: a claim of the namespace the pod controls, made for this entry."""
     for claim in claims:
-        meta = _dict(claim.get("metadata"))
+        meta = as_dict(claim.get("metadata"))
         if (meta.get("namespace") or "default") != namespace:
             continue
-        if _dict(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION) != entry:
+        if as_dict(meta.get("annotations")).get(POD_CLAIM_NAME_ANNOTATION) != entry:
             continue
         if any(isinstance(r, dict) and r.get("controller") and r.get("uid") == uid
                for r in meta.get("ownerReferences") or ()):
@@ -81,40 +62,38 @@ def _owned_claim(claims: Iterable[Mapping[str, Any]], namespace: str, uid: str, 
 
 def claim_from_template(pod: Mapping[str, Any], entry: str, template: Mapping[str, Any]) -> dict[str, Any]:
     """The ResourceClaim the controller creates for the pod's entry `entry` from `template`."""
-    meta = _dict(pod.get("metadata"))
-    tspec = _dict(template.get("spec"))
-    tmeta = _dict(tspec.get("metadata"))
+    meta = as_dict(pod.get("metadata"))
+    tspec = as_dict(template.get("spec"))
+    tmeta = as_dict(tspec.get("metadata"))
     namespace = meta.get("namespace") or "default"
     prefix = generate_name(str(meta.get("name") or ""), entry)
     claim_meta: dict[str, Any] = {
         "name": generated_name({"kind": "ResourceClaim", "metadata": {"generateName": prefix, "namespace": namespace}}),
         "generateName": prefix,
         "namespace": namespace,
-        "annotations": {**copy.deepcopy(_dict(tmeta.get("annotations"))), POD_CLAIM_NAME_ANNOTATION: entry},
+        "annotations": {**copy.deepcopy(as_dict(tmeta.get("annotations"))), POD_CLAIM_NAME_ANNOTATION: entry},
         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": meta.get("name") or "",
                              "uid": meta.get("uid") or "", "controller": True, "blockOwnerDeletion": True}],
     }
     if tmeta.get("labels"):
         claim_meta["labels"] = copy.deepcopy(tmeta["labels"])
     return {"apiVersion": API_VERSION, "kind": "ResourceClaim", "metadata": claim_meta,
-            "spec": copy.deepcopy(_dict(tspec.get("spec")))}
+            "spec": copy.deepcopy(as_dict(tspec.get("spec")))}
 
 
 def create_claims(pod: Mapping[str, Any], templates: Mapping[Key, Mapping[str, Any]],
                   existing: Iterable[Mapping[str, Any]] = ()) -> Created:
-    """What the controller's sync of `pod` (admitted: namespace and uid set) leaves: a copy of
-    the pod with a status entry per template claim it could create or find, the new claims, and
-    a note for each claim created and each template missing. `templates` by (namespace, name);
-    `existing`: the claims the cluster has already."""
+    """The controller's sync of an admitted `pod`: the pod with a status entry per claim made or found,
+    the new claims, and a note for each claim created and each template missing."""
     out = copy.deepcopy(dict(pod))
-    meta = _dict(out.get("metadata"))
+    meta = as_dict(out.get("metadata"))
     namespace, pod_name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid") or ""
-    status = out["status"] = dict(_dict(out.get("status")))
+    status = out["status"] = dict(as_dict(out.get("status")))
     statuses = [s for s in status.get("resourceClaimStatuses") or () if isinstance(s, dict)]
     done = {s.get("name") for s in statuses}
     created = Created(out)
     existing = list(existing)
-    for entry in _dict(out.get("spec")).get("resourceClaims") or ():
+    for entry in as_dict(out.get("spec")).get("resourceClaims") or ():
         if not isinstance(entry, dict) or entry.get("resourceClaimName") or not entry.get("resourceClaimTemplateName"):
             continue
         name, template_name = str(entry.get("name") or ""), str(entry["resourceClaimTemplateName"])
@@ -149,6 +128,6 @@ def templates_by_key(objects: Iterable[Mapping[str, Any]]) -> dict[Key, Mapping[
     """ResourceClaimTemplates by (namespace, name)."""
     out: dict[Key, Mapping[str, Any]] = {}
     for obj in objects:
-        meta = _dict(obj.get("metadata"))
+        meta = as_dict(obj.get("metadata"))
         out.setdefault((meta.get("namespace") or "default", str(meta.get("name") or "")), obj)
     return out

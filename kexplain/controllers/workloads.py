@@ -1,12 +1,7 @@
-"""The pod a workload would create: its template, made into a Pod as its controller would.
-
-A workload's pods are named as its controller names them (`Copies`): `<rs>-<5 characters>` of a
-Deployment (its ReplicaSet `<name>-<pod-template-hash>`), `<name>-<5 characters>` of a
-ReplicaSet, ReplicationController, DaemonSet or Job; a StatefulSet's are its pods of each
-ordinal, with their identity and their own claims, as its controller makes them (`Copies`,
-`statefulset_claims`). A DaemonSet's pods get what its controller (v1.35 pkg/controller/daemon)
-gives every pod it creates: the tolerations of `add_daemon_tolerations`, and, per node, a
-required node affinity pinning the pod to that node (`pin_to_node`)."""
+"""The pod a workload would create: its template, made into a Pod as its controller would, named as
+its controller names it (`Copies`), with a StatefulSet's identity and claims and a DaemonSet's
+tolerations and node pin (v1.35 pkg/controller/daemon). Details: docs/internals/controllers.md.
+"""
 from __future__ import annotations
 
 import copy
@@ -29,9 +24,8 @@ def _count(raw: Any, default: int) -> int:
 
 
 def replica_count(obj: dict[str, Any]) -> int:
-    """How many pods of a workload run at once: spec.replicas (default 1); a Job's parallelism
-    (default 1), at most its completions; a CronJob's job template likewise; 1 for a Pod and
-    for a DaemonSet (whose pods are counted per node: see `kexplain.explain.placement.daemon_nodes`)."""
+    """How many pods of a workload run at once (spec.replicas; a Job's parallelism capped by completions;
+    1 for a Pod and a DaemonSet, whose pods are counted per node)."""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
     kind = obj.get("kind")
     if kind == "CronJob":
@@ -52,12 +46,8 @@ def _spec(obj: Any) -> dict[str, Any]:
 
 
 def idle_reason(obj: dict[str, Any]) -> str:
-    """Why the workload's controller creates no pod now ("" when it creates some), in the
-    controller's terms: a suspended CronJob creates no Job, a suspended Job no pod until it is
-    resumed (the Job controller's manageJob deletes a suspended Job's pods and creates none);
-    a Job wants min(parallelism, completions) pods, none at parallelism or completions 0; a
-    ReplicaSet, Deployment, StatefulSet or ReplicationController of 0 replicas has no pod.
-    (A DaemonSet's pods depend on the nodes: `kexplain.explain.placement.daemon_nodes`.)"""
+    """Why the workload's controller creates no pod now, in its terms ("" when it creates some): suspended,
+    parallelism or completions 0, or 0 replicas (manageJob, manageReplicas)."""
     kind = obj.get("kind")
     spec = _spec(obj)
     if kind == "CronJob":
@@ -79,10 +69,8 @@ def idle_reason(obj: dict[str, Any]) -> str:
     return f"spec.replicas is 0: the {kind} controller creates no pod" if replicas == 0 and not isinstance(replicas, bool) else ""
 
 
-def workload_name(obj: dict[str, Any]) -> str:
-    """The name the manifest gives the workload, or the one the API server makes from its
-    generateName; "" when it gives neither (the API server refuses it)."""
-    return generated_name(obj)
+# The name the manifest gives the workload, or the API server's from its generateName ("": neither).
+workload_name = generated_name
 
 
 def copy_name(base: str, index: int) -> str:
@@ -91,11 +79,8 @@ def copy_name(base: str, index: int) -> str:
 
 
 def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeVersion) -> dict[str, str]:
-    """The labels a workload's controller adds to the pods it creates (`kexplain.controllers.controller_utils`):
-    a Deployment's `pod-template-hash` (its ReplicaSet's), a StatefulSet's `controller-revision-hash`
-    (its ControllerRevision's name), a DaemonSet's `controller-revision-hash` and
-    `pod-template-generation` (1: a new DaemonSet's). A template whose hash kexplain does not
-    reproduce gets a hash of its own text instead, the same for all its copies."""
+    """The labels a workload's controller adds to its pods (`pod-template-hash`, `controller-revision-hash`,
+    `pod-template-generation`); an unreproduced template gets `fallback_hash`."""
     kind = obj.get("kind")
     if kind not in ("Deployment", "StatefulSet", "DaemonSet"):
         return {}
@@ -116,14 +101,9 @@ def controller_labels(obj: dict[str, Any], template: dict[str, Any], kube: KubeV
 
 def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
                       kube: KubeVersion | None = None) -> dict[str, Any]:
-    """Copy `index` of the workload's pods, as its controller would create it: the template's
-    labels, annotations and spec, the workload's namespace, the name its controller gives copy
-    `index` (`Copies`: for a StatefulSet, its pod of ordinal `spec.ordinals.start + index`, with
-    that ordinal's claims), and an owner reference (ReplicaSet, StatefulSet and ReplicationController pods are
-    owned by the object itself, which default topology spreading reads). A Job's pods carry the
-    job-name and controller-uid labels the API server adds to its template. The workload is not
-    validated here: `workload_pod` does that first. With `kube`, the labels its controller adds
-    (`controller_labels`: a Deployment's pod-template-hash, ...) as that version computes them."""
+    """Copy `index` of the workload's pods as its controller would create it (`Copies` names it;
+    owner reference, a Job's labels, and with `kube` the labels `controller_labels` adds); not validated
+    here: `workload_pod` does that first."""
     kind = obj["kind"]
     node: Any = obj
     walked = []
@@ -163,9 +143,8 @@ def pod_from_workload(obj: dict[str, Any], source: Source, index: int = 0,
 
 def workload_pod(obj: dict[str, Any], source: Source, index: int = 0, *, stored: bool = False,
                  kube: KubeVersion | None = None) -> dict[str, Any]:
-    """`pod_from_workload`, after the API server's validation of the workload
-    (`kexplain.admission.workloads.check_workload`: AdmissionRejected with its message); a
-    workload already stored (`stored`, or its resourceVersion) is taken as valid."""
+    """`pod_from_workload` after the API server's validation of the workload (AdmissionRejected);
+    a stored workload is taken as valid."""
     pod = pod_from_workload(obj, source, index, kube)      # a workload without a pod template: said first
     if not stored and not is_stored(obj):
         check_workload(obj, source)
@@ -203,26 +182,9 @@ CRONJOB_JOB_PLACEHOLDER = "scheduled"
 
 @dataclass(frozen=True)
 class Copies:
-    """How the copies of one pod are told apart, as their controller names them.
-
-    A workload's controller gives its pods a generateName (`generate`), and the API server
-    adds five random characters: copy i gets those kexplain derives from the prefix, the
-    namespace and i (`generated_name`, so that a run repeats). The prefix is the controller's:
-    a Deployment's ReplicaSet's name and a dash (`<name>-<pod-template-hash>-`: the
-    ReplicaSet controller's getPodsPrefix), the workload's name and a dash for a ReplicaSet,
-    ReplicationController, DaemonSet or Job, its Job's name and a dash for a CronJob's (the Job
-    is `<name>-<its scheduled time in minutes since the epoch>`, getJobName: a time kexplain
-    cannot know, so `<name>-scheduled-` stands for it: `CRONJOB_JOB_PLACEHOLDER`),
-    `<name>-<index>-` for an Indexed Job's pod of completion index i (the name cut to keep the
-    index); cut to 58 characters
-    (names.SimpleNameGenerator). Copy i of a Pod
-    placed several times (`--replicas`) is `<pod name>-<i>`. A StatefulSet's copy i is its pod
-    of ordinal `start + i` (`spec.ordinals.start`,
-    0 by default), as the StatefulSet controller makes it (stateful_set_utils.go): named
-    `<set>-<ordinal>`, labelled with its pod name and index, with hostname `<set>-<ordinal>` and
-    subdomain `spec.serviceName`, and one volume per `volumeClaimTemplates` entry, named after the
-    template, using the claim `<template>-<set>-<ordinal>` (the template's volumes come first, in
-    template order; a volume of the pod template with the same name is replaced)."""
+    """How the copies of one pod are told apart, as their controller names them (getPodsPrefix,
+    getJobName, names.SimpleNameGenerator, stateful_set_utils.go): the generated suffix derived from the
+    prefix so a run repeats. The names per kind: docs/internals/controllers.md."""
 
     base: str
     statefulset: dict[str, Any] | None = field(default=None, compare=False)
@@ -311,11 +273,8 @@ def copies_of(obj: dict[str, Any], labels: dict[str, Any] | None = None) -> Copi
 
 
 def statefulset_claims(sts: dict[str, Any], copies: int) -> list[dict[str, Any]]:
-    """The claims the StatefulSet controller creates for its first `copies` pods
-    (getPersistentVolumeClaims), ordinal by ordinal in template order: each template's labels,
-    annotations and spec, named `<template>-<set>-<ordinal>`, in the set's namespace, with the
-    labels of the set's `selector.matchLabels` added. As any new claim, they go through
-    admission (DefaultStorageClass gives a claim without a class the default one)."""
+    """The claims the StatefulSet controller creates for its first `copies` pods (getPersistentVolumeClaims),
+    `<template>-<set>-<ordinal>`, admitted as any new claim."""
     templates = _claim_templates(sts)
     if not templates or sts.get("kind") != "StatefulSet":
         return []
@@ -364,9 +323,8 @@ def _toleration_key(t: dict[str, Any]) -> tuple[str, str, str, str]:
 
 
 def _add_or_update_toleration(tolerations: list[Any], toleration: dict[str, Any]) -> list[Any]:
-    """The list with `toleration` added, as the API helper AddOrUpdateTolerationInPodSpec does:
-    an entry with the same key, operator, value and effect is replaced by it (the list is
-    unchanged when such an entry is already identical to it); otherwise it is appended."""
+    """AddOrUpdateTolerationInPodSpec: an entry with the same key, operator, value and effect is replaced,
+    otherwise the toleration is appended."""
     wanted = _toleration_key(toleration)
     out: list[Any] = []
     updated = False
@@ -397,10 +355,8 @@ def add_daemon_tolerations(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def pin_to_node(spec: dict[str, Any], node_name: str) -> dict[str, Any]:
-    """Pins (in place) a DaemonSet pod to `node_name` as its controller does before creating it:
-    the required node affinity becomes the one term `metadata.name In [node_name]` (replacing
-    the template's required terms, which chose the node already); the node selector, the
-    preferred terms and pod (anti-)affinity are kept. Returns `spec`."""
+    """Pins a DaemonSet pod to `node_name` in place, as its controller does: the required node affinity
+    becomes `metadata.name In [node_name]`, the rest kept. Returns `spec`."""
     term = {"matchFields": [{"key": NODE_NAME_FIELD, "operator": "In", "values": [node_name]}]}
     affinity = spec.get("affinity")
     if not isinstance(affinity, dict):

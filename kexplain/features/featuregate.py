@@ -1,8 +1,5 @@
-"""Feature gates as kube-scheduler's `--feature-gates` flag sets them (component-base's
-featuregate): the minor's defaults, changed by `Name=bool,...` with the flag's own errors.
-
-The gates of one minor are data (`gate_table`); this module only reads and changes them, so a
-new minor is a new table, never new code.
+"""Feature gates as kube-scheduler's `--feature-gates` flag sets them (component-base's featuregate), with
+the flag's own errors. A minor's gates are data (`gate_table`), so a new minor is a new table, never new code.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The Kubernetes version kexplain follows: a minor (whose kube-scheduler and API server it
-reproduces) and that minor's feature gates.
-
-Everything a minor changes is data read where its rule lives: the gates here (`gate_table`),
-the default plugins and weights in `kexplain.config`, the API versions served in
-`kexplain.admission`, and the few changes no gate guards as named checks (`since`) in the
-plugin they concern. Nothing else compares versions.
+"""The Kubernetes version kexplain follows: a minor and its feature gates. Everything a minor changes is
+data read where its rule lives (gates here, default plugins in `kexplain.config`, served API versions in
+`kexplain.admission`, ungated changes as named `since` checks); nothing else compares versions.
 """
 from __future__ import annotations
 
@@ -40,9 +36,8 @@ def _key(minor: str) -> tuple[int, int]:
 
 
 def parse_minor(text: str) -> tuple[str, str | None]:
-    """The supported minor to follow for `text` ("1.36", "v1.36.3", "1.36.0-gke.1"), and a
-    warning when it is newer than the newest supported one (followed as that one). Raises
-    VersionError for a malformed text or a minor older than the oldest supported."""
+    """The supported minor to follow for `text` ("v1.36.3", "1.36.0-gke.1"), with a warning when newer than
+    the newest; VersionError when malformed or too old."""
     m = _VERSION.match(text.strip())
     if not m or m.group(1) != "1":
         raise VersionError(f"Kubernetes version {text!r} is not a version: write a minor such as {NEWEST} "

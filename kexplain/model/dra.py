@@ -1,10 +1,6 @@
-"""Dynamic Resource Allocation objects (resource.k8s.io/v1), parsed once into frozen values.
-
-DeviceClass, ResourceSlice and ResourceClaim as the scheduler's allocator reads them, with
-absent fields read as their API defaults (`allocationMode` ExactCount, `count` 1) so that
-objects that did not go through admission still mean what the API server would store.
-Objects written at v1beta1 or v1beta2 reach it converted to v1's fields, as kube-apiserver
-converts them (`kexplain.admission.dra_convert`, when they are read).
+"""Dynamic Resource Allocation objects (resource.k8s.io/v1) as the scheduler's allocator reads them,
+parsed once into frozen values, absent fields read as their API defaults so unadmitted objects mean
+what the API server would store (v1beta1/v1beta2 arrive converted: `kexplain.admission.dra_convert`).
 """
 from __future__ import annotations
 

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 
 def normalized_image_name(name: str) -> str:
-    """A name without a tag (no ':' after the last '/') gets ':latest'; nothing else changes.
-    ImageLocality looks a pod's images up by it, and redaction keeps a pod's image and the
-    node's copy of it the same string."""
+    """A name without a tag gets ':latest', so ImageLocality's look-up and redaction see one string for a
+    pod's image and the node's copy."""
     if name.rfind(":") <= name.rfind("/"):
         return name + ":latest"
     return name

@@ -125,9 +125,8 @@ class NodeInfo:
         self.add_pods((pod,))
 
     def add_pods(self, pods: Sequence[PodInfo]) -> None:
-        """`add_pod` of each in turn (the same lists, sums and key orders). Pods of one shape
-        share their `PodInfo.facts`, so requests are counted per shape and multiplied once, and
-        only pods with pod (anti-)affinity, host ports or volumes are looked at one by one."""
+        """`add_pod` of each in turn, with requests counted per shared `PodInfo.facts` and multiplied once;
+        only pods with affinity, host ports or volumes looked at one by one."""
         counts: dict[PodFacts, int] = {}       # in order of first use
         looked_at = []
         for pod in pods:
@@ -138,9 +137,8 @@ class NodeInfo:
         self.add_counted(pods, counts, looked_at)
 
     def add_counted(self, pods: Sequence[PodInfo], counts: dict[PodFacts, int], looked_at: Sequence[PodInfo]) -> None:
-        """`add_pods(pods)` given what it works out first: how many of `pods` have each
-        `PodInfo.facts`, in order of first use, and those with pod (anti-)affinity, host ports or
-        volumes, in order (a snapshot's build finds both while it reads the pods)."""
+        """`add_pods(pods)` given the counts per `PodInfo.facts` and the pods to look at one by one, which a
+        snapshot's build finds while it reads the pods."""
         self.pods.extend(pods)
         for pod in looked_at:
             facts = pod.facts

@@ -1,20 +1,6 @@
-"""Node selectors as the scheduler evaluates them (component-helpers `nodeaffinity`).
-
-A v1.NodeSelector is an OR of terms; a term ANDs its matchExpressions (on node
-labels) and matchFields (only `metadata.name` exists on a node). The rules that
-matter for verdicts, all kept here:
-
-* an empty term (no expressions, no fields) selects nothing and is dropped;
-* a term whose requirements do not parse (unknown operator, bad key or value,
-  wrong number of values, a Gt/Lt value that is not a 64-bit integer) matches
-  nothing, while the other terms of the selector still count;
-* `Gt`/`Lt` compare integers (Go `strconv.ParseInt(s, 10, 64)`): a node label that
-  is absent or not such an integer never matches;
-* matchFields support only `In`/`NotIn` with exactly one value; an unknown field
-  key reads as the empty string.
-
-Everything is parsed once (`from_raw`, `from_pod`) so that `matches` is a cheap
-loop per node.
+"""Node selectors as the scheduler evaluates them (component-helpers `nodeaffinity`), parsed once
+(`from_raw`, `from_pod`) so that `matches` is a cheap loop per node. The rules that matter for
+verdicts (empty and unparsable terms, Gt/Lt, matchFields): docs/internals/model.md.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Who made a pod: its controller ownerReference, a DaemonSet's pod, a static pod's mirror.
-
-The one home for these facts: kube-scheduler's spread defaults, the Cluster Autoscaler and
-Karpenter all ask them, each adding only its own twist (CA also counts its daemonset-pod
-annotation: `kexplain.autoscaler.podutil`).
+"""Who made a pod: its controller ownerReference, a DaemonSet's pod, a static pod's mirror. One home
+for the scheduler's spread defaults, the Cluster Autoscaler and Karpenter (CA's twist:
+`kexplain.autoscaler.podutil`).
 """
 from __future__ import annotations
 

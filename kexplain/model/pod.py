@@ -39,9 +39,7 @@ T = TypeVar("T")
 
 
 def _interned(cache: dict[tuple[Any, ...], T], context: tuple[Any, ...], raw: Any, build: Callable[[], T]) -> T:
-    """build()'s value, shared by every call with the same context and equal `raw` (the pods of
-    a workload carry equal terms, `shape_key`): one frozen object, compared by identity where
-    it is used."""
+    """build()'s value, one frozen object per context and equal `raw` (`shape_key`), compared by identity."""
     found = shape_key(raw)
     if found is None:
         return build()
@@ -55,9 +53,8 @@ def _interned(cache: dict[tuple[Any, ...], T], context: tuple[Any, ...], raw: An
 
 
 def _terms(pod_ns: str, raw: Any, required: bool) -> tuple[AffinityTerm, ...]:
-    """A pod's required or preferred terms of one kind. The tuple too is shared by the pods
-    of a workload, so that work done per term list (the symmetric checks against existing
-    pods) can be done once per workload, keyed by the tuple's identity."""
+    """A pod's terms of one kind, the tuple shared by a workload's pods so per-term-list work is keyed by
+    its identity and done once per workload."""
     if required:
         return _interned(_TERMS_CACHE, (pod_ns, True), raw, lambda: tuple(_term(pod_ns, t) for t in raw))
     return _interned(_TERMS_CACHE, (pod_ns, False), raw, lambda: tuple(
@@ -104,10 +101,8 @@ class HostPort:
 
 
 class PodInfo:
-    """Read-only view of one admitted pod; `obj` is the full object for rarely read fields. Of a
-    dump's bound pod read as a view (`StoredPod`: stored, or admitted by its shape), a
-    `StoredPodInfo`: what is read of every pod comes from its view, the object is made only
-    when more is asked."""
+    """Read-only view of one admitted pod (`obj`: the full object); a dump's bound pod is a
+    `StoredPodInfo`, its object made only when more is asked."""
 
     __slots__ = ("obj", "namespace", "name", "node_name", "spec", "status", "_facts", "__dict__")
 
@@ -176,9 +171,7 @@ class PodInfo:
 
     @property
     def facts(self) -> "PodFacts":
-        """What the pod's shape decides (its requests, host ports, pod affinity terms), worked out
-        from this pod; the snapshot gives the pods of one shape one `PodFacts` (`shapes.facts_key`).
-        (A slot: set for each of a cluster's pods, it makes no pod a dict.)"""
+        """This pod's `PodFacts` (the snapshot shares one per shape); a slot, so no pod is a dict."""
         facts = self._facts
         if facts is None:
             facts = self._facts = PodFacts(self)
@@ -268,9 +261,8 @@ _STORED_FACTS: dict[bytes, "PodFacts"] = {}     # `shapes.facts_key` of a stored
 
 
 class StoredPodInfo(PodInfo):
-    """A `PodInfo` of a dump's bound pod read as a view (stored, or admitted by its shape): what
-    the passes over a cluster read of every pod, from its `StoredPod.view`; its spec and status
-    read of its object only when asked for."""
+    """A `PodInfo` of a dump's bound pod: what every pod is read for comes from `StoredPod.view`, the
+    spec and status of its object only when asked."""
 
     __slots__ = ("view",)
 
@@ -350,10 +342,8 @@ class StoredPodInfo(PodInfo):
 
 
 class PodFacts:
-    """What a pod's shape decides: its requests, its host ports, whether it has pod (anti-)
-    affinity and its terms (read in its namespace). Worked out on first use from the first pod
-    of the shape, then shared by every pod whose `shapes.facts_key` is that pod's (the snapshot's 150,000
-    pods have a few hundred): `NodeInfo.add_pods` adds up pods per `PodFacts`."""
+    """What a pod's shape decides (requests, host ports, affinity terms), worked out once per
+    `shapes.facts_key` and shared: 150,000 pods have a few hundred."""
 
     __slots__ = ("pod", "__dict__")
 

@@ -1,11 +1,6 @@
-"""The snapshot's bound pods by namespace and, built on demand, by label value: pod
-(anti-)affinity terms and spread selectors are matched against the few candidate pods a
-label narrows them to, instead of every pod of the cluster.
-
-What plugins count over those pods for an incoming pod (`Tally`: matching pods per node or
-per topology domain) is kept on the index too, and a bind patches each tally with the one pod
-it adds, so the copies of a pod (replicas, a DaemonSet's pods) do not count the cluster's pods
-again: a copy's work is what its bind changed, however many pods a selector matches.
+"""The snapshot's bound pods by namespace and, on demand, by label value, so affinity terms and spread
+selectors meet the few candidate pods a label narrows them to; the per-node/per-domain tallies
+(`Tally`) are patched by each bind, so the copies of a pod do not count the cluster's pods again.
 """
 from __future__ import annotations
 
@@ -54,9 +49,8 @@ def _bump(counts: dict[int, list], node: Node, n: int) -> None:
 
 
 class Tally:
-    """Something counted over the bound pods for an incoming pod, kept on the index
-    (`PodIndex.tally`) and followed through binds. Never changed once made: `with_pod` makes
-    the tally of the cluster with one more pod, sharing what that pod does not change."""
+    """Something counted over the bound pods for an incoming pod, followed through binds; never changed:
+    `with_pod` shares what one more pod does not change."""
 
     __slots__ = ()
 
@@ -89,9 +83,8 @@ class NodeCounts(Tally):
 
 
 class DomainCounts(Tally):
-    """Per domain (a value of `of_node`: node name -> domain), the bound pods of a namespace a
-    selector matches on the nodes `of_node` names, from 0 for every domain; terminating pods
-    left out."""
+    """Per domain of `of_node`, the namespace's bound pods a selector matches, from 0 for every domain;
+    terminating pods left out."""
 
     __slots__ = ("namespace", "selector", "of_node", "counts")
 
@@ -109,9 +102,8 @@ class DomainCounts(Tally):
 
 
 class PodIndex:
-    """The snapshot's bound pods by namespace, with per-label sub-indexes built on demand, so
-    the incoming pod's terms are matched against candidate pods instead of every pod; and
-    the tallies counted over them (`tally`), followed through binds."""
+    """The bound pods by namespace, with per-label sub-indexes built on demand and tallies followed
+    through binds."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.by_namespace: dict[str, PodGroup] = {
@@ -120,9 +112,8 @@ class PodIndex:
         self._tallies: dict[Hashable, Tally] = {}
 
     def after_bind(self, snapshot: "Snapshot", pod: PodInfo, node: Node) -> "PodIndex":
-        """The index of `snapshot`, made from this one's by binding `pod` to `node`: the groups
-        the pod joins grow by it (their lists shared: `Prefix`), every other group and label
-        index is shared (none is changed once built), and each tally counts it in."""
+        """This index with `pod` bound to `node`: its groups grow (shared `Prefix`), everything else is shared,
+        each tally counts it in."""
         out = PodIndex.__new__(PodIndex)
         out.by_namespace = dict(self.by_namespace)
         out.by_namespace[pod.namespace] = PodGroup(snapshot.pods_by_namespace[pod.namespace])
@@ -159,10 +150,8 @@ class PodIndex:
 
     def domain_counts(self, namespace: str, selector: LabelSelector, of_node: Mapping[str, str],
                       zero: Mapping[str, int]) -> dict[str, int]:
-        """Per domain (`of_node`: node name -> domain, `zero`: every domain at 0, in order), the
-        bound pods of `namespace` the selector matches on those nodes, terminating pods left
-        out (a tally: read it, never change it). `of_node` is told apart by identity: pass the
-        same mapping for the same domains (one kept on the snapshot)."""
+        """The `DomainCounts` of `namespace`'s pods a selector matches (a tally: never change it); `of_node`
+        is told apart by identity, so pass the snapshot's."""
         def build() -> Tally:
             nodes = self.node_counts(namespace, selector)
             counts = dict(zero)
@@ -209,9 +198,8 @@ class PodIndex:
         return [idx[v] for v in req.values if v in idx], len(selector.requirements) == 1
 
     def matches_per_node(self, terms: tuple[AffinityTerm, ...]) -> list[tuple[Node, int]]:
-        """Per node, how many bound pods match every one of the resolved `terms` (when any).
-        Pods are drawn from the first term's namespaces and label index; the other terms
-        are matched in full."""
+        """Per node, how many bound pods match every resolved term, drawn from the first term's namespaces and
+        label index."""
         first, rest = terms[0], terms[1:]
         namespaces: Iterable[str] = self.by_namespace if first.namespace_selector.everything else first.namespaces
         counts: dict[int, list] = {}

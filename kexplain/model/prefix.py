@@ -1,12 +1,6 @@
-"""A list shared by the snapshots of a sequence of binds, each reading its own prefix of it.
-
-Binding a pod appends it to a few lists (the pods of its namespace, of its label values):
-copying such a list for every bind costs as much as the list is long, which for a label
-thousands of pods share is most of a copy's work. A `Prefix` is the first `size` items of a
-list that only ever grows at its end: the snapshot after a bind appends to the very list
-when it holds no more than this prefix (the usual case, one bind after another) and copies it
-otherwise (a second snapshot made from the same one), so no reader ever sees an item of a later
-snapshot.
+"""A list shared by the snapshots of a sequence of binds, each reading its own prefix of it: a bind
+appends to the very list when the snapshot holds all of it, and copies it otherwise, so no copy per
+bind and no reader ever sees an item of a later snapshot.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Resource accounting as the scheduler does it: `Resource`, and a pod's effective requests.
-
-`pod_requests` follows the scheduler's PodRequests: regular containers add up,
-init containers take the max (restartable sidecars add to everything after them),
-pod-level requests replace container sums for cpu/memory/hugepages, overhead is
-added. The non-zero variant substitutes defaults for missing cpu/memory requests;
-it is what scoring sees so that request-less pods do not pile onto one node.
+"""Resource accounting as the scheduler does it: `Resource`, and `pod_requests` as PodRequests computes
+it (containers add up, init containers take the max, sidecars add, pod-level requests replace, overhead
+added); the non-zero variant is what scoring sees, so request-less pods do not pile onto one node.
 """
 from __future__ import annotations
 

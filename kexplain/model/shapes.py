@@ -1,41 +1,8 @@
-"""Shape keys: the one way kexplain tells that values, and pods, are alike.
-
-Pods of one workload are alike in everything but a few fields (their name, uid, node, ...), and
-most work on a cluster of 150,000 pods is done once per kind of pod instead of once per pod. Every
-such memo keys its pods here, and nowhere else (tests/model/test_shapes.py fails on a second key).
-
-**One encoding.** `shape_key` answers "are these values alike?" with bytes that are equal exactly
-when the values are equal *and of equal types*, mappings in equal key order: MessagePack, written
-by msgspec in C. Python's own equality would not do: `1 == 1.0 == True`, and a pod asking for
-`cpu: 1` is not one asking for `cpu: true`. MessagePack writes a tuple as a list and a
-`datetime.date` as its ISO text: loaded objects hold neither (JSON has no such values, and YAML
-timestamps are read as their text, as kubectl sends them), and the parts put together here are
-tuples throughout. A value it cannot write (an integer beyond 64 bits, an object of another type)
-has no key (None): the caller then works the pod out alone, which is never wrong.
-
-**Projections.** A consumer that reads only part of a pod keys it by that part, so that more pods
-share its answers; each projection below says what its consumers read. A projection may leave a
-field out only when none of its consumers reads it: one that leaves out less costs speed only, one
-that leaves out more is a wrong answer. Key order is kept, never sorted: two pods whose
-mappings differ only in order get two keys (speed only), and nothing is sorted per pod.
-
-- `requests_key`: what a pod's requests are made of (model.resources, Karpenter's requests);
-- `facts_key`: what `PodFacts` read (requests, host ports, pod affinity terms);
-- `plugin_key`: the pod as the scheduler's plugins read it on one node (the node memo; Karpenter's
-  per-pod explanation);
-- `node_fit_key`: what Karpenter's per-node checks read but topology;
-- `pending_key`: all a pending pod's verdict reads besides the cluster (`pod --pending`, CA's pods
-  alike);
-- `want_key`: what Karpenter's fix suggestions group unplaced pods by.
-
-Admission's shape (`kexplain.admission.shapes.ShapeIndex`) is `shape_key` of the whole pod with
-its identity replaced by placeholders: which fields it may replace is admission's own knowledge
-(each placeholder stands for a value checked on its own first), so that canonical pod is made
-there, and only keyed here.
-
-Nothing is cached on the pod: Karpenter relaxes a pod's spec in place between two looks at it,
-so a key kept on the pod could go stale; each consumer memos its keys for as long as its pods
-are fixed (a framework's cycle, a simulation's loop).
+"""Shape keys: the one way kexplain tells that values, and pods, are alike, so that work on 150,000 pods
+is done once per kind of pod (tests/model/test_shapes.py fails on a second key). `shape_key` is
+msgspec MessagePack bytes: equal exactly when values and their types are (`1 == 1.0 == True` would
+not do); None when unencodable. Each projection leaves out only what none of its consumers reads;
+nothing is cached on the pod (Karpenter relaxes specs in place). Details: docs/internals/model.md.
 """
 from __future__ import annotations
 
@@ -66,9 +33,8 @@ def shape_key(value: Any) -> bytes | None:
 
 
 def status_parts(status: Mapping, parts: list[object]) -> None:
-    """What a pod's requests read of its status (resized containers' resources, and the
-    conditions that say whether a resize is infeasible), appended to `parts`: nothing for a pod
-    whose containers report none (the common case, decided without a loop)."""
+    """Appends what a pod's requests read of its status (resized containers, infeasible resize); nothing,
+    without a loop, for the common pod."""
     if type(status) is dict and "containerStatuses" not in status and "initContainerStatuses" not in status:
         return
     resized = False
@@ -82,10 +48,8 @@ def status_parts(status: Mapping, parts: list[object]) -> None:
 
 
 def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
-    """What a pod's requests are made of: pod-level resources, overhead, its init containers and
-    containers (whole: written in C, and a workload's pods have equal ones; the requests read
-    their names, restart policies and resources), and, given `status`, its resized containers.
-    Kubernetes' PodRequests reads the status, Karpenter's (given no status) does not."""
+    """What a pod's requests are made of, and with `status` its resized containers (Kubernetes'
+    PodRequests reads the status, Karpenter's does not)."""
     try:
         parts: list[object] = [spec.get("resources"), spec.get("overhead"), spec.get("initContainers"),
                                spec.get("containers")]
@@ -97,12 +61,8 @@ def requests_key(spec: Mapping, status: Mapping | None = None) -> bytes | None:
 
 
 def facts_key(pod: Any) -> bytes | None:
-    """What `PodFacts` read (requests, host ports, pod (anti-)affinity terms), for a `PodInfo`:
-    `requests_key`'s fields, the affinity, and the namespace its terms are read in (only when it
-    has affinity: otherwise the namespace decides nothing). A pod read as a view (`StoredPod`)
-    is keyed by the same fields as written in the dump (equal texts are equal values), never
-    decoded; its key and a decoded pod's are never equal (a pod of each is worked out once
-    more: speed only)."""
+    """What `PodFacts` read; a `StoredPod` is keyed by its dump texts, never decoded (its key never equals
+    a decoded pod's: speed only)."""
     obj = pod.obj
     if type(obj) is StoredPod:
         view = pod.view
@@ -123,9 +83,8 @@ def facts_key(pod: Any) -> bytes | None:
 
 
 def plugin_key(pod: Any) -> bytes | None:
-    """The pod as the scheduler's plugins read it on one node: its namespace, labels (selectors
-    match them), spec and resized containers (its requests); its name, uid, annotations and
-    owners left out, so the copies of a workload share it. Karpenter's scheduler reads no more."""
+    """The pod as the scheduler's (and Karpenter's) plugins read it on one node, its identity left out so a
+    workload's copies share it."""
     parts: list[object] = [pod.namespace, pod.metadata.get("labels"), pod.spec]
     try:
         status_parts(pod.status, parts)
@@ -135,9 +94,8 @@ def plugin_key(pod: Any) -> bytes | None:
 
 
 def node_fit_key(pod: Any) -> bytes | None:
-    """What Karpenter's per-node checks but topology read of a pod: its namespace, tolerations,
-    containers (requests and host ports), overhead, pod-level resources, node selector and node
-    affinity. None for a pod with claimed volumes (their zones are its own)."""
+    """What Karpenter's per-node checks but topology read of a pod; None with claimed volumes (their zones
+    are its own)."""
     spec = pod.spec
     for volume in spec.get("volumes") or ():
         if isinstance(volume, dict) and ("persistentVolumeClaim" in volume or "ephemeral" in volume):
@@ -149,12 +107,8 @@ def node_fit_key(pod: Any) -> bytes | None:
 
 
 def pending_key(pod: Any) -> bytes | None:
-    """All a pending pod's verdict reads besides the cluster: its metadata but what names it
-    (`IDENTITY`: its labels, annotations and owners are in), its spec, and the status fields
-    plugins read. Two pods with equal keys get the same verdicts, scores and suggestions on one
-    cluster. None for a pod whose verdict is its own: with resource claims (reserved for the pod
-    by uid), generic ephemeral volumes (claims named after the pod) or a nominated node (only its
-    own entry among the nominated pods is skipped)."""
+    """All a pending pod's verdict reads besides the cluster (its identity left out); None when the verdict
+    is its own (resource claims, ephemeral volumes, a nominated node)."""
     spec = pod.spec
     status = pod.status
     if spec.get("resourceClaims") or status.get("nominatedNodeName") or any(
@@ -166,10 +120,8 @@ def pending_key(pod: Any) -> bytes | None:
 
 
 def want_key(pod: Any) -> bytes | None:
-    """What Karpenter's fix suggestions group unplaced pods by (one change proposed per group,
-    then verified by running the pass again): its namespace, each container's requests, host
-    ports and restart policy, its claimed volumes, and the spec fields Karpenter schedules by
-    (`WANT_FIELDS`); a replica's own names (of its token volume, its hostname) left out."""
+    """What Karpenter's fix suggestions group unplaced pods by (`WANT_FIELDS` and the requests), a
+    replica's own names left out."""
     spec = pod.spec
     containers = [(c.get("resources"), c.get("ports"), c.get("restartPolicy"))
                   for key in ("initContainers", "containers") for c in spec.get(key) or () if isinstance(c, dict)]

@@ -1,12 +1,5 @@
-"""The cluster snapshot: NodeInfos in the scheduler's node-tree order, plus indexes built once.
-
-Everything a plugin needs cluster-wide comes from here. Plugins that need an index
-of their own (images, volumes, owners) build it through `cached`, once per snapshot,
-instead of scanning all pods per node.
-
-A sequence of pods (replicas, a file's pods) binds one pod per cycle, and a bind changes one
-node: an index that says how to follow a bind (`cached(..., on_bind=...)`) is patched into the
-snapshot after the bind instead of being rebuilt over every pod of the cluster.
+"""The cluster snapshot: NodeInfos in the scheduler's node-tree order, plus indexes built once per
+snapshot (`cached`) and patched after a bind (`on_bind`) instead of rebuilt over every pod.
 """
 from __future__ import annotations
 
@@ -89,10 +82,8 @@ class Snapshot:
     @classmethod
     def build(cls, nodes: list[tuple[dict[str, Any], Source]], pods: list[dict[str, Any]],
               others: Iterable[dict[str, Any]] = (), unbound: list[dict[str, Any]] | None = None) -> "Snapshot":
-        """`nodes` in order of appearance; `pods` are the bound pods (others are ignored, or those
-        without a node put in `unbound`, when given: the caller's nominated pods). Pods
-        of one shape (equal `shapes.facts_key`) share one `PodInfo.facts`: their requests, host
-        ports and affinity terms are worked out once per shape, and added up per shape."""
+        """The snapshot of `nodes` and their bound `pods` (unbound ones into `unbound` when given), pods of
+        one `shapes.facts_key` sharing one `PodInfo.facts`."""
         parsed: list[Node] = []
         seen: dict[str, Source] = {}
         for obj, src in nodes:
@@ -187,12 +178,8 @@ class Snapshot:
                         _position=self._position)
 
     def with_node_infos(self, infos: list[NodeInfo]) -> "Snapshot":
-        """A snapshot of `infos`: this one's NodeInfos in any order, some replaced (a node
-        relabelled, pods removed or added), some new, some left out. Its pods-by-namespace index
-        is this one's for every namespace without a pod on a replaced, new or left-out node;
-        only those namespaces are indexed again (their pods in this index's order, then the
-        ones it lacked), so a change costs what it touches rather than a walk over every pod
-        of the cluster. Nothing cached by plugins is carried over."""
+        """A snapshot of `infos` (replaced, new or left-out NodeInfos), re-indexing only the namespaces with a
+        pod on a changed node, so a change costs what it touches; plugin caches dropped."""
         by_name = {ni.name: ni for ni in infos}
         if self._by_namespace is None:
             return Snapshot(infos, self.namespaces, self.objects, None, by_name)
@@ -236,9 +223,8 @@ class Snapshot:
         return Snapshot(infos, self.namespaces, self.objects, index, by_name)
 
     def _slots(self) -> dict[str, dict[str, list[int]]]:
-        """Where each node's pods are in each namespace's list of the index (namespace -> node
-        name -> positions, in order): what `with_node_infos` patches, worked out once for a
-        snapshot that changes are made from (the cluster a suggestion is checked against)."""
+        """Where each node's pods are in each namespace's index list, worked out once for the snapshot that
+        `with_node_infos` patches."""
         found = self._cache.get(_SLOTS)
         if found is None:
             found = {}
@@ -265,13 +251,8 @@ class Snapshot:
 
     # -- changes: a snapshot is never edited in place ----------------------------------
     def with_pod_bound(self, pod: PodInfo) -> "Snapshot":
-        """A new snapshot in which `pod` is bound to `pod.node_name`, as after a binding.
-
-        Only that node's NodeInfo is cloned; the other NodeInfos, the namespaces and the
-        other objects are shared, and the pods of the namespace are the same list grown by one
-        (`Prefix`). Of the indexes cached on this snapshot, those registered with an `on_bind`
-        are patched into the new one; the others are built again when needed.
-        """
+        """A new snapshot with `pod` bound to `pod.node_name`: only its NodeInfo cloned, the rest shared,
+        and `on_bind` indexes patched rather than rebuilt."""
         target = self._by_name.get(pod.node_name)
         if target is None:
             raise KeyError(f"no node {pod.node_name!r} in the snapshot")
@@ -295,12 +276,8 @@ class Snapshot:
         return out
 
     def with_empty_node(self, node: Node, keep: Iterable[str] = ()) -> "Snapshot":
-        """A new snapshot with one more node, without pods, after the others (the Cluster
-        Autoscaler's simulated new nodes; their pods are then bound one by one). The pods'
-        index is shared; of the cached indexes, the node lists of pods with affinity (an empty
-        node is in neither) and those named in `keep` (indexes of pods or of other objects,
-        which a node without pods does not change) are carried over; the others are built
-        again when needed."""
+        """A new snapshot with one more node without pods (CA's simulated nodes), keeping the pod index, the
+        affinity node lists and the caches named in `keep`."""
         info = NodeInfo(node)
         infos = [*self.node_infos, info]
         by_name = {**self._by_name, info.name: info}
@@ -315,9 +292,8 @@ class Snapshot:
         return out
 
     def with_pods_replaced(self, node_name: str, replaced: dict[int, PodInfo]) -> "Snapshot":
-        """A new snapshot in which pods of `node_name` are replaced (`replaced`: id of the old
-        PodInfo -> the new one), as after an update of those pods; shares what
-        `with_pod_bound` shares, and starts with an empty `cached` store too."""
+        """A new snapshot with pods of `node_name` replaced (`replaced`: id of old PodInfo -> new), sharing as
+        `with_pod_bound` does; `cached` starts empty."""
         target = self._by_name.get(node_name)
         if target is None:
             raise KeyError(f"no node {node_name!r} in the snapshot")
@@ -336,9 +312,8 @@ class Snapshot:
         return Snapshot(infos, self.namespaces, self.objects, index)
 
     def without_pod(self, node_name: str, namespace: str, name: str) -> "Snapshot":
-        """A new snapshot without the pod `namespace/name` bound to `node_name` (this very
-        snapshot when that node has no such pod): a bound pod of a linted set, checked against
-        its node as if it were not there yet. Starts with an empty `cached` store."""
+        """A new snapshot without the pod `namespace/name` on `node_name` (this one if absent), so a linted
+        bound pod is checked as if not there yet."""
         target = self._by_name.get(node_name)
         found = next((p for p in target.pods if p.namespace == namespace and p.name == name), None) \
             if target is not None else None
@@ -384,9 +359,7 @@ def unchanged_by_bind(old: Any, new: Snapshot, pod: PodInfo, before: NodeInfo, a
 
 
 class NodesInOrder(list):
-    """Some of a snapshot's NodeInfos in node order, with their indexes in `node_infos`
-    (`positions`), so that a bind finds its node's place by bisection and the list is copied,
-    not walked."""
+    """Some NodeInfos in node order with their `positions`, so a bind finds its node by bisection."""
 
     __slots__ = ("positions",)
 

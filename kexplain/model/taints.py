@@ -1,8 +1,6 @@
-"""Taints and tolerations, matched as the scheduler matches them.
-
-Lt/Gt toleration operators need the TaintTolerationComparisonOperators gate, which is
-off in v1.35.4: such a toleration tolerates nothing. Karpenter (v1.13.0) matches with them
-enabled (`enable_comparison_operators=True`): the taint's value compared as an integer.
+"""Taints and tolerations, matched as the scheduler matches them. Lt/Gt tolerations need the
+TaintTolerationComparisonOperators gate (off in v1.35.4: they tolerate nothing); Karpenter v1.13.0
+matches with them enabled (`enable_comparison_operators=True`).
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The functions of the Kubernetes CEL environment DRA selectors are compiled in
-(apiserver/pkg/cel/environment/base.go at 1.35 plus ext.Bindings): the CEL standard library,
-cel-go's strings (v2), sets, lists (v3), two-variable comprehensions and optional types, and
-the Kubernetes quantity, semver, lists and regex libraries. The API server compiles a new
-selector at its compatibility version (its minor minus one), where the newest libraries may
-be missing (`functions(compatibility)`); the scheduler reads stored ones with all of them.
+"""The functions of the Kubernetes CEL environment for DRA selectors (apiserver/pkg/cel/environment/base.go
+at 1.35 plus ext.Bindings). A new selector is compiled at the API server's compatibility version (its
+minor minus one: `functions(compatibility)`); the scheduler reads stored ones with all libraries.
 """
 from __future__ import annotations
 
@@ -53,9 +50,8 @@ def has_ext_lists(compatibility: str | None) -> bool:
 
 @lru_cache(maxsize=8)   # one environment per compatibility version: built once
 def functions(compatibility: str | None = None) -> dict[str, Function]:
-    """Every implemented function by name, overloads merged across libraries; with a
-    `compatibility` version (the API server's for new expressions), only the overloads of the
-    libraries introduced by then (`INTRODUCED`); a function left without overloads is absent."""
+    """Every implemented function by name, overloads merged; with `compatibility`, only the libraries
+    `INTRODUCED` by then (a function left without overloads is absent)."""
     dropped = frozenset().union(*(ids for since, ids in INTRODUCED.items()
                                   if compatibility is not None and _key(compatibility) < _key(since)))
     out: dict[str, Function] = {}

@@ -1,11 +1,6 @@
-"""The Kubernetes CEL libraries DRA selectors use (apiserver/pkg/cel/library): quantity,
-semver (version 1: `semver(s, normalize)`), regex (`find`, `findAll`), with the Kubernetes
-cost estimator's prices (library/cost.go).
-
-Faithful to the Go code rather than to its doc comments: `sign` is declared as a global
-function (`sign(q)`; `q.sign()` does not compile), and `add`/`sub` return a pointer that
-Go's `Quantity.Equal` refuses as its argument, so `quantity("2") == quantity("1").add(1)` is a
-"no such overload" error while `quantity("1").add(1) == quantity("2")` is true.
+"""The Kubernetes CEL libraries DRA selectors use (apiserver/pkg/cel/library: quantity, semver v1,
+regex) with the cost estimator's prices (library/cost.go), faithful to the Go code rather than its doc
+comments (global `sign(q)`; `add`/`sub` results refused by `Quantity.Equal`): docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,37 +1,7 @@
-"""Go's regexp for CEL's `matches`, `find` and `findAll`: parsed with Go's grammar
-(regexp_syntax.py), matched by google-re2, RE2's own C++ engine.
-
-A selector is untrusted input: Python's `re` backtracks (`(a+)+$` on 64 characters never
-returns), Go's engine and RE2 run in time linear in the text. Go's semantics on RE2: options
-leftmost-first (longest_match off), Perl syntax (posix_syntax off: `^`/`$` at the ends of the
-text unless `(?m)`, `[^a]` matches a newline), `.` not matching `\\n` (dot_nl off), UTF-8 text
-(`.` is one code point, `\\b \\d \\s \\w` ASCII), no captures. Texts are matched as UTF-8 bytes; a
-lone surrogate (which Go's JSON decoding would have turned into U+FFFD) is U+FFFD here too.
-`findAll` follows Go's FindAllString: an empty match right after the previous match is skipped,
-and the search then moves on by one code point.
-
-Why google-re2 and not the Pike VM / lazy DFA in Python this module held before (743 lines),
-measured with benchmarks/regex_bench.py (CPython 3.11.7, x86_64, 2 shared cores), per match of
-a compiled pattern:
-- the CEL cases (tests/cel and the DRA conformance selectors `^(A100|H100|H200)$`, `A100|H100`,
-  `^H[0-9]+$` on device models): Python 1.7-8.9 µs, google-re2 2.1-5.7 µs (the binding's cost
-  per call dominates strings this short); the 10,000-character text of tests/cel: Python 6.4 ms,
-  google-re2 5 µs. Compiling, once per pattern (cached): Python 34-123 µs, google-re2 137-352 µs
-  (Go's grammar here, then RE2's compiler);
-- a ReDoS corpus ((a+)+$, (a|aa)+$, (a|a)*b, (.*a){20}, (x+x+)+y, ^(\\w+\\s?)*$ and an e-mail
-  pattern on 1,000 to 100,000 characters that almost match): both linear, Python 440-1,070
-  ns/char (45-107 ms for 100,000 characters), google-re2 2-9 ns/char (0.01-0.53 ms; RE2 settles
-  end-anchored ones like (a+)+$ from the end);
-- verdicts: the same on every case above, on tests/cel, and on 9,000 random ASCII patterns
-  compared with Python's re (leftmost-first, as tests/cel/test_re2.py keeps checking); parsing
-  with Go's grammar also fixed what the old parser got wrong (`\\Qab\\E+` repeated "ab",
-  `a{01}` was a count, `(?i)s` missed "ſ", Unicode 14 tables, no scripts, nested counts and
-  depth unchecked, a recursion error past ~250 nested groups).
-The price: RE2 compiles to UTF-8 byte automata, where a Unicode class costs some 1,200
-instructions (one in Go). `[\\pL]{400}` takes 0.7 s and 90 MB to compile, and `[\\pL]{1000}`
-(valid in Go) passes MAX_MEM and is refused as unsupported; the Python engine compiled it in
-9 ms and matched 5,000 characters in 0.8 s. google-re2 installs as a manylinux wheel (CPython
-3.11-3.14, x86_64 and aarch64, needing only libstdc++ at run time): no compiler.
+"""Go's regexp for CEL's `matches`, `find` and `findAll`: parsed with Go's grammar (regexp_syntax.py),
+matched by google-re2 with Go's options (leftmost-first, Perl syntax, no dot_nl, UTF-8), because a
+selector is untrusted input and Python's `re` backtracks where Go and RE2 run in linear time. `findAll`
+follows Go's FindAllString. The measurements behind the choice: docs/internals/cel.md.
 """
 from __future__ import annotations
 

@@ -1,42 +1,14 @@
-"""Go's regexp/syntax (Go 1.25, which builds Kubernetes v1.35): a pattern parsed with Go's grammar
-and refused with Go's error text, then written out again for RE2 (re2.py matches it).
-
-CEL's `matches`, `find` and `findAll` use Go's regexp. Its syntax is RE2's, in Go's dialect: Go
-refuses `\\C` (RE2 C++ accepts it), accepts the Unicode names of Go 1.25 (`\\p{Letter}`,
-`\\p{ascii}`, `\\p{Cn}`, `\\p{Assigned}`, case and `_- ` ignored, which RE2 C++ refuses), counts
-nested repetitions and program size by its own rules, and words its errors its own way. So the
-pattern is parsed here as Go's parser does (the same checks in the same order, each error with
-Go's text) and printed in the small part of RE2's syntax whose meaning both share: literals as
-`\\x{…}`, groups without captures, classes as ranges, Perl and POSIX names and `\\p{…}` tables,
-flags made explicit per node (`(?i:…)`, `(?s:.)`, `(?m:^)`), never `(?U)`.
-
-Where Go and RE2 differ in meaning, the printed form says what Go means:
-- `\\pC` and `\\p{Other}` include unassigned code points in Go 1.25, not in RE2; `\\p{Cn}`,
-  `\\p{Assigned}`, `\\p{LC}` do not exist in RE2: they are written as complements and unions of
-  the other categories; Go does not fold `LC`, `C`, `Cn` under `(?i)`, so neither is done here.
-- Go's tables are Unicode 15.0, google-re2's 15.1: the 627 code points 15.1 assigned (CJK
-  Extension I U+2EBF0-U+2EE5D, U+2FFC-U+2FFF, U+31EF) are in RE2's `\\pL`, `\\pS`, `\\p{Han}`
-  and `\\p{Common}`, unassigned in Go. This is the one known difference in verdicts.
-
-Refused as unsupported (RegexUnsupported, a clear "kexplain does not support" message) rather
-than guessed: scripts whose name has more than one word or inner capitals (`\\p{Old_Italic}`,
-`\\p{SignWriting}`; whether Go 1.25 finds them depends on its patch release), a negated class
-mixing complemented tables with anything else (`[^\\pCa]`), and limits reached on a tree that
-Go would first simplify (below).
-
-Limits, as Go checks them while parsing: a count above 1000 or nested counts whose product is
-above 1000 (`invalid repeat count`), a program estimated above 3,355,443 instructions
-(`expression too large`) or a tree deeper than 1000 (`expression nests too deeply`). Size and
-depth are Go's formulas on Go's tree (concatenations and literal runs merged, groups without
-captures free); Go also factors alternations and turns folded one-character classes into
-literals, so such a pattern past a limit is refused as unsupported instead of with Go's error.
-Go's cap on the code points listed by classes (32M, some 26,000 `\\pL`) is not checked: RE2's
-memory budget (re2.py) refuses such patterns long before.
+"""Go's regexp/syntax (Go 1.25, which builds Kubernetes v1.35): a pattern parsed with Go's grammar,
+limits and error texts, then written out in the part of RE2's syntax whose meaning both share, so that
+re2.py matches what Go means. Refused as unsupported rather than guessed where Go would first simplify
+the tree. Where Go and RE2 differ, and the limits: docs/internals/cel.md.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.resources import files
 
 MAX_REPEAT = 1000                   # Go's maxRepeat: one count, and the product of nested ones
 MAX_HEIGHT = 1000                   # Go's maxHeight
@@ -97,38 +69,10 @@ _TABLES |= {
     "Any": (CharSet(_ANY), CharSet(())),
     "Ascii": (CharSet(("[:ascii:]",)), CharSet(("[:^ascii:]",))),
 }
-# unicode.CategoryAliases, by canonical name.
-_CATEGORY_ALIASES = {
-    "Casedletter": "Lc", "Closepunctuation": "Pe", "Combiningmark": "M", "Connectorpunctuation": "Pc",
-    "Control": "Cc", "Currencysymbol": "Sc", "Dashpunctuation": "Pd", "Decimalnumber": "Nd",
-    "Enclosingmark": "Me", "Finalpunctuation": "Pf", "Format": "Cf", "Initialpunctuation": "Pi",
-    "Letter": "L", "Letternumber": "Nl", "Lineseparator": "Zl", "Lowercaseletter": "Ll", "Mark": "M",
-    "Mathsymbol": "Sm", "Modifierletter": "Lm", "Modifiersymbol": "Sk", "Nonspacingmark": "Mn",
-    "Number": "N", "Openpunctuation": "Ps", "Other": "C", "Otherletter": "Lo", "Othernumber": "No",
-    "Otherpunctuation": "Po", "Othersymbol": "So", "Paragraphseparator": "Zp", "Privateuse": "Co",
-    "Punctuation": "P", "Separator": "Z", "Spaceseparator": "Zs", "Spacingmark": "Mc",
-    "Surrogate": "Cs", "Symbol": "S", "Titlecaseletter": "Lt", "Unassigned": "Cn",
-    "Uppercaseletter": "Lu", "Cntrl": "Cc", "Digit": "Nd", "Punct": "P",
-}
-# unicode.Scripts of Go 1.25 (Unicode 15.0).
-_SCRIPTS = frozenset("""
-Adlam Ahom Anatolian_Hieroglyphs Arabic Armenian Avestan Balinese Bamum Bassa_Vah Batak Bengali
-Bhaiksuki Bopomofo Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian
-Chakma Cham Cherokee Chorasmian Common Coptic Cuneiform Cypriot Cypro_Minoan Cyrillic Deseret
-Devanagari Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs Elbasan Elymaic Ethiopic Georgian
-Glagolitic Gothic Grantha Greek Gujarati Gunjala_Gondi Gurmukhi Han Hangul Hanifi_Rohingya Hanunoo
-Hatran Hebrew Hiragana Imperial_Aramaic Inherited Inscriptional_Pahlavi Inscriptional_Parthian
-Javanese Kaithi Kannada Katakana Kawi Kayah_Li Kharoshthi Khitan_Small_Script Khmer Khojki
-Khudawadi Lao Latin Lepcha Limbu Linear_A Linear_B Lisu Lycian Lydian Mahajani Makasar Malayalam
-Mandaic Manichaean Marchen Masaram_Gondi Medefaidrin Meetei_Mayek Mende_Kikakui Meroitic_Cursive
-Meroitic_Hieroglyphs Miao Modi Mongolian Mro Multani Myanmar Nabataean Nag_Mundari Nandinagari
-New_Tai_Lue Newa Nko Nushu Nyiakeng_Puachue_Hmong Ogham Ol_Chiki Old_Hungarian Old_Italic
-Old_North_Arabian Old_Permic Old_Persian Old_Sogdian Old_South_Arabian Old_Turkic Old_Uyghur Oriya
-Osage Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic
-Samaritan Saurashtra Sharada Shavian Siddham SignWriting Sinhala Sogdian Sora_Sompeng Soyombo
-Sundanese Syloti_Nagri Syriac Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Takri Tamil Tangsa Tangut
-Telugu Thaana Thai Tibetan Tifinagh Tirhuta Toto Ugaritic Vai Vithkuqi Wancho Warang_Citi Yezidi Yi
-Zanabazar_Square""".split())
+# unicode.CategoryAliases (by canonical name) and unicode.Scripts of Go 1.25 (Unicode 15.0): unicode_names.json.
+_NAMES = json.loads(files("kexplain.cel.library").joinpath("unicode_names.json").read_text())
+_CATEGORY_ALIASES: dict[str, str] = _NAMES["category_aliases"]
+_SCRIPTS: frozenset[str] = frozenset(_NAMES["scripts"])
 
 _PERL = {c: CharSet((f"\\{c}",)) for c in "dDsSwW"}
 _POSIX = frozenset(("alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print",

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kexplain.cel.errors import CelEvalError
 from kexplain.cel.functions import fn, ov
-from kexplain.cel.values import equals
-
-
-def _has(items: Any, x: Any) -> bool:
-    for y in items:
-        try:
-            if equals(x, y):
-                return True
-        except CelEvalError:
-            pass
-    return False
+from kexplain.cel.values import list_has
 
 
 def contains(items: Any, sub: Any) -> bool:
-    return all(_has(items, x) for x in sub)
+    return all(list_has(items, x) for x in sub)
 
 
 def equivalent(a: Any, b: Any) -> bool:
@@ -28,7 +17,7 @@ def equivalent(a: Any, b: Any) -> bool:
 
 
 def intersects(a: Any, b: Any) -> bool:
-    return any(_has(b, x) for x in a)
+    return any(list_has(b, x) for x in a)
 
 
 def _cost(factor: float):

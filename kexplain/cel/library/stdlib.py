@@ -11,7 +11,7 @@ from typing import Any
 from kexplain.cel.errors import CelEvalError, CelUnsupported
 from kexplain.cel.functions import fn, mov, ov, traversal
 from kexplain.cel.values import (INT64_MAX, INT64_MIN, UINT64_MAX, TypeValue, UInt, compare,
-                      equals, format_value, map_contains, no_such_overload, size, type_name)
+                      equals, format_value, list_has, map_contains, no_such_overload, size, type_name)
 from kexplain.cel.library import re2
 
 OVERFLOW = "integer overflow"
@@ -138,13 +138,7 @@ def contains_in(elem: Any, container: Any) -> bool:
     """`elem in container`: any equal list element (errors count as unequal), or a map key."""
     t = type(container)
     if t is tuple or t is list:
-        for x in container:
-            try:
-                if equals(elem, x):
-                    return True
-            except CelEvalError:
-                pass
-        return False
+        return list_has(container, elem)
     if isinstance(container, dict):
         return map_contains(container, elem)
     raise no_such_overload("@in", elem, container)
