@@ -1,29 +1,9 @@
 """The Kubernetes API's built-in definitions, offline: what explain and lint both ask of them.
 
-The definitions of the built-in kinds come from the `kubernetes-validate` package, which ships
-the OpenAPI definitions of many Kubernetes versions converted to JSON Schema (draft 2020-12),
-in a plain and a strict flavour (the strict one sets `additionalProperties: false` on every
-object, so unknown fields are refused). Read here without jsonschema (a few milliseconds):
-the Kubernetes versions installed, the API versions each built-in kind is served at, kubectl's
-`--validate` modes and the API server's words for unknown fields, and `builtin_index()`, one
-compiled walk per kind that finds decoding errors and unknown fields.
-
-The definitions hold every group version kube-apiserver is built with, alpha and beta ones off
-by default included; `ApiIndex.api_version_status` says which it serves by default, which only
-when `--runtime-config` enables them (`kexplain.apimachinery.versions.OFF_BY_DEFAULT`, read from
-kube-apiserver's code per minor) and which not at all (kubectl's `no matches for kind`).
-
-The API server does not validate a built-in object against its schema: it decodes it into Go
-structs, and an object that does not decode is refused with the decoder's error, which stops
-there (`json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type
-[]v1.Container`; `ApiIndex.decode_error`, the Go types from `kexplain.apimachinery.gotypes`).
-`kexplain POD` refuses such objects and lint reports them, in the same words. Lint's schema
-validation proper (jsonschema, custom resources from --schemas) is `kexplain.lint.schemas`.
-
-Field validation follows kubectl's `--validate` (`VALIDATE_MODES`): `strict` (kubectl's
-default: the API server refuses unknown fields), `warn` (it accepts the object, drops them and
-warns) or `ignore`.
-"""
+Read from the `kubernetes-validate` package's JSON Schemas without jsonschema (milliseconds): the
+versions installed, where each kind is served, kubectl's `--validate` modes, and `builtin_index()`,
+one compiled walk per kind finding the decoding errors the API server answers with (it decodes into
+Go structs, never validates a schema). Details: docs/internals/admission.md."""
 from __future__ import annotations
 
 import datetime
@@ -140,10 +120,8 @@ def version_priority(api_version: str) -> tuple:
 
 
 def not_served(api_version: str, kind: str, served: Iterable[str], version: str, enabled_only: bool = False) -> str:
-    """What lint (rule unknown-api-version) and `kexplain POD` say of a built-in kind at an API
-    version the Kubernetes version does not serve (`batch/v1beta1 CronJob`): kubectl's words
-    (`no matches for kind ... in version ...`), then why and what to write instead (`enabled_only`:
-    versions kube-apiserver serves only when `--runtime-config` enables them)."""
+    """What lint (unknown-api-version) and `kexplain POD` say of a kind at an API version not served:
+    kubectl's `no matches for kind ...`, then why and what to write instead."""
     use = " or ".join(served)
     if use and enabled_only:
         use = f"{use}, which kube-apiserver serves only when --runtime-config enables it"
@@ -165,10 +143,7 @@ SERVED, OFF_BY_DEFAULT, NOT_SERVED, MISSING = "served", "off-by-default", "not-s
 @dataclass(frozen=True)
 class ApiVersionStatus:
     """How one minor's kube-apiserver takes a built-in kind at one API version: `state` SERVED,
-    OFF_BY_DEFAULT (it has the group version but serves it only when `--runtime-config` enables
-    it), NOT_SERVED (kubectl: `no matches for kind`; the version was removed, or never had the
-    kind) or MISSING (no apiVersion); `use`: the versions to write instead, preferred first (those
-    served by default; when there are none, the off-by-default ones)."""
+    OFF_BY_DEFAULT, NOT_SERVED or MISSING; `use`: the versions to write instead, preferred first."""
 
     api_version: str
     kind: str
@@ -247,16 +222,9 @@ def _no_value(value: Any) -> bool:
 
 
 class ApiIndex:
-    """What the API server of one Kubernetes version knows of its built-in kinds, from the
-    strict definitions lint validates against, without jsonschema: the API versions each kind
-    is served at, how an object decodes (`decode_error`: the error the API server's decoding
-    answers a create request with, the same for lint and `kexplain POD`), and the fields each
-    kind defines (`unknown_fields`: the fields strict decoding refuses, with the same paths lint
-    reports).
-
-    One compiled yes/no walk per kind answers both questions for the nearly all objects that
-    decode and have no unknown field (`decode_problems`); only an object it says no to is
-    walked again, in the API server's order, to name the problem."""
+    """What one version's API server knows of its built-in kinds (strict definitions, no jsonschema):
+    where each is served, how an object decodes, which fields are unknown. One compiled yes/no walk
+    answers for nearly every object; only one it says no to is walked again to name the problem."""
 
     def __init__(self, version: str = DEFAULT_K8S_VERSION) -> None:
         self.version = normalize_version(version)
@@ -307,10 +275,8 @@ class ApiIndex:
         return ApiVersionStatus(api_version, kind, self.version, SERVED)
 
     def builtin_group(self, group: str) -> bool:
-        """A group of Kubernetes' own, which kube-apiserver serves itself and no
-        CustomResourceDefinition can: one without a dot (a CRD's group must have one: `apps`,
-        `policy`, the core group), one its definitions have, or one a removed kind had
-        (`settings.k8s.io`, `auditregistration.k8s.io`)."""
+        """A group of Kubernetes' own, which no CustomResourceDefinition can have: no dot, in the
+        definitions, or a removed kind's (`settings.k8s.io`)."""
         return "." not in group or group in self._groups or group in REMOVED_GROUPS
 
     def api_version_problem(self, api_version: Any, kind: str) -> str | None:
@@ -346,10 +312,8 @@ class ApiIndex:
 
     def decode_problems(self, api_version: str, kind: str, obj: Any,
                         unknown: bool = True) -> tuple["DecodeError | None", list[str]]:
-        """What decoding `obj` (a create request) as the API server does finds: its decoding
-        error (which refuses the object, whatever field validation asks), or else, when
-        `unknown`, the dotted paths of its fields the schema does not define, in the API
-        server's order. (None, []) for a kind without a definition."""
+        """Decoding `obj` as the API server does: its decoding error, or else (`unknown`) the dotted
+        paths of its unknown fields in the server's order; (None, []) for a kind without a definition."""
         name = self._kinds.get((api_version, kind))
         if name is None:
             return None, []
@@ -364,10 +328,8 @@ class ApiIndex:
         return None, out
 
     def field_check(self, api_version: str, kind: str, field: str, unknown: bool = True) -> Callable[[Any], bool]:
-        """Whether `decode_problems` would find nothing in the `field` of a `kind` object (say a
-        pod's status) worth a value, as a function of the value: it decodes, and (when
-        `unknown`) has no field its schema does not define. Asked of one part of each of many
-        objects whose rest is known to be sound: looked up once for them all."""
+        """`decode_problems` of one field of many objects of a kind as a yes/no of its value, looked up
+        once for them all."""
         name = self._kinds.get((api_version, kind))
         if name is None:
             return _any_value
@@ -982,10 +944,8 @@ def go_time_parse_error(layout: str, value: str) -> str | None:
 
 
 def _time_element(std: str, rest: bytes, fraction_next: bool) -> tuple[bytes, bool, str, int]:
-    """time.Parse's step for one layout element `std` at the front of `rest`: what is left,
-    whether it failed to parse, the field out of range (empty: none) and the number read
-    (the year, month or day; -1 otherwise). `fraction_next`: the layout's seconds are
-    followed by its own fraction (else a fraction after them is skipped, as Go does)."""
+    """time.Parse's step for one layout element `std` at the front of `rest`: (rest, failed, field
+    out of range, number read or -1)."""
     bad, out_of_range, number = False, "", -1
     if std == "2006":
         if len(rest) < 4 or not _digit(rest, 0):

@@ -92,11 +92,8 @@ class _Flat:
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
              stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> _Flat:
-    """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
-    scheduler does not read; deep copies of the objects admission will change, the stored ones
-    (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
-    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
-    DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
+    """Unwrap lists, drop (with a warning) kinds the scheduler does not read, and deep-copy what admission
+    will change: not stored objects (noted by identity), nor pods of a shape met before (`_Shapes.note`)."""
     flat = _Flat()
     rows = columns.rows_of(cluster)
     as_is = _stored_as_they_are(rows) if rows is not None else None
@@ -199,11 +196,8 @@ _decode_copy = msgspec.msgpack.Decoder().decode
 
 
 def _admitted_as_read(node: dict, dropped: gated_fields.Dropped) -> bool:
-    """Whether admission leaves a node it takes (not stored) exactly as it is, so that it needs
-    no copy (`admit` never changes its inputs): it decodes unchanged (`decode.decodes_unchanged`),
-    has a metadata mapping without a namespace (`run_cluster_objects` drops one), and nothing to
-    default (`defaults.default_node`) or to drop for the version's gates (`gated_fields`).
-    Nothing changes a node once admitted, as nothing changes a stored one."""
+    """Whether admission leaves a node it takes exactly as it is, so that it needs no copy: decodes
+    unchanged, a metadata mapping without a namespace, nothing to default or to drop for the gates."""
     meta = node.get("metadata")
     return type(meta) is dict and "namespace" not in meta and decodes_unchanged(node) \
         and not defaults.default_node(node, change=False) and not gated_fields.drops_any(node, dropped)
@@ -235,11 +229,8 @@ _NO_ENTRY = (None, None, False, False)     # (`ShapeIndex.entry` of what is no p
 
 
 class _Shapes:
-    """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
-    written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
-    first pod (copied and decoded as any other object, then patched too: `admit_pods`), and
-    each shape's patch once made (None: the shape keeps the full path). Lives as long as the
-    run; one entry per shape."""
+    """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): those kept as written
+    (`raw`), each shape's first pod's canonical pod, and each shape's patch once made (None: full path)."""
 
     def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
         self.index = index if index is not None else shapes.ShapeIndex()
@@ -351,11 +342,8 @@ class _Taken:
 
 
 class _Admission:
-    """One admission run; holds the cluster state the plugins look up.
-
-    Every object goes through the same steps in admission.md's order (so the first rejection is
-    the API server's); a stored one (its id in `stored`, see `is_stored`) only takes
-    its name and registers what later steps look up, and is never changed."""
+    """One admission run; holds the cluster state the plugins look up. Every object takes the steps in
+    admission.md's order (the first rejection is the API server's); a stored one is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
                  shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None,
@@ -412,11 +400,8 @@ class _Admission:
         return id(obj) in self._stored
 
     def admit_pods(self) -> None:
-        """The cluster's pods, in file order, each replaced by its admitted self. A pod of a
-        shape whose patch replays is patched here directly (the loop of 150,000), the shape's
-        first pod too (its copy, decoded: `_Shapes.note`): the patch is made when that pod
-        comes, from the shape's canonical pod admitted in full, which is what admitting the
-        first pod in full would repeat. A shape without a patch keeps the full path."""
+        """The cluster's pods, in file order, each replaced by its admitted self; a pod of a shape whose
+        patch replays is patched here directly (the loop of 150,000), a shape without one takes the full path."""
         indexes = self._by_kind.get("Pod", [])
         if self._register_stored_pods(indexes):
             self.rows_kept = True
@@ -681,10 +666,8 @@ class _Admission:
         return shapes.make_patch(written, work, pod_uid)
 
     def _patched_admission(self, shape: bytes) -> Callable[[dict], dict | None] | None:
-        """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`):
-        its name taken, the shape's patch applied, its node's zone labels copied; the function
-        returns None when its name is taken (the full path refuses it, in its words). None when
-        the shape has no patch."""
+        """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`); None
+        without a patch. The function returns None when the pod's name is taken (the full path refuses it)."""
         assert self._shapes is not None
         if shape not in self._shapes.patches:
             self._shapes.patches[shape] = self._patch_of(shape)
@@ -780,11 +763,8 @@ class _Admission:
 
 
 def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
-    """Whether the input has what makes admission differ per namespace for pods alike (a
-    LimitRange, a Namespace with Pod Security labels): then every pod takes the full path, not
-    its shape's patch (`kexplain.admission.shapes`, made once for pods of any namespace). A
-    dump's kinds are asked of its rows: without a LimitRange or a List, only its Namespaces
-    are looked at."""
+    """Whether admission may differ per namespace for pods alike (a LimitRange, Pod Security labels):
+    then every pod takes the full path, not its shape's patch."""
     rows = columns.rows_of(cluster)
     if rows is not None:
         try:
@@ -811,25 +791,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
           later: frozenset[tuple[str, str, str]] = frozenset()) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
-    Raises AdmissionRejected (the API server's message) for the first object it refuses, and
-    InputError for a known kind that does not decode. `stored` objects (live cluster, snapshot)
-    are returned as copies without any mutation or validation.
-
-    Bound pods of a shape met before are admitted by patching (`kexplain.admission.shapes`):
-    the same objects, the same refusals, far cheaper on a large cluster. `shape_index`: the
-    load's shapes when field validation already worked them out (`check_objects`). `by_shape`
-    False: every pod by the full path (what the tests compare the patched ones with). `kube`:
-    the Kubernetes version whose API server admits them: the versions it decodes
-    (`dra_convert.READ_AS`), its feature gates (fields dropped, merges, the PodTopologyLabels
-    plugin) and its validation. `absent`: namespaces that do not exist although the input named
-    them (their Namespace was refused: `podsecurity.refused_namespaces`), whose objects
-    NamespaceLifecycle refuses (`namespaces "team" not found`) instead of kexplain creating the
-    namespace as it does for one the input does not have.
-
-    Pods are created in the order of `cluster`: each meets the LimitRanges before it, as the
-    API server has only those when it is created; the pending pod meets all but `later`
-    ((kind, namespace, name) of the policies its set creates after it).
-    """
+    Raises AdmissionRejected for the first object refused, InputError for a known kind that does not
+    decode; `stored` objects are copied untouched. Parameters: docs/internals/admission.md."""
     result = Admitted()
     stored_ids: set[int] = set()
     seen = None if stored or not by_shape or _per_namespace_policies(cluster) else _Shapes(shape_index)

@@ -1,35 +1,9 @@
 """Reading a live cluster: the pod to explain and every object the scheduler's plugins read.
 
-Through the official `kubernetes` client, with `get` and `list` only (the RBAC in
-deploy/rbac.yaml grants exactly these). Lists are paged with limit/continue, and a list
-whose continue token expired (410) is read again from the start, as kubectl does. Bodies
-are parsed from the raw JSON (never through the client's models), so objects keep the API's
-own field names; list items get back the `kind` and `apiVersion` the API server leaves out, and
-`metadata.managedFields`, which nothing reads and which can be half of an object, is
-dropped. These objects were stored by the API server: the admission steps must not run on
-them again (`stored=True`).
-
-The Dynamic Resource Allocation kinds are read at resource.k8s.io/v1, or, from a cluster that
-does not serve it, at v1beta2 (the same fields), else at v1beta1 (converted as the API server
-converts it, `kexplain.admission.dra_convert`); a cluster that serves none has no such
-objects. These are plain paths too, so a `kubernetes` client too old to have ResourceV1Api
-reads them all the same.
-
-Karpenter's NodePools, NodeClaims (karpenter.sh/v1) and EC2NodeClasses (karpenter.k8s.aws/v1)
-are listed after the scheduler's kinds when the API group list (GET /apis, read once) shows
-their group at v1: a cluster without Karpenter is asked nothing more. A refusal of one of them
-(403) is kept, not raised: the rest of the answer needs none of them.
-
-`kexplain snapshot` also lists the namespaces' LimitRanges and ResourceQuotas (v1) and the
-HorizontalPodAutoscalers (autoscaling/v2), which a set explained against the snapshot meets
-(POLICIES): a kind whose cluster-wide list is refused is read in the namespace instead, and one
-refused there too is left out with a note.
-
-Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
-TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
-`Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
-cluster, records it and reads what is allowed instead (the pod's namespace).
-"""
+Through the official `kubernetes` client with `get` and `list` only (deploy/rbac.yaml), bodies parsed
+from the raw JSON so objects keep the API's own field names; they were stored by the API server, so
+admission must not run on them again (`stored=True`). A failure a user can act on becomes one
+`LiveError` line, never a credential. What is read and how: docs/internals/load.md."""
 from __future__ import annotations
 
 import json
@@ -244,10 +218,8 @@ class PolicyRead:
 
 @dataclass(frozen=True)
 class KarpenterRead:
-    """What was learnt reading Karpenter's kinds (their objects go with the cluster's): whether
-    the cluster serves karpenter.sh/v1, the reads RBAC refused (said as the namespace-scoped
-    mode says them), and notes (a group served at an older version only). Kueue's read
-    (`ClusterReader.read_kueue`) says the same of kueue.x-k8s.io/v1beta2."""
+    """What reading Karpenter's kinds learnt: whether karpenter.sh/v1 is served, the refused reads, notes
+    (Kueue's read says the same of kueue.x-k8s.io/v1beta2)."""
 
     installed: bool = False
     refusals: tuple[Refusal, ...] = ()
@@ -450,10 +422,8 @@ class ClusterReader:
         out.extend((obj, src) for obj in items)
 
     def read_karpenter(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
-        """Karpenter's NodePools, NodeClaims and EC2NodeClasses (KARPENTER), listed when the API
-        group list shows their group at v1: a cluster without Karpenter adds nothing and is
-        asked nothing more. A refused list (403) is kept as a `Refusal`, not raised; a group
-        served at an older version only (Karpenter before v1.0) is a note."""
+        """Karpenter's kinds (KARPENTER), listed only when the API group list shows their group at v1;
+        a refusal (403) is kept as a `Refusal`, an older served version is a note."""
         groups = self.api_groups()
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
@@ -494,11 +464,8 @@ class ClusterReader:
         return out, KarpenterRead(groups is not None or bool(out), tuple(refusals))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
-        """The LimitRanges, ResourceQuotas and HorizontalPodAutoscalers (POLICIES) of every
-        namespace; a kind whose cluster-wide list RBAC refuses (403) is read in `namespace`
-        instead, as `read_allowed` reads the scheduler's kinds, and one refused there too is
-        left out. Every refusal is kept, not raised, with a note of what the snapshot then
-        lacks: the rest of the cluster needs none of them."""
+        """The namespaces' LimitRanges, ResourceQuotas and HPAs (POLICIES); a kind refused cluster-wide is
+        read in `namespace`, and one refused there too left out with a note, not raised."""
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         partial: list[str] = []
@@ -531,13 +498,8 @@ class ClusterReader:
     def read_cluster(self) -> list[tuple[Obj, Source]]:
         """Every object of every kind in RESOURCES, kinds in that order.
 
-        A thread fetches the pages (kind after kind, each page as soon as the previous one's
-        continue token is known: `_page_metadata` reads it without decoding the items) while
-        this one decodes and converts the pages already fetched: the API server prepares the
-        next page while this process decodes the last one. The collector pauses while the
-        pages are decoded (`kexplain.load.gcpolicy`: a list makes millions of objects and no
-        cycles). A failure is raised here, in the words `list` would use, once the pages
-        fetched before it are read."""
+        A thread fetches the pages while this one decodes the ones fetched (`_Prefetch`), the collector
+        paused (`gcpolicy`); a failure is raised in `list`'s words once the pages before it are read."""
         out: list[tuple[Obj, Source]] = []
         with _Prefetch(self) as events, bulk_load():
             for res in RESOURCES:
@@ -546,10 +508,8 @@ class ClusterReader:
         return out
 
     def read_allowed(self, namespace: str) -> tuple[list[tuple[Obj, Source]], list[Refusal]]:
-        """`read_cluster` for a user RBAC lets read only part of it (say, one namespace): a
-        refused (403) cluster-wide list of a namespaced kind is read in `namespace` instead,
-        a refused list of Namespaces becomes a get of `namespace` (RBAC checks that get in the
-        namespace itself), and what is refused still is recorded, in order, not raised."""
+        """`read_cluster` for a user RBAC lets read only part of the cluster: a refused namespaced list is
+        read in `namespace`, Namespaces become a get of it, and what is still refused is recorded."""
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         with _Prefetch(self, lambda res: self._allowed_events(res, namespace)) as events, bulk_load():
@@ -819,11 +779,8 @@ _QUEUED_PAGES = 4        # pages fetched ahead: bounded, a page of pods is about
 
 
 def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
-    """(the body to decode, its metadata) of a list page, reading the metadata alone when the
-    body starts with it before the items (as API servers write lists): the thread that fetches
-    learns the continue token without decoding the page. Otherwise the whole body is parsed
-    (returned parsed). Metadata None: not a JSON object (`_decoded` says so); {} when absent
-    or not a mapping."""
+    """(the body to decode, its metadata) of a list page, the metadata read alone when it comes before
+    the items, so the fetching thread learns the continue token without decoding; None: not an object."""
     try:
         text = data.decode("utf-8")
         meta = _leading_metadata(text)
@@ -869,11 +826,8 @@ def _leading_metadata(text: str) -> Obj | None:
 
 
 class _Prefetch:
-    """The pages of every kind of RESOURCES, fetched in order by a thread (the HTTP of the next
-    page overlaps the decoding of the last), handed over through a bounded queue. `of(res)`
-    gives one kind's events in turn; an exception of the thread is raised by it, where the
-    kind's events stop. Leaving the `with` stops the thread at its next page (and waits for it
-    only when all went well: then it has ended already)."""
+    """The pages of every kind of RESOURCES fetched in order by a thread, through a bounded queue; `of(res)`
+    gives one kind's events and raises the thread's exception. Leaving the `with` stops the thread."""
 
     def __init__(self, reader: "ClusterReader",
                  events_of: "Callable[[Resource], Iterator[_Event]] | None" = None) -> None:
@@ -955,12 +909,8 @@ def same_pod(a: Obj, b: Obj) -> bool:
 
 
 def as_pending(pod: Obj, cluster: list[tuple[Obj, Source]]) -> tuple[Obj, list[tuple[Obj, Source]], str | None]:
-    """The pod to explain and the cluster to explain it against.
-
-    A pending pod is explained as it is, against everything read (its own unbound copy in
-    the pod list changes nothing: the scheduler ignores the pod itself among nominated pods).
-    A pod that is already bound is explained as if it were pending now: without its binding,
-    and without itself on its node. The note says so."""
+    """The pod to explain and the cluster to explain it against; a bound pod is explained as if pending
+    now (without its binding, nor itself on its node), and the note says so."""
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         return pod, cluster, None

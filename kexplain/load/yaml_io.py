@@ -1,27 +1,8 @@
 """The one reader of YAML and JSON text: safe, bounded, and as kubectl reads it.
 
-`parse_documents` is what every input goes through (the files of `kexplain POD`, lint's files,
---schemas directories), with one set of guards (`kexplain.load.limits`; the size cap is applied
-when the text is read, the object cap by the caller that counts objects):
-
-- only safe loading (the C loader when PyYAML has it): no tag ever builds anything but plain data;
-- scalars resolved as kubectl's go-yaml v2 resolves them, and sent as it sends them
-  (`kexplain.load.goyaml`: `y` is true, `=` and `1:30` are strings, `0o17` is 15, a timestamp
-  is the text written, an unknown tag is ignored, `<<` merges in the order written); a value
-  go-yaml or JSON refuses (`!!int abc`, `.inf`, a null key) is a YAML error with its line, not
-  a crash;
-- documents nested deeper than MAX_DEPTH are refused before the C loader composes them (its
-  composer recurses once per level and would overflow the C stack at some tens of thousands: a
-  segfault), by SafeLoader itself, so that every use of it is safe;
-- documents whose aliases would expand past MAX_EXPANDED_NODES values, or as go-yaml judges
-  it too large a share of them, are refused after composing, without ever expanding them;
-- a double-quoted `\\'` is read as kubectl reads it (a `'`: see `kubectl_escapes`), by
-  SafeLoader itself too.
-
-It gives each document's value and number, and on request its composed node (where each value
-was written: lint's lines). Large texts may be read by a faster parser whose result is shown
-to be SafeLoader's (`fast_documents`).
-"""
+`parse_documents` is what every input goes through, with one set of guards (`kexplain.load.limits`):
+safe loading only, scalars as go-yaml v2 and kubectl read them (`goyaml`), nesting and alias
+expansion bounded before they can crash or explode. The guards: docs/internals/load.md."""
 from __future__ import annotations
 
 import json
@@ -43,11 +24,8 @@ from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 
 def _lift_libyaml_nesting_cap(depth: int = MAX_DEPTH) -> None:
-    """libyaml 0.2.6 (in PyYAML 6.0.4's wheels) refuses a text nested past 1,000 levels by itself
-    ("exceeded maximum nesting depth"), where kubectl reads deeper and kexplain's own guard is
-    MAX_DEPTH (`nesting_error`, with the document and line): lift libyaml's cap above ours. It
-    is a process-wide setting of libyaml's, read as it parses; older builds have no cap (and no
-    setter). Its levels count parser states, up to two a nesting level: twice ours, and more."""
+    """Lift libyaml 0.2.6's own 1,000-level nesting cap (process-wide) above MAX_DEPTH, so that kexplain's
+    guard (`nesting_error`, with document and line) answers, as kubectl reads deeper."""
     setter = getattr(getattr(yaml, "_yaml", None), "_set_max_nest_level", None)
     if setter is not None:
         setter(2 * depth + 16)
@@ -174,12 +152,9 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 class _KubectlReading:
-    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader, whose other
-    base is the C loader when PyYAML has one, else its Python one): a text nested deeper than
-    MAX_DEPTH refused (NestingError) before parsing; go-yaml's double-quoted `\\'` read as
-    kubectl reads it (in a text given as a str); plain scalars resolved, and every tag
-    constructed, as go-yaml v2 and kubectl's YAML-to-JSON step do (`kexplain.load.goyaml`),
-    merge keys in the order written; PyYAML's own constructors never run."""
+    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader): MAX_DEPTH checked before
+    parsing, `\\'` as kubectl reads it, scalars and tags as go-yaml v2 (`goyaml`); PyYAML's constructors
+    never run."""
 
     def __init__(self, stream: Any) -> None:
         self._stand_in: str | None = None
@@ -864,10 +839,8 @@ def _text_facts(text: str) -> _TextFacts:
 
 
 def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
-    """`_text_facts` worked out beside yaml-rs's parse: in a forked child, on the other core
-    (libyaml's pass in C and regular expression scans, about the parse's time), where fork
-    exists. Returns the function that waits for them; the caller must call it (it reaps
-    the child)."""
+    """`_text_facts` worked out in a forked child beside yaml-rs's parse (on the other core) where fork
+    exists; the caller must call the returned function (it reaps the child)."""
     if not hasattr(os, "fork") or len(text) < FAST_MIN_CHARS:
         return lambda: _text_facts(text)
     read_end, write_end = os.pipe()
@@ -1007,11 +980,8 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def json_document(data: bytes) -> ParsedDocument | None:
-    """The one document of a JSON text given as its UTF-8 bytes (a cluster dump), parsed from
-    the bytes: what `parse_documents` gives for the text, without decoding it into a string
-    first (a copy the size of the dump). None for anything else, or anything it would read
-    otherwise (a text of at least `json_list.MIN_CHARS`, read in parts; one msgspec refuses):
-    the caller reads the text."""
+    """The one document of a JSON text given as UTF-8 bytes (a dump), parsed without decoding it into a
+    string first; None for anything `parse_documents` would read otherwise (then read the text)."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     if len(data) - start >= json_list.MIN_CHARS:
         return None
@@ -1099,11 +1069,8 @@ def template_hint(text: str) -> str:
 
 
 def _json_stream(text: str, source_path: str) -> list[Any] | ReadError:
-    """The values of a stream of JSON values (`{...}{...}`, or one a line: `jq -c` output), read
-    one after another as kubectl's YAML-or-JSON decoder reads a text that starts with `{`; or
-    the error of the first value that does not parse, naming its position in the stream (its
-    document number) and its line and column (then the caller tries YAML, and reports this
-    error when YAML cannot read the text either)."""
+    """The values of a stream of JSON values (`jq -c` output) as kubectl's YAML-or-JSON decoder reads them,
+    or the ReadError of the first that does not parse (reported when YAML cannot read the text either)."""
     values: list[Any] = []
     pos = _WHITESPACE.match(text, 0).end()
     while pos < len(text):
