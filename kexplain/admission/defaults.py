@@ -1,12 +1,7 @@
-"""core/v1 scheme defaulting (SetObjectDefaults_*) for the kinds the scheduler reads.
+"""core/v1 scheme defaulting (SetObjectDefaults_*) for the kinds the scheduler reads, in place on copies.
 
-The scheduler sees objects after this step: a container with only a limit
-requests that limit, a node without allocatable offers its capacity, a claim
-has a volumeMode. A pod's spec is defaulted in full, as a template's is
-(`kexplain.admission.pod_spec_defaults`); of the other kinds, the fields that
-something downstream (scheduling or validation) reads. All work is done in
-place on copies.
-"""
+The scheduler sees objects after this step (a container with only a limit requests it); a pod's
+spec is defaulted in full (`pod_spec_defaults`), other kinds where something downstream reads."""
 from __future__ import annotations
 
 from kexplain.admission.pod_spec_defaults import default_pod_spec, round_resource_list

@@ -1,11 +1,7 @@
 """How a bound pod kept as written is admitted by its shape's patch (`pipeline._patched_admission`).
 
-One `ShapeAdmission` per shape, its look-ups bound once: it runs for each of 150,000 pods. Each
-pod takes its name here, not in a pass of its own before: the pod's memory is read once, where it
-is patched (a pass over 150,000 scattered objects costs more in cache misses than the look-ups it
-batches). Its two memos are its own state: the labels per zone (`zone_labels`) and the admitted
-view of the shape (`template`).
-"""
+One `ShapeAdmission` per shape, its look-ups bound once (it runs for each of 150,000 pods); each pod
+takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -130,11 +126,8 @@ class ShapeAdmission:
 
 def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
                   ) -> Template | None:
-    """What the pods of a shape read as views are admitted as (`ShapeAdmission`): the
-    view of `pod` admitted, its labels as patched (before its node's zone labels), and
-    whether those are each pod's own as written (the patch leaves them); None when the
-    patch changes the status (the views take each pod's own as written) or the labels are
-    not a mapping."""
+    """What the pods of a shape read as views are admitted as: `pod`'s view admitted, its labels as
+    patched, and whether those are each pod's own; None when the patch changes the status."""
     written = stored_pods.whole(pod.raw)
     admitted = admitted_of(written)
     if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)

@@ -1,14 +1,8 @@
 """ValidatePodCreate for the fields the scheduler and admission read.
 
-Options are those kube-apiserver computes for a create (strict label values in selectors
-and required node affinity), and what depends on the version followed is resolved once per
-version (`rules_for`) from its feature gates: pod-level resources, the matchLabelKeys
-selector merge (without it, 1.33's legacy check of topology spread keys), Lt/Gt toleration
-operators, container restart policies and rules, the RestartAllContainers action, user
-namespaces with hostNetwork. The few texts that changed without a gate are named below with
-the minor they changed in. The pending pod's `status.resourceClaimStatuses` is checked as the
-status update that wrote it (the resourceclaim controller's).
-"""
+With the options kube-apiserver computes for a create; what depends on the version followed is
+resolved once per version from its gates (`rules_for`). The pending pod's claim statuses are
+checked as the status update that wrote them."""
 from __future__ import annotations
 
 import re
