@@ -14,6 +14,7 @@ import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from importlib import resources
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -115,95 +116,29 @@ class Resource:
         return f'API group "{self.group}"'
 
 
+def _resources() -> dict[str, tuple[Resource, ...]]:
+    """The kinds kexplain reads, by group (data/resources.json), each in the order it is read."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "resources.json").read_text(encoding="utf-8"))
+    return {group: tuple(Resource(**{**entry, "fallbacks": tuple(entry.get("fallbacks", ()))}) for entry in entries)
+            for group, entries in raw.items()}
+
+
+_READ = _resources()
 # Everything the pipeline reads, in the order it is read and written to a snapshot.
-RESOURCES: tuple[Resource, ...] = (
-    Resource("Namespace", "namespaces", "", "v1",
-             adds="namespace labels (affinity namespace selectors)"),
-    Resource("PriorityClass", "priorityclasses", "scheduling.k8s.io", "v1",
-             adds="priorities (preemption)"),
-    Resource("RuntimeClass", "runtimeclasses", "node.k8s.io", "v1",
-             adds="pod overhead"),
-    Resource("Node", "nodes", "", "v1",
-             adds="kexplain's own run of every filter, node by node"),
-    Resource("CSINode", "csinodes", "storage.k8s.io", "v1", adds="volume limits"),
-    Resource("StorageClass", "storageclasses", "storage.k8s.io", "v1",
-             adds="volume binding"),
-    Resource("PersistentVolume", "persistentvolumes", "", "v1",
-             adds="volume node affinity"),
-    Resource("PersistentVolumeClaim", "persistentvolumeclaims", "", "v1", namespaced=True,
-             adds="other namespaces' claims"),
-    Resource("Pod", "pods", "", "v1", namespaced=True,
-             adds="what the nodes already run"),
-    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", "v1", namespaced=True,
-             adds="preemption's budgets"),
-    Resource("Service", "services", "", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("ReplicaSet", "replicasets", "apps", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("StatefulSet", "statefulsets", "apps", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("ReplicationController", "replicationcontrollers", "", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             adds="device classes"),
-    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             adds="the nodes' devices"),
-    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             namespaced=True, adds="devices in use"),
-    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"),
-             True, namespaced=True, adds="other namespaces' claim templates"),
-)
+RESOURCES: tuple[Resource, ...] = _READ["RESOURCES"]
 PODS = next(r for r in RESOURCES if r.plural == "pods")
 NAMESPACES = RESOURCES[0]
-# Read only for the Cluster Autoscaler's loop (its template nodes run a copy of each DaemonSet's
-# pod that would land there), not by the scheduler: outside RESOURCES, so a refusal is a note of
-# the autoscaler's section, never a partial read of the cluster. One list, of few objects.
-DAEMONSETS = Resource("DaemonSet", "daemonsets", "apps", "v1", optional=True,
-                      adds="the autoscaler's template nodes' DaemonSet pods")
-# Read only for a user who cannot read the cluster: the scheduler's own word about a pod.
-EVENTS = Resource("Event", "events", "", "v1", namespaced=True,
-                  adds="the scheduler's and the autoscaler's events (age, count)")
-# Karpenter's kinds: cluster-scoped custom resources, read only when the cluster serves their
-# group at v1 (`ClusterReader.read_karpenter`: the API group list says so) and, like DAEMONSETS,
-# outside RESOURCES: no scheduler plugin reads them, so a refusal is said, never a partial read
-# of the cluster. Objects in the order Karpenter's provisioner reads them.
-KARPENTER: tuple[Resource, ...] = (
-    Resource("NodePool", "nodepools", "karpenter.sh", "v1", optional=True,
-             adds="Karpenter's NodePools: whether Karpenter would launch a node for a pending pod, and why not"),
-    Resource("NodeClaim", "nodeclaims", "karpenter.sh", "v1", optional=True,
-             adds="Karpenter's NodeClaims: nodes in flight a pending pod may wait for, what NodePool limits count"),
-    Resource("EC2NodeClass", "ec2nodeclasses", "karpenter.k8s.aws", "v1", optional=True,
-             adds="Karpenter's EC2NodeClasses: the zones of their subnets (without them no NodePool is ready)"),
-)
-# Kueue's kinds (kueue.x-k8s.io/v1beta2), read as Karpenter's are (`ClusterReader.read_kueue`):
-# when the cluster serves the group, outside RESOURCES (a refusal is said, the rest goes on).
-# Objects in the order Kueue's cache reads them; Workloads carry their status (admission,
-# conditions) for the live Workload shown beside what kexplain computes.
-KUEUE: tuple[Resource, ...] = tuple(
-    Resource(kind, plural, "kueue.x-k8s.io", "v1beta2", optional=True, namespaced=namespaced, adds=adds)
-    for kind, plural, namespaced, adds in (
-        ("ResourceFlavor", "resourceflavors", False, "Kueue's ResourceFlavors: the node labels and taints of its flavors"),
-        ("Cohort", "cohorts", False, "Kueue's Cohorts: the quota a cohort tree lends"),
-        ("ClusterQueue", "clusterqueues", False, "Kueue's ClusterQueues: the quota a job is admitted in"),
-        ("LocalQueue", "localqueues", True, "Kueue's LocalQueues: which ClusterQueue a job is submitted to"),
-        ("WorkloadPriorityClass", "workloadpriorityclasses", False, "Kueue's WorkloadPriorityClasses: the "
-                                                                    "priorities of Workloads"),
-        ("Workload", "workloads", True, "Kueue's Workloads: what is admitted, and each job's own status")))
+# Outside RESOURCES, so that a refusal is said, never a partial read of the cluster: the DaemonSets
+# (only the Cluster Autoscaler's template nodes read them), the events (for a user who cannot read
+# the cluster), Karpenter's and Kueue's kinds (read when the API group list shows their group:
+# `ClusterReader.read_karpenter`, `read_kueue`) and the namespaces' policies and HPAs (read for
+# `kexplain snapshot` only: a stored pod has met them already; `ClusterReader.read_policies`).
+DAEMONSETS, = _READ["DAEMONSETS"]
+EVENTS, = _READ["EVENTS"]
+KARPENTER: tuple[Resource, ...] = _READ["KARPENTER"]
+KUEUE: tuple[Resource, ...] = _READ["KUEUE"]
+POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
-# The namespaces' admission policies and the HPA controller's objects, read for `kexplain snapshot`
-# only: a pod the cluster stored has met them already (its LimitRange defaults, its quota charge,
-# its workload's count), so no explanation of a live pod reads them; a set explained against the
-# snapshot (`--nodes`) meets them as the API server and the HPA controller would. Outside
-# RESOURCES, like DAEMONSETS: a refusal is said and the snapshot goes on without the kind
-# (`ClusterReader.read_policies`). Optional: a server that does not serve one has none of them.
-POLICIES: tuple[Resource, ...] = (
-    Resource("LimitRange", "limitranges", "", "v1", optional=True, namespaced=True,
-             adds="the namespaces' LimitRanges: the default requests and limits, and the bounds, a set's pods meet"),
-    Resource("ResourceQuota", "resourcequotas", "", "v1", optional=True, namespaced=True,
-             adds="the namespaces' ResourceQuotas: which of a set's pods their controllers get created"),
-    Resource("HorizontalPodAutoscaler", "horizontalpodautoscalers", "autoscaling", "v2", optional=True,
-             namespaced=True, adds="the HorizontalPodAutoscalers: the replicas they set on a set's workloads"),
-)
 
 
 @dataclass(frozen=True)
