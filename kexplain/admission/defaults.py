@@ -1,7 +1,8 @@
 """core/v1 scheme defaulting (SetObjectDefaults_*) for the kinds the scheduler reads, in place on copies.
 
 The scheduler sees objects after this step (a container with only a limit requests it); a pod's
-spec is defaulted in full (`pod_spec_defaults`), other kinds where something downstream reads."""
+spec is defaulted in full (`pod_spec_defaults`), other kinds where something downstream reads.
+"""
 from __future__ import annotations
 
 from kexplain.admission.pod_spec_defaults import default_pod_spec, round_resource_list

@@ -1,6 +1,7 @@
 """One DRA object through kube-apiserver's create path (`DraServer`), once decoded (`dra_convert`):
 disabled-gate fields dropped (`dra_defaults`), the admin-access rule, validation (`dra_validate`),
-and a claim's status as the status update that wrote it. The caller words the errors returned."""
+and a claim's status as the status update that wrote it. The caller words the errors returned.
+"""
 from __future__ import annotations
 
 from typing import Any

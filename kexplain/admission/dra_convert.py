@@ -2,7 +2,8 @@
 converted to the internal form every later step reads (`resource.k8s.io/v1`'s fields).
 
 Read from pkg/apis/resource/{v1,v1beta1,v1beta2} (conversion.go, zz_generated.conversion.go,
-defaults.go) of Kubernetes v1.35.6. The differences converted: docs/internals/admission.md."""
+defaults.go) of Kubernetes v1.35.6. The differences converted: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from types import MappingProxyType

@@ -1,7 +1,8 @@
 """What kube-apiserver does to a DRA object before validating it: the written version's defaulters
 (`default_claim_spec`, at decoding: `dra_convert`), then PrepareForCreate's dropping of fields of
 gates off in the version followed (`prepare`). Both reach the scheduler: the allocator reads the
-stored values. The gates per minor: docs/internals/admission.md."""
+stored values. The gates per minor: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator

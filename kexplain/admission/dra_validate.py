@@ -2,7 +2,8 @@
 
 kube-apiserver v1.35.4's hand-written rules (pkg/apis/resource/validation), on objects already
 defaulted and stripped of disabled gates' fields (`dra_defaults`). What is not reproduced:
-docs/internals/admission.md."""
+docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import json

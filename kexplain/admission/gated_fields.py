@@ -1,7 +1,8 @@
 """Pod and Node fields of disabled feature gates, dropped on create as the followed version's API
 server does (DropDisabledPodFields in pkg/api/pod/util.go, the node strategy's dropDisabledFields,
 the volume strategies'): the scheduler never sees them. Only a gate the minor knows and has off
-drops anything. The tables (POD_DROPPED, ...): docs/internals/admission.md."""
+drops anything. The tables (POD_DROPPED, ...): docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator

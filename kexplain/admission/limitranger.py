@@ -1,7 +1,8 @@
 """The LimitRanger admission plugin (plugin/pkg/admission/limitranger, admission.go read at v1.33.3
 and v1.34.1), for pods: defaults from the namespace's LimitRanges (mutating), then their bounds
 (validating), in the API server's words; stored pods carry their defaults already.
-Defaulting, order and what is not done: docs/internals/admission.md."""
+Defaulting, order and what is not done: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import math

@@ -2,7 +2,8 @@
 
 The API server turns `matchLabelKeys: [k]` into `k In [pod's value]` in the term's labelSelector;
 without it a v1 pod would repel v2 pods. Not idempotent: never apply it to stored objects. Which
-terms merge depends on the version's gates (`merged_kinds`): docs/internals/admission.md."""
+terms merge depends on the version's gates (`merged_kinds`): docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,7 +3,8 @@
 Read from the `kubernetes-validate` package's JSON Schemas without jsonschema (milliseconds): the
 versions installed, where each kind is served, kubectl's `--validate` modes, and `builtin_index()`,
 one compiled walk per kind finding the decoding errors the API server answers with (it decodes into
-Go structs, never validates a schema). Details: docs/internals/admission.md."""
+Go structs, never validates a schema). Details: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import datetime

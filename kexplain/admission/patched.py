@@ -1,7 +1,8 @@
 """How a bound pod kept as written is admitted by its shape's patch (`pipeline._patched_admission`).
 
 One `ShapeAdmission` per shape, its look-ups bound once (it runs for each of 150,000 pods); each pod
-takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`."""
+takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`.
+"""
 from __future__ import annotations
 
 from typing import Any, Callable

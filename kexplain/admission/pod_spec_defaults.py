@@ -1,7 +1,8 @@
 """The API server's defaulting of a PodSpec, in full: SetDefaults_PodSpec and the generated defaulter's
 walk of the spec shared by SetObjectDefaults_Pod and SetObjectDefaults_PodTemplate, in place; a Pod's
 own SetDefaults_Pod runs before it (`defaults.default_pod`). What is defaulted, and why a template's
-quantities are rewritten: docs/internals/admission.md."""
+quantities are rewritten: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from functools import lru_cache

@@ -3,7 +3,8 @@ from the pod's Namespace's `pod-security.kubernetes.io/{enforce,warn,audit}` lab
 
 The enforce level refuses a pod, warn admits it with a warning, audit is kept as a note; a workload
 is never refused (its template gets the warn level). Levels, versions and order of the checks:
-docs/internals/admission.md."""
+docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,7 +1,8 @@
 """The PodTopologyLabels admission plugin: a pod bound to a node gets that node's
 `topology.kubernetes.io/zone` and `region` labels (those the node has), overwriting its own.
 
-Run on the bound pods and every pod a batch binds; its gate is on from 1.35 (`copies_labels`)."""
+Run on the bound pods and every pod a batch binds; its gate is on from 1.35 (`copies_labels`).
+"""
 from __future__ import annotations
 
 from typing import Mapping

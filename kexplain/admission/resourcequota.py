@@ -1,7 +1,8 @@
 """The ResourceQuota admission plugin (k8s.io/apiserver admission/plugin/resourcequota) and the
 pod quota evaluator (pkg/quota/v1/evaluator/core/pods.go, read at v1.33.2 to v1.35.2), for the pods
 of a set created one after another: each matching quota checked, then charged.
-What is tracked and counted: docs/internals/admission.md."""
+What is tracked and counted: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -3,7 +3,8 @@
 The replicas of one workload differ only in name, uid, node and zone labels, which admission only
 validates; so the first pod of a shape takes the full path, its canonical pod's admission becomes a
 `Patch`, and later pods get the patch. Only success is remembered: every message is the full path's.
-Mechanism and invariants: docs/internals/admission.md."""
+Mechanism and invariants: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import re

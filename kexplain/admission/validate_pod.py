@@ -2,7 +2,8 @@
 
 With the options kube-apiserver computes for a create; what depends on the version followed is
 resolved once per version from its gates (`rules_for`). The pending pod's claim statuses are
-checked as the status update that wrote them."""
+checked as the status update that wrote them.
+"""
 from __future__ import annotations
 
 import re

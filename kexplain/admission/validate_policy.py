@@ -1,7 +1,8 @@
 """What kube-apiserver checks on the namespace policies a set brings before storing them, in its words:
 ValidateLimitRange, ValidateResourceQuota (pkg/apis/core/validation) and
 ValidateHorizontalPodAutoscaler (pkg/apis/autoscaling/validation), after defaulting. A refused one
-never acts. Versions read (v1.36.2, v1.34.1) and what is not checked: docs/internals/admission.md."""
+never acts. Versions read (v1.36.2, v1.34.1) and what is not checked: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import math

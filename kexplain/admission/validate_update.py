@@ -1,7 +1,8 @@
 """What the API server refuses in an update: the fields that may not change once an object exists
 (each kind's ValidateXUpdate and its strategy's checks), for the kinds that reach the scheduler or
 the autoscalers. A refused update leaves the object as it was; kubectl applies the rest.
-Per kind, and how messages are shown: docs/internals/admission.md."""
+Per kind, and how messages are shown: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 import copy

@@ -2,7 +2,8 @@
 (pkg/apis/apps/validation, pkg/apis/batch/validation, core's ValidateReplicationController).
 
 A workload the API server refuses never makes a pod, so `kexplain POD` and `kexplain lint` refuse it
-too (`check_workload`). What is checked and what is not: docs/internals/admission.md."""
+too (`check_workload`). What is checked and what is not: docs/internals/admission.md.
+"""
 from __future__ import annotations
 
 from contextlib import contextmanager

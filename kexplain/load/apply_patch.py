@@ -2,7 +2,8 @@
 
 kubectl sends a three-way patch (CreateThreeWayMergePatch of the manifest, the live object and the
 last-applied annotation): a strategic merge patch for a built-in kind, a JSON merge patch otherwise.
-`patched` computes its result directly. The merge rules: docs/internals/load.md."""
+`patched` computes its result directly. The merge rules: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,8 @@
 """The cyclic garbage collector around bulk loading.
 
 A dump makes millions of objects and no cycles: `bulk_load` pauses the collector while loading and,
-with `freeze` (the CLI only: frozen objects are never collected), freezes what was loaded."""
+with `freeze` (the CLI only: frozen objects are never collected), freezes what was loaded.
+"""
 from __future__ import annotations
 
 import gc

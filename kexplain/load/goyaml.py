@@ -2,7 +2,8 @@
 decode.go, under sigs.k8s.io/yaml), then what its YAML-to-JSON step sends.
 
 Where PyYAML's YAML 1.1 reading differs (`y`, `1:30`, `0o17`, `.inf`, unknown tags, ...): the table
-in docs/internals/load.md. `plain` is `resolve` of a plain scalar, remembered."""
+in docs/internals/load.md. `plain` is `resolve` of a plain scalar, remembered.
+"""
 from __future__ import annotations
 
 import base64

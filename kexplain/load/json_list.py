@@ -3,7 +3,8 @@ its items' equal lists and mappings shared.
 
 `json.loads` makes a new object for every value; read in parts, equal values (equal `shape_key`s)
 are shared, which is safe because loaded objects are never changed in place. Anything unexpected
-gives None and the caller parses the text whole. How: docs/internals/load.md."""
+gives None and the caller parses the text whole. How: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,8 @@
 """JSON text to Python values exactly as `json.loads` makes them, in about 60% of its time.
 
 msgspec's untyped decoder builds the same values on every text it accepts (tests/load/test_json_parse.py
-compares them); what it refuses goes to `json.loads`, so errors and the wider grammar stay its own."""
+compares them); what it refuses goes to `json.loads`, so errors and the wider grammar stay its own.
+"""
 from __future__ import annotations
 
 import json

@@ -2,7 +2,8 @@
 guards for every reader (`kexplain.load.yaml_io`, `kexplain.load.manifests`, lint's documents).
 
 `max_bytes` and `max_objects` are the user's (--max-input-size, --max-objects; these are defaults);
-the parser's own caps are fixed. Why 4 GiB: docs/internals/load.md."""
+the parser's own caps are fixed. Why 4 GiB: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 DEFAULT_MAX_BYTES = 4 << 30          # per file or stdin, 4 GiB (see below)

@@ -3,7 +3,8 @@
 Through the official `kubernetes` client with `get` and `list` only (deploy/rbac.yaml), bodies parsed
 from the raw JSON so objects keep the API's own field names; they were stored by the API server, so
 admission must not run on them again (`stored=True`). A failure a user can act on becomes one
-`LiveError` line, never a credential. What is read and how: docs/internals/load.md."""
+`LiveError` line, never a credential. What is read and how: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import json

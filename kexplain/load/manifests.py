@@ -2,7 +2,8 @@
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
 The files of one argument are one `kubectl apply` (`one_apply`); `check_objects` asks what the
-API server's decoding asks of a create request. Details: docs/internals/load.md."""
+API server's decoding asks of a create request. Details: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import io

@@ -2,7 +2,8 @@
 (cli-runtime's resource builder, RequireNamespace).
 
 Namespace-less namespaced objects go in NS, one of another namespace is refused in kubectl's words,
-cluster-scoped ones stay; scopes: built-in, `KNOWN_SCOPES`, or a CRD's. Details: docs/internals/load.md."""
+cluster-scoped ones stay; scopes: built-in, `KNOWN_SCOPES`, or a CRD's. Details: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping

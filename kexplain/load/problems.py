@@ -1,6 +1,7 @@
 """One bad object never hides the rest: errors of files, documents and objects collected while
 everything else is read, as `kubectl apply -f DIR` does. A `Problems` collects (`keep`) or raises
-the first error, so a caller that does not ask for collecting never loses one."""
+the first error, so a caller that does not ask for collecting never loses one.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

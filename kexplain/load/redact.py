@@ -2,7 +2,8 @@
 
 Names, label values, taint values and images become tokens numbered in order of first appearance,
 one map for every string, so equal stays equal and selectors select what they selected; each kind
-keeps only the fields the scheduler reads. What is kept and why: docs/internals/load.md."""
+keeps only the fields the scheduler reads. What is kept and why: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import re

@@ -2,7 +2,8 @@
 
 `parse_documents` is what every input goes through, with one set of guards (`kexplain.load.limits`):
 safe loading only, scalars as go-yaml v2 and kubectl read them (`goyaml`), nesting and alias
-expansion bounded before they can crash or explode. The guards: docs/internals/load.md."""
+expansion bounded before they can crash or explode. The guards: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import json
