@@ -497,18 +497,9 @@ def builtin_index(version: str = DEFAULT_K8S_VERSION) -> ApiIndex:
 
 
 # -- decoding as the API server does ------------------------------------------------------------
-# kube-apiserver does not validate a built-in object against its OpenAPI schema: it decodes the
-# JSON kubectl sends (keys sorted: kubectl encodes maps) into the kind's Go struct with
-# sigs.k8s.io/json (Go's encoding/json, case-sensitive). A value of the wrong JSON type is a
-# *json.UnmarshalTypeError, kept while decoding goes on (the first one is reported): `json: cannot
-# unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, naming the
-# Go struct holding the field, the field's path from the object (JSON names, no list indices, no
-# map keys) and its Go type. resource.Quantity, intstr.IntOrString and metav1.Time decode
-# themselves: their errors end decoding at once and are reported instead (`quantities must match
-# the regular expression ...`, `parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x"
-# as "2006"`). A decoding error refuses the object before field validation: the API server says
-# `Deployment in version "v1" cannot be handled as a Deployment: <error>`; kexplain says the error,
-# after the file, the object and the field.
+# Into the kind's Go struct with sigs.k8s.io/json, as kube-apiserver does (not against the schema): the
+# first *json.UnmarshalTypeError is reported, a Quantity's, IntOrString's or Time's own error at once.
+# The details: docs/internals/admission.md.
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 RFC3339 = "2006-01-02T15:04:05Z07:00"

@@ -70,24 +70,9 @@ def _json_reason(err: ValueError) -> str:
 
 
 # -- double-quoted escapes as kubectl reads them ----------------------------------------------
-# kubectl reads YAML with sigs.k8s.io/yaml, that is go-yaml v2 (go.yaml.in/yaml/v2, formerly
-# gopkg.in/yaml.v2: scannerc.go, yaml_parser_scan_flow_scalar). Its double-quoted escapes are
-# libyaml's (scanner.c, yaml_parser_scan_flow_scalar: what CSafeLoader reads) and PyYAML's
-# (scanner.py, ESCAPE_REPLACEMENTS and ESCAPE_CODES) but for two:
-#
-#   both:         \0 \a \b \t \<TAB> \n \v \f \r \e \<SPACE> \" \\ \N (U+0085) \_ (U+00A0)
-#                 \L (U+2028) \P (U+2029) \xXX \uXXXX \UXXXXXXXX (the code point; surrogates
-#                 and past U+10FFFF refused by go-yaml and libyaml), and \ before a line break;
-#   go-yaml only: \' (a `'`), refused by libyaml and PyYAML ("found unknown escape character");
-#   libyaml only: \/ (a `/`, YAML 1.2), refused by go-yaml: left accepted (kubectl refuses it).
-#
-# So `\'` is made to read as kubectl reads it, without rewriting the text's lengths (lines and
-# columns in errors stay as written): the backslash of each `\'` that ends an odd run of
-# backslashes (an escape, were it in a double-quoted scalar) becomes a character the text does
-# not have, from Unicode's private use area, which every YAML context reads the way it reads a
-# backslash except that it starts no escape. The composed nodes get it back: dropped from a
-# double-quoted scalar (where it was the escape's backslash: the `'` stays), a backslash again
-# in any other (a single-quoted `'C:\'`, a plain `don\'t`). Texts without `\'` are untouched.
+# go-yaml v2 reads `\'` as a `'`, which libyaml and PyYAML refuse: the backslash of each such escape
+# becomes a private-use stand-in (lengths kept, so lines and columns in errors stay as written), put
+# back in the composed nodes. The escape tables compared: docs/internals/load.md.
 _ESCAPED_QUOTE = re.compile(r"\\+'")
 _STAND_INS = tuple(chr(code) for code in range(0xE000, 0xE010))
 
@@ -465,29 +450,9 @@ def nesting_error(text: str, depth: int = MAX_DEPTH) -> NestingError | None:
 
 
 # -- the fast path for large texts -------------------------------------------------------------
-# The constructor runs in Python, a few microseconds a value: a 5,000-node dump takes it a
-# minute or more. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts and lists several
-# times faster, but it resolves plain scalars by YAML 1.2 (`yes`, `y`, `0777`, `1_0`) and turns
-# aliases into copies. So its result is used only when it is shown to be what SafeLoader
-# (go-yaml's reading, `kexplain.load.goyaml`) would build; else the text is read by SafeLoader
-# as before (so errors are the same as ever):
-#
-# - libyaml itself parses the whole text without building anything (`raw_parse`, C speed): a
-#   text it rejects goes to SafeLoader, and its event count must be the result's;
-# - no tags, directives, tabs, other line breaks than \n and \r\n, duplicate keys, merge keys;
-#   anchors unique and each alias after its anchor (found in the text, over-approximated: a
-#   string that looks like one also sends the text to SafeLoader);
-# - every value is a str, int, float, bool, None, dict or list, and every key a str;
-# - a string that go-yaml reads as something else when plain (`'16'`, `'True'`, `y`) was
-#   quoted: yaml-rs types it when plain (so a string means it was quoted), or the text has no
-#   plain-looking occurrence of it (`yes`, `y`); timestamps are strings to both;
-# - an int comes from a spelling both read alike (no `0777`, `08`, `0o17`, `0X1F`, `_1` in the
-#   text), within go-yaml's 64 bits (past them it reads a float);
-# - each float is put back to what go-yaml makes of the plain tokens yaml-rs reads as it
-#   (`1e400` is a string to go-yaml), which must be one value, and finite (JSON has no other);
-# - with aliases, the values they add (bounded from above by the counts) are within what
-#   `excessive_aliasing` allows (so the fast path never takes what it would refuse), and no
-#   null (yaml-rs's reading of an alias inside its own anchor, a cycle to SafeLoader).
+# yaml-rs builds the same dicts and lists several times faster than PyYAML's constructor, but reads
+# YAML 1.2: its result is used only when it is shown to be what SafeLoader would build, else the text
+# is read by SafeLoader as before. The conditions checked: docs/internals/load.md.
 try:  # pragma: no cover - depends on the platform having a wheel
     import yaml_rs as _yaml_rs
 except ImportError:  # pragma: no cover
