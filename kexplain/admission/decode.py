@@ -28,10 +28,8 @@ STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty"
 
 
 def _schemas() -> dict[str, dict]:
-    """The kinds' schemas (data/decode_schemas.json): leaves are the names above, `[x]` a list of x,
-    `["map", x]` a map[string]x (made a tuple), "@NAME" the shared definition NAME. DRA kinds are
-    written in resource.k8s.io/v1, the internal form other versions are converted to first
-    (`kexplain.admission.dra_convert`): what admission and the allocator read."""
+    """The kinds' schemas (data/decode_schemas.json): `[x]` a list of x, `["map", x]` a map[string]x,
+    "@NAME" a shared definition; DRA kinds in resource.k8s.io/v1, the internal form (`dra_convert`)."""
     raw = json.loads(resources.files(__package__).joinpath("data", "decode_schemas.json").read_text(encoding="utf-8"))
     built: dict[str, Any] = {}
 

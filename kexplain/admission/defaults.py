@@ -115,9 +115,8 @@ def _default_pod_level_resources(spec: dict) -> None:
 
 
 def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
-    """SetObjectDefaults_Pod, with `kube`'s gates: SetDefaults_Pod (requests from limits,
-    pod-level resources, enableServiceLinks, host network ports), then the spec's defaulting a
-    template's shares (`default_pod_spec`). Pod status is not defaulted: nothing reads its lists."""
+    """SetObjectDefaults_Pod with `kube`'s gates: SetDefaults_Pod, then `default_pod_spec` (status: not
+    defaulted, nothing reads its lists)."""
     spec = spec_of(pod)
     containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
     inits = [c for c in spec.get("initContainers") or [] if isinstance(c, dict)]
@@ -141,9 +140,8 @@ def _default_host_network_ports(c: dict) -> None:
 
 
 def default_node(node: dict, change: bool = True) -> bool:
-    """SetObjectDefaults_Node: allocatable := capacity when allocatable is absent, the resource
-    lists rounded. Whether it changes the node (`change` False: would change it, changing
-    nothing)."""
+    """SetObjectDefaults_Node: allocatable := capacity when absent, the lists rounded; whether it
+    changes the node (`change` False: asks without changing)."""
     status = node.get("status")
     if not isinstance(status, dict):
         return False

@@ -34,9 +34,8 @@ def _requests(obj: dict) -> list[Any]:
 
 @dataclass(frozen=True)
 class DraServer:
-    """What one version's API server does to DRA objects: the fields it drops (`dropped_by`)
-    and the CEL compatibility version it compiles new selectors at (`cel_compatibility`).
-    Resolved once per admission run."""
+    """One version's API server for DRA objects, resolved once per run: the fields it drops, its CEL
+    compatibility version."""
 
     dropped: Dropped
     cel: str

@@ -159,9 +159,8 @@ READ_AS: Mapping[str, Mapping[str, Decoder]] = MappingProxyType({
 
 
 def decoder(api_version: Any, kind: Any, minor: str = DEFAULT_K8S_VERSION) -> Decoder | None:
-    """How an object of a DRA kind written at `api_version` becomes the internal form (None:
-    kexplain does not read that version; other kinds need no decoding). A minor kexplain has no
-    table for is read as the default minor."""
+    """How a DRA object at `api_version` becomes the internal form (None: a version kexplain does not
+    read); a minor without a table reads as the default minor."""
     if kind not in KINDS or not isinstance(api_version, str):
         return None
     return READ_AS.get(minor, READ_AS[DEFAULT_K8S_VERSION]).get(api_version)
@@ -174,8 +173,7 @@ def reads(api_version: Any, kind: Any, minor: str = DEFAULT_K8S_VERSION) -> bool
 
 
 def decode(obj: dict, *, defaults: bool, minor: str = DEFAULT_K8S_VERSION) -> dict:
-    """`obj` (a DRA object the caller owns: it is changed, or its parts reused) in the internal
-    form, with its version's defaults when `defaults` (an object the API server has stored is
-    defaulted already); `obj` itself when kexplain does not read its version."""
+    """`obj` (changed or reused: the caller's) in the internal form, with its version's defaults when
+    `defaults` (a stored object has them); `obj` itself at a version kexplain does not read."""
     found = decoder(obj.get("apiVersion"), obj.get("kind"), minor)
     return obj if found is None else found(obj, defaults)

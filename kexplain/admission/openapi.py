@@ -109,9 +109,7 @@ _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
 def version_priority(api_version: str) -> tuple:
-    """How Kubernetes orders the versions of a group (apimachinery's
-    CompareKubeAwareVersionStrings), as a sort key, preferred first: GA before beta before
-    alpha, higher numbers first; versions of another form last, alphabetically."""
+    """apimachinery's CompareKubeAwareVersionStrings as a sort key, preferred first."""
     version = api_version.rsplit("/", 1)[-1]
     m = _KUBE_VERSION.match(version)
     if not m:
@@ -192,9 +190,7 @@ def unknown_field_warning(path: str) -> str:
 
 
 def unknown_fields_error(paths: Iterable[str]) -> str:
-    """The API server's refusal (fieldValidation=Strict, kubectl's default): every unknown field
-    of the object, in document order, as `Pod in version "v1" cannot be handled as a Pod:
-    strict decoding error: unknown field "spec.x", unknown field "spec.y"` ends."""
+    """The API server's strict-validation refusal naming every unknown field, in document order."""
     return "strict decoding error: " + ", ".join(unknown_field_warning(p) for p in paths)
 
 
@@ -281,16 +277,14 @@ class ApiIndex:
         return "." not in group or group in self._groups or group in REMOVED_GROUPS
 
     def api_version_problem(self, api_version: Any, kind: str) -> str | None:
-        """Why the API server would not take a `kind` object at `api_version` (no apiVersion, or
-        a built-in group at a version it does not have); None when it would (when enabled, for an
-        off-by-default version), and for a group of its own (a custom resource: not known here)."""
+        """Why the API server would not take a `kind` object at `api_version`; None when it would, or
+        for a group not its own (a custom resource)."""
         status = self.api_version_status(api_version, kind)
         return status.message if status is not None and status.state in (MISSING, NOT_SERVED) else None
 
     def definition(self, api_version: Any, kind: Any) -> str | None:
-        """The name of the definition of a built-in kind; at an API version it is not served at
-        (or without one), of the kind at its preferred version; None for other kinds (and for a
-        kind or version that is not a string, which the API server reads as missing)."""
+        """The definition name of a built-in kind (at its preferred version when `api_version` is not
+        served or missing); None for other kinds and non-string values."""
         if not isinstance(kind, str):
             return None
         name = self._kinds.get((api_version, kind)) if isinstance(api_version, str) else None
@@ -299,9 +293,8 @@ class ApiIndex:
         return name
 
     def kind_schema(self, api_version: Any, kind: Any) -> dict[str, Any] | None:
-        """The definition of a built-in kind at `api_version` (as `definition` finds it), for
-        what reads its fields' extensions (`kexplain.load.apply_patch`: patch strategies and
-        merge keys); None for a kind without one."""
+        """The definition of a built-in kind at `api_version`, for its fields' patch strategies and
+        merge keys (`apply_patch`); None without one."""
         name = self.definition(api_version, kind)
         return self._defs.get(name) if name is not None else None
 
@@ -635,9 +628,8 @@ def _timestamp_text(v: Any) -> str:
 
 
 def go_type_of(schema: Any) -> str:
-    """The Go type (as reflect prints it, pointers left out) the OpenAPI schema implies:
-    `int32`, `[]v1.Container`, `map[string]string`, `resource.Quantity`. Fields declared with
-    another (a named string type, ...) are in `kexplain.apimachinery.gotypes.FIELD_TYPES`."""
+    """The Go type (as reflect prints it, no pointers) the OpenAPI schema implies; other declared types
+    are in `kexplain.apimachinery.gotypes.FIELD_TYPES`."""
     if not isinstance(schema, dict):
         return "interface {}"
     ref = schema.get("$ref")
@@ -898,9 +890,8 @@ def _go_quote(b: bytes) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def go_time_parse_error(layout: str, value: str) -> str | None:
-    """time.Parse(layout, value)'s error (`parsing time "x" as "2006-01-02T15:04:05Z07:00":
-    cannot parse "x" as "2006"`), None when it parses: for the layouts of metav1.Time and
-    MicroTime. The value is cut in the message when long (clip)."""
+    """time.Parse(layout, value)'s error for metav1.Time's and MicroTime's layouts, the value clipped;
+    None when it parses."""
     rest = value.encode("utf-8", "surrogatepass")
     year = month = day = -1
     chunks = _TIME_CHUNKS[layout]

@@ -76,9 +76,8 @@ class ShapeAdmission:
         return admitted
 
     def first_template(self, pod: StoredPod) -> Template | None:
-        """The shape's `view_template`, made for its first pod read as a view; None when
-        the shape's pods are not alike but in their own values (that pod's view so made is
-        not the view of its object admitted)."""
+        """The shape's `view_template` made for its first pod read as a view; None when the shape's pods
+        are not alike but in their own values."""
         found = view_template(pod, self.apply, self.admitted)
         if found is not None and (self.merged is None and not found[2] or self.own_view(pod, found) != found[0]):
             return None
@@ -97,10 +96,8 @@ class ShapeAdmission:
         return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
-        """The pod admitted, or None when its name is taken. A pod read as a view is admitted
-        as a view: the shape's admitted view with the pod's own values (`own_view`), its
-        object made by `admitted_of` when asked; as an object when the shape has no
-        template (`first_template`)."""
+        """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's
+        own values (`own_view`), or an object when the shape has no template."""
         viewed = type(pod) is StoredPod
         if viewed:
             own = pod.view.metadata

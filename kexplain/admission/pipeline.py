@@ -64,9 +64,8 @@ def _kind(obj: object) -> str:
 
 
 def is_stored(obj: object) -> bool:
-    """An object an API server has stored: it carries a resourceVersion, which no create
-    request may (the server refuses one that does), so it was read from a cluster or from a
-    dump of one. Admission already ran on it; running it again would change it (admission.md)."""
+    """An object an API server has stored (a resourceVersion, which no create may carry): admission
+    already ran on it, and running it again would change it (admission.md)."""
     if type(obj) is StoredPod:
         return obj.stored
     meta = obj.get("metadata") if isinstance(obj, dict) else None
@@ -80,9 +79,8 @@ def _name(obj: dict) -> str:
 
 @dataclass
 class _Flat:
-    """What `_flatten` leaves: the objects to admit, in order; the indexes among them of each
-    kind's (`_Admission`'s look-up); those whose decoding is still to check (`check_decodes`:
-    neither stored nor a pod kept as written, which decodes as its shape's first did)."""
+    """What `_flatten` leaves: the objects to admit in order, their indexes by kind, and those whose
+    decoding is still to check (neither stored nor a pod kept as written)."""
 
     objects: list[tuple[dict, Source]] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)
@@ -160,9 +158,8 @@ def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
 
 def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
           stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> None:
-    """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
-    internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
-    another version is converted on a copy, never changed itself)."""
+    """One object of `_flatten`: kept, copied or skipped; a DRA object decoded into the internal form
+    (defaulted first unless stored; a stored one converted on a copy)."""
     if kind in POLICY_KINDS:         # read by admission (LimitRanger, ResourceQuota), taken as written
         if is_stored(obj):           # (never validated again, as no stored object is)
             stored.add(id(obj))
@@ -204,9 +201,8 @@ def _admitted_as_read(node: dict, dropped: gated_fields.Dropped) -> bool:
 
 
 def _copy_read(obj: dict, src: Source) -> dict:
-    """`_copy` of an object kexplain's loaders read (a dump's): the same values, written and read
-    back by msgspec in C, a third of the time. Exact for what they read (JSON values, and YAML's
-    read as kubectl reads it: a timestamp is its text); anything else is copied by `_copy`."""
+    """`_copy` of an object a loader read, through msgspec in C (a third of the time); exact for what
+    the loaders read, anything else copied by `_copy`."""
     try:
         return _decode_copy(_encode_copy(obj))      # type: ignore[no-any-return]
     except (TypeError, ValueError, OverflowError, RecursionError, msgspec.MsgspecError):
@@ -240,9 +236,7 @@ class _Shapes:
         self.patches: dict[bytes, shapes.Patch | None] = {}
 
     def note(self, obj: dict, src: Source) -> dict:
-        """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
-        that one did, its own status too, and is copied by nothing), else a copy, as for any
-        other object."""
+        """The pod to admit: `obj` itself when a pod of its shape came before (it decodes alike), else a copy."""
         _, key, decodes, by_text = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
             else _NO_ENTRY
         if type(obj) is StoredPod and not by_text:
@@ -317,9 +311,8 @@ def default_storage_class_name(classes: list[dict]) -> str | None:
 
 
 class _Taken:
-    """The (namespace, name) of the pods admitted so far, as a set would hold them: a stored
-    dump's pods by name (their names are all different; one mapping made in C), and a set of
-    those admitted after them."""
+    """The (namespace, name) of the pods admitted so far: a stored dump's by name (made in C), and a
+    set of those admitted after them."""
 
     __slots__ = ("_by_name", "_more")
 
@@ -536,9 +529,8 @@ class _Admission:
                 self.add(obj, BUILTIN)
 
     def check_namespace_labels(self) -> None:
-        """PodSecurity's ValidateNamespace, before anything is created in the Namespaces: one
-        whose Pod Security labels do not parse is refused (`podsecurity.namespace_refusal`); one
-        the API server would refuse as invalid anyway is left to `run_namespaces`."""
+        """PodSecurity's ValidateNamespace before anything is created in the Namespaces (an otherwise
+        invalid one is left to `run_namespaces`)."""
         for obj, src in self.of_kind("Namespace"):
             meta = obj.get("metadata")
             if self.stored(obj) or not isinstance(meta, dict) or not podsecurity.labelled(meta.get("labels")):
@@ -556,9 +548,8 @@ class _Admission:
                 raise _not_found(namespace, src, pod)
 
     def admit_pod(self, pod: dict, src: Source, *, bound: bool, at: int | None = None) -> dict:
-        """Admit one pod by the full path; returns it admitted: `pod` itself, changed in place
-        (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy. `at`: its
-        place among `objects` (None: the pending pod, created after them but `later`)."""
+        """Admit one pod by the full path: `pod` changed in place, or an admitted copy of a pod kept as
+        written. `at`: its place among `objects` (None: the pending pod, created after them but `later`)."""
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
@@ -593,9 +584,8 @@ class _Admission:
                 if (index < at if at is not None else key not in self.later)]
 
     def _admit_steps(self, pod: dict, src: Source, at: int | None = None) -> None:
-        """What admission does to one pod between its name's check and its zone labels: the
-        generated uid, defaulting, the mutating plugins in the server's order, validation. `at`:
-        the pod's place among `objects` (`_ranges_for`)."""
+        """Admission of one pod between its name's check and its zone labels: uid, defaulting, the
+        mutating plugins in the server's order, validation. `at`: as `admit_pod`'s."""
         meta = pod["metadata"]
         spec = pod["spec"]
         if not meta.get("uid"):
@@ -647,9 +637,8 @@ class _Admission:
         return copied
 
     def _patch_of(self, shape: bytes) -> shapes.Patch | None:
-        """The patch of a shape: its canonical pod admitted by the same steps (no name taken, no
-        zone labels: those are each pod's), diffed (`shapes.make_patch`); None when anything
-        refuses it or the patch would not replay exactly."""
+        """The patch of a shape: its canonical pod admitted by the same steps and diffed
+        (`shapes.make_patch`); None when anything refuses it or it would not replay exactly."""
         assert self._shapes is not None
         written = self._shapes.first[shape]
         try:
@@ -679,9 +668,8 @@ class _Admission:
                               self._node_topology, self._topology_labels, labels_shared).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
-        """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's
-        (their rows are known) and take names no other has: a dump's 150,000 pods; False, having
-        done nothing, otherwise."""
+        """`_register_stored_pod` of a stored dump's pods at `indexes` at once (their names all new);
+        False, having done nothing, otherwise."""
         rows = self._rows
         if not indexes or self.pod_keys or rows is None or len(rows) > len(self.objects):
             return False
@@ -728,9 +716,8 @@ class _Admission:
             self._pod_namespace_seen((obj.get("metadata") or {}).get("namespace") or "default")
 
     def run_dra(self) -> None:
-        """The DRA objects in file order, after the Namespaces (whose labels the admin-access rule
-        reads): dropped fields, validation (defaulted when decoded: `_take`); names unique per
-        kind and namespace."""
+        """The DRA objects in file order, after the Namespaces (the admin-access rule reads their labels);
+        names unique per kind and namespace."""
         seen: dict[str, set[str]] = {}
         server = DraServer.of(self.kube)
         for obj, src in self.of_kind(*sorted(DRA_KINDS)):

@@ -241,9 +241,8 @@ def _pretty(resources: dict[str, Quantity]) -> str:
 
 
 class QuotaLedger:
-    """The quotas of a set's cluster and what they have used, pods charged as they are created;
-    `pod_level`: the PodLevelResources gate of the version followed (the evaluator reads a pod's
-    own `spec.resources` only with it on)."""
+    """The quotas of a set's cluster and their usage, charged as pods are created; `pod_level`: the
+    PodLevelResources gate (the evaluator reads a pod's own `spec.resources` only with it on)."""
 
     def __init__(self, quotas: list[Quota], pod_level: bool = True) -> None:
         self.pod_level = pod_level
@@ -314,9 +313,8 @@ class QuotaLedger:
 
     def created_copies(self, pod: dict[str, Any], copies: int, name_of: Any = None,
                        later: frozenset[tuple[str, str, str]] = frozenset()) -> tuple[int, str]:
-        """How many of `copies` pods like `pod` the quotas let be created one after another (each
-        charged), and the refusal of the first one refused ("" when all are), naming that copy
-        (`name_of(i)`: copy i's name); `later` as `refusal` says."""
+        """How many of `copies` pods like `pod` the quotas let be created one after another, and the
+        first refusal ("" when none) naming that copy (`name_of(i)`)."""
         for i in range(copies):
             refused = self.refusal(pod, later)
             if refused:

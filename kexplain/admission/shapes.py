@@ -66,8 +66,7 @@ def canonical(pod: dict, valid_nodes: set[str], valid_times: set[str] | None = N
 
 def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> list[tuple[dict, Any, Any]] | None:
     """Replace in place what tells `pod` from its workload's other pods by placeholders, each once it
-    passes admission's own check of it; returns the undo list, or None (nothing changed) when `pod` is
-    not of the common shape. In place: a shape key then needs no copy of the pod."""
+    passes admission's own check; the undo list, or None (unchanged) when not of the common shape."""
     meta = pod.get("metadata")
     spec = pod.get("spec")
     if type(meta) is not dict or type(spec) is not dict:

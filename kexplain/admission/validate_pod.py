@@ -373,9 +373,8 @@ def _container_restart_policy(policy: object, restart_rules: list[dict], p: str,
 
 
 def _init_restart_policy(c: dict, p: str, rules: PodRules) -> list[FieldError]:
-    """validateInitContainerRestartPolicy: `Always` makes a sidecar; with ContainerRestartRules
-    an init container may also have a policy of its own and rules (a sidecar's rules only with
-    RestartAllContainersOnContainerExits)."""
+    """validateInitContainerRestartPolicy: `Always` makes a sidecar; ContainerRestartRules allows
+    other policies and rules (a sidecar's only with RestartAllContainersOnContainerExits)."""
     policy = c.get("restartPolicy")
     restart_rules = _restart_rules_of(c, rules)
     if policy is None:
@@ -496,9 +495,8 @@ def _host_network(spec: dict) -> list[FieldError]:
 
 
 def _host_users(spec: dict, rules: PodRules) -> list[FieldError]:
-    """validateHostUsers: a pod in its own user namespace (`hostUsers: false`) may not share the
-    host's network (unless UserNamespacesHostNetworkSupport), PID or IPC namespaces, nor (from
-    1.34) use volume devices."""
+    """validateHostUsers: `hostUsers: false` shares no host network (unless
+    UserNamespacesHostNetworkSupport), PID or IPC namespace, nor (from 1.34) uses volume devices."""
     if spec.get("hostUsers") is not False:
         return []
     errs: list[FieldError] = []

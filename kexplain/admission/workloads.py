@@ -71,9 +71,8 @@ def _child(parent: dict, key: str) -> dict:
 
 
 def generate_job_selector(job: dict) -> None:
-    """What the Job registry does before validating a Job whose selector is not manual (in place):
-    the job-name and controller-uid labels (prefixed and legacy) are added to the pod template
-    where absent, and the selector gets `batch.kubernetes.io/controller-uid: <uid>`."""
+    """The Job registry's step for a Job without a manual selector (in place): the job-name and
+    controller-uid labels added to the template, the selector the controller-uid."""
     spec = _child(job, "spec")
     if spec.get("manualSelector") is True:
         return
@@ -399,9 +398,8 @@ def validate_workload(obj: dict) -> list[FieldError]:
 
 
 def check_workload(obj: dict, source: Source | None) -> None:
-    """Raise AdmissionRejected with the API server's message when it would refuse `obj`. A
-    workload not checked against its schema before (a field of the wrong type that validation
-    trips on) gets the decoder's error for that field, as the API server never decodes it."""
+    """Raise AdmissionRejected with the API server's message when it would refuse `obj` (the decoder's
+    error for a field of the wrong type, when not schema-checked before)."""
     try:
         errs = validate_workload(obj)
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
@@ -422,9 +420,8 @@ def _template_path(kind: str) -> str:
 
 
 def refused_pods(err: KexplainError, workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> KexplainError:
-    """`err`, raised for the pod made from `workload`'s template, as the API server storing the workload
-    and refusing the pods its controller creates (`Deployment default/web: the API server would refuse
-    its pods: ...`); a template that does not decode refuses the workload itself."""
+    """`err`, raised for the pod made from `workload`'s template, as the API server refusing the pods
+    its controller creates (`Deployment default/web: the API server would refuse its pods: ...`)."""
     pod = err.obj
     if not (isinstance(workload, dict) and workload.get("kind") not in (None, "Pod") and isinstance(pod, dict)
             and pod.get("kind") == "Pod"):
@@ -466,9 +463,8 @@ _POD_ONLY_PATHS = ("metadata.name", "metadata.generateName", "metadata.namespace
 
 
 def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: KubeVersion) -> str | None:
-    """The API server's message refusing `workload` for its template (ValidatePodTemplateSpec, defaulted,
-    no admission plugins' changes) when its pod was refused as invalid; None when the template is valid
-    (then the pods' refusal is their controller's FailedCreate) or not all the errors are its."""
+    """The refusal of `workload` itself for its template (ValidatePodTemplateSpec, defaulted, no plugins'
+    changes) when its pod was refused as invalid; None when the template is valid or not at fault."""
     errs = validate_pod_create(_as_template(pod, workload, kube), kube)
     if not errs or any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
         return None

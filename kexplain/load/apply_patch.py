@@ -38,9 +38,8 @@ def last_applied(live: Any) -> dict[str, Any] | None:
 
 def patched(live: Any, manifest: dict[str, Any], original: Any = _ANNOTATION,
             kube: KubeVersion = DEFAULT_VERSION) -> dict[str, Any]:
-    """`live` as `kubectl apply` of `manifest` leaves it (see the module docstring); `original`:
-    the last-applied manifest (default: `live`'s annotation; None: none). Neither is changed;
-    the result shares unchanged parts with them."""
+    """`live` as `kubectl apply` of `manifest` leaves it; `original`: the last-applied manifest (default:
+    `live`'s annotation; None: none). Neither is changed; unchanged parts are shared."""
     live = plain(live)
     if original is _ANNOTATION:
         original = last_applied(live)
@@ -188,9 +187,8 @@ def _without_nulls(value: Any) -> Any:
 
 
 def _interleave(kept: list, patch: list, live: Iterable[Any], key: Callable[[Any], Any]) -> list:
-    """The live items the manifest does not name (`kept`, in live order) placed among the
-    manifest's (`patch`, in its order), by the live order where both are live (mergeSortedSlice:
-    a live item goes before a manifest item that comes after it in the live list)."""
+    """The live items the manifest does not name placed among the manifest's by the live order
+    (mergeSortedSlice)."""
     order: dict[Any, int] = {}
     for i, item in enumerate(live):
         order.setdefault(key(item), i)

@@ -117,9 +117,8 @@ def parse_int(s: str, base: int) -> int | None:
 
 
 def parse_float(s: str) -> float | None:
-    """Go's strconv.ParseFloat(s, 64) for the decimal forms go-yaml hands it (a text starting
-    with `.`, or one of yamlStyleFloat); None for its syntax and range errors (past a float's
-    range: Go refuses it, where Python reads infinity)."""
+    """Go's strconv.ParseFloat(s, 64) for the decimal forms go-yaml hands it; None for its syntax and
+    range errors (Go refuses past a float's range, where Python reads infinity)."""
     m = _DECIMAL.fullmatch(s)
     if m is None or not any(c.isdigit() for c in (m.group(1) or "") + (m.group(2) or "")):
         return None
@@ -244,9 +243,8 @@ _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{
 
 
 def binary_text(text: str) -> str:
-    """A `!!binary` scalar as kubectl sends it: decoded by Go's base64.StdEncoding (line breaks
-    skipped, padding required), then a Go string in JSON (each byte that is not UTF-8 made
-    U+FFFD, as json.Marshal does)."""
+    """A `!!binary` scalar as kubectl sends it: Go's base64.StdEncoding, then a Go string in JSON
+    (invalid UTF-8 bytes made U+FFFD)."""
     compact = text.replace("\r", "").replace("\n", "")
     if not _BASE64.fullmatch(compact):
         raise GoYamlError("!!binary value contains invalid base64 data")

@@ -47,9 +47,8 @@ _DECODER = json.JSONDecoder()
 
 
 def read_file(path: str) -> dict[str, Any] | None:
-    """The document of the JSON file at `path` (`json.loads` of it) when it holds at least MIN_CHARS bytes
-    of a List, read a window at a time (bound pods as views of the mapping), else by `_read_mapped`;
-    None otherwise or for anything msgspec refuses (then read the text, which says what is wrong)."""
+    """`json.loads` of the JSON file at `path` when it holds at least MIN_CHARS bytes of a List, read a
+    window at a time (bound pods as views); None otherwise, or for anything msgspec refuses."""
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -122,9 +121,8 @@ def _windows(mapped: mmap.mmap, view: memoryview, start: int, fd: int) -> dict[s
 
 
 def _items_opened(mapped: mmap.mmap, start: int) -> int | None:
-    """Where the top-level "items" array's first item may begin (past its `[`), found within
-    EDGE bytes of the text's start: the text up to there, closed by `]}`, must parse (a key
-    "items" inside another value would leave it unbalanced)."""
+    """Where the top-level "items" array's first item may begin, within EDGE bytes: the text up to
+    there, closed by `]}`, must parse."""
     for found in _ITEMS_KEY.finditer(mapped, start, start + EDGE):
         try:
             fields = _FIELDS(mapped[start:found.end()] + b"]}")
@@ -176,9 +174,8 @@ _STRING = rb'"(?:[^"\\]|\\.)*"'
 
 
 def _cut_pattern(mapped: mmap.mmap, first: int) -> re.Pattern[bytes] | None:
-    """Where a later item like the first one (at `first`) begins: the end of an item, a comma,
-    and the first item's first key (and second key, when the first value is a string), the
-    key text as written (`_item_start`, of bytes). Group 1: the next item, from its `{`."""
+    """Where a later item like the first one (at `first`) begins, as `_item_start` finds it in a text,
+    in the mapped bytes. Group 1: the next item, from its `{`."""
     head = mapped[first:first + 4096]
     found = re.match(rb"\{" + _WSB + b"(" + _STRING + b")" + _WSB + b":" + _WSB, head)
     if found is None:
@@ -243,9 +240,8 @@ _OPEN, _CLOSE = ord("["), ord("]")
 
 
 def _kept(pod: stored_pods.PodView, texts: dict[bytes, Raw]) -> stored_pods.PodView | None:
-    """A stored pod's view, its texts its own (`owning`); None for a pod no API server stored: it
-    is admitted by its shape, read from its whole text (`admission.shapes.written_key`), and the
-    file's every page would come back into memory: it is made whole (`_ItemReader`) instead."""
+    """A stored pod's view with its own texts; None for a pod no API server stored (admitted by its
+    shape from its whole text, so it is made whole instead)."""
     meta = pod.metadata
     return stored_pods.owning(pod, texts) if meta is not None and meta.resourceVersion else None
 
@@ -473,9 +469,8 @@ def _items(text: str, pos: int) -> tuple[list[Any] | None, int]:
 
 
 def _item_start(text: str, start: int) -> re.Pattern[str] | None:
-    """Where a later item like the first one (at `start`) begins: the end of an item, a comma,
-    and the first item's first key (and second key, when the first value is a string), the
-    key text as written. Group 1: what follows the item's `{`."""
+    """Where a later item like the first one (at `start`) begins: an item's end, a comma, and the first
+    item's first key (and second, after a string value) as written. Group 1: what follows its `{`."""
     key_end = WHITESPACE.match(text, start + 1).end()
     if text[key_end:key_end + 1] != '"':
         return None

@@ -144,9 +144,7 @@ APIS_PATH = "/apis"       # the API group list (discovery, readable by every aut
 
 @dataclass(frozen=True)
 class PolicyRead:
-    """What was learnt reading POLICIES (their objects go with the cluster's): the reads RBAC
-    refused (said as the namespace-scoped mode says them) and notes (a kind read in one
-    namespace only, or not at all)."""
+    """What reading POLICIES learnt: the refused reads and notes (a kind read in one namespace, or not)."""
 
     refusals: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
@@ -210,9 +208,8 @@ def in_cluster() -> bool:
 
 
 def _client() -> Any:
-    """The `kubernetes` client's calls (`load.kube_client`), imported when a live command first
-    connects: the one import here kept out of the module's top, as the client costs about 0.2 s
-    that a run on files (which imports this module for its helpers) never pays."""
+    """The `kubernetes` client's calls (`load.kube_client`), imported on first connect: the client costs
+    about 0.2 s, which a run on files never pays."""
     from kexplain.load import kube_client
     return kube_client
 
@@ -324,9 +321,8 @@ class ClusterReader:
         return self._collect(res, self._served_events(res))
 
     def api_groups(self) -> dict[str, tuple[str, ...]] | None:
-        """The API groups the server serves, each with its versions (GET /apis, asked once per
-        reader); None when the server does not say (403, 404): then every optional kind is
-        listed, and a 404 says it is not served."""
+        """The served API groups with their versions (GET /apis, once per reader); None when the server does
+        not say (403, 404): then every optional kind is listed."""
         if self._groups is _UNASKED:
             self._groups = self._read_api_groups()
         return self._groups      # type: ignore[return-value]
@@ -382,9 +378,8 @@ class ClusterReader:
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
     def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
-        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at
-        v1beta2: a cluster without Kueue is asked nothing more. A refused list (403) is kept as
-        a `Refusal` (said once; the rest goes on); a group served at older versions only is a note."""
+        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2; as
+        `read_karpenter` for refusals and older versions."""
         groups = self.api_groups()
         versions = groups.get(KUEUE[0].group) if groups is not None else (KUEUE[0].version,)
         if not versions:
@@ -432,10 +427,8 @@ class ClusterReader:
         return out, PolicyRead(tuple(refusals), tuple(notes))
 
     def read_cluster(self) -> list[tuple[Obj, Source]]:
-        """Every object of every kind in RESOURCES, kinds in that order.
-
-        A thread fetches the pages while this one decodes the ones fetched (`_Prefetch`), the collector
-        paused (`gcpolicy`); a failure is raised in `list`'s words once the pages before it are read."""
+        """Every object of every kind in RESOURCES, in that order: a thread fetches pages while this one
+        decodes (`_Prefetch`); a failure is raised once the pages before it are read."""
         out: list[tuple[Obj, Source]] = []
         with _Prefetch(self) as events, bulk_load():
             for res in RESOURCES:
@@ -476,9 +469,8 @@ class ClusterReader:
             yield ("refused", res, err.refusal)
 
     def list_events(self, namespace: str, kind: str, name: str | None = None) -> tuple[list[Obj], Refusal | None]:
-        """The core/v1 Events of one object of `namespace` (those `kubectl describe` shows; with
-        no name, of every object of that kind there), or the refusal when RBAC does not allow
-        listing them."""
+        """The core/v1 Events of one object of `namespace` (of every object of the kind there without a
+        name), or the refusal when RBAC does not allow listing them."""
         selector = f"involvedObject.kind={kind}" + (f",involvedObject.name={name}" if name else "")
         query: list[tuple[str, Any]] = [("fieldSelector", selector)]
         path = EVENTS.path_in(namespace)
@@ -504,9 +496,8 @@ class ClusterReader:
                 continue
 
     def _list_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
-        """("page", res, body) per page, ("restart", res, None) when a continue token expired
-        (410: listed again from the start); LiveError after MAX_RELISTS + 1 attempts. With a
-        `namespace`, that namespace's collection only."""
+        """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only."""
         path = res.path_in(namespace) if namespace else res.path
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
@@ -577,9 +568,8 @@ class ClusterReader:
         return version if isinstance(version, str) else None
 
     def _get(self, path: str, query: list[tuple[str, Any]] | None = None) -> Obj:
-        """GET through the client's ApiClient (its auth, TLS and proxy settings), the body
-        parsed from the raw JSON. The typed API classes are not used: importing them and
-        their models costs seconds, and they would only build these same paths."""
+        """GET through the client's ApiClient, the body parsed from raw JSON (the typed API classes would
+        cost seconds to import and only build these same paths)."""
         return self._decoded(self._fetch(path, query), path)
 
     def _fetch(self, path: str, query: list[tuple[str, Any]] | None = None) -> bytes:
@@ -735,9 +725,8 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
 
 
 def _leading_metadata(text: str) -> Obj | None:
-    """The value of "metadata" when it is among the first keys of the JSON object `text`, before
-    "items"; None when it is not (the caller parses the whole). Keys before it (kind,
-    apiVersion) are parsed and skipped; ValueError for what is not JSON."""
+    """The value of "metadata" when it comes before "items" in the JSON object `text`, else None;
+    ValueError for what is not JSON."""
     pos = _WS.match(text, 0).end()      # type: ignore[union-attr]
     if text[pos:pos + 1] != "{":
         return None
@@ -868,9 +857,7 @@ VERSION_API_VERSION, VERSION_KIND = "kexplain/v1", "ServerVersion"
 
 
 def version_record(git_version: str) -> Obj:
-    """The List item that records the API server's version (its /version gitVersion). It has
-    no name: it names no object of the cluster (two snapshots together are two records, which
-    `recorded_version` compares, not one object given twice)."""
+    """The List item recording the API server's /version; nameless, as it names no object of the cluster."""
     return {"apiVersion": VERSION_API_VERSION, "kind": VERSION_KIND, "metadata": {}, "gitVersion": git_version}
 
 

@@ -134,9 +134,8 @@ def decoded_text(data: bytes, path: str) -> str:
 
 
 def read_settings_document(path: str, what: str, max_bytes: int | None = None) -> tuple[Any, Source]:
-    """The one document of a settings file (YAML or JSON; `what` names the settings in the
-    error when there are more), `{}` when it holds none (the defaults), and the file as a Source
-    for the errors of its values."""
+    """The one document of a settings file (`{}` when none: the defaults) and the file as a Source for
+    its values' errors; `what` names the settings when there are more."""
     text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
     docs = [d.value for d in parse_documents(text, path) if d.value is not None]
     if len(docs) > 1:
@@ -153,9 +152,8 @@ def _os_problem(path: str, err: OSError) -> str:
 
 
 def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
-    """At most `max_bytes + 1` bytes; binary data (a NUL in the first 8 KiB) stops the read early.
-    No read asks for more than the input holds (a file's size, a pipe's chunks): `read(n)`
-    allocates n bytes before it reads, and `max_bytes` is gigabytes (`limits.DEFAULT_MAX_BYTES`)."""
+    """At most `max_bytes + 1` bytes, stopping early at binary data; never asking for more than the input
+    holds (`read(n)` allocates n bytes first, and `max_bytes` is gigabytes)."""
     start = stream.tell() if stream.seekable() else None
     first = stream.read(min(FIRST_CHUNK, max_bytes + 1)) or b""
     if first.startswith((b"\xff\xfe", b"\xfe\xff")):   # what PowerShell's `>` writes
@@ -234,9 +232,8 @@ def _joined(rows: list[columns.Rows | None]) -> columns.Rows | None:
 
 
 def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], columns.Rows | None]:
-    """The objects of one document: itself, or its List's items (unwrapped), with their rows
-    when they were read with them (a dump's List: `plain_items`); InputError for a document
-    that is not an object."""
+    """The objects of one document (its List's items unwrapped), with their rows when read with them;
+    InputError for a document that is not an object."""
     if not isinstance(obj, dict):
         raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
     other = not_an_object(obj)
@@ -272,9 +269,8 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
 
 def _documents(path: str, max_bytes: int, stdin: BinaryIO | None, problems: Problems
                ) -> Iterator[ParsedDocument] | None:
-    """The documents of `path`: a large JSON List file read in parts (`json_list.read_file`), a
-    JSON document parsed from the bytes (a dump), or YAML documents; None when the file cannot
-    be read (in `problems`; past the caller's size limit, raised)."""
+    """The documents of `path` (a large JSON List in parts, a JSON dump from its bytes, or YAML); None
+    when it cannot be read (in `problems`; past the size limit, raised)."""
     mapped = _mapped_dump(path, max_bytes)
     if mapped is not None:
         return iter([mapped])
@@ -301,9 +297,8 @@ def as_dump(objs: list[tuple[dict[str, Any], Source]], rows: columns.Rows | None
 
 
 def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
-    """The document of a regular file of at least `json_list.MIN_CHARS` bytes within `max_bytes`
-    that holds a JSON List (`json_list.read_file`: the same value as reading its text, in less
-    memory); None for anything else (its text is read, and says what is wrong)."""
+    """The document of a regular file that holds a large JSON List (`json_list.read_file`) within
+    `max_bytes`; None for anything else (its text is read)."""
     if path == "-":
         return None
     try:
@@ -345,9 +340,8 @@ S = TypeVar("S")
 
 
 def generate_name_refusal(prefix: str) -> str:
-    """What `kubectl apply` says of an object that gives only a generateName (`prefix`), which
-    it refuses: it patches an object by name, and none is known before the API server generates
-    one. `kubectl create` creates it, as `named` names it."""
+    """What `kubectl apply` says of a generateName-only object (`prefix`): it patches by name, and none is
+    known before the API server generates one."""
     return f"from {prefix}: cannot use generate name with apply"
 
 
@@ -417,10 +411,8 @@ class Repeat:
 
 
 def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
-    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity.
-
-    `kubectl apply -f DIR` applies both: the second, alike, changes nothing; different, it
-    patches the first (`applied`)."""
+    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity: `kubectl apply`
+    applies both (`applied`)."""
     first: dict[Identity, int] = {}
     out: list[Repeat] = []
     scopes: dict[tuple[str, str], tuple[str, bool, bool]] = {}
@@ -435,9 +427,8 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
 
 
 def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
-    """The indexes of the objects that may repeat another (in order): those whose kind and name
-    another has too (two objects of one identity have those alike), found in C on a dump of
-    150,000 objects; every index when the objects are not all mappings."""
+    """The indexes of the objects that may repeat another (kind and name shared), found in C; every index
+    when the objects are not all mappings."""
     rows = columns.rows_of(objs)
     if rows is None:
         return range(len(objs))
@@ -486,9 +477,8 @@ def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None =
 
 def one_apply(objs: list[tuple[dict[str, Any], Source]], problems: Problems = RAISE,
               kube: KubeVersion = DEFAULT_VERSION) -> list[tuple[dict[str, Any], Source]]:
-    """`objs` as one apply: each object once, at the place of its first occurrence (when it was
-    created), with the contents of the occurrence that stands (`applied`: alike, the first is
-    kept); an update the API server refuses goes to `problems` (raised unless it collects)."""
+    """`objs` as one apply: each object once, where first given, with the contents of the occurrence that
+    stands (`applied`); a refused update goes to `problems`."""
     found = repeats(objs)
     if not found:
         return objs
@@ -513,10 +503,8 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                   explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION,
                   problems: Problems = RAISE) -> Checked:
     """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as kubectl
-    sends them; other kinds are kept. A version not served leaves the object out with a warning (the
-    error when nothing `explained` is left); one served only when enabled is converted or left out;
-    not stored objects must decode and (`validate`) have no unknown field. Refusals go to `problems`.
-    Cost and details: docs/internals/load.md."""
+    sends them (served version, decoding, `validate`'s unknown fields); other kinds are kept, refusals go
+    to `problems`. Warnings, errors and cost: docs/internals/load.md."""
     index = None
     statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
@@ -621,9 +609,7 @@ def _close(kept: list[tuple[dict[str, Any], Source]], refused: list[tuple[str, I
 
 
 def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: bool, kube: KubeVersion) -> bool:
-    """Whether `check_objects` would keep every object as it is and say nothing: each of `kinds`
-    at an API version `kube`'s API server serves, and stored (when `fields` are checked); asked
-    of the objects' rows, one look-up per apiVersion and kind."""
+    """Whether `check_objects` would keep every object as it is and say nothing, asked of the rows."""
     try:
         pairs = rows.pairs()
         if fields and not all(rows.stored) and not all(

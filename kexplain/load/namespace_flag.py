@@ -83,9 +83,8 @@ def placed(obj: dict[str, Any], flag: str, scopes: Scopes = KNOWN_SCOPES) -> dic
 
 
 def in_namespace(objs: Objects, flag: str | None, problems: Problems = RAISE) -> Objects:
-    """`objs` as `kubectl apply -n flag` takes them: namespace-less namespaced objects in
-    `flag`; an object of another namespace refused (to `problems`: raised unless it collects,
-    then left out, as kubectl applies the rest). Without a flag, `objs` as they are."""
+    """`objs` as `kubectl apply -n flag` takes them: namespace-less namespaced objects put in `flag`, one of
+    another namespace refused to `problems`. Without a flag, `objs` as they are."""
     if not flag:
         return objs
     scopes = {**KNOWN_SCOPES, **declared_scopes(o for o, _ in objs)}

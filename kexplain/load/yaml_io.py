@@ -138,9 +138,8 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 class _KubectlReading:
-    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader): MAX_DEPTH checked before
-    parsing, `\\'` as kubectl reads it, scalars and tags as go-yaml v2 (`goyaml`); PyYAML's constructors
-    never run."""
+    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader): depth checked first,
+    `\\'` and scalars and tags as go-yaml v2 (`goyaml`); PyYAML's constructors never run."""
 
     def __init__(self, stream: Any) -> None:
         self._stand_in: str | None = None
@@ -193,9 +192,8 @@ class _KubectlReading:
         return self._as_go_reads(super().get_event())  # type: ignore[misc]
 
     def _as_go_reads(self, event: Any) -> Any:
-        """An event as go-yaml reads it: `_restore_event`, and a scalar of the non-specific tag
-        `!` tagged `!!str` (go-yaml keeps the tag, which it does not resolve: `! 12` is "12";
-        PyYAML resolves it as if plain). Composers in Python only: see `_PythonComposing`."""
+        """An event as go-yaml reads it: `_restore_event`, and a scalar tagged `!` made `!!str` (`! 12` is
+        "12"). Composers in Python only: see `_PythonComposing`."""
         if type(event) is yaml.ScalarEvent and event.tag == "!":
             event.tag = goyaml.STR
         return event if self._stand_in is None else _restore_event(event, self._stand_in)
@@ -208,9 +206,8 @@ class _KubectlReading:
         return super().resolve(kind, value, implicit)  # type: ignore[misc]
 
     def construct_go(self, node: yaml.Node) -> Any:
-        """Any node, whatever its tag, as go-yaml decodes it into an interface: a scalar by
-        `_go_scalar`, `!!null` None, a mapping a dict (its merges as `_go_pairs` says) and a
-        sequence a list, built after they are returned (a generator: aliases may be cycles)."""
+        """Any node as go-yaml decodes it into an interface (merges as `_go_pairs` says), built after it is
+        returned (a generator: aliases may be cycles)."""
         if isinstance(node, yaml.ScalarNode):
             return _go_scalar(node)
         if node.tag == goyaml.NULL:
@@ -252,10 +249,8 @@ def _is_merge(key_node: yaml.Node) -> bool:
 
 
 def _go_pairs(node: yaml.MappingNode, merging: frozenset[int] = frozenset()) -> list[tuple[yaml.Node, yaml.Node]]:
-    """The (key, value) pairs of a mapping in the order go-yaml sets them, the later winning: a
-    merge key's mapping (or mappings, the first winning) where the key is written, so a key
-    written after `<<` overrides what it merges and one written before is overridden (PyYAML
-    lets every written key win). The composed nodes are not changed (lint reads their lines)."""
+    """A mapping's (key, value) pairs in the order go-yaml sets them, the later winning: a key written
+    after `<<` overrides what it merges (PyYAML lets every written key win). The nodes are unchanged."""
     pairs: list[tuple[yaml.Node, yaml.Node]] = []
     for key_node, value_node in node.value:
         if not _is_merge(key_node):
@@ -316,10 +311,8 @@ class _Unusual(Exception):
 
 
 def _build(loader: Any, root: yaml.Node) -> Any:
-    """The value of a composed document as the constructor (`_KubectlReading.construct_go`)
-    makes it, without its per-node overhead: aliases shared (a recursive one makes a cycle),
-    values built in the constructor's order (breadth first), so a bad value is the error it
-    would be; raises _Unusual for what only the constructor handles."""
+    """A composed document's value as `construct_go` makes it, without its per-node overhead (same order,
+    same errors, aliases shared); raises _Unusual for what only the constructor handles."""
     memo: dict[int, Any] = {}
     pending: deque[tuple[yaml.Node, Any]] = deque()
 
@@ -403,9 +396,7 @@ def _allowed_alias_ratio(values: int) -> float:
 
 
 def excessive_aliasing(doc: Any) -> str | None:
-    """Why `doc` is refused as an alias bomb (None when it is not): more values than
-    MAX_EXPANDED_NODES once its aliases are expanded, or, as go-yaml judges it, too large a
-    share of its values coming from aliases."""
+    """Why `doc` is refused as an alias bomb (MAX_EXPANDED_NODES, or go-yaml's alias ratio), or None."""
     expanded, written = _sizes(doc, MAX_EXPANDED_NODES)
     if expanded > MAX_EXPANDED_NODES:
         return f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} values (an alias bomb?); refusing to read it"
@@ -516,9 +507,7 @@ def _risky_int(text: str) -> bool:
 
 
 def _whole_plain(text: str, start: int, end: int) -> bool:
-    """Whether `text[start:end]` could be a whole plain scalar (an over-approximation): before it
-    on its line only indentation, indicators (`- `, `? `, `key: `, `--- `), flow punctuation or
-    an anchor; after it the end of the line, a comment, `:` or flow punctuation."""
+    """Whether `text[start:end]` could be a whole plain scalar (an over-approximation)."""
     n = len(text)
     j = end
     while j < n and text[j] == " ":
@@ -748,9 +737,8 @@ def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
 
 def _fix_floats(readings: dict[str, frozenset[tuple[type, Any]]] | None,
                 floats: list[tuple[Any, Any, float]]) -> bool:
-    """Puts SafeLoader's value in place of each float of yaml-rs (`1e400` is a string to go-yaml):
-    each float must come from tokens SafeLoader reads alike (one value, `readings`); False when
-    not so."""
+    """Put SafeLoader's value in place of each yaml-rs float (`1e400` is a string to go-yaml); False when a
+    float's tokens are not read alike."""
     if readings is None:
         return False
     for container, key, value in floats:
@@ -1023,9 +1011,7 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
 
 
 def template_hint(text: str) -> str:
-    """What to say of a text that does not parse and holds a template action (`{{`): a Helm
-    chart's template (or another Go template) is not a manifest until it is rendered. Empty for
-    any other text. Called only once a parse has failed."""
+    """What to say of a text that fails to parse and holds `{{`: a template is no manifest until rendered."""
     at = text.find("{{")
     if at < 0:
         return ""
@@ -1060,9 +1046,8 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeError:
-    """The one JSON document of `text`, or the JSON error when it is not JSON (then it is read
-    as YAML, which JSON is a subset of, and the JSON error is reported for a `.json` file). A
-    large List is read in parts (`json_list`: less memory), anything else whole."""
+    """The one JSON document of `text` (a large List read in parts), or the JSON error (then read as YAML,
+    the error reported for a `.json` file)."""
     listed = json_list.read_list(text)
     if listed is not None:
         return [listed]
