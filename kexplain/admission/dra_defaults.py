@@ -13,6 +13,7 @@ EXACT_COUNT = "ExactCount"
 ALL = "All"
 TOLERATION_EQUAL = "Equal"
 
+
 def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 

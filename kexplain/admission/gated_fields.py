@@ -220,8 +220,6 @@ POD_DROPPED: tuple[tuple[str, Callable[[dict], None]], ...] = (
 )
 
 
-
-
 def _status_field(key: str) -> _Field:
     return _Field("status", key)
 

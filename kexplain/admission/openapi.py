@@ -826,7 +826,6 @@ def _number_word(value: Any) -> str:
     return "number " + json_number(value) if type(value) in (int, float) else _json_word(value)
 
 
-
 # -- the Go library errors decoding reports -------------------------------------------------
 def _base64_problem(text: str) -> str | None:
     """encoding/base64.StdEncoding.Decode's error (`illegal base64 data at input byte 4`), or

@@ -23,7 +23,6 @@ from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 
-
 def _lift_libyaml_nesting_cap(depth: int = MAX_DEPTH) -> None:
     """Lift libyaml 0.2.6's own 1,000-level nesting cap (process-wide) above MAX_DEPTH, so that kexplain's
     guard (`nesting_error`, with document and line) answers, as kubectl reads deeper."""
