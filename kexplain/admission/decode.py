@@ -1,27 +1,17 @@
 """Decoding strictness: does a known kind decode into its Go type at all?
 
-The API server decodes JSON into typed structs; a string where an int belongs, a list where a
-mapping belongs, or a quantity that does not parse makes the whole request fail before
-admission, with the decoder's error (`json: cannot unmarshal string into Go struct field
-DeploymentSpec.spec.replicas of type int32`). `check_fields` asks that of every object a command
-reads that the API server has not stored already, with the walk lint's schema check uses
-(`kexplain.admission.openapi.ApiIndex.decode_problems`): explain and lint refuse the same objects with
-the same words. `check_decodes` then walks the fields the scheduler and admission read with a
-small schema, making the values what the model reads (YAML's `1.0` an int, a null list item
-the zero value); an object that does not decode there (one already stored, not checked before)
-is refused with the API server's words too.
-
-Unknown fields are `check_fields`' business as well: kubectl asks for strict field validation
-by default (`--validate=strict`), and the API server then refuses an object with a field its
-schema does not define (`strict decoding error: unknown field "spec.x"`); with
-`--validate=warn` it drops them with a warning, with `ignore` silently. A decoding error comes
-first: the API server reports it, not the unknown fields.
+The API server refuses a request whose JSON does not decode (a string where an int32 belongs)
+before admission, and with kubectl's strict field validation one with unknown fields too:
+`check_fields` says so with its words, `check_decodes` makes values what the model reads.
+Mechanism notes: docs/internals/admission.md.
 """
 from __future__ import annotations
 
 import copy
 import datetime
+import json
 from collections.abc import Mapping
+from importlib import resources
 from itertools import repeat
 from typing import Any
 
@@ -37,189 +27,28 @@ from kexplain.admission.openapi import (RFC3339, _key_text, _timestamp_text, bui
 STR, INT, BOOL, NUM, QTY, TIME, INTSTR, ANY = "str", "int", "bool", "num", "qty", "time", "intstr", "any"
 
 
-def m(schema: Any) -> tuple[str, Any]:
-    """map[string]schema."""
-    return ("map", schema)
+def _schemas() -> dict[str, dict]:
+    """The kinds' schemas (data/decode_schemas.json): `[x]` a list of x, `["map", x]` a map[string]x,
+    "@NAME" a shared definition; DRA kinds in resource.k8s.io/v1, the internal form (`dra_convert`)."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "decode_schemas.json").read_text(encoding="utf-8"))
+    built: dict[str, Any] = {}
+
+    def build(node: Any) -> Any:
+        if isinstance(node, str) and node.startswith("@"):
+            name = node[1:]
+            if name not in built:
+                built[name] = build(raw["defs"][name])
+            return built[name]
+        if isinstance(node, dict):
+            return {key: build(sub) for key, sub in node.items()}
+        if isinstance(node, list):
+            return ("map", build(node[1])) if len(node) == 2 else [build(node[0])]
+        return node
+    return {kind: build(ref) for kind, ref in raw["kinds"].items()}
 
 
-LABEL_SELECTOR = {
-    "matchLabels": m(STR),
-    "matchExpressions": [{"key": STR, "operator": STR, "values": [STR]}],
-}
-NODE_SELECTOR_REQ = {"key": STR, "operator": STR, "values": [STR]}
-NODE_SELECTOR = {"nodeSelectorTerms": [{"matchExpressions": [NODE_SELECTOR_REQ],
-                                        "matchFields": [NODE_SELECTOR_REQ]}]}
-POD_AFFINITY_TERM = {
-    "labelSelector": LABEL_SELECTOR, "namespaceSelector": LABEL_SELECTOR, "namespaces": [STR],
-    "topologyKey": STR, "matchLabelKeys": [STR], "mismatchLabelKeys": [STR],
-}
-POD_AFFINITY = {
-    "requiredDuringSchedulingIgnoredDuringExecution": [POD_AFFINITY_TERM],
-    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": INT, "podAffinityTerm": POD_AFFINITY_TERM}],
-}
-AFFINITY = {
-    "nodeAffinity": {
-        "requiredDuringSchedulingIgnoredDuringExecution": NODE_SELECTOR,
-        "preferredDuringSchedulingIgnoredDuringExecution": [
-            {"weight": INT, "preference": {"matchExpressions": [NODE_SELECTOR_REQ],
-                                           "matchFields": [NODE_SELECTOR_REQ]}}],
-    },
-    "podAffinity": POD_AFFINITY,
-    "podAntiAffinity": POD_AFFINITY,
-}
-TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
-TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": TIME}
-RESOURCES = {"requests": m(QTY), "limits": m(QTY), "claims": [{"name": STR, "request": STR}]}
-CONTAINER = {
-    "name": STR, "image": STR, "imagePullPolicy": STR, "command": [STR], "args": [STR],
-    "ports": [{"name": STR, "containerPort": INT, "hostPort": INT, "hostIP": STR, "protocol": STR}],
-    "resources": RESOURCES, "restartPolicy": STR,
-    "volumeMounts": [{"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}],
-    "volumeDevices": [{"name": STR, "devicePath": STR}],
-    "terminationMessagePath": STR, "terminationMessagePolicy": STR,
-    "resizePolicy": [{"resourceName": STR, "restartPolicy": STR}],
-    "restartPolicyRules": [{"action": STR, "exitCodes": {"operator": STR, "values": [INT]}}],
-}
-PVC_SPEC = {
-    "accessModes": [STR], "selector": LABEL_SELECTOR, "resources": RESOURCES, "volumeName": STR,
-    "storageClassName": STR, "volumeMode": STR, "volumeAttributesClassName": STR,
-}
-VOLUME = {
-    "name": STR,
-    "persistentVolumeClaim": {"claimName": STR, "readOnly": BOOL},
-    "emptyDir": {"medium": STR, "sizeLimit": QTY},
-    "hostPath": {"path": STR, "type": STR},
-    "ephemeral": {"volumeClaimTemplate": {"metadata": ANY, "spec": PVC_SPEC}},
-    "csi": {"driver": STR, "readOnly": BOOL},
-    "image": {"reference": STR, "pullPolicy": STR},
-}
-METADATA = {
-    "name": STR, "generateName": STR, "namespace": STR, "uid": STR, "resourceVersion": STR,
-    "labels": m(STR), "annotations": m(STR), "creationTimestamp": TIME, "deletionTimestamp": TIME,
-    "finalizers": [STR], "generation": INT,
-    "ownerReferences": [{"apiVersion": STR, "kind": STR, "name": STR, "uid": STR, "controller": BOOL,
-                         "blockOwnerDeletion": BOOL}],
-}
-POD = {
-    "metadata": METADATA,
-    "spec": {
-        "containers": [CONTAINER], "initContainers": [CONTAINER], "ephemeralContainers": [ANY],
-        "volumes": [VOLUME], "nodeName": STR, "nodeSelector": m(STR), "affinity": AFFINITY,
-        "tolerations": [TOLERATION], "schedulerName": STR, "priorityClassName": STR, "priority": INT,
-        "preemptionPolicy": STR, "runtimeClassName": STR, "overhead": m(QTY), "hostNetwork": BOOL,
-        "hostPID": BOOL, "hostIPC": BOOL, "hostUsers": BOOL,
-        "topologySpreadConstraints": [{
-            "maxSkew": INT, "topologyKey": STR, "whenUnsatisfiable": STR, "labelSelector": LABEL_SELECTOR,
-            "minDomains": INT, "nodeAffinityPolicy": STR, "nodeTaintsPolicy": STR, "matchLabelKeys": [STR]}],
-        "schedulingGates": [{"name": STR}], "resources": RESOURCES, "restartPolicy": STR,
-        "dnsPolicy": STR, "terminationGracePeriodSeconds": INT, "activeDeadlineSeconds": INT,
-        "enableServiceLinks": BOOL, "serviceAccountName": STR, "hostname": STR, "subdomain": STR,
-        "securityContext": ANY, "os": {"name": STR},
-        "resourceClaims": [{"name": STR, "resourceClaimName": STR, "resourceClaimTemplateName": STR}],
-    },
-    "status": {"phase": STR, "nominatedNodeName": STR, "startTime": TIME,
-               "resourceClaimStatuses": [{"name": STR, "resourceClaimName": STR}]},
-}
-NODE = {
-    "metadata": METADATA,
-    "spec": {"taints": [TAINT], "unschedulable": BOOL, "podCIDR": STR, "podCIDRs": [STR], "providerID": STR},
-    "status": {
-        "capacity": m(QTY), "allocatable": m(QTY),
-        "images": [{"names": [STR], "sizeBytes": INT}],
-        "conditions": [{"type": STR, "status": STR}],
-        "declaredFeatures": [STR],
-    },
-}
-PVC = {"metadata": METADATA, "spec": PVC_SPEC,
-       "status": {"phase": STR, "capacity": m(QTY), "accessModes": [STR]}}
-PV = {
-    "metadata": METADATA,
-    "spec": {
-        "capacity": m(QTY), "accessModes": [STR], "storageClassName": STR, "volumeMode": STR,
-        "persistentVolumeReclaimPolicy": STR, "nodeAffinity": {"required": NODE_SELECTOR},
-        "claimRef": {"kind": STR, "namespace": STR, "name": STR, "uid": STR, "apiVersion": STR},
-        "csi": {"driver": STR, "volumeHandle": STR, "fsType": STR, "readOnly": BOOL},
-        "local": {"path": STR, "fsType": STR}, "hostPath": {"path": STR, "type": STR},
-    },
-    "status": {"phase": STR},
-}
-STORAGE_CLASS = {
-    "metadata": METADATA, "provisioner": STR, "parameters": m(STR), "reclaimPolicy": STR,
-    "volumeBindingMode": STR, "allowVolumeExpansion": BOOL,
-    "allowedTopologies": [{"matchLabelExpressions": [{"key": STR, "values": [STR]}]}],
-}
-PRIORITY_CLASS = {"metadata": METADATA, "value": INT, "globalDefault": BOOL, "preemptionPolicy": STR,
-                  "description": STR}
-NAMESPACE = {"metadata": METADATA, "spec": {"finalizers": [STR]}, "status": {"phase": STR}}
-RUNTIME_CLASS = {"metadata": METADATA, "handler": STR, "overhead": {"podFixed": m(QTY)},
-                 "scheduling": {"nodeSelector": m(STR), "tolerations": [TOLERATION]}}
-PDB = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "minAvailable": INTSTR,
-                                       "maxUnavailable": INTSTR},
-       "status": {"disruptionsAllowed": INT, "currentHealthy": INT, "desiredHealthy": INT,
-                  "expectedPods": INT}}
-CSI_NODE = {"metadata": METADATA, "spec": {"drivers": [{"name": STR, "nodeID": STR, "topologyKeys": [STR],
-                                                        "allocatable": {"count": INT}}]}}
-SERVICE = {"metadata": METADATA, "spec": {"selector": m(STR), "type": STR}}
-WORKLOAD = {"metadata": METADATA, "spec": {"selector": LABEL_SELECTOR, "replicas": INT}}
-RC = {"metadata": METADATA, "spec": {"selector": m(STR), "replicas": INT}}
-# resource.k8s.io/v1 (DRA), the internal form other versions are converted to first
-# (`kexplain.admission.dra_convert`): what admission and the allocator read.
-DRA_SELECTOR = {"cel": {"expression": STR}}
-DRA_OPAQUE = {"opaque": {"driver": STR, "parameters": ANY}}
-DEVICE_TOLERATION = {"key": STR, "operator": STR, "value": STR, "effect": STR, "tolerationSeconds": INT}
-DEVICE_TAINT = {"key": STR, "value": STR, "effect": STR, "timeAdded": TIME}
-_DEVICE_SUBREQUEST = {"deviceClassName": STR, "selectors": [DRA_SELECTOR], "allocationMode": STR, "count": INT,
-                      "tolerations": [DEVICE_TOLERATION], "capacity": {"requests": m(QTY)}}
-EXACT_DEVICE_REQUEST = {**_DEVICE_SUBREQUEST, "adminAccess": BOOL}
-DEVICE_CLAIM = {
-    "requests": [{"name": STR, "exactly": EXACT_DEVICE_REQUEST,
-                  "firstAvailable": [{"name": STR, **_DEVICE_SUBREQUEST}]}],
-    "constraints": [{"requests": [STR], "matchAttribute": STR, "distinctAttribute": STR}],
-    "config": [{"requests": [STR], **DRA_OPAQUE}],
-}
-RESOURCE_CLAIM_SPEC = {"devices": DEVICE_CLAIM}
-RESOURCE_CLAIM = {
-    "metadata": METADATA, "spec": RESOURCE_CLAIM_SPEC,
-    "status": {
-        "allocation": {
-            "devices": {
-                "results": [{"request": STR, "driver": STR, "pool": STR, "device": STR, "adminAccess": BOOL,
-                             "tolerations": [DEVICE_TOLERATION], "bindingConditions": [STR],
-                             "bindingFailureConditions": [STR], "shareID": STR, "consumedCapacity": m(QTY)}],
-                "config": [{"source": STR, "requests": [STR], **DRA_OPAQUE}],
-            },
-            "nodeSelector": NODE_SELECTOR, "allocationTimestamp": TIME,
-        },
-        "reservedFor": [{"apiGroup": STR, "resource": STR, "name": STR, "uid": STR}],
-        "devices": [ANY],
-    },
-}
-RESOURCE_CLAIM_TEMPLATE = {"metadata": METADATA,
-                           "spec": {"metadata": {"labels": m(STR), "annotations": m(STR)}, "spec": RESOURCE_CLAIM_SPEC}}
-DEVICE = {
-    "name": STR, "attributes": m({"int": INT, "bool": BOOL, "string": STR, "version": STR}),
-    "capacity": m({"value": QTY, "requestPolicy": ANY}), "taints": [DEVICE_TAINT], "consumesCounters": ANY,
-    "nodeName": STR, "nodeSelector": NODE_SELECTOR, "allNodes": BOOL, "bindsToNode": BOOL,
-    "bindingConditions": [STR], "bindingFailureConditions": [STR], "allowMultipleAllocations": BOOL,
-}
-RESOURCE_SLICE = {
-    "metadata": METADATA,
-    "spec": {"driver": STR, "pool": {"name": STR, "generation": INT, "resourceSliceCount": INT},
-             "nodeName": STR, "nodeSelector": NODE_SELECTOR, "allNodes": BOOL, "perDeviceNodeSelection": BOOL,
-             "devices": [DEVICE], "sharedCounters": ANY},
-}
-DEVICE_CLASS = {"metadata": METADATA,
-                "spec": {"selectors": [DRA_SELECTOR], "config": [DRA_OPAQUE], "extendedResourceName": STR}}
+SCHEMAS: dict[str, dict] = _schemas()
 DRA_KINDS = frozenset({"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"})
-
-SCHEMAS: dict[str, dict] = {
-    "Pod": POD, "Node": NODE, "PersistentVolumeClaim": PVC, "PersistentVolume": PV,
-    "StorageClass": STORAGE_CLASS, "PriorityClass": PRIORITY_CLASS, "Namespace": NAMESPACE,
-    "RuntimeClass": RUNTIME_CLASS, "PodDisruptionBudget": PDB, "CSINode": CSI_NODE, "Service": SERVICE,
-    "ReplicaSet": WORKLOAD, "StatefulSet": WORKLOAD, "ReplicationController": RC,
-    "DeviceClass": DEVICE_CLASS, "ResourceSlice": RESOURCE_SLICE, "ResourceClaim": RESOURCE_CLAIM,
-    "ResourceClaimTemplate": RESOURCE_CLAIM_TEMPLATE,
-}
 
 _TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
                list: "a list", dict: "a mapping"}
@@ -235,8 +64,7 @@ def _got(value: Any) -> str:
 
 
 def _zero(schema: Any) -> Any:
-    """What Go's JSON decoding makes of a `null` list item or map value: the element type's
-    zero value (an empty struct, "", 0, false, a zero quantity); None for nested lists and maps."""
+    """Go's JSON decoding of a `null` list item or map value: the element type's zero value."""
     if isinstance(schema, dict):
         return {}
     return {STR: "", INT: 0, BOOL: False, NUM: 0, QTY: "0"}.get(schema) if isinstance(schema, str) else None
@@ -247,9 +75,7 @@ def _join(path: str, name: str) -> str:
 
 
 def _check(value: Any, schema: Any, path: str, obj: dict, source: Source) -> Any:
-    """Check `value` against `schema`; returns it, integral floats made ints (YAML `1.0` is JSON `1`).
-    A mapping, map or list schema is told by its type first (most calls are for those: no
-    comparison with each leaf name on the way)."""
+    """`value` checked against `schema`, integral floats made ints (YAML `1.0` is JSON `1`)."""
     if value is None:
         return value
     kind = type(schema)
@@ -353,8 +179,7 @@ def _check_list(value: Any, sub: Any, path: str, obj: dict, source: Source) -> A
 
 
 def _quantity_text(text: str) -> bool:
-    """Whether a quantity written as a string parses (what `_check` asks of it, which keeps the
-    string as it is): a node's or a container's resource list, one parse per text."""
+    """Whether a quantity text parses, one parse per text (resource lists repeat theirs)."""
     if text in _QUANTITY_TEXTS:
         return True
     try:
@@ -367,8 +192,7 @@ def _quantity_text(text: str) -> bool:
 
 
 def _time_text(text: str) -> bool:
-    """Whether a time written as a string decodes (what `_check` asks of a TIME): metav1.Time's
-    time.Parse, one parse per text (a node's conditions repeat theirs)."""
+    """Whether a time text decodes (metav1.Time's time.Parse), one parse per text."""
     if text in _TIME_TEXTS:
         return True
 
@@ -391,11 +215,8 @@ _LEAF_UNCHANGED = {
 
 
 def _unchanged(schema: Any) -> Any:
-    """`_check` compiled into a yes/no walk: whether it would find nothing wrong in a value of
-    `schema` (never None; a mapping, map or list may be) and change none of it; None for a
-    schema that takes anything. Stricter where that is simpler (a timestamp object, a number
-    for a quantity, a null list item: no), never looser: `check_decodes` walks with `_check`
-    whatever it says no to. What a cluster's many nodes are asked, each value at a glance."""
+    """`_check` compiled into a yes/no walk (None: takes anything) for a cluster's many nodes; it may
+    be stricter than `_check`, never looser: whatever it says no to is walked with `_check`."""
     kind = type(schema)
     if kind is dict:
         below = {name: (_KEPT.get(sub, ()) if type(sub) is str else (), _unchanged(sub))
@@ -442,21 +263,13 @@ _UNCHANGED: dict[str, Any] = {}     # kind -> `_unchanged` of its `SCHEMAS` entr
 
 
 def _expected(what: str, value: Any, path: str, obj: dict, source: Source) -> InputError:
-    """The decoder's words for a value of the wrong type (made only when one is found: `_check`
-    runs for every field of every object read)."""
+    """The decoder's words for a value of the wrong type."""
     return InputError(f"expected {what}, got {_got(value)}", source=source, obj=obj, field=path)
 
 
 def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> None:
-    """Raise InputError when `obj` (a copy, of a known kind) would not decode into its Go type:
-    the API server's decoding error (`decode_error`), or what the model cannot read, as
-    `kube`'s API server decodes it (its versions of the kind).
-
-    Integral floats in integer fields are turned into ints in place, as YAML-to-JSON does, and
-    YAML timestamps in string fields into the strings kubectl sends. A DRA object is checked in
-    the internal form (admission converts it first, `dra_convert`; one not converted yet is
-    checked as a converted copy).
-    """
+    """Raise InputError when `obj` (a copy) would not decode in `kube`'s API server or the model cannot
+    read it; integral floats and YAML timestamps are made what kubectl sends, in place."""
     if obj["kind"] in DRA_KINDS and obj.get("apiVersion") != dra_convert.INTERNAL:
         if not dra_convert.reads(obj.get("apiVersion"), obj["kind"], kube.minor):
             raise InputError(dra_version_error(obj, kube), source=source, obj=obj, field="apiVersion")
@@ -471,9 +284,7 @@ def check_decodes(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION
 
 
 def decodes_unchanged(obj: dict) -> bool:
-    """Whether `check_decodes` would find nothing wrong in `obj` (an object of a known kind, not
-    DRA's: those are converted first) and change none of it, by the compiled yes/no walk
-    (`_unchanged`): yes for nearly every object as written; no may still decode."""
+    """Whether `check_decodes` would neither refuse nor change `obj` (not DRA's), by `_unchanged`."""
     kind = obj["kind"]
     unchanged = _UNCHANGED.get(kind)
     if unchanged is None:
@@ -482,11 +293,8 @@ def decodes_unchanged(obj: dict) -> bool:
 
 
 def status_decodes(pod: Mapping[str, Any], valid_times: set[str] | None = None) -> bool:
-    """Whether `check_decodes` would find nothing wrong in a pod's status and change none of it
-    (for a pod whose rest decodes as its shape's first did: `kexplain.admission.shapes`, where
-    the status is not part of the shape). Texts and times known valid (`valid_times`, which
-    it adds to) are taken at a glance; anything else is checked on a copy: the pod is never
-    changed."""
+    """Whether `check_decodes` would neither refuse nor change a pod's status (not part of its shape:
+    `kexplain.admission.shapes`); `valid_times` grows with the times found valid."""
     status = pod.get("status")
     if status is None:
         return True
@@ -512,7 +320,7 @@ def status_decodes(pod: Mapping[str, Any], valid_times: set[str] | None = None) 
 
 
 _NOWHERE = Source("<status>")
-_POD_STATUS = POD["status"]
+_POD_STATUS = SCHEMAS["Pod"]["status"]
 
 
 def dra_version_error(obj: dict, kube: KubeVersion = DEFAULT_VERSION) -> str:
@@ -523,9 +331,7 @@ def dra_version_error(obj: dict, kube: KubeVersion = DEFAULT_VERSION) -> str:
 
 
 def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION) -> InputError | None:
-    """The API server's decoding error for `obj` (a built-in kind) as an InputError naming the
-    field, or None when it decodes; an unserved or missing apiVersion is read as the kind's
-    first served one (in `kube`'s API server)."""
+    """The API server's decoding error for `obj` (a built-in kind) naming the field, or None."""
     try:
         refused = builtin_index(kube.minor).decode_error(obj.get("apiVersion"), obj.get("kind"), obj)
     except RecursionError:
@@ -536,12 +342,8 @@ def decode_error(obj: dict, source: Source, kube: KubeVersion = DEFAULT_VERSION)
 
 
 def check_fields(obj: dict, source: Source, validate: str, kube: KubeVersion = DEFAULT_VERSION) -> list[str]:
-    """`kube`'s kube-apiserver's decoding of `obj` (a create request) with the field validation kubectl
-    asks for: an object that does not decode into its Go type raises InputError (the decoder's
-    error, naming the field), whatever `validate` says. Then `validate` strict raises InputError
-    naming every unknown field (the API server's message; the field too when there is one);
-    warn returns one warning per unknown field (its warning's text, after the file and the
-    object); ignore returns []."""
+    """`kube`'s kube-apiserver decoding `obj` (a create request) with kubectl's field validation:
+    InputError when it does not decode or (strict) has unknown fields; warn's warnings."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
         return []

@@ -1,11 +1,7 @@
-"""core/v1 scheme defaulting (SetObjectDefaults_*) for the kinds the scheduler reads.
+"""core/v1 scheme defaulting (SetObjectDefaults_*) for the kinds the scheduler reads, in place on copies.
 
-The scheduler sees objects after this step: a container with only a limit
-requests that limit, a node without allocatable offers its capacity, a claim
-has a volumeMode. A pod's spec is defaulted in full, as a template's is
-(`kexplain.admission.pod_spec_defaults`); of the other kinds, the fields that
-something downstream (scheduling or validation) reads. All work is done in
-place on copies.
+The scheduler sees objects after this step (a container with only a limit requests it); a pod's
+spec is defaulted in full (`pod_spec_defaults`), other kinds where something downstream reads.
 """
 from __future__ import annotations
 
@@ -119,9 +115,8 @@ def _default_pod_level_resources(spec: dict) -> None:
 
 
 def default_pod(pod: dict, kube: KubeVersion = DEFAULT_VERSION) -> None:
-    """SetObjectDefaults_Pod, with `kube`'s gates: SetDefaults_Pod (requests from limits,
-    pod-level resources, enableServiceLinks, host network ports), then the spec's defaulting a
-    template's shares (`default_pod_spec`). Pod status is not defaulted: nothing reads its lists."""
+    """SetObjectDefaults_Pod with `kube`'s gates: SetDefaults_Pod, then `default_pod_spec` (status: not
+    defaulted, nothing reads its lists)."""
     spec = spec_of(pod)
     containers = [c for c in spec.get("containers") or [] if isinstance(c, dict)]
     inits = [c for c in spec.get("initContainers") or [] if isinstance(c, dict)]
@@ -145,9 +140,8 @@ def _default_host_network_ports(c: dict) -> None:
 
 
 def default_node(node: dict, change: bool = True) -> bool:
-    """SetObjectDefaults_Node: allocatable := capacity when allocatable is absent, the resource
-    lists rounded. Whether it changes the node (`change` False: would change it, changing
-    nothing)."""
+    """SetObjectDefaults_Node: allocatable := capacity when absent, the lists rounded; whether it
+    changes the node (`change` False: asks without changing)."""
     status = node.get("status")
     if not isinstance(status, dict):
         return False

@@ -1,11 +1,6 @@
-"""One DRA object through kube-apiserver's create path (of the version followed: `DraServer`), once decoded (defaulted in the
-version it is written in and converted to the internal form: `dra_convert`, when admission
-copies it): the dropping of disabled-gate fields (`dra_defaults`), the claim strategies'
-admin-access rule, validation (`dra_validate`), and for a claim its status, checked as the
-status update that wrote it.
-
-Returns the errors the API server would refuse the object with; the caller words them
-(`KIND.resource.k8s.io "NAME" is invalid: [...]`) and stops at the first refused object.
+"""One DRA object through kube-apiserver's create path (`DraServer`), once decoded (`dra_convert`):
+disabled-gate fields dropped (`dra_defaults`), the admin-access rule, validation (`dra_validate`),
+and a claim's status as the status update that wrote it. The caller words the errors returned.
 """
 from __future__ import annotations
 
@@ -39,9 +34,8 @@ def _requests(obj: dict) -> list[Any]:
 
 @dataclass(frozen=True)
 class DraServer:
-    """What one version's API server does to DRA objects: the fields it drops (`dropped_by`)
-    and the CEL compatibility version it compiles new selectors at (`cel_compatibility`).
-    Resolved once per admission run."""
+    """One version's API server for DRA objects, resolved once per run: the fields it drops, its CEL
+    compatibility version."""
 
     dropped: Dropped
     cel: str
@@ -53,10 +47,8 @@ class DraServer:
 
 def admit_dra(obj: dict, namespace_labels: dict | None,
               server: DraServer) -> tuple[list[FieldError], list[FieldError]]:
-    """Admit `obj` (a decoded copy, namespace already set for namespaced kinds) in place as
-    `server` does; returns the errors of its create request and, for a claim, of the status
-    update that wrote its status (each empty when accepted). `namespace_labels`: the labels
-    of the object's Namespace (None: the cluster has none)."""
+    """Admit `obj` (a decoded copy) in place as `server` does: the errors of its create and, for a claim,
+    of its status update. `namespace_labels`: its Namespace's (None: the cluster has none)."""
     prepare(obj, server.dropped)
     kind = obj.get("kind")
     if kind == "DeviceClass":

@@ -1,32 +1,8 @@
-"""resource.k8s.io objects as kube-apiserver decodes them: defaulted in the version they are
-written in, then converted to the internal form the scheduler reads (`resource.k8s.io/v1`'s
-fields: the allocator, `kexplain.model.dra`, validation and every later step read that form).
+"""resource.k8s.io objects as kube-apiserver decodes them: defaulted in the version written, then
+converted to the internal form every later step reads (`resource.k8s.io/v1`'s fields).
 
-Read from `pkg/apis/resource/{v1,v1beta1,v1beta2}` (conversion.go, zz_generated.conversion.go,
-defaults.go, zz_generated.defaults.go) of Kubernetes v1.35.6 (openshift/microshift release-4.22;
-the scheduler-plugins copy of v1.35.4 does not vendor these packages):
-
-- v1beta2 has v1's structs field for field: its objects convert unchanged.
-- v1beta1 differs in two places. A DeviceRequest carries `deviceClassName`, `selectors`,
-  `allocationMode`, `count`, `adminAccess`, `tolerations` and `capacity` itself: when any of them
-  is set (a string or count not zero, a list, pointer or map not null: `adminAccess: false` and
-  `selectors: []` count as set), they move under `exactly` (an empty `tolerations` list becomes
-  none); `name` and `firstAvailable` stay. A Device's fields sit under `basic`: they move up
-  (empty `attributes`, `capacity`, `consumesCounters` and `taints` become none). And a
-  ResourceSliceSpec's `nodeName` and `allNodes` are plain values: `""` and `false` become unset.
-  Claim status (allocation results, reservedFor, devices), DeviceClass and subrequests have the
-  same fields in every version.
-- Defaulting runs on the written version, before conversion. v1beta1 defaults a request's
-  `allocationMode` (ExactCount) and `count` (1) only when it names a `deviceClassName` (a request
-  without one is meant to have `firstAvailable`), so a v1beta1 request that sets `count` alone
-  reaches validation with no allocation mode; v1 and v1beta2 default every `exactly` request.
-
-Validation then runs on the internal object and its errors name internal fields
-(`spec.devices.requests[0].exactly.count` for a v1beta1 request's `count`): the API server's
-`ResourceNormalizationRules` map declarative validation's v1beta1 paths to those, and with
-DeclarativeValidationTakeover off the hand-written errors on the internal object are the ones
-returned. Device taints' `timeAdded` default is not reproduced: the field is dropped on create
-(DRADeviceTaints is off).
+Read from pkg/apis/resource/{v1,v1beta1,v1beta2} (conversion.go, zz_generated.conversion.go,
+defaults.go) of Kubernetes v1.35.6. The differences converted: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -183,9 +159,8 @@ READ_AS: Mapping[str, Mapping[str, Decoder]] = MappingProxyType({
 
 
 def decoder(api_version: Any, kind: Any, minor: str = DEFAULT_K8S_VERSION) -> Decoder | None:
-    """How an object of a DRA kind written at `api_version` becomes the internal form (None:
-    kexplain does not read that version; other kinds need no decoding). A minor kexplain has no
-    table for is read as the default minor."""
+    """How a DRA object at `api_version` becomes the internal form (None: a version kexplain does not
+    read); a minor without a table reads as the default minor."""
     if kind not in KINDS or not isinstance(api_version, str):
         return None
     return READ_AS.get(minor, READ_AS[DEFAULT_K8S_VERSION]).get(api_version)
@@ -198,8 +173,7 @@ def reads(api_version: Any, kind: Any, minor: str = DEFAULT_K8S_VERSION) -> bool
 
 
 def decode(obj: dict, *, defaults: bool, minor: str = DEFAULT_K8S_VERSION) -> dict:
-    """`obj` (a DRA object the caller owns: it is changed, or its parts reused) in the internal
-    form, with its version's defaults when `defaults` (an object the API server has stored is
-    defaulted already); `obj` itself when kexplain does not read its version."""
+    """`obj` (changed or reused: the caller's) in the internal form, with its version's defaults when
+    `defaults` (a stored object has them); `obj` itself at a version kexplain does not read."""
     found = decoder(obj.get("apiVersion"), obj.get("kind"), minor)
     return obj if found is None else found(obj, defaults)

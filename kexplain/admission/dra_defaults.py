@@ -1,16 +1,7 @@
-"""What kube-apiserver does to a DRA object before validating it: the defaulters of the version
-it was written in (at decoding, `kexplain.admission.dra_convert`: `default_claim_spec` here for
-v1 and v1beta2, which default alike), then the registry strategies' dropping of fields whose
-feature gates are off in the Kubernetes version followed (`prepare`, on the internal form: in
-1.35 device taints, partitionable devices, binding conditions, consumable capacity and
-extended resources; in 1.36, with those gates on, only node-allocatable resource mappings and
-list-typed attributes).
-
-Why both matter to the scheduler: a request written without `allocationMode` and `count` is an
-ExactCount request for one device only because the defaulter says so (the allocator reads the
-stored values); and a field of a disabled gate (device taints, partitionable devices, binding
-conditions, consumable capacity, extended resources) never reaches the store, so the scheduler
-cannot act on it. Order as in the API server: decode-time defaulting, then PrepareForCreate.
+"""What kube-apiserver does to a DRA object before validating it: the written version's defaulters
+(`default_claim_spec`, at decoding: `dra_convert`), then PrepareForCreate's dropping of fields of
+gates off in the version followed (`prepare`). Both reach the scheduler: the allocator reads the
+stored values. The gates per minor: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -21,6 +12,7 @@ from kexplain.features import KubeVersion
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 TOLERATION_EQUAL = "Equal"
+
 
 def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}

@@ -1,17 +1,8 @@
 """The API server's validation of the DRA kinds (resource.k8s.io/v1), with its messages.
 
-kube-apiserver v1.35.4 validates DeviceClasses, ResourceSlices, ResourceClaims and
-ResourceClaimTemplates by hand-written rules (pkg/apis/resource/validation; declarative
-validation runs beside them but, with DeclarativeValidationTakeover off by default, the
-hand-written errors are the ones returned). The rules run on objects already defaulted and
-stripped of fields of disabled gates (`kexplain.admission.dra_defaults`), so those fields are
-not looked at here. A claim's `status` is checked as the status update that wrote it. New CEL
-selectors compile at the API server's compatibility version (`cel_compatibility`).
-
-Not reproduced: the static CEL cost estimate (`too complex, exceeds cost limit`), the
-checks of `status.devices` entries, and the checks of the fields 1.36 keeps because their
-gates are on there (device taints and tolerations, counters, consumable capacity, binding
-conditions, extended resource names): they are taken as written.
+kube-apiserver v1.35.4's hand-written rules (pkg/apis/resource/validation), on objects already
+defaulted and stripped of disabled gates' fields (`dra_defaults`). What is not reproduced:
+docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -169,10 +160,8 @@ def validate_fully_qualified_name(name: str, path: str) -> Errors:
 
 # -- CEL selectors --------------------------------------------------------------------------------
 def cel_compatibility(kube: KubeVersion) -> str:
-    """The CEL compatibility version kube-apiserver compiles new expressions at
-    (environment.DefaultCompatibilityVersion: its own minor minus one, so that a rollback to the
-    previous minor still reads what it accepted): a 1.34 API server has no cel-go lists
-    extension yet (introduced at 1.34), a 1.35 one has."""
+    """The CEL compatibility version new expressions compile at (environment.DefaultCompatibilityVersion:
+    the API server's minor minus one, so a rollback still reads what it accepted)."""
     major, _, minor = kube.minor.partition(".")
     return f"{major}.{int(minor) - 1}"
 
@@ -512,9 +501,7 @@ ADMIN_ACCESS_MESSAGE = f"admin access to devices requires the `{ADMIN_ACCESS_LAB
 
 def admin_access_errors(requests: Iterable[Any], namespace_labels: dict | None,
                         path: Callable[[int], str] = lambda i: f"spec.devices.requests[{i}].adminAccess") -> Errors:
-    """AuthorizedForAdmin: the first `exactly` request with adminAccess true (the path names the
-    request, without `exactly`, even for a template) needs the namespace label; a namespace the
-    cluster does not have has no labels."""
+    """AuthorizedForAdmin: the first `exactly` request with adminAccess true needs the namespace label."""
     for i, request in enumerate(requests):
         exactly = _dict(_dict(request).get("exactly"))
         if exactly.get("adminAccess") is True:

@@ -1,19 +1,7 @@
-"""Pod and Node fields of disabled feature gates, dropped on create (the strategies'
-PrepareForCreate: `DropDisabledPodFields`, pkg/api/pod/util.go; the node strategy's
-dropDisabledFields; the volume strategies'), as the API server of the version followed does.
-
-A field whose gate is off never reaches the store, so the scheduler never sees it: in 1.33
-(PodLevelResources and DynamicResourceAllocation off) a pod's `spec.resources` and its
-resource claims are gone, and the pod is scheduled as a plain pod; in 1.33 and 1.34
-(ImageVolume off) an image volume and its mounts are gone; in 1.34 (ContainerRestartRules
-off) container restart policies and rules are gone; before 1.36 (NodeDeclaredFeatures off) a
-node's `status.declaredFeatures` is gone; in 1.33 (VolumeAttributesClass off) a claim's or a
-volume's attributes class is gone. `POD_DROPPED`, `NODE_DROPPED` and `VOLUME_DROPPED` are the
-tables: a gate, and what goes when it is off. A gate the minor does not have at all guards nothing there (its
-field is either unknown to that minor's schema, refused by field validation, or checked by
-validation: `kexplain.admission.validate_pod`), so only a gate the minor knows and has off
-drops anything. Fields of the status kexplain reads (claim statuses) go with their gate too;
-the rest of the status is taken as written (admission.md).
+"""Pod and Node fields of disabled feature gates, dropped on create as the followed version's API
+server does (DropDisabledPodFields in pkg/api/pod/util.go, the node strategy's dropDisabledFields,
+the volume strategies'): the scheduler never sees them. Only a gate the minor knows and has off
+drops anything. The tables (POD_DROPPED, ...): docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -230,8 +218,6 @@ POD_DROPPED: tuple[tuple[str, Callable[[dict], None]], ...] = (
     ("ContainerStopSignals", _stop_signals),
     ("DRAExtendedResource", _extended_resource_claim_status),
 )
-
-
 
 
 def _status_field(key: str) -> _Field:

@@ -1,18 +1,7 @@
-"""The LimitRanger admission plugin (plugin/pkg/admission/limitranger), for pods: the LimitRanges
-of the pod's namespace give its containers their default limits and requests (mutating), then
-their min, max and maxLimitRequestRatio refuse what is out of bounds (validating), with the
-API server's words: `pods "web-0" is forbidden: maximum cpu usage per Container is 2, but limit
-is 4` (several: `[a, b]`).
-
-A LimitRange is stored defaulted (SetDefaults_LimitRangeItem: a Container item's missing
-default is its max, its missing defaultRequest its default, else its min), and the plugin reads
-it so. Each LimitRange of the namespace applies in turn (the API server lists them from a cache
-in no set order; kexplain takes them by name): a default of an earlier one wins. Only pods the
-API server creates get this: a pod already stored (read from a cluster) carries its defaults.
-A Pod item reads the pod's totals, summed as Quantity.Add sums (`4Gi`, in the first one's
-format), with the pod's own cpu and memory where PodLevelResources is on (admission.go read at
-v1.33.3 and v1.34.1; 1.35 and 1.36 taken as 1.34).
-Not done: the PersistentVolumeClaim items (storage min/max of claims).
+"""The LimitRanger admission plugin (plugin/pkg/admission/limitranger, admission.go read at v1.33.3
+and v1.34.1), for pods: defaults from the namespace's LimitRanges (mutating), then their bounds
+(validating), in the API server's words; stored pods carry their defaults already.
+Defaulting, order and what is not done: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -60,9 +49,7 @@ def _list(raw: Any) -> dict[str, quantity.Quantity]:
 
 
 def set_item_defaults(item_type: Any, values: dict[str, dict[str, Any]]) -> None:
-    """SetDefaults_LimitRangeItem, in place: a Container item's missing default is its max, its
-    missing defaultRequest its default, else its min (`values`: max, min, default,
-    defaultRequest, each resource name -> value)."""
+    """SetDefaults_LimitRangeItem, in place (`values`: max, min, default, defaultRequest)."""
     if item_type != CONTAINER:
         return
     for k, v in values["max"].items():
@@ -106,9 +93,7 @@ def _containers(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def mutate(pod: dict[str, Any], limit_range: LimitRange) -> None:
-    """PodMutateLimitFunc (in place): each container and init container without a limit or a
-    request of a resource the LimitRange's Container items default gets it; the annotation says
-    what was set."""
+    """PodMutateLimitFunc (in place): the Container items' defaults for what containers leave unset."""
     defaults: dict[str, dict[str, quantity.Quantity]] = {"limits": {}, "requests": {}}
     for item in limit_range.items:
         if item.type == CONTAINER:
@@ -237,10 +222,8 @@ POD_LEVEL = ("cpu", "memory")     # the limitranger's own isSupportedPodLevelRes
 
 
 def _pod_total(spec: dict[str, Any], key: str, pod_level: bool) -> dict[str, quantity.Quantity]:
-    """podRequests / podLimits (key: requests or limits): the containers' sum, sidecars (init
-    containers with restartPolicy Always) added, and the largest of each other init container
-    with the sidecars started before it; with PodLevelResources on, the pod's own
-    `spec.resources` replace the sums for cpu and memory."""
+    """podRequests / podLimits (key: requests or limits), with the pod's own cpu and memory where
+    PodLevelResources is on."""
     total: dict[str, quantity.Quantity] = {}
     for c in spec.get("containers") or ():
         if isinstance(c, dict):
@@ -271,9 +254,7 @@ def _pod_total(spec: dict[str, Any], key: str, pod_level: bool) -> dict[str, qua
 
 
 def validate(pod: dict[str, Any], limit_range: LimitRange, pod_level: bool = True) -> list[str]:
-    """PodValidateLimitFunc: every bound of the LimitRange the pod's containers (Container
-    items) or the pod as a whole (Pod items) break, in the plugin's order; `pod_level`: the
-    PodLevelResources gate (`_pod_total`)."""
+    """PodValidateLimitFunc: every bound the pod's containers or the pod break, in the plugin's order."""
     spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
     errors: list[str] = []
     for item in limit_range.items:

@@ -1,16 +1,8 @@
 """matchLabelKeys / mismatchLabelKeys merge (pod strategy PrepareForCreate).
 
-The API server turns `matchLabelKeys: [k]` into a `k In [pod's value]`
-requirement inside the term's labelSelector. Existing pods' anti-affinity
-terms are only read through labelSelector, so without this merge a v1 pod
-would repel v2 pods. Not idempotent: never apply it to stored objects.
-
-Which terms are merged is the version's: pod (anti-)affinity terms with
-MatchLabelKeysInPodAffinity (GA from 1.33), topology spread constraints with
-MatchLabelKeysInPodTopologySpread and MatchLabelKeysInPodTopologySpreadSelectorMerge
-(the latter new in 1.34: a 1.33 API server stores spread constraints unmerged, and
-its scheduler ANDs the keys for the pending pod itself). `merged_kinds` resolves
-that once per run.
+The API server turns `matchLabelKeys: [k]` into `k In [pod's value]` in the term's labelSelector;
+without it a v1 pod would repel v2 pods. Not idempotent: never apply it to stored objects. Which
+terms merge depends on the version's gates (`merged_kinds`): docs/internals/admission.md.
 """
 from __future__ import annotations
 

@@ -1,28 +1,9 @@
 """The Kubernetes API's built-in definitions, offline: what explain and lint both ask of them.
 
-The definitions of the built-in kinds come from the `kubernetes-validate` package, which ships
-the OpenAPI definitions of many Kubernetes versions converted to JSON Schema (draft 2020-12),
-in a plain and a strict flavour (the strict one sets `additionalProperties: false` on every
-object, so unknown fields are refused). Read here without jsonschema (a few milliseconds):
-the Kubernetes versions installed, the API versions each built-in kind is served at, kubectl's
-`--validate` modes and the API server's words for unknown fields, and `builtin_index()`, one
-compiled walk per kind that finds decoding errors and unknown fields.
-
-The definitions hold every group version kube-apiserver is built with, alpha and beta ones off
-by default included; `ApiIndex.api_version_status` says which it serves by default, which only
-when `--runtime-config` enables them (`kexplain.apimachinery.versions.OFF_BY_DEFAULT`, read from
-kube-apiserver's code per minor) and which not at all (kubectl's `no matches for kind`).
-
-The API server does not validate a built-in object against its schema: it decodes it into Go
-structs, and an object that does not decode is refused with the decoder's error, which stops
-there (`json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type
-[]v1.Container`; `ApiIndex.decode_error`, the Go types from `kexplain.apimachinery.gotypes`).
-`kexplain POD` refuses such objects and lint reports them, in the same words. Lint's schema
-validation proper (jsonschema, custom resources from --schemas) is `kexplain.lint.schemas`.
-
-Field validation follows kubectl's `--validate` (`VALIDATE_MODES`): `strict` (kubectl's
-default: the API server refuses unknown fields), `warn` (it accepts the object, drops them and
-warns) or `ignore`.
+Read from the `kubernetes-validate` package's JSON Schemas without jsonschema (milliseconds): the
+versions installed, where each kind is served, kubectl's `--validate` modes, and `builtin_index()`,
+one compiled walk per kind finding the decoding errors the API server answers with (it decodes into
+Go structs, never validates a schema). Details: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -128,9 +109,7 @@ _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
 def version_priority(api_version: str) -> tuple:
-    """How Kubernetes orders the versions of a group (apimachinery's
-    CompareKubeAwareVersionStrings), as a sort key, preferred first: GA before beta before
-    alpha, higher numbers first; versions of another form last, alphabetically."""
+    """apimachinery's CompareKubeAwareVersionStrings as a sort key, preferred first."""
     version = api_version.rsplit("/", 1)[-1]
     m = _KUBE_VERSION.match(version)
     if not m:
@@ -140,10 +119,8 @@ def version_priority(api_version: str) -> tuple:
 
 
 def not_served(api_version: str, kind: str, served: Iterable[str], version: str, enabled_only: bool = False) -> str:
-    """What lint (rule unknown-api-version) and `kexplain POD` say of a built-in kind at an API
-    version the Kubernetes version does not serve (`batch/v1beta1 CronJob`): kubectl's words
-    (`no matches for kind ... in version ...`), then why and what to write instead (`enabled_only`:
-    versions kube-apiserver serves only when `--runtime-config` enables them)."""
+    """What lint (unknown-api-version) and `kexplain POD` say of a kind at an API version not served:
+    kubectl's `no matches for kind ...`, then why and what to write instead."""
     use = " or ".join(served)
     if use and enabled_only:
         use = f"{use}, which kube-apiserver serves only when --runtime-config enables it"
@@ -165,10 +142,7 @@ SERVED, OFF_BY_DEFAULT, NOT_SERVED, MISSING = "served", "off-by-default", "not-s
 @dataclass(frozen=True)
 class ApiVersionStatus:
     """How one minor's kube-apiserver takes a built-in kind at one API version: `state` SERVED,
-    OFF_BY_DEFAULT (it has the group version but serves it only when `--runtime-config` enables
-    it), NOT_SERVED (kubectl: `no matches for kind`; the version was removed, or never had the
-    kind) or MISSING (no apiVersion); `use`: the versions to write instead, preferred first (those
-    served by default; when there are none, the off-by-default ones)."""
+    OFF_BY_DEFAULT, NOT_SERVED or MISSING; `use`: the versions to write instead, preferred first."""
 
     api_version: str
     kind: str
@@ -216,9 +190,7 @@ def unknown_field_warning(path: str) -> str:
 
 
 def unknown_fields_error(paths: Iterable[str]) -> str:
-    """The API server's refusal (fieldValidation=Strict, kubectl's default): every unknown field
-    of the object, in document order, as `Pod in version "v1" cannot be handled as a Pod:
-    strict decoding error: unknown field "spec.x", unknown field "spec.y"` ends."""
+    """The API server's strict-validation refusal naming every unknown field, in document order."""
     return "strict decoding error: " + ", ".join(unknown_field_warning(p) for p in paths)
 
 
@@ -247,16 +219,9 @@ def _no_value(value: Any) -> bool:
 
 
 class ApiIndex:
-    """What the API server of one Kubernetes version knows of its built-in kinds, from the
-    strict definitions lint validates against, without jsonschema: the API versions each kind
-    is served at, how an object decodes (`decode_error`: the error the API server's decoding
-    answers a create request with, the same for lint and `kexplain POD`), and the fields each
-    kind defines (`unknown_fields`: the fields strict decoding refuses, with the same paths lint
-    reports).
-
-    One compiled yes/no walk per kind answers both questions for the nearly all objects that
-    decode and have no unknown field (`decode_problems`); only an object it says no to is
-    walked again, in the API server's order, to name the problem."""
+    """What one version's API server knows of its built-in kinds (strict definitions, no jsonschema):
+    where each is served, how an object decodes, which fields are unknown. One compiled yes/no walk
+    answers for nearly every object; only one it says no to is walked again to name the problem."""
 
     def __init__(self, version: str = DEFAULT_K8S_VERSION) -> None:
         self.version = normalize_version(version)
@@ -307,23 +272,19 @@ class ApiIndex:
         return ApiVersionStatus(api_version, kind, self.version, SERVED)
 
     def builtin_group(self, group: str) -> bool:
-        """A group of Kubernetes' own, which kube-apiserver serves itself and no
-        CustomResourceDefinition can: one without a dot (a CRD's group must have one: `apps`,
-        `policy`, the core group), one its definitions have, or one a removed kind had
-        (`settings.k8s.io`, `auditregistration.k8s.io`)."""
+        """A group of Kubernetes' own, which no CustomResourceDefinition can have: no dot, in the
+        definitions, or a removed kind's (`settings.k8s.io`)."""
         return "." not in group or group in self._groups or group in REMOVED_GROUPS
 
     def api_version_problem(self, api_version: Any, kind: str) -> str | None:
-        """Why the API server would not take a `kind` object at `api_version` (no apiVersion, or
-        a built-in group at a version it does not have); None when it would (when enabled, for an
-        off-by-default version), and for a group of its own (a custom resource: not known here)."""
+        """Why the API server would not take a `kind` object at `api_version`; None when it would, or
+        for a group not its own (a custom resource)."""
         status = self.api_version_status(api_version, kind)
         return status.message if status is not None and status.state in (MISSING, NOT_SERVED) else None
 
     def definition(self, api_version: Any, kind: Any) -> str | None:
-        """The name of the definition of a built-in kind; at an API version it is not served at
-        (or without one), of the kind at its preferred version; None for other kinds (and for a
-        kind or version that is not a string, which the API server reads as missing)."""
+        """The definition name of a built-in kind (at its preferred version when `api_version` is not
+        served or missing); None for other kinds and non-string values."""
         if not isinstance(kind, str):
             return None
         name = self._kinds.get((api_version, kind)) if isinstance(api_version, str) else None
@@ -332,9 +293,8 @@ class ApiIndex:
         return name
 
     def kind_schema(self, api_version: Any, kind: Any) -> dict[str, Any] | None:
-        """The definition of a built-in kind at `api_version` (as `definition` finds it), for
-        what reads its fields' extensions (`kexplain.load.apply_patch`: patch strategies and
-        merge keys); None for a kind without one."""
+        """The definition of a built-in kind at `api_version`, for its fields' patch strategies and
+        merge keys (`apply_patch`); None without one."""
         name = self.definition(api_version, kind)
         return self._defs.get(name) if name is not None else None
 
@@ -346,10 +306,8 @@ class ApiIndex:
 
     def decode_problems(self, api_version: str, kind: str, obj: Any,
                         unknown: bool = True) -> tuple["DecodeError | None", list[str]]:
-        """What decoding `obj` (a create request) as the API server does finds: its decoding
-        error (which refuses the object, whatever field validation asks), or else, when
-        `unknown`, the dotted paths of its fields the schema does not define, in the API
-        server's order. (None, []) for a kind without a definition."""
+        """Decoding `obj` as the API server does: its decoding error, or else (`unknown`) the dotted
+        paths of its unknown fields in the server's order; (None, []) for a kind without a definition."""
         name = self._kinds.get((api_version, kind))
         if name is None:
             return None, []
@@ -364,10 +322,8 @@ class ApiIndex:
         return None, out
 
     def field_check(self, api_version: str, kind: str, field: str, unknown: bool = True) -> Callable[[Any], bool]:
-        """Whether `decode_problems` would find nothing in the `field` of a `kind` object (say a
-        pod's status) worth a value, as a function of the value: it decodes, and (when
-        `unknown`) has no field its schema does not define. Asked of one part of each of many
-        objects whose rest is known to be sound: looked up once for them all."""
+        """`decode_problems` of one field of many objects of a kind as a yes/no of its value, looked up
+        once for them all."""
         name = self._kinds.get((api_version, kind))
         if name is None:
             return _any_value
@@ -534,18 +490,9 @@ def builtin_index(version: str = DEFAULT_K8S_VERSION) -> ApiIndex:
 
 
 # -- decoding as the API server does ------------------------------------------------------------
-# kube-apiserver does not validate a built-in object against its OpenAPI schema: it decodes the
-# JSON kubectl sends (keys sorted: kubectl encodes maps) into the kind's Go struct with
-# sigs.k8s.io/json (Go's encoding/json, case-sensitive). A value of the wrong JSON type is a
-# *json.UnmarshalTypeError, kept while decoding goes on (the first one is reported): `json: cannot
-# unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, naming the
-# Go struct holding the field, the field's path from the object (JSON names, no list indices, no
-# map keys) and its Go type. resource.Quantity, intstr.IntOrString and metav1.Time decode
-# themselves: their errors end decoding at once and are reported instead (`quantities must match
-# the regular expression ...`, `parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x"
-# as "2006"`). A decoding error refuses the object before field validation: the API server says
-# `Deployment in version "v1" cannot be handled as a Deployment: <error>`; kexplain says the error,
-# after the file, the object and the field.
+# Into the kind's Go struct with sigs.k8s.io/json, as kube-apiserver does (not against the schema): the
+# first *json.UnmarshalTypeError is reported, a Quantity's, IntOrString's or Time's own error at once.
+# The details: docs/internals/admission.md.
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 _INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 RFC3339 = "2006-01-02T15:04:05Z07:00"
@@ -681,9 +628,8 @@ def _timestamp_text(v: Any) -> str:
 
 
 def go_type_of(schema: Any) -> str:
-    """The Go type (as reflect prints it, pointers left out) the OpenAPI schema implies:
-    `int32`, `[]v1.Container`, `map[string]string`, `resource.Quantity`. Fields declared with
-    another (a named string type, ...) are in `kexplain.apimachinery.gotypes.FIELD_TYPES`."""
+    """The Go type (as reflect prints it, no pointers) the OpenAPI schema implies; other declared types
+    are in `kexplain.apimachinery.gotypes.FIELD_TYPES`."""
     if not isinstance(schema, dict):
         return "interface {}"
     ref = schema.get("$ref")
@@ -880,7 +826,6 @@ def _number_word(value: Any) -> str:
     return "number " + json_number(value) if type(value) in (int, float) else _json_word(value)
 
 
-
 # -- the Go library errors decoding reports -------------------------------------------------
 def _base64_problem(text: str) -> str | None:
     """encoding/base64.StdEncoding.Decode's error (`illegal base64 data at input byte 4`), or
@@ -944,9 +889,8 @@ def _go_quote(b: bytes) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def go_time_parse_error(layout: str, value: str) -> str | None:
-    """time.Parse(layout, value)'s error (`parsing time "x" as "2006-01-02T15:04:05Z07:00":
-    cannot parse "x" as "2006"`), None when it parses: for the layouts of metav1.Time and
-    MicroTime. The value is cut in the message when long (clip)."""
+    """time.Parse(layout, value)'s error for metav1.Time's and MicroTime's layouts, the value clipped;
+    None when it parses."""
     rest = value.encode("utf-8", "surrogatepass")
     year = month = day = -1
     chunks = _TIME_CHUNKS[layout]
@@ -982,10 +926,8 @@ def go_time_parse_error(layout: str, value: str) -> str | None:
 
 
 def _time_element(std: str, rest: bytes, fraction_next: bool) -> tuple[bytes, bool, str, int]:
-    """time.Parse's step for one layout element `std` at the front of `rest`: what is left,
-    whether it failed to parse, the field out of range (empty: none) and the number read
-    (the year, month or day; -1 otherwise). `fraction_next`: the layout's seconds are
-    followed by its own fraction (else a fraction after them is skipped, as Go does)."""
+    """time.Parse's step for one layout element `std` at the front of `rest`: (rest, failed, field
+    out of range, number read or -1)."""
     bad, out_of_range, number = False, "", -1
     if std == "2006":
         if len(rest) < 4 or not _digit(rest, 0):

@@ -1,10 +1,7 @@
 """How a bound pod kept as written is admitted by its shape's patch (`pipeline._patched_admission`).
 
-One `ShapeAdmission` per shape, its look-ups bound once: it runs for each of 150,000 pods. Each
-pod takes its name here, not in a pass of its own before: the pod's memory is read once, where it
-is patched (a pass over 150,000 scattered objects costs more in cache misses than the look-ups it
-batches). Its two memos are its own state: the labels per zone (`zone_labels`) and the admitted
-view of the shape (`template`).
+One `ShapeAdmission` per shape, its look-ups bound once (it runs for each of 150,000 pods); each pod
+takes its name here, where its memory is read anyway. Its memos: `zone_labels`, `template`.
 """
 from __future__ import annotations
 
@@ -79,9 +76,8 @@ class ShapeAdmission:
         return admitted
 
     def first_template(self, pod: StoredPod) -> Template | None:
-        """The shape's `view_template`, made for its first pod read as a view; None when
-        the shape's pods are not alike but in their own values (that pod's view so made is
-        not the view of its object admitted)."""
+        """The shape's `view_template` made for its first pod read as a view; None when the shape's pods
+        are not alike but in their own values."""
         found = view_template(pod, self.apply, self.admitted)
         if found is not None and (self.merged is None and not found[2] or self.own_view(pod, found) != found[0]):
             return None
@@ -100,10 +96,8 @@ class ShapeAdmission:
         return stored_pods.with_own(view, own, uid, patched_labels if labels is None else labels)
 
     def admit(self, pod: dict | StoredPod) -> dict | StoredPod | None:
-        """The pod admitted, or None when its name is taken. A pod read as a view is admitted
-        as a view: the shape's admitted view with the pod's own values (`own_view`), its
-        object made by `admitted_of` when asked; as an object when the shape has no
-        template (`first_template`)."""
+        """The pod admitted (None: its name is taken): a view as the shape's admitted view with the pod's
+        own values (`own_view`), or an object when the shape has no template."""
         viewed = type(pod) is StoredPod
         if viewed:
             own = pod.view.metadata
@@ -130,11 +124,8 @@ class ShapeAdmission:
 
 def view_template(pod: StoredPod, apply: Callable[[dict, dict], dict], admitted_of: Callable[[dict], dict]
                   ) -> Template | None:
-    """What the pods of a shape read as views are admitted as (`ShapeAdmission`): the
-    view of `pod` admitted, its labels as patched (before its node's zone labels), and
-    whether those are each pod's own as written (the patch leaves them); None when the
-    patch changes the status (the views take each pod's own as written) or the labels are
-    not a mapping."""
+    """What the pods of a shape read as views are admitted as: `pod`'s view admitted, its labels as
+    patched, and whether those are each pod's own; None when the patch changes the status."""
     written = stored_pods.whole(pod.raw)
     admitted = admitted_of(written)
     if admitted.get("status") is not written.get("status"):     # (what the patch leaves is shared)

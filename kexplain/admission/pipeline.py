@@ -64,9 +64,8 @@ def _kind(obj: object) -> str:
 
 
 def is_stored(obj: object) -> bool:
-    """An object an API server has stored: it carries a resourceVersion, which no create
-    request may (the server refuses one that does), so it was read from a cluster or from a
-    dump of one. Admission already ran on it; running it again would change it (admission.md)."""
+    """An object an API server has stored (a resourceVersion, which no create may carry): admission
+    already ran on it, and running it again would change it (admission.md)."""
     if type(obj) is StoredPod:
         return obj.stored
     meta = obj.get("metadata") if isinstance(obj, dict) else None
@@ -80,9 +79,8 @@ def _name(obj: dict) -> str:
 
 @dataclass
 class _Flat:
-    """What `_flatten` leaves: the objects to admit, in order; the indexes among them of each
-    kind's (`_Admission`'s look-up); those whose decoding is still to check (`check_decodes`:
-    neither stored nor a pod kept as written, which decodes as its shape's first did)."""
+    """What `_flatten` leaves: the objects to admit in order, their indexes by kind, and those whose
+    decoding is still to check (neither stored nor a pod kept as written)."""
 
     objects: list[tuple[dict, Source]] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=dict)
@@ -92,11 +90,8 @@ class _Flat:
 
 def _flatten(cluster: list[tuple[dict, Source]], warnings: list[str],
              stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> _Flat:
-    """Unwrap lists (`kexplain.apimachinery.unstructured`), drop (with a warning) kinds the
-    scheduler does not read; deep copies of the objects admission will change, the stored ones
-    (never changed) noted in `stored` by identity. With `shapes`, a Pod of a shape met before
-    is not copied either (`_Shapes.note`): admission patches it (`kexplain.admission.shapes`).
-    DRA objects are decoded as `kube`'s API server decodes them (`_take`)."""
+    """Unwrap lists, drop (with a warning) kinds the scheduler does not read, and deep-copy what admission
+    will change: not stored objects (noted by identity), nor pods of a shape met before (`_Shapes.note`)."""
     flat = _Flat()
     rows = columns.rows_of(cluster)
     as_is = _stored_as_they_are(rows) if rows is not None else None
@@ -163,9 +158,8 @@ def _stored_as_they_are(rows: columns.Rows) -> list[bool] | None:
 
 def _take(obj: dict, kind: str, src: Source, flat: _Flat, warnings: list[str],
           stored: set[int], shapes: "_Shapes | None", kube: KubeVersion) -> None:
-    """One object of `_flatten`: kept, copied or skipped. A DRA object is decoded into the
-    internal form (`dra_convert`): defaulted in its version first unless stored (a stored one at
-    another version is converted on a copy, never changed itself)."""
+    """One object of `_flatten`: kept, copied or skipped; a DRA object decoded into the internal form
+    (defaulted first unless stored; a stored one converted on a copy)."""
     if kind in POLICY_KINDS:         # read by admission (LimitRanger, ResourceQuota), taken as written
         if is_stored(obj):           # (never validated again, as no stored object is)
             stored.add(id(obj))
@@ -199,20 +193,16 @@ _decode_copy = msgspec.msgpack.Decoder().decode
 
 
 def _admitted_as_read(node: dict, dropped: gated_fields.Dropped) -> bool:
-    """Whether admission leaves a node it takes (not stored) exactly as it is, so that it needs
-    no copy (`admit` never changes its inputs): it decodes unchanged (`decode.decodes_unchanged`),
-    has a metadata mapping without a namespace (`run_cluster_objects` drops one), and nothing to
-    default (`defaults.default_node`) or to drop for the version's gates (`gated_fields`).
-    Nothing changes a node once admitted, as nothing changes a stored one."""
+    """Whether admission leaves a node it takes exactly as it is, so that it needs no copy: decodes
+    unchanged, a metadata mapping without a namespace, nothing to default or to drop for the gates."""
     meta = node.get("metadata")
     return type(meta) is dict and "namespace" not in meta and decodes_unchanged(node) \
         and not defaults.default_node(node, change=False) and not gated_fields.drops_any(node, dropped)
 
 
 def _copy_read(obj: dict, src: Source) -> dict:
-    """`_copy` of an object kexplain's loaders read (a dump's): the same values, written and read
-    back by msgspec in C, a third of the time. Exact for what they read (JSON values, and YAML's
-    read as kubectl reads it: a timestamp is its text); anything else is copied by `_copy`."""
+    """`_copy` of an object a loader read, through msgspec in C (a third of the time); exact for what
+    the loaders read, anything else copied by `_copy`."""
     try:
         return _decode_copy(_encode_copy(obj))      # type: ignore[no-any-return]
     except (TypeError, ValueError, OverflowError, RecursionError, msgspec.MsgspecError):
@@ -235,11 +225,8 @@ _NO_ENTRY = (None, None, False, False)     # (`ShapeIndex.entry` of what is no p
 
 
 class _Shapes:
-    """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): which were
-    written as they are (`raw`: not copied, to be patched), the canonical pod of each shape's
-    first pod (copied and decoded as any other object, then patched too: `admit_pods`), and
-    each shape's patch once made (None: the shape keeps the full path). Lives as long as the
-    run; one entry per shape."""
+    """The bound pods of one admission run, by shape (`kexplain.admission.shapes`): those kept as written
+    (`raw`), each shape's first pod's canonical pod, and each shape's patch once made (None: full path)."""
 
     def __init__(self, index: shapes.ShapeIndex | None = None) -> None:
         self.index = index if index is not None else shapes.ShapeIndex()
@@ -249,9 +236,7 @@ class _Shapes:
         self.patches: dict[bytes, shapes.Patch | None] = {}
 
     def note(self, obj: dict, src: Source) -> dict:
-        """The pod to admit: `obj` itself when a pod of its shape came before (it decodes as
-        that one did, its own status too, and is copied by nothing), else a copy, as for any
-        other object."""
+        """The pod to admit: `obj` itself when a pod of its shape came before (it decodes alike), else a copy."""
         _, key, decodes, by_text = self.index.entry(obj) if type(obj) is dict or type(obj) is StoredPod \
             else _NO_ENTRY
         if type(obj) is StoredPod and not by_text:
@@ -326,9 +311,8 @@ def default_storage_class_name(classes: list[dict]) -> str | None:
 
 
 class _Taken:
-    """The (namespace, name) of the pods admitted so far, as a set would hold them: a stored
-    dump's pods by name (their names are all different; one mapping made in C), and a set of
-    those admitted after them."""
+    """The (namespace, name) of the pods admitted so far: a stored dump's by name (made in C), and a
+    set of those admitted after them."""
 
     __slots__ = ("_by_name", "_more")
 
@@ -351,11 +335,8 @@ class _Taken:
 
 
 class _Admission:
-    """One admission run; holds the cluster state the plugins look up.
-
-    Every object goes through the same steps in admission.md's order (so the first rejection is
-    the API server's); a stored one (its id in `stored`, see `is_stored`) only takes
-    its name and registers what later steps look up, and is never changed."""
+    """One admission run; holds the cluster state the plugins look up. Every object takes the steps in
+    admission.md's order (the first rejection is the API server's); a stored one is never changed."""
 
     def __init__(self, objects: list[tuple[dict, Source]], stored: set[int], kube: KubeVersion,
                  shapes_seen: _Shapes | None, by_kind: dict[str, list[int]], rows: columns.Rows | None = None,
@@ -412,11 +393,8 @@ class _Admission:
         return id(obj) in self._stored
 
     def admit_pods(self) -> None:
-        """The cluster's pods, in file order, each replaced by its admitted self. A pod of a
-        shape whose patch replays is patched here directly (the loop of 150,000), the shape's
-        first pod too (its copy, decoded: `_Shapes.note`): the patch is made when that pod
-        comes, from the shape's canonical pod admitted in full, which is what admitting the
-        first pod in full would repeat. A shape without a patch keeps the full path."""
+        """The cluster's pods, in file order, each replaced by its admitted self; a pod of a shape whose
+        patch replays is patched here directly (the loop of 150,000), a shape without one takes the full path."""
         indexes = self._by_kind.get("Pod", [])
         if self._register_stored_pods(indexes):
             self.rows_kept = True
@@ -551,9 +529,8 @@ class _Admission:
                 self.add(obj, BUILTIN)
 
     def check_namespace_labels(self) -> None:
-        """PodSecurity's ValidateNamespace, before anything is created in the Namespaces: one
-        whose Pod Security labels do not parse is refused (`podsecurity.namespace_refusal`); one
-        the API server would refuse as invalid anyway is left to `run_namespaces`."""
+        """PodSecurity's ValidateNamespace before anything is created in the Namespaces (an otherwise
+        invalid one is left to `run_namespaces`)."""
         for obj, src in self.of_kind("Namespace"):
             meta = obj.get("metadata")
             if self.stored(obj) or not isinstance(meta, dict) or not podsecurity.labelled(meta.get("labels")):
@@ -571,9 +548,8 @@ class _Admission:
                 raise _not_found(namespace, src, pod)
 
     def admit_pod(self, pod: dict, src: Source, *, bound: bool, at: int | None = None) -> dict:
-        """Admit one pod by the full path; returns it admitted: `pod` itself, changed in place
-        (a copy already), or for a pod kept as written (`_Shapes.raw`) an admitted copy. `at`: its
-        place among `objects` (None: the pending pod, created after them but `later`)."""
+        """Admit one pod by the full path: `pod` changed in place, or an admitted copy of a pod kept as
+        written. `at`: its place among `objects` (None: the pending pod, created after them but `later`)."""
         if self.stored(pod):
             self._register_stored_pod(pod, src)
             return pod
@@ -608,9 +584,8 @@ class _Admission:
                 if (index < at if at is not None else key not in self.later)]
 
     def _admit_steps(self, pod: dict, src: Source, at: int | None = None) -> None:
-        """What admission does to one pod between its name's check and its zone labels: the
-        generated uid, defaulting, the mutating plugins in the server's order, validation. `at`:
-        the pod's place among `objects` (`_ranges_for`)."""
+        """Admission of one pod between its name's check and its zone labels: uid, defaulting, the
+        mutating plugins in the server's order, validation. `at`: as `admit_pod`'s."""
         meta = pod["metadata"]
         spec = pod["spec"]
         if not meta.get("uid"):
@@ -662,9 +637,8 @@ class _Admission:
         return copied
 
     def _patch_of(self, shape: bytes) -> shapes.Patch | None:
-        """The patch of a shape: its canonical pod admitted by the same steps (no name taken, no
-        zone labels: those are each pod's), diffed (`shapes.make_patch`); None when anything
-        refuses it or the patch would not replay exactly."""
+        """The patch of a shape: its canonical pod admitted by the same steps and diffed
+        (`shapes.make_patch`); None when anything refuses it or it would not replay exactly."""
         assert self._shapes is not None
         written = self._shapes.first[shape]
         try:
@@ -681,10 +655,8 @@ class _Admission:
         return shapes.make_patch(written, work, pod_uid)
 
     def _patched_admission(self, shape: bytes) -> Callable[[dict], dict | None] | None:
-        """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`):
-        its name taken, the shape's patch applied, its node's zone labels copied; the function
-        returns None when its name is taken (the full path refuses it, in its words). None when
-        the shape has no patch."""
+        """How a bound pod of `shape` kept as written is admitted (`patched.ShapeAdmission.admit`); None
+        without a patch. The function returns None when the pod's name is taken (the full path refuses it)."""
         assert self._shapes is not None
         if shape not in self._shapes.patches:
             self._shapes.patches[shape] = self._patch_of(shape)
@@ -696,9 +668,8 @@ class _Admission:
                               self._node_topology, self._topology_labels, labels_shared).admit
 
     def _register_stored_pods(self, indexes: list[int]) -> bool:
-        """`_register_stored_pod` of the pods at `indexes` at once, when they are a stored dump's
-        (their rows are known) and take names no other has: a dump's 150,000 pods; False, having
-        done nothing, otherwise."""
+        """`_register_stored_pod` of a stored dump's pods at `indexes` at once (their names all new);
+        False, having done nothing, otherwise."""
         rows = self._rows
         if not indexes or self.pod_keys or rows is None or len(rows) > len(self.objects):
             return False
@@ -745,9 +716,8 @@ class _Admission:
             self._pod_namespace_seen((obj.get("metadata") or {}).get("namespace") or "default")
 
     def run_dra(self) -> None:
-        """The DRA objects in file order, after the Namespaces (whose labels the admin-access rule
-        reads): dropped fields, validation (defaulted when decoded: `_take`); names unique per
-        kind and namespace."""
+        """The DRA objects in file order, after the Namespaces (the admin-access rule reads their labels);
+        names unique per kind and namespace."""
         seen: dict[str, set[str]] = {}
         server = DraServer.of(self.kube)
         for obj, src in self.of_kind(*sorted(DRA_KINDS)):
@@ -780,11 +750,8 @@ class _Admission:
 
 
 def _per_namespace_policies(cluster: list[tuple[dict, Source]]) -> bool:
-    """Whether the input has what makes admission differ per namespace for pods alike (a
-    LimitRange, a Namespace with Pod Security labels): then every pod takes the full path, not
-    its shape's patch (`kexplain.admission.shapes`, made once for pods of any namespace). A
-    dump's kinds are asked of its rows: without a LimitRange or a List, only its Namespaces
-    are looked at."""
+    """Whether admission may differ per namespace for pods alike (a LimitRange, Pod Security labels):
+    then every pod takes the full path, not its shape's patch."""
     rows = columns.rows_of(cluster)
     if rows is not None:
         try:
@@ -811,25 +778,8 @@ def admit(cluster: list[tuple[dict, Source]], pending: tuple[dict, Source] | Non
           later: frozenset[tuple[str, str, str]] = frozenset()) -> Admitted:
     """Admit the cluster objects and the pending pod as kube-apiserver would; never mutates the inputs.
 
-    Raises AdmissionRejected (the API server's message) for the first object it refuses, and
-    InputError for a known kind that does not decode. `stored` objects (live cluster, snapshot)
-    are returned as copies without any mutation or validation.
-
-    Bound pods of a shape met before are admitted by patching (`kexplain.admission.shapes`):
-    the same objects, the same refusals, far cheaper on a large cluster. `shape_index`: the
-    load's shapes when field validation already worked them out (`check_objects`). `by_shape`
-    False: every pod by the full path (what the tests compare the patched ones with). `kube`:
-    the Kubernetes version whose API server admits them: the versions it decodes
-    (`dra_convert.READ_AS`), its feature gates (fields dropped, merges, the PodTopologyLabels
-    plugin) and its validation. `absent`: namespaces that do not exist although the input named
-    them (their Namespace was refused: `podsecurity.refused_namespaces`), whose objects
-    NamespaceLifecycle refuses (`namespaces "team" not found`) instead of kexplain creating the
-    namespace as it does for one the input does not have.
-
-    Pods are created in the order of `cluster`: each meets the LimitRanges before it, as the
-    API server has only those when it is created; the pending pod meets all but `later`
-    ((kind, namespace, name) of the policies its set creates after it).
-    """
+    Raises AdmissionRejected for the first object refused, InputError for a known kind that does not
+    decode; `stored` objects are copied untouched. Parameters: docs/internals/admission.md."""
     result = Admitted()
     stored_ids: set[int] = set()
     seen = None if stored or not by_shape or _per_namespace_policies(cluster) else _Shapes(shape_index)

@@ -1,22 +1,7 @@
-"""The API server's defaulting of a PodSpec, in full: SetDefaults_PodSpec and the generated
-defaulter's walk of the spec, which SetObjectDefaults_Pod and SetObjectDefaults_PodTemplate
-(and the apps and batch defaulters on their templates) share; a Pod's own SetDefaults_Pod runs
-before it (`kexplain.admission.defaults.default_pod`).
-
-The walk (each default independent of the others, so taken in the order the fields stand):
-SetDefaults_PodSpec (dnsPolicy, restartPolicy, securityContext,
-terminationGracePeriodSeconds, schedulerName), each volume (no source becomes emptyDir; hostPath
-type, secret / configMap / downwardAPI / projected defaultMode, token expiration, fieldRef
-apiVersion, iSCSI / RBD / Azure disk / ScaleIO defaults, an ephemeral volume's claim volumeMode),
-each init, regular and ephemeral container (imagePullPolicy from the image's tag,
-terminationMessagePath and policy, port protocol, env fieldRef apiVersion and fileKeyRef
-optional, probes' timeouts, periods and thresholds, HTTP GET path and scheme, gRPC service,
-lifecycle hooks), resource lists rounded up to milli precision. In place.
-
-A template's every defaulted field matters where the whole template is hashed (the Deployment
-controller's `pod-template-hash`, `kexplain.controllers.controller_utils`): its quantities are written
-in the text the API server stores; a Pod's keep the text they were written in where rounding
-leaves the value alone (`round_resource_list`).
+"""The API server's defaulting of a PodSpec, in full: SetDefaults_PodSpec and the generated defaulter's
+walk of the spec shared by SetObjectDefaults_Pod and SetObjectDefaults_PodTemplate, in place; a Pod's
+own SetDefaults_Pod runs before it (`defaults.default_pod`). What is defaulted, and why a template's
+quantities are rewritten: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -48,10 +33,8 @@ def _items(parent: dict, key: str) -> list[dict]:
 
 
 def round_resource_list(rl: Any, canonical: bool = False, change: bool = True) -> bool:
-    """SetDefaults_ResourceList: every value rounded up to milli precision, in place. `canonical`:
-    every value in the canonical text the API server stores; otherwise a value the rounding leaves
-    alone keeps its text. A value that does not parse is left to decoding, which refuses it.
-    Whether it changes a value (`change` False: would change one, changing none)."""
+    """SetDefaults_ResourceList: every value rounded up to milli precision, in place (`canonical`: in
+    the stored text); returns whether it changes a value (`change` False: asks without changing)."""
     if not isinstance(rl, dict):
         return False
     changed = False
@@ -85,9 +68,7 @@ def _rounded_text(raw: str, canonical: bool) -> str | None:
 
 
 def image_tag(image: str) -> str:
-    """parsers.ParseImageName's tag: after the last `:` of the name's last path part; "latest"
-    when there is neither a tag nor a digest; "" for a name the reference parser refuses (a
-    repository path with upper-case letters), whose error SetDefaults_Container ignores."""
+    """parsers.ParseImageName's tag: "latest" without a tag or digest, "" for a name it refuses."""
     name, _, digest = image.partition("@")
     slash, colon = name.rfind("/"), name.rfind(":")
     repo, tag = (name[:colon], name[colon + 1:]) if colon > slash else (name, "")
@@ -283,9 +264,7 @@ def default_pod_spec(spec: dict, canonical: bool = False) -> None:
 
 
 def default_pod_template(template: dict) -> dict:
-    """Defaults (in place) a pod template (`spec.template` of a workload) as the API server's
-    defaulter does on create (SetObjectDefaults_PodTemplate: no SetDefaults_Pod, whose requests
-    from limits, enableServiceLinks and host ports are a Pod's only); returns it."""
+    """SetObjectDefaults_PodTemplate of a workload's `spec.template`, in place (no SetDefaults_Pod)."""
     spec = _dict(template, "spec")
     if spec is None:
         spec = template["spec"] = {}

@@ -1,23 +1,9 @@
-"""Pod Security admission (k8s.io/pod-security-admission v0.35.4 / v0.36.2, as kube-apiserver
-runs it with its default configuration: every namespace `privileged:latest` unless labelled, no
-exemption), from the labels of the pod's Namespace:
-`pod-security.kubernetes.io/{enforce,warn,audit}` and their `-version`.
+"""Pod Security admission (k8s.io/pod-security-admission v0.35.4 / v0.36.2, default configuration)
+from the pod's Namespace's `pod-security.kubernetes.io/{enforce,warn,audit}` labels and versions.
 
-A pod that breaks the enforce level is refused: `pods "web-0" is forbidden: violates PodSecurity
-"baseline:latest": privileged (container "web" must not set securityContext.privileged=true)`;
-one that breaks the warn level (which defaults to the enforce level when only that is set) is
-admitted with the warning `would violate PodSecurity "restricted:latest": ...`, and the audit
-level goes to the audit log (its text is kept as an audit note). A workload (a Deployment, ...) is
-never refused: its template is checked against the warn level and the workload admitted with the
-warning; its controller's creates of the pods are what the enforce level refuses.
-
-A Namespace whose Pod Security labels do not parse (a level that is none of the three, a version
-not `latest` or `v1.N`) is refused on create (`namespace_refusal`: ValidateNamespace in the
-admission package), so it does not exist for its pods.
-
-The checks are the policy package's, each at the versions it has (a `-version` label older
-than a check's first version leaves it out; `latest` and newer labels are the API server's own
-minor), in its order (baseline checks, then restricted ones, by ID) with its words.
+The enforce level refuses a pod, warn admits it with a warning, audit is kept as a note; a workload
+is never refused (its template gets the warn level). Levels, versions and order of the checks:
+docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -83,9 +69,8 @@ _LABELS = (("enforce", True), ("enforce-version", False), ("audit", True), ("aud
 
 
 def label_errors(labels: dict[str, Any] | None) -> list[FieldError]:
-    """PolicyToEvaluate's errors: each Pod Security label whose value is no level
-    (`must be one of privileged, baseline, restricted`) or no version (`must be "latest" or
-    "v1.x"`), as field.Invalid at `metadata.labels[<label>]`, in its order."""
+    """PolicyToEvaluate's errors: each Pod Security label whose value is no level or no version, as
+    field.Invalid at `metadata.labels[<label>]`, in its order."""
     errs: list[FieldError] = []
     for suffix, is_level in _LABELS:
         label = PREFIX + suffix
@@ -101,19 +86,15 @@ def label_errors(labels: dict[str, Any] | None) -> list[FieldError]:
 
 
 def namespace_refusal(namespace: dict[str, Any]) -> str:
-    """ValidateNamespace on create: a Namespace whose Pod Security labels do not parse is refused
-    (`Namespace "team" is invalid: metadata.labels[pod-security.kubernetes.io/enforce]: Invalid
-    value: "strict": must be one of privileged, baseline, restricted`, apierrors.NewInvalid's
-    words); "" when they parse (or it has none)."""
+    """ValidateNamespace on create: the refusal (apierrors.NewInvalid's words) of a Namespace whose
+    Pod Security labels do not parse; "" when they parse."""
     meta = _d(namespace.get("metadata"))
     errs = label_errors(_d(meta.get("labels")))
     return invalid_message("Namespace", str(meta.get("name") or ""), errs) if errs else ""
 
 
 def refused_namespaces(objects: Iterable[tuple[dict[str, Any], Any]]) -> frozenset[str]:
-    """The names of the Namespaces among `objects` the API server would refuse to create for
-    their Pod Security labels (`namespace_refusal`); not those it stored already (a
-    resourceVersion: they exist)."""
+    """The Namespaces among `objects` (not stored ones) refused for their Pod Security labels."""
     rows = columns.rows_of(objects)
     if rows is not None:        # a dump's 150,000 objects: its Namespaces, by the kinds of its rows
         objects = columns.of_kind(objects, rows, "Namespace")      # type: ignore[arg-type]

@@ -1,12 +1,7 @@
 """The PodTopologyLabels admission plugin: a pod bound to a node gets that node's
 `topology.kubernetes.io/zone` and `region` labels (those the node has), overwriting its own.
 
-It runs on the binding the scheduler posts (pods/binding) and on a pod created with
-spec.nodeName, so kexplain applies it to the bound pods of the cluster and to every pod a
-batch or sequence binds (`kexplain.explain.placement.bind`). Its gate,
-PodTopologyLabelsAdmission, is off in 1.33 and 1.34 (alpha) and on from 1.35 (beta): with it
-off, bound pods keep the labels they were written with. `copies_labels` resolves the gate
-once; `topology_labels` is what it copies.
+Run on the bound pods and every pod a batch binds; its gate is on from 1.35 (`copies_labels`).
 """
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
 """The ResourceQuota admission plugin (k8s.io/apiserver admission/plugin/resourcequota) and the
-pod quota evaluator (pkg/quota/v1/evaluator/core/pods.go), for the pods of a set as they are
-created, one after another.
-
-Each ResourceQuota of the pod's namespace whose hard resources include one the pod evaluator
-tracks (pods, count/pods, cpu, memory, ephemeral-storage and their requests./limits. forms,
-hugepages, requests.<extended resource>) and whose scopes all match the pod (Terminating,
-NotTerminating, BestEffort, NotBestEffort, PriorityClass In/NotIn/Exists/DoesNotExist,
-CrossNamespacePodAffinity) is checked in turn: a quota tracking cpu or memory needs every
-container to state it (`failed quota: NAME: must specify limits.cpu for: web`), unless the pod
-states pod-level resources and PodLevelResources is on (then the pod-level cpu, memory and
-hugepages are its usage: pods.go read at v1.33.2, v1.34.2 and v1.35.2, 1.36 taken as 1.35); then the pod's
-usage is added to the quota's, and a quota it would exceed refuses it (`exceeded quota: NAME,
-requested: pods=1, used: pods=2, limited: pods=2`), in the API server's words, after
-`pods "NAME" is forbidden: `. An admitted pod's usage is charged to every quota it matched, so the
-next pod of the set meets what it left.
-
-What a quota has used to begin with is its `status.used` when it carries one (read from a cluster),
-else what the quota controller would count: the pods of its namespace already in the cluster
-(count/pods: every one; the others: those not Succeeded or Failed) that match its scopes. Quotas
-are taken by name (the API server reads them from a cache in no set order). Not evaluated: the
-other kinds a quota may count (services, claims and their storage, count/<resource> of other
-objects), which the pods do not consume.
+pod quota evaluator (pkg/quota/v1/evaluator/core/pods.go, read at v1.33.2 to v1.35.2), for the pods
+of a set created one after another: each matching quota checked, then charged.
+What is tracked and counted: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -89,10 +70,8 @@ def pod_level_set(spec: dict[str, Any]) -> bool:
 
 
 def _pod_total(spec: dict[str, Any], key: str, pod_level: bool = True) -> dict[str, Quantity]:
-    """resourcehelper.PodRequests / PodLimits of a pod being created (no status): containers
-    summed, sidecars added, the largest init container with its sidecars, then (PodLevelResources
-    on: `pod_level`) the pod-level values of the resources they support, overhead (for limits:
-    only on resources with a limit that is not zero)."""
+    """resourcehelper.PodRequests / PodLimits of a pod being created (no status); `pod_level`: the
+    pod-level values (PodLevelResources on)."""
     total: dict[str, Quantity] = {}
     for c in spec.get("containers") or ():
         if isinstance(c, dict):
@@ -262,9 +241,8 @@ def _pretty(resources: dict[str, Quantity]) -> str:
 
 
 class QuotaLedger:
-    """The quotas of a set's cluster and what they have used, pods charged as they are created;
-    `pod_level`: the PodLevelResources gate of the version followed (the evaluator reads a pod's
-    own `spec.resources` only with it on)."""
+    """The quotas of a set's cluster and their usage, charged as pods are created; `pod_level`: the
+    PodLevelResources gate (the evaluator reads a pod's own `spec.resources` only with it on)."""
 
     def __init__(self, quotas: list[Quota], pod_level: bool = True) -> None:
         self.pod_level = pod_level
@@ -294,10 +272,8 @@ class QuotaLedger:
         return ledger
 
     def refusal(self, pod: dict[str, Any], later: frozenset[tuple[str, str, str]] = frozenset()) -> str:
-        """Why the API server would refuse to create `pod` (its whole message), "" when the quotas
-        of its namespace admit it; nothing is charged. `later`: the quotas not created yet when
-        the pod is ((kind, namespace, name): its set creates them after it), which admit it
-        (they count it once created: `charge` charges every quota)."""
+        """Why the API server would refuse to create `pod` (its whole message), "" when admitted; nothing is
+        charged. `later`: quotas its set creates after it, which admit it."""
         meta = _d(pod.get("metadata"))
         quotas = [q for q in self.by_namespace.get(str(meta.get("namespace") or "default"), ())
                   if q.matches(pod) and q.key not in later]
@@ -337,9 +313,8 @@ class QuotaLedger:
 
     def created_copies(self, pod: dict[str, Any], copies: int, name_of: Any = None,
                        later: frozenset[tuple[str, str, str]] = frozenset()) -> tuple[int, str]:
-        """How many of `copies` pods like `pod` the quotas let be created one after another (each
-        charged), and the refusal of the first one refused ("" when all are), naming that copy
-        (`name_of(i)`: copy i's name); `later` as `refusal` says."""
+        """How many of `copies` pods like `pod` the quotas let be created one after another, and the
+        first refusal ("" when none) naming that copy (`name_of(i)`)."""
         for i in range(copies):
             refused = self.refusal(pod, later)
             if refused:

@@ -1,37 +1,9 @@
 """Pods of one shape admitted once: the fast path for the bound pods of a large unstored cluster.
 
-A generated or hand-written cluster of 150,000 pods has a few hundred kinds of pod: the
-replicas of one workload differ only in their name, uid, node and the zone labels of that
-node. Admission (decoding, defaulting, the mutating plugins, validation) reads those fields
-only to validate them on their own and to copy a bound pod's zone labels from its node;
-everything else it does is a function of the rest of the pod and of the run's context
-(PriorityClasses, RuntimeClasses), which is fixed while pods are admitted. So:
-
-- `canonical` replaces the name, uid and nodeName of a pod, the values of its labels (those of
-  a pod whose label values admission merges into selectors, matchLabelKeys, only the zone and
-  region) and of its annotations (but the reserved domains', some of which admission reads),
-  and what a controller derives from the name and node (a StatefulSet pod's
-  pod-name and pod-index labels, hostname and claim names; a DaemonSet pod's node affinity),
-  its creation timestamp and its status (what a kubelet reports of that one pod, which
-  admission takes as written) by placeholders, once each has passed its own check (a DNS
-  subdomain; a uid that is a string; a label value; the annotations' total size; a DNS label;
-  a time; a status that decodes; an invalid one keeps the pod on the full path, which says
-  why), and
-  `ShapeIndex.entry`'s key is the `shape_key` of that canonical pod: equal bytes are equal
-  values of equal types in equal key order;
-- the first pod of a shape takes the full path; the shape's canonical pod is then admitted the
-  same way, and the difference between it as written and as admitted becomes a `Patch` (keys
-  set or added, in the admitted key order), kept only when replaying it on the canonical pod
-  gives exactly the admitted one, and when no placeholder leaks into what it writes;
-- every later pod of the shape is the pod as written with the patch applied: copy-on-write
-  along the patched paths, everything else shared with the input (as stored objects are), and
-  what admission wrote shared by the pods of the shape (nothing changes an admitted object); a
-  mapping admission only added to (a spec given its defaults) is a copy of the shape's
-  admitted one with the pod's own values written back (`_templated`).
-
-Only success is remembered: a shape whose canonical pod is refused anywhere keeps every pod of
-it on the full path, so every message is the full path's own. A uid admission generates (none
-written) is generated per pod, by the same function.
+The replicas of one workload differ only in name, uid, node and zone labels, which admission only
+validates; so the first pod of a shape takes the full path, its canonical pod's admission becomes a
+`Patch`, and later pods get the patch. Only success is remembered: every message is the full path's.
+Mechanism and invariants: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -93,24 +65,8 @@ def canonical(pod: dict, valid_nodes: set[str], valid_times: set[str] | None = N
 
 
 def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> list[tuple[dict, Any, Any]] | None:
-    """Replace in place what tells `pod` from the other pods of its workload by placeholders;
-    returns what to write back to undo it (in reverse order), or None, having changed nothing,
-    when it is not of the common shape (not a mapping where one belongs, an identity field of
-    another type or invalid on its own). In place so that a shape key (`ShapeIndex.entry`'s) needs
-    no copy of the pod, its metadata, labels and spec: four per pod, a third of the key's cost.
-    `valid_nodes`: node names already found valid DNS subdomains (one per node the load's pods
-    name). Replaced, each once it has passed the check admission makes of it alone:
-
-    - the name, uid and nodeName, and the zone and region label values;
-    - what a controller derives from them: a label whose value is the pod's name or the last
-      dash-separated part of it (a StatefulSet's pod-name and pod-index labels), the hostname
-      when it is the name (a StatefulSet's; a DNS label, not set as a FQDN), the name inside a
-      claim name (a StatefulSet's `data-<pod>`), and the node's name as a required node
-      affinity's `metadata.name` field value (each DaemonSet pod pinned to its node);
-    - its creation timestamp (a valid time: one of `valid_times`, found so once);
-    - its status (what a kubelet reports of one pod: its IPs, start times, container ids), unless
-      it holds a field admission reads (`STATUS_ADMITTED`): admission takes the rest as written,
-      and its pods' statuses are checked one by one (`kexplain.admission.decode.status_decodes`)."""
+    """Replace in place what tells `pod` from its workload's other pods by placeholders, each once it
+    passes admission's own check; the undo list, or None (unchanged) when not of the common shape."""
     meta = pod.get("metadata")
     spec = pod.get("spec")
     if type(meta) is not dict or type(spec) is not dict:
@@ -162,11 +118,7 @@ def _canonicalize(pod: dict, valid_nodes: set[str], valid_times: set[str]) -> li
 
 def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[dict, Any, Any]],
                       unread: bool) -> None:
-    """`_canonicalize`'s step for a pod's labels: the zone and region values, and when the name is
-    replaced (`renamed`) the values derived from it (a StatefulSet's pod-name and pod-index); when
-    admission reads no label's value but to validate it (`unread`: `_reads_labels`), every other
-    valid value (LABEL). The keys stay: their checks are the key's own, and PodTopologyLabels
-    merges the node's zone labels by key."""
+    """`_canonicalize`'s step for a pod's labels (values only: PodTopologyLabels merges by key)."""
     if unread:
         for key, value in labels.items():
             if type(value) is str and len(value) <= 63 and _LABEL_VALUE_FULL(value) is not None:
@@ -193,11 +145,7 @@ def _canonical_labels(labels: dict, name: str, renamed: bool, undo: list[tuple[d
 
 
 def _reads_labels(spec: dict) -> bool:
-    """Whether admission reads a pod's label values beyond validating them: the matchLabelKeys
-    and mismatchLabelKeys merged into its topology spread and pod (anti-)affinity selectors
-    (`kexplain.admission.match_label_keys`). Asked loosely (any spread constraint naming
-    matchLabelKeys, any pod affinity whose encoding holds "LabelKeys"): a pod kept keyed by its
-    labels costs speed only."""
+    """Whether admission reads a pod's label values beyond validating them (`match_label_keys`); loosely."""
     spread = spec.get("topologySpreadConstraints")
     if spread is not None and (type(spread) is not list or any(
             type(c) is not dict or "matchLabelKeys" in c for c in spread)):
@@ -214,10 +162,7 @@ def _reads_labels(spec: dict) -> bool:
 
 
 def _canonical_annotations(meta: dict, annotations: dict, undo: list[tuple[dict, Any, Any]]) -> None:
-    """`_canonicalize`'s step for a pod's annotations: each string value (ANNOTATION) but those of
-    the reserved domains (`_RESERVED_DOMAINS`), when their total size is within the limit (the one
-    check of their values, `validate_common.validate_annotations`; over it, nothing is replaced
-    and the full path says so). The keys stay: their checks are the key's own."""
+    """`_canonicalize`'s step for a pod's annotations (not the reserved domains'), within the size limit."""
     total = 0
     for key, value in annotations.items():
         if type(key) is not str or type(value) is not str:
@@ -258,22 +203,8 @@ def _canonical_named(spec: dict, name: str, volumes: Any, undo: list[tuple[dict,
 
 
 def written_key(pod: StoredPod, valid_nodes: set[str], valid_times: set[str]) -> bytes | None:
-    """The shape of a pod read as a view (not stored), from its text, without its object: its
-    text with the values of its name, node, uid, creation timestamp and zone and region labels
-    cut out (a NUL in their place, which no JSON text holds), and its status left out; None
-    when that would not say what `canonical` says (then its `canonical` key is worked out from
-    its object).
-
-    Pods with equal keys have equal `canonical` pods. Each value is cut where it is first
-    written as its key's value (the field's own, decoded, and only when valid: as
-    `_canonicalize` replaces it). When two texts are equal but there, either both cuts are at
-    the field itself, or the field is written alike in both (and then so was the value cut).
-    Nothing `_canonicalize` derives from the name or the node is in the text: neither the name
-    nor its last part is a label's value, the name is not the hostname nor in a volume (a
-    claim's name), no volume is ephemeral (then the name is kept), and the node is not in the
-    affinity (a DaemonSet's pinned pods). The status is cut where the text ends with it (as
-    kubectl and API servers write a pod: `StoredPod.written_status`); a pod whose status is
-    written otherwise has no key."""
+    """The shape of a pod read as a view, from its text: the text with its identity values cut out
+    and its status left out; None when that would not say what `canonical` says."""
     view = pod.view
     meta, spec = view.metadata, view.spec
     name, node = meta.name, spec.nodeName
@@ -342,9 +273,7 @@ def _claim_renamed(volume: Any, name: str) -> Any:
 
 
 def _pinned_to(affinity: dict, node: str) -> dict | None:
-    """The affinity with NODE for `node` wherever a required node selector term's
-    `metadata.name` field requirement names it (how a DaemonSet's controller pins each pod; the
-    value is checked as a node name, which `node` already is); None when it names it nowhere."""
+    """The affinity with NODE where a required term's `metadata.name` names `node` (a DaemonSet pod)."""
     required = affinity["nodeAffinity"].get("requiredDuringSchedulingIgnoredDuringExecution") \
         if type(affinity["nodeAffinity"]) is dict else None
     terms = required.get("nodeSelectorTerms") if type(required) is dict else None
@@ -371,10 +300,8 @@ def _pinned_to(affinity: dict, node: str) -> dict | None:
 
 
 class ShapeIndex:
-    """The shape of each pod of one load, worked out once for the two passes that read it
-    (kubectl's field validation, `kexplain.load.manifests.check_objects`, and admission):
-    by object identity, each object held so that its id is not reused while the index lives
-    (one load: build one per load, never keep it). Equal shapes share one key object."""
+    """Each pod's shape in one load, worked out once for the two passes that read it; by object identity,
+    each object held so its id is not reused (one per load, never kept)."""
 
     def __init__(self) -> None:
         self.valid_nodes: set[str] = set()
@@ -387,10 +314,8 @@ class ShapeIndex:
         self.fields_ok: dict[tuple[str, str], set[bytes]] = {}
 
     def entry(self, pod: dict) -> tuple[dict, bytes | None, bool, bool]:
-        """`pod`; its key, the bytes naming its shape (`canonical`, its `shape_key`; None off
-        the fast path, for a value a shape key does not hold); whether its status decodes
-        (`decode.status_decodes`; False without a key); and whether its shape is told by its
-        text (`_written_shape`). Worked out once: what each pass asks of a pod in one look-up."""
+        """`pod`, its shape key (None off the fast path), whether its status decodes and whether its
+        shape is told by its text: what each pass asks of a pod, in one look-up."""
         found = self._of.get(id(pod))
         if found is not None and found[0] is pod:
             return found
@@ -411,10 +336,7 @@ class ShapeIndex:
         return self._keys.setdefault(key, key) if key is not None else None
 
     def _written_shape(self, pod: StoredPod) -> tuple[bytes | None, bool]:
-        """The shape of a pod read as a view (that of the first pod of its `written_key`,
-        worked out from its object), and whether it has a `written_key`: then it differs from
-        the other pods of its shape with one only in the values that key leaves out (and so can
-        be admitted as a view: `kexplain.admission.pipeline`)."""
+        """The shape of a pod read as a view, and whether it has a `written_key` (then admitted as a view)."""
         text = written_key(pod, self.valid_nodes, self.valid_times)
         key = self._written.get(text) if text is not None else None
         if key is None:
@@ -451,11 +373,8 @@ class _Uid(_Set):
 
 @dataclass
 class Patch:
-    """Changes to one mapping (`keys`) or list (`indexes`), each a `_Set` or a nested Patch,
-    in the order the admitted value has them (new keys last, as admission appended them).
-    `compiled` runs them as prepared by `_prepare`: consecutive plain values written to a
-    mapping in one `dict.update` (same keys, same order), the rest one by one; or, for a mapping
-    given a `_template` (`_templated`), a copy of that with the pod's `_own` values written."""
+    """Changes to one mapping (`keys`) or list (`indexes`), each a `_Set` or a nested Patch, in the
+    admitted value's order (new keys last, as admission appended them)."""
 
     is_dict: bool
     changes: list[tuple[Any, "Patch | _Set"]] = field(default_factory=list)
@@ -480,20 +399,15 @@ class Patch:
         return ops
 
     def compiled(self) -> Callable[[dict, dict], dict]:
-        """The patch as one straight-line function (`_compile`), made on first use and kept:
-        `f(value, pod)` is a copy of `value` (of the shape the patch was made from, `pod` the
-        pod it is of) with the changes made; what they do not reach is shared with `value`."""
+        """The patch as one straight-line function (`_compile`), made on first use: `f(value, pod)`."""
         if self._function is None:
             self._function = _compile(self)
         return self._function
 
 
 def _compile(patch: Patch) -> Callable[[dict, dict], dict]:
-    """The patch as one function without a call per level: every pod of a shape goes through
-    it (150,000 on a large cluster), and a Python call per nested mapping would be most of
-    the cost. The generated code names no key or value of the input: each is a constant of
-    the function (`c<i>`, a cell of the closure made from the list `C`), so nothing written in
-    a manifest becomes code. Each level: a copy, then the prepared changes in their order."""
+    """The patch as one function without a call per level (150,000 pods go through it); keys and values
+    are the closure's constants (`c<i>`), so nothing written in a manifest becomes code."""
     consts: list[Any] = []
     lines = ["    def apply(v0, pod):"]
     names = iter(range(1, 1 << 30))
@@ -587,9 +501,8 @@ def _leaks(change: Patch | _Set) -> bool:
 
 
 def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -> Patch | None:
-    """The patch that turns any pod of the shape of `written` (a canonical pod) into its admitted
-    self, or None when there is none that replays exactly (keys removed or reordered at the top,
-    a placeholder copied elsewhere). A uid admission added (none written) is `make_uid(pod)`."""
+    """The patch that turns any pod of `written`'s shape into its admitted self, or None when none
+    replays exactly. A uid admission added is `make_uid(pod)`."""
     change = diff(written, admitted)
     if change is None:
         return Patch(True)
@@ -608,9 +521,7 @@ def make_patch(written: dict, admitted: dict, make_uid: Callable[[dict], str]) -
 
 
 def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
-    """Each change of `patch` to a part of `written` that holds nothing of a pod's own (no
-    placeholder: every pod of the shape has that part alike) made the setting of the admitted
-    part itself: the pods of the shape share it, not a patched copy each (their containers)."""
+    """Changes to parts holding nothing of a pod's own made settings of the admitted part itself: shared."""
     for i, (key, change) in enumerate(patch.changes):
         if type(change) is not Patch:
             continue
@@ -621,14 +532,8 @@ def _share_alike(patch: Patch, written: Any, admitted: Any) -> None:
 
 
 def _templated(patch: Patch, written: Any, admitted: Any) -> None:
-    """Each mapping of `patch` changed by plain values only (a pod's spec given its defaults),
-    with fewer values of the pod's own (keys whose written value holds a placeholder) than
-    changes, made from the admitted mapping itself: a copy of it with the pod's own values
-    written back, not a copy of the pod's updated key by key. The same keys in the same order
-    (the admitted keeps the written ones first), values alike (a key neither changed nor the
-    pod's own is alike in every pod of the shape): one copy made at its final size, not one
-    that grows. `_leaks` saw that no changed value holds a placeholder; the own ones are each
-    pod's."""
+    """Mappings changed by plain values only, made from the admitted mapping with the pod's own values
+    written back: one copy at its final size, not one that grows."""
     for key, change in patch.changes:
         if type(change) is Patch:
             _templated(change, written[key], admitted[key])
@@ -651,12 +556,8 @@ _MARK_BYTES = tuple(mark.encode() for mark in _MARKS)
 
 
 def _holds_placeholder(value: Any) -> bool:
-    """Whether a placeholder is written anywhere in `value` (a key or a string holding it), asked
-    of its encoding (`shape_key`: in C, a string's bytes as they are), not of its repr: every shape
-    asks it of each part of its pod. Asked loosely, as whether what every placeholder holds
-    (`_MARKS`) is there: a string holding a placeholder holds it, and one that holds it otherwise
-    (or bytes found across two strings) only keeps a part unshared or a shape on the full path
-    (speed, never a wrong value)."""
+    """Whether a placeholder is written anywhere in `value`, asked loosely of its encoding (`shape_key`):
+    a false yes only costs speed, never a wrong value."""
     encoded = shape_key(value)
     if encoded is None:
         text = repr(value)

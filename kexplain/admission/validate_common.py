@@ -346,9 +346,8 @@ def _faults(name: str, q: quantity.Quantity) -> tuple[bool, bool]:
 
 @lru_cache(maxsize=4096)
 def _text_faults(name: str, text: str) -> tuple[bool, bool]:
-    """`_faults` of a quantity written as `text`. Bounded cache: the nodes of a cluster repeat a
-    few dozen (resource, value) pairs, each checked with exact fractions 12 times per node
-    otherwise. A value that does not parse raises, as `quantity.parse` does (not cached)."""
+    """`_faults` of a quantity text, cached (a cluster's nodes repeat a few dozen); a text that does not
+    parse raises, uncached."""
     return _faults(name, quantity.parse_text(text))
 
 

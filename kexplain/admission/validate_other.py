@@ -50,9 +50,8 @@ _FEATURE_NAME = re.compile(r"[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*")
 
 
 def _declared_features(features: list[str]) -> list[FieldError]:
-    """validateNodeDeclaredFeatures: names of at most 253 characters, UpperCamelCase segments
-    separated by '/', sorted, no duplicates (kept only where NodeDeclaredFeatures is on: from 1.36;
-    before, `gated_fields` drops them)."""
+    """validateNodeDeclaredFeatures: at most 253 characters, UpperCamelCase segments separated by
+    '/', sorted, unique (before 1.36, `gated_fields` drops them)."""
     errs: list[FieldError] = []
     for i, feature in enumerate(features):
         p = f"status.declaredFeatures[{i}]"

@@ -1,13 +1,8 @@
 """ValidatePodCreate for the fields the scheduler and admission read.
 
-Options are those kube-apiserver computes for a create (strict label values in selectors
-and required node affinity), and what depends on the version followed is resolved once per
-version (`rules_for`) from its feature gates: pod-level resources, the matchLabelKeys
-selector merge (without it, 1.33's legacy check of topology spread keys), Lt/Gt toleration
-operators, container restart policies and rules, the RestartAllContainers action, user
-namespaces with hostNetwork. The few texts that changed without a gate are named below with
-the minor they changed in. The pending pod's `status.resourceClaimStatuses` is checked as the
-status update that wrote it (the resourceclaim controller's).
+With the options kube-apiserver computes for a create; what depends on the version followed is
+resolved once per version from its gates (`rules_for`). The pending pod's claim statuses are
+checked as the status update that wrote them.
 """
 from __future__ import annotations
 
@@ -378,9 +373,8 @@ def _container_restart_policy(policy: object, restart_rules: list[dict], p: str,
 
 
 def _init_restart_policy(c: dict, p: str, rules: PodRules) -> list[FieldError]:
-    """validateInitContainerRestartPolicy: `Always` makes a sidecar; with ContainerRestartRules
-    an init container may also have a policy of its own and rules (a sidecar's rules only with
-    RestartAllContainersOnContainerExits)."""
+    """validateInitContainerRestartPolicy: `Always` makes a sidecar; ContainerRestartRules allows
+    other policies and rules (a sidecar's only with RestartAllContainersOnContainerExits)."""
     policy = c.get("restartPolicy")
     restart_rules = _restart_rules_of(c, rules)
     if policy is None:
@@ -501,9 +495,8 @@ def _host_network(spec: dict) -> list[FieldError]:
 
 
 def _host_users(spec: dict, rules: PodRules) -> list[FieldError]:
-    """validateHostUsers: a pod in its own user namespace (`hostUsers: false`) may not share the
-    host's network (unless UserNamespacesHostNetworkSupport), PID or IPC namespaces, nor (from
-    1.34) use volume devices."""
+    """validateHostUsers: `hostUsers: false` shares no host network (unless
+    UserNamespacesHostNetworkSupport), PID or IPC namespace, nor (from 1.34) uses volume devices."""
     if spec.get("hostUsers") is not False:
         return []
     errs: list[FieldError] = []

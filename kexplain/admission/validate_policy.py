@@ -1,21 +1,7 @@
-"""What kube-apiserver checks on the namespace policies a set brings before storing them: its
-validation of LimitRanges and ResourceQuotas (k8s.io/kubernetes pkg/apis/core/validation
-ValidateLimitRange, ValidateResourceQuota) and of HorizontalPodAutoscalers (pkg/apis/autoscaling/
-validation ValidateHorizontalPodAutoscaler, with the registry's options), after the defaulting
-that precedes it, in the API server's words. A refused one is not stored: its LimitRanger
-defaults, its quota, its replica count never act (`kexplain/admission/pipeline.py`,
-`kexplain/controllers/podautoscaler.py`).
-
-Read in Kubernetes v1.36.2 (vendored by the Cluster Autoscaler, and the Vertical Pod Autoscaler's
-tests) and v1.34.1 (openshift-apiserver's vendor): the LimitRange and ResourceQuota checks are
-the same in both; the HPA's maxReplicas check changed (1.34: `Invalid value: 0: must be greater
-than 0`; 1.36: `Required value: must be set and greater than 0`, and `must be greater than or
-equal to 1` below zero): 1.33 is taken as 1.34, but for the apiVersion checks of the target and
-of Object metrics, which came with 1.34 (kubernetes#132537), and 1.35 as 1.36. Where Go walks a map (a resource
-list's names, in each check), its order varies from one request to the next: kexplain sorts the
-names. Not checked: a ResourceQuota's status (the API server clears it on create), the
-VolumeAttributesClass scope's gate (on from 1.34), the HPA's v1 metrics annotation; a behavior's
-tolerance is checked where HPAConfigurableTolerance is on (1.35, 1.36: else it is dropped).
+"""What kube-apiserver checks on the namespace policies a set brings before storing them, in its words:
+ValidateLimitRange, ValidateResourceQuota (pkg/apis/core/validation) and
+ValidateHorizontalPodAutoscaler (pkg/apis/autoscaling/validation), after defaulting. A refused one
+never acts. Versions read (v1.36.2, v1.34.1) and what is not checked: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -335,10 +321,7 @@ def _path_segment_errors(name: str) -> list[str]:
 
 
 def internal_hpa(obj: dict[str, Any]) -> dict[str, Any]:
-    """The spec of an HPA of autoscaling/v1 or v2 as the API server validates it: defaulted
-    (minReplicas 1; v2 without metrics: cpu at 80% utilization; a behavior's missing rules and
-    their fields the defaults) and converted (v1's targetCPUUtilizationPercentage a Resource
-    metric), in v2's field names."""
+    """An autoscaling/v1 or v2 HPA's spec as the API server validates it: defaulted and converted to v2."""
     spec = dict(_d(obj.get("spec")))
     if spec.get("minReplicas") is None:
         spec["minReplicas"] = 1
@@ -368,10 +351,7 @@ def _defaulted_rules(raw: Any) -> dict[str, Any]:
 
 
 def validate_hpa(obj: dict[str, Any], kube: KubeVersion = DEFAULT_VERSION) -> list[FieldError]:
-    """ValidateHorizontalPodAutoscaler of the HPA as created (`internal_hpa`), with the
-    registry's options for a create: minReplicas at least 1 (0 with the HPAScaleToZero gate on),
-    the target's apiVersion naming a group (but a ReplicationController's), an Object metric's
-    may not."""
+    """ValidateHorizontalPodAutoscaler of `internal_hpa` with the registry's options for a create."""
     errs = validate_object_meta(_meta(obj), True, is_dns1123_subdomain)
     spec = internal_hpa(obj)
     lower = 0 if kube.enabled("HPAScaleToZero") else 1

@@ -1,35 +1,7 @@
 """What the API server refuses in an update: the fields that may not change once an object exists
-(each kind's ValidateXUpdate, and the strategies' checks beside it), for the kinds whose changes
-reach the scheduler or the autoscalers.
-
-An update kubectl apply sends (a patch onto an object the cluster has, or a second copy of an
-object in one apply: `kexplain.load.apply`) is refused whole: the object stays as it was, and
-kubectl prints the API server's message and applies the rest. The checks, as the API server
-makes them, on both objects defaulted alike (a field written as its default is no change):
-
-- PriorityClass (scheduling/validation): `value: Forbidden: may not be changed in an update.`;
-  preemptionPolicy immutable.
-- Deployment, ReplicaSet (apps/validation ValidateXUpdate) and DaemonSet (its strategy's
-  ValidateUpdate): `spec.selector` immutable.
-- StatefulSet: only replicas, ordinals, template, updateStrategy, revisionHistoryLimit,
-  persistentVolumeClaimRetentionPolicy and minReadySeconds may change (`spec: Forbidden: ...`).
-- Job (batch/validation ValidateJobSpecUpdate): selector, completionMode, podFailurePolicy,
-  backoffLimitPerIndex, managedBy, successPolicy immutable; completions of a non-indexed Job;
-  the template, unless the Job is suspended and has not started (then its scheduling directives:
-  node selector, node affinity, tolerations, labels, annotations, scheduling gates).
-- PersistentVolumeClaim (core ValidatePersistentVolumeClaimUpdate): the spec but for a first
-  volumeName, a class set where there was none, and a bound claim's storage request and
-  volumeAttributesClassName; volumeMode.
-- Service (validateUpgradeDowngradeClusterIPs): the cluster IPs, once set.
-- Pod (ValidatePodUpdate): containers added or removed, and the spec but for images,
-  activeDeadlineSeconds (set, or lowered), tolerations (only added), scheduling gates (only
-  removed) and terminationGracePeriodSeconds (from negative to 1).
-
-The API server appends a diff of the two specs to the Forbidden messages of Pods and claims
-(`...for bound claims\\n  core.PersistentVolumeClaimSpec{...`); kexplain's one-line errors say the
-message without it. A bad value is shown as encoding/json writes it (a LabelSelector:
-`{"matchLabels":{"app":"web"}}`); a Job's template is shown as its manifest writes it (the API
-server marshals its internal struct, with Go's field names).
+(each kind's ValidateXUpdate and its strategy's checks), for the kinds that reach the scheduler or
+the autoscalers. A refused update leaves the object as it was; kubectl applies the rest.
+Per kind, and how messages are shown: docs/internals/admission.md.
 """
 from __future__ import annotations
 

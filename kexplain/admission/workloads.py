@@ -1,33 +1,8 @@
-"""What kube-apiserver v1.35.4 checks on a workload before storing it: its validation of
-Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs and ReplicationControllers
-(k8s.io/kubernetes pkg/apis/apps/validation, pkg/apis/batch/validation, and core's
-ValidateReplicationController), with the API server's messages.
+"""What kube-apiserver v1.35.4 checks on a workload before storing it, with its messages
+(pkg/apis/apps/validation, pkg/apis/batch/validation, core's ValidateReplicationController).
 
-A workload the API server refuses never makes a pod, so kexplain refuses it too: `kexplain POD`
-exits 2 with the message, `kexplain lint` reports it as an `admission` finding. Both call
-`check_workload`, where a workload is made into its pods (`kexplain.controllers.workloads`).
-
-What is checked, in the order Go appends the errors (after the defaulting that precedes
-validation: namespace `default`, restartPolicy `Always`, replicas 1, a Job's generated
-selector and labels):
-
-- metadata: the name is required and must be a DNS subdomain (a DNS label for a StatefulSet;
-  a CronJob's at most 52 characters), labels and annotations valid;
-- spec.replicas (minReadySeconds, revisionHistoryLimit, parallelism, completions, ...) >= 0;
-- the selector: required for Deployments, ReplicaSets and StatefulSets, not empty, valid, and
-  matching the template's labels (`selector` does not match template `labels`); a Job's selector
-  is generated unless `manualSelector` is true, a CronJob's job template may not have one;
-- the template's restartPolicy: `Always` for Deployments, ReplicaSets, StatefulSets, DaemonSets
-  and ReplicationControllers, `OnFailure` or `Never` for Jobs and CronJobs; activeDeadlineSeconds
-  is forbidden in the former;
-- a CronJob's schedule is required.
-
-Not checked here: the pod spec of the template (the pod made from it goes through the Pod
-validation of admission next; when it is refused as invalid, `refused_pods` validates the
-template as the workload's create does, defaulted and without the admission plugins' changes:
-its errors refuse the workload, and a pod invalid only once a plugin changed it, a LimitRange's
-default limit below the template's request, is its controller's FailedCreate), update
-strategies, a CronJob's schedule syntax and time zone, pod failure and success policies.
+A workload the API server refuses never makes a pod, so `kexplain POD` and `kexplain lint` refuse it
+too (`check_workload`). What is checked and what is not: docs/internals/admission.md.
 """
 from __future__ import annotations
 
@@ -96,9 +71,8 @@ def _child(parent: dict, key: str) -> dict:
 
 
 def generate_job_selector(job: dict) -> None:
-    """What the Job registry does before validating a Job whose selector is not manual (in place):
-    the job-name and controller-uid labels (prefixed and legacy) are added to the pod template
-    where absent, and the selector gets `batch.kubernetes.io/controller-uid: <uid>`."""
+    """The Job registry's step for a Job without a manual selector (in place): the job-name and
+    controller-uid labels added to the template, the selector the controller-uid."""
     spec = _child(job, "spec")
     if spec.get("manualSelector") is True:
         return
@@ -424,9 +398,8 @@ def validate_workload(obj: dict) -> list[FieldError]:
 
 
 def check_workload(obj: dict, source: Source | None) -> None:
-    """Raise AdmissionRejected with the API server's message when it would refuse `obj`. A
-    workload not checked against its schema before (a field of the wrong type that validation
-    trips on) gets the decoder's error for that field, as the API server never decodes it."""
+    """Raise AdmissionRejected with the API server's message when it would refuse `obj` (the decoder's
+    error for a field of the wrong type, when not schema-checked before)."""
     try:
         errs = validate_workload(obj)
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
@@ -447,18 +420,8 @@ def _template_path(kind: str) -> str:
 
 
 def refused_pods(err: KexplainError, workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> KexplainError:
-    """`err`, raised for the pod kexplain made from `workload`'s template, as what would happen:
-    the API server stores the workload, and refuses the pods its controller then asks it to
-    create. The error names the workload; the API server's text follows the colon, without the
-    name kexplain gave the pod (`<name>-0`: the controller's pods have generated names), except
-    a StatefulSet's, whose pod names are the ones its controller uses:
-
-        Deployment default/web: the API server would refuse its pods: no PriorityClass with name X was found
-
-    A pod refused as invalid: `... would refuse its pods as invalid: <the field errors>`. A
-    template the API server cannot decode refuses the workload itself: the field is made the
-    template's (`spec.template.spec...`). Any other error is returned as it is. `kube`: the
-    version whose API server refused the pod."""
+    """`err`, raised for the pod made from `workload`'s template, as the API server refusing the pods
+    its controller creates (`Deployment default/web: the API server would refuse its pods: ...`)."""
     pod = err.obj
     if not (isinstance(workload, dict) and workload.get("kind") not in (None, "Pod") and isinstance(pod, dict)
             and pod.get("kind") == "Pod"):
@@ -500,15 +463,8 @@ _POD_ONLY_PATHS = ("metadata.name", "metadata.generateName", "metadata.namespace
 
 
 def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: KubeVersion) -> str | None:
-    """The API server's message refusing `workload` for its pod template, when the pod made
-    from it was refused as invalid (`message`): the workload's create validates its template as
-    a pod spec (ValidatePodTemplateSpec), defaulted but untouched by the admission plugins (a
-    LimitRange's defaults, the pod's priority, ... are given to each pod its controller creates,
-    never to the template), with the field paths under the template (`Deployment.apps "web" is
-    invalid: spec.template.spec.tolerations[0]...`). None when the template is valid (the pods'
-    refusal is then their controller's FailedCreate: a LimitRange's default limit below the
-    template's request makes each pod invalid, not the workload), or when the errors are not
-    all the template's (its name, kexplain's, is among them)."""
+    """The refusal of `workload` itself for its template (ValidatePodTemplateSpec, defaulted, no plugins'
+    changes) when its pod was refused as invalid; None when the template is valid or not at fault."""
     errs = validate_pod_create(_as_template(pod, workload, kube), kube)
     if not errs or any(e.path.startswith(_POD_ONLY_PATHS) for e in errs):
         return None
@@ -518,10 +474,7 @@ def _template_refused(pod: dict, name: str, message: str, workload: dict, kube: 
 
 
 def _as_template(pod: dict, workload: dict, kube: KubeVersion) -> dict:
-    """The pod kexplain made of `workload`'s template (`pod`, admitted), with the spec the
-    template has, defaulted as the API server defaults a pod (and its fields of gates that are
-    off dropped): what validating the template validates, none of the admission plugins'
-    changes in it."""
+    """The pod made of `workload`'s template with the template's own spec, defaulted as a pod's."""
     template: Any = workload
     for key in TEMPLATE_PATHS.get(str(workload.get("kind")), ("spec", "template")):
         template = template.get(key) if isinstance(template, dict) else None
@@ -546,11 +499,8 @@ def pods_of(workload: Any, kube: KubeVersion = DEFAULT_VERSION) -> Iterator[None
 
 
 def workload_warnings(warnings: list[str], workload: Any) -> list[str]:
-    """Admission's warnings for the pod kexplain made from `workload`'s template, as the user sees
-    them: Pod Security's warning is the workload's (the API server checks a workload's template
-    when it is created, and answers its pods' creates, which its controller makes, to the
-    controller), so `pods "web-0": Warning: ...` becomes `Deployment shop/web: Warning: ...`.
-    A Pod's warnings are returned as they are."""
+    """Admission's warnings for the pod made from `workload`'s template as the user sees them: Pod
+    Security's warning is the workload's (`Deployment shop/web: Warning: ...`)."""
     if not isinstance(workload, dict) or workload.get("kind") in (None, "Pod"):
         return warnings
     meta = _dict(workload.get("metadata"))

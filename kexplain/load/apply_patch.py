@@ -1,27 +1,8 @@
 """`kubectl apply` onto an object that exists: the object the API server is left with.
 
-kubectl apply (client side) does not send the manifest in place of the live object: it sends a
-patch computed from three versions (CreateThreeWayMergePatch): the manifest (modified), the live
-object (current) and the manifest it applied last (original: the live object's
-`kubectl.kubernetes.io/last-applied-configuration` annotation). The patch sets every field the
-manifest sets, deletes the fields the original had and the manifest dropped, and leaves the live
-object's other fields alone: an admin's label on a Namespace an install file also ships stays.
-On an object created otherwise (`kubectl create`, a controller, an operator) there is no original,
-and nothing is deleted.
-
-For a built-in kind the patch is a strategic merge patch (apimachinery's strategicpatch): a field's
-patch strategy and merge key (its OpenAPI definition's `x-kubernetes-patch-strategy` and
-`-merge-key`) say how a list is merged: containers, volumes, env by name, ports by
-containerPort, finalizers as a set, items of the live list the manifest does not name kept
-(ordered among the manifest's by the live order, as mergeSortedSlice orders them); a list without
-a strategy (tolerations, args) is replaced; maps are merged key by key; `retainKeys` (a volume's
-source, a Deployment's strategy) keeps only the keys the manifest gives. Any other kind (a custom
-resource) gets a JSON merge patch: maps merged, lists replaced. A null in the manifest deletes.
-
-`patched` is the result of applying that patch, computed directly. Within one apply (the same
-object given twice), the original and the live object are both the earlier manifest: the result
-is the later manifest whole, which is how `manifests.one_apply` takes it. (kubectl also records
-the manifest as the new last-applied annotation; kexplain adds it on no create either.)
+kubectl sends a three-way patch (CreateThreeWayMergePatch of the manifest, the live object and the
+last-applied annotation): a strategic merge patch for a built-in kind, a JSON merge patch otherwise.
+`patched` computes its result directly. The merge rules: docs/internals/load.md.
 """
 from __future__ import annotations
 
@@ -57,9 +38,8 @@ def last_applied(live: Any) -> dict[str, Any] | None:
 
 def patched(live: Any, manifest: dict[str, Any], original: Any = _ANNOTATION,
             kube: KubeVersion = DEFAULT_VERSION) -> dict[str, Any]:
-    """`live` as `kubectl apply` of `manifest` leaves it (see the module docstring); `original`:
-    the last-applied manifest (default: `live`'s annotation; None: none). Neither is changed;
-    the result shares unchanged parts with them."""
+    """`live` as `kubectl apply` of `manifest` leaves it; `original`: the last-applied manifest (default:
+    `live`'s annotation; None: none). Neither is changed; unchanged parts are shared."""
     live = plain(live)
     if original is _ANNOTATION:
         original = last_applied(live)
@@ -78,10 +58,8 @@ class Update:
 
 def apply_onto(live: tuple[Any, Source], manifest: tuple[dict[str, Any], Source], *,
                original: Any = _ANNOTATION, kube: KubeVersion = DEFAULT_VERSION) -> Update:
-    """`kubectl apply` of `manifest` onto `live`: the patched object (`patched`; its Source the
-    manifest's), unless the API server refuses the update (`validate_update.update_refusal`: an
-    immutable field changed), which leaves `live` as it is; a manifest alike the live object
-    changes nothing (kubectl: `unchanged`), and `live` stands."""
+    """`kubectl apply` of `manifest` onto `live`: the patched object, unless the update is refused
+    (`validate_update.update_refusal`) or changes nothing: then `live` stands."""
     obj, src = manifest
     current = plain(live[0])        # (a dump's stored pod: its object)
     if alike(current, obj):
@@ -209,9 +187,8 @@ def _without_nulls(value: Any) -> Any:
 
 
 def _interleave(kept: list, patch: list, live: Iterable[Any], key: Callable[[Any], Any]) -> list:
-    """The live items the manifest does not name (`kept`, in live order) placed among the
-    manifest's (`patch`, in its order), by the live order where both are live (mergeSortedSlice:
-    a live item goes before a manifest item that comes after it in the live list)."""
+    """The live items the manifest does not name placed among the manifest's by the live order
+    (mergeSortedSlice)."""
     order: dict[Any, int] = {}
     for i, item in enumerate(live):
         order.setdefault(key(item), i)

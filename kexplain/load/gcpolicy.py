@@ -1,12 +1,7 @@
 """The cyclic garbage collector around bulk loading.
 
-Reading a cluster dump makes millions of small dicts and lists and no reference cycles.
-Left on, the collector scans that growing heap again and again while it is built (about a
-third of the load time), and then rescans it during the explanation. `bulk_load` pauses it
-while loading; with `freeze` (the CLI, a short-lived process) it then moves everything loaded
-to the permanent generation, so later collections only look at what the explanation makes.
-Library callers (tests, a long-lived process) leave `freeze` off: frozen objects are never
-collected.
+A dump makes millions of objects and no cycles: `bulk_load` pauses the collector while loading and,
+with `freeze` (the CLI only: frozen objects are never collected), freezes what was loaded.
 """
 from __future__ import annotations
 

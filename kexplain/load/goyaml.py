@@ -1,28 +1,8 @@
 """Scalars as kubectl reads them: go-yaml v2's `resolve` (go.yaml.in/yaml/v2 resolve.go and
 decode.go, under sigs.k8s.io/yaml), then what its YAML-to-JSON step sends.
 
-PyYAML's SafeLoader resolves a plain scalar by YAML 1.1's regular expressions; go-yaml v2 by a
-table of words and Go's strconv, and kubectl then turns the value into JSON. Where the two
-differ (PyYAML's reading, then kubectl's):
-
-- `y`, `Y`, `n`, `N`: strings; booleans (go-yaml's table has them beside yes/no/on/off);
-- `=`: a `!!value` PyYAML cannot construct; the string "=";
-- `1:30`, `190:20:30.15` (base 60): 90 and 685230.15; strings;
-- `0o17`, `0O17`, `0X1F`, `0B101`, `0b-101`: strings; 15, 15, 31, 5 and -5 (Go's ParseInt);
-- `08`, `1e3`, `1.0e3`, `.5e3`: strings; floats (8, 1000, 1000, 500);
-- `1.0e+400`, `` ._5 ``: infinity, 0.5; strings (Go's ParseFloat refuses them);
-- integers past 64 bits: ints; floats past 2**64, strings past a float's range;
-- `2024-01-01`, `2024-13-45`: a date, an error; the strings as written (a timestamp decoded
-  into an interface is kept as its text);
-- `.inf`, `.nan`: floats in both, which JSON cannot hold: kubectl refuses them
-  (`json: unsupported value: +Inf`);
-- explicit tags: an unknown one (`!secret x`, `!!python/...`, `!!value`, `!!set`, `!!omap`)
-  is an error to PyYAML; go-yaml ignores it (a scalar is its text, a collection what it is);
-  `!!binary` is bytes to PyYAML, the decoded text to kubectl; `!!int 1:30` and its kind are
-  checked by go-yaml's rule (`cannot decode !!str `1:30` as a !!int`).
-
-`resolve` is that function, for a tag ("" for a plain scalar) and a text; `plain` is its
-value for a plain scalar, remembered (manifests repeat their values).
+Where PyYAML's YAML 1.1 reading differs (`y`, `1:30`, `0o17`, `.inf`, unknown tags, ...): the table
+in docs/internals/load.md. `plain` is `resolve` of a plain scalar, remembered.
 """
 from __future__ import annotations
 
@@ -137,9 +117,8 @@ def parse_int(s: str, base: int) -> int | None:
 
 
 def parse_float(s: str) -> float | None:
-    """Go's strconv.ParseFloat(s, 64) for the decimal forms go-yaml hands it (a text starting
-    with `.`, or one of yamlStyleFloat); None for its syntax and range errors (past a float's
-    range: Go refuses it, where Python reads infinity)."""
+    """Go's strconv.ParseFloat(s, 64) for the decimal forms go-yaml hands it; None for its syntax and
+    range errors (Go refuses past a float's range, where Python reads infinity)."""
     m = _DECIMAL.fullmatch(s)
     if m is None or not any(c.isdigit() for c in (m.group(1) or "") + (m.group(2) or "")):
         return None
@@ -222,10 +201,8 @@ def _resolved(tag: str, text: str) -> tuple[str, Any]:
 
 
 def resolve(tag: str, text: str) -> tuple[str, Any]:
-    """(tag, value) of a scalar as go-yaml v2 decodes it into an interface, `tag` as written
-    ("" for a plain scalar): a tag it does not resolve (`!!binary`, `!foo`, `!!merge`) leaves
-    the text; one it does must be what the text resolves to (an int for `!!float` is made a
-    float), else GoYamlError in its words. A timestamp's value is its text."""
+    """(tag, value) of a scalar as go-yaml v2 decodes it into an interface (`tag` "" when plain); a tag
+    it resolves must fit the text, else GoYamlError in its words. A timestamp's value is its text."""
     if tag not in _RESOLVABLE:
         return tag, text
     rtag, value = _resolved(tag, text)
@@ -266,9 +243,8 @@ _BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{
 
 
 def binary_text(text: str) -> str:
-    """A `!!binary` scalar as kubectl sends it: decoded by Go's base64.StdEncoding (line breaks
-    skipped, padding required), then a Go string in JSON (each byte that is not UTF-8 made
-    U+FFFD, as json.Marshal does)."""
+    """A `!!binary` scalar as kubectl sends it: Go's base64.StdEncoding, then a Go string in JSON
+    (invalid UTF-8 bytes made U+FFFD)."""
     compact = text.replace("\r", "").replace("\n", "")
     if not _BASE64.fullmatch(compact):
         raise GoYamlError("!!binary value contains invalid base64 data")
@@ -292,10 +268,7 @@ def json_float(value: float, text: str) -> float:
 
 
 def scalar(tag: str, text: str) -> Any:
-    """The value kubectl sends for a scalar of `tag` (its text for a tag go-yaml ignores, the
-    decoded text of `!!binary`, None for `!!null`); GoYamlError for what go-yaml or JSON refuse.
-    A plain scalar's tag is `plain`'s, and so is its value (`resolve` gives the same for an
-    explicit tag that is the plain one)."""
+    """The value kubectl sends for a scalar of `tag`; GoYamlError for what go-yaml or JSON refuse."""
     if tag == NULL:
         return None
     if tag == BINARY:

@@ -1,31 +1,9 @@
 """A large JSON List (a cluster dump) read in parts, in bounded memory: its bound pods as views,
 its items' equal lists and mappings shared.
 
-A file (`read_file`, what kubectl's 1.3 GB dump of a 5,000-node cluster is) is read a window
-at a time (`_read_windows`): its bound pods become views (`stored_pods.StoredPod`, as
-`pod_lists` reads a smaller dump) whose text stays in the file's mapping, untouched until
-something asks for a pod's object, so neither the text whole nor every pod's object is ever in
-memory. What follows is how the other items, and a file the windows cannot read, are read.
-
-`json.loads` of a dump of 150,000 pods makes a new object for every value written: the pods of
-one workload each get their own copy of its tolerations, containers, labels, owner references.
-Read in parts, each part's items have their second-level lists and mappings (`spec.tolerations`,
-`spec.containers`, `metadata.labels`, ...) replaced by the first equal one read, while the part
-is new: the copies freed go back to the allocator before the next part is read, and the load's
-peak memory falls by half or more on such a dump. Only texts of at least MIN_CHARS are read so:
-the sharing costs time, and a smaller text's whole read stays within the memory budget (see
-MIN_CHARS). Such a file is mapped and its items found by msgspec, in C (`_read_mapped`); a text
-given whole (stdin) is cut into parts of about CHUNK_CHARS (`read_list`).
-
-Sharing is safe because loaded objects are never changed in place (admission copies what it
-changes; `kexplain.admission.shapes` shares unchanged parts of its output with its input the
-same way). Equal means equal `shape_key`s: equal values of equal types in equal key order.
-
-The parts are cut where the text has the first item's start (`}`, `,`, `{`, its first key, and
-its second key after a string value) and each part is parsed on its own: a cut inside an item or
-inside a string leaves the part unbalanced or unterminated, so it does not parse, and the next
-candidate is tried. Anything else unexpected gives None, and the caller parses the text whole
-(with today's errors: this reader never reports one).
+`json.loads` makes a new object for every value; read in parts, equal values (equal `shape_key`s)
+are shared, which is safe because loaded objects are never changed in place. Anything unexpected
+gives None and the caller parses the text whole. How: docs/internals/load.md.
 """
 from __future__ import annotations
 
@@ -69,16 +47,8 @@ _DECODER = json.JSONDecoder()
 
 
 def read_file(path: str) -> dict[str, Any] | None:
-    """The document of the JSON file at `path`, equal to `json.loads` of its text, when the file
-    holds at least MIN_CHARS bytes of one JSON object with an array of objects under "items"
-    (a cluster dump); None otherwise, or for anything msgspec refuses (read the text, which says
-    what is wrong). The file is mapped, and its items read a window at a time (`_read_windows`):
-    bound pods as views (`stored_pods.StoredPod`, as `pod_lists` reads a smaller dump), each
-    pod's text left in the mapping until something asks for its object, so neither the text
-    whole nor every pod's object is ever in memory (kubectl's 1.29 GB dump of 5,000 nodes:
-    about 0.5 GB once read, against 3.5 GB for `json.load`). A file the windows cannot read (no
-    item boundary within MAX_WINDOW, ...) is read by `_read_mapped`: whole dicts, shared where
-    equal."""
+    """`json.loads` of the JSON file at `path` when it holds at least MIN_CHARS bytes of a List, read a
+    window at a time (bound pods as views); None otherwise, or for anything msgspec refuses."""
     try:
         with open(path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
@@ -106,15 +76,8 @@ _WSB = rb"[ \t\n\r]*"
 
 
 def _read_windows(mapped: mmap.mmap, fd: int) -> dict[str, Any] | None:
-    """`read_file`'s document of the mapped text, its items read WINDOW bytes at a time; None
-    when it is not so read. The List's own fields (before and after its items, at most EDGE
-    bytes each) are parsed with an empty item array in place of the items; the items are cut
-    where the text has the first item's start (`_cut_pattern`) and each part, read as a copy
-    (from `fd`) and parsed on its own, must be an array of whole values: a cut inside an item
-    leaves it unbalanced, and the next candidate is tried. A bound pod keeps its text as a
-    `Raw` of the mapping, not touched until its object is asked for; the pages the cuts were
-    searched in are handed back (MADV_DONTNEED: a page read again is read from the page
-    cache)."""
+    """`read_file`'s document of the mapped text, its items read WINDOW bytes at a time and cut where an
+    item starts (a bad cut does not parse: the next is tried); None when it is not so read."""
     start = 3 if mapped[:3] == b"\xef\xbb\xbf" else 0       # (a byte-order mark, as utf-8-sig drops it)
     head = mapped[start:start + 8192]
     if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not head.lstrip(b" \t\r\n").startswith(b"{"):
@@ -158,9 +121,8 @@ def _windows(mapped: mmap.mmap, view: memoryview, start: int, fd: int) -> dict[s
 
 
 def _items_opened(mapped: mmap.mmap, start: int) -> int | None:
-    """Where the top-level "items" array's first item may begin (past its `[`), found within
-    EDGE bytes of the text's start: the text up to there, closed by `]}`, must parse (a key
-    "items" inside another value would leave it unbalanced)."""
+    """Where the top-level "items" array's first item may begin, within EDGE bytes: the text up to
+    there, closed by `]}`, must parse."""
     for found in _ITEMS_KEY.finditer(mapped, start, start + EDGE):
         try:
             fields = _FIELDS(mapped[start:found.end()] + b"]}")
@@ -212,9 +174,8 @@ _STRING = rb'"(?:[^"\\]|\\.)*"'
 
 
 def _cut_pattern(mapped: mmap.mmap, first: int) -> re.Pattern[bytes] | None:
-    """Where a later item like the first one (at `first`) begins: the end of an item, a comma,
-    and the first item's first key (and second key, when the first value is a string), the
-    key text as written (`_item_start`, of bytes). Group 1: the next item, from its `{`."""
+    """Where a later item like the first one (at `first`) begins, as `_item_start` finds it in a text,
+    in the mapped bytes. Group 1: the next item, from its `{`."""
     head = mapped[first:first + 4096]
     found = re.match(rb"\{" + _WSB + b"(" + _STRING + b")" + _WSB + b":" + _WSB, head)
     if found is None:
@@ -230,12 +191,8 @@ _SECOND_KEY = re.compile(_STRING + _WSB + b"," + _WSB + b"(" + _STRING + b")" + 
 
 
 class _Windows:
-    """The items of a mapped List read a part at a time (`read`): stored bound pods as views
-    (`pod_lists.dump_objects`; the view's own texts copied, `owning`) that keep their text as a
-    view of the mapping, the other items made whole (`_ItemReader`: equal values shared), and
-    a part that is not all ASCII made whole throughout (msgspec checks the UTF-8 of what it
-    decodes, not of what it skips). The parts are read into one buffer, which nothing read
-    from it keeps."""
+    """The items of a mapped List read a part at a time (`read`): bound pods as views of the mapping,
+    the rest made whole (`_ItemReader`), a part not all ASCII made whole throughout (UTF-8 checked)."""
 
     __slots__ = ("mapped", "view", "fd", "items", "texts", "reader", "part")
 
@@ -283,9 +240,8 @@ _OPEN, _CLOSE = ord("["), ord("]")
 
 
 def _kept(pod: stored_pods.PodView, texts: dict[bytes, Raw]) -> stored_pods.PodView | None:
-    """A stored pod's view, its texts its own (`owning`); None for a pod no API server stored: it
-    is admitted by its shape, read from its whole text (`admission.shapes.written_key`), and the
-    file's every page would come back into memory: it is made whole (`_ItemReader`) instead."""
+    """A stored pod's view with its own texts; None for a pod no API server stored (admitted by its
+    shape from its whole text, so it is made whole instead)."""
     meta = pod.metadata
     return stored_pods.owning(pod, texts) if meta is not None and meta.resourceVersion else None
 
@@ -318,13 +274,8 @@ def _parsed_items(mapped: mmap.mmap, fields: dict[str, msgspec.Raw]) -> dict[str
 
 
 class _ItemReader:
-    """Items of a mapped file made from their text, equal values made once and shared (found
-    without a key: equal texts are equal values of equal types in equal key order). Each item's
-    values are found in C (msgspec's `Raw`s), by path (`_Paths`): a value at a path whose values
-    repeat (a pod's labels, containers, namespace, node) is looked up by its text, one at a path
-    whose values rarely do (a pod's name) is made from its text at once, and an object or a list
-    of objects at such a path is read field by field, while a path below it repeats (a pod's
-    status: its phase, its conditions' types, its containers' images; not their times)."""
+    """Items of a mapped file made from their text, equal values made once and shared; by path (`_Paths`),
+    a value whose path repeats is looked up by its text, one that rarely does is made at once."""
 
     __slots__ = ("memo", "kinds")
 
@@ -398,11 +349,8 @@ MAX_DEPTH = 6           # paths whose texts are shared: down to a status's init 
 
 
 class _Paths:
-    """Of one kind of item, what `_ItemReader` knows of each path (`("status", "conditions",
-    "*", "type")`: the type of each of an item's status conditions): while on probation (its
-    first PROBE values), every value is looked up by its text; a path whose values repeated
-    less often than MIN_REPEATS is then made from its text, and an object or list at it read
-    field by field only while something below it repeats."""
+    """What `_ItemReader` knows of each path of one kind of item: on probation for PROBE values, then made
+    from text when they repeat less than MIN_REPEATS."""
 
     __slots__ = ("counts", "dropped", "repeating", "splits")
 
@@ -521,9 +469,8 @@ def _items(text: str, pos: int) -> tuple[list[Any] | None, int]:
 
 
 def _item_start(text: str, start: int) -> re.Pattern[str] | None:
-    """Where a later item like the first one (at `start`) begins: the end of an item, a comma,
-    and the first item's first key (and second key, when the first value is a string), the
-    key text as written. Group 1: what follows the item's `{`."""
+    """Where a later item like the first one (at `start`) begins: an item's end, a comma, and the first
+    item's first key (and second, after a string value) as written. Group 1: what follows its `{`."""
     key_end = WHITESPACE.match(text, start + 1).end()
     if text[key_end:key_end + 1] != '"':
         return None
@@ -575,12 +522,8 @@ class _Fields:
 
 
 class _Sharer:
-    """Each item's second-level lists and mappings replaced by the first equal one read (one
-    read's memos).
-
-    The fields holding lists are found per kind of item, over its first item and every
-    RESCAN-th (not every key of every item); a field whose lists rarely repeat (a node's images)
-    stops being keyed after PROBE of them: its key and look-up would be pure cost."""
+    """Each item's second-level lists and mappings replaced by the first equal one read; a field whose
+    values rarely repeat stops being keyed after PROBE of them."""
 
     def __init__(self) -> None:
         self.memo: dict[bytes, Any] = {}        # `shape_key` -> the first list or mapping of that value

@@ -1,34 +1,9 @@
 """Reading a live cluster: the pod to explain and every object the scheduler's plugins read.
 
-Through the official `kubernetes` client, with `get` and `list` only (the RBAC in
-deploy/rbac.yaml grants exactly these). Lists are paged with limit/continue, and a list
-whose continue token expired (410) is read again from the start, as kubectl does. Bodies
-are parsed from the raw JSON (never through the client's models), so objects keep the API's
-own field names; list items get back the `kind` and `apiVersion` the API server leaves out, and
-`metadata.managedFields`, which nothing reads and which can be half of an object, is
-dropped. These objects were stored by the API server: the admission steps must not run on
-them again (`stored=True`).
-
-The Dynamic Resource Allocation kinds are read at resource.k8s.io/v1, or, from a cluster that
-does not serve it, at v1beta2 (the same fields), else at v1beta1 (converted as the API server
-converts it, `kexplain.admission.dra_convert`); a cluster that serves none has no such
-objects. These are plain paths too, so a `kubernetes` client too old to have ResourceV1Api
-reads them all the same.
-
-Karpenter's NodePools, NodeClaims (karpenter.sh/v1) and EC2NodeClasses (karpenter.k8s.aws/v1)
-are listed after the scheduler's kinds when the API group list (GET /apis, read once) shows
-their group at v1: a cluster without Karpenter is asked nothing more. A refusal of one of them
-(403) is kept, not raised: the rest of the answer needs none of them.
-
-`kexplain snapshot` also lists the namespaces' LimitRanges and ResourceQuotas (v1) and the
-HorizontalPodAutoscalers (autoscaling/v2), which a set explained against the snapshot meets
-(POLICIES): a kind whose cluster-wide list is refused is read in the namespace instead, and one
-refused there too is left out with a note.
-
-Failures a user can act on (missing kubeconfig, 401, 403, unreachable server, timeout,
-TLS) become one `LiveError` line naming what is wrong, never a credential. A 403 is a
-`Forbidden` carrying its `Refusal`: `read_allowed`, for a user RBAC lets read only part of the
-cluster, records it and reads what is allowed instead (the pod's namespace).
+Through the official `kubernetes` client with `get` and `list` only (deploy/rbac.yaml), bodies parsed
+from the raw JSON so objects keep the API's own field names; they were stored by the API server, so
+admission must not run on them again (`stored=True`). A failure a user can act on becomes one
+`LiveError` line, never a credential. What is read and how: docs/internals/load.md.
 """
 from __future__ import annotations
 
@@ -40,6 +15,7 @@ import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from importlib import resources
 from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -141,102 +117,34 @@ class Resource:
         return f'API group "{self.group}"'
 
 
+def _resources() -> dict[str, tuple[Resource, ...]]:
+    """The kinds kexplain reads, by group (data/resources.json), each in the order it is read."""
+    raw = json.loads(resources.files(__package__).joinpath("data", "resources.json").read_text(encoding="utf-8"))
+    return {group: tuple(Resource(**{**entry, "fallbacks": tuple(entry.get("fallbacks", ()))}) for entry in entries)
+            for group, entries in raw.items()}
+
+
+_READ = _resources()
 # Everything the pipeline reads, in the order it is read and written to a snapshot.
-RESOURCES: tuple[Resource, ...] = (
-    Resource("Namespace", "namespaces", "", "v1",
-             adds="namespace labels (affinity namespace selectors)"),
-    Resource("PriorityClass", "priorityclasses", "scheduling.k8s.io", "v1",
-             adds="priorities (preemption)"),
-    Resource("RuntimeClass", "runtimeclasses", "node.k8s.io", "v1",
-             adds="pod overhead"),
-    Resource("Node", "nodes", "", "v1",
-             adds="kexplain's own run of every filter, node by node"),
-    Resource("CSINode", "csinodes", "storage.k8s.io", "v1", adds="volume limits"),
-    Resource("StorageClass", "storageclasses", "storage.k8s.io", "v1",
-             adds="volume binding"),
-    Resource("PersistentVolume", "persistentvolumes", "", "v1",
-             adds="volume node affinity"),
-    Resource("PersistentVolumeClaim", "persistentvolumeclaims", "", "v1", namespaced=True,
-             adds="other namespaces' claims"),
-    Resource("Pod", "pods", "", "v1", namespaced=True,
-             adds="what the nodes already run"),
-    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", "v1", namespaced=True,
-             adds="preemption's budgets"),
-    Resource("Service", "services", "", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("ReplicaSet", "replicasets", "apps", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("StatefulSet", "statefulsets", "apps", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("ReplicationController", "replicationcontrollers", "", "v1", namespaced=True,
-             adds="default spreading"),
-    Resource("DeviceClass", "deviceclasses", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             adds="device classes"),
-    Resource("ResourceSlice", "resourceslices", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             adds="the nodes' devices"),
-    Resource("ResourceClaim", "resourceclaims", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"), True,
-             namespaced=True, adds="devices in use"),
-    Resource("ResourceClaimTemplate", "resourceclaimtemplates", "resource.k8s.io", "v1", ("v1beta2", "v1beta1"),
-             True, namespaced=True, adds="other namespaces' claim templates"),
-)
+RESOURCES: tuple[Resource, ...] = _READ["RESOURCES"]
 PODS = next(r for r in RESOURCES if r.plural == "pods")
 NAMESPACES = RESOURCES[0]
-# Read only for the Cluster Autoscaler's loop (its template nodes run a copy of each DaemonSet's
-# pod that would land there), not by the scheduler: outside RESOURCES, so a refusal is a note of
-# the autoscaler's section, never a partial read of the cluster. One list, of few objects.
-DAEMONSETS = Resource("DaemonSet", "daemonsets", "apps", "v1", optional=True,
-                      adds="the autoscaler's template nodes' DaemonSet pods")
-# Read only for a user who cannot read the cluster: the scheduler's own word about a pod.
-EVENTS = Resource("Event", "events", "", "v1", namespaced=True,
-                  adds="the scheduler's and the autoscaler's events (age, count)")
-# Karpenter's kinds: cluster-scoped custom resources, read only when the cluster serves their
-# group at v1 (`ClusterReader.read_karpenter`: the API group list says so) and, like DAEMONSETS,
-# outside RESOURCES: no scheduler plugin reads them, so a refusal is said, never a partial read
-# of the cluster. Objects in the order Karpenter's provisioner reads them.
-KARPENTER: tuple[Resource, ...] = (
-    Resource("NodePool", "nodepools", "karpenter.sh", "v1", optional=True,
-             adds="Karpenter's NodePools: whether Karpenter would launch a node for a pending pod, and why not"),
-    Resource("NodeClaim", "nodeclaims", "karpenter.sh", "v1", optional=True,
-             adds="Karpenter's NodeClaims: nodes in flight a pending pod may wait for, what NodePool limits count"),
-    Resource("EC2NodeClass", "ec2nodeclasses", "karpenter.k8s.aws", "v1", optional=True,
-             adds="Karpenter's EC2NodeClasses: the zones of their subnets (without them no NodePool is ready)"),
-)
-# Kueue's kinds (kueue.x-k8s.io/v1beta2), read as Karpenter's are (`ClusterReader.read_kueue`):
-# when the cluster serves the group, outside RESOURCES (a refusal is said, the rest goes on).
-# Objects in the order Kueue's cache reads them; Workloads carry their status (admission,
-# conditions) for the live Workload shown beside what kexplain computes.
-KUEUE: tuple[Resource, ...] = tuple(
-    Resource(kind, plural, "kueue.x-k8s.io", "v1beta2", optional=True, namespaced=namespaced, adds=adds)
-    for kind, plural, namespaced, adds in (
-        ("ResourceFlavor", "resourceflavors", False, "Kueue's ResourceFlavors: the node labels and taints of its flavors"),
-        ("Cohort", "cohorts", False, "Kueue's Cohorts: the quota a cohort tree lends"),
-        ("ClusterQueue", "clusterqueues", False, "Kueue's ClusterQueues: the quota a job is admitted in"),
-        ("LocalQueue", "localqueues", True, "Kueue's LocalQueues: which ClusterQueue a job is submitted to"),
-        ("WorkloadPriorityClass", "workloadpriorityclasses", False, "Kueue's WorkloadPriorityClasses: the "
-                                                                    "priorities of Workloads"),
-        ("Workload", "workloads", True, "Kueue's Workloads: what is admitted, and each job's own status")))
+# Outside RESOURCES, so that a refusal is said, never a partial read of the cluster: the DaemonSets
+# (only the Cluster Autoscaler's template nodes read them), the events (for a user who cannot read
+# the cluster), Karpenter's and Kueue's kinds (read when the API group list shows their group:
+# `ClusterReader.read_karpenter`, `read_kueue`) and the namespaces' policies and HPAs (read for
+# `kexplain snapshot` only: a stored pod has met them already; `ClusterReader.read_policies`).
+DAEMONSETS, = _READ["DAEMONSETS"]
+EVENTS, = _READ["EVENTS"]
+KARPENTER: tuple[Resource, ...] = _READ["KARPENTER"]
+KUEUE: tuple[Resource, ...] = _READ["KUEUE"]
+POLICIES: tuple[Resource, ...] = _READ["POLICIES"]
 APIS_PATH = "/apis"       # the API group list (discovery, readable by every authenticated user)
-# The namespaces' admission policies and the HPA controller's objects, read for `kexplain snapshot`
-# only: a pod the cluster stored has met them already (its LimitRange defaults, its quota charge,
-# its workload's count), so no explanation of a live pod reads them; a set explained against the
-# snapshot (`--nodes`) meets them as the API server and the HPA controller would. Outside
-# RESOURCES, like DAEMONSETS: a refusal is said and the snapshot goes on without the kind
-# (`ClusterReader.read_policies`). Optional: a server that does not serve one has none of them.
-POLICIES: tuple[Resource, ...] = (
-    Resource("LimitRange", "limitranges", "", "v1", optional=True, namespaced=True,
-             adds="the namespaces' LimitRanges: the default requests and limits, and the bounds, a set's pods meet"),
-    Resource("ResourceQuota", "resourcequotas", "", "v1", optional=True, namespaced=True,
-             adds="the namespaces' ResourceQuotas: which of a set's pods their controllers get created"),
-    Resource("HorizontalPodAutoscaler", "horizontalpodautoscalers", "autoscaling", "v2", optional=True,
-             namespaced=True, adds="the HorizontalPodAutoscalers: the replicas they set on a set's workloads"),
-)
 
 
 @dataclass(frozen=True)
 class PolicyRead:
-    """What was learnt reading POLICIES (their objects go with the cluster's): the reads RBAC
-    refused (said as the namespace-scoped mode says them) and notes (a kind read in one
-    namespace only, or not at all)."""
+    """What reading POLICIES learnt: the refused reads and notes (a kind read in one namespace, or not)."""
 
     refusals: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
@@ -244,10 +152,8 @@ class PolicyRead:
 
 @dataclass(frozen=True)
 class KarpenterRead:
-    """What was learnt reading Karpenter's kinds (their objects go with the cluster's): whether
-    the cluster serves karpenter.sh/v1, the reads RBAC refused (said as the namespace-scoped
-    mode says them), and notes (a group served at an older version only). Kueue's read
-    (`ClusterReader.read_kueue`) says the same of kueue.x-k8s.io/v1beta2."""
+    """What reading Karpenter's kinds learnt: whether karpenter.sh/v1 is served, the refused reads, notes
+    (Kueue's read says the same of kueue.x-k8s.io/v1beta2)."""
 
     installed: bool = False
     refusals: tuple[Refusal, ...] = ()
@@ -302,9 +208,8 @@ def in_cluster() -> bool:
 
 
 def _client() -> Any:
-    """The `kubernetes` client's calls (`load.kube_client`), imported when a live command first
-    connects: the one import here kept out of the module's top, as the client costs about 0.2 s
-    that a run on files (which imports this module for its helpers) never pays."""
+    """The `kubernetes` client's calls (`load.kube_client`), imported on first connect: the client costs
+    about 0.2 s, which a run on files never pays."""
     from kexplain.load import kube_client
     return kube_client
 
@@ -416,9 +321,8 @@ class ClusterReader:
         return self._collect(res, self._served_events(res))
 
     def api_groups(self) -> dict[str, tuple[str, ...]] | None:
-        """The API groups the server serves, each with its versions (GET /apis, asked once per
-        reader); None when the server does not say (403, 404): then every optional kind is
-        listed, and a 404 says it is not served."""
+        """The served API groups with their versions (GET /apis, once per reader); None when the server does
+        not say (403, 404): then every optional kind is listed."""
         if self._groups is _UNASKED:
             self._groups = self._read_api_groups()
         return self._groups      # type: ignore[return-value]
@@ -450,10 +354,8 @@ class ClusterReader:
         out.extend((obj, src) for obj in items)
 
     def read_karpenter(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
-        """Karpenter's NodePools, NodeClaims and EC2NodeClasses (KARPENTER), listed when the API
-        group list shows their group at v1: a cluster without Karpenter adds nothing and is
-        asked nothing more. A refused list (403) is kept as a `Refusal`, not raised; a group
-        served at an older version only (Karpenter before v1.0) is a note."""
+        """Karpenter's kinds (KARPENTER), listed only when the API group list shows their group at v1;
+        a refusal (403) is kept as a `Refusal`, an older served version is a note."""
         groups = self.api_groups()
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
@@ -476,9 +378,8 @@ class ClusterReader:
         return out, KarpenterRead(installed, tuple(refusals), tuple(notes))
 
     def read_kueue(self) -> tuple[list[tuple[Obj, Source]], KarpenterRead]:
-        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at
-        v1beta2: a cluster without Kueue is asked nothing more. A refused list (403) is kept as
-        a `Refusal` (said once; the rest goes on); a group served at older versions only is a note."""
+        """Kueue's objects (KUEUE), listed when the API group list shows kueue.x-k8s.io at v1beta2; as
+        `read_karpenter` for refusals and older versions."""
         groups = self.api_groups()
         versions = groups.get(KUEUE[0].group) if groups is not None else (KUEUE[0].version,)
         if not versions:
@@ -494,11 +395,8 @@ class ClusterReader:
         return out, KarpenterRead(groups is not None or bool(out), tuple(refusals))
 
     def read_policies(self, namespace: str) -> tuple[list[tuple[Obj, Source]], PolicyRead]:
-        """The LimitRanges, ResourceQuotas and HorizontalPodAutoscalers (POLICIES) of every
-        namespace; a kind whose cluster-wide list RBAC refuses (403) is read in `namespace`
-        instead, as `read_allowed` reads the scheduler's kinds, and one refused there too is
-        left out. Every refusal is kept, not raised, with a note of what the snapshot then
-        lacks: the rest of the cluster needs none of them."""
+        """The namespaces' LimitRanges, ResourceQuotas and HPAs (POLICIES); a kind refused cluster-wide is
+        read in `namespace`, and one refused there too left out with a note, not raised."""
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         partial: list[str] = []
@@ -529,15 +427,8 @@ class ClusterReader:
         return out, PolicyRead(tuple(refusals), tuple(notes))
 
     def read_cluster(self) -> list[tuple[Obj, Source]]:
-        """Every object of every kind in RESOURCES, kinds in that order.
-
-        A thread fetches the pages (kind after kind, each page as soon as the previous one's
-        continue token is known: `_page_metadata` reads it without decoding the items) while
-        this one decodes and converts the pages already fetched: the API server prepares the
-        next page while this process decodes the last one. The collector pauses while the
-        pages are decoded (`kexplain.load.gcpolicy`: a list makes millions of objects and no
-        cycles). A failure is raised here, in the words `list` would use, once the pages
-        fetched before it are read."""
+        """Every object of every kind in RESOURCES, in that order: a thread fetches pages while this one
+        decodes (`_Prefetch`); a failure is raised once the pages before it are read."""
         out: list[tuple[Obj, Source]] = []
         with _Prefetch(self) as events, bulk_load():
             for res in RESOURCES:
@@ -546,10 +437,8 @@ class ClusterReader:
         return out
 
     def read_allowed(self, namespace: str) -> tuple[list[tuple[Obj, Source]], list[Refusal]]:
-        """`read_cluster` for a user RBAC lets read only part of it (say, one namespace): a
-        refused (403) cluster-wide list of a namespaced kind is read in `namespace` instead,
-        a refused list of Namespaces becomes a get of `namespace` (RBAC checks that get in the
-        namespace itself), and what is refused still is recorded, in order, not raised."""
+        """`read_cluster` for a user RBAC lets read only part of the cluster: a refused namespaced list is
+        read in `namespace`, Namespaces become a get of it, and what is still refused is recorded."""
         out: list[tuple[Obj, Source]] = []
         refusals: list[Refusal] = []
         with _Prefetch(self, lambda res: self._allowed_events(res, namespace)) as events, bulk_load():
@@ -580,9 +469,8 @@ class ClusterReader:
             yield ("refused", res, err.refusal)
 
     def list_events(self, namespace: str, kind: str, name: str | None = None) -> tuple[list[Obj], Refusal | None]:
-        """The core/v1 Events of one object of `namespace` (those `kubectl describe` shows; with
-        no name, of every object of that kind there), or the refusal when RBAC does not allow
-        listing them."""
+        """The core/v1 Events of one object of `namespace` (of every object of the kind there without a
+        name), or the refusal when RBAC does not allow listing them."""
         selector = f"involvedObject.kind={kind}" + (f",involvedObject.name={name}" if name else "")
         query: list[tuple[str, Any]] = [("fieldSelector", selector)]
         path = EVENTS.path_in(namespace)
@@ -608,9 +496,8 @@ class ClusterReader:
                 continue
 
     def _list_events(self, res: Resource, namespace: str | None = None) -> Iterator[_Event]:
-        """("page", res, body) per page, ("restart", res, None) when a continue token expired
-        (410: listed again from the start); LiveError after MAX_RELISTS + 1 attempts. With a
-        `namespace`, that namespace's collection only."""
+        """("page", res, body) per page, ("restart", res, None) when a continue token expired; LiveError
+        after MAX_RELISTS + 1 attempts. `namespace`: that collection only."""
         path = res.path_in(namespace) if namespace else res.path
         for _ in range(MAX_RELISTS + 1):
             token: str | None = None
@@ -681,9 +568,8 @@ class ClusterReader:
         return version if isinstance(version, str) else None
 
     def _get(self, path: str, query: list[tuple[str, Any]] | None = None) -> Obj:
-        """GET through the client's ApiClient (its auth, TLS and proxy settings), the body
-        parsed from the raw JSON. The typed API classes are not used: importing them and
-        their models costs seconds, and they would only build these same paths."""
+        """GET through the client's ApiClient, the body parsed from raw JSON (the typed API classes would
+        cost seconds to import and only build these same paths)."""
         return self._decoded(self._fetch(path, query), path)
 
     def _fetch(self, path: str, query: list[tuple[str, Any]] | None = None) -> bytes:
@@ -819,11 +705,8 @@ _QUEUED_PAGES = 4        # pages fetched ahead: bounded, a page of pods is about
 
 
 def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
-    """(the body to decode, its metadata) of a list page, reading the metadata alone when the
-    body starts with it before the items (as API servers write lists): the thread that fetches
-    learns the continue token without decoding the page. Otherwise the whole body is parsed
-    (returned parsed). Metadata None: not a JSON object (`_decoded` says so); {} when absent
-    or not a mapping."""
+    """(the body to decode, its metadata) of a list page, the metadata read alone when it comes before
+    the items, so the fetching thread learns the continue token without decoding; None: not an object."""
     try:
         text = data.decode("utf-8")
         meta = _leading_metadata(text)
@@ -842,9 +725,8 @@ def _page_metadata(data: bytes) -> tuple[bytes | str | Obj, Obj | None]:
 
 
 def _leading_metadata(text: str) -> Obj | None:
-    """The value of "metadata" when it is among the first keys of the JSON object `text`, before
-    "items"; None when it is not (the caller parses the whole). Keys before it (kind,
-    apiVersion) are parsed and skipped; ValueError for what is not JSON."""
+    """The value of "metadata" when it comes before "items" in the JSON object `text`, else None;
+    ValueError for what is not JSON."""
     pos = _WS.match(text, 0).end()      # type: ignore[union-attr]
     if text[pos:pos + 1] != "{":
         return None
@@ -869,11 +751,8 @@ def _leading_metadata(text: str) -> Obj | None:
 
 
 class _Prefetch:
-    """The pages of every kind of RESOURCES, fetched in order by a thread (the HTTP of the next
-    page overlaps the decoding of the last), handed over through a bounded queue. `of(res)`
-    gives one kind's events in turn; an exception of the thread is raised by it, where the
-    kind's events stop. Leaving the `with` stops the thread at its next page (and waits for it
-    only when all went well: then it has ended already)."""
+    """The pages of every kind of RESOURCES fetched in order by a thread, through a bounded queue; `of(res)`
+    gives one kind's events and raises the thread's exception. Leaving the `with` stops the thread."""
 
     def __init__(self, reader: "ClusterReader",
                  events_of: "Callable[[Resource], Iterator[_Event]] | None" = None) -> None:
@@ -955,12 +834,8 @@ def same_pod(a: Obj, b: Obj) -> bool:
 
 
 def as_pending(pod: Obj, cluster: list[tuple[Obj, Source]]) -> tuple[Obj, list[tuple[Obj, Source]], str | None]:
-    """The pod to explain and the cluster to explain it against.
-
-    A pending pod is explained as it is, against everything read (its own unbound copy in
-    the pod list changes nothing: the scheduler ignores the pod itself among nominated pods).
-    A pod that is already bound is explained as if it were pending now: without its binding,
-    and without itself on its node. The note says so."""
+    """The pod to explain and the cluster to explain it against; a bound pod is explained as if pending
+    now (without its binding, nor itself on its node), and the note says so."""
     node = (pod.get("spec") or {}).get("nodeName")
     if not node:
         return pod, cluster, None
@@ -982,9 +857,7 @@ VERSION_API_VERSION, VERSION_KIND = "kexplain/v1", "ServerVersion"
 
 
 def version_record(git_version: str) -> Obj:
-    """The List item that records the API server's version (its /version gitVersion). It has
-    no name: it names no object of the cluster (two snapshots together are two records, which
-    `recorded_version` compares, not one object given twice)."""
+    """The List item recording the API server's /version; nameless, as it names no object of the cluster."""
     return {"apiVersion": VERSION_API_VERSION, "kind": VERSION_KIND, "metadata": {}, "gitVersion": git_version}
 
 

@@ -1,14 +1,9 @@
 """From paths to Kubernetes objects: files, directories (recursively), `-` for stdin,
 multi-document YAML and `kind: List`. Each object keeps its Source for error messages.
 
-The files of one argument (a directory, or the paths given together) are one `kubectl apply`:
-an object given twice alike is one object, and one given twice differently is applied twice,
-the later manifest winning (`one_apply`, `repeats`).
-
-`check_objects` then asks of the objects of the kinds a command reads what the API server's
-decoding asks of a create request: an apiVersion it serves (an object at one it does not is left
-out with a warning, as `kubectl apply` refuses it alone), values of the types its Go structs
-hold, and (kubectl's `--validate`) no field its schema does not define."""
+The files of one argument are one `kubectl apply` (`one_apply`); `check_objects` asks what the
+API server's decoding asks of a create request. Details: docs/internals/load.md.
+"""
 from __future__ import annotations
 
 import io
@@ -139,9 +134,8 @@ def decoded_text(data: bytes, path: str) -> str:
 
 
 def read_settings_document(path: str, what: str, max_bytes: int | None = None) -> tuple[Any, Source]:
-    """The one document of a settings file (YAML or JSON; `what` names the settings in the
-    error when there are more), `{}` when it holds none (the defaults), and the file as a Source
-    for the errors of its values."""
+    """The one document of a settings file (`{}` when none: the defaults) and the file as a Source for
+    its values' errors; `what` names the settings when there are more."""
     text = read_text(path, max_bytes or DEFAULT_MAX_BYTES)
     docs = [d.value for d in parse_documents(text, path) if d.value is not None]
     if len(docs) > 1:
@@ -158,9 +152,8 @@ def _os_problem(path: str, err: OSError) -> str:
 
 
 def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
-    """At most `max_bytes + 1` bytes; binary data (a NUL in the first 8 KiB) stops the read early.
-    No read asks for more than the input holds (a file's size, a pipe's chunks): `read(n)`
-    allocates n bytes before it reads, and `max_bytes` is gigabytes (`limits.DEFAULT_MAX_BYTES`)."""
+    """At most `max_bytes + 1` bytes, stopping early at binary data; never asking for more than the input
+    holds (`read(n)` allocates n bytes first, and `max_bytes` is gigabytes)."""
     start = stream.tell() if stream.seekable() else None
     first = stream.read(min(FIRST_CHUNK, max_bytes + 1)) or b""
     if first.startswith((b"\xff\xfe", b"\xfe\xff")):   # what PowerShell's `>` writes
@@ -189,11 +182,8 @@ def _read_bounded(stream: BinaryIO, max_bytes: int, path: str) -> bytes:
 
 def objects_from_text(text: str, path: str, limit: int = DEFAULT_MAX_OBJECTS,
                       before: int = 0, problems: Problems = RAISE) -> list[tuple[dict[str, Any], Source]]:
-    """The objects of one file, `kind: List` unwrapped (also inside a List); empty documents
-    skipped. More than `limit` objects, counting `before` read from other files, are refused.
-    A document that is not an object (a list, Helm values without a kind, a bad List item) goes
-    to `problems` and the others are read; a text that stops parsing goes there too, with the
-    objects of the documents before it kept."""
+    """The objects of one file, `kind: List` unwrapped, empty documents skipped, at most `limit` with
+    `before`; a document that is not an object, or a parse error, goes to `problems`."""
     return _objects_of(parse_documents(text, path), path, limit, before, problems)
 
 
@@ -242,9 +232,8 @@ def _joined(rows: list[columns.Rows | None]) -> columns.Rows | None:
 
 
 def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], columns.Rows | None]:
-    """The objects of one document: itself, or its List's items (unwrapped), with their rows
-    when they were read with them (a dump's List: `plain_items`); InputError for a document
-    that is not an object."""
+    """The objects of one document (its List's items unwrapped), with their rows when read with them;
+    InputError for a document that is not an object."""
     if not isinstance(obj, dict):
         raise InputError(f"document is a {type_name(obj)}, not a Kubernetes object (a mapping)", source=src)
     other = not_an_object(obj)
@@ -262,13 +251,8 @@ def _document_objects(obj: Any, src: Source) -> tuple[list[dict[str, Any]], colu
 def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin: BinaryIO | None = None,
                  max_objects: int = DEFAULT_MAX_OBJECTS, problems: Problems = RAISE, namespace: str | None = None
                  ) -> list[tuple[dict[str, Any], Source]]:
-    """Every object of `paths`, in order, as one apply (`one_apply`): a file larger than
-    `max_bytes`, or more than `max_objects` objects in all, are refused (the caller's limits,
-    passed explicitly). A file that cannot be read or parsed, and a document that is not an
-    object, go to `problems` (raised unless it collects: then the rest is read, as `kubectl
-    apply` goes on past them); a path that does not exist is an error. `namespace`: the
-    command's -n, as `kubectl apply -n` takes it (`namespace_flag.in_namespace`: namespace-less
-    objects in it, an object of another namespace refused to `problems`)."""
+    """Every object of `paths`, in order, as one apply (`one_apply`), within the caller's limits; what
+    cannot be read goes to `problems`. `namespace`: the command's -n, as `kubectl apply -n` takes it."""
     out: list[tuple[dict[str, Any], Source]] = []
     rows: list[columns.Rows | None] = []      # each path's objects' rows (read with them, for a dump)
     for path in expand_paths(paths):
@@ -285,9 +269,8 @@ def load_objects(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES, stdin
 
 def _documents(path: str, max_bytes: int, stdin: BinaryIO | None, problems: Problems
                ) -> Iterator[ParsedDocument] | None:
-    """The documents of `path`: a large JSON List file read in parts (`json_list.read_file`), a
-    JSON document parsed from the bytes (a dump), or YAML documents; None when the file cannot
-    be read (in `problems`; past the caller's size limit, raised)."""
+    """The documents of `path` (a large JSON List in parts, a JSON dump from its bytes, or YAML); None
+    when it cannot be read (in `problems`; past the size limit, raised)."""
     mapped = _mapped_dump(path, max_bytes)
     if mapped is not None:
         return iter([mapped])
@@ -314,9 +297,8 @@ def as_dump(objs: list[tuple[dict[str, Any], Source]], rows: columns.Rows | None
 
 
 def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
-    """The document of a regular file of at least `json_list.MIN_CHARS` bytes within `max_bytes`
-    that holds a JSON List (`json_list.read_file`: the same value as reading its text, in less
-    memory); None for anything else (its text is read, and says what is wrong)."""
+    """The document of a regular file that holds a large JSON List (`json_list.read_file`) within
+    `max_bytes`; None for anything else (its text is read)."""
     if path == "-":
         return None
     try:
@@ -330,10 +312,8 @@ def _mapped_dump(path: str, max_bytes: int) -> ParsedDocument | None:
 
 
 def kustomization_dirs(objs: Iterable[tuple[dict[str, Any], Source]]) -> list[str]:
-    """The folders of the kustomizations among `objs` (kustomize.config.k8s.io's Kustomization or
-    Component), in order: `kubectl apply -f` sends such a file as an object and builds nothing,
-    so the files beside it are explained as written, without its namespace, name prefix,
-    labels and patches (a kustomize base's Deployment may lack the selector its labels add)."""
+    """The folders of the kustomizations among `objs`: `kubectl apply -f` sends such a file as an object
+    and builds nothing, so the files beside it are explained as written."""
     out: list[str] = []
     for obj, src in objs:
         api_version = obj.get("apiVersion")
@@ -360,17 +340,14 @@ S = TypeVar("S")
 
 
 def generate_name_refusal(prefix: str) -> str:
-    """What `kubectl apply` says of an object that gives only a generateName (`prefix`), which
-    it refuses: it patches an object by name, and none is known before the API server generates
-    one. `kubectl create` creates it, as `named` names it."""
+    """What `kubectl apply` says of a generateName-only object (`prefix`): it patches by name, and none is
+    known before the API server generates one."""
     return f"from {prefix}: cannot use generate name with apply"
 
 
 def named(objs: list[tuple[dict[str, Any], S]]) -> list[tuple[dict[str, Any], S]]:
-    """`objs` with each object that gives only a generateName named as the API server names it
-    on create (`generated_name`): the n-th such object of one kind, namespace and prefix gets
-    the n-th name of that prefix, so that several are several objects (three Jobs of one
-    generateName are three Jobs) and a run repeats. The objects named are copies."""
+    """`objs` with each generateName-only object named as the API server names it on create (copies):
+    the n-th of one kind, namespace and prefix gets the n-th name, so a run repeats."""
     rows = columns.rows_of(objs)
     if rows is not None and all(rows.names):       # a dump: every object named
         return objs
@@ -394,10 +371,8 @@ Identity = tuple[str, str, str, str]
 
 
 def identity(obj: Any, scopes: dict[tuple[str, str], tuple[str, bool, bool]] | None = None) -> Identity | None:
-    """(API group, kind, namespace, name): what names an object on the API server, the namespace
-    as it stores it (`default` when none is given, none for a cluster-scoped kind, as written for
-    a custom resource); None for an object without a kind or a name (generateName). `scopes`:
-    `_scope` by (apiVersion, kind), kept by the caller for one pass over many objects."""
+    """(API group, kind, namespace, name) as the API server stores it, or None without a kind or name.
+    `scopes`: `_scope` by (apiVersion, kind), kept by the caller for one pass over many objects."""
     kind = obj.get("kind") if isinstance(obj, OBJECTS) else None
     meta = obj.get("metadata") if isinstance(obj, OBJECTS) else None
     name = meta.get("name") if isinstance(meta, dict) else None
@@ -436,10 +411,8 @@ class Repeat:
 
 
 def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
-    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity.
-
-    `kubectl apply -f DIR` applies both: the second, alike, changes nothing; different, it
-    patches the first (`applied`)."""
+    """The objects of `objs` (one apply, in order) that repeat an earlier one's identity: `kubectl apply`
+    applies both (`applied`)."""
     first: dict[Identity, int] = {}
     out: list[Repeat] = []
     scopes: dict[tuple[str, str], tuple[str, bool, bool]] = {}
@@ -454,9 +427,8 @@ def repeats(objs: Sequence[tuple[Any, Source]]) -> list[Repeat]:
 
 
 def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
-    """The indexes of the objects that may repeat another (in order): those whose kind and name
-    another has too (two objects of one identity have those alike), found in C on a dump of
-    150,000 objects; every index when the objects are not all mappings."""
+    """The indexes of the objects that may repeat another (kind and name shared), found in C; every index
+    when the objects are not all mappings."""
     rows = columns.rows_of(objs)
     if rows is None:
         return range(len(objs))
@@ -473,10 +445,8 @@ def _same_kind_and_name(objs: Sequence[tuple[Any, Source]]) -> Iterable[int]:
 
 @dataclass(frozen=True)
 class Applied:
-    """What one apply leaves of the objects given more than once: for each object given again
-    differently (by the index of its first occurrence), the index of the occurrence whose
-    contents the cluster ends with (`stands`), and the later occurrences the API server refuses
-    (`refused`, by index: an update that changes an immutable field)."""
+    """What one apply leaves of objects given more than once, by first index: the occurrence the
+    cluster ends with (`stands`) and the later ones the API server refuses (`refused`)."""
 
     stands: dict[int, int]
     refused: dict[int, AdmissionRejected]
@@ -484,14 +454,8 @@ class Applied:
 
 def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None = None,
             kube: KubeVersion = DEFAULT_VERSION) -> Applied:
-    """`kubectl apply` creates the object from its first manifest and patches it with each later
-    one. That patch (`apply_patch`: the original and the live object both the earlier manifest)
-    sets every field the later manifest sets and removes those it dropped: the cluster ends with
-    the later manifest's contents. Unless the API server refuses the update
-    (`validate_update.update_refusal` of the later manifest against the one standing: a
-    PriorityClass's value, a Deployment's selector changed): then the earlier stands, and the
-    next one is applied onto it. An object given again only alike is not listed (its first
-    occurrence stands). Without `objs`, no update is refused."""
+    """`kubectl apply` creates from the first manifest and patches with each later one (`apply_patch`),
+    unless the update is refused (`validate_update.update_refusal`): then the earlier stands."""
     stands: dict[int, int] = {}
     refused: dict[int, AdmissionRejected] = {}
     for r in found:
@@ -513,9 +477,8 @@ def applied(found: Sequence[Repeat], objs: Sequence[tuple[Any, Source]] | None =
 
 def one_apply(objs: list[tuple[dict[str, Any], Source]], problems: Problems = RAISE,
               kube: KubeVersion = DEFAULT_VERSION) -> list[tuple[dict[str, Any], Source]]:
-    """`objs` as one apply: each object once, at the place of its first occurrence (when it was
-    created), with the contents of the occurrence that stands (`applied`: alike, the first is
-    kept); an update the API server refuses goes to `problems` (raised unless it collects)."""
+    """`objs` as one apply: each object once, where first given, with the contents of the occurrence that
+    stands (`applied`); a refused update goes to `problems`."""
     found = repeats(objs)
     if not found:
         return objs
@@ -539,35 +502,9 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
                   validate: str = "strict", stored: bool = False, shape_index: Any = None,
                   explained: Collection[str] = (), kube: KubeVersion = DEFAULT_VERSION,
                   problems: Problems = RAISE) -> Checked:
-    """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as
-    kubectl sends them; objects of other kinds are kept as they are.
-
-    An object without an apiVersion raises InputError (file, object, field). An API version it
-    does not serve (kubectl: `no matches for kind "PodDisruptionBudget" in
-    version "policy/v1beta1"`, the words of lint's rule unknown-api-version) leaves the object
-    out with a warning naming it and the version to use: `kubectl apply` refuses that object
-    and applies the rest of the file. When that leaves nothing of the `explained` kinds (the
-    POD file's only Pod or workload was refused), the refusal is the error instead. A version
-    it has but serves only when enabled (`resource.k8s.io/v1beta1`) is read, converted as the
-    API server converts it (`kexplain.admission.dra_convert`), with one warning per version
-    (none for stored objects: their cluster served it); one kexplain does not convert is left
-    out, with a warning.
-
-    Then, for objects an API server has not stored (`stored`, or a resourceVersion: it took
-    them), decoding: a value its Go struct cannot hold (the decoder's error, `json: cannot
-    unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`, as lint
-    says it) raises InputError, and so does, with `validate` strict (kubectl's default), a field
-    its schema does not define (`strict decoding error: unknown field "spec.x"`); with
-    `validate` warn unknown fields are warnings instead; with ignore they are not looked for.
-
-    Cheap on a 150,000-pod cluster: one look-up per (apiVersion, kind), the fields walked (once,
-    for types and unknown fields together) only for objects not stored
-    (`kexplain.admission.openapi.builtin_index`), and with `shape_index` (a
-    `kexplain.admission.shapes.ShapeIndex`) once per shape of pod: pods that differ only in name,
-    uid and node decode alike and have the same unknown fields.
-
-    An object refused (a missing apiVersion, a value that does not decode, an unknown field) goes
-    to `problems`: raised, unless it collects (then the object is left out)."""
+    """Ask of the objects of `kinds` what `kube`'s API server asks of a create request, as kubectl
+    sends them (served version, decoding, `validate`'s unknown fields); other kinds are kept, refusals go
+    to `problems`. Warnings, errors and cost: docs/internals/load.md."""
     index = None
     statuses: dict[tuple[Any, str], Any] = {}
     fields = not stored
@@ -618,10 +555,7 @@ def check_objects(objs: Iterable[tuple[dict[str, Any], Source]], kinds: Collecti
 def _version_read(obj: dict[str, Any], src: Source, kind: Any, api_version: Any, status: Any, stored: bool,
                   kube: KubeVersion, refused: list[tuple[str, InputError]],
                   off: dict[str, tuple[InputError, list[int]]], warnings: list[str], problems: Problems) -> bool:
-    """`check_objects`' step for an object at an API version the server does not simply serve:
-    whether it is read. Missing: refused (`problems`); not served: left out with a warning (and
-    noted in `refused`); served only when enabled: read when kexplain converts it (counted in
-    `off` when not stored), else left out with a warning."""
+    """`check_objects`' step for an object at an API version not simply served: whether it is read."""
     why = InputError(status.message, source=src, obj=obj, field="apiVersion")
     if status.state == MISSING:
         problems.add(why)
@@ -675,9 +609,7 @@ def _close(kept: list[tuple[dict[str, Any], Source]], refused: list[tuple[str, I
 
 
 def _all_served_and_stored(rows: columns.Rows, kinds: Collection[str], fields: bool, kube: KubeVersion) -> bool:
-    """Whether `check_objects` would keep every object as it is and say nothing: each of `kinds`
-    at an API version `kube`'s API server serves, and stored (when `fields` are checked); asked
-    of the objects' rows, one look-up per apiVersion and kind."""
+    """Whether `check_objects` would keep every object as it is and say nothing, asked of the rows."""
     try:
         pairs = rows.pairs()
         if fields and not all(rows.stored) and not all(

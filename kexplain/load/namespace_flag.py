@@ -1,16 +1,8 @@
 """`kubectl apply -n NS -f DIR`: the namespace flag of the commands that read manifest files
-(cli-runtime's resource builder, RequireNamespace, which kubectl applies when -n is given).
+(cli-runtime's resource builder, RequireNamespace).
 
-A namespaced object that names no namespace goes in NS; one that names another is refused
-(`the namespace from the provided object "a" does not match the namespace "b". You must pass
-'--namespace=a' to perform this operation.`) and kubectl applies the rest; a cluster-scoped
-object is left as written. kubectl asks the API server's discovery for a kind's scope: kexplain
-knows the built-in kinds' (`errors.CLUSTER_SCOPED_KINDS`), those of the custom resources it
-reads (Karpenter's, Kueue's: `KNOWN_SCOPES`) and those a CustomResourceDefinition among the
-objects declares (`spec.scope`); a custom resource of a scope it cannot know is left as written.
-
-One mechanism for every command: `in_namespace` over objects read (`load_objects`), and
-`refusal` / `placed` per object for lint, which reads its documents itself.
+Namespace-less namespaced objects go in NS, one of another namespace is refused in kubectl's words,
+cluster-scoped ones stay; scopes: built-in, `KNOWN_SCOPES`, or a CRD's. Details: docs/internals/load.md.
 """
 from __future__ import annotations
 
@@ -91,9 +83,8 @@ def placed(obj: dict[str, Any], flag: str, scopes: Scopes = KNOWN_SCOPES) -> dic
 
 
 def in_namespace(objs: Objects, flag: str | None, problems: Problems = RAISE) -> Objects:
-    """`objs` as `kubectl apply -n flag` takes them: namespace-less namespaced objects in
-    `flag`; an object of another namespace refused (to `problems`: raised unless it collects,
-    then left out, as kubectl applies the rest). Without a flag, `objs` as they are."""
+    """`objs` as `kubectl apply -n flag` takes them: namespace-less namespaced objects put in `flag`, one of
+    another namespace refused to `problems`. Without a flag, `objs` as they are."""
     if not flag:
         return objs
     scopes = {**KNOWN_SCOPES, **declared_scopes(o for o, _ in objs)}

@@ -1,11 +1,6 @@
-"""One bad object never hides the rest: the errors of single files, documents and objects,
-collected while everything else is read, as `kubectl apply -f DIR` collects them (it applies
-every object it can and reports the others, each with its file and reason, at the end).
-
-A `Problems` either collects (`keep`: `kexplain POD`, which reports each on stderr and exits
-with the worst code) or raises the first error it is given (every other caller: a library call
-that reads one input, the versions comparison, lint's pool), so a caller that does not ask for
-collecting never loses an error.
+"""One bad object never hides the rest: errors of files, documents and objects collected while
+everything else is read, as `kubectl apply -f DIR` does. A `Problems` collects (`keep`) or raises
+the first error, so a caller that does not ask for collecting never loses one.
 """
 from __future__ import annotations
 

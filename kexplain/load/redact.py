@@ -1,39 +1,8 @@
 """Redacting a snapshot so it can be attached to a bug report and still replay the same verdict.
 
-Names (of objects, namespaces, nodes, containers, volumes, claims, owners), label values,
-taint and toleration values, and images are replaced by tokens. One map serves every string,
-so the same input always gives the same token wherever it appears: a node's name, its
-`kubernetes.io/hostname` label and a pod's `spec.nodeName` stay equal; a Namespace and its
-`kubernetes.io/metadata.name` label stay equal; selectors still select what they selected.
-Tokens are numbered in order of first appearance (`node-1`, `ns-2`, `v-3`, ...), so the same
-cluster always redacts the same way, and nothing of the original can be guessed from them.
-
-Kept as they are, because the scheduler's behaviour depends on their form and they name
-nothing private: label keys, topology keys, resource names, CSI driver and provisioner
-names, scheduler names, scheduling gates, numbers and quantities, timestamps, UIDs; the
-values of zone and region labels (the in-tree volume translation parses zone names); the
-values "", "true", "false", integers (`Gt`/`Lt` compare them), operating systems and
-architectures; the well-known namespaces and the system-* priority classes.
-
-Each kind keeps only the fields the scheduler reads (an allow-list): container commands,
-arguments and environment, annotations other than the volume binding ones, node addresses
-and system info, condition messages, Service ports and workload templates are dropped.
-Strings inside volume sources (paths, volume IDs, servers, secret names) are redacted as
-opaque tokens; in-tree volumes that must be translated keep their format only when their
-IDs were already in the form the translation expects.
-
-Dynamic Resource Allocation: the names of DeviceClasses, ResourceSlices, claims and claim
-templates, pools and devices are tokens too, changed together with every reference to them (a
-pod's `spec.resourceClaims` and `status.resourceClaimStatuses`, a claim's deviceClassName,
-its `pod-claim-name` annotation, owner references, `reservedFor` and allocation results, a
-slice's node). Kept as they are, because device selection reads them: driver names (selectors
-and attribute domains name them), device attributes and capacities with their values, CEL
-selectors, constraints, and request and subrequest names (results, constraints and containers'
-`resources.claims` refer to them; they name roles such as "gpu"). Opaque driver configuration
-(`config`, which may hold credentials) and a claim's `status.devices` are dropped: the
-scheduler copies the first into results and never reads the second. Tokens do not keep the
-alphabetical order of pool and device names, so when several devices fit equally, a replay may
-pick another one; whether a pod fits, and why not, stays the same.
+Names, label values, taint values and images become tokens numbered in order of first appearance,
+one map for every string, so equal stays equal and selectors select what they selected; each kind
+keeps only the fields the scheduler reads. What is kept and why: docs/internals/load.md.
 """
 from __future__ import annotations
 

@@ -1,26 +1,8 @@
 """The one reader of YAML and JSON text: safe, bounded, and as kubectl reads it.
 
-`parse_documents` is what every input goes through (the files of `kexplain POD`, lint's files,
---schemas directories), with one set of guards (`kexplain.load.limits`; the size cap is applied
-when the text is read, the object cap by the caller that counts objects):
-
-- only safe loading (the C loader when PyYAML has it): no tag ever builds anything but plain data;
-- scalars resolved as kubectl's go-yaml v2 resolves them, and sent as it sends them
-  (`kexplain.load.goyaml`: `y` is true, `=` and `1:30` are strings, `0o17` is 15, a timestamp
-  is the text written, an unknown tag is ignored, `<<` merges in the order written); a value
-  go-yaml or JSON refuses (`!!int abc`, `.inf`, a null key) is a YAML error with its line, not
-  a crash;
-- documents nested deeper than MAX_DEPTH are refused before the C loader composes them (its
-  composer recurses once per level and would overflow the C stack at some tens of thousands: a
-  segfault), by SafeLoader itself, so that every use of it is safe;
-- documents whose aliases would expand past MAX_EXPANDED_NODES values, or as go-yaml judges
-  it too large a share of them, are refused after composing, without ever expanding them;
-- a double-quoted `\\'` is read as kubectl reads it (a `'`: see `kubectl_escapes`), by
-  SafeLoader itself too.
-
-It gives each document's value and number, and on request its composed node (where each value
-was written: lint's lines). Large texts may be read by a faster parser whose result is shown
-to be SafeLoader's (`fast_documents`).
+`parse_documents` is what every input goes through, with one set of guards (`kexplain.load.limits`):
+safe loading only, scalars as go-yaml v2 and kubectl read them (`goyaml`), nesting and alias
+expansion bounded before they can crash or explode. The guards: docs/internals/load.md.
 """
 from __future__ import annotations
 
@@ -41,13 +23,9 @@ from kexplain.load import goyaml, json_list, json_parse
 from kexplain.load.limits import MAX_DEPTH, MAX_EXPANDED_NODES
 
 
-
 def _lift_libyaml_nesting_cap(depth: int = MAX_DEPTH) -> None:
-    """libyaml 0.2.6 (in PyYAML 6.0.4's wheels) refuses a text nested past 1,000 levels by itself
-    ("exceeded maximum nesting depth"), where kubectl reads deeper and kexplain's own guard is
-    MAX_DEPTH (`nesting_error`, with the document and line): lift libyaml's cap above ours. It
-    is a process-wide setting of libyaml's, read as it parses; older builds have no cap (and no
-    setter). Its levels count parser states, up to two a nesting level: twice ours, and more."""
+    """Lift libyaml 0.2.6's own 1,000-level nesting cap (process-wide) above MAX_DEPTH, so that kexplain's
+    guard (`nesting_error`, with document and line) answers, as kubectl reads deeper."""
     setter = getattr(getattr(yaml, "_yaml", None), "_set_max_nest_level", None)
     if setter is not None:
         setter(2 * depth + 16)
@@ -91,24 +69,9 @@ def _json_reason(err: ValueError) -> str:
 
 
 # -- double-quoted escapes as kubectl reads them ----------------------------------------------
-# kubectl reads YAML with sigs.k8s.io/yaml, that is go-yaml v2 (go.yaml.in/yaml/v2, formerly
-# gopkg.in/yaml.v2: scannerc.go, yaml_parser_scan_flow_scalar). Its double-quoted escapes are
-# libyaml's (scanner.c, yaml_parser_scan_flow_scalar: what CSafeLoader reads) and PyYAML's
-# (scanner.py, ESCAPE_REPLACEMENTS and ESCAPE_CODES) but for two:
-#
-#   both:         \0 \a \b \t \<TAB> \n \v \f \r \e \<SPACE> \" \\ \N (U+0085) \_ (U+00A0)
-#                 \L (U+2028) \P (U+2029) \xXX \uXXXX \UXXXXXXXX (the code point; surrogates
-#                 and past U+10FFFF refused by go-yaml and libyaml), and \ before a line break;
-#   go-yaml only: \' (a `'`), refused by libyaml and PyYAML ("found unknown escape character");
-#   libyaml only: \/ (a `/`, YAML 1.2), refused by go-yaml: left accepted (kubectl refuses it).
-#
-# So `\'` is made to read as kubectl reads it, without rewriting the text's lengths (lines and
-# columns in errors stay as written): the backslash of each `\'` that ends an odd run of
-# backslashes (an escape, were it in a double-quoted scalar) becomes a character the text does
-# not have, from Unicode's private use area, which every YAML context reads the way it reads a
-# backslash except that it starts no escape. The composed nodes get it back: dropped from a
-# double-quoted scalar (where it was the escape's backslash: the `'` stays), a backslash again
-# in any other (a single-quoted `'C:\'`, a plain `don\'t`). Texts without `\'` are untouched.
+# go-yaml v2 reads `\'` as a `'`, which libyaml and PyYAML refuse: the backslash of each such escape
+# becomes a private-use stand-in (lengths kept, so lines and columns in errors stay as written), put
+# back in the composed nodes. The escape tables compared: docs/internals/load.md.
 _ESCAPED_QUOTE = re.compile(r"\\+'")
 _STAND_INS = tuple(chr(code) for code in range(0xE000, 0xE010))
 
@@ -174,12 +137,8 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
 class _KubectlReading:
-    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader, whose other
-    base is the C loader when PyYAML has one, else its Python one): a text nested deeper than
-    MAX_DEPTH refused (NestingError) before parsing; go-yaml's double-quoted `\\'` read as
-    kubectl reads it (in a text given as a str); plain scalars resolved, and every tag
-    constructed, as go-yaml v2 and kubectl's YAML-to-JSON step do (`kexplain.load.goyaml`),
-    merge keys in the order written; PyYAML's own constructors never run."""
+    """What makes a PyYAML loader read as kubectl does (mixed into SafeLoader): depth checked first,
+    `\\'` and scalars and tags as go-yaml v2 (`goyaml`); PyYAML's constructors never run."""
 
     def __init__(self, stream: Any) -> None:
         self._stand_in: str | None = None
@@ -232,9 +191,8 @@ class _KubectlReading:
         return self._as_go_reads(super().get_event())  # type: ignore[misc]
 
     def _as_go_reads(self, event: Any) -> Any:
-        """An event as go-yaml reads it: `_restore_event`, and a scalar of the non-specific tag
-        `!` tagged `!!str` (go-yaml keeps the tag, which it does not resolve: `! 12` is "12";
-        PyYAML resolves it as if plain). Composers in Python only: see `_PythonComposing`."""
+        """An event as go-yaml reads it: `_restore_event`, and a scalar tagged `!` made `!!str` (`! 12` is
+        "12"). Composers in Python only: see `_PythonComposing`."""
         if type(event) is yaml.ScalarEvent and event.tag == "!":
             event.tag = goyaml.STR
         return event if self._stand_in is None else _restore_event(event, self._stand_in)
@@ -247,9 +205,8 @@ class _KubectlReading:
         return super().resolve(kind, value, implicit)  # type: ignore[misc]
 
     def construct_go(self, node: yaml.Node) -> Any:
-        """Any node, whatever its tag, as go-yaml decodes it into an interface: a scalar by
-        `_go_scalar`, `!!null` None, a mapping a dict (its merges as `_go_pairs` says) and a
-        sequence a list, built after they are returned (a generator: aliases may be cycles)."""
+        """Any node as go-yaml decodes it into an interface (merges as `_go_pairs` says), built after it is
+        returned (a generator: aliases may be cycles)."""
         if isinstance(node, yaml.ScalarNode):
             return _go_scalar(node)
         if node.tag == goyaml.NULL:
@@ -291,10 +248,8 @@ def _is_merge(key_node: yaml.Node) -> bool:
 
 
 def _go_pairs(node: yaml.MappingNode, merging: frozenset[int] = frozenset()) -> list[tuple[yaml.Node, yaml.Node]]:
-    """The (key, value) pairs of a mapping in the order go-yaml sets them, the later winning: a
-    merge key's mapping (or mappings, the first winning) where the key is written, so a key
-    written after `<<` overrides what it merges and one written before is overridden (PyYAML
-    lets every written key win). The composed nodes are not changed (lint reads their lines)."""
+    """A mapping's (key, value) pairs in the order go-yaml sets them, the later winning: a key written
+    after `<<` overrides what it merges (PyYAML lets every written key win). The nodes are unchanged."""
     pairs: list[tuple[yaml.Node, yaml.Node]] = []
     for key_node, value_node in node.value:
         if not _is_merge(key_node):
@@ -355,10 +310,8 @@ class _Unusual(Exception):
 
 
 def _build(loader: Any, root: yaml.Node) -> Any:
-    """The value of a composed document as the constructor (`_KubectlReading.construct_go`)
-    makes it, without its per-node overhead: aliases shared (a recursive one makes a cycle),
-    values built in the constructor's order (breadth first), so a bad value is the error it
-    would be; raises _Unusual for what only the constructor handles."""
+    """A composed document's value as `construct_go` makes it, without its per-node overhead (same order,
+    same errors, aliases shared); raises _Unusual for what only the constructor handles."""
     memo: dict[int, Any] = {}
     pending: deque[tuple[yaml.Node, Any]] = deque()
 
@@ -442,9 +395,7 @@ def _allowed_alias_ratio(values: int) -> float:
 
 
 def excessive_aliasing(doc: Any) -> str | None:
-    """Why `doc` is refused as an alias bomb (None when it is not): more values than
-    MAX_EXPANDED_NODES once its aliases are expanded, or, as go-yaml judges it, too large a
-    share of its values coming from aliases."""
+    """Why `doc` is refused as an alias bomb (MAX_EXPANDED_NODES, or go-yaml's alias ratio), or None."""
     expanded, written = _sizes(doc, MAX_EXPANDED_NODES)
     if expanded > MAX_EXPANDED_NODES:
         return f"YAML aliases expand to more than {MAX_EXPANDED_NODES:,} values (an alias bomb?); refusing to read it"
@@ -489,29 +440,9 @@ def nesting_error(text: str, depth: int = MAX_DEPTH) -> NestingError | None:
 
 
 # -- the fast path for large texts -------------------------------------------------------------
-# The constructor runs in Python, a few microseconds a value: a 5,000-node dump takes it a
-# minute or more. yaml-rs (a Rust YAML 1.2 parser) builds the same dicts and lists several
-# times faster, but it resolves plain scalars by YAML 1.2 (`yes`, `y`, `0777`, `1_0`) and turns
-# aliases into copies. So its result is used only when it is shown to be what SafeLoader
-# (go-yaml's reading, `kexplain.load.goyaml`) would build; else the text is read by SafeLoader
-# as before (so errors are the same as ever):
-#
-# - libyaml itself parses the whole text without building anything (`raw_parse`, C speed): a
-#   text it rejects goes to SafeLoader, and its event count must be the result's;
-# - no tags, directives, tabs, other line breaks than \n and \r\n, duplicate keys, merge keys;
-#   anchors unique and each alias after its anchor (found in the text, over-approximated: a
-#   string that looks like one also sends the text to SafeLoader);
-# - every value is a str, int, float, bool, None, dict or list, and every key a str;
-# - a string that go-yaml reads as something else when plain (`'16'`, `'True'`, `y`) was
-#   quoted: yaml-rs types it when plain (so a string means it was quoted), or the text has no
-#   plain-looking occurrence of it (`yes`, `y`); timestamps are strings to both;
-# - an int comes from a spelling both read alike (no `0777`, `08`, `0o17`, `0X1F`, `_1` in the
-#   text), within go-yaml's 64 bits (past them it reads a float);
-# - each float is put back to what go-yaml makes of the plain tokens yaml-rs reads as it
-#   (`1e400` is a string to go-yaml), which must be one value, and finite (JSON has no other);
-# - with aliases, the values they add (bounded from above by the counts) are within what
-#   `excessive_aliasing` allows (so the fast path never takes what it would refuse), and no
-#   null (yaml-rs's reading of an alias inside its own anchor, a cycle to SafeLoader).
+# yaml-rs builds the same dicts and lists several times faster than PyYAML's constructor, but reads
+# YAML 1.2: its result is used only when it is shown to be what SafeLoader would build, else the text
+# is read by SafeLoader as before. The conditions checked: docs/internals/load.md.
 try:  # pragma: no cover - depends on the platform having a wheel
     import yaml_rs as _yaml_rs
 except ImportError:  # pragma: no cover
@@ -575,9 +506,7 @@ def _risky_int(text: str) -> bool:
 
 
 def _whole_plain(text: str, start: int, end: int) -> bool:
-    """Whether `text[start:end]` could be a whole plain scalar (an over-approximation): before it
-    on its line only indentation, indicators (`- `, `? `, `key: `, `--- `), flow punctuation or
-    an anchor; after it the end of the line, a comment, `:` or flow punctuation."""
+    """Whether `text[start:end]` could be a whole plain scalar (an over-approximation)."""
     n = len(text)
     j = end
     while j < n and text[j] == " ":
@@ -807,9 +736,8 @@ def _float_readings(text: str) -> dict[str, frozenset[tuple[type, Any]]] | None:
 
 def _fix_floats(readings: dict[str, frozenset[tuple[type, Any]]] | None,
                 floats: list[tuple[Any, Any, float]]) -> bool:
-    """Puts SafeLoader's value in place of each float of yaml-rs (`1e400` is a string to go-yaml):
-    each float must come from tokens SafeLoader reads alike (one value, `readings`); False when
-    not so."""
+    """Put SafeLoader's value in place of each yaml-rs float (`1e400` is a string to go-yaml); False when a
+    float's tokens are not read alike."""
     if readings is None:
         return False
     for container, key, value in floats:
@@ -864,10 +792,8 @@ def _text_facts(text: str) -> _TextFacts:
 
 
 def _text_facts_aside(text: str) -> Callable[[], _TextFacts]:
-    """`_text_facts` worked out beside yaml-rs's parse: in a forked child, on the other core
-    (libyaml's pass in C and regular expression scans, about the parse's time), where fork
-    exists. Returns the function that waits for them; the caller must call it (it reaps
-    the child)."""
+    """`_text_facts` worked out in a forked child beside yaml-rs's parse (on the other core) where fork
+    exists; the caller must call the returned function (it reaps the child)."""
     if not hasattr(os, "fork") or len(text) < FAST_MIN_CHARS:
         return lambda: _text_facts(text)
     read_end, write_end = os.pipe()
@@ -1007,11 +933,8 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def json_document(data: bytes) -> ParsedDocument | None:
-    """The one document of a JSON text given as its UTF-8 bytes (a cluster dump), parsed from
-    the bytes: what `parse_documents` gives for the text, without decoding it into a string
-    first (a copy the size of the dump). None for anything else, or anything it would read
-    otherwise (a text of at least `json_list.MIN_CHARS`, read in parts; one msgspec refuses):
-    the caller reads the text."""
+    """The one document of a JSON text given as UTF-8 bytes (a dump), parsed without decoding it into a
+    string first; None for anything `parse_documents` would read otherwise (then read the text)."""
     start = len(_BOM) if data.startswith(_BOM) else 0
     if len(data) - start >= json_list.MIN_CHARS:
         return None
@@ -1087,9 +1010,7 @@ def parse_documents(text: str, source_path: str, *, nodes: bool = False) -> Iter
 
 
 def template_hint(text: str) -> str:
-    """What to say of a text that does not parse and holds a template action (`{{`): a Helm
-    chart's template (or another Go template) is not a manifest until it is rendered. Empty for
-    any other text. Called only once a parse has failed."""
+    """What to say of a text that fails to parse and holds `{{`: a template is no manifest until rendered."""
     at = text.find("{{")
     if at < 0:
         return ""
@@ -1099,11 +1020,8 @@ def template_hint(text: str) -> str:
 
 
 def _json_stream(text: str, source_path: str) -> list[Any] | ReadError:
-    """The values of a stream of JSON values (`{...}{...}`, or one a line: `jq -c` output), read
-    one after another as kubectl's YAML-or-JSON decoder reads a text that starts with `{`; or
-    the error of the first value that does not parse, naming its position in the stream (its
-    document number) and its line and column (then the caller tries YAML, and reports this
-    error when YAML cannot read the text either)."""
+    """The values of a stream of JSON values (`jq -c` output) as kubectl's YAML-or-JSON decoder reads them,
+    or the ReadError of the first that does not parse (reported when YAML cannot read the text either)."""
     values: list[Any] = []
     pos = _WHITESPACE.match(text, 0).end()
     while pos < len(text):
@@ -1127,9 +1045,8 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _json_documents(text: str, source_path: str) -> list[Any] | json.JSONDecodeError:
-    """The one JSON document of `text`, or the JSON error when it is not JSON (then it is read
-    as YAML, which JSON is a subset of, and the JSON error is reported for a `.json` file). A
-    large List is read in parts (`json_list`: less memory), anything else whole."""
+    """The one JSON document of `text` (a large List read in parts), or the JSON error (then read as YAML,
+    the error reported for a `.json` file)."""
     listed = json_list.read_list(text)
     if listed is not None:
         return [listed]
