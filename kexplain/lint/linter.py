@@ -1002,7 +1002,7 @@ class Linter:
         pp = gathered.builder.build()
         req = GroupsRequest(Discovery.from_file(self.options.node_groups or "", self.options.max_bytes),
                             self.options.autoscaler_config, self.options.node_paths, self.options.max_bytes,
-                            validate=self.options.validate)
+                            validate=self.options.validate, state=self.pool)
         loop = load_groups(req, self.options.kube, applied=pp)
         if not loop.groups:
             return {}
@@ -1045,8 +1045,11 @@ class Linter:
         from kexplain.suggest.karpenter_pass import run, shape_inputs
 
         pp = gathered.builder.build()
-        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin)
-        req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate)
+        assert self.pool is not None
+        # the one cluster state, never admitted again; read as stored, the pass admits the objects itself
+        cluster = load_objects(self.options.node_paths, self.options.max_bytes, self.stdin) if self.pool.stored else []
+        req = NodePoolsRequest(cluster, max_bytes=self.options.max_bytes, validate=self.options.validate,
+                               state=self.pool)
         inputs, world = load_node_pools(req, self.options.kube, applied=pp)
         _, _, answers = run_karpenter_pass(inputs, world, pp)
         # each object's pod alone, as Karpenter would see it pending in an empty cluster
