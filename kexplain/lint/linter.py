@@ -1,31 +1,14 @@
-"""`kexplain lint`: are these manifests valid, and will their pods schedule on this pool?
-
-Every object of the given files, directories or stdin is checked against the Kubernetes JSON
-schemas of the chosen version (`kexplain.admission.openapi`). With a node pool (`--nodes`), every Pod
-and every workload's pod template then goes through admission and the full scheduling
-pipeline against that pool; a workload with replicas is placed copy by copy, and a DaemonSet
-gets one pod pinned to each node its controller would run it on (`kexplain.explain.placement`). The
-result is a `Report` of `Finding`s, each naming the file, the document, the object and the
-reason; renderers (`kexplain.render.lint_formats`) print it. Nothing here prints.
-
-The paths given (every file of them, directories walked) are one apply, as `kubectl apply -f
-PATH...` and `kexplain DIR` take them: their Pods and workloads are scheduled as `kexplain POD`
-schedules a file, against the pool as the set leaves it (its objects of the kinds the scheduler
-reads: PVCs, PriorityClasses, StorageClasses, Services, ResourceClaimTemplates, bound Pods, ...,
-join the pool as `kubectl apply` would create them, with the claims of its StatefulSets:
-`kexplain.explain.pod_file.PodFile`, `ClusterState.extended`), as one batch
-(`kexplain.explain.batch.Queue`): in PrioritySort order, each pod or copy bound to its node
-before the next is scheduled, so they take room from each other, whatever file they are in. An
-object the API server would refuse is an `admission` finding of its own and is not scheduled;
-an object given twice is one object, with the contents of its later manifest when they differ
-(`kexplain.load.manifests.repeats`, `applied`). Each finding is at its own file and line.
-"""
+"""`kexplain lint`: are these manifests valid, and will their pods schedule on this pool? Schemas,
+then (with --nodes) admission and scheduling of the paths as one apply, one batch, against the
+pool as the set leaves it; a `Report` of `Finding`s at file and line. How: docs/internals/lint.md."""
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
+from importlib import resources
 from typing import Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -99,50 +82,13 @@ class Rule:
     summary: str
 
 
+def _rule_table() -> list[tuple[str, str, str]]:
+    """Lint's own rules (id, severity, summary), in their order: package data, rules.json."""
+    return json.loads(resources.files(__package__).joinpath("rules.json").read_text(encoding="utf-8"))
+
+
 RULES: dict[str, Rule] = {r.id: r for r in (
-    Rule("unreadable", Severity.ERROR, "The file or stream cannot be read or parsed."),
-    Rule("invalid-document", Severity.ERROR, "The document is not a Kubernetes object."),
-    Rule("schema", Severity.ERROR, "The object does not match the Kubernetes schema of its kind."),
-    Rule("unknown-field", Severity.ERROR, "The object has a field its schema does not define (strict mode)."),
-    Rule("unknown-api-version", Severity.ERROR,
-         "A built-in API group at a version the chosen Kubernetes version does not serve (kubectl apply refuses "
-         "the object), or (a warning) serves only when kube-apiserver's --runtime-config enables it."),
-    Rule("unknown-kind", Severity.INFO, "No schema for this kind (a custom resource?): not validated."),
-    Rule("namespace-mismatch", Severity.ERROR,
-         "The object names another namespace than --namespace: `kubectl apply -n` refuses it (and applies the rest)."),
-    Rule("generate-name", Severity.WARNING,
-         "The object gives only metadata.generateName: `kubectl apply` (and Argo CD, Flux) refuses it; "
-         "`kubectl create` creates it, as lint checks it."),
-    Rule("admission", Severity.ERROR, "The API server would refuse the object: the pod, its workload (or the workload "
-                                      "has no pod template), or an object of the file the pods need; or it stores "
-                                      "the workload and refuses pods its controller asks for (its FailedCreate)."),
-    Rule("admission-warning", Severity.WARNING,
-         "The API server would admit the object with a warning (Pod Security's warn level: the object, or a "
-         "workload's pod template, breaks it), in its words: what `kubectl apply` prints as `Warning: ...`."),
-    Rule("unschedulable", Severity.ERROR, "No node of the pool can take the pod."),
-    Rule("preemption", Severity.WARNING, "The pod is schedulable only by preempting (evicting) other pods."),
-    Rule("replicas", Severity.ERROR,
-         "Only some of the workload's replicas fit on the pool (a DaemonSet: only on some of its eligible nodes)."),
-    Rule("no-eligible-nodes", Severity.WARNING,
-         "No node of the pool is eligible for the DaemonSet (node selector, affinity, taints): it would run no pod."),
-    Rule("gated", Severity.WARNING, "The pod is held back before scheduling (its scheduling gates, or a PreEnqueue "
-                                    "plugin such as DynamicResources for a missing ResourceClaim): the scheduler will "
-                                    "not consider it yet."),
-    Rule("scheduler-error", Severity.ERROR, "The scheduler itself would fail with an error."),
-    Rule("other-scheduler", Severity.WARNING,
-         "The pod is for a scheduler (spec.schedulerName) that is not a profile of the scheduler configuration "
-         "(--config): not checked."),
-    Rule("fits", Severity.INFO, "The pod (every replica; a DaemonSet: on every eligible node) fits on the pool."),
-    Rule("not-scheduled", Severity.INFO, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
-                                         "admits the pod."),
-    Rule("kubelet-rejected", Severity.ERROR, "spec.nodeName is set: the scheduler is bypassed, and the node's kubelet "
-                                             "rejects the pod (OutOfcpu, NodeAffinity, ...): it fails."),
-    Rule("not-created", Severity.INFO, "The workload's controller creates no pod now (a suspended Job or CronJob): "
-                                       "its template is scheduled, taking no room, for when it is resumed; or "
-                                       "what it makes is in the set already, each linted by itself."),
-    Rule("version-change", Severity.WARNING,
-         "The Pod or workload is scheduled differently under the Kubernetes version compared with "
-         "(--compare-versions): another verdict, other nodes or another FailedScheduling message."),
+    *(Rule(r, Severity[s.upper()], d) for r, s, d in _rule_table()),
     Rule(KUEUE_LOCAL_QUEUE, Severity.ERROR, "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace "
                                             "does not have (with Kueue's objects given): Kueue never admits it."),
     Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue's "

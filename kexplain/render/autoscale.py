@@ -1,13 +1,6 @@
-"""`kexplain autoscale` in words: the loop's result, the CA and Kubernetes versions followed (and
-the cloud provider, when it matters), each pending pod's outcome and event (or why there is none), a table of the node groups (their option, what the scale-up found for the
-pending pods, the template they were judged on) and the expander's choice with its node count,
-or its tie said as CA's random pick. Reads only the document `-o json` prints
-(`kexplain.autoscaler.document`).
-
-Nothing is cut: names (pods, a MIG's URL, an ASG's id) are laid out as the explanation's
-"Cluster autoscaler" section lays them out (`cluster_autoscaler.names_table`), events and
-reasons wrap; as plain text (a pipe, a file) the tables are ASCII at 80 columns.
-"""
+"""`kexplain autoscale` in words, read only from the `-o json` document (`kexplain.autoscaler.document`):
+the loop's result and versions, each pending pod's outcome, the node groups' table and the
+expander's choice. Names are never cut (`cluster_autoscaler.names_table`)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -21,14 +14,9 @@ from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, i
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)
 from kexplain.render.style import Look, wrap
+from kexplain.render.words import tables
 
-RESULT_WORDS = {
-    "ScaleUpSuccessful": "scale-up",
-    "ScaleUpNoOptionsAvailable": "no node group can take any pending pod",
-    "ScaleUpNotNeeded": "no scale-up needed: every pending pod fits the cluster or was filtered out",
-    "ScaleUpLimitedByMaxNodesTotal": "no scale-up: the cluster has --max-nodes-total ready nodes",
-    "ScaleUpError": "scale-up failed",
-}
+(RESULT_WORDS,) = tables("autoscale", "RESULT_WORDS")
 
 
 def print_scale_up(doc: Mapping[str, Any], console: Console) -> None:

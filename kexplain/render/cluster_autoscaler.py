@@ -1,21 +1,7 @@
-"""The "Cluster autoscaler" section of an explanation: what CA would do for the pod the scheduler
-left pending, when node groups are known (`--node-groups`, or found in a live cluster: then the
-document's `nodeGroupsFound` says where, and the section says it too).
-
-It reads only the trace's `autoscaler` key (the CA loop's document plus `explained`, every
-Filter plugin on each group's template): the event CA would emit on the pod, a table of the
-node groups (fits; rejected, by every failing plugin with CA's own marked `*`; skipped, and
-why), the expander's choice and the node count. `--node-group NAME` shows one group's template
-plugin by plugin, in `--node`'s words (`render.node.filter_words`).
-
-Group names are what the provider calls them: a GKE MIG's URL, an ASG's id of fifty
-characters. They are never cut: a name longer than a line breaks after a `/` (else a `-`), and
-when the names leave too little room beside them the table puts each name on a line of its own
-with its size, verdict and why under it (as the rejected nodes' table puts node names under
-their reason). Each group's template is named (the member node it was built from, or the
-file's, or the provider's) with the facts that decided for the pod. A tie the expander leaves
-is said as what it is: CA's random pick among the tied options.
-"""
+"""The "Cluster autoscaler" section of an explanation: what CA would do for the pod left pending,
+read only from the trace's `autoscaler` key (the event, the node groups' table, the expander's
+choice; `--node-group NAME` one template plugin by plugin). Group names are never cut; a tie is
+said as CA's random pick. Layout: docs/internals/render.md."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -30,30 +16,14 @@ from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLE
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
 from kexplain.render.style import GAP, Look, TextTable, name_lines, wrap
+from kexplain.render.words import tables
 from kexplain.render.views import REJECTED
 
 TITLE = "Cluster autoscaler"
 FAILED = (*REJECTED, "Error")
 
-# The pod's outcome in the loop, when CA emits no event on it.
-OUTCOME_WORDS = {
-    "NotListedAsUnschedulable": "CA does not count it as unschedulable (scheduling gates, or a nominated node): "
-                                "nothing happens, no event.",
-    "AwaitingEvaluation": "No event: a node group could take it, but not the one the expander chose; CA looks "
-                          "again in its next loop.",
-    "RemainsUnschedulableNoEvent": "No event: no node group can take it, and CA scaled up for other pods in this "
-                                   "loop (it emits NotTriggerScaleUp only when a loop does not scale up).",
-    "NoEvent": "No event: it would fit the chosen group, but the node count stopped (at the group's max size or "
-               "another limit) before reaching it.",
-    "TriggeredScaleUpNoEvent": "It is among the pods the scale-up is for (no event).",
-}
-FILTERED_WORDS = {
-    "FilterOutSchedulable": "CA finds room for it on an existing node (FilterOutSchedulable, packing the pending "
-                            "pods onto the free room in priority order): no scale-up, no event.",
-    "FilterOutExpendable": "CA ignores it: its priority is below --expendable-pods-priority-cutoff "
-                           "(FilterOutExpendable), no event.",
-    "TooYoung": "CA leaves it for a later loop: younger than --new-pod-scale-up-delay.",
-}
+OUTCOME_WORDS, FILTERED_WORDS, SHORT_WORDS, DOES_WORDS = tables(
+    "cluster_autoscaler", "OUTCOME_WORDS", "FILTERED_WORDS", "SHORT_WORDS", "DOES_WORDS")
 
 
 def explained_pod(doc: Mapping[str, Any]) -> str:
@@ -64,19 +34,6 @@ def explained_pod(doc: Mapping[str, Any]) -> str:
 def several(doc: Mapping[str, Any]) -> bool:
     """The loop held more than one pending pod: say which pod each line is about."""
     return len(doc.get("pods") or ()) > 1
-
-
-# Why CA records no event on a pod, in a table's few words (`OUTCOME_WORDS`, `FILTERED_WORDS` in full).
-SHORT_WORDS = {
-    "NotListedAsUnschedulable": "not counted as unschedulable (scheduling gates, or a nominated node)",
-    "AwaitingEvaluation": "no event: a group could take it, not the one chosen; CA looks again next loop",
-    "RemainsUnschedulableNoEvent": "no event: no group can take it (the loop scaled up for other pods)",
-    "NoEvent": "no event: it fits the chosen group, but the node count stopped before it",
-    "TriggeredScaleUpNoEvent": "no event: among the pods the scale-up is for",
-    "FilterOutSchedulable": "no event: fits the free room of an existing node",
-    "FilterOutExpendable": "no event: priority below --expendable-pods-priority-cutoff",
-    "TooYoung": "no event: younger than --new-pod-scale-up-delay",
-}
 
 
 def not_listed_words(record: Mapping[str, Any]) -> str | None:
@@ -582,22 +539,6 @@ def depending_words(doc: Mapping[str, Any]) -> str:
 
 
 MAX_NAMED = 10     # pods named in a line; the others counted
-
-
-# What CA does for a pod, by its outcome, in the first lines of its explanation.
-DOES_WORDS = {
-    "NotTriggerScaleUp": "adds no node for it: no node group can take it",
-    "RemainsUnschedulableNoEvent": "adds no node for it: no node group can take it (the loop scales up for other pods)",
-    "AwaitingEvaluation": "adds no node for it in this loop: a node group could take it, but CA scales up another "
-                          "for other pods and looks again in its next loop",
-    "NoEvent": "adds no node for it in this loop: it fits the chosen group, but the node count stops (max size or "
-               "a limit) before it",
-    "NotListedAsUnschedulable": "does nothing: it does not count the pod as unschedulable (scheduling gates, or a "
-                                "nominated node)",
-    "FilterOutSchedulable": "adds no node for it: it finds room for it on an existing node (FilterOutSchedulable)",
-    "FilterOutExpendable": "ignores it: its priority is below --expendable-pods-priority-cutoff",
-    "TooYoung": "leaves it for a later loop: younger than --new-pod-scale-up-delay",
-}
 
 
 def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping[str, Any]]:

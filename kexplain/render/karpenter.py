@@ -1,14 +1,7 @@
-"""`kexplain karpenter` in words: the pass's summary and the AWS data it used, each pending pod's
-result, for each pod Karpenter does not place everything that stands in its way on every
-NodePool (the document's `explained` key), the NodeClaims Karpenter would create, the NodePools,
-and the events. `--nodepool NAME` shows one NodePool's full verdict for every pod.
-
-Reads only the document `-o json` prints (`kexplain.karpenter.document`, `explained` from
-`kexplain.karpenter.explain`). A view is a list of blocks (`render.blocks`), one function per
-block, so another part (fix suggestions) adds its own function to `BLOCKS`. Tables fit the width
-(80 columns when piped): each column gets at least its longest word (up to `MAX_FLOOR`), words
-wrap whole; when even that does not fit, each row is printed as labelled lines.
-"""
+"""`kexplain karpenter` in words, read only from the `-o json` document: summary, pods, why each
+is not placed on every NodePool, NodeClaims, NodePools, events; `--nodepool NAME` in full.
+Tables fit the width (each column at least its longest word, up to `MAX_FLOOR`), else rows
+become labelled lines."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -21,29 +14,14 @@ from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, nu
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
 from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
+from kexplain.render.words import tables
 
-RESULT_WORDS = {
-    "NewNodeClaim": "a new NodeClaim",
-    "ExistingNode": "an existing node or in-flight NodeClaim",
-    "Failed": "no NodePool can take it",
-    "Ignored": "refused before scheduling",
-    "NotProvisionable": "not a pod Karpenter provisions for",
-    "NotConsidered": "never reached the scheduler",
-}
+RESULT_WORDS, OFFERING_REASONS = tables("karpenter", "RESULT_WORDS", "OFFERING_REASONS")
 MAX_TYPES_SHOWN = 5
 MAX_FLOOR = 24            # a column never narrower than its longest word, up to this
 LAYOUT_ROWS = 100         # rows whose wrapped lines decide the column widths
 INDENT = 2
 
-OFFERING_REASONS = {
-    "notSold": "the type is not sold in the zone",
-    "noSubnet": "the EC2NodeClass has no subnet in the zone",
-    "insufficientCapacity": "insufficient capacity (the provider's unavailable-offerings cache)",
-    "noPrice": "no price",
-    "incompatibleWithNodeClass": "the EC2NodeClass cannot launch the type",
-    "reservation": "the capacity reservation has no free capacity or is expiring",
-    "unknown": "unavailable",
-}
 SOURCE_WORDS = {"spec.volumes": "the pod's volumes' zones", "topology": "topology spread / pod (anti-)affinity"}
 OVERHEAD_WORDS = (("vmOverhead", "VM overhead"), ("kubeReserved", "kube-reserved"),
                   ("systemReserved", "system-reserved"), ("evictionThreshold", "eviction threshold"))
