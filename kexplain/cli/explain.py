@@ -407,7 +407,3 @@ def outcome_status(outcome: Outcome) -> ExitStatus:
     return aggregate([for_result(c.status) for c in outcome.copies]
                      + ([] if outcome.fits else [ExitStatus.UNSCHEDULABLE]))
 
-
-def batch_status(outcomes: Iterable[Outcome]) -> ExitStatus:
-    """The exit code of several objects: the worst of their verdicts (`outcome_status`)."""
-    return aggregate(outcome_status(o) for o in outcomes)

@@ -1,26 +1,7 @@
-"""Lint's schema validation: validators compiled once per kind and version, custom resources.
-
-The schemas of the built-in kinds are the definitions `kexplain.admission.openapi` reads (from
-the `kubernetes-validate` package, plain or strict); custom resources are unknown unless
-`--schemas DIR` supplies their schemas: CustomResourceDefinition manifests, JSON schemas
-carrying `x-kubernetes-group-version-kind`, or files laid out as `<group>/<kind>_<version>.json`
-(the layout of the community CRD schema catalogs), read by the one YAML reader.
-
-Validation is `jsonschema`'s. Since nearly every manifest is valid and jsonschema walks a
-deep schema slowly, each validator also has a fast yes/no check compiled from the same schema
-(only for schemas made of the keywords it implements exactly: type, enum, properties,
-required, additionalProperties, items, oneOf, $ref); when it says valid, the object is valid
-for jsonschema too; otherwise jsonschema runs and its errors are the ones reported, in the
-API server's words (`spec.containers: Invalid value: "object": spec.containers in body must be
-of type array: "object"`, `Required value`, `Unsupported value`: the texts of
-k8s.io/kube-openapi's validation errors as k8s.io/apiextensions-apiserver turns them into field
-errors; `strict decoding error: unknown field "spec.x"` for a field the schema does not define).
-
-Those type errors are a custom resource's: the API server validates it against its CRD's
-schema. A built-in kind it decodes into Go structs instead (`ApiIndex.decode_error`): for a
-built-in kind, a decoding error is the object's one error, and the schema's type checks are
-not reported.
-"""
+"""Lint's schema validation: validators compiled once per kind and version, `--schemas DIR` for
+custom resources. jsonschema decides, worded as kube-openapi's errors; a fast yes/no check
+compiled from the same schema skips it for the valid objects. A built-in kind's decoding error
+(`ApiIndex.decode_error`) is its one error. Details: docs/internals/lint.md."""
 from __future__ import annotations
 
 import functools
@@ -28,7 +9,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import jsonschema
 
@@ -345,10 +326,8 @@ class SchemaStore:
     """
 
     def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str | bool = "ignore",
-                 schema_dirs: tuple[str, ...] = (), *, strict: bool | None = None) -> None:
+                 schema_dirs: tuple[str, ...] = ()) -> None:
         self.version = normalize_version(version)
-        if strict is not None:          # the keyword of old: strict=True is --validate=strict
-            validate = strict
         if isinstance(validate, bool):
             validate = "strict" if validate else "ignore"
         self.validate = parse_validate(validate)
@@ -527,7 +506,3 @@ class CustomSchemas:
         self._validators[key] = validator
         return validator
 
-
-def iter_kinds(store: SchemaStore) -> Iterator[tuple[str, str]]:
-    """Every built-in (apiVersion, kind) of the store's version (for tests and docs)."""
-    yield from sorted(store._builtin)
