@@ -1,14 +1,6 @@
 """An autoscaler answering the pending pods: ONE interface (`Autoscaler`), two implementations
-(the Cluster Autoscaler's loop, `kexplain.app.cluster_autoscaler`; Karpenter's provisioning
-pass, `kexplain.app.karpenter`), each run over the one pending pass
-(`kexplain.explain.pending_pass`) and answering with an `AutoscalerRun`.
-
-The implementations are looked up by module name (`adapter`): a run whose input calls for
-neither (no node groups, no NodePools) never imports an autoscaler. This is the one place of
-start-up laziness of the application (docs/development.md, "Lazy imports"): the kinds of the
-cluster's objects are asked first (`kinds_of`), an adapter imported only when they may call
-for it.
-"""
+(`app.cluster_autoscaler`, `app.karpenter`) run over the one pending pass. Looked up by module
+name (`adapter`): the application's one start-up laziness (docs/development.md, "Lazy imports")."""
 from __future__ import annotations
 
 import importlib

@@ -1,14 +1,6 @@
-"""`kexplain autoscale PODS --nodes CLUSTER --node-groups GROUPS`: one Cluster Autoscaler loop.
-Without --node-groups, the node groups CLUSTER reports (CA's status ConfigMap, Cluster API's
-objects: a snapshot keeps them), found as on a live cluster.
-
-PODS holds the pending Pods and, as `kexplain POD` takes them, workloads: their copies are
-scheduled first as the scheduler would place them (`kexplain.explain.batch`), those that fit
-bound where they went and the others pending (every copy, as their controller creates them),
-with the workloads' own objects (a StatefulSet's claims, a Deployment's ReplicaSet) in the
-cluster: the pending pass of `kexplain.explain.pending_pass`. A file of Pods alone is the loop
-as `../shared/autoscaler` runs it: its Pods pending as given, in file order.
-"""
+"""`kexplain autoscale PODS --nodes CLUSTER [--node-groups GROUPS]`: one Cluster Autoscaler loop
+over the pending pass (`kexplain.explain.pending_pass`: workloads' copies scheduled first, those
+that do not fit pending); without --node-groups, the groups CLUSTER reports, found as live."""
 from __future__ import annotations
 
 from enum import Enum

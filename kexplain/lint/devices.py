@@ -1,23 +1,7 @@
-"""Lint checks of Dynamic Resource Allocation references, each at the line of its field.
-
-A pod that names a ResourceClaim or a ResourceClaimTemplate that does not exist is never
-scheduled: the scheduler keeps it in PreEnqueue and emits no event, so nothing tells the user
-why it is pending. A claim whose request names a DeviceClass that does not exist is refused
-at PreFilter with "device class X does not exist" — for every replica, on every node. Both are
-mistakes of the manifest, so lint names the field that is wrong (the `resourceClaimName`, the
-`deviceClassName`) rather than only the scheduling verdict the batch gives.
-
-A selector that does not compile is refused by the API server (`... is invalid: ...cel.expression:
-Invalid value: ...compilation failed`); with a pool, admission says it for the objects of a file
-it admits, and this module says it for the others, at the line of the expression.
-
-What exists: the objects of the pool as the file leaves it (`cluster`, the pool plus the
-file's admitted objects) and the file's own documents (so that an object refused for another
-reason is not also reported as missing). Without a pool, nothing is known to be missing.
-
-Nothing here prints; `check_devices` returns `DeviceProblem`s, which the linter turns into
-findings of the rules in `DEVICE_RULES`.
-"""
+"""Lint checks of Dynamic Resource Allocation references, each at the line of its field: a missing
+ResourceClaim or ResourceClaimTemplate (the pod waits in PreEnqueue, no event), a missing
+DeviceClass, a CEL selector that does not compile. Missing means absent from the pool as the set
+leaves it and from the set's documents; without a pool nothing is missing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -1,14 +1,6 @@
-"""The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload whose pods
-no node group of the Cluster Autoscaler could take, so that the cluster can never grow for it.
-
-Two ways to be one: every group's template node rejects the pod (`never_taken`: a Filter or
-PreFilter plugin on the template, checked whether or not the pod fits the pool today: a
-pre-deploy check, against the cluster as the set's earlier objects leave it, never against the
-object's own copies), or, for an object whose pods do not all fit, CA's one loop over the set's
-pending pods (`kexplain.explain.pending_pass`, every copy that did not fit) finds no group for
-them (`not_scaled_for`: rejected or skipped: at max size, not ready, a quota). The message names
-each group with its reason: CA's own plugin and reasons, or its skip reasons.
-"""
+"""The lint rule `no-node-group` (`kexplain lint --node-groups`): a Pod or workload no node group
+could take, either rejected on every group's template (`never_taken`, a pre-deploy check) or
+found no group by CA's one loop over the set's pending pods (`not_scaled_for`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,20 +1,6 @@
-"""Several pods, or a workload's replicas (`kexplain.explain.batch`), in words: one section per
-object in scheduling order, printed as soon as the object is placed: a short heading (and for
-replicas how many fit), then its explanation; for replicas where the copies went, the copies
-in the order they were placed and the first copy that did not fit explained in full
-(`table.print_trace`).
-
-A few copies (up to `COPIES_HEAD + COPIES_TAIL + 1`) are listed one by one under a line of
-nodes and one of zones. Many copies are read in counts: the heading says how many fit on how
-many nodes and how many per zone ("720 of 1,000 replicas fit on 12 nodes: us-east-1a 240,
-..."), and the copies table has one row per node (or, across many nodes, per zone) with how
-many copies went there and the first and last of them named.
-
-What is read is what `-o json` writes: the object's `placements` entry and the traces shown
-(`Section`), never the engine's objects. Plain text, without box-drawing characters and
-trailing blanks, when not on a terminal; every name is printed as it is (never read as
-markup) and never cut: lines break between names.
-"""
+"""Several pods, or a workload's replicas, in words: one section per object in scheduling order,
+printed as soon as it is placed; a few copies listed one by one, many read in counts per node
+or zone. Reads what `-o json` writes, never the engine's objects; names never cut."""
 from __future__ import annotations
 
 import textwrap

@@ -1,15 +1,6 @@
-"""Structured output: a trace (or a list of them) as JSON or YAML (`-o json`, `-o yaml`), and
-the objects a snapshot saves (a `kind: List`, as `kubectl get -o json` writes one).
-
-The documents are written as they are: the trace's keys are the contract (README), so
-nothing here reorders or drops them.
-
-A list of traces can be written as it is produced (`ListWriter`): each item goes out when it
-is ready and is not kept, so memory does not grow with the number of pods. The text is the
-same as `dumps` of the whole document would give: JSON indented by 2 (valid once closed),
-YAML one mapping whose `items` are written one by one (`- ...` entries; without anchors, as
-each item is dumped on its own).
-"""
+"""Structured output: traces as JSON or YAML (`-o json|yaml`), and a snapshot's `kind: List`.
+The trace's keys are the contract: nothing is reordered or dropped. `ListWriter` writes a list
+item by item (memory does not grow with the pods), the same text `dumps` would give."""
 from __future__ import annotations
 
 import json

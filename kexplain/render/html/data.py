@@ -1,13 +1,5 @@
-"""The page's data: the document as `-o json` writes it, and the plugins' facts in words.
-
-The script reads the trace itself (every node, every plugin's verdict and score, the search,
-preemption, suggestions); what it cannot read from the trace is how the terminal puts each
-plugin's facts in words (`--node`), which `kexplain.render.facts` knows. So each trace comes
-with `words`: per node and plugin, the sentences behind its Filter verdict and behind its
-score, exactly as `--node` prints them; the facts the words say are then left out of the
-trace (`without_worded_facts`), except the devices', which the page lays out itself. The lot
-is packed (`pack`): repeated values once.
-"""
+"""The page's data: the `-o json` document plus, per node and plugin, the facts in `--node`'s
+words (`words`: the script cannot word them), the worded facts then left out; packed."""
 from __future__ import annotations
 
 import json
