@@ -132,10 +132,8 @@ def keeps_cluster(objects: list) -> bool:
 def node_pools(cluster: Optional[list], aws_data: Optional[str], config: Optional[str], *,
                max_bytes: Optional[int] = None, validate: str = "strict", node_pool: Optional[str] = None,
                applied: list = (), suggestions: bool = True, state: Any = None) -> Optional[Autoscaler]:
-    """Karpenter, when the cluster set (`cluster`, as read, with the objects of the POD file
-    `applied` to it) holds NodePools; None otherwise. `--aws-data`, `--karpenter-config` or
-    `--nodepool` without NodePools: a one-line error (exit 2), as the options would otherwise be
-    ignored. `state`: the cluster admitted already, which the pass reads."""
+    """Karpenter when the cluster set holds NodePools, else None (`--aws-data`,
+    `--karpenter-config` or `--nodepool` then a one-line error: never silently ignored)."""
     if has_node_pools(cluster or ()) or has_node_pools(applied):
         return adapter("karpenter").Karpenter.of(cluster or [], aws_data, config, max_bytes=max_bytes,
                                                  validate=validate, node_pool=node_pool, suggestions=suggestions,
@@ -148,11 +146,8 @@ def node_pools(cluster: Optional[list], aws_data: Optional[str], config: Optiona
 
 
 def annotated_list(doc: dict, run: Optional[AutoscalerRun]) -> dict:
-    """A SchedulingTraceList (or its `placements`) with the autoscalers' pass: the list's key
-    `autoscaler` (CA's document); each object's `placements` entry with the answers for its
-    pending pods (`autoscalers`, every copy's, in copy order) and the copies its controller has
-    not created (`notYetCreated`); each trace of a pod left pending with its own answers
-    (`autoscalers`)."""
+    """A SchedulingTraceList with the autoscalers' pass: key `autoscaler`, each placements entry's
+    answers (`autoscalers`, `notYetCreated`) and each pending pod's trace's own answers."""
     if run is None:
         return doc
     out = dict(doc)

@@ -34,10 +34,8 @@ CLOSEST = 3     # node names a wrong --node NAME suggests
 
 def run_options(human: bool, node: Optional[str], *, start_index: int = 0, preemption: bool = True,
                 preemption_offset: int = 0, replicated: bool = False) -> RunOptions:
-    """How to run the cycle, and what to record beyond the scheduler's trace: node facts for
-    the human views (`human`; and the facts of every plugin for `--node`); the never-examined
-    nodes evaluated for the search section, except for replicas (only their last copy is shown
-    in full)."""
+    """How to run the cycle and what to record: node facts for the human views (all plugins' for
+    `--node`); never-examined nodes evaluated, but for replicas (only the last copy is shown)."""
     return RunOptions(start_index=start_index, preemption=preemption, preemption_offset=preemption_offset,
                       details=human or node is not None, explain_nodes=frozenset([node] if node else []),
                       unexamined=human and not replicated)
@@ -115,10 +113,8 @@ class Files:
 
 
 def read_files(req: Request, stdin: Optional[BinaryIO], *, kueue_version: Optional[str] = None) -> Files:
-    """The POD file and the cluster, read once, problems collected (`Loaded.problems`); the
-    cluster's objects kept when an autoscaler may read them (node groups given or reported,
-    NodePools); Kueue's answer first, for the jobs it manages (`Chain`, the `prepare` hook),
-    as the Kueue release `kueue_version` decides (`--kueue-version`; None: v0.17.8)."""
+    """The POD file and the cluster read once, problems collected; the cluster's objects kept when an
+    autoscaler may read them; Kueue's answer first, as `kueue_version` decides."""
     kueue = Chain(validate=req.validate, version=kueue_version)
     keep = req.node_groups is not None or keeps_cluster
     with bulk_load(freeze=True):

@@ -304,16 +304,9 @@ class _Tally:
 
 def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *, asked: Optional[RunOptions] = None,
                 autoscalers: BatchPass) -> ExitStatus:
-    """Several pods or replicas, streamed as they are scheduled: a SchedulingTraceList (json,
-    yaml) whose items are written one by one, or one section per object as soon as it is
-    placed; a progress bar on stderr when it is a terminal; the exit code. No trace is kept
-    once written (`--svg`/`--html` keep each object's shown ones, to draw them again or to
-    write the page). `asked`: the options the output asked for (the batch records more for
-    `--html`: `as_asked`). `autoscalers`: with node groups or NodePools, their pass over the
-    set (`kexplain.explain.pending_pass`: every copy that did not fit pending, those that did
-    bound, the file's objects), shown after the objects (json, yaml: the list's key
-    `autoscaler`, in each object's `placements` entry its pods' answers, `autoscalers`, and on
-    each item of a pod the pass held its own, `autoscalers`, as `pod --pending` gives them)."""
+    """Several pods or replicas, streamed as they are scheduled (a SchedulingTraceList item by item,
+    or a section per object), no trace kept once written but those `--svg`/`--html` need; then the
+    autoscalers' pass over the set after the objects; the exit code."""
     for warning in (loaded.pool.warnings if loaded.pool else []):
         env.error(f"warning: {warning}")
     tally = _Tally(env, batch, autoscalers)

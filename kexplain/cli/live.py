@@ -249,11 +249,8 @@ def _explain_named(env: Environment, args: PodArgs, live: Live, config: Any) -> 
 
 
 def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -> ExitStatus:
-    """Every pending pod (`app.live.explain_pending`: each alone, the queue, ONE autoscalers'
-    pass), then the list: `-o json`/`-o yaml` write each item with its answers (read back from
-    the spool file); the table one row per pod (and the traces only with --details) and the
-    page (--html) read the same items; a progress bar on stderr while the pods are explained
-    when it is a terminal."""
+    """Every pending pod (`app.live.explain_pending`), then the list: -o json/yaml from the spool,
+    else one row per pod (traces with --details) and the page (--html); a progress bar on a tty."""
     structured_out = args.output.value in structured.FORMATS
     bar = lambda: scheduling_bar(env.stderr, color=bool(env.color), enabled=bool(env.stderr_is_terminal),  # noqa: E731
                                  what="explaining pending pods")

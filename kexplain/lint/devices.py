@@ -99,10 +99,8 @@ def _claim_spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def device_requests(obj: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
-    """(field path as written, name as the scheduler writes it: `request` or
-    `request/subrequest`, body) of every `exactly` and `firstAvailable` entry of a claim or
-    template; a `resource.k8s.io/v1beta1` request carries its body itself (`api_path` names
-    it as the API server does)."""
+    """(field path, name as the scheduler writes it, body) of every `exactly` and `firstAvailable`
+    request of a claim or template (v1beta1's body is the request itself)."""
     base = f"{claim_spec_path(str(obj.get('kind')))}.devices.requests"
     beta = obj.get("apiVersion") == V1BETA1
     for i, request in enumerate(_list(_dict(_claim_spec(obj).get("devices")).get("requests"))):
@@ -233,10 +231,8 @@ def _missing_text(what: str, namespace: str, name: str, entry: str) -> str:
 
 def check_devices(docs: Sequence[Document], cluster: "Snapshot | None",
                   refused: Collection[tuple[str, int, int | None]] = ()) -> list[DeviceProblem]:
-    """The problems of a file's documents (Lists unwrapped), in document order. `cluster`: the
-    pool as the file leaves it (None: no pool, only selectors are checked); `refused`: the
-    documents admission refused, as (path, document, item) — their findings say what is wrong
-    with their selectors already."""
+    """The problems of the documents, in order, against `cluster` (None: selectors only), but those
+    of `refused` documents: their findings say it already."""
     out: list[DeviceProblem] = []
     known = Known.of(cluster, docs) if cluster is not None else None
     in_file = {(str(d.obj.get("kind")), _namespace(d.obj), _name(d.obj)) for d in docs

@@ -412,11 +412,8 @@ class Linter:
             self._kueue_started = {}
 
     def _kueue(self, items: list[Document]) -> dict[str, list[Finding]]:
-        """Kueue's rules (`kexplain.kueue.lint_checks`) for the set's jobs Kueue manages, with the
-        Kueue objects of the set and of --nodes, by file (none when Kueue's checks refuse one of
-        its objects: `kexplain kueue` says which). The Jobs, Pods and JobSets Kueue admits are
-        kept as Kueue starts them (`_kueue_started`; a JobSet, its Jobs): the scheduler meets
-        those pods, not the held ones."""
+        """Kueue's rules for the set's jobs Kueue manages, by file (none when Kueue refuses one of its
+        objects); the jobs Kueue admits are kept as Kueue starts them: those are what the scheduler meets."""
         objs, where = _objects(items)
         cluster = self.pool.other_kinds if self.pool is not None else []
         out: dict[str, list[Finding]] = {}
@@ -443,14 +440,9 @@ class Linter:
         return out
 
     def _set_cluster(self, items: list[Document], path: str, gone: frozenset[str] = frozenset()) -> "_SetCluster":
-        """The pool as the set leaves it (`ClusterState.extended`): its objects of the kinds the
-        scheduler reads (its Pods bound by spec.nodeName too, when they are all it has to
-        schedule: created in the set's order, as explain creates them), and its StatefulSets'
-        claims. An object the API server would refuse is left out and becomes an `admission`
-        finding of its document (a StatefulSet whose claims are refused: of the StatefulSet,
-        which is then not scheduled; a HorizontalPodAutoscaler it refuses sets no replicas). A
-        Namespace refused (`gone`: at decoding) does not exist: every object of the set in it is
-        refused by NamespaceLifecycle, whatever its kind (`namespaces "team" not found`)."""
+        """The pool as the set leaves it (`ClusterState.extended`), with the set's StatefulSets' claims.
+        An object the API server refuses is left out as an `admission` finding of its document; a
+        Namespace refused (`gone`) makes its objects refused by NamespaceLifecycle."""
         assert self.pool is not None
         objs, where = _objects(items)
         refused: dict[tuple[str, int, int | None], Finding] = {}
@@ -659,11 +651,8 @@ class Linter:
                        f"it, checked here as {meta.get('name')})", field="metadata.generateName")
 
     def _refused_by_schema(self, items: list[Document]) -> set[tuple[str, int, int | None]]:
-        """The documents of `items` whose schema check has an error (a field that does not decode,
-        an unknown field under --validate=strict, an API version not served): the API server
-        refuses them, `kubectl apply` goes on with the rest, so they are not part of the set
-        applied, whatever their kind (a LimitRange, a Namespace, a HorizontalPodAutoscaler...).
-        A kind without a schema (a custom resource) is not refused."""
+        """The documents whose schema check has an error: the API server refuses them and `kubectl
+        apply` goes on, so they are not in the set applied, whatever their kind."""
         out: set[tuple[str, int, int | None]] = set()
         for doc in items:
             obj = doc.obj
@@ -678,11 +667,8 @@ class Linter:
     @staticmethod
     def _schema_finding(err: SchemaError, ref: ObjectRef, doc: Document, origin: str,
                         validate: str = "strict") -> Finding:
-        """A schema error as a finding, in the API server's words: for a built-in kind that does
-        not decode, its decoding error (`json: cannot unmarshal string into Go struct field
-        DeploymentSpec.spec.replicas of type int32`, what `kexplain POD` says too); for a custom
-        resource, kube-openapi's; an unknown field is its strict decoding error
-        (`--validate=strict`), or its warning, a warning (`warn`)."""
+        """A schema error as a finding in the API server's words (a built-in kind's decoding error, a
+        custom resource's kube-openapi text; an unknown field: strict's error or warn's warning)."""
         loc = replace(doc.location, line=line_of(doc.node, err.path) or doc.location.line)
         field = dotted_path(err.path) or None
         details = {"schema": origin}
@@ -786,10 +772,8 @@ class Linter:
         return Finding("admission", loc, ref, creates.said(entry), details=details)
 
     def _bound_pod(self, obj: dict[str, Any], ref: ObjectRef, loc: Location, node: str) -> list[Finding]:
-        """A Pod bound to a node of the pool (spec.nodeName): the scheduler does not place it,
-        its node's kubelet admits it or not (`kexplain.controllers.kubelet`, as `kexplain POD`
-        says it), on the pool as the set leaves it without the pod itself. Admitted:
-        `not-scheduled` (info); rejected: `kubelet-rejected`, the kubelet's reason and message."""
+        """A Pod bound by spec.nodeName: its kubelet admits it (`not-scheduled`) or rejects it
+        (`kubelet-rejected`), on the pool as the set leaves it without the pod itself."""
         assert self._set is not None
         pool = self._set.pool
         said = f"spec.nodeName is {node}: the scheduler does not place this pod"
@@ -898,10 +882,8 @@ class Linter:
         return retried
 
     def _after_retry(self, q: "_Queued", w: Any, mine: list[Any], first: list[Finding]) -> list[Finding]:
-        """An object's findings where the queue's retry leaves its pods: its copies placed on the
-        first pass and on the retries (`mine`), judged with the trace of its last try that did
-        not fit (its message, its suggestions); said with what brought them back, the first
-        attempt's verdict kept in `details.firstAttempt`."""
+        """An object's findings where the queue's retry leaves its pods, judged with its last try that
+        did not fit; the first attempt's verdict kept in `details.firstAttempt`."""
         log = self._retry
         landed = [r for r in mine if r.node is not None]
         nodes_of = self._set.pool.snapshot if self._set is not None else None
@@ -937,10 +919,8 @@ class Linter:
                                                                               details=details)]
 
     def _node_groups(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
-        """With --node-groups, rule no-node-group (`kexplain.lint.node_groups`) for each Pod or
-        workload the scheduler placed: ONE Cluster Autoscaler loop over the set's pending pods
-        (every copy that did not fit; those that did bound), and each object's template check
-        against the cluster as the objects placed before it left it (never its own copies)."""
+        """Rule no-node-group: ONE CA loop over the set's pending pods, and each object's template check
+        against the cluster as the objects before it left it (never its own copies)."""
         # lazy: CA's loop (about 0.3 s to import) only for --node-groups (docs/development.md, "Lazy imports")
         from kexplain.autoscaler.pending import GroupsRequest, load_groups, run_pass as run_ca_pass
         from kexplain.autoscaler.templates import template_node_infos
@@ -982,10 +962,8 @@ class Linter:
         return out
 
     def _node_pools(self, gathered: "_Gathered") -> dict[int, list[Finding]]:
-        """With Karpenter's NodePools among the --nodes objects, rule no-nodepool
-        (`kexplain.lint.node_pools`) for each Pod or workload the scheduler placed: ONE Karpenter
-        provisioning pass over the set's pending pods (every copy that did not fit; those that
-        did bound), and each object's pod alone against the NodePools, with no node."""
+        """Rule no-nodepool: ONE Karpenter pass over the set's pending pods, and each object's pod alone
+        against the NodePools, with no node."""
         # lazy: Karpenter's provisioner only with NodePools (docs/development.md, "Lazy imports")
         from kexplain.karpenter.document import pod_document
         from kexplain.suggest.karpenter_pass import run, shape_inputs
@@ -1119,10 +1097,8 @@ class Linter:
 
     def _daemon_findings(self, ref: ObjectRef, loc: Location, outcome: "Outcome",
                          tally: "_DaemonTally") -> list[Finding]:
-        """A DaemonSet: one pod pinned to each node its controller would run it on (the eligible
-        nodes), each scheduled through the whole pipeline (`tally`: their verdicts, gathered as
-        they were placed). Nodes that are not eligible are no finding; eligible nodes where the
-        pod does not fit are, with the reason per node."""
+        """A DaemonSet: a pod pinned to each eligible node, each through the whole pipeline (`tally`);
+        eligible nodes where it does not fit are findings, with the reason per node."""
         assert outcome.daemon is not None
         nodes = outcome.daemon
         total = len(nodes.eligible) + len(nodes.excluded)
@@ -1275,10 +1251,8 @@ class _File:
 
 @dataclass
 class _SetCluster:
-    """The pool as the linted set leaves it, the set's objects the API server would refuse
-    (their `admission` findings, by location), and its Pods and workloads queued to be
-    scheduled as one batch, in document order; what the autoscalers read of the set
-    (`autoscaled`: its objects as applied; `created`: its StatefulSets' claims)."""
+    """The pool as the linted set leaves it, the set's refused objects (their findings), its Pods
+    and workloads queued as one batch, and what the autoscalers read of it."""
 
     pool: "ClusterState"
     refused: dict[tuple[str, int, int | None], Finding] = field(default_factory=dict)
@@ -1423,11 +1397,8 @@ def _node_reason_of(filtered: dict[str, Any] | None, message: str, node: str) ->
 
 @dataclass
 class _DaemonTally:
-    """A DaemonSet's copies as they are placed (a sink of `Queue.place`), without keeping their
-    traces: the nodes they fit on; per copy that does not fit, its index, the Filter verdicts of
-    its trace (a pinned pod's: its one node) and message, or the victims of the preemption that
-    would make room; the first placement that did not fit of each kind (for suggestions), and
-    the first gated or failing one (which is then the finding)."""
+    """A DaemonSet's copies as placed (a sink of `Queue.place`), without their traces: the nodes
+    they fit, per copy that does not its verdicts or victims, and the first placements that matter."""
 
     fit: list[str] = field(default_factory=list)
     failed: list[tuple[int, dict[str, Any] | None, str]] = field(default_factory=list)
@@ -1486,10 +1457,8 @@ def _nodes_text(nodes: list[str]) -> str:
 
 def lint(options: LintOptions, stdin: BinaryIO | None = None,
          suggester: Suggester | None = None, *, freeze_pool: bool = False, progress: Progress | None = None) -> Report:
-    """Lint `options.paths`; raises KexplainError for bad usage (unknown version, unreadable pool
-    or schemas); unreadable manifests are findings (rule `unreadable`). `freeze_pool`: the CLI's
-    garbage-collector policy (kexplain.load.gcpolicy) for the pool, a short-lived process's;
-    `progress(done, planned)` after each pod scheduled against the pool (a progress bar)."""
+    """Lint `options.paths`: KexplainError for bad usage, unreadable manifests as findings.
+    `freeze_pool`: the CLI's GC policy for the pool; `progress(done, planned)` per pod scheduled."""
     if "-" in options.paths and "-" in options.node_paths:
         raise KexplainError("stdin ('-') can be read once: give it to PATH or to --nodes, not both")
     with bulk_load(freeze=freeze_pool):

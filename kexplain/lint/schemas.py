@@ -315,15 +315,8 @@ def _go_value(value: Any) -> str:
 
 
 class SchemaStore:
-    """The validators of one Kubernetes version, compiled on first use.
-
-    `validate` is kubectl's `--validate` (`VALIDATE_MODES`; True is strict, False ignore, as
-    kubectl reads a boolean): unless it is `ignore`, the strict schemas are used and unknown
-    fields are errors of their own (`SchemaError.unknown_field`), which the caller reports as
-    errors (strict) or warnings (warn). `validator(api_version, kind)` returns None for a kind
-    without a schema; `is_builtin_group` tells a removed or misspelt version of a built-in API
-    from a custom resource.
-    """
+    """The validators of one Kubernetes version, compiled on first use. Unless `validate` (kubectl's
+    --validate; a boolean as kubectl reads it) is `ignore`, the strict schemas find unknown fields."""
 
     def __init__(self, version: str = DEFAULT_K8S_VERSION, validate: str | bool = "ignore",
                  schema_dirs: tuple[str, ...] = ()) -> None:
@@ -386,10 +379,8 @@ SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def openapi_to_jsonschema(schema: Any, strict: bool, *, top: bool = False) -> Any:
-    """A CRD's OpenAPI v3 structural schema as a JSON schema: `nullable` adds null to the type,
-    `x-kubernetes-int-or-string` becomes integer-or-string, and in strict mode objects with
-    `properties` refuse unknown fields unless `x-kubernetes-preserve-unknown-fields` is set.
-    At the top, apiVersion, kind and metadata are always allowed."""
+    """A CRD's OpenAPI v3 schema as a JSON schema (`nullable`, `x-kubernetes-int-or-string`; strict:
+    unknown fields refused unless preserved); at the top apiVersion, kind, metadata allowed."""
     if isinstance(schema, list):
         return [openapi_to_jsonschema(s, strict) for s in schema]
     if not isinstance(schema, dict):

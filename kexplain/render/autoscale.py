@@ -112,10 +112,8 @@ def _scale_down(sd: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def _verdicts_by_group(doc: Mapping[str, Any]) -> dict[str, list[str]]:
-    """Per group, what the scale-up found for the pending pods that reached it, one line per
-    verdict with its number of pods: `fits`, `PLUGIN: reasons`, `skipped: reasons`; a skipped
-    group whose template CA then checked (--scaleup-simulation-for-skipped-node-groups-enabled)
-    with the reasons its event counts for the pod (`pods[].rejected`)."""
+    """Per group, one line per verdict of the scale-up on the pending pods that reached it, with
+    its number of pods (a skipped group CA checked anyway: its reasons from `pods[].rejected`)."""
     counts: dict[str, dict[str, int]] = {}
     for pod in doc.get("pods") or ():
         simulated = pod.get("rejected") or {}

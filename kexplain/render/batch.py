@@ -209,10 +209,8 @@ def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[st
 
 @dataclass
 class Group:
-    """One row of the grouped copies table: copies that went to one node (or zone), or that
-    did not fit with one status; the first and last of them (`#i`: the i-th copy placed, as
-    the table of a few copies numbers them; their names, generated as their controller's are,
-    would fill the row), and the nodes they span."""
+    """One row of the grouped copies table (a node, a zone, or one status of copies that did not
+    fit), its first and last copy by number: generated names would fill the row."""
 
     key: str
     zone: str = ""
@@ -247,11 +245,8 @@ def group_by(section: Section) -> tuple[str, list[Group]]:
 
 
 def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, list[tuple[str, str]]]:
-    """The copies table of many copies, one row per node (per zone across many nodes: with how
-    many nodes) with how many copies went there, the first and the last of them (by number:
-    `Group`); of more rows than GROUPS_LISTED, the first and last halves. When a row would be
-    wider than `width`, each row puts its counts on lines under its node. Returns the table's
-    title and its (text, style) lines."""
+    """The copies table of many copies: one row per node (or zone), counts and first/last copy;
+    past GROUPS_LISTED rows the first and last halves; narrow, counts under each node."""
     s = _section(section)
     by, groups = group_by(s)
     left_out = 0
@@ -291,10 +286,8 @@ def grouped_lines(section: "Section | Outcome", width: int = 80) -> tuple[str, l
 
 
 def object_notes(section: "Section | Outcome") -> list[str]:
-    """What happened to the object's pods before they met the scheduler, under its heading: how
-    many its controller got created when the API server refused one (its FailedCreate event).
-    (The HorizontalPodAutoscaler that set its replicas is said on stderr, with the input's
-    other warnings.)"""
+    """What happened to the object's pods before the scheduler (its FailedCreate); the HPA is said
+    on stderr with the other warnings."""
     pl = _section(section).placement
     out = []
     if pl.get("failedCreate"):
@@ -317,10 +310,8 @@ def random_pick_note(section: "Section | Outcome") -> str | None:
 
 
 def print_batch(outcomes: "Iterable[Section | Outcome]", console: Console, wide: bool = False) -> None:
-    """Each object in scheduling order, as it comes (`outcomes` may be produced while this
-    prints): a short heading with its name (and for replicas how many fit), then its
-    explanation (for replicas: where the copies went, the copies, and the first copy that did
-    not fit explained in full)."""
+    """Each object as it comes (`outcomes` may be produced while this prints): its heading, then
+    its explanation."""
     fancy = bool(console.is_terminal)
 
     def line(text: str, style: str = "") -> None:

@@ -115,10 +115,8 @@ def by_pick(record: Mapping[str, Any], words) -> list[tuple[str, list[str]]]:
 
 
 def pick_lines(record: Mapping[str, Any], words) -> list[str]:
-    """Where the pod's answer depends on CA's random pick (`byPick`): when its outcome does,
-    a line per answer, `if CA picks G (1 of 3 tied options): OUTCOME: ...`; when only its event
-    does (it names the scale-up picked), the first pick's answer and a line saying so. Groups
-    are named by `pick_name`. [] when the answer does not depend on the pick."""
+    """Where the pod's answer depends on CA's random pick (`byPick`), a line per pick (only its
+    event depending: the first pick's answer, said so); [] otherwise."""
     picks = picks_of(record)
     if not picks:
         return []
@@ -147,10 +145,8 @@ def pick_name(group: str, names: list[str]) -> str:
 
 
 def pod_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """The loop's answer for each pod of the set (the document's `pendingPass.pods`: what each
-    stands for), in the loop's order, pods of one object that follow one another with the same
-    answer on one row: (pods, outcome, the event or why there is none). A row's pods are
-    named by `pods_label`, so a copy with another answer never seems to be among them."""
+    """The loop's answer per pod of the set, in the loop's order, consecutive pods of one object
+    with one answer on one row: (pods, outcome, event or why none)."""
     stands = (doc.get("pendingPass") or {}).get("pods") or {}
     rows: list[tuple[tuple[str, str, str], list[str], list[int | None] | None]] = []
     for record in doc.get("pods") or ():
@@ -175,10 +171,8 @@ NOT_CREATED = "not created (no answer)"
 
 
 def pods_label(keys: list[str], of: str, copies: Sequence[int | None] | None = None) -> str:
-    """Pods of one object with one answer, in a few words: `ns/a`, `ns/a (of Kind ns/x)`, or
-    `ns/a ... c, e (N pods of Kind ns/x)`: a range (`a ... c`) only for copies whose numbers
-    follow one another (`copies`: each pod's; None: the keys are such copies), every other pod
-    named."""
+    """Pods of one object with one answer, in a few words (`ns/a ... c, e (N pods of Kind ns/x)`):
+    a range only for consecutive copy numbers, so another answer's copy never seems among them."""
     if len(keys) == 1:
         return keys[0] if of.startswith("Pod ") else f"{keys[0]} (of {of})"
     numbers = list(copies) if copies is not None else list(range(len(keys)))
@@ -553,10 +547,8 @@ def _answer(trace: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, Mapping
 
 
 def does_line(trace: Mapping[str, Any]) -> str | None:
-    """What the Cluster Autoscaler will do for the pending pod, in one sentence for the top of
-    its explanation: scale up group X (or one of the tied groups, at random), or nothing and
-    why; where that depends on CA's random pick among the expander's tied options, what each
-    pick does. None without CA's answer for the pod."""
+    """What CA will do for the pending pod, in one sentence (each pick's outcome when it depends on
+    CA's random pick); None without CA's answer."""
     record, doc = _answer(trace)
     if record is None:
         return None
@@ -645,12 +637,8 @@ def _why(lines: list[Line]) -> tuple[list[RenderableType], bool]:
 
 def names_table(look: Look, title: str, headers: tuple[str, ...],
                 rows: list[tuple[str, tuple[str, ...], Any]]) -> Any:
-    """A table whose first column holds names never cut (groups, pods), then short columns
-    kept on one line, then one that wraps (`rows`: name, the short cells, the last cell: a
-    renderable, or a function of the width it gets, for text to `wrap` there). Side by side
-    when the longest name leaves the last column `WHY_LEAST` columns; else each name on a line
-    of its own (broken after a `/` when longer than the line) with the other cells under it,
-    indented, as the rejected nodes' table puts node names under their reason."""
+    """A table whose names (groups, pods) are never cut: side by side when the last column keeps
+    `WHY_LEAST` columns, else each name on its own line with its cells indented under it."""
     name_w = max([len(headers[0]), *(len(r[0]) for r in rows)])
     short_w = [max([len(h), *(len(r[1][i]) for r in rows)]) for i, h in enumerate(headers[1:-1])]
     table = look.table(title)

@@ -29,10 +29,8 @@ OVERHEAD_WORDS = (("vmOverhead", "VM overhead"), ("kubeReserved", "kube-reserved
 
 # -- layout helpers ----------------------------------------------------------------------------------
 def column_widths(width: int, columns: Sequence[tuple[str, Sequence[str]]]) -> list[int] | None:
-    """Widths for columns (header, cells) within `width`: each as wide as its longest line, then
-    narrowed one column at a time by the step that adds the fewest wrapped lines (the first
-    `LAYOUT_ROWS` rows counted), none below its longest word (at most MAX_FLOOR; its header's
-    longest word at least); None when even that does not fit."""
+    """Column widths within `width`: narrowed one column at a time by the step adding the fewest
+    wrapped lines, none below its longest word (up to MAX_FLOOR); None when that does not fit."""
     natural, floors, texts = [], [], []
     for header, cells in columns:
         lines = [line for c in (header, *cells) for line in c.splitlines()] or [""]

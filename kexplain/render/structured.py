@@ -87,10 +87,8 @@ class ListWriter:
 
 
 class ItemSpool:
-    """Items of a list kept aside in a temporary file (JSON lines) until something they need is
-    known (the autoscalers' answers, which come from one pass after the last item): `add` each,
-    then read them back in order with `items`; memory stays flat. A context manager that
-    removes the file."""
+    """A list's items kept aside in a temporary file (JSON lines) until the autoscalers' answers
+    are known, read back in order: memory stays flat; the context removes the file."""
 
     def __init__(self) -> None:
         self.file = tempfile.TemporaryFile("w+", encoding="utf-8")

@@ -54,10 +54,8 @@ def is_bytes(resource: str) -> bool:
 
 
 def quantity(resource: str, amount: Any) -> str:
-    """A quantity of the trace (a quantity string: "3500m", "16Gi", "1G", "95551679853") as
-    people read it. Bytes in binary units: exact when a whole number of a unit up to four
-    digits long ("16Gi", "1536Mi"), else in the largest unit rounded to two decimals ("88.99Gi"
-    for 95551679853, "953.67Mi" for 1G, "29.5Gi" for 30208Mi). Anything else as given."""
+    """A trace quantity as people read it: bytes in binary units, exact when a whole number of a
+    unit up to four digits ("1536Mi"), else the largest unit to two decimals ("88.99Gi")."""
     if amount is None:
         return "-"
     text = str(amount)
@@ -122,13 +120,9 @@ class NamesLayout:
 
 
 def names_layout(room: int, rows: Sequence[tuple[str, str]], *, least: int = 12) -> NamesLayout:
-    """Split `room` columns (the table's width less its other columns and their gaps) between
-    a column of texts, wrapped between words, and a column of node names (comma-separated
-    lists), wrapped between names, never inside one. `rows`: (text, names), the headers
-    first. The names column is at least as wide as its longest "name*,"; the text column
-    gives way down to its longest word (and `least`). Of those widths, the one that takes the
-    fewest lines; then the one that wraps the texts least (a reason is the scheduler's words,
-    read and searched whole), then the names; then the widest."""
+    """Split `room` columns between a column of texts (wrapped between words) and one of node
+    names (wrapped between names, never inside one): the split of fewest lines, then the one that
+    wraps the texts least (a reason is read whole), then the names, then the widest."""
     texts, names = [t for t, _ in rows], [n for _, n in rows]
     text_full = max((len(t) for t in texts), default=0)
     names_full = max((len(n) for n in names), default=0)

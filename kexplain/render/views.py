@@ -41,11 +41,8 @@ def _minor_key(minor: str) -> tuple[int, ...]:
 
 
 def tie_rule(trace: Trace) -> str:
-    """Where a tie at the top score goes, in the words of the trace's kube-scheduler, to follow
-    "the tie goes to": before 1.35 selectHost draws one of the tied nodes at random (reservoir
-    sampling); from 1.35 the scheduler pops the top of its ranking heap (sortedNodeScores: Go's
-    container/heap over the scored nodes in the order Filter found them feasible, whose
-    tie-breaking randomizer only a Score extender sets), so no draw: kexplain builds the same heap."""
+    """Where a top-score tie goes, in the trace's kube-scheduler's words: before 1.35 selectHost's
+    random draw; from 1.35 the top of its ranking heap (sortedNodeScores), which kexplain builds."""
     release = (trace.get("kubernetesVersion") or {}).get("scheduler")
     scheduler = f"kube-scheduler {release}" if release else "kube-scheduler"
     if random_ties(trace):
@@ -141,10 +138,8 @@ class RejectionGroup:
 
 
 def rejection_groups(trace: Trace) -> list[RejectionGroup]:
-    """Every (plugin, reason) that rejected a node, with its nodes in visiting order; a node
-    rejected by three plugins is in three groups. Most nodes first. Uses `filterAll` when the
-    trace has it, else the scheduler's first reasons only (`filter`); nodes a PreFilter
-    narrowing left out, or that PreFilter rejected as a whole, form one group each."""
+    """Every (plugin, reason) that rejected a node, with its nodes in visiting order, most nodes
+    first (`filterAll` when the trace has it, else `filter`); PreFilter's exclusions one group each."""
     groups: dict[tuple[str, str], RejectionGroup] = {}
 
     def add(plugin: str, reason: str, code: str, node: str, reported: bool) -> None:
@@ -234,10 +229,8 @@ STOP_FIRST = "first"        # the node tried first, alone (nominated, or a batch
 
 @dataclass(frozen=True)
 class SearchFigures:
-    """How far the round-robin search went, what it left out, and why it stopped (`stop`).
-    `tried_first`: the node filtered alone before the round-robin (`first_why`: "nominated" or
-    "hint"); `error_node`/`error_plugin`: where the Filter error happened; `not_in_cluster`: names
-    PreFilter narrowed the search to that name no node."""
+    """How far the round-robin search went, what it left out, and why it stopped (`stop`);
+    `tried_first`: the node filtered alone before it (`first_why`)."""
 
     num_all_nodes: int
     num_feasible_nodes_to_find: int
@@ -269,10 +262,8 @@ class SearchFigures:
 
 
 def tried_first(trace: Trace) -> tuple[str, str] | None:
-    """(node, "nominated" or "hint"): the node the scheduler filtered alone before any
-    round-robin (the pod's nominated node, or OpportunisticBatching's hint), when the trace
-    shows one: the hint it names, a node visited first and again in the round-robin, or a
-    single node visited that fit without moving the round-robin."""
+    """(node, "nominated" or "hint"): the node filtered alone before the round-robin, when the
+    trace shows one."""
     search = trace.get("search") or {}
     order = search.get("order") or []
     if not order:

@@ -54,10 +54,8 @@ def without_worded_facts(trace: Trace) -> Trace:
 
 
 def selector_words(trace: Trace) -> dict[str, str]:
-    """A device selector's evaluation (its `summary`: every subexpression and its value) -> the
-    one line that says why it is false (`--node`'s words: `capacity memory 40Gi, selector wants
-    >= 80Gi`), for every selector that rejects a device of the trace's nodes. Keyed by the
-    evaluation, so that the devices that read the same values share one line."""
+    """Per device selector evaluation that rejects a device, the one line of `--node` that says
+    why; keyed by the evaluation, so devices reading the same values share it."""
     out: dict[str, str] = {}
 
     def requests(reqs: Any) -> None:
