@@ -3,7 +3,6 @@ over the pending pass (`kexplain.explain.pending_pass`: workloads' copies schedu
 that do not fit pending); without --node-groups, the groups CLUSTER reports, found as live."""
 from __future__ import annotations
 
-from enum import Enum
 from typing import List, Optional
 
 import typer
@@ -15,7 +14,8 @@ from kexplain.autoscaler.loop import run_once
 from kexplain.autoscaler.pending import loop_over
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus
-from kexplain.cli.options import NAMESPACE_OPTION, VALIDATE_OPTION
+from kexplain.cli.options import (MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, OUTPUT_OPTION, VALIDATE_OPTION, Output,
+                                  max_objects_option)
 from kexplain.cli.versions import feature_gates_option, settle, version_choice, version_option
 from kexplain.errors import KexplainError
 from kexplain.explain.inputs import settled_version
@@ -24,19 +24,12 @@ from kexplain.explain.pods_file_pass import pods_file_pass
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.load.gcpolicy import bulk_load
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.load.manifests import load_objects
 from kexplain.render import structured
 from kexplain.render.autoscale import print_scale_up
 
 EXIT_HELP = ("Exit codes: 0 every pending pod triggered a scale-up or fits the free room of existing nodes, "
              "1 some pending pod did not, 2 bad usage or bad input, 4 internal error.")
-
-
-class Output(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def command(
@@ -55,11 +48,9 @@ def command(
                                                     help="CA settings: mode, expander, maxNodesTotal, coresTotal, "
                                                          "memoryTotal, balanceSimilarNodeGroups, flags (any CA "
                                                          "flag by name)."),
-    output: Output = typer.Option(Output.table, "-o", "--output", help="table, json or yaml."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (per input)."),
+    output: Output = OUTPUT_OPTION,
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option(),
     validate: str = VALIDATE_OPTION,
     namespace: Optional[str] = NAMESPACE_OPTION,
     kubernetes_version: Optional[str] = version_option("the version a snapshot in --nodes recorded", CA_KUBERNETES,

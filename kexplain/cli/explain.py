@@ -15,9 +15,9 @@ from kexplain.app.explain import (AutoscalerOptions, Autoscalers, BatchPass, Fil
                                   read_files, run_options, versions_compared)
 from kexplain.cli.env import Environment, env_of
 from kexplain.cli.exit_codes import ExitStatus, aggregate, for_result, for_trace
-from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, NAMESPACE_OPTION, VALIDATE_OPTION, aws_data_option,
-                                  check_groups_options, karpenter_config_option, kueue_version_option,
-                                  node_pool_option)
+from kexplain.cli.options import (EXPLAIN_NODEPOOL_HELP, MAX_INPUT_SIZE_OPTION, NAMESPACE_OPTION, VALIDATE_OPTION,
+                                  aws_data_option, check_groups_options, karpenter_config_option, kueue_version_option,
+                                  max_objects_option, node_pool_option)
 from kexplain.cli.output import batch_document, export_view, save_page
 from kexplain.cli.pipes import verdict_known
 from kexplain.cli.versions import (compare_versions_option, compared_versions, feature_gates_option, settle,
@@ -27,7 +27,6 @@ from kexplain.explain.batch import API_VERSION, LIST_KIND, Batch, Outcome
 from kexplain.explain.inputs import Loaded
 from kexplain.explain.request import Request, RunOptions
 from kexplain.features import KubeVersion
-from kexplain.load.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_OBJECTS
 from kexplain.render import structured
 from kexplain.render.batch import print_batch, print_batch_node, print_retries
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
@@ -98,10 +97,8 @@ def command(
                                     help="Run the DefaultPreemption dry run when no node fits."),
     preemption_offset: int = typer.Option(0, "--preemption-offset", min=0,
                                           help="Where the preemption candidate search starts."),
-    max_input_size: int = typer.Option(DEFAULT_MAX_BYTES, "--max-input-size", metavar="BYTES",
-                                       help="Refuse inputs larger than this."),
-    max_objects: int = typer.Option(DEFAULT_MAX_OBJECTS, "--max-objects", min=1, metavar="N",
-                                    help="Refuse inputs of more objects than this (the POD file, or --nodes)."),
+    max_input_size: int = MAX_INPUT_SIZE_OPTION,
+    max_objects: int = max_objects_option("the POD file, or --nodes"),
     suggestions: bool = typer.Option(True, "--suggestions/--no-suggestions",
                                      help="Show verified fix suggestions for a pod that does not fit."),
     replicas: Optional[int] = typer.Option(None, "--replicas", min=1, metavar="N",
