@@ -108,9 +108,8 @@ class ObjectRef:
 
     @classmethod
     def of(cls, obj: Any) -> "ObjectRef":
-        """The object's reference, its namespace as the API server would store it (as explain's
-        errors name it: `errors.describe`): `default` for a namespaced kind that gives none,
-        none for a cluster-scoped kind; a custom resource's as written (its scope is unknown)."""
+        """The object's reference, namespaced as the API server stores it (`errors.describe`); a
+        custom resource's as written (its scope is unknown)."""
         if not isinstance(obj, OBJECTS):
             return cls("", "", "", "")
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
@@ -211,9 +210,8 @@ class Report:
 
     @property
     def scheduled_objects(self) -> int:
-        """The objects whose pods the scheduler actually ran against the pool: not those the API
-        server would refuse, those bound by spec.nodeName, for another scheduler, or that kexplain
-        failed on."""
+        """The objects whose pods the scheduler actually ran (not refused, bound, another scheduler's,
+        or failed on by kexplain)."""
         return sum(1 for o in self.linted if o.scheduled)
 
     @property
@@ -245,9 +243,8 @@ Progress = Callable[[int, int], None]      # (pods scheduled so far, pods planne
 
 
 def default_suggester() -> Suggester:
-    """Verified fix suggestions (`kexplain.suggest.verified_suggestions`): lint calls
-    `suggester(inputs, trace)` for the pod (or the replica) that did not fit, with the inputs it
-    was scheduled with, and shows each item returned (its `text`, or the item as a string)."""
+    """Verified fix suggestions: called with the inputs and trace of the pod that did not fit;
+    each item shown (its `text`, or as a string)."""
     return verified_suggestions
 
 
@@ -286,9 +283,8 @@ class LintOptions:
 
 
 def _cluster_hpas(pool: "ClusterState", options: LintOptions) -> list[tuple[dict[str, Any], Source]]:
-    """The HPAs of the pool's objects (`podautoscaler.of_cluster`), as explain takes those of
-    --nodes: checked as kubectl --validate asks, validated unless stored; the first refused is
-    raised, as any object of the pool the API server refuses."""
+    """The pool's HPAs as explain takes those of --nodes (checked, validated unless stored); the
+    first refused is raised, as any pool object the API server refuses."""
     found = podautoscaler.of_cluster(pool.other_kinds)
     if not found:
         return []
@@ -368,9 +364,8 @@ class Linter:
         return _File(path, [item for doc in docs for item in unwrap(doc)], error)
 
     def lint_set(self, files: "list[_File]") -> None:
-        """Lint the documents of `files` as one apply: each document in order with its schema
-        and scheduling findings, then its file's device findings and reading error; the pods
-        are scheduled together against the pool as the set leaves it (`_set_cluster`)."""
+        """Lint `files` as one apply: each document with its schema and scheduling findings, then its
+        file's device findings; the pods scheduled together (`_set_cluster`)."""
         self._elsewhere = _in_namespace(files, self.options.namespace)
         self._generated = _name_generated(files)
         items = [item for f in files for item in f.items if _key(item.location) not in self._elsewhere]
@@ -567,9 +562,8 @@ class Linter:
                                                                                                 ref.kind)
 
     def _said_kueue(self, loc: Location, findings: list[Finding], made: int = 0) -> list[Finding]:
-        """The verdict of a Job, Pod or JobSet Kueue admits says so (details `kueue`: its Workload
-        and ClusterQueue): its pods are scheduled as Kueue starts them. A JobSet's findings are
-        those of its Jobs (`made`: which), each named first in their words."""
+        """A verdict on a job Kueue admits says so (details `kueue`); a JobSet's findings are its Jobs'
+        (`made`: which), each named first."""
         started = self._kueue_started.get(_key(loc))
         if started is None:
             return findings
@@ -602,17 +596,15 @@ class Linter:
                             details={"internalError": type(err).__name__})]
 
     def check_schema(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> bool:
-        """Adds the schema findings; True when the object is fit to be scheduled: no errors, or
-        only unknown fields under --validate=warn (the API server then drops them; under strict
-        it refuses the object, which is then never created, let alone scheduled)."""
+        """Add the schema findings; True when the object is fit to be scheduled: no errors, or only
+        unknown fields under --validate=warn (the API server drops them)."""
         findings, valid = self._schema_of(obj, ref, doc)
         self.report.findings.extend(findings)
         return valid
 
     def _schema_of(self, obj: dict[str, Any], ref: ObjectRef, doc: Document) -> tuple[list[Finding], bool]:
-        """The schema findings of a document and whether it is fit to be scheduled
-        (`check_schema`), worked out once (the set's documents are checked before the set is
-        applied: `_refused_by_schema`)."""
+        """The schema findings of a document and whether it is fit to be scheduled, worked out once
+        (the set's documents are checked before the set is applied)."""
         key = _key(doc.location)
         found = self._schemas.get(key)
         if found is None:
@@ -681,9 +673,8 @@ class Linter:
 
     # -- scheduling -------------------------------------------------------------------------
     def check_scheduling(self, obj: dict[str, Any], ref: ObjectRef, loc: Location) -> "list[Finding] | _Queued":
-        """What a Pod or workload is before it meets the scheduler, against the pool as its set
-        leaves it: findings when it never does (refused, bound, zero replicas, another
-        scheduler's, a DaemonSet that runs no pod), else its entry of the set's batch."""
+        """Findings for a Pod or workload that never meets the scheduler (refused, bound, no replicas,
+        another scheduler's, a DaemonSet with no pod), else its entry of the set's batch."""
         assert self.pool is not None and self._set is not None
         pool = self._set.pool
         source = Source(loc.path, loc.doc)
@@ -760,9 +751,8 @@ class Linter:
 
     @staticmethod
     def _failed_create(entry: "Entry", ref: ObjectRef, loc: Location) -> Finding:
-        """The `admission` finding of a workload the API server admits but whose controller it
-        refuses a pod (`kexplain.explain.created`): how many of its pods are created, and the
-        controller's FailedCreate event."""
+        """The `admission` finding of a workload whose controller's pods the API server refuses: how
+        many are created, and the FailedCreate event."""
         details: dict[str, Any] = {"replicas": entry.asked, "created": entry.copies,
                                    "failedCreate": entry.failed_create}
         if entry.not_created:
@@ -808,9 +798,8 @@ class Linter:
                                              "items": [p.trace.to_json() for p in outcome.attempts]})
 
     def _schedule_set(self) -> None:
-        """Schedule the set's queued Pods and workloads as one batch (`explain.batch.Queue`:
-        PrioritySort order, each pod bound before the next) and add their findings where their
-        documents are."""
+        """Schedule the set's queued objects as one batch (`explain.batch.Queue`) and add their
+        findings where their documents are."""
         if self._set is None or not self._set.queued:
             return
         queue = Queue(self._set.pool, self._run_options())
@@ -837,9 +826,8 @@ class Linter:
             self._scheduled(q.linted, self._said_kueue(q.loc, findings, q.made), q.at)
 
     def _placed(self, q: "_Queued", queue: "Queue", gathered: "_Gathered | None" = None) -> list[Finding]:
-        """The findings of a queued object, placed by the file's queue; a profile the pod's
-        scheduler name finds but cannot build is another scheduler's, as before placing. Its
-        pods join what the autoscalers see (`gathered`: rule no-node-group, after the set)."""
+        """A queued object's findings once placed (a profile that cannot be built: another
+        scheduler's); its pods join what the autoscalers see (`gathered`)."""
         tally = _DaemonTally() if q.entry.daemon else None     # its copies' verdicts, as they come
 
         def placed(placement: "Placement") -> None:
@@ -866,9 +854,8 @@ class Linter:
         return [self._pinned(q, outcome)]
 
     def _retried(self, queue: "Queue", found: dict[int, list[Finding]]) -> list[Any]:
-        """The queue's retry after the set's pass (`kexplain.explain.retry`): the verdict on an
-        object the retry scheduled again is where its pods end up (`_after_retry`). Returns
-        what the retries did."""
+        """The queue's retry after the set's pass (`explain.retry`): an object scheduled again is
+        judged where its pods end up (`_after_retry`). Returns what the retries did."""
         log = self._retry
         waiting = [w for _, w in log.waiting]
         if not waiting:
@@ -1040,9 +1027,8 @@ class Linter:
     def _verdict(self, ref: ObjectRef, loc: Location, workload: bool, copies: int, placed: list[str],
                  inputs: "Inputs", trace: Trace | None, zones: dict[str, int] | None = None,
                  asked: int = 0) -> Finding:
-        """The verdict on the `copies` pods of an object (`asked`: the replicas it wants, when its
-        controller got only `copies` created): they fit (`placed` has one node each; `trace` may
-        then be None), or the attempt `trace` of `inputs`, the first that did not fit, says why."""
+        """The verdict on an object's `copies` pods (`asked`: the replicas wanted): they fit, or the
+        first attempt that did not fit (`trace` of `inputs`) says why."""
         details: dict[str, Any] = {"replicas": asked or copies, "fit": len(placed), "nodes": placed,
                                    "status": trace.result.status if trace is not None else SCHEDULED}
         if asked:
@@ -1193,9 +1179,8 @@ def _key(loc: Location) -> tuple[str, int, int | None]:
 
 
 def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int, int | None], str]:
-    """The set's objects as `kubectl apply -n flag` takes them (`namespace_flag`): each
-    namespace-less namespaced object in `flag`, in its document; the documents of objects in
-    another namespace, with kubectl's refusal of each."""
+    """The set as `kubectl apply -n flag` takes it: namespace-less objects put in `flag`; the
+    documents of objects in another namespace, with kubectl's refusal."""
     if not flag:
         return {}
     scopes = {**KNOWN_SCOPES, **declared_scopes(doc.obj for f in files for doc in f.items)}
@@ -1213,9 +1198,8 @@ def _in_namespace(files: "list[_File]", flag: str | None) -> dict[tuple[str, int
 
 
 def _name_generated(files: "list[_File]") -> set[tuple[str, int, int | None]]:
-    """Each object of the set that gives only a generateName named as `kexplain POD` names it
-    (`named`: the n-th of one kind, namespace and prefix gets its own name), in its document;
-    the documents so named."""
+    """Objects giving only a generateName, named as `kexplain POD` names them (`named`), in their
+    documents; the documents so named."""
     docs = [(f, j, doc) for f in files for j, doc in enumerate(f.items) if isinstance(doc.obj, dict)]
     out: set[tuple[str, int, int | None]] = set()
     for (f, j, doc), (obj, _) in zip(docs, named([(doc.obj, doc.location) for _, _, doc in docs])):
@@ -1297,9 +1281,8 @@ class _RetryLog:
 
 
 class _Gathered:
-    """What the autoscalers see of the linted set (`kexplain.explain.pending_pass.PassBuilder`),
-    object by object as the queue places them, and per object its pod, what its pods stand for
-    and its bound copies' span in the pass (`objects`, queue order)."""
+    """What the autoscalers see of the set (`PassBuilder`) as the queue places it, and per object
+    its pod, what it stands for and its bound copies' span (`objects`, queue order)."""
 
     def __init__(self, cluster: _SetCluster) -> None:
         self.builder = PassBuilder()
@@ -1367,9 +1350,8 @@ def _gate_details(trace: Trace) -> dict[str, Any]:
 
 
 def _gated_text(inputs: "Inputs", trace: Trace) -> str:
-    """What holds the pod back before the scheduler considers it: its scheduling gates (by
-    name), or another PreEnqueue plugin with its reason, in explain's words (`held back by
-    DynamicResources: could not find ResourceClaim "default/gpu-claim"`)."""
+    """What holds the pod back before the scheduler: its scheduling gates, or another PreEnqueue
+    plugin with its reason, in explain's words."""
     g = _gate(trace)
     plugin = g.get("plugin") or "SchedulingGates"
     if plugin == "SchedulingGates":
