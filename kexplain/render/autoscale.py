@@ -13,7 +13,7 @@ from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.render.cluster_autoscaler import (depending_words, found_blocks, indented,
                                                 min_size_line, names_table, outcome_label, template_words, tie_lines,
                                                 why_none)
-from kexplain.render.style import Look, wrap
+from kexplain.render.style import Look, wrap, wrapped
 from kexplain.render.words import tables
 
 (RESULT_WORDS,) = tables("autoscale", "RESULT_WORDS")
@@ -37,7 +37,7 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     blocks += _choice(doc, look)
     notes = found_blocks(doc, look.width)     # the CA and Kubernetes versions, the cloud provider
     blocks += [Block(notes[0].renderable), *notes[1:]]
-    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), _wrapped(why_none(p))) for p in doc.get("pods") or ()]
+    pods = [(f"{p['namespace']}/{p['name']}", (outcome_label(p),), wrapped(why_none(p))) for p in doc.get("pods") or ()]
     if pods:
         blocks.append(Block(names_table(look, "Pending pods", ("pod", "outcome", "event, or why none"), pods)))
     rows = []
@@ -59,11 +59,6 @@ def scale_up_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     if doc.get("scaleDown") is not None:
         blocks += _scale_down(doc["scaleDown"], look)
     return blocks
-
-
-def _wrapped(text: str):
-    """The last cell's text, wrapped at the width it gets (a URL broken after a `/`)."""
-    return lambda width: Text(wrap(text, width))
 
 
 def _choice(doc: Mapping[str, Any], look: Look) -> list[Block]:

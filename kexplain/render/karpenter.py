@@ -13,7 +13,7 @@ from rich.text import Text
 from kexplain.render.blocks import BULLET, Block, indented_line, lines_block, numbered_line, print_blocks
 from kexplain.apimachinery.quantity import QuantityError, parse_quantity, value
 from kexplain.render.cluster_autoscaler import names_table
-from kexplain.render.style import GAP, Look, is_bytes, longest_word, quantity, wrap, wrap_widths
+from kexplain.render.style import GAP, Look, is_bytes, longest_word, plural, quantity, wrap_widths, wrapped
 from kexplain.render.words import tables
 
 RESULT_WORDS, OFFERING_REASONS = tables("karpenter", "RESULT_WORDS", "OFFERING_REASONS")
@@ -112,10 +112,6 @@ def _size(resource: str, amount: Any) -> str:
     return quantity(resource, amount)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _shown(names: Sequence[str], total: int) -> str:
     text = ", ".join(names)
     return text + (f" and {total - len(names)} more" if total > len(names) else "")
@@ -126,7 +122,7 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     summary = doc.get("summary") or {}
     counts = ", ".join(f"{n} {r}" for r, n in (summary.get("pods") or {}).items())
     claims = summary.get("newNodeClaims", 0)
-    head = Text.assemble(("Karpenter: ", "bold"), (f"{_plural(claims, 'new NodeClaim')}", "bold"),
+    head = Text.assemble(("Karpenter: ", "bold"), (f"{plural(claims, 'new NodeClaim')}", "bold"),
                          (f"; pods: {counts or 'none'}", ""))
     out = [Block(head), Block(Text(doc.get("karpenter", ""), style="dim"), gap=False)]
     aws = (doc.get("explained") or {}).get("awsData")
@@ -159,19 +155,14 @@ def pods_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     for pod in doc.get("pods") or ():
         result = pod.get("result", "")
         words = f"{result} ({RESULT_WORDS[result]})" if result in RESULT_WORDS else result
-        rows.append((pod.get("pod", ""), (words,), _wrapped(_where(pod))))
+        rows.append((pod.get("pod", ""), (words,), wrapped(_where(pod))))
     for missing in (doc.get("pendingPass") or {}).get("notYetCreated") or ():     # a list's: not in the pass
         pods = list(missing.get("pods") or ())
         label = pods[0] if len(pods) == 1 else f"{pods[0]} ... {pods[-1].split('/', 1)[-1]} ({len(pods)} pods)"
-        rows.append((label, ("not created (no answer)",), _wrapped(str(missing.get("why") or ""))))
+        rows.append((label, ("not created (no answer)",), wrapped(str(missing.get("why") or ""))))
     if not rows:
         return [Block(Text("No pending pods."))]
     return [Block(names_table(look, "Pending pods", ("pod", "result", "where"), rows))]
-
-
-def _wrapped(text: str) -> Callable[[int], Text]:
-    """A last cell's text, wrapped at the width it gets."""
-    return lambda width: Text(wrap(text, width))
 
 
 def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
@@ -238,7 +229,7 @@ def pool_lines(pool: Mapping[str, Any], detail: bool = False) -> list[tuple[int,
                         else "nothing in the way now (the state at the end of the pass would take it)")
         out = [(1, head)]
     else:
-        out = [(1, f"{head}: {_plural(count, 'thing')} in the way")]
+        out = [(1, f"{head}: {plural(count, 'thing')} in the way")]
         if pool.get("karpenter"):
             out.append((2, f"Karpenter's error here: {pool['karpenter']}"))
         out += [(2, BULLET + line) if level == 0 else (3, line) for level, line in blocking]
@@ -331,7 +322,7 @@ def instance_type_lines(its: Mapping[str, Any]) -> tuple[list[tuple[int, str]], 
             out.append((1, f"no instance type left has any {name}"))
         otherwise = its.get("enoughOtherwise")
         if otherwise:
-            out.append((1, f"{_plural(otherwise['count'], 'type')} would have enough of everything else: "
+            out.append((1, f"{plural(otherwise['count'], 'type')} would have enough of everything else: "
                            f"{_shown(otherwise['names'], otherwise['count'])}"))
         for c in its.get("closest") or ():
             out.append((1, "closest: " + closest_text(c)))
@@ -363,9 +354,9 @@ def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int,
     where = (f"zones {', '.join(zones)}; capacity types {', '.join(offerings.get('capacityTypes') or [])}"
              if zones else "none available where the requirements allow")
     n = offerings.get("instanceTypes", 0)
-    of = {"fit": f"of the {_plural(n, 'type')} that meet the requirements and fit",
-          "requirements": f"of the {_plural(n, 'type')} that meet the requirements",
-          "nodePool": f"of the NodePool's {_plural(n, 'type')}"}.get(offerings.get("of", ""), "")
+    of = {"fit": f"of the {plural(n, 'type')} that meet the requirements and fit",
+          "requirements": f"of the {plural(n, 'type')} that meet the requirements",
+          "nodePool": f"of the NodePool's {plural(n, 'type')}"}.get(offerings.get("of", ""), "")
     out = [(0, f"offerings {of}: {where}")]
     excluded = [f"zones {', '.join(offerings['zonesExcluded'])}" if offerings.get("zonesExcluded") else "",
                 f"capacity types {', '.join(offerings['capacityTypesExcluded'])}"
@@ -387,7 +378,7 @@ def limit_lines(limits: Mapping[str, Any] | None) -> list[tuple[int, str]]:
     if limits.get("exhausted"):
         out = [(0, f"limits: no node left under the NodePool's limits (used/limit: {used})")]
     else:
-        out = [(0, f"limits: {_plural(limits.get('exceeding', 0), 'instance type')} that would take the pod "
+        out = [(0, f"limits: {plural(limits.get('exceeding', 0), 'instance type')} that would take the pod "
                    f"exceed what is left under the NodePool's limits (used/limit: {used})")]
     smallest = limits.get("smallest")
     if smallest and not limits.get("exhausted"):

@@ -8,17 +8,13 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from kexplain.render.blocks import Block, indented_line, lines_block, numbered_line, print_blocks
-from kexplain.render.style import Look, quantity
+from kexplain.render.style import Look, plural, quantity
 from kexplain.render.words import tables
 
 INDENT = 2
 
 VERDICTS, SKIPS, RULES, MODES, CANDIDATE_WORDS, SUGGESTIONS = tables(
     "kueue", "VERDICTS", "SKIPS", "RULES", "MODES", "CANDIDATE_WORDS", "SUGGESTIONS")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _values(values: Mapping[str, Any]) -> dict[str, str]:
@@ -37,10 +33,10 @@ def summary_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
     reserved = sum(1 for w in workloads if w.get("quotaReserved") and not w.get("inputAdmitted"))
     pending = sum(1 for w in workloads if not w.get("quotaReserved"))
     preempted = sum(1 for w in workloads if w.get("preempted"))
-    text = (f"Kueue {doc.get('kueueVersion')}: {_plural(len(doc.get('jobs') or ()), 'job')} submitted; "
-            f"{_plural(reserved, 'Workload')} admitted now, {pending} pending"
+    text = (f"Kueue {doc.get('kueueVersion')}: {plural(len(doc.get('jobs') or ()), 'job')} submitted; "
+            f"{plural(reserved, 'Workload')} admitted now, {pending} pending"
             + (f", {preempted} preempted" if preempted else "")
-            + f"; {_plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")
+            + f"; {plural(int(doc.get('cycles') or 0), 'scheduling cycle')}.")
     return [Block(Text(text, style="bold"), gap=False)]
 
 
@@ -173,7 +169,7 @@ def why_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
             lines.append((1, f"Partial admission tried: {pa['counts']} of {pa['fullCounts']} pods"))
         for ps in item.get("podSets") or ():
             requests = ", ".join(f"{r} {quantity(r, v)}" for r, v in (ps.get("requests") or {}).items())
-            lines.append((1, f"Pod set {ps['name']}: {_plural(int(ps['count']), 'pod')}"
+            lines.append((1, f"Pod set {ps['name']}: {plural(int(ps['count']), 'pod')}"
                              + (f", each requesting {requests}" if requests else "")))
             for t in ps.get("trials") or ():
                 lines += _trial_lines(t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich import box
 from rich.table import Table
@@ -232,3 +232,12 @@ def wrap(text: str, width: int) -> str:
                 lines += broken[1:]
         out += lines
     return "\n".join(out)
+
+
+def wrapped(text: str) -> Callable[[int], Text]:
+    """A last cell's text, wrapped at the width it gets (a URL broken after a `/`)."""
+    return lambda width: Text(wrap(text, width))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
