@@ -73,9 +73,8 @@ class Live:
 
 
 class Session:
-    """One connection to the API server: its version first (`server_version`: what the command
-    follows, and so how the configuration is read), then the cluster (`read`). `progress()`:
-    the bar the reads draw (a context giving a callback, or None)."""
+    """One connection to the API server: its version first (what the command follows), then the
+    cluster (`read`); `progress()`: the bar the reads draw."""
 
     def __init__(self, opts: Connect, progress: Callable[[], ContextManager] = lambda: nullcontext(None)) -> None:
         self.opts, self.progress = opts, progress
@@ -145,9 +144,8 @@ def _with_daemonsets(reader: Any, cluster: list, groups: Optional[Discovery], ka
 
 
 def _node_groups(reader: Any, cluster: list[tuple[Obj, Source]], labels: tuple[str, ...]) -> Discovery:
-    """The autoscaler's node groups (`read_node_groups`). What stops their discovery (a status
-    ConfigMap CA would not write) is bad input, but none is needed to explain a pod: it is kept
-    (source "error", `discovery_error`) and reported after the explanation, which counts it (2)."""
+    """The autoscaler's node groups; a discovery that stops on bad input is kept (source "error")
+    and reported after the explanation, which counts it (2)."""
     try:
         return read_node_groups(reader, cluster, labels)
     except KexplainError as err:
@@ -212,9 +210,8 @@ class PodArgs:
 
 
 def autoscalers_of(args: PodArgs, live: Live, cluster: list[tuple[Obj, Source]]) -> Autoscalers:
-    """The autoscalers for a live cluster: CA with --node-groups FILE, else the groups found in
-    the cluster (`Live.node_groups`); --node-group and --autoscaler-config without any is an
-    error; Karpenter when the cluster holds NodePools."""
+    """The autoscalers for a live cluster: CA (--node-groups, else the groups found), Karpenter when
+    it holds NodePools; CA's options without groups are an error."""
     found = live.node_groups
     groups = None
     if args.node_groups or (found is not None and found.groups):
@@ -264,9 +261,8 @@ def cluster_queue(args: PodArgs, live: Live, config: Any, explained: list[Alone]
 
 
 def in_queue_pass(walked: Any, pods: list[Alone], shown: set[str]) -> list[tuple[Any, dict]]:
-    """What the autoscalers see of the pods the queue went over but `shown` (keys: the pods
-    the command explains, which it passes itself): each nominated where the queue leaves its
-    preemption, standing for nobody (`live_pass`)."""
+    """What the autoscalers see of the pods the queue went over but `shown`: each nominated where
+    the queue leaves its preemption, standing for nobody."""
     return [(a.inputs, {"postFilter": walked.post_filter(a), "standsFor": ""}) for a in pods if a.key not in shown]
 
 
@@ -291,9 +287,8 @@ def live_pass(explained: list[tuple[Any, Optional[dict]]]) -> PendingPass:
 
 @dataclass(frozen=True)
 class Named:
-    """A named pod explained: its trace (with the queue's, Kueue's and the autoscalers' answers),
-    its verdict in the queue, the comparison with the scheduler's own word (`live`), the note of
-    how it was read, and what --html runs again (`inputs`, `options`)."""
+    """A named pod explained: its trace with every answer, its queue verdict, the comparison with
+    the scheduler's word, how it was read, and what --html runs again."""
 
     trace: dict
     verdict: dict
@@ -359,9 +354,8 @@ def kueue_started(comparison: Any) -> Any:
 
 def _named_autoscalers(args: PodArgs, trace: dict, verdict: dict, autoscalers: Autoscalers, kube: KubeVersion,
                        queued: list, inputs: Inputs, others: bool) -> Optional[str]:
-    """The autoscalers for the named pod, over the queue's pass; CA's answer compared with the
-    queue's verdict (CA packs every pending pod: one that the queue places may find no room in
-    CA's loop). The node group --node-group names, resolved."""
+    """The autoscalers for the named pod over the queue's pass, CA's answer compared with the queue's
+    verdict (CA packs every pending pod); --node-group resolved."""
     node_group = args.node_group
     groups, pools = autoscalers.groups, autoscalers.pools
     packed = verdict["status"] == "Scheduled" and others

@@ -230,16 +230,14 @@ def explain_files_single(env: Environment, files: Files, options: RunOptions, au
 
 
 def rejected_bound(count: int) -> list[ExitStatus]:
-    """The exit status of the set's pods bound by spec.nodeName that joined the cluster (not
-    explained themselves) and that their kubelet rejects (said on stderr): 1 each, as lint's
-    kubelet-rejected finding and as such a pod explained alone; none when it admits them all."""
+    """The exit status of the set's bound pods their kubelet rejects (said on stderr): 1 each, as
+    lint's kubelet-rejected; none when it admits them all."""
     return [ExitStatus.UNSCHEDULABLE] * min(count, 1)
 
 
 def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
-    """Say on stderr what was left out of the explanation and why (the file, the object, the
-    reason), as `kubectl apply` reports the objects it could not apply and applies the rest; the
-    exit code it counts for: a pod of another scheduler is not bad input (0), the rest is (2)."""
+    """Say on stderr what was left out and why, as `kubectl apply` does; the exit code it counts
+    for: another scheduler's pod 0, the rest (bad input) 2."""
     if isinstance(err, LeftOutNote):
         env.error(f"note: {err}")
         return ExitStatus.SUCCESS
@@ -249,9 +247,8 @@ def report_left_out(env: Environment, err: KexplainError) -> ExitStatus:
 
 def write_version_comparison(env: Environment, req: Request, kubes: list[KubeVersion], options: RunOptions,
                              output: Output, *, svg: Optional[str] = None) -> ExitStatus:
-    """`--compare-versions`: the pod explained under each version, only what differs shown
-    (`-o json`/`-o yaml`: the VersionComparison); the exit code is the worst of the verdicts
-    (2 when the input is refused under one of the versions)."""
+    """`--compare-versions`: the pod under each version, only what differs shown; the worst of the
+    verdicts (2 when one version refuses the input)."""
     comparison = versions_compared(req, kubes, options, env.stdin)
     for warning in dict.fromkeys(w for run in comparison.runs for w in run.warnings):
         env.error(f"warning: {warning}")
@@ -329,9 +326,8 @@ def write_batch(env: Environment, loaded: Loaded, batch: Batch, shown: Shown, *,
 
 def _write_batch_list(env: Environment, run: Batch, tally: _Tally, bar, shown: Shown, options: RunOptions,
                       kept: list[Outcome]) -> ExitStatus:
-    """The SchedulingTraceList: each item as its pod is placed; with the autoscalers' pass, each
-    waits for its pod's answers in a spool file (memory stays flat), as `pod --pending` writes
-    its items; then the list's keys (placements, retries, the autoscalers' documents)."""
+    """The SchedulingTraceList item by item; with the autoscalers' pass each item waits for its
+    answers in a spool file (memory stays flat); then the list's keys."""
     writer = structured.ListWriter(env.stdout, shown.output.value, {"apiVersion": API_VERSION, "kind": LIST_KIND})
     spool = structured.ItemSpool() if tally.autoscalers.active else None
     item = spool.add if spool is not None else writer.item

@@ -93,9 +93,8 @@ def _counts_parts(counts: dict[str, int], what: str) -> list[str]:
 
 
 def heading_parts(section: "Section | Outcome") -> list[str]:
-    """The parts of the heading a line may break between: `Kind`, `ns/name`, `(priority P)`
-    and, for replicas, `(priority P):` `N of M replicas fit`; for many copies the counts:
-    `N of M replicas fit on K nodes:` and the copies per zone."""
+    """The parts of the heading a line may break between (`Kind`, `ns/name`, the priority, the
+    replicas that fit; for many copies their counts per node and zone)."""
     s = _section(section)
     pl = s.placement
     obj = pl.get("object") or {}
@@ -156,9 +155,8 @@ def _limited(counts: dict[str, int], what: str) -> list[str]:
 
 
 def where_lines(section: "Section | Outcome", width: int = 80) -> list[str]:
-    """Where the copies that fit went, grouped by node with counts in order of first placement
-    (the first NODES_LISTED nodes, then how many more), and per zone when the nodes have one;
-    wrapped at `width` between nodes."""
+    """Where the copies that fit went, by node in order of first placement (NODES_LISTED, then how
+    many more) and per zone; wrapped between nodes."""
     s = _section(section)
     counts = dict(s.placement.get("nodes") or {})
     if not counts:
@@ -173,8 +171,7 @@ def where_lines(section: "Section | Outcome", width: int = 80) -> list[str]:
 
 def copies_shown(attempts: Sequence[T]) -> tuple[list[tuple[int, T]], int]:
     """The copies a table lists: all of a few; of many, the first COPIES_HEAD and the last
-    COPIES_TAIL (the last one is the first that does not fit, when one does not), and how many
-    are left out between them."""
+    COPIES_TAIL, and how many are left out between."""
     numbered = list(enumerate(attempts))
     if len(numbered) <= FEW_COPIES:
         return numbered, 0
@@ -186,9 +183,8 @@ def _cell(text: str, w: int) -> str:
 
 
 def copies_lines(section: "Section | Outcome", width: int = 80) -> list[tuple[str, str]]:
-    """The table of copies as (text, style) lines, without trailing blanks: `#`, pod, node; a
-    copy that does not fit says its status. When a row would pass `width`, every node goes on
-    a line of its own under its pod (names are never cut)."""
+    """The table of copies as (text, style) lines; past `width`, each node on a line under its pod
+    (names are never cut)."""
     shown, left_out = copies_shown(_section(section).pods)
     rows = [(str(j), str(p.get("name")), p.get("node") or f"(does not fit: {p.get('status')})") for j, p in shown]
     num_w = max(1, *(len(r[0]) for r in rows))
@@ -297,9 +293,8 @@ def object_notes(section: "Section | Outcome") -> list[str]:
 
 
 def random_pick_note(section: "Section | Outcome") -> str | None:
-    """Where copies were placed by a random pick among nodes tied at the top (each copy's
-    `summary.randomPickAmong`: kube-scheduler before 1.35), that the nodes shown from the first
-    of them on are one possible outcome, not the outcome."""
+    """Where copies were placed by a random pick among tied nodes (before 1.35), that the nodes
+    shown from then on are one possible outcome."""
     picked = [pod for pod in _section(section).pods
               if ((pod.get("summary") or {}).get("randomPickAmong") or 0) > 1]
     if not picked:
@@ -424,9 +419,8 @@ def wrap_words(text: str, width: int, indent: str = "") -> list[str]:
 
 
 def retry_lines(retried: "Iterable[Any]", width: int = 80) -> list[str]:
-    """What the scheduling queue's retry did after the first pass (`kexplain.explain.retry`):
-    per pod scheduled again, where it went and which binding brought it back; wrapped at `width`
-    between words (never inside a parenthesis)."""
+    """What the queue's retry did after the first pass: per pod, where it went and which binding
+    brought it back; wrapped between words."""
     lines: list[str] = []
     for r in retried:
         e = r.entry

@@ -15,7 +15,7 @@ from kexplain.autoscaler.plan import scale_up_plan
 from kexplain.plugins.names import NODE_AFFINITY, NODE_RESOURCES_FIT, TAINT_TOLERATION
 from kexplain.render.blocks import Block, print_blocks
 from kexplain.render.node import filter_words, plugin_lines
-from kexplain.render.style import GAP, Look, TextTable, name_lines, wrap
+from kexplain.render.style import GAP, Look, TextTable, name_lines, plural, wrap
 from kexplain.render.words import tables
 from kexplain.render.views import REJECTED
 
@@ -55,9 +55,8 @@ def min_size_words(record: Mapping[str, Any]) -> str | None:
 
 
 def why_none(record: Mapping[str, Any]) -> str:
-    """A pod's event message, or in a few words why CA records none; where it depends on CA's
-    random pick among the expander's tied options (`byPick`), a line per answer a pick gives
-    (`pick_lines`)."""
+    """A pod's event message, or why CA records none; a line per answer where it depends on CA's
+    random pick (`pick_lines`)."""
     lines = pick_lines(record, _why_one)
     return "\n".join(lines) if lines else _why_one(record)
 
@@ -103,9 +102,8 @@ def outcome_label(record: Mapping[str, Any]) -> str:
 
 
 def by_pick(record: Mapping[str, Any], words) -> list[tuple[str, list[str]]]:
-    """The pod's answers under CA's random pick, each with the tied options that give it, in
-    the picks' order: (`words` of the record as that pick leaves it, its `picked` option
-    named, the options)."""
+    """The pod's answers under CA's random pick, each with the tied options giving it, in the picks'
+    order: (`words` of the record so left, the picked option, the options)."""
     out: dict[str, list[str]] = {}
     for p in picks_of(record):
         said = words({**record, "outcome": p.get("outcome"), "events": p.get("events") or [],
@@ -213,9 +211,8 @@ def explained_record(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def version_note(doc: Mapping[str, Any], trace: Mapping[str, Any] | None = None) -> str:
-    """Which CA and which scheduler inside it: CA's behaviour is the reference commit's, its
-    scheduler plugins follow the Kubernetes version kexplain follows (the document's
-    `kubernetesFollowed`, else the trace's)."""
+    """Which CA (the reference commit's) and which scheduler inside it (the Kubernetes version
+    followed: `kubernetesFollowed`, else the trace's)."""
     auto = doc.get("autoscaler") or {}
     followed = doc.get("kubernetesFollowed") or {}
     trace = trace or {}
@@ -270,9 +267,8 @@ def victims_of(doc: Mapping[str, Any], record: Mapping[str, Any]) -> list[str]:
 
 
 def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
-    """Why CA emits nothing on a pod nominated by preemption: CA's lister counts it as
-    nominated (ArrangePodsBySchedulability), and its snapshot puts it on that node
-    (SetClusterState), with its victims still there until they are gone."""
+    """Why CA emits nothing on a pod nominated by preemption: its lister counts it as nominated and
+    its snapshot puts it on that node, victims there until gone."""
     node = record.get("nominatedNodeName")
     victims = victims_of(doc, record)
     evicting = f", evicting {', '.join(victims)}" if victims else ""
@@ -282,9 +278,8 @@ def nominated_line(record: Mapping[str, Any], doc: Mapping[str, Any]) -> str:
 
 
 def outcome_line(record: Mapping[str, Any] | None, doc: Mapping[str, Any] | None = None) -> str:
-    """The event CA would emit on the pod, or why it emits none (`doc`: the loop's document,
-    for what its pass knows of the pod); where its outcome depends on CA's random pick among
-    the expander's tied options, what each pick gives (a line each, after the first)."""
+    """The event CA would emit on the pod, or why none; where it depends on CA's random pick, what
+    each pick gives (a line each)."""
     if record is None:
         return "The pod is not among CA's pending pods."
     picks = picks_of(record)
@@ -404,9 +399,8 @@ TEMPLATE = "template"       # the row line naming the template
 
 
 def group_rows(doc: Mapping[str, Any]) -> list[tuple[str, str, str, list[Line]]]:
-    """Per node group: name, size, CA's verdict, and lines: the template it was judged on
-    (which node, its zone and instance type; on a template that takes the pod, the facts that
-    decided), then each plugin in the way with its reasons and its facts in `--node`'s words."""
+    """Per node group: name, size, CA's verdict, and lines: the template it was judged on (with the
+    deciding facts), then each plugin in the way in `--node`'s words."""
     record = explained_record(doc) or {}
     verdicts: Mapping[str, Any] = record.get("nodeGroups") or {}
     explained: Mapping[str, Any] = (doc.get("explained") or {}).get("nodeGroups") or {}
@@ -459,10 +453,6 @@ def random_pick(doc: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return pick if pick and len(pick.get("among") or ()) > 1 else None
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     """The tie in words: which expander left it and how the tied options compare, then each
     tied option (group: its node count for its pods)."""
@@ -476,7 +466,7 @@ def tie_lines(doc: Mapping[str, Any]) -> tuple[str, list[str]] | None:
     expander = pick.get("expander")
     head = (f"Expander random: CA draws one of {len(among)} options at random." if expander == "random" else
             f"Expander {expander} leaves {len(among)} options tied{score}: CA picks one of them at random.")
-    items = [f"{g}: {_plural(o.get('nodeCount', 0), 'node')} for {_plural(len(o.get('pods') or ()), 'pod')}"
+    items = [f"{g}: {plural(o.get('nodeCount', 0), 'node')} for {plural(len(o.get('pods') or ()), 'pod')}"
              if (o := options.get(g)) else g for g in among]
     return head, items
 
@@ -505,7 +495,7 @@ def choice_line(doc: Mapping[str, Any]) -> str | None:
     if random_pick(doc):
         return (f"kexplain follows the first: {plan or best.get('nodeGroup')}{fails}; CA may scale up another of "
                 f"them instead.{depending_words(doc)}")
-    line = f"Expander {expander} chose {best.get('nodeGroup')}: {_plural(n, 'node')} for {_plural(pods, 'pod')}"
+    line = f"Expander {expander} chose {best.get('nodeGroup')}: {plural(n, 'node')} for {plural(pods, 'pod')}"
     return line + (f"; {plan}" if plan else "") + fails + "."
 
 

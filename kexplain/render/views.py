@@ -29,9 +29,8 @@ def version_text(version: Mapping[str, Any] | None) -> str | None:
 
 
 def random_ties(trace: Trace) -> bool:
-    """Whether the trace's kube-scheduler picks among nodes tied at the top score at random
-    (before 1.35: selectHost's reservoir sampling) rather than by its ranking heap; a trace
-    that names no version is read as the default's (the heap)."""
+    """Whether the trace's kube-scheduler breaks top-score ties at random (before 1.35) rather than
+    by its ranking heap; no version named reads as the default's."""
     minor = str((trace.get("kubernetesVersion") or {}).get("minor") or DETERMINISTIC_TIES_SINCE)
     return _minor_key(minor) < _minor_key(DETERMINISTIC_TIES_SINCE)
 
@@ -63,9 +62,8 @@ def random_tie(trace: Trace) -> list[str]:
 
 @dataclass(frozen=True)
 class Ranked:
-    """One scored node. `deciding`: (plugin, weighted difference) for the plugins that set it
-    apart from `against` (the runner-up for the winner, the winner for every other node),
-    largest difference first; positive means ahead."""
+    """One scored node; `deciding`: (plugin, weighted difference) against the runner-up (for the
+    winner) or the winner, largest first; positive means ahead."""
 
     rank: int
     node: str
@@ -120,9 +118,8 @@ def ranking(trace: Trace) -> list[Ranked]:
 
 @dataclass
 class RejectionGroup:
-    """Nodes one plugin rejected with one reason. `reported`: the nodes for which this is (one
-    of) the reason(s) the scheduler itself reported (its first failing plugin), which is
-    what the FailedScheduling message counts."""
+    """Nodes one plugin rejected with one reason; `reported`: those where the scheduler itself
+    reported it (what FailedScheduling counts)."""
 
     plugin: str
     reason: str
@@ -355,9 +352,8 @@ def no_nodes(trace: Trace) -> bool:
 
 
 def missing_prefilter_state(trace: Trace) -> Mapping[str, Any] | None:
-    """DynamicResources' PostFilter failing with "not found" (v1.35.4): it reads the cycle state
-    its PreFilter writes, and PreFilter stopped at an earlier plugin before that one ran. The
-    scheduler appends the error to the FailedScheduling message (". not found")."""
+    """DynamicResources' PostFilter failing with "not found" (v1.35.4): PreFilter stopped before it
+    wrote the state; the scheduler appends ". not found" to the message."""
     post = trace.get("postFilter")
     if not isinstance(post, dict):
         return None
