@@ -33,8 +33,7 @@ from kexplain.explain.queue_order import Alone, in_queue, needed, walk
 from kexplain.explain.request import RunOptions, VersionChoice
 from kexplain.features import KubeVersion
 from kexplain.kueue.chain import live_chain, live_chains
-from kexplain.load.live import (DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable,
-                                safe_url)
+from kexplain.load.live import DAEMONSETS, ClusterReader, LiveError, as_pending, connect, is_pending_unschedulable
 from kexplain.load.manifests import as_dump
 from kexplain.model.pod import PodInfo
 from kexplain.render.live import LIVE_NO_NODES, live_json
@@ -171,10 +170,6 @@ def session(opts: Connect, progress: Callable[[], ContextManager] = lambda: null
         yield s
     finally:
         s.close()
-
-
-def safe_server(server: str) -> str:
-    return safe_url(server)
 
 
 def discovery_error(live: Live) -> Optional[str]:

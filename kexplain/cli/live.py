@@ -16,7 +16,7 @@ import typer
 
 from kexplain.app.explain import as_asked, explain_for_page
 from kexplain.app.live import (Connect, Live, Pending, PodArgs, Session, discovery_error, explain_named,
-                               explain_pending, from_events, kueue_started, safe_server, unschedulable,
+                               explain_pending, from_events, kueue_started, unschedulable,
                                verdict_in_queue)
 from kexplain.app.live import session as app_session
 from kexplain.autoscaler.cloudprovider import label_keys
@@ -33,6 +33,7 @@ from kexplain.explain.inputs import read_config
 from kexplain.explain.request import VersionChoice
 from kexplain.features import KubeVersion, VersionError
 from kexplain.load.gcpolicy import bulk_load
+from kexplain.load.live import safe_url
 from kexplain.render import structured
 from kexplain.render.cluster_autoscaler import print_section as print_ca_section
 from kexplain.render.from_event import print_from_events, refused_lines
@@ -100,7 +101,7 @@ def followed_version(env: Environment, choice: VersionChoice, s: Session) -> Kub
     except VersionError as err:
         if reported is None:
             raise
-        raise VersionError(f"{safe_server(s.conn.server)} runs Kubernetes {reported}: {err.message}; explain it as "
+        raise VersionError(f"{safe_url(s.conn.server)} runs Kubernetes {reported}: {err.message}; explain it as "
                            "a supported version with --kubernetes-version") from None
 
 

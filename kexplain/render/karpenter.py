@@ -89,10 +89,6 @@ def table_block(look: Look, title: str, headers: Sequence[str], rows: Sequence[S
 
 
 
-def _q(resource: str, amount: Any) -> str:
-    return quantity(resource, amount)
-
-
 GI, MI = 1 << 30, 1 << 20
 
 
@@ -313,7 +309,7 @@ def instance_type_lines(its: Mapping[str, Any]) -> tuple[list[tuple[int, str]], 
     for e in its.get("excludedBy") or ():
         out.append((1, _excluded_text(e, its.get("nodePool", 0))))
     if its.get("resources", 0) == 0 and its.get("requests"):
-        need = ", ".join(f"{r['resource']} {_q(r['resource'], r['need'])}" for r in its["requests"])
+        need = ", ".join(f"{r['resource']} {quantity(r['resource'], r['need'])}" for r in its["requests"])
         out.append((1, f"pod + DaemonSets need {need}"))
         enough = ", ".join(f"{r['resource']} {r['enough']}" for r in its["requests"] if r["enough"] < r["of"])
         if enough:
@@ -373,7 +369,7 @@ def offering_lines(offerings: Mapping[str, Any] | None) -> tuple[list[tuple[int,
 def limit_lines(limits: Mapping[str, Any] | None) -> list[tuple[int, str]]:
     if not limits:
         return []
-    used = ", ".join(f"{r['resource']} {_q(r['resource'], r['used'])}/{_q(r['resource'], r['limit'])}"
+    used = ", ".join(f"{r['resource']} {quantity(r['resource'], r['used'])}/{quantity(r['resource'], r['limit'])}"
                      for r in limits.get("resources") or ())
     if limits.get("exhausted"):
         out = [(0, f"limits: no node left under the NodePool's limits (used/limit: {used})")]
@@ -382,8 +378,8 @@ def limit_lines(limits: Mapping[str, Any] | None) -> list[tuple[int, str]]:
                    f"exceed what is left under the NodePool's limits (used/limit: {used})")]
     smallest = limits.get("smallest")
     if smallest and not limits.get("exhausted"):
-        over = ", ".join(f"{o['resource']} {_q(o['resource'], o['capacity'])} > "
-                         f"{_q(o['resource'], o['remaining'])} left" for o in smallest.get("over") or ())
+        over = ", ".join(f"{o['resource']} {quantity(o['resource'], o['capacity'])} > "
+                         f"{quantity(o['resource'], o['remaining'])} left" for o in smallest.get("over") or ())
         out.append((1, f"the smallest, {smallest['name']}: {over}"))
     return out
 
@@ -444,7 +440,7 @@ def node_claims_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         types = _types(c)
         if c.get("createError"):
             types += f"\ncreate failed: {c['createError']}"
-        requests = ", ".join(f"{k} {_q(k, v)}" for k, v in (c.get("requests") or {}).items())
+        requests = ", ".join(f"{k} {quantity(k, v)}" for k, v in (c.get("requests") or {}).items())
         pods = "\n".join(c.get("pods") or ()) + (f"\nrequests: {requests}" if requests else "")
         rows.append((f"{c.get('name', '')}\nNodePool {c.get('nodePool', '')}", pods, types))
     out = [table_block(look, "New NodeClaims", ("nodeclaim", "pods (requests with DaemonSets)",
@@ -465,15 +461,15 @@ def node_pools_blocks(doc: Mapping[str, Any], look: Look) -> list[Block]:
         state = "ready" if np.get("ready") else "not ready: " + "; ".join(np.get("notReady") or ())
         if e and not e.get("tried") and np.get("ready"):
             state += f"; not tried: {e.get('why', '')}"
-        limits = ", ".join(f"{r['resource']} {_q(r['resource'], r['used'])}/{_q(r['resource'], r['limit'])}"
-                           if r.get("used") else f"{r['resource']} {_q(r['resource'], r['limit'])}"
+        limits = ", ".join(f"{r['resource']} {quantity(r['resource'], r['used'])}/{quantity(r['resource'], r['limit'])}"
+                           if r.get("used") else f"{r['resource']} {quantity(r['resource'], r['limit'])}"
                            for r in e.get("limits") or ())
         if limits:
             state += f"; limits (used/limit) {limits}"
         types = f"{np.get('instanceTypeCount', 0)} offered"
         if "instanceTypes" in e:
             types += f", {e['instanceTypes']} left by its requirements"
-        overhead = ", ".join(f"{k} {_q(k, v)}" for k, v in (e.get("daemonSetOverhead") or {}).items() if v != "0")
+        overhead = ", ".join(f"{k} {quantity(k, v)}" for k, v in (e.get("daemonSetOverhead") or {}).items() if v != "0")
         rows.append((np.get("name", ""), str(np.get("weight", 0)), types, overhead, state))
     headers = ["nodepool", "weight", "instance types", "DaemonSet overhead", "state"]
     if not any(r[3] for r in rows):         # no DaemonSet lands on any NodePool's nodes
@@ -512,13 +508,14 @@ def render_node_pool(doc: Mapping[str, Any], name: str, look: Look) -> list[Bloc
     if pool.get("tried"):
         facts.append((1, f"tried by the scheduler: {pool.get('offered', 0)} instance types offered, "
                          f"{pool.get('instanceTypes', 0)} left by its requirements"))
-        overhead = ", ".join(f"{k} {_q(k, v)}" for k, v in (pool.get("daemonSetOverhead") or {}).items() if v != "0")
+        overhead = ", ".join(f"{k} {quantity(k, v)}" for k, v in (pool.get("daemonSetOverhead") or {}).items()
+                             if v != "0")
         facts.append((1, f"DaemonSet overhead: {overhead or 'none'}"))
     else:
         facts += skipped_lines([pool])
     if pool.get("limits"):
         facts.append((1, "limits (used/limit): " + ", ".join(
-            f"{r['resource']} {_q(r['resource'], r.get('used', '?'))}/{_q(r['resource'], r['limit'])}"
+            f"{r['resource']} {quantity(r['resource'], r.get('used', '?'))}/{quantity(r['resource'], r['limit'])}"
             for r in pool["limits"])))
     blocks = [*summary_blocks(doc, look), Block(head), lines_block(facts, gap=False)]
     for entry in explained.get("pods") or ():
