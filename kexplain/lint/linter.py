@@ -3,12 +3,10 @@ then (with --nodes) admission and scheduling of the paths as one apply, one batc
 pool as the set leaves it; a `Report` of `Finding`s at file and line. How: docs/internals/lint.md."""
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import IntEnum
-from importlib import resources
 from typing import Any, BinaryIO, Callable, Iterable, Sequence
 
 from kexplain.admission.openapi import (DEFAULT_K8S_VERSION, NOT_SERVED, OFF_BY_DEFAULT, builtin_index, dotted_path,
@@ -50,6 +48,7 @@ from kexplain.lint.documents import Document, Location, line_of, line_of_field, 
 from kexplain.lint.node_groups import RULE as NO_NODE_GROUP, SUMMARY as NO_NODE_GROUP_SUMMARY
 from kexplain.lint.node_pools import RULE as NO_NODEPOOL, SUMMARY as NO_NODEPOOL_SUMMARY
 from kexplain.lint.schemas import SchemaError, SchemaStore
+from kexplain.lint.tables import table
 from kexplain.load.gcpolicy import bulk_load
 from kexplain.load.limits import DEFAULT_MAX_BYTES
 from kexplain.load.manifests import (applied as applied_repeats, check_objects, expand_paths, generate_name_refusal,
@@ -82,13 +81,8 @@ class Rule:
     summary: str
 
 
-def _rule_table() -> list[tuple[str, str, str]]:
-    """Lint's own rules (id, severity, summary), in their order: package data, rules.json."""
-    return json.loads(resources.files(__package__).joinpath("rules.json").read_text(encoding="utf-8"))
-
-
 RULES: dict[str, Rule] = {r.id: r for r in (
-    *(Rule(r, Severity[s.upper()], d) for r, s, d in _rule_table()),
+    *(Rule(r, Severity[s.upper()], d) for r, s, d in table("rules")),
     Rule(KUEUE_LOCAL_QUEUE, Severity.ERROR, "A Job, Pod or JobSet Kueue manages names a LocalQueue its namespace "
                                             "does not have (with Kueue's objects given): Kueue never admits it."),
     Rule(KUEUE_NEVER_FITS, Severity.ERROR, "A Job, Pod or JobSet Kueue manages can never fit its ClusterQueue's "

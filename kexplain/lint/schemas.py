@@ -20,6 +20,7 @@ from kexplain.errors import InputError, Source, clip
 from kexplain.apimachinery.unstructured import json_type
 from kexplain.load.manifests import read_text
 from kexplain.load.yaml_io import parse_documents
+from kexplain.lint.tables import table
 
 MAX_ERRORS_PER_OBJECT = 20
 
@@ -261,23 +262,7 @@ def _describe(err: "jsonschema.ValidationError") -> list[SchemaError]:
 
 
 # kube-openapi's messages (k8s.io/kube-openapi/pkg/validation/errors), `in` being "body"
-_MESSAGES = {
-    "pattern": "{name} in body should match '{bound}'",
-    "minLength": "{name} in body should be at least {bound} chars long",
-    "minimum": "{name} in body should be greater than or equal to {bound}",
-    "maximum": "{name} in body should be less than or equal to {bound}",
-    "exclusiveMinimum": "{name} in body should be greater than {bound}",
-    "exclusiveMaximum": "{name} in body should be less than {bound}",
-    "multipleOf": "{name} in body should be a multiple of {bound}",
-    "minItems": "{name} in body should have at least {bound} items",
-    "uniqueItems": "{name} in body shouldn't contain duplicates",
-    "minProperties": "{name} in body should have at least {bound} properties",
-    "format": "{name} in body must be of type {bound}",
-    "oneOf": "{name} must validate one and only one schema (oneOf)",
-    "anyOf": "{name} must validate at least one schema (anyOf)",
-    "allOf": "{name} must validate all the schemas (allOf)",
-    "not": "{name} must not validate the schema (not)",
-}
+_MESSAGES = table("kubeOpenapiMessages")
 
 
 def _types(spec: Any) -> list[str]:

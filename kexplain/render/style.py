@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kexplain.apimachinery.quantity import QuantityError, format_bytes, parse_quantity, value
+from kexplain.render.words import tables
 
 # SIMPLE_HEAD drawn with ASCII: what a pipe, a file or `less` shows without surprises.
 ASCII_HEAD = box.Box(
@@ -26,17 +27,7 @@ ASCII_HEAD = box.Box(
 )
 
 # Column headers for plugin scores: the full names do not fit 80 columns side by side.
-SHORT_NAMES = {
-    "NodeResourcesFit": "Fit",
-    "NodeResourcesBalancedAllocation": "Balanced",
-    "TaintToleration": "Taint",
-    "NodeAffinity": "NodeAff",
-    "InterPodAffinity": "PodAff",
-    "PodTopologySpread": "Spread",
-    "ImageLocality": "Image",
-    "VolumeBinding": "Volume",
-    "DynamicResources": "DRA",
-}
+(SHORT_NAMES,) = tables("style", "SHORT_NAMES")
 
 
 def short(plugin: str) -> str:

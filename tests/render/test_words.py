@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kexplain.render import autoscale, cluster_autoscaler, karpenter, kueue
+from kexplain.render import autoscale, cluster_autoscaler, karpenter, kueue, style
 from kexplain.render.words import tables
 from tests.support.package_files import built_files
 
@@ -16,7 +16,8 @@ from tests.support.package_files import built_files
     (cluster_autoscaler, "cluster_autoscaler", ("OUTCOME_WORDS", "FILTERED_WORDS", "SHORT_WORDS", "DOES_WORDS")),
     (karpenter, "karpenter", ("RESULT_WORDS", "OFFERING_REASONS")),
     (autoscale, "autoscale", ("RESULT_WORDS",)),
-], ids=["kueue", "cluster_autoscaler", "karpenter", "autoscale"])
+    (style, "style", ("SHORT_NAMES",)),
+], ids=["kueue", "cluster_autoscaler", "karpenter", "autoscale", "style"])
 def test_each_renderers_tables_are_read_from_the_data_file(module, section: str, names: tuple[str, ...]) -> None:
     for name, table in zip(names, tables(section, *names)):
         assert getattr(module, name) is table
