@@ -75,9 +75,8 @@ class AutoscalerRun:
 
 @runtime_checkable
 class Autoscaler(Protocol):
-    """An autoscaler answering the pending pods: its inputs read once (`check`: bad input is
-    refused whatever the verdicts), then ONE pass over a `PendingPass` (`run`; `explained`: the
-    pod whose every verdict is shown, a key)."""
+    """An autoscaler answering the pending pods: its inputs read once (`check`: bad input refused
+    whatever the verdicts), then ONE pass over a `PendingPass` (`run`)."""
 
     name: str
 
@@ -107,9 +106,8 @@ def kinds_of(objects: Iterable[tuple[Any, Any]]) -> set:
 
 
 def reports_node_groups(cluster: list) -> bool:
-    """Whether the cluster's objects report node groups (`cloudprovider.reporting_objects`: the
-    cluster is kept for CA's loop); a cluster without any object of their kinds is answered
-    without importing the autoscaler."""
+    """Whether the cluster's objects report node groups; a cluster without any object of their
+    kinds is answered without importing the autoscaler."""
     if not kinds_of(cluster) & MAY_REPORT:
         return False
     return adapter("cluster-autoscaler").reports_node_groups(cluster)

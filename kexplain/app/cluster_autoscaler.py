@@ -46,18 +46,16 @@ class ClusterAutoscaler:
         load_groups(self.request, kube)
 
     def run(self, pp: PendingPass, kube: KubeVersion, explained: Optional[str] = None) -> AutoscalerRun:
-        """ONE loop over the pass, with every Filter plugin on each template for the pod
-        `explained` (a key; default: the first of the set). Its document gets where the groups
-        were found and what the pass held (`pendingPass`)."""
+        """ONE loop over the pass, every Filter plugin on each template for the pod `explained`; its
+        document with where the groups were found and the pass (`pendingPass`)."""
         loop, merged, answers = run_pass(load_groups(self.request, kube, applied=pp), pp, explained)
         doc = with_found(answers.document, self.request)
         doc["pendingPass"] = pass_json(merged)
         return AutoscalerRun([replace(answers, document=doc)], merged, loop)
 
     def explain_one(self, trace: dict, pp: PendingPass, kube: KubeVersion, pod: Any) -> AutoscalerRun:
-        """The loop over the pass for one explained pod (`PodInfo`): the trace's `autoscaler`
-        (the document) and `autoscalers` (its answer) keys; its suggestions, when the trace has
-        some, in place of add-node (`suggest.node_groups`)."""
+        """The loop for one explained pod: the trace's `autoscaler` and `autoscalers` keys, and its
+        suggestions with CA's in place of add-node (`suggest.node_groups`)."""
         run = self.run(pp, kube, pod.key)
         trace["autoscaler"] = run.document
         trace["autoscalers"] = run.pod(pod.key)

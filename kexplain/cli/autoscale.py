@@ -113,9 +113,8 @@ def _followed(env: Environment, choice: VersionChoice, cluster: list) -> KubeVer
 
 def _workloads_pass(env: Environment, path: str, pod_objs: list, cluster: list, kube: KubeVersion,
                     max_bytes: int, max_objects: int, validate: str) -> tuple[Optional[PendingPass], list]:
-    """The PODS file's pending pass, as every command that takes pods builds it
-    (`kexplain.explain.pods_file_pass`), and the objects left to the loop as given; its
-    warnings said."""
+    """The PODS file's pending pass (`explain.pods_file_pass`, as every command taking pods builds
+    it) and the objects left to the loop; its warnings said."""
     found = pods_file_pass(path, pod_objs, cluster, kube, max_bytes=max_bytes, max_objects=max_objects,
                            validate=validate)
     for warning in found.warnings:

@@ -92,9 +92,8 @@ def read_live(env: Environment, opts: Connect, pod_name: Optional[str] = None, p
 
 
 def followed_version(env: Environment, choice: VersionChoice, s: Session) -> KubeVersion:
-    """The version to follow for a live cluster: --kubernetes-version (or the environment's),
-    else the API server's own (a minor newer than kexplain's newest followed as that one, with
-    a warning; one older than the oldest refused), else the default."""
+    """The version followed for a live cluster: the one given, else the API server's (a newer minor
+    as the newest kexplain follows, with a warning; an older one refused)."""
     reported = s.server_version()
     try:
         return settle(env, choice, reported)
@@ -203,9 +202,8 @@ def run_pod(env: Environment, args: PodArgs) -> ExitStatus:
 
 
 def say_karpenter_reads(env: Environment, live: Live, refusals: bool = True) -> None:
-    """On stderr: Karpenter's reads RBAC refused (with `refusals`), in the words of the block
-    of refused reads (what each would add, the rule that allows it), and the notes of those
-    reads. The answer goes on without them."""
+    """On stderr: Karpenter's reads RBAC refused (with `refusals`), as the block of refused reads
+    words them, and their notes; the answer goes on without them."""
     say_reads(env, live.karpenter, refusals)
     say_reads(env, live.kueue, refusals)
 
@@ -281,9 +279,8 @@ def _explain_pending(env: Environment, args: PodArgs, live: Live, config: Any) -
 
 def _list_items(args: PodArgs, live: Live, done: Pending, writer: Any
                 ) -> tuple[list[dict], list[dict], list[dict], list[ExitStatus]]:
-    """Each pod as listed: its item of the list (trace, queue, answers, live), or why it was
-    skipped; the text's rows and the page read these very items (`render.queue.pending_line`);
-    -o json/yaml's items written as they come (the spooled trace with the same keys)."""
+    """Each pod as listed (its list item, or why it was skipped): the rows, the page and -o
+    json/yaml's items all read these very items."""
     statuses: list[ExitStatus] = []
     listed: list[dict[str, Any]] = []
     detailed: list[dict[str, Any]] = []   # each item as the output asked for it, for --details

@@ -53,9 +53,8 @@ def _loop_reason(verdict: Mapping[str, Any]) -> str | None:
 
 
 def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Mapping[str, Any]) -> NoGroup | None:
-    """The finding's words when every group's template rejects `pod` (the object's pod as
-    admitted) placed after the nodes of `cluster`, else None. `templates`: the loop's
-    (`templates.template_node_infos`)."""
+    """The finding's words when every group's template rejects `pod` placed after the nodes of
+    `cluster` (`templates`: the loop's), else None."""
     # lazy: CA's loop only for --node-groups; lint reads this module's rule (docs/development.md, "Lazy imports")
     from kexplain.autoscaler.pending import template_verdict
 
@@ -70,9 +69,8 @@ def never_taken(loop: LoopInputs, pod: PodInfo, cluster: Snapshot, templates: Ma
 
 
 def not_scaled_for(answers: Sequence[PodAnswer | None]) -> NoGroup | None:
-    """The finding's words when CA's loop finds no group for the object's pending pods (their
-    answers, in copy order: the first that reached the scale-up speaks for them), else None
-    (no pod pending, or none reached the scale-up: room found, filtered out)."""
+    """The finding's words when CA's loop finds no group for the object's pending pods (the first
+    answer that reached the scale-up speaks for them), else None."""
     first = next((a for a in answers if a is not None and a.detail.get("nodeGroups")), None)
     if first is None:
         return None

@@ -40,9 +40,8 @@ def progress_bar(stream: TextIO, *, color: bool) -> Iterator[Progress]:
 
 
 class ScheduleBar:
-    """How far the scheduling of many pods went: `update(done, planned)` after each pod (the
-    engine's progress callback); `paused()` hides the bar while something is printed to the
-    same terminal. Without a terminal it draws nothing (`ScheduleBar(None)`)."""
+    """How far the scheduling of many pods went (`update(done, planned)`; `paused()` while other
+    output goes to the terminal); without a terminal it draws nothing."""
 
     def __init__(self, bars: Any = None, task: Any = None) -> None:
         self._bars, self._task = bars, task

@@ -42,9 +42,8 @@ def write(out: TextIO, doc: Any, fmt: str) -> None:
 
 
 class ListWriter:
-    """A `{head..., "items": [...], tail...}` document written item by item: `item` for each
-    element as it is produced, `close` with the keys that come after the items. Nothing is kept
-    but whether an item was written."""
+    """A `{head..., "items": [...], tail...}` document written item by item (`item`, then `close`
+    with the keys after the items); nothing is kept."""
 
     def __init__(self, out: TextIO, fmt: str, head: Mapping[str, Any], key: str = "items") -> None:
         if fmt not in FORMATS:

@@ -101,9 +101,8 @@ def wrap_widths(text: str, width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class NamesLayout:
-    """Widths for a table whose last column lists node names. `text`: the width of the
-    column before the names (a reason), `names`: the names column's. `stacked`: no room for
-    the names beside the text (long names, a narrow terminal): they go under it, in its cell."""
+    """Widths for a table whose last column lists node names (`text`: the column before it);
+    `stacked`: the names go under the text, no room beside it."""
 
     text: int
     names: int
@@ -159,9 +158,8 @@ class Look:
 
 
 class TextTable(Table):
-    """A table whose strings (title, headers, cells) are text, never rich markup or emoji
-    codes: node names, reasons and expressions such as `zone In [zone-b]` or a resource
-    `example.com/:100:` are printed as they are, on any console."""
+    """A table whose strings are text, never rich markup or emoji codes: names and expressions
+    (`zone In [zone-b]`, `example.com/:100:`) print as they are."""
 
     def __init__(self, *headers: Any, title: Any = None, title_style: Any = None, **kwargs: Any) -> None:
         if isinstance(title, str):      # rich styles a string title itself, a Text one not

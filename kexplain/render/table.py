@@ -432,9 +432,8 @@ def _resources(trace: Mapping[str, Any], look: Look) -> list[Block]:
 
 
 def _column_parts(width: int, first: list[str], columns: list[list[str]]) -> list[list[int]]:
-    """The columns (each its header and cells, never cut: a header is one word) in runs that
-    fit `width` beside the first column, in order: one table per run, the first column
-    repeated in each. A column wider than the room left has a run of its own."""
+    """The columns in runs that fit `width` beside the first column (one table per run, the first
+    column repeated); a column wider than the room has a run of its own."""
     used = max(cell_len(t) for t in first)
     parts: list[list[int]] = [[]]
     room = used

@@ -306,9 +306,8 @@ def _nodes(trace: Trace, i: int) -> list[Html]:
 
 
 def _devices(trace: Trace, i: int) -> list[Html]:
-    """Why DynamicResources cannot allocate the pod's claims, nodes whose devices say the same
-    grouped (as the terminal groups them, `devices_view`), what it would allocate on the chosen
-    node, and the device classes per node; each node's name leads to its own devices."""
+    """Why DynamicResources cannot allocate the claims, nodes whose devices say the same grouped
+    (`devices_view`), its allocation on the chosen node, the device classes per node."""
     groups = why_groups(trace)
     found = allocation(trace)
     classes = class_groups(trace)
